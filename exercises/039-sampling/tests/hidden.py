@@ -1,0 +1,237 @@
+"""Hidden tests of exercise 39. Never shown to learners; run in the judge's process only.
+
+Deterministic checks of ``sampling_probs`` against the exact float64 target come first, then
+the draws of ``sample``: hard checks (shape, range, support, greedy), goodness of fit per row,
+independence of duplicated rows, seeds, and a phase with extreme uniform values.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge.budget import BudgetDeclaration
+from judge.checks import (
+    expect,
+    expect_close,
+    expect_different_under_seeds,
+    expect_distribution,
+    expect_independent_rows,
+    expect_raises,
+    expect_support,
+    expect_tensor,
+)
+
+from . import cases
+from .oracle import RowParams, target
+
+# Goodness-of-fit checks: mixed 7 (row 6 is greedy), zipf 3, float64 2, scalar 2.
+BUDGET = BudgetDeclaration(fit=14, independence=1, seeds=1)
+
+MIXED_DRAWS = 16_000
+ZIPF_DRAWS = 8_000
+SMALL_DRAWS = 4_000
+
+# |actual - expected| <= ATOL + RTOL * expected; see docs/statistics.md for the derivation.
+TOLERANCE = {torch.float32: (1e-4, 1e-6), torch.float64: (1e-9, 1e-12)}
+
+
+def _check_probs(sub, batch: cases.Batch, *, what: str, per_row: bool = True) -> None:
+    params = batch.param_tensors() if per_row else _scalar_params(batch)
+    out = sub.sampling_probs(batch.logits, **params)
+    out = expect_tensor(out, name="sampling_probs", shape=batch.logits.shape, dtype=batch.logits.dtype, device="cpu")
+    rtol, atol = TOLERANCE[batch.logits.dtype]
+    expect_close(out, batch.exact.probs, rtol=rtol, atol=atol, what=what, row_labels=batch.labels,
+                 mistakes=batch.alternatives)
+
+
+def _scalar_params(batch: cases.Batch) -> dict:
+    first = batch.params[0]
+    assert all(p == first for p in batch.params), "scalar parameters need identical rows"
+    return {"temperature": first.temperature, "top_k": first.top_k, "top_p": first.top_p, "min_p": first.min_p}
+
+
+def _draw(sub, ctx, batch: cases.Batch, num_samples: int, *, per_row: bool = True) -> torch.Tensor:
+    params = batch.param_tensors() if per_row else _scalar_params(batch)
+    draws = sub.sample(batch.logits, num_samples=num_samples, generator=ctx.generator(), **params)
+    return expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], num_samples), dtype=torch.int64,
+                         device="cpu")
+
+
+def _check_draws(ctx, draws: torch.Tensor, batch: cases.Batch, *, what: str, fit_rows: list[int]) -> None:
+    """Support for every row, then a goodness-of-fit test for each row in ``fit_rows``."""
+    alternatives = batch.alternatives
+    expect_support(draws, batch.exact.probs, what=what, why_excluded=batch.exact.why_excluded,
+                   row_labels=batch.labels, alternatives=alternatives)
+    for row in fit_rows:
+        row_alternatives = {name: probs[row] for name, probs in alternatives.items()
+                            if not torch.allclose(probs[row], batch.exact.probs[row], rtol=1e-6, atol=1e-9)}
+        expect_distribution(ctx, draws[row], batch.exact.probs[row], label=f"{what}, row {row} ({batch.labels[row]})",
+                            alternatives=row_alternatives)
+
+
+# --- sampling_probs: exact targets -------------------------------------------------------
+
+def test_probs_per_row_parameters(sub, ctx):
+    """sampling_probs: eight rows, each with its own parameters"""
+    _check_probs(sub, cases.mixed_rows(), what="sampling_probs with per-row parameters")
+
+
+def test_probs_scalar_parameters(sub, ctx):
+    """sampling_probs: scalar parameters shared by every row"""
+    _check_probs(sub, cases.scalar_rows(), what="sampling_probs with scalar parameters", per_row=False)
+
+
+def test_probs_float64(sub, ctx):
+    """sampling_probs: float64 logits keep float64 precision"""
+    _check_probs(sub, cases.float64_rows(), what="sampling_probs on float64 logits")
+
+
+def test_probs_large_vocabulary(sub, ctx):
+    """sampling_probs: a 32 000-token Zipf-like vocabulary"""
+    _check_probs(sub, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
+
+
+def test_probs_each_filter_alone(sub, ctx):
+    """sampling_probs: temperature, top-k, top-p and min-p one at a time"""
+    logits = cases.mixed_rows().logits[:1].expand(6, -1).clone()
+    params = [RowParams(temperature=0.5), RowParams(temperature=2.0), RowParams(top_k=3),
+              RowParams(top_p=0.6), RowParams(min_p=0.2), RowParams(top_k=10)]
+    labels = ["temperature 0.5", "temperature 2", "top_k=3", "top_p=0.6", "min_p=0.2", "top_k=V disables it"]
+    _check_probs(sub, cases.Batch(logits, params, target(logits, params), labels), what="sampling_probs, one filter")
+
+
+# --- sample: hard checks -----------------------------------------------------------------
+
+def test_sample_shape_and_default(sub, ctx):
+    """sample: shape [B, num_samples], int64, num_samples defaults to 1"""
+    batch = cases.scalar_rows()
+    draws = sub.sample(batch.logits, temperature=0.8, top_k=5, top_p=0.9, generator=ctx.generator())
+    expect_tensor(draws, name="sample(logits) with the default num_samples", shape=(2, 1), dtype=torch.int64,
+                  device="cpu")
+    draws = sub.sample(batch.logits, 7, 0.8, 5, 0.9, 0.0, ctx.generator())
+    expect_tensor(draws, name="sample with positional arguments", shape=(2, 7), dtype=torch.int64, device="cpu")
+
+
+def test_sample_greedy(sub, ctx):
+    """sample: temperature 0 always returns the first maximum"""
+    logits = torch.tensor([[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, float("-inf")],
+                           [float("-inf"), -2.0, -2.0, -5.0, -2.5]], dtype=torch.float32)
+    for params in ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5}):
+        draws = sub.sample(logits, num_samples=50, generator=ctx.generator(), **params)
+        draws = expect_tensor(draws, name="sample", shape=(3, 50), dtype=torch.int64, device="cpu")
+        for row, best in enumerate([1, 0, 1]):
+            wrong = draws[row][draws[row] != best]
+            expect(wrong.numel() == 0,
+                   f"row {row} at temperature 0 ({params}): drew token {wrong[0].item() if wrong.numel() else ''}; "
+                   f"greedy decoding must return token {best}, the first of the tied maxima, every time",
+                   diagnosis="temperature 0 is not treated as greedy (always the first argmax)")
+
+
+# --- sample: distributions ----------------------------------------------------------------
+
+def test_sample_mixed_rows(sub, ctx):
+    """sample: eight rows with their own parameters follow their distributions"""
+    batch = cases.mixed_rows()
+    draws = _draw(sub, ctx, batch, MIXED_DRAWS)
+    what = "sample with per-row parameters"
+    _check_draws(ctx, draws, batch, what=what, fit_rows=[0, 1, 2, 3, 4, 5, 7])
+    expect_independent_rows(ctx, draws[2], draws[5], batch.exact.probs[2],
+                            label=f"{what}: rows 2 and 5 (identical inputs)")
+
+
+def test_sample_large_vocabulary(sub, ctx):
+    """sample: a 32 000-token Zipf-like vocabulary"""
+    batch = cases.zipf_rows()
+    draws = _draw(sub, ctx, batch, ZIPF_DRAWS)
+    _check_draws(ctx, draws, batch, what="sample over 32 000 tokens", fit_rows=[0, 1, 2])
+
+
+def test_sample_float64(sub, ctx):
+    """sample: float64 logits"""
+    batch = cases.float64_rows()
+    draws = _draw(sub, ctx, batch, SMALL_DRAWS)
+    _check_draws(ctx, draws, batch, what="sample on float64 logits", fit_rows=[0, 1])
+
+
+def test_sample_scalar_parameters(sub, ctx):
+    """sample: scalar parameters"""
+    batch = cases.scalar_rows()
+    draws = _draw(sub, ctx, batch, SMALL_DRAWS, per_row=False)
+    _check_draws(ctx, draws, batch, what="sample with scalar parameters", fit_rows=[0, 1])
+
+
+# --- randomness: seeds and extreme uniforms ----------------------------------------------
+
+def test_generator_seeds(sub, ctx):
+    """sample: the generator decides every draw (same seed, same draws)"""
+    batch = cases.scalar_rows()
+    params = _scalar_params(batch)
+    seed = ctx.fresh_seed("same")
+    first = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(seed), **params)
+    second = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(seed), **params)
+    first = expect_tensor(first, name="sample", shape=(2, 400), dtype=torch.int64, device="cpu")
+    expect(torch.equal(first, second),
+           "two calls with generators seeded alike returned different draws: every random number must come "
+           "from `generator` (pass it to torch.multinomial / torch.rand)",
+           diagnosis="the generator argument is ignored or overridden")
+    other = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(), **params)
+    expect_different_under_seeds(ctx, first, other, batch.exact.probs, label="sample with two different seeds")
+    seeded = sub.with_global_seed(ctx.fresh_seed("global"))
+    first = seeded.sample(batch.logits, num_samples=400, **params)
+    second = seeded.sample(batch.logits, num_samples=400, **params)
+    expect(torch.equal(first, second),
+           "with generator=None, two calls after the same torch.manual_seed returned different draws: "
+           "without a generator, use torch's default generator")
+
+
+def test_extreme_uniforms(sub, ctx):
+    """sample: correct when torch.rand returns exactly 0.0 or 0.99999994"""
+    ctx.diagnose("the sampler fails when torch.rand returns 0.0 or the largest float below 1 "
+                 "(an inverse CDF must never run past the last allowed token)")
+    extreme = sub.with_extreme_uniforms(ctx.fresh_seed("extreme"))
+    for batch in (cases.edge_rows(), cases.mixed_rows()):
+        draws = extreme.sample(batch.logits, num_samples=2_000, generator=ctx.generator(), **batch.param_tensors())
+        draws = expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], 2_000), dtype=torch.int64,
+                              device="cpu")
+        expect_support(draws, batch.exact.probs, what="sample fed extreme uniform values (0.0 and 0.99999994)",
+                       why_excluded=batch.exact.why_excluded, row_labels=batch.labels,
+                       diagnosis=ctx.diagnosis)
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+def test_bad_parameters(sub, ctx):
+    """Bad parameters raise ValueError"""
+    logits = cases.scalar_rows().logits
+    bad = [
+        ({"temperature": -0.5}, "a negative temperature"),
+        ({"top_p": 0.0}, "top_p = 0"),
+        ({"top_p": 1.5}, "top_p = 1.5"),
+        ({"min_p": 1.0}, "min_p = 1"),
+        ({"min_p": -0.1}, "min_p = -0.1"),
+        ({"top_k": -1}, "top_k = -1"),
+        ({"temperature": torch.tensor([1.0, 1.0, 1.0])}, "a temperature tensor of length 3 for 2 rows"),
+        ({"top_p": torch.tensor([0.9, -0.2])}, "a per-row top_p of -0.2"),
+    ]
+    for kwargs, description in bad:
+        for function in ("sampling_probs", "sample"):
+            extra = {"generator": ctx.generator()} if function == "sample" else {}
+            with expect_raises(ValueError, f"{function}() with {description}"):
+                getattr(sub, function)(logits, **kwargs, **extra)
+    with expect_raises(ValueError, "sample() with num_samples = 0"):
+        sub.sample(logits, num_samples=0, generator=ctx.generator())
+
+
+def test_bad_logits(sub, ctx):
+    """Bad logits raise ValueError"""
+    bad = [
+        (torch.tensor([[0.5, float("nan"), 1.0]]), "NaN logits"),
+        (torch.tensor([[0.5, 1.0, 2.0], [float("-inf")] * 3]), "a row with no finite logit"),
+        (torch.tensor([0.5, 1.0, 2.0]), "1-D logits"),
+        (torch.zeros(2, 3, 4), "3-D logits"),
+    ]
+    for logits, description in bad:
+        for function in ("sampling_probs", "sample"):
+            extra = {"generator": ctx.generator()} if function == "sample" else {}
+            with expect_raises(ValueError, f"{function}() with {description}"):
+                getattr(sub, function)(logits, **extra)

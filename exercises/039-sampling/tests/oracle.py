@@ -1,0 +1,210 @@
+"""The exact target of exercise 39 in float64, and the distributions of known mistakes.
+
+Runs only in the judge's process. ``target`` follows the statement step by step on float64
+copies of the (float32 or float64) logits, records why each excluded token is excluded, and
+verifies that every threshold decision has a relative margin of at least ``MARGIN`` so that
+float32 rounding in a correct submission cannot flip a token in or out. ``mistaken`` applies
+one named mistake instead, for diagnoses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import torch
+
+MARGIN = 2e-3
+
+
+class AmbiguousCase(ValueError):
+    """A frozen case sits too close to a threshold: a correct float32 solution could flip a token."""
+
+
+@dataclass(frozen=True)
+class RowParams:
+    temperature: float = 1.0
+    top_k: int = 0
+    top_p: float = 1.0
+    min_p: float = 0.0
+
+    def describe(self) -> str:
+        parts = [f"temperature={self.temperature:g}"]
+        if self.top_k:
+            parts.append(f"top_k={self.top_k}")
+        if self.top_p < 1:
+            parts.append(f"top_p={self.top_p:g}")
+        if self.min_p:
+            parts.append(f"min_p={self.min_p:g}")
+        return ", ".join(parts)
+
+
+# One row's exclusions, in the order they happened: (tokens excluded by this rule, why).
+Exclusions = list[tuple[torch.Tensor, str]]
+
+
+@dataclass
+class Target:
+    """``probs``: float64 [B, V]; ``exclusions[b]``: the rules that removed tokens from row b."""
+
+    probs: torch.Tensor
+    exclusions: list[Exclusions]
+
+    def why_excluded(self, row: int, token: int) -> str:
+        """Why ``token`` has probability 0 in ``row``, in the learner's terms."""
+        for mask, why in self.exclusions[row]:
+            if bool(mask[token]):
+                return why
+        return "it has probability 0"
+
+
+# Mistake name -> the diagnosis shown to a learner whose output matches it.
+MISTAKES: dict[str, str] = {
+    "temperature_multiplied": "the logits are multiplied by the temperature instead of divided by it",
+    "temperature_ignored": "the temperature has no effect (applied after softmax, or not at all)",
+    "no_greedy": "temperature 0 is not treated as greedy (always the first argmax)",
+    "top_k_plus_one": "top-k keeps one token too many (k+1)",
+    "top_p_drops_crossing": "top-p drops the token that crosses the threshold",
+    "top_p_one_extra": "top-p keeps one token more than the nucleus",
+    "top_p_unsorted": "top-p adds up probabilities in vocabulary order instead of sorted order",
+    "top_p_not_renormalized": "top-p uses probabilities that were not renormalized after top-k",
+    "min_p_absolute": "min-p is used as an absolute threshold instead of relative to the largest probability",
+    "filters_reordered": "the filters are applied in the wrong order (top-p before top-k; the order is top-k, top-p, min-p)",
+    "min_p_first": "the filters are applied in the wrong order (min-p first; the order is top-k, top-p, min-p)",
+    "no_filtering": "top-k, top-p and min-p have no effect",
+    "row0_params": "the parameters of row 0 are used for every row",
+}
+
+
+def target(logits: torch.Tensor, params: list[RowParams], *, check_margins: bool = True) -> Target:
+    """The exact distribution of every row. Raises :class:`AmbiguousCase` for a case without margins."""
+    rows = [_row(logits[b].to(torch.float64), params[b], None, check_margins) for b in range(logits.shape[0])]
+    return Target(torch.stack([r[0] for r in rows]), [r[1] for r in rows])
+
+
+def mistaken(logits: torch.Tensor, params: list[RowParams], mistake: str) -> torch.Tensor:
+    """What a sampler with ``mistake`` would draw from: float64 [B, V]."""
+    if mistake == "row0_params":
+        params = [params[0]] * len(params)
+        mistake = None
+    rows = [_row(logits[b].to(torch.float64), params[b], mistake, False)[0] for b in range(logits.shape[0])]
+    return torch.stack(rows)
+
+
+def mistakes_that_differ(logits: torch.Tensor, params: list[RowParams], exact: torch.Tensor,
+                         rows: list[int] | None = None) -> dict[str, torch.Tensor]:
+    """Diagnosis -> mistaken distribution, for the mistakes that change at least one of ``rows``."""
+    selected = rows if rows is not None else list(range(exact.shape[0]))
+    out = {}
+    for name, diagnosis in MISTAKES.items():
+        wrong = mistaken(logits, params, name)
+        if not torch.allclose(wrong[selected], exact[selected], rtol=1e-6, atol=1e-9):
+            out[diagnosis] = wrong
+    return out
+
+
+def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tuple[torch.Tensor, Exclusions]:
+    vocab = z.shape[0]
+    reasons: Exclusions = [(z == float("-inf"), "its logit is -inf")]
+    if p.temperature == 0 and mistake != "no_greedy":
+        best = int(torch.argmax(z))  # torch.argmax returns the first maximum
+        probs = torch.zeros(vocab, dtype=torch.float64)
+        probs[best] = 1.0
+        reasons.append((probs == 0, f"at temperature 0 only token {best} (the first maximum) may be drawn"))
+        return probs, reasons
+    temperature = p.temperature if p.temperature > 0 else 1.0
+    if mistake == "temperature_multiplied":
+        scaled = z * temperature
+    elif mistake == "temperature_ignored":
+        scaled = z
+    else:
+        scaled = z / temperature
+    probs = torch.softmax(scaled, dim=0)
+    if mistake == "no_filtering":
+        return probs, reasons
+    steps = ["top_k", "top_p", "min_p"]
+    if mistake == "filters_reordered":
+        steps = ["top_p", "top_k", "min_p"]
+    elif mistake == "min_p_first":
+        steps = ["min_p", "top_k", "top_p"]
+    for step in steps:
+        before = probs
+        if step == "top_k":
+            probs = _top_k(probs, p.top_k, mistake, check)
+            why = f"it is not among the top_k={p.top_k} most likely tokens"
+        elif step == "top_p":
+            source = probs
+            if mistake == "top_p_not_renormalized" and p.top_k:
+                source = torch.softmax(scaled, dim=0) * (probs > 0)
+            probs = _top_p(probs, source, p.top_p, mistake, check)
+            why = f"it is outside the nucleus of top_p={p.top_p:g}"
+        else:
+            probs = _min_p(probs, p.min_p, mistake, check)
+            why = f"its probability is below min_p={p.min_p:g} times the largest probability"
+        reasons.append(((before > 0) & (probs == 0), why))
+    return probs, reasons
+
+
+def _renormalize(probs: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    kept = torch.where(keep, probs, torch.zeros_like(probs))
+    return kept / kept.sum()
+
+
+def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> torch.Tensor:
+    positive = int((probs > 0).sum())
+    if k == 0 or k >= probs.shape[0]:
+        return probs
+    if mistake == "top_k_plus_one":
+        k = k + 1
+        if k >= probs.shape[0]:
+            return probs
+    ordered = torch.sort(probs, descending=True).values
+    kth = ordered[k - 1]
+    if check and k < positive:
+        nxt = ordered[k]
+        if nxt != kth and (kth - nxt) / kth < MARGIN:
+            raise AmbiguousCase(f"top_k={k}: the k-th and next probabilities {kth:.6g}, {nxt:.6g} are too close")
+    return _renormalize(probs, probs >= kth)
+
+
+def _top_p(probs: torch.Tensor, source: torch.Tensor, top_p: float, mistake: str | None, check: bool) -> torch.Tensor:
+    if top_p >= 1:
+        return probs
+    if mistake == "top_p_unsorted":
+        before = torch.cumsum(source, 0) - source
+        return _renormalize(probs, (before < top_p) & (probs > 0))
+    ordered, order = torch.sort(source, descending=True, stable=True)
+    cumulative = torch.cumsum(ordered, 0)
+    before = cumulative - ordered
+    keep_sorted = before < top_p
+    count = int(keep_sorted.sum())
+    if check:
+        crossing = count - 1
+        if (top_p - before[crossing]) / top_p < MARGIN or (cumulative[crossing] - top_p) / top_p < MARGIN:
+            raise AmbiguousCase(f"top_p={top_p}: the cumulative mass {cumulative[crossing]:.6g} is too close to the cut")
+        if count < ordered.shape[0] and ordered[count] == ordered[crossing] and ordered[count] > 0:
+            raise AmbiguousCase(f"top_p={top_p}: two tokens are tied exactly at the cut")
+    if mistake == "top_p_drops_crossing":
+        count = max(1, count - 1)
+    elif mistake == "top_p_one_extra":
+        count = min(count + 1, int((ordered > 0).sum()))
+    keep_sorted = torch.arange(ordered.shape[0]) < count
+    keep = torch.zeros_like(keep_sorted).scatter(0, order, keep_sorted)
+    return _renormalize(probs, keep & (probs > 0))
+
+
+def _min_p(probs: torch.Tensor, min_p: float, mistake: str | None, check: bool) -> torch.Tensor:
+    if min_p == 0:
+        return probs
+    threshold = min_p if mistake == "min_p_absolute" else min_p * float(probs.max())
+    if check:
+        gaps = ((probs[probs > 0] - threshold).abs() / threshold)
+        if bool((gaps < MARGIN).any()):
+            raise AmbiguousCase(f"min_p={min_p}: a probability is within {MARGIN:g} of the threshold")
+    keep = probs >= threshold
+    if not keep.any():
+        return probs  # a mistaken absolute threshold can remove everything; such code keeps the row as is
+    return _renormalize(probs, keep)
+
+
+def with_params(params: list[RowParams], **changes: object) -> list[RowParams]:
+    return [replace(p, **changes) for p in params]

@@ -1,0 +1,78 @@
+"""Public tests of exercise 39: small examples you can read and reproduce by hand.
+
+Every row below uses the logits [2.0, 1.0, 0.5, 0.0] of the statement's worked example. The
+hidden tests check the same rules on many more rows, a 32 000-token vocabulary, per-row
+parameters, float64, bad inputs, and the distribution of tens of thousands of draws.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge.budget import BudgetDeclaration
+from judge.checks import expect, expect_close, expect_distribution, expect_raises, expect_support, expect_tensor
+
+BUDGET = BudgetDeclaration(fit=1)
+
+LOGITS = [2.0, 1.0, 0.5, 0.0]
+TOLERANCE = {"rtol": 1e-4, "atol": 1e-6}
+
+
+def _probs(sub, **params):
+    logits = torch.tensor([LOGITS])
+    out = sub.sampling_probs(logits, **params)
+    return expect_tensor(out, name="sampling_probs", shape=(1, 4), dtype=torch.float32, device="cpu")
+
+
+def _expect_probs(sub, expected, **params):
+    what = "sampling_probs(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
+    expect_close(_probs(sub, **params), torch.tensor([expected], dtype=torch.float64), what=what, **TOLERANCE)
+
+
+def test_softmax(sub, ctx):
+    """sampling_probs at temperature 1 is the softmax"""
+    _expect_probs(sub, [0.579259, 0.213097, 0.129250, 0.078394], temperature=1.0)
+
+
+def test_temperature(sub, ctx):
+    """temperature 0.5 sharpens the distribution"""
+    _expect_probs(sub, [0.830953, 0.112457, 0.041371, 0.015219], temperature=0.5)
+
+
+def test_top_k(sub, ctx):
+    """top_k=2 keeps the two most likely tokens"""
+    _expect_probs(sub, [0.731059, 0.268941, 0.0, 0.0], top_k=2)
+
+
+def test_top_p(sub, ctx):
+    """top_p=0.8 keeps the token that crosses 0.8"""
+    _expect_probs(sub, [0.628532, 0.231224, 0.140244, 0.0], top_p=0.8)
+
+
+def test_min_p(sub, ctx):
+    """min_p=0.3 keeps tokens with at least 0.3 x the largest probability"""
+    _expect_probs(sub, [0.731059, 0.268941, 0.0, 0.0], min_p=0.3)
+
+
+def test_greedy(sub, ctx):
+    """temperature 0 is greedy"""
+    _expect_probs(sub, [1.0, 0.0, 0.0, 0.0], temperature=0.0)
+    draws = sub.sample(torch.tensor([LOGITS]), num_samples=20, temperature=0.0, generator=ctx.generator())
+    draws = expect_tensor(draws, name="sample", shape=(1, 20), dtype=torch.int64, device="cpu")
+    expect(bool((draws == 0).all()), f"sample at temperature 0 drew {draws.tolist()}; it must always draw token 0")
+
+
+def test_sample_distribution(sub, ctx):
+    """4 000 draws with top_p=0.8 follow [0.6285, 0.2312, 0.1402, 0]"""
+    expected = torch.tensor([[0.628532, 0.231224, 0.140244, 0.0]], dtype=torch.float64)
+    draws = sub.sample(torch.tensor([LOGITS]), num_samples=4000, top_p=0.8, generator=ctx.generator())
+    draws = expect_tensor(draws, name="sample", shape=(1, 4000), dtype=torch.int64, device="cpu")
+    expect_support(draws, expected, what="sample(top_p=0.8)",
+                   why_excluded=lambda row, token: "it is outside the nucleus of top_p=0.8")
+    expect_distribution(ctx, draws[0], expected[0] / expected[0].sum(), label="sample(top_p=0.8)")
+
+
+def test_negative_temperature(sub, ctx):
+    """a negative temperature raises ValueError"""
+    with expect_raises(ValueError, "sampling_probs(temperature=-1.0)"):
+        sub.sampling_probs(torch.tensor([LOGITS]), temperature=-1.0)

@@ -1,0 +1,96 @@
+"""The false-failure budget: how often a correct submission may fail, and who spends it.
+
+Every randomized check is a hypothesis test with a significance level ``alpha``: the
+probability that a *correct* submission fails that check. By the union bound the probability
+that it fails any check of a run is at most the sum of the alphas. Each test suite declares
+how many checks of each kind it runs (:class:`BudgetDeclaration`); :class:`FalseFailureBudget`
+gives each check its alpha so that the declared checks add up to the exercise's total, and
+refuses (as an internal error) a check that was not declared, so the documented bound can
+never be exceeded silently.
+
+Goodness-of-fit checks get ``share / (count * ASYMPTOTIC_SAFETY)``: their p-values come from
+the asymptotic chi-square tail, measured to run up to ~1.3x hot, and the factor 10 covers it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ASYMPTOTIC_SAFETY = 10.0
+# Fixed levels for the checks whose tails are exact or whose fakes land far away.
+INDEPENDENCE_ALPHA = 1e-8  # duplicated rows: exact binomial tail
+SEEDS_ALPHA = 1e-12  # two seeds giving identical output: exact probability
+TOO_REGULAR_ALPHA = 1e-12  # lower chi-square tail; deterministic fakes land near 1e-99
+KINDS = ("fit", "independence", "seeds", "too_regular")
+
+
+class BudgetExceeded(RuntimeError):
+    """A suite ran more checks of a kind than it declared: a bug in the exercise's tests."""
+
+
+@dataclass(frozen=True)
+class BudgetDeclaration:
+    """What one test suite declares, at module level, as ``BUDGET = BudgetDeclaration(...)``."""
+
+    fit: int = 0
+    independence: int = 0
+    seeds: int = 0
+
+    def __add__(self, other: "BudgetDeclaration") -> "BudgetDeclaration":
+        return BudgetDeclaration(self.fit + other.fit, self.independence + other.independence, self.seeds + other.seeds)
+
+
+@dataclass
+class FalseFailureBudget:
+    """Alphas for one judged run of several suites together.
+
+    Raises ``ValueError`` when the fixed-level checks alone would exceed ``total``.
+    """
+
+    total: float
+    declared: BudgetDeclaration
+    spent: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
+    used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+
+    def __post_init__(self) -> None:
+        fixed = self.fixed_share()
+        if fixed >= self.total:
+            raise ValueError(f"fixed-level checks need {fixed:.3g}, more than the total budget {self.total:.3g}")
+
+    def fixed_share(self) -> float:
+        d = self.declared
+        too_regular = TOO_REGULAR_ALPHA if d.fit else 0.0
+        return d.independence * INDEPENDENCE_ALPHA + d.seeds * SEEDS_ALPHA + too_regular
+
+    def alpha(self, kind: str) -> float:
+        """The significance level of one check of ``kind`` (does not spend it)."""
+        if kind == "fit":
+            if not self.declared.fit:
+                raise BudgetExceeded("this suite declared no goodness-of-fit checks")
+            return (self.total - self.fixed_share()) / (self.declared.fit * ASYMPTOTIC_SAFETY)
+        return {"independence": INDEPENDENCE_ALPHA, "seeds": SEEDS_ALPHA, "too_regular": TOO_REGULAR_ALPHA}[kind]
+
+    def spend(self, kind: str) -> float:
+        """Charge one check of ``kind`` and return its alpha; raise :class:`BudgetExceeded` past the declaration."""
+        limit = self.limit(kind)
+        if self.used[kind] >= limit:
+            raise BudgetExceeded(f"more {kind} checks than the {limit} the suites declared")
+        alpha = self.alpha(kind)
+        self.used[kind] += 1
+        # What a fit check may really cost, allowing its asymptotic tail to be 10x off.
+        self.spent[kind] += alpha * (ASYMPTOTIC_SAFETY if kind == "fit" else 1.0)
+        return alpha
+
+    def summary(self) -> dict:
+        """The report's ``false_failure_budget`` object."""
+        return {
+            "total": self.total,
+            "spent": sum(self.spent.values()),
+            "fit_alpha": self.alpha("fit") if self.declared.fit else None,
+            "asymptotic_safety": ASYMPTOTIC_SAFETY,
+            "checks": {k: {"declared": self.limit(k), "used": self.used[k], "spent": self.spent[k]} for k in KINDS},
+        }
+
+    def limit(self, kind: str) -> int:
+        d = self.declared
+        return {"fit": d.fit, "independence": d.independence, "seeds": d.seeds, "too_regular": 1 if d.fit else 0}[kind]

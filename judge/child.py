@@ -1,0 +1,264 @@
+"""The untrusted side of the runner: loads one learner file and answers calls.
+
+Run as ``python judge/child.py PATH --device D --in FD --out FD [--memory-mb M]`` by
+:mod:`judge.runner`. This process holds nothing secret: it receives only the inputs of the
+current call (hidden expected values and reference solutions never reach it) and sends back
+values in the :mod:`judge.wire` format, which cannot carry code. Anything it prints goes to
+the capture file the parent gave it as stdout/stderr, never to the protocol pipe.
+
+Protocol (one frame each way per request):
+  parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
+  child  -> ``{"ok": true, "value", "elapsed_ms"}`` or ``{"raised": {...}}``
+The first frame the child sends is ``{"ready": ...}`` or ``{"load_error": {...}}``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+# Run as a script: make the project importable, but keep judge/ itself off the path so a
+# learner's ``import stats`` cannot pick up the judge's modules by accident.
+_ROOT = str(Path(__file__).resolve().parents[1])
+if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
+    sys.path[0] = _ROOT
+else:
+    sys.path.insert(0, _ROOT)
+
+from judge import wire  # noqa: E402
+
+OUTPUT_FILE_LIMIT = 16 << 20
+MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
+
+
+def learner_traceback(exc: BaseException, learner_path: str) -> str:
+    """Format ``exc`` keeping only frames from the learner's file (never the judge's)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    lines = []
+    if frames:
+        lines.append("Traceback (your code, most recent call last):\n")
+        name = os.path.basename(learner_path)
+        for frame in frames:
+            lines.append(f'  File "{name}", line {frame.lineno}, in {frame.name}\n')
+            if frame.line:
+                lines.append(f"    {frame.line.strip()}\n")
+    lines.extend(traceback.format_exception_only(type(exc), exc))
+    return "".join(lines)
+
+
+def describe_exception(exc: BaseException, learner_path: str) -> dict:
+    message = str(exc)
+    line = None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    if frames:
+        line = frames[-1].lineno
+    if isinstance(exc, SyntaxError) and exc.filename == learner_path:
+        line = exc.lineno
+    return {
+        "type": type(exc).__name__,
+        "message": message[:4000],
+        "line": line,
+        "traceback": learner_traceback(exc, learner_path)[-8000:],
+        "memory": isinstance(exc, MemoryError) or any(m in message for m in MEMORY_MARKERS),
+    }
+
+
+def load_learner_module(path: str):
+    """Execute the learner's file as module ``submission``; exceptions propagate."""
+    import types
+
+    source = Path(path).read_text(encoding="utf-8")
+    code = compile(source, path, "exec")
+    module = types.ModuleType("submission")
+    module.__file__ = path
+    sys.modules["submission"] = module
+    exec(code, module.__dict__)
+    return module
+
+
+def describe_functions(module) -> dict:
+    """Name -> parameter list of every public callable, for the parent's signature check."""
+    import inspect
+
+    functions = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or not callable(value):
+            continue
+        try:
+            signature = inspect.signature(value)
+        except (TypeError, ValueError):
+            continue
+        functions[name] = {
+            "params": [
+                {"name": p.name, "kind": p.kind.name, "has_default": p.default is not inspect.Parameter.empty}
+                for p in signature.parameters.values()
+            ],
+            "signature": f"{name}{signature}",
+        }
+    return functions
+
+
+class ExtremeUniforms:
+    """Patch torch's uniform sources so a share of values are exactly 0.0 or the largest float below 1.
+
+    Both are legal outputs of ``torch.rand``; real draws hit them about once in 1e7-1e8 values,
+    which no affordable sample size reaches. The replacement positions come from a private
+    generator, so the learner's own generator stream is not disturbed.
+    """
+
+    FRACTION = 0.02
+
+    def __init__(self, torch, seed: int) -> None:
+        self.torch = torch
+        self.private = torch.Generator().manual_seed(seed)
+        self.saved = {}
+
+    def _push_to_extremes(self, values):
+        torch = self.torch
+        if not values.is_floating_point() or values.numel() == 0:
+            return values
+        shape = values.shape
+        flat = values.reshape(-1)
+        picks = self.saved["rand"](flat.shape, generator=self.private)
+        coin = self.saved["rand"](flat.shape, generator=self.private)
+        top = torch.tensor(1.0, dtype=values.dtype).nextafter(torch.tensor(0.0, dtype=values.dtype))
+        extreme = torch.where(coin < 0.5, torch.zeros((), dtype=values.dtype), top)
+        mask = picks < self.FRACTION
+        # Every tensor of two or more values gets at least one of each extreme.
+        if flat.numel() >= 2:
+            first, second = self.saved["randperm"](flat.numel(), generator=self.private)[:2].tolist()
+            mask[first] = mask[second] = True
+            extreme[first] = 0.0
+            extreme[second] = top
+        flat = torch.where(mask.to(flat.device), extreme.to(flat.device), flat)
+        return flat.reshape(shape)
+
+    def __enter__(self):
+        torch = self.torch
+        self.saved = {
+            "rand": torch.rand,
+            "rand_like": torch.rand_like,
+            "uniform_": torch.Tensor.uniform_,
+            "randperm": torch.randperm,
+        }
+        saved, push = self.saved, self._push_to_extremes
+
+        def rand(*args, **kwargs):
+            return push(saved["rand"](*args, **kwargs))
+
+        def rand_like(*args, **kwargs):
+            return push(saved["rand_like"](*args, **kwargs))
+
+        def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
+            saved["uniform_"](tensor, a, b, generator=generator)
+            if a == 0.0 and b == 1.0:
+                with torch.no_grad():
+                    tensor.copy_(push(tensor))
+            return tensor
+
+        torch.rand, torch.rand_like, torch.Tensor.uniform_ = rand, rand_like, uniform_
+        return self
+
+    def __exit__(self, *exc_info):
+        torch = self.torch
+        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (
+            self.saved["rand"],
+            self.saved["rand_like"],
+            self.saved["uniform_"],
+        )
+        return False
+
+
+def _apply_limits(memory_mb: int | None, device: str) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Output goes to a file the judge reads back; a runaway print loop dies with SIGXFSZ.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_FILE_LIMIT, OUTPUT_FILE_LIMIT))
+    # Address-space limits break CUDA (it reserves huge virtual ranges), so only on CPU.
+    if memory_mb and device == "cpu":
+        limit = memory_mb << 20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def serve(path: str, device: str, fd_in: int, fd_out: int, memory_mb: int | None) -> int:
+    inbox = os.fdopen(fd_in, "rb", buffering=0)
+    outbox = os.fdopen(fd_out, "wb")
+
+    def reply(header: dict, value=None) -> None:
+        specs, payloads = [], []
+        try:
+            header["value"] = wire.encode_values(value, specs, payloads)
+        except wire.WireError as exc:
+            header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
+                                 "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
+            specs, payloads = [], []
+        header["tensors"] = specs
+        wire.write_frame(outbox, header, payloads)
+
+    import torch
+
+    torch.ones(2, 2).sum()  # warm up once so the first learner call is not charged for it
+    _apply_limits(memory_mb, device)
+    try:
+        module = load_learner_module(path)
+    except BaseException as exc:  # noqa: BLE001 - every failure of learner code is reported
+        reply({"load_error": describe_exception(exc, path)})
+        return 0
+    reply({"ready": {"functions": describe_functions(module), "torch": torch.__version__}})
+
+    while True:
+        try:
+            request, payloads_in = wire.read_frame(inbox)
+        except EOFError:
+            return 0
+        if request.get("op") == "exit":
+            return 0
+        function = getattr(module, str(request.get("function")), None)
+        args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device)
+        kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device)
+        args = [_materialize(a, torch, device) for a in args]
+        kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
+        if request.get("global_seed") is not None:
+            torch.manual_seed(int(request["global_seed"]))
+        started = time.perf_counter()
+        try:
+            if request.get("extreme_uniforms") is not None:
+                with ExtremeUniforms(torch, int(request["extreme_uniforms"])):
+                    value = function(*args, **kwargs)
+            else:
+                value = function(*args, **kwargs)
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()
+        except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
+            reply({"raised": describe_exception(exc, path)})
+            continue
+        reply({"ok": True, "elapsed_ms": (time.perf_counter() - started) * 1000.0}, value)
+
+
+def _materialize(value, torch, device: str):
+    if isinstance(value, wire.GeneratorSpec):
+        return torch.Generator(device=device).manual_seed(value.seed)
+    return value
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--in", dest="fd_in", type=int, required=True)
+    parser.add_argument("--out", dest="fd_out", type=int, required=True)
+    parser.add_argument("--memory-mb", type=int, default=None)
+    options = parser.parse_args(argv)
+    learner_dir = str(Path(options.path).resolve().parent)
+    sys.path.append(learner_dir)
+    return serve(str(Path(options.path).resolve()), options.device, options.fd_in, options.fd_out, options.memory_mb)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

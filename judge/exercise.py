@@ -1,0 +1,153 @@
+"""Exercises on disk: ``exercises/NNN-slug/exercise.toml`` plus statements, starter and tests.
+
+An exercise is named by its number (``39``, ``039``), its slug (``sampling``) or its folder
+name (``039-sampling``). Solutions live apart, in ``solutions/NNN-slug/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+EXERCISES_DIR = PROJECT_ROOT / "exercises"
+SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
+LANGUAGES = ("en", "zh")
+SUITES = ("public", "hidden")
+
+
+class ExerciseError(Exception):
+    """An exercise folder is malformed, or an exercise id names nothing."""
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """A function the learner must define, with the parameter names the tests pass."""
+
+    name: str
+    params: tuple[str, ...]
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(self.params)})"
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise as declared by its ``exercise.toml``."""
+
+    number: int
+    slug: str
+    titles: dict[str, str]
+    difficulty: str
+    tags: tuple[str, ...]
+    chapter: str
+    functions: tuple[FunctionSpec, ...]
+    time_limit_s: float  # wall-clock limit for one test case
+    memory_limit_mb: int
+    devices: tuple[str, ...]
+    runs_in: tuple[str, ...]  # "local", "server", "browser"
+    false_failure_budget: float
+    root: Path = field(compare=False)
+
+    @property
+    def folder(self) -> str:
+        return f"{self.number:03d}-{self.slug}"
+
+    @property
+    def solutions_root(self) -> Path:
+        return SOLUTIONS_DIR / self.folder
+
+    def title(self, lang: str = "en") -> str:
+        return self.titles.get(lang) or self.titles["en"]
+
+    def statement(self, lang: str = "en") -> str:
+        if lang not in LANGUAGES:
+            raise ExerciseError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+        return (self.root / f"statement.{lang}.md").read_text(encoding="utf-8")
+
+    @property
+    def starter_path(self) -> Path:
+        return self.root / "starter.py"
+
+    def suite_path(self, suite: str) -> Path:
+        if suite not in SUITES:
+            raise ExerciseError(f"unknown suite {suite!r}")
+        return self.root / "tests" / f"{suite}.py"
+
+    @property
+    def reference_path(self) -> Path:
+        return self.solutions_root / "reference.py"
+
+    def wrong_solutions(self) -> list[Path]:
+        return sorted((self.solutions_root / "wrong").glob("*.py"))
+
+    def content_hash(self) -> str:
+        """SHA-256 over every file of the exercise folder, so a changed exercise is noticed."""
+        digest = hashlib.sha256()
+        for path in sorted(p for p in self.root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(path.relative_to(self.root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        return digest.hexdigest()
+
+    def summary(self) -> dict:
+        """The ``exercise`` object of a report."""
+        return {"number": self.number, "slug": self.slug, "title": self.title("en"), "content_hash": self.content_hash()}
+
+
+def load_exercise(folder: Path) -> Exercise:
+    """Parse ``folder/exercise.toml``; raise :class:`ExerciseError` naming the file and field."""
+    path = folder / "exercise.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ExerciseError(f"{path}: {exc}") from None
+    try:
+        functions = tuple(
+            FunctionSpec(name, tuple(spec["params"])) for name, spec in data["functions"].items()
+        )
+        judging = data.get("judging", {})
+        exercise = Exercise(
+            number=int(data["number"]),
+            slug=str(data["slug"]),
+            titles=dict(data["title"]),
+            difficulty=str(data["difficulty"]),
+            tags=tuple(data.get("tags", ())),
+            chapter=str(data.get("chapter", "")),
+            functions=functions,
+            time_limit_s=float(judging.get("time_limit_s", 10.0)),
+            memory_limit_mb=int(judging.get("memory_limit_mb", 4096)),
+            devices=tuple(judging.get("devices", ("cpu",))),
+            runs_in=tuple(data.get("runs_in", ("local", "server"))),
+            false_failure_budget=float(judging.get("false_failure_budget", 1e-6)),
+            root=folder,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ExerciseError(f"{path}: missing or invalid field {exc}") from None
+    if exercise.folder != folder.name:
+        raise ExerciseError(f"{path}: number/slug say {exercise.folder!r} but the folder is {folder.name!r}")
+    for lang in LANGUAGES:
+        if lang not in exercise.titles:
+            raise ExerciseError(f"{path}: title.{lang} is missing")
+    return exercise
+
+
+def load_all(exercises_dir: Path = EXERCISES_DIR) -> list[Exercise]:
+    """Every exercise, ordered by number."""
+    folders = sorted(p for p in exercises_dir.iterdir() if (p / "exercise.toml").is_file())
+    return sorted((load_exercise(p) for p in folders), key=lambda e: e.number)
+
+
+def resolve(exercise_id: str, exercises_dir: Path = EXERCISES_DIR) -> Exercise:
+    """Find an exercise by number, slug or folder name; raise :class:`ExerciseError` with the choices."""
+    wanted = str(exercise_id).strip().lower()
+    exercises = load_all(exercises_dir)
+    for exercise in exercises:
+        if wanted.isdigit() and int(wanted) == exercise.number:
+            return exercise
+        if wanted in (exercise.slug, exercise.folder):
+            return exercise
+    known = ", ".join(f"{e.number} ({e.slug})" for e in exercises)
+    raise ExerciseError(f"no exercise {exercise_id!r}; known exercises: {known}")

@@ -1,0 +1,275 @@
+"""The trusted side of the learner process: start it, call its functions, read its answers.
+
+:class:`LearnerProcess` runs ``judge/child.py`` in a fresh process with an empty-ish
+environment, talks to it over two pipes, enforces a wall-clock deadline on every call, and
+turns whatever happens to the child into an exception the runner maps to a verdict. This is
+the ``local`` sandbox level: a separate process with time and memory limits, for a learner
+judging their own code. Stricter levels wrap the same protocol.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge import wire
+from judge.verdicts import Verdict
+
+CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
+STARTUP_TIMEOUT_S = 60.0  # importing torch on a cold disk can take a while
+OUTPUT_TAIL_BYTES = 4000
+
+
+class LearnerRaised(Exception):
+    """The learner's function raised; carries the learner-only traceback."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.type_name: str = str(info.get("type", "Exception"))
+        self.message: str = str(info.get("message", ""))
+        self.line: int | None = info.get("line")
+        self.traceback: str = str(info.get("traceback", ""))
+        self.memory: bool = bool(info.get("memory"))
+        super().__init__(f"{self.type_name}: {self.message}")
+
+
+class ProcessFailed(Exception):
+    """The learner process died, hung, or broke the protocol; ``verdict`` says which."""
+
+    def __init__(self, verdict: Verdict, message: str) -> None:
+        self.verdict = verdict
+        super().__init__(message)
+
+
+class LoadFailed(Exception):
+    """The learner's file could not be imported (syntax error, import error, crash at import)."""
+
+    def __init__(self, verdict: Verdict, message: str, line: int | None = None) -> None:
+        self.verdict = verdict
+        self.line = line
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
+
+    extreme_uniforms: int | None = None
+    global_seed: int | None = None
+
+
+class _DeadlineReader:
+    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.deadline = float("inf")
+
+    def read(self, n: int) -> bytes:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([self.fd], [], [], None if remaining == float("inf") else remaining)
+        if not ready:
+            raise TimeoutError
+        return os.read(self.fd, min(n, 1 << 20))
+
+
+class LearnerProcess:
+    """One learner file loaded in a child process, ready to answer calls.
+
+    Raises :class:`LoadFailed` from the constructor when the file does not import.
+    ``functions`` maps each public callable the file defines to its parameter list.
+    """
+
+    def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
+                 startup_timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        self.path = Path(path).resolve()
+        self.device = device
+        self.memory_limit_mb = memory_limit_mb
+        self._output = tempfile.TemporaryFile()
+        self._scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
+        to_child_r, self._to_child = os.pipe()
+        self._from_child, from_child_w = os.pipe()
+        command = [sys.executable, str(CHILD_SCRIPT), str(self.path), "--device", device,
+                   "--in", str(to_child_r), "--out", str(from_child_w)]
+        if memory_limit_mb:
+            command += ["--memory-mb", str(memory_limit_mb)]
+        try:
+            self._proc = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=self._output,
+                stderr=subprocess.STDOUT,
+                pass_fds=(to_child_r, from_child_w),
+                cwd=self._scratch.name,
+                env=_child_environment(self._scratch.name),
+                start_new_session=True,  # its own process group, so the whole tree can be killed
+            )
+        finally:
+            os.close(to_child_r)
+            os.close(from_child_w)
+        self._reader = _DeadlineReader(self._from_child)
+        self._writer = os.fdopen(self._to_child, "wb")
+        self.functions: dict[str, Any] = {}
+        self.torch_version = ""
+        header, _ = self._receive(startup_timeout_s, during="loading your file")
+        if "load_error" in header:
+            info = header["load_error"]
+            self.close()
+            raise _load_failure(info)
+        ready = header.get("ready", {})
+        self.functions = ready.get("functions", {}) if isinstance(ready.get("functions"), dict) else {}
+        self.torch_version = str(ready.get("torch", ""))
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
+             options: CallOptions = CallOptions()) -> tuple[Any, float]:
+        """Call ``function(*args, **kwargs)`` in the child; return ``(value, elapsed_ms)``.
+
+        Tensors in the value come back on the CPU. Raises :class:`LearnerRaised` when the learner's
+        code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s`` or
+        sent something malformed (the process is killed then).
+        """
+        specs: list[dict[str, Any]] = []
+        payloads: list[bytes] = []
+        request = {
+            "op": "call",
+            "function": function,
+            "args": wire.encode_values(list(args), specs, payloads),
+            "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
+            "extreme_uniforms": options.extreme_uniforms,
+            "global_seed": options.global_seed,
+            "tensors": specs,
+        }
+        try:
+            wire.write_frame(self._writer, request, payloads)
+        except (BrokenPipeError, OSError):
+            raise self._death("before the call") from None
+        header, payloads_out = self._receive(timeout_s, during=f"{function}()")
+        if "raised" in header:
+            raise LearnerRaised(header["raised"])
+        if header.get("ok") is not True:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, "your process sent an answer the judge does not understand")
+        try:
+            value = wire.decode_values(header.get("value"), header.get("tensors", []), payloads_out)
+        except wire.WireError as exc:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, f"your process sent a malformed result: {exc}") from None
+        elapsed = header.get("elapsed_ms", 0.0)
+        return value, float(elapsed) if isinstance(elapsed, (int, float)) else 0.0
+
+    def output_tail(self) -> str:
+        """The last few kB of what the learner's code printed."""
+        self._output.flush()
+        size = self._output.seek(0, os.SEEK_END)
+        self._output.seek(max(0, size - OUTPUT_TAIL_BYTES))
+        return self._output.read().decode("utf-8", "replace")
+
+    def _receive(self, timeout_s: float, during: str) -> tuple[dict[str, Any], list[bytes]]:
+        self._reader.deadline = time.monotonic() + timeout_s
+        try:
+            return wire.read_frame(self._reader)
+        except TimeoutError:
+            self.kill()
+            raise ProcessFailed(Verdict.TLE, f"{during} did not finish within {timeout_s:.1f} s") from None
+        except EOFError:
+            raise self._death(during) from None
+        except wire.WireError as exc:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, f"your process broke the result format during {during}: {exc}") from None
+        finally:
+            self._reader.deadline = float("inf")
+
+    def _death(self, during: str) -> ProcessFailed:
+        """Explain why the child is gone (it closed its pipe or exited)."""
+        try:
+            code = self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self._proc.returncode
+        self.kill()
+        if code is not None and code < 0:
+            sig = -code
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            if sig == signal.SIGXCPU:
+                return ProcessFailed(Verdict.TLE, f"your process used up its CPU time during {during}")
+            if sig == signal.SIGKILL:
+                return ProcessFailed(Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}")
+            if sig == signal.SIGXFSZ:
+                return ProcessFailed(Verdict.RE, f"your process wrote too much output during {during}")
+            return ProcessFailed(Verdict.RE, f"your process died from signal {name} during {during}")
+        return ProcessFailed(Verdict.RE, f"your process exited (status {code}) during {during}; "
+                                         "do not call exit() or os._exit() in a solution")
+
+    def kill(self) -> None:
+        """Kill the child's whole process group (orphaned grandchildren could hold the pipe)."""
+        if self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._proc.wait()
+        else:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        """Ask the child to exit, then make sure its process group is gone."""
+        if self._proc.poll() is None:
+            try:
+                wire.write_frame(self._writer, {"op": "exit", "tensors": []})
+                self._proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+        for closer in (self._writer.close, lambda: os.close(self._from_child)):
+            try:
+                closer()
+            except OSError:
+                pass
+        self._output.close()
+        self._scratch.cleanup()
+
+    def __enter__(self) -> "LearnerProcess":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _child_environment(home: str) -> dict[str, str]:
+    """A near-empty environment: nothing of the judge's (tokens, database URLs) reaches the child."""
+    keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE",
+            "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "SYSTEMROOT")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update({"HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
+                "PYTHONIOENCODING": "utf-8"})
+    return env
+
+
+def _load_failure(info: dict[str, Any]) -> LoadFailed:
+    kind = str(info.get("type", ""))
+    line = info.get("line")
+    where = f" (line {line})" if line else ""
+    trace = str(info.get("traceback", "")).strip()
+    if kind in ("SyntaxError", "IndentationError", "TabError"):
+        return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
+    if kind in ("ImportError", "ModuleNotFoundError"):
+        return LoadFailed(Verdict.CE, f"import error{where}: {info.get('message', '')}\n{trace}", line)
+    if info.get("memory"):
+        return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)
+    return LoadFailed(Verdict.RE, f"your file raised while being imported{where}:\n{trace}", line)

@@ -1,0 +1,108 @@
+"""Records that cross layers: one statistical check, one test case, one submission report.
+
+The JSON form of :class:`Report` is a stable interface (the web site stores it, other tools
+parse it); ``docs/report.md`` documents every field. Add fields, never rename or remove them
+without bumping ``REPORT_SCHEMA``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from judge.verdicts import Verdict
+
+REPORT_SCHEMA = 1
+
+
+@dataclass
+class CheckRecord:
+    """One hypothesis test inside a case (a goodness of fit, an independence test, ...)."""
+
+    kind: str  # "fit" | "independence" | "seeds" | "too_regular"
+    label: str  # what was tested, in the learner's terms ("row 3")
+    statistic: float
+    p_value: float
+    alpha: float
+    passed: bool
+    df: int | None = None
+
+
+@dataclass
+class CaseResult:
+    """The outcome of one test case (one test function)."""
+
+    name: str
+    suite: str  # "public" | "hidden" | "judge"
+    title: str
+    verdict: Verdict
+    message: str = ""
+    time_ms: float = 0.0
+    seed: int | None = None
+    statistic: float | None = None
+    p_value: float | None = None
+    diagnosis: str | None = None
+    checks: list[CheckRecord] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["verdict"] = self.verdict.value
+        data["time_ms"] = round(self.time_ms, 3)
+        return _finite(data)
+
+
+@dataclass
+class Report:
+    """Everything the judge says about one submission."""
+
+    exercise: dict[str, Any]
+    verdict: Verdict
+    cases: list[CaseResult]
+    seed: int
+    device: str
+    sandbox: str
+    suites: list[str]
+    judge_version: str
+    false_failure_budget: dict[str, Any]
+    time_ms: float = 0.0
+    message: str = ""  # submission-level message (compile error, process crash, ...)
+    output: str = ""  # the tail of what the learner's code printed
+    environment: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c in self.cases if c.verdict is Verdict.AC)
+
+    def to_json(self) -> dict[str, Any]:
+        return _finite(
+            {
+                "schema": REPORT_SCHEMA,
+                "judge_version": self.judge_version,
+                "exercise": self.exercise,
+                "verdict": self.verdict.value,
+                "score": {"passed": self.passed, "total": len(self.cases)},
+                "message": self.message,
+                "seed": self.seed,
+                "seeds": {c.name: c.seed for c in self.cases if c.seed is not None},
+                "device": self.device,
+                "sandbox": self.sandbox,
+                "suites": self.suites,
+                "time_ms": round(self.time_ms, 3),
+                "false_failure_budget": self.false_failure_budget,
+                "cases": [c.to_json() for c in self.cases],
+                "output": self.output,
+                "environment": self.environment,
+            }
+        )
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN/inf: write them as strings so strict parsers accept the report."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value

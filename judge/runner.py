@@ -1,0 +1,249 @@
+"""Judge one learner file against an exercise's suites and produce a :class:`~judge.report.Report`.
+
+The one runner behind every front door (CLI, web queue, maintainers' ``check``). The learner's
+code runs in a :class:`~judge.process.LearnerProcess`; test functions, expected values and
+every check stay in this process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import secrets
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+from judge import JUDGE_VERSION
+from judge.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks import CheckFailed, too_regular
+from judge.exercise import Exercise
+from judge.process import LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
+from judge.report import CaseResult, CheckRecord, Report
+from judge.testing import Context, Submission, derive_seed
+from judge.verdicts import Verdict
+
+MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
+TOO_REGULAR_CASE = "not_too_regular"
+
+ProgressCallback = Callable[[str, int, int], None]  # (case title, index, total)
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """One test function of a suite."""
+
+    suite: str
+    name: str
+    title: str
+    function: Callable[[Submission, Context], None]
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    cases: tuple[CaseSpec, ...]
+    budget: BudgetDeclaration
+
+
+def load_suite(exercise: Exercise, suite: str) -> Suite:
+    """Import ``tests/<suite>.py`` of ``exercise`` (as a package, so it may import its siblings)."""
+    module = _import_tests_module(exercise, suite)
+    cases = []
+    for name, value in vars(module).items():
+        if name.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
+            doc = (value.__doc__ or "").strip().splitlines()
+            title = doc[0].strip() if doc else name.removeprefix("test_").replace("_", " ")
+            cases.append(CaseSpec(suite, name.removeprefix("test_"), title, value))
+    budget = getattr(module, "BUDGET", BudgetDeclaration())
+    if not isinstance(budget, BudgetDeclaration):
+        raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.budget.BudgetDeclaration")
+    return Suite(suite, tuple(cases), budget)
+
+
+def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
+    package = f"_probjudge_tests_{exercise.number:03d}"
+    tests_dir = exercise.root / "tests"
+    if package not in sys.modules:
+        spec = importlib.util.spec_from_file_location(package, tests_dir / "__init__.py",
+                                                      submodule_search_locations=[str(tests_dir)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[package] = module
+        spec.loader.exec_module(module)
+    name = f"{package}.{suite}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, exercise.suite_path(suite))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+def signature_problems(exercise: Exercise, functions: dict) -> list[str]:
+    """Compare the learner's functions with the exercise's declared ones; return readable problems."""
+    problems = []
+    for spec in exercise.functions:
+        found = functions.get(spec.name)
+        if found is None:
+            problems.append(f"your file does not define `{spec.signature}`")
+            continue
+        params = found.get("params", [])
+        names = {p["name"] for p in params}
+        takes_kwargs = any(p["kind"] == "VAR_KEYWORD" for p in params)
+        missing = [n for n in spec.params if n not in names and not takes_kwargs]
+        extra = [p["name"] for p in params
+                 if p["name"] not in spec.params and not p["has_default"]
+                 and p["kind"] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")]
+        positional_only = [p["name"] for p in params if p["kind"] == "POSITIONAL_ONLY" and p["name"] != spec.params[0]]
+        if missing or extra or positional_only:
+            detail = []
+            if missing:
+                detail.append("missing " + ", ".join(f"`{n}`" for n in missing))
+            if extra:
+                detail.append("extra required " + ", ".join(f"`{n}`" for n in extra))
+            if positional_only:
+                detail.append("positional-only " + ", ".join(f"`{n}`" for n in positional_only))
+            problems.append(f"`{found.get('signature', spec.name)}` must be `{spec.signature}` ({'; '.join(detail)})")
+    return problems
+
+
+def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
+               suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
+               process: LearnerProcess | None = None) -> Report:
+    """Judge the learner file at ``path``; never raises for anything the learner's code does.
+
+    ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``
+    lets a caller reuse a loaded learner process across runs (it is not closed here).
+    """
+    master_seed = secrets.randbits(63) if seed is None else int(seed)
+    started = time.monotonic()
+    loaded = [load_suite(exercise, s) for s in suites]
+    declared = BudgetDeclaration()
+    for suite in loaded:
+        declared = declared + suite.budget
+    budget = FalseFailureBudget(exercise.false_failure_budget, declared)
+    specs = [case for suite in loaded for case in suite.cases]
+    report = Report(exercise=exercise.summary(), verdict=Verdict.AC, cases=[], seed=master_seed, device=device,
+                    sandbox="local", suites=list(suites), judge_version=JUDGE_VERSION,
+                    false_failure_budget={})
+    owned = process is None
+    try:
+        if process is None:
+            process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb)
+        problems = signature_problems(exercise, process.functions)
+        if problems:
+            raise LoadFailed(Verdict.CE, "; ".join(problems))
+    except LoadFailed as failure:
+        report.verdict = failure.verdict
+        report.message = str(failure)
+        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load") for c in specs]
+        report.false_failure_budget = budget.summary()
+        report.time_ms = (time.monotonic() - started) * 1000
+        if owned and process is not None:
+            process.close()
+        return report
+    except ProcessFailed as failure:  # hung or died while importing
+        report.verdict = failure.verdict
+        report.message = f"while loading your file: {failure}"
+        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run") for c in specs]
+        report.false_failure_budget = budget.summary()
+        return report
+
+    report.environment = {"torch": process.torch_version, "python": sys.version.split()[0]}
+    fit_statistics: list[tuple[float, int]] = []
+    restarts = 0
+    try:
+        for index, case in enumerate(specs):
+            if progress:
+                progress(case.title, index, len(specs))
+            if process is None or not process.alive:
+                if restarts >= MAX_RESTARTS:
+                    report.cases.append(CaseResult(case.name, case.suite, case.title, Verdict.SK,
+                                                   "not run: your process died too often"))
+                    continue
+                restarts += 1
+                process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb)
+                owned = True
+            result = _run_case(case, process, exercise, master_seed, device, budget)
+            fit_statistics.extend(result.pop("fit_statistics"))
+            report.cases.append(result["case"])
+        if fit_statistics:
+            report.cases.append(_too_regular_case(fit_statistics, budget))
+        report.output = process.output_tail() if process is not None else ""
+    finally:
+        if owned and process is not None:
+            process.close()
+    report.verdict = _submission_verdict(report.cases)
+    failing = next((c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)), None)
+    if failing is not None:
+        report.message = f"{failing.title}: {failing.message}"
+    report.false_failure_budget = budget.summary()
+    report.time_ms = (time.monotonic() - started) * 1000
+    return report
+
+
+def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, master_seed: int, device: str,
+              budget: FalseFailureBudget) -> dict:
+    case_seed = derive_seed(master_seed, case.suite, case.name)
+    ctx = Context(seed=case_seed, device=device, budget=budget, deadline=time.monotonic() + exercise.time_limit_s)
+    submission = Submission(process, tuple(f.name for f in exercise.functions), lambda: ctx)
+    result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed)
+    started = time.perf_counter()
+    try:
+        case.function(submission, ctx)
+    except CheckFailed as failure:
+        result.verdict = Verdict.WA
+        result.message = failure.message
+        result.statistic, result.p_value = failure.statistic, failure.p_value
+        result.diagnosis = failure.diagnosis or ctx.diagnosis
+    except LearnerRaised as raised:
+        result.verdict = Verdict.MLE if raised.memory else Verdict.RE
+        result.message = raised.traceback.strip() or str(raised)
+    except ProcessFailed as failure:
+        result.verdict = failure.verdict
+        result.message = str(failure)
+    except Exception as error:  # noqa: BLE001 - a bug in the judge or the exercise, never the learner's
+        result.verdict = Verdict.IE
+        result.message = ("internal error in this test (not your fault; please report it): "
+                          f"{type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}")
+    result.time_ms = (time.perf_counter() - started) * 1000
+    result.checks = ctx.records
+    if result.statistic is None and ctx.records:
+        decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))
+        result.statistic, result.p_value = decisive.statistic, decisive.p_value
+    return {"case": result, "fit_statistics": ctx.fit_statistics if result.verdict is Verdict.AC else []}
+
+
+def _too_regular_case(fit_statistics: list[tuple[float, int]], budget: FalseFailureBudget) -> CaseResult:
+    started = time.perf_counter()
+    test = too_regular(fit_statistics)
+    alpha = budget.spend("too_regular")
+    passed = test.pvalue >= alpha
+    case = CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular",
+                      Verdict.AC if passed else Verdict.WA, statistic=test.statistic, p_value=test.pvalue)
+    case.checks = [CheckRecord("too_regular", "all goodness-of-fit checks together", test.statistic, test.pvalue,
+                               alpha, passed, test.df)]
+    if not passed:
+        case.message = (f"over all {len(fit_statistics)} distribution checks your draws fit the target far better "
+                        f"than random draws can (G = {test.statistic:.3g} on {test.df} degrees of freedom, "
+                        f"lower-tail p = {test.pvalue:.3g}). Real samples fluctuate; draws that are too regular "
+                        "come from a deterministic scheme (quantiles, stratification), not from random sampling")
+        case.diagnosis = "the draws are too regular to be random"
+    case.time_ms = (time.perf_counter() - started) * 1000
+    return case
+
+
+def _submission_verdict(cases: list[CaseResult]) -> Verdict:
+    if any(c.verdict is Verdict.IE for c in cases):
+        return Verdict.IE
+    for case in cases:
+        if case.verdict not in (Verdict.AC, Verdict.SK):
+            return case.verdict
+    return Verdict.AC

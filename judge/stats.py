@@ -1,0 +1,617 @@
+"""Hypothesis tests that decide whether a submission's random draws fit their targets.
+
+The judge cannot compare random output with an expected answer, so it asks instead how
+likely the observed draws would be if the submission sampled correctly, and fails it only
+when that probability falls below a small, budgeted alpha (see ``docs/statistics.md`` and
+``judge/budget.py``).  This module holds the arithmetic behind those decisions:
+
+* exact distribution tails: the regularized incomplete gamma functions (hence the
+  chi-square tails) and the binomial upper tail;
+* pooling of sparse categories by *expected* count;
+* the tests themselves: Williams-corrected G-test (goodness of fit), the lower-tail
+  "too regular" test over all cases, the duplicated-row agreement test, and the chance
+  that two honest runs with different seeds print the same output.
+
+It is pure Python on the standard library only, because the same file runs in the browser
+under Pyodide; scipy is used only in the tests, to cross-check these numbers.  Every test
+returns a small frozen dataclass (as ``scipy.stats`` does) so a learner can read what was
+measured, not just a p-value.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+from typing import Sequence
+
+__all__ = [
+    "Deviation",
+    "GTestResult",
+    "LowerTailResult",
+    "BinomialTailResult",
+    "regularized_gamma_p",
+    "regularized_gamma_q",
+    "chi2_sf",
+    "chi2_cdf",
+    "binom_sf",
+    "pool_bins",
+    "g_test",
+    "too_regular_test",
+    "duplicate_agreement_test",
+    "identical_draws_probability",
+]
+
+# Probabilities handed to the tests must sum to 1 within this (targets are built in float64).
+PROBABILITY_SUM_TOLERANCE = 1e-6
+
+_LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_EPS = 1e-15  # relative size of the last series / continued-fraction term we keep
+_TINY = 1e-300  # Lentz's guard against division by zero
+_BINOM_TAIL_EPS = 1e-18  # stop summing binomial terms this small relative to the sum
+
+
+# ---------------------------------------------------------------------------------------
+# Result records
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """The category whose count is furthest from its expectation, in standard units.
+
+    ``z = (observed - expected) / sqrt(expected)`` is the Pearson residual: roughly a
+    standard normal value when the sampler is correct and ``expected`` is not tiny.
+    """
+
+    category: int
+    observed: int
+    expected: float
+    z: float
+
+
+@dataclass(frozen=True)
+class GTestResult:
+    """Outcome of :func:`g_test`.
+
+    ``statistic`` is the Williams-corrected G (``raw_statistic / williams_q``); ``pvalue``
+    is its upper chi-square tail with ``df = bins - 1``.  When nothing is testable (no
+    draws, or fewer than 2 pooled bins) ``df`` is 0, the statistics are 0.0 and ``pvalue``
+    is 1.0.  ``largest_deviation`` looks at the unpooled categories, to tell a learner
+    which token is most off; it is ``None`` only when ``n == 0``, and ``williams_q`` is
+    then 1.0.
+    """
+
+    statistic: float
+    df: int
+    pvalue: float
+    n: int
+    bins: int
+    raw_statistic: float
+    williams_q: float
+    largest_deviation: Deviation | None
+
+
+@dataclass(frozen=True)
+class LowerTailResult:
+    """A chi-square statistic judged by its *lower* tail: ``pvalue = chi2_cdf(statistic, df)``."""
+
+    statistic: float
+    df: int
+    pvalue: float
+
+
+@dataclass(frozen=True)
+class BinomialTailResult:
+    """A count judged by its exact upper tail: ``pvalue = P(X >= statistic)``, X ~ Binomial(n, p)."""
+
+    statistic: int
+    n: int
+    p: float
+    expected: float
+    pvalue: float
+
+
+# ---------------------------------------------------------------------------------------
+# Input validation
+# ---------------------------------------------------------------------------------------
+
+
+def _require_finite(value: float, name: str) -> float:
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return value
+
+
+def _require_count(value: int, name: str) -> int:
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+    if count < 0:
+        raise ValueError(f"{name} must be >= 0, got {count}")
+    return count
+
+
+def _require_probability(value: float, name: str) -> float:
+    value = float(value)
+    if not 0.0 <= value <= 1.0:  # also rejects NaN
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+    return value
+
+
+def _require_counts(values: Sequence[int], name: str) -> list[int]:
+    """Counts as a list of ints, validated in bulk (the per-element path only names the culprit)."""
+    try:
+        counts = list(map(operator.index, values))
+    except TypeError:
+        counts = []
+    if len(counts) != len(values) or (counts and min(counts) < 0):
+        for index, value in enumerate(values):
+            _require_count(value, f"{name}[{index}]")
+    return counts
+
+
+def _require_non_negative_finite(values: Sequence[float], name: str, what: str) -> list[float]:
+    """Floats, validated in bulk (a NaN or infinity makes the sum non-finite)."""
+    floats = list(map(float, values))
+    if floats and (min(floats) < 0.0 or not math.isfinite(sum(floats))):
+        for index, value in enumerate(floats):
+            if not (value >= 0.0 and math.isfinite(value)):
+                raise ValueError(f"{name}[{index}] must be a finite {what} >= 0, got {value!r}")
+    return floats
+
+
+def _require_distribution(probs: Sequence[float], name: str) -> list[float]:
+    values = _require_non_negative_finite(probs, name, "probability")
+    total = math.fsum(values)
+    if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
+        raise ValueError(
+            f"{name} must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}), got {total!r}"
+        )
+    return values
+
+
+# ---------------------------------------------------------------------------------------
+# Accurate building blocks (Loader's saddle-point pieces, as in R's dbinom)
+# ---------------------------------------------------------------------------------------
+
+
+def _stirling_error(x: float) -> float:
+    """``lgamma(x + 1) - (x + 0.5) * log(x) + x - log(sqrt(2 pi))`` for x > 0, without cancellation."""
+    if x <= 15.0:
+        # The terms are small here, so the direct formula loses only a few ulps.
+        return math.lgamma(x + 1.0) - (x + 0.5) * math.log(x) + x - _LN_SQRT_2PI
+    s0, s1, s2, s3, s4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
+    xx = x * x
+    if x > 500.0:
+        return (s0 - s1 / xx) / x
+    if x > 80.0:
+        return (s0 - (s1 - s2 / xx) / xx) / x
+    if x > 35.0:
+        return (s0 - (s1 - (s2 - s3 / xx) / xx) / xx) / x
+    return (s0 - (s1 - (s2 - (s3 - s4 / xx) / xx) / xx) / xx) / x
+
+
+def _deviance_term(x: float, m: float) -> float:
+    """``x * log(x / m) + m - x`` (>= 0) for x >= 0, m > 0, accurate when x is close to m."""
+    if x == 0.0:
+        return m
+    if abs(x - m) < 0.1 * (x + m):
+        # Series in v = (x - m) / (x + m); the closed form would cancel catastrophically.
+        v = (x - m) / (x + m)
+        total = (x - m) * v
+        term = 2.0 * x * v
+        v2 = v * v
+        j = 1
+        while True:
+            term *= v2
+            next_total = total + term / (2 * j + 1)
+            if next_total == total:
+                return next_total
+            total = next_total
+            j += 1
+    return x * math.log(x / m) + m - x
+
+
+def _log_gamma_prefactor(a: float, x: float) -> float:
+    """``a * log(x) - x - lgamma(a)`` for a > 0, x > 0.
+
+    For large a the three terms are each ~1e6 while their sum is small, so it is rebuilt
+    from Stirling's error and the deviance term, which keep full relative accuracy.
+    """
+    if a < 10.0:
+        return a * math.log(x) - x - math.lgamma(a)
+    return -_deviance_term(a, x) + 0.5 * math.log(a) - _LN_SQRT_2PI - _stirling_error(a)
+
+
+def _max_iterations(a: float) -> int:
+    # Near x ~ a both expansions need O(sqrt(a)) terms; elsewhere far fewer.
+    return 500 + int(50.0 * math.sqrt(a))
+
+
+def _gamma_series(a: float, x: float) -> float:
+    """log of P(a, x) by its power series; meant for x < a + 1."""
+    term = total = 1.0 / a
+    ap = a
+    for _ in range(_max_iterations(a)):
+        ap += 1.0
+        term *= x / ap
+        total += term
+        if term < total * _EPS:
+            return _log_gamma_prefactor(a, x) + math.log(total)
+    raise ArithmeticError(f"incomplete gamma series did not converge for a={a!r}, x={x!r}")
+
+
+def _gamma_continued_fraction(a: float, x: float) -> float:
+    """log of Q(a, x) by Legendre's continued fraction (modified Lentz); meant for x >= a + 1."""
+    b = x + 1.0 - a
+    c = 1.0 / _TINY
+    d = 1.0 / b
+    h = d
+    for i in range(1, _max_iterations(a) + 1):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        if abs(d) < _TINY:
+            d = _TINY
+        c = b + an / c
+        if abs(c) < _TINY:
+            c = _TINY
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            return _log_gamma_prefactor(a, x) + math.log(h)
+    raise ArithmeticError(
+        f"incomplete gamma continued fraction did not converge for a={a!r}, x={x!r}"
+    )
+
+
+def _validate_gamma_arguments(a: float, x: float) -> tuple[float, float]:
+    a = float(a)
+    x = float(x)
+    if not (a > 0.0 and math.isfinite(a)):
+        raise ValueError(f"shape a must be a finite number > 0, got {a!r}")
+    if not x >= 0.0:  # also rejects NaN
+        raise ValueError(f"x must be >= 0, got {x!r}")
+    return a, x
+
+
+# ---------------------------------------------------------------------------------------
+# Distribution tails
+# ---------------------------------------------------------------------------------------
+
+
+def regularized_gamma_p(a: float, x: float) -> float:
+    """Lower regularized incomplete gamma ``P(a, x) = gamma(a, x) / Gamma(a)``.
+
+    Requires a finite ``a > 0`` and ``x >= 0`` (``x = inf`` gives 1.0); otherwise raises
+    ValueError.  Small results keep ~1e-10 relative accuracy down to ~1e-300 (below the
+    float range they underflow to 0.0).  Raises ArithmeticError if the expansion fails to
+    converge, which should not happen for a up to ~1e6 and any x.
+    """
+    a, x = _validate_gamma_arguments(a, x)
+    if x == 0.0:
+        return 0.0
+    if math.isinf(x):
+        return 1.0
+    if x < a + 1.0:
+        return min(1.0, math.exp(_gamma_series(a, x)))
+    return max(0.0, 1.0 - math.exp(_gamma_continued_fraction(a, x)))
+
+
+def regularized_gamma_q(a: float, x: float) -> float:
+    """Upper regularized incomplete gamma ``Q(a, x) = 1 - P(a, x)``, computed directly.
+
+    Same contract as :func:`regularized_gamma_p`; the upper tail comes straight from the
+    continued fraction, so it does not lose precision when it is tiny.
+    """
+    a, x = _validate_gamma_arguments(a, x)
+    if x == 0.0:
+        return 1.0
+    if math.isinf(x):
+        return 0.0
+    if x < a + 1.0:
+        return max(0.0, 1.0 - math.exp(_gamma_series(a, x)))
+    return min(1.0, math.exp(_gamma_continued_fraction(a, x)))
+
+
+def _validate_chi2_arguments(x: float, df: float) -> tuple[float, float]:
+    x = float(x)
+    df = float(df)
+    if math.isnan(x):
+        raise ValueError("chi-square statistic must not be NaN")
+    if not (df > 0.0 and math.isfinite(df)):
+        raise ValueError(f"degrees of freedom must be a finite number > 0, got {df!r}")
+    return x, df
+
+
+def chi2_sf(x: float, df: float) -> float:
+    """Upper tail ``P(X >= x)`` of a chi-square with ``df`` degrees of freedom.
+
+    Equals ``Q(df / 2, x / 2)``; ``x <= 0`` gives 1.0.  Raises ValueError for NaN ``x`` or
+    ``df`` not a finite number > 0.
+    """
+    x, df = _validate_chi2_arguments(x, df)
+    if x <= 0.0:
+        return 1.0
+    return regularized_gamma_q(0.5 * df, 0.5 * x)
+
+
+def chi2_cdf(x: float, df: float) -> float:
+    """Lower tail ``P(X <= x)`` of a chi-square with ``df`` degrees of freedom.
+
+    Equals ``P(df / 2, x / 2)``; ``x <= 0`` gives 0.0.  Same errors as :func:`chi2_sf`.
+    """
+    x, df = _validate_chi2_arguments(x, df)
+    if x <= 0.0:
+        return 0.0
+    return regularized_gamma_p(0.5 * df, 0.5 * x)
+
+
+def _binom_log_pmf(k: int, n: int, p: float) -> float:
+    """log P(X = k) for X ~ Binomial(n, p), 0 < p < 1, by Loader's saddle-point form."""
+    q = 1.0 - p
+    if k == 0:
+        return n * math.log1p(-p)
+    if k == n:
+        return n * math.log(p)
+    log_core = (
+        _stirling_error(n)
+        - _stirling_error(k)
+        - _stirling_error(n - k)
+        - _deviance_term(k, n * p)
+        - _deviance_term(n - k, n * q)
+    )
+    return log_core - 0.5 * (2.0 * _LN_SQRT_2PI + math.log(k) + math.log1p(-k / n))
+
+
+def _binom_tail_log(start: int, n: int, p: float, upward: bool) -> float:
+    """log of the pmf summed from ``start`` away from the mode (terms fall monotonically)."""
+    odds = p / (1.0 - p) if upward else (1.0 - p) / p
+    total = term = 1.0  # terms relative to pmf(start), so nothing underflows on the way
+    j = start
+    while True:
+        if upward:
+            if j >= n:
+                break
+            term *= (n - j) / (j + 1) * odds
+            j += 1
+        else:
+            if j <= 0:
+                break
+            term *= j / (n - j + 1) * odds
+            j -= 1
+        total += term
+        if term < total * _BINOM_TAIL_EPS:
+            break
+    return _binom_log_pmf(start, n, p) + math.log(total)
+
+
+def binom_sf(k: int, n: int, p: float) -> float:
+    """Exact upper tail ``P(X >= k)`` for X ~ Binomial(n, p).
+
+    ``k <= 0`` gives 1.0 and ``k > n`` gives 0.0; p = 0 and p = 1 are exact.  Raises
+    ValueError unless ``k`` is an integer, ``n`` an integer >= 0 and ``0 <= p <= 1``.
+    Tails far beyond the mean are summed term by term from ``k`` (log-space start, so
+    tails down to ~1e-300 keep their relative accuracy); tails that include the bulk are
+    one minus the complementary sum, which is then at least 1/2.
+    """
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise ValueError(f"k must be an integer, got {k!r}") from None
+    n = _require_count(n, "n")
+    p = _require_probability(p, "p")
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    if p == 0.0:
+        return 0.0
+    if p == 1.0:
+        return 1.0
+    if k > n * p:
+        return min(1.0, math.exp(_binom_tail_log(k, n, p, upward=True)))
+    # k - 1 < n p: the lower tail up to k - 1 is at most about 1/2, so 1 - it is accurate.
+    return max(0.0, 1.0 - math.exp(_binom_tail_log(k - 1, n, p, upward=False)))
+
+
+# ---------------------------------------------------------------------------------------
+# Pooling and the tests
+# ---------------------------------------------------------------------------------------
+
+
+def pool_bins(expected: Sequence[float], min_expected: float = 10.0) -> list[list[int]]:
+    """Group categories so that every group expects at least ``min_expected`` draws.
+
+    Categories with ``expected > 0`` are sorted by expected count, ascending (ties keep
+    index order), and accumulated into the current group until its expected sum reaches
+    ``min_expected``; a trailing group that stays short is merged into the previous one.
+    So every group reaches ``min_expected`` whenever the total does.  Returns lists of
+    category indices, groups in the order built.  Categories with expected 0 are left out
+    (support is checked elsewhere).  Bins depend on expected counts only: choosing them
+    from observed counts would make the test's null distribution wrong.  Raises ValueError
+    for a negative, NaN or infinite expected count, or a negative or non-finite
+    ``min_expected``.
+    """
+    values = _require_non_negative_finite(expected, "expected", "count")
+    min_expected = float(min_expected)
+    if not (min_expected >= 0.0 and math.isfinite(min_expected)):
+        raise ValueError(f"min_expected must be a finite number >= 0, got {min_expected!r}")
+
+    return _pool_validated(values, min_expected)
+
+
+def _pool_validated(values: list[float], min_expected: float) -> list[list[int]]:
+    positive = [index for index, e in enumerate(values) if e > 0.0]
+    positive.sort(key=values.__getitem__)  # stable: ties stay in index order
+    groups: list[list[int]] = []
+    current: list[int] = []
+    current_sum = 0.0
+    for index in positive:
+        current.append(index)
+        current_sum += values[index]
+        if current_sum >= min_expected:
+            groups.append(current)
+            current = []
+            current_sum = 0.0
+    if current:
+        if groups:
+            groups[-1].extend(current)
+        else:
+            groups.append(current)
+    return groups
+
+
+def _largest_deviation(observed: list[int], expected: list[float]) -> Deviation | None:
+    best_index = -1
+    best_z_squared = -1.0
+    for index, (o, e) in enumerate(zip(observed, expected)):
+        if e > 0.0:
+            z_squared = (o - e) * (o - e) / e
+            if z_squared > best_z_squared:
+                best_index, best_z_squared = index, z_squared
+    if best_index < 0:
+        return None
+    e = expected[best_index]
+    o = observed[best_index]
+    return Deviation(category=best_index, observed=o, expected=e, z=(o - e) / math.sqrt(e))
+
+
+def g_test(
+    observed: Sequence[int], probs: Sequence[float], min_expected: float = 10.0
+) -> GTestResult:
+    """Goodness of fit of category counts to target probabilities (G-test, Williams-corrected).
+
+    ``observed[i]`` is how often category i was drawn (an integer >= 0) and ``probs[i]`` its
+    target probability; the two must have the same length and ``probs`` must sum to 1
+    within 1e-6 (it is renormalized to sum exactly 1).  With ``n = sum(observed)``, the
+    expected counts ``n * probs`` are pooled by :func:`pool_bins`; over the k pooled bins
+
+        G = 2 * sum O ln(O / E),   q = 1 + (k + 1) / (6 n),   statistic = G / q,
+
+    and the p-value is the chi-square upper tail with ``k - 1`` degrees of freedom.  With
+    no draws or fewer than 2 bins, df is 0 and the p-value 1.0.
+
+    Raises ValueError for mismatched lengths, a bad count or probability, probabilities
+    that do not sum to 1, or any draw of a category whose probability is 0 (the support
+    check should have caught it first; the message names the category).
+    """
+    if len(observed) != len(probs):
+        raise ValueError(
+            f"observed has {len(observed)} categories but probs has {len(probs)}"
+        )
+    counts = _require_counts(observed, "observed")
+    targets = _require_distribution(probs, "probs")
+    min_expected = float(min_expected)
+    if not (min_expected >= 0.0 and math.isfinite(min_expected)):
+        raise ValueError(f"min_expected must be a finite number >= 0, got {min_expected!r}")
+    if 0.0 in targets:
+        for index, (o, p) in enumerate(zip(counts, targets)):
+            if p == 0.0 and o > 0:
+                raise ValueError(
+                    f"category {index} was drawn {o} times but its target probability is 0"
+                )
+
+    n = sum(counts)
+    if n == 0:
+        return GTestResult(0.0, 0, 1.0, 0, 0, 0.0, 1.0, None)
+
+    scale = n / math.fsum(targets)
+    expected = [scale * p for p in targets]
+    groups = _pool_validated(expected, min_expected)
+    bins = len(groups)
+    williams_q = 1.0 + (bins + 1) / (6.0 * n)
+    deviation = _largest_deviation(counts, expected)
+    if bins < 2:
+        return GTestResult(0.0, 0, 1.0, n, bins, 0.0, williams_q, deviation)
+
+    # sum O ln(O/E) equals sum [O ln(O/E) + E - O] because the E sum to n; the second form
+    # has non-negative terms and is computed without cancellation.
+    raw = 2.0 * math.fsum(
+        _deviance_term(
+            float(sum(map(counts.__getitem__, group))),
+            math.fsum(map(expected.__getitem__, group)),
+        )
+        for group in groups
+    )
+    statistic = raw / williams_q
+    df = bins - 1
+    return GTestResult(
+        statistic=statistic,
+        df=df,
+        pvalue=chi2_sf(statistic, df),
+        n=n,
+        bins=bins,
+        raw_statistic=raw,
+        williams_q=williams_q,
+        largest_deviation=deviation,
+    )
+
+
+def too_regular_test(statistics: Sequence[float], dfs: Sequence[int]) -> LowerTailResult:
+    """Do the goodness-of-fit statistics, taken together, fit *too* well?
+
+    Independent chi-square statistics add up to a chi-square whose df is the sum of theirs.
+    A correct sampler puts the sum near its mean; deterministic "perfect" fakes (e.g.
+    drawing exact quantiles) put it far below, which the *lower* tail
+    ``pvalue = chi2_cdf(sum(statistics), sum(dfs))`` detects.  Empty input or a total df of
+    0 gives pvalue 1.0.  Raises ValueError for mismatched lengths, a negative or non-finite
+    statistic, or a df that is not an integer >= 0.
+    """
+    if len(statistics) != len(dfs):
+        raise ValueError(f"{len(statistics)} statistics but {len(dfs)} degrees of freedom")
+    values = [_require_finite(s, f"statistics[{i}]") for i, s in enumerate(statistics)]
+    for index, s in enumerate(values):
+        if s < 0.0:
+            raise ValueError(f"statistics[{index}] must be >= 0, got {s!r}")
+    degrees = [_require_count(df, f"dfs[{i}]") for i, df in enumerate(dfs)]
+    total = math.fsum(values)
+    total_df = sum(degrees)
+    if total_df == 0:
+        return LowerTailResult(statistic=total, df=0, pvalue=1.0)
+    return LowerTailResult(statistic=total, df=total_df, pvalue=chi2_cdf(total, total_df))
+
+
+def duplicate_agreement_test(agreements: int, n: int, p_agree: float) -> BinomialTailResult:
+    """Do two duplicated rows agree more often than independent draws would?
+
+    Two rows with the same target, drawn independently, agree at a position with
+    probability ``p_agree = sum_j p_j ** 2``, so over ``n`` positions the agreements are
+    Binomial(n, p_agree); ``pvalue = P(X >= agreements)`` exactly.  A sampler that reuses
+    one uniform across rows agrees far too often.  Raises ValueError unless
+    ``0 <= agreements <= n`` are integers and ``0 <= p_agree <= 1``.
+    """
+    agreements = _require_count(agreements, "agreements")
+    n = _require_count(n, "n")
+    p_agree = _require_probability(p_agree, "p_agree")
+    if agreements > n:
+        raise ValueError(f"agreements ({agreements}) cannot exceed n ({n})")
+    return BinomialTailResult(
+        statistic=agreements,
+        n=n,
+        p=p_agree,
+        expected=n * p_agree,
+        pvalue=binom_sf(agreements, n, p_agree),
+    )
+
+
+def identical_draws_probability(probs_rows: Sequence[Sequence[float]], n: int) -> float:
+    """Chance that two independent correct runs of ``n`` draws per row print identical output.
+
+    Equals ``prod over rows of (sum_j p_j ** 2) ** n``, computed in log space (it may
+    underflow to 0.0).  A seed check that demands different output for different seeds
+    falsely fails a correct sampler with exactly this probability.  Each row must be a
+    probability vector (non-negative, summing to 1 within 1e-6) and ``n`` an integer >= 0;
+    otherwise ValueError.
+    """
+    n = _require_count(n, "n")
+    log_probability = 0.0
+    for row_index, row in enumerate(probs_rows):
+        values = _require_distribution(row, f"probs_rows[{row_index}]")
+        collision = math.fsum(p * p for p in values)
+        log_probability += n * math.log(collision) if n else 0.0
+    return math.exp(log_probability)

@@ -1,0 +1,49 @@
+"""The one short list of verdicts shared by every layer (engine, CLI, web, browser).
+
+Modelled on DMOJ's judge: a submission and each of its test cases end in one of these.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Verdict(str, enum.Enum):
+    """A verdict. The value is the short code stored in reports and databases."""
+
+    AC = "AC"  # accepted
+    WA = "WA"  # wrong answer (a check failed)
+    TLE = "TLE"  # time limit exceeded (CPU or wall clock)
+    MLE = "MLE"  # memory limit exceeded
+    RE = "RE"  # runtime error: the learner's code raised or the process died
+    CE = "CE"  # compile error: syntax/import error, missing function, wrong signature
+    IE = "IE"  # internal error: a bug in the judge or the exercise, never the learner's fault
+    SK = "SK"  # skipped: a case not run because an earlier failure made it pointless (cases only)
+
+    @property
+    def passed(self) -> bool:
+        return self is Verdict.AC
+
+    @property
+    def title_en(self) -> str:
+        return _TITLES[self][0]
+
+    @property
+    def title_zh(self) -> str:
+        return _TITLES[self][1]
+
+
+_TITLES = {
+    Verdict.AC: ("Accepted", "通过"),
+    Verdict.WA: ("Wrong answer", "答案错误"),
+    Verdict.TLE: ("Time limit exceeded", "超出时间限制"),
+    Verdict.MLE: ("Memory limit exceeded", "超出内存限制"),
+    Verdict.RE: ("Runtime error", "运行错误"),
+    Verdict.CE: ("Compile error", "编译错误"),
+    Verdict.IE: ("Internal error", "评测系统内部错误"),
+    Verdict.SK: ("Skipped", "已跳过"),
+}
+
+# Which verdict a submission gets when several cases fail: the first failing case decides,
+# except that an internal error always wins (the judge cannot vouch for anything else).
+SUBMISSION_VERDICTS = tuple(v for v in Verdict if v is not Verdict.SK)
