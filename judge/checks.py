@@ -22,6 +22,16 @@ from judge.testing import Context
 # An alternative distribution must fit the draws at least this well to be named as the mistake.
 DIAGNOSIS_MIN_PVALUE = 1e-3
 
+# Known mistakes: diagnosis -> what that mistake returns. A callable is evaluated only when a check
+# fails, so computing the mistakes costs nothing for a correct submission.
+Mistakes = Mapping[str, torch.Tensor] | Callable[[], Mapping[str, torch.Tensor]] | None
+
+
+def _mistakes(mistakes: Mistakes) -> Mapping[str, torch.Tensor]:
+    if mistakes is None:
+        return {}
+    return mistakes() if callable(mistakes) else mistakes
+
 
 class CheckFailed(AssertionError):
     """A check failed: the submission gets WA with this message."""
@@ -62,7 +72,7 @@ def expect_tensor(value: Any, *, name: str, shape: Sequence[int], dtype: torch.d
 
 def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, atol: float, what: str,
                  row_labels: Sequence[str] | None = None,
-                 mistakes: Mapping[str, torch.Tensor] | None = None) -> None:
+                 mistakes: Mistakes = None) -> None:
     """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close.
 
     On failure the message names the worst row and token; when ``mistakes`` is given (name ->
@@ -78,18 +88,26 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
         return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
-    diagnosis = None
-    for name, candidate in (mistakes or {}).items():
-        candidate64 = candidate.to(torch.float64)
-        if candidate.shape == actual.shape and torch.allclose(actual64[row], candidate64[row], rtol=rtol, atol=atol):
-            diagnosis = name
-            break
+    diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
     message = (f"{what}: {_row_name(row_labels, row)}, token {token}: you returned "
                f"{actual64[row, token].item():.6g}, expected {expected64[row, token].item():.6g} "
                f"(tolerance {atol:g} + {rtol:g} x expected)")
     if diagnosis:
         message += f". This matches a known mistake: {diagnosis}"
     fail(message, diagnosis=diagnosis)
+
+
+def _matching_mistake(actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float,
+                      atol: float) -> str | None:
+    """The mistake that reproduces the whole output, else the first one that reproduces ``row``."""
+    candidates = {name: c.to(torch.float64) for name, c in mistakes.items() if c.shape == actual.shape}
+    for name, candidate in candidates.items():
+        if torch.allclose(actual, candidate, rtol=rtol, atol=atol):
+            return name
+    for name, candidate in candidates.items():
+        if torch.allclose(actual[row], candidate[row], rtol=rtol, atol=atol):
+            return name
+    return None
 
 
 def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str) -> None:
@@ -102,7 +120,7 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str) -
 
 def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
                    why_excluded: Callable[[int, int], str], row_labels: Sequence[str] | None = None,
-                   diagnosis: str | None = None, alternatives: Mapping[str, torch.Tensor] | None = None) -> None:
+                   diagnosis: str | None = None, alternatives: Mistakes = None) -> None:
     """No draw may be a token whose target probability is exactly 0.
 
     ``draws``: int64 ``[B, n]``; ``probs``: float64 ``[B, V]``; ``why_excluded(row, token)``
@@ -120,16 +138,16 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
     token, count = int(tokens[worst]), int(counts[worst])
     others = len(tokens) - 1
     more = f" (and {others} other excluded token{'s' if others != 1 else ''})" if others else ""
-    if alternatives and diagnosis is None:
+    if alternatives is not None and diagnosis is None:
         observed = torch.bincount(draws[row], minlength=probs.shape[-1]).tolist()
-        diagnosis = _best_alternative(observed, {name: alt[row] for name, alt in alternatives.items()})
+        diagnosis = _best_alternative(observed, {name: alt[row] for name, alt in _mistakes(alternatives).items()})
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
     fail(f"{what}: {_row_name(row_labels, row)}: token {token} was drawn {count} of {draws.shape[1]} times{more}; "
          f"{why_excluded(row, token)}, so it must never be drawn{hint}", diagnosis=diagnosis)
 
 
 def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
-                        alternatives: Mapping[str, torch.Tensor] | None = None) -> stats.GTestResult:
+                        alternatives: Mistakes = None) -> stats.GTestResult:
     """Goodness of fit of one row's draws to its target distribution (pooled G-test, Williams).
 
     ``draws``: int64 ``[n]`` already checked against the support; ``probs``: float64 ``[V]``.
@@ -145,7 +163,7 @@ def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, 
     ctx.fit_statistics.append((result.statistic, result.df))
     if passed:
         return result
-    diagnosis = _best_alternative(observed, alternatives or {})
+    diagnosis = _best_alternative(observed, _mistakes(alternatives))
     where = _largest_gap(observed, target)
     message = (f"{label}: your draws do not follow the target distribution "
                f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "

@@ -67,6 +67,7 @@ class Report:
     false_failure_budget: dict[str, Any]
     time_ms: float = 0.0
     message: str = ""  # submission-level message (compile error, process crash, ...)
+    diagnosis: str | None = None  # the first known mistake a failing case named
     output: str = ""  # the tail of what the learner's code printed
     environment: dict[str, Any] = field(default_factory=dict)
 
@@ -83,6 +84,7 @@ class Report:
                 "verdict": self.verdict.value,
                 "score": {"passed": self.passed, "total": len(self.cases)},
                 "message": self.message,
+                "diagnosis": self.diagnosis,
                 "seed": self.seed,
                 "seeds": {c.name: c.seed for c in self.cases if c.seed is not None},
                 "device": self.device,

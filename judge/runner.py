@@ -184,6 +184,8 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     failing = next((c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)), None)
     if failing is not None:
         report.message = f"{failing.title}: {failing.message}"
+        report.diagnosis = next((c.diagnosis for c in report.cases if c.diagnosis and c.verdict not in
+                                 (Verdict.AC, Verdict.SK)), None)
     report.false_failure_budget = budget.summary()
     report.time_ms = (time.monotonic() - started) * 1000
     return report
@@ -206,6 +208,7 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
     except LearnerRaised as raised:
         result.verdict = Verdict.MLE if raised.memory else Verdict.RE
         result.message = raised.traceback.strip() or str(raised)
+        result.diagnosis = ctx.diagnosis
     except ProcessFailed as failure:
         result.verdict = failure.verdict
         result.message = str(failure)

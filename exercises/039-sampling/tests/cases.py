@@ -33,6 +33,12 @@ class Batch:
         """Diagnosis -> the float64 [B, V] distribution of each known mistake that changes this batch."""
         return mistakes_that_differ(self.logits, self.params, self.exact.probs)
 
+    def row_alternatives(self, row: int) -> dict[str, torch.Tensor]:
+        """Diagnosis -> float64 [V] distribution, for the mistakes that change ``row``."""
+        exact = self.exact.probs[row]
+        return {name: probs[row] for name, probs in self.alternatives.items()
+                if not torch.allclose(probs[row], exact, rtol=1e-6, atol=1e-9)}
+
     def param_tensors(self) -> dict[str, torch.Tensor]:
         """The parameters as 1-D tensors of length B, one value per row."""
         return {

@@ -62,13 +62,14 @@ MISTAKES: dict[str, str] = {
     "temperature_multiplied": "the logits are multiplied by the temperature instead of divided by it",
     "temperature_ignored": "the temperature has no effect (applied after softmax, or not at all)",
     "no_greedy": "temperature 0 is not treated as greedy (always the first argmax)",
+    "greedy_ties_split": "temperature 0 is not treated as greedy: tied maxima must go to the first one",
     "top_k_plus_one": "top-k keeps one token too many (k+1)",
     "top_p_drops_crossing": "top-p drops the token that crosses the threshold",
     "top_p_one_extra": "top-p keeps one token more than the nucleus",
     "top_p_unsorted": "top-p adds up probabilities in vocabulary order instead of sorted order",
-    "top_p_not_renormalized": "top-p uses probabilities that were not renormalized after top-k",
     "min_p_absolute": "min-p is used as an absolute threshold instead of relative to the largest probability",
-    "filters_reordered": "the filters are applied in the wrong order (top-p before top-k; the order is top-k, top-p, min-p)",
+    "filters_reordered": ("the filters are applied in the wrong order: top-p before top-k, or top-p on probabilities "
+                          "not renormalized after top-k (the order is top-k, top-p, min-p)"),
     "min_p_first": "the filters are applied in the wrong order (min-p first; the order is top-k, top-p, min-p)",
     "no_filtering": "top-k, top-p and min-p have no effect",
     "row0_params": "the parameters of row 0 are used for every row",
@@ -105,6 +106,11 @@ def mistakes_that_differ(logits: torch.Tensor, params: list[RowParams], exact: t
 def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tuple[torch.Tensor, Exclusions]:
     vocab = z.shape[0]
     reasons: Exclusions = [(z == float("-inf"), "its logit is -inf")]
+    if p.temperature == 0 and mistake == "greedy_ties_split":
+        tied = z == z.max()
+        probs = tied.to(torch.float64) / tied.sum()
+        reasons.append((probs == 0, "at temperature 0 only the largest logit may be drawn"))
+        return probs, reasons
     if p.temperature == 0 and mistake != "no_greedy":
         best = int(torch.argmax(z))  # torch.argmax returns the first maximum
         probs = torch.zeros(vocab, dtype=torch.float64)
@@ -132,10 +138,7 @@ def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tup
             probs = _top_k(probs, p.top_k, mistake, check)
             why = f"it is not among the top_k={p.top_k} most likely tokens"
         elif step == "top_p":
-            source = probs
-            if mistake == "top_p_not_renormalized" and p.top_k:
-                source = torch.softmax(scaled, dim=0) * (probs > 0)
-            probs = _top_p(probs, source, p.top_p, mistake, check)
+            probs = _top_p(probs, p.top_p, mistake, check)
             why = f"it is outside the nucleus of top_p={p.top_p:g}"
         else:
             probs = _min_p(probs, p.min_p, mistake, check)
@@ -166,13 +169,13 @@ def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> tor
     return _renormalize(probs, probs >= kth)
 
 
-def _top_p(probs: torch.Tensor, source: torch.Tensor, top_p: float, mistake: str | None, check: bool) -> torch.Tensor:
+def _top_p(probs: torch.Tensor, top_p: float, mistake: str | None, check: bool) -> torch.Tensor:
     if top_p >= 1:
         return probs
     if mistake == "top_p_unsorted":
-        before = torch.cumsum(source, 0) - source
+        before = torch.cumsum(probs, 0) - probs
         return _renormalize(probs, (before < top_p) & (probs > 0))
-    ordered, order = torch.sort(source, descending=True, stable=True)
+    ordered, order = torch.sort(probs, descending=True, stable=True)
     cumulative = torch.cumsum(ordered, 0)
     before = cumulative - ordered
     keep_sorted = before < top_p
