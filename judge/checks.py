@@ -15,12 +15,15 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import torch
 
 from judge import stats
+from judge.i18n import Bilingual
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import Context
 
 # An alternative distribution must fit the draws at least this well to be named as the mistake.
 DIAGNOSIS_MIN_PVALUE = 1e-3
+
+SEEDS_DIAGNOSIS = Bilingual("the generator argument is ignored or overridden", "忽略或覆盖了 generator 参数")
 
 # Known mistakes: diagnosis -> what that mistake returns. A callable is evaluated only when a check
 # fails, so computing the mistakes costs nothing for a correct submission.
@@ -210,7 +213,7 @@ def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Ten
             f"independent draws agree about {result.expected:.0f} times (p = {result.pvalue:.3g}). "
             "Each row needs its own random numbers",
             statistic=float(agreements), p_value=result.pvalue,
-            diagnosis="the rows share the same random numbers")
+            diagnosis=Bilingual("the rows share the same random numbers", "各行共用了同一组随机数"))
     return result
 
 
@@ -232,7 +235,7 @@ def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torc
             f"{label}: two different generator seeds gave exactly the same {first.numel()} draws "
             f"(a correct sampler does that with probability {chance:.3g}). Your code seems to ignore "
             "`generator`, or to re-seed torch itself", p_value=chance,
-            diagnosis="the generator argument is ignored or overridden")
+            diagnosis=SEEDS_DIAGNOSIS)
     return chance
 
 

@@ -257,7 +257,7 @@ def _child_environment(home: str) -> dict[str, str]:
             "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "SYSTEMROOT")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env.update({"HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
-                "PYTHONIOENCODING": "utf-8"})
+                "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"})
     return env
 
 

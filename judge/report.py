@@ -11,6 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from judge.i18n import in_language
 from judge.verdicts import Verdict
 
 REPORT_SCHEMA = 1
@@ -44,10 +45,18 @@ class CaseResult:
     p_value: float | None = None
     diagnosis: str | None = None
     checks: list[CheckRecord] = field(default_factory=list)
+    title_zh: str = ""
+
+    @property
+    def diagnosis_zh(self) -> str | None:
+        return in_language(self.diagnosis, "zh") if self.diagnosis is not None else None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["verdict"] = self.verdict.value
+        data["title_zh"] = self.title_zh or self.title
+        data["diagnosis"] = str(self.diagnosis) if self.diagnosis is not None else None
+        data["diagnosis_zh"] = self.diagnosis_zh
         data["time_ms"] = round(self.time_ms, 3)
         return _finite(data)
 
@@ -84,7 +93,8 @@ class Report:
                 "verdict": self.verdict.value,
                 "score": {"passed": self.passed, "total": len(self.cases)},
                 "message": self.message,
-                "diagnosis": self.diagnosis,
+                "diagnosis": str(self.diagnosis) if self.diagnosis is not None else None,
+                "diagnosis_zh": in_language(self.diagnosis, "zh") if self.diagnosis is not None else None,
                 "seed": self.seed,
                 "seeds": {c.name: c.seed for c in self.cases if c.seed is not None},
                 "device": self.device,

@@ -21,6 +21,7 @@ from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
+from judge.i18n import Bilingual
 from judge.process import LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
 from judge.report import CaseResult, CheckRecord, Report
 from judge.testing import Context, Submission, derive_seed
@@ -39,6 +40,7 @@ class CaseSpec:
     suite: str
     name: str
     title: str
+    title_zh: str
     function: Callable[[Submission, Context], None]
 
 
@@ -55,13 +57,20 @@ def load_suite(exercise: Exercise, suite: str) -> Suite:
     cases = []
     for name, value in vars(module).items():
         if name.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
-            doc = (value.__doc__ or "").strip().splitlines()
-            title = doc[0].strip() if doc else name.removeprefix("test_").replace("_", " ")
-            cases.append(CaseSpec(suite, name.removeprefix("test_"), title, value))
+            title, title_zh = _titles(value.__doc__, name)
+            cases.append(CaseSpec(suite, name.removeprefix("test_"), title, title_zh, value))
     budget = getattr(module, "BUDGET", BudgetDeclaration())
     if not isinstance(budget, BudgetDeclaration):
         raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.budget.BudgetDeclaration")
     return Suite(suite, tuple(cases), budget)
+
+
+def _titles(docstring: str | None, name: str) -> tuple[str, str]:
+    """English title from the docstring's first line, Chinese from a ``zh:`` line (else the English)."""
+    lines = [line.strip() for line in (docstring or "").strip().splitlines()]
+    title = lines[0] if lines and lines[0] else name.removeprefix("test_").replace("_", " ")
+    title_zh = next((line[3:].strip() for line in lines if line.startswith("zh:")), title)
+    return title, title_zh
 
 
 def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
@@ -143,7 +152,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     except LoadFailed as failure:
         report.verdict = failure.verdict
         report.message = str(failure)
-        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load") for c in specs]
+        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load", title_zh=c.title_zh) for c in specs]
         report.false_failure_budget = budget.summary()
         report.time_ms = (time.monotonic() - started) * 1000
         if owned and process is not None:
@@ -152,7 +161,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     except ProcessFailed as failure:  # hung or died while importing
         report.verdict = failure.verdict
         report.message = f"while loading your file: {failure}"
-        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run") for c in specs]
+        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run", title_zh=c.title_zh) for c in specs]
         report.false_failure_budget = budget.summary()
         return report
 
@@ -166,7 +175,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
             if process is None or not process.alive:
                 if restarts >= MAX_RESTARTS:
                     report.cases.append(CaseResult(case.name, case.suite, case.title, Verdict.SK,
-                                                   "not run: your process died too often"))
+                                                   "not run: your process died too often", title_zh=case.title_zh))
                     continue
                 restarts += 1
                 process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb)
@@ -196,7 +205,7 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
     case_seed = derive_seed(master_seed, case.suite, case.name)
     ctx = Context(seed=case_seed, device=device, budget=budget, deadline=time.monotonic() + exercise.time_limit_s)
     submission = Submission(process, tuple(f.name for f in exercise.functions), lambda: ctx)
-    result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed)
+    result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed, title_zh=case.title_zh)
     started = time.perf_counter()
     try:
         case.function(submission, ctx)
@@ -230,7 +239,8 @@ def _too_regular_case(fit_statistics: list[tuple[float, int]], budget: FalseFail
     alpha = budget.spend("too_regular")
     passed = test.pvalue >= alpha
     case = CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular",
-                      Verdict.AC if passed else Verdict.WA, statistic=test.statistic, p_value=test.pvalue)
+                      Verdict.AC if passed else Verdict.WA, statistic=test.statistic, p_value=test.pvalue,
+                      title_zh="抽样结果不过分规整")
     case.checks = [CheckRecord("too_regular", "all goodness-of-fit checks together", test.statistic, test.pvalue,
                                alpha, passed, test.df)]
     if not passed:
@@ -238,7 +248,7 @@ def _too_regular_case(fit_statistics: list[tuple[float, int]], budget: FalseFail
                         f"than random draws can (G = {test.statistic:.3g} on {test.df} degrees of freedom, "
                         f"lower-tail p = {test.pvalue:.3g}). Real samples fluctuate; draws that are too regular "
                         "come from a deterministic scheme (quantiles, stratification), not from random sampling")
-        case.diagnosis = "the draws are too regular to be random"
+        case.diagnosis = Bilingual("the draws are too regular to be random", "抽样结果过于规整，不像是随机抽样")
     case.time_ms = (time.perf_counter() - started) * 1000
     return case
 

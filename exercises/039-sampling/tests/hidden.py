@@ -11,6 +11,7 @@ import torch
 
 from judge.budget import BudgetDeclaration
 from judge.checks import (
+    SEEDS_DIAGNOSIS,
     expect,
     expect_close,
     expect_different_under_seeds,
@@ -21,8 +22,10 @@ from judge.checks import (
     expect_tensor,
 )
 
+from judge.i18n import Bilingual
+
 from . import cases
-from .oracle import RowParams, target
+from .oracle import MISTAKES, RowParams, target
 
 # Goodness-of-fit checks: mixed 7 (row 6 is greedy), zipf 3, float64 2, scalar 2.
 BUDGET = BudgetDeclaration(fit=14, independence=1, seeds=1)
@@ -69,27 +72,42 @@ def _check_draws(ctx, draws: torch.Tensor, batch: cases.Batch, *, what: str, fit
 # --- sampling_probs: exact targets -------------------------------------------------------
 
 def test_probs_per_row_parameters(sub, ctx):
-    """sampling_probs: eight rows, each with its own parameters"""
+    """sampling_probs: eight rows, each with its own parameters
+
+    zh: sampling_probs：八行，每行各有自己的参数
+    """
     _check_probs(sub, cases.mixed_rows(), what="sampling_probs with per-row parameters")
 
 
 def test_probs_scalar_parameters(sub, ctx):
-    """sampling_probs: scalar parameters shared by every row"""
+    """sampling_probs: scalar parameters shared by every row
+
+    zh: sampling_probs：所有行共用的标量参数
+    """
     _check_probs(sub, cases.scalar_rows(), what="sampling_probs with scalar parameters", per_row=False)
 
 
 def test_probs_float64(sub, ctx):
-    """sampling_probs: float64 logits keep float64 precision"""
+    """sampling_probs: float64 logits keep float64 precision
+
+    zh: sampling_probs：float64 的 logits 保持 float64 精度
+    """
     _check_probs(sub, cases.float64_rows(), what="sampling_probs on float64 logits")
 
 
 def test_probs_large_vocabulary(sub, ctx):
-    """sampling_probs: a 32 000-token Zipf-like vocabulary"""
+    """sampling_probs: a 32 000-token Zipf-like vocabulary
+
+    zh: sampling_probs：32 000 个 token 的类 Zipf 词表
+    """
     _check_probs(sub, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
 
 
 def test_probs_each_filter_alone(sub, ctx):
-    """sampling_probs: temperature, top-k, top-p and min-p one at a time"""
+    """sampling_probs: temperature, top-k, top-p and min-p one at a time
+
+    zh: sampling_probs：温度、top-k、top-p、min-p 逐个单独检查
+    """
     logits = cases.mixed_rows().logits[:1].expand(6, -1).clone()
     params = [RowParams(temperature=0.5), RowParams(temperature=2.0), RowParams(top_k=3),
               RowParams(top_p=0.6), RowParams(min_p=0.2), RowParams(top_k=10)]
@@ -100,7 +118,10 @@ def test_probs_each_filter_alone(sub, ctx):
 # --- sample: hard checks -----------------------------------------------------------------
 
 def test_sample_shape_and_default(sub, ctx):
-    """sample: shape [B, num_samples], int64, num_samples defaults to 1"""
+    """sample: shape [B, num_samples], int64, num_samples defaults to 1
+
+    zh: sample：形状 [B, num_samples]、int64，num_samples 默认为 1
+    """
     batch = cases.scalar_rows()
     draws = sub.sample(batch.logits, temperature=0.8, top_k=5, top_p=0.9, generator=ctx.generator())
     expect_tensor(draws, name="sample(logits) with the default num_samples", shape=(2, 1), dtype=torch.int64,
@@ -110,7 +131,10 @@ def test_sample_shape_and_default(sub, ctx):
 
 
 def test_sample_greedy(sub, ctx):
-    """sample: temperature 0 always returns the first maximum"""
+    """sample: temperature 0 always returns the first maximum
+
+    zh: sample：温度为 0 时总是返回第一个最大值
+    """
     logits = torch.tensor([[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, float("-inf")],
                            [float("-inf"), -2.0, -2.0, -5.0, -2.5]], dtype=torch.float32)
     for params in ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5}):
@@ -121,13 +145,16 @@ def test_sample_greedy(sub, ctx):
             expect(wrong.numel() == 0,
                    f"row {row} at temperature 0 ({params}): drew token {wrong[0].item() if wrong.numel() else ''}; "
                    f"greedy decoding must return token {best}, the first of the tied maxima, every time",
-                   diagnosis="temperature 0 is not treated as greedy (always the first argmax)")
+                   diagnosis=MISTAKES["no_greedy"])
 
 
 # --- sample: distributions ----------------------------------------------------------------
 
 def test_sample_mixed_rows(sub, ctx):
-    """sample: eight rows with their own parameters follow their distributions"""
+    """sample: eight rows with their own parameters follow their distributions
+
+    zh: sample：八行各自的参数下，抽样服从各自的分布
+    """
     batch = cases.mixed_rows()
     draws = _draw(sub, ctx, batch, MIXED_DRAWS)
     what = "sample with per-row parameters"
@@ -137,21 +164,30 @@ def test_sample_mixed_rows(sub, ctx):
 
 
 def test_sample_large_vocabulary(sub, ctx):
-    """sample: a 32 000-token Zipf-like vocabulary"""
+    """sample: a 32 000-token Zipf-like vocabulary
+
+    zh: sample：32 000 个 token 的类 Zipf 词表
+    """
     batch = cases.zipf_rows()
     draws = _draw(sub, ctx, batch, ZIPF_DRAWS)
     _check_draws(ctx, draws, batch, what="sample over 32 000 tokens", fit_rows=[0, 1, 2])
 
 
 def test_sample_float64(sub, ctx):
-    """sample: float64 logits"""
+    """sample: float64 logits
+
+    zh: sample：float64 的 logits
+    """
     batch = cases.float64_rows()
     draws = _draw(sub, ctx, batch, SMALL_DRAWS)
     _check_draws(ctx, draws, batch, what="sample on float64 logits", fit_rows=[0, 1])
 
 
 def test_sample_scalar_parameters(sub, ctx):
-    """sample: scalar parameters"""
+    """sample: scalar parameters
+
+    zh: sample：标量参数
+    """
     batch = cases.scalar_rows()
     draws = _draw(sub, ctx, batch, SMALL_DRAWS, per_row=False)
     _check_draws(ctx, draws, batch, what="sample with scalar parameters", fit_rows=[0, 1])
@@ -160,7 +196,10 @@ def test_sample_scalar_parameters(sub, ctx):
 # --- randomness: seeds and extreme uniforms ----------------------------------------------
 
 def test_generator_seeds(sub, ctx):
-    """sample: the generator decides every draw (same seed, same draws)"""
+    """sample: the generator decides every draw (same seed, same draws)
+
+    zh: sample：每次抽样都由 generator 决定（种子相同，结果相同）
+    """
     batch = cases.scalar_rows()
     params = _scalar_params(batch)
     seed = ctx.fresh_seed("same")
@@ -170,7 +209,7 @@ def test_generator_seeds(sub, ctx):
     expect(torch.equal(first, second),
            "two calls with generators seeded alike returned different draws: every random number must come "
            "from `generator` (pass it to torch.multinomial / torch.rand)",
-           diagnosis="the generator argument is ignored or overridden")
+           diagnosis=SEEDS_DIAGNOSIS)
     other = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(), **params)
     expect_different_under_seeds(ctx, first, other, batch.exact.probs, label="sample with two different seeds")
     seeded = sub.with_global_seed(ctx.fresh_seed("global"))
@@ -182,11 +221,17 @@ def test_generator_seeds(sub, ctx):
 
 
 def test_extreme_uniforms(sub, ctx):
-    """sample: correct when torch.rand returns exactly 0.0 or 0.99999994"""
-    ctx.diagnose("the sampler fails when torch.rand returns 0.0 or the largest float below 1 "
-                 "(an inverse CDF must never run past the last allowed token)")
+    """sample: correct when torch.rand returns exactly 0.0 or 0.99999994
+
+    zh: sample：torch.rand 恰好返回 0.0 或 0.99999994 时依然正确
+    """
     extreme = sub.with_extreme_uniforms(ctx.fresh_seed("extreme"))
     for batch in (cases.edge_rows(), cases.mixed_rows()):
+        # The same call with ordinary random numbers first: a failure there is not about extreme values.
+        draws = _draw(sub, ctx, batch, 2_000)
+        expect_support(draws, batch.exact.probs, what="sample", why_excluded=batch.exact.why_excluded,
+                       row_labels=batch.labels, alternatives=lambda batch=batch: batch.alternatives)
+        ctx.diagnose(EXTREME_UNIFORMS_DIAGNOSIS)
         draws = extreme.sample(batch.logits, num_samples=2_000, generator=ctx.generator(), **batch.param_tensors())
         draws = expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], 2_000), dtype=torch.int64,
                               device="cpu")
@@ -195,10 +240,19 @@ def test_extreme_uniforms(sub, ctx):
                        diagnosis=ctx.diagnosis)
 
 
+EXTREME_UNIFORMS_DIAGNOSIS = Bilingual(
+    "the sampler fails when torch.rand returns 0.0 or the largest float below 1 "
+    "(an inverse CDF must never run past the last allowed token)",
+    "当 torch.rand 返回 0.0 或小于 1 的最大浮点数时采样出错（逆 CDF 不能越过最后一个允许的 token）")
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 def test_bad_parameters(sub, ctx):
-    """Bad parameters raise ValueError"""
+    """Bad parameters raise ValueError
+
+    zh: 非法参数抛出 ValueError
+    """
     logits = cases.scalar_rows().logits
     bad = [
         ({"temperature": -0.5}, "a negative temperature"),
@@ -220,7 +274,10 @@ def test_bad_parameters(sub, ctx):
 
 
 def test_bad_logits(sub, ctx):
-    """Bad logits raise ValueError"""
+    """Bad logits raise ValueError
+
+    zh: 非法 logits 抛出 ValueError
+    """
     bad = [
         (torch.tensor([[0.5, float("nan"), 1.0]]), "NaN logits"),
         (torch.tensor([[0.5, 1.0, 2.0], [float("-inf")] * 3]), "a row with no finite logit"),

@@ -30,32 +30,50 @@ def _expect_probs(sub, expected, **params):
 
 
 def test_softmax(sub, ctx):
-    """sampling_probs at temperature 1 is the softmax"""
+    """sampling_probs at temperature 1 is the softmax
+
+    zh: 温度为 1 时 sampling_probs 就是 softmax
+    """
     _expect_probs(sub, [0.579259, 0.213097, 0.129250, 0.078394], temperature=1.0)
 
 
 def test_temperature(sub, ctx):
-    """temperature 0.5 sharpens the distribution"""
+    """temperature 0.5 sharpens the distribution
+
+    zh: 温度 0.5 让分布更尖锐
+    """
     _expect_probs(sub, [0.830953, 0.112457, 0.041371, 0.015219], temperature=0.5)
 
 
 def test_top_k(sub, ctx):
-    """top_k=2 keeps the two most likely tokens"""
+    """top_k=2 keeps the two most likely tokens
+
+    zh: top_k=2 保留概率最大的两个 token
+    """
     _expect_probs(sub, [0.731059, 0.268941, 0.0, 0.0], top_k=2)
 
 
 def test_top_p(sub, ctx):
-    """top_p=0.8 keeps the token that crosses 0.8"""
+    """top_p=0.8 keeps the token that crosses 0.8
+
+    zh: top_p=0.8 保留使累计概率越过 0.8 的那个 token
+    """
     _expect_probs(sub, [0.628532, 0.231224, 0.140244, 0.0], top_p=0.8)
 
 
 def test_min_p(sub, ctx):
-    """min_p=0.3 keeps tokens with at least 0.3 x the largest probability"""
+    """min_p=0.3 keeps tokens with at least 0.3 x the largest probability
+
+    zh: min_p=0.3 保留概率不低于最大概率 0.3 倍的 token
+    """
     _expect_probs(sub, [0.731059, 0.268941, 0.0, 0.0], min_p=0.3)
 
 
 def test_greedy(sub, ctx):
-    """temperature 0 is greedy"""
+    """temperature 0 is greedy
+
+    zh: 温度为 0 时是贪心解码
+    """
     _expect_probs(sub, [1.0, 0.0, 0.0, 0.0], temperature=0.0)
     draws = sub.sample(torch.tensor([LOGITS]), num_samples=20, temperature=0.0, generator=ctx.generator())
     draws = expect_tensor(draws, name="sample", shape=(1, 20), dtype=torch.int64, device="cpu")
@@ -63,7 +81,10 @@ def test_greedy(sub, ctx):
 
 
 def test_sample_distribution(sub, ctx):
-    """4 000 draws with top_p=0.8 follow [0.6285, 0.2312, 0.1402, 0]"""
+    """4 000 draws with top_p=0.8 follow [0.6285, 0.2312, 0.1402, 0]
+
+    zh: top_p=0.8 下的 4 000 次抽样服从 [0.6285, 0.2312, 0.1402, 0]
+    """
     expected = torch.tensor([[0.628532, 0.231224, 0.140244, 0.0]], dtype=torch.float64)
     draws = sub.sample(torch.tensor([LOGITS]), num_samples=4000, top_p=0.8, generator=ctx.generator())
     draws = expect_tensor(draws, name="sample", shape=(1, 4000), dtype=torch.int64, device="cpu")
@@ -73,6 +94,9 @@ def test_sample_distribution(sub, ctx):
 
 
 def test_negative_temperature(sub, ctx):
-    """a negative temperature raises ValueError"""
+    """a negative temperature raises ValueError
+
+    zh: 负的温度抛出 ValueError
+    """
     with expect_raises(ValueError, "sampling_probs(temperature=-1.0)"):
         sub.sampling_probs(torch.tensor([LOGITS]), temperature=-1.0)

@@ -1,0 +1,253 @@
+"""The local command line (``practice/judge.py``): a thin front door over the engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.table import Table
+
+from judge import JUDGE_VERSION
+from judge.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
+from judge.i18n import LANGUAGES, default_language, t
+from judge.render import render_report
+from judge.verdicts import Verdict
+
+WORKSPACE = PROJECT_ROOT / "practice" / "workspace"
+USAGE_ERROR = 2
+
+
+def workspace_file(folder: str) -> Path:
+    return WORKSPACE / f"{folder}.py"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python practice/judge.py",
+                                     description="ProbJudge: judge sampling exercises with statistical tests.")
+    parser.add_argument("--version", action="version", version=f"ProbJudge {JUDGE_VERSION}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def with_lang(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        sub.add_argument("--lang", choices=LANGUAGES, default=None, help="language of the texts (default: from locale)")
+        return sub
+
+    with_lang(commands.add_parser("list", help="list the exercises"))
+    show = with_lang(commands.add_parser("show", help="print an exercise's statement"))
+    show.add_argument("exercise", help="number (39, 039) or slug (sampling)")
+    show.add_argument("--raw", action="store_true", help="print the Markdown source")
+    start = with_lang(commands.add_parser("start", help="copy the starter to practice/workspace/ (never overwrites)"))
+    start.add_argument("exercise")
+    test = with_lang(commands.add_parser("test", help="judge your solution: public + hidden tests"))
+    test.add_argument("exercise")
+    test.add_argument("file", nargs="?", help="your solution (default: practice/workspace/NNN-slug.py)")
+    test.add_argument("--public-only", action="store_true", help="run only the public examples")
+    test.add_argument("--seed", type=int, default=None, help="master seed, to reproduce a run")
+    test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
+    solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
+    solution.add_argument("exercise")
+    check = commands.add_parser("check", help="maintainers: references pass, known-wrong solutions fail")
+    check.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
+    check.add_argument("--seed", type=int, default=None)
+    check.add_argument("--device", default="cpu")
+    check.add_argument("--jobs", type=int, default=2, help="solutions judged at once")
+    with_lang(commands.add_parser("doctor", help="what this machine can judge"))
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    lang = getattr(args, "lang", None) or default_language()
+    out = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    try:
+        return COMMANDS[args.command](args, lang, out, err)
+    except ExerciseError as error:
+        err.print(f"[bold red]error:[/] {error}")
+        return USAGE_ERROR
+
+
+def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    table = Table(box=None, header_style="bold")
+    for key in ("number", "slug", "title", "difficulty", "runs_in"):
+        table.add_column(t(key, lang))
+    for exercise in load_all():
+        table.add_row(f"{exercise.number:03d}", exercise.slug, exercise.title(lang), exercise.difficulty,
+                      ", ".join(exercise.runs_in))
+    out.print(table)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    exercise = resolve(args.exercise)
+    text = exercise.statement(lang)
+    if args.raw or not out.is_terminal:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+    else:
+        out.print(Markdown(text))
+    return 0
+
+
+def cmd_start(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    exercise = resolve(args.exercise)
+    target = workspace_file(exercise.folder)
+    shown = _relative(target)
+    if target.exists():
+        out.print(t("exists", lang, path=shown))
+        return 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exercise.starter_path, target)
+    out.print(t("started", lang, path=shown, id=exercise.number))
+    return 0
+
+
+def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    from judge.runner import judge_file
+
+    exercise = resolve(args.exercise)
+    path = Path(args.file) if args.file else workspace_file(exercise.folder)
+    if not path.is_file():
+        err.print(t("no_file", lang, path=_relative(path), id=exercise.number))
+        return USAGE_ERROR
+    if args.device not in ("cpu",) and not args.device.startswith("cuda"):
+        err.print(f"[bold red]error:[/] unknown device {args.device!r}; use cpu or cuda")
+        return USAGE_ERROR
+    if args.device.startswith("cuda") and not _cuda_available():
+        err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
+                  "(run `python practice/judge.py doctor`)")
+        return USAGE_ERROR
+    suites = ("public",) if args.public_only else SUITES
+    show_progress = not args.json and err.is_terminal
+    report = _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        render_report(report, out, lang)
+    return 0 if report.verdict is Verdict.AC else 1
+
+
+def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress):
+    if not show_progress:
+        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task(t("starting", lang), total=None)
+
+        def on_case(title: str, index: int, total: int) -> None:
+            progress.update(task, description=f"{t('judging', lang)}: {title}", completed=index, total=total)
+
+        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case)
+
+
+def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    exercise = resolve(args.exercise)
+    code = exercise.reference_path.read_text(encoding="utf-8")
+    explanation = exercise.solutions_root / f"explanation.{lang}.md"
+    out.rule(t("reference", lang))
+    out.print(Syntax(code, "python", line_numbers=False) if out.is_terminal else code, markup=False)
+    if explanation.is_file():
+        out.rule(t("explanation", lang))
+        text = explanation.read_text(encoding="utf-8")
+        out.print(Markdown(text) if out.is_terminal else text, markup=False)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    from judge.catalogue import check_exercise
+
+    exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
+    all_ok = True
+    for exercise in exercises:
+        out.print(f"[bold]{exercise.number:03d} {exercise.slug}[/]")
+        started = time.monotonic()
+
+        def show(outcome) -> None:
+            mark = "[green]ok  [/]" if outcome.ok else "[bold red]FAIL[/]"
+            report = outcome.report
+            detail = f"  {outcome.problem}" if outcome.problem else ""
+            out.print(f"  {mark} {outcome.solution:28} {report.verdict.value:4} "
+                      f"{report.time_ms / 1000:5.1f} s  expected {outcome.expectation}{detail}", markup=True,
+                      highlight=False)
+
+        outcomes = check_exercise(exercise, seed=args.seed, device=args.device, jobs=args.jobs, progress=show)
+        failed = [o for o in outcomes if not o.ok]
+        all_ok = all_ok and not failed
+        out.print(f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected "
+                  f"in {time.monotonic() - started:.1f} s")
+    return 0 if all_ok else 1
+
+
+def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    table = Table(box=None, show_header=False)
+    table.add_row("ProbJudge", JUDGE_VERSION)
+    table.add_row("Python", f"{platform.python_version()} ({sys.executable})")
+    table.add_row("Platform", platform.platform())
+    try:
+        import torch
+    except ImportError:
+        table.add_row("torch", "[red]not installed[/]: run `make test` or `pip install -e .`")
+        out.print(table)
+        return 1
+    table.add_row("torch", torch.__version__)
+    cuda = _cuda_available()
+    if cuda:
+        names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+        table.add_row("CUDA", f"available: {names} (torch CUDA {torch.version.cuda})")
+    else:
+        table.add_row("CUDA", "not available (CPU judging only)")
+    startup = _learner_startup_seconds()
+    table.add_row("Learner process", startup)
+    table.add_row("Sandbox levels", "local: available (a child process with time and memory limits)")
+    out.print(table)
+    exercises = Table(box=None, header_style="bold")
+    for heading in ("#", "slug", "devices declared", "can judge here"):
+        exercises.add_column(heading)
+    for exercise in load_all():
+        here = [d for d in exercise.devices if d == "cpu" or (d == "cuda" and cuda)]
+        exercises.add_row(f"{exercise.number:03d}", exercise.slug, ", ".join(exercise.devices), ", ".join(here) or "-")
+    out.print(exercises)
+    return 0
+
+
+def _learner_startup_seconds() -> str:
+    from judge.process import LearnerProcess, LoadFailed, ProcessFailed
+
+    exercise = load_all()[0] if load_all() else None
+    if exercise is None:
+        return "no exercises to try"
+    started = time.monotonic()
+    try:
+        with LearnerProcess(exercise.starter_path):
+            pass
+    except (LoadFailed, ProcessFailed) as error:
+        return f"[red]failed[/]: {error}"
+    return f"starts and imports torch in {time.monotonic() - started:.1f} s"
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+COMMANDS = {"list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,
+            "check": cmd_check, "doctor": cmd_doctor}

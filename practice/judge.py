@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""ProbJudge on your own machine: list exercises, read them, start, test, check.
+
+    python practice/judge.py list
+    python practice/judge.py show 39 --lang zh
+    python practice/judge.py start 39
+    python practice/judge.py test 39 [FILE] [--public-only] [--seed N] [--device cpu|cuda] [--json]
+    python practice/judge.py solution 39
+    python practice/judge.py check [IDS ...]
+    python practice/judge.py doctor
+
+Exit status: ``test`` exits 0 only when the verdict is AC (1 otherwise); ``check`` exits 0 when
+every reference passes and every known-wrong solution fails with its diagnosis; 2 means the
+command itself was used wrongly (unknown exercise, missing file, ...).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+if str(PROJECT_ROOT) not in sys.path:
+    sys.path.insert(0, str(PROJECT_ROOT))
+
+from judge.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

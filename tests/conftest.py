@@ -1,0 +1,32 @@
+"""Shared fixtures: the project root, exercise 39, and learner files written on the fly."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from judge.exercise import PROJECT_ROOT, resolve
+
+
+@pytest.fixture(scope="session")
+def exercise39():
+    return resolve("39")
+
+
+@pytest.fixture
+def learner_file(tmp_path: Path):
+    """Write a learner file from (dedented) source and return its path."""
+
+    def write(source: str, name: str = "solution.py") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def project_root() -> Path:
+    return PROJECT_ROOT

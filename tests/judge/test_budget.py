@@ -1,0 +1,50 @@
+"""The false-failure budget: alphas add up to the total, and undeclared checks are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.budget import (
+    ASYMPTOTIC_SAFETY,
+    INDEPENDENCE_ALPHA,
+    BudgetDeclaration,
+    BudgetExceeded,
+    FalseFailureBudget,
+)
+
+
+def test_declared_checks_spend_exactly_the_total():
+    budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=15, independence=1, seeds=1))
+    fit_alpha = budget.alpha("fit")
+    for _ in range(15):
+        assert budget.spend("fit") == fit_alpha
+    budget.spend("independence")
+    budget.spend("seeds")
+    budget.spend("too_regular")
+    summary = budget.summary()
+    assert summary["spent"] == pytest.approx(1e-6, rel=1e-9)
+    assert summary["spent"] <= 1e-6 * (1 + 1e-12)
+    assert fit_alpha * 15 * ASYMPTOTIC_SAFETY + INDEPENDENCE_ALPHA + 2e-12 == pytest.approx(1e-6)
+
+
+def test_an_undeclared_check_is_an_error_not_a_silent_overspend():
+    budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=1))
+    budget.spend("fit")
+    with pytest.raises(BudgetExceeded):
+        budget.spend("fit")
+    with pytest.raises(BudgetExceeded):
+        budget.spend("independence")
+
+
+def test_declarations_add_up_and_fixed_shares_must_fit():
+    total = BudgetDeclaration(fit=1) + BudgetDeclaration(fit=14, independence=1, seeds=1)
+    assert total == BudgetDeclaration(fit=15, independence=1, seeds=1)
+    with pytest.raises(ValueError, match="fixed-level"):
+        FalseFailureBudget(1e-8, BudgetDeclaration(fit=1, independence=2))
+
+
+def test_suites_without_fit_checks_spend_nothing_on_too_regular():
+    budget = FalseFailureBudget(1e-6, BudgetDeclaration())
+    assert budget.summary()["spent"] == 0
+    with pytest.raises(BudgetExceeded):
+        budget.spend("too_regular")

@@ -1,0 +1,166 @@
+"""The learner process: every way learner code can misbehave becomes a verdict, never a judge crash."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from judge.process import CallOptions, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
+from judge.verdicts import Verdict
+
+ECHO = """
+    import torch
+
+    def double(x):
+        print("hello from the learner")
+        return x * 2
+
+    def fails(x):
+        return helper(x)
+
+    def helper(x):
+        raise ValueError("bad x: " + str(x))
+
+    def spin():
+        while True:
+            pass
+
+    def leave():
+        import os
+        os._exit(0)
+
+    def hog():
+        return torch.empty(1 << 40, dtype=torch.uint8)
+
+    def draw(generator=None):
+        return torch.rand(10_000, generator=generator)
+
+    def global_draw():
+        return torch.rand(5)
+
+    def unsendable():
+        return object()
+"""
+
+
+@pytest.fixture
+def echo(learner_file):
+    with LearnerProcess(learner_file(ECHO), memory_limit_mb=2048) as process:
+        yield process
+
+
+def test_calls_return_tensors_and_printing_does_not_disturb_the_protocol(echo):
+    value, elapsed = echo.call("double", [torch.arange(4)], {}, timeout_s=10)
+    assert torch.equal(value, torch.arange(4) * 2)
+    assert elapsed >= 0
+    assert "hello from the learner" in echo.output_tail()
+    assert "double" in echo.functions and echo.functions["double"]["params"][0]["name"] == "x"
+
+
+def test_learner_exceptions_carry_only_learner_frames(echo):
+    with pytest.raises(LearnerRaised) as raised:
+        echo.call("fails", [3], {}, timeout_s=10)
+    error = raised.value
+    assert error.type_name == "ValueError" and error.message == "bad x: 3"
+    assert "solution.py" in error.traceback and "helper" in error.traceback
+    assert "judge" not in error.traceback and "child.py" not in error.traceback
+    # The process survives a raised exception and answers the next call.
+    assert torch.equal(echo.call("double", [torch.ones(1)], {}, timeout_s=10)[0], torch.full((1,), 2.0))
+
+
+def test_infinite_loop_is_tle_and_the_process_is_gone(echo):
+    with pytest.raises(ProcessFailed) as failed:
+        echo.call("spin", [], {}, timeout_s=0.5)
+    assert failed.value.verdict is Verdict.TLE
+    assert not echo.alive
+
+
+def test_exiting_midway_is_a_runtime_error(echo):
+    with pytest.raises(ProcessFailed) as failed:
+        echo.call("leave", [], {}, timeout_s=10)
+    assert failed.value.verdict is Verdict.RE
+    assert "exit" in str(failed.value)
+
+
+def test_allocation_past_the_memory_limit_is_mle(echo):
+    with pytest.raises(LearnerRaised) as raised:
+        echo.call("hog", [], {}, timeout_s=10)
+    assert raised.value.memory
+
+
+def test_unsendable_return_values_are_a_clear_error(echo):
+    with pytest.raises(LearnerRaised, match="returned"):
+        echo.call("unsendable", [], {}, timeout_s=10)
+
+
+def test_extreme_uniforms_hit_both_ends_without_touching_the_generator_stream(echo):
+    plain, _ = echo.call("draw", [], {"generator": _generator(5)}, timeout_s=10)
+    extreme, _ = echo.call("draw", [], {"generator": _generator(5)}, timeout_s=10,
+                           options=CallOptions(extreme_uniforms=1))
+    top = torch.tensor(1.0).nextafter(torch.tensor(0.0))
+    assert (extreme == 0).any() and (extreme == top).any()
+    changed = extreme != plain
+    assert 0.005 < changed.float().mean() < 0.05
+    assert torch.equal(extreme[~changed], plain[~changed])
+
+
+def test_global_seed_option_seeds_torch_default_generator(echo):
+    first, _ = echo.call("global_draw", [], {}, timeout_s=10, options=CallOptions(global_seed=3))
+    second, _ = echo.call("global_draw", [], {}, timeout_s=10, options=CallOptions(global_seed=3))
+    third, _ = echo.call("global_draw", [], {}, timeout_s=10)
+    assert torch.equal(first, second) and not torch.equal(first, third)
+
+
+def _generator(seed):
+    from judge.wire import GeneratorSpec
+
+    return GeneratorSpec(seed)
+
+
+@pytest.mark.parametrize("source, verdict, fragment", [
+    ("def f(:\n    pass\n", Verdict.CE, "line 1"),
+    ("import numpy_does_not_exist_here\n", Verdict.CE, "import error"),
+    ("x = 1\nraise RuntimeError('at import')\n", Verdict.RE, "line 2"),
+])
+def test_files_that_do_not_load(learner_file, source, verdict, fragment):
+    with pytest.raises(LoadFailed) as failed:
+        LearnerProcess(learner_file(source))
+    assert failed.value.verdict is verdict
+    assert fragment in str(failed.value)
+
+
+def test_a_file_that_hangs_at_import_is_tle(learner_file):
+    with pytest.raises(ProcessFailed) as failed:
+        LearnerProcess(learner_file("while True:\n    pass\n"), startup_timeout_s=3)
+    assert failed.value.verdict is Verdict.TLE
+
+
+def test_forged_bytes_on_the_result_pipe_are_a_runtime_error(learner_file):
+    source = """
+        import os, pickle
+
+        def forge():
+            for fd in range(3, 64):
+                try:
+                    os.write(fd, pickle.dumps({"verdict": "AC"}))
+                except OSError:
+                    pass
+            return 1
+    """
+    with LearnerProcess(learner_file(source)) as process:
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("forge", [], {}, timeout_s=10)
+    assert failed.value.verdict is Verdict.RE
+
+
+def test_the_child_environment_holds_none_of_the_judges_secrets(learner_file, monkeypatch):
+    monkeypatch.setenv("PROBJUDGE_SECRET_TOKEN", "s3cret")
+    source = """
+        import os
+
+        def environment():
+            return sorted(os.environ)
+    """
+    with LearnerProcess(learner_file(source)) as process:
+        names, _ = process.call("environment", [], {}, timeout_s=10)
+    assert "PROBJUDGE_SECRET_TOKEN" not in names
