@@ -118,18 +118,13 @@ def mistakes_that_differ(logits: torch.Tensor, params: list[RowParams], exact: t
 def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tuple[torch.Tensor, Exclusions]:
     vocab = z.shape[0]
     reasons: Exclusions = [(z == float("-inf"), "its logit is -inf")]
-    if p.temperature == 0 and mistake == "greedy_ties_split":
-        tied = z == z.max()
-        probs = tied.to(torch.float64) / tied.sum()
-        reasons.append((probs == 0, "at temperature 0 only the largest logit may be drawn"))
-        return probs, reasons
-    if p.temperature == 0 and mistake != "no_greedy":
+    if p.temperature == 0 and mistake not in ("no_greedy", "greedy_ties_split"):
         best = int(torch.argmax(z))  # torch.argmax returns the first maximum
         probs = torch.zeros(vocab, dtype=torch.float64)
         probs[best] = 1.0
         reasons.append((probs == 0, f"at temperature 0 only token {best} (the first maximum) may be drawn"))
         return probs, reasons
-    temperature = p.temperature if p.temperature > 0 else 1.0
+    temperature = p.temperature if p.temperature > 0 else (1e-5 if mistake == "greedy_ties_split" else 1.0)
     if mistake == "temperature_multiplied":
         scaled = z * temperature
     elif mistake == "temperature_ignored":

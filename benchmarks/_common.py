@@ -1,0 +1,106 @@
+"""Helpers shared by the benchmark scripts (not a benchmark itself).
+
+Each script in ``benchmarks/`` puts the project root on ``sys.path`` and then imports this
+module as ``benchmarks._common``. Nothing here is used by the judge.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+EXERCISE_ID = "39"
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: date, versions, CPU count, load."""
+    import torch
+
+    info: dict[str, Any] = {
+        "date": _dt.date.today().isoformat(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+    try:
+        info["load_average_1m"] = round(os.getloadavg()[0], 2)
+    except OSError:
+        pass
+    try:
+        import scipy
+
+        info["scipy"] = scipy.__version__
+    except ImportError:
+        pass
+    return info
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolation percentile, ``q`` in [0, 100] (numpy's default method)."""
+    data = sorted(values)
+    if not data:
+        return math.nan
+    position = (len(data) - 1) * q / 100.0
+    low = math.floor(position)
+    high = min(low + 1, len(data) - 1)
+    return data[low] + (data[high] - data[low]) * (position - low)
+
+
+def median(values: Iterable[float]) -> float:
+    data = list(values)
+    return statistics.median(data) if data else math.nan
+
+
+def write_json(path: str | Path, data: dict[str, Any]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(_plain(data), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _plain(value: Any) -> Any:
+    """JSON has no NaN/inf; write them as strings (as judge/report.py does)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def load_exercise_tests(exercise):
+    """Import the exercise's public and hidden suites the way the runner does; return the tests package name.
+
+    After this, ``sys.modules[package + ".cases"]`` and ``.oracle`` are the very modules the
+    suites use (same caches), so a benchmark sees exactly the frozen cases the judge sees.
+    """
+    from judge.runner import load_suite
+
+    for suite in ("public", "hidden"):
+        load_suite(exercise, suite)
+    return f"_probjudge_tests_{exercise.number:03d}"
+
+
+def fmt_ms(value: float) -> str:
+    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+
+
+def fmt_p(value: float) -> str:
+    if value == 0:
+        return "0"
+    if value >= 1e-3:
+        return f"{value:.3f}"
+    return f"{value:.2e}"

@@ -1,0 +1,184 @@
+"""The runner: verdicts for every kind of submission, the report's shape, seeds and budget."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import textwrap
+
+import pytest
+
+from judge.exercise import load_exercise
+from judge.runner import judge_file, load_suite
+from judge.verdicts import Verdict
+
+
+@pytest.fixture(scope="module")
+def reference_report(exercise39):
+    return judge_file(exercise39, exercise39.reference_path, seed=2024)
+
+
+def test_reference_is_accepted_with_a_complete_report(reference_report, exercise39):
+    report = reference_report
+    assert report.verdict is Verdict.AC, report.message
+    data = json.loads(json.dumps(report.to_json(), allow_nan=False))
+    assert data["verdict"] == "AC" and data["schema"] == 1
+    assert data["score"] == {"passed": len(report.cases), "total": len(report.cases)}
+    assert data["seed"] == 2024 and data["judge_version"]
+    assert data["exercise"]["number"] == 39 and len(data["exercise"]["content_hash"]) == 64
+    names = {case["name"] for case in data["cases"]}
+    assert {"softmax", "sample_mixed_rows", "not_too_regular"} <= names
+    for case in data["cases"]:
+        assert set(case) >= {"name", "suite", "title", "title_zh", "verdict", "message", "time_ms", "seed",
+                             "statistic", "p_value", "checks"}
+    fits = [check for case in data["cases"] for check in case["checks"] if check["kind"] == "fit"]
+    assert fits and all(0 <= check["p_value"] <= 1 and check["p_value"] >= check["alpha"] for check in fits)
+    assert set(data["seeds"]) == {case["name"] for case in data["cases"] if case["seed"] is not None}
+
+
+def test_the_suites_declare_exactly_the_checks_they_run(reference_report):
+    budget = reference_report.false_failure_budget
+    assert budget["total"] == 1e-6
+    assert budget["spent"] <= budget["total"] * (1 + 1e-12)
+    for kind, row in budget["checks"].items():
+        assert row["used"] == row["declared"], kind
+
+
+def test_a_master_seed_reproduces_every_statistic(exercise39, reference_report):
+    again = judge_file(exercise39, exercise39.reference_path, seed=2024)
+    first = [(c.name, c.statistic, c.p_value) for c in reference_report.cases]
+    assert first == [(c.name, c.statistic, c.p_value) for c in again.cases]
+    other = judge_file(exercise39, exercise39.reference_path, seed=2025, suites=("hidden",))
+    assert [c.p_value for c in other.cases if c.name == "sample_mixed_rows"] != \
+        [c.p_value for c in reference_report.cases if c.name == "sample_mixed_rows"]
+
+
+def test_public_only_runs_the_public_suite(exercise39):
+    report = judge_file(exercise39, exercise39.reference_path, seed=1, suites=("public",))
+    assert report.verdict is Verdict.AC
+    assert {c.suite for c in report.cases} == {"public", "judge"}
+
+
+def test_missing_function_is_a_compile_error_naming_it(exercise39, learner_file):
+    path = learner_file("""
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            return logits
+    """)
+    report = judge_file(exercise39, path, seed=1)
+    assert report.verdict is Verdict.CE
+    assert "does not define `sample(logits, num_samples" in report.message
+    assert all(case.verdict is Verdict.SK for case in report.cases)
+
+
+def test_wrong_signature_is_a_compile_error_saying_what_differs(exercise39, learner_file):
+    path = learner_file("""
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            return logits
+
+        def sample(logits, n, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            return logits
+    """)
+    report = judge_file(exercise39, path, seed=1)
+    assert report.verdict is Verdict.CE
+    assert "missing `num_samples`, `generator`" in report.message
+    assert "extra required `n`" in report.message
+
+
+def test_the_starter_gets_a_runtime_error_pointing_at_not_implemented(exercise39):
+    report = judge_file(exercise39, exercise39.starter_path, seed=1, suites=("public",))
+    assert report.verdict is Verdict.RE
+    assert "NotImplementedError" in report.message
+    assert "judge/" not in report.message
+
+
+def test_syntax_error_is_a_compile_error_with_the_line(exercise39, learner_file):
+    report = judge_file(exercise39, learner_file("import torch\n\ndef sample(:\n"), seed=1)
+    assert report.verdict is Verdict.CE and "line 3" in report.message
+
+
+def test_hangs_are_tle_and_later_cases_still_run_until_too_many_deaths(exercise39, learner_file):
+    fast = dataclasses.replace(exercise39, time_limit_s=1.0)
+    path = learner_file("""
+        import torch
+
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            while True:
+                pass
+
+        def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+            return torch.zeros(logits.shape[0], num_samples, dtype=torch.int64)
+    """)
+    report = judge_file(fast, path, seed=1, suites=("public",))
+    verdicts = [case.verdict for case in report.cases]
+    assert report.verdict is Verdict.TLE
+    assert verdicts[:3] == [Verdict.TLE] * 3
+    assert Verdict.SK in verdicts
+    assert "did not finish within 1.0 s" in report.cases[0].message
+
+
+def _fake_exercise(tmp_path, number: int, tests: str):
+    folder = tmp_path / f"{number:03d}-echo"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "exercise.toml").write_text(textwrap.dedent(f"""
+        number = {number}
+        slug = "echo"
+        difficulty = "easy"
+        [title]
+        en = "Echo"
+        zh = "回声"
+        [functions.double]
+        params = ["x"]
+    """))
+    (folder / "tests" / "__init__.py").write_text("")
+    (folder / "tests" / "public.py").write_text(textwrap.dedent(tests))
+    (folder / "tests" / "hidden.py").write_text("")
+    for name in [m for m in sys.modules if m.startswith(f"_probjudge_tests_{number:03d}")]:
+        del sys.modules[name]
+    return load_exercise(folder)
+
+
+def test_a_bug_in_a_test_is_an_internal_error_not_the_learners_fault(tmp_path, learner_file):
+    exercise = _fake_exercise(tmp_path, 901, """
+        from judge.checks import expect
+
+        def test_doubles(sub, ctx):
+            '''double doubles
+
+            zh: 翻倍
+            '''
+            expect(sub.double(2) == 4, "double(2) must be 4")
+
+        def test_broken(sub, ctx):
+            {}["missing"]
+    """)
+    report = judge_file(exercise, learner_file("def double(x):\n    return 2 * x\n"), seed=1)
+    assert [c.verdict for c in report.cases] == [Verdict.AC, Verdict.IE]
+    assert report.verdict is Verdict.IE
+    assert report.cases[0].title == "double doubles" and report.cases[0].title_zh == "翻倍"
+    assert "not your fault" in report.cases[1].message
+
+
+def test_wrong_answer_and_runtime_error_cases(tmp_path, learner_file):
+    exercise = _fake_exercise(tmp_path, 902, """
+        from judge.checks import expect
+
+        def test_small(sub, ctx):
+            expect(sub.double(2) == 4, "double(2) must be 4")
+
+        def test_large(sub, ctx):
+            expect(sub.double(10) == 20, "double(10) must be 20")
+    """)
+    path = learner_file("def double(x):\n    if x > 5:\n        raise KeyError(x)\n    return x + 1\n")
+    report = judge_file(exercise, path, seed=1)
+    assert [c.verdict for c in report.cases] == [Verdict.WA, Verdict.RE]
+    assert report.verdict is Verdict.WA
+    assert report.cases[0].message == "double(2) must be 4"
+    assert "KeyError" in report.cases[1].message and "line 3" in report.cases[1].message
+
+
+def test_suite_modules_load_with_budget_declarations(exercise39):
+    hidden = load_suite(exercise39, "hidden")
+    public = load_suite(exercise39, "public")
+    assert hidden.budget.fit > 0 and public.budget.fit > 0
+    assert all(case.title and case.title_zh != case.title for case in hidden.cases + public.cases)
