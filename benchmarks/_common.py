@@ -48,6 +48,14 @@ def machine() -> dict[str, Any]:
     return info
 
 
+def console():
+    """A rich console that stays readable when the output is a file or a pipe (120 columns)."""
+    from rich.console import Console
+
+    probe = Console()
+    return probe if probe.is_terminal else Console(width=120)
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """Linear-interpolation percentile, ``q`` in [0, 100] (numpy's default method)."""
     data = sorted(values)

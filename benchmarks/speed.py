@@ -31,10 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from benchmarks._common import EXERCISE_ID, fmt_ms, machine, median, percentile, write_json  # noqa: E402
+from benchmarks._common import EXERCISE_ID, console as make_console, fmt_ms, machine, median, percentile, write_json  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.process import LearnerProcess  # noqa: E402
 from judge.runner import judge_file  # noqa: E402
@@ -57,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.runs, args.starts, args.cli_runs = min(args.runs, 10), min(args.starts, 3), min(args.cli_runs, 3)
-    console = Console()
+    console = make_console()
     exercise = resolve(EXERCISE_ID)
     reference = exercise.reference_path
     results: dict = {"machine": machine(), "runs": args.runs}

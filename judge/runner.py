@@ -24,7 +24,7 @@ from judge.exercise import Exercise
 from judge.i18n import Bilingual
 from judge.process import LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
 from judge.report import CaseResult, CheckRecord, Report
-from judge.testing import Context, Submission, derive_seed
+from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
@@ -131,7 +131,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``
     lets a caller reuse a loaded learner process across runs (it is not closed here).
     """
-    master_seed = secrets.randbits(63) if seed is None else int(seed)
+    master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
     started = time.monotonic()
     loaded = [load_suite(exercise, s) for s in suites]
     declared = BudgetDeclaration()

@@ -21,10 +21,13 @@ from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
 
 
+SEED_BITS = 53  # seeds stay exact as JSON numbers in JavaScript (2**53 - 1 is the largest safe integer)
+
+
 def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from a master seed and names: stable across runs, machines and Python versions."""
+    """A 53-bit seed from a master seed and names: stable across runs, machines and Python versions."""
     digest = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
+    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
 
 
 @dataclass

@@ -38,10 +38,10 @@ SMALL_DRAWS = 4_000
 TOLERANCE = {torch.float32: (1e-4, 1e-6), torch.float64: (1e-9, 1e-12)}
 
 
-def _check_probs(sub, batch: cases.Batch, *, what: str, per_row: bool = True) -> None:
+def _check_probs(sub, ctx, batch: cases.Batch, *, what: str, per_row: bool = True) -> None:
     params = batch.param_tensors() if per_row else _scalar_params(batch)
     out = sub.sampling_probs(batch.logits, **params)
-    out = expect_tensor(out, name="sampling_probs", shape=batch.logits.shape, dtype=batch.logits.dtype, device="cpu")
+    out = expect_tensor(out, name="sampling_probs", shape=batch.logits.shape, dtype=batch.logits.dtype, device=ctx.device)
     rtol, atol = TOLERANCE[batch.logits.dtype]
     expect_close(out, batch.exact.probs, rtol=rtol, atol=atol, what=what, row_labels=batch.labels,
                  mistakes=lambda: batch.alternatives)
@@ -57,7 +57,7 @@ def _draw(sub, ctx, batch: cases.Batch, num_samples: int, *, per_row: bool = Tru
     params = batch.param_tensors() if per_row else _scalar_params(batch)
     draws = sub.sample(batch.logits, num_samples=num_samples, generator=ctx.generator(), **params)
     return expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], num_samples), dtype=torch.int64,
-                         device="cpu")
+                         device=ctx.device)
 
 
 def _check_draws(ctx, draws: torch.Tensor, batch: cases.Batch, *, what: str, fit_rows: list[int]) -> None:
@@ -76,7 +76,7 @@ def test_probs_per_row_parameters(sub, ctx):
 
     zh: sampling_probs：八行，每行各有自己的参数
     """
-    _check_probs(sub, cases.mixed_rows(), what="sampling_probs with per-row parameters")
+    _check_probs(sub, ctx, cases.mixed_rows(), what="sampling_probs with per-row parameters")
 
 
 def test_probs_scalar_parameters(sub, ctx):
@@ -84,7 +84,7 @@ def test_probs_scalar_parameters(sub, ctx):
 
     zh: sampling_probs：所有行共用的标量参数
     """
-    _check_probs(sub, cases.scalar_rows(), what="sampling_probs with scalar parameters", per_row=False)
+    _check_probs(sub, ctx, cases.scalar_rows(), what="sampling_probs with scalar parameters", per_row=False)
 
 
 def test_probs_float64(sub, ctx):
@@ -92,7 +92,7 @@ def test_probs_float64(sub, ctx):
 
     zh: sampling_probs：float64 的 logits 保持 float64 精度
     """
-    _check_probs(sub, cases.float64_rows(), what="sampling_probs on float64 logits")
+    _check_probs(sub, ctx, cases.float64_rows(), what="sampling_probs on float64 logits")
 
 
 def test_probs_large_vocabulary(sub, ctx):
@@ -100,7 +100,7 @@ def test_probs_large_vocabulary(sub, ctx):
 
     zh: sampling_probs：32 000 个 token 的类 Zipf 词表
     """
-    _check_probs(sub, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
+    _check_probs(sub, ctx, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
 
 
 def test_probs_each_filter_alone(sub, ctx):
@@ -112,7 +112,7 @@ def test_probs_each_filter_alone(sub, ctx):
     params = [RowParams(temperature=0.5), RowParams(temperature=2.0), RowParams(top_k=3),
               RowParams(top_p=0.6), RowParams(min_p=0.2), RowParams(top_k=10)]
     labels = ["temperature 0.5", "temperature 2", "top_k=3", "top_p=0.6", "min_p=0.2", "top_k=V disables it"]
-    _check_probs(sub, cases.Batch(logits, params, target(logits, params), labels), what="sampling_probs, one filter")
+    _check_probs(sub, ctx, cases.Batch(logits, params, target(logits, params), labels), what="sampling_probs, one filter")
 
 
 # --- sample: hard checks -----------------------------------------------------------------
@@ -125,9 +125,9 @@ def test_sample_shape_and_default(sub, ctx):
     batch = cases.scalar_rows()
     draws = sub.sample(batch.logits, temperature=0.8, top_k=5, top_p=0.9, generator=ctx.generator())
     expect_tensor(draws, name="sample(logits) with the default num_samples", shape=(2, 1), dtype=torch.int64,
-                  device="cpu")
+                  device=ctx.device)
     draws = sub.sample(batch.logits, 7, 0.8, 5, 0.9, 0.0, ctx.generator())
-    expect_tensor(draws, name="sample with positional arguments", shape=(2, 7), dtype=torch.int64, device="cpu")
+    expect_tensor(draws, name="sample with positional arguments", shape=(2, 7), dtype=torch.int64, device=ctx.device)
 
 
 def test_sample_greedy(sub, ctx):
@@ -139,7 +139,7 @@ def test_sample_greedy(sub, ctx):
                            [float("-inf"), -2.0, -2.0, -5.0, -2.5]], dtype=torch.float32)
     for params in ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5}):
         draws = sub.sample(logits, num_samples=50, generator=ctx.generator(), **params)
-        draws = expect_tensor(draws, name="sample", shape=(3, 50), dtype=torch.int64, device="cpu")
+        draws = expect_tensor(draws, name="sample", shape=(3, 50), dtype=torch.int64, device=ctx.device)
         for row, best in enumerate([1, 0, 1]):
             wrong = draws[row][draws[row] != best]
             expect(wrong.numel() == 0,
@@ -205,7 +205,7 @@ def test_generator_seeds(sub, ctx):
     seed = ctx.fresh_seed("same")
     first = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(seed), **params)
     second = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(seed), **params)
-    first = expect_tensor(first, name="sample", shape=(2, 400), dtype=torch.int64, device="cpu")
+    first = expect_tensor(first, name="sample", shape=(2, 400), dtype=torch.int64, device=ctx.device)
     expect(torch.equal(first, second),
            "two calls with generators seeded alike returned different draws: every random number must come "
            "from `generator` (pass it to torch.multinomial / torch.rand)",
@@ -234,7 +234,7 @@ def test_extreme_uniforms(sub, ctx):
         ctx.diagnose(EXTREME_UNIFORMS_DIAGNOSIS)
         draws = extreme.sample(batch.logits, num_samples=2_000, generator=ctx.generator(), **batch.param_tensors())
         draws = expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], 2_000), dtype=torch.int64,
-                              device="cpu")
+                              device=ctx.device)
         expect_support(draws, batch.exact.probs, what="sample fed extreme uniform values (0.0 and 0.99999994)",
                        why_excluded=batch.exact.why_excluded, row_labels=batch.labels,
                        diagnosis=ctx.diagnosis)

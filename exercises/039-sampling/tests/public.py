@@ -18,15 +18,15 @@ LOGITS = [2.0, 1.0, 0.5, 0.0]
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-6}
 
 
-def _probs(sub, **params):
+def _probs(sub, ctx, **params):
     logits = torch.tensor([LOGITS])
     out = sub.sampling_probs(logits, **params)
-    return expect_tensor(out, name="sampling_probs", shape=(1, 4), dtype=torch.float32, device="cpu")
+    return expect_tensor(out, name="sampling_probs", shape=(1, 4), dtype=torch.float32, device=ctx.device)
 
 
-def _expect_probs(sub, expected, **params):
+def _expect_probs(sub, ctx, expected, **params):
     what = "sampling_probs(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
-    expect_close(_probs(sub, **params), torch.tensor([expected], dtype=torch.float64), what=what, **TOLERANCE)
+    expect_close(_probs(sub, ctx, **params), torch.tensor([expected], dtype=torch.float64), what=what, **TOLERANCE)
 
 
 def test_softmax(sub, ctx):
@@ -34,7 +34,7 @@ def test_softmax(sub, ctx):
 
     zh: 温度为 1 时 sampling_probs 就是 softmax
     """
-    _expect_probs(sub, [0.579259, 0.213097, 0.129250, 0.078394], temperature=1.0)
+    _expect_probs(sub, ctx, [0.579259, 0.213097, 0.129250, 0.078394], temperature=1.0)
 
 
 def test_temperature(sub, ctx):
@@ -42,7 +42,7 @@ def test_temperature(sub, ctx):
 
     zh: 温度 0.5 让分布更尖锐
     """
-    _expect_probs(sub, [0.830953, 0.112457, 0.041371, 0.015219], temperature=0.5)
+    _expect_probs(sub, ctx, [0.830953, 0.112457, 0.041371, 0.015219], temperature=0.5)
 
 
 def test_top_k(sub, ctx):
@@ -50,7 +50,7 @@ def test_top_k(sub, ctx):
 
     zh: top_k=2 保留概率最大的两个 token
     """
-    _expect_probs(sub, [0.731059, 0.268941, 0.0, 0.0], top_k=2)
+    _expect_probs(sub, ctx, [0.731059, 0.268941, 0.0, 0.0], top_k=2)
 
 
 def test_top_p(sub, ctx):
@@ -58,7 +58,7 @@ def test_top_p(sub, ctx):
 
     zh: top_p=0.8 保留使累计概率越过 0.8 的那个 token
     """
-    _expect_probs(sub, [0.628532, 0.231224, 0.140244, 0.0], top_p=0.8)
+    _expect_probs(sub, ctx, [0.628532, 0.231224, 0.140244, 0.0], top_p=0.8)
 
 
 def test_min_p(sub, ctx):
@@ -66,7 +66,7 @@ def test_min_p(sub, ctx):
 
     zh: min_p=0.3 保留概率不低于最大概率 0.3 倍的 token
     """
-    _expect_probs(sub, [0.731059, 0.268941, 0.0, 0.0], min_p=0.3)
+    _expect_probs(sub, ctx, [0.731059, 0.268941, 0.0, 0.0], min_p=0.3)
 
 
 def test_greedy(sub, ctx):
@@ -74,9 +74,9 @@ def test_greedy(sub, ctx):
 
     zh: 温度为 0 时是贪心解码
     """
-    _expect_probs(sub, [1.0, 0.0, 0.0, 0.0], temperature=0.0)
+    _expect_probs(sub, ctx, [1.0, 0.0, 0.0, 0.0], temperature=0.0)
     draws = sub.sample(torch.tensor([LOGITS]), num_samples=20, temperature=0.0, generator=ctx.generator())
-    draws = expect_tensor(draws, name="sample", shape=(1, 20), dtype=torch.int64, device="cpu")
+    draws = expect_tensor(draws, name="sample", shape=(1, 20), dtype=torch.int64, device=ctx.device)
     expect(bool((draws == 0).all()), f"sample at temperature 0 drew {draws.tolist()}; it must always draw token 0")
 
 
@@ -87,7 +87,7 @@ def test_sample_distribution(sub, ctx):
     """
     expected = torch.tensor([[0.628532, 0.231224, 0.140244, 0.0]], dtype=torch.float64)
     draws = sub.sample(torch.tensor([LOGITS]), num_samples=4000, top_p=0.8, generator=ctx.generator())
-    draws = expect_tensor(draws, name="sample", shape=(1, 4000), dtype=torch.int64, device="cpu")
+    draws = expect_tensor(draws, name="sample", shape=(1, 4000), dtype=torch.int64, device=ctx.device)
     expect_support(draws, expected, what="sample(top_p=0.8)",
                    why_excluded=lambda row, token: "it is outside the nucleus of top_p=0.8")
     expect_distribution(ctx, draws[0], expected[0] / expected[0].sum(), label="sample(top_p=0.8)")

@@ -1,0 +1,120 @@
+"""Checks in the judge's process: messages in the learner's terms, alphas spent from the budget."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from judge import checks
+from judge.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks import CheckFailed
+from judge.process import LearnerRaised
+from judge.testing import Context
+
+
+@pytest.fixture
+def ctx():
+    budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4, independence=1, seeds=1))
+    return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+
+
+def _draws(probs, n, seed=0):
+    return torch.multinomial(probs.float(), n, replacement=True, generator=torch.Generator().manual_seed(seed))
+
+
+def test_support_violation_names_row_token_count_and_rule():
+    probs = torch.tensor([[0.5, 0.5, 0.0]], dtype=torch.float64)
+    draws = torch.tensor([[0, 2, 2, 1]])
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_support(draws, probs, what="sample", row_labels=["top_k=2"],
+                              why_excluded=lambda row, token: "it is not among the top_k=2 most likely tokens")
+    message = failed.value.message
+    assert "row 0 (top_k=2)" in message and "token 2 was drawn 2 of 4 times" in message
+    assert "not among the top_k=2" in message and "must never be drawn" in message
+
+
+def test_out_of_vocabulary_ids_are_refused():
+    with pytest.raises(CheckFailed, match="token id 3, outside the vocabulary"):
+        checks.expect_tokens_in_range(torch.tensor([[0, 3]]), 3, what="sample")
+
+
+def test_distribution_check_passes_correct_draws_and_names_the_fitting_mistake(ctx):
+    target = torch.tensor([0.5, 0.3, 0.2], dtype=torch.float64)
+    result = checks.expect_distribution(ctx, _draws(target.unsqueeze(0), 20_000)[0], target, label="row 0")
+    assert result.pvalue > ctx.budget.alpha("fit")
+    shifted = torch.tensor([0.42, 0.38, 0.2], dtype=torch.float64)
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_distribution(ctx, _draws(shifted.unsqueeze(0), 20_000, seed=1)[0], target, label="row 1",
+                                   alternatives=lambda: {"the temperature is wrong": shifted})
+    error = failed.value
+    assert error.diagnosis == "the temperature is wrong"
+    assert error.p_value < ctx.budget.alpha("fit") and "degrees of freedom" in error.message
+    assert "largest gap is token" in error.message
+    assert [r.passed for r in ctx.records] == [True, False]
+    assert len(ctx.fit_statistics) == 2
+
+
+def test_close_check_prefers_the_mistake_that_explains_every_row():
+    expected = torch.tensor([[0.5, 0.5], [0.25, 0.75]], dtype=torch.float64)
+    actual = torch.tensor([[1.0, 0.0], [0.25, 0.75]])
+    mistakes = {"matches only row 0": torch.tensor([[1.0, 0.0], [0.5, 0.5]]),
+                "matches everything": torch.tensor([[1.0, 0.0], [0.25, 0.75]])}
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_close(actual, expected, rtol=1e-4, atol=1e-6, what="sampling_probs", mistakes=mistakes)
+    assert failed.value.diagnosis == "matches everything"
+    assert "row 0, token 0: you returned 1, expected 0.5" in failed.value.message
+    with pytest.raises(CheckFailed, match="NaN"):
+        checks.expect_close(torch.tensor([[float("nan"), 1.0]]), expected[:1], rtol=1e-4, atol=1e-6, what="x")
+
+
+def test_shared_uniforms_fail_independence(ctx):
+    probs = torch.tensor([0.4, 0.3, 0.2, 0.1], dtype=torch.float64)
+    same = _draws(probs.unsqueeze(0), 2_000)[0]
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_independent_rows(ctx, same, same, probs, label="rows 2 and 5")
+    assert "agreed at 2000 of 2000" in failed.value.message
+    assert failed.value.diagnosis == "the rows share the same random numbers"
+
+
+def test_seed_check_fails_identical_output_and_refuses_a_too_small_case(ctx):
+    probs = torch.tensor([[0.5, 0.5]], dtype=torch.float64)
+    draws = _draws(probs, 100)
+    with pytest.raises(CheckFailed, match="exactly the same"):
+        checks.expect_different_under_seeds(ctx, draws, draws.clone(), probs, label="seeds")
+    tiny = FalseFailureBudget(1e-6, BudgetDeclaration(seeds=1))
+    small = Context(seed=1, device="cpu", budget=tiny, deadline=float("inf"))
+    with pytest.raises(RuntimeError, match="enlarge the case"):
+        checks.expect_different_under_seeds(small, draws[:, :3], draws[:, 3:6], probs, label="seeds")
+
+
+def _raise(type_name, message="bad input"):
+    raise LearnerRaised({"type": type_name, "message": message, "traceback": ""})
+
+
+def test_expect_raises_accepts_the_type_or_a_subclass_with_a_message():
+    with checks.expect_raises(ValueError, "f()"):
+        _raise("ValueError")
+    with checks.expect_raises(ArithmeticError, "f()"):
+        _raise("ZeroDivisionError")
+    with pytest.raises(CheckFailed, match="it raised TypeError"):
+        with checks.expect_raises(ValueError, "f(-1)"):
+            _raise("TypeError")
+    with pytest.raises(CheckFailed, match="returned normally"):
+        with checks.expect_raises(ValueError, "f(-1)"):
+            pass
+    with pytest.raises(CheckFailed, match="without a message"):
+        with checks.expect_raises(ValueError, "f(-1)"):
+            _raise("ValueError", "")
+
+
+def test_tensor_check_names_shape_dtype_and_device():
+    with pytest.raises(CheckFailed, match="must return a torch.Tensor"):
+        checks.expect_tensor([1], name="sample", shape=(1,), dtype=torch.int64)
+    with pytest.raises(CheckFailed, match=r"shape \[2\], expected \[3\]"):
+        checks.expect_tensor(torch.zeros(2, dtype=torch.int64), name="sample", shape=(3,), dtype=torch.int64)
+    with pytest.raises(CheckFailed, match="dtype torch.int32"):
+        checks.expect_tensor(torch.zeros(2, dtype=torch.int32), name="sample", shape=(2,), dtype=torch.int64)
+    moved = torch.zeros(2, dtype=torch.int64)
+    moved.origin_device = "cuda:0"
+    with pytest.raises(CheckFailed, match="must stay on the input's device"):
+        checks.expect_tensor(moved, name="sample", shape=(2,), dtype=torch.int64, device="cpu")
