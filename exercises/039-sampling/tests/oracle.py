@@ -170,8 +170,10 @@ def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> tor
     ordered = torch.sort(probs, descending=True).values
     kth = ordered[k - 1]
     if check and k < positive:
-        nxt = ordered[k]
-        if nxt != kth and (kth - nxt) / kth < MARGIN:
+        below = ordered[ordered < kth]
+        nxt = below[0] if below.numel() else torch.tensor(0.0, dtype=torch.float64)
+        # Exact ties with the k-th are defined (all kept); the first value below it needs a margin.
+        if nxt > 0 and (kth - nxt) / kth < MARGIN:
             raise AmbiguousCase(f"top_k={k}: the k-th and next probabilities {kth:.6g}, {nxt:.6g} are too close")
     return _renormalize(probs, probs >= kth)
 
@@ -191,8 +193,9 @@ def _top_p(probs: torch.Tensor, top_p: float, mistake: str | None, check: bool) 
         crossing = count - 1
         if (top_p - before[crossing]) / top_p < MARGIN or (cumulative[crossing] - top_p) / top_p < MARGIN:
             raise AmbiguousCase(f"top_p={top_p}: the cumulative mass {cumulative[crossing]:.6g} is too close to the cut")
-        if count < ordered.shape[0] and ordered[count] == ordered[crossing] and ordered[count] > 0:
-            raise AmbiguousCase(f"top_p={top_p}: two tokens are tied exactly at the cut")
+        if count < ordered.shape[0] and ordered[count] > 0 and (ordered[crossing] - ordered[count]) / ordered[crossing] < MARGIN:
+            # Near-equal tokens on both sides of the cut: float32 could order them either way.
+            raise AmbiguousCase(f"top_p={top_p}: the last kept and first dropped tokens are (nearly) tied")
     if mistake == "top_p_drops_crossing":
         count = max(1, count - 1)
     elif mistake == "top_p_one_extra":
