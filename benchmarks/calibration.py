@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Is the judge calibrated? Rejection rates of the reference at relaxed alphas, and uniform p-values.
 
-    .venv/bin/python benchmarks/calibration.py [--runs 200] [--quick] [--seed N] [--json PATH]
+    .venv/bin/python benchmarks/calibration.py [--runs 200] [--quick] [--seed N] [--threads 1] [--json PATH]
 
 Judges the reference solution of exercise 39 ``--runs`` times (public + hidden, one reused
 learner process, distinct master seeds) and collects the p-value of every goodness-of-fit
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import torch  # noqa: E402
 from rich.table import Table  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
@@ -46,15 +48,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200, help="judged runs of the reference (default 200)")
     parser.add_argument("--quick", action="store_true", help="50 runs")
     parser.add_argument("--seed", type=int, default=39_2026, help="first master seed (default 392026)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads in the learner process and here (default 1: the statistics do not "
+                             "depend on it, and on a small shared machine one thread is several times faster; "
+                             "0 keeps torch's default)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures (and every p-value) as JSON")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs = min(args.runs, 50)
+    if args.threads > 0:
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)  # reaches the learner process (judge/process.py)
+        torch.set_num_threads(args.threads)
     console = make_console()
     exercise = resolve(EXERCISE_ID)
     info = machine()
     console.print(f"[bold]calibration[/bold]: reference of {exercise.folder} judged {args.runs} times "
-                  f"(public + hidden), torch {info['torch']}, {info['cpus']} CPUs")
+                  f"(public + hidden), torch {info['torch']}, {info['cpus']} CPUs, torch threads "
+                  f"{args.threads or 'default'}")
 
     fit: dict[str, list[float]] = defaultdict(list)  # label -> p-values, one per run
     too_regular: list[float] = []
@@ -85,11 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
     all_fit = [p for values in fit.values() for p in values]
 
-    results: dict = {"machine": info, "runs": args.runs, "first_seed": args.seed, "seed_step": SEED_STEP,
+    results: dict = {"machine": info, "runs": args.runs, "threads": args.threads, "first_seed": args.seed,
+                     "seed_step": SEED_STEP,
                      "seconds": elapsed, "fit_alpha": fit_alpha, "verdicts": dict(verdicts), "failures": failures}
 
     # Rejection rates at relaxed alphas ------------------------------------------------------
-    table = Table(title=f"rejection rate of the reference at relaxed alpha ({CONFIDENCE:.0%} Clopper-Pearson intervals)")
+    table = Table(title=f"rejection rate of the reference at relaxed alpha "
+                        f"({CONFIDENCE:.0%} Clopper-Pearson intervals)")
     for column in ("checks", "p-values", "alpha", "rejected", "observed rate", f"{CONFIDENCE:.0%} interval",
                    "observed / nominal", f"ratio {CONFIDENCE:.0%} interval"):
         table.add_column(column, justify="left" if column == "checks" else "right",

@@ -52,7 +52,8 @@ import torch  # noqa: E402
 from rich.table import Table  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
-from benchmarks._common import EXERCISE_ID, console as make_console, load_exercise_tests, machine, write_json  # noqa: E402
+from benchmarks._common import EXERCISE_ID, load_exercise_tests, machine, write_json  # noqa: E402
+from benchmarks._common import console as make_console  # noqa: E402
 from judge import stats as jstats  # noqa: E402
 from judge.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.catalogue import parse_wrong_solution  # noqa: E402
@@ -546,7 +547,8 @@ def analyse_shared_uniform(suite: Suite, module, args, seed: int) -> dict:
     observed = [c["n"] for c in curve if c["kill_rate"] >= TARGET]
     return {"killing_check": f"independence (alpha {INDEPENDENCE_ALPHA:g})",
             "row": "mixed rows 2 and 5", "case": "sample_mixed_rows", "p_agree": p_agree,
-            "rows_always_agree": always_equal, "n_point": n_exact if always_equal else (min(observed) if observed else None),
+            "rows_always_agree": always_equal,
+            "n_point": n_exact if always_equal else (min(observed) if observed else None),
             "n_conf": n_exact if always_equal else None, "suite_n": suite.hidden.MIXED_DRAWS, "curve": curve,
             "note": f"every draw agreed ({'yes' if always_equal else 'NO'}), so P(kill) is 0 below n = {n_exact} "
                     f"and 1 from there (p = {p_agree:.3f}^n)"}
@@ -642,57 +644,82 @@ def analyse_no_greedy(suite: Suite, module) -> dict:
     else:
         n = math.ceil(math.log(1 - TARGET) / log_survival_per_draw)
     survival = math.exp(GREEDY_DRAWS * log_survival_per_draw)
-    return {"killing_check": "greedy rows with tied maxima", "row": "sample_greedy rows 0-2", "case": "sample_greedy", "n_point": n, "n_conf": n,
+    return {"killing_check": "greedy rows with tied maxima", "row": "sample_greedy rows 0-2", "case": "sample_greedy",
+            "n_point": n, "n_conf": n,
             "suite_n": GREEDY_DRAWS, "per_parameter_set": per_set, "survival_at_suite_n": survival,
             "note": f"per draw on all three rows the file picks the first maximum with probability "
                     f"{math.exp(log_survival_per_draw):.3g}; survival at n = {GREEDY_DRAWS}: {survival:.2g}"}
 
 
+def bad_uniform_count(cdf: torch.Tensor, allowed: torch.Tensor, bits: int) -> int:
+    """How many of the 2^bits uniforms k * 2^-bits make ``searchsorted(cdf, u)`` pick a token outside ``allowed``.
+
+    ``searchsorted`` (left) picks token i for u in (cdf[i-1], cdf[i]]: token 0 for u in [0, cdf[0]],
+    index V (past the end) for u > cdf[V-1]. Exact for values on a 2^-bits grid.
+    """
+    scale = 2.0 ** bits
+    last = (1 << bits) - 1  # the largest uniform is last / scale = 1 - 2^-bits
+    edges = [float(v) for v in cdf.to(torch.float64).tolist()]
+    below = -1  # floor(lower edge * scale): u = 0 is k = 0 > -1
+    count = 0
+    for token, edge in enumerate(edges + [math.inf]):
+        top = last if edge == math.inf else min(last, math.floor(edge * scale))
+        if top > below and (token >= len(edges) or not bool(allowed[token])):
+            count += top - below
+        below = max(below, top)
+    return count
+
+
 def analyse_inverse_cdf(suite: Suite, module) -> dict:
-    # 1. torch.rand(float32) on this machine returns multiples of 2^-24 (so 0.0 and 1 - 2^-24 are its ends).
-    sample = torch.rand(1 << 22, generator=torch.Generator().manual_seed(3))
-    scaled = sample.to(torch.float64) * 2.0 ** 24
-    on_grid = bool((scaled == scaled.floor()).all())
+    # torch.rand returns multiples of 2^-24 in float32 (2^-53 in float64): 0.0 and 1 - 2^-24 are its ends.
+    generator = torch.Generator().manual_seed(3)
+    on_grid = {}
+    for dtype, bits in ((torch.float32, 24), (torch.float64, 53)):
+        scaled = torch.rand(1 << 20, generator=generator, dtype=dtype).to(torch.float64) * 2.0 ** bits
+        on_grid[str(dtype).removeprefix("torch.")] = bool((scaled == scaled.floor()).all())
     grid = torch.arange(1 << 24, dtype=torch.float64).mul_(2.0 ** -24).to(torch.float32)  # every float32 uniform
     fraction = ExtremeUniforms.FRACTION
     rows = []
+    enumeration_agrees = True
     for name, batch in suite.batches.items():
         per_row = name in ("mixed", "zipf", "float64", "edge")
         probs = module.sampling_probs(batch.logits, **call_params(batch, per_row))
         cdf = torch.cumsum(probs, dim=1)  # as the file does, in the logits' dtype
         allowed = batch.exact.probs > 0
         vocab = probs.shape[1]
+        bits = 24 if cdf.dtype == torch.float32 else 53
         n = {"public": PUBLIC_DRAWS, "mixed": suite.hidden.MIXED_DRAWS + EXTREME_CASE_DRAWS,
              "zipf": suite.hidden.ZIPF_DRAWS, "float64": suite.hidden.SMALL_DRAWS,
              "scalar": suite.hidden.SMALL_DRAWS, "edge": EXTREME_CASE_DRAWS}[name]
+        top = torch.tensor(1.0, dtype=cdf.dtype).nextafter(torch.tensor(0.0, dtype=cdf.dtype))
+        ends = torch.stack([torch.zeros((), dtype=cdf.dtype), top])
         for row in range(probs.shape[0]):
-            bad_at = lambda u: (lambda i: i >= vocab or not bool(allowed[row, i]))(  # noqa: E731
-                int(torch.searchsorted(cdf[row], torch.tensor([u], dtype=cdf.dtype))[0]))
-            top = float(torch.tensor(1.0, dtype=cdf.dtype).nextafter(torch.tensor(0.0, dtype=cdf.dtype)))
-            zero_bad, top_bad = bad_at(0.0), bad_at(top)
-            if cdf.dtype == torch.float32:
-                bad = 0
+            picked = torch.searchsorted(cdf[row], ends).tolist()
+            zero_bad, top_bad = (i >= vocab or not bool(allowed[row, i]) for i in picked)
+            bad = bad_uniform_count(cdf[row], allowed[row], bits)
+            if bits == 24:  # check the count against all 2^24 float32 uniforms
+                enumerated = 0
                 for start in range(0, 1 << 24, 1 << 22):
                     index = torch.searchsorted(cdf[row], grid[start:start + (1 << 22)])
-                    ok = index < vocab
-                    bad += int((~ok).sum()) + int((~allowed[row][index[ok]]).sum())
-                natural = bad / 2.0 ** 24
-            else:  # float64 uniforms: 2^53 of them; only the two ends can be bad at these margins
-                natural = (zero_bad + top_bad) / 2.0 ** 53
+                    inside = index < vocab
+                    enumerated += int((~inside).sum()) + int((~allowed[row][index[inside]]).sum())
+                enumeration_agrees &= enumerated == bad
+            natural = bad / 2.0 ** bits
             extreme = (1 - fraction) * natural + fraction / 2 * (zero_bad + top_bad)
             rows.append({"row": f"{name} row {row}", "n": n, "dtype": str(cdf.dtype).removeprefix("torch."),
-                         "zero_is_bad": zero_bad, "top_is_bad": top_bad, "natural_rate": natural,
-                         "extreme_rate": extreme})
+                         "zero_is_bad": zero_bad, "top_is_bad": top_bad, "bad_uniforms": bad,
+                         "natural_rate": natural, "extreme_rate": extreme})
     exposed = max(rows, key=lambda r: r["natural_rate"])
-    n_natural = math.ceil(math.log(1 - TARGET) / math.log1p(-exposed["natural_rate"])) if exposed["natural_rate"] else math.inf
+    n_natural = _n_for(exposed["natural_rate"])
     natural_catch = 1 - math.exp(sum(r["n"] * math.log1p(-r["natural_rate"]) for r in rows))
     extreme_rows = [r for r in rows if r["row"].startswith(("edge", "mixed"))]  # what the extreme phase draws
     worst = max(extreme_rows, key=lambda r: r["extreme_rate"])
-    n_extreme = math.ceil(math.log(1 - TARGET) / math.log1p(-worst["extreme_rate"])) if worst["extreme_rate"] else math.inf
+    n_extreme = _n_for(worst["extreme_rate"])
     extreme_miss = math.exp(sum(EXTREME_CASE_DRAWS * math.log1p(-r["extreme_rate"]) for r in extreme_rows))
     return {"killing_check": "extreme uniforms (support)",
             "row": worst["row"], "case": "extreme_uniforms", "n_point": n_extreme, "n_conf": n_extreme,
-            "suite_n": EXTREME_CASE_DRAWS, "rand_on_2^-24_grid": on_grid, "rows": rows,
+            "suite_n": EXTREME_CASE_DRAWS, "rand_on_grid": on_grid, "count_matches_enumeration": enumeration_agrees,
+            "rows": rows,
             "natural": {"row": exposed["row"], "rate_per_draw": exposed["natural_rate"], "n_for_target": n_natural,
                         "p_catch_in_one_suite_run": natural_catch},
             "extreme_phase_miss_probability": extreme_miss,
@@ -723,9 +750,10 @@ def main(argv: list[str] | None = None) -> int:
     suite = load(exercise)
     info = machine()
     use_conf = args.reps >= 2996
+    how = f"point estimate and {CONFIDENCE:.0%} lower bound" if use_conf else "point estimate only: --reps < 2996"
     console.print(f"[bold]power[/bold]: known-wrong solutions of {exercise.folder}; P(kill) >= {TARGET}; fit alpha "
                   f"{suite.fit_alpha:.3g} ({suite.declared.fit} fit checks); {args.reps} reps per n "
-                  f"({'point estimate and ' + format(CONFIDENCE, '.0%') + ' lower bound' if use_conf else 'point estimate only: --reps < 2996'}); "
+                  f"({how}); "
                   f"torch {info['torch']}")
     started = time.monotonic()
     cases = probs_cases(exercise)
@@ -813,6 +841,11 @@ def main(argv: list[str] | None = None) -> int:
                                "crosscheck": crosscheck.__dict__, "solutions": results})
         console.print(f"wrote {args.json}")
     return 0
+
+
+def _n_for(rate: float) -> float:
+    """Smallest n with 1 - (1 - rate)^n >= TARGET."""
+    return math.ceil(math.log1p(-TARGET) / math.log1p(-rate)) if rate > 0 else math.inf
 
 
 def _at_suite(entry: dict) -> str:

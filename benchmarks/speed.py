@@ -33,7 +33,8 @@ if str(ROOT) not in sys.path:
 
 from rich.table import Table  # noqa: E402
 
-from benchmarks._common import EXERCISE_ID, console as make_console, fmt_ms, machine, median, percentile, write_json  # noqa: E402
+from benchmarks._common import EXERCISE_ID, fmt_ms, machine, median, percentile, write_json  # noqa: E402
+from benchmarks._common import console as make_console  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.process import LearnerProcess  # noqa: E402
 from judge.runner import judge_file  # noqa: E402

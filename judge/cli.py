@@ -18,6 +18,7 @@ from rich.table import Table
 from judge import JUDGE_VERSION
 from judge.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
 from judge.i18n import LANGUAGES, default_language, t
+from judge.process import LearnerProcess
 from judge.render import render_report
 from judge.verdicts import Verdict
 
@@ -110,8 +111,6 @@ def cmd_start(args: argparse.Namespace, lang: str, out: Console, err: Console) -
 
 
 def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    from judge.runner import judge_file
-
     exercise = resolve(args.exercise)
     path = Path(args.file) if args.file else workspace_file(exercise.folder)
     if not path.is_file():
@@ -126,7 +125,14 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
         return USAGE_ERROR
     suites = ("public",) if args.public_only else SUITES
     show_progress = not args.json and err.is_terminal
-    report = _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress)
+    # Start the learner's process before this one imports torch: the two imports then overlap.
+    process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False)
+    try:
+        from judge.runner import judge_file
+
+        report = _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress, process)
+    finally:
+        process.close()
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -134,9 +140,9 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     return 0 if report.verdict is Verdict.AC else 1
 
 
-def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress):
+def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress, process):
     if not show_progress:
-        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites)
+        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, process=process)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -146,7 +152,8 @@ def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, sh
         def on_case(title: str, index: int, total: int) -> None:
             progress.update(task, description=f"{t('judging', lang)}: {title}", completed=index, total=total)
 
-        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case)
+        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case,
+                          process=process)
 
 
 def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:

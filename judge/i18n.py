@@ -76,6 +76,7 @@ _CLI = {
     "slug": ("slug", "标识"),
     "reference": ("Reference solution", "参考解答"),
     "explanation": ("Explanation", "讲解"),
+    "none_run": ("None of the {total} cases ran.", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
 }
 

@@ -85,12 +85,13 @@ class _DeadlineReader:
 class LearnerProcess:
     """One learner file loaded in a child process, ready to answer calls.
 
-    Raises :class:`LoadFailed` from the constructor when the file does not import.
-    ``functions`` maps each public callable the file defines to its parameter list.
+    Raises :class:`LoadFailed` from the constructor when the file does not import. With
+    ``wait=False`` the constructor only starts the child (so the caller can import torch
+    meanwhile); the first use waits for it and raises then.
     """
 
     def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
-                 startup_timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+                 startup_timeout_s: float = STARTUP_TIMEOUT_S, wait: bool = True) -> None:
         self.path = Path(path).resolve()
         self.device = device
         self.memory_limit_mb = memory_limit_mb
@@ -118,16 +119,39 @@ class LearnerProcess:
             os.close(from_child_w)
         self._reader = _DeadlineReader(self._from_child)
         self._writer = os.fdopen(self._to_child, "wb")
-        self.functions: dict[str, Any] = {}
-        self.torch_version = ""
-        header, _ = self._receive(startup_timeout_s, during="loading your file")
+        self._startup_timeout_s = startup_timeout_s
+        self._functions: dict[str, Any] | None = None
+        self._torch_version = ""
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Wait for the child to import torch and load the file (once).
+
+        Raises :class:`LoadFailed` when the file does not import, :class:`ProcessFailed` when the
+        child dies or hangs while loading.
+        """
+        if self._functions is not None:
+            return
+        header, _ = self._receive(self._startup_timeout_s, during="loading your file")
         if "load_error" in header:
             info = header["load_error"]
             self.close()
             raise _load_failure(info)
         ready = header.get("ready", {})
-        self.functions = ready.get("functions", {}) if isinstance(ready.get("functions"), dict) else {}
-        self.torch_version = str(ready.get("torch", ""))
+        self._functions = ready.get("functions", {}) if isinstance(ready.get("functions"), dict) else {}
+        self._torch_version = str(ready.get("torch", ""))
+
+    @property
+    def functions(self) -> dict[str, Any]:
+        """Name -> parameter list of every public callable the learner's file defines."""
+        self.wait_ready()
+        return self._functions or {}
+
+    @property
+    def torch_version(self) -> str:
+        self.wait_ready()
+        return self._torch_version
 
     @property
     def alive(self) -> bool:
@@ -141,6 +165,7 @@ class LearnerProcess:
         code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s`` or
         sent something malformed (the process is killed then).
         """
+        self.wait_ready()
         specs: list[dict[str, Any]] = []
         payloads: list[bytes] = []
         request = {
@@ -266,6 +291,8 @@ def _load_failure(info: dict[str, Any]) -> LoadFailed:
     line = info.get("line")
     where = f" (line {line})" if line else ""
     trace = str(info.get("traceback", "")).strip()
+    if kind == "UnicodeDecodeError":
+        return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
     if kind in ("SyntaxError", "IndentationError", "TabError"):
         return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
     if kind in ("ImportError", "ModuleNotFoundError"):

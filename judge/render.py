@@ -51,6 +51,10 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
         parts.append(Text(f"{t('diagnosis', lang)}: {diagnosis}", style="bold"))
     console.print(Panel(Group(*parts), border_style=STYLES[verdict.value].split()[-1], expand=True))
 
+    if data["cases"] and all(case["verdict"] == "SK" for case in data["cases"]):
+        console.print(Text(t("none_run", lang, total=len(data["cases"])), style="dim"))
+        console.print(Text(t("reproduce", lang, seed=data["seed"]), style="dim"))
+        return
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for heading, justify in (("suite", "left"), ("case", "left"), ("result", "left"), ("time", "right"),
                              ("p_value", "right")):

@@ -129,6 +129,14 @@ def test_files_that_do_not_load(learner_file, source, verdict, fragment):
     assert fragment in str(failed.value)
 
 
+def test_a_file_that_is_not_utf8_is_a_compile_error(tmp_path):
+    path = tmp_path / "latin1.py"
+    path.write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    with pytest.raises(LoadFailed) as failed:
+        LearnerProcess(path)
+    assert failed.value.verdict is Verdict.CE and "UTF-8" in str(failed.value)
+
+
 def test_a_file_that_hangs_at_import_is_tle(learner_file):
     with pytest.raises(ProcessFailed) as failed:
         LearnerProcess(learner_file("while True:\n    pass\n"), startup_timeout_s=3)
