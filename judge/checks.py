@@ -9,7 +9,6 @@ statistic and p-value. Every randomized check spends its significance level from
 from __future__ import annotations
 
 import contextlib
-import math
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import torch
@@ -275,7 +274,3 @@ def _row_name(labels: Sequence[str] | None, row: int) -> str:
     if labels and row < len(labels):
         return f"row {row} ({labels[row]})"
     return f"row {row}"
-
-
-def format_float(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.6g}"

@@ -77,16 +77,14 @@ class Submission:
         self._names = function_names
         self._ctx = ctx_getter
         self._options = options
-        self.calls_ms: list[float] = []
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(f"the exercise declares no function {name!r}")
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            value, elapsed = self._process.call(name, list(args), kwargs, timeout_s=self._ctx().remaining_s(),
-                                                options=self._options)
-            self.calls_ms.append(elapsed)
+            value, _ = self._process.call(name, list(args), kwargs, timeout_s=self._ctx().remaining_s(),
+                                          options=self._options)
             return value
 
         call.__name__ = name
@@ -101,6 +99,4 @@ class Submission:
         return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
 
     def _with(self, options: CallOptions) -> "Submission":
-        other = Submission(self._process, self._names, self._ctx, options)
-        other.calls_ms = self.calls_ms
-        return other
+        return Submission(self._process, self._names, self._ctx, options)

@@ -43,7 +43,3 @@ _TITLES = {
     Verdict.IE: ("Internal error", "评测系统内部错误"),
     Verdict.SK: ("Skipped", "已跳过"),
 }
-
-# Which verdict a submission gets when several cases fail: the first failing case decides,
-# except that an internal error always wins (the judge cannot vouch for anything else).
-SUBMISSION_VERDICTS = tuple(v for v in Verdict if v is not Verdict.SK)
