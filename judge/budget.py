@@ -20,7 +20,7 @@ ASYMPTOTIC_SAFETY = 10.0
 # Fixed levels for the checks whose tails are exact or whose fakes land far away.
 INDEPENDENCE_ALPHA = 1e-8  # duplicated rows: exact binomial tail
 SEEDS_ALPHA = 1e-12  # two seeds giving identical output: exact probability
-TOO_REGULAR_ALPHA = 1e-12  # lower chi-square tail; deterministic fakes land near 1e-99
+TOO_REGULAR_ALPHA = 1e-12  # lower chi-square tail, one per case with fits; quantile fakes land near 1e-39 or below
 KINDS = ("fit", "independence", "seeds", "too_regular")
 
 
@@ -59,8 +59,8 @@ class FalseFailureBudget:
 
     def fixed_share(self) -> float:
         d = self.declared
-        too_regular = TOO_REGULAR_ALPHA if d.fit else 0.0
-        return d.independence * INDEPENDENCE_ALPHA + d.seeds * SEEDS_ALPHA + too_regular
+        # One "too regular" test per case that ran fit checks: at most one per fit check.
+        return d.independence * INDEPENDENCE_ALPHA + d.seeds * SEEDS_ALPHA + d.fit * TOO_REGULAR_ALPHA
 
     def alpha(self, kind: str) -> float:
         """The significance level of one check of ``kind`` (does not spend it)."""
@@ -93,4 +93,4 @@ class FalseFailureBudget:
 
     def limit(self, kind: str) -> int:
         d = self.declared
-        return {"fit": d.fit, "independence": d.independence, "seeds": d.seeds, "too_regular": 1 if d.fit else 0}[kind]
+        return {"fit": d.fit, "independence": d.independence, "seeds": d.seeds, "too_regular": d.fit}[kind]

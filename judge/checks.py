@@ -266,7 +266,7 @@ def _all_subclasses(cls: type) -> list[type]:
 
 
 def too_regular(fit_statistics: Sequence[tuple[float, int]]) -> stats.LowerTailResult:
-    """Lower-tail test over all fit statistics of a run (see :func:`judge.stats.too_regular_test`)."""
+    """Lower-tail test over the fit statistics of one case (see :func:`judge.stats.too_regular_test`)."""
     return stats.too_regular_test([s for s, _ in fit_statistics], [d for _, d in fit_statistics])
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .oracle import RowParams, Target, mistakes_that_differ, target
+from .oracle import AmbiguousCase, RowParams, Target, mistakes_that_differ, target
 
 NEG_INF = float("-inf")
 
@@ -125,6 +125,34 @@ def scalar_rows() -> Batch:
     rows = [_gauss_row(rng, 12, 0.8) for _ in range(2)]
     params = [RowParams(temperature=0.8, top_k=5, top_p=0.9)] * 2
     return make_batch(rows, params, ["scalar parameters", "scalar parameters"])
+
+
+@functools.cache
+def many_rows(count: int = 64) -> Batch:
+    """Many small random rows: in float32 about one row in six has a cumulative sum ending below 1,
+    where an inverse CDF fed u = 0.99999994 runs past the last token."""
+    rng = random.Random(39_005)
+    choices = [RowParams(), RowParams(temperature=0.8, top_k=5), RowParams(temperature=1.2, top_p=0.9),
+               RowParams(min_p=0.05)]
+    rows, params = [], []
+    while len(rows) < count:
+        row, row_params = _gauss_row(rng, 16, 1.5), choices[len(rows) % len(choices)]
+        try:
+            target(torch.tensor([row]), [row_params])
+        except AmbiguousCase:
+            continue  # keep only rows with margins at every cut
+        rows.append(row)
+        params.append(row_params)
+    return make_batch(rows, params, [p.describe() for p in params])
+
+
+@functools.cache
+def greedy_rows() -> Batch:
+    """Temperature 0 on rows with tied maxima (and -inf): the first maximum wins every draw."""
+    inf = NEG_INF
+    rows = [[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, inf], [inf, -2.0, -2.0, -5.0, -2.5]]
+    params = [RowParams(temperature=0.0)] * 3
+    return make_batch(rows, params, ["tied maxima at tokens 1 and 3", "three tied maxima", "-inf first, then a tie"])
 
 
 @functools.cache

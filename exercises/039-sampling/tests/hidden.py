@@ -103,6 +103,14 @@ def test_probs_large_vocabulary(sub, ctx):
     _check_probs(sub, ctx, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
 
 
+def test_probs_greedy_ties(sub, ctx):
+    """sampling_probs: temperature 0 gives the one-hot of the first maximum
+
+    zh: sampling_probs：温度为 0 时返回第一个最大值的 one-hot
+    """
+    _check_probs(sub, ctx, cases.greedy_rows(), what="sampling_probs at temperature 0", per_row=False)
+
+
 def test_probs_each_filter_alone(sub, ctx):
     """sampling_probs: temperature, top-k, top-p and min-p one at a time
 
@@ -135,8 +143,7 @@ def test_sample_greedy(sub, ctx):
 
     zh: sample：温度为 0 时总是返回第一个最大值
     """
-    logits = torch.tensor([[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, float("-inf")],
-                           [float("-inf"), -2.0, -2.0, -5.0, -2.5]], dtype=torch.float32)
+    logits = cases.greedy_rows().logits
     for params in ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5}):
         draws = sub.sample(logits, num_samples=50, generator=ctx.generator(), **params)
         draws = expect_tensor(draws, name="sample", shape=(3, 50), dtype=torch.int64, device=ctx.device)
@@ -226,7 +233,7 @@ def test_extreme_uniforms(sub, ctx):
     zh: sample：torch.rand 恰好返回 0.0 或 0.99999994 时依然正确
     """
     extreme = sub.with_extreme_uniforms(ctx.fresh_seed("extreme"))
-    for batch in (cases.edge_rows(), cases.mixed_rows()):
+    for batch in (cases.edge_rows(), cases.mixed_rows(), cases.many_rows()):
         # The same call with ordinary random numbers first: a failure there is not about extreme values.
         draws = _draw(sub, ctx, batch, 2_000)
         expect_support(draws, batch.exact.probs, what="sample", why_excluded=batch.exact.why_excluded,

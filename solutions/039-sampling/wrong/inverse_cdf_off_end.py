@@ -1,4 +1,4 @@
-"""Mistake: an inverse CDF with `searchsorted(cdf, u)`: u = 0.0 picks token 0 even when its probability is 0, and u just below 1 can land past the last token when the float32 total is a hair under 1.
+"""Mistake: an inverse CDF with `searchsorted(cdf, u)`, which returns the first index whose cumulative sum is >= u: for u = 0.0 that is token 0 even when its probability is 0.
 
 Diagnosis: torch.rand returns 0.0 or the largest float below 1
 """
