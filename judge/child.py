@@ -14,6 +14,7 @@ The first frame the child sends is ``{"ready": ...}`` or ``{"load_error": {...}}
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -51,6 +52,8 @@ def learner_traceback(exc: BaseException, learner_path: str) -> str:
 
 def describe_exception(exc: BaseException, learner_path: str) -> dict:
     message = str(exc)
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        message = f"your code printed more than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
     line = None
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
     if frames:

@@ -119,6 +119,10 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     if args.device not in ("cpu",) and not args.device.startswith("cuda"):
         err.print(f"[bold red]error:[/] unknown device {args.device!r}; use cpu or cuda")
         return USAGE_ERROR
+    if args.device.split(":")[0] not in exercise.devices:
+        err.print(f"[bold red]error:[/] exercise {exercise.number} is judged on {', '.join(exercise.devices)}, "
+                  f"not {args.device}")
+        return USAGE_ERROR
     if args.device.startswith("cuda") and not _cuda_available():
         err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
                   "(run `python practice/judge.py doctor`)")

@@ -88,6 +88,20 @@ def test_allocation_past_the_memory_limit_is_mle(echo):
     assert raised.value.memory
 
 
+def test_runaway_output_is_stopped(learner_file):
+    source = """
+        def chatter():
+            line = "x" * 1023 + "\\n"
+            while True:
+                print(line, end="")
+    """
+    with LearnerProcess(learner_file(source)) as process:
+        with pytest.raises(LearnerRaised) as raised:
+            process.call("chatter", [], {}, timeout_s=60)
+        assert "printed more than 16 MB" in raised.value.message
+        assert process.alive  # the limit stops the output, not the process
+
+
 def test_unsendable_return_values_are_a_clear_error(echo):
     with pytest.raises(LearnerRaised, match="returned"):
         echo.call("unsendable", [], {}, timeout_s=10)
