@@ -69,14 +69,16 @@ def describe_exception(exc: BaseException, learner_path: str) -> dict:
     }
 
 
-def load_learner_module(path: str):
-    """Execute the learner's file as module ``submission``; exceptions propagate."""
+def load_learner_module(source: str, filename: str):
+    """Execute the learner's source as module ``submission``; exceptions propagate.
+
+    ``filename`` names it in tracebacks (only frames with this name are shown to the learner).
+    """
     import types
 
-    source = Path(path).read_text(encoding="utf-8")
-    code = compile(source, path, "exec")
+    code = compile(source, filename, "exec")
     module = types.ModuleType("submission")
-    module.__file__ = path
+    module.__file__ = filename
     sys.modules["submission"] = module
     exec(code, module.__dict__)
     return module
@@ -187,7 +189,22 @@ def _apply_limits(memory_mb: int | None, device: str) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def serve(path: str, device: str, fd_in: int, fd_out: int, memory_mb: int | None) -> int:
+def prepare_torch():
+    """Import torch single-threaded and warm it up (before any sandbox layer: it reads /proc)."""
+    import torch
+
+    # One thread: the judge runs beside other work (and other jobs), where torch's thread pool
+    # oversubscribes the cores (measured: 355 ms instead of 15 ms on the 32 000-token batch).
+    # In a fork server it is also required: a child forked after a parallel region deadlocks.
+    torch.set_num_threads(1)
+    torch.ones(2, 2).sum()  # the first op reads the CPU's features; learner calls are not charged for it
+    return torch
+
+
+def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: int,
+          load_error: BaseException | None = None) -> int:
+    """Load the learner's source and answer calls on ``fd_in``/``fd_out`` until told to exit."""
+    path = filename
     inbox = os.fdopen(fd_in, "rb", buffering=0)
     outbox = os.fdopen(fd_out, "wb")
 
@@ -204,13 +221,10 @@ def serve(path: str, device: str, fd_in: int, fd_out: int, memory_mb: int | None
 
     import torch
 
-    # One thread: the judge runs beside other work (and other jobs), where torch's thread pool
-    # oversubscribes the cores (measured: 355 ms instead of 15 ms on the 32 000-token batch).
-    torch.set_num_threads(1)
-    torch.ones(2, 2).sum()  # warm up once so the first learner call is not charged for it
-    _apply_limits(memory_mb, device)
     try:
-        module = load_learner_module(path)
+        if load_error is not None:
+            raise load_error
+        module = load_learner_module(source, filename)
     except BaseException as exc:  # noqa: BLE001 - every failure of learner code is reported
         reply({"load_error": describe_exception(exc, path)})
         return 0
@@ -261,9 +275,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", dest="fd_out", type=int, required=True)
     parser.add_argument("--memory-mb", type=int, default=None)
     options = parser.parse_args(argv)
-    learner_dir = str(Path(options.path).resolve().parent)
-    sys.path.append(learner_dir)
-    return serve(str(Path(options.path).resolve()), options.device, options.fd_in, options.fd_out, options.memory_mb)
+    path = str(Path(options.path).resolve())
+    sys.path.append(str(Path(path).parent))  # local level: the learner's helper modules beside the file
+    prepare_torch()
+    _apply_limits(options.memory_mb, options.device)
+    try:
+        source, error = Path(path).read_text(encoding="utf-8"), None
+    except (OSError, UnicodeDecodeError) as exc:
+        source, error = None, exc
+    return serve(source, path, options.device, options.fd_in, options.fd_out, load_error=error)
 
 
 if __name__ == "__main__":

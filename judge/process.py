@@ -18,7 +18,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from judge import wire
 from judge.verdicts import Verdict
@@ -91,29 +91,23 @@ class LearnerProcess:
     """
 
     def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
-                 startup_timeout_s: float = STARTUP_TIMEOUT_S, wait: bool = True) -> None:
+                 startup_timeout_s: float = STARTUP_TIMEOUT_S, wait: bool = True,
+                 launcher: "Launcher | None" = None) -> None:
         self.path = Path(path).resolve()
         self.device = device
         self.memory_limit_mb = memory_limit_mb
+        self.launcher = launcher or LocalLauncher()
         self._output = tempfile.TemporaryFile()
-        self._scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        command = [sys.executable, str(CHILD_SCRIPT), str(self.path), "--device", device,
-                   "--in", str(to_child_r), "--out", str(from_child_w)]
-        if memory_limit_mb:
-            command += ["--memory-mb", str(memory_limit_mb)]
         try:
-            self._proc = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=self._output,
-                stderr=subprocess.STDOUT,
-                pass_fds=(to_child_r, from_child_w),
-                cwd=self._scratch.name,
-                env=_child_environment(self._scratch.name),
-                start_new_session=True,  # its own process group, so the whole tree can be killed
-            )
+            self._proc = self.launcher.launch(self.path, device=device, memory_limit_mb=memory_limit_mb,
+                                              fd_in=to_child_r, fd_out=from_child_w, output_fd=self._output.fileno())
+        except BaseException:
+            for fd in (self._to_child, self._from_child):
+                os.close(fd)
+            self._output.close()
+            raise
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
@@ -134,6 +128,9 @@ class LearnerProcess:
         if self._functions is not None:
             return
         header, _ = self._receive(self._startup_timeout_s, during="loading your file")
+        if "sandbox_error" in header:
+            self.close()
+            raise ProcessFailed(Verdict.IE, f"the sandbox could not start: {header['sandbox_error']}")
         if "load_error" in header:
             info = header["load_error"]
             self.close()
@@ -156,6 +153,11 @@ class LearnerProcess:
     @property
     def alive(self) -> bool:
         return self._proc.poll() is None
+
+    @property
+    def sandbox(self) -> str:
+        """The isolation level this process runs under (``local`` or ``strict``)."""
+        return self.launcher.level
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
              options: CallOptions = CallOptions()) -> tuple[Any, float]:
@@ -183,7 +185,10 @@ class LearnerProcess:
             raise self._death("before the call") from None
         header, payloads_out = self._receive(timeout_s, during=f"{function}()")
         if "raised" in header:
-            raise LearnerRaised(header["raised"])
+            raised = LearnerRaised(header["raised"])
+            if raised.memory or self._proc.memory_exceeded():
+                raised.memory = True
+            raise raised
         if header.get("ok") is not True:
             self.kill()
             raise ProcessFailed(Verdict.RE, "your process sent an answer the judge does not understand")
@@ -219,12 +224,13 @@ class LearnerProcess:
 
     def _death(self, during: str) -> ProcessFailed:
         """Explain why the child is gone (it closed its pipe or exited)."""
-        try:
-            code = self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            code = self._proc.returncode
+        code = self._proc.wait(timeout=5)
+        memory = self._proc.memory_exceeded()
         self.kill()
+        if code is None:
+            code = self._proc.wait(timeout=5)
+        if memory:
+            return ProcessFailed(Verdict.MLE, f"your process ran out of memory during {during}")
         if code is not None and code < 0:
             sig = -code
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
@@ -239,41 +245,120 @@ class LearnerProcess:
                                          "do not call exit() or os._exit() in a solution")
 
     def kill(self) -> None:
-        """Kill the child's whole process group (orphaned grandchildren could hold the pipe)."""
-        if self._proc.poll() is None:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self._proc.wait()
-        else:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        """Kill the child's whole process tree (orphaned grandchildren could hold the pipe)."""
+        self._proc.kill()
 
     def close(self) -> None:
-        """Ask the child to exit, then make sure its process group is gone."""
+        """Ask the child to exit, then make sure its whole tree is gone and its resources freed."""
         if self._proc.poll() is None:
             try:
                 wire.write_frame(self._writer, {"op": "exit", "tensors": []})
                 self._proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
+            except OSError:
                 pass
-        self.kill()
+        self._proc.kill()
+        self._proc.release()
         for closer in (self._writer.close, lambda: os.close(self._from_child)):
             try:
                 closer()
             except OSError:
                 pass
         self._output.close()
-        self._scratch.cleanup()
 
     def __enter__(self) -> "LearnerProcess":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class Launched(Protocol):
+    """A started learner process, as its launcher sees it."""
+
+    pid: int
+
+    def poll(self) -> int | None:
+        """None while it runs, else its exit code (negative: killed by that signal)."""
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for it to end; its exit code, or None if it still runs."""
+
+    def kill(self) -> None:
+        """SIGKILL the whole process tree."""
+
+    def memory_exceeded(self) -> bool:
+        """Whether a memory limit outside the process (a cgroup) killed or starved it."""
+
+    def release(self) -> None:
+        """Free what the launch took (scratch directory, cgroups); the process is gone by then."""
+
+
+class Launcher(Protocol):
+    """Starts ``judge/child.py``'s protocol on the given fds, at one isolation level."""
+
+    level: str
+
+    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
+               output_fd: int) -> Launched: ...
+
+
+class LocalLauncher:
+    """The ``local`` level: a fresh ``python judge/child.py`` per learner file, own session, rlimits.
+
+    For a learner judging their own code: it keeps hidden data out of the process and stops
+    runaway code, but does not stop code that sets out to read files or open sockets.
+    """
+
+    level = "local"
+
+    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
+               output_fd: int) -> Launched:
+        scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
+        command = [sys.executable, str(CHILD_SCRIPT), str(path), "--device", device,
+                   "--in", str(fd_in), "--out", str(fd_out)]
+        if memory_limit_mb:
+            command += ["--memory-mb", str(memory_limit_mb)]
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=output_fd,
+            stderr=subprocess.STDOUT,
+            pass_fds=(fd_in, fd_out),
+            cwd=scratch.name,
+            env=_child_environment(scratch.name),
+            start_new_session=True,  # its own process group, so the whole tree can be killed
+        )
+        return _LocalChild(process, scratch)
+
+
+class _LocalChild:
+    def __init__(self, process: subprocess.Popen, scratch: tempfile.TemporaryDirectory) -> None:
+        self._process = process
+        self._scratch = scratch
+        self.pid = process.pid
+
+    def poll(self) -> int | None:
+        return self._process.poll()
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self._process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self._process.poll() is None:
+            self._process.wait()
+
+    def memory_exceeded(self) -> bool:
+        return False
+
+    def release(self) -> None:
+        self._scratch.cleanup()
 
 
 def _child_environment(home: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
-from judge.process import LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
+from judge.process import Launcher, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
 from judge.report import CaseResult, CheckRecord, Report
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
@@ -125,11 +125,12 @@ def signature_problems(exercise: Exercise, functions: dict) -> list[str]:
 
 def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
                suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
-               process: LearnerProcess | None = None) -> Report:
+               process: LearnerProcess | None = None, launcher: Launcher | None = None) -> Report:
     """Judge the learner file at ``path``; never raises for anything the learner's code does.
 
     ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``
-    lets a caller reuse a loaded learner process across runs (it is not closed here).
+    lets a caller reuse a loaded learner process across runs (it is not closed here);
+    ``launcher`` chooses the sandbox level of the processes started here (default ``local``).
     """
     master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
     started = time.monotonic()
@@ -140,12 +141,14 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     budget = FalseFailureBudget(exercise.false_failure_budget, declared)
     specs = [case for suite in loaded for case in suite.cases]
     report = Report(exercise=exercise.summary(), verdict=Verdict.AC, cases=[], seed=master_seed, device=device,
-                    sandbox="local", suites=list(suites), judge_version=JUDGE_VERSION,
+                    sandbox=(process.sandbox if process else (launcher.level if launcher else "local")),
+                    suites=list(suites), judge_version=JUDGE_VERSION,
                     false_failure_budget={})
     owned = process is None
     try:
         if process is None:
-            process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb)
+            process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
+                                             launcher=launcher)
         problems = signature_problems(exercise, process.functions)
         if problems:
             raise LoadFailed(Verdict.CE, "; ".join(problems))
@@ -178,7 +181,8 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
                                                    "not run: your process died too often", title_zh=case.title_zh))
                     continue
                 restarts += 1
-                process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb)
+                process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
+                                             launcher=launcher)
                 owned = True
             result, fit_statistics = _run_case(case, process, exercise, master_seed, device, budget)
             if fit_statistics:

@@ -1,0 +1,137 @@
+"""Per-job cgroups for memory and process limits: cgroup v1 (this kind of machine) or v2 (systemd).
+
+The judge (root) creates one cgroup per job, the learner's process joins it before dropping
+privileges, and afterwards the judge reads whether the kernel's OOM killer fired (MLE rather
+than RE), kills whatever is left in it (grandchildren that left the process group included)
+and removes it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+GROUP = "probjudge"
+
+
+@dataclass(frozen=True)
+class CgroupSupport:
+    version: int  # 1, 2, or 0 when no usable memory+pids controllers
+    reason: str
+
+    @property
+    def available(self) -> bool:
+        return self.version in (1, 2)
+
+
+def detect() -> CgroupSupport:
+    """Which cgroup version offers writable memory and pids controllers here."""
+    controllers = ROOT / "cgroup.controllers"
+    if controllers.is_file():
+        names = controllers.read_text().split()
+        if {"memory", "pids"} <= set(names) and os.access(ROOT, os.W_OK):
+            return CgroupSupport(2, "cgroup v2 with memory and pids controllers")
+        return CgroupSupport(0, f"cgroup v2 without memory/pids controllers here (has: {' '.join(names) or 'none'})")
+    memory, pids = ROOT / "memory", ROOT / "pids"
+    if (memory / "cgroup.procs").is_file() and (pids / "cgroup.procs").is_file():
+        if os.access(memory, os.W_OK) and os.access(pids, os.W_OK):
+            return CgroupSupport(1, "cgroup v1 memory and pids hierarchies")
+        return CgroupSupport(0, "cgroup v1 hierarchies are not writable (run the judge as root)")
+    return CgroupSupport(0, "no cgroup memory/pids controller mounted")
+
+
+class JobCgroup:
+    """The cgroup(s) of one job. ``dirs`` go to the learner's process, which joins them itself."""
+
+    def __init__(self, name: str, *, memory_bytes: int, max_pids: int, support: CgroupSupport | None = None) -> None:
+        self.support = support or detect()
+        if not self.support.available:
+            raise OSError(self.support.reason)
+        if self.support.version == 2:
+            parent = ROOT / GROUP
+            parent.mkdir(exist_ok=True)
+            _enable_controllers(parent)
+            self.dirs = [parent / name]
+        else:
+            self.dirs = [ROOT / "memory" / GROUP / name, ROOT / "pids" / GROUP / name]
+        for path in self.dirs:
+            path.mkdir(parents=True, exist_ok=True)
+        if self.support.version == 2:
+            (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
+            (self.dirs[0] / "memory.swap.max").write_text("0") if (self.dirs[0] / "memory.swap.max").exists() else None
+            (self.dirs[0] / "pids.max").write_text(str(max_pids))
+        else:
+            (self.dirs[0] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            (self.dirs[1] / "pids.max").write_text(str(max_pids))
+        self._oom_before = self._oom_kills()
+
+    def _oom_kills(self) -> int:
+        name = "memory.events" if self.support.version == 2 else "memory.oom_control"
+        try:
+            for line in (self.dirs[0] / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except OSError:
+            pass
+        return 0
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel's OOM killer fired inside this cgroup since it was made."""
+        return self._oom_kills() > self._oom_before
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.dirs:
+            try:
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+            except OSError:
+                pass
+        return sorted(found)
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the cgroup, until none is left (or two seconds pass)."""
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for path in self.dirs:
+            for _ in range(100):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)  # the last process is still being torn down
+
+
+def join(dirs: list[str]) -> None:
+    """Move the calling process into the job cgroup(s) (called by the learner's process)."""
+    pid = str(os.getpid())
+    for path in dirs:
+        with open(os.path.join(path, "cgroup.procs"), "w") as procs:
+            procs.write(pid)
+
+
+def _enable_controllers(parent: Path) -> None:
+    for path in (ROOT, parent):
+        control = path / "cgroup.subtree_control"
+        try:
+            control.write_text("+memory +pids")
+        except OSError:
+            pass

@@ -1,0 +1,244 @@
+"""The ``strict`` level on the judge's side: the zygote client, worker slots, and the launcher.
+
+:class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess`: it reads the learner's
+file here (the sandbox cannot read it), creates the job's cgroups, takes a worker slot (its own
+uid/gid and scratch directory) and asks the zygote to fork a confined child on the job's pipes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from judge.sandbox import cgroups
+from judge.sandbox.confine import Confinement
+
+ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
+BASE_ID = 61_000  # uid/gid of slot 0; slot N uses BASE_ID + N
+SCRATCH_ROOT = Path("/tmp/probjudge-slots")
+MAX_SOURCE_BYTES = 1 << 20
+
+
+class SandboxUnavailable(RuntimeError):
+    """The strict level cannot run here (not root, a layer missing, the zygote failed)."""
+
+
+class Zygote:
+    """A running fork server and the thread that reads its messages."""
+
+    def __init__(self, startup_timeout_s: float = 60.0) -> None:
+        if os.geteuid() != 0:
+            raise SandboxUnavailable("the strict sandbox needs root (to switch uids, mount and use cgroups)")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
+        env.update({k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH")
+                    if k in os.environ})
+        self._process = subprocess.Popen([sys.executable, str(ZYGOTE_SCRIPT), "--control", str(theirs.fileno())],
+                                         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
+                                         start_new_session=True)
+        theirs.close()
+        self._socket = ours
+        self._lock = threading.Lock()
+        self._changed = threading.Condition()
+        self._spawned: dict[int, int] = {}
+        self._exits: dict[int, int] = {}
+        self._jobs = 0
+        self._closed = False
+        ours.settimeout(startup_timeout_s)
+        try:
+            hello = json.loads(ours.recv(65536) or b"{}")
+        except (OSError, ValueError) as exc:
+            self.close()
+            raise SandboxUnavailable(f"the zygote did not start: {exc}") from None
+        if hello.get("op") != "ready":
+            self.close()
+            raise SandboxUnavailable("the zygote did not start")
+        ours.settimeout(None)
+        self._reader = threading.Thread(target=self._read, name="zygote-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                packet = self._socket.recv(65536)
+            except OSError:
+                packet = b""
+            with self._changed:
+                if not packet:
+                    self._closed = True
+                    self._changed.notify_all()
+                    return
+                message = json.loads(packet)
+                if message.get("op") == "spawned":
+                    self._spawned[int(message["job"])] = int(message["pid"])
+                elif message.get("op") == "exited":
+                    self._exits[int(message["pid"])] = int(message["status"])
+                self._changed.notify_all()
+
+    def spawn(self, *, source: str, filename: str, device: str, confinement: Confinement, fds: list[int],
+              timeout_s: float = 10.0) -> int:
+        """Ask for a confined child on ``fds`` (to-child read end, from-child write end, output); its pid."""
+        with self._lock:
+            self._jobs += 1
+            job = self._jobs
+            message = json.dumps({"op": "spawn", "job": job, "source": source, "filename": filename,
+                                  "device": device, "confinement": confinement.to_json()}).encode()
+            socket.send_fds(self._socket, [message], fds)
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while job not in self._spawned:
+                if self._closed or not self._changed.wait(max(0.0, deadline - time.monotonic())):
+                    raise SandboxUnavailable("the zygote did not answer")
+            return self._spawned.pop(job)
+
+    def exit_status(self, pid: int, timeout_s: float) -> int | None:
+        """The raw wait status of child ``pid`` once it has ended, or None after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while pid not in self._exits:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._closed:
+                    return None
+                self._changed.wait(remaining)
+            return self._exits[pid]
+
+    def forget(self, pid: int) -> None:
+        with self._changed:
+            self._exits.pop(pid, None)
+
+    @property
+    def alive(self) -> bool:
+        return not self._closed and self._process.poll() is None
+
+    def close(self) -> None:
+        try:
+            self._socket.close()
+        except OSError:
+            pass
+        if self._process.poll() is None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._process.wait()
+
+
+class StrictLauncher:
+    """Learner processes forked from a warm zygote and confined by every layer (see ``confine.py``).
+
+    ``slots`` is how many jobs may run at once; each slot has its own uid/gid and scratch
+    directory, so two jobs can never touch each other's files or signal each other.
+    """
+
+    level = "strict"
+
+    def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 60,
+                 zygote: Zygote | None = None) -> None:
+        self.cgroup_support = cgroups.detect()
+        self.zygote = zygote or Zygote()
+        self.scratch_mb = scratch_mb
+        self.max_processes = max_processes
+        self.cpu_seconds = cpu_seconds
+        self._free = list(range(slots))
+        self._slot_lock = threading.Condition()
+        self.readable = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, *map(str, _package_dirs())})
+        SCRATCH_ROOT.mkdir(mode=0o755, exist_ok=True)
+
+    def _take_slot(self) -> int:
+        with self._slot_lock:
+            while not self._free:
+                self._slot_lock.wait()
+            return self._free.pop(0)
+
+    def _give_back(self, slot: int) -> None:
+        with self._slot_lock:
+            self._free.append(slot)
+            self._slot_lock.notify()
+
+    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
+               output_fd: int) -> "StrictChild":
+        source_bytes = Path(path).read_bytes()
+        if len(source_bytes) > MAX_SOURCE_BYTES:
+            raise SandboxUnavailable(f"the file is larger than {MAX_SOURCE_BYTES >> 10} kB")
+        source = source_bytes.decode("utf-8", errors="surrogateescape")
+        slot = self._take_slot()
+        memory_mb = memory_limit_mb or 4096
+        job_cgroup = None
+        try:
+            scratch = SCRATCH_ROOT / f"slot-{slot}"
+            scratch.mkdir(mode=0o755, exist_ok=True)
+            if self.cgroup_support.available:
+                job_cgroup = cgroups.JobCgroup(f"slot-{slot}-{time.monotonic_ns()}", memory_bytes=memory_mb << 20,
+                                               max_pids=self.max_processes, support=self.cgroup_support)
+            confinement = Confinement(
+                uid=BASE_ID + slot, gid=BASE_ID + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
+                memory_mb=memory_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
+                cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
+            pid = self.zygote.spawn(source=source, filename="solution.py", device=device, confinement=confinement,
+                                    fds=[fd_in, fd_out, output_fd])
+        except BaseException:
+            if job_cgroup:
+                job_cgroup.remove()
+            self._give_back(slot)
+            raise
+        return StrictChild(self, pid, slot, job_cgroup)
+
+
+class StrictChild:
+    """A confined learner process, seen from the judge (it is the zygote's child, not ours)."""
+
+    def __init__(self, launcher: StrictLauncher, pid: int, slot: int, job_cgroup: cgroups.JobCgroup | None) -> None:
+        self._launcher = launcher
+        self.pid = pid
+        self._slot = slot
+        self._cgroup = job_cgroup
+        self._released = False
+
+    def _code(self, status: int | None) -> int | None:
+        return None if status is None else os.waitstatus_to_exitcode(status)
+
+    def poll(self) -> int | None:
+        return self._code(self._launcher.zygote.exit_status(self.pid, 0))
+
+    def wait(self, timeout: float) -> int | None:
+        return self._code(self._launcher.zygote.exit_status(self.pid, timeout))
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self._cgroup is not None:
+            self._cgroup.kill_all()  # also what left the process group (setsid in a grandchild)
+
+    def memory_exceeded(self) -> bool:
+        return self._cgroup is not None and self._cgroup.oom_killed()
+
+    def release(self) -> None:
+        if self._released:
+            return
+        self._released = True
+        self.kill()
+        self._launcher.zygote.exit_status(self.pid, 5)
+        self._launcher.zygote.forget(self.pid)
+        if self._cgroup is not None:
+            self._cgroup.remove()
+        self._launcher._give_back(self._slot)
+
+
+def _package_dirs() -> list[Path]:
+    """Where installed packages live (site-packages of the venv and of the base interpreter)."""
+    import site
+
+    dirs = [Path(p) for p in site.getsitepackages()]
+    user = site.getusersitepackages()
+    if isinstance(user, str):
+        dirs.append(Path(user))
+    return [d for d in dirs if d.exists()]
