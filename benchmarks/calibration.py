@@ -5,12 +5,14 @@
 
 Judges the reference solution of exercise 39 ``--runs`` times (public + hidden, one reused
 learner process, distinct master seeds) and collects the p-value of every goodness-of-fit
-check (kind "fit": 15 per run) and of the "too regular" check (case ``not_too_regular``).
+check (kind "fit": 15 per run) and of the "too regular" checks (case ``not_too_regular``: one
+lower-tail test per case that ran fit checks, 5 per run).
 For a correct sampler each p-value should be uniform on (0, 1), so a check run at level
 alpha should reject a fraction alpha of the time. It reports, at alpha = 0.1, 0.01 and
 0.001, the observed rejection rate with an exact (Clopper-Pearson) 99 % interval and the
-ratio observed / nominal, for all fit checks together and per check label; a
-Kolmogorov-Smirnov test of the fit p-values against U(0, 1) and a 10-bin histogram; and
+ratio observed / nominal, for all fit checks together and per check label, and for the
+too-regular checks together and per case; a Kolmogorov-Smirnov test of the p-values against
+U(0, 1) and a 10-bin histogram of the fit p-values; and
 the verdicts at the real budget (every run must be AC). The duplicated-row independence
 test is listed too: its exact binomial tail is discrete, so it may only run cold (ratio <= 1).
 """
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -49,15 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="50 runs")
     parser.add_argument("--seed", type=int, default=39_2026, help="first master seed (default 392026)")
     parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads in the learner process and here (default 1: the statistics do not "
-                             "depend on it, and on a small shared machine one thread is several times faster; "
-                             "0 keeps torch's default)")
+                        help="torch threads in this process (default 1: the statistics do not depend on it, and on "
+                             "a small shared machine one thread is faster; 0 keeps torch's default). The learner "
+                             "process always runs one (judge/child.py)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures (and every p-value) as JSON")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs = min(args.runs, 50)
     if args.threads > 0:
-        os.environ["OMP_NUM_THREADS"] = str(args.threads)  # reaches the learner process (judge/process.py)
         torch.set_num_threads(args.threads)
     console = make_console()
     exercise = resolve(EXERCISE_ID)
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{args.threads or 'default'}")
 
     fit: dict[str, list[float]] = defaultdict(list)  # label -> p-values, one per run
-    too_regular: list[float] = []
+    too_regular: dict[str, list[float]] = defaultdict(list)  # case title -> p-values, one per run
     independence: list[float] = []
     verdicts: Counter[str] = Counter()
     failures: list[str] = []
@@ -87,13 +87,14 @@ def main(argv: list[str] | None = None) -> int:
                         fit[check.label].append(check.p_value)
                         fit_alpha = check.alpha
                     elif check.kind == "too_regular" and case.name == TOO_REGULAR_CASE:
-                        too_regular.append(check.p_value)
+                        too_regular[check.label].append(check.p_value)
                     elif check.kind == "independence":
                         independence.append(check.p_value)
     finally:
         process.close()
     elapsed = time.monotonic() - started
     all_fit = [p for values in fit.values() for p in values]
+    all_too_regular = [p for values in too_regular.values() for p in values]
 
     results: dict = {"machine": info, "runs": args.runs, "threads": args.threads, "first_seed": args.seed,
                      "seed_step": SEED_STEP,
@@ -102,11 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     # Rejection rates at relaxed alphas ------------------------------------------------------
     table = Table(title=f"rejection rate of the reference at relaxed alpha "
                         f"({CONFIDENCE:.0%} Clopper-Pearson intervals)")
-    for column in ("checks", "p-values", "alpha", "rejected", "observed rate", f"{CONFIDENCE:.0%} interval",
-                   "observed / nominal", f"ratio {CONFIDENCE:.0%} interval"):
-        table.add_column(column, justify="left" if column == "checks" else "right",
-                         min_width=30 if column == "checks" else None)
-    groups = [("all fit checks", all_fit), ("too regular (lower tail)", too_regular),
+    for column in ("checks", "p-values", "alpha", "rejected", "rate", f"{CONFIDENCE:.0%} interval",
+                   "observed / nominal"):
+        table.add_column(column, justify="left" if column == "checks" else "right", no_wrap=column != "checks")
+    groups = [("all fit checks", all_fit), ("too regular (lower tail), all cases", all_too_regular),
               ("independence (exact, discrete)", independence)]
     results["rates"] = []
     for name, values in groups:
@@ -115,50 +115,54 @@ def main(argv: list[str] | None = None) -> int:
             results["rates"].append({"checks": name, **row})
             low, high = row["interval"]
             table.add_row(name if alpha == ALPHAS[0] else "", str(row["n"]), f"{alpha:g}", str(row["rejected"]),
-                          f"{row['rate']:.4f}", f"{low:.4f} – {high:.4f}", _ratio(row["ratio"]),
-                          f"{_ratio(row['ratio_interval'][0])} – {_ratio(row['ratio_interval'][1])}",
+                          f"{row['rate']:.4f}", f"{low:.4f} – {high:.4f}",
+                          f"{_ratio(row['ratio'])} ({_ratio(row['ratio_interval'][0])} – "
+                          f"{_ratio(row['ratio_interval'][1])})",
                           style=None if _covers(row) else "red")
         table.add_section()
-    table.caption = "red: the interval misses the nominal alpha"
+    table.caption = "observed / nominal with its 99 % interval; red: the interval misses the nominal alpha"
     console.print(table)
 
     # Uniformity ------------------------------------------------------------------------------
     ks = sps.kstest(all_fit, "uniform")
-    ks_too = sps.kstest(too_regular, "uniform")
+    ks_too = sps.kstest(all_too_regular, "uniform")
     results["ks_all_fit"] = {"statistic": float(ks.statistic), "pvalue": float(ks.pvalue), "n": len(all_fit)}
     results["ks_too_regular"] = {"statistic": float(ks_too.statistic), "pvalue": float(ks_too.pvalue),
-                                 "n": len(too_regular)}
+                                 "n": len(all_too_regular)}
     table = Table(title="uniformity: Kolmogorov-Smirnov against U(0, 1)")
     for column in ("p-values of", "n", "KS D", "KS p-value", "smallest p", "largest p"):
         table.add_column(column, justify="left" if column == "p-values of" else "right")
     table.add_row("all fit checks", str(len(all_fit)), f"{ks.statistic:.4f}", fmt_p(ks.pvalue), fmt_p(min(all_fit)),
                   f"{max(all_fit):.4f}")
-    table.add_row("too regular", str(len(too_regular)), f"{ks_too.statistic:.4f}", fmt_p(ks_too.pvalue),
-                  fmt_p(min(too_regular)), f"{max(too_regular):.4f}")
+    table.add_row("too regular, all cases", str(len(all_too_regular)), f"{ks_too.statistic:.4f}",
+                  fmt_p(ks_too.pvalue), fmt_p(min(all_too_regular)), f"{max(all_too_regular):.4f}")
     console.print(table)
 
     # Per check label: rejections at each alpha (count, ratio) and KS --------------------------
-    table = Table(title="per fit check (one p-value per run): rejections, observed / nominal, KS")
-    table.add_column("check (batch, row)")
-    for alpha in ALPHAS:
-        table.add_column(f"p < {alpha:g}", justify="right")
-    table.add_column("KS p-value", justify="right")
-    results["per_label"] = {}
-    for label, values in fit.items():
-        rows = [_rate(values, alpha) for alpha in ALPHAS]
-        result = sps.kstest(values, "uniform")
-        results["per_label"][label] = {"n": len(values), "rates": rows, "ks_statistic": float(result.statistic),
-                                       "ks_pvalue": float(result.pvalue)}
-        cells = [f"{r['rejected']} ({_ratio(r['ratio'])}x)" for r in rows]
-        table.add_row(_short(label), *cells, fmt_p(result.pvalue),
-                      style=None if all(_covers(r) for r in rows) else "red")
-    per_label_p = [v["ks_pvalue"] for v in results["per_label"].values()]
     expected_hits = ", ".join(f"{args.runs * a:g}" for a in ALPHAS)
-    table.caption = (f"{args.runs} p-values per check; expected rejections {expected_hits}. "
-                     f"Smallest of the {len(per_label_p)} KS p-values: {fmt_p(min(per_label_p))} "
-                     f"(one below {1 / len(per_label_p):.2f} is expected by chance). Red: a 99 % interval "
-                     "misses the nominal alpha")
-    console.print(table)
+    for key, title, first_column, groups_by_label in (
+            ("per_label", "per fit check", "check (batch, row)", fit),
+            ("per_case_too_regular", "per too-regular check", "case", too_regular)):
+        table = Table(title=f"{title} (one p-value per run): rejections, observed / nominal, KS")
+        table.add_column(first_column)
+        for alpha in ALPHAS:
+            table.add_column(f"p < {alpha:g}", justify="right")
+        table.add_column("KS p-value", justify="right")
+        results[key] = {}
+        for label, values in groups_by_label.items():
+            rows = [_rate(values, alpha) for alpha in ALPHAS]
+            result = sps.kstest(values, "uniform")
+            results[key][label] = {"n": len(values), "rates": rows, "ks_statistic": float(result.statistic),
+                                   "ks_pvalue": float(result.pvalue)}
+            cells = [f"{r['rejected']} ({_ratio(r['ratio'])}x)" for r in rows]
+            table.add_row(_short(label), *cells, fmt_p(result.pvalue),
+                          style=None if all(_covers(r) for r in rows) else "red")
+        ks_p = [v["ks_pvalue"] for v in results[key].values()]
+        table.caption = (f"{args.runs} p-values per row; expected rejections {expected_hits}. "
+                         f"Smallest of the {len(ks_p)} KS p-values: {fmt_p(min(ks_p))} "
+                         f"(one below {1 / len(ks_p):.2f} is expected by chance). Red: a 99 % interval "
+                         "misses the nominal alpha")
+        console.print(table)
 
     counts = [0] * 10
     for p in all_fit:
@@ -184,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in failures:
         console.print(f"[red]{line}[/red]")
     if args.json:
-        results["pvalues"] = {"fit": dict(fit), "too_regular": too_regular, "independence": independence}
+        results["pvalues"] = {"fit": dict(fit), "too_regular": dict(too_regular), "independence": independence}
         write_json(args.json, results)
         console.print(f"wrote {args.json}")
     return 0 if not failures else 1

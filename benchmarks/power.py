@@ -1,40 +1,54 @@
 #!/usr/bin/env python3
 """Power of exercise 39's suite: the smallest sample size that kills each known-wrong solution.
 
-    .venv/bin/python benchmarks/power.py [--reps 4000] [--screen-reps 200] [--quick] [--seed N] [--json PATH]
+    .venv/bin/python benchmarks/power.py [--reps 4000] [--screen-reps 200] [--candidates 2]
+        [--too-regular-scan 4096] [--fresh-rows 2048] [--quick] [--only NAME ...] [--seed N] [--json PATH]
 
-Every file in ``solutions/039-sampling/wrong/`` is classified by the check that kills it:
+Every file in ``solutions/039-sampling/wrong/`` is classified by the check that kills it (a file
+that is neither in ``SPECIAL`` nor a key of ``oracle.MISTAKES`` is reported as unclassified, and
+the script exits 1):
 
 * **distribution mistakes** (the file name is a key of ``oracle.MISTAKES``, or an alias): the
   sampler draws from ``oracle.mistaken(logits, params, key)`` instead of the target. For each
   row the suite draws from (public ``sample(top_p=0.8)``, mixed, 32 000-token Zipf, float64,
-  scalar, and the ordinary draws of the extreme-uniform case) the suite's decision is
-  simulated: any draw of a token whose target probability is 0 kills (exact:
-  ``1 - (1 - q)^n`` for the mistaken mass ``q`` outside the target's support); otherwise, on
-  rows that get a goodness-of-fit check, the pooled Williams G-test at the suite's per-fit
+  scalar, and the ordinary draws of the extreme-uniform case on the edge and the 64 random rows)
+  the suite's decision is simulated: any draw of a token whose target probability is 0 kills
+  (exact: ``1 - (1 - q)^n`` for the mistaken mass ``q`` outside the target's support); otherwise,
+  on rows that get a goodness-of-fit check, the pooled Williams G-test at the suite's per-fit
   alpha. P(kill) = 1 - (1 - q)^n * P(G passes | no draw outside the support); the second
   factor is estimated from ``--reps`` repetitions of n draws (``torch.multinomial``). A quick
-  screen (``--screen-reps``, doubling n) ranks the rows; the most sensitive ones get a fine
-  search on a geometric grid (ratio 1.08). Reported: the smallest n whose point estimate of
-  P(kill) reaches 0.999, and the smallest n whose one-sided 95 % Clopper-Pearson lower bound
-  does (needs ``--reps`` >= 2996 when the G-test alone must do it).
+  screen (``--screen-reps``, doubling n) ranks the rows by n as a share of the suite's n for
+  that row; the best ones get a fine search on a geometric grid (ratio 1.08). Reported, for the
+  row with the most room (the largest margin = suite's n / smallest n): the smallest n whose
+  point estimate of P(kill) reaches 0.999, and the smallest n whose one-sided 95 %
+  Clopper-Pearson lower bound does (needs ``--reps`` >= 2996 when the G-test alone must do it).
   Also reported: whether the deterministic ``sampling_probs`` cases catch the mistake anyway.
 * **shared_uniform**: the duplicated-rows independence test (rows 2 and 5 of the mixed batch,
   exact binomial tail at alpha 1e-8), simulated with the wrong file itself.
-* **too_regular**: the lower-tail test over all 15 fit statistics (alpha 1e-12) on the wrong
-  file's deterministic quantile draws, with the same n for every fit row.
+* **too_regular**: the judge's "too regular" checks, one per case that ran fit checks (the
+  lower chi-square tail of the sum of that case's fit statistics, alpha 1e-12 each); the fake is
+  caught when any case's tail is below alpha. The wrong file's draws are deterministic, so one
+  run per n: every n from 8 to ``--too-regular-scan``, the same n for every fit row.
 * **ignores_generator**: the same-seed check; it survives only if two independent calls happen
   to print identical draws (exact probability).
-* **inverse_cdf_off_end**: the extreme-uniform phase; with real uniforms the bad values 0.0 and
-  1 - 2^-24 come once in ~1.7e7 draws (counted exactly over all 2^24 float32 uniforms).
-* **no_greedy**: the greedy rows (temperature 0, tied maxima): exact survival probability.
+* **inverse_cdf_off_end**, **inverse_cdf_past_end**: the extreme-uniform phase (edge, mixed and
+  64 random rows, a share of uniforms set to exactly 0.0 or 1 - 2^-24). Which extreme breaks
+  which row is read off the file itself (``torch.rand`` patched to return just those two
+  values); how often real uniforms break it is counted exactly on each row's CDF (float32
+  uniforms are multiples of 2^-24). Also: the share of fresh random rows drawn like the 64
+  (``cases.many_rows(--fresh-rows)``) that the file breaks, i.e. how lucky a batch of 64 is.
+* **no_greedy**: the greedy rows (temperature 0, tied maxima) of ``sample_greedy``: exact
+  survival probability (``probs_greedy_ties`` also catches it deterministically).
 
-The G-test replica used for speed is cross-checked against ``judge.stats.g_test``.
+The G-test replicas used for speed are cross-checked against ``judge.stats.g_test``.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
+import contextlib
+import functools
 import importlib.util
 import inspect
 import math
@@ -68,17 +82,19 @@ SCREEN_LEVEL = 0.95  # the screen doubles n until this point estimate
 GRID_RATIO = 1.08
 CAP_FACTOR = 8  # search up to this many times the suite's n
 CHUNK_DRAWS = 4_000_000  # draws per torch.multinomial call
+ENUMERATED_ROWS = 2  # inverse CDF: rows per batch, with and without bad uniforms, checked against all 2^24
 
-# Sizes the suites use that are literals inside test functions (the rest are read from hidden.py).
+# Sizes and batches that are literals inside test functions (the rest are read from hidden.py).
 PUBLIC_DRAWS = 4_000  # public.test_sample_distribution
 EXTREME_CASE_DRAWS = 2_000  # hidden.test_extreme_uniforms, per call (one ordinary, one extreme)
+EXTREME_BATCHES = ("edge", "mixed", "many")  # hidden.test_extreme_uniforms
 GREEDY_DRAWS = 50  # hidden.test_sample_greedy
+GREEDY_PARAMS = ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5})
 SEEDS_DRAWS = 400  # hidden.test_generator_seeds
 # Fit rows per batch, as hidden.py's _check_draws calls list them.
 FIT_ROWS = {"mixed": [0, 1, 2, 3, 4, 5, 7], "zipf": [0, 1, 2], "float64": [0, 1], "scalar": [0, 1], "public": [0]}
 
 ALIASES = {"row0_parameters": "row0_params", "temperature_after_softmax": "temperature_ignored"}
-SPECIAL = ("shared_uniform", "too_regular", "ignores_generator", "inverse_cdf_off_end", "no_greedy")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,67 +103,80 @@ SPECIAL = ("shared_uniform", "too_regular", "ignores_generator", "inverse_cdf_of
 
 
 @dataclass
-class RowCheck:
-    """One row of one batched ``sample`` call and what the suite does with its draws."""
+class Call:
+    """One batched ``sample`` call of the suite with ordinary uniforms."""
 
-    batch: str
+    name: str
+    batch: Any  # cases.Batch
     case: str
-    row: int
     n: int
-    fit: bool  # a goodness-of-fit check besides the support check
-    logits: torch.Tensor  # the whole batch [B, V]
-    params: list  # RowParams per row
     per_row: bool  # parameters passed as per-row tensors (else scalars)
-    target: torch.Tensor  # exact float64 [V] of this row
+
+    def kwargs(self) -> dict:
+        """The parameters as the suite passes them."""
+        if self.per_row:
+            return self.batch.param_tensors()
+        first = self.batch.params[0]
+        return {"temperature": first.temperature, "top_k": first.top_k, "top_p": first.top_p, "min_p": first.min_p}
+
+
+@dataclass
+class RowCheck:
+    """One row of one call and what the suite does with its draws."""
+
+    call: Call
+    row: int
+    fit: bool  # a goodness-of-fit check besides the support check
 
     @property
     def name(self) -> str:
-        return f"{self.batch} row {self.row}"
+        return f"{self.call.name} row {self.row}"
+
+    @property
+    def n(self) -> int:
+        return self.call.n
+
+    @property
+    def target(self) -> torch.Tensor:  # exact float64 [V] of this row
+        return self.call.batch.exact.probs[self.row]
 
 
 @dataclass
 class Suite:
-    exercise: Any
     cases: Any
     oracle: Any
     hidden: Any
-    public: Any
     fit_alpha: float
     declared: BudgetDeclaration
+    calls: dict[str, Call]
     checks: list[RowCheck]
-    batches: dict[str, Any]
 
 
 def load(exercise) -> Suite:
     package = load_exercise_tests(exercise)
-    cases = sys.modules[f"{package}.cases"]
-    oracle = sys.modules[f"{package}.oracle"]
-    hidden = sys.modules[f"{package}.hidden"]
-    public = sys.modules[f"{package}.public"]
+    cases, oracle, hidden, public = (sys.modules[f"{package}.{name}"] for name in ("cases", "oracle", "hidden",
+                                                                                  "public"))
     declared = load_suite(exercise, "public").budget + load_suite(exercise, "hidden").budget
     fit_alpha = FalseFailureBudget(exercise.false_failure_budget, declared).alpha("fit")
     public_logits = torch.tensor([public.LOGITS], dtype=torch.float32)
     public_params = [oracle.RowParams(top_p=0.8)]
     public_batch = cases.Batch(public_logits, public_params, oracle.target(public_logits, public_params),
                                ["public top_p=0.8"])
-    batches = {
-        "public": (public_batch, "public/sample_distribution", PUBLIC_DRAWS, False),
-        "mixed": (cases.mixed_rows(), "sample_mixed_rows", hidden.MIXED_DRAWS, True),
-        "zipf": (cases.zipf_rows(), "sample_large_vocabulary", hidden.ZIPF_DRAWS, True),
-        "float64": (cases.float64_rows(), "sample_float64", hidden.SMALL_DRAWS, True),
-        "scalar": (cases.scalar_rows(), "sample_scalar_parameters", hidden.SMALL_DRAWS, False),
-        "edge": (cases.edge_rows(), "extreme_uniforms (ordinary call)", EXTREME_CASE_DRAWS, True),
-    }
-    checks = []
-    for name, (batch, case, n, per_row) in batches.items():
-        for row in range(batch.logits.shape[0]):
-            checks.append(RowCheck(name, case, row, n, row in FIT_ROWS.get(name, []), batch.logits, batch.params,
-                                   per_row, batch.exact.probs[row]))
+    calls = [
+        Call("public", public_batch, "public/sample_distribution", PUBLIC_DRAWS, False),
+        Call("mixed", cases.mixed_rows(), "sample_mixed_rows", hidden.MIXED_DRAWS, True),
+        Call("zipf", cases.zipf_rows(), "sample_large_vocabulary", hidden.ZIPF_DRAWS, True),
+        Call("float64", cases.float64_rows(), "sample_float64", hidden.SMALL_DRAWS, True),
+        Call("scalar", cases.scalar_rows(), "sample_scalar_parameters", hidden.SMALL_DRAWS, False),
+        Call("edge", cases.edge_rows(), "extreme_uniforms (ordinary call)", EXTREME_CASE_DRAWS, True),
+        Call("many", cases.many_rows(), "extreme_uniforms (ordinary call)", EXTREME_CASE_DRAWS, True),
+    ]
+    checks = [RowCheck(call, row, row in FIT_ROWS.get(call.name, [])) for call in calls
+              for row in range(call.batch.logits.shape[0])]
     fits = sum(c.fit for c in checks)
     if fits != declared.fit:
         raise SystemExit(f"power.py knows {fits} fit rows but the suites declare {declared.fit}: update FIT_ROWS")
-    return Suite(exercise, cases, oracle, hidden, public, fit_alpha, declared, checks,
-                 {name: value[0] for name, value in batches.items()})
+    return Suite(cases, oracle, hidden, fit_alpha, declared, {call.name: call for call in calls}, checks)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +236,6 @@ class RowSimulator:
         self.plans: dict[int, Plan] = {}
         self.crosscheck = crosscheck
         self.checked: set[int] = set()
-        self.evaluations: dict[int, dict] = {}
 
     def support_survival(self, n: int) -> float:
         if self.q >= 1.0:
@@ -286,7 +314,6 @@ class RowSimulator:
             result = {"n": n, "reps": reps, "passes": passes, "point": 1 - survival * passes / reps,
                       "lower": 1 - survival * upper, "survival_upper": survival * upper}
         result["log10_support_survival"] = log10_support
-        self.evaluations[n] = result
         return result
 
 
@@ -453,68 +480,60 @@ def import_file(path: Path):
     return module
 
 
-def call_params(check_or_batch, per_row: bool) -> dict:
-    batch = check_or_batch
-    if per_row:
-        return batch.param_tensors()
-    first = batch.params[0]
-    return {"temperature": first.temperature, "top_k": first.top_k, "top_p": first.top_p, "min_p": first.min_p}
-
 
 # ---------------------------------------------------------------------------------------------
-# The analyses
+# The analyses: each returns a dict with killing_check, row, n_point, n_conf, suite_n (and more)
 # ---------------------------------------------------------------------------------------------
 
 
 def analyse_distribution(suite: Suite, key: str, module, args, crosscheck: CrossCheck, seed: int) -> dict:
-    oracle = suite.oracle
     searches: list[tuple[RowSearch, RowSimulator]] = []
-    mistaken_cache: dict[str, torch.Tensor] = {}
+    mistaken: dict[str, torch.Tensor] = {}
     file_mismatch = []
     for index, check in enumerate(suite.checks):
-        if check.batch not in mistaken_cache:
-            mistaken_cache[check.batch] = oracle.mistaken(check.logits, check.params, key)
-            batch = suite.batches[check.batch]
-            own = module.sampling_probs(batch.logits, **call_params(batch, check.per_row)).to(torch.float64)
-            wanted = mistaken_cache[check.batch]
-            differs = (torch.isnan(own).any(dim=1) | ((own > 0) != (wanted > 0)).any(dim=1)
-                       | ((own - wanted).abs() > 1e-3).any(dim=1))
-            file_mismatch += [f"{check.batch} row {r}" for r in differs.nonzero().flatten().tolist()]
-        p1 = mistaken_cache[check.batch][check.row]
+        call = check.call
+        if call.name not in mistaken:
+            mistaken[call.name] = suite.oracle.mistaken(call.batch.logits, call.batch.params, key)
+            own = module.sampling_probs(call.batch.logits, **call.kwargs()).to(torch.float64)
+            for row in range(own.shape[0]):
+                wanted = mistaken[call.name][row]
+                nan = bool(torch.isnan(own[row]).any())
+                support = int(((own[row] > 0) != (wanted > 0)).sum())
+                gap = float((own[row] - wanted).abs().max())
+                if nan or support or gap > 1e-3:
+                    file_mismatch.append(f"{call.name} row {row}: " + (
+                        "NaN" if nan else f"{support} tokens in or out of the support, max |difference| {gap:.2g}"))
+        p1 = mistaken[call.name][check.row]
         if torch.allclose(p1, check.target, rtol=1e-6, atol=1e-9):
             continue
         sim = RowSimulator(check.target, p1, check.fit, suite.fit_alpha, seed + 7919 * index, crosscheck)
         searches.append((screen(sim, check, args.screen_reps), sim))
     if not searches:
         return {"killing_check": "none: no row the suite draws from changes", "rows": []}
-    best_screen = min(s.n_screen for s, _ in searches)
-    candidates = sorted((pair for pair in searches if pair[0].check.fit and pair[0].n_screen <= 2 * best_screen),
-                        key=lambda pair: pair[0].n_screen)[:args.candidates]
+    # The deciding row is the one with the most room: the smallest n as a share of the suite's n on that row.
+    def share(search: RowSearch, n: float) -> float:
+        return n / search.check.n
+
+    ranked = sorted(searches, key=lambda pair: share(pair[0], pair[0].n_screen))
+    best_screen = share(ranked[0][0], ranked[0][0].n_screen)
+    candidates = [(s, m) for s, m in ranked if s.check.fit and share(s, s.n_screen) <= 2 * best_screen]
     use_conf = args.reps >= 2996
-    for search, sim in candidates:
+    for search, sim in candidates[:args.candidates]:
         refine(sim, search, args.reps, use_conf)
-    finished = [s for s, _ in searches if not s.check.fit or s.evaluations]
-    best = min(finished, key=lambda s: (s.best(use_conf), s.best(False)))
-    sim = dict((id(s), m) for s, m in searches)[id(best)]
+    finished = [(s, m) for s, m in searches if not s.check.fit or s.evaluations]
+    best, sim = min(finished, key=lambda pair: (share(pair[0], pair[0].best(use_conf)),
+                                                share(pair[0], pair[0].best(False))))
     best.at_suite = sim.evaluate(best.check.n, args.reps)
     if best.q > 0 and best.n_support <= best.best(use_conf):
-        killer = "support (a target-0 token drawn)"
+        killer = "support"
     elif best.q > 0:
-        killer = "support + fit (G-test)"
+        killer = "support + fit"
     else:
         killer = "fit (G-test)"
     return {
-        "killing_check": killer,
-        "row": best.check.name,
-        "case": best.check.case,
-        "q": best.q,
-        "n_point": best.n_point,
-        "n_conf": best.n_conf,
-        "n_support": best.n_support,
-        "suite_n": best.check.n,
-        "at_suite": best.at_suite,
-        "file_matches_oracle": not file_mismatch,
-        "file_mismatch_rows": file_mismatch,
+        "killing_check": killer, "row": best.check.name, "case": best.check.call.case, "q": best.q,
+        "n_point": best.n_point, "n_conf": best.n_conf, "n_support": best.n_support, "suite_n": best.check.n,
+        "at_suite": best.at_suite, "file_matches_oracle": not file_mismatch, "file_mismatch_rows": file_mismatch,
         "rows": [{"row": s.check.name, "fit": s.check.fit, "q": s.q, "n_support": s.n_support,
                   "n_screen": s.n_screen, "n_point": s.n_point, "n_conf": s.n_conf, "suite_n": s.check.n,
                   "evaluations": s.evaluations} for s, _ in searches],
@@ -522,119 +541,189 @@ def analyse_distribution(suite: Suite, key: str, module, args, crosscheck: Cross
 
 
 def analyse_shared_uniform(suite: Suite, module, args, seed: int) -> dict:
-    batch = suite.cases.mixed_rows()
-    p_agree = float((batch.exact.probs[2] ** 2).sum())
-    params = batch.param_tensors()
-    grid = [2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 64, 256, 1024]
+    call = suite.calls["mixed"]
+    p_agree = float((call.batch.exact.probs[2] ** 2).sum())
     reps = max(50, args.screen_reps)
     curve = []
     always_equal = True
-    for n in grid:
+    for n in [2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 64, 256, 1024]:
         kills = 0
         for rep in range(reps):
             generator = torch.Generator().manual_seed(seed + 1_000 * n + rep)
-            draws = module.sample(batch.logits, num_samples=n, generator=generator, **params)
+            draws = module.sample(call.batch.logits, num_samples=n, generator=generator, **call.kwargs())
             agreements = int((draws[2] == draws[5]).sum())
             always_equal &= agreements == n
             kills += jstats.duplicate_agreement_test(agreements, n, p_agree).pvalue < INDEPENDENCE_ALPHA
         curve.append({"n": n, "reps": reps, "kill_rate": kills / reps})
     # With one shared uniform and identical rows every position agrees: p = p_agree ** n exactly.
-    n_exact = math.ceil(math.log(INDEPENDENCE_ALPHA) / math.log(p_agree))
+    n_exact = 1
     while jstats.binom_sf(n_exact, n_exact, p_agree) >= INDEPENDENCE_ALPHA:
         n_exact += 1
-    while n_exact > 1 and jstats.binom_sf(n_exact - 1, n_exact - 1, p_agree) < INDEPENDENCE_ALPHA:
-        n_exact -= 1
     observed = [c["n"] for c in curve if c["kill_rate"] >= TARGET]
-    return {"killing_check": f"independence (alpha {INDEPENDENCE_ALPHA:g})",
-            "row": "mixed rows 2 and 5", "case": "sample_mixed_rows", "p_agree": p_agree,
-            "rows_always_agree": always_equal,
+    return {"killing_check": "independence", "row": "mixed rows 2 and 5", "case": "sample_mixed_rows",
+            "p_agree": p_agree, "rows_always_agree": always_equal,
             "n_point": n_exact if always_equal else (min(observed) if observed else None),
-            "n_conf": n_exact if always_equal else None, "suite_n": suite.hidden.MIXED_DRAWS, "curve": curve,
+            "n_conf": n_exact if always_equal else None, "suite_n": call.n, "curve": curve,
             "note": f"every draw agreed ({'yes' if always_equal else 'NO'}), so P(kill) is 0 below n = {n_exact} "
                     f"and 1 from there (p = {p_agree:.3f}^n)"}
 
 
-def analyse_too_regular(suite: Suite, module) -> dict:
-    fit_checks = [c for c in suite.checks if c.fit]
+class FastG:
+    """The Williams-corrected pooled G statistic of judge.stats.g_test for one target, fast for many n.
 
-    def lower_tail(sizes: Callable[[RowCheck], int]) -> dict:
-        statistics, dfs = [], []
-        generator = torch.Generator().manual_seed(0)
-        drawn: dict[tuple[str, int], torch.Tensor] = {}
-        for check in fit_checks:
-            n = sizes(check)
-            key = (check.batch, n)
-            if key not in drawn:
-                batch = suite.batches[check.batch]
-                drawn[key] = module.sample(batch.logits, num_samples=n, generator=generator,
-                                           **call_params(batch, check.per_row))
-            counts = torch.bincount(drawn[key][check.row], minlength=check.target.shape[0]).tolist()
-            result = jstats.g_test(counts, check.target.tolist())
-            if result.pvalue < suite.fit_alpha:
-                raise SystemExit(f"too_regular failed a fit check at n={n}: the analysis assumes it passes them")
-            statistics.append(result.statistic)
-            dfs.append(result.df)
-        test = jstats.too_regular_test(statistics, dfs)
-        return {"statistic": test.statistic, "df": test.df, "pvalue": test.pvalue}
+    Pooling sorts the tokens by expected count once (the order does not depend on n) and finds each
+    bin's end by bisection on the cumulative target; the statistic is then a few vector operations.
+    Sums are taken in a different order than judge.stats does, so results agree to rounding (the
+    scan cross-checks them against judge.stats.g_test).
+    """
 
-    cache: dict[int, dict] = {}
+    def __init__(self, target: torch.Tensor) -> None:
+        values = target.to(torch.float64).tolist()
+        self.total = math.fsum(values)
+        positive = sorted((i for i, v in enumerate(values) if v > 0), key=values.__getitem__)
+        self.order = torch.tensor(positive, dtype=torch.int64)
+        self.cumulative = torch.cumsum(torch.tensor([values[i] for i in positive], dtype=torch.float64), 0)
+        self.cumulative_list = self.cumulative.tolist()
 
-    def at(n: int) -> dict:
-        if n not in cache:
-            cache[n] = lower_tail(lambda check: n)
-        return cache[n]
-
-    n = 8
-    while at(n)["pvalue"] >= TOO_REGULAR_ALPHA:
-        n *= 2
-        if n > 1 << 16:
-            break
-    low, high = n // 2, n
-    while high - low > 1:
-        middle = (low + high) // 2
-        if at(middle)["pvalue"] < TOO_REGULAR_ALPHA:
-            high = middle
-        else:
-            low = middle
-    # p(n) need not be monotone: confirm the next sizes up reject as well.
-    monotone_above = all(at(high + step)["pvalue"] < TOO_REGULAR_ALPHA for step in (1, 2, 3, 5, 8, 13, 21))
-    suite_sizes = lower_tail(lambda check: check.n)
-    return {"killing_check": f"too regular (lower tail, alpha {TOO_REGULAR_ALPHA:g})",
-            "row": f"all {len(fit_checks)} fit rows (n each)", "case": "not_too_regular",
-            "n_point": high, "n_conf": high, "suite_n": min(c.n for c in fit_checks),
-            "at_n": at(high), "below_n": at(low), "rejects_above_too": monotone_above, "at_suite_sizes": suite_sizes,
-            "note": f"deterministic: lower-tail p = {at(high)['pvalue']:.2g} at n = {high}, "
-                    f"{at(low)['pvalue']:.2g} at n = {low}; at the suite's sizes p = {suite_sizes['pvalue']:.2g}"}
+    def statistic(self, counts: torch.Tensor, n: int) -> tuple[float, int]:
+        """(Williams-corrected G, df) of ``counts`` (int [V]) with n = counts.sum()."""
+        step = 10.0 * self.total / n  # a bin closes once its target mass reaches 10 expected draws
+        ends, start, size = [], 0.0, len(self.cumulative_list)
+        while True:
+            end = bisect.bisect_left(self.cumulative_list, start + step)
+            if end >= size:
+                break
+            ends.append(end)
+            start = self.cumulative_list[end]
+        if not ends:
+            ends = [size - 1]
+        ends[-1] = size - 1  # a short trailing bin joins the previous one
+        k = len(ends)
+        if k < 2:
+            return 0.0, 0
+        index = torch.tensor(ends, dtype=torch.int64)
+        zero = torch.zeros(1, dtype=torch.float64)
+        observed = torch.diff(torch.cumsum(counts[self.order].to(torch.float64), 0)[index], prepend=zero)
+        expected = torch.diff(self.cumulative[index] * (n / self.total), prepend=zero)
+        safe = torch.where(observed > 0, observed, torch.ones_like(observed))
+        deviance = torch.where(observed > 0, observed * torch.log(safe / expected) + expected - observed, expected)
+        return float(2.0 * deviance.sum()) / (1.0 + (k + 1) / (6.0 * n)), k - 1
 
 
-def analyse_ignores_generator(suite: Suite, module) -> dict:
-    batch = suite.cases.scalar_rows()
-    rows = batch.exact.probs.tolist()
+def analyse_too_regular(suite: Suite, module, args, seed: int) -> dict:
+    scan_max = args.too_regular_scan
+    fit_rows: dict[str, list[RowCheck]] = {}  # the judge's rule: one too-regular test per case with fit checks
+    for check in suite.checks:
+        if check.fit:
+            fit_rows.setdefault(check.call.name, []).append(check)
+    fast = {id(c): FastG(c.target) for rows in fit_rows.values() for c in rows}
+
+    def lower_tails(sizes: dict[str, int], exact: bool = False) -> dict[str, dict]:
+        """Call name -> the too-regular test of that case's fit rows, each call drawn at sizes[name]."""
+        tails = {}
+        for name, rows in fit_rows.items():
+            call, n = suite.calls[name], sizes[name]
+            draws = module.sample(call.batch.logits, num_samples=n, generator=torch.Generator().manual_seed(seed),
+                                  **call.kwargs())
+            statistics, dfs = [], []
+            for check in rows:
+                counts = torch.bincount(draws[check.row], minlength=check.target.shape[0])
+                if exact:
+                    result = jstats.g_test(counts.tolist(), check.target.tolist())
+                    if result.pvalue < suite.fit_alpha:
+                        raise SystemExit(f"too_regular failed the fit check of {check.name} at n = {n}: "
+                                         "the analysis assumes it passes them")
+                    statistic, df = result.statistic, result.df
+                else:
+                    statistic, df = fast[id(check)].statistic(counts, n)
+                statistics.append(statistic)
+                dfs.append(df)
+            test = jstats.too_regular_test(statistics, dfs)
+            tails[name] = {"statistic": test.statistic, "df": test.df, "pvalue": test.pvalue}
+        return tails
+
+    def smallest(tails: dict[str, dict]) -> float:
+        return min(t["pvalue"] for t in tails.values())
+
+    # Every n from 8 to scan_max, the same n for every fit row (deterministic draws: one run each).
+    scan = {n: lower_tails(dict.fromkeys(fit_rows, n)) for n in range(8, scan_max + 1)}
+    caught = [n for n, tails in scan.items() if smallest(tails) < TOO_REGULAR_ALPHA]
+    first = caught[0] if caught else None
+    escapes = [n for n, tails in scan.items() if first and n > first and smallest(tails) >= TOO_REGULAR_ALPHA]
+    from_here = escapes[-1] + 1 if escapes else first
+    # Each case alone: the n from which it rejects every size up to scan_max (None: it misses scan_max).
+    alone = {}
+    for name in fit_rows:
+        misses = [n for n, tails in scan.items() if tails[name]["pvalue"] >= TOO_REGULAR_ALPHA]
+        alone[name] = 8 if not misses else (None if misses[-1] == scan_max else misses[-1] + 1)
+    # Cross-check the fast statistic against judge.stats.g_test where it matters and on a sample.
+    cross = {"samples": 0, "max_relative_difference": 0.0, "decision_mismatches": 0}
+    for n in sorted({first, from_here, *escapes[-5:], *range(8, scan_max + 1, max(1, scan_max // 16))} - {None}):
+        exact = lower_tails(dict.fromkeys(fit_rows, n), exact=True)
+        for name, tail in exact.items():
+            cross["samples"] += 1
+            difference = abs(scan[n][name]["statistic"] - tail["statistic"]) / max(1e-300, tail["statistic"])
+            cross["max_relative_difference"] = max(cross["max_relative_difference"], difference)
+            if (scan[n][name]["pvalue"] < TOO_REGULAR_ALPHA) != (tail["pvalue"] < TOO_REGULAR_ALPHA):
+                cross["decision_mismatches"] += 1
+    suite_sizes = {name: suite.calls[name].n for name in fit_rows}
+    at_suite = lower_tails(suite_sizes, exact=True)
+    # The suite's own sizes all scaled by 0.9 to 1.1: is the smallest p at the suite's sizes typical?
+    sweep = [smallest(lower_tails({name: round(n * s / 100) for name, n in suite_sizes.items()}))
+             for s in range(90, 111)]
+
+    per_case = ", ".join(f"{name} {t['pvalue']:.1g}" for name, t in at_suite.items())
+    never = [name for name, n in alone.items() if not n]
+    alone_text = ", ".join(f"{name} from n = {n:,}" for name, n in alone.items() if n) or "none"
+    alone_text += f"; {', '.join(never)} never" if never else ""
+    summary = (f"per case (the judge's rule: caught when any case's lower tail < {TOO_REGULAR_ALPHA:g}). "
+               f"Same n for every fit row, one run per n: first caught at n = {first}")
+    if escapes:
+        worst = max(smallest(scan[n]) for n in escapes)
+        summary += (f", but not at {len(escapes)} larger n, the last {escapes[-1]} (worst smallest p = {worst:.2g}); "
+                    f"every n from {from_here} to {scan_max:,} is caught")
+    elif first:
+        summary += f"; every n from {first} to {scan_max:,} is caught"
+    note = (f"{summary}. A case alone catches every n up to {scan_max:,}: {alone_text}. At the suite's sizes "
+            f"p = {per_case} (smallest {min(sweep):.1g} to {max(sweep):.1g} with all sizes x0.9 to x1.1). "
+            f"Fast G cross-checked on {cross['samples']} case tests: max relative difference "
+            f"{cross['max_relative_difference']:.1e}, {cross['decision_mismatches']} decision mismatches")
+    if from_here is not None and from_here > scan_max - scan_max // 8:
+        note += f". [red]The last escape is close to --too-regular-scan {scan_max}: scan further[/red]"
+    return {"killing_check": "too regular", "row": f"{len(fit_rows)} cases, same n per fit row",
+            "case": "not_too_regular", "n_point": from_here, "n_conf": from_here,
+            "suite_n": min(c.n for rows in fit_rows.values() for c in rows),
+            "first_rejection_n": first, "escapes": escapes, "scan_max": scan_max,
+            "escapes_smallest_pvalues": {n: smallest(scan[n]) for n in escapes},
+            "each_case_alone_from_n": alone, "at_suite_sizes": at_suite,
+            "scaled_suite_sizes_smallest_pvalue_range": [min(sweep), max(sweep)], "crosscheck": cross, "note": note}
+
+
+def analyse_ignores_generator(suite: Suite, module, args, seed: int) -> dict:
+    call = suite.calls["scalar"]
+    rows = call.batch.exact.probs.tolist()
     n = 1
     while jstats.identical_draws_probability(rows, n) > 1 - TARGET:
         n += 1
-    params = call_params(batch, False)
-    first = module.sample(batch.logits, num_samples=SEEDS_DRAWS, generator=torch.Generator().manual_seed(5), **params)
-    second = module.sample(batch.logits, num_samples=SEEDS_DRAWS, generator=torch.Generator().manual_seed(5), **params)
+    first, second = (module.sample(call.batch.logits, num_samples=SEEDS_DRAWS,
+                                   generator=torch.Generator().manual_seed(5), **call.kwargs()) for _ in range(2))
     survive = jstats.identical_draws_probability(rows, SEEDS_DRAWS)
-    return {"killing_check": "seeds (same seed, same draws)", "row": "scalar rows 0 and 1",
-            "case": "generator_seeds", "n_point": n, "n_conf": n, "suite_n": SEEDS_DRAWS,
-            "survival_at_suite_n": survive, "same_seed_calls_differ": not torch.equal(first, second),
+    return {"killing_check": "seeds", "row": "scalar rows 0 and 1", "case": "generator_seeds",
+            "n_point": n, "n_conf": n, "suite_n": SEEDS_DRAWS, "survival_at_suite_n": survive,
+            "same_seed_calls_differ": not torch.equal(first, second),
             "note": f"survives only if two independent calls print identical draws: probability "
                     f"{jstats.identical_draws_probability(rows, n):.2g} at n = {n}, {survive:.2g} at n = "
                     f"{SEEDS_DRAWS}"}
 
 
-def analyse_no_greedy(suite: Suite, module) -> dict:
-    # hidden.test_sample_greedy: its logits, parameter sets and expected first maxima.
-    logits = torch.tensor([[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, float("-inf")],
-                           [float("-inf"), -2.0, -2.0, -5.0, -2.5]], dtype=torch.float32)
-    best = [1, 0, 1]
+def analyse_no_greedy(suite: Suite, module, args, seed: int) -> dict:
+    batch = suite.cases.greedy_rows()  # hidden.test_sample_greedy draws these under GREEDY_PARAMS
+    first_maximum = batch.exact.probs.argmax(dim=1).tolist()  # the target is its one-hot
     log_survival_per_draw = 0.0
     per_set = []
-    for params in ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5}):
-        probs = module.sampling_probs(logits, **params).to(torch.float64)
-        right = [float(probs[row, token]) for row, token in enumerate(best)]
+    for params in GREEDY_PARAMS:
+        probs = module.sampling_probs(batch.logits, **params).to(torch.float64)
+        right = [float(probs[row, token]) for row, token in enumerate(first_maximum)]
         per_set.append({"params": params, "p_first_maximum": right})
         log_survival_per_draw += sum(math.log(p) if p > 0 else -math.inf for p in right)
     if log_survival_per_draw == 0.0:
@@ -644,33 +733,68 @@ def analyse_no_greedy(suite: Suite, module) -> dict:
     else:
         n = math.ceil(math.log(1 - TARGET) / log_survival_per_draw)
     survival = math.exp(GREEDY_DRAWS * log_survival_per_draw)
-    return {"killing_check": "greedy rows with tied maxima", "row": "sample_greedy rows 0-2", "case": "sample_greedy",
-            "n_point": n, "n_conf": n,
-            "suite_n": GREEDY_DRAWS, "per_parameter_set": per_set, "survival_at_suite_n": survival,
-            "note": f"per draw on all three rows the file picks the first maximum with probability "
-                    f"{math.exp(log_survival_per_draw):.3g}; survival at n = {GREEDY_DRAWS}: {survival:.2g}"}
+    return {"killing_check": "greedy ties", "row": "sample_greedy rows 0-2", "case": "sample_greedy",
+            "n_point": n, "n_conf": n, "suite_n": GREEDY_DRAWS, "per_parameter_set": per_set,
+            "survival_at_suite_n": survival,
+            "note": f"per draw on all three rows (both parameter sets) the file picks the first maximum with "
+                    f"probability {math.exp(log_survival_per_draw):.3g}; survival at n = {GREEDY_DRAWS}: "
+                    f"{survival:.2g}"}
 
 
-def bad_uniform_count(cdf: torch.Tensor, allowed: torch.Tensor, bits: int) -> int:
-    """How many of the 2^bits uniforms k * 2^-bits make ``searchsorted(cdf, u)`` pick a token outside ``allowed``.
+def bad_uniform_count(cdf: torch.Tensor, allowed: torch.Tensor, bits: int, right: bool) -> int:
+    """How many of the 2^bits uniforms k * 2^-bits make ``searchsorted(cdf, u, right=right)`` pick a
+    token outside ``allowed`` (index V, past the end, included).
 
-    ``searchsorted`` (left) picks token i for u in (cdf[i-1], cdf[i]]: token 0 for u in [0, cdf[0]],
-    index V (past the end) for u > cdf[V-1]. Exact for values on a 2^-bits grid.
+    Left: token i for u in (cdf[i-1], cdf[i]]; right: for u in [cdf[i-1], cdf[i]) (cdf[-1] = 0).
+    On the grid the last k of token i is floor(cdf[i] * 2^bits), or ceil(...) - 1 for right.
+    Exact: multiplying by a power of two is exact in float64.
     """
     scale = 2.0 ** bits
     last = (1 << bits) - 1  # the largest uniform is last / scale = 1 - 2^-bits
-    edges = [float(v) for v in cdf.to(torch.float64).tolist()]
-    below = -1  # floor(lower edge * scale): u = 0 is k = 0 > -1
+    below = -1  # the last k of the tokens before
     count = 0
-    for token, edge in enumerate(edges + [math.inf]):
-        top = last if edge == math.inf else min(last, math.floor(edge * scale))
-        if top > below and (token >= len(edges) or not bool(allowed[token])):
+    for token, edge in enumerate([float(v) for v in cdf.to(torch.float64).tolist()] + [math.inf]):
+        if edge == math.inf:
+            top = last
+        else:
+            top = min(last, math.ceil(edge * scale) - 1 if right else math.floor(edge * scale))
+        if top > below and (token >= allowed.shape[0] or not bool(allowed[token])):
             count += top - below
         below = max(below, top)
     return count
 
 
-def analyse_inverse_cdf(suite: Suite, module) -> dict:
+@contextlib.contextmanager
+def uniforms_at_both_ends():
+    """Patch torch.rand so that every row of uniforms is [0.0, the largest value below 1 of the dtype]."""
+    saved = torch.rand
+
+    def rand(*size, generator=None, dtype=None, **kwargs):
+        shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+        dtype = dtype or torch.get_default_dtype()
+        top = torch.tensor(1.0, dtype=dtype).nextafter(torch.tensor(0.0, dtype=dtype))
+        if shape[-1] != 2:
+            raise AssertionError(f"expected num_samples = 2, got shape {shape}")
+        return torch.stack([torch.zeros((), dtype=dtype), top]).expand(shape).clone()
+
+    torch.rand = rand
+    try:
+        yield
+    finally:
+        torch.rand = saved
+
+
+def broken_by_extremes(module, logits: torch.Tensor, kwargs: dict, allowed: torch.Tensor) -> list[tuple[bool, bool]]:
+    """Per row: does the file itself draw a token outside ``allowed`` at u = 0.0, and at u = 1 - ulp?"""
+    with uniforms_at_both_ends():
+        picks = module.sample(logits, num_samples=2, **kwargs)
+    vocab = allowed.shape[1]
+    return [tuple(int(i) >= vocab or not bool(allowed[row, int(i)]) for i in picks[row])
+            for row in range(picks.shape[0])]
+
+
+def analyse_inverse_cdf(suite: Suite, module, args, seed: int, *, right: bool) -> dict:
+    """An inverse CDF ``searchsorted(cumsum(probs), u, right=right)`` that breaks at the ends of [0, 1)."""
     # torch.rand returns multiples of 2^-24 in float32 (2^-53 in float64): 0.0 and 1 - 2^-24 are its ends.
     generator = torch.Generator().manual_seed(3)
     on_grid = {}
@@ -678,55 +802,92 @@ def analyse_inverse_cdf(suite: Suite, module) -> dict:
         scaled = torch.rand(1 << 20, generator=generator, dtype=dtype).to(torch.float64) * 2.0 ** bits
         on_grid[str(dtype).removeprefix("torch.")] = bool((scaled == scaled.floor()).all())
     grid = torch.arange(1 << 24, dtype=torch.float64).mul_(2.0 ** -24).to(torch.float32)  # every float32 uniform
-    fraction = ExtremeUniforms.FRACTION
+    fraction = ExtremeUniforms.FRACTION  # half of these become 0.0, half 1 - 2^-24
     rows = []
-    enumeration_agrees = True
-    for name, batch in suite.batches.items():
-        per_row = name in ("mixed", "zipf", "float64", "edge")
-        probs = module.sampling_probs(batch.logits, **call_params(batch, per_row))
+    model_agrees = enumeration_agrees = True
+    enumerated = 0
+    for call in suite.calls.values():
+        probs = module.sampling_probs(call.batch.logits, **call.kwargs())
         cdf = torch.cumsum(probs, dim=1)  # as the file does, in the logits' dtype
-        allowed = batch.exact.probs > 0
-        vocab = probs.shape[1]
+        allowed = call.batch.exact.probs > 0
         bits = 24 if cdf.dtype == torch.float32 else 53
-        n = {"public": PUBLIC_DRAWS, "mixed": suite.hidden.MIXED_DRAWS + EXTREME_CASE_DRAWS,
-             "zipf": suite.hidden.ZIPF_DRAWS, "float64": suite.hidden.SMALL_DRAWS,
-             "scalar": suite.hidden.SMALL_DRAWS, "edge": EXTREME_CASE_DRAWS}[name]
         top = torch.tensor(1.0, dtype=cdf.dtype).nextafter(torch.tensor(0.0, dtype=cdf.dtype))
-        ends = torch.stack([torch.zeros((), dtype=cdf.dtype), top])
-        for row in range(probs.shape[0]):
-            picked = torch.searchsorted(cdf[row], ends).tolist()
-            zero_bad, top_bad = (i >= vocab or not bool(allowed[row, i]) for i in picked)
-            bad = bad_uniform_count(cdf[row], allowed[row], bits)
-            if bits == 24:  # check the count against all 2^24 float32 uniforms
-                enumerated = 0
+        ends = torch.stack([torch.zeros((), dtype=cdf.dtype), top]).expand(cdf.shape[0], 2).contiguous()
+        model = torch.searchsorted(cdf, ends, right=right)
+        file_says = broken_by_extremes(module, call.batch.logits, call.kwargs(), allowed)
+        n = call.n + (EXTREME_CASE_DRAWS if call.name == "mixed" else 0)  # ordinary draws per suite run
+        to_enumerate = dict.fromkeys((True, False), ENUMERATED_ROWS if bits == 24 else 0)  # by "has bad uniforms"
+        for row, (zero_bad, top_bad) in enumerate(file_says):
+            model_agrees &= [int(i) >= cdf.shape[1] or not bool(allowed[row, int(i)]) for i in model[row]] == [
+                zero_bad, top_bad]
+            bad = bad_uniform_count(cdf[row], allowed[row], bits, right)
+            if to_enumerate[bad > 0]:  # check the count against all 2^24 float32 uniforms
+                to_enumerate[bad > 0] -= 1
+                count = 0
                 for start in range(0, 1 << 24, 1 << 22):
-                    index = torch.searchsorted(cdf[row], grid[start:start + (1 << 22)])
-                    inside = index < vocab
-                    enumerated += int((~inside).sum()) + int((~allowed[row][index[inside]]).sum())
-                enumeration_agrees &= enumerated == bad
+                    index = torch.searchsorted(cdf[row], grid[start:start + (1 << 22)], right=right)
+                    inside = index < cdf.shape[1]
+                    count += int((~inside).sum()) + int((~allowed[row][index[inside]]).sum())
+                enumeration_agrees &= count == bad
+                enumerated += 1
             natural = bad / 2.0 ** bits
-            extreme = (1 - fraction) * natural + fraction / 2 * (zero_bad + top_bad)
-            rows.append({"row": f"{name} row {row}", "n": n, "dtype": str(cdf.dtype).removeprefix("torch."),
+            rows.append({"row": f"{call.name} row {row}", "batch": call.name, "n": n, "cdf_end": float(cdf[row, -1]),
                          "zero_is_bad": zero_bad, "top_is_bad": top_bad, "bad_uniforms": bad,
-                         "natural_rate": natural, "extreme_rate": extreme})
-    exposed = max(rows, key=lambda r: r["natural_rate"])
-    n_natural = _n_for(exposed["natural_rate"])
-    natural_catch = 1 - math.exp(sum(r["n"] * math.log1p(-r["natural_rate"]) for r in rows))
-    extreme_rows = [r for r in rows if r["row"].startswith(("edge", "mixed"))]  # what the extreme phase draws
+                         "natural_rate": natural,
+                         "extreme_rate": (1 - fraction) * natural + fraction / 2 * (zero_bad + top_bad)})
+    extreme_rows = [r for r in rows if r["batch"] in EXTREME_BATCHES]
     worst = max(extreme_rows, key=lambda r: r["extreme_rate"])
     n_extreme = _n_for(worst["extreme_rate"])
-    extreme_miss = math.exp(sum(EXTREME_CASE_DRAWS * math.log1p(-r["extreme_rate"]) for r in extreme_rows))
-    return {"killing_check": "extreme uniforms (support)",
-            "row": worst["row"], "case": "extreme_uniforms", "n_point": n_extreme, "n_conf": n_extreme,
-            "suite_n": EXTREME_CASE_DRAWS, "rand_on_grid": on_grid, "count_matches_enumeration": enumeration_agrees,
-            "rows": rows,
+    # log10 P(the extreme phase misses it), ignoring the one forced 0.0 and 1 - 2^-24 per tensor
+    log10_extreme_miss = sum(EXTREME_CASE_DRAWS * math.log1p(-r["extreme_rate"]) for r in extreme_rows) / math.log(10)
+    exposed = max(rows, key=lambda r: r["natural_rate"])
+    n_natural = _n_for(exposed["natural_rate"])
+    natural_catch = -math.expm1(sum(r["n"] * math.log1p(-r["natural_rate"]) for r in rows))
+
+    # How lucky is a batch of 64? Fresh rows drawn like cases.many_rows (its first 64 are the suite's own).
+    fresh = suite.cases.many_rows(args.fresh_rows)
+    fresh_broken = [z or t for z, t in broken_by_extremes(module, fresh.logits, fresh.param_tensors(),
+                                                          fresh.exact.probs > 0)]
+    fresh_cdf_end = torch.cumsum(module.sampling_probs(fresh.logits, **fresh.param_tensors()), dim=1)[:, -1]
+    top32 = torch.tensor(1.0).nextafter(torch.tensor(0.0))
+    share = sum(fresh_broken) / len(fresh_broken)
+    many = [r for r in rows if r["batch"] == "many"]
+    broken_many = sum(r["zero_is_bad"] or r["top_is_bad"] for r in many)
+    fresh_figures = {"rows": len(fresh_broken), "broken_share": share,
+                     "cdf_end_at_or_below_top_share": float((fresh_cdf_end <= top32).double().mean()),
+                     "p_batch_of_64_breaks_none": (1 - share) ** len(many)}
+    by_end = {"zero": sum(r["zero_is_bad"] for r in extreme_rows), "top": sum(r["top_is_bad"] for r in extreme_rows)}
+    checks = (f"model of the file's searchsorted(right={right}) agrees with the file at both ends: "
+              f"{'yes' if model_agrees else '[red]NO[/red]'}; exact counts match all 2^24 float32 uniforms on "
+              f"{enumerated} rows: {'yes' if enumeration_agrees else '[red]NO[/red]'}")
+    note = (f"in the extreme phase's {len(extreme_rows)} rows u = 0.0 breaks {by_end['zero']} and u = 1 - 2^-24 "
+            f"breaks {by_end['top']} (of the 64 random rows: {broken_many}); it misses the file with probability "
+            f"10^{log10_extreme_miss:,.0f}. Of {len(fresh_broken):,} fresh rows drawn like the 64, {share:.1%} break "
+            f"(float32 cumsum ending at or below 1 - 2^-24: {fresh_figures['cdf_end_at_or_below_top_share']:.1%}), "
+            f"so a batch of 64 breaks none with probability {fresh_figures['p_batch_of_64_breaks_none']:.1g}. "
+            f"With real uniforms the most exposed row ({exposed['row']}) goes wrong once per "
+            f"{1 / exposed['natural_rate']:.3g} draws: P(kill) >= {TARGET} needs n = {n_natural:.3g}, and all "
+            f"ordinary draws of one suite run catch it with probability {natural_catch:.2g}. {checks}")
+    return {"killing_check": "extreme uniforms", "row": worst["row"], "case": "extreme_uniforms",
+            "n_point": n_extreme, "n_conf": n_extreme, "suite_n": EXTREME_CASE_DRAWS, "right": right,
+            "rand_on_grid": on_grid, "model_matches_file": model_agrees,
+            "count_matches_enumeration": enumeration_agrees, "enumerated_rows": enumerated,
+            "broken_rows_in_extreme_phase": by_end, "broken_random_rows_of_64": broken_many,
+            "log10_extreme_phase_miss_probability": log10_extreme_miss, "fresh_rows": fresh_figures,
             "natural": {"row": exposed["row"], "rate_per_draw": exposed["natural_rate"], "n_for_target": n_natural,
                         "p_catch_in_one_suite_run": natural_catch},
-            "extreme_phase_miss_probability": extreme_miss,
-            "note": f"with real float32 uniforms the most exposed row ({exposed['row']}) goes wrong once per "
-                    f"{1 / exposed['natural_rate']:.3g} draws: P(kill) >= {TARGET} needs n = {n_natural:.3g}, and "
-                    f"all ordinary draws of one suite run catch it with probability {natural_catch:.2g}. The "
-                    f"extreme phase misses it with probability {extreme_miss:.2g}"}
+            "rows": rows, "note": note}
+
+
+# The wrong solutions that are not distribution mistakes, and their analyses.
+SPECIAL: dict[str, Callable[..., dict]] = {
+    "shared_uniform": analyse_shared_uniform,
+    "too_regular": analyse_too_regular,
+    "ignores_generator": analyse_ignores_generator,
+    "no_greedy": analyse_no_greedy,
+    "inverse_cdf_off_end": functools.partial(analyse_inverse_cdf, right=False),  # searchsorted(cdf, u)
+    "inverse_cdf_past_end": functools.partial(analyse_inverse_cdf, right=True),  # searchsorted(cdf, u, right=True)
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -738,13 +899,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="repetitions per n in the fine search (default 4000; >= 2996 for the lower bound)")
     parser.add_argument("--screen-reps", type=int, default=200, help="repetitions per n in the screen (default 200)")
     parser.add_argument("--candidates", type=int, default=2, help="rows per mistake given a fine search (default 2)")
-    parser.add_argument("--quick", action="store_true", help="--reps 1000 --screen-reps 100 --candidates 1")
+    parser.add_argument("--too-regular-scan", type=int, default=4096,
+                        help="too_regular: judge every n from 8 to this (default 4096)")
+    parser.add_argument("--fresh-rows", type=int, default=2048,
+                        help="inverse CDF files: random rows drawn like cases.many_rows to estimate how many break "
+                             "(default 2048)")
+    parser.add_argument("--quick", action="store_true",
+                        help="--reps 1000 --screen-reps 100 --candidates 1 --too-regular-scan 1024 --fresh-rows 256")
     parser.add_argument("--only", nargs="*", help="wrong solutions to analyse (file stems); default all")
     parser.add_argument("--seed", type=int, default=20_261_129, help="seed of the simulations")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     if args.quick:
         args.reps, args.screen_reps, args.candidates = min(args.reps, 1000), min(args.screen_reps, 100), 1
+        args.too_regular_scan, args.fresh_rows = min(args.too_regular_scan, 1024), min(args.fresh_rows, 256)
     console = make_console()
     exercise = resolve(EXERCISE_ID)
     suite = load(exercise)
@@ -752,8 +920,7 @@ def main(argv: list[str] | None = None) -> int:
     use_conf = args.reps >= 2996
     how = f"point estimate and {CONFIDENCE:.0%} lower bound" if use_conf else "point estimate only: --reps < 2996"
     console.print(f"[bold]power[/bold]: known-wrong solutions of {exercise.folder}; P(kill) >= {TARGET}; fit alpha "
-                  f"{suite.fit_alpha:.3g} ({suite.declared.fit} fit checks); {args.reps} reps per n "
-                  f"({how}); "
+                  f"{suite.fit_alpha:.3g} ({suite.declared.fit} fit checks); {args.reps} reps per n ({how}); "
                   f"torch {info['torch']}")
     started = time.monotonic()
     cases = probs_cases(exercise)
@@ -766,81 +933,86 @@ def main(argv: list[str] | None = None) -> int:
         stem = path.stem
         if args.only and stem not in args.only:
             continue
-        wrong = parse_wrong_solution(path)
         module = import_file(path)
         key = ALIASES.get(stem, stem)
-        file_failures = probs_failures(cases, module.sampling_probs)
+        seed = args.seed + 104_729 * index
         clock = time.monotonic()
-        if key in suite.oracle.MISTAKES and stem not in SPECIAL:
-            entry = analyse_distribution(suite, key, module, args, crosscheck, args.seed + 104_729 * index)
-            oracle_failures = probs_failures(cases, oracle_probs(suite.oracle, key))
-            entry["mistake"] = key
-            entry["oracle_probs_failures"] = oracle_failures
-        elif stem == "shared_uniform":
-            entry = analyse_shared_uniform(suite, module, args, args.seed + 104_729 * index)
-        elif stem == "too_regular":
-            entry = analyse_too_regular(suite, module)
-        elif stem == "ignores_generator":
-            entry = analyse_ignores_generator(suite, module)
-        elif stem == "no_greedy":
-            entry = analyse_no_greedy(suite, module)
-        elif stem == "inverse_cdf_off_end":
-            entry = analyse_inverse_cdf(suite, module)
+        if stem in SPECIAL:
+            entry = SPECIAL[stem](suite, module, args, seed)
+        elif key in suite.oracle.MISTAKES:
+            entry = analyse_distribution(suite, key, module, args, crosscheck, seed)
+            entry.update(mistake=key, oracle_probs_failures=probs_failures(cases, oracle_probs(suite.oracle, key)))
         else:
-            entry = {"killing_check": "unclassified: add it to benchmarks/power.py", "n_point": None, "n_conf": None,
-                     "suite_n": None}
-        entry.update({"solution": stem, "diagnosis": wrong.diagnosis, "file_probs_failures": file_failures,
-                      "seconds": time.monotonic() - clock})
+            entry = {"killing_check": "unclassified: add it to SPECIAL in benchmarks/power.py", "n_point": None,
+                     "n_conf": None, "suite_n": None}
+        entry.update(solution=stem, diagnosis=parse_wrong_solution(path).diagnosis,
+                     file_probs_failures=probs_failures(cases, module.sampling_probs),
+                     seconds=time.monotonic() - clock)
         results.append(entry)
         console.print(f"  {stem}: {entry['killing_check']} ({entry['seconds']:.1f} s)")
 
     table = Table(title=f"smallest sample size that kills each known-wrong solution with probability >= {TARGET}")
-    for column in ("wrong solution", "killing check", "most sensitive row", "n (point)",
-                   f"n ({CONFIDENCE:.0%} LB)" if use_conf else "", "suite's n", "margin", "sampling_probs cases"):
+    for column in ("wrong solution", "killing check", "deciding row", "n (point)",
+                   f"n ({CONFIDENCE:.0%} LB)" if use_conf else "", "suite's n", "margin", "probs cases failed"):
         if column:
-            table.add_column(column, justify="right" if column.startswith(("n", "suite", "margin")) else "left")
+            numeric = column.startswith(("n ", "suite", "margin"))
+            table.add_column(column, justify="right" if numeric else "left",
+                             no_wrap=numeric or column == "wrong solution")
     for entry in results:
         n_used = entry.get("n_conf") if use_conf else entry.get("n_point")
         margin = entry["suite_n"] / n_used if n_used and entry.get("suite_n") and n_used < math.inf else None
         entry["margin"] = margin
         failures = entry["file_probs_failures"]
-        probs = f"yes ({len(failures)}/{len(cases)} fail)" if failures else "no"
+        probs = f"{len(failures)} of {len(cases)}" if failures else "none"
         if "oracle_probs_failures" in entry and bool(entry["oracle_probs_failures"]) != bool(failures):
             probs += " [red](oracle disagrees)[/red]"
         row = [entry["solution"], entry["killing_check"], entry.get("row", ""), _n(entry.get("n_point"))]
         if use_conf:
             row.append(_n(entry.get("n_conf")))
-        row += [_n(entry.get("suite_n")), f"{margin:,.0f}x" if margin else "—", probs]
+        row += [_n(entry.get("suite_n")), _margin(margin), probs]
         table.add_row(*row, style="red" if margin is not None and margin < 1 else None)
     table.caption = (f"n: the smallest sample size of that row with P(kill) >= {TARGET} (point estimate; "
                      f"{CONFIDENCE:.0%} one-sided Clopper-Pearson lower bound). margin = suite's n / smallest n "
-                     f"({'lower-bound' if use_conf else 'point'} column). 'sampling_probs cases': how many of the "
-                     "exact cases (public _expect_probs ones, hidden probs_*) the file's own sampling_probs fails; "
-                     "where it fails any, the draws are a second line of defence")
+                     f"({'lower-bound' if use_conf else 'point'} column). Killing checks: support = a draw of a token "
+                     "whose target probability is 0; fit = the row's G-test; independence = rows 2 and 5 agree too "
+                     "often; too regular = a case's lower chi-square tail; seeds = same seed, same draws; extreme "
+                     "uniforms = support under 0.0 / 1-2^-24 uniforms; greedy ties = temperature 0 rows. 'probs "
+                     "cases failed': exact sampling_probs cases (public _expect_probs ones, hidden probs_*) the "
+                     "file's own sampling_probs fails; where any, the draws are a second line of defence")
     console.print(table)
 
-    notes = Table(title="notes on the special cases and cross-checks", show_lines=False)
+    notes = Table(title="notes on the special cases and cross-checks")
     notes.add_column("wrong solution")
     notes.add_column("detail")
     for entry in results:
         if entry.get("note"):
             notes.add_row(entry["solution"], entry["note"])
         if entry.get("file_matches_oracle") is False:
-            notes.add_row(entry["solution"], f"[red]its sampling_probs differs from oracle.mistaken on "
-                                             f"{', '.join(entry['file_mismatch_rows'])}[/red]")
+            notes.add_row(entry["solution"], f"[yellow]the file's own sampling_probs differs from "
+                                             f"oracle.mistaken on {'; '.join(entry['file_mismatch_rows'])}[/yellow]")
         if entry.get("at_suite"):
             notes.add_row(entry["solution"], _at_suite(entry))
-    notes.add_row("G-test replica", f"cross-checked on {crosscheck.samples} samples against judge.stats.g_test: "
-                                    f"max relative difference {crosscheck.max_relative_difference:.1e}, "
-                                    f"{crosscheck.decision_mismatches} decision mismatches")
+    if crosscheck.samples:
+        notes.add_row("G-test replica", f"cross-checked on {crosscheck.samples} samples against judge.stats.g_test: "
+                                        f"max relative difference {crosscheck.max_relative_difference:.1e}, "
+                                        f"{crosscheck.decision_mismatches} decision mismatches")
     console.print(notes)
     console.print(f"{len(results)} wrong solutions in {time.monotonic() - started:.0f} s")
+    short = [e["solution"] for e in results if not e.get("margin") or e["margin"] < 1]
+    if short:
+        console.print(f"[red]not killed with probability {TARGET} at the suite's sizes: {', '.join(short)}[/red]")
     if args.json:
         write_json(args.json, {"machine": info, "target": TARGET, "confidence": CONFIDENCE, "reps": args.reps,
                                "screen_reps": args.screen_reps, "fit_alpha": suite.fit_alpha,
                                "crosscheck": crosscheck.__dict__, "solutions": results})
         console.print(f"wrote {args.json}")
-    return 0
+    return 1 if short else 0
+
+
+def _margin(margin: float | None) -> str:
+    if not margin:
+        return "—"
+    return f"{margin:.1f}x" if margin < 10 else f"{margin:,.0f}x"
 
 
 def _n_for(rate: float) -> float:

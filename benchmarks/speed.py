@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """How long judging exercise 39 takes, split into the suite itself, process start-up and the whole CLI.
 
-    .venv/bin/python benchmarks/speed.py [--runs 30] [--starts 5] [--cli-runs 5] [--quick]
-                                         [--no-single-thread] [--top 10] [--json PATH]
+    .venv/bin/python benchmarks/speed.py [--runs 30] [--starts 5] [--cli-runs 5] [--thread-reps 20]
+                                         [--contenders 2] [--quick] [--top 10] [--json PATH]
 
 (a) the suites alone: the reference judged ``--runs`` times with different master seeds by one
     already-started learner process (so neither the child's start nor ``import torch`` counts),
-    hidden suite alone and public + hidden; median and p90, and per-case medians. The same again
-    with a learner process started under ``OMP_NUM_THREADS=1`` (``--no-single-thread`` skips it):
-    on a small shared machine torch's intra-op threads can make the 32 000-token cases many
-    times slower.
+    hidden suite alone and public + hidden, interleaved; median and p90, and per-case medians.
+    The learner process runs torch single-threaded (``judge/child.py``).
 (b) learner-process start-up: a fresh ``python`` + ``import torch`` + loading the file, until
-    the child reports ready (median of ``--starts``), beside a bare ``python -c "import torch"``.
+    the child reports ready (median of ``--starts``), beside a bare ``python -c "import torch"``
+    timed until the import is done and until the process has exited (torch's teardown is ~0.4 s).
 (c) the whole ``python practice/judge.py test 39 solutions/039-sampling/reference.py`` as a
     subprocess, wall clock (median of ``--cli-runs``).
+(d) why the learner process is single-threaded: the reference's ``sampling_probs`` on the
+    [3, 32 000] batch in this process, ``--thread-reps`` calls with torch's default thread count
+    and as many with one thread, interleaved (0 skips it); once as the machine is, once while
+    ``--contenders`` other processes run torch ops with torch's default threads (started and
+    killed by this script). On a small machine whose cores are busy, torch's thread pool can
+    make this call several times slower: that is why the learner process uses one thread.
 
 The target for (a) is a median under 0.5 s for the hidden suite.
 """
@@ -21,6 +26,7 @@ The target for (a) is a median under 0.5 s for the hidden suite.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
@@ -31,9 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import torch  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from benchmarks._common import EXERCISE_ID, fmt_ms, machine, median, percentile, write_json  # noqa: E402
+from benchmarks._common import EXERCISE_ID, fmt_ms, load_exercise_tests, machine, median, percentile  # noqa: E402
+from benchmarks._common import write_json  # noqa: E402
 from benchmarks._common import console as make_console  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.process import LearnerProcess  # noqa: E402
@@ -49,14 +57,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=30, help="judged runs per suite selection (default 30)")
     parser.add_argument("--starts", type=int, default=5, help="learner-process starts to time (default 5)")
     parser.add_argument("--cli-runs", type=int, default=5, help="whole-CLI runs to time (default 5)")
-    parser.add_argument("--quick", action="store_true", help="10 runs, 3 starts, 3 CLI runs")
+    parser.add_argument("--quick", action="store_true", help="10 runs, 3 starts, 3 CLI runs, 10 thread reps")
     parser.add_argument("--top", type=int, default=10, help="slowest cases to list (default 10; 0 for all)")
-    parser.add_argument("--no-single-thread", action="store_true",
-                        help="skip the comparison with a learner process started with OMP_NUM_THREADS=1")
+    parser.add_argument("--thread-reps", type=int, default=20,
+                        help="(d) calls per thread setting (default 20; 0 skips it)")
+    parser.add_argument("--contenders", type=int, default=2,
+                        help="(d) also measure while this many other torch processes keep the cores busy "
+                             "(default 2; 0 skips it)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs, args.starts, args.cli_runs = min(args.runs, 10), min(args.starts, 3), min(args.cli_runs, 3)
+        args.thread_reps = min(args.thread_reps, 10)
     console = make_console()
     exercise = resolve(EXERCISE_ID)
     reference = exercise.reference_path
@@ -65,50 +77,27 @@ def main(argv: list[str] | None = None) -> int:
                   f"torch {results['machine']['torch']}, {results['machine']['cpus']} CPUs")
 
     # (a) the suites with a reused learner process --------------------------------------------
-    # Two learner processes: one with the environment as it is (what the judge does), one whose
-    # torch runs single-threaded (OMP_NUM_THREADS=1 reaches the child through _child_environment).
-    # Runs are interleaved so both see the same load from whatever else shares the machine.
-    inherited = os.environ.get("OMP_NUM_THREADS")
-    processes = {"default": LearnerProcess(reference, device="cpu", memory_limit_mb=exercise.memory_limit_mb)}
-    if not args.no_single_thread:
-        os.environ["OMP_NUM_THREADS"] = "1"
-        try:
-            processes["omp1"] = LearnerProcess(reference, device="cpu", memory_limit_mb=exercise.memory_limit_mb)
-        finally:
-            if inherited is None:
-                del os.environ["OMP_NUM_THREADS"]
-            else:
-                os.environ["OMP_NUM_THREADS"] = inherited
-    default_label = f"child threads: {inherited or 'torch default'}"
-    configs = {
-        "hidden": (("hidden",), "default"),
-        "public+hidden": (("public", "hidden"), "default"),
-    }
-    if "omp1" in processes:
-        configs["hidden, child OMP_NUM_THREADS=1"] = (("hidden",), "omp1")
-        configs["public+hidden, child OMP_NUM_THREADS=1"] = (("public", "hidden"), "omp1")
+    # The learner process runs torch single-threaded (judge/child.py), whatever OMP_NUM_THREADS says.
+    process = LearnerProcess(reference, device="cpu", memory_limit_mb=exercise.memory_limit_mb)
+    configs = {"hidden": ("hidden",), "public+hidden": ("public", "hidden")}
     load_before = _load()
     try:
         started = time.perf_counter()
-        first = judge_file(exercise, reference, seed=SEED_BASE - 1, process=processes["default"])
+        first = judge_file(exercise, reference, seed=SEED_BASE - 1, process=process)
         cold_ms = (time.perf_counter() - started) * 1000
         _require_ac(first, "warm-up run")
-        if "omp1" in processes:
-            _require_ac(judge_file(exercise, reference, seed=SEED_BASE - 2, process=processes["omp1"]), "warm-up run")
         suite_times: dict[str, list[float]] = {name: [] for name in configs}
-        case_times: dict[str, dict[str, list[float]]] = {"default": {}, "omp1": {}}
+        case_times: dict[str, list[float]] = {}
         for index in range(args.runs):
-            for name, (suites, which) in configs.items():
-                report = judge_file(exercise, reference, seed=SEED_BASE + index, suites=suites,
-                                    process=processes[which])
+            for name, suites in configs.items():  # interleaved: both see the same load
+                report = judge_file(exercise, reference, seed=SEED_BASE + index, suites=suites, process=process)
                 _require_ac(report, f"{name} run {index}")
                 suite_times[name].append(report.time_ms)
-                if suites == ("public", "hidden"):
+                if name == "public+hidden":
                     for case in report.cases:
-                        case_times[which].setdefault(f"{case.suite}/{case.name}", []).append(case.time_ms)
+                        case_times.setdefault(f"{case.suite}/{case.name}", []).append(case.time_ms)
     finally:
-        for process in processes.values():
-            process.close()
+        process.close()
     load_after = _load()
     results["load_average_1m"] = {"before": load_before, "after": load_after}
 
@@ -123,31 +112,24 @@ def main(argv: list[str] | None = None) -> int:
         ok = figures["median_ms"] < TARGET_S * 1000
         table.add_row(name, fmt_ms(figures["median_ms"]), fmt_ms(figures["p90_ms"]), fmt_ms(figures["min_ms"]),
                       fmt_ms(figures["max_ms"]), "[green]yes[/green]" if ok else "[red]NO[/red]")
-    table.caption = (f"rows without a note: {default_label}. First run in this process (builds the frozen cases "
-                     f"and their targets): {cold_ms:,.0f} ms, not included. 1-minute load average "
+    table.caption = (f"learner process single-threaded (judge/child.py). First run in this process (builds the "
+                     f"frozen cases and their targets): {cold_ms:,.0f} ms, not included. 1-minute load average "
                      f"{load_before} before, {load_after} after")
     results["cold_first_run_ms"] = cold_ms
     console.print(table)
 
-    per_case = sorted(((name, median(times), percentile(times, 90)) for name, times in case_times["default"].items()),
+    per_case = sorted(((name, median(times), percentile(times, 90)) for name, times in case_times.items()),
                       key=lambda row: -row[1])
-    single = {name: median(times) for name, times in case_times["omp1"].items()}
     total_case_median = sum(m for _, m, _ in per_case)
     shown = per_case if args.top <= 0 else per_case[:args.top]
     table = Table(title=f"per-case times (public+hidden), slowest {len(shown)} of {len(per_case)}")
-    columns = ["case", "median ms", "p90 ms", "share of sum"] + (["median ms, OMP_NUM_THREADS=1"] if single else [])
-    for column in columns:
+    for column in ("case", "median ms", "p90 ms", "share of sum"):
         table.add_column(column, justify="right" if column != "case" else "left")
     for name, med, p90 in shown:
-        row = [name, fmt_ms(med), fmt_ms(p90), f"{100 * med / total_case_median:.0f} %"]
-        if single:
-            row.append(fmt_ms(single[name]))
-        table.add_row(*row)
-    table.caption = (f"sum of per-case medians: {total_case_median:,.0f} ms"
-                     + (f"; with OMP_NUM_THREADS=1: {sum(single.values()):,.0f} ms" if single else ""))
+        table.add_row(name, fmt_ms(med), fmt_ms(p90), f"{100 * med / total_case_median:.0f} %")
+    table.caption = f"sum of per-case medians: {total_case_median:,.0f} ms"
     console.print(table)
-    results["cases"] = {name: {"median_ms": med, "p90_ms": p90, "median_ms_omp1": single.get(name)}
-                        for name, med, p90 in per_case}
+    results["cases"] = {name: {"median_ms": med, "p90_ms": p90} for name, med, p90 in per_case}
 
     # (b) learner-process start-up -------------------------------------------------------------
     starts = []
@@ -156,13 +138,21 @@ def main(argv: list[str] | None = None) -> int:
         child = LearnerProcess(reference, device="cpu", memory_limit_mb=exercise.memory_limit_mb)
         starts.append((time.perf_counter() - started) * 1000)
         child.close()
-    bare = []
+    bare_imported, bare_exited = [], []
     for _ in range(args.starts):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import torch"], check=True, cwd=ROOT)
-        bare.append((time.perf_counter() - started) * 1000)
+        child = subprocess.Popen([sys.executable, "-c", "import sys, torch; sys.stdout.write('.'); sys.stdout.flush()"],
+                                 cwd=ROOT, stdout=subprocess.PIPE)
+        child.stdout.read(1)
+        bare_imported.append((time.perf_counter() - started) * 1000)
+        child.wait()
+        child.stdout.close()
+        bare_exited.append((time.perf_counter() - started) * 1000)
     results["startup"] = {"learner_process_median_ms": median(starts), "learner_process_all_ms": starts,
-                          "python_import_torch_median_ms": median(bare), "python_import_torch_all_ms": bare}
+                          "python_import_torch_median_ms": median(bare_imported),
+                          "python_import_torch_all_ms": bare_imported,
+                          "python_import_torch_and_exit_median_ms": median(bare_exited),
+                          "python_import_torch_and_exit_all_ms": bare_exited}
 
     # (c) the whole CLI as a subprocess ----------------------------------------------------------
     command = [sys.executable, "practice/judge.py", "test", EXERCISE_ID, str(reference.relative_to(ROOT))]
@@ -182,8 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(title="(b) start-up and (c) the whole command, wall clock")
     for column in ("what", "runs", "median ms", "÷ public+hidden suite"):
         table.add_column(column, justify="right" if column != "what" else "left")
-    table.add_row("python -c 'import torch'", str(len(bare)), fmt_ms(median(bare)), f"{median(bare) / suite_ms:.1f}x")
-    table.add_row("learner process start (python + torch + file)", str(len(starts)), fmt_ms(median(starts)),
+    for label, values in (("python -c 'import torch', until imported", bare_imported),
+                          ("python -c 'import torch', until the process exits", bare_exited)):
+        table.add_row(label, str(len(values)), fmt_ms(median(values)), f"{median(values) / suite_ms:.1f}x")
+    table.add_row("learner process start (python + torch + file, until ready)", str(len(starts)),
+                  fmt_ms(median(starts)),
                   f"{median(starts) / suite_ms:.1f}x")
     table.add_row("public+hidden suite, reused process", str(args.runs), fmt_ms(suite_ms), "1.0x")
     table.add_row("practice/judge.py test 39 (whole process)", str(len(cli)), fmt_ms(median(cli)),
@@ -196,11 +189,68 @@ def main(argv: list[str] | None = None) -> int:
         "cli_minus_startup_minus_suite_ms": overhead,
     }
     console.print(f"whole command = learner start {median(starts):,.0f} ms + suites {suite_ms:,.0f} ms "
-                  f"+ the rest {overhead:,.0f} ms (the judge's own python start, import torch, rendering)")
+                  f"+ the rest {overhead:,.0f} ms: the judge's own python + import torch, building the frozen cases "
+                  f"(the first-run cost above), rendering, and both interpreters' exit")
+
+    # (d) why the learner process is single-threaded: one torch call, here, torch's default threads vs 1
+    if args.thread_reps > 0 and torch.get_num_threads() > 1:
+        results["threads"] = {"alone": _thread_check(exercise, args.thread_reps)}
+        if args.contenders > 0:
+            results["threads"]["contended"] = _thread_check(exercise, args.thread_reps, args.contenders)
+        table = Table(title=f"(d) the reference's sampling_probs on the [3, 32 000] batch in this process, "
+                            f"{args.thread_reps} calls per setting, interleaved")
+        for column in ("machine", f"median ms, {torch.get_num_threads()} threads (torch default)",
+                       "median ms, 1 thread", "load average"):
+            table.add_column(column, justify="left" if column == "machine" else "right")
+        for name, figures in results["threads"].items():
+            label = "as it is" if name == "alone" else f"+ {args.contenders} busy torch processes"
+            table.add_row(label, fmt_ms(figures["default_median_ms"]), fmt_ms(figures["one_median_ms"]),
+                          str(figures["load_average_1m"]))
+        table.caption = "why judge/child.py sets torch.set_num_threads(1)"
+        console.print(table)
+
     if args.json:
         write_json(args.json, results)
         console.print(f"wrote {args.json}")
     return 0
+
+
+# A busy torch process with torch's default threads; it stops by itself after 2 minutes if never killed.
+CONTENDER = ("import time, torch\nx = torch.randn(3, 32000)\nend = time.monotonic() + 120\n"
+             "while time.monotonic() < end:\n    torch.softmax(x, 1).sort(dim=1)\n")
+
+
+def _thread_check(exercise, reps: int, contenders: int = 0) -> dict:
+    """Median time of the reference's sampling_probs on the zipf batch, torch's default threads vs 1,
+    optionally while ``contenders`` other processes run torch with its default threads (as other
+    judges or jobs on the same machine would)."""
+    cases = sys.modules[f"{load_exercise_tests(exercise)}.cases"]
+    batch = cases.zipf_rows()
+    params = batch.param_tensors()
+    spec = importlib.util.spec_from_file_location("_bench_reference", exercise.reference_path)
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    default = torch.get_num_threads()
+    times: dict[int, list[float]] = {default: [], 1: []}
+    others = [subprocess.Popen([sys.executable, "-c", CONTENDER]) for _ in range(contenders)]
+    try:
+        if others:
+            time.sleep(3.0)  # let them import torch and get going
+        for _ in range(reps + 1):  # the first round warms up and is dropped
+            for threads in times:
+                torch.set_num_threads(threads)
+                started = time.perf_counter()
+                reference.sampling_probs(batch.logits, **params)
+                times[threads].append((time.perf_counter() - started) * 1000)
+        load = _load()
+    finally:
+        torch.set_num_threads(default)
+        for other in others:
+            other.kill()
+            other.wait()
+    return {"default_threads": default, "default_median_ms": median(times[default][1:]),
+            "one_median_ms": median(times[1][1:]), "default_all_ms": times[default][1:], "one_all_ms": times[1][1:],
+            "contenders": contenders, "load_average_1m": load}
 
 
 def _load() -> float | None:
