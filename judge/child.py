@@ -53,7 +53,7 @@ def learner_traceback(exc: BaseException, learner_path: str) -> str:
 def describe_exception(exc: BaseException, learner_path: str) -> dict:
     message = str(exc)
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
-        message = f"your code printed more than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
+        message = f"your code wrote more than {OUTPUT_FILE_LIMIT >> 20} MB to its output or a file ({message})"
     line = None
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
     if frames:

@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, default=None, help="master seed, to reproduce a run")
     test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
+    test.add_argument("--sandbox", choices=("local", "strict"), default="local",
+                      help="isolation level: local (default; your own code) or strict (as a server grades; "
+                           "needs root and Linux, see `doctor`)")
     solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
     solution.add_argument("exercise")
     check = commands.add_parser("check", help="maintainers: references pass, known-wrong solutions fail")
@@ -129,14 +132,29 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
         return USAGE_ERROR
     suites = ("public",) if args.public_only else SUITES
     show_progress = not args.json and err.is_terminal
-    # Start the learner's process before this one imports torch: the two imports then overlap.
-    process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False)
-    try:
-        from judge.runner import judge_file
+    launcher = None
+    if args.sandbox == "strict":
+        from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
 
-        report = _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress, process)
+        try:
+            launcher = StrictLauncher(slots=1)
+        except SandboxUnavailable as error:
+            err.print(f"[bold red]error:[/] the strict sandbox is not available here: {error}")
+            return USAGE_ERROR
+    try:
+        # Start the learner's process before this one imports torch: the two imports then overlap.
+        process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
+                                 launcher=launcher)
+        try:
+            from judge.runner import judge_file
+
+            report = _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress,
+                                          process)
+        finally:
+            process.close()
     finally:
-        process.close()
+        if launcher is not None:
+            launcher.zygote.close()
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -220,6 +238,19 @@ def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) 
     table.add_row("Learner process", startup)
     table.add_row("Sandbox levels", "local: available (a child process with time and memory limits)")
     out.print(table)
+    from judge.sandbox.layers import missing_required, probe
+
+    layers = probe()
+    strict = Table(box=None, header_style="bold", title="strict sandbox layers", title_justify="left")
+    for heading in ("layer", "state", "detail"):
+        strict.add_column(heading)
+    for layer in layers:
+        state = "[green]active[/]" if layer.active else ("[red]missing[/]" if layer.required else "[yellow]missing[/]")
+        strict.add_row(layer.name, state, layer.detail + ("" if layer.required else " (optional)"))
+    out.print(strict)
+    missing = missing_required(layers)
+    out.print("strict: " + ("[green]available[/]" if not missing else
+                            "[red]unavailable[/] (missing: " + ", ".join(layer.name for layer in missing) + ")"))
     exercises = Table(box=None, header_style="bold")
     for heading in ("#", "slug", "devices declared", "can judge here"):
         exercises.add_column(heading)

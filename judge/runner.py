@@ -181,6 +181,8 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
                                                    "not run: your process died too often", title_zh=case.title_zh))
                     continue
                 restarts += 1
+                if owned and process is not None:
+                    process.close()  # frees its pipes, scratch, cgroups and sandbox slot
                 process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
                                              launcher=launcher)
                 owned = True

@@ -141,6 +141,12 @@ class StrictLauncher:
 
     def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 60,
                  zygote: Zygote | None = None) -> None:
+        from judge.sandbox.layers import missing_required
+
+        missing = missing_required()
+        if missing:
+            raise SandboxUnavailable("required layers are missing: " +
+                                     "; ".join(f"{layer.name} ({layer.detail})" for layer in missing))
         self.cgroup_support = cgroups.detect()
         self.zygote = zygote or Zygote()
         self.scratch_mb = scratch_mb

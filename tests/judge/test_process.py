@@ -98,7 +98,7 @@ def test_runaway_output_is_stopped(learner_file):
     with LearnerProcess(learner_file(source)) as process:
         with pytest.raises(LearnerRaised) as raised:
             process.call("chatter", [], {}, timeout_s=60)
-        assert "printed more than 16 MB" in raised.value.message
+        assert "wrote more than 16 MB" in raised.value.message
         assert process.alive  # the limit stops the output, not the process
 
 

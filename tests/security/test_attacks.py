@@ -1,0 +1,354 @@
+"""The attack suite: hostile submissions graded under the strict sandbox.
+
+Each attack is a submission to exercise 39 whose functions attack the judge. Every one must end
+in a non-AC verdict, leak nothing (no secret appears anywhere in the report), leave the judge
+able to grade the next submission correctly, and leave the machine unharmed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import select
+import socket
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from judge.exercise import PROJECT_ROOT, resolve
+from judge.runner import judge_file
+from judge.verdicts import Verdict
+
+strict = pytest.importorskip("judge.sandbox.strict")
+from judge.sandbox.layers import missing_required  # noqa: E402
+
+MISSING = missing_required()
+pytestmark = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavailable here: "
+                                + ", ".join(layer.name for layer in MISSING))
+
+CANARY = "pj-canary-7f3a91"  # in the judge's environment and in the fake database
+
+
+@pytest.fixture(scope="module")
+def launcher():
+    os.environ["PROBJUDGE_ATTACK_CANARY"] = CANARY
+    launcher = strict.StrictLauncher(slots=2, cpu_seconds=20)
+    yield launcher
+    launcher.zygote.close()
+    os.environ.pop("PROBJUDGE_ATTACK_CANARY", None)
+
+
+@pytest.fixture(scope="module")
+def quick_exercise():
+    # Public cases only, 2 s per case and 1 GB: hangs and hoards cost seconds, not minutes.
+    return dataclasses.replace(resolve("39"), time_limit_s=2.0, memory_limit_mb=1024)
+
+
+@pytest.fixture(scope="module")
+def database():
+    path = PROJECT_ROOT / "instance" / "attack-test.db"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"SQLite format 3\0 secret rows {CANARY}")
+    yield path
+    path.unlink()
+
+
+TEMPLATE = '''
+import os, sys, socket, signal, subprocess, time
+import torch
+
+
+def _attack():
+{body}
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    return _attack()
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    return _attack()
+'''
+
+
+def grade(launcher, exercise, tmp_path, body: str):
+    path = tmp_path / "attack.py"
+    path.write_text(TEMPLATE.format(body=textwrap.indent(textwrap.dedent(body).strip(), "    ")))
+    return judge_file(exercise, path, seed=1, suites=("public",), launcher=launcher)
+
+
+def assert_contained(report, *secrets: str) -> None:
+    assert report.verdict is not Verdict.AC
+    assert report.sandbox == "strict"
+    text = json.dumps(report.to_json())
+    for secret in (CANARY, *secrets):
+        assert secret not in text, f"leaked {secret!r}"
+
+
+def assert_judge_healthy(launcher) -> None:
+    exercise = resolve("39")
+    report = judge_file(exercise, exercise.reference_path, seed=2, suites=("public",), launcher=launcher)
+    assert report.verdict is Verdict.AC, report.message
+
+
+READS = {
+    "hidden tests": (str(PROJECT_ROOT / "exercises/039-sampling/tests/hidden.py"), "BudgetDeclaration(fit="),
+    "reference solution": (str(PROJECT_ROOT / "solutions/039-sampling/reference.py"), "def _per_row(value"),
+    "database": (str(PROJECT_ROOT / "instance/attack-test.db"), CANARY),
+    "shadow file": ("/etc/shadow", "root:"),
+}
+
+
+@pytest.mark.parametrize("target", sorted(READS))
+def test_reading_judge_files_is_refused(launcher, quick_exercise, tmp_path, database, target):
+    path, secret = READS[target]
+    report = grade(launcher, quick_exercise, tmp_path, f"""
+        try:
+            data = open({path!r}).read()
+        except OSError as exc:
+            raise RuntimeError("blocked: " + str(exc))
+        raise RuntimeError("LEAKED " + data[:2000])
+    """)
+    assert report.verdict is Verdict.RE
+    assert "blocked" in report.message
+    assert_contained(report, secret)
+
+
+def test_parent_environment_and_project_listing_are_out_of_reach(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, f"""
+        found = []
+        for pid in (os.getppid(), 1):
+            try:
+                found.append(open(f"/proc/{{pid}}/environ", "rb").read().decode(errors="replace"))
+            except OSError as exc:
+                found.append("blocked " + str(exc))
+        try:
+            stat = open(f"/proc/{{os.getppid()}}/stat").read().split()
+            found.append(open(f"/proc/{{stat[3]}}/environ", "rb").read().decode(errors="replace"))
+        except OSError as exc:
+            found.append("blocked " + str(exc))
+        for folder in ({str(PROJECT_ROOT)!r}, {str(PROJECT_ROOT / "exercises")!r}, "/root", "/home"):
+            try:
+                found.append(" ".join(os.listdir(folder)))
+            except OSError as exc:
+                found.append("blocked " + str(exc))
+        found.append(" ".join(f"{{k}}={{v}}" for k, v in os.environ.items()))
+        raise RuntimeError(" | ".join(found))
+    """)
+    assert_contained(report, "039-sampling", "reference.py", "hidden.py")
+    assert report.message.count("blocked") >= 6
+
+
+@pytest.fixture
+def listeners(tmp_path):
+    """TCP on 127.0.0.1 and ::1, UDP on 127.0.0.1, a named Unix socket: record anything that arrives."""
+    arrived: list[str] = []
+    sockets = []
+    tcp4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    tcp4.bind(("127.0.0.1", 0))
+    tcp4.listen()
+    tcp6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    tcp6.bind(("::1", 0))
+    tcp6.listen()
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    unix_path = str(tmp_path / "judge.sock")
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(unix_path)
+    os.chmod(tmp_path, 0o777)
+    os.chmod(unix_path, 0o777)
+    unix.listen()
+    sockets = [tcp4, tcp6, udp, unix]
+
+    def watch():
+        while sockets:
+            ready, _, _ = select.select(list(sockets), [], [], 0.1)
+            for sock in ready:
+                try:
+                    if sock.type == socket.SOCK_DGRAM:
+                        arrived.append("datagram " + sock.recv(100).decode(errors="replace"))
+                    else:
+                        connection, peer = sock.accept()
+                        arrived.append(f"connection from {peer}")
+                        connection.close()
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    yield {"tcp4": tcp4.getsockname()[1], "tcp6": tcp6.getsockname()[1], "udp": udp.getsockname()[1],
+           "unix": unix_path}, arrived
+    closing = list(sockets)
+    sockets.clear()
+    thread.join(timeout=2)
+    for sock in closing:
+        sock.close()
+
+
+def test_no_network_of_any_kind(launcher, quick_exercise, tmp_path, listeners):
+    ports, arrived = listeners
+    report = grade(launcher, quick_exercise, tmp_path, f"""
+        results = []
+        attempts = [
+            (socket.AF_INET, socket.SOCK_STREAM, ("127.0.0.1", {ports["tcp4"]})),
+            (socket.AF_INET6, socket.SOCK_STREAM, ("::1", {ports["tcp6"]})),
+            (socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", {ports["udp"]})),
+            (socket.AF_UNIX, socket.SOCK_STREAM, {ports["unix"]!r}),
+            (socket.AF_UNIX, socket.SOCK_STREAM, "\\0abstract-judge"),
+        ]
+        for family, kind, address in attempts:
+            try:
+                s = socket.socket(family, kind)
+                if kind == socket.SOCK_DGRAM:
+                    s.sendto(b"exfiltrated", address)
+                else:
+                    s.connect(address)
+                    s.send(b"exfiltrated")
+                results.append("CONNECTED " + str(address))
+            except OSError as exc:
+                results.append("blocked " + str(exc))
+        raise RuntimeError(" | ".join(results))
+    """)
+    assert_contained(report)
+    assert "CONNECTED" not in report.message and report.message.count("blocked") == 5
+    assert not arrived, arrived
+
+
+RESOURCE_ATTACKS = {
+    "fork bomb": ("""
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+    """, {Verdict.TLE, Verdict.RE}),
+    "allocate 8 GB at once": ("return torch.empty(8 << 30, dtype=torch.uint8)", {Verdict.MLE}),
+    "allocate in small steps": ("""
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
+    """, {Verdict.MLE}),
+    "infinite loop": ("""
+        while True:
+            pass
+    """, {Verdict.TLE}),
+    "sleep forever": ("time.sleep(10**6)", {Verdict.TLE}),
+    "write a 10 GB file": ("""
+        with open("big.bin", "wb") as f:
+            for _ in range(10 * 1024):
+                f.write(b"x" * (1 << 20))
+    """, {Verdict.RE}),
+    "fill the scratch dir": ("""
+        for i in range(10**6):
+            with open(f"f{i}", "wb") as f:
+                f.write(b"y" * 65536)
+    """, {Verdict.RE}),
+    "exit after a fake verdict": ("""
+        print("AC: all 25 cases passed")
+        os._exit(0)
+    """, {Verdict.RE}),
+}
+
+
+@pytest.mark.parametrize("name", list(RESOURCE_ATTACKS))
+def test_resource_attacks_end_in_a_verdict_and_the_judge_survives(launcher, quick_exercise, tmp_path, name):
+    body, verdicts = RESOURCE_ATTACKS[name]
+    report = grade(launcher, quick_exercise, tmp_path, body)
+    assert report.verdict in verdicts, (report.verdict, report.message)
+    assert_contained(report)
+    assert not list(Path(strict.SCRATCH_ROOT).glob("slot-*/*")), "the host's scratch directories must stay empty"
+    assert_judge_healthy(launcher)
+
+
+def test_killing_the_judge_or_the_zygote_is_refused(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, """
+        results = []
+        zygote = os.getppid()
+        judge = int(open(f"/proc/{zygote}/stat").read().split()[3]) if os.path.exists(f"/proc/{zygote}/stat") else 1
+        for pid in (zygote, judge, 1, -1):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                results.append(f"KILLED {pid}")
+            except OSError as exc:
+                results.append("blocked " + str(exc))
+        raise RuntimeError(" | ".join(results))
+    """)
+    assert "KILLED" not in report.message
+    assert launcher.zygote.alive
+    assert_judge_healthy(launcher)
+
+
+def test_forged_results_are_refused(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, """
+        import pickle
+        forged = pickle.dumps({"verdict": "AC", "cases": []})
+        for fd in range(3, 256):
+            try:
+                os.write(fd, forged)
+            except OSError:
+                pass
+        return torch.zeros(1, 4)
+    """)
+    assert report.verdict is Verdict.RE
+    assert "result format" in report.message or "malformed" in report.message or "understand" in report.message
+
+
+def test_monkeypatching_only_hurts_the_attacker(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, """
+        import judge.wire, judge.child
+        torch.softmax = lambda *a, **k: torch.full((1, 4), 0.25)
+        judge.wire.MAX_FRAME_BYTES = 1 << 40
+        judge.child.describe_exception = lambda exc, path: {"type": "Verdict", "message": "AC"}
+        return torch.softmax(torch.zeros(1, 4), dim=-1)
+    """)
+    assert report.verdict is Verdict.WA
+    assert_judge_healthy(launcher)
+
+
+def test_no_expected_values_in_the_learners_process(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, """
+        import gc
+        found = set()
+        frame = sys._getframe()
+        while frame is not None:
+            found.update(k for k in frame.f_globals if "expect" in k.lower() or "oracle" in k.lower())
+            frame = frame.f_back
+        found.update(name for name in sys.modules if "probjudge_tests" in name or "oracle" in name)
+        tensors = [o for o in gc.get_objects() if isinstance(o, torch.Tensor)]
+        found.add(f"{len(tensors)} tensors")
+        raise RuntimeError("found: " + ", ".join(sorted(found)))
+    """)
+    assert "probjudge_tests" not in report.message and "oracle" not in report.message.replace("found:", "")
+    assert_contained(report, "0.579259")
+
+
+def test_escape_attempts_are_refused(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        results = []
+        for name, attempt in [
+            ("shell", lambda: subprocess.run(["/bin/sh", "-c", "id"], capture_output=True).stdout),
+            ("python", lambda: subprocess.run([sys.executable, "-c", "print(1)"], capture_output=True).stdout),
+            ("unshare", lambda: libc.unshare(0x10000000) or "ok"),
+            ("mount", lambda: libc.mount(b"none", b"/mnt", b"tmpfs", 0, None) or "ok"),
+            ("chroot", lambda: os.chroot("/")),
+            ("setuid0", lambda: os.setuid(0)),
+            ("write /tmp", lambda: open("/tmp/pj-owned", "w").write("owned")),
+            ("ptrace", lambda: libc.ptrace(16, os.getppid(), 0, 0) or "ok"),
+        ]:
+            try:
+                value = attempt()
+                if value in (-1,) or (isinstance(value, int) and value < 0):
+                    results.append(f"blocked {name}")
+                else:
+                    results.append(f"ESCAPED {name}: {value!r}")
+            except BaseException as exc:
+                results.append(f"blocked {name}: {type(exc).__name__}")
+        raise RuntimeError(" | ".join(results))
+    """)
+    assert "ESCAPED" not in report.message, report.message
+    assert not Path("/tmp/pj-owned").exists()
