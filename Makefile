@@ -42,6 +42,7 @@ bench: venv
 	$(PY) benchmarks/speed.py
 	$(PY) benchmarks/power.py
 	$(PY) benchmarks/calibration.py
+	$(PY) benchmarks/sandbox.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

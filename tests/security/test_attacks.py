@@ -352,3 +352,19 @@ def test_escape_attempts_are_refused(launcher, quick_exercise, tmp_path):
     """)
     assert "ESCAPED" not in report.message, report.message
     assert not Path("/tmp/pj-owned").exists()
+
+
+def test_a_server_gets_strict_or_an_explicit_loud_downgrade(monkeypatch, caplog):
+    from judge import sandbox
+    from judge.sandbox import layers
+
+    with pytest.raises(ValueError, match="unknown sandbox level"):
+        sandbox.launcher_for("none")
+    missing = [layers.Layer("landlock", False, "not enabled in this kernel", True)]
+    monkeypatch.setattr(layers, "missing_required", lambda *a: missing)
+    with pytest.raises(strict.SandboxUnavailable, match="landlock"):
+        sandbox.launcher_for("strict")
+    with caplog.at_level("CRITICAL", logger="probjudge.sandbox"):
+        weaker = sandbox.launcher_for("strict", allow_weaker=True)
+    assert weaker.level == "local"
+    assert "STRICT SANDBOX UNAVAILABLE" in caplog.text
