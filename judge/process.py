@@ -212,7 +212,10 @@ class LearnerProcess:
         try:
             return wire.read_frame(self._reader)
         except TimeoutError:
+            memory = self._proc.memory_exceeded()  # stalled at its memory limit: that is the cause
             self.kill()
+            if memory:
+                raise ProcessFailed(Verdict.MLE, f"your process hit its memory limit during {during}") from None
             raise ProcessFailed(Verdict.TLE, f"{during} did not finish within {timeout_s:.1f} s") from None
         except EOFError:
             raise self._death(during) from None

@@ -84,6 +84,21 @@ class JobCgroup:
         """Whether the kernel's OOM killer fired inside this cgroup since it was made."""
         return self._oom_kills() > self._oom_before
 
+    def limit_hit(self) -> bool:
+        """Whether memory use reached the limit (OOM kill, or reclaim/stall at the limit)."""
+        if self.oom_killed():
+            return True
+        try:
+            if self.support.version == 2:
+                for line in (self.dirs[0] / "memory.events").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key in ("max", "oom") and int(value) > 0:
+                        return True
+                return False
+            return int((self.dirs[0] / "memory.failcnt").read_text()) > 0
+        except (OSError, ValueError):
+            return False
+
     def pids(self) -> list[int]:
         found: set[int] = set()
         for path in self.dirs:

@@ -24,6 +24,7 @@ ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
 BASE_ID = 61_000  # uid/gid of slot 0; slot N uses BASE_ID + N
 SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 MAX_SOURCE_BYTES = 1 << 20
+AS_HEADROOM_MB = 1024  # address space allowed above the cgroup's memory limit (torch maps ~0.6 GB unused)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -183,9 +184,12 @@ class StrictLauncher:
             if self.cgroup_support.available:
                 job_cgroup = cgroups.JobCgroup(f"slot-{slot}-{time.monotonic_ns()}", memory_bytes=memory_mb << 20,
                                                max_pids=self.max_processes, support=self.cgroup_support)
+            # With a cgroup, it holds the real (resident) limit and the address-space limit is only a
+            # looser guard against one huge reservation; without one, the address space is the limit.
+            address_space_mb = memory_mb + AS_HEADROOM_MB if job_cgroup else memory_mb
             confinement = Confinement(
                 uid=BASE_ID + slot, gid=BASE_ID + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
-                memory_mb=memory_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
+                memory_mb=address_space_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
                 cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
             pid = self.zygote.spawn(source=source, filename="solution.py", device=device, confinement=confinement,
                                     fds=[fd_in, fd_out, output_fd])
@@ -225,7 +229,7 @@ class StrictChild:
             self._cgroup.kill_all()  # also what left the process group (setsid in a grandchild)
 
     def memory_exceeded(self) -> bool:
-        return self._cgroup is not None and self._cgroup.oom_killed()
+        return self._cgroup is not None and self._cgroup.limit_hit()
 
     def release(self) -> None:
         if self._released:
