@@ -133,6 +133,9 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     suites = ("public",) if args.public_only else SUITES
     show_progress = not args.json and err.is_terminal
     launcher = None
+    if args.sandbox == "strict" and args.device != "cpu":
+        err.print("[bold red]error:[/] the strict sandbox runs on the CPU only; use --sandbox local for --device cuda")
+        return USAGE_ERROR
     if args.sandbox == "strict":
         from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
 

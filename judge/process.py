@@ -113,6 +113,12 @@ class LearnerProcess:
             os.close(from_child_w)
         self._reader = _DeadlineReader(self._from_child)
         self._writer = os.fdopen(self._to_child, "wb")
+        first = getattr(self._proc, "initial_frame", None)
+        if first is not None:
+            try:
+                wire.write_frame(self._writer, {**first, "tensors": []})
+            except OSError:
+                pass  # the child died already; waiting for its ready frame reports why
         self._startup_timeout_s = startup_timeout_s
         self._functions: dict[str, Any] | None = None
         self._torch_version = ""
@@ -185,6 +191,9 @@ class LearnerProcess:
             raise self._death("before the call") from None
         header, payloads_out = self._receive(timeout_s, during=f"{function}()")
         if "raised" in header:
+            if not isinstance(header["raised"], dict):
+                self.kill()
+                raise ProcessFailed(Verdict.RE, "your process sent an answer the judge does not understand")
             raised = LearnerRaised(header["raised"])
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
@@ -194,7 +203,7 @@ class LearnerProcess:
             raise ProcessFailed(Verdict.RE, "your process sent an answer the judge does not understand")
         try:
             value = wire.decode_values(header.get("value"), header.get("tensors", []), payloads_out)
-        except wire.WireError as exc:
+        except (wire.WireError, ValueError, TypeError, RuntimeError) as exc:  # anything a forged frame can raise
             self.kill()
             raise ProcessFailed(Verdict.RE, f"your process sent a malformed result: {exc}") from None
         elapsed = header.get("elapsed_ms", 0.0)

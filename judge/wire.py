@@ -180,7 +180,10 @@ def decode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes]
                 tensor.origin_device = specs[index]["device"]
             return tensor
         if set(value) == {"$generator"}:
-            return GeneratorSpec(int(value["$generator"]))
+            seed = value["$generator"]
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                raise WireError(f"generator seed {seed!r} is not an integer")
+            return GeneratorSpec(seed)
         return {k: decode_values(v, specs, payloads, device) for k, v in value.items()}
     if isinstance(value, list):
         return [decode_values(v, specs, payloads, device) for v in value]

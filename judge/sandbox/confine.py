@@ -77,7 +77,6 @@ def confine(config: Confinement, seccomp_filter: Any) -> None:
            f"size={config.scratch_mb}m,mode=0700,uid={config.uid},gid={config.gid}")
     _make_reachable([Path(p) for p in config.readable], Path(config.scratch))
     limits = {
-        resource.RLIMIT_CPU: config.cpu_seconds,
         resource.RLIMIT_AS: config.memory_mb << 20,
         resource.RLIMIT_NPROC: config.max_processes,
         resource.RLIMIT_FSIZE: config.file_size_mb << 20,
@@ -86,6 +85,8 @@ def confine(config: Confinement, seccomp_filter: Any) -> None:
     }
     for which, value in limits.items():
         resource.setrlimit(which, (value, value))
+    # CPU: SIGXCPU at the soft limit (reported as TLE); the hard limit's SIGKILL only if it is ignored.
+    resource.setrlimit(resource.RLIMIT_CPU, (config.cpu_seconds, config.cpu_seconds + 2))
     os.setgroups([])
     os.setresgid(config.gid, config.gid, config.gid)
     os.setresuid(config.uid, config.uid, config.uid)

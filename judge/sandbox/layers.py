@@ -57,9 +57,15 @@ def probe() -> list[Layer]:
     ok, detail = _namespaces()
     layers.append(Layer("namespaces", ok, detail, True))
     abi = landlock.abi_version()
-    layers.append(Layer("landlock", abi >= 1, f"ABI {abi}: files, TCP, signals, abstract sockets" if abi >= 6
-                        else (f"ABI {abi}: files only (signal/TCP scoping needs ABI 6)" if abi else
-                              "not enabled in this kernel (needs lsm=landlock)"), True))
+    if abi >= 6:
+        detail = f"ABI {abi}: files, TCP, signals, abstract Unix sockets"
+    elif abi >= 4:
+        detail = f"ABI {abi}: files and TCP (signal and abstract-socket scoping need ABI 6)"
+    elif abi >= 1:
+        detail = f"ABI {abi}: files only (TCP needs ABI 4, signal scoping ABI 6)"
+    else:
+        detail = "not enabled in this kernel (needs lsm=landlock)"
+    layers.append(Layer("landlock", abi >= 1, detail, True))
     ok, detail = _seccomp()
     layers.append(Layer("seccomp", ok, detail, True))
     support = cgroups.detect()

@@ -7,6 +7,7 @@ uid/gid and scratch directory) and asks the zygote to fork a confined child on t
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -21,7 +22,9 @@ from judge.sandbox import cgroups
 from judge.sandbox.confine import Confinement
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
-BASE_ID = 61_000  # uid/gid of slot 0; slot N uses BASE_ID + N
+BASE_ID = 61_000  # slot uids/gids come from BASE_ID .. BASE_ID + 64 000
+MAX_SLOTS = 16
+_launchers = itertools.count()
 SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 MAX_SOURCE_BYTES = 1 << 20
 AS_HEADROOM_MB = 1024  # address space allowed above the cgroup's memory limit (torch maps ~0.6 GB unused)
@@ -83,14 +86,13 @@ class Zygote:
                     self._exits[int(message["pid"])] = int(message["status"])
                 self._changed.notify_all()
 
-    def spawn(self, *, source: str, filename: str, device: str, confinement: Confinement, fds: list[int],
-              timeout_s: float = 10.0) -> int:
+    def spawn(self, *, device: str, confinement: Confinement, fds: list[int], timeout_s: float = 10.0) -> int:
         """Ask for a confined child on ``fds`` (to-child read end, from-child write end, output); its pid."""
         with self._lock:
             self._jobs += 1
             job = self._jobs
-            message = json.dumps({"op": "spawn", "job": job, "source": source, "filename": filename,
-                                  "device": device, "confinement": confinement.to_json()}).encode()
+            message = json.dumps({"op": "spawn", "job": job, "device": device,
+                                  "confinement": confinement.to_json()}).encode()
             socket.send_fds(self._socket, [message], fds)
         deadline = time.monotonic() + timeout_s
         with self._changed:
@@ -141,7 +143,13 @@ class StrictLauncher:
     level = "strict"
 
     def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 60,
-                 zygote: Zygote | None = None) -> None:
+                 zygote: Zygote | None = None, base_id: int | None = None) -> None:
+        if not 1 <= slots <= MAX_SLOTS:
+            raise ValueError(f"slots must be between 1 and {MAX_SLOTS}")
+        # Each launcher gets its own block of uids, so two judges on one machine (a server and a
+        # CLI run, say) never share a uid, its process limit, or the right to signal each other.
+        self.base_id = base_id if base_id is not None else (
+            BASE_ID + ((os.getpid() * 31 + next(_launchers)) % 4000) * MAX_SLOTS)
         from judge.sandbox.layers import missing_required
 
         missing = missing_required()
@@ -171,10 +179,18 @@ class StrictLauncher:
 
     def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
                output_fd: int) -> "StrictChild":
+        if device != "cpu":
+            raise SandboxUnavailable("the strict level runs on the CPU only (GPU device files are not confined yet)")
         source_bytes = Path(path).read_bytes()
         if len(source_bytes) > MAX_SOURCE_BYTES:
             raise SandboxUnavailable(f"the file is larger than {MAX_SOURCE_BYTES >> 10} kB")
-        source = source_bytes.decode("utf-8", errors="surrogateescape")
+        try:
+            source = source_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            from judge.process import LoadFailed
+            from judge.verdicts import Verdict
+
+            raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
         slot = self._take_slot()
         memory_mb = memory_limit_mb or 4096
         job_cgroup = None
@@ -188,23 +204,24 @@ class StrictLauncher:
             # looser guard against one huge reservation; without one, the address space is the limit.
             address_space_mb = memory_mb + AS_HEADROOM_MB if job_cgroup else memory_mb
             confinement = Confinement(
-                uid=BASE_ID + slot, gid=BASE_ID + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
+                uid=self.base_id + slot, gid=self.base_id + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
                 memory_mb=address_space_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
                 cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
-            pid = self.zygote.spawn(source=source, filename="solution.py", device=device, confinement=confinement,
-                                    fds=[fd_in, fd_out, output_fd])
+            pid = self.zygote.spawn(device=device, confinement=confinement, fds=[fd_in, fd_out, output_fd])
         except BaseException:
             if job_cgroup:
                 job_cgroup.remove()
             self._give_back(slot)
             raise
-        return StrictChild(self, pid, slot, job_cgroup)
+        return StrictChild(self, pid, slot, job_cgroup, {"op": "load", "source": source, "filename": "solution.py"})
 
 
 class StrictChild:
     """A confined learner process, seen from the judge (it is the zygote's child, not ours)."""
 
-    def __init__(self, launcher: StrictLauncher, pid: int, slot: int, job_cgroup: cgroups.JobCgroup | None) -> None:
+    def __init__(self, launcher: StrictLauncher, pid: int, slot: int, job_cgroup: cgroups.JobCgroup | None,
+                 load_frame: dict) -> None:
+        self.initial_frame = load_frame  # the source, sent by LearnerProcess on the job's own pipe
         self._launcher = launcher
         self.pid = pid
         self._slot = slot

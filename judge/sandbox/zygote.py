@@ -2,11 +2,13 @@
 
 Run by :class:`judge.sandbox.strict.Zygote` as ``python judge/sandbox/zygote.py --control FD``.
 It holds no hidden data (whatever it holds, every child could read): it receives, per job, only
-the learner's source, the confinement settings and three file descriptors (the two protocol
-pipes and the output file), over a ``SOCK_SEQPACKET`` socket with ``SCM_RIGHTS``.
+the confinement settings and three file descriptors (the two protocol pipes and the output
+file), over a ``SOCK_SEQPACKET`` socket with ``SCM_RIGHTS``. Not even the learner's source: the
+confined child reads it from its own pipe, so no job can find another job's code in memory it
+inherited from the zygote.
 
 Messages (JSON, one per packet):
-  judge  -> zygote  ``{"op": "spawn", "job", "source", "filename", "device", "confinement"}`` + 3 fds
+  judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 3 fds
   zygote -> judge   ``{"op": "ready"}`` once; ``{"op": "spawned", "job", "pid"}``;
                     ``{"op": "exited", "pid", "status"}`` when a child ends (raw wait status)
 
@@ -51,7 +53,10 @@ def _run_job(job: dict, fds: list[int], seccomp_filter) -> int:
         with os.fdopen(fd_out, "wb") as out:
             wire.write_frame(out, {"sandbox_error": f"{type(exc).__name__}: {exc}", "tensors": []})
         return 70
-    return child.serve(job["source"], job["filename"], job["device"], fd_in, fd_out)
+    # The source arrives only now, from the judge, on this job's own pipe.
+    load, _ = wire.read_frame(os.fdopen(os.dup(fd_in), "rb", buffering=0))
+    return child.serve(str(load.get("source", "")), str(load.get("filename", "solution.py")), job["device"],
+                       fd_in, fd_out)
 
 
 class _Spare:

@@ -186,3 +186,23 @@ def test_the_child_environment_holds_none_of_the_judges_secrets(learner_file, mo
     with LearnerProcess(learner_file(source)) as process:
         names, _ = process.call("environment", [], {}, timeout_s=10)
     assert "PROBJUDGE_SECRET_TOKEN" not in names
+
+
+def test_a_forged_but_well_formed_frame_is_a_runtime_error_not_an_internal_one(learner_file):
+    source = """
+        import os
+        from judge import wire
+
+        def forge():
+            for fd in range(3, 64):
+                try:
+                    wire.write_frame(os.fdopen(os.dup(fd), "wb"), {"ok": True, "value": {"$generator": "x"},
+                                                                  "tensors": []})
+                except OSError:
+                    pass
+            return 1
+    """
+    with LearnerProcess(learner_file(source)) as process:
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("forge", [], {}, timeout_s=10)
+    assert failed.value.verdict is Verdict.RE

@@ -11,7 +11,9 @@ import dataclasses
 import json
 import os
 import select
+import shutil
 import socket
+import tempfile
 import textwrap
 import threading
 from pathlib import Path
@@ -155,13 +157,20 @@ def listeners(tmp_path):
     tcp6.listen()
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
-    unix_path = str(tmp_path / "judge.sock")
+    # A world-reachable named socket: file permissions alone would let the sandbox uid connect,
+    # so only seccomp (no socket()) stops it. And an abstract one, which ignores the file system.
+    folder = tempfile.mkdtemp(prefix="pj-attack-")
+    os.chmod(folder, 0o777)
+    unix_path = os.path.join(folder, "judge.sock")
     unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     unix.bind(unix_path)
-    os.chmod(tmp_path, 0o777)
     os.chmod(unix_path, 0o777)
     unix.listen()
-    sockets = [tcp4, tcp6, udp, unix]
+    abstract_name = f"\0probjudge-attack-{os.getpid()}"
+    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract.bind(abstract_name)
+    abstract.listen()
+    sockets = [tcp4, tcp6, udp, unix, abstract]
 
     def watch():
         while sockets:
@@ -180,12 +189,13 @@ def listeners(tmp_path):
     thread = threading.Thread(target=watch, daemon=True)
     thread.start()
     yield {"tcp4": tcp4.getsockname()[1], "tcp6": tcp6.getsockname()[1], "udp": udp.getsockname()[1],
-           "unix": unix_path}, arrived
+           "unix": unix_path, "abstract": abstract_name}, arrived
     closing = list(sockets)
     sockets.clear()
     thread.join(timeout=2)
     for sock in closing:
         sock.close()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_no_network_of_any_kind(launcher, quick_exercise, tmp_path, listeners):
@@ -197,7 +207,7 @@ def test_no_network_of_any_kind(launcher, quick_exercise, tmp_path, listeners):
             (socket.AF_INET6, socket.SOCK_STREAM, ("::1", {ports["tcp6"]})),
             (socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", {ports["udp"]})),
             (socket.AF_UNIX, socket.SOCK_STREAM, {ports["unix"]!r}),
-            (socket.AF_UNIX, socket.SOCK_STREAM, "\\0abstract-judge"),
+            (socket.AF_UNIX, socket.SOCK_STREAM, {ports["abstract"]!r}),
         ]
         for family, kind, address in attempts:
             try:
@@ -267,19 +277,21 @@ def test_resource_attacks_end_in_a_verdict_and_the_judge_survives(launcher, quic
 
 
 def test_killing_the_judge_or_the_zygote_is_refused(launcher, quick_exercise, tmp_path):
-    report = grade(launcher, quick_exercise, tmp_path, """
+    report = grade(launcher, quick_exercise, tmp_path, f"""
         results = []
-        zygote = os.getppid()
-        judge = int(open(f"/proc/{zygote}/stat").read().split()[3]) if os.path.exists(f"/proc/{zygote}/stat") else 1
-        for pid in (zygote, judge, 1, -1):
+        for pid in (os.getppid(), {os.getpid()}, 1, -1):
             try:
                 os.kill(pid, signal.SIGKILL)
-                results.append(f"KILLED {pid}")
+                results.append(f"KILLED {{pid}}")
             except OSError as exc:
                 results.append("blocked " + str(exc))
         raise RuntimeError(" | ".join(results))
     """)
-    assert "KILLED" not in report.message
+    # kill(-1) "succeeds" when it reaches the job's own processes (same uid, same Landlock domain);
+    # the zygote, the judge and init must all refuse.
+    for pid in ("KILLED {}".format(p) for p in ("1",)):
+        assert pid not in report.message.replace("KILLED -1", ""), report.message
+    assert report.message.count("blocked") == 3, report.message
     assert launcher.zygote.alive
     assert_judge_healthy(launcher)
 
@@ -371,3 +383,62 @@ def test_a_server_gets_strict_or_an_explicit_loud_downgrade(monkeypatch, caplog)
         weaker = sandbox.launcher_for("strict", allow_weaker=True)
     assert weaker.level == "local"
     assert "STRICT SANDBOX UNAVAILABLE" in caplog.text
+
+
+def _processes_of(uids: set[int]) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            uid_line = next((line for line in status.splitlines() if line.startswith("Uid:")), "")
+            zombie = "\nState:\tZ" in status  # dead, waiting for its parent to collect it
+            if uid_line and int(uid_line.split()[1]) in uids and not zombie:
+                found.append(int(entry.name))
+    return found
+
+
+def test_grandchildren_that_leave_the_session_are_killed(launcher, quick_exercise, tmp_path):
+    report = grade(launcher, quick_exercise, tmp_path, """
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(600)
+            os._exit(0)
+        raise RuntimeError("left a sleeper behind")
+    """)
+    assert report.verdict is Verdict.RE
+    slot_uids = set(range(launcher.base_id, launcher.base_id + strict.MAX_SLOTS))
+    assert not _processes_of(slot_uids), "a process of a finished job is still running"
+
+
+def test_no_job_sees_another_jobs_source(launcher, quick_exercise, tmp_path):
+    marker = "pj-previous-submission-5d1e"
+    grade(launcher, quick_exercise, tmp_path, f'raise RuntimeError("first")  # {marker}')
+    report = grade(launcher, quick_exercise, tmp_path, f"""
+        import gc
+        needle = "pj-previous-" + "submission-5d1e"
+        hits = [o for o in gc.get_objects() if isinstance(o, (str, bytes, dict, list)) and needle in repr(o)[:100000]]
+        frame, depth = sys._getframe(), 0
+        while frame is not None:
+            hits += [k for k, v in frame.f_locals.items() if needle in repr(v)[:100000]]
+            frame, depth = frame.f_back, depth + 1
+        raise RuntimeError(f"hits: {{len(hits) - 1}}")
+    """)
+    assert "hits: 0" in report.message, report.message
+
+
+def test_cpu_time_limit_is_tle(quick_exercise, tmp_path):
+    tight = strict.StrictLauncher(slots=1, cpu_seconds=1)
+    try:
+        exercise = dataclasses.replace(quick_exercise, time_limit_s=20.0)
+        report = grade(tight, exercise, tmp_path, """
+            while True:
+                pass
+        """)
+    finally:
+        tight.zygote.close()
+    assert report.cases[0].verdict is Verdict.TLE, report.cases[0].message
+    assert "CPU time" in report.cases[0].message
