@@ -249,6 +249,9 @@ class LearnerProcess:
             if sig == signal.SIGXCPU:
                 return ProcessFailed(Verdict.TLE, f"your process used up its CPU time during {during}")
             if sig == signal.SIGKILL:
+                if getattr(self._proc, "accounts_memory", False):
+                    # A cgroup saw no memory trouble: the CPU limit's hard stop (SIGXCPU was ignored).
+                    return ProcessFailed(Verdict.TLE, f"your process was killed at its CPU-time limit during {during}")
                 return ProcessFailed(Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}")
             if sig == signal.SIGXFSZ:
                 return ProcessFailed(Verdict.RE, f"your process wrote too much output during {during}")

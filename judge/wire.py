@@ -18,7 +18,7 @@ import struct
 from typing import Any, BinaryIO
 
 MAGIC = b"PJ1"
-MAX_HEADER_BYTES = 1 << 20
+MAX_HEADER_BYTES = 4 << 20  # room for a 512 kB source even if every character needs a \u escape
 # Large enough for [64, 32000] float64 probabilities plus slack; a child may not send more.
 MAX_FRAME_BYTES = 64 << 20
 
@@ -55,7 +55,7 @@ def _read_exact(stream: BinaryIO, n: int) -> bytes:
 
 def write_frame(stream: BinaryIO, header: dict[str, Any], payloads: list[bytes] = ()) -> None:
     """Write one frame. ``header["tensors"]`` must already describe ``payloads``."""
-    body = json.dumps(header, allow_nan=True, separators=(",", ":")).encode("utf-8")
+    body = json.dumps(header, allow_nan=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     stream.write(MAGIC + struct.pack(">I", len(body)) + body)
     for payload in payloads:
         stream.write(payload)

@@ -26,7 +26,7 @@ BASE_ID = 61_000  # slot uids/gids come from BASE_ID .. BASE_ID + 64 000
 MAX_SLOTS = 16
 _launchers = itertools.count()
 SCRATCH_ROOT = Path("/tmp/probjudge-slots")
-MAX_SOURCE_BYTES = 1 << 20
+MAX_SOURCE_BYTES = 512 << 10
 AS_HEADROOM_MB = 1024  # address space allowed above the cgroup's memory limit (torch maps ~0.6 GB unused)
 
 
@@ -222,6 +222,7 @@ class StrictChild:
     def __init__(self, launcher: StrictLauncher, pid: int, slot: int, job_cgroup: cgroups.JobCgroup | None,
                  load_frame: dict) -> None:
         self.initial_frame = load_frame  # the source, sent by LearnerProcess on the job's own pipe
+        self.accounts_memory = job_cgroup is not None  # a SIGKILL without a cgroup memory event is not MLE
         self._launcher = launcher
         self.pid = pid
         self._slot = slot
