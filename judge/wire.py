@@ -119,8 +119,6 @@ def validate_tensor_spec(spec: Any) -> int:
 
 def tensor_to_payload(tensor: Any) -> tuple[dict[str, Any], bytes]:
     """Serialize a torch tensor (any device) to ``(spec, raw bytes)``; the spec also names its device."""
-    import torch
-
     dtype = str(tensor.dtype).removeprefix("torch.")
     if dtype not in DTYPES:
         raise WireError(f"cannot send a tensor of dtype {dtype}")

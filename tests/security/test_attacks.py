@@ -417,15 +417,15 @@ def test_grandchildren_that_leave_the_session_are_killed(launcher, quick_exercis
 def test_no_job_sees_another_jobs_source(launcher, quick_exercise, tmp_path):
     marker = "pj-previous-submission-5d1e"
     grade(launcher, quick_exercise, tmp_path, f'raise RuntimeError("first")  # {marker}')
-    report = grade(launcher, quick_exercise, tmp_path, f"""
+    report = grade(launcher, quick_exercise, tmp_path, """
         import gc
-        needle = "pj-previous-" + "submission-5d1e"
+        needle = "pj-previous-" + "submission-5d1e"  # built here, so the attack's own source holds no copy
         hits = [o for o in gc.get_objects() if isinstance(o, (str, bytes, dict, list)) and needle in repr(o)[:100000]]
         frame, depth = sys._getframe(), 0
         while frame is not None:
             hits += [k for k, v in frame.f_locals.items() if needle in repr(v)[:100000]]
             frame, depth = frame.f_back, depth + 1
-        raise RuntimeError(f"hits: {{len(hits) - 1}}")
+        raise RuntimeError(f"hits: {len(hits) - 1}")  # minus the attack's own `needle`
     """)
     assert "hits: 0" in report.message, report.message
 
