@@ -1,0 +1,71 @@
+"""Configuration of the web site, from the environment (with defaults for `make run`).
+
+| variable | default | meaning |
+|---|---|---|
+| `DATABASE_URL` | `sqlite:///instance/probjudge.db` | any SQLAlchemy URL |
+| `SECRET_KEY` | generated once into `instance/secret_key` | signs sessions |
+| `PROBJUDGE_WORKERS` | 2 | grading workers in the site's process |
+| `PROBJUDGE_SANDBOX` | `strict` | `strict` or `local` |
+| `PROBJUDGE_ALLOW_WEAKER_SANDBOX` | unset | `1`: fall back to `local` when strict is unavailable (logged loudly) |
+| `PROBJUDGE_MAX_CODE_BYTES` | 65536 | largest submission accepted |
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+INSTANCE_DIR = PROJECT_ROOT / "instance"
+
+
+def default_database_url() -> str:
+    return f"sqlite:///{INSTANCE_DIR / 'probjudge.db'}"
+
+
+def _secret_key(instance: Path) -> str:
+    path = instance / "secret_key"
+    if not path.exists():
+        instance.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    secret_key: str
+    workers: int = 2
+    sandbox: str = "strict"
+    allow_weaker_sandbox: bool = False
+    max_code_bytes: int = 64 * 1024
+
+    @classmethod
+    def from_environment(cls, environ: dict[str, str] | None = None) -> "Settings":
+        """Read the settings; raise ``ValueError`` naming the variable that is malformed."""
+        env = dict(os.environ if environ is None else environ)
+
+        def number(name: str, default: int, low: int) -> int:
+            raw = env.get(name, str(default))
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+            if value < low:
+                raise ValueError(f"{name} must be at least {low}, got {value}")
+            return value
+
+        sandbox = env.get("PROBJUDGE_SANDBOX", "strict")
+        if sandbox not in ("strict", "local"):
+            raise ValueError(f"PROBJUDGE_SANDBOX must be 'strict' or 'local', got {sandbox!r}")
+        return cls(
+            database_url=env.get("DATABASE_URL") or default_database_url(),
+            secret_key=env.get("SECRET_KEY") or _secret_key(INSTANCE_DIR),
+            workers=number("PROBJUDGE_WORKERS", 2, 1),
+            sandbox=sandbox,
+            allow_weaker_sandbox=env.get("PROBJUDGE_ALLOW_WEAKER_SANDBOX", "") in ("1", "true", "yes"),
+            max_code_bytes=number("PROBJUDGE_MAX_CODE_BYTES", 64 * 1024, 1024),
+        )
