@@ -1,0 +1,166 @@
+"""The grading queue: submission rows are the queue of record, worker threads grade them.
+
+:meth:`GradingQueue.submit` writes a ``queued`` row and wakes a worker; nothing else holds the
+job, so a crash or restart loses nothing: :meth:`GradingQueue.recover` (called at start-up)
+puts rows left ``running`` back to ``queued``. A worker claims a row with a conditional UPDATE
+(only one claimer can flip ``queued`` to ``running``), judges the code with the engine under the
+configured sandbox, and stores the whole report. Seeds are drawn when grading starts, so nobody
+can know them before.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import threading
+from pathlib import Path
+from typing import Callable
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge.exercise import resolve
+from judge.process import Launcher
+from judge.runner import judge_file
+from judge.verdicts import Verdict
+from web.models import Exercise, Status, Submission, User, count_queued, utcnow
+
+log = logging.getLogger("probjudge.grading")
+POLL_SECONDS = 1.0  # also pick up rows written by other processes
+
+
+class SubmissionRefused(ValueError):
+    """The submission was not stored: empty, too large, unknown exercise, or too many queued."""
+
+
+class GradingQueue:
+    """In-process workers over the submission table (see the module docstring)."""
+
+    def __init__(self, sessions: sessionmaker[Session], launcher: Launcher, *, workers: int = 2,
+                 max_code_bytes: int = 64 * 1024, max_queued_per_user: int = 5,
+                 suites: tuple[str, ...] = ("public", "hidden"),
+                 exercise_resolver: Callable = resolve) -> None:
+        self.sessions = sessions
+        self.launcher = launcher
+        self.workers = workers
+        self.max_code_bytes = max_code_bytes
+        self.max_queued_per_user = max_queued_per_user
+        self.suites = suites
+        self._resolve = exercise_resolver
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._threads: list[threading.Thread] = []
+        self._scratch = tempfile.TemporaryDirectory(prefix="probjudge-queue-")
+
+    # --- the web side ----------------------------------------------------------------------
+
+    def submit(self, session: Session, user: User, exercise: Exercise, code: str) -> Submission:
+        """Store a queued submission and wake a worker. Raises :class:`SubmissionRefused`."""
+        size = len(code.encode("utf-8"))
+        if not code.strip():
+            raise SubmissionRefused("the code is empty")
+        if size > self.max_code_bytes:
+            raise SubmissionRefused(f"the code is {size} bytes; the limit is {self.max_code_bytes} bytes")
+        if count_queued(session, user) >= self.max_queued_per_user:
+            raise SubmissionRefused(f"you already have {self.max_queued_per_user} submissions waiting; "
+                                    "wait for a verdict before submitting again")
+        submission = Submission(user=user, exercise=exercise, code=code, status=Status.queued)
+        session.add(submission)
+        session.commit()
+        with self._wake:
+            self._wake.notify()
+        return submission
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Put submissions left ``running`` by a stopped process back in the queue; return how many."""
+        with self.sessions() as session:
+            result = session.execute(update(Submission).where(Submission.status == Status.running)
+                                     .values(status=Status.queued, started_at=None))
+            session.commit()
+            return result.rowcount or 0
+
+    def start(self) -> None:
+        self.recover()
+        self._stopping = False
+        for number in range(self.workers):
+            thread = threading.Thread(target=self._work, name=f"grader-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the submissions being graded and stop the workers (queued ones stay queued)."""
+        with self._wake:
+            self._stopping = True
+            self._wake.notify_all()
+        for thread in self._threads:
+            thread.join(timeout)
+        self._threads.clear()
+
+    # --- the workers -----------------------------------------------------------------------
+
+    def claim(self) -> int | None:
+        """Flip the oldest queued row to running; return its id, or None when the queue is empty."""
+        with self.sessions() as session:
+            while True:
+                candidate = session.scalar(select(Submission.id).where(Submission.status == Status.queued)
+                                           .order_by(Submission.id).limit(1))
+                if candidate is None:
+                    return None
+                claimed = session.execute(
+                    update(Submission).where(Submission.id == candidate, Submission.status == Status.queued)
+                    .values(status=Status.running, started_at=utcnow(), attempts=Submission.attempts + 1))
+                session.commit()
+                if claimed.rowcount == 1:
+                    return candidate
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                if self._stopping:
+                    return
+            submission_id = self.claim()
+            if submission_id is None:
+                with self._wake:
+                    if not self._stopping:
+                        self._wake.wait(POLL_SECONDS)
+                continue
+            try:
+                self.grade(submission_id)
+            except Exception:  # noqa: BLE001 - one bad job must not stop the worker
+                log.exception("grading submission %s failed", submission_id)
+                self._store_internal_error(submission_id)
+
+    def grade(self, submission_id: int) -> None:
+        """Judge one claimed submission and store its report."""
+        with self.sessions() as session:
+            submission = session.get(Submission, submission_id)
+            exercise = self._resolve(str(submission.exercise.number))
+            folder = Path(self._scratch.name) / str(submission_id)
+            folder.mkdir(exist_ok=True)
+            path = folder / "solution.py"
+            path.write_text(submission.code, encoding="utf-8")
+            try:
+                report = judge_file(exercise, path, suites=self.suites, launcher=self.launcher)
+            finally:
+                path.unlink(missing_ok=True)
+                folder.rmdir()
+            submission.status = Status.done
+            submission.verdict = report.verdict.value
+            submission.score_passed, submission.score_total = report.passed, len(report.cases)
+            submission.seed = report.seed
+            submission.judge_version = report.judge_version
+            submission.exercise_hash = report.exercise.get("content_hash")
+            submission.report_json = report.to_json()
+            submission.finished_at = utcnow()
+            session.commit()
+
+    def _store_internal_error(self, submission_id: int) -> None:
+        with self.sessions() as session:
+            submission = session.get(Submission, submission_id)
+            if submission is not None:
+                submission.status = Status.done
+                submission.verdict = Verdict.IE.value
+                submission.finished_at = utcnow()
+                session.commit()
