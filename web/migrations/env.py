@@ -1,7 +1,6 @@
 """Alembic environment: migrations run against the URL that web.database passes in."""
 
 from alembic import context
-from sqlalchemy import pool
 
 from web.database import make_engine
 from web.models import Base
