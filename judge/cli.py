@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--device", default="cpu")
     check.add_argument("--jobs", type=int, default=2, help="solutions judged at once")
     with_lang(commands.add_parser("doctor", help="what this machine can judge"))
+    submit = with_lang(commands.add_parser("submit", help="grade a file on a ProbJudge server and wait for the verdict"))
+    submit.add_argument("exercise")
+    submit.add_argument("file")
+    submit.add_argument("--server", required=True, help="the site's URL, e.g. http://127.0.0.1:5000")
+    submit.add_argument("--token", required=True, help="your API token")
+    submit.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the verdict")
+    submit.add_argument("--json", action="store_true", help="print the server's answer as JSON")
     return parser
 
 
@@ -294,5 +301,59 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-COMMANDS = {"list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,
+def cmd_submit(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    import urllib.error
+    import urllib.request
+
+    path = Path(args.file)
+    if not path.is_file():
+        err.print(f"[bold red]error:[/] no file {args.file}")
+        return USAGE_ERROR
+    base = args.server.rstrip("/") + "/api/v1"
+    headers = {"Authorization": f"Bearer {args.token}", "Content-Type": "application/json"}
+
+    def call(method: str, url: str, body: dict | None = None) -> dict:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            try:
+                message = json.loads(error.read()).get("message", error.reason)
+            except ValueError:
+                message = error.reason
+            raise SystemExit(f"server said {error.code}: {message}") from None
+        except urllib.error.URLError as error:
+            raise SystemExit(f"cannot reach {args.server}: {error.reason}") from None
+
+    try:
+        created = call("POST", f"{base}/submissions",
+                       {"exercise": args.exercise, "code": path.read_text(encoding="utf-8")})
+        deadline = time.monotonic() + args.timeout
+        while True:
+            answer = call("GET", f"{base}/submissions/{created['id']}")
+            if answer["status"] == "done":
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"no verdict after {args.timeout:.0f} s (submission {created['id']} is "
+                                 f"{answer['status']})")
+            time.sleep(0.5)
+    except SystemExit as stop:
+        err.print(f"[bold red]error:[/] {stop}")
+        return USAGE_ERROR
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False, indent=2))
+    else:
+        cases = answer.get("cases") or []
+        render_report({**answer, "exercise": {"number": answer["exercise"]},
+                       "score": answer.get("score") or {"passed": 0, "total": len(cases)},
+                       "seed": answer.get("seed"), "device": answer.get("device") or "server",
+                       "time_ms": answer.get("time_ms") or 0.0, "message": answer.get("message") or "",
+                       "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases,
+                       "output": ""}, out, lang)
+    return 0 if answer.get("verdict") == "AC" else 1
+
+
+COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,
             "check": cmd_check, "doctor": cmd_doctor}

@@ -80,6 +80,7 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
     if data.get("output", "").strip():
         console.print()
         console.print(Panel(Text(data["output"].rstrip()), title=t("output", lang), border_style="dim"))
-    console.print(Text(t("budget", lang, total=data["false_failure_budget"].get("total", 1e-6)), style="dim"))
+    console.print(Text(t("budget", lang, total=(data.get("false_failure_budget") or {}).get("total", 1e-6)),
+                       style="dim"))
     if verdict is not Verdict.AC:
         console.print(Text(t("reproduce", lang, seed=data["seed"]), style="dim"))

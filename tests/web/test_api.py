@@ -1,0 +1,123 @@
+"""The JSON API with Flask's test client: auth, exercises, submitting and polling, errors."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import select
+
+from judge.exercise import resolve
+from judge.process import LocalLauncher
+from web.app import create_app
+from web.config import Settings
+from web.models import ApiToken, Role, User
+
+EXERCISE = resolve("39")
+
+
+@pytest.fixture
+def app(tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="test", workers=1,
+                        sandbox="local", max_code_bytes=64 * 1024)
+    app = create_app(settings, launcher=LocalLauncher())
+    sessions = app.extensions["probjudge"]["sessions"]
+    tokens = {}
+    with sessions() as session:
+        for name, role in (("ann", Role.learner), ("ben", Role.learner), ("ida", Role.instructor)):
+            user = User(name=name, role=role)
+            user.set_password("password123")
+            token, secret = ApiToken.issue(user)
+            session.add_all([user, token])
+            tokens[name] = secret
+        session.commit()
+    app.config["TOKENS"] = tokens
+    yield app
+    app.extensions["probjudge"]["queue"].stop()
+
+
+def auth(app, name):
+    return {"Authorization": f"Bearer {app.config['TOKENS'][name]}"}
+
+
+def test_requests_without_a_valid_token_are_401_json(app):
+    client = app.test_client()
+    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": "Basic abc"}):
+        response = client.get("/api/v1/exercises", headers=headers)
+        assert response.status_code == 401 and response.is_json and response.json["message"]
+
+
+def test_exercises_by_number_or_slug(app):
+    client = app.test_client()
+    listing = client.get("/api/v1/exercises", headers=auth(app, "ann")).json["exercises"]
+    assert [e["number"] for e in listing] == [39] and listing[0]["title"]["zh"].startswith("温度")
+    for identifier in ("39", "039", "sampling", "039-sampling"):
+        assert client.get(f"/api/v1/exercises/{identifier}", headers=auth(app, "ann")).json["slug"] == "sampling"
+    missing = client.get("/api/v1/exercises/77", headers=auth(app, "ann"))
+    assert missing.status_code == 404 and "77" in missing.json["message"]
+
+
+def test_submit_then_poll_until_the_verdict(app):
+    client = app.test_client()
+    created = client.post("/api/v1/submissions", headers=auth(app, "ann"),
+                          json={"exercise": "39", "code": EXERCISE.reference_path.read_text()})
+    assert created.status_code == 202 and created.json["status"] == "queued"
+    url = f"/api/v1/submissions/{created.json['id']}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        body = client.get(url, headers=auth(app, "ann")).json
+        if body["status"] == "done":
+            break
+        assert body["status"] in ("queued", "running") and body["verdict"] is None
+        time.sleep(0.2)
+    assert body["verdict"] == "AC" and body["exercise"] == 39 and body["cases"]
+    hidden = [c for c in body["cases"] if c["suite"] == "hidden"]
+    assert hidden and all("seed" not in c and all("label" not in k for k in c["checks"]) for c in hidden)
+    # Another learner cannot see it; an instructor can.
+    assert client.get(url, headers=auth(app, "ben")).status_code == 404
+    assert client.get(url, headers=auth(app, "ida")).json["verdict"] == "AC"
+
+
+@pytest.mark.parametrize("body, status, fragment", [
+    ("not json", 400, "JSON object"),
+    ({"exercise": "39"}, 400, '"code"'),
+    ({"exercise": "77", "code": "x = 1"}, 404, "no exercise"),
+    ({"exercise": "39", "code": "   "}, 400, "empty"),
+    ({"exercise": "39", "code": "x" * (64 * 1024 + 1)}, 400, "the limit is 65536 bytes"),
+])
+def test_bad_submissions_get_clear_json_errors(app, body, status, fragment):
+    client = app.test_client()
+    if isinstance(body, str):
+        response = client.post("/api/v1/submissions", headers=auth(app, "ann"), data=body,
+                               content_type="application/json")
+    else:
+        response = client.post("/api/v1/submissions", headers=auth(app, "ann"), json=body)
+    assert response.status_code == status and fragment in response.json["message"]
+    sessions = app.extensions["probjudge"]["sessions"]
+    with sessions() as session:
+        assert session.scalars(select(User)).all()  # nothing else was stored
+
+
+def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
+    import subprocess
+    import sys
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        base = [sys.executable, "practice/judge.py", "submit", "39"]
+        wrong = subprocess.run(base + ["solutions/039-sampling/wrong/top_k_plus_one.py", "--server", url,
+                                       "--token", app.config["TOKENS"]["ann"]],
+                               cwd=project_root, capture_output=True, text=True, timeout=300)
+        assert wrong.returncode == 1, wrong.stderr
+        assert "WA" in wrong.stdout and "top-k keeps one token too many" in wrong.stdout
+        refused = subprocess.run(base + ["solutions/039-sampling/reference.py", "--server", url, "--token", "bad"],
+                                 cwd=project_root, capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and "401" in refused.stderr
+    finally:
+        server.shutdown()
