@@ -121,3 +121,16 @@ def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
         assert refused.returncode == 2 and "401" in refused.stderr
     finally:
         server.shutdown()
+
+
+def test_the_openapi_file_describes_every_api_route(app, project_root):
+    import json
+
+    spec = json.loads((project_root / "docs" / "openapi.json").read_text())
+    documented = {(path, method.upper()) for path, item in spec["paths"].items() for method in item}
+    served = set()
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/v1/"):
+            path = rule.rule.removeprefix("/api/v1").replace("<int:submission_id>", "{id}").replace("<identifier>", "{id}")
+            served |= {(path, method) for method in rule.methods - {"HEAD", "OPTIONS"}}
+    assert served == documented
