@@ -32,8 +32,8 @@ check: venv
 	$(PY) practice/judge.py check
 
 run: venv
-	@echo "The web site is not built yet: it arrives with the 'web site' issue."
-	@echo "Meanwhile judge locally:"
+	@echo "The web pages are not built yet (the 'web site' issue is in progress: its data layer,"
+	@echo "grading queue and JSON API exist, see web/README.md). Meanwhile judge locally:"
 	@echo "  $(PY) practice/judge.py list"
 	@echo "  $(PY) practice/judge.py start 39"
 	@echo "  $(PY) practice/judge.py test 39"
