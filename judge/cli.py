@@ -274,9 +274,10 @@ def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) 
 def _learner_startup_seconds() -> str:
     from judge.process import LearnerProcess, LoadFailed, ProcessFailed
 
-    exercise = load_all()[0] if load_all() else None
-    if exercise is None:
+    exercises = load_all()
+    if not exercises:
         return "no exercises to try"
+    exercise = exercises[0]
     started = time.monotonic()
     try:
         with LearnerProcess(exercise.starter_path):

@@ -144,28 +144,25 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
                     sandbox=(process.sandbox if process else (launcher.level if launcher else "local")),
                     suites=list(suites), judge_version=JUDGE_VERSION,
                     false_failure_budget={})
+    def start() -> LearnerProcess:
+        return LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb, launcher=launcher)
+
     owned = process is None
     try:
         if process is None:
-            process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
-                                             launcher=launcher)
+            process = start()
         problems = signature_problems(exercise, process.functions)
         if problems:
             raise LoadFailed(Verdict.CE, "; ".join(problems))
-    except LoadFailed as failure:
-        report.verdict = failure.verdict
-        report.message = str(failure)
-        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load", title_zh=c.title_zh) for c in specs]
-        report.false_failure_budget = budget.summary()
-        report.time_ms = (time.monotonic() - started) * 1000
+    except (LoadFailed, ProcessFailed) as failure:  # did not load, or hung/died while importing
         if owned and process is not None:
             process.close()
-        return report
-    except ProcessFailed as failure:  # hung or died while importing
-        report.verdict = failure.verdict
-        report.message = f"while loading your file: {failure}"
-        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run", title_zh=c.title_zh) for c in specs]
+        prefix = "" if isinstance(failure, LoadFailed) else "while loading your file: "
+        report.verdict, report.message = failure.verdict, prefix + str(failure)
+        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load",
+                                   title_zh=c.title_zh) for c in specs]
         report.false_failure_budget = budget.summary()
+        report.time_ms = (time.monotonic() - started) * 1000
         return report
 
     report.environment = {"torch": process.torch_version, "python": sys.version.split()[0]}
@@ -183,8 +180,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
                 restarts += 1
                 if owned and process is not None:
                     process.close()  # frees its pipes, scratch, cgroups and sandbox slot
-                process = LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
-                                             launcher=launcher)
+                process = start()
                 owned = True
             result, fit_statistics = _run_case(case, process, exercise, master_seed, device, budget)
             if fit_statistics:

@@ -62,7 +62,8 @@ class JobCgroup:
             path.mkdir(parents=True, exist_ok=True)
         if self.support.version == 2:
             (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
-            (self.dirs[0] / "memory.swap.max").write_text("0") if (self.dirs[0] / "memory.swap.max").exists() else None
+            if (self.dirs[0] / "memory.swap.max").exists():
+                (self.dirs[0] / "memory.swap.max").write_text("0")
             (self.dirs[0] / "pids.max").write_text(str(max_pids))
         else:
             (self.dirs[0] / "memory.limit_in_bytes").write_text(str(memory_bytes))
