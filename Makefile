@@ -6,11 +6,19 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.probjudge-installed
 PYTEST_ARGS ?=
+# The site's browser files (CodeMirror 6 and KaTeX from the npm registry, bundled by esbuild).
+FRONTEND := web/frontend
+ASSETS := web/static/build/.built
+# `make run` is for your own machine: where the strict sandbox cannot run (not root, say), grade
+# under the local level, with a warning on every page. A public deployment leaves this at 0.
+PROBJUDGE_ALLOW_WEAKER_SANDBOX ?= 1
+HOST ?= 127.0.0.1
+PORT ?= 5000
 
-.PHONY: venv test run check bench clean help
+.PHONY: venv assets browser test run check bench clean help
 
 help:
-	@echo "make run    set up .venv and start the web site"
+	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
 	@echo "make test   set up .venv and run every test"
 	@echo "make check  maintainers: every reference passes, every known-wrong solution fails"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
@@ -25,18 +33,31 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test]"
 	@touch $(STAMP)
 
-test: venv
+assets: $(ASSETS)
+
+$(ASSETS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json $(FRONTEND)/build.mjs $(wildcard $(FRONTEND)/src/*.js)
+	@command -v npm >/dev/null || { echo "error: npm (Node.js 18 or newer) is needed to build the editor and math assets"; exit 1; }
+	cd $(FRONTEND) && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
+	@touch $@
+
+# The browser tests drive Debian's chromium through Python playwright (never `playwright install`).
+# Installed here when this is root on Debian; elsewhere the browser tests say what is missing.
+browser:
+	@command -v chromium >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing Debian's chromium for the browser tests"; \
+			(apt-get install -y -q chromium >/dev/null 2>&1 || \
+			 (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
+		else echo "note: no chromium; the browser tests will be skipped (install Debian's chromium to run them)"; fi; }
+
+test: venv assets browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 check: venv
 	$(PY) practice/judge.py check
 
-run: venv
-	@echo "The web pages are not built yet (the 'web site' issue is in progress: its data layer,"
-	@echo "grading queue and JSON API exist, see web/README.md). Meanwhile judge locally:"
-	@echo "  $(PY) practice/judge.py list"
-	@echo "  $(PY) practice/judge.py start 39"
-	@echo "  $(PY) practice/judge.py test 39"
+run: venv assets
+	HOST=$(HOST) PORT=$(PORT) PROBJUDGE_ALLOW_WEAKER_SANDBOX=$(PROBJUDGE_ALLOW_WEAKER_SANDBOX) $(PY) -m web serve
 
 bench: venv
 	$(PY) benchmarks/speed.py
@@ -45,4 +66,4 @@ bench: venv
 	$(PY) benchmarks/sandbox.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info $(FRONTEND)/node_modules web/static/build

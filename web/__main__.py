@@ -1,19 +1,26 @@
-"""Command line of the web site: ``python -m web init-db`` and ``python -m web create-user``.
+"""Command line of the web site.
 
+    python -m web serve [--host HOST] [--port PORT]     (what `make run` starts)
     python -m web init-db
     python -m web create-user NAME --role learner|instructor --password PW [--token]
+    python -m web set-password NAME --password PW
 
-Both read ``DATABASE_URL`` (default: ``instance/probjudge.db``) and bring the schema up to date
-first. ``--token`` prints a new API token for the user (shown once; only its hash is stored).
+Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to
+date first. ``--token`` prints a new API token for the user (shown once; only its hash is
+stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults 127.0.0.1 and 5000) and, on a
+site without an instructor, creates one (``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``,
+else ``instructor`` with a random password printed once).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from sqlalchemy import select
 
+from web.accounts import AccountError, create_user
 from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
@@ -23,13 +30,23 @@ from web.models import ApiToken, Role, User
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m web", description="ProbJudge web site administration")
     commands = parser.add_subparsers(dest="command", required=True)
+    serve_command = commands.add_parser("serve", help="start the site (migrates, syncs, creates an instructor)")
+    serve_command.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
+    serve_command.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 5000))
     commands.add_parser("init-db", help="create or upgrade the database and sync the exercises")
     create = commands.add_parser("create-user", help="create an account")
     create.add_argument("name")
     create.add_argument("--role", choices=[r.value for r in Role], default="learner")
     create.add_argument("--password", required=True)
     create.add_argument("--token", action="store_true", help="also print an API token for the account")
+    change = commands.add_parser("set-password", help="set an account's password")
+    change.add_argument("name")
+    change.add_argument("--password", required=True)
     args = parser.parse_args(argv)
+    if args.command == "serve":
+        from web.serve import serve
+
+        return serve(args.host, args.port)
 
     try:
         settings = Settings.from_environment()
@@ -45,20 +62,24 @@ def main(argv: list[str]) -> int:
             print(f"database ready; exercises added {result.added}, changed {result.changed}, "
                   f"unchanged {result.unchanged}")
             return 0
-        name = args.name.strip()
-        if not name or len(name) > 64 or not name.replace("_", "").replace("-", "").replace(".", "").isalnum():
-            print("error: a user name is 1-64 letters, digits, '.', '_' or '-'", file=sys.stderr)
-            return 2
-        if session.scalar(select(User).where(User.name == name)) is not None:
-            print(f"error: a user named {name!r} already exists", file=sys.stderr)
-            return 2
-        user = User(name=name, role=Role(args.role))
+        if args.command == "set-password":
+            user = session.scalar(select(User).where(User.name == args.name.strip()))
+            if user is None:
+                print(f"error: no user named {args.name!r}", file=sys.stderr)
+                return 2
+            try:
+                user.set_password(args.password)
+            except ValueError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 2
+            session.commit()
+            print(f"password of {user.name!r} changed")
+            return 0
         try:
-            user.set_password(args.password)
-        except ValueError as error:
+            user = create_user(session, args.name, args.password, Role(args.role))
+        except AccountError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-        session.add(user)
         secret = None
         if args.token:
             token, secret = ApiToken.issue(user, label="created by python -m web create-user")

@@ -1,8 +1,7 @@
 """The JSON API, ``/api/v1``: exercises, submissions, with bearer-token authentication.
 
 Errors are JSON ``{"error", "message"}`` with the right status code. A submission's report is
-the judge's report as stored, minus the learner-invisible parts of hidden cases (their seeds and
-per-check labels, which describe the hidden inputs).
+the judge's report as stored, minus what is hidden (see :mod:`web.presenting`).
 """
 
 from __future__ import annotations
@@ -14,7 +13,9 @@ from flask import Blueprint, abort, current_app, g, jsonify, request
 from sqlalchemy import select
 
 from judge.exercise import ExerciseError, resolve
+from web.extensions import SUBMIT_LIMIT, limiter, submitter_key
 from web.grading import SubmissionRefused
+from web.presenting import submission_view
 from web.models import ApiToken, Exercise, Role, Submission
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -73,6 +74,7 @@ def get_exercise(identifier: str):
 
 
 @api.post("/submissions")
+@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key)
 @token_required
 def create_submission():
     body = request.get_json(silent=True)
@@ -85,8 +87,7 @@ def create_submission():
     try:
         submission = _extension("queue").submit(g.db, g.user, exercise, code)
     except SubmissionRefused as refused:
-        status = 429 if "waiting" in str(refused) else 400
-        abort(status, description=str(refused))
+        abort(429 if refused.too_many else 400, description=str(refused))
     return jsonify({"id": submission.id, "status": submission.status.value}), 202
 
 
@@ -96,35 +97,4 @@ def get_submission(submission_id: int):
     submission = g.db.get(Submission, submission_id)
     if submission is None or (submission.user_id != g.user.id and g.user.role is not Role.instructor):
         abort(404, description=f"no submission {submission_id}")  # 404, not 403: do not confirm it exists
-    return jsonify(submission_json(submission))
-
-
-def submission_json(submission: Submission) -> dict:
-    """The API's view of a submission: status, verdict and the report without hidden details."""
-    report = submission.report_json or {}
-    cases = []
-    for case in report.get("cases", []):
-        case = dict(case)
-        if case.get("suite") == "hidden":
-            case.pop("seed", None)
-            case["checks"] = [{k: v for k, v in check.items() if k != "label"} for check in case.get("checks", [])]
-        cases.append(case)
-    return {
-        "id": submission.id,
-        "exercise": submission.exercise.number,
-        "status": submission.status.value,
-        "verdict": submission.verdict,
-        "score": report.get("score"),
-        "message": report.get("message"),
-        "diagnosis": report.get("diagnosis"),
-        "diagnosis_zh": report.get("diagnosis_zh"),
-        "seed": submission.seed,
-        "judge_version": submission.judge_version,
-        "device": report.get("device"),
-        "sandbox": report.get("sandbox"),
-        "time_ms": report.get("time_ms"),
-        "false_failure_budget": report.get("false_failure_budget"),
-        "cases": cases,
-        "created_at": submission.created_at.isoformat() if submission.created_at else None,
-        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
-    }
+    return jsonify(submission_view(submission))

@@ -1,31 +1,49 @@
-"""The Flask application factory (the site grows one blueprint per area: api, then auth, pages).
+"""The Flask application factory: one blueprint per area (auth, exercises, submissions, profile, api).
 
 ``create_app(settings)`` opens the database (migrating it), syncs the exercises, builds the
-sandbox launcher chosen by configuration and starts the grading workers, all in one place.
+sandbox launcher chosen by configuration, binds the extensions (login, CSRF, rate limits) and
+starts the grading workers, all in one place.
 """
 
 from __future__ import annotations
 
 import logging
 
-from flask import Flask, g, jsonify
+from flask import Flask, g, jsonify, render_template, request
+from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 
+from judge.i18n import LANGUAGES
 from judge.sandbox import launcher_for
+from web import i18n
 from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
+from web.extensions import csrf, limiter, login_manager
 from web.grading import GradingQueue
+from web.models import User
 
 log = logging.getLogger("probjudge.web")
+
+# Every asset comes from this site (KaTeX and CodeMirror are bundled at set-up). CodeMirror
+# writes its styles into <style> elements, hence 'unsafe-inline' for styles only.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                           "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+                           "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 
 
 def create_app(settings: Settings | None = None, *, launcher=None, start_workers: bool = True) -> Flask:
     """Build the site. ``launcher`` overrides the sandbox chosen by ``settings`` (tests use it)."""
     settings = settings or Settings.from_environment()
     app = Flask(__name__)
-    app.config.update(SECRET_KEY=settings.secret_key, MAX_CONTENT_LENGTH=settings.max_code_bytes * 4,
-                      SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax")
+    app.config.update(
+        SECRET_KEY=settings.secret_key,
+        MAX_CONTENT_LENGTH=settings.max_code_bytes * 4,  # room for form encoding; the code limit is checked itself
+        SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=settings.secure_cookies,
+        REMEMBER_COOKIE_HTTPONLY=True, REMEMBER_COOKIE_SAMESITE="Lax", REMEMBER_COOKIE_SECURE=settings.secure_cookies,
+        RATELIMIT_ENABLED=settings.rate_limits, RATELIMIT_STORAGE_URI=settings.ratelimit_storage,
+        RATELIMIT_HEADERS_ENABLED=True, WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the session
+    )
     upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
     sessions = session_factory(engine)
@@ -34,12 +52,51 @@ def create_app(settings: Settings | None = None, *, launcher=None, start_workers
     if launcher is None:
         launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.workers)
     queue = GradingQueue(sessions, launcher, workers=settings.workers, max_code_bytes=settings.max_code_bytes)
-    app.extensions["probjudge"] = {"settings": settings, "sessions": sessions, "queue": queue, "engine": engine}
-    log.info("sandbox level: %s", launcher.level)
+    app.extensions["probjudge"] = {"settings": settings, "sessions": sessions, "queue": queue, "engine": engine,
+                                   "sandbox": launcher.level}
+    if launcher.level != "strict":
+        log.warning("sandbox level %r: learners' code is NOT isolated; do not open this site to strangers",
+                    launcher.level)
+    else:
+        log.info("sandbox level: strict")
 
+    _bind_extensions(app)
+    _register_request_hooks(app, sessions)
+    _register_blueprints(app)
+    _register_error_pages(app)
+    if start_workers:
+        queue.start()
+    return app
+
+
+def _bind_extensions(app: Flask) -> None:
+    login_manager.init_app(app)
+    login_manager.login_view = "auth.sign_in"
+    login_manager.session_protection = "strong"
+    csrf.init_app(app)
+    limiter.init_app(app)
+
+    @login_manager.user_loader
+    def _load_user(user_id: str) -> User | None:
+        if "db" not in g:  # routing errors render their page before any before_request hook ran
+            g.db = app.extensions["probjudge"]["sessions"]()
+        return g.db.get(User, int(user_id)) if user_id.isdigit() else None
+
+    @login_manager.unauthorized_handler
+    def _unauthorized():
+        from flask import flash, redirect, url_for
+
+        flash(i18n.t("sign_in_first"), "info")
+        return redirect(url_for("auth.sign_in", next=request.full_path.rstrip("?")))
+
+
+def _register_request_hooks(app: Flask, sessions) -> None:
     @app.before_request
     def _open_session() -> None:
-        g.db = sessions()
+        if "db" not in g:  # an error page rendered before this hook (a 404, a 405) may have opened it
+            g.db = sessions()
+        user_language = current_user.language if current_user.is_authenticated else None
+        g.lang = i18n.choose_language(user_language)
 
     @app.teardown_request
     def _close_session(_error) -> None:
@@ -47,14 +104,43 @@ def create_app(settings: Settings | None = None, *, launcher=None, start_workers
         if db is not None:
             db.close()
 
+    @app.after_request
+    def _headers(response):
+        wanted = request.args.get("lang")
+        if wanted in LANGUAGES:
+            response.set_cookie(i18n.COOKIE, wanted, max_age=365 * 24 * 3600, samesite="Lax",
+                                secure=app.config["SESSION_COOKIE_SECURE"])
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+    # Globals, not a context processor, so that imported macros see them too.
+    app.jinja_env.globals.update(t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized)
+
+    @app.context_processor
+    def _template_values() -> dict:
+        return {"lang": g.get("lang", "en"), "sandbox_level": app.extensions["probjudge"]["sandbox"]}
+
+
+def _register_blueprints(app: Flask) -> None:
     from web.api import api
+    from web.auth import auth
+    from web.exercise_pages import exercises
+    from web.profile import profile
+    from web.submission_pages import submissions
 
-    app.register_blueprint(api)
+    csrf.exempt(api)  # bearer tokens, not cookies: a browser never sends them by itself
+    for blueprint in (api, auth, exercises, submissions, profile):
+        app.register_blueprint(blueprint)
 
+
+def _register_error_pages(app: Flask) -> None:
     @app.errorhandler(HTTPException)
-    def _json_errors(error: HTTPException):
-        return jsonify({"error": error.name, "message": error.description}), error.code
-
-    if start_workers:
-        queue.start()
-    return app
+    def _errors(error: HTTPException):
+        if request.path.startswith("/api/"):
+            return jsonify({"error": error.name, "message": error.description}), error.code
+        if "lang" not in g:
+            g.lang = i18n.choose_language()
+        return render_template("error.html", error=error), error.code

@@ -8,6 +8,9 @@
 | `PROBJUDGE_SANDBOX` | `strict` | `strict` or `local` |
 | `PROBJUDGE_ALLOW_WEAKER_SANDBOX` | unset | `1`: fall back to `local` when strict is unavailable (logged loudly) |
 | `PROBJUDGE_MAX_CODE_BYTES` | 65536 | largest submission accepted |
+| `PROBJUDGE_SECURE_COOKIES` | unset | `1`: cookies only over HTTPS (set it whenever the site is served over HTTPS) |
+| `PROBJUDGE_RATE_LIMITS` | `1` | `0` turns the sign-in, sign-up and submit rate limits off |
+| `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ class Settings:
     sandbox: str = "strict"
     allow_weaker_sandbox: bool = False
     max_code_bytes: int = 64 * 1024
+    secure_cookies: bool = False
+    rate_limits: bool = True
+    ratelimit_storage: str = "memory://"
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> "Settings":
@@ -58,6 +64,16 @@ class Settings:
                 raise ValueError(f"{name} must be at least {low}, got {value}")
             return value
 
+        def flag(name: str, default: bool) -> bool:
+            raw = env.get(name, "").strip().lower()
+            if not raw:
+                return default
+            if raw in ("1", "true", "yes", "on"):
+                return True
+            if raw in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(f"{name} must be 1 or 0, got {raw!r}")
+
         sandbox = env.get("PROBJUDGE_SANDBOX", "strict")
         if sandbox not in ("strict", "local"):
             raise ValueError(f"PROBJUDGE_SANDBOX must be 'strict' or 'local', got {sandbox!r}")
@@ -66,6 +82,9 @@ class Settings:
             secret_key=env.get("SECRET_KEY") or _secret_key(INSTANCE_DIR),
             workers=number("PROBJUDGE_WORKERS", 2, 1),
             sandbox=sandbox,
-            allow_weaker_sandbox=env.get("PROBJUDGE_ALLOW_WEAKER_SANDBOX", "") in ("1", "true", "yes"),
+            allow_weaker_sandbox=flag("PROBJUDGE_ALLOW_WEAKER_SANDBOX", False),
             max_code_bytes=number("PROBJUDGE_MAX_CODE_BYTES", 64 * 1024, 1024),
+            secure_cookies=flag("PROBJUDGE_SECURE_COOKIES", False),
+            rate_limits=flag("PROBJUDGE_RATE_LIMITS", True),
+            ratelimit_storage=env.get("PROBJUDGE_RATELIMIT_STORAGE") or "memory://",
         )

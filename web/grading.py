@@ -20,6 +20,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.exercise import resolve
+from judge.i18n import Bilingual
 from judge.process import Launcher
 from judge.runner import judge_file
 from judge.verdicts import Verdict
@@ -30,7 +31,16 @@ POLL_SECONDS = 1.0  # also pick up rows written by other processes
 
 
 class SubmissionRefused(ValueError):
-    """The submission was not stored: empty, too large, unknown exercise, or too many queued."""
+    """The submission was not stored: empty, too large, or too many queued.
+
+    ``str(error)`` is English; ``error.text`` is the :class:`~judge.i18n.Bilingual` message, and
+    ``error.too_many`` is true when the user should wait (the API answers 429) rather than fix it.
+    """
+
+    def __init__(self, text: Bilingual, *, too_many: bool = False) -> None:
+        super().__init__(str(text))
+        self.text = text
+        self.too_many = too_many
 
 
 class GradingQueue:
@@ -58,12 +68,15 @@ class GradingQueue:
         """Store a queued submission and wake a worker. Raises :class:`SubmissionRefused`."""
         size = len(code.encode("utf-8"))
         if not code.strip():
-            raise SubmissionRefused("the code is empty")
+            raise SubmissionRefused(Bilingual("the code is empty", "代码是空的"))
         if size > self.max_code_bytes:
-            raise SubmissionRefused(f"the code is {size} bytes; the limit is {self.max_code_bytes} bytes")
+            raise SubmissionRefused(Bilingual(f"the code is {size} bytes; the limit is {self.max_code_bytes} bytes",
+                                              f"代码有 {size} 字节，上限是 {self.max_code_bytes} 字节"))
         if count_queued(session, user) >= self.max_queued_per_user:
-            raise SubmissionRefused(f"you already have {self.max_queued_per_user} submissions waiting; "
-                                    "wait for a verdict before submitting again")
+            raise SubmissionRefused(Bilingual(
+                f"you already have {self.max_queued_per_user} submissions waiting; "
+                "wait for a verdict before submitting again",
+                f"你已有 {self.max_queued_per_user} 个提交在等待评测；请等出结果后再提交"), too_many=True)
         submission = Submission(user=user, exercise=exercise, code=code, status=Status.queued)
         session.add(submission)
         session.commit()

@@ -15,6 +15,7 @@ import secrets
 
 from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Integer, String, Text, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+from flask_login import UserMixin
 from werkzeug.security import check_password_hash, generate_password_hash
 
 
@@ -37,7 +38,7 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-class User(Base):
+class User(UserMixin, Base):
     __tablename__ = "user"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

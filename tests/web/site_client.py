@@ -1,0 +1,48 @@
+"""Helpers for driving the pages through Flask's test client (CSRF tokens included)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from flask.testing import FlaskClient
+
+_CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"')
+
+
+def csrf_token(client: FlaskClient, url: str) -> str:
+    """The CSRF token of the first form on the page at ``url``."""
+    html = client.get(url).get_data(as_text=True)
+    match = _CSRF.search(html)
+    assert match, f"no CSRF token in {url}"
+    return match.group(1) or match.group(2)
+
+
+def sign_up(client: FlaskClient, name: str, password: str = "password123", language: str = "en"):
+    token = csrf_token(client, "/auth/sign-up")
+    return client.post("/auth/sign-up", data={"csrf_token": token, "name": name, "password": password,
+                                              "confirm": password, "language": language})
+
+
+def sign_in(client: FlaskClient, name: str, password: str = "password123", next_url: str = ""):
+    token = csrf_token(client, "/auth/sign-in")
+    url = "/auth/sign-in" + (f"?next={next_url}" if next_url else "")
+    return client.post(url, data={"csrf_token": token, "name": name, "password": password})
+
+
+def submit(client: FlaskClient, code: str, exercise: str = "39"):
+    token = csrf_token(client, f"/exercises/{exercise}")
+    return client.post(f"/exercises/{exercise}/submit", data={"csrf_token": token, "code": code})
+
+
+def wait_for_result(client: FlaskClient, submission_url: str, timeout: float = 120.0) -> str:
+    """Poll the result region as the page does; return its HTML once the verdict is in."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        html = client.get(submission_url + "/result").get_data(as_text=True)
+        if 'data-status="done"' in html:
+            assert "data-poll-url" not in html  # the page stops polling
+            return html
+        assert "data-poll-url" in html
+        time.sleep(0.2)
+    raise AssertionError(f"{submission_url} got no verdict in {timeout} s")

@@ -1,0 +1,101 @@
+"""Exercise pages: the list, one exercise (statement, editor, submit, download), its history."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, current_app, flash, g, redirect, render_template, url_for
+from flask_login import current_user, login_required
+from sqlalchemy import select
+
+from judge.exercise import Exercise as ExerciseSpec
+from judge.exercise import ExerciseError, resolve
+from web.extensions import SUBMIT_LIMIT, limiter, submitter_key
+from web.forms import CodeForm
+from web.grading import SubmissionRefused
+from web.i18n import localized
+from web.models import Exercise, Submission
+from web.progress import exercise_stats, user_status
+from web.statements import render_statement
+
+exercises = Blueprint("exercises", __name__)
+RECENT_ATTEMPTS = 5
+
+
+def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
+    """The row and the spec on disk, by number or slug as the CLI resolves them; 404 otherwise."""
+    try:
+        spec = resolve(identifier)
+    except ExerciseError:
+        abort(404)
+    row = g.db.scalar(select(Exercise).where(Exercise.number == spec.number))
+    if row is None:
+        abort(404)
+    return row, spec
+
+
+def download_name(spec: ExerciseSpec) -> str:
+    return f"{spec.number:03d}-{spec.slug}.py"
+
+
+@exercises.get("/")
+@exercises.get("/exercises/")
+def index():
+    rows = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
+    status = user_status(g.db, current_user) if current_user.is_authenticated else {}
+    return render_template("exercises/index.html", exercises=rows, stats=exercise_stats(g.db), status=status)
+
+
+def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
+    query = (select(Submission).where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
+             .order_by(Submission.id.desc()))
+    return list(g.db.scalars(query.limit(limit) if limit else query))
+
+
+@exercises.get("/exercises/<identifier>")
+def show(identifier: str):
+    row, spec = find_exercise(identifier)
+    form = CodeForm(code=spec.starter_path.read_text(encoding="utf-8"))
+    attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
+    return render_template("exercises/show.html", exercise=row, spec=spec, form=form,
+                           starter=spec.starter_path.read_text(encoding="utf-8"),
+                           statement=render_statement(spec, g.lang), attempts=attempts,
+                           download_name=download_name(spec))
+
+
+@exercises.post("/exercises/<identifier>/submit")
+@login_required
+@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key)
+def submit(identifier: str):
+    row, spec = find_exercise(identifier)
+    form = CodeForm()
+    if not form.validate_on_submit():
+        abort(400)
+    try:
+        submission = current_app.extensions["probjudge"]["queue"].submit(g.db, current_user, row, form.code.data or "")
+    except SubmissionRefused as refused:
+        flash(localized(refused.text), "error")
+        # Show the page again with the code that was sent, so nothing typed is lost.
+        attempts = _attempts(row, RECENT_ATTEMPTS)
+        return render_template("exercises/show.html", exercise=row, spec=spec, form=form,
+                               starter=spec.starter_path.read_text(encoding="utf-8"),
+                               statement=render_statement(spec, g.lang), attempts=attempts,
+                               download_name=download_name(spec)), 429 if refused.too_many else 400
+    return redirect(url_for("submissions.show", submission_id=submission.id))
+
+
+@exercises.post("/exercises/<identifier>/download")
+def download(identifier: str):
+    """The editor's code as a file that ``python practice/judge.py test N FILE`` accepts."""
+    _row, spec = find_exercise(identifier)
+    form = CodeForm()
+    if not form.validate_on_submit():
+        abort(400)
+    code = (form.code.data or "").replace("\r\n", "\n")
+    return Response(code, mimetype="text/x-python",
+                    headers={"Content-Disposition": f'attachment; filename="{download_name(spec)}"'})
+
+
+@exercises.get("/exercises/<identifier>/submissions")
+@login_required
+def history(identifier: str):
+    row, spec = find_exercise(identifier)
+    return render_template("exercises/history.html", exercise=row, spec=spec, attempts=_attempts(row))

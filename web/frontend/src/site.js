@@ -1,0 +1,43 @@
+// What every page gets: math typeset with KaTeX (served from this site), and live submission status.
+import katex from "katex";
+
+function typesetMath(root) {
+  root.querySelectorAll(".math").forEach((element) => {
+    if (element.dataset.typeset) return;
+    katex.render(element.textContent, element, {
+      displayMode: element.classList.contains("block"),
+      throwOnError: false,
+    });
+    element.dataset.typeset = "1";
+  });
+}
+
+// A pending submission's result region names a URL that answers the same region re-rendered;
+// poll it until the verdict is in. The server renders the HTML, so nothing is duplicated here.
+function followSubmission(region) {
+  const url = region.dataset.pollUrl;
+  let delay = 500;
+  const tick = async () => {
+    try {
+      const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
+      if (response.ok) {
+        const html = await response.text();
+        const holder = document.createElement("div");
+        holder.innerHTML = html;
+        const fresh = holder.firstElementChild;
+        if (fresh) {
+          region.replaceWith(fresh);
+          region = fresh;
+          typesetMath(region);
+          if (!fresh.dataset.pollUrl) return;  // done: the verdict is shown
+        }
+      }
+    } catch { /* a dropped connection: try again */ }
+    delay = Math.min(delay * 1.5, 3000);
+    setTimeout(tick, delay);
+  };
+  setTimeout(tick, delay);
+}
+
+typesetMath(document);
+document.querySelectorAll("[data-poll-url]").forEach(followSubmission);

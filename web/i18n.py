@@ -1,0 +1,72 @@
+"""The site's two languages: which one a request gets, and its texts (``web/texts.py``).
+
+The language is, in order: ``?lang=`` (which also sets the cookie), the ``lang`` cookie, the
+signed-in user's saved choice, the browser's ``Accept-Language``, English. Texts are looked up
+by key; a key missing from the catalogue is a bug, so it raises ``KeyError`` (a test renders
+every template in both languages).
+"""
+
+from __future__ import annotations
+
+from flask import g, has_request_context, request
+
+from judge.i18n import LANGUAGES, Bilingual, in_language
+from web.texts import TEXTS
+
+COOKIE = "lang"
+
+
+def choose_language(user_language: str | None = None) -> str:
+    """The language for the current request (see the module docstring)."""
+    for candidate in (request.args.get("lang"), request.cookies.get(COOKIE), user_language):
+        if candidate in LANGUAGES:
+            return candidate
+    return request.accept_languages.best_match(LANGUAGES, default="en") or "en"
+
+
+def current_language() -> str:
+    return g.get("lang", "en") if has_request_context() else "en"
+
+
+def t(key: str, **values: object) -> str:
+    """The text ``key`` in the request's language, formatted with ``values``."""
+    en, zh = TEXTS[key]
+    return (zh if current_language() == "zh" else en).format(**values)
+
+
+def has_text(key: str) -> bool:
+    return key in TEXTS
+
+
+def bilingual(key: str, **values: object) -> Bilingual:
+    """The text ``key`` in both languages (for messages stored or raised outside a request)."""
+    en, zh = TEXTS[key]
+    return Bilingual(en.format(**values), zh.format(**values))
+
+
+def localized(text: str | None) -> str:
+    """A :class:`~judge.i18n.Bilingual` in the request's language; any other string as it is."""
+    return in_language(text, current_language())
+
+
+def pick(en: str | None, zh: str | None) -> str:
+    """Of a stored English/Chinese pair, the one for this request (English when zh is missing)."""
+    return (zh or en or "") if current_language() == "zh" else (en or "")
+
+
+class LazyText:
+    """A text resolved when rendered: form validators are built before the language is known."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        self.key, self.values = key, values
+
+    def __str__(self) -> str:
+        return t(self.key, **self.values)
+
+    def __mod__(self, values: object) -> str:  # WTForms fills %(min)d-style fields this way
+        return str(self) % values
+
+    def __html__(self) -> str:  # Jinja escapes it like any string
+        from markupsafe import escape
+
+        return str(escape(str(self)))

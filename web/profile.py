@@ -1,0 +1,68 @@
+"""A learner's profile: progress, language, and API tokens (created here, shown once)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, g, redirect, render_template, url_for
+from flask_login import current_user, login_required
+from sqlalchemy import select
+
+from judge.i18n import LANGUAGES
+from web.forms import ConfirmForm, TokenForm
+from web.i18n import t
+from web.models import ApiToken, Exercise
+from web.progress import user_progress, user_status
+
+profile = Blueprint("profile", __name__, url_prefix="/profile")
+MAX_TOKENS = 10
+
+
+def _render(token_form: TokenForm, new_token: str | None = None, status: int = 200):
+    exercises = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
+    tokens = g.db.scalars(select(ApiToken).where(ApiToken.user_id == current_user.id)
+                          .order_by(ApiToken.id)).all()
+    return render_template("profile.html", progress=user_progress(g.db, current_user),
+                           status=user_status(g.db, current_user), exercises=exercises, tokens=tokens,
+                           token_form=token_form, confirm_form=ConfirmForm(), new_token=new_token), status
+
+
+@profile.get("/")
+@login_required
+def show():
+    return _render(TokenForm())
+
+
+@profile.post("/tokens")
+@login_required
+def create_token():
+    form = TokenForm()
+    if not form.validate_on_submit():
+        return _render(form, status=400)
+    if len(current_user.tokens) >= MAX_TOKENS:
+        flash(t("too_many_tokens", limit=MAX_TOKENS), "error")
+        return _render(form, status=400)
+    token, secret = ApiToken.issue(current_user, label=(form.label.data or "").strip())
+    g.db.add(token)
+    g.db.commit()
+    return _render(TokenForm(formdata=None), new_token=secret)
+
+
+@profile.post("/tokens/<int:token_id>/revoke")
+@login_required
+def revoke_token(token_id: int):
+    token = g.db.get(ApiToken, token_id)
+    if token is None or token.user_id != current_user.id or not ConfirmForm().validate_on_submit():
+        abort(404)
+    g.db.delete(token)
+    g.db.commit()
+    flash(t("token_revoked"), "info")
+    return redirect(url_for("profile.show"))
+
+
+@profile.post("/language/<code>")
+@login_required
+def set_language(code: str):
+    if code not in LANGUAGES or not ConfirmForm().validate_on_submit():
+        abort(400)
+    current_user.language = code
+    g.db.commit()
+    return redirect(url_for("profile.show", lang=code))

@@ -1,0 +1,72 @@
+"""Counts the pages show: a learner's status per exercise, site-wide acceptance, a profile's progress.
+
+The acceptance rate of an exercise is the share of its graded submissions that were accepted,
+leaving out internal errors (IE is never the learner's fault).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import case, distinct, func, select
+from sqlalchemy.orm import Session
+
+from web.models import Exercise, Status, Submission, User
+
+SOLVED, ATTEMPTED = "solved", "attempted"
+
+
+@dataclass(frozen=True)
+class ExerciseStats:
+    graded: int       # submissions with a verdict other than IE
+    accepted: int
+    solvers: int      # distinct users with an AC
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        return self.accepted / self.graded if self.graded else None
+
+
+def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
+    """Exercise id → its site-wide :class:`ExerciseStats` (exercises nobody tried are absent)."""
+    accepted = Submission.verdict == "AC"
+    rows = session.execute(
+        select(Submission.exercise_id, func.count(),
+               func.sum(case((accepted, 1), else_=0)),
+               func.count(distinct(case((accepted, Submission.user_id)))))
+        .where(Submission.status == Status.done, Submission.verdict != "IE")
+        .group_by(Submission.exercise_id))
+    return {exercise_id: ExerciseStats(graded, accepted or 0, solvers)
+            for exercise_id, graded, accepted, solvers in rows}
+
+
+def user_status(session: Session, user: User) -> dict[int, str]:
+    """Exercise id → ``solved`` (an AC) or ``attempted`` (submitted, no AC yet) for ``user``."""
+    rows = session.execute(
+        select(Submission.exercise_id, func.max(case((Submission.verdict == "AC", 1), else_=0)))
+        .where(Submission.user_id == user.id).group_by(Submission.exercise_id))
+    return {exercise_id: SOLVED if solved else ATTEMPTED for exercise_id, solved in rows}
+
+
+@dataclass(frozen=True)
+class Progress:
+    exercises: int
+    solved: int
+    attempted: int
+    submissions: int
+    verdicts: dict[str, int]  # verdict → how many of the user's graded submissions got it
+
+
+def user_progress(session: Session, user: User) -> Progress:
+    status = user_status(session, user)
+    verdicts = dict(session.execute(
+        select(Submission.verdict, func.count()).where(Submission.user_id == user.id, Submission.status == Status.done)
+        .group_by(Submission.verdict)).all())
+    return Progress(
+        exercises=session.scalar(select(func.count()).select_from(Exercise)) or 0,
+        solved=sum(1 for s in status.values() if s == SOLVED),
+        attempted=sum(1 for s in status.values() if s == ATTEMPTED),
+        submissions=session.scalar(select(func.count()).select_from(Submission)
+                                   .where(Submission.user_id == user.id)) or 0,
+        verdicts={verdict: count for verdict, count in verdicts.items() if verdict},
+    )
