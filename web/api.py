@@ -13,7 +13,7 @@ from flask import Blueprint, abort, current_app, g, jsonify, request
 from sqlalchemy import select
 
 from judge.exercise import ExerciseError, resolve
-from web.extensions import SUBMIT_LIMIT, limiter, submitter_key
+from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
 from web.presenting import submission_view
 from web.models import ApiToken, Exercise, Role, Submission
@@ -74,7 +74,7 @@ def get_exercise(identifier: str):
 
 
 @api.post("/submissions")
-@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key)
+@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
 @token_required
 def create_submission():
     body = request.get_json(silent=True)

@@ -9,7 +9,7 @@ from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy import select
 
 from web.accounts import create_user
-from web.extensions import SIGN_IN_LIMIT, SIGN_UP_LIMIT, limiter
+from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, SIGN_UP_LIMIT, limiter, sign_in_key
 from web.forms import ConfirmForm, SignInForm, SignUpForm
 from web.i18n import t
 from web.models import Role, User
@@ -52,7 +52,8 @@ def sign_up():
 
 
 @auth.route("/sign-in", methods=["GET", "POST"])
-@limiter.limit(SIGN_IN_LIMIT, methods=["POST"])
+@limiter.limit(SIGN_IN_ADDRESS_LIMIT, methods=["POST"])
+@limiter.limit(SIGN_IN_LIMIT, methods=["POST"], key_func=sign_in_key)
 def sign_in():
     if current_user.is_authenticated:
         return redirect(_safe_next(url_for("exercises.index")))

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
-from web.extensions import SUBMIT_LIMIT, limiter, submitter_key
+from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
 from web.i18n import localized
@@ -63,7 +63,7 @@ def show(identifier: str):
 
 @exercises.post("/exercises/<identifier>/submit")
 @login_required
-@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key)
+@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
 def submit(identifier: str):
     row, spec = find_exercise(identifier)
     form = CodeForm()

@@ -134,3 +134,14 @@ def test_the_openapi_file_describes_every_api_route(app, project_root):
             path = rule.rule.removeprefix("/api/v1").replace("<int:submission_id>", "{id}").replace("<identifier>", "{id}")
             served |= {(path, method) for method in rule.methods - {"HEAD", "OPTIONS"}}
     assert served == documented
+
+
+def test_submitting_through_the_api_is_rate_limited_with_a_json_error(app):
+    app.extensions["probjudge"]["queue"].stop()  # nothing needs grading here
+    app.extensions["probjudge"]["queue"].max_queued_per_user = 1000
+    client = app.test_client()
+    answers = [client.post("/api/v1/submissions", headers=auth(app, "ben"), json={"exercise": "39", "code": "x = 1"})
+               for _ in range(21)]
+    assert [a.status_code for a in answers[:20]] == [202] * 20
+    assert answers[20].status_code == 429 and answers[20].is_json
+    assert "at most 20 a minute" in answers[20].json["message"]

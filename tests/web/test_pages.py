@@ -144,6 +144,9 @@ def test_sign_in_is_rate_limited(make_site):
     statuses = [sign_in(client, "ann", "wrong-password").status_code for _ in range(11)]
     assert statuses[:10] == [401] * 10 and statuses[10] == 429
     assert "Too many requests" in sign_in(client, "ann").get_data(as_text=True)
+    # The limit is per account name: a classmate behind the same address still signs in.
+    add_user(app, "ben")
+    assert sign_in(client, "ben").status_code == 302
 
 
 # --- exercises ----------------------------------------------------------------------------------

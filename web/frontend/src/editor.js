@@ -3,6 +3,7 @@
 // a draft autosaved in this browser, and Ctrl/Cmd+Enter to submit.
 import { EditorView, basicSetup } from "codemirror";
 import { keymap } from "@codemirror/view";
+import { Prec } from "@codemirror/state";
 import { indentUnit } from "@codemirror/language";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
@@ -36,10 +37,9 @@ function mount(textarea) {
       basicSetup,
       python(),
       indentUnit.of("    "),
-      keymap.of([
-        { key: "Mod-Enter", run: () => { form.requestSubmit(); return true; } },
-        indentWithTab,
-      ]),
+      // Above basicSetup's keymap, where Mod-Enter would insert a blank line.
+      Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { form.requestSubmit(); return true; } }])),
+      keymap.of([indentWithTab]),
       EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "code" }),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;

@@ -1,0 +1,75 @@
+"""A live site on loopback and a headless Debian chromium driven by Python playwright.
+
+Chromium comes from Debian (``make test`` installs it when it runs as root); the tests never
+run ``playwright install``. Without chromium they are skipped, unless
+``PROBJUDGE_REQUIRE_BROWSER=1`` (set by ``.ci/run``) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from judge.process import LocalLauncher
+from web.app import create_app
+from web.config import Settings
+from web.serve import missing_assets
+
+CHROMIUM = os.environ.get("PROBJUDGE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# Quiet, offline chromium: no background connections to Google's services (this machine has no network).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+                 "--disable-background-networking", "--disable-component-update"]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("PROBJUDGE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        _unavailable(f"no chromium at {CHROMIUM} (install Debian's chromium package)")
+    if missing_assets():
+        _unavailable(f"the browser assets are not built ({', '.join(missing_assets())}): run `make assets`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def live_site(tmp_path):
+    """The site served on 127.0.0.1 (a free port) by a thread; yields its base URL."""
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="browser-tests", workers=1,
+                        sandbox="local")
+    app = create_app(settings, launcher=LocalLauncher())
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    app.extensions["probjudge"]["queue"].stop()
+
+
+@pytest.fixture
+def page(browser, live_site):
+    """A fresh browser profile on the live site, recording every request and every console error."""
+    context = browser.new_context(base_url=live_site, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.requests = []
+    page.console_errors = []
+    page.on("request", lambda request: page.requests.append(request.url))
+    page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()

@@ -1,0 +1,104 @@
+"""The site in a real browser: sign up, write a solution in the editor, submit, read the verdict."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from judge.exercise import resolve
+
+EXERCISE = resolve("39")
+REFERENCE = EXERCISE.reference_path.read_text()
+WRONG_TOP_K = (EXERCISE.root.parents[1] / "solutions" / "039-sampling" / "wrong" / "top_k_plus_one.py").read_text()
+VERDICT_TIMEOUT_MS = 180_000
+SCREENSHOTS = os.environ.get("PROBJUDGE_SCREENSHOTS")  # a folder: refresh the pictures in docs/
+
+
+def sign_up(page, name: str) -> None:
+    page.goto("/auth/sign-up")
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password", exact=True).fill("password123")
+    page.get_by_label("Password again").fill("password123")
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_text(f"Welcome, {name}!")).to_be_visible()
+
+
+def type_into_editor(page, code: str) -> None:
+    """Replace the editor's text the way a learner would: select all, then type (insert) the code."""
+    editor = page.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+
+
+def editor_text(page) -> str:
+    return page.evaluate("document.querySelector('textarea[data-editor]').editorView.state.doc.toString()")
+
+
+def only_this_origin(page, origin: str) -> list[str]:
+    return [url for url in page.requests if not (url.startswith(origin + "/") or url.startswith(("data:", "blob:")))]
+
+
+def shoot(page, name: str) -> None:
+    if SCREENSHOTS:
+        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(Path(SCREENSHOTS) / name), full_page=False)
+
+
+def test_reference_is_accepted_and_a_known_mistake_is_named(page, live_site):
+    sign_up(page, "ann")
+    page.goto("/exercises/39")
+    expect(page.locator(".cm-editor")).to_be_visible()
+    expect(page.locator(".statement .katex").first).to_be_visible()  # math typeset by KaTeX from this site
+    assert "def sampling_probs" in editor_text(page)  # the starter is loaded
+
+    type_into_editor(page, REFERENCE)
+    assert editor_text(page) == REFERENCE
+    shoot(page, "exercise-page.png")
+    page.keyboard.press("Control+Enter")  # the submit shortcut
+    page.wait_for_url(re.compile(r"/submissions/\d+$"))
+    expect(page.locator("#result .verdict-line .v-AC")).to_be_visible(timeout=VERDICT_TIMEOUT_MS)
+    expect(page.locator("#result")).to_contain_text("25/25 cases passed")
+    expect(page.locator("#result table.cases tbody tr")).to_have_count(25)
+    shoot(page, "verdict-accepted.png")
+
+    page.goto("/exercises/39")
+    type_into_editor(page, WRONG_TOP_K)
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#result .verdict-line .v-WA")).to_be_visible(timeout=VERDICT_TIMEOUT_MS)
+    expect(page.locator("#result .diagnosis").first).to_contain_text("top-k keeps one token too many")
+    shoot(page, "verdict-wrong-answer.png")
+
+    page.goto("/exercises/")
+    expect(page.locator("tbody tr").first).to_contain_text("solved")
+    assert only_this_origin(page, live_site) == []
+    assert page.console_errors == []
+
+
+def test_the_draft_survives_a_reload_and_can_be_reset(page, live_site):
+    sign_up(page, "ben")
+    page.goto("/exercises/39")
+    type_into_editor(page, "# my draft\nimport torch\n")
+    expect(page.locator("#draft-status")).to_have_text("Draft saved in this browser.")
+    page.reload()
+    expect(page.locator("#draft-status")).to_have_text("Your draft from this browser was restored.")
+    assert editor_text(page) == "# my draft\nimport torch\n"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Reset to the starter code").click()
+    assert "def sampling_probs" in editor_text(page)
+    page.reload()
+    assert "def sampling_probs" in editor_text(page)  # the reset cleared the draft
+    assert only_this_origin(page, live_site) == [] and page.console_errors == []
+
+
+def test_the_pages_work_in_chinese(page, live_site):
+    page.goto("/exercises/39?lang=zh")
+    expect(page.get_by_role("link", name="登录后提交")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator(".statement h1")).to_contain_text("温度")
+    assert page.console_errors == []
