@@ -50,15 +50,19 @@ def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
     return list(g.db.scalars(query.limit(limit) if limit else query))
 
 
+def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = None, status: int = 200):
+    """The exercise page; ``form`` carries code sent back after a refusal (else the starter)."""
+    starter = spec.starter_path.read_text(encoding="utf-8")
+    attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
+    return render_template("exercises/show.html", exercise=row, spec=spec, form=form or CodeForm(code=starter),
+                           starter=starter, statement=render_statement(spec, g.lang), attempts=attempts,
+                           download_name=download_name(spec)), status
+
+
 @exercises.get("/exercises/<identifier>")
 def show(identifier: str):
     row, spec = find_exercise(identifier)
-    form = CodeForm(code=spec.starter_path.read_text(encoding="utf-8"))
-    attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
-    return render_template("exercises/show.html", exercise=row, spec=spec, form=form,
-                           starter=spec.starter_path.read_text(encoding="utf-8"),
-                           statement=render_statement(spec, g.lang), attempts=attempts,
-                           download_name=download_name(spec))
+    return _exercise_page(row, spec)
 
 
 @exercises.post("/exercises/<identifier>/submit")
@@ -74,11 +78,7 @@ def submit(identifier: str):
     except SubmissionRefused as refused:
         flash(localized(refused.text), "error")
         # Show the page again with the code that was sent, so nothing typed is lost.
-        attempts = _attempts(row, RECENT_ATTEMPTS)
-        return render_template("exercises/show.html", exercise=row, spec=spec, form=form,
-                               starter=spec.starter_path.read_text(encoding="utf-8"),
-                               statement=render_statement(spec, g.lang), attempts=attempts,
-                               download_name=download_name(spec)), 429 if refused.too_many else 400
+        return _exercise_page(row, spec, form, 429 if refused.too_many else 400)
     return redirect(url_for("submissions.show", submission_id=submission.id))
 
 

@@ -1,0 +1,11 @@
+"""torch.nn in the subset: only ``functional`` (no modules, no parameters)."""
+
+from judge.browser.torchlike.nn import functional  # noqa: F401
+
+
+def __getattr__(name: str):
+    from judge.browser.torchlike._errors import UnsupportedOperation
+
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise UnsupportedOperation(f"torch.nn.{name}")
