@@ -61,12 +61,16 @@ def parse_wrong_solution(path: Path) -> WrongSolution:
     return WrongSolution(path, " ".join(fields["Mistake"].split()), " ".join(fields["Diagnosis"].split()))
 
 
-def diagnosis_found(report: Report, phrase: str) -> bool:
-    """Whether ``phrase`` appears in the report's diagnosis or in a failing case's diagnosis or message."""
-    texts = [report.diagnosis or "", report.message]
-    for case in report.cases:
-        if case.verdict not in (Verdict.AC, Verdict.SK):
-            texts += [case.diagnosis or "", case.message]
+def diagnosis_found(report: Report | dict, phrase: str) -> bool:
+    """Whether ``phrase`` appears in the report's diagnosis or in a failing case's diagnosis or message.
+
+    ``report``: a :class:`Report` or its JSON form (as the browser runner returns it).
+    """
+    data = report.to_json() if isinstance(report, Report) else report
+    texts = [data.get("diagnosis") or "", data.get("message") or ""]
+    for case in data.get("cases", []):
+        if case.get("verdict") not in (Verdict.AC.value, Verdict.SK.value):
+            texts += [case.get("diagnosis") or "", case.get("message") or ""]
     wanted = phrase.lower()
     return any(wanted in text.lower() for text in texts)
 

@@ -15,7 +15,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXERCISES_DIR = PROJECT_ROOT / "exercises"
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
 LANGUAGES = ("en", "zh")
-SUITES = ("public", "hidden")
+SUITES = ("public", "hidden", "tiny")
+BROWSER_SUITES = ("public", "tiny")  # the hidden suite never leaves the server
 
 
 class ExerciseError(Exception):
@@ -35,6 +36,16 @@ class FunctionSpec:
 
 
 @dataclass(frozen=True)
+class BrowserVariant:
+    """What "Run" judges in the browser: public suites and the files they need, never hidden ones."""
+
+    suites: tuple[str, ...]
+    files: tuple[str, ...]  # relative to the exercise folder; exercise.toml is always sent
+    time_limit_s: float  # for the whole run
+    undetectable: dict[str, str]  # known-wrong solution name -> why the tiny sizes cannot catch it
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One exercise as declared by its ``exercise.toml``."""
 
@@ -51,6 +62,7 @@ class Exercise:
     runs_in: tuple[str, ...]  # "local", "server", "browser"
     false_failure_budget: float
     root: Path = field(compare=False)
+    browser: BrowserVariant | None = None
 
     @property
     def folder(self) -> str:
@@ -123,6 +135,7 @@ def load_exercise(folder: Path) -> Exercise:
             runs_in=tuple(data.get("runs_in", ("local", "server"))),
             false_failure_budget=float(judging.get("false_failure_budget", 1e-6)),
             root=folder,
+            browser=_browser_variant(data.get("browser"), path, folder),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None
@@ -132,6 +145,24 @@ def load_exercise(folder: Path) -> Exercise:
         if lang not in exercise.titles:
             raise ExerciseError(f"{path}: title.{lang} is missing")
     return exercise
+
+
+def _browser_variant(table: dict | None, path: Path, folder: Path) -> BrowserVariant | None:
+    if table is None:
+        return None
+    suites = tuple(table.get("suites", ("public",)))
+    leaked = [s for s in suites if s not in BROWSER_SUITES]
+    if leaked:
+        raise ExerciseError(f"{path}: browser.suites may hold only {', '.join(BROWSER_SUITES)}; got {leaked}")
+    files = tuple(table.get("files", ("tests/__init__.py", *(f"tests/{s}.py" for s in suites))))
+    for name in files:
+        relative = Path(name)
+        if relative.is_absolute() or ".." in relative.parts or not (folder / relative).is_file():
+            raise ExerciseError(f"{path}: browser.files: {name!r} is not a file of the exercise")
+        if relative.name in ("hidden.py", "oracle.py", "cases.py"):
+            raise ExerciseError(f"{path}: browser.files must not send {name!r} to the browser")
+    return BrowserVariant(suites, files, float(table.get("time_limit_s", 30.0)),
+                          {str(k): str(v) for k, v in table.get("undetectable", {}).items()})
 
 
 def load_all(exercises_dir: Path = EXERCISES_DIR) -> list[Exercise]:

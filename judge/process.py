@@ -140,7 +140,7 @@ class LearnerProcess:
         if "load_error" in header:
             info = header["load_error"]
             self.close()
-            raise _load_failure(info)
+            raise load_failure(info)
         ready = header.get("ready", {})
         self._functions = ready.get("functions", {}) if isinstance(ready.get("functions"), dict) else {}
         self._torch_version = str(ready.get("torch", ""))
@@ -386,7 +386,8 @@ def _child_environment(home: str) -> dict[str, str]:
     return env
 
 
-def _load_failure(info: dict[str, Any]) -> LoadFailed:
+def load_failure(info: dict[str, Any]) -> LoadFailed:
+    """The :class:`LoadFailed` (CE, MLE or RE) for a ``load_error`` description from the learner's side."""
     kind = str(info.get("type", ""))
     line = info.get("line")
     where = f" (line {line})" if line else ""

@@ -21,8 +21,9 @@ from judge.runner import load_suite
 def tests_package(exercise39):
     load_suite(exercise39, "hidden")
     load_suite(exercise39, "public")
+    load_suite(exercise39, "tiny")
     prefix = "_probjudge_tests_039"
-    return {name: sys.modules[f"{prefix}.{name}"] for name in ("oracle", "cases", "hidden", "public")}
+    return {name: sys.modules[f"{prefix}.{name}"] for name in ("oracle", "cases", "hidden", "public", "tiny")}
 
 
 def _load(path, name):
@@ -104,6 +105,26 @@ def test_public_literals_match_the_oracle(tests_package):
     literals = [[0.579259, 0.213097, 0.129250, 0.078394], [0.830953, 0.112457, 0.041371, 0.015219],
                 [0.731059, 0.268941, 0.0, 0.0], [0.628532, 0.231224, 0.140244, 0.0], [0.731059, 0.268941, 0.0, 0.0]]
     torch.testing.assert_close(torch.tensor(literals, dtype=torch.float64), expected, rtol=0, atol=1e-6)
+
+
+def test_tiny_variant_literals_match_the_oracle_and_separate_every_mistake(tests_package):
+    oracle, tiny = tests_package["oracle"], tests_package["tiny"]
+    logits = torch.tensor(tiny.LOGITS, dtype=torch.float32)
+    params = [oracle.RowParams(*values) for values in zip(*(tiny.PARAMS[k] for k in
+                                                           ("temperature", "top_k", "top_p", "min_p")))]
+    exact = oracle.target(logits, params).probs  # raises AmbiguousCase for a row without margins
+    torch.testing.assert_close(tiny._expected(), exact, rtol=0, atol=1e-9)
+    assert set(tiny.MISTAKEN) == set(oracle.MISTAKES)
+    outputs = {}
+    for name, frozen in tiny.MISTAKEN.items():
+        model = oracle.mistaken(logits, params, name)
+        torch.testing.assert_close(torch.tensor(frozen, dtype=torch.float64), model, rtol=0, atol=1e-9)
+        assert (model - exact).abs().max() > 0.1, f"{name} barely changes the tiny rows"
+        outputs[name] = model
+    names = sorted(outputs)
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            assert (outputs[first] - outputs[second]).abs().max() > 0.05, f"{first} and {second} look alike"
 
 
 # Wrong solution file -> the oracle mistake that must model it exactly (used for diagnoses).
