@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--seed", type=int, default=None, help="master seed, to reproduce a run")
     test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
+    test.add_argument("--browser", action="store_true",
+                      help="run the exercise's browser variant under Node.js, as the site's Run button does")
     test.add_argument("--sandbox", choices=("local", "strict"), default="local",
                       help="isolation level: local (default; your own code) or strict (as a server grades; "
                            "needs root and Linux, see `doctor`)")
@@ -120,6 +122,25 @@ def cmd_start(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     return 0
 
 
+def _test_in_browser(exercise, path: Path, args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """``test --browser``: the tiny variant in Pyodide under Node.js, printed like any report."""
+    from judge.browser.node import BrowserRunUnavailable, run_in_node
+
+    if exercise.browser is None:
+        err.print(f"[bold red]error:[/] exercise {exercise.number} has no browser variant")
+        return USAGE_ERROR
+    try:
+        report = run_in_node(exercise, path.read_text(encoding="utf-8", errors="replace"), args.seed)
+    except BrowserRunUnavailable as error:
+        err.print(f"[bold red]error:[/] {error}")
+        return USAGE_ERROR
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        render_report(report, out, lang)
+    return 0 if report.get("verdict") == Verdict.AC.value else 1
+
+
 def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
     exercise = resolve(args.exercise)
     path = Path(args.file) if args.file else workspace_file(exercise.folder)
@@ -137,6 +158,8 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
         err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
                   "(run `python practice/judge.py doctor`)")
         return USAGE_ERROR
+    if args.browser:
+        return _test_in_browser(exercise, path, args, lang, out, err)
     suites = ("public",) if args.public_only else SUITES
     show_progress = not args.json and err.is_terminal
     launcher = None

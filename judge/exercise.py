@@ -15,8 +15,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXERCISES_DIR = PROJECT_ROOT / "exercises"
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
 LANGUAGES = ("en", "zh")
-SUITES = ("public", "hidden", "tiny")
-BROWSER_SUITES = ("public", "tiny")  # the hidden suite never leaves the server
+SUITES = ("public", "hidden")  # what the CLI and the server judge
+BROWSER_SUITES = ("public", "tiny")  # what the browser may judge: the hidden suite never leaves the server
 
 
 class ExerciseError(Exception):
@@ -85,7 +85,7 @@ class Exercise:
         return self.root / "starter.py"
 
     def suite_path(self, suite: str) -> Path:
-        if suite not in SUITES:
+        if suite not in SUITES + BROWSER_SUITES:
             raise ExerciseError(f"unknown suite {suite!r}")
         return self.root / "tests" / f"{suite}.py"
 

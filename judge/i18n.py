@@ -56,6 +56,7 @@ _CLI = {
     "p_value": ("p-value", "p 值"),
     "public": ("public", "公开"),
     "hidden": ("hidden", "隐藏"),
+    "tiny": ("tiny", "小规模"),
     "judge": ("judge", "评测"),
     "diagnosis": ("Likely mistake", "可能的错误"),
     "output": ("What your code printed (last lines)", "你的代码输出（末尾部分）"),

@@ -25,11 +25,13 @@ from web.models import User
 
 log = logging.getLogger("probjudge.web")
 
-# Every asset comes from this site (KaTeX and CodeMirror are bundled at set-up). CodeMirror
-# writes its styles into <style> elements, hence 'unsafe-inline' for styles only.
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-                           "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
-                           "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+# Every asset comes from this site (KaTeX, CodeMirror and Pyodide are bundled at set-up). CodeMirror
+# writes its styles into <style> elements, hence 'unsafe-inline' for styles only; Pyodide compiles
+# its WebAssembly, hence 'wasm-unsafe-eval' (which allows no JavaScript eval).
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; "
+                           "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+                           "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+                           "frame-ancestors 'none'")
 
 
 def create_app(settings: Settings | None = None, *, launcher=None, start_workers: bool = True) -> Flask:
@@ -127,12 +129,13 @@ def _register_request_hooks(app: Flask, sessions) -> None:
 def _register_blueprints(app: Flask) -> None:
     from web.api import api
     from web.auth import auth
+    from web.browser_run import browser_run
     from web.exercise_pages import exercises
     from web.profile import profile
     from web.submission_pages import submissions
 
     csrf.exempt(api)  # bearer tokens, not cookies: a browser never sends them by itself
-    for blueprint in (api, auth, exercises, submissions, profile):
+    for blueprint in (api, auth, exercises, submissions, profile, browser_run):
         app.register_blueprint(blueprint)
 
 

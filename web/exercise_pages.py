@@ -11,9 +11,10 @@ from judge.exercise import ExerciseError, resolve
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
-from web.i18n import localized
 from web.models import Exercise, Submission
 from web.progress import exercise_stats, user_status
+from web.browser_run import run_config
+from web.i18n import localized, t, template
 from web.statements import render_statement
 
 exercises = Blueprint("exercises", __name__)
@@ -30,6 +31,19 @@ def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
     if row is None:
         abort(404)
     return row, spec
+
+
+def run_texts() -> dict:
+    """The texts the "Run" script shows, in the request's language (it renders the report itself)."""
+    return {
+        "heading": t("run_heading"), "loading": t("run_loading"), "running": t("run_running"),
+        "failed": t("run_failed"), "in_browser": template("run_in_browser"),
+        "cases_summary": template("cases_summary"), "likely_mistake": t("likely_mistake"),
+        "budget": template("budget_sentence"),
+        "columns": [t("case"), t("suite"), t("result"), t("time"), t("p_value")],
+        "suites": {suite: t(f"suite_{suite}") for suite in ("public", "hidden", "judge", "tiny")},
+        "verdicts": {code: t(f"verdict_{code}") for code in ("AC", "WA", "TLE", "MLE", "RE", "CE", "IE", "SK")},
+    }
 
 
 def download_name(spec: ExerciseSpec) -> str:
@@ -56,7 +70,8 @@ def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = No
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     return render_template("exercises/show.html", exercise=row, spec=spec, form=form or CodeForm(code=starter),
                            starter=starter, statement=render_statement(spec, g.lang), attempts=attempts,
-                           download_name=download_name(spec)), status
+                           download_name=download_name(spec), run=run_config(str(spec.number)),
+                           run_texts=run_texts()), status
 
 
 @exercises.get("/exercises/<identifier>")

@@ -34,6 +34,12 @@ def t(key: str, **values: object) -> str:
     return (zh if current_language() == "zh" else en).format(**values)
 
 
+def template(key: str) -> str:
+    """The text ``key`` in the request's language with its ``{fields}`` left in (for scripts to fill)."""
+    en, zh = TEXTS[key]
+    return zh if current_language() == "zh" else en
+
+
 def has_text(key: str) -> bool:
     return key in TEXTS
 

@@ -78,6 +78,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     "recent_attempts": ("Your recent attempts", "你最近的提交"),
     "all_attempts": ("All your attempts", "你的全部提交"),
     "no_attempts": ("No attempts yet.", "还没有提交。"),
+    # run in the browser
+    "run": ("Run in the browser", "在浏览器中运行"),
+    "run_hint": ("Run judges your code here, in this browser, on the public cases and small extra ones (no "
+                 "server, nothing stored). Submit grades it on the server with the hidden tests.",
+                 "“运行”在本浏览器中评测你的代码：公开测试点和一些小规模测试点（不经过服务器，也不保存）。"
+                 "“提交”则在服务器上用隐藏测试评测。"),
+    "run_heading": ("Run in this browser (not stored)", "在本浏览器中运行（不保存）"),
+    "run_loading": ("Loading Python in your browser (the first run takes a few seconds)…",
+                    "正在浏览器中加载 Python（第一次运行需要几秒钟）……"),
+    "run_running": ("Running the public and tiny cases…", "正在运行公开测试点和小规模测试点……"),
+    "run_failed": ("The browser run failed:", "浏览器运行失败："),
+    "run_in_browser": ("in the browser, {seconds} s", "浏览器中，用时 {seconds} 秒"),
     # history
     "history": ("History", "提交历史"),
     "history_of": ("Your attempts at {number}. {title}", "你在 {number}. {title} 上的提交"),
@@ -102,6 +114,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "suite_public": ("public", "公开"),
     "suite_hidden": ("hidden", "隐藏"),
     "suite_judge": ("judge", "评测"),
+    "suite_tiny": ("tiny", "小规模"),
     "result": ("Result", "结果"),
     "time": ("Time", "用时"),
     "p_value": ("p-value", "p 值"),

@@ -36,11 +36,11 @@ PARAMS = {  # one value per row
     "min_p": [0.2, 0.2, 0.0, 0.3, 0.0],
 }
 LABELS = [
-    "row 0 (temperature=1.6, top_k=4, top_p=0.9, min_p=0.2)",
-    "row 1 (temperature=1.6, top_p=0.7, min_p=0.2)",
-    "row 2 (temperature=0, tied maxima at tokens 1 and 3)",
-    "row 3 (temperature=0.8, top_k=3, top_p=0.8, min_p=0.3, token 5 at -inf)",
-    "row 4 (temperature=1, no filter)",
+    "temperature=1.6, top_k=4, top_p=0.9, min_p=0.2",
+    "temperature=1.6, top_p=0.7, min_p=0.2",
+    "temperature=0, tied maxima at tokens 1 and 3",
+    "temperature=0.8, top_k=3, top_p=0.8, min_p=0.3, token 5 at -inf",
+    "temperature=1, no filter",
 ]
 SAMPLED_ROWS = (0, 1, 3, 4)  # row 2 is greedy: checked draw by draw
 DRAWS = 3000
@@ -168,10 +168,14 @@ def _mistakes() -> dict[str, torch.Tensor]:
     return {MISTAKES[name]: torch.tensor(rows, dtype=torch.float64) for name, rows in MISTAKEN.items()}
 
 
+def _row(row: int) -> str:
+    return f"row {row} ({LABELS[row]})"
+
+
 def _excluded(row: int, token: int) -> str:
     if LOGITS[row][token] == NEG_INF:
         return "its logit is -inf"
-    return f"its target probability in {LABELS[row]} is 0 (removed by temperature 0, top-k, top-p or min-p)"
+    return "its target probability is 0 (removed by temperature 0, top-k, top-p or min-p)"
 
 
 def test_tiny_probs_per_row(sub, ctx):
@@ -194,12 +198,12 @@ def test_tiny_draws_per_row(sub, ctx):
     draws = expect_tensor(draws, name="sample", shape=(5, DRAWS), dtype=torch.int64, device=ctx.device)
     expected = _expected()
     alternatives = _mistakes()
-    expect(bool((draws[2] == 1).all()), f"sample: {LABELS[2]} drew tokens {sorted(set(draws[2].tolist()))}; at "
+    expect(bool((draws[2] == 1).all()), f"sample: {_row(2)} drew tokens {sorted(set(draws[2].tolist()))}; at "
            "temperature 0 it must always draw token 1, the first of the tied maxima", diagnosis=MISTAKES["no_greedy"])
     expect_support(draws, expected, what="sample with per-row parameters", why_excluded=_excluded, row_labels=LABELS,
                    alternatives=alternatives)
     for row in SAMPLED_ROWS:
-        expect_distribution(ctx, draws[row], expected[row], label=f"sample, {LABELS[row]}",
+        expect_distribution(ctx, draws[row], expected[row], label=f"sample, {_row(row)}",
                             alternatives={name: probs[row] for name, probs in alternatives.items()})
 
 

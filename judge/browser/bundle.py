@@ -1,0 +1,64 @@
+"""What the browser (or the Node.js runner) loads into Pyodide: the engine's pure-Python modules
+and one exercise's browser files. Built from the source tree on demand, so it never goes stale.
+
+The engine bundle holds only code that is public anyway (the judge's runner, checks, statistics
+and the torch subset); exercise files are the exercise's ``[browser]`` files, never its hidden
+tests, oracle or solutions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+from judge.exercise import Exercise
+
+JUDGE_ROOT = Path(__file__).resolve().parents[1]
+# Engine modules the browser runner imports; the CLI (rich) and the server's sandbox stay out.
+LEFT_OUT = {"cli.py", "render.py"}
+_ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same bytes (and ETag)
+
+
+def _engine_files() -> list[Path]:
+    top = [p for p in sorted(JUDGE_ROOT.glob("*.py")) if p.name not in LEFT_OUT]
+    browser = sorted(p for p in (JUDGE_ROOT / "browser").rglob("*.py") if "__pycache__" not in p.parts)
+    return top + browser
+
+
+@lru_cache(maxsize=1)
+def _engine_bundle(stamp: tuple) -> bytes:
+    del stamp  # part of the cache key only
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in _engine_files():
+            info = zipfile.ZipInfo(f"judge/{path.relative_to(JUDGE_ROOT).as_posix()}", _ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def engine_bundle() -> bytes:
+    """A zip of ``judge/…`` for Pyodide (rebuilt when a source file changes)."""
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in _engine_files())
+    return _engine_bundle(stamp)
+
+
+def exercise_files(exercise: Exercise) -> dict[str, str]:
+    """Relative path → text of what the browser gets of ``exercise``: its exercise.toml and browser files.
+
+    Raises ``ValueError`` for an exercise without a browser variant.
+    """
+    if exercise.browser is None:
+        raise ValueError(f"exercise {exercise.number} has no browser variant")
+    names = ("exercise.toml", *exercise.browser.files)
+    return {name: (exercise.root / name).read_text(encoding="utf-8") for name in names}
+
+
+def digest(data: bytes | dict[str, str]) -> str:
+    """A short content hash (for ETags and cache-busting URLs)."""
+    if isinstance(data, dict):
+        data = "\0".join(f"{k}\0{v}" for k, v in sorted(data.items())).encode()
+    return hashlib.sha256(data).hexdigest()[:16]

@@ -1,0 +1,52 @@
+"""What "Run" in the browser fetches from the site: the engine's Python (a zip) and one exercise's
+browser files (JSON). Both are public by construction (see :mod:`judge.browser.bundle`): the
+hidden tests, the oracle and the solutions are never among them.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, jsonify, request
+
+from judge.browser.bundle import digest, engine_bundle, exercise_files
+from judge.exercise import ExerciseError, resolve
+
+browser_run = Blueprint("browser_run", __name__, url_prefix="/browser")
+
+
+def _cached(response: Response, etag: str) -> Response:
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "public, max-age=0, must-revalidate"
+    return response.make_conditional(request)
+
+
+@browser_run.get("/engine.zip")
+def engine():
+    data = engine_bundle()
+    return _cached(Response(data, mimetype="application/zip"), digest(data))
+
+
+@browser_run.get("/exercises/<identifier>/files.json")
+def files(identifier: str):
+    try:
+        exercise = resolve(identifier)
+        data = exercise_files(exercise)
+    except (ExerciseError, ValueError):
+        abort(404)
+    return _cached(jsonify(data), digest(data))
+
+
+def run_config(identifier: str) -> dict | None:
+    """What the exercise page needs to offer "Run" (None when the exercise has no browser variant)."""
+    from flask import url_for
+
+    exercise = resolve(identifier)
+    if exercise.browser is None or "browser" not in exercise.runs_in:
+        return None
+    return {
+        "folder": exercise.folder,
+        "time_limit_s": exercise.browser.time_limit_s,
+        "worker_url": url_for("static", filename="build/run-worker.js"),
+        "pyodide_url": url_for("static", filename="build/pyodide/"),
+        "engine_url": url_for("browser_run.engine", v=digest(engine_bundle())),
+        "files_url": url_for("browser_run.files", identifier=exercise.number, v=digest(exercise_files(exercise))),
+    }

@@ -1,0 +1,55 @@
+// `practice/judge.py test N FILE --browser`: the browser's run, under Node.js, with the same Pyodide
+// files (web/static/build/pyodide) and the same steps (pyodide-core.mjs) as the exercise page.
+//
+// Reads one JSON object on stdin: {pyodideDir, engineZip (base64), folder, files, code, seed, timeLimit}
+// and prints the report as JSON on stdout. Like the page, it runs Python in a worker and
+// terminates it when the run passes its time limit (reported as TLE).
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { pathToFileURL } from "node:url";
+import * as core from "./pyodide-core.mjs";
+
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+if (isMainThread) {
+  const job = await readStdin();
+  const worker = new Worker(new URL(import.meta.url), { workerData: job });
+  let timer = null;
+  worker.on("message", (message) => {
+    if (message.type === "started") {
+      timer = setTimeout(async () => {
+        await worker.terminate();
+        process.stdout.write(JSON.stringify(core.timeLimitReport(job.timeLimit)) + "\n");
+        process.exit(0);
+      }, job.timeLimit * 1000);
+    } else if (message.type === "report") {
+      clearTimeout(timer);
+      process.stdout.write(JSON.stringify(message.report) + "\n");
+      process.exit(0);
+    } else if (message.type === "error") {
+      clearTimeout(timer);
+      process.stderr.write(`browser run failed: ${message.message}\n`);
+      process.exit(1);
+    }
+  });
+  worker.on("error", (error) => {
+    process.stderr.write(`browser run failed: ${error && error.stack || error}\n`);
+    process.exit(1);
+  });
+} else {
+  const job = workerData;
+  try {
+    const dir = job.pyodideDir.endsWith("/") ? job.pyodideDir : `${job.pyodideDir}/`;
+    const { loadPyodide } = await import(pathToFileURL(`${dir}pyodide.mjs`).href);
+    const pyodide = await loadPyodide({ indexURL: dir });
+    await core.prepare(pyodide, Buffer.from(job.engineZip, "base64"));
+    const exerciseDir = core.writeExercise(pyodide, job.folder, job.files);
+    parentPort.postMessage({ type: "started" });
+    parentPort.postMessage({ type: "report", report: core.judge(pyodide, exerciseDir, job.code, job.seed) });
+  } catch (error) {
+    parentPort.postMessage({ type: "error", message: String(error && error.stack || error) });
+  }
+}

@@ -1,0 +1,117 @@
+// "Run" on the exercise page: judge the editor's code in this browser (Pyodide in a Web Worker) on
+// the exercise's browser variant, and show the report like a server verdict. No server round trip:
+// the page fetches Pyodide, the engine and the exercise's public files from this site once.
+import { timeLimitReport } from "./pyodide-core.mjs";
+
+const button = document.getElementById("run-button");
+const panel = document.getElementById("browser-result");
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined) node.setAttribute(name, value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+if (button && panel) {
+  const config = panel.dataset;
+  const texts = JSON.parse(document.getElementById("run-texts").textContent);
+  const zh = document.documentElement.lang.startsWith("zh");
+  const pick = (en, chinese) => (zh ? chinese || en : en) || "";
+  const timeLimit = Number(config.timeLimit);
+  let worker = null;
+  let running = null;  // {id, timer, started}
+  let runs = 0;
+
+  const badge = (code) => element("span", { class: `verdict v-${code}`, title: texts.verdicts[code] || code }, code);
+
+  function render(report, milliseconds) {
+    const region = element("section", { class: "result", "aria-live": "polite", "data-status": "done" });
+    const line = element("p", { class: "verdict-line" }, badge(report.verdict),
+                         element("strong", {}, texts.verdicts[report.verdict] || report.verdict));
+    if (report.score && report.score.total) {
+      line.append(element("span", {}, texts.cases_summary.replace("{passed}", report.score.passed)
+                                                          .replace("{total}", report.score.total)));
+    }
+    line.append(element("span", { class: "muted" }, texts.in_browser.replace("{seconds}", (milliseconds / 1000).toFixed(2))));
+    region.append(line);
+    const diagnosis = pick(report.diagnosis, report.diagnosis_zh);
+    if (diagnosis) region.append(element("p", { class: "diagnosis", role: "note" }, element("strong", {}, `${texts.likely_mistake}: `), diagnosis));
+    if (report.message && report.verdict !== "AC") region.append(element("p", { class: "message" }, report.message));
+    if (report.cases && report.cases.length) {
+      const rows = report.cases.map((c) => element("tr", { class: `case-${c.verdict}` },
+        element("td", {}, element("span", { class: "case-title" }, pick(c.title, c.title_zh) || c.name), " ",
+                element("code", { class: "muted" }, c.name),
+                pick(c.diagnosis, c.diagnosis_zh) ? element("div", { class: "diagnosis" }, `${texts.likely_mistake}: ${pick(c.diagnosis, c.diagnosis_zh)}`) : null,
+                c.message ? element("div", { class: "message" }, c.message) : null),
+        element("td", {}, texts.suites[c.suite] || c.suite),
+        element("td", {}, badge(c.verdict)),
+        element("td", { class: "number" }, c.time_ms != null ? `${Math.round(c.time_ms)} ms` : ""),
+        element("td", { class: "number" }, typeof c.p_value === "number" ? c.p_value.toPrecision(3) : "—")));
+      region.append(element("table", { class: "cases" },
+        element("thead", {}, element("tr", {}, ...texts.columns.map((name, i) => element("th", { scope: "col", class: i >= 3 ? "number" : null }, name)))),
+        element("tbody", {}, rows)));
+    }
+    if (report.false_failure_budget) {
+      region.append(element("p", { class: "muted small" }, texts.budget.replace("{total}", report.false_failure_budget.total.toExponential(0).replace("e-", "e-0"))));
+    }
+    panel.replaceChildren(element("h3", {}, texts.heading), region);
+  }
+
+  function status(text) {
+    panel.replaceChildren(element("h3", {}, texts.heading),
+      element("p", { class: "pending", role: "status" }, element("span", { class: "spinner", "aria-hidden": "true" }), " ", text));
+  }
+
+  function finish() {
+    if (running) clearTimeout(running.timer);
+    running = null;
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+
+  function startWorker() {
+    worker = new Worker(config.workerUrl, { type: "module" });
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (!running || message.id !== running.id) return;
+      if (message.type === "started") {
+        status(texts.running);
+        running.started = performance.now();
+        running.timer = setTimeout(() => {  // a run past its limit: stop Python by stopping the worker
+          const elapsed = performance.now() - running.started;
+          worker.terminate();
+          worker = null;
+          finish();
+          render(timeLimitReport(timeLimit), elapsed);
+        }, timeLimit * 1000);
+      } else if (message.type === "report") {
+        const elapsed = performance.now() - running.started;
+        finish();
+        render(message.report, elapsed);
+      } else if (message.type === "error") {
+        finish();
+        panel.replaceChildren(element("h3", {}, texts.heading), element("p", { class: "flash error", role: "alert" }, `${texts.failed} ${message.message}`));
+      }
+    };
+  }
+
+  button.hidden = false;
+  button.addEventListener("click", () => {
+    if (running) return;
+    const code = document.getElementById("code").value;
+    if (!worker) startWorker();
+    runs += 1;
+    running = { id: runs, timer: null, started: performance.now() };
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    status(texts.loading);
+    const seed = Math.floor(Math.random() * 2 ** 52);
+    worker.postMessage({ type: "run", id: runs, code, seed, folder: config.folder, pyodideUrl: config.pyodideUrl,
+                         engineUrl: config.engineUrl, filesUrl: config.filesUrl });
+  });
+}
