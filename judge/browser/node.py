@@ -29,6 +29,11 @@ class BrowserRunUnavailable(RuntimeError):
 
 def run_in_node(exercise: Exercise, source: str, seed: int | None = None) -> dict:
     """The report (docs/report.md) of ``source`` on the browser variant of ``exercise``, as a dict."""
+    return run_many_in_node(exercise, [source], seed)[0]
+
+
+def run_many_in_node(exercise: Exercise, sources: list[str], seed: int | None = None) -> list[dict]:
+    """One report per source, judged one after the other in one Pyodide (after a TLE, no more)."""
     if exercise.browser is None:
         raise BrowserRunUnavailable(f"exercise {exercise.number} has no browser variant")
     node = shutil.which("node")
@@ -41,15 +46,16 @@ def run_in_node(exercise: Exercise, source: str, seed: int | None = None) -> dic
         "engineZip": base64.b64encode(engine_bundle()).decode(),
         "folder": exercise.folder,
         "files": exercise_files(exercise),
-        "code": source,
+        "codes": list(sources),
         "seed": secrets.randbits(SEED_BITS) if seed is None else int(seed),
         "timeLimit": exercise.browser.time_limit_s,
     }
     try:
         done = subprocess.run([node, str(NODE_RUNNER)], input=json.dumps(job), capture_output=True, text=True,
-                              timeout=exercise.browser.time_limit_s + STARTUP_ALLOWANCE_S, check=False)
+                              timeout=exercise.browser.time_limit_s * len(sources) + STARTUP_ALLOWANCE_S,
+                              check=False)
     except subprocess.TimeoutExpired:
         raise BrowserRunUnavailable("Node.js did not finish loading Pyodide in time") from None
     if done.returncode != 0:
         raise BrowserRunUnavailable(done.stderr.strip()[-2000:] or f"node exited with status {done.returncode}")
-    return json.loads(done.stdout)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]

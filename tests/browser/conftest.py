@@ -7,8 +7,6 @@ run ``playwright install``. Without chromium they are skipped, unless
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from pathlib import Path
 
@@ -20,24 +18,15 @@ from web.app import create_app
 from web.config import Settings
 from web.serve import missing_assets
 
-CHROMIUM = os.environ.get("PROBJUDGE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-# Quiet, offline chromium: no background connections to Google's services (this machine has no network).
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-                 "--disable-background-networking", "--disable-component-update"]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("PROBJUDGE_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests required but {reason}")
-    pytest.skip(reason)
+from browser_support import CHROMIUM, CHROMIUM_ARGS, unavailable
 
 
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).is_file():
-        _unavailable(f"no chromium at {CHROMIUM} (install Debian's chromium package)")
+        unavailable(f"no chromium at {CHROMIUM} (install Debian's chromium package)")
     if missing_assets():
-        _unavailable(f"the browser assets are not built ({', '.join(missing_assets())}): run `make assets`")
+        unavailable(f"the browser assets are not built ({', '.join(missing_assets())}): run `make assets`")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -102,3 +102,42 @@ def test_the_pages_work_in_chinese(page, live_site):
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
     expect(page.locator(".statement h1")).to_contain_text("温度")
     assert page.console_errors == []
+
+
+ENDLESS = '''import torch
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    while True:
+        pass
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    while True:
+        pass
+'''
+
+
+def test_run_judges_in_the_page_and_survives_an_endless_loop(page, live_site):
+    page.goto("/exercises/39")  # anyone may Run: nothing is stored, nothing reaches the server
+    expect(page.get_by_role("button", name="Run in the browser")).to_be_visible()
+    type_into_editor(page, REFERENCE)
+    page.get_by_role("button", name="Run in the browser").click()
+    result = page.locator("#browser-result")
+    expect(result.locator(".verdict-line .v-AC")).to_be_visible(timeout=60_000)
+    expect(result).to_contain_text("13/13 cases passed")
+    expect(result.locator("tbody tr")).to_have_count(13)
+    shoot(page, "run-in-browser.png")
+
+    type_into_editor(page, ENDLESS)
+    page.get_by_role("button", name="Run in the browser").click()
+    expect(result.locator(".verdict-line .v-TLE")).to_be_visible(timeout=60_000)
+    expect(result).to_contain_text("was stopped")
+    # The page still works: a fresh worker judges the next run.
+    type_into_editor(page, WRONG_TOP_K)
+    page.get_by_role("button", name="Run in the browser").click()
+    expect(result.locator(".verdict-line .v-WA")).to_be_visible(timeout=60_000)
+    expect(result.locator(".diagnosis").first).to_contain_text("top-k keeps one token too many")
+    assert any(url.endswith("/static/build/pyodide/pyodide.asm.wasm") for url in page.requests)
+    assert only_this_origin(page, live_site) == []
+    assert page.console_errors == []

@@ -296,3 +296,32 @@ def test_profile_language_choice_is_remembered(make_site):
     fresh = app.test_client()  # a new browser: no cookie, an English Accept-Language
     sign_in(fresh, "ann")
     assert "进度" in fresh.get("/profile/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+
+
+# --- run in the browser -------------------------------------------------------------------------
+
+def test_the_browser_gets_the_engine_and_public_files_only(make_site):
+    import io
+    import zipfile
+
+    client = make_site(start_workers=False).test_client()
+    files = client.get("/browser/exercises/39/files.json")
+    assert files.status_code == 200
+    assert sorted(files.json) == ["exercise.toml", "tests/__init__.py", "tests/diagnoses.py", "tests/public.py",
+                                  "tests/tiny.py"]
+    hidden_text = (EXERCISE.root / "tests" / "hidden.py").read_text()
+    assert all(hidden_text not in text for text in files.json.values())
+    engine = client.get("/browser/engine.zip")
+    names = zipfile.ZipFile(io.BytesIO(engine.data)).namelist()
+    assert "judge/browser/run.py" in names and "judge/browser/torchlike/__init__.py" in names
+    assert not [n for n in names if "sandbox" in n or n.endswith(("cli.py", "render.py")) or "solutions" in n]
+    again = client.get("/browser/engine.zip", headers={"If-None-Match": engine.headers["ETag"]})
+    assert again.status_code == 304
+    assert client.get("/browser/exercises/77/files.json").status_code == 404
+
+
+def test_the_exercise_page_offers_run_with_its_configuration(make_site):
+    html = make_site(start_workers=False).test_client().get("/exercises/39").get_data(as_text=True)
+    assert 'id="run-button"' in html and 'data-pyodide-url="/static/build/pyodide/"' in html
+    assert 'data-files-url="/browser/exercises/39/files.json?v=' in html and 'data-time-limit="10.0"' in html
+    assert "wasm-unsafe-eval" in make_site(start_workers=False).test_client().get("/").headers["Content-Security-Policy"]

@@ -1,9 +1,10 @@
 // `practice/judge.py test N FILE --browser`: the browser's run, under Node.js, with the same Pyodide
 // files (web/static/build/pyodide) and the same steps (pyodide-core.mjs) as the exercise page.
 //
-// Reads one JSON object on stdin: {pyodideDir, engineZip (base64), folder, files, code, seed, timeLimit}
-// and prints the report as JSON on stdout. Like the page, it runs Python in a worker and
-// terminates it when the run passes its time limit (reported as TLE).
+// Reads one JSON object on stdin: {pyodideDir, engineZip (base64), folder, files, codes: [...], seed,
+// timeLimit} and prints one report per code, as one JSON line each, on stdout (authors' checks
+// judge a whole catalogue with one Pyodide load). Like the page, it runs Python in a worker and
+// terminates it when a run passes its time limit: that code is reported as TLE, the rest are not run.
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { pathToFileURL } from "node:url";
 import * as core from "./pyodide-core.mjs";
@@ -28,7 +29,7 @@ if (isMainThread) {
     } else if (message.type === "report") {
       clearTimeout(timer);
       process.stdout.write(JSON.stringify(message.report) + "\n");
-      process.exit(0);
+      if (message.index === job.codes.length - 1) process.exit(0);
     } else if (message.type === "error") {
       clearTimeout(timer);
       process.stderr.write(`browser run failed: ${message.message}\n`);
@@ -47,8 +48,10 @@ if (isMainThread) {
     const pyodide = await loadPyodide({ indexURL: dir });
     await core.prepare(pyodide, Buffer.from(job.engineZip, "base64"));
     const exerciseDir = core.writeExercise(pyodide, job.folder, job.files);
-    parentPort.postMessage({ type: "started" });
-    parentPort.postMessage({ type: "report", report: core.judge(pyodide, exerciseDir, job.code, job.seed) });
+    job.codes.forEach((code, index) => {
+      parentPort.postMessage({ type: "started", index });
+      parentPort.postMessage({ type: "report", index, report: core.judge(pyodide, exerciseDir, code, job.seed) });
+    });
   } catch (error) {
     parentPort.postMessage({ type: "error", message: String(error && error.stack || error) });
   }

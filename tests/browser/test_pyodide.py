@@ -1,0 +1,70 @@
+"""The browser variants in real Pyodide (Node.js, the same files and steps as the page).
+
+``practice/judge.py test N FILE --browser`` runs this way too; tests/exercises/ runs the same
+Python under CPython, and test_site.py runs it in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from judge.browser.node import PYODIDE_DIR, run_many_in_node
+from judge.catalogue import diagnosis_found, parse_wrong_solution
+from judge.exercise import load_all
+
+from browser_support import unavailable
+
+WITH_BROWSER = [e for e in load_all() if e.browser is not None]
+ENDLESS = '''import torch
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    while True:
+        pass
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    while True:
+        pass
+'''
+
+
+@pytest.fixture(scope="module", autouse=True)
+def pyodide_files():
+    import shutil
+
+    if shutil.which("node") is None:
+        unavailable("no Node.js")
+    if not (PYODIDE_DIR / "pyodide.mjs").is_file():
+        unavailable(f"the Pyodide files are not built ({PYODIDE_DIR}): run `make assets`")
+
+
+@pytest.mark.parametrize("exercise", WITH_BROWSER, ids=lambda e: e.folder)
+def test_every_browser_variant_in_pyodide(exercise):
+    wrong = exercise.wrong_solutions()
+    reports = run_many_in_node(exercise, [exercise.reference_path.read_text()] + [p.read_text() for p in wrong],
+                               seed=12)
+    assert reports[0]["verdict"] == "AC" and reports[0]["sandbox"] == "browser", reports[0].get("message")
+    for path, report in zip(wrong, reports[1:]):
+        if path.stem in exercise.browser.undetectable:
+            assert report["verdict"] == "AC", f"{path.stem} is listed as undetectable but fails"
+        else:
+            assert report["verdict"] not in ("AC", "IE"), f"{path.stem} passes the browser variant"
+            assert diagnosis_found(report, parse_wrong_solution(path).diagnosis), (path.stem, report.get("diagnosis"))
+
+
+def test_cli_browser_run_reports_like_test_and_stops_endless_code(tmp_path, project_root):
+    endless = tmp_path / "endless.py"
+    endless.write_text(ENDLESS)
+    done = subprocess.run([sys.executable, "practice/judge.py", "test", "39", str(endless), "--browser", "--json"],
+                          cwd=project_root, capture_output=True, text=True, timeout=300)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and report["verdict"] == "TLE" and "was stopped" in report["message"]
+    reference = subprocess.run([sys.executable, "practice/judge.py", "test", "39", "solutions/039-sampling/reference.py",
+                                "--browser", "--lang", "zh"], cwd=project_root, capture_output=True, text=True,
+                               timeout=300)
+    assert reference.returncode == 0 and "通过" in reference.stdout and "小规模" in reference.stdout
