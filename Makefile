@@ -59,11 +59,12 @@ check: venv
 run: venv assets
 	HOST=$(HOST) PORT=$(PORT) PROBJUDGE_ALLOW_WEAKER_SANDBOX=$(PROBJUDGE_ALLOW_WEAKER_SANDBOX) $(PY) -m web serve
 
-bench: venv
+bench: venv assets browser
 	$(PY) benchmarks/speed.py
 	$(PY) benchmarks/power.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
+	$(PY) benchmarks/browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info $(FRONTEND)/node_modules web/static/build

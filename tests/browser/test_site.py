@@ -43,10 +43,13 @@ def only_this_origin(page, origin: str) -> list[str]:
     return [url for url in page.requests if not (url.startswith(origin + "/") or url.startswith(("data:", "blob:")))]
 
 
-def shoot(page, name: str) -> None:
+def shoot(page, name: str, focus=None) -> None:
+    """Save a picture for docs/ when PROBJUDGE_SCREENSHOTS names a folder (top of the page, or ``focus``)."""
     if SCREENSHOTS:
         Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
         page.evaluate("window.scrollTo(0, 0)")
+        if focus is not None:
+            focus.evaluate("element => element.scrollIntoView({block: 'center'})")
         page.screenshot(path=str(Path(SCREENSHOTS) / name), full_page=False)
 
 
@@ -127,7 +130,7 @@ def test_run_judges_in_the_page_and_survives_an_endless_loop(page, live_site):
     expect(result.locator(".verdict-line .v-AC")).to_be_visible(timeout=60_000)
     expect(result).to_contain_text("13/13 cases passed")
     expect(result.locator("tbody tr")).to_have_count(13)
-    shoot(page, "run-in-browser.png")
+    shoot(page, "run-in-browser.png", focus=page.locator("#run-button"))
 
     type_into_editor(page, ENDLESS)
     page.get_by_role("button", name="Run in the browser").click()

@@ -41,6 +41,8 @@ function mount(textarea) {
       Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { form.requestSubmit(); return true; } }])),
       keymap.of([indentWithTab]),
       EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "code" }),
+      // CodeMirror owns the class attribute of its element: add ours through it, or it is dropped.
+      EditorView.editorAttributes.of({ class: "code-editor" }),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;
         textarea.value = update.state.doc.toString();
@@ -51,7 +53,6 @@ function mount(textarea) {
   });
   textarea.hidden = true;
   textarea.after(view.dom);
-  view.dom.classList.add("code-editor");
   textarea.editorView = view;  // for tests and the page's other buttons
   if (restored) say(textarea.dataset.textRestored);
 
