@@ -134,11 +134,17 @@ def _test_in_browser(exercise, path: Path, args: argparse.Namespace, lang: str, 
     except BrowserRunUnavailable as error:
         err.print(f"[bold red]error:[/] {error}")
         return USAGE_ERROR
+    return _show_report(report, args, out, lang)
+
+
+def _show_report(report, args: argparse.Namespace, out: Console, lang: str, *, as_json: dict | None = None) -> int:
+    """Print ``report`` (a Report or its JSON dict) as JSON (``as_json`` if given) or rendered; exit 0 on AC."""
+    data = report if isinstance(report, dict) else report.to_json()
     if args.json:
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(json.dumps(data if as_json is None else as_json, ensure_ascii=False, indent=2))
     else:
         render_report(report, out, lang)
-    return 0 if report.get("verdict") == Verdict.AC.value else 1
+    return 0 if data.get("verdict") == Verdict.AC.value else 1
 
 
 def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
@@ -188,11 +194,7 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     finally:
         if launcher is not None:
             launcher.zygote.close()
-    if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
-    else:
-        render_report(report, out, lang)
-    return 0 if report.verdict is Verdict.AC else 1
+    return _show_report(report, args, out, lang)
 
 
 def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress, process):
@@ -366,17 +368,13 @@ def cmd_submit(args: argparse.Namespace, lang: str, out: Console, err: Console) 
     except SystemExit as stop:
         err.print(f"[bold red]error:[/] {stop}")
         return USAGE_ERROR
-    if args.json:
-        print(json.dumps(answer, ensure_ascii=False, indent=2))
-    else:
-        cases = answer.get("cases") or []
-        render_report({**answer, "exercise": {"number": answer["exercise"]},
-                       "score": answer.get("score") or {"passed": 0, "total": len(cases)},
-                       "seed": answer.get("seed"), "device": answer.get("device") or "server",
-                       "time_ms": answer.get("time_ms") or 0.0, "message": answer.get("message") or "",
-                       "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases,
-                       "output": ""}, out, lang)
-    return 0 if answer.get("verdict") == "AC" else 1
+    cases = answer.get("cases") or []
+    report = {**answer, "exercise": {"number": answer["exercise"]},
+              "score": answer.get("score") or {"passed": 0, "total": len(cases)},
+              "seed": answer.get("seed"), "device": answer.get("device") or "server",
+              "time_ms": answer.get("time_ms") or 0.0, "message": answer.get("message") or "",
+              "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases, "output": ""}
+    return _show_report(report, args, out, lang, as_json=answer)
 
 
 COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,

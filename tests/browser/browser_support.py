@@ -18,3 +18,18 @@ def unavailable(reason: str) -> None:
     if os.environ.get("PROBJUDGE_REQUIRE_BROWSER") == "1":
         pytest.fail(f"browser tests required but {reason}")
     pytest.skip(reason)
+
+
+# A submission that never returns: the browser run must stop it (TLE) and stay usable.
+ENDLESS = '''import torch
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    while True:
+        pass
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    while True:
+        pass
+'''

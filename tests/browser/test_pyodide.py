@@ -16,21 +16,9 @@ from judge.browser.node import PYODIDE_DIR, run_many_in_node
 from judge.catalogue import diagnosis_found, parse_wrong_solution
 from judge.exercise import load_all
 
-from browser_support import unavailable
+from browser_support import ENDLESS, unavailable
 
 WITH_BROWSER = [e for e in load_all() if e.browser is not None]
-ENDLESS = '''import torch
-
-
-def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
-    while True:
-        pass
-
-
-def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
-    while True:
-        pass
-'''
 
 
 @pytest.fixture(scope="module", autouse=True)

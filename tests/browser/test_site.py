@@ -8,6 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from browser_support import ENDLESS
 from judge.exercise import resolve
 
 EXERCISE = resolve("39")
@@ -107,18 +108,6 @@ def test_the_pages_work_in_chinese(page, live_site):
     assert page.console_errors == []
 
 
-ENDLESS = '''import torch
-
-
-def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
-    while True:
-        pass
-
-
-def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
-    while True:
-        pass
-'''
 
 
 def test_run_judges_in_the_page_and_survives_an_endless_loop(page, live_site):
