@@ -35,7 +35,8 @@ $(STAMP): pyproject.toml Makefile
 
 assets: $(ASSETS)
 
-$(ASSETS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json $(FRONTEND)/build.mjs $(wildcard $(FRONTEND)/src/*.js)
+$(ASSETS): $(FRONTEND)/package.json $(FRONTEND)/package-lock.json $(FRONTEND)/build.mjs $(FRONTEND)/pyodide.sha256 \
+		$(wildcard $(FRONTEND)/src/*)
 	@command -v npm >/dev/null || { echo "error: npm (Node.js 18 or newer) is needed to build the editor and math assets"; exit 1; }
 	cd $(FRONTEND) && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
 	@touch $@

@@ -88,15 +88,23 @@ exp, log, log1p, sqrt, sigmoid, log2, tanh = (_float_unary(n) for n in
                                               ("exp", "log", "log1p", "sqrt", "sigmoid", "log2", "tanh"))
 
 
+def _no_bool(x: Tensor, kernel: str) -> None:
+    if x.dtype is dt.bool_:
+        raise NotImplementedError(f"\"{kernel}_vml_cpu\" not implemented for 'Bool'")
+
+
 def floor(x: Tensor) -> Tensor:
+    _no_bool(x, "floor")
     return ew.unary(x, ew.floor) if x.dtype.is_floating_point else x.clone()
 
 
 def ceil(x: Tensor) -> Tensor:
+    _no_bool(x, "ceil")
     return ew.unary(x, ew.ceil) if x.dtype.is_floating_point else x.clone()
 
 
 def round(x: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    _no_bool(x, "round")
     if decimals:
         scale = 10.0 ** decimals
         return ew.unary(x, lambda v: ew.round_half_even(v * scale) / scale)
