@@ -21,7 +21,8 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table").use(dollar
 
 @lru_cache(maxsize=64)
 def _render(text: str) -> str:
-    return _MARKDOWN.render(text)
+    # Code blocks scroll sideways: tabindex lets keyboard users reach and scroll them.
+    return _MARKDOWN.render(text).replace("<pre>", '<pre tabindex="0">')
 
 
 def render_statement(spec: ExerciseSpec, lang: str) -> Markup:

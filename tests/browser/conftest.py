@@ -50,9 +50,13 @@ def live_site(tmp_path):
 
 
 @pytest.fixture
-def page(browser, live_site):
-    """A fresh browser profile on the live site, recording every request and every console error."""
-    context = browser.new_context(base_url=live_site, viewport={"width": 1400, "height": 1000})
+def page(browser, live_site, request):
+    """A fresh browser profile on the live site, recording every request and every console error.
+
+    Tests marked ``audit`` get a profile that may inject the accessibility checker (bypass_csp).
+    """
+    audit = request.node.get_closest_marker("audit") is not None
+    context = browser.new_context(base_url=live_site, viewport={"width": 1400, "height": 1000}, bypass_csp=audit)
     page = context.new_page()
     page.requests = []
     page.console_errors = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+
+import pytest
 from pathlib import Path
 
 from playwright.sync_api import expect
@@ -133,3 +135,37 @@ def test_run_judges_in_the_page_and_survives_an_endless_loop(page, live_site):
     assert any(url.endswith("/static/build/pyodide/pyodide.asm.wasm") for url in page.requests)
     assert only_this_origin(page, live_site) == []
     assert page.console_errors == []
+
+
+AXE = Path(__file__).resolve().parents[2] / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def accessibility_violations(page) -> list[str]:
+    """axe-core's WCAG 2 A/AA and best-practice violations on the current page."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async () => (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'best-practice']}))
+        .violations.map(v => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)""")
+
+
+@pytest.mark.audit
+def test_pages_pass_the_accessibility_checker(page, live_site):
+    """axe-core (npm) finds nothing on each kind of page, in both languages, signed out and in."""
+    urls = ["/", "/auth/sign-up", "/auth/sign-in", "/exercises/39", "/exercises/39?lang=zh"]
+    for url in urls:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        assert accessibility_violations(page) == [], url
+    page.goto("/?lang=en")  # back to English for the helpers' labels
+    sign_up(page, "cai")
+    page.goto("/exercises/39")
+    type_into_editor(page, WRONG_TOP_K)
+    page.get_by_role("button", name="Run in the browser").click()
+    expect(page.locator("#browser-result .verdict-line .v-WA")).to_be_visible(timeout=60_000)
+    assert accessibility_violations(page) == [], "exercise page with a browser result"
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#result .verdict-line .v-WA")).to_be_visible(timeout=VERDICT_TIMEOUT_MS)
+    submission = page.url
+    for url in (submission, "/exercises/39/submissions", "/profile/", "/exercises/"):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        assert accessibility_violations(page) == [], url

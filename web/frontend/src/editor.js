@@ -40,7 +40,8 @@ function mount(textarea) {
       // Above basicSetup's keymap, where Mod-Enter would insert a blank line.
       Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { form.requestSubmit(); return true; } }])),
       keymap.of([indentWithTab]),
-      EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "code" }),
+      // tabindex says "focusable" to assistive checks too: the editor is reached with the Tab key.
+      EditorView.contentAttributes.of({ "aria-label": textarea.getAttribute("aria-label") || "code", tabindex: "0" }),
       // CodeMirror owns the class attribute of its element: add ours through it, or it is dropped.
       EditorView.editorAttributes.of({ class: "code-editor" }),
       EditorView.updateListener.of((update) => {
