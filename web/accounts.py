@@ -17,6 +17,10 @@ class AccountError(ValueError):
     """The account cannot be created; the message says why."""
 
 
+class NameTaken(AccountError):
+    """Another account has this name."""
+
+
 def create_user(session: Session, name: str, password: str, role: Role = Role.learner,
                 language: str = "en") -> User:
     """Add (not commit) a user. Raises :class:`AccountError` for a bad or taken name or a short password."""
@@ -24,7 +28,7 @@ def create_user(session: Session, name: str, password: str, role: Role = Role.le
     if not re.fullmatch(USER_NAME, name):
         raise AccountError("a user name is 1-64 letters, digits, '.', '_' or '-'")
     if session.scalar(select(User).where(User.name == name)) is not None:
-        raise AccountError(f"a user named {name!r} already exists")
+        raise NameTaken(f"a user named {name!r} already exists")
     user = User(name=name, role=role, language=language)
     try:
         user.set_password(password)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, g, jsonify, render_template, request
+from flask import Flask, current_app, g, jsonify, render_template, request
 from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 
@@ -63,12 +63,23 @@ def create_app(settings: Settings | None = None, *, launcher=None, start_workers
         log.info("sandbox level: strict")
 
     _bind_extensions(app)
-    _register_request_hooks(app, sessions)
+    _register_request_hooks(app)
     _register_blueprints(app)
     _register_error_pages(app)
     if start_workers:
         queue.start()
     return app
+
+
+def request_session():
+    """The request's database session (``g.db``), opened on first use.
+
+    Routing errors (a 404, a 405) render their page before any before_request hook runs, and
+    that page may need the signed-in user; so whoever needs the session first opens it.
+    """
+    if "db" not in g:
+        g.db = current_app.extensions["probjudge"]["sessions"]()
+    return g.db
 
 
 def _bind_extensions(app: Flask) -> None:
@@ -80,9 +91,7 @@ def _bind_extensions(app: Flask) -> None:
 
     @login_manager.user_loader
     def _load_user(user_id: str) -> User | None:
-        if "db" not in g:  # routing errors render their page before any before_request hook ran
-            g.db = app.extensions["probjudge"]["sessions"]()
-        return g.db.get(User, int(user_id)) if user_id.isdigit() else None
+        return request_session().get(User, int(user_id)) if user_id.isdigit() else None
 
     @login_manager.unauthorized_handler
     def _unauthorized():
@@ -92,11 +101,10 @@ def _bind_extensions(app: Flask) -> None:
         return redirect(url_for("auth.sign_in", next=request.full_path.rstrip("?")))
 
 
-def _register_request_hooks(app: Flask, sessions) -> None:
+def _register_request_hooks(app: Flask) -> None:
     @app.before_request
     def _open_session() -> None:
-        if "db" not in g:  # an error page rendered before this hook (a 404, a 405) may have opened it
-            g.db = sessions()
+        request_session()
         user_language = current_user.language if current_user.is_authenticated else None
         g.lang = i18n.choose_language(user_language)
 

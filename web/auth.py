@@ -8,7 +8,7 @@ from flask import Blueprint, flash, g, redirect, render_template, request, sessi
 from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy import select
 
-from web.accounts import create_user
+from web.accounts import NameTaken, create_user
 from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, SIGN_UP_LIMIT, limiter, sign_in_key
 from web.forms import ConfirmForm, SignInForm, SignUpForm
 from web.i18n import t
@@ -39,11 +39,11 @@ def sign_up():
         return redirect(url_for("exercises.index"))
     form = SignUpForm(language=g.lang)
     if form.validate_on_submit():
-        name = form.name.data.strip()
-        if g.db.scalar(select(User).where(User.name == name)) is not None:
+        try:
+            user = create_user(g.db, form.name.data, form.password.data, Role.learner, form.language.data)
+        except NameTaken:
             form.name.errors.append(t("name_taken"))
         else:
-            user = create_user(g.db, name, form.password.data, Role.learner, form.language.data)
             g.db.commit()
             _start_session(user)
             flash(t("welcome", name=user.name), "success")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, jsonify, request
 
-from judge.browser.bundle import digest, engine_bundle, exercise_files
-from judge.exercise import ExerciseError, resolve
+from judge.browser.bundle import digest, engine_bundle, engine_digest, exercise_files
+from judge.exercise import Exercise, ExerciseError, resolve
 
 browser_run = Blueprint("browser_run", __name__, url_prefix="/browser")
 
@@ -21,8 +21,7 @@ def _cached(response: Response, etag: str) -> Response:
 
 @browser_run.get("/engine.zip")
 def engine():
-    data = engine_bundle()
-    return _cached(Response(data, mimetype="application/zip"), digest(data))
+    return _cached(Response(engine_bundle(), mimetype="application/zip"), engine_digest())
 
 
 @browser_run.get("/exercises/<identifier>/files.json")
@@ -35,11 +34,10 @@ def files(identifier: str):
     return _cached(jsonify(data), digest(data))
 
 
-def run_config(identifier: str) -> dict | None:
+def run_config(exercise: Exercise) -> dict | None:
     """What the exercise page needs to offer "Run" (None when the exercise has no browser variant)."""
     from flask import url_for
 
-    exercise = resolve(identifier)
     if exercise.browser is None or "browser" not in exercise.runs_in:
         return None
     return {
@@ -47,6 +45,6 @@ def run_config(identifier: str) -> dict | None:
         "time_limit_s": exercise.browser.time_limit_s,
         "worker_url": url_for("static", filename="build/run-worker.js"),
         "pyodide_url": url_for("static", filename="build/pyodide/"),
-        "engine_url": url_for("browser_run.engine", v=digest(engine_bundle())),
+        "engine_url": url_for("browser_run.engine", v=engine_digest()),
         "files_url": url_for("browser_run.files", identifier=exercise.number, v=digest(exercise_files(exercise))),
     }

@@ -70,7 +70,7 @@ def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = No
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     return render_template("exercises/show.html", exercise=row, spec=spec, form=form or CodeForm(code=starter),
                            starter=starter, statement=render_statement(spec, g.lang), attempts=attempts,
-                           download_name=download_name(spec), run=run_config(str(spec.number)),
+                           download_name=download_name(spec), run=run_config(spec),
                            run_texts=run_texts()), status
 
 

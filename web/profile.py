@@ -10,7 +10,7 @@ from judge.i18n import LANGUAGES
 from web.forms import ConfirmForm, TokenForm
 from web.i18n import t
 from web.models import ApiToken, Exercise
-from web.progress import user_progress, user_status
+from web.progress import user_progress
 
 profile = Blueprint("profile", __name__, url_prefix="/profile")
 MAX_TOKENS = 10
@@ -20,8 +20,9 @@ def _render(token_form: TokenForm, new_token: str | None = None, status: int = 2
     exercises = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
     tokens = g.db.scalars(select(ApiToken).where(ApiToken.user_id == current_user.id)
                           .order_by(ApiToken.id)).all()
-    return render_template("profile.html", progress=user_progress(g.db, current_user),
-                           status=user_status(g.db, current_user), exercises=exercises, tokens=tokens,
+    progress = user_progress(g.db, current_user)
+    return render_template("profile.html", progress=progress, status=progress.status, exercises=exercises,
+                           tokens=tokens,
                            token_form=token_form, confirm_form=ConfirmForm(), new_token=new_token), status
 
 

@@ -55,6 +55,7 @@ class Progress:
     attempted: int
     submissions: int
     verdicts: dict[str, int]  # verdict → how many of the user's graded submissions got it
+    status: dict[int, str]  # exercise id → solved / attempted (see user_status)
 
 
 def user_progress(session: Session, user: User) -> Progress:
@@ -69,4 +70,5 @@ def user_progress(session: Session, user: User) -> Progress:
         submissions=session.scalar(select(func.count()).select_from(Submission)
                                    .where(Submission.user_id == user.id)) or 0,
         verdicts={verdict: count for verdict, count in verdicts.items() if verdict},
+        status=status,
     )

@@ -29,7 +29,7 @@ def _engine_files() -> list[Path]:
 
 
 @lru_cache(maxsize=1)
-def _engine_bundle(stamp: tuple) -> bytes:
+def _engine_bundle(stamp: tuple) -> tuple[bytes, str]:
     del stamp  # part of the cache key only
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -37,13 +37,23 @@ def _engine_bundle(stamp: tuple) -> bytes:
             info = zipfile.ZipInfo(f"judge/{path.relative_to(JUDGE_ROOT).as_posix()}", _ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()
+    data = buffer.getvalue()
+    return data, digest(data)
+
+
+def _current_bundle() -> tuple[bytes, str]:
+    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in _engine_files())
+    return _engine_bundle(stamp)
 
 
 def engine_bundle() -> bytes:
     """A zip of ``judge/…`` for Pyodide (rebuilt when a source file changes)."""
-    stamp = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in _engine_files())
-    return _engine_bundle(stamp)
+    return _current_bundle()[0]
+
+
+def engine_digest() -> str:
+    """The content hash of :func:`engine_bundle` (its ETag and cache-busting version)."""
+    return _current_bundle()[1]
 
 
 def exercise_files(exercise: Exercise) -> dict[str, str]:

@@ -1,12 +1,13 @@
 """Check an exercise's browser variant the way the browser runs it: reference AC, wrong ones caught.
 
-    python -m judge.browser.catalogue 39 [--seed S]
+    python -m judge.browser.catalogue 39 [--seed S] [--seeds N]
 
 Runs in a fresh interpreter with the torch subset installed as ``torch`` (so nothing of real
-torch can help), judges the reference and every known-wrong solution on the browser variant,
-and prints one JSON object per solution: ``{"name", "verdict", "diagnosis", "expected_diagnosis",
-"diagnosed", "undetectable"}``. The exercise's ``[browser.undetectable]`` list must hold exactly
-the wrong solutions that pass (tests/exercises/test_browser_variants.py checks it).
+torch can help), judges the reference and every known-wrong solution on the browser variant
+(under seeds S, S+1, ... S+N-1), and prints one JSON object per solution and seed (see
+:func:`outcome`). :func:`problems` states the contract: the reference passes, the exercise's
+``[browser.undetectable]`` list holds exactly the wrong solutions that pass, every other one
+fails with its diagnosis. The Pyodide tests apply the same functions to reports from Node.js.
 """
 
 from __future__ import annotations
@@ -15,33 +16,71 @@ import argparse
 import json
 import sys
 
+from judge.exercise import Exercise
+
+REFERENCE = "reference"
+
+
+def solutions(exercise: Exercise) -> list[tuple[str, str, str | None]]:
+    """(name, source, expected diagnosis) of the reference (diagnosis None) and each known-wrong solution."""
+    from judge.catalogue import parse_wrong_solution
+
+    found = [(REFERENCE, exercise.reference_path.read_text(), None)]
+    for path in exercise.wrong_solutions():
+        found.append((path.stem, path.read_text(), parse_wrong_solution(path).diagnosis))
+    return found
+
+
+def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, report: dict) -> dict:
+    """What one report says about one solution, as the checks and the power benchmark read it."""
+    from judge.catalogue import diagnosis_found
+
+    first = next((c["name"] for c in report.get("cases", []) if c.get("verdict") not in ("AC", "SK")), None)
+    return {"name": name, "verdict": report["verdict"], "message": report.get("message"),
+            "diagnosis": report.get("diagnosis"), "expected_diagnosis": expected_diagnosis,
+            "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
+            "caught_by": first, "undetectable": exercise.browser.undetectable.get(name)}
+
+
+def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
+    """Everything in ``outcomes`` (one seed) that breaks the browser variant's contract; [] when it holds."""
+    found = []
+    for result in outcomes:
+        name, verdict = result["name"], result["verdict"]
+        if name == REFERENCE:
+            if verdict != "AC":
+                found.append(f"the reference gets {verdict}: {result['message']}")
+        elif name in exercise.browser.undetectable:
+            if verdict != "AC":
+                found.append(f"{name} is listed as undetectable but gets {verdict}")
+        elif verdict in ("AC", "IE"):
+            found.append(f"{name} gets {verdict} on the browser variant")
+        elif not result["diagnosed"]:
+            found.append(f"{name}: diagnosed {result['diagnosis']!r}, expected {result['expected_diagnosis']!r}")
+    return found
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.browser.catalogue")
     parser.add_argument("exercise")
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0, help="the first seed")
+    parser.add_argument("--seeds", type=int, default=1, help="how many consecutive seeds")
     args = parser.parse_args(argv)
 
     import judge.browser.torchlike as subset
 
     subset.install()  # before anything imports torch
     from judge.browser.run import run_browser_variant
-    from judge.catalogue import diagnosis_found, parse_wrong_solution
     from judge.exercise import resolve
 
     exercise = resolve(args.exercise)
     if exercise.browser is None:
         print(f"exercise {exercise.number} has no browser variant", file=sys.stderr)
         return 2
-    report = json.loads(run_browser_variant(str(exercise.root), exercise.reference_path.read_text(), args.seed))
-    print(json.dumps({"name": "reference", "verdict": report["verdict"], "message": report.get("message")}))
-    for path in exercise.wrong_solutions():
-        wrong = parse_wrong_solution(path)
-        report = json.loads(run_browser_variant(str(exercise.root), path.read_text(), args.seed))
-        print(json.dumps({"name": path.stem, "verdict": report["verdict"], "diagnosis": report.get("diagnosis"),
-                          "expected_diagnosis": wrong.diagnosis,
-                          "diagnosed": diagnosis_found(report, wrong.diagnosis),
-                          "undetectable": exercise.browser.undetectable.get(path.stem)}, ensure_ascii=False))
+    for name, source, expected in solutions(exercise):
+        for seed in range(args.seed, args.seed + args.seeds):
+            report = json.loads(run_browser_variant(str(exercise.root), source, seed))
+            print(json.dumps({**outcome(exercise, name, expected, report), "seed": seed}, ensure_ascii=False))
     return 0
 
 

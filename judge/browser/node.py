@@ -12,7 +12,6 @@ import json
 import secrets
 import shutil
 import subprocess
-from pathlib import Path
 
 from judge.browser.bundle import engine_bundle, exercise_files
 from judge.exercise import PROJECT_ROOT, Exercise

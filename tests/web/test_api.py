@@ -8,19 +8,14 @@ import pytest
 from sqlalchemy import select
 
 from judge.exercise import resolve
-from judge.process import LocalLauncher
-from web.app import create_app
-from web.config import Settings
 from web.models import ApiToken, Role, User
 
 EXERCISE = resolve("39")
 
 
 @pytest.fixture
-def app(tmp_path):
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="test", workers=1,
-                        sandbox="local", max_code_bytes=64 * 1024)
-    app = create_app(settings, launcher=LocalLauncher())
+def app(make_site):
+    app = make_site()
     sessions = app.extensions["probjudge"]["sessions"]
     tokens = {}
     with sessions() as session:
@@ -32,8 +27,7 @@ def app(tmp_path):
             tokens[name] = secret
         session.commit()
     app.config["TOKENS"] = tokens
-    yield app
-    app.extensions["probjudge"]["queue"].stop()
+    return app
 
 
 def auth(app, name):

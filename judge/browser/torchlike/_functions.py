@@ -242,8 +242,7 @@ def broadcast_to(x: Tensor, shape) -> Tensor:
 
 
 def permute(x: Tensor, *dims) -> Tensor:
-    from judge.browser.torchlike._shape import normalize_dim
-    from judge.browser.torchlike._sorting import _coordinates, _strides
+    from judge.browser.torchlike._shape import coordinates, normalize_dim, strides
 
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
@@ -251,8 +250,8 @@ def permute(x: Tensor, *dims) -> Tensor:
     if sorted(dims) != list(range(x.dim())):
         raise RuntimeError("permute(): dims must be a permutation of the tensor's dims")
     shape = tuple(x._shape[d] for d in dims)
-    strides = _strides(x._shape)
-    data = [x._data[sum(c * strides[d] for c, d in zip(coordinate, dims))] for _, coordinate in _coordinates(shape)]
+    steps = strides(x._shape)
+    data = [x._data[sum(c * steps[d] for c, d in zip(coordinate, dims))] for _, coordinate in coordinates(shape)]
     return Tensor(data, shape, x.dtype)
 
 

@@ -4,16 +4,8 @@ integer index tensors (advanced indexing, with numpy's and torch's placement of 
 from __future__ import annotations
 
 from judge.browser.torchlike import _dtypes as dt
-from judge.browser.torchlike._shape import broadcast_shapes, source_positions
+from judge.browser.torchlike._shape import broadcast_shapes, source_positions, strides
 from judge.browser.torchlike._tensor import Tensor
-
-
-def _strides(shape: tuple[int, ...]) -> list[int]:
-    strides, step = [0] * len(shape), 1
-    for axis in range(len(shape) - 1, -1, -1):
-        strides[axis] = step
-        step *= shape[axis]
-    return strides
 
 
 def _as_index_tensor(item) -> Tensor | None:
@@ -64,7 +56,7 @@ def _expand_key(key, ndim: int) -> list:
 
 def positions(tensor: Tensor, key) -> tuple[tuple[int, ...], list[int]]:
     """The result shape of ``tensor[key]`` and, in its row-major order, the flat source positions."""
-    shape, strides = tensor._shape, _strides(tensor._shape)
+    shape, steps = tensor._shape, strides(tensor._shape)
     items = _expand_key(key, len(shape))
     advanced = [i for i, item in enumerate(items) if isinstance(item, tuple)]
     ints_are_advanced = bool(advanced)
@@ -76,7 +68,7 @@ def positions(tensor: Tensor, key) -> tuple[tuple[int, ...], list[int]]:
         if item is None:
             axes.append(("basic", [0]))
             continue
-        size, stride = shape[source_axis], strides[source_axis]
+        size, stride = shape[source_axis], steps[source_axis]
         if isinstance(item, tuple):
             index = item[1]
             for value in index._data:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from itertools import accumulate
 import random as _py_random
 
 from judge.browser.torchlike import _dtypes as dt
@@ -167,7 +168,7 @@ def multinomial(probs: Tensor, num_samples: int, replacement: bool = False, *, g
         weights = [float(w) for w in weights]
         if sum(weights) <= 0:
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        cumulative = _cumulative(weights)
+        cumulative = list(accumulate(weights))
         for draw in range(num_samples):
             # bisect_right never lands on a zero-weight category (its cumulative equals the one before).
             index = min(bisect.bisect_right(cumulative, source.uniform(dt.float64) * cumulative[-1]), width - 1)
@@ -176,16 +177,9 @@ def multinomial(probs: Tensor, num_samples: int, replacement: bool = False, *, g
             out.append(index)
             if not replacement and draw < num_samples - 1:
                 weights[index] = 0.0
-                cumulative = _cumulative(weights)
+                cumulative = list(accumulate(weights))
                 if cumulative[-1] <= 0:
                     raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough "
                                        "non-negative category to sample)")
     return Tensor(out, (num_samples,) if probs.dim() == 1 else (len(rows), num_samples), dt.int64)
 
-
-def _cumulative(weights: list[float]) -> list[float]:
-    total, out = 0.0, []
-    for w in weights:
-        total += w
-        out.append(total)
-    return out

@@ -52,19 +52,17 @@ def _reduce(x: Tensor, dim, keepdim: bool, fold, out_dtype: dt.dtype) -> Tensor:
     return Tensor(dt.cast_values(values, out_dtype), shape, out_dtype)
 
 
+def _float_total(values: list) -> float:
+    """The exact sum (rounded once) when every term is finite; inf/nan propagate as IEEE says otherwise."""
+    values = [float(v) for v in values]
+    return math.fsum(values) if builtins.all(map(math.isfinite, values)) else builtins.sum(values)
+
+
 def sum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001 - torch's name
     kind = _accumulating_dtype(x, dtype)
     if kind.kind == "f":
-        return _reduce(x, dim, keepdim, lambda v: math.fsum(float(a) for a in v) if builtins.all(map(math.isfinite, v))
-                       else _plain_sum(v), kind)
-    return _reduce(x, dim, keepdim, lambda v: int(_plain_sum(int(a) for a in v)), kind)
-
-
-def _plain_sum(values):
-    total = 0
-    for v in values:
-        total += v
-    return total
+        return _reduce(x, dim, keepdim, _float_total, kind)
+    return _reduce(x, dim, keepdim, lambda v: builtins.sum(int(a) for a in v), kind)
 
 
 def mean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -72,12 +70,22 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if not kind.is_floating_point:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {x.dtype.name.capitalize()}")
-    return _reduce(x, dim, keepdim, lambda v: (math.fsum(v) if builtins.all(map(math.isfinite, v)) else _plain_sum(v)) / len(v)
-                   if v else math.nan, kind)
+    return _reduce(x, dim, keepdim, lambda v: _float_total(v) / len(v) if v else math.nan, kind)
 
 
 def prod(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    return _reduce(x, dim, keepdim, math.prod, _accumulating_dtype(x, dtype))
+    kind = _accumulating_dtype(x, dtype)
+    if kind is not dt.float32:
+        return _reduce(x, dim, keepdim, math.prod, kind)
+
+    def float32_product(values: list) -> float:
+        # torch multiplies in float32: an underflow to 0 on the way (then 0 * inf = nan) must happen here too.
+        total = 1.0
+        for v in values:
+            total = dt.cast_values([total * v], dt.float32)[0]
+        return total
+
+    return _reduce(x, dim, keepdim, float32_product, kind)
 
 
 def any(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001

@@ -44,16 +44,30 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def strides(shape: tuple[int, ...]) -> list[int]:
+    """Row-major strides of a contiguous tensor of ``shape``."""
+    out, step = [0] * len(shape), 1
+    for axis in range(len(shape) - 1, -1, -1):
+        out[axis] = step
+        step *= shape[axis]
+    return out
+
+
+def coordinates(shape: tuple[int, ...]):
+    """(flat position, coordinate tuple) for every element of ``shape``, row-major."""
+    points = [()]
+    for size in shape:
+        points = [c + (i,) for c in points for i in range(size)]
+    return enumerate(points)
+
+
 def source_positions(source_shape: tuple[int, ...], target_shape: tuple[int, ...]) -> list[int]:
     """For each element of ``target_shape`` (row-major), its flat position in a broadcast source."""
     ndim = len(target_shape)
     padded = (1,) * (ndim - len(source_shape)) + tuple(source_shape)
-    strides, stride = [0] * ndim, 1
-    for axis in range(ndim - 1, -1, -1):
-        strides[axis] = 0 if padded[axis] == 1 else stride
-        stride *= padded[axis]
+    steps = [0 if size == 1 else step for size, step in zip(padded, strides(padded))]
     positions = [0]
-    for size, step in zip(target_shape, strides):
+    for size, step in zip(target_shape, steps):
         positions = [base + i * step for base in positions for i in range(size)]
     return positions
 

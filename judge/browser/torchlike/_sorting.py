@@ -9,7 +9,7 @@ import math
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike import _elementwise as ew
 from judge.browser.torchlike._reductions import values_indices
-from judge.browser.torchlike._shape import broadcast_shapes, lanes, normalize_dim
+from judge.browser.torchlike._shape import broadcast_shapes, coordinates, lanes, normalize_dim, strides
 from judge.browser.torchlike._tensor import Tensor, as_tensor_value
 
 
@@ -69,8 +69,8 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.dim() != x.dim():
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     out = []
-    strides = _strides(x._shape)
-    for position, coordinate in _coordinates(index._shape):
+    steps = strides(x._shape)
+    for position, coordinate in coordinates(index._shape):
         target = index._data[position]
         if not -x._shape[d] <= target < x._shape[d]:
             raise RuntimeError(f"index {target} is out of bounds for dimension {d} with size {x._shape[d]}")
@@ -78,7 +78,7 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
             if axis != d and coordinate[axis] >= x._shape[axis]:
                 raise RuntimeError(f"Size does not match at dimension {axis} expected index {list(index._shape)} "
                                    f"to be no larger than self {list(x._shape)} apart from dimension {d}")
-        flat = sum((target % x._shape[d] if axis == d else c) * strides[axis] for axis, c in enumerate(coordinate))
+        flat = sum((target % x._shape[d] if axis == d else c) * steps[axis] for axis, c in enumerate(coordinate))
         out.append(x._data[flat])
     return Tensor(out, index._shape, x.dtype)
 
@@ -92,17 +92,17 @@ def scatter_(x: Tensor, dim: int, index: Tensor, src=None, value=None, reduce=No
     _check_index(index, "scatter")
     source = value if src is None else src
     d = normalize_dim(dim, x.dim())
-    strides = _strides(x._shape)
+    steps = strides(x._shape)
     is_tensor = isinstance(source, Tensor)
     if is_tensor and source.dtype is not x.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     fill = None if is_tensor else dt.cast_values([source], x.dtype)[0]
-    source_strides = _strides(source._shape) if is_tensor else None
-    for position, coordinate in _coordinates(index._shape):
+    source_strides = strides(source._shape) if is_tensor else None
+    for position, coordinate in coordinates(index._shape):
         target = index._data[position]
         if not -x._shape[d] <= target < x._shape[d]:
             raise RuntimeError(f"index {target} is out of bounds for dimension {d} with size {x._shape[d]}")
-        flat = sum((target % x._shape[d] if axis == d else c) * strides[axis] for axis, c in enumerate(coordinate))
+        flat = sum((target % x._shape[d] if axis == d else c) * steps[axis] for axis, c in enumerate(coordinate))
         if is_tensor:
             x._data[flat] = source._data[sum(c * s for c, s in zip(coordinate, source_strides))]
         else:
@@ -117,10 +117,10 @@ def scatter(x: Tensor, dim: int, index: Tensor, src=None, value=None, reduce=Non
 def scatter_add_(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     _check_index(index, "scatter_add")
     d = normalize_dim(dim, x.dim())
-    strides, source_strides = _strides(x._shape), _strides(src._shape)
-    for position, coordinate in _coordinates(index._shape):
+    steps, source_strides = strides(x._shape), strides(src._shape)
+    for position, coordinate in coordinates(index._shape):
         target = index._data[position] % x._shape[d]
-        flat = sum((target if axis == d else c) * strides[axis] for axis, c in enumerate(coordinate))
+        flat = sum((target if axis == d else c) * steps[axis] for axis, c in enumerate(coordinate))
         x._data[flat] = x._data[flat] + src._data[sum(c * s for c, s in zip(coordinate, source_strides))]
     x._data[:] = dt.cast_values(x._data, x.dtype)
     return x
@@ -131,12 +131,11 @@ def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 
 def nonzero(x: Tensor, *, as_tuple: bool = False):
-    coordinates = [coordinate for position, coordinate in _coordinates(x._shape) if x._data[position]]
+    found = [coordinate for position, coordinate in coordinates(x._shape) if x._data[position]]
     ndim = x.dim()
     if as_tuple:
-        return tuple(Tensor([c[axis] for c in coordinates], (len(coordinates),), dt.int64)
-                     for axis in range(max(ndim, 1)))
-    return Tensor([v for c in coordinates for v in c], (len(coordinates), ndim), dt.int64)
+        return tuple(Tensor([c[axis] for c in found], (len(found),), dt.int64) for axis in range(max(ndim, 1)))
+    return Tensor([v for c in found for v in c], (len(found), ndim), dt.int64)
 
 
 def where(condition: Tensor, input=None, other=None):
@@ -292,19 +291,3 @@ def bincount(x: Tensor, weights=None, minlength: int = 0) -> Tensor:
         totals[v] += w
     kind = weights.dtype if weights.dtype.is_floating_point else dt.float64
     return Tensor(dt.cast_values(totals, kind), (size,), kind)
-
-
-def _strides(shape) -> list[int]:
-    strides, step = [0] * len(shape), 1
-    for axis in range(len(shape) - 1, -1, -1):
-        strides[axis] = step
-        step *= shape[axis]
-    return strides
-
-
-def _coordinates(shape):
-    """(flat position, coordinate tuple) for every element of ``shape``, row-major."""
-    coordinates = [()]
-    for size in shape:
-        coordinates = [c + (i,) for c in coordinates for i in range(size)]
-    return enumerate(coordinates)

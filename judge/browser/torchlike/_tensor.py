@@ -9,6 +9,8 @@ in-place write to such a result does not reach the original. Operations are atta
 
 from __future__ import annotations
 
+import math
+
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike._errors import UnsupportedOperation
 from judge.browser.torchlike._shape import Size, infer_shape, normalize_dim
@@ -127,7 +129,7 @@ class Tensor:
         def build(offset: int, dims: tuple[int, ...]):
             if not dims:
                 return self._data[offset]
-            step = _prod(dims[1:])
+            step = math.prod(dims[1:])
             return [build(offset + i * step, dims[1:]) for i in range(dims[0])]
 
         return build(0, self._shape)
@@ -202,7 +204,7 @@ class Tensor:
         if not self._shape:
             return self.view(1)
         start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())
-        middle = _prod(self._shape[start:end + 1])
+        middle = math.prod(self._shape[start:end + 1])
         return self.view(self._shape[:start] + (middle,) + self._shape[end + 1:])
 
     def squeeze(self, dim=None) -> "Tensor":
@@ -299,13 +301,6 @@ class Tensor:
 
     def zero_(self) -> "Tensor":
         return self.fill_(0)
-
-
-def _prod(values) -> int:
-    out = 1
-    for v in values:
-        out *= v
-    return out
 
 
 def _scalar(value):
