@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
         fresh = summary(submission_times(exercise, options.fresh))
         per_minute = throughput(exercise, launcher, options.workers, options.seconds)
     finally:
-        launcher.zygote.close()
+        launcher.close()
     figures = {"zygote_start_ms": zygote_ms, "per_job_overhead": overhead, "strict_warm_submission": strict,
                "fresh_process_submission": fresh, "fresh_over_strict": fresh["median_ms"] / strict["median_ms"],
                "throughput_per_minute": per_minute, "workers": options.workers}

@@ -1,10 +1,13 @@
 """The untrusted side of the runner: loads one learner file and answers calls.
 
-Run as ``python judge/child.py PATH --device D --in FD --out FD [--memory-mb M]`` by
-:mod:`judge.runner`. This process holds nothing secret: it receives only the inputs of the
-current call (hidden expected values and reference solutions never reach it) and sends back
-values in the :mod:`judge.wire` format, which cannot carry code. Anything it prints goes to
-the capture file the parent gave it as stdout/stderr, never to the protocol pipe.
+Run as ``python judge/child.py PATH --device D --in FD --out FD [--lifeline FD] [--memory-mb M]``
+by :class:`judge.process.LocalLauncher` (the ``strict`` level's fork server calls :func:`serve`
+directly). This process holds nothing secret: it receives only the inputs of the current call
+(hidden expected values and reference solutions never reach it) and sends back values in the
+:mod:`judge.wire` format, which cannot carry code; :mod:`judge.protocol` is what the judge
+accepts of it. Anything it prints goes to the output pipe the parent gave it as stdout/stderr,
+never to the protocol pipe. With ``--lifeline`` it first splits into a keeper and the worker
+that runs the learner's code (:mod:`judge.keeper`).
 
 Protocol (one frame each way per request):
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
@@ -29,9 +32,9 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 else:
     sys.path.insert(0, _ROOT)
 
-from judge import wire  # noqa: E402
+from judge import keeper, wire  # noqa: E402
 
-OUTPUT_FILE_LIMIT = 16 << 20
+OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
 
 
@@ -50,21 +53,37 @@ def learner_traceback(exc: BaseException, learner_path: str) -> str:
     return "".join(lines)
 
 
+def _sendable(text: str) -> str:
+    """``text`` with anything that is not valid Unicode (lone surrogates) escaped, so it can be sent."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def describe_exception(exc: BaseException, learner_path: str) -> dict:
-    message = str(exc)
+    """The ``{"type", "message", "line", "traceback", "memory"}`` description the judge accepts."""
+    syntax_line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == learner_path else None
+    if syntax_line is not None:
+        exc.filename = os.path.basename(learner_path)  # where the file lives is nobody's business
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001 - a learner's __str__ may raise anything
+        message = f"<{type(exc).__name__} whose message cannot be shown>"
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
-        message = f"your code wrote more than {OUTPUT_FILE_LIMIT >> 20} MB to its output or a file ({message})"
+        message = f"your code wrote a file larger than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
     line = None
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
     if frames:
         line = frames[-1].lineno
-    if isinstance(exc, SyntaxError) and exc.filename == learner_path:
-        line = exc.lineno
+    if syntax_line is not None:
+        line = syntax_line
+    try:
+        trace = learner_traceback(exc, learner_path)
+    except BaseException:  # noqa: BLE001 - formatting calls the learner's __str__ again
+        trace = f"{type(exc).__name__}: {message}\n"
     return {
-        "type": type(exc).__name__,
-        "message": message[:4000],
-        "line": line,
-        "traceback": learner_traceback(exc, learner_path)[-8000:],
+        "type": _sendable(type(exc).__name__)[:256],
+        "message": _sendable(message[:4000]),
+        "line": line if isinstance(line, int) else None,
+        "traceback": _sendable(trace[-8000:]),
         "memory": isinstance(exc, MemoryError) or any(m in message for m in MEMORY_MARKERS),
     }
 
@@ -101,7 +120,7 @@ def describe_functions(module) -> dict:
                 {"name": p.name, "kind": p.kind.name, "has_default": p.default is not inspect.Parameter.empty}
                 for p in signature.parameters.values()
             ],
-            "signature": f"{name}{signature}",
+            "signature": _sendable(f"{name}{signature}")[:2000],
         }
     return functions
 
@@ -181,7 +200,7 @@ def _apply_limits(memory_mb: int | None, device: str) -> None:
     import resource
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # Output goes to a file the judge reads back; a runaway print loop dies with SIGXFSZ.
+    # Output goes to a pipe the judge drains and caps; files the code writes stop here.
     resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_FILE_LIMIT, OUTPUT_FILE_LIMIT))
     # Address-space limits break CUDA (it reserves huge virtual ranges), so only on CPU.
     if memory_mb and device == "cpu":
@@ -210,12 +229,13 @@ def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: in
 
     def reply(header: dict, value=None) -> None:
         specs, payloads = [], []
-        try:
-            header["value"] = wire.encode_values(value, specs, payloads)
-        except wire.WireError as exc:
-            header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
-                                 "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
-            specs, payloads = [], []
+        if header.get("ok"):
+            try:
+                header["value"] = wire.encode_values(value, specs, payloads)
+            except wire.WireError as exc:
+                header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
+                                     "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
+                specs, payloads = [], []
         header["tensors"] = specs
         wire.write_frame(outbox, header, payloads)
 
@@ -238,8 +258,9 @@ def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: in
         if request.get("op") == "exit":
             return 0
         function = getattr(module, str(request.get("function")), None)
-        args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device)
-        kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device)
+        used: set[int] = set()  # args and kwargs share the frame's tensors, each used once
+        args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
+        kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
         args = [_materialize(a, torch, device) for a in args]
         kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
         if request.get("global_seed") is not None:
@@ -273,8 +294,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--in", dest="fd_in", type=int, required=True)
     parser.add_argument("--out", dest="fd_out", type=int, required=True)
+    parser.add_argument("--lifeline", type=int, default=None)
     parser.add_argument("--memory-mb", type=int, default=None)
     options = parser.parse_args(argv)
+    if options.lifeline is not None:
+        keeper.split(options.lifeline)  # returns in the worker; this process stays the keeper
     path = str(Path(options.path).resolve())
     sys.path.append(str(Path(path).parent))  # local level: the learner's helper modules beside the file
     prepare_torch()

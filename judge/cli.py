@@ -86,6 +86,9 @@ def main(argv: list[str]) -> int:
     except ExerciseError as error:
         err.print(f"[bold red]error:[/] {error}")
         return USAGE_ERROR
+    except KeyboardInterrupt:  # every learner process is gone already: its keeper saw the lifeline cut
+        err.print("interrupted")
+        return 130
 
 
 def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
@@ -182,8 +185,9 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
             return USAGE_ERROR
     try:
         # Start the learner's process before this one imports torch: the two imports then overlap.
+        # (wait=False: whatever goes wrong in the learner's file is raised, and judged, at first use.)
         process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
-                                 launcher=launcher)
+                                 load_timeout_s=exercise.time_limit_s, launcher=launcher)
         try:
             from judge.runner import judge_file
 
@@ -193,7 +197,7 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
             process.close()
     finally:
         if launcher is not None:
-            launcher.zygote.close()
+            launcher.close()
     return _show_report(report, args, out, lang)
 
 

@@ -5,6 +5,18 @@ environment, talks to it over two pipes, enforces a wall-clock deadline on every
 turns whatever happens to the child into an exception the runner maps to a verdict. This is
 the ``local`` sandbox level: a separate process with time and memory limits, for a learner
 judging their own code. Stricter levels wrap the same protocol.
+
+Invariants, at every level:
+
+- Everything read from the learner's pipes is hostile: frames are bounded by :mod:`judge.wire`
+  and every message is validated by :mod:`judge.protocol`; any failure is RE (or TLE, MLE), never
+  IE. Only a launcher's own channel can report a sandbox failure (:class:`SandboxFailure`, IE).
+- What the learner prints goes through a pipe the judge drains (:class:`OutputCapture`): the
+  host's disk is never involved, and past :data:`OUTPUT_LIMIT_BYTES` the process is stopped.
+- Whatever the launch took (a sandbox slot, cgroups, the pipes) is released by :meth:`close`,
+  which every failure path calls; nothing the learner started outlives it (:mod:`judge.keeper`).
+- Once the judge kills a process, it is dead for the runner at once: its exit status is never
+  read as the learner's fate in a later case.
 """
 
 from __future__ import annotations
@@ -18,25 +30,30 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
-from judge import wire
+from judge import protocol, wire
+from judge.keeper import Lifeline
+from judge.protocol import ExceptionInfo
 from judge.verdicts import Verdict
 
 CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
-STARTUP_TIMEOUT_S = 60.0  # importing torch on a cold disk can take a while
+STARTUP_ALLOWANCE_S = 60.0  # a fresh process imports torch first, and on a cold disk that takes a while
+DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
+OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
+KEEPER_EXIT_S = 10.0  # how long the judge waits for a keeper to finish killing its tree
 
 
 class LearnerRaised(Exception):
     """The learner's function raised; carries the learner-only traceback."""
 
-    def __init__(self, info: dict[str, Any]) -> None:
-        self.type_name: str = str(info.get("type", "Exception"))
-        self.message: str = str(info.get("message", ""))
-        self.line: int | None = info.get("line")
-        self.traceback: str = str(info.get("traceback", ""))
-        self.memory: bool = bool(info.get("memory"))
+    def __init__(self, info: ExceptionInfo) -> None:
+        self.type_name: str = info.type_name
+        self.message: str = info.message
+        self.line: int | None = info.line
+        self.traceback: str = info.traceback
+        self.memory: bool = info.memory
         super().__init__(f"{self.type_name}: {self.message}")
 
 
@@ -57,6 +74,23 @@ class LoadFailed(Exception):
         super().__init__(message)
 
 
+class SandboxFailure(Exception):
+    """The sandbox could not run this job (no free slot, a layer failed, the fork server is gone): IE.
+
+    Our fault, never the learner's, and it ends only this job. ``str(error)`` is safe to show to
+    anyone; ``detail`` (which may name the server's paths) is for the operator's log only.
+    """
+
+    def __init__(self, public: str, detail: str = "", *, pid: int | None = None) -> None:
+        super().__init__(public)
+        self.detail = detail
+        self.pid = pid  # a process the failed launch left behind, if any
+
+
+class OutputLimitExceeded(Exception):
+    """The learner's process printed more than :data:`OUTPUT_LIMIT_BYTES`."""
+
+
 @dataclass(frozen=True)
 class CallOptions:
     """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
@@ -65,63 +99,141 @@ class CallOptions:
     global_seed: int | None = None
 
 
-class _DeadlineReader:
-    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline."""
+class OutputCapture:
+    """The learner's stdout and stderr: a pipe the judge drains, keeping only the last few kB.
 
-    def __init__(self, fd: int) -> None:
+    A pipe, not a file: nothing the learner does (``fallocate`` included) can take the host's
+    disk, and the judge holds at most :data:`OUTPUT_TAIL_BYTES` of it however much is printed.
+    """
+
+    def __init__(self, limit: int = OUTPUT_LIMIT_BYTES) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        self.limit = limit
+        self.total = 0
+        self.open = True  # until end-of-file (every writer gone) or close()
+        self._tail = bytearray()
+
+    def drain(self) -> None:
+        """Read whatever is waiting; raise :class:`OutputLimitExceeded` once past the limit."""
+        while self.open:
+            try:
+                chunk = os.read(self.read_fd, 1 << 16)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.open = False
+                break
+            self.total += len(chunk)
+            self._tail += chunk
+            del self._tail[:-OUTPUT_TAIL_BYTES]
+            if self.total > self.limit:
+                raise OutputLimitExceeded
+        if self.total > self.limit:
+            raise OutputLimitExceeded
+
+    def tail(self) -> str:
+        try:
+            self.drain()
+        except OutputLimitExceeded:
+            pass
+        return self._tail.decode("utf-8", "replace")
+
+    def handed_over(self) -> None:
+        """Close the judge's copy of the write end (the learner's process has its own)."""
+        if self.write_fd >= 0:
+            os.close(self.write_fd)
+            self.write_fd = -1
+
+    def close(self) -> None:
+        self.handed_over()
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+            self.open = False
+
+
+class _DeadlineReader:
+    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline.
+
+    While it waits it also drains the output capture, so a learner that prints a lot never
+    blocks on a full pipe (and one that prints too much is stopped).
+    """
+
+    def __init__(self, fd: int, output: OutputCapture) -> None:
         self.fd = fd
+        self.output = output
         self.deadline = float("inf")
 
     def read(self, n: int) -> bytes:
-        remaining = self.deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        ready, _, _ = select.select([self.fd], [], [], None if remaining == float("inf") else remaining)
-        if not ready:
-            raise TimeoutError
-        return os.read(self.fd, min(n, 1 << 20))
+        while True:
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            watched = [self.fd, self.output.read_fd] if self.output.open else [self.fd]
+            ready, _, _ = select.select(watched, [], [], None if remaining == float("inf") else remaining)
+            if not ready:
+                raise TimeoutError
+            if self.output.read_fd in ready:
+                self.output.drain()
+            if self.fd in ready:
+                return os.read(self.fd, min(n, 1 << 20))
 
 
 class LearnerProcess:
     """One learner file loaded in a child process, ready to answer calls.
 
-    Raises :class:`LoadFailed` from the constructor when the file does not import. With
-    ``wait=False`` the constructor only starts the child (so the caller can import torch
-    meanwhile); the first use waits for it and raises then.
+    Raises :class:`LoadFailed` (CE, RE, MLE), :class:`ProcessFailed` (the process died, hung or
+    broke the protocol while loading) or :class:`SandboxFailure` (IE) from the constructor when
+    the file cannot be loaded; whatever the launch took is released first. With ``wait=False``
+    the constructor only starts the child (so the caller can import torch meanwhile) and never
+    raises for those: the first use raises instead.
+
+    ``load_timeout_s`` is the learner's own import time; the launcher adds what it needs to
+    start a process (a fresh ``local`` process imports torch first, a ``strict`` fork has it).
     """
 
     def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
-                 startup_timeout_s: float = STARTUP_TIMEOUT_S, wait: bool = True,
+                 load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S, wait: bool = True,
                  launcher: "Launcher | None" = None) -> None:
         self.path = Path(path).resolve()
         self.device = device
         self.memory_limit_mb = memory_limit_mb
         self.launcher = launcher or LocalLauncher()
-        self._output = tempfile.TemporaryFile()
+        self._startup_timeout_s = load_timeout_s + float(getattr(self.launcher, "startup_allowance_s", 0.0))
+        self._ready: protocol.Ready | None = None
+        self._failure: BaseException | None = None  # why it cannot be used, once that is known
+        self._killed = False  # by the judge: dead for the runner from that moment
+        self._closed = False
+        self._proc: Launched | None = None
+        self._output = OutputCapture()
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
+        self._reader = _DeadlineReader(self._from_child, self._output)
+        self._writer = os.fdopen(self._to_child, "wb")
         try:
             self._proc = self.launcher.launch(self.path, device=device, memory_limit_mb=memory_limit_mb,
-                                              fd_in=to_child_r, fd_out=from_child_w, output_fd=self._output.fileno())
+                                              fd_in=to_child_r, fd_out=from_child_w, output_fd=self._output.write_fd)
+        except (LoadFailed, SandboxFailure) as failure:
+            self._failure = failure
         except BaseException:
-            for fd in (self._to_child, self._from_child):
-                os.close(fd)
-            self._output.close()
+            self.close()
             raise
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
-        self._reader = _DeadlineReader(self._from_child)
-        self._writer = os.fdopen(self._to_child, "wb")
-        first = getattr(self._proc, "initial_frame", None)
-        if first is not None:
-            try:
-                wire.write_frame(self._writer, {**first, "tensors": []})
-            except OSError:
-                pass  # the child died already; waiting for its ready frame reports why
-        self._startup_timeout_s = startup_timeout_s
-        self._functions: dict[str, Any] | None = None
-        self._torch_version = ""
+            self._output.handed_over()
+        if self._failure is not None:
+            self.close()
+        else:
+            first = getattr(self._proc, "initial_frame", None)
+            if first is not None:
+                try:
+                    wire.write_frame(self._writer, {**first, "tensors": []})
+                except OSError:
+                    pass  # the child died already; waiting for its ready frame reports why
         if wait:
             self.wait_ready()
 
@@ -129,35 +241,46 @@ class LearnerProcess:
         """Wait for the child to import torch and load the file (once).
 
         Raises :class:`LoadFailed` when the file does not import, :class:`ProcessFailed` when the
-        child dies or hangs while loading.
+        child dies, hangs or lies while loading, :class:`SandboxFailure` when it could not start;
+        the process is closed (its slot released) before any of them, and the same error is
+        raised again on every later use.
         """
-        if self._functions is not None:
+        if self._ready is not None:
             return
-        header, _ = self._receive(self._startup_timeout_s, during="loading your file")
-        if "sandbox_error" in header:
-            self.close()
-            raise ProcessFailed(Verdict.IE, f"the sandbox could not start: {header['sandbox_error']}")
-        if "load_error" in header:
-            info = header["load_error"]
-            self.close()
-            raise load_failure(info)
-        ready = header.get("ready", {})
-        self._functions = ready.get("functions", {}) if isinstance(ready.get("functions"), dict) else {}
-        self._torch_version = str(ready.get("torch", ""))
+        if self._failure is not None:
+            raise self._failure
+        try:
+            header, _ = self._receive(self._startup_timeout_s, during="loading your file")
+            message = protocol.first_message(header)
+        except ProcessFailed as failure:
+            self._fail(failure)
+        except wire.WireError as error:
+            self._fail(ProcessFailed(Verdict.RE, f"your process sent a malformed message while loading: {error}"))
+        if isinstance(message, protocol.LoadError):
+            self._fail(load_failure(message.error))
+        self._ready = message
+
+    def _fail(self, failure: BaseException) -> NoReturn:
+        self._failure = failure
+        self.close()
+        raise failure
 
     @property
-    def functions(self) -> dict[str, Any]:
-        """Name -> parameter list of every public callable the learner's file defines."""
+    def functions(self) -> dict[str, protocol.FunctionInfo]:
+        """Name -> signature of every public callable the learner's file defines."""
         self.wait_ready()
-        return self._functions or {}
+        return dict(self._ready.functions)
 
     @property
     def torch_version(self) -> str:
         self.wait_ready()
-        return self._torch_version
+        return self._ready.torch_version
 
     @property
     def alive(self) -> bool:
+        """Whether it can take another call (not killed by the judge, not closed, not ended)."""
+        if self._killed or self._closed or self._failure is not None or self._proc is None:
+            return False
         return self._proc.poll() is None
 
     @property
@@ -174,6 +297,8 @@ class LearnerProcess:
         sent something malformed (the process is killed then).
         """
         self.wait_ready()
+        if not self.alive:
+            raise ProcessFailed(Verdict.RE, "your process is no longer running")
         specs: list[dict[str, Any]] = []
         payloads: list[bytes] = []
         request = {
@@ -190,42 +315,40 @@ class LearnerProcess:
         except (BrokenPipeError, OSError):
             raise self._death("before the call") from None
         header, payloads_out = self._receive(timeout_s, during=f"{function}()")
-        if "raised" in header:
-            if not isinstance(header["raised"], dict):
-                self.kill()
-                raise ProcessFailed(Verdict.RE, "your process sent an answer the judge does not understand")
-            raised = LearnerRaised(header["raised"])
+        try:
+            answer = protocol.reply(header)
+            if isinstance(answer, protocol.Raised):
+                raised = LearnerRaised(answer.error)
+            else:
+                value = wire.decode_values(answer.value, header.get("tensors", []), payloads_out)
+        except wire.WireError as error:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, f"your process sent an answer the judge does not understand: {error}") \
+                from None
+        if isinstance(answer, protocol.Raised):
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
-        if header.get("ok") is not True:
-            self.kill()
-            raise ProcessFailed(Verdict.RE, "your process sent an answer the judge does not understand")
-        try:
-            value = wire.decode_values(header.get("value"), header.get("tensors", []), payloads_out)
-        except (wire.WireError, ValueError, TypeError, RuntimeError) as exc:  # anything a forged frame can raise
-            self.kill()
-            raise ProcessFailed(Verdict.RE, f"your process sent a malformed result: {exc}") from None
-        elapsed = header.get("elapsed_ms", 0.0)
-        return value, float(elapsed) if isinstance(elapsed, (int, float)) else 0.0
+        return value, answer.elapsed_ms
 
     def output_tail(self) -> str:
         """The last few kB of what the learner's code printed."""
-        self._output.flush()
-        size = self._output.seek(0, os.SEEK_END)
-        self._output.seek(max(0, size - OUTPUT_TAIL_BYTES))
-        return self._output.read().decode("utf-8", "replace")
+        return self._output.tail()
 
-    def _receive(self, timeout_s: float, during: str) -> tuple[dict[str, Any], list[bytes]]:
+    def _receive(self, timeout_s: float, during: str) -> tuple[dict[str, Any], list[bytearray]]:
         self._reader.deadline = time.monotonic() + timeout_s
         try:
-            return wire.read_frame(self._reader)
+            return wire.read_frame(self._reader, max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
         except TimeoutError:
             memory = self._proc.memory_exceeded()  # stalled at its memory limit: that is the cause
             self.kill()
             if memory:
                 raise ProcessFailed(Verdict.MLE, f"your process hit its memory limit during {during}") from None
             raise ProcessFailed(Verdict.TLE, f"{during} did not finish within {timeout_s:.1f} s") from None
+        except OutputLimitExceeded:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, f"your process printed more than {OUTPUT_LIMIT_BYTES >> 20} MB during "
+                                            f"{during}; print less") from None
         except EOFError:
             raise self._death(during) from None
         except wire.WireError as exc:
@@ -236,6 +359,8 @@ class LearnerProcess:
 
     def _death(self, during: str) -> ProcessFailed:
         """Explain why the child is gone (it closed its pipe or exited)."""
+        if self._killed:
+            return ProcessFailed(Verdict.RE, f"your process had already been stopped before {during}")
         code = self._proc.wait(timeout=5)
         memory = self._proc.memory_exceeded()
         self.kill()
@@ -254,31 +379,51 @@ class LearnerProcess:
                     return ProcessFailed(Verdict.TLE, f"your process was killed at its CPU-time limit during {during}")
                 return ProcessFailed(Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}")
             if sig == signal.SIGXFSZ:
-                return ProcessFailed(Verdict.RE, f"your process wrote too much output during {during}")
+                return ProcessFailed(Verdict.RE, f"your process wrote too large a file during {during}")
             return ProcessFailed(Verdict.RE, f"your process died from signal {name} during {during}")
         return ProcessFailed(Verdict.RE, f"your process exited (status {code}) during {during}; "
                                          "do not call exit() or os._exit() in a solution")
 
     def kill(self) -> None:
-        """Kill the child's whole process tree (orphaned grandchildren could hold the pipe)."""
-        self._proc.kill()
+        """Kill the child's whole process tree (orphaned grandchildren could hold the pipe).
+
+        From now on the process is dead for the runner, whatever its exit status says later.
+        """
+        self._killed = True
+        if self._proc is not None:
+            self._proc.kill()
 
     def close(self) -> None:
-        """Ask the child to exit, then make sure its whole tree is gone and its resources freed."""
-        if self._proc.poll() is None:
+        """Ask the child to exit, then make sure its whole tree is gone and its resources freed.
+
+        Idempotent; safe on a process that never started. The sandbox slot and cgroups are
+        released even when something on the way fails.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._proc is not None and not self._killed and self._proc.poll() is None:
+                try:
+                    wire.write_frame(self._writer, {"op": "exit", "tensors": []})
+                    self._proc.wait(timeout=2)
+                except OSError:
+                    pass
+        finally:
             try:
-                wire.write_frame(self._writer, {"op": "exit", "tensors": []})
-                self._proc.wait(timeout=2)
-            except OSError:
-                pass
-        self._proc.kill()
-        self._proc.release()
-        for closer in (self._writer.close, lambda: os.close(self._from_child)):
-            try:
-                closer()
-            except OSError:
-                pass
-        self._output.close()
+                if self._proc is not None:
+                    self._killed = True
+                    self._proc.kill()
+            finally:
+                if self._proc is not None:
+                    self._proc.release()
+                for closer in (self._writer.close, lambda: os.close(self._from_child)):
+                    try:
+                        closer()
+                    except OSError:
+                        pass
+                self._output.tail()  # keep the last output readable after close
+                self._output.close()
 
     def __enter__(self) -> "LearnerProcess":
         return self
@@ -299,57 +444,80 @@ class Launched(Protocol):
         """Wait up to ``timeout`` seconds for it to end; its exit code, or None if it still runs."""
 
     def kill(self) -> None:
-        """SIGKILL the whole process tree."""
+        """SIGKILL the whole process tree, grandchildren that left its session included."""
 
     def memory_exceeded(self) -> bool:
         """Whether a memory limit outside the process (a cgroup) killed or starved it."""
 
     def release(self) -> None:
-        """Free what the launch took (scratch directory, cgroups); the process is gone by then."""
+        """Kill the tree and free what the launch took (slot, scratch, cgroups); idempotent."""
 
 
 class Launcher(Protocol):
-    """Starts ``judge/child.py``'s protocol on the given fds, at one isolation level."""
+    """Starts ``judge/child.py``'s protocol on the given fds, at one isolation level.
+
+    ``launch`` raises :class:`LoadFailed` for a file that cannot be sent (CE) and
+    :class:`SandboxFailure` when this level cannot run the job now (IE for that job only).
+    """
 
     level: str
+    startup_allowance_s: float  # added to the learner's load time: what starting a process costs
 
     def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
                output_fd: int) -> Launched: ...
+
+    def close(self) -> None:
+        """Stop what the launcher keeps running between jobs (a fork server)."""
 
 
 class LocalLauncher:
     """The ``local`` level: a fresh ``python judge/child.py`` per learner file, own session, rlimits.
 
     For a learner judging their own code: it keeps hidden data out of the process and stops
-    runaway code, but does not stop code that sets out to read files or open sockets.
+    runaway code, but does not stop code that sets out to read files or open sockets. The
+    process is a keeper and its worker (:mod:`judge.keeper`), so nothing the code starts outlives
+    the judging, even when the judge itself is killed.
     """
 
     level = "local"
+    startup_allowance_s = STARTUP_ALLOWANCE_S
 
     def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
                output_fd: int) -> Launched:
         scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
+        lifeline = Lifeline()
         command = [sys.executable, str(CHILD_SCRIPT), str(path), "--device", device,
-                   "--in", str(fd_in), "--out", str(fd_out)]
+                   "--in", str(fd_in), "--out", str(fd_out), "--lifeline", str(lifeline.read_fd)]
         if memory_limit_mb:
             command += ["--memory-mb", str(memory_limit_mb)]
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=output_fd,
-            stderr=subprocess.STDOUT,
-            pass_fds=(fd_in, fd_out),
-            cwd=scratch.name,
-            env=_child_environment(scratch.name),
-            start_new_session=True,  # its own process group, so the whole tree can be killed
-        )
-        return _LocalChild(process, scratch)
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=output_fd,
+                stderr=subprocess.STDOUT,
+                pass_fds=(fd_in, fd_out, lifeline.read_fd),
+                cwd=scratch.name,
+                env=_child_environment(scratch.name),
+                start_new_session=True,  # its own process group: the fallback where no keeper runs
+            )
+        except OSError as error:
+            lifeline.cut()
+            scratch.cleanup()
+            raise SandboxFailure("the judge could not start a Python process", str(error)) from None
+        finally:
+            lifeline.handed_over()
+        return _LocalChild(process, scratch, lifeline)
+
+    def close(self) -> None:
+        pass
 
 
 class _LocalChild:
-    def __init__(self, process: subprocess.Popen, scratch: tempfile.TemporaryDirectory) -> None:
+    def __init__(self, process: subprocess.Popen, scratch: tempfile.TemporaryDirectory, lifeline: Lifeline) -> None:
         self._process = process
         self._scratch = scratch
+        self._lifeline = lifeline
         self.pid = process.pid
 
     def poll(self) -> int | None:
@@ -362,18 +530,22 @@ class _LocalChild:
             return None
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if self._process.poll() is None:
+        self._lifeline.cut()  # the keeper kills the whole tree, then exits
+        if self.wait(KEEPER_EXIT_S) is None:
+            try:  # no keeper here (not Linux), or it is stuck: the process group at least
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
             self._process.wait()
 
     def memory_exceeded(self) -> bool:
         return False
 
     def release(self) -> None:
-        self._scratch.cleanup()
+        try:
+            self.kill()
+        finally:
+            self._scratch.cleanup()
 
 
 def _child_environment(home: str) -> dict[str, str]:
@@ -386,18 +558,17 @@ def _child_environment(home: str) -> dict[str, str]:
     return env
 
 
-def load_failure(info: dict[str, Any]) -> LoadFailed:
-    """The :class:`LoadFailed` (CE, MLE or RE) for a ``load_error`` description from the learner's side."""
-    kind = str(info.get("type", ""))
-    line = info.get("line")
+def load_failure(info: ExceptionInfo) -> LoadFailed:
+    """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
+    line = info.line
     where = f" (line {line})" if line else ""
-    trace = str(info.get("traceback", "")).strip()
-    if kind == "UnicodeDecodeError":
+    trace = info.traceback.strip()
+    if info.type_name == "UnicodeDecodeError":
         return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
-    if kind in ("SyntaxError", "IndentationError", "TabError"):
+    if info.type_name in ("SyntaxError", "IndentationError", "TabError"):
         return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
-    if kind in ("ImportError", "ModuleNotFoundError"):
-        return LoadFailed(Verdict.CE, f"import error{where}: {info.get('message', '')}\n{trace}", line)
-    if info.get("memory"):
+    if info.type_name in ("ImportError", "ModuleNotFoundError"):
+        return LoadFailed(Verdict.CE, f"import error{where}: {info.message}\n{trace}", line)
+    if info.memory:
         return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)
     return LoadFailed(Verdict.RE, f"your file raised while being imported{where}:\n{trace}", line)

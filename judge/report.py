@@ -46,6 +46,7 @@ class CaseResult:
     diagnosis: str | None = None
     checks: list[CheckRecord] = field(default_factory=list)
     title_zh: str = ""
+    sandbox: str | None = None  # the isolation level of the process that ran it (None: no process ran it)
 
     @property
     def diagnosis_zh(self) -> str | None:
@@ -68,7 +69,7 @@ class Report:
     exercise: dict[str, Any]
     verdict: Verdict
     cases: list[CaseResult]
-    seed: int
+    seed: int | None  # the master seed (None only in a report of a submission that was never judged)
     device: str
     sandbox: str
     suites: list[str]

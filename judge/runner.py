@@ -3,32 +3,41 @@
 The one runner behind every front door (CLI, web queue, maintainers' ``check``). The learner's
 code runs in a :class:`~judge.process.LearnerProcess`; test functions, expected values and
 every check stay in this process.
+
+:func:`judge_file` never raises for anything the learner's code does, and a sandbox that cannot
+run a job ends that job in IE, not in an exception. Every process it starts, restarts included,
+runs at the level of the first (the launcher given, or the one of the process given), and each
+case records the level that ran it. Messages never carry the judge's own traceback or the
+server's paths: an internal error logs its details under a reference the learner can quote.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import secrets
 import sys
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Callable, Mapping
 
 from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
-from judge.process import Launcher, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
+from judge.protocol import FunctionInfo
+from judge.process import Launcher, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed, SandboxFailure
+from judge.redaction import redact_report
 from judge.report import CaseResult, CheckRecord, Report
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
 TOO_REGULAR_CASE = "not_too_regular"
+log = logging.getLogger("probjudge.runner")
 
 ProgressCallback = Callable[[str, int, int], None]  # (case title, index, total)
 
@@ -95,7 +104,7 @@ def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
     return sys.modules[name]
 
 
-def signature_problems(exercise: Exercise, functions: dict) -> list[str]:
+def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]) -> list[str]:
     """Compare the learner's functions with the exercise's declared ones; return readable problems."""
     problems = []
     for spec in exercise.functions:
@@ -103,14 +112,14 @@ def signature_problems(exercise: Exercise, functions: dict) -> list[str]:
         if found is None:
             problems.append(f"your file does not define `{spec.signature}`")
             continue
-        params = found.get("params", [])
-        names = {p["name"] for p in params}
-        takes_kwargs = any(p["kind"] == "VAR_KEYWORD" for p in params)
+        params = found.params
+        names = {p.name for p in params}
+        takes_kwargs = any(p.kind == "VAR_KEYWORD" for p in params)
         missing = [n for n in spec.params if n not in names and not takes_kwargs]
-        extra = [p["name"] for p in params
-                 if p["name"] not in spec.params and not p["has_default"]
-                 and p["kind"] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")]
-        positional_only = [p["name"] for p in params if p["kind"] == "POSITIONAL_ONLY" and p["name"] != spec.params[0]]
+        extra = [p.name for p in params
+                 if p.name not in spec.params and not p.has_default
+                 and p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")]
+        positional_only = [p.name for p in params if p.kind == "POSITIONAL_ONLY" and p.name != spec.params[0]]
         if missing or extra or positional_only:
             detail = []
             if missing:
@@ -119,7 +128,7 @@ def signature_problems(exercise: Exercise, functions: dict) -> list[str]:
                 detail.append("extra required " + ", ".join(f"`{n}`" for n in extra))
             if positional_only:
                 detail.append("positional-only " + ", ".join(f"`{n}`" for n in positional_only))
-            problems.append(f"`{found.get('signature', spec.name)}` must be `{spec.signature}` ({'; '.join(detail)})")
+            problems.append(f"`{found.signature}` must be `{spec.signature}` ({'; '.join(detail)})")
     return problems
 
 
@@ -129,8 +138,9 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     """Judge the learner file at ``path``; never raises for anything the learner's code does.
 
     ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``
-    lets a caller reuse a loaded learner process across runs (it is not closed here);
-    ``launcher`` chooses the sandbox level of the processes started here (default ``local``).
+    lets a caller reuse a learner process it started (it is not closed here); ``launcher``
+    chooses the sandbox level of the processes started here (default: the level of ``process``
+    if given, else ``local``). A process that dies is replaced by one of the same level.
     """
     master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
     started = time.monotonic()
@@ -140,12 +150,16 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
         declared = declared + suite.budget
     budget = FalseFailureBudget(exercise.false_failure_budget, declared)
     specs = [case for suite in loaded for case in suite.cases]
+    if launcher is None and process is not None:
+        launcher = getattr(process, "launcher", None)  # restarts keep the level (None: cannot restart)
+    level = process.sandbox if process is not None else (launcher.level if launcher else "local")
     report = Report(exercise=exercise.summary(), verdict=Verdict.AC, cases=[], seed=master_seed, device=device,
-                    sandbox=(process.sandbox if process else (launcher.level if launcher else "local")),
-                    suites=list(suites), judge_version=JUDGE_VERSION,
-                    false_failure_budget={})
+                    sandbox=level, suites=list(suites), judge_version=JUDGE_VERSION, false_failure_budget={})
+    restartable = process is None or launcher is not None
+
     def start() -> LearnerProcess:
-        return LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb, launcher=launcher)
+        return LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
+                              load_timeout_s=exercise.time_limit_s, launcher=launcher)
 
     owned = process is None
     try:
@@ -154,16 +168,13 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
         problems = signature_problems(exercise, process.functions)
         if problems:
             raise LoadFailed(Verdict.CE, "; ".join(problems))
-    except (LoadFailed, ProcessFailed) as failure:  # did not load, or hung/died while importing
+    except (LoadFailed, ProcessFailed, SandboxFailure) as failure:  # did not load, or died/hung while importing
         if owned and process is not None:
             process.close()
-        prefix = "" if isinstance(failure, LoadFailed) else "while loading your file: "
-        report.verdict, report.message = failure.verdict, prefix + str(failure)
+        report.verdict, report.message = _load_outcome(failure)
         report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load",
                                    title_zh=c.title_zh) for c in specs]
-        report.false_failure_budget = budget.summary()
-        report.time_ms = (time.monotonic() - started) * 1000
-        return report
+        return _finish(report, budget, started)
 
     report.environment = {"torch": process.torch_version, "python": sys.version.split()[0]}
     fit_groups: list[tuple[str, list[tuple[float, int]]]] = []
@@ -173,14 +184,24 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
             if progress:
                 progress(case.title, index, len(specs))
             if process is None or not process.alive:
-                if restarts >= MAX_RESTARTS:
+                if restarts >= MAX_RESTARTS or not restartable:
                     report.cases.append(CaseResult(case.name, case.suite, case.title, Verdict.SK,
                                                    "not run: your process died too often", title_zh=case.title_zh))
                     continue
                 restarts += 1
-                if owned and process is not None:
-                    process.close()  # frees its pipes, scratch, cgroups and sandbox slot
-                process = start()
+                if process is not None:
+                    # Dead, so closed here even when the caller owns it (close is idempotent): that
+                    # frees its pipes, scratch, cgroups and sandbox slot for the new process.
+                    process.close()
+                process = None
+                try:
+                    process = start()
+                except (LoadFailed, ProcessFailed, SandboxFailure) as failure:
+                    verdict, message = _load_outcome(failure)
+                    report.cases.append(CaseResult(case.name, case.suite, case.title, verdict,
+                                                   f"restarting your process failed: {message}",
+                                                   title_zh=case.title_zh, sandbox=level))
+                    continue
                 owned = True
             result, fit_statistics = _run_case(case, process, exercise, master_seed, device, budget)
             if fit_statistics:
@@ -198,9 +219,28 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
         report.message = f"{failing.title}: {failing.message}"
         report.diagnosis = next((c.diagnosis for c in report.cases if c.diagnosis and c.verdict not in
                                  (Verdict.AC, Verdict.SK)), None)
+    return _finish(report, budget, started)
+
+
+def _load_outcome(failure: LoadFailed | ProcessFailed | SandboxFailure) -> tuple[Verdict, str]:
+    """The verdict and message for a file that could not be (re)loaded."""
+    if isinstance(failure, SandboxFailure):
+        return Verdict.IE, _internal_error(f"the sandbox could not run your code: {failure}", failure.detail)
+    prefix = "" if isinstance(failure, LoadFailed) else "while loading your file: "
+    return failure.verdict, prefix + str(failure)
+
+
+def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:
+    """Log ``detail`` for the operator under a fresh reference; the message a learner may see."""
+    reference = secrets.token_hex(4)
+    log.error("internal error %s: %s (%s)", reference, public, detail, exc_info=exc_info)
+    return f"{public} (not your fault; internal error {reference})"
+
+
+def _finish(report: Report, budget: FalseFailureBudget, started: float) -> Report:
     report.false_failure_budget = budget.summary()
     report.time_ms = (time.monotonic() - started) * 1000
-    return report
+    return redact_report(report)
 
 
 def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, master_seed: int, device: str,
@@ -209,7 +249,8 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
     case_seed = derive_seed(master_seed, case.suite, case.name)
     ctx = Context(seed=case_seed, device=device, budget=budget, deadline=time.monotonic() + exercise.time_limit_s)
     submission = Submission(process, tuple(f.name for f in exercise.functions), lambda: ctx)
-    result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed, title_zh=case.title_zh)
+    result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed, title_zh=case.title_zh,
+                        sandbox=process.sandbox)
     started = time.perf_counter()
     try:
         case.function(submission, ctx)
@@ -227,8 +268,8 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
         result.message = str(failure)
     except Exception as error:  # noqa: BLE001 - a bug in the judge or the exercise, never the learner's
         result.verdict = Verdict.IE
-        result.message = ("internal error in this test (not your fault; please report it): "
-                          f"{type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}")
+        result.message = _internal_error("this test failed inside the judge",
+                                         f"{case.suite}/{case.name}: {type(error).__name__}: {error}", exc_info=True)
     result.time_ms = (time.perf_counter() - started) * 1000
     result.checks = ctx.records
     if result.statistic is None and ctx.records:

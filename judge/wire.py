@@ -8,19 +8,37 @@ Frame layout: ``b"PJ1"`` magic, 4-byte big-endian header length, the UTF-8 JSON 
 the payloads in the order the header lists them (``header["tensors"]``: dtype, shape, nbytes).
 In the header, a tensor value is written ``{"$tensor": i}`` and a generator ``{"$generator":
 seed}``; the Python side decodes them with :func:`decode_values`.
+
+Whatever the learner's process sends is hostile, so the reader bounds everything before it
+allocates: header bytes, nesting depth, node count, integer size (64 bits), valid Unicode, the
+number of tensors, payload bytes, and each payload is materialized at most once (a frame can
+never make the judge hold more than its own size in tensors). Every failure is a
+:class:`WireError`, never another exception.
 """
 
 from __future__ import annotations
 
 import ctypes
 import json
+import re
 import struct
 from typing import Any, BinaryIO
 
 MAGIC = b"PJ1"
 MAX_HEADER_BYTES = 4 << 20  # room for a 512 kB source even if every character needs a \u escape
+# What the learner's process may send in one header: tracebacks and signatures need far less, and
+# a small cap bounds the Python objects a hostile header can make the judge build (~25x its size).
+MAX_REPLY_HEADER_BYTES = 1 << 20
 # Large enough for [64, 32000] float64 probabilities plus slack; a child may not send more.
 MAX_FRAME_BYTES = 64 << 20
+MAX_TENSORS = 1024  # tensors in one frame
+MAX_DEPTH = 32  # nesting of lists and objects in a header
+MAX_NODES = 200_000  # values in a header, all levels together
+MAX_DIMENSION = 1 << 40  # one size of a shape (torch sizes are int64; anything this big is a forgery)
+INT64 = (-(1 << 63), (1 << 63) - 1)
+DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 
 # dtype name -> item size in bytes (the name is also the torch attribute)
 DTYPES: dict[str, int] = {
@@ -41,16 +59,18 @@ class WireError(Exception):
     """A frame broke the format: wrong magic, oversized, bad dtype/shape, truncated."""
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytes:
-    chunks = []
-    remaining = n
-    while remaining:
-        chunk = stream.read(remaining)
+def _read_exact(stream: BinaryIO, n: int) -> bytearray:
+    """Exactly ``n`` bytes into one buffer (no second copy: tensors are built on it)."""
+    buffer = bytearray(n)
+    view = memoryview(buffer)
+    filled = 0
+    while filled < n:
+        chunk = stream.read(n - filled)
         if not chunk:
-            raise EOFError(f"stream ended with {remaining} of {n} bytes missing")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+            raise EOFError(f"stream ended with {n - filled} of {n} bytes missing")
+        view[filled:filled + len(chunk)] = chunk
+        filled += len(chunk)
+    return buffer
 
 
 def write_frame(stream: BinaryIO, header: dict[str, Any], payloads: list[bytes] = ()) -> None:
@@ -62,40 +82,101 @@ def write_frame(stream: BinaryIO, header: dict[str, Any], payloads: list[bytes] 
     stream.flush()
 
 
-def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES) -> tuple[dict[str, Any], list[bytes]]:
+def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES,
+               max_header_bytes: int = MAX_HEADER_BYTES) -> tuple[dict[str, Any], list[bytearray]]:
     """Read and validate one frame.
 
-    Returns ``(header, payloads)``. Raises :class:`EOFError` when the stream ends before a
-    frame starts or in the middle of one, and :class:`WireError` for anything malformed.
+    Returns ``(header, payloads)``: the header is a JSON object within every bound in the module
+    docstring, ``header["tensors"]`` a list of valid specs. Raises :class:`EOFError` when the
+    stream ends before a frame starts or in the middle of one, and :class:`WireError` for
+    anything malformed (nothing else, whatever the bytes).
     """
-    magic = stream.read(len(MAGIC))
+    magic = bytes(stream.read(len(MAGIC)))
     if not magic:
         raise EOFError("no frame")
     if len(magic) < len(MAGIC):
         magic += _read_exact(stream, len(MAGIC) - len(magic))
     if magic != MAGIC:
-        raise WireError(f"bad magic {magic!r}")
+        raise WireError(f"bad magic {magic[:8]!r}")
     (length,) = struct.unpack(">I", _read_exact(stream, 4))
-    if length > MAX_HEADER_BYTES:
-        raise WireError(f"header of {length} bytes exceeds the limit")
-    try:
-        header = json.loads(_read_exact(stream, length).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WireError(f"header is not JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise WireError("header is not an object")
+    if length > max_header_bytes:
+        raise WireError(f"header of {length} bytes exceeds the limit of {max_header_bytes}")
+    header = parse_header(_read_exact(stream, length))
     specs = header.get("tensors", [])
     if not isinstance(specs, list):
         raise WireError("'tensors' is not a list")
-    total = 0
-    payloads = []
-    for spec in specs:
-        nbytes = validate_tensor_spec(spec)
-        total += nbytes
-        if total > max_bytes:
-            raise WireError(f"frame payload exceeds {max_bytes} bytes")
-        payloads.append(_read_exact(stream, nbytes))
-    return header, payloads
+    if len(specs) > MAX_TENSORS:
+        raise WireError(f"{len(specs)} tensors in one frame; the limit is {MAX_TENSORS}")
+    total = sum(validate_tensor_spec(spec) for spec in specs)
+    if total > max_bytes:
+        raise WireError(f"frame payload of {total} bytes exceeds {max_bytes} bytes")
+    return header, [_read_exact(stream, spec["nbytes"]) for spec in specs]
+
+
+def parse_header(body: bytes | bytearray) -> dict[str, Any]:
+    """Decode a header: UTF-8 JSON, an object, within :data:`MAX_DEPTH`, :data:`MAX_NODES` and int64.
+
+    Raises :class:`WireError` for anything else (deep nesting, a 5 000-digit number and a lone
+    surrogate included), never ``RecursionError`` or ``ValueError``.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WireError(f"header is not UTF-8: {exc.reason}") from None
+    if _nesting_exceeds(text, MAX_DEPTH):
+        raise WireError(f"header nests deeper than {MAX_DEPTH} levels")
+    try:
+        header = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, ...
+        raise WireError(f"header is not JSON: {str(exc)[:200]}") from None
+    if not isinstance(header, dict):
+        raise WireError("header is not an object")
+    _check_values(header)
+    return header
+
+
+def _nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``limit`` (checked before parsing)."""
+    # A cheap bound first: a header cannot nest deeper than it has opening brackets.
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_A_BRACKET.sub("", _JSON_STRING.sub("", text))
+    depth = 0
+    for char in brackets:
+        depth += 1 if char in "[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def _check_values(header: dict[str, Any]) -> None:
+    """Every integer fits int64, every string is valid Unicode, at most MAX_NODES values."""
+    pending: list[Any] = [header]
+    seen = 0
+    while pending:
+        value = pending.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            raise WireError(f"header holds more than {MAX_NODES} values")
+        if isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, str):
+            if not _valid_unicode(value):
+                raise WireError("header holds a string that is not valid Unicode (a lone surrogate)")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not INT64[0] <= value <= INT64[1]:
+                raise WireError("header holds an integer larger than 64 bits")
+
+
+def _valid_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def validate_tensor_spec(spec: Any) -> int:
@@ -109,12 +190,23 @@ def validate_tensor_spec(spec: Any) -> int:
         raise WireError("shape must be a list of at most 8 sizes")
     count = 1
     for size in shape:
-        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_DIMENSION:
             raise WireError(f"bad size {size!r} in shape")
         count *= size
     if nbytes != count * DTYPES[dtype]:
         raise WireError(f"declared {nbytes!r} bytes, shape {shape} of {dtype} needs {count * DTYPES[dtype]}")
+    device = spec.get("device", "cpu")
+    if not isinstance(device, str) or not _is_device_name(device):
+        raise WireError(f"device {str(device)[:40]!r} is not a device name")
     return nbytes
+
+
+def _is_device_name(name: str) -> bool:
+    """``cpu``, ``cuda``, ``cuda:3``...: what :func:`tensor_to_payload` writes, and what ``torch.device`` parses."""
+    kind, colon, index = name.partition(":")
+    if kind not in DEVICE_TYPES:
+        return False
+    return not colon or (index.isascii() and index.isdigit() and len(index) <= 4)
 
 
 def tensor_to_payload(tensor: Any) -> tuple[dict[str, Any], bytes]:
@@ -129,8 +221,12 @@ def tensor_to_payload(tensor: Any) -> tuple[dict[str, Any], bytes]:
     return spec, raw
 
 
-def payload_to_tensor(spec: dict[str, Any], raw: bytes, device: str = "cpu") -> Any:
-    """Rebuild a tensor from a validated spec and its bytes (a copy: the buffer is not shared)."""
+def payload_to_tensor(spec: dict[str, Any], raw: bytes | bytearray, device: str = "cpu") -> Any:
+    """Rebuild a tensor from a validated spec and its bytes.
+
+    A ``bytearray`` (what :func:`read_frame` returns) becomes the tensor's storage without a
+    copy, so it must not be used again; ``bytes`` are copied.
+    """
     import torch
 
     validate_tensor_spec(spec)
@@ -138,7 +234,8 @@ def payload_to_tensor(spec: dict[str, Any], raw: bytes, device: str = "cpu") -> 
     if not raw:
         tensor = torch.empty(spec["shape"], dtype=dtype)
     else:
-        tensor = torch.frombuffer(bytearray(raw), dtype=dtype).reshape(spec["shape"])
+        buffer = raw if isinstance(raw, bytearray) else bytearray(raw)
+        tensor = torch.frombuffer(buffer, dtype=dtype).reshape(spec["shape"])
     return tensor.to(device) if device != "cpu" else tensor
 
 
@@ -156,6 +253,8 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes]
         return {"$tensor": len(specs) - 1}
     if isinstance(value, GeneratorSpec):
         return {"$generator": value.seed}
+    if isinstance(value, str) and not _valid_unicode(value):
+        raise WireError("cannot send a string that is not valid Unicode (it holds a lone surrogate)")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
@@ -165,27 +264,44 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes]
     raise WireError(f"cannot send a value of type {type(value).__name__}")
 
 
-def decode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes], device: str = "cpu") -> Any:
-    """Inverse of :func:`encode_values`; generators come back as :class:`GeneratorSpec`."""
+def decode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray], device: str = "cpu",
+                  used: set[int] | None = None) -> Any:
+    """Inverse of :func:`encode_values`; generators come back as :class:`GeneratorSpec`.
+
+    Each tensor of the frame may be referenced once (the encoder never does otherwise), so a
+    frame cannot make the judge materialize one payload many times; ``used`` carries that rule
+    across several calls on one frame. Raises :class:`WireError` for a bad or repeated reference,
+    a bad generator seed, or a payload torch refuses.
+    """
+    used = set() if used is None else used
     if isinstance(value, dict):
         if set(value) == {"$tensor"}:
-            index = value["$tensor"]
-            if not isinstance(index, int) or not 0 <= index < len(payloads):
-                raise WireError(f"tensor reference {index!r} out of range")
-            tensor = payload_to_tensor(specs[index], payloads[index], device)
-            if isinstance(specs[index].get("device"), str):
-                # Where the sender's tensor lived, so the judge can check "outputs stay on the device".
-                tensor.origin_device = specs[index]["device"]
-            return tensor
+            return _take_tensor(value["$tensor"], specs, payloads, device, used)
         if set(value) == {"$generator"}:
             seed = value["$generator"]
-            if not isinstance(seed, int) or isinstance(seed, bool):
-                raise WireError(f"generator seed {seed!r} is not an integer")
+            if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
+                raise WireError(f"generator seed {str(seed)[:40]!r} is not an integer in [0, 2**64)")
             return GeneratorSpec(seed)
-        return {k: decode_values(v, specs, payloads, device) for k, v in value.items()}
+        return {k: decode_values(v, specs, payloads, device, used) for k, v in value.items()}
     if isinstance(value, list):
-        return [decode_values(v, specs, payloads, device) for v in value]
+        return [decode_values(v, specs, payloads, device, used) for v in value]
     return value
+
+
+def _take_tensor(index: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray], device: str,
+                 used: set[int]) -> Any:
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < min(len(specs), len(payloads)):
+        raise WireError(f"tensor reference {str(index)[:40]!r} out of range")
+    if index in used:
+        raise WireError(f"tensor {index} is referenced more than once")
+    used.add(index)
+    try:
+        tensor = payload_to_tensor(specs[index], payloads[index], device)
+    except (ValueError, TypeError, RuntimeError) as exc:  # torch's own refusals of a forged spec
+        raise WireError(f"tensor {index} cannot be rebuilt: {str(exc)[:200]}") from None
+    # Where the sender's tensor lived, so the judge can check "outputs stay on the device".
+    tensor.origin_device = specs[index].get("device", "cpu")
+    return tensor
 
 
 class GeneratorSpec:

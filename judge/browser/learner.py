@@ -18,6 +18,7 @@ from typing import Any
 
 from judge.child import describe_exception, describe_functions, load_learner_module
 from judge.process import CallOptions, LearnerRaised, load_failure
+from judge.protocol import exception_info, functions_info
 from judge.wire import GeneratorSpec
 
 LEARNER_FILENAME = "solution.py"
@@ -42,8 +43,8 @@ class InProcessLearner:
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # noqa: BLE001 - whatever the learner's import does (SystemExit too)
-            raise load_failure(describe_exception(error, filename)) from None
-        self.functions = describe_functions(self._module)
+            raise load_failure(exception_info(describe_exception(error, filename))) from None
+        self.functions = functions_info(describe_functions(self._module))
         self.torch_version = str(getattr(torch, "__version__", ""))
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
@@ -60,7 +61,7 @@ class InProcessLearner:
             with redirect_stdout(self._output), redirect_stderr(self._output):
                 value = target(*self._copy(args), **self._copy(kwargs))
         except Exception as error:  # noqa: BLE001 - the learner's exception is a verdict, not a crash
-            raise LearnerRaised(describe_exception(error, self._filename)) from None
+            raise LearnerRaised(exception_info(describe_exception(error, self._filename))) from None
         return self._copy(value), 0.0
 
     def _copy(self, value: Any) -> Any:

@@ -4,7 +4,10 @@ Why each rule: Landlock and the network namespace do not cover named Unix socket
 ``socket()`` itself is refused (``socketpair()`` stays: it reaches nothing outside the process
 tree). The rest closes the doors out of the other layers: new namespaces (a user namespace gives
 an unprivileged process root inside it), mounts, tracing other processes, loading kernel code,
-io_uring (it opens files on the process's behalf), and changing identity.
+io_uring (it opens files on the process's behalf), and changing identity. ``fallocate`` and
+``memfd_create`` are refused too: ``fallocate(FALLOC_FL_KEEP_SIZE)`` reserves space that
+``RLIMIT_FSIZE`` does not count, and a memfd is memory outside every file-size limit; Python and
+torch need neither.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ DENIED = (
     "io_uring_setup", "io_uring_enter", "io_uring_register", "mknod", "mknodat",
     "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups", "setfsuid", "setfsgid",
     "personality", "quotactl", "syslog", "vhangup", "lookup_dcookie",
+    "fallocate", "memfd_create", "memfd_secret",
 )
 CLONE_NEWUSER = 0x10000000
 CLONE_NAMESPACES = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET (with NEWTIME below)

@@ -1,14 +1,20 @@
 """The ``strict`` level on the judge's side: the zygote client, worker slots, and the launcher.
 
 :class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess`: it reads the learner's
-file here (the sandbox cannot read it), creates the job's cgroups, takes a worker slot (its own
-uid/gid and scratch directory) and asks the zygote to fork a confined child on the job's pipes.
+file here (the sandbox cannot read it), takes a worker slot (its own uid/gid and scratch
+directory), creates the job's cgroups and asks the zygote to fork a confined child on the job's
+pipes. A slot is a lease: :meth:`StrictChild.release` returns it, with the cgroups, on every
+path, once the job's keeper has ended (so the next job of that uid never meets a leftover
+process). Waiting for a slot has a deadline (:data:`SLOT_WAIT_S`): past it, that one job fails
+with :class:`~judge.process.SandboxFailure` (IE), and the others carry on. A zygote that died is
+replaced at the next launch.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import logging
 import os
 import signal
 import socket
@@ -18,20 +24,30 @@ import threading
 import time
 from pathlib import Path
 
+from judge.keeper import Lifeline
+from judge.process import LoadFailed, SandboxFailure
 from judge.sandbox import cgroups
 from judge.sandbox.confine import Confinement
+from judge.verdicts import Verdict
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
 BASE_ID = 61_000  # slot uids/gids come from BASE_ID .. BASE_ID + 64 000
 MAX_SLOTS = 16
 _launchers = itertools.count()
+log = logging.getLogger("probjudge.sandbox")
 SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 MAX_SOURCE_BYTES = 512 << 10
 AS_HEADROOM_MB = 1024  # address space allowed above the cgroup's memory limit (torch maps ~0.6 GB unused)
+SLOT_WAIT_S = 60.0  # a job that finds no free slot this long fails alone (IE), instead of hanging its worker
+SPAWN_TIMEOUT_S = 10.0
 
 
-class SandboxUnavailable(RuntimeError):
-    """The strict level cannot run here (not root, a layer missing, the zygote failed)."""
+class SandboxUnavailable(SandboxFailure):
+    """The strict level cannot run here (not root, a layer missing, the zygote failed to start)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("the strict sandbox is not available here", reason)
+        self.args = (reason,)
 
 
 class Zygote:
@@ -51,7 +67,7 @@ class Zygote:
         self._socket = ours
         self._lock = threading.Lock()
         self._changed = threading.Condition()
-        self._spawned: dict[int, int] = {}
+        self._spawned: dict[int, dict] = {}
         self._exits: dict[int, int] = {}
         self._jobs = 0
         self._closed = False
@@ -80,26 +96,38 @@ class Zygote:
                     self._changed.notify_all()
                     return
                 message = json.loads(packet)
-                if message.get("op") == "spawned":
-                    self._spawned[int(message["job"])] = int(message["pid"])
+                if message.get("op") in ("spawned", "spawn_failed"):
+                    self._spawned[int(message["job"])] = message
                 elif message.get("op") == "exited":
                     self._exits[int(message["pid"])] = int(message["status"])
                 self._changed.notify_all()
 
-    def spawn(self, *, device: str, confinement: Confinement, fds: list[int], timeout_s: float = 10.0) -> int:
-        """Ask for a confined child on ``fds`` (to-child read end, from-child write end, output); its pid."""
+    def spawn(self, *, device: str, confinement: Confinement, fds: list[int],
+              timeout_s: float = SPAWN_TIMEOUT_S) -> tuple[int, int]:
+        """A confined job on ``fds`` (request read end, result write end, output write end, lifeline read end).
+
+        Returns ``(keeper pid, worker pid)`` once the worker is confined. Raises
+        :class:`SandboxFailure` when a layer failed, the zygote is gone or it did not answer.
+        """
         with self._lock:
             self._jobs += 1
             job = self._jobs
             message = json.dumps({"op": "spawn", "job": job, "device": device,
                                   "confinement": confinement.to_json()}).encode()
-            socket.send_fds(self._socket, [message], fds)
+            try:
+                socket.send_fds(self._socket, [message], fds)
+            except OSError as exc:
+                raise SandboxFailure("the sandbox's fork server is not running", f"send to the zygote: {exc}") from None
         deadline = time.monotonic() + timeout_s
         with self._changed:
             while job not in self._spawned:
                 if self._closed or not self._changed.wait(max(0.0, deadline - time.monotonic())):
-                    raise SandboxUnavailable("the zygote did not answer")
-            return self._spawned.pop(job)
+                    raise SandboxFailure("the sandbox's fork server did not answer", f"no answer for job {job}")
+            answer = self._spawned.pop(job)
+        if answer.get("op") != "spawned":
+            raise SandboxFailure("the sandbox could not confine the process", str(answer.get("error", "")),
+                                 pid=int(answer.get("pid", 0)) or None)
+        return int(answer["pid"]), int(answer["worker"])
 
     def exit_status(self, pid: int, timeout_s: float) -> int | None:
         """The raw wait status of child ``pid`` once it has ended, or None after ``timeout_s``."""
@@ -119,6 +147,10 @@ class Zygote:
     @property
     def alive(self) -> bool:
         return not self._closed and self._process.poll() is None
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
 
     def close(self) -> None:
         try:
@@ -142,8 +174,10 @@ class StrictLauncher:
 
     level = "strict"
 
+    startup_allowance_s = 0.0  # torch is already imported in the zygote: loading is the learner's own time
+
     def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 60,
-                 zygote: Zygote | None = None, base_id: int | None = None) -> None:
+                 zygote: Zygote | None = None, base_id: int | None = None, slot_wait_s: float = SLOT_WAIT_S) -> None:
         if not 1 <= slots <= MAX_SLOTS:
             raise ValueError(f"slots must be between 1 and {MAX_SLOTS}")
         # Each launcher gets its own block of uids, so two judges on one machine (a server and a
@@ -161,15 +195,27 @@ class StrictLauncher:
         self.scratch_mb = scratch_mb
         self.max_processes = max_processes
         self.cpu_seconds = cpu_seconds
+        self.slots = slots
+        self.slot_wait_s = slot_wait_s
         self._free = list(range(slots))
         self._slot_lock = threading.Condition()
+        self._zygote_lock = threading.Lock()
         self.readable = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, *map(str, _package_dirs())})
         SCRATCH_ROOT.mkdir(mode=0o755, exist_ok=True)
 
+    @property
+    def free_slots(self) -> int:
+        """Slots no job holds now (every one of them, between jobs: a lower number is a leak)."""
+        with self._slot_lock:
+            return len(self._free)
+
     def _take_slot(self) -> int:
+        deadline = time.monotonic() + self.slot_wait_s
         with self._slot_lock:
             while not self._free:
-                self._slot_lock.wait()
+                if not self._slot_lock.wait(max(0.0, deadline - time.monotonic())) and not self._free:
+                    raise SandboxFailure(f"no sandbox slot became free within {self.slot_wait_s:.0f} s",
+                                         f"all {self.slots} slots busy for {self.slot_wait_s:.0f} s")
             return self._free.pop(0)
 
     def _give_back(self, slot: int) -> None:
@@ -177,23 +223,25 @@ class StrictLauncher:
             self._free.append(slot)
             self._slot_lock.notify()
 
+    def _running_zygote(self) -> Zygote:
+        """The zygote, started anew when the last one died (it is per launcher, never shared)."""
+        with self._zygote_lock:
+            if not self.zygote.alive:
+                log.warning("the strict sandbox's zygote (pid %s) is gone; starting a new one", self.zygote.pid)
+                self.zygote.close()
+                self.zygote = Zygote()
+            return self.zygote
+
     def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
                output_fd: int) -> "StrictChild":
         if device != "cpu":
-            raise SandboxUnavailable("the strict level runs on the CPU only (GPU device files are not confined yet)")
-        source_bytes = Path(path).read_bytes()
-        if len(source_bytes) > MAX_SOURCE_BYTES:
-            raise SandboxUnavailable(f"the file is larger than {MAX_SOURCE_BYTES >> 10} kB")
-        try:
-            source = source_bytes.decode("utf-8")
-        except UnicodeDecodeError:
-            from judge.process import LoadFailed
-            from judge.verdicts import Verdict
-
-            raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
+            raise SandboxFailure("the strict sandbox runs on the CPU only",
+                                 f"device {device!r} asked of the strict level (GPU device files are not confined)")
+        source = read_source(Path(path))
         slot = self._take_slot()
         memory_mb = memory_limit_mb or 4096
         job_cgroup = None
+        lifeline = Lifeline()
         try:
             scratch = SCRATCH_ROOT / f"slot-{slot}"
             scratch.mkdir(mode=0o755, exist_ok=True)
@@ -207,40 +255,84 @@ class StrictLauncher:
                 uid=self.base_id + slot, gid=self.base_id + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
                 memory_mb=address_space_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
                 cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
-            pid = self.zygote.spawn(device=device, confinement=confinement, fds=[fd_in, fd_out, output_fd])
-        except BaseException:
+            zygote = self._running_zygote()
+            try:
+                keeper, worker = zygote.spawn(device=device, confinement=confinement,
+                                              fds=[fd_in, fd_out, output_fd, lifeline.read_fd])
+            finally:
+                lifeline.handed_over()
+        except BaseException as failure:
+            lifeline.cut()
+            pid = getattr(failure, "pid", None)
+            if pid:  # a keeper was forked: wait until it has killed what it started
+                zygote.exit_status(pid, 5)
+                zygote.forget(pid)
             if job_cgroup:
                 job_cgroup.remove()
             self._give_back(slot)
+            if isinstance(failure, (OSError, ValueError)):  # creating the cgroup or the scratch point
+                raise SandboxFailure("the sandbox could not prepare the job", f"{type(failure).__name__}: {failure}") \
+                    from None
             raise
-        return StrictChild(self, pid, slot, job_cgroup, {"op": "load", "source": source, "filename": "solution.py"})
+        return StrictChild(self, zygote, keeper, worker, slot, job_cgroup, lifeline,
+                           {"op": "load", "source": source, "filename": "solution.py"})
+
+    def close(self) -> None:
+        """Stop the zygote (jobs still running end with their lifelines, not with it)."""
+        self.zygote.close()
+
+
+def read_source(path: Path) -> str:
+    """The learner's file as text, for the confined child (which cannot read it).
+
+    Raises :class:`LoadFailed` (CE) for a file over :data:`MAX_SOURCE_BYTES` or not UTF-8.
+    """
+    try:
+        with open(path, "rb") as handle:
+            source_bytes = handle.read(MAX_SOURCE_BYTES + 1)
+    except OSError as exc:
+        raise LoadFailed(Verdict.CE, f"your file cannot be read ({exc.strerror})") from None
+    if len(source_bytes) > MAX_SOURCE_BYTES:
+        raise LoadFailed(Verdict.CE, f"your file is larger than {MAX_SOURCE_BYTES >> 10} kB")
+    try:
+        return source_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
 
 
 class StrictChild:
-    """A confined learner process, seen from the judge (it is the zygote's child, not ours)."""
+    """A confined job, seen from the judge: its keeper (``pid``, the zygote's child) and worker.
 
-    def __init__(self, launcher: StrictLauncher, pid: int, slot: int, job_cgroup: cgroups.JobCgroup | None,
-                 load_frame: dict) -> None:
+    The keeper's exit status is the worker's (see :mod:`judge.keeper`).
+    """
+
+    def __init__(self, launcher: StrictLauncher, zygote: Zygote, pid: int, worker: int, slot: int,
+                 job_cgroup: cgroups.JobCgroup | None, lifeline: Lifeline, load_frame: dict) -> None:
         self.initial_frame = load_frame  # the source, sent by LearnerProcess on the job's own pipe
         self.accounts_memory = job_cgroup is not None  # a SIGKILL without a cgroup memory event is not MLE
         self._launcher = launcher
+        self._zygote = zygote
         self.pid = pid
+        self.worker = worker
         self._slot = slot
         self._cgroup = job_cgroup
+        self._lifeline = lifeline
         self._released = False
 
     def _code(self, status: int | None) -> int | None:
         return None if status is None else os.waitstatus_to_exitcode(status)
 
     def poll(self) -> int | None:
-        return self._code(self._launcher.zygote.exit_status(self.pid, 0))
+        return self._code(self._zygote.exit_status(self.pid, 0))
 
     def wait(self, timeout: float) -> int | None:
-        return self._code(self._launcher.zygote.exit_status(self.pid, timeout))
+        return self._code(self._zygote.exit_status(self.pid, timeout))
 
     def kill(self) -> None:
+        """End the job's whole tree: the keeper does it; the worker's group and the cgroup at once too."""
+        self._lifeline.cut()
         try:
-            os.killpg(self.pid, signal.SIGKILL)
+            os.killpg(self.worker, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         if self._cgroup is not None:
@@ -250,15 +342,18 @@ class StrictChild:
         return self._cgroup is not None and self._cgroup.limit_hit()
 
     def release(self) -> None:
+        """Kill the job, wait for its keeper, free the cgroups and give the slot back (idempotent)."""
         if self._released:
             return
         self._released = True
-        self.kill()
-        self._launcher.zygote.exit_status(self.pid, 5)
-        self._launcher.zygote.forget(self.pid)
-        if self._cgroup is not None:
-            self._cgroup.remove()
-        self._launcher._give_back(self._slot)
+        try:
+            self.kill()
+            self._zygote.exit_status(self.pid, 10)
+            self._zygote.forget(self.pid)
+            if self._cgroup is not None:
+                self._cgroup.remove()
+        finally:
+            self._launcher._give_back(self._slot)
 
 
 def _package_dirs() -> list[Path]:

@@ -2,17 +2,25 @@
 
 Run by :class:`judge.sandbox.strict.Zygote` as ``python judge/sandbox/zygote.py --control FD``.
 It holds no hidden data (whatever it holds, every child could read): it receives, per job, only
-the confinement settings and three file descriptors (the two protocol pipes and the output
-file), over a ``SOCK_SEQPACKET`` socket with ``SCM_RIGHTS``. Not even the learner's source: the
-confined child reads it from its own pipe, so no job can find another job's code in memory it
-inherited from the zygote.
+the confinement settings and four file descriptors (the two protocol pipes, the output pipe and
+the job's lifeline), over a ``SOCK_SEQPACKET`` socket with ``SCM_RIGHTS``. Not even the
+learner's source: the confined child reads it from its own pipe, so no job can find another
+job's code in memory it inherited from the zygote.
 
 Messages (JSON, one per packet):
-  judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 3 fds
-  zygote -> judge   ``{"op": "ready"}`` once; ``{"op": "spawned", "job", "pid"}``;
-                    ``{"op": "exited", "pid", "status"}`` when a child ends (raw wait status)
+  judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 4 fds
+  zygote -> judge   ``{"op": "ready"}`` once;
+                    ``{"op": "spawned", "job", "pid", "worker"}`` once the job's worker is confined,
+                    or ``{"op": "spawn_failed", "job", "pid", "error"}`` when a layer failed;
+                    ``{"op": "exited", "pid", "status"}`` when a job's keeper ends (raw wait status)
 
-A spare child is forked ahead of time and waits for its job, so a job starts without paying
+A job is two processes (see :mod:`judge.keeper`): the keeper (``pid``, unconfined, runs no
+learner code, kills the job's whole tree when it ends) and its child the worker (``worker``),
+which confines itself, reports on a channel of its own to the zygote *before* any learner code
+runs, closes that channel, and only then reads the source. So a sandbox error can only come from
+here; nothing the learner writes can claim one.
+
+A spare process is forked ahead of time and waits for its job, so a job starts without paying
 for ``fork()``. torch runs single-threaded here: a child forked after a multi-threaded region
 would deadlock in its first parallel op.
 """
@@ -32,14 +40,17 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 else:
     sys.path.insert(0, _ROOT)
 
-from judge import child, wire  # noqa: E402
+from judge import child, keeper, wire  # noqa: E402
 from judge.sandbox import confine, seccomp  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
 
 
-def _run_job(job: dict, fds: list[int], seccomp_filter) -> int:
-    """In the forked child: confine, then serve the learner's code on the job's fds."""
+JOB_FDS = 4  # request pipe (read end), result pipe (write end), output pipe (write end), lifeline
+
+
+def _run_job(job: dict, fds: list[int], report: socket.socket, seccomp_filter) -> int:
+    """In the worker: confine, tell the zygote how that went, then serve the learner's code."""
     fd_in, fd_out, output_fd = fds
     os.dup2(output_fd, 1)
     os.dup2(output_fd, 2)
@@ -49,20 +60,27 @@ def _run_job(job: dict, fds: list[int], seccomp_filter) -> int:
     os.close(devnull)
     try:
         confine.confine(confine.Confinement.from_json(job["confinement"]), seccomp_filter)
-    except BaseException as exc:  # noqa: BLE001 - reported to the judge as an internal error
-        with os.fdopen(fd_out, "wb") as out:
-            wire.write_frame(out, {"sandbox_error": f"{type(exc).__name__}: {exc}", "tensors": []})
+    except BaseException as exc:  # noqa: BLE001 - reported on the zygote's channel, never the learner's pipe
+        report.send(json.dumps({"op": "failed", "error": f"{type(exc).__name__}: {exc}"}).encode())
         return 70
+    report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
+    report.close()  # before any learner code: the learner can never speak on this channel
     # The source arrives only now, from the judge, on this job's own pipe.
-    load, _ = wire.read_frame(os.fdopen(os.dup(fd_in), "rb", buffering=0))
+    try:
+        load, _ = wire.read_frame(os.fdopen(os.dup(fd_in), "rb", buffering=0))
+    except (EOFError, wire.WireError):
+        return 0  # the judge gave up on this job before sending it
     return child.serve(str(load.get("source", "")), str(load.get("filename", "solution.py")), job["device"],
                        fd_in, fd_out)
 
 
 class _Spare:
-    """A child forked ahead of time, blocked until the zygote hands it a job."""
+    """A process forked ahead of time, blocked until the zygote hands it a job.
 
-    def __init__(self, control: socket.socket, seccomp_filter) -> None:
+    With its job it becomes the job's keeper and forks the worker (see the module docstring).
+    """
+
+    def __init__(self, control: socket.socket, seccomp_filter, inherited: list[socket.socket]) -> None:
         parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -70,10 +88,12 @@ class _Spare:
             try:
                 parent_end.close()
                 control.close()
-                message, fds, _, _ = socket.recv_fds(child_end, MAX_MESSAGE, 3)
-                child_end.close()
-                if message:
-                    code = _run_job(json.loads(message), fds, seccomp_filter)
+                for other in inherited:  # other jobs' report channels: none of this job's business
+                    other.close()
+                message, fds, _, _ = socket.recv_fds(child_end, MAX_MESSAGE, JOB_FDS)
+                if message and len(fds) == JOB_FDS:
+                    keeper.split(fds[3])  # returns in the worker; this process stays the keeper
+                    code = _run_job(json.loads(message), fds[:3], child_end, seccomp_filter)
                 else:
                     code = 0  # the zygote is shutting down
             finally:
@@ -84,37 +104,56 @@ class _Spare:
 
     def hand_over(self, message: bytes, fds: list[int]) -> None:
         socket.send_fds(self.channel, [message], fds)
-        self.channel.close()
 
 
 def serve(control: socket.socket) -> int:
     child.prepare_torch()
     seccomp_filter = seccomp.build_filter()
-    spare = _Spare(control, seccomp_filter)
+    starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
+    spare = _Spare(control, seccomp_filter, [])
     control.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
     while True:
-        readable, _, _ = select.select([control], [], [], 0.05)
+        readable, _, _ = select.select([control, *starting], [], [], 0.05)
         if _reap(control, spare):
-            spare = _Spare(control, seccomp_filter)  # the spare died before its job: replace it
-        if not readable:
+            spare = _Spare(control, seccomp_filter, list(starting))  # the spare died before its job
+        for channel in [r for r in readable if r in starting]:
+            _report_start(control, channel, *starting.pop(channel))
+        if control not in readable:
             continue
         try:
-            message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 3)
+            message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, JOB_FDS)
         except OSError:
             return 0
         if not message:
             return 0  # the judge closed its end
         request = json.loads(message)
-        if request.get("op") != "spawn" or len(fds) != 3:
+        if request.get("op") != "spawn" or len(fds) != JOB_FDS:
             for fd in fds:
                 os.close(fd)
             continue
-        job_spare = spare
-        job_spare.hand_over(message, fds)
+        spare.hand_over(message, fds)
         for fd in fds:
             os.close(fd)
-        control.send(json.dumps({"op": "spawned", "job": request.get("job"), "pid": job_spare.pid}).encode())
-        spare = _Spare(control, seccomp_filter)
+        starting[spare.channel] = (request.get("job"), spare.pid)
+        spare = _Spare(control, seccomp_filter, list(starting))
+
+
+def _report_start(control: socket.socket, channel: socket.socket, job: object, pid: int) -> None:
+    """Relay a worker's confinement report to the judge (end-of-file: it died before reporting)."""
+    try:
+        packet = channel.recv(65536)
+    except OSError:
+        packet = b""
+    channel.close()
+    try:
+        report = json.loads(packet) if packet else {}
+    except ValueError:
+        report = {}
+    if report.get("op") == "confined" and isinstance(report.get("worker"), int):
+        control.send(json.dumps({"op": "spawned", "job": job, "pid": pid, "worker": report["worker"]}).encode())
+        return
+    error = str(report.get("error") or "the job's process ended before it was confined")
+    control.send(json.dumps({"op": "spawn_failed", "job": job, "pid": pid, "error": error[:2000]}).encode())
 
 
 def _reap(control: socket.socket, spare: _Spare) -> bool:

@@ -9,6 +9,7 @@ from judge import checks
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed
 from judge.process import LearnerRaised
+from judge.protocol import ExceptionInfo
 from judge.testing import Context
 
 
@@ -88,7 +89,7 @@ def test_seed_check_fails_identical_output_and_refuses_a_too_small_case(ctx):
 
 
 def _raise(type_name, message="bad input"):
-    raise LearnerRaised({"type": type_name, "message": message, "traceback": ""})
+    raise LearnerRaised(ExceptionInfo(type_name=type_name, message=message, line=None, traceback="", memory=False))
 
 
 def test_expect_raises_accepts_the_type_or_a_subclass_with_a_message():

@@ -105,3 +105,129 @@ def test_truncated_frames_and_oversized_payloads_are_refused():
 def test_tensor_reference_out_of_range_is_refused():
     with pytest.raises(wire.WireError, match="out of range"):
         wire.decode_values({"$tensor": 3}, [], [])
+
+
+# --- hostile frames: whatever arrives, the reader returns a value or raises WireError/EOFError ---
+
+def _valid_frames() -> list[bytes]:
+    """Frames the learner's side really sends (first messages and answers), to mutate."""
+    frames = []
+    for value in (torch.arange(6).reshape(2, 3), [torch.zeros(2), 1.5, None, "x"], {"a": torch.ones(1)}, 7):
+        specs, payloads = [], []
+        header = {"ok": True, "value": wire.encode_values(value, specs, payloads), "elapsed_ms": 1.0, "tensors": specs}
+        stream = io.BytesIO()
+        wire.write_frame(stream, header, payloads)
+        frames.append(stream.getvalue())
+    for header in ({"ready": {"functions": {"f": {"params": [{"name": "x", "kind": "POSITIONAL_OR_KEYWORD",
+                                                               "has_default": False}], "signature": "f(x)"}},
+                              "torch": "2.13.0"}, "tensors": []},
+                   {"raised": {"type": "ValueError", "message": "bad", "line": 3, "traceback": "tb", "memory": False},
+                    "tensors": []}):
+        stream = io.BytesIO()
+        wire.write_frame(stream, header)
+        frames.append(stream.getvalue())
+    return frames
+
+
+VALID_FRAMES = _valid_frames()
+
+
+def _judge_side_read(data: bytes) -> None:
+    """Everything the judge does with bytes from the learner's pipe, in order."""
+    from judge import protocol
+
+    header, payloads = wire.read_frame(io.BytesIO(data), max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
+    if "ready" in header or "load_error" in header:
+        protocol.first_message(header)
+        return
+    answer = protocol.reply(header)
+    if isinstance(answer, protocol.Returned):
+        wire.decode_values(answer.value, header.get("tensors", []), payloads)
+
+
+def _only_wire_errors(data: bytes) -> None:
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        _judge_side_read(data)
+    except (wire.WireError, EOFError):
+        pass
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    # Bounded by what arrived: no payload materialized twice, no structure blown up from a few bytes.
+    assert peak <= 64 * len(data) + (1 << 20), (peak, len(data))
+    assert time.perf_counter() - started < 2.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=2048))
+def test_random_bytes_only_ever_give_a_wire_error(data):
+    _only_wire_errors(data)
+    _only_wire_errors(wire.MAGIC + data)
+    _only_wire_errors(wire.MAGIC + struct.pack(">I", len(data)) + data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(frame=st.sampled_from(VALID_FRAMES), edits=st.lists(
+    st.tuples(st.integers(0, 10_000), st.sampled_from(["flip", "insert", "delete", "truncate"]),
+              st.binary(min_size=1, max_size=8)), min_size=1, max_size=6))
+def test_mutated_frames_only_ever_give_a_value_or_a_wire_error(frame, edits):
+    data = bytearray(frame)
+    for position, kind, chunk in edits:
+        at = position % (len(data) + 1)
+        if kind == "flip" and data:
+            data[at % len(data)] ^= chunk[0] or 1
+        elif kind == "insert":
+            data[at:at] = chunk
+        elif kind == "delete":
+            del data[at:at + len(chunk)]
+        else:
+            del data[at:]
+    _only_wire_errors(bytes(data))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**80), 2**80) | st.floats() | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(header=st.dictionaries(st.sampled_from(["ok", "raised", "ready", "load_error", "value", "elapsed_ms",
+                                               "tensors", "sandbox_error", "x"]), JSON_VALUES, max_size=5))
+def test_well_formed_json_of_any_shape_only_ever_gives_a_value_or_a_wire_error(header):
+    body = json.dumps(header).encode()
+    _only_wire_errors(wire.MAGIC + struct.pack(">I", len(body)) + body)
+
+
+def test_one_payload_is_never_materialized_twice():
+    specs = [{"dtype": "uint8", "shape": [1 << 20], "nbytes": 1 << 20}]
+    with pytest.raises(wire.WireError, match="more than once"):
+        wire.decode_values([{"$tensor": 0}] * 40, specs, [bytearray(1 << 20)])
+    used: set[int] = set()
+    wire.decode_values([{"$tensor": 0}], specs, [bytearray(1 << 20)], used=used)
+    with pytest.raises(wire.WireError, match="more than once"):  # the rule holds across calls on one frame
+        wire.decode_values({"k": {"$tensor": 0}}, specs, [bytearray(1 << 20)], used=used)
+
+
+@pytest.mark.parametrize("body, message", [
+    (b'{"v":' + b"[" * 100_000 + b"]" * 100_000 + b"}", "deeper"),
+    (b'{"v":' + b"9" * 5000 + b"}", "not JSON"),
+    (b'{"v":' + str(2**64).encode() + b"}", "64 bits"),
+    (b'{"v":"\\udfff"}', "Unicode"),
+    (b'{"v":"\xc3"}', "UTF-8"),
+    (b"[1]", "not an object"),
+    (b'{"v":[' + b"0," * 300_000 + b"0]}", "values"),
+])
+def test_headers_are_refused_past_every_bound(body, message):
+    with pytest.raises(wire.WireError, match=message):
+        wire.parse_header(body)
+
+
+def test_a_bracket_inside_a_string_does_not_count_as_nesting():
+    header = wire.parse_header(b'{"message": "' + b"[" * 1000 + b'\\"[[[", "v": [[1]]}')
+    assert header["v"] == [[1]]

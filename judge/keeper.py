@@ -1,0 +1,198 @@
+"""The keeper: a tiny process that outlives nothing it watches over.
+
+Every learner process, at every sandbox level, is started as a pair on Linux: a *keeper* that
+runs no learner code, and its child, the *worker*, which loads the learner's file. The keeper is
+a child subreaper (``PR_SET_CHILD_SUBREAPER``), so every process the worker starts stays its
+descendant, even one that calls ``setsid()`` or double-forks: orphans are re-parented to the
+keeper, never to PID 1. The keeper holds the read end of a *lifeline* pipe whose only write end
+belongs to the judge. The job ends, and the keeper kills every descendant, when
+
+- the worker exits or dies (whatever it left running is killed), or
+- the judge cuts the lifeline (it abandons the case, or closes the process), or
+- the judge itself ends, however it ends (``SIGKILL`` included): the kernel closes its end.
+
+The keeper then exits the way the worker did (same exit code, or the same signal), so whoever
+waits for the keeper reads the worker's fate. It keeps no other file descriptor: the protocol
+pipes and the output capture report end-of-file as soon as the worker's tree is gone.
+
+Elsewhere (macOS) there is no subreaper: :func:`split` only closes the lifeline, and the judge
+falls back on killing the process group.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import signal
+import sys
+import time
+
+SUPPORTED = sys.platform.startswith("linux")
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+KILL_DEADLINE_S = 5.0  # how long the keeper keeps killing (a process in uninterruptible sleep)
+_POLL_S = 1.0
+
+
+class Lifeline:
+    """The judge's side: a pipe whose read end goes to the keeper; cutting it ends the job."""
+
+    def __init__(self) -> None:
+        # Both ends are close-on-exec: no other program the judge starts can hold the write end
+        # (which would keep the lifeline up after the judge is gone).
+        self.read_fd, self._write_fd = os.pipe()
+        self._write_open = True
+
+    def handed_over(self) -> None:
+        """Close the judge's copy of the read end, once the keeper has it."""
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+    def cut(self) -> None:
+        """Tell the keeper to end the job (idempotent)."""
+        self.handed_over()
+        if self._write_open:
+            self._write_open = False
+            os.close(self._write_fd)
+
+
+def split(lifeline_fd: int) -> None:
+    """Fork the worker. Returns in the worker only; the calling process becomes its keeper.
+
+    Call it before the worker loads anything of the learner's. The keeper closes every file
+    descriptor but the lifeline, watches the job (module docstring) and never returns.
+    """
+    if not SUPPORTED:
+        os.close(lifeline_fd)
+        return
+    try:
+        os.setsid()  # out of the fork server's process group: killing that group must not orphan the job
+    except OSError:
+        pass  # already a session leader (the local level starts it so)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    worker = os.fork()
+    if worker == 0:
+        os.close(lifeline_fd)  # the subreaper flag is not inherited: the worker is a plain process
+        return
+    try:
+        status = _keep(worker, lifeline_fd)
+    except BaseException:  # noqa: BLE001 - whatever happens, the tree dies and the keeper exits
+        _kill_descendants()
+        os._exit(70)
+    _exit_like(status)
+
+
+def _keep(worker: int, lifeline_fd: int) -> int | None:
+    """Watch until the worker ends or the lifeline is cut; kill the tree; the worker's wait status."""
+    _close_everything_but(lifeline_fd)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so the wake-up fd sees SIGCHLD
+    signal.set_wakeup_fd(wake_write)
+    for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)  # only the lifeline ends the watch
+    worker_status = None
+    while worker_status is None:
+        worker_status = _reap().get(worker)
+        if worker_status is not None:
+            break
+        readable, _, _ = select.select([lifeline_fd, wake_read], [], [], _POLL_S)
+        if wake_read in readable:
+            os.read(wake_read, 4096)
+        if lifeline_fd in readable:
+            break  # end-of-file (or any byte): the judge is done with this job, or gone
+    _kill_descendants()
+    if worker_status is None:
+        worker_status = _reap().get(worker)
+    return worker_status
+
+
+def _exit_like(status: int | None) -> None:
+    """Exit with the worker's exit code, or die of the signal that killed it."""
+    if status is None:
+        os._exit(70)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        import resource  # here, not at the top: Pyodide (which imports this module's users) has none
+
+        _prctl(PR_SET_DUMPABLE, 0)  # dying of SIGXCPU or SIGSEGV must not dump the keeper's core
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        except (OSError, ValueError):
+            pass  # SIGKILL cannot be handled: its default is all there is
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)  # a signal whose default is not to terminate
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _reap() -> dict[int, int]:
+    """Collect every ended child (orphans re-parented here included): pid -> wait status."""
+    ended = {}
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return ended
+        if pid == 0:
+            return ended
+        ended[pid] = status
+
+
+def _kill_descendants(deadline_s: float = KILL_DEADLINE_S) -> None:
+    """SIGKILL every descendant until none is left alive (or the deadline passes)."""
+    me = os.getpid()
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        living = [pid for pid, zombie in descendants(me) if not zombie]
+        if not living:
+            break
+        for pid in living:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _reap()
+        time.sleep(0.002)
+    _reap()
+
+
+def descendants(root: int) -> list[tuple[int, bool]]:
+    """Every descendant of ``root`` as ``(pid, is_zombie)``, from ``/proc`` (no other source is portable)."""
+    children: dict[int, list[tuple[int, bool]]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                fields = stat.read()
+        except OSError:
+            continue  # it ended meanwhile
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
+        after = fields[fields.rfind(b")") + 2:].split()
+        if len(after) >= 2:
+            children.setdefault(int(after[1]), []).append((int(entry.name), after[0] == b"Z"))
+    found, pending = [], [root]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            found.append(child)
+            pending.append(child[0])
+    return found
+
+
+def _close_everything_but(keep: int) -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        if fd != devnull:
+            os.dup2(devnull, fd)
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 20)
+
+
+def _prctl(option: int, value: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"prctl({option}) failed")

@@ -1,0 +1,173 @@
+"""What the learner's process may say, checked field by field before the judge uses any of it.
+
+Everything that arrives on the learner's result pipe is hostile: a submission can write its own
+frames there. :func:`first_message` and :func:`reply` accept exactly the messages that
+``judge/child.py`` sends, with every field of the right type and size, and turn them into
+records; anything else raises :class:`~judge.wire.WireError`, which the judge reports as RE
+(the learner's fault), never IE. There is no message a learner can send to claim a sandbox
+error: only the fork server's own control channel reports those.
+
+Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its payloads):
+  first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
+          or ``{"load_error": EXCEPTION}``
+  reply:  ``{"ok": true, "value", "elapsed_ms"}`` or ``{"raised": EXCEPTION}``
+  EXCEPTION = ``{"type", "message", "line", "traceback", "memory"}``
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from judge.wire import WireError
+
+PARAMETER_KINDS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY", "VAR_KEYWORD")
+MAX_FUNCTIONS = 5000
+MAX_PARAMETERS = 256
+MAX_NAME = 256
+MAX_SIGNATURE = 2000
+MAX_MESSAGE = 4000
+MAX_TRACEBACK = 8000
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: str  # one of PARAMETER_KINDS (inspect.Parameter.kind names)
+    has_default: bool
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """A public callable of the learner's module, as ``inspect.signature`` saw it."""
+
+    name: str
+    params: tuple[Parameter, ...]
+    signature: str
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    """An exception raised by the learner's code, described by its own process."""
+
+    type_name: str
+    message: str
+    line: int | None
+    traceback: str
+    memory: bool  # a MemoryError or an allocator's out-of-memory message
+
+
+@dataclass(frozen=True)
+class Ready:
+    functions: Mapping[str, FunctionInfo]
+    torch_version: str
+
+
+@dataclass(frozen=True)
+class LoadError:
+    error: ExceptionInfo
+
+
+@dataclass(frozen=True)
+class Returned:
+    value: Any  # the JSON form; decode it with judge.wire.decode_values
+    elapsed_ms: float
+
+
+@dataclass(frozen=True)
+class Raised:
+    error: ExceptionInfo
+
+
+def first_message(header: dict[str, Any]) -> Ready | LoadError:
+    """The learner process's first message: its file loaded (``Ready``) or did not (``LoadError``)."""
+    kind = _only_key(header, ("ready", "load_error"))
+    if kind == "load_error":
+        return LoadError(exception_info(header["load_error"]))
+    ready = _object(header["ready"], "ready", ("functions", "torch"))
+    return Ready(functions=functions_info(ready["functions"]), torch_version=_text(ready["torch"], "torch", 64))
+
+
+def reply(header: dict[str, Any]) -> Returned | Raised:
+    """The answer to one call: a value (still in JSON form) or the learner's exception."""
+    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms"))
+    if kind == "raised":
+        if "value" in header or "elapsed_ms" in header:
+            raise WireError("an answer cannot both raise and return")
+        return Raised(exception_info(header["raised"]))
+    if header["ok"] is not True:
+        raise WireError("'ok' must be true")
+    elapsed = header.get("elapsed_ms", 0.0)
+    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not math.isfinite(elapsed) \
+            or elapsed < 0:
+        raise WireError("'elapsed_ms' must be a finite, non-negative number")
+    return Returned(value=header.get("value"), elapsed_ms=float(elapsed))
+
+
+def functions_info(functions: Any) -> dict[str, FunctionInfo]:
+    """Validate ``describe_functions``'s output (name -> params and signature)."""
+    if not isinstance(functions, dict):
+        raise WireError("'functions' must be an object")
+    if len(functions) > MAX_FUNCTIONS:
+        raise WireError(f"more than {MAX_FUNCTIONS} functions")
+    described = {}
+    for name, entry in functions.items():
+        _text(name, "function name", MAX_NAME)
+        entry = _object(entry, f"function {name[:40]!r}", ("params", "signature"))
+        params = entry["params"]
+        if not isinstance(params, list) or len(params) > MAX_PARAMETERS:
+            raise WireError(f"the parameters of {name[:40]!r} must be a list of at most {MAX_PARAMETERS}")
+        described[name] = FunctionInfo(name, tuple(_parameter(p) for p in params),
+                                       _text(entry["signature"], "signature", MAX_SIGNATURE, truncate=True))
+    return described
+
+
+def exception_info(info: Any) -> ExceptionInfo:
+    """Validate ``describe_exception``'s output; long texts are cut, not refused."""
+    info = _object(info, "exception", ("type", "message", "line", "traceback", "memory"))
+    line = info["line"]
+    if line is not None and (not isinstance(line, int) or isinstance(line, bool) or not 0 <= line < 1 << 31):
+        raise WireError("'line' must be a line number or null")
+    if not isinstance(info["memory"], bool):
+        raise WireError("'memory' must be true or false")
+    return ExceptionInfo(type_name=_text(info["type"], "exception type", MAX_NAME, truncate=True),
+                         message=_text(info["message"], "message", MAX_MESSAGE, truncate=True),
+                         line=line,
+                         traceback=_text(info["traceback"], "traceback", MAX_TRACEBACK, truncate=True, tail=True),
+                         memory=info["memory"])
+
+
+def _parameter(value: Any) -> Parameter:
+    value = _object(value, "parameter", ("name", "kind", "has_default"))
+    if value["kind"] not in PARAMETER_KINDS:
+        raise WireError(f"unknown parameter kind {str(value['kind'])[:40]!r}")
+    if not isinstance(value["has_default"], bool):
+        raise WireError("'has_default' must be true or false")
+    return Parameter(_text(value["name"], "parameter name", MAX_NAME), value["kind"], value["has_default"])
+
+
+def _only_key(header: dict[str, Any], choices: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
+    present = [key for key in choices if key in header]
+    if len(present) != 1:
+        raise WireError(f"expected exactly one of {', '.join(choices)}")
+    unexpected = set(header) - {present[0], "tensors", *extra}
+    if unexpected:
+        raise WireError(f"unexpected field {sorted(unexpected)[0][:40]!r}")
+    return present[0]
+
+
+def _object(value: Any, what: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(value, dict) or set(value) != set(keys):
+        raise WireError(f"{what} must be an object with exactly {', '.join(keys)}")
+    return value
+
+
+def _text(value: Any, what: str, limit: int, *, truncate: bool = False, tail: bool = False) -> str:
+    if not isinstance(value, str):
+        raise WireError(f"{what} must be a string")
+    if len(value) > limit:
+        if not truncate:
+            raise WireError(f"{what} is longer than {limit} characters")
+        return value[-limit:] if tail else value[:limit]
+    return value

@@ -1,0 +1,54 @@
+"""Keep the server's file paths out of everything a report says.
+
+A report reaches the learner (and, on a site, anyone the learner shows it to). Our own messages
+never name a path, but text can still carry one: a torch warning in the learner's output names
+site-packages, an exception from a library quotes the file it was in. :func:`redact_report`
+replaces the judge's project directory and the interpreter's directories with placeholders
+(``<judge>``, ``<python>``) in every message and in the output tail, as a last line of defence.
+"""
+
+from __future__ import annotations
+
+import site
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from judge.report import Report
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+@lru_cache(maxsize=1)
+def _replacements() -> tuple[tuple[str, str], ...]:
+    found: dict[str, str] = {str(PROJECT_ROOT): "<judge>"}
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, *_site_packages()):
+        found.setdefault(str(Path(prefix).resolve()), "<python>")
+        found.setdefault(prefix, "<python>")
+    # Longest first: a virtualenv often lives inside the project, site-packages inside it.
+    paths = [p for p in found if len(p) > 1]
+    return tuple((path, found[path]) for path in sorted(paths, key=len, reverse=True))
+
+
+def _site_packages() -> list[str]:
+    try:
+        return list(site.getsitepackages())
+    except AttributeError:  # some embedded interpreters have no site.getsitepackages
+        return []
+
+
+def redact(text: str) -> str:
+    """``text`` with the judge's and the interpreter's directories replaced by placeholders."""
+    for path, placeholder in _replacements():
+        if path in text:
+            text = text.replace(path, placeholder)
+    return text
+
+
+def redact_report(report: Report) -> Report:
+    """Redact every free text of ``report`` in place; returns it."""
+    report.message = redact(report.message)
+    report.output = redact(report.output)
+    for case in report.cases:
+        case.message = redact(case.message)
+    return report
