@@ -1,99 +1,32 @@
-"""The attack suite: hostile submissions graded under the strict sandbox.
+"""The attack suite, part 1: hostile submissions against the strict sandbox's walls.
 
 Each attack is a submission to exercise 39 whose functions attack the judge. Every one must end
 in a non-AC verdict, leak nothing (no secret appears anywhere in the report), leave the judge
-able to grade the next submission correctly, and leave the machine unharmed.
+able to grade the next submission correctly, and leave the machine unharmed. The attacks on the
+judge around the walls (grading that stops, host resources, forged verdicts) are in the other
+``test_*.py`` files of this folder.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import select
 import shutil
 import socket
 import tempfile
-import textwrap
 import threading
 from pathlib import Path
 
 import pytest
 
-from judge.exercise import PROJECT_ROOT, resolve
-from judge.runner import judge_file
+from judge.exercise import PROJECT_ROOT
 from judge.verdicts import Verdict
 
+from attack_support import CANARY, assert_contained, assert_judge_healthy, grade
+from conftest import needs_strict
+
 strict = pytest.importorskip("judge.sandbox.strict")
-from judge.sandbox.layers import missing_required  # noqa: E402
-
-MISSING = missing_required()
-pytestmark = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavailable here: "
-                                + ", ".join(layer.name for layer in MISSING))
-
-CANARY = "pj-canary-7f3a91"  # in the judge's environment and in the fake database
-
-
-@pytest.fixture(scope="module")
-def launcher():
-    os.environ["PROBJUDGE_ATTACK_CANARY"] = CANARY
-    launcher = strict.StrictLauncher(slots=2, cpu_seconds=20)
-    yield launcher
-    launcher.zygote.close()
-    os.environ.pop("PROBJUDGE_ATTACK_CANARY", None)
-
-
-@pytest.fixture(scope="module")
-def quick_exercise():
-    # Public cases only, 2 s per case and 1 GB: hangs and hoards cost seconds, not minutes.
-    return dataclasses.replace(resolve("39"), time_limit_s=2.0, memory_limit_mb=1024)
-
-
-@pytest.fixture(scope="module")
-def database():
-    path = PROJECT_ROOT / "instance" / "attack-test.db"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(f"SQLite format 3\0 secret rows {CANARY}")
-    yield path
-    path.unlink()
-
-
-TEMPLATE = '''
-import os, sys, socket, signal, subprocess, time
-import torch
-
-
-def _attack():
-{body}
-
-
-def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
-    return _attack()
-
-
-def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
-    return _attack()
-'''
-
-
-def grade(launcher, exercise, tmp_path, body: str):
-    path = tmp_path / "attack.py"
-    path.write_text(TEMPLATE.format(body=textwrap.indent(textwrap.dedent(body).strip(), "    ")))
-    return judge_file(exercise, path, seed=1, suites=("public",), launcher=launcher)
-
-
-def assert_contained(report, *secrets: str) -> None:
-    assert report.verdict is not Verdict.AC
-    assert report.sandbox == "strict"
-    text = json.dumps(report.to_json())
-    for secret in (CANARY, *secrets):
-        assert secret not in text, f"leaked {secret!r}"
-
-
-def assert_judge_healthy(launcher) -> None:
-    exercise = resolve("39")
-    report = judge_file(exercise, exercise.reference_path, seed=2, suites=("public",), launcher=launcher)
-    assert report.verdict is Verdict.AC, report.message
 
 
 READS = {
@@ -430,6 +363,7 @@ def test_no_job_sees_another_jobs_source(launcher, quick_exercise, tmp_path):
     assert "hits: 0" in report.message, report.message
 
 
+@needs_strict
 def test_cpu_time_limit_is_tle(quick_exercise, tmp_path):
     tight = strict.StrictLauncher(slots=1, cpu_seconds=1)
     try:
@@ -439,6 +373,6 @@ def test_cpu_time_limit_is_tle(quick_exercise, tmp_path):
                 pass
         """)
     finally:
-        tight.zygote.close()
+        tight.close()
     assert report.cases[0].verdict is Verdict.TLE, report.cases[0].message
     assert "CPU time" in report.cases[0].message

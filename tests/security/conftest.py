@@ -1,0 +1,51 @@
+"""Fixtures of the attack suites: a strict launcher per module, a quick exercise 39, a fake database.
+
+Tests that need the strict sandbox use the ``launcher`` fixture (or ``needs_strict``), which
+skips them with the reason where a required layer is missing; attacks on the ``local`` level run
+everywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+
+from judge.exercise import PROJECT_ROOT, resolve
+from judge.sandbox.layers import missing_required
+
+from attack_support import CANARY
+
+MISSING = missing_required()
+needs_strict = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavailable here: "
+                                  + ", ".join(layer.name for layer in MISSING))
+
+
+@pytest.fixture(scope="module")
+def launcher():
+    if MISSING:
+        pytest.skip("strict sandbox unavailable here: " + ", ".join(layer.name for layer in MISSING))
+    from judge.sandbox.strict import StrictLauncher
+
+    os.environ["PROBJUDGE_ATTACK_CANARY"] = CANARY
+    # A short slot wait: a leaked slot turns the next grading into IE within seconds, not a hang.
+    launcher = StrictLauncher(slots=2, cpu_seconds=20, slot_wait_s=20)
+    yield launcher
+    launcher.close()
+    os.environ.pop("PROBJUDGE_ATTACK_CANARY", None)
+
+
+@pytest.fixture(scope="module")
+def quick_exercise():
+    # Public cases only, 2 s per case and 1 GB: hangs and hoards cost seconds, not minutes.
+    return dataclasses.replace(resolve("39"), time_limit_s=2.0, memory_limit_mb=1024)
+
+
+@pytest.fixture(scope="module")
+def database():
+    path = PROJECT_ROOT / "instance" / "attack-test.db"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"SQLite format 3\0 secret rows {CANARY}")
+    yield path
+    path.unlink()

@@ -1,0 +1,198 @@
+"""The attack suite, part 4: resources are bounded on the host, not only in the learner's process.
+
+- Disk: what the learner prints goes through a pipe; ``fallocate`` on its output (which took
+  6 GB when the output was a file) fails, and nothing a strict job does takes host disk.
+- Output: a print storm ends in RE, and the judge keeps a few kB of it.
+- Nothing a submission starts outlives its judging, at every level: not a forked child that
+  ignores SIGTERM, not a double-forked grandchild in its own session, not when the cgroup layer
+  is missing, and not when the judge itself is killed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judge.exercise import PROJECT_ROOT, resolve
+from judge.process import LocalLauncher
+from judge.runner import judge_file
+from judge.verdicts import Verdict
+
+from attack_support import (assert_contained, assert_judge_healthy, grade, kill_quietly, marker, processes_named,
+                            renamer, write_attack)
+from conftest import needs_strict
+
+LEVELS = ["local", pytest.param("strict", marks=needs_strict)]
+HOST_DISKS = ("/", "/tmp", str(PROJECT_ROOT))
+ALLOWED_DISK_GROWTH = 256 << 20  # other tests and logs may write a little meanwhile; 6 GB is the attack
+
+
+@pytest.fixture
+def level_launcher(request):
+    """The launcher of the test's level (strict: the module's launcher)."""
+    if request.param == "local":
+        return LocalLauncher()
+    return request.getfixturevalue("launcher")
+
+
+def _free_bytes() -> dict[str, int]:
+    return {disk: shutil.disk_usage(disk).free for disk in HOST_DISKS}
+
+
+FALLOCATE = """
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]
+    results = []
+    targets = [(fd, f"fd {fd}") for fd in range(0, 64)]
+    try:
+        targets.append((os.open("big.bin", os.O_CREAT | os.O_WRONLY), "a file in the scratch"))
+    except OSError as exc:
+        results.append("blocked creating a file: " + type(exc).__name__)
+    try:
+        targets.append((os.memfd_create("hoard"), "a memfd"))
+    except (OSError, AttributeError) as exc:
+        results.append("blocked memfd: " + type(exc).__name__)
+    for fd, what in targets:
+        if libc.fallocate(fd, 1, 0, 6 << 30) == 0:  # 1 = FALLOC_FL_KEEP_SIZE: the size stays 0
+            results.append("ALLOCATED 6 GB on " + what)
+    raise RuntimeError(" | ".join(results) or "nothing allocated")
+"""
+
+
+@pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
+def test_fallocate_on_the_output_takes_no_host_disk(level_launcher, quick_exercise, tmp_path):
+    before = _free_bytes()
+    report = grade(level_launcher, quick_exercise, tmp_path, FALLOCATE)
+    after = _free_bytes()
+    assert report.verdict is Verdict.RE
+    assert "ALLOCATED 6 GB on fd 1" not in report.message and "ALLOCATED 6 GB on fd 2" not in report.message
+    if level_launcher.level == "strict":
+        assert "ALLOCATED" not in report.message, report.message  # seccomp refuses fallocate and memfd_create
+    for disk in HOST_DISKS:
+        assert before[disk] - after[disk] < ALLOWED_DISK_GROWTH, f"{disk} lost {(before[disk] - after[disk]) >> 20} MB"
+    assert_contained(report, level=level_launcher.level)
+    assert_judge_healthy(level_launcher)
+
+
+@pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
+def test_a_print_storm_is_a_runtime_error_and_the_judge_keeps_a_few_kilobytes(level_launcher, quick_exercise,
+                                                                               tmp_path):
+    exercise = dataclasses.replace(quick_exercise, time_limit_s=30.0)
+    report = grade(level_launcher, exercise, tmp_path, """
+        line = "y" * 65535 + "\\n"
+        while True:
+            sys.stdout.write(line)
+    """)
+    assert report.cases[0].verdict is Verdict.RE
+    assert "printed more than 16 MB" in report.cases[0].message
+    assert 0 < len(report.output) <= 4000
+    assert_contained(report, level=level_launcher.level)
+    assert_judge_healthy(level_launcher)
+
+
+def _leaves_processes_behind(name: str) -> str:
+    """Attack body: a forked child that ignores SIGTERM, and a double-forked grandchild in its own session."""
+    return f"""
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            {renamer(name)}
+            time.sleep(600)
+            os._exit(0)
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                {renamer(name)}
+                time.sleep(600)
+            os._exit(0)
+        time.sleep(0.5)
+        raise RuntimeError("left two sleepers behind")
+    """
+
+
+def _wait_until_gone(name: str, timeout_s: float = 20.0) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while (left := processes_named(name)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
+def test_nothing_a_submission_starts_outlives_its_judging(level_launcher, quick_exercise, tmp_path):
+    name = marker()
+    try:
+        report = grade(level_launcher, quick_exercise, tmp_path, _leaves_processes_behind(name))
+        assert report.verdict is Verdict.RE
+        assert not processes_named(name), "a process the submission started outlived its judging"
+        assert_contained(report, level=level_launcher.level)
+    finally:
+        for pid in processes_named(name):
+            kill_quietly(pid)
+
+
+@needs_strict
+def test_without_cgroups_the_keeper_still_kills_what_left_the_session(quick_exercise, tmp_path):
+    from judge.sandbox import cgroups
+    from judge.sandbox.strict import StrictLauncher
+
+    bare = StrictLauncher(slots=1)
+    bare.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
+    name = marker()
+    try:
+        report = grade(bare, quick_exercise, tmp_path, _leaves_processes_behind(name))
+        assert report.verdict is Verdict.RE
+        assert not processes_named(name), "without cgroups, a process of the job outlived it"
+        assert_judge_healthy(bare)
+    finally:
+        bare.close()
+        for pid in processes_named(name):
+            kill_quietly(pid)
+
+
+# The judge itself goes away in the middle of a case: the sleepers must follow it.
+JUDGE_ENDINGS = [
+    ("local", signal.SIGKILL), ("local", signal.SIGTERM),
+    pytest.param("strict", signal.SIGKILL, marks=needs_strict),
+]
+
+
+@pytest.mark.parametrize("level, ending", JUDGE_ENDINGS)
+def test_nothing_outlives_a_judge_that_is_killed(tmp_path, level, ending):
+    name = marker()
+    body = _leaves_processes_behind(name).replace('raise RuntimeError("left two sleepers behind")',
+                                                  "time.sleep(600)")
+    path = write_attack(tmp_path, body)
+    command = [sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), "test", "39", str(path), "--public-only",
+               "--sandbox", level]
+    judge = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=PROJECT_ROOT)
+    try:
+        deadline = time.monotonic() + 120
+        while len(processes_named(name)) < 2 and time.monotonic() < deadline and judge.poll() is None:
+            time.sleep(0.1)
+        assert len(processes_named(name)) == 2, "the attack did not start its sleepers"
+        judge.send_signal(ending)
+        judge.wait(timeout=30)
+        left = _wait_until_gone(name)
+        assert not left, f"{len(left)} process(es) outlived a judge ended by {ending.name}"
+    finally:
+        if judge.poll() is None:
+            judge.kill()
+        for pid in processes_named(name):
+            kill_quietly(pid)
+
+
+def test_the_local_keeper_reports_the_workers_fate(tmp_path):
+    # The keeper exits the way its worker did, so "killed by SIGXCPU" still reads as TLE, and an
+    # exit status still reads as RE with that status.
+    exercise = dataclasses.replace(resolve("39"), time_limit_s=5.0)
+    report = judge_file(exercise, write_attack(tmp_path, "os._exit(7)"), seed=1, suites=("public",))
+    assert "exited (status 7)" in report.cases[0].message
+    report = judge_file(exercise, write_attack(tmp_path, "os.kill(os.getpid(), signal.SIGXCPU)"), seed=1,
+                        suites=("public",))
+    assert report.cases[0].verdict is Verdict.TLE and "CPU time" in report.cases[0].message
