@@ -6,11 +6,17 @@ puts rows left ``running`` back to ``queued``. A worker claims a row with a cond
 (only one claimer can flip ``queued`` to ``running``), judges the code with the engine under the
 configured sandbox, and stores the whole report. Seeds are drawn when grading starts, so nobody
 can know them before.
+
+Recovery is bounded: a row's ``attempts`` counts the gradings started for it, and a submission
+whose grading was interrupted :data:`MAX_GRADING_ATTEMPTS` times (it may be what kills the
+grader) is stored as IE with the reason, instead of being queued again forever. Whatever a
+worker cannot grade ends as IE with a reference to the logged details, never as a stuck row.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import tempfile
 import threading
 from pathlib import Path
@@ -19,15 +25,18 @@ from typing import Callable
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge import JUDGE_VERSION
 from judge.exercise import resolve
 from judge.i18n import Bilingual
 from judge.process import Launcher
+from judge.report import Report
 from judge.runner import judge_file
 from judge.verdicts import Verdict
 from web.models import Exercise, Status, Submission, User, count_queued, utcnow
 
 log = logging.getLogger("probjudge.grading")
 POLL_SECONDS = 1.0  # also pick up rows written by other processes
+MAX_GRADING_ATTEMPTS = 3  # gradings interrupted (the process died) before a submission is stored as IE
 
 
 class SubmissionRefused(ValueError):
@@ -87,8 +96,21 @@ class GradingQueue:
     # --- lifecycle -------------------------------------------------------------------------
 
     def recover(self) -> int:
-        """Put submissions left ``running`` by a stopped process back in the queue; return how many."""
+        """Put submissions left ``running`` by a stopped process back in the queue; return how many.
+
+        A submission whose grading has been interrupted :data:`MAX_GRADING_ATTEMPTS` times is
+        not queued again: it is stored as IE, with the reason in its report.
+        """
         with self.sessions() as session:
+            exhausted = session.scalars(select(Submission).where(
+                Submission.status == Status.running, Submission.attempts >= MAX_GRADING_ATTEMPTS)).all()
+            for submission in exhausted:
+                log.error("submission %s: grading interrupted %s times; stored as IE", submission.id,
+                          submission.attempts)
+                self._store_report(submission, _internal_error_report(
+                    submission, f"grading this submission was interrupted {submission.attempts} times (the grader "
+                                "stopped while running it); it was not graded again. This is not a verdict on your "
+                                "code: ask your instructor to rejudge it"))
             result = session.execute(update(Submission).where(Submission.status == Status.running)
                                      .values(status=Status.queued, started_at=None))
             session.commit()
@@ -142,8 +164,9 @@ class GradingQueue:
             try:
                 self.grade(submission_id)
             except Exception:  # noqa: BLE001 - one bad job must not stop the worker
-                log.exception("grading submission %s failed", submission_id)
-                self._store_internal_error(submission_id)
+                reference = secrets.token_hex(4)
+                log.exception("grading submission %s failed (internal error %s)", submission_id, reference)
+                self._store_internal_error(submission_id, reference)
 
     def grade(self, submission_id: int) -> None:
         """Judge one claimed submission and store its report."""
@@ -159,21 +182,33 @@ class GradingQueue:
             finally:
                 path.unlink(missing_ok=True)
                 folder.rmdir()
-            submission.status = Status.done
-            submission.verdict = report.verdict.value
-            submission.score_passed, submission.score_total = report.passed, len(report.cases)
-            submission.seed = report.seed
-            submission.judge_version = report.judge_version
-            submission.exercise_hash = report.exercise.get("content_hash")
-            submission.report_json = report.to_json()
-            submission.finished_at = utcnow()
+            self._store_report(submission, report)
             session.commit()
 
-    def _store_internal_error(self, submission_id: int) -> None:
+    @staticmethod
+    def _store_report(submission: Submission, report: Report) -> None:
+        """Write ``report`` into ``submission``'s row (the caller commits)."""
+        submission.status = Status.done
+        submission.verdict = report.verdict.value
+        submission.score_passed, submission.score_total = report.passed, len(report.cases)
+        submission.seed = report.seed
+        submission.judge_version = report.judge_version
+        submission.exercise_hash = report.exercise.get("content_hash")
+        submission.report_json = report.to_json()
+        submission.finished_at = utcnow()
+
+    def _store_internal_error(self, submission_id: int, reference: str) -> None:
         with self.sessions() as session:
             submission = session.get(Submission, submission_id)
             if submission is not None:
-                submission.status = Status.done
-                submission.verdict = Verdict.IE.value
-                submission.finished_at = utcnow()
+                self._store_report(submission, _internal_error_report(
+                    submission, f"the grader failed on this submission (not your fault; internal error {reference})"))
                 session.commit()
+
+
+def _internal_error_report(submission: Submission, message: str) -> Report:
+    """The report stored for a submission the grader could not judge: IE, no cases, the reason."""
+    row = submission.exercise
+    return Report(exercise={"number": row.number, "slug": row.slug, "content_hash": row.content_hash},
+                  verdict=Verdict.IE, cases=[], seed=submission.seed, device="cpu", sandbox="",
+                  suites=[], judge_version=JUDGE_VERSION, false_failure_budget={}, message=message)

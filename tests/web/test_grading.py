@@ -12,7 +12,7 @@ from judge.process import LocalLauncher
 from judge.sandbox.layers import missing_required
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
-from web.grading import GradingQueue, SubmissionRefused
+from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
 from web.models import Exercise, Status, Submission, User
 
 EXERCISE = resolve("39")
@@ -29,7 +29,7 @@ def launcher():
 
     strict = StrictLauncher(slots=2)
     yield strict
-    strict.zygote.close()
+    strict.close()
 
 
 @pytest.fixture
@@ -114,3 +114,87 @@ def test_refusals_say_why_and_store_nothing(site, launcher):
         with pytest.raises(SubmissionRefused, match="already have 2 submissions waiting"):
             queue.submit(session, user, exercise, REFERENCE[:1000])
         assert len(session.scalars(select(Submission)).all()) == 2
+
+
+def test_a_submission_that_keeps_killing_its_grader_is_stored_as_ie(site, launcher):
+    with site() as session:
+        exercise = session.scalar(select(Exercise))
+        user = session.scalar(select(User))
+        queue = GradingQueue(site, launcher)
+        killer = queue.submit(session, user, exercise, REFERENCE).id
+    for attempt in range(1, MAX_GRADING_ATTEMPTS + 1):
+        assert queue.claim() == killer  # a grading starts ... and the grader dies with it
+        assert queue.recover() == (1 if attempt < MAX_GRADING_ATTEMPTS else 0)
+    with site() as session:
+        row = session.get(Submission, killer)
+        assert row.status is Status.done and row.verdict == "IE" and row.attempts == MAX_GRADING_ATTEMPTS
+        assert f"interrupted {MAX_GRADING_ATTEMPTS} times" in row.report_json["message"]
+        assert row.report_json["verdict"] == "IE" and row.finished_at is not None
+    assert queue.claim() is None  # never queued again
+
+
+def test_a_bug_in_the_grader_ends_that_submission_in_ie_with_a_reference(site, launcher, monkeypatch, caplog):
+    from web import grading
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the grader's own bug at /srv/probjudge/secret")
+
+    monkeypatch.setattr(grading, "judge_file", broken)
+    queue = GradingQueue(site, launcher)
+    with site() as session:
+        exercise = session.scalar(select(Exercise))
+        user = session.scalar(select(User))
+        first = queue.submit(session, user, exercise, REFERENCE).id
+    queue.start()
+    try:
+        rows = _wait_until_done(site, 1, timeout=60)
+    finally:
+        queue.stop()
+    message = rows[0].report_json["message"]
+    assert rows[0].id == first and rows[0].verdict == "IE"
+    assert "internal error" in message and "/srv/probjudge" not in message
+    assert message.rsplit(" ", 1)[1].rstrip(")") in caplog.text and "/srv/probjudge/secret" in caplog.text
+
+
+LOADER_KILLERS = [
+    "import os\nos._exit(0)\n",  # dies while loading
+    "import time\ntime.sleep(10**6)\n",  # hangs while loading (the exercise's time limit ends it)
+]
+
+
+def test_submissions_that_kill_their_loader_do_not_stop_the_site(tmp_path, launcher):
+    # Through the API, as a learner would: two loader-killing submissions (one per worker and
+    # slot), then a correct one, which must be graded.
+    from web.app import create_app
+    from web.config import Settings
+    from web.models import ApiToken
+
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="test", workers=2,
+                              sandbox=launcher.level), launcher=launcher)
+    try:
+        with app.extensions["probjudge"]["sessions"]() as session:
+            user = User(name="mallory")
+            user.set_password("password123")
+            token, secret = ApiToken.issue(user)
+            session.add_all([user, token])
+            session.commit()
+        client = app.test_client()
+        headers = {"Authorization": f"Bearer {secret}"}
+        ids = []
+        for code in [*LOADER_KILLERS, REFERENCE]:
+            created = client.post("/api/v1/submissions", headers=headers, json={"exercise": "39", "code": code})
+            assert created.status_code == 202, created.json
+            ids.append(created.json["id"])
+        deadline = time.monotonic() + 300
+        answers = {}
+        while len(answers) < len(ids) and time.monotonic() < deadline:
+            for number in ids:
+                answer = client.get(f"/api/v1/submissions/{number}", headers=headers).json
+                if answer["status"] == "done":
+                    answers[number] = answer
+            time.sleep(0.2)
+        assert [answers.get(number, {}).get("verdict") for number in ids] == ["RE", "TLE", "AC"]
+        if hasattr(launcher, "free_slots"):
+            assert launcher.free_slots == launcher.slots
+    finally:
+        app.extensions["probjudge"]["queue"].stop()
