@@ -171,12 +171,34 @@ def load_all(exercises_dir: Path = EXERCISES_DIR) -> list[Exercise]:
     return sorted((load_exercise(p) for p in folders), key=lambda e: e.number)
 
 
+# Exercise numbers have three digits; a longer run of digits names nothing (and int() of
+# thousands of digits is slow, then refused by Python's conversion limit).
+MAX_NUMBER_DIGITS = 6
+
+
+def _exercise_number(wanted: str, exercise_id: object) -> int | None:
+    """``wanted`` as an exercise number; None when it is not one (a slug or a folder name).
+
+    Only ASCII digits count: ``str.isdigit`` also accepts "²" or "٣", which ``int()`` refuses
+    or reads as another number. Raises :class:`ExerciseError` for such strings and for runs of
+    digits longer than :data:`MAX_NUMBER_DIGITS`.
+    """
+    if not wanted.isdigit():
+        return None
+    if not wanted.isascii() or len(wanted) > MAX_NUMBER_DIGITS:
+        shown = str(exercise_id)
+        shown = shown if len(shown) <= 20 else shown[:20] + "…"
+        raise ExerciseError(f"no exercise {shown!r}: an exercise number is 1 to {MAX_NUMBER_DIGITS} digits 0-9")
+    return int(wanted)
+
+
 def resolve(exercise_id: str, exercises_dir: Path = EXERCISES_DIR) -> Exercise:
     """Find an exercise by number, slug or folder name; raise :class:`ExerciseError` with the choices."""
     wanted = str(exercise_id).strip().lower()
+    number = _exercise_number(wanted, exercise_id)
     exercises = load_all(exercises_dir)
     for exercise in exercises:
-        if wanted.isdigit() and int(wanted) == exercise.number:
+        if number is not None and number == exercise.number:
             return exercise
         if wanted in (exercise.slug, exercise.folder):
             return exercise

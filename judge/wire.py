@@ -123,7 +123,7 @@ def parse_header(body: bytes | bytearray) -> dict[str, Any]:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise WireError(f"header is not UTF-8: {exc.reason}") from None
-    if _nesting_exceeds(text, MAX_DEPTH):
+    if nesting_exceeds(text, MAX_DEPTH):
         raise WireError(f"header nests deeper than {MAX_DEPTH} levels")
     try:
         header = json.loads(text)
@@ -135,8 +135,11 @@ def parse_header(body: bytes | bytearray) -> dict[str, Any]:
     return header
 
 
-def _nesting_exceeds(text: str, limit: int) -> bool:
-    """Whether brackets outside strings nest deeper than ``limit`` (checked before parsing)."""
+def nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether the JSON ``text`` opens more than ``limit`` arrays or objects at once.
+
+    Check it before ``json.loads``: the parser recurses once per level. Linear in the text.
+    """
     # A cheap bound first: a header cannot nest deeper than it has opening brackets.
     if text.count("[") + text.count("{") <= limit:
         return False

@@ -6,7 +6,9 @@
     python -m web set-password NAME --password PW
 
 Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to
-date first. ``--token`` prints a new API token for the user (shown once; only its hash is
+date first. A NAME is found as on the sign-in page (case and Unicode width do not matter; see
+``web/names.py``). ``set-password`` also ends every sign-in session of the account (all its
+browsers are signed out); its API tokens stay valid. ``--token`` prints a new API token for the user (shown once; only its hash is
 stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults 127.0.0.1 and 5000) and, on a
 site without an instructor, creates one (``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``,
 else ``instructor`` with a random password printed once).
@@ -18,13 +20,11 @@ import argparse
 import os
 import sys
 
-from sqlalchemy import select
-
-from web.accounts import AccountError, create_user
+from web.accounts import AccountError, change_password, create_user, find_user
 from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
-from web.models import ApiToken, Role, User
+from web.models import ApiToken, Role
 
 
 def main(argv: list[str]) -> int:
@@ -63,17 +63,17 @@ def main(argv: list[str]) -> int:
                   f"unchanged {result.unchanged}")
             return 0
         if args.command == "set-password":
-            user = session.scalar(select(User).where(User.name == args.name.strip()))
+            user = find_user(session, args.name)
             if user is None:
                 print(f"error: no user named {args.name!r}", file=sys.stderr)
                 return 2
             try:
-                user.set_password(args.password)
+                ended = change_password(session, user, args.password)  # keeps no session: all end
             except ValueError as error:
                 print(f"error: {error}", file=sys.stderr)
                 return 2
             session.commit()
-            print(f"password of {user.name!r} changed")
+            print(f"password of {user.name!r} changed; {ended} sign-in sessions ended (API tokens stay valid)")
             return 0
         try:
             user = create_user(session, args.name, args.password, Role(args.role))

@@ -1,16 +1,28 @@
-"""Creating accounts, shared by the sign-up page, ``python -m web create-user`` and ``make run``."""
+"""Accounts: creating, finding and authenticating users, and ending their sign-in sessions.
+
+Shared by the sign-up and sign-in pages, the profile's password change, ``python -m web
+create-user``/``set-password`` and ``make run``, so that every path applies the same rules:
+
+- names are unique by :func:`web.names.name_key` (case and Unicode width do not matter);
+- :func:`authenticate` hashes the password once whether or not the name exists (against a
+  dummy hash made like real ones), so its time does not tell which names exist;
+- changing a password ends every other sign-in session of the account
+  (:func:`change_password`); API tokens are separate credentials and stay valid.
+"""
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
+from werkzeug.security import check_password_hash
 
-from web.models import Role, User
-
-USER_NAME = r"^[A-Za-z0-9._-]{1,64}$"
+from web.models import Role, User, UserSession, hash_password
+from web.names import USER_NAME, display_name, name_key
+from web.validation import text_problem
 
 
 class AccountError(ValueError):
@@ -24,10 +36,12 @@ class NameTaken(AccountError):
 def create_user(session: Session, name: str, password: str, role: Role = Role.learner,
                 language: str = "en") -> User:
     """Add (not commit) a user. Raises :class:`AccountError` for a bad or taken name or a short password."""
-    name = name.strip()
+    name = display_name(name)
     if not re.fullmatch(USER_NAME, name):
         raise AccountError("a user name is 1-64 letters, digits, '.', '_' or '-'")
-    if session.scalar(select(User).where(User.name == name)) is not None:
+    # The key decides; the exact name too, for accounts from before keys whose key is "<key>#<id>".
+    taken = select(User.id).where(or_(User.name_key == name_key(name), User.name == name)).limit(1)
+    if session.scalar(taken) is not None:
         raise NameTaken(f"a user named {name!r} already exists")
     user = User(name=name, role=role, language=language)
     try:
@@ -36,6 +50,45 @@ def create_user(session: Session, name: str, password: str, role: Role = Role.le
         raise AccountError(str(error)) from None
     session.add(user)
     return user
+
+
+def find_user(session: Session, name: str) -> User | None:
+    """The account called ``name``: the exact (normalized) name first, else the same key.
+
+    The exact name comes first so that accounts whose names collided before keys existed each
+    keep signing in with their own name; any other spelling finds the owner of the key.
+    """
+    if text_problem(name) is not None:
+        return None  # such a name cannot exist, and the database may refuse to compare it
+    shown = display_name(name)
+    exact = session.scalar(select(User).where(User.name == shown))
+    return exact or session.scalar(select(User).where(User.name_key == name_key(shown)))
+
+
+@functools.cache
+def dummy_password_hash() -> str:
+    """A hash of a random password, made once with the same method as real ones."""
+    return hash_password(secrets.token_urlsafe(16))
+
+
+def authenticate(session: Session, name: str, password: str) -> User | None:
+    """The account when ``name`` and ``password`` match, else None (same work either way)."""
+    user = find_user(session, name)
+    usable = text_problem(password) is None  # a lone surrogate cannot even be hashed
+    # An unknown name still costs one hash check, so the answer takes as long as for a known
+    # name with a wrong password, and timing does not reveal which names exist.
+    stored = user.password_hash if user is not None and usable else dummy_password_hash()
+    matches = check_password_hash(stored, password if usable else "")
+    return user if matches and usable and user is not None else None
+
+
+def change_password(session: Session, user: User, password: str, keep: UserSession | None = None) -> int:
+    """Set ``user``'s password and end their sign-in sessions except ``keep`` (not committed).
+
+    Returns how many sessions ended. Raises ``ValueError`` for a password that cannot be set.
+    """
+    user.set_password(password)
+    return UserSession.end_all(session, user, keep=keep)
 
 
 def ensure_instructor(session: Session, name: str, password: str | None) -> tuple[User, str | None] | None:

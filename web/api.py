@@ -2,10 +2,15 @@
 
 Errors are JSON ``{"error", "message"}`` with the right status code. A submission's report is
 the judge's report as stored, minus what is hidden (see :mod:`web.presenting`).
+
+A request body is read only by :func:`_json_object`: a JSON object, nested at most
+:data:`MAX_JSON_DEPTH` deep, whose every string passed :func:`web.validation.text_problem`;
+anything else is a 400 before any of it is used.
 """
 
 from __future__ import annotations
 
+import json
 from functools import wraps
 from typing import Any, Callable
 
@@ -17,8 +22,11 @@ from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitte
 from web.grading import SubmissionRefused
 from web.presenting import submission_view
 from web.models import ApiToken, Exercise, Role, Submission
+from judge.wire import nesting_exceeds
+from web.validation import text_problem
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
+MAX_JSON_DEPTH = 32  # the API's bodies are flat objects; this is generous
 
 
 def _extension(name: str) -> Any:
@@ -42,16 +50,58 @@ def token_required(view: Callable) -> Callable:
     return wrapped
 
 
+def _shown(identifier: str) -> str:
+    """``identifier`` quoted for a message, cut short (it may be thousands of characters)."""
+    return repr(identifier if len(identifier) <= 40 else identifier[:40] + "…")
+
+
 def _find_exercise(identifier: str) -> Exercise:
     """By number or slug, resolved exactly as the CLI does; 404 for an unknown one."""
     try:
         number = resolve(identifier).number
     except ExerciseError:
-        abort(404, description=f"no exercise {identifier!r}")
+        abort(404, description=f"no exercise {_shown(identifier)}")
     row = g.db.scalar(select(Exercise).where(Exercise.number == number))
     if row is None:
-        abort(404, description=f"exercise {identifier!r} is not on this site yet")
+        abort(404, description=f"exercise {_shown(identifier)} is not on this site yet")
     return row
+
+
+def _strings(value: Any, path: str) -> list[tuple[str, str]]:
+    """Every string in a parsed JSON value (keys included), with where it is."""
+    if isinstance(value, str):
+        return [(path, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items()
+                for found in _strings(key, path) + _strings(item, f"{path}.{key}" if path else key)]
+    if isinstance(value, list):
+        return [found for index, item in enumerate(value) for found in _strings(item, f"{path}[{index}]")]
+    return []
+
+
+def _json_object(example: str) -> dict:
+    """The request's JSON object (see the module docstring); ``example`` shows a good body in the 400."""
+    data = request.get_data(cache=True)
+    if not request.is_json:
+        abort(400, description=f"send a JSON object {example} with Content-Type: application/json")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        abort(400, description=f"the body is not UTF-8; send a JSON object {example}")
+    # Before parsing: the parser recurses once per level (the judge's wire format has the same rule).
+    if nesting_exceeds(text, MAX_JSON_DEPTH):
+        abort(400, description=f"the JSON body is nested more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):  # ValueError: not JSON, or an integer of 4300+ digits
+        abort(400, description=f"the body is not valid JSON; send a JSON object {example}")
+    if not isinstance(body, dict):
+        abort(400, description=f"send a JSON object {example}, not a JSON {type(body).__name__}")
+    for where, text in _strings(body, ""):
+        problem = text_problem(text)
+        if problem is not None:
+            abort(400, description=f'"{where}": {problem}')
+    return body
 
 
 def _exercise_json(row: Exercise) -> dict:
@@ -77,11 +127,10 @@ def get_exercise(identifier: str):
 @limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
 @token_required
 def create_submission():
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        abort(400, description='send a JSON object {"exercise": "39", "code": "..."}')
+    body = _json_object('{"exercise": "39", "code": "..."}')
     exercise_id, code = body.get("exercise"), body.get("code")
-    if not isinstance(exercise_id, (str, int)) or not isinstance(code, str):
+    # bool is an int to Python, but true is no exercise number
+    if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool) or not isinstance(code, str):
         abort(400, description='"exercise" (a number or slug) and "code" (a string) are required')
     exercise = _find_exercise(str(exercise_id))
     try:

@@ -12,6 +12,7 @@ import logging
 from flask import Flask, current_app, g, jsonify, render_template, request
 from flask_login import current_user
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from judge.i18n import LANGUAGES
 from judge.sandbox import launcher_for
@@ -21,7 +22,7 @@ from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
 from web.extensions import csrf, limiter, login_manager
 from web.grading import GradingQueue
-from web.models import User
+from web.models import User, UserSession
 
 log = logging.getLogger("probjudge.web")
 
@@ -34,10 +35,26 @@ CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self' 'wasm-unsafe-e
                            "frame-ancestors 'none'")
 
 
+class DatabaseId(IntegerConverter):
+    """``<int:...>`` in every route: ASCII digits that fit an INTEGER column, else a 404.
+
+    Werkzeug's converter takes any length (and ``\\d`` matches other scripts' digits), and a
+    number past the column's range makes the database raise (SQLite above 2**63, PostgreSQL
+    above 2**31) instead of finding nothing.
+    """
+
+    regex = r"[0-9]+"
+
+    def __init__(self, map, *args, **kwargs) -> None:
+        kwargs.setdefault("max", 2**31 - 1)  # PostgreSQL's INTEGER, the narrowest id column here
+        super().__init__(map, *args, **kwargs)
+
+
 def create_app(settings: Settings | None = None, *, launcher=None, start_workers: bool = True) -> Flask:
     """Build the site. ``launcher`` overrides the sandbox chosen by ``settings`` (tests use it)."""
     settings = settings or Settings.from_environment()
     app = Flask(__name__)
+    app.url_map.converters["int"] = DatabaseId  # before any blueprint adds a rule
     app.config.update(
         SECRET_KEY=settings.secret_key,
         MAX_CONTENT_LENGTH=settings.max_code_bytes * 4,  # room for form encoding; the code limit is checked itself
@@ -90,8 +107,17 @@ def _bind_extensions(app: Flask) -> None:
     limiter.init_app(app)
 
     @login_manager.user_loader
-    def _load_user(user_id: str) -> User | None:
-        return request_session().get(User, int(user_id)) if user_id.isdigit() else None
+    def _load_user(token: str) -> User | None:
+        """The user of the sign-in session whose token the cookie holds (see web.auth)."""
+        db = request_session()
+        row = UserSession.find(db, token) if isinstance(token, str) else None
+        if row is None:
+            return None  # signed out, ended by a password change, idle too long, or never issued
+        if row.touch():
+            db.commit()
+        user = row.user
+        user.login_token = token
+        return user
 
     @login_manager.unauthorized_handler
     def _unauthorized():

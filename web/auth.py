@@ -1,4 +1,10 @@
-"""Accounts: sign up, sign in, sign out (forms with CSRF tokens, rate-limited by address)."""
+"""Accounts: sign up, sign in, sign out (forms with CSRF tokens, rate-limited by address).
+
+Signing in writes a :class:`~web.models.UserSession` row and puts its token, not the account
+id, in the session cookie (Flask-Login's alternative-token pattern: ``User.get_id`` returns
+the token and the user loader in :mod:`web.app` looks it up). Signing out deletes the row, so a
+copy of the cookie taken before no longer signs anyone in.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,13 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, flash, g, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_required, login_user, logout_user
-from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
-from web.accounts import NameTaken, create_user
+from web.accounts import NameTaken, authenticate, create_user
 from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, SIGN_UP_LIMIT, limiter, sign_in_key
 from web.forms import ConfirmForm, SignInForm, SignUpForm
 from web.i18n import t
-from web.models import Role, User
+from web.models import Role, User, UserSession
 
 auth = Blueprint("auth", __name__, url_prefix="/auth")
 
@@ -28,8 +34,24 @@ def _safe_next(default: str) -> str:
 
 
 def _start_session(user: User) -> None:
+    """Sign ``user`` in: a new session row (committed), its token in a fresh cookie session."""
+    UserSession.end_idle(g.db, user)  # sessions nobody used for a month: keep the table small
+    row, token = UserSession.issue(user)
+    g.db.add(row)
+    g.db.commit()
+    user.login_token = token
     session.clear()  # a fresh session on every sign-in: nothing from before carries over
     login_user(user)
+
+
+def _end_session() -> None:
+    """Delete the current sign-in's row (committed), then forget the user in the cookie."""
+    token = current_user.get_id()
+    if token:
+        UserSession.end(g.db, token)
+        g.db.commit()
+    logout_user()
+    session.clear()
 
 
 @auth.route("/sign-up", methods=["GET", "POST"])
@@ -41,10 +63,11 @@ def sign_up():
     if form.validate_on_submit():
         try:
             user = create_user(g.db, form.name.data, form.password.data, Role.learner, form.language.data)
-        except NameTaken:
+            g.db.commit()
+        except (NameTaken, IntegrityError):  # IntegrityError: the same name, signed up at the same moment
+            g.db.rollback()
             form.name.errors.append(t("name_taken"))
         else:
-            g.db.commit()
             _start_session(user)
             flash(t("welcome", name=user.name), "success")
             return redirect(_safe_next(url_for("exercises.index", lang=user.language)))
@@ -60,8 +83,8 @@ def sign_in():
     form = SignInForm()
     failed = False
     if form.validate_on_submit():
-        user = g.db.scalar(select(User).where(User.name == form.name.data.strip()))
-        if user is not None and user.check_password(form.password.data):
+        user = authenticate(g.db, form.name.data, form.password.data)
+        if user is not None:
             _start_session(user)
             return redirect(_safe_next(url_for("exercises.index")))
         failed = True  # one message for a wrong name and a wrong password: do not confirm names
@@ -74,7 +97,6 @@ def sign_in():
 def sign_out():
     form = ConfirmForm()
     if form.validate_on_submit():
-        logout_user()
-        session.clear()
+        _end_session()
         flash(t("signed_out"), "info")
     return redirect(url_for("exercises.index"))

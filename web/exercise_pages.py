@@ -74,6 +74,19 @@ def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = No
                            run_texts=run_texts()), status
 
 
+def _refused_code(row: Exercise, spec: ExerciseSpec, form: CodeForm):
+    """A code form that did not validate: the page again with the code and why (400).
+
+    The code's own errors are those of :func:`web.validation.text_problem` (a NUL, a lone
+    surrogate); without them it was the CSRF token, and the plain 400 page says what to do.
+    """
+    if not form.code.errors:
+        abort(400)
+    for error in form.code.errors:
+        flash(str(error), "error")
+    return _exercise_page(row, spec, form, 400)
+
+
 @exercises.get("/exercises/<identifier>")
 def show(identifier: str):
     row, spec = find_exercise(identifier)
@@ -87,7 +100,7 @@ def submit(identifier: str):
     row, spec = find_exercise(identifier)
     form = CodeForm()
     if not form.validate_on_submit():
-        abort(400)
+        return _refused_code(row, spec, form)
     try:
         submission = current_app.extensions["probjudge"]["queue"].submit(g.db, current_user, row, form.code.data or "")
     except SubmissionRefused as refused:
@@ -100,10 +113,10 @@ def submit(identifier: str):
 @exercises.post("/exercises/<identifier>/download")
 def download(identifier: str):
     """The editor's code as a file that ``python practice/judge.py test N FILE`` accepts."""
-    _row, spec = find_exercise(identifier)
+    row, spec = find_exercise(identifier)
     form = CodeForm()
     if not form.validate_on_submit():
-        abort(400)
+        return _refused_code(row, spec, form)
     code = (form.code.data or "").replace("\r\n", "\n")
     return Response(code, mimetype="text/x-python",
                     headers={"Content-Disposition": f'attachment; filename="{download_name(spec)}"'})

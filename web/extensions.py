@@ -1,6 +1,7 @@
 """The Flask extensions, made once here and bound to each app in :func:`web.app.create_app`.
 
-- Flask-Login keeps the signed-in user in the (signed, HttpOnly) session cookie.
+- Flask-Login keeps the signed-in session's token in the (signed, HttpOnly) session cookie;
+  the token names a server-side :class:`~web.models.UserSession` row (see :mod:`web.auth`).
 - Flask-WTF's CSRFProtect checks a token on every form POST; the JSON API is exempt because
   it authenticates with bearer tokens, which a browser never sends on its own.
 - Flask-Limiter limits signing in, signing up and submitting (memory storage by default; a
@@ -17,6 +18,8 @@ from flask_limiter.util import get_remote_address
 from flask_login import LoginManager, current_user
 from flask_wtf import CSRFProtect
 
+from web.names import name_key
+
 login_manager = LoginManager()
 csrf = CSRFProtect()
 limiter = Limiter(key_func=get_remote_address)
@@ -31,15 +34,20 @@ SUBMIT_LIMIT_MESSAGE = "too many submissions: at most 20 a minute and 300 an hou
 
 
 def sign_in_key() -> str:
-    """The address and the account name being tried."""
-    name = (request.form.get("name") or "").strip().lower()[:64]
+    """The address and the account name being tried, by its key ("Ann" and "ａｎｎ" are one account)."""
+    name = name_key((request.form.get("name") or "")[:256])[:64]
     return f"{get_remote_address()}|{name}"
+
+
+def account_key() -> str:
+    """The signed-in account (not the session: signing in again must not reset a limit)."""
+    return f"user:{current_user.id}"
 
 
 def submitter_key() -> str:
     """Rate-limit submissions per account: the signed-in user, else the bearer token, else the address."""
     if current_user.is_authenticated:
-        return f"user:{current_user.get_id()}"
+        return account_key()
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer "):
         return "token:" + hashlib.sha256(header[7:].strip().encode()).hexdigest()

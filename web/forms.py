@@ -1,22 +1,57 @@
 """The site's forms (Flask-WTF: validation plus a CSRF token in every one).
 
+Every form is a :class:`SiteForm`, which holds two invariants for all of them:
+
+- a form reads the request's form fields only (``request.form``): never uploaded files or a
+  JSON body, which Flask-WTF would otherwise also read, and whose values are not strings;
+- every text a form accepts has passed :func:`web.validation.text_problem` (no NUL, no lone
+  surrogate).
+
 Messages are :class:`~web.i18n.LazyText`, resolved in the request's language when rendered.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from flask import request
 from flask_wtf import FlaskForm
 from wtforms.fields import SelectChoice
 from wtforms import PasswordField, SelectField, StringField, SubmitField, TextAreaField
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
-from web.accounts import USER_NAME
-from web.i18n import LazyText
+from web.i18n import LazyText, localized
+from web.names import USER_NAME, display_name
+from web.validation import text_problem
+
+SUBMIT_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
 
+class SiteForm(FlaskForm):
+    """The base of every form here (see the module docstring)."""
 
-class SignUpForm(FlaskForm):
-    name = StringField(LazyText("user_name"), validators=[
+    def __init__(self, **kwargs: Any) -> None:
+        if "formdata" not in kwargs:
+            kwargs["formdata"] = request.form if request.method in SUBMIT_METHODS else None
+        super().__init__(**kwargs)
+
+    def validate(self, extra_validators: dict | None = None) -> bool:
+        valid = super().validate(extra_validators=extra_validators)
+        for field in self:
+            problem = text_problem(field.data) if isinstance(field.data, str) else None
+            if problem is not None:
+                field.errors.append(localized(problem))
+                valid = False
+        return valid
+
+
+def _normalized_name(value: str | None) -> str | None:
+    """The name as it will be stored, so that the validators judge that (fullwidth letters become ASCII)."""
+    return display_name(value) if isinstance(value, str) else value
+
+
+class SignUpForm(SiteForm):
+    name = StringField(LazyText("user_name"), filters=[_normalized_name], validators=[
         DataRequired(LazyText("required")), Length(1, 64, LazyText("name_length")),
         Regexp(USER_NAME, message=LazyText("name_characters"))])
     password = PasswordField(LazyText("password"), validators=[
@@ -27,25 +62,36 @@ class SignUpForm(FlaskForm):
     submit = SubmitField(LazyText("sign_up"))
 
 
-class SignInForm(FlaskForm):
+class SignInForm(SiteForm):
     name = StringField(LazyText("user_name"), validators=[DataRequired(LazyText("required"))])
     password = PasswordField(LazyText("password"), validators=[DataRequired(LazyText("required"))])
     submit = SubmitField(LazyText("sign_in"))
 
 
-class CodeForm(FlaskForm):
+class PasswordForm(SiteForm):
+    """The profile's password change: the current password, then the new one twice."""
+
+    current_password = PasswordField(LazyText("current_password"), validators=[DataRequired(LazyText("required"))])
+    new_password = PasswordField(LazyText("new_password"), validators=[
+        DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))])
+    new_password_again = PasswordField(LazyText("confirm_password"), validators=[
+        DataRequired(LazyText("required")), EqualTo("new_password", LazyText("passwords_differ"))])
+    submit = SubmitField(LazyText("change_password"))
+
+
+class CodeForm(SiteForm):
     """The exercise page's editor: one form, two buttons (submit to the judge, or download)."""
 
     code = TextAreaField(LazyText("your_code"))
     submit = SubmitField(LazyText("submit"))
 
 
-class TokenForm(FlaskForm):
+class TokenForm(SiteForm):
     label = StringField(LazyText("token_label"), validators=[Length(0, 64, LazyText("label_length"))])
     submit = SubmitField(LazyText("create_token"))
 
 
-class ConfirmForm(FlaskForm):
+class ConfirmForm(SiteForm):
     """A button that changes something (sign out, revoke a token): a POST with a CSRF token."""
 
     submit = SubmitField()

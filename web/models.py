@@ -1,4 +1,9 @@
-"""The site's data (SQLAlchemy 2): users, API tokens, exercises, submissions.
+"""The site's data (SQLAlchemy 2): users, their sign-in sessions, API tokens, exercises, submissions.
+
+A signed-in browser is a :class:`UserSession` row: the session cookie carries a random token,
+the row only its SHA-256, and Flask-Login's user id *is* that token (:meth:`User.get_id`), so
+deleting the row signs that browser out for good, whatever copy of the cookie exists. User
+names are unique by their ``name_key`` (see :mod:`web.names`).
 
 The ``submission`` rows are the grading queue of record: a row is written ``queued`` before any
 worker sees it, and on start-up rows left ``queued`` or ``running`` are graded again, so no
@@ -13,10 +18,13 @@ import enum
 import hashlib
 import secrets
 
-from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Integer, String, Text, func, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Integer, String, Text, delete, func, select
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, validates
 from flask_login import UserMixin
 from werkzeug.security import check_password_hash, generate_password_hash
+
+from web.names import NAME_KEY_LENGTH, display_name, name_key
+from web.validation import text_problem
 
 
 class Base(DeclarativeBase):
@@ -38,11 +46,22 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
+def as_utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` with its time zone: SQLite hands back naive datetimes (all stored in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
+
+
+def hash_password(password: str) -> str:
+    """The stored form of ``password``: one method for every account and the sign-in dummy."""
+    return generate_password_hash(password)
+
+
 class User(UserMixin, Base):
     __tablename__ = "user"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    name_key: Mapped[str] = mapped_column(String(NAME_KEY_LENGTH), unique=True, index=True)
     password_hash: Mapped[str] = mapped_column(String(256))
     role: Mapped[Role] = mapped_column(Enum(Role, native_enum=False, length=16), default=Role.learner)
     language: Mapped[str] = mapped_column(String(8), default="en")
@@ -50,15 +69,102 @@ class User(UserMixin, Base):
 
     submissions: Mapped[list["Submission"]] = relationship(back_populates="user")
     tokens: Mapped[list["ApiToken"]] = relationship(back_populates="user", cascade="all, delete-orphan")
+    sessions: Mapped[list["UserSession"]] = relationship(back_populates="user", cascade="all, delete-orphan")
+
+    # Not a column: the token of the sign-in session this object was loaded for (or is signing
+    # in), set by web.auth; Flask-Login keeps it in the session cookie as the user id.
+    login_token = None
+
+    @validates("name")
+    def _normalize_name(self, _key: str, name: str) -> str:
+        """Store the display form and keep the unique key in step with it (see web.names)."""
+        name = display_name(name)
+        self.name_key = name_key(name)
+        return name
+
+    def get_id(self) -> str | None:
+        """Flask-Login's user id: this sign-in's token, never the account id (see the module docstring)."""
+        return self.login_token
 
     def set_password(self, password: str) -> None:
-        """Hash and store ``password``; raise ``ValueError`` when it is shorter than 8 characters."""
+        """Hash and store ``password``; raise ``ValueError`` when it is shorter than 8 characters
+        or holds a character that cannot be stored (see :mod:`web.validation`)."""
         if len(password) < 8:
             raise ValueError("a password needs at least 8 characters")
-        self.password_hash = generate_password_hash(password)
+        problem = text_problem(password)
+        if problem is not None:
+            raise ValueError(f"the password cannot be used: {problem}")
+        self.password_hash = hash_password(password)
 
     def check_password(self, password: str) -> bool:
         return check_password_hash(self.password_hash, password)
+
+
+class UserSession(Base):
+    """One signed-in browser. The cookie holds the token; only its SHA-256 is stored.
+
+    A row lives from sign-in until sign-out, a password change (the user's other rows),
+    ``python -m web set-password`` (all the user's rows), or :data:`IDLE_LIMIT` without a request.
+    """
+
+    __tablename__ = "user_session"
+    IDLE_LIMIT = dt.timedelta(days=30)
+    # last_seen_at is written at most this often, so that pages do not write on every request.
+    SEEN_RESOLUTION = dt.timedelta(minutes=5)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    user: Mapped[User] = relationship(back_populates="sessions")
+
+    @staticmethod
+    def digest(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user: User) -> tuple["UserSession", str]:
+        """A new session for ``user``: the row to add and the token for the cookie."""
+        token = secrets.token_urlsafe(32)
+        return cls(user=user, token_hash=cls.digest(token)), token
+
+    @classmethod
+    def find(cls, session: Session, token: str, now: dt.datetime | None = None) -> "UserSession | None":
+        """The live session with ``token`` (None when unknown, ended or idle too long)."""
+        if not token.isascii():  # tokens are URL-safe base64; anything else was never issued
+            return None
+        now = now or utcnow()
+        return session.scalar(select(cls).where(cls.token_hash == cls.digest(token),
+                                                cls.last_seen_at > now - cls.IDLE_LIMIT))
+
+    def touch(self, now: dt.datetime | None = None) -> bool:
+        """Note a request; True when ``last_seen_at`` changed (the caller commits)."""
+        now = now or utcnow()
+        if now - as_utc(self.last_seen_at) < self.SEEN_RESOLUTION:
+            return False
+        self.last_seen_at = now
+        return True
+
+    @classmethod
+    def end(cls, session: Session, token: str) -> None:
+        """Delete (not commit) the session with ``token``, if it exists."""
+        session.execute(delete(cls).where(cls.token_hash == cls.digest(token)))
+
+    @classmethod
+    def end_idle(cls, session: Session, user: User, now: dt.datetime | None = None) -> int:
+        """Delete (not commit) ``user``'s sessions idle past :data:`IDLE_LIMIT` (they no longer count)."""
+        cutoff = (now or utcnow()) - cls.IDLE_LIMIT
+        return session.execute(delete(cls).where(cls.user_id == user.id, cls.last_seen_at <= cutoff)).rowcount or 0
+
+    @classmethod
+    def end_all(cls, session: Session, user: User, keep: "UserSession | None" = None) -> int:
+        """Delete (not commit) ``user``'s sessions except ``keep``; return how many ended."""
+        query = delete(cls).where(cls.user_id == user.id)
+        if keep is not None:
+            query = query.where(cls.id != keep.id)
+        return session.execute(query).rowcount or 0
 
 
 class ApiToken(Base):

@@ -1,4 +1,9 @@
-"""A learner's profile: progress, language, and API tokens (created here, shown once)."""
+"""A learner's profile: progress, language, password, and API tokens (created here, shown once).
+
+Changing the password asks for the current one (rate-limited like signing in, per account) and
+ends every other sign-in session of the account; this browser stays signed in, and API tokens
+stay valid (they are revoked here, one by one).
+"""
 
 from __future__ import annotations
 
@@ -7,29 +12,51 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from judge.i18n import LANGUAGES
-from web.forms import ConfirmForm, TokenForm
+from web.accounts import change_password
+from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, account_key, limiter
+from web.forms import ConfirmForm, PasswordForm, TokenForm
 from web.i18n import t
-from web.models import ApiToken, Exercise
+from web.models import ApiToken, Exercise, UserSession
 from web.progress import user_progress
 
 profile = Blueprint("profile", __name__, url_prefix="/profile")
 MAX_TOKENS = 10
 
 
-def _render(token_form: TokenForm, new_token: str | None = None, status: int = 200):
+def _render(token_form: TokenForm | None = None, new_token: str | None = None, status: int = 200,
+            password_form: PasswordForm | None = None):
     exercises = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
     tokens = g.db.scalars(select(ApiToken).where(ApiToken.user_id == current_user.id)
                           .order_by(ApiToken.id)).all()
     progress = user_progress(g.db, current_user)
     return render_template("profile.html", progress=progress, status=progress.status, exercises=exercises,
-                           tokens=tokens,
-                           token_form=token_form, confirm_form=ConfirmForm(), new_token=new_token), status
+                           tokens=tokens, token_form=token_form or TokenForm(formdata=None),
+                           password_form=password_form or PasswordForm(formdata=None),
+                           confirm_form=ConfirmForm(), new_token=new_token), status
 
 
 @profile.get("/")
 @login_required
 def show():
-    return _render(TokenForm())
+    return _render()
+
+
+@profile.post("/password")
+@login_required
+@limiter.limit(SIGN_IN_ADDRESS_LIMIT)
+@limiter.limit(SIGN_IN_LIMIT, key_func=account_key)  # guessing the current password is guessing a password
+def set_password():
+    form = PasswordForm()
+    if not form.validate_on_submit():
+        return _render(password_form=form, status=400)
+    if not current_user.check_password(form.current_password.data):
+        form.current_password.errors.append(t("wrong_current_password"))
+        return _render(password_form=form, status=400)
+    this_session = UserSession.find(g.db, current_user.get_id())
+    ended = change_password(g.db, current_user, form.new_password.data, keep=this_session)
+    g.db.commit()
+    flash(t("password_changed", ended=ended), "success")
+    return redirect(url_for("profile.show"))
 
 
 @profile.post("/tokens")

@@ -26,8 +26,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "password": ("Password", "密码"),
     "confirm_password": ("Password again", "再次输入密码"),
     "language": ("Language", "语言"),
-    "password_hint": ("At least 8 characters. User names use letters, digits, '.', '_' and '-'.",
-                      "密码至少 8 个字符。用户名只能包含字母、数字、“.”、“_”和“-”。"),
+    "password_hint": ("At least 8 characters. User names use letters, digits, '.', '_' and '-'; "
+                      "case does not matter (Ann and ann are the same user).",
+                      "密码至少 8 个字符。用户名只能包含字母、数字、“.”、“_”和“-”；不区分大小写"
+                      "（Ann 和 ann 是同一个用户）。"),
     "have_account": ("Already have an account?", "已经有账号了？"),
     "no_account": ("No account yet?", "还没有账号？"),
     "required": ("This field is required.", "此项必填。"),
@@ -40,6 +42,24 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sign_in_failed": ("Wrong user name or password.", "用户名或密码错误。"),
     "sign_in_first": ("Please sign in to see this page.", "请先登录再查看此页面。"),
     "signed_out": ("You are signed out.", "你已退出登录。"),
+    "change_password": ("Change password", "修改密码"),
+    "change_password_help": ("Changing your password signs you out everywhere else (other browsers and "
+                             "devices); this browser stays signed in. API tokens stay valid: revoke them below.",
+                             "修改密码后，你在其他地方（其他浏览器和设备）的登录都会退出；本浏览器保持登录。"
+                             "API 令牌仍然有效，如需作废请在下方撤销。"),
+    "current_password": ("Current password", "当前密码"),
+    "new_password": ("New password", "新密码"),
+    "wrong_current_password": ("The current password is wrong.", "当前密码不正确。"),
+    "password_changed": ("Your password is changed. Sessions signed out elsewhere: {ended}.",
+                         "密码已修改。在其他地方退出的登录：{ended} 个。"),
+    # text the site cannot store
+    "text_has_nul": ("Line {line}, column {column}: a NUL character (U+0000), which the site cannot store. "
+                     "Remove it and send again.",
+                     "第 {line} 行第 {column} 列：NUL 字符（U+0000），本站无法保存。请删除它后重新发送。"),
+    "text_has_surrogate": ("Line {line}, column {column}: an invalid character (a lone surrogate, U+{code}), "
+                           "which the site cannot store. Remove it and send again.",
+                           "第 {line} 行第 {column} 列：无效字符（单独的代理项 U+{code}），本站无法保存。"
+                           "请删除它后重新发送。"),
     # exercise list
     "title": ("Title", "标题"),
     "difficulty": ("Difficulty", "难度"),

@@ -46,3 +46,32 @@ def wait_for_result(client: FlaskClient, submission_url: str, timeout: float = 1
         assert "data-poll-url" in html
         time.sleep(0.2)
     raise AssertionError(f"{submission_url} got no verdict in {timeout} s")
+
+
+def rules(app, *, api: bool | None = None, method: str | None = None) -> list:
+    """The app's URL rules (not /static/), optionally only the API's (or only the pages') and one method's."""
+    found = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static" or (method and method not in rule.methods):
+            continue
+        if api is None or rule.rule.startswith("/api/") == api:
+            found.append(rule)
+    return sorted(found, key=lambda r: r.rule)
+
+
+def build_url(rule, **values) -> str:
+    """``rule`` with each ``<converter:name>`` replaced by ``values[name]``, as given (not checked)."""
+    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: str(values[m.group(1)]), rule.rule)
+
+
+def api_token(app, name: str = "api-user") -> dict:
+    """A new learner with an API token; the Authorization header that uses it."""
+    from web.models import ApiToken, User
+
+    with app.extensions["probjudge"]["sessions"]() as session:
+        user = User(name=name)
+        user.set_password("password123")
+        token, secret = ApiToken.issue(user)
+        session.add_all([user, token])
+        session.commit()
+    return {"Authorization": f"Bearer {secret}"}

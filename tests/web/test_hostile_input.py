@@ -1,0 +1,284 @@
+"""Hostile input never gets a 500: every route is walked with numbers, ids, bodies and fields
+that once crashed the site (or could), and must answer 400 or 404 with a clear message, storing
+nothing. The route lists come from the app's URL map, so a new route is walked too.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from judge.exercise import ExerciseError, resolve
+from site_client import api_token, build_url, csrf_token, rules, sign_up
+from web import forms
+from web.models import ApiToken, Submission
+from web.validation import text_problem
+
+# Valid values for the route arguments a test is not attacking.
+GOOD = {"identifier": "39", "code": "en"}
+
+
+def _count(app, model) -> int:
+    with app.extensions["probjudge"]["sessions"]() as session:
+        return session.scalar(select(func.count()).select_from(model))
+
+
+def _signed_in(app, name: str = "ann"):
+    client = app.test_client()
+    assert sign_up(client, name).status_code == 302
+    return client, csrf_token(client, "/profile/")
+
+
+def _assert_json_error(response, status: int) -> None:
+    assert response.status_code == status, response.get_data(as_text=True)[:300]
+    assert response.is_json and set(response.json) == {"error", "message"} and response.json["message"]
+
+
+# --- route parameters ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("number", [
+    "99999999999999999999999",  # past SQLite's 64-bit integers
+    str(2**63),
+    str(2**31),                 # past PostgreSQL's INTEGER
+    "9" * 5000,                 # past Python's int() conversion limit
+    "٣",                        # a digit of another script (\d matched it)
+])
+def test_every_integer_route_parameter_past_the_database_is_a_404(make_site, number):
+    app = make_site(start_workers=False)
+    client, token = _signed_in(app)
+    headers = api_token(app)
+    walked = 0
+    for rule in rules(app):
+        if "<int:" not in rule.rule:
+            continue
+        url = build_url(rule, **GOOD, submission_id=number, token_id=number)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            if rule.rule.startswith("/api/"):
+                _assert_json_error(client.open(url, method=method, headers=headers), 404)
+            else:
+                response = client.open(url, method=method, data={"csrf_token": token} if method == "POST" else None)
+                assert response.status_code == 404, (method, url[:80])
+            walked += 1
+    assert walked >= 4  # the API's and the pages' submission routes, and revoking a token
+
+
+@pytest.mark.parametrize("identifier", ["²", "٣٩", "9" * 5000, "0000039", "%ED%A0%80", "39%00", "%00"])
+def test_every_exercise_route_answers_404_for_an_id_that_names_nothing(make_site, identifier):
+    app = make_site(start_workers=False)
+    client, token = _signed_in(app)
+    headers = api_token(app)
+    walked = 0
+    for rule in rules(app):
+        if "<identifier>" not in rule.rule:
+            continue
+        url = build_url(rule, identifier=identifier)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            if rule.rule.startswith("/api/"):
+                response = client.open(url, method=method, headers=headers)
+                _assert_json_error(response, 404)
+                assert len(response.json["message"]) < 200  # the id is cut short, not echoed whole
+            else:
+                data = {"csrf_token": token, "code": "x = 1\n"} if method == "POST" else None
+                assert client.open(url, method=method, data=data).status_code == 404, (method, url[:80])
+            walked += 1
+    assert walked >= 6
+    assert _count(app, Submission) == 0
+
+
+@pytest.mark.parametrize("identifier", ["²", "٣٩", "9" * 5000, "1" * 7])
+def test_resolve_accepts_only_short_ascii_numbers(identifier):
+    started = time.monotonic()
+    with pytest.raises(ExerciseError):
+        resolve(identifier)
+    assert time.monotonic() - started < 5
+    assert resolve("039").number == resolve("39").number == 39
+
+
+# --- JSON bodies ---------------------------------------------------------------------------------
+
+NESTED = "[" * 200_000
+HOSTILE_BODIES = {
+    "nested arrays": (NESTED, 400),
+    "nested objects": ('{"a":' * 40_000, 400),  # bodies stay under the size limit (256 KiB here): not a 413
+    "nested inside a good object": ('{"exercise": "39", "code": "x = 1", "extra": ' + "[" * 100_000 + "]" * 100_000
+                                    + "}", 400),
+    "a list": ('[{"exercise": "39", "code": "x = 1"}]', 400),
+    "a string": ('"x = 1"', 400),
+    "a number": ("39", 400),
+    "null": ("null", 400),
+    "empty": ("", 400),
+    "not JSON": ("exercise=39&code=x", 400),
+    "not UTF-8": (b'{"exercise": "39", "code": "\xff\xfe"}', 400),
+    "a 5000-digit number": ('{"exercise": ' + "9" * 5000 + ', "code": "x = 1"}', 400),
+    "a lone surrogate in the code": ('{"exercise": "39", "code": "x = \\ud800"}', 400),
+    "a lone surrogate in the exercise": ('{"exercise": "\\udfff", "code": "x = 1"}', 400),
+    "a lone surrogate in a key": ('{"exercise": "39", "code": "x = 1", "\\ud800": 1}', 400),
+    "a lone surrogate deep inside": ('{"exercise": "39", "code": "x = 1", "extra": [{"a": ["\\ud83d"]}]}', 400),
+    "a NUL in the code": ('{"exercise": "39", "code": "x = 1\\u0000"}', 400),
+    "a NUL in the exercise": ('{"exercise": "39\\u0000", "code": "x = 1"}', 400),
+    "code missing": ('{"exercise": "39"}', 400),
+    "exercise missing": ('{"code": "x = 1"}', 400),
+    "code a number": ('{"exercise": "39", "code": 1}', 400),
+    "exercise true": ('{"exercise": true, "code": "x = 1"}', 400),
+    "exercise a float": ('{"exercise": 39.0, "code": "x = 1"}', 400),
+    "exercise null": ('{"exercise": null, "code": "x = 1"}', 400),
+    "exercise superscript two": ('{"exercise": "\\u00b2", "code": "x = 1"}', 404),
+    "exercise of 5000 digits": ('{"exercise": "' + "9" * 5000 + '", "code": "x = 1"}', 404),
+}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE_BODIES))
+def test_every_api_post_answers_hostile_json_with_a_json_error_and_stores_nothing(make_site, kind):
+    app = make_site(start_workers=False)
+    headers = api_token(app)
+    body, status = HOSTILE_BODIES[kind]
+    posts = rules(app, api=True, method="POST")
+    assert posts
+    for rule in posts:
+        response = app.test_client().post(rule.rule, headers=headers, data=body, content_type="application/json")
+        _assert_json_error(response, status)
+    assert _count(app, Submission) == 0
+
+
+@pytest.mark.parametrize("content_type, data", [
+    ("application/x-www-form-urlencoded", {"exercise": "39", "code": "x = 1"}),
+    ("multipart/form-data", {"exercise": "39", "code": (io.BytesIO(b"x = 1"), "code.py")}),
+    ("text/plain", '{"exercise": "39", "code": "x = 1"}'),
+    ("multipart/form-data", b"no boundary"),
+])
+def test_every_api_post_answers_a_body_that_is_not_json_with_a_400(make_site, content_type, data):
+    app = make_site(start_workers=False)
+    headers = api_token(app)
+    for rule in rules(app, api=True, method="POST"):
+        response = app.test_client().post(rule.rule, headers=headers, data=data, content_type=content_type)
+        _assert_json_error(response, 400)
+        assert "Content-Type: application/json" in response.json["message"]
+    assert _count(app, Submission) == 0
+
+
+def test_a_refused_text_is_explained_in_both_languages(make_site):
+    problem = text_problem("ok\nx = '\ud800'")
+    assert "Line 2, column 6" in problem and "U+D800" in problem
+    assert "第 2 行第 6 列" in problem.zh and "U+D800" in problem.zh
+    assert "U+0000" in text_problem("\x00") and "NUL" in text_problem("\x00").zh
+    assert text_problem("plain text, 中文, emoji 🎲") is None
+    app = make_site(start_workers=False)
+    response = app.test_client().post("/api/v1/submissions", headers=api_token(app),
+                                      data='{"exercise": "39", "code": "x = \\ud800"}', content_type="application/json")
+    assert response.json["message"].startswith('"code": Line 1, column 5: an invalid character')
+    client, token = _signed_in(app)
+    zh = client.post("/exercises/39/submit?lang=zh", data={"csrf_token": token, "code": "x = 1\x00"})
+    assert zh.status_code == 400 and "NUL 字符（U+0000），本站无法保存" in zh.get_data(as_text=True)
+
+
+# --- form fields ---------------------------------------------------------------------------------
+
+# Every form POST of the pages: who sends it (a signed-in learner or a visitor) and a valid body.
+PAGE_FORMS = {
+    "auth.sign_up": ("visitor", {"name": "zed", "password": "password123", "confirm": "password123",
+                                 "language": "en"}),
+    "auth.sign_in": ("visitor", {"name": "ann", "password": "password123"}),
+    "auth.sign_out": ("learner", {}),
+    "exercises.submit": ("learner", {"code": "x = 1\n"}),
+    "exercises.download": ("learner", {"code": "x = 1\n"}),
+    "profile.create_token": ("learner", {"label": "laptop"}),
+    "profile.revoke_token": ("learner", {}),
+    "profile.set_language": ("learner", {}),
+    "profile.set_password": ("learner", {"current_password": "password123", "new_password": "password456",
+                                         "new_password_again": "password456"}),
+}
+FIELDS = [(endpoint, field) for endpoint, (_, data) in PAGE_FORMS.items() for field in [*data, "csrf_token"]]
+
+
+def test_the_form_table_covers_every_page_post(make_site):
+    app = make_site(start_workers=False)
+    assert {rule.endpoint for rule in rules(app, api=False, method="POST")} == set(PAGE_FORMS)
+
+
+def test_every_form_is_a_site_form():
+    """SiteForm reads only form fields and checks every text: each form must inherit it."""
+    classes = [value for value in vars(forms).values()
+               if isinstance(value, type) and issubclass(value, forms.FlaskForm) and value is not forms.FlaskForm]
+    assert len(classes) >= 6 and all(issubclass(c, forms.SiteForm) for c in classes)
+
+
+def test_every_page_post_from_a_visitor_is_sent_to_sign_in_or_answered(make_site):
+    """Signed out, with a valid CSRF token: the rate-limit keys and views must not assume a user."""
+    app = make_site(start_workers=False)
+    for rule in rules(app, api=False, method="POST"):
+        client = app.test_client()
+        _, data = PAGE_FORMS[rule.endpoint]
+        data = {**data, "csrf_token": csrf_token(client, "/auth/sign-in")}
+        response = client.post(build_url(rule, **GOOD, token_id=1), data=data)
+        assert response.status_code in (200, 302, 401), (rule.rule, response.status_code)
+        if rule.endpoint not in ("auth.sign_up", "auth.sign_in", "exercises.download"):
+            assert response.location.startswith("/auth/sign-in"), rule.rule
+
+
+def _form_request(app, endpoint: str):
+    """A client in the right state for ``endpoint``, its URL, and a valid body (CSRF token included)."""
+    who, data = PAGE_FORMS[endpoint]
+    client, token = _signed_in(app)
+    if who == "visitor":
+        client = app.test_client()
+        token = csrf_token(client, "/auth/sign-in")
+    rule = next(r for r in rules(app, api=False, method="POST") if r.endpoint == endpoint)
+    token_id = _a_token_id(app, client, token) if endpoint == "profile.revoke_token" else 1
+    url = build_url(rule, **GOOD, token_id=token_id)
+    return client, url, {**data, "csrf_token": token}
+
+
+def _a_token_id(app, client, token: str) -> int:
+    client.post("/profile/tokens", data={"csrf_token": token, "label": "to revoke"})
+    with app.extensions["probjudge"]["sessions"]() as session:
+        return session.scalar(select(func.max(ApiToken.id)))
+
+
+@pytest.mark.parametrize("endpoint, field", FIELDS)
+def test_every_form_field_refuses_a_nul_with_a_400(make_site, endpoint, field):
+    app = make_site(start_workers=False)
+    client, url, data = _form_request(app, endpoint)
+    data[field] = data[field] + "\x00" if data.get(field) else "\x00"
+    response = client.post(url, data=data)
+    assert response.status_code == 400, (endpoint, field, response.status_code)
+    assert _count(app, Submission) == 0
+    if endpoint == "exercises.submit" and field == "code":
+        html = response.get_data(as_text=True)
+        assert "x = 1\n\x00" in html and "a NUL character (U+0000)" in html  # the code is shown back
+
+
+@pytest.mark.parametrize("endpoint, field", FIELDS)
+@pytest.mark.parametrize("kind", ["a file", "a JSON body"])
+def test_every_form_field_sent_as_a_file_or_json_is_never_a_500(make_site, endpoint, field, kind):
+    """Forms read form fields only: a file or a JSON body (with the CSRF header) is as good as missing."""
+    app = make_site(start_workers=False)
+    client, url, data = _form_request(app, endpoint)
+    if kind == "a file":
+        data[field] = (io.BytesIO(b"\x00\xff" * 10), "field.bin")
+        response = client.post(url, data=data, content_type="multipart/form-data")
+    else:
+        response = client.post(url, data=NESTED if field == "csrf_token" else '{"%s": {"a": [1]}}' % field,
+                               content_type="application/json", headers={"X-CSRFToken": data["csrf_token"]})
+    assert response.status_code < 500, (endpoint, field, response.status_code)
+
+
+@pytest.mark.parametrize("arguments", [
+    ["create-user", "\udcff", "--password", "password123"],      # undecodable bytes in argv arrive as surrogates
+    ["create-user", "zed\x00", "--password", "password123"],
+    ["create-user", "zed", "--password", "pass\udcffword"],
+    ["set-password", "\udcff", "--password", "password123"],
+    ["set-password", "ann", "--password", "pass\udcffword"],
+    ["set-password", "ann", "--password", "pass\x00word"],
+])
+def test_the_web_command_refuses_text_it_cannot_store_with_a_message(make_site, monkeypatch, capsys, arguments):
+    from web.__main__ import main as web_command
+
+    app = make_site(start_workers=False)
+    sign_up(app.test_client(), "ann")
+    monkeypatch.setenv("DATABASE_URL", app.extensions["probjudge"]["settings"].database_url)
+    monkeypatch.setenv("SECRET_KEY", "test")
+    assert web_command(arguments) == 2
+    assert capsys.readouterr().err.startswith("error: ")
