@@ -27,6 +27,7 @@ import select
 import signal
 import sys
 import time
+from typing import NoReturn
 
 SUPPORTED = sys.platform.startswith("linux")
 PR_SET_DUMPABLE = 4
@@ -67,15 +68,29 @@ def split(lifeline_fd: int) -> None:
     if not SUPPORTED:
         os.close(lifeline_fd)
         return
+    prepare()
+    worker = os.fork()
+    if worker == 0:
+        os.close(lifeline_fd)  # the subreaper flag is not inherited: the worker is a plain process
+        return
+    watch(worker, lifeline_fd)
+
+
+def prepare() -> None:
+    """Make the calling process a keeper-to-be: a session of its own, and a child subreaper.
+
+    Then fork the worker and call :func:`watch` (which :func:`split` does in one go; the fork
+    server forks its worker ahead of the job, so it calls the two itself).
+    """
     try:
         os.setsid()  # out of the fork server's process group: killing that group must not orphan the job
     except OSError:
         pass  # already a session leader (the local level starts it so)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    worker = os.fork()
-    if worker == 0:
-        os.close(lifeline_fd)  # the subreaper flag is not inherited: the worker is a plain process
-        return
+
+
+def watch(worker: int, lifeline_fd: int) -> NoReturn:
+    """Keep the job of ``worker`` (a child of the caller) until it ends; exit as the worker did."""
     try:
         status = _keep(worker, lifeline_fd)
     except BaseException:  # noqa: BLE001 - whatever happens, the tree dies and the keeper exits
@@ -109,7 +124,7 @@ def _keep(worker: int, lifeline_fd: int) -> int | None:
     return worker_status
 
 
-def _exit_like(status: int | None) -> None:
+def _exit_like(status: int | None) -> NoReturn:
     """Exit with the worker's exit code, or die of the signal that killed it."""
     if status is None:
         os._exit(70)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -75,9 +76,12 @@ def _run_job(job: dict, fds: list[int], report: socket.socket, seccomp_filter) -
 
 
 class _Spare:
-    """A process forked ahead of time, blocked until the zygote hands it a job.
+    """A job's keeper and worker, forked ahead of time and blocked until the zygote hands over a job.
 
-    With its job it becomes the job's keeper and forks the worker (see the module docstring).
+    Both are forked before the job exists, so a job starts without paying for ``fork()``: the
+    keeper (``pid``) receives the job, passes the worker its three descriptors and keeps the
+    lifeline (see :mod:`judge.keeper`); the worker confines itself and reports to the zygote on
+    the spare's channel.
     """
 
     def __init__(self, control: socket.socket, seccomp_filter, inherited: list[socket.socket]) -> None:
@@ -90,12 +94,7 @@ class _Spare:
                 control.close()
                 for other in inherited:  # other jobs' report channels: none of this job's business
                     other.close()
-                message, fds, _, _ = socket.recv_fds(child_end, MAX_MESSAGE, JOB_FDS)
-                if message and len(fds) == JOB_FDS:
-                    keeper.split(fds[3])  # returns in the worker; this process stays the keeper
-                    code = _run_job(json.loads(message), fds[:3], child_end, seccomp_filter)
-                else:
-                    code = 0  # the zygote is shutting down
+                code = _keep_a_job(child_end, seccomp_filter)
             finally:
                 os._exit(code)
         child_end.close()
@@ -104,6 +103,36 @@ class _Spare:
 
     def hand_over(self, message: bytes, fds: list[int]) -> None:
         socket.send_fds(self.channel, [message], fds)
+
+
+def _keep_a_job(channel: socket.socket, seccomp_filter) -> int:
+    """In the spare: fork the worker, wait for the job, hand it over, then keep it (never returns
+    once a job came; returns the exit code when the zygote shut down first)."""
+    keeper.prepare()
+    to_worker, from_keeper = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    worker = os.fork()
+    if worker == 0:
+        code = 70
+        try:
+            to_worker.close()
+            message, fds, _, _ = socket.recv_fds(from_keeper, MAX_MESSAGE, JOB_FDS - 1)
+            from_keeper.close()
+            if message and len(fds) == JOB_FDS - 1:
+                code = _run_job(json.loads(message), fds, channel, seccomp_filter)
+            else:
+                code = 0  # no job: the keeper is going away
+        finally:
+            os._exit(code)
+    from_keeper.close()
+    message, fds, _, _ = socket.recv_fds(channel, MAX_MESSAGE, JOB_FDS)
+    if not message or len(fds) != JOB_FDS:
+        os.kill(worker, signal.SIGKILL)
+        return 0  # the zygote is shutting down
+    try:
+        socket.send_fds(to_worker, [message], fds[:3])
+    except OSError as exc:  # the waiting worker died: say so on the zygote's channel
+        channel.send(json.dumps({"op": "failed", "error": f"the waiting worker is gone: {exc}"}).encode())
+    keeper.watch(worker, fds[3])  # closes every other descriptor first, the job's channel included
 
 
 def serve(control: socket.socket) -> int:
