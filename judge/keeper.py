@@ -110,7 +110,7 @@ def _keep(worker: int, lifeline_fd: int) -> int | None:
         signal.signal(getattr(signal, name), signal.SIG_IGN)  # only the lifeline ends the watch
     worker_status = None
     while worker_status is None:
-        worker_status = _reap().get(worker)
+        worker_status = reap().get(worker)
         if worker_status is not None:
             break
         readable, _, _ = select.select([lifeline_fd, wake_read], [], [], _POLL_S)
@@ -120,7 +120,7 @@ def _keep(worker: int, lifeline_fd: int) -> int | None:
             break  # end-of-file (or any byte): the judge is done with this job, or gone
     _kill_descendants()
     if worker_status is None:
-        worker_status = _reap().get(worker)
+        worker_status = reap().get(worker)
     return worker_status
 
 
@@ -144,7 +144,7 @@ def _exit_like(status: int | None) -> NoReturn:
     os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
-def _reap() -> dict[int, int]:
+def reap() -> dict[int, int]:
     """Collect every ended child (orphans re-parented here included): pid -> wait status."""
     ended = {}
     while True:
@@ -170,9 +170,9 @@ def _kill_descendants(deadline_s: float = KILL_DEADLINE_S) -> None:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _reap()
+        reap()
         time.sleep(0.002)
-    _reap()
+    reap()
 
 
 def descendants(root: int) -> list[tuple[int, bool]]:

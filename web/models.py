@@ -51,6 +51,11 @@ def as_utc(moment: dt.datetime) -> dt.datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
 
 
+def token_digest(token: str) -> str:
+    """What is stored of a secret token (a sign-in session's, an API token): its SHA-256, in hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def hash_password(password: str) -> str:
     """The stored form of ``password``: one method for every account and the sign-in dummy."""
     return generate_password_hash(password)
@@ -120,9 +125,7 @@ class UserSession(Base):
 
     user: Mapped[User] = relationship(back_populates="sessions")
 
-    @staticmethod
-    def digest(token: str) -> str:
-        return hashlib.sha256(token.encode()).hexdigest()
+    digest = staticmethod(token_digest)
 
     @classmethod
     def issue(cls, user: User) -> tuple["UserSession", str]:
@@ -180,9 +183,7 @@ class ApiToken(Base):
 
     user: Mapped[User] = relationship(back_populates="tokens")
 
-    @staticmethod
-    def digest(token: str) -> str:
-        return hashlib.sha256(token.encode()).hexdigest()
+    digest = staticmethod(token_digest)
 
     @classmethod
     def issue(cls, user: User, label: str = "") -> tuple["ApiToken", str]:

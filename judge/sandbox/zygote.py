@@ -86,23 +86,36 @@ class _Spare:
 
     def __init__(self, control: socket.socket, seccomp_filter, inherited: list[socket.socket]) -> None:
         parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        pid = os.fork()
-        if pid == 0:
-            code = 70
-            try:
-                parent_end.close()
-                control.close()
-                for other in inherited:  # other jobs' report channels: none of this job's business
-                    other.close()
-                code = _keep_a_job(child_end, seccomp_filter)
-            finally:
-                os._exit(code)
+        # Other jobs' report channels (and the zygote's own sockets) are none of this job's business.
+        self.pid = _fork(_keep_a_job, child_end, seccomp_filter, closing=[parent_end, control, *inherited])
         child_end.close()
-        self.pid = pid
         self.channel = parent_end
 
     def hand_over(self, message: bytes, fds: list[int]) -> None:
         socket.send_fds(self.channel, [message], fds)
+
+
+def _fork(run, *args, closing: list[socket.socket]) -> int:
+    """Fork a child that closes ``closing``, returns ``run(*args)`` as its exit code; its pid."""
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            for sock in closing:
+                sock.close()
+            code = run(*args)
+        finally:
+            os._exit(code)
+    return pid
+
+
+def _work_on_a_job(from_keeper: socket.socket, channel: socket.socket, seccomp_filter) -> int:
+    """In the worker: wait for the job's descriptors from the keeper, then run the job."""
+    message, fds, _, _ = socket.recv_fds(from_keeper, MAX_MESSAGE, JOB_FDS - 1)
+    from_keeper.close()
+    if not message or len(fds) != JOB_FDS - 1:
+        return 0  # no job: the keeper is going away
+    return _run_job(json.loads(message), fds, channel, seccomp_filter)
 
 
 def _keep_a_job(channel: socket.socket, seccomp_filter) -> int:
@@ -110,19 +123,7 @@ def _keep_a_job(channel: socket.socket, seccomp_filter) -> int:
     once a job came; returns the exit code when the zygote shut down first)."""
     keeper.prepare()
     to_worker, from_keeper = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    worker = os.fork()
-    if worker == 0:
-        code = 70
-        try:
-            to_worker.close()
-            message, fds, _, _ = socket.recv_fds(from_keeper, MAX_MESSAGE, JOB_FDS - 1)
-            from_keeper.close()
-            if message and len(fds) == JOB_FDS - 1:
-                code = _run_job(json.loads(message), fds, channel, seccomp_filter)
-            else:
-                code = 0  # no job: the keeper is going away
-        finally:
-            os._exit(code)
+    worker = _fork(_work_on_a_job, from_keeper, channel, seccomp_filter, closing=[to_worker])
     from_keeper.close()
     message, fds, _, _ = socket.recv_fds(channel, MAX_MESSAGE, JOB_FDS)
     if not message or len(fds) != JOB_FDS:
@@ -188,17 +189,12 @@ def _report_start(control: socket.socket, channel: socket.socket, job: object, p
 def _reap(control: socket.socket, spare: _Spare) -> bool:
     """Collect ended children and tell the judge; return whether the waiting spare was among them."""
     spare_died = False
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return spare_died
-        if pid == 0:
-            return spare_died
+    for pid, status in keeper.reap().items():
         if pid == spare.pid:
             spare_died = True
         else:
             control.send(json.dumps({"op": "exited", "pid": pid, "status": status}).encode())
+    return spare_died
 
 
 def main(argv: list[str]) -> int:

@@ -10,13 +10,19 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import struct
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from judge.exercise import PROJECT_ROOT, resolve
 from judge.runner import judge_file
+from judge.sandbox.layers import missing_required
 from judge.verdicts import Verdict
+
+MISSING = missing_required()
+needs_strict = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavailable here: "
+                                  + ", ".join(layer.name for layer in MISSING))
 
 CANARY = "pj-canary-7f3a91"  # in the judge's environment and in the fake database
 
@@ -133,10 +139,6 @@ def processes_named(name: str) -> list[int]:
 def renamer(name: str) -> str:
     """Learner-side code that names the calling process ``name`` (prctl PR_SET_NAME)."""
     return f"ctypes.CDLL(None).prctl(15, ctypes.c_char_p({name!r}.encode()), 0, 0, 0)"
-
-
-def frame_header(body: bytes) -> bytes:
-    return b"PJ1" + struct.pack(">I", len(body)) + body
 
 
 def kill_quietly(pid: int) -> None:

@@ -1,7 +1,7 @@
 """Fixtures of the attack suites: a strict launcher per module, a quick exercise 39, a fake database.
 
-Tests that need the strict sandbox use the ``launcher`` fixture (or ``needs_strict``), which
-skips them with the reason where a required layer is missing; attacks on the ``local`` level run
+Tests that need the strict sandbox use the ``launcher`` fixture (or
+``attack_support.needs_strict``), which skips them with the reason where a required layer is missing; attacks on the ``local`` level run
 everywhere.
 """
 
@@ -13,13 +13,8 @@ import os
 import pytest
 
 from judge.exercise import PROJECT_ROOT, resolve
-from judge.sandbox.layers import missing_required
 
-from attack_support import CANARY
-
-MISSING = missing_required()
-needs_strict = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavailable here: "
-                                  + ", ".join(layer.name for layer in MISSING))
+from attack_support import CANARY, MISSING
 
 
 @pytest.fixture(scope="module")

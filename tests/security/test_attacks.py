@@ -23,8 +23,7 @@ import pytest
 from judge.exercise import PROJECT_ROOT
 from judge.verdicts import Verdict
 
-from attack_support import CANARY, assert_contained, assert_judge_healthy, grade
-from conftest import needs_strict
+from attack_support import CANARY, assert_contained, assert_judge_healthy, grade, needs_strict
 
 strict = pytest.importorskip("judge.sandbox.strict")
 

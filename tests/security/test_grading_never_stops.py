@@ -24,8 +24,7 @@ from judge.runner import judge_file
 from judge.verdicts import Verdict
 
 from attack_support import (FORGE, assert_contained, assert_judge_healthy, assert_no_leak, frame_body, grade_source,
-                            write_source)
-from conftest import needs_strict
+                            needs_strict, write_source)
 
 REFERENCE = resolve("39").reference_path.read_text()
 FUNCTIONS = '''

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -25,9 +24,8 @@ from judge.process import LocalLauncher
 from judge.runner import judge_file
 from judge.verdicts import Verdict
 
-from attack_support import (assert_contained, assert_judge_healthy, grade, kill_quietly, marker, processes_named,
-                            renamer, write_attack)
-from conftest import needs_strict
+from attack_support import (assert_contained, assert_judge_healthy, grade, kill_quietly, marker, needs_strict,
+                            processes_named, renamer, write_attack)
 
 LEVELS = ["local", pytest.param("strict", marks=needs_strict)]
 HOST_DISKS = ("/", "/tmp", str(PROJECT_ROOT))
