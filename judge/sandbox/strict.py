@@ -39,7 +39,7 @@ SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 MAX_SOURCE_BYTES = 512 << 10
 AS_HEADROOM_MB = 1024  # address space allowed above the cgroup's memory limit (torch maps ~0.6 GB unused)
 SLOT_WAIT_S = 60.0  # a job that finds no free slot this long fails alone (IE), instead of hanging its worker
-SPAWN_TIMEOUT_S = 10.0
+SPAWN_TIMEOUT_S = 30.0  # a loaded machine forks slowly; past this the job is IE, not a hang
 
 
 class SandboxUnavailable(SandboxFailure):
