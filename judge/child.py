@@ -196,6 +196,22 @@ class ExtremeUniforms:
         return False
 
 
+def address_space_in_use() -> int:
+    """Bytes of address space this process maps now (``VmSize``; 0 where /proc does not say).
+
+    The memory limit is on top of it: a CUDA build of torch maps several GB it never touches,
+    a CPU build about 0.6 GB, and neither is the learner's to count.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def _apply_limits(memory_mb: int | None, device: str) -> None:
     import resource
 
@@ -204,7 +220,7 @@ def _apply_limits(memory_mb: int | None, device: str) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_FILE_LIMIT, OUTPUT_FILE_LIMIT))
     # Address-space limits break CUDA (it reserves huge virtual ranges), so only on CPU.
     if memory_mb and device == "cpu":
-        limit = memory_mb << 20
+        limit = (memory_mb << 20) + address_space_in_use()
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 

@@ -37,7 +37,9 @@ _launchers = itertools.count()
 log = logging.getLogger("probjudge.sandbox")
 SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 MAX_SOURCE_BYTES = 512 << 10
-AS_HEADROOM_MB = 1024  # address space allowed above the cgroup's memory limit (torch maps ~0.6 GB unused)
+# With a cgroup holding the real limit, RLIMIT_AS only stops one huge reservation: it allows this
+# much above the memory limit and what the zygote already maps (torch: 0.6 GB CPU, GBs with CUDA).
+AS_HEADROOM_MB = 512
 SLOT_WAIT_S = 60.0  # a job that finds no free slot this long fails alone (IE), instead of hanging its worker
 SPAWN_TIMEOUT_S = 30.0  # a loaded machine forks slowly; past this the job is IE, not a hang
 
@@ -80,6 +82,8 @@ class Zygote:
         if hello.get("op") != "ready":
             self.close()
             raise SandboxUnavailable("the zygote did not start")
+        # What every job inherits mapped (the interpreter, torch): memory limits come on top of it.
+        self.address_space_mb = int(hello.get("address_space", 0)) >> 20
         ours.settimeout(None)
         self._reader = threading.Thread(target=self._read, name="zygote-reader", daemon=True)
         self._reader.start()
@@ -248,14 +252,15 @@ class StrictLauncher:
             if self.cgroup_support.available:
                 job_cgroup = cgroups.JobCgroup(f"slot-{slot}-{time.monotonic_ns()}", memory_bytes=memory_mb << 20,
                                                max_pids=self.max_processes, support=self.cgroup_support)
-            # With a cgroup, it holds the real (resident) limit and the address-space limit is only a
-            # looser guard against one huge reservation; without one, the address space is the limit.
-            address_space_mb = memory_mb + AS_HEADROOM_MB if job_cgroup else memory_mb
+            zygote = self._running_zygote()
+            # The learner's own allocations count, not what the zygote maps already. With a cgroup,
+            # it holds the real (resident) limit and the address-space limit is only a looser guard
+            # against one huge reservation; without one, the address space is the limit.
+            address_space_mb = memory_mb + zygote.address_space_mb + (AS_HEADROOM_MB if job_cgroup else 0)
             confinement = Confinement(
                 uid=self.base_id + slot, gid=self.base_id + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
                 memory_mb=address_space_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
                 cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
-            zygote = self._running_zygote()
             try:
                 keeper, worker = zygote.spawn(device=device, confinement=confinement,
                                               fds=[fd_in, fd_out, output_fd, lifeline.read_fd])

@@ -9,7 +9,7 @@ job's code in memory it inherited from the zygote.
 
 Messages (JSON, one per packet):
   judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 4 fds
-  zygote -> judge   ``{"op": "ready"}`` once;
+  zygote -> judge   ``{"op": "ready", "pid", "address_space"}`` once (bytes it maps with torch loaded);
                     ``{"op": "spawned", "job", "pid", "worker"}`` once the job's worker is confined,
                     or ``{"op": "spawn_failed", "job", "pid", "error"}`` when a layer failed;
                     ``{"op": "exited", "pid", "status"}`` when a job's keeper ends (raw wait status)
@@ -141,7 +141,8 @@ def serve(control: socket.socket) -> int:
     seccomp_filter = seccomp.build_filter()
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
     spare = _Spare(control, seccomp_filter, [])
-    control.send(json.dumps({"op": "ready", "pid": os.getpid()}).encode())
+    control.send(json.dumps({"op": "ready", "pid": os.getpid(),
+                             "address_space": child.address_space_in_use()}).encode())
     while True:
         readable, _, _ = select.select([control, *starting], [], [], 0.05)
         if _reap(control, spare):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,6 +86,47 @@ def test_cuda_request_without_cuda_is_a_clear_error(capsys):
         pytest.skip("this machine has CUDA")
     code, _, err = run_cli(capsys, "test", "39", "solutions/039-sampling/reference.py", "--device", "cuda")
     assert code == 2 and "no CUDA device" in err
+
+
+def _needs_cuda():
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device here")
+
+
+def test_on_cuda_the_reference_passes_and_a_mistake_is_named(capsys):
+    _needs_cuda()
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/reference.py", "--device", "cuda",
+                           "--seed", "5", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "AC" and report["device"] == "cuda", report["message"]
+    assert {case["sandbox"] for case in report["cases"] if case["suite"] != "judge"} == {"local"}
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/wrong/top_k_plus_one.py", "--device",
+                           "cuda", "--seed", "5", "--json")
+    report = json.loads(out)
+    assert code == 1 and report["verdict"] == "WA" and "top-k keeps one token too many" in report["diagnosis"]
+
+
+def test_on_cuda_outputs_left_on_the_cpu_are_a_wrong_answer(capsys, tmp_path):
+    _needs_cuda()
+    source = Path("solutions/039-sampling/reference.py").read_text() + """
+
+_reference_probs, _reference_sample = sampling_probs, sample
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    return _reference_probs(logits, temperature, top_k, top_p, min_p).cpu()
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    return _reference_sample(logits, num_samples, temperature, top_k, top_p, min_p, generator).cpu()
+"""
+    path = tmp_path / "cpu_outputs.py"
+    path.write_text(source)
+    code, out, _ = run_cli(capsys, "test", "39", str(path), "--device", "cuda", "--public-only", "--json")
+    report = json.loads(out)
+    assert code == 1 and report["verdict"] == "WA" and "must stay on the input's device" in report["message"]
 
 
 def test_solution_prints_reference_and_explanation(capsys):
