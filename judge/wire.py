@@ -37,8 +37,8 @@ MAX_NODES = 200_000  # values in a header, all levels together
 MAX_DIMENSION = 1 << 40  # one size of a shape (torch sizes are int64; anything this big is a forgery)
 INT64 = (-(1 << 63), (1 << 63) - 1)
 DEVICE_TYPES = ("cpu", "cuda", "mps", "xpu", "meta")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_JSON_SPECIAL = re.compile(r'[\[\]{}"\\]')  # what changes the nesting, or starts or ends a string
+TENSOR_SPEC_KEYS = frozenset({"dtype", "shape", "nbytes", "device"})
 
 # dtype name -> item size in bytes (the name is also the torch attribute)
 DTYPES: dict[str, int] = {
@@ -138,17 +138,32 @@ def parse_header(body: bytes | bytearray) -> dict[str, Any]:
 def nesting_exceeds(text: str, limit: int) -> bool:
     """Whether the JSON ``text`` opens more than ``limit`` arrays or objects at once.
 
-    Check it before ``json.loads``: the parser recurses once per level. Linear in the text.
+    Check it before ``json.loads``: the parser recurses once per level. One pass over the
+    characters that matter (brackets, quotes, backslashes), so linear in the text whatever it
+    holds (a regular expression that skips strings can backtrack quadratically on ``"\\"\\"...``).
     """
     # A cheap bound first: a header cannot nest deeper than it has opening brackets.
     if text.count("[") + text.count("{") <= limit:
         return False
-    brackets = _NOT_A_BRACKET.sub("", _JSON_STRING.sub("", text))
-    depth = 0
-    for char in brackets:
-        depth += 1 if char in "[{" else -1
-        if depth > limit:
-            return True
+    depth, in_string, escaped_until = 0, False, -1
+    for found in _JSON_SPECIAL.finditer(text):
+        at = found.start()
+        if at < escaped_until:
+            continue  # the character after a backslash, inside a string
+        char = found.group()
+        if in_string:
+            if char == "\\":
+                escaped_until = at + 2
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:  # "]", "}" (a backslash outside a string is a syntax error json.loads reports)
+            depth -= 1 if char in "]}" else 0
     return False
 
 
@@ -186,9 +201,11 @@ def validate_tensor_spec(spec: Any) -> int:
     """Check one ``{"dtype", "shape", "nbytes"}`` entry; return its byte size."""
     if not isinstance(spec, dict):
         raise WireError("tensor spec is not an object")
+    if not set(spec) <= TENSOR_SPEC_KEYS:
+        raise WireError(f"tensor spec has a field other than {', '.join(sorted(TENSOR_SPEC_KEYS))}")
     dtype, shape, nbytes = spec.get("dtype"), spec.get("shape"), spec.get("nbytes")
-    if dtype not in DTYPES:
-        raise WireError(f"dtype {dtype!r} is not allowed")
+    if not isinstance(dtype, str) or dtype not in DTYPES:
+        raise WireError(f"dtype {str(dtype)[:40]!r} is not allowed")
     if not isinstance(shape, list) or len(shape) > 8:
         raise WireError("shape must be a list of at most 8 sizes")
     count = 1
@@ -196,8 +213,8 @@ def validate_tensor_spec(spec: Any) -> int:
         if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_DIMENSION:
             raise WireError(f"bad size {size!r} in shape")
         count *= size
-    if nbytes != count * DTYPES[dtype]:
-        raise WireError(f"declared {nbytes!r} bytes, shape {shape} of {dtype} needs {count * DTYPES[dtype]}")
+    if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes != count * DTYPES[dtype]:
+        raise WireError(f"declared {str(nbytes)[:40]!r} bytes, shape {shape} of {dtype} needs {count * DTYPES[dtype]}")
     device = spec.get("device", "cpu")
     if not isinstance(device, str) or not _is_device_name(device):
         raise WireError(f"device {str(device)[:40]!r} is not a device name")
@@ -289,6 +306,19 @@ def decode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes 
     if isinstance(value, list):
         return [decode_values(v, specs, payloads, device, used) for v in value]
     return value
+
+
+def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray]) -> Any:
+    """:func:`decode_values` for a whole answer: every tensor of the frame is used exactly once.
+
+    The learner's side never sends a tensor it does not refer to; one that does is forging
+    (padding a frame to slow the judge down, say). Raises :class:`WireError`.
+    """
+    used: set[int] = set()
+    decoded = decode_values(value, specs, payloads, used=used)
+    if len(used) != len(specs):
+        raise WireError(f"{len(specs) - len(used)} of the frame's tensors are not part of the answer")
+    return decoded
 
 
 def _take_tensor(index: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray], device: str,

@@ -231,3 +231,36 @@ def test_headers_are_refused_past_every_bound(body, message):
 def test_a_bracket_inside_a_string_does_not_count_as_nesting():
     header = wire.parse_header(b'{"message": "' + b"[" * 1000 + b'\\"[[[", "v": [[1]]}')
     assert header["v"] == [[1]]
+
+
+SPEC_VALUES = JSON_VALUES | st.sampled_from(list(wire.DTYPES)) | st.lists(st.integers(-2, 2**63), max_size=9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(specs=st.lists(st.dictionaries(st.sampled_from(["dtype", "shape", "nbytes", "device", "pad"]), SPEC_VALUES,
+                                      max_size=5), max_size=4),
+       value=JSON_VALUES | st.builds(lambda i: {"$tensor": i}, st.integers(-1, 4)),
+       payload=st.binary(max_size=64))
+def test_tensor_specs_of_any_shape_only_ever_give_a_value_or_a_wire_error(specs, value, payload):
+    body = json.dumps({"ok": True, "value": value, "tensors": specs}).encode()
+    _only_wire_errors(wire.MAGIC + struct.pack(">I", len(body)) + body + payload)
+
+
+def test_an_unhashable_dtype_is_a_wire_error():
+    body = json.dumps({"ok": True, "value": None, "tensors": [{"dtype": [], "shape": [1], "nbytes": 4}]}).encode()
+    with pytest.raises(wire.WireError, match="dtype"):
+        wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", len(body)) + body + b"1234"))
+
+
+@pytest.mark.parametrize("text", [
+    '{"a":"' + "[" * 40 + '\\"' * 400_000 + '"}',   # quadratic for a regular expression that skips strings
+    '"' + '[\\"' * 300_000,
+    "[" * 33 + '"' + '\\"' * 400_000,
+])
+def test_the_nesting_check_is_linear_in_the_text(text):
+    import time
+
+    started = time.perf_counter()
+    wire.nesting_exceeds(text, 32)
+    # A hang detector, not a speed test: linear takes well under a second; quadratic, hours.
+    assert time.perf_counter() - started < 20
