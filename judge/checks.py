@@ -80,6 +80,9 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
     On failure the message names the worst row and token; when ``mistakes`` is given (name ->
     what that mistake would return), the first one that matches the worst row is the diagnosis.
     """
+    if not isinstance(actual, torch.Tensor) or tuple(actual.shape) != tuple(expected.shape):
+        got = f"shape {list(actual.shape)}" if isinstance(actual, torch.Tensor) else type(actual).__name__
+        fail(f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}")
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
     if torch.isnan(actual64).any():
@@ -112,6 +115,16 @@ def _matching_mistake(actual: torch.Tensor, row: int, mistakes: Mapping[str, tor
     return None
 
 
+def _expect_token_ids(draws: Any, vocab_size: int, *, what: str) -> None:
+    """``draws`` is a 1-D int64 tensor of ids in ``[0, vocab_size)`` (checks take learner values as
+    they come: an unchecked one would make the check itself raise, an IE the learner chose)."""
+    if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 1:
+        kind = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
+            else type(draws).__name__
+        fail(f"{what}: the draws must be a 1-D int64 tensor of token ids, got {kind}")
+    expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what)
+
+
 def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str) -> None:
     """Every draw is a valid token id in ``[0, vocab_size)``."""
     bad = (draws < 0) | (draws >= vocab_size)
@@ -129,6 +142,11 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
     says which rule excludes the token. ``alternatives`` (mistake -> float64 ``[B, V]``) name the
     mistake whose distribution explains the offending row. This check cannot fail a correct sampler.
     """
+    if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 2 \
+            or draws.shape[0] != probs.shape[0]:
+        got = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
+            else type(draws).__name__
+        fail(f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}")
     expect_tokens_in_range(draws, probs.shape[-1], what=what)
     allowed = probs > 0
     drawn_ok = torch.gather(allowed, 1, draws)
@@ -156,6 +174,7 @@ def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, 
     ``alternatives`` maps a known mistake to the distribution it would draw from; when the target
     is rejected, the best-fitting alternative (if it fits) is named as the diagnosis.
     """
+    _expect_token_ids(draws, probs.shape[0], what=label)
     observed = torch.bincount(draws, minlength=probs.shape[0]).tolist()
     target = probs.tolist()
     result = stats.g_test(observed, target)
@@ -200,6 +219,8 @@ def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Ten
 
     Catches one uniform shared across rows. ``first``/``second``: int64 ``[n]``; ``probs``: ``[V]``.
     """
+    for draws in (first, second):
+        _expect_token_ids(draws, probs.shape[-1], what=label)
     agreements = int((first == second).sum())
     p_agree = float((probs.to(torch.float64) ** 2).sum())
     result = stats.duplicate_agreement_test(agreements, first.shape[0], p_agree)
@@ -223,6 +244,10 @@ def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torc
     The chance that a correct sampler gives identical output is computed exactly and must be below
     the check's alpha (else the case is too small: an exercise bug). Returns that chance.
     """
+    for draws in (first, second):
+        if not isinstance(draws, torch.Tensor) or draws.dim() != 2:
+            fail(f"{label}: the draws must be a [rows, num_samples] tensor, got "
+                 f"{list(draws.shape) if isinstance(draws, torch.Tensor) else type(draws).__name__}")
     chance = stats.identical_draws_probability(probs.tolist(), first.shape[1])
     alpha = ctx.budget.spend("seeds")
     if chance > alpha:

@@ -210,18 +210,23 @@ def test_generator_seeds(sub, ctx):
     batch = cases.scalar_rows()
     params = _scalar_params(batch)
     seed = ctx.fresh_seed("same")
-    first = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(seed), **params)
-    second = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(seed), **params)
-    first = expect_tensor(first, name="sample", shape=(2, 400), dtype=torch.int64, device=ctx.device)
+
+    def draws(source, **generator):
+        # Every value is checked before it is used: whatever the learner returns is a verdict, never IE.
+        value = source.sample(batch.logits, num_samples=400, **generator, **params)
+        return expect_tensor(value, name="sample", shape=(2, 400), dtype=torch.int64, device=ctx.device)
+
+    first = draws(sub, generator=ctx.generator(seed))
+    second = draws(sub, generator=ctx.generator(seed))
     expect(torch.equal(first, second),
            "two calls with generators seeded alike returned different draws: every random number must come "
            "from `generator` (pass it to torch.multinomial / torch.rand)",
            diagnosis=SEEDS_DIAGNOSIS)
-    other = sub.sample(batch.logits, num_samples=400, generator=ctx.generator(), **params)
+    other = draws(sub, generator=ctx.generator())
     expect_different_under_seeds(ctx, first, other, batch.exact.probs, label="sample with two different seeds")
     seeded = sub.with_global_seed(ctx.fresh_seed("global"))
-    first = seeded.sample(batch.logits, num_samples=400, **params)
-    second = seeded.sample(batch.logits, num_samples=400, **params)
+    first = draws(seeded)
+    second = draws(seeded)
     expect(torch.equal(first, second),
            "with generator=None, two calls after the same torch.manual_seed returned different draws: "
            "without a generator, use torch's default generator")

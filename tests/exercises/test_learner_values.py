@@ -1,0 +1,131 @@
+"""No value a submission returns can make an exercise's tests end in IE.
+
+IE means "our fault", and it outranks every other verdict, so a test that uses a learner's value
+before checking it (``torch.equal(first, second)`` with ``second`` None) hands the learner the
+verdict of its choice. Here every exercise's suites judge "liars": the reference solution, except
+that its answers are replaced by ill-typed or ill-shaped values, at every call, and at each call
+alone (in turn, so that values a test uses late, like a second draw, are reached too). Every
+liar must get a verdict of the learner's kind, never IE.
+
+The liars run in this interpreter (the browser's in-process learner, plus the extreme-uniform
+phase the server's suites use), so the sweep takes seconds instead of a process per run.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from judge.browser.learner import InProcessLearner
+from judge.child import ExtremeUniforms
+from judge.exercise import load_all
+from judge.process import CallOptions
+from judge.runner import judge_file
+from judge.verdicts import Verdict
+
+# What a liar returns instead of the real answer ``v`` (a fallback of None where ``v`` lacks the method).
+LIES = {
+    "None": "None",
+    "a string": "'garbage'",
+    "a list": "v.tolist()",
+    "float64 values": "v.to(torch.float64)",
+    "int64 values": "v.long()",
+    "bool values": "v.bool()",
+    "one row fewer": "v[:-1]",
+    "a 0-d tensor": "torch.tensor(7)",
+    "NaN everywhere": "torch.full(tuple(v.shape), float('nan'))",
+    "huge values": "torch.full(tuple(v.shape), 2**62, dtype=torch.int64)",
+    "negative values": "torch.full(tuple(v.shape), -3, dtype=v.dtype)",
+    "transposed": "v.t()",
+    "no columns": "v[..., :0]",
+    "a tuple": "(v, v)",
+}
+
+LIAR = '''
+import types as _types
+import torch
+
+_reference = _types.ModuleType("reference")
+exec(compile(REFERENCE_SOURCE, "reference.py", "exec"), _reference.__dict__)
+_calls = [0]
+
+
+def _lie(v):
+    try:
+        return LIE
+    except Exception:
+        return None
+
+
+def _liar(name):
+    def call(*args, **kwargs):
+        _calls[0] += 1
+        value = getattr(_reference, name)(*args, **kwargs)
+        return _lie(value) if LIE_AT in (0, _calls[0]) else value
+    return call
+
+'''
+
+
+class _Learner(InProcessLearner):
+    """The in-process learner, with the extreme-uniform phase the server's suites use."""
+
+    def call(self, function, args, kwargs, *, timeout_s, options=CallOptions()):
+        if options.extreme_uniforms is None:
+            return super().call(function, args, kwargs, timeout_s=timeout_s, options=options)
+        with ExtremeUniforms(torch, options.extreme_uniforms):
+            return super().call(function, args, kwargs, timeout_s=timeout_s,
+                                options=CallOptions(global_seed=options.global_seed))
+
+
+def _liar_source(exercise, lie: str, at: int) -> str:
+    """The reference with its answers replaced by ``lie`` at call ``at`` (0: every call)."""
+    source = LIAR.replace("REFERENCE_SOURCE", repr(exercise.reference_path.read_text()))
+    source = source.replace("LIE_AT", str(at)).replace("LIE", LIES[lie])
+    return source + "".join(f"{spec.name} = _liar({spec.name!r})\n" for spec in exercise.functions)
+
+
+def _suites(exercise) -> list[tuple[str, ...]]:
+    suites = [("public", "hidden")]
+    if exercise.browser is not None:
+        suites.append(tuple(exercise.browser.suites))
+    return suites
+
+
+def _judge(exercise, suites, lie: str, at: int):
+    source = _liar_source(exercise, lie, at)
+    learner = _Learner(source)
+    return judge_file(exercise, exercise.reference_path, seed=1, suites=suites, process=learner), learner
+
+
+def _calls_made(learner) -> int:
+    return learner._module._calls[0]
+
+
+EXERCISES = load_all()
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.slug)
+@pytest.mark.parametrize("lie", list(LIES))
+def test_a_lie_at_every_call_is_never_an_internal_error(exercise, lie):
+    for suites in _suites(exercise):
+        report, _ = _judge(exercise, suites, lie, at=0)
+        internal = [(c.name, c.message) for c in report.cases if c.verdict is Verdict.IE]
+        assert not internal, f"{lie} made {suites} end in IE: {internal}"
+        assert report.verdict is not Verdict.AC
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.slug)
+def test_a_lie_at_any_one_call_is_never_an_internal_error(exercise):
+    kinds = list(LIES)
+    for suites in _suites(exercise):
+        honest, learner = _judge(exercise, suites, "None", at=-1)  # never lies: counts the calls
+        assert honest.verdict is Verdict.AC, honest.message
+        calls = _calls_made(learner)
+        assert calls > 10, "the sweep should reach many calls"
+        internal = []
+        for at in range(1, calls + 1):
+            lie = kinds[at % len(kinds)]
+            report, _ = _judge(exercise, suites, lie, at)
+            internal += [(at, lie, c.name) for c in report.cases if c.verdict is Verdict.IE]
+        assert not internal, f"a lie at one call made these cases IE (call, lie, case): {internal}"
