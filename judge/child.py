@@ -35,6 +35,7 @@ else:
 from judge import keeper, wire  # noqa: E402
 
 OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
+PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
 
 
@@ -222,6 +223,28 @@ def _apply_limits(memory_mb: int | None, device: str) -> None:
     if memory_mb and device == "cpu":
         limit = (memory_mb << 20) + address_space_in_use()
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # A fork bomb stops here (for a user other than root, whom the kernel exempts): RLIMIT_NPROC
+    # counts all of the user's processes, so the allowance is on top of what it runs already.
+    processes = _processes_of_this_user()
+    if processes:
+        allowance = processes + PROCESS_ALLOWANCE
+        resource.setrlimit(resource.RLIMIT_NPROC, (allowance, allowance))
+
+
+def _processes_of_this_user() -> int:
+    """How many processes the calling user runs (0 where /proc cannot tell)."""
+    uid = os.getuid()
+    try:
+        return sum(1 for entry in os.scandir("/proc") if entry.name.isdigit() and _owner(entry.path) == uid)
+    except OSError:
+        return 0
+
+
+def _owner(path: str) -> int | None:
+    try:
+        return os.stat(path).st_uid
+    except OSError:
+        return None
 
 
 def prepare_torch():

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import shutil
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -82,13 +85,33 @@ def main(argv: list[str]) -> int:
     out = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     try:
-        return COMMANDS[args.command](args, lang, out, err)
+        with _terminate_as_interrupt():
+            return COMMANDS[args.command](args, lang, out, err)
     except ExerciseError as error:
         err.print(f"[bold red]error:[/] {error}")
         return USAGE_ERROR
-    except KeyboardInterrupt:  # every learner process is gone already: its keeper saw the lifeline cut
+    except KeyboardInterrupt:  # the learner's processes, the fork server and the cgroups are cleaned up
         err.print("interrupted")
         return 130
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM and SIGHUP end the command like Ctrl+C, so that every ``finally`` runs (a bare
+    SIGTERM would kill the judge at once: its learner processes would still die with their
+    keepers, but a strict run would leave its cgroups behind)."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:

@@ -136,6 +136,36 @@ class JobCgroup:
                     time.sleep(0.01)  # the last process is still being torn down
 
 
+STALE_AFTER_S = 300.0  # a job's cgroup is joined within milliseconds of being made
+
+
+def remove_stale(support: CgroupSupport, older_than_s: float = STALE_AFTER_S) -> int:
+    """Remove job cgroups that a judge killed before it could remove them; return how many.
+
+    Only empty ones older than ``older_than_s``: another judge's job (a server beside a CLI run)
+    holds processes, or was made moments ago and is about to be joined. The kernel refuses to
+    remove a cgroup that still holds a process, so a live job is never touched.
+    """
+    if not support.available:
+        return 0
+    parents = [ROOT / GROUP] if support.version == 2 else [ROOT / "memory" / GROUP, ROOT / "pids" / GROUP]
+    cutoff = time.time() - older_than_s
+    removed = 0
+    for parent in parents:
+        try:
+            children = [path for path in parent.iterdir() if path.is_dir()]
+        except OSError:
+            continue
+        for path in children:
+            try:
+                if path.stat().st_mtime < cutoff and not (path / "cgroup.procs").read_text().split():
+                    path.rmdir()
+                    removed += 1
+            except OSError:
+                pass  # joined, removed or busy meanwhile: not stale after all
+    return removed
+
+
 def join(dirs: list[str]) -> None:
     """Move the calling process into the job cgroup(s) (called by the learner's process)."""
     pid = str(os.getpid())

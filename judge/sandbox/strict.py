@@ -195,6 +195,7 @@ class StrictLauncher:
             raise SandboxUnavailable("required layers are missing: " +
                                      "; ".join(f"{layer.name} ({layer.detail})" for layer in missing))
         self.cgroup_support = cgroups.detect()
+        cgroups.remove_stale(self.cgroup_support)  # what a judge killed outright left behind
         self.zygote = zygote or Zygote()
         self.scratch_mb = scratch_mb
         self.max_processes = max_processes

@@ -23,6 +23,8 @@ from judge.verdicts import Verdict
 MISSING = missing_required()
 needs_strict = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavailable here: "
                                   + ", ".join(layer.name for layer in MISSING))
+# For attacks that concern both levels: parametrize ``level_launcher`` (conftest.py) indirectly.
+LEVELS = ["local", pytest.param("strict", marks=needs_strict)]
 
 CANARY = "pj-canary-7f3a91"  # in the judge's environment and in the fake database
 

@@ -13,6 +13,7 @@ import os
 import pytest
 
 from judge.exercise import PROJECT_ROOT, resolve
+from judge.process import LocalLauncher
 
 from attack_support import CANARY, MISSING
 
@@ -44,3 +45,11 @@ def database():
     path.write_text(f"SQLite format 3\0 secret rows {CANARY}")
     yield path
     path.unlink()
+
+
+@pytest.fixture
+def level_launcher(request):
+    """The launcher of the test's level (``LEVELS``, indirect): strict is the module's launcher."""
+    if request.param == "local":
+        return LocalLauncher()
+    return request.getfixturevalue("launcher")

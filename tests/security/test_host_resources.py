@@ -20,24 +20,14 @@ import time
 import pytest
 
 from judge.exercise import PROJECT_ROOT, resolve
-from judge.process import LocalLauncher
 from judge.runner import judge_file
 from judge.verdicts import Verdict
 
-from attack_support import (assert_contained, assert_judge_healthy, grade, kill_quietly, marker, needs_strict,
-                            processes_named, renamer, write_attack)
+from attack_support import (LEVELS, assert_contained, assert_judge_healthy, grade, kill_quietly, marker,
+                            needs_strict, processes_named, renamer, write_attack)
 
-LEVELS = ["local", pytest.param("strict", marks=needs_strict)]
 HOST_DISKS = ("/", "/tmp", str(PROJECT_ROOT))
 ALLOWED_DISK_GROWTH = 256 << 20  # other tests and logs may write a little meanwhile; 6 GB is the attack
-
-
-@pytest.fixture
-def level_launcher(request):
-    """The launcher of the test's level (strict: the module's launcher)."""
-    if request.param == "local":
-        return LocalLauncher()
-    return request.getfixturevalue("launcher")
 
 
 def _free_bytes() -> dict[str, int]:
@@ -157,7 +147,16 @@ def test_without_cgroups_the_keeper_still_kills_what_left_the_session(quick_exer
 JUDGE_ENDINGS = [
     ("local", signal.SIGKILL), ("local", signal.SIGTERM),
     pytest.param("strict", signal.SIGKILL, marks=needs_strict),
+    pytest.param("strict", signal.SIGTERM, marks=needs_strict),
 ]
+
+
+def _job_cgroups() -> set[str]:
+    from judge.sandbox import cgroups
+
+    root = cgroups.ROOT
+    parents = [root / cgroups.GROUP, root / "memory" / cgroups.GROUP, root / "pids" / cgroups.GROUP]
+    return {str(child) for parent in parents if parent.is_dir() for child in parent.iterdir() if child.is_dir()}
 
 
 @pytest.mark.parametrize("level, ending", JUDGE_ENDINGS)
@@ -168,6 +167,7 @@ def test_nothing_outlives_a_judge_that_is_killed(tmp_path, level, ending):
     path = write_attack(tmp_path, body)
     command = [sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), "test", "39", str(path), "--public-only",
                "--sandbox", level]
+    cgroups_before = _job_cgroups()
     judge = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=PROJECT_ROOT)
     try:
         deadline = time.monotonic() + 120
@@ -178,6 +178,15 @@ def test_nothing_outlives_a_judge_that_is_killed(tmp_path, level, ending):
         judge.wait(timeout=30)
         left = _wait_until_gone(name)
         assert not left, f"{len(left)} process(es) outlived a judge ended by {ending.name}"
+        if level == "strict":
+            from judge.sandbox import cgroups
+
+            left_behind = _job_cgroups() - cgroups_before
+            if ending == signal.SIGTERM:  # the judge ends like on Ctrl+C: it removes its cgroups itself
+                assert not left_behind, left_behind
+            else:  # killed outright: the next launcher removes them once they are stale
+                assert cgroups.remove_stale(cgroups.detect(), older_than_s=0) >= len(left_behind)
+                assert not _job_cgroups() - cgroups_before
     finally:
         if judge.poll() is None:
             judge.kill()
