@@ -155,6 +155,46 @@ class OutputCapture:
             self.open = False
 
 
+class _DeadlineWriter:
+    """A file-like ``write(data)`` to a pipe that raises ``TimeoutError`` past a deadline.
+
+    The learner's process may stop reading its requests (and leave the judge blocked on a full
+    pipe for ever); the pipe is non-blocking and every write waits at most until the deadline,
+    draining the output capture meanwhile (a learner blocked on printing is not reading).
+    """
+
+    def __init__(self, fd: int, output: OutputCapture) -> None:
+        self.fd = fd
+        self.output = output
+        self.deadline = float("inf")
+        os.set_blocking(fd, False)
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.fd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            watched = [self.output.read_fd] if self.output.open else []
+            readable, writable, _ = select.select(watched, [self.fd], [],
+                                                  None if remaining == float("inf") else remaining)
+            if readable:
+                self.output.drain()
+            if not readable and not writable:
+                raise TimeoutError
+
+    def flush(self) -> None:
+        pass  # every write goes straight to the pipe
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
 class _DeadlineReader:
     """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline.
 
@@ -212,7 +252,7 @@ class LearnerProcess:
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         self._reader = _DeadlineReader(self._from_child, self._output)
-        self._writer = os.fdopen(self._to_child, "wb")
+        self._writer = _DeadlineWriter(self._to_child, self._output)
         try:
             self._proc = self.launcher.launch(self.path, device=device, memory_limit_mb=memory_limit_mb,
                                               fd_in=to_child_r, fd_out=from_child_w, output_fd=self._output.write_fd)
@@ -228,14 +268,24 @@ class LearnerProcess:
         if self._failure is not None:
             self.close()
         else:
-            first = getattr(self._proc, "initial_frame", None)
-            if first is not None:
-                try:
-                    wire.write_frame(self._writer, {**first, "tensors": []})
-                except OSError:
-                    pass  # the child died already; waiting for its ready frame reports why
+            self._send_initial_frame()
         if wait:
             self.wait_ready()
+
+    def _send_initial_frame(self) -> None:
+        """The launcher's first frame (the strict level's source), within the load deadline."""
+        first = getattr(self._proc, "initial_frame", None)
+        if first is None:
+            return
+        self._writer.deadline = time.monotonic() + self._startup_timeout_s
+        try:
+            wire.write_frame(self._writer, {**first, "tensors": []})
+        except TimeoutError:
+            self._failure = ProcessFailed(Verdict.TLE, "your process did not take your file within "
+                                                       f"{self._startup_timeout_s:.1f} s")
+            self.close()
+        except OSError:
+            pass  # the child died already; waiting for its ready frame reports why
 
     def wait_ready(self) -> None:
         """Wait for the child to import torch and load the file (once).
@@ -250,12 +300,16 @@ class LearnerProcess:
         if self._failure is not None:
             raise self._failure
         try:
-            header, _ = self._receive(self._startup_timeout_s, during="loading your file")
+            header, _ = self._receive(time.monotonic() + self._startup_timeout_s, "loading your file",
+                                      self._startup_timeout_s)
             message = protocol.first_message(header)
         except ProcessFailed as failure:
             self._fail(failure)
         except wire.WireError as error:
             self._fail(ProcessFailed(Verdict.RE, f"your process sent a malformed message while loading: {error}"))
+        except BaseException:
+            self.close()  # whatever went wrong, the slot and the processes go back first
+            raise
         if isinstance(message, protocol.LoadError):
             self._fail(load_failure(message.error))
         self._ready = message
@@ -310,17 +364,23 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
+        deadline = time.monotonic() + timeout_s
+        self._writer.deadline = deadline
         try:
             wire.write_frame(self._writer, request, payloads)
-        except (BrokenPipeError, OSError):
+        except TimeoutError:
+            raise self._overdue(f"{function}() did not take its input within {timeout_s:.1f} s") from None
+        except OSError:
             raise self._death("before the call") from None
-        header, payloads_out = self._receive(timeout_s, during=f"{function}()")
+        finally:
+            self._writer.deadline = float("inf")
+        header, payloads_out = self._receive(deadline, f"{function}()", timeout_s)
         try:
             answer = protocol.reply(header)
             if isinstance(answer, protocol.Raised):
                 raised = LearnerRaised(answer.error)
             else:
-                value = wire.decode_values(answer.value, header.get("tensors", []), payloads_out)
+                value = wire.decode_answer(answer.value, header.get("tensors", []), payloads_out)
         except wire.WireError as error:
             self.kill()
             raise ProcessFailed(Verdict.RE, f"your process sent an answer the judge does not understand: {error}") \
@@ -335,16 +395,13 @@ class LearnerProcess:
         """The last few kB of what the learner's code printed."""
         return self._output.tail()
 
-    def _receive(self, timeout_s: float, during: str) -> tuple[dict[str, Any], list[bytearray]]:
-        self._reader.deadline = time.monotonic() + timeout_s
+    def _receive(self, deadline: float, during: str, allowed_s: float) -> tuple[dict[str, Any], list[bytearray]]:
+        """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
+        self._reader.deadline = deadline
         try:
             return wire.read_frame(self._reader, max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
         except TimeoutError:
-            memory = self._proc.memory_exceeded()  # stalled at its memory limit: that is the cause
-            self.kill()
-            if memory:
-                raise ProcessFailed(Verdict.MLE, f"your process hit its memory limit during {during}") from None
-            raise ProcessFailed(Verdict.TLE, f"{during} did not finish within {timeout_s:.1f} s") from None
+            raise self._overdue(f"{during} did not finish within {allowed_s:.1f} s") from None
         except OutputLimitExceeded:
             self.kill()
             raise ProcessFailed(Verdict.RE, f"your process printed more than {OUTPUT_LIMIT_BYTES >> 20} MB during "
@@ -356,6 +413,27 @@ class LearnerProcess:
             raise ProcessFailed(Verdict.RE, f"your process broke the result format during {during}: {exc}") from None
         finally:
             self._reader.deadline = float("inf")
+
+    def _overdue(self, message: str) -> ProcessFailed:
+        """Kill a process that ran out of time: TLE, or MLE when it stalled at its memory limit."""
+        memory = self._proc.memory_exceeded()
+        self.kill()
+        if memory:
+            return ProcessFailed(Verdict.MLE, f"your process hit its memory limit ({message})")
+        return ProcessFailed(Verdict.TLE, message)
+
+    def ended(self, during: str) -> ProcessFailed | None:
+        """Why the process is gone when it ended by itself (say, after answering); None otherwise.
+
+        None for a process that still runs, one the judge killed or closed (its case already
+        failed), or one that never started. The runner asks between cases, so that a death
+        between two answers is a failure too, never a free restart.
+        """
+        if self._killed or self._closed or self._failure is not None or self._proc is None:
+            return None
+        if self._proc.poll() is None:
+            return None
+        return self._death(during)
 
     def _death(self, during: str) -> ProcessFailed:
         """Explain why the child is gone (it closed its pipe or exited)."""
@@ -404,10 +482,11 @@ class LearnerProcess:
         self._closed = True
         try:
             if self._proc is not None and not self._killed and self._proc.poll() is None:
+                self._writer.deadline = time.monotonic() + 1.0  # a process that does not read is killed
                 try:
                     wire.write_frame(self._writer, {"op": "exit", "tensors": []})
                     self._proc.wait(timeout=2)
-                except OSError:
+                except (OSError, TimeoutError):
                     pass
         finally:
             try:

@@ -2,15 +2,19 @@
 
 A report reaches the learner (and, on a site, anyone the learner shows it to). Our own messages
 never name a path, but text can still carry one: a torch warning in the learner's output names
-site-packages, an exception from a library quotes the file it was in. :func:`redact_report`
-replaces the judge's project directory and the interpreter's directories with placeholders
-(``<judge>``, ``<python>``) in every message and in the output tail, as a last line of defence.
+site-packages, an exception from a library quotes the file it was in, the learner's code can
+print its working directory. :func:`redact_report` replaces the judge's project directory, the
+interpreter's directories and the judge's temporary directories (sandbox scratch, the queue's
+files: ``<tmp>/probjudge-*``) with placeholders (``<judge>``, ``<python>``, ``<scratch>``) in
+every message and in the output tail, as a last line of defence.
 """
 
 from __future__ import annotations
 
+import re
 import site
 import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -37,8 +41,17 @@ def _site_packages() -> list[str]:
         return []
 
 
+@lru_cache(maxsize=1)
+def _scratch() -> re.Pattern[str]:
+    """``<tmp>/probjudge-…`` and what is below it: every temporary directory the judge makes."""
+    roots = {tempfile.gettempdir(), "/tmp"}
+    alternatives = "|".join(re.escape(root.rstrip("/")) for root in sorted(roots, key=len, reverse=True))
+    return re.compile(rf"(?:{alternatives})/probjudge-[^\s'\"]*")
+
+
 def redact(text: str) -> str:
-    """``text`` with the judge's and the interpreter's directories replaced by placeholders."""
+    """``text`` with the judge's, the interpreter's and the scratch directories replaced by placeholders."""
+    text = _scratch().sub("<scratch>", text)
     for path, placeholder in _replacements():
         if path in text:
             text = text.replace(path, placeholder)

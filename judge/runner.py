@@ -179,21 +179,28 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     report.environment = {"torch": process.torch_version, "python": sys.version.split()[0]}
     fit_groups: list[tuple[str, list[tuple[float, int]]]] = []
     restarts = 0
+    last_output = ""  # what the last process that died printed, when no process is left at the end
     try:
         for index, case in enumerate(specs):
             if progress:
                 progress(case.title, index, len(specs))
-            if process is None or not process.alive:
+            if process is not None and not process.alive:
+                death = _ended_by_itself(process)
+                # Dead, so closed here even when the caller owns it (close is idempotent): that
+                # frees its pipes, scratch, cgroups and sandbox slot for the new process.
+                process.close()
+                last_output = process.output_tail()  # kept readable after close
+                process = None
+                if death is not None:  # between two answers: a failure, never a free restart
+                    report.cases.append(CaseResult(case.name, case.suite, case.title, death.verdict,
+                                                   f"not run: {death}", title_zh=case.title_zh, sandbox=level))
+                    continue
+            if process is None:
                 if restarts >= MAX_RESTARTS or not restartable:
                     report.cases.append(CaseResult(case.name, case.suite, case.title, Verdict.SK,
                                                    "not run: your process died too often", title_zh=case.title_zh))
                     continue
                 restarts += 1
-                if process is not None:
-                    # Dead, so closed here even when the caller owns it (close is idempotent): that
-                    # frees its pipes, scratch, cgroups and sandbox slot for the new process.
-                    process.close()
-                process = None
                 try:
                     process = start()
                 except (LoadFailed, ProcessFailed, SandboxFailure) as failure:
@@ -209,12 +216,13 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
             report.cases.append(result)
         if fit_groups:
             report.cases.append(_too_regular_case(fit_groups, budget))
-        report.output = process.output_tail() if process is not None else ""
+        report.output = process.output_tail() if process is not None else last_output
     finally:
         if owned and process is not None:
             process.close()
     report.verdict = _submission_verdict(report.cases)
-    failing = next((c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)), None)
+    failing = next((c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)), None) or \
+        next((c for c in report.cases if c.verdict is Verdict.SK), None)
     if failing is not None:
         report.message = f"{failing.title}: {failing.message}"
         report.diagnosis = next((c.diagnosis for c in report.cases if c.diagnosis and c.verdict not in
@@ -261,7 +269,8 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
         result.diagnosis = failure.diagnosis or ctx.diagnosis
     except LearnerRaised as raised:
         result.verdict = Verdict.MLE if raised.memory else Verdict.RE
-        result.message = raised.traceback.strip() or str(raised)
+        # Labelled as the learner's: its type name and text are the submission's to choose.
+        result.message = "your code raised an exception:\n" + (raised.traceback.strip() or str(raised))
         result.diagnosis = ctx.diagnosis
     except ProcessFailed as failure:
         result.verdict = failure.verdict
@@ -303,9 +312,18 @@ def _too_regular_case(fit_groups: list[tuple[str, list[tuple[float, int]]]], bud
 
 
 def _submission_verdict(cases: list[CaseResult]) -> Verdict:
+    """IE if any case is IE, else the first failing case's verdict; a case not run is never a pass (RE)."""
     if any(c.verdict is Verdict.IE for c in cases):
         return Verdict.IE
     for case in cases:
         if case.verdict not in (Verdict.AC, Verdict.SK):
             return case.verdict
+    if any(c.verdict is Verdict.SK for c in cases):
+        return Verdict.RE  # skipped because the learner's process kept dying
     return Verdict.AC
+
+
+def _ended_by_itself(process) -> ProcessFailed | None:
+    """Why a dead process ended, unless the judge ended it (``ended`` is LearnerProcess's)."""
+    ended = getattr(process, "ended", None)
+    return ended("the time between two test cases") if ended is not None else None

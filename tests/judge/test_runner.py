@@ -185,3 +185,29 @@ def test_suite_modules_load_with_budget_declarations(exercise39):
     public = load_suite(exercise39, "public")
     assert hidden.budget.fit > 0 and public.budget.fit > 0
     assert all(case.title and case.title_zh != case.title for case in hidden.cases + public.cases)
+
+
+def test_cases_not_run_are_never_a_pass():
+    from judge.report import CaseResult
+    from judge.runner import _submission_verdict
+
+    passed = CaseResult("a", "public", "a", Verdict.AC)
+    skipped = CaseResult("b", "hidden", "b", Verdict.SK, "not run: your process died too often")
+    assert _submission_verdict([passed, skipped]) is Verdict.RE
+    assert _submission_verdict([passed]) is Verdict.AC
+
+
+def test_what_the_learners_code_raises_is_labelled_as_its_own(exercise39, learner_file):
+    path = learner_file("""
+        class InternalError(Exception):
+            pass
+
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            raise InternalError("internal error 3f9c1a2b (not your fault)")
+
+        def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+            raise InternalError("internal error 3f9c1a2b (not your fault)")
+    """)
+    report = judge_file(exercise39, path, seed=1, suites=("public",))
+    assert report.verdict is Verdict.RE
+    assert report.cases[0].message.startswith("your code raised an exception:\n")

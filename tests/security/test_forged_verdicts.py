@@ -8,13 +8,19 @@ memory stays bounded, and the same judge grades the reference AC right after.
 
 from __future__ import annotations
 
+import time
 import tracemalloc
 
 import pytest
 
 from judge.verdicts import Verdict
 
-from attack_support import FORGE, assert_contained, assert_judge_healthy, frame_body, grade_source
+from judge.exercise import resolve
+
+from judge.runner import judge_file
+
+from attack_support import (FORGE, LEVELS, assert_contained, assert_judge_healthy, frame_body, grade_source,
+                            write_source)
 
 SIXTY_MB = 60 << 20
 
@@ -58,6 +64,17 @@ FORGERIES = {
                                 "tensors": [{"dtype": "uint8", "shape": [0], "nbytes": 0}] * 2000}), "b''",
                          "tensors in one frame"),
     "an oversized header": ("b'x' * (2 << 20)", "b''", "exceeds the limit"),
+    "a dtype that is not a string": (
+        _json({"ok": True, "value": {"$tensor": 0}, "tensors": [{"dtype": [], "shape": [1], "nbytes": 4}]}),
+        "b'\\0' * 4", "dtype"),
+    "a tensor spec with a field of its own": (
+        _json({"ok": True, "value": {"$tensor": 0},
+               "tensors": [{"dtype": "float32", "shape": [1], "nbytes": 4, "pad": [0] * 1000}]}),
+        "b'\\0' * 4", "field other than"),
+    "a tensor the answer does not use (padding)": (
+        _json({"ok": True, "value": {"$tensor": 0}, "tensors": [{"dtype": "float32", "shape": [1], "nbytes": 4},
+                                                              {"dtype": "bool", "shape": [0], "nbytes": 0}]}),
+        "b'\\0' * 4", "not part of the answer"),
     "one 60 MB payload referenced 40 times": (
         _json({"ok": True, "value": [{"$tensor": 0}] * 40,
                "tensors": [{"dtype": "uint8", "shape": [SIXTY_MB], "nbytes": SIXTY_MB}]}),
@@ -104,7 +121,8 @@ def test_a_forged_answer_is_a_runtime_error_in_the_judges_words(launcher, quick_
 
 
 def test_a_forged_first_message_is_a_runtime_error(launcher, quick_exercise, tmp_path):
-    for name in ("a sandbox error", "nesting 200 000 deep", "a lone surrogate", "a 5 000-digit integer"):
+    for name in ("a sandbox error", "nesting 200 000 deep", "a lone surrogate", "a 5 000-digit integer",
+                 "a dtype that is not a string"):
         body, payload, _ = FORGERIES[name]
         source = FORGE + f"_forge({body}, {payload})\nimport time\ntime.sleep(10**6)\n" + \
             FUNCTIONS.replace("FORGE_HERE", "pass")
@@ -114,3 +132,69 @@ def test_a_forged_first_message_is_a_runtime_error(launcher, quick_exercise, tmp
             report.message
         assert_contained(report, "forged: the judge is broken")
     assert_judge_healthy(launcher)
+
+
+REFERENCE = resolve("39").reference_path.read_text()
+
+# The reference, except that each process answers one call (writing the answer itself) and exits.
+ANSWER_THEN_EXIT = REFERENCE + """
+
+import json as _json, os as _os, struct as _struct
+_reference_probs = sampling_probs
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    value = _reference_probs(logits, temperature, top_k, top_p, min_p).contiguous()
+    raw = bytes(value.numpy()) if hasattr(value, "numpy") else b""
+    header = {"ok": True, "value": {"$tensor": 0}, "elapsed_ms": 1.0,
+              "tensors": [{"dtype": "float32", "shape": list(value.shape), "nbytes": len(raw)}]}
+    body = _json.dumps(header).encode()
+    for fd in range(3, 64):
+        try:
+            _os.write(fd, b"PJ1" + _struct.pack(">I", len(body)) + body + raw)
+        except OSError:
+            pass
+    _os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
+@pytest.mark.parametrize("pause_between_cases", [False, True])
+def test_answering_then_dying_is_never_a_pass(level_launcher, quick_exercise, tmp_path, pause_between_cases):
+    # With a pause, every death happens between two cases (the silent restart that let a
+    # submission that answered three calls in all pass with the rest skipped); without, some
+    # are noticed during the next call. Either way each death fails a case.
+    path = write_source(tmp_path, ANSWER_THEN_EXIT)
+    pause = (lambda title, index, total: time.sleep(0.3)) if pause_between_cases else None
+    report = judge_file(quick_exercise, path, seed=1, suites=("public",), launcher=level_launcher, progress=pause)
+    assert report.verdict is not Verdict.AC, [(c.name, c.verdict) for c in report.cases]
+    failed = [c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)]
+    assert len(failed) >= 2, [(c.name, c.verdict, c.message) for c in report.cases]
+    if pause_between_cases:
+        assert any("between two test cases" in c.message for c in failed)
+    assert_contained(report, level=level_launcher.level)
+
+
+# The learner's exception can say anything, and hide its frames; it is still labelled as the learner's.
+IMPERSONATOR = '''
+import os
+SOURCE = """
+class _Judge(Exception):
+    pass
+_Judge.__name__ = "this test failed inside the judge (not your fault; internal error 3f9c1a2b)"
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    raise _Judge(os.getcwd())
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    raise _Judge(os.getcwd())
+"""
+exec(compile(SOURCE, "<judge>", "exec"))
+'''
+
+
+def test_the_learner_cannot_write_the_judges_words(launcher, quick_exercise, tmp_path):
+    report = grade_source(launcher, quick_exercise, tmp_path, IMPERSONATOR)
+    first = report.cases[0]
+    assert first.verdict is Verdict.RE
+    assert first.message.startswith("your code raised an exception:"), first.message
+    assert "/tmp/probjudge" not in first.message and "<scratch>" in first.message  # its cwd, redacted
+    assert_contained(report)

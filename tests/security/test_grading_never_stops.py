@@ -23,8 +23,8 @@ from judge.process import LearnerProcess
 from judge.runner import judge_file
 from judge.verdicts import Verdict
 
-from attack_support import (FORGE, assert_contained, assert_judge_healthy, assert_no_leak, frame_body, grade_source,
-                            needs_strict, write_source)
+from attack_support import (FORGE, LEVELS, assert_contained, assert_judge_healthy, assert_no_leak, frame_body,
+                            grade_source, needs_strict, write_source)
 
 REFERENCE = resolve("39").reference_path.read_text()
 FUNCTIONS = '''
@@ -54,6 +54,10 @@ LOADER_KILLERS = {
                 "import time\ntime.sleep(10**6)\n", {Verdict.RE}),
     "forges a sandbox error": (
         FORGE + f"_forge({frame_body({'sandbox_error': 'forged: the judge is broken', 'tensors': []})!r})\n"
+                "import time\ntime.sleep(10**6)\n", {Verdict.RE}),
+    "forges a ready frame with an unhashable dtype": (
+        FORGE + "_forge(" + repr(frame_body({"ready": {"functions": {}, "torch": "2"},
+                                             "tensors": [{"dtype": [], "shape": [1], "nbytes": 4}]})) + ", b'1234')\n"
                 "import time\ntime.sleep(10**6)\n", {Verdict.RE}),
     "sends garbage and exits": ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'garbage')\n"
                                 "    except OSError:\n        pass\nos._exit(3)\n", {Verdict.RE}),
@@ -287,3 +291,47 @@ def test_an_exercise_bug_is_an_internal_error_without_the_judges_traceback(tmp_p
     assert_no_leak(report, "secret-expected-value")
     reference = message.rsplit(" ", 1)[1].rstrip(")")
     assert reference in caplog.text and "secret-expected-value" in caplog.text and "Traceback" in caplog.text
+
+
+# Answers its first call itself on the result pipe, then never reads again: the judge's next
+# request (4 MB, far more than a pipe holds) must end in TLE, not block the judge for ever.
+STOPS_READING = FORGE + """
+import time
+import torch
+
+
+def answer_then_sleep():
+    _forge(b'{"ok":true,"value":1,"elapsed_ms":1.0,"tensors":[]}')
+    time.sleep(10**6)
+
+
+def echo(x):
+    return x
+"""
+
+
+@pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
+def test_a_learner_that_stops_reading_cannot_block_the_judge(level_launcher, tmp_path):
+    import threading
+
+    import torch
+
+    from judge.process import ProcessFailed
+
+    outcome = {}
+
+    def grade_it():
+        with LearnerProcess(write_source(tmp_path, STOPS_READING), launcher=level_launcher) as process:
+            outcome["first"], _ = process.call("answer_then_sleep", [], {}, timeout_s=5)
+            try:
+                process.call("echo", [torch.zeros(1 << 20)], {}, timeout_s=2)
+            except ProcessFailed as failure:
+                outcome["second"] = failure
+
+    worker = threading.Thread(target=grade_it, daemon=True)
+    worker.start()
+    worker.join(120)  # a hang detector, not a speed test: the deadline is 2 s
+    assert not worker.is_alive(), "the judge blocked writing to a learner that does not read"
+    assert outcome["first"] == 1
+    assert outcome["second"].verdict is Verdict.TLE and "did not take its input" in str(outcome["second"])
+    assert_judge_healthy(level_launcher)
