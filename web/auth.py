@@ -26,11 +26,14 @@ auth = Blueprint("auth", __name__, url_prefix="/auth")
 def _safe_next(default: str) -> str:
     """The ``next`` parameter when it is a path on this site, else ``default`` (no open redirects)."""
     target = request.args.get("next", "")
-    parts = urlsplit(target)
     # Browsers read "/\\host" as "//host", so a backslash anywhere disqualifies it too.
-    if target.startswith("/") and not target.startswith("//") and "\\" not in target and not parts.netloc:
-        return target
-    return default
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return default
+    try:
+        parts = urlsplit(target)
+    except ValueError:  # "/[" and the like: urlsplit refuses what no page of ours is called
+        return default
+    return default if parts.netloc else target
 
 
 def _start_session(user: User) -> None:

@@ -18,10 +18,12 @@ def csrf_token(client: FlaskClient, url: str) -> str:
     return match.group(1) or match.group(2)
 
 
-def sign_up(client: FlaskClient, name: str, password: str = "password123", language: str = "en"):
+def sign_up(client: FlaskClient, name: str, password: str = "password123", language: str = "en",
+            next_url: str = ""):
     token = csrf_token(client, "/auth/sign-up")
-    return client.post("/auth/sign-up", data={"csrf_token": token, "name": name, "password": password,
-                                              "confirm": password, "language": language})
+    return client.post("/auth/sign-up", query_string={"next": next_url} if next_url else None,
+                       data={"csrf_token": token, "name": name, "password": password, "confirm": password,
+                             "language": language})
 
 
 def sign_in(client: FlaskClient, name: str, password: str = "password123", next_url: str = ""):
