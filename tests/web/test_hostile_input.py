@@ -48,42 +48,41 @@ def _assert_json_error(response, status: int) -> None:
 ])
 def test_every_integer_route_parameter_past_the_database_is_a_404(make_site, number):
     app = make_site(start_workers=False)
+    walked = _every_route_answers_404(app, "<int:", lambda rule: build_url(rule, **GOOD, submission_id=number,
+                                                                           token_id=number))
+    assert walked >= 4  # the API's and the pages' submission routes, and revoking a token
+
+
+def _every_route_answers_404(app, marker: str, url_of, form: dict | None = None) -> int:
+    """Request every route whose rule holds ``marker``, with every method, signed in; all must be 404.
+
+    API routes must answer JSON, with a message that does not echo a long value whole. Returns
+    how many requests were made.
+    """
     client, token = _signed_in(app)
     headers = api_token(app)
     walked = 0
     for rule in rules(app):
-        if "<int:" not in rule.rule:
+        if marker not in rule.rule:
             continue
-        url = build_url(rule, **GOOD, submission_id=number, token_id=number)
+        url = url_of(rule)
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             if rule.rule.startswith("/api/"):
-                _assert_json_error(client.open(url, method=method, headers=headers), 404)
+                response = client.open(url, method=method, headers=headers)
+                _assert_json_error(response, 404)
+                assert len(response.json["message"]) < 200  # the value is cut short, not echoed whole
             else:
-                response = client.open(url, method=method, data={"csrf_token": token} if method == "POST" else None)
-                assert response.status_code == 404, (method, url[:80])
+                data = {"csrf_token": token, **(form or {})} if method == "POST" else None
+                assert client.open(url, method=method, data=data).status_code == 404, (method, url[:80])
             walked += 1
-    assert walked >= 4  # the API's and the pages' submission routes, and revoking a token
+    return walked
 
 
 @pytest.mark.parametrize("identifier", ["²", "٣٩", "9" * 5000, "0000039", "%ED%A0%80", "39%00", "%00"])
 def test_every_exercise_route_answers_404_for_an_id_that_names_nothing(make_site, identifier):
     app = make_site(start_workers=False)
-    client, token = _signed_in(app)
-    headers = api_token(app)
-    walked = 0
-    for rule in rules(app):
-        if "<identifier>" not in rule.rule:
-            continue
-        url = build_url(rule, identifier=identifier)
-        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-            if rule.rule.startswith("/api/"):
-                response = client.open(url, method=method, headers=headers)
-                _assert_json_error(response, 404)
-                assert len(response.json["message"]) < 200  # the id is cut short, not echoed whole
-            else:
-                data = {"csrf_token": token, "code": "x = 1\n"} if method == "POST" else None
-                assert client.open(url, method=method, data=data).status_code == 404, (method, url[:80])
-            walked += 1
+    walked = _every_route_answers_404(app, "<identifier>", lambda rule: build_url(rule, identifier=identifier),
+                                      form={"code": "x = 1\n"})
     assert walked >= 6
     assert _count(app, Submission) == 0
 
