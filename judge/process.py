@@ -155,12 +155,33 @@ class OutputCapture:
             self.open = False
 
 
+def _wait_until_ready(fd: int, deadline: float, output: OutputCapture, *, write: bool) -> None:
+    """Wait until ``fd`` can be read (or written), draining ``output`` meanwhile.
+
+    Raises ``TimeoutError`` past ``deadline`` (``time.monotonic()``; infinity waits for ever).
+    Draining while waiting means a learner that prints a lot never blocks on a full output pipe
+    (so it goes on reading and answering), and one that prints too much is stopped.
+    """
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        watched = [output.read_fd] if output.open else []
+        readable, writable, _ = select.select(watched if write else [fd, *watched], [fd] if write else [], [],
+                                              None if remaining == float("inf") else remaining)
+        if not readable and not writable:
+            raise TimeoutError
+        if output.read_fd in readable:
+            output.drain()
+        if fd in (writable if write else readable):
+            return
+
+
 class _DeadlineWriter:
     """A file-like ``write(data)`` to a pipe that raises ``TimeoutError`` past a deadline.
 
     The learner's process may stop reading its requests (and leave the judge blocked on a full
-    pipe for ever); the pipe is non-blocking and every write waits at most until the deadline,
-    draining the output capture meanwhile (a learner blocked on printing is not reading).
+    pipe for ever); the pipe is non-blocking and every write waits at most until the deadline.
     """
 
     def __init__(self, fd: int, output: OutputCapture) -> None:
@@ -174,19 +195,8 @@ class _DeadlineWriter:
         while view:
             try:
                 view = view[os.write(self.fd, view):]
-                continue
             except BlockingIOError:
-                pass
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            watched = [self.output.read_fd] if self.output.open else []
-            readable, writable, _ = select.select(watched, [self.fd], [],
-                                                  None if remaining == float("inf") else remaining)
-            if readable:
-                self.output.drain()
-            if not readable and not writable:
-                raise TimeoutError
+                _wait_until_ready(self.fd, self.deadline, self.output, write=True)
 
     def flush(self) -> None:
         pass  # every write goes straight to the pipe
@@ -196,11 +206,7 @@ class _DeadlineWriter:
 
 
 class _DeadlineReader:
-    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline.
-
-    While it waits it also drains the output capture, so a learner that prints a lot never
-    blocks on a full pipe (and one that prints too much is stopped).
-    """
+    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline."""
 
     def __init__(self, fd: int, output: OutputCapture) -> None:
         self.fd = fd
@@ -208,18 +214,8 @@ class _DeadlineReader:
         self.deadline = float("inf")
 
     def read(self, n: int) -> bytes:
-        while True:
-            remaining = self.deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            watched = [self.fd, self.output.read_fd] if self.output.open else [self.fd]
-            ready, _, _ = select.select(watched, [], [], None if remaining == float("inf") else remaining)
-            if not ready:
-                raise TimeoutError
-            if self.output.read_fd in ready:
-                self.output.drain()
-            if self.fd in ready:
-                return os.read(self.fd, min(n, 1 << 20))
+        _wait_until_ready(self.fd, self.deadline, self.output, write=False)
+        return os.read(self.fd, min(n, 1 << 20))
 
 
 class LearnerProcess:
