@@ -8,8 +8,9 @@ gives each check its alpha so that the declared checks add up to the exercise's 
 refuses (as an internal error) a check that was not declared, so the documented bound can
 never be exceeded silently.
 
-Goodness-of-fit checks get ``share / (count * ASYMPTOTIC_SAFETY)``: their p-values come from
-the asymptotic chi-square tail, measured to run up to ~1.3x hot, and the factor 10 covers it.
+Goodness-of-fit checks and within-row pair checks (both G-tests) share what the fixed-level
+checks leave, ``share / (count * ASYMPTOTIC_SAFETY)`` each: their p-values come from the
+asymptotic chi-square tail, measured to run up to ~1.3x hot, and the factor 10 covers it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ ASYMPTOTIC_SAFETY = 10.0
 INDEPENDENCE_ALPHA = 1e-8  # duplicated rows: exact binomial tail
 SEEDS_ALPHA = 1e-12  # two seeds giving identical output: exact probability
 TOO_REGULAR_ALPHA = 1e-12  # lower chi-square tail, one per case with fits (measured: quantile fakes reach 1e-54)
-KINDS = ("fit", "independence", "seeds", "too_regular")
+KINDS = ("fit", "pairs", "independence", "seeds", "too_regular")
+ASYMPTOTIC_KINDS = ("fit", "pairs")  # G-tests judged by the chi-square upper tail
 
 
 class BudgetExceeded(RuntimeError):
@@ -35,9 +37,16 @@ class BudgetDeclaration:
     fit: int = 0
     independence: int = 0
     seeds: int = 0
+    pairs: int = 0  # within-row independence: consecutive draws against the product distribution
 
     def __add__(self, other: "BudgetDeclaration") -> "BudgetDeclaration":
-        return BudgetDeclaration(self.fit + other.fit, self.independence + other.independence, self.seeds + other.seeds)
+        return BudgetDeclaration(self.fit + other.fit, self.independence + other.independence,
+                                 self.seeds + other.seeds, self.pairs + other.pairs)
+
+    def count(self, kind: str) -> int:
+        """How many checks of ``kind`` this declares (``too_regular``: one per fit at most)."""
+        return {"fit": self.fit, "pairs": self.pairs, "independence": self.independence, "seeds": self.seeds,
+                "too_regular": self.fit}[kind]
 
 
 @dataclass
@@ -64,10 +73,11 @@ class FalseFailureBudget:
 
     def alpha(self, kind: str) -> float:
         """The significance level of one check of ``kind`` (does not spend it)."""
-        if kind == "fit":
-            if not self.declared.fit:
-                raise BudgetExceeded("this suite declared no goodness-of-fit checks")
-            return (self.total - self.fixed_share()) / (self.declared.fit * ASYMPTOTIC_SAFETY)
+        if kind in ASYMPTOTIC_KINDS:
+            if not self.declared.count(kind):
+                raise BudgetExceeded(f"this suite declared no {kind} checks")
+            shared = self.declared.fit + self.declared.pairs
+            return (self.total - self.fixed_share()) / (shared * ASYMPTOTIC_SAFETY)
         return {"independence": INDEPENDENCE_ALPHA, "seeds": SEEDS_ALPHA, "too_regular": TOO_REGULAR_ALPHA}[kind]
 
     def spend(self, kind: str) -> float:
@@ -78,7 +88,7 @@ class FalseFailureBudget:
         alpha = self.alpha(kind)
         self.used[kind] += 1
         # What a fit check may really cost, allowing its asymptotic tail to be 10x off.
-        self.spent[kind] += alpha * (ASYMPTOTIC_SAFETY if kind == "fit" else 1.0)
+        self.spent[kind] += alpha * (ASYMPTOTIC_SAFETY if kind in ASYMPTOTIC_KINDS else 1.0)
         return alpha
 
     def summary(self) -> dict:
@@ -92,5 +102,4 @@ class FalseFailureBudget:
         }
 
     def limit(self, kind: str) -> int:
-        d = self.declared
-        return {"fit": d.fit, "independence": d.independence, "seeds": d.seeds, "too_regular": d.fit}[kind]
+        return self.declared.count(kind)

@@ -9,12 +9,13 @@ statistic and p-value. Every randomized check spends its significance level from
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import torch
 
 from judge import stats
-from judge.i18n import Bilingual
+from judge.i18n import Bilingual, in_language
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import Context
@@ -36,39 +37,96 @@ def _mistakes(mistakes: Mistakes) -> Mapping[str, torch.Tensor]:
 
 
 class CheckFailed(AssertionError):
-    """A check failed: the submission gets WA with this message."""
+    """A check failed: the submission gets WA with this message.
+
+    ``message`` may quote the case's inputs (values, counts, parameters): a site shows it only
+    for public cases. ``rule`` says which rule failed and on which row, in words that quote no
+    input value (a :class:`~judge.i18n.Bilingual`): what a learner sees of a failing hidden case.
+    """
 
     def __init__(self, message: str, *, statistic: float | None = None, p_value: float | None = None,
-                 diagnosis: str | None = None) -> None:
+                 diagnosis: str | None = None, rule: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.statistic = statistic
         self.p_value = p_value
         self.diagnosis = diagnosis
+        self.rule = rule
+
+
+class Label(str):
+    """A row's description: the full text (it may quote the row's parameters) and, in
+    ``.public``, a :class:`Bilingual` one that quotes no value, safe to show for hidden cases."""
+
+    public: Bilingual
+
+    def __new__(cls, text: str, public: Bilingual) -> "Label":
+        obj = super().__new__(cls, text)
+        obj.public = public
+        return obj
+
+    def __getnewargs__(self) -> tuple[str, Bilingual]:
+        return (str(self), self.public)
+
+
+def rule(what: str, en: str, zh: str, *, row: int | None = None,
+         labels: Sequence[str] | None = None) -> Bilingual:
+    """The public rule of a failure: ``what`` (a Bilingual or plain name), the row, what went wrong."""
+    head_en, head_zh = str(what), in_language(what, "zh")
+    if row is not None:
+        label = labels[row] if labels and row < len(labels) else None
+        public = getattr(label, "public", None)
+        head_en += f", row {row}" + (f" ({public})" if public else "")
+        head_zh += f"，第 {row} 行" + (f"（{public.zh}）" if public else "")
+    return Bilingual(f"{head_en}: {en}", f"{head_zh}：{zh}")
 
 
 def fail(message: str, **details: Any) -> None:
     raise CheckFailed(message, **details)
 
 
-def expect(condition: bool, message: str, diagnosis: str | None = None) -> None:
-    """A hard check: fail with ``message`` unless ``condition``."""
+def expect(condition: bool, message: str, diagnosis: str | None = None, rule: str | None = None) -> None:
+    """A hard check: fail with ``message`` (and the public ``rule``) unless ``condition``."""
     if not condition:
-        raise CheckFailed(message, diagnosis=diagnosis)
+        raise CheckFailed(message, diagnosis=diagnosis, rule=rule)
+
+
+@contextlib.contextmanager
+def diagnosed(diagnosis: str, *, raised_only: bool = False) -> Iterator[None]:
+    """Name ``diagnosis`` for a failure inside the block only: a check that failed without a
+    diagnosis of its own (unless ``raised_only``), or an exception the learner's code raised.
+    Failures after the block keep their own (a diagnosis belongs to the check that failed,
+    never to an earlier step)."""
+    try:
+        yield
+    except CheckFailed as failure:
+        if failure.diagnosis is None and not raised_only:
+            failure.diagnosis = diagnosis
+        raise
+    except LearnerRaised as raised:
+        if getattr(raised, "diagnosis", None) is None:
+            raised.diagnosis = diagnosis
+        raise
 
 
 def expect_tensor(value: Any, *, name: str, shape: Sequence[int], dtype: torch.dtype,
                   device: str | None = None) -> torch.Tensor:
     """Check type, shape and dtype (and the device the learner's tensor was on); return it."""
     if not isinstance(value, torch.Tensor):
-        fail(f"{name} must return a torch.Tensor, got {type(value).__name__}")
+        fail(f"{name} must return a torch.Tensor, got {type(value).__name__}",
+             rule=rule(name, "did not return a torch.Tensor", "返回的不是 torch.Tensor"))
     if tuple(value.shape) != tuple(shape):
-        fail(f"{name} returned shape {list(value.shape)}, expected {list(shape)}")
+        fail(f"{name} returned shape {list(value.shape)}, expected {list(shape)}",
+             rule=rule(name, "returned a tensor of the wrong shape", "返回的张量形状不对"))
     if value.dtype != dtype:
-        fail(f"{name} returned dtype {value.dtype}, expected {dtype}")
+        fail(f"{name} returned dtype {value.dtype}, expected {dtype}",
+             rule=rule(name, f"returned dtype {value.dtype}, expected {dtype}",
+                       f"返回的 dtype 是 {value.dtype}，应为 {dtype}"))
     origin = getattr(value, "origin_device", None)
     if device is not None and origin is not None and torch.device(origin).type != torch.device(device).type:
-        fail(f"{name} returned a tensor on {origin}; outputs must stay on the input's device ({device})")
+        fail(f"{name} returned a tensor on {origin}; outputs must stay on the input's device ({device})",
+             rule=rule(name, "returned a tensor on another device than its input",
+                       "返回的张量不在输入所在的设备上"))
     return value
 
 
@@ -82,12 +140,14 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
     """
     if not isinstance(actual, torch.Tensor) or tuple(actual.shape) != tuple(expected.shape):
         got = f"shape {list(actual.shape)}" if isinstance(actual, torch.Tensor) else type(actual).__name__
-        fail(f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}")
+        fail(f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}",
+             rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"))
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
     if torch.isnan(actual64).any():
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
-        fail(f"{what}: {_row_name(row_labels, row)} holds NaN at token {token}")
+        fail(f"{what}: {_row_name(row_labels, row)} holds NaN at token {token}",
+             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels))
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if (excess <= 0).all():
         return
@@ -99,7 +159,8 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
                f"(tolerance {atol:g} + {rtol:g} x expected)")
     if diagnosis:
         message += f". This matches a known mistake: {diagnosis}"
-    fail(message, diagnosis=diagnosis)
+    fail(message, diagnosis=diagnosis,
+         rule=rule(what, "the values differ from the target", "数值与目标不一致", row=row, labels=row_labels))
 
 
 def _matching_mistake(actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float,
@@ -121,7 +182,9 @@ def _expect_token_ids(draws: Any, vocab_size: int, *, what: str) -> None:
     if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 1:
         kind = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
             else type(draws).__name__
-        fail(f"{what}: the draws must be a 1-D int64 tensor of token ids, got {kind}")
+        fail(f"{what}: the draws must be a 1-D int64 tensor of token ids, got {kind}",
+             rule=rule(what, "the draws are not a 1-D int64 tensor of token ids",
+                       "抽样结果不是一维 int64 的 token 编号张量"))
     expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what)
 
 
@@ -130,7 +193,8 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str) -
     bad = (draws < 0) | (draws >= vocab_size)
     if bad.any():
         row, col = bad.nonzero()[0].tolist()
-        fail(f"{what}: row {row} drew token id {draws[row, col].item()}, outside the vocabulary [0, {vocab_size})")
+        fail(f"{what}: row {row} drew token id {draws[row, col].item()}, outside the vocabulary [0, {vocab_size})",
+             rule=rule(what, "drew a token id outside the vocabulary", "抽到了词表之外的 token 编号", row=row))
 
 
 def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
@@ -146,7 +210,8 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
             or draws.shape[0] != probs.shape[0]:
         got = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
             else type(draws).__name__
-        fail(f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}")
+        fail(f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}",
+             rule=rule(what, "the draws have the wrong type or shape", "抽样结果的类型或形状不对"))
     expect_tokens_in_range(draws, probs.shape[-1], what=what)
     allowed = probs > 0
     drawn_ok = torch.gather(allowed, 1, draws)
@@ -160,19 +225,22 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
     more = f" (and {others} other excluded token{'s' if others != 1 else ''})" if others else ""
     if alternatives is not None and diagnosis is None:
         observed = torch.bincount(draws[row], minlength=probs.shape[-1]).tolist()
-        diagnosis = _best_alternative(observed, {name: alt[row] for name, alt in _mistakes(alternatives).items()})
+        diagnosis = best_alternative(observed, {name: alt[row] for name, alt in _mistakes(alternatives).items()})
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
     fail(f"{what}: {_row_name(row_labels, row)}: token {token} was drawn {count} of {draws.shape[1]} times{more}; "
-         f"{why_excluded(row, token)}, so it must never be drawn{hint}", diagnosis=diagnosis)
+         f"{why_excluded(row, token)}, so it must never be drawn{hint}", diagnosis=diagnosis,
+         rule=rule(what, "drew a token that must never be drawn", "抽到了不应被抽到的 token", row=row,
+                   labels=row_labels))
 
 
 def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
-                        alternatives: Mistakes = None) -> stats.GTestResult:
+                        alternatives: Mistakes = None, public: str | None = None) -> stats.GTestResult:
     """Goodness of fit of one row's draws to its target distribution (pooled G-test, Williams).
 
     ``draws``: int64 ``[n]`` already checked against the support; ``probs``: float64 ``[V]``.
     ``alternatives`` maps a known mistake to the distribution it would draw from; when the target
-    is rejected, the best-fitting alternative (if it fits) is named as the diagnosis.
+    is rejected, the best-fitting alternative (if it fits) is named as the diagnosis. ``public``
+    names the row without its values (a Bilingual) for the failure's rule; ``label`` by default.
     """
     _expect_token_ids(draws, probs.shape[0], what=label)
     observed = torch.bincount(draws, minlength=probs.shape[0]).tolist()
@@ -181,17 +249,19 @@ def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, 
     alpha = ctx.budget.spend("fit")
     passed = result.pvalue >= alpha
     ctx.records.append(CheckRecord("fit", label, result.statistic, result.pvalue, alpha, passed, result.df))
-    ctx.fit_statistics.append((result.statistic, result.df))
+    ctx.fit_statistics.append((result.statistic, result.df, result.log_atom))
     if passed:
         return result
-    diagnosis = _best_alternative(observed, _mistakes(alternatives))
+    diagnosis = best_alternative(observed, _mistakes(alternatives))
     where = _largest_gap(observed, target)
     message = (f"{label}: your draws do not follow the target distribution "
                f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
                f"threshold {alpha:.3g}){where}")
     if diagnosis:
         message += f". They fit a known mistake instead: {diagnosis}"
-    raise CheckFailed(message, statistic=result.statistic, p_value=result.pvalue, diagnosis=diagnosis)
+    raise CheckFailed(message, statistic=result.statistic, p_value=result.pvalue, diagnosis=diagnosis,
+                      rule=rule(public or label, "the draws do not follow the target distribution",
+                                "抽样结果不服从目标分布"))
 
 
 def _largest_gap(observed: list[int], probs: list[float]) -> str:
@@ -201,7 +271,9 @@ def _largest_gap(observed: list[int], probs: list[float]) -> str:
     return f"; the largest gap is token {token}: drawn {observed[token]} times, expected {n * probs[token]:.1f}"
 
 
-def _best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
+def best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
+    """The known mistake whose distribution (float64 ``[V]``) fits the counts ``observed`` best,
+    if any fits at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an observed token are out."""
     best, best_p = None, DIAGNOSIS_MIN_PVALUE
     for name, probs in alternatives.items():
         target = probs.tolist()
@@ -213,11 +285,99 @@ def _best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tens
     return best
 
 
+ROWS_SHARE_DIAGNOSIS = Bilingual("the rows share the same random numbers", "各行共用了同一组随机数")
+SORTED_DIAGNOSIS = Bilingual(
+    "the draws of a row come out sorted: each draw must be independent of its neighbours, in the order drawn",
+    "同一行的抽样结果被排了序：每次抽样都必须与相邻的抽样相互独立，并保持抽出的顺序")
+REPEATED_DIAGNOSIS = Bilingual(
+    "consecutive draws of a row repeat each other (one random number serves several draws)",
+    "同一行中相邻的抽样结果互相重复（一个随机数被用于多次抽样）")
+DEPENDENT_DIAGNOSIS = Bilingual(
+    "consecutive draws of a row depend on each other (for example antithetic pairs u and 1 - u): "
+    "every draw needs its own independent random number",
+    "同一行中相邻的抽样结果相互依赖（例如成对使用 u 与 1 - u）：每次抽样都需要自己独立的随机数")
+PAIR_GROUPS = 16  # tokens are grouped into at most this many classes before pairs are counted
+ORDERED_SHARE = 0.99  # a row whose neighbours are in order this often was sorted, not drawn
+
+
+def ordered_share(draws: torch.Tensor, probs: torch.Tensor) -> float:
+    """How often neighbours of a row of draws are in order (by token id or by probability, either
+    way): about 0.5-0.8 for independent draws, 1.0 for a sorted row. ``draws``: int64 ``[n]``."""
+    if draws.numel() < 2:
+        return 0.0
+    rank = torch.empty_like(draws)
+    order = torch.argsort(probs.to(torch.float64), descending=True, stable=True)
+    rank_of = torch.empty(probs.shape[0], dtype=torch.int64)
+    rank_of[order] = torch.arange(probs.shape[0])
+    rank = rank_of[draws]
+    shares = []
+    for values in (draws, rank):
+        step = values[1:] - values[:-1]
+        shares += [float((step >= 0).double().mean()), float((step <= 0).double().mean())]
+    return max(shares)
+
+
+def _dependence_diagnosis(draws: torch.Tensor, probs: torch.Tensor) -> Bilingual:
+    """Which dependence within a row explains ``draws`` (int64 ``[n]``; target ``probs`` ``[V]``)."""
+    if ordered_share(draws, probs) >= ORDERED_SHARE:
+        return SORTED_DIAGNOSIS
+    first, second = draws[0:-1:2], draws[1::2]
+    agree = float((first == second).double().mean()) if first.numel() else 0.0
+    if agree > 2 * float((probs.to(torch.float64) ** 2).sum()) + 0.05:
+        return REPEATED_DIAGNOSIS
+    return DEPENDENT_DIAGNOSIS
+
+
+def token_groups(probs: torch.Tensor, groups: int = PAIR_GROUPS) -> torch.Tensor:
+    """Map each token to a class: the ``groups - 1`` most probable tokens alone, the rest together
+    (tokens of probability 0 join the rest). Returns int64 ``[V]`` of class indices."""
+    order = torch.argsort(probs.to(torch.float64), descending=True, stable=True)
+    group_of = torch.full((probs.shape[0],), groups - 1, dtype=torch.int64)
+    alone = order[: groups - 1]
+    alone = alone[probs[alone] > 0]
+    group_of[alone] = torch.arange(alone.numel())
+    return group_of
+
+
+def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
+                                  public: str | None = None) -> stats.GTestResult:
+    """Consecutive draws of one row must be independent: the pairs (x[0], x[1]), (x[2], x[3]), ...
+    are tested against the product distribution p x p (pooled G-test over token classes).
+
+    Catches antithetic pairs, repeated draws, sorted rows and any scheme where a draw depends on
+    the one before it. ``draws``: int64 ``[n]`` (n >= 2) already checked against the support;
+    ``probs``: float64 ``[V]``. Spends one ``pairs`` check (its own share of the budget).
+    """
+    _expect_token_ids(draws, probs.shape[-1], what=label)
+    group_of = token_groups(probs)
+    groups = int(group_of.max()) + 1
+    group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64))
+    classes = group_of[draws]
+    pairs = classes[0:-1:2] * groups + classes[1::2][: classes[0:-1:2].numel()]
+    observed = torch.bincount(pairs, minlength=groups * groups).tolist()
+    expected = torch.outer(group_probs, group_probs).reshape(-1)
+    expected = (expected / expected.sum()).tolist()
+    result = stats.g_test(observed, expected)
+    alpha = ctx.budget.spend("pairs")
+    passed = result.pvalue >= alpha
+    ctx.records.append(CheckRecord("pairs", label, result.statistic, result.pvalue, alpha, passed, result.df))
+    if passed:
+        return result
+    diagnosis = _dependence_diagnosis(draws, probs)
+    raise CheckFailed(
+        f"{label}: consecutive draws of the row are not independent: the {sum(observed)} pairs "
+        f"(draw 1, draw 2), (draw 3, draw 4), ... do not follow the product of the target with itself "
+        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, threshold {alpha:.3g})",
+        statistic=result.statistic, p_value=result.pvalue, diagnosis=diagnosis,
+        rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"))
+
+
 def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Tensor, probs: torch.Tensor, *,
-                            label: str) -> stats.BinomialTailResult:
+                            label: str, public: str | None = None) -> stats.BinomialTailResult:
     """Two rows with the same target, drawn in one call, must not agree more than chance allows.
 
     Catches one uniform shared across rows. ``first``/``second``: int64 ``[n]``; ``probs``: ``[V]``.
+    Rows that agree because each is sorted are diagnosed as sorted, not as sharing numbers.
     """
     for draws in (first, second):
         _expect_token_ids(draws, probs.shape[-1], what=label)
@@ -228,27 +388,34 @@ def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Ten
     passed = result.pvalue >= alpha
     ctx.records.append(CheckRecord("independence", label, float(agreements), result.pvalue, alpha, passed))
     if not passed:
+        sorted_rows = all(ordered_share(d, probs) >= ORDERED_SHARE for d in (first, second))
         raise CheckFailed(
             f"{label}: two rows with the same distribution agreed at {agreements} of {first.shape[0]} positions; "
             f"independent draws agree about {result.expected:.0f} times (p = {result.pvalue:.3g}). "
-            "Each row needs its own random numbers",
+            + ("Each row is sorted, so equal rows line up" if sorted_rows else "Each row needs its own random numbers"),
             statistic=float(agreements), p_value=result.pvalue,
-            diagnosis=Bilingual("the rows share the same random numbers", "各行共用了同一组随机数"))
+            diagnosis=SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS,
+            rule=rule(public or label, "two rows with the same distribution agree far too often",
+                      "两个分布相同的行一致的次数远超偶然"))
     return result
 
 
 def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torch.Tensor, probs: torch.Tensor, *,
-                                 label: str) -> float:
-    """Outputs for two different generator seeds must differ.
+                                 label: str, how: str = "two different generator seeds",
+                                 cause: str = "Your code seems to ignore `generator`, or to re-seed torch itself",
+                                 diagnosis: str = SEEDS_DIAGNOSIS) -> float:
+    """Outputs drawn under two different seeds (``how``) must differ.
 
     The chance that a correct sampler gives identical output is computed exactly and must be below
     the check's alpha (else the case is too small: an exercise bug). Returns that chance.
+    ``probs``: float64 ``[B, V]``, the target of each row of ``first``/``second`` (int64 ``[B, n]``).
     """
     for draws in (first, second):
         if not isinstance(draws, torch.Tensor) or draws.dim() != 2:
             fail(f"{label}: the draws must be a [rows, num_samples] tensor, got "
-                 f"{list(draws.shape) if isinstance(draws, torch.Tensor) else type(draws).__name__}")
-    chance = stats.identical_draws_probability(probs.tolist(), first.shape[1])
+                 f"{list(draws.shape) if isinstance(draws, torch.Tensor) else type(draws).__name__}",
+                 rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"))
+    chance = identical_draws_probability(probs, first.shape[1])
     alpha = ctx.budget.spend("seeds")
     if chance > alpha:
         raise RuntimeError(f"{label}: a correct sampler repeats itself with probability {chance:.3g}; enlarge the case")
@@ -256,25 +423,39 @@ def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torc
     ctx.records.append(CheckRecord("seeds", label, float(same), chance if same else 1.0, alpha, not same))
     if same:
         raise CheckFailed(
-            f"{label}: two different generator seeds gave exactly the same {first.numel()} draws "
-            f"(a correct sampler does that with probability {chance:.3g}). Your code seems to ignore "
-            "`generator`, or to re-seed torch itself", p_value=chance,
-            diagnosis=SEEDS_DIAGNOSIS)
+            f"{label}: {how} gave exactly the same {first.numel()} draws "
+            f"(a correct sampler does that with probability {chance:.3g}). {cause}", p_value=chance,
+            diagnosis=diagnosis, rule=rule(label, f"{how} gave the same draws",
+                                           "两个不同的种子给出了相同的抽样结果"))
     return chance
 
 
+def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
+    """:func:`judge.stats.identical_draws_probability` for float64 ``[B, V]`` targets, in torch (one
+    pass over many rows, where the pure-Python version walks every value; a test keeps them equal)."""
+    collision = (probs.to(torch.float64) ** 2).sum(dim=-1)
+    return math.exp(min(0.0, n * float(torch.log(collision).sum()))) if n else 1.0
+
+
 @contextlib.contextmanager
-def expect_raises(exception: type[BaseException], call: str) -> Iterator[None]:
-    """The learner's function must raise ``exception`` inside the block (by type name)."""
+def expect_raises(exception: type[BaseException], call: str, public: str | None = None,
+                  diagnosis: str | None = None) -> Iterator[None]:
+    """The learner's function must raise ``exception`` inside the block (by type name).
+
+    ``call`` describes the call for the message; ``public`` (default ``call``) without input
+    values; ``diagnosis`` names the mistake when the call returns normally."""
+    name = exception.__name__
+    must = rule(public or call, f"must raise {name}", f"必须抛出 {name}")
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name != exception.__name__ and not _is_subclass_name(raised.type_name, exception):
-            fail(f"{call} must raise {exception.__name__}; it raised {raised.type_name}: {raised.message}")
+        if raised.type_name != name and not _is_subclass_name(raised.type_name, exception):
+            fail(f"{call} must raise {name}; it raised {raised.type_name}: {raised.message}", rule=must)
         if not raised.message.strip():
-            fail(f"{call} raised {exception.__name__} without a message; say what is wrong with the input")
+            fail(f"{call} raised {name} without a message; say what is wrong with the input",
+                 rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"))
         return
-    fail(f"{call} must raise {exception.__name__}; it returned normally")
+    fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis)
 
 
 def _is_subclass_name(name: str, exception: type[BaseException]) -> bool:
@@ -290,9 +471,27 @@ def _all_subclasses(cls: type) -> list[type]:
     return out
 
 
-def too_regular(fit_statistics: Sequence[tuple[float, int]]) -> stats.LowerTailResult:
-    """Lower-tail test over the fit statistics of one case (see :func:`judge.stats.too_regular_test`)."""
-    return stats.too_regular_test([s for s, _ in fit_statistics], [d for _, d in fit_statistics])
+# The lower tail is trusted only at levels this far below the most likely single outcome.
+LATTICE_MARGIN = 1e-3
+
+
+def too_regular(fit_statistics: Sequence[tuple[float, int, float]], alpha: float) -> tuple[stats.LowerTailResult,
+                                                                                             str | None]:
+    """Lower-tail test over the fit statistics ``(statistic, df, log_atom)`` of one case (see
+    :func:`judge.stats.too_regular_test`); returns it and, when the case is declined, why.
+
+    Declined when the most likely joint outcome of the case's counts has a probability above
+    ``alpha * LATTICE_MARGIN``: the statistic is then too discrete (few categories, small or
+    lattice expected counts) for its continuous lower tail to hold the level ``alpha``, and
+    a correct sampler that lands on its rounded expectation would be called too regular.
+    """
+    result = stats.too_regular_test([f[0] for f in fit_statistics], [f[1] for f in fit_statistics],
+                                    [f[2] for f in fit_statistics])
+    if result.log_atom is not None and result.log_atom > math.log(alpha * LATTICE_MARGIN):
+        return result, (f"not tested: the counts of its {len(fit_statistics)} distribution check"
+                        f"{'s' if len(fit_statistics) != 1 else ''} take so few values that one exact outcome has "
+                        f"probability about {math.exp(result.log_atom):.2g}, above what the {alpha:.2g} level allows")
+    return result, None
 
 
 def _row_name(labels: Sequence[str] | None, row: int) -> str:

@@ -304,6 +304,8 @@ def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: in
         kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
         if request.get("global_seed") is not None:
             torch.manual_seed(int(request["global_seed"]))
+        inputs = _tensor_inputs(function, args, kwargs, torch)
+        before = {name: tensor.clone() for name, tensor in inputs.items()}
         started = time.perf_counter()
         try:
             if request.get("extreme_uniforms") is not None:
@@ -316,7 +318,37 @@ def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: in
         except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
             reply({"raised": describe_exception(exc, path)})
             continue
-        reply({"ok": True, "elapsed_ms": (time.perf_counter() - started) * 1000.0}, value)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        modified = [name for name, tensor in inputs.items() if not _same_tensor(before[name], tensor)]
+        reply({"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value)
+
+
+def _tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:
+    """Parameter name -> each tensor argument of the call (positional ones named by the signature)."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        names = []
+    found = {}
+    for index, value in enumerate(args):
+        if isinstance(value, torch.Tensor):
+            found[names[index] if index < len(names) else f"argument {index + 1}"] = value
+    for name, value in kwargs.items():
+        if isinstance(value, torch.Tensor):
+            found[str(name)] = value
+    return found
+
+
+def _same_tensor(before, after) -> bool:
+    """Whether ``after`` still holds what ``before`` copied (NaN equal to NaN; shape and dtype too)."""
+    if before.shape != after.shape or before.dtype != after.dtype or before.device != after.device:
+        return False
+    if before.is_floating_point():
+        nan = before.isnan()
+        return bool((nan == after.isnan()).all()) and bool((before[~nan] == after[~nan]).all())
+    return bool((before == after).all())
 
 
 def _materialize(value, torch, device: str):

@@ -45,6 +45,11 @@ class BrowserVariant:
     undetectable: dict[str, str]  # known-wrong solution name -> why the tiny sizes cannot catch it
 
 
+# The wall-clock cap of a test case, as a multiple of its CPU-time limit (established judges use
+# 2-3x): a correct solution's wall time stretches by the load of the machine, its CPU time does not.
+WALL_FACTOR = 3.0
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One exercise as declared by its ``exercise.toml``."""
@@ -56,13 +61,21 @@ class Exercise:
     tags: tuple[str, ...]
     chapter: str
     functions: tuple[FunctionSpec, ...]
-    time_limit_s: float  # wall-clock limit for one test case
+    time_limit_s: float  # the learner's CPU time for one test case (the judge's own work never counts)
     memory_limit_mb: int
     devices: tuple[str, ...]
     runs_in: tuple[str, ...]  # "local", "server", "browser"
     false_failure_budget: float
     root: Path = field(compare=False)
     browser: BrowserVariant | None = None
+    wall_limit_s: float | None = None  # wall clock for one test case; None: WALL_FACTOR x time_limit_s
+    inputs_read_only: bool = True  # a call that changes its tensor arguments in place fails
+
+    @property
+    def wall_cap_s(self) -> float:
+        """The wall-clock cap of one test case: for code that sleeps or blocks, never for slow code
+        (that is the CPU limit's job, which load on the machine does not change)."""
+        return self.wall_limit_s if self.wall_limit_s is not None else WALL_FACTOR * self.time_limit_s
 
     @property
     def folder(self) -> str:
@@ -95,6 +108,10 @@ class Exercise:
 
     def wrong_solutions(self) -> list[Path]:
         return sorted((self.solutions_root / "wrong").glob("*.py"))
+
+    def correct_solutions(self) -> list[Path]:
+        """Correct solutions built differently from the reference (other algorithms): each must pass."""
+        return sorted((self.solutions_root / "correct").glob("*.py"))
 
     def content_hash(self) -> str:
         """SHA-256 over every file of the exercise folder, so a changed exercise is noticed."""
@@ -136,6 +153,8 @@ def load_exercise(folder: Path) -> Exercise:
             false_failure_budget=float(judging.get("false_failure_budget", 1e-6)),
             root=folder,
             browser=_browser_variant(data.get("browser"), path, folder),
+            wall_limit_s=float(judging["wall_limit_s"]) if "wall_limit_s" in judging else None,
+            inputs_read_only=bool(judging.get("inputs_read_only", True)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None

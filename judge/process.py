@@ -30,9 +30,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, Protocol
+from typing import Any, Callable, NoReturn, Protocol
 
 from judge import protocol, wire
+from judge import keeper
 from judge.keeper import Lifeline
 from judge.protocol import ExceptionInfo
 from judge.verdicts import Verdict
@@ -54,6 +55,7 @@ class LearnerRaised(Exception):
         self.line: int | None = info.line
         self.traceback: str = info.traceback
         self.memory: bool = info.memory
+        self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
         super().__init__(f"{self.type_name}: {self.message}")
 
 
@@ -155,22 +157,36 @@ class OutputCapture:
             self.open = False
 
 
-def _wait_until_ready(fd: int, deadline: float, output: OutputCapture, *, write: bool) -> None:
+class CpuLimitExceeded(TimeoutError):
+    """The learner's processes used up the CPU time of the current test case."""
+
+
+CPU_WATCH_INTERVAL_S = 0.1  # how often a running call's CPU time is read (0.4 ms per read)
+
+
+def _wait_until_ready(fd: int, deadline: float, output: OutputCapture, *, write: bool,
+                      watch: Callable[[], None] | None = None) -> None:
     """Wait until ``fd`` can be read (or written), draining ``output`` meanwhile.
 
-    Raises ``TimeoutError`` past ``deadline`` (``time.monotonic()``; infinity waits for ever).
-    Draining while waiting means a learner that prints a lot never blocks on a full output pipe
-    (so it goes on reading and answering), and one that prints too much is stopped.
+    Raises ``TimeoutError`` past ``deadline`` (``time.monotonic()``; infinity waits for ever),
+    and whatever ``watch`` raises: it is called every :data:`CPU_WATCH_INTERVAL_S` while waiting
+    (the CPU-time limit). Draining while waiting means a learner that prints a lot never blocks
+    on a full output pipe (so it goes on reading and answering), and one that prints too much
+    is stopped.
     """
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise TimeoutError
+        wait = remaining if watch is None else min(remaining, CPU_WATCH_INTERVAL_S)
         watched = [output.read_fd] if output.open else []
         readable, writable, _ = select.select(watched if write else [fd, *watched], [fd] if write else [], [],
-                                              None if remaining == float("inf") else remaining)
+                                              None if wait == float("inf") else wait)
         if not readable and not writable:
-            raise TimeoutError
+            if watch is None:
+                raise TimeoutError
+            watch()
+            continue
         if output.read_fd in readable:
             output.drain()
         if fd in (writable if write else readable):
@@ -206,15 +222,17 @@ class _DeadlineWriter:
 
 
 class _DeadlineReader:
-    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline."""
+    """A file-like ``read(n)`` over a pipe that raises ``TimeoutError`` past a deadline (and
+    whatever ``watch`` raises, called while it waits)."""
 
     def __init__(self, fd: int, output: OutputCapture) -> None:
         self.fd = fd
         self.output = output
         self.deadline = float("inf")
+        self.watch: Callable[[], None] | None = None
 
     def read(self, n: int) -> bytes:
-        _wait_until_ready(self.fd, self.deadline, self.output, write=False)
+        _wait_until_ready(self.fd, self.deadline, self.output, write=False, watch=self.watch)
         return os.read(self.fd, min(n, 1 << 20))
 
 
@@ -245,6 +263,7 @@ class LearnerProcess:
         self._closed = False
         self._proc: Launched | None = None
         self._output = OutputCapture()
+        self.modified_inputs: tuple[str, ...] = ()  # what the last call changed of its tensor arguments
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         self._reader = _DeadlineReader(self._from_child, self._output)
@@ -339,12 +358,15 @@ class LearnerProcess:
         return self.launcher.level
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions()) -> tuple[Any, float]:
+             options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
+             cpu_limit_s: float | None = None) -> tuple[Any, float]:
         """Call ``function(*args, **kwargs)`` in the child; return ``(value, elapsed_ms)``.
 
         Tensors in the value come back on the CPU. Raises :class:`LearnerRaised` when the learner's
-        code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s`` or
-        sent something malformed (the process is killed then).
+        code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s``
+        (wall clock), brought its processes' CPU time (:meth:`cpu_time_s`) past ``cpu_deadline_s``
+        (``cpu_limit_s`` is that case's limit, for the message) or sent something malformed (the
+        process is killed then).
         """
         self.wait_ready()
         if not self.alive:
@@ -370,7 +392,15 @@ class LearnerProcess:
             raise self._death("before the call") from None
         finally:
             self._writer.deadline = float("inf")
-        header, payloads_out = self._receive(deadline, f"{function}()", timeout_s)
+        if cpu_deadline_s != float("inf"):
+            def watch() -> None:
+                if self.cpu_time_s() > cpu_deadline_s:
+                    raise CpuLimitExceeded
+            self._reader.watch = watch
+        try:
+            header, payloads_out = self._receive(deadline, f"{function}()", timeout_s, cpu_limit_s)
+        finally:
+            self._reader.watch = None
         try:
             answer = protocol.reply(header)
             if isinstance(answer, protocol.Raised):
@@ -385,17 +415,31 @@ class LearnerProcess:
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
+        self.modified_inputs = answer.modified
         return value, answer.elapsed_ms
+
+    def cpu_time_s(self) -> float:
+        """CPU seconds used so far by the learner's processes (worker, keeper and what they started).
+
+        Read by the judge from the kernel, so the learner's code cannot under-report it; 0.0
+        for a process that never started."""
+        if self._proc is None:
+            return 0.0
+        return self._proc.cpu_time_s()
 
     def output_tail(self) -> str:
         """The last few kB of what the learner's code printed."""
         return self._output.tail()
 
-    def _receive(self, deadline: float, during: str, allowed_s: float) -> tuple[dict[str, Any], list[bytearray]]:
+    def _receive(self, deadline: float, during: str, allowed_s: float,
+                 cpu_limit_s: float | None = None) -> tuple[dict[str, Any], list[bytearray]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
         self._reader.deadline = deadline
         try:
             return wire.read_frame(self._reader, max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
+        except CpuLimitExceeded:
+            limit = f" of {cpu_limit_s:g} s" if cpu_limit_s is not None else ""
+            raise self._overdue(f"{during} used up the test case's CPU time{limit}") from None
         except TimeoutError:
             raise self._overdue(f"{during} did not finish within {allowed_s:.1f} s") from None
         except OutputLimitExceeded:
@@ -524,6 +568,9 @@ class Launched(Protocol):
     def memory_exceeded(self) -> bool:
         """Whether a memory limit outside the process (a cgroup) killed or starved it."""
 
+    def cpu_time_s(self) -> float:
+        """CPU seconds used by the whole process tree so far (see :func:`judge.keeper.tree_cpu_seconds`)."""
+
     def release(self) -> None:
         """Kill the tree and free what the launch took (slot, scratch, cgroups); idempotent."""
 
@@ -615,6 +662,9 @@ class _LocalChild:
 
     def memory_exceeded(self) -> bool:
         return False
+
+    def cpu_time_s(self) -> float:
+        return keeper.tree_cpu_seconds(self.pid)
 
     def release(self) -> None:
         try:

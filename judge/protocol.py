@@ -10,7 +10,7 @@ error: only the fork server's own control channel reports those.
 Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its payloads):
   first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
           or ``{"load_error": EXCEPTION}``
-  reply:  ``{"ok": true, "value", "elapsed_ms"}`` or ``{"raised": EXCEPTION}``
+  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION}``
   EXCEPTION = ``{"type", "message", "line", "traceback", "memory"}``
 """
 
@@ -58,6 +58,9 @@ class ExceptionInfo:
     memory: bool  # a MemoryError or an allocator's out-of-memory message
 
 
+MAX_MODIFIED = 64  # argument names an answer may list as changed in place
+
+
 @dataclass(frozen=True)
 class Ready:
     functions: Mapping[str, FunctionInfo]
@@ -73,6 +76,7 @@ class LoadError:
 class Returned:
     value: Any  # the JSON form; decode it with judge.wire.decode_values
     elapsed_ms: float
+    modified: tuple[str, ...] = ()  # the tensor arguments the call changed in place, by parameter name
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,9 @@ def first_message(header: dict[str, Any]) -> Ready | LoadError:
 
 def reply(header: dict[str, Any]) -> Returned | Raised:
     """The answer to one call: a value (still in JSON form) or the learner's exception."""
-    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms"))
+    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified"))
     if kind == "raised":
-        if "value" in header or "elapsed_ms" in header:
+        if "value" in header or "elapsed_ms" in header or "modified" in header:
             raise WireError("an answer cannot both raise and return")
         return Raised(exception_info(header["raised"]))
     if header["ok"] is not True:
@@ -102,7 +106,11 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
     if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not math.isfinite(elapsed) \
             or elapsed < 0:
         raise WireError("'elapsed_ms' must be a finite, non-negative number")
-    return Returned(value=header.get("value"), elapsed_ms=float(elapsed))
+    modified = header.get("modified", [])
+    if not isinstance(modified, list) or len(modified) > MAX_MODIFIED:
+        raise WireError(f"'modified' must be a list of at most {MAX_MODIFIED} argument names")
+    names = tuple(_text(name, "a modified argument's name", 100, truncate=True) for name in modified)
+    return Returned(value=header.get("value"), elapsed_ms=float(elapsed), modified=names)
 
 
 def functions_info(functions: Any) -> dict[str, FunctionInfo]:

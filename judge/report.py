@@ -21,7 +21,7 @@ REPORT_SCHEMA = 1
 class CheckRecord:
     """One hypothesis test inside a case (a goodness of fit, an independence test, ...)."""
 
-    kind: str  # "fit" | "independence" | "seeds" | "too_regular"
+    kind: str  # "fit" | "pairs" | "independence" | "seeds" | "too_regular"
     label: str  # what was tested, in the learner's terms ("row 3")
     statistic: float
     p_value: float
@@ -47,6 +47,10 @@ class CaseResult:
     checks: list[CheckRecord] = field(default_factory=list)
     title_zh: str = ""
     sandbox: str | None = None  # the isolation level of the process that ran it (None: no process ran it)
+    # Which rule failed, on which row, quoting no input value (a Bilingual): all a learner is
+    # shown of a failing hidden case. Empty when the case passed or no check failed.
+    rule: str = ""
+    cpu_ms: float | None = None  # CPU time the learner's processes used in this case (what its limit counts)
 
     @property
     def diagnosis_zh(self) -> str | None:
@@ -58,7 +62,10 @@ class CaseResult:
         data["title_zh"] = self.title_zh or self.title
         data["diagnosis"] = str(self.diagnosis) if self.diagnosis is not None else None
         data["diagnosis_zh"] = self.diagnosis_zh
+        data["rule"] = str(self.rule) if self.rule else ""
+        data["rule_zh"] = in_language(self.rule, "zh") if self.rule else ""
         data["time_ms"] = round(self.time_ms, 3)
+        data["cpu_ms"] = round(self.cpu_ms, 1) if self.cpu_ms is not None else None
         return _finite(data)
 
 

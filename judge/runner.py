@@ -37,6 +37,8 @@ from judge.verdicts import Verdict
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
 TOO_REGULAR_CASE = "not_too_regular"
+# What a learner sees of a hidden case that raised: its type and text are the learner's code's to choose.
+RAISED_RULE = Bilingual("your code raised an exception", "你的代码抛出了异常")
 log = logging.getLogger("probjudge.runner")
 
 ProgressCallback = Callable[[str, int, int], None]  # (case title, index, total)
@@ -177,7 +179,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
         return _finish(report, budget, started)
 
     report.environment = {"torch": process.torch_version, "python": sys.version.split()[0]}
-    fit_groups: list[tuple[str, list[tuple[float, int]]]] = []
+    fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
     restarts = 0
     last_output = ""  # what the last process that died printed, when no process is left at the end
     try:
@@ -252,11 +254,19 @@ def _finish(report: Report, budget: FalseFailureBudget, started: float) -> Repor
 
 
 def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, master_seed: int, device: str,
-              budget: FalseFailureBudget) -> tuple[CaseResult, list[tuple[float, int]]]:
+              budget: FalseFailureBudget) -> tuple[CaseResult, list[tuple[float, int, float]]]:
     """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
-    ctx = Context(seed=case_seed, device=device, budget=budget, deadline=time.monotonic() + exercise.time_limit_s)
-    submission = Submission(process, tuple(f.name for f in exercise.functions), lambda: ctx)
+    # The limit is the learner's CPU time (what load on the machine does not stretch), read from
+    # the kernel; the wall clock only caps code that sleeps or blocks. The judge's own work between
+    # calls (cases, targets, statistics) runs in this process and never counts.
+    cpu_clock = getattr(process, "cpu_time_s", None)  # None: an in-process learner (the browser's)
+    cpu_start = cpu_clock() if cpu_clock else 0.0
+    ctx = Context(seed=case_seed, device=device, budget=budget, deadline=time.monotonic() + exercise.wall_cap_s,
+                  cpu_deadline=cpu_start + exercise.time_limit_s if cpu_clock else float("inf"),
+                  cpu_limit_s=exercise.time_limit_s)
+    submission = Submission(process, tuple(f.name for f in exercise.functions), lambda: ctx,
+                            inputs_read_only=exercise.inputs_read_only)
     result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed, title_zh=case.title_zh,
                         sandbox=process.sandbox)
     started = time.perf_counter()
@@ -266,12 +276,14 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
         result.verdict = Verdict.WA
         result.message = failure.message
         result.statistic, result.p_value = failure.statistic, failure.p_value
-        result.diagnosis = failure.diagnosis or ctx.diagnosis
+        result.diagnosis = failure.diagnosis
+        result.rule = failure.rule or Bilingual(f"{case.title}: a check failed", f"{case.title_zh}：检查未通过")
     except LearnerRaised as raised:
         result.verdict = Verdict.MLE if raised.memory else Verdict.RE
         # Labelled as the learner's: its type name and text are the submission's to choose.
         result.message = "your code raised an exception:\n" + (raised.traceback.strip() or str(raised))
-        result.diagnosis = ctx.diagnosis
+        result.diagnosis = raised.diagnosis
+        result.rule = RAISED_RULE
     except ProcessFailed as failure:
         result.verdict = failure.verdict
         result.message = str(failure)
@@ -280,6 +292,8 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
         result.message = _internal_error("this test failed inside the judge",
                                          f"{case.suite}/{case.name}: {type(error).__name__}: {error}", exc_info=True)
     result.time_ms = (time.perf_counter() - started) * 1000
+    if cpu_clock:
+        result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
     result.checks = ctx.records
     if result.statistic is None and ctx.records:
         decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))
@@ -287,15 +301,20 @@ def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, maste
     return result, (ctx.fit_statistics if result.verdict is Verdict.AC else [])
 
 
-def _too_regular_case(fit_groups: list[tuple[str, list[tuple[float, int]]]], budget: FalseFailureBudget) -> CaseResult:
+def _too_regular_case(fit_groups: list[tuple[str, list[tuple[float, int, float]]]],
+                      budget: FalseFailureBudget) -> CaseResult:
     """One lower-tail test per case that ran fit checks (summing a case's rows, not the whole run's:
     a long-tail row whose pooled counts look random would dilute the others)."""
     started = time.perf_counter()
     case = CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular", Verdict.AC,
                       title_zh="抽样结果不过分规整")
     for title, statistics in fit_groups:
-        test = too_regular(statistics)
         alpha = budget.spend("too_regular")
+        test, declined = too_regular(statistics, alpha)
+        if declined:  # its statistic is too discrete for a lower tail at this level: say so, never fail
+            case.checks.append(CheckRecord("too_regular", f"{title} ({declined})", test.statistic, 1.0, alpha,
+                                           True, test.df))
+            continue
         passed = test.pvalue >= alpha
         case.checks.append(CheckRecord("too_regular", title, test.statistic, test.pvalue, alpha, passed, test.df))
         if not passed and case.verdict is Verdict.AC:
@@ -305,6 +324,8 @@ def _too_regular_case(fit_groups: list[tuple[str, list[tuple[float, int]]]], bud
                             f"lower-tail p = {test.pvalue:.3g}). Real samples fluctuate; draws that are too regular "
                             "come from a deterministic scheme (quantiles, stratification), not from random sampling")
             case.diagnosis = Bilingual("the draws are too regular to be random", "抽样结果过于规整，不像是随机抽样")
+            case.rule = Bilingual(f"{title}: the draws fit the target far better than random draws can",
+                                  f"{title}：抽样结果与目标的吻合程度远超随机抽样所能达到的")
     decisive = min(case.checks, key=lambda r: r.p_value)
     case.statistic, case.p_value = decisive.statistic, decisive.p_value
     case.time_ms = (time.perf_counter() - started) * 1000

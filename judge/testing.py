@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from judge.budget import FalseFailureBudget
+from judge.i18n import Bilingual
 from judge.process import CallOptions, LearnerProcess
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
@@ -41,10 +42,11 @@ class Context:
     seed: int
     device: str
     budget: FalseFailureBudget
-    deadline: float  # time.monotonic() value at which the case runs out of time
+    deadline: float  # time.monotonic() value at which the case hits its wall-clock cap
+    cpu_deadline: float = float("inf")  # the learner process's cpu_time_s() at which the case runs out of CPU
+    cpu_limit_s: float | None = None  # the case's CPU-time limit (for messages)
     records: list[CheckRecord] = field(default_factory=list)
-    fit_statistics: list[tuple[float, int]] = field(default_factory=list)
-    diagnosis: str | None = None
+    fit_statistics: list[tuple[float, int, float]] = field(default_factory=list)  # (G, df, log atom)
     _generators: int = 0
 
     def __post_init__(self) -> None:
@@ -63,16 +65,13 @@ class Context:
     def remaining_s(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
 
-    def diagnose(self, diagnosis: str) -> None:
-        """Name the mistake the failing check points at (shown to the learner)."""
-        self.diagnosis = diagnosis
-
 
 class Submission:
     """Calls into the learner's process. Attribute access gives the exercise's functions."""
 
     def __init__(self, process: LearnerProcess, function_names: tuple[str, ...], ctx_getter: Callable[[], Context],
-                 options: CallOptions = CallOptions()) -> None:
+                 options: CallOptions = CallOptions(), *, inputs_read_only: bool = True) -> None:
+        self._inputs_read_only = inputs_read_only
         self._process = process
         self._names = function_names
         self._ctx = ctx_getter
@@ -83,8 +82,15 @@ class Submission:
             raise AttributeError(f"the exercise declares no function {name!r}")
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            value, _ = self._process.call(name, list(args), kwargs, timeout_s=self._ctx().remaining_s(),
-                                          options=self._options)
+            ctx = self._ctx()
+            # An in-process learner (the browser's) has no CPU clock of its own to watch.
+            cpu = {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s} \
+                if ctx.cpu_deadline != float("inf") else {}
+            value, _ = self._process.call(name, list(args), kwargs, timeout_s=ctx.remaining_s(),
+                                          options=self._options, **cpu)
+            modified = getattr(self._process, "modified_inputs", ())
+            if modified and self._inputs_read_only:
+                _fail_modified(name, modified)
             return value
 
         call.__name__ = name
@@ -99,4 +105,20 @@ class Submission:
         return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
 
     def _with(self, options: CallOptions) -> "Submission":
-        return Submission(self._process, self._names, self._ctx, options)
+        return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)
+
+
+MODIFIED_DIAGNOSIS = Bilingual("the function changes its input tensors in place (for example `logits /= temperature`)",
+                               "函数就地修改了输入的张量（例如 `logits /= temperature`）")
+
+
+def _fail_modified(function: str, names: tuple[str, ...]) -> None:
+    """A call changed its tensor arguments in place, which every exercise's statement forbids."""
+    from judge.checks import CheckFailed, rule  # checks imports this module
+
+    listed = ", ".join(f"`{n}`" for n in names)
+    raise CheckFailed(
+        f"{function}() changed its argument{'s' if len(names) > 1 else ''} {listed} in place; the caller's tensors "
+        "must be left as they were (work on a copy: `logits = logits / temperature`, not `logits /= temperature`)",
+        diagnosis=MODIFIED_DIAGNOSIS,
+        rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"))

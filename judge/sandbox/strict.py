@@ -24,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+from judge import keeper
 from judge.keeper import Lifeline
 from judge.process import LoadFailed, SandboxFailure
 from judge.sandbox import cgroups
@@ -180,7 +181,7 @@ class StrictLauncher:
 
     startup_allowance_s = 0.0  # torch is already imported in the zygote: loading is the learner's own time
 
-    def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 60,
+    def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 600,
                  zygote: Zygote | None = None, base_id: int | None = None, slot_wait_s: float = SLOT_WAIT_S) -> None:
         if not 1 <= slots <= MAX_SLOTS:
             raise ValueError(f"slots must be between 1 and {MAX_SLOTS}")
@@ -346,6 +347,9 @@ class StrictChild:
 
     def memory_exceeded(self) -> bool:
         return self._cgroup is not None and self._cgroup.limit_hit()
+
+    def cpu_time_s(self) -> float:
+        return keeper.tree_cpu_seconds(self.pid)
 
     def release(self) -> None:
         """Kill the job, wait for its keeper, free the cgroups and give the slot back (idempotent)."""

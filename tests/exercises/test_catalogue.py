@@ -55,3 +55,85 @@ def test_diagnosis_must_appear_in_a_failing_case(exercise39):
     assert report.verdict is Verdict.WA
     assert diagnosis_found(report, "top-k keeps one token too many")
     assert not diagnosis_found(report, "the rows share the same random numbers")
+
+
+# --------------------------------------------------------------------------- a small exercise of its own
+
+COIN_TESTS = '''
+import torch
+from judge.budget import BudgetDeclaration
+from judge.checks import expect_distribution, expect_tensor
+
+BUDGET = BudgetDeclaration(fit={fit})
+
+
+def test_coin(sub, ctx):
+    """flip: 4 000 tosses at p = 0.3
+
+    zh: flip：p = 0.3 时抛 4 000 次
+    """
+    draws = expect_tensor(sub.flip(0.3, 4_000, ctx.generator()), name="flip", shape=(4_000,), dtype=torch.int64)
+    expect_distribution(ctx, draws, torch.tensor([0.7, 0.3], dtype=torch.float64), label="4 000 tosses")
+'''
+
+
+def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
+    """A Bernoulli coin written from the authoring guide: one fit on two outcomes with a whole-number
+    expectation (1 200 heads), where a correct coin lands exactly on it 1.4 % of the time."""
+    import sys
+    import textwrap
+
+    import judge.exercise
+    from judge.exercise import load_exercise
+
+    folder = tmp_path / "exercises" / "950-coin"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "exercise.toml").write_text(textwrap.dedent("""
+        number = 950
+        slug = "coin"
+        difficulty = "easy"
+        [title]
+        en = "A coin"
+        zh = "硬币"
+        [functions.flip]
+        params = ["p", "n", "generator"]
+    """))
+    (folder / "tests" / "__init__.py").write_text("")
+    (folder / "tests" / "public.py").write_text(COIN_TESTS.format(fit=public_fit))
+    (folder / "tests" / "hidden.py").write_text(COIN_TESTS.format(fit=hidden_fit))
+    solutions = tmp_path / "solutions" / "950-coin"
+    (solutions / "wrong").mkdir(parents=True)
+    (solutions / "reference.py").write_text(
+        "import torch\n\ndef flip(p, n, generator=None):\n"
+        "    return (torch.rand(n, generator=generator) < p).to(torch.int64)\n")
+    (solutions / "wrong" / "biased.py").write_text(
+        '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\nDiagnosis: do not follow\n"""\n'
+        "import torch\n\ndef flip(p, n, generator=None):\n"
+        "    return (torch.rand(n, generator=generator) < 0.4).to(torch.int64)\n")
+    monkeypatch.setattr(judge.exercise, "SOLUTIONS_DIR", tmp_path / "solutions")
+    for name in [m for m in sys.modules if m.startswith("_probjudge_tests_950")]:
+        del sys.modules[name]
+    return load_exercise(folder)
+
+
+def test_check_judges_every_solution_under_many_seeds_and_a_coin_passes_them_all(tmp_path, monkeypatch):
+    exercise = _coin(tmp_path, monkeypatch)
+    outcomes = {o.solution: o for o in check_exercise(exercise, seed=7, seeds=60)}
+    reference, biased, budget = outcomes["reference"], outcomes["biased"], outcomes["budget"]
+    assert (reference.runs, reference.as_expected) == (60, 60), reference.problem
+    assert (biased.runs, biased.as_expected) == (60, 60), biased.problem
+    assert budget.ok, budget.problem
+    # Its lattice makes the too-regular test decline, and the report says why.
+    checks = [c for c in reference.report.cases if c.name == "not_too_regular"][0].checks
+    assert all(c.passed and "not tested" in c.label for c in checks)
+
+
+def test_a_suite_that_declares_more_checks_than_it_runs_is_named(tmp_path, monkeypatch):
+    from judge.catalogue import budget_problems
+
+    exercise = _coin(tmp_path, monkeypatch, hidden_fit=3)
+    problems = budget_problems(exercise, seed=1)
+    assert problems == ["hidden.py: BUDGET declares fit=3 but its tests use 1 "
+                        "(BudgetDeclaration(fit=3, independence=0, seeds=0, pairs=0))"]
+    outcome = [o for o in check_exercise(exercise, seed=1) if o.solution == "budget"][0]
+    assert not outcome.ok and "hidden.py" in outcome.problem

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+import time
 import textwrap
 
 import pytest
@@ -117,7 +118,49 @@ def test_hangs_are_tle_and_later_cases_still_run_until_too_many_deaths(exercise3
     assert report.verdict is Verdict.TLE
     assert verdicts[:3] == [Verdict.TLE] * 3
     assert Verdict.SK in verdicts
-    assert "did not finish within 1.0 s" in report.cases[0].message
+    assert "used up the test case's CPU time of 1 s" in report.cases[0].message
+
+
+def test_sleeping_code_is_stopped_by_the_wall_clock_cap(exercise39, learner_file):
+    """Code that uses no CPU (sleeps, blocks) meets the wall-clock cap: WALL_FACTOR x the CPU limit."""
+    fast = dataclasses.replace(exercise39, time_limit_s=1.0)
+    path = learner_file("""
+        import time
+        import torch
+
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            time.sleep(60)
+
+        def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+            return torch.zeros(logits.shape[0], num_samples, dtype=torch.int64)
+    """)
+    started = time.monotonic()
+    report = judge_file(fast, path, seed=1, suites=("public",))
+    assert report.cases[0].verdict is Verdict.TLE
+    assert f"did not finish within {fast.wall_cap_s:.1f} s" in report.cases[0].message
+    assert fast.wall_cap_s == 3.0 and time.monotonic() - started < 60
+
+
+def test_the_judges_own_work_never_counts_against_the_learner(exercise39, learner_file, monkeypatch):
+    """A case whose judge-side work takes longer than the CPU limit still passes: only the learner's
+    processes' CPU time counts (the judge's statistics run in the judge's process)."""
+    import judge.checks
+
+    slow = dataclasses.replace(exercise39, time_limit_s=0.5)
+    original = judge.checks.expect_close
+
+    def slow_check(*args, **kwargs):
+        deadline = time.process_time() + 0.7  # the judge burns its own CPU, more than the learner's limit
+        while time.process_time() < deadline:
+            pass
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(judge.checks, "expect_close", slow_check)
+    load_suite(exercise39, "public")
+    public = sys.modules[f"_probjudge_tests_{exercise39.number:03d}.public"]
+    monkeypatch.setattr(public, "expect_close", slow_check)
+    report = judge_file(slow, exercise39.reference_path, seed=1, suites=("public",))
+    assert report.verdict is Verdict.AC, report.message
 
 
 def _fake_exercise(tmp_path, number: int, tests: str):

@@ -14,9 +14,24 @@ from dataclasses import dataclass
 
 import torch
 
+from judge.checks import Label
+from judge.i18n import Bilingual
+
 from .oracle import AmbiguousCase, RowParams, Target, mistakes_that_differ, target
 
 NEG_INF = float("-inf")
+
+
+def label(text: str, en: str, zh: str) -> Label:
+    """A row's label: ``text`` (may quote its parameters) and a value-free public one (en, zh)."""
+    return Label(text, Bilingual(en, zh))
+
+
+# Public, value-free descriptions of the common kinds of row.
+TEMPERATURE_ONLY = ("temperature only", "只有温度")
+TOP_K = ("top-k", "top-k")
+TOP_P = ("top-p", "top-p")
+MIN_P = ("min-p", "min-p")
 
 
 @dataclass
@@ -26,7 +41,7 @@ class Batch:
     logits: torch.Tensor
     params: list[RowParams]
     exact: Target
-    labels: list[str]
+    labels: list[Label]
 
     @functools.cached_property
     def alternatives(self) -> dict[str, torch.Tensor]:
@@ -40,7 +55,11 @@ class Batch:
                 if not torch.allclose(probs[row], exact, rtol=1e-6, atol=1e-9)}
 
     def param_tensors(self) -> dict[str, torch.Tensor]:
-        """The parameters as 1-D tensors of length B, one value per row."""
+        """The parameters as 1-D tensors of length B, one value per row (fresh tensors, built once)."""
+        return {name: tensor.clone() for name, tensor in self._param_tensors.items()}
+
+    @functools.cached_property
+    def _param_tensors(self) -> dict[str, torch.Tensor]:
         return {
             "temperature": torch.tensor([p.temperature for p in self.params], dtype=torch.float64),
             "top_k": torch.tensor([p.top_k for p in self.params], dtype=torch.int64),
@@ -49,10 +68,18 @@ class Batch:
         }
 
 
-def make_batch(rows: list[list[float]], params: list[RowParams], labels: list[str],
+def make_batch(rows: list[list[float]], params: list[RowParams], labels: list[Label],
                dtype: torch.dtype = torch.float32) -> Batch:
     logits = torch.tensor(rows, dtype=dtype)
     return Batch(logits, params, target(logits, params), labels)
+
+
+def repeated(batch: Batch, copies: int) -> Batch:
+    """Each row of ``batch`` ``copies`` times in a row (rows r*copies .. (r+1)*copies - 1 are row r)."""
+    index = torch.arange(batch.logits.shape[0]).repeat_interleave(copies)
+    exact = Target(batch.exact.probs[index], [batch.exact.exclusions[i] for i in index.tolist()])
+    return Batch(batch.logits[index].contiguous(), [batch.params[i] for i in index.tolist()], exact,
+                 [batch.labels[i] for i in index.tolist()])
 
 
 def _gauss_row(rng: random.Random, vocab: int, scale: float) -> list[float]:
@@ -79,14 +106,15 @@ def mixed_rows() -> Batch:
         RowParams(temperature=1.0, top_k=3),
     ]
     labels = [
-        "temperature only",
-        "top_k=4 at temperature 0.7",
-        "top_p=0.8 at temperature 1.3",
-        "min_p=0.12",
-        "top_k, top_p and min_p combined",
-        "a copy of row 2",
-        "temperature 0 with tied maxima",
-        "-inf logits and a tie at the top-k cut",
+        label("temperature only", *TEMPERATURE_ONLY),
+        label("top_k=4 at temperature 0.7", "top-k at a low temperature", "低温下的 top-k"),
+        label("top_p=0.8 at temperature 1.3", "top-p at a high temperature", "高温下的 top-p"),
+        label("min_p=0.12", *MIN_P),
+        label("top_k, top_p and min_p combined", "top-k, top-p and min-p combined", "top-k、top-p 与 min-p 组合"),
+        label("a copy of row 2", "a copy of row 2", "第 2 行的副本"),
+        label("temperature 0 with tied maxima", "temperature 0 with tied maxima", "温度为 0 且最大值并列"),
+        label("-inf logits and a tie at the top-k cut", "-inf logits and a tie at the top-k cut",
+              "含 -inf 的 logits，且 top-k 截断处有并列"),
     ]
     return make_batch(rows, params, labels)
 
@@ -104,8 +132,11 @@ def zipf_rows(vocab: int = 32_000) -> Batch:
               RowParams(temperature=0.8, top_k=200, min_p=0.01)]
     # top_p acts at a low temperature: the nucleus then ends among tokens large enough to leave
     # the 2e-3 margin; at temperature 1 the crossing token's own mass (~1e-5) is below any margin.
-    labels = ["the whole long tail at temperature 1", "top_p=0.9 at temperature 0.6",
-              "top_k=200, min_p=0.01 at temperature 0.8"]
+    labels = [label("the whole long tail at temperature 1", "the whole long tail", "完整的长尾"),
+              label("top_p=0.9 at temperature 0.6", "top-p at a low temperature over a long tail",
+                    "长尾词表上低温下的 top-p"),
+              label("top_k=200, min_p=0.01 at temperature 0.8", "top-k and min-p over a long tail",
+                    "长尾词表上的 top-k 与 min-p")]
     return make_batch(rows, params, labels)
 
 
@@ -115,7 +146,9 @@ def float64_rows() -> Batch:
     rng = random.Random(39_003)
     rows = [_gauss_row(rng, 16, 1.2) for _ in range(2)]
     params = [RowParams(temperature=1.2, top_p=0.7), RowParams(temperature=0.8, min_p=0.1)]
-    return make_batch(rows, params, ["float64, top_p=0.7", "float64, min_p=0.1"], dtype=torch.float64)
+    return make_batch(rows, params, [label("float64, top_p=0.7", "float64, top-p", "float64，top-p"),
+                                     label("float64, min_p=0.1", "float64, min-p", "float64，min-p")],
+                      dtype=torch.float64)
 
 
 @functools.cache
@@ -124,7 +157,8 @@ def scalar_rows() -> Batch:
     rng = random.Random(39_004)
     rows = [_gauss_row(rng, 12, 0.8) for _ in range(2)]
     params = [RowParams(temperature=0.8, top_k=5, top_p=0.9)] * 2
-    return make_batch(rows, params, ["scalar parameters", "scalar parameters"])
+    scalar = label("scalar parameters", "scalar parameters", "标量参数")
+    return make_batch(rows, params, [scalar, scalar])
 
 
 @functools.cache
@@ -134,16 +168,19 @@ def many_rows(count: int = 64) -> Batch:
     rng = random.Random(39_005)
     choices = [RowParams(), RowParams(temperature=0.8, top_k=5), RowParams(temperature=1.2, top_p=0.9),
                RowParams(min_p=0.05)]
-    rows, params = [], []
+    publics = [TEMPERATURE_ONLY, TOP_K, TOP_P, MIN_P]
+    rows, params, labels = [], [], []
     while len(rows) < count:
-        row, row_params = _gauss_row(rng, 16, 1.5), choices[len(rows) % len(choices)]
+        kind = len(rows) % len(choices)
+        row, row_params = _gauss_row(rng, 16, 1.5), choices[kind]
         try:
             target(torch.tensor([row]), [row_params])
         except AmbiguousCase:
             continue  # keep only rows with margins at every cut
         rows.append(row)
         params.append(row_params)
-    return make_batch(rows, params, [p.describe() for p in params])
+        labels.append(label(row_params.describe(), *publics[kind]))
+    return make_batch(rows, params, labels)
 
 
 @functools.cache
@@ -152,7 +189,9 @@ def greedy_rows() -> Batch:
     inf = NEG_INF
     rows = [[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, inf], [inf, -2.0, -2.0, -5.0, -2.5]]
     params = [RowParams(temperature=0.0)] * 3
-    return make_batch(rows, params, ["tied maxima at tokens 1 and 3", "three tied maxima", "-inf first, then a tie"])
+    return make_batch(rows, params, [label("tied maxima at tokens 1 and 3", "two tied maxima", "两个并列最大值"),
+                                     label("three tied maxima", "three tied maxima", "三个并列最大值"),
+                                     label("-inf first, then a tie", "-inf first, then a tie", "先是 -inf，然后是并列")])
 
 
 @functools.cache
@@ -164,4 +203,58 @@ def edge_rows() -> Batch:
         [NEG_INF, 2.0, NEG_INF, 1.0, 0.5, NEG_INF, NEG_INF],
     ]
     params = [RowParams(), RowParams(temperature=0.8, top_k=3), RowParams(temperature=1.5, top_p=0.9)]
-    return make_batch(rows, params, ["-inf at both ends", "top_k=3 excludes both ends", "top_p=0.9 and -inf"])
+    return make_batch(rows, params, [label("-inf at both ends", "-inf at both ends", "两端都是 -inf"),
+                                     label("top_k=3 excludes both ends", "top-k excludes both ends", "top-k 排除了两端"),
+                                     label("top_p=0.9 and -inf", "top-p and -inf", "top-p 与 -inf")])
+
+
+@functools.cache
+def top_k_edge_rows() -> Batch:
+    """top_k = 1 (on a tie at the top, where every tied token stays), top_k above V, and top_k = V
+    followed by top-p (so that ignoring every filter and ignoring top_k = 1 differ)."""
+    tie = [0.3, 1.7, -0.4, 1.7, 0.9, -1.1, 0.2, 1.2, -2.0, 0.6]
+    plain = [1.1, -0.3, 0.4, 2.0, -1.2, 0.8, 0.1, -0.6, 1.5, 0.0]
+    rows = [tie, plain, plain, plain]
+    params = [RowParams(top_k=1), RowParams(temperature=0.9, top_k=1), RowParams(temperature=0.9, top_k=17),
+              RowParams(temperature=0.9, top_k=10, top_p=0.8)]
+    labels = [label("top_k=1 with two tied maxima", "top-k = 1 on tied maxima", "top-k = 1，最大值并列"),
+              label("top_k=1", "top-k = 1", "top-k = 1"),
+              label("top_k=17 > V", "top-k larger than the vocabulary", "top-k 大于词表大小"),
+              label("top_k=V, top_p=0.8", "top-k equal to the vocabulary size, then top-p",
+                    "top-k 等于词表大小，然后 top-p")]
+    return make_batch(rows, params, labels)
+
+
+@functools.cache
+def single_draw_kinds() -> Batch:
+    """The five kinds of row that :func:`single_draw_rows` repeats (row 2 is greedy)."""
+    mixed, edges = mixed_rows(), top_k_edge_rows()
+    picks = [(mixed, 4), (mixed, 7), (mixed, 6), (edges, 0), (edges, 2)]
+    logits = torch.stack([batch.logits[row] for batch, row in picks])
+    params = [batch.params[row] for batch, row in picks]
+    return Batch(logits, params, target(logits, params), [batch.labels[row] for batch, row in picks])
+
+
+SINGLE_DRAW_COPIES = 3_000
+MIXED_COPIES = 1_000
+
+
+@functools.cache
+def mixed_rows_repeated() -> Batch:
+    """Each row of :func:`mixed_rows` ``MIXED_COPIES`` times: many draws per kind of row from few
+    draws per row, so a sampler that loops over draws in Python stays fast."""
+    return repeated(mixed_rows(), MIXED_COPIES)
+
+
+@functools.cache
+def single_draw_rows() -> Batch:
+    """Each kind of :func:`single_draw_kinds` repeated ``SINGLE_DRAW_COPIES`` times, for
+    ``num_samples=1``: one draw per row, the call a decoder makes. Rows of one kind together
+    give a sample of its distribution."""
+    return repeated(single_draw_kinds(), SINGLE_DRAW_COPIES)
+
+
+def by_kind(draws: torch.Tensor, kinds: int) -> torch.Tensor:
+    """Draws of a repeated batch ``[kinds * copies, n]`` regrouped as ``[kinds, copies * n]``: each
+    kind's draws row after row, so consecutive draws of one row stay neighbours."""
+    return draws.reshape(kinds, -1)

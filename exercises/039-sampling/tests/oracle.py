@@ -133,7 +133,7 @@ def _renormalize(probs: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
 
 def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> torch.Tensor:
     positive = int((probs > 0).sum())
-    if k == 0 or k >= probs.shape[0]:
+    if k == 0 or k >= probs.shape[0] or (k == 1 and mistake == "top_k_one_ignored"):
         return probs
     if mistake == "top_k_plus_one":
         k = k + 1
@@ -147,6 +147,9 @@ def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> tor
         # Exact ties with the k-th are defined (all kept); the first value below it needs a margin.
         if nxt > 0 and (kth - nxt) / kth < MARGIN:
             raise AmbiguousCase(f"top_k={k}: the k-th and next probabilities {kth:.6g}, {nxt:.6g} are too close")
+    if mistake == "top_k_drops_ties":
+        order = torch.sort(probs, descending=True, stable=True).indices
+        return _renormalize(probs, torch.zeros_like(probs, dtype=torch.bool).scatter(0, order[:k], True))
     return _renormalize(probs, probs >= kth)
 
 

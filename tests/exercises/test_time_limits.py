@@ -1,0 +1,46 @@
+"""Time limits never depend on load: a case's limit is the learner's CPU time, and every correct
+algorithm the statement names stays under a third of it, even beside two busy processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+
+from judge.exercise import load_all
+from judge.runner import judge_file
+from judge.verdicts import Verdict
+
+SLOW_CORRECT = [(exercise, path) for exercise in load_all() for path in exercise.correct_solutions()]
+
+
+def _busy(stop) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+@pytest.fixture
+def two_busy_processes():
+    """Two processes that keep both of this machine's cores busy while the test runs."""
+    context = multiprocessing.get_context("spawn")
+    stop = context.Event()
+    workers = [context.Process(target=_busy, args=(stop,), daemon=True) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    yield
+    stop.set()
+    for worker in workers:
+        worker.join(10)
+        if worker.is_alive():
+            worker.kill()
+
+
+@pytest.mark.parametrize("exercise, path", SLOW_CORRECT, ids=lambda v: getattr(v, "stem", getattr(v, "folder", "")))
+def test_correct_solutions_pass_with_a_wide_margin_beside_two_busy_processes(exercise, path, two_busy_processes):
+    assert os.cpu_count() is not None
+    report = judge_file(exercise, path, seed=11)
+    assert report.verdict is Verdict.AC, report.message
+    worst = max(report.cases, key=lambda case: case.cpu_ms or 0.0)
+    # At most a third of the limit: a machine three times slower would still pass.
+    assert worst.cpu_ms <= exercise.time_limit_s * 1000 / 3, (worst.name, worst.cpu_ms)
