@@ -1,4 +1,9 @@
-"""The local command line (``practice/judge.py``): a thin front door over the engine."""
+"""The local command line (``practice/judge.py``): a thin front door over the engine.
+
+``test`` shows its progress line before anything slow happens: this module imports neither torch
+nor the judge's heavier modules at import time (the runner, the checks and the renderer are
+imported where they are used), so the learner sees the judge start at once.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +11,29 @@ import argparse
 import contextlib
 import json
 import platform
+import shlex
 import shutil
 import signal
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.syntax import Syntax
 from rich.table import Table
 
 from judge import JUDGE_VERSION
 from judge.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
 from judge.i18n import LANGUAGES, default_language, t
 from judge.process import LearnerProcess
-from judge.render import render_report
 from judge.verdicts import Verdict
 
 WORKSPACE = PROJECT_ROOT / "practice" / "workspace"
 USAGE_ERROR = 2
+
+if TYPE_CHECKING:  # judge.runner imports torch
+    from judge.runner import ProgressCallback
 
 
 def workspace_file(folder: str) -> Path:
@@ -46,13 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     with_lang(commands.add_parser("list", help="list the exercises"))
     show = with_lang(commands.add_parser("show", help="print an exercise's statement"))
     show.add_argument("exercise", help="number (39, 039) or slug (sampling)")
-    show.add_argument("--raw", action="store_true", help="print the Markdown source")
+    show.add_argument("--raw", action="store_true",
+                      help="print the Markdown source (default: rendered, with the math as Unicode text)")
     start = with_lang(commands.add_parser("start", help="copy the starter to practice/workspace/ (never overwrites)"))
     start.add_argument("exercise")
     test = with_lang(commands.add_parser("test", help="judge your solution: public + hidden tests"))
     test.add_argument("exercise")
     test.add_argument("file", nargs="?", help="your solution (default: practice/workspace/NNN-slug.py)")
-    test.add_argument("--public-only", action="store_true", help="run only the public examples")
+    test.add_argument("--public-only", action="store_true",
+                      help="run only the public examples (quick; the hidden tests are skipped)")
     test.add_argument("--seed", type=int, default=None, help="master seed, to reproduce a run")
     test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
@@ -68,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=None)
     check.add_argument("--device", default="cpu")
     check.add_argument("--jobs", type=int, default=2, help="solutions judged at once")
+    check.add_argument("--seeds", type=int, default=1, metavar="N",
+                       help="judge every solution under N master seeds (derived from --seed): the reference must "
+                            "pass and each wrong solution fail, diagnosed, every time")
     with_lang(commands.add_parser("doctor", help="what this machine can judge"))
     submit = with_lang(commands.add_parser("submit", help="grade a file on a ProbJudge server and wait for the verdict"))
     submit.add_argument("exercise")
@@ -126,12 +138,15 @@ def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
 
 
 def cmd_show(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """The statement rendered, its math as Unicode text (also into a pipe); ``--raw``: the Markdown."""
     exercise = resolve(args.exercise)
     text = exercise.statement(lang)
-    if args.raw or not out.is_terminal:
+    if args.raw:
         out.print(text, markup=False, highlight=False, soft_wrap=True)
     else:
-        out.print(Markdown(text))
+        from judge.render import MathMarkdown
+
+        out.print(MathMarkdown(text))
     return 0
 
 
@@ -156,7 +171,8 @@ def _test_in_browser(exercise, path: Path, args: argparse.Namespace, lang: str, 
         err.print(f"[bold red]error:[/] exercise {exercise.number} has no browser variant")
         return USAGE_ERROR
     try:
-        report = run_in_node(exercise, path.read_text(encoding="utf-8", errors="replace"), args.seed)
+        with _spinner(err, t("starting_browser", lang), enabled=not args.json):
+            report = run_in_node(exercise, path.read_text(encoding="utf-8", errors="replace"), args.seed)
     except BrowserRunUnavailable as error:
         err.print(f"[bold red]error:[/] {error}")
         return USAGE_ERROR
@@ -169,6 +185,8 @@ def _show_report(report, args: argparse.Namespace, out: Console, lang: str, *, a
     if args.json:
         print(json.dumps(data if as_json is None else as_json, ensure_ascii=False, indent=2))
     else:
+        from judge.render import render_report
+
         render_report(report, out, lang)
     return 0 if data.get("verdict") == Verdict.AC.value else 1
 
@@ -186,47 +204,57 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
         err.print(f"[bold red]error:[/] exercise {exercise.number} is judged on {', '.join(exercise.devices)}, "
                   f"not {args.device}")
         return USAGE_ERROR
-    if args.device.startswith("cuda") and not _cuda_available():
-        err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
-                  "(run `python practice/judge.py doctor`)")
-        return USAGE_ERROR
     if args.browser:
         return _test_in_browser(exercise, path, args, lang, out, err)
-    suites = ("public",) if args.public_only else SUITES
-    show_progress = not args.json and err.is_terminal
-    launcher = None
     if args.sandbox == "strict" and args.device != "cpu":
         err.print("[bold red]error:[/] the strict sandbox runs on the CPU only; use --sandbox local for --device cuda")
         return USAGE_ERROR
-    if args.sandbox == "strict":
-        from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
-
-        try:
-            launcher = StrictLauncher(slots=1)
-        except SandboxUnavailable as error:
-            err.print(f"[bold red]error:[/] the strict sandbox is not available here: {error}")
+    suites = ("public",) if args.public_only else SUITES
+    # From here on everything is slow (torch, the sandbox, the learner's import): the progress line
+    # is on screen before any of it starts.
+    with _judging_progress(err, lang, enabled=not args.json) as on_case:
+        if args.device.startswith("cuda") and not _cuda_available():
+            err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
+                      "(run `python practice/judge.py doctor`)")
             return USAGE_ERROR
-    try:
-        # Start the learner's process before this one imports torch: the two imports then overlap.
-        # (wait=False: whatever goes wrong in the learner's file is raised, and judged, at first use.)
-        process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
-                                 load_timeout_s=exercise.time_limit_s, launcher=launcher)
+        launcher = None
+        if args.sandbox == "strict":
+            from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
+
+            try:
+                launcher = StrictLauncher(slots=1)
+            except SandboxUnavailable as error:
+                err.print(f"[bold red]error:[/] the strict sandbox is not available here: {error}")
+                return USAGE_ERROR
         try:
-            from judge.runner import judge_file
+            # Start the learner's process before this one imports torch: the two imports then overlap.
+            # (wait=False: whatever goes wrong in the learner's file is raised, and judged, at first use.)
+            process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
+                                     load_timeout_s=exercise.time_limit_s, launcher=launcher)
+            try:
+                from judge.runner import judge_file
 
-            report = _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress,
-                                          process)
+                report = judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites,
+                                    progress=on_case, process=process)
+            finally:
+                process.close()
         finally:
-            process.close()
-    finally:
-        if launcher is not None:
-            launcher.close()
-    return _show_report(report, args, out, lang)
+            if launcher is not None:
+                launcher.close()
+    code = _show_report(report, args, out, lang)
+    if args.public_only and not args.json:
+        _say_hidden_skipped(exercise, args, report, out, lang)
+    return code
 
 
-def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, show_progress, process):
-    if not show_progress:
-        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, process=process)
+@contextlib.contextmanager
+def _judging_progress(err: Console, lang: str, *, enabled: bool) -> Iterator[ProgressCallback | None]:
+    """A progress line on ``err`` (a terminal) from the moment it is entered ("starting your code
+    and loading torch", then one step per case); yields the runner's progress callback (None when
+    there is no line). It is transient: gone before the report is printed."""
+    if not enabled or not err.is_terminal:
+        yield None
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -236,8 +264,37 @@ def _judge_with_progress(judge_file, exercise, path, args, suites, err, lang, sh
         def on_case(title: str, index: int, total: int) -> None:
             progress.update(task, description=f"{t('judging', lang)}: {title}", completed=index, total=total)
 
-        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case,
-                          process=process)
+        yield on_case
+
+
+@contextlib.contextmanager
+def _spinner(err: Console, text: str, *, enabled: bool) -> Iterator[None]:
+    """A spinner with ``text`` on ``err`` (a terminal) while the block runs."""
+    if not enabled or not err.is_terminal:
+        yield
+        return
+    with err.status(text):
+        yield
+
+
+def _say_hidden_skipped(exercise, args: argparse.Namespace, report, out: Console, lang: str) -> None:
+    """After a ``--public-only`` run: the hidden tests did not run, and the command that runs them."""
+    from judge.runner import load_suite
+
+    hidden = len(load_suite(exercise, "hidden").cases)
+    command = f"python practice/judge.py test {exercise.number}"
+    if args.file:
+        command += f" {shlex.quote(args.file)}"
+    if args.device != "cpu":
+        command += f" --device {args.device}"
+    passed = report.verdict is Verdict.AC
+    out.print()
+    out.print(t("public_only_passed" if passed else "public_only_failed", lang, hidden=hidden),
+              style="bold yellow", markup=False, highlight=False)
+    if report.verdict is Verdict.WA and report.diagnosis is None:
+        out.print(t("public_only_no_diagnosis", lang), style="yellow", markup=False, highlight=False)
+    out.print(t("run_hidden", lang), style="yellow", markup=False, highlight=False)
+    out.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)  # one line, to copy
 
 
 def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
@@ -245,11 +302,20 @@ def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console
     code = exercise.reference_path.read_text(encoding="utf-8")
     explanation = exercise.solutions_root / f"explanation.{lang}.md"
     out.rule(t("reference", lang))
-    out.print(Syntax(code, "python", line_numbers=False) if out.is_terminal else code, markup=False)
+    if out.is_terminal:
+        from rich.cells import cell_len
+        from rich.syntax import Syntax
+
+        # Long lines wrap instead of being cut at the edge; line numbers then show where a line goes on.
+        wraps = any(cell_len(line) > out.width for line in code.splitlines())
+        out.print(Syntax(code, "python", line_numbers=wraps, word_wrap=True))
+    else:
+        out.print(code, markup=False, highlight=False, soft_wrap=True)
     if explanation.is_file():
+        from judge.render import MathMarkdown
+
         out.rule(t("explanation", lang))
-        text = explanation.read_text(encoding="utf-8")
-        out.print(Markdown(text) if out.is_terminal else text, markup=False)
+        out.print(MathMarkdown(explanation.read_text(encoding="utf-8")))
     return 0
 
 
@@ -266,11 +332,13 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
             mark = "[green]ok  [/]" if outcome.ok else "[bold red]FAIL[/]"
             report = outcome.report
             detail = f"  {outcome.problem}" if outcome.problem else ""
-            out.print(f"  {mark} {outcome.solution:28} {report.verdict.value:4} "
-                      f"{report.time_ms / 1000:5.1f} s  expected {outcome.expectation}{detail}", markup=True,
+            runs = f" {outcome.as_expected}/{outcome.runs} seeds" if outcome.runs > 1 else ""
+            out.print(f"  {mark} {outcome.solution:32} {report.verdict.value:4} "
+                      f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}", markup=True,
                       highlight=False)
 
-        outcomes = check_exercise(exercise, seed=args.seed, device=args.device, jobs=args.jobs, progress=show)
+        outcomes = check_exercise(exercise, seed=args.seed, device=args.device, jobs=args.jobs, progress=show,
+                                  seeds=args.seeds)
         failed = [o for o in outcomes if not o.ok]
         all_ok = all_ok and not failed
         out.print(f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected "

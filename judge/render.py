@@ -1,15 +1,28 @@
-"""Show a :class:`~judge.report.Report` in a terminal with rich: banner, one line per case, details.
+"""What the CLI shows in a terminal, with rich: a verdict, and Markdown with its math.
 
-Used by ``practice/judge.py test`` (and by anything else that prints a verdict in a terminal).
-Works on a report object or on its JSON form, so a report fetched from the web site renders
-the same way.
+:func:`render_report` prints a :class:`~judge.report.Report` (banner, one line per case, the
+failures' details, each distinct error once). It works on a report object or on its JSON form,
+so a report fetched from the web site renders the same way.
+
+:class:`MathMarkdown` is rich's Markdown with the ``$...$`` and ``$$...$$`` math of statements
+and explanations written as Unicode text (:func:`math_to_unicode`, by pylatexenc): the math is
+found by markdown-it's dollarmath plugin, as the web site finds it, so dollars in code stay.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from functools import lru_cache
 from typing import Any
 
-from rich.console import Console, Group
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pylatexenc import latex2text, latexwalker, macrospec
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.markdown import Markdown, MarkdownElement
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -40,12 +53,22 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
     banner = Text()
     banner.append(f" {verdict.value}  {title} ", style=STYLES[verdict.value])
     banner.append("   " + t("cases", lang, passed=score["passed"], total=score["total"]))
+    # A site shows learners a run id instead of the seed (the seed replays hidden messages).
+    seed = data.get("seed")
+    run = f"{t('seed', lang)} {seed}" if seed is not None else f"{t('run', lang)} #{data.get('run_id', '?')}"
     banner.append(f"   {t('exercise', lang)} {exercise.get('number', '?')}"
-                  f"   {t('seed', lang)} {data['seed']}   {t('device', lang)} {data['device']}"
-                  f"   {t('time', lang)} {data['time_ms'] / 1000:.2f} s")
+                  f"   {run}   {t('device', lang)} {data.get('device', '?')}"
+                  f"   {t('time', lang)} {(data.get('time_ms') or 0) / 1000:.2f} s")
     parts: list[Any] = [banner]
-    if data.get("message") and verdict is not Verdict.AC:
-        parts.append(Text(data["message"]))
+    # A hidden case seen through a site has no message, only its rule (which rule, which row).
+    cases = [dict(c, message=c.get("message") or c.get("rule_zh" if lang == "zh" else "rule") or c.get("rule") or "")
+             for c in data["cases"]]
+    failing = [c for c in cases if c["verdict"] not in ("AC", "SK") and c.get("message")]
+    message = data.get("message") or ""
+    if message and verdict is not Verdict.AC:
+        # The traceback of a failing case is printed once, in the details: the banner names the error.
+        shown_below = any(message.endswith(case["message"]) for case in failing)
+        parts.append(Text(_headline(message) if shown_below else message))
     diagnosis = data.get("diagnosis_zh" if lang == "zh" else "diagnosis")
     if diagnosis and diagnosis not in (data.get("message") or ""):
         parts.append(Text(f"{t('diagnosis', lang)}: {diagnosis}", style="bold"))
@@ -53,7 +76,8 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
 
     if data["cases"] and all(case["verdict"] == "SK" for case in data["cases"]):
         console.print(Text(t("none_run", lang, total=len(data["cases"])), style="dim"))
-        console.print(Text(t("reproduce", lang, seed=data["seed"]), style="dim"))
+        if seed is not None:
+            console.print(Text(t("reproduce", lang, seed=seed), style="dim"))
         return
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for heading, justify in (("suite", "left"), ("case", "left"), ("result", "left"), ("time", "right"),
@@ -63,24 +87,218 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
         name = case.get("title_zh") if lang == "zh" else case.get("title")
         table.add_row(t(case["suite"], lang), name or case["name"],
                       Text(case["verdict"], style=STYLES.get(case["verdict"], "")),
-                      f"{case['time_ms']:.0f} ms", _p(case.get("p_value")))
+                      f"{case['time_ms']:.0f} ms" if case.get("time_ms") is not None else "",
+                      _p(case.get("p_value")))
     console.print(table)
 
-    failing = [c for c in data["cases"] if c["verdict"] not in ("AC", "SK") and c.get("message")]
     if failing:
         console.print()
         console.print(Text(t("details", lang), style="bold underline"))
-        for case in failing:
-            name = case.get("title_zh") if lang == "zh" else case.get("title")
-            console.print(Text(f"[{case['verdict']}] {name}", style=STYLES.get(case["verdict"], "")))
-            console.print(Text(case["message"]), highlight=False)
-            diagnosis = case.get("diagnosis_zh" if lang == "zh" else "diagnosis")
-            if diagnosis and diagnosis not in case["message"]:
-                console.print(Text(f"  {t('diagnosis', lang)}: {diagnosis}", style="bold"))
+        _print_details(failing, console, lang)
     if data.get("output", "").strip():
         console.print()
         console.print(Panel(Text(data["output"].rstrip()), title=t("output", lang), border_style="dim"))
     console.print(Text(t("budget", lang, total=(data.get("false_failure_budget") or {}).get("total", 1e-6)),
                        style="dim"))
-    if verdict is not Verdict.AC:
-        console.print(Text(t("reproduce", lang, seed=data["seed"]), style="dim"))
+    if verdict is not Verdict.AC and seed is not None:
+        console.print(Text(t("reproduce", lang, seed=seed), style="dim"))
+
+
+_FRAME = re.compile(r'\s*File ".*", line \d+')
+
+
+def _error_key(message: str) -> str:
+    """What makes two failures one error: for a traceback, its exception line and the innermost
+    frame of the learner's code (cases may reach it along different calls); else the message."""
+    lines = message.strip().splitlines()
+    frames = [line.strip() for line in lines if _FRAME.match(line)]
+    return f"{frames[-1]}\n{lines[-1]}" if frames else message.strip()
+
+
+def _headline(message: str) -> str:
+    """A message with a traceback cut to its first line and its exception line."""
+    lines = message.strip().splitlines()
+    if not any(_FRAME.match(line) for line in lines):
+        return message
+    return f"{lines[0]} {lines[-1]}"
+
+
+def _print_details(failing: list[dict[str, Any]], console: Console, lang: str) -> None:
+    """Each distinct error in full once, with the other cases that hit it listed under it."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for case in failing:
+        groups.setdefault(_error_key(case["message"]), []).append(case)
+    for first, *same in groups.values():
+        console.print(Text(f"[{first['verdict']}] {_case_title(first, lang)}", style=STYLES.get(first["verdict"], "")))
+        console.print(Text(first["message"]), highlight=False)
+        shown = _print_diagnosis(first, None, console, lang)
+        for case in same:
+            console.print(Text(f"[{case['verdict']}] {t('same_error', lang, case=_case_title(case, lang))}",
+                               style=STYLES.get(case["verdict"], "")))
+            _print_diagnosis(case, shown, console, lang)
+
+
+def _print_diagnosis(case: dict[str, Any], already_shown: str | None, console: Console, lang: str) -> str | None:
+    """Print the case's likely mistake unless its message or the line above says it; return it."""
+    diagnosis = case.get("diagnosis_zh" if lang == "zh" else "diagnosis")
+    if diagnosis and diagnosis not in case["message"] and diagnosis != already_shown:
+        console.print(Text(f"  {t('diagnosis', lang)}: {diagnosis}", style="bold"))
+    return diagnosis
+
+
+def _case_title(case: dict[str, Any], lang: str) -> str:
+    return (case.get("title_zh") if lang == "zh" else case.get("title")) or case["name"]
+
+
+# --- Math in a terminal -------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _script_forms() -> tuple[dict[str, str], dict[str, str]]:
+    """Unicode's own subscript and superscript characters, by the character they stand for."""
+    forms: dict[str, dict[str, str]] = {"<sub>": {}, "<super>": {}}
+    for code in range(0xA0, 0x3000):  # the forms terminal fonts have (later ones, as ꟲ, seldom render)
+        tag, _, base = unicodedata.decomposition(chr(code)).partition(" ")
+        if tag in forms and base and " " not in base:
+            forms[tag].setdefault(chr(int(base, 16)), chr(code))
+    for table in forms.values():
+        table.setdefault("-", table["\u2212"])  # TeX writes the minus sign as a hyphen
+    return forms["<sub>"], forms["<super>"]
+
+
+def _script(kind: str):
+    """pylatexenc's text for ``_x`` / ``^x``: Unicode sub/superscripts when every character has
+    one (``p_i`` is pᵢ), else the mark with the text, parenthesised when longer than one thing."""
+    mark = "_" if kind == "sub" else "^"
+
+    def text(node, l2tobj) -> str:  # pylatexenc passes its converter by this parameter's name
+        forms = _script_forms()[0 if kind == "sub" else 1]
+        inner = l2tobj.nodelist_to_text(_arguments(node)[:1]).strip()
+        if inner and all(char in forms for char in inner):
+            return "".join(forms[char] for char in inner)
+        if len(inner) <= 1 or (inner.startswith("(") and inner.endswith(")")):
+            return mark + inner
+        return f"{mark}({inner})"
+
+    return text
+
+
+def _fraction(node, l2tobj) -> str:
+    """``\\frac{a}{b}`` as ``a/b``, or ``(a + 1) / b`` when a side is more than one term."""
+    sides = [l2tobj.nodelist_to_text([arg]).strip() for arg in _arguments(node)[:2]]
+    terms = [_one_term(side) for side in sides]
+    return (" / " if terms != sides else "/").join(terms)
+
+
+def _arguments(node) -> list:
+    """A node's parsed arguments, leaving out those missing from broken TeX."""
+    return [arg for arg in (node.nodeargd.argnlist if node.nodeargd else ()) if arg is not None]
+
+
+def _one_term(text: str) -> str:
+    """``text`` in parentheses when it is more than one term (a space or an operator outside brackets)."""
+    depth = 0
+    for char in text:
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if depth == 0 and (char.isspace() or char in "+-\u2212/\u00b7\u00d7"):
+            return f"({text})"
+    return text
+
+
+class _MathToText(latex2text.LatexNodes2Text):
+    """Keeps the space written after a bare macro before another macro (``\\cdot \\max``),
+    which pylatexenc drops as LaTeX does (TeX spaces operators by itself; a terminal cannot)."""
+
+    def macro_node_to_text(self, node) -> str:
+        text = super().macro_node_to_text(node)
+        bare = node.nodeargd is None or not any(node.nodeargd.argnlist or ())
+        return text + node.macro_post_space if bare else text
+
+
+@lru_cache(maxsize=1)
+def _latex_to_text() -> tuple[macrospec.LatexContextDb, _MathToText]:
+    """The parsing context (``_``, ``^`` and fractions with arguments) and the converter."""
+    fractions = ("frac", "dfrac", "tfrac")
+    parsing = latexwalker.get_default_latex_context_db()
+    parsing.add_context_category(
+        "terminal-math", prepend=True,
+        specials=[macrospec.SpecialsSpec(mark, args_parser=macrospec.MacroStandardArgsParser("{")) for mark in "_^"],
+        macros=[macrospec.MacroSpec(name, "{{") for name in fractions])
+    texts = latex2text.get_default_latex_context_db()
+    texts.add_context_category(
+        "terminal-math", prepend=True,
+        specials=[latex2text.SpecialsTextSpec("_", _script("sub")), latex2text.SpecialsTextSpec("^", _script("sup"))],
+        macros=[latex2text.MacroTextSpec(name, _fraction) for name in fractions])
+    # Spaces as written (not TeX's rules): "p_i \ge p_j" keeps its spaces around the sign.
+    spaces = {"between-macro-and-chars": False, "between-latex-constructs": True, "after-comment": False,
+              "in-equations": None}
+    return parsing, _MathToText(latex_context=texts, math_mode="text", strict_latex_spaces=spaces)
+
+
+def math_to_unicode(tex: str) -> str:
+    """The TeX formula ``tex`` (what stands between the dollars) as one line of Unicode text.
+
+    Greek letters, operators and relations become their symbols (``\\sum`` ∑, ``\\ge`` ≥),
+    sub- and superscripts Unicode's small forms where they exist (pᵢ, e², else ``z_V``,
+    ``e^(z/T)``), fractions ``a/b`` with parentheses where needed. TeX that does not parse is
+    returned as it is.
+    """
+    parsing, converter = _latex_to_text()
+    try:
+        nodes, _, _ = latexwalker.LatexWalker(tex, latex_context=parsing, tolerant_parsing=True).get_latex_nodes()
+        text = converter.nodelist_to_text(nodes)
+    except latexwalker.LatexWalkerError:
+        return tex
+    return " ".join(text.split()) or tex
+
+
+class _DisplayMath(MarkdownElement):
+    """A ``$$...$$`` formula on lines of its own: one indented line."""
+
+    new_line = True
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> "_DisplayMath":
+        return cls(token.content)
+
+    def __init__(self, tex: str) -> None:
+        self.text = math_to_unicode(tex)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Padding(Text(self.text), (0, 0, 0, 4))
+
+
+# rich's own parser (CommonMark, strikethrough, tables) with the site's dollar math.
+_MATH_MARKDOWN = MarkdownIt().enable("strikethrough").enable("table").use(dollarmath_plugin, double_inline=True)
+
+
+class MathMarkdown(Markdown):
+    """rich's :class:`~rich.markdown.Markdown` with the math written as Unicode text: inline
+    ``$...$`` in the line, display ``$$...$$`` on an indented line of its own."""
+
+    elements = {**Markdown.elements, "math_block": _DisplayMath, "math_block_label": _DisplayMath}
+
+    def __init__(self, markup: str, **options: Any) -> None:
+        super().__init__("", **options)
+        self.markup = markup
+        self.parsed = _MATH_MARKDOWN.parse(markup)
+        for block in self.parsed:
+            if block.children:
+                _math_as_text(block.children)
+
+
+def _math_as_text(tokens: list[Token]) -> None:
+    """Turn an inline block's math tokens into text; ``$$...$$`` inside a paragraph (display
+    math, as the site shows it) gets an indented line of its own, in place of the breaks around it."""
+    for index, token in enumerate(tokens):
+        if token.type == "math_inline":
+            token.type, token.content = "text", math_to_unicode(token.content)
+        elif token.type == "math_inline_double":
+            before = tokens[index - 1] if index > 0 else None
+            after = tokens[index + 1] if index + 1 < len(tokens) else None
+            for neighbour in (before, after):
+                if neighbour is not None and neighbour.type == "softbreak":
+                    neighbour.type, neighbour.content = "text", ""
+            token.type = "text"
+            token.content = ("\n" if before else "") + "    " + math_to_unicode(token.content) + ("\n" if after else "")

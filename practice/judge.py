@@ -2,12 +2,15 @@
 """ProbJudge on your own machine: list exercises, read them, start, test, check.
 
     python practice/judge.py list
-    python practice/judge.py show 39 --lang zh
+    python practice/judge.py show 39 [--lang zh] [--raw]
     python practice/judge.py start 39
     python practice/judge.py test 39 [FILE] [--public-only] [--seed N] [--device cpu|cuda] [--json]
     python practice/judge.py solution 39
     python practice/judge.py check [IDS ...]
     python practice/judge.py doctor
+
+``show`` and ``solution`` write formulas as Unicode text and wrap long lines; ``test`` shows its
+progress at once, prints each distinct error once, and after ``--public-only`` says what it skipped.
 
 Exit status: ``test`` exits 0 only when the verdict is AC (1 otherwise); ``check`` exits 0 when
 every reference passes and every known-wrong solution fails with its diagnosis; 2 means the

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
+from rich.text import Text
 
 from judge import cli
+from judge.verdicts import Verdict
 
 JUDGE = [sys.executable, "practice/judge.py"]
 
@@ -28,10 +32,35 @@ def test_list_shows_number_slug_title_difficulty_and_where_it_runs(capsys):
     assert "温度" in out
 
 
-@pytest.mark.parametrize("lang, phrase", [("en", "## Contract"), ("zh", "温度")])
+@pytest.mark.parametrize("lang, phrase", [("en", "Contract"), ("zh", "温度")])
 def test_show_prints_the_statement(capsys, lang, phrase):
     code, out, _ = run_cli(capsys, "show", "039", "--lang", lang)
     assert code == 0 and phrase in out and "sampling_probs" in out
+
+
+def test_show_raw_prints_the_markdown_source(capsys, exercise39):
+    code, out, _ = run_cli(capsys, "show", "39", "--raw")
+    assert code == 0 and out.rstrip("\n") == exercise39.statement("en").rstrip("\n")
+
+
+# The softmax of step 2, a display formula of step 4, and symbols of the statement, as Unicode.
+STATEMENT_MATH = ("pᵢ = e^(zᵢ / T) / (∑ⱼ e^(zⱼ / T))", "∑_(m < j) p₍ₘ₎ < P.", "p₍₁₎ ≥ p₍₂₎ ≥ …", "z₁, …, z_V",
+                  "pᵢ ≥ M · maxⱼ pⱼ", "0.3 × 0.5793")
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "pipe"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_show_writes_the_math_as_unicode_text(capsys, monkeypatch, lang, terminal):
+    if terminal:
+        monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")  # each formula on one line
+    code, out, _ = run_cli(capsys, "show", "39", "--lang", lang)
+    text = Text.from_ansi(out).plain
+    assert code == 0
+    for formula in STATEMENT_MATH:
+        assert formula in text
+    for tex in ("\\frac", "\\sum", "\\ge", "\\dots", "p_i", "$"):
+        assert tex not in text
 
 
 def test_unknown_exercise_is_a_usage_error(capsys):
@@ -132,8 +161,148 @@ def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0
 def test_solution_prints_reference_and_explanation(capsys):
     code, out, _ = run_cli(capsys, "solution", "39")
     assert code == 0 and "def sample(" in out and "multinomial" in out
+    assert "(0, 1]" in out and "$" not in out  # the explanation's math, as text
     code, out, _ = run_cli(capsys, "solution", "39", "--lang", "zh")
     assert code == 0 and "def sample(" in out
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "pipe"])
+def test_solution_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch, exercise39, terminal):
+    width = 60
+    if terminal:
+        monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", str(width))
+    code, out, _ = run_cli(capsys, "solution", "39")
+    text = Text.from_ansi(out).plain
+    long_lines = [line for line in exercise39.reference_path.read_text().splitlines() if len(line) > width]
+    assert code == 0 and long_lines
+    for line in long_lines:  # the end of every long line is there, not cut at the edge
+        assert line.split()[-1] in text
+    if terminal:
+        assert max(cell_len(line) for line in text.splitlines()) <= width
+
+
+def test_importing_the_cli_imports_neither_torch_nor_the_runner(project_root):
+    probe = "import sys, judge.cli; print(sorted({'torch', 'judge.runner', 'judge.checks'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", probe], cwd=project_root, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr
+
+
+# Runs `test` in a terminal (FORCE_COLOR) and notes, at the first write of the progress line,
+# whether torch had been imported yet.
+PROGRESS_BEFORE_TORCH = """
+import io, sys
+from judge import cli
+
+class Stderr(io.StringIO):
+    torch_at_progress = None
+
+    def write(self, text):
+        if self.torch_at_progress is None and "loading torch" in text:
+            self.torch_at_progress = "torch" in sys.modules
+        return super().write(text)
+
+    def isatty(self):
+        return True
+
+sys.stderr = Stderr()
+code = cli.main(["test", "39", "solutions/039-sampling/reference.py", "--public-only", "--seed", "1"])
+print(code, sys.stderr.torch_at_progress)
+"""
+
+
+def test_the_progress_line_is_on_screen_before_torch_is_imported(project_root):
+    result = subprocess.run([sys.executable, "-c", PROGRESS_BEFORE_TORCH], cwd=project_root, capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "FORCE_COLOR": "1"})
+    assert result.stdout.split()[-2:] == ["0", "False"], result.stdout + result.stderr
+
+
+SAME_ERROR_EVERYWHERE = """
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    return _broken(logits)
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    return _broken(logits)
+
+
+def _broken(logits):
+    raise RuntimeError("the same mistake every time")
+"""
+
+
+@pytest.mark.parametrize("lang, same", [("en", "same error as above"), ("zh", "错误同上")])
+def test_an_error_raised_in_every_case_is_printed_once(capsys, learner_file, lang, same):
+    path = learner_file(SAME_ERROR_EVERYWHERE)
+    code, out, _ = run_cli(capsys, "test", "39", str(path), "--seed", "2", "--lang", lang)
+    banner = out.split("╰")[0]  # names the error, without its traceback
+    assert "RuntimeError: the same mistake every time" in " ".join(banner.replace("│", "").split())
+    assert "Traceback" not in banner
+    out = " ".join(out.split())  # long case titles wrap
+    details = out.split("your code raised an exception:", 1)
+    assert code == 1 and len(details) == 2
+    assert out.count("Traceback") == 1 and out.count('in _broken') == 1
+    raised_cases = details[1].count("[RE]") + 1  # the first one is above the traceback
+    assert raised_cases > 10 and out.count(same) == raised_cases - 1
+
+
+def _hidden_cases(exercise) -> int:
+    from judge.runner import load_suite
+
+    return len(load_suite(exercise, "hidden").cases)
+
+
+def test_public_only_says_the_hidden_tests_were_skipped_and_how_to_run_them(capsys, exercise39):
+    hidden = _hidden_cases(exercise39)
+    wrong = "solutions/039-sampling/wrong/top_k_plus_one.py"
+    code, out, _ = run_cli(capsys, "test", "39", wrong, "--public-only", "--seed", "3")
+    assert code == 1
+    assert f"\n  python practice/judge.py test 39 {wrong}\n" in out  # on a line of its own, to copy
+    out = " ".join(out.split())
+    assert f"Only the public examples ran: the {hidden} hidden tests were skipped (--public-only)." in out
+    assert "The hidden tests also recognise known mistakes" in out  # the public cases named none
+    assert "For the full verdict, run:" in out
+    code, out, _ = run_cli(capsys, "test", "39", wrong, "--public-only", "--seed", "3", "--lang", "zh")
+    assert f"\n  python practice/judge.py test 39 {wrong}\n" in out
+    out = "".join(out.split())
+    assert f"跳过了{hidden}个隐藏测试" in out and "隐藏测试还能识别常见错误" in out and "要得到完整的评测结果" in out
+
+
+def test_public_only_pass_is_not_called_the_verdict(capsys, exercise39):
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/reference.py", "--public-only", "--seed", "3")
+    out = " ".join(out.split())
+    assert code == 0 and "The public examples pass, but this is not yet the verdict on your solution" in out
+    assert f"the {_hidden_cases(exercise39)} hidden tests were skipped" in out
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/reference.py", "--seed", "3")
+    assert code == 0 and "hidden tests were skipped" not in out
+
+
+def test_public_only_names_the_known_mistake_of_a_failing_public_case(capsys, monkeypatch, exercise39):
+    from judge import runner
+    from judge.i18n import Bilingual
+    from judge.report import CaseResult, Report
+
+    mistake = Bilingual("top-k keeps one token too many", "top-k 多保留了一个 token")
+
+    def judged(exercise, path, *, suites, **options):  # a public case that recognised a mistake
+        assert suites == ("public",)
+        case = CaseResult("top_k", "public", "top_k=2 keeps the two most likely tokens", Verdict.WA,
+                          "row 0, token 2: you returned 0.140244, expected 0", diagnosis=mistake,
+                          title_zh="top_k=2 保留概率最大的两个 token")
+        return Report(exercise=exercise.summary(), verdict=Verdict.WA, cases=[case], seed=1, device="cpu",
+                      sandbox="local", suites=["public"], judge_version="test",
+                      false_failure_budget={"total": 1e-6}, message=f"{case.title}: {case.message}",
+                      diagnosis=mistake)
+
+    monkeypatch.setattr(runner, "judge_file", judged)
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/reference.py", "--public-only")
+    out = " ".join(out.split())
+    assert code == 1 and "Likely mistake: top-k keeps one token too many" in out
+    assert "hidden tests were skipped" in out and "recognise known mistakes" not in out
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/reference.py", "--public-only",
+                           "--lang", "zh")
+    assert "可能的错误: top-k 多保留了一个 token" in out
 
 
 def test_doctor_reports_python_torch_cuda_and_exercises(capsys):

@@ -1,0 +1,146 @@
+"""judge/render.py: how a verdict and a statement's math look in a terminal."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from judge.render import MathMarkdown, math_to_unicode, render_report
+
+
+@pytest.mark.parametrize("tex, text", [
+    (r"p_i = \dfrac{e^{z_i / T}}{\sum_j e^{z_j / T}}", "pᵢ = e^(zᵢ / T) / (∑ⱼ e^(zⱼ / T))"),
+    (r"\frac{1}{2} + \tfrac{a}{b}", "1/2 + a/b"),
+    (r"\alpha + \beta_{10} \le \gamma^{-1}", "α + β₁₀ ≤ γ⁻¹"),
+    (r"\sum_{m < j} p_{(m)} < P", "∑_(m < j) p₍ₘ₎ < P"),
+    (r"z_1, \dots, z_V", "z₁, …, z_V"),  # no subscript V in Unicode
+    (r"p_i \ge M \cdot \max_j p_j", "pᵢ ≥ M · maxⱼ pⱼ"),
+    (r"0.3 \times 0.5793", "0.3 × 0.5793"),
+    (r"(0, 1]", "(0, 1]"),
+    (r"x_{i,j}^{2}", "x_(i,j)²"),
+])
+def test_math_to_unicode(tex, text):
+    assert math_to_unicode(tex) == text
+
+
+def test_broken_tex_never_raises():
+    for tex in ("a_{", "}{", r"\frac{1}", "^"):
+        assert isinstance(math_to_unicode(tex), str)
+
+
+def _render(renderable) -> str:
+    console = Console(width=100, force_terminal=False)
+    with console.capture() as capture:
+        console.print(renderable)
+    return "\n".join(line.rstrip() for line in capture.get().splitlines())
+
+
+def test_markdown_math_inline_display_and_code():
+    text = _render(MathMarkdown("Softmax: $p_i = \\frac{e^{z_i}}{Z}$.\n\n"
+                                "Keep a token when\n$$\\sum_{m < j} p_{(m)} < P.$$\nholds.\n\n"
+                                "$$\n\\alpha \\ge \\beta\n$$\n\n"
+                                "`$HOME` and\n\n```bash\necho $x_1$\n```\n"))
+    assert "Softmax: pᵢ = e^(zᵢ)/Z." in text
+    assert "\n    ∑_(m < j) p₍ₘ₎ < P.\n" in text  # display math in a paragraph: a line of its own
+    assert "    α ≥ β" in text  # a display block
+    assert "$HOME" in text and "echo $x_1$" in text  # dollars in code are not math
+
+
+TRACEBACK = ('your code raised an exception:\nTraceback (your code, most recent call last):\n'
+             '  File "solution.py", line {line}, in {function}\n    raise RuntimeError("boom")\n'
+             'RuntimeError: boom')
+
+
+def _case(name: str, verdict: str, message: str, diagnosis: str | None = None, suite: str = "public") -> dict:
+    return {"name": name, "suite": suite, "title": f"case {name}", "title_zh": f"测试点 {name}", "verdict": verdict,
+            "message": message, "time_ms": 1.0, "p_value": None, "diagnosis": diagnosis, "diagnosis_zh": diagnosis}
+
+
+def _report(cases: list[dict], suites: tuple[str, ...] = ("public", "hidden")) -> dict:
+    failing = next(c for c in cases if c["verdict"] != "AC")
+    diagnosis = next((c["diagnosis"] for c in cases if c["diagnosis"]), None)
+    return {"verdict": failing["verdict"], "score": {"passed": 0, "total": len(cases)},
+            "exercise": {"number": 39}, "seed": 5, "device": "cpu", "time_ms": 10.0,
+            "message": f"{failing['title']}: {failing['message']}", "diagnosis": diagnosis, "diagnosis_zh": diagnosis,
+            "suites": list(suites), "cases": cases, "output": "", "false_failure_budget": {"total": 1e-6}}
+
+
+def _printed(report: dict, lang: str) -> str:
+    console = Console(width=200, force_terminal=False)
+    with console.capture() as capture:
+        render_report(report, console, lang)
+    return capture.get()
+
+
+@pytest.mark.parametrize("lang, same", [("en", "same error as above"), ("zh", "错误同上")])
+def test_each_distinct_error_is_printed_once_with_its_other_cases_under_it(lang, same):
+    in_sample = TRACEBACK.format(line=7, function="sample")
+    # The same exception at the same line, reached along another call: one error.
+    via_helper = in_sample.replace("Traceback (your code, most recent call last):\n",
+                                   'Traceback (your code, most recent call last):\n'
+                                   '  File "solution.py", line 12, in helper\n    sample()\n')
+    in_probs = TRACEBACK.format(line=3, function="sampling_probs")
+    cases = [_case("a", "RE", in_sample), _case("b", "RE", in_probs), _case("c", "RE", in_sample),
+             _case("d", "WA", "row 0: expected 1, got 0"), _case("e", "RE", via_helper, suite="hidden")]
+    text = _printed(_report(cases), lang)
+    details = text.split("\n\n", 1)[1]
+    assert details.count("Traceback") == 2 and details.count("line 7, in sample") == 1
+    prefix = "测试点" if lang == "zh" else "case"
+    assert f"[RE] {prefix} c{'：' if lang == 'zh' else ': '}{same}" in details
+    assert f"{prefix} e{'：' if lang == 'zh' else ': '}{same}" in details
+    # Grouped: the cases with the error of line 7 come right after its traceback, then the next error.
+    assert details.index(f"{prefix} c") < details.index(f"{prefix} e") < details.index("line 3, in sampling_probs")
+    assert details.count(same) == 2 and "row 0: expected 1, got 0" in details
+
+
+def test_the_banner_names_the_error_and_leaves_its_traceback_to_the_details():
+    text = _printed(_report([_case("a", "RE", TRACEBACK.format(line=7, function="sample"))]), "en")
+    banner, details = text.split("╰", 1)
+    assert "case a: your code raised an exception: RuntimeError: boom" in banner and "Traceback" not in banner
+    assert details.count("Traceback") == 1
+
+
+def test_a_message_that_is_not_a_failing_case_stays_whole_in_the_banner():
+    report = _report([_case("a", "SK", "")])
+    report["verdict"], report["message"] = "CE", TRACEBACK.format(line=1, function="<module>")
+    banner = _printed(report, "en").split("╰", 1)[0]
+    assert "Traceback" in banner and "RuntimeError: boom" in banner
+
+
+@pytest.mark.parametrize("lang, named", [("en", "Likely mistake: top-k keeps one token too many"),
+                                         ("zh", "可能的错误: top-k keeps one token too many")])
+def test_a_failing_public_case_names_its_known_mistake(lang, named):
+    report = _report([_case("top_k", "WA", "row 0, token 2: you returned 0.14, expected 0",
+                            diagnosis="top-k keeps one token too many")], suites=("public",))
+    text = _printed(report, lang)
+    assert text.count(named) == 2  # in the banner and under the case
+
+
+def test_a_sites_learner_view_shows_the_run_id_and_hidden_rules_never_a_seed():
+    """What `judge.py submit` gets back for a learner: no seed (it would replay hidden messages),
+    a run id, and for a failing hidden case its rule instead of a message."""
+    import io
+
+    from rich.console import Console
+
+    from judge.render import render_report
+
+    view = {
+        "verdict": "WA", "score": {"passed": 1, "total": 2}, "exercise": {"number": 39}, "seed": None,
+        "run_id": 42, "device": "cpu", "time_ms": 12.0, "message": "row 7: the draws do not follow",
+        "diagnosis": None, "diagnosis_zh": None, "output": "", "false_failure_budget": {"total": 1e-6},
+        "cases": [
+            {"name": "softmax", "suite": "public", "title": "softmax", "title_zh": "softmax", "verdict": "AC",
+             "message": "", "time_ms": 1.0, "p_value": None, "rule": "", "rule_zh": ""},
+            {"name": "mixed", "suite": "hidden", "title": "mixed rows", "title_zh": "混合行", "verdict": "WA",
+             "message": "", "time_ms": None, "p_value": None,
+             "rule": "sample, row 7 (-inf logits): the draws do not follow the target distribution",
+             "rule_zh": "sample，第 7 行（含 -inf）：抽样结果不服从目标分布"},
+        ],
+    }
+    for lang, rule in (("en", "the draws do not follow the target distribution"), ("zh", "抽样结果不服从目标分布")):
+        console = Console(file=io.StringIO(), width=200, color_system=None)
+        render_report(view, console, lang)
+        text = console.file.getvalue()
+        assert "#42" in text and "--seed" not in text and "None" not in text
+        assert rule in text
