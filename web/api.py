@@ -20,6 +20,7 @@ from sqlalchemy import select
 from judge.exercise import ExerciseError, resolve
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
+from web.i18n import choose_language
 from web.presenting import submission_view
 from web.models import ApiToken, Exercise, Role, Submission
 from judge.wire import nesting_exceeds
@@ -45,6 +46,7 @@ def token_required(view: Callable) -> Callable:
         if user is None:
             abort(401, description="this API token is not valid")
         g.user = user
+        g.lang = choose_language(user.language)  # as for pages, with the token owner's saved choice
         return view(*args, **kwargs)
 
     return wrapped
@@ -146,4 +148,4 @@ def get_submission(submission_id: int):
     submission = g.db.get(Submission, submission_id)
     if submission is None or (submission.user_id != g.user.id and g.user.role is not Role.instructor):
         abort(404, description=f"no submission {submission_id}")  # 404, not 403: do not confirm it exists
-    return jsonify(submission_view(submission))
+    return jsonify(submission_view(submission, g.user, g.lang))

@@ -154,6 +154,7 @@ def _register_request_hooks(app: Flask) -> None:
 
     # Globals, not a context processor, so that imported macros see them too.
     app.jinja_env.globals.update(t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized)
+    app.jinja_env.filters["code_spans"] = i18n.code_spans
 
     @app.context_processor
     def _template_values() -> dict:

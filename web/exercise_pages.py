@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
+from judge.verdicts import Verdict
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
@@ -42,7 +43,7 @@ def run_texts() -> dict:
         "budget": template("budget_sentence"),
         "columns": [t("case"), t("suite"), t("result"), t("time"), t("p_value")],
         "suites": {suite: t(f"suite_{suite}") for suite in ("public", "hidden", "judge", "tiny")},
-        "verdicts": {code: t(f"verdict_{code}") for code in ("AC", "WA", "TLE", "MLE", "RE", "CE", "IE", "SK")},
+        "verdicts": {verdict.value: t(f"verdict_{verdict.value}") for verdict in Verdict},
     }
 
 

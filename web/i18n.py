@@ -3,17 +3,22 @@
 The language is, in order: ``?lang=`` (which also sets the cookie), the ``lang`` cookie, the
 signed-in user's saved choice, the browser's ``Accept-Language``, English. Texts are looked up
 by key; a key missing from the catalogue is a bug, so it raises ``KeyError`` (a test renders
-every template in both languages).
+every template in both languages). A text writes code between backticks; templates show it
+through the ``code_spans`` filter (:func:`code_spans`), so no page shows a backtick.
 """
 
 from __future__ import annotations
 
+import re
+
 from flask import g, has_request_context, request
+from markupsafe import Markup, escape
 
 from judge.i18n import LANGUAGES, Bilingual, in_language
 from web.texts import TEXTS
 
 COOKIE = "lang"
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def choose_language(user_language: str | None = None) -> str:
@@ -55,9 +60,14 @@ def localized(text: str | None) -> str:
     return in_language(text, current_language())
 
 
-def pick(en: str | None, zh: str | None) -> str:
-    """Of a stored English/Chinese pair, the one for this request (English when zh is missing)."""
-    return (zh or en or "") if current_language() == "zh" else (en or "")
+def pick(en: str | None, zh: str | None, lang: str | None = None) -> str:
+    """Of a stored English/Chinese pair, the one for ``lang`` (default: this request's; English when zh is missing)."""
+    return (zh or en or "") if (lang or current_language()) == "zh" else (en or "")
+
+
+def code_spans(text: object) -> Markup:
+    """``text`` escaped for HTML, each `code` span (between backticks, as Markdown writes it) a ``<code>``."""
+    return Markup(_CODE_SPAN.sub(r"<code>\1</code>", str(escape(text))))
 
 
 class LazyText:
@@ -73,6 +83,4 @@ class LazyText:
         return str(self) % values
 
     def __html__(self) -> str:  # Jinja escapes it like any string
-        from markupsafe import escape
-
         return str(escape(str(self)))

@@ -22,7 +22,8 @@ def _visible_submission(submission_id: int) -> Submission:
 @login_required
 def show(submission_id: int):
     submission = _visible_submission(submission_id)
-    return render_template("submissions/show.html", submission=submission, view=submission_view(submission))
+    return render_template("submissions/show.html", submission=submission,
+                           view=submission_view(submission, current_user, g.lang))
 
 
 @submissions.get("/<int:submission_id>/result")
@@ -30,4 +31,5 @@ def show(submission_id: int):
 def result(submission_id: int):
     """The result region alone: what the page polls while the submission is queued or running."""
     submission = _visible_submission(submission_id)
-    return render_template("submissions/_result.html", submission=submission, view=submission_view(submission))
+    return render_template("submissions/_result.html", submission=submission,
+                           view=submission_view(submission, current_user, g.lang))

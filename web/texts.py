@@ -1,10 +1,15 @@
 """Every text of the web pages, in English and Chinese: key → (en, zh).
 
 Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``str.format``.
-A test renders every page in both languages and checks that each key has both texts.
+A test renders every page in both languages and checks that each key has both texts. Code in a
+text is written between backticks, as in Markdown; templates show such texts through the
+``code_spans`` filter (:func:`web.i18n.code_spans`). The verdicts' names are not written here:
+they come from :mod:`judge.verdicts`, so the site, the CLI and the browser's Run name them alike.
 """
 
 from __future__ import annotations
+
+from judge.verdicts import Verdict
 
 TEXTS: dict[str, tuple[str, str]] = {
     # chrome
@@ -143,14 +148,9 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sandbox": ("sandbox", "沙箱"),
     "budget_sentence": ("A correct solution fails this judge with probability below {total}.",
                         "正确的解答被误判为失败的概率低于 {total}。"),
-    "verdict_AC": ("Accepted", "通过"),
-    "verdict_WA": ("Wrong answer", "答案错误"),
-    "verdict_TLE": ("Time limit exceeded", "超出时间限制"),
-    "verdict_MLE": ("Memory limit exceeded", "超出内存限制"),
-    "verdict_RE": ("Runtime error", "运行时错误"),
-    "verdict_CE": ("Does not load", "无法加载"),
-    "verdict_IE": ("Internal error (not your fault)", "评测内部错误（不是你的问题）"),
-    "verdict_SK": ("Skipped", "已跳过"),
+    # verdict_XX: a verdict's name, from judge.verdicts (added below: one name everywhere)
+    "verdict_note_IE": ("The judge failed here, not your code.", "这是评测系统的问题，不是你的代码的问题。"),
+    "run_id": ("run #{id}", "评测编号 #{id}"),
     # profile
     "progress": ("Progress", "进度"),
     "progress_summary": ("Solved {solved} of {total} exercises; attempted {attempted} more; {submissions} submissions.",
@@ -183,3 +183,4 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error_help_500": ("The site hit an error. Your submissions are safe; try again in a moment.",
                        "网站遇到了错误。你的提交不会丢失，请稍后再试。"),
 }
+TEXTS.update({f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict})

@@ -189,7 +189,9 @@ def test_submit_shows_live_status_then_the_verdict(make_site):
     page = client.get(created.location).get_data(as_text=True)
     assert html_escape(REFERENCE.splitlines()[0]) in page
     html = wait_for_result(client, created.location)
-    assert 'class="verdict v-AC"' in html and "25/25 cases passed" in html
+    with app.extensions["probjudge"]["sessions"]() as session:
+        cases = len(session.scalar(select(Submission)).report_json["cases"])
+    assert 'class="verdict v-AC"' in html and f"{cases}/{cases} cases passed" in html
     assert "A correct solution fails this judge with probability below 1e-06." in html
     listing = client.get("/exercises/").get_data(as_text=True)
     assert "solved" in listing and "100%" in listing and "1 of 1" in listing
@@ -205,12 +207,16 @@ def test_a_wrong_solution_gets_wa_with_its_diagnosis_and_hidden_cases_stay_hidde
     zh = client.get(submission + "/result?lang=zh").get_data(as_text=True)
     assert "top-k 多保留了一个 token" in zh and "答案错误" in zh
     with app.extensions["probjudge"]["sessions"]() as session:
-        report = session.scalar(select(Submission)).report_json
+        stored = session.scalar(select(Submission))
+        report, seed = stored.report_json, stored.seed
     hidden = [c for c in report["cases"] if c["suite"] == "hidden" and c["message"]]
     assert hidden, "the stored report keeps hidden messages for the instructors"
     for case in hidden:
         assert case["message"] not in html and str(case["seed"]) not in html
         assert case["title"] in html
+        if case.get("rule"):  # what a learner reads of a failed hidden case
+            assert str(html_escape(case["rule"])) in html
+    assert seed is not None and str(seed) not in html  # the seed would replay the hidden messages locally
     assert "attempted" in client.get("/exercises/").get_data(as_text=True)
 
 

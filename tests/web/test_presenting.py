@@ -1,40 +1,111 @@
-"""What a learner sees of a report: nothing of a hidden case that its code could have chosen."""
+"""What a viewer sees of a report: nothing of a hidden case that its code could have chosen, its
+failed rule in the page's language, and seeds for instructors only."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from web.presenting import submission_view, visible_case
+import pytest
+
+from web.models import Role
+from web.presenting import hidden_failure_text, shows_seeds, submission_view, visible_case
+
+LEARNER = SimpleNamespace(role=Role.learner)
+INSTRUCTOR = SimpleNamespace(role=Role.instructor)
+SEED = 4503599627370497  # the run's master seed
+RULE = "sample with per-row parameters, row 7 (-inf logits and a tie at the top-k cut): the draws do not follow the target distribution"
+RULE_ZH = "sample（每行各自的参数），第 7 行（-inf logits，top-k 截断处有并列）：抽样不服从目标分布"
 
 
-def _case(suite: str, name: str, time_ms: float) -> dict:
-    return {"name": name, "suite": suite, "title": name, "verdict": "WA", "message": f"row 3 of {name}: 1.0793",
-            "time_ms": time_ms, "seed": 17, "statistic": 12.5, "p_value": 0.0107, "diagnosis": "top-k",
+def _case(suite: str, name: str, time_ms: float, verdict: str = "WA", **extra) -> dict:
+    return {"name": name, "suite": suite, "title": name, "title_zh": f"{name}（中文）", "verdict": verdict,
+            "message": f"row 3 of {name}: 1.0793", "time_ms": time_ms, "seed": 1717171717171717,
+            "statistic": 12.5, "p_value": 0.0107, "diagnosis": "top-k",
             "checks": [{"kind": "fit", "label": "row 3 (top_k=2)", "statistic": 12.5, "p_value": 0.0107,
-                        "alpha": 1e-9, "passed": True, "df": 3}]}
+                        "alpha": 1e-9, "passed": True, "df": 3}], **extra}
+
+
+def _submission(*cases: dict, message: str = "the report's message") -> SimpleNamespace:
+    report = {"verdict": "WA", "time_ms": 5000.0, "message": message, "seed": SEED, "cases": list(cases)}
+    return SimpleNamespace(id=17, exercise=SimpleNamespace(number=39), status=SimpleNamespace(value="done"),
+                           verdict="WA", report_json=report, seed=SEED, judge_version="0.1.0",
+                           created_at=None, finished_at=None)
 
 
 def test_a_hidden_case_shows_no_number_the_learners_code_controls():
     shown = visible_case(_case("hidden", "zipf", 1079.3))
     assert shown["message"] == "" and "seed" not in shown
     assert shown["time_ms"] is None and shown["statistic"] is None and shown["p_value"] is None
+    assert shown["cpu_ms"] is None
     assert shown["checks"] == [{"kind": "fit", "alpha": 1e-9, "passed": True}]
     assert shown["verdict"] == "WA" and shown["diagnosis"] == "top-k" and shown["title"] == "zipf"
 
 
-def test_a_public_case_shows_everything():
-    case = _case("public", "softmax", 3.0)
-    assert visible_case(case) == case
+def test_a_public_case_shows_everything_but_its_seed():
+    case = _case("public", "softmax", 3.0, rule="softmax, row 3: a wrong value", rule_zh="softmax，第 3 行：值不对")
+    shown = visible_case(case)
+    assert "seed" not in shown
+    assert shown == {k: v for k, v in case.items() if k != "seed"}
+    assert visible_case(case, seeds=True) == case
+
+
+@pytest.mark.parametrize("suite", ["public", "hidden"])
+def test_a_failed_case_keeps_its_rule_and_a_passed_one_has_none(suite):
+    failed = visible_case(_case(suite, "zipf", 1.0, rule=RULE, rule_zh=RULE_ZH))
+    assert (failed["rule"], failed["rule_zh"]) == (RULE, RULE_ZH)
+    for verdict in ("AC", "SK"):
+        passed = visible_case(_case(suite, "zipf", 1.0, verdict, rule=RULE, rule_zh=RULE_ZH))
+        assert passed["rule"] == passed["rule_zh"] == ""
+
+
+@pytest.mark.parametrize("stored", [{}, {"rule": "", "rule_zh": ""}, {"rule": None, "rule_zh": 7}])
+def test_a_report_without_rules_gets_empty_ones(stored):
+    shown = visible_case(_case("hidden", "zipf", 1.0, **stored))
+    assert shown["rule"] == shown["rule_zh"] == ""
+
+
+@pytest.mark.parametrize("stored, lang, expected", [
+    ({"rule": RULE, "rule_zh": RULE_ZH}, "en", RULE),
+    ({"rule": RULE, "rule_zh": RULE_ZH}, "zh", RULE_ZH),
+    ({"rule": RULE}, "zh", RULE),  # no Chinese rule: the English one
+    ({"rule": RULE, "rule_zh": ""}, "zh", RULE),
+    ({}, "en", "zipf"),  # an old report: the title, in the page's language
+    ({}, "zh", "zipf（中文）"),
+    ({"rule": "", "rule_zh": ""}, "en", "zipf"),
+])
+def test_the_headline_of_a_failed_hidden_case_is_its_rule_else_its_title(stored, lang, expected):
+    case = _case("hidden", "zipf", 1.0, **stored)
+    assert hidden_failure_text(case, lang) == expected
+    view = submission_view(_submission(_case("public", "softmax", 1.0, "AC"), case), LEARNER, lang)
+    assert view["message"] == expected
+    shown = str(view["cases"][1]) + view["message"]
+    assert "1.0793" not in shown and "row 3" not in shown  # never the message
+
+
+def test_a_public_failure_keeps_the_reports_headline():
+    view = submission_view(_submission(_case("public", "softmax", 1.0), _case("hidden", "zipf", 1.0, rule=RULE)),
+                           LEARNER, "zh")
+    assert view["message"] == "the report's message"
 
 
 def test_the_submission_time_counts_the_public_cases_only():
-    report = {"verdict": "WA", "time_ms": 5000.0, "cases": [_case("public", "softmax", 3.0),
-                                                            _case("hidden", "zipf", 1079.3),
-                                                            _case("public", "greedy", 2.5)]}
-    submission = SimpleNamespace(id=1, exercise=SimpleNamespace(number=39), status=SimpleNamespace(value="done"),
-                                 verdict="WA", report_json=report, seed=5, judge_version="0.1.0",
-                                 created_at=None, finished_at=None)
-    view = submission_view(submission)
+    view = submission_view(_submission(_case("public", "softmax", 3.0), _case("hidden", "zipf", 1079.3),
+                                       _case("public", "greedy", 2.5)), LEARNER)
     assert view["time_ms"] == 5.5
     hidden = view["cases"][1]
     assert "1079" not in str(hidden) and "row 3" not in str(hidden)
+
+
+@pytest.mark.parametrize("viewer", [LEARNER, None])
+def test_a_learner_gets_the_run_id_and_no_seed_anywhere(viewer):
+    view = submission_view(_submission(_case("public", "softmax", 1.0), _case("hidden", "zipf", 1.0)), viewer)
+    assert view["seed"] is None and view["run_id"] == 17
+    assert str(SEED) not in str(view) and "1717171717171717" not in str(view)
+    assert not shows_seeds(viewer)
+
+
+def test_an_instructor_gets_the_seed_and_the_case_seeds():
+    view = submission_view(_submission(_case("public", "softmax", 1.0), _case("hidden", "zipf", 1.0)), INSTRUCTOR)
+    assert view["seed"] == SEED and view["run_id"] == 17
+    assert [case["seed"] for case in view["cases"]] == [1717171717171717] * 2
+    assert view["cases"][1]["message"] == ""  # the seed replays it; the page does not show it

@@ -27,6 +27,14 @@ if (button && panel) {
   let running = null;  // {id, timer, started}
   let runs = 0;
 
+  // A case's diagnosis and message; for SK with a diagnosis (not available in the browser), that text alone.
+  function caseNote(c) {
+    const diagnosis = pick(c.diagnosis, c.diagnosis_zh);
+    if (c.verdict === "SK" && diagnosis) return element("div", { class: "diagnosis" }, diagnosis);
+    return [diagnosis ? element("div", { class: "diagnosis" }, `${texts.likely_mistake}: ${diagnosis}`) : null,
+            c.message ? element("div", { class: "message" }, c.message) : null];
+  }
+
   const badge = (code) => element("span", { class: `verdict v-${code}`, title: texts.verdicts[code] || code }, code);
 
   function render(report, milliseconds) {
@@ -40,14 +48,18 @@ if (button && panel) {
     line.append(element("span", { class: "muted" }, texts.in_browser.replace("{seconds}", (milliseconds / 1000).toFixed(2))));
     region.append(line);
     const diagnosis = pick(report.diagnosis, report.diagnosis_zh);
-    if (diagnosis) region.append(element("p", { class: "diagnosis", role: "note" }, element("strong", {}, `${texts.likely_mistake}: `), diagnosis));
-    if (report.message && report.verdict !== "AC") region.append(element("p", { class: "message" }, report.message));
+    // SK: the code needs an operation the browser's torch lacks ("not available in the browser:
+    // Submit ..."), which is no mistake of the learner's: say it as it is, in the page's language.
+    if (report.verdict === "SK" && diagnosis) region.append(element("p", { class: "diagnosis", role: "note" }, diagnosis));
+    else if (diagnosis) region.append(element("p", { class: "diagnosis", role: "note" }, element("strong", {}, `${texts.likely_mistake}: `), diagnosis));
+    if (report.message && report.verdict !== "AC" && !(report.verdict === "SK" && diagnosis)) {
+      region.append(element("p", { class: "message" }, report.message));
+    }
     if (report.cases && report.cases.length) {
       const rows = report.cases.map((c) => element("tr", { class: `case-${c.verdict}` },
         element("td", {}, element("span", { class: "case-title" }, pick(c.title, c.title_zh) || c.name), " ",
                 element("code", { class: "muted" }, c.name),
-                pick(c.diagnosis, c.diagnosis_zh) ? element("div", { class: "diagnosis" }, `${texts.likely_mistake}: ${pick(c.diagnosis, c.diagnosis_zh)}`) : null,
-                c.message ? element("div", { class: "message" }, c.message) : null),
+                caseNote(c)),
         element("td", {}, texts.suites[c.suite] || c.suite),
         element("td", {}, badge(c.verdict)),
         element("td", { class: "number" }, c.time_ms != null ? `${Math.round(c.time_ms)} ms` : ""),

@@ -1,16 +1,5 @@
 // What every page gets: math typeset with KaTeX (served from this site), and live submission status.
-import katex from "katex";
-
-function typesetMath(root) {
-  root.querySelectorAll(".math").forEach((element) => {
-    if (element.dataset.typeset) return;
-    katex.render(element.textContent, element, {
-      displayMode: element.classList.contains("block"),
-      throwOnError: false,
-    });
-    element.dataset.typeset = "1";
-  });
-}
+import { typesetMath } from "./math.mjs";
 
 // A pending submission's result region names a URL that answers the same region re-rendered;
 // poll it until the verdict is in. The server renders the HTML, so nothing is duplicated here.
