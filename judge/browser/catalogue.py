@@ -1,11 +1,15 @@
 """Check an exercise's browser variant the way the browser runs it: reference AC, wrong ones caught.
 
-    python -m judge.browser.catalogue 39 [--seed S] [--seeds N]
+    python -m judge.browser.catalogue 39 [--seed S] [--seeds N] [--also DIR ...] [--only-also]
 
 Runs in a fresh interpreter with the torch subset installed as ``torch`` (so nothing of real
-torch can help), judges the reference and every known-wrong solution on the browser variant
-(under seeds S, S+1, ... S+N-1), and prints one JSON object per solution and seed (see
-:func:`outcome`). :func:`problems` states the contract: the reference passes, the exercise's
+torch can help), judges the reference, the exercise's other correct solutions and every
+known-wrong solution on the browser variant (under seeds S, S+1, ... S+N-1), and prints one
+JSON object per solution and seed (see :func:`outcome`). ``--also DIR`` judges the ``*.py`` files of DIR too: a file whose docstring
+states ``Mistake:``/``Diagnosis:`` is a wrong solution, any other a correct one (the browser's
+own tests keep such files: samplers in other styles, mistakes only the browser checks), and
+``--only-also`` leaves out the exercise's other solutions.
+:func:`problems` states the contract: the reference and the correct files pass, the exercise's
 ``[browser.undetectable]`` list holds exactly the wrong solutions that pass, every other one
 fails with its diagnosis. The Pyodide tests apply the same functions to reports from Node.js.
 """
@@ -13,8 +17,10 @@ fails with its diagnosis. The Pyodide tests apply the same functions to reports 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import sys
+from pathlib import Path
 
 from judge.exercise import Exercise
 
@@ -22,12 +28,26 @@ REFERENCE = "reference"
 
 
 def solutions(exercise: Exercise) -> list[tuple[str, str, str | None]]:
-    """(name, source, expected diagnosis) of the reference (diagnosis None) and each known-wrong solution."""
+    """(name, source, expected diagnosis) of the reference and the other correct solutions (diagnosis
+    None, in that order) and of each known-wrong solution."""
     from judge.catalogue import parse_wrong_solution
 
     found = [(REFERENCE, exercise.reference_path.read_text(), None)]
+    found += [(f"correct/{path.stem}", path.read_text(), None) for path in exercise.correct_solutions()]
     for path in exercise.wrong_solutions():
         found.append((path.stem, path.read_text(), parse_wrong_solution(path).diagnosis))
+    return found
+
+
+def solutions_in(folder: Path) -> list[tuple[str, str, str | None]]:
+    """(name, source, expected diagnosis) of each ``*.py`` in ``folder``: None for a correct one."""
+    from judge.catalogue import parse_wrong_solution
+
+    found = []
+    for path in sorted(Path(folder).glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        wrong = "Mistake:" in (ast.get_docstring(ast.parse(source)) or "")
+        found.append((path.stem, source, parse_wrong_solution(path).diagnosis if wrong else None))
     return found
 
 
@@ -47,9 +67,9 @@ def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
     found = []
     for result in outcomes:
         name, verdict = result["name"], result["verdict"]
-        if name == REFERENCE:
+        if result["expected_diagnosis"] is None:  # the reference, or another correct solution
             if verdict != "AC":
-                found.append(f"the reference gets {verdict}: {result['message']}")
+                found.append(f"{'the reference' if name == REFERENCE else name} gets {verdict}: {result['message']}")
         elif name in exercise.browser.undetectable:
             if verdict != "AC":
                 found.append(f"{name} is listed as undetectable but gets {verdict}")
@@ -65,6 +85,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("exercise")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--seeds", type=int, default=1, help="how many consecutive seeds")
+    parser.add_argument("--also", action="append", default=[], metavar="DIR",
+                        help="judge the *.py files of DIR too (wrong ones state Mistake:/Diagnosis:)")
+    parser.add_argument("--only-also", action="store_true",
+                        help="of the exercise's own solutions, judge only the reference")
     args = parser.parse_args(argv)
 
     import judge.browser.torchlike as subset
@@ -77,7 +101,9 @@ def main(argv: list[str]) -> int:
     if exercise.browser is None:
         print(f"exercise {exercise.number} has no browser variant", file=sys.stderr)
         return 2
-    for name, source, expected in solutions(exercise):
+    extra = [solution for folder in args.also for solution in solutions_in(Path(folder))]
+    own = solutions(exercise)[:1] if args.only_also else solutions(exercise)
+    for name, source, expected in own + extra:
         for seed in range(args.seed, args.seed + args.seeds):
             report = json.loads(run_browser_variant(str(exercise.root), source, seed))
             print(json.dumps({**outcome(exercise, name, expected, report), "seed": seed}, ensure_ascii=False))

@@ -5,24 +5,89 @@ tiny variant holds only public cases, and the learner is judging their own code 
 machine. :class:`InProcessLearner` offers the interface of :class:`judge.process.LearnerProcess`
 that the runner needs, so the browser reuses :func:`judge.runner.judge_file` unchanged.
 Arguments and results are copied as the wire format would copy them, so in-place writes by the
-learner never reach the test's tensors. Time limits are enforced from outside: the page (or
+learner never reach the test's tensors; which tensor arguments a call changed is reported in
+``modified_inputs``, as the server's child reports it. Time limits are enforced from outside: the page (or
 the Node.js runner) terminates the worker, which is reported as TLE.
+
+The extreme-uniform phase runs here as on the server: the subset's
+:class:`judge.browser.torchlike.extremes.ExtremeUniforms` (the server's
+:class:`judge.child.ExtremeUniforms` when this interpreter has real torch).
+When the learner's code reaches an operation the torch subset lacks, the call is not the
+learner's error: it raises :class:`NotInBrowser` (the case is SK, "not available in the
+browser: Submit to grade on the server"), and :attr:`InProcessLearner.unavailable` keeps the
+bilingual text for :mod:`judge.browser.run`.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
-from judge.child import describe_exception, describe_functions, load_learner_module
-from judge.process import CallOptions, LearnerRaised, load_failure
+from judge.child import _same_tensor, _tensor_inputs, describe_exception, describe_functions, load_learner_module
+from judge.i18n import Bilingual
+from judge.process import CallOptions, LearnerRaised, LoadFailed, ProcessFailed, load_failure
 from judge.protocol import exception_info, functions_info
+from judge.verdicts import Verdict
 from judge.wire import GeneratorSpec
 
 LEARNER_FILENAME = "solution.py"
 OUTPUT_LIMIT = 4000
+# "from torch import fft" and "import torch.fft" end in these when the subset lacks the name.
+_MISSING_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def unavailable_text(operation: str) -> Bilingual:
+    """What a learner reads when their code needs ``operation``, which the browser's torch lacks."""
+    return Bilingual(f"{operation} is not available in the browser: Submit to grade on the server, where real "
+                     "torch runs (the browser runs a small pure-Python part of torch)",
+                     f"{operation} 在浏览器中不可用：请点 Submit（提交）到服务器上评测，那里运行真正的 torch"
+                     "（浏览器里只有 torch 的一小部分，用纯 Python 实现）")
+
+
+def missing_operation(error: BaseException) -> str | None:
+    """The torch operation ``error`` says the subset lacks, or None when it is about something else."""
+    subset = sys.modules.get("torch")
+    if not getattr(subset, "SUBSET", False):
+        return None  # real torch (CPython tests): whatever it lacks is the learner's error
+    if isinstance(error, subset.UnsupportedOperation):
+        return error.operation
+    if isinstance(error, ModuleNotFoundError) and (error.name or "").startswith("torch."):
+        return error.name
+    found = _MISSING_NAME.search(str(error)) if isinstance(error, ImportError) else None
+    if found is None:
+        return None
+    module = found.group(2)
+    if module.startswith(subset.__name__):  # the subset's modules, installed as torch and torch.*
+        module = "torch" + module[len(subset.__name__):]
+    return f"{module}.{found.group(1)}" if module == "torch" or module.startswith("torch.") else None
+
+
+def _extreme_uniforms(torch):
+    """The extreme-uniform phase for ``torch``: the subset's own, or the server's for real torch."""
+    if getattr(torch, "SUBSET", False):
+        from judge.browser.torchlike.extremes import ExtremeUniforms
+    else:
+        from judge.child import ExtremeUniforms
+    return ExtremeUniforms
+
+
+class NotInBrowser(ProcessFailed):
+    """A call of the learner's needs an operation the browser's torch lacks: SK, not the learner's error."""
+
+    def __init__(self, text: Bilingual) -> None:
+        super().__init__(Verdict.SK, str(text))
+        self.text = text
+
+
+class NotInBrowserAtLoad(LoadFailed):
+    """Loading the learner's file needs an operation the browser's torch lacks (``import torch.fft``)."""
+
+    def __init__(self, text: Bilingual) -> None:
+        super().__init__(Verdict.SK, str(text))
+        self.text = text
 
 
 class InProcessLearner:
@@ -37,31 +102,47 @@ class InProcessLearner:
         self._torch = torch
         self._filename = filename
         self._output = io.StringIO()
+        self.unavailable: dict[str, Bilingual] = {}  # English message -> the text in both languages
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output):
                 self._module = load_learner_module(source, filename)
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # noqa: BLE001 - whatever the learner's import does (SystemExit too)
+            operation = missing_operation(error)
+            if operation is not None:
+                raise NotInBrowserAtLoad(unavailable_text(operation)) from None
             raise load_failure(exception_info(describe_exception(error, filename))) from None
         self.functions = functions_info(describe_functions(self._module))
+        self.modified_inputs: tuple[str, ...] = ()  # what the last call changed of its tensor arguments
         self.torch_version = str(getattr(torch, "__version__", ""))
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
              options: CallOptions = CallOptions()) -> tuple[Any, float]:
         """Call the learner's ``function`` on copies of the arguments; return (copied value, 0.0)."""
         del timeout_s  # enforced by whoever runs this interpreter (see the module docstring)
-        if options.extreme_uniforms is not None:
-            raise NotImplementedError("the extreme-uniform phase runs on the server only")
         torch = self._torch
         if options.global_seed is not None:
             torch.manual_seed(options.global_seed)
         target = getattr(self._module, function)
+        args, kwargs = self._copy(args), self._copy(kwargs)
+        # As the server's child reports it: which tensor arguments the call changed in place.
+        inputs = _tensor_inputs(target, args, kwargs, torch)
+        before = {name: tensor.clone() for name, tensor in inputs.items()}
+        self.modified_inputs = ()
+        extremes = _extreme_uniforms(torch)(torch, options.extreme_uniforms) \
+            if options.extreme_uniforms is not None else nullcontext()
         try:
-            with redirect_stdout(self._output), redirect_stderr(self._output):
-                value = target(*self._copy(args), **self._copy(kwargs))
+            with redirect_stdout(self._output), redirect_stderr(self._output), extremes:
+                value = target(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - the learner's exception is a verdict, not a crash
+            operation = missing_operation(error)
+            if operation is not None:
+                text = unavailable_text(operation)
+                self.unavailable[str(text)] = text
+                raise NotInBrowser(text) from None
             raise LearnerRaised(exception_info(describe_exception(error, self._filename))) from None
+        self.modified_inputs = tuple(name for name, tensor in inputs.items() if not _same_tensor(before[name], tensor))
         return self._copy(value), 0.0
 
     def _copy(self, value: Any) -> Any:

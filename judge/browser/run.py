@@ -9,6 +9,11 @@ after writing the exercise's browser files and this package into Pyodide's file 
 It returns the judge's report (docs/report.md) as a JSON string, with ``sandbox`` = "browser".
 The suites are the exercise's ``[browser]`` suites; the same runner and statistics as on the
 server decide, under the exercise's false-failure budget.
+
+One thing only the browser says: a case whose code needs an operation the torch subset lacks
+is SK, with "not available in the browser: Submit to grade on the server" (English and
+Chinese) as its diagnosis. When nothing else failed, the report's verdict is SK too (the run
+could not judge the code; it found no mistake): never RE, which would blame the learner.
 """
 
 from __future__ import annotations
@@ -18,26 +23,52 @@ import tempfile
 from pathlib import Path
 
 from judge.exercise import ExerciseError, load_exercise
+from judge.i18n import Bilingual
+from judge.report import Report
 from judge.runner import judge_file
+from judge.verdicts import Verdict
 
 
 def run_browser_variant(exercise_folder: str, source: str, seed: int | None = None) -> str:
     """The JSON report of ``source`` judged on the browser variant of the exercise in ``exercise_folder``."""
-    from judge.browser.learner import InProcessLearner
+    from judge.browser.learner import InProcessLearner, NotInBrowserAtLoad
     from judge.process import LoadFailed
 
     exercise = load_exercise(Path(exercise_folder))
     if exercise.browser is None:
         raise ExerciseError(f"exercise {exercise.number} has no browser variant")
+    unavailable: dict[str, Bilingual] = {}
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "solution.py"
         path.write_text(source, encoding="utf-8")
         try:
             learner = InProcessLearner(source)
+            unavailable = learner.unavailable
+        except NotInBrowserAtLoad as failure:
+            learner = _FailedLoad(failure)
+            unavailable = {str(failure.text): failure.text}
         except LoadFailed as failure:
             learner = _FailedLoad(failure)
         report = judge_file(exercise, path, seed=seed, suites=exercise.browser.suites, process=learner)
+    if unavailable:
+        _say_not_available(report, unavailable)
     return json.dumps(report.to_json(), ensure_ascii=False)
+
+
+def _say_not_available(report: Report, unavailable: dict[str, Bilingual]) -> None:
+    """Give each case the subset could not run its bilingual text; SK the report if nothing else failed."""
+    for case in report.cases:
+        if case.verdict is Verdict.SK and case.message in unavailable:
+            case.diagnosis = unavailable[case.message]
+    if report.message in unavailable:  # the file itself did not load
+        report.diagnosis = unavailable[report.message]
+        return
+    failed = [c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)]
+    skipped = next((c for c in report.cases if c.verdict is Verdict.SK and c.message in unavailable), None)
+    if not failed and skipped is not None:
+        report.verdict = Verdict.SK
+        report.message = f"{skipped.title}: {skipped.message}"
+        report.diagnosis = skipped.diagnosis
 
 
 class _FailedLoad:

@@ -2,11 +2,18 @@
 
 It never leaves the public side: no hidden input, no oracle. Five rows of six tokens (one row
 each for top-k + top-p + min-p, top-p + min-p, greedy with a tie, a -inf logit, and no filter)
-are small enough for the browser's pure-Python torch, yet every known mistake of
-``diagnoses.MISTAKES`` moves some probability by 0.15 or more, and no two mistakes return the
-same batch, so the diagnosis is never ambiguous. The expected values and what each mistake
-returns were computed with the server's float64 oracle and frozen here
-(tests/exercises/test_039_sampling.py checks them against it).
+are small enough for the browser's pure-Python torch, yet every mistake of ``MISTAKEN`` moves
+some probability by 0.15 or more, and no two mistakes return the same batch, so the diagnosis
+is never ambiguous. The other known mistakes (``BY_RULE``) break a rule that small edge cases
+check directly, none of them spending statistical budget: top-k at its edges (ties at the cut,
+top_k = 1, top_k = V and > V), one draw per row (the shape [B, 1] of ``sample`` without
+``num_samples``, its distribution, its generator), ``generator=None`` following
+``torch.manual_seed``, bad per-row parameters, and draws fed extreme uniform values (exactly 0.0
+and the largest float below 1, by the browser's own boundary-uniform phase), which catch an
+inverse CDF that runs off either end and log(0) in Gumbel or exponential noise. The expected
+values and what each mistake returns were computed with the server's float64 oracle and frozen
+here (tests/exercises/test_039_sampling.py and tests/exercises/test_browser_variants.py check
+them against it).
 """
 
 from __future__ import annotations
@@ -14,12 +21,13 @@ from __future__ import annotations
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import (SEEDS_DIAGNOSIS, expect, expect_close, expect_different_under_seeds, expect_distribution,
-                          expect_independent_rows, expect_support, expect_tensor)
+from judge.checks import (SEEDS_DIAGNOSIS, diagnosed, expect, expect_close, expect_different_under_seeds,
+                          expect_distribution, expect_independent_rows, expect_independent_within_row, expect_raises,
+                          expect_support, expect_tensor, expect_tokens_in_range, fail)
 
 from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=6, independence=1, seeds=1)
+BUDGET = BudgetDeclaration(fit=6, independence=1, seeds=1, pairs=1)
 
 NEG_INF = float("-inf")
 LOGITS = [
@@ -150,6 +158,62 @@ MISTAKEN = {
     ],
 }
 
+# The known mistakes the edge cases below diagnose by the rule they break (not by frozen rows).
+BY_RULE = ("top_k_drops_ties", "top_k_one_ignored", "sample_shape_squeezed", "top_k_at_least_vocab",
+           "extreme_uniforms", "log_of_zero", "default_generator_unused", "bad_shape_accepted", "bad_row_accepted")
+
+# Top-k at its edges: four rows of six tokens at temperature 1 with top_k = 2 (three tokens tied at
+# the cut), V, more than V, and 1.
+EDGE_LOGITS = [
+    [0.3, 1.2, -0.4, 1.2, 1.2, 0.5],
+    [0.4, -0.2, 1.1, 0.0, -0.9, 0.7],
+    [-0.5, 0.9, 0.1, 1.4, -1.2, 0.3],
+    [0.2, 0.8, -0.3, 1.5, 0.6, -1.0],
+]
+EDGE_TOP_K = [2, 6, 9, 1]
+EDGE_LABELS = ["top_k=2, tokens 1, 3 and 4 tied at the cut", "top_k=6 (= V)", "top_k=9 (> V)", "top_k=1"]
+EDGE_TIED = (1, 3, 4)
+EDGE_EXPECTED = [
+    [0.0, 0.333333333333, 0.0, 0.333333333333, 0.333333333333, 0.0],
+    [0.170786171501, 0.0937294373654, 0.343921121407, 0.11448139366, 0.0465446623767, 0.23053721369],
+    [0.0614049230572, 0.249009236009, 0.111887064906, 0.410546824008, 0.0304927809166, 0.136659171104],
+    [0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+]
+EDGE_TOP_K_ONE_IGNORED = [0.112473729547, 0.20494049899, 0.068218764366, 0.412699479792, 0.167791091074,
+                          0.0338764362308]  # row 3 without its top_k=1
+
+# One draw per row (the default num_samples): the five rows above and, 11 times, a row whose top_k=1
+# leaves token 3 only; a sampler whose one-draw path skips the filters draws another token from it
+# with probability 0.79 each time.
+ONE_DRAW_ROW = [0.5, 0.4, 0.3, 0.6, 0.2, 0.1]
+ONE_DRAW_PARAMS = {"temperature": 1.0, "top_k": 1, "top_p": 1.0, "min_p": 0.0}
+ONE_DRAW_COPIES = 11
+ONE_DRAW_UNFILTERED = [0.190844159805, 0.172682937834, 0.15624998454, 0.210915420329, 0.141380831315,
+                       0.127926666177]
+
+# Fed extreme uniforms: rows 0 and 1 exclude token 0 and token 5 (an inverse CDF that runs off an
+# end draws them; their float32 cumulative sums can end a hair below 1), rows 2 and 3 allow one
+# token only (if Gumbel or exponential noise takes log(0) for it, every token scores -inf or inf
+# and the first one, excluded, wins).
+EXTREME_LOGITS = [
+    [-3.0, -0.4, 1.9, 1.4, 0.3, NEG_INF],
+    [-3.0, -0.2, 0.8, 1.2, -1.1, NEG_INF],
+    [0.2, 0.8, -0.3, 1.5, 0.6, -1.0],
+    [NEG_INF, NEG_INF, 0.5, NEG_INF, NEG_INF, NEG_INF],
+]
+EXTREME_PARAMS = {"temperature": [0.8, 0.8, 1.0, 1.0], "top_k": [4, 4, 1, 0]}
+EXTREME_LABELS = ["temperature=0.8, top_k=4, token 5 at -inf", "temperature=0.8, top_k=4, token 5 at -inf",
+                  "top_k=1: token 3 only", "only token 2 is finite"]
+EXTREME_EXPECTED = [
+    [0.0, 0.0326668909758, 0.579034484334, 0.309934825246, 0.0783637994442, 0.0],
+    [0.0, 0.0946109729652, 0.330224749339, 0.544448592685, 0.0307156850113, 0.0],
+    [0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+]
+# About ten 0.0s and ten largest floats per row; each mistake shows in two rows, and a wrong sampler
+# escapes only if neither row gets the value that trips it: 0.99**2000, below 1e-8.
+EXTREME_DRAWS = 1000
+
 
 def _logits() -> torch.Tensor:
     return torch.tensor(LOGITS, dtype=torch.float32)
@@ -205,12 +269,13 @@ def test_tiny_draws_per_row(sub, ctx):
     for row in SAMPLED_ROWS:
         expect_distribution(ctx, draws[row], expected[row], label=f"sample, {_row(row)}",
                             alternatives={name: probs[row] for name, probs in alternatives.items()})
+    expect_independent_within_row(ctx, draws[4], expected[4], label=f"sample, consecutive draws of {_row(4)}")
 
 
 def test_tiny_generator(sub, ctx):
-    """sample: the same generator seed repeats the draws, another seed changes them
+    """sample: the same generator seed repeats the draws, another seed changes them, and so does torch.manual_seed
 
-    zh: sample：相同的 generator 种子得到相同的抽样，不同的种子得到不同的抽样
+    zh: sample：相同的 generator 种子得到相同的抽样，不同的种子得到不同的抽样；不传 generator 时 torch.manual_seed 同样如此
     """
     row = torch.tensor([LOGITS[4]])
     seed, other = ctx.fresh_seed("same"), ctx.fresh_seed("other")
@@ -224,6 +289,18 @@ def test_tiny_generator(sub, ctx):
     second = sub.sample(row, num_samples=200, generator=ctx.generator(other))
     second = expect_tensor(second, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)
     expect_different_under_seeds(ctx, first, second, _expected()[4:5], label="sample, two generator seeds")
+    # One draw per row (a decoder's call), 16 rows: the same seed must repeat them too.
+    rows = torch.tensor([LOGITS[4]] * 16)
+    single = [_one_draw_per_row(sub.sample(rows, generator=ctx.generator(seed)), 16, ctx) for _ in range(2)]
+    expect(torch.equal(single[0], single[1]), "sample with num_samples=1: the same generator seed gave different "
+           "draws; draw every random number from `generator`, on every path", diagnosis=SEEDS_DIAGNOSIS)
+    # generator=None: torch's default generator, so the same torch.manual_seed repeats the draws.
+    seeded = sub.with_global_seed(ctx.fresh_seed("global"))
+    unseeded = [expect_tensor(seeded.sample(row, num_samples=200), name="sample", shape=(1, 200), dtype=torch.int64,
+                              device=ctx.device) for _ in range(2)]
+    expect(torch.equal(unseeded[0], unseeded[1]), "sample with generator=None: two calls after the same "
+           "torch.manual_seed gave different draws; without a generator, draw from torch's default generator",
+           diagnosis=MISTAKES["default_generator_unused"])
 
 
 def test_tiny_rows_independent(sub, ctx):
@@ -237,3 +314,115 @@ def test_tiny_rows_independent(sub, ctx):
     for copy in (0, 1):
         expect_distribution(ctx, draws[copy], _expected()[4], label=f"sample, copy {copy} of row 4")
     expect_independent_rows(ctx, draws[0], draws[1], _expected()[4], label="sample, two copies of row 4")
+
+
+def test_tiny_top_k_edges(sub, ctx):
+    """sampling_probs: ties at the top-k cut all stay, top_k=1 keeps one token, top_k >= V filters nothing
+
+    zh: sampling_probs：与第 k 个并列的 token 都保留，top_k=1 只留一个 token，top_k >= V 不做过滤
+    """
+    picked = [0, 3]  # first the rows whose top_k is below V
+    out = sub.sampling_probs(torch.tensor([EDGE_LOGITS[r] for r in picked]),
+                             top_k=torch.tensor([EDGE_TOP_K[r] for r in picked]))
+    out = expect_tensor(out, name="sampling_probs", shape=(2, 6), dtype=torch.float32, device=ctx.device)
+    tied = [token for token in EDGE_TIED if out[0, token] > 0]
+    expect(len(tied) == len(EDGE_TIED),
+           f"sampling_probs, row 0 ({EDGE_LABELS[0]}): tokens {list(EDGE_TIED)} share the 2nd largest probability, "
+           f"so top-k must keep all three; you kept {tied}", diagnosis=MISTAKES["top_k_drops_ties"])
+    expected = torch.tensor([EDGE_EXPECTED[r] for r in picked], dtype=torch.float64)
+    one_ignored = torch.tensor([EDGE_EXPECTED[0], EDGE_TOP_K_ONE_IGNORED], dtype=torch.float64)
+    expect_close(out, expected, what="sampling_probs at the edges of top-k",
+                 row_labels=[EDGE_LABELS[r] for r in picked], mistakes={MISTAKES["top_k_one_ignored"]: one_ignored},
+                 **TOLERANCE)
+    # Now top_k >= V, per row and as one number: a crash or a wrong row here is about that rule.
+    with diagnosed(MISTAKES["top_k_at_least_vocab"]):
+        out = sub.sampling_probs(torch.tensor(EDGE_LOGITS), top_k=torch.tensor(EDGE_TOP_K))
+        out = expect_tensor(out, name="sampling_probs", shape=(4, 6), dtype=torch.float32, device=ctx.device)
+        expect_close(out, torch.tensor(EDGE_EXPECTED, dtype=torch.float64),
+                     what="sampling_probs with top_k = 2, 6, 9, 1", row_labels=EDGE_LABELS, **TOLERANCE)
+        for row in (1, 2):
+            out = sub.sampling_probs(torch.tensor([EDGE_LOGITS[row]]), top_k=EDGE_TOP_K[row])
+            out = expect_tensor(out, name="sampling_probs", shape=(1, 6), dtype=torch.float32, device=ctx.device)
+            expect_close(out, torch.tensor([EDGE_EXPECTED[row]], dtype=torch.float64),
+                         what=f"sampling_probs with top_k={EDGE_TOP_K[row]} for V=6", **TOLERANCE)
+
+
+def test_tiny_default_shape(sub, ctx):
+    """sample: without num_samples, one draw per row, shape [B, 1], from the filtered distribution
+
+    zh: sample：不传 num_samples 时每行抽一次，形状为 [B, 1]，且来自过滤后的分布
+    """
+    rows = len(LOGITS) + ONE_DRAW_COPIES
+    logits = torch.tensor(LOGITS + [ONE_DRAW_ROW] * ONE_DRAW_COPIES)
+    params = {name: torch.tensor(values + [ONE_DRAW_PARAMS[name]] * ONE_DRAW_COPIES) for name, values in PARAMS.items()}
+    draws = _one_draw_per_row(sub.with_global_seed(ctx.fresh_seed("default")).sample(logits, **params), rows, ctx)
+    one_hot = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    expected = torch.tensor(EXPECTED + [one_hot] * ONE_DRAW_COPIES, dtype=torch.float64)
+    unfiltered = torch.tensor(MISTAKEN["no_filtering"] + [ONE_DRAW_UNFILTERED] * ONE_DRAW_COPIES, dtype=torch.float64)
+    expect_support(draws, expected, what="sample without num_samples (one draw per row)",
+                   why_excluded=lambda row, token: _excluded(row, token) if row < len(LOGITS)
+                   else "top_k=1 keeps token 3 only", row_labels=LABELS + ["top_k=1"] * ONE_DRAW_COPIES,
+                   alternatives={MISTAKES["no_filtering"]: unfiltered})
+
+
+def _one_draw_per_row(draws, rows: int, ctx) -> torch.Tensor:
+    """``draws`` of ``sample`` without num_samples, checked: int64 [rows, 1] (a [rows] tensor is a known mistake)."""
+    if isinstance(draws, torch.Tensor) and tuple(draws.shape) == (rows,):
+        fail(f"sample without num_samples returned shape {list(draws.shape)}; the default is num_samples=1, and "
+             f"the result keeps that dimension: [{rows}, 1]", diagnosis=MISTAKES["sample_shape_squeezed"])
+    return expect_tensor(draws, name="sample", shape=(rows, 1), dtype=torch.int64, device=ctx.device)
+
+
+def test_tiny_bad_parameters(sub, ctx):
+    """sampling_probs: a bad value in any row of a per-row parameter, or a [B, 1] tensor, raises ValueError
+
+    zh: sampling_probs：逐行参数中任何一行的非法值，或形状为 [B, 1] 的参数张量，都抛出 ValueError
+    """
+    bad_row = torch.tensor([1.0, 1.0, 1.0, -0.5, 1.0])
+    with expect_raises(ValueError, "sampling_probs() with a per-row temperature of -0.5 in row 3",
+                       diagnosis=MISTAKES["bad_row_accepted"]):
+        sub.sampling_probs(_logits(), temperature=bad_row)
+    with expect_raises(ValueError, "sampling_probs() with a temperature tensor of shape [5, 1] (must be [5])",
+                       diagnosis=MISTAKES["bad_shape_accepted"]):
+        sub.sampling_probs(_logits(), temperature=torch.full((5, 1), 0.8))
+
+
+def test_tiny_extreme_uniforms(sub, ctx):
+    """sample: correct when torch.rand returns exactly 0.0 or 0.99999994
+
+    zh: sample：torch.rand 恰好返回 0.0 或 0.99999994 时依然正确
+    """
+    logits = torch.tensor(EXTREME_LOGITS)
+    params = {name: torch.tensor(values) for name, values in EXTREME_PARAMS.items()}
+
+    def why(row: int, token: int) -> str:
+        return "its logit is -inf" if EXTREME_LOGITS[row][token] == NEG_INF else "top-k removes it"
+
+    # The same call with ordinary random numbers first: a failure there is not about extreme values.
+    draws = sub.sample(logits, num_samples=200, generator=ctx.generator(), **params)
+    draws = expect_tensor(draws, name="sample", shape=(4, 200), dtype=torch.int64, device=ctx.device)
+    expect_support(draws, torch.tensor(EXTREME_EXPECTED, dtype=torch.float64), what="sample", why_excluded=why,
+                   row_labels=EXTREME_LABELS)
+    extreme = sub.with_extreme_uniforms(ctx.fresh_seed("extreme"))
+    what = "sample fed extreme uniform values (0.0 and 0.99999994)"
+    with diagnosed(MISTAKES["extreme_uniforms"]):  # also an exception: an index one past the end, say
+        draws = extreme.sample(logits, num_samples=EXTREME_DRAWS, generator=ctx.generator(), **params)
+        draws = expect_tensor(draws, name="sample", shape=(4, EXTREME_DRAWS), dtype=torch.int64, device=ctx.device)
+    offending = _rows_drawing_excluded(draws, EXTREME_EXPECTED)  # one pass; the checks below say what is wrong
+    if not offending:
+        return
+    with diagnosed(MISTAKES["extreme_uniforms"]):
+        expect_tokens_in_range(draws, 6, what=what)
+    # Rows 0 and 1 first: an inverse CDF goes wrong there, and noise with log(0) only in rows 2 and 3.
+    for rows, diagnosis in (((0, 1), MISTAKES["extreme_uniforms"]), ((2, 3), MISTAKES["log_of_zero"])):
+        if offending & set(rows):
+            checked = torch.tensor([EXTREME_EXPECTED[r] if r in rows else [1.0] * 6 for r in range(4)],
+                                   dtype=torch.float64)
+            expect_support(draws, checked, what=what, why_excluded=why, row_labels=EXTREME_LABELS,
+                           diagnosis=diagnosis)
+
+
+def _rows_drawing_excluded(draws: torch.Tensor, expected: list[list[float]]) -> set[int]:
+    """The rows of ``draws`` (int64 [B, n], already checked) holding a token outside [0, V) or of probability 0."""
+    return {row for row, (tokens, probs) in enumerate(zip(draws.tolist(), expected))
+            if any(not 0 <= token < len(probs) or probs[token] == 0 for token in tokens)}

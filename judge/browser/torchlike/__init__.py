@@ -3,7 +3,9 @@
 Registered as ``torch`` inside Pyodide only (:func:`judge.browser.torchlike.install`); in
 CPython it is imported under its own name, and tests compare it with real torch operation by
 operation. Anything outside the subset raises :class:`UnsupportedOperation`, an
-``AttributeError`` naming the operation and saying to use Submit. See docs/browser.md.
+``AttributeError`` naming the operation and saying to use Submit: a missing function or
+module (``torch.fft``), a missing method (``Tensor.matmul``, also through ``torch.Tensor``), and
+a keyword argument the subset does not take (``torch.zeros(..., out=...)``). See docs/browser.md.
 """
 
 from __future__ import annotations
@@ -14,27 +16,35 @@ import sys as _sys
 from judge.browser.torchlike import _methods  # noqa: F401 - attaches the Tensor methods
 from judge.browser.torchlike._creation import (arange, as_tensor, empty, empty_like, full, full_like, linspace,
                                                ones, ones_like, tensor, zeros, zeros_like)
-from judge.browser.torchlike._dtypes import (bool_ as bool, dtype, finfo, float32, float64, iinfo, int32, int64,
-                                             promote_types, result_type)
-from judge.browser.torchlike._errors import UnsupportedOperation
+from judge.browser.torchlike._dtypes import (bfloat16, bool_ as bool, dtype, finfo, float16, float32, float64, iinfo,
+                                             int32, int64, promote_types, result_type)
+from judge.browser.torchlike._errors import UnsupportedOperation, guard as _guard
 from judge.browser.torchlike._functions import (abs, add, allclose, bitwise_and, bitwise_not, bitwise_or,
-                                                bitwise_xor, broadcast_to, ceil, clamp, clip, div, divide, eq, equal,
-                                                exp, floor, floor_divide, ge, gt, is_floating_point, is_tensor,
-                                                isclose, isfinite, isinf, isnan, isneginf, isposinf, le, log, log1p,
-                                                log2, logical_and, logical_not, logical_or, logical_xor, lt,
-                                                maximum, minimum, mul, ne, neg, numel, permute, pow, remainder,
-                                                round, sigmoid, sqrt, sub, t, tanh, transpose, true_divide)
-from judge.browser.torchlike._random import (Generator, default_generator, initial_seed, manual_seed, multinomial,
-                                             rand, rand_like, randint, randn, randperm, seed)
-from judge.browser.torchlike._reductions import (all, amax, amin, any, argmax, argmin, cumprod, cumsum,
-                                                 log_softmax, max, mean, min, prod, softmax, sum)
+                                                bitwise_xor, broadcast_tensors, broadcast_to, ceil, chunk, clamp,
+                                                clamp_max, clamp_min, clip, clone, div, divide, eq, equal, exp, exp2,
+                                                expm1, fix, flatten, floor, floor_divide, frac, ge, gt,
+                                                is_floating_point, is_tensor, isclose, isfinite, isinf, isnan,
+                                                isneginf, isposinf, le, log, log1p, log2, log10, logical_and,
+                                                logical_not, logical_or, logical_xor, lt, maximum, minimum, mul,
+                                                nan_to_num, narrow, ne, neg, nextafter, numel, outer, permute, pow,
+                                                reciprocal, remainder, reshape, round, rsqrt, select, sigmoid, sign,
+                                                split, sqrt, square, squeeze, sub, t, tanh, transpose, true_divide,
+                                                trunc, unbind, unsqueeze)
+from judge.browser.torchlike._random import (Generator, bernoulli, binomial, default_generator, get_rng_state,
+                                             initial_seed, manual_seed, multinomial, normal, rand, rand_like, randint,
+                                             randint_like, randn, randn_like, randperm, seed, set_rng_state)
+from judge.browser.torchlike._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cumprod,
+                                                 cumsum, log_softmax, logsumexp, max, mean, min, prod, softmax, sum)
 from judge.browser.torchlike._shape import Size
-from judge.browser.torchlike._sorting import (argsort, bincount, cat, flip, gather, masked_fill, nonzero, scatter,
-                                              scatter_add, searchsorted, sort, stack, topk, unique, where)
+from judge.browser.torchlike._sorting import (argsort, argwhere, bincount, bucketize, cat, flip, gather,
+                                              index_add, index_select, kthvalue, masked_fill, masked_select, nonzero,
+                                              repeat_interleave, scatter, scatter_add, searchsorted, sort, stack,
+                                              take_along_dim, topk, unique, where)
 from judge.browser.torchlike._tensor import Tensor, device
 
 float = float32  # noqa: A001 - torch's aliases
 double = float64
+half = float16
 long = int64
 int = int32  # noqa: A001
 concat = concatenate = cat
@@ -99,12 +109,42 @@ def __getattr__(name: str):
     raise UnsupportedOperation(f"torch.{name}")
 
 
+def _guard_keywords() -> None:
+    """Wrap the functions of the namespace and its modules, the Tensor methods and the distributions'
+    methods so that a keyword argument the subset does not take says "not available in the browser"
+    (see _errors.guard)."""
+    import types
+
+    from judge.browser.torchlike import distributions, random
+    from judge.browser.torchlike.nn import functional
+
+    for module, prefix in ((_sys.modules[__name__], "torch"), (functional, "torch.nn.functional"),
+                           (random, "torch.random")):
+        for name, value in list(vars(module).items()):
+            if isinstance(value, types.FunctionType) and not name.startswith("_") and name != "install":
+                setattr(module, name, _guard(value, f"{prefix}.{name}"))
+    classes = [(Tensor, "Tensor")] + [(value, f"torch.distributions.{name}")
+                                      for name, value in vars(distributions).items()
+                                      if isinstance(value, type) and issubclass(value, distributions.Distribution)]
+    for cls, prefix in classes:
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, types.FunctionType) and (name == "__init__" or not name.startswith("__")):
+                setattr(cls, name, _guard(value, prefix if name == "__init__" else f"{prefix}.{name}"))
+
+
+from judge.browser.torchlike import distributions, nn, random  # noqa: E402 - they use the namespace above
+
+_guard_keywords()
+
+
 def install() -> None:
-    """Make ``import torch`` (and ``torch.nn.functional``) load this subset (Pyodide only)."""
-    from judge.browser.torchlike import nn
+    """Make ``import torch`` (with ``torch.nn.functional``, ``torch.distributions`` and
+    ``torch.random``) load this subset (Pyodide only)."""
     from judge.browser.torchlike.nn import functional
 
     module = _sys.modules[__name__]
     _sys.modules["torch"] = module
     _sys.modules["torch.nn"] = nn
     _sys.modules["torch.nn.functional"] = functional
+    _sys.modules["torch.distributions"] = distributions
+    _sys.modules["torch.random"] = random

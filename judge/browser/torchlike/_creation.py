@@ -53,7 +53,8 @@ def as_tensor(data, dtype: dt.dtype | None = None, device=None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def full(size, fill_value, *, dtype: dt.dtype | None = None, device=None, **_ignored) -> Tensor:
+def full(size, fill_value, *, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False,
+         pin_memory=False) -> Tensor:
     check_device(device)
     shape = sizes_from_args((size,) if isinstance(size, int) else (tuple(size),))
     kind = dtype or dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
@@ -62,12 +63,24 @@ def full(size, fill_value, *, dtype: dt.dtype | None = None, device=None, **_ign
     return Tensor(dt.cast_values([value], kind) * count, shape, kind)
 
 
-def zeros(*size, dtype: dt.dtype | None = None, device=None, **_ignored) -> Tensor:
-    return full(sizes_from_args(size), 0, dtype=dtype or dt.default_float, device=device)
+def size_arguments(size: tuple, by_name: dict, function: str) -> tuple[int, ...]:
+    """``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``; any other keyword is one the subset lacks."""
+    keyword = by_name.pop("size", None)
+    if by_name:
+        raise TypeError(f"{function}() got an unexpected keyword argument '{next(iter(by_name))}'")
+    if keyword is not None:
+        size = (tuple(keyword),) if isinstance(keyword, (tuple, list)) else (keyword,)
+    return sizes_from_args(size)
 
 
-def ones(*size, dtype: dt.dtype | None = None, device=None, **_ignored) -> Tensor:
-    return full(sizes_from_args(size), 1, dtype=dtype or dt.default_float, device=device)
+def zeros(*size, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          **by_name) -> Tensor:
+    return full(size_arguments(size, by_name, "zeros"), 0, dtype=dtype or dt.default_float, device=device)
+
+
+def ones(*size, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False,
+         **by_name) -> Tensor:
+    return full(size_arguments(size, by_name, "ones"), 1, dtype=dtype or dt.default_float, device=device)
 
 
 empty = zeros  # the subset's "uninitialised" memory is zeros
@@ -78,22 +91,26 @@ def _like(x: Tensor, value, dtype, device) -> Tensor:
     return full(x._shape, value, dtype=dtype or x.dtype)
 
 
-def zeros_like(x: Tensor, *, dtype=None, device=None, **_ignored) -> Tensor:
+def zeros_like(x: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None) -> Tensor:
     return _like(x, 0, dtype, device)
 
 
-def ones_like(x: Tensor, *, dtype=None, device=None, **_ignored) -> Tensor:
+def ones_like(x: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
     return _like(x, 1, dtype, device)
 
 
 empty_like = zeros_like
 
 
-def full_like(x: Tensor, fill_value, *, dtype=None, device=None, **_ignored) -> Tensor:
+def full_like(x: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None) -> Tensor:
     return _like(x, fill_value, dtype, device)
 
 
-def arange(start, end=None, step=1, *, dtype: dt.dtype | None = None, device=None, **_ignored) -> Tensor:
+def arange(start, end=None, step=1, *, dtype: dt.dtype | None = None, layout=None, device=None,
+           requires_grad=False) -> Tensor:
     """Like torch.arange: integers give int64, any float gives the default float dtype."""
     check_device(device)
     if end is None:
@@ -106,7 +123,8 @@ def arange(start, end=None, step=1, *, dtype: dt.dtype | None = None, device=Non
     return Tensor(dt.cast_values([start + i * step for i in range(count)], kind), (count,), kind)
 
 
-def linspace(start, end, steps: int, *, dtype: dt.dtype | None = None, device=None, **_ignored) -> Tensor:
+def linspace(start, end, steps: int, *, dtype: dt.dtype | None = None, layout=None, device=None,
+             requires_grad=False) -> Tensor:
     check_device(device)
     kind = dtype or dt.default_float
     if steps == 1:

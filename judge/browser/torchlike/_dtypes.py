@@ -1,13 +1,15 @@
 """dtypes of the torch subset, casting, and torch's type-promotion rules.
 
 A :class:`dtype` says how values are stored: ``float32`` values are rounded to single
-precision (through :mod:`array`), ``float64`` are Python floats, integer types are Python ints
-(wrapped to their width), ``bool`` are Python bools.
+precision (through :mod:`array`), ``float16`` and ``bfloat16`` are rounded to single precision
+and then to their own width (as torch converts a double: through float), ``float64`` are Python
+floats, integer types are Python ints (wrapped to their width), ``bool`` are Python bools.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from array import array
 
 
@@ -34,10 +36,14 @@ class dtype:
 
 float32 = dtype("float32", "f", 32)
 float64 = dtype("float64", "f", 64)
+float16 = dtype("float16", "f", 16)
+bfloat16 = dtype("bfloat16", "f", 16)
 int64 = dtype("int64", "i", 64)
 int32 = dtype("int32", "i", 32)
 bool_ = dtype("bool", "b", 8)
-ALL = (float32, float64, int64, int32, bool_)
+ALL = (float32, float64, float16, bfloat16, int64, int32, bool_)
+# Random bits of one uniform draw in [0, 1) (torch: the mantissa's width plus one).
+UNIFORM_BITS = {float64: 53, float32: 24, float16: 11, bfloat16: 8}
 _RANK = {"b": 0, "i": 1, "f": 2}
 default_float = float32
 
@@ -51,12 +57,41 @@ def _wrap_int(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
+def _bfloat16(values) -> list:
+    """Round to float32, then to the nearest bfloat16 (ties to even, NaN stays NaN), as c10 does."""
+    single = array("f", [float(v) for v in values])
+    bits = array("I")
+    bits.frombytes(single.tobytes())
+    for i, b in enumerate(bits):
+        if (b & 0x7F800000) == 0x7F800000 and b & 0x007FFFFF:
+            bits[i] = 0x7FC00000
+        else:
+            bits[i] = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16 & 0xFFFFFFFF
+    out = array("f")
+    out.frombytes(bits.tobytes())
+    return out.tolist()
+
+
+def _float16(values) -> list:
+    out = []
+    for v in array("f", [float(v) for v in values]).tolist():
+        try:
+            out.append(struct.unpack("<e", struct.pack("<e", v))[0])
+        except OverflowError:
+            out.append(math.copysign(math.inf, v))
+    return out
+
+
 def cast_values(values, target: dtype) -> list:
     """``values`` (Python numbers) converted to ``target`` as torch converts them."""
     if target is float32:
         return array("f", [float(v) for v in values]).tolist()
     if target is float64:
         return [float(v) for v in values]
+    if target is bfloat16:
+        return _bfloat16(values)
+    if target is float16:
+        return _float16(values)
     if target is bool_:
         return [bool(v) for v in values]
     out = []
@@ -75,6 +110,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a
     if _RANK[a.kind] != _RANK[b.kind]:
         return a if _RANK[a.kind] > _RANK[b.kind] else b
+    if a.bits == b.bits:  # float16 with bfloat16: neither holds the other
+        return float32
     return a if a.bits >= b.bits else b
 
 
@@ -118,7 +155,7 @@ def result_type(*operands) -> dtype:
 
 
 class finfo:
-    """torch.finfo for float32 and float64."""
+    """torch.finfo for the floating dtypes."""
 
     def __init__(self, type: dtype = None) -> None:  # noqa: A002 - torch's parameter name
         type = type or default_float
@@ -129,6 +166,12 @@ class finfo:
         if type is float32:
             self.eps, self.max, self.tiny = 2.0 ** -23, 3.4028234663852886e38, 2.0 ** -126
             self.resolution = 1e-6
+        elif type is bfloat16:
+            self.eps, self.max, self.tiny = 2.0 ** -7, 3.3895313892515355e38, 2.0 ** -126
+            self.resolution = 0.01
+        elif type is float16:
+            self.eps, self.max, self.tiny = 2.0 ** -10, 65504.0, 2.0 ** -14
+            self.resolution = 0.001
         else:
             self.eps, self.max, self.tiny = 2.0 ** -52, 1.7976931348623157e308, 2.0 ** -1022
             self.resolution = 1e-15

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import struct
 
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike._shape import broadcast_shapes, source_positions
@@ -149,9 +150,61 @@ def _round_half_even(v):
     return float(round(v)) if math.isfinite(v) else v
 
 
+def expm1(v):
+    try:
+        return math.expm1(v)
+    except OverflowError:
+        return INF
+
+
+def log10(v):
+    return math.log10(v) if 0 < v < INF else log(v)
+
+
 UNARY_FLOAT = {"exp": exp, "log": log, "log1p": log1p, "sqrt": sqrt, "sigmoid": sigmoid,
                "log2": lambda v: log(v) / math.log(2) if v > 0 else log(v),
-               "tanh": lambda v: math.tanh(v)}
+               "tanh": lambda v: math.tanh(v), "expm1": expm1, "log10": log10,
+               "exp2": lambda v: power(2.0, v), "reciprocal": lambda v: true_div(1.0, v),
+               "rsqrt": lambda v: true_div(1.0, sqrt(v))}
+
+
+def trunc(v):
+    return math.copysign(float(math.trunc(v)), v) if math.isfinite(v) else v
+
+
+def frac(v):
+    return v - trunc(v) if math.isfinite(v) else NAN
+
+
+def sign(v):
+    return (v > 0) - (v < 0) if not isinstance(v, float) else (1.0 if v > 0 else -1.0 if v < 0 else 0.0)
+
+
+# Bit patterns of the floating dtypes below float64: struct formats (value, bits) and the smallest step.
+_BITS = {"float32": ("<f", "<I", 2.0 ** -149), "float16": ("<e", "<H", 2.0 ** -24)}
+
+
+def next_after(x, y, kind) -> float:
+    """The next value of dtype ``kind`` after ``x`` toward ``y`` (torch.nextafter)."""
+    if x != x or y != y:
+        return NAN
+    if x == y:
+        return y
+    if kind.bits == 64:
+        return math.nextafter(x, y)
+    up = y > x
+    if kind.name == "bfloat16":  # the upper half of a float32
+        if x == 0:
+            return math.copysign(2.0 ** -133, 1.0 if up else -1.0)
+        bits = struct.unpack("<I", struct.pack("<f", x))[0] >> 16
+        bits += 1 if up == (x > 0) else -1
+        return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+    value_format, bits_format, smallest = _BITS[kind.name]
+    if x == 0:
+        return smallest if up else -smallest
+    bits = struct.unpack(bits_format, struct.pack(value_format, x))[0]
+    bits += 1 if up == (x > 0) else -1
+    return struct.unpack(value_format, struct.pack(bits_format, bits))[0]
 
 
 def floor(v):

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from judge.browser.torchlike import _creation, _functions, _random, _reductions, _sorting
 from judge.browser.torchlike import _indexing
-from judge.browser.torchlike._shape import normalize_dim
 from judge.browser.torchlike._tensor import Tensor
 
 _SAME_NAME = {
     _functions: ["add", "sub", "mul", "div", "true_divide", "divide", "floor_divide", "remainder", "pow", "neg",
-                 "abs", "exp", "log", "log1p", "sqrt", "sigmoid", "log2", "tanh", "floor", "ceil", "round", "isnan",
-                 "isinf", "isfinite", "isposinf", "isneginf", "maximum", "minimum", "clamp", "clip", "eq", "ne",
-                 "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
-                 "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_not", "logical_and",
-                 "logical_or", "logical_xor", "isclose", "allclose", "equal", "expand", "broadcast_to", "permute",
-                 "transpose", "t", "repeat"],
+                 "abs", "exp", "log", "log1p", "sqrt", "sigmoid", "log2", "tanh", "expm1", "log10", "exp2",
+                 "reciprocal", "rsqrt", "floor", "ceil", "round", "trunc", "fix", "frac", "sign", "square",
+                 "nan_to_num", "nextafter", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "maximum",
+                 "minimum", "clamp", "clip", "clamp_min", "clamp_max", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+                 "greater_equal", "less", "less_equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+                 "bitwise_not", "logical_not", "logical_and", "logical_or", "logical_xor", "isclose", "allclose",
+                 "equal", "expand", "broadcast_to", "permute", "transpose", "t", "repeat", "narrow", "select",
+                 "unbind", "split", "chunk", "outer"],
     _reductions: ["sum", "mean", "prod", "any", "all", "max", "min", "amax", "amin", "argmax", "argmin", "cumsum",
-                  "cumprod", "softmax", "log_softmax"],
-    _sorting: ["sort", "argsort", "topk", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
-               "masked_fill", "masked_fill_", "nonzero", "flip", "unique", "bincount"],
-    _random: ["uniform_", "exponential_", "normal_", "multinomial"],
+                  "cumprod", "softmax", "log_softmax", "logsumexp", "count_nonzero"],
+    _sorting: ["sort", "argsort", "topk", "kthvalue", "gather", "take_along_dim", "index_select", "masked_select",
+               "repeat_interleave", "index_add", "index_add_", "scatter", "scatter_", "scatter_add", "scatter_add_",
+               "masked_fill", "masked_fill_", "nonzero", "argwhere", "flip", "unique", "bincount"],
+    _random: ["uniform_", "exponential_", "geometric_", "normal_", "random_", "bernoulli", "bernoulli_",
+              "multinomial"],
 }
 for module, names in _SAME_NAME.items():
     for name in names:
@@ -40,7 +43,8 @@ def _in_place(name: str):
 for _name in ("add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "neg", "abs", "exp", "log", "log1p",
               "sqrt", "sigmoid", "tanh", "floor", "ceil", "round", "clamp", "clip", "maximum", "minimum",
               "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_not", "logical_and", "logical_or",
-              "eq", "ne", "lt", "le", "gt", "ge", "cumsum"):
+              "eq", "ne", "lt", "le", "gt", "ge", "cumsum", "trunc", "fix", "frac", "sign", "square", "nan_to_num",
+              "reciprocal", "rsqrt", "expm1", "log10", "exp2", "log2", "clamp_min", "clamp_max", "nextafter"):
     setattr(Tensor, _name + "_", _in_place(_name))
 Tensor.true_divide_ = Tensor.div_
 
@@ -51,13 +55,6 @@ def _where(self: Tensor, condition: Tensor, other) -> Tensor:
 
 def _expand_as(self: Tensor, other: Tensor) -> Tensor:
     return _functions.expand(self, other._shape)
-
-
-def _narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
-    d = normalize_dim(dim, self.dim())
-    key = [slice(None)] * self.dim()
-    key[d] = slice(start, start + length)
-    return self[tuple(key)]
 
 
 def _new(kind):
@@ -73,7 +70,6 @@ def _new(kind):
 
 Tensor.where = _where
 Tensor.expand_as = _expand_as
-Tensor.narrow = _narrow
 Tensor.new_tensor, Tensor.new_zeros, Tensor.new_ones, Tensor.new_full, Tensor.new_empty = (
     _new("tensor"), _new("zeros"), _new("ones"), _new("full"), _new("empty"))
 Tensor.__getitem__ = _indexing.getitem

@@ -1,4 +1,5 @@
-"""Reductions along a dim (sum, mean, prod, max, min, argmax, argmin, any, all, cumsum) and softmax."""
+"""Reductions along a dim (sum, mean, prod, max, min, argmax, argmin, any, all, logsumexp, count_nonzero,
+cumsum) and softmax."""
 
 from __future__ import annotations
 
@@ -167,6 +168,28 @@ def amax(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
 
 def amin(x: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     return _reduce(x, dim if dim != () else None, keepdim, lambda v: v[_first_extreme(v, False)], x.dtype)
+
+
+def _log_sum_exp(values: list) -> float:
+    values = [float(v) for v in values]
+    if not values:
+        return -math.inf
+    top = builtins.max(values, key=lambda v: (v != v, v))  # NaN first, then the largest
+    if top != top or top == math.inf:
+        return top if top != top or builtins.all(v == v for v in values) else math.nan
+    if top == -math.inf:
+        return -math.inf
+    return top + math.log(math.fsum(ew.exp(v - top) for v in values))
+
+
+def logsumexp(x: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) along ``dim`` without overflow; integer inputs give the default float dtype."""
+    kind = x.dtype if x.dtype.is_floating_point else dt.default_float
+    return _reduce(x, dim, keepdim, _log_sum_exp, kind)
+
+
+def count_nonzero(x: Tensor, dim=None) -> Tensor:
+    return _reduce(x, dim, False, lambda v: builtins.sum(1 for a in v if a), dt.int64)
 
 
 def _scan(x: Tensor, dim: int, step, out_dtype: dt.dtype) -> Tensor:

@@ -1,5 +1,6 @@
-"""Ordering and selection: sort, argsort, topk, gather, scatter, nonzero, where, masked_fill,
-searchsorted, flip, stack, cat, unique, bincount."""
+"""Ordering and selection: sort, argsort, topk, kthvalue, gather, take_along_dim, index_select,
+masked_select, scatter, nonzero, where, masked_fill, searchsorted, bucketize, repeat_interleave, flip,
+stack, cat, unique, bincount."""
 
 from __future__ import annotations
 
@@ -58,6 +59,25 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     return values_indices(ordered.values[tuple(index)], ordered.indices[tuple(index)])
 
 
+def kthvalue(x: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+    """(values, indices) of the ``k``-th smallest along ``dim`` (1-based; NaN counts as the largest)."""
+    if x.dtype is dt.bool_:
+        raise RuntimeError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    d = normalize_dim(dim, x.dim())
+    size = x._shape[d] if x.dim() else 1
+    if not 1 <= k <= size:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+    ordered = sort(x, d, stable=True)
+    if x.dim() == 0:
+        return values_indices(ordered.values, ordered.indices)
+    index = [slice(None)] * x.dim()
+    index[d] = slice(k - 1, k)
+    values, indices = ordered.values[tuple(index)], ordered.indices[tuple(index)]
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return values_indices(values, indices)
+
+
 def _check_index(index: Tensor, name: str) -> None:
     if index.dtype is not dt.int64:
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
@@ -68,19 +88,77 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
     d = normalize_dim(dim, x.dim())
     if index.dim() != x.dim():
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    out = []
+    too_large = [axis for axis, n in enumerate(index._shape) if axis != d and n > x._shape[axis]]
+    if index._data and too_large:
+        raise RuntimeError(f"Size does not match at dimension {too_large[0]} expected index {list(index._shape)} to "
+                           f"be no larger than self {list(x._shape)} apart from dimension {d}")
+    size = x._shape[d] if x.dim() else 1
     steps = strides(x._shape)
-    for position, coordinate in coordinates(index._shape):
-        target = index._data[position]
-        if not -x._shape[d] <= target < x._shape[d]:
-            raise RuntimeError(f"index {target} is out of bounds for dimension {d} with size {x._shape[d]}")
-        for axis in range(x.dim()):
-            if axis != d and coordinate[axis] >= x._shape[axis]:
-                raise RuntimeError(f"Size does not match at dimension {axis} expected index {list(index._shape)} "
-                                   f"to be no larger than self {list(x._shape)} apart from dimension {d}")
-        flat = sum((target % x._shape[d] if axis == d else c) * steps[axis] for axis, c in enumerate(coordinate))
-        out.append(x._data[flat])
+    # Where each index position starts in x before its own offset along ``d`` (one pass per dim).
+    bases = [0]
+    for axis, n in enumerate(index._shape):
+        step = 0 if axis == d else steps[axis]
+        bases = [b + j * step for b in bases for j in range(n)]
+    along, data, out = steps[d] if x.dim() else 0, x._data, []
+    for base, target in zip(bases, index._data):
+        if not -size <= target < size:
+            raise RuntimeError(f"index {target} is out of bounds for dimension {d} with size {size}")
+        out.append(data[base + (target % size) * along])
     return Tensor(out, index._shape, x.dtype)
+
+
+def take_along_dim(x: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` with the other dims broadcast; without ``dim``, on the flattened tensor."""
+    _check_index(indices, "take_along_dim")
+    if dim is None:
+        return gather(x.reshape(-1), 0, indices.reshape(-1))
+    d = normalize_dim(dim, x.dim())
+    if indices.dim() != x.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {x.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    shape = list(broadcast_shapes(tuple(1 if i == d else s for i, s in enumerate(x._shape)),
+                                  tuple(1 if i == d else s for i, s in enumerate(indices._shape))))
+    source = list(shape)
+    source[d], shape[d] = x._shape[d], indices._shape[d]
+    return gather(ew.expand_to(x, tuple(source)), d, ew.expand_to(indices, tuple(shape)))
+
+
+def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    if index.dtype.kind != "i" or index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector (int64 or int32)")
+    d = normalize_dim(dim, x.dim())
+    key = [slice(None)] * x.dim()
+    key[d] = index.reshape(-1)
+    return x[tuple(key)] if x.dim() else x.clone()
+
+
+def masked_select(x: Tensor, mask: Tensor) -> Tensor:
+    if mask.dtype is not dt.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask, got {mask.dtype.name.capitalize()}")
+    shape = broadcast_shapes(x._shape, mask._shape)
+    values, keep = ew._values(x, shape), ew._values(mask, shape)
+    picked = [v for v, m in zip(values, keep) if m]
+    return Tensor(picked, (len(picked),), x.dtype)
+
+
+def repeat_interleave(x: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Each element (or slice along ``dim``) repeated; ``repeat_interleave(counts)`` repeats the indices."""
+    if repeats is None:
+        counts = x
+        x = Tensor(list(range(counts.numel())), (counts.numel(),), dt.int64)
+        repeats, dim = counts, 0
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    d = normalize_dim(dim, x.dim())
+    size = x._shape[d] if x.dim() else 1
+    counts = repeats._data if isinstance(repeats, Tensor) and repeats.numel() != 1 else \
+        [int(repeats.item() if isinstance(repeats, Tensor) else repeats)] * size
+    if len(counts) != size:
+        raise RuntimeError("repeats must have the same size as input along dim")
+    if any(c < 0 for c in counts):
+        raise RuntimeError("repeats can not be negative")
+    order = [i for i, c in enumerate(counts) for _ in range(c)]
+    return index_select(x if x.dim() else x.reshape(1), d, Tensor(order, (len(order),), dt.int64))
 
 
 def scatter_(x: Tensor, dim: int, index: Tensor, src=None, value=None, reduce=None) -> Tensor:
@@ -124,6 +202,29 @@ def scatter_add_(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         x._data[flat] = x._data[flat] + src._data[sum(c * s for c, s in zip(coordinate, source_strides))]
     x._data[:] = dt.cast_values(x._data, x.dtype)
     return x
+
+
+def index_add_(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """In place: add slice ``i`` of ``source`` along ``dim`` to slice ``index[i]`` of ``x``."""
+    if index.dtype.kind != "i" or index.dim() > 1:
+        raise IndexError("index_add_(): Index is supposed to be a vector")
+    d = normalize_dim(dim, x.dim())
+    size = x._shape[d] if x.dim() else 1
+    positions = index.reshape(-1)._data
+    if (source._shape[d] if source.dim() else 1) != len(positions):
+        raise RuntimeError("index_add_(): Number of indices should be equal to source.size(dim)")
+    for i, target in enumerate(positions):
+        if not -size <= target < size:
+            raise IndexError(f"index out of range in self: index {target} for dimension of size {size}")
+        key = [slice(None)] * x.dim()
+        key[d] = target % size
+        part = source.select(d, i) if source.dim() else source
+        x[tuple(key)] = x[tuple(key)] + (part if alpha == 1 else part * alpha)
+    return x
+
+
+def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    return index_add_(x.clone(), dim, index, source, alpha=alpha)
 
 
 def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -206,6 +307,17 @@ def searchsorted(sorted_sequence: Tensor, values, *, out_int32: bool = False, ri
         boundaries = [key(v) for v in sorted_sequence._data[row * width:(row + 1) * width]]
         out.extend(finder(boundaries, key(v)) for v in values._data[row * count:(row + 1) * count])
     return Tensor(out, values._shape, kind)
+
+
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
+    """The bucket of each value among 1-D ``boundaries``: ``searchsorted(boundaries, input, right=right)``."""
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def argwhere(x: Tensor) -> Tensor:
+    return nonzero(x)
 
 
 def flip(x: Tensor, dims) -> Tensor:

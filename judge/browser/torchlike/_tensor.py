@@ -48,7 +48,16 @@ def check_device(spec) -> None:
         device(spec)
 
 
-class Tensor:
+class _TensorType(type):
+    """``torch.Tensor.name`` for a method the subset lacks says so, as ``tensor.name`` does."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise UnsupportedOperation(f"Tensor.{name}")
+
+
+class Tensor(metaclass=_TensorType):
     """A dense tensor (see the module docstring for what is shared and what is copied)."""
 
     __slots__ = ("_data", "_shape", "dtype", "__weakref__")
@@ -88,6 +97,10 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         return False
+
+    @property
+    def data(self) -> "Tensor":
+        return self
 
     @property
     def T(self) -> "Tensor":  # noqa: N802 - torch's name
@@ -235,6 +248,7 @@ class Tensor:
         check_device(kwargs.pop("device", None))
         kwargs.pop("non_blocking", None)
         kwargs.pop("copy", None)
+        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to() got unexpected arguments {sorted(kwargs)}")
         for arg in args:
@@ -250,8 +264,9 @@ class Tensor:
 
     def type(self, dtype=None):
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
-                    "int32": "torch.IntTensor", "bool": "torch.BoolTensor"}[self.dtype.name]
+            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+                    "bfloat16": "torch.BFloat16Tensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                    "bool": "torch.BoolTensor"}[self.dtype.name]
         return self.to(dtype)
 
     def type_as(self, other: "Tensor") -> "Tensor":
@@ -262,6 +277,12 @@ class Tensor:
 
     def double(self) -> "Tensor":
         return self.to(dt.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(dt.float16)
+
+    def bfloat16(self) -> "Tensor":
+        return self.to(dt.bfloat16)
 
     def long(self) -> "Tensor":
         return self.to(dt.int64)

@@ -1,0 +1,76 @@
+"""Mistake: an inverse CDF with `searchsorted(cdf, u, right=True)` clamped to the last token V - 1 instead of the last allowed one: when u is the largest float below 1 and the float32 cumulative sum ends below it, the draw is token V - 1 even when it is excluded.
+
+Diagnosis: torch.rand returns 0.0 or the largest float below 1
+"""
+
+import torch
+
+
+def _per_row(value, batch, name):
+    """A parameter as a list with one Python number per row."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 1 or value.shape[0] != batch:
+            raise ValueError(f"{name} must have one value per row")
+        return [float(v) for v in value.tolist()]
+    return [float(value)] * batch
+
+
+def _validate(logits, temperature, top_k, top_p, min_p):
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
+        raise ValueError("logits must be a 2-D tensor")
+    if torch.isnan(logits).any():
+        raise ValueError("logits contain NaN")
+    if not torch.isfinite(logits).any(dim=1).all():
+        raise ValueError("a row has no finite logit")
+    batch = logits.shape[0]
+    rows = list(zip(*(_per_row(v, batch, n) for v, n in
+                      ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p")))))
+    for t, k, p, m in rows:
+        if t < 0 or k < 0 or not 0 < p <= 1 or not 0 <= m < 1:
+            raise ValueError(f"bad parameters: temperature={t}, top_k={k}, top_p={p}, min_p={m}")
+    return rows
+
+
+def _top_k(probs, k):
+    if 0 < k < probs.shape[0]:
+        kth = torch.topk(probs, k).values[-1]
+        probs = torch.where(probs >= kth, probs, torch.zeros_like(probs))
+    return probs / probs.sum()
+
+
+def _top_p(probs, p):
+    if p < 1:
+        ordered, order = torch.sort(probs, descending=True)
+        before = torch.cumsum(ordered, 0) - ordered
+        keep = torch.zeros_like(probs, dtype=torch.bool)
+        keep[order[before < p]] = True
+        probs = torch.where(keep, probs, torch.zeros_like(probs))
+    return probs / probs.sum()
+
+
+def _min_p(probs, m):
+    if m > 0:
+        probs = torch.where(probs >= m * probs.max(), probs, torch.zeros_like(probs))
+    return probs / probs.sum()
+
+
+def _row_probs(z, t, k, p, m):
+    if t == 0:
+        return torch.zeros_like(z).scatter(0, torch.argmax(z).view(1), 1.0)
+    probs = torch.softmax(z / t, dim=0)
+    probs = _min_p(_top_p(_top_k(probs, k), p), m)
+    return probs
+
+
+def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    rows = _validate(logits, temperature, top_k, top_p, min_p)
+    return torch.stack([_row_probs(logits[b], t, int(k), p, m) for b, (t, k, p, m) in enumerate(rows)])
+
+
+def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+    if not isinstance(num_samples, int) or num_samples < 1:
+        raise ValueError("num_samples must be a positive integer")
+    probs = sampling_probs(logits, temperature, top_k, top_p, min_p)
+    u = torch.rand(probs.shape[0], num_samples, generator=generator, dtype=probs.dtype)
+    cdf = torch.cumsum(probs, dim=1)
+    return torch.searchsorted(cdf, u, right=True).clamp(max=probs.shape[1] - 1)
