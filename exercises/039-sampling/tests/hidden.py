@@ -53,10 +53,7 @@ PAIR_ROWS = (0, 2)  # mixed rows whose consecutive draws are tested for independ
 SINGLE_DRAW = Bilingual("with num_samples=1 the draws follow another distribution than they should "
                         "(a separate path for one draw that skips a step?)",
                         "num_samples=1 时抽样服从的分布不对（是否为单次抽样另写了一条跳过某些步骤的路径？）")
-DEFAULT_GENERATOR = Bilingual(
-    "with generator=None the draws do not come from torch's default generator (a private generator, "
-    "a fixed seed, or another source of randomness)",
-    "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）")
+DEFAULT_GENERATOR = MISTAKES["default_generator_unused"]
 
 # |actual - expected| <= ATOL + RTOL * expected; see docs/statistics.md for the derivation.
 TOLERANCE = {torch.float32: (1e-4, 1e-6), torch.float64: (1e-9, 1e-12)}
@@ -166,9 +163,7 @@ def test_probs_top_k_edges(sub, ctx):
         _check_probs(sub, ctx, cases.top_k_edge_rows(), what="sampling_probs with extreme top_k")
 
 
-TOP_K_ABOVE_V = Bilingual("the code fails when top_k is larger than the vocabulary (top_k >= V must turn top-k off; "
-                          "torch.topk needs k <= V)",
-                          "top_k 大于词表大小时代码出错（top_k >= V 应当关闭 top-k；torch.topk 要求 k <= V）")
+TOP_K_ABOVE_V = MISTAKES["top_k_at_least_vocab"]
 
 
 # --- sample: hard checks -----------------------------------------------------------------
@@ -417,18 +412,13 @@ def test_extreme_uniforms(sub, ctx):
                            row_labels=batch.labels)
 
 
-EXTREME_UNIFORMS_DIAGNOSIS = Bilingual(
-    "the sampler fails when torch.rand returns 0.0 or the largest float below 1 "
-    "(an inverse CDF must never run past the last allowed token)",
-    "当 torch.rand 返回 0.0 或小于 1 的最大浮点数时采样出错（逆 CDF 不能越过最后一个允许的 token）")
+EXTREME_UNIFORMS_DIAGNOSIS = MISTAKES["extreme_uniforms"]
 
 
 # --- bad input ------------------------------------------------------------------------------
 
-BAD_SHAPE = Bilingual("a parameter tensor of the wrong shape (such as [B, 1]) is accepted: a per-row parameter "
-                      "must be a 1-D tensor of length B", "接受了形状错误的参数张量（例如 [B, 1]）：逐行参数必须是长度为 B 的一维张量")
-BAD_ROW = Bilingual("a bad value in one row of a per-row parameter is not refused: every row must be checked",
-                    "逐行参数中某一行的非法值没有被拒绝：每一行都必须检查")
+BAD_SHAPE = MISTAKES["bad_shape_accepted"]
+BAD_ROW = MISTAKES["bad_row_accepted"]
 
 
 def _bad_parameters() -> list[tuple[dict, str, str, Bilingual | None]]:
