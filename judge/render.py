@@ -27,6 +27,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from judge.cjk_breaks import cjk_breaks_plugin
 from judge.i18n import t
 from judge.report import Report
 from judge.verdicts import Verdict
@@ -270,7 +271,9 @@ class _DisplayMath(MarkdownElement):
 
 
 # rich's own parser (CommonMark, strikethrough, tables) with the site's dollar math.
-_MATH_MARKDOWN = MarkdownIt().enable("strikethrough").enable("table").use(dollarmath_plugin, double_inline=True)
+# The site's parser (judge.cjk_breaks: no space where a Chinese line is wrapped), with math as text.
+_MATH_MARKDOWN = (MarkdownIt().enable("strikethrough").enable("table").use(dollarmath_plugin, double_inline=True)
+                  .use(cjk_breaks_plugin))
 
 
 class MathMarkdown(Markdown):

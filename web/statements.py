@@ -10,7 +10,7 @@ and this module writes them, the TeX escaped inside, as
 
 and ``web/frontend/src/math.mjs`` typesets every ``.math`` with KaTeX (served from this site), in
 display mode unless it is ``inline``. Line breaks between Chinese characters are dropped
-(:mod:`web.cjk_breaks`). Raw HTML in a statement is not passed through.
+(:mod:`judge.cjk_breaks`). Raw HTML in a statement is not passed through.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from markupsafe import Markup
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from judge.exercise import Exercise as ExerciseSpec
-from web.cjk_breaks import cjk_breaks_plugin
+from judge.cjk_breaks import cjk_breaks_plugin
 
 
 def _display_math_in_paragraph(_renderer, tokens: Sequence[Token], index: int, _options, _env) -> str:

@@ -144,3 +144,19 @@ def test_a_sites_learner_view_shows_the_run_id_and_hidden_rules_never_a_seed():
         text = console.file.getvalue()
         assert "#42" in text and "--seed" not in text and "None" not in text
         assert rule in text
+
+
+def test_show_keeps_no_space_where_a_chinese_line_is_wrapped():
+    """A statement's line break between two Chinese characters prints as nothing, as on the site."""
+    import io
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[2] / "exercises/039-sampling/statement.zh.md").read_text()
+    console = Console(file=io.StringIO(), width=400, color_system=None)
+    console.print(MathMarkdown(source))
+    out = console.file.getvalue()
+    joints = [m.group(1) + m.group(2) for m in re.finditer(r"([\u4e00-\u9fff])\n([\u4e00-\u9fff])", source)]
+    assert joints, "the statement wraps no Chinese line: the test would prove nothing"
+    spaced = [j for j in joints if f"{j[0]} {j[1]}" in out and j not in out]
+    assert not spaced

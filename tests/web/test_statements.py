@@ -14,7 +14,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from judge.exercise import load_all
-from web.cjk_breaks import cjk_breaks_plugin, joins_without_space
+from judge.cjk_breaks import cjk_breaks_plugin, joins_without_space
 from web.statements import render_markdown
 
 FRONTEND = Path(__file__).resolve().parents[2] / "web" / "frontend"

@@ -4,7 +4,7 @@ CommonMark renders a line break inside a paragraph (a "softbreak") as a newline,
 browser shows as a space: right between English words, wrong between two Chinese characters
 ("分布\\n抽出" must read "分布抽出"). This core rule drops such breaks, with the rule of the npm
 plugin ``markdown-it-cjk-breaks`` (which serves markdown-it in JavaScript; our statements are
-rendered by markdown-it-py on the server): a softbreak is removed when the characters on both
+rendered by markdown-it-py on the server, and for the terminal): a softbreak is removed when the characters on both
 sides are East Asian fullwidth, wide or halfwidth (Unicode UAX #11) and neither is Hangul
 (Korean writes spaces between words), or when either side is a zero-width space. Each side's
 character is the nearest one of the nearest non-empty text token, so emphasis or a code span
