@@ -1017,10 +1017,12 @@ def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
 
 
 def analyse_single_draw_ignores_generator(suite: Suite, module, args, seed: int) -> dict:
-    """num_samples=1 ignores ``generator``: test_single_draws draws the single-draw rows twice with
-    generators seeded alike; the file survives only if two independent draws of every row agree."""
+    """num_samples=1 ignores ``generator``: test_single_draws draws the seed rows (each single-draw
+    kind 200 times) twice with generators seeded alike; the file survives only if two independent
+    draws of every row agree."""
     call = suite.calls["single"]
-    batch = suite.cases.single_draw_rows()
+    batch = suite.cases.single_draw_seed_rows()
+    seed_copies = batch.logits.shape[0] // call.batch.logits.shape[0]
     twice = [module.sample(batch.logits, num_samples=1, generator=torch.Generator().manual_seed(seed),
                            **batch.param_tensors()) for _ in range(2)]
     at_400 = [module.sample(suite.calls["scalar"].batch.logits, num_samples=SEEDS_DRAWS,
@@ -1029,15 +1031,15 @@ def analyse_single_draw_ignores_generator(suite: Suite, module, args, seed: int)
     log_per_copy = math.log(identical_rows_probability(call.batch.exact.probs, 1))  # one copy of each kind
     copies = math.ceil(math.log(1 - TARGET) / log_per_copy)
     survival = identical_rows_probability(batch.exact.probs, 1)
-    return {"killing_check": "seeds", "row": f"single-draw rows ({call.copies:,} copies x 5 kinds)",
-            "case": "single_draws", "n_point": copies, "n_conf": copies, "suite_n": call.copies,
+    return {"killing_check": "seeds", "row": f"single-draw seed rows ({seed_copies:,} copies x 5 kinds)",
+            "case": "single_draws", "n_point": copies, "n_conf": copies, "suite_n": seed_copies,
             "survival_at_suite_n": survival, "same_seed_calls_differ": not torch.equal(*twice),
             "same_seed_calls_at_400_agree": torch.equal(*at_400),
             "note": f"same seed twice at num_samples=1 gave different draws: "
                     f"{'yes' if not torch.equal(*twice) else 'NO'} (at 400 draws the file obeys the generator: "
                     f"{'yes' if torch.equal(*at_400) else 'NO'}, so only test_single_draws catches it). Survives only "
                     f"if all {batch.logits.shape[0]:,} rows draw alike twice: exact probability 10^"
-                    f"{math.log10(survival) if survival > 0 else -math.inf:,.0f} at {call.copies:,} copies per kind; "
+                    f"{math.log10(survival) if survival > 0 else -math.inf:,.0f} at {seed_copies:,} copies per kind; "
                     f"<= {1 - TARGET:g} from {copies} copies"}
 
 

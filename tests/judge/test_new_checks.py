@@ -221,3 +221,17 @@ def test_the_learner_process_reports_inputs_changed_in_place(tmp_path):
         process.call("tidy", [torch.tensor([float("nan"), 1.0])], {}, timeout_s=30)
         assert process.modified_inputs == ()
         assert process.cpu_time_s() > 0.0
+
+
+def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx):
+    """expect_distribution leaves the tokens the target excludes out before testing: same G, same df."""
+    probs = torch.zeros(5_000, dtype=torch.float64)
+    probs[[3, 70, 71, 900, 4_999]] = torch.tensor([0.4, 0.3, 0.2, 0.05, 0.05], dtype=torch.float64)
+    draws = torch.multinomial(probs, 3_000, replacement=True, generator=torch.Generator().manual_seed(4))
+    result = checks.expect_distribution(ctx, draws, probs, label="row 0")
+    full = stats.g_test(torch.bincount(draws, minlength=5_000).tolist(), probs.tolist())
+    assert (result.statistic, result.df, result.pvalue) == (full.statistic, full.df, full.pvalue)
+    excluded = draws.clone()
+    excluded[0] = 5  # a token the target excludes
+    with pytest.raises(ValueError, match="category 5"):
+        checks.expect_distribution(ctx, excluded, probs, label="row 0")

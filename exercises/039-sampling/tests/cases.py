@@ -254,6 +254,13 @@ def single_draw_rows() -> Batch:
     return repeated(single_draw_kinds(), SINGLE_DRAW_COPIES)
 
 
+@functools.cache
+def single_draw_seed_rows() -> Batch:
+    """Each kind of :func:`single_draw_kinds` 200 times: enough rows that a correct sampler's
+    single draws repeat under another seed with probability far below 1e-12, few enough to be cheap."""
+    return repeated(single_draw_kinds(), 200)
+
+
 def by_kind(draws: torch.Tensor, kinds: int) -> torch.Tensor:
     """Draws of a repeated batch ``[kinds * copies, n]`` regrouped as ``[kinds, copies * n]``: each
     kind's draws row after row, so consecutive draws of one row stay neighbours."""

@@ -317,6 +317,7 @@ def test_single_draws(sub, ctx):
     _check_kinds(ctx, draws, batch, kinds, cases.SINGLE_DRAW_COPIES, what=what, fit_kinds=[0, 1, 3, 4],
                  fallback=SINGLE_DRAW)
     seed = ctx.fresh_seed("single")
+    batch = cases.single_draw_seed_rows()
     again = _draw(sub, ctx, batch, 1, generator=ctx.generator(seed))
     expect(torch.equal(_draw(sub, ctx, batch, 1, generator=ctx.generator(seed)), again),
            "with num_samples=1, two calls with generators seeded alike returned different draws: every random "
@@ -362,7 +363,7 @@ def test_default_generator(sub, ctx):
     zh: sample：generator=None 时由 torch.manual_seed 决定抽样结果（1 次与 400 次抽样）
     """
     what = Bilingual("sample with generator=None", "sample（generator=None）")
-    for batch, num_samples in ((cases.scalar_rows(), 400), (cases.single_draw_rows(), 1)):
+    for batch, num_samples in ((cases.scalar_rows(), 400), (cases.single_draw_seed_rows(), 1)):
         seeded = sub.with_global_seed(ctx.fresh_seed(f"global {num_samples}"))
 
         def draws(source, batch=batch, num_samples=num_samples):
