@@ -5,7 +5,8 @@
 
 Judges the reference solution of exercise 39 ``--runs`` times (public + hidden, one reused
 learner process, distinct master seeds) and collects the p-value of every goodness-of-fit
-check (kind "fit": 22 per run) and of the "too regular" checks (case ``not_too_regular``: one
+check (kind "fit": 22 per run), of every within-row pair check (kind "pairs": 2 per run, also
+a G-test) and of the "too regular" checks (case ``not_too_regular``: one
 lower-tail test per case that ran fit checks: 7 cases, of which the judge declines 2, the public
 ``top_p=0.8`` row and the scalar rows, so 5 p-values per run). A too-regular test the judge declines
 (``judge.checks.too_regular``: the case's counts are too discrete for a lower tail at its level;
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     too_regular: dict[str, list[float]] = defaultdict(list)  # case title -> p-values, one per run
     declined: Counter[str] = Counter()  # case title -> runs whose too-regular test was declined
     independence: list[float] = []
+    pairs: dict[str, list[float]] = defaultdict(list)  # label -> p-values of the within-row pair test
     verdicts: Counter[str] = Counter()
     failures: list[str] = []
     fit_alpha = None
@@ -98,11 +100,14 @@ def main(argv: list[str] | None = None) -> int:
                             too_regular[check.label].append(check.p_value)
                     elif check.kind == "independence":
                         independence.append(check.p_value)
+                    elif check.kind == "pairs":
+                        pairs[check.label].append(check.p_value)
     finally:
         process.close()
     elapsed = time.monotonic() - started
     all_fit = [p for values in fit.values() for p in values]
     all_too_regular = [p for values in too_regular.values() for p in values]
+    all_pairs = [p for values in pairs.values() for p in values]
 
     results: dict = {"machine": info, "runs": args.runs, "threads": args.threads, "first_seed": args.seed,
                      "seed_step": SEED_STEP,
@@ -118,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     for column in ("checks", "p-values", "alpha", "rejected", "rate", f"{CONFIDENCE:.0%} interval",
                    "observed / nominal"):
         table.add_column(column, justify="left" if column == "checks" else "right", no_wrap=column != "checks")
-    groups = [("all fit checks", all_fit), ("too regular (lower tail), all cases", all_too_regular),
+    groups = [("all fit checks", all_fit), ("within-row pairs (G-test)", all_pairs),
+              ("too regular (lower tail), all cases", all_too_regular),
               ("independence (exact, discrete)", independence)]
     results["rates"] = []
     for name, values in groups:
@@ -138,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     # Uniformity ------------------------------------------------------------------------------
     ks = sps.kstest(all_fit, "uniform")
     ks_too = sps.kstest(all_too_regular, "uniform")
+    ks_pairs = sps.kstest(all_pairs, "uniform")
+    results["ks_pairs"] = {"statistic": float(ks_pairs.statistic), "pvalue": float(ks_pairs.pvalue),
+                           "n": len(all_pairs)}
     results["ks_all_fit"] = {"statistic": float(ks.statistic), "pvalue": float(ks.pvalue), "n": len(all_fit)}
     results["ks_too_regular"] = {"statistic": float(ks_too.statistic), "pvalue": float(ks_too.pvalue),
                                  "n": len(all_too_regular)}
@@ -146,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         table.add_column(column, justify="left" if column == "p-values of" else "right")
     table.add_row("all fit checks", str(len(all_fit)), f"{ks.statistic:.4f}", fmt_p(ks.pvalue), fmt_p(min(all_fit)),
                   f"{max(all_fit):.4f}")
+    table.add_row("within-row pairs", str(len(all_pairs)), f"{ks_pairs.statistic:.4f}", fmt_p(ks_pairs.pvalue),
+                  fmt_p(min(all_pairs)), f"{max(all_pairs):.4f}")
     table.add_row("too regular, all cases", str(len(all_too_regular)), f"{ks_too.statistic:.4f}",
                   fmt_p(ks_too.pvalue), fmt_p(min(all_too_regular)), f"{max(all_too_regular):.4f}")
     console.print(table)
@@ -200,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     for line in failures:
         console.print(f"[red]{line}[/red]")
     if args.json:
-        results["pvalues"] = {"fit": dict(fit), "too_regular": dict(too_regular), "independence": independence}
+        results["pvalues"] = {"fit": dict(fit), "pairs": dict(pairs), "too_regular": dict(too_regular),
+                              "independence": independence}
         write_json(args.json, results)
         console.print(f"wrote {args.json}")
     return 0 if not failures else 1
