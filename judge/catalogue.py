@@ -90,6 +90,11 @@ def budget_problems(exercise: Exercise, *, seed: int | None = None, device: str 
     silently lower every check's level, so it is a problem too. Each suite is judged on its own,
     so a problem names the suite and its own declaration. Returns readable problems (none: fine).
     """
+    return _budget_check(exercise, seed, device)[0]
+
+
+def _budget_check(exercise: Exercise, seed: int | None, device: str) -> tuple[list[str], Report]:
+    """:func:`budget_problems`, and the reference's report of the last suite (for the outcome)."""
     problems = []
     for suite in SUITES:
         declared = load_suite(exercise, suite).budget
@@ -104,7 +109,7 @@ def budget_problems(exercise: Exercise, *, seed: int | None = None, device: str 
             if used != declared.count(kind):
                 problems.append(f"{exercise.suite_path(suite).name}: BUDGET declares {kind}={declared.count(kind)} "
                                 f"but its tests use {used} ({declared})")
-    return problems
+    return problems, report
 
 
 def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str = "cpu", jobs: int = 2,
@@ -142,8 +147,7 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
         return _aggregate(solution.name, expectation, [_judge_wrong(report, solution) for report in reports])
 
     def run_budget() -> CheckOutcome:
-        problems = budget_problems(exercise, seed=seed, device=device)
-        report = judge_file(exercise, exercise.reference_path, seed=seed, device=device)
+        problems, report = _budget_check(exercise, seed, device)
         return CheckOutcome("budget", "each suite's BUDGET equals what it uses", report, not problems,
                             "; ".join(problems))
 

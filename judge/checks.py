@@ -69,16 +69,19 @@ class Label(str):
         return (str(self), self.public)
 
 
+def row_title(what: str, row: int, labels: Sequence[str] | None = None) -> Bilingual:
+    """``what`` (a Bilingual or plain name), row ``row`` and the row's value-free label, in both languages."""
+    label = labels[row] if labels and row < len(labels) else None
+    public = getattr(label, "public", None)
+    return Bilingual(f"{what}, row {row}" + (f" ({public})" if public else ""),
+                     f"{in_language(what, 'zh')}，第 {row} 行" + (f"（{public.zh}）" if public else ""))
+
+
 def rule(what: str, en: str, zh: str, *, row: int | None = None,
          labels: Sequence[str] | None = None) -> Bilingual:
     """The public rule of a failure: ``what`` (a Bilingual or plain name), the row, what went wrong."""
-    head_en, head_zh = str(what), in_language(what, "zh")
-    if row is not None:
-        label = labels[row] if labels and row < len(labels) else None
-        public = getattr(label, "public", None)
-        head_en += f", row {row}" + (f" ({public})" if public else "")
-        head_zh += f"，第 {row} 行" + (f"（{public.zh}）" if public else "")
-    return Bilingual(f"{head_en}: {en}", f"{head_zh}：{zh}")
+    head = row_title(what, row, labels) if row is not None else what
+    return Bilingual(f"{head}: {en}", f"{in_language(head, 'zh')}：{zh}")
 
 
 def fail(message: str, **details: Any) -> None:
@@ -312,7 +315,6 @@ def ordered_share(draws: torch.Tensor, probs: torch.Tensor) -> float:
     way): about 0.5-0.8 for independent draws, 1.0 for a sorted row. ``draws``: int64 ``[n]``."""
     if draws.numel() < 2:
         return 0.0
-    rank = torch.empty_like(draws)
     order = torch.argsort(probs.to(torch.float64), descending=True, stable=True)
     rank_of = torch.empty(probs.shape[0], dtype=torch.int64)
     rank_of[order] = torch.arange(probs.shape[0])
@@ -360,7 +362,7 @@ def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torc
     groups = int(group_of.max()) + 1
     group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64))
     classes = group_of[draws]
-    pairs = classes[0:-1:2] * groups + classes[1::2][: classes[0:-1:2].numel()]
+    pairs = classes[0:-1:2] * groups + classes[1::2]  # the two slices have the same length
     observed = torch.bincount(pairs, minlength=groups * groups).tolist()
     expected = torch.outer(group_probs, group_probs).reshape(-1)
     expected = (expected / expected.sum()).tolist()

@@ -8,6 +8,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import torch
 
 from judge import checks, stats
@@ -235,3 +237,52 @@ def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx):
     excluded[0] = 5  # a token the target excludes
     with pytest.raises(ValueError, match="category 5"):
         checks.expect_distribution(ctx, excluded, probs, label="row 0")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=12), min_size=1, max_size=8),
+       st.integers(0, 400))
+def test_the_torch_identical_draws_probability_equals_the_pure_python_one(rows, n):
+    """checks.identical_draws_probability (torch, for the server's big batches) and
+    stats.identical_draws_probability (pure Python, also the browser's) must agree."""
+    width = max(len(r) for r in rows)
+    probs = torch.tensor([r + [0.0] * (width - len(r)) for r in rows], dtype=torch.float64)
+    probs = probs / probs.sum(dim=1, keepdim=True)
+    fast = checks.identical_draws_probability(probs, n)
+    slow = stats.identical_draws_probability(probs.tolist(), n)
+    assert fast == pytest.approx(slow, rel=1e-9, abs=1e-300)
+
+
+def test_cpu_burnt_by_a_child_process_counts_against_the_case(tmp_path):
+    """Attack: the call sleeps (no CPU of its own) while a child it started burns the CPU. The
+    limit counts the whole process tree, so the case ends in TLE for CPU, well before its wall cap."""
+    import dataclasses
+    import time
+
+    from judge.exercise import resolve
+    from judge.runner import judge_file
+    from judge.verdicts import Verdict
+
+    exercise = dataclasses.replace(resolve("39"), time_limit_s=1.0, wall_limit_s=30.0)
+    path = tmp_path / "burner.py"
+    path.write_text(textwrap.dedent("""
+        import multiprocessing, time
+        import torch
+
+        def _burn():
+            while True:
+                pass
+
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            worker = multiprocessing.get_context("fork").Process(target=_burn, daemon=True)
+            worker.start()
+            time.sleep(60)
+
+        def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+            return torch.zeros(logits.shape[0], num_samples, dtype=torch.int64)
+    """))
+    started = time.monotonic()
+    report = judge_file(exercise, path, seed=1, suites=("public",))
+    first = report.cases[0]
+    assert first.verdict is Verdict.TLE and "CPU time" in first.message, first.message
+    assert time.monotonic() - started < 25

@@ -27,6 +27,7 @@ from judge.checks import (
     expect_raises,
     expect_support,
     expect_tensor,
+    row_title,
     rule,
 )
 
@@ -50,6 +51,7 @@ ZIPF_DRAWS = 600
 SMALL_DRAWS = 4_000
 PAIR_ROWS = (0, 2)  # mixed rows whose consecutive draws are tested for independence
 
+SAME_SEEDS = ("generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果")
 SINGLE_DRAW = Bilingual("with num_samples=1 the draws follow another distribution than they should "
                         "(a separate path for one draw that skips a step?)",
                         "num_samples=1 时抽样服从的分布不对（是否为单次抽样另写了一条跳过某些步骤的路径？）")
@@ -85,19 +87,13 @@ def _draw(sub, ctx, batch: cases.Batch, num_samples: int, *, per_row: bool = Tru
 WHAT_MIXED = Bilingual("sample with per-row parameters", "sample（每行各自的参数）")
 
 
-def _public(what: Bilingual, row: int, batch: cases.Batch) -> Bilingual:
-    """``what``, row ``row`` and the row's value-free label, in both languages."""
-    public = batch.labels[row].public
-    return Bilingual(f"{what}, row {row} ({public})", f"{what.zh}，第 {row} 行（{public.zh}）")
-
-
 def _check_draws(ctx, draws: torch.Tensor, batch: cases.Batch, *, what: Bilingual, fit_rows: list[int]) -> None:
     """Support for every row, then a goodness-of-fit test for each row in ``fit_rows``."""
     expect_support(draws, batch.exact.probs, what=what, why_excluded=batch.exact.why_excluded,
                    row_labels=batch.labels, alternatives=lambda: batch.alternatives)
     for row in fit_rows:
         expect_distribution(ctx, draws[row], batch.exact.probs[row], label=f"{what}, row {row} ({batch.labels[row]})",
-                            alternatives=lambda row=row: batch.row_alternatives(row), public=_public(what, row, batch))
+                            alternatives=lambda row=row: batch.row_alternatives(row), public=row_title(what, row, batch.labels))
 
 
 # --- sampling_probs: exact targets -------------------------------------------------------
@@ -212,7 +208,7 @@ def test_sample_mixed_rows(sub, ctx):
     for row in PAIR_ROWS:
         expect_independent_within_row(ctx, grouped[row], kinds.exact.probs[row],
                                       label=f"{WHAT_MIXED}, row {row} ({kinds.labels[row]})",
-                                      public=_public(WHAT_MIXED, row, kinds))
+                                      public=row_title(WHAT_MIXED, row, kinds.labels))
     expect_independent_rows(ctx, grouped[2], grouped[5], kinds.exact.probs[2],
                             label=f"{WHAT_MIXED}: rows 2 and 5 (identical inputs)",
                             public=Bilingual(f"{WHAT_MIXED}, rows 2 and 5", f"{WHAT_MIXED.zh}，第 2 行与第 5 行"))
@@ -322,7 +318,7 @@ def test_single_draws(sub, ctx):
     expect(torch.equal(_draw(sub, ctx, batch, 1, generator=ctx.generator(seed)), again),
            "with num_samples=1, two calls with generators seeded alike returned different draws: every random "
            "number must come from `generator`", diagnosis=SEEDS_DIAGNOSIS,
-           rule=rule(what, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"))
+           rule=rule(what, *SAME_SEEDS))
     expect_different_under_seeds(ctx, again, _draw(sub, ctx, batch, 1), batch.exact.probs,
                                  label=f"{what}, two different generator seeds")
 
@@ -330,7 +326,6 @@ def test_single_draws(sub, ctx):
 
 # --- randomness: seeds and extreme uniforms ----------------------------------------------
 
-SAME_SEEDS_RULE = rule("sample", "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果")
 
 
 def test_generator_seeds(sub, ctx):
@@ -352,7 +347,7 @@ def test_generator_seeds(sub, ctx):
     expect(torch.equal(first, second),
            "two calls with generators seeded alike returned different draws: every random number must come "
            "from `generator` (pass it to torch.multinomial / torch.rand)",
-           diagnosis=SEEDS_DIAGNOSIS, rule=SAME_SEEDS_RULE)
+           diagnosis=SEEDS_DIAGNOSIS, rule=rule("sample", *SAME_SEEDS))
     other = draws(sub, generator=ctx.generator())
     expect_different_under_seeds(ctx, first, other, batch.exact.probs, label="sample with two different seeds")
 
