@@ -95,7 +95,7 @@ def load_exercise_tests(exercise):
     After this, ``sys.modules[package + ".cases"]`` and ``.oracle`` are the very modules the
     suites use (same caches), so a benchmark sees exactly the frozen cases the judge sees.
     """
-    from judge.runner import load_suite
+    from judge.suites import load_suite
 
     for suite in ("public", "hidden"):
         load_suite(exercise, suite)

@@ -100,7 +100,7 @@ from judge.checks import CheckFailed, expect_independent_within_row, too_regular
 from judge.checks import identical_draws_probability as identical_rows_probability  # noqa: E402
 from judge.child import ExtremeUniforms  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
-from judge.runner import load_suite  # noqa: E402
+from judge.suites import load_suite  # noqa: E402
 
 TARGET = 0.999  # the power every known mistake must be killed with
 CONFIDENCE = 0.95  # one-sided, for the lower confidence bound on P(kill)

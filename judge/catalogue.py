@@ -23,7 +23,8 @@ from typing import Callable
 from judge.exercise import Exercise, ExerciseError
 from judge.report import Report
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
-from judge.runner import judge_file, load_suite
+from judge.runner import judge_file
+from judge.suites import load_suite
 from judge.testing import derive_seed
 from judge.verdicts import Verdict
 

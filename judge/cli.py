@@ -279,7 +279,7 @@ def _spinner(err: Console, text: str, *, enabled: bool) -> Iterator[None]:
 
 def _say_hidden_skipped(exercise, args: argparse.Namespace, report, out: Console, lang: str) -> None:
     """After a ``--public-only`` run: the hidden tests did not run, and the command that runs them."""
-    from judge.runner import load_suite
+    from judge.suites import load_suite
 
     hidden = len(load_suite(exercise, "hidden").cases)
     command = f"python practice/judge.py test {exercise.number}"

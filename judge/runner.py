@@ -13,14 +13,11 @@ server's paths: an internal error logs its details under a reference the learner
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import secrets
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Callable, Mapping
 
 from judge import JUDGE_VERSION
@@ -32,6 +29,7 @@ from judge.protocol import FunctionInfo
 from judge.process import Launcher, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed, SandboxFailure
 from judge.redaction import redact_report
 from judge.report import CaseResult, CheckRecord, Report
+from judge.suites import CaseSpec, load_suite
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
 
@@ -42,68 +40,6 @@ RAISED_RULE = Bilingual("your code raised an exception", "你的代码抛出了�
 log = logging.getLogger("probjudge.runner")
 
 ProgressCallback = Callable[[str, int, int], None]  # (case title, index, total)
-
-
-@dataclass(frozen=True)
-class CaseSpec:
-    """One test function of a suite."""
-
-    suite: str
-    name: str
-    title: str
-    title_zh: str
-    function: Callable[[Submission, Context], None]
-
-
-@dataclass(frozen=True)
-class Suite:
-    name: str
-    cases: tuple[CaseSpec, ...]
-    budget: BudgetDeclaration
-
-
-def load_suite(exercise: Exercise, suite: str) -> Suite:
-    """Import ``tests/<suite>.py`` of ``exercise`` (as a package, so it may import its siblings)."""
-    module = _import_tests_module(exercise, suite)
-    cases = []
-    for name, value in vars(module).items():
-        if name.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
-            title, title_zh = _titles(value.__doc__, name)
-            cases.append(CaseSpec(suite, name.removeprefix("test_"), title, title_zh, value))
-    budget = getattr(module, "BUDGET", BudgetDeclaration())
-    if not isinstance(budget, BudgetDeclaration):
-        raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.budget.BudgetDeclaration")
-    return Suite(suite, tuple(cases), budget)
-
-
-def _titles(docstring: str | None, name: str) -> tuple[str, str]:
-    """English title from the docstring's first line, Chinese from a ``zh:`` line (else the English)."""
-    lines = [line.strip() for line in (docstring or "").strip().splitlines()]
-    title = lines[0] if lines and lines[0] else name.removeprefix("test_").replace("_", " ")
-    title_zh = next((line[3:].strip() for line in lines if line.startswith("zh:")), title)
-    return title, title_zh
-
-
-def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
-    package = f"_probjudge_tests_{exercise.number:03d}"
-    tests_dir = exercise.root / "tests"
-    if package not in sys.modules:
-        spec = importlib.util.spec_from_file_location(package, tests_dir / "__init__.py",
-                                                      submodule_search_locations=[str(tests_dir)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[package] = module
-        spec.loader.exec_module(module)
-    name = f"{package}.{suite}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, exercise.suite_path(suite))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    return sys.modules[name]
 
 
 def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]) -> list[str]:

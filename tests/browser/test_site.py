@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from browser_support import ENDLESS
 from judge.exercise import resolve
-from judge.runner import load_suite
+from judge.suites import load_suite
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
@@ -177,7 +177,7 @@ def test_pages_pass_the_accessibility_checker(page, live_site):
 def _reference_case_count() -> int:
     """Cases a full judging of exercise 39 reports: both suites and the judge's own."""
     from judge.exercise import resolve
-    from judge.runner import load_suite
+    from judge.suites import load_suite
 
     exercise = resolve("39")
     return sum(len(load_suite(exercise, suite).cases) for suite in ("public", "hidden")) + 1

@@ -248,7 +248,7 @@ def test_an_error_raised_in_every_case_is_printed_once(capsys, learner_file, lan
 
 
 def _hidden_cases(exercise) -> int:
-    from judge.runner import load_suite
+    from judge.suites import load_suite
 
     return len(load_suite(exercise, "hidden").cases)
 

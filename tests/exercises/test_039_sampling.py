@@ -14,7 +14,7 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from judge.runner import load_suite
+from judge.suites import load_suite
 
 
 @pytest.fixture(scope="module")

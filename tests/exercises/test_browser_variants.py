@@ -51,7 +51,7 @@ def test_tiny_edge_cases_of_exercise_39_match_the_oracle(exercise39):
     extreme uniforms) are what the server's float64 oracle computes, with its margins."""
     import torch
 
-    from judge.runner import load_suite
+    from judge.suites import load_suite
 
     load_suite(exercise39, "hidden")
     load_suite(exercise39, "tiny")

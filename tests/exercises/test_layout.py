@@ -8,7 +8,7 @@ import re
 import pytest
 
 from judge.exercise import LANGUAGES, load_all, resolve, ExerciseError
-from judge.runner import load_suite
+from judge.suites import load_suite
 
 EXERCISES = load_all()
 

@@ -11,7 +11,8 @@ import textwrap
 import pytest
 
 from judge.exercise import load_exercise
-from judge.runner import judge_file, load_suite
+from judge.runner import judge_file
+from judge.suites import load_suite
 from judge.verdicts import Verdict
 
 
