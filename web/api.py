@@ -14,24 +14,21 @@ import json
 from functools import wraps
 from typing import Any, Callable
 
-from flask import Blueprint, abort, current_app, g, jsonify, request
+from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
-from judge.exercise import ExerciseError, resolve
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
 from web.presenting import submission_view
-from web.models import ApiToken, Exercise, Role, Submission
+from web.lookup import find_exercise, visible_submission
+from web.models import ApiToken, Exercise
+from web.services import services
 from judge.wire import nesting_exceeds
 from web.validation import text_problem
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 MAX_JSON_DEPTH = 32  # the API's bodies are flat objects; this is generous
-
-
-def _extension(name: str) -> Any:
-    return current_app.extensions["probjudge"][name]
 
 
 def token_required(view: Callable) -> Callable:
@@ -50,23 +47,6 @@ def token_required(view: Callable) -> Callable:
         return view(*args, **kwargs)
 
     return wrapped
-
-
-def _shown(identifier: str) -> str:
-    """``identifier`` quoted for a message, cut short (it may be thousands of characters)."""
-    return repr(identifier if len(identifier) <= 40 else identifier[:40] + "…")
-
-
-def _find_exercise(identifier: str) -> Exercise:
-    """By number or slug, resolved exactly as the CLI does; 404 for an unknown one."""
-    try:
-        number = resolve(identifier).number
-    except ExerciseError:
-        abort(404, description=f"no exercise {_shown(identifier)}")
-    row = g.db.scalar(select(Exercise).where(Exercise.number == number))
-    if row is None:
-        abort(404, description=f"exercise {_shown(identifier)} is not on this site yet")
-    return row
 
 
 def _strings(value: Any, path: str) -> list[tuple[str, str]]:
@@ -122,7 +102,7 @@ def list_exercises():
 @api.get("/exercises/<identifier>")
 @token_required
 def get_exercise(identifier: str):
-    return jsonify(_exercise_json(_find_exercise(identifier)))
+    return jsonify(_exercise_json(find_exercise(identifier)[0]))
 
 
 @api.post("/submissions")
@@ -134,18 +114,16 @@ def create_submission():
     # bool is an int to Python, but true is no exercise number
     if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool) or not isinstance(code, str):
         abort(400, description='"exercise" (a number or slug) and "code" (a string) are required')
-    exercise = _find_exercise(str(exercise_id))
+    exercise = find_exercise(str(exercise_id))[0]
     try:
-        submission = _extension("queue").submit(g.db, g.user, exercise, code)
+        submission = services().queue.submit(g.db, g.user, exercise, code)
     except SubmissionRefused as refused:
         abort(429 if refused.too_many else 400, description=str(refused))
-    return jsonify({"id": submission.id, "status": submission.status.value}), 202
+    return jsonify({"id": submission.id, "status": submission.shown.status.value}), 202
 
 
 @api.get("/submissions/<int:submission_id>")
 @token_required
 def get_submission(submission_id: int):
-    submission = g.db.get(Submission, submission_id)
-    if submission is None or (submission.user_id != g.user.id and g.user.role is not Role.instructor):
-        abort(404, description=f"no submission {submission_id}")  # 404, not 403: do not confirm it exists
+    submission = visible_submission(submission_id, g.user)
     return jsonify(submission_view(submission, g.user, g.lang))

@@ -2,19 +2,21 @@
 
 ``create_app(settings)`` opens the database (migrating it), syncs the exercises, builds the
 sandbox launcher chosen by configuration, binds the extensions (login, CSRF, rate limits) and
-starts the grading workers, all in one place.
+starts the grading workers, all in one place; the shared objects are one typed
+:class:`~web.services.Services` (see :func:`web.services.services`).
 """
 
 from __future__ import annotations
 
 import logging
 
-from flask import Flask, current_app, g, jsonify, render_template, request
+from flask import Flask, g, jsonify, render_template, request
 from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from judge.i18n import LANGUAGES
+from judge.process import Launcher
 from judge.sandbox import launcher_for
 from web import i18n
 from web.config import Settings
@@ -23,6 +25,7 @@ from web.exercises import sync_exercises
 from web.extensions import csrf, limiter, login_manager
 from web.grading import GradingQueue
 from web.models import User, UserSession
+from web.services import Services, services
 
 log = logging.getLogger("probjudge.web")
 
@@ -50,8 +53,13 @@ class DatabaseId(IntegerConverter):
         super().__init__(map, *args, **kwargs)
 
 
-def create_app(settings: Settings | None = None, *, launcher=None, start_workers: bool = True) -> Flask:
-    """Build the site. ``launcher`` overrides the sandbox chosen by ``settings`` (tests use it)."""
+def create_app(settings: Settings | None = None, *, launcher: Launcher | None = None,
+               start_workers: bool = True) -> Flask:
+    """Build the site. ``launcher`` overrides the sandbox chosen by ``settings`` (tests use it).
+
+    With ``settings.workers`` at 0 the site grades nothing itself and starts no sandbox: grader
+    processes (``python -m web grade``) on the same database do the judging.
+    """
     settings = settings or Settings.from_environment()
     app = Flask(__name__)
     app.url_map.converters["int"] = DatabaseId  # before any blueprint adds a rule
@@ -68,12 +76,15 @@ def create_app(settings: Settings | None = None, *, launcher=None, start_workers
     sessions = session_factory(engine)
     with sessions() as session:
         sync_exercises(session)
-    if launcher is None:
+    if launcher is None and settings.workers > 0:
         launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.workers)
-    queue = GradingQueue(sessions, launcher, workers=settings.workers, max_code_bytes=settings.max_code_bytes)
-    app.extensions["probjudge"] = {"settings": settings, "sessions": sessions, "queue": queue, "engine": engine,
-                                   "sandbox": launcher.level}
-    if launcher.level != "strict":
+    queue = GradingQueue(sessions, launcher, workers=settings.workers, max_code_bytes=settings.max_code_bytes,
+                         lease_s=settings.lease_s)
+    Services(settings=settings, engine=engine, sessions=sessions, queue=queue,
+             sandbox=launcher.level if launcher is not None else settings.sandbox).attach(app)
+    if launcher is None:
+        log.info("no grading workers in this process: run `python -m web grade` beside it")
+    elif launcher.level != "strict":
         log.warning("sandbox level %r: learners' code is NOT isolated; do not open this site to strangers",
                     launcher.level)
     else:
@@ -95,7 +106,7 @@ def request_session():
     that page may need the signed-in user; so whoever needs the session first opens it.
     """
     if "db" not in g:
-        g.db = current_app.extensions["probjudge"]["sessions"]()
+        g.db = services().sessions()
     return g.db
 
 
@@ -158,7 +169,7 @@ def _register_request_hooks(app: Flask) -> None:
 
     @app.context_processor
     def _template_values() -> dict:
-        return {"lang": g.get("lang", "en"), "sandbox_level": app.extensions["probjudge"]["sandbox"]}
+        return {"lang": g.get("lang", "en"), "sandbox_level": services(app).sandbox}
 
 
 def _register_blueprints(app: Flask) -> None:

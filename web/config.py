@@ -4,7 +4,8 @@
 |---|---|---|
 | `DATABASE_URL` | `sqlite:///instance/probjudge.db` | any SQLAlchemy URL |
 | `SECRET_KEY` | generated once into `instance/secret_key` | signs sessions |
-| `PROBJUDGE_WORKERS` | 2 | grading workers in the site's process |
+| `PROBJUDGE_WORKERS` | 2 | grading workers in the site's process (`0`: none; `python -m web grade` grades) |
+| `PROBJUDGE_LEASE_SECONDS` | 30 | a grading whose worker sent no heartbeat for this long is taken over by another |
 | `PROBJUDGE_SANDBOX` | `strict` | `strict` or `local` |
 | `PROBJUDGE_ALLOW_WEAKER_SANDBOX` | unset | `1`: fall back to `local` when strict is unavailable (logged loudly) |
 | `PROBJUDGE_MAX_CODE_BYTES` | 65536 | largest submission accepted |
@@ -48,6 +49,7 @@ class Settings:
     secure_cookies: bool = False
     rate_limits: bool = True
     ratelimit_storage: str = "memory://"
+    lease_s: float = 30.0
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> "Settings":
@@ -80,11 +82,12 @@ class Settings:
         return cls(
             database_url=env.get("DATABASE_URL") or default_database_url(),
             secret_key=env.get("SECRET_KEY") or _secret_key(INSTANCE_DIR),
-            workers=number("PROBJUDGE_WORKERS", 2, 1),
+            workers=number("PROBJUDGE_WORKERS", 2, 0),
             sandbox=sandbox,
             allow_weaker_sandbox=flag("PROBJUDGE_ALLOW_WEAKER_SANDBOX", False),
             max_code_bytes=number("PROBJUDGE_MAX_CODE_BYTES", 64 * 1024, 1024),
             secure_cookies=flag("PROBJUDGE_SECURE_COOKIES", False),
             rate_limits=flag("PROBJUDGE_RATE_LIMITS", True),
             ratelimit_storage=env.get("PROBJUDGE_RATELIMIT_STORAGE") or "memory://",
+            lease_s=float(number("PROBJUDGE_LEASE_SECONDS", 30, 1)),
         )

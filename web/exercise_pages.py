@@ -2,36 +2,26 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, flash, g, redirect, render_template, url_for
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from judge.exercise import Exercise as ExerciseSpec
-from judge.exercise import ExerciseError, resolve
 from judge.verdicts import Verdict
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
+from web.lookup import find_exercise
 from web.models import Exercise, Submission
 from web.progress import exercise_stats, user_status
 from web.browser_run import run_config
 from web.i18n import localized, t, template
+from web.services import services
 from web.statements import render_statement
 
 exercises = Blueprint("exercises", __name__)
 RECENT_ATTEMPTS = 5
-
-
-def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
-    """The row and the spec on disk, by number or slug as the CLI resolves them; 404 otherwise."""
-    try:
-        spec = resolve(identifier)
-    except ExerciseError:
-        abort(404)
-    row = g.db.scalar(select(Exercise).where(Exercise.number == spec.number))
-    if row is None:
-        abort(404)
-    return row, spec
 
 
 def run_texts() -> dict:
@@ -61,6 +51,7 @@ def index():
 
 def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
     query = (select(Submission).where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
+             .options(selectinload(Submission.gradings), selectinload(Submission.current))
              .order_by(Submission.id.desc()))
     return list(g.db.scalars(query.limit(limit) if limit else query))
 
@@ -103,7 +94,7 @@ def submit(identifier: str):
     if not form.validate_on_submit():
         return _refused_code(row, spec, form)
     try:
-        submission = current_app.extensions["probjudge"]["queue"].submit(g.db, current_user, row, form.code.data or "")
+        submission = services().queue.submit(g.db, current_user, row, form.code.data or "")
     except SubmissionRefused as refused:
         flash(localized(refused.text), "error")
         # Show the page again with the code that was sent, so nothing typed is lost.

@@ -1,28 +1,42 @@
-"""The grading queue: submission rows are the queue of record, worker threads grade them.
+"""The grading queue: grading rows are the queue of record, worker threads judge them.
 
-:meth:`GradingQueue.submit` writes a ``queued`` row and wakes a worker; nothing else holds the
-job, so a crash or restart loses nothing: :meth:`GradingQueue.recover` (called at start-up)
-puts rows left ``running`` back to ``queued``. A worker claims a row with a conditional UPDATE
-(only one claimer can flip ``queued`` to ``running``), judges the code with the engine under the
-configured sandbox, and stores the whole report. Seeds are drawn when grading starts, so nobody
-can know them before.
+:meth:`GradingQueue.submit` stores a submission with its first grading, ``queued`` at live
+priority; :meth:`GradingQueue.rejudge` adds another grading (low priority, a fresh seed) and
+keeps the old ones. Workers may run in the site's process (``python -m web serve``) or in any
+number of grader processes (``python -m web grade``) on machines that reach the same database;
+nothing but the database is shared, so a crash or restart loses nothing.
 
-Recovery is bounded: a row's ``attempts`` counts the gradings started for it, and a submission
-whose grading was interrupted :data:`MAX_GRADING_ATTEMPTS` times (it may be what kills the
-grader) is stored as IE with the reason, instead of being queued again forever. Whatever a
-worker cannot grade ends as IE with a reference to the logged details, never as a stuck row.
+The rules every worker follows, whichever process it lives in:
+
+- **Claim** the first grading by (priority, id) with a conditional UPDATE: only one claimer can
+  flip ``queued`` to ``running``. The claim takes a *lease* (``lease_expires_at``) that a
+  heartbeat renews while the grading runs; a grading whose lease ran out (its worker died or
+  hangs) is claimable again, and the takeover counts one more ``attempt``.
+- **Write the result once.** The result is written only while the grading is ``running`` with
+  the attempt the writer claimed; a worker that lost its lease, or finishes second, writes
+  nothing. The submission's ``current_grading_id`` moves to the grading in the same transaction,
+  and only forward (to a newer grading).
+- **Bounded retries.** A grading taken over :data:`MAX_GRADING_ATTEMPTS` times (it may be what
+  kills the grader) is stored as IE with the reason instead of being started again. Whatever a
+  worker cannot grade ends as IE with a reference to the logged details, never as a stuck row.
+
+Seeds are drawn when grading starts, so nobody can know them before.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import os
 import secrets
+import socket
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge import JUDGE_VERSION
@@ -32,11 +46,12 @@ from judge.process import Launcher
 from judge.report import Report
 from judge.runner import judge_file
 from judge.verdicts import Verdict
-from web.models import Exercise, Status, Submission, User, count_queued, utcnow
+from web.models import Exercise, Grading, Priority, Status, Submission, User, count_queued, utcnow
 
 log = logging.getLogger("probjudge.grading")
-POLL_SECONDS = 1.0  # also pick up rows written by other processes
-MAX_GRADING_ATTEMPTS = 3  # gradings interrupted (the process died) before a submission is stored as IE
+POLL_SECONDS = 1.0  # how often an idle worker looks for gradings written by other processes
+MAX_GRADING_ATTEMPTS = 3  # gradings started (the first and takeovers) before a submission is stored as IE
+DEFAULT_LEASE_S = 30.0  # a claim not renewed for this long is taken over by another worker
 
 
 class SubmissionRefused(ValueError):
@@ -52,29 +67,63 @@ class SubmissionRefused(ValueError):
         self.too_many = too_many
 
 
-class GradingQueue:
-    """In-process workers over the submission table (see the module docstring)."""
+@dataclass(frozen=True)
+class Claim:
+    """A grading a worker holds: the result may be written only with this ``attempt``."""
 
-    def __init__(self, sessions: sessionmaker[Session], launcher: Launcher, *, workers: int = 2,
+    grading_id: int
+    submission_id: int
+    attempt: int
+
+
+def worker_name(thread: str = "") -> str:
+    """``host:pid[:thread]``: who holds a claim (kept on the row for operators, and so that a
+    restart on the same host can release the claims of its dead predecessor at once)."""
+    name = f"{socket.gethostname()}:{os.getpid()}"
+    return f"{name}:{thread}" if thread else name
+
+
+def _process_is_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
+
+
+class GradingQueue:
+    """Workers over the grading table (see the module docstring).
+
+    ``workers`` threads judge under ``launcher``; ``lease_s`` is how long a claim lives without
+    a heartbeat (renewed every third of it). ``workers=0`` makes a queue that only accepts
+    submissions (the grading happens in ``python -m web grade`` processes).
+    """
+
+    def __init__(self, sessions: sessionmaker[Session], launcher: Launcher | None, *, workers: int = 2,
                  max_code_bytes: int = 64 * 1024, max_queued_per_user: int = 5,
                  suites: tuple[str, ...] = ("public", "hidden"),
-                 exercise_resolver: Callable = resolve) -> None:
+                 exercise_resolver: Callable = resolve, lease_s: float = DEFAULT_LEASE_S) -> None:
         self.sessions = sessions
         self.launcher = launcher
         self.workers = workers
         self.max_code_bytes = max_code_bytes
         self.max_queued_per_user = max_queued_per_user
         self.suites = suites
+        self.lease_s = lease_s
         self._resolve = exercise_resolver
         self._wake = threading.Condition()
-        self._stopping = False
+        self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._held: dict[int, Claim] = {}  # grading id -> the claim a worker of this queue is judging
+        self._held_lock = threading.Lock()
         self._scratch = tempfile.TemporaryDirectory(prefix="probjudge-queue-")
 
     # --- the web side ----------------------------------------------------------------------
 
     def submit(self, session: Session, user: User, exercise: Exercise, code: str) -> Submission:
-        """Store a queued submission and wake a worker. Raises :class:`SubmissionRefused`."""
+        """Store a submission with a queued live grading and wake a worker. Raises :class:`SubmissionRefused`."""
         size = len(code.encode("utf-8"))
         if not code.strip():
             raise SubmissionRefused(Bilingual("the code is empty", "代码是空的"))
@@ -86,129 +135,238 @@ class GradingQueue:
                 f"you already have {self.max_queued_per_user} submissions waiting; "
                 "wait for a verdict before submitting again",
                 f"你已有 {self.max_queued_per_user} 个提交在等待评测；请等出结果后再提交"), too_many=True)
-        submission = Submission(user=user, exercise=exercise, code=code, status=Status.queued)
+        submission = Submission(user=user, exercise=exercise, code=code)
+        submission.gradings.append(Grading(status=Status.queued, priority=Priority.live))
         session.add(submission)
         session.commit()
+        self._notify()
+        return submission
+
+    def rejudge(self, session: Session, submission: Submission, *, priority: int = Priority.rejudge) -> Grading:
+        """Queue a new grading of ``submission`` (a fresh seed when it starts); the old ones stay.
+
+        The submission's verdict stays the current one until the new grading finishes.
+        """
+        grading = Grading(status=Status.queued, priority=int(priority))
+        submission.gradings.append(grading)
+        session.commit()
+        self._notify()
+        return grading
+
+    def _notify(self) -> None:
         with self._wake:
             self._wake.notify()
-        return submission
 
     # --- lifecycle -------------------------------------------------------------------------
 
     def recover(self) -> int:
-        """Put submissions left ``running`` by a stopped process back in the queue; return how many.
+        """Release at once the claims of this host's graders that are no longer running; return how many.
 
-        A submission whose grading has been interrupted :data:`MAX_GRADING_ATTEMPTS` times is
-        not queued again: it is stored as IE, with the reason in its report.
+        Other hosts' claims (and live processes' on this one) are left to their leases: a
+        grader never guesses that another machine is dead.
         """
+        host = socket.gethostname()
+        released = 0
         with self.sessions() as session:
-            exhausted = session.scalars(select(Submission).where(
-                Submission.status == Status.running, Submission.attempts >= MAX_GRADING_ATTEMPTS)).all()
-            for submission in exhausted:
-                log.error("submission %s: grading interrupted %s times; stored as IE", submission.id,
-                          submission.attempts)
-                self._store_report(submission, _internal_error_report(
-                    submission, f"grading this submission was interrupted {submission.attempts} times (the grader "
-                                "stopped while running it); it was not graded again. This is not a verdict on your "
-                                "code: ask your instructor to rejudge it"))
-            result = session.execute(update(Submission).where(Submission.status == Status.running)
-                                     .values(status=Status.queued, started_at=None))
+            rows = session.execute(select(Grading.id, Grading.worker).where(
+                Grading.status == Status.running, Grading.worker.like(f"{host}:%"))).all()
+            for grading_id, worker in rows:
+                try:
+                    pid = int(worker.split(":")[1])
+                except (IndexError, ValueError):
+                    continue
+                if pid != os.getpid() and _process_is_gone(pid):
+                    session.execute(_update(Grading).where(Grading.id == grading_id, Grading.worker == worker,
+                                                          Grading.status == Status.running)
+                                    .values(lease_expires_at=utcnow() - dt.timedelta(seconds=1)))
+                    released += 1
             session.commit()
-            return result.rowcount or 0
+        return released
 
     def start(self) -> None:
+        """Start the worker threads and the heartbeat (nothing when ``workers`` is 0)."""
+        if self.workers <= 0:
+            return
+        if self.launcher is None:
+            raise ValueError("a queue with workers needs a launcher")
         self.recover()
-        self._stopping = False
+        self._stopping.clear()
         for number in range(self.workers):
-            thread = threading.Thread(target=self._work, name=f"grader-{number}", daemon=True)
+            thread = threading.Thread(target=self._work, args=(worker_name(f"w{number}"),),
+                                      name=f"grader-{number}", daemon=True)
             thread.start()
             self._threads.append(thread)
+        beat = threading.Thread(target=self._heartbeat_loop, name="grader-heartbeat", daemon=True)
+        beat.start()
+        self._threads.append(beat)
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Finish the submissions being graded and stop the workers (queued ones stay queued)."""
+        """Finish the gradings being judged and stop the workers (queued ones stay queued)."""
+        self._stopping.set()
         with self._wake:
-            self._stopping = True
             self._wake.notify_all()
         for thread in self._threads:
             thread.join(timeout)
         self._threads.clear()
 
-    # --- the workers -----------------------------------------------------------------------
+    # --- claiming and finishing ------------------------------------------------------------
 
-    def claim(self) -> int | None:
-        """Flip the oldest queued row to running; return its id, or None when the queue is empty."""
+    def claim(self, worker: str | None = None) -> Claim | None:
+        """Take the first claimable grading by (priority, id); None when there is none.
+
+        Claimable: ``queued``, or ``running`` with its lease run out (a takeover). A grading
+        taken over :data:`MAX_GRADING_ATTEMPTS` times is stored as IE here instead.
+        """
+        worker = worker or worker_name()
         with self.sessions() as session:
             while True:
-                candidate = session.scalar(select(Submission.id).where(Submission.status == Status.queued)
-                                           .order_by(Submission.id).limit(1))
-                if candidate is None:
+                now = utcnow()
+                claimable = or_(Grading.status == Status.queued,
+                                (Grading.status == Status.running) & (Grading.lease_expires_at < now))
+                row = session.execute(select(Grading.id, Grading.submission_id, Grading.attempts, Grading.status)
+                                      .where(claimable).order_by(Grading.priority, Grading.id).limit(1)).first()
+                if row is None:
                     return None
-                claimed = session.execute(
-                    update(Submission).where(Submission.id == candidate, Submission.status == Status.queued)
-                    .values(status=Status.running, started_at=utcnow(), attempts=Submission.attempts + 1))
+                grading_id, submission_id, attempts, status = row
+                # The same conditions again, and the attempt seen: of two claimers, one wins.
+                still = [Grading.id == grading_id, Grading.attempts == attempts, claimable]
+                if status is Status.running and attempts >= MAX_GRADING_ATTEMPTS:
+                    self._give_up(session, grading_id, attempts, still)
+                    continue
+                if status is Status.running:
+                    log.warning("grading %s: taking it over from a worker whose lease ran out (attempt %s)",
+                                grading_id, attempts + 1)
+                claimed = session.execute(_update(Grading).where(*still).values(
+                    status=Status.running, worker=worker[:128], started_at=now, attempts=attempts + 1,
+                    lease_expires_at=now + dt.timedelta(seconds=self.lease_s)))
                 session.commit()
                 if claimed.rowcount == 1:
-                    return candidate
+                    return Claim(grading_id, submission_id, attempts + 1)
 
-    def _work(self) -> None:
-        while True:
-            with self._wake:
-                if self._stopping:
-                    return
-            submission_id = self.claim()
-            if submission_id is None:
-                with self._wake:
-                    if not self._stopping:
-                        self._wake.wait(POLL_SECONDS)
-                continue
-            try:
-                self.grade(submission_id)
-            except Exception:  # noqa: BLE001 - one bad job must not stop the worker
-                reference = secrets.token_hex(4)
-                log.exception("grading submission %s failed (internal error %s)", submission_id, reference)
-                self._store_internal_error(submission_id, reference)
+    def _give_up(self, session: Session, grading_id: int, attempts: int, still: list) -> None:
+        """Store IE for a grading whose judging kept being interrupted (it may kill its grader)."""
+        grading = session.get(Grading, grading_id)
+        report = _internal_error_report(grading.submission, (
+            f"grading this submission was interrupted {attempts} times (the grader stopped while running it); "
+            "it was not graded again. This is not a verdict on your code: ask your instructor to rejudge it"))
+        log.error("grading %s: interrupted %s times; stored as IE", grading_id, attempts)
+        self._write(session, Claim(grading_id, grading.submission_id, attempts), report, still)
 
-    def grade(self, submission_id: int) -> None:
-        """Judge one claimed submission and store its report."""
+    def finish(self, claim: Claim, report: Report) -> bool:
+        """Store ``report`` as the result of ``claim``'s grading; False (and nothing written) when
+        the claim is no longer the grading's (taken over, or already finished)."""
         with self.sessions() as session:
-            submission = session.get(Submission, submission_id)
-            exercise = self._resolve(str(submission.exercise.number))
-            folder = Path(self._scratch.name) / str(submission_id)
-            folder.mkdir(exist_ok=True)
-            path = folder / "solution.py"
-            path.write_text(submission.code, encoding="utf-8")
-            try:
-                report = judge_file(exercise, path, suites=self.suites, launcher=self.launcher)
-            finally:
-                path.unlink(missing_ok=True)
-                folder.rmdir()
-            self._store_report(submission, report)
-            session.commit()
+            written = self._write(session, claim, report, [
+                Grading.id == claim.grading_id, Grading.status == Status.running, Grading.attempts == claim.attempt])
+        if not written:
+            log.warning("grading %s: attempt %s finished after another worker took it; its result is dropped",
+                        claim.grading_id, claim.attempt)
+        return written
 
     @staticmethod
-    def _store_report(submission: Submission, report: Report) -> None:
-        """Write ``report`` into ``submission``'s row (the caller commits)."""
-        submission.status = Status.done
-        submission.verdict = report.verdict.value
-        submission.score_passed, submission.score_total = report.passed, len(report.cases)
-        submission.seed = report.seed
-        submission.judge_version = report.judge_version
-        submission.exercise_hash = report.exercise.get("content_hash")
-        submission.report_json = report.to_json()
-        submission.finished_at = utcnow()
+    def _write(session: Session, claim: Claim, report: Report, conditions: list) -> bool:
+        """One transaction: the grading's result (if ``conditions`` still hold) and the submission's
+        current grading, moved forward only."""
+        stored = session.execute(_update(Grading).where(*conditions).values(
+            status=Status.done, verdict=report.verdict, score_passed=report.passed, score_total=len(report.cases),
+            diagnosis=str(report.diagnosis) if report.diagnosis is not None else None, seed=report.seed,
+            judge_version=report.judge_version, exercise_hash=report.exercise.get("content_hash"),
+            report_json=report.to_json(), finished_at=utcnow(), lease_expires_at=None))
+        if stored.rowcount != 1:
+            session.rollback()
+            return False
+        session.execute(_update(Submission).where(
+            Submission.id == claim.submission_id,
+            or_(Submission.current_grading_id.is_(None), Submission.current_grading_id < claim.grading_id))
+            .values(current_grading_id=claim.grading_id))
+        session.commit()
+        return True
 
-    def _store_internal_error(self, submission_id: int, reference: str) -> None:
+    def heartbeat(self) -> int:
+        """Renew the leases of the gradings this queue's workers hold; return how many were renewed."""
+        with self._held_lock:
+            claims = list(self._held.values())
+        if not claims:
+            return 0
+        renewed = 0
         with self.sessions() as session:
-            submission = session.get(Submission, submission_id)
-            if submission is not None:
-                self._store_report(submission, _internal_error_report(
-                    submission, f"the grader failed on this submission (not your fault; internal error {reference})"))
-                session.commit()
+            until = utcnow() + dt.timedelta(seconds=self.lease_s)
+            for claim in claims:
+                result = session.execute(_update(Grading).where(
+                    Grading.id == claim.grading_id, Grading.status == Status.running,
+                    Grading.attempts == claim.attempt).values(lease_expires_at=until))
+                renewed += result.rowcount or 0
+            session.commit()
+        return renewed
+
+    # --- the workers -----------------------------------------------------------------------
+
+    def _heartbeat_loop(self) -> None:
+        while not self._stopping.wait(self.lease_s / 3):
+            try:
+                self.heartbeat()
+            except Exception:  # noqa: BLE001 - a database hiccup: the next beat tries again
+                log.exception("renewing the grading leases failed")
+
+    def _work(self, worker: str) -> None:
+        while not self._stopping.is_set():
+            try:
+                claim = self.claim(worker)
+            except Exception:  # noqa: BLE001 - the database is busy or gone: wait, then look again
+                log.exception("claiming a grading failed")
+                claim = None
+            if claim is None:
+                with self._wake:
+                    if not self._stopping.is_set():
+                        self._wake.wait(POLL_SECONDS)
+                continue
+            with self._held_lock:
+                self._held[claim.grading_id] = claim
+            try:
+                self.finish(claim, self.judge(claim))
+            except Exception:  # noqa: BLE001 - one bad job must not stop the worker
+                reference = secrets.token_hex(4)
+                log.exception("grading %s failed (internal error %s)", claim.grading_id, reference)
+                self._store_internal_error(claim, reference)
+            finally:
+                with self._held_lock:
+                    self._held.pop(claim.grading_id, None)
+
+    def judge(self, claim: Claim) -> Report:
+        """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
+        with self.sessions() as session:
+            submission = session.get(Submission, claim.submission_id)
+            number, code = submission.exercise.number, submission.code
+        exercise = self._resolve(str(number))
+        folder = Path(self._scratch.name) / str(claim.grading_id)
+        folder.mkdir(exist_ok=True)
+        path = folder / "solution.py"
+        path.write_text(code, encoding="utf-8")
+        try:
+            return judge_file(exercise, path, suites=self.suites, launcher=self.launcher)
+        finally:
+            path.unlink(missing_ok=True)
+            folder.rmdir()
+
+    def _store_internal_error(self, claim: Claim, reference: str) -> None:
+        with self.sessions() as session:
+            submission = session.get(Submission, claim.submission_id)
+            if submission is None:
+                return
+            report = _internal_error_report(
+                submission, f"the grader failed on this submission (not your fault; internal error {reference})")
+        self.finish(claim, report)
+
+
+def _update(table):
+    """An UPDATE statement run as SQL alone: the rows' conditions are the database's to check (the
+    ORM would otherwise re-evaluate them on loaded objects, comparing SQLite's naive datetimes)."""
+    return update(table).execution_options(synchronize_session=False)
 
 
 def _internal_error_report(submission: Submission, message: str) -> Report:
     """The report stored for a submission the grader could not judge: IE, no cases, the reason."""
     row = submission.exercise
     return Report(exercise={"number": row.number, "slug": row.slug, "content_hash": row.content_hash},
-                  verdict=Verdict.IE, cases=[], seed=submission.seed, device="cpu", sandbox="",
+                  verdict=Verdict.IE, cases=[], seed=None, device="cpu", sandbox="",
                   suites=[], judge_version=JUDGE_VERSION, false_failure_budget={}, message=message)

@@ -5,10 +5,11 @@ the row only its SHA-256, and Flask-Login's user id *is* that token (:meth:`User
 deleting the row signs that browser out for good, whatever copy of the cookie exists. User
 names are unique by their ``name_key`` (see :mod:`web.names`).
 
-The ``submission`` rows are the grading queue of record: a row is written ``queued`` before any
-worker sees it, and on start-up rows left ``queued`` or ``running`` are graded again, so no
-submission is ever lost. The judge's report is stored whole (``report_json``), next to the
-columns the pages and the gradebook query.
+A ``submission`` row is what a learner handed in; each judging of it is a ``grading`` row, and
+the gradings are the queue of record: a grading is written ``queued`` before any worker sees
+it, and one whose worker died is taken over when its lease runs out, so no submission is ever
+lost. A rejudge adds a grading and keeps the old ones. The judge's report is stored whole
+(``report_json``), next to the columns the pages and the gradebook query.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import enum
 import hashlib
 import secrets
 
-from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Integer, String, Text, delete, func, select
+from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Index, Integer, String, Text, delete, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, validates
 from flask_login import UserMixin
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from judge.verdicts import Verdict
 from web.names import NAME_KEY_LENGTH, display_name, name_key
 from web.validation import text_problem
 
@@ -217,30 +219,93 @@ class Exercise(Base):
 
 
 class Submission(Base):
+    """What a learner handed in: who, which exercise, the code, when. Never changes once stored.
+
+    Its verdicts live in :class:`Grading` rows, one per judging. :attr:`current` is the newest
+    finished grading (a rejudge that finishes replaces the verdict shown, the old one is kept);
+    :attr:`shown` is what the pages show: the current grading, else the newest one (queued or
+    running) while nothing has finished yet.
+    """
+
     __tablename__ = "submission"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
     exercise_id: Mapped[int] = mapped_column(ForeignKey("exercise.id"), index=True)
     code: Mapped[str] = mapped_column(Text)
-    status: Mapped[Status] = mapped_column(Enum(Status, native_enum=False, length=16), default=Status.queued,
-                                           index=True)
-    verdict: Mapped[str | None] = mapped_column(String(8), nullable=True)
-    score_passed: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    score_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # drawn when grading starts, never before
-    judge_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    exercise_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    report_json: Mapped[dict | None] = mapped_column(JSON, nullable=True)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)  # grading starts (a restart may add one)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
-    started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # The newest finished grading, written in the same transaction as its result (see
+    # web.grading.GradingQueue.finish); no foreign key, so that the two tables do not depend on
+    # each other in a cycle. Queries join it to count verdicts; None until a grading finishes.
+    current_grading_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
     user: Mapped[User] = relationship(back_populates="submissions")
     exercise: Mapped[Exercise] = relationship(back_populates="submissions")
+    gradings: Mapped[list["Grading"]] = relationship(back_populates="submission", order_by="Grading.id",
+                                                     cascade="all, delete-orphan")
+    current: Mapped["Grading | None"] = relationship(
+        primaryjoin="foreign(Submission.current_grading_id) == Grading.id", viewonly=True)
+
+    @property
+    def latest(self) -> "Grading | None":
+        """The newest grading, whatever its status."""
+        return self.gradings[-1] if self.gradings else None
+
+    @property
+    def shown(self) -> "Grading | None":
+        """The grading the pages show: the current one, else the newest (still queued or running)."""
+        return self.current or self.latest
+
+
+class Priority(enum.IntEnum):
+    """Which gradings a worker takes first (lower first, then by id): a learner waiting for a
+    verdict always goes before a rejudge."""
+
+    live = 0
+    rejudge = 10
+
+
+class Grading(Base):
+    """One judging of a submission: the queue's unit of work and, once finished, its verdict.
+
+    Lifecycle: ``queued`` → ``running`` (claimed by a worker, which holds a lease it renews while
+    it judges) → ``done``. A worker that stops renewing (it died) loses the lease, and another
+    worker takes the grading over, counting one more ``attempt``. The result is written only by
+    the worker holding the current attempt, and only once (see :mod:`web.grading`).
+    """
+
+    __tablename__ = "grading"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submission.id"), index=True)
+    status: Mapped[Status] = mapped_column(Enum(Status, native_enum=False, length=16), default=Status.queued)
+    priority: Mapped[int] = mapped_column(Integer, default=Priority.live)
+    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # drawn when grading starts, never before
+    verdict: Mapped[Verdict | None] = mapped_column(Enum(Verdict, native_enum=False, length=8), nullable=True)
+    score_passed: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    score_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    diagnosis: Mapped[str | None] = mapped_column(Text, nullable=True)  # the report's diagnosis, in English
+    judge_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    exercise_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    report_json: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # grading starts (a takeover adds one)
+    worker: Mapped[str | None] = mapped_column(String(128), nullable=True)  # who holds (or last held) it
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    submission: Mapped[Submission] = relationship(back_populates="gradings")
+
+    __table_args__ = (Index("ix_grading_queue", "status", "priority", "id"),)
+
+    @property
+    def verdict_code(self) -> str | None:
+        """The verdict's short code ("AC"), for templates and JSON."""
+        return self.verdict.value if self.verdict is not None else None
 
 
 def count_queued(session: Session, user: User) -> int:
-    return session.scalar(select(func.count()).select_from(Submission).where(
-        Submission.user_id == user.id, Submission.status != Status.done)) or 0
+    """How many of ``user``'s submissions wait for their first verdict (rejudges do not count)."""
+    return session.scalar(select(func.count()).select_from(Grading).join(Submission).where(
+        Submission.user_id == user.id, Grading.status != Status.done, Grading.priority == Priority.live)) or 0

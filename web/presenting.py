@@ -85,25 +85,27 @@ def submission_view(submission: Submission, viewer: User | None, lang: str = "en
     ``lang`` (``en`` or ``zh``) is the language of the headline ``message`` when it comes from a
     hidden case; everything else carries both languages, as the report does.
     """
-    report = submission.report_json or {}
+    grading = submission.shown  # the current (newest finished) grading, else the one under way
+    report = (grading.report_json if grading is not None else None) or {}
     seeds = shows_seeds(viewer)
     return {
         "id": submission.id,
         "run_id": submission.id,
+        "grading": grading.id if grading is not None else None,
         "exercise": submission.exercise.number,
-        "status": submission.status.value,
-        "verdict": submission.verdict,
+        "status": grading.status.value if grading is not None else "queued",
+        "verdict": grading.verdict_code if grading is not None else None,
         "score": report.get("score"),
         "message": _visible_message(report, lang),
         "diagnosis": report.get("diagnosis"),
         "diagnosis_zh": report.get("diagnosis_zh"),
-        "seed": submission.seed if seeds else None,
-        "judge_version": submission.judge_version,
+        "seed": grading.seed if seeds and grading is not None else None,
+        "judge_version": grading.judge_version if grading is not None else None,
         "device": report.get("device"),
         "sandbox": report.get("sandbox"),
         "time_ms": _visible_time_ms(report),
         "false_failure_budget": report.get("false_failure_budget"),
         "cases": [visible_case(case, seeds=seeds) for case in report.get("cases", [])],
         "created_at": submission.created_at.isoformat() if submission.created_at else None,
-        "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
+        "finished_at": grading.finished_at.isoformat() if grading is not None and grading.finished_at else None,
     }

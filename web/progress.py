@@ -1,7 +1,9 @@
 """Counts the pages show: a learner's status per exercise, site-wide acceptance, a profile's progress.
 
 The acceptance rate of an exercise is the share of its graded submissions that were accepted,
-leaving out internal errors (IE is never the learner's fault).
+leaving out internal errors (IE is never the learner's fault). A submission counts with its
+current grading (the newest finished one, :attr:`web.models.Submission.current`): a rejudge
+changes the counts once it finishes, and never counts one submission twice.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from dataclasses import dataclass
 from sqlalchemy import case, distinct, func, select
 from sqlalchemy.orm import Session
 
-from web.models import Exercise, Status, Submission, User
+from judge.verdicts import Verdict
+from web.models import Exercise, Grading, Submission, User
 
 SOLVED, ATTEMPTED = "solved", "attempted"
 
@@ -29,12 +32,13 @@ class ExerciseStats:
 
 def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
     """Exercise id → its site-wide :class:`ExerciseStats` (exercises nobody tried are absent)."""
-    accepted = Submission.verdict == "AC"
+    accepted = Grading.verdict == Verdict.AC
     rows = session.execute(
         select(Submission.exercise_id, func.count(),
                func.sum(case((accepted, 1), else_=0)),
                func.count(distinct(case((accepted, Submission.user_id)))))
-        .where(Submission.status == Status.done, Submission.verdict != "IE")
+        .join(Grading, Grading.id == Submission.current_grading_id)
+        .where(Grading.verdict != Verdict.IE)
         .group_by(Submission.exercise_id))
     return {exercise_id: ExerciseStats(graded, accepted or 0, solvers)
             for exercise_id, graded, accepted, solvers in rows}
@@ -43,7 +47,8 @@ def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
 def user_status(session: Session, user: User) -> dict[int, str]:
     """Exercise id → ``solved`` (an AC) or ``attempted`` (submitted, no AC yet) for ``user``."""
     rows = session.execute(
-        select(Submission.exercise_id, func.max(case((Submission.verdict == "AC", 1), else_=0)))
+        select(Submission.exercise_id, func.max(case((Grading.verdict == Verdict.AC, 1), else_=0)))
+        .outerjoin(Grading, Grading.id == Submission.current_grading_id)
         .where(Submission.user_id == user.id).group_by(Submission.exercise_id))
     return {exercise_id: SOLVED if solved else ATTEMPTED for exercise_id, solved in rows}
 
@@ -61,14 +66,14 @@ class Progress:
 def user_progress(session: Session, user: User) -> Progress:
     status = user_status(session, user)
     verdicts = dict(session.execute(
-        select(Submission.verdict, func.count()).where(Submission.user_id == user.id, Submission.status == Status.done)
-        .group_by(Submission.verdict)).all())
+        select(Grading.verdict, func.count()).join(Submission, Grading.id == Submission.current_grading_id)
+        .where(Submission.user_id == user.id).group_by(Grading.verdict)).all())
     return Progress(
         exercises=session.scalar(select(func.count()).select_from(Exercise)) or 0,
         solved=sum(1 for s in status.values() if s == SOLVED),
         attempted=sum(1 for s in status.values() if s == ATTEMPTED),
         submissions=session.scalar(select(func.count()).select_from(Submission)
                                    .where(Submission.user_id == user.id)) or 0,
-        verdicts={verdict: count for verdict, count in verdicts.items() if verdict},
+        verdicts={verdict.value: count for verdict, count in verdicts.items() if verdict},
         status=status,
     )

@@ -14,6 +14,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from judge.process import LocalLauncher
+from web.services import services
 from web.app import create_app
 from web.config import Settings
 from web.serve import missing_assets
@@ -46,7 +47,7 @@ def live_site(tmp_path):
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
-    app.extensions["probjudge"]["queue"].stop()
+    services(app).queue.stop()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge.process import LocalLauncher
+from web.services import services
 from web.app import create_app
 from web.config import Settings
 
@@ -24,4 +25,4 @@ def make_site(tmp_path):
 
     yield build
     for app in apps:
-        app.extensions["probjudge"]["queue"].stop()
+        services(app).queue.stop()

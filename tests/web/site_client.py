@@ -7,6 +7,8 @@ import time
 
 from flask.testing import FlaskClient
 
+from web.services import services
+
 _CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"')
 
 
@@ -70,10 +72,33 @@ def api_token(app, name: str = "api-user") -> dict:
     """A new learner with an API token; the Authorization header that uses it."""
     from web.models import ApiToken, User
 
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         user = User(name=name)
         user.set_password("password123")
         token, secret = ApiToken.issue(user)
         session.add_all([user, token])
         session.commit()
     return {"Authorization": f"Bearer {secret}"}
+
+
+def store_graded(session, user, exercise, code: str, report: dict, **grading) -> int:
+    """A submission of ``user`` with one finished grading carrying ``report`` (committed); its id.
+
+    ``grading`` sets other columns of the grading (``seed``, ``judge_version``…).
+    """
+    from judge.verdicts import Verdict
+    from web.models import Grading, Status, Submission, utcnow
+
+    score = report.get("score") or {}
+    submission = Submission(user=user, exercise=exercise, code=code)
+    row = Grading(status=Status.done, verdict=Verdict(report["verdict"]), score_passed=score.get("passed"),
+                  score_total=score.get("total"), seed=report.get("seed"), report_json=report,
+                  diagnosis=report.get("diagnosis"), started_at=utcnow(), finished_at=utcnow(), attempts=1)
+    for key, value in grading.items():
+        setattr(row, key, value)
+    submission.gradings.append(row)
+    session.add(submission)
+    session.flush()
+    submission.current_grading_id = row.id
+    session.commit()
+    return submission.id

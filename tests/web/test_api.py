@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from judge.exercise import resolve
+from web.services import services
 from web.models import ApiToken, Role, User
 
 EXERCISE = resolve("39")
@@ -16,7 +17,7 @@ EXERCISE = resolve("39")
 @pytest.fixture
 def app(make_site):
     app = make_site()
-    sessions = app.extensions["probjudge"]["sessions"]
+    sessions = services(app).sessions
     tokens = {}
     with sessions() as session:
         for name, role in (("ann", Role.learner), ("ben", Role.learner), ("ida", Role.instructor)):
@@ -87,7 +88,7 @@ def test_bad_submissions_get_clear_json_errors(app, body, status, fragment):
     else:
         response = client.post("/api/v1/submissions", headers=auth(app, "ann"), json=body)
     assert response.status_code == status and fragment in response.json["message"]
-    sessions = app.extensions["probjudge"]["sessions"]
+    sessions = services(app).sessions
     with sessions() as session:
         assert session.scalars(select(User)).all()  # nothing else was stored
 
@@ -131,8 +132,8 @@ def test_the_openapi_file_describes_every_api_route(app, project_root):
 
 
 def test_submitting_through_the_api_is_rate_limited_with_a_json_error(app):
-    app.extensions["probjudge"]["queue"].stop()  # nothing needs grading here
-    app.extensions["probjudge"]["queue"].max_queued_per_user = 1000
+    services(app).queue.stop()  # nothing needs grading here
+    services(app).queue.max_queued_per_user = 1000
     client = app.test_client()
     answers = [client.post("/api/v1/submissions", headers=auth(app, "ben"), json={"exercise": "39", "code": "x = 1"})
                for _ in range(21)]

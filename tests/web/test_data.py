@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -11,7 +12,8 @@ from sqlalchemy import inspect, select
 from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
-from web.models import ApiToken, Exercise, Role, Status, Submission, User, count_queued
+from judge.verdicts import Verdict
+from web.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User, count_queued
 
 
 @pytest.fixture
@@ -70,14 +72,22 @@ def test_submissions_start_queued_and_count_against_the_user(database):
         user = User(name="bob")
         user.set_password("password1")
         exercise = session.scalar(select(Exercise))
-        session.add_all([user, Submission(user=user, exercise=exercise, code="x = 1")])
+        submission = Submission(user=user, exercise=exercise, code="x = 1")
+        submission.gradings.append(Grading())
+        session.add_all([user, submission])
         session.commit()
         submission = session.scalar(select(Submission))
-        assert submission.status is Status.queued and submission.seed is None and submission.verdict is None
+        grading = submission.shown
+        assert grading.status is Status.queued and grading.seed is None and grading.verdict is None
+        assert grading.priority == Priority.live and submission.current is None
         assert count_queued(session, user) == 1
-        submission.status, submission.seed = Status.done, 2**53 - 1
+        submission.gradings.append(Grading(priority=Priority.rejudge))  # a rejudge does not count
         session.commit()
-        assert count_queued(session, user) == 0 and session.get(Submission, submission.id).seed == 2**53 - 1
+        assert count_queued(session, user) == 1
+        grading.status, grading.seed, grading.verdict = Status.done, 2**53 - 1, Verdict.AC
+        session.commit()
+        assert count_queued(session, user) == 0 and session.get(Grading, grading.id).seed == 2**53 - 1
+        assert session.get(Grading, grading.id).verdict is Verdict.AC
 
 
 def test_settings_come_from_the_environment_with_clear_errors(tmp_path):
@@ -103,3 +113,55 @@ def test_create_user_command(tmp_path, project_root):
     weak = subprocess.run(command[:4] + ["dave", "--password", "short"], cwd=project_root, env=env,
                           capture_output=True, text=True, timeout=120)
     assert weak.returncode == 2 and "8 characters" in weak.stderr
+
+
+def test_the_gradings_migration_moves_every_result_and_loses_nothing(tmp_path):
+    """0002 → 0003: each old submission becomes one grading with its result; back down restores it."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from web.database import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0002")
+    engine = make_engine(url)
+    report = {"verdict": "WA", "diagnosis": "top-k keeps one token too many", "cases": []}
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO user (id, name, name_key, password_hash, role, language, created_at) "
+                                "VALUES (1, 'ann', 'ann', 'x', 'learner', 'en', '2026-01-01 00:00:00')"))
+        connection.execute(text("INSERT INTO exercise (id, number, slug, title_en, title_zh, difficulty, tags, runs_in, "
+                                "content_hash, synced_at) VALUES (1, 39, 'sampling', 'S', 'S', 'easy', '[]', '[]', "
+                                "'h', '2026-01-01 00:00:00')"))
+        rows = [(1, "done", "WA", 5, json.dumps(report), 1), (2, "running", None, None, None, 2),
+                (3, "queued", None, None, None, 0)]
+        for number, status, verdict, seed, stored, attempts in rows:
+            connection.execute(text(
+                "INSERT INTO submission (id, user_id, exercise_id, code, status, verdict, seed, report_json, attempts, "
+                "score_passed, score_total, created_at, started_at, finished_at) VALUES (:id, 1, 1, :code, :status, "
+                ":verdict, :seed, :report, :attempts, 2, 3, '2026-01-01 00:00:00', '2026-01-01 00:00:01', "
+                ":finished)"), {"id": number, "code": f"# code {number}", "status": status, "verdict": verdict,
+                                "seed": seed, "report": stored, "attempts": attempts,
+                                "finished": "2026-01-01 00:00:02" if status == "done" else None})
+    engine.dispose()
+
+    upgrade(url)
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        done, running, queued = session.scalars(select(Submission).order_by(Submission.id)).all()
+        assert [s.code for s in (done, running, queued)] == ["# code 1", "# code 2", "# code 3"]
+        assert [len(s.gradings) for s in (done, running, queued)] == [1, 1, 1]
+        assert done.current.id == done.id and done.current.verdict is Verdict.WA and done.current.seed == 5
+        assert done.current.report_json == report and done.current.diagnosis == report["diagnosis"]
+        assert (done.current.score_passed, done.current.score_total, done.current.attempts) == (2, 3, 1)
+        assert running.current is None and running.latest.status is Status.queued and running.latest.attempts == 2
+        assert queued.current is None and queued.latest.status is Status.queued
+        assert all(s.latest.priority == Priority.live for s in (done, running, queued))
+    engine.dispose()
+
+    command.downgrade(alembic_config(url), "0002")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        restored = connection.execute(text("SELECT id, status, verdict, seed, attempts FROM submission ORDER BY id")).all()
+    engine.dispose()
+    assert [tuple(r) for r in restored] == [(1, "done", "WA", 5, 1), (2, "queued", None, None, 2),
+                                            (3, "queued", None, None, 0)]

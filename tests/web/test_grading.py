@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -10,10 +14,12 @@ from sqlalchemy import select
 from judge.exercise import resolve
 from judge.process import LocalLauncher
 from judge.sandbox.layers import missing_required
+from web.services import services
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
 from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
-from web.models import Exercise, Status, Submission, User
+from judge.verdicts import Verdict
+from web.models import Exercise, Grading, Priority, Status, Submission, User
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
@@ -50,14 +56,24 @@ def site(tmp_path):
 
 
 def _wait_until_done(sessions, count: int, timeout: float = 300.0) -> list[Submission]:
+    """The ``count`` submissions, once each has a finished (current) grading."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with sessions() as session:
             rows = session.scalars(select(Submission).order_by(Submission.id)).all()
-            if len(rows) == count and all(r.status is Status.done for r in rows):
+            if len(rows) == count and all(r.current is not None and r.latest.status is Status.done for r in rows):
+                for row in rows:
+                    row.gradings  # loaded while the session is open
                 return rows
         time.sleep(0.2)
     raise AssertionError("submissions did not all reach a verdict in time")
+
+
+def _submit(site, queue, code: str = None, count: int = 1) -> list[int]:
+    with site() as session:
+        exercise = session.scalar(select(Exercise))
+        user = session.scalar(select(User))
+        return [queue.submit(session, user, exercise, code or REFERENCE).id for _ in range(count)]
 
 
 def test_fifty_submissions_from_ten_users_all_graded_once(site, launcher):
@@ -69,35 +85,125 @@ def test_fifty_submissions_from_ten_users_all_graded_once(site, launcher):
         for index in range(50):
             code = REFERENCE if index % 2 == 0 else WRONG
             submission = queue.submit(session, users[index % 10], exercise, code)
-            expected[submission.id] = "AC" if index % 2 == 0 else "WA"
+            expected[submission.id] = Verdict.AC if index % 2 == 0 else Verdict.WA
     queue.start()
     try:
         rows = _wait_until_done(site, 50)
     finally:
         queue.stop()
-    assert {r.id: r.verdict for r in rows} == expected
-    assert all(r.attempts == 1 for r in rows), "a submission was graded twice"
-    assert len({r.seed for r in rows}) == 50, "every submission gets its own fresh seed"
-    assert all(r.report_json["verdict"] == r.verdict and r.finished_at >= r.started_at for r in rows)
+    assert {r.id: r.current.verdict for r in rows} == expected
+    assert all(len(r.gradings) == 1 and r.current.attempts == 1 for r in rows), "a submission was graded twice"
+    assert len({r.current.seed for r in rows}) == 50, "every submission gets its own fresh seed"
+    assert all(r.current.report_json["verdict"] == r.current.verdict.value for r in rows)
+    assert all(r.current.finished_at >= r.current.started_at and r.current.lease_expires_at is None for r in rows)
+    assert all(r.current.diagnosis == r.current.report_json["diagnosis"] for r in rows)
 
 
-def test_a_restart_in_the_middle_of_grading_loses_nothing(site, launcher):
-    with site() as session:
-        exercise = session.scalar(select(Exercise))
-        user = session.scalar(select(User))
-        crashed = GradingQueue(site, launcher)
-        ids = [crashed.submit(session, user, exercise, REFERENCE).id for _ in range(4)]
-    # A worker took two jobs, then the process died: they stay "running" in the database.
-    taken = [crashed.claim(), crashed.claim()]
-    assert taken == ids[:2]
-    restarted = GradingQueue(site, launcher, workers=2)
-    restarted.start()  # recover() puts the interrupted jobs back in the queue
+def test_a_rejudge_keeps_both_gradings_and_the_newest_is_current(site, launcher):
+    queue = GradingQueue(site, launcher, workers=1)
+    [submission_id] = _submit(site, queue)
+    queue.start()
     try:
-        rows = _wait_until_done(site, 4)
+        [first] = _wait_until_done(site, 1)
+        with site() as session:
+            rejudge = queue.rejudge(session, session.get(Submission, submission_id))
+            assert rejudge.priority == Priority.rejudge
+            row = session.get(Submission, submission_id)
+            assert row.current.id == first.current.id  # the verdict stays until the rejudge finishes
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with site() as session:
+                row = session.get(Submission, submission_id)
+                if row.current.id == rejudge.id:
+                    break
+            time.sleep(0.2)
+    finally:
+        queue.stop()
+    with site() as session:
+        row = session.get(Submission, submission_id)
+        gradings = row.gradings
+        assert [g.id for g in gradings] == [first.current.id, rejudge.id]
+        assert all(g.status is Status.done and g.verdict is Verdict.AC for g in gradings)
+        assert row.current.id == rejudge.id and gradings[0].seed != gradings[1].seed  # a fresh seed
+
+
+def test_live_submissions_are_claimed_before_rejudges(site, launcher):
+    queue = GradingQueue(site, launcher)
+    old = _submit(site, queue, count=2)
+    with site() as session:
+        rejudges = [queue.rejudge(session, session.get(Submission, number)).id for number in old]
+    live = _submit(site, queue)
+    order = []
+    while (claim := queue.claim()) is not None:
+        order.append(claim.grading_id)
+    with site() as session:
+        live_grading = session.get(Submission, live[0]).latest.id
+        first_gradings = [session.get(Submission, number).gradings[0].id for number in old]
+    assert order == [*first_gradings, live_grading, *rejudges]
+
+
+def test_a_result_is_written_once_whoever_finishes_second(site, launcher):
+    queue = GradingQueue(site, launcher, lease_s=0.0)  # every claim's lease has run out at once
+    [submission_id] = _submit(site, queue)
+    slow = queue.claim("slow-worker")
+    fast = queue.claim("fast-worker")  # takes the grading over: one more attempt
+    assert (slow.grading_id, fast.grading_id) == (fast.grading_id, fast.grading_id)
+    assert (slow.attempt, fast.attempt) == (1, 2)
+    accepted = queue.judge(fast)
+    rejected = dataclasses.replace(accepted, verdict=Verdict.WA, seed=accepted.seed + 1)
+    assert queue.finish(fast, accepted) is True
+    assert queue.finish(slow, rejected) is False  # lost its claim: writes nothing
+    assert queue.finish(fast, rejected) is False  # already finished: never written twice
+    with site() as session:
+        row = session.get(Submission, submission_id)
+        assert row.current.verdict is Verdict.AC and row.current.attempts == 2
+        assert row.current.worker == "fast-worker" and row.current.report_json["seed"] == accepted.seed
+
+
+def test_a_grader_that_stops_sending_heartbeats_loses_its_grading(site, launcher):
+    [submission_id] = _submit(site, GradingQueue(site, launcher))
+    dead = GradingQueue(site, launcher, lease_s=1.0)
+    claim = dead.claim("dead-worker")  # ... and the worker dies: no heartbeat renews the lease
+    alive = GradingQueue(site, launcher, lease_s=30.0)
+    assert alive.claim() is None  # the lease still runs
+    time.sleep(1.2)
+    taken = alive.claim("live-worker")
+    assert taken.grading_id == claim.grading_id and taken.attempt == 2
+    assert alive.finish(taken, alive.judge(taken)) and not dead.finish(claim, alive.judge(claim))
+    with site() as session:
+        assert session.get(Submission, submission_id).current.worker == "live-worker"
+
+
+def test_a_heartbeat_keeps_a_long_grading_its_own(site, launcher):
+    _submit(site, GradingQueue(site, launcher))
+    holder = GradingQueue(site, launcher, lease_s=1.0)
+    claim = holder.claim("holder")
+    holder._held[claim.grading_id] = claim
+    other = GradingQueue(site, launcher)
+    for _ in range(4):  # 2 s in all: the lease would have run out twice without the beats
+        time.sleep(0.5)
+        assert holder.heartbeat() == 1
+        assert other.claim() is None
+    assert holder.finish(claim, holder.judge(claim))
+
+
+def test_a_restart_on_the_same_host_takes_over_at_once(site, launcher):
+    queue = GradingQueue(site, launcher)
+    ids = _submit(site, queue, count=4)
+    # A worker of a process that has died took two jobs: they stay "running" under its name.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_worker = f"{socket.gethostname()}:{int(gone.stdout)}:w0"
+    taken = [queue.claim(dead_worker), queue.claim(dead_worker)]
+    with site() as session:
+        assert [session.get(Grading, c.grading_id).submission_id for c in taken] == ids[:2]
+    restarted = GradingQueue(site, launcher, workers=2)
+    restarted.start()  # recover() releases the dead process's claims without waiting for the lease
+    try:
+        rows = _wait_until_done(site, 4, timeout=120)
     finally:
         restarted.stop()
-    assert [r.verdict for r in rows] == ["AC"] * 4
-    assert [r.attempts for r in rows] == [2, 2, 1, 1]
+    assert [r.current.verdict for r in rows] == [Verdict.AC] * 4
+    assert [r.current.attempts for r in rows] == [2, 2, 1, 1]
 
 
 def test_refusals_say_why_and_store_nothing(site, launcher):
@@ -114,23 +220,21 @@ def test_refusals_say_why_and_store_nothing(site, launcher):
         with pytest.raises(SubmissionRefused, match="already have 2 submissions waiting"):
             queue.submit(session, user, exercise, REFERENCE[:1000])
         assert len(session.scalars(select(Submission)).all()) == 2
+        assert len(session.scalars(select(Grading)).all()) == 2
 
 
 def test_a_submission_that_keeps_killing_its_grader_is_stored_as_ie(site, launcher):
-    with site() as session:
-        exercise = session.scalar(select(Exercise))
-        user = session.scalar(select(User))
-        queue = GradingQueue(site, launcher)
-        killer = queue.submit(session, user, exercise, REFERENCE).id
+    queue = GradingQueue(site, launcher, lease_s=0.0)  # each grader dies at once: its lease runs out
+    [killer] = _submit(site, queue)
     for attempt in range(1, MAX_GRADING_ATTEMPTS + 1):
-        assert queue.claim() == killer  # a grading starts ... and the grader dies with it
-        assert queue.recover() == (1 if attempt < MAX_GRADING_ATTEMPTS else 0)
+        claim = queue.claim()  # a grading starts ... and the grader dies with it
+        assert claim.submission_id == killer and claim.attempt == attempt
+    assert queue.claim() is None  # never started again
     with site() as session:
-        row = session.get(Submission, killer)
-        assert row.status is Status.done and row.verdict == "IE" and row.attempts == MAX_GRADING_ATTEMPTS
+        row = session.get(Submission, killer).current
+        assert row.status is Status.done and row.verdict is Verdict.IE and row.attempts == MAX_GRADING_ATTEMPTS
         assert f"interrupted {MAX_GRADING_ATTEMPTS} times" in row.report_json["message"]
         assert row.report_json["verdict"] == "IE" and row.finished_at is not None
-    assert queue.claim() is None  # never queued again
 
 
 def test_a_bug_in_the_grader_ends_that_submission_in_ie_with_a_reference(site, launcher, monkeypatch, caplog):
@@ -141,17 +245,14 @@ def test_a_bug_in_the_grader_ends_that_submission_in_ie_with_a_reference(site, l
 
     monkeypatch.setattr(grading, "judge_file", broken)
     queue = GradingQueue(site, launcher)
-    with site() as session:
-        exercise = session.scalar(select(Exercise))
-        user = session.scalar(select(User))
-        first = queue.submit(session, user, exercise, REFERENCE).id
+    [first] = _submit(site, queue)
     queue.start()
     try:
         rows = _wait_until_done(site, 1, timeout=60)
     finally:
         queue.stop()
-    message = rows[0].report_json["message"]
-    assert rows[0].id == first and rows[0].verdict == "IE"
+    message = rows[0].current.report_json["message"]
+    assert rows[0].id == first and rows[0].current.verdict is Verdict.IE
     assert "internal error" in message and "/srv/probjudge" not in message
     assert message.rsplit(" ", 1)[1].rstrip(")") in caplog.text and "/srv/probjudge/secret" in caplog.text
 
@@ -172,7 +273,7 @@ def test_submissions_that_kill_their_loader_do_not_stop_the_site(tmp_path, launc
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="test", workers=2,
                               sandbox=launcher.level), launcher=launcher)
     try:
-        with app.extensions["probjudge"]["sessions"]() as session:
+        with services(app).sessions() as session:
             user = User(name="mallory")
             user.set_password("password123")
             token, secret = ApiToken.issue(user)
@@ -197,4 +298,4 @@ def test_submissions_that_kill_their_loader_do_not_stop_the_site(tmp_path, launc
         if hasattr(launcher, "free_slots"):
             assert launcher.free_slots == launcher.slots
     finally:
-        app.extensions["probjudge"]["queue"].stop()
+        services(app).queue.stop()

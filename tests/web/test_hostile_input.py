@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from judge.exercise import ExerciseError, resolve
 from site_client import api_token, build_url, csrf_token, rules, sign_up
 from web import forms
+from web.services import services
 from web.models import ApiToken, Submission
 from web.validation import text_problem
 
@@ -22,7 +23,7 @@ GOOD = {"identifier": "39", "code": "en"}
 
 
 def _count(app, model) -> int:
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         return session.scalar(select(func.count()).select_from(model))
 
 
@@ -241,7 +242,7 @@ def _form_request(app, endpoint: str):
 
 def _a_token_id(app, client, token: str) -> int:
     client.post("/profile/tokens", data={"csrf_token": token, "label": "to revoke"})
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         return session.scalar(select(func.max(ApiToken.id)))
 
 
@@ -286,7 +287,7 @@ def test_the_web_command_refuses_text_it_cannot_store_with_a_message(make_site, 
 
     app = make_site(start_workers=False)
     sign_up(app.test_client(), "ann")
-    monkeypatch.setenv("DATABASE_URL", app.extensions["probjudge"]["settings"].database_url)
+    monkeypatch.setenv("DATABASE_URL", services(app).settings.database_url)
     monkeypatch.setenv("SECRET_KEY", "test")
     assert web_command(arguments) == 2
     assert capsys.readouterr().err.startswith("error: ")

@@ -10,6 +10,7 @@ from alembic import command
 from sqlalchemy import select, text
 
 from site_client import sign_in, sign_up
+from web.services import services
 from web.__main__ import main as web_command
 from web.accounts import NameTaken, create_user, find_user
 from web.database import alembic_config, make_engine, session_factory, upgrade
@@ -21,7 +22,7 @@ SPELLINGS = ["Admin", "ADMIN", "ａｄｍｉｎ", "ＡＤＭＩＮ", " admin ", 
 
 
 def _users(app) -> list[User]:
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         return session.scalars(select(User).order_by(User.id)).all()
 
 
@@ -37,10 +38,10 @@ def test_every_way_to_create_an_account_refuses_another_spelling_of_a_taken_name
     assert sign_up(app.test_client(), "admin").status_code == 302
     page = sign_up(app.test_client(), spelling)
     assert page.status_code == 400 and "This user name is taken" in page.get_data(as_text=True)
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         with pytest.raises(NameTaken):
             create_user(session, spelling, "password123")
-    monkeypatch.setenv("DATABASE_URL", app.extensions["probjudge"]["settings"].database_url)
+    monkeypatch.setenv("DATABASE_URL", services(app).settings.database_url)
     monkeypatch.setenv("SECRET_KEY", "test")
     assert web_command(["create-user", spelling, "--password", "password123"]) == 2
     assert [user.name for user in _users(app)] == ["admin"]
@@ -53,7 +54,7 @@ def test_sign_in_and_set_password_find_the_account_by_any_spelling(make_site, mo
     client = app.test_client()
     assert sign_in(client, spelling).status_code == 302
     assert ">admin<" in client.get("/profile/").get_data(as_text=True)
-    monkeypatch.setenv("DATABASE_URL", app.extensions["probjudge"]["settings"].database_url)
+    monkeypatch.setenv("DATABASE_URL", services(app).settings.database_url)
     monkeypatch.setenv("SECRET_KEY", "test")
     assert web_command(["set-password", spelling, "--password", "password456"]) == 0
     assert sign_in(app.test_client(), "admin", "password456").status_code == 302
@@ -78,7 +79,7 @@ def test_the_sign_in_limit_counts_every_spelling_of_a_name_as_one(make_site):
 def test_names_that_cannot_exist_find_nobody(make_site):
     app = make_site(start_workers=False)
     sign_up(app.test_client(), "ann")
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         for name in ("ann\x00", "\udcff", "ann\ud800", ""):
             assert find_user(session, name) is None
 
@@ -137,7 +138,7 @@ def test_one_name_signed_up_twice_at_the_same_moment_is_a_400_not_a_500(make_sit
 
     def racing(session, name, *args, **kwargs):
         user = real(session, name, *args, **kwargs)  # the name was free when checked...
-        with app.extensions["probjudge"]["sessions"]() as other:  # ...and another request takes it now
+        with services(app).sessions() as other:  # ...and another request takes it now
             rival = User(name=name.upper())
             rival.set_password("password123")
             other.add(rival)

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from judge.exercise import resolve
 from site_client import csrf_token, sign_in, sign_up, submit, wait_for_result
+from web.services import services
 from web.models import ApiToken, Role, Submission, User
 from web.texts import TEXTS
 
@@ -21,7 +22,7 @@ WRONG_TOP_K = (EXERCISE.root.parents[1] / "solutions" / "039-sampling" / "wrong"
 
 
 def add_user(app, name: str, role: Role = Role.learner, password: str = "password123") -> None:
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         user = User(name=name, role=role)
         user.set_password(password)
         session.add(user)
@@ -81,7 +82,7 @@ def test_sign_up_validates_and_stores_a_hashed_password(make_site):
                                                       "confirm": confirm, "language": "en"})
         assert response.status_code == 400 and expected in response.get_data(as_text=True)
     assert sign_up(client, "ann", language="zh").status_code == 302
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         ann = session.scalar(select(User).where(User.name == "ann"))
         assert ann.role is Role.learner and ann.language == "zh" and "password123" not in ann.password_hash
     other = app.test_client()
@@ -189,8 +190,8 @@ def test_submit_shows_live_status_then_the_verdict(make_site):
     page = client.get(created.location).get_data(as_text=True)
     assert html_escape(REFERENCE.splitlines()[0]) in page
     html = wait_for_result(client, created.location)
-    with app.extensions["probjudge"]["sessions"]() as session:
-        cases = len(session.scalar(select(Submission)).report_json["cases"])
+    with services(app).sessions() as session:
+        cases = len(session.scalar(select(Submission)).current.report_json["cases"])
     assert 'class="verdict v-AC"' in html and f"{cases}/{cases} cases passed" in html
     assert "A correct solution fails this judge with probability below 1e-06." in html
     listing = client.get("/exercises/").get_data(as_text=True)
@@ -206,9 +207,9 @@ def test_a_wrong_solution_gets_wa_with_its_diagnosis_and_hidden_cases_stay_hidde
     assert 'class="verdict v-WA"' in html and "Likely mistake:</strong> top-k keeps one token too many" in html
     zh = client.get(submission + "/result?lang=zh").get_data(as_text=True)
     assert "top-k 多保留了一个 token" in zh and "答案错误" in zh
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         stored = session.scalar(select(Submission))
-        report, seed = stored.report_json, stored.seed
+        report, seed = stored.current.report_json, stored.current.seed
     hidden = [c for c in report["cases"] if c["suite"] == "hidden" and c["message"]]
     assert hidden, "the stored report keeps hidden messages for the instructors"
     for case in hidden:
@@ -241,7 +242,7 @@ def test_refused_submissions_keep_the_code_and_say_why(make_site):
 
 def test_submitting_is_rate_limited_per_account(make_site):
     app = make_site(start_workers=False)
-    app.extensions["probjudge"]["queue"].max_queued_per_user = 1000
+    services(app).queue.max_queued_per_user = 1000
     client = app.test_client()
     sign_up(client, "ann")
     statuses = [submit(client, REFERENCE).status_code for _ in range(21)]
@@ -288,7 +289,7 @@ def test_profile_creates_and_revokes_api_tokens(make_site):
     headers = {"Authorization": f"Bearer {secret}"}
     assert api.get("/api/v1/exercises", headers=headers).status_code == 200
     assert secret not in client.get("/profile/").get_data(as_text=True)  # shown once
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         token_id = session.scalar(select(ApiToken.id))
     client.post(f"/profile/tokens/{token_id}/revoke", data={"csrf_token": csrf_token(client, "/profile/")})
     assert api.get("/api/v1/exercises", headers=headers).status_code == 401

@@ -27,9 +27,9 @@ def _case(suite: str, name: str, time_ms: float, verdict: str = "WA", **extra) -
 
 def _submission(*cases: dict, message: str = "the report's message") -> SimpleNamespace:
     report = {"verdict": "WA", "time_ms": 5000.0, "message": message, "seed": SEED, "cases": list(cases)}
-    return SimpleNamespace(id=17, exercise=SimpleNamespace(number=39), status=SimpleNamespace(value="done"),
-                           verdict="WA", report_json=report, seed=SEED, judge_version="0.1.0",
-                           created_at=None, finished_at=None)
+    grading = SimpleNamespace(id=23, status=SimpleNamespace(value="done"), verdict_code="WA", report_json=report,
+                              seed=SEED, judge_version="0.1.0", finished_at=None)
+    return SimpleNamespace(id=17, exercise=SimpleNamespace(number=39), shown=grading, created_at=None)
 
 
 def test_a_hidden_case_shows_no_number_the_learners_code_controls():

@@ -16,6 +16,7 @@ from sqlalchemy import select, update
 
 from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up, submit
 from web import accounts
+from web.services import services
 from web.__main__ import main as web_command
 from web.models import Submission, User, UserSession
 from web.texts import TEXTS
@@ -24,7 +25,7 @@ SIGN_OUT_BUTTON = 'action="/auth/sign-out"'
 
 
 def _rows(app, model=UserSession) -> list:
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         return session.scalars(select(model).order_by(model.id)).all()
 
 
@@ -46,7 +47,7 @@ def _pages(app, submission_id: int) -> list[str]:
 
 
 def _set_password_command(app, monkeypatch, name: str, password: str) -> None:
-    monkeypatch.setenv("DATABASE_URL", app.extensions["probjudge"]["settings"].database_url)
+    monkeypatch.setenv("DATABASE_URL", services(app).settings.database_url)
     monkeypatch.setenv("SECRET_KEY", "test")
     assert web_command(["set-password", name, "--password", password]) == 0
 
@@ -204,7 +205,7 @@ def test_an_idle_session_ends(make_site):
     app = make_site(start_workers=False)
     client = app.test_client()
     sign_up(client, "ann")
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         session.execute(update(UserSession).values(
             last_seen_at=dt.datetime.now(dt.timezone.utc) - UserSession.IDLE_LIMIT - dt.timedelta(minutes=1)))
         session.commit()
@@ -221,7 +222,7 @@ def test_requests_refresh_last_seen_at_most_every_few_minutes(make_site):
     client.get("/profile/")
     assert _rows(app)[0].last_seen_at == row.last_seen_at  # no write on every request
     stale = dt.datetime.now(dt.timezone.utc) - UserSession.SEEN_RESOLUTION - dt.timedelta(seconds=5)
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         session.execute(update(UserSession).values(last_seen_at=stale))
         session.commit()
     client.get("/profile/")
@@ -230,7 +231,7 @@ def test_requests_refresh_last_seen_at_most_every_few_minutes(make_site):
 
 def test_the_submit_limit_is_per_account_not_per_session(make_site):
     app = make_site(start_workers=False)
-    app.extensions["probjudge"]["queue"].max_queued_per_user = 1000
+    services(app).queue.max_queued_per_user = 1000
     first, second = app.test_client(), app.test_client()
     sign_up(first, "ann")
     assert [submit(first, "x = 1\n").status_code for _ in range(20)] == [302] * 20

@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
-from site_client import sign_in
+from site_client import sign_in, store_graded
+from web.services import services
 from web.i18n import code_spans
-from web.models import Exercise, Role, Status, Submission, User, utcnow
+from web.models import Exercise, Role, User
 from web.texts import TEXTS
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
@@ -47,7 +48,7 @@ def prose(html: str) -> str:
 
 
 def add_user(app, name: str, role: Role) -> None:
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         user = User(name=name, role=role)
         user.set_password("password123")
         session.add(user)
@@ -61,14 +62,9 @@ def store_compile_error(app, owner: str, verdict: str = "CE") -> int:
               "cases": [{"name": name, "suite": suite, "title": name, "title_zh": name, "verdict": "SK", "message": "",
                          "time_ms": 0.0, "seed": 7, "statistic": None, "p_value": None, "checks": []}
                         for name, suite in (("softmax", "public"), ("zipf", "hidden"))]}
-    with app.extensions["probjudge"]["sessions"]() as session:
-        submission = Submission(user=session.scalar(select(User).where(User.name == owner)),
-                                exercise=session.scalar(select(Exercise)), code="def (:\n", status=Status.done,
-                                verdict=verdict, score_passed=0, score_total=2, seed=5, report_json=report,
-                                finished_at=utcnow(), attempts=1)
-        session.add(submission)
-        session.commit()
-        return submission.id
+    with services(app).sessions() as session:
+        return store_graded(session, session.scalar(select(User).where(User.name == owner)),
+                            session.scalar(select(Exercise)), "def (:\n", report, seed=5)
 
 
 # --- verdicts ---------------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import select
 
-from site_client import sign_in
-from web.models import ApiToken, Exercise, Role, Status, Submission, User, utcnow
+from site_client import sign_in, store_graded
+from web.services import services
+from web.models import ApiToken, Exercise, Role, User
 
 SEED = 4503599627370497
 CASE_SEEDS = (1234567890123457, 2345678901234567, 3456789012345679)
@@ -47,7 +48,7 @@ def site(make_site):
     """A site with a learner (ann, with a submission stored as graded) and an instructor (ida)."""
     app = make_site(start_workers=False)
     headers = {}
-    with app.extensions["probjudge"]["sessions"]() as session:
+    with services(app).sessions() as session:
         for name, role in (("ann", Role.learner), ("ida", Role.instructor)):
             user = User(name=name, role=role)
             user.set_password("password123")
@@ -62,14 +63,9 @@ def site(make_site):
 def store(app, rule: dict, owner: str = "ann") -> int:
     """A graded submission of ``owner`` whose hidden case failed with ``rule`` (its id)."""
     report = _report(rule)
-    with app.extensions["probjudge"]["sessions"]() as session:
-        submission = Submission(user=session.scalar(select(User).where(User.name == owner)),
-                                exercise=session.scalar(select(Exercise)), code="# code\n", status=Status.done,
-                                verdict="WA", score_passed=2, score_total=3, seed=SEED, judge_version="0.1.0",
-                                report_json=report, started_at=utcnow(), finished_at=utcnow(), attempts=1)
-        session.add(submission)
-        session.commit()
-        return submission.id
+    with services(app).sessions() as session:
+        return store_graded(session, session.scalar(select(User).where(User.name == owner)),
+                            session.scalar(select(Exercise)), "# code\n", report, seed=SEED, judge_version="0.1.0")
 
 
 def view(app, viewer: str, path: str, lang: str = "en") -> str:
@@ -126,7 +122,7 @@ def test_a_report_from_before_rules_shows_the_title_as_before(site, path, rule):
 
 def test_the_api_answers_in_the_token_owners_language(site):
     url = f"/api/v1/submissions/{store(site, {'rule': RULE, 'rule_zh': RULE_ZH})}"
-    with site.extensions["probjudge"]["sessions"]() as session:
+    with services(site).sessions() as session:
         session.scalar(select(User).where(User.name == "ann")).language = "zh"
         session.commit()
     client = site.test_client()
