@@ -1,6 +1,7 @@
 """Command line of the web site.
 
     python -m web serve [--host HOST] [--port PORT]     (what `make run` starts)
+    python -m web grade [--workers N]                   (grading workers in their own process)
     python -m web init-db
     python -m web create-user NAME --role learner|instructor --password PW [--token]
     python -m web set-password NAME --password PW
@@ -33,6 +34,10 @@ def main(argv: list[str]) -> int:
     serve_command = commands.add_parser("serve", help="start the site (migrates, syncs, creates an instructor)")
     serve_command.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
     serve_command.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 5000))
+    grade_command = commands.add_parser("grade", help="run grading workers in this process (any number of these "
+                                                      "may run beside the site, on this or other machines)")
+    grade_command.add_argument("--workers", type=int, default=None,
+                               help="worker threads (default: PROBJUDGE_WORKERS, at least 1)")
     commands.add_parser("init-db", help="create or upgrade the database and sync the exercises")
     create = commands.add_parser("create-user", help="create an account")
     create.add_argument("name")
@@ -47,6 +52,10 @@ def main(argv: list[str]) -> int:
         from web.serve import serve
 
         return serve(args.host, args.port)
+    if args.command == "grade":
+        from web.grader import run_graders
+
+        return run_graders(args.workers)
 
     try:
         settings = Settings.from_environment()

@@ -1,7 +1,8 @@
 """``python -m web serve``: what ``make run`` starts. Migrate, sync, bootstrap, serve.
 
 The site is served by waitress, a pure-Python production WSGI server (threads, no C build,
-runs wherever Python does), with the grading workers in the same process. For a deployment
+runs wherever Python does), with the grading workers in the same process unless
+``PROBJUDGE_WORKERS=0`` (then ``python -m web grade`` processes grade, see :mod:`web.grader`). For a deployment
 behind a reverse proxy, see web/README.md (gunicorn is an equally good choice there).
 """
 
@@ -42,14 +43,15 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     from waitress import create_server
 
     from web.app import create_app
+    from web.services import services
 
     try:
         app = create_app(settings)
     except RuntimeError as error:  # the sandbox refused: strict is unavailable and no fallback is allowed
         print(f"error: {error}", file=sys.stderr)
         return 2
-    sessions = app.extensions["probjudge"]["sessions"]
-    with sessions() as session:
+    site = services(app)
+    with site.sessions() as session:
         try:
             created = ensure_instructor(session, os.environ.get("PROBJUDGE_ADMIN_USER", "instructor"),
                                         os.environ.get("PROBJUDGE_ADMIN_PASSWORD") or None)
@@ -58,8 +60,9 @@ def serve(host: str, port: int, threads: int = 8) -> int:
             return 2
     server = create_server(app, host=host, port=port, threads=threads, ident="ProbJudge")
     url = f"http://{host if host not in ('0.0.0.0', '::') else 'localhost'}:{server.effective_port}/"
-    print(f"ProbJudge is serving {url}  (database: {settings.database_url}; sandbox: "
-          f"{app.extensions['probjudge']['sandbox']}; {settings.workers} grading workers)", flush=True)
+    graders = (f"sandbox: {site.sandbox}; {settings.workers} grading workers" if settings.workers
+               else "no grading workers here: run `python -m web grade`")
+    print(f"ProbJudge is serving {url}  (database: {settings.database_url}; {graders})", flush=True)
     if created:
         user, password = created
         print(f"Created the instructor account {user.name!r} with password {password!r}. "
@@ -77,5 +80,5 @@ def serve(host: str, port: int, threads: int = 8) -> int:
         server.close()
     finally:
         print("stopping: finishing the submissions being graded (queued ones stay queued)", flush=True)
-        app.extensions["probjudge"]["queue"].stop()
+        site.queue.stop()
     return 0
