@@ -87,7 +87,8 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
     from judge.exercise import load_exercise
 
     folder = tmp_path / "exercises" / "950-coin"
-    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "public").mkdir(parents=True)
+    (folder / "tests" / "hidden").mkdir(parents=True)
     (folder / "exercise.toml").write_text(textwrap.dedent("""
         number = 950
         slug = "coin"
@@ -98,9 +99,8 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
         [functions.flip]
         params = ["p", "n", "generator"]
     """))
-    (folder / "tests" / "__init__.py").write_text("")
-    (folder / "tests" / "public.py").write_text(COIN_TESTS.format(fit=public_fit))
-    (folder / "tests" / "hidden.py").write_text(COIN_TESTS.format(fit=hidden_fit))
+    (folder / "tests" / "public" / "public.py").write_text(COIN_TESTS.format(fit=public_fit))
+    (folder / "tests" / "hidden" / "hidden.py").write_text(COIN_TESTS.format(fit=hidden_fit))
     solutions = tmp_path / "solutions" / "950-coin"
     (solutions / "wrong").mkdir(parents=True)
     (solutions / "reference.py").write_text(

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from judge.exercise import LANGUAGES, load_all, resolve, ExerciseError
+from judge.exercise import LANGUAGES, load_all, public_import_problems, resolve, ExerciseError
 from judge.suites import load_suite
 
 EXERCISES = load_all()
@@ -29,6 +29,8 @@ def test_exercise_folder_is_complete(exercise):
     assert exercise.wrong_solutions()
     for suite in ("public", "hidden"):
         assert load_suite(exercise, suite).cases
+    assert sorted(p.name for p in exercise.tests_dir.iterdir() if p.name != "__pycache__") == ["hidden", "public"]
+    assert public_import_problems(exercise) == []
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
