@@ -12,20 +12,27 @@ Modules under ``hidden/`` may import public ones (``from ..public.x import y``),
 reverse (:func:`public_import_problems`). The browser receives ``exercise.toml`` and every file
 under ``tests/public/``: a file added under ``hidden/`` cannot leak by its name.
 
-Solutions live apart, in ``solutions/NNN-slug/``.
+Exercises come in packs: a pack is a folder laid out like the repository's ``exercises/``, and
+its solutions live in the ``solutions/`` folder beside it (``<pack>/../solutions/NNN-slug/``).
+``PROBJUDGE_EXERCISES`` lists the packs (``os.pathsep``-separated); unset, the one pack is the
+repository's ``exercises/``. A course keeps its private exercises, their hidden tests and
+references, in a pack outside the repository.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-EXERCISES_DIR = PROJECT_ROOT / "exercises"
-SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
+EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
+SOLUTIONS_DIR = PROJECT_ROOT / "solutions"  # its solutions (a pack's solutions: the folder beside it)
+PACKS_VARIABLE = "PROBJUDGE_EXERCISES"
 LANGUAGES = ("en", "zh")
 SUITES = ("public", "hidden")  # what the CLI and the server judge
 BROWSER_SUITES = ("public", "tiny")  # what the browser may judge: the hidden suite never leaves the server
@@ -96,8 +103,14 @@ class Exercise:
         return f"{self.number:03d}-{self.slug}"
 
     @property
+    def pack(self) -> Path:
+        """The folder of exercises this one belongs to."""
+        return Path(os.path.abspath(self.root)).parent
+
+    @property
     def solutions_root(self) -> Path:
-        return SOLUTIONS_DIR / self.folder
+        """``solutions/NNN-slug/`` in the ``solutions/`` folder beside the exercise's pack."""
+        return self.pack.parent / "solutions" / self.folder
 
     def title(self, lang: str = "en") -> str:
         return self.titles.get(lang) or self.titles["en"]
@@ -272,10 +285,54 @@ def public_import_problems(exercise: Exercise) -> list[str]:
     return problems
 
 
-def load_all(exercises_dir: Path = EXERCISES_DIR) -> list[Exercise]:
-    """Every exercise, ordered by number."""
-    folders = sorted(p for p in exercises_dir.iterdir() if (p / "exercise.toml").is_file())
-    return sorted((load_exercise(p) for p in folders), key=lambda e: e.number)
+def exercise_dirs() -> list[Path]:
+    """The packs to read: ``PROBJUDGE_EXERCISES`` (folders separated by ``os.pathsep``), else the
+    repository's ``exercises/``. A listed folder that does not exist is an :class:`ExerciseError`."""
+    raw = os.environ.get(PACKS_VARIABLE, "")
+    entries = [entry.strip() for entry in raw.split(os.pathsep) if entry.strip()]
+    if not entries:
+        return [EXERCISES_DIR]
+    dirs: list[Path] = []
+    for entry in entries:
+        folder = Path(entry).expanduser()
+        if not folder.is_dir():
+            raise ExerciseError(f"{PACKS_VARIABLE}: {entry!r} is not a folder (it lists folders of exercises, "
+                                f"separated by {os.pathsep!r})")
+        folder = Path(os.path.abspath(folder))
+        if folder not in dirs:
+            dirs.append(folder)
+    return dirs
+
+
+def _packs(exercises_dir: Path | str | Iterable[Path | str] | None) -> list[Path]:
+    if exercises_dir is None:
+        return exercise_dirs()
+    if isinstance(exercises_dir, (str, os.PathLike)):
+        return [Path(exercises_dir)]
+    return [Path(folder) for folder in exercises_dir]
+
+
+def load_all(exercises_dir: Path | str | Iterable[Path | str] | None = None) -> list[Exercise]:
+    """Every exercise of the packs, ordered by number: ``exercises_dir`` (one folder or several),
+    else the configured packs (:func:`exercise_dirs`).
+
+    Two exercises with the same number or slug are an :class:`ExerciseError` naming both folders.
+    """
+    exercises: list[Exercise] = []
+    by_number: dict[int, Exercise] = {}
+    by_slug: dict[str, Exercise] = {}
+    for pack in _packs(exercises_dir):
+        if not pack.is_dir():
+            raise ExerciseError(f"{pack}: no such folder of exercises")
+        for folder in sorted(p for p in pack.iterdir() if (p / "exercise.toml").is_file()):
+            exercise = load_exercise(folder)
+            for key, seen, what in ((exercise.number, by_number, "number"), (exercise.slug, by_slug, "slug")):
+                other = seen.setdefault(key, exercise)
+                if other is not exercise:
+                    raise ExerciseError(f"two exercises declare {what} {key!r}: {other.root} and {exercise.root}; "
+                                        "numbers and slugs must be unique across all packs")
+            exercises.append(exercise)
+    return sorted(exercises, key=lambda e: e.number)
 
 
 # Exercise numbers have three digits; a longer run of digits names nothing (and int() of
@@ -299,7 +356,7 @@ def _exercise_number(wanted: str, exercise_id: object) -> int | None:
     return int(wanted)
 
 
-def resolve(exercise_id: str, exercises_dir: Path = EXERCISES_DIR) -> Exercise:
+def resolve(exercise_id: str, exercises_dir: Path | str | Iterable[Path | str] | None = None) -> Exercise:
     """Find an exercise by number, slug or folder name; raise :class:`ExerciseError` with the choices."""
     wanted = str(exercise_id).strip().lower()
     number = _exercise_number(wanted, exercise_id)

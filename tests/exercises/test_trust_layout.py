@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import zipfile
 
 import pytest
 
 from judge.browser.bundle import engine_bundle, exercise_files
-from judge.exercise import ExerciseError, load_exercise
-from judge.suites import load_suite, suites_module
+from judge.exercise import ExerciseError, load_all, load_exercise, resolve
+from judge.suites import load_suite, suites_module, suites_package
 
 SECRET = "hidden-helper-secret-7f3a9c"
 
@@ -126,4 +127,48 @@ def test_the_judge_runs_the_tiny_exercise(tmp_path, learner_file):
     wrong = learner_file("def double(x):\n    return x + 1\n", "wrong.py")
     assert judge_file(exercise, right, seed=1).verdict.value == "AC"
     assert judge_file(exercise, wrong, seed=1).verdict.value == "WA"
+
+
+# --- packs --------------------------------------------------------------------------------------------
+
+def test_packs_come_from_probjudge_exercises(tmp_path, monkeypatch, exercise39):
+    pack = tmp_path / "course" / "exercises"
+    tiny_exercise(pack, 901)
+    (tmp_path / "course" / "solutions" / "901-echo").mkdir(parents=True)
+    monkeypatch.setenv("PROBJUDGE_EXERCISES", os.pathsep.join([str(pack), str(exercise39.pack)]))
+    exercises = load_all()
+    assert {39, 901} <= {e.number for e in exercises}
+    private = resolve("echo")
+    assert private.solutions_root == tmp_path / "course" / "solutions" / "901-echo"
+    assert resolve("39").solutions_root == exercise39.solutions_root
+    assert load_all(pack) == [private]  # an explicit folder still works
+    monkeypatch.delenv("PROBJUDGE_EXERCISES")
+    with pytest.raises(ExerciseError):
+        resolve("echo")
+
+
+def test_a_missing_pack_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROBJUDGE_EXERCISES", str(tmp_path / "nowhere"))
+    with pytest.raises(ExerciseError, match="PROBJUDGE_EXERCISES: .*nowhere.* is not a folder"):
+        load_all()
+
+
+@pytest.mark.parametrize("number, slug, what", [(39, "echo", "number 39"), (901, "sampling", "slug 'sampling'")])
+def test_two_packs_declaring_the_same_exercise_are_refused(tmp_path, monkeypatch, exercise39, number, slug, what):
+    pack = tmp_path / "exercises"
+    folder = tiny_exercise(pack, number, slug)
+    monkeypatch.setenv("PROBJUDGE_EXERCISES", os.pathsep.join([str(exercise39.pack), str(pack)]))
+    with pytest.raises(ExerciseError, match=what) as caught:
+        load_all()
+    assert str(exercise39.root) in str(caught.value) and str(folder) in str(caught.value)
+
+
+def test_same_numbers_in_two_folders_never_share_suite_modules(tmp_path):
+    first = load_exercise(tiny_exercise(tmp_path / "a" / "exercises", 902))
+    second_folder = tiny_exercise(tmp_path / "b" / "exercises", 902)
+    (second_folder / "tests" / "public" / "values.py").write_text("TWO = 'two'\n")
+    second = load_exercise(second_folder)
+    assert suites_package(first) != suites_package(second)
+    load_suite(first, "public"), load_suite(second, "public")
+    assert suites_module(first, "public.values").TWO == 2 and suites_module(second, "public.values").TWO == "two"
 
