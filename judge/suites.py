@@ -115,10 +115,10 @@ def _package(name: str, folder) -> None:
 
 
 def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
+    path = exercise.suite_path(suite)  # an unknown suite is an ExerciseError
     package = _ensure_packages(exercise)
     name = f"{package}.{SUITE_FOLDERS[suite]}.{suite}"
     if name not in sys.modules:
-        path = exercise.suite_path(suite)
         if not path.is_file():
             raise ExerciseError(f"{exercise.folder}: the {suite} suite needs {path.relative_to(exercise.root)}")
         spec = importlib.util.spec_from_file_location(name, path)
