@@ -42,7 +42,8 @@ def test_doubles(sub, ctx):
 '''
 
 
-def tiny_exercise(pack, number=901, slug="echo", *, public_imports="", hidden_imports="from ..public.values import TWO"):
+def tiny_exercise(pack, number=901, slug="echo", *, public_imports="",
+                  hidden_imports="from ..public.values import TWO"):
     """A one-function exercise in ``pack`` with a public and a hidden suite (the hidden one imports a public helper)."""
     folder = pack / f"{number:03d}-{slug}"
     (folder / "tests" / "public").mkdir(parents=True)

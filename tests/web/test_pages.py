@@ -161,7 +161,8 @@ def test_the_exercise_page_has_statement_math_editor_and_starter(make_site):
 
 def test_hidden_tests_and_solutions_are_never_served(make_site):
     client = make_site().test_client()
-    for url in ("/exercises/39/tests/hidden.py", "/exercises/39/tests/hidden/hidden.py", "/static/../solutions/039-sampling/reference.py",
+    for url in ("/exercises/39/tests/hidden.py", "/exercises/39/tests/hidden/hidden.py",
+                "/static/../solutions/039-sampling/reference.py",
                 "/solutions/039-sampling/reference.py", "/exercises/39/solution"):
         assert client.get(url).status_code == 404, url
     html = client.get("/exercises/39").get_data(as_text=True)
