@@ -92,14 +92,14 @@ def _plain(value: Any) -> Any:
 def load_exercise_tests(exercise):
     """Import the exercise's public and hidden suites the way the runner does; return the tests package name.
 
-    After this, ``sys.modules[package + ".cases"]`` and ``.oracle`` are the very modules the
-    suites use (same caches), so a benchmark sees exactly the frozen cases the judge sees.
+    After this, ``sys.modules[package + ".hidden.cases"]`` and ``.hidden.oracle`` are the very
+    modules the suites use (same caches), so a benchmark sees exactly the frozen cases the judge sees.
     """
-    from judge.suites import load_suite
+    from judge.suites import load_suite, suites_package
 
     for suite in ("public", "hidden"):
         load_suite(exercise, suite)
-    return f"_probjudge_tests_{exercise.number:03d}"
+    return suites_package(exercise)
 
 
 def fmt_ms(value: float) -> str:

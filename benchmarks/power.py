@@ -197,8 +197,8 @@ class Suite:
 
 def load(exercise) -> Suite:
     package = load_exercise_tests(exercise)
-    cases, oracle, hidden, public = (sys.modules[f"{package}.{name}"] for name in ("cases", "oracle", "hidden",
-                                                                                  "public"))
+    cases, oracle, hidden, public = (sys.modules[f"{package}.{name}"] for name in ("hidden.cases", "hidden.oracle",
+                                                                                  "hidden.hidden", "public.public"))
     declared = load_suite(exercise, "public").budget + load_suite(exercise, "hidden").budget
     budget = FalseFailureBudget(exercise.false_failure_budget, declared)
     fit_alpha, pairs_alpha = budget.alpha("fit"), budget.alpha("pairs")

@@ -224,7 +224,7 @@ def _thread_check(exercise, reps: int, contenders: int = 0) -> dict:
     """Median time of the reference's sampling_probs on the zipf batch, torch's default threads vs 1,
     optionally while ``contenders`` other processes run torch with its default threads (as other
     judges or jobs on the same machine would)."""
-    cases = sys.modules[f"{load_exercise_tests(exercise)}.cases"]
+    cases = sys.modules[f"{load_exercise_tests(exercise)}.hidden.cases"]
     batch = cases.zipf_rows()
     params = batch.param_tensors()
     spec = importlib.util.spec_from_file_location("_bench_reference", exercise.reference_path)

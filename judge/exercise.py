@@ -1,22 +1,44 @@
 """Exercises on disk: ``exercises/NNN-slug/exercise.toml`` plus statements, starter and tests.
 
 An exercise is named by its number (``39``, ``039``), its slug (``sampling``) or its folder
-name (``039-sampling``). Solutions live apart, in ``solutions/NNN-slug/``.
+name (``039-sampling``).
+
+The tests of an exercise are split by trust, and the folder decides (docs/authoring.md):
+
+    tests/public/   what a learner and the browser may receive: public.py, tiny.py, their helpers
+    tests/hidden/   what never leaves the judge: hidden.py and its helpers (oracle, frozen cases)
+
+Modules under ``hidden/`` may import public ones (``from ..public.x import y``), never the
+reverse (:func:`public_import_problems`). The browser receives ``exercise.toml`` and every file
+under ``tests/public/``: a file added under ``hidden/`` cannot leak by its name.
+
+Exercises come in packs: a pack is a folder laid out like the repository's ``exercises/``, and
+its solutions live in the ``solutions/`` folder beside it (``<pack>/../solutions/NNN-slug/``).
+``PROBJUDGE_EXERCISES`` lists the packs (``os.pathsep``-separated); unset, the one pack is the
+repository's ``exercises/``. A course keeps its private exercises, their hidden tests and
+references, in a pack outside the repository.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-EXERCISES_DIR = PROJECT_ROOT / "exercises"
-SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
+EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
+SOLUTIONS_DIR = PROJECT_ROOT / "solutions"  # its solutions (a pack's solutions: the folder beside it)
+PACKS_VARIABLE = "PROBJUDGE_EXERCISES"
 LANGUAGES = ("en", "zh")
 SUITES = ("public", "hidden")  # what the CLI and the server judge
 BROWSER_SUITES = ("public", "tiny")  # what the browser may judge: the hidden suite never leaves the server
+PUBLIC, HIDDEN = "public", "hidden"  # the two folders under tests/
+SUITE_FOLDERS = {"public": PUBLIC, "tiny": PUBLIC, "hidden": HIDDEN}  # where each suite's module lives
+_NOT_SENT = ("__pycache__",)  # never part of tests/public/'s files (bytecode of the judge's own imports)
 
 
 class ExerciseError(Exception):
@@ -37,10 +59,9 @@ class FunctionSpec:
 
 @dataclass(frozen=True)
 class BrowserVariant:
-    """What "Run" judges in the browser: public suites and the files they need, never hidden ones."""
+    """What "Run" judges in the browser: suites under ``tests/public/`` (it receives that folder only)."""
 
     suites: tuple[str, ...]
-    files: tuple[str, ...]  # relative to the exercise folder; exercise.toml is always sent
     time_limit_s: float  # for the whole run
     undetectable: dict[str, str]  # known-wrong solution name -> why the tiny sizes cannot catch it
 
@@ -82,8 +103,14 @@ class Exercise:
         return f"{self.number:03d}-{self.slug}"
 
     @property
+    def pack(self) -> Path:
+        """The folder of exercises this one belongs to."""
+        return Path(os.path.abspath(self.root)).parent
+
+    @property
     def solutions_root(self) -> Path:
-        return SOLUTIONS_DIR / self.folder
+        """``solutions/NNN-slug/`` in the ``solutions/`` folder beside the exercise's pack."""
+        return self.pack.parent / "solutions" / self.folder
 
     def title(self, lang: str = "en") -> str:
         return self.titles.get(lang) or self.titles["en"]
@@ -97,10 +124,40 @@ class Exercise:
     def starter_path(self) -> Path:
         return self.root / "starter.py"
 
+    @property
+    def tests_dir(self) -> Path:
+        return self.root / "tests"
+
+    @property
+    def public_dir(self) -> Path:
+        """``tests/public/``: everything here may reach the learner and the browser."""
+        return self.tests_dir / PUBLIC
+
+    @property
+    def hidden_dir(self) -> Path:
+        """``tests/hidden/``: nothing here ever leaves the judge's process."""
+        return self.tests_dir / HIDDEN
+
     def suite_path(self, suite: str) -> Path:
-        if suite not in SUITES + BROWSER_SUITES:
+        if suite not in SUITE_FOLDERS:
             raise ExerciseError(f"unknown suite {suite!r}")
-        return self.root / "tests" / f"{suite}.py"
+        return self.tests_dir / SUITE_FOLDERS[suite] / f"{suite}.py"
+
+    def public_files(self) -> list[Path]:
+        """Every file under ``tests/public/`` (sorted): what the browser receives besides exercise.toml.
+
+        A link is refused (:class:`ExerciseError`): it could point into ``hidden/`` or anywhere.
+        """
+        found = []
+        for path in sorted(self.public_dir.rglob("*")):
+            relative = path.relative_to(self.public_dir)
+            if any(part in _NOT_SENT for part in relative.parts):
+                continue
+            if path.is_symlink():
+                raise ExerciseError(f"{path}: a link under tests/public/ is refused (it could lead out of it)")
+            if path.is_file():
+                found.append(path)
+        return found
 
     @property
     def reference_path(self) -> Path:
@@ -158,6 +215,7 @@ def load_exercise(folder: Path) -> Exercise:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None
+    _check_tests_layout(folder)
     if exercise.folder != folder.name:
         raise ExerciseError(f"{path}: number/slug say {exercise.folder!r} but the folder is {folder.name!r}")
     for lang in LANGUAGES:
@@ -173,21 +231,108 @@ def _browser_variant(table: dict | None, path: Path, folder: Path) -> BrowserVar
     leaked = [s for s in suites if s not in BROWSER_SUITES]
     if leaked:
         raise ExerciseError(f"{path}: browser.suites may hold only {', '.join(BROWSER_SUITES)}; got {leaked}")
-    files = tuple(table.get("files", ("tests/__init__.py", *(f"tests/{s}.py" for s in suites))))
-    for name in files:
-        relative = Path(name)
-        if relative.is_absolute() or ".." in relative.parts or not (folder / relative).is_file():
-            raise ExerciseError(f"{path}: browser.files: {name!r} is not a file of the exercise")
-        if relative.name in ("hidden.py", "oracle.py", "cases.py"):
-            raise ExerciseError(f"{path}: browser.files must not send {name!r} to the browser")
-    return BrowserVariant(suites, files, float(table.get("time_limit_s", 30.0)),
+    if "files" in table:
+        raise ExerciseError(f"{path}: browser.files is not read any more: the browser receives every file "
+                            f"under tests/{PUBLIC}/ and nothing else; remove the list")
+    for suite in suites:
+        if not (folder / "tests" / PUBLIC / f"{suite}.py").is_file():
+            raise ExerciseError(f"{path}: browser suite {suite!r} needs tests/{PUBLIC}/{suite}.py")
+    return BrowserVariant(suites, float(table.get("time_limit_s", 30.0)),
                           {str(k): str(v) for k, v in table.get("undetectable", {}).items()})
 
 
-def load_all(exercises_dir: Path = EXERCISES_DIR) -> list[Exercise]:
-    """Every exercise, ordered by number."""
-    folders = sorted(p for p in exercises_dir.iterdir() if (p / "exercise.toml").is_file())
-    return sorted((load_exercise(p) for p in folders), key=lambda e: e.number)
+def _check_tests_layout(folder: Path) -> None:
+    """``tests/`` holds the two trust folders and nothing else: every test file says where it may go."""
+    tests = folder / "tests"
+    if not tests.is_dir():
+        return  # an exercise without tests yet: loading a suite says what is missing
+    strays = sorted(p.name for p in tests.iterdir() if p.name not in (PUBLIC, HIDDEN, *_NOT_SENT))
+    if strays:
+        raise ExerciseError(f"{tests}: holds only {PUBLIC}/ (a learner and the browser may see it) and {HIDDEN}/ "
+                            f"(never leaves the judge); move {', '.join(strays)} into one of them")
+
+
+def public_import_problems(exercise: Exercise) -> list[str]:
+    """Imports in ``tests/public/`` that reach into ``tests/hidden/`` (or the judge's package of the
+    tests by name): public modules must work where hidden ones are absent, the browser. [] when none.
+
+    Hidden modules may import public ones (``from ..public.diagnoses import MISTAKES``).
+    """
+    problems = []
+    for path in exercise.public_files():
+        if path.suffix != ".py":
+            continue
+        package = path.parent.relative_to(exercise.tests_dir).parts  # ("public", ...) for tests/public/...
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        shown = path.relative_to(exercise.root).as_posix()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[:len(package) - (node.level - 1)] if node.level - 1 <= len(package) else None
+                target = None if base is None else (*base, *(node.module.split(".") if node.module else ()))
+                names = [alias.name for alias in node.names]
+                if target is None or target[:1] == (HIDDEN,) or (target == () and HIDDEN in names):
+                    problems.append(f"{shown}:{node.lineno}: a public module imports from tests/{HIDDEN}/ "
+                                    "(only the reverse is allowed)")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                if any(m.startswith("_probjudge_tests") for m in modules):
+                    problems.append(f"{shown}:{node.lineno}: import the exercise's own modules relatively "
+                                    f"(from .x import y), never by the judge's package name")
+    return problems
+
+
+def exercise_dirs() -> list[Path]:
+    """The packs to read: ``PROBJUDGE_EXERCISES`` (folders separated by ``os.pathsep``), else the
+    repository's ``exercises/``. A listed folder that does not exist is an :class:`ExerciseError`."""
+    raw = os.environ.get(PACKS_VARIABLE, "")
+    entries = [entry.strip() for entry in raw.split(os.pathsep) if entry.strip()]
+    if not entries:
+        return [EXERCISES_DIR]
+    dirs: list[Path] = []
+    for entry in entries:
+        folder = Path(entry).expanduser()
+        if not folder.is_dir():
+            raise ExerciseError(f"{PACKS_VARIABLE}: {entry!r} is not a folder (it lists folders of exercises, "
+                                f"separated by {os.pathsep!r})")
+        folder = Path(os.path.abspath(folder))
+        if folder not in dirs:
+            dirs.append(folder)
+    return dirs
+
+
+def _packs(exercises_dir: Path | str | Iterable[Path | str] | None) -> list[Path]:
+    if exercises_dir is None:
+        return exercise_dirs()
+    if isinstance(exercises_dir, (str, os.PathLike)):
+        return [Path(exercises_dir)]
+    return [Path(folder) for folder in exercises_dir]
+
+
+def load_all(exercises_dir: Path | str | Iterable[Path | str] | None = None) -> list[Exercise]:
+    """Every exercise of the packs, ordered by number: ``exercises_dir`` (one folder or several),
+    else the configured packs (:func:`exercise_dirs`).
+
+    Two exercises with the same number or slug are an :class:`ExerciseError` naming both folders.
+    """
+    exercises: list[Exercise] = []
+    by_number: dict[int, Exercise] = {}
+    by_slug: dict[str, Exercise] = {}
+    for pack in _packs(exercises_dir):
+        if not pack.is_dir():
+            raise ExerciseError(f"{pack}: no such folder of exercises")
+        for folder in sorted(p for p in pack.iterdir() if (p / "exercise.toml").is_file()):
+            exercise = load_exercise(folder)
+            for key, seen, what in ((exercise.number, by_number, "number"), (exercise.slug, by_slug, "slug")):
+                other = seen.setdefault(key, exercise)
+                if other is not exercise:
+                    raise ExerciseError(f"two exercises declare {what} {key!r}: {other.root} and {exercise.root}; "
+                                        "numbers and slugs must be unique across all packs")
+            exercises.append(exercise)
+    return sorted(exercises, key=lambda e: e.number)
 
 
 # Exercise numbers have three digits; a longer run of digits names nothing (and int() of
@@ -211,7 +356,7 @@ def _exercise_number(wanted: str, exercise_id: object) -> int | None:
     return int(wanted)
 
 
-def resolve(exercise_id: str, exercises_dir: Path = EXERCISES_DIR) -> Exercise:
+def resolve(exercise_id: str, exercises_dir: Path | str | Iterable[Path | str] | None = None) -> Exercise:
     """Find an exercise by number, slug or folder name; raise :class:`ExerciseError` with the choices."""
     wanted = str(exercise_id).strip().lower()
     number = _exercise_number(wanted, exercise_id)

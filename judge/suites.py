@@ -1,21 +1,31 @@
-"""The test suites of an exercise: ``tests/<suite>.py`` imported as a package, its ``test_*`` cases.
+"""The test suites of an exercise: ``tests/{public,hidden}/<suite>.py`` imported as a package, its
+``test_*`` cases.
 
 A suite is a module of test functions (``test_<name>(submission, ctx)``) whose docstring's first
 line is the case's English title and a ``zh:`` line its Chinese one, plus an optional ``BUDGET``
 (:class:`~judge.budget.BudgetDeclaration`). The suites run in the judge's process, never next to
 learner code.
+
+``tests/`` is imported as a synthetic package whose name is unique to the exercise's folder
+(:func:`suites_package`), with ``public`` and ``hidden`` as its subpackages: a hidden module
+imports a public one as ``from ..public.diagnoses import MISTAKES``. Two packs' exercises with the
+same number never share modules. A public module that imports from ``hidden/`` is refused when
+the package is first imported (:func:`judge.exercise.public_import_problems`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import importlib.util
+import os
 import sys
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Callable
 
 from judge.budget import BudgetDeclaration
-from judge.exercise import Exercise
+from judge.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
 from judge.testing import Context, Submission
 
 
@@ -38,7 +48,8 @@ class Suite:
 
 
 def load_suite(exercise: Exercise, suite: str) -> Suite:
-    """Import ``tests/<suite>.py`` of ``exercise`` (as a package, so it may import its siblings)."""
+    """Import ``tests/public/<suite>.py`` or ``tests/hidden/<suite>.py`` of ``exercise`` (as a package,
+    so it may import its siblings, and a hidden suite the public modules)."""
     module = _import_tests_module(exercise, suite)
     cases = []
     for name, value in vars(module).items():
@@ -59,18 +70,58 @@ def _titles(docstring: str | None, name: str) -> tuple[str, str]:
     return title, title_zh
 
 
-def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
-    package = f"_probjudge_tests_{exercise.number:03d}"
-    tests_dir = exercise.root / "tests"
+def suites_package(exercise: Exercise) -> str:
+    """The module name of ``exercise``'s ``tests/`` package: its number and a hash of its folder."""
+    where = hashlib.sha256(os.path.abspath(exercise.root).encode()).hexdigest()[:12]
+    return f"_probjudge_tests_{exercise.number:03d}_{where}"
+
+
+def suites_module(exercise: Exercise, name: str) -> ModuleType:
+    """A module of ``exercise``'s tests by its dotted name under ``tests/`` (``"hidden.oracle"``),
+    imported as the suites import it (the same module object, the same caches)."""
+    _ensure_packages(exercise)
+    return importlib.import_module(f"{suites_package(exercise)}.{name}")
+
+
+def _ensure_packages(exercise: Exercise) -> str:
+    package = suites_package(exercise)
     if package not in sys.modules:
-        spec = importlib.util.spec_from_file_location(package, tests_dir / "__init__.py",
-                                                      submodule_search_locations=[str(tests_dir)])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[package] = module
-        spec.loader.exec_module(module)
-    name = f"{package}.{suite}"
+        problems = public_import_problems(exercise)
+        if problems:
+            raise ExerciseError("; ".join(problems))
+        _package(package, exercise.tests_dir)
+    for folder in (PUBLIC, HIDDEN):
+        if f"{package}.{folder}" not in sys.modules and (exercise.tests_dir / folder).is_dir():
+            _package(f"{package}.{folder}", exercise.tests_dir / folder)
+    return package
+
+
+def _package(name: str, folder) -> None:
+    """A package module for ``folder``: its ``__init__.py`` when it has one (optional), else empty."""
+    init = folder / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
+    else:
+        spec = importlib.util.spec_from_loader(name, loader=None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    if spec.loader is not None:
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+
+
+def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
+    path = exercise.suite_path(suite)  # an unknown suite is an ExerciseError
+    package = _ensure_packages(exercise)
+    name = f"{package}.{SUITE_FOLDERS[suite]}.{suite}"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, exercise.suite_path(suite))
+        if not path.is_file():
+            raise ExerciseError(f"{exercise.folder}: the {suite} suite needs {path.relative_to(exercise.root)}")
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

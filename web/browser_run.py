@@ -1,6 +1,7 @@
 """What "Run" in the browser fetches from the site: the engine's Python (a zip) and one exercise's
-browser files (JSON). Both are public by construction (see :mod:`judge.browser.bundle`): the
-hidden tests, the oracle and the solutions are never among them.
+browser files (JSON). Both are public by construction (see :mod:`judge.browser.bundle`): the files
+are the exercise's ``exercise.toml`` and its ``tests/public/`` folder, so nothing under
+``tests/hidden/`` and no solution is ever among them.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@
 | `PROBJUDGE_SECURE_COOKIES` | unset | `1`: cookies only over HTTPS (set it whenever the site is served over HTTPS) |
 | `PROBJUDGE_RATE_LIMITS` | `1` | `0` turns the sign-in, sign-up and submit rate limits off |
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
+| `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercise` (the CLI reads it too); see docs/deploying.md |
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Keep the ``exercise`` table in step with the folders in ``exercises/``."""
+"""Keep the ``exercise`` table in step with the exercise folders of the configured packs.
+
+The packs are those of ``PROBJUDGE_EXERCISES`` (default: the repository's ``exercises/``), read by
+:func:`judge.exercise.load_all`, the same list the CLI reads. A course's private pack is synced like
+the repository's; its hidden tests and solutions stay on the server.
+"""
 
 from __future__ import annotations
 

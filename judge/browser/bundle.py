@@ -2,8 +2,9 @@
 and one exercise's browser files. Built from the source tree on demand, so it never goes stale.
 
 The engine bundle holds only code that is public anyway (the judge's runner, checks, statistics
-and the torch subset); exercise files are the exercise's ``[browser]`` files, never its hidden
-tests, oracle or solutions.
+and the torch subset); an exercise's files are its ``exercise.toml`` and every file under its
+``tests/public/`` folder. The folder decides, not a list of names: nothing under ``tests/hidden/``
+is ever read here, and the solutions live outside the exercise folder.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import zipfile
 from functools import lru_cache
 from pathlib import Path
 
-from judge.exercise import Exercise
+from judge.exercise import Exercise, ExerciseError
 
 JUDGE_ROOT = Path(__file__).resolve().parents[1]
 # Engine modules the browser runner imports; the CLI (rich) and the server's sandbox stay out.
@@ -57,14 +58,21 @@ def engine_digest() -> str:
 
 
 def exercise_files(exercise: Exercise) -> dict[str, str]:
-    """Relative path → text of what the browser gets of ``exercise``: its exercise.toml and browser files.
+    """Relative path → text of what the browser gets of ``exercise``: its exercise.toml and every file
+    under ``tests/public/`` (:meth:`Exercise.public_files`), never anything else.
 
-    Raises ``ValueError`` for an exercise without a browser variant.
+    Raises ``ValueError`` for an exercise without a browser variant, :class:`ExerciseError` for a
+    public file that is not UTF-8 text.
     """
     if exercise.browser is None:
         raise ValueError(f"exercise {exercise.number} has no browser variant")
-    names = ("exercise.toml", *exercise.browser.files)
-    return {name: (exercise.root / name).read_text(encoding="utf-8") for name in names}
+    files = {"exercise.toml": (exercise.root / "exercise.toml").read_text(encoding="utf-8")}
+    for path in exercise.public_files():
+        try:
+            files[path.relative_to(exercise.root).as_posix()] = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ExerciseError(f"{path}: the browser receives text files only ({exc})") from None
+    return files
 
 
 def digest(data: bytes | dict[str, str]) -> str:

@@ -7,14 +7,13 @@ agreeing on generated inputs is evidence that both follow the statement.
 from __future__ import annotations
 
 import importlib.util
-import sys
 
 import pytest
 import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from judge.suites import load_suite
+from judge.suites import load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +21,8 @@ def tests_package(exercise39):
     load_suite(exercise39, "hidden")
     load_suite(exercise39, "public")
     load_suite(exercise39, "tiny")
-    prefix = "_probjudge_tests_039"
-    return {name: sys.modules[f"{prefix}.{name}"] for name in ("oracle", "cases", "hidden", "public", "tiny")}
+    where = {"oracle": "hidden", "cases": "hidden", "hidden": "hidden", "public": "public", "tiny": "public"}
+    return {name: suites_module(exercise39, f"{folder}.{name}") for name, folder in where.items()}
 
 
 def _load(path, name):

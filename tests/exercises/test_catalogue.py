@@ -80,14 +80,13 @@ def test_coin(sub, ctx):
 def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
     """A Bernoulli coin written from the authoring guide: one fit on two outcomes with a whole-number
     expectation (1 200 heads), where a correct coin lands exactly on it 1.4 % of the time."""
-    import sys
     import textwrap
 
-    import judge.exercise
     from judge.exercise import load_exercise
 
     folder = tmp_path / "exercises" / "950-coin"
-    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "public").mkdir(parents=True)
+    (folder / "tests" / "hidden").mkdir(parents=True)
     (folder / "exercise.toml").write_text(textwrap.dedent("""
         number = 950
         slug = "coin"
@@ -98,10 +97,9 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
         [functions.flip]
         params = ["p", "n", "generator"]
     """))
-    (folder / "tests" / "__init__.py").write_text("")
-    (folder / "tests" / "public.py").write_text(COIN_TESTS.format(fit=public_fit))
-    (folder / "tests" / "hidden.py").write_text(COIN_TESTS.format(fit=hidden_fit))
-    solutions = tmp_path / "solutions" / "950-coin"
+    (folder / "tests" / "public" / "public.py").write_text(COIN_TESTS.format(fit=public_fit))
+    (folder / "tests" / "hidden" / "hidden.py").write_text(COIN_TESTS.format(fit=hidden_fit))
+    solutions = tmp_path / "solutions" / "950-coin"  # the solutions/ folder beside the pack
     (solutions / "wrong").mkdir(parents=True)
     (solutions / "reference.py").write_text(
         "import torch\n\ndef flip(p, n, generator=None):\n"
@@ -110,9 +108,6 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
         '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\nDiagnosis: do not follow\n"""\n'
         "import torch\n\ndef flip(p, n, generator=None):\n"
         "    return (torch.rand(n, generator=generator) < 0.4).to(torch.int64)\n")
-    monkeypatch.setattr(judge.exercise, "SOLUTIONS_DIR", tmp_path / "solutions")
-    for name in [m for m in sys.modules if m.startswith("_probjudge_tests_950")]:
-        del sys.modules[name]
     return load_exercise(folder)
 
 

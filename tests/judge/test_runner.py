@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import time
 import textwrap
 
@@ -12,7 +11,7 @@ import pytest
 
 from judge.exercise import load_exercise
 from judge.runner import judge_file
-from judge.suites import load_suite
+from judge.suites import load_suite, suites_module
 from judge.verdicts import Verdict
 
 
@@ -158,7 +157,7 @@ def test_the_judges_own_work_never_counts_against_the_learner(exercise39, learne
 
     monkeypatch.setattr(judge.checks, "expect_close", slow_check)
     load_suite(exercise39, "public")
-    public = sys.modules[f"_probjudge_tests_{exercise39.number:03d}.public"]
+    public = suites_module(exercise39, "public.public")
     monkeypatch.setattr(public, "expect_close", slow_check)
     report = judge_file(slow, exercise39.reference_path, seed=1, suites=("public",))
     assert report.verdict is Verdict.AC, report.message
@@ -166,7 +165,8 @@ def test_the_judges_own_work_never_counts_against_the_learner(exercise39, learne
 
 def _fake_exercise(tmp_path, number: int, tests: str):
     folder = tmp_path / f"{number:03d}-echo"
-    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "public").mkdir(parents=True)
+    (folder / "tests" / "hidden").mkdir(parents=True)
     (folder / "exercise.toml").write_text(textwrap.dedent(f"""
         number = {number}
         slug = "echo"
@@ -177,11 +177,8 @@ def _fake_exercise(tmp_path, number: int, tests: str):
         [functions.double]
         params = ["x"]
     """))
-    (folder / "tests" / "__init__.py").write_text("")
-    (folder / "tests" / "public.py").write_text(textwrap.dedent(tests))
-    (folder / "tests" / "hidden.py").write_text("")
-    for name in [m for m in sys.modules if m.startswith(f"_probjudge_tests_{number:03d}")]:
-        del sys.modules[name]
+    (folder / "tests" / "public" / "public.py").write_text(textwrap.dedent(tests))
+    (folder / "tests" / "hidden" / "hidden.py").write_text("")
     return load_exercise(folder)
 
 

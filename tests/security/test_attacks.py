@@ -29,7 +29,7 @@ strict = pytest.importorskip("judge.sandbox.strict")
 
 
 READS = {
-    "hidden tests": (str(PROJECT_ROOT / "exercises/039-sampling/tests/hidden.py"), "BudgetDeclaration(fit="),
+    "hidden tests": (str(PROJECT_ROOT / "exercises/039-sampling/tests/hidden/hidden.py"), "BudgetDeclaration(fit="),
     "reference solution": (str(PROJECT_ROOT / "solutions/039-sampling/reference.py"), "def _per_row(value"),
     "database": (str(PROJECT_ROOT / "instance/attack-test.db"), CANARY),
     "shadow file": ("/etc/shadow", "root:"),

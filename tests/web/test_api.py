@@ -45,7 +45,8 @@ def test_requests_without_a_valid_token_are_401_json(app):
 def test_exercises_by_number_or_slug(app):
     client = app.test_client()
     listing = client.get("/api/v1/exercises", headers=auth(app, "ann")).json["exercises"]
-    assert [e["number"] for e in listing] == [39] and listing[0]["title"]["zh"].startswith("温度")
+    by_number = {e["number"]: e for e in listing}  # any number of exercises; 39 among them
+    assert 39 in by_number and by_number[39]["title"]["zh"].startswith("温度")
     for identifier in ("39", "039", "sampling", "039-sampling"):
         assert client.get(f"/api/v1/exercises/{identifier}", headers=auth(app, "ann")).json["slug"] == "sampling"
     missing = client.get("/api/v1/exercises/77", headers=auth(app, "ann"))

@@ -162,7 +162,8 @@ def test_the_exercise_page_has_statement_math_editor_and_starter(make_site):
 
 def test_hidden_tests_and_solutions_are_never_served(make_site):
     client = make_site().test_client()
-    for url in ("/exercises/39/tests/hidden.py", "/static/../solutions/039-sampling/reference.py",
+    for url in ("/exercises/39/tests/hidden.py", "/exercises/39/tests/hidden/hidden.py",
+                "/static/../solutions/039-sampling/reference.py",
                 "/solutions/039-sampling/reference.py", "/exercises/39/solution"):
         assert client.get(url).status_code == 404, url
     html = client.get("/exercises/39").get_data(as_text=True)
@@ -314,9 +315,9 @@ def test_the_browser_gets_the_engine_and_public_files_only(make_site):
     client = make_site(start_workers=False).test_client()
     files = client.get("/browser/exercises/39/files.json")
     assert files.status_code == 200
-    assert sorted(files.json) == ["exercise.toml", "tests/__init__.py", "tests/diagnoses.py", "tests/public.py",
-                                  "tests/tiny.py"]
-    hidden_text = (EXERCISE.root / "tests" / "hidden.py").read_text()
+    assert sorted(files.json) == ["exercise.toml", "tests/public/diagnoses.py", "tests/public/public.py",
+                                  "tests/public/tiny.py"]
+    hidden_text = EXERCISE.suite_path("hidden").read_text()
     assert all(hidden_text not in text for text in files.json.values())
     engine = client.get("/browser/engine.zip")
     names = zipfile.ZipFile(io.BytesIO(engine.data)).namelist()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from .diagnoses import MISTAKES
+from ..public.diagnoses import MISTAKES
 
 MARGIN = 2e-3
 
