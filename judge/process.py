@@ -1,6 +1,6 @@
 """The trusted side of the learner process: start it, call its functions, read its answers.
 
-:class:`LearnerProcess` runs ``judge/child.py`` in a fresh process with an empty-ish
+:class:`LearnerProcess` runs :mod:`judge.sandbox.child` in a fresh process with an empty-ish
 environment, talks to it over two pipes, enforces a wall-clock deadline on every call, and
 turns whatever happens to the child into an exception the runner maps to a verdict. This is
 the ``local`` sandbox level: a separate process with time and memory limits, for a learner
@@ -14,7 +14,7 @@ Invariants, at every level:
 - What the learner prints goes through a pipe the judge drains (:class:`OutputCapture`): the
   host's disk is never involved, and past :data:`OUTPUT_LIMIT_BYTES` the process is stopped.
 - Whatever the launch took (a sandbox slot, cgroups, the pipes) is released by :meth:`close`,
-  which every failure path calls; nothing the learner started outlives it (:mod:`judge.keeper`).
+  which every failure path calls; nothing the learner started outlives it (:mod:`judge.sandbox.keeper`).
 - Once the judge kills a process, it is dead for the runner at once: its exit status is never
   read as the learner's fate in a later case.
 """
@@ -24,26 +24,32 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from judge import protocol, wire
-from judge import keeper
-from judge.keeper import Lifeline
 from judge.protocol import ExceptionInfo
 from judge.verdicts import Verdict
 
-CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
-STARTUP_ALLOWANCE_S = 60.0  # a fresh process imports torch first, and on a cold disk that takes a while
+if TYPE_CHECKING:
+    from judge.sandbox.launchers import Launched, Launcher
+
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
 OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
-KEEPER_EXIT_S = 10.0  # how long the judge waits for a keeper to finish killing its tree
+# Where they lived before the launchers moved to judge.sandbox.launchers: imported on first use
+# only, since this module is also imported in the browser (and the sandbox is not there).
+_LAUNCHERS = ("Launched", "Launcher", "LocalLauncher")
+
+
+def __getattr__(name: str):
+    if name in _LAUNCHERS:
+        from judge.sandbox import launchers
+
+        return getattr(launchers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class LearnerRaised(Exception):
@@ -252,10 +258,14 @@ class LearnerProcess:
     def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
                  load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S, wait: bool = True,
                  launcher: "Launcher | None" = None) -> None:
+        if launcher is None:
+            from judge.sandbox.launchers import LocalLauncher
+
+            launcher = LocalLauncher()
         self.path = Path(path).resolve()
         self.device = device
         self.memory_limit_mb = memory_limit_mb
-        self.launcher = launcher or LocalLauncher()
+        self.launcher = launcher
         self._startup_timeout_s = load_timeout_s + float(getattr(self.launcher, "startup_allowance_s", 0.0))
         self._ready: protocol.Ready | None = None
         self._failure: BaseException | None = None  # why it cannot be used, once that is known
@@ -549,138 +559,6 @@ class LearnerProcess:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-class Launched(Protocol):
-    """A started learner process, as its launcher sees it."""
-
-    pid: int
-
-    def poll(self) -> int | None:
-        """None while it runs, else its exit code (negative: killed by that signal)."""
-
-    def wait(self, timeout: float) -> int | None:
-        """Wait up to ``timeout`` seconds for it to end; its exit code, or None if it still runs."""
-
-    def kill(self) -> None:
-        """SIGKILL the whole process tree, grandchildren that left its session included."""
-
-    def memory_exceeded(self) -> bool:
-        """Whether a memory limit outside the process (a cgroup) killed or starved it."""
-
-    def cpu_time_s(self) -> float:
-        """CPU seconds used by the whole process tree so far (see :func:`judge.keeper.tree_cpu_seconds`)."""
-
-    def release(self) -> None:
-        """Kill the tree and free what the launch took (slot, scratch, cgroups); idempotent."""
-
-
-class Launcher(Protocol):
-    """Starts ``judge/child.py``'s protocol on the given fds, at one isolation level.
-
-    ``launch`` raises :class:`LoadFailed` for a file that cannot be sent (CE) and
-    :class:`SandboxFailure` when this level cannot run the job now (IE for that job only).
-    """
-
-    level: str
-    startup_allowance_s: float  # added to the learner's load time: what starting a process costs
-
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> Launched: ...
-
-    def close(self) -> None:
-        """Stop what the launcher keeps running between jobs (a fork server)."""
-
-
-class LocalLauncher:
-    """The ``local`` level: a fresh ``python judge/child.py`` per learner file, own session, rlimits.
-
-    For a learner judging their own code: it keeps hidden data out of the process and stops
-    runaway code, but does not stop code that sets out to read files or open sockets. The
-    process is a keeper and its worker (:mod:`judge.keeper`), so nothing the code starts outlives
-    the judging, even when the judge itself is killed.
-    """
-
-    level = "local"
-    startup_allowance_s = STARTUP_ALLOWANCE_S
-
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> Launched:
-        scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
-        lifeline = Lifeline()
-        command = [sys.executable, str(CHILD_SCRIPT), str(path), "--device", device,
-                   "--in", str(fd_in), "--out", str(fd_out), "--lifeline", str(lifeline.read_fd)]
-        if memory_limit_mb:
-            command += ["--memory-mb", str(memory_limit_mb)]
-        try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=output_fd,
-                stderr=subprocess.STDOUT,
-                pass_fds=(fd_in, fd_out, lifeline.read_fd),
-                cwd=scratch.name,
-                env=_child_environment(scratch.name),
-                start_new_session=True,  # its own process group: the fallback where no keeper runs
-            )
-        except OSError as error:
-            lifeline.cut()
-            scratch.cleanup()
-            raise SandboxFailure("the judge could not start a Python process", str(error)) from None
-        finally:
-            lifeline.handed_over()
-        return _LocalChild(process, scratch, lifeline)
-
-    def close(self) -> None:
-        pass
-
-
-class _LocalChild:
-    def __init__(self, process: subprocess.Popen, scratch: tempfile.TemporaryDirectory, lifeline: Lifeline) -> None:
-        self._process = process
-        self._scratch = scratch
-        self._lifeline = lifeline
-        self.pid = process.pid
-
-    def poll(self) -> int | None:
-        return self._process.poll()
-
-    def wait(self, timeout: float) -> int | None:
-        try:
-            return self._process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill(self) -> None:
-        self._lifeline.cut()  # the keeper kills the whole tree, then exits
-        if self.wait(KEEPER_EXIT_S) is None:
-            try:  # no keeper here (not Linux), or it is stuck: the process group at least
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self._process.wait()
-
-    def memory_exceeded(self) -> bool:
-        return False
-
-    def cpu_time_s(self) -> float:
-        return keeper.tree_cpu_seconds(self.pid)
-
-    def release(self) -> None:
-        try:
-            self.kill()
-        finally:
-            self._scratch.cleanup()
-
-
-def _child_environment(home: str) -> dict[str, str]:
-    """A near-empty environment: nothing of the judge's (tokens, database URLs) reaches the child."""
-    keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE",
-            "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "SYSTEMROOT")
-    env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update({"HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
-                "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"})
-    return env
 
 
 def load_failure(info: ExceptionInfo) -> LoadFailed:

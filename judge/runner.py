@@ -18,7 +18,7 @@ import secrets
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
@@ -26,12 +26,15 @@ from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
 from judge.protocol import FunctionInfo
-from judge.process import Launcher, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed, SandboxFailure
+from judge.process import LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed, SandboxFailure
 from judge.redaction import redact_report
 from judge.report import CaseResult, CheckRecord, Report
 from judge.suites import CaseSpec, load_suite
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
+
+if TYPE_CHECKING:  # the sandbox is not in the browser's bundle
+    from judge.sandbox.launchers import Launcher
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
 TOO_REGULAR_CASE = "not_too_regular"
@@ -72,7 +75,7 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
 
 def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
                suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
-               process: LearnerProcess | None = None, launcher: Launcher | None = None) -> Report:
+               process: LearnerProcess | None = None, launcher: "Launcher | None" = None) -> Report:
     """Judge the learner file at ``path``; never raises for anything the learner's code does.
 
     ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``

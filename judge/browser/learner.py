@@ -9,9 +9,13 @@ learner never reach the test's tensors; which tensor arguments a call changed is
 ``modified_inputs``, as the server's child reports it. Time limits are enforced from outside: the page (or
 the Node.js runner) terminates the worker, which is reported as TLE.
 
+It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays here, under
+``judge/browser/``: the browser bundle ships ``judge/*.py`` and ``judge/browser/**`` and never the
+server's sandbox. What it shares with the child is in :mod:`judge.learner_code`.
+
 The extreme-uniform phase runs here as on the server: the subset's
 :class:`judge.browser.torchlike.extremes.ExtremeUniforms` (the server's
-:class:`judge.child.ExtremeUniforms` when this interpreter has real torch).
+:class:`judge.learner_code.ExtremeUniforms` when this interpreter has real torch).
 When the learner's code reaches an operation the torch subset lacks, the call is not the
 learner's error: it raises :class:`NotInBrowser` (the case is SK, "not available in the
 browser: Submit to grade on the server"), and :attr:`InProcessLearner.unavailable` keeps the
@@ -26,8 +30,8 @@ import sys
 from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
-from judge.child import _same_tensor, _tensor_inputs, describe_exception, describe_functions, load_learner_module
 from judge.i18n import Bilingual
+from judge.learner_code import describe_exception, describe_functions, load_learner_module, same_tensor, tensor_inputs
 from judge.process import CallOptions, LearnerRaised, LoadFailed, ProcessFailed, load_failure
 from judge.protocol import exception_info, functions_info
 from judge.verdicts import Verdict
@@ -70,7 +74,7 @@ def _extreme_uniforms(torch):
     if getattr(torch, "SUBSET", False):
         from judge.browser.torchlike.extremes import ExtremeUniforms
     else:
-        from judge.child import ExtremeUniforms
+        from judge.learner_code import ExtremeUniforms
     return ExtremeUniforms
 
 
@@ -127,7 +131,7 @@ class InProcessLearner:
         target = getattr(self._module, function)
         args, kwargs = self._copy(args), self._copy(kwargs)
         # As the server's child reports it: which tensor arguments the call changed in place.
-        inputs = _tensor_inputs(target, args, kwargs, torch)
+        inputs = tensor_inputs(target, args, kwargs, torch)
         before = {name: tensor.clone() for name, tensor in inputs.items()}
         self.modified_inputs = ()
         extremes = _extreme_uniforms(torch)(torch, options.extreme_uniforms) \
@@ -142,7 +146,7 @@ class InProcessLearner:
                 self.unavailable[str(text)] = text
                 raise NotInBrowser(text) from None
             raise LearnerRaised(exception_info(describe_exception(error, self._filename))) from None
-        self.modified_inputs = tuple(name for name, tensor in inputs.items() if not _same_tensor(before[name], tensor))
+        self.modified_inputs = tuple(name for name, tensor in inputs.items() if not same_tensor(before[name], tensor))
         return self._copy(value), 0.0
 
     def _copy(self, value: Any) -> Any:

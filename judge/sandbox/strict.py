@@ -24,11 +24,10 @@ import threading
 import time
 from pathlib import Path
 
-from judge import keeper
-from judge.keeper import Lifeline
 from judge.process import LoadFailed, SandboxFailure
-from judge.sandbox import cgroups
+from judge.sandbox import cgroups, keeper
 from judge.sandbox.confine import Confinement
+from judge.sandbox.keeper import Lifeline
 from judge.verdicts import Verdict
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
@@ -310,7 +309,7 @@ def read_source(path: Path) -> str:
 class StrictChild:
     """A confined job, seen from the judge: its keeper (``pid``, the zygote's child) and worker.
 
-    The keeper's exit status is the worker's (see :mod:`judge.keeper`).
+    The keeper's exit status is the worker's (see :mod:`judge.sandbox.keeper`).
     """
 
     def __init__(self, launcher: StrictLauncher, zygote: Zygote, pid: int, worker: int, slot: int,

@@ -14,7 +14,7 @@ Messages (JSON, one per packet):
                     or ``{"op": "spawn_failed", "job", "pid", "error"}`` when a layer failed;
                     ``{"op": "exited", "pid", "status"}`` when a job's keeper ends (raw wait status)
 
-A job is two processes (see :mod:`judge.keeper`): the keeper (``pid``, unconfined, runs no
+A job is two processes (see :mod:`judge.sandbox.keeper`): the keeper (``pid``, unconfined, runs no
 learner code, kills the job's whole tree when it ends) and its child the worker (``worker``),
 which confines itself, reports on a channel of its own to the zygote *before* any learner code
 runs, closes that channel, and only then reads the source. So a sandbox error can only come from
@@ -41,8 +41,8 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 else:
     sys.path.insert(0, _ROOT)
 
-from judge import child, keeper, wire  # noqa: E402
-from judge.sandbox import confine, seccomp  # noqa: E402
+from judge import wire  # noqa: E402
+from judge.sandbox import child, confine, keeper, seccomp  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
 
@@ -80,7 +80,7 @@ class _Spare:
 
     Both are forked before the job exists, so a job starts without paying for ``fork()``: the
     keeper (``pid``) receives the job, passes the worker its three descriptors and keeps the
-    lifeline (see :mod:`judge.keeper`); the worker confines itself and reports to the zygote on
+    lifeline (see :mod:`judge.sandbox.keeper`); the worker confines itself and reports to the zygote on
     the spare's channel.
     """
 
