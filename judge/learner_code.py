@@ -13,6 +13,7 @@ Nothing here is trusted by the judge: what it produces crosses a pipe and is val
 from __future__ import annotations
 
 import errno
+import linecache
 import os
 import sys
 import traceback
@@ -74,10 +75,14 @@ def describe_exception(exc: BaseException, learner_path: str) -> dict:
 def load_learner_module(source: str, filename: str):
     """Execute the learner's source as module ``submission``; exceptions propagate.
 
-    ``filename`` names it in tracebacks (only frames with this name are shown to the learner).
+    ``filename`` names it in tracebacks (only frames with this name are shown to the learner,
+    by its last path component). The source is registered with :mod:`linecache` under that
+    name, so a traceback quotes the learner's lines even where no file holds them.
     """
     import types
 
+    lines = source.splitlines(keepends=True)
+    linecache.cache[filename] = (len(source), None, lines, filename)
     code = compile(source, filename, "exec")
     module = types.ModuleType("submission")
     module.__file__ = filename

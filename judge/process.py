@@ -1,10 +1,12 @@
-"""The trusted side of the learner process: start it, call its functions, read its answers.
+"""The trusted side of a learner process: start it, send it the source, call its functions, read its answers.
 
-:class:`LearnerProcess` runs :mod:`judge.sandbox.child` in a fresh process with an empty-ish
-environment, talks to it over two pipes, enforces a wall-clock deadline on every call, and
-turns whatever happens to the child into an exception the runner maps to a verdict. This is
-the ``local`` sandbox level: a separate process with time and memory limits, for a learner
-judging their own code. Stricter levels wrap the same protocol.
+:class:`LearnerProcess` asks a launcher
+(:mod:`judge.sandbox.launchers`: ``local`` or ``strict``) for a child running
+:mod:`judge.sandbox.child`, sends it the learner's source as text in a first ``load`` frame,
+talks to it over two pipes, enforces a wall-clock and a CPU-time deadline on every call, and
+turns whatever happens to the child into an exception the runner maps to a verdict. The
+launchers are imported on first use only: this module is imported in the browser too (through
+:mod:`judge.testing`), where there is no sandbox.
 
 Invariants, at every level:
 
@@ -26,21 +28,22 @@ import select
 import signal
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from judge import protocol, wire
-from judge.protocol import ExceptionInfo
+from judge.learner import LearnerRaised, LearnerSource, LoadFailed, ProcessFailed, SandboxFailure, load_failure
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
     from judge.sandbox.launchers import Launched, Launcher
 
+__all__ = ["CallOptions", "LearnerProcess", "LearnerRaised", "LearnerSource", "LoadFailed",
+           "OutputCapture", "ProcessFailed", "SandboxFailure", "load_failure"]
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
 OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
 # Where they lived before the launchers moved to judge.sandbox.launchers: imported on first use
-# only, since this module is also imported in the browser (and the sandbox is not there).
+# only, since this module is also what the browser's learner imports (and the sandbox is not there).
 _LAUNCHERS = ("Launched", "Launcher", "LocalLauncher")
 
 
@@ -50,49 +53,6 @@ def __getattr__(name: str):
 
         return getattr(launchers, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class LearnerRaised(Exception):
-    """The learner's function raised; carries the learner-only traceback."""
-
-    def __init__(self, info: ExceptionInfo) -> None:
-        self.type_name: str = info.type_name
-        self.message: str = info.message
-        self.line: int | None = info.line
-        self.traceback: str = info.traceback
-        self.memory: bool = info.memory
-        self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
-        super().__init__(f"{self.type_name}: {self.message}")
-
-
-class ProcessFailed(Exception):
-    """The learner process died, hung, or broke the protocol; ``verdict`` says which."""
-
-    def __init__(self, verdict: Verdict, message: str) -> None:
-        self.verdict = verdict
-        super().__init__(message)
-
-
-class LoadFailed(Exception):
-    """The learner's file could not be imported (syntax error, import error, crash at import)."""
-
-    def __init__(self, verdict: Verdict, message: str, line: int | None = None) -> None:
-        self.verdict = verdict
-        self.line = line
-        super().__init__(message)
-
-
-class SandboxFailure(Exception):
-    """The sandbox could not run this job (no free slot, a layer failed, the fork server is gone): IE.
-
-    Our fault, never the learner's, and it ends only this job. ``str(error)`` is safe to show to
-    anyone; ``detail`` (which may name the server's paths) is for the operator's log only.
-    """
-
-    def __init__(self, public: str, detail: str = "", *, pid: int | None = None) -> None:
-        super().__init__(public)
-        self.detail = detail
-        self.pid = pid  # a process the failed launch left behind, if any
 
 
 class OutputLimitExceeded(Exception):
@@ -243,11 +203,16 @@ class _DeadlineReader:
 
 
 class LearnerProcess:
-    """One learner file loaded in a child process, ready to answer calls.
+    """The learner's code loaded in a child process, ready to answer calls.
+
+    ``source`` is the code as text (:class:`~judge.learner.LearnerSource`); a path is read first,
+    as :meth:`LearnerSource.from_file` reads it. Whatever the level, the child receives the text
+    in a first ``load`` frame on its own pipe; :meth:`LearnerSource.load_frame` is the one check
+    of its size and encoding (CE).
 
     Raises :class:`LoadFailed` (CE, RE, MLE), :class:`ProcessFailed` (the process died, hung or
     broke the protocol while loading) or :class:`SandboxFailure` (IE) from the constructor when
-    the file cannot be loaded; whatever the launch took is released first. With ``wait=False``
+    the code cannot be loaded; whatever the launch took is released first. With ``wait=False``
     the constructor only starts the child (so the caller can import torch meanwhile) and never
     raises for those: the first use raises instead.
 
@@ -255,14 +220,13 @@ class LearnerProcess:
     start a process (a fresh ``local`` process imports torch first, a ``strict`` fork has it).
     """
 
-    def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
-                 load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S, wait: bool = True,
-                 launcher: "Launcher | None" = None) -> None:
+    def __init__(self, source: "LearnerSource | os.PathLike[str]", *, device: str = "cpu",
+                 memory_limit_mb: int | None = None, load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S,
+                 wait: bool = True, launcher: "Launcher | None" = None) -> None:
         if launcher is None:
             from judge.sandbox.launchers import LocalLauncher
 
             launcher = LocalLauncher()
-        self.path = Path(path).resolve()
         self.device = device
         self.memory_limit_mb = memory_limit_mb
         self.launcher = launcher
@@ -278,9 +242,14 @@ class LearnerProcess:
         self._from_child, from_child_w = os.pipe()
         self._reader = _DeadlineReader(self._from_child, self._output)
         self._writer = _DeadlineWriter(self._to_child, self._output)
+        load_frame = None
         try:
-            self._proc = self.launcher.launch(self.path, device=device, memory_limit_mb=memory_limit_mb,
-                                              fd_in=to_child_r, fd_out=from_child_w, output_fd=self._output.write_fd)
+            if not isinstance(source, LearnerSource):
+                source = LearnerSource.from_file(source)
+            load_frame = source.load_frame()  # before a launch: a file that cannot be judged takes no slot
+            self._proc = self.launcher.launch(device=device, memory_limit_mb=memory_limit_mb, fd_in=to_child_r,
+                                              fd_out=from_child_w, output_fd=self._output.write_fd,
+                                              import_dir=source.import_dir)
         except (LoadFailed, SandboxFailure) as failure:
             self._failure = failure
         except BaseException:
@@ -293,24 +262,23 @@ class LearnerProcess:
         if self._failure is not None:
             self.close()
         else:
-            self._send_initial_frame()
+            self._send_source(load_frame)
         if wait:
             self.wait_ready()
 
-    def _send_initial_frame(self) -> None:
-        """The launcher's first frame (the strict level's source), within the load deadline."""
-        first = getattr(self._proc, "initial_frame", None)
-        if first is None:
-            return
+    def _send_source(self, load_frame: dict[str, Any]) -> None:
+        """The child's first frame, the learner's source, within the load deadline."""
         self._writer.deadline = time.monotonic() + self._startup_timeout_s
         try:
-            wire.write_frame(self._writer, {**first, "tensors": []})
+            wire.write_frame(self._writer, {**load_frame, "tensors": []})
         except TimeoutError:
             self._failure = ProcessFailed(Verdict.TLE, "your process did not take your file within "
                                                        f"{self._startup_timeout_s:.1f} s")
             self.close()
         except OSError:
             pass  # the child died already; waiting for its ready frame reports why
+        finally:
+            self._writer.deadline = float("inf")
 
     def wait_ready(self) -> None:
         """Wait for the child to import torch and load the file (once).
@@ -559,19 +527,3 @@ class LearnerProcess:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def load_failure(info: ExceptionInfo) -> LoadFailed:
-    """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
-    line = info.line
-    where = f" (line {line})" if line else ""
-    trace = info.traceback.strip()
-    if info.type_name == "UnicodeDecodeError":
-        return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
-    if info.type_name in ("SyntaxError", "IndentationError", "TabError"):
-        return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
-    if info.type_name in ("ImportError", "ModuleNotFoundError"):
-        return LoadFailed(Verdict.CE, f"import error{where}: {info.message}\n{trace}", line)
-    if info.memory:
-        return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)
-    return LoadFailed(Verdict.RE, f"your file raised while being imported{where}:\n{trace}", line)

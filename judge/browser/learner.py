@@ -31,8 +31,9 @@ from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
 from judge.i18n import Bilingual
+from judge.learner import LearnerRaised, LoadFailed, ProcessFailed, load_failure
 from judge.learner_code import describe_exception, describe_functions, load_learner_module, same_tensor, tensor_inputs
-from judge.process import CallOptions, LearnerRaised, LoadFailed, ProcessFailed, load_failure
+from judge.process import CallOptions
 from judge.protocol import exception_info, functions_info
 from judge.verdicts import Verdict
 from judge.wire import GeneratorSpec

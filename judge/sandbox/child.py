@@ -1,18 +1,22 @@
-"""The untrusted side of the runner: loads one learner file and answers calls.
+"""The untrusted side of the runner: loads the learner's source and answers calls.
 
-Run as ``python judge/sandbox/child.py PATH --device D --in FD --out FD [--lifeline FD] [--memory-mb M]``
-by :class:`judge.sandbox.launchers.LocalLauncher` (the ``strict`` level's fork server,
-:mod:`judge.sandbox.zygote`, calls :func:`serve` directly). This process holds nothing secret: it receives only the inputs of the current call
-(hidden expected values and reference solutions never reach it) and sends back values in the
-:mod:`judge.wire` format, which cannot carry code; :mod:`judge.protocol` is what the judge
-accepts of it. Anything it prints goes to the output pipe the parent gave it as stdout/stderr,
-never to the protocol pipe. With ``--lifeline`` it first splits into a keeper and the worker
-that runs the learner's code (:mod:`judge.sandbox.keeper`).
+Run as ``python judge/sandbox/child.py --device D --in FD --out FD [--lifeline FD] [--memory-mb M]
+[--import-dir DIR]`` by :class:`judge.sandbox.launchers.LocalLauncher` (the ``strict`` level's fork
+server, :mod:`judge.sandbox.zygote`, calls :func:`serve` directly once the job is confined). This
+process holds nothing secret: it receives the learner's source and only the inputs of the current
+call (hidden expected values and reference solutions never reach it) and sends back values in the
+:mod:`judge.wire` format, which cannot carry code; :mod:`judge.protocol` is what the judge accepts
+of it. Anything it prints goes to the output pipe the parent gave it as stdout/stderr, never to
+the protocol pipe. With ``--lifeline`` it first splits into a keeper and the worker that runs the
+learner's code (:mod:`judge.sandbox.keeper`). ``--import-dir`` (``local`` only) is the folder of
+the learner's file, appended to ``sys.path`` for the helper modules beside it.
 
 Protocol (one frame each way per request):
+  parent -> ``{"op": "load", "source", "filename"}`` first, at every level
+  child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
-  child  -> ``{"ok": true, "value", "elapsed_ms"}`` or ``{"raised": {...}}``
-The first frame the child sends is ``{"ready": ...}`` or ``{"load_error": {...}}``.
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}}``
+  parent -> ``{"op": "exit"}`` (or end-of-file) ends it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from judge.learner_code import (OUTPUT_FILE_LIMIT, ExtremeUniforms, describe_exc
 from judge.sandbox import keeper  # noqa: E402
 
 PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
+DEFAULT_FILENAME = "solution.py"
 
 
 def address_space_in_use() -> int:
@@ -101,36 +106,25 @@ def prepare_torch():
     return torch
 
 
-def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: int,
-          load_error: BaseException | None = None) -> int:
-    """Load the learner's source and answer calls on ``fd_in``/``fd_out`` until told to exit."""
-    path = filename
+def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -> int:
+    """Read the learner's source from ``fd_in``, load it, and answer calls until told to exit.
+
+    ``import_dir`` (``local`` only) is where the learner's file sits: its modules import from
+    there, and the code is compiled under its path there (tracebacks show only its short name).
+    """
     inbox = os.fdopen(fd_in, "rb", buffering=0)
     outbox = os.fdopen(fd_out, "wb")
-
-    def reply(header: dict, value=None) -> None:
-        specs, payloads = [], []
-        if header.get("ok"):
-            try:
-                header["value"] = wire.encode_values(value, specs, payloads)
-            except wire.WireError as exc:
-                header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
-                                     "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
-                specs, payloads = [], []
-        header["tensors"] = specs
-        wire.write_frame(outbox, header, payloads)
-
+    try:
+        load, _ = wire.read_frame(inbox)
+    except (EOFError, wire.WireError):
+        return 0  # the judge gave up on this job before sending the source
+    filename = str(load.get("filename") or DEFAULT_FILENAME)
+    name = os.path.join(import_dir, filename) if import_dir else filename
     import torch
 
-    try:
-        if load_error is not None:
-            raise load_error
-        module = load_learner_module(source, filename)
-    except BaseException as exc:  # noqa: BLE001 - every failure of learner code is reported
-        reply({"load_error": describe_exception(exc, path)})
+    module = _load(str(load.get("source", "")), name, outbox, torch)
+    if module is None:
         return 0
-    reply({"ready": {"functions": describe_functions(module), "torch": torch.__version__}})
-
     while True:
         try:
             request, payloads_in = wire.read_frame(inbox)
@@ -138,31 +132,60 @@ def serve(source: str | None, filename: str, device: str, fd_in: int, fd_out: in
             return 0
         if request.get("op") == "exit":
             return 0
-        function = getattr(module, str(request.get("function")), None)
-        used: set[int] = set()  # args and kwargs share the frame's tensors, each used once
-        args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
-        kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
-        args = [_materialize(a, torch, device) for a in args]
-        kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
-        if request.get("global_seed") is not None:
-            torch.manual_seed(int(request["global_seed"]))
-        inputs = tensor_inputs(function, args, kwargs, torch)
-        before = {name: tensor.clone() for name, tensor in inputs.items()}
-        started = time.perf_counter()
+        _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
+
+
+def _load(source: str, name: str, outbox, torch):
+    """Import the learner's source as ``submission`` and say ``ready``; None after a ``load_error``."""
+    try:
+        module = load_learner_module(source, name)
+    except BaseException as exc:  # noqa: BLE001 - every failure of learner code is reported
+        _reply(outbox, {"load_error": describe_exception(exc, name)})
+        return None
+    _reply(outbox, {"ready": {"functions": describe_functions(module), "torch": torch.__version__}})
+    return module
+
+
+def _reply(outbox, header: dict, value=None) -> None:
+    """Send one frame; a value the wire cannot carry becomes the learner's TypeError."""
+    specs, payloads = [], []
+    if header.get("ok"):
         try:
-            if request.get("extreme_uniforms") is not None:
-                with ExtremeUniforms(torch, int(request["extreme_uniforms"])):
-                    value = function(*args, **kwargs)
-            else:
+            header["value"] = wire.encode_values(value, specs, payloads)
+        except wire.WireError as exc:
+            header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
+                                 "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
+            specs, payloads = [], []
+    header["tensors"] = specs
+    wire.write_frame(outbox, header, payloads)
+
+
+def _one_call(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
+    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too)."""
+    function = getattr(module, str(request.get("function")), None)
+    used: set[int] = set()  # args and kwargs share the frame's tensors, each used once
+    args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
+    kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
+    args = [_materialize(a, torch, device) for a in args]
+    kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
+    if request.get("global_seed") is not None:
+        torch.manual_seed(int(request["global_seed"]))
+    inputs = tensor_inputs(function, args, kwargs, torch)
+    before = {key: tensor.clone() for key, tensor in inputs.items()}
+    started = time.perf_counter()
+    try:
+        if request.get("extreme_uniforms") is not None:
+            with ExtremeUniforms(torch, int(request["extreme_uniforms"])):
                 value = function(*args, **kwargs)
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
-        except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
-            reply({"raised": describe_exception(exc, path)})
-            continue
-        elapsed_ms = (time.perf_counter() - started) * 1000.0
-        modified = [name for name, tensor in inputs.items() if not same_tensor(before[name], tensor)]
-        reply({"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value)
+        else:
+            value = function(*args, **kwargs)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+    except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
+        return {"raised": describe_exception(exc, name)}, None
+    elapsed_ms = (time.perf_counter() - started) * 1000.0
+    modified = [key for key, tensor in inputs.items() if not same_tensor(before[key], tensor)]
+    return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
 
 
 def _materialize(value, torch, device: str):
@@ -175,24 +198,21 @@ def main(argv: list[str]) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--in", dest="fd_in", type=int, required=True)
     parser.add_argument("--out", dest="fd_out", type=int, required=True)
     parser.add_argument("--lifeline", type=int, default=None)
     parser.add_argument("--memory-mb", type=int, default=None)
+    parser.add_argument("--import-dir", default=None)
     options = parser.parse_args(argv)
     if options.lifeline is not None:
         keeper.split(options.lifeline)  # returns in the worker; this process stays the keeper
-    path = str(Path(options.path).resolve())
-    sys.path.append(str(Path(path).parent))  # local level: the learner's helper modules beside the file
+    import_dir = str(Path(options.import_dir).resolve()) if options.import_dir else None
+    if import_dir:
+        sys.path.append(import_dir)  # local level: the learner's helper modules beside the file
     prepare_torch()
     _apply_limits(options.memory_mb, options.device)
-    try:
-        source, error = Path(path).read_text(encoding="utf-8"), None
-    except (OSError, UnicodeDecodeError) as exc:
-        source, error = None, exc
-    return serve(source, path, options.device, options.fd_in, options.fd_out, load_error=error)
+    return serve(options.device, options.fd_in, options.fd_out, import_dir)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 :class:`Launcher` starts a child that speaks :mod:`judge.sandbox.child`'s protocol on the fds it is
 given; :class:`Launched` is that started job as the judge sees it.
 :class:`judge.process.LearnerProcess` drives either the same way, sending the learner's source
-over the job's own pipe (at the ``strict`` level). Two levels sit side by side:
+over the job's own pipe. Two levels sit side by side:
 
 - ``local`` (:class:`LocalLauncher`, here): a fresh Python process with time and memory limits,
   for a learner judging their own code;
@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Protocol
 
-from judge.process import SandboxFailure
+from judge.learner import SandboxFailure
 from judge.sandbox import keeper
 from judge.sandbox.keeper import Lifeline
 
@@ -59,15 +59,18 @@ class Launched(Protocol):
 class Launcher(Protocol):
     """Starts :mod:`judge.sandbox.child`'s protocol on the given fds, at one isolation level.
 
-    ``launch`` raises :class:`LoadFailed` for a file that cannot be sent (CE) and
+    The child then reads the learner's source from ``fd_in`` (a ``load`` frame that
+    :class:`judge.process.LearnerProcess` sends, the same at every level). ``launch`` raises
     :class:`SandboxFailure` when this level cannot run the job now (IE for that job only).
     """
 
     level: str
     startup_allowance_s: float  # added to the learner's load time: what starting a process costs
 
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> Launched: ...
+    def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
+               import_dir: str | None = None) -> Launched:
+        """Start a child on the job's fds; ``import_dir`` is for levels that let the learner import
+        helper modules from beside their file (``local``); others ignore it."""
 
     def close(self) -> None:
         """Stop what the launcher keeps running between jobs (a fork server)."""
@@ -85,14 +88,16 @@ class LocalLauncher:
     level = "local"
     startup_allowance_s = STARTUP_ALLOWANCE_S
 
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> Launched:
+    def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
+               import_dir: str | None = None) -> Launched:
         scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
         lifeline = Lifeline()
-        command = [sys.executable, str(CHILD_SCRIPT), str(path), "--device", device,
+        command = [sys.executable, str(CHILD_SCRIPT), "--device", device,
                    "--in", str(fd_in), "--out", str(fd_out), "--lifeline", str(lifeline.read_fd)]
         if memory_limit_mb:
             command += ["--memory-mb", str(memory_limit_mb)]
+        if import_dir:
+            command += ["--import-dir", str(import_dir)]
         try:
             process = subprocess.Popen(
                 command,

@@ -35,13 +35,13 @@ import socket
 import sys
 from pathlib import Path
 
+# As for the child: the judge this script belongs to, and judge/sandbox/ itself off the path.
 _ROOT = str(Path(__file__).resolve().parents[2])
 if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
     sys.path[0] = _ROOT
-else:
+elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from judge import wire  # noqa: E402
 from judge.sandbox import child, confine, keeper, seccomp  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
@@ -66,13 +66,8 @@ def _run_job(job: dict, fds: list[int], report: socket.socket, seccomp_filter) -
         return 70
     report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
     report.close()  # before any learner code: the learner can never speak on this channel
-    # The source arrives only now, from the judge, on this job's own pipe.
-    try:
-        load, _ = wire.read_frame(os.fdopen(os.dup(fd_in), "rb", buffering=0))
-    except (EOFError, wire.WireError):
-        return 0  # the judge gave up on this job before sending it
-    return child.serve(str(load.get("source", "")), str(load.get("filename", "solution.py")), job["device"],
-                       fd_in, fd_out)
+    # The source arrives only now, from the judge, on this job's own pipe (child.serve reads it).
+    return child.serve(job["device"], fd_in, fd_out)
 
 
 class _Spare:
