@@ -1,8 +1,9 @@
-"""The learner as the runner sees it: its source, and how running it fails.
+"""The learner as the runner sees it: its source, the interface it drives, and how it fails.
 
-The exceptions below are how :class:`judge.process.LearnerProcess` (on a machine) and
-:class:`judge.browser.learner.InProcessLearner` (in the browser) say what went wrong; the
-runner turns them into verdicts.
+:class:`Learner` is what :mod:`judge.runner` and :mod:`judge.testing` call on the object that
+runs the learner's code: :class:`judge.process.LearnerProcess` on a machine (``local`` and
+``strict`` levels), :class:`judge.browser.learner.InProcessLearner` in the browser. The
+exceptions below are how either says what went wrong; the runner turns them into verdicts.
 
 :class:`LearnerSource` is what every level receives: the learner's code as text, never a path.
 :func:`checked_source` is the one place that decides what source can be judged (its size, UTF-8).
@@ -14,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
 
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
-    from judge.protocol import ExceptionInfo
+    from judge.protocol import ExceptionInfo, FunctionInfo
 
 MAX_SOURCE_BYTES = 512 << 10
 DEFAULT_FILENAME = "solution.py"
@@ -108,6 +109,70 @@ class LearnerSource:
         except UnicodeEncodeError:  # lone surrogates: not text a file could hold
             raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
         return {"op": "load", "source": checked_source(data), "filename": self.filename}
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
+
+    extreme_uniforms: int | None = None
+    global_seed: int | None = None
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call of the learner's function gave: its value, its time, and the names of the
+    tensor arguments it changed in place (which every exercise forbids).
+
+    Unpacks as ``value, elapsed_ms`` for callers that need only those two.
+    """
+
+    value: Any
+    elapsed_ms: float = 0.0
+    modified: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.value, self.elapsed_ms))
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """The learner's code, loaded and ready for calls: what the runner and the tests drive.
+
+    ``functions`` (and any other first use) raises :class:`LoadFailed`, :class:`ProcessFailed` or
+    :class:`SandboxFailure` when the code could not be loaded; ``call`` raises
+    :class:`LearnerRaised` when the learner's function raised and :class:`ProcessFailed` when the
+    process died, hung or broke the protocol. ``cpu_time_s`` and ``ended`` are optional: an
+    in-process learner has no CPU clock of its own and never ends by itself (the runner reads
+    them with ``getattr``).
+    """
+
+    @property
+    def functions(self) -> "dict[str, FunctionInfo]":
+        """Name -> signature of every public callable the learner's code defines."""
+
+    @property
+    def torch_version(self) -> str:
+        """The version of torch the learner's code runs against."""
+
+    @property
+    def alive(self) -> bool:
+        """Whether it can take another call."""
+
+    @property
+    def sandbox(self) -> str:
+        """The isolation level it runs under (``local``, ``strict`` or ``browser``)."""
+
+    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
+             options: CallOptions = CallOptions(), **limits: Any) -> CallResult:
+        """Call ``function(*args, **kwargs)``; ``limits`` are ``cpu_deadline_s``/``cpu_limit_s`` where
+        the learner has a CPU clock."""
+
+    def output_tail(self) -> str:
+        """The last few kB of what the learner's code printed (readable after ``close``)."""
+
+    def close(self) -> None:
+        """Release whatever runs the learner's code (idempotent)."""
 
 
 def load_failure(info: "ExceptionInfo") -> LoadFailed:

@@ -1,6 +1,6 @@
 """The trusted side of a learner process: start it, send it the source, call its functions, read its answers.
 
-:class:`LearnerProcess` asks a launcher
+:class:`LearnerProcess` (a :class:`judge.learner.Learner`) asks a launcher
 (:mod:`judge.sandbox.launchers`: ``local`` or ``strict``) for a child running
 :mod:`judge.sandbox.child`, sends it the learner's source as text in a first ``load`` frame,
 talks to it over two pipes, enforces a wall-clock and a CPU-time deadline on every call, and
@@ -27,17 +27,17 @@ import os
 import select
 import signal
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from judge import protocol, wire
-from judge.learner import LearnerRaised, LearnerSource, LoadFailed, ProcessFailed, SandboxFailure, load_failure
+from judge.learner import (CallOptions, CallResult, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
+                           SandboxFailure, load_failure)
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
     from judge.sandbox.launchers import Launched, Launcher
 
-__all__ = ["CallOptions", "LearnerProcess", "LearnerRaised", "LearnerSource", "LoadFailed",
+__all__ = ["CallOptions", "CallResult", "LearnerProcess", "LearnerRaised", "LearnerSource", "LoadFailed",
            "OutputCapture", "ProcessFailed", "SandboxFailure", "load_failure"]
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
@@ -57,14 +57,6 @@ def __getattr__(name: str):
 
 class OutputLimitExceeded(Exception):
     """The learner's process printed more than :data:`OUTPUT_LIMIT_BYTES`."""
-
-
-@dataclass(frozen=True)
-class CallOptions:
-    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
-
-    extreme_uniforms: int | None = None
-    global_seed: int | None = None
 
 
 class OutputCapture:
@@ -203,7 +195,7 @@ class _DeadlineReader:
 
 
 class LearnerProcess:
-    """The learner's code loaded in a child process, ready to answer calls.
+    """The learner's code loaded in a child process, ready to answer calls (a :class:`~judge.learner.Learner`).
 
     ``source`` is the code as text (:class:`~judge.learner.LearnerSource`); a path is read first,
     as :meth:`LearnerSource.from_file` reads it. Whatever the level, the child receives the text
@@ -237,7 +229,6 @@ class LearnerProcess:
         self._closed = False
         self._proc: Launched | None = None
         self._output = OutputCapture()
-        self.modified_inputs: tuple[str, ...] = ()  # what the last call changed of its tensor arguments
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         self._reader = _DeadlineReader(self._from_child, self._output)
@@ -337,10 +328,11 @@ class LearnerProcess:
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
              options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
-             cpu_limit_s: float | None = None) -> tuple[Any, float]:
-        """Call ``function(*args, **kwargs)`` in the child; return ``(value, elapsed_ms)``.
+             cpu_limit_s: float | None = None) -> CallResult:
+        """Call ``function(*args, **kwargs)`` in the child; its value, time and modified inputs.
 
-        Tensors in the value come back on the CPU. Raises :class:`LearnerRaised` when the learner's
+        Tensors in the value come back on the CPU; ``modified`` names the tensor arguments the
+        call changed in place. Raises :class:`LearnerRaised` when the learner's
         code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s``
         (wall clock), brought its processes' CPU time (:meth:`cpu_time_s`) past ``cpu_deadline_s``
         (``cpu_limit_s`` is that case's limit, for the message) or sent something malformed (the
@@ -393,8 +385,7 @@ class LearnerProcess:
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
-        self.modified_inputs = answer.modified
-        return value, answer.elapsed_ms
+        return CallResult(value, answer.elapsed_ms, answer.modified)
 
     def cpu_time_s(self) -> float:
         """CPU seconds used so far by the learner's processes (worker, keeper and what they started).

@@ -1,7 +1,8 @@
 """Judge one learner file against an exercise's suites and produce a :class:`~judge.report.Report`.
 
 The one runner behind every front door (CLI, web queue, maintainers' ``check``). The learner's
-code runs in a :class:`~judge.process.LearnerProcess`; test functions, expected values and
+code runs in a :class:`~judge.learner.Learner` (a :class:`~judge.process.LearnerProcess` on a
+machine); test functions, expected values and
 every check stay in this process.
 
 :func:`judge_file` never raises for anything the learner's code does, and a sandbox that cannot
@@ -25,6 +26,7 @@ from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
+from judge.learner import Learner
 from judge.protocol import FunctionInfo
 from judge.process import LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed, SandboxFailure
 from judge.redaction import redact_report
@@ -75,7 +77,7 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
 
 def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
                suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
-               process: LearnerProcess | None = None, launcher: "Launcher | None" = None) -> Report:
+               process: Learner | None = None, launcher: "Launcher | None" = None) -> Report:
     """Judge the learner file at ``path``; never raises for anything the learner's code does.
 
     ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``
@@ -98,7 +100,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
                     sandbox=level, suites=list(suites), judge_version=JUDGE_VERSION, false_failure_budget={})
     restartable = process is None or launcher is not None
 
-    def start() -> LearnerProcess:
+    def start() -> Learner:
         return LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
                               load_timeout_s=exercise.time_limit_s, launcher=launcher)
 
@@ -192,7 +194,7 @@ def _finish(report: Report, budget: FalseFailureBudget, started: float) -> Repor
     return redact_report(report)
 
 
-def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, master_seed: int, device: str,
+def _run_case(case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str,
               budget: FalseFailureBudget) -> tuple[CaseResult, list[tuple[float, int, float]]]:
     """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)

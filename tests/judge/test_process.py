@@ -65,7 +65,7 @@ def test_learner_exceptions_carry_only_learner_frames(echo):
     assert "solution.py" in error.traceback and "helper" in error.traceback
     assert "judge" not in error.traceback and "child.py" not in error.traceback
     # The process survives a raised exception and answers the next call.
-    assert torch.equal(echo.call("double", [torch.ones(1)], {}, timeout_s=10)[0], torch.full((1,), 2.0))
+    assert torch.equal(echo.call("double", [torch.ones(1)], {}, timeout_s=10).value, torch.full((1,), 2.0))
 
 
 def test_infinite_loop_is_tle_and_the_process_is_gone(echo):
@@ -210,6 +210,19 @@ def test_a_forged_but_well_formed_frame_is_a_runtime_error_not_an_internal_one(l
     assert failed.value.verdict is Verdict.RE
 
 
+def test_a_call_returns_its_value_time_and_modified_inputs_together(learner_file):
+    path = learner_file("""
+        def scale(x):
+            x.mul_(2)
+            return x.sum()
+    """)
+    with LearnerProcess(path) as process:
+        result = process.call("scale", [torch.ones(3)], {}, timeout_s=30)
+        assert result.value == 6.0 and result.elapsed_ms >= 0 and result.modified == ("x",)
+        value, elapsed = result  # unpacks as (value, elapsed_ms)
+        assert value == 6.0 and not hasattr(process, "modified_inputs")
+
+
 def test_the_source_goes_to_the_child_as_text_in_a_load_frame():
     """Whatever the launcher, LearnerProcess writes the same first frame: the source, never a path."""
     import os
@@ -294,3 +307,16 @@ def test_an_unreadable_file_is_a_compile_error(tmp_path):
     with pytest.raises(LoadFailed) as failed:
         LearnerProcess(tmp_path / "missing.py")
     assert failed.value.verdict is Verdict.CE and "cannot be read" in str(failed.value)
+
+
+def test_both_learners_satisfy_the_learner_protocol(echo):
+    from judge.browser.learner import InProcessLearner
+    from judge.learner import Learner
+
+    assert isinstance(echo, Learner)
+    in_process = InProcessLearner("def f(x):\n    return x\n")
+    try:
+        assert isinstance(in_process, Learner)
+        assert in_process.call("f", [torch.ones(2)], {}, timeout_s=1).modified == ()
+    finally:
+        in_process.close()
