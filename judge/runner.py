@@ -34,7 +34,7 @@ from judge.learner import (DEFAULT_FILENAME, Learner, LearnerRaised, LearnerSour
                            SandboxFailure)
 from judge.protocol import FunctionInfo
 from judge.redaction import redact_report
-from judge.report import CaseResult, CheckRecord, Report
+from judge.report import CaseResult, CheckRecord, Report, first_failure, is_failure
 from judge.suites import CaseSpec, load_suite
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
@@ -239,14 +239,12 @@ class _Run:
         return None
 
     def _say_first_failure(self) -> None:
-        """The report's message and diagnosis: those of its first failing case (else its first skipped one)."""
-        cases = self.result.cases
-        failing = next((c for c in cases if c.verdict not in (Verdict.AC, Verdict.SK)), None) or \
-            next((c for c in cases if c.verdict is Verdict.SK), None)
+        """The report's message and diagnosis: those of its first failure (:meth:`Report.first_failure`)."""
+        failing = self.result.first_failure(skipped=True)
         if failing is not None:
             self.result.message = f"{failing.title}: {failing.message}"
-            self.result.diagnosis = next((c.diagnosis for c in cases if c.diagnosis and c.verdict not in
-                                          (Verdict.AC, Verdict.SK)), None)
+            self.result.diagnosis = next((c.diagnosis for c in self.result.cases
+                                          if c.diagnosis and is_failure(c.verdict)), None)
 
     def _finish(self) -> Report:
         self.result.false_failure_budget = self.budget.summary()
@@ -352,9 +350,9 @@ def _submission_verdict(cases: list[CaseResult]) -> Verdict:
     """IE if any case is IE, else the first failing case's verdict; a case not run is never a pass (RE)."""
     if any(c.verdict is Verdict.IE for c in cases):
         return Verdict.IE
-    for case in cases:
-        if case.verdict not in (Verdict.AC, Verdict.SK):
-            return case.verdict
+    failing = first_failure(cases)
+    if failing is not None:
+        return failing.verdict
     if any(c.verdict is Verdict.SK for c in cases):
         return Verdict.RE  # skipped because the learner's process kept dying
     return Verdict.AC

@@ -59,9 +59,8 @@ def _say_not_available(report: Report, unavailable: dict[str, Bilingual]) -> Non
     if report.message in unavailable:  # the file itself did not load
         report.diagnosis = unavailable[report.message]
         return
-    failed = [c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)]
     skipped = next((c for c in report.cases if c.verdict is Verdict.SK and c.message in unavailable), None)
-    if not failed and skipped is not None:
+    if report.first_failure() is None and skipped is not None:
         report.verdict = Verdict.SK
         report.message = f"{skipped.title}: {skipped.message}"
         report.diagnosis = skipped.diagnosis
