@@ -1,4 +1,5 @@
-"""The local command line (``practice/judge.py``): a thin front door over the engine.
+"""The local command line (``probjudge``, or ``python practice/judge.py`` from a clone): a thin
+front door over the engine.
 
 ``test`` shows its progress line before anything slow happens: this module imports neither torch
 nor the judge's heavier modules at import time (the runner, the checks and the renderer are
@@ -92,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; ``argv`` defaults to ``sys.argv[1:]`` (the ``probjudge`` entry point)."""
     args = build_parser().parse_args(argv)
     lang = getattr(args, "lang", None) or default_language()
     out = Console(highlight=False)
