@@ -144,7 +144,8 @@ class Learner(Protocol):
     :class:`LearnerRaised` when the learner's function raised and :class:`ProcessFailed` when the
     process died, hung or broke the protocol. ``cpu_time_s`` and ``ended`` are optional: an
     in-process learner has no CPU clock of its own and never ends by itself (the runner reads
-    them with ``getattr``).
+    them with ``getattr``). ``isinstance(x, Learner)`` reads every member, so ask it of a learner
+    that has loaded (on one that has not, reading ``functions`` raises why).
     """
 
     @property

@@ -39,7 +39,7 @@ from judge.suites import CaseSpec, load_suite
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the sandbox is not in the browser's bundle
     from judge.sandbox.launchers import Launcher
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
