@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads in this process (default 1: the statistics do not depend on it, and on "
                              "a small shared machine one thread is faster; 0 keeps torch's default). The learner "
-                             "process always runs one (judge/child.py)")
+                             "process always runs one (judge/sandbox/child.py)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures (and every p-value) as JSON")
     args = parser.parse_args(argv)
     if args.quick:

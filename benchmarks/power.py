@@ -98,7 +98,7 @@ from judge.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaratio
 from judge.catalogue import parse_wrong_solution  # noqa: E402
 from judge.checks import CheckFailed, expect_independent_within_row, too_regular  # noqa: E402
 from judge.checks import identical_draws_probability as identical_rows_probability  # noqa: E402
-from judge.child import ExtremeUniforms  # noqa: E402
+from judge.learner_code import ExtremeUniforms  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.suites import load_suite  # noqa: E402
 

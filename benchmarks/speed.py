@@ -7,7 +7,7 @@
 (a) the suites alone: the reference judged ``--runs`` times with different master seeds by one
     already-started learner process (so neither the child's start nor ``import torch`` counts),
     hidden suite alone and public + hidden, interleaved; median and p90, and per-case medians.
-    The learner process runs torch single-threaded (``judge/child.py``).
+    The learner process runs torch single-threaded (``judge/sandbox/child.py``).
 (b) learner-process start-up: a fresh ``python`` + ``import torch`` + loading the file, until
     the child reports ready (median of ``--starts``), beside a bare ``python -c "import torch"``
     timed until the import is done and until the process has exited (torch's teardown is ~0.4 s).
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"torch {results['machine']['torch']}, {results['machine']['cpus']} CPUs")
 
     # (a) the suites with a reused learner process --------------------------------------------
-    # The learner process runs torch single-threaded (judge/child.py), whatever OMP_NUM_THREADS says.
+    # The learner process runs torch single-threaded (judge/sandbox/child.py), whatever OMP_NUM_THREADS says.
     process = LearnerProcess(reference, device="cpu", memory_limit_mb=exercise.memory_limit_mb)
     configs = {"hidden": ("hidden",), "public+hidden": ("public", "hidden")}
     load_before = _load()
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = figures["median_ms"] < TARGET_S * 1000
         table.add_row(name, fmt_ms(figures["median_ms"]), fmt_ms(figures["p90_ms"]), fmt_ms(figures["min_ms"]),
                       fmt_ms(figures["max_ms"]), "[green]yes[/green]" if ok else "[red]NO[/red]")
-    table.caption = (f"learner process single-threaded (judge/child.py). First run in this process (builds the "
+    table.caption = (f"learner process single-threaded (judge/sandbox/child.py). First run in this process (builds the "
                      f"frozen cases and their targets): {cold_ms:,.0f} ms, not included. 1-minute load average "
                      f"{load_before} before, {load_after} after")
     results["cold_first_run_ms"] = cold_ms
@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             label = "as it is" if name == "alone" else f"+ {args.contenders} busy torch processes"
             table.add_row(label, fmt_ms(figures["default_median_ms"]), fmt_ms(figures["one_median_ms"]),
                           str(figures["load_average_1m"]))
-        table.caption = "why judge/child.py sets torch.set_num_threads(1)"
+        table.caption = "why judge/sandbox/child.py sets torch.set_num_threads(1)"
         console.print(table)
 
     if args.json:

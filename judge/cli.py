@@ -1,4 +1,5 @@
-"""The local command line (``practice/judge.py``): a thin front door over the engine.
+"""The local command line (``probjudge``, or ``python practice/judge.py`` from a clone): a thin
+front door over the engine.
 
 ``test`` shows its progress line before anything slow happens: this module imports neither torch
 nor the judge's heavier modules at import time (the runner, the checks and the renderer are
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 
 from judge import JUDGE_VERSION
@@ -33,6 +34,7 @@ WORKSPACE = PROJECT_ROOT / "practice" / "workspace"
 USAGE_ERROR = 2
 
 if TYPE_CHECKING:  # judge.runner imports torch
+    from judge.report import Report
     from judge.runner import ProgressCallback
 
 
@@ -91,7 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; ``argv`` defaults to ``sys.argv[1:]`` (the ``probjudge`` entry point)."""
     args = build_parser().parse_args(argv)
     lang = getattr(args, "lang", None) or default_language()
     out = Console(highlight=False)
@@ -194,21 +197,12 @@ def _show_report(report, args: argparse.Namespace, out: Console, lang: str, *, a
 def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
     exercise = resolve(args.exercise)
     path = Path(args.file) if args.file else workspace_file(exercise.folder)
-    if not path.is_file():
-        err.print(t("no_file", lang, path=_relative(path), id=exercise.number))
-        return USAGE_ERROR
-    if args.device not in ("cpu",) and not args.device.startswith("cuda"):
-        err.print(f"[bold red]error:[/] unknown device {args.device!r}; use cpu or cuda")
-        return USAGE_ERROR
-    if args.device.split(":")[0] not in exercise.devices:
-        err.print(f"[bold red]error:[/] exercise {exercise.number} is judged on {', '.join(exercise.devices)}, "
-                  f"not {args.device}")
+    problem = _test_usage_problem(exercise, path, args, lang)
+    if problem is not None:
+        err.print(problem)
         return USAGE_ERROR
     if args.browser:
         return _test_in_browser(exercise, path, args, lang, out, err)
-    if args.sandbox == "strict" and args.device != "cpu":
-        err.print("[bold red]error:[/] the strict sandbox runs on the CPU only; use --sandbox local for --device cuda")
-        return USAGE_ERROR
     suites = ("public",) if args.public_only else SUITES
     # From here on everything is slow (torch, the sandbox, the learner's import): the progress line
     # is on screen before any of it starts.
@@ -217,27 +211,11 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
             err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
                       "(run `python practice/judge.py doctor`)")
             return USAGE_ERROR
-        launcher = None
-        if args.sandbox == "strict":
-            from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
-
-            try:
-                launcher = StrictLauncher(slots=1)
-            except SandboxUnavailable as error:
-                err.print(f"[bold red]error:[/] the strict sandbox is not available here: {error}")
-                return USAGE_ERROR
+        launcher = _test_launcher(args, err)
+        if launcher is False:
+            return USAGE_ERROR
         try:
-            # Start the learner's process before this one imports torch: the two imports then overlap.
-            # (wait=False: whatever goes wrong in the learner's file is raised, and judged, at first use.)
-            process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
-                                     load_timeout_s=exercise.time_limit_s, launcher=launcher)
-            try:
-                from judge.runner import judge_file
-
-                report = judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites,
-                                    progress=on_case, process=process)
-            finally:
-                process.close()
+            report = _judge_with_overlap(exercise, path, args, suites, on_case, launcher)
         finally:
             if launcher is not None:
                 launcher.close()
@@ -245,6 +223,50 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     if args.public_only and not args.json:
         _say_hidden_skipped(exercise, args, report, out, lang)
     return code
+
+
+def _test_usage_problem(exercise, path: Path, args: argparse.Namespace, lang: str) -> str | None:
+    """What is wrong with how ``test`` was called (printed, exit 2), or None."""
+    if not path.is_file():
+        return t("no_file", lang, path=_relative(path), id=exercise.number)
+    if args.device not in ("cpu",) and not args.device.startswith("cuda"):
+        return f"[bold red]error:[/] unknown device {args.device!r}; use cpu or cuda"
+    if args.device.split(":")[0] not in exercise.devices:
+        return (f"[bold red]error:[/] exercise {exercise.number} is judged on {', '.join(exercise.devices)}, "
+                f"not {args.device}")
+    if not args.browser and args.sandbox == "strict" and args.device != "cpu":
+        return "[bold red]error:[/] the strict sandbox runs on the CPU only; use --sandbox local for --device cuda"
+    return None
+
+
+def _test_launcher(args: argparse.Namespace, err: Console):
+    """The launcher ``--sandbox`` asks for: None (``local``, the default), a strict one, or False
+    when strict is not available here (said on ``err``)."""
+    if args.sandbox != "strict":
+        return None
+    from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
+
+    try:
+        return StrictLauncher(slots=1)
+    except SandboxUnavailable as error:
+        err.print(f"[bold red]error:[/] the strict sandbox is not available here: {error}")
+        return False
+
+
+def _judge_with_overlap(exercise, path: Path, args: argparse.Namespace, suites: tuple[str, ...],
+                        on_case: ProgressCallback | None, launcher) -> Report:
+    """Judge the file, starting the learner's process before this one imports torch (the runner
+    does): the two imports then overlap. With ``wait=False`` whatever goes wrong in the learner's
+    file is raised, and judged, at first use."""
+    process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
+                             load_timeout_s=exercise.time_limit_s, launcher=launcher)
+    try:
+        from judge.runner import judge_file
+
+        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case,
+                          process=process)
+    finally:
+        process.close()
 
 
 @contextlib.contextmanager
@@ -327,18 +349,8 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     for exercise in exercises:
         out.print(f"[bold]{exercise.number:03d} {exercise.slug}[/]")
         started = time.monotonic()
-
-        def show(outcome) -> None:
-            mark = "[green]ok  [/]" if outcome.ok else "[bold red]FAIL[/]"
-            report = outcome.report
-            detail = f"  {outcome.problem}" if outcome.problem else ""
-            runs = f" {outcome.as_expected}/{outcome.runs} seeds" if outcome.runs > 1 else ""
-            out.print(f"  {mark} {outcome.solution:32} {report.verdict.value:4} "
-                      f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}", markup=True,
-                      highlight=False)
-
-        outcomes = check_exercise(exercise, seed=args.seed, device=args.device, jobs=args.jobs, progress=show,
-                                  seeds=args.seeds)
+        outcomes = check_exercise(exercise, seed=args.seed, device=args.device, jobs=args.jobs,
+                                  progress=lambda outcome: _show_outcome(out, outcome), seeds=args.seeds)
         failed = [o for o in outcomes if not o.ok]
         all_ok = all_ok and not failed
         out.print(f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected "
@@ -346,7 +358,30 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     return 0 if all_ok else 1
 
 
+def _show_outcome(out: Console, outcome) -> None:
+    """One line of ``check``: the solution, its verdict and time, and whether that was expected."""
+    mark = "[green]ok  [/]" if outcome.ok else "[bold red]FAIL[/]"
+    report = outcome.report
+    detail = f"  {outcome.problem}" if outcome.problem else ""
+    runs = f" {outcome.as_expected}/{outcome.runs} seeds" if outcome.runs > 1 else ""
+    out.print(f"  {mark} {outcome.solution:32} {report.verdict.value:4} "
+              f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}", markup=True,
+              highlight=False)
+
+
 def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    environment, has_torch = _environment_table()
+    out.print(environment)
+    if not has_torch:
+        return 1
+    out.print(_strict_layers())
+    out.print(_exercises_here())
+    return 0
+
+
+def _environment_table() -> tuple[Table, bool]:
+    """ProbJudge, Python, the platform, torch, CUDA, how fast a learner process starts, the levels;
+    and whether torch is there (without it nothing else can be judged, nor is it probed)."""
     table = Table(box=None, show_header=False)
     table.add_row("ProbJudge", JUDGE_VERSION)
     table.add_row("Python", f"{platform.python_version()} ({sys.executable})")
@@ -355,19 +390,20 @@ def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) 
         import torch
     except ImportError:
         table.add_row("torch", "[red]not installed[/]: run `make test` or `pip install -e .`")
-        out.print(table)
-        return 1
+        return table, False
     table.add_row("torch", torch.__version__)
-    cuda = _cuda_available()
-    if cuda:
+    if _cuda_available():
         names = ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
         table.add_row("CUDA", f"available: {names} (torch CUDA {torch.version.cuda})")
     else:
         table.add_row("CUDA", "not available (CPU judging only)")
-    startup = _learner_startup_seconds()
-    table.add_row("Learner process", startup)
+    table.add_row("Learner process", _learner_startup_seconds())
     table.add_row("Sandbox levels", "local: available (a child process with time and memory limits)")
-    out.print(table)
+    return table, True
+
+
+def _strict_layers() -> Group:
+    """Each layer of the strict sandbox, active or missing, and whether strict can run here."""
     from judge.sandbox.layers import missing_required, probe
 
     layers = probe()
@@ -377,18 +413,22 @@ def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) 
     for layer in layers:
         state = "[green]active[/]" if layer.active else ("[red]missing[/]" if layer.required else "[yellow]missing[/]")
         strict.add_row(layer.name, state, layer.detail + ("" if layer.required else " (optional)"))
-    out.print(strict)
     missing = missing_required(layers)
-    out.print("strict: " + ("[green]available[/]" if not missing else
-                            "[red]unavailable[/] (missing: " + ", ".join(layer.name for layer in missing) + ")"))
+    verdict = "strict: " + ("[green]available[/]" if not missing else
+                            "[red]unavailable[/] (missing: " + ", ".join(layer.name for layer in missing) + ")")
+    return Group(strict, verdict)
+
+
+def _exercises_here() -> Table:
+    """Each exercise, the devices it declares and those it can be judged on here."""
+    cuda = _cuda_available()
     exercises = Table(box=None, header_style="bold")
     for heading in ("#", "slug", "devices declared", "can judge here"):
         exercises.add_column(heading)
     for exercise in load_all():
         here = [d for d in exercise.devices if d == "cpu" or (d == "cuda" and cuda)]
         exercises.add_row(f"{exercise.number:03d}", exercise.slug, ", ".join(exercise.devices), ", ".join(here) or "-")
-    out.print(exercises)
-    return 0
+    return exercises
 
 
 def _learner_startup_seconds() -> str:
@@ -423,53 +463,62 @@ def _relative(path: Path) -> str:
 
 
 def cmd_submit(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    import urllib.error
-    import urllib.request
-
     path = Path(args.file)
     if not path.is_file():
         err.print(f"[bold red]error:[/] no file {args.file}")
         return USAGE_ERROR
-    base = args.server.rstrip("/") + "/api/v1"
-    headers = {"Authorization": f"Bearer {args.token}", "Content-Type": "application/json"}
-
-    def call(method: str, url: str, body: dict | None = None) -> dict:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            try:
-                message = json.loads(error.read()).get("message", error.reason)
-            except ValueError:
-                message = error.reason
-            raise SystemExit(f"server said {error.code}: {message}") from None
-        except urllib.error.URLError as error:
-            raise SystemExit(f"cannot reach {args.server}: {error.reason}") from None
-
     try:
-        created = call("POST", f"{base}/submissions",
-                       {"exercise": args.exercise, "code": path.read_text(encoding="utf-8")})
-        deadline = time.monotonic() + args.timeout
-        while True:
-            answer = call("GET", f"{base}/submissions/{created['id']}")
-            if answer["status"] == "done":
-                break
-            if time.monotonic() > deadline:
-                raise SystemExit(f"no verdict after {args.timeout:.0f} s (submission {created['id']} is "
-                                 f"{answer['status']})")
-            time.sleep(0.5)
+        answer = _submit_and_wait(args, path.read_text(encoding="utf-8"))
     except SystemExit as stop:
         err.print(f"[bold red]error:[/] {stop}")
         return USAGE_ERROR
+    return _show_report(_report_of_answer(answer), args, out, lang, as_json=answer)
+
+
+def _api_call(args: argparse.Namespace, method: str, url: str, body: dict | None = None) -> dict:
+    """One request to the server's API; SystemExit with what went wrong (an HTTP error, no server)."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {args.token}", "Content-Type": "application/json"}
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        try:
+            message = json.loads(error.read()).get("message", error.reason)
+        except ValueError:
+            message = error.reason
+        raise SystemExit(f"server said {error.code}: {message}") from None
+    except urllib.error.URLError as error:
+        raise SystemExit(f"cannot reach {args.server}: {error.reason}") from None
+
+
+def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
+    """Submit ``code`` and poll until the server has graded it (SystemExit past ``--timeout``)."""
+    base = args.server.rstrip("/") + "/api/v1"
+    created = _api_call(args, "POST", f"{base}/submissions", {"exercise": args.exercise, "code": code})
+    deadline = time.monotonic() + args.timeout
+    while True:
+        answer = _api_call(args, "GET", f"{base}/submissions/{created['id']}")
+        if answer["status"] == "done":
+            return answer
+        if time.monotonic() > deadline:
+            raise SystemExit(f"no verdict after {args.timeout:.0f} s (submission {created['id']} is "
+                             f"{answer['status']})")
+        time.sleep(0.5)
+
+
+def _report_of_answer(answer: dict) -> dict:
+    """The server's answer in the shape of a report, for the renderer."""
     cases = answer.get("cases") or []
-    report = {**answer, "exercise": {"number": answer["exercise"]},
-              "score": answer.get("score") or {"passed": 0, "total": len(cases)},
-              "seed": answer.get("seed"), "device": answer.get("device") or "server",
-              "time_ms": answer.get("time_ms") or 0.0, "message": answer.get("message") or "",
-              "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases, "output": ""}
-    return _show_report(report, args, out, lang, as_json=answer)
+    return {**answer, "exercise": {"number": answer["exercise"]},
+            "score": answer.get("score") or {"passed": 0, "total": len(cases)},
+            "seed": answer.get("seed"), "device": answer.get("device") or "server",
+            "time_ms": answer.get("time_ms") or 0.0, "message": answer.get("message") or "",
+            "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases, "output": ""}
 
 
 COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,

@@ -1,10 +1,12 @@
-"""The trusted side of the learner process: start it, call its functions, read its answers.
+"""The trusted side of a learner process: start it, send it the source, call its functions, read its answers.
 
-:class:`LearnerProcess` runs ``judge/child.py`` in a fresh process with an empty-ish
-environment, talks to it over two pipes, enforces a wall-clock deadline on every call, and
-turns whatever happens to the child into an exception the runner maps to a verdict. This is
-the ``local`` sandbox level: a separate process with time and memory limits, for a learner
-judging their own code. Stricter levels wrap the same protocol.
+:class:`LearnerProcess` (a :class:`judge.learner.Learner`) asks a launcher
+(:mod:`judge.sandbox.launchers`: ``local`` or ``strict``) for a child running
+:mod:`judge.sandbox.child`, sends it the learner's source as text in a first ``load`` frame,
+talks to it over two pipes, enforces a wall-clock and a CPU-time deadline on every call, and
+turns whatever happens to the child into an exception the runner maps to a verdict. The
+launchers are imported on first use only: this module is imported in the browser too (through
+:mod:`judge.testing`), where there is no sandbox.
 
 Invariants, at every level:
 
@@ -14,7 +16,7 @@ Invariants, at every level:
 - What the learner prints goes through a pipe the judge drains (:class:`OutputCapture`): the
   host's disk is never involved, and past :data:`OUTPUT_LIMIT_BYTES` the process is stopped.
 - Whatever the launch took (a sandbox slot, cgroups, the pipes) is released by :meth:`close`,
-  which every failure path calls; nothing the learner started outlives it (:mod:`judge.keeper`).
+  which every failure path calls; nothing the learner started outlives it (:mod:`judge.sandbox.keeper`).
 - Once the judge kills a process, it is dead for the runner at once: its exit status is never
   read as the learner's fate in a later case.
 """
@@ -24,81 +26,37 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
-import sys
-import tempfile
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from judge import protocol, wire
-from judge import keeper
-from judge.keeper import Lifeline
-from judge.protocol import ExceptionInfo
+from judge.learner import (CallOptions, CallResult, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
+                           SandboxFailure, load_failure)
 from judge.verdicts import Verdict
 
-CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
-STARTUP_ALLOWANCE_S = 60.0  # a fresh process imports torch first, and on a cold disk that takes a while
+if TYPE_CHECKING:
+    from judge.sandbox.launchers import Launched, Launcher
+
+__all__ = ["CallOptions", "CallResult", "LearnerProcess", "LearnerRaised", "LearnerSource", "LoadFailed",
+           "OutputCapture", "ProcessFailed", "SandboxFailure", "load_failure"]
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
 OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
-KEEPER_EXIT_S = 10.0  # how long the judge waits for a keeper to finish killing its tree
+# Where they lived before the launchers moved to judge.sandbox.launchers: imported on first use
+# only, since this module is also what the browser's learner imports (and the sandbox is not there).
+_LAUNCHERS = ("Launched", "Launcher", "LocalLauncher")
 
 
-class LearnerRaised(Exception):
-    """The learner's function raised; carries the learner-only traceback."""
+def __getattr__(name: str):
+    if name in _LAUNCHERS:
+        from judge.sandbox import launchers
 
-    def __init__(self, info: ExceptionInfo) -> None:
-        self.type_name: str = info.type_name
-        self.message: str = info.message
-        self.line: int | None = info.line
-        self.traceback: str = info.traceback
-        self.memory: bool = info.memory
-        self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
-        super().__init__(f"{self.type_name}: {self.message}")
-
-
-class ProcessFailed(Exception):
-    """The learner process died, hung, or broke the protocol; ``verdict`` says which."""
-
-    def __init__(self, verdict: Verdict, message: str) -> None:
-        self.verdict = verdict
-        super().__init__(message)
-
-
-class LoadFailed(Exception):
-    """The learner's file could not be imported (syntax error, import error, crash at import)."""
-
-    def __init__(self, verdict: Verdict, message: str, line: int | None = None) -> None:
-        self.verdict = verdict
-        self.line = line
-        super().__init__(message)
-
-
-class SandboxFailure(Exception):
-    """The sandbox could not run this job (no free slot, a layer failed, the fork server is gone): IE.
-
-    Our fault, never the learner's, and it ends only this job. ``str(error)`` is safe to show to
-    anyone; ``detail`` (which may name the server's paths) is for the operator's log only.
-    """
-
-    def __init__(self, public: str, detail: str = "", *, pid: int | None = None) -> None:
-        super().__init__(public)
-        self.detail = detail
-        self.pid = pid  # a process the failed launch left behind, if any
+        return getattr(launchers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class OutputLimitExceeded(Exception):
     """The learner's process printed more than :data:`OUTPUT_LIMIT_BYTES`."""
-
-
-@dataclass(frozen=True)
-class CallOptions:
-    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
-
-    extreme_uniforms: int | None = None
-    global_seed: int | None = None
 
 
 class OutputCapture:
@@ -237,11 +195,16 @@ class _DeadlineReader:
 
 
 class LearnerProcess:
-    """One learner file loaded in a child process, ready to answer calls.
+    """The learner's code loaded in a child process, ready to answer calls (a :class:`~judge.learner.Learner`).
+
+    ``source`` is the code as text (:class:`~judge.learner.LearnerSource`); a path is read first,
+    as :meth:`LearnerSource.from_file` reads it. Whatever the level, the child receives the text
+    in a first ``load`` frame on its own pipe; :meth:`LearnerSource.load_frame` is the one check
+    of its size and encoding (CE).
 
     Raises :class:`LoadFailed` (CE, RE, MLE), :class:`ProcessFailed` (the process died, hung or
     broke the protocol while loading) or :class:`SandboxFailure` (IE) from the constructor when
-    the file cannot be loaded; whatever the launch took is released first. With ``wait=False``
+    the code cannot be loaded; whatever the launch took is released first. With ``wait=False``
     the constructor only starts the child (so the caller can import torch meanwhile) and never
     raises for those: the first use raises instead.
 
@@ -249,13 +212,16 @@ class LearnerProcess:
     start a process (a fresh ``local`` process imports torch first, a ``strict`` fork has it).
     """
 
-    def __init__(self, path: Path, *, device: str = "cpu", memory_limit_mb: int | None = None,
-                 load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S, wait: bool = True,
-                 launcher: "Launcher | None" = None) -> None:
-        self.path = Path(path).resolve()
+    def __init__(self, source: "LearnerSource | os.PathLike[str]", *, device: str = "cpu",
+                 memory_limit_mb: int | None = None, load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S,
+                 wait: bool = True, launcher: "Launcher | None" = None) -> None:
+        if launcher is None:
+            from judge.sandbox.launchers import LocalLauncher
+
+            launcher = LocalLauncher()
         self.device = device
         self.memory_limit_mb = memory_limit_mb
-        self.launcher = launcher or LocalLauncher()
+        self.launcher = launcher
         self._startup_timeout_s = load_timeout_s + float(getattr(self.launcher, "startup_allowance_s", 0.0))
         self._ready: protocol.Ready | None = None
         self._failure: BaseException | None = None  # why it cannot be used, once that is known
@@ -263,14 +229,18 @@ class LearnerProcess:
         self._closed = False
         self._proc: Launched | None = None
         self._output = OutputCapture()
-        self.modified_inputs: tuple[str, ...] = ()  # what the last call changed of its tensor arguments
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
         self._reader = _DeadlineReader(self._from_child, self._output)
         self._writer = _DeadlineWriter(self._to_child, self._output)
+        load_frame = None
         try:
-            self._proc = self.launcher.launch(self.path, device=device, memory_limit_mb=memory_limit_mb,
-                                              fd_in=to_child_r, fd_out=from_child_w, output_fd=self._output.write_fd)
+            if not isinstance(source, LearnerSource):
+                source = LearnerSource.from_file(source)
+            load_frame = source.load_frame()  # before a launch: a file that cannot be judged takes no slot
+            self._proc = self.launcher.launch(device=device, memory_limit_mb=memory_limit_mb, fd_in=to_child_r,
+                                              fd_out=from_child_w, output_fd=self._output.write_fd,
+                                              import_dir=source.import_dir)
         except (LoadFailed, SandboxFailure) as failure:
             self._failure = failure
         except BaseException:
@@ -283,24 +253,23 @@ class LearnerProcess:
         if self._failure is not None:
             self.close()
         else:
-            self._send_initial_frame()
+            self._send_source(load_frame)
         if wait:
             self.wait_ready()
 
-    def _send_initial_frame(self) -> None:
-        """The launcher's first frame (the strict level's source), within the load deadline."""
-        first = getattr(self._proc, "initial_frame", None)
-        if first is None:
-            return
+    def _send_source(self, load_frame: dict[str, Any]) -> None:
+        """The child's first frame, the learner's source, within the load deadline."""
         self._writer.deadline = time.monotonic() + self._startup_timeout_s
         try:
-            wire.write_frame(self._writer, {**first, "tensors": []})
+            wire.write_frame(self._writer, {**load_frame, "tensors": []})
         except TimeoutError:
             self._failure = ProcessFailed(Verdict.TLE, "your process did not take your file within "
                                                        f"{self._startup_timeout_s:.1f} s")
             self.close()
         except OSError:
             pass  # the child died already; waiting for its ready frame reports why
+        finally:
+            self._writer.deadline = float("inf")
 
     def wait_ready(self) -> None:
         """Wait for the child to import torch and load the file (once).
@@ -359,10 +328,11 @@ class LearnerProcess:
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
              options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
-             cpu_limit_s: float | None = None) -> tuple[Any, float]:
-        """Call ``function(*args, **kwargs)`` in the child; return ``(value, elapsed_ms)``.
+             cpu_limit_s: float | None = None) -> CallResult:
+        """Call ``function(*args, **kwargs)`` in the child; its value, time and modified inputs.
 
-        Tensors in the value come back on the CPU. Raises :class:`LearnerRaised` when the learner's
+        Tensors in the value come back on the CPU; ``modified`` names the tensor arguments the
+        call changed in place. Raises :class:`LearnerRaised` when the learner's
         code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s``
         (wall clock), brought its processes' CPU time (:meth:`cpu_time_s`) past ``cpu_deadline_s``
         (``cpu_limit_s`` is that case's limit, for the message) or sent something malformed (the
@@ -415,8 +385,7 @@ class LearnerProcess:
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
-        self.modified_inputs = answer.modified
-        return value, answer.elapsed_ms
+        return CallResult(value, answer.elapsed_ms, answer.modified)
 
     def cpu_time_s(self) -> float:
         """CPU seconds used so far by the learner's processes (worker, keeper and what they started).
@@ -549,151 +518,3 @@ class LearnerProcess:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-class Launched(Protocol):
-    """A started learner process, as its launcher sees it."""
-
-    pid: int
-
-    def poll(self) -> int | None:
-        """None while it runs, else its exit code (negative: killed by that signal)."""
-
-    def wait(self, timeout: float) -> int | None:
-        """Wait up to ``timeout`` seconds for it to end; its exit code, or None if it still runs."""
-
-    def kill(self) -> None:
-        """SIGKILL the whole process tree, grandchildren that left its session included."""
-
-    def memory_exceeded(self) -> bool:
-        """Whether a memory limit outside the process (a cgroup) killed or starved it."""
-
-    def cpu_time_s(self) -> float:
-        """CPU seconds used by the whole process tree so far (see :func:`judge.keeper.tree_cpu_seconds`)."""
-
-    def release(self) -> None:
-        """Kill the tree and free what the launch took (slot, scratch, cgroups); idempotent."""
-
-
-class Launcher(Protocol):
-    """Starts ``judge/child.py``'s protocol on the given fds, at one isolation level.
-
-    ``launch`` raises :class:`LoadFailed` for a file that cannot be sent (CE) and
-    :class:`SandboxFailure` when this level cannot run the job now (IE for that job only).
-    """
-
-    level: str
-    startup_allowance_s: float  # added to the learner's load time: what starting a process costs
-
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> Launched: ...
-
-    def close(self) -> None:
-        """Stop what the launcher keeps running between jobs (a fork server)."""
-
-
-class LocalLauncher:
-    """The ``local`` level: a fresh ``python judge/child.py`` per learner file, own session, rlimits.
-
-    For a learner judging their own code: it keeps hidden data out of the process and stops
-    runaway code, but does not stop code that sets out to read files or open sockets. The
-    process is a keeper and its worker (:mod:`judge.keeper`), so nothing the code starts outlives
-    the judging, even when the judge itself is killed.
-    """
-
-    level = "local"
-    startup_allowance_s = STARTUP_ALLOWANCE_S
-
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> Launched:
-        scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
-        lifeline = Lifeline()
-        command = [sys.executable, str(CHILD_SCRIPT), str(path), "--device", device,
-                   "--in", str(fd_in), "--out", str(fd_out), "--lifeline", str(lifeline.read_fd)]
-        if memory_limit_mb:
-            command += ["--memory-mb", str(memory_limit_mb)]
-        try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=output_fd,
-                stderr=subprocess.STDOUT,
-                pass_fds=(fd_in, fd_out, lifeline.read_fd),
-                cwd=scratch.name,
-                env=_child_environment(scratch.name),
-                start_new_session=True,  # its own process group: the fallback where no keeper runs
-            )
-        except OSError as error:
-            lifeline.cut()
-            scratch.cleanup()
-            raise SandboxFailure("the judge could not start a Python process", str(error)) from None
-        finally:
-            lifeline.handed_over()
-        return _LocalChild(process, scratch, lifeline)
-
-    def close(self) -> None:
-        pass
-
-
-class _LocalChild:
-    def __init__(self, process: subprocess.Popen, scratch: tempfile.TemporaryDirectory, lifeline: Lifeline) -> None:
-        self._process = process
-        self._scratch = scratch
-        self._lifeline = lifeline
-        self.pid = process.pid
-
-    def poll(self) -> int | None:
-        return self._process.poll()
-
-    def wait(self, timeout: float) -> int | None:
-        try:
-            return self._process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill(self) -> None:
-        self._lifeline.cut()  # the keeper kills the whole tree, then exits
-        if self.wait(KEEPER_EXIT_S) is None:
-            try:  # no keeper here (not Linux), or it is stuck: the process group at least
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self._process.wait()
-
-    def memory_exceeded(self) -> bool:
-        return False
-
-    def cpu_time_s(self) -> float:
-        return keeper.tree_cpu_seconds(self.pid)
-
-    def release(self) -> None:
-        try:
-            self.kill()
-        finally:
-            self._scratch.cleanup()
-
-
-def _child_environment(home: str) -> dict[str, str]:
-    """A near-empty environment: nothing of the judge's (tokens, database URLs) reaches the child."""
-    keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE",
-            "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "SYSTEMROOT")
-    env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update({"HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
-                "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"})
-    return env
-
-
-def load_failure(info: ExceptionInfo) -> LoadFailed:
-    """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
-    line = info.line
-    where = f" (line {line})" if line else ""
-    trace = info.traceback.strip()
-    if info.type_name == "UnicodeDecodeError":
-        return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
-    if info.type_name in ("SyntaxError", "IndentationError", "TabError"):
-        return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
-    if info.type_name in ("ImportError", "ModuleNotFoundError"):
-        return LoadFailed(Verdict.CE, f"import error{where}: {info.message}\n{trace}", line)
-    if info.memory:
-        return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)
-    return LoadFailed(Verdict.RE, f"your file raised while being imported{where}:\n{trace}", line)

@@ -2,7 +2,7 @@
 
 Everything that arrives on the learner's result pipe is hostile: a submission can write its own
 frames there. :func:`first_message` and :func:`reply` accept exactly the messages that
-``judge/child.py`` sends, with every field of the right type and size, and turn them into
+:mod:`judge.sandbox.child` sends, with every field of the right type and size, and turn them into
 records; anything else raises :class:`~judge.wire.WireError`, which the judge reports as RE
 (the learner's fault), never IE. There is no message a learner can send to claim a sandbox
 error: only the fork server's own control channel reports those.

@@ -29,7 +29,7 @@ from rich.text import Text
 
 from judge.cjk_breaks import cjk_breaks_plugin
 from judge.i18n import t
-from judge.report import Report
+from judge.report import Report, is_failure
 from judge.verdicts import Verdict
 
 STYLES = {"AC": "bold green", "WA": "bold red", "TLE": "bold yellow", "MLE": "bold yellow", "RE": "bold magenta",
@@ -64,7 +64,7 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
     # A hidden case seen through a site has no message, only its rule (which rule, which row).
     cases = [dict(c, message=c.get("message") or c.get("rule_zh" if lang == "zh" else "rule") or c.get("rule") or "")
              for c in data["cases"]]
-    failing = [c for c in cases if c["verdict"] not in ("AC", "SK") and c.get("message")]
+    failing = [c for c in cases if is_failure(c["verdict"]) and c.get("message")]
     message = data.get("message") or ""
     if message and verdict is not Verdict.AC:
         # The traceback of a failing case is printed once, in the details: the banner names the error.

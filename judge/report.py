@@ -9,12 +9,42 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Iterable, TypeVar
 
 from judge.i18n import in_language
 from judge.verdicts import Verdict
 
 REPORT_SCHEMA = 1
+_NOT_FAILED = frozenset({Verdict.AC.value, Verdict.SK.value})  # a case that passed, or did not run
+Case = TypeVar("Case")  # a CaseResult, or its JSON form (a dict)
+
+
+def is_failure(verdict: "Verdict | str | None") -> bool:
+    """Whether a case with this verdict failed: anything but passed (AC) or not run (SK).
+
+    Takes a :class:`Verdict` or its code, as stored in a report's JSON.
+    """
+    value = verdict.value if isinstance(verdict, Verdict) else verdict
+    return value not in _NOT_FAILED
+
+
+def first_failure(cases: Iterable[Case], *, skipped: bool = False) -> Case | None:
+    """The first failing case (:func:`is_failure`) of ``cases``, :class:`CaseResult` objects or their
+    JSON dicts; with ``skipped``, when none failed, the first case not run (SK). None when there is none.
+
+    The one answer to "which case does the report talk about", for the runner's message and
+    diagnosis, the CLI, the site and the browser.
+    """
+    cases = list(cases)
+    found = next((c for c in cases if is_failure(_verdict_of(c))), None)
+    if found is None and skipped:
+        found = next((c for c in cases if _verdict_of(c) == Verdict.SK.value), None)
+    return found
+
+
+def _verdict_of(case: Any) -> str | None:
+    verdict = case.get("verdict") if isinstance(case, dict) else case.verdict
+    return verdict.value if isinstance(verdict, Verdict) else verdict
 
 
 @dataclass
@@ -91,6 +121,10 @@ class Report:
     @property
     def passed(self) -> int:
         return sum(1 for c in self.cases if c.verdict is Verdict.AC)
+
+    def first_failure(self, *, skipped: bool = False) -> CaseResult | None:
+        """The case the report talks about: see :func:`first_failure`."""
+        return first_failure(self.cases, skipped=skipped)
 
     def to_json(self) -> dict[str, Any]:
         return _finite(

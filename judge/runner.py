@@ -1,10 +1,15 @@
-"""Judge one learner file against an exercise's suites and produce a :class:`~judge.report.Report`.
+"""Judge a learner's source against an exercise's suites and produce a :class:`~judge.report.Report`.
 
-The one runner behind every front door (CLI, web queue, maintainers' ``check``). The learner's
-code runs in a :class:`~judge.process.LearnerProcess`; test functions, expected values and
-every check stay in this process.
+The one runner behind every front door (CLI, web queue, maintainers' ``check``, the browser):
+:func:`grade` takes the source as text, :func:`judge_file` reads a file first. The learner's
+code runs in a :class:`~judge.learner.Learner` (a :class:`~judge.process.LearnerProcess` on a
+machine); test functions, expected values and every check stay in this process.
 
-:func:`judge_file` never raises for anything the learner's code does, and a sandbox that cannot
+A judging goes in named steps (:class:`_Run`): load the suites and the false-failure budget,
+start the learner and check its signatures, run the cases (replacing a learner that dies),
+add the too-regular case, then the verdict, message and diagnosis.
+
+:func:`grade` never raises for anything the learner's code does, and a sandbox that cannot
 run a job ends that job in IE, not in an exception. Every process it starts, restarts included,
 runs at the level of the first (the launcher given, or the one of the process given), and each
 case records the level that ran it. Messages never carry the judge's own traceback or the
@@ -18,20 +23,24 @@ import secrets
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
+from judge.learner import (DEFAULT_FILENAME, Learner, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
+                           SandboxFailure)
 from judge.protocol import FunctionInfo
-from judge.process import Launcher, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed, SandboxFailure
 from judge.redaction import redact_report
-from judge.report import CaseResult, CheckRecord, Report
+from judge.report import CaseResult, CheckRecord, Report, first_failure, is_failure
 from judge.suites import CaseSpec, load_suite
 from judge.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.verdicts import Verdict
+
+if TYPE_CHECKING:  # the sandbox is not in the browser's bundle
+    from judge.sandbox.launchers import Launcher
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
 TOO_REGULAR_CASE = "not_too_regular"
@@ -70,102 +79,177 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
     return problems
 
 
+def grade(exercise: Exercise, source: str, *, launcher: "Launcher | None" = None, seed: int | None = None,
+          suites: tuple[str, ...] = ("public", "hidden"), device: str = "cpu", progress: ProgressCallback | None = None,
+          filename: str = DEFAULT_FILENAME, import_dir: str | Path | None = None,
+          process: Learner | None = None) -> Report:
+    """Judge the learner's ``source`` (text); never raises for anything the learner's code does.
+
+    ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``launcher``
+    chooses the sandbox level of the processes started here (default: the level of ``process``
+    if given, else ``local``). ``filename`` is the short name the learner's tracebacks show;
+    ``import_dir`` (``local`` only) is where its helper modules sit. ``process`` lets a caller
+    reuse a learner it started on this source (it is not closed here, unless it dies): a
+    process that dies is replaced by one of the same level.
+    """
+    learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
+    return _Run(exercise, learner_source, launcher=launcher, seed=seed, suites=tuple(suites), device=device,
+                progress=progress, process=process).report()
+
+
 def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
                suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
-               process: LearnerProcess | None = None, launcher: Launcher | None = None) -> Report:
-    """Judge the learner file at ``path``; never raises for anything the learner's code does.
-
-    ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``process``
-    lets a caller reuse a learner process it started (it is not closed here); ``launcher``
-    chooses the sandbox level of the processes started here (default: the level of ``process``
-    if given, else ``local``). A process that dies is replaced by one of the same level.
+               process: Learner | None = None, launcher: "Launcher | None" = None) -> Report:
+    """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
+    with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
+    is CE (the same messages whatever the level); ``process`` and ``launcher`` as for :func:`grade`.
     """
-    master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
-    started = time.monotonic()
-    loaded = [load_suite(exercise, s) for s in suites]
-    declared = BudgetDeclaration()
-    for suite in loaded:
-        declared = declared + suite.budget
-    budget = FalseFailureBudget(exercise.false_failure_budget, declared)
-    specs = [case for suite in loaded for case in suite.cases]
-    if launcher is None and process is not None:
-        launcher = getattr(process, "launcher", None)  # restarts keep the level (None: cannot restart)
-    level = process.sandbox if process is not None else (launcher.level if launcher else "local")
-    report = Report(exercise=exercise.summary(), verdict=Verdict.AC, cases=[], seed=master_seed, device=device,
-                    sandbox=level, suites=list(suites), judge_version=JUDGE_VERSION, false_failure_budget={})
-    restartable = process is None or launcher is not None
-
-    def start() -> LearnerProcess:
-        return LearnerProcess(Path(path), device=device, memory_limit_mb=exercise.memory_limit_mb,
-                              load_timeout_s=exercise.time_limit_s, launcher=launcher)
-
-    owned = process is None
+    path = Path(path)
     try:
-        if process is None:
-            process = start()
-        problems = signature_problems(exercise, process.functions)
-        if problems:
-            raise LoadFailed(Verdict.CE, "; ".join(problems))
-    except (LoadFailed, ProcessFailed, SandboxFailure) as failure:  # did not load, or died/hung while importing
-        if owned and process is not None:
-            process.close()
-        report.verdict, report.message = _load_outcome(failure)
-        report.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load",
-                                   title_zh=c.title_zh) for c in specs]
-        return _finish(report, budget, started)
+        learner_source = LearnerSource.from_file(path)
+    except LoadFailed as failure:
+        return _Run(exercise, None, launcher=launcher, seed=seed, suites=tuple(suites), device=device,
+                    progress=progress, process=process, unreadable=failure).report()
+    return grade(exercise, learner_source.text, launcher=launcher, seed=seed, suites=suites, device=device,
+                 progress=progress, filename=learner_source.filename, import_dir=learner_source.import_dir,
+                 process=process)
 
-    report.environment = {"torch": process.torch_version, "python": sys.version.split()[0]}
-    fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
-    restarts = 0
-    last_output = ""  # what the last process that died printed, when no process is left at the end
-    try:
-        for index, case in enumerate(specs):
-            if progress:
-                progress(case.title, index, len(specs))
-            if process is not None and not process.alive:
-                death = _ended_by_itself(process)
-                # Dead, so closed here even when the caller owns it (close is idempotent): that
-                # frees its pipes, scratch, cgroups and sandbox slot for the new process.
-                process.close()
-                last_output = process.output_tail()  # kept readable after close
-                process = None
-                if death is not None:  # between two answers: a failure, never a free restart
-                    report.cases.append(CaseResult(case.name, case.suite, case.title, death.verdict,
-                                                   f"not run: {death}", title_zh=case.title_zh, sandbox=level))
-                    continue
-            if process is None:
-                if restarts >= MAX_RESTARTS or not restartable:
-                    report.cases.append(CaseResult(case.name, case.suite, case.title, Verdict.SK,
-                                                   "not run: your process died too often", title_zh=case.title_zh))
-                    continue
-                restarts += 1
-                try:
-                    process = start()
-                except (LoadFailed, ProcessFailed, SandboxFailure) as failure:
-                    verdict, message = _load_outcome(failure)
-                    report.cases.append(CaseResult(case.name, case.suite, case.title, verdict,
-                                                   f"restarting your process failed: {message}",
-                                                   title_zh=case.title_zh, sandbox=level))
-                    continue
-                owned = True
-            result, fit_statistics = _run_case(case, process, exercise, master_seed, device, budget)
+
+class _Run:
+    """One judging: its suites and budget, its learner (restarted when it dies), its report."""
+
+    def __init__(self, exercise: Exercise, source: LearnerSource | None, *, launcher: "Launcher | None",
+                 seed: int | None, suites: tuple[str, ...], device: str, progress: ProgressCallback | None,
+                 process: Learner | None, unreadable: LoadFailed | None = None) -> None:
+        self.exercise = exercise
+        self.source = source
+        self.device = device
+        self.progress = progress
+        self.unreadable = unreadable
+        self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
+        self.started = time.monotonic()
+        self.specs, self.budget = self._load_suites(suites)
+        if launcher is None and process is not None:
+            launcher = getattr(process, "launcher", None)  # restarts keep the level (None: cannot restart)
+        self.launcher = launcher
+        self.level = process.sandbox if process is not None else (launcher.level if launcher else "local")
+        self.process = process
+        self.owned = process is None  # closed here at the end (a process the caller gave is the caller's)
+        self.restartable = (process is None or launcher is not None) and source is not None
+        self.restarts = 0
+        self.last_output = ""  # what the last process that died printed, when no process is left at the end
+        self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
+        self.result = Report(exercise=exercise.summary(), verdict=Verdict.AC, cases=[], seed=self.master_seed,
+                             device=device, sandbox=self.level, suites=list(suites), judge_version=JUDGE_VERSION,
+                             false_failure_budget={})
+
+    def _load_suites(self, suites: tuple[str, ...]) -> tuple[list[CaseSpec], FalseFailureBudget]:
+        """Every case of the suites, in order, and the run's false-failure budget."""
+        loaded = [load_suite(self.exercise, s) for s in suites]
+        declared = BudgetDeclaration()
+        for suite in loaded:
+            declared = declared + suite.budget
+        specs = [case for suite in loaded for case in suite.cases]
+        return specs, FalseFailureBudget(self.exercise.false_failure_budget, declared)
+
+    def report(self) -> Report:
+        """Load, check the signatures, run every case, decide: the finished report."""
+        if not self._start_and_check_signatures():
+            return self._finish()
+        self.result.environment = {"torch": self.process.torch_version, "python": sys.version.split()[0]}
+        try:
+            self._run_cases()
+        finally:
+            if self.owned and self.process is not None:
+                self.process.close()
+        self.result.verdict = _submission_verdict(self.result.cases)
+        self._say_first_failure()
+        return self._finish()
+
+    def _start(self) -> Learner:
+        from judge.process import LearnerProcess
+
+        if self.unreadable is not None:
+            raise self.unreadable
+        return LearnerProcess(self.source, device=self.device, memory_limit_mb=self.exercise.memory_limit_mb,
+                              load_timeout_s=self.exercise.time_limit_s, launcher=self.launcher)
+
+    def _start_and_check_signatures(self) -> bool:
+        """Start the learner (unless given) and compare its functions with the exercise's; False
+        (every case SK, the report says why) when it did not load or its signatures are wrong."""
+        try:
+            if self.process is None:
+                self.process = self._start()
+            problems = signature_problems(self.exercise, self.process.functions)
+            if problems:
+                raise LoadFailed(Verdict.CE, "; ".join(problems))
+        except (LoadFailed, ProcessFailed, SandboxFailure) as failure:  # did not load, or died/hung while importing
+            if self.owned and self.process is not None:
+                self.process.close()
+            self.result.verdict, self.result.message = _load_outcome(failure)
+            self.result.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load",
+                                            title_zh=c.title_zh) for c in self.specs]
+            return False
+        return True
+
+    def _run_cases(self) -> None:
+        """Every case in order, replacing a learner that died (at most :data:`MAX_RESTARTS` times),
+        then the too-regular case over what passed."""
+        for index, case in enumerate(self.specs):
+            if self.progress:
+                self.progress(case.title, index, len(self.specs))
+            failed = self._learner_for(case)
+            if failed is not None:
+                self.result.cases.append(failed)
+                continue
+            result, fit_statistics = _run_case(case, self.process, self.exercise, self.master_seed, self.device,
+                                               self.budget)
             if fit_statistics:
-                fit_groups.append((case.title, fit_statistics))
-            report.cases.append(result)
-        if fit_groups:
-            report.cases.append(_too_regular_case(fit_groups, budget))
-        report.output = process.output_tail() if process is not None else last_output
-    finally:
-        if owned and process is not None:
-            process.close()
-    report.verdict = _submission_verdict(report.cases)
-    failing = next((c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)), None) or \
-        next((c for c in report.cases if c.verdict is Verdict.SK), None)
-    if failing is not None:
-        report.message = f"{failing.title}: {failing.message}"
-        report.diagnosis = next((c.diagnosis for c in report.cases if c.diagnosis and c.verdict not in
-                                 (Verdict.AC, Verdict.SK)), None)
-    return _finish(report, budget, started)
+                self.fit_groups.append((case.title, fit_statistics))
+            self.result.cases.append(result)
+        if self.fit_groups:
+            self.result.cases.append(_too_regular_case(self.fit_groups, self.budget))
+        self.result.output = self.process.output_tail() if self.process is not None else self.last_output
+
+    def _learner_for(self, case: CaseSpec) -> CaseResult | None:
+        """Make sure a live learner is ready for ``case``; the case's result when it cannot run."""
+        if self.process is not None and not self.process.alive:
+            death = _ended_by_itself(self.process)
+            # Dead, so closed here even when the caller owns it (close is idempotent): that
+            # frees its pipes, scratch, cgroups and sandbox slot for the new process.
+            self.process.close()
+            self.last_output = self.process.output_tail()  # kept readable after close
+            self.process = None
+            if death is not None:  # between two answers: a failure, never a free restart
+                return CaseResult(case.name, case.suite, case.title, death.verdict, f"not run: {death}",
+                                  title_zh=case.title_zh, sandbox=self.level)
+        if self.process is not None:
+            return None
+        if self.restarts >= MAX_RESTARTS or not self.restartable:
+            return CaseResult(case.name, case.suite, case.title, Verdict.SK, "not run: your process died too often",
+                              title_zh=case.title_zh)
+        self.restarts += 1
+        try:
+            self.process = self._start()
+        except (LoadFailed, ProcessFailed, SandboxFailure) as failure:
+            verdict, message = _load_outcome(failure)
+            return CaseResult(case.name, case.suite, case.title, verdict, f"restarting your process failed: {message}",
+                              title_zh=case.title_zh, sandbox=self.level)
+        self.owned = True
+        return None
+
+    def _say_first_failure(self) -> None:
+        """The report's message and diagnosis: those of its first failure (:meth:`Report.first_failure`)."""
+        failing = self.result.first_failure(skipped=True)
+        if failing is not None:
+            self.result.message = f"{failing.title}: {failing.message}"
+            self.result.diagnosis = next((c.diagnosis for c in self.result.cases
+                                          if c.diagnosis and is_failure(c.verdict)), None)
+
+    def _finish(self) -> Report:
+        self.result.false_failure_budget = self.budget.summary()
+        self.result.time_ms = (time.monotonic() - self.started) * 1000
+        return redact_report(self.result)
 
 
 def _load_outcome(failure: LoadFailed | ProcessFailed | SandboxFailure) -> tuple[Verdict, str]:
@@ -183,13 +267,7 @@ def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:
     return f"{public} (not your fault; internal error {reference})"
 
 
-def _finish(report: Report, budget: FalseFailureBudget, started: float) -> Report:
-    report.false_failure_budget = budget.summary()
-    report.time_ms = (time.monotonic() - started) * 1000
-    return redact_report(report)
-
-
-def _run_case(case: CaseSpec, process: LearnerProcess, exercise: Exercise, master_seed: int, device: str,
+def _run_case(case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str,
               budget: FalseFailureBudget) -> tuple[CaseResult, list[tuple[float, int, float]]]:
     """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
@@ -272,9 +350,9 @@ def _submission_verdict(cases: list[CaseResult]) -> Verdict:
     """IE if any case is IE, else the first failing case's verdict; a case not run is never a pass (RE)."""
     if any(c.verdict is Verdict.IE for c in cases):
         return Verdict.IE
-    for case in cases:
-        if case.verdict not in (Verdict.AC, Verdict.SK):
-            return case.verdict
+    failing = first_failure(cases)
+    if failing is not None:
+        return failing.verdict
     if any(c.verdict is Verdict.SK for c in cases):
         return Verdict.RE  # skipped because the learner's process kept dying
     return Verdict.AC

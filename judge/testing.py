@@ -86,12 +86,11 @@ class Submission:
             # An in-process learner (the browser's) has no CPU clock of its own to watch.
             cpu = {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s} \
                 if ctx.cpu_deadline != float("inf") else {}
-            value, _ = self._process.call(name, list(args), kwargs, timeout_s=ctx.remaining_s(),
-                                          options=self._options, **cpu)
-            modified = getattr(self._process, "modified_inputs", ())
-            if modified and self._inputs_read_only:
-                _fail_modified(name, modified)
-            return value
+            result = self._process.call(name, list(args), kwargs, timeout_s=ctx.remaining_s(),
+                                        options=self._options, **cpu)
+            if result.modified and self._inputs_read_only:
+                _fail_modified(name, result.modified)
+            return result.value
 
         call.__name__ = name
         return call

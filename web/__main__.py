@@ -28,7 +28,7 @@ from web.exercises import sync_exercises
 from web.models import ApiToken, Role
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probjudge-web entry point)
     parser = argparse.ArgumentParser(prog="python -m web", description="ProbJudge web site administration")
     commands = parser.add_subparsers(dest="command", required=True)
     serve_command = commands.add_parser("serve", help="start the site (migrates, syncs, creates an instructor)")

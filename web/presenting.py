@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from judge.report import first_failure, is_failure
 from web.i18n import pick
 from web.models import Role, Submission, User
 
 HIDDEN = "hidden"
-NOT_FAILED = ("AC", "SK")  # case verdicts that are no failure
 RULE_FIELDS = ("rule", "rule_zh")  # missing or empty in reports from before the engine wrote them
 HIDDEN_CHECK_FIELDS = ("kind", "alpha", "passed")  # what a learner sees of a hidden case's checks
 
@@ -46,7 +46,7 @@ def visible_case(case: dict[str, Any], *, seeds: bool = False) -> dict[str, Any]
     ``rule`` and ``rule_zh`` are always strings: the stored ones for a failed case, else empty.
     """
     case = dict(case)
-    failed = case.get("verdict") not in NOT_FAILED
+    failed = is_failure(case.get("verdict"))
     for key in RULE_FIELDS:
         case[key] = _text(case.get(key)) if failed else ""
     if not seeds:
@@ -73,9 +73,9 @@ def _visible_time_ms(report: dict[str, Any]) -> float | None:
 
 def _visible_message(report: dict[str, Any], lang: str) -> str | None:
     """The report's headline; when it comes from a hidden case, only that case's rule (or title)."""
-    first_failure = next((c for c in report.get("cases", []) if c.get("verdict") not in NOT_FAILED), None)
-    if first_failure is not None and first_failure.get("suite") == HIDDEN:
-        return hidden_failure_text(first_failure, lang)
+    failing = first_failure(report.get("cases", []))
+    if failing is not None and failing.get("suite") == HIDDEN:
+        return hidden_failure_text(failing, lang)
     return report.get("message")
 
 

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from judge.exercise import Exercise
+from judge.report import first_failure
 
 REFERENCE = "reference"
 
@@ -55,7 +56,7 @@ def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, repor
     """What one report says about one solution, as the checks and the power benchmark read it."""
     from judge.catalogue import diagnosis_found
 
-    first = next((c["name"] for c in report.get("cases", []) if c.get("verdict") not in ("AC", "SK")), None)
+    first = (first_failure(report.get("cases", [])) or {}).get("name")
     return {"name": name, "verdict": report["verdict"], "message": report.get("message"),
             "diagnosis": report.get("diagnosis"), "expected_diagnosis": expected_diagnosis,
             "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),

@@ -2,16 +2,20 @@
 
 In the browser there is one Python (Pyodide, in a Web Worker) and nothing secret in it: the
 tiny variant holds only public cases, and the learner is judging their own code on their own
-machine. :class:`InProcessLearner` offers the interface of :class:`judge.process.LearnerProcess`
-that the runner needs, so the browser reuses :func:`judge.runner.judge_file` unchanged.
-Arguments and results are copied as the wire format would copy them, so in-place writes by the
-learner never reach the test's tensors; which tensor arguments a call changed is reported in
-``modified_inputs``, as the server's child reports it. Time limits are enforced from outside: the page (or
+machine. :class:`InProcessLearner` is a :class:`judge.learner.Learner`, as
+:class:`judge.process.LearnerProcess` is, so the browser reuses :func:`judge.runner.grade`
+unchanged. Arguments and results are copied as the wire format would copy them, so in-place
+writes by the learner never reach the test's tensors; which tensor arguments a call changed is
+returned with its value (:class:`judge.learner.CallResult`), as the server's child reports it.
+
+It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays here, under
+``judge/browser/``: the browser bundle ships ``judge/*.py`` and ``judge/browser/**`` and never the
+server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are enforced from outside: the page (or
 the Node.js runner) terminates the worker, which is reported as TLE.
 
 The extreme-uniform phase runs here as on the server: the subset's
 :class:`judge.browser.torchlike.extremes.ExtremeUniforms` (the server's
-:class:`judge.child.ExtremeUniforms` when this interpreter has real torch).
+:class:`judge.learner_code.ExtremeUniforms` when this interpreter has real torch).
 When the learner's code reaches an operation the torch subset lacks, the call is not the
 learner's error: it raises :class:`NotInBrowser` (the case is SK, "not available in the
 browser: Submit to grade on the server"), and :attr:`InProcessLearner.unavailable` keeps the
@@ -26,9 +30,9 @@ import sys
 from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
-from judge.child import _same_tensor, _tensor_inputs, describe_exception, describe_functions, load_learner_module
 from judge.i18n import Bilingual
-from judge.process import CallOptions, LearnerRaised, LoadFailed, ProcessFailed, load_failure
+from judge.learner import CallOptions, CallResult, LearnerRaised, LoadFailed, ProcessFailed, load_failure
+from judge.learner_code import describe_exception, describe_functions, load_learner_module, same_tensor, tensor_inputs
 from judge.protocol import exception_info, functions_info
 from judge.verdicts import Verdict
 from judge.wire import GeneratorSpec
@@ -70,7 +74,7 @@ def _extreme_uniforms(torch):
     if getattr(torch, "SUBSET", False):
         from judge.browser.torchlike.extremes import ExtremeUniforms
     else:
-        from judge.child import ExtremeUniforms
+        from judge.learner_code import ExtremeUniforms
     return ExtremeUniforms
 
 
@@ -114,12 +118,12 @@ class InProcessLearner:
                 raise NotInBrowserAtLoad(unavailable_text(operation)) from None
             raise load_failure(exception_info(describe_exception(error, filename))) from None
         self.functions = functions_info(describe_functions(self._module))
-        self.modified_inputs: tuple[str, ...] = ()  # what the last call changed of its tensor arguments
         self.torch_version = str(getattr(torch, "__version__", ""))
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions()) -> tuple[Any, float]:
-        """Call the learner's ``function`` on copies of the arguments; return (copied value, 0.0)."""
+             options: CallOptions = CallOptions()) -> CallResult:
+        """Call the learner's ``function`` on copies of the arguments: a copy of its value, 0 ms, and
+        the tensor arguments it changed in place."""
         del timeout_s  # enforced by whoever runs this interpreter (see the module docstring)
         torch = self._torch
         if options.global_seed is not None:
@@ -127,9 +131,8 @@ class InProcessLearner:
         target = getattr(self._module, function)
         args, kwargs = self._copy(args), self._copy(kwargs)
         # As the server's child reports it: which tensor arguments the call changed in place.
-        inputs = _tensor_inputs(target, args, kwargs, torch)
+        inputs = tensor_inputs(target, args, kwargs, torch)
         before = {name: tensor.clone() for name, tensor in inputs.items()}
-        self.modified_inputs = ()
         extremes = _extreme_uniforms(torch)(torch, options.extreme_uniforms) \
             if options.extreme_uniforms is not None else nullcontext()
         try:
@@ -142,8 +145,8 @@ class InProcessLearner:
                 self.unavailable[str(text)] = text
                 raise NotInBrowser(text) from None
             raise LearnerRaised(exception_info(describe_exception(error, self._filename))) from None
-        self.modified_inputs = tuple(name for name, tensor in inputs.items() if not _same_tensor(before[name], tensor))
-        return self._copy(value), 0.0
+        modified = tuple(name for name, tensor in inputs.items() if not same_tensor(before[name], tensor))
+        return CallResult(self._copy(value), 0.0, modified)
 
     def _copy(self, value: Any) -> Any:
         torch = self._torch

@@ -19,37 +19,33 @@ could not judge the code; it found no mistake): never RE, which would blame the 
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 from judge.exercise import ExerciseError, load_exercise
 from judge.i18n import Bilingual
 from judge.report import Report
-from judge.runner import judge_file
+from judge.runner import grade
 from judge.verdicts import Verdict
 
 
 def run_browser_variant(exercise_folder: str, source: str, seed: int | None = None) -> str:
     """The JSON report of ``source`` judged on the browser variant of the exercise in ``exercise_folder``."""
     from judge.browser.learner import InProcessLearner, NotInBrowserAtLoad
-    from judge.process import LoadFailed
+    from judge.learner import LoadFailed
 
     exercise = load_exercise(Path(exercise_folder))
     if exercise.browser is None:
         raise ExerciseError(f"exercise {exercise.number} has no browser variant")
     unavailable: dict[str, Bilingual] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "solution.py"
-        path.write_text(source, encoding="utf-8")
-        try:
-            learner = InProcessLearner(source)
-            unavailable = learner.unavailable
-        except NotInBrowserAtLoad as failure:
-            learner = _FailedLoad(failure)
-            unavailable = {str(failure.text): failure.text}
-        except LoadFailed as failure:
-            learner = _FailedLoad(failure)
-        report = judge_file(exercise, path, seed=seed, suites=exercise.browser.suites, process=learner)
+    try:
+        learner = InProcessLearner(source)
+        unavailable = learner.unavailable
+    except NotInBrowserAtLoad as failure:
+        learner = _FailedLoad(failure)
+        unavailable = {str(failure.text): failure.text}
+    except LoadFailed as failure:
+        learner = _FailedLoad(failure)
+    report = grade(exercise, source, seed=seed, suites=exercise.browser.suites, process=learner)
     if unavailable:
         _say_not_available(report, unavailable)
     return json.dumps(report.to_json(), ensure_ascii=False)
@@ -63,9 +59,8 @@ def _say_not_available(report: Report, unavailable: dict[str, Bilingual]) -> Non
     if report.message in unavailable:  # the file itself did not load
         report.diagnosis = unavailable[report.message]
         return
-    failed = [c for c in report.cases if c.verdict not in (Verdict.AC, Verdict.SK)]
     skipped = next((c for c in report.cases if c.verdict is Verdict.SK and c.message in unavailable), None)
-    if not failed and skipped is not None:
+    if report.first_failure() is None and skipped is not None:
         report.verdict = Verdict.SK
         report.message = f"{skipped.title}: {skipped.message}"
         report.diagnosis = skipped.diagnosis

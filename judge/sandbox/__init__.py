@@ -1,9 +1,15 @@
 """Isolation levels for learner code.
 
-``local`` (:class:`judge.process.LocalLauncher`): a separate process with time and memory
-limits, for learners judging their own code. ``strict`` (:class:`judge.sandbox.strict.StrictLauncher`):
-a fork server with torch preloaded and every layer in :mod:`judge.sandbox.confine`, for a server
-grading strangers' code. :mod:`judge.sandbox.layers` says which layers this machine offers.
+Everything that runs next to learner code on a machine sits here: the child that loads and
+serves it (:mod:`judge.sandbox.child`), the keeper that ends whatever it starts
+(:mod:`judge.sandbox.keeper`), the launchers behind one protocol (:mod:`judge.sandbox.launchers`):
+``local`` (:class:`~judge.sandbox.launchers.LocalLauncher`), a separate process with time and
+memory limits, for learners judging their own code, and ``strict``
+(:class:`judge.sandbox.strict.StrictLauncher`), a fork server (:mod:`judge.sandbox.zygote`) with
+torch preloaded and every layer in :mod:`judge.sandbox.confine`, for a server grading strangers'
+code. :mod:`judge.sandbox.layers` says which layers this machine offers. What the browser runs
+next to learner code is :mod:`judge.browser.learner` (the browser bundle ships ``judge/browser``,
+never this package); what both share is :mod:`judge.learner_code`.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ def launcher_for(level: str, *, allow_weaker: bool = False, slots: int = 2):
     missing, unless ``allow_weaker`` is set: then it logs, loudly, that strangers' code will run
     under the ``local`` level, and returns that. Raises ``ValueError`` for an unknown level.
     """
-    from judge.process import LocalLauncher
+    from judge.sandbox.launchers import LocalLauncher
 
     if level not in LEVELS:
         raise ValueError(f"unknown sandbox level {level!r}; choose one of {', '.join(LEVELS)}")

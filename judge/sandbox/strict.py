@@ -1,12 +1,12 @@
 """The ``strict`` level on the judge's side: the zygote client, worker slots, and the launcher.
 
-:class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess`: it reads the learner's
-file here (the sandbox cannot read it), takes a worker slot (its own uid/gid and scratch
+:class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess` beside
+:class:`judge.sandbox.launchers.LocalLauncher`: it takes a worker slot (its own uid/gid and scratch
 directory), creates the job's cgroups and asks the zygote to fork a confined child on the job's
 pipes. A slot is a lease: :meth:`StrictChild.release` returns it, with the cgroups, on every
 path, once the job's keeper has ended (so the next job of that uid never meets a leftover
 process). Waiting for a slot has a deadline (:data:`SLOT_WAIT_S`): past it, that one job fails
-with :class:`~judge.process.SandboxFailure` (IE), and the others carry on. A zygote that died is
+with :class:`~judge.learner.SandboxFailure` (IE), and the others carry on. A zygote that died is
 replaced at the next launch.
 """
 
@@ -24,12 +24,10 @@ import threading
 import time
 from pathlib import Path
 
-from judge import keeper
-from judge.keeper import Lifeline
-from judge.process import LoadFailed, SandboxFailure
-from judge.sandbox import cgroups
+from judge.learner import SandboxFailure
+from judge.sandbox import cgroups, keeper
 from judge.sandbox.confine import Confinement
-from judge.verdicts import Verdict
+from judge.sandbox.keeper import Lifeline
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
 BASE_ID = 61_000  # slot uids/gids come from BASE_ID .. BASE_ID + 64 000
@@ -37,7 +35,6 @@ MAX_SLOTS = 16
 _launchers = itertools.count()
 log = logging.getLogger("probjudge.sandbox")
 SCRATCH_ROOT = Path("/tmp/probjudge-slots")
-MAX_SOURCE_BYTES = 512 << 10
 # With a cgroup holding the real limit, RLIMIT_AS only stops one huge reservation: it allows this
 # much above the memory limit and what the zygote already maps (torch: 0.6 GB CPU, GBs with CUDA).
 AS_HEADROOM_MB = 512
@@ -238,12 +235,14 @@ class StrictLauncher:
                 self.zygote = Zygote()
             return self.zygote
 
-    def launch(self, path: Path, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int,
-               output_fd: int) -> "StrictChild":
+    def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
+               import_dir: str | None = None) -> "StrictChild":
+        """A confined job on the given fds; ``import_dir`` is ignored (the sandbox cannot read the
+        learner's folder: a submission is one file)."""
+        del import_dir
         if device != "cpu":
             raise SandboxFailure("the strict sandbox runs on the CPU only",
                                  f"device {device!r} asked of the strict level (GPU device files are not confined)")
-        source = read_source(Path(path))
         slot = self._take_slot()
         memory_mb = memory_limit_mb or 4096
         job_cgroup = None
@@ -264,7 +263,7 @@ class StrictLauncher:
                 memory_mb=address_space_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
                 cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
             try:
-                keeper, worker = zygote.spawn(device=device, confinement=confinement,
+                keeper_pid, worker = zygote.spawn(device=device, confinement=confinement,
                                               fds=[fd_in, fd_out, output_fd, lifeline.read_fd])
             finally:
                 lifeline.handed_over()
@@ -281,41 +280,21 @@ class StrictLauncher:
                 raise SandboxFailure("the sandbox could not prepare the job", f"{type(failure).__name__}: {failure}") \
                     from None
             raise
-        return StrictChild(self, zygote, keeper, worker, slot, job_cgroup, lifeline,
-                           {"op": "load", "source": source, "filename": "solution.py"})
+        return StrictChild(self, zygote, keeper_pid, worker, slot, job_cgroup, lifeline)
 
     def close(self) -> None:
         """Stop the zygote (jobs still running end with their lifelines, not with it)."""
         self.zygote.close()
 
 
-def read_source(path: Path) -> str:
-    """The learner's file as text, for the confined child (which cannot read it).
-
-    Raises :class:`LoadFailed` (CE) for a file over :data:`MAX_SOURCE_BYTES` or not UTF-8.
-    """
-    try:
-        with open(path, "rb") as handle:
-            source_bytes = handle.read(MAX_SOURCE_BYTES + 1)
-    except OSError as exc:
-        raise LoadFailed(Verdict.CE, f"your file cannot be read ({exc.strerror})") from None
-    if len(source_bytes) > MAX_SOURCE_BYTES:
-        raise LoadFailed(Verdict.CE, f"your file is larger than {MAX_SOURCE_BYTES >> 10} kB")
-    try:
-        return source_bytes.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
-
-
 class StrictChild:
     """A confined job, seen from the judge: its keeper (``pid``, the zygote's child) and worker.
 
-    The keeper's exit status is the worker's (see :mod:`judge.keeper`).
+    The keeper's exit status is the worker's (see :mod:`judge.sandbox.keeper`).
     """
 
     def __init__(self, launcher: StrictLauncher, zygote: Zygote, pid: int, worker: int, slot: int,
-                 job_cgroup: cgroups.JobCgroup | None, lifeline: Lifeline, load_frame: dict) -> None:
-        self.initial_frame = load_frame  # the source, sent by LearnerProcess on the job's own pipe
+                 job_cgroup: cgroups.JobCgroup | None, lifeline: Lifeline) -> None:
         self.accounts_memory = job_cgroup is not None  # a SIGKILL without a cgroup memory event is not MLE
         self._launcher = launcher
         self._zygote = zygote

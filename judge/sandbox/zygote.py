@@ -14,7 +14,7 @@ Messages (JSON, one per packet):
                     or ``{"op": "spawn_failed", "job", "pid", "error"}`` when a layer failed;
                     ``{"op": "exited", "pid", "status"}`` when a job's keeper ends (raw wait status)
 
-A job is two processes (see :mod:`judge.keeper`): the keeper (``pid``, unconfined, runs no
+A job is two processes (see :mod:`judge.sandbox.keeper`): the keeper (``pid``, unconfined, runs no
 learner code, kills the job's whole tree when it ends) and its child the worker (``worker``),
 which confines itself, reports on a channel of its own to the zygote *before* any learner code
 runs, closes that channel, and only then reads the source. So a sandbox error can only come from
@@ -35,14 +35,14 @@ import socket
 import sys
 from pathlib import Path
 
+# As for the child: the judge this script belongs to, and judge/sandbox/ itself off the path.
 _ROOT = str(Path(__file__).resolve().parents[2])
 if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
     sys.path[0] = _ROOT
-else:
+elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from judge import child, keeper, wire  # noqa: E402
-from judge.sandbox import confine, seccomp  # noqa: E402
+from judge.sandbox import child, confine, keeper, seccomp  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
 
@@ -66,13 +66,8 @@ def _run_job(job: dict, fds: list[int], report: socket.socket, seccomp_filter) -
         return 70
     report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
     report.close()  # before any learner code: the learner can never speak on this channel
-    # The source arrives only now, from the judge, on this job's own pipe.
-    try:
-        load, _ = wire.read_frame(os.fdopen(os.dup(fd_in), "rb", buffering=0))
-    except (EOFError, wire.WireError):
-        return 0  # the judge gave up on this job before sending it
-    return child.serve(str(load.get("source", "")), str(load.get("filename", "solution.py")), job["device"],
-                       fd_in, fd_out)
+    # The source arrives only now, from the judge, on this job's own pipe (child.serve reads it).
+    return child.serve(job["device"], fd_in, fd_out)
 
 
 class _Spare:
@@ -80,7 +75,7 @@ class _Spare:
 
     Both are forked before the job exists, so a job starts without paying for ``fork()``: the
     keeper (``pid``) receives the job, passes the worker its three descriptors and keeps the
-    lifeline (see :mod:`judge.keeper`); the worker confines itself and reports to the zygote on
+    lifeline (see :mod:`judge.sandbox.keeper`); the worker confines itself and reports to the zygote on
     the spare's channel.
     """
 

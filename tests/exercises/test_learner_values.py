@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from judge.browser.learner import InProcessLearner
-from judge.child import ExtremeUniforms
+from judge.learner_code import ExtremeUniforms
 from judge.exercise import load_all
 from judge.process import CallOptions
 from judge.runner import judge_file

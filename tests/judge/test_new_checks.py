@@ -218,10 +218,8 @@ def test_the_learner_process_reports_inputs_changed_in_place(tmp_path):
             return x * 2
     """))
     with LearnerProcess(path) as process:
-        process.call("scale", [torch.ones(3)], {"extra": torch.zeros(2)}, timeout_s=30)
-        assert process.modified_inputs == ("x", "extra")
-        process.call("tidy", [torch.tensor([float("nan"), 1.0])], {}, timeout_s=30)
-        assert process.modified_inputs == ()
+        assert process.call("scale", [torch.ones(3)], {"extra": torch.zeros(2)}, timeout_s=30).modified == ("x", "extra")
+        assert process.call("tidy", [torch.tensor([float("nan"), 1.0])], {}, timeout_s=30).modified == ()
         assert process.cpu_time_s() > 0.0
 
 

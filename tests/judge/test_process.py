@@ -65,7 +65,7 @@ def test_learner_exceptions_carry_only_learner_frames(echo):
     assert "solution.py" in error.traceback and "helper" in error.traceback
     assert "judge" not in error.traceback and "child.py" not in error.traceback
     # The process survives a raised exception and answers the next call.
-    assert torch.equal(echo.call("double", [torch.ones(1)], {}, timeout_s=10)[0], torch.full((1,), 2.0))
+    assert torch.equal(echo.call("double", [torch.ones(1)], {}, timeout_s=10).value, torch.full((1,), 2.0))
 
 
 def test_infinite_loop_is_tle_and_the_process_is_gone(echo):
@@ -208,3 +208,115 @@ def test_a_forged_but_well_formed_frame_is_a_runtime_error_not_an_internal_one(l
         with pytest.raises(ProcessFailed) as failed:
             process.call("forge", [], {}, timeout_s=10)
     assert failed.value.verdict is Verdict.RE
+
+
+def test_a_call_returns_its_value_time_and_modified_inputs_together(learner_file):
+    path = learner_file("""
+        def scale(x):
+            x.mul_(2)
+            return x.sum()
+    """)
+    with LearnerProcess(path) as process:
+        result = process.call("scale", [torch.ones(3)], {}, timeout_s=30)
+        assert result.value == 6.0 and result.elapsed_ms >= 0 and result.modified == ("x",)
+        value, elapsed = result  # unpacks as (value, elapsed_ms)
+        assert value == 6.0 and not hasattr(process, "modified_inputs")
+
+
+def test_the_source_goes_to_the_child_as_text_in_a_load_frame():
+    """Whatever the launcher, LearnerProcess writes the same first frame: the source, never a path."""
+    import os
+    import threading
+
+    from judge import wire
+    from judge.learner import LearnerSource
+
+    frames = []
+
+    class Recorded:
+        pid = 0
+
+        def poll(self):
+            return None
+
+        def wait(self, timeout):
+            return None
+
+        def kill(self):
+            pass
+
+        def memory_exceeded(self):
+            return False
+
+        def cpu_time_s(self):
+            return 0.0
+
+        def release(self):
+            pass
+
+    class Recording:
+        startup_allowance_s = 0.0
+
+        def __init__(self, level):
+            self.level = level
+
+        def launch(self, *, device, memory_limit_mb, fd_in, fd_out, output_fd, import_dir=None):
+            inbox = os.fdopen(os.dup(fd_in), "rb", buffering=0)
+            reader = threading.Thread(target=lambda: frames.append((self.level, import_dir, wire.read_frame(inbox)[0])))
+            reader.start()
+            self.reader = reader
+            return Recorded()
+
+        def close(self):
+            pass
+
+    source = LearnerSource("def f():\n    return 1\n", "mine.py", "/somewhere")
+    for level in ("local", "strict"):
+        launcher = Recording(level)
+        process = LearnerProcess(source, wait=False, launcher=launcher)
+        launcher.reader.join(10)
+        process.close()
+    assert [f[0] for f in frames] == ["local", "strict"]
+    assert all(f[1] == "/somewhere" for f in frames)  # the local level uses it; strict ignores it
+    assert frames[0][2] == frames[1][2] == {"op": "load", "source": source.text, "filename": "mine.py", "tensors": []}
+
+
+@pytest.mark.parametrize("data, fragment", [
+    (b"x = 1\n" + b"#" * (512 << 10), "larger than 512 kB"),
+    ("x = 'caf\xe9'\n".encode("latin-1"), "not valid UTF-8"),
+])
+def test_size_and_encoding_are_checked_in_one_place(tmp_path, data, fragment):
+    """A file and a text go through the same check (judge.learner.checked_source): CE, same message."""
+    from judge.learner import LearnerSource, checked_source
+
+    with pytest.raises(LoadFailed) as direct:
+        checked_source(data)
+    path = tmp_path / "solution.py"
+    path.write_bytes(data)
+    with pytest.raises(LoadFailed) as from_file:
+        LearnerProcess(path)
+    assert direct.value.verdict is from_file.value.verdict is Verdict.CE
+    assert fragment in str(direct.value) and str(direct.value) == str(from_file.value)
+    if fragment.startswith("larger"):
+        with pytest.raises(LoadFailed) as from_text:
+            LearnerSource(data.decode()).load_frame()
+        assert str(from_text.value) == str(direct.value)
+
+
+def test_an_unreadable_file_is_a_compile_error(tmp_path):
+    with pytest.raises(LoadFailed) as failed:
+        LearnerProcess(tmp_path / "missing.py")
+    assert failed.value.verdict is Verdict.CE and "cannot be read" in str(failed.value)
+
+
+def test_both_learners_satisfy_the_learner_protocol(echo):
+    from judge.browser.learner import InProcessLearner
+    from judge.learner import Learner
+
+    assert isinstance(echo, Learner)
+    in_process = InProcessLearner("def f(x):\n    return x\n")
+    try:
+        assert isinstance(in_process, Learner)
+        assert in_process.call("f", [torch.ones(2)], {}, timeout_s=1).modified == ()
+    finally:
+        in_process.close()

@@ -252,3 +252,57 @@ def test_what_the_learners_code_raises_is_labelled_as_its_own(exercise39, learne
     report = judge_file(exercise39, path, seed=1, suites=("public",))
     assert report.verdict is Verdict.RE
     assert report.cases[0].message.startswith("your code raised an exception:\n")
+
+
+def test_grade_judges_source_text_and_writes_no_file(exercise39, tmp_path, monkeypatch):
+    """judge.grade takes text: the launcher gets no path, and no .py file appears in a temp folder."""
+    import tempfile
+
+    import judge
+    from judge.sandbox.launchers import LocalLauncher
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    written: list[str] = []
+    launches: list[dict] = []
+
+    class Recording(LocalLauncher):
+        def launch(self, **kwargs):
+            launches.append(kwargs)
+            return super().launch(**kwargs)
+
+    def progress(title, index, total):
+        written.extend(str(p) for p in tmp_path.rglob("*.py"))
+
+    source = exercise39.reference_path.read_text(encoding="utf-8")
+    report = judge.grade(exercise39, source, seed=1, suites=("public",), launcher=Recording(), progress=progress)
+    assert report.verdict is Verdict.AC, report.message
+    assert written == [] and launches
+    assert all(set(kwargs) == {"device", "memory_limit_mb", "fd_in", "fd_out", "output_fd", "import_dir"}
+               and kwargs["import_dir"] is None for kwargs in launches)
+
+
+def test_grade_names_the_source_as_told_in_tracebacks(exercise39):
+    from judge.runner import grade
+
+    source = textwrap.dedent("""
+        import torch
+
+        def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+            raise ValueError("nope")
+
+        def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
+            raise ValueError("nope")
+    """)
+    report = grade(exercise39, source, seed=1, suites=("public",), filename="attempt.py")
+    assert report.verdict is Verdict.RE
+    assert 'File "attempt.py", line 5, in sampling_probs' in report.message
+    assert 'raise ValueError("nope")' in report.message  # the line itself, though no file holds it
+
+
+def test_judge_file_imports_helpers_beside_the_file_and_reports_unreadable_files(exercise39, learner_file, tmp_path):
+    learner_file("def twice(x):\n    return 2 * x\n", name="helpers.py")
+    path = learner_file(exercise39.reference_path.read_text(encoding="utf-8") + "\nfrom helpers import twice\n")
+    assert judge_file(exercise39, path, seed=1, suites=("public",)).verdict is Verdict.AC
+    report = judge_file(exercise39, tmp_path / "absent.py", seed=1, suites=("public",))
+    assert report.verdict is Verdict.CE and "cannot be read" in report.message
+    assert {c.verdict for c in report.cases} == {Verdict.SK}

@@ -245,10 +245,10 @@ def test_forged_results_are_refused(launcher, quick_exercise, tmp_path):
 
 def test_monkeypatching_only_hurts_the_attacker(launcher, quick_exercise, tmp_path):
     report = grade(launcher, quick_exercise, tmp_path, """
-        import judge.wire, judge.child
+        import judge.wire, judge.sandbox.child
         torch.softmax = lambda *a, **k: torch.full((1, 4), 0.25)
         judge.wire.MAX_FRAME_BYTES = 1 << 40
-        judge.child.describe_exception = lambda exc, path: {"type": "Verdict", "message": "AC"}
+        judge.sandbox.child.describe_exception = lambda exc, path: {"type": "Verdict", "message": "AC"}
         return torch.softmax(torch.zeros(1, 4), dim=-1)
     """)
     assert report.verdict is Verdict.WA

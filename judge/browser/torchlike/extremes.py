@@ -1,7 +1,7 @@
 """The extreme-uniform phase in the browser: the subset's ``torch.rand``, ``torch.rand_like`` and
 ``Tensor.uniform_`` (on [0, 1)) return exactly 0.0 and the largest value below 1 often.
 
-The browser's counterpart of :class:`judge.child.ExtremeUniforms` (which patches real torch on the
+The browser's counterpart of :class:`judge.learner_code.ExtremeUniforms` (which patches real torch on the
 server) with the same contract: a share of :data:`FRACTION` of the values, half of them 0.0 and
 half ``1 - 2**-bits`` of their dtype (0.99999994 for float32); every tensor of two or more values
 gets at least one of each; the positions come from a private stream seeded by ``seed``, so the
@@ -16,7 +16,7 @@ import random as _py_random
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike._tensor import Tensor
 
-FRACTION = 0.02  # as judge.child.ExtremeUniforms.FRACTION (a test keeps them equal)
+FRACTION = 0.02  # as judge.learner_code.ExtremeUniforms.FRACTION (a test keeps them equal)
 
 
 class ExtremeUniforms:

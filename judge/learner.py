@@ -1,0 +1,192 @@
+"""The learner as the runner sees it: its source, the interface it drives, and how it fails.
+
+:class:`Learner` is what :mod:`judge.runner` and :mod:`judge.testing` call on the object that
+runs the learner's code: :class:`judge.process.LearnerProcess` on a machine (``local`` and
+``strict`` levels), :class:`judge.browser.learner.InProcessLearner` in the browser. The
+exceptions below are how either says what went wrong; the runner turns them into verdicts.
+
+:class:`LearnerSource` is what every level receives: the learner's code as text, never a path.
+:func:`checked_source` is the one place that decides what source can be judged (its size, UTF-8).
+This module is pure Python with no import beyond the standard library (the browser bundle
+ships it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
+
+from judge.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from judge.protocol import ExceptionInfo, FunctionInfo
+
+MAX_SOURCE_BYTES = 512 << 10
+DEFAULT_FILENAME = "solution.py"
+
+
+class LearnerRaised(Exception):
+    """The learner's function raised; carries the learner-only traceback."""
+
+    def __init__(self, info: "ExceptionInfo") -> None:
+        self.type_name: str = info.type_name
+        self.message: str = info.message
+        self.line: int | None = info.line
+        self.traceback: str = info.traceback
+        self.memory: bool = info.memory
+        self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
+        super().__init__(f"{self.type_name}: {self.message}")
+
+
+class ProcessFailed(Exception):
+    """The learner process died, hung, or broke the protocol; ``verdict`` says which."""
+
+    def __init__(self, verdict: Verdict, message: str) -> None:
+        self.verdict = verdict
+        super().__init__(message)
+
+
+class LoadFailed(Exception):
+    """The learner's file could not be imported (syntax error, import error, crash at import)."""
+
+    def __init__(self, verdict: Verdict, message: str, line: int | None = None) -> None:
+        self.verdict = verdict
+        self.line = line
+        super().__init__(message)
+
+
+class SandboxFailure(Exception):
+    """The sandbox could not run this job (no free slot, a layer failed, the fork server is gone): IE.
+
+    Our fault, never the learner's, and it ends only this job. ``str(error)`` is safe to show to
+    anyone; ``detail`` (which may name the server's paths) is for the operator's log only.
+    """
+
+    def __init__(self, public: str, detail: str = "", *, pid: int | None = None) -> None:
+        super().__init__(public)
+        self.detail = detail
+        self.pid = pid  # a process the failed launch left behind, if any
+
+
+def checked_source(data: bytes) -> str:
+    """The learner's source as text; :class:`LoadFailed` (CE) when too large or not UTF-8.
+
+    The one check of what source can be judged, for every level and every front door.
+    """
+    if len(data) > MAX_SOURCE_BYTES:
+        raise LoadFailed(Verdict.CE, f"your file is larger than {MAX_SOURCE_BYTES >> 10} kB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
+
+
+@dataclass(frozen=True)
+class LearnerSource:
+    """The learner's code as text, the short name it goes by in tracebacks, and (``local`` only)
+    the folder its helper modules sit in, which the child appends to ``sys.path``."""
+
+    text: str
+    filename: str = DEFAULT_FILENAME
+    import_dir: str | None = None
+
+    @classmethod
+    def from_file(cls, path: Path | str) -> "LearnerSource":
+        """Read a learner's file; :class:`LoadFailed` (CE) when unreadable, too large or not UTF-8."""
+        path = Path(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_SOURCE_BYTES + 1)
+        except OSError as exc:
+            raise LoadFailed(Verdict.CE, f"your file cannot be read ({exc.strerror})") from None
+        return cls(checked_source(data), path.name, str(path.resolve().parent))
+
+    def load_frame(self) -> dict[str, Any]:
+        """The first frame every level's child receives (:class:`LoadFailed` CE for unjudgeable text)."""
+        try:
+            data = self.text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: not text a file could hold
+            raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
+        return {"op": "load", "source": checked_source(data), "filename": self.filename}
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
+
+    extreme_uniforms: int | None = None
+    global_seed: int | None = None
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call of the learner's function gave: its value, its time, and the names of the
+    tensor arguments it changed in place (which every exercise forbids).
+
+    Unpacks as ``value, elapsed_ms`` for callers that need only those two.
+    """
+
+    value: Any
+    elapsed_ms: float = 0.0
+    modified: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.value, self.elapsed_ms))
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """The learner's code, loaded and ready for calls: what the runner and the tests drive.
+
+    ``functions`` (and any other first use) raises :class:`LoadFailed`, :class:`ProcessFailed` or
+    :class:`SandboxFailure` when the code could not be loaded; ``call`` raises
+    :class:`LearnerRaised` when the learner's function raised and :class:`ProcessFailed` when the
+    process died, hung or broke the protocol. ``cpu_time_s`` and ``ended`` are optional: an
+    in-process learner has no CPU clock of its own and never ends by itself (the runner reads
+    them with ``getattr``). ``isinstance(x, Learner)`` reads every member, so ask it of a learner
+    that has loaded (on one that has not, reading ``functions`` raises why).
+    """
+
+    @property
+    def functions(self) -> "dict[str, FunctionInfo]":
+        """Name -> signature of every public callable the learner's code defines."""
+
+    @property
+    def torch_version(self) -> str:
+        """The version of torch the learner's code runs against."""
+
+    @property
+    def alive(self) -> bool:
+        """Whether it can take another call."""
+
+    @property
+    def sandbox(self) -> str:
+        """The isolation level it runs under (``local``, ``strict`` or ``browser``)."""
+
+    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
+             options: CallOptions = CallOptions(), **limits: Any) -> CallResult:
+        """Call ``function(*args, **kwargs)``; ``limits`` are ``cpu_deadline_s``/``cpu_limit_s`` where
+        the learner has a CPU clock."""
+
+    def output_tail(self) -> str:
+        """The last few kB of what the learner's code printed (readable after ``close``)."""
+
+    def close(self) -> None:
+        """Release whatever runs the learner's code (idempotent)."""
+
+
+def load_failure(info: "ExceptionInfo") -> LoadFailed:
+    """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
+    line = info.line
+    where = f" (line {line})" if line else ""
+    trace = info.traceback.strip()
+    if info.type_name == "UnicodeDecodeError":
+        return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
+    if info.type_name in ("SyntaxError", "IndentationError", "TabError"):
+        return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
+    if info.type_name in ("ImportError", "ModuleNotFoundError"):
+        return LoadFailed(Verdict.CE, f"import error{where}: {info.message}\n{trace}", line)
+    if info.memory:
+        return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)
+    return LoadFailed(Verdict.RE, f"your file raised while being imported{where}:\n{trace}", line)

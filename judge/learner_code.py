@@ -1,0 +1,216 @@
+"""What runs next to the learner's code, at every level: load it, describe it, watch its calls.
+
+Shared by the ``local`` and ``strict`` levels' child (:mod:`judge.sandbox.child`) and the
+browser's in-process learner (:mod:`judge.browser.learner`). It lives at the top of the package,
+not under :mod:`judge.sandbox`, because the browser bundle ships ``judge/*.py`` and
+``judge/browser/**`` only: this module holds nothing of the server's sandbox (no process, no
+confinement), only what must behave the same wherever the learner's code runs.
+
+Nothing here is trusted by the judge: what it produces crosses a pipe and is validated by
+:mod:`judge.protocol` first (the browser has nothing to protect).
+"""
+
+from __future__ import annotations
+
+import errno
+import linecache
+import os
+import sys
+import traceback
+
+OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
+MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
+
+
+def learner_traceback(exc: BaseException, learner_path: str) -> str:
+    """Format ``exc`` keeping only frames from the learner's file (never the judge's)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    lines = []
+    if frames:
+        lines.append("Traceback (your code, most recent call last):\n")
+        name = os.path.basename(learner_path)
+        for frame in frames:
+            lines.append(f'  File "{name}", line {frame.lineno}, in {frame.name}\n')
+            if frame.line:
+                lines.append(f"    {frame.line.strip()}\n")
+    lines.extend(traceback.format_exception_only(type(exc), exc))
+    return "".join(lines)
+
+
+def _sendable(text: str) -> str:
+    """``text`` with anything that is not valid Unicode (lone surrogates) escaped, so it can be sent."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def describe_exception(exc: BaseException, learner_path: str) -> dict:
+    """The ``{"type", "message", "line", "traceback", "memory"}`` description the judge accepts."""
+    syntax_line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == learner_path else None
+    if syntax_line is not None:
+        exc.filename = os.path.basename(learner_path)  # where the file lives is nobody's business
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001 - a learner's __str__ may raise anything
+        message = f"<{type(exc).__name__} whose message cannot be shown>"
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
+        message = f"your code wrote a file larger than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
+    line = None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    if frames:
+        line = frames[-1].lineno
+    if syntax_line is not None:
+        line = syntax_line
+    try:
+        trace = learner_traceback(exc, learner_path)
+    except BaseException:  # noqa: BLE001 - formatting calls the learner's __str__ again
+        trace = f"{type(exc).__name__}: {message}\n"
+    return {
+        "type": _sendable(type(exc).__name__)[:256],
+        "message": _sendable(message[:4000]),
+        "line": line if isinstance(line, int) else None,
+        "traceback": _sendable(trace[-8000:]),
+        "memory": isinstance(exc, MemoryError) or any(m in message for m in MEMORY_MARKERS),
+    }
+
+
+def load_learner_module(source: str, filename: str):
+    """Execute the learner's source as module ``submission``; exceptions propagate.
+
+    ``filename`` names it in tracebacks (only frames with this name are shown to the learner,
+    by its last path component). The source is registered with :mod:`linecache` under that
+    name, so a traceback quotes the learner's lines even where no file holds them.
+    """
+    import types
+
+    lines = source.splitlines(keepends=True)
+    linecache.cache[filename] = (len(source), None, lines, filename)
+    code = compile(source, filename, "exec")
+    module = types.ModuleType("submission")
+    module.__file__ = filename
+    sys.modules["submission"] = module
+    exec(code, module.__dict__)
+    return module
+
+
+def describe_functions(module) -> dict:
+    """Name -> parameter list of every public callable, for the parent's signature check."""
+    import inspect
+
+    functions = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or not callable(value):
+            continue
+        try:
+            signature = inspect.signature(value)
+        except (TypeError, ValueError):
+            continue
+        functions[name] = {
+            "params": [
+                {"name": p.name, "kind": p.kind.name, "has_default": p.default is not inspect.Parameter.empty}
+                for p in signature.parameters.values()
+            ],
+            "signature": _sendable(f"{name}{signature}")[:2000],
+        }
+    return functions
+
+
+
+
+class ExtremeUniforms:
+    """Patch torch's uniform sources so a share of values are exactly 0.0 or the largest float below 1.
+
+    Both are legal outputs of ``torch.rand``; real draws hit them about once in 1e7-1e8 values,
+    which no affordable sample size reaches. The replacement positions come from a private
+    generator, so the learner's own generator stream is not disturbed.
+    """
+
+    FRACTION = 0.02
+
+    def __init__(self, torch, seed: int) -> None:
+        self.torch = torch
+        self.private = torch.Generator().manual_seed(seed)
+        self.saved = {}
+
+    def _push_to_extremes(self, values):
+        torch = self.torch
+        if not values.is_floating_point() or values.numel() == 0:
+            return values
+        shape = values.shape
+        flat = values.reshape(-1)
+        picks = self.saved["rand"](flat.shape, generator=self.private)
+        coin = self.saved["rand"](flat.shape, generator=self.private)
+        top = torch.tensor(1.0, dtype=values.dtype).nextafter(torch.tensor(0.0, dtype=values.dtype))
+        extreme = torch.where(coin < 0.5, torch.zeros((), dtype=values.dtype), top)
+        mask = picks < self.FRACTION
+        # Every tensor of two or more values gets at least one of each extreme.
+        if flat.numel() >= 2:
+            first, second = self.saved["randperm"](flat.numel(), generator=self.private)[:2].tolist()
+            mask[first] = mask[second] = True
+            extreme[first] = 0.0
+            extreme[second] = top
+        flat = torch.where(mask.to(flat.device), extreme.to(flat.device), flat)
+        return flat.reshape(shape)
+
+    def __enter__(self):
+        torch = self.torch
+        self.saved = {
+            "rand": torch.rand,
+            "rand_like": torch.rand_like,
+            "uniform_": torch.Tensor.uniform_,
+            "randperm": torch.randperm,
+        }
+        saved, push = self.saved, self._push_to_extremes
+
+        def rand(*args, **kwargs):
+            return push(saved["rand"](*args, **kwargs))
+
+        def rand_like(*args, **kwargs):
+            return push(saved["rand_like"](*args, **kwargs))
+
+        def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
+            saved["uniform_"](tensor, a, b, generator=generator)
+            if a == 0.0 and b == 1.0:
+                with torch.no_grad():
+                    tensor.copy_(push(tensor))
+            return tensor
+
+        torch.rand, torch.rand_like, torch.Tensor.uniform_ = rand, rand_like, uniform_
+        return self
+
+    def __exit__(self, *exc_info):
+        torch = self.torch
+        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (
+            self.saved["rand"],
+            self.saved["rand_like"],
+            self.saved["uniform_"],
+        )
+        return False
+
+
+
+
+def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:
+    """Parameter name -> each tensor argument of the call (positional ones named by the signature)."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        names = []
+    found = {}
+    for index, value in enumerate(args):
+        if isinstance(value, torch.Tensor):
+            found[names[index] if index < len(names) else f"argument {index + 1}"] = value
+    for name, value in kwargs.items():
+        if isinstance(value, torch.Tensor):
+            found[str(name)] = value
+    return found
+
+
+def same_tensor(before, after) -> bool:
+    """Whether ``after`` still holds what ``before`` copied (NaN equal to NaN; shape and dtype too)."""
+    if before.shape != after.shape or before.dtype != after.dtype or before.device != after.device:
+        return False
+    if before.is_floating_point():
+        nan = before.isnan()
+        return bool((nan == after.isnan()).all()) and bool((before[~nan] == after[~nan]).all())
+    return bool((before == after).all())

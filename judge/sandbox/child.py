@@ -1,0 +1,219 @@
+"""The untrusted side of the runner: loads the learner's source and answers calls.
+
+Run as ``python judge/sandbox/child.py --device D --in FD --out FD [--lifeline FD] [--memory-mb M]
+[--import-dir DIR]`` by :class:`judge.sandbox.launchers.LocalLauncher` (the ``strict`` level's fork
+server, :mod:`judge.sandbox.zygote`, calls :func:`serve` directly once the job is confined). This
+process holds nothing secret: it receives the learner's source and only the inputs of the current
+call (hidden expected values and reference solutions never reach it) and sends back values in the
+:mod:`judge.wire` format, which cannot carry code; :mod:`judge.protocol` is what the judge accepts
+of it. Anything it prints goes to the output pipe the parent gave it as stdout/stderr, never to
+the protocol pipe. With ``--lifeline`` it first splits into a keeper and the worker that runs the
+learner's code (:mod:`judge.sandbox.keeper`). ``--import-dir`` (``local`` only) is the folder of
+the learner's file, appended to ``sys.path`` for the helper modules beside it.
+
+Protocol (one frame each way per request):
+  parent -> ``{"op": "load", "source", "filename"}`` first, at every level
+  child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
+  parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}}``
+  parent -> ``{"op": "exit"}`` (or end-of-file) ends it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+# Run as a script: import the judge this script belongs to (the parent's own copy, whatever
+# copy an installed package points at), but keep judge/sandbox/ itself off the path so a learner's
+# ``import confine`` (or ``import child``) cannot pick up the judge's modules by accident.
+_ROOT = str(Path(__file__).resolve().parents[2])
+if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
+    sys.path[0] = _ROOT
+elif _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+from judge import wire  # noqa: E402
+from judge.learner_code import (OUTPUT_FILE_LIMIT, ExtremeUniforms, describe_exception,  # noqa: E402
+                                describe_functions, load_learner_module, same_tensor, tensor_inputs)
+from judge.sandbox import keeper  # noqa: E402
+
+PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
+DEFAULT_FILENAME = "solution.py"
+
+
+def address_space_in_use() -> int:
+    """Bytes of address space this process maps now (``VmSize``; 0 where /proc does not say).
+
+    The memory limit is on top of it: a CUDA build of torch maps several GB it never touches,
+    a CPU build about 0.6 GB, and neither is the learner's to count.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _apply_limits(memory_mb: int | None, device: str) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Output goes to a pipe the judge drains and caps; files the code writes stop here.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_FILE_LIMIT, OUTPUT_FILE_LIMIT))
+    # Address-space limits break CUDA (it reserves huge virtual ranges), so only on CPU.
+    if memory_mb and device == "cpu":
+        limit = (memory_mb << 20) + address_space_in_use()
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # A fork bomb stops here (for a user other than root, whom the kernel exempts): RLIMIT_NPROC
+    # counts all of the user's processes, so the allowance is on top of what it runs already.
+    processes = _processes_of_this_user()
+    if processes:
+        allowance = processes + PROCESS_ALLOWANCE
+        resource.setrlimit(resource.RLIMIT_NPROC, (allowance, allowance))
+
+
+def _processes_of_this_user() -> int:
+    """How many processes the calling user runs (0 where /proc cannot tell)."""
+    uid = os.getuid()
+    try:
+        return sum(1 for entry in os.scandir("/proc") if entry.name.isdigit() and _owner(entry.path) == uid)
+    except OSError:
+        return 0
+
+
+def _owner(path: str) -> int | None:
+    try:
+        return os.stat(path).st_uid
+    except OSError:
+        return None
+
+
+def prepare_torch():
+    """Import torch single-threaded and warm it up (before any sandbox layer: it reads /proc)."""
+    import torch
+
+    # One thread: the judge runs beside other work (and other jobs), where torch's thread pool
+    # oversubscribes the cores (measured: 355 ms instead of 15 ms on the 32 000-token batch).
+    # In a fork server it is also required: a child forked after a parallel region deadlocks.
+    torch.set_num_threads(1)
+    torch.ones(2, 2).sum()  # the first op reads the CPU's features; learner calls are not charged for it
+    return torch
+
+
+def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -> int:
+    """Read the learner's source from ``fd_in``, load it, and answer calls until told to exit.
+
+    ``import_dir`` (``local`` only) is where the learner's file sits: its modules import from
+    there, and the code is compiled under its path there (tracebacks show only its short name).
+    """
+    inbox = os.fdopen(fd_in, "rb", buffering=0)
+    outbox = os.fdopen(fd_out, "wb")
+    try:
+        load, _ = wire.read_frame(inbox)
+    except (EOFError, wire.WireError):
+        return 0  # the judge gave up on this job before sending the source
+    filename = str(load.get("filename") or DEFAULT_FILENAME)
+    name = os.path.join(import_dir, filename) if import_dir else filename
+    import torch
+
+    module = _load(str(load.get("source", "")), name, outbox, torch)
+    if module is None:
+        return 0
+    while True:
+        try:
+            request, payloads_in = wire.read_frame(inbox)
+        except EOFError:
+            return 0
+        if request.get("op") == "exit":
+            return 0
+        _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
+
+
+def _load(source: str, name: str, outbox, torch):
+    """Import the learner's source as ``submission`` and say ``ready``; None after a ``load_error``."""
+    try:
+        module = load_learner_module(source, name)
+    except BaseException as exc:  # noqa: BLE001 - every failure of learner code is reported
+        _reply(outbox, {"load_error": describe_exception(exc, name)})
+        return None
+    _reply(outbox, {"ready": {"functions": describe_functions(module), "torch": torch.__version__}})
+    return module
+
+
+def _reply(outbox, header: dict, value=None) -> None:
+    """Send one frame; a value the wire cannot carry becomes the learner's TypeError."""
+    specs, payloads = [], []
+    if header.get("ok"):
+        try:
+            header["value"] = wire.encode_values(value, specs, payloads)
+        except wire.WireError as exc:
+            header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
+                                 "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
+            specs, payloads = [], []
+    header["tensors"] = specs
+    wire.write_frame(outbox, header, payloads)
+
+
+def _one_call(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
+    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too)."""
+    function = getattr(module, str(request.get("function")), None)
+    used: set[int] = set()  # args and kwargs share the frame's tensors, each used once
+    args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
+    kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
+    args = [_materialize(a, torch, device) for a in args]
+    kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
+    if request.get("global_seed") is not None:
+        torch.manual_seed(int(request["global_seed"]))
+    inputs = tensor_inputs(function, args, kwargs, torch)
+    before = {key: tensor.clone() for key, tensor in inputs.items()}
+    started = time.perf_counter()
+    try:
+        if request.get("extreme_uniforms") is not None:
+            with ExtremeUniforms(torch, int(request["extreme_uniforms"])):
+                value = function(*args, **kwargs)
+        else:
+            value = function(*args, **kwargs)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+    except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
+        return {"raised": describe_exception(exc, name)}, None
+    elapsed_ms = (time.perf_counter() - started) * 1000.0
+    modified = [key for key, tensor in inputs.items() if not same_tensor(before[key], tensor)]
+    return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
+
+
+def _materialize(value, torch, device: str):
+    if isinstance(value, wire.GeneratorSpec):
+        return torch.Generator(device=device).manual_seed(value.seed)
+    return value
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--in", dest="fd_in", type=int, required=True)
+    parser.add_argument("--out", dest="fd_out", type=int, required=True)
+    parser.add_argument("--lifeline", type=int, default=None)
+    parser.add_argument("--memory-mb", type=int, default=None)
+    parser.add_argument("--import-dir", default=None)
+    options = parser.parse_args(argv)
+    if options.lifeline is not None:
+        keeper.split(options.lifeline)  # returns in the worker; this process stays the keeper
+    import_dir = str(Path(options.import_dir).resolve()) if options.import_dir else None
+    if import_dir:
+        sys.path.append(import_dir)  # local level: the learner's helper modules beside the file
+    prepare_torch()
+    _apply_limits(options.memory_mb, options.device)
+    return serve(options.device, options.fd_in, options.fd_out, import_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
