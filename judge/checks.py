@@ -27,7 +27,8 @@ __all__ = [
     "REPEATED_DIAGNOSIS", "DEPENDENT_DIAGNOSIS", "row_title", "rule", "fail", "expect", "diagnosed", "expect_tensor",
     "expect_close", "expect_tokens_in_range", "expect_support", "expect_distribution", "best_alternative",
     "expect_independent_within_row", "expect_independent_rows", "expect_different_under_seeds",
-    "identical_draws_probability", "expect_raises", "ordered_share", "token_groups", "too_regular",
+    "identical_draws_probability", "expect_raises", "expect_seed_contract", "expect_bad_inputs_refused",
+    "BadInput", "ordered_share", "token_groups", "too_regular",
 ]
 
 # An alternative distribution must fit the draws at least this well to be named as the mistake.
@@ -784,6 +785,141 @@ def expect_raises(exception: type[BaseException], call: str, public: str | None 
                  rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"))
         return
     fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis)
+
+
+# --- the recurring blocks: the generator/seed contract and tables of bad inputs ---------------------
+
+DEFAULT_GENERATOR_DIAGNOSIS = Bilingual(
+    "with generator=None the draws do not come from torch's default generator (a private generator, "
+    "a fixed seed, or another source of randomness)",
+    "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）")
+
+
+def expect_seed_contract(sub: Any, ctx: Context, draw: Callable[[Any, Any], torch.Tensor], probs: torch.Tensor, *,
+                         label: str, default_generator: bool = True) -> None:
+    """The generator contract of a sampling function, in one call:
+
+    1. two calls with generators of the same seed give the same draws (else ``SEEDS_DIAGNOSIS``);
+    2. a generator of another seed gives other draws (:func:`expect_different_under_seeds`);
+    3. with ``default_generator``: with ``generator=None``, two calls after the same
+       ``torch.manual_seed`` give the same draws, and two different ``torch.manual_seed`` values
+       other draws (else ``DEFAULT_GENERATOR_DIAGNOSIS``).
+
+    ``draw(source, generator)`` makes one call and returns its draws, checked: it calls the
+    learner's function through ``source`` (``sub`` itself, or ``sub.with_global_seed(...)``),
+    passing ``generator`` as the function's generator argument (``None``: the default one), and
+    returns ``expect_tensor(...)``'s tensor, integer ``[B, n]`` or ``[n]``. ``probs``: floating
+    ``[B, V]`` (or ``[V]``) targets, used for the exact chance that a correct sampler repeats
+    itself, which must be below 1e-12 (else ``RuntimeError``: draw more). Spends 2 ``seeds``
+    checks (1 without ``default_generator``): declare them in the suite's ``BUDGET``.
+
+    Raises :class:`CheckFailed` (WA) when the contract is broken; :class:`CheckMisuse` for a
+    malformed argument, or when ``draw`` returns something else than a tensor.
+    """
+    check = "expect_seed_contract"
+    _context(check, ctx)
+    if not callable(draw):
+        raise _misuse(check, "draw", "a function (source, generator) -> the checked draws", draw)
+    for method in ("with_global_seed",):
+        if not hasattr(sub, method):
+            raise _misuse(check, "sub", "the test's Submission (the first argument of the test function)", sub)
+    _target(check, "probs", probs, dims=(1, 2), normalized=False)
+    _text(check, "label", label)
+
+    def drawn(source: Any, generator: Any) -> torch.Tensor:
+        value = draw(source, generator)
+        if not isinstance(value, torch.Tensor):
+            raise _misuse(check, "draw", "a function returning the draws as a tensor (check the learner's value "
+                          "with expect_tensor and return it)", value)
+        return value
+
+    seed = ctx.fresh_seed(f"{label}: same seed")
+    first = drawn(sub, ctx.generator(seed))
+    expect(torch.equal(first, drawn(sub, ctx.generator(seed))),
+           f"{label}: two calls with generators seeded alike returned different draws: every random number "
+           "must come from `generator`", diagnosis=SEEDS_DIAGNOSIS,
+           rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"))
+    expect_different_under_seeds(ctx, first, drawn(sub, ctx.generator()), probs,
+                                 label=f"{label}, two different generator seeds")
+    if not default_generator:
+        return
+    seeded = sub.with_global_seed(ctx.fresh_seed(f"{label}: global seed"))
+    first = drawn(seeded, None)
+    expect(torch.equal(first, drawn(seeded, None)),
+           f"{label}: with generator=None, two calls after the same torch.manual_seed returned different draws: "
+           "without a generator, use torch's default generator", diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
+           rule=rule(label, "the same torch.manual_seed gave different draws",
+                     "相同的 torch.manual_seed 给出了不同的抽样结果"))
+    expect_different_under_seeds(ctx, first, drawn(sub.with_global_seed(ctx.fresh_seed(f"{label}: other global")),
+                                                   None), probs,
+                                 label=f"{label} with generator=None", how="two different torch.manual_seed values",
+                                 cause="Without a generator, draw from torch's default generator (what "
+                                       "torch.manual_seed seeds), not from a generator or seed of your own",
+                                 diagnosis=DEFAULT_GENERATOR_DIAGNOSIS)
+
+
+@dataclass(frozen=True)
+class BadInput:
+    """One row of a bad-input table: the call's keyword arguments and what is wrong with them.
+
+    ``description`` may quote the values (the message); ``public`` says the same without them
+    (the rule a hidden case shows; ``description`` by default); ``diagnosis`` names the
+    mistake when the call is accepted (None: no known mistake).
+    """
+
+    description: str
+    kwargs: Mapping[str, Any]
+    public: str | None = None
+    diagnosis: str | None = None
+
+
+def expect_bad_inputs_refused(function: Callable[..., Any], table: Sequence[BadInput | tuple], *,
+                              args: Sequence[Any] = (), extra: Mapping[str, Any] | Callable[[], Mapping[str, Any]]
+                              | None = None, exception: type[BaseException] = ValueError,
+                              name: str | None = None) -> int:
+    """Each row of ``table`` must be refused: ``function(*args, **row.kwargs, **extra)`` raises
+    ``exception`` (or a subclass) with a message (:func:`expect_raises`, row by row, in order).
+
+    ``function``: a learner's function through the submission (``sub.sample``); ``table``: rows
+    as :class:`BadInput`, or tuples ``(description, kwargs)`` / ``(description, kwargs, public,
+    diagnosis)``; ``args``: the positional arguments of every call (the good inputs); ``extra``:
+    keyword arguments of every call, or a function returning them, called once per call (for a
+    fresh ``ctx.generator()`` each time); ``name``: the function's name in messages (default
+    ``function.__name__``). The message of a failing row is
+    ``"{name}() with {description} must raise {exception}; it returned normally"``. Spends no
+    budget. Returns the number of rows checked.
+
+    Raises :class:`CheckFailed` (WA) at the first row accepted, or refused with another
+    exception or without a message; :class:`CheckMisuse` for a malformed argument or row.
+    """
+    check = "expect_bad_inputs_refused"
+    if not callable(function):
+        raise _misuse(check, "function", "the learner's function, such as sub.sample", function)
+    if isinstance(table, (str, bytes, Mapping)) or not isinstance(table, Sequence) or not table:
+        raise _misuse(check, "table", "a non-empty list of BadInput or (description, kwargs) tuples", table)
+    if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+        raise _misuse(check, "args", "a sequence of positional arguments", args)
+    if extra is not None and not callable(extra) and not isinstance(extra, Mapping):
+        raise _misuse(check, "extra", "a mapping of keyword arguments, a function returning one, or None", extra)
+    _text(check, "name", name, optional=True)
+    name = name or getattr(function, "__name__", "the function")
+    rows = []
+    for index, row in enumerate(table):
+        if isinstance(row, tuple) and len(row) in (2, 4):
+            row = BadInput(*row)
+        if not isinstance(row, BadInput) or not isinstance(row.description, str) \
+                or not isinstance(row.kwargs, Mapping) or not all(isinstance(k, str) for k in row.kwargs):
+            raise _misuse(check, f"table[{index}]", "a BadInput, or a tuple (description: str, kwargs: dict) or "
+                          "(description, kwargs, public, diagnosis)", row)
+        _text(check, f"table[{index}].public", row.public, optional=True)
+        _text(check, f"table[{index}].diagnosis", row.diagnosis, optional=True)
+        rows.append(row)
+    for row in rows:
+        more = dict(extra() if callable(extra) else (extra or {}))
+        with expect_raises(exception, f"{name}() with {row.description}", f"{name}() with {row.public or row.description}",
+                           diagnosis=row.diagnosis):
+            function(*args, **row.kwargs, **more)
+    return len(rows)
 
 
 def _is_subclass_name(name: str, exception: type[BaseException]) -> bool:

@@ -136,6 +136,11 @@ def _misuses(ctx):
         ("rule", "en", lambda: checks.rule("flip", None, "错")),
         ("best_alternative", "alternatives['half']",
          lambda: checks.best_alternative([1, 2], {"half": torch.tensor([0.5, 0.25, 0.25])})),
+        ("expect_seed_contract", "sub",
+         lambda: checks.expect_seed_contract(sub, ctx, lambda s, g: draws, COIN, label="flip")),
+        ("expect_bad_inputs_refused", "table", lambda: checks.expect_bad_inputs_refused(print, [])),
+        ("expect_bad_inputs_refused", "table[0]",
+         lambda: checks.expect_bad_inputs_refused(print, [("p = 2", "p=2")])),
         ("Context.generator", "seed", lambda: ctx.generator(-1)),
         ("Context.generator", "seed", lambda: ctx.generator(2 ** 60)),
         ("Context.fresh_seed", "label", lambda: ctx.fresh_seed(3)),
@@ -233,3 +238,138 @@ def test_the_default_noun_keeps_every_message_as_it_was():
                               why_excluded=lambda r, t: "top-k excludes it")
     assert "token 2 was drawn 2 of 3 times (and 1 other excluded token)" in failed.value.message
     assert failed.value.rule.zh == "sample，第 0 行：抽到了不应被抽到的 token"
+
+
+# --------------------------------------------------------------------------- the helpers, through the runner
+
+DIE_TESTS = '''
+import torch
+from judge.budget import BudgetDeclaration
+from judge.checks import BadInput, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
+
+BUDGET = BudgetDeclaration(seeds=2)
+PROBS = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64)
+
+
+def test_seeds(sub, ctx):
+    """roll: the generator decides the draws
+
+    zh: roll：由 generator 决定抽样结果
+    """
+    def draw(source, generator):
+        return expect_tensor(source.roll(PROBS, 100, generator=generator), name="roll", shape=(100,),
+                             dtype=torch.int64)
+
+    expect_seed_contract(sub, ctx, draw, PROBS, label="roll")
+
+
+def test_bad_inputs(sub, ctx):
+    """roll: bad inputs raise ValueError
+
+    zh: roll：非法输入抛出 ValueError
+    """
+    expect_bad_inputs_refused(sub.roll, [
+        ("n = 0", {"probs": PROBS, "n": 0}),
+        BadInput("probabilities [-0.5, 1.5]", {"probs": torch.tensor([-0.5, 1.5], dtype=torch.float64), "n": 3},
+                 public="a negative probability", diagnosis="negative probabilities are accepted"),
+    ], extra=lambda: {"generator": ctx.generator()})
+'''
+
+MISUSING_TESTS = '''
+import torch
+from judge.budget import BudgetDeclaration
+from judge.checks import expect_distribution
+
+BUDGET = BudgetDeclaration(fit=1)
+
+
+def test_fit(sub, ctx):
+    """roll: the draws follow the target
+
+    zh: roll：抽样结果服从目标分布
+    """
+    draws = sub.roll(torch.tensor([0.5, 0.5], dtype=torch.float64), 100)
+    expect_distribution(ctx, draws, [0.5, 0.5], label="100 rolls")
+'''
+
+ROLL = '''
+import torch
+
+
+def roll(probs, n, generator=None):
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    if (probs < 0).any():
+        raise ValueError("probabilities must be >= 0")
+    {body}
+'''
+CORRECT = "return torch.multinomial(probs, n, replacement=True, generator=generator)"
+WRONG = {
+    "ignores_generator": ("return torch.multinomial(probs, n, replacement=True, "
+                          "generator=torch.Generator().manual_seed(7))", checks.SEEDS_DIAGNOSIS),
+    "private_default": ("generator = generator or torch.Generator().manual_seed(7)\n"
+                        "    return torch.multinomial(probs, n, replacement=True, generator=generator)",
+                        checks.DEFAULT_GENERATOR_DIAGNOSIS),
+}
+
+
+def _die(tmp_path, tests: str):
+    import sys
+    import textwrap
+
+    from judge.exercise import load_exercise
+
+    folder = tmp_path / "exercises" / "951-die"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "exercise.toml").write_text(textwrap.dedent("""
+        number = 951
+        slug = "die"
+        difficulty = "easy"
+        [title]
+        en = "A die"
+        zh = "骰子"
+        [functions.roll]
+        params = ["probs", "n", "generator"]
+    """))
+    (folder / "tests" / "__init__.py").write_text("")
+    for suite in ("public", "hidden"):
+        (folder / "tests" / f"{suite}.py").write_text(tests)
+    for name in [m for m in sys.modules if m.startswith("_probjudge_tests_951")]:
+        del sys.modules[name]
+    return load_exercise(folder)
+
+
+def _judge(tmp_path, exercise, name: str, source: str):
+    from judge.runner import judge_file
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    return judge_file(exercise, path, seed=3, suites=("hidden",))
+
+
+def test_the_seed_contract_and_bad_input_helpers_pass_a_correct_die_and_name_each_mistake(tmp_path):
+    exercise = _die(tmp_path, DIE_TESTS)
+    report = _judge(tmp_path, exercise, "reference", ROLL.format(body=CORRECT))
+    assert report.verdict.value == "AC", report.message
+    assert report.false_failure_budget["checks"]["seeds"]["used"] == 2
+    for name, (body, diagnosis) in WRONG.items():
+        report = _judge(tmp_path, exercise, name, ROLL.format(body=body))
+        assert report.verdict.value == "WA" and report.diagnosis == diagnosis, (name, report.message)
+    lenient = ROLL.format(body=CORRECT).replace('raise ValueError("probabilities must be >= 0")',
+                                                "probs = probs.clamp(min=0)")
+    report = _judge(tmp_path, exercise, "lenient", lenient)
+    assert report.verdict.value == "WA" and report.diagnosis == "negative probabilities are accepted"
+    bad = next(c for c in report.cases if c.name == "bad_inputs")
+    assert bad.message == "roll() with probabilities [-0.5, 1.5] must raise ValueError; it returned normally"
+    assert bad.rule == "roll() with a negative probability: must raise ValueError"
+
+
+def test_a_misused_check_is_ie_for_the_learner_and_its_message_is_logged_for_the_author(tmp_path, caplog):
+    exercise = _die(tmp_path, MISUSING_TESTS)
+    with caplog.at_level("ERROR", logger="probjudge.runner"):
+        report = _judge(tmp_path, exercise, "reference", ROLL.format(body=CORRECT))
+    assert report.verdict.value == "IE" and "not your fault" in report.message
+    assert "expect_distribution" not in report.message  # the learner sees no detail of the exercise
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "CheckMisuse: expect_distribution(): argument `probs` must be a floating tensor of shape [V]" in logged
+    assert "got a list of 2 items" in logged
