@@ -110,7 +110,8 @@ class Submission:
     ``sub.NAME(*args, **kwargs)`` calls the learner's function ``NAME`` (one the exercise's
     ``exercise.toml`` declares) with the arguments as given: tensors travel as tensors (on the
     learner's side they are on the run's device, ``ctx.device``), Python numbers, strings, lists,
-    tuples, dicts and None as themselves, a ``ctx.generator()`` as a ``torch.Generator``. It
+    dicts with string keys and None as themselves (a tuple as a list), a ``ctx.generator()`` as
+    a ``torch.Generator`` on ``ctx.device``. It
     returns the learner's value with tensors on the CPU (``origin_device`` says where they were);
     check it before use (:func:`judge.checks.expect_tensor`). It raises
     :class:`~judge.process.LearnerRaised` when the learner's code raises (RE unless a check
