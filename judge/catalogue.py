@@ -205,7 +205,8 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
                           [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)])
 
     def run_wrong(solution: WrongSolution) -> CheckOutcome:
-        expectation = f"rejected, diagnosed as '{solution.diagnosis}'"
+        how = "diagnosed as starting with" if solution.diagnosis.prefix else "diagnosed as"
+        expectation = f"rejected, {how} '{solution.diagnosis}'"
         reports = _judge_all(exercise, solution.path, master_seeds, device)
         return _aggregate(solution.name, expectation, [_judge_wrong(report, solution) for report in reports])
 
