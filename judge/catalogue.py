@@ -124,7 +124,8 @@ def diagnosis_found(report: Report | dict, phrase: str, *, prefix: bool | None =
 def _report_diagnoses(report: Report | dict, keys: tuple[str, ...] = ("diagnosis", "diagnosis_zh")) -> list[str]:
     """The report's diagnosis and each failing case's (in the languages ``keys`` name), once each."""
     data = report.to_json() if isinstance(report, Report) else report
-    sources = [data] + [c for c in data.get("cases", []) if c.get("verdict") not in (Verdict.AC.value, Verdict.SK.value)]
+    failing = [c for c in data.get("cases", []) if c.get("verdict") not in (Verdict.AC.value, Verdict.SK.value)]
+    sources = [data] + failing
     return list(dict.fromkeys(str(source[key]) for source in sources for key in keys if source.get(key)))
 
 

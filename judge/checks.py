@@ -916,8 +916,8 @@ def expect_bad_inputs_refused(function: Callable[..., Any], table: Sequence[BadI
         rows.append(row)
     for row in rows:
         more = dict(extra() if callable(extra) else (extra or {}))
-        with expect_raises(exception, f"{name}() with {row.description}", f"{name}() with {row.public or row.description}",
-                           diagnosis=row.diagnosis):
+        public = f"{name}() with {row.public or row.description}"
+        with expect_raises(exception, f"{name}() with {row.description}", public, diagnosis=row.diagnosis):
             function(*args, **row.kwargs, **more)
     return len(rows)
 

@@ -109,7 +109,8 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
         "import torch\n\ndef flip(p, n, generator=None):\n"
         "    return (torch.rand(n, generator=generator) < p).to(torch.int64)\n")
     (solutions / "wrong" / "biased.py").write_text(
-        '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\nDiagnosis: the coin lands heads with the wrong probability\n"""\n'
+        '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\n'
+        'Diagnosis: the coin lands heads with the wrong probability\n"""\n'
         "import torch\n\ndef flip(p, n, generator=None):\n"
         "    return (torch.rand(n, generator=generator) < 0.4).to(torch.int64)\n")
     monkeypatch.setattr(judge.exercise, "SOLUTIONS_DIR", tmp_path / "solutions")
