@@ -4,8 +4,9 @@ Each ``solutions/NNN-slug/wrong/*.py`` starts with a docstring::
 
     Mistake: what the code gets wrong, in a sentence or two.
 
-    Diagnosis: a phrase the judge's diagnosis or failure message must contain.
+    Diagnosis: the diagnosis the judge must give, in full.
 
+(or ``Diagnosis-prefix:`` with its opening words; see :func:`diagnosis_found` for the rule).
 :func:`check_exercise` judges the reference and every wrong solution and says, for each,
 whether the judge behaved as promised. The maintainers' ``python practice/judge.py check``
 and the project's test suite both use it.
@@ -29,11 +30,26 @@ from judge.testing import derive_seed
 from judge.verdicts import Verdict
 
 
+class DiagnosisPhrase(str):
+    """The diagnosis a wrong solution promises (a ``str``); ``prefix`` is True when the docstring
+    gave it as ``Diagnosis-prefix:`` (the opening words of the diagnosis), False for ``Diagnosis:``."""
+
+    prefix: bool
+
+    def __new__(cls, text: str, prefix: bool = False) -> "DiagnosisPhrase":
+        obj = super().__new__(cls, text)
+        obj.prefix = prefix
+        return obj
+
+    def __getnewargs__(self) -> tuple[str, bool]:
+        return (str(self), self.prefix)
+
+
 @dataclass(frozen=True)
 class WrongSolution:
     path: Path
     mistake: str
-    diagnosis: str
+    diagnosis: DiagnosisPhrase
 
     @property
     def name(self) -> str:
@@ -53,31 +69,78 @@ class CheckOutcome:
     as_expected: int = 1  # of which behaved as promised
 
 
+_FIELDS = ("Mistake", "Diagnosis-prefix", "Diagnosis")
+
+
 def parse_wrong_solution(path: Path) -> WrongSolution:
-    """Read the ``Mistake:``/``Diagnosis:`` docstring; raise :class:`ExerciseError` when it is missing."""
+    """Read the ``Mistake:`` and ``Diagnosis:`` (or ``Diagnosis-prefix:``) docstring; raise
+    :class:`ExerciseError` when one is missing or both diagnosis forms are given."""
     try:
         docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     except SyntaxError as exc:
         raise ExerciseError(f"{path}: {exc}") from None
-    fields = dict(re.findall(r"^(Mistake|Diagnosis):\s*(.+?)(?=\n\s*\n|\n(?:Mistake|Diagnosis):|\Z)", docstring,
-                             flags=re.S | re.M))
-    if "Mistake" not in fields or "Diagnosis" not in fields:
+    names = "|".join(_FIELDS)
+    fields = dict(re.findall(rf"^({names}):\s*(.+?)(?=\n\s*\n|\n(?:{names}):|\Z)", docstring, flags=re.S | re.M))
+    if "Mistake" not in fields or ("Diagnosis" not in fields and "Diagnosis-prefix" not in fields):
         raise ExerciseError(f"{path}: the docstring must state 'Mistake:' and 'Diagnosis:'")
-    return WrongSolution(path, " ".join(fields["Mistake"].split()), " ".join(fields["Diagnosis"].split()))
+    if "Diagnosis" in fields and "Diagnosis-prefix" in fields:
+        raise ExerciseError(f"{path}: state either 'Diagnosis:' or 'Diagnosis-prefix:', not both")
+    prefix = "Diagnosis" not in fields
+    phrase = fields["Diagnosis-prefix" if prefix else "Diagnosis"]
+    return WrongSolution(path, " ".join(fields["Mistake"].split()), DiagnosisPhrase(" ".join(phrase.split()), prefix))
 
 
-def diagnosis_found(report: Report | dict, phrase: str) -> bool:
-    """Whether ``phrase`` appears in the report's diagnosis or in a failing case's diagnosis or message.
+def _normal(text: str) -> str:
+    """``text`` for comparing diagnoses: runs of whitespace as one space, lower case, no final full stop."""
+    return " ".join(str(text).split()).lower().rstrip(".。")
+
+
+def diagnosis_found(report: Report | dict, phrase: str, *, prefix: bool | None = None) -> bool:
+    """Whether the report gives the diagnosis ``phrase`` promises.
+
+    The rule: one of the report's diagnoses (the report's own, the likely mistake a learner reads
+    under the verdict, or that of any failing case) must *equal* ``phrase``, in English or in
+    Chinese, once both are normalized (whitespace runs as one space, case ignored, a final full
+    stop ignored). With ``prefix`` (default: ``phrase.prefix``, set by a ``Diagnosis-prefix:``
+    line) the diagnosis must instead *start with* ``phrase`` and go on, if at all, with a
+    character that is neither a letter nor a digit (``top-k`` never matches ``top-kk``). Failure
+    messages are not searched: a phrase found in a message proves nothing about the diagnosis.
 
     ``report``: a :class:`Report` or its JSON form (as the browser runner returns it).
     """
+    wanted = _normal(phrase)
+    if not wanted:
+        return False
+    as_prefix = getattr(phrase, "prefix", False) if prefix is None else prefix
+    for said in _report_diagnoses(report):
+        text = _normal(said)
+        if text == wanted:
+            return True
+        if as_prefix and text.startswith(wanted) and not text[len(wanted)].isalnum():
+            return True
+    return False
+
+
+def _report_diagnoses(report: Report | dict, keys: tuple[str, ...] = ("diagnosis", "diagnosis_zh")) -> list[str]:
+    """The report's diagnosis and each failing case's (in the languages ``keys`` name), once each."""
     data = report.to_json() if isinstance(report, Report) else report
-    texts = [data.get("diagnosis") or "", data.get("message") or ""]
-    for case in data.get("cases", []):
-        if case.get("verdict") not in (Verdict.AC.value, Verdict.SK.value):
-            texts += [case.get("diagnosis") or "", case.get("message") or ""]
-    wanted = phrase.lower()
-    return any(wanted in text.lower() for text in texts)
+    failing = [c for c in data.get("cases", []) if c.get("verdict") not in (Verdict.AC.value, Verdict.SK.value)]
+    sources = [data] + failing
+    return list(dict.fromkeys(str(source[key]) for source in sources for key in keys if source.get(key)))
+
+
+def diagnosis_problem(report: Report | dict, phrase: str) -> str:
+    """Why ``phrase`` does not match the report's diagnoses, showing both texts ("" when it does)."""
+    if diagnosis_found(report, phrase):
+        return ""
+    kind = "starts with" if getattr(phrase, "prefix", False) else "equals"
+    said = _report_diagnoses(report, ("diagnosis",))
+    if not said:
+        data = report.to_json() if isinstance(report, Report) else report
+        return (f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
+                f"(the judge said: {data.get('message') or ''})")
+    return (f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
+            f"the judge said {'; '.join(repr(text) for text in said)}")
 
 
 SUITES = ("public", "hidden")
@@ -143,7 +206,8 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
                           [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)])
 
     def run_wrong(solution: WrongSolution) -> CheckOutcome:
-        expectation = f"rejected, diagnosed as '{solution.diagnosis}'"
+        how = "diagnosed as starting with" if solution.diagnosis.prefix else "diagnosed as"
+        expectation = f"rejected, {how} '{solution.diagnosis}'"
         reports = _judge_all(exercise, solution.path, master_seeds, device)
         return _aggregate(solution.name, expectation, [_judge_wrong(report, solution) for report in reports])
 
@@ -174,9 +238,7 @@ def _judge_wrong(report: Report, solution: WrongSolution) -> tuple[Report, str]:
         return report, "was accepted"
     if report.verdict is Verdict.IE:
         return report, f"internal error: {report.message}"
-    if not diagnosis_found(report, solution.diagnosis):
-        return report, f"rejected, but the judge said: {report.diagnosis or report.message}"
-    return report, ""
+    return report, diagnosis_problem(report, solution.diagnosis)
 
 
 def _aggregate(name: str, expectation: str, results: list[tuple[Report, str]]) -> CheckOutcome:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import torch
@@ -18,7 +20,16 @@ from judge import stats
 from judge.i18n import Bilingual, in_language
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
-from judge.testing import Context
+from judge.testing import CheckMisuse, Context
+
+__all__ = [
+    "CheckFailed", "CheckMisuse", "Label", "Outcome", "SEEDS_DIAGNOSIS", "ROWS_SHARE_DIAGNOSIS", "SORTED_DIAGNOSIS",
+    "REPEATED_DIAGNOSIS", "DEPENDENT_DIAGNOSIS", "row_title", "rule", "fail", "expect", "diagnosed", "expect_tensor",
+    "expect_close", "expect_tokens_in_range", "expect_support", "expect_distribution", "best_alternative",
+    "expect_independent_within_row", "expect_independent_rows", "expect_different_under_seeds",
+    "identical_draws_probability", "expect_raises", "expect_seed_contract", "expect_bad_inputs_refused",
+    "BadInput", "ordered_share", "token_groups", "too_regular",
+]
 
 # An alternative distribution must fit the draws at least this well to be named as the mistake.
 DIAGNOSIS_MIN_PVALUE = 1e-3
@@ -34,6 +45,118 @@ def _mistakes(mistakes: Mistakes) -> Mapping[str, torch.Tensor]:
     if mistakes is None:
         return {}
     return mistakes() if callable(mistakes) else mistakes
+
+
+# --- argument checks: an exercise's misuse of a check is CheckMisuse, never a learner's verdict ------
+
+
+def _describe(value: Any) -> str:
+    """What ``value`` is, for a misuse message: a tensor's dtype and shape, a number, a type."""
+    if isinstance(value, torch.Tensor):
+        return f"a {value.dtype} tensor of shape {list(value.shape)}"
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, numbers.Number):
+        return f"{type(value).__name__} {value!r}"
+    if isinstance(value, str):
+        return f"the string {value[:60]!r}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)} item{'s' if len(value) != 1 else ''}"
+    return f"a {type(value).__name__}"
+
+
+def _misuse(check: str, argument: str, expected: str, value: Any) -> CheckMisuse:
+    return CheckMisuse(check, argument, expected, _describe(value))
+
+
+def _text(check: str, argument: str, value: Any, *, optional: bool = False) -> None:
+    """``value`` is a string (a :class:`Bilingual` or :class:`Label` is one), or None when ``optional``."""
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise _misuse(check, argument, "a str (or a Bilingual)" + (" or None" if optional else ""), value)
+
+
+def _context(check: str, ctx: Any) -> None:
+    if not isinstance(ctx, Context):
+        raise _misuse(check, "ctx", "the test's Context (the second argument of the test function)", ctx)
+
+
+def _tolerance(check: str, argument: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value >= 0):
+        raise _misuse(check, argument, "a finite number >= 0", value)
+
+
+def _mistakes_argument(check: str, argument: str, value: Any) -> None:
+    if value is not None and not callable(value) and not isinstance(value, Mapping):
+        raise _misuse(check, argument, "a mapping diagnosis -> tensor, a function returning one, or None", value)
+
+
+def _target(check: str, argument: str, probs: Any, *, dims: tuple[int, ...], normalized: bool = True) -> torch.Tensor:
+    """``probs`` is a floating tensor with ``dims`` dimensions, finite, >= 0 and (when ``normalized``)
+    summing to 1 along its last dimension within ``stats.PROBABILITY_SUM_TOLERANCE``; returns it."""
+    shapes = " or ".join({1: "[V]", 2: "[B, V]"}[d] for d in dims)
+    expected = f"a floating tensor of shape {shapes}"
+    if not isinstance(probs, torch.Tensor) or not probs.is_floating_point() or probs.dim() not in dims \
+            or probs.shape[-1] == 0:
+        raise _misuse(check, argument, expected, probs)
+    if not bool(torch.isfinite(probs).all()) or bool((probs < 0).any()):
+        raise _misuse(check, argument, f"{expected} of finite probabilities >= 0", probs)
+    if normalized:
+        totals = probs.to(torch.float64).sum(dim=-1).reshape(-1)
+        worst = float((totals - 1.0).abs().max())
+        if worst > stats.PROBABILITY_SUM_TOLERANCE:
+            raise CheckMisuse(check, argument, f"{expected} whose rows sum to 1",
+                              f"{_describe(probs)} with a row summing to {1.0 + worst:.6g} or {1.0 - worst:.6g}")
+    return probs
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The noun for one outcome of a draw in a check's messages: ``token`` (the default),
+    ``side`` for a coin, ``face`` for a die, in English and Chinese.
+
+    Checks take ``outcome=`` as a plain string (used in both languages), a
+    :class:`~judge.i18n.Bilingual` (``Bilingual("side", "面")``) or a pair ``("side", "面")``.
+    The English plural adds an ``s`` unless the noun ends in one.
+    """
+
+    en: str = "token"
+    zh: str = "token"
+
+    @classmethod
+    def of(cls, check: str, value: Any) -> "Outcome":
+        if isinstance(value, Outcome):
+            return value
+        if isinstance(value, Bilingual):
+            found = (str(value), value.zh)
+        elif isinstance(value, str):
+            found = (value, value)
+        elif isinstance(value, tuple) and len(value) == 2:
+            found = value
+        else:
+            raise _misuse(check, "outcome", "a noun: a str, a Bilingual or an (English, Chinese) pair", value)
+        if not all(isinstance(word, str) and word.strip() for word in found):
+            raise _misuse(check, "outcome", "a noun: a str, a Bilingual or an (English, Chinese) pair", value)
+        return cls(found[0].strip(), found[1].strip())
+
+    @property
+    def plural(self) -> str:
+        return self.en if self.en.endswith("s") else self.en + "s"
+
+    @property
+    def zh_word(self) -> str:
+        """The Chinese noun as it stands in a sentence: a Latin word spaced from the characters."""
+        return f" {self.zh} " if self.zh.isascii() else self.zh
+
+    def range_en(self) -> str:
+        return "the vocabulary" if self.en == "token" else f"the possible {self.plural}"
+
+    def range_zh(self) -> str:
+        return "词表" if self.zh == "token" else f"可能的{self.zh_word.strip()}"
+
+
+TOKEN = Outcome()
 
 
 class CheckFailed(AssertionError):
@@ -79,17 +202,38 @@ def row_title(what: str, row: int, labels: Sequence[str] | None = None) -> Bilin
 
 def rule(what: str, en: str, zh: str, *, row: int | None = None,
          labels: Sequence[str] | None = None) -> Bilingual:
-    """The public rule of a failure: ``what`` (a Bilingual or plain name), the row, what went wrong."""
+    """The public rule of a failure: ``what`` (a Bilingual or plain name), the row, what went wrong.
+
+    ``en``/``zh``: what went wrong, quoting no input value (hidden cases show only this).
+    Raises :class:`CheckMisuse` when ``what``, ``en`` or ``zh`` is not a string.
+    """
+    for argument, value in (("what", what), ("en", en), ("zh", zh)):
+        _text("rule", argument, value)
     head = row_title(what, row, labels) if row is not None else what
     return Bilingual(f"{head}: {en}", f"{in_language(head, 'zh')}：{zh}")
 
 
 def fail(message: str, **details: Any) -> None:
+    """Fail the case now: raise :class:`CheckFailed` with ``message`` and ``details`` (``statistic``,
+    ``p_value``, ``diagnosis``, ``rule``). Raises :class:`CheckMisuse` when ``message`` is not a string."""
+    _text("fail", "message", message)
     raise CheckFailed(message, **details)
 
 
 def expect(condition: bool, message: str, diagnosis: str | None = None, rule: str | None = None) -> None:
-    """A hard check: fail with ``message`` (and the public ``rule``) unless ``condition``."""
+    """A hard check: fail with ``message`` (and the public ``rule``, a Bilingual) unless ``condition``.
+
+    ``condition``: a bool (a one-element tensor counts as its value); ``diagnosis``: the known
+    mistake to name, or None. Raises :class:`CheckFailed` when the condition is false;
+    :class:`CheckMisuse` for a tensor of several elements (ambiguous: use ``torch.equal`` or
+    ``.all()``) or a ``message``/``diagnosis``/``rule`` that is not a string.
+    """
+    if isinstance(condition, torch.Tensor) and condition.numel() != 1:
+        raise _misuse("expect", "condition", "a bool (for a tensor comparison: torch.equal(a, b) or (...).all())",
+                      condition)
+    _text("expect", "message", message)
+    _text("expect", "diagnosis", diagnosis, optional=True)
+    _text("expect", "rule", rule, optional=True)
     if not condition:
         raise CheckFailed(message, diagnosis=diagnosis, rule=rule)
 
@@ -99,7 +243,8 @@ def diagnosed(diagnosis: str, *, raised_only: bool = False) -> Iterator[None]:
     """Name ``diagnosis`` for a failure inside the block only: a check that failed without a
     diagnosis of its own (unless ``raised_only``), or an exception the learner's code raised.
     Failures after the block keep their own (a diagnosis belongs to the check that failed,
-    never to an earlier step)."""
+    never to an earlier step). Raises :class:`CheckMisuse` when ``diagnosis`` is not a string."""
+    _text("diagnosed", "diagnosis", diagnosis)
     try:
         yield
     except CheckFailed as failure:
@@ -114,7 +259,24 @@ def diagnosed(diagnosis: str, *, raised_only: bool = False) -> Iterator[None]:
 
 def expect_tensor(value: Any, *, name: str, shape: Sequence[int], dtype: torch.dtype,
                   device: str | None = None) -> torch.Tensor:
-    """Check type, shape and dtype (and the device the learner's tensor was on); return it."""
+    """Check a learner's value: a ``torch.Tensor`` of exactly ``shape`` and ``dtype`` (and, when
+    ``device`` is given, returned on that device type, as the learner's process saw it); return it.
+
+    ``name``: the function, for messages; ``shape``: a sequence of ints >= 0 (``()`` for a
+    scalar tensor). Raises :class:`CheckFailed` (WA) when the value is not such a tensor;
+    :class:`CheckMisuse` when ``name``, ``shape``, ``dtype`` or ``device`` is malformed.
+    """
+    _text("expect_tensor", "name", name)
+    try:
+        dims = None if isinstance(shape, (str, bytes)) else tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is None or not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= 0 for n in dims):
+        raise _misuse("expect_tensor", "shape", "a sequence of ints >= 0, such as (B, V) or a torch.Size", shape)
+    if not isinstance(dtype, torch.dtype):
+        raise _misuse("expect_tensor", "dtype", "a torch.dtype, such as torch.int64", dtype)
+    if device is not None and not isinstance(device, (str, torch.device)):
+        raise _misuse("expect_tensor", "device", "a device name such as ctx.device, or None", device)
     if not isinstance(value, torch.Tensor):
         fail(f"{name} must return a torch.Tensor, got {type(value).__name__}",
              rule=rule(name, "did not return a torch.Tensor", "返回的不是 torch.Tensor"))
@@ -135,21 +297,42 @@ def expect_tensor(value: Any, *, name: str, shape: Sequence[int], dtype: torch.d
 
 def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, atol: float, what: str,
                  row_labels: Sequence[str] | None = None,
-                 mistakes: Mistakes = None) -> None:
+                 mistakes: Mistakes = None, outcome: Any = "token") -> None:
     """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close.
 
-    On failure the message names the worst row and token; when ``mistakes`` is given (name ->
-    what that mistake would return), the first one that matches the worst row is the diagnosis.
+    ``expected``: a floating tensor ``[B, V]`` (``[V]`` is one row); ``actual``: the learner's
+    value, which must have ``expected``'s shape (any floating dtype: both are compared in
+    float64). On failure the message names the worst row and ``outcome`` (the column's noun,
+    ``token`` by default); when ``mistakes`` is given (diagnosis -> what that mistake would
+    return, same shape, or a function returning that mapping, called only on failure), the one
+    that reproduces the whole output, else the worst row, is the diagnosis.
+
+    Raises :class:`CheckFailed` (WA) for a wrong shape, NaN or values out of tolerance;
+    :class:`CheckMisuse` for a malformed ``expected``, ``rtol``, ``atol``, ``what``, ``mistakes``
+    or ``outcome``.
     """
+    check = "expect_close"
+    if not isinstance(expected, torch.Tensor) or expected.dim() not in (1, 2) or not expected.is_floating_point():
+        raise _misuse(check, "expected", "a floating tensor of shape [B, V] or [V]", expected)
+    _tolerance(check, "rtol", rtol)
+    _tolerance(check, "atol", atol)
+    _text(check, "what", what)
+    _mistakes_argument(check, "mistakes", mistakes)
+    noun = Outcome.of(check, outcome)
     if not isinstance(actual, torch.Tensor) or tuple(actual.shape) != tuple(expected.shape):
         got = f"shape {list(actual.shape)}" if isinstance(actual, torch.Tensor) else type(actual).__name__
         fail(f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}",
              rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"))
+    if expected.dim() == 1:  # one row
+        actual, expected = actual.unsqueeze(0), expected.unsqueeze(0)
+        given = mistakes
+        mistakes = lambda: {name: c.unsqueeze(0) if c.dim() == 1 else c  # noqa: E731
+                            for name, c in _mistakes(given).items()}
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
     if torch.isnan(actual64).any():
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
-        fail(f"{what}: {_row_name(row_labels, row)} holds NaN at token {token}",
+        fail(f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}",
              rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels))
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if (excess <= 0).all():
@@ -157,7 +340,7 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
     diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
-    message = (f"{what}: {_row_name(row_labels, row)}, token {token}: you returned "
+    message = (f"{what}: {_row_name(row_labels, row)}, {noun.en} {token}: you returned "
                f"{actual64[row, token].item():.6g}, expected {expected64[row, token].item():.6g} "
                f"(tolerance {atol:g} + {rtol:g} x expected)")
     if diagnosis:
@@ -179,43 +362,86 @@ def _matching_mistake(actual: torch.Tensor, row: int, mistakes: Mapping[str, tor
     return None
 
 
-def _expect_token_ids(draws: Any, vocab_size: int, *, what: str) -> None:
+def _expect_token_ids(draws: Any, vocab_size: int, *, what: str, outcome: Outcome = TOKEN) -> None:
     """``draws`` is a 1-D int64 tensor of ids in ``[0, vocab_size)`` (checks take learner values as
     they come: an unchecked one would make the check itself raise, an IE the learner chose)."""
     if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 1:
         kind = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
             else type(draws).__name__
-        fail(f"{what}: the draws must be a 1-D int64 tensor of token ids, got {kind}",
-             rule=rule(what, "the draws are not a 1-D int64 tensor of token ids",
-                       "抽样结果不是一维 int64 的 token 编号张量"))
-    expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what)
+        fail(f"{what}: the draws must be a 1-D int64 tensor of {outcome.en} ids, got {kind}",
+             rule=rule(what, f"the draws are not a 1-D int64 tensor of {outcome.en} ids",
+                       f"抽样结果不是一维 int64 的{outcome.zh_word}编号张量"))
+    expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what, outcome=outcome)
 
 
-def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str) -> None:
-    """Every draw is a valid token id in ``[0, vocab_size)``."""
+def _vocab_size(check: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise _misuse(check, "vocab_size", "an int >= 1 (the number of possible outcomes)", value)
+
+
+def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, outcome: Any = "token") -> None:
+    """Every draw is a valid id in ``[0, vocab_size)``.
+
+    ``draws``: the learner's integer tensor ``[B, n]`` (``[n]`` is one row); ``outcome``: the
+    noun for an outcome in the messages (``token``; see :class:`Outcome`). Raises
+    :class:`CheckFailed` (WA) for an id out of range or draws that are not an integer tensor
+    of one or two dimensions; :class:`CheckMisuse` for a bad ``vocab_size``, ``what`` or ``outcome``.
+    """
+    check = "expect_tokens_in_range"
+    _vocab_size(check, vocab_size)
+    _text(check, "what", what)
+    noun = Outcome.of(check, outcome)
+    if not isinstance(draws, torch.Tensor) or draws.is_floating_point() or draws.dtype == torch.bool \
+            or draws.dim() not in (1, 2):
+        fail(f"{what}: the draws must be an integer tensor of {noun.en} ids, got {_describe(draws)}",
+             rule=rule(what, f"the draws are not a tensor of {noun.en} ids", f"抽样结果不是{noun.zh_word}编号张量"))
+    if draws.dim() == 1:
+        draws = draws.unsqueeze(0)
     bad = (draws < 0) | (draws >= vocab_size)
     if bad.any():
         row, col = bad.nonzero()[0].tolist()
-        fail(f"{what}: row {row} drew token id {draws[row, col].item()}, outside the vocabulary [0, {vocab_size})",
-             rule=rule(what, "drew a token id outside the vocabulary", "抽到了词表之外的 token 编号", row=row))
+        fail(f"{what}: row {row} drew {noun.en} id {draws[row, col].item()}, outside {noun.range_en()} "
+             f"[0, {vocab_size})",
+             rule=rule(what, f"drew a {noun.en} id outside {noun.range_en()}",
+                       f"抽到了{noun.range_zh()}之外的{noun.zh_word}编号", row=row))
 
 
 def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
                    why_excluded: Callable[[int, int], str], row_labels: Sequence[str] | None = None,
-                   diagnosis: str | None = None, alternatives: Mistakes = None) -> None:
-    """No draw may be a token whose target probability is exactly 0.
+                   diagnosis: str | None = None, alternatives: Mistakes = None, outcome: Any = "token") -> None:
+    """No draw may be an outcome whose target probability is exactly 0.
 
-    ``draws``: int64 ``[B, n]``; ``probs``: float64 ``[B, V]``; ``why_excluded(row, token)``
-    says which rule excludes the token. ``alternatives`` (mistake -> float64 ``[B, V]``) name the
-    mistake whose distribution explains the offending row. This check cannot fail a correct sampler.
+    ``draws``: the learner's int64 ``[B, n]``; ``probs``: floating ``[B, V]`` (only which entries
+    are 0 matters; ``[V]`` is the target of every row, and then ``[n]`` draws are one row);
+    ``why_excluded(row, outcome)`` says which rule excludes it. ``alternatives`` (diagnosis ->
+    floating ``[B, V]``, or a function returning that) name the mistake whose distribution
+    explains the offending row; ``diagnosis`` names it outright. ``outcome``: the noun in the
+    messages (see :class:`Outcome`). This check spends no budget: it cannot fail a correct sampler.
+
+    Raises :class:`CheckFailed` (WA) for a draw of an excluded outcome, an id out of range, or
+    draws of the wrong type or number of rows; :class:`CheckMisuse` for a malformed ``probs``,
+    ``what``, ``why_excluded``, ``diagnosis``, ``alternatives`` or ``outcome``.
     """
+    check = "expect_support"
+    probs = _target(check, "probs", probs, dims=(1, 2), normalized=False)
+    _text(check, "what", what)
+    if not callable(why_excluded):
+        raise _misuse(check, "why_excluded", "a function (row, outcome) -> str", why_excluded)
+    _text(check, "diagnosis", diagnosis, optional=True)
+    _mistakes_argument(check, "alternatives", alternatives)
+    noun = Outcome.of(check, outcome)
+    if probs.dim() == 1:
+        if isinstance(draws, torch.Tensor) and draws.dim() == 1:
+            draws = draws.unsqueeze(0)
+        rows = draws.shape[0] if isinstance(draws, torch.Tensor) and draws.dim() == 2 else 1
+        probs = probs.unsqueeze(0).expand(rows, probs.shape[0])
     if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 2 \
             or draws.shape[0] != probs.shape[0]:
         got = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
             else type(draws).__name__
         fail(f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}",
              rule=rule(what, "the draws have the wrong type or shape", "抽样结果的类型或形状不对"))
-    expect_tokens_in_range(draws, probs.shape[-1], what=what)
+    expect_tokens_in_range(draws, probs.shape[-1], what=what, outcome=noun)
     allowed = probs > 0
     drawn_ok = torch.gather(allowed, 1, draws)
     if drawn_ok.all():
@@ -225,27 +451,54 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
     worst = int(torch.argmax(counts))
     token, count = int(tokens[worst]), int(counts[worst])
     others = len(tokens) - 1
-    more = f" (and {others} other excluded token{'s' if others != 1 else ''})" if others else ""
+    more = f" (and {others} other excluded {noun.en if others == 1 else noun.plural})" if others else ""
     if alternatives is not None and diagnosis is None:
         observed = torch.bincount(draws[row], minlength=probs.shape[-1]).tolist()
         diagnosis = best_alternative(observed, {name: alt[row] for name, alt in _mistakes(alternatives).items()})
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
-    fail(f"{what}: {_row_name(row_labels, row)}: token {token} was drawn {count} of {draws.shape[1]} times{more}; "
-         f"{why_excluded(row, token)}, so it must never be drawn{hint}", diagnosis=diagnosis,
-         rule=rule(what, "drew a token that must never be drawn", "抽到了不应被抽到的 token", row=row,
-                   labels=row_labels))
+    fail(f"{what}: {_row_name(row_labels, row)}: {noun.en} {token} was drawn {count} of {draws.shape[1]} times"
+         f"{more}; {why_excluded(row, token)}, so it must never be drawn{hint}", diagnosis=diagnosis,
+         rule=rule(what, f"drew a {noun.en} that must never be drawn", f"抽到了不应被抽到的{noun.zh_word}".rstrip(),
+                   row=row, labels=row_labels))
+
+
+def _one_row(check: str, probs: Any) -> torch.Tensor:
+    """A one-row target: floating ``[V]`` (``[1, V]`` is accepted as that row), >= 0, summing to 1."""
+    probs = _target(check, "probs", probs, dims=(1, 2))
+    if probs.dim() == 2:
+        if probs.shape[0] != 1:
+            raise _misuse(check, "probs", "the target of one row: a floating tensor of shape [V] (or [1, V]); "
+                          "call the check once per row", probs)
+        probs = probs[0]
+    return probs
 
 
 def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
-                        alternatives: Mistakes = None, public: str | None = None) -> stats.GTestResult:
+                        alternatives: Mistakes = None, public: str | None = None,
+                        outcome: Any = "token") -> stats.GTestResult:
     """Goodness of fit of one row's draws to its target distribution (pooled G-test, Williams).
 
-    ``draws``: int64 ``[n]`` already checked against the support; ``probs``: float64 ``[V]``.
-    ``alternatives`` maps a known mistake to the distribution it would draw from; when the target
-    is rejected, the best-fitting alternative (if it fits) is named as the diagnosis. ``public``
-    names the row without its values (a Bilingual) for the failure's rule; ``label`` by default.
+    ``draws``: the learner's int64 ``[n]``, already checked against the support (an excluded
+    outcome drawn here raises ``ValueError`` naming the category: check the support first);
+    ``probs``: floating ``[V]`` summing to 1 (``[1, V]`` is that row). ``alternatives`` maps a
+    known mistake to the ``[V]`` distribution it would draw from (or is a function returning
+    that mapping); when the target is rejected, the best-fitting alternative (if it fits at
+    p >= ``DIAGNOSIS_MIN_PVALUE``) is the diagnosis. ``public`` names the row without its values
+    (a Bilingual) for the failure's rule; ``label`` by default. ``outcome``: the noun in the
+    messages (see :class:`Outcome`). Spends one ``fit`` check of the budget.
+
+    Raises :class:`CheckFailed` (WA) when the draws do not fit or are not a 1-D int64 tensor of
+    ids in range; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``, ``label``, ``public``,
+    ``alternatives`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the suite's ``BUDGET``.
     """
-    _expect_token_ids(draws, probs.shape[0], what=label)
+    check = "expect_distribution"
+    _context(check, ctx)
+    probs = _one_row(check, probs)
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    _mistakes_argument(check, "alternatives", alternatives)
+    noun = Outcome.of(check, outcome)
+    _expect_token_ids(draws, probs.shape[0], what=label, outcome=noun)
     counts = torch.bincount(draws, minlength=probs.shape[0])
     observed, target = counts.tolist(), probs.tolist()
     # Tokens the target excludes (and the support check kept out of the draws) change neither G
@@ -263,7 +516,7 @@ def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, 
     if passed:
         return result
     diagnosis = best_alternative(observed, _mistakes(alternatives))
-    where = _largest_gap(observed, target)
+    where = _largest_gap(observed, target, noun)
     message = (f"{label}: your draws do not follow the target distribution "
                f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
                f"threshold {alpha:.3g}){where}")
@@ -274,18 +527,26 @@ def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, 
                                 "抽样结果不服从目标分布"))
 
 
-def _largest_gap(observed: list[int], probs: list[float]) -> str:
-    """The token whose count is furthest from its expectation, in draws (not z: rare tokens mislead)."""
+def _largest_gap(observed: list[int], probs: list[float], outcome: Outcome = TOKEN) -> str:
+    """The outcome whose count is furthest from its expectation, in draws (not z: rare ones mislead)."""
     n = sum(observed)
     token = max(range(len(probs)), key=lambda i: abs(observed[i] - n * probs[i]))
-    return f"; the largest gap is token {token}: drawn {observed[token]} times, expected {n * probs[token]:.1f}"
+    return f"; the largest gap is {outcome.en} {token}: drawn {observed[token]} times, expected {n * probs[token]:.1f}"
 
 
 def best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
-    """The known mistake whose distribution (float64 ``[V]``) fits the counts ``observed`` best,
-    if any fits at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an observed token are out."""
+    """The known mistake whose distribution (floating ``[V]``) fits the counts ``observed`` (a list
+    of ``V`` ints) best, if any fits at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an
+    observed outcome are out. Returns the mistake's key, or None. Raises :class:`CheckMisuse` when
+    ``alternatives`` is not a mapping or an alternative is not a ``[V]`` distribution."""
+    if not isinstance(alternatives, Mapping):
+        raise _misuse("best_alternative", "alternatives", "a mapping diagnosis -> floating [V] tensor", alternatives)
     best, best_p = None, DIAGNOSIS_MIN_PVALUE
     for name, probs in alternatives.items():
+        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != len(observed):
+            raise _misuse("best_alternative", f"alternatives[{name!r}]",
+                          f"a floating tensor of shape [{len(observed)}] (the row's distribution under that mistake)",
+                          probs)
         target = probs.tolist()
         if any(o and not p for o, p in zip(observed, target)):
             continue  # the mistake could not have drawn these tokens
@@ -349,15 +610,27 @@ def token_groups(probs: torch.Tensor, groups: int = PAIR_GROUPS) -> torch.Tensor
 
 
 def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
-                                  public: str | None = None) -> stats.GTestResult:
+                                  public: str | None = None, outcome: Any = "token") -> stats.GTestResult:
     """Consecutive draws of one row must be independent: the pairs (x[0], x[1]), (x[2], x[3]), ...
-    are tested against the product distribution p x p (pooled G-test over token classes).
+    are tested against the product distribution p x p (pooled G-test over classes of outcomes).
 
     Catches antithetic pairs, repeated draws, sorted rows and any scheme where a draw depends on
-    the one before it. ``draws``: int64 ``[n]`` (n >= 2) already checked against the support;
-    ``probs``: float64 ``[V]``. Spends one ``pairs`` check (its own share of the budget).
+    the one before it. ``draws``: the learner's int64 ``[n]`` (n >= 2) already checked against
+    the support; ``probs``: floating ``[V]`` summing to 1 (``[1, V]`` is that row). Spends one
+    ``pairs`` check (its own share of the budget). Its diagnosis is one of ``SORTED_DIAGNOSIS``,
+    ``REPEATED_DIAGNOSIS``, ``DEPENDENT_DIAGNOSIS``.
+
+    Raises :class:`CheckFailed` (WA) when consecutive draws depend on each other or the draws are
+    not a 1-D int64 tensor of ids in range; :class:`CheckMisuse` for a malformed ``ctx``,
+    ``probs``, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
+    suite's ``BUDGET``.
     """
-    _expect_token_ids(draws, probs.shape[-1], what=label)
+    check = "expect_independent_within_row"
+    _context(check, ctx)
+    probs = _one_row(check, probs)
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    _expect_token_ids(draws, probs.shape[-1], what=label, outcome=Outcome.of(check, outcome))
     group_of = token_groups(probs)
     groups = int(group_of.max()) + 1
     group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64))
@@ -382,14 +655,32 @@ def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torc
 
 
 def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Tensor, probs: torch.Tensor, *,
-                            label: str, public: str | None = None) -> stats.BinomialTailResult:
-    """Two rows with the same target, drawn in one call, must not agree more than chance allows.
+                            label: str, public: str | None = None,
+                            outcome: Any = "token") -> stats.BinomialTailResult:
+    """Two rows with the same target, drawn in one call, must not agree more than chance allows
+    (exact binomial tail on the number of positions where they agree).
 
-    Catches one uniform shared across rows. ``first``/``second``: int64 ``[n]``; ``probs``: ``[V]``.
-    Rows that agree because each is sorted are diagnosed as sorted, not as sharing numbers.
+    Catches one uniform shared across rows. ``first``/``second``: the learner's int64 ``[n]``
+    (the same n); ``probs``: floating ``[V]`` summing to 1, the target of both rows. Rows that
+    agree because each is sorted are diagnosed as sorted (``SORTED_DIAGNOSIS``), else
+    ``ROWS_SHARE_DIAGNOSIS``. Spends one ``independence`` check (fixed level 1e-8).
+
+    Raises :class:`CheckFailed` (WA) when the rows agree too often, or the draws are not 1-D
+    int64 tensors of ids in range of one length; :class:`CheckMisuse` for a malformed ``ctx``,
+    ``probs``, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
+    suite's ``BUDGET``.
     """
+    check = "expect_independent_rows"
+    _context(check, ctx)
+    probs = _one_row(check, probs)
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    noun = Outcome.of(check, outcome)
     for draws in (first, second):
-        _expect_token_ids(draws, probs.shape[-1], what=label)
+        _expect_token_ids(draws, probs.shape[-1], what=label, outcome=noun)
+    if first.shape != second.shape:
+        fail(f"{label}: the two rows hold {first.shape[0]} and {second.shape[0]} draws; they must hold as many",
+             rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"))
     agreements = int((first == second).sum())
     p_agree = float((probs.to(torch.float64) ** 2).sum())
     result = stats.duplicate_agreement_test(agreements, first.shape[0], p_agree)
@@ -415,15 +706,34 @@ def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torc
                                  diagnosis: str = SEEDS_DIAGNOSIS) -> float:
     """Outputs drawn under two different seeds (``how``) must differ.
 
-    The chance that a correct sampler gives identical output is computed exactly and must be below
-    the check's alpha (else the case is too small: an exercise bug). Returns that chance.
-    ``probs``: float64 ``[B, V]``, the target of each row of ``first``/``second`` (int64 ``[B, n]``).
+    ``first``/``second``: the learner's integer draws ``[B, n]`` (``[n]`` is one row), of one
+    shape; ``probs``: floating ``[B, V]``, the target of each row (``[V]``: every row's target).
+    The chance that a correct sampler gives identical output is computed exactly and must be
+    below the check's alpha (else the case is too small: an exercise bug, raised as
+    ``RuntimeError``). Spends one ``seeds`` check (fixed level 1e-12). On failure the message is
+    ``"{label}: {how} gave exactly the same N draws (...). {cause}"`` and the diagnosis
+    ``diagnosis`` (``SEEDS_DIAGNOSIS`` by default). Returns that chance.
+
+    Raises :class:`CheckFailed` (WA) when the draws are equal, or are not integer tensors of one
+    shape with as many rows as ``probs``; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``,
+    ``label``, ``how``, ``cause`` or ``diagnosis``.
     """
+    check = "expect_different_under_seeds"
+    _context(check, ctx)
+    probs = _target(check, "probs", probs, dims=(1, 2), normalized=False)
+    for argument, value in (("label", label), ("how", how), ("cause", cause), ("diagnosis", diagnosis)):
+        _text(check, argument, value)
     for draws in (first, second):
-        if not isinstance(draws, torch.Tensor) or draws.dim() != 2:
-            fail(f"{label}: the draws must be a [rows, num_samples] tensor, got "
-                 f"{list(draws.shape) if isinstance(draws, torch.Tensor) else type(draws).__name__}",
+        if not isinstance(draws, torch.Tensor) or draws.dim() not in (1, 2) or draws.is_floating_point():
+            fail(f"{label}: the draws must be a [rows, num_samples] tensor of ids, got {_describe(draws)}",
                  rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"))
+    first, second = (d.unsqueeze(0) if d.dim() == 1 else d for d in (first, second))
+    if probs.dim() == 1:
+        probs = probs.unsqueeze(0).expand(first.shape[0], probs.shape[0])
+    if first.shape != second.shape or first.shape[0] != probs.shape[0]:
+        fail(f"{label}: the two calls returned draws of shapes {list(first.shape)} and {list(second.shape)}; "
+             f"both must be [{probs.shape[0]}, num_samples]",
+             rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"))
     chance = identical_draws_probability(probs, first.shape[1])
     alpha = ctx.budget.spend("seeds")
     if chance > alpha:
@@ -449,10 +759,20 @@ def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
 @contextlib.contextmanager
 def expect_raises(exception: type[BaseException], call: str, public: str | None = None,
                   diagnosis: str | None = None) -> Iterator[None]:
-    """The learner's function must raise ``exception`` inside the block (by type name).
+    """The learner's function must raise ``exception`` (or a subclass, by type name) inside the
+    block, with a message.
 
-    ``call`` describes the call for the message; ``public`` (default ``call``) without input
-    values; ``diagnosis`` names the mistake when the call returns normally."""
+    ``exception``: an exception class, such as ``ValueError``; ``call`` describes the call for
+    the message (it may quote the inputs); ``public`` (default ``call``) the same without input
+    values; ``diagnosis`` names the mistake when the call returns normally. Raises
+    :class:`CheckFailed` (WA) when the call returns, raises another type, or raises without a
+    message; :class:`CheckMisuse` for a malformed ``exception``, ``call``, ``public`` or ``diagnosis``.
+    """
+    if not (isinstance(exception, type) and issubclass(exception, BaseException)):
+        raise _misuse("expect_raises", "exception", "an exception class, such as ValueError", exception)
+    _text("expect_raises", "call", call)
+    _text("expect_raises", "public", public, optional=True)
+    _text("expect_raises", "diagnosis", diagnosis, optional=True)
     name = exception.__name__
     must = rule(public or call, f"must raise {name}", f"必须抛出 {name}")
     try:
@@ -465,6 +785,141 @@ def expect_raises(exception: type[BaseException], call: str, public: str | None 
                  rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"))
         return
     fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis)
+
+
+# --- the recurring blocks: the generator/seed contract and tables of bad inputs ---------------------
+
+DEFAULT_GENERATOR_DIAGNOSIS = Bilingual(
+    "with generator=None the draws do not come from torch's default generator (a private generator, "
+    "a fixed seed, or another source of randomness)",
+    "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）")
+
+
+def expect_seed_contract(sub: Any, ctx: Context, draw: Callable[[Any, Any], torch.Tensor], probs: torch.Tensor, *,
+                         label: str, default_generator: bool = True) -> None:
+    """The generator contract of a sampling function, in one call:
+
+    1. two calls with generators of the same seed give the same draws (else ``SEEDS_DIAGNOSIS``);
+    2. a generator of another seed gives other draws (:func:`expect_different_under_seeds`);
+    3. with ``default_generator``: with ``generator=None``, two calls after the same
+       ``torch.manual_seed`` give the same draws, and two different ``torch.manual_seed`` values
+       other draws (else ``DEFAULT_GENERATOR_DIAGNOSIS``).
+
+    ``draw(source, generator)`` makes one call and returns its draws, checked: it calls the
+    learner's function through ``source`` (``sub`` itself, or ``sub.with_global_seed(...)``),
+    passing ``generator`` as the function's generator argument (``None``: the default one), and
+    returns ``expect_tensor(...)``'s tensor, integer ``[B, n]`` or ``[n]``. ``probs``: floating
+    ``[B, V]`` (or ``[V]``) targets, used for the exact chance that a correct sampler repeats
+    itself, which must be below 1e-12 (else ``RuntimeError``: draw more). Spends 2 ``seeds``
+    checks (1 without ``default_generator``): declare them in the suite's ``BUDGET``.
+
+    Raises :class:`CheckFailed` (WA) when the contract is broken; :class:`CheckMisuse` for a
+    malformed argument, or when ``draw`` returns something else than a tensor.
+    """
+    check = "expect_seed_contract"
+    _context(check, ctx)
+    if not callable(draw):
+        raise _misuse(check, "draw", "a function (source, generator) -> the checked draws", draw)
+    for method in ("with_global_seed",):
+        if not hasattr(sub, method):
+            raise _misuse(check, "sub", "the test's Submission (the first argument of the test function)", sub)
+    _target(check, "probs", probs, dims=(1, 2), normalized=False)
+    _text(check, "label", label)
+
+    def drawn(source: Any, generator: Any) -> torch.Tensor:
+        value = draw(source, generator)
+        if not isinstance(value, torch.Tensor):
+            raise _misuse(check, "draw", "a function returning the draws as a tensor (check the learner's value "
+                          "with expect_tensor and return it)", value)
+        return value
+
+    seed = ctx.fresh_seed(f"{label}: same seed")
+    first = drawn(sub, ctx.generator(seed))
+    expect(torch.equal(first, drawn(sub, ctx.generator(seed))),
+           f"{label}: two calls with generators seeded alike returned different draws: every random number "
+           "must come from `generator`", diagnosis=SEEDS_DIAGNOSIS,
+           rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"))
+    expect_different_under_seeds(ctx, first, drawn(sub, ctx.generator()), probs,
+                                 label=f"{label}, two different generator seeds")
+    if not default_generator:
+        return
+    seeded = sub.with_global_seed(ctx.fresh_seed(f"{label}: global seed"))
+    first = drawn(seeded, None)
+    expect(torch.equal(first, drawn(seeded, None)),
+           f"{label}: with generator=None, two calls after the same torch.manual_seed returned different draws: "
+           "without a generator, use torch's default generator", diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
+           rule=rule(label, "the same torch.manual_seed gave different draws",
+                     "相同的 torch.manual_seed 给出了不同的抽样结果"))
+    expect_different_under_seeds(ctx, first, drawn(sub.with_global_seed(ctx.fresh_seed(f"{label}: other global")),
+                                                   None), probs,
+                                 label=f"{label} with generator=None", how="two different torch.manual_seed values",
+                                 cause="Without a generator, draw from torch's default generator (what "
+                                       "torch.manual_seed seeds), not from a generator or seed of your own",
+                                 diagnosis=DEFAULT_GENERATOR_DIAGNOSIS)
+
+
+@dataclass(frozen=True)
+class BadInput:
+    """One row of a bad-input table: the call's keyword arguments and what is wrong with them.
+
+    ``description`` may quote the values (the message); ``public`` says the same without them
+    (the rule a hidden case shows; ``description`` by default); ``diagnosis`` names the
+    mistake when the call is accepted (None: no known mistake).
+    """
+
+    description: str
+    kwargs: Mapping[str, Any]
+    public: str | None = None
+    diagnosis: str | None = None
+
+
+def expect_bad_inputs_refused(function: Callable[..., Any], table: Sequence[BadInput | tuple], *,
+                              args: Sequence[Any] = (), extra: Mapping[str, Any] | Callable[[], Mapping[str, Any]]
+                              | None = None, exception: type[BaseException] = ValueError,
+                              name: str | None = None) -> int:
+    """Each row of ``table`` must be refused: ``function(*args, **row.kwargs, **extra)`` raises
+    ``exception`` (or a subclass) with a message (:func:`expect_raises`, row by row, in order).
+
+    ``function``: a learner's function through the submission (``sub.sample``); ``table``: rows
+    as :class:`BadInput`, or tuples ``(description, kwargs)`` / ``(description, kwargs, public,
+    diagnosis)``; ``args``: the positional arguments of every call (the good inputs); ``extra``:
+    keyword arguments of every call, or a function returning them, called once per call (for a
+    fresh ``ctx.generator()`` each time); ``name``: the function's name in messages (default
+    ``function.__name__``). The message of a failing row is
+    ``"{name}() with {description} must raise {exception}; it returned normally"``. Spends no
+    budget. Returns the number of rows checked.
+
+    Raises :class:`CheckFailed` (WA) at the first row accepted, or refused with another
+    exception or without a message; :class:`CheckMisuse` for a malformed argument or row.
+    """
+    check = "expect_bad_inputs_refused"
+    if not callable(function):
+        raise _misuse(check, "function", "the learner's function, such as sub.sample", function)
+    if isinstance(table, (str, bytes, Mapping)) or not isinstance(table, Sequence) or not table:
+        raise _misuse(check, "table", "a non-empty list of BadInput or (description, kwargs) tuples", table)
+    if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+        raise _misuse(check, "args", "a sequence of positional arguments", args)
+    if extra is not None and not callable(extra) and not isinstance(extra, Mapping):
+        raise _misuse(check, "extra", "a mapping of keyword arguments, a function returning one, or None", extra)
+    _text(check, "name", name, optional=True)
+    name = name or getattr(function, "__name__", "the function")
+    rows = []
+    for index, row in enumerate(table):
+        if isinstance(row, tuple) and len(row) in (2, 4):
+            row = BadInput(*row)
+        if not isinstance(row, BadInput) or not isinstance(row.description, str) \
+                or not isinstance(row.kwargs, Mapping) or not all(isinstance(k, str) for k in row.kwargs):
+            raise _misuse(check, f"table[{index}]", "a BadInput, or a tuple (description: str, kwargs: dict) or "
+                          "(description, kwargs, public, diagnosis)", row)
+        _text(check, f"table[{index}].public", row.public, optional=True)
+        _text(check, f"table[{index}].diagnosis", row.diagnosis, optional=True)
+        rows.append(row)
+    for row in rows:
+        more = dict(extra() if callable(extra) else (extra or {}))
+        public = f"{name}() with {row.public or row.description}"
+        with expect_raises(exception, f"{name}() with {row.description}", public, diagnosis=row.diagnosis):
+            function(*args, **row.kwargs, **more)
+    return len(rows)
 
 
 def _is_subclass_name(name: str, exception: type[BaseException]) -> bool:

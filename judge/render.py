@@ -44,65 +44,118 @@ def _p(value: Any) -> str:
     return f"{value:.3g}"
 
 
+def plain(text: Any, style: str = "") -> Text:
+    """``text`` as rich :class:`~rich.text.Text`, never parsed as markup.
+
+    Everything the exercise or the learner supplies (case titles, messages, rules, diagnoses,
+    the learner's output) goes through here before rich renders it: a title such as
+    ``top-k [n]`` or a message quoting ``[bold]`` prints as written. (A ``str`` handed to a
+    table cell, a panel title or ``console.print`` would be read as rich markup, which eats
+    anything in square brackets that looks like a tag.)
+    """
+    return Text("" if text is None else str(text), style=style)
+
+
 def render_report(report: Report | dict[str, Any], console: Console, lang: str = "en") -> None:
-    """Print the banner, the case table, failure details, the learner's output and the seed."""
+    """Print the banner, the case table, failure details, the learner's output and the seed.
+
+    The steps, in order: :func:`_banner` (verdict, score, headline message, likely mistake),
+    :func:`_case_table` (one line per case), :func:`_print_details` (each distinct error of the
+    failing cases once), :func:`_output_panel` (what the learner's code printed) and
+    :func:`_footer` (the false-failure bound and how to reproduce the run).
+    """
     data = report.to_json() if isinstance(report, Report) else report
     verdict = Verdict(data["verdict"])
+    cases = _cases_with_messages(data, lang)
+    failing = _failing_cases(cases)
+    console.print(_banner(data, verdict, failing, lang))
+    if data["cases"] and all(case["verdict"] == "SK" for case in data["cases"]):
+        _print_none_ran(data, console, lang)
+        return
+    console.print(_case_table(data["cases"], lang))
+    if failing:
+        console.print()
+        console.print(plain(t("details", lang), style="bold underline"))
+        _print_details(failing, console, lang)
+    if data.get("output", "").strip():
+        console.print()
+        console.print(_output_panel(data["output"], lang))
+    _print_footer(data, verdict, console, lang)
+
+
+def _cases_with_messages(data: dict[str, Any], lang: str) -> list[dict[str, Any]]:
+    """The report's cases, each with the message to show: a hidden case seen through a site has
+    no message, only its rule (which rule, which row), in ``lang``."""
+    return [dict(c, message=c.get("message") or c.get("rule_zh" if lang == "zh" else "rule") or c.get("rule") or "")
+            for c in data["cases"]]
+
+
+def _failing_cases(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cases whose failure is shown in the details: failed (not AC, not skipped) with a message."""
+    return [c for c in cases if is_failure(c["verdict"]) and c.get("message")]
+
+
+def _run_name(data: dict[str, Any], lang: str) -> str:
+    """``seed N``; a site shows learners a run id instead (the seed replays hidden messages)."""
+    seed = data.get("seed")
+    return f"{t('seed', lang)} {seed}" if seed is not None else f"{t('run', lang)} #{data.get('run_id', '?')}"
+
+
+def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]], lang: str) -> Panel:
+    """The framed head: verdict and score line, the run's message and its likely mistake."""
     title = verdict.title_zh if lang == "zh" else verdict.title_en
     score = data["score"]
     exercise = data.get("exercise", {})
-    banner = Text()
-    banner.append(f" {verdict.value}  {title} ", style=STYLES[verdict.value])
-    banner.append("   " + t("cases", lang, passed=score["passed"], total=score["total"]))
-    # A site shows learners a run id instead of the seed (the seed replays hidden messages).
-    seed = data.get("seed")
-    run = f"{t('seed', lang)} {seed}" if seed is not None else f"{t('run', lang)} #{data.get('run_id', '?')}"
-    banner.append(f"   {t('exercise', lang)} {exercise.get('number', '?')}"
-                  f"   {run}   {t('device', lang)} {data.get('device', '?')}"
-                  f"   {t('time', lang)} {(data.get('time_ms') or 0) / 1000:.2f} s")
-    parts: list[Any] = [banner]
-    # A hidden case seen through a site has no message, only its rule (which rule, which row).
-    cases = [dict(c, message=c.get("message") or c.get("rule_zh" if lang == "zh" else "rule") or c.get("rule") or "")
-             for c in data["cases"]]
-    failing = [c for c in cases if is_failure(c["verdict"]) and c.get("message")]
+    line = Text()
+    line.append(f" {verdict.value}  {title} ", style=STYLES[verdict.value])
+    line.append("   " + t("cases", lang, passed=score["passed"], total=score["total"]))
+    line.append(f"   {t('exercise', lang)} {exercise.get('number', '?')}"
+                f"   {_run_name(data, lang)}   {t('device', lang)} {data.get('device', '?')}"
+                f"   {t('time', lang)} {(data.get('time_ms') or 0) / 1000:.2f} s")
+    parts: list[Any] = [line]
     message = data.get("message") or ""
     if message and verdict is not Verdict.AC:
         # The traceback of a failing case is printed once, in the details: the banner names the error.
         shown_below = any(message.endswith(case["message"]) for case in failing)
-        parts.append(Text(_headline(message) if shown_below else message))
+        parts.append(plain(_headline(message) if shown_below else message))
     diagnosis = data.get("diagnosis_zh" if lang == "zh" else "diagnosis")
-    if diagnosis and diagnosis not in (data.get("message") or ""):
-        parts.append(Text(f"{t('diagnosis', lang)}: {diagnosis}", style="bold"))
-    console.print(Panel(Group(*parts), border_style=STYLES[verdict.value].split()[-1], expand=True))
+    if diagnosis and diagnosis not in message:
+        parts.append(plain(f"{t('diagnosis', lang)}: {diagnosis}", style="bold"))
+    return Panel(Group(*parts), border_style=STYLES[verdict.value].split()[-1], expand=True)
 
-    if data["cases"] and all(case["verdict"] == "SK" for case in data["cases"]):
-        console.print(Text(t("none_run", lang, total=len(data["cases"])), style="dim"))
-        if seed is not None:
-            console.print(Text(t("reproduce", lang, seed=seed), style="dim"))
-        return
+
+def _print_none_ran(data: dict[str, Any], console: Console, lang: str) -> None:
+    """What replaces the table when every case was skipped."""
+    console.print(plain(t("none_run", lang, total=len(data["cases"])), style="dim"))
+    if data.get("seed") is not None:
+        console.print(plain(t("reproduce", lang, seed=data["seed"]), style="dim"))
+
+
+def _case_table(cases: list[dict[str, Any]], lang: str) -> Table:
+    """One line per case: suite, title, verdict, time, p-value (titles as written, never markup)."""
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for heading, justify in (("suite", "left"), ("case", "left"), ("result", "left"), ("time", "right"),
                              ("p_value", "right")):
         table.add_column(t(heading, lang), justify=justify)
-    for case in data["cases"]:
-        name = case.get("title_zh") if lang == "zh" else case.get("title")
-        table.add_row(t(case["suite"], lang), name or case["name"],
-                      Text(case["verdict"], style=STYLES.get(case["verdict"], "")),
-                      f"{case['time_ms']:.0f} ms" if case.get("time_ms") is not None else "",
-                      _p(case.get("p_value")))
-    console.print(table)
+    for case in cases:
+        table.add_row(plain(t(case["suite"], lang)), plain(_case_title(case, lang)),
+                      plain(case["verdict"], style=STYLES.get(case["verdict"], "")),
+                      plain(f"{case['time_ms']:.0f} ms" if case.get("time_ms") is not None else ""),
+                      plain(_p(case.get("p_value"))))
+    return table
 
-    if failing:
-        console.print()
-        console.print(Text(t("details", lang), style="bold underline"))
-        _print_details(failing, console, lang)
-    if data.get("output", "").strip():
-        console.print()
-        console.print(Panel(Text(data["output"].rstrip()), title=t("output", lang), border_style="dim"))
-    console.print(Text(t("budget", lang, total=(data.get("false_failure_budget") or {}).get("total", 1e-6)),
-                       style="dim"))
-    if verdict is not Verdict.AC and seed is not None:
-        console.print(Text(t("reproduce", lang, seed=seed), style="dim"))
+
+def _output_panel(output: str, lang: str) -> Panel:
+    """The last lines the learner's code printed, framed."""
+    return Panel(plain(output.rstrip()), title=plain(t("output", lang)), border_style="dim")
+
+
+def _print_footer(data: dict[str, Any], verdict: Verdict, console: Console, lang: str) -> None:
+    """The false-failure bound, and for a failed run with a seed, how to reproduce it."""
+    console.print(plain(t("budget", lang, total=(data.get("false_failure_budget") or {}).get("total", 1e-6)),
+                        style="dim"))
+    if verdict is not Verdict.AC and data.get("seed") is not None:
+        console.print(plain(t("reproduce", lang, seed=data["seed"]), style="dim"))
 
 
 _FRAME = re.compile(r'\s*File ".*", line \d+')
@@ -130,11 +183,11 @@ def _print_details(failing: list[dict[str, Any]], console: Console, lang: str) -
     for case in failing:
         groups.setdefault(_error_key(case["message"]), []).append(case)
     for first, *same in groups.values():
-        console.print(Text(f"[{first['verdict']}] {_case_title(first, lang)}", style=STYLES.get(first["verdict"], "")))
-        console.print(Text(first["message"]), highlight=False)
+        console.print(plain(f"[{first['verdict']}] {_case_title(first, lang)}", style=STYLES.get(first["verdict"], "")))
+        console.print(plain(first["message"]), highlight=False)
         shown = _print_diagnosis(first, None, console, lang)
         for case in same:
-            console.print(Text(f"[{case['verdict']}] {t('same_error', lang, case=_case_title(case, lang))}",
+            console.print(plain(f"[{case['verdict']}] {t('same_error', lang, case=_case_title(case, lang))}",
                                style=STYLES.get(case["verdict"], "")))
             _print_diagnosis(case, shown, console, lang)
 
@@ -143,7 +196,7 @@ def _print_diagnosis(case: dict[str, Any], already_shown: str | None, console: C
     """Print the case's likely mistake unless its message or the line above says it; return it."""
     diagnosis = case.get("diagnosis_zh" if lang == "zh" else "diagnosis")
     if diagnosis and diagnosis not in case["message"] and diagnosis != already_shown:
-        console.print(Text(f"  {t('diagnosis', lang)}: {diagnosis}", style="bold"))
+        console.print(plain(f"  {t('diagnosis', lang)}: {diagnosis}", style="bold"))
     return diagnosis
 
 

@@ -25,6 +25,32 @@ from judge.wire import GeneratorSpec
 SEED_BITS = 53  # seeds stay exact as JSON numbers in JavaScript (2**53 - 1 is the largest safe integer)
 
 
+class CheckMisuse(TypeError):
+    """An exercise's test called a check or a helper wrongly: a bug in the exercise, never the learner's.
+
+    The message names the check, the argument, what was expected and what was given. The runner
+    turns it, like any exception of a test, into IE for the learner and logs it with the details;
+    an author sees it in ``python practice/judge.py check`` (stderr) and in the exception itself.
+    :mod:`judge.checks` exports it.
+    """
+
+    def __init__(self, check: str, argument: str, expected: str, given: str) -> None:
+        self.check, self.argument, self.expected, self.given = check, argument, expected, given
+        super().__init__(f"{check}(): argument `{argument}` must be {expected}; got {given} "
+                         "(a mistake in the exercise's tests, not in the learner's code)")
+
+    def __reduce__(self):  # pickles with its four parts, not its message
+        return (type(self), (self.check, self.argument, self.expected, self.given))
+
+
+def _seed_argument(check: str, seed: object) -> int:
+    """``seed`` is an int in ``[0, 2**SEED_BITS)`` (what a browser's JavaScript keeps exact)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** SEED_BITS:
+        given = f"{type(seed).__name__} {seed!r}" if isinstance(seed, (int, float)) else type(seed).__name__
+        raise CheckMisuse(check, "seed", f"an int in [0, 2**{SEED_BITS}) (such as ctx.fresh_seed(name))", given)
+    return seed
+
+
 def derive_seed(*parts: object) -> int:
     """A 53-bit seed from a master seed and names: stable across runs, machines and Python versions."""
     digest = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode(), digest_size=8).digest()
@@ -53,21 +79,46 @@ class Context:
         self.rng = random.Random(self.seed)  # for the test's own choices, never for the learner
 
     def generator(self, seed: int | None = None) -> GeneratorSpec:
-        """A ``torch.Generator`` to pass to the learner; a fresh seed each call unless ``seed`` is given."""
+        """A ``torch.Generator`` to pass to the learner; a fresh seed each call unless ``seed`` is given.
+
+        The learner's function receives a real ``torch.Generator`` seeded with that seed, made on
+        the run's device (``ctx.device``: ``torch.Generator(device=ctx.device)``), where the tensor
+        arguments are too; a CUDA generator's stream differs from a CPU one's. Two generators made
+        with the same ``seed`` on one device give the same stream. ``seed``: an int in
+        ``[0, 2**53)``, such as ``ctx.fresh_seed(name)``; anything else raises :class:`CheckMisuse`.
+        """
         if seed is None:
             self._generators += 1
             seed = derive_seed(self.seed, "generator", self._generators)
-        return GeneratorSpec(seed)
+        return GeneratorSpec(_seed_argument("Context.generator", seed))
 
     def fresh_seed(self, label: str) -> int:
+        """A seed of this case named by ``label`` (a str): the same label gives the same seed in one
+        run, and the run's master seed changes them all. Raises :class:`CheckMisuse` for a non-str."""
+        if not isinstance(label, str):
+            raise CheckMisuse("Context.fresh_seed", "label", "a str naming the seed", type(label).__name__)
         return derive_seed(self.seed, label)
 
     def remaining_s(self) -> float:
+        """Seconds left before the case's wall-clock cap."""
         return max(0.0, self.deadline - time.monotonic())
 
 
 class Submission:
-    """Calls into the learner's process. Attribute access gives the exercise's functions."""
+    """Calls into the learner's process. Attribute access gives the exercise's functions.
+
+    ``sub.NAME(*args, **kwargs)`` calls the learner's function ``NAME`` (one the exercise's
+    ``exercise.toml`` declares) with the arguments as given: tensors travel as tensors (on the
+    learner's side they are on the run's device, ``ctx.device``), Python numbers, strings, lists,
+    dicts with string keys and None as themselves (a tuple as a list), a ``ctx.generator()`` as
+    a ``torch.Generator`` on ``ctx.device``. It
+    returns the learner's value with tensors on the CPU (``origin_device`` says where they were);
+    check it before use (:func:`judge.checks.expect_tensor`). It raises
+    :class:`~judge.process.LearnerRaised` when the learner's code raises (RE unless a check
+    expects it), :class:`~judge.checks.CheckFailed` when the call changed an input tensor in
+    place (unless the exercise allows it), ``ProcessFailed`` for a crash, timeout or memory
+    limit, and ``AttributeError`` for a function the exercise does not declare.
+    """
 
     def __init__(self, process: LearnerProcess, function_names: tuple[str, ...], ctx_getter: Callable[[], Context],
                  options: CallOptions = CallOptions(), *, inputs_read_only: bool = True) -> None:
@@ -79,7 +130,8 @@ class Submission:
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_") or name not in self._names:
-            raise AttributeError(f"the exercise declares no function {name!r}")
+            raise AttributeError(f"the exercise declares no function {name!r} "
+                                 f"(it declares: {', '.join(self._names) or 'none'})")
 
         def call(*args: Any, **kwargs: Any) -> Any:
             ctx = self._ctx()
@@ -96,11 +148,16 @@ class Submission:
         return call
 
     def with_extreme_uniforms(self, seed: int) -> "Submission":
-        """The same submission, but ``torch.rand``/``rand_like``/``uniform_`` return 0.0 and 1-ulp often."""
+        """The same submission, but ``torch.rand``/``rand_like``/``uniform_`` return 0.0 and 1-ulp often
+        (the choice of which values, from ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`)."""
+        seed = _seed_argument("Submission.with_extreme_uniforms", seed)
         return self._with(CallOptions(extreme_uniforms=seed, global_seed=self._options.global_seed))
 
     def with_global_seed(self, seed: int) -> "Submission":
-        """The same submission, with ``torch.manual_seed(seed)`` run in its process before each call."""
+        """The same submission, with ``torch.manual_seed(seed)`` run in its process before each call
+        (``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`). Two calls through it with
+        ``generator=None`` must then give the same draws."""
+        seed = _seed_argument("Submission.with_global_seed", seed)
         return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
 
     def _with(self, options: CallOptions) -> "Submission":

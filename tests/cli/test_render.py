@@ -160,3 +160,28 @@ def test_show_keeps_no_space_where_a_chinese_line_is_wrapped():
     assert joints, "the statement wraps no Chinese line: the test would prove nothing"
     spaced = [j for j in joints if f"{j[0]} {j[1]}" in out and j not in out]
     assert not spaced
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_brackets_from_the_exercise_or_the_learner_print_as_written(lang):
+    """rich markup must never read what an exercise or a learner wrote: `[n]`, `[bold]`, `[/]`."""
+    case = _case("n", "WA", "row [n]: you returned [bold]0.5[/bold], expected [/] 0.25",
+                 diagnosis="a [red]mistake[/red] about x[i]")
+    case["title"] = case["title_zh"] = "top-k keeps [n] tokens [bold]"
+    passed = dict(_case("ok", "AC", ""), title="draws [/] stay [i]", title_zh="抽样 [/] 保持 [i]")
+    report = _report([passed, case])
+    report["output"] = "printed [bold]loud[/bold] and [/]\n"
+    text = _printed(report, lang)
+    assert "top-k keeps [n] tokens [bold]" in text  # the table and the details
+    assert text.count("top-k keeps [n] tokens [bold]") >= 2
+    assert "draws [/] stay [i]" in text or "抽样 [/] 保持 [i]" in text
+    assert "row [n]: you returned [bold]0.5[/bold], expected [/] 0.25" in text
+    assert "a [red]mistake[/red] about x[i]" in text
+    assert "printed [bold]loud[/bold] and [/]" in text
+
+
+def test_render_report_is_made_of_named_steps():
+    from judge import render
+
+    for step in ("_banner", "_case_table", "_print_details", "_output_panel", "_print_footer", "_failing_cases"):
+        assert callable(getattr(render, step))

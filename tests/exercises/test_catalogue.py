@@ -53,7 +53,8 @@ def test_a_wrong_solution_without_its_docstring_is_refused(tmp_path):
 def test_diagnosis_must_appear_in_a_failing_case(exercise39):
     report = judge_file(exercise39, exercise39.solutions_root / "wrong" / "top_k_plus_one.py", seed=3)
     assert report.verdict is Verdict.WA
-    assert diagnosis_found(report, "top-k keeps one token too many")
+    assert diagnosis_found(report, "top-k keeps one token too many (k+1)")
+    assert not diagnosis_found(report, "top-k keeps one token too many")  # the whole diagnosis, not a part
     assert not diagnosis_found(report, "the rows share the same random numbers")
 
 
@@ -62,7 +63,7 @@ def test_diagnosis_must_appear_in_a_failing_case(exercise39):
 COIN_TESTS = '''
 import torch
 from judge.budget import BudgetDeclaration
-from judge.checks import expect_distribution, expect_tensor
+from judge.checks import diagnosed, expect_distribution, expect_tensor
 
 BUDGET = BudgetDeclaration(fit={fit})
 
@@ -73,7 +74,8 @@ def test_coin(sub, ctx):
     zh: flip：p = 0.3 时抛 4 000 次
     """
     draws = expect_tensor(sub.flip(0.3, 4_000, ctx.generator()), name="flip", shape=(4_000,), dtype=torch.int64)
-    expect_distribution(ctx, draws, torch.tensor([0.7, 0.3], dtype=torch.float64), label="4 000 tosses")
+    with diagnosed("the coin lands heads with the wrong probability"):
+        expect_distribution(ctx, draws, torch.tensor([0.7, 0.3], dtype=torch.float64), label="4 000 tosses")
 '''
 
 
@@ -105,7 +107,8 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
         "import torch\n\ndef flip(p, n, generator=None):\n"
         "    return (torch.rand(n, generator=generator) < p).to(torch.int64)\n")
     (solutions / "wrong" / "biased.py").write_text(
-        '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\nDiagnosis: do not follow\n"""\n'
+        '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\n'
+        'Diagnosis: the coin lands heads with the wrong probability\n"""\n'
         "import torch\n\ndef flip(p, n, generator=None):\n"
         "    return (torch.rand(n, generator=generator) < 0.4).to(torch.int64)\n")
     return load_exercise(folder)

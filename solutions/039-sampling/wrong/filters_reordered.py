@@ -1,6 +1,7 @@
 """Mistake: top-p runs before top-k.
 
-Diagnosis: the filters are applied in the wrong order
+Diagnosis: the filters are applied in the wrong order: top-p before top-k, or top-p on probabilities not
+renormalized after top-k (the order is top-k, top-p, min-p)
 """
 
 import torch

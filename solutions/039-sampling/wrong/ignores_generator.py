@@ -1,6 +1,6 @@
 """Mistake: the draws use torch's global generator and ignore the `generator` argument.
 
-Diagnosis: the generator argument is ignored
+Diagnosis: the generator argument is ignored or overridden
 """
 
 import torch

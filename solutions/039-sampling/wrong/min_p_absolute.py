@@ -1,6 +1,6 @@
 """Mistake: min-p compares probabilities with min_p itself instead of min_p times the largest probability.
 
-Diagnosis: min-p is used as an absolute threshold
+Diagnosis: min-p is used as an absolute threshold instead of relative to the largest probability
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Mistake: min-p runs before top-k and top-p.
 
-Diagnosis: min-p first
+Diagnosis: the filters are applied in the wrong order (min-p first; the order is top-k, top-p, min-p)
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Mistake: the temperature is applied in place (`logits /= temperature`), changing the caller's tensor.
 
-Diagnosis: changes its input tensors in place
+Diagnosis: the function changes its input tensors in place (for example `logits /= temperature`)
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Mistake: top_k, top_p and min_p are accepted but never applied.
 
-Diagnosis: have no effect
+Diagnosis: top-k, top-p and min-p have no effect
 """
 
 import torch

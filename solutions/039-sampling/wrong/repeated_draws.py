@@ -1,6 +1,6 @@
 """Mistake: each random draw is used twice in a row (half as many draws, repeated), so consecutive draws repeat each other.
 
-Diagnosis: consecutive draws of a row repeat each other
+Diagnosis: consecutive draws of a row repeat each other (one random number serves several draws)
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Mistake: the parameters of the first row are used for every row of the batch.
 
-Diagnosis: parameters of row 0 are used for every row
+Diagnosis: the parameters of row 0 are used for every row
 """
 
 import torch

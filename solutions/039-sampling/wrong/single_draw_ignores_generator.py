@@ -1,6 +1,6 @@
 """Mistake: with num_samples=1 the draw comes from torch's default generator, whatever `generator` is passed.
 
-Diagnosis: the generator argument is ignored
+Diagnosis: the generator argument is ignored or overridden
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Mistake: the logits are multiplied by the temperature instead of divided by it.
 
-Diagnosis: multiplied by the temperature
+Diagnosis: the logits are multiplied by the temperature instead of divided by it
 """
 
 import torch

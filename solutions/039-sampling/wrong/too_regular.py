@@ -1,6 +1,6 @@
 """Mistake: the draws are deterministic quantiles of the distribution in a shuffled order: each count is exactly its expectation, which random sampling never does.
 
-Diagnosis: too regular
+Diagnosis: the draws are too regular to be random
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Mistake: top-k keeps k+1 tokens (an off-by-one on the k-th value).
 
-Diagnosis: top-k keeps one token too many
+Diagnosis: top-k keeps one token too many (k+1)
 """
 
 import torch

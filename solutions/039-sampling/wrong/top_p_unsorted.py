@@ -1,6 +1,6 @@
 """Mistake: top-p adds up the probabilities in vocabulary order, without sorting them first.
 
-Diagnosis: vocabulary order instead of sorted order
+Diagnosis: top-p adds up probabilities in vocabulary order instead of sorted order
 """
 
 import torch

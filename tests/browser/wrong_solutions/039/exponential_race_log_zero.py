@@ -1,6 +1,7 @@
 """Mistake: an exponential race with E = -log(u) from float32 uniforms: for u = 0.0 the allowed token's E is inf, and in a row with one allowed token every E / p is inf, so argmin returns token 0, which may be excluded.
 
-Diagnosis: log(0)
+Diagnosis: the Gumbel or exponential noise takes log(0) when torch.rand returns exactly 0.0, so every token
+scores -inf (or inf) and an excluded one wins; keep u away from 0, e.g. u.clamp(min=torch.finfo(u.dtype).tiny)
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: Gumbel-max with noise -log(-log(u)) from float32 uniforms that are not kept away from 0: for u = 0.0 a token's noise is -inf, and in a row with one allowed token every score is -inf, so argmax returns token 0, which may be excluded.
 
-Diagnosis: log(0)
+Diagnosis: the Gumbel or exponential noise takes log(0) when torch.rand returns exactly 0.0, so every token
+scores -inf (or inf) and an excluded one wins; keep u away from 0, e.g. u.clamp(min=torch.finfo(u.dtype).tiny)
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: an inverse CDF with `searchsorted(cdf, u, right=True)` clamped to the last token V - 1 instead of the last allowed one: when u is the largest float below 1 and the float32 cumulative sum ends below it, the draw is token V - 1 even when it is excluded.
 
-Diagnosis: torch.rand returns 0.0 or the largest float below 1
+Diagnosis: the sampler fails when torch.rand returns 0.0 or the largest float below 1 (an inverse CDF must
+never run past the last allowed token)
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: with the default num_samples=1, sample returns the draws as a [B] tensor (one token per row) instead of [B, 1].
 
-Diagnosis: returns shape [B] when num_samples is 1
+Diagnosis: sample returns shape [B] when num_samples is 1 (the default): the result must keep its num_samples
+dimension, [B, 1]
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: top-k calls torch.topk(probs, k) for every k > 0, so top_k larger than the vocabulary (which turns top-k off) raises.
 
-Diagnosis: the code fails when top_k is larger than the vocabulary
+Diagnosis: the code fails when top_k is larger than the vocabulary (top_k >= V must turn top-k off; torch.topk
+needs k <= V)
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: top-k keeps the k indices torch.topk returns, so of several tokens tied with the k-th largest probability only some stay.
 
-Diagnosis: drops those tied with the k-th
+Diagnosis: top-k keeps exactly k tokens and drops those tied with the k-th (with top_k=1: only the first
+maximum instead of every tied maximum)
 """
 
 import torch
