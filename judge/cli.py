@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 
 from judge import JUDGE_VERSION
@@ -364,9 +365,10 @@ def _show_outcome(out: Console, outcome) -> None:
     report = outcome.report
     detail = f"  {outcome.problem}" if outcome.problem else ""
     runs = f" {outcome.as_expected}/{outcome.runs} seeds" if outcome.runs > 1 else ""
-    out.print(f"  {mark} {outcome.solution:32} {report.verdict.value:4} "
-              f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}", markup=True,
-              highlight=False)
+    # Only the mark is markup: a diagnosis or a solution's name may hold brackets ("[n]").
+    out.print(mark + escape(f" {outcome.solution:32} {report.verdict.value:4} "
+                            f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}"),
+              markup=True, highlight=False)
 
 
 def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:

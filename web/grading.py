@@ -30,10 +30,8 @@ import logging
 import os
 import secrets
 import socket
-import tempfile
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from sqlalchemy import or_, select, update
@@ -44,7 +42,7 @@ from judge.exercise import resolve
 from judge.i18n import Bilingual
 from judge.process import Launcher
 from judge.report import Report
-from judge.runner import judge_file
+from judge.runner import grade
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Priority, Status, Submission, User, count_queued, utcnow
 
@@ -118,7 +116,6 @@ class GradingQueue:
         self._threads: list[threading.Thread] = []
         self._held: dict[int, Claim] = {}  # grading id -> the claim a worker of this queue is judging
         self._held_lock = threading.Lock()
-        self._scratch = tempfile.TemporaryDirectory(prefix="probjudge-queue-")
 
     # --- the web side ----------------------------------------------------------------------
 
@@ -337,16 +334,7 @@ class GradingQueue:
         with self.sessions() as session:
             submission = session.get(Submission, claim.submission_id)
             number, code = submission.exercise.number, submission.code
-        exercise = self._resolve(str(number))
-        folder = Path(self._scratch.name) / str(claim.grading_id)
-        folder.mkdir(exist_ok=True)
-        path = folder / "solution.py"
-        path.write_text(code, encoding="utf-8")
-        try:
-            return judge_file(exercise, path, suites=self.suites, launcher=self.launcher)
-        finally:
-            path.unlink(missing_ok=True)
-            folder.rmdir()
+        return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher)
 
     def _store_internal_error(self, claim: Claim, reference: str) -> None:
         with self.sessions() as session:

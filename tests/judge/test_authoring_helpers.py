@@ -73,7 +73,6 @@ def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
 
 # --------------------------------------------------------------------------- misuse of a check
 
-import math  # noqa: E402
 
 import torch  # noqa: E402
 

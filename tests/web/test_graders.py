@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from judge.exercise import resolve
+from judge.exercise import EXERCISES_DIR
 from judge.sandbox.layers import missing_required
 from judge.verdicts import Verdict
 from web.database import make_engine, session_factory
@@ -25,9 +25,56 @@ from web.models import ApiToken, Grading, Status, Submission, User
 from web.serve import missing_assets
 
 ROOT = Path(__file__).resolve().parents[2]
-EXERCISE = resolve("39")
-REFERENCE = EXERCISE.reference_path.read_text()
-WRONG = (EXERCISE.solutions_root / "wrong" / "top_k_plus_one.py").read_text()
+# A small exercise in a private pack: the queue is under test here, not exercise 39's statistics,
+# so a grading costs a few milliseconds of judging and the 100 finish in well under a minute.
+REFERENCE = "def double(x):\n    return x + x\n"
+WRONG = "def double(x):\n    return 3 * x\n"
+PACK_TOML = """
+number = 986
+slug = "double-quick"
+difficulty = "easy"
+[title]
+en = "Double it"
+zh = "翻倍"
+[functions.double]
+params = ["x"]
+[judging]
+time_limit_s = 5.0
+"""
+PUBLIC = """
+from judge.checks import expect
+
+
+def test_small(sub, ctx):
+    \"\"\"small values\"\"\"
+    for x in (0, 1, -3):
+        expect(sub.double(x) == 2 * x, "double(x) must be 2 * x")
+"""
+HIDDEN = """
+import time
+
+from judge.checks import expect
+
+
+def test_large(sub, ctx):
+    \"\"\"large values\"\"\"
+    time.sleep(0.2)  # long enough that a grader is caught holding a grading
+    for x in (10**12, -(10**15)):
+        expect(sub.double(x) == 2 * x, "double(x) must be 2 * x")
+"""
+
+
+def _write_pack(root: Path) -> Path:
+    folder = root / "exercises" / "986-double-quick"
+    for part in ("public", "hidden"):
+        (folder / "tests" / part).mkdir(parents=True)
+    (folder / "exercise.toml").write_text(PACK_TOML)
+    for lang in ("en", "zh"):
+        (folder / f"statement.{lang}.md").write_text("# Double it\n\n`double(x)` returns `2 * x`.\n")
+    (folder / "starter.py").write_text("def double(x):\n    raise NotImplementedError\n")
+    (folder / "tests" / "public" / "public.py").write_text(PUBLIC)
+    (folder / "tests" / "hidden" / "hidden.py").write_text(HIDDEN)
+    return root / "exercises"
 SUBMISSIONS = 100
 LEARNERS = 25  # 4 each: under the limit of 5 waiting submissions per learner
 LEASE_S = 3
@@ -75,7 +122,9 @@ def environment(tmp_path):
     if missing_assets():
         pytest.skip("the browser assets are not built (`make assets`); `serve` refuses to start without them")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROBJUDGE_")}
+    pack = _write_pack(tmp_path / "course")
     env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'site.db'}", SECRET_KEY="test", PROBJUDGE_RATE_LIMITS="0",
+               PROBJUDGE_EXERCISES=os.pathsep.join([str(pack), str(EXERCISES_DIR)]),
                PROBJUDGE_SANDBOX="local" if missing_required() else "strict", PROBJUDGE_WORKERS="1",
                PROBJUDGE_LEASE_SECONDS=str(LEASE_S), PROBJUDGE_ADMIN_PASSWORD="administrator-password")
     return env
@@ -105,7 +154,7 @@ def test_two_graders_and_the_site_grade_each_submission_once_and_take_over_a_kil
         for index in range(SUBMISSIONS):
             code = REFERENCE if index % 2 == 0 else WRONG
             request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/submissions", method="POST",
-                                             data=json.dumps({"exercise": "39", "code": code}).encode(),
+                                             data=json.dumps({"exercise": "986", "code": code}).encode(),
                                              headers=headers[index % LEARNERS])
             with urllib.request.urlopen(request, timeout=30) as answer:
                 assert answer.status == 202

@@ -243,7 +243,7 @@ def test_a_bug_in_the_grader_ends_that_submission_in_ie_with_a_reference(site, l
     def broken(*args, **kwargs):
         raise RuntimeError("the grader's own bug at /srv/probjudge/secret")
 
-    monkeypatch.setattr(grading, "judge_file", broken)
+    monkeypatch.setattr(grading, "grade", broken)
     queue = GradingQueue(site, launcher)
     [first] = _submit(site, queue)
     queue.start()
