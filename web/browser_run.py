@@ -9,7 +9,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, jsonify, request
 
 from judge.browser.bundle import digest, engine_bundle, engine_digest, exercise_files
-from judge.exercise import Exercise, ExerciseError, resolve
+from judge.exercise import Exercise, ExerciseError
+from web.lookup import find_exercise
 
 browser_run = Blueprint("browser_run", __name__, url_prefix="/browser")
 
@@ -27,10 +28,10 @@ def engine():
 
 @browser_run.get("/exercises/<identifier>/files.json")
 def files(identifier: str):
+    _, exercise = find_exercise(identifier)
     try:
-        exercise = resolve(identifier)
         data = exercise_files(exercise)
-    except (ExerciseError, ValueError):
+    except (ValueError, ExerciseError):  # no browser variant, or one the site cannot send (logged by Flask)
         abort(404)
     return _cached(jsonify(data), digest(data))
 
