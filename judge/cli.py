@@ -83,6 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seeds", type=int, default=1, metavar="N",
                        help="judge every solution under N master seeds (derived from --seed): the reference must "
                             "pass and each wrong solution fail, diagnosed, every time")
+    new = commands.add_parser("new", help="authors: write a small working exercise to start from (never overwrites)")
+    new.add_argument("number", help="the exercise's number, 1 to 999")
+    new.add_argument("slug", help="lowercase letters, digits and hyphens, e.g. beam-search")
+    new.add_argument("--title-en", default=None, help="the English title (default: from the slug)")
+    new.add_argument("--title-zh", default=None, help="the Chinese title (default: a TODO)")
+    new.add_argument("--into", default=None, metavar="FOLDER",
+                     help="the pack to write into (default: the first exercises folder); the solutions go to "
+                          "the solutions/ folder beside it")
     with_lang(commands.add_parser("doctor", help="what this machine can judge"))
     submit = with_lang(commands.add_parser("submit", help="grade a file on a ProbJudge server and wait for the verdict"))
     submit.add_argument("exercise")
@@ -359,6 +367,25 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     return 0 if all_ok else 1
 
 
+def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """Write a small working exercise (judge/scaffold.py); the command only parses and reports."""
+    from judge.scaffold import new_exercise
+
+    written = new_exercise(args.number, args.slug, title_en=args.title_en, title_zh=args.title_zh, into=args.into)
+    out.print(f"wrote {len(written)} files:", markup=False)
+    for path in written:
+        out.print(f"  {_relative(path)}", markup=False)
+    number = int(args.number)
+    from judge.exercise import PACKS_VARIABLE, exercise_dirs
+    pack = written[0].parent.parent
+    if pack not in exercise_dirs():
+        out.print(f"note: {pack} is not among the packs the judge reads; list it in {PACKS_VARIABLE} "
+                  "(with the repository's exercises/ if they should stay)", markup=False)
+    out.print(f"next: python practice/judge.py check {number}   (passes as written), then replace every TODO "
+              "in both languages (docs/authoring.md, \"Start from the scaffold\")", markup=False)
+    return 0
+
+
 def _show_outcome(out: Console, outcome) -> None:
     """One line of ``check``: the solution, its verdict and time, and whether that was expected."""
     mark = "[green]ok  [/]" if outcome.ok else "[bold red]FAIL[/]"
@@ -524,4 +551,4 @@ def _report_of_answer(answer: dict) -> dict:
 
 
 COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,
-            "check": cmd_check, "doctor": cmd_doctor}
+            "check": cmd_check, "new": cmd_new, "doctor": cmd_doctor}

@@ -103,6 +103,8 @@ def _calls_made(learner) -> int:
 
 
 EXERCISES = load_all()
+# Lies that return the answer unchanged for an exercise: flip already returns int64 values.
+TRUTHS = {"weighted-coin": {"int64 values"}}
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.slug)
@@ -112,7 +114,7 @@ def test_a_lie_at_every_call_is_never_an_internal_error(exercise, lie):
         report, _ = _judge(exercise, suites, lie, at=0)
         internal = [(c.name, c.message) for c in report.cases if c.verdict is Verdict.IE]
         assert not internal, f"{lie} made {suites} end in IE: {internal}"
-        assert report.verdict is not Verdict.AC
+        assert report.verdict is not Verdict.AC or lie in TRUTHS.get(exercise.slug, ())
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.slug)

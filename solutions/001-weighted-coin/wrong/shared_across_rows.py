@@ -1,0 +1,21 @@
+"""Mistake: one row of n uniforms serves every row, so rows with equal p flip alike.
+
+Diagnosis: the rows share the same random numbers
+"""
+
+import torch
+
+
+def _validate(p, n):
+    if not isinstance(p, torch.Tensor) or p.dim() != 1 or not p.is_floating_point():
+        raise ValueError("p must be a 1-D floating tensor [B]")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError("n must be an integer >= 1")
+    if torch.isnan(p).any() or ((p < 0) | (p > 1)).any():
+        raise ValueError("every p must lie in [0, 1]")
+
+
+def flip(p, n, generator=None):
+    _validate(p, n)
+    u = torch.rand(n, generator=generator, dtype=p.dtype, device=p.device)
+    return (u.unsqueeze(0) < p.unsqueeze(1)).to(torch.int64)
