@@ -319,7 +319,8 @@ def _die(tmp_path, tests: str):
     from judge.exercise import load_exercise
 
     folder = tmp_path / "exercises" / "951-die"
-    (folder / "tests").mkdir(parents=True)
+    for part in ("public", "hidden"):
+        (folder / "tests" / part).mkdir(parents=True)
     (folder / "exercise.toml").write_text(textwrap.dedent("""
         number = 951
         slug = "die"
@@ -330,9 +331,8 @@ def _die(tmp_path, tests: str):
         [functions.roll]
         params = ["probs", "n", "generator"]
     """))
-    (folder / "tests" / "__init__.py").write_text("")
     for suite in ("public", "hidden"):
-        (folder / "tests" / f"{suite}.py").write_text(tests)
+        (folder / "tests" / suite / f"{suite}.py").write_text(tests)
     for name in [m for m in sys.modules if m.startswith("_probjudge_tests_951")]:
         del sys.modules[name]
     return load_exercise(folder)
