@@ -39,7 +39,7 @@ class BudgetDeclaration:
     seeds: int = 0
     pairs: int = 0  # within-row independence: consecutive draws against the product distribution
 
-    def __add__(self, other: "BudgetDeclaration") -> "BudgetDeclaration":
+    def __add__(self, other: BudgetDeclaration) -> BudgetDeclaration:
         return BudgetDeclaration(self.fit + other.fit, self.independence + other.independence,
                                  self.seeds + other.seeds, self.pairs + other.pairs)
 

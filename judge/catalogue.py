@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from judge.exercise import Exercise, ExerciseError
-from judge.report import Report
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
+from judge.report import Report
 from judge.runner import judge_file
 from judge.suites import load_suite
 from judge.testing import derive_seed
@@ -36,7 +36,7 @@ class DiagnosisPhrase(str):
 
     prefix: bool
 
-    def __new__(cls, text: str, prefix: bool = False) -> "DiagnosisPhrase":
+    def __new__(cls, text: str, prefix: bool = False) -> DiagnosisPhrase:
         obj = super().__new__(cls, text)
         obj.prefix = prefix
         return obj

@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import torch
 
@@ -125,7 +126,7 @@ class Outcome:
     zh: str = "token"
 
     @classmethod
-    def of(cls, check: str, value: Any) -> "Outcome":
+    def of(cls, check: str, value: Any) -> Outcome:
         if isinstance(value, Outcome):
             return value
         if isinstance(value, Bilingual):
@@ -183,7 +184,7 @@ class Label(str):
 
     public: Bilingual
 
-    def __new__(cls, text: str, public: Bilingual) -> "Label":
+    def __new__(cls, text: str, public: Bilingual) -> Label:
         obj = super().__new__(cls, text)
         obj.public = public
         return obj
@@ -548,7 +549,7 @@ def best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tenso
                           f"a floating tensor of shape [{len(observed)}] (the row's distribution under that mistake)",
                           probs)
         target = probs.tolist()
-        if any(o and not p for o, p in zip(observed, target)):
+        if any(o and not p for o, p in zip(observed, target, strict=True)):
             continue  # the mistake could not have drawn these tokens
         p = stats.g_test(observed, target).pvalue
         if p >= best_p:
@@ -649,7 +650,8 @@ def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torc
     raise CheckFailed(
         f"{label}: consecutive draws of the row are not independent: the {sum(observed)} pairs "
         f"(draw 1, draw 2), (draw 3, draw 4), ... do not follow the product of the target with itself "
-        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, threshold {alpha:.3g})",
+        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
+        f"threshold {alpha:.3g})",
         statistic=result.statistic, p_value=result.pvalue, diagnosis=diagnosis,
         rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"))
 

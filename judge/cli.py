@@ -18,8 +18,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.markup import escape
@@ -84,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="judge every solution under N master seeds (derived from --seed): the reference must "
                             "pass and each wrong solution fail, diagnosed, every time")
     with_lang(commands.add_parser("doctor", help="what this machine can judge"))
-    submit = with_lang(commands.add_parser("submit", help="grade a file on a ProbJudge server and wait for the verdict"))
+    submit = with_lang(commands.add_parser("submit",
+                                           help="grade a file on a ProbJudge server and wait for the verdict"))
     submit.add_argument("exercise")
     submit.add_argument("file")
     submit.add_argument("--server", required=True, help="the site's URL, e.g. http://127.0.0.1:5000")
@@ -523,5 +525,5 @@ def _report_of_answer(answer: dict) -> dict:
             "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases, "output": ""}
 
 
-COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,
-            "check": cmd_check, "doctor": cmd_doctor}
+COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test,
+            "solution": cmd_solution, "check": cmd_check, "doctor": cmd_doctor}

@@ -180,7 +180,8 @@ class Exercise:
 
     def summary(self) -> dict:
         """The ``exercise`` object of a report."""
-        return {"number": self.number, "slug": self.slug, "title": self.title("en"), "content_hash": self.content_hash()}
+        return {"number": self.number, "slug": self.slug, "title": self.title("en"),
+                "content_hash": self.content_hash()}
 
 
 def load_exercise(folder: Path) -> Exercise:

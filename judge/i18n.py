@@ -16,7 +16,7 @@ class Bilingual(str):
 
     zh: str
 
-    def __new__(cls, en: str, zh: str) -> "Bilingual":
+    def __new__(cls, en: str, zh: str) -> Bilingual:
         obj = super().__new__(cls, en)
         obj.zh = zh
         return obj
@@ -70,7 +70,8 @@ _CLI = {
     "same_error": ("{case}: same error as above", "{case}：错误同上"),
     "public_only_passed": ("The public examples pass, but this is not yet the verdict on your solution: "
                            "the {hidden} hidden tests were skipped (--public-only).",
-                           "公开样例全部通过，但这还不是对你的解答的最终评测：跳过了 {hidden} 个隐藏测试（--public-only）。"),
+                           "公开样例全部通过，但这还不是对你的解答的最终评测："
+                           "跳过了 {hidden} 个隐藏测试（--public-only）。"),
     "public_only_failed": ("Only the public examples ran: the {hidden} hidden tests were skipped (--public-only).",
                            "只运行了公开样例：跳过了 {hidden} 个隐藏测试（--public-only）。"),
     "public_only_no_diagnosis": ("The hidden tests also recognise known mistakes: run them to have yours named.",

@@ -13,9 +13,10 @@ ships it).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from judge.verdicts import Verdict
 
@@ -29,7 +30,7 @@ DEFAULT_FILENAME = "solution.py"
 class LearnerRaised(Exception):
     """The learner's function raised; carries the learner-only traceback."""
 
-    def __init__(self, info: "ExceptionInfo") -> None:
+    def __init__(self, info: ExceptionInfo) -> None:
         self.type_name: str = info.type_name
         self.message: str = info.message
         self.line: int | None = info.line
@@ -92,7 +93,7 @@ class LearnerSource:
     import_dir: str | None = None
 
     @classmethod
-    def from_file(cls, path: Path | str) -> "LearnerSource":
+    def from_file(cls, path: Path | str) -> LearnerSource:
         """Read a learner's file; :class:`LoadFailed` (CE) when unreadable, too large or not UTF-8."""
         path = Path(path)
         try:
@@ -149,7 +150,7 @@ class Learner(Protocol):
     """
 
     @property
-    def functions(self) -> "dict[str, FunctionInfo]":
+    def functions(self) -> dict[str, FunctionInfo]:
         """Name -> signature of every public callable the learner's code defines."""
 
     @property
@@ -176,7 +177,7 @@ class Learner(Protocol):
         """Release whatever runs the learner's code (idempotent)."""
 
 
-def load_failure(info: "ExceptionInfo") -> LoadFailed:
+def load_failure(info: ExceptionInfo) -> LoadFailed:
     """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
     line = info.line
     where = f" (line {line})" if line else ""

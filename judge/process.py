@@ -27,11 +27,20 @@ import os
 import select
 import signal
 import time
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from judge import protocol, wire
-from judge.learner import (CallOptions, CallResult, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
-                           SandboxFailure, load_failure)
+from judge.learner import (
+    CallOptions,
+    CallResult,
+    LearnerRaised,
+    LearnerSource,
+    LoadFailed,
+    ProcessFailed,
+    SandboxFailure,
+    load_failure,
+)
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -212,9 +221,9 @@ class LearnerProcess:
     start a process (a fresh ``local`` process imports torch first, a ``strict`` fork has it).
     """
 
-    def __init__(self, source: "LearnerSource | os.PathLike[str]", *, device: str = "cpu",
+    def __init__(self, source: LearnerSource | os.PathLike[str], *, device: str = "cpu",
                  memory_limit_mb: int | None = None, load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S,
-                 wait: bool = True, launcher: "Launcher | None" = None) -> None:
+                 wait: bool = True, launcher: Launcher | None = None) -> None:
         if launcher is None:
             from judge.sandbox.launchers import LocalLauncher
 
@@ -464,7 +473,8 @@ class LearnerProcess:
                 if getattr(self._proc, "accounts_memory", False):
                     # A cgroup saw no memory trouble: the CPU limit's hard stop (SIGXCPU was ignored).
                     return ProcessFailed(Verdict.TLE, f"your process was killed at its CPU-time limit during {during}")
-                return ProcessFailed(Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}")
+                return ProcessFailed(Verdict.MLE,
+                                     f"your process was killed (SIGKILL, most likely out of memory) during {during}")
             if sig == signal.SIGXFSZ:
                 return ProcessFailed(Verdict.RE, f"your process wrote too large a file during {during}")
             return ProcessFailed(Verdict.RE, f"your process died from signal {name} during {during}")
@@ -513,7 +523,7 @@ class LearnerProcess:
                 self._output.tail()  # keep the last output readable after close
                 self._output.close()
 
-    def __enter__(self) -> "LearnerProcess":
+    def __enter__(self) -> LearnerProcess:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

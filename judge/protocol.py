@@ -17,8 +17,9 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from judge.wire import WireError
 

@@ -313,7 +313,7 @@ class _DisplayMath(MarkdownElement):
     new_line = True
 
     @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> "_DisplayMath":
+    def create(cls, markdown: Markdown, token: Token) -> _DisplayMath:
         return cls(token.content)
 
     def __init__(self, tex: str) -> None:

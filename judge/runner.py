@@ -22,16 +22,24 @@ import logging
 import secrets
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING
 
 from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
-from judge.learner import (DEFAULT_FILENAME, Learner, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
-                           SandboxFailure)
+from judge.learner import (
+    DEFAULT_FILENAME,
+    Learner,
+    LearnerRaised,
+    LearnerSource,
+    LoadFailed,
+    ProcessFailed,
+    SandboxFailure,
+)
 from judge.protocol import FunctionInfo
 from judge.redaction import redact_report
 from judge.report import CaseResult, CheckRecord, Report, first_failure, is_failure
@@ -79,7 +87,7 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
     return problems
 
 
-def grade(exercise: Exercise, source: str, *, launcher: "Launcher | None" = None, seed: int | None = None,
+def grade(exercise: Exercise, source: str, *, launcher: Launcher | None = None, seed: int | None = None,
           suites: tuple[str, ...] = ("public", "hidden"), device: str = "cpu", progress: ProgressCallback | None = None,
           filename: str = DEFAULT_FILENAME, import_dir: str | Path | None = None,
           process: Learner | None = None) -> Report:
@@ -99,7 +107,7 @@ def grade(exercise: Exercise, source: str, *, launcher: "Launcher | None" = None
 
 def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
                suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
-               process: Learner | None = None, launcher: "Launcher | None" = None) -> Report:
+               process: Learner | None = None, launcher: Launcher | None = None) -> Report:
     """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
     is CE (the same messages whatever the level); ``process`` and ``launcher`` as for :func:`grade`.
@@ -118,7 +126,7 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
 class _Run:
     """One judging: its suites and budget, its learner (restarted when it dies), its report."""
 
-    def __init__(self, exercise: Exercise, source: LearnerSource | None, *, launcher: "Launcher | None",
+    def __init__(self, exercise: Exercise, source: LearnerSource | None, *, launcher: Launcher | None,
                  seed: int | None, suites: tuple[str, ...], device: str, progress: ProgressCallback | None,
                  process: Learner | None, unreadable: LoadFailed | None = None) -> None:
         self.exercise = exercise

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 __all__ = [
     "Deviation",
@@ -476,7 +476,7 @@ def _pool_validated(values: list[float], min_expected: float) -> list[list[int]]
 def _largest_deviation(observed: list[int], expected: list[float]) -> Deviation | None:
     best_index = -1
     best_z_squared = -1.0
-    for index, (o, e) in enumerate(zip(observed, expected)):
+    for index, (o, e) in enumerate(zip(observed, expected, strict=True)):
         if e > 0.0:
             z_squared = (o - e) * (o - e) / e
             if z_squared > best_z_squared:
@@ -517,7 +517,7 @@ def g_test(
     if not (min_expected >= 0.0 and math.isfinite(min_expected)):
         raise ValueError(f"min_expected must be a finite number >= 0, got {min_expected!r}")
     if 0.0 in targets:
-        for index, (o, p) in enumerate(zip(counts, targets)):
+        for index, (o, p) in enumerate(zip(counts, targets, strict=True)):
             if p == 0.0 and o > 0:
                 raise ValueError(
                     f"category {index} was drawn {o} times but its target probability is 0"

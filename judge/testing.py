@@ -12,15 +12,15 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from judge.budget import FalseFailureBudget
 from judge.i18n import Bilingual
 from judge.process import CallOptions, LearnerProcess
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
-
 
 SEED_BITS = 53  # seeds stay exact as JSON numbers in JavaScript (2**53 - 1 is the largest safe integer)
 
@@ -147,20 +147,20 @@ class Submission:
         call.__name__ = name
         return call
 
-    def with_extreme_uniforms(self, seed: int) -> "Submission":
+    def with_extreme_uniforms(self, seed: int) -> Submission:
         """The same submission, but ``torch.rand``/``rand_like``/``uniform_`` return 0.0 and 1-ulp often
         (the choice of which values, from ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`)."""
         seed = _seed_argument("Submission.with_extreme_uniforms", seed)
         return self._with(CallOptions(extreme_uniforms=seed, global_seed=self._options.global_seed))
 
-    def with_global_seed(self, seed: int) -> "Submission":
+    def with_global_seed(self, seed: int) -> Submission:
         """The same submission, with ``torch.manual_seed(seed)`` run in its process before each call
         (``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`). Two calls through it with
         ``generator=None`` must then give the same draws."""
         seed = _seed_argument("Submission.with_global_seed", seed)
         return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
 
-    def _with(self, options: CallOptions) -> "Submission":
+    def _with(self, options: CallOptions) -> Submission:
         return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)
 
 

@@ -11,20 +11,21 @@ anything else is a 400 before any of it is used.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
+from judge.wire import nesting_exceeds
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
-from web.presenting import submission_view
 from web.lookup import find_exercise, visible_submission
 from web.models import ApiToken, Exercise
+from web.presenting import submission_view
 from web.services import services
-from judge.wire import nesting_exceeds
 from web.validation import text_problem
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")

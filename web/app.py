@@ -48,9 +48,9 @@ class DatabaseId(IntegerConverter):
 
     regex = r"[0-9]+"
 
-    def __init__(self, map, *args, **kwargs) -> None:
+    def __init__(self, url_map, *args, **kwargs) -> None:
         kwargs.setdefault("max", 2**31 - 1)  # PostgreSQL's INTEGER, the narrowest id column here
-        super().__init__(map, *args, **kwargs)
+        super().__init__(url_map, *args, **kwargs)
 
 
 def create_app(settings: Settings | None = None, *, launcher: Launcher | None = None,

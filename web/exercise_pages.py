@@ -9,14 +9,14 @@ from sqlalchemy.orm import selectinload
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.verdicts import Verdict
+from web.browser_run import run_config
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
+from web.i18n import localized, t, template
 from web.lookup import find_exercise
 from web.models import Exercise, Submission
 from web.progress import exercise_stats, user_status
-from web.browser_run import run_config
-from web.i18n import localized, t, template
 from web.services import services
 from web.statements import render_statement
 

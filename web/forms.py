@@ -16,8 +16,8 @@ from typing import Any
 
 from flask import request
 from flask_wtf import FlaskForm
-from wtforms.fields import SelectChoice
 from wtforms import PasswordField, SelectField, StringField, SubmitField, TextAreaField
+from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
 from web.i18n import LazyText, localized

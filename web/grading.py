@@ -31,8 +31,8 @@ import os
 import secrets
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, sessionmaker

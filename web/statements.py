@@ -24,8 +24,8 @@ from markdown_it.token import Token
 from markupsafe import Markup
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from judge.exercise import Exercise as ExerciseSpec
 from judge.cjk_breaks import cjk_breaks_plugin
+from judge.exercise import Exercise as ExerciseSpec
 
 
 def _display_math_in_paragraph(_renderer, tokens: Sequence[Token], index: int, _options, _env) -> str:

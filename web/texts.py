@@ -89,7 +89,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "your_code": ("Your code", "你的代码"),
     "submit": ("Submit", "提交"),
     "submit_shortcut": ("or Ctrl+Enter (⌘+Enter on a Mac). In the editor Tab indents; Esc then Tab leaves it.",
-                        "或按 Ctrl+Enter（Mac 上为 ⌘+Enter）。在编辑器中 Tab 用于缩进；先按 Esc 再按 Tab 可以离开编辑器。"),
+                        "或按 Ctrl+Enter（Mac 上为 ⌘+Enter）。在编辑器中 Tab 用于缩进；"
+                        "先按 Esc 再按 Tab 可以离开编辑器。"),
     "sign_in_to_submit": ("Sign in to submit", "登录后提交"),
     "download": ("Download for local judging", "下载到本地评测"),
     "reset_starter": ("Reset to the starter code", "恢复为初始代码"),

@@ -5,9 +5,10 @@
 Runs in a fresh interpreter with the torch subset installed as ``torch`` (so nothing of real
 torch can help), judges the reference, the exercise's other correct solutions and every
 known-wrong solution on the browser variant (under seeds S, S+1, ... S+N-1), and prints one
-JSON object per solution and seed (see :func:`outcome`). ``--also DIR`` judges the ``*.py`` files of DIR too: a file whose docstring
-states ``Mistake:``/``Diagnosis:`` is a wrong solution, any other a correct one (the browser's
-own tests keep such files: samplers in other styles, mistakes only the browser checks), and
+JSON object per solution and seed (see :func:`outcome`). ``--also DIR`` judges the ``*.py`` files
+of DIR too: a file whose docstring states ``Mistake:``/``Diagnosis:`` is a wrong solution, any
+other a correct one (the browser's own tests keep such files: samplers in other styles, mistakes
+only the browser checks), and
 ``--only-also`` leaves out the exercise's other solutions.
 :func:`problems` states the contract: the reference and the correct files pass, the exercise's
 ``[browser.undetectable]`` list holds exactly the wrong solutions that pass, every other one

@@ -10,8 +10,8 @@ returned with its value (:class:`judge.learner.CallResult`), as the server's chi
 
 It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays here, under
 ``judge/browser/``: the browser bundle ships ``judge/*.py`` and ``judge/browser/**`` and never the
-server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are enforced from outside: the page (or
-the Node.js runner) terminates the worker, which is reported as TLE.
+server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are
+enforced from outside: the page (or the Node.js runner) terminates the worker, which is reported as TLE.
 
 The extreme-uniform phase runs here as on the server: the subset's
 :class:`judge.browser.torchlike.extremes.ExtremeUniforms` (the server's

@@ -36,8 +36,15 @@ elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from judge import wire  # noqa: E402
-from judge.learner_code import (OUTPUT_FILE_LIMIT, ExtremeUniforms, describe_exception,  # noqa: E402
-                                describe_functions, load_learner_module, same_tensor, tensor_inputs)
+from judge.learner_code import (  # noqa: E402
+    OUTPUT_FILE_LIMIT,
+    ExtremeUniforms,
+    describe_exception,
+    describe_functions,
+    load_learner_module,
+    same_tensor,
+    tensor_inputs,
+)
 from judge.sandbox import keeper  # noqa: E402
 
 PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level

@@ -51,7 +51,7 @@ class Confinement:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Confinement":
+    def from_json(cls, data: dict[str, Any]) -> Confinement:
         return cls(**data)
 
 

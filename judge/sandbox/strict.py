@@ -236,7 +236,7 @@ class StrictLauncher:
             return self.zygote
 
     def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
-               import_dir: str | None = None) -> "StrictChild":
+               import_dir: str | None = None) -> StrictChild:
         """A confined job on the given fds; ``import_dir`` is ignored (the sandbox cannot read the
         learner's folder: a submission is one file)."""
         del import_dir

@@ -98,7 +98,8 @@ def cast_values(values, target: dtype) -> list:
     for v in values:
         if isinstance(v, float):
             if math.isnan(v) or math.isinf(v):
-                raise RuntimeError(f"cannot convert {v} to {target!r} exactly (the subset refuses what torch leaves undefined)")
+                raise RuntimeError(f"cannot convert {v} to {target!r} exactly "
+                                   "(the subset refuses what torch leaves undefined)")
             v = int(v)  # truncates toward zero, as torch does
         out.append(_wrap_int(int(v), target.bits))
     return out

@@ -24,7 +24,8 @@ def _expand_key(key, ndim: int) -> list:
         key = (key,)
     items = []
     for item in key:
-        index = _as_index_tensor(item) if not isinstance(item, (int, slice)) and item is not None and item is not Ellipsis else None
+        plain = isinstance(item, (int, slice)) or item is None or item is Ellipsis
+        index = None if plain else _as_index_tensor(item)
         if index is not None and index.dtype is dt.bool_:
             # A mask over k dims is k index tensors (its nonzero coordinates).
             from judge.browser.torchlike._sorting import nonzero

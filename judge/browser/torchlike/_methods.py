@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from judge.browser.torchlike import _creation, _functions, _random, _reductions, _sorting
-from judge.browser.torchlike import _indexing
+from judge.browser.torchlike import _creation, _functions, _indexing, _random, _reductions, _sorting
 from judge.browser.torchlike._tensor import Tensor
 
 _SAME_NAME = {

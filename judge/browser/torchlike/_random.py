@@ -33,7 +33,7 @@ class Generator:
         self._seed = 67280421310721  # torch's default seed
         self._random = _py_random.Random(self._seed)
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         seed = int(seed)
         self._seed = seed
         self._random.seed(seed)
@@ -52,7 +52,7 @@ class Generator:
         values = [version, *words, *extra]
         return Tensor(values, (len(values),), dt.int64)
 
-    def set_state(self, state: Tensor) -> "Generator":
+    def set_state(self, state: Tensor) -> Generator:
         values = state.tolist() if isinstance(state, Tensor) else None
         if not values or values[0] != _STATE_VERSION or len(values) != 628:
             raise RuntimeError("the state must come from get_state() of the browser's torch subset")

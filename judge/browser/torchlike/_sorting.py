@@ -251,7 +251,7 @@ def where(condition: Tensor, input=None, other=None):
     cond = ew._values(condition, shape)
     left = dt.cast_values(ew._values(a, shape), kind)
     right = dt.cast_values(ew._values(b, shape), kind)
-    return Tensor([l if c else r for c, l, r in zip(cond, left, right)], shape, kind)
+    return Tensor([a if c else b for c, a, b in zip(cond, left, right)], shape, kind)
 
 
 def masked_fill_(x: Tensor, mask: Tensor, value) -> Tensor:
@@ -293,7 +293,10 @@ def searchsorted(sorted_sequence: Tensor, values, *, out_int32: bool = False, ri
     values = as_tensor_value(values)
     finder = bisect.bisect_right if right else bisect.bisect_left
     kind = dt.int32 if out_int32 else dt.int64
-    key = (lambda v: (v != v, v if v == v else 0))  # NaN after everything
+
+    def key(v):  # NaN after everything
+        return (v != v, v if v == v else 0)
+
     if sorted_sequence.dim() == 1:
         boundaries = [key(v) for v in sorted_sequence._data]
         out = [finder(boundaries, key(v)) for v in values._data]

@@ -40,7 +40,7 @@ class ExtremeUniforms:
             data[first], data[second] = 0.0, top
         return values
 
-    def __enter__(self) -> "ExtremeUniforms":
+    def __enter__(self) -> ExtremeUniforms:
         torch = self.torch
         self.saved = {"rand": torch.rand, "rand_like": torch.rand_like, "uniform_": torch.Tensor.uniform_}
         saved, push = self.saved, self._push_to_extremes

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
-from judge.browser.torchlike._random import (Generator, default_generator, get_rng_state, initial_seed,
-                                             manual_seed, seed, set_rng_state)
+from judge.browser.torchlike._random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 
 __all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
            "set_rng_state"]

@@ -1,21 +1,20 @@
 """initial schema
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-29 14:37:42.490210
 
 """
-from typing import Sequence, Union
+from collections.abc import Sequence
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = '0001'
-down_revision: Union[str, Sequence[str], None] = None
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+down_revision: str | Sequence[str] | None = None
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
@@ -67,7 +66,8 @@ def upgrade() -> None:
     sa.Column('user_id', sa.Integer(), nullable=False),
     sa.Column('exercise_id', sa.Integer(), nullable=False),
     sa.Column('code', sa.Text(), nullable=False),
-    sa.Column('status', sa.Enum('queued', 'running', 'done', name='status', native_enum=False, length=16), nullable=False),
+    sa.Column('status', sa.Enum('queued', 'running', 'done', name='status', native_enum=False, length=16),
+              nullable=False),
     sa.Column('verdict', sa.String(length=8), nullable=True),
     sa.Column('score_passed', sa.Integer(), nullable=True),
     sa.Column('score_total', sa.Integer(), nullable=True),

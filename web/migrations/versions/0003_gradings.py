@@ -14,17 +14,16 @@ queue goes back to ``queued`` (no lease was recorded; its attempts are kept, so 
 interrupted gradings still holds). Nothing is lost in either direction: the downgrade copies
 each submission's current grading (else its newest) back into the submission's columns.
 """
-from typing import Sequence, Union
+from collections.abc import Sequence
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = '0003'
-down_revision: Union[str, Sequence[str], None] = '0002'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+down_revision: str | Sequence[str] | None = '0002'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 RESULT_COLUMNS = ("seed", "verdict", "score_passed", "score_total", "judge_version", "exercise_hash",
                   "report_json", "attempts", "started_at", "finished_at")
