@@ -41,7 +41,7 @@ class DiagnosisPhrase(str):
         obj.prefix = prefix
         return obj
 
-    def __getnewargs__(self) -> tuple[str, bool]:
+    def __getnewargs__(self) -> tuple[str, bool]:  # type: ignore[override]  # typeshed: tuple[str]; __new__ here takes more
         return (str(self), self.prefix)
 
 
@@ -194,7 +194,9 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
         raise ExerciseError(f"{exercise.folder}: {exercise.reference_path} is missing")
     if not wrong:
         raise ExerciseError(f"{exercise.folder}: no known-wrong solutions in {exercise.solutions_root / 'wrong'}")
-    master_seeds = [seed] if seeds <= 1 else [derive_seed(seed or 0, "check", i) for i in range(seeds)]
+    master_seeds: list[int | None] = [seed]
+    if seeds > 1:
+        master_seeds = [derive_seed(seed or 0, "check", i) for i in range(seeds)]
 
     def run_reference() -> CheckOutcome:
         return _aggregate("reference", "accepted",

@@ -84,7 +84,8 @@ def _context(check: str, ctx: Any) -> None:
 
 
 def _tolerance(check: str, argument: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value >= 0):
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not (math.isfinite(value) and float(value) >= 0)):
         raise _misuse(check, argument, "a finite number >= 0", value)
 
 
@@ -189,7 +190,7 @@ class Label(str):
         obj.public = public
         return obj
 
-    def __getnewargs__(self) -> tuple[str, Bilingual]:
+    def __getnewargs__(self) -> tuple[str, Bilingual]:  # type: ignore[override]  # typeshed: tuple[str]; __new__ here takes more
         return (str(self), self.public)
 
 
@@ -638,8 +639,8 @@ def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torc
     classes = group_of[draws]
     pairs = classes[0:-1:2] * groups + classes[1::2]  # the two slices have the same length
     observed = torch.bincount(pairs, minlength=groups * groups).tolist()
-    expected = torch.outer(group_probs, group_probs).reshape(-1)
-    expected = (expected / expected.sum()).tolist()
+    joint = torch.outer(group_probs, group_probs).reshape(-1)
+    expected = (joint / joint.sum()).tolist()
     result = stats.g_test(observed, expected)
     alpha = ctx.budget.spend("pairs")
     passed = result.pvalue >= alpha
@@ -930,7 +931,8 @@ def _is_subclass_name(name: str, exception: type[BaseException]) -> bool:
 
 
 def _all_subclasses(cls: type) -> list[type]:
-    out = []
+    out: list[type] = []
+    sub: type
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_all_subclasses(sub))

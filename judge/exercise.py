@@ -28,6 +28,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
@@ -327,7 +328,9 @@ def load_all(exercises_dir: Path | str | Iterable[Path | str] | None = None) -> 
             raise ExerciseError(f"{pack}: no such folder of exercises")
         for folder in sorted(p for p in pack.iterdir() if (p / "exercise.toml").is_file()):
             exercise = load_exercise(folder)
-            for key, seen, what in ((exercise.number, by_number, "number"), (exercise.slug, by_slug, "slug")):
+            keys: tuple[tuple[Any, dict[Any, Exercise], str], ...] = (
+                (exercise.number, by_number, "number"), (exercise.slug, by_slug, "slug"))
+            for key, seen, what in keys:
                 other = seen.setdefault(key, exercise)
                 if other is not exercise:
                     raise ExerciseError(f"two exercises declare {what} {key!r}: {other.root} and {exercise.root}; "

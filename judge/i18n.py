@@ -21,7 +21,7 @@ class Bilingual(str):
         obj.zh = zh
         return obj
 
-    def __getnewargs__(self) -> tuple[str, str]:  # copy/deepcopy/pickle within the judge
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # copy/pickle need zh too
         return (str(self), self.zh)
 
     def in_language(self, lang: str) -> str:

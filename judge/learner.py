@@ -13,6 +13,7 @@ ships it).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,7 +94,7 @@ class LearnerSource:
     import_dir: str | None = None
 
     @classmethod
-    def from_file(cls, path: Path | str) -> LearnerSource:
+    def from_file(cls, path: str | os.PathLike[str]) -> LearnerSource:
         """Read a learner's file; :class:`LoadFailed` (CE) when unreadable, too large or not UTF-8."""
         path = Path(path)
         try:
@@ -166,9 +167,10 @@ class Learner(Protocol):
         """The isolation level it runs under (``local``, ``strict`` or ``browser``)."""
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions(), **limits: Any) -> CallResult:
-        """Call ``function(*args, **kwargs)``; ``limits`` are ``cpu_deadline_s``/``cpu_limit_s`` where
-        the learner has a CPU clock."""
+             options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
+             cpu_limit_s: float | None = None) -> CallResult:
+        """Call ``function(*args, **kwargs)``; ``cpu_deadline_s``/``cpu_limit_s`` count where the learner
+        has a CPU clock (an in-process learner has none and ignores them)."""
 
     def output_tail(self) -> str:
         """The last few kB of what the learner's code printed (readable after ``close``)."""

@@ -262,6 +262,7 @@ class LearnerProcess:
         if self._failure is not None:
             self.close()
         else:
+            assert load_frame is not None  # no failure: the source was read
             self._send_source(load_frame)
         if wait:
             self.wait_ready()
@@ -316,11 +317,13 @@ class LearnerProcess:
     def functions(self) -> dict[str, protocol.FunctionInfo]:
         """Name -> signature of every public callable the learner's file defines."""
         self.wait_ready()
+        assert self._ready is not None  # wait_ready raised otherwise
         return dict(self._ready.functions)
 
     @property
     def torch_version(self) -> str:
         self.wait_ready()
+        assert self._ready is not None  # wait_ready raised otherwise
         return self._ready.torch_version
 
     @property
@@ -391,6 +394,7 @@ class LearnerProcess:
             raise ProcessFailed(Verdict.RE, f"your process sent an answer the judge does not understand: {error}") \
                 from None
         if isinstance(answer, protocol.Raised):
+            assert self._proc is not None  # it answered, so it was launched
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
@@ -434,6 +438,7 @@ class LearnerProcess:
 
     def _overdue(self, message: str) -> ProcessFailed:
         """Kill a process that ran out of time: TLE, or MLE when it stalled at its memory limit."""
+        assert self._proc is not None  # only a launched process runs out of time
         memory = self._proc.memory_exceeded()
         self.kill()
         if memory:
@@ -457,6 +462,7 @@ class LearnerProcess:
         """Explain why the child is gone (it closed its pipe or exited)."""
         if self._killed:
             return ProcessFailed(Verdict.RE, f"your process had already been stopped before {during}")
+        assert self._proc is not None  # only a launched process dies
         code = self._proc.wait(timeout=5)
         memory = self._proc.memory_exceeded()
         self.kill()

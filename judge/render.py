@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pylatexenc import latex2text, latexwalker, macrospec
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, JustifyMethod, RenderResult
 from rich.markdown import Markdown, MarkdownElement
 from rich.padding import Padding
 from rich.panel import Panel
@@ -134,8 +134,9 @@ def _print_none_ran(data: dict[str, Any], console: Console, lang: str) -> None:
 def _case_table(cases: list[dict[str, Any]], lang: str) -> Table:
     """One line per case: suite, title, verdict, time, p-value (titles as written, never markup)."""
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for heading, justify in (("suite", "left"), ("case", "left"), ("result", "left"), ("time", "right"),
-                             ("p_value", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (("suite", "left"), ("case", "left"), ("result", "left"),
+                                                      ("time", "right"), ("p_value", "right"))
+    for heading, justify in columns:
         table.add_column(t(heading, lang), justify=justify)
     for case in cases:
         table.add_row(plain(t(case["suite"], lang)), plain(_case_title(case, lang)),

@@ -164,6 +164,7 @@ class _Run:
         """Load, check the signatures, run every case, decide: the finished report."""
         if not self._start_and_check_signatures():
             return self._finish()
+        assert self.process is not None  # set by a successful _start_and_check_signatures
         self.result.environment = {"torch": self.process.torch_version, "python": sys.version.split()[0]}
         try:
             self._run_cases()
@@ -179,6 +180,7 @@ class _Run:
 
         if self.unreadable is not None:
             raise self.unreadable
+        assert self.source is not None  # None only for a file that could not be read (unreadable)
         return LearnerProcess(self.source, device=self.device, memory_limit_mb=self.exercise.memory_limit_mb,
                               load_timeout_s=self.exercise.time_limit_s, launcher=self.launcher)
 
@@ -210,6 +212,7 @@ class _Run:
             if failed is not None:
                 self.result.cases.append(failed)
                 continue
+            assert self.process is not None  # _learner_for started one, or reported why not
             result, fit_statistics = _run_case(case, self.process, self.exercise, self.master_seed, self.device,
                                                self.budget)
             if fit_statistics:

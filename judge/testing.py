@@ -18,7 +18,7 @@ from typing import Any
 
 from judge.budget import FalseFailureBudget
 from judge.i18n import Bilingual
-from judge.process import CallOptions, LearnerProcess
+from judge.learner import CallOptions, Learner
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
 
@@ -120,7 +120,7 @@ class Submission:
     limit, and ``AttributeError`` for a function the exercise does not declare.
     """
 
-    def __init__(self, process: LearnerProcess, function_names: tuple[str, ...], ctx_getter: Callable[[], Context],
+    def __init__(self, process: Learner, function_names: tuple[str, ...], ctx_getter: Callable[[], Context],
                  options: CallOptions = CallOptions(), *, inputs_read_only: bool = True) -> None:
         self._inputs_read_only = inputs_read_only
         self._process = process
@@ -136,7 +136,7 @@ class Submission:
         def call(*args: Any, **kwargs: Any) -> Any:
             ctx = self._ctx()
             # An in-process learner (the browser's) has no CPU clock of its own to watch.
-            cpu = {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s} \
+            cpu: dict[str, Any] = {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s} \
                 if ctx.cpu_deadline != float("inf") else {}
             result = self._process.call(name, list(args), kwargs, timeout_s=ctx.remaining_s(),
                                         options=self._options, **cpu)

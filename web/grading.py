@@ -33,8 +33,9 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge import JUDGE_VERSION
@@ -169,7 +170,7 @@ class GradingQueue:
                 Grading.status == Status.running, Grading.worker.like(f"{host}:%"))).all()
             for grading_id, worker in rows:
                 try:
-                    pid = int(worker.split(":")[1])
+                    pid = int((worker or "").split(":")[1])  # never None: it matched LIKE
                 except (IndexError, ValueError):
                     continue
                 if pid != os.getpid() and _process_is_gone(pid):
@@ -233,9 +234,10 @@ class GradingQueue:
                 if status is Status.running:
                     log.warning("grading %s: taking it over from a worker whose lease ran out (attempt %s)",
                                 grading_id, attempts + 1)
-                claimed = session.execute(_update(Grading).where(*still).values(
+                # execute() is typed as Result; an UPDATE's is a CursorResult, which has the row count.
+                claimed = cast(CursorResult[Any], session.execute(_update(Grading).where(*still).values(
                     status=Status.running, worker=worker[:128], started_at=now, attempts=attempts + 1,
-                    lease_expires_at=now + dt.timedelta(seconds=self.lease_s)))
+                    lease_expires_at=now + dt.timedelta(seconds=self.lease_s))))
                 session.commit()
                 if claimed.rowcount == 1:
                     return Claim(grading_id, submission_id, attempts + 1)
@@ -243,6 +245,7 @@ class GradingQueue:
     def _give_up(self, session: Session, grading_id: int, attempts: int, still: list) -> None:
         """Store IE for a grading whose judging kept being interrupted (it may kill its grader)."""
         grading = session.get(Grading, grading_id)
+        assert grading is not None  # claimed, and gradings are never deleted
         report = _internal_error_report(grading.submission, (
             f"grading this submission was interrupted {attempts} times (the grader stopped while running it); "
             "it was not graded again. This is not a verdict on your code: ask your instructor to rejudge it"))
@@ -264,11 +267,11 @@ class GradingQueue:
     def _write(session: Session, claim: Claim, report: Report, conditions: list) -> bool:
         """One transaction: the grading's result (if ``conditions`` still hold) and the submission's
         current grading, moved forward only."""
-        stored = session.execute(_update(Grading).where(*conditions).values(
+        stored = cast(CursorResult[Any], session.execute(_update(Grading).where(*conditions).values(
             status=Status.done, verdict=report.verdict, score_passed=report.passed, score_total=len(report.cases),
             diagnosis=str(report.diagnosis) if report.diagnosis is not None else None, seed=report.seed,
             judge_version=report.judge_version, exercise_hash=report.exercise.get("content_hash"),
-            report_json=report.to_json(), finished_at=utcnow(), lease_expires_at=None))
+            report_json=report.to_json(), finished_at=utcnow(), lease_expires_at=None)))
         if stored.rowcount != 1:
             session.rollback()
             return False
@@ -289,9 +292,9 @@ class GradingQueue:
         with self.sessions() as session:
             until = utcnow() + dt.timedelta(seconds=self.lease_s)
             for claim in claims:
-                result = session.execute(_update(Grading).where(
+                result = cast(CursorResult[Any], session.execute(_update(Grading).where(
                     Grading.id == claim.grading_id, Grading.status == Status.running,
-                    Grading.attempts == claim.attempt).values(lease_expires_at=until))
+                    Grading.attempts == claim.attempt).values(lease_expires_at=until)))
                 renewed += result.rowcount or 0
             session.commit()
         return renewed
@@ -333,6 +336,7 @@ class GradingQueue:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
         with self.sessions() as session:
             submission = session.get(Submission, claim.submission_id)
+            assert submission is not None  # a claimed grading's submission
             number, code = submission.exercise.number, submission.code
         return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher)
 

@@ -18,9 +18,24 @@ import datetime as dt
 import enum
 import hashlib
 import secrets
+from typing import TYPE_CHECKING, Any, cast
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Index, Integer, String, Text, delete, func, select
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CursorResult,
+    DateTime,
+    Enum,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    delete,
+    func,
+    select,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, validates
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -79,7 +94,10 @@ class User(UserMixin, Base):
     sessions: Mapped[list[UserSession]] = relationship(back_populates="user", cascade="all, delete-orphan")
 
     # Not a column: the token of the sign-in session this object was loaded for (or is signing
-    # in), set by web.auth; Flask-Login keeps it in the session cookie as the user id.
+    # in), set by web.auth; Flask-Login keeps it in the session cookie as the user id. Annotated for
+    # the type checker only: SQLAlchemy takes every annotation on a mapped class for a column.
+    if TYPE_CHECKING:
+        login_token: str | None
     login_token = None
 
     @validates("name")
@@ -161,7 +179,10 @@ class UserSession(Base):
     def end_idle(cls, session: Session, user: User, now: dt.datetime | None = None) -> int:
         """Delete (not commit) ``user``'s sessions idle past :data:`IDLE_LIMIT` (they no longer count)."""
         cutoff = (now or utcnow()) - cls.IDLE_LIMIT
-        return session.execute(delete(cls).where(cls.user_id == user.id, cls.last_seen_at <= cutoff)).rowcount or 0
+        # execute() is typed as Result; a DELETE's is a CursorResult, which has the row count.
+        ended = cast(CursorResult[Any], session.execute(delete(cls).where(cls.user_id == user.id,
+                                                                          cls.last_seen_at <= cutoff)))
+        return ended.rowcount or 0
 
     @classmethod
     def end_all(cls, session: Session, user: User, keep: UserSession | None = None) -> int:
@@ -169,7 +190,7 @@ class UserSession(Base):
         query = delete(cls).where(cls.user_id == user.id)
         if keep is not None:
             query = query.where(cls.id != keep.id)
-        return session.execute(query).rowcount or 0
+        return cast(CursorResult[Any], session.execute(query)).rowcount or 0  # as in end_idle
 
 
 class ApiToken(Base):

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from judge.exercise import Exercise
+from judge.exercise import BrowserVariant, Exercise, ExerciseError
 from judge.report import first_failure
 
 REFERENCE = "reference"
@@ -34,7 +34,7 @@ def solutions(exercise: Exercise) -> list[tuple[str, str, str | None]]:
     None, in that order) and of each known-wrong solution."""
     from judge.catalogue import parse_wrong_solution
 
-    found = [(REFERENCE, exercise.reference_path.read_text(), None)]
+    found: list[tuple[str, str, str | None]] = [(REFERENCE, exercise.reference_path.read_text(), None)]
     found += [(f"correct/{path.stem}", path.read_text(), None) for path in exercise.correct_solutions()]
     for path in exercise.wrong_solutions():
         found.append((path.stem, path.read_text(), parse_wrong_solution(path).diagnosis))
@@ -45,7 +45,7 @@ def solutions_in(folder: Path) -> list[tuple[str, str, str | None]]:
     """(name, source, expected diagnosis) of each ``*.py`` in ``folder``: None for a correct one."""
     from judge.catalogue import parse_wrong_solution
 
-    found = []
+    found: list[tuple[str, str, str | None]] = []
     for path in sorted(Path(folder).glob("*.py")):
         source = path.read_text(encoding="utf-8")
         wrong = "Mistake:" in (ast.get_docstring(ast.parse(source)) or "")
@@ -61,7 +61,7 @@ def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, repor
     return {"name": name, "verdict": report["verdict"], "message": report.get("message"),
             "diagnosis": report.get("diagnosis"), "expected_diagnosis": expected_diagnosis,
             "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
-            "caught_by": first, "undetectable": exercise.browser.undetectable.get(name)}
+            "caught_by": first, "undetectable": _browser(exercise).undetectable.get(name)}
 
 
 def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
@@ -72,7 +72,7 @@ def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
         if result["expected_diagnosis"] is None:  # the reference, or another correct solution
             if verdict != "AC":
                 found.append(f"{'the reference' if name == REFERENCE else name} gets {verdict}: {result['message']}")
-        elif name in exercise.browser.undetectable:
+        elif name in _browser(exercise).undetectable:
             if verdict != "AC":
                 found.append(f"{name} is listed as undetectable but gets {verdict}")
         elif verdict in ("AC", "IE"):
@@ -80,6 +80,12 @@ def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
         elif not result["diagnosed"]:
             found.append(f"{name}: diagnosed {result['diagnosis']!r}, expected {result['expected_diagnosis']!r}")
     return found
+
+
+def _browser(exercise: Exercise) -> BrowserVariant:
+    if exercise.browser is None:
+        raise ExerciseError(f"exercise {exercise.number} has no browser variant")
+    return exercise.browser
 
 
 def main(argv: list[str]) -> int:

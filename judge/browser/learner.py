@@ -54,7 +54,7 @@ def unavailable_text(operation: str) -> Bilingual:
 def missing_operation(error: BaseException) -> str | None:
     """The torch operation ``error`` says the subset lacks, or None when it is about something else."""
     subset = sys.modules.get("torch")
-    if not getattr(subset, "SUBSET", False):
+    if subset is None or not getattr(subset, "SUBSET", False):
         return None  # real torch (CPython tests): whatever it lacks is the learner's error
     if isinstance(error, subset.UnsupportedOperation):
         return error.operation
@@ -121,10 +121,11 @@ class InProcessLearner:
         self.torch_version = str(getattr(torch, "__version__", ""))
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions()) -> CallResult:
+             options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
+             cpu_limit_s: float | None = None) -> CallResult:
         """Call the learner's ``function`` on copies of the arguments: a copy of its value, 0 ms, and
         the tensor arguments it changed in place."""
-        del timeout_s  # enforced by whoever runs this interpreter (see the module docstring)
+        del timeout_s, cpu_deadline_s, cpu_limit_s  # enforced by whoever runs this interpreter (module docstring)
         torch = self._torch
         if options.global_seed is not None:
             torch.manual_seed(options.global_seed)

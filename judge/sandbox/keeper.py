@@ -146,7 +146,7 @@ def _exit_like(status: int | None) -> NoReturn:
 
 def reap() -> dict[int, int]:
     """Collect every ended child (orphans re-parented here included): pid -> wait status."""
-    ended = {}
+    ended: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
