@@ -98,7 +98,7 @@ def _failing_cases(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _run_name(data: dict[str, Any], lang: str) -> str:
     """``seed N``; a site shows learners a run id instead (the seed replays hidden messages)."""
     seed = data.get("seed")
-    return f"{t('seed', lang)} {seed}" if seed is not None else f"{t('run', lang)} #{data.get('run_id', '?')}"
+    return f"{t('seed', lang)} {seed}" if seed is not None else t("run_id", lang, id=data.get("run_id", "?"))
 
 
 def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]], lang: str) -> Panel:
@@ -153,8 +153,8 @@ def _output_panel(output: str, lang: str) -> Panel:
 
 def _print_footer(data: dict[str, Any], verdict: Verdict, console: Console, lang: str) -> None:
     """The false-failure bound, and for a failed run with a seed, how to reproduce it."""
-    console.print(plain(t("budget", lang, total=(data.get("false_failure_budget") or {}).get("total", 1e-6)),
-                        style="dim"))
+    total = (data.get("false_failure_budget") or {}).get("total", 1e-6)
+    console.print(plain(t("budget", lang, total=f"{total:.0e}"), style="dim"))
     if verdict is not Verdict.AC and data.get("seed") is not None:
         console.print(plain(t("reproduce", lang, seed=data["seed"]), style="dim"))
 

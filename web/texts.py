@@ -4,14 +4,19 @@ Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``st
 A test renders every page in both languages and checks that each key has both texts. Code in a
 text is written between backticks, as in Markdown; templates show such texts through the
 ``code_spans`` filter (:func:`web.i18n.code_spans`). The verdicts' names are not written here:
-they come from :mod:`judge.verdicts`, so the site, the CLI and the browser's Run name them alike.
+they come from :mod:`judge.verdicts`, so the site, the CLI and the browser's Run name them alike;
+nor are the texts the CLI shows too (a report's summary, seed, run, the case table, the suites'
+names, the false-failure budget): they come from :data:`judge.i18n.SHARED`. One table per fact,
+checked by ``tests/test_one_text_per_fact.py``.
 """
 
 from __future__ import annotations
 
+from judge.i18n import SHARED
 from judge.verdicts import Verdict
 
-TEXTS: dict[str, tuple[str, str]] = {
+# What only the site shows.
+SITE: dict[str, tuple[str, str]] = {
     # chrome
     "skip_to_content": ("Skip to content", "跳到正文"),
     "main_navigation": ("Main navigation", "主导航"),
@@ -66,13 +71,10 @@ TEXTS: dict[str, tuple[str, str]] = {
                            "第 {line} 行第 {column} 列：无效字符（单独的代理项 U+{code}），本站无法保存。"
                            "请删除它后重新发送。"),
     # exercise list
-    "title": ("Title", "标题"),
-    "difficulty": ("Difficulty", "难度"),
     "difficulty_easy": ("easy", "简单"),
     "difficulty_medium": ("medium", "中等"),
     "difficulty_hard": ("hard", "困难"),
     "tags": ("Tags", "标签"),
-    "runs_in": ("Runs in", "运行于"),
     "place_local": ("your machine", "本机"),
     "place_server": ("server", "服务器"),
     "place_browser": ("browser", "浏览器"),
@@ -133,25 +135,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "status_running": ("Running", "评测中"),
     "status_done": ("Done", "已完成"),
     "pending_help": ("This page updates by itself.", "本页面会自动更新。"),
-    "cases_summary": ("{passed}/{total} cases passed", "通过 {passed}/{total} 个测试点"),
-    "likely_mistake": ("Likely mistake", "可能的错误"),
     "cases": ("Test cases", "测试点"),
-    "case": ("Case", "测试点"),
-    "suite": ("Suite", "测试组"),
-    "suite_public": ("public", "公开"),
-    "suite_hidden": ("hidden", "隐藏"),
-    "suite_judge": ("judge", "评测"),
-    "suite_tiny": ("tiny", "小规模"),
-    "result": ("Result", "结果"),
-    "time": ("Time", "用时"),
-    "p_value": ("p-value", "p 值"),
-    "seed": ("seed", "种子"),
     "sandbox": ("sandbox", "沙箱"),
-    "budget_sentence": ("A correct solution fails this judge with probability below {total}.",
-                        "正确的解答被误判为失败的概率低于 {total}。"),
     # verdict_XX: a verdict's name, from judge.verdicts (added below: one name everywhere)
     "verdict_note_IE": ("The judge failed here, not your code.", "这是评测系统的问题，不是你的代码的问题。"),
-    "run_id": ("run #{id}", "评测编号 #{id}"),
     # profile
     "progress": ("Progress", "进度"),
     "progress_summary": ("Solved {solved} of {total} exercises; attempted {attempted} more; {submissions} submissions.",
@@ -184,4 +171,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error_help_500": ("The site hit an error. Your submissions are safe; try again in a moment.",
                        "网站遇到了错误。你的提交不会丢失，请稍后再试。"),
 }
-TEXTS.update({f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict})
+VERDICT_NAMES = {f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict}
+
+# Every text the pages look up; a key defined in two of these tables is a bug the test catches.
+TEXTS: dict[str, tuple[str, str]] = {**SITE, **SHARED, **VERDICT_NAMES}
