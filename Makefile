@@ -20,7 +20,7 @@ PORT ?= 5000
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
 	@echo "make test   set up .venv, run make lint, then every test"
-	@echo "make lint   ruff (lint) and mypy over judge/ and web/: seconds, before every commit"
+	@echo "make lint   ruff (lint, format check) and mypy over judge/ and web/: seconds, before every commit"
 	@echo "make check  maintainers: every reference passes, every known-wrong solution fails"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
 
@@ -55,6 +55,7 @@ browser:
 # The checks before a commit (configured in pyproject.toml); each takes seconds.
 lint: venv
 	$(VENV)/bin/ruff check judge web
+	$(VENV)/bin/ruff format --check judge web
 	$(VENV)/bin/mypy judge web
 
 test: venv assets browser lint
