@@ -328,8 +328,10 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
     if expected.dim() == 1:  # one row
         actual, expected = actual.unsqueeze(0), expected.unsqueeze(0)
         given = mistakes
-        mistakes = lambda: {name: c.unsqueeze(0) if c.dim() == 1 else c  # noqa: E731
-                            for name, c in _mistakes(given).items()}
+
+        def mistakes():  # the mistakes' rows, each a batch of one like actual and expected
+            return {name: c.unsqueeze(0) if c.dim() == 1 else c for name, c in _mistakes(given).items()}
+
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
     if torch.isnan(actual64).any():
