@@ -137,10 +137,14 @@ def diagnosis_problem(report: Report | dict, phrase: str) -> str:
     said = _report_diagnoses(report, ("diagnosis",))
     if not said:
         data = report.to_json() if isinstance(report, Report) else report
-        return (f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
-                f"(the judge said: {data.get('message') or ''})")
-    return (f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
-            f"the judge said {'; '.join(repr(text) for text in said)}")
+        return (
+            f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
+            f"(the judge said: {data.get('message') or ''})"
+        )
+    return (
+        f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
+        f"the judge said {'; '.join(repr(text) for text in said)}"
+    )
 
 
 SUITES = ("public", "hidden")
@@ -164,21 +168,31 @@ def _budget_check(exercise: Exercise, seed: int | None, device: str) -> tuple[li
         declared = load_suite(exercise, suite).budget
         report = judge_file(exercise, exercise.reference_path, seed=seed, device=device, suites=(suite,))
         if report.verdict is not Verdict.AC:
-            problems.append(f"{exercise.suite_path(suite).name}: the reference got {report.verdict.value} "
-                            f"({report.message}); its budget cannot be verified")
+            problems.append(
+                f"{exercise.suite_path(suite).name}: the reference got {report.verdict.value} "
+                f"({report.message}); its budget cannot be verified"
+            )
             continue
         checks = report.false_failure_budget.get("checks", {})
         for kind in BUDGET_KINDS:
             used = checks.get(kind, {}).get("used", 0)
             if used != declared.count(kind):
-                problems.append(f"{exercise.suite_path(suite).name}: BUDGET declares {kind}={declared.count(kind)} "
-                                f"but its tests use {used} ({declared})")
+                problems.append(
+                    f"{exercise.suite_path(suite).name}: BUDGET declares {kind}={declared.count(kind)} "
+                    f"but its tests use {used} ({declared})"
+                )
     return problems, report
 
 
-def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str = "cpu", jobs: int = 2,
-                   progress: Callable[[CheckOutcome], None] | None = None,
-                   seeds: int = 1) -> list[CheckOutcome]:
+def check_exercise(
+    exercise: Exercise,
+    *,
+    seed: int | None = None,
+    device: str = "cpu",
+    jobs: int = 2,
+    progress: Callable[[CheckOutcome], None] | None = None,
+    seeds: int = 1,
+) -> list[CheckOutcome]:
     """Judge the reference, the other correct solutions (``solutions/<exercise>/correct/``: they must
     pass too) and every wrong solution of ``exercise`` (``jobs`` at a time), then verify each
     suite's declared budget (:func:`budget_problems`).
@@ -199,13 +213,21 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
         master_seeds = [derive_seed(seed or 0, "check", i) for i in range(seeds)]
 
     def run_reference() -> CheckOutcome:
-        return _aggregate("reference", "accepted",
-                          [_judge_reference(report) for report in _judge_all(exercise, exercise.reference_path,
-                                                                              master_seeds, device)])
+        return _aggregate(
+            "reference",
+            "accepted",
+            [
+                _judge_reference(report)
+                for report in _judge_all(exercise, exercise.reference_path, master_seeds, device)
+            ],
+        )
 
     def run_correct(path: Path) -> CheckOutcome:
-        return _aggregate(f"correct/{path.stem}", "accepted",
-                          [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)])
+        return _aggregate(
+            f"correct/{path.stem}",
+            "accepted",
+            [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)],
+        )
 
     def run_wrong(solution: WrongSolution) -> CheckOutcome:
         how = "diagnosed as starting with" if solution.diagnosis.prefix else "diagnosed as"
@@ -215,12 +237,16 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
 
     def run_budget() -> CheckOutcome:
         problems, report = _budget_check(exercise, seed, device)
-        return CheckOutcome("budget", "each suite's BUDGET equals what it uses", report, not problems,
-                            "; ".join(problems))
+        return CheckOutcome(
+            "budget", "each suite's BUDGET equals what it uses", report, not problems, "; ".join(problems)
+        )
 
-    tasks: list[Callable[[], CheckOutcome]] = [run_reference] + \
-        [lambda p=p: run_correct(p) for p in exercise.correct_solutions()] + \
-        [lambda s=s: run_wrong(s) for s in wrong] + [run_budget]
+    tasks: list[Callable[[], CheckOutcome]] = (
+        [run_reference]
+        + [lambda p=p: run_correct(p) for p in exercise.correct_solutions()]
+        + [lambda s=s: run_wrong(s) for s in wrong]
+        + [run_budget]
+    )
     outcomes: list[CheckOutcome] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for outcome in pool.map(lambda task: task(), tasks):
@@ -271,8 +297,13 @@ def _judge_all(exercise: Exercise, path: Path, seeds: list[int | None], device: 
                 process = None
             if process is None:
                 try:
-                    process = LearnerProcess(path, device=device, memory_limit_mb=exercise.memory_limit_mb,
-                                             load_timeout_s=exercise.time_limit_s, launcher=launcher)
+                    process = LearnerProcess(
+                        path,
+                        device=device,
+                        memory_limit_mb=exercise.memory_limit_mb,
+                        load_timeout_s=exercise.time_limit_s,
+                        launcher=launcher,
+                    )
                 except (LoadFailed, ProcessFailed, SandboxFailure):
                     reports.append(judge_file(exercise, path, seed=seed, device=device))  # reports why
                     continue

@@ -57,8 +57,10 @@ SHARED: dict[str, tuple[str, str]] = {
     "seed": ("seed", "种子"),
     "run_id": ("run #{id}", "评测编号 #{id}"),
     "likely_mistake": ("Likely mistake", "可能的错误"),
-    "budget_sentence": ("A correct solution fails this judge with probability below {total}.",
-                        "正确的解答被误判为失败的概率低于 {total}。"),
+    "budget_sentence": (
+        "A correct solution fails this judge with probability below {total}.",
+        "正确的解答被误判为失败的概率低于 {total}。",
+    ),
     # the case table
     "case": ("Case", "测试点"),
     "suite": ("Suite", "测试组"),
@@ -76,8 +78,15 @@ SHARED: dict[str, tuple[str, str]] = {
 }
 
 # The CLI's keys for shared texts where they are not the site's: a suite's name is its key there.
-_CLI_ALIASES = {"cases": "cases_summary", "diagnosis": "likely_mistake", "budget": "budget_sentence",
-                "public": "suite_public", "hidden": "suite_hidden", "judge": "suite_judge", "tiny": "suite_tiny"}
+_CLI_ALIASES = {
+    "cases": "cases_summary",
+    "diagnosis": "likely_mistake",
+    "budget": "budget_sentence",
+    "public": "suite_public",
+    "hidden": "suite_hidden",
+    "judge": "suite_judge",
+    "tiny": "suite_tiny",
+}
 # Headings the CLI writes in lower case (a terminal table's habit; the site capitalises them).
 _CLI_LOWER_CASE = frozenset({"case", "suite", "result", "time", "title", "difficulty", "runs_in"})
 
@@ -91,19 +100,28 @@ _CLI: dict[str, tuple[str, str]] = {
     "starting": ("Starting your code and loading torch", "正在启动你的代码并加载 torch"),
     "starting_browser": ("Running the browser variant under Node.js", "正在用 Node.js 运行浏览器版本"),
     "same_error": ("{case}: same error as above", "{case}：错误同上"),
-    "public_only_passed": ("The public examples pass, but this is not yet the verdict on your solution: "
-                           "the {hidden} hidden tests were skipped (--public-only).",
-                           "公开样例全部通过，但这还不是对你的解答的最终评测："
-                           "跳过了 {hidden} 个隐藏测试（--public-only）。"),
-    "public_only_failed": ("Only the public examples ran: the {hidden} hidden tests were skipped (--public-only).",
-                           "只运行了公开样例：跳过了 {hidden} 个隐藏测试（--public-only）。"),
-    "public_only_no_diagnosis": ("The hidden tests also recognise known mistakes: run them to have yours named.",
-                                 "隐藏测试还能识别常见错误：运行它们，可以知道你的代码可能错在哪里。"),
+    "public_only_passed": (
+        "The public examples pass, but this is not yet the verdict on your solution: "
+        "the {hidden} hidden tests were skipped (--public-only).",
+        "公开样例全部通过，但这还不是对你的解答的最终评测：跳过了 {hidden} 个隐藏测试（--public-only）。",
+    ),
+    "public_only_failed": (
+        "Only the public examples ran: the {hidden} hidden tests were skipped (--public-only).",
+        "只运行了公开样例：跳过了 {hidden} 个隐藏测试（--public-only）。",
+    ),
+    "public_only_no_diagnosis": (
+        "The hidden tests also recognise known mistakes: run them to have yours named.",
+        "隐藏测试还能识别常见错误：运行它们，可以知道你的代码可能错在哪里。",
+    ),
     "run_hidden": ("For the full verdict, run:", "要得到完整的评测结果，请运行："),
-    "no_file": ("No file {path}. Run `python practice/judge.py start {id}` first, or pass a file.",
-                "找不到文件 {path}。请先运行 `python practice/judge.py start {id}`，或者指定一个文件。"),
-    "started": ("Created {path}. Edit it, then run `python practice/judge.py test {id}`.",
-                "已创建 {path}。编辑它，然后运行 `python practice/judge.py test {id}`。"),
+    "no_file": (
+        "No file {path}. Run `python practice/judge.py start {id}` first, or pass a file.",
+        "找不到文件 {path}。请先运行 `python practice/judge.py start {id}`，或者指定一个文件。",
+    ),
+    "started": (
+        "Created {path}. Edit it, then run `python practice/judge.py test {id}`.",
+        "已创建 {path}。编辑它，然后运行 `python practice/judge.py test {id}`。",
+    ),
     "exists": ("{path} already exists; it was left untouched.", "{path} 已经存在，没有改动它。"),
     "number": ("#", "编号"),
     "slug": ("slug", "标识"),

@@ -166,9 +166,17 @@ class Learner(Protocol):
     def sandbox(self) -> str:
         """The isolation level it runs under (``local``, ``strict`` or ``browser``)."""
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
-             cpu_limit_s: float | None = None) -> CallResult:
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout_s: float,
+        options: CallOptions = CallOptions(),
+        cpu_deadline_s: float = float("inf"),
+        cpu_limit_s: float | None = None,
+    ) -> CallResult:
         """Call ``function(*args, **kwargs)``; ``cpu_deadline_s``/``cpu_limit_s`` count where the learner
         has a CPU clock (an in-process learner has none and ignores them)."""
 

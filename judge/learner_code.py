@@ -114,8 +114,6 @@ def describe_functions(module) -> dict:
     return functions
 
 
-
-
 class ExtremeUniforms:
     """Patch torch's uniform sources so a share of values are exactly 0.0 or the largest float below 1.
 
@@ -185,8 +183,6 @@ class ExtremeUniforms:
             self.saved["uniform_"],
         )
         return False
-
-
 
 
 def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:

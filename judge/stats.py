@@ -174,9 +174,7 @@ def _require_distribution(probs: Sequence[float], name: str) -> list[float]:
     values = _require_non_negative_finite(probs, name, "probability")
     total = math.fsum(values)
     if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
-        raise ValueError(
-            f"{name} must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}), got {total!r}"
-        )
+        raise ValueError(f"{name} must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}), got {total!r}")
     return values
 
 
@@ -271,9 +269,7 @@ def _gamma_continued_fraction(a: float, x: float) -> float:
         h *= delta
         if abs(delta - 1.0) < _EPS:
             return _log_gamma_prefactor(a, x) + math.log(h)
-    raise ArithmeticError(
-        f"incomplete gamma continued fraction did not converge for a={a!r}, x={x!r}"
-    )
+    raise ArithmeticError(f"incomplete gamma continued fraction did not converge for a={a!r}, x={x!r}")
 
 
 def _validate_gamma_arguments(a: float, x: float) -> tuple[float, float]:
@@ -488,9 +484,7 @@ def _largest_deviation(observed: list[int], expected: list[float]) -> Deviation 
     return Deviation(category=best_index, observed=o, expected=e, z=(o - e) / math.sqrt(e))
 
 
-def g_test(
-    observed: Sequence[int], probs: Sequence[float], min_expected: float = 10.0
-) -> GTestResult:
+def g_test(observed: Sequence[int], probs: Sequence[float], min_expected: float = 10.0) -> GTestResult:
     """Goodness of fit of category counts to target probabilities (G-test, Williams-corrected).
 
     ``observed[i]`` is how often category i was drawn (an integer >= 0) and ``probs[i]`` its
@@ -508,9 +502,7 @@ def g_test(
     check should have caught it first; the message names the category).
     """
     if len(observed) != len(probs):
-        raise ValueError(
-            f"observed has {len(observed)} categories but probs has {len(probs)}"
-        )
+        raise ValueError(f"observed has {len(observed)} categories but probs has {len(probs)}")
     counts = _require_counts(observed, "observed")
     targets = _require_distribution(probs, "probs")
     min_expected = float(min_expected)
@@ -519,9 +511,7 @@ def g_test(
     if 0.0 in targets:
         for index, (o, p) in enumerate(zip(counts, targets, strict=True)):
             if p == 0.0 and o > 0:
-                raise ValueError(
-                    f"category {index} was drawn {o} times but its target probability is 0"
-                )
+                raise ValueError(f"category {index} was drawn {o} times but its target probability is 0")
 
     n = sum(counts)
     if n == 0:
@@ -584,8 +574,9 @@ def log_largest_outcome_probability(expected: Sequence[float]) -> float:
     return min(0.0, log_atom)
 
 
-def too_regular_test(statistics: Sequence[float], dfs: Sequence[int],
-                     log_atoms: Sequence[float] | None = None) -> LowerTailResult:
+def too_regular_test(
+    statistics: Sequence[float], dfs: Sequence[int], log_atoms: Sequence[float] | None = None
+) -> LowerTailResult:
     """Do the goodness-of-fit statistics, taken together, fit *too* well?
 
     Independent chi-square statistics add up to a chi-square whose df is the sum of theirs.

@@ -36,8 +36,10 @@ class CheckMisuse(TypeError):
 
     def __init__(self, check: str, argument: str, expected: str, given: str) -> None:
         self.check, self.argument, self.expected, self.given = check, argument, expected, given
-        super().__init__(f"{check}(): argument `{argument}` must be {expected}; got {given} "
-                         "(a mistake in the exercise's tests, not in the learner's code)")
+        super().__init__(
+            f"{check}(): argument `{argument}` must be {expected}; got {given} "
+            "(a mistake in the exercise's tests, not in the learner's code)"
+        )
 
     def __reduce__(self):  # pickles with its four parts, not its message
         return (type(self), (self.check, self.argument, self.expected, self.given))
@@ -45,7 +47,7 @@ class CheckMisuse(TypeError):
 
 def _seed_argument(check: str, seed: object) -> int:
     """``seed`` is an int in ``[0, 2**SEED_BITS)`` (what a browser's JavaScript keeps exact)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** SEED_BITS:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SEED_BITS:
         given = f"{type(seed).__name__} {seed!r}" if isinstance(seed, (int, float)) else type(seed).__name__
         raise CheckMisuse(check, "seed", f"an int in [0, 2**{SEED_BITS}) (such as ctx.fresh_seed(name))", given)
     return seed
@@ -120,8 +122,15 @@ class Submission:
     limit, and ``AttributeError`` for a function the exercise does not declare.
     """
 
-    def __init__(self, process: Learner, function_names: tuple[str, ...], ctx_getter: Callable[[], Context],
-                 options: CallOptions = CallOptions(), *, inputs_read_only: bool = True) -> None:
+    def __init__(
+        self,
+        process: Learner,
+        function_names: tuple[str, ...],
+        ctx_getter: Callable[[], Context],
+        options: CallOptions = CallOptions(),
+        *,
+        inputs_read_only: bool = True,
+    ) -> None:
         self._inputs_read_only = inputs_read_only
         self._process = process
         self._names = function_names
@@ -130,16 +139,21 @@ class Submission:
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_") or name not in self._names:
-            raise AttributeError(f"the exercise declares no function {name!r} "
-                                 f"(it declares: {', '.join(self._names) or 'none'})")
+            raise AttributeError(
+                f"the exercise declares no function {name!r} (it declares: {', '.join(self._names) or 'none'})"
+            )
 
         def call(*args: Any, **kwargs: Any) -> Any:
             ctx = self._ctx()
             # An in-process learner (the browser's) has no CPU clock of its own to watch.
-            cpu: dict[str, Any] = {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s} \
-                if ctx.cpu_deadline != float("inf") else {}
-            result = self._process.call(name, list(args), kwargs, timeout_s=ctx.remaining_s(),
-                                        options=self._options, **cpu)
+            cpu: dict[str, Any] = (
+                {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s}
+                if ctx.cpu_deadline != float("inf")
+                else {}
+            )
+            result = self._process.call(
+                name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **cpu
+            )
             if result.modified and self._inputs_read_only:
                 _fail_modified(name, result.modified)
             return result.value
@@ -164,8 +178,10 @@ class Submission:
         return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)
 
 
-MODIFIED_DIAGNOSIS = Bilingual("the function changes its input tensors in place (for example `logits /= temperature`)",
-                               "函数就地修改了输入的张量（例如 `logits /= temperature`）")
+MODIFIED_DIAGNOSIS = Bilingual(
+    "the function changes its input tensors in place (for example `logits /= temperature`)",
+    "函数就地修改了输入的张量（例如 `logits /= temperature`）",
+)
 
 
 def _fail_modified(function: str, names: tuple[str, ...]) -> None:
@@ -177,4 +193,5 @@ def _fail_modified(function: str, names: tuple[str, ...]) -> None:
         f"{function}() changed its argument{'s' if len(names) > 1 else ''} {listed} in place; the caller's tensors "
         "must be left as they were (work on a copy: `logits = logits / temperature`, not `logits /= temperature`)",
         diagnosis=MODIFIED_DIAGNOSIS,
-        rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"))
+        rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"),
+    )

@@ -39,6 +39,7 @@ class Writable(Protocol):
 
     def flush(self) -> object: ...
 
+
 MAGIC = b"PJ1"
 MAX_HEADER_BYTES = 4 << 20  # room for a 512 kB source even if every character needs a \u escape
 # What the learner's process may send in one header: tracebacks and signatures need far less, and
@@ -83,7 +84,7 @@ def _read_exact(stream: Readable, n: int) -> bytearray:
         chunk = stream.read(n - filled)
         if not chunk:
             raise EOFError(f"stream ended with {n - filled} of {n} bytes missing")
-        view[filled:filled + len(chunk)] = chunk
+        view[filled : filled + len(chunk)] = chunk
         filled += len(chunk)
     return buffer
 
@@ -97,8 +98,9 @@ def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[byt
     stream.flush()
 
 
-def read_frame(stream: Readable, max_bytes: int = MAX_FRAME_BYTES,
-               max_header_bytes: int = MAX_HEADER_BYTES) -> tuple[dict[str, Any], list[bytearray]]:
+def read_frame(
+    stream: Readable, max_bytes: int = MAX_FRAME_BYTES, max_header_bytes: int = MAX_HEADER_BYTES
+) -> tuple[dict[str, Any], list[bytearray]]:
     """Read and validate one frame.
 
     Returns ``(header, payloads)``: the header is a JSON object within every bound in the module
@@ -299,8 +301,13 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes]
     raise WireError(f"cannot send a value of type {type(value).__name__}")
 
 
-def decode_values(value: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray], device: str = "cpu",
-                  used: set[int] | None = None) -> Any:
+def decode_values(
+    value: Any,
+    specs: list[dict[str, Any]],
+    payloads: Sequence[bytes | bytearray],
+    device: str = "cpu",
+    used: set[int] | None = None,
+) -> Any:
     """Inverse of :func:`encode_values`; generators come back as :class:`GeneratorSpec`.
 
     Each tensor of the frame may be referenced once (the encoder never does otherwise), so a
@@ -336,8 +343,9 @@ def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: Sequence[by
     return decoded
 
 
-def _take_tensor(index: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray], device: str,
-                 used: set[int]) -> Any:
+def _take_tensor(
+    index: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray], device: str, used: set[int]
+) -> Any:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < min(len(specs), len(payloads)):
         raise WireError(f"tensor reference {str(index)[:40]!r} out of range")
     if index in used:

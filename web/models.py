@@ -159,8 +159,9 @@ class UserSession(Base):
         if not token.isascii():  # tokens are URL-safe base64; anything else was never issued
             return None
         now = now or utcnow()
-        return session.scalar(select(cls).where(cls.token_hash == cls.digest(token),
-                                                cls.last_seen_at > now - cls.IDLE_LIMIT))
+        return session.scalar(
+            select(cls).where(cls.token_hash == cls.digest(token), cls.last_seen_at > now - cls.IDLE_LIMIT)
+        )
 
     def touch(self, now: dt.datetime | None = None) -> bool:
         """Note a request; True when ``last_seen_at`` changed (the caller commits)."""
@@ -180,8 +181,9 @@ class UserSession(Base):
         """Delete (not commit) ``user``'s sessions idle past :data:`IDLE_LIMIT` (they no longer count)."""
         cutoff = (now or utcnow()) - cls.IDLE_LIMIT
         # execute() is typed as Result; a DELETE's is a CursorResult, which has the row count.
-        ended = cast(CursorResult[Any], session.execute(delete(cls).where(cls.user_id == user.id,
-                                                                          cls.last_seen_at <= cutoff)))
+        ended = cast(
+            CursorResult[Any], session.execute(delete(cls).where(cls.user_id == user.id, cls.last_seen_at <= cutoff))
+        )
         return ended.rowcount or 0
 
     @classmethod
@@ -262,10 +264,12 @@ class Submission(Base):
 
     user: Mapped[User] = relationship(back_populates="submissions")
     exercise: Mapped[Exercise] = relationship(back_populates="submissions")
-    gradings: Mapped[list[Grading]] = relationship(back_populates="submission", order_by="Grading.id",
-                                                     cascade="all, delete-orphan")
+    gradings: Mapped[list[Grading]] = relationship(
+        back_populates="submission", order_by="Grading.id", cascade="all, delete-orphan"
+    )
     current: Mapped[Grading | None] = relationship(
-        primaryjoin="foreign(Submission.current_grading_id) == Grading.id", viewonly=True)
+        primaryjoin="foreign(Submission.current_grading_id) == Grading.id", viewonly=True
+    )
 
     @property
     def latest(self) -> Grading | None:
@@ -328,5 +332,12 @@ class Grading(Base):
 
 def count_queued(session: Session, user: User) -> int:
     """How many of ``user``'s submissions wait for their first verdict (rejudges do not count)."""
-    return session.scalar(select(func.count()).select_from(Grading).join(Submission).where(
-        Submission.user_id == user.id, Grading.status != Status.done, Grading.priority == Priority.live)) or 0
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(Grading)
+            .join(Submission)
+            .where(Submission.user_id == user.id, Grading.status != Status.done, Grading.priority == Priority.live)
+        )
+        or 0
+    )

@@ -58,10 +58,16 @@ def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, repor
     from judge.catalogue import diagnosis_found
 
     first = (first_failure(report.get("cases", [])) or {}).get("name")
-    return {"name": name, "verdict": report["verdict"], "message": report.get("message"),
-            "diagnosis": report.get("diagnosis"), "expected_diagnosis": expected_diagnosis,
-            "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
-            "caught_by": first, "undetectable": _browser(exercise).undetectable.get(name)}
+    return {
+        "name": name,
+        "verdict": report["verdict"],
+        "message": report.get("message"),
+        "diagnosis": report.get("diagnosis"),
+        "expected_diagnosis": expected_diagnosis,
+        "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
+        "caught_by": first,
+        "undetectable": _browser(exercise).undetectable.get(name),
+    }
 
 
 def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
@@ -93,10 +99,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("exercise")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--seeds", type=int, default=1, help="how many consecutive seeds")
-    parser.add_argument("--also", action="append", default=[], metavar="DIR",
-                        help="judge the *.py files of DIR too (wrong ones state Mistake:/Diagnosis:)")
-    parser.add_argument("--only-also", action="store_true",
-                        help="of the exercise's own solutions, judge only the reference")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="judge the *.py files of DIR too (wrong ones state Mistake:/Diagnosis:)",
+    )
+    parser.add_argument(
+        "--only-also", action="store_true", help="of the exercise's own solutions, judge only the reference"
+    )
     args = parser.parse_args(argv)
 
     import judge.browser.torchlike as subset

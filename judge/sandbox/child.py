@@ -162,8 +162,15 @@ def _reply(outbox, header: dict, value=None) -> None:
         try:
             header["value"] = wire.encode_values(value, specs, payloads)
         except wire.WireError as exc:
-            header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
-                                 "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
+            header = {
+                "raised": {
+                    "type": "TypeError",
+                    "message": f"your function returned {exc}",
+                    "line": None,
+                    "traceback": f"TypeError: your function returned {exc}\n",
+                    "memory": False,
+                }
+            }
             specs, payloads = [], []
     header["tensors"] = specs
     wire.write_frame(outbox, header, payloads)

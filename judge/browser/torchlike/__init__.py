@@ -269,14 +269,19 @@ def _guard_keywords() -> None:
     from judge.browser.torchlike import distributions, random
     from judge.browser.torchlike.nn import functional
 
-    for module, prefix in ((_sys.modules[__name__], "torch"), (functional, "torch.nn.functional"),
-                           (random, "torch.random")):
+    for module, prefix in (
+        (_sys.modules[__name__], "torch"),
+        (functional, "torch.nn.functional"),
+        (random, "torch.random"),
+    ):
         for name, value in list(vars(module).items()):
             if isinstance(value, types.FunctionType) and not name.startswith("_") and name != "install":
                 setattr(module, name, _guard(value, f"{prefix}.{name}"))
-    classes = [(Tensor, "Tensor")] + [(value, f"torch.distributions.{name}")
-                                      for name, value in vars(distributions).items()
-                                      if isinstance(value, type) and issubclass(value, distributions.Distribution)]
+    classes = [(Tensor, "Tensor")] + [
+        (value, f"torch.distributions.{name}")
+        for name, value in vars(distributions).items()
+        if isinstance(value, type) and issubclass(value, distributions.Distribution)
+    ]
     for cls, prefix in classes:
         for name, value in list(vars(cls).items()):
             if isinstance(value, types.FunctionType) and (name == "__init__" or not name.startswith("__")):

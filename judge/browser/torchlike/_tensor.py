@@ -217,8 +217,8 @@ class Tensor(metaclass=_TensorType):
         if not self._shape:
             return self.view(1)
         start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())
-        middle = math.prod(self._shape[start:end + 1])
-        return self.view(self._shape[:start] + (middle,) + self._shape[end + 1:])
+        middle = math.prod(self._shape[start : end + 1])
+        return self.view(self._shape[:start] + (middle,) + self._shape[end + 1 :])
 
     def squeeze(self, dim=None) -> Tensor:
         if dim is None:
@@ -264,9 +264,15 @@ class Tensor(metaclass=_TensorType):
 
     def type(self, dtype=None):
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-                    "bfloat16": "torch.BFloat16Tensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                    "bool": "torch.BoolTensor"}[self.dtype.name]
+            return {
+                "float32": "torch.FloatTensor",
+                "float64": "torch.DoubleTensor",
+                "float16": "torch.HalfTensor",
+                "bfloat16": "torch.BFloat16Tensor",
+                "int64": "torch.LongTensor",
+                "int32": "torch.IntTensor",
+                "bool": "torch.BoolTensor",
+            }[self.dtype.name]
         return self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:
@@ -300,14 +306,25 @@ class Tensor(metaclass=_TensorType):
         from judge.browser.torchlike._shape import broadcast_shapes, source_positions
 
         if broadcast_shapes(self._shape, result._shape) != self._shape:
-            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-                               f"{list(broadcast_shapes(self._shape, result._shape))}")
-        if (self.dtype.kind != "f" and result.dtype.kind == "f"
-                or self.dtype is dt.bool_ and result.dtype is not dt.bool_):
-            raise RuntimeError(f"result type {result.dtype.name.capitalize()} can't be cast to the desired output "
-                               f"type {self.dtype.name.capitalize()}")
-        values = result._data if result._shape == self._shape else [
-            result._data[p] for p in source_positions(result._shape, self._shape)]
+            raise RuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(broadcast_shapes(self._shape, result._shape))}"
+            )
+        if (
+            self.dtype.kind != "f"
+            and result.dtype.kind == "f"
+            or self.dtype is dt.bool_
+            and result.dtype is not dt.bool_
+        ):
+            raise RuntimeError(
+                f"result type {result.dtype.name.capitalize()} can't be cast to the desired output "
+                f"type {self.dtype.name.capitalize()}"
+            )
+        values = (
+            result._data
+            if result._shape == self._shape
+            else [result._data[p] for p in source_positions(result._shape, self._shape)]
+        )
         self._data[:] = dt.cast_values(values, self.dtype)
         return self
 

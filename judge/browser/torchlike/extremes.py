@@ -60,7 +60,9 @@ class ExtremeUniforms:
 
     def __exit__(self, *exc_info) -> bool:
         torch = self.torch
-        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (self.saved["rand"], self.saved["rand_like"],
-                                                              self.saved["uniform_"])
+        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (
+            self.saved["rand"],
+            self.saved["rand_like"],
+            self.saved["uniform_"],
+        )
         return False
-

@@ -15,13 +15,26 @@ from judge.browser.torchlike._random import (
     set_rng_state,
 )
 
-__all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
-           "set_rng_state"]
+__all__ = [
+    "Generator",
+    "default_generator",
+    "fork_rng",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+    "set_rng_state",
+]
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng", _devices_kw: str = "devices",
-             device_type: str = "cuda") -> Iterator[None]:
+def fork_rng(
+    devices=None,
+    enabled: bool = True,
+    _caller: str = "fork_rng",
+    _devices_kw: str = "devices",
+    device_type: str = "cuda",
+) -> Iterator[None]:
     """Inside the block, draw and reseed the default generator freely; on leaving, its state is back.
 
     The browser has no GPU, so ``devices`` and ``device_type`` have nothing to fork.
