@@ -15,11 +15,12 @@ PROBJUDGE_ALLOW_WEAKER_SANDBOX ?= 1
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: venv assets browser test run check bench clean help
+.PHONY: venv assets browser lint test run check bench clean help
 
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
-	@echo "make test   set up .venv and run every test"
+	@echo "make test   set up .venv, run make lint, then every test"
+	@echo "make lint   ruff (lint, format check) and mypy over judge/ and web/: seconds, before every commit"
 	@echo "make check  maintainers: every reference passes, every known-wrong solution fails"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
 
@@ -51,7 +52,13 @@ browser:
 			 (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
 		else echo "note: no chromium; the browser tests will be skipped (install Debian's chromium to run them)"; fi; }
 
-test: venv assets browser
+# The checks before a commit (configured in pyproject.toml); each takes seconds.
+lint: venv
+	$(VENV)/bin/ruff check judge web
+	$(VENV)/bin/ruff format --check judge web
+	$(VENV)/bin/mypy judge web
+
+test: venv assets browser lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 check: venv

@@ -39,14 +39,23 @@ class BudgetDeclaration:
     seeds: int = 0
     pairs: int = 0  # within-row independence: consecutive draws against the product distribution
 
-    def __add__(self, other: "BudgetDeclaration") -> "BudgetDeclaration":
-        return BudgetDeclaration(self.fit + other.fit, self.independence + other.independence,
-                                 self.seeds + other.seeds, self.pairs + other.pairs)
+    def __add__(self, other: BudgetDeclaration) -> BudgetDeclaration:
+        return BudgetDeclaration(
+            self.fit + other.fit,
+            self.independence + other.independence,
+            self.seeds + other.seeds,
+            self.pairs + other.pairs,
+        )
 
     def count(self, kind: str) -> int:
         """How many checks of ``kind`` this declares (``too_regular``: one per fit at most)."""
-        return {"fit": self.fit, "pairs": self.pairs, "independence": self.independence, "seeds": self.seeds,
-                "too_regular": self.fit}[kind]
+        return {
+            "fit": self.fit,
+            "pairs": self.pairs,
+            "independence": self.independence,
+            "seeds": self.seeds,
+            "too_regular": self.fit,
+        }[kind]
 
 
 @dataclass

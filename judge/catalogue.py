@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from judge.exercise import Exercise, ExerciseError
-from judge.report import Report
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
+from judge.report import Report
 from judge.runner import judge_file
 from judge.suites import load_suite
 from judge.testing import derive_seed
@@ -36,12 +36,12 @@ class DiagnosisPhrase(str):
 
     prefix: bool
 
-    def __new__(cls, text: str, prefix: bool = False) -> "DiagnosisPhrase":
+    def __new__(cls, text: str, prefix: bool = False) -> DiagnosisPhrase:
         obj = super().__new__(cls, text)
         obj.prefix = prefix
         return obj
 
-    def __getnewargs__(self) -> tuple[str, bool]:
+    def __getnewargs__(self) -> tuple[str, bool]:  # type: ignore[override]  # typeshed: tuple[str]; __new__ here takes more
         return (str(self), self.prefix)
 
 
@@ -137,10 +137,14 @@ def diagnosis_problem(report: Report | dict, phrase: str) -> str:
     said = _report_diagnoses(report, ("diagnosis",))
     if not said:
         data = report.to_json() if isinstance(report, Report) else report
-        return (f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
-                f"(the judge said: {data.get('message') or ''})")
-    return (f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
-            f"the judge said {'; '.join(repr(text) for text in said)}")
+        return (
+            f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
+            f"(the judge said: {data.get('message') or ''})"
+        )
+    return (
+        f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
+        f"the judge said {'; '.join(repr(text) for text in said)}"
+    )
 
 
 SUITES = ("public", "hidden")
@@ -164,21 +168,31 @@ def _budget_check(exercise: Exercise, seed: int | None, device: str) -> tuple[li
         declared = load_suite(exercise, suite).budget
         report = judge_file(exercise, exercise.reference_path, seed=seed, device=device, suites=(suite,))
         if report.verdict is not Verdict.AC:
-            problems.append(f"{exercise.suite_path(suite).name}: the reference got {report.verdict.value} "
-                            f"({report.message}); its budget cannot be verified")
+            problems.append(
+                f"{exercise.suite_path(suite).name}: the reference got {report.verdict.value} "
+                f"({report.message}); its budget cannot be verified"
+            )
             continue
         checks = report.false_failure_budget.get("checks", {})
         for kind in BUDGET_KINDS:
             used = checks.get(kind, {}).get("used", 0)
             if used != declared.count(kind):
-                problems.append(f"{exercise.suite_path(suite).name}: BUDGET declares {kind}={declared.count(kind)} "
-                                f"but its tests use {used} ({declared})")
+                problems.append(
+                    f"{exercise.suite_path(suite).name}: BUDGET declares {kind}={declared.count(kind)} "
+                    f"but its tests use {used} ({declared})"
+                )
     return problems, report
 
 
-def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str = "cpu", jobs: int = 2,
-                   progress: Callable[[CheckOutcome], None] | None = None,
-                   seeds: int = 1) -> list[CheckOutcome]:
+def check_exercise(
+    exercise: Exercise,
+    *,
+    seed: int | None = None,
+    device: str = "cpu",
+    jobs: int = 2,
+    progress: Callable[[CheckOutcome], None] | None = None,
+    seeds: int = 1,
+) -> list[CheckOutcome]:
     """Judge the reference, the other correct solutions (``solutions/<exercise>/correct/``: they must
     pass too) and every wrong solution of ``exercise`` (``jobs`` at a time), then verify each
     suite's declared budget (:func:`budget_problems`).
@@ -194,16 +208,26 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
         raise ExerciseError(f"{exercise.folder}: {exercise.reference_path} is missing")
     if not wrong:
         raise ExerciseError(f"{exercise.folder}: no known-wrong solutions in {exercise.solutions_root / 'wrong'}")
-    master_seeds = [seed] if seeds <= 1 else [derive_seed(seed or 0, "check", i) for i in range(seeds)]
+    master_seeds: list[int | None] = [seed]
+    if seeds > 1:
+        master_seeds = [derive_seed(seed or 0, "check", i) for i in range(seeds)]
 
     def run_reference() -> CheckOutcome:
-        return _aggregate("reference", "accepted",
-                          [_judge_reference(report) for report in _judge_all(exercise, exercise.reference_path,
-                                                                              master_seeds, device)])
+        return _aggregate(
+            "reference",
+            "accepted",
+            [
+                _judge_reference(report)
+                for report in _judge_all(exercise, exercise.reference_path, master_seeds, device)
+            ],
+        )
 
     def run_correct(path: Path) -> CheckOutcome:
-        return _aggregate(f"correct/{path.stem}", "accepted",
-                          [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)])
+        return _aggregate(
+            f"correct/{path.stem}",
+            "accepted",
+            [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)],
+        )
 
     def run_wrong(solution: WrongSolution) -> CheckOutcome:
         how = "diagnosed as starting with" if solution.diagnosis.prefix else "diagnosed as"
@@ -213,12 +237,16 @@ def check_exercise(exercise: Exercise, *, seed: int | None = None, device: str =
 
     def run_budget() -> CheckOutcome:
         problems, report = _budget_check(exercise, seed, device)
-        return CheckOutcome("budget", "each suite's BUDGET equals what it uses", report, not problems,
-                            "; ".join(problems))
+        return CheckOutcome(
+            "budget", "each suite's BUDGET equals what it uses", report, not problems, "; ".join(problems)
+        )
 
-    tasks: list[Callable[[], CheckOutcome]] = [run_reference] + \
-        [lambda p=p: run_correct(p) for p in exercise.correct_solutions()] + \
-        [lambda s=s: run_wrong(s) for s in wrong] + [run_budget]
+    tasks: list[Callable[[], CheckOutcome]] = (
+        [run_reference]
+        + [lambda p=p: run_correct(p) for p in exercise.correct_solutions()]
+        + [lambda s=s: run_wrong(s) for s in wrong]
+        + [run_budget]
+    )
     outcomes: list[CheckOutcome] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for outcome in pool.map(lambda task: task(), tasks):
@@ -269,8 +297,13 @@ def _judge_all(exercise: Exercise, path: Path, seeds: list[int | None], device: 
                 process = None
             if process is None:
                 try:
-                    process = LearnerProcess(path, device=device, memory_limit_mb=exercise.memory_limit_mb,
-                                             load_timeout_s=exercise.time_limit_s, launcher=launcher)
+                    process = LearnerProcess(
+                        path,
+                        device=device,
+                        memory_limit_mb=exercise.memory_limit_mb,
+                        load_timeout_s=exercise.time_limit_s,
+                        launcher=launcher,
+                    )
                 except (LoadFailed, ProcessFailed, SandboxFailure):
                     reports.append(judge_file(exercise, path, seed=seed, device=device))  # reports why
                     continue

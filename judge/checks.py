@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import torch
 
@@ -23,12 +24,37 @@ from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context
 
 __all__ = [
-    "CheckFailed", "CheckMisuse", "Label", "Outcome", "SEEDS_DIAGNOSIS", "ROWS_SHARE_DIAGNOSIS", "SORTED_DIAGNOSIS",
-    "REPEATED_DIAGNOSIS", "DEPENDENT_DIAGNOSIS", "row_title", "rule", "fail", "expect", "diagnosed", "expect_tensor",
-    "expect_close", "expect_tokens_in_range", "expect_support", "expect_distribution", "best_alternative",
-    "expect_independent_within_row", "expect_independent_rows", "expect_different_under_seeds",
-    "identical_draws_probability", "expect_raises", "expect_seed_contract", "expect_bad_inputs_refused",
-    "BadInput", "ordered_share", "token_groups", "too_regular",
+    "CheckFailed",
+    "CheckMisuse",
+    "Label",
+    "Outcome",
+    "SEEDS_DIAGNOSIS",
+    "ROWS_SHARE_DIAGNOSIS",
+    "SORTED_DIAGNOSIS",
+    "REPEATED_DIAGNOSIS",
+    "DEPENDENT_DIAGNOSIS",
+    "row_title",
+    "rule",
+    "fail",
+    "expect",
+    "diagnosed",
+    "expect_tensor",
+    "expect_close",
+    "expect_tokens_in_range",
+    "expect_support",
+    "expect_distribution",
+    "best_alternative",
+    "expect_independent_within_row",
+    "expect_independent_rows",
+    "expect_different_under_seeds",
+    "identical_draws_probability",
+    "expect_raises",
+    "expect_seed_contract",
+    "expect_bad_inputs_refused",
+    "BadInput",
+    "ordered_share",
+    "token_groups",
+    "too_regular",
 ]
 
 # An alternative distribution must fit the draws at least this well to be named as the mistake.
@@ -83,7 +109,11 @@ def _context(check: str, ctx: Any) -> None:
 
 
 def _tolerance(check: str, argument: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value >= 0):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not (math.isfinite(value) and float(value) >= 0)
+    ):
         raise _misuse(check, argument, "a finite number >= 0", value)
 
 
@@ -97,8 +127,12 @@ def _target(check: str, argument: str, probs: Any, *, dims: tuple[int, ...], nor
     summing to 1 along its last dimension within ``stats.PROBABILITY_SUM_TOLERANCE``; returns it."""
     shapes = " or ".join({1: "[V]", 2: "[B, V]"}[d] for d in dims)
     expected = f"a floating tensor of shape {shapes}"
-    if not isinstance(probs, torch.Tensor) or not probs.is_floating_point() or probs.dim() not in dims \
-            or probs.shape[-1] == 0:
+    if (
+        not isinstance(probs, torch.Tensor)
+        or not probs.is_floating_point()
+        or probs.dim() not in dims
+        or probs.shape[-1] == 0
+    ):
         raise _misuse(check, argument, expected, probs)
     if not bool(torch.isfinite(probs).all()) or bool((probs < 0).any()):
         raise _misuse(check, argument, f"{expected} of finite probabilities >= 0", probs)
@@ -106,8 +140,12 @@ def _target(check: str, argument: str, probs: Any, *, dims: tuple[int, ...], nor
         totals = probs.to(torch.float64).sum(dim=-1).reshape(-1)
         worst = float((totals - 1.0).abs().max())
         if worst > stats.PROBABILITY_SUM_TOLERANCE:
-            raise CheckMisuse(check, argument, f"{expected} whose rows sum to 1",
-                              f"{_describe(probs)} with a row summing to {1.0 + worst:.6g} or {1.0 - worst:.6g}")
+            raise CheckMisuse(
+                check,
+                argument,
+                f"{expected} whose rows sum to 1",
+                f"{_describe(probs)} with a row summing to {1.0 + worst:.6g} or {1.0 - worst:.6g}",
+            )
     return probs
 
 
@@ -125,7 +163,7 @@ class Outcome:
     zh: str = "token"
 
     @classmethod
-    def of(cls, check: str, value: Any) -> "Outcome":
+    def of(cls, check: str, value: Any) -> Outcome:
         if isinstance(value, Outcome):
             return value
         if isinstance(value, Bilingual):
@@ -167,8 +205,15 @@ class CheckFailed(AssertionError):
     input value (a :class:`~judge.i18n.Bilingual`): what a learner sees of a failing hidden case.
     """
 
-    def __init__(self, message: str, *, statistic: float | None = None, p_value: float | None = None,
-                 diagnosis: str | None = None, rule: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        statistic: float | None = None,
+        p_value: float | None = None,
+        diagnosis: str | None = None,
+        rule: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.statistic = statistic
@@ -183,12 +228,12 @@ class Label(str):
 
     public: Bilingual
 
-    def __new__(cls, text: str, public: Bilingual) -> "Label":
+    def __new__(cls, text: str, public: Bilingual) -> Label:
         obj = super().__new__(cls, text)
         obj.public = public
         return obj
 
-    def __getnewargs__(self) -> tuple[str, Bilingual]:
+    def __getnewargs__(self) -> tuple[str, Bilingual]:  # type: ignore[override]  # typeshed: tuple[str]; __new__ here takes more
         return (str(self), self.public)
 
 
@@ -196,12 +241,13 @@ def row_title(what: str, row: int, labels: Sequence[str] | None = None) -> Bilin
     """``what`` (a Bilingual or plain name), row ``row`` and the row's value-free label, in both languages."""
     label = labels[row] if labels and row < len(labels) else None
     public = getattr(label, "public", None)
-    return Bilingual(f"{what}, row {row}" + (f" ({public})" if public else ""),
-                     f"{in_language(what, 'zh')}，第 {row} 行" + (f"（{public.zh}）" if public else ""))
+    return Bilingual(
+        f"{what}, row {row}" + (f" ({public})" if public else ""),
+        f"{in_language(what, 'zh')}，第 {row} 行" + (f"（{public.zh}）" if public else ""),
+    )
 
 
-def rule(what: str, en: str, zh: str, *, row: int | None = None,
-         labels: Sequence[str] | None = None) -> Bilingual:
+def rule(what: str, en: str, zh: str, *, row: int | None = None, labels: Sequence[str] | None = None) -> Bilingual:
     """The public rule of a failure: ``what`` (a Bilingual or plain name), the row, what went wrong.
 
     ``en``/``zh``: what went wrong, quoting no input value (hidden cases show only this).
@@ -229,8 +275,9 @@ def expect(condition: bool, message: str, diagnosis: str | None = None, rule: st
     ``.all()``) or a ``message``/``diagnosis``/``rule`` that is not a string.
     """
     if isinstance(condition, torch.Tensor) and condition.numel() != 1:
-        raise _misuse("expect", "condition", "a bool (for a tensor comparison: torch.equal(a, b) or (...).all())",
-                      condition)
+        raise _misuse(
+            "expect", "condition", "a bool (for a tensor comparison: torch.equal(a, b) or (...).all())", condition
+        )
     _text("expect", "message", message)
     _text("expect", "diagnosis", diagnosis, optional=True)
     _text("expect", "rule", rule, optional=True)
@@ -257,8 +304,9 @@ def diagnosed(diagnosis: str, *, raised_only: bool = False) -> Iterator[None]:
         raise
 
 
-def expect_tensor(value: Any, *, name: str, shape: Sequence[int], dtype: torch.dtype,
-                  device: str | None = None) -> torch.Tensor:
+def expect_tensor(
+    value: Any, *, name: str, shape: Sequence[int], dtype: torch.dtype, device: str | None = None
+) -> torch.Tensor:
     """Check a learner's value: a ``torch.Tensor`` of exactly ``shape`` and ``dtype`` (and, when
     ``device`` is given, returned on that device type, as the learner's process saw it); return it.
 
@@ -278,26 +326,42 @@ def expect_tensor(value: Any, *, name: str, shape: Sequence[int], dtype: torch.d
     if device is not None and not isinstance(device, (str, torch.device)):
         raise _misuse("expect_tensor", "device", "a device name such as ctx.device, or None", device)
     if not isinstance(value, torch.Tensor):
-        fail(f"{name} must return a torch.Tensor, got {type(value).__name__}",
-             rule=rule(name, "did not return a torch.Tensor", "返回的不是 torch.Tensor"))
+        fail(
+            f"{name} must return a torch.Tensor, got {type(value).__name__}",
+            rule=rule(name, "did not return a torch.Tensor", "返回的不是 torch.Tensor"),
+        )
     if tuple(value.shape) != tuple(shape):
-        fail(f"{name} returned shape {list(value.shape)}, expected {list(shape)}",
-             rule=rule(name, "returned a tensor of the wrong shape", "返回的张量形状不对"))
+        fail(
+            f"{name} returned shape {list(value.shape)}, expected {list(shape)}",
+            rule=rule(name, "returned a tensor of the wrong shape", "返回的张量形状不对"),
+        )
     if value.dtype != dtype:
-        fail(f"{name} returned dtype {value.dtype}, expected {dtype}",
-             rule=rule(name, f"returned dtype {value.dtype}, expected {dtype}",
-                       f"返回的 dtype 是 {value.dtype}，应为 {dtype}"))
+        fail(
+            f"{name} returned dtype {value.dtype}, expected {dtype}",
+            rule=rule(
+                name, f"returned dtype {value.dtype}, expected {dtype}", f"返回的 dtype 是 {value.dtype}，应为 {dtype}"
+            ),
+        )
     origin = getattr(value, "origin_device", None)
     if device is not None and origin is not None and torch.device(origin).type != torch.device(device).type:
-        fail(f"{name} returned a tensor on {origin}; outputs must stay on the input's device ({device})",
-             rule=rule(name, "returned a tensor on another device than its input",
-                       "返回的张量不在输入所在的设备上"))
+        fail(
+            f"{name} returned a tensor on {origin}; outputs must stay on the input's device ({device})",
+            rule=rule(name, "returned a tensor on another device than its input", "返回的张量不在输入所在的设备上"),
+        )
     return value
 
 
-def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, atol: float, what: str,
-                 row_labels: Sequence[str] | None = None,
-                 mistakes: Mistakes = None, outcome: Any = "token") -> None:
+def expect_close(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    *,
+    rtol: float,
+    atol: float,
+    what: str,
+    row_labels: Sequence[str] | None = None,
+    mistakes: Mistakes = None,
+    outcome: Any = "token",
+) -> None:
     """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close.
 
     ``expected``: a floating tensor ``[B, V]`` (``[V]`` is one row); ``actual``: the learner's
@@ -321,36 +385,48 @@ def expect_close(actual: torch.Tensor, expected: torch.Tensor, *, rtol: float, a
     noun = Outcome.of(check, outcome)
     if not isinstance(actual, torch.Tensor) or tuple(actual.shape) != tuple(expected.shape):
         got = f"shape {list(actual.shape)}" if isinstance(actual, torch.Tensor) else type(actual).__name__
-        fail(f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}",
-             rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"))
+        fail(
+            f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}",
+            rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"),
+        )
     if expected.dim() == 1:  # one row
         actual, expected = actual.unsqueeze(0), expected.unsqueeze(0)
         given = mistakes
-        mistakes = lambda: {name: c.unsqueeze(0) if c.dim() == 1 else c  # noqa: E731
-                            for name, c in _mistakes(given).items()}
+
+        def mistakes():  # the mistakes' rows, each a batch of one like actual and expected
+            return {name: c.unsqueeze(0) if c.dim() == 1 else c for name, c in _mistakes(given).items()}
+
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
     if torch.isnan(actual64).any():
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
-        fail(f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}",
-             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels))
+        fail(
+            f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}",
+            rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
+        )
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if (excess <= 0).all():
         return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
     diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
-    message = (f"{what}: {_row_name(row_labels, row)}, {noun.en} {token}: you returned "
-               f"{actual64[row, token].item():.6g}, expected {expected64[row, token].item():.6g} "
-               f"(tolerance {atol:g} + {rtol:g} x expected)")
+    message = (
+        f"{what}: {_row_name(row_labels, row)}, {noun.en} {token}: you returned "
+        f"{actual64[row, token].item():.6g}, expected {expected64[row, token].item():.6g} "
+        f"(tolerance {atol:g} + {rtol:g} x expected)"
+    )
     if diagnosis:
         message += f". This matches a known mistake: {diagnosis}"
-    fail(message, diagnosis=diagnosis,
-         rule=rule(what, "the values differ from the target", "数值与目标不一致", row=row, labels=row_labels))
+    fail(
+        message,
+        diagnosis=diagnosis,
+        rule=rule(what, "the values differ from the target", "数值与目标不一致", row=row, labels=row_labels),
+    )
 
 
-def _matching_mistake(actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float,
-                      atol: float) -> str | None:
+def _matching_mistake(
+    actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float, atol: float
+) -> str | None:
     """The mistake that reproduces the whole output, else the first one that reproduces ``row``."""
     candidates = {name: c.to(torch.float64) for name, c in mistakes.items() if c.shape == actual.shape}
     for name, candidate in candidates.items():
@@ -366,11 +442,19 @@ def _expect_token_ids(draws: Any, vocab_size: int, *, what: str, outcome: Outcom
     """``draws`` is a 1-D int64 tensor of ids in ``[0, vocab_size)`` (checks take learner values as
     they come: an unchecked one would make the check itself raise, an IE the learner chose)."""
     if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 1:
-        kind = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
+        kind = (
+            f"a {draws.dtype} tensor of shape {list(draws.shape)}"
+            if isinstance(draws, torch.Tensor)
             else type(draws).__name__
-        fail(f"{what}: the draws must be a 1-D int64 tensor of {outcome.en} ids, got {kind}",
-             rule=rule(what, f"the draws are not a 1-D int64 tensor of {outcome.en} ids",
-                       f"抽样结果不是一维 int64 的{outcome.zh_word}编号张量"))
+        )
+        fail(
+            f"{what}: the draws must be a 1-D int64 tensor of {outcome.en} ids, got {kind}",
+            rule=rule(
+                what,
+                f"the draws are not a 1-D int64 tensor of {outcome.en} ids",
+                f"抽样结果不是一维 int64 的{outcome.zh_word}编号张量",
+            ),
+        )
     expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what, outcome=outcome)
 
 
@@ -391,24 +475,44 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
     _vocab_size(check, vocab_size)
     _text(check, "what", what)
     noun = Outcome.of(check, outcome)
-    if not isinstance(draws, torch.Tensor) or draws.is_floating_point() or draws.dtype == torch.bool \
-            or draws.dim() not in (1, 2):
-        fail(f"{what}: the draws must be an integer tensor of {noun.en} ids, got {_describe(draws)}",
-             rule=rule(what, f"the draws are not a tensor of {noun.en} ids", f"抽样结果不是{noun.zh_word}编号张量"))
+    if (
+        not isinstance(draws, torch.Tensor)
+        or draws.is_floating_point()
+        or draws.dtype == torch.bool
+        or draws.dim() not in (1, 2)
+    ):
+        fail(
+            f"{what}: the draws must be an integer tensor of {noun.en} ids, got {_describe(draws)}",
+            rule=rule(what, f"the draws are not a tensor of {noun.en} ids", f"抽样结果不是{noun.zh_word}编号张量"),
+        )
     if draws.dim() == 1:
         draws = draws.unsqueeze(0)
     bad = (draws < 0) | (draws >= vocab_size)
     if bad.any():
         row, col = bad.nonzero()[0].tolist()
-        fail(f"{what}: row {row} drew {noun.en} id {draws[row, col].item()}, outside {noun.range_en()} "
-             f"[0, {vocab_size})",
-             rule=rule(what, f"drew a {noun.en} id outside {noun.range_en()}",
-                       f"抽到了{noun.range_zh()}之外的{noun.zh_word}编号", row=row))
+        fail(
+            f"{what}: row {row} drew {noun.en} id {draws[row, col].item()}, outside {noun.range_en()} "
+            f"[0, {vocab_size})",
+            rule=rule(
+                what,
+                f"drew a {noun.en} id outside {noun.range_en()}",
+                f"抽到了{noun.range_zh()}之外的{noun.zh_word}编号",
+                row=row,
+            ),
+        )
 
 
-def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
-                   why_excluded: Callable[[int, int], str], row_labels: Sequence[str] | None = None,
-                   diagnosis: str | None = None, alternatives: Mistakes = None, outcome: Any = "token") -> None:
+def expect_support(
+    draws: torch.Tensor,
+    probs: torch.Tensor,
+    *,
+    what: str,
+    why_excluded: Callable[[int, int], str],
+    row_labels: Sequence[str] | None = None,
+    diagnosis: str | None = None,
+    alternatives: Mistakes = None,
+    outcome: Any = "token",
+) -> None:
     """No draw may be an outcome whose target probability is exactly 0.
 
     ``draws``: the learner's int64 ``[B, n]``; ``probs``: floating ``[B, V]`` (only which entries
@@ -435,12 +539,21 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
             draws = draws.unsqueeze(0)
         rows = draws.shape[0] if isinstance(draws, torch.Tensor) and draws.dim() == 2 else 1
         probs = probs.unsqueeze(0).expand(rows, probs.shape[0])
-    if not isinstance(draws, torch.Tensor) or draws.dtype != torch.int64 or draws.dim() != 2 \
-            or draws.shape[0] != probs.shape[0]:
-        got = f"a {draws.dtype} tensor of shape {list(draws.shape)}" if isinstance(draws, torch.Tensor) \
+    if (
+        not isinstance(draws, torch.Tensor)
+        or draws.dtype != torch.int64
+        or draws.dim() != 2
+        or draws.shape[0] != probs.shape[0]
+    ):
+        got = (
+            f"a {draws.dtype} tensor of shape {list(draws.shape)}"
+            if isinstance(draws, torch.Tensor)
             else type(draws).__name__
-        fail(f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}",
-             rule=rule(what, "the draws have the wrong type or shape", "抽样结果的类型或形状不对"))
+        )
+        fail(
+            f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}",
+            rule=rule(what, "the draws have the wrong type or shape", "抽样结果的类型或形状不对"),
+        )
     expect_tokens_in_range(draws, probs.shape[-1], what=what, outcome=noun)
     allowed = probs > 0
     drawn_ok = torch.gather(allowed, 1, draws)
@@ -456,10 +569,18 @@ def expect_support(draws: torch.Tensor, probs: torch.Tensor, *, what: str,
         observed = torch.bincount(draws[row], minlength=probs.shape[-1]).tolist()
         diagnosis = best_alternative(observed, {name: alt[row] for name, alt in _mistakes(alternatives).items()})
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
-    fail(f"{what}: {_row_name(row_labels, row)}: {noun.en} {token} was drawn {count} of {draws.shape[1]} times"
-         f"{more}; {why_excluded(row, token)}, so it must never be drawn{hint}", diagnosis=diagnosis,
-         rule=rule(what, f"drew a {noun.en} that must never be drawn", f"抽到了不应被抽到的{noun.zh_word}".rstrip(),
-                   row=row, labels=row_labels))
+    fail(
+        f"{what}: {_row_name(row_labels, row)}: {noun.en} {token} was drawn {count} of {draws.shape[1]} times"
+        f"{more}; {why_excluded(row, token)}, so it must never be drawn{hint}",
+        diagnosis=diagnosis,
+        rule=rule(
+            what,
+            f"drew a {noun.en} that must never be drawn",
+            f"抽到了不应被抽到的{noun.zh_word}".rstrip(),
+            row=row,
+            labels=row_labels,
+        ),
+    )
 
 
 def _one_row(check: str, probs: Any) -> torch.Tensor:
@@ -467,15 +588,26 @@ def _one_row(check: str, probs: Any) -> torch.Tensor:
     probs = _target(check, "probs", probs, dims=(1, 2))
     if probs.dim() == 2:
         if probs.shape[0] != 1:
-            raise _misuse(check, "probs", "the target of one row: a floating tensor of shape [V] (or [1, V]); "
-                          "call the check once per row", probs)
+            raise _misuse(
+                check,
+                "probs",
+                "the target of one row: a floating tensor of shape [V] (or [1, V]); call the check once per row",
+                probs,
+            )
         probs = probs[0]
     return probs
 
 
-def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
-                        alternatives: Mistakes = None, public: str | None = None,
-                        outcome: Any = "token") -> stats.GTestResult:
+def expect_distribution(
+    ctx: Context,
+    draws: torch.Tensor,
+    probs: torch.Tensor,
+    *,
+    label: str,
+    alternatives: Mistakes = None,
+    public: str | None = None,
+    outcome: Any = "token",
+) -> stats.GTestResult:
     """Goodness of fit of one row's draws to its target distribution (pooled G-test, Williams).
 
     ``draws``: the learner's int64 ``[n]``, already checked against the support (an excluded
@@ -517,14 +649,20 @@ def expect_distribution(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, 
         return result
     diagnosis = best_alternative(observed, _mistakes(alternatives))
     where = _largest_gap(observed, target, noun)
-    message = (f"{label}: your draws do not follow the target distribution "
-               f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
-               f"threshold {alpha:.3g}){where}")
+    message = (
+        f"{label}: your draws do not follow the target distribution "
+        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
+        f"threshold {alpha:.3g}){where}"
+    )
     if diagnosis:
         message += f". They fit a known mistake instead: {diagnosis}"
-    raise CheckFailed(message, statistic=result.statistic, p_value=result.pvalue, diagnosis=diagnosis,
-                      rule=rule(public or label, "the draws do not follow the target distribution",
-                                "抽样结果不服从目标分布"))
+    raise CheckFailed(
+        message,
+        statistic=result.statistic,
+        p_value=result.pvalue,
+        diagnosis=diagnosis,
+        rule=rule(public or label, "the draws do not follow the target distribution", "抽样结果不服从目标分布"),
+    )
 
 
 def _largest_gap(observed: list[int], probs: list[float], outcome: Outcome = TOKEN) -> str:
@@ -544,11 +682,14 @@ def best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tenso
     best, best_p = None, DIAGNOSIS_MIN_PVALUE
     for name, probs in alternatives.items():
         if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != len(observed):
-            raise _misuse("best_alternative", f"alternatives[{name!r}]",
-                          f"a floating tensor of shape [{len(observed)}] (the row's distribution under that mistake)",
-                          probs)
+            raise _misuse(
+                "best_alternative",
+                f"alternatives[{name!r}]",
+                f"a floating tensor of shape [{len(observed)}] (the row's distribution under that mistake)",
+                probs,
+            )
         target = probs.tolist()
-        if any(o and not p for o, p in zip(observed, target)):
+        if any(o and not p for o, p in zip(observed, target, strict=True)):
             continue  # the mistake could not have drawn these tokens
         p = stats.g_test(observed, target).pvalue
         if p >= best_p:
@@ -559,14 +700,17 @@ def best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tenso
 ROWS_SHARE_DIAGNOSIS = Bilingual("the rows share the same random numbers", "各行共用了同一组随机数")
 SORTED_DIAGNOSIS = Bilingual(
     "the draws of a row come out sorted: each draw must be independent of its neighbours, in the order drawn",
-    "同一行的抽样结果被排了序：每次抽样都必须与相邻的抽样相互独立，并保持抽出的顺序")
+    "同一行的抽样结果被排了序：每次抽样都必须与相邻的抽样相互独立，并保持抽出的顺序",
+)
 REPEATED_DIAGNOSIS = Bilingual(
     "consecutive draws of a row repeat each other (one random number serves several draws)",
-    "同一行中相邻的抽样结果互相重复（一个随机数被用于多次抽样）")
+    "同一行中相邻的抽样结果互相重复（一个随机数被用于多次抽样）",
+)
 DEPENDENT_DIAGNOSIS = Bilingual(
     "consecutive draws of a row depend on each other (for example antithetic pairs u and 1 - u): "
     "every draw needs its own independent random number",
-    "同一行中相邻的抽样结果相互依赖（例如成对使用 u 与 1 - u）：每次抽样都需要自己独立的随机数")
+    "同一行中相邻的抽样结果相互依赖（例如成对使用 u 与 1 - u）：每次抽样都需要自己独立的随机数",
+)
 PAIR_GROUPS = 16  # tokens are grouped into at most this many classes before pairs are counted
 ORDERED_SHARE = 0.99  # a row whose neighbours are in order this often was sorted, not drawn
 
@@ -609,8 +753,15 @@ def token_groups(probs: torch.Tensor, groups: int = PAIR_GROUPS) -> torch.Tensor
     return group_of
 
 
-def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, *, label: str,
-                                  public: str | None = None, outcome: Any = "token") -> stats.GTestResult:
+def expect_independent_within_row(
+    ctx: Context,
+    draws: torch.Tensor,
+    probs: torch.Tensor,
+    *,
+    label: str,
+    public: str | None = None,
+    outcome: Any = "token",
+) -> stats.GTestResult:
     """Consecutive draws of one row must be independent: the pairs (x[0], x[1]), (x[2], x[3]), ...
     are tested against the product distribution p x p (pooled G-test over classes of outcomes).
 
@@ -637,8 +788,8 @@ def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torc
     classes = group_of[draws]
     pairs = classes[0:-1:2] * groups + classes[1::2]  # the two slices have the same length
     observed = torch.bincount(pairs, minlength=groups * groups).tolist()
-    expected = torch.outer(group_probs, group_probs).reshape(-1)
-    expected = (expected / expected.sum()).tolist()
+    joint = torch.outer(group_probs, group_probs).reshape(-1)
+    expected = (joint / joint.sum()).tolist()
     result = stats.g_test(observed, expected)
     alpha = ctx.budget.spend("pairs")
     passed = result.pvalue >= alpha
@@ -649,14 +800,25 @@ def expect_independent_within_row(ctx: Context, draws: torch.Tensor, probs: torc
     raise CheckFailed(
         f"{label}: consecutive draws of the row are not independent: the {sum(observed)} pairs "
         f"(draw 1, draw 2), (draw 3, draw 4), ... do not follow the product of the target with itself "
-        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, threshold {alpha:.3g})",
-        statistic=result.statistic, p_value=result.pvalue, diagnosis=diagnosis,
-        rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"))
+        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
+        f"threshold {alpha:.3g})",
+        statistic=result.statistic,
+        p_value=result.pvalue,
+        diagnosis=diagnosis,
+        rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"),
+    )
 
 
-def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Tensor, probs: torch.Tensor, *,
-                            label: str, public: str | None = None,
-                            outcome: Any = "token") -> stats.BinomialTailResult:
+def expect_independent_rows(
+    ctx: Context,
+    first: torch.Tensor,
+    second: torch.Tensor,
+    probs: torch.Tensor,
+    *,
+    label: str,
+    public: str | None = None,
+    outcome: Any = "token",
+) -> stats.BinomialTailResult:
     """Two rows with the same target, drawn in one call, must not agree more than chance allows
     (exact binomial tail on the number of positions where they agree).
 
@@ -679,8 +841,10 @@ def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Ten
     for draws in (first, second):
         _expect_token_ids(draws, probs.shape[-1], what=label, outcome=noun)
     if first.shape != second.shape:
-        fail(f"{label}: the two rows hold {first.shape[0]} and {second.shape[0]} draws; they must hold as many",
-             rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"))
+        fail(
+            f"{label}: the two rows hold {first.shape[0]} and {second.shape[0]} draws; they must hold as many",
+            rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"),
+        )
     agreements = int((first == second).sum())
     p_agree = float((probs.to(torch.float64) ** 2).sum())
     result = stats.duplicate_agreement_test(agreements, first.shape[0], p_agree)
@@ -693,17 +857,29 @@ def expect_independent_rows(ctx: Context, first: torch.Tensor, second: torch.Ten
             f"{label}: two rows with the same distribution agreed at {agreements} of {first.shape[0]} positions; "
             f"independent draws agree about {result.expected:.0f} times (p = {result.pvalue:.3g}). "
             + ("Each row is sorted, so equal rows line up" if sorted_rows else "Each row needs its own random numbers"),
-            statistic=float(agreements), p_value=result.pvalue,
+            statistic=float(agreements),
+            p_value=result.pvalue,
             diagnosis=SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS,
-            rule=rule(public or label, "two rows with the same distribution agree far too often",
-                      "两个分布相同的行一致的次数远超偶然"))
+            rule=rule(
+                public or label,
+                "two rows with the same distribution agree far too often",
+                "两个分布相同的行一致的次数远超偶然",
+            ),
+        )
     return result
 
 
-def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torch.Tensor, probs: torch.Tensor, *,
-                                 label: str, how: str = "two different generator seeds",
-                                 cause: str = "Your code seems to ignore `generator`, or to re-seed torch itself",
-                                 diagnosis: str = SEEDS_DIAGNOSIS) -> float:
+def expect_different_under_seeds(
+    ctx: Context,
+    first: torch.Tensor,
+    second: torch.Tensor,
+    probs: torch.Tensor,
+    *,
+    label: str,
+    how: str = "two different generator seeds",
+    cause: str = "Your code seems to ignore `generator`, or to re-seed torch itself",
+    diagnosis: str = SEEDS_DIAGNOSIS,
+) -> float:
     """Outputs drawn under two different seeds (``how``) must differ.
 
     ``first``/``second``: the learner's integer draws ``[B, n]`` (``[n]`` is one row), of one
@@ -725,15 +901,19 @@ def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torc
         _text(check, argument, value)
     for draws in (first, second):
         if not isinstance(draws, torch.Tensor) or draws.dim() not in (1, 2) or draws.is_floating_point():
-            fail(f"{label}: the draws must be a [rows, num_samples] tensor of ids, got {_describe(draws)}",
-                 rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"))
+            fail(
+                f"{label}: the draws must be a [rows, num_samples] tensor of ids, got {_describe(draws)}",
+                rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+            )
     first, second = (d.unsqueeze(0) if d.dim() == 1 else d for d in (first, second))
     if probs.dim() == 1:
         probs = probs.unsqueeze(0).expand(first.shape[0], probs.shape[0])
     if first.shape != second.shape or first.shape[0] != probs.shape[0]:
-        fail(f"{label}: the two calls returned draws of shapes {list(first.shape)} and {list(second.shape)}; "
-             f"both must be [{probs.shape[0]}, num_samples]",
-             rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"))
+        fail(
+            f"{label}: the two calls returned draws of shapes {list(first.shape)} and {list(second.shape)}; "
+            f"both must be [{probs.shape[0]}, num_samples]",
+            rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+        )
     chance = identical_draws_probability(probs, first.shape[1])
     alpha = ctx.budget.spend("seeds")
     if chance > alpha:
@@ -743,9 +923,11 @@ def expect_different_under_seeds(ctx: Context, first: torch.Tensor, second: torc
     if same:
         raise CheckFailed(
             f"{label}: {how} gave exactly the same {first.numel()} draws "
-            f"(a correct sampler does that with probability {chance:.3g}). {cause}", p_value=chance,
-            diagnosis=diagnosis, rule=rule(label, f"{how} gave the same draws",
-                                           "两个不同的种子给出了相同的抽样结果"))
+            f"(a correct sampler does that with probability {chance:.3g}). {cause}",
+            p_value=chance,
+            diagnosis=diagnosis,
+            rule=rule(label, f"{how} gave the same draws", "两个不同的种子给出了相同的抽样结果"),
+        )
     return chance
 
 
@@ -757,8 +939,9 @@ def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
 
 
 @contextlib.contextmanager
-def expect_raises(exception: type[BaseException], call: str, public: str | None = None,
-                  diagnosis: str | None = None) -> Iterator[None]:
+def expect_raises(
+    exception: type[BaseException], call: str, public: str | None = None, diagnosis: str | None = None
+) -> Iterator[None]:
     """The learner's function must raise ``exception`` (or a subclass, by type name) inside the
     block, with a message.
 
@@ -781,8 +964,10 @@ def expect_raises(exception: type[BaseException], call: str, public: str | None 
         if raised.type_name != name and not _is_subclass_name(raised.type_name, exception):
             fail(f"{call} must raise {name}; it raised {raised.type_name}: {raised.message}", rule=must)
         if not raised.message.strip():
-            fail(f"{call} raised {name} without a message; say what is wrong with the input",
-                 rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"))
+            fail(
+                f"{call} raised {name} without a message; say what is wrong with the input",
+                rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"),
+            )
         return
     fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis)
 
@@ -792,11 +977,19 @@ def expect_raises(exception: type[BaseException], call: str, public: str | None 
 DEFAULT_GENERATOR_DIAGNOSIS = Bilingual(
     "with generator=None the draws do not come from torch's default generator (a private generator, "
     "a fixed seed, or another source of randomness)",
-    "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）")
+    "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）",
+)
 
 
-def expect_seed_contract(sub: Any, ctx: Context, draw: Callable[[Any, Any], torch.Tensor], probs: torch.Tensor, *,
-                         label: str, default_generator: bool = True) -> None:
+def expect_seed_contract(
+    sub: Any,
+    ctx: Context,
+    draw: Callable[[Any, Any], torch.Tensor],
+    probs: torch.Tensor,
+    *,
+    label: str,
+    default_generator: bool = True,
+) -> None:
     """The generator contract of a sampling function, in one call:
 
     1. two calls with generators of the same seed give the same draws (else ``SEEDS_DIAGNOSIS``);
@@ -829,33 +1022,51 @@ def expect_seed_contract(sub: Any, ctx: Context, draw: Callable[[Any, Any], torc
     def drawn(source: Any, generator: Any) -> torch.Tensor:
         value = draw(source, generator)
         if not isinstance(value, torch.Tensor):
-            raise _misuse(check, "draw", "a function returning the draws as a tensor (check the learner's value "
-                          "with expect_tensor and return it)", value)
+            raise _misuse(
+                check,
+                "draw",
+                "a function returning the draws as a tensor (check the learner's value "
+                "with expect_tensor and return it)",
+                value,
+            )
         return value
 
     seed = ctx.fresh_seed(f"{label}: same seed")
     first = drawn(sub, ctx.generator(seed))
-    expect(torch.equal(first, drawn(sub, ctx.generator(seed))),
-           f"{label}: two calls with generators seeded alike returned different draws: every random number "
-           "must come from `generator`", diagnosis=SEEDS_DIAGNOSIS,
-           rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"))
-    expect_different_under_seeds(ctx, first, drawn(sub, ctx.generator()), probs,
-                                 label=f"{label}, two different generator seeds")
+    expect(
+        torch.equal(first, drawn(sub, ctx.generator(seed))),
+        f"{label}: two calls with generators seeded alike returned different draws: every random number "
+        "must come from `generator`",
+        diagnosis=SEEDS_DIAGNOSIS,
+        rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"),
+    )
+    expect_different_under_seeds(
+        ctx, first, drawn(sub, ctx.generator()), probs, label=f"{label}, two different generator seeds"
+    )
     if not default_generator:
         return
     seeded = sub.with_global_seed(ctx.fresh_seed(f"{label}: global seed"))
     first = drawn(seeded, None)
-    expect(torch.equal(first, drawn(seeded, None)),
-           f"{label}: with generator=None, two calls after the same torch.manual_seed returned different draws: "
-           "without a generator, use torch's default generator", diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
-           rule=rule(label, "the same torch.manual_seed gave different draws",
-                     "相同的 torch.manual_seed 给出了不同的抽样结果"))
-    expect_different_under_seeds(ctx, first, drawn(sub.with_global_seed(ctx.fresh_seed(f"{label}: other global")),
-                                                   None), probs,
-                                 label=f"{label} with generator=None", how="two different torch.manual_seed values",
-                                 cause="Without a generator, draw from torch's default generator (what "
-                                       "torch.manual_seed seeds), not from a generator or seed of your own",
-                                 diagnosis=DEFAULT_GENERATOR_DIAGNOSIS)
+    expect(
+        torch.equal(first, drawn(seeded, None)),
+        f"{label}: with generator=None, two calls after the same torch.manual_seed returned different draws: "
+        "without a generator, use torch's default generator",
+        diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
+        rule=rule(
+            label, "the same torch.manual_seed gave different draws", "相同的 torch.manual_seed 给出了不同的抽样结果"
+        ),
+    )
+    expect_different_under_seeds(
+        ctx,
+        first,
+        drawn(sub.with_global_seed(ctx.fresh_seed(f"{label}: other global")), None),
+        probs,
+        label=f"{label} with generator=None",
+        how="two different torch.manual_seed values",
+        cause="Without a generator, draw from torch's default generator (what "
+        "torch.manual_seed seeds), not from a generator or seed of your own",
+        diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
+    )
 
 
 @dataclass(frozen=True)
@@ -873,10 +1084,15 @@ class BadInput:
     diagnosis: str | None = None
 
 
-def expect_bad_inputs_refused(function: Callable[..., Any], table: Sequence[BadInput | tuple], *,
-                              args: Sequence[Any] = (), extra: Mapping[str, Any] | Callable[[], Mapping[str, Any]]
-                              | None = None, exception: type[BaseException] = ValueError,
-                              name: str | None = None) -> int:
+def expect_bad_inputs_refused(
+    function: Callable[..., Any],
+    table: Sequence[BadInput | tuple],
+    *,
+    args: Sequence[Any] = (),
+    extra: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
+    exception: type[BaseException] = ValueError,
+    name: str | None = None,
+) -> int:
     """Each row of ``table`` must be refused: ``function(*args, **row.kwargs, **extra)`` raises
     ``exception`` (or a subclass) with a message (:func:`expect_raises`, row by row, in order).
 
@@ -907,10 +1123,18 @@ def expect_bad_inputs_refused(function: Callable[..., Any], table: Sequence[BadI
     for index, row in enumerate(table):
         if isinstance(row, tuple) and len(row) in (2, 4):
             row = BadInput(*row)
-        if not isinstance(row, BadInput) or not isinstance(row.description, str) \
-                or not isinstance(row.kwargs, Mapping) or not all(isinstance(k, str) for k in row.kwargs):
-            raise _misuse(check, f"table[{index}]", "a BadInput, or a tuple (description: str, kwargs: dict) or "
-                          "(description, kwargs, public, diagnosis)", row)
+        if (
+            not isinstance(row, BadInput)
+            or not isinstance(row.description, str)
+            or not isinstance(row.kwargs, Mapping)
+            or not all(isinstance(k, str) for k in row.kwargs)
+        ):
+            raise _misuse(
+                check,
+                f"table[{index}]",
+                "a BadInput, or a tuple (description: str, kwargs: dict) or (description, kwargs, public, diagnosis)",
+                row,
+            )
         _text(check, f"table[{index}].public", row.public, optional=True)
         _text(check, f"table[{index}].diagnosis", row.diagnosis, optional=True)
         rows.append(row)
@@ -928,7 +1152,8 @@ def _is_subclass_name(name: str, exception: type[BaseException]) -> bool:
 
 
 def _all_subclasses(cls: type) -> list[type]:
-    out = []
+    out: list[type] = []
+    sub: type
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_all_subclasses(sub))
@@ -939,8 +1164,9 @@ def _all_subclasses(cls: type) -> list[type]:
 LATTICE_MARGIN = 1e-3
 
 
-def too_regular(fit_statistics: Sequence[tuple[float, int, float]], alpha: float) -> tuple[stats.LowerTailResult,
-                                                                                             str | None]:
+def too_regular(
+    fit_statistics: Sequence[tuple[float, int, float]], alpha: float
+) -> tuple[stats.LowerTailResult, str | None]:
     """Lower-tail test over the fit statistics ``(statistic, df, log_atom)`` of one case (see
     :func:`judge.stats.too_regular_test`); returns it and, when the case is declined, why.
 
@@ -949,12 +1175,15 @@ def too_regular(fit_statistics: Sequence[tuple[float, int, float]], alpha: float
     lattice expected counts) for its continuous lower tail to hold the level ``alpha``, and
     a correct sampler that lands on its rounded expectation would be called too regular.
     """
-    result = stats.too_regular_test([f[0] for f in fit_statistics], [f[1] for f in fit_statistics],
-                                    [f[2] for f in fit_statistics])
+    result = stats.too_regular_test(
+        [f[0] for f in fit_statistics], [f[1] for f in fit_statistics], [f[2] for f in fit_statistics]
+    )
     if result.log_atom is not None and result.log_atom > math.log(alpha * LATTICE_MARGIN):
-        return result, (f"not tested: the counts of its {len(fit_statistics)} distribution check"
-                        f"{'s' if len(fit_statistics) != 1 else ''} take so few values that one exact outcome has "
-                        f"probability about {math.exp(result.log_atom):.2g}, above what the {alpha:.2g} level allows")
+        return result, (
+            f"not tested: the counts of its {len(fit_statistics)} distribution check"
+            f"{'s' if len(fit_statistics) != 1 else ''} take so few values that one exact outcome has "
+            f"probability about {math.exp(result.log_atom):.2g}, above what the {alpha:.2g} level allows"
+        )
     return result, None
 
 

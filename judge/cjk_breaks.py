@@ -55,8 +55,9 @@ def _drop_cjk_breaks(state: StateCore) -> None:
             continue
         children = block.children
         for index, token in enumerate(children):
-            if token.type == "softbreak" and joins_without_space(_neighbour(children, index, -1),
-                                                                  _neighbour(children, index, +1)):
+            if token.type == "softbreak" and joins_without_space(
+                _neighbour(children, index, -1), _neighbour(children, index, +1)
+            ):
                 token.type, token.content = "text", ""
 
 

@@ -18,8 +18,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.markup import escape
@@ -44,8 +45,9 @@ def workspace_file(folder: str) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python practice/judge.py",
-                                     description="ProbJudge: judge sampling exercises with statistical tests.")
+    parser = argparse.ArgumentParser(
+        prog="python practice/judge.py", description="ProbJudge: judge sampling exercises with statistical tests."
+    )
     parser.add_argument("--version", action="version", version=f"ProbJudge {JUDGE_VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -56,23 +58,34 @@ def build_parser() -> argparse.ArgumentParser:
     with_lang(commands.add_parser("list", help="list the exercises"))
     show = with_lang(commands.add_parser("show", help="print an exercise's statement"))
     show.add_argument("exercise", help="number (39, 039) or slug (sampling)")
-    show.add_argument("--raw", action="store_true",
-                      help="print the Markdown source (default: rendered, with the math as Unicode text)")
+    show.add_argument(
+        "--raw",
+        action="store_true",
+        help="print the Markdown source (default: rendered, with the math as Unicode text)",
+    )
     start = with_lang(commands.add_parser("start", help="copy the starter to practice/workspace/ (never overwrites)"))
     start.add_argument("exercise")
     test = with_lang(commands.add_parser("test", help="judge your solution: public + hidden tests"))
     test.add_argument("exercise")
     test.add_argument("file", nargs="?", help="your solution (default: practice/workspace/NNN-slug.py)")
-    test.add_argument("--public-only", action="store_true",
-                      help="run only the public examples (quick; the hidden tests are skipped)")
+    test.add_argument(
+        "--public-only", action="store_true", help="run only the public examples (quick; the hidden tests are skipped)"
+    )
     test.add_argument("--seed", type=int, default=None, help="master seed, to reproduce a run")
     test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
-    test.add_argument("--browser", action="store_true",
-                      help="run the exercise's browser variant under Node.js, as the site's Run button does")
-    test.add_argument("--sandbox", choices=("local", "strict"), default="local",
-                      help="isolation level: local (default; your own code) or strict (as a server grades; "
-                           "needs root and Linux, see `doctor`)")
+    test.add_argument(
+        "--browser",
+        action="store_true",
+        help="run the exercise's browser variant under Node.js, as the site's Run button does",
+    )
+    test.add_argument(
+        "--sandbox",
+        choices=("local", "strict"),
+        default="local",
+        help="isolation level: local (default; your own code) or strict (as a server grades; "
+        "needs root and Linux, see `doctor`)",
+    )
     solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
     solution.add_argument("exercise")
     check = commands.add_parser("check", help="maintainers: references pass, known-wrong solutions fail")
@@ -80,19 +93,30 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--seed", type=int, default=None)
     check.add_argument("--device", default="cpu")
     check.add_argument("--jobs", type=int, default=2, help="solutions judged at once")
-    check.add_argument("--seeds", type=int, default=1, metavar="N",
-                       help="judge every solution under N master seeds (derived from --seed): the reference must "
-                            "pass and each wrong solution fail, diagnosed, every time")
+    check.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="judge every solution under N master seeds (derived from --seed): the reference must "
+        "pass and each wrong solution fail, diagnosed, every time",
+    )
     new = commands.add_parser("new", help="authors: write a small working exercise to start from (never overwrites)")
     new.add_argument("number", help="the exercise's number, 1 to 999")
     new.add_argument("slug", help="lowercase letters, digits and hyphens, e.g. beam-search")
     new.add_argument("--title-en", default=None, help="the English title (default: from the slug)")
     new.add_argument("--title-zh", default=None, help="the Chinese title (default: a TODO)")
-    new.add_argument("--into", default=None, metavar="FOLDER",
-                     help="the pack to write into (default: the first exercises folder); the solutions go to "
-                          "the solutions/ folder beside it")
+    new.add_argument(
+        "--into",
+        default=None,
+        metavar="FOLDER",
+        help="the pack to write into (default: the first exercises folder); the solutions go to "
+        "the solutions/ folder beside it",
+    )
     with_lang(commands.add_parser("doctor", help="what this machine can judge"))
-    submit = with_lang(commands.add_parser("submit", help="grade a file on a ProbJudge server and wait for the verdict"))
+    submit = with_lang(
+        commands.add_parser("submit", help="grade a file on a ProbJudge server and wait for the verdict")
+    )
     submit.add_argument("exercise")
     submit.add_argument("file")
     submit.add_argument("--server", required=True, help="the site's URL, e.g. http://127.0.0.1:5000")
@@ -124,6 +148,7 @@ def _terminate_as_interrupt():
     """SIGTERM and SIGHUP end the command like Ctrl+C, so that every ``finally`` runs (a bare
     SIGTERM would kill the judge at once: its learner processes would still die with their
     keepers, but a strict run would leave its cgroups behind)."""
+
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
@@ -143,8 +168,13 @@ def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     for key in ("number", "slug", "title", "difficulty", "runs_in"):
         table.add_column(t(key, lang))
     for exercise in load_all():
-        table.add_row(f"{exercise.number:03d}", exercise.slug, exercise.title(lang), exercise.difficulty,
-                      ", ".join(exercise.runs_in))
+        table.add_row(
+            f"{exercise.number:03d}",
+            exercise.slug,
+            exercise.title(lang),
+            exercise.difficulty,
+            ", ".join(exercise.runs_in),
+        )
     out.print(table)
     return 0
 
@@ -217,8 +247,10 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     # is on screen before any of it starts.
     with _judging_progress(err, lang, enabled=not args.json) as on_case:
         if args.device.startswith("cuda") and not _cuda_available():
-            err.print("[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
-                      "(run `python practice/judge.py doctor`)")
+            err.print(
+                "[bold red]error:[/] --device cuda was asked for, but torch sees no CUDA device here "
+                "(run `python practice/judge.py doctor`)"
+            )
             return USAGE_ERROR
         launcher = _test_launcher(args, err)
         if launcher is False:
@@ -241,8 +273,10 @@ def _test_usage_problem(exercise, path: Path, args: argparse.Namespace, lang: st
     if args.device not in ("cpu",) and not args.device.startswith("cuda"):
         return f"[bold red]error:[/] unknown device {args.device!r}; use cpu or cuda"
     if args.device.split(":")[0] not in exercise.devices:
-        return (f"[bold red]error:[/] exercise {exercise.number} is judged on {', '.join(exercise.devices)}, "
-                f"not {args.device}")
+        return (
+            f"[bold red]error:[/] exercise {exercise.number} is judged on {', '.join(exercise.devices)}, "
+            f"not {args.device}"
+        )
     if not args.browser and args.sandbox == "strict" and args.device != "cpu":
         return "[bold red]error:[/] the strict sandbox runs on the CPU only; use --sandbox local for --device cuda"
     return None
@@ -262,18 +296,26 @@ def _test_launcher(args: argparse.Namespace, err: Console):
         return False
 
 
-def _judge_with_overlap(exercise, path: Path, args: argparse.Namespace, suites: tuple[str, ...],
-                        on_case: ProgressCallback | None, launcher) -> Report:
+def _judge_with_overlap(
+    exercise, path: Path, args: argparse.Namespace, suites: tuple[str, ...], on_case: ProgressCallback | None, launcher
+) -> Report:
     """Judge the file, starting the learner's process before this one imports torch (the runner
     does): the two imports then overlap. With ``wait=False`` whatever goes wrong in the learner's
     file is raised, and judged, at first use."""
-    process = LearnerProcess(path, device=args.device, memory_limit_mb=exercise.memory_limit_mb, wait=False,
-                             load_timeout_s=exercise.time_limit_s, launcher=launcher)
+    process = LearnerProcess(
+        path,
+        device=args.device,
+        memory_limit_mb=exercise.memory_limit_mb,
+        wait=False,
+        load_timeout_s=exercise.time_limit_s,
+        launcher=launcher,
+    )
     try:
         from judge.runner import judge_file
 
-        return judge_file(exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case,
-                          process=process)
+        return judge_file(
+            exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case, process=process
+        )
     finally:
         process.close()
 
@@ -288,8 +330,14 @@ def _judging_progress(err: Console, lang: str, *, enabled: bool) -> Iterator[Pro
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=err, transient=True) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
         task = progress.add_task(t("starting", lang), total=None)
 
         def on_case(title: str, index: int, total: int) -> None:
@@ -320,8 +368,12 @@ def _say_hidden_skipped(exercise, args: argparse.Namespace, report, out: Console
         command += f" --device {args.device}"
     passed = report.verdict is Verdict.AC
     out.print()
-    out.print(t("public_only_passed" if passed else "public_only_failed", lang, hidden=hidden),
-              style="bold yellow", markup=False, highlight=False)
+    out.print(
+        t("public_only_passed" if passed else "public_only_failed", lang, hidden=hidden),
+        style="bold yellow",
+        markup=False,
+        highlight=False,
+    )
     if report.verdict is Verdict.WA and report.diagnosis is None:
         out.print(t("public_only_no_diagnosis", lang), style="yellow", markup=False, highlight=False)
     out.print(t("run_hidden", lang), style="yellow", markup=False, highlight=False)
@@ -358,12 +410,17 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     for exercise in exercises:
         out.print(f"[bold]{exercise.number:03d} {exercise.slug}[/]")
         started = time.monotonic()
-        outcomes = check_exercise(exercise, seed=args.seed, device=args.device, jobs=args.jobs,
-                                  progress=lambda outcome: _show_outcome(out, outcome), seeds=args.seeds)
+        outcomes = check_exercise(
+            exercise,
+            seed=args.seed,
+            device=args.device,
+            jobs=args.jobs,
+            progress=lambda outcome: _show_outcome(out, outcome),
+            seeds=args.seeds,
+        )
         failed = [o for o in outcomes if not o.ok]
         all_ok = all_ok and not failed
-        out.print(f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected "
-                  f"in {time.monotonic() - started:.1f} s")
+        out.print(f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected in {time.monotonic() - started:.1f} s")
     return 0 if all_ok else 1
 
 
@@ -377,12 +434,19 @@ def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> 
         out.print(f"  {_relative(path)}", markup=False)
     number = int(args.number)
     from judge.exercise import PACKS_VARIABLE, exercise_dirs
+
     pack = written[0].parent.parent
     if pack not in exercise_dirs():
-        out.print(f"note: {pack} is not among the packs the judge reads; list it in {PACKS_VARIABLE} "
-                  "(with the repository's exercises/ if they should stay)", markup=False)
-    out.print(f"next: python practice/judge.py check {number}   (passes as written), then replace every TODO "
-              "in both languages (docs/authoring.md, \"Start from the scaffold\")", markup=False)
+        out.print(
+            f"note: {pack} is not among the packs the judge reads; list it in {PACKS_VARIABLE} "
+            "(with the repository's exercises/ if they should stay)",
+            markup=False,
+        )
+    out.print(
+        f"next: python practice/judge.py check {number}   (passes as written), then replace every TODO "
+        'in both languages (docs/authoring.md, "Start from the scaffold")',
+        markup=False,
+    )
     return 0
 
 
@@ -393,9 +457,15 @@ def _show_outcome(out: Console, outcome) -> None:
     detail = f"  {outcome.problem}" if outcome.problem else ""
     runs = f" {outcome.as_expected}/{outcome.runs} seeds" if outcome.runs > 1 else ""
     # Only the mark is markup: a diagnosis or a solution's name may hold brackets ("[n]").
-    out.print(mark + escape(f" {outcome.solution:32} {report.verdict.value:4} "
-                            f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}"),
-              markup=True, highlight=False)
+    out.print(
+        mark
+        + escape(
+            f" {outcome.solution:32} {report.verdict.value:4} "
+            f"{report.time_ms / 1000:5.1f} s{runs}  expected {outcome.expectation}{detail}"
+        ),
+        markup=True,
+        highlight=False,
+    )
 
 
 def cmd_doctor(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
@@ -443,8 +513,11 @@ def _strict_layers() -> Group:
         state = "[green]active[/]" if layer.active else ("[red]missing[/]" if layer.required else "[yellow]missing[/]")
         strict.add_row(layer.name, state, layer.detail + ("" if layer.required else " (optional)"))
     missing = missing_required(layers)
-    verdict = "strict: " + ("[green]available[/]" if not missing else
-                            "[red]unavailable[/] (missing: " + ", ".join(layer.name for layer in missing) + ")")
+    verdict = "strict: " + (
+        "[green]available[/]"
+        if not missing
+        else "[red]unavailable[/] (missing: " + ", ".join(layer.name for layer in missing) + ")"
+    )
     return Group(strict, verdict)
 
 
@@ -535,20 +608,37 @@ def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
         if answer["status"] == "done":
             return answer
         if time.monotonic() > deadline:
-            raise SystemExit(f"no verdict after {args.timeout:.0f} s (submission {created['id']} is "
-                             f"{answer['status']})")
+            raise SystemExit(
+                f"no verdict after {args.timeout:.0f} s (submission {created['id']} is {answer['status']})"
+            )
         time.sleep(0.5)
 
 
 def _report_of_answer(answer: dict) -> dict:
     """The server's answer in the shape of a report, for the renderer."""
     cases = answer.get("cases") or []
-    return {**answer, "exercise": {"number": answer["exercise"]},
-            "score": answer.get("score") or {"passed": 0, "total": len(cases)},
-            "seed": answer.get("seed"), "device": answer.get("device") or "server",
-            "time_ms": answer.get("time_ms") or 0.0, "message": answer.get("message") or "",
-            "false_failure_budget": answer.get("false_failure_budget") or {}, "cases": cases, "output": ""}
+    return {
+        **answer,
+        "exercise": {"number": answer["exercise"]},
+        "score": answer.get("score") or {"passed": 0, "total": len(cases)},
+        "seed": answer.get("seed"),
+        "device": answer.get("device") or "server",
+        "time_ms": answer.get("time_ms") or 0.0,
+        "message": answer.get("message") or "",
+        "false_failure_budget": answer.get("false_failure_budget") or {},
+        "cases": cases,
+        "output": "",
+    }
 
 
-COMMANDS = {"submit": cmd_submit, "list": cmd_list, "show": cmd_show, "start": cmd_start, "test": cmd_test, "solution": cmd_solution,
-            "check": cmd_check, "new": cmd_new, "doctor": cmd_doctor}
+COMMANDS = {
+    "submit": cmd_submit,
+    "list": cmd_list,
+    "show": cmd_show,
+    "start": cmd_start,
+    "test": cmd_test,
+    "solution": cmd_solution,
+    "check": cmd_check,
+    "new": cmd_new,
+    "doctor": cmd_doctor,
+}

@@ -28,6 +28,7 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
@@ -180,7 +181,12 @@ class Exercise:
 
     def summary(self) -> dict:
         """The ``exercise`` object of a report."""
-        return {"number": self.number, "slug": self.slug, "title": self.title("en"), "content_hash": self.content_hash()}
+        return {
+            "number": self.number,
+            "slug": self.slug,
+            "title": self.title("en"),
+            "content_hash": self.content_hash(),
+        }
 
 
 def load_exercise(folder: Path) -> Exercise:
@@ -191,9 +197,7 @@ def load_exercise(folder: Path) -> Exercise:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ExerciseError(f"{path}: {exc}") from None
     try:
-        functions = tuple(
-            FunctionSpec(name, tuple(spec["params"])) for name, spec in data["functions"].items()
-        )
+        functions = tuple(FunctionSpec(name, tuple(spec["params"])) for name, spec in data["functions"].items())
         judging = data.get("judging", {})
         exercise = Exercise(
             number=int(data["number"]),
@@ -232,13 +236,18 @@ def _browser_variant(table: dict | None, path: Path, folder: Path) -> BrowserVar
     if leaked:
         raise ExerciseError(f"{path}: browser.suites may hold only {', '.join(BROWSER_SUITES)}; got {leaked}")
     if "files" in table:
-        raise ExerciseError(f"{path}: browser.files is not read any more: the browser receives every file "
-                            f"under tests/{PUBLIC}/ and nothing else; remove the list")
+        raise ExerciseError(
+            f"{path}: browser.files is not read any more: the browser receives every file "
+            f"under tests/{PUBLIC}/ and nothing else; remove the list"
+        )
     for suite in suites:
         if not (folder / "tests" / PUBLIC / f"{suite}.py").is_file():
             raise ExerciseError(f"{path}: browser suite {suite!r} needs tests/{PUBLIC}/{suite}.py")
-    return BrowserVariant(suites, float(table.get("time_limit_s", 30.0)),
-                          {str(k): str(v) for k, v in table.get("undetectable", {}).items()})
+    return BrowserVariant(
+        suites,
+        float(table.get("time_limit_s", 30.0)),
+        {str(k): str(v) for k, v in table.get("undetectable", {}).items()},
+    )
 
 
 def _check_tests_layout(folder: Path) -> None:
@@ -248,8 +257,10 @@ def _check_tests_layout(folder: Path) -> None:
         return  # an exercise without tests yet: loading a suite says what is missing
     strays = sorted(p.name for p in tests.iterdir() if p.name not in (PUBLIC, HIDDEN, *_NOT_SENT))
     if strays:
-        raise ExerciseError(f"{tests}: holds only {PUBLIC}/ (a learner and the browser may see it) and {HIDDEN}/ "
-                            f"(never leaves the judge); move {', '.join(strays)} into one of them")
+        raise ExerciseError(
+            f"{tests}: holds only {PUBLIC}/ (a learner and the browser may see it) and {HIDDEN}/ "
+            f"(never leaves the judge); move {', '.join(strays)} into one of them"
+        )
 
 
 def public_import_problems(exercise: Exercise) -> list[str]:
@@ -271,17 +282,21 @@ def public_import_problems(exercise: Exercise) -> list[str]:
         shown = path.relative_to(exercise.root).as_posix()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.level:
-                base = package[:len(package) - (node.level - 1)] if node.level - 1 <= len(package) else None
+                base = package[: len(package) - (node.level - 1)] if node.level - 1 <= len(package) else None
                 target = None if base is None else (*base, *(node.module.split(".") if node.module else ()))
                 names = [alias.name for alias in node.names]
                 if target is None or target[:1] == (HIDDEN,) or (target == () and HIDDEN in names):
-                    problems.append(f"{shown}:{node.lineno}: a public module imports from tests/{HIDDEN}/ "
-                                    "(only the reverse is allowed)")
+                    problems.append(
+                        f"{shown}:{node.lineno}: a public module imports from tests/{HIDDEN}/ "
+                        "(only the reverse is allowed)"
+                    )
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 if any(m.startswith("_probjudge_tests") for m in modules):
-                    problems.append(f"{shown}:{node.lineno}: import the exercise's own modules relatively "
-                                    f"(from .x import y), never by the judge's package name")
+                    problems.append(
+                        f"{shown}:{node.lineno}: import the exercise's own modules relatively "
+                        f"(from .x import y), never by the judge's package name"
+                    )
     return problems
 
 
@@ -296,8 +311,10 @@ def exercise_dirs() -> list[Path]:
     for entry in entries:
         folder = Path(entry).expanduser()
         if not folder.is_dir():
-            raise ExerciseError(f"{PACKS_VARIABLE}: {entry!r} is not a folder (it lists folders of exercises, "
-                                f"separated by {os.pathsep!r})")
+            raise ExerciseError(
+                f"{PACKS_VARIABLE}: {entry!r} is not a folder (it lists folders of exercises, "
+                f"separated by {os.pathsep!r})"
+            )
         folder = Path(os.path.abspath(folder))
         if folder not in dirs:
             dirs.append(folder)
@@ -326,11 +343,17 @@ def load_all(exercises_dir: Path | str | Iterable[Path | str] | None = None) -> 
             raise ExerciseError(f"{pack}: no such folder of exercises")
         for folder in sorted(p for p in pack.iterdir() if (p / "exercise.toml").is_file()):
             exercise = load_exercise(folder)
-            for key, seen, what in ((exercise.number, by_number, "number"), (exercise.slug, by_slug, "slug")):
+            keys: tuple[tuple[Any, dict[Any, Exercise], str], ...] = (
+                (exercise.number, by_number, "number"),
+                (exercise.slug, by_slug, "slug"),
+            )
+            for key, seen, what in keys:
                 other = seen.setdefault(key, exercise)
                 if other is not exercise:
-                    raise ExerciseError(f"two exercises declare {what} {key!r}: {other.root} and {exercise.root}; "
-                                        "numbers and slugs must be unique across all packs")
+                    raise ExerciseError(
+                        f"two exercises declare {what} {key!r}: {other.root} and {exercise.root}; "
+                        "numbers and slugs must be unique across all packs"
+                    )
             exercises.append(exercise)
     return sorted(exercises, key=lambda e: e.number)
 

@@ -2,6 +2,12 @@
 
 A :class:`Bilingual` is a ``str`` (its English text, so it works wherever a string does)
 that also carries the Chinese text; the runner stores both in reports.
+
+One table per fact: :data:`SHARED` holds what both the CLI and the web site show (a report's
+summary, seed and run, the case table's headings, the suites' names, the false-failure budget),
+``web/texts.py`` takes those entries as they are, and ``_CLI`` below holds only what the CLI
+alone shows. The verdicts' names live in :mod:`judge.verdicts`. ``tests/test_one_text_per_fact.py``
+checks that no English text has two translations across these tables.
 """
 
 from __future__ import annotations
@@ -16,12 +22,12 @@ class Bilingual(str):
 
     zh: str
 
-    def __new__(cls, en: str, zh: str) -> "Bilingual":
+    def __new__(cls, en: str, zh: str) -> Bilingual:
         obj = super().__new__(cls, en)
         obj.zh = zh
         return obj
 
-    def __getnewargs__(self) -> tuple[str, str]:  # copy/deepcopy/pickle within the judge
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # copy/pickle need zh too
         return (str(self), self.zh)
 
     def in_language(self, lang: str) -> str:
@@ -44,46 +50,79 @@ def default_language() -> str:
     return "zh" if locale.lower().startswith("zh") else "en"
 
 
-_CLI = {
-    "cases": ("{passed}/{total} cases passed", "通过 {passed}/{total} 个测试点"),
-    "exercise": ("exercise", "练习"),
+# Shown by the CLI and by the site: key (the site's) -> (en, zh). Headings are capitalised as the
+# site shows them; the CLI writes its table headings in lower case (see t).
+SHARED: dict[str, tuple[str, str]] = {
+    "cases_summary": ("{passed}/{total} cases passed", "通过 {passed}/{total} 个测试点"),
     "seed": ("seed", "种子"),
-    "run": ("run", "评测编号"),
-    "device": ("device", "设备"),
-    "time": ("time", "用时"),
-    "case": ("case", "测试点"),
-    "suite": ("suite", "测试组"),
-    "result": ("result", "结果"),
+    "run_id": ("run #{id}", "评测编号 #{id}"),
+    "likely_mistake": ("Likely mistake", "可能的错误"),
+    "budget_sentence": (
+        "A correct solution fails this judge with probability below {total}.",
+        "正确的解答被误判为失败的概率低于 {total}。",
+    ),
+    # the case table
+    "case": ("Case", "测试点"),
+    "suite": ("Suite", "测试组"),
+    "result": ("Result", "结果"),
+    "time": ("Time", "用时"),
     "p_value": ("p-value", "p 值"),
-    "public": ("public", "公开"),
-    "hidden": ("hidden", "隐藏"),
-    "tiny": ("tiny", "小规模"),
-    "judge": ("judge", "评测"),
-    "diagnosis": ("Likely mistake", "可能的错误"),
+    "suite_public": ("public", "公开"),
+    "suite_hidden": ("hidden", "隐藏"),
+    "suite_judge": ("judge", "评测"),
+    "suite_tiny": ("tiny", "小规模"),
+    # the list of exercises
+    "title": ("Title", "标题"),
+    "difficulty": ("Difficulty", "难度"),
+    "runs_in": ("Runs in", "运行于"),
+}
+
+# The CLI's keys for shared texts where they are not the site's: a suite's name is its key there.
+_CLI_ALIASES = {
+    "cases": "cases_summary",
+    "diagnosis": "likely_mistake",
+    "budget": "budget_sentence",
+    "public": "suite_public",
+    "hidden": "suite_hidden",
+    "judge": "suite_judge",
+    "tiny": "suite_tiny",
+}
+# Headings the CLI writes in lower case (a terminal table's habit; the site capitalises them).
+_CLI_LOWER_CASE = frozenset({"case", "suite", "result", "time", "title", "difficulty", "runs_in"})
+
+# What only the CLI shows.
+_CLI: dict[str, tuple[str, str]] = {
+    "exercise": ("exercise", "练习"),
+    "device": ("device", "设备"),
     "output": ("What your code printed (last lines)", "你的代码输出（末尾部分）"),
     "reproduce": ("Reproduce this run with --seed {seed}", "使用 --seed {seed} 可以复现这次评测"),
-    "budget": ("A correct solution fails this judge with probability below {total:.0e}.",
-               "正确的解答被误判为失败的概率低于 {total:.0e}。"),
     "judging": ("Judging", "正在评测"),
     "starting": ("Starting your code and loading torch", "正在启动你的代码并加载 torch"),
     "starting_browser": ("Running the browser variant under Node.js", "正在用 Node.js 运行浏览器版本"),
     "same_error": ("{case}: same error as above", "{case}：错误同上"),
-    "public_only_passed": ("The public examples pass, but this is not yet the verdict on your solution: "
-                           "the {hidden} hidden tests were skipped (--public-only).",
-                           "公开样例全部通过，但这还不是对你的解答的最终评测：跳过了 {hidden} 个隐藏测试（--public-only）。"),
-    "public_only_failed": ("Only the public examples ran: the {hidden} hidden tests were skipped (--public-only).",
-                           "只运行了公开样例：跳过了 {hidden} 个隐藏测试（--public-only）。"),
-    "public_only_no_diagnosis": ("The hidden tests also recognise known mistakes: run them to have yours named.",
-                                 "隐藏测试还能识别常见错误：运行它们，可以知道你的代码可能错在哪里。"),
+    "public_only_passed": (
+        "The public examples pass, but this is not yet the verdict on your solution: "
+        "the {hidden} hidden tests were skipped (--public-only).",
+        "公开样例全部通过，但这还不是对你的解答的最终评测：跳过了 {hidden} 个隐藏测试（--public-only）。",
+    ),
+    "public_only_failed": (
+        "Only the public examples ran: the {hidden} hidden tests were skipped (--public-only).",
+        "只运行了公开样例：跳过了 {hidden} 个隐藏测试（--public-only）。",
+    ),
+    "public_only_no_diagnosis": (
+        "The hidden tests also recognise known mistakes: run them to have yours named.",
+        "隐藏测试还能识别常见错误：运行它们，可以知道你的代码可能错在哪里。",
+    ),
     "run_hidden": ("For the full verdict, run:", "要得到完整的评测结果，请运行："),
-    "no_file": ("No file {path}. Run `python practice/judge.py start {id}` first, or pass a file.",
-                "找不到文件 {path}。请先运行 `python practice/judge.py start {id}`，或者指定一个文件。"),
-    "started": ("Created {path}. Edit it, then run `python practice/judge.py test {id}`.",
-                "已创建 {path}。编辑它，然后运行 `python practice/judge.py test {id}`。"),
+    "no_file": (
+        "No file {path}. Run `python practice/judge.py start {id}` first, or pass a file.",
+        "找不到文件 {path}。请先运行 `python practice/judge.py start {id}`，或者指定一个文件。",
+    ),
+    "started": (
+        "Created {path}. Edit it, then run `python practice/judge.py test {id}`.",
+        "已创建 {path}。编辑它，然后运行 `python practice/judge.py test {id}`。",
+    ),
     "exists": ("{path} already exists; it was left untouched.", "{path} 已经存在，没有改动它。"),
-    "title": ("title", "标题"),
-    "difficulty": ("difficulty", "难度"),
-    "runs_in": ("runs in", "运行于"),
     "number": ("#", "编号"),
     "slug": ("slug", "标识"),
     "reference": ("Reference solution", "参考解答"),
@@ -94,6 +133,11 @@ _CLI = {
 
 
 def t(key: str, lang: str, **values: object) -> str:
-    """The CLI text ``key`` in ``lang``, formatted with ``values``."""
-    en, zh = _CLI[key]
+    """The CLI text ``key`` (its own, or a shared one) in ``lang``, formatted with ``values``."""
+    if key in _CLI:
+        en, zh = _CLI[key]
+    else:
+        en, zh = SHARED[_CLI_ALIASES.get(key, key)]
+        if key in _CLI_LOWER_CASE:
+            en = en.lower()
     return (zh if lang == "zh" else en).format(**values)

@@ -13,9 +13,11 @@ ships it).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from judge.verdicts import Verdict
 
@@ -29,7 +31,7 @@ DEFAULT_FILENAME = "solution.py"
 class LearnerRaised(Exception):
     """The learner's function raised; carries the learner-only traceback."""
 
-    def __init__(self, info: "ExceptionInfo") -> None:
+    def __init__(self, info: ExceptionInfo) -> None:
         self.type_name: str = info.type_name
         self.message: str = info.message
         self.line: int | None = info.line
@@ -92,7 +94,7 @@ class LearnerSource:
     import_dir: str | None = None
 
     @classmethod
-    def from_file(cls, path: Path | str) -> "LearnerSource":
+    def from_file(cls, path: str | os.PathLike[str]) -> LearnerSource:
         """Read a learner's file; :class:`LoadFailed` (CE) when unreadable, too large or not UTF-8."""
         path = Path(path)
         try:
@@ -149,7 +151,7 @@ class Learner(Protocol):
     """
 
     @property
-    def functions(self) -> "dict[str, FunctionInfo]":
+    def functions(self) -> dict[str, FunctionInfo]:
         """Name -> signature of every public callable the learner's code defines."""
 
     @property
@@ -164,10 +166,19 @@ class Learner(Protocol):
     def sandbox(self) -> str:
         """The isolation level it runs under (``local``, ``strict`` or ``browser``)."""
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions(), **limits: Any) -> CallResult:
-        """Call ``function(*args, **kwargs)``; ``limits`` are ``cpu_deadline_s``/``cpu_limit_s`` where
-        the learner has a CPU clock."""
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout_s: float,
+        options: CallOptions = CallOptions(),
+        cpu_deadline_s: float = float("inf"),
+        cpu_limit_s: float | None = None,
+    ) -> CallResult:
+        """Call ``function(*args, **kwargs)``; ``cpu_deadline_s``/``cpu_limit_s`` count where the learner
+        has a CPU clock (an in-process learner has none and ignores them)."""
 
     def output_tail(self) -> str:
         """The last few kB of what the learner's code printed (readable after ``close``)."""
@@ -176,7 +187,7 @@ class Learner(Protocol):
         """Release whatever runs the learner's code (idempotent)."""
 
 
-def load_failure(info: "ExceptionInfo") -> LoadFailed:
+def load_failure(info: ExceptionInfo) -> LoadFailed:
     """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
     line = info.line
     where = f" (line {line})" if line else ""

@@ -17,6 +17,7 @@ import linecache
 import os
 import sys
 import traceback
+from typing import Any
 
 OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
@@ -45,7 +46,7 @@ def _sendable(text: str) -> str:
 def describe_exception(exc: BaseException, learner_path: str) -> dict:
     """The ``{"type", "message", "line", "traceback", "memory"}`` description the judge accepts."""
     syntax_line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == learner_path else None
-    if syntax_line is not None:
+    if syntax_line is not None and isinstance(exc, SyntaxError):
         exc.filename = os.path.basename(learner_path)  # where the file lives is nobody's business
     try:
         message = str(exc)
@@ -113,8 +114,6 @@ def describe_functions(module) -> dict:
     return functions
 
 
-
-
 class ExtremeUniforms:
     """Patch torch's uniform sources so a share of values are exactly 0.0 or the largest float below 1.
 
@@ -128,7 +127,7 @@ class ExtremeUniforms:
     def __init__(self, torch, seed: int) -> None:
         self.torch = torch
         self.private = torch.Generator().manual_seed(seed)
-        self.saved = {}
+        self.saved: dict[str, Any] = {}
 
     def _push_to_extremes(self, values):
         torch = self.torch
@@ -184,8 +183,6 @@ class ExtremeUniforms:
             self.saved["uniform_"],
         )
         return False
-
-
 
 
 def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:

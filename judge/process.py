@@ -27,18 +27,37 @@ import os
 import select
 import signal
 import time
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from judge import protocol, wire
-from judge.learner import (CallOptions, CallResult, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
-                           SandboxFailure, load_failure)
+from judge.learner import (
+    CallOptions,
+    CallResult,
+    LearnerRaised,
+    LearnerSource,
+    LoadFailed,
+    ProcessFailed,
+    SandboxFailure,
+    load_failure,
+)
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
     from judge.sandbox.launchers import Launched, Launcher
 
-__all__ = ["CallOptions", "CallResult", "LearnerProcess", "LearnerRaised", "LearnerSource", "LoadFailed",
-           "OutputCapture", "ProcessFailed", "SandboxFailure", "load_failure"]
+__all__ = [
+    "CallOptions",
+    "CallResult",
+    "LearnerProcess",
+    "LearnerRaised",
+    "LearnerSource",
+    "LoadFailed",
+    "OutputCapture",
+    "ProcessFailed",
+    "SandboxFailure",
+    "load_failure",
+]
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
 OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
@@ -122,8 +141,9 @@ class CpuLimitExceeded(TimeoutError):
 CPU_WATCH_INTERVAL_S = 0.1  # how often a running call's CPU time is read (0.4 ms per read)
 
 
-def _wait_until_ready(fd: int, deadline: float, output: OutputCapture, *, write: bool,
-                      watch: Callable[[], None] | None = None) -> None:
+def _wait_until_ready(
+    fd: int, deadline: float, output: OutputCapture, *, write: bool, watch: Callable[[], None] | None = None
+) -> None:
     """Wait until ``fd`` can be read (or written), draining ``output`` meanwhile.
 
     Raises ``TimeoutError`` past ``deadline`` (``time.monotonic()``; infinity waits for ever),
@@ -138,8 +158,9 @@ def _wait_until_ready(fd: int, deadline: float, output: OutputCapture, *, write:
             raise TimeoutError
         wait = remaining if watch is None else min(remaining, CPU_WATCH_INTERVAL_S)
         watched = [output.read_fd] if output.open else []
-        readable, writable, _ = select.select(watched if write else [fd, *watched], [fd] if write else [], [],
-                                              None if wait == float("inf") else wait)
+        readable, writable, _ = select.select(
+            watched if write else [fd, *watched], [fd] if write else [], [], None if wait == float("inf") else wait
+        )
         if not readable and not writable:
             if watch is None:
                 raise TimeoutError
@@ -168,7 +189,7 @@ class _DeadlineWriter:
         view = memoryview(data)
         while view:
             try:
-                view = view[os.write(self.fd, view):]
+                view = view[os.write(self.fd, view) :]
             except BlockingIOError:
                 _wait_until_ready(self.fd, self.deadline, self.output, write=True)
 
@@ -212,9 +233,16 @@ class LearnerProcess:
     start a process (a fresh ``local`` process imports torch first, a ``strict`` fork has it).
     """
 
-    def __init__(self, source: "LearnerSource | os.PathLike[str]", *, device: str = "cpu",
-                 memory_limit_mb: int | None = None, load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S,
-                 wait: bool = True, launcher: "Launcher | None" = None) -> None:
+    def __init__(
+        self,
+        source: LearnerSource | os.PathLike[str],
+        *,
+        device: str = "cpu",
+        memory_limit_mb: int | None = None,
+        load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S,
+        wait: bool = True,
+        launcher: Launcher | None = None,
+    ) -> None:
         if launcher is None:
             from judge.sandbox.launchers import LocalLauncher
 
@@ -238,9 +266,14 @@ class LearnerProcess:
             if not isinstance(source, LearnerSource):
                 source = LearnerSource.from_file(source)
             load_frame = source.load_frame()  # before a launch: a file that cannot be judged takes no slot
-            self._proc = self.launcher.launch(device=device, memory_limit_mb=memory_limit_mb, fd_in=to_child_r,
-                                              fd_out=from_child_w, output_fd=self._output.write_fd,
-                                              import_dir=source.import_dir)
+            self._proc = self.launcher.launch(
+                device=device,
+                memory_limit_mb=memory_limit_mb,
+                fd_in=to_child_r,
+                fd_out=from_child_w,
+                output_fd=self._output.write_fd,
+                import_dir=source.import_dir,
+            )
         except (LoadFailed, SandboxFailure) as failure:
             self._failure = failure
         except BaseException:
@@ -253,6 +286,7 @@ class LearnerProcess:
         if self._failure is not None:
             self.close()
         else:
+            assert load_frame is not None  # no failure: the source was read
             self._send_source(load_frame)
         if wait:
             self.wait_ready()
@@ -263,8 +297,9 @@ class LearnerProcess:
         try:
             wire.write_frame(self._writer, {**load_frame, "tensors": []})
         except TimeoutError:
-            self._failure = ProcessFailed(Verdict.TLE, "your process did not take your file within "
-                                                       f"{self._startup_timeout_s:.1f} s")
+            self._failure = ProcessFailed(
+                Verdict.TLE, f"your process did not take your file within {self._startup_timeout_s:.1f} s"
+            )
             self.close()
         except OSError:
             pass  # the child died already; waiting for its ready frame reports why
@@ -284,8 +319,9 @@ class LearnerProcess:
         if self._failure is not None:
             raise self._failure
         try:
-            header, _ = self._receive(time.monotonic() + self._startup_timeout_s, "loading your file",
-                                      self._startup_timeout_s)
+            header, _ = self._receive(
+                time.monotonic() + self._startup_timeout_s, "loading your file", self._startup_timeout_s
+            )
             message = protocol.first_message(header)
         except ProcessFailed as failure:
             self._fail(failure)
@@ -307,11 +343,13 @@ class LearnerProcess:
     def functions(self) -> dict[str, protocol.FunctionInfo]:
         """Name -> signature of every public callable the learner's file defines."""
         self.wait_ready()
+        assert self._ready is not None  # wait_ready raised otherwise
         return dict(self._ready.functions)
 
     @property
     def torch_version(self) -> str:
         self.wait_ready()
+        assert self._ready is not None  # wait_ready raised otherwise
         return self._ready.torch_version
 
     @property
@@ -326,9 +364,17 @@ class LearnerProcess:
         """The isolation level this process runs under (``local`` or ``strict``)."""
         return self.launcher.level
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions(), cpu_deadline_s: float = float("inf"),
-             cpu_limit_s: float | None = None) -> CallResult:
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout_s: float,
+        options: CallOptions = CallOptions(),
+        cpu_deadline_s: float = float("inf"),
+        cpu_limit_s: float | None = None,
+    ) -> CallResult:
         """Call ``function(*args, **kwargs)`` in the child; its value, time and modified inputs.
 
         Tensors in the value come back on the CPU; ``modified`` names the tensor arguments the
@@ -363,9 +409,11 @@ class LearnerProcess:
         finally:
             self._writer.deadline = float("inf")
         if cpu_deadline_s != float("inf"):
+
             def watch() -> None:
                 if self.cpu_time_s() > cpu_deadline_s:
                     raise CpuLimitExceeded
+
             self._reader.watch = watch
         try:
             header, payloads_out = self._receive(deadline, f"{function}()", timeout_s, cpu_limit_s)
@@ -379,9 +427,11 @@ class LearnerProcess:
                 value = wire.decode_answer(answer.value, header.get("tensors", []), payloads_out)
         except wire.WireError as error:
             self.kill()
-            raise ProcessFailed(Verdict.RE, f"your process sent an answer the judge does not understand: {error}") \
-                from None
+            raise ProcessFailed(
+                Verdict.RE, f"your process sent an answer the judge does not understand: {error}"
+            ) from None
         if isinstance(answer, protocol.Raised):
+            assert self._proc is not None  # it answered, so it was launched
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
@@ -400,8 +450,9 @@ class LearnerProcess:
         """The last few kB of what the learner's code printed."""
         return self._output.tail()
 
-    def _receive(self, deadline: float, during: str, allowed_s: float,
-                 cpu_limit_s: float | None = None) -> tuple[dict[str, Any], list[bytearray]]:
+    def _receive(
+        self, deadline: float, during: str, allowed_s: float, cpu_limit_s: float | None = None
+    ) -> tuple[dict[str, Any], list[bytearray]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
         self._reader.deadline = deadline
         try:
@@ -413,8 +464,9 @@ class LearnerProcess:
             raise self._overdue(f"{during} did not finish within {allowed_s:.1f} s") from None
         except OutputLimitExceeded:
             self.kill()
-            raise ProcessFailed(Verdict.RE, f"your process printed more than {OUTPUT_LIMIT_BYTES >> 20} MB during "
-                                            f"{during}; print less") from None
+            raise ProcessFailed(
+                Verdict.RE, f"your process printed more than {OUTPUT_LIMIT_BYTES >> 20} MB during {during}; print less"
+            ) from None
         except EOFError:
             raise self._death(during) from None
         except wire.WireError as exc:
@@ -425,6 +477,7 @@ class LearnerProcess:
 
     def _overdue(self, message: str) -> ProcessFailed:
         """Kill a process that ran out of time: TLE, or MLE when it stalled at its memory limit."""
+        assert self._proc is not None  # only a launched process runs out of time
         memory = self._proc.memory_exceeded()
         self.kill()
         if memory:
@@ -448,6 +501,7 @@ class LearnerProcess:
         """Explain why the child is gone (it closed its pipe or exited)."""
         if self._killed:
             return ProcessFailed(Verdict.RE, f"your process had already been stopped before {during}")
+        assert self._proc is not None  # only a launched process dies
         code = self._proc.wait(timeout=5)
         memory = self._proc.memory_exceeded()
         self.kill()
@@ -464,12 +518,16 @@ class LearnerProcess:
                 if getattr(self._proc, "accounts_memory", False):
                     # A cgroup saw no memory trouble: the CPU limit's hard stop (SIGXCPU was ignored).
                     return ProcessFailed(Verdict.TLE, f"your process was killed at its CPU-time limit during {during}")
-                return ProcessFailed(Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}")
+                return ProcessFailed(
+                    Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}"
+                )
             if sig == signal.SIGXFSZ:
                 return ProcessFailed(Verdict.RE, f"your process wrote too large a file during {during}")
             return ProcessFailed(Verdict.RE, f"your process died from signal {name} during {during}")
-        return ProcessFailed(Verdict.RE, f"your process exited (status {code}) during {during}; "
-                                         "do not call exit() or os._exit() in a solution")
+        return ProcessFailed(
+            Verdict.RE,
+            f"your process exited (status {code}) during {during}; do not call exit() or os._exit() in a solution",
+        )
 
     def kill(self) -> None:
         """Kill the child's whole process tree (orphaned grandchildren could hold the pipe).
@@ -513,7 +571,7 @@ class LearnerProcess:
                 self._output.tail()  # keep the last output readable after close
                 self._output.close()
 
-    def __enter__(self) -> "LearnerProcess":
+    def __enter__(self) -> LearnerProcess:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -17,8 +17,9 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from judge.wire import WireError
 
@@ -103,8 +104,7 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
     if header["ok"] is not True:
         raise WireError("'ok' must be true")
     elapsed = header.get("elapsed_ms", 0.0)
-    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not math.isfinite(elapsed) \
-            or elapsed < 0:
+    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not math.isfinite(elapsed) or elapsed < 0:
         raise WireError("'elapsed_ms' must be a finite, non-negative number")
     modified = header.get("modified", [])
     if not isinstance(modified, list) or len(modified) > MAX_MODIFIED:
@@ -126,8 +126,11 @@ def functions_info(functions: Any) -> dict[str, FunctionInfo]:
         params = entry["params"]
         if not isinstance(params, list) or len(params) > MAX_PARAMETERS:
             raise WireError(f"the parameters of {name[:40]!r} must be a list of at most {MAX_PARAMETERS}")
-        described[name] = FunctionInfo(name, tuple(_parameter(p) for p in params),
-                                       _text(entry["signature"], "signature", MAX_SIGNATURE, truncate=True))
+        described[name] = FunctionInfo(
+            name,
+            tuple(_parameter(p) for p in params),
+            _text(entry["signature"], "signature", MAX_SIGNATURE, truncate=True),
+        )
     return described
 
 
@@ -139,11 +142,13 @@ def exception_info(info: Any) -> ExceptionInfo:
         raise WireError("'line' must be a line number or null")
     if not isinstance(info["memory"], bool):
         raise WireError("'memory' must be true or false")
-    return ExceptionInfo(type_name=_text(info["type"], "exception type", MAX_NAME, truncate=True),
-                         message=_text(info["message"], "message", MAX_MESSAGE, truncate=True),
-                         line=line,
-                         traceback=_text(info["traceback"], "traceback", MAX_TRACEBACK, truncate=True, tail=True),
-                         memory=info["memory"])
+    return ExceptionInfo(
+        type_name=_text(info["type"], "exception type", MAX_NAME, truncate=True),
+        message=_text(info["message"], "message", MAX_MESSAGE, truncate=True),
+        line=line,
+        traceback=_text(info["traceback"], "traceback", MAX_TRACEBACK, truncate=True, tail=True),
+        memory=info["memory"],
+    )
 
 
 def _parameter(value: Any) -> Parameter:

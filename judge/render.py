@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pylatexenc import latex2text, latexwalker, macrospec
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, JustifyMethod, RenderResult
 from rich.markdown import Markdown, MarkdownElement
 from rich.padding import Padding
 from rich.panel import Panel
@@ -32,8 +32,16 @@ from judge.i18n import t
 from judge.report import Report, is_failure
 from judge.verdicts import Verdict
 
-STYLES = {"AC": "bold green", "WA": "bold red", "TLE": "bold yellow", "MLE": "bold yellow", "RE": "bold magenta",
-          "CE": "bold magenta", "IE": "bold white on red", "SK": "dim"}
+STYLES = {
+    "AC": "bold green",
+    "WA": "bold red",
+    "TLE": "bold yellow",
+    "MLE": "bold yellow",
+    "RE": "bold magenta",
+    "CE": "bold magenta",
+    "IE": "bold white on red",
+    "SK": "dim",
+}
 
 
 def _p(value: Any) -> str:
@@ -86,8 +94,10 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
 def _cases_with_messages(data: dict[str, Any], lang: str) -> list[dict[str, Any]]:
     """The report's cases, each with the message to show: a hidden case seen through a site has
     no message, only its rule (which rule, which row), in ``lang``."""
-    return [dict(c, message=c.get("message") or c.get("rule_zh" if lang == "zh" else "rule") or c.get("rule") or "")
-            for c in data["cases"]]
+    return [
+        dict(c, message=c.get("message") or c.get("rule_zh" if lang == "zh" else "rule") or c.get("rule") or "")
+        for c in data["cases"]
+    ]
 
 
 def _failing_cases(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -98,7 +108,7 @@ def _failing_cases(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _run_name(data: dict[str, Any], lang: str) -> str:
     """``seed N``; a site shows learners a run id instead (the seed replays hidden messages)."""
     seed = data.get("seed")
-    return f"{t('seed', lang)} {seed}" if seed is not None else f"{t('run', lang)} #{data.get('run_id', '?')}"
+    return f"{t('seed', lang)} {seed}" if seed is not None else t("run_id", lang, id=data.get("run_id", "?"))
 
 
 def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]], lang: str) -> Panel:
@@ -109,9 +119,11 @@ def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]
     line = Text()
     line.append(f" {verdict.value}  {title} ", style=STYLES[verdict.value])
     line.append("   " + t("cases", lang, passed=score["passed"], total=score["total"]))
-    line.append(f"   {t('exercise', lang)} {exercise.get('number', '?')}"
-                f"   {_run_name(data, lang)}   {t('device', lang)} {data.get('device', '?')}"
-                f"   {t('time', lang)} {(data.get('time_ms') or 0) / 1000:.2f} s")
+    line.append(
+        f"   {t('exercise', lang)} {exercise.get('number', '?')}"
+        f"   {_run_name(data, lang)}   {t('device', lang)} {data.get('device', '?')}"
+        f"   {t('time', lang)} {(data.get('time_ms') or 0) / 1000:.2f} s"
+    )
     parts: list[Any] = [line]
     message = data.get("message") or ""
     if message and verdict is not Verdict.AC:
@@ -134,14 +146,23 @@ def _print_none_ran(data: dict[str, Any], console: Console, lang: str) -> None:
 def _case_table(cases: list[dict[str, Any]], lang: str) -> Table:
     """One line per case: suite, title, verdict, time, p-value (titles as written, never markup)."""
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for heading, justify in (("suite", "left"), ("case", "left"), ("result", "left"), ("time", "right"),
-                             ("p_value", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("suite", "left"),
+        ("case", "left"),
+        ("result", "left"),
+        ("time", "right"),
+        ("p_value", "right"),
+    )
+    for heading, justify in columns:
         table.add_column(t(heading, lang), justify=justify)
     for case in cases:
-        table.add_row(plain(t(case["suite"], lang)), plain(_case_title(case, lang)),
-                      plain(case["verdict"], style=STYLES.get(case["verdict"], "")),
-                      plain(f"{case['time_ms']:.0f} ms" if case.get("time_ms") is not None else ""),
-                      plain(_p(case.get("p_value"))))
+        table.add_row(
+            plain(t(case["suite"], lang)),
+            plain(_case_title(case, lang)),
+            plain(case["verdict"], style=STYLES.get(case["verdict"], "")),
+            plain(f"{case['time_ms']:.0f} ms" if case.get("time_ms") is not None else ""),
+            plain(_p(case.get("p_value"))),
+        )
     return table
 
 
@@ -152,8 +173,8 @@ def _output_panel(output: str, lang: str) -> Panel:
 
 def _print_footer(data: dict[str, Any], verdict: Verdict, console: Console, lang: str) -> None:
     """The false-failure bound, and for a failed run with a seed, how to reproduce it."""
-    console.print(plain(t("budget", lang, total=(data.get("false_failure_budget") or {}).get("total", 1e-6)),
-                        style="dim"))
+    total = (data.get("false_failure_budget") or {}).get("total", 1e-6)
+    console.print(plain(t("budget", lang, total=f"{total:.0e}"), style="dim"))
     if verdict is not Verdict.AC and data.get("seed") is not None:
         console.print(plain(t("reproduce", lang, seed=data["seed"]), style="dim"))
 
@@ -187,8 +208,12 @@ def _print_details(failing: list[dict[str, Any]], console: Console, lang: str) -
         console.print(plain(first["message"]), highlight=False)
         shown = _print_diagnosis(first, None, console, lang)
         for case in same:
-            console.print(plain(f"[{case['verdict']}] {t('same_error', lang, case=_case_title(case, lang))}",
-                               style=STYLES.get(case["verdict"], "")))
+            console.print(
+                plain(
+                    f"[{case['verdict']}] {t('same_error', lang, case=_case_title(case, lang))}",
+                    style=STYLES.get(case["verdict"], ""),
+                )
+            )
             _print_diagnosis(case, shown, console, lang)
 
 
@@ -276,17 +301,25 @@ def _latex_to_text() -> tuple[macrospec.LatexContextDb, _MathToText]:
     fractions = ("frac", "dfrac", "tfrac")
     parsing = latexwalker.get_default_latex_context_db()
     parsing.add_context_category(
-        "terminal-math", prepend=True,
+        "terminal-math",
+        prepend=True,
         specials=[macrospec.SpecialsSpec(mark, args_parser=macrospec.MacroStandardArgsParser("{")) for mark in "_^"],
-        macros=[macrospec.MacroSpec(name, "{{") for name in fractions])
+        macros=[macrospec.MacroSpec(name, "{{") for name in fractions],
+    )
     texts = latex2text.get_default_latex_context_db()
     texts.add_context_category(
-        "terminal-math", prepend=True,
+        "terminal-math",
+        prepend=True,
         specials=[latex2text.SpecialsTextSpec("_", _script("sub")), latex2text.SpecialsTextSpec("^", _script("sup"))],
-        macros=[latex2text.MacroTextSpec(name, _fraction) for name in fractions])
+        macros=[latex2text.MacroTextSpec(name, _fraction) for name in fractions],
+    )
     # Spaces as written (not TeX's rules): "p_i \ge p_j" keeps its spaces around the sign.
-    spaces = {"between-macro-and-chars": False, "between-latex-constructs": True, "after-comment": False,
-              "in-equations": None}
+    spaces = {
+        "between-macro-and-chars": False,
+        "between-latex-constructs": True,
+        "after-comment": False,
+        "in-equations": None,
+    }
     return parsing, _MathToText(latex_context=texts, math_mode="text", strict_latex_spaces=spaces)
 
 
@@ -313,7 +346,7 @@ class _DisplayMath(MarkdownElement):
     new_line = True
 
     @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> "_DisplayMath":
+    def create(cls, markdown: Markdown, token: Token) -> _DisplayMath:
         return cls(token.content)
 
     def __init__(self, tex: str) -> None:
@@ -325,8 +358,13 @@ class _DisplayMath(MarkdownElement):
 
 # rich's own parser (CommonMark, strikethrough, tables) with the site's dollar math.
 # The site's parser (judge.cjk_breaks: no space where a Chinese line is wrapped), with math as text.
-_MATH_MARKDOWN = (MarkdownIt().enable("strikethrough").enable("table").use(dollarmath_plugin, double_inline=True)
-                  .use(cjk_breaks_plugin))
+_MATH_MARKDOWN = (
+    MarkdownIt()
+    .enable("strikethrough")
+    .enable("table")
+    .use(dollarmath_plugin, double_inline=True)
+    .use(cjk_breaks_plugin)
+)
 
 
 class MathMarkdown(Markdown):

@@ -8,8 +8,9 @@ without bumping ``REPORT_SCHEMA``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from judge.i18n import in_language
 from judge.verdicts import Verdict
@@ -19,7 +20,7 @@ _NOT_FAILED = frozenset({Verdict.AC.value, Verdict.SK.value})  # a case that pas
 Case = TypeVar("Case")  # a CaseResult, or its JSON form (a dict)
 
 
-def is_failure(verdict: "Verdict | str | None") -> bool:
+def is_failure(verdict: Verdict | str | None) -> bool:
     """Whether a case with this verdict failed: anything but passed (AC) or not run (SK).
 
     Takes a :class:`Verdict` or its code, as stored in a report's JSON.

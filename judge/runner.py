@@ -22,16 +22,24 @@ import logging
 import secrets
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING
 
 from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
-from judge.learner import (DEFAULT_FILENAME, Learner, LearnerRaised, LearnerSource, LoadFailed, ProcessFailed,
-                           SandboxFailure)
+from judge.learner import (
+    DEFAULT_FILENAME,
+    Learner,
+    LearnerRaised,
+    LearnerSource,
+    LoadFailed,
+    ProcessFailed,
+    SandboxFailure,
+)
 from judge.protocol import FunctionInfo
 from judge.redaction import redact_report
 from judge.report import CaseResult, CheckRecord, Report, first_failure, is_failure
@@ -63,9 +71,13 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
         names = {p.name for p in params}
         takes_kwargs = any(p.kind == "VAR_KEYWORD" for p in params)
         missing = [n for n in spec.params if n not in names and not takes_kwargs]
-        extra = [p.name for p in params
-                 if p.name not in spec.params and not p.has_default
-                 and p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")]
+        extra = [
+            p.name
+            for p in params
+            if p.name not in spec.params
+            and not p.has_default
+            and p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")
+        ]
         positional_only = [p.name for p in params if p.kind == "POSITIONAL_ONLY" and p.name != spec.params[0]]
         if missing or extra or positional_only:
             detail = []
@@ -79,10 +91,19 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
     return problems
 
 
-def grade(exercise: Exercise, source: str, *, launcher: "Launcher | None" = None, seed: int | None = None,
-          suites: tuple[str, ...] = ("public", "hidden"), device: str = "cpu", progress: ProgressCallback | None = None,
-          filename: str = DEFAULT_FILENAME, import_dir: str | Path | None = None,
-          process: Learner | None = None) -> Report:
+def grade(
+    exercise: Exercise,
+    source: str,
+    *,
+    launcher: Launcher | None = None,
+    seed: int | None = None,
+    suites: tuple[str, ...] = ("public", "hidden"),
+    device: str = "cpu",
+    progress: ProgressCallback | None = None,
+    filename: str = DEFAULT_FILENAME,
+    import_dir: str | Path | None = None,
+    process: Learner | None = None,
+) -> Report:
     """Judge the learner's ``source`` (text); never raises for anything the learner's code does.
 
     ``seed`` (the master seed) reproduces a run; a fresh one is drawn when None. ``launcher``
@@ -93,13 +114,29 @@ def grade(exercise: Exercise, source: str, *, launcher: "Launcher | None" = None
     process that dies is replaced by one of the same level.
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
-    return _Run(exercise, learner_source, launcher=launcher, seed=seed, suites=tuple(suites), device=device,
-                progress=progress, process=process).report()
+    return _Run(
+        exercise,
+        learner_source,
+        launcher=launcher,
+        seed=seed,
+        suites=tuple(suites),
+        device=device,
+        progress=progress,
+        process=process,
+    ).report()
 
 
-def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, device: str = "cpu",
-               suites: tuple[str, ...] = ("public", "hidden"), progress: ProgressCallback | None = None,
-               process: Learner | None = None, launcher: "Launcher | None" = None) -> Report:
+def judge_file(
+    exercise: Exercise,
+    path: Path,
+    *,
+    seed: int | None = None,
+    device: str = "cpu",
+    suites: tuple[str, ...] = ("public", "hidden"),
+    progress: ProgressCallback | None = None,
+    process: Learner | None = None,
+    launcher: Launcher | None = None,
+) -> Report:
     """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
     is CE (the same messages whatever the level); ``process`` and ``launcher`` as for :func:`grade`.
@@ -108,19 +145,47 @@ def judge_file(exercise: Exercise, path: Path, *, seed: int | None = None, devic
     try:
         learner_source = LearnerSource.from_file(path)
     except LoadFailed as failure:
-        return _Run(exercise, None, launcher=launcher, seed=seed, suites=tuple(suites), device=device,
-                    progress=progress, process=process, unreadable=failure).report()
-    return grade(exercise, learner_source.text, launcher=launcher, seed=seed, suites=suites, device=device,
-                 progress=progress, filename=learner_source.filename, import_dir=learner_source.import_dir,
-                 process=process)
+        return _Run(
+            exercise,
+            None,
+            launcher=launcher,
+            seed=seed,
+            suites=tuple(suites),
+            device=device,
+            progress=progress,
+            process=process,
+            unreadable=failure,
+        ).report()
+    return grade(
+        exercise,
+        learner_source.text,
+        launcher=launcher,
+        seed=seed,
+        suites=suites,
+        device=device,
+        progress=progress,
+        filename=learner_source.filename,
+        import_dir=learner_source.import_dir,
+        process=process,
+    )
 
 
 class _Run:
     """One judging: its suites and budget, its learner (restarted when it dies), its report."""
 
-    def __init__(self, exercise: Exercise, source: LearnerSource | None, *, launcher: "Launcher | None",
-                 seed: int | None, suites: tuple[str, ...], device: str, progress: ProgressCallback | None,
-                 process: Learner | None, unreadable: LoadFailed | None = None) -> None:
+    def __init__(
+        self,
+        exercise: Exercise,
+        source: LearnerSource | None,
+        *,
+        launcher: Launcher | None,
+        seed: int | None,
+        suites: tuple[str, ...],
+        device: str,
+        progress: ProgressCallback | None,
+        process: Learner | None,
+        unreadable: LoadFailed | None = None,
+    ) -> None:
         self.exercise = exercise
         self.source = source
         self.device = device
@@ -139,9 +204,17 @@ class _Run:
         self.restarts = 0
         self.last_output = ""  # what the last process that died printed, when no process is left at the end
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
-        self.result = Report(exercise=exercise.summary(), verdict=Verdict.AC, cases=[], seed=self.master_seed,
-                             device=device, sandbox=self.level, suites=list(suites), judge_version=JUDGE_VERSION,
-                             false_failure_budget={})
+        self.result = Report(
+            exercise=exercise.summary(),
+            verdict=Verdict.AC,
+            cases=[],
+            seed=self.master_seed,
+            device=device,
+            sandbox=self.level,
+            suites=list(suites),
+            judge_version=JUDGE_VERSION,
+            false_failure_budget={},
+        )
 
     def _load_suites(self, suites: tuple[str, ...]) -> tuple[list[CaseSpec], FalseFailureBudget]:
         """Every case of the suites, in order, and the run's false-failure budget."""
@@ -156,6 +229,7 @@ class _Run:
         """Load, check the signatures, run every case, decide: the finished report."""
         if not self._start_and_check_signatures():
             return self._finish()
+        assert self.process is not None  # set by a successful _start_and_check_signatures
         self.result.environment = {"torch": self.process.torch_version, "python": sys.version.split()[0]}
         try:
             self._run_cases()
@@ -171,8 +245,14 @@ class _Run:
 
         if self.unreadable is not None:
             raise self.unreadable
-        return LearnerProcess(self.source, device=self.device, memory_limit_mb=self.exercise.memory_limit_mb,
-                              load_timeout_s=self.exercise.time_limit_s, launcher=self.launcher)
+        assert self.source is not None  # None only for a file that could not be read (unreadable)
+        return LearnerProcess(
+            self.source,
+            device=self.device,
+            memory_limit_mb=self.exercise.memory_limit_mb,
+            load_timeout_s=self.exercise.time_limit_s,
+            launcher=self.launcher,
+        )
 
     def _start_and_check_signatures(self) -> bool:
         """Start the learner (unless given) and compare its functions with the exercise's; False
@@ -187,8 +267,10 @@ class _Run:
             if self.owned and self.process is not None:
                 self.process.close()
             self.result.verdict, self.result.message = _load_outcome(failure)
-            self.result.cases = [CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load",
-                                            title_zh=c.title_zh) for c in self.specs]
+            self.result.cases = [
+                CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load", title_zh=c.title_zh)
+                for c in self.specs
+            ]
             return False
         return True
 
@@ -202,8 +284,10 @@ class _Run:
             if failed is not None:
                 self.result.cases.append(failed)
                 continue
-            result, fit_statistics = _run_case(case, self.process, self.exercise, self.master_seed, self.device,
-                                               self.budget)
+            assert self.process is not None  # _learner_for started one, or reported why not
+            result, fit_statistics = _run_case(
+                case, self.process, self.exercise, self.master_seed, self.device, self.budget
+            )
             if fit_statistics:
                 self.fit_groups.append((case.title, fit_statistics))
             self.result.cases.append(result)
@@ -221,20 +305,40 @@ class _Run:
             self.last_output = self.process.output_tail()  # kept readable after close
             self.process = None
             if death is not None:  # between two answers: a failure, never a free restart
-                return CaseResult(case.name, case.suite, case.title, death.verdict, f"not run: {death}",
-                                  title_zh=case.title_zh, sandbox=self.level)
+                return CaseResult(
+                    case.name,
+                    case.suite,
+                    case.title,
+                    death.verdict,
+                    f"not run: {death}",
+                    title_zh=case.title_zh,
+                    sandbox=self.level,
+                )
         if self.process is not None:
             return None
         if self.restarts >= MAX_RESTARTS or not self.restartable:
-            return CaseResult(case.name, case.suite, case.title, Verdict.SK, "not run: your process died too often",
-                              title_zh=case.title_zh)
+            return CaseResult(
+                case.name,
+                case.suite,
+                case.title,
+                Verdict.SK,
+                "not run: your process died too often",
+                title_zh=case.title_zh,
+            )
         self.restarts += 1
         try:
             self.process = self._start()
         except (LoadFailed, ProcessFailed, SandboxFailure) as failure:
             verdict, message = _load_outcome(failure)
-            return CaseResult(case.name, case.suite, case.title, verdict, f"restarting your process failed: {message}",
-                              title_zh=case.title_zh, sandbox=self.level)
+            return CaseResult(
+                case.name,
+                case.suite,
+                case.title,
+                verdict,
+                f"restarting your process failed: {message}",
+                title_zh=case.title_zh,
+                sandbox=self.level,
+            )
         self.owned = True
         return None
 
@@ -243,8 +347,9 @@ class _Run:
         failing = self.result.first_failure(skipped=True)
         if failing is not None:
             self.result.message = f"{failing.title}: {failing.message}"
-            self.result.diagnosis = next((c.diagnosis for c in self.result.cases
-                                          if c.diagnosis and is_failure(c.verdict)), None)
+            self.result.diagnosis = next(
+                (c.diagnosis for c in self.result.cases if c.diagnosis and is_failure(c.verdict)), None
+            )
 
     def _finish(self) -> Report:
         self.result.false_failure_budget = self.budget.summary()
@@ -267,8 +372,9 @@ def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:
     return f"{public} (not your fault; internal error {reference})"
 
 
-def _run_case(case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str,
-              budget: FalseFailureBudget) -> tuple[CaseResult, list[tuple[float, int, float]]]:
+def _run_case(
+    case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str, budget: FalseFailureBudget
+) -> tuple[CaseResult, list[tuple[float, int, float]]]:
     """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
     # The limit is the learner's CPU time (what load on the machine does not stretch), read from
@@ -276,13 +382,20 @@ def _run_case(case: CaseSpec, process: Learner, exercise: Exercise, master_seed:
     # calls (cases, targets, statistics) runs in this process and never counts.
     cpu_clock = getattr(process, "cpu_time_s", None)  # None: an in-process learner (the browser's)
     cpu_start = cpu_clock() if cpu_clock else 0.0
-    ctx = Context(seed=case_seed, device=device, budget=budget, deadline=time.monotonic() + exercise.wall_cap_s,
-                  cpu_deadline=cpu_start + exercise.time_limit_s if cpu_clock else float("inf"),
-                  cpu_limit_s=exercise.time_limit_s)
-    submission = Submission(process, tuple(f.name for f in exercise.functions), lambda: ctx,
-                            inputs_read_only=exercise.inputs_read_only)
-    result = CaseResult(case.name, case.suite, case.title, Verdict.AC, seed=case_seed, title_zh=case.title_zh,
-                        sandbox=process.sandbox)
+    ctx = Context(
+        seed=case_seed,
+        device=device,
+        budget=budget,
+        deadline=time.monotonic() + exercise.wall_cap_s,
+        cpu_deadline=cpu_start + exercise.time_limit_s if cpu_clock else float("inf"),
+        cpu_limit_s=exercise.time_limit_s,
+    )
+    submission = Submission(
+        process, tuple(f.name for f in exercise.functions), lambda: ctx, inputs_read_only=exercise.inputs_read_only
+    )
+    result = CaseResult(
+        case.name, case.suite, case.title, Verdict.AC, seed=case_seed, title_zh=case.title_zh, sandbox=process.sandbox
+    )
     started = time.perf_counter()
     try:
         case.function(submission, ctx)
@@ -303,8 +416,11 @@ def _run_case(case: CaseSpec, process: Learner, exercise: Exercise, master_seed:
         result.message = str(failure)
     except Exception as error:  # noqa: BLE001 - a bug in the judge or the exercise, never the learner's
         result.verdict = Verdict.IE
-        result.message = _internal_error("this test failed inside the judge",
-                                         f"{case.suite}/{case.name}: {type(error).__name__}: {error}", exc_info=True)
+        result.message = _internal_error(
+            "this test failed inside the judge",
+            f"{case.suite}/{case.name}: {type(error).__name__}: {error}",
+            exc_info=True,
+        )
     result.time_ms = (time.perf_counter() - started) * 1000
     if cpu_clock:
         result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
@@ -315,31 +431,36 @@ def _run_case(case: CaseSpec, process: Learner, exercise: Exercise, master_seed:
     return result, (ctx.fit_statistics if result.verdict is Verdict.AC else [])
 
 
-def _too_regular_case(fit_groups: list[tuple[str, list[tuple[float, int, float]]]],
-                      budget: FalseFailureBudget) -> CaseResult:
+def _too_regular_case(
+    fit_groups: list[tuple[str, list[tuple[float, int, float]]]], budget: FalseFailureBudget
+) -> CaseResult:
     """One lower-tail test per case that ran fit checks (summing a case's rows, not the whole run's:
     a long-tail row whose pooled counts look random would dilute the others)."""
     started = time.perf_counter()
-    case = CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular", Verdict.AC,
-                      title_zh="抽样结果不过分规整")
+    case = CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular", Verdict.AC, title_zh="抽样结果不过分规整")
     for title, statistics in fit_groups:
         alpha = budget.spend("too_regular")
         test, declined = too_regular(statistics, alpha)
         if declined:  # its statistic is too discrete for a lower tail at this level: say so, never fail
-            case.checks.append(CheckRecord("too_regular", f"{title} ({declined})", test.statistic, 1.0, alpha,
-                                           True, test.df))
+            case.checks.append(
+                CheckRecord("too_regular", f"{title} ({declined})", test.statistic, 1.0, alpha, True, test.df)
+            )
             continue
         passed = test.pvalue >= alpha
         case.checks.append(CheckRecord("too_regular", title, test.statistic, test.pvalue, alpha, passed, test.df))
         if not passed and case.verdict is Verdict.AC:
             case.verdict = Verdict.WA
-            case.message = (f"{title}: over its {len(statistics)} distribution checks your draws fit the target far "
-                            f"better than random draws can (G = {test.statistic:.3g} on {test.df} degrees of freedom, "
-                            f"lower-tail p = {test.pvalue:.3g}). Real samples fluctuate; draws that are too regular "
-                            "come from a deterministic scheme (quantiles, stratification), not from random sampling")
+            case.message = (
+                f"{title}: over its {len(statistics)} distribution checks your draws fit the target far "
+                f"better than random draws can (G = {test.statistic:.3g} on {test.df} degrees of freedom, "
+                f"lower-tail p = {test.pvalue:.3g}). Real samples fluctuate; draws that are too regular "
+                "come from a deterministic scheme (quantiles, stratification), not from random sampling"
+            )
             case.diagnosis = Bilingual("the draws are too regular to be random", "抽样结果过于规整，不像是随机抽样")
-            case.rule = Bilingual(f"{title}: the draws fit the target far better than random draws can",
-                                  f"{title}：抽样结果与目标的吻合程度远超随机抽样所能达到的")
+            case.rule = Bilingual(
+                f"{title}: the draws fit the target far better than random draws can",
+                f"{title}：抽样结果与目标的吻合程度远超随机抽样所能达到的",
+            )
     decisive = min(case.checks, key=lambda r: r.p_value)
     case.statistic, case.p_value = decisive.statistic, decisive.p_value
     case.time_ms = (time.perf_counter() - started) * 1000

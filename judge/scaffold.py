@@ -42,8 +42,9 @@ def check_number(number: int | str) -> int:
 def check_slug(slug: str) -> str:
     """``slug`` if it is lowercase letters, digits and single hyphens inside, else :class:`ExerciseError`."""
     if not SLUG.fullmatch(slug):
-        raise ExerciseError(f"bad slug {slug!r}: use lowercase letters a-z, digits and hyphens between them "
-                            "(e.g. beam-search)")
+        raise ExerciseError(
+            f"bad slug {slug!r}: use lowercase letters a-z, digits and hyphens between them (e.g. beam-search)"
+        )
     return slug
 
 
@@ -69,8 +70,14 @@ def _refuse_taken(number: int, slug: str, pack: Path) -> None:
                 raise ExerciseError(f"slug {slug!r} is taken by the folder {path}; choose another")
 
 
-def new_exercise(number: int | str, slug: str, *, title_en: str | None = None, title_zh: str | None = None,
-                 into: Path | str | None = None) -> list[Path]:
+def new_exercise(
+    number: int | str,
+    slug: str,
+    *,
+    title_en: str | None = None,
+    title_zh: str | None = None,
+    into: Path | str | None = None,
+) -> list[Path]:
     """Write exercise ``NUMBER-SLUG`` into the pack ``into`` (default: the first configured pack,
     the repository's ``exercises/`` unless ``PROBJUDGE_EXERCISES`` says otherwise) and its
     solutions into the ``solutions/`` folder beside that pack. Returns the files written.
@@ -94,8 +101,15 @@ def new_exercise(number: int | str, slug: str, *, title_en: str | None = None, t
     for text, which in ((title_en, "--title-en"), (title_zh, "--title-zh")):
         if not text.strip() or "\n" in text or '"""' in text or "\\" in text:
             raise ExerciseError(f"{which} must be one line of text, without backslashes or triple quotes")
-    values = {"number": str(number), "slug": slug, "folder": folder, "title_en": title_en, "title_zh": title_zh,
-              "title_en_toml": _toml_string(title_en), "title_zh_toml": _toml_string(title_zh)}
+    values = {
+        "number": str(number),
+        "slug": slug,
+        "folder": folder,
+        "title_en": title_en,
+        "title_zh": title_zh,
+        "title_en_toml": _toml_string(title_en),
+        "title_zh_toml": _toml_string(title_zh),
+    }
     files = {root / name: text for name, text in EXERCISE_FILES.items()}
     files.update({solutions / name: text for name, text in SOLUTION_FILES.items()})
     written: list[Path] = []
@@ -119,7 +133,7 @@ def _fill(template: str, values: dict[str, str]) -> str:
 
 # --------------------------------------------------------------------------------------------- templates
 
-EXERCISE_TOML = '''\
+EXERCISE_TOML = """\
 number = <<number>>
 slug = "<<slug>>"
 difficulty = "easy"            # easy, medium or hard (TODO)
@@ -141,9 +155,9 @@ time_limit_s = 5.0             # the learner's CPU time per test case
 memory_limit_mb = 2048
 devices = ["cpu", "cuda"]
 false_failure_budget = 1e-6    # P(a correct submission fails), public and hidden together
-'''
+"""
 
-STATEMENT_EN = '''\
+STATEMENT_EN = """\
 # <<number>>. <<title_en>>
 
 TODO: replace this statement (and statement.zh.md) with your exercise's. The scaffold's example
@@ -174,9 +188,9 @@ TODO: a small example with numbers computed by code.
 ## How you are judged
 
 TODO: what the public and the hidden tests check.
-'''
+"""
 
-STATEMENT_ZH = '''\
+STATEMENT_ZH = """\
 # <<number>>. <<title_zh>>
 
 TODO：用你的题目替换这份题面（以及 statement.en.md）。脚手架里的例子是从一个类别分布中抽样；
@@ -207,7 +221,7 @@ TODO：给出一个用代码算出数值的小例子。
 ## 如何评测
 
 TODO：说明公开测试和隐藏测试各检查什么。
-'''
+"""
 
 STARTER = '''\
 """Exercise <<number>>: <<title_en>>.
@@ -344,7 +358,7 @@ def test_bad_inputs(sub, ctx):
     ], extra=lambda: {"generator": ctx.generator()}, name="draw")
 '''
 
-_VALIDATE = '''\
+_VALIDATE = """\
 import torch
 
 
@@ -355,32 +369,40 @@ def _validate(probs, n):
         raise ValueError("probs must hold no NaN and no negative value")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
-'''
+"""
 
-REFERENCE = '''\
+REFERENCE = (
+    '''\
 """Reference solution for exercise <<number>>: <<title_en>> (TODO: yours)."""
 
-''' + _VALIDATE + '''
+'''
+    + _VALIDATE
+    + """
 
 def draw(probs, n, generator=None):
     _validate(probs, n)
     return torch.multinomial(probs, n, replacement=True, generator=generator)
-'''
+"""
+)
 
-WRONG_IGNORES_GENERATOR = '''\
+WRONG_IGNORES_GENERATOR = (
+    '''\
 """Mistake: the draws come from torch's default generator; the generator argument is never used.
 
 Diagnosis: the generator argument is ignored or overridden
 """
 
-''' + _VALIDATE + '''
+'''
+    + _VALIDATE
+    + """
 
 def draw(probs, n, generator=None):
     _validate(probs, n)
     return torch.multinomial(probs, n, replacement=True)
-'''
+"""
+)
 
-EXPLANATION_EN = '''\
+EXPLANATION_EN = """\
 # How the reference solution works
 
 TODO: explain your reference step by step (`python practice/judge.py solution <<number>>` prints
@@ -393,9 +415,9 @@ this file).
 
 - **Ignoring `generator`**: the draws come from the default generator, so a seeded generator does
   not reproduce them (`wrong/ignores_generator.py`).
-'''
+"""
 
-EXPLANATION_ZH = '''\
+EXPLANATION_ZH = """\
 # 参考解答的思路
 
 TODO：逐步解释你的参考解答（`python practice/judge.py solution <<number>>` 会显示这个文件）。
@@ -406,7 +428,7 @@ TODO：逐步解释你的参考解答（`python practice/judge.py solution <<num
 # 常见错误
 
 - **忽略 `generator`**：抽样用的是默认生成器，固定种子的生成器无法复现结果（`wrong/ignores_generator.py`）。
-'''
+"""
 
 EXERCISE_FILES = {
     "exercise.toml": EXERCISE_TOML,

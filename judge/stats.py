@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 __all__ = [
     "Deviation",
@@ -174,9 +174,7 @@ def _require_distribution(probs: Sequence[float], name: str) -> list[float]:
     values = _require_non_negative_finite(probs, name, "probability")
     total = math.fsum(values)
     if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
-        raise ValueError(
-            f"{name} must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}), got {total!r}"
-        )
+        raise ValueError(f"{name} must sum to 1 (within {PROBABILITY_SUM_TOLERANCE:g}), got {total!r}")
     return values
 
 
@@ -271,9 +269,7 @@ def _gamma_continued_fraction(a: float, x: float) -> float:
         h *= delta
         if abs(delta - 1.0) < _EPS:
             return _log_gamma_prefactor(a, x) + math.log(h)
-    raise ArithmeticError(
-        f"incomplete gamma continued fraction did not converge for a={a!r}, x={x!r}"
-    )
+    raise ArithmeticError(f"incomplete gamma continued fraction did not converge for a={a!r}, x={x!r}")
 
 
 def _validate_gamma_arguments(a: float, x: float) -> tuple[float, float]:
@@ -476,7 +472,7 @@ def _pool_validated(values: list[float], min_expected: float) -> list[list[int]]
 def _largest_deviation(observed: list[int], expected: list[float]) -> Deviation | None:
     best_index = -1
     best_z_squared = -1.0
-    for index, (o, e) in enumerate(zip(observed, expected)):
+    for index, (o, e) in enumerate(zip(observed, expected, strict=True)):
         if e > 0.0:
             z_squared = (o - e) * (o - e) / e
             if z_squared > best_z_squared:
@@ -488,9 +484,7 @@ def _largest_deviation(observed: list[int], expected: list[float]) -> Deviation 
     return Deviation(category=best_index, observed=o, expected=e, z=(o - e) / math.sqrt(e))
 
 
-def g_test(
-    observed: Sequence[int], probs: Sequence[float], min_expected: float = 10.0
-) -> GTestResult:
+def g_test(observed: Sequence[int], probs: Sequence[float], min_expected: float = 10.0) -> GTestResult:
     """Goodness of fit of category counts to target probabilities (G-test, Williams-corrected).
 
     ``observed[i]`` is how often category i was drawn (an integer >= 0) and ``probs[i]`` its
@@ -508,20 +502,16 @@ def g_test(
     check should have caught it first; the message names the category).
     """
     if len(observed) != len(probs):
-        raise ValueError(
-            f"observed has {len(observed)} categories but probs has {len(probs)}"
-        )
+        raise ValueError(f"observed has {len(observed)} categories but probs has {len(probs)}")
     counts = _require_counts(observed, "observed")
     targets = _require_distribution(probs, "probs")
     min_expected = float(min_expected)
     if not (min_expected >= 0.0 and math.isfinite(min_expected)):
         raise ValueError(f"min_expected must be a finite number >= 0, got {min_expected!r}")
     if 0.0 in targets:
-        for index, (o, p) in enumerate(zip(counts, targets)):
+        for index, (o, p) in enumerate(zip(counts, targets, strict=True)):
             if p == 0.0 and o > 0:
-                raise ValueError(
-                    f"category {index} was drawn {o} times but its target probability is 0"
-                )
+                raise ValueError(f"category {index} was drawn {o} times but its target probability is 0")
 
     n = sum(counts)
     if n == 0:
@@ -584,8 +574,9 @@ def log_largest_outcome_probability(expected: Sequence[float]) -> float:
     return min(0.0, log_atom)
 
 
-def too_regular_test(statistics: Sequence[float], dfs: Sequence[int],
-                     log_atoms: Sequence[float] | None = None) -> LowerTailResult:
+def too_regular_test(
+    statistics: Sequence[float], dfs: Sequence[int], log_atoms: Sequence[float] | None = None
+) -> LowerTailResult:
     """Do the goodness-of-fit statistics, taken together, fit *too* well?
 
     Independent chi-square statistics add up to a chi-square whose df is the sum of theirs.

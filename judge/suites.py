@@ -20,9 +20,9 @@ import importlib
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Callable
 
 from judge.budget import BudgetDeclaration
 from judge.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
@@ -103,7 +103,9 @@ def _package(name: str, folder) -> None:
         spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(folder)])
     else:
         spec = importlib.util.spec_from_loader(name, loader=None, is_package=True)
+        assert spec is not None  # from a name alone: never None
         spec.submodule_search_locations = [str(folder)]
+    assert spec is not None  # from a path ending in .py: never None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     if spec.loader is not None:
@@ -122,6 +124,7 @@ def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
         if not path.is_file():
             raise ExerciseError(f"{exercise.folder}: the {suite} suite needs {path.relative_to(exercise.root)}")
         spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None  # a path ending in .py has a source loader
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

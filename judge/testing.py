@@ -12,15 +12,15 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from judge.budget import FalseFailureBudget
 from judge.i18n import Bilingual
-from judge.process import CallOptions, LearnerProcess
+from judge.learner import CallOptions, Learner
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
-
 
 SEED_BITS = 53  # seeds stay exact as JSON numbers in JavaScript (2**53 - 1 is the largest safe integer)
 
@@ -36,8 +36,10 @@ class CheckMisuse(TypeError):
 
     def __init__(self, check: str, argument: str, expected: str, given: str) -> None:
         self.check, self.argument, self.expected, self.given = check, argument, expected, given
-        super().__init__(f"{check}(): argument `{argument}` must be {expected}; got {given} "
-                         "(a mistake in the exercise's tests, not in the learner's code)")
+        super().__init__(
+            f"{check}(): argument `{argument}` must be {expected}; got {given} "
+            "(a mistake in the exercise's tests, not in the learner's code)"
+        )
 
     def __reduce__(self):  # pickles with its four parts, not its message
         return (type(self), (self.check, self.argument, self.expected, self.given))
@@ -45,7 +47,7 @@ class CheckMisuse(TypeError):
 
 def _seed_argument(check: str, seed: object) -> int:
     """``seed`` is an int in ``[0, 2**SEED_BITS)`` (what a browser's JavaScript keeps exact)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** SEED_BITS:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SEED_BITS:
         given = f"{type(seed).__name__} {seed!r}" if isinstance(seed, (int, float)) else type(seed).__name__
         raise CheckMisuse(check, "seed", f"an int in [0, 2**{SEED_BITS}) (such as ctx.fresh_seed(name))", given)
     return seed
@@ -120,8 +122,15 @@ class Submission:
     limit, and ``AttributeError`` for a function the exercise does not declare.
     """
 
-    def __init__(self, process: LearnerProcess, function_names: tuple[str, ...], ctx_getter: Callable[[], Context],
-                 options: CallOptions = CallOptions(), *, inputs_read_only: bool = True) -> None:
+    def __init__(
+        self,
+        process: Learner,
+        function_names: tuple[str, ...],
+        ctx_getter: Callable[[], Context],
+        options: CallOptions = CallOptions(),
+        *,
+        inputs_read_only: bool = True,
+    ) -> None:
         self._inputs_read_only = inputs_read_only
         self._process = process
         self._names = function_names
@@ -130,16 +139,21 @@ class Submission:
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_") or name not in self._names:
-            raise AttributeError(f"the exercise declares no function {name!r} "
-                                 f"(it declares: {', '.join(self._names) or 'none'})")
+            raise AttributeError(
+                f"the exercise declares no function {name!r} (it declares: {', '.join(self._names) or 'none'})"
+            )
 
         def call(*args: Any, **kwargs: Any) -> Any:
             ctx = self._ctx()
             # An in-process learner (the browser's) has no CPU clock of its own to watch.
-            cpu = {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s} \
-                if ctx.cpu_deadline != float("inf") else {}
-            result = self._process.call(name, list(args), kwargs, timeout_s=ctx.remaining_s(),
-                                        options=self._options, **cpu)
+            cpu: dict[str, Any] = (
+                {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s}
+                if ctx.cpu_deadline != float("inf")
+                else {}
+            )
+            result = self._process.call(
+                name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **cpu
+            )
             if result.modified and self._inputs_read_only:
                 _fail_modified(name, result.modified)
             return result.value
@@ -147,25 +161,27 @@ class Submission:
         call.__name__ = name
         return call
 
-    def with_extreme_uniforms(self, seed: int) -> "Submission":
+    def with_extreme_uniforms(self, seed: int) -> Submission:
         """The same submission, but ``torch.rand``/``rand_like``/``uniform_`` return 0.0 and 1-ulp often
         (the choice of which values, from ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`)."""
         seed = _seed_argument("Submission.with_extreme_uniforms", seed)
         return self._with(CallOptions(extreme_uniforms=seed, global_seed=self._options.global_seed))
 
-    def with_global_seed(self, seed: int) -> "Submission":
+    def with_global_seed(self, seed: int) -> Submission:
         """The same submission, with ``torch.manual_seed(seed)`` run in its process before each call
         (``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`). Two calls through it with
         ``generator=None`` must then give the same draws."""
         seed = _seed_argument("Submission.with_global_seed", seed)
         return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
 
-    def _with(self, options: CallOptions) -> "Submission":
+    def _with(self, options: CallOptions) -> Submission:
         return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)
 
 
-MODIFIED_DIAGNOSIS = Bilingual("the function changes its input tensors in place (for example `logits /= temperature`)",
-                               "函数就地修改了输入的张量（例如 `logits /= temperature`）")
+MODIFIED_DIAGNOSIS = Bilingual(
+    "the function changes its input tensors in place (for example `logits /= temperature`)",
+    "函数就地修改了输入的张量（例如 `logits /= temperature`）",
+)
 
 
 def _fail_modified(function: str, names: tuple[str, ...]) -> None:
@@ -177,4 +193,5 @@ def _fail_modified(function: str, names: tuple[str, ...]) -> None:
         f"{function}() changed its argument{'s' if len(names) > 1 else ''} {listed} in place; the caller's tensors "
         "must be left as they were (work on a copy: `logits = logits / temperature`, not `logits /= temperature`)",
         diagnosis=MODIFIED_DIAGNOSIS,
-        rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"))
+        rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"),
+    )

@@ -22,7 +22,23 @@ import ctypes
 import json
 import re
 import struct
-from typing import Any, BinaryIO
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+
+class Readable(Protocol):
+    """What :func:`read_frame` reads from: a binary file, or the judge's pipe with a deadline."""
+
+    def read(self, n: int, /) -> bytes | bytearray: ...
+
+
+class Writable(Protocol):
+    """What :func:`write_frame` writes to: a binary file, or the judge's pipe with a deadline."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+    def flush(self) -> object: ...
+
 
 MAGIC = b"PJ1"
 MAX_HEADER_BYTES = 4 << 20  # room for a 512 kB source even if every character needs a \u escape
@@ -59,7 +75,7 @@ class WireError(Exception):
     """A frame broke the format: wrong magic, oversized, bad dtype/shape, truncated."""
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytearray:
+def _read_exact(stream: Readable, n: int) -> bytearray:
     """Exactly ``n`` bytes into one buffer (no second copy: tensors are built on it)."""
     buffer = bytearray(n)
     view = memoryview(buffer)
@@ -68,12 +84,12 @@ def _read_exact(stream: BinaryIO, n: int) -> bytearray:
         chunk = stream.read(n - filled)
         if not chunk:
             raise EOFError(f"stream ended with {n - filled} of {n} bytes missing")
-        view[filled:filled + len(chunk)] = chunk
+        view[filled : filled + len(chunk)] = chunk
         filled += len(chunk)
     return buffer
 
 
-def write_frame(stream: BinaryIO, header: dict[str, Any], payloads: list[bytes] = ()) -> None:
+def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[bytes] = ()) -> None:
     """Write one frame. ``header["tensors"]`` must already describe ``payloads``."""
     body = json.dumps(header, allow_nan=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     stream.write(MAGIC + struct.pack(">I", len(body)) + body)
@@ -82,8 +98,9 @@ def write_frame(stream: BinaryIO, header: dict[str, Any], payloads: list[bytes] 
     stream.flush()
 
 
-def read_frame(stream: BinaryIO, max_bytes: int = MAX_FRAME_BYTES,
-               max_header_bytes: int = MAX_HEADER_BYTES) -> tuple[dict[str, Any], list[bytearray]]:
+def read_frame(
+    stream: Readable, max_bytes: int = MAX_FRAME_BYTES, max_header_bytes: int = MAX_HEADER_BYTES
+) -> tuple[dict[str, Any], list[bytearray]]:
     """Read and validate one frame.
 
     Returns ``(header, payloads)``: the header is a JSON object within every bound in the module
@@ -284,8 +301,13 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes]
     raise WireError(f"cannot send a value of type {type(value).__name__}")
 
 
-def decode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray], device: str = "cpu",
-                  used: set[int] | None = None) -> Any:
+def decode_values(
+    value: Any,
+    specs: list[dict[str, Any]],
+    payloads: Sequence[bytes | bytearray],
+    device: str = "cpu",
+    used: set[int] | None = None,
+) -> Any:
     """Inverse of :func:`encode_values`; generators come back as :class:`GeneratorSpec`.
 
     Each tensor of the frame may be referenced once (the encoder never does otherwise), so a
@@ -308,7 +330,7 @@ def decode_values(value: Any, specs: list[dict[str, Any]], payloads: list[bytes 
     return value
 
 
-def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray]) -> Any:
+def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray]) -> Any:
     """:func:`decode_values` for a whole answer: every tensor of the frame is used exactly once.
 
     The learner's side never sends a tensor it does not refer to; one that does is forging
@@ -321,8 +343,9 @@ def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: list[bytes 
     return decoded
 
 
-def _take_tensor(index: Any, specs: list[dict[str, Any]], payloads: list[bytes | bytearray], device: str,
-                 used: set[int]) -> Any:
+def _take_tensor(
+    index: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray], device: str, used: set[int]
+) -> Any:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < min(len(specs), len(payloads)):
         raise WireError(f"tensor reference {str(index)[:40]!r} out of range")
     if index in used:

@@ -9,10 +9,11 @@
 Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to
 date first. A NAME is found as on the sign-in page (case and Unicode width do not matter; see
 ``web/names.py``). ``set-password`` also ends every sign-in session of the account (all its
-browsers are signed out); its API tokens stay valid. ``--token`` prints a new API token for the user (shown once; only its hash is
-stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults 127.0.0.1 and 5000) and, on a
-site without an instructor, creates one (``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``,
-else ``instructor`` with a random password printed once).
+browsers are signed out); its API tokens stay valid. ``--token`` prints a new API token for the
+user (shown once; only its hash is stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults
+127.0.0.1 and 5000) and, on a site without an instructor, creates one
+(``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``, else ``instructor`` with a random password
+printed once).
 """
 
 from __future__ import annotations
@@ -34,10 +35,14 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
     serve_command = commands.add_parser("serve", help="start the site (migrates, syncs, creates an instructor)")
     serve_command.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
     serve_command.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 5000))
-    grade_command = commands.add_parser("grade", help="run grading workers in this process (any number of these "
-                                                      "may run beside the site, on this or other machines)")
-    grade_command.add_argument("--workers", type=int, default=None,
-                               help="worker threads (default: PROBJUDGE_WORKERS, at least 1)")
+    grade_command = commands.add_parser(
+        "grade",
+        help="run grading workers in this process (any number of these "
+        "may run beside the site, on this or other machines)",
+    )
+    grade_command.add_argument(
+        "--workers", type=int, default=None, help="worker threads (default: PROBJUDGE_WORKERS, at least 1)"
+    )
     commands.add_parser("init-db", help="create or upgrade the database and sync the exercises")
     create = commands.add_parser("create-user", help="create an account")
     create.add_argument("name")
@@ -68,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
     with Session() as session:
         if args.command == "init-db":
             result = sync_exercises(session)
-            print(f"database ready; exercises added {result.added}, changed {result.changed}, "
-                  f"unchanged {result.unchanged}")
+            print(
+                f"database ready; exercises added {result.added}, changed {result.changed}, "
+                f"unchanged {result.unchanged}"
+            )
             return 0
         if args.command == "set-password":
             user = find_user(session, args.name)

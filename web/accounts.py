@@ -33,8 +33,7 @@ class NameTaken(AccountError):
     """Another account has this name."""
 
 
-def create_user(session: Session, name: str, password: str, role: Role = Role.learner,
-                language: str = "en") -> User:
+def create_user(session: Session, name: str, password: str, role: Role = Role.learner, language: str = "en") -> User:
     """Add (not commit) a user. Raises :class:`AccountError` for a bad or taken name or a short password."""
     name = display_name(name)
     if not re.fullmatch(USER_NAME, name):

@@ -11,20 +11,21 @@ anything else is a 400 before any of it is used.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable
+from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
+from judge.wire import nesting_exceeds
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
-from web.presenting import submission_view
 from web.lookup import find_exercise, visible_submission
 from web.models import ApiToken, Exercise
+from web.presenting import submission_view
 from web.services import services
-from judge.wire import nesting_exceeds
 from web.validation import text_problem
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -37,8 +38,11 @@ def token_required(view: Callable) -> Callable:
         header = request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token:
-            abort(401, description="send 'Authorization: Bearer <token>' (create a token with "
-                                   "`python -m web create-user NAME --token` or from your profile)")
+            abort(
+                401,
+                description="send 'Authorization: Bearer <token>' (create a token with "
+                "`python -m web create-user NAME --token` or from your profile)",
+            )
         user = ApiToken.find_user(g.db, token.strip())
         if user is None:
             abort(401, description="this API token is not valid")
@@ -54,8 +58,11 @@ def _strings(value: Any, path: str) -> list[tuple[str, str]]:
     if isinstance(value, str):
         return [(path, value)]
     if isinstance(value, dict):
-        return [found for key, item in value.items()
-                for found in _strings(key, path) + _strings(item, f"{path}.{key}" if path else key)]
+        return [
+            found
+            for key, item in value.items()
+            for found in _strings(key, path) + _strings(item, f"{path}.{key}" if path else key)
+        ]
     if isinstance(value, list):
         return [found for index, item in enumerate(value) for found in _strings(item, f"{path}[{index}]")]
     return []
@@ -87,9 +94,15 @@ def _json_object(example: str) -> dict:
 
 
 def _exercise_json(row: Exercise) -> dict:
-    return {"number": row.number, "slug": row.slug, "title": {"en": row.title_en, "zh": row.title_zh},
-            "difficulty": row.difficulty, "tags": row.tags, "runs_in": row.runs_in,
-            "content_hash": row.content_hash}
+    return {
+        "number": row.number,
+        "slug": row.slug,
+        "title": {"en": row.title_en, "zh": row.title_zh},
+        "difficulty": row.difficulty,
+        "tags": row.tags,
+        "runs_in": row.runs_in,
+        "content_hash": row.content_hash,
+    }
 
 
 @api.get("/exercises")

@@ -32,10 +32,12 @@ log = logging.getLogger("probjudge.web")
 # Every asset comes from this site (KaTeX, CodeMirror and Pyodide are bundled at set-up). CodeMirror
 # writes its styles into <style> elements, hence 'unsafe-inline' for styles only; Pyodide compiles
 # its WebAssembly, hence 'wasm-unsafe-eval' (which allows no JavaScript eval).
-CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; "
-                           "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
-                           "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
-                           "frame-ancestors 'none'")
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
 
 
 class DatabaseId(IntegerConverter):
@@ -48,13 +50,14 @@ class DatabaseId(IntegerConverter):
 
     regex = r"[0-9]+"
 
-    def __init__(self, map, *args, **kwargs) -> None:
+    def __init__(self, url_map, *args, **kwargs) -> None:
         kwargs.setdefault("max", 2**31 - 1)  # PostgreSQL's INTEGER, the narrowest id column here
-        super().__init__(map, *args, **kwargs)
+        super().__init__(url_map, *args, **kwargs)
 
 
-def create_app(settings: Settings | None = None, *, launcher: Launcher | None = None,
-               start_workers: bool = True) -> Flask:
+def create_app(
+    settings: Settings | None = None, *, launcher: Launcher | None = None, start_workers: bool = True
+) -> Flask:
     """Build the site. ``launcher`` overrides the sandbox chosen by ``settings`` (tests use it).
 
     With ``settings.workers`` at 0 the site grades nothing itself and starts no sandbox: grader
@@ -66,10 +69,16 @@ def create_app(settings: Settings | None = None, *, launcher: Launcher | None = 
     app.config.update(
         SECRET_KEY=settings.secret_key,
         MAX_CONTENT_LENGTH=settings.max_code_bytes * 4,  # room for form encoding; the code limit is checked itself
-        SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_SECURE=settings.secure_cookies,
-        REMEMBER_COOKIE_HTTPONLY=True, REMEMBER_COOKIE_SAMESITE="Lax", REMEMBER_COOKIE_SECURE=settings.secure_cookies,
-        RATELIMIT_ENABLED=settings.rate_limits, RATELIMIT_STORAGE_URI=settings.ratelimit_storage,
-        RATELIMIT_HEADERS_ENABLED=True, WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the session
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.secure_cookies,
+        REMEMBER_COOKIE_HTTPONLY=True,
+        REMEMBER_COOKIE_SAMESITE="Lax",
+        REMEMBER_COOKIE_SECURE=settings.secure_cookies,
+        RATELIMIT_ENABLED=settings.rate_limits,
+        RATELIMIT_STORAGE_URI=settings.ratelimit_storage,
+        RATELIMIT_HEADERS_ENABLED=True,
+        WTF_CSRF_TIME_LIMIT=None,  # the token lives as long as the session
     )
     upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
@@ -78,15 +87,22 @@ def create_app(settings: Settings | None = None, *, launcher: Launcher | None = 
         sync_exercises(session)
     if launcher is None and settings.workers > 0:
         launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.workers)
-    queue = GradingQueue(sessions, launcher, workers=settings.workers, max_code_bytes=settings.max_code_bytes,
-                         lease_s=settings.lease_s)
-    Services(settings=settings, engine=engine, sessions=sessions, queue=queue,
-             sandbox=launcher.level if launcher is not None else settings.sandbox).attach(app)
+    queue = GradingQueue(
+        sessions, launcher, workers=settings.workers, max_code_bytes=settings.max_code_bytes, lease_s=settings.lease_s
+    )
+    Services(
+        settings=settings,
+        engine=engine,
+        sessions=sessions,
+        queue=queue,
+        sandbox=launcher.level if launcher is not None else settings.sandbox,
+    ).attach(app)
     if launcher is None:
         log.info("no grading workers in this process: run `python -m web grade` beside it")
     elif launcher.level != "strict":
-        log.warning("sandbox level %r: learners' code is NOT isolated; do not open this site to strangers",
-                    launcher.level)
+        log.warning(
+            "sandbox level %r: learners' code is NOT isolated; do not open this site to strangers", launcher.level
+        )
     else:
         log.info("sandbox level: strict")
 
@@ -155,8 +171,9 @@ def _register_request_hooks(app: Flask) -> None:
     def _headers(response):
         wanted = request.args.get("lang")
         if wanted in LANGUAGES:
-            response.set_cookie(i18n.COOKIE, wanted, max_age=365 * 24 * 3600, samesite="Lax",
-                                secure=app.config["SESSION_COOKIE_SECURE"])
+            response.set_cookie(
+                i18n.COOKIE, wanted, max_age=365 * 24 * 3600, samesite="Lax", secure=app.config["SESSION_COOKIE_SECURE"]
+            )
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")

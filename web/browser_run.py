@@ -18,7 +18,8 @@ browser_run = Blueprint("browser_run", __name__, url_prefix="/browser")
 def _cached(response: Response, etag: str) -> Response:
     response.set_etag(etag)
     response.headers["Cache-Control"] = "public, max-age=0, must-revalidate"
-    return response.make_conditional(request)
+    response.make_conditional(request)  # in place (it returns the same object, typed as werkzeug's)
+    return response
 
 
 @browser_run.get("/engine.zip")

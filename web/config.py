@@ -13,7 +13,7 @@
 | `PROBJUDGE_RATE_LIMITS` | `1` | `0` turns the sign-in, sign-up and submit rate limits off |
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
 | `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercise` (the CLI reads it too); see docs/deploying.md |
-"""
+"""  # noqa: E501 - a Markdown table's rows cannot wrap
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class Settings:
     lease_s: float = 30.0
 
     @classmethod
-    def from_environment(cls, environ: dict[str, str] | None = None) -> "Settings":
+    def from_environment(cls, environ: dict[str, str] | None = None) -> Settings:
         """Read the settings; raise ``ValueError`` naming the variable that is malformed."""
         env = dict(os.environ if environ is None else environ)
 

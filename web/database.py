@@ -21,6 +21,7 @@ def make_engine(url: str) -> Engine:
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, future=True)
     if engine.dialect.name == "sqlite":
+
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(connection, _record) -> None:
             cursor = connection.cursor()
@@ -28,6 +29,7 @@ def make_engine(url: str) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=5000")
             cursor.close()
+
     return engine
 
 

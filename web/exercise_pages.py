@@ -9,14 +9,14 @@ from sqlalchemy.orm import selectinload
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.verdicts import Verdict
+from web.browser_run import run_config
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
+from web.i18n import localized, t, template
 from web.lookup import find_exercise
 from web.models import Exercise, Submission
 from web.progress import exercise_stats, user_status
-from web.browser_run import run_config
-from web.i18n import localized, t, template
 from web.services import services
 from web.statements import render_statement
 
@@ -27,9 +27,13 @@ RECENT_ATTEMPTS = 5
 def run_texts() -> dict:
     """The texts the "Run" script shows, in the request's language (it renders the report itself)."""
     return {
-        "heading": t("run_heading"), "loading": t("run_loading"), "running": t("run_running"),
-        "failed": t("run_failed"), "in_browser": template("run_in_browser"),
-        "cases_summary": template("cases_summary"), "likely_mistake": t("likely_mistake"),
+        "heading": t("run_heading"),
+        "loading": t("run_loading"),
+        "running": t("run_running"),
+        "failed": t("run_failed"),
+        "in_browser": template("run_in_browser"),
+        "cases_summary": template("cases_summary"),
+        "likely_mistake": t("likely_mistake"),
         "budget": template("budget_sentence"),
         "columns": [t("case"), t("suite"), t("result"), t("time"), t("p_value")],
         "suites": {suite: t(f"suite_{suite}") for suite in ("public", "hidden", "judge", "tiny")},
@@ -50,9 +54,12 @@ def index():
 
 
 def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
-    query = (select(Submission).where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
-             .options(selectinload(Submission.gradings), selectinload(Submission.current))
-             .order_by(Submission.id.desc()))
+    query = (
+        select(Submission)
+        .where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
+        .options(selectinload(Submission.gradings), selectinload(Submission.current))
+        .order_by(Submission.id.desc())
+    )
     return list(g.db.scalars(query.limit(limit) if limit else query))
 
 
@@ -60,10 +67,18 @@ def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = No
     """The exercise page; ``form`` carries code sent back after a refusal (else the starter)."""
     starter = spec.starter_path.read_text(encoding="utf-8")
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
-    return render_template("exercises/show.html", exercise=row, spec=spec, form=form or CodeForm(code=starter),
-                           starter=starter, statement=render_statement(spec, g.lang), attempts=attempts,
-                           download_name=download_name(spec), run=run_config(spec),
-                           run_texts=run_texts()), status
+    return render_template(
+        "exercises/show.html",
+        exercise=row,
+        spec=spec,
+        form=form or CodeForm(code=starter),
+        starter=starter,
+        statement=render_statement(spec, g.lang),
+        attempts=attempts,
+        download_name=download_name(spec),
+        run=run_config(spec),
+        run_texts=run_texts(),
+    ), status
 
 
 def _refused_code(row: Exercise, spec: ExerciseSpec, form: CodeForm):
@@ -110,8 +125,9 @@ def download(identifier: str):
     if not form.validate_on_submit():
         return _refused_code(row, spec, form)
     code = (form.code.data or "").replace("\r\n", "\n")
-    return Response(code, mimetype="text/x-python",
-                    headers={"Content-Disposition": f'attachment; filename="{download_name(spec)}"'})
+    return Response(
+        code, mimetype="text/x-python", headers={"Content-Disposition": f'attachment; filename="{download_name(spec)}"'}
+    )
 
 
 @exercises.get("/exercises/<identifier>/submissions")

@@ -29,8 +29,14 @@ def sync_exercises(session: Session) -> SyncResult:
     for spec in load_all():
         digest = spec.content_hash()
         row = session.scalar(select(Exercise).where(Exercise.number == spec.number))
-        fields = {"slug": spec.slug, "title_en": spec.title("en"), "title_zh": spec.title("zh"),
-                  "difficulty": spec.difficulty, "tags": list(spec.tags), "runs_in": list(spec.runs_in)}
+        fields = {
+            "slug": spec.slug,
+            "title_en": spec.title("en"),
+            "title_zh": spec.title("zh"),
+            "difficulty": spec.difficulty,
+            "tags": list(spec.tags),
+            "runs_in": list(spec.runs_in),
+        }
         if row is None:
             session.add(Exercise(number=spec.number, content_hash=digest, **fields))
             added.append(spec.number)

@@ -26,10 +26,10 @@ limiter = Limiter(key_func=get_remote_address)
 
 # A class often shares one address (a school's NAT), so the tight sign-in limit is per account
 # name and address (password guessing), and the per-address limits leave room for a whole class.
-SIGN_IN_LIMIT = "10 per minute; 60 per hour"          # per (address, account name)
-SIGN_IN_ADDRESS_LIMIT = "120 per minute"              # per address
-SIGN_UP_LIMIT = "60 per hour"                         # per address
-SUBMIT_LIMIT = "20 per minute; 300 per hour"          # per account
+SIGN_IN_LIMIT = "10 per minute; 60 per hour"  # per (address, account name)
+SIGN_IN_ADDRESS_LIMIT = "120 per minute"  # per address
+SIGN_UP_LIMIT = "60 per hour"  # per address
+SUBMIT_LIMIT = "20 per minute; 300 per hour"  # per account
 SUBMIT_LIMIT_MESSAGE = "too many submissions: at most 20 a minute and 300 an hour; wait a little"
 
 

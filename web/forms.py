@@ -16,8 +16,8 @@ from typing import Any
 
 from flask import request
 from flask_wtf import FlaskForm
-from wtforms.fields import SelectChoice
 from wtforms import PasswordField, SelectField, StringField, SubmitField, TextAreaField
+from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
 from web.i18n import LazyText, localized
@@ -51,13 +51,23 @@ def _normalized_name(value: str | None) -> str | None:
 
 
 class SignUpForm(SiteForm):
-    name = StringField(LazyText("user_name"), filters=[_normalized_name], validators=[
-        DataRequired(LazyText("required")), Length(1, 64, LazyText("name_length")),
-        Regexp(USER_NAME, message=LazyText("name_characters"))])
-    password = PasswordField(LazyText("password"), validators=[
-        DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))])
-    confirm = PasswordField(LazyText("confirm_password"), validators=[
-        DataRequired(LazyText("required")), EqualTo("password", LazyText("passwords_differ"))])
+    name = StringField(
+        LazyText("user_name"),
+        filters=[_normalized_name],
+        validators=[
+            DataRequired(LazyText("required")),
+            Length(1, 64, LazyText("name_length")),
+            Regexp(USER_NAME, message=LazyText("name_characters")),
+        ],
+    )
+    password = PasswordField(
+        LazyText("password"),
+        validators=[DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))],
+    )
+    confirm = PasswordField(
+        LazyText("confirm_password"),
+        validators=[DataRequired(LazyText("required")), EqualTo("password", LazyText("passwords_differ"))],
+    )
     language = SelectField(LazyText("language"), choices=[SelectChoice("en", "English"), SelectChoice("zh", "中文")])
     submit = SubmitField(LazyText("sign_up"))
 
@@ -72,10 +82,14 @@ class PasswordForm(SiteForm):
     """The profile's password change: the current password, then the new one twice."""
 
     current_password = PasswordField(LazyText("current_password"), validators=[DataRequired(LazyText("required"))])
-    new_password = PasswordField(LazyText("new_password"), validators=[
-        DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))])
-    new_password_again = PasswordField(LazyText("confirm_password"), validators=[
-        DataRequired(LazyText("required")), EqualTo("new_password", LazyText("passwords_differ"))])
+    new_password = PasswordField(
+        LazyText("new_password"),
+        validators=[DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))],
+    )
+    new_password_again = PasswordField(
+        LazyText("confirm_password"),
+        validators=[DataRequired(LazyText("required")), EqualTo("new_password", LazyText("passwords_differ"))],
+    )
     submit = SubmitField(LazyText("change_password"))
 
 

@@ -51,8 +51,11 @@ def run_graders(workers: int | None = None) -> int:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     queue.start()
-    print(f"ProbJudge grader {worker_name()} is grading with {count} workers (database: {settings.database_url}; "
-          f"sandbox: {launcher.level}; lease {settings.lease_s:.0f} s)", flush=True)
+    print(
+        f"ProbJudge grader {worker_name()} is grading with {count} workers (database: {settings.database_url}; "
+        f"sandbox: {launcher.level}; lease {settings.lease_s:.0f} s)",
+        flush=True,
+    )
     try:
         while not stop.wait(1.0):
             pass

@@ -31,10 +31,11 @@ import os
 import secrets
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, cast
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge import JUDGE_VERSION
@@ -99,10 +100,18 @@ class GradingQueue:
     submissions (the grading happens in ``python -m web grade`` processes).
     """
 
-    def __init__(self, sessions: sessionmaker[Session], launcher: Launcher | None, *, workers: int = 2,
-                 max_code_bytes: int = 64 * 1024, max_queued_per_user: int = 5,
-                 suites: tuple[str, ...] = ("public", "hidden"),
-                 exercise_resolver: Callable = resolve, lease_s: float = DEFAULT_LEASE_S) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        launcher: Launcher | None,
+        *,
+        workers: int = 2,
+        max_code_bytes: int = 64 * 1024,
+        max_queued_per_user: int = 5,
+        suites: tuple[str, ...] = ("public", "hidden"),
+        exercise_resolver: Callable = resolve,
+        lease_s: float = DEFAULT_LEASE_S,
+    ) -> None:
         self.sessions = sessions
         self.launcher = launcher
         self.workers = workers
@@ -125,13 +134,21 @@ class GradingQueue:
         if not code.strip():
             raise SubmissionRefused(Bilingual("the code is empty", "代码是空的"))
         if size > self.max_code_bytes:
-            raise SubmissionRefused(Bilingual(f"the code is {size} bytes; the limit is {self.max_code_bytes} bytes",
-                                              f"代码有 {size} 字节，上限是 {self.max_code_bytes} 字节"))
+            raise SubmissionRefused(
+                Bilingual(
+                    f"the code is {size} bytes; the limit is {self.max_code_bytes} bytes",
+                    f"代码有 {size} 字节，上限是 {self.max_code_bytes} 字节",
+                )
+            )
         if count_queued(session, user) >= self.max_queued_per_user:
-            raise SubmissionRefused(Bilingual(
-                f"you already have {self.max_queued_per_user} submissions waiting; "
-                "wait for a verdict before submitting again",
-                f"你已有 {self.max_queued_per_user} 个提交在等待评测；请等出结果后再提交"), too_many=True)
+            raise SubmissionRefused(
+                Bilingual(
+                    f"you already have {self.max_queued_per_user} submissions waiting; "
+                    "wait for a verdict before submitting again",
+                    f"你已有 {self.max_queued_per_user} 个提交在等待评测；请等出结果后再提交",
+                ),
+                too_many=True,
+            )
         submission = Submission(user=user, exercise=exercise, code=code)
         submission.gradings.append(Grading(status=Status.queued, priority=Priority.live))
         session.add(submission)
@@ -165,17 +182,22 @@ class GradingQueue:
         host = socket.gethostname()
         released = 0
         with self.sessions() as session:
-            rows = session.execute(select(Grading.id, Grading.worker).where(
-                Grading.status == Status.running, Grading.worker.like(f"{host}:%"))).all()
+            rows = session.execute(
+                select(Grading.id, Grading.worker).where(
+                    Grading.status == Status.running, Grading.worker.like(f"{host}:%")
+                )
+            ).all()
             for grading_id, worker in rows:
                 try:
-                    pid = int(worker.split(":")[1])
+                    pid = int((worker or "").split(":")[1])  # never None: it matched LIKE
                 except (IndexError, ValueError):
                     continue
                 if pid != os.getpid() and _process_is_gone(pid):
-                    session.execute(_update(Grading).where(Grading.id == grading_id, Grading.worker == worker,
-                                                          Grading.status == Status.running)
-                                    .values(lease_expires_at=utcnow() - dt.timedelta(seconds=1)))
+                    session.execute(
+                        _update(Grading)
+                        .where(Grading.id == grading_id, Grading.worker == worker, Grading.status == Status.running)
+                        .values(lease_expires_at=utcnow() - dt.timedelta(seconds=1))
+                    )
                     released += 1
             session.commit()
         return released
@@ -189,8 +211,9 @@ class GradingQueue:
         self.recover()
         self._stopping.clear()
         for number in range(self.workers):
-            thread = threading.Thread(target=self._work, args=(worker_name(f"w{number}"),),
-                                      name=f"grader-{number}", daemon=True)
+            thread = threading.Thread(
+                target=self._work, args=(worker_name(f"w{number}"),), name=f"grader-{number}", daemon=True
+            )
             thread.start()
             self._threads.append(thread)
         beat = threading.Thread(target=self._heartbeat_loop, name="grader-heartbeat", daemon=True)
@@ -218,10 +241,16 @@ class GradingQueue:
         with self.sessions() as session:
             while True:
                 now = utcnow()
-                claimable = or_(Grading.status == Status.queued,
-                                (Grading.status == Status.running) & (Grading.lease_expires_at < now))
-                row = session.execute(select(Grading.id, Grading.submission_id, Grading.attempts, Grading.status)
-                                      .where(claimable).order_by(Grading.priority, Grading.id).limit(1)).first()
+                claimable = or_(
+                    Grading.status == Status.queued,
+                    (Grading.status == Status.running) & (Grading.lease_expires_at < now),
+                )
+                row = session.execute(
+                    select(Grading.id, Grading.submission_id, Grading.attempts, Grading.status)
+                    .where(claimable)
+                    .order_by(Grading.priority, Grading.id)
+                    .limit(1)
+                ).first()
                 if row is None:
                     return None
                 grading_id, submission_id, attempts, status = row
@@ -231,11 +260,26 @@ class GradingQueue:
                     self._give_up(session, grading_id, attempts, still)
                     continue
                 if status is Status.running:
-                    log.warning("grading %s: taking it over from a worker whose lease ran out (attempt %s)",
-                                grading_id, attempts + 1)
-                claimed = session.execute(_update(Grading).where(*still).values(
-                    status=Status.running, worker=worker[:128], started_at=now, attempts=attempts + 1,
-                    lease_expires_at=now + dt.timedelta(seconds=self.lease_s)))
+                    log.warning(
+                        "grading %s: taking it over from a worker whose lease ran out (attempt %s)",
+                        grading_id,
+                        attempts + 1,
+                    )
+                # execute() is typed as Result; an UPDATE's is a CursorResult, which has the row count.
+                claimed = cast(
+                    CursorResult[Any],
+                    session.execute(
+                        _update(Grading)
+                        .where(*still)
+                        .values(
+                            status=Status.running,
+                            worker=worker[:128],
+                            started_at=now,
+                            attempts=attempts + 1,
+                            lease_expires_at=now + dt.timedelta(seconds=self.lease_s),
+                        )
+                    ),
+                )
                 session.commit()
                 if claimed.rowcount == 1:
                     return Claim(grading_id, submission_id, attempts + 1)
@@ -243,9 +287,14 @@ class GradingQueue:
     def _give_up(self, session: Session, grading_id: int, attempts: int, still: list) -> None:
         """Store IE for a grading whose judging kept being interrupted (it may kill its grader)."""
         grading = session.get(Grading, grading_id)
-        report = _internal_error_report(grading.submission, (
-            f"grading this submission was interrupted {attempts} times (the grader stopped while running it); "
-            "it was not graded again. This is not a verdict on your code: ask your instructor to rejudge it"))
+        assert grading is not None  # claimed, and gradings are never deleted
+        report = _internal_error_report(
+            grading.submission,
+            (
+                f"grading this submission was interrupted {attempts} times (the grader stopped while running it); "
+                "it was not graded again. This is not a verdict on your code: ask your instructor to rejudge it"
+            ),
+        )
         log.error("grading %s: interrupted %s times; stored as IE", grading_id, attempts)
         self._write(session, Claim(grading_id, grading.submission_id, attempts), report, still)
 
@@ -253,29 +302,55 @@ class GradingQueue:
         """Store ``report`` as the result of ``claim``'s grading; False (and nothing written) when
         the claim is no longer the grading's (taken over, or already finished)."""
         with self.sessions() as session:
-            written = self._write(session, claim, report, [
-                Grading.id == claim.grading_id, Grading.status == Status.running, Grading.attempts == claim.attempt])
+            written = self._write(
+                session,
+                claim,
+                report,
+                [Grading.id == claim.grading_id, Grading.status == Status.running, Grading.attempts == claim.attempt],
+            )
         if not written:
-            log.warning("grading %s: attempt %s finished after another worker took it; its result is dropped",
-                        claim.grading_id, claim.attempt)
+            log.warning(
+                "grading %s: attempt %s finished after another worker took it; its result is dropped",
+                claim.grading_id,
+                claim.attempt,
+            )
         return written
 
     @staticmethod
     def _write(session: Session, claim: Claim, report: Report, conditions: list) -> bool:
         """One transaction: the grading's result (if ``conditions`` still hold) and the submission's
         current grading, moved forward only."""
-        stored = session.execute(_update(Grading).where(*conditions).values(
-            status=Status.done, verdict=report.verdict, score_passed=report.passed, score_total=len(report.cases),
-            diagnosis=str(report.diagnosis) if report.diagnosis is not None else None, seed=report.seed,
-            judge_version=report.judge_version, exercise_hash=report.exercise.get("content_hash"),
-            report_json=report.to_json(), finished_at=utcnow(), lease_expires_at=None))
+        stored = cast(
+            CursorResult[Any],
+            session.execute(
+                _update(Grading)
+                .where(*conditions)
+                .values(
+                    status=Status.done,
+                    verdict=report.verdict,
+                    score_passed=report.passed,
+                    score_total=len(report.cases),
+                    diagnosis=str(report.diagnosis) if report.diagnosis is not None else None,
+                    seed=report.seed,
+                    judge_version=report.judge_version,
+                    exercise_hash=report.exercise.get("content_hash"),
+                    report_json=report.to_json(),
+                    finished_at=utcnow(),
+                    lease_expires_at=None,
+                )
+            ),
+        )
         if stored.rowcount != 1:
             session.rollback()
             return False
-        session.execute(_update(Submission).where(
-            Submission.id == claim.submission_id,
-            or_(Submission.current_grading_id.is_(None), Submission.current_grading_id < claim.grading_id))
-            .values(current_grading_id=claim.grading_id))
+        session.execute(
+            _update(Submission)
+            .where(
+                Submission.id == claim.submission_id,
+                or_(Submission.current_grading_id.is_(None), Submission.current_grading_id < claim.grading_id),
+            )
+            .values(current_grading_id=claim.grading_id)
+        )
         session.commit()
         return True
 
@@ -289,9 +364,18 @@ class GradingQueue:
         with self.sessions() as session:
             until = utcnow() + dt.timedelta(seconds=self.lease_s)
             for claim in claims:
-                result = session.execute(_update(Grading).where(
-                    Grading.id == claim.grading_id, Grading.status == Status.running,
-                    Grading.attempts == claim.attempt).values(lease_expires_at=until))
+                result = cast(
+                    CursorResult[Any],
+                    session.execute(
+                        _update(Grading)
+                        .where(
+                            Grading.id == claim.grading_id,
+                            Grading.status == Status.running,
+                            Grading.attempts == claim.attempt,
+                        )
+                        .values(lease_expires_at=until)
+                    ),
+                )
                 renewed += result.rowcount or 0
             session.commit()
         return renewed
@@ -333,6 +417,7 @@ class GradingQueue:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
         with self.sessions() as session:
             submission = session.get(Submission, claim.submission_id)
+            assert submission is not None  # a claimed grading's submission
             number, code = submission.exercise.number, submission.code
         return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher)
 
@@ -342,7 +427,8 @@ class GradingQueue:
             if submission is None:
                 return
             report = _internal_error_report(
-                submission, f"the grader failed on this submission (not your fault; internal error {reference})")
+                submission, f"the grader failed on this submission (not your fault; internal error {reference})"
+            )
         self.finish(claim, report)
 
 
@@ -355,6 +441,15 @@ def _update(table):
 def _internal_error_report(submission: Submission, message: str) -> Report:
     """The report stored for a submission the grader could not judge: IE, no cases, the reason."""
     row = submission.exercise
-    return Report(exercise={"number": row.number, "slug": row.slug, "content_hash": row.content_hash},
-                  verdict=Verdict.IE, cases=[], seed=None, device="cpu", sandbox="",
-                  suites=[], judge_version=JUDGE_VERSION, false_failure_budget={}, message=message)
+    return Report(
+        exercise={"number": row.number, "slug": row.slug, "content_hash": row.content_hash},
+        verdict=Verdict.IE,
+        cases=[],
+        seed=None,
+        device="cpu",
+        sandbox="",
+        suites=[],
+        judge_version=JUDGE_VERSION,
+        false_failure_budget={},
+        message=message,
+    )

@@ -9,11 +9,10 @@ that does not exist (a 403 would confirm that it exists).
 from __future__ import annotations
 
 from flask import abort, g
+from sqlalchemy import select
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
-from sqlalchemy import select
-
 from web.models import Exercise, Role, Submission, User
 
 

@@ -18,10 +18,25 @@ import datetime as dt
 import enum
 import hashlib
 import secrets
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import JSON, BigInteger, DateTime, Enum, ForeignKey, Index, Integer, String, Text, delete, func, select
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, validates
 from flask_login import UserMixin
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CursorResult,
+    DateTime,
+    Enum,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    delete,
+    func,
+    select,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, validates
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from judge.verdicts import Verdict
@@ -45,12 +60,12 @@ class Status(str, enum.Enum):
 
 
 def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def as_utc(moment: dt.datetime) -> dt.datetime:
     """``moment`` with its time zone: SQLite hands back naive datetimes (all stored in UTC)."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
 
 
 def token_digest(token: str) -> str:
@@ -74,12 +89,15 @@ class User(UserMixin, Base):
     language: Mapped[str] = mapped_column(String(8), default="en")
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
-    submissions: Mapped[list["Submission"]] = relationship(back_populates="user")
-    tokens: Mapped[list["ApiToken"]] = relationship(back_populates="user", cascade="all, delete-orphan")
-    sessions: Mapped[list["UserSession"]] = relationship(back_populates="user", cascade="all, delete-orphan")
+    submissions: Mapped[list[Submission]] = relationship(back_populates="user")
+    tokens: Mapped[list[ApiToken]] = relationship(back_populates="user", cascade="all, delete-orphan")
+    sessions: Mapped[list[UserSession]] = relationship(back_populates="user", cascade="all, delete-orphan")
 
     # Not a column: the token of the sign-in session this object was loaded for (or is signing
-    # in), set by web.auth; Flask-Login keeps it in the session cookie as the user id.
+    # in), set by web.auth; Flask-Login keeps it in the session cookie as the user id. Annotated for
+    # the type checker only: SQLAlchemy takes every annotation on a mapped class for a column.
+    if TYPE_CHECKING:
+        login_token: str | None
     login_token = None
 
     @validates("name")
@@ -130,19 +148,20 @@ class UserSession(Base):
     digest = staticmethod(token_digest)
 
     @classmethod
-    def issue(cls, user: User) -> tuple["UserSession", str]:
+    def issue(cls, user: User) -> tuple[UserSession, str]:
         """A new session for ``user``: the row to add and the token for the cookie."""
         token = secrets.token_urlsafe(32)
         return cls(user=user, token_hash=cls.digest(token)), token
 
     @classmethod
-    def find(cls, session: Session, token: str, now: dt.datetime | None = None) -> "UserSession | None":
+    def find(cls, session: Session, token: str, now: dt.datetime | None = None) -> UserSession | None:
         """The live session with ``token`` (None when unknown, ended or idle too long)."""
         if not token.isascii():  # tokens are URL-safe base64; anything else was never issued
             return None
         now = now or utcnow()
-        return session.scalar(select(cls).where(cls.token_hash == cls.digest(token),
-                                                cls.last_seen_at > now - cls.IDLE_LIMIT))
+        return session.scalar(
+            select(cls).where(cls.token_hash == cls.digest(token), cls.last_seen_at > now - cls.IDLE_LIMIT)
+        )
 
     def touch(self, now: dt.datetime | None = None) -> bool:
         """Note a request; True when ``last_seen_at`` changed (the caller commits)."""
@@ -161,15 +180,19 @@ class UserSession(Base):
     def end_idle(cls, session: Session, user: User, now: dt.datetime | None = None) -> int:
         """Delete (not commit) ``user``'s sessions idle past :data:`IDLE_LIMIT` (they no longer count)."""
         cutoff = (now or utcnow()) - cls.IDLE_LIMIT
-        return session.execute(delete(cls).where(cls.user_id == user.id, cls.last_seen_at <= cutoff)).rowcount or 0
+        # execute() is typed as Result; a DELETE's is a CursorResult, which has the row count.
+        ended = cast(
+            CursorResult[Any], session.execute(delete(cls).where(cls.user_id == user.id, cls.last_seen_at <= cutoff))
+        )
+        return ended.rowcount or 0
 
     @classmethod
-    def end_all(cls, session: Session, user: User, keep: "UserSession | None" = None) -> int:
+    def end_all(cls, session: Session, user: User, keep: UserSession | None = None) -> int:
         """Delete (not commit) ``user``'s sessions except ``keep``; return how many ended."""
         query = delete(cls).where(cls.user_id == user.id)
         if keep is not None:
             query = query.where(cls.id != keep.id)
-        return session.execute(query).rowcount or 0
+        return cast(CursorResult[Any], session.execute(query)).rowcount or 0  # as in end_idle
 
 
 class ApiToken(Base):
@@ -188,7 +211,7 @@ class ApiToken(Base):
     digest = staticmethod(token_digest)
 
     @classmethod
-    def issue(cls, user: User, label: str = "") -> tuple["ApiToken", str]:
+    def issue(cls, user: User, label: str = "") -> tuple[ApiToken, str]:
         """A new token for ``user``: the row to add and the secret to show once."""
         secret = "pj_" + secrets.token_urlsafe(32)
         return cls(user=user, token_hash=cls.digest(secret), label=label), secret
@@ -215,7 +238,7 @@ class Exercise(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     synced_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
-    submissions: Mapped[list["Submission"]] = relationship(back_populates="exercise")
+    submissions: Mapped[list[Submission]] = relationship(back_populates="exercise")
 
 
 class Submission(Base):
@@ -241,18 +264,20 @@ class Submission(Base):
 
     user: Mapped[User] = relationship(back_populates="submissions")
     exercise: Mapped[Exercise] = relationship(back_populates="submissions")
-    gradings: Mapped[list["Grading"]] = relationship(back_populates="submission", order_by="Grading.id",
-                                                     cascade="all, delete-orphan")
-    current: Mapped["Grading | None"] = relationship(
-        primaryjoin="foreign(Submission.current_grading_id) == Grading.id", viewonly=True)
+    gradings: Mapped[list[Grading]] = relationship(
+        back_populates="submission", order_by="Grading.id", cascade="all, delete-orphan"
+    )
+    current: Mapped[Grading | None] = relationship(
+        primaryjoin="foreign(Submission.current_grading_id) == Grading.id", viewonly=True
+    )
 
     @property
-    def latest(self) -> "Grading | None":
+    def latest(self) -> Grading | None:
         """The newest grading, whatever its status."""
         return self.gradings[-1] if self.gradings else None
 
     @property
-    def shown(self) -> "Grading | None":
+    def shown(self) -> Grading | None:
         """The grading the pages show: the current one, else the newest (still queued or running)."""
         return self.current or self.latest
 
@@ -307,5 +332,12 @@ class Grading(Base):
 
 def count_queued(session: Session, user: User) -> int:
     """How many of ``user``'s submissions wait for their first verdict (rejudges do not count)."""
-    return session.scalar(select(func.count()).select_from(Grading).join(Submission).where(
-        Submission.user_id == user.id, Grading.status != Status.done, Grading.priority == Priority.live)) or 0
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(Grading)
+            .join(Submission)
+            .where(Submission.user_id == user.id, Grading.status != Status.done, Grading.priority == Priority.live)
+        )
+        or 0
+    )

@@ -60,8 +60,11 @@ def visible_case(case: dict[str, Any], *, seeds: bool = False) -> dict[str, Any]
 
 def hidden_failure_text(case: dict[str, Any], lang: str) -> str:
     """What a learner reads of a failed hidden case: its rule in ``lang`` (else English), else its title."""
-    return (pick(_text(case.get("rule")), _text(case.get("rule_zh")), lang)
-            or pick(_text(case.get("title")), _text(case.get("title_zh")), lang) or _text(case.get("name")))
+    return (
+        pick(_text(case.get("rule")), _text(case.get("rule_zh")), lang)
+        or pick(_text(case.get("title")), _text(case.get("title_zh")), lang)
+        or _text(case.get("name"))
+    )
 
 
 def _visible_time_ms(report: dict[str, Any]) -> float | None:

@@ -23,16 +23,26 @@ profile = Blueprint("profile", __name__, url_prefix="/profile")
 MAX_TOKENS = 10
 
 
-def _render(token_form: TokenForm | None = None, new_token: str | None = None, status: int = 200,
-            password_form: PasswordForm | None = None):
+def _render(
+    token_form: TokenForm | None = None,
+    new_token: str | None = None,
+    status: int = 200,
+    password_form: PasswordForm | None = None,
+):
     exercises = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
-    tokens = g.db.scalars(select(ApiToken).where(ApiToken.user_id == current_user.id)
-                          .order_by(ApiToken.id)).all()
+    tokens = g.db.scalars(select(ApiToken).where(ApiToken.user_id == current_user.id).order_by(ApiToken.id)).all()
     progress = user_progress(g.db, current_user)
-    return render_template("profile.html", progress=progress, status=progress.status, exercises=exercises,
-                           tokens=tokens, token_form=token_form or TokenForm(formdata=None),
-                           password_form=password_form or PasswordForm(formdata=None),
-                           confirm_form=ConfirmForm(), new_token=new_token), status
+    return render_template(
+        "profile.html",
+        progress=progress,
+        status=progress.status,
+        exercises=exercises,
+        tokens=tokens,
+        token_form=token_form or TokenForm(formdata=None),
+        password_form=password_form or PasswordForm(formdata=None),
+        confirm_form=ConfirmForm(),
+        new_token=new_token,
+    ), status
 
 
 @profile.get("/")

@@ -21,9 +21,9 @@ SOLVED, ATTEMPTED = "solved", "attempted"
 
 @dataclass(frozen=True)
 class ExerciseStats:
-    graded: int       # submissions with a verdict other than IE
+    graded: int  # submissions with a verdict other than IE
     accepted: int
-    solvers: int      # distinct users with an AC
+    solvers: int  # distinct users with an AC
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -34,14 +34,19 @@ def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
     """Exercise id → its site-wide :class:`ExerciseStats` (exercises nobody tried are absent)."""
     accepted = Grading.verdict == Verdict.AC
     rows = session.execute(
-        select(Submission.exercise_id, func.count(),
-               func.sum(case((accepted, 1), else_=0)),
-               func.count(distinct(case((accepted, Submission.user_id)))))
+        select(
+            Submission.exercise_id,
+            func.count(),
+            func.sum(case((accepted, 1), else_=0)),
+            func.count(distinct(case((accepted, Submission.user_id)))),
+        )
         .join(Grading, Grading.id == Submission.current_grading_id)
         .where(Grading.verdict != Verdict.IE)
-        .group_by(Submission.exercise_id))
-    return {exercise_id: ExerciseStats(graded, accepted or 0, solvers)
-            for exercise_id, graded, accepted, solvers in rows}
+        .group_by(Submission.exercise_id)
+    )
+    return {
+        exercise_id: ExerciseStats(graded, accepted or 0, solvers) for exercise_id, graded, accepted, solvers in rows
+    }
 
 
 def user_status(session: Session, user: User) -> dict[int, str]:
@@ -49,7 +54,9 @@ def user_status(session: Session, user: User) -> dict[int, str]:
     rows = session.execute(
         select(Submission.exercise_id, func.max(case((Grading.verdict == Verdict.AC, 1), else_=0)))
         .outerjoin(Grading, Grading.id == Submission.current_grading_id)
-        .where(Submission.user_id == user.id).group_by(Submission.exercise_id))
+        .where(Submission.user_id == user.id)
+        .group_by(Submission.exercise_id)
+    )
     return {exercise_id: SOLVED if solved else ATTEMPTED for exercise_id, solved in rows}
 
 
@@ -65,15 +72,20 @@ class Progress:
 
 def user_progress(session: Session, user: User) -> Progress:
     status = user_status(session, user)
-    verdicts = dict(session.execute(
-        select(Grading.verdict, func.count()).join(Submission, Grading.id == Submission.current_grading_id)
-        .where(Submission.user_id == user.id).group_by(Grading.verdict)).all())
+    verdicts = dict(
+        session.execute(
+            select(Grading.verdict, func.count())
+            .join(Submission, Grading.id == Submission.current_grading_id)
+            .where(Submission.user_id == user.id)
+            .group_by(Grading.verdict)
+        ).all()
+    )
     return Progress(
         exercises=session.scalar(select(func.count()).select_from(Exercise)) or 0,
         solved=sum(1 for s in status.values() if s == SOLVED),
         attempted=sum(1 for s in status.values() if s == ATTEMPTED),
-        submissions=session.scalar(select(func.count()).select_from(Submission)
-                                   .where(Submission.user_id == user.id)) or 0,
+        submissions=session.scalar(select(func.count()).select_from(Submission).where(Submission.user_id == user.id))
+        or 0,
         verdicts={verdict.value: count for verdict, count in verdicts.items() if verdict},
         status=status,
     )

@@ -31,8 +31,11 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     logging.getLogger("alembic").setLevel(logging.WARNING)
     missing = missing_assets()
     if missing:
-        print(f"error: the browser assets are not built ({', '.join(missing)} missing under {ASSETS}); "
-              "run `make run`, or `make assets`", file=sys.stderr)
+        print(
+            f"error: the browser assets are not built ({', '.join(missing)} missing under {ASSETS}); "
+            "run `make run`, or `make assets`",
+            file=sys.stderr,
+        )
         return 2
     try:
         settings = Settings.from_environment()
@@ -53,21 +56,30 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     site = services(app)
     with site.sessions() as session:
         try:
-            created = ensure_instructor(session, os.environ.get("PROBJUDGE_ADMIN_USER", "instructor"),
-                                        os.environ.get("PROBJUDGE_ADMIN_PASSWORD") or None)
+            created = ensure_instructor(
+                session,
+                os.environ.get("PROBJUDGE_ADMIN_USER", "instructor"),
+                os.environ.get("PROBJUDGE_ADMIN_PASSWORD") or None,
+            )
         except AccountError as error:
             print(f"error: PROBJUDGE_ADMIN_USER / PROBJUDGE_ADMIN_PASSWORD: {error}", file=sys.stderr)
             return 2
     server = create_server(app, host=host, port=port, threads=threads, ident="ProbJudge")
     url = f"http://{host if host not in ('0.0.0.0', '::') else 'localhost'}:{server.effective_port}/"
-    graders = (f"sandbox: {site.sandbox}; {settings.workers} grading workers" if settings.workers
-               else "no grading workers here: run `python -m web grade`")
+    graders = (
+        f"sandbox: {site.sandbox}; {settings.workers} grading workers"
+        if settings.workers
+        else "no grading workers here: run `python -m web grade`"
+    )
     print(f"ProbJudge is serving {url}  (database: {settings.database_url}; {graders})", flush=True)
     if created:
         user, password = created
-        print(f"Created the instructor account {user.name!r} with password {password!r}. "
-              "It is shown only this once; change it with `python -m web set-password "
-              f"{user.name} --password NEW`.", flush=True)
+        print(
+            f"Created the instructor account {user.name!r} with password {password!r}. "
+            "It is shown only this once; change it with `python -m web set-password "
+            f"{user.name} --password NEW`.",
+            flush=True,
+        )
     print("Press Ctrl+C to stop.", flush=True)
 
     def _stop(_signum, _frame) -> None:

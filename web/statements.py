@@ -24,8 +24,8 @@ from markdown_it.token import Token
 from markupsafe import Markup
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from judge.exercise import Exercise as ExerciseSpec
 from judge.cjk_breaks import cjk_breaks_plugin
+from judge.exercise import Exercise as ExerciseSpec
 
 
 def _display_math_in_paragraph(_renderer, tokens: Sequence[Token], index: int, _options, _env) -> str:
@@ -33,8 +33,12 @@ def _display_math_in_paragraph(_renderer, tokens: Sequence[Token], index: int, _
 
 
 def _markdown() -> MarkdownIt:
-    md = (MarkdownIt("commonmark", {"html": False}).enable("table")
-          .use(dollarmath_plugin, double_inline=True).use(cjk_breaks_plugin))
+    md = (
+        MarkdownIt("commonmark", {"html": False})
+        .enable("table")
+        .use(dollarmath_plugin, double_inline=True)
+        .use(cjk_breaks_plugin)
+    )
     md.add_render_rule("math_inline_double", _display_math_in_paragraph)
     return md
 

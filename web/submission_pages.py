@@ -15,8 +15,9 @@ submissions = Blueprint("submissions", __name__, url_prefix="/submissions")
 @login_required
 def show(submission_id: int):
     submission = visible_submission(submission_id, current_user)
-    return render_template("submissions/show.html", submission=submission,
-                           view=submission_view(submission, current_user, g.lang))
+    return render_template(
+        "submissions/show.html", submission=submission, view=submission_view(submission, current_user, g.lang)
+    )
 
 
 @submissions.get("/<int:submission_id>/result")
@@ -24,5 +25,6 @@ def show(submission_id: int):
 def result(submission_id: int):
     """The result region alone: what the page polls while the submission is queued or running."""
     submission = visible_submission(submission_id, current_user)
-    return render_template("submissions/_result.html", submission=submission,
-                           view=submission_view(submission, current_user, g.lang))
+    return render_template(
+        "submissions/_result.html", submission=submission, view=submission_view(submission, current_user, g.lang)
+    )

@@ -4,25 +4,34 @@ Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``st
 A test renders every page in both languages and checks that each key has both texts. Code in a
 text is written between backticks, as in Markdown; templates show such texts through the
 ``code_spans`` filter (:func:`web.i18n.code_spans`). The verdicts' names are not written here:
-they come from :mod:`judge.verdicts`, so the site, the CLI and the browser's Run name them alike.
+they come from :mod:`judge.verdicts`, so the site, the CLI and the browser's Run name them alike;
+nor are the texts the CLI shows too (a report's summary, seed, run, the case table, the suites'
+names, the false-failure budget): they come from :data:`judge.i18n.SHARED`. One table per fact,
+checked by ``tests/test_one_text_per_fact.py``.
 """
 
 from __future__ import annotations
 
+from judge.i18n import SHARED
 from judge.verdicts import Verdict
 
-TEXTS: dict[str, tuple[str, str]] = {
+# What only the site shows.
+SITE: dict[str, tuple[str, str]] = {
     # chrome
     "skip_to_content": ("Skip to content", "跳到正文"),
     "main_navigation": ("Main navigation", "主导航"),
     "exercises": ("Exercises", "练习"),
     "instructor": ("instructor", "教师"),
-    "footer": ("ProbJudge judges random answers with hypothesis tests whose false-failure probability is "
-               "bounded and documented.",
-               "ProbJudge 用假设检验评测随机输出；正确解答被误判的概率有明确的上界，并且有文档说明。"),
-    "weak_sandbox": ("This site runs submitted code at the '{level}' sandbox level: it is NOT isolated. "
-                     "Use it only for yourself or people you trust.",
-                     "本站以“{level}”沙箱级别运行提交的代码：代码没有被隔离。只供你自己或你信任的人使用。"),
+    "footer": (
+        "ProbJudge judges random answers with hypothesis tests whose false-failure probability is "
+        "bounded and documented.",
+        "ProbJudge 用假设检验评测随机输出；正确解答被误判的概率有明确的上界，并且有文档说明。",
+    ),
+    "weak_sandbox": (
+        "This site runs submitted code at the '{level}' sandbox level: it is NOT isolated. "
+        "Use it only for yourself or people you trust.",
+        "本站以“{level}”沙箱级别运行提交的代码：代码没有被隔离。只供你自己或你信任的人使用。",
+    ),
     # accounts
     "sign_in": ("Sign in", "登录"),
     "sign_up": ("Sign up", "注册"),
@@ -31,10 +40,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "password": ("Password", "密码"),
     "confirm_password": ("Password again", "再次输入密码"),
     "language": ("Language", "语言"),
-    "password_hint": ("At least 8 characters. User names use letters, digits, '.', '_' and '-'; "
-                      "case does not matter (Ann and ann are the same user).",
-                      "密码至少 8 个字符。用户名只能包含字母、数字、“.”、“_”和“-”；不区分大小写"
-                      "（Ann 和 ann 是同一个用户）。"),
+    "password_hint": (
+        "At least 8 characters. User names use letters, digits, '.', '_' and '-'; "
+        "case does not matter (Ann and ann are the same user).",
+        "密码至少 8 个字符。用户名只能包含字母、数字、“.”、“_”和“-”；不区分大小写（Ann 和 ann 是同一个用户）。",
+    ),
     "have_account": ("Already have an account?", "已经有账号了？"),
     "no_account": ("No account yet?", "还没有账号？"),
     "required": ("This field is required.", "此项必填。"),
@@ -48,31 +58,35 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sign_in_first": ("Please sign in to see this page.", "请先登录再查看此页面。"),
     "signed_out": ("You are signed out.", "你已退出登录。"),
     "change_password": ("Change password", "修改密码"),
-    "change_password_help": ("Changing your password signs you out everywhere else (other browsers and "
-                             "devices); this browser stays signed in. API tokens stay valid: revoke them below.",
-                             "修改密码后，你在其他地方（其他浏览器和设备）的登录都会退出；本浏览器保持登录。"
-                             "API 令牌仍然有效，如需作废请在下方撤销。"),
+    "change_password_help": (
+        "Changing your password signs you out everywhere else (other browsers and "
+        "devices); this browser stays signed in. API tokens stay valid: revoke them below.",
+        "修改密码后，你在其他地方（其他浏览器和设备）的登录都会退出；本浏览器保持登录。"
+        "API 令牌仍然有效，如需作废请在下方撤销。",
+    ),
     "current_password": ("Current password", "当前密码"),
     "new_password": ("New password", "新密码"),
     "wrong_current_password": ("The current password is wrong.", "当前密码不正确。"),
-    "password_changed": ("Your password is changed. Sessions signed out elsewhere: {ended}.",
-                         "密码已修改。在其他地方退出的登录：{ended} 个。"),
+    "password_changed": (
+        "Your password is changed. Sessions signed out elsewhere: {ended}.",
+        "密码已修改。在其他地方退出的登录：{ended} 个。",
+    ),
     # text the site cannot store
-    "text_has_nul": ("Line {line}, column {column}: a NUL character (U+0000), which the site cannot store. "
-                     "Remove it and send again.",
-                     "第 {line} 行第 {column} 列：NUL 字符（U+0000），本站无法保存。请删除它后重新发送。"),
-    "text_has_surrogate": ("Line {line}, column {column}: an invalid character (a lone surrogate, U+{code}), "
-                           "which the site cannot store. Remove it and send again.",
-                           "第 {line} 行第 {column} 列：无效字符（单独的代理项 U+{code}），本站无法保存。"
-                           "请删除它后重新发送。"),
+    "text_has_nul": (
+        "Line {line}, column {column}: a NUL character (U+0000), which the site cannot store. "
+        "Remove it and send again.",
+        "第 {line} 行第 {column} 列：NUL 字符（U+0000），本站无法保存。请删除它后重新发送。",
+    ),
+    "text_has_surrogate": (
+        "Line {line}, column {column}: an invalid character (a lone surrogate, U+{code}), "
+        "which the site cannot store. Remove it and send again.",
+        "第 {line} 行第 {column} 列：无效字符（单独的代理项 U+{code}），本站无法保存。请删除它后重新发送。",
+    ),
     # exercise list
-    "title": ("Title", "标题"),
-    "difficulty": ("Difficulty", "难度"),
     "difficulty_easy": ("easy", "简单"),
     "difficulty_medium": ("medium", "中等"),
     "difficulty_hard": ("hard", "困难"),
     "tags": ("Tags", "标签"),
-    "runs_in": ("Runs in", "运行于"),
     "place_local": ("your machine", "本机"),
     "place_server": ("server", "服务器"),
     "place_browser": ("browser", "浏览器"),
@@ -88,31 +102,40 @@ TEXTS: dict[str, tuple[str, str]] = {
     "your_solution": ("Your solution", "你的解答"),
     "your_code": ("Your code", "你的代码"),
     "submit": ("Submit", "提交"),
-    "submit_shortcut": ("or Ctrl+Enter (⌘+Enter on a Mac). In the editor Tab indents; Esc then Tab leaves it.",
-                        "或按 Ctrl+Enter（Mac 上为 ⌘+Enter）。在编辑器中 Tab 用于缩进；先按 Esc 再按 Tab 可以离开编辑器。"),
+    "submit_shortcut": (
+        "or Ctrl+Enter (⌘+Enter on a Mac). In the editor Tab indents; Esc then Tab leaves it.",
+        "或按 Ctrl+Enter（Mac 上为 ⌘+Enter）。在编辑器中 Tab 用于缩进；先按 Esc 再按 Tab 可以离开编辑器。",
+    ),
     "sign_in_to_submit": ("Sign in to submit", "登录后提交"),
     "download": ("Download for local judging", "下载到本地评测"),
     "reset_starter": ("Reset to the starter code", "恢复为初始代码"),
-    "reset_confirm": ("Replace your code with the starter code? Your draft will be lost.",
-                      "用初始代码替换你的代码吗？你的草稿将会丢失。"),
+    "reset_confirm": (
+        "Replace your code with the starter code? Your draft will be lost.",
+        "用初始代码替换你的代码吗？你的草稿将会丢失。",
+    ),
     "draft_saved": ("Draft saved in this browser.", "草稿已保存在此浏览器中。"),
     "draft_restored": ("Your draft from this browser was restored.", "已恢复你在此浏览器中的草稿。"),
     "judge_locally": ("Judge on your own machine", "在自己的电脑上评测"),
-    "judge_locally_help": ("Download your code, then run the public cases with the same judge "
-                           "(CPU or GPU) from a clone of the project:",
-                           "下载你的代码，然后在项目的克隆目录中用同一个评测程序（CPU 或 GPU）运行公开测试点："),
+    "judge_locally_help": (
+        "Download your code, then run the public cases with the same judge (CPU or GPU) from a clone of the project:",
+        "下载你的代码，然后在项目的克隆目录中用同一个评测程序（CPU 或 GPU）运行公开测试点：",
+    ),
     "recent_attempts": ("Your recent attempts", "你最近的提交"),
     "all_attempts": ("All your attempts", "你的全部提交"),
     "no_attempts": ("No attempts yet.", "还没有提交。"),
     # run in the browser
     "run": ("Run in the browser", "在浏览器中运行"),
-    "run_hint": ("Run judges your code here, in this browser, on the public cases and small extra ones (no "
-                 "server, nothing stored). Submit grades it on the server with the hidden tests.",
-                 "“运行”在本浏览器中评测你的代码：公开测试点和一些小规模测试点（不经过服务器，也不保存）。"
-                 "“提交”则在服务器上用隐藏测试评测。"),
+    "run_hint": (
+        "Run judges your code here, in this browser, on the public cases and small extra ones (no "
+        "server, nothing stored). Submit grades it on the server with the hidden tests.",
+        "“运行”在本浏览器中评测你的代码：公开测试点和一些小规模测试点（不经过服务器，也不保存）。"
+        "“提交”则在服务器上用隐藏测试评测。",
+    ),
     "run_heading": ("Run in this browser (not stored)", "在本浏览器中运行（不保存）"),
-    "run_loading": ("Loading Python in your browser (the first run takes a few seconds)…",
-                    "正在浏览器中加载 Python（第一次运行需要几秒钟）……"),
+    "run_loading": (
+        "Loading Python in your browser (the first run takes a few seconds)…",
+        "正在浏览器中加载 Python（第一次运行需要几秒钟）……",
+    ),
     "run_running": ("Running the public and tiny cases…", "正在运行公开测试点和小规模测试点……"),
     "run_failed": ("The browser run failed:", "浏览器运行失败："),
     "run_in_browser": ("in the browser, {seconds} s", "浏览器中，用时 {seconds} 秒"),
@@ -132,47 +155,40 @@ TEXTS: dict[str, tuple[str, str]] = {
     "status_running": ("Running", "评测中"),
     "status_done": ("Done", "已完成"),
     "pending_help": ("This page updates by itself.", "本页面会自动更新。"),
-    "cases_summary": ("{passed}/{total} cases passed", "通过 {passed}/{total} 个测试点"),
-    "likely_mistake": ("Likely mistake", "可能的错误"),
     "cases": ("Test cases", "测试点"),
-    "case": ("Case", "测试点"),
-    "suite": ("Suite", "测试组"),
-    "suite_public": ("public", "公开"),
-    "suite_hidden": ("hidden", "隐藏"),
-    "suite_judge": ("judge", "评测"),
-    "suite_tiny": ("tiny", "小规模"),
-    "result": ("Result", "结果"),
-    "time": ("Time", "用时"),
-    "p_value": ("p-value", "p 值"),
-    "seed": ("seed", "种子"),
     "sandbox": ("sandbox", "沙箱"),
-    "budget_sentence": ("A correct solution fails this judge with probability below {total}.",
-                        "正确的解答被误判为失败的概率低于 {total}。"),
     # verdict_XX: a verdict's name, from judge.verdicts (added below: one name everywhere)
     "verdict_note_IE": ("The judge failed here, not your code.", "这是评测系统的问题，不是你的代码的问题。"),
-    "run_id": ("run #{id}", "评测编号 #{id}"),
     # profile
     "progress": ("Progress", "进度"),
-    "progress_summary": ("Solved {solved} of {total} exercises; attempted {attempted} more; {submissions} submissions.",
-                         "已通过 {total} 道练习中的 {solved} 道；另有 {attempted} 道尝试过；共提交 {submissions} 次。"),
+    "progress_summary": (
+        "Solved {solved} of {total} exercises; attempted {attempted} more; {submissions} submissions.",
+        "已通过 {total} 道练习中的 {solved} 道；另有 {attempted} 道尝试过；共提交 {submissions} 次。",
+    ),
     "api_tokens": ("API tokens", "API 令牌"),
-    "api_tokens_help": ("A token lets a program act as you through the JSON API, for example "
-                        "`practice/judge.py submit`. Anyone with the token can submit as you: keep it secret.",
-                        "令牌让程序通过 JSON API 以你的身份操作，例如 `practice/judge.py submit`。"
-                        "拿到令牌的人都能以你的身份提交，请妥善保管。"),
+    "api_tokens_help": (
+        "A token lets a program act as you through the JSON API, for example "
+        "`practice/judge.py submit`. Anyone with the token can submit as you: keep it secret.",
+        "令牌让程序通过 JSON API 以你的身份操作，例如 `practice/judge.py submit`。"
+        "拿到令牌的人都能以你的身份提交，请妥善保管。",
+    ),
     "token_label": ("Label", "备注"),
     "label_length": ("A label has at most 64 characters.", "备注最多 64 个字符。"),
     "create_token": ("Create a token", "创建令牌"),
-    "token_created": ("Your new token. It is shown only this once: copy it now.",
-                      "这是你的新令牌，只显示这一次，请立即复制。"),
+    "token_created": (
+        "Your new token. It is shown only this once: copy it now.",
+        "这是你的新令牌，只显示这一次，请立即复制。",
+    ),
     "token_revoked": ("The token is revoked.", "令牌已撤销。"),
     "too_many_tokens": ("You have {limit} tokens; revoke one first.", "你已有 {limit} 个令牌，请先撤销一个。"),
     "created": ("Created", "创建时间"),
     "revoke": ("Revoke", "撤销"),
     # errors
     "error_400": ("Bad request", "请求有误"),
-    "error_help_400": ("The form was incomplete or expired. Go back, reload the page and try again.",
-                       "表单不完整或已过期。请返回、刷新页面后重试。"),
+    "error_help_400": (
+        "The form was incomplete or expired. Go back, reload the page and try again.",
+        "表单不完整或已过期。请返回、刷新页面后重试。",
+    ),
     "error_404": ("Not found", "找不到页面"),
     "error_help_404": ("There is nothing here, or it is not yours to see.", "这里什么也没有，或者你无权查看。"),
     "error_413": ("Too large", "内容过大"),
@@ -180,7 +196,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "error_429": ("Too many requests", "请求过于频繁"),
     "error_help_429": ("Slow down: wait a minute, then try again.", "请稍等一分钟后再试。"),
     "error_500": ("Something went wrong", "出错了"),
-    "error_help_500": ("The site hit an error. Your submissions are safe; try again in a moment.",
-                       "网站遇到了错误。你的提交不会丢失，请稍后再试。"),
+    "error_help_500": (
+        "The site hit an error. Your submissions are safe; try again in a moment.",
+        "网站遇到了错误。你的提交不会丢失，请稍后再试。",
+    ),
 }
-TEXTS.update({f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict})
+VERDICT_NAMES = {f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict}
+
+# Every text the pages look up; a key defined in two of these tables is a bug the test catches.
+TEXTS: dict[str, tuple[str, str]] = {**SITE, **SHARED, **VERDICT_NAMES}

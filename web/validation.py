@@ -28,7 +28,7 @@ def text_problem(text: str) -> Bilingual | None:
     found = _BAD_CHARACTER.search(text)
     if found is None:
         return None
-    before = text[:found.start()]
+    before = text[: found.start()]
     line = before.count("\n") + 1
     column = found.start() - (before.rfind("\n") + 1) + 1
     if found.group() == "\x00":

@@ -5,9 +5,10 @@
 Runs in a fresh interpreter with the torch subset installed as ``torch`` (so nothing of real
 torch can help), judges the reference, the exercise's other correct solutions and every
 known-wrong solution on the browser variant (under seeds S, S+1, ... S+N-1), and prints one
-JSON object per solution and seed (see :func:`outcome`). ``--also DIR`` judges the ``*.py`` files of DIR too: a file whose docstring
-states ``Mistake:``/``Diagnosis:`` is a wrong solution, any other a correct one (the browser's
-own tests keep such files: samplers in other styles, mistakes only the browser checks), and
+JSON object per solution and seed (see :func:`outcome`). ``--also DIR`` judges the ``*.py`` files
+of DIR too: a file whose docstring states ``Mistake:``/``Diagnosis:`` is a wrong solution, any
+other a correct one (the browser's own tests keep such files: samplers in other styles, mistakes
+only the browser checks), and
 ``--only-also`` leaves out the exercise's other solutions.
 :func:`problems` states the contract: the reference and the correct files pass, the exercise's
 ``[browser.undetectable]`` list holds exactly the wrong solutions that pass, every other one
@@ -22,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from judge.exercise import Exercise
+from judge.exercise import BrowserVariant, Exercise, ExerciseError
 from judge.report import first_failure
 
 REFERENCE = "reference"
@@ -33,7 +34,7 @@ def solutions(exercise: Exercise) -> list[tuple[str, str, str | None]]:
     None, in that order) and of each known-wrong solution."""
     from judge.catalogue import parse_wrong_solution
 
-    found = [(REFERENCE, exercise.reference_path.read_text(), None)]
+    found: list[tuple[str, str, str | None]] = [(REFERENCE, exercise.reference_path.read_text(), None)]
     found += [(f"correct/{path.stem}", path.read_text(), None) for path in exercise.correct_solutions()]
     for path in exercise.wrong_solutions():
         found.append((path.stem, path.read_text(), parse_wrong_solution(path).diagnosis))
@@ -44,7 +45,7 @@ def solutions_in(folder: Path) -> list[tuple[str, str, str | None]]:
     """(name, source, expected diagnosis) of each ``*.py`` in ``folder``: None for a correct one."""
     from judge.catalogue import parse_wrong_solution
 
-    found = []
+    found: list[tuple[str, str, str | None]] = []
     for path in sorted(Path(folder).glob("*.py")):
         source = path.read_text(encoding="utf-8")
         wrong = "Mistake:" in (ast.get_docstring(ast.parse(source)) or "")
@@ -57,10 +58,16 @@ def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, repor
     from judge.catalogue import diagnosis_found
 
     first = (first_failure(report.get("cases", [])) or {}).get("name")
-    return {"name": name, "verdict": report["verdict"], "message": report.get("message"),
-            "diagnosis": report.get("diagnosis"), "expected_diagnosis": expected_diagnosis,
-            "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
-            "caught_by": first, "undetectable": exercise.browser.undetectable.get(name)}
+    return {
+        "name": name,
+        "verdict": report["verdict"],
+        "message": report.get("message"),
+        "diagnosis": report.get("diagnosis"),
+        "expected_diagnosis": expected_diagnosis,
+        "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
+        "caught_by": first,
+        "undetectable": _browser(exercise).undetectable.get(name),
+    }
 
 
 def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
@@ -71,7 +78,7 @@ def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
         if result["expected_diagnosis"] is None:  # the reference, or another correct solution
             if verdict != "AC":
                 found.append(f"{'the reference' if name == REFERENCE else name} gets {verdict}: {result['message']}")
-        elif name in exercise.browser.undetectable:
+        elif name in _browser(exercise).undetectable:
             if verdict != "AC":
                 found.append(f"{name} is listed as undetectable but gets {verdict}")
         elif verdict in ("AC", "IE"):
@@ -81,15 +88,27 @@ def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
     return found
 
 
+def _browser(exercise: Exercise) -> BrowserVariant:
+    if exercise.browser is None:
+        raise ExerciseError(f"exercise {exercise.number} has no browser variant")
+    return exercise.browser
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m judge.browser.catalogue")
     parser.add_argument("exercise")
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--seeds", type=int, default=1, help="how many consecutive seeds")
-    parser.add_argument("--also", action="append", default=[], metavar="DIR",
-                        help="judge the *.py files of DIR too (wrong ones state Mistake:/Diagnosis:)")
-    parser.add_argument("--only-also", action="store_true",
-                        help="of the exercise's own solutions, judge only the reference")
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="judge the *.py files of DIR too (wrong ones state Mistake:/Diagnosis:)",
+    )
+    parser.add_argument(
+        "--only-also", action="store_true", help="of the exercise's own solutions, judge only the reference"
+    )
     args = parser.parse_args(argv)
 
     import judge.browser.torchlike as subset

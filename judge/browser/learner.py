@@ -10,8 +10,8 @@ returned with its value (:class:`judge.learner.CallResult`), as the server's chi
 
 It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays here, under
 ``judge/browser/``: the browser bundle ships ``judge/*.py`` and ``judge/browser/**`` and never the
-server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are enforced from outside: the page (or
-the Node.js runner) terminates the worker, which is reported as TLE.
+server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are
+enforced from outside: the page (or the Node.js runner) terminates the worker, which is reported as TLE.
 
 The extreme-uniform phase runs here as on the server: the subset's
 :class:`judge.browser.torchlike.extremes.ExtremeUniforms` (the server's
@@ -45,16 +45,18 @@ _MISSING_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 
 def unavailable_text(operation: str) -> Bilingual:
     """What a learner reads when their code needs ``operation``, which the browser's torch lacks."""
-    return Bilingual(f"{operation} is not available in the browser: Submit to grade on the server, where real "
-                     "torch runs (the browser runs a small pure-Python part of torch)",
-                     f"{operation} 在浏览器中不可用：请点 Submit（提交）到服务器上评测，那里运行真正的 torch"
-                     "（浏览器里只有 torch 的一小部分，用纯 Python 实现）")
+    return Bilingual(
+        f"{operation} is not available in the browser: Submit to grade on the server, where real "
+        "torch runs (the browser runs a small pure-Python part of torch)",
+        f"{operation} 在浏览器中不可用：请点 Submit（提交）到服务器上评测，那里运行真正的 torch"
+        "（浏览器里只有 torch 的一小部分，用纯 Python 实现）",
+    )
 
 
 def missing_operation(error: BaseException) -> str | None:
     """The torch operation ``error`` says the subset lacks, or None when it is about something else."""
     subset = sys.modules.get("torch")
-    if not getattr(subset, "SUBSET", False):
+    if subset is None or not getattr(subset, "SUBSET", False):
         return None  # real torch (CPython tests): whatever it lacks is the learner's error
     if isinstance(error, subset.UnsupportedOperation):
         return error.operation
@@ -65,7 +67,7 @@ def missing_operation(error: BaseException) -> str | None:
         return None
     module = found.group(2)
     if module.startswith(subset.__name__):  # the subset's modules, installed as torch and torch.*
-        module = "torch" + module[len(subset.__name__):]
+        module = "torch" + module[len(subset.__name__) :]
     return f"{module}.{found.group(1)}" if module == "torch" or module.startswith("torch.") else None
 
 
@@ -120,11 +122,20 @@ class InProcessLearner:
         self.functions = functions_info(describe_functions(self._module))
         self.torch_version = str(getattr(torch, "__version__", ""))
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], *, timeout_s: float,
-             options: CallOptions = CallOptions()) -> CallResult:
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        *,
+        timeout_s: float,
+        options: CallOptions = CallOptions(),
+        cpu_deadline_s: float = float("inf"),
+        cpu_limit_s: float | None = None,
+    ) -> CallResult:
         """Call the learner's ``function`` on copies of the arguments: a copy of its value, 0 ms, and
         the tensor arguments it changed in place."""
-        del timeout_s  # enforced by whoever runs this interpreter (see the module docstring)
+        del timeout_s, cpu_deadline_s, cpu_limit_s  # enforced by whoever runs this interpreter (module docstring)
         torch = self._torch
         if options.global_seed is not None:
             torch.manual_seed(options.global_seed)
@@ -133,8 +144,11 @@ class InProcessLearner:
         # As the server's child reports it: which tensor arguments the call changed in place.
         inputs = tensor_inputs(target, args, kwargs, torch)
         before = {name: tensor.clone() for name, tensor in inputs.items()}
-        extremes = _extreme_uniforms(torch)(torch, options.extreme_uniforms) \
-            if options.extreme_uniforms is not None else nullcontext()
+        extremes = (
+            _extreme_uniforms(torch)(torch, options.extreme_uniforms)
+            if options.extreme_uniforms is not None
+            else nullcontext()
+        )
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output), extremes:
                 value = target(*args, **kwargs)

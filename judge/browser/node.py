@@ -50,9 +50,14 @@ def run_many_in_node(exercise: Exercise, sources: list[str], seed: int | None = 
         "timeLimit": exercise.browser.time_limit_s,
     }
     try:
-        done = subprocess.run([node, str(NODE_RUNNER)], input=json.dumps(job), capture_output=True, text=True,
-                              timeout=exercise.browser.time_limit_s * len(sources) + STARTUP_ALLOWANCE_S,
-                              check=False)
+        done = subprocess.run(
+            [node, str(NODE_RUNNER)],
+            input=json.dumps(job),
+            capture_output=True,
+            text=True,
+            timeout=exercise.browser.time_limit_s * len(sources) + STARTUP_ALLOWANCE_S,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise BrowserRunUnavailable("Node.js did not finish loading Pyodide in time") from None
     if done.returncode != 0:

@@ -31,12 +31,13 @@ from judge.verdicts import Verdict
 def run_browser_variant(exercise_folder: str, source: str, seed: int | None = None) -> str:
     """The JSON report of ``source`` judged on the browser variant of the exercise in ``exercise_folder``."""
     from judge.browser.learner import InProcessLearner, NotInBrowserAtLoad
-    from judge.learner import LoadFailed
+    from judge.learner import Learner, LoadFailed
 
     exercise = load_exercise(Path(exercise_folder))
     if exercise.browser is None:
         raise ExerciseError(f"exercise {exercise.number} has no browser variant")
     unavailable: dict[str, Bilingual] = {}
+    learner: Learner
     try:
         learner = InProcessLearner(source)
         unavailable = learner.unavailable
@@ -78,6 +79,16 @@ class _FailedLoad:
     @property
     def functions(self):
         raise self._failure
+
+    @property
+    def torch_version(self) -> str:
+        raise self._failure
+
+    def call(self, *args, **kwargs):
+        raise self._failure
+
+    def output_tail(self) -> str:
+        return ""
 
     def close(self) -> None:
         pass

@@ -41,6 +41,9 @@ def launcher_for(level: str, *, allow_weaker: bool = False, slots: int = 2):
     except SandboxUnavailable as error:
         if not allow_weaker:
             raise
-        log.critical("STRICT SANDBOX UNAVAILABLE (%s); grading under the 'local' level because the "
-                     "configuration allows a weaker level. Submitted code is NOT isolated.", error)
+        log.critical(
+            "STRICT SANDBOX UNAVAILABLE (%s); grading under the 'local' level because the "
+            "configuration allows a weaker level. Submitted code is NOT isolated.",
+            error,
+        )
         return LocalLauncher()

@@ -25,6 +25,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 # Run as a script: import the judge this script belongs to (the parent's own copy, whatever
 # copy an installed package points at), but keep judge/sandbox/ itself off the path so a learner's
@@ -36,8 +37,15 @@ elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from judge import wire  # noqa: E402
-from judge.learner_code import (OUTPUT_FILE_LIMIT, ExtremeUniforms, describe_exception,  # noqa: E402
-                                describe_functions, load_learner_module, same_tensor, tensor_inputs)
+from judge.learner_code import (  # noqa: E402
+    OUTPUT_FILE_LIMIT,
+    ExtremeUniforms,
+    describe_exception,
+    describe_functions,
+    load_learner_module,
+    same_tensor,
+    tensor_inputs,
+)
 from judge.sandbox import keeper  # noqa: E402
 
 PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
@@ -148,13 +156,21 @@ def _load(source: str, name: str, outbox, torch):
 
 def _reply(outbox, header: dict, value=None) -> None:
     """Send one frame; a value the wire cannot carry becomes the learner's TypeError."""
-    specs, payloads = [], []
+    specs: list[dict] = []
+    payloads: list[bytes] = []
     if header.get("ok"):
         try:
             header["value"] = wire.encode_values(value, specs, payloads)
         except wire.WireError as exc:
-            header = {"raised": {"type": "TypeError", "message": f"your function returned {exc}", "line": None,
-                                 "traceback": f"TypeError: your function returned {exc}\n", "memory": False}}
+            header = {
+                "raised": {
+                    "type": "TypeError",
+                    "message": f"your function returned {exc}",
+                    "line": None,
+                    "traceback": f"TypeError: your function returned {exc}\n",
+                    "memory": False,
+                }
+            }
             specs, payloads = [], []
     header["tensors"] = specs
     wire.write_frame(outbox, header, payloads)
@@ -162,7 +178,7 @@ def _reply(outbox, header: dict, value=None) -> None:
 
 def _one_call(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
     """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too)."""
-    function = getattr(module, str(request.get("function")), None)
+    function: Any = getattr(module, str(request.get("function")), None)  # the learner's object, whatever it is
     used: set[int] = set()  # args and kwargs share the frame's tensors, each used once
     args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
     kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)

@@ -22,7 +22,15 @@ from judge.sandbox import cgroups, landlock, seccomp
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x04000000, 0x08000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = (
-    1, 2, 4, 8, 4096, 8192, 16384, 1 << 18)
+    1,
+    2,
+    4,
+    8,
+    4096,
+    8192,
+    16384,
+    1 << 18,
+)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -51,7 +59,7 @@ class Confinement:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Confinement":
+    def from_json(cls, data: dict[str, Any]) -> Confinement:
         return cls(**data)
 
 
@@ -62,8 +70,16 @@ def _check(result: int, what: str) -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    _check(_libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
-                       ctypes.c_ulong(flags), data.encode() if data else None), f"mount {target}")
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            ctypes.c_ulong(flags),
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
 
 
 def confine(config: Confinement, seccomp_filter: Any) -> None:
@@ -73,8 +89,13 @@ def confine(config: Confinement, seccomp_filter: Any) -> None:
         cgroups.join(config.cgroup_dirs)
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here propagates to the host
-    _mount("probjudge", config.scratch, "tmpfs", MS_NOSUID | MS_NODEV,
-           f"size={config.scratch_mb}m,mode=0700,uid={config.uid},gid={config.gid}")
+    _mount(
+        "probjudge",
+        config.scratch,
+        "tmpfs",
+        MS_NOSUID | MS_NODEV,
+        f"size={config.scratch_mb}m,mode=0700,uid={config.uid},gid={config.gid}",
+    )
     _make_reachable([Path(p) for p in config.readable], Path(config.scratch))
     limits = {
         resource.RLIMIT_AS: config.memory_mb << 20,

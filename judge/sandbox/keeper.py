@@ -146,7 +146,7 @@ def _exit_like(status: int | None) -> NoReturn:
 
 def reap() -> dict[int, int]:
     """Collect every ended child (orphans re-parented here included): pid -> wait status."""
-    ended = {}
+    ended: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -187,7 +187,7 @@ def descendants(root: int) -> list[tuple[int, bool]]:
         except OSError:
             continue  # it ended meanwhile
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
-        after = fields[fields.rfind(b")") + 2:].split()
+        after = fields[fields.rfind(b")") + 2 :].split()
         if len(after) >= 2:
             children.setdefault(int(after[1]), []).append((int(entry.name), after[0] == b"Z"))
     found, pending = [], [root]
@@ -216,7 +216,7 @@ def tree_cpu_seconds(root: int) -> float:
                 fields = stat.read()
         except OSError:
             continue  # ended meanwhile: its time is in its parent's reaped-children figures
-        after = fields[fields.rfind(b")") + 2:].split()
+        after = fields[fields.rfind(b")") + 2 :].split()
         if len(after) >= 15:  # fields 14-17 of stat: utime stime cutime cstime
             ticks += sum(int(v) for v in after[11:15])
     return ticks / _CLOCK_TICKS

@@ -67,8 +67,16 @@ class Launcher(Protocol):
     level: str
     startup_allowance_s: float  # added to the learner's load time: what starting a process costs
 
-    def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
-               import_dir: str | None = None) -> Launched:
+    def launch(
+        self,
+        *,
+        device: str,
+        memory_limit_mb: int | None,
+        fd_in: int,
+        fd_out: int,
+        output_fd: int,
+        import_dir: str | None = None,
+    ) -> Launched:
         """Start a child on the job's fds; ``import_dir`` is for levels that let the learner import
         helper modules from beside their file (``local``); others ignore it."""
 
@@ -88,12 +96,30 @@ class LocalLauncher:
     level = "local"
     startup_allowance_s = STARTUP_ALLOWANCE_S
 
-    def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
-               import_dir: str | None = None) -> Launched:
+    def launch(
+        self,
+        *,
+        device: str,
+        memory_limit_mb: int | None,
+        fd_in: int,
+        fd_out: int,
+        output_fd: int,
+        import_dir: str | None = None,
+    ) -> Launched:
         scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
         lifeline = Lifeline()
-        command = [sys.executable, str(CHILD_SCRIPT), "--device", device,
-                   "--in", str(fd_in), "--out", str(fd_out), "--lifeline", str(lifeline.read_fd)]
+        command = [
+            sys.executable,
+            str(CHILD_SCRIPT),
+            "--device",
+            device,
+            "--in",
+            str(fd_in),
+            "--out",
+            str(fd_out),
+            "--lifeline",
+            str(lifeline.read_fd),
+        ]
         if memory_limit_mb:
             command += ["--memory-mb", str(memory_limit_mb)]
         if import_dir:
@@ -161,9 +187,26 @@ class _LocalChild:
 
 def _child_environment(home: str) -> dict[str, str]:
     """A near-empty environment: nothing of the judge's (tokens, database URLs) reaches the child."""
-    keep = ("PATH", "LANG", "LC_ALL", "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "OPENBLAS_CORETYPE",
-            "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "SYSTEMROOT")
+    keep = (
+        "PATH",
+        "LANG",
+        "LC_ALL",
+        "CUDA_VISIBLE_DEVICES",
+        "LD_LIBRARY_PATH",
+        "OPENBLAS_CORETYPE",
+        "OPENBLAS_L2_SIZE",
+        "OMP_NUM_THREADS",
+        "SYSTEMROOT",
+    )
     env = {k: os.environ[k] for k in keep if k in os.environ}
-    env.update({"HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0",
-                "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"})
+    env.update(
+        {
+            "HOME": home,
+            "TMPDIR": home,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+            "PYTHONIOENCODING": "utf-8",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     return env

@@ -58,11 +58,16 @@ class Zygote:
             raise SandboxUnavailable("the strict sandbox needs root (to switch uids, mount and use cgroups)")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
-        env.update({k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH")
-                    if k in os.environ})
-        self._process = subprocess.Popen([sys.executable, str(ZYGOTE_SCRIPT), "--control", str(theirs.fileno())],
-                                         pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env,
-                                         start_new_session=True)
+        env.update(
+            {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH") if k in os.environ}
+        )
+        self._process = subprocess.Popen(
+            [sys.executable, str(ZYGOTE_SCRIPT), "--control", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
         theirs.close()
         self._socket = ours
         self._lock = threading.Lock()
@@ -104,8 +109,9 @@ class Zygote:
                     self._exits[int(message["pid"])] = int(message["status"])
                 self._changed.notify_all()
 
-    def spawn(self, *, device: str, confinement: Confinement, fds: list[int],
-              timeout_s: float = SPAWN_TIMEOUT_S) -> tuple[int, int]:
+    def spawn(
+        self, *, device: str, confinement: Confinement, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S
+    ) -> tuple[int, int]:
         """A confined job on ``fds`` (request read end, result write end, output write end, lifeline read end).
 
         Returns ``(keeper pid, worker pid)`` once the worker is confined. Raises
@@ -114,8 +120,9 @@ class Zygote:
         with self._lock:
             self._jobs += 1
             job = self._jobs
-            message = json.dumps({"op": "spawn", "job": job, "device": device,
-                                  "confinement": confinement.to_json()}).encode()
+            message = json.dumps(
+                {"op": "spawn", "job": job, "device": device, "confinement": confinement.to_json()}
+            ).encode()
             try:
                 socket.send_fds(self._socket, [message], fds)
             except OSError as exc:
@@ -127,8 +134,11 @@ class Zygote:
                     raise SandboxFailure("the sandbox's fork server did not answer", f"no answer for job {job}")
             answer = self._spawned.pop(job)
         if answer.get("op") != "spawned":
-            raise SandboxFailure("the sandbox could not confine the process", str(answer.get("error", "")),
-                                 pid=int(answer.get("pid", 0)) or None)
+            raise SandboxFailure(
+                "the sandbox could not confine the process",
+                str(answer.get("error", "")),
+                pid=int(answer.get("pid", 0)) or None,
+            )
         return int(answer["pid"]), int(answer["worker"])
 
     def exit_status(self, pid: int, timeout_s: float) -> int | None:
@@ -178,20 +188,31 @@ class StrictLauncher:
 
     startup_allowance_s = 0.0  # torch is already imported in the zygote: loading is the learner's own time
 
-    def __init__(self, *, slots: int = 2, scratch_mb: int = 64, max_processes: int = 64, cpu_seconds: int = 600,
-                 zygote: Zygote | None = None, base_id: int | None = None, slot_wait_s: float = SLOT_WAIT_S) -> None:
+    def __init__(
+        self,
+        *,
+        slots: int = 2,
+        scratch_mb: int = 64,
+        max_processes: int = 64,
+        cpu_seconds: int = 600,
+        zygote: Zygote | None = None,
+        base_id: int | None = None,
+        slot_wait_s: float = SLOT_WAIT_S,
+    ) -> None:
         if not 1 <= slots <= MAX_SLOTS:
             raise ValueError(f"slots must be between 1 and {MAX_SLOTS}")
         # Each launcher gets its own block of uids, so two judges on one machine (a server and a
         # CLI run, say) never share a uid, its process limit, or the right to signal each other.
-        self.base_id = base_id if base_id is not None else (
-            BASE_ID + ((os.getpid() * 31 + next(_launchers)) % 4000) * MAX_SLOTS)
+        self.base_id = (
+            base_id if base_id is not None else (BASE_ID + ((os.getpid() * 31 + next(_launchers)) % 4000) * MAX_SLOTS)
+        )
         from judge.sandbox.layers import missing_required
 
         missing = missing_required()
         if missing:
-            raise SandboxUnavailable("required layers are missing: " +
-                                     "; ".join(f"{layer.name} ({layer.detail})" for layer in missing))
+            raise SandboxUnavailable(
+                "required layers are missing: " + "; ".join(f"{layer.name} ({layer.detail})" for layer in missing)
+            )
         self.cgroup_support = cgroups.detect()
         cgroups.remove_stale(self.cgroup_support)  # what a judge killed outright left behind
         self.zygote = zygote or Zygote()
@@ -217,8 +238,10 @@ class StrictLauncher:
         with self._slot_lock:
             while not self._free:
                 if not self._slot_lock.wait(max(0.0, deadline - time.monotonic())) and not self._free:
-                    raise SandboxFailure(f"no sandbox slot became free within {self.slot_wait_s:.0f} s",
-                                         f"all {self.slots} slots busy for {self.slot_wait_s:.0f} s")
+                    raise SandboxFailure(
+                        f"no sandbox slot became free within {self.slot_wait_s:.0f} s",
+                        f"all {self.slots} slots busy for {self.slot_wait_s:.0f} s",
+                    )
             return self._free.pop(0)
 
     def _give_back(self, slot: int) -> None:
@@ -235,14 +258,24 @@ class StrictLauncher:
                 self.zygote = Zygote()
             return self.zygote
 
-    def launch(self, *, device: str, memory_limit_mb: int | None, fd_in: int, fd_out: int, output_fd: int,
-               import_dir: str | None = None) -> "StrictChild":
+    def launch(
+        self,
+        *,
+        device: str,
+        memory_limit_mb: int | None,
+        fd_in: int,
+        fd_out: int,
+        output_fd: int,
+        import_dir: str | None = None,
+    ) -> StrictChild:
         """A confined job on the given fds; ``import_dir`` is ignored (the sandbox cannot read the
         learner's folder: a submission is one file)."""
         del import_dir
         if device != "cpu":
-            raise SandboxFailure("the strict sandbox runs on the CPU only",
-                                 f"device {device!r} asked of the strict level (GPU device files are not confined)")
+            raise SandboxFailure(
+                "the strict sandbox runs on the CPU only",
+                f"device {device!r} asked of the strict level (GPU device files are not confined)",
+            )
         slot = self._take_slot()
         memory_mb = memory_limit_mb or 4096
         job_cgroup = None
@@ -251,20 +284,32 @@ class StrictLauncher:
             scratch = SCRATCH_ROOT / f"slot-{slot}"
             scratch.mkdir(mode=0o755, exist_ok=True)
             if self.cgroup_support.available:
-                job_cgroup = cgroups.JobCgroup(f"slot-{slot}-{time.monotonic_ns()}", memory_bytes=memory_mb << 20,
-                                               max_pids=self.max_processes, support=self.cgroup_support)
+                job_cgroup = cgroups.JobCgroup(
+                    f"slot-{slot}-{time.monotonic_ns()}",
+                    memory_bytes=memory_mb << 20,
+                    max_pids=self.max_processes,
+                    support=self.cgroup_support,
+                )
             zygote = self._running_zygote()
             # The learner's own allocations count, not what the zygote maps already. With a cgroup,
             # it holds the real (resident) limit and the address-space limit is only a looser guard
             # against one huge reservation; without one, the address space is the limit.
             address_space_mb = memory_mb + zygote.address_space_mb + (AS_HEADROOM_MB if job_cgroup else 0)
             confinement = Confinement(
-                uid=self.base_id + slot, gid=self.base_id + slot, scratch=str(scratch), scratch_mb=self.scratch_mb,
-                memory_mb=address_space_mb, cpu_seconds=self.cpu_seconds, max_processes=self.max_processes,
-                cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [], readable=self.readable)
+                uid=self.base_id + slot,
+                gid=self.base_id + slot,
+                scratch=str(scratch),
+                scratch_mb=self.scratch_mb,
+                memory_mb=address_space_mb,
+                cpu_seconds=self.cpu_seconds,
+                max_processes=self.max_processes,
+                cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [],
+                readable=self.readable,
+            )
             try:
-                keeper_pid, worker = zygote.spawn(device=device, confinement=confinement,
-                                              fds=[fd_in, fd_out, output_fd, lifeline.read_fd])
+                keeper_pid, worker = zygote.spawn(
+                    device=device, confinement=confinement, fds=[fd_in, fd_out, output_fd, lifeline.read_fd]
+                )
             finally:
                 lifeline.handed_over()
         except BaseException as failure:
@@ -277,8 +322,9 @@ class StrictLauncher:
                 job_cgroup.remove()
             self._give_back(slot)
             if isinstance(failure, (OSError, ValueError)):  # creating the cgroup or the scratch point
-                raise SandboxFailure("the sandbox could not prepare the job", f"{type(failure).__name__}: {failure}") \
-                    from None
+                raise SandboxFailure(
+                    "the sandbox could not prepare the job", f"{type(failure).__name__}: {failure}"
+                ) from None
             raise
         return StrictChild(self, zygote, keeper_pid, worker, slot, job_cgroup, lifeline)
 
@@ -293,8 +339,16 @@ class StrictChild:
     The keeper's exit status is the worker's (see :mod:`judge.sandbox.keeper`).
     """
 
-    def __init__(self, launcher: StrictLauncher, zygote: Zygote, pid: int, worker: int, slot: int,
-                 job_cgroup: cgroups.JobCgroup | None, lifeline: Lifeline) -> None:
+    def __init__(
+        self,
+        launcher: StrictLauncher,
+        zygote: Zygote,
+        pid: int,
+        worker: int,
+        slot: int,
+        job_cgroup: cgroups.JobCgroup | None,
+        lifeline: Lifeline,
+    ) -> None:
         self.accounts_memory = job_cgroup is not None  # a SIGKILL without a cgroup memory event is not MLE
         self._launcher = launcher
         self._zygote = zygote

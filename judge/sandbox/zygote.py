@@ -136,8 +136,9 @@ def serve(control: socket.socket) -> int:
     seccomp_filter = seccomp.build_filter()
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
     spare = _Spare(control, seccomp_filter, [])
-    control.send(json.dumps({"op": "ready", "pid": os.getpid(),
-                             "address_space": child.address_space_in_use()}).encode())
+    control.send(
+        json.dumps({"op": "ready", "pid": os.getpid(), "address_space": child.address_space_in_use()}).encode()
+    )
     while True:
         readable, _, _ = select.select([control, *starting], [], [], 0.05)
         if _reap(control, spare):

@@ -14,32 +14,183 @@ import math as _math
 import sys as _sys
 
 from judge.browser.torchlike import _methods  # noqa: F401 - attaches the Tensor methods
-from judge.browser.torchlike._creation import (arange, as_tensor, empty, empty_like, full, full_like, linspace,
-                                               ones, ones_like, tensor, zeros, zeros_like)
-from judge.browser.torchlike._dtypes import (bfloat16, bool_ as bool, dtype, finfo, float16, float32, float64, iinfo,
-                                             int32, int64, promote_types, result_type)
-from judge.browser.torchlike._errors import UnsupportedOperation, guard as _guard
-from judge.browser.torchlike._functions import (abs, add, allclose, bitwise_and, bitwise_not, bitwise_or,
-                                                bitwise_xor, broadcast_tensors, broadcast_to, ceil, chunk, clamp,
-                                                clamp_max, clamp_min, clip, clone, div, divide, eq, equal, exp, exp2,
-                                                expm1, fix, flatten, floor, floor_divide, frac, ge, gt,
-                                                is_floating_point, is_tensor, isclose, isfinite, isinf, isnan,
-                                                isneginf, isposinf, le, log, log1p, log2, log10, logical_and,
-                                                logical_not, logical_or, logical_xor, lt, maximum, minimum, mul,
-                                                nan_to_num, narrow, ne, neg, nextafter, numel, outer, permute, pow,
-                                                reciprocal, remainder, reshape, round, rsqrt, select, sigmoid, sign,
-                                                split, sqrt, square, squeeze, sub, t, tanh, transpose, true_divide,
-                                                trunc, unbind, unsqueeze)
-from judge.browser.torchlike._random import (Generator, bernoulli, binomial, default_generator, get_rng_state,
-                                             initial_seed, manual_seed, multinomial, normal, rand, rand_like, randint,
-                                             randint_like, randn, randn_like, randperm, seed, set_rng_state)
-from judge.browser.torchlike._reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cumprod,
-                                                 cumsum, log_softmax, logsumexp, max, mean, min, prod, softmax, sum)
+from judge.browser.torchlike._creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from judge.browser.torchlike._dtypes import (
+    bfloat16,
+    dtype,
+    finfo,
+    float16,
+    float32,
+    float64,
+    iinfo,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+)
+from judge.browser.torchlike._dtypes import bool_ as bool
+from judge.browser.torchlike._errors import UnsupportedOperation
+from judge.browser.torchlike._errors import guard as _guard
+from judge.browser.torchlike._functions import (
+    abs,
+    add,
+    allclose,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    broadcast_tensors,
+    broadcast_to,
+    ceil,
+    chunk,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
+    clone,
+    div,
+    divide,
+    eq,
+    equal,
+    exp,
+    exp2,
+    expm1,
+    fix,
+    flatten,
+    floor,
+    floor_divide,
+    frac,
+    ge,
+    gt,
+    is_floating_point,
+    is_tensor,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    isneginf,
+    isposinf,
+    le,
+    log,
+    log1p,
+    log2,
+    log10,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    maximum,
+    minimum,
+    mul,
+    nan_to_num,
+    narrow,
+    ne,
+    neg,
+    nextafter,
+    numel,
+    outer,
+    permute,
+    pow,
+    reciprocal,
+    remainder,
+    reshape,
+    round,
+    rsqrt,
+    select,
+    sigmoid,
+    sign,
+    split,
+    sqrt,
+    square,
+    squeeze,
+    sub,
+    t,
+    tanh,
+    transpose,
+    true_divide,
+    trunc,
+    unbind,
+    unsqueeze,
+)
+from judge.browser.torchlike._random import (
+    Generator,
+    bernoulli,
+    binomial,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+)
+from judge.browser.torchlike._reductions import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    log_softmax,
+    logsumexp,
+    max,
+    mean,
+    min,
+    prod,
+    softmax,
+    sum,
+)
 from judge.browser.torchlike._shape import Size
-from judge.browser.torchlike._sorting import (argsort, argwhere, bincount, bucketize, cat, flip, gather,
-                                              index_add, index_select, kthvalue, masked_fill, masked_select, nonzero,
-                                              repeat_interleave, scatter, scatter_add, searchsorted, sort, stack,
-                                              take_along_dim, topk, unique, where)
+from judge.browser.torchlike._sorting import (
+    argsort,
+    argwhere,
+    bincount,
+    bucketize,
+    cat,
+    flip,
+    gather,
+    index_add,
+    index_select,
+    kthvalue,
+    masked_fill,
+    masked_select,
+    nonzero,
+    repeat_interleave,
+    scatter,
+    scatter_add,
+    searchsorted,
+    sort,
+    stack,
+    take_along_dim,
+    topk,
+    unique,
+    where,
+)
 from judge.browser.torchlike._tensor import Tensor, device
 
 float = float32  # noqa: A001 - torch's aliases
@@ -118,14 +269,19 @@ def _guard_keywords() -> None:
     from judge.browser.torchlike import distributions, random
     from judge.browser.torchlike.nn import functional
 
-    for module, prefix in ((_sys.modules[__name__], "torch"), (functional, "torch.nn.functional"),
-                           (random, "torch.random")):
+    for module, prefix in (
+        (_sys.modules[__name__], "torch"),
+        (functional, "torch.nn.functional"),
+        (random, "torch.random"),
+    ):
         for name, value in list(vars(module).items()):
             if isinstance(value, types.FunctionType) and not name.startswith("_") and name != "install":
                 setattr(module, name, _guard(value, f"{prefix}.{name}"))
-    classes = [(Tensor, "Tensor")] + [(value, f"torch.distributions.{name}")
-                                      for name, value in vars(distributions).items()
-                                      if isinstance(value, type) and issubclass(value, distributions.Distribution)]
+    classes = [(Tensor, "Tensor")] + [
+        (value, f"torch.distributions.{name}")
+        for name, value in vars(distributions).items()
+        if isinstance(value, type) and issubclass(value, distributions.Distribution)
+    ]
     for cls, prefix in classes:
         for name, value in list(vars(cls).items()):
             if isinstance(value, types.FunctionType) and (name == "__init__" or not name.startswith("__")):

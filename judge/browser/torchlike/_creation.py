@@ -53,8 +53,9 @@ def as_tensor(data, dtype: dt.dtype | None = None, device=None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def full(size, fill_value, *, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False,
-         pin_memory=False) -> Tensor:
+def full(
+    size, fill_value, *, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
     check_device(device)
     shape = sizes_from_args((size,) if isinstance(size, int) else (tuple(size),))
     kind = dtype or dt.scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
@@ -73,13 +74,15 @@ def size_arguments(size: tuple, by_name: dict, function: str) -> tuple[int, ...]
     return sizes_from_args(size)
 
 
-def zeros(*size, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          **by_name) -> Tensor:
+def zeros(
+    *size, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False, **by_name
+) -> Tensor:
     return full(size_arguments(size, by_name, "zeros"), 0, dtype=dtype or dt.default_float, device=device)
 
 
-def ones(*size, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False,
-         **by_name) -> Tensor:
+def ones(
+    *size, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False, pin_memory=False, **by_name
+) -> Tensor:
     return full(size_arguments(size, by_name, "ones"), 1, dtype=dtype or dt.default_float, device=device)
 
 
@@ -91,26 +94,26 @@ def _like(x: Tensor, value, dtype, device) -> Tensor:
     return full(x._shape, value, dtype=dtype or x.dtype)
 
 
-def zeros_like(x: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+def zeros_like(x: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(x, 0, dtype, device)
 
 
-def ones_like(x: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def ones_like(x: Tensor, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
     return _like(x, 1, dtype, device)
 
 
 empty_like = zeros_like
 
 
-def full_like(x: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def full_like(
+    x: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return _like(x, fill_value, dtype, device)
 
 
-def arange(start, end=None, step=1, *, dtype: dt.dtype | None = None, layout=None, device=None,
-           requires_grad=False) -> Tensor:
+def arange(
+    start, end=None, step=1, *, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """Like torch.arange: integers give int64, any float gives the default float dtype."""
     check_device(device)
     if end is None:
@@ -123,8 +126,9 @@ def arange(start, end=None, step=1, *, dtype: dt.dtype | None = None, layout=Non
     return Tensor(dt.cast_values([start + i * step for i in range(count)], kind), (count,), kind)
 
 
-def linspace(start, end, steps: int, *, dtype: dt.dtype | None = None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+def linspace(
+    start, end, steps: int, *, dtype: dt.dtype | None = None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     check_device(device)
     kind = dtype or dt.default_float
     if steps == 1:

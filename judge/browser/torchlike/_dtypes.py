@@ -98,7 +98,9 @@ def cast_values(values, target: dtype) -> list:
     for v in values:
         if isinstance(v, float):
             if math.isnan(v) or math.isinf(v):
-                raise RuntimeError(f"cannot convert {v} to {target!r} exactly (the subset refuses what torch leaves undefined)")
+                raise RuntimeError(
+                    f"cannot convert {v} to {target!r} exactly (the subset refuses what torch leaves undefined)"
+                )
             v = int(v)  # truncates toward zero, as torch does
         out.append(_wrap_int(int(v), target.bits))
     return out
@@ -164,16 +166,16 @@ class finfo:
         self.dtype = type.name
         self.bits = type.bits
         if type is float32:
-            self.eps, self.max, self.tiny = 2.0 ** -23, 3.4028234663852886e38, 2.0 ** -126
+            self.eps, self.max, self.tiny = 2.0**-23, 3.4028234663852886e38, 2.0**-126
             self.resolution = 1e-6
         elif type is bfloat16:
-            self.eps, self.max, self.tiny = 2.0 ** -7, 3.3895313892515355e38, 2.0 ** -126
+            self.eps, self.max, self.tiny = 2.0**-7, 3.3895313892515355e38, 2.0**-126
             self.resolution = 0.01
         elif type is float16:
-            self.eps, self.max, self.tiny = 2.0 ** -10, 65504.0, 2.0 ** -14
+            self.eps, self.max, self.tiny = 2.0**-10, 65504.0, 2.0**-14
             self.resolution = 0.001
         else:
-            self.eps, self.max, self.tiny = 2.0 ** -52, 1.7976931348623157e308, 2.0 ** -1022
+            self.eps, self.max, self.tiny = 2.0**-52, 1.7976931348623157e308, 2.0**-1022
             self.resolution = 1e-15
         self.min = -self.max
         self.smallest_normal = self.tiny

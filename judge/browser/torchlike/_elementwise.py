@@ -22,8 +22,10 @@ def _values(tensor: Tensor, shape: tuple[int, ...]) -> list:
 def expand_to(tensor: Tensor, shape: tuple[int, ...]) -> Tensor:
     """A copy of ``tensor`` broadcast to ``shape``."""
     if broadcast_shapes(tensor._shape, shape) != tuple(shape):
-        raise RuntimeError(f"The expanded size of the tensor must match the existing size: cannot expand "
-                           f"{list(tensor._shape)} to {list(shape)}")
+        raise RuntimeError(
+            f"The expanded size of the tensor must match the existing size: cannot expand "
+            f"{list(tensor._shape)} to {list(shape)}"
+        )
     return Tensor(list(_values(tensor, tuple(shape))), tuple(shape), tensor.dtype)
 
 
@@ -70,6 +72,7 @@ def unary(x: Tensor, fn, *, out: dt.dtype | None = None, floating: bool = False)
 
 # --- IEEE arithmetic on Python floats (Python raises where IEEE gives inf or nan) -----------------
 
+
 def true_div(x, y):
     try:
         return x / y
@@ -100,7 +103,7 @@ def remainder(x, y):
 
 def power(x, y):
     try:
-        result = x ** y
+        result = x**y
     except ZeroDivisionError:
         return INF
     except OverflowError:
@@ -161,11 +164,20 @@ def log10(v):
     return math.log10(v) if 0 < v < INF else log(v)
 
 
-UNARY_FLOAT = {"exp": exp, "log": log, "log1p": log1p, "sqrt": sqrt, "sigmoid": sigmoid,
-               "log2": lambda v: log(v) / math.log(2) if v > 0 else log(v),
-               "tanh": lambda v: math.tanh(v), "expm1": expm1, "log10": log10,
-               "exp2": lambda v: power(2.0, v), "reciprocal": lambda v: true_div(1.0, v),
-               "rsqrt": lambda v: true_div(1.0, sqrt(v))}
+UNARY_FLOAT = {
+    "exp": exp,
+    "log": log,
+    "log1p": log1p,
+    "sqrt": sqrt,
+    "sigmoid": sigmoid,
+    "log2": lambda v: log(v) / math.log(2) if v > 0 else log(v),
+    "tanh": lambda v: math.tanh(v),
+    "expm1": expm1,
+    "log10": log10,
+    "exp2": lambda v: power(2.0, v),
+    "reciprocal": lambda v: true_div(1.0, v),
+    "rsqrt": lambda v: true_div(1.0, sqrt(v)),
+}
 
 
 def trunc(v):
@@ -181,7 +193,7 @@ def sign(v):
 
 
 # Bit patterns of the floating dtypes below float64: struct formats (value, bits) and the smallest step.
-_BITS = {"float32": ("<f", "<I", 2.0 ** -149), "float16": ("<e", "<H", 2.0 ** -24)}
+_BITS = {"float32": ("<f", "<I", 2.0**-149), "float16": ("<e", "<H", 2.0**-24)}
 
 
 def next_after(x, y, kind) -> float:
@@ -195,7 +207,7 @@ def next_after(x, y, kind) -> float:
     up = y > x
     if kind.name == "bfloat16":  # the upper half of a float32
         if x == 0:
-            return math.copysign(2.0 ** -133, 1.0 if up else -1.0)
+            return math.copysign(2.0**-133, 1.0 if up else -1.0)
         bits = struct.unpack("<I", struct.pack("<f", x))[0] >> 16
         bits += 1 if up == (x > 0) else -1
         return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
@@ -239,6 +251,12 @@ def isclose_values(a, b, rtol, atol, equal_nan):
 
 
 ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
-COMPARISON = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
-              "gt": operator.gt, "ge": operator.ge}
+COMPARISON = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
 round_half_even = _round_half_even

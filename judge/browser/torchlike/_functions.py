@@ -19,8 +19,10 @@ def _is_bool(value) -> bool:
 
 def sub(x, other, *, alpha=1):
     if _is_bool(x) or _is_bool(other):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return ew.binary(x, other if alpha == 1 else mul(other, alpha), ew.ARITHMETIC["sub"])
 
 
@@ -39,8 +41,12 @@ def div(x, other, *, rounding_mode=None):
     if rounding_mode == "floor":
         return ew.binary(x, other, ew.floor_div, compute=kind)
     if rounding_mode == "trunc":
-        return ew.binary(x, other, lambda a, b: math.trunc(ew.true_div(a, b)) if b != 0 or not isinstance(a, int)
-                         else ew.floor_div(a, b), compute=kind)
+        return ew.binary(
+            x,
+            other,
+            lambda a, b: math.trunc(ew.true_div(a, b)) if b != 0 or not isinstance(a, int) else ew.floor_div(a, b),
+            compute=kind,
+        )
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
@@ -63,8 +69,10 @@ def pow(x, exponent):  # noqa: A001 - torch's name
 
 def neg(x: Tensor) -> Tensor:
     if x.dtype is dt.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return ew.unary(x, lambda v: -v)
 
 
@@ -85,8 +93,9 @@ def _float_unary(name: str):
 
 
 exp, log, log1p, sqrt, sigmoid, log2, tanh, expm1, log10, exp2, reciprocal, rsqrt = (
-    _float_unary(n) for n in ("exp", "log", "log1p", "sqrt", "sigmoid", "log2", "tanh", "expm1", "log10", "exp2",
-                              "reciprocal", "rsqrt"))
+    _float_unary(n)
+    for n in ("exp", "log", "log1p", "sqrt", "sigmoid", "log2", "tanh", "expm1", "log10", "exp2", "reciprocal", "rsqrt")
+)
 
 
 def _no_bool(x: Tensor, kernel: str) -> None:
@@ -153,7 +162,7 @@ def nextafter(x: Tensor, other: Tensor) -> Tensor:
 def round(x: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
     _no_bool(x, "round")
     if decimals:
-        scale = 10.0 ** decimals
+        scale = 10.0**decimals
         return ew.unary(x, lambda v: ew.round_half_even(v * scale) / scale)
     return ew.unary(x, ew.round_half_even) if x.dtype.is_floating_point else x.clone()
 
@@ -191,11 +200,13 @@ def clamp(x: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = x
     if min is not None:
-        out = ew.binary(out, min, lambda v, low: v if v != v else (low if v < low else v),
-                        compute=dt.result_type(x, min))
+        out = ew.binary(
+            out, min, lambda v, low: v if v != v else (low if v < low else v), compute=dt.result_type(x, min)
+        )
     if max is not None:
-        out = ew.binary(out, max, lambda v, high: v if v != v else (high if v > high else v),
-                        compute=dt.result_type(out, max))
+        out = ew.binary(
+            out, max, lambda v, high: v if v != v else (high if v > high else v), compute=dt.result_type(out, max)
+        )
     return out
 
 
@@ -262,8 +273,13 @@ def logical_xor(x, other) -> Tensor:
 
 
 def isclose(x: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-    return ew.binary(x, other, lambda a, b: ew.isclose_values(a, b, rtol, atol, equal_nan),
-                     compute=dt.promote_types(x.dtype, other.dtype), out=dt.bool_)
+    return ew.binary(
+        x,
+        other,
+        lambda a, b: ew.isclose_values(a, b, rtol, atol, equal_nan),
+        compute=dt.promote_types(x.dtype, other.dtype),
+        out=dt.bool_,
+    )
 
 
 def allclose(x: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
@@ -282,8 +298,10 @@ def expand(x: Tensor, *sizes) -> Tensor:
     target = list(sizes)
     offset = len(target) - x.dim()
     if offset < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(target)}) must be greater or equal to the "
-                           f"number of dimensions in the tensor ({x.dim()})")
+        raise RuntimeError(
+            f"expand: the number of sizes provided ({len(target)}) must be greater or equal to the "
+            f"number of dimensions in the tensor ({x.dim()})"
+        )
     for axis, size in enumerate(target):
         if size == -1:
             if axis < offset:
@@ -350,8 +368,8 @@ def outer(x: Tensor, other: Tensor) -> Tensor:
     return mul(x.unsqueeze(1), other.unsqueeze(0))
 
 
-
 # --- shape functions of the torch namespace (Tensor methods of the same name) ----------------------
+
 
 def reshape(x: Tensor, shape) -> Tensor:
     return x.reshape(tuple(shape) if isinstance(shape, (tuple, list)) else (shape,))
@@ -415,8 +433,10 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]
     else:
         sections = list(split_size_or_sections)
         if sum(sections) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
-                               f"at dimension {d}), but got split_sizes={sections}")
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sections}"
+            )
     out, start = [], 0
     for length in sections:
         out.append(narrow(x, d, start, length))

@@ -24,7 +24,8 @@ def _expand_key(key, ndim: int) -> list:
         key = (key,)
     items = []
     for item in key:
-        index = _as_index_tensor(item) if not isinstance(item, (int, slice)) and item is not None and item is not Ellipsis else None
+        plain = isinstance(item, (int, slice)) or item is None or item is Ellipsis
+        index = None if plain else _as_index_tensor(item)
         if index is not None and index.dtype is dt.bool_:
             # A mask over k dims is k index tensors (its nonzero coordinates).
             from judge.browser.torchlike._sorting import nonzero
@@ -48,7 +49,7 @@ def _expand_key(key, ndim: int) -> list:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if Ellipsis in items:
         at = items.index(Ellipsis)
-        items[at:at + 1] = [slice(None)] * (ndim - used)
+        items[at : at + 1] = [slice(None)] * (ndim - used)
     else:
         items.extend([slice(None)] * (ndim - used))
     return items
@@ -107,17 +108,29 @@ def positions(tensor: Tensor, key) -> tuple[tuple[int, ...], list[int]]:
     if adv_tensors:
         adv_shape = broadcast_shapes(*(t._shape for t in adv_tensors))
         columns = [[t._data[p] for p in source_positions(t._shape, adv_shape)] for t in adv_tensors]
-        offsets = [sum((v % size) * stride for v, size, stride in zip(values, adv_sizes, adv_strides))
-                   for values in zip(*columns)] if columns[0] else []
+        offsets = (
+            [
+                sum((v % size) * stride for v, size, stride in zip(values, adv_sizes, adv_strides))
+                for values in zip(*columns)
+            ]
+            if columns[0]
+            else []
+        )
         marks = [i for i, axis in enumerate(axes) if axis[0] == "advanced"]
         basic_offsets = [(i, axis[1]) for i, axis in enumerate(axes) if axis[0] == "basic"]
         # numpy's rule (torch follows it): adjacent advanced indices put their dims where they
         # stand; advanced indices split by a slice put their dims first.
         if marks == list(range(marks[0], marks[0] + len(marks))):
-            blocks = ([offs for i, offs in basic_offsets if i < marks[0]] + [offsets]
-                      + [offs for i, offs in basic_offsets if i > marks[0]])
-            shapes = ([len(offs) for i, offs in basic_offsets if i < marks[0]] + list(adv_shape)
-                      + [len(offs) for i, offs in basic_offsets if i > marks[0]])
+            blocks = (
+                [offs for i, offs in basic_offsets if i < marks[0]]
+                + [offsets]
+                + [offs for i, offs in basic_offsets if i > marks[0]]
+            )
+            shapes = (
+                [len(offs) for i, offs in basic_offsets if i < marks[0]]
+                + list(adv_shape)
+                + [len(offs) for i, offs in basic_offsets if i > marks[0]]
+            )
         else:
             blocks = [offsets] + [offs for _, offs in basic_offsets]
             shapes = list(adv_shape) + [len(offs) for _, offs in basic_offsets]

@@ -33,7 +33,7 @@ class Generator:
         self._seed = 67280421310721  # torch's default seed
         self._random = _py_random.Random(self._seed)
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         seed = int(seed)
         self._seed = seed
         self._random.seed(seed)
@@ -52,7 +52,7 @@ class Generator:
         values = [version, *words, *extra]
         return Tensor(values, (len(values),), dt.int64)
 
-    def set_state(self, state: Tensor) -> "Generator":
+    def set_state(self, state: Tensor) -> Generator:
         values = state.tolist() if isinstance(state, Tensor) else None
         if not values or values[0] != _STATE_VERSION or len(values) != 628:
             raise RuntimeError("the state must come from get_state() of the browser's torch subset")
@@ -62,7 +62,7 @@ class Generator:
 
     def uniform(self, kind: dt.dtype) -> float:
         bits = dt.UNIFORM_BITS.get(kind, 53)
-        return self._random.getrandbits(bits) * 2.0 ** -bits
+        return self._random.getrandbits(bits) * 2.0**-bits
 
 
 default_generator = Generator()
@@ -102,8 +102,9 @@ def _floating(kind: dt.dtype, name: str = "check_uniform_bounds") -> dt.dtype:
     return kind
 
 
-def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, **by_name) -> Tensor:
+def rand(
+    *size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **by_name
+) -> Tensor:
     """Uniform [0, 1) draws: ``rand(2, 3)``, ``rand((2, 3))`` or ``rand(size=(2, 3))``."""
     check_device(device)
     shape = size_arguments(size, by_name, "rand")
@@ -112,13 +113,15 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_g
     return Tensor(dt.cast_values([source.uniform(kind) for _ in range(math.prod(shape))], kind), shape, kind)
 
 
-def rand_like(x: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def rand_like(
+    x: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return rand(x._shape, generator=generator, dtype=dtype or x.dtype, device=device)
 
 
-def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          **by_name) -> Tensor:
+def randn(
+    *size, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False, **by_name
+) -> Tensor:
     check_device(device)
     kind = dtype or dt.default_float
     shape = size_arguments(size, by_name, "randn")
@@ -126,13 +129,24 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_
     return Tensor(dt.cast_values([source.gauss(0.0, 1.0) for _ in range(math.prod(shape))], kind), shape, kind)
 
 
-def randn_like(x: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+def randn_like(
+    x: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     return randn(x._shape, generator=generator, dtype=dtype or x.dtype, device=device)
 
 
-def randint(low, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
-            requires_grad=False, pin_memory=False) -> Tensor:
+def randint(
+    low,
+    high=None,
+    size=None,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     check_device(device)
     if high is None:
         low, high = 0, low
@@ -146,13 +160,24 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, layout=Non
     return Tensor(dt.cast_values([source.randrange(low, high) for _ in range(math.prod(shape))], kind), shape, kind)
 
 
-def randint_like(x: Tensor, low, high=None, *, generator=None, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None) -> Tensor:
+def randint_like(
+    x: Tensor,
+    low,
+    high=None,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     return randint(low, high, x._shape, generator=generator, dtype=dtype or x.dtype, device=device)
 
 
-def randperm(n: int, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
-             pin_memory=False) -> Tensor:
+def randperm(
+    n: int, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
     check_device(device)
     values = list(range(n))
     _generator(generator)._random.shuffle(values)
@@ -179,7 +204,7 @@ def exponential_(x: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     draws = []
     for _ in x._data:
         u = source.uniform(dt.float64)
-        draws.append(-math.log1p(-u) / lambd if u > 0 else -math.log1p(-2.0 ** -54) / lambd)
+        draws.append(-math.log1p(-u) / lambd if u > 0 else -math.log1p(-(2.0**-54)) / lambd)
     x._data[:] = dt.cast_values(draws, x.dtype)
     return x
 
@@ -191,8 +216,9 @@ def geometric_(x: Tensor, p: float, *, generator=None) -> Tensor:
     source = _generator(generator)
     scale = math.log1p(-p)
     # 1 - u lies in (0, 1]: its logarithm is finite, and u = 0 gives the smallest value, 1.
-    x._data[:] = dt.cast_values([max(1, math.ceil(math.log(1.0 - source.uniform(dt.float64)) / scale))
-                                 for _ in x._data], x.dtype)
+    x._data[:] = dt.cast_values(
+        [max(1, math.ceil(math.log(1.0 - source.uniform(dt.float64)) / scale)) for _ in x._data], x.dtype
+    )
     return x
 
 
@@ -221,8 +247,9 @@ def bernoulli(x: Tensor, p=None, *, generator=None) -> Tensor:
     for chance in chances:
         if not 0 <= chance <= 1:
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return Tensor(dt.cast_values([1.0 if source.uniform(dt.float64) < c else 0.0 for c in chances], x.dtype),
-                  x._shape, x.dtype)
+    return Tensor(
+        dt.cast_values([1.0 if source.uniform(dt.float64) < c else 0.0 for c in chances], x.dtype), x._shape, x.dtype
+    )
 
 
 def bernoulli_(x: Tensor, p=0.5, *, generator=None) -> Tensor:
@@ -239,8 +266,18 @@ def bernoulli_(x: Tensor, p=0.5, *, generator=None) -> Tensor:
     return x
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
-           requires_grad=False, pin_memory=False) -> Tensor:
+def normal(
+    mean,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """``normal(mean_tensor, std)``, ``normal(mean, std_tensor)``, or ``normal(mean, std, size)``."""
     from judge.browser.torchlike._elementwise import binary
 
@@ -249,19 +286,34 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
         check_device(device)
         shape = sizes_from_args((size,) if isinstance(size, int) else (tuple(size),))
         kind = dtype or dt.default_float
-        return Tensor(dt.cast_values([source.gauss(float(mean), float(std)) for _ in range(math.prod(shape))], kind),
-                      shape, kind)
+        return Tensor(
+            dt.cast_values([source.gauss(float(mean), float(std)) for _ in range(math.prod(shape))], kind), shape, kind
+        )
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         raise TypeError("normal() needs a tensor mean or std, or a size")
     if isinstance(std, Tensor) and any(s < 0 for s in std._data) or not isinstance(std, Tensor) and std < 0:
         raise RuntimeError("normal expects std >= 0.0")
-    return binary(mean, std, lambda m, s: source.gauss(m, s),
-                  compute=dt.result_type(mean, std) if dt.result_type(mean, std).is_floating_point else dt.float32)
+    return binary(
+        mean,
+        std,
+        lambda m, s: source.gauss(m, s),
+        compute=dt.result_type(mean, std) if dt.result_type(mean, std).is_floating_point else dt.float32,
+    )
 
 
 # Stirling's series remainder log(k!) - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi)/2], for BTRS.
-_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509, 0.0166446911898211,
-         0.0138761288230707, 0.0118967099458917, 0.0104112652619720, 0.00925546218271273, 0.00833056343336287]
+_TAIL = [
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+]
 
 
 def _stirling_tail(k: float) -> float:
@@ -309,10 +361,15 @@ def _binomial_btrs(uniform, count: float, prob: float) -> float:
         if v == 0.0:
             return float(k)  # log(0) = -inf lies below every bound
         v = math.log(v * alpha / (a / (us * us) + b))
-        bound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
-                 + (count + 1) * math.log((count - m + 1) / (count - k + 1))
-                 + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
-                 + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        bound = (
+            (m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+            + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+            + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+            + _stirling_tail(m)
+            + _stirling_tail(count - m)
+            - _stirling_tail(k)
+            - _stirling_tail(count - k)
+        )
         if v <= bound:
             return float(k)
 
@@ -336,11 +393,12 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     from judge.browser.torchlike._elementwise import binary
 
     if not count.dtype.is_floating_point:
-        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
-                         f"{'Long' if count.dtype is dt.int64 else count.dtype.name.capitalize()}")
+        raise ValueError(
+            f"binomial only supports floating-point dtypes for count, got: "
+            f"{'Long' if count.dtype is dt.int64 else count.dtype.name.capitalize()}"
+        )
     if prob.dtype is not count.dtype:
-        raise RuntimeError(f"Found dtype {prob.dtype.name.capitalize()} but expected "
-                           f"{count.dtype.name.capitalize()}")
+        raise RuntimeError(f"Found dtype {prob.dtype.name.capitalize()} but expected {count.dtype.name.capitalize()}")
     source = _generator(generator)
 
     def uniform() -> float:
@@ -354,15 +412,16 @@ def multinomial(probs: Tensor, num_samples: int, replacement: bool = False, *, g
     if probs.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not probs.dtype.is_floating_point:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{probs.dtype.name.capitalize()}")
+        raise RuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: {probs.dtype.name.capitalize()}"
+        )
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     width = probs._shape[-1]
     if not replacement and num_samples > width:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     source = _generator(generator)
-    rows = [probs._data[i * width:(i + 1) * width] for i in range(len(probs._data) // max(width, 1))]
+    rows = [probs._data[i * width : (i + 1) * width] for i in range(len(probs._data) // max(width, 1))]
     out = []
     for weights in rows:
         if any(w != w or w < 0 or math.isinf(w) for w in weights):
@@ -381,7 +440,8 @@ def multinomial(probs: Tensor, num_samples: int, replacement: bool = False, *, g
                 weights[index] = 0.0
                 cumulative = list(accumulate(weights))
                 if cumulative[-1] <= 0:
-                    raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough "
-                                       "non-negative category to sample)")
+                    raise RuntimeError(
+                        "invalid multinomial distribution (with replacement=False, not enough "
+                        "non-negative category to sample)"
+                    )
     return Tensor(out, (num_samples,) if probs.dim() == 1 else (len(rows), num_samples), dt.int64)
-

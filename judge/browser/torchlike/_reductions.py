@@ -20,8 +20,8 @@ def _lane_values(x: Tensor, dim: int) -> tuple[list[list], tuple[int, ...], tupl
     outer, size, inner = lanes(x._shape, dim)
     data = x._data
     result = [[data[(o * size + k) * inner + i] for k in range(size)] for o in range(outer) for i in range(inner)]
-    dropped = x._shape[:dim] + x._shape[dim + 1:]
-    kept = x._shape[:dim] + (1,) + x._shape[dim + 1:]
+    dropped = x._shape[:dim] + x._shape[dim + 1 :]
+    kept = x._shape[:dim] + (1,) + x._shape[dim + 1 :]
     return result, dropped, kept
 
 
@@ -69,8 +69,10 @@ def sum(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  #
 def mean(x: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     kind = dtype or x.dtype
     if not kind.is_floating_point:
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
-                           f"or complex dtype. Got: {x.dtype.name.capitalize()}")
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {x.dtype.name.capitalize()}"
+        )
     return _reduce(x, dim, keepdim, lambda v: _float_total(v) / len(v) if v else math.nan, kind)
 
 
@@ -112,8 +114,9 @@ def _arg_extreme(x: Tensor, dim, keepdim: bool, larger: bool) -> Tensor:
     if x.dtype is dt.bool_:
         raise RuntimeError(f"{'argmax' if larger else 'argmin'}(): does not support bool input")
     if x.numel() == 0:
-        raise RuntimeError(f"{'argmax' if larger else 'argmin'}(): Expected reduction dim to be specified for "
-                           "input.numel() == 0.")
+        raise RuntimeError(
+            f"{'argmax' if larger else 'argmin'}(): Expected reduction dim to be specified for input.numel() == 0."
+        )
     if dim is None:
         flat = Tensor(x._data, (x.numel(),), x.dtype)
         index = _first_extreme(flat._data, larger)
@@ -139,8 +142,10 @@ def _extreme(x: Tensor, dim, keepdim: bool, larger: bool, name: str):
         return ew.binary(x, dim, ew.nan_max if larger else ew.nan_min)
     if dim is None:
         if x.numel() == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
         return Tensor([x._data[_first_extreme(x._data, larger)]], (), x.dtype)
     d = normalize_dim(dim, x.dim())
     if x.dim() == 0:
@@ -150,8 +155,9 @@ def _extreme(x: Tensor, dim, keepdim: bool, larger: bool, name: str):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     indices = [_first_extreme(g, larger) for g in groups]
     shape = kept if keepdim else dropped
-    return values_indices(Tensor([g[i] for g, i in zip(groups, indices)], shape, x.dtype),
-                          Tensor(indices, shape, dt.int64))
+    return values_indices(
+        Tensor([g[i] for g, i in zip(groups, indices)], shape, x.dtype), Tensor(indices, shape, dt.int64)
+    )
 
 
 def max(x: Tensor, dim=None, keepdim: bool = False):  # noqa: A001
@@ -212,8 +218,9 @@ def cumsum(x: Tensor, dim: int, *, dtype=None) -> Tensor:
     """Running sums; float32 accumulates in double and rounds each output, as torch does on the CPU."""
     kind = _accumulating_dtype(x, dtype)
     source = x if x.dtype is kind or kind.kind != "f" else x.to(kind)
-    return _scan(source if kind.kind == "f" else Tensor([int(v) for v in x._data], x._shape, kind), dim,
-                 lambda a, b: a + b, kind)
+    return _scan(
+        source if kind.kind == "f" else Tensor([int(v) for v in x._data], x._shape, kind), dim, lambda a, b: a + b, kind
+    )
 
 
 def cumprod(x: Tensor, dim: int, *, dtype=None) -> Tensor:
@@ -232,8 +239,10 @@ def _softmax_lane(values: list) -> list:
 
 def _softmax_dtype(x: Tensor, dtype, name: str) -> dt.dtype:
     if dtype is None and not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{name}_lastdim_kernel_impl\" not implemented for "
-                                  f"'{'Long' if x.dtype is dt.int64 else x.dtype.name.capitalize()}'")
+        raise NotImplementedError(
+            f'"{name}_lastdim_kernel_impl" not implemented for '
+            f"'{'Long' if x.dtype is dt.int64 else x.dtype.name.capitalize()}'"
+        )
     return dtype or x.dtype
 
 

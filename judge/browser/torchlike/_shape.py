@@ -38,8 +38,10 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
             if size == 1:
                 continue
             if out[axis] not in (1, size):
-                raise RuntimeError(f"The size of tensor a ({out[axis]}) must match the size of tensor b ({size}) "
-                                   f"at non-singleton dimension {axis}")
+                raise RuntimeError(
+                    f"The size of tensor a ({out[axis]}) must match the size of tensor b ({size}) "
+                    f"at non-singleton dimension {axis}"
+                )
             out[axis] = size
     return tuple(out)
 
@@ -75,7 +77,7 @@ def source_positions(source_shape: tuple[int, ...], target_shape: tuple[int, ...
 def lanes(shape: tuple[int, ...], dim: int) -> tuple[int, int, int]:
     """(outer, size, inner) such that element [o, k, i] of a dim-``dim`` lane is at (o*size + k)*inner + i."""
     outer = prod(shape[:dim])
-    inner = prod(shape[dim + 1:])
+    inner = prod(shape[dim + 1 :])
     return outer, shape[dim] if shape else 1, inner
 
 

@@ -90,8 +90,10 @@ def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     too_large = [axis for axis, n in enumerate(index._shape) if axis != d and n > x._shape[axis]]
     if index._data and too_large:
-        raise RuntimeError(f"Size does not match at dimension {too_large[0]} expected index {list(index._shape)} to "
-                           f"be no larger than self {list(x._shape)} apart from dimension {d}")
+        raise RuntimeError(
+            f"Size does not match at dimension {too_large[0]} expected index {list(index._shape)} to "
+            f"be no larger than self {list(x._shape)} apart from dimension {d}"
+        )
     size = x._shape[d] if x.dim() else 1
     steps = strides(x._shape)
     # Where each index position starts in x before its own offset along ``d`` (one pass per dim).
@@ -114,10 +116,16 @@ def take_along_dim(x: Tensor, indices: Tensor, dim: int | None = None) -> Tensor
         return gather(x.reshape(-1), 0, indices.reshape(-1))
     d = normalize_dim(dim, x.dim())
     if indices.dim() != x.dim():
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
-                           f"but got {x.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
-    shape = list(broadcast_shapes(tuple(1 if i == d else s for i, s in enumerate(x._shape)),
-                                  tuple(1 if i == d else s for i, s in enumerate(indices._shape))))
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {x.dim()} dimensions for input, and {indices.dim()} dimensions for indices"
+        )
+    shape = list(
+        broadcast_shapes(
+            tuple(1 if i == d else s for i, s in enumerate(x._shape)),
+            tuple(1 if i == d else s for i, s in enumerate(indices._shape)),
+        )
+    )
     source = list(shape)
     source[d], shape[d] = x._shape[d], indices._shape[d]
     return gather(ew.expand_to(x, tuple(source)), d, ew.expand_to(indices, tuple(shape)))
@@ -151,8 +159,11 @@ def repeat_interleave(x: Tensor, repeats=None, dim: int | None = None, *, output
         x, dim = x.reshape(-1), 0
     d = normalize_dim(dim, x.dim())
     size = x._shape[d] if x.dim() else 1
-    counts = repeats._data if isinstance(repeats, Tensor) and repeats.numel() != 1 else \
-        [int(repeats.item() if isinstance(repeats, Tensor) else repeats)] * size
+    counts = (
+        repeats._data
+        if isinstance(repeats, Tensor) and repeats.numel() != 1
+        else [int(repeats.item() if isinstance(repeats, Tensor) else repeats)] * size
+    )
     if len(counts) != size:
         raise RuntimeError("repeats must have the same size as input along dim")
     if any(c < 0 for c in counts):
@@ -243,25 +254,30 @@ def where(condition: Tensor, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if condition.dtype is not dt.bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{condition.dtype.name.capitalize()}")
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.name.capitalize()}"
+        )
     kind = dt.result_type(input, other)
     a, b = ew._raw_operand(input), ew._raw_operand(other)
     shape = broadcast_shapes(condition._shape, a._shape, b._shape)
     cond = ew._values(condition, shape)
     left = dt.cast_values(ew._values(a, shape), kind)
     right = dt.cast_values(ew._values(b, shape), kind)
-    return Tensor([l if c else r for c, l, r in zip(cond, left, right)], shape, kind)
+    return Tensor([a if c else b for c, a, b in zip(cond, left, right)], shape, kind)
 
 
 def masked_fill_(x: Tensor, mask: Tensor, value) -> Tensor:
     if mask.dtype is not dt.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype.name.capitalize()}")
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name.capitalize()}"
+        )
     if isinstance(value, Tensor):
         if value.dim() != 0:
-            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.dim()} dimension(s).")
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.dim()} dimension(s)."
+            )
         value = value.item()
     if broadcast_shapes(x._shape, mask._shape) != x._shape:
         raise RuntimeError(f"The size of tensor a ({x._shape}) must match the size of tensor b ({mask._shape})")
@@ -276,8 +292,15 @@ def masked_fill(x: Tensor, mask: Tensor, value) -> Tensor:
     return masked_fill_(x.clone(), mask, value)
 
 
-def searchsorted(sorted_sequence: Tensor, values, *, out_int32: bool = False, right: bool = False,
-                 side: str | None = None, sorter=None) -> Tensor:
+def searchsorted(
+    sorted_sequence: Tensor,
+    values,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter=None,
+) -> Tensor:
     """Insertion points along the last dim (batched when ``sorted_sequence`` has leading dims)."""
     if sorter is not None:
         from judge.browser.torchlike._errors import UnsupportedOperation
@@ -293,19 +316,24 @@ def searchsorted(sorted_sequence: Tensor, values, *, out_int32: bool = False, ri
     values = as_tensor_value(values)
     finder = bisect.bisect_right if right else bisect.bisect_left
     kind = dt.int32 if out_int32 else dt.int64
-    key = (lambda v: (v != v, v if v == v else 0))  # NaN after everything
+
+    def key(v):  # NaN after everything
+        return (v != v, v if v == v else 0)
+
     if sorted_sequence.dim() == 1:
         boundaries = [key(v) for v in sorted_sequence._data]
         out = [finder(boundaries, key(v)) for v in values._data]
         return Tensor(out, () if scalar else values._shape, kind)
     if values.dim() != sorted_sequence.dim() or values._shape[:-1] != sorted_sequence._shape[:-1]:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                           "dimensions of boundaries tensor and input value tensor must match")
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match"
+        )
     width, count = sorted_sequence._shape[-1], values._shape[-1]
     out = []
     for row in range(len(values._data) // max(count, 1)):
-        boundaries = [key(v) for v in sorted_sequence._data[row * width:(row + 1) * width]]
-        out.extend(finder(boundaries, key(v)) for v in values._data[row * count:(row + 1) * count])
+        boundaries = [key(v) for v in sorted_sequence._data[row * width : (row + 1) * width]]
+        out.extend(finder(boundaries, key(v)) for v in values._data[row * count : (row + 1) * count])
     return Tensor(out, values._shape, kind)
 
 
@@ -339,8 +367,10 @@ def cat(tensors, dim: int = 0) -> Tensor:
     d = normalize_dim(dim, first.dim())
     for t in tensors:
         if t.dim() != first.dim() or any(a != b for i, (a, b) in enumerate(zip(t._shape, first._shape)) if i != d):
-            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{first._shape} but got size {t._shape} for a tensor in the list.")
+            raise RuntimeError(
+                f"Sizes of tensors must match except in dimension {d}. Expected size "
+                f"{first._shape} but got size {t._shape} for a tensor in the list."
+            )
     kind = first.dtype
     for t in tensors[1:]:
         kind = dt.promote_types(kind, t.dtype)
@@ -349,9 +379,12 @@ def cat(tensors, dim: int = 0) -> Tensor:
     for o in range(outer):
         for t in tensors:
             block = math.prod(t._shape[d:])
-            data.extend(dt.cast_values(t._data[o * block:(o + 1) * block], kind) if t.dtype is not kind
-                        else t._data[o * block:(o + 1) * block])
-    shape = first._shape[:d] + (sum(t._shape[d] for t in tensors),) + first._shape[d + 1:]
+            data.extend(
+                dt.cast_values(t._data[o * block : (o + 1) * block], kind)
+                if t.dtype is not kind
+                else t._data[o * block : (o + 1) * block]
+            )
+    shape = first._shape[:d] + (sum(t._shape[d] for t in tensors),) + first._shape[d + 1 :]
     return Tensor(data, shape, kind)
 
 
@@ -362,14 +395,21 @@ def stack(tensors, dim: int = 0) -> Tensor:
     shape = tensors[0]._shape
     for t in tensors:
         if t._shape != shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
-                               f"{list(t._shape)} at another entry")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                f"{list(t._shape)} at another entry"
+            )
     d = normalize_dim(dim, len(shape) + 1)
     return cat([t.unsqueeze(d) for t in tensors], d)
 
 
-def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
-           dim=None):
+def unique(
+    x: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,  # noqa: A002
+    dim=None,
+):
     if dim is not None:
         from judge.browser.torchlike._errors import UnsupportedOperation
 

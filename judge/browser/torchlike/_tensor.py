@@ -99,11 +99,11 @@ class Tensor(metaclass=_TensorType):
         return False
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         return self
 
     @property
-    def T(self) -> "Tensor":  # noqa: N802 - torch's name
+    def T(self) -> Tensor:  # noqa: N802 - torch's name
         return self.permute(*reversed(range(self.dim())))
 
     def is_floating_point(self) -> bool:
@@ -115,7 +115,7 @@ class Tensor(metaclass=_TensorType):
     def is_contiguous(self) -> bool:
         return True
 
-    def contiguous(self) -> "Tensor":
+    def contiguous(self) -> Tensor:
         return self
 
     def __len__(self) -> int:
@@ -199,7 +199,7 @@ class Tensor(metaclass=_TensorType):
 
     # --- shape-sharing views ---------------------------------------------------------------
 
-    def view(self, *shape) -> "Tensor":
+    def view(self, *shape) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], dt.dtype):
             raise UnsupportedOperation("Tensor.view(dtype)")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -208,41 +208,41 @@ class Tensor(metaclass=_TensorType):
 
     reshape = view
 
-    def view_as(self, other: "Tensor") -> "Tensor":
+    def view_as(self, other: Tensor) -> Tensor:
         return self.view(other._shape)
 
     reshape_as = view_as
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if not self._shape:
             return self.view(1)
         start, end = normalize_dim(start_dim, self.dim()), normalize_dim(end_dim, self.dim())
-        middle = math.prod(self._shape[start:end + 1])
-        return self.view(self._shape[:start] + (middle,) + self._shape[end + 1:])
+        middle = math.prod(self._shape[start : end + 1])
+        return self.view(self._shape[:start] + (middle,) + self._shape[end + 1 :])
 
-    def squeeze(self, dim=None) -> "Tensor":
+    def squeeze(self, dim=None) -> Tensor:
         if dim is None:
             return self.view(tuple(s for s in self._shape if s != 1))
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         drop = {normalize_dim(d, self.dim()) for d in dims}
         return self.view(tuple(s for i, s in enumerate(self._shape) if not (i in drop and s == 1)))
 
-    def unsqueeze(self, dim: int) -> "Tensor":
+    def unsqueeze(self, dim: int) -> Tensor:
         dim = normalize_dim(dim, self.dim() + 1)
         return self.view(self._shape[:dim] + (1,) + self._shape[dim:])
 
     # --- copies ----------------------------------------------------------------------------
 
-    def clone(self) -> "Tensor":
+    def clone(self) -> Tensor:
         return Tensor(list(self._data), self._shape, self.dtype)
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         return self
 
-    def cpu(self) -> "Tensor":
+    def cpu(self) -> Tensor:
         return self
 
-    def to(self, *args, **kwargs) -> "Tensor":
+    def to(self, *args, **kwargs) -> Tensor:
         """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; also ``dtype=``/``device=``."""
         target = kwargs.pop("dtype", None)
         check_device(kwargs.pop("device", None))
@@ -264,63 +264,81 @@ class Tensor(metaclass=_TensorType):
 
     def type(self, dtype=None):
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-                    "bfloat16": "torch.BFloat16Tensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                    "bool": "torch.BoolTensor"}[self.dtype.name]
+            return {
+                "float32": "torch.FloatTensor",
+                "float64": "torch.DoubleTensor",
+                "float16": "torch.HalfTensor",
+                "bfloat16": "torch.BFloat16Tensor",
+                "int64": "torch.LongTensor",
+                "int32": "torch.IntTensor",
+                "bool": "torch.BoolTensor",
+            }[self.dtype.name]
         return self.to(dtype)
 
-    def type_as(self, other: "Tensor") -> "Tensor":
+    def type_as(self, other: Tensor) -> Tensor:
         return self.to(other.dtype)
 
-    def float(self) -> "Tensor":
+    def float(self) -> Tensor:
         return self.to(dt.float32)
 
-    def double(self) -> "Tensor":
+    def double(self) -> Tensor:
         return self.to(dt.float64)
 
-    def half(self) -> "Tensor":
+    def half(self) -> Tensor:
         return self.to(dt.float16)
 
-    def bfloat16(self) -> "Tensor":
+    def bfloat16(self) -> Tensor:
         return self.to(dt.bfloat16)
 
-    def long(self) -> "Tensor":
+    def long(self) -> Tensor:
         return self.to(dt.int64)
 
-    def int(self) -> "Tensor":
+    def int(self) -> Tensor:
         return self.to(dt.int32)
 
-    def bool(self) -> "Tensor":
+    def bool(self) -> Tensor:
         return self.to(dt.bool_)
 
     # --- in place --------------------------------------------------------------------------
 
-    def _assign(self, result: "Tensor") -> "Tensor":
+    def _assign(self, result: Tensor) -> Tensor:
         """Write ``result`` (broadcast to this shape, cast to this dtype) into this tensor's storage."""
         from judge.browser.torchlike._shape import broadcast_shapes, source_positions
 
         if broadcast_shapes(self._shape, result._shape) != self._shape:
-            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-                               f"{list(broadcast_shapes(self._shape, result._shape))}")
-        if self.dtype.kind != "f" and result.dtype.kind == "f" or self.dtype is dt.bool_ and result.dtype is not dt.bool_:
-            raise RuntimeError(f"result type {result.dtype.name.capitalize()} can't be cast to the desired output "
-                               f"type {self.dtype.name.capitalize()}")
-        values = result._data if result._shape == self._shape else [
-            result._data[p] for p in source_positions(result._shape, self._shape)]
+            raise RuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(broadcast_shapes(self._shape, result._shape))}"
+            )
+        if (
+            self.dtype.kind != "f"
+            and result.dtype.kind == "f"
+            or self.dtype is dt.bool_
+            and result.dtype is not dt.bool_
+        ):
+            raise RuntimeError(
+                f"result type {result.dtype.name.capitalize()} can't be cast to the desired output "
+                f"type {self.dtype.name.capitalize()}"
+            )
+        values = (
+            result._data
+            if result._shape == self._shape
+            else [result._data[p] for p in source_positions(result._shape, self._shape)]
+        )
         self._data[:] = dt.cast_values(values, self.dtype)
         return self
 
-    def copy_(self, source) -> "Tensor":
+    def copy_(self, source) -> Tensor:
         source = as_tensor_value(source, self.dtype)
         values = source if source._shape == self._shape else source.expand(self._shape)
         self._data[:] = dt.cast_values(values._data, self.dtype)
         return self
 
-    def fill_(self, value) -> "Tensor":
+    def fill_(self, value) -> Tensor:
         self._data[:] = dt.cast_values([_scalar(value)] * len(self._data), self.dtype)
         return self
 
-    def zero_(self) -> "Tensor":
+    def zero_(self) -> Tensor:
         return self.fill_(0)
 
 

@@ -60,8 +60,10 @@ class Distribution:
         return Size(tuple(_size(sample_shape)) + tuple(self._batch_shape) + tuple(self._event_shape))
 
     def _invalid(self, name: str, value: Tensor, constraint: str) -> None:
-        raise ValueError(f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of distribution "
-                         f"{self!r} to satisfy the constraint {constraint}, but found invalid values:\n{value}")
+        raise ValueError(
+            f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) of distribution "
+            f"{self!r} to satisfy the constraint {constraint}, but found invalid values:\n{value}"
+        )
 
     def sample(self, sample_shape=()) -> Tensor:
         return self.rsample(sample_shape)
@@ -84,8 +86,9 @@ class Distribution:
 class Categorical(Distribution):
     """torch.distributions.Categorical(probs=..., logits=...): one category per draw, over the last dim."""
 
-    def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
-                 validate_args: bool | None = None) -> None:
+    def __init__(
+        self, probs: Tensor | None = None, logits: Tensor | None = None, validate_args: bool | None = None
+    ) -> None:
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
@@ -147,9 +150,11 @@ class Categorical(Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         value = value.long()
         if self._validate_args and bool(((value < 0) | (value >= self._num_events)).any()):
-            raise ValueError(f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within the "
-                             f"support (IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})) of the "
-                             f"distribution {self!r}, but found invalid values:\n{value}")
+            raise ValueError(
+                f"Expected value argument (Tensor of shape {tuple(value.shape)}) to be within the "
+                f"support (IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})) of the "
+                f"distribution {self!r}, but found invalid values:\n{value}"
+            )
         index, log_pmf = torch.broadcast_tensors(value.unsqueeze(-1), self.logits)
         return log_pmf.gather(-1, index[..., :1]).squeeze(-1)
 
@@ -196,8 +201,9 @@ class Gumbel(Distribution):
         if self._validate_args and not bool((self.scale > 0).all()):
             self._invalid("scale", self.scale, "GreaterThan(lower_bound=0.0)")
         info = dt.finfo(self.loc.dtype)
-        self._base = Uniform(torch.full_like(self.loc, info.tiny), torch.full_like(self.loc, 1 - info.eps),
-                             validate_args=False)
+        self._base = Uniform(
+            torch.full_like(self.loc, info.tiny), torch.full_like(self.loc, 1 - info.eps), validate_args=False
+        )
 
     def rsample(self, sample_shape=()) -> Tensor:
         u = self._base.rsample(sample_shape)

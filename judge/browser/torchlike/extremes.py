@@ -40,7 +40,7 @@ class ExtremeUniforms:
             data[first], data[second] = 0.0, top
         return values
 
-    def __enter__(self) -> "ExtremeUniforms":
+    def __enter__(self) -> ExtremeUniforms:
         torch = self.torch
         self.saved = {"rand": torch.rand, "rand_like": torch.rand_like, "uniform_": torch.Tensor.uniform_}
         saved, push = self.saved, self._push_to_extremes
@@ -60,7 +60,9 @@ class ExtremeUniforms:
 
     def __exit__(self, *exc_info) -> bool:
         torch = self.torch
-        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (self.saved["rand"], self.saved["rand_like"],
-                                                              self.saved["uniform_"])
+        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (
+            self.saved["rand"],
+            self.saved["rand_like"],
+            self.saved["uniform_"],
+        )
         return False
-

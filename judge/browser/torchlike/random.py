@@ -3,18 +3,38 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
-from judge.browser.torchlike._random import (Generator, default_generator, get_rng_state, initial_seed,
-                                             manual_seed, seed, set_rng_state)
+from judge.browser.torchlike._random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 
-__all__ = ["Generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed",
-           "set_rng_state"]
+__all__ = [
+    "Generator",
+    "default_generator",
+    "fork_rng",
+    "get_rng_state",
+    "initial_seed",
+    "manual_seed",
+    "seed",
+    "set_rng_state",
+]
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng", _devices_kw: str = "devices",
-             device_type: str = "cuda") -> Iterator[None]:
+def fork_rng(
+    devices=None,
+    enabled: bool = True,
+    _caller: str = "fork_rng",
+    _devices_kw: str = "devices",
+    device_type: str = "cuda",
+) -> Iterator[None]:
     """Inside the block, draw and reseed the default generator freely; on leaving, its state is back.
 
     The browser has no GPU, so ``devices`` and ``device_type`` have nothing to fork.
