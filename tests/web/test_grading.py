@@ -55,7 +55,7 @@ def site(tmp_path):
     engine.dispose()
 
 
-def _wait_until_done(sessions, count: int, timeout: float = 300.0) -> list[Submission]:
+def _wait_until_done(sessions, count: int, timeout: float = 900.0) -> list[Submission]:
     """The ``count`` submissions, once each has a finished (current) grading."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
