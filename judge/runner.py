@@ -141,33 +141,21 @@ def judge_file(
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
     is CE (the same messages whatever the level); ``process`` and ``launcher`` as for :func:`grade`.
     """
-    path = Path(path)
     try:
-        learner_source = LearnerSource.from_file(path)
+        learner_source, unreadable = LearnerSource.from_file(Path(path)), None
     except LoadFailed as failure:
-        return _Run(
-            exercise,
-            None,
-            launcher=launcher,
-            seed=seed,
-            suites=tuple(suites),
-            device=device,
-            progress=progress,
-            process=process,
-            unreadable=failure,
-        ).report()
-    return grade(
+        learner_source, unreadable = None, failure
+    return _Run(
         exercise,
-        learner_source.text,
+        learner_source,
         launcher=launcher,
         seed=seed,
-        suites=suites,
+        suites=tuple(suites),
         device=device,
         progress=progress,
-        filename=learner_source.filename,
-        import_dir=learner_source.import_dir,
         process=process,
-    )
+        unreadable=unreadable,
+    ).report()
 
 
 class _Run:
