@@ -101,6 +101,7 @@ from judge.checks import identical_draws_probability as identical_rows_probabili
 from judge.learner_code import ExtremeUniforms  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.suites import load_suite  # noqa: E402
+from judge.testing import Context  # noqa: E402
 
 TARGET = 0.999  # the power every known mistake must be killed with
 CONFIDENCE = 0.95  # one-sided, for the lower confidence bound on P(kill)
@@ -947,16 +948,20 @@ def analyse_inverse_cdf(suite: Suite, module, args, seed: int, *, right: bool) -
             "rows": rows, "note": note}
 
 
-class _PairsCtx:
-    """Enough of judge.testing.Context for judge.checks.expect_independent_within_row."""
+class _PairsBudget:
+    """Enough of judge.budget.FalseFailureBudget for judge.checks.expect_independent_within_row."""
 
     def __init__(self, alpha: float) -> None:
-        self.alpha, self.records = alpha, []
-        self.budget = self
+        self.alpha = alpha
 
     def spend(self, kind: str) -> float:
         assert kind == "pairs", kind
         return self.alpha
+
+
+def _pairs_context(alpha: float) -> Context:
+    """A real Context (the checks refuse look-alikes) whose budget gives ``alpha`` to every pairs check."""
+    return Context(seed=0, device="cpu", budget=_PairsBudget(alpha), deadline=float("inf"))
 
 
 def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
@@ -970,7 +975,7 @@ def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
     def run(copies: int, generator: torch.Generator) -> tuple[bool, float]:
         part = Call(call.name, call.batch, call.case, call.draws * copies, call.per_row, copies)
         draws = part.suite_draws(module, generator, suite.cases)
-        ctx, killed = _PairsCtx(suite.pairs_alpha), False
+        ctx, killed = _pairs_context(suite.pairs_alpha), False
         for row in rows:
             try:
                 expect_independent_within_row(ctx, draws[row], probs[row], label=f"mixed kind {row}")
