@@ -42,7 +42,7 @@ from judge import JUDGE_VERSION
 from judge.exercise import resolve
 from judge.i18n import Bilingual
 from judge.process import Launcher
-from judge.report import Report
+from judge.report import Report, first_failure
 from judge.runner import grade
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Priority, Status, Submission, User, count_queued, utcnow
@@ -166,6 +166,10 @@ class GradingQueue:
         session.commit()
         self._notify()
         return grading
+
+    def wake(self) -> None:
+        """Tell idle workers that gradings were queued (by a bulk insert, say a course rejudge)."""
+        self._notify()
 
     def _notify(self) -> None:
         with self._wake:
@@ -320,6 +324,8 @@ class GradingQueue:
     def _write(session: Session, claim: Claim, report: Report, conditions: list) -> bool:
         """One transaction: the grading's result (if ``conditions`` still hold) and the submission's
         current grading, moved forward only."""
+        report_json = report.to_json()
+        failing = first_failure(report_json.get("cases", []))
         stored = cast(
             CursorResult[Any],
             session.execute(
@@ -331,10 +337,12 @@ class GradingQueue:
                     score_passed=report.passed,
                     score_total=len(report.cases),
                     diagnosis=str(report.diagnosis) if report.diagnosis is not None else None,
+                    diagnosis_zh=report_json.get("diagnosis_zh"),
+                    failed_case=str(failing.get("name"))[:128] if failing is not None else None,
                     seed=report.seed,
                     judge_version=report.judge_version,
                     exercise_hash=report.exercise.get("content_hash"),
-                    report_json=report.to_json(),
+                    report_json=report_json,
                     finished_at=utcnow(),
                     lease_expires_at=None,
                 )

@@ -27,11 +27,13 @@ from sqlalchemy import (
     CursorResult,
     DateTime,
     Enum,
+    Float,
     ForeignKey,
     Index,
     Integer,
     String,
     Text,
+    UniqueConstraint,
     delete,
     func,
     select,
@@ -49,8 +51,15 @@ class Base(DeclarativeBase):
 
 
 class Role(str, enum.Enum):
+    """What an account may do site-wide. Within a course, :class:`CourseRole` decides.
+
+    ``instructor`` may create courses (and is then an instructor of them); ``admin`` (the
+    account ``make run`` creates at first start) may do everything, in every course.
+    """
+
     learner = "learner"
     instructor = "instructor"
+    admin = "admin"
 
 
 class Status(str, enum.Enum):
@@ -271,6 +280,9 @@ class Submission(Base):
         primaryjoin="foreign(Submission.current_grading_id) == Grading.id", viewonly=True
     )
 
+    # The gradebook and the course lists read one learner's attempts at one exercise in time order.
+    __table_args__ = (Index("ix_submission_user_exercise", "user_id", "exercise_id", "created_at"),)
+
     @property
     def latest(self) -> Grading | None:
         """The newest grading, whatever its status."""
@@ -310,6 +322,9 @@ class Grading(Base):
     score_passed: Mapped[int | None] = mapped_column(Integer, nullable=True)
     score_total: Mapped[int | None] = mapped_column(Integer, nullable=True)
     diagnosis: Mapped[str | None] = mapped_column(Text, nullable=True)  # the report's diagnosis, in English
+    diagnosis_zh: Mapped[str | None] = mapped_column(Text, nullable=True)  # the same, in Chinese
+    # The name of the first case that failed (None: none did), for the course analytics.
+    failed_case: Mapped[str | None] = mapped_column(String(128), nullable=True)
     judge_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
     exercise_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     report_json: Mapped[dict | None] = mapped_column(JSON, nullable=True)
@@ -320,6 +335,11 @@ class Grading(Base):
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
+    # Set on gradings a rejudge added: which rejudge, and the grading that was current when it
+    # was asked for (None: the submission had no finished grading), to show which verdicts changed.
+    rejudge_id: Mapped[int | None] = mapped_column(ForeignKey("rejudge.id"), nullable=True, index=True)
+    replaces_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
     submission: Mapped[Submission] = relationship(back_populates="gradings")
 
     __table_args__ = (Index("ix_grading_queue", "status", "priority", "id"),)
@@ -328,6 +348,179 @@ class Grading(Base):
     def verdict_code(self) -> str | None:
         """The verdict's short code ("AC"), for templates and JSON."""
         return self.verdict.value if self.verdict is not None else None
+
+
+class CourseRole(str, enum.Enum):
+    learner = "learner"
+    instructor = "instructor"
+
+
+class LatePolicy(str, enum.Enum):
+    """What a submission after the (learner's) due date counts for."""
+
+    not_accepted = "not_accepted"  # nothing: only submissions up to the due date count
+    penalty = "penalty"  # its score less ``penalty_per_day`` per started day late (not below 0)
+    flagged = "flagged"  # its full score, flagged late in the gradebook and the export
+
+
+class Visibility(str, enum.Enum):
+    """What a learner sees of the hidden cases' results of a submission to an assignment."""
+
+    rule = "rule"  # each hidden case's verdict and, when it failed, its rule and row label (the default)
+    diagnosis = "diagnosis"  # each hidden case's verdict and the report's diagnosis, no rule
+    nothing = "nothing"  # no hidden case, no diagnosis, no verdict or score that depends on them
+
+
+class Course(Base):
+    """A class: its people (:class:`Membership`), its assignments, its time zone.
+
+    Date-times are stored in UTC; ``time_zone`` (an IANA name) is how pages show them and how a
+    date-time typed without an offset is read.
+    """
+
+    __tablename__ = "course"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    join_code: Mapped[str] = mapped_column(String(32), unique=True, index=True)
+    time_zone: Mapped[str] = mapped_column(String(64), default="UTC")
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    memberships: Mapped[list[Membership]] = relationship(back_populates="course", cascade="all, delete-orphan")
+    assignments: Mapped[list[Assignment]] = relationship(
+        back_populates="course", order_by="Assignment.due_at", cascade="all, delete-orphan"
+    )
+
+
+class Membership(Base):
+    """``user`` is a learner or an instructor of ``course`` (one row per pair)."""
+
+    __tablename__ = "membership"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("course.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    role: Mapped[CourseRole] = mapped_column(Enum(CourseRole, native_enum=False, length=16))
+    joined_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    course: Mapped[Course] = relationship(back_populates="memberships")
+    user: Mapped[User] = relationship()
+
+    __table_args__ = (UniqueConstraint("course_id", "user_id", name="uq_membership_course_user"),)
+
+
+class Assignment(Base):
+    """Exercises of a course due at one date-time, with a late policy and what learners see."""
+
+    __tablename__ = "assignment"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("course.id"), index=True)
+    title: Mapped[str] = mapped_column(String(200))
+    opens_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    due_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    late_policy: Mapped[LatePolicy] = mapped_column(
+        Enum(LatePolicy, native_enum=False, length=16), default=LatePolicy.not_accepted
+    )
+    penalty_per_day: Mapped[float] = mapped_column(Float, default=0.0)  # a share of the score, 0..1
+    visibility_before: Mapped[Visibility] = mapped_column(
+        Enum(Visibility, native_enum=False, length=16), default=Visibility.rule
+    )
+    visibility_after: Mapped[Visibility] = mapped_column(
+        Enum(Visibility, native_enum=False, length=16), default=Visibility.rule
+    )
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    course: Mapped[Course] = relationship(back_populates="assignments")
+    items: Mapped[list[AssignmentExercise]] = relationship(
+        back_populates="assignment", order_by="AssignmentExercise.position", cascade="all, delete-orphan"
+    )
+    extensions: Mapped[list[Extension]] = relationship(back_populates="assignment", cascade="all, delete-orphan")
+
+    @property
+    def exercises(self) -> list[Exercise]:
+        return [item.exercise for item in self.items]
+
+
+class AssignmentExercise(Base):
+    """One exercise of an assignment. An exercise is in at most one assignment of a course, so
+    that a gradebook cell (learner, exercise) has one deadline (``course_id`` makes that a
+    unique constraint)."""
+
+    __tablename__ = "assignment_exercise"
+
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignment.id"), primary_key=True)
+    exercise_id: Mapped[int] = mapped_column(ForeignKey("exercise.id"), primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("course.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    assignment: Mapped[Assignment] = relationship(back_populates="items")
+    exercise: Mapped[Exercise] = relationship()
+
+    __table_args__ = (UniqueConstraint("course_id", "exercise_id", name="uq_assignment_exercise_course"),)
+
+
+class Extension(Base):
+    """A later due date for one learner on one assignment."""
+
+    __tablename__ = "extension"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignment.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    due_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+    granted_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    granted_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    assignment: Mapped[Assignment] = relationship(back_populates="extensions")
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+
+    __table_args__ = (UniqueConstraint("assignment_id", "user_id", name="uq_extension_assignment_user"),)
+
+
+class Override(Base):
+    """An instructor's score for one learner's exercise in a course, replacing the counted one.
+
+    Rows are never changed: a new override is a new row and the newest counts, so the history of
+    who set what, when and why stays. The learner sees the newest one with its comment.
+    """
+
+    __tablename__ = "score_override"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("course.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    exercise_id: Mapped[int] = mapped_column(ForeignKey("exercise.id"), index=True)
+    score: Mapped[float] = mapped_column(Float)  # a share of the exercise's points, 0..1
+    comment: Mapped[str] = mapped_column(Text, default="")
+    by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    by: Mapped[User | None] = relationship(foreign_keys=[by_id])
+
+
+class RejudgeScope(str, enum.Enum):
+    submission = "submission"
+    exercise = "exercise"  # an exercise within a course: its learners' submissions
+    assignment = "assignment"  # every exercise of an assignment, its course's learners
+
+
+class Rejudge(Base):
+    """One request to judge submissions again: its gradings carry its id (``Grading.rejudge_id``)."""
+
+    __tablename__ = "rejudge"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scope: Mapped[RejudgeScope] = mapped_column(Enum(RejudgeScope, native_enum=False, length=16))
+    course_id: Mapped[int | None] = mapped_column(ForeignKey("course.id"), nullable=True, index=True)
+    exercise_id: Mapped[int | None] = mapped_column(ForeignKey("exercise.id"), nullable=True)
+    assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignment.id"), nullable=True)
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submission.id"), nullable=True)
+    requested_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    gradings: Mapped[list[Grading]] = relationship(order_by="Grading.id", viewonly=True)
 
 
 def count_queued(session: Session, user: User) -> int:
