@@ -1,0 +1,150 @@
+"""What counts in a course: best grading before the effective deadline, per the late policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from web.counting import cells
+from web.courses import grant_extension, override_score
+from web.database import make_engine, session_factory, upgrade
+from web.exercises import sync_exercises
+from web.models import LatePolicy
+
+from tests.web.course_world import attempt, course_with_assignment, exercise, learner_in, moment
+
+
+@pytest.fixture
+def session(tmp_path):
+    url = f"sqlite:///{tmp_path / 'site.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    with session_factory(engine)() as session:
+        sync_exercises(session)
+        yield session
+    engine.dispose()
+
+
+def cell(session, course, learner, number):
+    return cells(session, course.id).get((learner.id, exercise(session, number).id))
+
+
+def test_best_on_time_grading_counts_and_attempts_before_opening_do_not(session):
+    _, course, _ = course_with_assignment(session)
+    ann = learner_in(session, course, "ann")
+    attempt(session, ann, exercise(session, 39), "2027-02-20 10:00")  # practice before it opened: not counted
+    attempt(session, ann, exercise(session, 39), "2027-03-02 10:00", "WA", passed=4)
+    best = attempt(session, ann, exercise(session, 39), "2027-03-03 10:00", "WA", passed=7)
+    attempt(session, ann, exercise(session, 39), "2027-03-04 10:00", "WA", passed=2)
+    found = cell(session, course, ann, 39)
+    assert (found.attempts, found.submission_id, found.counted, found.late) == (3, best.id, 0.7, False)
+    assert found.verdict.value == "WA" and found.score == 0.7
+    assert cell(session, course, ann, 1) is None  # never tried
+
+
+def test_late_not_accepted_counts_nothing_after_the_deadline(session):
+    _, course, _ = course_with_assignment(session, late_policy="not_accepted")
+    bob = learner_in(session, course, "bob")
+    on_time = attempt(session, bob, exercise(session, 39), "2027-03-07 23:59:59", "WA", passed=5)
+    attempt(session, bob, exercise(session, 39), "2027-03-08 00:00:01", "AC")
+    found = cell(session, course, bob, 39)
+    assert (found.submission_id, found.counted, found.late, found.attempts) == (on_time.id, 0.5, False, 2)
+
+
+def test_exactly_at_the_deadline_is_on_time(session):
+    _, course, _ = course_with_assignment(session)
+    bob = learner_in(session, course, "bob")
+    attempt(session, bob, exercise(session, 39), "2027-03-08 00:00:00", "AC")
+    assert cell(session, course, bob, 39).counted == 1.0
+
+
+def test_only_late_work_under_not_accepted_counts_zero_but_is_an_attempt(session):
+    _, course, _ = course_with_assignment(session)
+    cat = learner_in(session, course, "cat")
+    attempt(session, cat, exercise(session, 39), "2027-03-09 00:00", "AC")
+    found = cell(session, course, cat, 39)
+    assert (found.attempts, found.counted, found.score, found.late) == (1, None, 0.0, False)
+
+
+@pytest.mark.parametrize("late_by, factor", [("00:00:01", 0.9), ("23:59:59", 0.9), ("1 00:00:01", 0.8),
+                                             ("9 12:00:00", 0.0), ("30 00:00:00", 0.0)])
+def test_penalty_per_started_day(session, late_by, factor):
+    _, course, _ = course_with_assignment(session, late_policy="penalty", penalty_per_day=0.1)
+    dan = learner_in(session, course, "dan")
+    days, _, clock = late_by.rpartition(" ")
+    hours, minutes, seconds = map(int, clock.split(":"))
+    import datetime as dt
+    at = moment("2027-03-08 00:00") + dt.timedelta(days=int(days or 0), hours=hours, minutes=minutes, seconds=seconds)
+    attempt(session, dan, exercise(session, 39), at, "AC")
+    found = cell(session, course, dan, 39)
+    assert found.counted == pytest.approx(factor) and found.late is True
+
+
+def test_penalty_late_ac_beats_weaker_on_time_work_only_when_worth_more(session):
+    _, course, _ = course_with_assignment(session, late_policy="penalty", penalty_per_day=0.25)
+    eve, fay = learner_in(session, course, "eve"), learner_in(session, course, "fay")
+    for learner, on_time_passed in ((eve, 5), (fay, 8)):
+        attempt(session, learner, exercise(session, 39), "2027-03-07 12:00", "WA", passed=on_time_passed)
+        attempt(session, learner, exercise(session, 39), "2027-03-08 06:00", "AC")  # 0.75 after one day
+    eve_cell, fay_cell = cell(session, course, eve, 39), cell(session, course, fay, 39)
+    assert (eve_cell.counted, eve_cell.late) == (pytest.approx(0.75), True)
+    assert (fay_cell.counted, fay_cell.late) == (pytest.approx(0.8), False)
+
+
+def test_flagged_counts_in_full_and_flags_late(session):
+    _, course, _ = course_with_assignment(session, late_policy=LatePolicy.flagged)
+    gus = learner_in(session, course, "gus")
+    attempt(session, gus, exercise(session, 39), "2027-03-20 12:00", "AC")
+    found = cell(session, course, gus, 39)
+    assert (found.counted, found.late) == (1.0, True)
+
+
+def test_an_equal_later_score_never_turns_an_on_time_cell_late(session):
+    _, course, _ = course_with_assignment(session, late_policy="flagged")
+    hal = learner_in(session, course, "hal")
+    first = attempt(session, hal, exercise(session, 39), "2027-03-05 12:00", "AC")
+    attempt(session, hal, exercise(session, 39), "2027-03-10 12:00", "AC")
+    found = cell(session, course, hal, 39)
+    assert (found.submission_id, found.late) == (first.id, False)
+
+
+def test_an_extension_moves_one_learners_deadline(session):
+    teacher, course, work = course_with_assignment(session)
+    ida, jon = learner_in(session, course, "ida"), learner_in(session, course, "jon")
+    grant_extension(session, work, ida, "2027-03-10T00:00Z", teacher)
+    for learner in (ida, jon):
+        attempt(session, learner, exercise(session, 39), "2027-03-09 12:00", "AC")
+    assert cell(session, course, ida, 39).counted == 1.0
+    assert cell(session, course, jon, 39).counted is None
+
+
+def test_ungraded_attempts_count_as_attempts_not_scores(session):
+    _, course, _ = course_with_assignment(session)
+    kim = learner_in(session, course, "kim")
+    attempt(session, kim, exercise(session, 39), "2027-03-02 12:00", graded=False)
+    found = cell(session, course, kim, 39)
+    assert (found.attempts, found.counted, found.grading_id) == (1, None, None)
+
+
+def test_the_newest_override_replaces_the_score_and_keeps_the_history(session):
+    teacher, course, _ = course_with_assignment(session)
+    lea = learner_in(session, course, "lea")
+    attempt(session, lea, exercise(session, 39), "2027-03-02 12:00", "WA", passed=3)
+    override_score(session, course, lea, exercise(session, 39), 0.5, "partial credit", teacher)
+    session.flush()
+    override_score(session, course, lea, exercise(session, 39), 0.9, "regraded by hand", teacher)
+    override_score(session, course, lea, exercise(session, 1), 1.0, "excused", teacher)  # no attempt at all
+    session.flush()
+    found = cell(session, course, lea, 39)
+    assert (found.counted, found.override, found.score, found.override_comment) == (
+        pytest.approx(0.3), 0.9, 0.9, "regraded by hand")
+    excused = cell(session, course, lea, 1)
+    assert (excused.attempts, excused.score, excused.submission_id) == (0, 1.0, None)
+
+
+def test_other_courses_and_non_members_do_not_leak_in(session):
+    _, course, _ = course_with_assignment(session)
+    _, other, _ = course_with_assignment(session, exercises=(39,))
+    mia = learner_in(session, other, "mia")  # in the other course only
+    attempt(session, mia, exercise(session, 39), "2027-03-02 12:00", "AC")
+    assert cells(session, course.id) == {}
+    assert len(cells(session, other.id)) == 1

@@ -1,0 +1,247 @@
+"""What counts for a learner in a course: one SQL query per question, never a loop over attempts.
+
+For each learner of a course and each exercise of its assignments, the **counted** attempt is
+the learner's best grading under the assignment's rules:
+
+- only submissions made at or after ``opens_at`` are attempts (earlier ones were practice);
+- a submission counts with its current grading (:attr:`Submission.current`); its score is the
+  share of cases passed, ``score_passed / score_total`` (1.0 for an AC);
+- the learner's due date is their extension's, else the assignment's (**effective deadline**);
+  a submission after it is *late*, and counts per the late policy: ``not_accepted`` not at all,
+  ``flagged`` in full (the cell is flagged late), ``penalty`` with its score times
+  ``1 - penalty_per_day * d`` (never below 0), where ``d`` is the number of started days late
+  (one second late is one day);
+- the best counted score wins; among equal scores the earliest submission, so a later attempt
+  that does as well never turns an on-time cell late;
+- an instructor's :class:`~web.models.Override` (the newest) replaces the counted score.
+
+Every function returns a SQLAlchemy ``Select`` (or runs one), so the database aggregates 200 000
+attempts with its indexes; Python only shapes one page of results.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import Float, Integer, Select, and_, case, cast, func, literal, select, union
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import ColumnElement, FunctionElement
+
+from judge.verdicts import Verdict
+from web.models import (
+    Assignment,
+    AssignmentExercise,
+    CourseRole,
+    Extension,
+    Grading,
+    LatePolicy,
+    Membership,
+    Override,
+    Submission,
+)
+
+
+class started_days_after(FunctionElement):
+    """``ceil((later - earlier) / 1 day)`` as an integer, written in each database's date arithmetic."""
+
+    type = Integer()
+    inherit_cache = True
+    name = "started_days_after"
+
+
+@compiles(started_days_after, "sqlite")
+def _started_days_sqlite(element, compiler, **kw) -> str:
+    later, earlier = (compiler.process(clause, **kw) for clause in element.clauses)
+    days = f"(julianday({later}) - julianday({earlier}))"
+    return f"(CAST({days} AS INTEGER) + ({days} > CAST({days} AS INTEGER)))"
+
+
+@compiles(started_days_after, "postgresql")
+def _started_days_postgresql(element, compiler, **kw) -> str:
+    later, earlier = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"CAST(CEIL(EXTRACT(EPOCH FROM ({later} - {earlier})) / 86400.0) AS INTEGER)"
+
+
+def score_share() -> ColumnElement[float]:
+    """A grading's score as a share of its cases (0 when it has none, as an IE may)."""
+    return case(
+        (Grading.score_total > 0, cast(Grading.score_passed, Float) / cast(Grading.score_total, Float)),
+        else_=literal(0.0, Float),
+    )
+
+
+def attempts_query(course_id: int) -> Select:
+    """One row per attempt of a learner of the course at an exercise of its assignments.
+
+    Columns: ``user_id``, ``exercise_id``, ``assignment_id``, ``submission_id``, ``grading_id``
+    (None while not graded), ``verdict``, ``created_at``, ``due_at`` (effective), ``late`` (bool),
+    ``share`` (the grading's score share) and ``counted`` (what it counts for; None when it does
+    not count: not graded yet, or late under ``not_accepted``).
+    """
+    due = func.coalesce(Extension.due_at, Assignment.due_at)
+    late = Submission.created_at > due
+    days = started_days_after(Submission.created_at, due)
+    factor = literal(1.0, Float) - Assignment.penalty_per_day * case((days < 1, 1), else_=days)
+    share = score_share()
+    counted = case(
+        (Grading.id.is_(None), None),
+        (~late, share),
+        (Assignment.late_policy == LatePolicy.flagged, share),
+        (Assignment.late_policy == LatePolicy.penalty, case((factor <= 0, literal(0.0, Float)), else_=share * factor)),
+        else_=None,
+    )
+    return (
+        select(
+            Submission.user_id.label("user_id"),
+            Submission.exercise_id.label("exercise_id"),
+            Assignment.id.label("assignment_id"),
+            Submission.id.label("submission_id"),
+            Grading.id.label("grading_id"),
+            Grading.verdict.label("verdict"),
+            Submission.created_at.label("created_at"),
+            due.label("due_at"),
+            late.label("late"),
+            share.label("share"),
+            counted.label("counted"),
+        )
+        .select_from(Membership)
+        .join(AssignmentExercise, AssignmentExercise.course_id == Membership.course_id)
+        .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
+        .join(
+            Submission,
+            and_(
+                Submission.user_id == Membership.user_id,
+                Submission.exercise_id == AssignmentExercise.exercise_id,
+                Submission.created_at >= Assignment.opens_at,
+            ),
+        )
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Membership.user_id))
+        .outerjoin(Grading, Grading.id == Submission.current_grading_id)
+        .where(Membership.course_id == course_id, Membership.role == CourseRole.learner)
+    )
+
+
+def latest_overrides(course_id: int) -> Select:
+    """The newest override of each (learner, exercise) of the course: ``user_id``, ``exercise_id``,
+    ``override_id``, ``score``, ``comment``, ``by_id``, ``created_at``."""
+    newest = (
+        select(func.max(Override.id).label("id"))
+        .where(Override.course_id == course_id)
+        .group_by(Override.user_id, Override.exercise_id)
+        .subquery()
+    )
+    return select(
+        Override.user_id.label("user_id"),
+        Override.exercise_id.label("exercise_id"),
+        Override.id.label("override_id"),
+        Override.score.label("score"),
+        Override.comment.label("comment"),
+        Override.by_id.label("by_id"),
+        Override.created_at.label("created_at"),
+    ).join(newest, newest.c.id == Override.id)
+
+
+def cells_query(course_id: int) -> Select:
+    """One row per (learner, exercise) the learner attempted or that has an override.
+
+    Columns: ``user_id``, ``exercise_id``, ``attempts``, ``submission_id`` and ``grading_id`` of
+    the counted attempt (the best; when none counts, the first attempt), ``verdict``,
+    ``counted`` (None: nothing counts), ``late`` (the counted attempt was late), ``override``
+    (the newest override's score or None), ``override_comment``, and ``score``: what the cell is
+    worth, the override's score, else ``counted``, else 0.
+    """
+    attempts = attempts_query(course_id).subquery()
+    cell = (attempts.c.user_id, attempts.c.exercise_id)
+    ranked = select(
+        attempts,
+        func.row_number()
+        .over(
+            partition_by=cell,
+            order_by=(
+                attempts.c.counted.is_(None),
+                attempts.c.counted.desc(),
+                attempts.c.created_at,
+                attempts.c.submission_id,
+            ),
+        )
+        .label("rank"),
+        func.count().over(partition_by=cell).label("attempts"),
+    ).subquery()
+    best = select(ranked).where(ranked.c.rank == 1).subquery()
+    overrides = latest_overrides(course_id).subquery()
+    # Every cell with an attempt or an override (a union, not a FULL JOIN: older SQLite lacks it).
+    keys = union(
+        select(best.c.user_id, best.c.exercise_id), select(overrides.c.user_id, overrides.c.exercise_id)
+    ).subquery()
+    return (
+        select(
+            keys.c.user_id,
+            keys.c.exercise_id,
+            func.coalesce(best.c.attempts, 0).label("attempts"),
+            best.c.submission_id,
+            best.c.grading_id,
+            best.c.verdict,
+            best.c.counted,
+            case((best.c.counted.is_(None), False), else_=best.c.late).label("late"),
+            overrides.c.score.label("override"),
+            overrides.c.comment.label("override_comment"),
+            func.coalesce(overrides.c.score, best.c.counted, 0.0).label("score"),
+        )
+        .select_from(keys)
+        .outerjoin(best, and_(best.c.user_id == keys.c.user_id, best.c.exercise_id == keys.c.exercise_id))
+        .outerjoin(
+            overrides, and_(overrides.c.user_id == keys.c.user_id, overrides.c.exercise_id == keys.c.exercise_id)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One learner's standing on one exercise of a course (see :func:`cells_query`)."""
+
+    user_id: int
+    exercise_id: int
+    attempts: int
+    submission_id: int | None
+    grading_id: int | None
+    verdict: Verdict | None
+    counted: float | None
+    late: bool
+    override: float | None
+    override_comment: str | None
+    score: float
+
+
+def cells(session: Session, course_id: int, user_ids: list[int] | None = None) -> dict[tuple[int, int], Cell]:
+    """(user id, exercise id) → :class:`Cell` for the course (only ``user_ids`` when given)."""
+    query = cells_query(course_id).subquery()
+    statement = select(query)
+    if user_ids is not None:
+        statement = statement.where(query.c.user_id.in_(user_ids))
+    found = {}
+    for row in session.execute(statement).mappings():
+        verdict = row["verdict"]
+        found[(row["user_id"], row["exercise_id"])] = Cell(
+            user_id=row["user_id"],
+            exercise_id=row["exercise_id"],
+            attempts=row["attempts"],
+            submission_id=row["submission_id"],
+            grading_id=row["grading_id"],
+            verdict=Verdict(verdict) if isinstance(verdict, str) else verdict,
+            counted=row["counted"],
+            late=bool(row["late"]),
+            override=row["override"],
+            override_comment=row["override_comment"],
+            score=float(row["score"]),
+        )
+    return found
+
+
+def effective_due(session: Session, assignment: Assignment, user_id: int) -> dt.datetime:
+    """``user_id``'s due date-time on ``assignment``: their extension's, else the assignment's."""
+    extended = session.scalar(
+        select(Extension.due_at).where(Extension.assignment_id == assignment.id, Extension.user_id == user_id)
+    )
+    return extended if extended is not None else assignment.due_at

@@ -1,0 +1,391 @@
+"""Courses and assignments: creating them, joining, rosters, extensions and overrides.
+
+The operations behind the instructor's pages and the course API, so both apply one set of
+rules. Each adds rows to the session without committing (the caller commits once) and raises
+:class:`CourseError` (a ``ValueError`` whose message is fit to show) for input it refuses;
+authorization is the caller's (see :mod:`web.permissions`).
+
+Rules worth knowing:
+
+- a join code is 8 characters from an alphabet without look-alikes (no 0/O, 1/I/L); it is read
+  back case-insensitively, ignoring spaces and dashes;
+- an exercise is in at most one assignment of a course, so each gradebook cell has one deadline;
+- opens_at < due_at; a penalty per day is a share of the score in (0, 1];
+- a roster CSV adds existing accounts by name (one per row, the first column, or the column
+  headed ``name``/``user``/``username``); unknown names are reported, not created: those
+  learners sign up and join with the code.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from web.accounts import find_user
+from web.models import (
+    Assignment,
+    AssignmentExercise,
+    Course,
+    CourseRole,
+    Exercise,
+    Extension,
+    LatePolicy,
+    Membership,
+    Override,
+    User,
+    Visibility,
+    as_utc,
+)
+from web.moments import MomentError, parse_moment, zone
+from web.validation import text_problem
+
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 8
+MAX_TITLE = 200
+MAX_ROSTER_BYTES = 1024 * 1024
+MAX_ROSTER_ROWS = 5000
+MAX_COMMENT = 2000
+NAME_HEADERS = ("name", "user", "username", "user_name", "login")
+
+
+class CourseError(ValueError):
+    """Input a course operation refuses; the message says what is wrong and what to send."""
+
+
+def _title(text: object, what: str) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise CourseError(f"a {what} is required")
+    text = text.strip()
+    if len(text) > MAX_TITLE:
+        raise CourseError(f"a {what} has at most {MAX_TITLE} characters")
+    problem = text_problem(text)
+    if problem is not None:
+        raise CourseError(f"the {what} cannot be used: {problem}")
+    return text
+
+
+def normalize_join_code(code: str) -> str:
+    return "".join(code.split()).replace("-", "").upper()
+
+
+def new_join_code(session: Session) -> str:
+    """A join code no course has (see the module docstring)."""
+    while True:
+        code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+        if session.scalar(select(Course.id).where(Course.join_code == code)) is None:
+            return code
+
+
+def create_course(session: Session, creator: User, name: object, time_zone: object = "UTC") -> Course:
+    """A new course with ``creator`` as its first instructor."""
+    if not isinstance(time_zone, str):
+        raise CourseError("the time zone is an IANA name such as 'Europe/Berlin'")
+    try:
+        zone(time_zone)
+    except MomentError as error:
+        raise CourseError(str(error)) from None
+    course = Course(
+        name=_title(name, "course name"),
+        join_code=new_join_code(session),
+        time_zone=time_zone,
+        created_by_id=creator.id,
+    )
+    session.add(course)
+    session.flush()
+    session.add(Membership(course_id=course.id, user_id=creator.id, role=CourseRole.instructor))
+    return course
+
+
+def enroll(session: Session, course: Course, user: User, role: CourseRole = CourseRole.learner) -> bool:
+    """Make ``user`` a member of ``course`` with ``role``; True when something changed.
+
+    An instructor stays an instructor when added as a learner (a roster never demotes anyone);
+    a learner added as an instructor is promoted.
+    """
+    membership = session.scalar(
+        select(Membership).where(Membership.course_id == course.id, Membership.user_id == user.id)
+    )
+    if membership is None:
+        session.add(Membership(course_id=course.id, user_id=user.id, role=role))
+        return True
+    if role is CourseRole.instructor and membership.role is not CourseRole.instructor:
+        membership.role = CourseRole.instructor
+        return True
+    return False
+
+
+def join(session: Session, user: User, code: object) -> Course:
+    """``user`` joins the course whose join code is ``code`` (as a learner)."""
+    if not isinstance(code, str) or not code.strip():
+        raise CourseError("a join code is required (your instructor gives it out)")
+    course = session.scalar(select(Course).where(Course.join_code == normalize_join_code(code)[:64]))
+    if course is None:
+        raise CourseError("no course has this join code; check it with your instructor")
+    enroll(session, course, user)
+    return course
+
+
+@dataclass
+class RosterResult:
+    """What a roster upload did: names added, names already in the course, names with no account."""
+
+    added: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def roster_names(data: bytes | str) -> list[str]:
+    """The user names in a roster CSV (see the module docstring), in order, without repeats."""
+    if isinstance(data, bytes):
+        if len(data) > MAX_ROSTER_BYTES:
+            raise CourseError(f"a roster file has at most {MAX_ROSTER_BYTES // 1024} KiB")
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise CourseError("the roster is not UTF-8 text; save it as CSV (UTF-8)") from None
+    problem = text_problem(data)
+    if problem is not None:
+        raise CourseError(f"the roster cannot be read: {problem}")
+    try:
+        rows = [row for row in csv.reader(io.StringIO(data)) if any(cell.strip() for cell in row)]
+    except csv.Error as error:
+        raise CourseError(f"the roster is not valid CSV: {error}") from None
+    if len(rows) > MAX_ROSTER_ROWS:
+        raise CourseError(f"a roster has at most {MAX_ROSTER_ROWS} rows")
+    column = 0
+    if rows:
+        header = [cell.strip().lower() for cell in rows[0]]
+        named = [index for index, cell in enumerate(header) if cell in NAME_HEADERS]
+        if named:
+            column, rows = named[0], rows[1:]
+    names: list[str] = []
+    for row in rows:
+        name = row[column].strip() if column < len(row) else ""
+        if name and name not in names:
+            names.append(name)
+    if not names:
+        raise CourseError("the roster names nobody: one user name per row, or a column headed 'name'")
+    return names
+
+
+def add_roster(session: Session, course: Course, data: bytes | str) -> RosterResult:
+    """Enroll every existing account a roster CSV names as a learner of ``course``."""
+    result = RosterResult()
+    for name in roster_names(data):
+        user = find_user(session, name)
+        if user is None:
+            result.unknown.append(name)
+        elif enroll(session, course, user):
+            result.added.append(user.name)
+        else:
+            result.already.append(user.name)
+    return result
+
+
+def add_instructor(session: Session, course: Course, name: object) -> User:
+    """Make the account called ``name`` an instructor of ``course``."""
+    if not isinstance(name, str) or not name.strip():
+        raise CourseError("a user name is required")
+    user = find_user(session, name)
+    if user is None:
+        raise CourseError(f"no account is called {name.strip()[:64]!r}; they sign up first")
+    enroll(session, course, user, CourseRole.instructor)
+    return user
+
+
+def _moment(value: object, course: Course, what: str) -> dt.datetime:
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            raise CourseError(f"{what} needs a time zone")
+        return value.astimezone(dt.UTC)
+    if not isinstance(value, str):
+        raise CourseError(f"{what} is an ISO 8601 date-time such as 2027-03-14T23:59")
+    try:
+        return parse_moment(value, course.time_zone)
+    except MomentError as error:
+        raise CourseError(f"{what}: {error}") from None
+
+
+def _enum(kind, value: object, what: str):
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(member.value for member in kind)
+        raise CourseError(f"{what} is one of {choices}") from None
+
+
+def _exercises(session: Session, course: Course, identifiers: object, assignment: Assignment | None) -> list[Exercise]:
+    from judge.exercise import ExerciseError, resolve
+
+    if not isinstance(identifiers, list) or not identifiers:
+        raise CourseError('"exercises" is a non-empty list of exercise numbers or slugs')
+    found: list[Exercise] = []
+    for identifier in identifiers:
+        if not isinstance(identifier, (str, int)) or isinstance(identifier, bool):
+            raise CourseError("each exercise is a number or a slug")
+        try:
+            number = resolve(str(identifier)).number
+        except (ExerciseError, ValueError):
+            raise CourseError(f"no exercise {str(identifier)[:40]!r}") from None
+        row = session.scalar(select(Exercise).where(Exercise.number == number))
+        if row is None:
+            raise CourseError(f"exercise {number} is not on this site yet")
+        if row in found:
+            raise CourseError(f"exercise {number} is listed twice")
+        elsewhere = session.scalar(
+            select(Assignment)
+            .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
+            .where(AssignmentExercise.course_id == course.id, AssignmentExercise.exercise_id == row.id)
+        )
+        if elsewhere is not None and elsewhere is not assignment:
+            raise CourseError(f"exercise {number} is already in the assignment {elsewhere.title!r} of this course")
+        found.append(row)
+    return found
+
+
+def save_assignment(
+    session: Session,
+    course: Course,
+    *,
+    title: object,
+    exercises: object,
+    opens_at: object,
+    due_at: object,
+    late_policy: object = LatePolicy.not_accepted,
+    penalty_per_day: object = 0.0,
+    visibility_before: object = Visibility.rule,
+    visibility_after: object = Visibility.rule,
+    assignment: Assignment | None = None,
+) -> Assignment:
+    """Create an assignment of ``course`` (or change ``assignment``) from checked values.
+
+    Date-times are ISO 8601 strings (or aware datetimes); without an offset they are the
+    course's wall-clock time (see :func:`web.moments.parse_moment`).
+    """
+    title = _title(title, "title")
+    opens, due = _moment(opens_at, course, "opens_at"), _moment(due_at, course, "due_at")
+    if not opens < due:
+        raise CourseError("the due date-time must come after the opening one")
+    policy = _enum(LatePolicy, late_policy, "late_policy")
+    if isinstance(penalty_per_day, bool) or not isinstance(penalty_per_day, (int, float)):
+        raise CourseError("penalty_per_day is a number: the share of the score lost per day late, e.g. 0.1")
+    penalty = float(penalty_per_day)
+    if policy is LatePolicy.penalty and not 0 < penalty <= 1:
+        raise CourseError("with the penalty policy, penalty_per_day is more than 0 and at most 1 (0.1 = 10% a day)")
+    if policy is not LatePolicy.penalty:
+        penalty = 0.0
+    before = _enum(Visibility, visibility_before, "visibility_before")
+    after = _enum(Visibility, visibility_after, "visibility_after")
+    rows = _exercises(session, course, exercises, assignment)
+    if assignment is None:
+        assignment = Assignment(course_id=course.id)
+        session.add(assignment)
+    assignment.title, assignment.opens_at, assignment.due_at = title, opens, due
+    assignment.late_policy, assignment.penalty_per_day = policy, penalty
+    assignment.visibility_before, assignment.visibility_after = before, after
+    assignment.items.clear()
+    session.flush()
+    for position, row in enumerate(rows):
+        assignment.items.append(
+            AssignmentExercise(exercise_id=row.id, course_id=course.id, position=position, exercise=row)
+        )
+    session.flush()
+    return assignment
+
+
+def grant_extension(
+    session: Session, assignment: Assignment, learner: User, due_at: object, granted_by: User
+) -> Extension:
+    """Give ``learner`` a later due date on ``assignment`` (replacing an earlier extension)."""
+    due = _moment(due_at, assignment.course, "due_at")
+    if due <= as_utc(assignment.due_at):
+        raise CourseError("an extension's due date-time comes after the assignment's")
+    if (
+        session.scalar(
+            select(Membership.id).where(
+                Membership.course_id == assignment.course_id,
+                Membership.user_id == learner.id,
+                Membership.role == CourseRole.learner,
+            )
+        )
+        is None
+    ):
+        raise CourseError(f"{learner.name!r} is not a learner of this course")
+    extension = session.scalar(
+        select(Extension).where(Extension.assignment_id == assignment.id, Extension.user_id == learner.id)
+    )
+    if extension is None:
+        extension = Extension(assignment_id=assignment.id, user_id=learner.id)
+        session.add(extension)
+    extension.due_at, extension.granted_by_id, extension.granted_at = due, granted_by.id, dt.datetime.now(dt.UTC)
+    return extension
+
+
+def override_score(
+    session: Session, course: Course, learner: User, exercise: Exercise, score: object, comment: object, by: User
+) -> Override:
+    """Record ``by``'s score (a share 0..1 of the exercise's point) for ``learner``, with a comment."""
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= float(score) <= 1:
+        raise CourseError("an override's score is a number from 0 to 1 (a share of the exercise's point)")
+    if not isinstance(comment, str) or not comment.strip():
+        raise CourseError("an override needs a comment: the learner reads why their score changed")
+    if len(comment) > MAX_COMMENT:
+        raise CourseError(f"a comment has at most {MAX_COMMENT} characters")
+    problem = text_problem(comment)
+    if problem is not None:
+        raise CourseError(f"the comment cannot be used: {problem}")
+    in_course = session.scalar(
+        select(AssignmentExercise.exercise_id).where(
+            AssignmentExercise.course_id == course.id, AssignmentExercise.exercise_id == exercise.id
+        )
+    )
+    if in_course is None:
+        raise CourseError(f"exercise {exercise.number} is in no assignment of this course")
+    override = Override(
+        course_id=course.id,
+        user_id=learner.id,
+        exercise_id=exercise.id,
+        score=float(score),
+        comment=comment.strip(),
+        by_id=by.id,
+    )
+    session.add(override)
+    return override
+
+
+def learners(session: Session, course: Course) -> Sequence[User]:
+    """The course's learners, by name."""
+    return session.scalars(
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.course_id == course.id, Membership.role == CourseRole.learner)
+        .order_by(User.name_key)
+    ).all()
+
+
+def instructors(session: Session, course: Course) -> Sequence[User]:
+    return session.scalars(
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.course_id == course.id, Membership.role == CourseRole.instructor)
+        .order_by(User.name_key)
+    ).all()
+
+
+def courses_of(session: Session, user: User) -> Sequence[tuple[Course, CourseRole]]:
+    """The courses ``user`` is in, with their role, newest first."""
+    return session.execute(
+        select(Course, Membership.role)
+        .join(Membership, Membership.course_id == Course.id)
+        .where(Membership.user_id == user.id)
+        .order_by(Course.id.desc())
+    ).all()

@@ -1,0 +1,123 @@
+"""Who may reach what: one home for every authorization rule of pages and API routes.
+
+- A **site admin** (:attr:`Role.admin`, the account created at first start) may do everything.
+- An account with the site role **instructor** may create courses; within a course,
+  :class:`CourseRole` decides: a course's instructors manage it and see its learners' work on
+  its exercises, nothing of other courses.
+- A **learner** sees their own submissions and the courses they joined, never an instructor page.
+
+Refusals are 404s with the same text as for an id that does not exist, so a probe cannot
+tell another course or submission exists (as :mod:`web.lookup` does for submissions).
+"""
+
+from __future__ import annotations
+
+from flask import abort, g
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session, aliased
+
+from web.models import AssignmentExercise, Course, CourseRole, Membership, Rejudge, Role, Submission, User
+
+
+def is_admin(user: User | None) -> bool:
+    return user is not None and user.role is Role.admin
+
+
+def may_create_courses(user: User | None) -> bool:
+    """Whether ``user`` may create a course (site instructors and admins)."""
+    return user is not None and user.role in (Role.instructor, Role.admin)
+
+
+def course_role(session: Session, user: User, course: Course) -> CourseRole | None:
+    """``user``'s role in ``course`` (None: not a member)."""
+    return session.scalar(
+        select(Membership.role).where(Membership.course_id == course.id, Membership.user_id == user.id)
+    )
+
+
+def teaches(session: Session, user: User | None, course: Course) -> bool:
+    """Whether ``user`` may manage ``course``: an admin, or one of its instructors."""
+    if user is None:
+        return False
+    return is_admin(user) or course_role(session, user, course) is CourseRole.instructor
+
+
+def teaches_anything(session: Session, user: User | None) -> bool:
+    """Whether ``user`` should see the instructor's menu (an admin, a site instructor or a course's)."""
+    if user is None:
+        return False
+    if may_create_courses(user):
+        return True
+    return (
+        session.scalar(
+            select(Membership.id)
+            .where(Membership.user_id == user.id, Membership.role == CourseRole.instructor)
+            .limit(1)
+        )
+        is not None
+    )
+
+
+def teaches_author_of(session: Session, viewer: User | None, submission: Submission) -> bool:
+    """Whether ``viewer`` may see ``submission`` as an instructor (full hidden messages, seeds):
+    an admin, or an instructor of a course in which its author is a learner and whose
+    assignments include its exercise."""
+    if viewer is None:
+        return False
+    if is_admin(viewer):
+        return True
+    teacher, learner = aliased(Membership), aliased(Membership)
+    query = select(
+        exists()
+        .where(
+            teacher.user_id == viewer.id,
+            teacher.role == CourseRole.instructor,
+            learner.course_id == teacher.course_id,
+            learner.user_id == submission.user_id,
+            learner.role == CourseRole.learner,
+            AssignmentExercise.course_id == teacher.course_id,
+            AssignmentExercise.exercise_id == submission.exercise_id,
+        )
+        .correlate(None)
+    )
+    return bool(session.scalar(query))
+
+
+def may_see(session: Session, viewer: User | None, submission: Submission) -> bool:
+    """Whether ``viewer`` may open ``submission`` at all: its author or one who teaches its author."""
+    return viewer is not None and (submission.user_id == viewer.id or teaches_author_of(session, viewer, submission))
+
+
+def course_to_teach(course_id: int, viewer: User) -> Course:
+    """Course ``course_id`` if ``viewer`` teaches it (see :func:`teaches`); else a 404."""
+    course = g.db.get(Course, course_id)
+    if course is None or not teaches(g.db, viewer, course):
+        abort(404, description=f"no course {course_id}")
+    return course
+
+
+def course_to_attend(course_id: int, viewer: User) -> Course:
+    """Course ``course_id`` if ``viewer`` is in it (either role) or is an admin; else a 404."""
+    course = g.db.get(Course, course_id)
+    if course is None or not (is_admin(viewer) or course_role(g.db, viewer, course) is not None):
+        abort(404, description=f"no course {course_id}")
+    return course
+
+
+def refuse_unless(allowed: bool, what: str = "this page") -> None:
+    """A 403 for a signed-in user who may not use ``what`` (a learner on an instructor page):
+    these pages exist for everyone, so their existence is no secret."""
+    if not allowed:
+        abort(403, description=f"{what} is for instructors")
+
+
+def may_see_rejudge(session: Session, user: User, rejudge: Rejudge) -> bool:
+    """Whether ``user`` may see what ``rejudge`` changed: one who teaches its course, or for a
+    single submission, one who teaches its author."""
+    if is_admin(user):
+        return True
+    if rejudge.course_id is not None:
+        course = session.get(Course, rejudge.course_id)
+        return course is not None and teaches(session, user, course)
+    submission = session.get(Submission, rejudge.submission_id) if rejudge.submission_id is not None else None
+    return submission is not None and teaches_author_of(session, user, submission)
