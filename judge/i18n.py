@@ -72,6 +72,7 @@ SHARED: dict[str, tuple[str, str]] = {
     "suite_judge": ("judge", "评测"),
     "suite_tiny": ("tiny", "小规模"),
     # the list of exercises
+    "exercise": ("Exercise", "练习"),
     "title": ("Title", "标题"),
     "difficulty": ("Difficulty", "难度"),
     "runs_in": ("Runs in", "运行于"),
@@ -88,11 +89,10 @@ _CLI_ALIASES = {
     "tiny": "suite_tiny",
 }
 # Headings the CLI writes in lower case (a terminal table's habit; the site capitalises them).
-_CLI_LOWER_CASE = frozenset({"case", "suite", "result", "time", "title", "difficulty", "runs_in"})
+_CLI_LOWER_CASE = frozenset({"case", "suite", "result", "time", "exercise", "title", "difficulty", "runs_in"})
 
 # What only the CLI shows.
 _CLI: dict[str, tuple[str, str]] = {
-    "exercise": ("exercise", "练习"),
     "device": ("device", "设备"),
     "output": ("What your code printed (last lines)", "你的代码输出（末尾部分）"),
     "reproduce": ("Reproduce this run with --seed {seed}", "使用 --seed {seed} 可以复现这次评测"),

@@ -1,8 +1,8 @@
 """One table per fact: a text the CLI and the site both show is written once, in both languages.
 
 The tables: ``judge.i18n.SHARED`` (shown by both), ``judge.i18n._CLI`` (the CLI alone),
-``web.texts.SITE`` (the site alone) and ``judge.verdicts._TITLES`` (the verdicts' names). An
-English text written in two of them is one fact kept twice, and sooner or later translated twice.
+``web.texts.SITE`` and ``web.instructor_texts.INSTRUCTOR`` (the site alone) and
+``judge.verdicts._TITLES`` (the verdicts' names). An English text written in two of them is one fact kept twice, and sooner or later translated twice.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ import string
 import pytest
 
 from judge import i18n, verdicts
-from web import texts
+from web import instructor_texts, texts
 
 TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "judge.i18n.SHARED": i18n.SHARED,
     "judge.i18n._CLI": i18n._CLI,
     "web.texts.SITE": texts.SITE,
+    "web.instructor_texts.INSTRUCTOR": instructor_texts.INSTRUCTOR,
     "judge.verdicts._TITLES": {verdict.value: names for verdict, names in verdicts._TITLES.items()},
 }
 
@@ -56,9 +57,12 @@ def test_no_english_text_is_written_in_two_tables():
 
 def test_the_site_defines_each_key_once():
     site, shared, verdict_names = set(texts.SITE), set(i18n.SHARED), set(texts.VERDICT_NAMES)
+    instructor = set(instructor_texts.INSTRUCTOR)
+    assert not site & instructor, f"keys in both site tables: {sorted(site & instructor)}"
+    site |= instructor
     assert not site & shared, f"site texts that shadow shared ones: {sorted(site & shared)}"
     assert not (site | shared) & verdict_names
-    assert texts.TEXTS == {**texts.SITE, **i18n.SHARED, **texts.VERDICT_NAMES}
+    assert texts.TEXTS == {**texts.SITE, **instructor_texts.INSTRUCTOR, **i18n.SHARED, **texts.VERDICT_NAMES}
 
 
 def test_the_site_shows_the_shared_texts_as_they_are():

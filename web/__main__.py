@@ -11,7 +11,7 @@ date first. A NAME is found as on the sign-in page (case and Unicode width do no
 ``web/names.py``). ``set-password`` also ends every sign-in session of the account (all its
 browsers are signed out); its API tokens stay valid. ``--token`` prints a new API token for the
 user (shown once; only its hash is stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults
-127.0.0.1 and 5000) and, on a site without an instructor, creates one
+127.0.0.1 and 5000) and, on a site without an admin, creates the site admin
 (``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``, else ``instructor`` with a random password
 printed once).
 """

@@ -90,15 +90,16 @@ def change_password(session: Session, user: User, password: str, keep: UserSessi
     return UserSession.end_all(session, user, keep=keep)
 
 
-def ensure_instructor(session: Session, name: str, password: str | None) -> tuple[User, str | None] | None:
-    """On a site without an instructor, create one and commit; return it with its password.
+def ensure_admin(session: Session, name: str, password: str | None) -> tuple[User, str | None] | None:
+    """On a site without an admin, create one (the site admin: may do everything) and commit;
+    return it with its password.
 
     ``password`` None draws a random one (returned, so it can be printed once). Returns None
-    when an instructor exists already (nothing changes).
+    when an admin exists already (nothing changes).
     """
-    if session.scalar(select(User).where(User.role == Role.instructor).limit(1)) is not None:
+    if session.scalar(select(User).where(User.role == Role.admin).limit(1)) is not None:
         return None
     password = password or secrets.token_urlsafe(12)
-    user = create_user(session, name, password, Role.instructor)
+    user = create_user(session, name, password, Role.admin)
     session.commit()
     return user, password

@@ -3,7 +3,7 @@
 Errors are JSON ``{"error", "message"}`` with the right status code. A submission's report is
 the judge's report as stored, minus what is hidden (see :mod:`web.presenting`).
 
-A request body is read only by :func:`_json_object`: a JSON object, nested at most
+A request body is read only by :func:`json_object`: a JSON object, nested at most
 :data:`MAX_JSON_DEPTH` deep, whose every string passed :func:`web.validation.text_problem`;
 anything else is a 400 before any of it is used.
 """
@@ -24,9 +24,10 @@ from web.grading import SubmissionRefused
 from web.i18n import choose_language
 from web.lookup import find_exercise, visible_submission
 from web.models import ApiToken, Exercise
-from web.presenting import submission_view
+from web.presenting import grading_summary, submission_view
 from web.services import services
 from web.validation import text_problem
+from web.visibility import access_for
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 MAX_JSON_DEPTH = 32  # the API's bodies are flat objects; this is generous
@@ -68,7 +69,7 @@ def _strings(value: Any, path: str) -> list[tuple[str, str]]:
     return []
 
 
-def _json_object(example: str) -> dict:
+def json_object(example: str) -> dict:
     """The request's JSON object (see the module docstring); ``example`` shows a good body in the 400."""
     data = request.get_data(cache=True)
     if not request.is_json:
@@ -122,7 +123,7 @@ def get_exercise(identifier: str):
 @limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
 @token_required
 def create_submission():
-    body = _json_object('{"exercise": "39", "code": "..."}')
+    body = json_object('{"exercise": "39", "code": "..."}')
     exercise_id, code = body.get("exercise"), body.get("code")
     # bool is an int to Python, but true is no exercise number
     if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool) or not isinstance(code, str):
@@ -139,4 +140,12 @@ def create_submission():
 @token_required
 def get_submission(submission_id: int):
     submission = visible_submission(submission_id, g.user)
-    return jsonify(submission_view(submission, g.user, g.lang))
+    access = access_for(g.db, g.user, submission)
+    view = submission_view(submission, g.user, g.lang, access)
+    # Whoever may open it (its author, those who teach its author) may read its code.
+    view["user"] = submission.user.name
+    view["code"] = submission.code
+    view["gradings"] = [
+        grading_summary(grading, access, submission.current_grading_id) for grading in submission.gradings
+    ]
+    return jsonify(view)

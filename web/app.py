@@ -193,12 +193,16 @@ def _register_blueprints(app: Flask) -> None:
     from web.api import api
     from web.auth import auth
     from web.browser_run import browser_run
+    from web.course_api import course_api
+    from web.course_pages import courses
     from web.exercise_pages import exercises
     from web.profile import profile
     from web.submission_pages import submissions
 
-    csrf.exempt(api)  # bearer tokens, not cookies: a browser never sends them by itself
-    for blueprint in (api, auth, exercises, submissions, profile, browser_run):
+    # Bearer tokens, not cookies: a browser never sends them by itself.
+    for api_blueprint in (api, course_api):
+        csrf.exempt(api_blueprint)
+    for blueprint in (api, course_api, auth, exercises, submissions, profile, browser_run, courses):
         app.register_blueprint(blueprint)
 
 

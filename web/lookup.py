@@ -2,8 +2,8 @@
 
 One home for the rules: an exercise is named by number, slug or folder exactly as the CLI
 resolves it (:func:`judge.exercise.resolve`) and must be synced to the site; a submission is
-visible to its author and to instructors, and anyone else gets the same 404 as for a number
-that does not exist (a 403 would confirm that it exists).
+visible to its author and to those who teach its author (see :mod:`web.permissions`), and
+anyone else gets the same 404 as for a number that does not exist (a 403 would confirm that it exists).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from sqlalchemy import select
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
-from web.models import Exercise, Role, Submission, User
+from web.models import Exercise, Submission, User
+from web.permissions import may_see
 
 
 def shown(identifier: str) -> str:
@@ -34,8 +35,8 @@ def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
 
 
 def visible_submission(submission_id: int, viewer: User) -> Submission:
-    """Submission ``submission_id`` if ``viewer`` may see it (its author or an instructor); else 404."""
+    """Submission ``submission_id`` if ``viewer`` may see it (:func:`web.permissions.may_see`); else 404."""
     submission = g.db.get(Submission, submission_id)
-    if submission is None or (submission.user_id != viewer.id and viewer.role is not Role.instructor):
+    if submission is None or not may_see(g.db, viewer, submission):
         abort(404, description=f"no submission {submission_id}")
     return submission

@@ -11,29 +11,46 @@ in proportion to a hidden input), so they would carry the hidden inputs out a fe
 time. The submission's time is the sum of its public cases' for the same reason. The learner's
 printed output is never shown either: the code could print the hidden inputs.
 
-Seeds are for instructors only (:func:`shows_seeds`): ``practice/judge.py test N --seed S``
-replays a run's hidden failure messages locally, so a learner who saw the seed of a site attempt
-could read that attempt's hidden messages. A learner sees the run id instead (the submission id:
-a submission is graded into exactly one stored run), which an instructor can look up. Case seeds
-go too: each is a hash of the master seed, and a search over the 53-bit master seeds could find it.
+Seeds are for instructors only: ``practice/judge.py test N --seed S`` replays a run's hidden
+failure messages locally, so a learner who saw the seed of a site attempt could read that
+attempt's hidden messages. A learner sees the run id instead (the submission id), which an
+instructor can look up. Case seeds go too: each is a hash of the master seed, and a search over
+the 53-bit master seeds could find it.
+
+What a viewer gets is an :class:`Access` (worked out by :func:`web.visibility.access_for`):
+
+- one who teaches the author (:func:`web.permissions.teaches_author_of`) sees the report whole:
+  every message, time, statistic, p-value and seed;
+- the author sees it at their assignment's :class:`~web.models.Visibility`: ``rule`` (the above),
+  ``diagnosis`` (each hidden case's verdict and the diagnosis, no rule or label), or ``nothing``
+  (no hidden case at all, and no verdict, score or diagnosis that depends on one: ``withheld``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from judge.report import first_failure, is_failure
 from web.i18n import pick
-from web.models import Role, Submission, User
+from web.models import Grading, Submission, User, Visibility
+from web.texts import TEXTS
 
 HIDDEN = "hidden"
 RULE_FIELDS = ("rule", "rule_zh")  # missing or empty in reports from before the engine wrote them
 HIDDEN_CHECK_FIELDS = ("kind", "alpha", "passed")  # what a learner sees of a hidden case's checks
 
 
-def shows_seeds(viewer: User | None) -> bool:
-    """Whether ``viewer`` may see seeds (see the module docstring): instructors only."""
-    return viewer is not None and viewer.role is Role.instructor
+@dataclass(frozen=True)
+class Access:
+    """How much of a submission's report a viewer sees (see the module docstring)."""
+
+    instructor: bool = False  # the whole report, seeds included
+    visibility: Visibility = Visibility.rule  # for the author: how much of the hidden cases
+
+
+LEARNER_ACCESS = Access()
+INSTRUCTOR_ACCESS = Access(instructor=True)
 
 
 def _text(value: Any) -> str:
@@ -74,41 +91,112 @@ def _visible_time_ms(report: dict[str, Any]) -> float | None:
     return round(sum(numbers), 3) if numbers else None
 
 
-def _visible_message(report: dict[str, Any], lang: str) -> str | None:
-    """The report's headline; when it comes from a hidden case, only that case's rule (or title)."""
+def _visible_message(report: dict[str, Any], lang: str, visibility: Visibility = Visibility.rule) -> str | None:
+    """The report's headline; when it comes from a hidden case, only that case's rule (or title),
+    or at a lower visibility a sentence that says a hidden case failed."""
     failing = first_failure(report.get("cases", []))
     if failing is not None and failing.get("suite") == HIDDEN:
-        return hidden_failure_text(failing, lang)
+        if visibility is Visibility.rule:
+            return hidden_failure_text(failing, lang)
+        return pick(*TEXTS["hidden_case_failed"], lang)
     return report.get("message")
 
 
-def submission_view(submission: Submission, viewer: User | None, lang: str = "en") -> dict[str, Any]:
+def _diagnosis_only(case: dict[str, Any]) -> dict[str, Any]:
+    """A hidden case at ``diagnosis`` visibility: its name, titles, verdict and diagnosis."""
+    case = visible_case(case)
+    case["rule"] = case["rule_zh"] = ""
+    case["checks"] = []
+    return case
+
+
+def _depends_on_hidden(report: dict[str, Any]) -> bool:
+    """Whether the report's verdict comes from a hidden case (no public case failed)."""
+    failing = first_failure(report.get("cases", []))
+    return failing is None or failing.get("suite") == HIDDEN
+
+
+def submission_view(
+    submission: Submission, viewer: User | None, lang: str = "en", access: Access = LEARNER_ACCESS
+) -> dict[str, Any]:
     """What ``viewer`` sees of ``submission`` (the JSON the API answers; the pages render it).
 
+    ``access`` says how much (see :class:`Access`; the default is a learner's at ``rule``).
     ``lang`` (``en`` or ``zh``) is the language of the headline ``message`` when it comes from a
-    hidden case; everything else carries both languages, as the report does.
+    hidden case; everything else carries both languages, as the report does. ``withheld`` is
+    True when the assignment's visibility hides the verdict and score (they depend on hidden cases).
     """
     grading = submission.shown  # the current (newest finished) grading, else the one under way
     report = (grading.report_json if grading is not None else None) or {}
-    seeds = shows_seeds(viewer)
+    full = access.instructor
+    visibility = Visibility.rule if full else access.visibility
+    cases = report.get("cases", [])
+    if full:
+        shown_cases = [dict(case) for case in cases]
+    elif visibility is Visibility.rule:
+        shown_cases = [visible_case(case) for case in cases]
+    elif visibility is Visibility.diagnosis:
+        shown_cases = [visible_case(c) if c.get("suite") != HIDDEN else _diagnosis_only(c) for c in cases]
+    else:
+        shown_cases = [visible_case(case) for case in cases if case.get("suite") != HIDDEN]
+    withheld = (
+        not full
+        and visibility is Visibility.nothing
+        and grading is not None
+        and grading.report_json is not None
+        and _depends_on_hidden(report)
+    )
+    diagnosis_hidden = visibility is Visibility.nothing and _depends_on_hidden(report)
     return {
         "id": submission.id,
         "run_id": submission.id,
         "grading": grading.id if grading is not None else None,
         "exercise": submission.exercise.number,
         "status": grading.status.value if grading is not None else "queued",
-        "verdict": grading.verdict_code if grading is not None else None,
-        "score": report.get("score"),
-        "message": _visible_message(report, lang),
-        "diagnosis": report.get("diagnosis"),
-        "diagnosis_zh": report.get("diagnosis_zh"),
-        "seed": grading.seed if seeds and grading is not None else None,
+        "verdict": None if withheld or grading is None else grading.verdict_code,
+        "withheld": withheld,
+        "score": None if withheld or (visibility is Visibility.nothing and not full) else report.get("score"),
+        "message": report.get("message")
+        if full
+        else (None if withheld else _visible_message(report, lang, visibility)),
+        "diagnosis": None if diagnosis_hidden else report.get("diagnosis"),
+        "diagnosis_zh": None if diagnosis_hidden else report.get("diagnosis_zh"),
+        "seed": grading.seed if full and grading is not None else None,
         "judge_version": grading.judge_version if grading is not None else None,
         "device": report.get("device"),
         "sandbox": report.get("sandbox"),
-        "time_ms": _visible_time_ms(report),
+        "time_ms": report.get("time_ms") if full else _visible_time_ms(report),
         "false_failure_budget": report.get("false_failure_budget"),
-        "cases": [visible_case(case, seeds=seeds) for case in report.get("cases", [])],
+        "cases": shown_cases,
         "created_at": submission.created_at.isoformat() if submission.created_at else None,
         "finished_at": grading.finished_at.isoformat() if grading is not None and grading.finished_at else None,
+    }
+
+
+def grading_summary(grading: Grading, access: Access, current_id: int | None) -> dict[str, Any]:
+    """One grading of a submission's history, as ``access`` allows (no seed for a learner; no
+    verdict or score where the assignment withholds what depends on hidden cases)."""
+    report = grading.report_json or {}
+    withheld = (
+        not access.instructor
+        and access.visibility is Visibility.nothing
+        and grading.report_json is not None
+        and _depends_on_hidden(report)
+    )
+    return {
+        "id": grading.id,
+        "status": grading.status.value,
+        "current": grading.id == current_id,
+        "verdict": None if withheld else grading.verdict_code,
+        "score": None
+        if withheld
+        or grading.score_total is None
+        or (access.visibility is Visibility.nothing and not access.instructor)
+        else {"passed": grading.score_passed, "total": grading.score_total},
+        "diagnosis": grading.diagnosis if access.instructor or access.visibility is not Visibility.nothing else None,
+        "seed": grading.seed if access.instructor else None,
+        "rejudge": grading.rejudge_id,
+        "judge_version": grading.judge_version,
+        "created_at": grading.created_at.isoformat() if grading.created_at else None,
+        "finished_at": grading.finished_at.isoformat() if grading.finished_at else None,
     }

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-from web.accounts import AccountError, ensure_instructor
+from web.accounts import AccountError, ensure_admin
 from web.config import PROJECT_ROOT, Settings
 
 ASSETS = PROJECT_ROOT / "web" / "static" / "build"
@@ -56,7 +56,7 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     site = services(app)
     with site.sessions() as session:
         try:
-            created = ensure_instructor(
+            created = ensure_admin(
                 session,
                 os.environ.get("PROBJUDGE_ADMIN_USER", "instructor"),
                 os.environ.get("PROBJUDGE_ADMIN_PASSWORD") or None,
@@ -75,7 +75,7 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     if created:
         user, password = created
         print(
-            f"Created the instructor account {user.name!r} with password {password!r}. "
+            f"Created the site admin account {user.name!r} with password {password!r}. "
             "It is shown only this once; change it with `python -m web set-password "
             f"{user.name} --password NEW`.",
             flush=True,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from judge.i18n import SHARED
 from judge.verdicts import Verdict
+from web.instructor_texts import INSTRUCTOR
 
 # What only the site shows.
 SITE: dict[str, tuple[str, str]] = {
@@ -204,4 +205,4 @@ SITE: dict[str, tuple[str, str]] = {
 VERDICT_NAMES = {f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict}
 
 # Every text the pages look up; a key defined in two of these tables is a bug the test catches.
-TEXTS: dict[str, tuple[str, str]] = {**SITE, **SHARED, **VERDICT_NAMES}
+TEXTS: dict[str, tuple[str, str]] = {**SITE, **INSTRUCTOR, **SHARED, **VERDICT_NAMES}

@@ -20,7 +20,7 @@ def app(make_site):
     sessions = services(app).sessions
     tokens = {}
     with sessions() as session:
-        for name, role in (("ann", Role.learner), ("ben", Role.learner), ("ida", Role.instructor)):
+        for name, role in (("ann", Role.learner), ("ben", Role.learner), ("ida", Role.admin)):
             user = User(name=name, role=role)
             user.set_password("password123")
             token, secret = ApiToken.issue(user)

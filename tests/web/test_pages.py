@@ -255,16 +255,19 @@ def test_submitting_is_rate_limited_per_account(make_site):
 
 def test_learners_see_only_their_own_submissions(make_site):
     app = make_site(start_workers=False)
-    add_user(app, "ida", Role.instructor)
-    ann, ben, ida = app.test_client(), app.test_client(), app.test_client()
+    add_user(app, "ida", Role.admin)
+    add_user(app, "ivo", Role.instructor)  # teaches no course ann is in
+    ann, ben, ida, ivo = app.test_client(), app.test_client(), app.test_client(), app.test_client()
     sign_up(ann, "ann")
     sign_up(ben, "ben")
     sign_in(ida, "ida")
+    sign_in(ivo, "ivo")
     url = submit(ann, "# ann's secret\n" + REFERENCE).location
     assert ann.get(url).status_code == 200
     assert ben.get(url).status_code == 404 and ben.get(url + "/result").status_code == 404
     assert "ann&#39;s secret" not in ben.get("/exercises/39/submissions").get_data(as_text=True)
     assert ida.get(url).status_code == 200
+    assert ivo.get(url).status_code == 404  # an instructor sees the learners of their own courses only
     assert app.test_client().get(url).status_code == 302  # anonymous: to the sign-in page
 
 

@@ -1,5 +1,6 @@
 """What a viewer sees of a report: nothing of a hidden case that its code could have chosen, its
-failed rule in the page's language, and seeds for instructors only."""
+failed rule in the page's language, less at an assignment's lower visibility, and everything
+(seeds and hidden messages included) for those who teach the author."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from web.models import Role
-from web.presenting import hidden_failure_text, shows_seeds, submission_view, visible_case
+from web.models import Role, Visibility
+from web.presenting import INSTRUCTOR_ACCESS, Access, hidden_failure_text, submission_view, visible_case
 
 LEARNER = SimpleNamespace(role=Role.learner)
 INSTRUCTOR = SimpleNamespace(role=Role.instructor)
@@ -101,11 +102,48 @@ def test_a_learner_gets_the_run_id_and_no_seed_anywhere(viewer):
     view = submission_view(_submission(_case("public", "softmax", 1.0), _case("hidden", "zipf", 1.0)), viewer)
     assert view["seed"] is None and view["run_id"] == 17
     assert str(SEED) not in str(view) and "1717171717171717" not in str(view)
-    assert not shows_seeds(viewer)
 
 
-def test_an_instructor_gets_the_seed_and_the_case_seeds():
+def test_a_site_instructor_role_alone_shows_nothing_more():
     view = submission_view(_submission(_case("public", "softmax", 1.0), _case("hidden", "zipf", 1.0)), INSTRUCTOR)
+    assert view["seed"] is None and view["cases"][1]["message"] == ""
+
+
+def test_one_who_teaches_the_author_gets_the_seeds_and_the_full_hidden_messages():
+    view = submission_view(_submission(_case("public", "softmax", 1.0), _case("hidden", "zipf", 1079.3)),
+                           INSTRUCTOR, access=INSTRUCTOR_ACCESS)
     assert view["seed"] == SEED and view["run_id"] == 17
     assert [case["seed"] for case in view["cases"]] == [1717171717171717] * 2
-    assert view["cases"][1]["message"] == ""  # the seed replays it; the page does not show it
+    hidden = view["cases"][1]
+    assert hidden["message"] == "row 3 of zipf: 1.0793" and hidden["time_ms"] == 1079.3
+    assert hidden["p_value"] == 0.0107 and hidden["checks"][0]["label"] == "row 3 (top_k=2)"
+    assert view["message"] == "the report's message" and view["time_ms"] == 5000.0
+
+
+def test_diagnosis_visibility_keeps_hidden_verdicts_and_the_diagnosis_not_the_rule():
+    report_cases = (_case("public", "softmax", 1.0, "AC"), _case("hidden", "zipf", 1.0, rule=RULE, rule_zh=RULE_ZH))
+    submission = _submission(*report_cases)
+    submission.shown.report_json["diagnosis"] = "top-k applied after softmax"
+    view = submission_view(submission, LEARNER, "en", Access(visibility=Visibility.diagnosis))
+    hidden = view["cases"][1]
+    assert hidden["verdict"] == "WA" and hidden["rule"] == "" and hidden["checks"] == []
+    assert RULE not in str(view) and RULE_ZH not in str(view) and "row 3" not in str(hidden)
+    assert view["diagnosis"] == "top-k applied after softmax" and view["verdict"] == "WA"
+    assert view["message"] and RULE not in view["message"]
+
+
+def test_nothing_visibility_withholds_the_verdict_when_it_depends_on_hidden_cases():
+    submission = _submission(_case("public", "softmax", 1.0, "AC"), _case("hidden", "zipf", 1.0, rule=RULE))
+    submission.shown.report_json.update(diagnosis="top-k", score={"passed": 1, "total": 2})
+    view = submission_view(submission, LEARNER, "en", Access(visibility=Visibility.nothing))
+    assert view["withheld"] is True and view["verdict"] is None and view["score"] is None
+    assert view["diagnosis"] is None and view["message"] is None
+    assert [case["suite"] for case in view["cases"]] == ["public"]
+    assert "zipf" not in str(view)
+
+
+def test_nothing_visibility_still_shows_a_public_failure():
+    submission = _submission(_case("public", "softmax", 1.0, "WA"), _case("hidden", "zipf", 1.0))
+    view = submission_view(submission, LEARNER, "en", Access(visibility=Visibility.nothing))
+    assert view["withheld"] is False and view["verdict"] == "WA" and view["message"] == "the report's message"
+    assert [case["suite"] for case in view["cases"]] == ["public"]

@@ -1,0 +1,339 @@
+"""The course pages: the list of one's courses, a course's home (for its instructors: people,
+join code, roster, assignments; for a learner: the assignments and their own standing), and the
+assignment form with its extensions.
+
+Every view checks the viewer against the course (:mod:`web.permissions`): a course one is not
+in is a 404, an instructor's form sent by a learner a 403. The work itself is
+:mod:`web.courses`' (shared with the API).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from sqlalchemy import select
+from wtforms import (
+    DateTimeLocalField,
+    DecimalField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    SubmitField,
+    TextAreaField,
+)
+from wtforms.validators import DataRequired, Length, NumberRange, Optional
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from web.counting import cells
+from web.courses import (
+    CourseError,
+    add_instructor,
+    add_roster,
+    courses_of,
+    create_course,
+    grant_extension,
+    instructors,
+    join,
+    learners,
+    save_assignment,
+)
+from web.forms import SiteForm
+from web.i18n import LazyText, t
+from web.models import Assignment, Course, Exercise, Extension, LatePolicy, User, Visibility
+from web.moments import form_value, zone_names
+from web.moments import show as show_in_zone
+from web.permissions import course_to_attend, course_to_teach, may_create_courses, refuse_unless, teaches
+
+courses = Blueprint("courses", __name__, url_prefix="/courses")
+
+
+class CourseForm(SiteForm):
+    name = StringField(LazyText("course_name"), validators=[DataRequired(LazyText("required")), Length(1, 200)])
+    time_zone = SelectField(LazyText("time_zone"), default="UTC")
+    submit = SubmitField(LazyText("create_course"))
+
+
+class JoinForm(SiteForm):
+    join_code = StringField(LazyText("join_code"), validators=[DataRequired(LazyText("required")), Length(1, 64)])
+    submit = SubmitField(LazyText("join_course"))
+
+
+class NameForm(SiteForm):
+    name = StringField(LazyText("user_name"), validators=[DataRequired(LazyText("required")), Length(1, 64)])
+    submit = SubmitField(LazyText("add_instructor"))
+
+
+class RosterForm(SiteForm):
+    roster = TextAreaField(LazyText("roster_csv"), validators=[Optional()])
+    submit = SubmitField(LazyText("upload_roster"))
+
+
+class MultiCheckbox(SelectMultipleField):
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class AssignmentForm(SiteForm):
+    title = StringField(LazyText("title"), validators=[DataRequired(LazyText("required")), Length(1, 200)])
+    exercises = MultiCheckbox(LazyText("exercises"), coerce=int)
+    opens_at = DateTimeLocalField(
+        LazyText("opens_at"), format="%Y-%m-%dT%H:%M", validators=[DataRequired(LazyText("required"))]
+    )
+    due_at = DateTimeLocalField(
+        LazyText("due_at"), format="%Y-%m-%dT%H:%M", validators=[DataRequired(LazyText("required"))]
+    )
+    late_policy = SelectField(LazyText("late_policy"), default=LatePolicy.not_accepted.value)
+    penalty_percent = DecimalField(
+        LazyText("penalty_percent"), default=0, places=None, validators=[Optional(), NumberRange(0, 100)]
+    )
+    visibility_before = SelectField(LazyText("visibility_before"), default=Visibility.rule.value)
+    visibility_after = SelectField(LazyText("visibility_after"), default=Visibility.rule.value)
+    submit = SubmitField(LazyText("save_assignment"))
+
+
+class ExtensionForm(SiteForm):
+    learner = SelectField(LazyText("learner"), coerce=int)
+    due_at = DateTimeLocalField(
+        LazyText("due_at"), format="%Y-%m-%dT%H:%M", validators=[DataRequired(LazyText("required"))]
+    )
+    submit = SubmitField(LazyText("grant_extension"))
+
+
+def _course_form() -> CourseForm:
+    form = CourseForm()
+    form.time_zone.choices = [(name, name) for name in zone_names()]
+    return form
+
+
+def _render_index(course_form: CourseForm | None = None, join_form: JoinForm | None = None, status: int = 200):
+    return render_template(
+        "courses/index.html",
+        memberships=courses_of(g.db, current_user),
+        may_create=may_create_courses(current_user),
+        course_form=course_form or _course_form(),
+        join_form=join_form or JoinForm(formdata=None),
+    ), status
+
+
+@courses.get("/")
+@login_required
+def index():
+    return _render_index()
+
+
+@courses.post("/")
+@login_required
+def create():
+    refuse_unless(may_create_courses(current_user), "creating a course")
+    form = _course_form()
+    if not form.validate_on_submit():
+        return _render_index(course_form=form, status=400)
+    try:
+        course = create_course(g.db, current_user, form.name.data, form.time_zone.data)
+    except CourseError as error:
+        form.name.errors.append(str(error))
+        return _render_index(course_form=form, status=400)
+    g.db.commit()
+    flash(t("course_created", code=course.join_code), "success")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+@courses.post("/join")
+@login_required
+def join_course():
+    form = JoinForm()
+    if not form.validate_on_submit():
+        return _render_index(join_form=form, status=400)
+    try:
+        course = join(g.db, current_user, form.join_code.data)
+    except CourseError:
+        form.join_code.errors.append(t("no_such_join_code"))
+        return _render_index(join_form=form, status=404)
+    g.db.commit()
+    flash(t("joined_course", name=course.name), "success")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+def _exercise_rows() -> list[Exercise]:
+    return list(g.db.scalars(select(Exercise).order_by(Exercise.number)).all())
+
+
+@courses.get("/<int:course_id>")
+@login_required
+def show(course_id: int):
+    course = course_to_attend(course_id, current_user)
+    if teaches(g.db, current_user, course):
+        return render_template(
+            "courses/teach.html",
+            course=course,
+            learners=learners(g.db, course),
+            instructors=instructors(g.db, course),
+            name_form=NameForm(formdata=None),
+            roster_form=RosterForm(formdata=None),
+            show_moment=lambda moment: show_in_zone(moment, course.time_zone),
+        )
+    own = cells(g.db, course.id, [current_user.id])
+    extensions = {
+        row.assignment_id: row.due_at
+        for row in g.db.scalars(
+            select(Extension).where(
+                Extension.user_id == current_user.id,
+                Extension.assignment_id.in_([assignment.id for assignment in course.assignments]),
+            )
+        )
+    }
+    return render_template(
+        "courses/learn.html",
+        course=course,
+        cells={exercise_id: cell for (_, exercise_id), cell in own.items()},
+        extensions=extensions,
+        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
+    )
+
+
+@courses.post("/<int:course_id>/instructors")
+@login_required
+def add_course_instructor(course_id: int):
+    course = course_to_teach(course_id, current_user)
+    form = NameForm()
+    if form.validate_on_submit():
+        try:
+            user = add_instructor(g.db, course, form.name.data)
+        except CourseError as error:
+            flash(str(error), "error")
+        else:
+            g.db.commit()
+            flash(t("instructor_added", name=user.name), "success")
+    else:
+        flash(t("required"), "error")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+@courses.post("/<int:course_id>/roster")
+@login_required
+def upload_roster(course_id: int):
+    course = course_to_teach(course_id, current_user)
+    form = RosterForm()
+    if not form.validate_on_submit():
+        abort(400)
+    upload = request.files.get("roster_file")
+    data: bytes | str = upload.read() if upload is not None and upload.filename else (form.roster.data or "")
+    try:
+        result = add_roster(g.db, course, data)
+    except CourseError as error:
+        flash(str(error), "error")
+        return redirect(url_for("courses.show", course_id=course.id))
+    g.db.commit()
+    flash(t("roster_result", added=len(result.added), already=len(result.already), unknown=len(result.unknown)), "info")
+    if result.unknown:
+        flash(t("roster_unknown", names=", ".join(result.unknown[:50])), "error")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+def _assignment_form(course: Course, assignment: Assignment | None = None) -> AssignmentForm:
+    form = AssignmentForm(obj=None)
+    form.exercises.choices = [(row.id, f"{row.number}. {row.title_en}") for row in _exercise_rows()]
+    form.late_policy.choices = [(policy.value, t(f"late_{policy.value}")) for policy in LatePolicy]
+    for field in (form.visibility_before, form.visibility_after):
+        field.choices = [(level.value, t(f"visibility_{level.value}")) for level in Visibility]
+    if assignment is not None and request.method == "GET":
+        form.title.data = assignment.title
+        form.exercises.data = [row.id for row in assignment.exercises]
+        form.late_policy.data = assignment.late_policy.value
+        form.penalty_percent.data = round(assignment.penalty_per_day * 100, 4)
+        form.visibility_before.data = assignment.visibility_before.value
+        form.visibility_after.data = assignment.visibility_after.value
+    return form
+
+
+def _render_assignment(course: Course, form: AssignmentForm, assignment: Assignment | None, status: int = 200):
+    extension_form = ExtensionForm(formdata=None)
+    extension_form.learner.choices = [(user.id, user.name) for user in learners(g.db, course)]
+    values = {}
+    if assignment is not None:
+        values = {
+            "opens_at": form_value(assignment.opens_at, course.time_zone),
+            "due_at": form_value(assignment.due_at, course.time_zone),
+        }
+    if request.method == "POST":
+        values = {"opens_at": request.form.get("opens_at", ""), "due_at": request.form.get("due_at", "")}
+    return render_template(
+        "courses/assignment.html",
+        course=course,
+        assignment=assignment,
+        form=form,
+        values=values,
+        extension_form=extension_form,
+        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
+    ), status
+
+
+@courses.route("/<int:course_id>/assignments/new", methods=["GET", "POST"])
+@login_required
+def new_assignment(course_id: int):
+    course = course_to_teach(course_id, current_user)
+    return _edit_assignment(course, None)
+
+
+@courses.route("/<int:course_id>/assignments/<int:assignment_id>", methods=["GET", "POST"])
+@login_required
+def edit_assignment(course_id: int, assignment_id: int):
+    course = course_to_teach(course_id, current_user)
+    assignment = g.db.get(Assignment, assignment_id)
+    if assignment is None or assignment.course_id != course.id:
+        abort(404)
+    return _edit_assignment(course, assignment)
+
+
+def _edit_assignment(course: Course, assignment: Assignment | None):
+    form = _assignment_form(course, assignment)
+    if request.method == "GET":
+        return _render_assignment(course, form, assignment)
+    if not form.validate_on_submit():
+        return _render_assignment(course, form, assignment, 400)
+    numbers = {row.id: row.number for row in _exercise_rows()}
+    try:
+        saved = save_assignment(
+            g.db,
+            course,
+            assignment=assignment,
+            title=form.title.data,
+            exercises=[numbers[exercise_id] for exercise_id in form.exercises.data or []],
+            # Wall-clock times in the course's zone (datetime-local has no offset).
+            opens_at=request.form.get("opens_at", ""),
+            due_at=request.form.get("due_at", ""),
+            late_policy=form.late_policy.data,
+            penalty_per_day=float(form.penalty_percent.data or 0) / 100,
+            visibility_before=form.visibility_before.data,
+            visibility_after=form.visibility_after.data,
+        )
+    except CourseError as error:
+        g.db.rollback()
+        form.title.errors.append(str(error))
+        return _render_assignment(course, form, assignment, 400)
+    g.db.commit()
+    flash(t("assignment_saved", title=saved.title), "success")
+    return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=saved.id))
+
+
+@courses.post("/<int:course_id>/assignments/<int:assignment_id>/extensions")
+@login_required
+def extend(course_id: int, assignment_id: int):
+    course = course_to_teach(course_id, current_user)
+    assignment = g.db.get(Assignment, assignment_id)
+    if assignment is None or assignment.course_id != course.id:
+        abort(404)
+    form = ExtensionForm()
+    form.learner.choices = [(user.id, user.name) for user in learners(g.db, course)]
+    if form.validate_on_submit():
+        learner = g.db.get(User, form.learner.data)
+        try:
+            grant_extension(g.db, assignment, learner, request.form.get("due_at", ""), current_user)
+        except CourseError as error:
+            flash(str(error), "error")
+        else:
+            g.db.commit()
+            flash(t("extension_granted", name=learner.name if learner else ""), "success")
+    else:
+        flash(t("required"), "error")
+    return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))

@@ -1,0 +1,73 @@
+"""How much of a submission's report its viewer sees: :func:`access_for` gives the
+:class:`~web.presenting.Access` every page and API route passes to
+:func:`web.presenting.submission_view`.
+
+Those who teach the author see everything. The author sees the hidden cases at the
+:class:`~web.models.Visibility` of the assignments that include the exercise in the courses
+they learn in: ``visibility_before`` until their effective due date (an extension moves it),
+``visibility_after`` from then on. When several assignments include it (the learner is in
+several courses), the least revealing level applies: one course's setting never leaks what
+another withholds. An exercise in no assignment shows at ``rule`` (the site's default).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.orm import Session
+
+from web.models import (
+    Assignment,
+    AssignmentExercise,
+    CourseRole,
+    Extension,
+    Membership,
+    Submission,
+    User,
+    Visibility,
+    as_utc,
+    utcnow,
+)
+from web.permissions import teaches_author_of
+from web.presenting import INSTRUCTOR_ACCESS, Access
+
+# From most to least revealing.
+ORDER = (Visibility.rule, Visibility.diagnosis, Visibility.nothing)
+
+
+def least_revealing(levels: list[Visibility]) -> Visibility:
+    return max(levels, key=ORDER.index, default=Visibility.rule)
+
+
+def learner_visibility(
+    session: Session, learner_id: int, exercise_id: int, now: dt.datetime | None = None
+) -> Visibility:
+    """The level at which learner ``learner_id`` sees hidden results of ``exercise_id`` at ``now``."""
+    now = now or utcnow()
+    rows = session.execute(
+        select(
+            Assignment.visibility_before,
+            Assignment.visibility_after,
+            func.coalesce(Extension.due_at, Assignment.due_at),
+        )
+        .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
+        .join(
+            Membership,
+            and_(
+                Membership.course_id == Assignment.course_id,
+                Membership.user_id == learner_id,
+                Membership.role == CourseRole.learner,
+            ),
+        )
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner_id))
+        .where(AssignmentExercise.exercise_id == exercise_id)
+    ).all()
+    return least_revealing([before if now < as_utc(due) else after for before, after, due in rows])
+
+
+def access_for(session: Session, viewer: User | None, submission: Submission, now: dt.datetime | None = None) -> Access:
+    """What ``viewer`` may see of ``submission`` (they may open it: see :mod:`web.permissions`)."""
+    if teaches_author_of(session, viewer, submission):
+        return INSTRUCTOR_ACCESS
+    return Access(visibility=learner_visibility(session, submission.user_id, submission.exercise_id, now))
