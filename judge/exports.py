@@ -44,6 +44,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
+from judge.exercise import HIDDEN
 from judge.i18n import t
 from judge.report import Report, is_failure
 from judge.verdicts import Verdict
@@ -53,7 +54,6 @@ GRADESCOPE_STATUSES = ("passed", "failed")
 GRADESCOPE_FORMATS = ("text", "simple_format", "html", "md", "ansi")
 DEFAULT_HIDDEN_VISIBILITY = "after_due_date"
 CASE_POINTS = 1.0
-HIDDEN = "hidden"
 ERROR_VERDICTS = frozenset({Verdict.RE.value, Verdict.TLE.value, Verdict.MLE.value, Verdict.CE.value, Verdict.IE.value})
 # The evidence exported of a case and of each of its checks, where the (possibly redacted) case has it.
 CASE_EVIDENCE = ("suite", "verdict", "statistic", "p_value", "time_ms", "cpu_ms", "seed", "diagnosis", "diagnosis_zh")
