@@ -75,6 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
     test.add_argument(
+        "--junit", metavar="FILE", default=None, help="also write the report to FILE as JUnit XML (for CI tools)"
+    )
+    test.add_argument(
+        "--results-json",
+        metavar="FILE",
+        default=None,
+        help="also write the report to FILE as a Gradescope autograder results.json (docs/gradescope.md)",
+    )
+    test.add_argument(
         "--browser",
         action="store_true",
         help="run the exercise's browser variant under Node.js, as the site's Run button does",
@@ -218,7 +227,52 @@ def _test_in_browser(exercise, path: Path, args: argparse.Namespace, lang: str, 
     except BrowserRunUnavailable as error:
         err.print(f"[bold red]error:[/] {error}")
         return USAGE_ERROR
-    return _show_report(report, args, out, lang)
+    return _show_and_export(report, args, out, err, lang)
+
+
+def _show_and_export(report: Report | dict, args: argparse.Namespace, out: Console, err: Console, lang: str) -> int:
+    """Print ``report`` (:func:`_show_report`), then write the files ``--junit`` and ``--results-json``
+    ask for; the exit code follows the verdict, or is 2 when a file could not be written."""
+    code = _show_report(report, args, out, lang)
+    from judge.exports import junit_xml, results_json
+
+    # A local run shows hidden cases' messages (the learner's own machine): its exports do too.
+    writers = [
+        (args.junit, lambda: junit_xml(report, full_hidden=True, lang=lang)),
+        (args.results_json, lambda: json.dumps(results_json(report, full_hidden=True, lang=lang), ensure_ascii=False)),
+    ]
+    for target, text in writers:
+        if target is None:
+            continue
+        try:
+            Path(target).write_text(text(), encoding="utf-8")
+        except OSError as error:
+            err.print(
+                _cannot_write(target, error.strerror or str(error), lang),
+                style="bold red",
+                markup=False,
+                soft_wrap=True,
+            )
+            return USAGE_ERROR
+        err.print(t("wrote", lang, path=target), markup=False, highlight=False, soft_wrap=True)
+    return code
+
+
+def _export_problem(args: argparse.Namespace, lang: str) -> str | None:
+    """Why a file ``--junit`` or ``--results-json`` names cannot be written (said before judging), or None."""
+    for target in (args.junit, args.results_json):
+        if target is None:
+            continue
+        path = Path(target)
+        if path.is_dir():
+            return _cannot_write(target, t("is_folder", lang), lang)
+        if not path.parent.is_dir():
+            return _cannot_write(target, t("no_folder", lang, folder=_relative(path.parent)), lang)
+    return None
+
+
+def _cannot_write(target: str, reason: str, lang: str) -> str:
+    return t("cannot_write", lang, path=target, reason=reason)
 
 
 def _show_report(report, args: argparse.Namespace, out: Console, lang: str, *, as_json: dict | None = None) -> int:
@@ -240,6 +294,10 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     if problem is not None:
         err.print(problem)
         return USAGE_ERROR
+    problem = _export_problem(args, lang)
+    if problem is not None:
+        err.print(problem, style="bold red", markup=False, soft_wrap=True)
+        return USAGE_ERROR
     if args.browser:
         return _test_in_browser(exercise, path, args, lang, out, err)
     suites = ("public",) if args.public_only else SUITES
@@ -260,7 +318,7 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
         finally:
             if launcher is not None:
                 launcher.close()
-    code = _show_report(report, args, out, lang)
+    code = _show_and_export(report, args, out, err, lang)
     if args.public_only and not args.json:
         _say_hidden_skipped(exercise, args, report, out, lang)
     return code

@@ -129,6 +129,16 @@ _CLI: dict[str, tuple[str, str]] = {
     "explanation": ("Explanation", "讲解"),
     "none_run": ("None of the {total} cases ran.", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
+    "wrote": ("Wrote {path}", "已写入 {path}"),
+    "cannot_write": ("error: cannot write {path}: {reason}", "错误：无法写入 {path}：{reason}"),
+    "is_folder": ("it is a folder", "这是一个文件夹"),
+    "no_folder": ("there is no folder {folder}", "文件夹 {folder} 不存在"),
+    # the Gradescope autograder (judge/gradescope.py), to a student whose submission has no solution to judge
+    "gradescope_no_file": ("No Python file was submitted: submit {name}.", "没有提交 Python 文件：请提交 {name}。"),
+    "gradescope_which_file": (
+        "Several Python files were submitted ({files}) and none is named {name}: name your solution {name}.",
+        "提交了多个 Python 文件（{files}），其中没有 {name}：请把你的解答命名为 {name}。",
+    ),
 }
 
 

@@ -7,7 +7,13 @@ const out = new URL("../static/build/", import.meta.url).pathname;
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: { editor: "src/editor.js", site: "src/site.js", run: "src/run.js", "run-worker": "src/run-worker.js" },
+  entryPoints: {
+    editor: "src/editor.js",
+    site: "src/site.js",
+    run: "src/run.js",
+    "run-worker": "src/run-worker.js",
+    charts: "src/charts.js",
+  },
   bundle: true,
   format: "esm",
   minify: true,

@@ -1,0 +1,72 @@
+"""web/frontend/src/charts.js in chromium: a chart declared in JSON (no inline script, under the
+site's Content-Security-Policy) is drawn, with role="img" and its accessible name, and stays still for a
+reader who asks for reduced motion."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from browser_support import CHROMIUM, CHROMIUM_ARGS, unavailable
+from web.app import CONTENT_SECURITY_POLICY
+
+BUNDLE = Path(__file__).resolve().parents[2] / "web" / "static" / "build" / "charts.js"
+ORIGIN = "http://charts.test"
+SPEC = {"type": "horizontal-bar", "labels": ["001", "039"], "xTitle": "share of learners",
+        "datasets": [{"label": "accepted", "data": [0.82, 0.41]}, {"label": "tried", "data": [0.95, 0.7]}]}
+PAGE = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<script type="module" src="/charts.js"></script></head>
+<body><div style="width: 480px">
+<canvas id="bars" data-chart="bars-data" data-chart-label="Learners who solved each exercise"></canvas>
+<script type="application/json" id="bars-data">{json.dumps(SPEC)}</script>
+<canvas id="orphan" data-chart="no-such-data"></canvas>
+</div></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if not Path(CHROMIUM).is_file():
+        unavailable(f"no chromium at {CHROMIUM} (install Debian's chromium package)")
+    if not BUNDLE.is_file():
+        unavailable("web/static/build/charts.js is not built: run `make assets`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _serve(route) -> None:
+    if route.request.url.endswith("/charts.js"):
+        route.fulfill(body=BUNDLE.read_bytes(), content_type="text/javascript")
+    else:
+        route.fulfill(body=PAGE, content_type="text/html", headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY})
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_declared_chart_is_drawn_as_an_image_with_its_name(chromium, motion):
+    context = chromium.new_context(reduced_motion=motion)
+    page = context.new_page()
+    messages: list[str] = []
+    page.on("console", lambda message: messages.append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: messages.append(f"pageerror: {error}"))
+    page.route(f"{ORIGIN}/**", _serve)
+    page.goto(f"{ORIGIN}/")
+    page.wait_for_function("() => document.querySelector('#bars').getAttribute('role') === 'img'")
+    drawn = page.evaluate("""async () => {
+        const { Chart } = await import('/charts.js');
+        const canvas = document.querySelector('#bars');
+        const chart = Chart.getChart(canvas);
+        return {label: canvas.getAttribute('aria-label'), type: chart.config.type,
+                axis: chart.options.indexAxis, sets: chart.data.datasets.length,
+                animation: Chart.defaults.animation === false,
+                orphan: document.querySelector('#orphan').getAttribute('role')};
+    }""")
+    assert drawn == {"label": "Learners who solved each exercise", "type": "bar", "axis": "y", "sets": 2,
+                     "animation": motion == "reduce", "orphan": None}
+    assert messages == ['warning: chart: no <script type="application/json" id="no-such-data">']
+    context.close()
