@@ -6,10 +6,10 @@ what a site stores as ``report_json``, see ``docs/report.md``). Nothing here jud
 **What a reader may see.** Every function takes ``full_hidden``, and the caller decides: True for an
 instructor, an autograder's evidence, or the learner's own local run (which already shows hidden
 messages); False for anything a learner sees of a server's run. With False every case passes
-through :func:`web.presenting.visible_case`, the site's one rule (a hidden case keeps its name,
+through :func:`judge.hiding.visible_case`, the site's one rule (a hidden case keeps its name,
 titles, verdict, diagnosis and failed rule, loses its message, times, statistics, p-values, check
 labels and seed), and a failed hidden case is described by
-:func:`web.presenting.hidden_failure_text`; neither the seed nor the learner's printed output is
+:func:`judge.hiding.hidden_failure_text`; neither the seed nor the learner's printed output is
 exported. Gradescope's top-level ``output`` is shown to a student at once, whatever the tests'
 visibility, so it is always the learner's view (the site's headline), even with ``full_hidden``.
 
@@ -45,6 +45,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judge.exercise import HIDDEN
+from judge.hiding import hidden_failure_text, visible_case, visible_message
 from judge.i18n import t
 from judge.report import Report, is_failure
 from judge.verdicts import Verdict
@@ -225,8 +226,6 @@ def _case_message(case: Mapping[str, Any], lang: str) -> str:
     """The case's message; of a failed hidden case shown without it, its rule (else its title)."""
     message = str(case.get("message") or "")
     if not message and case.get("suite") == HIDDEN and is_failure(case.get("verdict")):
-        from web.presenting import hidden_failure_text
-
         message = hidden_failure_text(dict(case), lang)
     return message
 
@@ -239,19 +238,15 @@ def _shown_cases(data: Mapping[str, Any], full_hidden: bool) -> list[dict[str, A
     cases = data.get("cases") or []
     if full_hidden:
         return [dict(case) for case in cases]
-    from web.presenting import visible_case  # the site's one rule of what a learner sees
-
     return [visible_case(case) for case in cases]
 
 
 def _headline(data: Mapping[str, Any], lang: str) -> str:
     """The top-level output: verdict, score, the headline as the site shows it, the likely mistake."""
-    from web.presenting import _visible_message  # the site's headline: a hidden case's rule, never its message
-
     code = str(data.get("verdict") or "")
     score = data.get("score") or {}
     lines = [f"{_verdict_title(code, lang)} ({code}): {t('cases', lang, **score)}" if score else code]
-    message = _visible_message(dict(data), lang) or ""
+    message = visible_message(dict(data), lang) or ""
     if message:
         lines.append(message)
     diagnosis = data.get("diagnosis_zh" if lang == "zh" else "diagnosis") or data.get("diagnosis")

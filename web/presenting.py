@@ -1,15 +1,8 @@
 """What a viewer may see of a stored submission: the judge's report minus anything hidden.
 
-Shared by the pages and the JSON API, so both show exactly the same thing. Of a hidden case a
-learner sees its name, titles, verdict and diagnosis, of each of its checks the kind, the level
-and whether it passed, and, when it failed, its rule (``rule``/``rule_zh``: the engine's public,
-number-free description of the rule that failed and the row's label). Never its message (a
-failure message quotes input values, and an error message is whatever the learner's code chose
-to raise or print about its inputs), the labels of its checks (they describe its inputs), nor its
-time, statistics or p-values: the learner's code controls those (it can sleep, or skew its draws,
-in proportion to a hidden input), so they would carry the hidden inputs out a few digits at a
-time. The submission's time is the sum of its public cases' for the same reason. The learner's
-printed output is never shown either: the code could print the hidden inputs.
+Shared by the pages and the JSON API, so both show exactly the same thing. What a learner sees
+of a hidden case is :mod:`judge.hiding`'s rule (shared with the exports). The learner's printed
+output is never shown either: the code could print the hidden inputs.
 
 Seeds are for instructors only: ``practice/judge.py test N --seed S`` replays a run's hidden
 failure messages locally, so a learner who saw the seed of a site attempt could read that
@@ -21,7 +14,7 @@ What a viewer gets is an :class:`Access` (worked out by :func:`web.visibility.ac
 
 - one who teaches the author (:func:`web.permissions.teaches_author_of`) sees the report whole:
   every message, time, statistic, p-value and seed;
-- the author sees it at their assignment's :class:`~web.models.Visibility`: ``rule`` (the above),
+- the author sees it at their assignment's :class:`~web.models.Visibility`: ``rule`` (:mod:`judge.hiding`),
   ``diagnosis`` (each hidden case's verdict and the diagnosis, no rule or label), or ``nothing``
   (no hidden case at all, and no verdict, score or diagnosis that depends on one: ``withheld``).
 """
@@ -31,14 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge.report import first_failure, is_failure
+from judge.exercise import HIDDEN
+from judge.hiding import hidden_failure_text, visible_case, visible_message, visible_time_ms
+from judge.report import first_failure
 from web.i18n import pick
 from web.models import Grading, Submission, User, Visibility
 from web.texts import TEXTS
 
-HIDDEN = "hidden"
-RULE_FIELDS = ("rule", "rule_zh")  # missing or empty in reports from before the engine wrote them
-HIDDEN_CHECK_FIELDS = ("kind", "alpha", "passed")  # what a learner sees of a hidden case's checks
+# Re-exported: the pages' and the tests' names for judge.hiding's rule.
+__all__ = ["HIDDEN", "Access", "grading_summary", "hidden_failure_text", "submission_view", "visible_case"]
 
 
 @dataclass(frozen=True)
@@ -53,51 +47,13 @@ LEARNER_ACCESS = Access()
 INSTRUCTOR_ACCESS = Access(instructor=True)
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def visible_case(case: dict[str, Any], *, seeds: bool = False) -> dict[str, Any]:
-    """One case of a report as a viewer may see it (a new dict); ``seeds`` for an instructor.
-
-    ``rule`` and ``rule_zh`` are always strings: the stored ones for a failed case, else empty.
-    """
-    case = dict(case)
-    failed = is_failure(case.get("verdict"))
-    for key in RULE_FIELDS:
-        case[key] = _text(case.get(key)) if failed else ""
-    if not seeds:
-        case.pop("seed", None)
-    if case.get("suite") == HIDDEN:
-        case["message"] = ""
-        case["time_ms"] = case["cpu_ms"] = case["statistic"] = case["p_value"] = None
-        case["checks"] = [{k: check.get(k) for k in HIDDEN_CHECK_FIELDS} for check in case.get("checks", [])]
-    return case
-
-
-def hidden_failure_text(case: dict[str, Any], lang: str) -> str:
-    """What a learner reads of a failed hidden case: its rule in ``lang`` (else English), else its title."""
-    return (
-        pick(_text(case.get("rule")), _text(case.get("rule_zh")), lang)
-        or pick(_text(case.get("title")), _text(case.get("title_zh")), lang)
-        or _text(case.get("name"))
-    )
-
-
-def _visible_time_ms(report: dict[str, Any]) -> float | None:
-    """The time of the cases the learner may see the times of (see the module docstring)."""
-    times = [c.get("time_ms") for c in report.get("cases", []) if c.get("suite") != HIDDEN]
-    numbers = [t for t in times if isinstance(t, (int, float))]
-    return round(sum(numbers), 3) if numbers else None
-
-
 def _visible_message(report: dict[str, Any], lang: str, visibility: Visibility = Visibility.rule) -> str | None:
     """The report's headline; when it comes from a hidden case, only that case's rule (or title),
     or at a lower visibility a sentence that says a hidden case failed."""
+    if visibility is Visibility.rule:
+        return visible_message(report, lang)
     failing = first_failure(report.get("cases", []))
     if failing is not None and failing.get("suite") == HIDDEN:
-        if visibility is Visibility.rule:
-            return hidden_failure_text(failing, lang)
         return pick(*TEXTS["hidden_case_failed"], lang)
     return report.get("message")
 
@@ -165,7 +121,7 @@ def submission_view(
         "judge_version": grading.judge_version if grading is not None else None,
         "device": report.get("device"),
         "sandbox": report.get("sandbox"),
-        "time_ms": report.get("time_ms") if full else _visible_time_ms(report),
+        "time_ms": report.get("time_ms") if full else visible_time_ms(report),
         "false_failure_budget": report.get("false_failure_budget"),
         "cases": shown_cases,
         "created_at": submission.created_at.isoformat() if submission.created_at else None,
