@@ -18,6 +18,7 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
+from judge.exports import results_json
 from judge.wire import nesting_exceeds
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
@@ -149,3 +150,27 @@ def get_submission(submission_id: int):
         grading_summary(grading, access, submission.current_grading_id) for grading in submission.gradings
     ]
     return jsonify(view)
+
+
+@api.get("/submissions/<int:submission_id>/results.json")
+@token_required
+def get_results_json(submission_id: int):
+    """The submission's current grading as Gradescope's ``results.json`` (see judge.exports).
+
+    Built from what the viewer may see (:func:`submission_view`): those who teach the author get
+    the statistical evidence in full, the author what their assignment's visibility shows.
+    """
+    submission = visible_submission(submission_id, g.user)
+    access = access_for(g.db, g.user, submission)
+    view = submission_view(submission, g.user, g.lang, access)
+    if view["status"] != "done":
+        abort(409, description=f"submission {submission_id} is {view['status']}: no result yet")
+    grading = submission.shown
+    stored = (grading.report_json if grading is not None else None) or {}
+    seen = {key: view[key] for key in ("verdict", "score", "message", "diagnosis", "diagnosis_zh", "cases")}
+    seen["exercise"] = stored.get("exercise")
+    for key in ("schema", "judge_version", "false_failure_budget", "device", "sandbox", "suites"):
+        seen[key] = stored.get(key)
+    if access.instructor:
+        seen = dict(stored)
+    return jsonify(results_json(seen, full_hidden=access.instructor, lang=g.lang))

@@ -143,7 +143,10 @@ def get_course(course_id: int):
 def upload_roster(course_id: int):
     """Body: the CSV itself (``text/csv``), or JSON ``{"csv": "..."}``."""
     course = course_to_teach(course_id, g.user)
-    data = json_object('{"csv": "name\\nann\\nbob"}').get("csv") if request.is_json else request.get_data()
+    if request.mimetype == "text/csv":
+        data: object = request.get_data()
+    else:  # anything else must be the JSON form (and gets json_object's errors)
+        data = json_object('{"csv": "name\\nann\\nbob"}').get("csv")
     if not isinstance(data, (str, bytes)):
         abort(400, description='send the roster as text/csv, or JSON {"csv": "..."}')
     try:
@@ -283,6 +286,8 @@ def _requested_json(requested: Requested) -> dict[str, Any]:
 @course_api.post("/submissions/<int:submission_id>/rejudge")
 @token_required
 def rejudge_one(submission_id: int):
+    if request.get_data():  # no body is needed; one that is sent must be a JSON object
+        json_object("{}")
     submission = visible_submission(submission_id, g.user)
     refuse_unless(teaches_author_of(g.db, g.user, submission), "rejudging")
     requested = rejudge_submission(g.db, services().queue, submission, g.user)

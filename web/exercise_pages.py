@@ -16,9 +16,11 @@ from web.grading import SubmissionRefused
 from web.i18n import localized, t, template
 from web.lookup import find_exercise
 from web.models import Exercise, Submission
+from web.presenting import Access, grading_summary
 from web.progress import exercise_stats, user_status
 from web.services import services
 from web.statements import render_statement
+from web.visibility import learner_visibility, withheld_exercises
 
 exercises = Blueprint("exercises", __name__)
 RECENT_ATTEMPTS = 5
@@ -49,8 +51,23 @@ def download_name(spec: ExerciseSpec) -> str:
 @exercises.get("/exercises/")
 def index():
     rows = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
-    status = user_status(g.db, current_user) if current_user.is_authenticated else {}
+    status = (
+        user_status(g.db, current_user, withheld_exercises(g.db, current_user.id))
+        if current_user.is_authenticated
+        else {}
+    )
     return render_template("exercises/index.html", exercises=rows, stats=exercise_stats(g.db), status=status)
+
+
+def _summaries(row: Exercise, attempts: list[Submission]) -> dict[int, dict]:
+    """Each attempt's verdict and score as its author may see them now: an assignment whose
+    visibility is ``nothing`` withholds those that depend on hidden cases (see web.visibility)."""
+    access = Access(visibility=learner_visibility(g.db, current_user.id, row.id))
+    return {
+        attempt.id: grading_summary(attempt.shown, access, attempt.current_grading_id)
+        for attempt in attempts
+        if attempt.shown is not None
+    }
 
 
 def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
@@ -75,6 +92,7 @@ def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = No
         starter=starter,
         statement=render_statement(spec, g.lang),
         attempts=attempts,
+        summaries=_summaries(row, attempts) if attempts else {},
         download_name=download_name(spec),
         run=run_config(spec),
         run_texts=run_texts(),
@@ -134,4 +152,7 @@ def download(identifier: str):
 @login_required
 def history(identifier: str):
     row, spec = find_exercise(identifier)
-    return render_template("exercises/history.html", exercise=row, spec=spec, attempts=_attempts(row))
+    attempts = _attempts(row)
+    return render_template(
+        "exercises/history.html", exercise=row, spec=spec, attempts=attempts, summaries=_summaries(row, attempts)
+    )

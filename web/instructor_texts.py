@@ -15,6 +15,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "A hidden case failed. Your course shows only the diagnosis of hidden cases for now.",
         "有隐藏用例未通过。你的课程目前只显示隐藏用例的诊断。",
     ),
+    "verdict_withheld": ("withheld", "暂不公开"),
     "results_withheld": (
         "The verdict depends on hidden cases, whose results your course does not show yet.",
         "结果取决于隐藏用例，你的课程暂时不公开这些结果。",

@@ -89,9 +89,14 @@ def may_see(session: Session, viewer: User | None, submission: Submission) -> bo
 
 
 def course_to_teach(course_id: int, viewer: User) -> Course:
-    """Course ``course_id`` if ``viewer`` teaches it (see :func:`teaches`); else a 404."""
+    """Course ``course_id`` if ``viewer`` teaches it (see :func:`teaches`). A learner of the
+    course gets a 403 (they know the course exists); anyone else the 404 of a missing course."""
     course = g.db.get(Course, course_id)
-    if course is None or not teaches(g.db, viewer, course):
+    if course is None:
+        abort(404, description=f"no course {course_id}")
+    if not teaches(g.db, viewer, course):
+        if course_role(g.db, viewer, course) is CourseRole.learner:
+            abort(403, description="this is for the course's instructors")
         abort(404, description=f"no course {course_id}")
     return course
 

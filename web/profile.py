@@ -18,6 +18,7 @@ from web.forms import ConfirmForm, PasswordForm, TokenForm
 from web.i18n import t
 from web.models import ApiToken, Exercise, UserSession
 from web.progress import user_progress
+from web.visibility import withheld_exercises
 
 profile = Blueprint("profile", __name__, url_prefix="/profile")
 MAX_TOKENS = 10
@@ -31,7 +32,7 @@ def _render(
 ):
     exercises = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
     tokens = g.db.scalars(select(ApiToken).where(ApiToken.user_id == current_user.id).order_by(ApiToken.id)).all()
-    progress = user_progress(g.db, current_user)
+    progress = user_progress(g.db, current_user, withheld_exercises(g.db, current_user.id))
     return render_template(
         "profile.html",
         progress=progress,

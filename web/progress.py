@@ -8,6 +8,7 @@ changes the counts once it finishes, and never counts one submission twice.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sqlalchemy import case, distinct, func, select
@@ -49,15 +50,21 @@ def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
     }
 
 
-def user_status(session: Session, user: User) -> dict[int, str]:
-    """Exercise id → ``solved`` (an AC) or ``attempted`` (submitted, no AC yet) for ``user``."""
+def user_status(session: Session, user: User, withheld: Collection[int] = frozenset()) -> dict[int, str]:
+    """Exercise id → ``solved`` (an AC) or ``attempted`` (submitted, no AC yet) for ``user``.
+
+    Exercises in ``withheld`` (whose verdicts the learner's course does not show yet, see
+    :func:`web.visibility.withheld_exercises`) are at most ``attempted``.
+    """
     rows = session.execute(
         select(Submission.exercise_id, func.max(case((Grading.verdict == Verdict.AC, 1), else_=0)))
         .outerjoin(Grading, Grading.id == Submission.current_grading_id)
         .where(Submission.user_id == user.id)
         .group_by(Submission.exercise_id)
     )
-    return {exercise_id: SOLVED if solved else ATTEMPTED for exercise_id, solved in rows}
+    return {
+        exercise_id: SOLVED if solved and exercise_id not in withheld else ATTEMPTED for exercise_id, solved in rows
+    }
 
 
 @dataclass(frozen=True)
@@ -70,13 +77,14 @@ class Progress:
     status: dict[int, str]  # exercise id → solved / attempted (see user_status)
 
 
-def user_progress(session: Session, user: User) -> Progress:
-    status = user_status(session, user)
+def user_progress(session: Session, user: User, withheld: Collection[int] = frozenset()) -> Progress:
+    """``user``'s progress; verdicts of exercises in ``withheld`` (see :func:`user_status`) are left out."""
+    status = user_status(session, user, withheld)
     verdicts = dict(
         session.execute(
             select(Grading.verdict, func.count())
             .join(Submission, Grading.id == Submission.current_grading_id)
-            .where(Submission.user_id == user.id)
+            .where(Submission.user_id == user.id, Submission.exercise_id.not_in(withheld))
             .group_by(Grading.verdict)
         ).all()
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from web.models import (
@@ -64,6 +64,38 @@ def learner_visibility(
         .where(AssignmentExercise.exercise_id == exercise_id)
     ).all()
     return least_revealing([before if now < as_utc(due) else after for before, after, due in rows])
+
+
+def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | None = None) -> set[int]:
+    """The exercises whose verdicts learner ``learner_id`` may not see at ``now`` (level ``nothing``
+    in one of their courses): lists and progress show them as attempted, never solved."""
+    now = now or utcnow()
+    rows = session.execute(
+        select(
+            AssignmentExercise.exercise_id,
+            Assignment.visibility_before,
+            Assignment.visibility_after,
+            func.coalesce(Extension.due_at, Assignment.due_at),
+        )
+        .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
+        .join(
+            Membership,
+            and_(
+                Membership.course_id == Assignment.course_id,
+                Membership.user_id == learner_id,
+                Membership.role == CourseRole.learner,
+            ),
+        )
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner_id))
+        .where(
+            or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing)
+        )
+    ).all()
+    return {
+        exercise_id
+        for exercise_id, before, after, due in rows
+        if (before if now < as_utc(due) else after) is Visibility.nothing
+    }
 
 
 def access_for(session: Session, viewer: User | None, submission: Submission, now: dt.datetime | None = None) -> Access:

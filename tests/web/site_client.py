@@ -63,9 +63,16 @@ def rules(app, *, api: bool | None = None, method: str | None = None) -> list:
     return sorted(found, key=lambda r: r.rule)
 
 
-def build_url(rule, **values) -> str:
-    """``rule`` with each ``<converter:name>`` replaced by ``values[name]``, as given (not checked)."""
-    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: str(values[m.group(1)]), rule.rule)
+def build_url(rule, default=None, **values) -> str:
+    """``rule`` with each ``<converter:name>`` replaced by ``values[name]``, as given (not checked);
+    a name missing from ``values`` takes ``default`` (a KeyError when that is None)."""
+    def value(match) -> str:
+        name = match.group(1)
+        if name not in values and default is None:
+            raise KeyError(name)
+        return str(values.get(name, default))
+
+    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", value, rule.rule)
 
 
 def api_token(app, name: str = "api-user") -> dict:

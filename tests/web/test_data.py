@@ -165,3 +165,67 @@ def test_the_gradings_migration_moves_every_result_and_loses_nothing(tmp_path):
     engine.dispose()
     assert [tuple(r) for r in restored] == [(1, "done", "WA", 5, 1), (2, "queued", None, None, 2),
                                             (3, "queued", None, None, 0)]
+
+
+def test_the_migrations_build_exactly_the_models_schema(tmp_path):
+    """No model change without its migration: Alembic's comparison finds nothing to add or drop."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from web.models import Base
+
+    url = f"sqlite:///{tmp_path / 'schema.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}),
+                                       Base.metadata)
+    engine.dispose()
+    assert differences == []
+
+
+def test_the_courses_migration_keeps_every_instructors_reach_and_fills_the_analytics_columns(tmp_path):
+    """0003 → 0004: instructors become site admins (they saw everything before); a finished
+    grading gets its first failed case and Chinese diagnosis; back down, admins are instructors."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from web.database import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0003")
+    engine = make_engine(url)
+    report = {"verdict": "WA", "diagnosis": "d", "diagnosis_zh": "诊断", "cases": [
+        {"name": "softmax", "verdict": "AC"}, {"name": "zipf", "verdict": "WA"}, {"name": "greedy", "verdict": "RE"}]}
+    with engine.begin() as connection:
+        for user_id, name, role in ((1, "ann", "learner"), (2, "ida", "instructor")):
+            connection.execute(text("INSERT INTO user (id, name, name_key, password_hash, role, language, created_at) "
+                                    "VALUES (:id, :name, :name, 'x', :role, 'en', '2026-01-01 00:00:00')"),
+                               {"id": user_id, "name": name, "role": role})
+        connection.execute(text("INSERT INTO exercise (id, number, slug, title_en, title_zh, difficulty, tags, runs_in, "
+                                "content_hash, synced_at) VALUES (1, 39, 'sampling', 'S', 'S', 'easy', '[]', '[]', "
+                                "'h', '2026-01-01 00:00:00')"))
+        connection.execute(text("INSERT INTO submission (id, user_id, exercise_id, code, created_at, current_grading_id) "
+                                "VALUES (1, 1, 1, 'x', '2026-01-01 00:00:00', 1)"))
+        for grading_id, stored in ((1, json.dumps(report)), (2, None)):
+            connection.execute(text("INSERT INTO grading (id, submission_id, status, priority, attempts, created_at, "
+                                    "report_json) VALUES (:id, 1, 'done', 0, 1, '2026-01-01 00:00:00', :report)"),
+                               {"id": grading_id, "report": stored})
+    engine.dispose()
+
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        roles = dict(connection.execute(text("SELECT name, role FROM user")).all())
+        filled = connection.execute(text("SELECT id, failed_case, diagnosis_zh FROM grading ORDER BY id")).all()
+    assert roles == {"ann": "learner", "ida": "admin"}
+    assert [tuple(row) for row in filled] == [(1, "zipf", "诊断"), (2, None, None)]
+    engine.dispose()
+
+    command.downgrade(alembic_config(url), "0003")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        assert dict(connection.execute(text("SELECT name, role FROM user")).all()) == {"ann": "learner",
+                                                                                      "ida": "instructor"}
+        assert "course" not in set(inspect(engine).get_table_names())
+    engine.dispose()

@@ -5,6 +5,8 @@ nothing. The route lists come from the app's URL map, so a new route is walked t
 
 from __future__ import annotations
 
+import re
+
 import io
 import time
 
@@ -49,8 +51,9 @@ def _assert_json_error(response, status: int) -> None:
 ])
 def test_every_integer_route_parameter_past_the_database_is_a_404(make_site, number):
     app = make_site(start_workers=False)
-    walked = _every_route_answers_404(app, "<int:", lambda rule: build_url(rule, **GOOD, submission_id=number,
-                                                                           token_id=number))
+    # Every integer parameter of the route (submission, token, course, assignment, user...) at once.
+    walked = _every_route_answers_404(app, "<int:", lambda rule: build_url(
+        rule, **GOOD, **{name: number for name in re.findall(r"<int:(\w+)>", rule.rule)}))
     assert walked >= 4  # the API's and the pages' submission routes, and revoking a token
 
 

@@ -42,7 +42,7 @@ def _cookie_session(app, client) -> dict:
 
 def _pages(app, submission_id: int) -> list[str]:
     """Every page a browser GETs (not the API, not static files), with real ids filled in."""
-    return [build_url(rule, identifier="39", submission_id=submission_id)
+    return [build_url(rule, default=1, identifier="39", submission_id=submission_id)
             for rule in rules(app, api=False, method="GET")]
 
 

@@ -1,0 +1,134 @@
+"""What a learner sees of hidden cases follows their assignments' visibility, before and after
+their own due date, on every page and API answer; the least revealing course wins."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sqlalchemy import select
+
+from web.courses import create_course, enroll, grant_extension, save_assignment
+from web.models import ApiToken, Exercise, Role, User, Visibility
+from web.services import services
+from web.visibility import learner_visibility, withheld_exercises
+
+from tests.web.site_client import sign_in, store_graded
+
+NOW = dt.datetime.now(dt.UTC)
+PAST, FUTURE = (NOW - dt.timedelta(days=30)).isoformat(), (NOW + dt.timedelta(days=30)).isoformat()
+SOON = (NOW + dt.timedelta(days=1)).isoformat()
+HIDDEN_RULE = "sample, row 7: the draws do not follow the target"
+REPORT = {"verdict": "WA", "score": {"passed": 1, "total": 2}, "diagnosis": "top-k keeps one token too many",
+          "message": "zipf failed", "seed": 5, "cases": [
+              {"name": "softmax", "suite": "public", "verdict": "AC", "message": "", "time_ms": 3.0, "checks": []},
+              {"name": "zipf", "suite": "hidden", "verdict": "WA", "message": "row 7 of 12", "rule": HIDDEN_RULE, "time_ms": 4.0,
+               "checks": [{"kind": "fit", "label": "row 7", "passed": False, "alpha": 1e-9}]}]}
+
+
+@pytest.fixture
+def site(make_site):
+    app = make_site(start_workers=False)
+    with services(app).sessions() as session:
+        teacher = User(name="tia", role=Role.instructor)
+        ann = User(name="ann")
+        for user in (teacher, ann):
+            user.set_password("password123")
+        token, secret = ApiToken.issue(ann)
+        session.add_all([teacher, ann, token])
+        session.flush()
+        app.config["ANN"] = {"Authorization": f"Bearer {secret}"}
+        app.config["IDS"] = (teacher.id, ann.id)
+        session.commit()
+    return app
+
+
+def course(app, before, after, due, *, exercises=(39,), extension=None):
+    with services(app).sessions() as session:
+        teacher, ann = (session.get(User, user_id) for user_id in app.config["IDS"])
+        made = create_course(session, teacher, "C", "UTC")
+        enroll(session, made, ann)
+        work = save_assignment(session, made, title="W", exercises=list(exercises), opens_at=PAST, due_at=due,
+                               visibility_before=before, visibility_after=after)
+        if extension:
+            grant_extension(session, work, ann, extension, teacher)
+        session.commit()
+
+
+def submission(app):
+    with services(app).sessions() as session:
+        ann = session.get(User, app.config["IDS"][1])
+        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+        return store_graded(session, ann, exercise, "code\n", REPORT)
+
+
+def seen(app, submission_id):
+    client = app.test_client()
+    sign_in(client, "ann")
+    pages = ""
+    for url in (f"/submissions/{submission_id}", "/exercises/39", "/exercises/39/submissions", "/profile/", "/"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        pages += response.get_data(as_text=True)
+    api = app.test_client().get(f"/api/v1/submissions/{submission_id}", headers=app.config["ANN"]).json
+    return pages, api
+
+
+def test_no_assignment_shows_the_rule(site):
+    submission_id = submission(site)
+    pages, api = seen(site, submission_id)
+    assert HIDDEN_RULE in pages and api["verdict"] == "WA" and api["cases"][1]["rule"] == HIDDEN_RULE
+
+
+def test_diagnosis_level_before_the_due_date_hides_the_rule_but_not_the_diagnosis(site):
+    course(site, "diagnosis", "rule", FUTURE)
+    submission_id = submission(site)
+    pages, api = seen(site, submission_id)
+    assert HIDDEN_RULE not in pages and HIDDEN_RULE not in str(api)
+    assert api["verdict"] == "WA" and api["diagnosis"] == REPORT["diagnosis"] and REPORT["diagnosis"] in pages
+    assert api["cases"][1]["verdict"] == "WA"
+
+
+def test_nothing_level_withholds_the_verdict_everywhere(site):
+    course(site, "nothing", "rule", FUTURE)
+    submission_id = submission(site)
+    pages, api = seen(site, submission_id)
+    assert api["withheld"] and api["verdict"] is None and api["score"] is None and api["diagnosis"] is None
+    assert [case["suite"] for case in api["cases"]] == ["public"]
+    assert [grading["verdict"] for grading in api["gradings"]] == [None]
+    assert HIDDEN_RULE not in pages and REPORT["diagnosis"] not in pages and "zipf" not in pages
+    assert "1/2" not in pages and 'verdict v-WA' not in pages
+    with services(site).sessions() as session:
+        assert withheld_exercises(session, site.config["IDS"][1]) != set()
+
+
+def test_after_the_due_date_the_after_level_applies(site):
+    course(site, "nothing", "rule", PAST if False else (NOW - dt.timedelta(days=1)).isoformat())
+    pages, api = seen(site, submission(site))
+    assert api["verdict"] == "WA" and HIDDEN_RULE in pages
+
+
+def test_an_extension_keeps_the_before_level_until_the_learners_own_due_date(site):
+    course(site, "nothing", "rule", (NOW - dt.timedelta(days=1)).isoformat(), extension=SOON)
+    _, api = seen(site, submission(site))
+    assert api["withheld"] is True
+
+
+def test_the_least_revealing_course_wins(site):
+    course(site, "rule", "rule", FUTURE)
+    course(site, "diagnosis", "rule", FUTURE)
+    with services(site).sessions() as session:
+        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+        assert learner_visibility(session, site.config["IDS"][1], exercise.id) is Visibility.diagnosis
+    _, api = seen(site, submission(site))
+    assert HIDDEN_RULE not in str(api)
+
+
+def test_instructors_always_see_everything(site):
+    course(site, "nothing", "nothing", FUTURE)
+    submission_id = submission(site)
+    client = site.test_client()
+    sign_in(client, "tia")
+    page = client.get(f"/submissions/{submission_id}").get_data(as_text=True)
+    assert HIDDEN_RULE in page or "row 7 of 12" in page
+    assert "seed" in page.lower()
