@@ -1,5 +1,6 @@
-"""What the browser tests need, and the one rule when it is missing: skip, or fail under CI; and the
-learner files the browser tests judge."""
+"""What the browser tests need, and the one rule when it is missing: skip, or fail under CI; the
+steps every site test takes (sign up, type into the editor, run the accessibility checker, take a
+picture for docs/); and the learner files the browser tests judge."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Locator, Page, expect
 
 CHROMIUM = os.environ.get("PROBJUDGE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 # Quiet, offline chromium: no background connections to Google's services (this machine has no network).
@@ -20,6 +22,52 @@ def unavailable(reason: str) -> None:
     if os.environ.get("PROBJUDGE_REQUIRE_BROWSER") == "1":
         pytest.fail(f"browser tests required but {reason}")
     pytest.skip(reason)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+# Where pictures for docs/ go: a folder, or "1" for docs/screenshots; unset, none are taken.
+SCREENSHOTS = os.environ.get("PROBJUDGE_SCREENSHOTS")
+PASSWORD = "password123"
+
+
+def sign_up(page: Page, name: str) -> None:
+    page.goto("/auth/sign-up")
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password again").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_text(f"Welcome, {name}!")).to_be_visible()
+
+
+def type_into_editor(page: Page, code: str) -> None:
+    """Replace the editor's text the way a learner would: select all, then type (insert) the code."""
+    editor = page.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+
+
+def accessibility_violations(page: Page) -> list[str]:
+    """axe-core's WCAG 2 A/AA and best-practice violations on the current page (the test must be
+    marked ``audit``: the site's CSP forbids the injected script otherwise)."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async () =>
+        (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'best-practice']})).violations.map(v =>
+            `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)""")
+
+
+def shoot(page: Page, name: str, focus: Locator | None = None) -> None:
+    """Save a picture for docs/ when PROBJUDGE_SCREENSHOTS is set (top of the page, or ``focus``)."""
+    if not SCREENSHOTS:
+        return
+    folder = ROOT / "docs" / "screenshots" if SCREENSHOTS == "1" else Path(SCREENSHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    if focus is not None:
+        focus.evaluate("element => element.scrollIntoView({block: 'center'})")
+    page.screenshot(path=str(folder / name), full_page=False)
 
 
 # A submission that never returns: the browser run must stop it (TLE) and stay usable.
@@ -54,7 +102,7 @@ CAUGHT_BY_39 = {
 # What the learner reads when their code needs an operation the browser's torch subset lacks.
 NOT_AVAILABLE = "not available in the browser: Submit to grade on the server"
 NOT_AVAILABLE_ZH = "在浏览器中不可用：请点 Submit（提交）到服务器上评测"
-_REFERENCE_39 = (HERE.parents[1] / "solutions" / "039-sampling" / "reference.py").read_text()
+_REFERENCE_39 = (ROOT / "solutions" / "039-sampling" / "reference.py").read_text()
 _LAST_LINE = "    return torch.multinomial(probs, num_samples, replacement=True, generator=generator)\n"
 # What the learner's code does -> (the reference doing it, the operation the message must name).
 UNAVAILABLE_39 = {

@@ -8,9 +8,12 @@ run ``playwright install``. Without chromium they are skipped, unless
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from flask import Flask
 from werkzeug.serving import make_server
 
 from judge.process import LocalLauncher
@@ -36,18 +39,33 @@ def browser():
         chromium.close()
 
 
+@dataclass(frozen=True)
+class ServedSite:
+    """A site served on loopback: its base URL, and its app for arranging what no page makes
+    (an instructor's account) through :func:`web.services.services`."""
+
+    url: str
+    app: Flask
+
+
 @pytest.fixture
-def live_site(tmp_path):
-    """The site served on 127.0.0.1 (a free port) by a thread; yields its base URL."""
+def served_site(tmp_path) -> Iterator[ServedSite]:
+    """The site served on 127.0.0.1 (a free port) by a thread."""
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="browser-tests", workers=1,
                         sandbox="local")
     app = create_app(settings, launcher=LocalLauncher())
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
+    yield ServedSite(url=f"http://127.0.0.1:{server.server_port}", app=app)
     server.shutdown()
     services(app).queue.stop()
+
+
+@pytest.fixture
+def live_site(served_site: ServedSite) -> str:
+    """The served site's base URL."""
+    return served_site.url
 
 
 @pytest.fixture

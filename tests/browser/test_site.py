@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
-from pathlib import Path
-
 from playwright.sync_api import expect
 
-from browser_support import ENDLESS
+from browser_support import ENDLESS, accessibility_violations, shoot, sign_up, type_into_editor
 from judge.exercise import resolve
 from judge.suites import load_suite
 
@@ -18,25 +15,6 @@ EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
 WRONG_TOP_K = (EXERCISE.root.parents[1] / "solutions" / "039-sampling" / "wrong" / "top_k_plus_one.py").read_text()
 VERDICT_TIMEOUT_MS = 180_000
-SCREENSHOTS = os.environ.get("PROBJUDGE_SCREENSHOTS")  # a folder: refresh the pictures in docs/
-
-
-def sign_up(page, name: str) -> None:
-    page.goto("/auth/sign-up")
-    page.get_by_label("User name").fill(name)
-    page.get_by_label("Password", exact=True).fill("password123")
-    page.get_by_label("Password again").fill("password123")
-    page.get_by_role("button", name="Sign up").click()
-    expect(page.get_by_text(f"Welcome, {name}!")).to_be_visible()
-
-
-def type_into_editor(page, code: str) -> None:
-    """Replace the editor's text the way a learner would: select all, then type (insert) the code."""
-    editor = page.locator(".cm-content")
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(code)
 
 
 def editor_text(page) -> str:
@@ -45,16 +23,6 @@ def editor_text(page) -> str:
 
 def only_this_origin(page, origin: str) -> list[str]:
     return [url for url in page.requests if not (url.startswith(origin + "/") or url.startswith(("data:", "blob:")))]
-
-
-def shoot(page, name: str, focus=None) -> None:
-    """Save a picture for docs/ when PROBJUDGE_SCREENSHOTS names a folder (top of the page, or ``focus``)."""
-    if SCREENSHOTS:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        page.evaluate("window.scrollTo(0, 0)")
-        if focus is not None:
-            focus.evaluate("element => element.scrollIntoView({block: 'center'})")
-        page.screenshot(path=str(Path(SCREENSHOTS) / name), full_page=False)
 
 
 def test_reference_is_accepted_and_a_known_mistake_is_named(page, live_site):
@@ -138,16 +106,6 @@ def test_run_judges_in_the_page_and_survives_an_endless_loop(page, live_site):
     assert any(url.endswith("/static/build/pyodide/pyodide.asm.wasm") for url in page.requests)
     assert only_this_origin(page, live_site) == []
     assert page.console_errors == []
-
-
-AXE = Path(__file__).resolve().parents[2] / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def accessibility_violations(page) -> list[str]:
-    """axe-core's WCAG 2 A/AA and best-practice violations on the current page."""
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate("""async () => (await axe.run(document, {runOnly: ['wcag2a', 'wcag2aa', 'best-practice']}))
-        .violations.map(v => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)""")
 
 
 @pytest.mark.audit
