@@ -123,6 +123,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "page_of": ("Page {page} of {pages}", "第 {page} 页，共 {pages} 页"),
     "previous_page": ("Previous page", "上一页"),
     "next_page": ("Next page", "下一页"),
+    "learner_attempts": ("The learner's attempts at this exercise", "该学员在这道练习上的提交"),
     "previous_attempt": ("Previous attempt", "上一次提交"),
     "next_attempt": ("Next attempt", "下一次提交"),
     "diff_with_previous": ("Diff with the previous attempt", "与上一次提交比较"),
