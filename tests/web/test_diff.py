@@ -51,6 +51,8 @@ def test_a_learner_diffs_their_own_attempts(world):
     assert "return u &lt; p  # &lt;b&gt;" in html and "<b>" not in html  # code is text, never markup
     assert 'class="verdict v-WA"' in html and 'class="verdict v-AC"' in html  # both verdicts
     assert "<script>" not in html.split("</head>")[1]  # the CSP forbids inline scripts
+    zh = world.client("learner").get(f"/submissions/{old}/diff/{new}?lang=zh").get_data(as_text=True)
+    assert "增加 3 行，删除 2 行。" in zh
     same = world.client("learner").get(f"/submissions/{old}/diff/{old}").get_data(as_text=True)
     assert "The two attempts have the same code." in same
 
@@ -113,7 +115,9 @@ def test_the_instructor_sees_everything_with_history_neighbours_and_a_rejudge_bu
     assert f'action="/submissions/{wa}/rejudge"' in html and "Rejudge this submission" in html
     assert f'href="/submissions/{ac}" rel="next"' in html or f'rel="next" href="/submissions/{ac}"' in html
     assert 'rel="prev"' not in html  # the first attempt at the exercise
-    later = world.client("instructor").get(f"/submissions/{ac}").get_data(as_text=True)
+    zh = world.client("instructor").get(f"/submissions/{wa}?lang=zh").get_data(as_text=True)
+    assert "本提交的评测记录" in zh and "重新评测此提交" in zh and "检验对象" in zh
+    later = world.client("instructor").get(f"/submissions/{ac}?lang=en").get_data(as_text=True)
     assert f'href="/submissions/{wa}/diff/{ac}"' in later and "Diff with the previous attempt" in later
 
 

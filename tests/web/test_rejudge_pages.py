@@ -104,6 +104,8 @@ def test_an_assignment_rejudge_page_while_it_waits(world):
     assert "Rejudged: assignment Week 1 in Sampling 101." in html and "Requested by teach_a at " in html
     assert "5 queued, 0 running, 0 done; 0 verdicts changed." in html
     assert html.count('<tr class="">') == 5 and "Queued" in html
+    zh = world.client("instructor").get(response.location + "?lang=zh").get_data(as_text=True)
+    assert "重新评测的范围：Sampling 101 中的作业 Week 1。" in zh and "排队 5 个" in zh
     again = _post(world, "instructor", f"/courses/{world.course_id}/rejudge", {"target": "exercise:39"})
     html = world.client("instructor").get(again.location).get_data(as_text=True)
     assert "Nothing was queued" in html and "http-equiv" not in html  # all of them are being judged already
