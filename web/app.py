@@ -195,14 +195,19 @@ def _register_blueprints(app: Flask) -> None:
     from web.browser_run import browser_run
     from web.course_api import course_api
     from web.course_pages import courses
+    from web.course_submission_pages import course_submissions
     from web.exercise_pages import exercises
     from web.profile import profile
+    from web.rejudge_pages import rejudges
+    from web.submission_list_api import submission_list_api
     from web.submission_pages import submissions
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    for api_blueprint in (api, course_api):
+    for api_blueprint in (api, course_api, submission_list_api):
         csrf.exempt(api_blueprint)
     for blueprint in (api, course_api, auth, exercises, submissions, profile, browser_run, courses):
+        app.register_blueprint(blueprint)
+    for blueprint in (submission_list_api, course_submissions, rejudges):
         app.register_blueprint(blueprint)
 
 
