@@ -106,4 +106,43 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     # --- gradebook and exports (web/gradebook_pages.py) ---
     # --- submissions list, instructor's submission view, diff, rejudge, overrides ---
     # --- analytics (web/analytics_pages.py) ---
+    "analytics": ("Analytics", "统计分析"),
+    "analytics_of_course": ("Analytics of {course}", "{course} 的统计分析"),
+    "analytics_of_exercise": ("Analytics of exercise {number}: {title}", "练习 {number}（{title}）的统计分析"),
+    "analytics_whole_course": ("The whole course, all exercises together", "整个课程（全部练习合计）"),
+    "analytics_counted": (
+        "Counted: every attempt of the course's learners at its assignments' exercises since the "
+        "assignment opened, late ones included. Days are calendar days in the course's time zone, {zone}.",
+        "统计范围：课程学员在作业开放后对作业中练习的每一次提交，包括迟交的。日期按课程时区 {zone} 的日历日计算。",
+    ),
+    "analytics_per_exercise": ("Per exercise", "按练习"),
+    "learners_who_tried": ("Learners who tried", "尝试过的学员"),
+    "share_accepted": ("Learners with an AC", "获得通过的学员比例"),
+    "ac_share_of_graded": ("AC among graded attempts (IE left out)", "已评测提交中的通过比例（不含 IE）"),
+    "top_diagnosis": ("Most frequent diagnosis", "最常见的诊断"),
+    "no_attempt_yet": ("No attempt yet.", "还没有任何提交。"),
+    "attempts_per_day": ("Attempts and learners per day", "每天的提交次数和学员人数"),
+    "local_day": ("Day", "日期"),
+    "attempts_until_first_ac": ("Attempts until the first AC", "首次通过之前的提交次数"),
+    "first_ac_at": ("First AC at attempt", "首次通过的提交序号"),
+    "learner_exercise_pairs": ("Learners (each exercise counted apart)", "学员人数（每个练习分别计算）"),
+    "never_accepted": ("never", "从未通过"),
+    "failing_cases": ("Failing cases", "未通过的测试点"),
+    "failing_cases_help": (
+        "Each failed attempt counts for the first case that failed.",
+        "每次未通过的提交只计入它第一个未通过的测试点。",
+    ),
+    "no_failing_case": ("No case failed.", "没有未通过的测试点。"),
+    "diagnoses": ("Diagnoses: the mistakes the class makes", "诊断：全班常犯的错误"),
+    "diagnosis": ("Diagnosis", "诊断"),
+    "no_diagnosis_yet": ("No attempt has a diagnosis yet.", "还没有带诊断的提交。"),
+    "learners_behind": ("Learners behind it", "犯这个错误的学员"),
+    "every_learner_with": ("all {count} learners", "全部 {count} 名学员"),
+    "learners_diagnosed": ("Learners diagnosed with: {diagnosis}", "被诊断为以下错误的学员：{diagnosis}"),
+    "learners_diagnosed_help": (
+        "Each name links to the learner's newest submission with this diagnosis.",
+        "每个名字链接到该学员带有这个诊断的最新一次提交。",
+    ),
+    "chart_numbers": ("The chart's numbers", "图表中的数据"),
+    "all_exercises_of_course": ("All exercises of the course", "本课程的全部练习"),
 }
