@@ -26,16 +26,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from sqlalchemy import DateTime, Integer, Select, and_, case, func, literal, select
+from sqlalchemy import DateTime, Integer, Select, and_, case, func, literal, select, union_all
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 
 from judge.verdicts import Verdict
 from web.counting import attempts_query
-from web.models import AssignmentExercise, Exercise, Grading, User, as_utc
+from web.models import Assignment, AssignmentExercise, Exercise, Grading, Submission, User, as_utc
 from web.moments import zone
 
 TOP_BUCKET = 10  # attempts until the first AC: 1, 2, …, 9, "10+"
@@ -153,13 +153,14 @@ class ExerciseRow:
 
 def attempts_with_grading(course_id: int, exercise_id: int | None = None) -> Select:
     """:func:`web.counting.attempts_query` with the grading's ``diagnosis``, ``diagnosis_zh`` and
-    ``failed_case``, for one exercise (``exercise_id``) or all of the course's."""
-    counted = attempts_query(course_id).subquery()
-    query = select(counted, Grading.diagnosis, Grading.diagnosis_zh, Grading.failed_case).outerjoin(
-        Grading, Grading.id == counted.c.grading_id
+    ``failed_case`` (from the grading it already joins), for one exercise or all of the course's."""
+    query = attempts_query(course_id).add_columns(
+        Grading.diagnosis.label("diagnosis"),
+        Grading.diagnosis_zh.label("diagnosis_zh"),
+        Grading.failed_case.label("failed_case"),
     )
     if exercise_id is not None:
-        query = query.where(counted.c.exercise_id == exercise_id)
+        query = query.where(Submission.exercise_id == exercise_id)
     return query
 
 
@@ -244,33 +245,55 @@ def over_time(session: Session, attempts, time_zone: str, first: dt.datetime, la
     return [DayCount(dt.date.fromordinal(_EPOCH_ORDINAL + row.day), row.attempts, row.learners) for row in rows]
 
 
-def first_accepted(session: Session, attempts) -> FirstAccepted:
-    """How many (learner, exercise) pairs got their first AC at their k-th attempt, and never."""
+def totals_and_first_accepted(session: Session, attempts) -> tuple[Totals, FirstAccepted]:
+    """The totals, and how many (learner, exercise) pairs got their first AC at their k-th attempt
+    (and never), in one pass over the attempts: both are read from one row per pair."""
     pair = (attempts.c.user_id, attempts.c.exercise_id)
     ranked = select(
         attempts.c.user_id,
         attempts.c.exercise_id,
-        attempts.c.verdict,
+        (attempts.c.verdict == Verdict.AC).label("accepted"),
+        _is_graded(attempts).label("graded"),
         func.row_number()
         .over(partition_by=pair, order_by=(attempts.c.created_at, attempts.c.submission_id))
         .label("position"),
     ).subquery()
-    first = (
-        select(func.min(case((ranked.c.verdict == Verdict.AC, ranked.c.position))).label("first"))
+    pairs = (
+        select(
+            ranked.c.user_id,
+            func.count().label("attempts"),
+            func.sum(case((ranked.c.graded, 1), else_=0)).label("graded"),
+            func.sum(case((ranked.c.accepted, 1), else_=0)).label("accepted"),
+            func.min(case((ranked.c.accepted, ranked.c.position))).label("first"),
+        )
         .group_by(ranked.c.user_id, ranked.c.exercise_id)
-        .subquery()
+        .cte("pairs")  # read twice below: the database computes it once
     )
     bucketed = select(
-        case((first.c.first.is_(None), 0), (first.c.first >= TOP_BUCKET, TOP_BUCKET), else_=first.c.first).label(
+        case((pairs.c.first.is_(None), 0), (pairs.c.first >= TOP_BUCKET, TOP_BUCKET), else_=pairs.c.first).label(
             "bucket"
         )
     ).subquery()
-    counts = {
-        row.bucket: row.pairs
-        for row in session.execute(select(bucketed.c.bucket, func.count().label("pairs")).group_by(bucketed.c.bucket))
-    }
+    whole = select(
+        literal(-1).label("bucket"),
+        func.sum(pairs.c.attempts).label("attempts"),
+        func.count(func.distinct(pairs.c.user_id)).label("learners"),
+        func.count(func.distinct(case((pairs.c.first.is_not(None), pairs.c.user_id)))).label("learners_accepted"),
+        func.sum(pairs.c.graded).label("graded"),
+        func.sum(pairs.c.accepted).label("accepted"),
+    )
+    # Grouped in an outer query: PostgreSQL would not match the parameters of a GROUP BY expression.
+    per_bucket = select(bucketed.c.bucket, func.count(), literal(0), literal(0), literal(0), literal(0)).group_by(
+        bucketed.c.bucket
+    )
+    totals, counts = Totals(0, 0, 0, 0, 0), {}
+    for row in session.execute(union_all(whole, per_bucket)):
+        if row.bucket == -1:
+            totals = _totals(row)
+        else:
+            counts[row.bucket] = row.attempts  # here: how many pairs
     never = counts.pop(0, 0)
-    return FirstAccepted(counts=counts, never=never)
+    return totals, FirstAccepted(counts=counts, never=never)
 
 
 def failing_cases(session: Session, attempts) -> list[CaseCount]:
@@ -285,57 +308,55 @@ def failing_cases(session: Session, attempts) -> list[CaseCount]:
     return [CaseCount(row.failed_case, row.attempts, row.n) for row in rows]
 
 
-def _diagnosis_learners(attempts, limit: int | None, only: str | None = None) -> Select:
-    """(diagnosis, user_id, name, newest submission with it), per diagnosis by name, at most ``limit``
-    each; of the diagnosis ``only`` when given, else of every diagnosis."""
+def _diagnosis_rows(attempts, limit: int | None, only: str | None = None) -> Select:
+    """One row per (diagnosis, learner), the first ``limit`` learners of each diagnosis by name
+    (None: all), with the diagnosis' totals: ``diagnosis``, ``diagnosis_zh``, ``attempts`` and
+    ``learners`` (of the diagnosis), ``user_id``, ``name``, ``submission_id`` (the learner's newest
+    with it). Only diagnosis ``only`` when given."""
     diagnosed = attempts.c.diagnosis.is_not(None) if only is None else attempts.c.diagnosis == only
     per_learner = (
         select(
             attempts.c.diagnosis,
             attempts.c.user_id,
+            func.max(attempts.c.diagnosis_zh).label("diagnosis_zh"),
+            func.count().label("tries"),
             func.max(attempts.c.submission_id).label("submission_id"),
         )
         .where(diagnosed)
         .group_by(attempts.c.diagnosis, attempts.c.user_id)
         .subquery()
     )
+    same = per_learner.c.diagnosis
     ranked = (
         select(
-            per_learner,
+            same,
+            per_learner.c.user_id,
+            per_learner.c.submission_id,
             User.name,
-            func.row_number()
-            .over(partition_by=per_learner.c.diagnosis, order_by=(User.name_key, User.id))
-            .label("position"),
+            func.max(per_learner.c.diagnosis_zh).over(partition_by=same).label("diagnosis_zh"),
+            func.sum(per_learner.c.tries).over(partition_by=same).label("attempts"),
+            func.count().over(partition_by=same).label("learners"),
+            func.row_number().over(partition_by=same, order_by=(User.name_key, User.id)).label("position"),
         )
         .join(User, User.id == per_learner.c.user_id)
         .subquery()
     )
-    query = select(ranked).order_by(ranked.c.diagnosis, ranked.c.position)
+    query = select(ranked).order_by(ranked.c.attempts.desc(), ranked.c.diagnosis, ranked.c.position)
     return query if limit is None else query.where(ranked.c.position <= limit)
 
 
 def diagnoses(session: Session, attempts, learners_shown: int | None = LEARNERS_SHOWN) -> list[DiagnosisCount]:
     """Each diagnosis with its attempts, distinct learners and the first ``learners_shown`` of
     them by name (None: all), most attempts first."""
-    named = attempts.c.diagnosis
-    counts = session.execute(
-        select(
-            named,
-            func.max(attempts.c.diagnosis_zh).label("diagnosis_zh"),
-            func.count().label("attempts"),
-            func.count(func.distinct(attempts.c.user_id)).label("n"),
-        )
-        .where(named.is_not(None))
-        .group_by(named)
-        .order_by(func.count().desc(), named)
-    ).all()
-    behind: dict[str, list[LearnerLink]] = {}
-    for row in session.execute(_diagnosis_learners(attempts, learners_shown)):
-        behind.setdefault(row.diagnosis, []).append(LearnerLink(row.user_id, row.name, row.submission_id))
-    return [
-        DiagnosisCount(row.diagnosis, row.diagnosis_zh, row.attempts, row.n, tuple(behind.get(row.diagnosis, ())))
-        for row in counts
-    ]
+    found: dict[str, DiagnosisCount] = {}
+    for row in session.execute(_diagnosis_rows(attempts, learners_shown)):
+        link = LearnerLink(row.user_id, row.name, row.submission_id)
+        known = found.get(row.diagnosis)
+        if known is None:
+            found[row.diagnosis] = DiagnosisCount(row.diagnosis, row.diagnosis_zh, row.attempts, row.learners, (link,))
+        else:
+            found[row.diagnosis] = replace(known, shown=(*known.shown, link))
+    return list(found.values())
 
 
 def learners_with_diagnosis(
@@ -343,8 +364,27 @@ def learners_with_diagnosis(
 ) -> list[LearnerLink]:
     """Every learner of the course with an attempt diagnosed ``diagnosis``, by name."""
     attempts = attempts_with_grading(course_id, exercise_id).subquery()
-    rows = session.execute(_diagnosis_learners(attempts, None, diagnosis))
+    rows = session.execute(_diagnosis_rows(attempts, None, diagnosis))
     return [LearnerLink(row.user_id, row.name, row.submission_id) for row in rows]
+
+
+def _opened(session: Session, course_id: int, exercise_id: int | None) -> dt.datetime | None:
+    """When the first assignment (with ``exercise_id``, when given) of the course opened: no attempt counts before."""
+    query = (
+        select(func.min(Assignment.opens_at))
+        .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
+        .where(AssignmentExercise.course_id == course_id)
+    )
+    if exercise_id is not None:
+        query = query.where(AssignmentExercise.exercise_id == exercise_id)
+    opened = session.scalar(query)
+    return _moment(opened) if opened is not None else None
+
+
+def _newest_submission(session: Session) -> dt.datetime | None:
+    """The newest submission's date-time on the whole site (read from its index): no attempt is later."""
+    newest = session.scalar(select(func.max(Submission.created_at)))
+    return _moment(newest) if newest is not None else None
 
 
 def analytics(
@@ -356,20 +396,14 @@ def analytics(
 ) -> Analytics:
     """The analytics of one exercise of the course (``exercise_id``) or of the whole course."""
     attempts = attempts_with_grading(course_id, exercise_id).subquery()
-    head = session.execute(
-        select(
-            *_totals_columns(attempts),
-            func.min(attempts.c.created_at).label("first"),
-            func.max(attempts.c.created_at).label("last"),
-        )
-    ).one()
-    totals = _totals(head)
-    if not totals.attempts:
-        return Analytics(totals, [], FirstAccepted({}, 0), [], [])
+    totals, first = totals_and_first_accepted(session, attempts)
+    opened = _opened(session, course_id, exercise_id)
+    if not totals.attempts or opened is None:
+        return Analytics(totals, [], first, [], [])
     return Analytics(
         totals=totals,
-        over_time=over_time(session, attempts, time_zone, _moment(head.first), _moment(head.last)),
-        first_accepted=first_accepted(session, attempts),
+        over_time=over_time(session, attempts, time_zone, opened, _newest_submission(session) or opened),
+        first_accepted=first,
         failing_cases=failing_cases(session, attempts),
         diagnoses=diagnoses(session, attempts, learners_shown),
     )

@@ -102,20 +102,27 @@ def charts(figures: Analytics) -> dict[str, dict[str, Any]]:
 @analytics_pages.get("/<int:course_id>/analytics")
 @login_required
 def show(course_id: int):
+    """The overview, one row per exercise; ``?exercise=N``: that exercise's charts."""
     course = course_for_analytics(course_id, current_user)
     identifier = request.args.get("exercise")
-    exercise = course_exercise(course, identifier) if identifier else None
+    if not identifier:
+        return render_template("courses/analytics.html", course=course, rows=overview(g.db, course.id))
+    return _charts_page(course, course_exercise(course, identifier))
+
+
+@analytics_pages.get("/<int:course_id>/analytics/course")
+@login_required
+def whole_course(course_id: int):
+    """The charts of all the course's exercises together."""
+    return _charts_page(course_for_analytics(course_id, current_user), None)
+
+
+def _charts_page(course: Course, exercise: Exercise | None):
     figures = analytics(
         g.db, course.id, course.time_zone, exercise.id if exercise is not None else None, LEARNERS_SHOWN
     )
     return render_template(
-        "courses/analytics.html",
-        course=course,
-        exercise=exercise,
-        rows=overview(g.db, course.id) if exercise is None else [],
-        figures=figures,
-        days=filled_days(figures.over_time),
-        charts=charts(figures),
+        "courses/analytics_charts.html", course=course, exercise=exercise, figures=figures, charts=charts(figures)
     )
 
 

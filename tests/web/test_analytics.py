@@ -248,8 +248,11 @@ def test_the_overview_lists_every_exercise_and_the_whole_course(site):
     assert f'href="/courses/{ids["course"]}/analytics?exercise=39"' in overview_table
     assert "temperature ignored (11)" in overview_table and "heads and tails swapped (1)" in overview_table
     assert "75%" in overview_table and "50%" in overview_table
-    assert _chart(html, "chart-diagnoses")["labels"] == ["temperature ignored", "off by one", "heads and tails swapped"]
     assert "Analytics</a>" in html  # the course's navigation links here
+    assert f'href="/courses/{ids["course"]}/analytics/course"' in html
+    whole = client.get(f"/courses/{ids['course']}/analytics/course").get_data(as_text=True)
+    assert _chart(whole, "chart-diagnoses")["labels"] == ["temperature ignored", "off by one", "heads and tails swapped"]
+    assert _table(whole, "chart-first-ac")[-1] == ["never", "2"]
 
 
 def test_the_full_list_of_a_diagnosis(site, monkeypatch):
@@ -307,6 +310,7 @@ def test_who_may_see_the_analytics(site, who, status):
     client = app.test_client()
     sign_in(client, name)
     for url in (f"/courses/{ids['course']}/analytics", f"/courses/{ids['course']}/analytics?exercise=39",
+                f"/courses/{ids['course']}/analytics/course",
                 f"/courses/{ids['course']}/analytics/learners?diagnosis=off+by+one"):
         assert client.get(url).status_code == status, url
     for query in ("", "?exercise=39"):
