@@ -180,12 +180,13 @@ def _totals_columns(attempts) -> list:
 
 
 def _totals(row) -> Totals:
+    # int(): PostgreSQL sums integers as NUMERIC (a Decimal here).
     return Totals(
-        attempts=row.attempts or 0,
-        learners=row.learners or 0,
-        learners_accepted=row.learners_accepted or 0,
-        graded=row.graded or 0,
-        accepted=row.accepted or 0,
+        attempts=int(row.attempts or 0),
+        learners=int(row.learners or 0),
+        learners_accepted=int(row.learners_accepted or 0),
+        graded=int(row.graded or 0),
+        accepted=int(row.accepted or 0),
     )
 
 
@@ -291,7 +292,7 @@ def totals_and_first_accepted(session: Session, attempts) -> tuple[Totals, First
         if row.bucket == -1:
             totals = _totals(row)
         else:
-            counts[row.bucket] = row.attempts  # here: how many pairs
+            counts[int(row.bucket)] = int(row.attempts)  # here: how many pairs
     never = counts.pop(0, 0)
     return totals, FirstAccepted(counts=counts, never=never)
 
@@ -353,7 +354,9 @@ def diagnoses(session: Session, attempts, learners_shown: int | None = LEARNERS_
         link = LearnerLink(row.user_id, row.name, row.submission_id)
         known = found.get(row.diagnosis)
         if known is None:
-            found[row.diagnosis] = DiagnosisCount(row.diagnosis, row.diagnosis_zh, row.attempts, row.learners, (link,))
+            found[row.diagnosis] = DiagnosisCount(
+                row.diagnosis, row.diagnosis_zh, int(row.attempts), int(row.learners), (link,)
+            )
         else:
             found[row.diagnosis] = replace(known, shown=(*known.shown, link))
     return list(found.values())
