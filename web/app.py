@@ -190,6 +190,8 @@ def _register_request_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from web.analytics_api import analytics_api
+    from web.analytics_pages import analytics_pages
     from web.api import api
     from web.auth import auth
     from web.browser_run import browser_run
@@ -203,11 +205,11 @@ def _register_blueprints(app: Flask) -> None:
     from web.submission_pages import submissions
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    for api_blueprint in (api, course_api, submission_list_api):
+    for api_blueprint in (api, course_api, submission_list_api, analytics_api):
         csrf.exempt(api_blueprint)
     for blueprint in (api, course_api, auth, exercises, submissions, profile, browser_run, courses):
         app.register_blueprint(blueprint)
-    for blueprint in (submission_list_api, course_submissions, rejudges):
+    for blueprint in (submission_list_api, course_submissions, rejudges, analytics_api, analytics_pages):
         app.register_blueprint(blueprint)
 
 
