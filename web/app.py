@@ -190,19 +190,26 @@ def _register_request_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from web.analytics_api import analytics_api
+    from web.analytics_pages import analytics_pages
     from web.api import api
     from web.auth import auth
     from web.browser_run import browser_run
     from web.course_api import course_api
     from web.course_pages import courses
+    from web.course_submission_pages import course_submissions
     from web.exercise_pages import exercises
     from web.profile import profile
+    from web.rejudge_pages import rejudges
+    from web.submission_list_api import submission_list_api
     from web.submission_pages import submissions
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    for api_blueprint in (api, course_api):
+    for api_blueprint in (api, course_api, submission_list_api, analytics_api):
         csrf.exempt(api_blueprint)
     for blueprint in (api, course_api, auth, exercises, submissions, profile, browser_run, courses):
+        app.register_blueprint(blueprint)
+    for blueprint in (submission_list_api, course_submissions, rejudges, analytics_api, analytics_pages):
         app.register_blueprint(blueprint)
 
 

@@ -158,20 +158,27 @@ def _exercise_rows() -> list[Exercise]:
     return list(g.db.scalars(select(Exercise).order_by(Exercise.number)).all())
 
 
+def _teach_page(
+    course: Course, status: int = 200, name_form: NameForm | None = None, roster_form: RosterForm | None = None
+):
+    """The course home as its instructors see it (forms sent back with their errors, if any)."""
+    return render_template(
+        "courses/teach.html",
+        course=course,
+        learners=learners(g.db, course),
+        instructors=instructors(g.db, course),
+        name_form=name_form or NameForm(formdata=None),
+        roster_form=roster_form or RosterForm(formdata=None),
+        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
+    ), status
+
+
 @courses.get("/<int:course_id>")
 @login_required
 def show(course_id: int):
     course = course_to_attend(course_id, current_user)
     if teaches(g.db, current_user, course):
-        return render_template(
-            "courses/teach.html",
-            course=course,
-            learners=learners(g.db, course),
-            instructors=instructors(g.db, course),
-            name_form=NameForm(formdata=None),
-            roster_form=RosterForm(formdata=None),
-            show_moment=lambda moment: show_in_zone(moment, course.time_zone),
-        )
+        return _teach_page(course)
     own = cells(g.db, course.id, [current_user.id])
     extensions = {
         row.assignment_id: row.due_at
@@ -196,16 +203,15 @@ def show(course_id: int):
 def add_course_instructor(course_id: int):
     course = course_to_teach(course_id, current_user)
     form = NameForm()
-    if form.validate_on_submit():
-        try:
-            user = add_instructor(g.db, course, form.name.data)
-        except CourseError as error:
-            flash(str(error), "error")
-        else:
-            g.db.commit()
-            flash(t("instructor_added", name=user.name), "success")
-    else:
-        flash(t("required"), "error")
+    if not form.validate_on_submit():
+        return _teach_page(course, 400, name_form=form)
+    try:
+        user = add_instructor(g.db, course, form.name.data)
+    except CourseError as error:
+        form.name.errors.append(str(error))
+        return _teach_page(course, 400, name_form=form)
+    g.db.commit()
+    flash(t("instructor_added", name=user.name), "success")
     return redirect(url_for("courses.show", course_id=course.id))
 
 
@@ -215,14 +221,14 @@ def upload_roster(course_id: int):
     course = course_to_teach(course_id, current_user)
     form = RosterForm()
     if not form.validate_on_submit():
-        abort(400)
+        return _teach_page(course, 400, roster_form=form)
     upload = request.files.get("roster_file")
     data: bytes | str = upload.read() if upload is not None and upload.filename else (form.roster.data or "")
     try:
         result = add_roster(g.db, course, data)
     except CourseError as error:
-        flash(str(error), "error")
-        return redirect(url_for("courses.show", course_id=course.id))
+        form.roster.errors.append(str(error))
+        return _teach_page(course, 400, roster_form=form)
     g.db.commit()
     flash(t("roster_result", added=len(result.added), already=len(result.already), unknown=len(result.unknown)), "info")
     if result.unknown:
@@ -246,16 +252,23 @@ def _assignment_form(course: Course, assignment: Assignment | None = None) -> As
     return form
 
 
-def _render_assignment(course: Course, form: AssignmentForm, assignment: Assignment | None, status: int = 200):
-    extension_form = ExtensionForm(formdata=None)
-    extension_form.learner.choices = [(user.id, user.name) for user in learners(g.db, course)]
+def _render_assignment(
+    course: Course,
+    form: AssignmentForm,
+    assignment: Assignment | None,
+    status: int = 200,
+    extension_form: ExtensionForm | None = None,
+):
+    if extension_form is None:
+        extension_form = ExtensionForm(formdata=None)
+        extension_form.learner.choices = [(user.id, user.name) for user in learners(g.db, course)]
     values = {}
     if assignment is not None:
         values = {
             "opens_at": form_value(assignment.opens_at, course.time_zone),
             "due_at": form_value(assignment.due_at, course.time_zone),
         }
-    if request.method == "POST":
+    if request.method == "POST" and extension_form is None:  # the assignment form, sent back with its values
         values = {"opens_at": request.form.get("opens_at", ""), "due_at": request.form.get("due_at", "")}
     return render_template(
         "courses/assignment.html",
@@ -328,12 +341,13 @@ def extend(course_id: int, assignment_id: int):
     if form.validate_on_submit():
         learner = g.db.get(User, form.learner.data)
         try:
+            if learner is None:
+                raise CourseError(t("required"))
             grant_extension(g.db, assignment, learner, request.form.get("due_at", ""), current_user)
         except CourseError as error:
-            flash(str(error), "error")
+            form.due_at.errors.append(str(error))
         else:
             g.db.commit()
-            flash(t("extension_granted", name=learner.name if learner else ""), "success")
-    else:
-        flash(t("required"), "error")
-    return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))
+            flash(t("extension_granted", name=learner.name), "success")
+            return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))
+    return _render_assignment(course, _assignment_form(course, assignment), assignment, 400, extension_form=form)

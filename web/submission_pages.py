@@ -1,25 +1,81 @@
-"""One submission: its verdict and per-case results (live while it is graded) and its code."""
+"""One submission: its verdict and per-case results (live while it is graded) and its code.
+
+Those who teach its author (:func:`web.visibility.access_for` gives them the full report) also
+see its history of gradings, links to the learner's previous and next attempt at the exercise
+and to the diff with the previous one, and a button that rejudges it (``POST .../rejudge``).
+``/submissions/<a>/diff/<b>`` compares two attempts of one learner at one exercise: anyone
+who may see both (the learner too) may open it.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, g, render_template
+from flask import Blueprint, abort, g, redirect, render_template, url_for
 from flask_login import current_user, login_required
+from sqlalchemy import and_, or_, select
+from wtforms import SubmitField
 
+from web.diffing import code_diff
+from web.forms import SiteForm
+from web.i18n import LazyText
 from web.lookup import visible_submission
-from web.presenting import submission_view
+from web.models import Submission
+from web.permissions import refuse_unless, teaches_author_of
+from web.presenting import Access, grading_summary, submission_view
+from web.rejudging import rejudge_submission
+from web.services import services
 from web.visibility import access_for
 
 submissions = Blueprint("submissions", __name__, url_prefix="/submissions")
+
+
+class RejudgeForm(SiteForm):
+    submit = SubmitField(LazyText("rejudge_submission"))
+
+
+def neighbour(submission: Submission, later: bool) -> int | None:
+    """The id of the same learner's attempt at the same exercise just before (or after) this one."""
+    if later:
+        position = or_(
+            Submission.created_at > submission.created_at,
+            and_(Submission.created_at == submission.created_at, Submission.id > submission.id),
+        )
+        order = (Submission.created_at.asc(), Submission.id.asc())
+    else:
+        position = or_(
+            Submission.created_at < submission.created_at,
+            and_(Submission.created_at == submission.created_at, Submission.id < submission.id),
+        )
+        order = (Submission.created_at.desc(), Submission.id.desc())
+    return g.db.scalar(
+        select(Submission.id)
+        .where(Submission.user_id == submission.user_id, Submission.exercise_id == submission.exercise_id, position)
+        .order_by(*order)
+        .limit(1)
+    )
+
+
+def _instructor_extras(submission: Submission, access: Access) -> dict:
+    if not access.instructor:
+        return {}
+    return {
+        "history": [grading_summary(grading, access, submission.current_grading_id) for grading in submission.gradings],
+        "previous_id": neighbour(submission, later=False),
+        "next_id": neighbour(submission, later=True),
+        "rejudge_form": RejudgeForm(formdata=None),
+    }
 
 
 @submissions.get("/<int:submission_id>")
 @login_required
 def show(submission_id: int):
     submission = visible_submission(submission_id, current_user)
+    access = access_for(g.db, current_user, submission)
     return render_template(
         "submissions/show.html",
         submission=submission,
-        view=submission_view(submission, current_user, g.lang, access_for(g.db, current_user, submission)),
+        access=access,
+        view=submission_view(submission, current_user, g.lang, access),
+        **_instructor_extras(submission, access),
     )
 
 
@@ -28,8 +84,37 @@ def show(submission_id: int):
 def result(submission_id: int):
     """The result region alone: what the page polls while the submission is queued or running."""
     submission = visible_submission(submission_id, current_user)
+    access = access_for(g.db, current_user, submission)
     return render_template(
         "submissions/_result.html",
         submission=submission,
-        view=submission_view(submission, current_user, g.lang, access_for(g.db, current_user, submission)),
+        access=access,
+        view=submission_view(submission, current_user, g.lang, access),
+    )
+
+
+@submissions.post("/<int:submission_id>/rejudge")
+@login_required
+def rejudge(submission_id: int):
+    submission = visible_submission(submission_id, current_user)
+    refuse_unless(teaches_author_of(g.db, current_user, submission), "rejudging")
+    if not RejudgeForm().validate_on_submit():
+        abort(400)
+    requested = rejudge_submission(g.db, services().queue, submission, current_user)
+    return redirect(url_for("rejudges.show", rejudge_id=requested.rejudge.id))
+
+
+@submissions.get("/<int:old_id>/diff/<int:new_id>")
+@login_required
+def diff(old_id: int, new_id: int):
+    old = visible_submission(old_id, current_user)
+    new = visible_submission(new_id, current_user)
+    if old.user_id != new.user_id or old.exercise_id != new.exercise_id:
+        return render_template("submissions/diff.html", old=old, new=new, refused=True), 400
+    views = [
+        submission_view(attempt, current_user, g.lang, access_for(g.db, current_user, attempt))
+        for attempt in (old, new)
+    ]
+    return render_template(
+        "submissions/diff.html", old=old, new=new, refused=False, views=views, diff=code_diff(old.code, new.code)
     )

@@ -134,7 +134,9 @@ def upgrade() -> None:
         batch_op.create_foreign_key("fk_grading_rejudge_id_rejudge", "rejudge", ["rejudge_id"], ["id"])
         batch_op.create_index("ix_grading_rejudge_id", ["rejudge_id"], unique=False)
     with op.batch_alter_table("submission", schema=None) as batch_op:
-        batch_op.create_index("ix_submission_user_exercise", ["user_id", "exercise_id", "created_at"], unique=False)
+        batch_op.create_index(
+            "ix_submission_user_exercise", ["user_id", "exercise_id", "created_at", "current_grading_id"], unique=False
+        )
     _fill_analytics_columns()
     user = sa.table("user", sa.column("role"))
     op.execute(user.update().where(user.c.role == "instructor").values(role="admin"))

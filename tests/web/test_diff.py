@@ -1,0 +1,139 @@
+"""The diff between two attempts, and the instructor's view of a submission around it."""
+
+from __future__ import annotations
+
+import pytest
+
+from web.diffing import code_diff
+from web.models import Submission
+from web.services import services
+
+from tests.web.class_world import ROLES, world  # noqa: F401 (world is a fixture)
+
+OLD = "import torch\n\n\ndef flip(p, n):\n    return p\n"
+NEW = "import torch\n\n\ndef flip(p, n, generator=None):\n    u = torch.rand(3)\n    return u < p  # <b>\n"
+
+
+def test_code_diff_numbers_lines_on_both_sides():
+    diff = code_diff(OLD, NEW)
+    assert (diff.added, diff.removed) == (3, 2)
+    assert diff.lines[0].kind == "hunk" and diff.lines[0].text == "@@ -1,5 +1,6 @@"
+    kinds = [(line.kind, line.old_number, line.new_number) for line in diff.lines[1:]]
+    assert kinds == [("same", 1, 1), ("same", 2, 2), ("same", 3, 3), ("removed", 4, None), ("removed", 5, None),
+                     ("added", None, 4), ("added", None, 5), ("added", None, 6)]
+    assert code_diff(OLD, OLD).same
+
+
+def test_code_diff_shows_only_the_changes_and_their_context():
+    old = "".join(f"line {i}\n" for i in range(1, 41))
+    new = old.replace("line 5\n", "line five\n").replace("line 35\n", "")
+    diff = code_diff(old, new)
+    assert [line.text for line in diff.lines if line.kind == "hunk"] == ["@@ -2,7 +2,7 @@", "@@ -32,7 +32,6 @@"]
+    assert len(diff.lines) == 2 + 8 + 7
+
+
+def _set_code(world, name: str, code: str) -> None:
+    with services(world.app).sessions() as session:
+        session.get(Submission, world.attempts[name]).code = code
+        session.commit()
+
+
+def test_a_learner_diffs_their_own_attempts(world):
+    _set_code(world, "ann_39_wa", OLD)
+    _set_code(world, "ann_39_ac", NEW)
+    old, new = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
+    response = world.client("learner").get(f"/submissions/{old}/diff/{new}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert f"Attempts #{old} and #{new}" in html and "3 lines added, 2 removed." in html
+    assert '<tr class="diff-removed"><td class="number">4</td><td class="number"></td>' in html
+    assert '<tr class="diff-added"><td class="number"></td><td class="number">6</td>' in html
+    assert "return u &lt; p  # &lt;b&gt;" in html and "<b>" not in html  # code is text, never markup
+    assert 'class="verdict v-WA"' in html and 'class="verdict v-AC"' in html  # both verdicts
+    assert "<script>" not in html.split("</head>")[1]  # the CSP forbids inline scripts
+    zh = world.client("learner").get(f"/submissions/{old}/diff/{new}?lang=zh").get_data(as_text=True)
+    assert "增加 3 行，删除 2 行。" in zh
+    same = world.client("learner").get(f"/submissions/{old}/diff/{old}").get_data(as_text=True)
+    assert "The two attempts have the same code." in same
+
+
+def test_a_diff_of_other_learners_or_exercises_is_refused_with_a_reason(world):
+    client = world.client("instructor")
+    for first, second in (("ann_39_wa", "ann_1_late"), ("ann_39_wa", "bob_39_wa")):
+        response = client.get(f"/submissions/{world.attempts[first]}/diff/{world.attempts[second]}")
+        assert response.status_code == 400
+        assert "A diff compares two attempts of one learner at one exercise" in response.get_data(as_text=True)
+
+
+DIFF_STATUS = {"anonymous": 302, "learner": 200, "learner_elsewhere": 404, "other_instructor": 404,
+               "instructor": 200, "admin": 200}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_who_may_open_a_diff(world, role):
+    old, new = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
+    response = world.client(role).get(f"/submissions/{old}/diff/{new}")
+    assert response.status_code == DIFF_STATUS[role]
+    if role == "anonymous":
+        assert response.location.startswith("/auth/sign-in")
+
+
+def test_a_diff_with_an_attempt_one_may_not_see_is_a_404(world):
+    ann = world.client("learner")
+    assert ann.get(f"/submissions/{world.attempts['ann_39_wa']}/diff/{world.attempts['bob_39_wa']}").status_code == 404
+    assert ann.get(f"/submissions/{world.attempts['ann_39_wa']}/diff/999999").status_code == 404
+
+
+def _rich_report(world):
+    """Give ann's WA attempt a report with a failed hidden case whose checks carry labels."""
+    report = {"verdict": "WA", "score": {"passed": 1, "total": 2}, "message": "hidden row 3 is off",
+              "diagnosis": "the sides are swapped", "seed": 4242, "cases": [
+                  {"name": "public_small", "suite": "public", "title": "Small", "verdict": "AC", "message": "",
+                   "time_ms": 3.0, "seed": 11, "statistic": 0.5, "p_value": 0.48, "checks": []},
+                  {"name": "hidden_rows", "suite": "hidden", "title": "Rows", "verdict": "WA",
+                   "message": "row 3: p=0.25 drew 1 in 80% of 4000 draws", "time_ms": 9.0, "seed": 12,
+                   "statistic": 912.0, "p_value": 1e-12, "rule": "a row draws 1 too often",
+                   "checks": [{"kind": "fit", "label": "row 3 (p=0.25)", "statistic": 912.0, "p_value": 1e-12,
+                               "alpha": 1e-8, "passed": False}]}]}
+    with services(world.app).sessions() as session:
+        grading = session.get(Submission, world.attempts["ann_39_wa"]).current
+        grading.report_json = report
+        grading.seed = 4242
+        grading.judge_version = "9.9.9"
+        session.commit()
+
+
+def test_the_instructor_sees_everything_with_history_neighbours_and_a_rejudge_button(world):
+    _rich_report(world)
+    wa, ac = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
+    html = world.client("instructor").get(f"/submissions/{wa}").get_data(as_text=True)
+    assert "ann" in html and "# WA" in html  # the learner and the code
+    assert "row 3: p=0.25 drew 1 in 80% of 4000 draws" in html  # the hidden case's full message
+    assert "row 3 (p=0.25)" in html and "912" in html and "1e-12" in html  # the check, its label, statistic, p
+    assert "Seed 12" in html or "seed 12" in html  # the case's seed
+    assert 'id="gradings"' in html and "9.9.9" in html and "4242" in html and "(current)" in html
+    assert f'action="/submissions/{wa}/rejudge"' in html and "Rejudge this submission" in html
+    assert f'href="/submissions/{ac}" rel="next"' in html or f'rel="next" href="/submissions/{ac}"' in html
+    assert 'rel="prev"' not in html  # the first attempt at the exercise
+    zh = world.client("instructor").get(f"/submissions/{wa}?lang=zh").get_data(as_text=True)
+    assert "本提交的评测记录" in zh and "重新评测此提交" in zh and "检验对象" in zh
+    later = world.client("instructor").get(f"/submissions/{ac}?lang=en").get_data(as_text=True)
+    assert f'href="/submissions/{wa}/diff/{ac}"' in later and "Diff with the previous attempt" in later
+
+
+def test_the_learner_sees_no_instructor_part(world):
+    _rich_report(world)
+    wa = world.attempts["ann_39_wa"]
+    html = world.client("learner").get(f"/submissions/{wa}").get_data(as_text=True)
+    for secret in ("row 3: p=0.25", "row 3 (p=0.25)", "4242", 'id="gradings"', "/rejudge", "9.9.9" + "</td>",
+                   "diff/"):
+        assert secret not in html, secret
+    assert "a row draws 1 too often" in html  # what a learner sees of the hidden case: its rule
+
+
+def test_the_result_region_polled_by_the_page_shows_the_same(world):
+    _rich_report(world)
+    wa = world.attempts["ann_39_wa"]
+    assert "row 3 (p=0.25)" in world.client("instructor").get(f"/submissions/{wa}/result").get_data(as_text=True)
+    assert "row 3 (p=0.25)" not in world.client("learner").get(f"/submissions/{wa}/result").get_data(as_text=True)
+
