@@ -101,7 +101,7 @@ def submit(page: Page, code: str, verdict: str) -> None:
     expect(page.locator(f"#result .verdict-line .v-{verdict}")).to_be_visible(timeout=VERDICT_TIMEOUT_MS)
 
 
-def charts_drawn(page: Page) -> dict:
+def charts_drawn(page: Page) -> list[dict]:
     """Each chart of the page: its accessible name, its Chart.js type and how many pixels it painted."""
     page.wait_for_function(
         "() => [...document.querySelectorAll('canvas[data-chart]')].every(c => c.getAttribute('role') === 'img')"
@@ -140,6 +140,7 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     # A learner signs up, joins with the code, makes a named mistake, then gets it right.
     sign_up(page, LEARNER)
     page.goto("/courses/")
+    assert_accessible(page, "courses page (learner)")
     page.get_by_label("Join code").fill(join_code)
     page.get_by_role("button", name="Join a course").click()
     expect(page.get_by_text("You joined Probability 101.")).to_be_visible()
@@ -169,13 +170,15 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     assert download.value.suggested_filename.endswith(".csv")
     rows = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8-sig"))))
     assert [row["learner"] for row in rows] == [LEARNER], rows
-    assert rows[0][f"ex{EXERCISE.number}"] == "1" and rows[0]["total"] == "1", rows[0]
+    column = f"ex{EXERCISE.number}"
+    assert (rows[0][column], rows[0][f"{column}_late"], rows[0]["total"]) == ("1", "0", "1"), rows[0]
 
     # ... sees the analytics of the exercise drawn, the learner's named mistake among the diagnoses.
     page.goto(f"{course}/analytics?exercise={EXERCISE.number}")
     charts = charts_drawn(page)
     assert charts and all(chart["type"] and chart["label"] and chart["painted"] > 0 for chart in charts), charts
-    expect(page.get_by_role("table").filter(has_text=INVERTED_DIAGNOSIS)).to_contain_text(LEARNER)
+    mistake = page.get_by_role("row").filter(has=page.get_by_role("rowheader", name=re.compile(INVERTED_DIAGNOSIS)))
+    expect(mistake).to_contain_text(LEARNER)  # the learners behind it
     assert_accessible(page, "analytics of exercise 1")
     shoot(page, "analytics.png", focus=page.get_by_role("region", name=re.compile("^Diagnoses")))
 
