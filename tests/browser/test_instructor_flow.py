@@ -182,6 +182,11 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     assert_accessible(page, "analytics of exercise 1")
     shoot(page, "analytics.png", focus=page.get_by_role("region", name=re.compile("^Diagnoses")))
 
+    # ... finds both attempts among the course's submissions.
+    page.get_by_role("navigation", name="Course pages").get_by_role("link", name="All submissions").click()
+    expect(page.get_by_role("row").filter(has=page.get_by_role("cell", name=LEARNER, exact=True))).to_have_count(2)
+    assert_accessible(page, "all submissions")
+
     # ... and rejudges the exercise within the course: fresh gradings of both attempts, old ones kept.
     page.goto(course)
     page.get_by_label("What to rejudge").select_option(label=f"exercise {EXERCISE.number}. {TITLE}")
