@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from flask import Flask
 from playwright.sync_api import Locator, Page, expect
 
 CHROMIUM = os.environ.get("PROBJUDGE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -29,6 +31,15 @@ AXE = ROOT / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 # Where pictures for docs/ go: a folder, or "1" for docs/screenshots; unset, none are taken.
 SCREENSHOTS = os.environ.get("PROBJUDGE_SCREENSHOTS")
 PASSWORD = "password123"
+
+
+@dataclass(frozen=True)
+class ServedSite:
+    """A site served on loopback: its base URL, and its app for arranging what no page makes
+    (an instructor's account) through :func:`web.services.services`."""
+
+    url: str
+    app: Flask
 
 
 def sign_up(page: Page, name: str) -> None:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from flask import Flask
 from werkzeug.serving import make_server
 
 from judge.process import LocalLauncher
@@ -22,7 +20,7 @@ from web.app import create_app
 from web.config import Settings
 from web.serve import missing_assets
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, unavailable
+from browser_support import CHROMIUM, CHROMIUM_ARGS, ServedSite, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -37,15 +35,6 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
-
-
-@dataclass(frozen=True)
-class ServedSite:
-    """A site served on loopback: its base URL, and its app for arranging what no page makes
-    (an instructor's account) through :func:`web.services.services`."""
-
-    url: str
-    app: Flask
 
 
 @pytest.fixture

@@ -18,8 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import Page, expect
 
-from browser_support import PASSWORD, ROOT, accessibility_violations, shoot, sign_up, type_into_editor
-from conftest import ServedSite
+from browser_support import PASSWORD, ROOT, ServedSite, accessibility_violations, shoot, sign_up, type_into_editor
 from judge.exercise import resolve
 from web.accounts import create_user
 from web.models import Role
