@@ -196,13 +196,16 @@ def _register_blueprints(app: Flask) -> None:
     from web.course_api import course_api
     from web.course_pages import courses
     from web.exercise_pages import exercises
+    from web.gradebook_pages import gradebook, gradebook_api
     from web.profile import profile
     from web.submission_pages import submissions
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    for api_blueprint in (api, course_api):
+    for api_blueprint in (api, course_api, gradebook_api):
         csrf.exempt(api_blueprint)
     for blueprint in (api, course_api, auth, exercises, submissions, profile, browser_run, courses):
+        app.register_blueprint(blueprint)
+    for blueprint in (gradebook, gradebook_api):
         app.register_blueprint(blueprint)
 
 
