@@ -171,10 +171,23 @@ def read_query(args: Mapping[str, str], exercises: list[Column]) -> GradebookQue
     return GradebookQuery(sort, order == "desc", name, filter_, page, per_page)
 
 
-def _learner_totals(course: Course, exercises: list[Column], sort_exercise: int | None) -> Select:
-    """Every learner of the course with ``total``, ``late_count``, ``done`` (cells with a counted
-    score or an override), ``overridden`` and ``sort_score`` (the score on ``sort_exercise``;
-    -1 where there is no cell, so that never tried sorts below a 0)."""
+def _learners(course: Course) -> Select:
+    """The course's learners: ``user_id``, ``name``, ``name_key``."""
+    return (
+        select(User.id.label("user_id"), User.name.label("name"), User.name_key.label("name_key"))
+        .select_from(Membership)
+        .join(User, User.id == Membership.user_id)
+        .where(Membership.course_id == course.id, Membership.role == CourseRole.learner)
+    )
+
+
+def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[int] | None = None) -> Select:
+    """Every learner of the course (or those of ``user_ids``) with ``total``, ``late_count``,
+    ``done`` (cells with a counted score or an override), ``overridden`` and ``sort_score`` (the
+    score on ``sort_exercise``; -1 where there is no cell, so that never tried sorts below a 0).
+
+    With ``user_ids`` the database reads only their attempts (the filter reaches inside
+    :func:`~web.counting.cells_query`, whose windows are partitioned by learner)."""
     cell = cells_query(course.id).subquery()
     is_late = case((cell.c.late, 1), else_=0)
     sort_score = (
@@ -182,19 +195,18 @@ def _learner_totals(course: Course, exercises: list[Column], sort_exercise: int 
         if sort_exercise is not None
         else literal(None, Float)
     )
-    totals = (
-        select(
-            cell.c.user_id,
-            func.sum(cell.c.score).label("total"),
-            func.sum(is_late).label("late_count"),
-            func.sum(case((or_(cell.c.counted.is_not(None), cell.c.override.is_not(None)), 1), else_=0)).label("done"),
-            func.sum(case((cell.c.override.is_not(None), 1), else_=0)).label("overridden"),
-            sort_score.label("sort_score"),
-        )
-        .group_by(cell.c.user_id)
-        .subquery()
-    )
-    return (
+    totals_query = select(
+        cell.c.user_id,
+        func.sum(cell.c.score).label("total"),
+        func.sum(is_late).label("late_count"),
+        func.sum(case((or_(cell.c.counted.is_not(None), cell.c.override.is_not(None)), 1), else_=0)).label("done"),
+        func.sum(case((cell.c.override.is_not(None), 1), else_=0)).label("overridden"),
+        sort_score.label("sort_score"),
+    ).group_by(cell.c.user_id)
+    if user_ids is not None:
+        totals_query = totals_query.where(cell.c.user_id.in_(user_ids))
+    totals = totals_query.subquery()
+    learners = (
         select(
             User.id.label("user_id"),
             User.name.label("name"),
@@ -210,6 +222,7 @@ def _learner_totals(course: Course, exercises: list[Column], sort_exercise: int 
         .outerjoin(totals, totals.c.user_id == Membership.user_id)
         .where(Membership.course_id == course.id, Membership.role == CourseRole.learner)
     )
+    return learners if user_ids is None else learners.where(Membership.user_id.in_(user_ids))
 
 
 def _filtered(learners: Select, query: GradebookQuery, exercise_count: int) -> Select:
@@ -228,11 +241,8 @@ def _filtered(learners: Select, query: GradebookQuery, exercise_count: int) -> S
 
 def _ordered(statement: Select, query: GradebookQuery) -> Select:
     found = statement.selected_columns
-    key = {
-        "name": found.name_key,
-        "total": found.total,
-        "late": found.late_count,
-    }.get(query.sort, found.sort_score)
+    names = {"name": "name_key", "total": "total", "late": "late_count"}
+    key = found[names.get(query.sort, "sort_score")]
     first = key.desc() if query.descending else key.asc()
     if query.sort == "name":
         return statement.order_by(first, found.user_id)
@@ -281,7 +291,9 @@ def gradebook_page(
 
 def query_page(session: Session, course: Course, query: GradebookQuery, exercises: list[Column]) -> GradebookPage:
     """The page ``query`` asks for (already checked by :func:`read_query`)."""
-    statement = _filtered(_learner_totals(course, exercises, _sort_exercise(query, exercises)), query, len(exercises))
+    if query.sort == "name" and query.filter == "all":
+        return _page_by_name(session, course, query, exercises)
+    statement = _filtered(_learner_totals(course, _sort_exercise(query, exercises)), query, len(exercises))
     # The count rides along as a window over the filtered rows, so one query answers the page.
     counted = statement.add_columns(func.count().over().label("matching"))
     found = session.execute(
@@ -292,6 +304,22 @@ def query_page(session: Session, course: Course, query: GradebookQuery, exercise
     else:  # past the last page: count apart
         matching = session.scalar(select(func.count()).select_from(statement.subquery())) or 0
     by_user = _cells_by_user(session, course, [row.user_id for row in found])
+    return GradebookPage(exercises, [_row(row, by_user) for row in found], matching, query)
+
+
+def _page_by_name(session: Session, course: Course, query: GradebookQuery, exercises: list[Column]) -> GradebookPage:
+    """A page in name order needs no learner's totals but its own: the names are paged first,
+    then only those learners' attempts are read (the default page, the cheap one)."""
+    people = _filtered(_learners(course), query, len(exercises))
+    matching = session.scalar(select(func.count()).select_from(people.subquery())) or 0
+    chosen = session.scalars(
+        _ordered(people, query)
+        .with_only_columns(people.selected_columns.user_id)
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page)
+    ).all()
+    found = session.execute(_ordered(_learner_totals(course, None, list(chosen)), query)).all() if chosen else []
+    by_user = _cells_by_user(session, course, list(chosen))
     return GradebookPage(exercises, [_row(row, by_user) for row in found], matching, query)
 
 
@@ -308,16 +336,14 @@ def _row(row, by_user: Mapping[int, Mapping[int, Cell]]) -> Row:
     return Row(row.user_id, row.name, float(row.total), int(row.late_count), by_user.get(row.user_id, {}))
 
 
-def gradebook_rows(
-    session: Session, course: Course, exercises: list[Column] | None = None, batch: int = CSV_BATCH
-) -> Iterator[Row]:
-    """Every learner's row, by name, for the export: one query for the learners and totals, then
-    one for the cells of each ``batch`` of learners."""
-    exercises = course_exercises(session, course) if exercises is None else exercises
-    learners = _ordered(_filtered(_learner_totals(course, exercises, None), GradebookQuery(), 0), GradebookQuery())
-    everyone = session.execute(learners).all()
+def gradebook_rows(session: Session, course: Course, batch: int = CSV_BATCH) -> Iterator[Row]:
+    """Every learner's row, by name, for the export: the learners in one query, then for each
+    ``batch`` of them one query for their totals and one for their cells."""
+    people = _ordered(_filtered(_learners(course), GradebookQuery(), 0), GradebookQuery())
+    everyone = session.scalars(people.with_only_columns(people.selected_columns.user_id)).all()
     for start in range(0, len(everyone), batch):
-        chunk = everyone[start : start + batch]
-        by_user = _cells_by_user(session, course, [row.user_id for row in chunk])
-        for row in chunk:
+        chosen = list(everyone[start : start + batch])
+        found = session.execute(_ordered(_learner_totals(course, None, chosen), GradebookQuery())).all()
+        by_user = _cells_by_user(session, course, chosen)
+        for row in found:
             yield _row(row, by_user)

@@ -201,7 +201,7 @@ def gradebook_csv(columns: list[Column], rows: Iterable[Row]) -> Iterable[list[s
 def _csv_response(course: Course) -> Response:
     columns = course_exercises(g.db, course)
     text = io.StringIO()
-    csv.writer(text, lineterminator="\r\n").writerows(gradebook_csv(columns, gradebook_rows(g.db, course, columns)))
+    csv.writer(text, lineterminator="\r\n").writerows(gradebook_csv(columns, gradebook_rows(g.db, course)))
     return Response(
         text.getvalue().encode("utf-8-sig"),
         mimetype="text/csv",
