@@ -73,6 +73,7 @@ bench: venv assets browser
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/browser.py
+	$(PY) benchmarks/course_scale.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info $(FRONTEND)/node_modules web/static/build

@@ -3,7 +3,7 @@
     python -m web serve [--host HOST] [--port PORT]     (what `make run` starts)
     python -m web grade [--workers N]                   (grading workers in their own process)
     python -m web init-db
-    python -m web create-user NAME --role learner|instructor --password PW [--token]
+    python -m web create-user NAME --role learner|instructor|admin --password PW [--token]
     python -m web set-password NAME --password PW
 
 Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to

@@ -133,7 +133,7 @@ def diagnosis_learners(course_id: int):
     course = course_for_analytics(course_id, current_user)
     diagnosis = request.args.get("diagnosis", "")
     if not diagnosis:
-        abort(404, description="no diagnosis named")
+        abort(400, description="name a diagnosis: ?diagnosis=TEXT (its English text)")
     identifier = request.args.get("exercise")
     exercise = course_exercise(course, identifier) if identifier else None
     people = learners_with_diagnosis(g.db, course.id, diagnosis, exercise.id if exercise is not None else None)

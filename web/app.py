@@ -199,17 +199,18 @@ def _register_blueprints(app: Flask) -> None:
     from web.course_pages import courses
     from web.course_submission_pages import course_submissions
     from web.exercise_pages import exercises
+    from web.gradebook_pages import gradebook, gradebook_api
     from web.profile import profile
     from web.rejudge_pages import rejudges
     from web.submission_list_api import submission_list_api
     from web.submission_pages import submissions
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    for api_blueprint in (api, course_api, submission_list_api, analytics_api):
+    api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api)
+    for api_blueprint in api_blueprints:
         csrf.exempt(api_blueprint)
-    for blueprint in (api, course_api, auth, exercises, submissions, profile, browser_run, courses):
-        app.register_blueprint(blueprint)
-    for blueprint in (submission_list_api, course_submissions, rejudges, analytics_api, analytics_pages):
+    pages = (auth, exercises, submissions, profile, browser_run, courses, gradebook, course_submissions, rejudges)
+    for blueprint in (*api_blueprints, *pages, analytics_pages):
         app.register_blueprint(blueprint)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import Float, Integer, Select, and_, case, cast, func, literal, select, union
+from sqlalchemy import Boolean, Float, Integer, Select, Text, and_, case, cast, func, literal, select, union_all
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
@@ -151,50 +151,75 @@ def cells_query(course_id: int) -> Select:
     ``counted`` (None: nothing counts), ``late`` (the counted attempt was late), ``override``
     (the newest override's score or None), ``override_comment``, and ``score``: what the cell is
     worth, the override's score, else ``counted``, else 0.
+
+    The attempts and the newest overrides are one list (``UNION ALL``) ranked per cell by window
+    functions, with no join between per-cell results: SQLite answers a join of two derived
+    tables by scanning one for each row of the other, which grows as the square of the cells.
+    A filter on ``user_id`` outside this query reaches inside it (the windows are partitioned
+    by it), so one page's cells cost one page's attempts.
     """
     attempts = attempts_query(course_id).subquery()
-    cell = (attempts.c.user_id, attempts.c.exercise_id)
+    overrides = latest_overrides(course_id).subquery()
+    rows = union_all(
+        select(
+            attempts.c.user_id,
+            attempts.c.exercise_id,
+            attempts.c.submission_id,
+            attempts.c.grading_id,
+            attempts.c.verdict,
+            attempts.c.created_at,
+            attempts.c.late,
+            attempts.c.counted,
+            literal(None, Float).label("override"),
+            literal(None, Text).label("override_comment"),
+            literal(0, Integer).label("is_override"),
+        ),
+        select(
+            overrides.c.user_id,
+            overrides.c.exercise_id,
+            literal(None, Integer),
+            literal(None, Integer),
+            literal(None, Grading.__table__.c.verdict.type),
+            overrides.c.created_at,
+            literal(False, Boolean),
+            literal(None, Float),
+            overrides.c.score,
+            overrides.c.comment,
+            literal(1, Integer),
+        ),
+    ).subquery()
+    cell = (rows.c.user_id, rows.c.exercise_id)
     ranked = select(
-        attempts,
+        rows,
         func.row_number()
         .over(
             partition_by=cell,
             order_by=(
-                attempts.c.counted.is_(None),
-                attempts.c.counted.desc(),
-                attempts.c.created_at,
-                attempts.c.submission_id,
+                rows.c.is_override,  # an attempt, when there is one, is the cell's row
+                rows.c.counted.is_(None),
+                rows.c.counted.desc(),
+                rows.c.created_at,
+                rows.c.submission_id,
             ),
         )
         .label("rank"),
-        func.count().over(partition_by=cell).label("attempts"),
+        func.sum(1 - rows.c.is_override).over(partition_by=cell).label("attempts"),
+        func.max(rows.c.override).over(partition_by=cell).label("override_score"),
+        func.max(rows.c.override_comment).over(partition_by=cell).label("override_text"),
     ).subquery()
-    best = select(ranked).where(ranked.c.rank == 1).subquery()
-    overrides = latest_overrides(course_id).subquery()
-    # Every cell with an attempt or an override (a union, not a FULL JOIN: older SQLite lacks it).
-    keys = union(
-        select(best.c.user_id, best.c.exercise_id), select(overrides.c.user_id, overrides.c.exercise_id)
-    ).subquery()
-    return (
-        select(
-            keys.c.user_id,
-            keys.c.exercise_id,
-            func.coalesce(best.c.attempts, 0).label("attempts"),
-            best.c.submission_id,
-            best.c.grading_id,
-            best.c.verdict,
-            best.c.counted,
-            case((best.c.counted.is_(None), False), else_=best.c.late).label("late"),
-            overrides.c.score.label("override"),
-            overrides.c.comment.label("override_comment"),
-            func.coalesce(overrides.c.score, best.c.counted, 0.0).label("score"),
-        )
-        .select_from(keys)
-        .outerjoin(best, and_(best.c.user_id == keys.c.user_id, best.c.exercise_id == keys.c.exercise_id))
-        .outerjoin(
-            overrides, and_(overrides.c.user_id == keys.c.user_id, overrides.c.exercise_id == keys.c.exercise_id)
-        )
-    )
+    return select(
+        ranked.c.user_id,
+        ranked.c.exercise_id,
+        ranked.c.attempts,
+        ranked.c.submission_id,
+        ranked.c.grading_id,
+        ranked.c.verdict,
+        ranked.c.counted,
+        case((ranked.c.counted.is_(None), False), else_=ranked.c.late).label("late"),
+        ranked.c.override_score.label("override"),
+        ranked.c.override_text.label("override_comment"),
+        func.coalesce(ranked.c.override_score, ranked.c.counted, 0.0).label("score"),
+    ).where(ranked.c.rank == 1)
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ def course_world(make_site) -> World:
         session.commit()
         world.values = {
             "course_id": course.id, "other_course_id": other.id, "assignment_id": assignment.id,
-            "submission_id": first, "a": first, "b": second, "user_id": users["ann"].id, "number": 39,
+            "submission_id": first, "old_id": first, "new_id": second, "user_id": users["ann"].id, "number": 39,
             "rejudge_id": rejudge.id, "identifier": "39", "code": "en", "token_id": 1,
         }
     return world

@@ -270,7 +270,7 @@ def test_the_full_list_of_a_diagnosis(site, monkeypatch):
     names = re.findall(r'<a href="/submissions/\d+">(\w+)</a>', page.get_data(as_text=True))
     assert names == ["ann", "bob"]
     assert client.get(f"/courses/{course}/analytics/learners?diagnosis=nothing+like+it").status_code == 404
-    assert client.get(f"/courses/{course}/analytics/learners").status_code == 404
+    assert client.get(f"/courses/{course}/analytics/learners").status_code == 400
 
 
 def test_the_api_answers_one_exercise(site):

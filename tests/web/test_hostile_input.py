@@ -243,6 +243,8 @@ PAGE_FORMS = {
     "courses.new_assignment": ("teacher", ASSIGNMENT_FORM),
     "courses.edit_assignment": ("teacher", ASSIGNMENT_FORM),
     "courses.extend": ("teacher", {"learner": "{user_id}", "due_at": "2099-02-01T00:00"}),
+    "submissions.rejudge": ("teacher", {}),
+    "rejudges.rejudge_in_course": ("teacher", {"target": "exercise:39"}),
 }
 FIELDS = [(endpoint, field) for endpoint, (_, data) in PAGE_FORMS.items() for field in [*data, "csrf_token"]]
 

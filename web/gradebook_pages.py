@@ -1,0 +1,279 @@
+"""The gradebook's pages, its CSV export, and its API routes.
+
+- ``/courses/<id>/gradebook``: learners × exercises (score, verdict, attempts, late, override),
+  sortable, filtered and paged by URL parameters (see :func:`web.gradebook.read_query`);
+- ``/courses/<id>/gradebook/<user_id>/<number>``: one cell: the learner's attempts in time
+  order, the counted one marked, the override history and a form to override the score;
+- ``/courses/<id>/gradebook.csv`` and ``/api/v1/courses/<id>/gradebook.csv``: the export;
+- ``/api/v1/courses/<id>/gradebook``: one page of the gradebook as JSON.
+
+Authorization (:func:`course_to_grade`): a course one is not in is a 404, a learner of the
+course gets a 403, its instructors and site admins the page.
+
+The CSV (:func:`gradebook_csv`) is UTF-8 with a byte-order mark (``utf-8-sig``), which Excel
+needs to read UTF-8 and every CSV reader skips; one row per learner, by name. Columns:
+``learner``, then ``ex<number>`` per exercise (the counted score as a share 0..1 of the
+exercise's one point, with an override applied; empty: never tried), ``ex<number>_late`` per
+exercise (1: the counted attempt was late, else 0), ``total`` (the sum of the scores),
+``max_total`` (the number of exercises) and ``late_count``. A text cell that a spreadsheet
+would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return)
+gets a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from typing import Any
+
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from sqlalchemy import select
+from wtforms import DecimalField, SubmitField, TextAreaField
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange
+
+from web.api import token_required
+from web.counting import Cell, attempts_query, cells
+from web.course_api import course_json
+from web.courses import MAX_COMMENT, CourseError, override_score
+from web.forms import SiteForm
+from web.gradebook import Column, GradebookError, GradebookPage, Row, course_exercises, gradebook_rows, query_page
+from web.gradebook import read_query as read_gradebook_query
+from web.i18n import LazyText, t
+from web.models import Course, CourseRole, Exercise, Membership, Override, User
+from web.moments import show as show_in_zone
+from web.permissions import course_to_attend, refuse_unless, teaches
+
+gradebook = Blueprint("gradebook", __name__, url_prefix="/courses")
+gradebook_api = Blueprint("gradebook_api", __name__, url_prefix="/api/v1")
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class OverrideForm(SiteForm):
+    score_percent = DecimalField(
+        LazyText("gradebook_score_percent"),
+        places=None,
+        validators=[InputRequired(LazyText("required")), NumberRange(0, 100, LazyText("gradebook_percent_range"))],
+    )
+    comment = TextAreaField(
+        LazyText("gradebook_comment"), validators=[DataRequired(LazyText("required")), Length(1, MAX_COMMENT)]
+    )
+    submit = SubmitField(LazyText("gradebook_set_score"))
+
+
+def course_to_grade(course_id: int, viewer: User) -> Course:
+    """Course ``course_id`` if ``viewer`` teaches it; a 404 when not in it, a 403 for its learners."""
+    course = course_to_attend(course_id, viewer)
+    refuse_unless(teaches(g.db, viewer, course), "the gradebook")
+    return course
+
+
+def _page_of(course: Course, args) -> GradebookPage:
+    exercises = course_exercises(g.db, course)
+    try:
+        query = read_gradebook_query(args, exercises)
+    except GradebookError as error:
+        abort(400, description=str(error))
+    return query_page(g.db, course, query, exercises)
+
+
+# --- pages ---------------------------------------------------------------------------------------
+
+
+@gradebook.get("/<int:course_id>/gradebook")
+@login_required
+def show(course_id: int):
+    course = course_to_grade(course_id, current_user)
+    page = _page_of(course, request.args)
+    return render_template("courses/gradebook.html", course=course, book=page, query=page.query)
+
+
+def _cell_parts(course_id: int, user_id: int, number: int) -> tuple[Course, User, Exercise]:
+    course = course_to_grade(course_id, current_user)
+    learner = g.db.scalar(
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.course_id == course.id, Membership.role == CourseRole.learner, User.id == user_id)
+    )
+    column = next((column for column in course_exercises(g.db, course) if column.number == number), None)
+    if learner is None or column is None:
+        abort(404, description="no such learner or exercise in this course")
+    exercise = g.db.get(Exercise, column.exercise_id)
+    assert exercise is not None
+    return course, learner, exercise
+
+
+def _render_cell(course: Course, learner: User, exercise: Exercise, form: OverrideForm, status: int = 200):
+    found = attempts_query(course.id).subquery()
+    attempts = g.db.execute(
+        select(found)
+        .where(found.c.user_id == learner.id, found.c.exercise_id == exercise.id)
+        .order_by(found.c.created_at, found.c.submission_id)
+    ).all()
+    cell = cells(g.db, course.id, [learner.id]).get((learner.id, exercise.id))
+    overrides = g.db.scalars(
+        select(Override)
+        .where(Override.course_id == course.id, Override.user_id == learner.id, Override.exercise_id == exercise.id)
+        .order_by(Override.id.desc())
+    ).all()
+    return render_template(
+        "courses/gradebook_cell.html",
+        course=course,
+        learner=learner,
+        exercise=exercise,
+        attempts=attempts,
+        cell=cell,
+        overrides=overrides,
+        form=form,
+        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
+    ), status
+
+
+@gradebook.get("/<int:course_id>/gradebook/<int:user_id>/<int:number>")
+@login_required
+def cell_page(course_id: int, user_id: int, number: int):
+    course, learner, exercise = _cell_parts(course_id, user_id, number)
+    return _render_cell(course, learner, exercise, OverrideForm())
+
+
+@gradebook.post("/<int:course_id>/gradebook/<int:user_id>/<int:number>")
+@login_required
+def override(course_id: int, user_id: int, number: int):
+    course, learner, exercise = _cell_parts(course_id, user_id, number)
+    form = OverrideForm()
+    if not form.validate_on_submit():
+        return _render_cell(course, learner, exercise, form, 400)
+    try:
+        override_score(
+            g.db, course, learner, exercise, float(form.score_percent.data) / 100, form.comment.data, current_user
+        )
+    except CourseError as error:
+        g.db.rollback()
+        form.comment.errors.append(str(error))
+        return _render_cell(course, learner, exercise, form, 400)
+    g.db.commit()
+    flash(t("gradebook_score_set", name=learner.name, number=exercise.number), "success")
+    return redirect(url_for("gradebook.cell_page", course_id=course.id, user_id=learner.id, number=exercise.number))
+
+
+@gradebook.get("/<int:course_id>/gradebook.csv")
+@login_required
+def download(course_id: int):
+    return _csv_response(course_to_grade(course_id, current_user))
+
+
+# --- the CSV -------------------------------------------------------------------------------------
+
+
+def spreadsheet_safe(text: str) -> str:
+    """``text`` as a CSV cell no spreadsheet runs as a formula (see the module docstring)."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _share(value: float) -> str:
+    return f"{round(value, 4):g}"
+
+
+def gradebook_csv(columns: list[Column], rows: Iterable[Row]) -> Iterable[list[str]]:
+    """The CSV's rows, header first (see the module docstring)."""
+    yield [
+        "learner",
+        *(f"ex{column.number}" for column in columns),
+        *(f"ex{column.number}_late" for column in columns),
+        "total",
+        "max_total",
+        "late_count",
+    ]
+    for row in rows:
+        found = [row.cells.get(column.exercise_id) for column in columns]
+        yield [
+            spreadsheet_safe(row.name),
+            *("" if cell is None else _share(cell.score) for cell in found),
+            *("1" if cell is not None and cell.late else "0" for cell in found),
+            _share(row.total),
+            str(len(columns)),
+            str(row.late_count),
+        ]
+
+
+def _csv_response(course: Course) -> Response:
+    columns = course_exercises(g.db, course)
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\r\n").writerows(gradebook_csv(columns, gradebook_rows(g.db, course)))
+    return Response(
+        text.getvalue().encode("utf-8-sig"),
+        mimetype="text/csv",
+        headers={
+            "Content-Type": "text/csv; charset=utf-8",
+            "Content-Disposition": f'attachment; filename="course-{course.id}-gradebook.csv"',
+            "Cache-Control": "no-store",
+        },
+    )
+
+
+# --- the API -------------------------------------------------------------------------------------
+
+
+def cell_json(cell: Cell | None) -> dict[str, Any]:
+    if cell is None:
+        return {
+            "verdict": None,
+            "score": 0.0,
+            "counted": None,
+            "attempts": 0,
+            "late": False,
+            "override": None,
+            "submission": None,
+        }
+    return {
+        "verdict": cell.verdict.value if cell.verdict is not None else None,
+        "score": cell.score,
+        "counted": cell.counted,
+        "attempts": cell.attempts,
+        "late": cell.late,
+        "override": cell.override,
+        "submission": cell.submission_id,
+    }
+
+
+def gradebook_json(course: Course, page: GradebookPage) -> dict[str, Any]:
+    query = page.query
+    return {
+        "course": course_json(course),
+        "exercises": [column.number for column in page.exercises],
+        "max_total": page.max_total,
+        "learners": [
+            {
+                "user": row.name,
+                "total": row.total,
+                "late_count": row.late_count,
+                "exercises": {
+                    str(column.number): cell_json(row.cells.get(column.exercise_id)) for column in page.exercises
+                },
+            }
+            for row in page.rows
+        ],
+        "sort": query.sort,
+        "order": "desc" if query.descending else "asc",
+        "filter": query.filter,
+        "q": query.name_filter,
+        "page": page.page,
+        "per_page": page.per_page,
+        "pages": page.pages,
+        "total_learners": page.total_learners,
+    }
+
+
+@gradebook_api.get("/courses/<int:course_id>/gradebook")
+@token_required
+def api_gradebook(course_id: int):
+    course = course_to_grade(course_id, g.user)
+    return gradebook_json(course, _page_of(course, request.args))
+
+
+@gradebook_api.get("/courses/<int:course_id>/gradebook.csv")
+@token_required
+def api_download(course_id: int):
+    return _csv_response(course_to_grade(course_id, g.user))
