@@ -103,6 +103,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "attempts": ("Attempts", "尝试次数"),
     "notes": ("Notes", "备注"),
     "late": ("late", "迟交"),
+    "late_column": ("Late", "迟交"),
     "override_note": ("Score set to {score}% by your instructor", "教师把分数改为 {score}%"),
     # --- gradebook and exports (web/gradebook_pages.py) ---
     "gradebook": ("Gradebook", "成绩册"),
@@ -118,7 +119,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "gradebook_per_page": ("Learners per page", "每页学员数"),
     "gradebook_apply": ("Apply", "应用"),
     "gradebook_matching": (
-        "{count} learners match; page {page} of {pages}.",
+        "Matching learners: {count}; page {page} of {pages}.",
         "{count} 名学员符合条件；第 {page} 页，共 {pages} 页。",
     ),
     "gradebook_no_learners": ("No learner matches.", "没有符合条件的学员。"),

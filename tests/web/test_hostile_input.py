@@ -244,6 +244,7 @@ PAGE_FORMS = {
     "courses.edit_assignment": ("teacher", ASSIGNMENT_FORM),
     "courses.extend": ("teacher", {"learner": "{user_id}", "due_at": "2099-02-01T00:00"}),
     "submissions.rejudge": ("teacher", {}),
+    "gradebook.cell_page": ("teacher", {"score_percent": "90", "comment": "regraded by hand"}),
     "rejudges.rejudge_in_course": ("teacher", {"target": "exercise:39"}),
 }
 FIELDS = [(endpoint, field) for endpoint, (_, data) in PAGE_FORMS.items() for field in [*data, "csrf_token"]]

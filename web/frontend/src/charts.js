@@ -44,8 +44,11 @@ Chart.register(
 const TYPES = { line: "line", bar: "bar", "horizontal-bar": "bar" };
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
-function axis(title, stacked) {
-  return { stacked, title: { display: Boolean(title), text: title || "" } };
+function axis(title, stacked, counts) {
+  const scale = { stacked, title: { display: Boolean(title), text: title || "" } };
+  // Counts of attempts or learners: whole-number ticks (no 0.1 … 1.0 axis for one learner).
+  if (counts) Object.assign(scale, { beginAtZero: true, ticks: { precision: 0 } });
+  return scale;
 }
 
 // The Chart.js configuration of one declared chart; throws on a declaration it cannot draw.
@@ -60,13 +63,17 @@ export function chartConfig(spec) {
     if (set.color) Object.assign(drawn, { backgroundColor: set.color, borderColor: set.color });
     return drawn;
   });
+  const counts = spec.datasets.every((set) => Array.isArray(set.data) && set.data.every(Number.isInteger));
   return {
     type,
     data: { labels: spec.labels, datasets },
     options: {
       indexAxis: horizontal ? "y" : "x",
       maintainAspectRatio: true,
-      scales: { x: axis(spec.xTitle, stacked), y: axis(spec.yTitle, stacked) },
+      scales: {
+        x: axis(spec.xTitle, stacked, horizontal && counts),
+        y: axis(spec.yTitle, stacked, !horizontal && counts),
+      },
       plugins: { legend: { display: datasets.length > 1 } },
     },
   };
