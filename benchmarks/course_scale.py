@@ -267,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             ("submissions (API)", f"/api/v1/courses/{course}/submissions", headers),
             (f"analytics, exercise {first}", f"/courses/{course}/analytics?exercise={first}", None),
             (f"analytics (API), exercise {first}", f"/api/v1/courses/{course}/analytics?exercise={first}", headers),
+            ("analytics, course overview", f"/courses/{course}/analytics", None),
+            ("analytics, whole course", f"/courses/{course}/analytics/course", None),
         ]
         with services(app).sessions() as session:
             someone = session.scalar(select(User.id).where(User.name == "learner00000"))

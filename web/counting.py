@@ -222,6 +222,53 @@ def cells_query(course_id: int) -> Select:
     ).where(ranked.c.rank == 1)
 
 
+def cell_summaries_query(course_id: int, user_ids: list[int] | None = None) -> Select:
+    """The same cells as :func:`cells_query`, without which attempt counted: ``user_id``,
+    ``exercise_id``, ``attempts``, ``counted``, ``late``, ``override`` and ``score``, with the
+    same values, by plain aggregation (no window, no sort): what totals and sorting need.
+
+    ``late`` needs no ranking because of how time runs: every on-time attempt comes before
+    every late one, so among equally good attempts the earliest, the counted one, is on time
+    whenever an on-time attempt reaches the best score. The counted attempt is late exactly
+    when the best late score beats the best on-time one (or nothing on time counts).
+
+    ``user_ids`` limits it to those learners, inside (so only their attempts are read).
+    """
+    attempts_rows, override_rows = attempts_query(course_id), latest_overrides(course_id)
+    if user_ids is not None:
+        attempts_rows = attempts_rows.where(Membership.user_id.in_(user_ids))
+        override_rows = override_rows.where(Override.user_id.in_(user_ids))
+    attempts, overrides = attempts_rows.subquery(), override_rows.subquery()
+    rows = union_all(
+        select(
+            attempts.c.user_id,
+            attempts.c.exercise_id,
+            attempts.c.counted,
+            case((attempts.c.late, None), else_=attempts.c.counted).label("on_time"),
+            literal(None, Float).label("override"),
+            literal(1, Integer).label("is_attempt"),
+        ),
+        select(
+            overrides.c.user_id,
+            overrides.c.exercise_id,
+            literal(None, Float),
+            literal(None, Float),
+            overrides.c.score,
+            literal(0, Integer),
+        ),
+    ).subquery()
+    best, on_time, override = func.max(rows.c.counted), func.max(rows.c.on_time), func.max(rows.c.override)
+    return select(
+        rows.c.user_id,
+        rows.c.exercise_id,
+        func.sum(rows.c.is_attempt).label("attempts"),
+        best.label("counted"),
+        case((best.is_(None), False), (on_time.is_(None), True), else_=best > on_time).label("late"),
+        override.label("override"),
+        func.coalesce(override, best, 0.0).label("score"),
+    ).group_by(rows.c.user_id, rows.c.exercise_id)
+
+
 @dataclass(frozen=True)
 class Cell:
     """One learner's standing on one exercise of a course (see :func:`cells_query`)."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Float, Select, case, func, literal, or_, select
 from sqlalchemy.orm import Session
 
-from web.counting import Cell, cells, cells_query
+from web.counting import Cell, cell_summaries_query, cells
 from web.models import Assignment, AssignmentExercise, Course, CourseRole, Exercise, Membership, User
 from web.names import name_key
 
@@ -186,9 +186,9 @@ def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[in
     ``done`` (cells with a counted score or an override), ``overridden`` and ``sort_score`` (the
     score on ``sort_exercise``; -1 where there is no cell, so that never tried sorts below a 0).
 
-    With ``user_ids`` the database reads only their attempts (the filter reaches inside
-    :func:`~web.counting.cells_query`, whose windows are partitioned by learner)."""
-    cell = cells_query(course.id).subquery()
+    With ``user_ids`` the database reads only their attempts (see
+    :func:`~web.counting.cell_summaries_query`)."""
+    cell = cell_summaries_query(course.id, user_ids).subquery()  # aggregates only: no ranking of attempts
     is_late = case((cell.c.late, 1), else_=0)
     sort_score = (
         func.max(case((cell.c.exercise_id == sort_exercise, cell.c.score), else_=None))

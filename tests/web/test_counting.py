@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from web.counting import cells
 from web.courses import grant_extension, override_score
@@ -148,3 +150,40 @@ def test_other_courses_and_non_members_do_not_leak_in(session):
     attempt(session, mia, exercise(session, 39), "2027-03-02 12:00", "AC")
     assert cells(session, course.id) == {}
     assert len(cells(session, other.id)) == 1
+
+
+ATTEMPT = st.tuples(st.integers(0, 3),  # which learner
+                    st.integers(-50, 300),  # hours after the due date (negative: before)
+                    st.integers(0, 4))  # cases passed of 4
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(policy=st.sampled_from(["not_accepted", "penalty", "flagged"]), attempts=st.lists(ATTEMPT, max_size=14),
+       overridden=st.sets(st.integers(0, 3), max_size=2))
+def test_the_summaries_agree_with_the_ranked_cells(session, policy, attempts, overridden):
+    """cell_summaries_query (plain aggregates, for totals and sorting) gives every cell the same
+    attempts, counted score, late flag, override and score as cells_query (ranked per cell)."""
+    import datetime as dt
+
+    from sqlalchemy import select
+
+    from web.counting import cell_summaries_query
+
+    teacher, course, _ = course_with_assignment(session, exercises=(39,), late_policy=policy,
+                                                penalty_per_day=0.25 if policy == "penalty" else 0)
+    people = [learner_in(session, course, f"p{course.id}x{index}") for index in range(4)]
+    due = moment("2027-03-08 00:00")
+    for who, hours, passed in attempts:
+        attempt(session, people[who], exercise(session, 39), due + dt.timedelta(hours=hours),
+                "AC" if passed == 4 else "WA", passed=passed, total=4)
+    for who in overridden:
+        override_score(session, course, people[who], exercise(session, 39), 0.5, "by hand", teacher)
+    session.flush()
+    ranked = cells(session, course.id)
+    summaries = {(row.user_id, row.exercise_id): row
+                 for row in session.execute(select(cell_summaries_query(course.id).subquery())).all()}
+    assert set(summaries) == set(ranked)
+    for key, cell in ranked.items():
+        row = summaries[key]
+        assert (row.attempts, bool(row.late), row.override) == (cell.attempts, cell.late, cell.override), key
+        assert row.counted == pytest.approx(cell.counted) and row.score == pytest.approx(cell.score), key
