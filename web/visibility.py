@@ -40,36 +40,8 @@ def least_revealing(levels: list[Visibility]) -> Visibility:
     return max(levels, key=ORDER.index, default=Visibility.rule)
 
 
-def learner_visibility(
-    session: Session, learner_id: int, exercise_id: int, now: dt.datetime | None = None
-) -> Visibility:
-    """The level at which learner ``learner_id`` sees hidden results of ``exercise_id`` at ``now``."""
-    now = now or utcnow()
-    rows = session.execute(
-        select(
-            Assignment.visibility_before,
-            Assignment.visibility_after,
-            func.coalesce(Extension.due_at, Assignment.due_at),
-        )
-        .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
-        .join(
-            Membership,
-            and_(
-                Membership.course_id == Assignment.course_id,
-                Membership.user_id == learner_id,
-                Membership.role == CourseRole.learner,
-            ),
-        )
-        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner_id))
-        .where(AssignmentExercise.exercise_id == exercise_id)
-    ).all()
-    return least_revealing([before if now < as_utc(due) else after for before, after, due in rows])
-
-
-def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | None = None) -> set[int]:
-    """The exercises whose verdicts learner ``learner_id`` may not see at ``now`` (level ``nothing``
-    in one of their courses): lists and progress show them as attempted, never solved."""
-    now = now or utcnow()
+def _levels(session: Session, learner_id: int, now: dt.datetime, *conditions) -> list[tuple[int, Visibility]]:
+    """(exercise id, level at ``now``) for each assignment exercise of the learner's courses."""
     rows = session.execute(
         select(
             AssignmentExercise.exercise_id,
@@ -87,14 +59,27 @@ def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | Non
             ),
         )
         .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner_id))
-        .where(
-            or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing)
-        )
+        .where(*conditions)
     ).all()
+    return [(exercise_id, before if now < as_utc(due) else after) for exercise_id, before, after, due in rows]
+
+
+def learner_visibility(
+    session: Session, learner_id: int, exercise_id: int, now: dt.datetime | None = None
+) -> Visibility:
+    """The level at which learner ``learner_id`` sees hidden results of ``exercise_id`` at ``now``."""
+    found = _levels(session, learner_id, now or utcnow(), AssignmentExercise.exercise_id == exercise_id)
+    return least_revealing([level for _, level in found])
+
+
+def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | None = None) -> set[int]:
+    """The exercises whose verdicts learner ``learner_id`` may not see at ``now`` (level ``nothing``
+    in one of their courses): lists and progress show them as attempted, never solved."""
+    either = or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing)
     return {
         exercise_id
-        for exercise_id, before, after, due in rows
-        if (before if now < as_utc(due) else after) is Visibility.nothing
+        for exercise_id, level in _levels(session, learner_id, now or utcnow(), either)
+        if level is Visibility.nothing
     }
 
 
