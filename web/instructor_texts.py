@@ -178,7 +178,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "check_label": ("What was tested", "检验对象"),
     "statistic": ("Statistic", "统计量"),
     "level": ("Level", "显著性水平"),
-    "check_passed": ("passed", "通过"),
+    "check_passed": ("passed", "已通过"),
     "check_failed": ("failed", "未通过"),
     "gradings": ("Gradings of this submission", "本提交的评测记录"),
     "grading": ("Grading", "评测"),
