@@ -213,9 +213,30 @@ def _moment(value: object, course: Course, what: str) -> dt.datetime:
         raise CourseError(f"{what}: {error}") from None
 
 
-def _enum(kind, value: object, what: str):
+# Other spellings people (and scripts written against other judges) use for a late policy.
+LATE_POLICY_ALIASES = {
+    "none": "not_accepted",
+    "reject": "not_accepted",
+    "rejected": "not_accepted",
+    "no_late": "not_accepted",
+    "penalty_per_day": "penalty",
+    "accepted_with_penalty": "penalty",
+    "accept_with_penalty": "penalty",
+    "flag": "flagged",
+    "accepted_flagged": "flagged",
+    "accepted_and_flagged": "flagged",
+    "accept_and_flag": "flagged",
+}
+
+
+def _enum(kind, value: object, what: str, aliases: dict[str, str] | None = None):
+    """``value`` as a member of ``kind``: the member itself, its value in any case with spaces or
+    dashes for underscores, or one of ``aliases``; else a :class:`CourseError` naming the choices."""
     if isinstance(value, kind):
         return value
+    if isinstance(value, str):
+        value = value.strip().lower().replace("-", "_").replace(" ", "_")
+        value = (aliases or {}).get(value, value)
     try:
         return kind(value)
     except ValueError:
@@ -275,7 +296,7 @@ def save_assignment(
     opens, due = _moment(opens_at, course, "opens_at"), _moment(due_at, course, "due_at")
     if not opens < due:
         raise CourseError("the due date-time must come after the opening one")
-    policy = _enum(LatePolicy, late_policy, "late_policy")
+    policy = _enum(LatePolicy, late_policy, "late_policy", LATE_POLICY_ALIASES)
     if isinstance(penalty_per_day, bool) or not isinstance(penalty_per_day, (int, float)):
         raise CourseError("penalty_per_day is a number: the share of the score lost per day late, e.g. 0.1")
     penalty = float(penalty_per_day)

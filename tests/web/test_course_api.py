@@ -223,3 +223,13 @@ def test_rejudge_adds_a_low_priority_grading_and_keeps_the_old_one(site):
     assert status["pending"] == 1 and status["gradings"][0]["before"] == "AC" and status["gradings"][0]["after"] is None
     assert call(site, "tom", "GET", f"/api/v1/rejudges/{whole.json['rejudge']}").status_code == 404
     assert call(site, "ann", "GET", f"/api/v1/rejudges/{one.json['rejudge']}").status_code == 404
+
+
+@pytest.mark.parametrize("typed, stored", [("flagged", "flagged"), ("Accepted and flagged", "flagged"),
+                                           ("penalty-per-day", "penalty"), ("NOT_ACCEPTED", "not_accepted"),
+                                           ("reject", "not_accepted")])
+def test_late_policies_are_read_in_their_usual_spellings(site, typed, stored):
+    course = course_with_learners(site)
+    made = assignment(site, course["id"], late_policy=typed, penalty_per_day=0.1)
+    assert made.status_code == 201 and made.json["late_policy"] == stored
+    assert made.json["penalty_per_day"] == (0.1 if stored == "penalty" else 0.0)
