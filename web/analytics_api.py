@@ -5,7 +5,7 @@ Without ``exercise``: the course overview, one entry per exercise of its assignm
 they count): attempts and learners over time (days in the course's time zone), the share
 accepted, attempts until the first AC, failing cases and diagnoses with the learners behind
 each (the first :data:`~web.analytics.LEARNERS_SHOWN` by name; ``&learners=all`` for all).
-Authorization as for the pages (:func:`web.analytics_pages.course_for_analytics`).
+Authorization as for the pages (:func:`web.permissions.course_to_teach`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 
 from web.analytics import LEARNERS_SHOWN, Analytics, ExerciseRow, Totals, analytics, overview
-from web.analytics_pages import course_exercise, course_for_analytics
+from web.analytics_pages import course_exercise
 from web.api import token_required
+from web.permissions import course_to_teach
 
 analytics_api = Blueprint("analytics_api", __name__, url_prefix="/api/v1")
 
@@ -72,7 +73,7 @@ def analytics_json(figures: Analytics) -> dict[str, Any]:
 @analytics_api.get("/courses/<int:course_id>/analytics")
 @token_required
 def course_analytics(course_id: int):
-    course = course_for_analytics(course_id, g.user)
+    course = course_to_teach(course_id, g.user)
     identifier = request.args.get("exercise")
     if identifier is None:
         return jsonify(

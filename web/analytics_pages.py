@@ -20,19 +20,12 @@ from sqlalchemy import select
 from web.analytics import LEARNERS_SHOWN, Analytics, DayCount, analytics, learners_with_diagnosis, overview
 from web.i18n import pick, t
 from web.lookup import find_exercise
-from web.models import AssignmentExercise, Course, Exercise, User
-from web.permissions import course_to_attend, refuse_unless, teaches
+from web.models import AssignmentExercise, Course, Exercise
+from web.permissions import course_to_teach
 
 analytics_pages = Blueprint("analytics", __name__, url_prefix="/courses")
 
 MAX_FILLED_DAYS = 400  # a longer span is drawn with its active days only
-
-
-def course_for_analytics(course_id: int, viewer: User) -> Course:
-    """Course ``course_id`` if ``viewer`` teaches it; 404 when not in it, 403 for its learners."""
-    course = course_to_attend(course_id, viewer)
-    refuse_unless(teaches(g.db, viewer, course), "the analytics")
-    return course
 
 
 def course_exercise(course: Course, identifier: str) -> Exercise:
@@ -113,7 +106,7 @@ def charts(figures: Analytics) -> dict[str, dict[str, Any]]:
 @login_required
 def show(course_id: int):
     """The overview, one row per exercise; ``?exercise=N``: that exercise's charts."""
-    course = course_for_analytics(course_id, current_user)
+    course = course_to_teach(course_id, current_user)
     identifier = request.args.get("exercise")
     if not identifier:
         return render_template("courses/analytics.html", course=course, rows=overview(g.db, course.id))
@@ -124,7 +117,7 @@ def show(course_id: int):
 @login_required
 def whole_course(course_id: int):
     """The charts of all the course's exercises together."""
-    return _charts_page(course_for_analytics(course_id, current_user), None)
+    return _charts_page(course_to_teach(course_id, current_user), None)
 
 
 def _charts_page(course: Course, exercise: Exercise | None):
@@ -140,7 +133,7 @@ def _charts_page(course: Course, exercise: Exercise | None):
 @login_required
 def diagnosis_learners(course_id: int):
     """``?diagnosis=TEXT`` (its English text), optionally ``&exercise=N``: every learner behind it."""
-    course = course_for_analytics(course_id, current_user)
+    course = course_to_teach(course_id, current_user)
     diagnosis = request.args.get("diagnosis", "")
     if not diagnosis:
         abort(400, description="name a diagnosis: ?diagnosis=TEXT (its English text)")

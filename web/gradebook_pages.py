@@ -7,7 +7,7 @@
 - ``/courses/<id>/gradebook.csv`` and ``/api/v1/courses/<id>/gradebook.csv``: the export;
 - ``/api/v1/courses/<id>/gradebook``: one page of the gradebook as JSON.
 
-Authorization (:func:`course_to_grade`): a course one is not in is a 404, a learner of the
+Authorization (:func:`web.permissions.course_to_teach`): a course one is not in is a 404, a learner of the
 course gets a 403, its instructors and site admins the page.
 
 The CSV (:func:`gradebook_csv`) is UTF-8 with a byte-order mark (``utf-8-sig``), which Excel
@@ -43,7 +43,7 @@ from web.gradebook import read_query as read_gradebook_query
 from web.i18n import LazyText, t
 from web.models import Course, CourseRole, Exercise, Membership, Override, User
 from web.moments import show as show_in_zone
-from web.permissions import course_to_attend, refuse_unless, teaches
+from web.permissions import course_to_teach
 
 gradebook = Blueprint("gradebook", __name__, url_prefix="/courses")
 gradebook_api = Blueprint("gradebook_api", __name__, url_prefix="/api/v1")
@@ -63,13 +63,6 @@ class OverrideForm(SiteForm):
     submit = SubmitField(LazyText("gradebook_set_score"))
 
 
-def course_to_grade(course_id: int, viewer: User) -> Course:
-    """Course ``course_id`` if ``viewer`` teaches it; a 404 when not in it, a 403 for its learners."""
-    course = course_to_attend(course_id, viewer)
-    refuse_unless(teaches(g.db, viewer, course), "the gradebook")
-    return course
-
-
 def _page_of(course: Course, args) -> GradebookPage:
     exercises = course_exercises(g.db, course)
     try:
@@ -85,13 +78,13 @@ def _page_of(course: Course, args) -> GradebookPage:
 @gradebook.get("/<int:course_id>/gradebook")
 @login_required
 def show(course_id: int):
-    course = course_to_grade(course_id, current_user)
+    course = course_to_teach(course_id, current_user)
     page = _page_of(course, request.args)
     return render_template("courses/gradebook.html", course=course, book=page, query=page.query)
 
 
 def _cell_parts(course_id: int, user_id: int, number: int) -> tuple[Course, User, Exercise]:
-    course = course_to_grade(course_id, current_user)
+    course = course_to_teach(course_id, current_user)
     learner = g.db.scalar(
         select(User)
         .join(Membership, Membership.user_id == User.id)
@@ -159,7 +152,7 @@ def cell_page(course_id: int, user_id: int, number: int):
 @gradebook.get("/<int:course_id>/gradebook.csv")
 @login_required
 def download(course_id: int):
-    return _csv_response(course_to_grade(course_id, current_user))
+    return _csv_response(course_to_teach(course_id, current_user))
 
 
 # --- the CSV -------------------------------------------------------------------------------------
@@ -267,11 +260,11 @@ def gradebook_json(course: Course, page: GradebookPage) -> dict[str, Any]:
 @gradebook_api.get("/courses/<int:course_id>/gradebook")
 @token_required
 def api_gradebook(course_id: int):
-    course = course_to_grade(course_id, g.user)
+    course = course_to_teach(course_id, g.user)
     return gradebook_json(course, _page_of(course, request.args))
 
 
 @gradebook_api.get("/courses/<int:course_id>/gradebook.csv")
 @token_required
 def api_download(course_id: int):
-    return _csv_response(course_to_grade(course_id, g.user))
+    return _csv_response(course_to_teach(course_id, g.user))
