@@ -70,6 +70,8 @@ export function chartConfig(spec) {
     options: {
       indexAxis: horizontal ? "y" : "x",
       maintainAspectRatio: true,
+      // Horizontal bars: the height follows the number of bars, so one bar is not a wall.
+      aspectRatio: horizontal ? Math.min(6, Math.max(1.2, 10 / (spec.labels.length * Math.max(1, datasets.length) + 1))) : 2,
       scales: {
         x: axis(spec.xTitle, stacked, horizontal && counts),
         y: axis(spec.yTitle, stacked, !horizontal && counts),
