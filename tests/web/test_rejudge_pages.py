@@ -55,7 +55,7 @@ def test_who_may_rejudge_a_submission(world, role):
             assert response.location.startswith("/auth/sign-in")
 
 
-COURSE_STATUS = {"anonymous": 302, "learner": 404, "learner_elsewhere": 404, "other_instructor": 404,
+COURSE_STATUS = {"anonymous": 302, "learner": 403, "learner_elsewhere": 404, "other_instructor": 404,
                  "instructor": 302, "admin": 302}
 
 

@@ -106,7 +106,7 @@ def test_the_page_lists_filters_and_pages(world):
     assert refused.status_code == 400 and "is one of AC, " in refused.get_data(as_text=True)
 
 
-PAGE_STATUS = {"anonymous": 302, "learner": 404, "learner_elsewhere": 404, "other_instructor": 404,
+PAGE_STATUS = {"anonymous": 302, "learner": 403, "learner_elsewhere": 404, "other_instructor": 404,
                "instructor": 200, "admin": 200}
 API_STATUS = PAGE_STATUS | {"anonymous": 401}
 
