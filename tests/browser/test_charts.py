@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, unavailable
+from browser_support import unavailable
 from web.app import CONTENT_SECURITY_POLICY
 
 BUNDLE = Path(__file__).resolve().parents[2] / "web" / "static" / "build" / "charts.js"
@@ -26,18 +26,13 @@ PAGE = f"""<!doctype html>
 </div></body></html>"""
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    if not Path(CHROMIUM).is_file():
-        unavailable(f"no chromium at {CHROMIUM} (install Debian's chromium package)")
+@pytest.fixture
+def chromium(browser):
+    """The session's chromium (conftest.py): Playwright's sync API runs one instance per thread,
+    so a second ``sync_playwright()`` beside it fails once another browser test has started it."""
     if not BUNDLE.is_file():
         unavailable("web/static/build/charts.js is not built: run `make assets`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    return browser
 
 
 def _serve(route) -> None:
