@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from site_client import sign_in
+from site_client import password_hash, sign_in
 from web.courses import create_course, enroll, save_assignment
 from web.models import ApiToken, Role, User
 from web.services import services
@@ -50,7 +50,7 @@ class Class:
 
 def _account(session, name: str, role: Role = Role.learner) -> User:
     user = User(name=name, role=role)
-    user.set_password(PASSWORD)
+    user.password_hash = password_hash(PASSWORD)
     session.add(user)
     session.flush()
     return user

@@ -11,7 +11,7 @@ from web.courses import create_course, enroll, save_assignment
 from web.models import ApiToken, Exercise, Rejudge, RejudgeScope, Role, User
 from web.services import services
 
-from tests.web.site_client import store_graded
+from tests.web.site_client import password_hash, store_graded
 
 # name → (site role, what they are in the course world)
 PEOPLE = {
@@ -42,7 +42,7 @@ def course_world(make_site) -> World:
         users = {}
         for name, role in PEOPLE.items():
             user = User(name=name, role=role)
-            user.set_password("password123")
+            user.password_hash = password_hash()
             token, secret = ApiToken.issue(user)
             session.add_all([user, token])
             users[name] = user

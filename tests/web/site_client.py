@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 
@@ -109,3 +110,12 @@ def store_graded(session, user, exercise, code: str, report: dict, **grading) ->
     submission.current_grading_id = row.id
     session.commit()
     return submission.id
+
+
+@functools.lru_cache(maxsize=None)
+def password_hash(password: str = "password123") -> str:
+    """The stored form of ``password``, hashed once per test process: a hash costs about 0.1 s,
+    and the course worlds make several accounts per test (they sign in with the password as usual)."""
+    from web.models import hash_password
+
+    return hash_password(password)

@@ -24,7 +24,7 @@ import io
 import pytest
 from sqlalchemy import select
 
-from site_client import csrf_token, sign_in
+from site_client import csrf_token, password_hash, sign_in
 from tests.web.course_world import attempt, exercise
 from web.courses import create_course, enroll, override_score, save_assignment
 from web.gradebook import GradebookError, course_exercises, gradebook_page, gradebook_rows
@@ -36,7 +36,7 @@ PASSWORD = "password123"
 
 def _account(session, name: str, role: Role = Role.learner) -> User:
     row = User(name=name, role=role)
-    row.set_password(PASSWORD)
+    row.password_hash = password_hash(PASSWORD)
     session.add(row)
     session.flush()
     return row
