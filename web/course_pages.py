@@ -41,7 +41,6 @@ from web.forms import SiteForm
 from web.i18n import LazyText, t
 from web.models import Assignment, Course, Exercise, Extension, LatePolicy, User, Visibility
 from web.moments import form_value, zone_names
-from web.moments import show as show_in_zone
 from web.permissions import course_to_attend, course_to_teach, may_create_courses, refuse_unless, teaches
 
 courses = Blueprint("courses", __name__, url_prefix="/courses")
@@ -169,7 +168,6 @@ def _teach_page(
         instructors=instructors(g.db, course),
         name_form=name_form or NameForm(formdata=None),
         roster_form=roster_form or RosterForm(formdata=None),
-        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
     ), status
 
 
@@ -194,7 +192,6 @@ def show(course_id: int):
         course=course,
         cells={exercise_id: cell for (_, exercise_id), cell in own.items()},
         extensions=extensions,
-        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
     )
 
 
@@ -277,7 +274,6 @@ def _render_assignment(
         form=form,
         values=values,
         extension_form=extension_form,
-        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
     ), status
 
 

@@ -15,7 +15,6 @@ from sqlalchemy import select
 
 from judge.verdicts import Verdict
 from web.models import AssignmentExercise, Exercise
-from web.moments import show as show_in_zone
 from web.permissions import course_to_teach
 from web.submission_list import FilterError, SubmissionFilter, list_submissions, parse_filter, parse_paging
 
@@ -56,5 +55,4 @@ def index(course_id: int):
         verdicts=[verdict.value for verdict in Verdict],
         problem=problem,
         page_url=page_url,
-        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
     ), (400 if problem else 200)

@@ -42,7 +42,6 @@ from web.gradebook import Column, GradebookError, GradebookPage, Row, course_exe
 from web.gradebook import read_query as read_gradebook_query
 from web.i18n import LazyText, t
 from web.models import Course, CourseRole, Exercise, Membership, Override, User
-from web.moments import show as show_in_zone
 from web.permissions import course_to_teach
 
 gradebook = Blueprint("gradebook", __name__, url_prefix="/courses")
@@ -120,7 +119,6 @@ def _render_cell(course: Course, learner: User, exercise: Exercise, form: Overri
         cell=cell,
         overrides=overrides,
         form=form,
-        show_moment=lambda moment: show_in_zone(moment, course.time_zone),
     ), status
 
 

@@ -19,7 +19,6 @@ from wtforms import SelectField, SubmitField
 from web.forms import SiteForm
 from web.i18n import LazyText, pick, t
 from web.models import Assignment, Course, Exercise, Rejudge, RejudgeScope, Status, Submission, User
-from web.moments import show as show_in_zone
 from web.permissions import course_to_teach, may_see_rejudge
 from web.rejudging import outcome, rejudge_assignment, rejudge_exercise
 from web.services import services
@@ -89,7 +88,6 @@ def show(rejudge_id: int):
     if rejudge is None or not may_see_rejudge(g.db, current_user, rejudge):
         abort(404, description=f"no rejudge {rejudge_id}")
     course = g.db.get(Course, rejudge.course_id) if rejudge.course_id is not None else None
-    time_zone = course.time_zone if course is not None else "UTC"
     changes = outcome(g.db, rejudge)
     statuses = Counter(change.status for change in changes)
     submission = g.db.get(Submission, rejudge.submission_id) if rejudge.submission_id is not None else None
@@ -109,5 +107,4 @@ def show(rejudge_id: int):
             "changed": sum(1 for change in changes if change.changed),
         },
         pending=statuses[Status.queued] + statuses[Status.running] > 0,
-        show_moment=lambda moment: show_in_zone(moment, time_zone),
     )
