@@ -1,0 +1,254 @@
+"""The checks of exercise 41, shared by the browser's tiny suite and the hidden suite.
+
+Public on purpose: the rules are the statement's, and the browser needs them. ``tiny.py`` and
+``../hidden/hidden.py`` call these functions with their own cases and sizes; the expected values
+come from the caller (the hidden oracle, or numbers frozen in ``tiny.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+import torch
+
+from judge.checks import (BadInput, diagnosed, expect, expect_bad_inputs_refused, expect_close,
+                          expect_independent_rows, expect_seed_contract, expect_tensor, fail)
+from judge.i18n import Bilingual
+
+from . import wald
+from .calibration import expect_calibrated, expect_unbiased
+from .diagnoses import MISTAKES
+
+# The distribution every estimate_probability case draws from (float32 holds these values).
+PROBS = [0.3105, 0.2210, 0.1650, 0.1150, 0.0835, 0.0550, 0.0400, 0.0100]
+COUNT = ("count", "次数")  # the outcome of one estimate, in messages: its count of hits k in [0, n]
+ESTIMATE = Bilingual("estimate_probability", "estimate_probability")
+
+
+def _pair(value, name: str) -> tuple:
+    """The learner's return value as a pair (a tuple or a list of two items), else a failure."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        fail(f"{name} must return a pair (estimate, standard error), got {type(value).__name__}"
+             + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else ""),
+             rule=Bilingual(f"{name}: did not return a pair (estimate, standard error)",
+                            f"{name}：返回值不是（估计值，标准误）二元组"))
+    return value[0], value[1]
+
+
+# --- mean_and_standard_error ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MeanCase:
+    """A batch of samples and its exact answer (float64), with what each known mistake's error would be."""
+
+    samples: torch.Tensor  # [B, n], float32 or float64
+    mean: torch.Tensor  # [B] float64
+    se: torch.Tensor  # [B] float64
+    mistaken_se: dict[str, torch.Tensor]  # diagnosis -> [B] float64
+    what: str
+    public: Bilingual
+
+
+def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = None) -> None:
+    """One call of ``mean_and_standard_error``: dtype, shape, device, then both outputs to rounding.
+
+    Tolerances: the mean within 8 ulps of the row's largest |x|; the error within a relative 1e-3
+    (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
+    0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case).
+    """
+    rows, n = case.samples.shape
+    dtype = case.samples.dtype
+    eps = torch.finfo(dtype).eps
+    scale = float(case.samples.abs().max())
+    with diagnosed(diagnosis) if diagnosis else nullcontext():
+        mean, se = _pair(sub.mean_and_standard_error(case.samples), "mean_and_standard_error")
+        mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype,
+                             device=ctx.device)
+        se = expect_tensor(se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype,
+                           device=ctx.device)
+        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=f"{case.what}: the mean")
+        expect_close(se, case.se, rtol=1e-3 if dtype == torch.float32 else 1e-9, atol=8 * eps * scale / math.sqrt(n),
+                     what=f"{case.what}: the standard error", mistakes=case.mistaken_se)
+
+
+def check_mean_bad_inputs(sub) -> None:
+    """A row of one sample, a 1-D or integer tensor, NaN or inf raise ValueError."""
+    ok = torch.tensor([[1.0, 2.0, 4.0]])
+    expect_bad_inputs_refused(sub.mean_and_standard_error, [
+        BadInput("samples of shape [2, 1] (one sample per row)", {"samples": torch.tensor([[1.0], [2.0]])},
+                 public="one sample per row"),
+        BadInput("a 1-D tensor of shape [3]", {"samples": ok[0]}, public="a 1-D tensor"),
+        BadInput("an int64 tensor", {"samples": torch.tensor([[1, 2, 4]])}, public="an integer tensor"),
+        BadInput("samples holding NaN", {"samples": torch.tensor([[1.0, float("nan"), 4.0]])}),
+        BadInput("samples holding inf", {"samples": torch.tensor([[1.0, 2.0, float("inf")]])}),
+    ], name="mean_and_standard_error")
+
+
+# --- estimate_probability -------------------------------------------------------------------
+
+def event_probability(event: Sequence[int]) -> float:
+    """P(event) under ``PROBS`` as float32 holds them, in float64 (sum over the event / sum of the row)."""
+    probs = torch.tensor(PROBS, dtype=torch.float32).to(torch.float64)
+    return float(probs[list(event)].sum() / probs.sum())
+
+
+def _inputs(rows: int, event: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    probs = torch.tensor([PROBS] * rows, dtype=torch.float32)
+    mask = torch.zeros(rows, len(PROBS), dtype=torch.bool)
+    mask[:, list(event)] = True
+    return probs, mask
+
+
+def estimates(source, ctx, rows: int, event: Sequence[int], n: int, generator, *, what: str) -> tuple:
+    """One call of ``estimate_probability`` on ``rows`` copies of ``PROBS``; both outputs checked, and the
+    estimates checked to be frequencies k / n. Returns (estimates, errors, counts k as int64 [rows])."""
+    probs, mask = _inputs(rows, event)
+    estimate, se = _pair(source.estimate_probability(probs, mask, n, generator=generator), "estimate_probability")
+    estimate = expect_tensor(estimate, name="estimate_probability (the estimate)", shape=(rows,),
+                             dtype=torch.float32, device=ctx.device)
+    se = expect_tensor(se, name="estimate_probability (the standard error)", shape=(rows,), dtype=torch.float32,
+                       device=ctx.device)
+    scaled = estimate.to(torch.float64) * n
+    counts = scaled.round()
+    bad = (~torch.isfinite(scaled)) | ((scaled - counts).abs() > 1e-3) | (counts < 0) | (counts > n)
+    if bool(bad.any()):
+        row = int(bad.nonzero()[0, 0])
+        fail(f"{what}: row {row} returned the estimate {float(estimate[row]):.9g}, which is not k / {n} for a whole "
+             f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
+             diagnosis=MISTAKES["not_a_frequency"],
+             rule=Bilingual(f"{what}: an estimate is not a frequency k / num_samples",
+                            f"{what}：估计值不是频率 k / num_samples"))
+    return estimate, se, counts.to(torch.int64)
+
+
+def count_probs(n: int, p: float) -> torch.Tensor:
+    """The distribution of the count k of hits, Binomial(n, p), as a float64 [n + 1] target."""
+    pmf = torch.tensor(wald.binomial_pmf(n, p), dtype=torch.float64)
+    return pmf / pmf.sum()
+
+
+def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
+    """``rows`` estimates of P(event) from ``n`` draws each: rows independent, intervals covering at their rate.
+
+    Spends one ``independence`` check (the counts of the first half of the rows against the second) and
+    one ``calibration`` check (coverage at z = 1 and 2, exact Wald coverage from :mod:`wald`).
+    """
+    p = event_probability(event)
+    label = f"estimate_probability, {rows} rows of {n} draws (P(event) = {p:.4f})"
+    public = Bilingual(f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次")
+    estimate, se, counts = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
+    half = rows // 2
+    expect_independent_rows(ctx, counts[:half], counts[half:2 * half], count_probs(n, p), outcome=COUNT,
+                            label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
+                            public=public)
+    coverage, mistakes = wald.calibration_targets(n, p)
+    expect_calibrated(ctx, estimate, se, p, label=label, public=public, coverage=coverage, mistakes=mistakes)
+
+
+def check_unbiased(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
+    """``rows`` estimates from ``n`` draws each average to P(event) (one ``unbiased`` check)."""
+    p = event_probability(event)
+    label = f"estimate_probability, {rows} rows of {n} draws (P(event) = {p:.4f})"
+    public = Bilingual(f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次")
+    estimate, _, _ = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
+    expect_unbiased(ctx, estimate, p, std=math.sqrt(p * (1 - p) / n), label=label, public=public,
+                    mistakes={MISTAKES["smoothed_estimate"]: (n * p + 1) / (n + 2)})
+
+
+def check_seeds(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
+    """The generator decides the draws; without one, torch's default generator does (2 ``seeds`` checks).
+
+    The draws are compared through each row's count k, whose distribution Binomial(n, p) gives the
+    exact chance that a correct estimator repeats itself under another seed.
+    """
+    p = event_probability(event)
+
+    def draw(source, generator):
+        return estimates(source, ctx, rows, event, n, generator, what="estimate_probability")[2].unsqueeze(1)
+
+    expect_seed_contract(sub, ctx, draw, count_probs(n, p).expand(rows, n + 1), label="estimate_probability")
+
+
+def check_probability_bad_inputs(sub, ctx) -> None:
+    """A negative or NaN probability, a row of zeros, an event of another shape or dtype, num_samples < 1."""
+    probs, mask = _inputs(2, [2])
+    negative = probs.clone()
+    negative[1, 0] = -0.1
+    nan = probs.clone()
+    nan[0, 3] = float("nan")
+    zeros = probs.clone()
+    zeros[1] = 0.0
+    expect_bad_inputs_refused(sub.estimate_probability, [
+        BadInput("a probability of -0.1", {"probs": negative, "event": mask, "num_samples": 10},
+                 public="a negative probability"),
+        BadInput("a probability NaN", {"probs": nan, "event": mask, "num_samples": 10}),
+        BadInput("a row of zeros", {"probs": zeros, "event": mask, "num_samples": 10}),
+        BadInput("an event of shape [2, 7]", {"probs": probs, "event": mask[:, :7], "num_samples": 10},
+                 public="an event of another shape"),
+        BadInput("an event of dtype int64", {"probs": probs, "event": mask.to(torch.int64), "num_samples": 10},
+                 public="an event that is not bool"),
+        BadInput("num_samples = 0", {"probs": probs, "event": mask, "num_samples": 0}),
+    ], extra=lambda: {"generator": ctx.generator()}, name="estimate_probability")
+
+
+# --- samples_needed -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NeededCase:
+    """Inputs of ``samples_needed``, the answers accepted, and what each known mistake returns."""
+
+    delta: float
+    sigma: float
+    num_se: float
+    accepted: tuple[int, ...]  # one value, or two when the bound lies within 1e-9 of a whole number
+    mistaken: dict[str, int]  # mistake name (a key of MISTAKES) -> its answer
+
+
+# Mistakes that land far from the answer: recognised within one unit (they may round either way).
+GROSS = ("one_sample", "not_squared")
+
+
+def check_samples_needed(sub, cases: Sequence[NeededCase]) -> None:
+    """Every case in one go: an int each, accepted; a wrong batch is matched against the known mistakes."""
+    answers = []
+    for case in cases:
+        value = sub.samples_needed(case.delta, case.sigma, case.num_se)
+        call = f"samples_needed(delta={case.delta!r}, sigma={case.sigma!r}, num_se={case.num_se!r})"
+        expect(isinstance(value, int) and not isinstance(value, bool),
+               f"{call} returned {value!r} of type {type(value).__name__}; return a Python int",
+               diagnosis=MISTAKES["not_an_int"],
+               rule=Bilingual("samples_needed: did not return an int", "samples_needed：返回值不是 int"))
+        answers.append((call, case, value))
+    wrong = [(call, case, value) for call, case, value in answers if value not in case.accepted]
+    if not wrong:
+        return
+    diagnosis = None
+    for name in cases[0].mistaken:
+        if all(value == case.mistaken[name] for _, case, value in answers):
+            diagnosis = MISTAKES[name]
+            break
+    else:
+        for name in GROSS:
+            if all(abs(value - case.mistaken[name]) <= 1 for _, case, value in answers):
+                diagnosis = MISTAKES[name]
+    call, case, value = wrong[0]
+    expected = " or ".join(str(a) for a in case.accepted)
+    fail(f"{call} returned {value}; expected {expected}" + (f" ({len(wrong)} of {len(answers)} cases wrong)"
+                                                            if len(wrong) > 1 else ""),
+         diagnosis=diagnosis,
+         rule=Bilingual("samples_needed: the number of samples is wrong", "samples_needed：样本数不对"))
+
+
+def check_needed_bad_inputs(sub) -> None:
+    """delta, sigma or num_se <= 0, NaN or inf raise ValueError."""
+    expect_bad_inputs_refused(sub.samples_needed, [
+        BadInput("delta = 0", {"delta": 0.0, "sigma": 1.0, "num_se": 2.0}),
+        BadInput("delta = -0.1", {"delta": -0.1, "sigma": 1.0, "num_se": 2.0}, public="a negative delta"),
+        BadInput("sigma = 0", {"delta": 0.1, "sigma": 0.0, "num_se": 2.0}),
+        BadInput("num_se = -2", {"delta": 0.1, "sigma": 1.0, "num_se": -2.0}, public="a negative num_se"),
+        BadInput("delta = nan", {"delta": float("nan"), "sigma": 1.0, "num_se": 2.0}, public="a NaN delta"),
+        BadInput("sigma = inf", {"delta": 0.1, "sigma": float("inf"), "num_se": 2.0}, public="an infinite sigma"),
+    ], name="samples_needed")

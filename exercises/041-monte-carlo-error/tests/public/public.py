@@ -1,0 +1,93 @@
+"""Public tests of exercise 41: small examples you can check by hand.
+
+The hidden tests check the same rules on larger frozen batches (n = 2, constant rows, float64,
+values with a large offset), judge estimate_probability's error bars over many rows, and check
+the generator.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from judge.budget import BudgetDeclaration
+from judge.checks import expect, expect_close, expect_tensor
+from judge.i18n import Bilingual
+
+from . import checks41
+from .diagnoses import MISTAKES
+
+BUDGET = BudgetDeclaration()
+
+
+def test_mean_small_example(sub, ctx):
+    """mean_and_standard_error([[2, 4, 4, 5, 5]]) is mean 4 and standard error sqrt(1.5 / 5)
+
+    zh: mean_and_standard_error([[2, 4, 4, 5, 5]]) 的均值为 4，标准误为 sqrt(1.5 / 5)
+    """
+    samples = torch.tensor([[2.0, 4.0, 4.0, 5.0, 5.0], [1.0, 3.0, 1.0, 3.0, 1.0]], dtype=torch.float64)
+    # Row 0: deviations -2, 0, 0, 1, 1, so s^2 = 6 / 4 = 1.5. Row 1: mean 1.8, s^2 = 4.8 / 4 = 1.2.
+    case = checks41.MeanCase(
+        samples, torch.tensor([4.0, 1.8], dtype=torch.float64),
+        torch.tensor([math.sqrt(1.5 / 5), math.sqrt(1.2 / 5)], dtype=torch.float64),
+        {MISTAKES["se_divides_by_n"]: torch.tensor([math.sqrt(1.5) / 5, math.sqrt(1.2) / 5], dtype=torch.float64),
+         MISTAKES["population_variance"]: torch.tensor([math.sqrt(1.2 / 5), math.sqrt(0.96 / 5)], dtype=torch.float64),
+         MISTAKES["se_is_variance"]: torch.tensor([1.5 / 5, 1.2 / 5], dtype=torch.float64),
+         MISTAKES["se_not_divided"]: torch.tensor([math.sqrt(1.5), math.sqrt(1.2)], dtype=torch.float64)},
+        "mean_and_standard_error([[2, 4, 4, 5, 5], [1, 3, 1, 3, 1]])", Bilingual("a small example", "一个小例子"))
+    checks41.check_mean_case(sub, ctx, case)
+
+
+def test_mean_constant_row(sub, ctx):
+    """a constant row has standard error 0
+
+    zh: 常数行的标准误为 0
+    """
+    mean, se = checks41._pair(sub.mean_and_standard_error(torch.tensor([[2.5, 2.5, 2.5, 2.5]])),
+                              "mean_and_standard_error")
+    mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(1,), dtype=torch.float32,
+                         device=ctx.device)
+    se = expect_tensor(se, name="mean_and_standard_error (the standard error)", shape=(1,), dtype=torch.float32,
+                       device=ctx.device)
+    expect_close(mean, torch.tensor([2.5], dtype=torch.float64), rtol=0.0, atol=0.0,
+                 what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the mean")
+    expect_close(se, torch.tensor([0.0], dtype=torch.float64), rtol=0.0, atol=0.0,
+                 what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the standard error")
+
+
+def test_probability_example(sub, ctx):
+    """estimate_probability returns frequencies k / n and the matching standard errors
+
+    zh: estimate_probability 返回频率 k / n 及相应的标准误
+    """
+    n = 200
+    estimate, se, counts = checks41.estimates(sub, ctx, 3, [2], n, ctx.generator(),
+                                              what="estimate_probability(3 rows, event = token 2, 200 draws)")
+    for row in range(3):
+        p_hat = int(counts[row]) / n
+        expect(abs(float(se[row]) - math.sqrt(p_hat * (1 - p_hat) / n)) <= 1e-3 * math.sqrt(0.25 / n),
+               f"estimate_probability: row {row} estimated {p_hat} from {n} draws and returned the standard error "
+               f"{float(se[row]):.6g}; sqrt(p_hat (1 - p_hat) / n) is {math.sqrt(p_hat * (1 - p_hat) / n):.6g}")
+
+
+def test_chapter_example(sub, ctx):
+    """samples_needed(0.125, 1.5, 2) is 1153: the bound 1152 itself is not enough
+
+    zh: samples_needed(0.125, 1.5, 2) 等于 1153：恰好等于界 1152 还不够
+    """
+    checks41.check_samples_needed(sub, [checks41.NeededCase(0.125, 1.5, 2.0, (1153,), {
+        "one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152})])
+
+
+def test_bad_inputs(sub, ctx):
+    """one sample per row, and delta = 0, raise ValueError
+
+    zh: 每行只有一个样本，或 delta = 0，都抛出 ValueError
+    """
+    from judge.checks import expect_raises
+
+    with expect_raises(ValueError, "mean_and_standard_error(torch.tensor([[1.0], [2.0]]))"):
+        sub.mean_and_standard_error(torch.tensor([[1.0], [2.0]]))
+    with expect_raises(ValueError, "samples_needed(0.0, 1.0, 2.0)"):
+        sub.samples_needed(0.0, 1.0, 2.0)
