@@ -8,9 +8,13 @@ gives each check its alpha so that the declared checks add up to the exercise's 
 refuses (as an internal error) a check that was not declared, so the documented bound can
 never be exceeded silently.
 
-Goodness-of-fit checks and within-row pair checks (both G-tests) share what the fixed-level
-checks leave, ``share / (count * ASYMPTOTIC_SAFETY)`` each: their p-values come from the
-asymptotic chi-square tail, measured to run up to ~1.3x hot, and the factor 10 covers it.
+Goodness-of-fit checks and within-row pair checks (both G-tests), the estimators' calibration
+checks (exact binomial tails) and their unbiasedness checks (a normal approximation) share what
+the fixed-level checks leave, ``share / (count * ASYMPTOTIC_SAFETY)`` each: the G-tests' p-values
+come from the asymptotic chi-square tail, measured to run up to ~1.3x hot, and the factor 10
+covers it; the unbiasedness test leans on the central limit theorem, and the same factor covers
+its error. A calibration test's tail is exact, so it is charged its alpha only (its share is
+conservative by the factor 10).
 """
 
 from __future__ import annotations
@@ -22,8 +26,12 @@ ASYMPTOTIC_SAFETY = 10.0
 INDEPENDENCE_ALPHA = 1e-8  # duplicated rows: exact binomial tail
 SEEDS_ALPHA = 1e-12  # two seeds giving identical output: exact probability
 TOO_REGULAR_ALPHA = 1e-12  # lower chi-square tail, one per case with fits (measured: quantile fakes reach 1e-54)
-KINDS = ("fit", "pairs", "independence", "seeds", "too_regular")
-ASYMPTOTIC_KINDS = ("fit", "pairs")  # G-tests judged by the chi-square upper tail
+KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds", "too_regular")
+# Checks that share what the fixed levels leave, each at share / (count x ASYMPTOTIC_SAFETY).
+POOLED_KINDS = ("fit", "pairs", "calibration", "unbiased")
+# Of those, the ones whose tails are approximations, charged ASYMPTOTIC_SAFETY x alpha: the
+# G-tests (chi-square upper tail) and the unbiasedness z-test (normal tail).
+ASYMPTOTIC_KINDS = ("fit", "pairs", "unbiased")
 
 
 class BudgetExceeded(RuntimeError):
@@ -38,13 +46,17 @@ class BudgetDeclaration:
     independence: int = 0
     seeds: int = 0
     pairs: int = 0  # within-row independence: consecutive draws against the product distribution
+    calibration: int = 0  # estimators: intervals cover the truth at their stated rate (exact binomial)
+    unbiased: int = 0  # estimators: the mean of many estimates is the true value (z-test)
 
     def __add__(self, other: BudgetDeclaration) -> BudgetDeclaration:
         return BudgetDeclaration(
-            self.fit + other.fit,
-            self.independence + other.independence,
-            self.seeds + other.seeds,
-            self.pairs + other.pairs,
+            fit=self.fit + other.fit,
+            independence=self.independence + other.independence,
+            seeds=self.seeds + other.seeds,
+            pairs=self.pairs + other.pairs,
+            calibration=self.calibration + other.calibration,
+            unbiased=self.unbiased + other.unbiased,
         )
 
     def count(self, kind: str) -> int:
@@ -52,6 +64,8 @@ class BudgetDeclaration:
         return {
             "fit": self.fit,
             "pairs": self.pairs,
+            "calibration": self.calibration,
+            "unbiased": self.unbiased,
             "independence": self.independence,
             "seeds": self.seeds,
             "too_regular": self.fit,
@@ -82,10 +96,10 @@ class FalseFailureBudget:
 
     def alpha(self, kind: str) -> float:
         """The significance level of one check of ``kind`` (does not spend it)."""
-        if kind in ASYMPTOTIC_KINDS:
+        if kind in POOLED_KINDS:
             if not self.declared.count(kind):
                 raise BudgetExceeded(f"this suite declared no {kind} checks")
-            shared = self.declared.fit + self.declared.pairs
+            shared = sum(self.declared.count(pooled) for pooled in POOLED_KINDS)
             return (self.total - self.fixed_share()) / (shared * ASYMPTOTIC_SAFETY)
         return {"independence": INDEPENDENCE_ALPHA, "seeds": SEEDS_ALPHA, "too_regular": TOO_REGULAR_ALPHA}[kind]
 

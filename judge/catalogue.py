@@ -148,7 +148,7 @@ def diagnosis_problem(report: Report | dict, phrase: str) -> str:
 
 
 SUITES = ("public", "hidden")
-BUDGET_KINDS = ("fit", "pairs", "independence", "seeds")  # too_regular follows from fit
+BUDGET_KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds")  # too_regular follows from fit
 
 
 def budget_problems(exercise: Exercise, *, seed: int | None = None, device: str = "cpu") -> list[str]:

@@ -55,6 +55,12 @@ __all__ = [
     "ordered_share",
     "token_groups",
     "too_regular",
+    "expect_calibrated",
+    "expect_unbiased",
+    "implied_scale",
+    "NARROW_DIAGNOSIS",
+    "WIDE_DIAGNOSIS",
+    "BIASED_DIAGNOSIS",
 ]
 
 # An alternative distribution must fit the draws at least this well to be named as the mistake.
@@ -1191,3 +1197,303 @@ def _row_name(labels: Sequence[str] | None, row: int) -> str:
     if labels and row < len(labels):
         return f"row {row} ({labels[row]})"
     return f"row {row}"
+
+
+# --- estimators: error bars that cover as often as they claim, estimates that are right on average ----
+
+# Known mistakes of an estimator: diagnosis -> {z: coverage of +- z errors} (calibration) or
+# diagnosis -> its expected value (unbiasedness); a callable is evaluated only on failure.
+CoverageMistakes = Mapping[str, Mapping[float, float]] | Callable[[], Mapping[str, Mapping[float, float]]] | None
+BiasMistakes = Mapping[str, float] | Callable[[], Mapping[str, float]] | None
+
+NARROW_DIAGNOSIS = Bilingual(
+    "the error bars are too narrow (over-confident): the standard error is too small",
+    "误差条太窄（过于自信）：标准误偏小",
+)
+WIDE_DIAGNOSIS = Bilingual(
+    "the error bars are needlessly wide: the standard error is too large",
+    "误差条无谓地宽：标准误偏大",
+)
+BIASED_DIAGNOSIS = Bilingual(
+    "the estimator is biased: on average it misses the true value",
+    "估计量有偏：平均而言偏离真值",
+)
+
+
+def _learner_floats(value: Any, *, name: str, label: str, public: str | None, length: int | None = None) -> list[float]:
+    """The learner's ``[m]`` floating tensor as a list of floats; fails (WA) for anything else,
+    for NaN or infinite values, and for a length other than ``length`` (when given)."""
+    title = public or label
+    if not isinstance(value, torch.Tensor) or value.dim() != 1 or not value.is_floating_point():
+        fail(
+            f"{label}: {name} must be a 1-D floating tensor, got {_describe(value)}",
+            rule=rule(title, f"{name} is not a 1-D floating tensor", f"{name} 不是一维浮点张量"),
+        )
+    if length is not None and value.shape[0] != length:
+        fail(
+            f"{label}: {name} holds {value.shape[0]} values, expected {length}",
+            rule=rule(title, f"{name} has the wrong length", f"{name} 的长度不对"),
+        )
+    values = value.to(torch.float64).tolist()
+    bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
+    if bad is not None:
+        fail(
+            f"{label}: {name}[{bad}] is {values[bad]}; every value must be finite",
+            rule=rule(title, f"{name} holds NaN or infinity", f"{name} 含有 NaN 或无穷大"),
+        )
+    return values
+
+
+def _coverage_argument(check: str, coverage: Any) -> dict[float, tuple[float, float]]:
+    """``coverage`` as ``{z: (low, high)}``; raises :class:`CheckMisuse` for anything malformed."""
+    expected = "a non-empty mapping z -> coverage (a probability, or a pair (low, high) with low <= high), z > 0"
+    if not isinstance(coverage, Mapping) or not coverage:
+        raise _misuse(check, "coverage", expected, coverage)
+    out: dict[float, tuple[float, float]] = {}
+    for z, value in coverage.items():
+        pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+        numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (z, *pair))
+        if not numeric or len(pair) != 2 or not math.isfinite(z) or z <= 0:
+            raise _misuse(check, f"coverage[{z!r}]", expected, value)
+        low, high = float(pair[0]), float(pair[1])
+        if not 0.0 <= low <= high <= 1.0:
+            raise _misuse(check, f"coverage[{z!r}]", expected, value)
+        out[float(z)] = (low, high)
+    return out
+
+
+def implied_scale(covered: int, n: int, z: float) -> float:
+    """How many times larger the real spread is than the claimed standard errors, read off the
+    share of intervals of +- ``z`` errors that covered (normal model): ``z / q`` with ``q`` the
+    normal quantile of ``(1 + share) / 2``; ``inf`` when none covered, 0 when all did."""
+    if covered == 0:
+        return math.inf
+    if covered == n:
+        return 0.0
+    return z / stats.normal_quantile(0.5 + 0.5 * covered / n)
+
+
+def _coverage_log_likelihood(
+    counts: Mapping[float, int], n: int, coverage: Mapping[float, tuple[float, float]]
+) -> float:
+    """Sum over z of the binomial log-likelihood of the counts, at the coverage in ``[low, high]``
+    nearest the observed share (the best member of a composite hypothesis)."""
+    total = 0.0
+    for z, covered in counts.items():
+        low, high = coverage[z]
+        total += stats.binom_log_pmf(covered, n, min(max(covered / n, low), high))
+    return total
+
+
+def _best_coverage_mistake(
+    counts: Mapping[float, int], n: int, correct: Mapping[float, tuple[float, float]], mistakes: CoverageMistakes
+) -> str | None:
+    """The known mistake whose coverage explains the counts: each count must be plausible under
+    it (two-sided p >= ``DIAGNOSIS_MIN_PVALUE``), and it must explain them better than the
+    correct coverage does. Raises :class:`CheckMisuse` for a malformed mapping."""
+    options = mistakes() if callable(mistakes) else (mistakes or {})
+    if not isinstance(options, Mapping):
+        raise _misuse("expect_calibrated", "mistakes", "a mapping diagnosis -> {z: coverage}", options)
+    baseline = _coverage_log_likelihood(counts, n, correct)
+    best, best_score = None, baseline
+    for name, table in options.items():
+        if not isinstance(table, Mapping) or set(map(float, table)) != set(counts):
+            raise _misuse(
+                "expect_calibrated",
+                f"mistakes[{name!r}]",
+                f"a mapping with the same z as coverage {sorted(counts)}",
+                table,
+            )
+        pairs = {float(z): (float(c), float(c)) for z, c in table.items()}
+        plausible = all(stats.coverage_test(counts[z], n, *pairs[z]).pvalue >= DIAGNOSIS_MIN_PVALUE for z in counts)
+        score = _coverage_log_likelihood(counts, n, pairs)
+        if plausible and score > best_score:
+            best, best_score = name, score
+    return best
+
+
+def expect_calibrated(
+    ctx: Context,
+    estimates: torch.Tensor,
+    errors: torch.Tensor,
+    truth: float | torch.Tensor,
+    *,
+    label: str,
+    coverage: Mapping[float, float | tuple[float, float]],
+    public: str | None = None,
+    mistakes: CoverageMistakes = None,
+) -> dict[float, stats.CoverageTestResult]:
+    """Error bars judged by what they promise: intervals ``estimate +- z * error`` must cover the
+    true value as often as a correct procedure's do, no more and no less.
+
+    ``estimates``, ``errors``: the learner's floating ``[m]`` tensors (m independent estimates and
+    their standard errors; errors finite and ``>= 0``). ``truth``: a number, or a floating ``[m]``
+    tensor (each estimate's own true value). ``coverage``: ``{z: c}``, for each multiplier ``z``
+    to test, the probability ``c`` that a *correct* procedure's interval covers: a float when it is
+    known exactly (compute it in the test: for a proportion's Wald interval, sum the binomial pmf
+    over the outcomes whose interval covers), or ``(low, high)`` when it is only bounded. Each z
+    gets an exact two-sided binomial test (:func:`judge.stats.coverage_test`) at ``alpha /
+    len(coverage)``, where ``alpha`` is one ``calibration`` unit of the budget; testing two z
+    (say 1 and 2) catches errors that are too small *and* errors that are too large.
+    ``mistakes``: ``{diagnosis: {z: coverage of that mistake}}`` (or a function returning it):
+    the diagnosis is the mistake that explains the counts best, when it explains them better than
+    the correct coverage; otherwise the failure is diagnosed generically as too narrow or too
+    wide. Returns the result per z.
+
+    Raises :class:`CheckFailed` (WA) when a count is rejected, or the learner's values are not
+    finite 1-D floating tensors of one length (errors ``>= 0``); :class:`CheckMisuse` for a
+    malformed ``ctx``, ``truth``, ``coverage``, ``label``, ``public`` or ``mistakes``;
+    :class:`~judge.budget.BudgetExceeded` past the suite's ``BUDGET``.
+    """
+    check = "expect_calibrated"
+    _context(check, ctx)
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    levels = _coverage_argument(check, coverage)
+    if mistakes is not None and not callable(mistakes) and not isinstance(mistakes, Mapping):
+        raise _misuse(
+            check, "mistakes", "a mapping diagnosis -> {z: coverage}, a function returning one, or None", mistakes
+        )
+    if isinstance(truth, torch.Tensor):
+        if truth.dim() != 1 or not truth.is_floating_point() or not bool(torch.isfinite(truth).all()):
+            raise _misuse(check, "truth", "a finite number or a finite floating tensor of shape [m]", truth)
+        truths = truth.to(torch.float64).tolist()
+    elif isinstance(truth, numbers.Real) and not isinstance(truth, bool) and math.isfinite(truth):
+        truths = None
+    else:
+        raise _misuse(check, "truth", "a finite number or a finite floating tensor of shape [m]", truth)
+    title = public or label
+    values = _learner_floats(
+        estimates, name="the estimates", label=label, public=public, length=None if truths is None else len(truths)
+    )
+    bars = _learner_floats(errors, name="the standard errors", label=label, public=public, length=len(values))
+    negative = next((i for i, e in enumerate(bars) if e < 0), None)
+    if negative is not None:
+        fail(
+            f"{label}: standard error {negative} is {bars[negative]}; a standard error is never negative",
+            diagnosis=Bilingual("a negative standard error", "标准误为负"),
+            rule=rule(title, "a standard error is negative", "标准误出现负值"),
+        )
+    m = len(values)
+    targets = truths if truths is not None else [float(truth)] * m
+    alpha = ctx.budget.spend("calibration")
+    each = alpha / len(levels)
+    counts: dict[float, int] = {}
+    results: dict[float, stats.CoverageTestResult] = {}
+    for z, (low, high) in levels.items():
+        covered = sum(1 for v, e, t in zip(values, bars, targets, strict=True) if abs(v - t) <= z * e)
+        counts[z] = covered
+        results[z] = stats.coverage_test(covered, m, low, high)
+        passed = results[z].pvalue >= each
+        ctx.records.append(
+            CheckRecord("calibration", f"{label} (+-{z:g} SE)", float(covered), results[z].pvalue, each, passed)
+        )
+    worst_z = min(results, key=lambda z: results[z].pvalue)
+    worst = results[worst_z]
+    if worst.pvalue >= each:
+        return results
+    diagnosis: str | None = _best_coverage_mistake(counts, m, levels, mistakes)
+    narrow = worst.direction == "narrow"
+    if diagnosis is None:
+        diagnosis = NARROW_DIAGNOSIS if narrow else WIDE_DIAGNOSIS
+    expected = m * (worst.low if narrow else worst.high)
+    scale = implied_scale(worst.covered, m, worst_z)
+    if math.isinf(scale):
+        how = "; not one interval covered: the standard errors are far too small"
+    elif scale == 0.0:
+        how = "; every interval covered: the standard errors are far too large"
+    else:
+        how = f"; the estimates spread about {scale:.3g} times your standard errors (1 when they are right)"
+    raise CheckFailed(
+        f"{label}: the intervals estimate +- {worst_z:g} x standard error covered the true value "
+        f"{worst.covered} of {m} times; correct standard errors cover it about {expected:.0f} times "
+        f"(p = {worst.pvalue:.3g}, threshold {each:.3g}){how}. This matches: {diagnosis}",
+        statistic=float(worst.covered),
+        p_value=worst.pvalue,
+        diagnosis=diagnosis,
+        rule=rule(
+            title,
+            "the error bars cover the true value " + ("too rarely (too narrow)" if narrow else "too often (too wide)"),
+            "误差条覆盖真值的频率" + ("过低（太窄）" if narrow else "过高（太宽）"),
+        ),
+    )
+
+
+def expect_unbiased(
+    ctx: Context,
+    estimates: torch.Tensor,
+    truth: float,
+    *,
+    std: float | None,
+    label: str,
+    public: str | None = None,
+    mistakes: BiasMistakes = None,
+) -> stats.MeanTestResult:
+    """Independent estimates must be right on average: a two-sided z-test of their mean.
+
+    ``estimates``: the learner's floating ``[m]`` tensor of independent estimates (check its shape
+    first with :func:`expect_tensor`). ``truth``: the true value. ``std``: the exact standard
+    deviation of *one* estimate of a correct procedure (compute it in the test), or None to use
+    the estimates' sample standard deviation, which needs ``m >= 200``. The mean of m estimates is
+    nearly normal (each is usually itself a mean), and the test's normal tail sits under the
+    budget's asymptotic safety factor like the G-tests. Spends one ``unbiased`` check.
+    ``mistakes``: ``{diagnosis: the expected value of that mistaken estimator}`` (or a function
+    returning it): the diagnosis is the nearest one that the mean is consistent with (p >=
+    ``DIAGNOSIS_MIN_PVALUE``), else a generic "biased".
+
+    Raises :class:`CheckFailed` (WA) when the mean is off, or the estimates are not a finite 1-D
+    floating tensor; :class:`CheckMisuse` for a malformed ``ctx``, ``truth``, ``std``, ``label``,
+    ``public`` or ``mistakes``, or ``std=None`` with fewer than 200 estimates;
+    :class:`~judge.budget.BudgetExceeded` past the suite's ``BUDGET``.
+    """
+    check = "expect_unbiased"
+    _context(check, ctx)
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    if isinstance(truth, bool) or not isinstance(truth, numbers.Real) or not math.isfinite(truth):
+        raise _misuse(check, "truth", "a finite number", truth)
+    if std is not None:
+        _tolerance(check, "std", std)
+    if mistakes is not None and not callable(mistakes) and not isinstance(mistakes, Mapping):
+        raise _misuse(
+            check, "mistakes", "a mapping diagnosis -> expected value, a function returning one, or None", mistakes
+        )
+    values = _learner_floats(estimates, name="the estimates", label=label, public=public)
+    if std is None and len(values) < 200:
+        raise _misuse(check, "std", "a number (the sample standard deviation needs at least 200 estimates)", std)
+    if len(values) < 2:
+        fail(
+            f"{label}: {len(values)} estimate(s); the test needs at least 2",
+            rule=rule(public or label, "too few estimates were returned", "返回的估计值太少"),
+        )
+    result = stats.mean_test(values, float(truth), None if std is None else float(std))
+    alpha = ctx.budget.spend("unbiased")
+    passed = result.pvalue >= alpha
+    ctx.records.append(CheckRecord("unbiased", label, result.z, result.pvalue, alpha, passed))
+    if passed:
+        return result
+    options = mistakes() if callable(mistakes) else (mistakes or {})
+    if not isinstance(options, Mapping):
+        raise _misuse(check, "mistakes", "a mapping diagnosis -> expected value", options)
+    diagnosis: str | None = None
+    best_p = DIAGNOSIS_MIN_PVALUE
+    for name, expected in options.items():
+        if isinstance(expected, bool) or not isinstance(expected, numbers.Real) or not math.isfinite(expected):
+            raise _misuse(check, f"mistakes[{name!r}]", "a finite number (that mistake's expected value)", expected)
+        if result.standard_error > 0:
+            p = 2.0 * stats.normal_sf(abs(result.mean - float(expected)) / result.standard_error)
+        else:
+            p = float(abs(result.mean - float(expected)) <= 1e-12 * max(1.0, abs(float(expected))))
+        if p >= best_p:
+            diagnosis, best_p = name, p
+    raise CheckFailed(
+        f"{label}: the mean of {result.n} estimates is {result.mean:.6g} but the true value is {result.truth:.6g}, "
+        f"{result.z:+.1f} standard errors away (standard error of the mean {result.standard_error:.3g}, "
+        f"p = {result.pvalue:.3g}, threshold {alpha:.3g})",
+        statistic=result.z,
+        p_value=result.pvalue,
+        diagnosis=diagnosis or BIASED_DIAGNOSIS,
+        rule=rule(
+            public or label, "the estimates miss the true value on average (biased)", "估计值的平均偏离真值（有偏）"
+        ),
+    )

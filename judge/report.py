@@ -52,7 +52,7 @@ def _verdict_of(case: Any) -> str | None:
 class CheckRecord:
     """One hypothesis test inside a case (a goodness of fit, an independence test, ...)."""
 
-    kind: str  # "fit" | "pairs" | "independence" | "seeds" | "too_regular"
+    kind: str  # one of judge.budget.KINDS: "fit", "pairs", "calibration", "unbiased", "independence", ...
     label: str  # what was tested, in the learner's terms ("row 3")
     statistic: float
     p_value: float

@@ -10,7 +10,9 @@ when that probability falls below a small, budgeted alpha (see ``docs/statistics
 * pooling of sparse categories by *expected* count;
 * the tests themselves: Williams-corrected G-test (goodness of fit), the lower-tail
   "too regular" test over all cases, the duplicated-row agreement test, and the chance
-  that two honest runs with different seeds print the same output.
+  that two honest runs with different seeds print the same output;
+* the estimators' tests: the coverage test of error bars (an exact two-sided binomial test
+  against a composite null) and the unbiasedness z-test of a mean of estimates.
 
 It is pure Python on the standard library only, because the same file runs in the browser
 under Pyodide; scipy is used only in the tests, to cross-check these numbers.  Every test
@@ -35,6 +37,15 @@ __all__ = [
     "chi2_sf",
     "chi2_cdf",
     "binom_sf",
+    "binom_cdf",
+    "binom_log_pmf",
+    "normal_sf",
+    "normal_coverage",
+    "normal_quantile",
+    "CoverageTestResult",
+    "MeanTestResult",
+    "coverage_test",
+    "mean_test",
     "pool_bins",
     "g_test",
     "too_regular_test",
@@ -116,6 +127,42 @@ class BinomialTailResult:
     n: int
     p: float
     expected: float
+    pvalue: float
+
+
+@dataclass(frozen=True)
+class CoverageTestResult:
+    """Outcome of :func:`coverage_test`: ``covered`` of ``n`` intervals held the true value.
+
+    Under the null the coverage probability lies in ``[low, high]``. ``p_low = P(X <= covered)``
+    at ``low`` (too few covers: error bars too narrow), ``p_high = P(X >= covered)`` at ``high``
+    (too many: too wide); ``pvalue = min(1, 2 min(p_low, p_high))``; ``direction`` is
+    ``"narrow"`` or ``"wide"``, whichever tail is smaller (``"narrow"`` on a tie).
+    """
+
+    covered: int
+    n: int
+    low: float
+    high: float
+    p_low: float
+    p_high: float
+    pvalue: float
+    direction: str
+
+
+@dataclass(frozen=True)
+class MeanTestResult:
+    """Outcome of :func:`mean_test`: is the mean of ``n`` estimates consistent with ``truth``?
+
+    ``standard_error`` is that of the mean (``std / sqrt(n)``); ``z = (mean - truth) /
+    standard_error``; ``pvalue`` the two-sided normal tail ``P(|Z| >= |z|)``.
+    """
+
+    mean: float
+    truth: float
+    n: int
+    standard_error: float
+    z: float
     pvalue: float
 
 
@@ -420,6 +467,141 @@ def binom_sf(k: int, n: int, p: float) -> float:
         return min(1.0, math.exp(_binom_tail_log(k, n, p, upward=True)))
     # k - 1 < n p: the lower tail up to k - 1 is at most about 1/2, so 1 - it is accurate.
     return max(0.0, 1.0 - math.exp(_binom_tail_log(k - 1, n, p, upward=False)))
+
+
+def binom_cdf(k: int, n: int, p: float) -> float:
+    """Exact lower tail ``P(X <= k)`` for X ~ Binomial(n, p), as accurate as :func:`binom_sf`.
+
+    Computed as ``P(Y >= n - k)`` for Y ~ Binomial(n, 1 - p), so a tiny lower tail keeps its
+    relative accuracy. ``k < 0`` gives 0.0 and ``k >= n`` gives 1.0. Raises ValueError as
+    :func:`binom_sf` does.
+    """
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise ValueError(f"k must be an integer, got {k!r}") from None
+    n = _require_count(n, "n")
+    p = _require_probability(p, "p")
+    return binom_sf(n - k, n, 1.0 - p)
+
+
+def binom_log_pmf(k: int, n: int, p: float) -> float:
+    """``log P(X = k)`` for X ~ Binomial(n, p); ``-inf`` where that probability is 0.
+
+    Raises ValueError unless ``0 <= k <= n`` are integers and ``0 <= p <= 1``.
+    """
+    k = _require_count(k, "k")
+    n = _require_count(n, "n")
+    p = _require_probability(p, "p")
+    if k > n:
+        raise ValueError(f"k ({k}) cannot exceed n ({n})")
+    if p == 0.0:
+        return 0.0 if k == 0 else -math.inf
+    if p == 1.0:
+        return 0.0 if k == n else -math.inf
+    value = _binom_log_pmf(k, n, p)
+    if math.isfinite(value):
+        return value
+    # Saddle-point terms over- or underflow for subnormal p: the plain form is exact enough there.
+    log_choose = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+    return log_choose + k * math.log(p) + (n - k) * math.log1p(-p)
+
+
+def normal_sf(z: float) -> float:
+    """``P(Z >= z)`` for a standard normal Z (``erfc``: accurate far into the tail)."""
+    return 0.5 * math.erfc(_require_finite(z, "z") / math.sqrt(2.0))
+
+
+def normal_coverage(z: float) -> float:
+    """``P(|Z| <= z)`` for a standard normal Z: the coverage of an interval of +- z standard
+    errors when the errors are right and the estimate is normal (0.6827 at 1, 0.9545 at 2)."""
+    z = _require_finite(z, "z")
+    if z < 0:
+        raise ValueError(f"z must be >= 0, got {z!r}")
+    return math.erf(z / math.sqrt(2.0))
+
+
+def normal_quantile(q: float) -> float:
+    """The ``q``-quantile of the standard normal (bisection on :func:`normal_sf`; ~1e-12).
+
+    Raises ValueError unless ``0 < q < 1``.
+    """
+    q = _require_finite(q, "q")
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"q must be in (0, 1), got {q!r}")
+    # Solve sf(x) = the smaller tail for x >= 0 (1 - q is exact for q >= 1/2), then mirror: a
+    # quantile near 1 keeps its precision, which 1 - sf(x) would lose.
+    tail = min(q, 1.0 - q)
+    low, high = 0.0, 40.0
+    for _ in range(100):
+        middle = 0.5 * (low + high)
+        if normal_sf(middle) > tail:
+            low = middle
+        else:
+            high = middle
+    x = 0.5 * (low + high)
+    return x if q > 0.5 else -x
+
+
+def coverage_test(covered: int, n: int, low: float, high: float | None = None) -> CoverageTestResult:
+    """Did ``covered`` of ``n`` independent intervals hold the truth as often as they should?
+
+    The null hypothesis: each interval covers independently with a probability in ``[low,
+    high]`` (one value when ``high`` is None: the coverage computed exactly; a range when it is
+    only bounded). The test is exact and two-sided: ``P(X <= covered)`` at ``low`` and ``P(X >=
+    covered)`` at ``high`` (the least extreme member of the composite null on each side), the
+    smaller one doubled. Raises ValueError unless ``0 <= covered <= n`` are integers and ``0 <=
+    low <= high <= 1``.
+    """
+    covered = _require_count(covered, "covered")
+    n = _require_count(n, "n")
+    if covered > n:
+        raise ValueError(f"covered ({covered}) cannot exceed n ({n})")
+    low = _require_probability(low, "low")
+    high = low if high is None else _require_probability(high, "high")
+    if high < low:
+        raise ValueError(f"high ({high!r}) must be >= low ({low!r})")
+    p_low = binom_cdf(covered, n, low)
+    p_high = binom_sf(covered, n, high)
+    return CoverageTestResult(
+        covered=covered,
+        n=n,
+        low=low,
+        high=high,
+        p_low=p_low,
+        p_high=p_high,
+        pvalue=min(1.0, 2.0 * min(p_low, p_high)),
+        direction="narrow" if p_low <= p_high else "wide",
+    )
+
+
+def mean_test(values: Sequence[float], truth: float, std: float | None = None) -> MeanTestResult:
+    """Two-sided z-test that ``values`` (independent estimates) have mean ``truth``.
+
+    ``std``: the exact standard deviation of one estimate under the null (or None: the sample
+    standard deviation, with n - 1). The mean is summed with ``math.fsum``. With a known ``std``
+    of 0 (or a sample std of 0) the test is exact: p = 1 when the mean equals ``truth`` (to
+    1e-12 relative), else 0. Raises ValueError for fewer than 2 values, a non-finite value or
+    truth, or a negative or non-finite ``std``.
+    """
+    data = [_require_finite(v, f"values[{i}]") for i, v in enumerate(values)]
+    n = len(data)
+    if n < 2:
+        raise ValueError(f"need at least 2 values, got {n}")
+    truth = _require_finite(truth, "truth")
+    mean = math.fsum(data) / n
+    if std is None:
+        spread = math.sqrt(math.fsum((v - mean) ** 2 for v in data) / (n - 1))
+    else:
+        spread = _require_finite(std, "std")
+        if spread < 0:
+            raise ValueError(f"std must be >= 0, got {std!r}")
+    standard_error = spread / math.sqrt(n)
+    if standard_error == 0.0:
+        same = abs(mean - truth) <= 1e-12 * max(1.0, abs(truth))
+        return MeanTestResult(mean, truth, n, 0.0, 0.0 if same else math.copysign(math.inf, mean - truth), float(same))
+    z = (mean - truth) / standard_error
+    return MeanTestResult(mean, truth, n, standard_error, z, min(1.0, 2.0 * normal_sf(abs(z))))
 
 
 # ---------------------------------------------------------------------------------------
