@@ -16,9 +16,8 @@ from ..public import checks41
 from ..public.diagnoses import MISTAKES
 from . import cases
 
-# independence: the rows of the calibration call; calibration and unbiased: one each (TEMPORARY: spent as
-# independence by public/calibration.py until the engine's checks land); seeds: the generator, the default one.
-BUDGET = BudgetDeclaration(independence=3, seeds=2)
+# independence: the rows of the calibration call; seeds: the generator, then torch's default generator.
+BUDGET = BudgetDeclaration(calibration=1, unbiased=1, independence=1, seeds=2)
 
 EVENT = (4, 6)  # P(event) = 0.1235: a far from 0 at these n, and k / n never near an interval's edge
 CALIBRATION_ROWS, CALIBRATION_DRAWS = 1000, 400

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.checks import (BadInput, diagnosed, expect, expect_bad_inputs_refused, expect_close,
-                          expect_independent_rows, expect_seed_contract, expect_tensor, fail)
+from judge.checks import (ROWS_SHARE_DIAGNOSIS, BadInput, CheckFailed, diagnosed, expect, expect_bad_inputs_refused, expect_calibrated, expect_close,
+                          expect_independent_rows, expect_seed_contract, expect_tensor, expect_unbiased, fail)
 from judge.i18n import Bilingual
 
 from . import wald
-from .calibration import expect_calibrated, expect_unbiased
 from .diagnoses import MISTAKES
 
 # The distribution every estimate_probability case draws from (float32 holds these values).
@@ -89,9 +88,12 @@ def check_mean_bad_inputs(sub) -> None:
 
 # --- estimate_probability -------------------------------------------------------------------
 
-def event_probability(event: Sequence[int]) -> float:
-    """P(event) under ``PROBS`` as float32 holds them, in float64 (sum over the event / sum of the row)."""
+def event_probability(event: Sequence[int], *, softmax: bool = False) -> float:
+    """P(event) under ``PROBS`` as float32 holds them, in float64 (sum over the event / sum of the row);
+    with ``softmax``, under softmax(PROBS) instead (a known mistake: probabilities taken for logits)."""
     probs = torch.tensor(PROBS, dtype=torch.float32).to(torch.float64)
+    if softmax:
+        probs = probs.exp()
     return float(probs[list(event)].sum() / probs.sum())
 
 
@@ -111,17 +113,23 @@ def estimates(source, ctx, rows: int, event: Sequence[int], n: int, generator, *
                              dtype=torch.float32, device=ctx.device)
     se = expect_tensor(se, name="estimate_probability (the standard error)", shape=(rows,), dtype=torch.float32,
                        device=ctx.device)
-    scaled = estimate.to(torch.float64) * n
-    counts = scaled.round()
-    bad = (~torch.isfinite(scaled)) | ((scaled - counts).abs() > 1e-3) | (counts < 0) | (counts > n)
+    counts, bad = _whole(estimate.to(torch.float64) * n, n)
     if bool(bad.any()):
         row = int(bad.nonzero()[0, 0])
+        smoothed = not bool(_whole(estimate.to(torch.float64) * (n + 2) - 1, n)[1].any())
         fail(f"{what}: row {row} returned the estimate {float(estimate[row]):.9g}, which is not k / {n} for a whole "
              f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
-             diagnosis=MISTAKES["not_a_frequency"],
+             diagnosis=MISTAKES["smoothed_estimate" if smoothed else "not_a_frequency"],
              rule=Bilingual(f"{what}: an estimate is not a frequency k / num_samples",
                             f"{what}：估计值不是频率 k / num_samples"))
     return estimate, se, counts.to(torch.int64)
+
+
+def _whole(scaled: torch.Tensor, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``scaled`` rounded to whole numbers, and where it is not one in [0, n] (to 1e-3: float32 rounding)."""
+    counts = scaled.round()
+    bad = (~torch.isfinite(scaled)) | ((scaled - counts).abs() > 1e-3) | (counts < 0) | (counts > n)
+    return counts, bad
 
 
 def count_probs(n: int, p: float) -> torch.Tensor:
@@ -141,9 +149,13 @@ def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None
     public = Bilingual(f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次")
     estimate, se, counts = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
     half = rows // 2
-    expect_independent_rows(ctx, counts[:half], counts[half:2 * half], count_probs(n, p), outcome=COUNT,
-                            label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
-                            public=public)
+    try:
+        expect_independent_rows(ctx, counts[:half], counts[half:2 * half], count_probs(n, p), outcome=COUNT,
+                                label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
+                                public=public)
+    except CheckFailed as failure:  # counts are no draws in order: "sorted" would mislead, it is shared randomness
+        failure.diagnosis = ROWS_SHARE_DIAGNOSIS
+        raise
     coverage, mistakes = wald.calibration_targets(n, p)
     expect_calibrated(ctx, estimate, se, p, label=label, public=public, coverage=coverage, mistakes=mistakes)
 
@@ -155,7 +167,7 @@ def check_unbiased(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
     public = Bilingual(f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次")
     estimate, _, _ = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
     expect_unbiased(ctx, estimate, p, std=math.sqrt(p * (1 - p) / n), label=label, public=public,
-                    mistakes={MISTAKES["smoothed_estimate"]: (n * p + 1) / (n + 2)})
+                    mistakes={MISTAKES["softmax_of_probs"]: event_probability(event, softmax=True)})
 
 
 def check_seeds(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:

@@ -39,6 +39,10 @@ MISTAKES: dict[str, Bilingual] = {
     "smoothed_estimate": Bilingual(
         "the estimate is biased: (k + 1) / (n + 2) (add-one smoothing) instead of the frequency k / n",
         "估计有偏：用了 (k + 1) / (n + 2)（加一平滑），而不是频率 k / n"),
+    "softmax_of_probs": Bilingual(
+        "the estimates miss P(event): the draws come from softmax(probs), but probs are probabilities already, "
+        "not logits",
+        "估计值偏离了 P(event)：抽样来自 softmax(probs)，但 probs 本身已经是概率，不是 logits"),
     "not_a_frequency": Bilingual(
         "the estimate is not the frequency of the event in the draws (k / num_samples for a whole number k): "
         "it must come from the samples, not from probs directly",

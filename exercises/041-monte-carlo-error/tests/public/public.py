@@ -64,11 +64,25 @@ def test_probability_example(sub, ctx):
     n = 200
     estimate, se, counts = checks41.estimates(sub, ctx, 3, [2], n, ctx.generator(),
                                               what="estimate_probability(3 rows, event = token 2, 200 draws)")
-    for row in range(3):
-        p_hat = int(counts[row]) / n
-        expect(abs(float(se[row]) - math.sqrt(p_hat * (1 - p_hat) / n)) <= 1e-3 * math.sqrt(0.25 / n),
-               f"estimate_probability: row {row} estimated {p_hat} from {n} draws and returned the standard error "
-               f"{float(se[row]):.6g}; sqrt(p_hat (1 - p_hat) / n) is {math.sqrt(p_hat * (1 - p_hat) / n):.6g}")
+    p_hat = [int(k) / n for k in counts]
+    # Dividing the variance by n - 1 instead of n is accepted too: sqrt(n / (n - 1)) is within 0.3 % of 1.
+    right = [math.sqrt(p * (1 - p) / n) for p in p_hat]
+    known = {MISTAKES["se_divides_by_n"]: [math.sqrt(p * (1 - p)) / n for p in p_hat],
+             MISTAKES["se_is_variance"]: [p * (1 - p) / n for p in p_hat],
+             MISTAKES["se_not_divided"]: [math.sqrt(p * (1 - p)) for p in p_hat],
+             MISTAKES["wide_error_bars"]: [math.sqrt(0.25 / n)] * 3,
+             MISTAKES["se_times_z"]: [1.96 * e for e in right]}
+    returned = [float(e) for e in se]
+
+    def matches(values):
+        return all(abs(a - b) <= 3e-3 * b + 1e-9 for a, b in zip(returned, values))
+
+    row = next((r for r in range(3) if not matches([right[r]] * 3)), None) if not matches(right) else None
+    if row is None:
+        return
+    diagnosis = next((d for d, values in known.items() if matches(values)), None)
+    expect(False, f"estimate_probability: row {row} estimated {p_hat[row]} from {n} draws and returned the standard "
+                  f"error {returned[row]:.6g}; sqrt(p_hat (1 - p_hat) / n) is {right[row]:.6g}", diagnosis=diagnosis)
 
 
 def test_chapter_example(sub, ctx):
