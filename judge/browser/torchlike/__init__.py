@@ -163,7 +163,11 @@ from judge.browser.torchlike._reductions import (
     min,
     prod,
     softmax,
+    std,
+    std_mean,
     sum,
+    var,
+    var_mean,
 )
 from judge.browser.torchlike._shape import Size
 from judge.browser.torchlike._sorting import (

@@ -104,6 +104,8 @@ _SAME_NAME = {
         "log_softmax",
         "logsumexp",
         "count_nonzero",
+        "var",
+        "std",
     ],
     _sorting: [
         "sort",

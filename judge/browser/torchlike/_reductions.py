@@ -280,3 +280,84 @@ def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
             for p, value in zip(slots, result):
                 out[p] = value
     return Tensor(dt.cast_values(out, kind), x._shape, kind)
+
+
+# --- variance and standard deviation (exercise 41) --------------------------------------------
+
+
+def _correction(name: str, dim, unbiased, correction) -> tuple[object, float]:
+    """torch's two signatures: ``var(x, dim, unbiased, keepdim)`` and ``var(x, dim, *, correction, keepdim)``;
+    a bool in the place of ``dim`` is ``unbiased`` (``var(x, False)``)."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments: unbiased and correction")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, float(correction)
+
+
+def _variance_fold(correction: float):
+    def fold(values: list) -> float:
+        values = [float(v) for v in values]
+        if not values:
+            return math.nan
+        if not builtins.all(map(math.isfinite, values)):
+            return math.nan  # inf - inf in the deviations: torch gives nan too
+        mean = math.fsum(values) / len(values)
+        squares = math.fsum((v - mean) ** 2 for v in values)  # two passes: no cancellation
+        denominator = builtins.max(0.0, len(values) - correction)
+        if denominator == 0:
+            return math.nan if squares == 0 else math.inf
+        return squares / denominator
+    return fold
+
+
+def _floating_input(x: Tensor, name: str) -> None:
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. Got "
+                           f"{x.dtype.name.capitalize()} instead.")
+
+
+def var(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """The variance along ``dim`` (all dims for None), dividing by N - correction (default 1)."""
+    _floating_input(x, "var")
+    dim, correction = _correction("var", dim, unbiased, correction)
+    return _reduce(x, dim, keepdim, _variance_fold(correction), x.dtype)
+
+
+def std(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
+    """The standard deviation: the square root of :func:`var` (rounded once from float64)."""
+    _floating_input(x, "std")
+    dim, correction = _correction("std", dim, unbiased, correction)
+    fold = _variance_fold(correction)
+    return _reduce(x, dim, keepdim, lambda values: math.sqrt(fold(values)), x.dtype)
+
+
+def var_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` in one call, as torch returns them."""
+    return var(x, dim, unbiased, keepdim, correction=correction), _running_mean(x, dim, keepdim)
+
+
+def std_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` in one call, as torch returns them."""
+    return std(x, dim, unbiased, keepdim, correction=correction), _running_mean(x, dim, keepdim)
+
+
+def _running_mean(x: Tensor, dim, keepdim: bool) -> Tensor:
+    """The mean of ``var_mean``/``std_mean``: exact for finite lanes; torch's running (Welford) update where a
+    lane holds inf or nan, so that [inf, -2] gives nan and [-2, inf] gives inf, as in torch."""
+    _floating_input(x, "var_mean")
+
+    def fold(values: list) -> float:
+        values = [float(v) for v in values]
+        if builtins.all(map(math.isfinite, values)):
+            return math.fsum(values) / len(values) if values else math.nan
+        running = 0.0
+        for count, value in enumerate(values, start=1):
+            running += (value - running) / count
+        return running
+
+    return _reduce(x, None if isinstance(dim, bool) else dim, keepdim, fold, x.dtype)
