@@ -37,8 +37,10 @@ def mean_case(samples: torch.Tensor, what: str, public) -> MeanCase:
         MISTAKES["se_is_variance"]: [v / n for v in sample_var],
         MISTAKES["se_not_divided"]: [math.sqrt(v) for v in sample_var],
     }
+    # Two mistakes that agree on this case (at n = 2, s / n is the population s / sqrt(n)) name neither.
+    distinct = {d: v for d, v in mistaken.items() if sum(v == other for other in mistaken.values()) == 1}
     as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
-    return MeanCase(samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in mistaken.items()}, what,
+    return MeanCase(samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, what,
                     public)
 
 

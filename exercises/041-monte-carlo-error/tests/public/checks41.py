@@ -237,15 +237,11 @@ def check_samples_needed(sub, cases: Sequence[NeededCase]) -> None:
     wrong = [(call, case, value) for call, case, value in answers if value not in case.accepted]
     if not wrong:
         return
-    diagnosis = None
-    for name in cases[0].mistaken:
-        if all(value == case.mistaken[name] for _, case, value in answers):
-            diagnosis = MISTAKES[name]
-            break
-    else:
-        for name in GROSS:
-            if all(abs(value - case.mistaken[name]) <= 1 for _, case, value in answers):
-                diagnosis = MISTAKES[name]
+    # The mistake that reproduces every answer, if only one does (one case alone may fit several).
+    exact = [name for name in cases[0].mistaken if all(value == case.mistaken[name] for _, case, value in answers)]
+    near = [name for name in GROSS if all(abs(value - case.mistaken[name]) <= 1 for _, case, value in answers)]
+    found = exact if exact else near
+    diagnosis = MISTAKES[found[0]] if len(found) == 1 else None
     call, case, value = wrong[0]
     expected = " or ".join(str(a) for a in case.accepted)
     fail(f"{call} returned {value}; expected {expected}" + (f" ({len(wrong)} of {len(answers)} cases wrong)"
