@@ -18,6 +18,9 @@ from ..public.diagnoses import MISTAKES
 # samples_needed: a bound within this relative distance of a whole number (without being one) accepts both
 # neighbours, since inputs such as 0.1 and 1.2 are not what their decimals say.
 NEAR_WHOLE = 1e-9
+# mean_and_standard_error: a mistake's standard errors must differ from the answer by this much (relative)
+# somewhere in a case for the case to name it: 5 times the float32 tolerance.
+DISTINCT = 5e-3
 
 
 def mean_case(samples: torch.Tensor, what: str, public) -> MeanCase:
@@ -37,8 +40,10 @@ def mean_case(samples: torch.Tensor, what: str, public) -> MeanCase:
         MISTAKES["se_is_variance"]: [v / n for v in sample_var],
         MISTAKES["se_not_divided"]: [math.sqrt(v) for v in sample_var],
     }
-    # Two mistakes that agree on this case (at n = 2, s / n is the population s / sqrt(n)) name neither.
-    distinct = {d: v for d, v in mistaken.items() if sum(v == other for other in mistaken.values()) == 1}
+    # Two mistakes that agree on this case (at n = 2, s / n is the population s / sqrt(n)) name neither, and
+    # a mistake within DISTINCT of the answer (n - 1 against n for large n) is no mistake at this tolerance.
+    distinct = {d: v for d, v in mistaken.items() if sum(v == other for other in mistaken.values()) == 1
+                and any(abs(a - b) > DISTINCT * b for a, b in zip(v, se, strict=True))}
     as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
     return MeanCase(samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, what,
                     public)

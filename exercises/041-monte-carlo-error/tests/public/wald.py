@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from judge.stats import binom_log_pmf
+
 from .diagnoses import MISTAKES
 
 Z_LEVELS = (1.0, 2.0)  # the interval multipliers whose coverage is tested
@@ -20,11 +22,8 @@ NEGLIGIBLE = 1e-18  # outcomes lighter than this do not count for the margin
 
 
 def binomial_pmf(n: int, p: float) -> list[float]:
-    """P(k) for k = 0..n under Binomial(n, p), 0 < p < 1, in float64 (log space, then exp)."""
-    log_p, log_q = math.log(p), math.log1p(-p)
-    head = math.lgamma(n + 1)
-    return [math.exp(head - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
-            for k in range(n + 1)]
+    """P(k) for k = 0..n under Binomial(n, p), in float64 (the engine's saddle-point log pmf)."""
+    return [math.exp(binom_log_pmf(k, n, p)) for k in range(n + 1)]
 
 
 # What a procedure returns for k hits in n draws: (estimate, standard error).
