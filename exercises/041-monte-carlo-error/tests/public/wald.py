@@ -9,6 +9,7 @@ Public on purpose: the tiny variant needs it in the browser, and nothing here is
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -21,9 +22,10 @@ MARGIN = 2e-3  # no outcome k of weight may lie within this relative distance of
 NEGLIGIBLE = 1e-18  # outcomes lighter than this do not count for the margin
 
 
-def binomial_pmf(n: int, p: float) -> list[float]:
-    """P(k) for k = 0..n under Binomial(n, p), in float64 (the engine's saddle-point log pmf)."""
-    return [math.exp(binom_log_pmf(k, n, p)) for k in range(n + 1)]
+@functools.cache
+def binomial_pmf(n: int, p: float) -> tuple[float, ...]:
+    """P(k) for k = 0..n under Binomial(n, p), in float64 (the engine's saddle-point log pmf); cached."""
+    return tuple(math.exp(binom_log_pmf(k, n, p)) for k in range(n + 1))
 
 
 # What a procedure returns for k hits in n draws: (estimate, standard error).
@@ -79,8 +81,10 @@ def margin(n: int, p: float, z: float) -> float:
     return smallest
 
 
-def calibration_targets(n: int, p: float) -> tuple[dict[float, float], dict[str, dict[float, float]]]:
-    """The exact coverage of the correct procedure at each z of ``Z_LEVELS``, and each known mistake's.
+@functools.cache
+def calibration_targets(n: int, p: float) -> tuple[dict[float, float], Callable[[], dict[str, dict[float, float]]]]:
+    """The exact coverage of the correct procedure at each z of ``Z_LEVELS``, and a function giving each
+    known mistake's (the checks call it only when they fail). Cached: a judge process computes it once.
 
     Raises ``ValueError`` when the case is too close to an interval's edge (see :func:`margin`): the
     margin must exceed ``MARGIN`` plus the widening sqrt(n / (n - 1)) - 1 of a variance divided by n - 1,
@@ -89,8 +93,11 @@ def calibration_targets(n: int, p: float) -> tuple[dict[float, float], dict[str,
     needed = MARGIN + math.sqrt(n / (n - 1)) - 1
     for z in Z_LEVELS:
         if margin(n, p, z) < needed:
-            raise ValueError(f"n = {n}, p = {p}: an outcome lies within {MARGIN} of the z = {z} interval's edge")
+            raise ValueError(f"n = {n}, p = {p}: an outcome lies within {needed:.4f} of the z = {z} interval's edge")
     correct = {z: coverage(n, p, z) for z in Z_LEVELS}
-    mistaken = {MISTAKES[name]: {z: coverage(n, p, z, procedure) for z in Z_LEVELS}
+
+    def mistaken() -> dict[str, dict[float, float]]:
+        return {MISTAKES[name]: {z: coverage(n, p, z, procedure) for z in Z_LEVELS}
                 for name, procedure in MISTAKEN_PROCEDURES.items()}
+
     return correct, mistaken
