@@ -51,8 +51,13 @@ from judge.suites import load_suite, suites_module  # noqa: E402
 
 TARGET = 0.999
 # Wrong file -> the key of wald.MISTAKEN_PROCEDURES whose intervals it returns.
-COVERAGE = {"prob_se_divides_by_n": "se_divides_by_n", "prob_se_is_variance": "se_is_variance",
-            "prob_se_not_divided": "se_not_divided", "wide_error_bars": "wide_error_bars", "se_times_z": "se_times_z"}
+COVERAGE = {
+    "prob_se_divides_by_n": "se_divides_by_n",
+    "prob_se_is_variance": "se_is_variance",
+    "prob_se_not_divided": "se_not_divided",
+    "wide_error_bars": "wide_error_bars",
+    "se_times_z": "se_times_z",
+}
 BIAS = {"softmax_of_probs"}
 HARD = {
     "se_divides_by_n": "exact standard errors (expect_close), every mean case",
@@ -65,8 +70,10 @@ HARD = {
     "shared_across_rows": "rows' counts agree at every position (independence, exact tail: p < 1e-300)",
     "ignores_generator": "same generator seed, different results (survives with chance < 1e-18)",
     "private_generator": "two global seeds give the same results (survives with chance < 1e-18)",
-    "one_sample": "exact samples_needed cases", "not_squared": "exact samples_needed cases",
-    "rounds_down": "exact samples_needed cases", "not_strict": "whole-number bounds (exact samples_needed cases)",
+    "one_sample": "exact samples_needed cases",
+    "not_squared": "exact samples_needed cases",
+    "rounds_down": "exact samples_needed cases",
+    "not_strict": "whole-number bounds (exact samples_needed cases)",
     "not_an_int": "samples_needed must return an int",
 }
 
@@ -75,9 +82,16 @@ def suite_parts():
     exercise = resolve("41")
     for suite in ("hidden", "public", "tiny"):
         load_suite(exercise, suite)
-    parts = {name: suites_module(exercise, f"{folder}.{name}") for name, folder in
-             (("hidden", "hidden"), ("public", "public"), ("tiny", "public"), ("wald", "public"),
-              ("checks41", "public"))}
+    parts = {
+        name: suites_module(exercise, f"{folder}.{name}")
+        for name, folder in (
+            ("hidden", "hidden"),
+            ("public", "public"),
+            ("tiny", "public"),
+            ("wald", "public"),
+            ("checks41", "public"),
+        )
+    }
     return exercise, parts
 
 
@@ -151,7 +165,9 @@ def reference_calibration(exercise, parts, reps: int, seed: int, levels=(0.1, 0.
             covered = sum(abs(v - p) <= z * e for v, e in zip(values, errors, strict=True))
             pvalues[f"coverage z={z:g}"].append(coverage_test(covered, m, c).pvalue)
         pvalues["bias"].append(mean_test(values, p, math.sqrt(p * (1 - p) / n)).pvalue)
-    exact = {f"coverage z={z:g}": {str(a): rejection_probability(m, c, c, a) for a in levels} for z, c in correct.items()}
+    exact = {
+        f"coverage z={z:g}": {str(a): rejection_probability(m, c, c, a) for a in levels} for z, c in correct.items()
+    }
     observed = {name: {str(a): sum(v < a for v in values) / reps for a in levels} for name, values in pvalues.items()}
     return {"reps": reps, "rows": m, "draws": n, "exact_rejection": exact, "observed_rejection": observed}
 
@@ -177,7 +193,9 @@ def main(argv: list[str]) -> int:
             row = {"mistake": name, "check": "calibration (exact coverage test)"}
             for where, (suite, alpha) in sizes.items():
                 n, p, m = suite.CALIBRATION_DRAWS, checks41.event_probability(suite.EVENT), suite.CALIBRATION_ROWS
-                power = lambda rows_, n=n, p=p, a=alpha["calibration"]: coverage_power(wald, n, p, rows_, procedure, a)  # noqa: E731
+                power = lambda rows_, n=n, p=p, f=procedure, a=alpha["calibration"]: coverage_power(  # noqa: E731
+                    wald, n, p, rows_, f, a
+                )
                 row[where] = {"m": m, "power": power(m), "smallest_m": smallest(power, m)}
         elif name in BIAS:
             row = {"mistake": name, "check": "unbiased (z-test of the mean)"}
@@ -198,21 +216,31 @@ def main(argv: list[str]) -> int:
     seconds = time.perf_counter() - started
 
     print(f"Exercise 41: power against each known mistake (target {TARGET}); alphas {levels}")
-    print(f"{'mistake':22} {'check':58} {'server m':>8} {'power':>9} {'min m':>6} {'browser m':>9} {'power':>9} {'min m':>6}")
+    head = f"{'server m':>8} {'power':>9} {'min m':>6} {'browser m':>9} {'power':>9} {'min m':>6}"
+    print(f"{'mistake':22} {'check':58} {head}")
     for row in rows:
         s, b = row["server"], row["browser"]
-        print(f"{row['mistake']:22} {row['check'][:58]:58} {s.get('m', ''):>8} {s['power']:>9.6f} "
-              f"{s.get('smallest_m') or '':>6} {b.get('m', ''):>9} {b['power']:>9.6f} {b.get('smallest_m') or '':>6}")
-    print(f"\nReference, {calibration['reps']} runs of {calibration['rows']} rows x {calibration['draws']} draws: "
-          "rejection rate at relaxed alphas (observed; exact for the coverage test)")
+        print(
+            f"{row['mistake']:22} {row['check'][:58]:58} {s.get('m', ''):>8} {s['power']:>9.6f} "
+            f"{s.get('smallest_m') or '':>6} {b.get('m', ''):>9} {b['power']:>9.6f} {b.get('smallest_m') or '':>6}"
+        )
+    print(
+        f"\nReference, {calibration['reps']} runs of {calibration['rows']} rows x {calibration['draws']} draws: "
+        "rejection rate at relaxed alphas (observed; exact for the coverage test)"
+    )
     for name, observed in calibration["observed_rejection"].items():
         exact = calibration["exact_rejection"].get(name, {})
-        print(f"  {name:16} " + "  ".join(f"alpha {a}: {v:.3f}" + (f" (exact {exact[a]:.4f})" if a in exact else "")
-                                          for a, v in observed.items()))
+        print(
+            f"  {name:16} "
+            + "  ".join(
+                f"alpha {a}: {v:.3f}" + (f" (exact {exact[a]:.4f})" if a in exact else "") for a, v in observed.items()
+            )
+        )
     print(f"\n{seconds:.1f} s")
     if args.json:
-        args.json.write_text(json.dumps({"alphas": levels, "mistakes": rows, "reference": calibration,
-                                         "seconds": seconds}, indent=2))
+        args.json.write_text(
+            json.dumps({"alphas": levels, "mistakes": rows, "reference": calibration, "seconds": seconds}, indent=2)
+        )
     return 1 if failed else 0
 
 

@@ -26,8 +26,9 @@ def mean_and_standard_error(samples: torch.Tensor) -> tuple[torch.Tensor, torch.
     raise NotImplementedError("mean_and_standard_error: compute the mean and its standard error here")
 
 
-def estimate_probability(probs: torch.Tensor, event: torch.Tensor, num_samples: int,
-                         generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def estimate_probability(
+    probs: torch.Tensor, event: torch.Tensor, num_samples: int, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Estimate P(event) for each row from `num_samples` draws, with its standard error.
 
     Args:

@@ -29,8 +29,15 @@ def exercise41():
 def parts(exercise41):
     for suite in ("hidden", "public", "tiny"):
         load_suite(exercise41, suite)
-    where = {"oracle": "hidden", "cases": "hidden", "hidden": "hidden", "checks41": "public", "wald": "public",
-             "tiny": "public", "diagnoses": "public"}
+    where = {
+        "oracle": "hidden",
+        "cases": "hidden",
+        "hidden": "hidden",
+        "checks41": "public",
+        "wald": "public",
+        "tiny": "public",
+        "diagnoses": "public",
+    }
     return {name: suites_module(exercise41, f"{folder}.{name}") for name, folder in where.items()}
 
 
@@ -44,10 +51,16 @@ def reference(exercise41):
 
 # --- mean_and_standard_error ------------------------------------------------------------------
 
+
 @settings(max_examples=80, deadline=None)
-@given(rows=st.integers(1, 4), n=st.integers(2, 30), offset=st.sampled_from([0.0, -3.0, 250.0, 1e4]),
-       spread=st.sampled_from([1e-2, 1.0, 30.0]), seed=st.integers(0, 10_000),
-       dtype=st.sampled_from([torch.float32, torch.float64]))
+@given(
+    rows=st.integers(1, 4),
+    n=st.integers(2, 30),
+    offset=st.sampled_from([0.0, -3.0, 250.0, 1e4]),
+    spread=st.sampled_from([1e-2, 1.0, 30.0]),
+    seed=st.integers(0, 10_000),
+    dtype=st.sampled_from([torch.float32, torch.float64]),
+)
 def test_reference_agrees_with_the_oracle(parts, reference, rows, n, offset, spread, seed, dtype):
     rng = random.Random(seed)
     samples = torch.tensor([[offset + spread * rng.gauss(0, 1) for _ in range(n)] for _ in range(rows)], dtype=dtype)
@@ -56,8 +69,9 @@ def test_reference_agrees_with_the_oracle(parts, reference, rows, n, offset, spr
     eps = torch.finfo(dtype).eps
     scale = float(samples.abs().max())
     assert torch.allclose(mean.double(), case.mean, rtol=0, atol=8 * eps * scale)
-    assert torch.allclose(se.double(), case.se, rtol=1e-3 if dtype == torch.float32 else 1e-9,
-                          atol=8 * eps * scale / math.sqrt(n))
+    assert torch.allclose(
+        se.double(), case.se, rtol=1e-3 if dtype == torch.float32 else 1e-9, atol=8 * eps * scale / math.sqrt(n)
+    )
 
 
 def test_each_mean_mistake_is_far_outside_the_tolerance_on_its_frozen_cases(parts):
@@ -88,6 +102,7 @@ def test_the_large_offset_case_ruins_the_one_pass_variance_in_float32(parts):
 
 # --- estimate_probability ---------------------------------------------------------------------
 
+
 def test_the_exact_coverage_agrees_with_a_simulation(parts):
     """The pmf sum of wald.coverage against 200 000 simulated binomial counts (a 6-sigma band)."""
     wald = parts["wald"]
@@ -109,8 +124,10 @@ def test_the_calibration_cases_have_margins_and_dividing_by_n_minus_1_changes_no
         if n == module.UNBIASED_DRAWS and n < 30:
             continue  # the bias check needs no margin
         correct, _ = wald.calibration_targets(n, p)  # raises without the margin
-        widened = {z: wald.coverage(n, p, z, lambda k, n: (k / n, math.sqrt(k / n * (1 - k / n) / (n - 1))))
-                   for z in wald.Z_LEVELS}
+        widened = {
+            z: wald.coverage(n, p, z, lambda k, n: (k / n, math.sqrt(k / n * (1 - k / n) / (n - 1))))
+            for z in wald.Z_LEVELS
+        }
         assert widened == correct
         assert (n * p) % 1 > 0.01 and (n * p) % 1 < 0.99  # P(event) itself is no frequency k / n
 
@@ -119,7 +136,7 @@ def test_the_calibration_cases_have_margins_and_dividing_by_n_minus_1_changes_no
 def test_a_correct_estimator_cannot_repeat_itself_under_another_seed(parts, where):
     module, checks41 = parts[where], parts["checks41"]
     pmf = checks41.count_probs(module.SEED_DRAWS, checks41.event_probability(module.EVENT))
-    assert float((pmf ** 2).sum()) ** module.SEED_ROWS < 1e-12
+    assert float((pmf**2).sum()) ** module.SEED_ROWS < 1e-12
 
 
 def test_event_probabilities_and_the_softmax_mistake(parts):
@@ -131,8 +148,10 @@ def test_event_probabilities_and_the_softmax_mistake(parts):
 
 # --- samples_needed ---------------------------------------------------------------------------
 
-floats = st.one_of(st.floats(1e-3, 1e3, allow_nan=False, allow_infinity=False),
-                   st.sampled_from([0.0625, 0.125, 0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 0.1, 1.2, 1.96]))
+floats = st.one_of(
+    st.floats(1e-3, 1e3, allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0625, 0.125, 0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 0.1, 1.2, 1.96]),
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -168,6 +187,7 @@ def test_each_samples_needed_mistake_is_told_apart_by_the_hidden_cases(parts):
 
 
 # --- the tiny variant's frozen values -----------------------------------------------------------
+
 
 def test_tiny_mean_cases_match_the_oracle(parts):
     tiny, oracle = parts["tiny"], parts["oracle"]

@@ -16,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import judge.browser.torchlike as subset
-
 from tests.judge.test_torchlike import CHECK, SUM_ULPS, nested, run_both, tolerance_for
 
 SPELLINGS = {
@@ -54,7 +53,7 @@ def test_the_standard_error_of_offset_samples_matches_torch(rows, n, offset, see
         exact = [_exact_std(row) for row in stored.tolist()]
         theirs = stored.std(dim=1).tolist()
         mine = subset.tensor(stored.tolist(), dtype=getattr(subset, dtype)).std(dim=1).tolist()
-        for truth, a, b in zip(exact, theirs, mine):
+        for truth, a, b in zip(exact, theirs, mine, strict=True):
             assert abs(b - truth) <= abs(a - truth) + tolerance_for(dtype, 64) * truth, (dtype, truth, a, b)
 
 
@@ -67,4 +66,4 @@ def test_both_spellings_at_once_and_integer_input_are_refused_like_torch():
     run_both(lambda L, t: L.var(t, dim=0, unbiased=True, correction=1), ([1.0, 2.0], (2,), "float32"))
     run_both(lambda L, t: L.std(t, 0, True, False, correction=0), ([1.0, 2.0], (2,), "float64"))
     for name in ("var", "std", "var_mean", "std_mean"):
-        run_both(lambda L, t: getattr(L, name)(t), ([1, 2], (2,), "int64"))
+        run_both(lambda L, t, name=name: getattr(L, name)(t), ([1, 2], (2,), "int64"))

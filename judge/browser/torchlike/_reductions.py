@@ -312,13 +312,16 @@ def _variance_fold(correction: float):
         if denominator == 0:
             return math.nan if squares == 0 else math.inf
         return squares / denominator
+
     return fold
 
 
 def _floating_input(x: Tensor, name: str) -> None:
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. Got "
-                           f"{x.dtype.name.capitalize()} instead.")
+        raise RuntimeError(
+            f"{name}(): input dtype should be either floating point or complex. Got "
+            f"{x.dtype.name.capitalize()} instead."
+        )
 
 
 def var(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:

@@ -3,6 +3,7 @@
 Diagnosis: the estimates miss P(event): the draws come from softmax(probs), but probs are probabilities
 already, not logits
 """
+
 import math
 from fractions import Fraction
 

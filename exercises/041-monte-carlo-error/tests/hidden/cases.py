@@ -27,41 +27,59 @@ def accepted_lengths() -> MeanCase:
     """Six rows of 10 accepted lengths (whole numbers 0..5, float32), like the chapter's speculative decoding."""
     rng = random.Random(4101)
     rows = [[float(min(5, max(0, round(rng.gauss(2.5, 1.2))))) for _ in range(10)] for _ in range(6)]
-    return mean_case(torch.tensor(rows, dtype=torch.float32), "mean_and_standard_error on 6 rows of 10 accepted lengths",
-                     Bilingual("6 rows of 10 accepted lengths", "6 行、每行 10 个接受长度"))
+    return mean_case(
+        torch.tensor(rows, dtype=torch.float32),
+        "mean_and_standard_error on 6 rows of 10 accepted lengths",
+        Bilingual("6 rows of 10 accepted lengths", "6 行、每行 10 个接受长度"),
+    )
 
 
 @functools.cache
 def two_samples() -> MeanCase:
     """n = 2, float64: the standard error is |x1 - x2| / 2."""
     rows = _normal_rows(4102, 4, 2, 0.0, 3.0, 6)
-    return mean_case(torch.tensor(rows, dtype=torch.float64), "mean_and_standard_error with n = 2 (float64)",
-                     Bilingual("n = 2, float64", "n = 2，float64"))
+    return mean_case(
+        torch.tensor(rows, dtype=torch.float64),
+        "mean_and_standard_error with n = 2 (float64)",
+        Bilingual("n = 2, float64", "n = 2，float64"),
+    )
 
 
 @functools.cache
 def three_samples() -> MeanCase:
     """n = 3, float32, one constant row (its error is 0 up to rounding) and negative values."""
     rows = _normal_rows(4103, 4, 3, -1.5, 2.0, 4) + [[0.1, 0.1, 0.1]]
-    return mean_case(torch.tensor(rows, dtype=torch.float32), "mean_and_standard_error with n = 3 (float32, row 4 constant)",
-                     Bilingual("n = 3, float32, one constant row", "n = 3，float32，含一个常数行"))
+    return mean_case(
+        torch.tensor(rows, dtype=torch.float32),
+        "mean_and_standard_error with n = 3 (float32, row 4 constant)",
+        Bilingual("n = 3, float32, one constant row", "n = 3，float32，含一个常数行"),
+    )
 
 
 @functools.cache
 def float64_rows() -> MeanCase:
     """Three float64 rows of 50 with different spreads."""
-    rows = [row for seed, std in ((4104, 0.01), (4105, 1.0), (4106, 100.0)) for row in _normal_rows(seed, 1, 50, 1.0, std, 9)]
-    return mean_case(torch.tensor(rows, dtype=torch.float64), "mean_and_standard_error on 3 float64 rows of 50",
-                     Bilingual("3 float64 rows of 50", "3 行 float64，每行 50 个"))
+    rows = [
+        row
+        for seed, std in ((4104, 0.01), (4105, 1.0), (4106, 100.0))
+        for row in _normal_rows(seed, 1, 50, 1.0, std, 9)
+    ]
+    return mean_case(
+        torch.tensor(rows, dtype=torch.float64),
+        "mean_and_standard_error on 3 float64 rows of 50",
+        Bilingual("3 float64 rows of 50", "3 行 float64，每行 50 个"),
+    )
 
 
 @functools.cache
 def large_offset() -> MeanCase:
     """Four float32 rows of 1 000 values 10 000 + N(0, 0.1): E[x^2] - E[x]^2 in float32 loses every digit."""
     rows = _normal_rows(4107, 4, 1000, 10_000.0, 0.1, 4)
-    return mean_case(torch.tensor(rows, dtype=torch.float32),
-                     "mean_and_standard_error on 4 float32 rows of 1000 values near 10000 (spread 0.1)",
-                     Bilingual("float32 rows with a large offset", "均值很大的 float32 行"))
+    return mean_case(
+        torch.tensor(rows, dtype=torch.float32),
+        "mean_and_standard_error on 4 float32 rows of 1000 values near 10000 (spread 0.1)",
+        Bilingual("float32 rows with a large offset", "均值很大的 float32 行"),
+    )
 
 
 def mean_cases() -> list[MeanCase]:

@@ -42,11 +42,16 @@ def mean_case(samples: torch.Tensor, what: str, public) -> MeanCase:
     }
     # Two mistakes that agree on this case (at n = 2, s / n is the population s / sqrt(n)) name neither, and
     # a mistake within DISTINCT of the answer (n - 1 against n for large n) is no mistake at this tolerance.
-    distinct = {d: v for d, v in mistaken.items() if sum(v == other for other in mistaken.values()) == 1
-                and any(abs(a - b) > DISTINCT * b for a, b in zip(v, se, strict=True))}
+    distinct = {
+        d: v
+        for d, v in mistaken.items()
+        if sum(v == other for other in mistaken.values()) == 1
+        and any(abs(a - b) > DISTINCT * b for a, b in zip(v, se, strict=True))
+    }
     as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
-    return MeanCase(samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, what,
-                    public)
+    return MeanCase(
+        samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, what, public
+    )
 
 
 def bound(delta: float, sigma: float, num_se: float) -> Fraction:

@@ -14,8 +14,21 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.checks import (ROWS_SHARE_DIAGNOSIS, BadInput, CheckFailed, diagnosed, expect, expect_bad_inputs_refused, expect_calibrated, expect_close,
-                          expect_independent_rows, expect_seed_contract, expect_tensor, expect_unbiased, fail)
+from judge.checks import (
+    ROWS_SHARE_DIAGNOSIS,
+    BadInput,
+    CheckFailed,
+    diagnosed,
+    expect,
+    expect_bad_inputs_refused,
+    expect_calibrated,
+    expect_close,
+    expect_independent_rows,
+    expect_seed_contract,
+    expect_tensor,
+    expect_unbiased,
+    fail,
+)
 from judge.i18n import Bilingual
 
 from . import wald
@@ -30,14 +43,19 @@ ESTIMATE = Bilingual("estimate_probability", "estimate_probability")
 def _pair(value, name: str) -> tuple:
     """The learner's return value as a pair (a tuple or a list of two items), else a failure."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        fail(f"{name} must return a pair (estimate, standard error), got {type(value).__name__}"
-             + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else ""),
-             rule=Bilingual(f"{name}: did not return a pair (estimate, standard error)",
-                            f"{name}：返回值不是（估计值，标准误）二元组"))
+        fail(
+            f"{name} must return a pair (estimate, standard error), got {type(value).__name__}"
+            + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else ""),
+            rule=Bilingual(
+                f"{name}: did not return a pair (estimate, standard error)",
+                f"{name}：返回值不是（估计值，标准误）二元组",
+            ),
+        )
     return value[0], value[1]
 
 
 # --- mean_and_standard_error ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class MeanCase:
@@ -64,29 +82,45 @@ def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = N
     scale = float(case.samples.abs().max())
     with diagnosed(diagnosis) if diagnosis else nullcontext():
         mean, se = _pair(sub.mean_and_standard_error(case.samples), "mean_and_standard_error")
-        mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype,
-                             device=ctx.device)
-        se = expect_tensor(se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype,
-                           device=ctx.device)
+        mean = expect_tensor(
+            mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype, device=ctx.device
+        )
+        se = expect_tensor(
+            se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
+        )
         expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=f"{case.what}: the mean")
-        expect_close(se, case.se, rtol=1e-3 if dtype == torch.float32 else 1e-9, atol=8 * eps * scale / math.sqrt(n),
-                     what=f"{case.what}: the standard error", mistakes=case.mistaken_se)
+        expect_close(
+            se,
+            case.se,
+            rtol=1e-3 if dtype == torch.float32 else 1e-9,
+            atol=8 * eps * scale / math.sqrt(n),
+            what=f"{case.what}: the standard error",
+            mistakes=case.mistaken_se,
+        )
 
 
 def check_mean_bad_inputs(sub) -> None:
     """A row of one sample, a 1-D or integer tensor, NaN or inf raise ValueError."""
     ok = torch.tensor([[1.0, 2.0, 4.0]])
-    expect_bad_inputs_refused(sub.mean_and_standard_error, [
-        BadInput("samples of shape [2, 1] (one sample per row)", {"samples": torch.tensor([[1.0], [2.0]])},
-                 public="one sample per row"),
-        BadInput("a 1-D tensor of shape [3]", {"samples": ok[0]}, public="a 1-D tensor"),
-        BadInput("an int64 tensor", {"samples": torch.tensor([[1, 2, 4]])}, public="an integer tensor"),
-        BadInput("samples holding NaN", {"samples": torch.tensor([[1.0, float("nan"), 4.0]])}),
-        BadInput("samples holding inf", {"samples": torch.tensor([[1.0, 2.0, float("inf")]])}),
-    ], name="mean_and_standard_error")
+    expect_bad_inputs_refused(
+        sub.mean_and_standard_error,
+        [
+            BadInput(
+                "samples of shape [2, 1] (one sample per row)",
+                {"samples": torch.tensor([[1.0], [2.0]])},
+                public="one sample per row",
+            ),
+            BadInput("a 1-D tensor of shape [3]", {"samples": ok[0]}, public="a 1-D tensor"),
+            BadInput("an int64 tensor", {"samples": torch.tensor([[1, 2, 4]])}, public="an integer tensor"),
+            BadInput("samples holding NaN", {"samples": torch.tensor([[1.0, float("nan"), 4.0]])}),
+            BadInput("samples holding inf", {"samples": torch.tensor([[1.0, 2.0, float("inf")]])}),
+        ],
+        name="mean_and_standard_error",
+    )
 
 
 # --- estimate_probability -------------------------------------------------------------------
+
 
 def event_probability(event: Sequence[int], *, softmax: bool = False) -> float:
     """P(event) under ``PROBS`` as float32 holds them, in float64 (sum over the event / sum of the row);
@@ -109,19 +143,24 @@ def estimates(source, ctx, rows: int, event: Sequence[int], n: int, generator, *
     estimates checked to be frequencies k / n. Returns (estimates, errors, counts k as int64 [rows])."""
     probs, mask = _inputs(rows, event)
     estimate, se = _pair(source.estimate_probability(probs, mask, n, generator=generator), "estimate_probability")
-    estimate = expect_tensor(estimate, name="estimate_probability (the estimate)", shape=(rows,),
-                             dtype=torch.float32, device=ctx.device)
-    se = expect_tensor(se, name="estimate_probability (the standard error)", shape=(rows,), dtype=torch.float32,
-                       device=ctx.device)
+    estimate = expect_tensor(
+        estimate, name="estimate_probability (the estimate)", shape=(rows,), dtype=torch.float32, device=ctx.device
+    )
+    se = expect_tensor(
+        se, name="estimate_probability (the standard error)", shape=(rows,), dtype=torch.float32, device=ctx.device
+    )
     counts, bad = _whole(estimate.to(torch.float64) * n, n)
     if bool(bad.any()):
         row = int(bad.nonzero()[0, 0])
         smoothed = not bool(_whole(estimate.to(torch.float64) * (n + 2) - 1, n)[1].any())
-        fail(f"{what}: row {row} returned the estimate {float(estimate[row]):.9g}, which is not k / {n} for a whole "
-             f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
-             diagnosis=MISTAKES["smoothed_estimate" if smoothed else "not_a_frequency"],
-             rule=Bilingual(f"{what}: an estimate is not a frequency k / num_samples",
-                            f"{what}：估计值不是频率 k / num_samples"))
+        fail(
+            f"{what}: row {row} returned the estimate {float(estimate[row]):.9g}, which is not k / {n} for a whole "
+            f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
+            diagnosis=MISTAKES["smoothed_estimate" if smoothed else "not_a_frequency"],
+            rule=Bilingual(
+                f"{what}: an estimate is not a frequency k / num_samples", f"{what}：估计值不是频率 k / num_samples"
+            ),
+        )
     return estimate, se, counts.to(torch.int64)
 
 
@@ -146,13 +185,21 @@ def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None
     """
     p = event_probability(event)
     label = f"estimate_probability, {rows} rows of {n} draws (P(event) = {p:.4f})"
-    public = Bilingual(f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次")
+    public = Bilingual(
+        f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次"
+    )
     estimate, se, counts = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
     half = rows // 2
     try:
-        expect_independent_rows(ctx, counts[:half], counts[half:2 * half], count_probs(n, p), outcome=COUNT,
-                                label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
-                                public=public)
+        expect_independent_rows(
+            ctx,
+            counts[:half],
+            counts[half : 2 * half],
+            count_probs(n, p),
+            outcome=COUNT,
+            label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
+            public=public,
+        )
     except CheckFailed as failure:  # counts are no draws in order: "sorted" would mislead, it is shared randomness
         failure.diagnosis = ROWS_SHARE_DIAGNOSIS
         raise
@@ -164,10 +211,19 @@ def check_unbiased(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
     """``rows`` estimates from ``n`` draws each average to P(event) (one ``unbiased`` check)."""
     p = event_probability(event)
     label = f"estimate_probability, {rows} rows of {n} draws (P(event) = {p:.4f})"
-    public = Bilingual(f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次")
+    public = Bilingual(
+        f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次"
+    )
     estimate, _, _ = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
-    expect_unbiased(ctx, estimate, p, std=math.sqrt(p * (1 - p) / n), label=label, public=public,
-                    mistakes={MISTAKES["softmax_of_probs"]: event_probability(event, softmax=True)})
+    expect_unbiased(
+        ctx,
+        estimate,
+        p,
+        std=math.sqrt(p * (1 - p) / n),
+        label=label,
+        public=public,
+        mistakes={MISTAKES["softmax_of_probs"]: event_probability(event, softmax=True)},
+    )
 
 
 def check_seeds(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
@@ -193,20 +249,35 @@ def check_probability_bad_inputs(sub, ctx) -> None:
     nan[0, 3] = float("nan")
     zeros = probs.clone()
     zeros[1] = 0.0
-    expect_bad_inputs_refused(sub.estimate_probability, [
-        BadInput("a probability of -0.1", {"probs": negative, "event": mask, "num_samples": 10},
-                 public="a negative probability"),
-        BadInput("a probability NaN", {"probs": nan, "event": mask, "num_samples": 10}),
-        BadInput("a row of zeros", {"probs": zeros, "event": mask, "num_samples": 10}),
-        BadInput("an event of shape [2, 7]", {"probs": probs, "event": mask[:, :7], "num_samples": 10},
-                 public="an event of another shape"),
-        BadInput("an event of dtype int64", {"probs": probs, "event": mask.to(torch.int64), "num_samples": 10},
-                 public="an event that is not bool"),
-        BadInput("num_samples = 0", {"probs": probs, "event": mask, "num_samples": 0}),
-    ], extra=lambda: {"generator": ctx.generator()}, name="estimate_probability")
+    expect_bad_inputs_refused(
+        sub.estimate_probability,
+        [
+            BadInput(
+                "a probability of -0.1",
+                {"probs": negative, "event": mask, "num_samples": 10},
+                public="a negative probability",
+            ),
+            BadInput("a probability NaN", {"probs": nan, "event": mask, "num_samples": 10}),
+            BadInput("a row of zeros", {"probs": zeros, "event": mask, "num_samples": 10}),
+            BadInput(
+                "an event of shape [2, 7]",
+                {"probs": probs, "event": mask[:, :7], "num_samples": 10},
+                public="an event of another shape",
+            ),
+            BadInput(
+                "an event of dtype int64",
+                {"probs": probs, "event": mask.to(torch.int64), "num_samples": 10},
+                public="an event that is not bool",
+            ),
+            BadInput("num_samples = 0", {"probs": probs, "event": mask, "num_samples": 0}),
+        ],
+        extra=lambda: {"generator": ctx.generator()},
+        name="estimate_probability",
+    )
 
 
 # --- samples_needed -------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class NeededCase:
@@ -229,10 +300,12 @@ def check_samples_needed(sub, cases: Sequence[NeededCase]) -> None:
     for case in cases:
         value = sub.samples_needed(case.delta, case.sigma, case.num_se)
         call = f"samples_needed(delta={case.delta!r}, sigma={case.sigma!r}, num_se={case.num_se!r})"
-        expect(isinstance(value, int) and not isinstance(value, bool),
-               f"{call} returned {value!r} of type {type(value).__name__}; return a Python int",
-               diagnosis=MISTAKES["not_an_int"],
-               rule=Bilingual("samples_needed: did not return an int", "samples_needed：返回值不是 int"))
+        expect(
+            isinstance(value, int) and not isinstance(value, bool),
+            f"{call} returned {value!r} of type {type(value).__name__}; return a Python int",
+            diagnosis=MISTAKES["not_an_int"],
+            rule=Bilingual("samples_needed: did not return an int", "samples_needed：返回值不是 int"),
+        )
         answers.append((call, case, value))
     wrong = [(call, case, value) for call, case, value in answers if value not in case.accepted]
     if not wrong:
@@ -244,19 +317,25 @@ def check_samples_needed(sub, cases: Sequence[NeededCase]) -> None:
     diagnosis = MISTAKES[found[0]] if len(found) == 1 else None
     call, case, value = wrong[0]
     expected = " or ".join(str(a) for a in case.accepted)
-    fail(f"{call} returned {value}; expected {expected}" + (f" ({len(wrong)} of {len(answers)} cases wrong)"
-                                                            if len(wrong) > 1 else ""),
-         diagnosis=diagnosis,
-         rule=Bilingual("samples_needed: the number of samples is wrong", "samples_needed：样本数不对"))
+    fail(
+        f"{call} returned {value}; expected {expected}"
+        + (f" ({len(wrong)} of {len(answers)} cases wrong)" if len(wrong) > 1 else ""),
+        diagnosis=diagnosis,
+        rule=Bilingual("samples_needed: the number of samples is wrong", "samples_needed：样本数不对"),
+    )
 
 
 def check_needed_bad_inputs(sub) -> None:
     """delta, sigma or num_se <= 0, NaN or inf raise ValueError."""
-    expect_bad_inputs_refused(sub.samples_needed, [
-        BadInput("delta = 0", {"delta": 0.0, "sigma": 1.0, "num_se": 2.0}),
-        BadInput("delta = -0.1", {"delta": -0.1, "sigma": 1.0, "num_se": 2.0}, public="a negative delta"),
-        BadInput("sigma = 0", {"delta": 0.1, "sigma": 0.0, "num_se": 2.0}),
-        BadInput("num_se = -2", {"delta": 0.1, "sigma": 1.0, "num_se": -2.0}, public="a negative num_se"),
-        BadInput("delta = nan", {"delta": float("nan"), "sigma": 1.0, "num_se": 2.0}, public="a NaN delta"),
-        BadInput("sigma = inf", {"delta": 0.1, "sigma": float("inf"), "num_se": 2.0}, public="an infinite sigma"),
-    ], name="samples_needed")
+    expect_bad_inputs_refused(
+        sub.samples_needed,
+        [
+            BadInput("delta = 0", {"delta": 0.0, "sigma": 1.0, "num_se": 2.0}),
+            BadInput("delta = -0.1", {"delta": -0.1, "sigma": 1.0, "num_se": 2.0}, public="a negative delta"),
+            BadInput("sigma = 0", {"delta": 0.1, "sigma": 0.0, "num_se": 2.0}),
+            BadInput("num_se = -2", {"delta": 0.1, "sigma": 1.0, "num_se": -2.0}, public="a negative num_se"),
+            BadInput("delta = nan", {"delta": float("nan"), "sigma": 1.0, "num_se": 2.0}, public="a NaN delta"),
+            BadInput("sigma = inf", {"delta": 0.1, "sigma": float("inf"), "num_se": 2.0}, public="an infinite sigma"),
+        ],
+        name="samples_needed",
+    )

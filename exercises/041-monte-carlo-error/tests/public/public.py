@@ -29,13 +29,20 @@ def test_mean_small_example(sub, ctx):
     samples = torch.tensor([[2.0, 4.0, 4.0, 5.0, 5.0], [1.0, 3.0, 1.0, 3.0, 1.0]], dtype=torch.float64)
     # Row 0: deviations -2, 0, 0, 1, 1, so s^2 = 6 / 4 = 1.5. Row 1: mean 1.8, s^2 = 4.8 / 4 = 1.2.
     case = checks41.MeanCase(
-        samples, torch.tensor([4.0, 1.8], dtype=torch.float64),
+        samples,
+        torch.tensor([4.0, 1.8], dtype=torch.float64),
         torch.tensor([math.sqrt(1.5 / 5), math.sqrt(1.2 / 5)], dtype=torch.float64),
-        {MISTAKES["se_divides_by_n"]: torch.tensor([math.sqrt(1.5) / 5, math.sqrt(1.2) / 5], dtype=torch.float64),
-         MISTAKES["population_variance"]: torch.tensor([math.sqrt(1.2 / 5), math.sqrt(0.96 / 5)], dtype=torch.float64),
-         MISTAKES["se_is_variance"]: torch.tensor([1.5 / 5, 1.2 / 5], dtype=torch.float64),
-         MISTAKES["se_not_divided"]: torch.tensor([math.sqrt(1.5), math.sqrt(1.2)], dtype=torch.float64)},
-        "mean_and_standard_error([[2, 4, 4, 5, 5], [1, 3, 1, 3, 1]])", Bilingual("a small example", "一个小例子"))
+        {
+            MISTAKES["se_divides_by_n"]: torch.tensor([math.sqrt(1.5) / 5, math.sqrt(1.2) / 5], dtype=torch.float64),
+            MISTAKES["population_variance"]: torch.tensor(
+                [math.sqrt(1.2 / 5), math.sqrt(0.96 / 5)], dtype=torch.float64
+            ),
+            MISTAKES["se_is_variance"]: torch.tensor([1.5 / 5, 1.2 / 5], dtype=torch.float64),
+            MISTAKES["se_not_divided"]: torch.tensor([math.sqrt(1.5), math.sqrt(1.2)], dtype=torch.float64),
+        },
+        "mean_and_standard_error([[2, 4, 4, 5, 5], [1, 3, 1, 3, 1]])",
+        Bilingual("a small example", "一个小例子"),
+    )
     checks41.check_mean_case(sub, ctx, case)
 
 
@@ -44,16 +51,29 @@ def test_mean_constant_row(sub, ctx):
 
     zh: 常数行的标准误为 0
     """
-    mean, se = checks41._pair(sub.mean_and_standard_error(torch.tensor([[2.5, 2.5, 2.5, 2.5]])),
-                              "mean_and_standard_error")
-    mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(1,), dtype=torch.float32,
-                         device=ctx.device)
-    se = expect_tensor(se, name="mean_and_standard_error (the standard error)", shape=(1,), dtype=torch.float32,
-                       device=ctx.device)
-    expect_close(mean, torch.tensor([2.5], dtype=torch.float64), rtol=0.0, atol=0.0,
-                 what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the mean")
-    expect_close(se, torch.tensor([0.0], dtype=torch.float64), rtol=0.0, atol=0.0,
-                 what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the standard error")
+    mean, se = checks41._pair(
+        sub.mean_and_standard_error(torch.tensor([[2.5, 2.5, 2.5, 2.5]])), "mean_and_standard_error"
+    )
+    mean = expect_tensor(
+        mean, name="mean_and_standard_error (the mean)", shape=(1,), dtype=torch.float32, device=ctx.device
+    )
+    se = expect_tensor(
+        se, name="mean_and_standard_error (the standard error)", shape=(1,), dtype=torch.float32, device=ctx.device
+    )
+    expect_close(
+        mean,
+        torch.tensor([2.5], dtype=torch.float64),
+        rtol=0.0,
+        atol=0.0,
+        what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the mean",
+    )
+    expect_close(
+        se,
+        torch.tensor([0.0], dtype=torch.float64),
+        rtol=0.0,
+        atol=0.0,
+        what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the standard error",
+    )
 
 
 def test_probability_example(sub, ctx):
@@ -62,27 +82,34 @@ def test_probability_example(sub, ctx):
     zh: estimate_probability 返回频率 k / n 及相应的标准误
     """
     n = 200
-    estimate, se, counts = checks41.estimates(sub, ctx, 3, [2], n, ctx.generator(),
-                                              what="estimate_probability(3 rows, event = token 2, 200 draws)")
+    estimate, se, counts = checks41.estimates(
+        sub, ctx, 3, [2], n, ctx.generator(), what="estimate_probability(3 rows, event = token 2, 200 draws)"
+    )
     p_hat = [int(k) / n for k in counts]
     # Dividing the variance by n - 1 instead of n is accepted too: sqrt(n / (n - 1)) is within 0.3 % of 1.
     right = [math.sqrt(p * (1 - p) / n) for p in p_hat]
-    known = {MISTAKES["se_divides_by_n"]: [math.sqrt(p * (1 - p)) / n for p in p_hat],
-             MISTAKES["se_is_variance"]: [p * (1 - p) / n for p in p_hat],
-             MISTAKES["se_not_divided"]: [math.sqrt(p * (1 - p)) for p in p_hat],
-             MISTAKES["wide_error_bars"]: [math.sqrt(0.25 / n)] * 3,
-             MISTAKES["se_times_z"]: [1.96 * e for e in right]}
+    known = {
+        MISTAKES["se_divides_by_n"]: [math.sqrt(p * (1 - p)) / n for p in p_hat],
+        MISTAKES["se_is_variance"]: [p * (1 - p) / n for p in p_hat],
+        MISTAKES["se_not_divided"]: [math.sqrt(p * (1 - p)) for p in p_hat],
+        MISTAKES["wide_error_bars"]: [math.sqrt(0.25 / n)] * 3,
+        MISTAKES["se_times_z"]: [1.96 * e for e in right],
+    }
     returned = [float(e) for e in se]
 
     def matches(values):
-        return all(abs(a - b) <= 3e-3 * b + 1e-9 for a, b in zip(returned, values))
+        return all(abs(a - b) <= 3e-3 * b + 1e-9 for a, b in zip(returned, values, strict=True))
 
     row = next((r for r in range(3) if not matches([right[r]] * 3)), None) if not matches(right) else None
     if row is None:
         return
     diagnosis = next((d for d, values in known.items() if matches(values)), None)
-    expect(False, f"estimate_probability: row {row} estimated {p_hat[row]} from {n} draws and returned the standard "
-                  f"error {returned[row]:.6g}; sqrt(p_hat (1 - p_hat) / n) is {right[row]:.6g}", diagnosis=diagnosis)
+    expect(
+        False,
+        f"estimate_probability: row {row} estimated {p_hat[row]} from {n} draws and returned the standard "
+        f"error {returned[row]:.6g}; sqrt(p_hat (1 - p_hat) / n) is {right[row]:.6g}",
+        diagnosis=diagnosis,
+    )
 
 
 def test_chapter_example(sub, ctx):
@@ -90,8 +117,18 @@ def test_chapter_example(sub, ctx):
 
     zh: samples_needed(0.125, 1.5, 2) 等于 1153：恰好等于界 1152 还不够
     """
-    checks41.check_samples_needed(sub, [checks41.NeededCase(0.125, 1.5, 2.0, (1153,), {
-        "one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152})])
+    checks41.check_samples_needed(
+        sub,
+        [
+            checks41.NeededCase(
+                0.125,
+                1.5,
+                2.0,
+                (1153,),
+                {"one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152},
+            )
+        ],
+    )
 
 
 def test_bad_inputs(sub, ctx):

@@ -29,24 +29,47 @@ SEED_ROWS, SEED_DRAWS = 16, 50
 
 # (samples, dtype, exact means, exact standard errors, {mistake: its standard errors}), float64 values.
 MEAN_CASES = [
-    ([[2.0, 3.0, 1.0, 4.0, 2.0], [0.1] * 5, [-1.25, 0.5, 2.0, -0.75, 1.5]], torch.float32,
-     [2.4, 0.10000000149011612, 0.4], [0.5099019513592785, 0.0, 0.6254998001598402],
-     {"se_divides_by_n": [0.2280350850198276, 0.0, 0.27973201461398733],
-      "population_variance": [0.4560701700396552, 0.0, 0.5594640292279746],
-      "se_is_variance": [0.26, 0.0, 0.39125],
-      "se_not_divided": [1.140175425099138, 0.0, 1.3986600730699366]}),
-    ([[1.5, -0.5], [3.0, 3.25]], torch.float64, [0.5, 3.125], [1.0, 0.125],
-     {"se_is_variance": [1.0, 0.015625], "se_not_divided": [1.4142135623730951, 0.1767766952966369]}),
-    ([[10000.1, 9999.9, 10000.05, 9999.95, 10000.2, 9999.8, 10000.0, 10000.15],
-      [20000.3, 20000.1, 20000.2, 20000.25, 20000.0, 20000.35, 20000.05, 20000.15]], torch.float32,
-     [10000.018798828125, 20000.175048828125], [0.047198586510421234, 0.0432735383913593],
-     {"se_divides_by_n": [0.016687220291969382, 0.015299506221233283],
-      "population_variance": [0.04415023496550163, 0.04047868864346882],
-      "se_is_variance": [0.002227706568581717, 0.0018725991249084473],
-      "se_not_divided": [0.13349776233575505, 0.12239604976986626]}),
+    (
+        [[2.0, 3.0, 1.0, 4.0, 2.0], [0.1] * 5, [-1.25, 0.5, 2.0, -0.75, 1.5]],
+        torch.float32,
+        [2.4, 0.10000000149011612, 0.4],
+        [0.5099019513592785, 0.0, 0.6254998001598402],
+        {
+            "se_divides_by_n": [0.2280350850198276, 0.0, 0.27973201461398733],
+            "population_variance": [0.4560701700396552, 0.0, 0.5594640292279746],
+            "se_is_variance": [0.26, 0.0, 0.39125],
+            "se_not_divided": [1.140175425099138, 0.0, 1.3986600730699366],
+        },
+    ),
+    (
+        [[1.5, -0.5], [3.0, 3.25]],
+        torch.float64,
+        [0.5, 3.125],
+        [1.0, 0.125],
+        {"se_is_variance": [1.0, 0.015625], "se_not_divided": [1.4142135623730951, 0.1767766952966369]},
+    ),
+    (
+        [
+            [10000.1, 9999.9, 10000.05, 9999.95, 10000.2, 9999.8, 10000.0, 10000.15],
+            [20000.3, 20000.1, 20000.2, 20000.25, 20000.0, 20000.35, 20000.05, 20000.15],
+        ],
+        torch.float32,
+        [10000.018798828125, 20000.175048828125],
+        [0.047198586510421234, 0.0432735383913593],
+        {
+            "se_divides_by_n": [0.016687220291969382, 0.015299506221233283],
+            "population_variance": [0.04415023496550163, 0.04047868864346882],
+            "se_is_variance": [0.002227706568581717, 0.0018725991249084473],
+            "se_not_divided": [0.13349776233575505, 0.12239604976986626],
+        },
+    ),
 ]
 MEAN_TITLES = ["3 float32 rows of 5, one constant", "n = 2, float64", "float32 rows of 8 values near 10 000 and 20 000"]
-MEAN_TITLES_ZH = ["3 行 float32，每行 5 个，其中一行为常数", "n = 2，float64", "float32，每行 8 个接近 10 000 与 20 000 的值"]
+MEAN_TITLES_ZH = [
+    "3 行 float32，每行 5 个，其中一行为常数",
+    "n = 2，float64",
+    "float32，每行 8 个接近 10 000 与 20 000 的值",
+]
 
 # (delta, sigma, num_se, accepted answers, {mistake: its answer}).
 NEEDED = [
@@ -62,10 +85,14 @@ def mean_case(index: int) -> checks41.MeanCase:
     """Frozen case ``index`` of ``MEAN_CASES`` as the checks take it."""
     rows, dtype, means, errors, mistaken = MEAN_CASES[index]
     as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
-    return checks41.MeanCase(torch.tensor(rows, dtype=dtype), as_tensor(means), as_tensor(errors),
-                             {MISTAKES[name]: as_tensor(v) for name, v in mistaken.items()},
-                             f"mean_and_standard_error on {MEAN_TITLES[index]}",
-                             Bilingual(MEAN_TITLES[index], MEAN_TITLES_ZH[index]))
+    return checks41.MeanCase(
+        torch.tensor(rows, dtype=dtype),
+        as_tensor(means),
+        as_tensor(errors),
+        {MISTAKES[name]: as_tensor(v) for name, v in mistaken.items()},
+        f"mean_and_standard_error on {MEAN_TITLES[index]}",
+        Bilingual(MEAN_TITLES[index], MEAN_TITLES_ZH[index]),
+    )
 
 
 def test_tiny_mean(sub, ctx):

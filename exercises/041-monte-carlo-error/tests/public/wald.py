@@ -41,6 +41,7 @@ def _scaled(factor: Callable[[int], float]) -> Procedure:
     def procedure(k: int, n: int) -> tuple[float, float]:
         p_hat, se = _wald(k, n)
         return p_hat, se * factor(n)
+
     return procedure
 
 
@@ -97,7 +98,9 @@ def calibration_targets(n: int, p: float) -> tuple[dict[float, float], Callable[
     correct = {z: coverage(n, p, z) for z in Z_LEVELS}
 
     def mistaken() -> dict[str, dict[float, float]]:
-        return {MISTAKES[name]: {z: coverage(n, p, z, procedure) for z in Z_LEVELS}
-                for name, procedure in MISTAKEN_PROCEDURES.items()}
+        return {
+            MISTAKES[name]: {z: coverage(n, p, z, procedure) for z in Z_LEVELS}
+            for name, procedure in MISTAKEN_PROCEDURES.items()
+        }
 
     return correct, mistaken
