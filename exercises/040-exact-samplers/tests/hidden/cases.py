@@ -271,7 +271,8 @@ def alias_long_rows() -> torch.Tensor:
 
 def alias_mistaken(probs: torch.Tensor) -> dict:
     """Diagnosis -> the implied distribution of the table each known build mistake makes."""
-    return {MISTAKES["alias_off_by_one_cell"]: oracle.implied(*oracle.build_alias(probs, "alias_off_by_one_cell"))}
+    return {MISTAKES[name]: oracle.implied(*oracle.build_alias(probs, name))
+            for name in ("alias_off_by_one_cell", "alias_unnormalised")}
 
 
 DRAW_MISTAKES = ["alias_coin_le", "alias_swapped", "alias_one_uniform"]

@@ -118,7 +118,7 @@ def build_alias(probs: torch.Tensor, mistake: str | None = None) -> tuple[torch.
     """The reference's table (pair the open item of least mass with the one of most), float64 / int64."""
     batch, vocab = probs.shape
     weights = probs.to(torch.float64)
-    residual = weights * vocab / weights.sum(dim=1, keepdim=True)
+    residual = weights * vocab if mistake == "alias_unnormalised" else weights * vocab / weights.sum(dim=1, keepdim=True)
     accept = torch.ones(batch, vocab, dtype=torch.float64)
     alias = torch.arange(vocab).repeat(batch, 1)
     if mistake == "alias_off_by_one_cell":
@@ -223,6 +223,7 @@ def alternatives(probs: torch.Tensor, method: str) -> dict:
     else:
         accept, alias = build_alias(probs)
         out["alias_off_by_one_cell"] = implied(*build_alias(probs, "alias_off_by_one_cell"))
+        out["alias_unnormalised"] = implied(*build_alias(probs, "alias_unnormalised"))
         out["alias_swapped"] = implied(accept, alias, swapped=True)
         out["alias_one_uniform"] = implied_one_uniform(accept, alias)
     return {MISTAKES[name]: value for name, value in out.items() if not torch.allclose(value, target, atol=1e-9)}

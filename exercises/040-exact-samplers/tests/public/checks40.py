@@ -96,10 +96,11 @@ def expect_alias_table(ctx, value, target: torch.Tensor, *, what: str, public: B
                rule=rule(public, "the table can draw a token of probability 0", "表可能抽到概率为 0 的 token"))
     gap = (implied - target).abs() - (1e-12 + 1e-9 * target)
     if (gap > 0).any():
+        rounded = bool(((implied - target).abs() <= 1e-9 + 1e-5 * target).all())
         row, token = (gap > 0).nonzero()[0].tolist()
         expect(False, f"{what}: row {row}, token {token}: the table draws it with probability "
                       f"{float(implied[row, token]):.12g}, the target is {float(target[row, token]):.12g}",
-               diagnosis=diagnose(None),
+               diagnosis=diagnose(MISTAKES["alias_float32"] if rounded else None),
                rule=rule(public, "the table's implied distribution differs from the target",
                          "表所隐含的分布与目标不一致"))
     return accept, alias

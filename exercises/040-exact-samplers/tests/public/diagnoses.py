@@ -55,6 +55,13 @@ MISTAKES: dict[str, Bilingual] = {
         "the alias table leaves its last cell unfilled (accept 0, alias 0): the implied distribution moves "
         "one cell's mass, 1/V, to token 0",
         "别名表的最后一格没有填（accept 为 0，alias 为 0）：表所隐含的分布把一格的质量 1/V 挪到了 token 0"),
+    "alias_unnormalised": Bilingual(
+        "the alias table assumes each row sums to 1: scale by V / sum(p), not by V, so that weights work too",
+        "别名表假定每行的和为 1：应按 V / sum(p) 缩放，而不是按 V，这样权重也能用"),
+    "alias_float32": Bilingual(
+        "the alias table is built in float32: its implied distribution is off by float32 rounding; build it "
+        "in float64",
+        "别名表是用 float32 构造的：它隐含的分布带有 float32 的舍入误差；应当用 float64 构造"),
     "alias_coin_le": Bilingual(
         "the alias draw keeps the column when coin <= accept instead of coin < accept: a coin of exactly 0 "
         "draws a column of probability 0",
