@@ -45,11 +45,10 @@ def expect_tokens(ctx, value, expected: torch.Tensor, *, name: str, what: str, p
     if torch.equal(draws, expected):
         return draws
     diagnosis = _matching(draws, mistaken)
-    vocab_hint = ""
     row, draw = (draws != expected).nonzero()[0].tolist()
     got, want = int(draws[row, draw]), int(expected[row, draw])
     detail = f" ({noise(row, draw)})" if noise else ""
-    expect(False, f"{what}: row {row}, draw {draw}{detail}: you returned token {got}, expected {want}{vocab_hint}",
+    expect(False, f"{what}: row {row}, draw {draw}{detail}: you returned token {got}, expected {want}",
            diagnosis=diagnosis, rule=rule(public, "a draw differs from the exact answer", "某次抽样与精确答案不一致"))
     return draws
 
@@ -117,22 +116,20 @@ def draws_of(source, ctx, probs: torch.Tensor, n: int, method: str, generator) -
     return draws
 
 
-def check_sample(sub, ctx, method: str, probs: torch.Tensor, n: int, *, fit_rows: list[int], pair_row: int,
+def check_sample(sub, ctx, method: str, probs: torch.Tensor, n: int, *, fit_rows: list[int], pair_row: int | None,
                  twin_rows: tuple[int, int], alternatives: Callable[[], Mapping[str, torch.Tensor]] | None = None,
                  why_zero: str = "its probability is 0") -> None:
     """``sample`` on ``probs`` (float [B, V]; rows ``twin_rows`` identical): support, no row repeating one
-    draw, a fit per row of ``fit_rows``, pairs within ``pair_row``, independence of the twins.
-    Spends ``len(fit_rows)`` fits, one ``pairs`` and one ``independence``."""
+    draw, a fit per row of ``fit_rows``, pairs within ``pair_row`` (if not None), independence of the
+    twins. Spends ``len(fit_rows)`` fits, one ``pairs`` (none without ``pair_row``) and one ``independence``."""
     target = probs.to(torch.float64) / probs.to(torch.float64).sum(dim=1, keepdim=True)
     label = f"sample(method={method!r})"
     draws = draws_of(sub, ctx, probs, n, method, ctx.generator())
-    table = (lambda: alternatives()) if alternatives else None
 
     def row_alternatives(row: int) -> dict:
-        return {d: probs_[row] for d, probs_ in (table() if table else {}).items()}
+        return {diagnosis: wrong[row] for diagnosis, wrong in alternatives().items()} if alternatives else {}
 
-    expect_support(draws, target, what=label, why_excluded=lambda row, token: why_zero,
-                   alternatives=(lambda: {d: p for d, p in table().items()}) if table else None)
+    expect_support(draws, target, what=label, why_excluded=lambda row, token: why_zero, alternatives=alternatives)
     repeated = (draws == draws[:, :1]).all(dim=1) & ((target ** 2).sum(dim=1) < 0.9)
     if repeated.any():
         row = int(repeated.nonzero()[0])
@@ -143,9 +140,10 @@ def check_sample(sub, ctx, method: str, probs: torch.Tensor, n: int, *, fit_rows
     for row in fit_rows:
         expect_distribution(ctx, draws[row], target[row], label=f"{label}, row {row}",
                             public=Bilingual(f"{label}, row {row}", f"{label}，第 {row} 行"),
-                            alternatives=(lambda row=row: row_alternatives(row)) if table else None)
-    expect_independent_within_row(ctx, draws[pair_row], target[pair_row], label=f"{label}, row {pair_row}",
-                                  public=public)
+                            alternatives=lambda row=row: row_alternatives(row))
+    if pair_row is not None:
+        expect_independent_within_row(ctx, draws[pair_row], target[pair_row], label=f"{label}, row {pair_row}",
+                                      public=public)
     first, second = twin_rows
     expect_independent_rows(ctx, draws[first], draws[second], target[first],
                             label=f"{label}, rows {first} and {second} (identical inputs)",
