@@ -45,6 +45,11 @@ def _mistaken(function, args: tuple, expected: torch.Tensor, names: list[str]) -
     return out
 
 
+# The frozen noise-form cases, by name (benchmarks/power_040.py runs every wrong file on them).
+FROZEN_CASE_NAMES = ("cdf_dyadic", "cdf_short", "cdf_weights", "cdf_random", "gumbel_float32", "gumbel_float64",
+                     "race_float32", "race_float64", "alias_draw_case")
+
+
 # --- inverse CDF ----------------------------------------------------------------------------------
 
 CDF_MISTAKES = ["cdf_off_by_one", "sorted_not_mapped_back", "float32_cumsum_short", "float32_cumsum_clamped"]
