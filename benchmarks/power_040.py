@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -104,8 +103,9 @@ def exact_kills(module) -> list[str]:
     return killed
 
 
-def kill_probability(target: torch.Tensor, wrong: torch.Tensor, n: int, reps: int, alpha: float,
-                     generator: torch.Generator) -> float:
+def kill_probability(
+    target: torch.Tensor, wrong: torch.Tensor, n: int, reps: int, alpha: float, generator: torch.Generator
+) -> float:
     """P(the suite rejects n draws from ``wrong`` in one row whose target is ``target``)."""
     outside = float(wrong[target == 0].sum())
     survive_support = (1.0 - outside) ** n
@@ -149,8 +149,13 @@ def distribution_power(method: str, diagnosis: str, reps: int, alpha: float, gen
         need = smallest_n(target[row], wrong[row], reps, alpha, generator, n_suite)
         if need is not None and (best is None or need < best[1]):
             best = (row, need)
-    return {"method": method, "p_kill_at_suite_n": 1.0 - survive, "suite_n": n_suite,
-            "best_row": best[0] if best else None, "smallest_n": best[1] if best else None}
+    return {
+        "method": method,
+        "p_kill_at_suite_n": 1.0 - survive,
+        "suite_n": n_suite,
+        "best_row": best[0] if best else None,
+        "smallest_n": best[1] if best else None,
+    }
 
 
 def noise_power(name: str, module) -> dict:
@@ -174,12 +179,14 @@ def noise_power(name: str, module) -> dict:
                 how = "every draw of a row is the same token (hard check)"
         else:
             seed_draws = hidden.SEED_DRAWS
-            repeat = float(((target ** 2).sum(dim=1) ** seed_draws).prod())
+            repeat = float(((target**2).sum(dim=1) ** seed_draws).prod())
             if name == "ignores_generator":
                 a = module.sample(probs.clone(), seed_draws, method, generator=torch.Generator().manual_seed(1))
                 b = module.sample(probs.clone(), seed_draws, method, generator=torch.Generator().manual_seed(1))
                 survive *= repeat if not torch.equal(a, b) else 1.0
-                how = f"same-seed generators give different draws; survives only by repeating itself (p <= {repeat:.2g})"
+                how = (
+                    f"same-seed generators give different draws; survives only by repeating itself (p <= {repeat:.2g})"
+                )
             else:
                 torch.manual_seed(1)
                 a = module.sample(probs.clone(), seed_draws, method)
@@ -202,8 +209,11 @@ def calibration(runs: int) -> dict:
             for row in FIT_ROWS:
                 counts = torch.bincount(draws[row], minlength=probs.shape[1]).tolist()
                 p_values.append(g_test(counts, target[row].tolist()).pvalue)
-    return {"fits": len(p_values), "share_below_0.01": sum(p < 0.01 for p in p_values) / len(p_values),
-            "share_below_0.05": sum(p < 0.05 for p in p_values) / len(p_values)}
+    return {
+        "fits": len(p_values),
+        "share_below_0.01": sum(p < 0.01 for p in p_values) / len(p_values),
+        "share_below_0.05": sum(p < 0.05 for p in p_values) / len(p_values),
+    }
 
 
 def main() -> int:
@@ -238,8 +248,11 @@ def main() -> int:
             key = SAMPLE_ONLY.get(name, (None, name))[1]
             if name in SAMPLE_ONLY or key in alternatives_by_name:
                 method, diagnosis = alternatives_by_name[key]
-                record.update(kind="distribution", exact_cases=killed,
-                              **distribution_power(method, diagnosis, reps, alpha, generator))
+                record.update(
+                    kind="distribution",
+                    exact_cases=killed,
+                    **distribution_power(method, diagnosis, reps, alpha, generator),
+                )
                 if killed:
                     record["p_kill_at_suite_n"] = 1.0
             elif killed:
@@ -255,11 +268,14 @@ def main() -> int:
         smallest = r.get("smallest_n")
         by = ", ".join(r.get("exact_cases", [])) or r.get("check", "")
         if r["kind"] == "distribution":
-            by = (f"fit row {r['best_row']} ({r['method']}); " if r.get("best_row") is not None else "") + \
-                 ("exact: " + ", ".join(r["exact_cases"]) if r["exact_cases"] else "")
+            by = (f"fit row {r['best_row']} ({r['method']}); " if r.get("best_row") is not None else "") + (
+                "exact: " + ", ".join(r["exact_cases"]) if r["exact_cases"] else ""
+            )
         print(f"{r['name']:34} {r['kind']:13} {r['p_kill_at_suite_n']:8.4f} {smallest if smallest else '-':>10}  {by}")
-    print(f"calibration: {calib['fits']} reference fits, share p < 0.01: {calib['share_below_0.01']:.4f}, "
-          f"p < 0.05: {calib['share_below_0.05']:.4f}")
+    print(
+        f"calibration: {calib['fits']} reference fits, share p < 0.01: {calib['share_below_0.01']:.4f}, "
+        f"p < 0.05: {calib['share_below_0.05']:.4f}"
+    )
     print(f"{time.time() - started:.1f} s")
     if args.json:
         args.json.write_text(json.dumps({"alpha": alpha, "rows": rows, "calibration": calib}, indent=2))

@@ -66,8 +66,7 @@ def build_alias(probs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     raise NotImplementedError("build_alias")
 
 
-def alias_draw(accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor,
-               coin_u: torch.Tensor) -> torch.Tensor:
+def alias_draw(accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor) -> torch.Tensor:
     """Draw from given tables: column = floor(column_u * V) (in float64), then the column itself
     if coin_u < accept[column], else alias[column].
 
@@ -81,8 +80,9 @@ def alias_draw(accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor
     raise NotImplementedError("alias_draw")
 
 
-def sample(probs: torch.Tensor, num_samples: int, method: str,
-           generator: torch.Generator | None = None) -> torch.Tensor:
+def sample(
+    probs: torch.Tensor, num_samples: int, method: str, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """Draw num_samples tokens per row with method "inverse_cdf", "gumbel", "race" or "alias".
 
     Every random number comes from `generator` (torch's default generator when None); each row

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from judge.exercise import resolve
 from judge.suites import load_suite, suites_module
 
-TOP32 = 1.0 - 2.0 ** -24
+TOP32 = 1.0 - 2.0**-24
 
 
 @pytest.fixture(scope="module")
@@ -42,13 +42,14 @@ def reference(exercise40):
     return module
 
 
-weights = st.one_of(st.just(0.0), st.floats(2.0 ** -10, 10.0, width=32))
+weights = st.one_of(st.just(0.0), st.floats(2.0**-10, 10.0, width=32))
 uniforms = st.one_of(st.just(0.0), st.just(TOP32), st.floats(0.0, TOP32, width=32))
 
 
 def _rows(data, batch: int, vocab: int) -> torch.Tensor:
-    rows = [data.draw(st.lists(weights, min_size=vocab, max_size=vocab).filter(lambda r: sum(r) > 0))
-            for _ in range(batch)]
+    rows = [
+        data.draw(st.lists(weights, min_size=vocab, max_size=vocab).filter(lambda r: sum(r) > 0)) for _ in range(batch)
+    ]
     return torch.tensor(rows, dtype=data.draw(st.sampled_from([torch.float32, torch.float64])))
 
 
@@ -60,8 +61,9 @@ def test_reference_agrees_with_the_oracle(parts, reference, data, batch, vocab, 
     u = torch.tensor([data.draw(st.lists(uniforms, min_size=n, max_size=n)) for _ in range(batch)])
     assert torch.equal(reference.inverse_cdf(probs, u), oracle.inverse_cdf(probs, u))
     assert bool((oracle.distribution(probs).gather(1, oracle.inverse_cdf(probs, u)) > 0).all())
-    noise = torch.tensor([[data.draw(st.lists(uniforms, min_size=vocab, max_size=vocab)) for _ in range(n)]
-                          for _ in range(batch)])
+    noise = torch.tensor(
+        [[data.draw(st.lists(uniforms, min_size=vocab, max_size=vocab)) for _ in range(n)] for _ in range(batch)]
+    )
     assert torch.equal(reference.exponential_race(probs, noise), oracle.exponential_race(probs, noise))
     logits = probs.log()
     assert torch.equal(reference.gumbel_max(logits, noise), oracle.gumbel_max(logits, noise))
@@ -81,8 +83,17 @@ def test_public_implied_distribution_matches_the_oracle(parts):
     assert torch.equal(checks.implied_distribution(accept, alias), oracle.implied(accept, alias))
 
 
-FROZEN_CASES = ["cdf_dyadic", "cdf_short", "cdf_weights", "cdf_random", "gumbel_float32", "gumbel_float64",
-                "race_float32", "race_float64", "alias_draw_case"]
+FROZEN_CASES = [
+    "cdf_dyadic",
+    "cdf_short",
+    "cdf_weights",
+    "cdf_random",
+    "gumbel_float32",
+    "gumbel_float64",
+    "race_float32",
+    "race_float64",
+    "alias_draw_case",
+]
 
 
 @pytest.mark.parametrize("name", FROZEN_CASES)
@@ -148,8 +159,9 @@ def test_tiny_frozen_values_match_the_oracle(parts):
     sample = oracle.distribution(torch.tensor(tiny.SAMPLE_PROBS))
     alternatives = oracle.alternatives(torch.tensor(tiny.SAMPLE_PROBS), "gumbel")
     expected = alternatives[diagnoses.MISTAKES["gumbel_on_probs"]][0]
-    assert torch.allclose(expected, torch.tensor(tiny.SAMPLE_ALTERNATIVES["gumbel_on_probs"], dtype=torch.float64),
-                          atol=1e-9)
+    assert torch.allclose(
+        expected, torch.tensor(tiny.SAMPLE_ALTERNATIVES["gumbel_on_probs"], dtype=torch.float64), atol=1e-9
+    )
     assert torch.allclose(sample[0], sample[1])
 
 

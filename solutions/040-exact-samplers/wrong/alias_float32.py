@@ -1,6 +1,7 @@
 """Mistake: the table is built in float32 and converted to float64 at the end.
 
-Diagnosis: the alias table is built in float32: its implied distribution is off by float32 rounding; build it in float64
+Diagnosis: the alias table is built in float32: its implied distribution is off by float32 rounding; build it in
+float64
 """
 
 import torch

@@ -1,7 +1,8 @@
-"""Mistake: the table starts from zeros and the loop makes V - 1 pairings: the last open item's cell is never filled (accept 0, alias 0).
+"""Mistake: the table starts from zeros and the loop makes V - 1 pairings: the last open item's cell is never filled
+(accept 0, alias 0).
 
-Diagnosis: the alias table leaves its last cell unfilled (accept 0, alias 0): the implied distribution moves one cell's
-mass, 1/V, to token 0
+Diagnosis: the alias table leaves its last cell unfilled (accept 0, alias 0): the implied distribution moves one
+cell's mass, 1/V, to token 0
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Mistake: searchsorted with right=False: the first x with F(x) >= u instead of F(x) > u.
 
-Diagnosis: the inverse CDF returns the first token with F(x) >= u instead of F(x) > u (searchsorted with right=False): u
-= 0 or u exactly on a step picks the token before, even one of probability 0
+Diagnosis: the inverse CDF returns the first token with F(x) >= u instead of F(x) > u (searchsorted with right=False):
+u = 0 or u exactly on a step picks the token before, even one of probability 0
 """
 
 import torch

@@ -1,7 +1,8 @@
-"""Mistake: a float32 cumulative sum, not normalised, with the index clamped to V - 1: a u above its last value gives the last token even when its probability is 0.
+"""Mistake: a float32 cumulative sum, not normalised, with the index clamped to V - 1: a u above its last value gives
+the last token even when its probability is 0.
 
-Diagnosis: the cumulative sum is not normalised and a u above its last value is clamped to the last token, which may have
-probability 0; divide by the last entry instead
+Diagnosis: the cumulative sum is not normalised and a u above its last value is clamped to the last token, which may
+have probability 0; divide by the last entry instead
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Mistake: u is not clamped before the logarithm: at u = 0 the noise is infinite.
 
-Diagnosis: u = 0 is not clamped before the logarithm: log(0) makes the noise infinite, and a draw whose uniforms are all
-0 returns token 0 instead of the first most likely token; clamp u to torch.finfo(u.dtype).tiny
+Diagnosis: u = 0 is not clamped before the logarithm: log(0) makes the noise infinite, and a draw whose uniforms are
+all 0 returns token 0 instead of the first most likely token; clamp u to torch.finfo(u.dtype).tiny
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Mistake: with generator=None, sample draws from a generator of its own seeded with a constant.
 
-Diagnosis: with generator=None the draws do not come from torch's default generator (a private generator, a fixed seed,
-or another source of randomness)
+Diagnosis: with generator=None the draws do not come from torch's default generator (a private generator, a fixed
+seed, or another source of randomness)
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Mistake: the exponential race computes E = -log(1 - u) instead of the stated -log(u).
 
-Diagnosis: the exponential noise is computed as -log(1 - u) instead of -log(u): a valid distribution, but not the stated
-map from u to E (and at u = 0 it divides by zero)
+Diagnosis: the exponential noise is computed as -log(1 - u) instead of -log(u): a valid distribution, but not the
+stated map from u to E (and at u = 0 it divides by zero)
 """
 
 import torch

@@ -1,7 +1,8 @@
-"""Mistake: the probabilities are sorted (largest first) for the search, and the position in sorted order is returned instead of the token id it came from.
+"""Mistake: the probabilities are sorted (largest first) for the search, and the position in sorted order is returned
+instead of the token id it came from.
 
-Diagnosis: the probabilities are sorted but the draw is not mapped back: the result is a position in sorted order, not a
-token id
+Diagnosis: the probabilities are sorted but the draw is not mapped back: the result is a position in sorted order, not
+a token id
 """
 
 import torch

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import oracle
 from ..public.diagnoses import MISTAKES
+from . import oracle
 
-TOP32 = 1.0 - 2.0 ** -24  # the largest float32 below 1
-TOP64 = 1.0 - 2.0 ** -53  # the largest float64 below 1
+TOP32 = 1.0 - 2.0**-24  # the largest float32 below 1
+TOP64 = 1.0 - 2.0**-53  # the largest float64 below 1
 NEG_INF = float("-inf")
 
 
@@ -33,7 +33,9 @@ class Case:
     mistaken: dict = field(default_factory=dict)  # diagnosis -> int64 tokens, only those that differ
 
     def arguments(self) -> dict:
-        return {name: value.clone() if isinstance(value, torch.Tensor) else value for name, value in self.kwargs.items()}
+        return {
+            name: value.clone() if isinstance(value, torch.Tensor) else value for name, value in self.kwargs.items()
+        }
 
 
 def _mistaken(function, args: tuple, expected: torch.Tensor, names: list[str]) -> dict:
@@ -46,8 +48,17 @@ def _mistaken(function, args: tuple, expected: torch.Tensor, names: list[str]) -
 
 
 # The frozen noise-form cases, by name (benchmarks/power_040.py runs every wrong file on them).
-FROZEN_CASE_NAMES = ("cdf_dyadic", "cdf_short", "cdf_weights", "cdf_random", "gumbel_float32", "gumbel_float64",
-                     "race_float32", "race_float64", "alias_draw_case")
+FROZEN_CASE_NAMES = (
+    "cdf_dyadic",
+    "cdf_short",
+    "cdf_weights",
+    "cdf_random",
+    "gumbel_float32",
+    "gumbel_float64",
+    "race_float32",
+    "race_float64",
+    "alias_draw_case",
+)
 
 
 # --- inverse CDF ----------------------------------------------------------------------------------
@@ -74,8 +85,12 @@ def _margin_uniforms(rng: random.Random, steps: list[float], count: int) -> list
 def cdf_dyadic() -> Case:
     """Dyadic rows summing to 1 (exact steps): zeros first, inside and last; u = 0, u on every
     step, u = 1 - 2^-24 and a few others."""
-    rows = [[0.0, 0.25, 0.125, 0.0, 0.5, 0.125], [0.5, 0.0, 0.25, 0.25, 0.0, 0.0],
-            [0.0625, 0.0625, 0.125, 0.25, 0.5, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]]
+    rows = [
+        [0.0, 0.25, 0.125, 0.0, 0.5, 0.125],
+        [0.5, 0.0, 0.25, 0.25, 0.0, 0.0],
+        [0.0625, 0.0625, 0.125, 0.25, 0.5, 0.0],
+        [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+    ]
     rng = random.Random(40_001)
     probs = torch.tensor(rows, dtype=torch.float32)
     us = []
@@ -93,7 +108,7 @@ def cdf_short() -> Case:
     """float32 rows whose entries add up to less than 1 - 2^-24, ending with zero-probability
     tokens; u = 1 - 2^-24 lies above a cumulative sum that is not normalised."""
     rng = random.Random(40_002)
-    rows = [[0.5, 0.25, 0.25 - 2.0 ** -23, 0.0]]
+    rows = [[0.5, 0.25, 0.25 - 2.0**-23, 0.0]]
     while len(rows) < 4:
         raw = [rng.uniform(0.05, 1.0) for _ in range(3)]
         row = (torch.tensor(raw, dtype=torch.float32) / torch.tensor(sum(raw), dtype=torch.float32)).tolist()
@@ -115,8 +130,11 @@ def cdf_weights() -> Case:
     steps = oracle.cdf(probs)
     us = []
     for r in range(2):
-        values = [0.0, TOP64] + [v for v in (rng.random() for _ in range(40))
-                                 if min(abs(v - s) for s in steps[r].tolist()) >= oracle.CDF_MARGIN][:6]
+        values = [0.0, TOP64] + [
+            v
+            for v in (rng.random() for _ in range(40))
+            if min(abs(v - s) for s in steps[r].tolist()) >= oracle.CDF_MARGIN
+        ][:6]
         us.append(values)
     u = torch.tensor(us, dtype=torch.float64)
     oracle.check_cdf_margins(probs, u[:, 2:])
@@ -159,7 +177,7 @@ def _noise(rng: random.Random, base: torch.Tensor, draws: int, dtype: torch.dtyp
                         values[token] = top
                 candidate = torch.tensor([[values]], dtype=dtype)
                 try:
-                    oracle.check_score_margins(score(base[row:row + 1], candidate))
+                    oracle.check_score_margins(score(base[row : row + 1], candidate))
                 except oracle.AmbiguousCase:
                     continue
                 u[row, draw] = candidate[0, 0]
@@ -180,16 +198,18 @@ def _gumbel_case(logits: torch.Tensor, draws: int, dtype: torch.dtype, seed: int
     u, exact = _noise(random.Random(seed), logits, draws, dtype, _gumbel_log_scores)
     oracle.check_score_margins(_gumbel_log_scores(logits, u), exact)
     expected = oracle.gumbel_max(logits, u)
-    return Case({"logits": logits, "u": u}, expected,
-                _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES))
+    return Case(
+        {"logits": logits, "u": u}, expected, _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES)
+    )
 
 
 def _race_case(probs: torch.Tensor, draws: int, dtype: torch.dtype, seed: int) -> Case:
     u, exact = _noise(random.Random(seed), probs, draws, dtype, _race_log_scores)
     oracle.check_score_margins(_race_log_scores(probs, u), exact)
     expected = oracle.exponential_race(probs, u)
-    return Case({"probs": probs, "u": u}, expected,
-                _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES))
+    return Case(
+        {"probs": probs, "u": u}, expected, _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES)
+    )
 
 
 def _logit_rows(rng: random.Random, batch: int, vocab: int) -> list[list[float]]:
@@ -245,6 +265,7 @@ def race_float64() -> Case:
 
 # --- the alias method ------------------------------------------------------------------------------
 
+
 @functools.cache
 def alias_rows() -> torch.Tensor:
     """Twelve-token rows of every kind: random with zeros, uniform, one-hot, dyadic, integer
@@ -252,11 +273,24 @@ def alias_rows() -> torch.Tensor:
     rng = random.Random(40_013)
     random_rows = _prob_rows(rng, 2, 12)
     rows = [
-        random_rows[0], random_rows[1],
+        random_rows[0],
+        random_rows[1],
         [1.0] * 12,
         [0.0] * 5 + [1.0] + [0.0] * 6,
-        [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625, 0.001953125, 0.0009765625,
-         0.00048828125, 0.00048828125],
+        [
+            0.5,
+            0.25,
+            0.125,
+            0.0625,
+            0.03125,
+            0.015625,
+            0.0078125,
+            0.00390625,
+            0.001953125,
+            0.0009765625,
+            0.00048828125,
+            0.00048828125,
+        ],
         [3.0, 0.0, 1.0, 7.0, 2.0, 0.0, 5.0, 1.0, 1.0, 4.0, 0.0, 8.0],
         [1e6, 1e-3, 2.0, 1e-6, 5e5, 3.0, 1e-3, 0.5, 7.0, 1e-4, 2e5, 1.0],
         [0.0, *[rng.uniform(0.1, 1.0) for _ in range(10)], 0.0],
@@ -268,7 +302,7 @@ def alias_rows() -> torch.Tensor:
 def alias_long_rows() -> torch.Tensor:
     """Two float64 rows of 300 tokens (a Zipf-like tail and a fifth of zeros)."""
     rng = random.Random(40_014)
-    zipf = [1.0 / (rank ** 1.1) for rank in range(1, 301)]
+    zipf = [1.0 / (rank**1.1) for rank in range(1, 301)]
     rng.shuffle(zipf)
     sparse = [0.0 if rng.random() < 0.2 else rng.expovariate(1.0) for _ in range(300)]
     return torch.tensor([zipf, sparse], dtype=torch.float64)
@@ -276,8 +310,10 @@ def alias_long_rows() -> torch.Tensor:
 
 def alias_mistaken(probs: torch.Tensor) -> dict:
     """Diagnosis -> the implied distribution of the table each known build mistake makes."""
-    return {MISTAKES[name]: oracle.implied(*oracle.build_alias(probs, name))
-            for name in ("alias_off_by_one_cell", "alias_unnormalised")}
+    return {
+        MISTAKES[name]: oracle.implied(*oracle.build_alias(probs, name))
+        for name in ("alias_off_by_one_cell", "alias_unnormalised")
+    }
 
 
 DRAW_MISTAKES = ["alias_coin_le", "alias_swapped", "alias_one_uniform"]
@@ -308,37 +344,49 @@ def alias_draw_case() -> Case:
             if draw in (len(empty), len(empty) + 1):  # the first and the last column
                 column_u[row, draw] = 0.0 if draw == len(empty) else TOP32
                 exact[row, draw] = True
-                coin_u[row, draw] = 0.5 if abs(0.5 - float(accept[row, 0 if draw == len(empty) else -1])) > 1e-3 else 0.25
+                coin_u[row, draw] = (
+                    0.5 if abs(0.5 - float(accept[row, 0 if draw == len(empty) else -1])) > 1e-3 else 0.25
+                )
                 continue
             while True:
                 cu = float(torch.tensor(rng.random(), dtype=torch.float32))
                 co = float(torch.tensor(rng.random(), dtype=torch.float32))
                 scaled = cu * vocab
                 column = min(int(scaled), vocab - 1)
-                if abs(scaled - round(scaled)) >= oracle.COIN_MARGIN * vocab and \
-                        abs(co - float(accept[row, column])) >= oracle.COIN_MARGIN:
+                if (
+                    abs(scaled - round(scaled)) >= oracle.COIN_MARGIN * vocab
+                    and abs(co - float(accept[row, column])) >= oracle.COIN_MARGIN
+                ):
                     column_u[row, draw], coin_u[row, draw] = cu, co
                     break
     oracle.check_alias_margins(accept, column_u, coin_u, exact)
     expected = oracle.alias_draw(accept, alias, column_u, coin_u)
     args = (accept, alias, column_u, coin_u)
-    return Case({"accept": accept, "alias": alias, "column_u": column_u, "coin_u": coin_u}, expected,
-                _mistaken(oracle.alias_draw, args, expected, DRAW_MISTAKES))
+    return Case(
+        {"accept": accept, "alias": alias, "column_u": column_u, "coin_u": coin_u},
+        expected,
+        _mistaken(oracle.alias_draw, args, expected, DRAW_MISTAKES),
+    )
 
 
 # --- sample: rows for the statistical checks ----------------------------------------------------------
+
 
 @functools.cache
 def sample_rows() -> torch.Tensor:
     """Four rows of 8 tokens for ``sample``: zeros at the ends and inside, an uneven row, a flat-ish
     row, and row 3 a copy of row 0 (the twins of the independence check)."""
     first = [0.0, 0.05, 0.3, 0.0, 0.15, 0.25, 0.25, 0.0]
-    return torch.tensor([first, [0.02, 0.08, 0.1, 0.2, 0.3, 0.15, 0.1, 0.05],
-                         [0.1, 0.12, 0.14, 0.16, 0.1, 0.12, 0.14, 0.12], first], dtype=torch.float32)
+    return torch.tensor(
+        [first, [0.02, 0.08, 0.1, 0.2, 0.3, 0.15, 0.1, 0.05], [0.1, 0.12, 0.14, 0.16, 0.1, 0.12, 0.14, 0.12], first],
+        dtype=torch.float32,
+    )
 
 
 @functools.cache
 def extreme_rows() -> torch.Tensor:
     """Rows where the boundary uniforms bite: zeros first and last, a float32 row summing below 1."""
-    return torch.tensor([[0.0, 0.4, 0.0, 0.6, 0.0, 0.0], [0.0, 0.25, 0.25, 0.25, 0.25 - 2.0 ** -23, 0.0],
-                         [0.0, 0.0, 0.5, 0.5, 0.0, 0.0]], dtype=torch.float32)
+    return torch.tensor(
+        [[0.0, 0.4, 0.0, 0.6, 0.0, 0.0], [0.0, 0.25, 0.25, 0.25, 0.25 - 2.0**-23, 0.0], [0.0, 0.0, 0.5, 0.5, 0.0, 0.0]],
+        dtype=torch.float32,
+    )

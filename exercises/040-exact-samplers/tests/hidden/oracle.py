@@ -39,6 +39,7 @@ def distribution(probs: torch.Tensor) -> torch.Tensor:
 
 # --- inverse CDF ------------------------------------------------------------------------------
 
+
 def cdf(probs: torch.Tensor) -> torch.Tensor:
     cumulative = probs.to(torch.float64).cumsum(dim=1)
     return cumulative / cumulative[:, -1:]
@@ -74,6 +75,7 @@ def check_cdf_margins(probs: torch.Tensor, u: torch.Tensor, exact_rows: set[int]
 
 
 # --- Gumbel-max and the exponential race --------------------------------------------------------
+
 
 def gumbel_scores(logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
     exponential = _exponential(u, clamp=mistake != "log_zero_at_u0")
@@ -114,11 +116,14 @@ def check_score_margins(log_scores: torch.Tensor, exact_draws: set[tuple[int, in
 
 # --- the alias method ---------------------------------------------------------------------------
 
+
 def build_alias(probs: torch.Tensor, mistake: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The reference's table (pair the open item of least mass with the one of most), float64 / int64."""
     batch, vocab = probs.shape
     weights = probs.to(torch.float64)
-    residual = weights * vocab if mistake == "alias_unnormalised" else weights * vocab / weights.sum(dim=1, keepdim=True)
+    residual = (
+        weights * vocab if mistake == "alias_unnormalised" else weights * vocab / weights.sum(dim=1, keepdim=True)
+    )
     accept = torch.ones(batch, vocab, dtype=torch.float64)
     alias = torch.arange(vocab).repeat(batch, 1)
     if mistake == "alias_off_by_one_cell":
@@ -153,8 +158,9 @@ def implied_one_uniform(accept: torch.Tensor, alias: torch.Tensor) -> torch.Tens
     return (keep + torch.zeros_like(keep).scatter_add(1, alias, 1.0 - keep)) / vocab
 
 
-def alias_draw(accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor,
-               mistake: str | None = None) -> torch.Tensor:
+def alias_draw(
+    accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor, mistake: str | None = None
+) -> torch.Tensor:
     vocab = accept.shape[1]
     column = (column_u.to(torch.float64) * vocab).floor().to(torch.int64).clamp(max=vocab - 1)
     coin = (column_u if mistake == "alias_one_uniform" else coin_u).to(torch.float64)
@@ -165,8 +171,9 @@ def alias_draw(accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor
     return torch.where(keep, column, alias.gather(1, column))
 
 
-def check_alias_margins(accept: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor,
-                        exact: torch.Tensor) -> None:
+def check_alias_margins(
+    accept: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor, exact: torch.Tensor
+) -> None:
     """Columns and coins COIN_MARGIN away from their thresholds, except where ``exact`` (bool [B, n])
     marks a designed boundary (u = 0, the largest float below 1, a coin of 0 on an empty cell)."""
     vocab = accept.shape[1]
@@ -181,6 +188,7 @@ def check_alias_margins(accept: torch.Tensor, column_u: torch.Tensor, coin_u: to
 
 
 # --- what ``sample`` draws from under each mistake ----------------------------------------------
+
 
 def _negated_gumbel_argmax(logits: torch.Tensor, step: float = 2e-3) -> torch.Tensor:
     """P(argmax_i (l_i - G_i)) for standard Gumbel G (i.e. with the noise's sign flipped), by quadrature."""

@@ -24,9 +24,9 @@ from .diagnoses import MISTAKES
 BUDGET = BudgetDeclaration(fit=4, independence=4, seeds=8)
 
 NEG_INF = float("-inf")
-TOP32 = 1.0 - 2.0 ** -24
+TOP32 = 1.0 - 2.0**-24
 
-CDF_PROBS = [[0.0, 0.25, 0.0, 0.25, 0.5], [0.5, 0.25, 0.25 - 2.0 ** -23, 0.0, 0.0]]
+CDF_PROBS = [[0.0, 0.25, 0.0, 0.25, 0.5], [0.5, 0.25, 0.25 - 2.0**-23, 0.0, 0.0]]
 CDF_U = [[0.0, 0.25, 0.5, TOP32, 0.7, 0.1], [TOP32, 0.0, 0.75, 0.6, 0.3, 0.9]]
 CDF_EXPECTED = [[1, 3, 4, 4, 4, 1], [2, 0, 1, 1, 0, 2]]
 CDF_MISTAKEN = {
@@ -58,9 +58,10 @@ RACE_MISTAKEN = {
 
 ALIAS_PROBS = [[0.1, 0.2, 0.0, 0.3, 0.4], [3.0, 0.0, 1.0, 2.0, 1.0]]  # float32; row 1 holds weights
 ALIAS_MISTAKEN = {  # the implied distributions of known bad tables (float64)
-    "alias_off_by_one_cell": [[0.2999999992549419, 0.1999999985098839, 0.0, 0.10000000521540635, 0.3999999970197678],
-                              [0.6285714285714286, 0.0, 0.14285714285714285, 0.08571428571428572,
-                               0.14285714285714285]],
+    "alias_off_by_one_cell": [
+        [0.2999999992549419, 0.1999999985098839, 0.0, 0.10000000521540635, 0.3999999970197678],
+        [0.6285714285714286, 0.0, 0.14285714285714285, 0.08571428571428572, 0.14285714285714285],
+    ],
     "alias_unnormalised": [[0.10000000149011612, 0.2, 0.0, 0.2999999985098839, 0.4], [0.4, 0.0, 0.2, 0.2, 0.2]],
 }
 DRAW_TABLE = ([[1.0, 0.0, 0.5, 1.0]], [[3, 0, 3, 3]])  # a table of [0.5, 0, 0.125, 0.375]
@@ -77,7 +78,7 @@ SAMPLE_PROBS = [[0.0, 0.3, 0.1, 0.6], [0.0, 0.3, 0.1, 0.6]]  # identical rows: t
 SAMPLE_ALTERNATIVES = {  # sample(method='gumbel') with the Gumbel noise added to probabilities: softmax(p)
     "gumbel_on_probs": [0.189496275, 0.2557932189, 0.2094257725, 0.3452847335],
 }
-EXTREME_PROBS = [[0.0, 0.4, 0.0, 0.6, 0.0], [0.0, 0.25, 0.25, 0.5 - 2.0 ** -23, 0.0]]
+EXTREME_PROBS = [[0.0, 0.4, 0.0, 0.6, 0.0], [0.0, 0.25, 0.25, 0.5 - 2.0**-23, 0.0]]
 
 
 def _mistaken(table: dict) -> dict:
@@ -90,9 +91,16 @@ def test_tiny_inverse_cdf(sub, ctx):
     zh: inverse_cdf：u = 0、u 恰在台阶上、u = 0.99999994，以及和小于 1 的 float32 行
     """
     value = sub.inverse_cdf(torch.tensor(CDF_PROBS), torch.tensor(CDF_U))
-    expect_tokens(ctx, value, torch.tensor(CDF_EXPECTED), name="inverse_cdf", what="inverse_cdf (tiny)",
-                  public=Bilingual("inverse_cdf (tiny)", "inverse_cdf（小规模）"), mistaken=_mistaken(CDF_MISTAKEN),
-                  noise=lambda row, draw: f"u = {CDF_U[row][draw]:.9g}")
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(CDF_EXPECTED),
+        name="inverse_cdf",
+        what="inverse_cdf (tiny)",
+        public=Bilingual("inverse_cdf (tiny)", "inverse_cdf（小规模）"),
+        mistaken=_mistaken(CDF_MISTAKEN),
+        noise=lambda row, draw: f"u = {CDF_U[row][draw]:.9g}",
+    )
 
 
 def test_tiny_gumbel_and_race(sub, ctx):
@@ -102,13 +110,27 @@ def test_tiny_gumbel_and_race(sub, ctx):
     """
     note = lambda row, draw: f"u = {NOISE[row][draw]}"  # noqa: E731 - a one-line message helper
     value = sub.gumbel_max(torch.tensor(LOGITS), torch.tensor(NOISE))
-    expect_tokens(ctx, value, torch.tensor(GUMBEL_EXPECTED), name="gumbel_max", what="gumbel_max (tiny)",
-                  public=Bilingual("gumbel_max (tiny)", "gumbel_max（小规模）"), mistaken=_mistaken(GUMBEL_MISTAKEN),
-                  noise=note)
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(GUMBEL_EXPECTED),
+        name="gumbel_max",
+        what="gumbel_max (tiny)",
+        public=Bilingual("gumbel_max (tiny)", "gumbel_max（小规模）"),
+        mistaken=_mistaken(GUMBEL_MISTAKEN),
+        noise=note,
+    )
     value = sub.exponential_race(torch.tensor(RACE_PROBS), torch.tensor(NOISE))
-    expect_tokens(ctx, value, torch.tensor(RACE_EXPECTED), name="exponential_race", what="exponential_race (tiny)",
-                  public=Bilingual("exponential_race (tiny)", "exponential_race（小规模）"),
-                  mistaken=_mistaken(RACE_MISTAKEN), noise=note)
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(RACE_EXPECTED),
+        name="exponential_race",
+        what="exponential_race (tiny)",
+        public=Bilingual("exponential_race (tiny)", "exponential_race（小规模）"),
+        mistaken=_mistaken(RACE_MISTAKEN),
+        noise=note,
+    )
 
 
 def test_tiny_alias(sub, ctx):
@@ -120,14 +142,30 @@ def test_tiny_alias(sub, ctx):
     weights = probs.to(torch.float64)
     target = weights / weights.sum(dim=1, keepdim=True)
     mistaken = {MISTAKES[name]: torch.tensor(values, dtype=torch.float64) for name, values in ALIAS_MISTAKEN.items()}
-    expect_alias_table(ctx, sub.build_alias(probs), target, what="build_alias (tiny)",
-                       public=Bilingual("build_alias (tiny)", "build_alias（小规模）"), mistaken=lambda: mistaken)
-    value = sub.alias_draw(torch.tensor(DRAW_TABLE[0], dtype=torch.float64), torch.tensor(DRAW_TABLE[1]),
-                           torch.tensor(DRAW_COLUMN_U), torch.tensor(DRAW_COIN_U))
-    expect_tokens(ctx, value, torch.tensor(DRAW_EXPECTED), name="alias_draw", what="alias_draw (tiny)",
-                  public=Bilingual("alias_draw (tiny)", "alias_draw（小规模）"), mistaken=_mistaken(DRAW_MISTAKEN),
-                  noise=lambda row, draw: f"column_u = {DRAW_COLUMN_U[row][draw]:.9g}, "
-                                          f"coin_u = {DRAW_COIN_U[row][draw]:.9g}")
+    expect_alias_table(
+        ctx,
+        sub.build_alias(probs),
+        target,
+        what="build_alias (tiny)",
+        public=Bilingual("build_alias (tiny)", "build_alias（小规模）"),
+        mistaken=lambda: mistaken,
+    )
+    value = sub.alias_draw(
+        torch.tensor(DRAW_TABLE[0], dtype=torch.float64),
+        torch.tensor(DRAW_TABLE[1]),
+        torch.tensor(DRAW_COLUMN_U),
+        torch.tensor(DRAW_COIN_U),
+    )
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(DRAW_EXPECTED),
+        name="alias_draw",
+        what="alias_draw (tiny)",
+        public=Bilingual("alias_draw (tiny)", "alias_draw（小规模）"),
+        mistaken=_mistaken(DRAW_MISTAKEN),
+        noise=lambda row, draw: f"column_u = {DRAW_COLUMN_U[row][draw]:.9g}, coin_u = {DRAW_COIN_U[row][draw]:.9g}",
+    )
 
 
 def test_tiny_sample(sub, ctx):
@@ -136,15 +174,27 @@ def test_tiny_sample(sub, ctx):
     zh: sample：每种方法都服从目标分布，各行独立，极端均匀数也不出错
     """
     probs = torch.tensor(SAMPLE_PROBS)
+
+    def gumbel_alternatives() -> dict:
+        return {
+            MISTAKES[name]: torch.tensor([row, row], dtype=torch.float64) for name, row in SAMPLE_ALTERNATIVES.items()
+        }
+
     for method in checks40.METHODS:
-        alternatives = None
-        if method == "gumbel":
-            alternatives = lambda: {MISTAKES[name]: torch.tensor([row, row], dtype=torch.float64)  # noqa: E731
-                                    for name, row in SAMPLE_ALTERNATIVES.items()}
-        checks40.check_sample(sub, ctx, method, probs, 600, fit_rows=[0], pair_row=None, twin_rows=(0, 1),
-                              alternatives=alternatives)
-        checks40.check_extremes(sub, ctx, method, torch.tensor(EXTREME_PROBS), 200,
-                                ctx.fresh_seed(f"tiny extreme {method}"))
+        checks40.check_sample(
+            sub,
+            ctx,
+            method,
+            probs,
+            600,
+            fit_rows=[0],
+            pair_row=None,
+            twin_rows=(0, 1),
+            alternatives=gumbel_alternatives if method == "gumbel" else None,
+        )
+        checks40.check_extremes(
+            sub, ctx, method, torch.tensor(EXTREME_PROBS), 200, ctx.fresh_seed(f"tiny extreme {method}")
+        )
 
 
 def test_tiny_seeds(sub, ctx):
