@@ -197,7 +197,7 @@ def check_sample(
             diagnosis=MISTAKES["noise_reused_across_draws"],
             rule=rule(label, "every draw of a row is the same token", "一行的所有抽样都是同一个 token", row=row),
         )
-    public = Bilingual(label, label)
+    public = Bilingual(f"{label}, consecutive draws of one row", f"{label}，同一行的相邻抽样")
     for row in fit_rows:
         expect_distribution(
             ctx,
