@@ -15,9 +15,10 @@ and the project's test suite both use it.
 from __future__ import annotations
 
 import ast
+import multiprocessing
 import re
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -281,6 +282,34 @@ def _aggregate(name: str, expectation: str, results: list[tuple[Report, str]]) -
         outcome = CheckOutcome(name, expectation, report, False, problem)
     outcome.runs, outcome.as_expected = len(results), len(results) - len(bad)
     return outcome
+
+
+def judge_under_seeds(
+    exercise: Exercise, path: Path, seeds: Sequence[int | None], *, device: str = "cpu", jobs: int = 1
+) -> list[Report]:
+    """Judge ``path`` under each master seed of ``seeds``; the reports in the order of ``seeds``.
+
+    With ``jobs`` > 1 the seeds are dealt round-robin to that many worker processes (spawned, so
+    none inherits the caller's threads), each with its own learner process: the judge's own
+    statistics are pure Python, so threads would wait on one another. Verdicts do not depend on
+    the split (each seed's run is what it would be alone).
+    """
+    seeds = list(seeds)
+    jobs = max(1, min(jobs, len(seeds) // PER_PROCESS_MIN))
+    if jobs == 1:
+        return _judge_all(exercise, path, seeds, device)
+    chunks = [seeds[i::jobs] for i in range(jobs)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        parts = list(pool.map(_judge_all, [exercise] * jobs, [path] * jobs, chunks, [device] * jobs))
+    reports: list[Report] = []
+    for index in range(len(seeds)):
+        reports.append(parts[index % jobs][index // jobs])
+    return reports
+
+
+# A worker process costs an import of torch (about two seconds): worth it from this many seeds on.
+PER_PROCESS_MIN = 20
 
 
 def _judge_all(exercise: Exercise, path: Path, seeds: list[int | None], device: str) -> list[Report]:

@@ -173,18 +173,43 @@ def _terminate_as_interrupt():
 
 
 def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    table = Table(box=None, header_style="bold")
-    for key in ("number", "slug", "title", "difficulty", "runs_in"):
-        table.add_column(t(key, lang))
-    for exercise in load_all():
-        table.add_row(
-            f"{exercise.number:03d}",
-            exercise.slug,
-            exercise.title(lang),
-            exercise.difficulty,
-            ", ".join(exercise.runs_in),
-        )
-    out.print(table)
+    """The exercises grouped by the handbook's chapters and sections (judge.chapters), in its order:
+    a heading per chapter and per section, then that section's exercises (columns aligned across
+    the groups, so the list reads as one table)."""
+    from rich.cells import cell_len
+    from rich.markup import escape
+
+    from judge.chapters import group
+
+    exercises = load_all()
+    rows = {e.number: (f"{e.number:03d}", e.slug, e.title(lang), e.difficulty, ", ".join(e.runs_in)) for e in exercises}
+    keys = ("number", "slug", "title", "difficulty", "runs_in")
+    widths = [max([cell_len(t(key, lang))] + [cell_len(row[i]) for row in rows.values()]) for i, key in enumerate(keys)]
+    # Long titles wrap rather than push the other columns off (a column's padding is 2 cells).
+    widths[2] = max(16, min(widths[2], out.width - sum(widths) + widths[2] - 2 * (len(keys) - 1) - 1))
+
+    def table(header: bool) -> Table:
+        made = Table(box=None, header_style="bold", show_header=header, pad_edge=False)
+        for key, width in zip(keys, widths, strict=True):
+            made.add_column(t(key, lang), min_width=width, max_width=width if key == "title" else None)
+        return made
+
+    if not exercises:
+        out.print(table(True))
+        return 0
+    out.print(table(True))
+    chapter_id: str | None = ""
+    for found in group(exercises):
+        this_chapter = found.chapter.id if found.chapter else None
+        if this_chapter != chapter_id and found.chapter is not None:
+            out.print(f"\n[bold underline]{escape(found.chapter.title.in_language(lang))}[/]")
+        chapter_id = this_chapter
+        if found.section is not None or found.chapter is None:
+            out.print(f"\n[bold]{escape(found.title.in_language(lang))}[/]")
+        section = table(False)
+        for exercise in found.exercises:
+            section.add_row(*(escape(cell) for cell in rows[exercise.number]))
+        out.print(section)
     return 0
 
 

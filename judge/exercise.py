@@ -81,7 +81,7 @@ class Exercise:
     titles: dict[str, str]
     difficulty: str
     tags: tuple[str, ...]
-    chapter: str
+    chapter: str  # the chapter's id or English title (see judge.chapters)
     functions: tuple[FunctionSpec, ...]
     time_limit_s: float  # the learner's CPU time for one test case (the judge's own work never counts)
     memory_limit_mb: int
@@ -92,6 +92,7 @@ class Exercise:
     browser: BrowserVariant | None = None
     wall_limit_s: float | None = None  # wall clock for one test case; None: WALL_FACTOR x time_limit_s
     inputs_read_only: bool = True  # a call that changes its tensor arguments in place fails
+    section: str = ""  # the id of the chapter's section the exercise belongs to (judge.chapters)
 
     @property
     def wall_cap_s(self) -> float:
@@ -216,6 +217,7 @@ def load_exercise(folder: Path) -> Exercise:
             browser=_browser_variant(data.get("browser"), path, folder),
             wall_limit_s=float(judging["wall_limit_s"]) if "wall_limit_s" in judging else None,
             inputs_read_only=bool(judging.get("inputs_read_only", True)),
+            section=str(data.get("section", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None
@@ -225,7 +227,31 @@ def load_exercise(folder: Path) -> Exercise:
     for lang in LANGUAGES:
         if lang not in exercise.titles:
             raise ExerciseError(f"{path}: title.{lang} is missing")
+    _check_place(exercise, path)
     return exercise
+
+
+def _check_place(exercise: Exercise, path: Path) -> None:
+    """A ``section`` must be one of its chapter's, as the pack's ``chapters.toml`` lists them."""
+    from judge.chapters import ChaptersError, load_chapters, place
+
+    try:
+        chapters = load_chapters(exercise.pack)
+    except ChaptersError as exc:
+        raise ExerciseError(str(exc)) from None
+    if not exercise.section or not chapters:
+        return
+    chapter, section = place(exercise, chapters)
+    if chapter is None:
+        known = ", ".join(repr(c.id) for c in chapters)
+        raise ExerciseError(
+            f"{path}: chapter {exercise.chapter!r} is not in {exercise.pack / 'chapters.toml'} ({known})"
+        )
+    if section is None:
+        known = ", ".join(repr(s.id) for s in chapter.sections)
+        raise ExerciseError(
+            f"{path}: section {exercise.section!r} is not a section of {chapter.id!r}; choose one of {known}"
+        )
 
 
 def _browser_variant(table: dict | None, path: Path, folder: Path) -> BrowserVariant | None:

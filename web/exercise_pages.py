@@ -7,7 +7,9 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from judge.chapters import OTHER, group
 from judge.exercise import Exercise as ExerciseSpec
+from judge.exercise import load_all
 from judge.verdicts import Verdict
 from web.browser_run import run_config
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
@@ -56,7 +58,31 @@ def index():
         if current_user.is_authenticated
         else {}
     )
-    return render_template("exercises/index.html", exercises=rows, stats=exercise_stats(g.db), status=status)
+    return render_template(
+        "exercises/index.html", groups=_grouped(rows), exercises=rows, stats=exercise_stats(g.db), status=status
+    )
+
+
+def _grouped(rows: list[Exercise]) -> list[dict]:
+    """The rows grouped by the handbook's chapters and sections, as ``practice/judge.py list`` groups
+    them (judge.chapters): each ``{"chapter": Bilingual | None, "title": Bilingual, "rows": [...]}``
+    with ``chapter`` set on a chapter's first group; rows whose folder is gone come last."""
+    by_number = {row.number: row for row in rows}
+    groups: list[dict] = []
+    placed: set[int] = set()
+    chapter: str | None = None
+    for found in group(spec for spec in load_all() if spec.number in by_number):
+        members = [by_number[spec.number] for spec in found.exercises]
+        placed.update(spec.number for spec in found.exercises)
+        this = found.chapter.id if found.chapter else None
+        heading = found.chapter.title if found.chapter and this != chapter else None
+        chapter = this
+        title = found.title if found.section or not found.chapter else None
+        groups.append({"chapter": heading, "title": title, "rows": members})
+    rest = [row for row in rows if row.number not in placed]
+    if rest:
+        groups.append({"chapter": None, "title": OTHER, "rows": rest})
+    return groups
 
 
 def _summaries(row: Exercise, attempts: list[Submission]) -> dict[int, dict]:

@@ -336,3 +336,20 @@ def test_the_exercise_page_offers_run_with_its_configuration(make_site):
     assert 'id="run-button"' in html and 'data-pyodide-url="/static/build/pyodide/"' in html
     assert 'data-files-url="/browser/exercises/39/files.json?v=' in html and 'data-time-limit="10.0"' in html
     assert "wasm-unsafe-eval" in make_site(start_workers=False).test_client().get("/").headers["Content-Security-Policy"]
+
+
+def test_the_exercise_list_follows_the_chapters_sections_in_both_languages(make_site):
+    """The site groups exercises as `practice/judge.py list` does (judge.chapters), in the book's order."""
+    from judge.chapters import group
+    from judge.exercise import load_all
+
+    client = make_site(start_workers=False).test_client()
+    groups = group(load_all())
+    for lang in ("en", "zh"):
+        html = client.get(f"/exercises/?lang={lang}").get_data(as_text=True)
+        positions = [html.index(str(html_escape(g.title.in_language(lang)))) for g in groups]
+        assert positions == sorted(positions)
+        for found in groups:
+            for spec in found.exercises:
+                assert str(html_escape(spec.title(lang))) in html
+    assert 'class="chapter">Probability and sampling</h2>' in client.get("/exercises/?lang=en").get_data(as_text=True)

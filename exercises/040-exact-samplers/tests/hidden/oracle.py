@@ -1,0 +1,237 @@
+"""The exact answers of exercise 40 in float64, and what each known mistake returns instead.
+
+Runs only in the judge's process. The noise-form functions follow the statement step by step
+(float64 cumulative sums and scores; E = -log(max(u, tiny)) with tiny the smallest normal number
+of u's dtype); ``margins`` verifies that every decision of a frozen case is far enough from a tie
+that a correct float32 solution cannot flip it. ``mistaken_*`` apply one named mistake instead,
+for diagnoses; ``alternatives`` gives the distribution each mistake draws from in ``sample``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..public.diagnoses import MISTAKES
+
+# A frozen decision is accepted when a correct solution's rounding cannot flip it: scores of the
+# winner and the runner-up differ by at least SCORE_MARGIN (in log space), u stays CDF_MARGIN away
+# from every step of F, and coins and columns stay COIN_MARGIN away from their thresholds.
+SCORE_MARGIN = 1e-4
+CDF_MARGIN = 1e-6
+COIN_MARGIN = 1e-6
+
+
+class AmbiguousCase(ValueError):
+    """A frozen case sits too close to a tie: a correct float32 solution could decide it either way."""
+
+
+def _exponential(u: torch.Tensor, *, clamp: bool = True) -> torch.Tensor:
+    if clamp:
+        u = u.clamp(min=torch.finfo(u.dtype).tiny)
+    return -torch.log(u.to(torch.float64))
+
+
+def distribution(probs: torch.Tensor) -> torch.Tensor:
+    """The target of every method: the weights normalised, float64 [B, V]."""
+    weights = probs.to(torch.float64)
+    return weights / weights.sum(dim=1, keepdim=True)
+
+
+# --- inverse CDF ------------------------------------------------------------------------------
+
+
+def cdf(probs: torch.Tensor) -> torch.Tensor:
+    cumulative = probs.to(torch.float64).cumsum(dim=1)
+    return cumulative / cumulative[:, -1:]
+
+
+def inverse_cdf(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+    """int64 [B, n]; with ``float32_cumsum_short`` it may hold V."""
+    u64 = u.to(torch.float64).contiguous()
+    if mistake == "cdf_off_by_one":
+        return torch.searchsorted(cdf(probs), u64, right=False)
+    if mistake == "sorted_not_mapped_back":
+        ordered = torch.sort(probs.to(torch.float64), dim=1, descending=True, stable=True).values
+        return torch.searchsorted(cdf(ordered), u64, right=True)
+    if mistake in ("float32_cumsum_short", "float32_cumsum_clamped"):
+        short = torch.searchsorted(probs.to(torch.float32).cumsum(dim=1), u.to(torch.float32).contiguous(), right=True)
+        return short.clamp(max=probs.shape[1] - 1) if mistake == "float32_cumsum_clamped" else short
+    return torch.searchsorted(cdf(probs), u64, right=True)
+
+
+def check_cdf_margins(probs: torch.Tensor, u: torch.Tensor, exact_rows: set[int] = frozenset()) -> None:
+    """Every u is CDF_MARGIN away from every step of F below 1, except in ``exact_rows`` (dyadic rows
+    summing to 1, whose steps every order of summation reaches exactly)."""
+    steps = cdf(probs)
+    for row in range(probs.shape[0]):
+        if row in exact_rows:
+            continue
+        inner = steps[row][steps[row] < 1.0]  # F = 1 is exact in every normalised solution
+        if inner.numel() == 0:
+            continue
+        gap = (u[row].to(torch.float64).unsqueeze(1) - inner.unsqueeze(0)).abs().min()
+        if float(gap) < CDF_MARGIN:
+            raise AmbiguousCase(f"row {row}: a uniform lies within {float(gap):.3g} of a step of F")
+
+
+# --- Gumbel-max and the exponential race --------------------------------------------------------
+
+
+def gumbel_scores(logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+    exponential = _exponential(u, clamp=mistake != "log_zero_at_u0")
+    noise = torch.log(exponential) if mistake == "gumbel_wrong_sign" else -torch.log(exponential)
+    base = logits.to(torch.float64)
+    if mistake == "gumbel_on_probs":
+        base = torch.softmax(base, dim=1)
+    return base.unsqueeze(1) + noise
+
+
+def gumbel_max(logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+    return gumbel_scores(logits, u, mistake).argmax(dim=2)
+
+
+def race_scores(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+    if mistake == "race_one_minus_u":
+        exponential = -torch.log(1.0 - u.to(torch.float64))
+    else:
+        exponential = _exponential(u, clamp=mistake != "log_zero_at_u0")
+    p = probs.to(torch.float64).unsqueeze(1)
+    return p * exponential if mistake == "race_multiplies" else p / exponential
+
+
+def exponential_race(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+    scores = race_scores(probs, u, mistake)
+    return scores.argmin(dim=2) if mistake == "race_argmin" else scores.argmax(dim=2)
+
+
+def check_score_margins(log_scores: torch.Tensor, exact_draws: set[tuple[int, int]] = frozenset()) -> None:
+    """The winner beats the runner-up by SCORE_MARGIN in log space, except at ``exact_draws``
+    ((row, draw) pairs whose noise is equal for every token, so that ties are decided by the input alone)."""
+    top = torch.topk(log_scores, 2, dim=2).values
+    gap = top[..., 0] - top[..., 1]
+    for row, draw in (gap < SCORE_MARGIN).nonzero().tolist():
+        if (row, draw) not in exact_draws:
+            raise AmbiguousCase(f"row {row}, draw {draw}: the two best scores differ by {float(gap[row, draw]):.3g}")
+
+
+# --- the alias method ---------------------------------------------------------------------------
+
+
+def build_alias(probs: torch.Tensor, mistake: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The reference's table (pair the open item of least mass with the one of most), float64 / int64."""
+    batch, vocab = probs.shape
+    weights = probs.to(torch.float64)
+    residual = (
+        weights * vocab if mistake == "alias_unnormalised" else weights * vocab / weights.sum(dim=1, keepdim=True)
+    )
+    accept = torch.ones(batch, vocab, dtype=torch.float64)
+    alias = torch.arange(vocab).repeat(batch, 1)
+    if mistake == "alias_off_by_one_cell":
+        accept.zero_()
+        alias.zero_()
+    done = torch.zeros(batch, vocab, dtype=torch.bool)
+    rows = torch.arange(batch)
+    for _ in range(vocab - 1 if mistake == "alias_off_by_one_cell" else vocab):
+        small = residual.masked_fill(done, float("inf")).argmin(dim=1)
+        done[rows, small] = True
+        large = residual.masked_fill(done, float("-inf")).argmax(dim=1)
+        last = done.all(dim=1)
+        mass = residual[rows, small]
+        accept[rows, small] = torch.where(last, torch.ones_like(mass), mass.clamp(max=1.0))
+        alias[rows, small] = torch.where(last, small, large)
+        residual[rows, large] -= torch.where(last, torch.zeros_like(mass), 1.0 - mass)
+    return accept, alias
+
+
+def implied(accept: torch.Tensor, alias: torch.Tensor, *, swapped: bool = False) -> torch.Tensor:
+    """The distribution a table draws: cell i gives i with accept[i] / V and alias[i] with the rest."""
+    vocab = accept.shape[1]
+    own, lent = (1.0 - accept, accept) if swapped else (accept, 1.0 - accept)
+    return (own + torch.zeros_like(own).scatter_add(1, alias, lent)) / vocab
+
+
+def implied_one_uniform(accept: torch.Tensor, alias: torch.Tensor) -> torch.Tensor:
+    """``alias_one_uniform``: the coin is the column's own uniform, uniform on [c / V, (c + 1) / V)."""
+    vocab = accept.shape[1]
+    cells = torch.arange(vocab, dtype=torch.float64)
+    keep = (accept * vocab - cells).clamp(0.0, 1.0)
+    return (keep + torch.zeros_like(keep).scatter_add(1, alias, 1.0 - keep)) / vocab
+
+
+def alias_draw(
+    accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor, mistake: str | None = None
+) -> torch.Tensor:
+    vocab = accept.shape[1]
+    column = (column_u.to(torch.float64) * vocab).floor().to(torch.int64).clamp(max=vocab - 1)
+    coin = (column_u if mistake == "alias_one_uniform" else coin_u).to(torch.float64)
+    threshold = accept.gather(1, column)
+    keep = coin <= threshold if mistake == "alias_coin_le" else coin < threshold
+    if mistake == "alias_swapped":
+        keep = ~keep
+    return torch.where(keep, column, alias.gather(1, column))
+
+
+def check_alias_margins(
+    accept: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor, exact: torch.Tensor
+) -> None:
+    """Columns and coins COIN_MARGIN away from their thresholds, except where ``exact`` (bool [B, n])
+    marks a designed boundary (u = 0, the largest float below 1, a coin of 0 on an empty cell)."""
+    vocab = accept.shape[1]
+    scaled = column_u.to(torch.float64) * vocab
+    column = scaled.floor().to(torch.int64).clamp(max=vocab - 1)
+    near_column = (scaled - scaled.round()).abs() < COIN_MARGIN * vocab
+    near_coin = (coin_u.to(torch.float64) - accept.gather(1, column)).abs() < COIN_MARGIN
+    bad = (near_column | near_coin) & ~exact
+    if bad.any():
+        row, draw = bad.nonzero()[0].tolist()
+        raise AmbiguousCase(f"row {row}, draw {draw}: a column or coin uniform sits on its threshold")
+
+
+# --- what ``sample`` draws from under each mistake ----------------------------------------------
+
+
+def _negated_gumbel_argmax(logits: torch.Tensor, step: float = 2e-3) -> torch.Tensor:
+    """P(argmax_i (l_i - G_i)) for standard Gumbel G (i.e. with the noise's sign flipped), by quadrature."""
+    finite = logits[torch.isfinite(logits)]
+    grid = torch.arange(float(finite.min()) - 12.0, float(finite.max()) + 40.0, step, dtype=torch.float64)
+    shifted = grid.unsqueeze(0) - logits.unsqueeze(1)  # [V, T]: x = t - l_i, X = -G has CDF 1 - exp(-e^x)
+    log_cdf = torch.log(-torch.expm1(-torch.exp(shifted)))
+    log_density = shifted - torch.exp(shifted)
+    total = log_cdf.sum(dim=0, keepdim=True)
+    integrand = torch.exp(log_density + total - log_cdf)
+    probs = torch.nan_to_num(integrand).sum(dim=1) * step
+    probs[~torch.isfinite(logits)] = 0.0
+    return probs / probs.sum()
+
+
+def alternatives(probs: torch.Tensor, method: str) -> dict:
+    """Diagnosis -> float64 [B, V]: what ``sample(probs, n, method)`` draws from under each mistake
+    that changes the distribution."""
+    target = distribution(probs)
+    out: dict = {}
+    if method == "inverse_cdf":
+        ordered = torch.sort(target, dim=1, descending=True, stable=True).values
+        out["sorted_not_mapped_back"] = ordered
+    elif method in ("gumbel", "race"):
+        flipped = torch.stack([_negated_gumbel_argmax(row.log()) for row in target])
+        if method == "gumbel":
+            out["gumbel_wrong_sign"] = flipped
+            out["gumbel_on_probs"] = torch.softmax(target, dim=1)
+        else:
+            out["race_multiplies"] = flipped
+            argmin = []
+            for row in target:
+                if bool((row == 0).any()):
+                    first_zero = torch.zeros_like(row)
+                    first_zero[int((row == 0).nonzero()[0])] = 1.0
+                    argmin.append(first_zero)
+                else:
+                    argmin.append(_negated_gumbel_argmax(-row.log()))
+            out["race_argmin"] = torch.stack(argmin)
+    else:
+        accept, alias = build_alias(probs)
+        out["alias_off_by_one_cell"] = implied(*build_alias(probs, "alias_off_by_one_cell"))
+        out["alias_unnormalised"] = implied(*build_alias(probs, "alias_unnormalised"))
+        out["alias_swapped"] = implied(accept, alias, swapped=True)
+        out["alias_one_uniform"] = implied_one_uniform(accept, alias)
+    return {MISTAKES[name]: value for name, value in out.items() if not torch.allclose(value, target, atol=1e-9)}

@@ -1,0 +1,103 @@
+"""The known mistakes of exercise 40 and the diagnosis a learner reads for each (English, Chinese).
+
+Shared by the hidden tests (whose oracle computes what each mistake returns) and the browser's
+tiny variant (which holds frozen values). It holds no answers.
+"""
+
+from __future__ import annotations
+
+from judge.checks import ROWS_SHARE_DIAGNOSIS
+from judge.i18n import Bilingual
+
+# Mistake name -> the diagnosis shown to a learner whose output matches it.
+MISTAKES: dict[str, Bilingual] = {
+    "cdf_off_by_one": Bilingual(
+        "the inverse CDF returns the first token with F(x) >= u instead of F(x) > u (searchsorted with "
+        "right=False): u = 0 or u exactly on a step picks the token before, even one of probability 0",
+        "逆 CDF 返回的是第一个满足 F(x) >= u 的 token，而不是 F(x) > u（searchsorted 用了 right=False）："
+        "u = 0 或 u 恰好落在台阶上时会选到前一个 token，甚至是概率为 0 的 token",
+    ),
+    "sorted_not_mapped_back": Bilingual(
+        "the probabilities are sorted but the draw is not mapped back: the result is a position in sorted "
+        "order, not a token id",
+        "对概率排了序，却没有映射回原来的编号：返回的是排序后的位置，而不是 token 编号",
+    ),
+    "float32_cumsum_short": Bilingual(
+        "the cumulative sum is not normalised (a float32 cumsum can end below 1): a u above its last value "
+        "runs past the end, to index V",
+        "累积和没有归一化（float32 的 cumsum 可能停在 1 以下）：u 大于最后一个值时越过末尾，得到下标 V",
+    ),
+    "float32_cumsum_clamped": Bilingual(
+        "the cumulative sum is not normalised and a u above its last value is clamped to the last token, "
+        "which may have probability 0; divide by the last entry instead",
+        "累积和没有归一化，u 大于最后一个值时被截到最后一个 token，而它的概率可能为 0；应当除以最后一项",
+    ),
+    "gumbel_wrong_sign": Bilingual(
+        "the Gumbel noise has the wrong sign: it must be -log(-log(u)), not log(-log(u))",
+        "Gumbel 噪声的符号反了：应为 -log(-log(u))，而不是 log(-log(u))",
+    ),
+    "gumbel_on_probs": Bilingual(
+        "the Gumbel noise is added to probabilities instead of logits (log-probabilities)",
+        "Gumbel 噪声加在了概率上，而不是 logits（对数概率）上",
+    ),
+    "race_multiplies": Bilingual(
+        "the exponential race multiplies p * E instead of dividing p / E (the winner is the smallest E / p)",
+        "指数竞赛算的是 p * E，而不是 p / E（获胜者是 E / p 最小的 token）",
+    ),
+    "race_argmin": Bilingual(
+        "the exponential race takes the smallest p / E instead of the largest (the winner is the smallest E / p)",
+        "指数竞赛取了 p / E 最小的 token，而不是最大的（获胜者是 E / p 最小的 token）",
+    ),
+    "log_zero_at_u0": Bilingual(
+        "u = 0 is not clamped before the logarithm: log(0) makes the noise infinite, and a draw whose "
+        "uniforms are all 0 returns token 0 instead of the first most likely token; clamp u to "
+        "torch.finfo(u.dtype).tiny",
+        "取对数前没有截断 u = 0：log(0) 让噪声变成无穷大，所有均匀数都为 0 的那次抽样返回了 token 0，"
+        "而不是第一个概率最大的 token；应把 u 截断到 torch.finfo(u.dtype).tiny",
+    ),
+    "race_one_minus_u": Bilingual(
+        "the exponential noise is computed as -log(1 - u) instead of -log(u): a valid distribution, but "
+        "not the stated map from u to E (and at u = 0 it divides by zero)",
+        "指数噪声算成了 -log(1 - u)，而不是 -log(u)：分布没错，但不是题目规定的 u 到 E 的映射（而且 u = 0 时会除以零）",
+    ),
+    "alias_off_by_one_cell": Bilingual(
+        "the alias table leaves its last cell unfilled (accept 0, alias 0): the implied distribution moves "
+        "one cell's mass, 1/V, to token 0",
+        "别名表的最后一格没有填（accept 为 0，alias 为 0）：表所隐含的分布把一格的质量 1/V 挪到了 token 0",
+    ),
+    "alias_unnormalised": Bilingual(
+        "the alias table assumes each row sums to 1: scale by V / sum(p), not by V, so that weights work too",
+        "别名表假定每行的和为 1：应按 V / sum(p) 缩放，而不是按 V，这样权重也能用",
+    ),
+    "alias_float32": Bilingual(
+        "the alias table is built in float32: its implied distribution is off by float32 rounding; build it in float64",
+        "别名表是用 float32 构造的：它隐含的分布带有 float32 的舍入误差；应当用 float64 构造",
+    ),
+    "alias_coin_le": Bilingual(
+        "the alias draw keeps the column when coin <= accept instead of coin < accept: a coin of exactly 0 "
+        "draws a column of probability 0",
+        "别名抽样在 coin <= accept 时保留本列，而不是 coin < accept：coin 恰为 0 时会抽到概率为 0 的列",
+    ),
+    "alias_swapped": Bilingual(
+        "the alias draw swaps its branches: it returns the alias when coin < accept and the column otherwise",
+        "别名抽样的两个分支弄反了：coin < accept 时返回了 alias，否则返回本列",
+    ),
+    "alias_one_uniform": Bilingual(
+        "the alias draw uses one uniform for both the column and the coin, so the coin depends on the column",
+        "别名抽样用同一个均匀随机数既选列又抛硬币，硬币因此依赖于所选的列",
+    ),
+    "noise_reused_across_draws": Bilingual(
+        "the noise of a row is drawn once and reused for every draw: all n draws of a row are the same token",
+        "每行的噪声只抽了一次，所有抽样都复用它：一行的 n 次抽样全是同一个 token",
+    ),
+    "noise_shared_across_rows": ROWS_SHARE_DIAGNOSIS,  # the judge's own independence check names it
+    "alias_table_invalid": Bilingual(
+        "the alias table is malformed: accept must lie in [0, 1] and alias must hold token ids in [0, V)",
+        "别名表格式不对：accept 必须在 [0, 1] 内，alias 必须是 [0, V) 中的 token 编号",
+    ),
+    "alias_zero_reachable": Bilingual(
+        "the alias table can draw a token of probability 0 (its own cell accepts it, or another cell aliases "
+        "to it with a positive share)",
+        "别名表可能抽到概率为 0 的 token（它自己的格子接受它，或者别的格子以正的份额别名到它）",
+    ),
+}

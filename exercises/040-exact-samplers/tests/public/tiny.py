@@ -1,0 +1,214 @@
+"""The tiny variant of exercise 40: what "Run" judges in the browser, after the public cases.
+
+No hidden input, no oracle: the inputs are small, and the exact answers and what each known
+mistake returns on them were computed with the server's float64 oracle and frozen here
+(tests/exercises/test_040_exact_samplers.py checks them against it). The noise forms are judged
+token for token (a dyadic row with zeros and a float32 row summing below 1 for the inverse CDF;
+all-zero, zero and 0.99999994 uniforms for Gumbel-max and the race; a table with an empty cell for
+the alias draw); alias tables by their implied distribution. ``sample`` gets small statistical
+checks per method (two identical rows of 600 draws: one fit, one independence check), extreme
+uniforms, the seed contract, and bad inputs. Every known mistake is caught here too.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge.budget import BudgetDeclaration
+from judge.i18n import Bilingual
+
+from . import checks40
+from .checks40 import expect_alias_table, expect_tokens
+from .diagnoses import MISTAKES
+
+BUDGET = BudgetDeclaration(fit=4, independence=4, seeds=8)
+
+NEG_INF = float("-inf")
+TOP32 = 1.0 - 2.0**-24
+
+CDF_PROBS = [[0.0, 0.25, 0.0, 0.25, 0.5], [0.5, 0.25, 0.25 - 2.0**-23, 0.0, 0.0]]
+CDF_U = [[0.0, 0.25, 0.5, TOP32, 0.7, 0.1], [TOP32, 0.0, 0.75, 0.6, 0.3, 0.9]]
+CDF_EXPECTED = [[1, 3, 4, 4, 4, 1], [2, 0, 1, 1, 0, 2]]
+CDF_MISTAKEN = {
+    "cdf_off_by_one": [[0, 1, 3, 4, 4, 1], [2, 0, 1, 1, 0, 2]],
+    "sorted_not_mapped_back": [[0, 0, 1, 2, 1, 0], [2, 0, 1, 1, 0, 2]],
+    "float32_cumsum_short": [[1, 3, 4, 4, 4, 1], [5, 0, 2, 1, 0, 2]],
+    "float32_cumsum_clamped": [[1, 3, 4, 4, 4, 1], [4, 0, 2, 1, 0, 2]],
+}
+
+LOGITS = [[NEG_INF, 0.5, -0.25, 1.0], [0.75, NEG_INF, 0.0, 0.75]]
+RACE_PROBS = [[0.0, 0.3, 0.2, 0.5], [0.4, 0.0, 0.2, 0.4]]
+NOISE = [  # [B, n, V]; draw 0 of each row is all zeros (a tie broken by the first most likely token)
+    [[0.0, 0.0, 0.0, 0.0], [0.49, 0.8, 0.91, 0.04], [0.34, TOP32, 0.26, 0.0], [0.33, 0.63, 0.18, 0.51]],
+    [[0.0, 0.0, 0.0, 0.0], [0.62, 0.0, 0.11, 0.48], [TOP32, 0.33, 0.1, 0.72], [0.42, 0.09, 0.16, 0.61]],
+]
+GUMBEL_EXPECTED = [[3, 2, 1, 3], [0, 0, 0, 3]]
+GUMBEL_MISTAKEN = {
+    "gumbel_wrong_sign": [[3, 3, 3, 3], [0, 2, 2, 0]],
+    "gumbel_on_probs": [[3, 2, 1, 1], [0, 0, 0, 3]],
+    "log_zero_at_u0": [[0, 2, 1, 3], [0, 0, 0, 3]],
+}
+RACE_EXPECTED = [[3, 2, 1, 3], [0, 0, 0, 3]]
+RACE_MISTAKEN = {
+    "race_multiplies": [[3, 3, 3, 2], [0, 2, 2, 2]],
+    "race_argmin": [[0, 0, 0, 0], [1, 1, 1, 1]],
+    "log_zero_at_u0": [[0, 2, 1, 3], [0, 0, 0, 3]],
+    "race_one_minus_u": [[0, 3, 2, 2], [1, 1, 2, 2]],
+}
+
+ALIAS_PROBS = [[0.1, 0.2, 0.0, 0.3, 0.4], [3.0, 0.0, 1.0, 2.0, 1.0]]  # float32; row 1 holds weights
+ALIAS_MISTAKEN = {  # the implied distributions of known bad tables (float64)
+    "alias_off_by_one_cell": [
+        [0.2999999992549419, 0.1999999985098839, 0.0, 0.10000000521540635, 0.3999999970197678],
+        [0.6285714285714286, 0.0, 0.14285714285714285, 0.08571428571428572, 0.14285714285714285],
+    ],
+    "alias_unnormalised": [[0.10000000149011612, 0.2, 0.0, 0.2999999985098839, 0.4], [0.4, 0.0, 0.2, 0.2, 0.2]],
+}
+DRAW_TABLE = ([[1.0, 0.0, 0.5, 1.0]], [[3, 0, 3, 3]])  # a table of [0.5, 0, 0.125, 0.375]
+DRAW_COLUMN_U = [[0.3, 0.0, 0.6, TOP32, 0.8, 0.55]]
+DRAW_COIN_U = [[0.0, 0.7, 0.2, 0.9, 0.99, 0.3]]
+DRAW_EXPECTED = [[0, 0, 2, 3, 3, 2]]
+DRAW_MISTAKEN = {
+    "alias_coin_le": [[1, 0, 2, 3, 3, 2]],
+    "alias_swapped": [[1, 3, 3, 3, 3, 3]],
+    "alias_one_uniform": [[0, 0, 3, 3, 3, 3]],
+}
+
+SAMPLE_PROBS = [[0.0, 0.3, 0.1, 0.6], [0.0, 0.3, 0.1, 0.6]]  # identical rows: their draws must be independent
+SAMPLE_ALTERNATIVES = {  # sample(method='gumbel') with the Gumbel noise added to probabilities: softmax(p)
+    "gumbel_on_probs": [0.189496275, 0.2557932189, 0.2094257725, 0.3452847335],
+}
+EXTREME_PROBS = [[0.0, 0.4, 0.0, 0.6, 0.0], [0.0, 0.25, 0.25, 0.5 - 2.0**-23, 0.0]]
+
+
+def _mistaken(table: dict) -> dict:
+    return {MISTAKES[name]: torch.tensor(tokens, dtype=torch.int64) for name, tokens in table.items()}
+
+
+def test_tiny_inverse_cdf(sub, ctx):
+    """inverse_cdf: u = 0, u on a step, u = 0.99999994, a float32 row summing below 1
+
+    zh: inverse_cdf：u = 0、u 恰在台阶上、u = 0.99999994，以及和小于 1 的 float32 行
+    """
+    value = sub.inverse_cdf(torch.tensor(CDF_PROBS), torch.tensor(CDF_U))
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(CDF_EXPECTED),
+        name="inverse_cdf",
+        what="inverse_cdf (tiny)",
+        public=Bilingual("inverse_cdf (tiny)", "inverse_cdf（小规模）"),
+        mistaken=_mistaken(CDF_MISTAKEN),
+        noise=lambda row, draw: f"u = {CDF_U[row][draw]:.9g}",
+    )
+
+
+def test_tiny_gumbel_and_race(sub, ctx):
+    """gumbel_max and exponential_race: all-zero, zero and 0.99999994 uniforms
+
+    zh: gumbel_max 与 exponential_race：全为 0、为 0 以及为 0.99999994 的均匀数
+    """
+    note = lambda row, draw: f"u = {NOISE[row][draw]}"  # noqa: E731 - a one-line message helper
+    value = sub.gumbel_max(torch.tensor(LOGITS), torch.tensor(NOISE))
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(GUMBEL_EXPECTED),
+        name="gumbel_max",
+        what="gumbel_max (tiny)",
+        public=Bilingual("gumbel_max (tiny)", "gumbel_max（小规模）"),
+        mistaken=_mistaken(GUMBEL_MISTAKEN),
+        noise=note,
+    )
+    value = sub.exponential_race(torch.tensor(RACE_PROBS), torch.tensor(NOISE))
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(RACE_EXPECTED),
+        name="exponential_race",
+        what="exponential_race (tiny)",
+        public=Bilingual("exponential_race (tiny)", "exponential_race（小规模）"),
+        mistaken=_mistaken(RACE_MISTAKEN),
+        noise=note,
+    )
+
+
+def test_tiny_alias(sub, ctx):
+    """build_alias implies the target exactly; alias_draw follows its table, coin 0 included
+
+    zh: build_alias 所隐含的分布与目标完全一致；alias_draw 按表抽样，包括 coin 为 0 的情形
+    """
+    probs = torch.tensor(ALIAS_PROBS)
+    weights = probs.to(torch.float64)
+    target = weights / weights.sum(dim=1, keepdim=True)
+    mistaken = {MISTAKES[name]: torch.tensor(values, dtype=torch.float64) for name, values in ALIAS_MISTAKEN.items()}
+    expect_alias_table(
+        ctx,
+        sub.build_alias(probs),
+        target,
+        what="build_alias (tiny)",
+        public=Bilingual("build_alias (tiny)", "build_alias（小规模）"),
+        mistaken=lambda: mistaken,
+    )
+    value = sub.alias_draw(
+        torch.tensor(DRAW_TABLE[0], dtype=torch.float64),
+        torch.tensor(DRAW_TABLE[1]),
+        torch.tensor(DRAW_COLUMN_U),
+        torch.tensor(DRAW_COIN_U),
+    )
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(DRAW_EXPECTED),
+        name="alias_draw",
+        what="alias_draw (tiny)",
+        public=Bilingual("alias_draw (tiny)", "alias_draw（小规模）"),
+        mistaken=_mistaken(DRAW_MISTAKEN),
+        noise=lambda row, draw: f"column_u = {DRAW_COLUMN_U[row][draw]:.9g}, coin_u = {DRAW_COIN_U[row][draw]:.9g}",
+    )
+
+
+def test_tiny_sample(sub, ctx):
+    """sample: each method follows the distribution, rows independent, extreme uniforms harmless
+
+    zh: sample：每种方法都服从目标分布，各行独立，极端均匀数也不出错
+    """
+    probs = torch.tensor(SAMPLE_PROBS)
+
+    def gumbel_alternatives() -> dict:
+        return {
+            MISTAKES[name]: torch.tensor([row, row], dtype=torch.float64) for name, row in SAMPLE_ALTERNATIVES.items()
+        }
+
+    for method in checks40.METHODS:
+        checks40.check_sample(
+            sub,
+            ctx,
+            method,
+            probs,
+            600,
+            fit_rows=[0],
+            pair_row=None,
+            twin_rows=(0, 1),
+            alternatives=gumbel_alternatives if method == "gumbel" else None,
+        )
+        checks40.check_extremes(
+            sub, ctx, method, torch.tensor(EXTREME_PROBS), 200, ctx.fresh_seed(f"tiny extreme {method}")
+        )
+
+
+def test_tiny_seeds(sub, ctx):
+    """sample: the generator decides the draws; without one, torch.manual_seed does
+
+    zh: sample：由 generator 决定抽样结果；不传 generator 时由 torch.manual_seed 决定
+    """
+    for method in checks40.METHODS:
+        checks40.check_seeds(sub, ctx, method, torch.tensor(SAMPLE_PROBS), 24)
+
+
+def test_tiny_bad_inputs(sub, ctx):
+    """Bad inputs of every function raise ValueError
+
+    zh: 每个函数遇到非法输入都抛出 ValueError
+    """
+    checks40.check_bad_inputs(sub, ctx)
