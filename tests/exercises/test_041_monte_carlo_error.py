@@ -64,7 +64,7 @@ def reference(exercise41):
 def test_reference_agrees_with_the_oracle(parts, reference, rows, n, offset, spread, seed, dtype):
     rng = random.Random(seed)
     samples = torch.tensor([[offset + spread * rng.gauss(0, 1) for _ in range(n)] for _ in range(rows)], dtype=dtype)
-    case = parts["oracle"].mean_case(samples, "generated", None)
+    case = parts["oracle"].mean_case(samples, None)
     mean, se = reference.mean_and_standard_error(samples)
     eps = torch.finfo(dtype).eps
     scale = float(samples.abs().max())
@@ -81,7 +81,7 @@ def test_each_mean_mistake_is_far_outside_the_tolerance_on_its_frozen_cases(part
         for diagnosis, values in case.mistaken_se.items():
             moving = case.se > 0
             ratio = (values[moving] / case.se[moving] - 1).abs()
-            assert float(ratio.max()) > 5e-3, (case.what, diagnosis)
+            assert float(ratio.max()) > 5e-3, (case.public, diagnosis)
 
 
 def test_population_variance_is_named_by_the_small_n_cases_and_n_2_names_neither_ambiguous_mistake(parts):
@@ -193,7 +193,7 @@ def test_tiny_mean_cases_match_the_oracle(parts):
     tiny, oracle = parts["tiny"], parts["oracle"]
     for index in range(len(tiny.MEAN_CASES)):
         frozen = tiny.mean_case(index)
-        exact = oracle.mean_case(frozen.samples, "x", None)
+        exact = oracle.mean_case(frozen.samples, None)
         assert torch.allclose(frozen.mean, exact.mean, rtol=1e-12, atol=0)
         assert torch.allclose(frozen.se, exact.se, rtol=1e-12, atol=0)
         assert set(frozen.mistaken_se) == set(exact.mistaken_se)

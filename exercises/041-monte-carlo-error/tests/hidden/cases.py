@@ -29,7 +29,6 @@ def accepted_lengths() -> MeanCase:
     rows = [[float(min(5, max(0, round(rng.gauss(2.5, 1.2))))) for _ in range(10)] for _ in range(6)]
     return mean_case(
         torch.tensor(rows, dtype=torch.float32),
-        "mean_and_standard_error on 6 rows of 10 accepted lengths",
         Bilingual("6 rows of 10 accepted lengths", "6 行、每行 10 个接受长度"),
     )
 
@@ -40,7 +39,6 @@ def two_samples() -> MeanCase:
     rows = _normal_rows(4102, 4, 2, 0.0, 3.0, 6)
     return mean_case(
         torch.tensor(rows, dtype=torch.float64),
-        "mean_and_standard_error with n = 2 (float64)",
         Bilingual("n = 2, float64", "n = 2，float64"),
     )
 
@@ -51,7 +49,6 @@ def three_samples() -> MeanCase:
     rows = _normal_rows(4103, 4, 3, -1.5, 2.0, 4) + [[0.1, 0.1, 0.1]]
     return mean_case(
         torch.tensor(rows, dtype=torch.float32),
-        "mean_and_standard_error with n = 3 (float32, row 4 constant)",
         Bilingual("n = 3, float32, one constant row", "n = 3，float32，含一个常数行"),
     )
 
@@ -66,7 +63,6 @@ def float64_rows() -> MeanCase:
     ]
     return mean_case(
         torch.tensor(rows, dtype=torch.float64),
-        "mean_and_standard_error on 3 float64 rows of 50",
         Bilingual("3 float64 rows of 50", "3 行 float64，每行 50 个"),
     )
 
@@ -77,7 +73,6 @@ def large_offset() -> MeanCase:
     rows = _normal_rows(4107, 4, 1000, 10_000.0, 0.1, 4)
     return mean_case(
         torch.tensor(rows, dtype=torch.float32),
-        "mean_and_standard_error on 4 float32 rows of 1000 values near 10000 (spread 0.1)",
         Bilingual("float32 rows with a large offset", "均值很大的 float32 行"),
     )
 

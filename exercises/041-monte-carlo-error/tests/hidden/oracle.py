@@ -12,6 +12,8 @@ from fractions import Fraction
 
 import torch
 
+from judge.i18n import Bilingual
+
 from ..public.checks41 import MeanCase, NeededCase
 from ..public.diagnoses import MISTAKES
 
@@ -23,7 +25,7 @@ NEAR_WHOLE = 1e-9
 DISTINCT = 5e-3
 
 
-def mean_case(samples: torch.Tensor, what: str, public) -> MeanCase:
+def mean_case(samples: torch.Tensor, public: Bilingual | None) -> MeanCase:
     """The exact mean and standard error of each row of ``samples`` (as the tensor holds them), and the mistakes'."""
     rows = [[float(v) for v in row] for row in samples.to(torch.float64).tolist()]
     n = len(rows[0])
@@ -49,9 +51,7 @@ def mean_case(samples: torch.Tensor, what: str, public) -> MeanCase:
         and any(abs(a - b) > DISTINCT * b for a, b in zip(v, se, strict=True))
     }
     as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
-    return MeanCase(
-        samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, what, public
-    )
+    return MeanCase(samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, public)
 
 
 def bound(delta: float, sigma: float, num_se: float) -> Fraction:

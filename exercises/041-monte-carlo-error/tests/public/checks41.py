@@ -65,7 +65,6 @@ class MeanCase:
     mean: torch.Tensor  # [B] float64
     se: torch.Tensor  # [B] float64
     mistaken_se: dict[str, torch.Tensor]  # diagnosis -> [B] float64
-    what: str
     public: Bilingual
 
 
@@ -88,15 +87,22 @@ def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = N
         se = expect_tensor(
             se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
         )
-        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=f"{case.what}: the mean")
+        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
         expect_close(
             se,
             case.se,
             rtol=1e-3 if dtype == torch.float32 else 1e-9,
             atol=8 * eps * scale / math.sqrt(n),
-            what=f"{case.what}: the standard error",
+            what=_what(case, "the standard error", "标准误"),
             mistakes=case.mistaken_se,
         )
+
+
+def _what(case: MeanCase, en: str, zh: str) -> Bilingual:
+    """The name of one output in messages and rules: the case's value-free title, in both languages."""
+    return Bilingual(
+        f"mean_and_standard_error ({case.public}): {en}", f"mean_and_standard_error（{case.public.zh}）：{zh}"
+    )
 
 
 def check_mean_bad_inputs(sub) -> None:
@@ -158,7 +164,8 @@ def estimates(source, ctx, rows: int, event: Sequence[int], n: int, generator, *
             f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
             diagnosis=MISTAKES["smoothed_estimate" if smoothed else "not_a_frequency"],
             rule=Bilingual(
-                f"{what}: an estimate is not a frequency k / num_samples", f"{what}：估计值不是频率 k / num_samples"
+                "estimate_probability: an estimate is not a frequency k / num_samples",
+                "estimate_probability：估计值不是频率 k / num_samples",
             ),
         )
     return estimate, se, counts.to(torch.int64)

@@ -40,8 +40,7 @@ def test_mean_small_example(sub, ctx):
             MISTAKES["se_is_variance"]: torch.tensor([1.5 / 5, 1.2 / 5], dtype=torch.float64),
             MISTAKES["se_not_divided"]: torch.tensor([math.sqrt(1.5), math.sqrt(1.2)], dtype=torch.float64),
         },
-        "mean_and_standard_error([[2, 4, 4, 5, 5], [1, 3, 1, 3, 1]])",
-        Bilingual("a small example", "一个小例子"),
+        Bilingual("[[2, 4, 4, 5, 5], [1, 3, 1, 3, 1]]", "[[2, 4, 4, 5, 5], [1, 3, 1, 3, 1]]"),
     )
     checks41.check_mean_case(sub, ctx, case)
 

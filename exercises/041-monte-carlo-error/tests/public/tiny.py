@@ -90,7 +90,6 @@ def mean_case(index: int) -> checks41.MeanCase:
         as_tensor(means),
         as_tensor(errors),
         {MISTAKES[name]: as_tensor(v) for name, v in mistaken.items()},
-        f"mean_and_standard_error on {MEAN_TITLES[index]}",
         Bilingual(MEAN_TITLES[index], MEAN_TITLES_ZH[index]),
     )
 
