@@ -71,7 +71,7 @@ class MeanCase:
 def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = None) -> None:
     """One call of ``mean_and_standard_error``: dtype, shape, device, then both outputs to rounding.
 
-    Tolerances: the mean within 8 ulps of the row's largest |x|; the error within a relative 1e-3
+    Tolerances: the mean within 8 ulps of the batch's largest |x|; the error within a relative 1e-3
     (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
     0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case).
     """

@@ -12,7 +12,7 @@ import math
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_close, expect_tensor
+from judge.checks import expect, expect_raises
 from judge.i18n import Bilingual
 
 from . import checks41
@@ -50,29 +50,16 @@ def test_mean_constant_row(sub, ctx):
 
     zh: 常数行的标准误为 0
     """
-    mean, se = checks41._pair(
-        sub.mean_and_standard_error(torch.tensor([[2.5, 2.5, 2.5, 2.5]])), "mean_and_standard_error"
+    samples = torch.tensor([[2.5, 2.5, 2.5, 2.5], [0.1, 0.1, 0.1, 0.1]])
+    # The mean of 0.1 (as float32 holds it) may round; its error is 0 up to 8 ulps of 0.1 over sqrt(4).
+    case = checks41.MeanCase(
+        samples,
+        samples[:, 0].to(torch.float64),
+        torch.zeros(2, dtype=torch.float64),
+        {},
+        Bilingual("[[2.5, 2.5, 2.5, 2.5], [0.1, 0.1, 0.1, 0.1]]", "[[2.5, 2.5, 2.5, 2.5], [0.1, 0.1, 0.1, 0.1]]"),
     )
-    mean = expect_tensor(
-        mean, name="mean_and_standard_error (the mean)", shape=(1,), dtype=torch.float32, device=ctx.device
-    )
-    se = expect_tensor(
-        se, name="mean_and_standard_error (the standard error)", shape=(1,), dtype=torch.float32, device=ctx.device
-    )
-    expect_close(
-        mean,
-        torch.tensor([2.5], dtype=torch.float64),
-        rtol=0.0,
-        atol=0.0,
-        what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the mean",
-    )
-    expect_close(
-        se,
-        torch.tensor([0.0], dtype=torch.float64),
-        rtol=0.0,
-        atol=0.0,
-        what="mean_and_standard_error([[2.5, 2.5, 2.5, 2.5]]): the standard error",
-    )
+    checks41.check_mean_case(sub, ctx, case)
 
 
 def test_probability_example(sub, ctx):
@@ -135,8 +122,6 @@ def test_bad_inputs(sub, ctx):
 
     zh: 每行只有一个样本，或 delta = 0，都抛出 ValueError
     """
-    from judge.checks import expect_raises
-
     with expect_raises(ValueError, "mean_and_standard_error(torch.tensor([[1.0], [2.0]]))"):
         sub.mean_and_standard_error(torch.tensor([[1.0], [2.0]]))
     with expect_raises(ValueError, "samples_needed(0.0, 1.0, 2.0)"):
