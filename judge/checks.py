@@ -824,9 +824,13 @@ def expect_independent_rows(
     label: str,
     public: str | None = None,
     outcome: Any = "token",
+    diagnosis: str | None = None,
 ) -> stats.BinomialTailResult:
     """Two rows with the same target, drawn in one call, must not agree more than chance allows
     (exact binomial tail on the number of positions where they agree).
+
+    ``diagnosis`` (a str or Bilingual) replaces the default diagnosis below, for outcomes that
+    are not draws (counts per row, say, where "sorted" means nothing).
 
     Catches one uniform shared across rows. ``first``/``second``: the learner's int64 ``[n]``
     (the same n); ``probs``: floating ``[V]`` summing to 1, the target of both rows. Rows that
@@ -843,6 +847,7 @@ def expect_independent_rows(
     probs = _one_row(check, probs)
     _text(check, "label", label)
     _text(check, "public", public, optional=True)
+    _text(check, "diagnosis", diagnosis, optional=True)
     noun = Outcome.of(check, outcome)
     for draws in (first, second):
         _expect_token_ids(draws, probs.shape[-1], what=label, outcome=noun)
@@ -858,14 +863,14 @@ def expect_independent_rows(
     passed = result.pvalue >= alpha
     ctx.records.append(CheckRecord("independence", label, float(agreements), result.pvalue, alpha, passed))
     if not passed:
-        sorted_rows = all(ordered_share(d, probs) >= ORDERED_SHARE for d in (first, second))
+        sorted_rows = diagnosis is None and all(ordered_share(d, probs) >= ORDERED_SHARE for d in (first, second))
         raise CheckFailed(
             f"{label}: two rows with the same distribution agreed at {agreements} of {first.shape[0]} positions; "
             f"independent draws agree about {result.expected:.0f} times (p = {result.pvalue:.3g}). "
             + ("Each row is sorted, so equal rows line up" if sorted_rows else "Each row needs its own random numbers"),
             statistic=float(agreements),
             p_value=result.pvalue,
-            diagnosis=SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS,
+            diagnosis=diagnosis or (SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS),
             rule=rule(
                 public or label,
                 "two rows with the same distribution agree far too often",
@@ -1304,7 +1309,8 @@ def _best_coverage_mistake(
                 f"a mapping with the same z as coverage {sorted(counts)}",
                 table,
             )
-        pairs = {float(z): (float(c), float(c)) for z, c in table.items()}
+        # A coverage summed in floating point may land a hair outside [0, 1]: clamp it.
+        pairs = {float(z): (min(max(float(c), 0.0), 1.0),) * 2 for z, c in table.items()}
         plausible = all(stats.coverage_test(counts[z], n, *pairs[z]).pvalue >= DIAGNOSIS_MIN_PVALUE for z in counts)
         score = _coverage_log_likelihood(counts, n, pairs)
         if plausible and score > best_score:

@@ -290,3 +290,23 @@ def test_estimator_checks_share_the_pool_and_only_the_normal_tail_pays_the_safet
     summary = budget.summary()["checks"]
     assert summary["calibration"] == {"declared": 1, "used": 1, "spent": pytest.approx(share)}
     assert (BudgetDeclaration(calibration=1) + BudgetDeclaration(unbiased=2, fit=1)).count("unbiased") == 2
+
+
+def test_a_mistake_coverage_a_hair_above_one_is_clamped_not_an_internal_error():
+    ctx = _ctx()
+    estimates, errors = proportions(2000, seed=9, scale=3.0)
+    mistakes = {"three times too wide": {1.0: 1.0000000000001, 2.0: 1.0000000000002}}
+    with pytest.raises(CheckFailed) as failed:
+        expect_calibrated(ctx, estimates, errors, P_TRUE, label="p", coverage=COVERAGE, mistakes=mistakes)
+    assert failed.value.diagnosis in ("three times too wide", checks.WIDE_DIAGNOSIS)
+
+
+def test_independent_rows_takes_a_diagnosis_for_outcomes_that_are_not_draws():
+    ctx = Context(
+        seed=1, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration(independence=1)), deadline=float("inf")
+    )
+    counts = torch.full((500,), 3, dtype=torch.int64)  # constant rows: "sorted" would mislead
+    probs = torch.full((8,), 1 / 8, dtype=torch.float64)
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_independent_rows(ctx, counts, counts, probs, label="counts", diagnosis="rows share counts")
+    assert failed.value.diagnosis == "rows share counts"
