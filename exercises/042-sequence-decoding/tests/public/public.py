@@ -1,0 +1,2 @@
+from judge.budget import BudgetDeclaration
+BUDGET = BudgetDeclaration()
