@@ -75,9 +75,9 @@ def ragged() -> LogProbCase:
 
 @functools.cache
 def garbage() -> LogProbCase:
-    """Padded positions hold token id -100 and logits NaN, inf, -inf or 1e30."""
+    """Padded positions hold token id -100 and logits NaN, inf, -inf or 1e30; row 4 has no padding."""
     rng = random.Random(4202)
-    batch, length, vocab = 4, 7, 6
+    batch, length, vocab = 5, 7, 6
     logits = _gauss(rng, (batch, length, vocab), 1.5)
     tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
     mask = torch.ones(batch, length, dtype=torch.bool)

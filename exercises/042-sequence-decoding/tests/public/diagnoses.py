@@ -32,10 +32,6 @@ LOG_PROB: dict[str, Bilingual] = {
         "padded token ids (such as -100) are used as indices: replace them before gather, or select "
         "the real positions first",
         "把填充位置的 token 编号（例如 -100）当成了下标：gather 之前先替换掉，或者先选出真实位置"),
-    "linear_space_product": Bilingual(
-        "probabilities are multiplied in linear space: a long sequence underflows to 0 (log-probability "
-        "-inf); add log-probabilities instead",
-        "在线性空间里连乘概率：长序列会下溢为 0（对数概率变成 -inf）；应当把对数概率相加"),
     "softmax_overflow": Bilingual(
         "softmax is computed without subtracting the maximum: large logits overflow exp() and give NaN",
         "计算 softmax 时没有减去最大值：logits 很大时 exp() 溢出，结果是 NaN"),
@@ -43,6 +39,10 @@ LOG_PROB: dict[str, Bilingual] = {
         "log(softmax(x)) underflows: a very unlikely token gets probability 0 and log-probability -inf; "
         "use log_softmax",
         "log(softmax(x)) 会下溢：极不可能的 token 概率变成 0，对数概率变成 -inf；应当用 log_softmax"),
+    "linear_space_product": Bilingual(
+        "probabilities are multiplied in linear space: a long sequence underflows to 0 (log-probability "
+        "-inf); add log-probabilities instead",
+        "在线性空间里连乘概率：长序列会下溢为 0（对数概率变成 -inf）；应当把对数概率相加"),
 }
 
 # Mistakes of greedy_decode and beam_search.
