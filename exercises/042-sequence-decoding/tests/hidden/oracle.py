@@ -21,8 +21,9 @@ NEG_INF = float("-inf")
 
 # --- sequence_log_prob -------------------------------------------------------------------------
 
-def log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
-    """float64 [B]: the exact answer, or what ``mistake`` (a key of LOG_PROB) returns."""
+def log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor,
+             mistake: str | None = None) -> torch.Tensor | None:
+    """float64 [B]: the exact answer, or what ``mistake`` (a key of LOG_PROB) returns (None: it raises)."""
     x = logits.to(torch.float64)
     batch, length, vocab = x.shape
     ids = tokens.clone()
@@ -41,8 +42,8 @@ def log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor, mis
         table = torch.log(torch.softmax(x, dim=-1))
     else:
         table = torch.log_softmax(x, dim=-1)
-    if mistake == "padding_ids_gathered" and bool(((tokens < 0) | (tokens >= vocab)).any()):
-        return torch.full((batch,), float("nan"), dtype=torch.float64)  # it raises: never matches
+    if mistake in ("padding_ids_gathered", "padding_counted") and bool(((tokens < 0) | (tokens >= vocab)).any()):
+        return None  # gather refuses the padded ids: the mistake raises instead of returning
     safe = torch.where(keep, ids, torch.zeros_like(ids)).clamp(0, vocab - 1)
     picked = table.gather(2, safe.unsqueeze(-1)).squeeze(-1)
     if mistake == "padding_multiplied":
@@ -55,7 +56,8 @@ def log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor, mis
 
 def log_prob_mistakes(logits, tokens, mask) -> dict:
     """Diagnosis -> what that mistake returns (float64 [B]), in catalogue order."""
-    return {text: log_prob(logits, tokens, mask, name) for name, text in LOG_PROB.items()}
+    found = {text: log_prob(logits, tokens, mask, name) for name, text in LOG_PROB.items()}
+    return {text: value for text, value in found.items() if value is not None}
 
 
 # --- decoding -----------------------------------------------------------------------------------
