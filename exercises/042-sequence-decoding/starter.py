@@ -29,8 +29,9 @@ def sequence_log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Te
     raise NotImplementedError
 
 
-def greedy_decode(start_logits: torch.Tensor, transition_logits: torch.Tensor, eos_id: int, max_len: int,
-                  pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+def greedy_decode(
+    start_logits: torch.Tensor, transition_logits: torch.Tensor, eos_id: int, max_len: int, pad_id: int
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Always take the most likely next token (the lowest id among tied maxima).
 
     Args:
@@ -52,8 +53,15 @@ def greedy_decode(start_logits: torch.Tensor, transition_logits: torch.Tensor, e
     raise NotImplementedError
 
 
-def beam_search(start_logits: torch.Tensor, transition_logits: torch.Tensor, eos_id: int, max_len: int,
-                pad_id: int, beam_width: int = 4, length_penalty: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+def beam_search(
+    start_logits: torch.Tensor,
+    transition_logits: torch.Tensor,
+    eos_id: int,
+    max_len: int,
+    pad_id: int,
+    beam_width: int = 4,
+    length_penalty: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The statement's shrinking beam search; the best finished hypothesis per row.
 
     The beam starts with one empty prefix. At each step keep the k = beam_width - finished

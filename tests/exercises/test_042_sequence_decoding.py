@@ -26,8 +26,12 @@ def _modules():
     exercise = resolve("42")
     for suite in ("hidden", "public", "tiny"):
         load_suite(exercise, suite)
-    names = {"oracle": "hidden.oracle", "cases": "hidden.cases", "frozen": "public.frozen",
-             "diagnoses": "public.diagnoses"}
+    names = {
+        "oracle": "hidden.oracle",
+        "cases": "hidden.cases",
+        "frozen": "public.frozen",
+        "diagnoses": "public.diagnoses",
+    }
     return exercise, {key: suites_module(exercise, name) for key, name in names.items()}
 
 
@@ -46,6 +50,7 @@ def reference():
 
 
 # --- the frozen data of the tiny variant -----------------------------------------------------------
+
 
 def _long_inputs():
     """The tiny long case, by formula (the browser rebuilds it the same way)."""
@@ -87,40 +92,53 @@ def frozen_values(parts) -> dict:
     """Everything tiny.py freezes, computed by the oracle."""
     oracle = parts["oracle"]
     lp = {}
-    garbage = parts["frozen"].GARBAGE_INPUTS
+    garbage, padded = parts["frozen"].GARBAGE_INPUTS, parts["frozen"].PADDED_INPUTS
     inputs = {
+        "padded": (torch.tensor(padded["logits"]), torch.tensor(padded["tokens"]), torch.tensor(padded["mask"])),
         "garbage": (torch.tensor(garbage["logits"]), torch.tensor(garbage["tokens"]), torch.tensor(garbage["mask"])),
         "long": _long_inputs(),
-        "large": (torch.tensor(parts["frozen"].LARGE_INPUTS["logits"]), torch.tensor(parts["frozen"].LARGE_INPUTS["tokens"]),
-                  torch.ones(1, 4, dtype=torch.bool)),
+        "large": (
+            torch.tensor(parts["frozen"].LARGE_INPUTS["logits"]),
+            torch.tensor(parts["frozen"].LARGE_INPUTS["tokens"]),
+            torch.ones(1, 4, dtype=torch.bool),
+        ),
     }
     for name, (logits, tokens, mask) in inputs.items():
         mistakes = {key: oracle.log_prob(logits, tokens, mask, key) for key in parts["diagnoses"].LOG_PROB}
-        lp[name] = {"expected": oracle.log_prob(logits, tokens, mask).tolist(),
-                    "mistakes": {k: v.tolist() for k, v in mistakes.items() if v is not None}}
+        lp[name] = {
+            "expected": oracle.log_prob(logits, tokens, mask).tolist(),
+            "mistakes": {k: v.tolist() for k, v in mistakes.items() if v is not None},
+        }
 
     def decoded(rows):
         return [[r.tokens for r in rows], [r.score for r in rows]]
 
     models = {}
-    example = (torch.tensor([_log(r) for r in EXAMPLE["start"]]),
-               torch.tensor([[_log(r) for r in rows] for rows in EXAMPLE["trans"]]))
+    example = (
+        torch.tensor([_log(r) for r in EXAMPLE["start"]]),
+        torch.tensor([[_log(r) for r in rows] for rows in EXAMPLE["trans"]]),
+    )
     start, trans = _small_model()
     small = (torch.tensor(start), torch.tensor(trans))
     for name, (s, t, width, alpha, max_len) in {"example": (*example, 2, 0.0, 4), "small": (*small, 3, 0.6, 5)}.items():
         models[name] = {
             "beam": decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha)),
             "greedy": decoded(oracle.greedy(s, t, 0, max_len, -1)),
-            "beam_mistakes": {key: decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha, key))
-                              for key in parts["diagnoses"].DECODING if key != "greedy_ignores_eos"},
-            "greedy_mistakes": {key: decoded(oracle.greedy(s, t, 0, max_len, -1, key)) for key in oracle.GREEDY_MISTAKES},
+            "beam_mistakes": {
+                key: decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha, key))
+                for key in parts["diagnoses"].DECODING
+                if key != "greedy_ignores_eos"
+            },
+            "greedy_mistakes": {
+                key: decoded(oracle.greedy(s, t, 0, max_len, -1, key)) for key in oracle.GREEDY_MISTAKES
+            },
         }
     return {"LOG_PROB_VALUES": lp, "DECODED": models, "SMALL_START": start, "SMALL_TRANS": trans}
 
 
 def _same(a, b) -> bool:
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, float) and math.isnan(a):
@@ -144,18 +162,28 @@ def test_tiny_small_model_separates_every_mistake(parts):
 
 # --- the oracle against the reference ------------------------------------------------------------
 
+
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), vocab=st.integers(2, 6), width=st.integers(1, 4), max_len=st.integers(1, 5),
-       alpha=st.sampled_from([0.0, 0.5, 1.0, 2.0]), seed=st.integers(0, 10_000))
+@given(
+    data=st.data(),
+    vocab=st.integers(2, 6),
+    width=st.integers(1, 4),
+    max_len=st.integers(1, 5),
+    alpha=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+    seed=st.integers(0, 10_000),
+)
 def test_reference_agrees_with_the_oracle(parts, reference, data, vocab, width, max_len, alpha, seed):
-    oracle, cases = parts["oracle"], parts["cases"]
+    oracle = parts["oracle"]
     width = min(width, vocab)
     rng = random.Random(seed)
     start = torch.tensor([[rng.gauss(0, 1.5) for _ in range(vocab)] for _ in range(3)], dtype=torch.float64)
-    trans = torch.tensor([[[rng.gauss(0, 1.5) for _ in range(vocab)] for _ in range(vocab)] for _ in range(3)],
-                         dtype=torch.float64)
-    for kind, want in (("greedy", oracle.greedy(start, trans, 0, max_len, -1)),
-                       ("beam", oracle.beam(start, trans, 0, max_len, -1, width, alpha))):
+    trans = torch.tensor(
+        [[[rng.gauss(0, 1.5) for _ in range(vocab)] for _ in range(vocab)] for _ in range(3)], dtype=torch.float64
+    )
+    for kind, want in (
+        ("greedy", oracle.greedy(start, trans, 0, max_len, -1)),
+        ("beam", oracle.beam(start, trans, 0, max_len, -1, width, alpha)),
+    ):
         if kind == "greedy":
             tokens, scores = reference.greedy_decode(start, trans, 0, max_len, -1)
         else:
@@ -166,12 +194,14 @@ def test_reference_agrees_with_the_oracle(parts, reference, data, vocab, width, 
             assert tokens[row].tolist() == expected.tokens, (kind, row)
             assert math.isclose(float(scores[row]), expected.score, rel_tol=1e-9, abs_tol=1e-9), (kind, row)
     batch, length = 2, data.draw(st.integers(1, 6))
-    logits = torch.tensor([[[rng.gauss(0, 3) for _ in range(vocab)] for _ in range(length)] for _ in range(batch)],
-                          dtype=torch.float64)
+    logits = torch.tensor(
+        [[[rng.gauss(0, 3) for _ in range(vocab)] for _ in range(length)] for _ in range(batch)], dtype=torch.float64
+    )
     tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
     mask = torch.tensor([[rng.random() < 0.7 for _ in range(length)] for _ in range(batch)])
-    assert torch.allclose(reference.sequence_log_prob(logits, tokens, mask), oracle.log_prob(logits, tokens, mask),
-                          rtol=1e-12, atol=1e-12)
+    assert torch.allclose(
+        reference.sequence_log_prob(logits, tokens, mask), oracle.log_prob(logits, tokens, mask), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_width_one_is_greedy(parts):
@@ -183,8 +213,12 @@ def test_width_one_is_greedy(parts):
 
 def test_frozen_cases_clear_their_margins(parts):
     cases = parts["cases"]
-    for model in (cases.greedy_random(), cases.greedy_misses(), cases.tied(),
-                  *(cases.beam_random(kind) for kind in cases.BEAM_SEEDS)):
+    for model in (
+        cases.greedy_random(),
+        cases.greedy_misses(),
+        cases.tied(),
+        *(cases.beam_random(kind) for kind in cases.BEAM_SEEDS),
+    ):
         assert all(row.margin >= cases.MARGIN for row in model.greedy)
         assert all(row.margin >= cases.MARGIN for row in model.beam)
 
@@ -219,8 +253,13 @@ def _write() -> None:
     head = text[: text.index("# --- generated")]
     body = "".join(f"{name} = {pprint.pformat(value, width=118, compact=True)}\n\n" for name, value in values.items())
     body = body.replace("nan", "NAN").replace("-inf", "-INF").replace("inf", "INF")
-    path.write_text(head + "# --- generated by tests/exercises/test_042_sequence_decoding.py --write ---\n\n"
-                    + body.rstrip() + "\n", encoding="utf-8")
+    path.write_text(
+        head
+        + "# --- generated by tests/exercises/test_042_sequence_decoding.py --write ---\n\n"
+        + body.rstrip()
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__" and "--write" in sys.argv:

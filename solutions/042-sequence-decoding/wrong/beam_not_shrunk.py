@@ -1,6 +1,8 @@
-"""Mistake: the beam keeps beam_width alive hypotheses after one finishes (HF style), stopping once beam_width have finished.
+"""Mistake: the beam keeps beam_width alive hypotheses after one finishes (HF style), stopping once beam_width
+have finished.
 
-Diagnosis: the beam is refilled to beam_width after a hypothesis finishes; it must shrink by one for each finished hypothesis
+Diagnosis: the beam is refilled to beam_width after a hypothesis finishes; it must shrink by one for each
+finished hypothesis
 """
 
 import torch

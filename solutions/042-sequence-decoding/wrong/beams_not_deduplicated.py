@@ -1,6 +1,7 @@
 """Mistake: the beam starts with beam_width copies of the empty prefix, all at log-probability 0.
 
-Diagnosis: the beam starts as beam_width copies of the empty prefix, so it fills with duplicates of one hypothesis and beam search degenerates to greedy
+Diagnosis: the beam starts as beam_width copies of the empty prefix, so it fills with duplicates of one
+hypothesis and beam search degenerates to greedy
 """
 
 import torch

@@ -1,6 +1,8 @@
-"""Mistake: the answer is chosen among the hypotheses of the last step only; earlier finished ones are overwritten.
+"""Mistake: the answer is chosen among the hypotheses of the last step only; earlier finished ones are
+overwritten.
 
-Diagnosis: finished hypotheses are dropped: only those of the last step are compared, so a sequence that ended earlier with EOS is lost
+Diagnosis: finished hypotheses are dropped: only those of the last step are compared, so a sequence that ended
+earlier with EOS is lost
 """
 
 import torch

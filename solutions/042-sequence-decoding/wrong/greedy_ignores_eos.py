@@ -1,6 +1,7 @@
 """Mistake: greedy decoding never stops at EOS: it fills all max_len positions and scores them.
 
-Diagnosis: greedy decoding keeps going after EOS: the tokens after EOS must be pad_id and add nothing to the log-probability
+Diagnosis: greedy decoding keeps going after EOS: the tokens after EOS must be pad_id and add nothing to the
+log-probability
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: the per-token probabilities are multiplied and the log is taken at the end.
 
-Diagnosis: probabilities are multiplied in linear space: a long sequence underflows to 0 (log-probability -inf); add log-probabilities instead
+Diagnosis: probabilities are multiplied in linear space: a long sequence underflows to 0 (log-probability
+-inf); add log-probabilities instead
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: log(softmax(x)) instead of log_softmax(x): tiny probabilities round to 0 first.
 
-Diagnosis: log(softmax(x)) underflows: a very unlikely token gets probability 0 and log-probability -inf; use log_softmax
+Diagnosis: log(softmax(x)) underflows: a very unlikely token gets probability 0 and log-probability -inf; use
+log_softmax
 """
 
 import torch

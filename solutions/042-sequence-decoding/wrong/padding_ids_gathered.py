@@ -1,6 +1,7 @@
 """Mistake: gather reads the padded token ids (-100) as indices before the mask is applied.
 
-Diagnosis: padded token ids (such as -100) are used as indices: replace them before gather, or select the real positions first
+Diagnosis: padded token ids (such as -100) are used as indices: replace them before gather, or select the real
+positions first
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: padding is zeroed by multiplying with the mask, so NaN or inf logits at padded positions leak.
 
-Diagnosis: padding is removed by multiplying with the mask, so NaN or inf at a padded position still poisons the sum (NaN x 0 is NaN); select with torch.where instead
+Diagnosis: padding is removed by multiplying with the mask, so NaN or inf at a padded position still poisons
+the sum (NaN x 0 is NaN); select with torch.where instead
 """
 
 import torch

@@ -1,6 +1,7 @@
 """Mistake: after the first step each hypothesis offers only its best next token to the global top-k.
 
-Diagnosis: each hypothesis is extended by its single best token only; the global top-k must consider every continuation of every hypothesis
+Diagnosis: each hypothesis is extended by its single best token only; the global top-k must consider every
+continuation of every hypothesis
 """
 
 import torch

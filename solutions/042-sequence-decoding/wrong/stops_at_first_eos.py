@@ -1,6 +1,7 @@
 """Mistake: the loop ends as soon as any hypothesis of a row emits EOS.
 
-Diagnosis: beam search stops as soon as one hypothesis ends with EOS, instead of when every slot of the beam has finished or max_len is reached
+Diagnosis: beam search stops as soon as one hypothesis ends with EOS, instead of when every slot of the beam
+has finished or max_len is reached
 """
 
 import torch
@@ -117,7 +118,7 @@ def beam_search(start_logits, transition_logits, eos_id, max_len, pad_id, beam_w
         candidates = (alive_lp.unsqueeze(-1) + step).reshape(batch, flat)
         # Stable: equal log-probabilities keep flat (= lexicographic) order.
         best = torch.sort(candidates, dim=1, descending=True, stable=True).indices[:, :width]
-        wanted = (slots < (width - finished).unsqueeze(1)) & ~stopped.unsqueeze(1)  # the beam shrinks by one per finished hypothesis
+        wanted = (slots < (width - finished).unsqueeze(1)) & ~stopped.unsqueeze(1)
         chosen = torch.sort(torch.where(wanted, best, torch.full_like(best, flat)), dim=1).values
         valid = chosen < flat
         chosen = chosen.clamp(max=flat - 1)

@@ -1,6 +1,7 @@
 """Mistake: the transition table [B, V, V] is normalized over axis 1, the previous token.
 
-Diagnosis: the transition logits are normalized over the previous token (axis 1) instead of the next token (the last axis)
+Diagnosis: the transition logits are normalized over the previous token (axis 1) instead of the next token
+(the last axis)
 """
 
 import torch

@@ -30,6 +30,7 @@ class AmbiguousCase(RuntimeError):
 
 # --- sequence_log_prob ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class LogProbCase:
     logits: torch.Tensor
@@ -67,9 +68,14 @@ def ragged() -> LogProbCase:
     mask[2, 4:] = True
     mask[3] = torch.tensor([True, False, True, True, False, False, True, False, True])
     mask[5, 0] = True
-    labels = [_label("no padding", "没有填充"), _label("right padding", "右侧填充"), _label("left padding", "左侧填充"),
-              _label("padding in the middle", "中间有填充"), _label("all padding", "全是填充"),
-              _label("one real token", "只有一个真实 token")]
+    labels = [
+        _label("no padding", "没有填充"),
+        _label("right padding", "右侧填充"),
+        _label("left padding", "左侧填充"),
+        _label("padding in the middle", "中间有填充"),
+        _label("all padding", "全是填充"),
+        _label("one real token", "只有一个真实 token"),
+    ]
     return LogProbCase(logits, tokens, mask, labels)
 
 
@@ -91,7 +97,9 @@ def garbage() -> LogProbCase:
             if not mask[b, t]:
                 tokens[b, t] = -100
                 logits[b, t] = junk[(b + t) % 4]
-    labels = [_label(f"{int((~mask[b]).sum())} padded positions", f"{int((~mask[b]).sum())} 个填充位置") for b in range(batch)]
+    labels = [
+        _label(f"{int((~mask[b]).sum())} padded positions", f"{int((~mask[b]).sum())} 个填充位置") for b in range(batch)
+    ]
     return LogProbCase(logits, tokens, mask, labels)
 
 
@@ -104,8 +112,11 @@ def long() -> LogProbCase:
     tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
     mask = torch.ones(batch, length, dtype=torch.bool)
     mask[1, 300:] = False
-    labels = [_label("400 tokens", "400 个 token"), _label("300 tokens, then padding", "300 个 token，然后是填充"),
-              _label("400 tokens", "400 个 token")]
+    labels = [
+        _label("400 tokens", "400 个 token"),
+        _label("300 tokens, then padding", "300 个 token，然后是填充"),
+        _label("400 tokens", "400 个 token"),
+    ]
     case = LogProbCase(logits, tokens, mask, labels)
     assert bool((case.exact < -800).all()), "the long case must underflow a double"
     return case
@@ -134,8 +145,10 @@ def doubles() -> LogProbCase:
     """float64 logits: the answer keeps double precision."""
     rng = random.Random(4205)
     batch, length, vocab = 3, 5, 7
-    logits = torch.tensor([[[rng.gauss(0.0, 2.0) for _ in range(vocab)] for _ in range(length)]
-                           for _ in range(batch)], dtype=torch.float64)
+    logits = torch.tensor(
+        [[[rng.gauss(0.0, 2.0) for _ in range(vocab)] for _ in range(length)] for _ in range(batch)],
+        dtype=torch.float64,
+    )
     tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
     mask = torch.ones(batch, length, dtype=torch.bool)
     mask[2, 3:] = False
@@ -144,6 +157,7 @@ def doubles() -> LogProbCase:
 
 
 # --- decoding -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Model:
@@ -205,8 +219,12 @@ def greedy_random() -> Model:
 
 @functools.cache
 def beam_random(kind: str) -> Model:
-    width, alpha, max_len = {"narrow": (2, 0.0, 6), "wide": (4, 1.0, 7), "penalized": (3, 0.6, 5),
-                             "width_one": (1, 0.0, 7)}[kind]
+    width, alpha, max_len = {
+        "narrow": (2, 0.0, 6),
+        "wide": (4, 1.0, 7),
+        "penalized": (3, 0.6, 5),
+        "width_one": (1, 0.0, 7),
+    }[kind]
     return random_model(BEAM_SEEDS[kind], 16, 8, max_len, width, alpha)
 
 
@@ -228,8 +246,11 @@ def greedy_misses() -> Model:
         [uniform, _log([0.40, 0.30, 0.20, 0.10]), _log([0.10, 0.05, 0.05, 0.80]), _log([0.95, 0.01, 0.02, 0.02])],
         [uniform, _log([0.05, 0.05, 0.50, 0.40]), _log([0.40, 0.30, 0.20, 0.10]), _log([0.96, 0.02, 0.01, 0.01])],
     ]
-    labels = [_label("the statement's example", "题面中的例子"), _label("better in three steps", "三步之后更好"),
-              _label("better through a second choice", "通过次优选择更好")]
+    labels = [
+        _label("the statement's example", "题面中的例子"),
+        _label("better in three steps", "三步之后更好"),
+        _label("better through a second choice", "通过次优选择更好"),
+    ]
     return Model(torch.tensor(start), torch.tensor(trans), labels, max_len=4, width=2, alpha=0.0)
 
 

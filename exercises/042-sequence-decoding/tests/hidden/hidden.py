@@ -24,8 +24,15 @@ BUDGET = BudgetDeclaration()  # no statistical check: every answer is exact
 
 def _log_prob(sub, ctx, case: cases.LogProbCase, what: str) -> None:
     value = sub.sequence_log_prob(case.logits, case.tokens, case.mask)
-    check_log_probs(ctx, value, case.exact.tolist(), case.logits.dtype, what=what, labels=case.labels,
-                    mistakes=lambda: {name: got.tolist() for name, got in case.mistakes().items()})
+    check_log_probs(
+        ctx,
+        value,
+        case.exact.tolist(),
+        case.logits.dtype,
+        what=what,
+        labels=case.labels,
+        mistakes=lambda: {name: got.tolist() for name, got in case.mistakes().items()},
+    )
 
 
 def test_log_prob_padding(sub, ctx):
@@ -77,40 +84,81 @@ def test_log_prob_bad_inputs(sub, ctx):
     logits = torch.zeros(2, 3, 4)
     tokens = torch.tensor([[0, 1, 2], [3, 2, 1]])
     mask = torch.ones(2, 3, dtype=torch.bool)
-    expect_bad_inputs_refused(sub.sequence_log_prob, [
-        BadInput("logits of shape [2, 4]", {"logits": logits[:, 0], "tokens": tokens, "mask": mask},
-                 public="2-D logits"),
-        BadInput("float tokens", {"logits": logits, "tokens": tokens.float(), "mask": mask}),
-        BadInput("an int64 mask", {"logits": logits, "tokens": tokens, "mask": mask.long()}),
-        BadInput("tokens of shape [2, 2]", {"logits": logits, "tokens": tokens[:, :2], "mask": mask},
-                 public="tokens of the wrong shape"),
-        BadInput("a real token equal to V = 4", {"logits": logits, "tokens": tokens + 1, "mask": mask},
-                 public="a real token outside the vocabulary"),
-        BadInput("a real token -1", {"logits": logits, "tokens": tokens - 1, "mask": mask},
-                 public="a negative real token"),
-    ], name="sequence_log_prob")
+    expect_bad_inputs_refused(
+        sub.sequence_log_prob,
+        [
+            BadInput(
+                "logits of shape [2, 4]", {"logits": logits[:, 0], "tokens": tokens, "mask": mask}, public="2-D logits"
+            ),
+            BadInput("float tokens", {"logits": logits, "tokens": tokens.float(), "mask": mask}),
+            BadInput("an int64 mask", {"logits": logits, "tokens": tokens, "mask": mask.long()}),
+            BadInput(
+                "tokens of shape [2, 2]",
+                {"logits": logits, "tokens": tokens[:, :2], "mask": mask},
+                public="tokens of the wrong shape",
+            ),
+            BadInput(
+                "a real token equal to V = 4",
+                {"logits": logits, "tokens": tokens + 1, "mask": mask},
+                public="a real token outside the vocabulary",
+            ),
+            BadInput(
+                "a real token -1",
+                {"logits": logits, "tokens": tokens - 1, "mask": mask},
+                public="a negative real token",
+            ),
+        ],
+        name="sequence_log_prob",
+    )
 
 
 # --- greedy -------------------------------------------------------------------------------------
+
 
 def _expected(rows) -> tuple[list[list[int]], list[float]]:
     return [r.tokens for r in rows], [r.score for r in rows]
 
 
 def _greedy(sub, ctx, model: cases.Model, what: str, *, dtype=torch.float32, tie_rows=()) -> None:
-    value = sub.greedy_decode(model.start.to(dtype), model.trans.to(dtype), eos_id=cases.EOS,
-                              max_len=model.max_len, pad_id=cases.PAD)
-    check_decoded(ctx, value, _expected(model.greedy), dtype, name="greedy_decode", what=what,
-                  labels=model.labels, tie_rows=tie_rows, tie_diagnosis=TIES,
-                  mistakes=lambda: {text: _expected(rows) for text, rows in model.greedy_mistakes().items()})
+    value = sub.greedy_decode(
+        model.start.to(dtype), model.trans.to(dtype), eos_id=cases.EOS, max_len=model.max_len, pad_id=cases.PAD
+    )
+    check_decoded(
+        ctx,
+        value,
+        _expected(model.greedy),
+        dtype,
+        name="greedy_decode",
+        what=what,
+        labels=model.labels,
+        tie_rows=tie_rows,
+        tie_diagnosis=TIES,
+        mistakes=lambda: {text: _expected(rows) for text, rows in model.greedy_mistakes().items()},
+    )
 
 
 def _beam(sub, ctx, model: cases.Model, what: str, *, dtype=torch.float32, tie_rows=()) -> None:
-    value = sub.beam_search(model.start.to(dtype), model.trans.to(dtype), eos_id=cases.EOS, max_len=model.max_len,
-                            pad_id=cases.PAD, beam_width=model.width, length_penalty=model.alpha)
-    check_decoded(ctx, value, _expected(model.beam), dtype, name="beam_search", what=what,
-                  labels=model.labels, tie_rows=tie_rows, tie_diagnosis=TIES,
-                  mistakes=lambda: {text: _expected(rows) for text, rows in model.beam_mistakes().items()})
+    value = sub.beam_search(
+        model.start.to(dtype),
+        model.trans.to(dtype),
+        eos_id=cases.EOS,
+        max_len=model.max_len,
+        pad_id=cases.PAD,
+        beam_width=model.width,
+        length_penalty=model.alpha,
+    )
+    check_decoded(
+        ctx,
+        value,
+        _expected(model.beam),
+        dtype,
+        name="beam_search",
+        what=what,
+        labels=model.labels,
+        tie_rows=tie_rows,
+        tie_diagnosis=TIES,
+        mistakes=lambda: {text: _expected(rows) for text, rows in model.beam_mistakes().items()},
+    )
 
 
 def test_greedy(sub, ctx):
@@ -139,6 +187,7 @@ def test_greedy_float64(sub, ctx):
 
 
 # --- beam search --------------------------------------------------------------------------------
+
 
 def test_beam_beats_greedy(sub, ctx):
     """beam_search: the worked example and two variations where greedy misses the most probable sequence
@@ -206,8 +255,11 @@ def test_decoders_bad_inputs(sub, ctx):
     trans = torch.zeros(2, 5, 5)
     good = {"start_logits": start, "transition_logits": trans, "eos_id": 0, "max_len": 4, "pad_id": -1}
     common = [
-        BadInput("transition_logits of shape [2, 5, 4]", {**good, "transition_logits": trans[:, :, :4]},
-                 public="transition_logits of the wrong shape"),
+        BadInput(
+            "transition_logits of shape [2, 5, 4]",
+            {**good, "transition_logits": trans[:, :, :4]},
+            public="transition_logits of the wrong shape",
+        ),
         BadInput("start_logits of shape [5]", {**good, "start_logits": start[0]}, public="1-D start_logits"),
         BadInput("an infinite start logit", {**good, "start_logits": torch.tensor([[0.0, float("inf"), 0, 0, 0]] * 2)}),
         BadInput("eos_id = 5 with V = 5", {**good, "eos_id": 5}, public="eos_id outside the vocabulary"),
@@ -215,9 +267,15 @@ def test_decoders_bad_inputs(sub, ctx):
     ]
     expect_bad_inputs_refused(sub.greedy_decode, common, name="greedy_decode")
     beam = {"beam_width": 2, "length_penalty": 1.0}
-    expect_bad_inputs_refused(sub.beam_search, [
-        *[BadInput(row.description, {**row.kwargs, **beam}, row.public, row.diagnosis) for row in common],
-        BadInput("beam_width = 0", {**good, **beam, "beam_width": 0}),
-        BadInput("beam_width = 6 with V = 5", {**good, **beam, "beam_width": 6}, public="beam_width above V"),
-        BadInput("length_penalty = -0.5", {**good, **beam, "length_penalty": -0.5}, public="a negative length_penalty"),
-    ], name="beam_search")
+    expect_bad_inputs_refused(
+        sub.beam_search,
+        [
+            *[BadInput(row.description, {**row.kwargs, **beam}, row.public, row.diagnosis) for row in common],
+            BadInput("beam_width = 0", {**good, **beam, "beam_width": 0}),
+            BadInput("beam_width = 6 with V = 5", {**good, **beam, "beam_width": 6}, public="beam_width above V"),
+            BadInput(
+                "length_penalty = -0.5", {**good, **beam, "length_penalty": -0.5}, public="a negative length_penalty"
+            ),
+        ],
+        name="beam_search",
+    )

@@ -21,8 +21,10 @@ NEG_INF = float("-inf")
 
 # --- sequence_log_prob -------------------------------------------------------------------------
 
-def log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor,
-             mistake: str | None = None) -> torch.Tensor | None:
+
+def log_prob(
+    logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor, mistake: str | None = None
+) -> torch.Tensor | None:
     """float64 [B]: the exact answer, or what ``mistake`` (a key of LOG_PROB) returns (None: it raises)."""
     x = logits.to(torch.float64)
     batch, length, vocab = x.shape
@@ -61,6 +63,7 @@ def log_prob_mistakes(logits, tokens, mask) -> dict:
 
 
 # --- decoding -----------------------------------------------------------------------------------
+
 
 def _log_softmax(row: list[float]) -> list[float]:
     top = max(row)
@@ -118,8 +121,9 @@ def greedy_row(start, trans, eos: int, max_len: int, pad: int, mistake: str | No
     return Decoded(out + [pad] * (max_len - len(out)), total, gaps)
 
 
-def beam_row(start, trans, eos: int, max_len: int, pad: int, width: int, alpha: float,
-             mistake: str | None = None) -> Decoded:
+def beam_row(
+    start, trans, eos: int, max_len: int, pad: int, width: int, alpha: float, mistake: str | None = None
+) -> Decoded:
     """The statement's shrinking beam search on one row (or a known mistake of it)."""
     start_lp, trans_lp = tables(start, trans, mistake)
     vocab = len(start_lp)
@@ -173,7 +177,7 @@ def beam_row(start, trans, eos: int, max_len: int, pad: int, width: int, alpha: 
 def _rows(start: torch.Tensor, trans: torch.Tensor):
     s = start.to(torch.float64).tolist()
     tr = trans.to(torch.float64).tolist()
-    return list(zip(s, tr))
+    return list(zip(s, tr, strict=True))
 
 
 def greedy(start, trans, eos, max_len, pad, mistake=None) -> list[Decoded]:
@@ -194,5 +198,8 @@ def greedy_mistakes(start, trans, eos, max_len, pad) -> dict:
 
 def beam_mistakes(start, trans, eos, max_len, pad, width, alpha) -> dict:
     """Diagnosis -> [Decoded] for every decoding mistake that changes beam search."""
-    return {text: beam(start, trans, eos, max_len, pad, width, alpha, name)
-            for name, text in DECODING.items() if name != "greedy_ignores_eos"}
+    return {
+        text: beam(start, trans, eos, max_len, pad, width, alpha, name)
+        for name, text in DECODING.items()
+        if name != "greedy_ignores_eos"
+    }

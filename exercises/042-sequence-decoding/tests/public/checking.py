@@ -35,8 +35,16 @@ def _same(actual: Sequence[float], candidate: Sequence[float], rtol: float, atol
     return True
 
 
-def check_log_probs(ctx, value, expected: Sequence[float], dtype, *, what: str, labels: Sequence[str],
-                    mistakes: Callable[[], Mapping[str, Sequence[float]]]) -> None:
+def check_log_probs(
+    ctx,
+    value,
+    expected: Sequence[float],
+    dtype,
+    *,
+    what: str,
+    labels: Sequence[str],
+    mistakes: Callable[[], Mapping[str, Sequence[float]]],
+) -> None:
     """``sequence_log_prob``'s value: a [B] tensor of ``dtype`` on the run's device, close to ``expected``.
 
     ``mistakes``: diagnosis -> what that mistake returns ([B] floats, NaN and inf included), asked
@@ -51,29 +59,54 @@ def check_log_probs(ctx, value, expected: Sequence[float], dtype, *, what: str, 
     diagnosis = next((name for name, got in found.items() if _same(actual, got, rtol, atol)), None)
     row = next(i for i, a in enumerate(actual) if not _same([a], [expected[i]], rtol, atol))
     if all(math.isfinite(v) for v in actual + list(expected)):
-        expect_close(out.to(torch.float64), torch.tensor(expected, dtype=torch.float64), rtol=rtol, atol=atol,
-                     what=what, row_labels=None, outcome=("row", "行"),
-                     mistakes={name: torch.tensor(got, dtype=torch.float64) for name, got in found.items()})
-    fail(f"{what}: row {row} ({labels[row]}): you returned {actual[row]}, expected {expected[row]:.6g}"
-         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
-         diagnosis=diagnosis,
-         rule=rule(what, "the log-probability differs from the target", "对数概率与目标不一致", row=row, labels=labels))
+        expect_close(
+            out.to(torch.float64),
+            torch.tensor(expected, dtype=torch.float64),
+            rtol=rtol,
+            atol=atol,
+            what=what,
+            row_labels=None,
+            outcome=("row", "行"),
+            mistakes={name: torch.tensor(got, dtype=torch.float64) for name, got in found.items()},
+        )
+    fail(
+        f"{what}: row {row} ({labels[row]}): you returned {actual[row]}, expected {expected[row]:.6g}"
+        + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
+        diagnosis=diagnosis,
+        rule=rule(what, "the log-probability differs from the target", "对数概率与目标不一致", row=row, labels=labels),
+    )
 
 
 def decoded(ctx, value, *, name: str, batch: int, max_len: int, dtype) -> tuple[torch.Tensor, torch.Tensor]:
     """The pair (tokens, scores) a decoder returns, checked: int64 [B, max_len] and ``dtype`` [B]."""
-    expect(isinstance(value, (list, tuple)) and len(value) == 2,
-           f"{name} must return a pair (tokens, scores), got {type(value).__name__}"
-           + (f" of length {len(value)}" if isinstance(value, (list, tuple)) else ""),
-           rule=Bilingual(f"{name}: did not return a pair (tokens, scores)", f"{name}：返回的不是 (tokens, scores) 二元组"))
-    tokens = expect_tensor(value[0], name=f"{name} tokens", shape=(batch, max_len), dtype=torch.int64, device=ctx.device)
+    expect(
+        isinstance(value, (list, tuple)) and len(value) == 2,
+        f"{name} must return a pair (tokens, scores), got {type(value).__name__}"
+        + (f" of length {len(value)}" if isinstance(value, (list, tuple)) else ""),
+        rule=Bilingual(
+            f"{name}: did not return a pair (tokens, scores)", f"{name}：返回的不是 (tokens, scores) 二元组"
+        ),
+    )
+    tokens = expect_tensor(
+        value[0], name=f"{name} tokens", shape=(batch, max_len), dtype=torch.int64, device=ctx.device
+    )
     scores = expect_tensor(value[1], name=f"{name} scores", shape=(batch,), dtype=dtype, device=ctx.device)
     return tokens, scores
 
 
-def check_decoded(ctx, value, expected: Decoded, dtype, *, name: str, what: str, labels: Sequence[str],
-                  mistakes: Callable[[], Mapping[str, Decoded]], tie_rows: Sequence[int] = (),
-                  tie_diagnosis: str | None = None) -> None:
+def check_decoded(
+    ctx,
+    value,
+    expected: Decoded,
+    dtype,
+    *,
+    name: str,
+    what: str,
+    labels: Sequence[str],
+    mistakes: Callable[[], Mapping[str, Decoded]],
+    tie_rows: Sequence[int] = (),
+    tie_diagnosis: str | None = None,
+) -> None:
     """A decoder's (tokens, scores) against ``expected``; a failure names the mistake that reproduces every row.
 
     ``tie_rows``: rows whose answer depends on the tie rule; a wrong sequence there that no
@@ -99,10 +132,16 @@ def check_decoded(ctx, value, expected: Decoded, dtype, *, name: str, what: str,
         diagnosis = tie_diagnosis
     row = wrong[0]
     tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
-    fail(f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
-         f"{got_scores[row]:.6g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.6g}"
-         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
-         diagnosis=diagnosis,
-         rule=rule(what, "the decoded tokens differ from the target" if tokens_wrong else
-                   "the score differs from the target", "解码出的 token 与目标不一致" if tokens_wrong else
-                   "得分与目标不一致", row=row, labels=labels))
+    fail(
+        f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
+        f"{got_scores[row]:.6g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.6g}"
+        + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
+        diagnosis=diagnosis,
+        rule=rule(
+            what,
+            "the decoded tokens differ from the target" if tokens_wrong else "the score differs from the target",
+            "解码出的 token 与目标不一致" if tokens_wrong else "得分与目标不一致",
+            row=row,
+            labels=labels,
+        ),
+    )

@@ -25,8 +25,16 @@ def _log(probs):
 
 # The statement's worked example: P(A) = 0.55, P(B) = 0.40; after A, EOS has 0.5; after B, 0.9.
 START = torch.tensor([_log([0.01, 0.55, 0.40, 0.04])])
-TRANS = torch.tensor([[_log([0.25, 0.25, 0.25, 0.25]), _log([0.50, 0.20, 0.15, 0.15]),
-                       _log([0.90, 0.04, 0.03, 0.03]), _log([0.40, 0.20, 0.20, 0.20])]])
+TRANS = torch.tensor(
+    [
+        [
+            _log([0.25, 0.25, 0.25, 0.25]),
+            _log([0.50, 0.20, 0.15, 0.15]),
+            _log([0.90, 0.04, 0.03, 0.03]),
+            _log([0.40, 0.20, 0.20, 0.20]),
+        ]
+    ]
+)
 NO_MISTAKES = dict  # the public cases name no mistake: their messages say what differs
 
 
@@ -35,14 +43,21 @@ def test_log_prob(sub, ctx):
 
     zh: sequence_log_prob：两行、每行三个位置，第 1 行最后一个位置是填充
     """
-    logits = torch.tensor([[[2.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 3.0, 0.5]],
-                           [[0.5, 0.5, 2.0], [1.0, 0.0, -1.0], [9.0, 9.0, 9.0]]])
+    logits = torch.tensor(
+        [[[2.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 3.0, 0.5]], [[0.5, 0.5, 2.0], [1.0, 0.0, -1.0], [9.0, 9.0, 9.0]]]
+    )
     tokens = torch.tensor([[0, 2, 1], [2, 1, -100]])
     mask = torch.tensor([[True, True, True], [True, True, False]])
     value = sub.sequence_log_prob(logits, tokens, mask)
-    check_log_probs(ctx, value, [-1.7029523500321073, -1.7765870998456956], torch.float32,
-                    what="sequence_log_prob(example)", labels=["no padding", "one padded position"],
-                    mistakes=NO_MISTAKES)
+    check_log_probs(
+        ctx,
+        value,
+        [-1.7029523500321073, -1.7765870998456956],
+        torch.float32,
+        what="sequence_log_prob(example)",
+        labels=["no padding", "one padded position"],
+        mistakes=NO_MISTAKES,
+    )
 
 
 def test_greedy(sub, ctx):
@@ -51,9 +66,16 @@ def test_greedy(sub, ctx):
     zh: 在题面例子上的 greedy_decode：先 A 后 EOS，log(0.55 x 0.5)
     """
     value = sub.greedy_decode(START, TRANS, eos_id=0, max_len=4, pad_id=-1)
-    check_decoded(ctx, value, ([[1, 0, -1, -1]], [-1.2909841813155656]), torch.float32,
-                  name="greedy_decode", what="greedy_decode(example)", labels=["worked example"],
-                  mistakes=NO_MISTAKES)
+    check_decoded(
+        ctx,
+        value,
+        ([[1, 0, -1, -1]], [-1.2909841813155656]),
+        torch.float32,
+        name="greedy_decode",
+        what="greedy_decode(example)",
+        labels=["worked example"],
+        mistakes=NO_MISTAKES,
+    )
 
 
 def test_beam(sub, ctx):
@@ -62,9 +84,16 @@ def test_beam(sub, ctx):
     zh: 在题面例子上 beam_width=2 的 beam_search：先 B 后 EOS，log(0.4 x 0.9)
     """
     value = sub.beam_search(START, TRANS, eos_id=0, max_len=4, pad_id=-1, beam_width=2, length_penalty=0.0)
-    check_decoded(ctx, value, ([[2, 0, -1, -1]], [-1.0216512475319812]), torch.float32,
-                  name="beam_search", what="beam_search(example, beam_width=2)", labels=["worked example"],
-                  mistakes=NO_MISTAKES)
+    check_decoded(
+        ctx,
+        value,
+        ([[2, 0, -1, -1]], [-1.0216512475319812]),
+        torch.float32,
+        name="beam_search",
+        what="beam_search(example, beam_width=2)",
+        labels=["worked example"],
+        mistakes=NO_MISTAKES,
+    )
 
 
 def test_beam_width_one(sub, ctx):
@@ -73,9 +102,16 @@ def test_beam_width_one(sub, ctx):
     zh: beam_width=1 的 beam_search 就是贪心解码
     """
     value = sub.beam_search(START, TRANS, eos_id=0, max_len=4, pad_id=-1, beam_width=1, length_penalty=0.0)
-    check_decoded(ctx, value, ([[1, 0, -1, -1]], [-1.2909841813155656]), torch.float32,
-                  name="beam_search", what="beam_search(example, beam_width=1)", labels=["worked example"],
-                  mistakes=NO_MISTAKES)
+    check_decoded(
+        ctx,
+        value,
+        ([[1, 0, -1, -1]], [-1.2909841813155656]),
+        torch.float32,
+        name="beam_search",
+        what="beam_search(example, beam_width=1)",
+        labels=["worked example"],
+        mistakes=NO_MISTAKES,
+    )
 
 
 def test_length_penalty(sub, ctx):
@@ -85,12 +121,21 @@ def test_length_penalty(sub, ctx):
     """
     start = torch.tensor([_log([0.50, 0.45, 0.05])])
     trans = torch.tensor([[_log([1 / 3] * 3), _log([0.90, 0.05, 0.05]), _log([0.50, 0.25, 0.25])]])
-    for alpha, expected in ((0.0, ([[0, -1, -1]], [-0.6931471805599453])),
-                            (1.0, ([[1, 0, -1]], [-0.9038682118755978 / 2]))):
+    for alpha, expected in (
+        (0.0, ([[0, -1, -1]], [-0.6931471805599453])),
+        (1.0, ([[1, 0, -1]], [-0.9038682118755978 / 2])),
+    ):
         value = sub.beam_search(start, trans, eos_id=0, max_len=3, pad_id=-1, beam_width=2, length_penalty=alpha)
-        check_decoded(ctx, value, expected, torch.float32, name="beam_search",
-                      what=f"beam_search(length_penalty={alpha})", labels=[f"length_penalty={alpha}"],
-                      mistakes=NO_MISTAKES)
+        check_decoded(
+            ctx,
+            value,
+            expected,
+            torch.float32,
+            name="beam_search",
+            what=f"beam_search(length_penalty={alpha})",
+            labels=[f"length_penalty={alpha}"],
+            mistakes=NO_MISTAKES,
+        )
 
 
 def test_max_len_zero(sub, ctx):

@@ -19,7 +19,7 @@ from judge.checks import diagnosed
 
 from .checking import check_decoded, check_log_probs
 from .diagnoses import DECODING, LOG_PROB
-from .frozen import DECODED, GARBAGE_INPUTS, LARGE_INPUTS, LOG_PROB_VALUES, SMALL_START, SMALL_TRANS
+from .frozen import DECODED, GARBAGE_INPUTS, LARGE_INPUTS, LOG_PROB_VALUES, PADDED_INPUTS, SMALL_START, SMALL_TRANS
 
 BUDGET = BudgetDeclaration()  # nothing random: every check is exact
 
@@ -34,9 +34,15 @@ EXAMPLE_TRANS = [
 def _log_prob(sub, ctx, name: str, logits, tokens, mask, what: str) -> None:
     frozen = LOG_PROB_VALUES[name]
     value = sub.sequence_log_prob(logits, tokens, mask)
-    check_log_probs(ctx, value, frozen["expected"], torch.float32, what=what,
-                    labels=[f"row {row}" for row in range(len(frozen["expected"]))],
-                    mistakes=lambda: {LOG_PROB[key]: got for key, got in frozen["mistakes"].items()})
+    check_log_probs(
+        ctx,
+        value,
+        frozen["expected"],
+        torch.float32,
+        what=what,
+        labels=[f"row {row}" for row in range(len(frozen["expected"]))],
+        mistakes=lambda: {text: frozen["mistakes"][key] for key, text in LOG_PROB.items() if key in frozen["mistakes"]},
+    )
 
 
 def _decoded(value) -> tuple:
@@ -45,15 +51,45 @@ def _decoded(value) -> tuple:
 
 def _check(ctx, value, model: str, kind: str, name: str, what: str) -> None:
     frozen = DECODED[model]
-    check_decoded(ctx, value, _decoded(frozen[kind]), torch.float32, name=name, what=what,
-                  labels=[f"row {row}" for row in range(len(frozen[kind][0]))],
-                  mistakes=lambda: {DECODING[key]: _decoded(got) for key, got in frozen[f"{kind}_mistakes"].items()})
+    check_decoded(
+        ctx,
+        value,
+        _decoded(frozen[kind]),
+        torch.float32,
+        name=name,
+        what=what,
+        labels=[f"row {row}" for row in range(len(frozen[kind][0]))],
+        mistakes=lambda: {
+            text: _decoded(frozen[f"{kind}_mistakes"][key])
+            for key, text in DECODING.items()
+            if key in frozen[f"{kind}_mistakes"]
+        },
+    )
 
 
 def _log(rows):
     """Logits as the logs of the probabilities, taken in double precision like the oracle's."""
-    return torch.tensor([[math.log(p) for p in row] for row in rows] if not isinstance(rows[0][0], list)
-                        else [[[math.log(p) for p in row] for row in rows_b] for rows_b in rows])
+    return torch.tensor(
+        [[math.log(p) for p in row] for row in rows]
+        if not isinstance(rows[0][0], list)
+        else [[[math.log(p) for p in row] for row in rows_b] for rows_b in rows]
+    )
+
+
+def test_tiny_log_prob_padding(sub, ctx):
+    """sequence_log_prob: left and right padding
+
+    zh: sequence_log_prob：左侧填充与右侧填充
+    """
+    _log_prob(
+        sub,
+        ctx,
+        "padded",
+        torch.tensor(PADDED_INPUTS["logits"]),
+        torch.tensor(PADDED_INPUTS["tokens"]),
+        torch.tensor(PADDED_INPUTS["mask"]),
+        "sequence_log_prob with padding",
+    )
 
 
 def test_tiny_log_prob_garbage(sub, ctx):
@@ -62,8 +98,15 @@ def test_tiny_log_prob_garbage(sub, ctx):
     zh: sequence_log_prob：填充位置的编号为 -100，logits 为 NaN 或无穷大
     """
     with diagnosed(LOG_PROB["padding_ids_gathered"], raised_only=True):
-        _log_prob(sub, ctx, "garbage", torch.tensor(GARBAGE_INPUTS["logits"]), torch.tensor(GARBAGE_INPUTS["tokens"]),
-                  torch.tensor(GARBAGE_INPUTS["mask"]), "sequence_log_prob with garbage at padded positions")
+        _log_prob(
+            sub,
+            ctx,
+            "garbage",
+            torch.tensor(GARBAGE_INPUTS["logits"]),
+            torch.tensor(GARBAGE_INPUTS["tokens"]),
+            torch.tensor(GARBAGE_INPUTS["mask"]),
+            "sequence_log_prob with garbage at padded positions",
+        )
 
 
 def test_tiny_log_prob_long(sub, ctx):
@@ -85,7 +128,9 @@ def test_tiny_log_prob_large(sub, ctx):
     """
     logits = torch.tensor(LARGE_INPUTS["logits"])
     tokens = torch.tensor(LARGE_INPUTS["tokens"])
-    _log_prob(sub, ctx, "large", logits, tokens, torch.ones(1, 4, dtype=torch.bool), "sequence_log_prob with large logits")
+    _log_prob(
+        sub, ctx, "large", logits, tokens, torch.ones(1, 4, dtype=torch.bool), "sequence_log_prob with large logits"
+    )
 
 
 def test_tiny_greedy(sub, ctx):
@@ -102,8 +147,9 @@ def test_tiny_beam_beats_greedy(sub, ctx):
 
     zh: beam_search：三个贪心会错过最可能序列的模型
     """
-    value = sub.beam_search(_log(EXAMPLE_START), _log(EXAMPLE_TRANS), eos_id=0, max_len=4, pad_id=-1, beam_width=2,
-                            length_penalty=0.0)
+    value = sub.beam_search(
+        _log(EXAMPLE_START), _log(EXAMPLE_TRANS), eos_id=0, max_len=4, pad_id=-1, beam_width=2, length_penalty=0.0
+    )
     _check(ctx, value, "example", "beam", "beam_search", "beam_search(beam_width=2, where greedy misses)")
 
 
@@ -112,6 +158,13 @@ def test_tiny_beam(sub, ctx):
 
     zh: beam_search：四个小模型上 beam_width=3、length_penalty=0.6
     """
-    value = sub.beam_search(torch.tensor(SMALL_START), torch.tensor(SMALL_TRANS), eos_id=0, max_len=5, pad_id=-1,
-                            beam_width=3, length_penalty=0.6)
+    value = sub.beam_search(
+        torch.tensor(SMALL_START),
+        torch.tensor(SMALL_TRANS),
+        eos_id=0,
+        max_len=5,
+        pad_id=-1,
+        beam_width=3,
+        length_penalty=0.6,
+    )
     _check(ctx, value, "small", "beam", "beam_search", "beam_search(beam_width=3, length_penalty=0.6)")
