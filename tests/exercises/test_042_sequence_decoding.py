@@ -24,7 +24,7 @@ from judge.suites import load_suite, suites_module
 
 def _modules():
     exercise = resolve("42")
-    for suite in ("hidden", "public", "tiny"):
+    for suite in ("hidden", "public"):  # not tiny: it imports what --write generates
         load_suite(exercise, suite)
     names = {
         "oracle": "hidden.oracle",
@@ -120,7 +120,12 @@ def frozen_values(parts) -> dict:
     )
     start, trans = _small_model()
     small = (torch.tensor(start), torch.tensor(trans))
-    for name, (s, t, width, alpha, max_len) in {"example": (*example, 2, 0.0, 4), "small": (*small, 3, 0.6, 5)}.items():
+    tied = parts["cases"].tied()
+    for name, (s, t, width, alpha, max_len) in {
+        "example": (*example, 2, 0.0, 4),
+        "small": (*small, 3, 0.6, 5),
+        "tied": (tied.start, tied.trans, tied.width, tied.alpha, tied.max_len),
+    }.items():
         models[name] = {
             "beam": decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha)),
             "greedy": decoded(oracle.greedy(s, t, 0, max_len, -1)),
@@ -133,7 +138,14 @@ def frozen_values(parts) -> dict:
                 key: decoded(oracle.greedy(s, t, 0, max_len, -1, key)) for key in oracle.GREEDY_MISTAKES
             },
         }
-    return {"LOG_PROB_VALUES": lp, "DECODED": models, "SMALL_START": start, "SMALL_TRANS": trans}
+    return {
+        "LOG_PROB_VALUES": lp,
+        "DECODED": models,
+        "SMALL_START": start,
+        "SMALL_TRANS": trans,
+        "TIED_START": tied.start.tolist(),
+        "TIED_TRANS": tied.trans.tolist(),
+    }
 
 
 def _same(a, b) -> bool:

@@ -18,8 +18,18 @@ from judge.budget import BudgetDeclaration
 from judge.checks import diagnosed
 
 from .checking import check_decoded, check_log_probs
-from .diagnoses import DECODING, LOG_PROB
-from .frozen import DECODED, GARBAGE_INPUTS, LARGE_INPUTS, LOG_PROB_VALUES, PADDED_INPUTS, SMALL_START, SMALL_TRANS
+from .diagnoses import DECODING, LOG_PROB, TIES
+from .frozen import (
+    DECODED,
+    GARBAGE_INPUTS,
+    LARGE_INPUTS,
+    LOG_PROB_VALUES,
+    PADDED_INPUTS,
+    SMALL_START,
+    SMALL_TRANS,
+    TIED_START,
+    TIED_TRANS,
+)
 
 BUDGET = BudgetDeclaration()  # nothing random: every check is exact
 
@@ -49,8 +59,9 @@ def _decoded(value) -> tuple:
     return value[0], value[1]
 
 
-def _check(ctx, value, model: str, kind: str, name: str, what: str) -> None:
+def _check(ctx, value, model: str, kind: str, name: str, what: str, ties: bool = False) -> None:
     frozen = DECODED[model]
+    rows = len(frozen[kind][0])
     check_decoded(
         ctx,
         value,
@@ -58,7 +69,9 @@ def _check(ctx, value, model: str, kind: str, name: str, what: str) -> None:
         torch.float32,
         name=name,
         what=what,
-        labels=[f"row {row}" for row in range(len(frozen[kind][0]))],
+        labels=[f"row {row}" for row in range(rows)],
+        tie_rows=range(rows) if ties else (),
+        tie_diagnosis=TIES if ties else None,
         mistakes=lambda: {
             text: _decoded(frozen[f"{kind}_mistakes"][key])
             for key, text in DECODING.items()
@@ -168,3 +181,15 @@ def test_tiny_beam(sub, ctx):
         length_penalty=0.6,
     )
     _check(ctx, value, "small", "beam", "beam_search", "beam_search(beam_width=3, length_penalty=0.6)")
+
+
+def test_tiny_ties(sub, ctx):
+    """greedy_decode and beam_search: exact ties go to the lowest id and the lexicographically smaller sequence
+
+    zh: greedy_decode 与 beam_search：精确并列时取编号最小的 token、字典序较小的序列
+    """
+    start, trans = torch.tensor(TIED_START), torch.tensor(TIED_TRANS)
+    value = sub.greedy_decode(start, trans, eos_id=0, max_len=5, pad_id=-1)
+    _check(ctx, value, "tied", "greedy", "greedy_decode", "greedy_decode(tied maxima)", ties=True)
+    value = sub.beam_search(start, trans, eos_id=0, max_len=5, pad_id=-1, beam_width=3, length_penalty=0.5)
+    _check(ctx, value, "tied", "beam", "beam_search", "beam_search(exact ties)", ties=True)
