@@ -203,7 +203,7 @@ def random_model(seed: int, batch: int, vocab: int, max_len: int, width: int = 1
         bias = rng.uniform(-3.0, 1.0)
         start[b, EOS] += bias - 1.0
         trans[b, :, EOS] += bias
-    labels = [_label(f"seed {seed}, row {b}", f"第 {b} 行") for b in range(batch)]
+    labels = [Label(f"seed {seed}, row {b}", Bilingual("a random model", "随机模型")) for b in range(batch)]
     return Model(start, trans, labels, max_len, width, alpha)
 
 
