@@ -91,7 +91,7 @@ def parse_wrong_solution(path: Path) -> WrongSolution:
     return WrongSolution(path, " ".join(fields["Mistake"].split()), DiagnosisPhrase(" ".join(phrase.split()), prefix))
 
 
-def _normal(text: str) -> str:
+def normalized_diagnosis(text: str) -> str:
     """``text`` for comparing diagnoses: runs of whitespace as one space, lower case, no final full stop."""
     return " ".join(str(text).split()).lower().rstrip(".。")
 
@@ -109,12 +109,12 @@ def diagnosis_found(report: Report | dict, phrase: str, *, prefix: bool | None =
 
     ``report``: a :class:`Report` or its JSON form (as the browser runner returns it).
     """
-    wanted = _normal(phrase)
+    wanted = normalized_diagnosis(phrase)
     if not wanted:
         return False
     as_prefix = getattr(phrase, "prefix", False) if prefix is None else prefix
     for said in _report_diagnoses(report):
-        text = _normal(said)
+        text = normalized_diagnosis(said)
         if text == wanted:
             return True
         if as_prefix and text.startswith(wanted) and not text[len(wanted)].isalnum():

@@ -406,8 +406,12 @@ def expect_close(
     expected64 = expected.to(torch.float64)
     if torch.isnan(actual64).any():
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
+        # A known mistake may produce the NaN (an overflowing softmax, NaN x 0 on padding): name it.
+        diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
         fail(
-            f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}",
+            f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}"
+            + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
+            diagnosis=diagnosis,
             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
         )
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
@@ -433,13 +437,14 @@ def expect_close(
 def _matching_mistake(
     actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float, atol: float
 ) -> str | None:
-    """The mistake that reproduces the whole output, else the first one that reproduces ``row``."""
+    """The mistake that reproduces the whole output, else the first one that reproduces ``row``
+    (NaN matches NaN and an infinity the same infinity: a mistake's output is compared as it is)."""
     candidates = {name: c.to(torch.float64) for name, c in mistakes.items() if c.shape == actual.shape}
     for name, candidate in candidates.items():
-        if torch.allclose(actual, candidate, rtol=rtol, atol=atol):
+        if torch.allclose(actual, candidate, rtol=rtol, atol=atol, equal_nan=True):
             return name
     for name, candidate in candidates.items():
-        if torch.allclose(actual[row], candidate[row], rtol=rtol, atol=atol):
+        if torch.allclose(actual[row], candidate[row], rtol=rtol, atol=atol, equal_nan=True):
             return name
     return None
 

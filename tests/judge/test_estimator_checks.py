@@ -310,3 +310,17 @@ def test_independent_rows_takes_a_diagnosis_for_outcomes_that_are_not_draws():
     with pytest.raises(CheckFailed) as failed:
         checks.expect_independent_rows(ctx, counts, counts, probs, label="counts", diagnosis="rows share counts")
     assert failed.value.diagnosis == "rows share counts"
+
+
+def test_expect_close_names_the_mistake_that_produces_nan():
+    """An overflowing softmax returns NaN; the known mistake that does so is named, not only "holds NaN"."""
+    expected = torch.tensor([[-1.0, -2.0]], dtype=torch.float64)
+    actual = torch.tensor([[float("nan"), -2.0]], dtype=torch.float64)
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_close(
+            actual, expected, rtol=1e-6, atol=1e-9, what="log p", mistakes={"no max subtraction": actual.clone()}
+        )
+    assert failed.value.diagnosis == "no max subtraction" and "holds NaN" in failed.value.message
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_close(actual, expected, rtol=1e-6, atol=1e-9, what="log p", mistakes={"other": expected})
+    assert failed.value.diagnosis is None

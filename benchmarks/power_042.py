@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Power of exercise 42's suite: which check kills each known-wrong solution, under every seed.
+
+    .venv/bin/python benchmarks/power_042.py [--seeds 5] [--reference-seeds 20] [--quick] [--json PATH]
+
+Exercise 42 is deterministic: no case draws anything, so there is no sample size to tune and no
+statistical power to estimate. A wrong solution is either killed by a hard check (a token that
+differs, a value outside the tolerance, an exception, an accepted bad input) or it is not, and
+the master seed cannot change that. This script measures what that claim needs:
+
+* every file of ``solutions/042-sequence-decoding/wrong/`` is judged (public + hidden) under
+  ``--seeds`` master seeds; reported: the verdict, the first case that fails (the check that
+  kills it), how many cases fail, and whether the judge's diagnosis equals the file's promised
+  ``Diagnosis:``. P(kill) is 1 when every seed kills it with the promised diagnosis;
+* the reference is judged under ``--reference-seeds`` seeds: it must pass every one (false
+  failures: 0, as a deterministic judge allows), and its per-case time and CPU time give the
+  suite's time.
+
+``--quick`` uses 1 seed per wrong solution and 3 for the reference (about a minute on two busy
+cores: each judged file starts one learner process, which imports torch; the seed cannot change
+a verdict here, so one is enough for a smoke test). Exits 1 if a wrong
+solution survives a seed or gets another diagnosis, or if the reference fails a seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import console, machine, write_json  # noqa: E402
+from judge.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution  # noqa: E402
+from judge.exercise import resolve  # noqa: E402
+from judge.verdicts import Verdict  # noqa: E402
+
+EXERCISE_ID = "42"
+
+
+def _seeds(count: int, base: int) -> list[int]:
+    return [base + 7919 * i for i in range(count)]
+
+
+def wrong_table(exercise, seeds: list[int]) -> list[dict]:
+    rows = []
+    for path in exercise.wrong_solutions():
+        solution = parse_wrong_solution(path)
+        reports = judge_under_seeds(exercise, path, seeds)
+        killed = [r.verdict != Verdict.AC for r in reports]
+        diagnosed = [diagnosis_found(r, solution.diagnosis, prefix=solution.diagnosis.prefix) for r in reports]
+        first = reports[0]
+        failing = [c for c in first.cases if c.verdict != Verdict.AC]
+        promised = normalized_diagnosis(solution.diagnosis)
+        naming = [
+            c
+            for c in failing
+            if c.diagnosis
+            and (
+                normalized_diagnosis(c.diagnosis) == promised
+                or (solution.diagnosis.prefix and normalized_diagnosis(c.diagnosis).startswith(promised))
+            )
+        ]
+        rows.append(
+            {
+                "mistake": solution.name,
+                "verdict": first.verdict.value,
+                "killed_by": f"{failing[0].suite}: {failing[0].title}" if failing else "",
+                "diagnosed_by": f"{naming[0].suite}: {naming[0].name}" if naming else "",
+                "failing_cases": len(failing),
+                "cases": len(first.cases),
+                "killed_every_seed": all(killed),
+                "diagnosed_every_seed": all(diagnosed),
+                "p_kill": sum(k and d for k, d in zip(killed, diagnosed, strict=True)) / len(reports),
+                "diagnosis": str(solution.diagnosis),
+            }
+        )
+    return rows
+
+
+def reference_runs(exercise, seeds: list[int]) -> dict:
+    reports = judge_under_seeds(exercise, exercise.solutions_root / "reference.py", seeds)
+    failures = sum(r.verdict != Verdict.AC for r in reports)
+    totals_ms = [sum(c.time_ms for c in r.cases) for r in reports]
+    cpu_ms = [sum(c.cpu_ms or 0.0 for c in r.cases) for r in reports]
+    slowest = max(reports[-1].cases, key=lambda c: c.time_ms)
+    return {
+        "seeds": len(seeds),
+        "failures": failures,
+        "suite_ms_median": sorted(totals_ms)[len(totals_ms) // 2],
+        "suite_cpu_ms_median": sorted(cpu_ms)[len(cpu_ms) // 2],
+        "slowest_case": f"{slowest.suite}: {slowest.title} ({slowest.time_ms:.0f} ms)",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5, help="master seeds per wrong solution")
+    parser.add_argument("--reference-seeds", type=int, default=20, help="master seeds for the reference")
+    parser.add_argument("--quick", action="store_true", help="1 seed per wrong solution, 3 for the reference")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.reference_seeds = 1, 3
+    exercise = resolve(EXERCISE_ID)
+    started = time.monotonic()
+    rows = wrong_table(exercise, _seeds(args.seeds, 42_000))
+    reference = reference_runs(exercise, _seeds(args.reference_seeds, 4_200_000))
+    out = console()
+    from rich.table import Table
+
+    table = Table(title=f"Exercise 42: every known mistake under {args.seeds} seeds")
+    for column in ("mistake", "verdict", "killed by (first failing case)", "failing", "P(kill)", "diagnosed"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            row["mistake"],
+            row["verdict"],
+            row["killed_by"],
+            f"{row['failing_cases']}/{row['cases']}",
+            f"{row['p_kill']:.0f}",
+            "yes" if row["diagnosed_every_seed"] else "NO",
+        )
+    out.print(table)
+    out.print(
+        f"reference: {reference['failures']} failures in {reference['seeds']} seeds; suite "
+        f"{reference['suite_ms_median']:.0f} ms wall, {reference['suite_cpu_ms_median']:.0f} ms CPU of the "
+        f"learner (median); slowest case {reference['slowest_case']}"
+    )
+    out.print(f"measured in {time.monotonic() - started:.0f} s")
+    bad = [r["mistake"] for r in rows if not (r["killed_every_seed"] and r["diagnosed_every_seed"])]
+    if args.json:
+        write_json(args.json, {"machine": machine(), "wrong": rows, "reference": reference, "seeds": args.seeds})
+    if bad or reference["failures"]:
+        out.print(f"[red]not killed with the promised diagnosis: {bad}; reference failures: {reference['failures']}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Exercise 42: sequence probability, greedy decoding and beam search.
+
+The full contract, a worked example and how you are judged are in statement.en.md
+(Chinese: statement.zh.md). Judge your work with `python practice/judge.py test 42`.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def sequence_log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Return log P of each row's real tokens.
+
+    Args:
+        logits: float32 or float64 tensor [B, T, V]; logits[b, t] scores tokens[b, t] (no shift).
+        tokens: int64 tensor [B, T]; at padded positions any integer (e.g. -100).
+        mask: bool tensor [B, T]; True for a real token. Padded logits may be NaN or inf.
+
+    Returns:
+        Tensor [B] with the dtype and device of `logits`: the sum over real positions of
+        log_softmax(logits[b, t])[tokens[b, t]] (over the vocabulary); 0 for a row without one.
+
+    Raises:
+        ValueError: logits not floating 3-D, tokens not int64 [B, T], mask not bool [B, T],
+            or a real token outside [0, V).
+    """
+    # TODO: log_softmax over the last axis, gather the tokens, select the real positions.
+    raise NotImplementedError
+
+
+def greedy_decode(
+    start_logits: torch.Tensor, transition_logits: torch.Tensor, eos_id: int, max_len: int, pad_id: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Always take the most likely next token (the lowest id among tied maxima).
+
+    Args:
+        start_logits: float tensor [B, V], logits of the first token.
+        transition_logits: float tensor [B, V, V]; [b, i, j] is the logit of next token j after
+            token i (normalize over the last axis).
+        eos_id: the end-of-sequence token, in [0, V); it counts as a token.
+        max_len: at most this many tokens, EOS included (>= 1).
+        pad_id: fills every position after the sequence.
+
+    Returns:
+        (tokens, scores): int64 [B, max_len] and [B] (dtype of the logits), the log-probability
+        of the returned sequence.
+
+    Raises:
+        ValueError: bad shapes or dtypes, non-finite logits, eos_id outside [0, V), max_len < 1.
+    """
+    # TODO
+    raise NotImplementedError
+
+
+def beam_search(
+    start_logits: torch.Tensor,
+    transition_logits: torch.Tensor,
+    eos_id: int,
+    max_len: int,
+    pad_id: int,
+    beam_width: int = 4,
+    length_penalty: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The statement's shrinking beam search; the best finished hypothesis per row.
+
+    The beam starts with one empty prefix. At each step keep the k = beam_width - finished
+    candidates with the highest log-probability (ties: lexicographically smaller sequence);
+    those ending with EOS (and, at the last step, all of them) are finished. Score each finished
+    hypothesis as log p / L ** length_penalty, L counting EOS; return the best.
+
+    Returns:
+        (tokens, scores): int64 [B, max_len] padded with pad_id, and [B] (dtype of the logits).
+
+    Raises:
+        ValueError: as greedy_decode, plus beam_width outside [1, V] or a negative, NaN or
+            infinite length_penalty.
+    """
+    # TODO
+    raise NotImplementedError

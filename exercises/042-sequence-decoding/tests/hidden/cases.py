@@ -1,0 +1,269 @@
+"""Frozen hidden cases of exercise 42, built from fixed seeds in the judge's process and cached.
+
+Every decoding case is checked when built: each decision of the float64 oracle (greedy argmax,
+top-k cut, final choice) must have a relative gap of at least ``MARGIN`` unless the case is
+about ties, where only exact, constructed ties (identical rows of the model) are allowed.
+float32 rounding moves a log-probability of these sizes by about 1e-6 relative, far below it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from dataclasses import dataclass
+
+import torch
+
+from judge.checks import Label
+from judge.i18n import Bilingual
+
+from . import oracle
+
+MARGIN = 1e-3
+EOS, PAD = 0, -1
+
+
+class AmbiguousCase(RuntimeError):
+    """A frozen case whose answer float32 rounding could change (a decision closer than MARGIN)."""
+
+
+# --- sequence_log_prob ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogProbCase:
+    logits: torch.Tensor
+    tokens: torch.Tensor
+    mask: torch.Tensor
+    labels: list
+
+    @functools.cached_property
+    def exact(self) -> torch.Tensor:
+        return oracle.log_prob(self.logits, self.tokens, self.mask)
+
+    def mistakes(self) -> dict:
+        return oracle.log_prob_mistakes(self.logits, self.tokens, self.mask)
+
+
+def _label(en: str, zh: str) -> Label:
+    return Label(en, Bilingual(en, zh))
+
+
+def _gauss(rng: random.Random, shape: tuple[int, ...], scale: float) -> torch.Tensor:
+    count = math.prod(shape)
+    return torch.tensor([rng.gauss(0.0, scale) for _ in range(count)], dtype=torch.float32).reshape(shape)
+
+
+@functools.cache
+def ragged() -> LogProbCase:
+    """Six rows of nine positions over eleven tokens: full, right-padded, left-padded, holes, empty, one token."""
+    rng = random.Random(4201)
+    batch, length, vocab = 6, 9, 11
+    logits = _gauss(rng, (batch, length, vocab), 2.0)
+    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
+    mask = torch.zeros(batch, length, dtype=torch.bool)
+    mask[0] = True
+    mask[1, :5] = True
+    mask[2, 4:] = True
+    mask[3] = torch.tensor([True, False, True, True, False, False, True, False, True])
+    mask[5, 0] = True
+    labels = [
+        _label("no padding", "没有填充"),
+        _label("right padding", "右侧填充"),
+        _label("left padding", "左侧填充"),
+        _label("padding in the middle", "中间有填充"),
+        _label("all padding", "全是填充"),
+        _label("one real token", "只有一个真实 token"),
+    ]
+    return LogProbCase(logits, tokens, mask, labels)
+
+
+@functools.cache
+def garbage() -> LogProbCase:
+    """Padded positions hold token id -100 and logits NaN, inf, -inf or 1e30; row 4 has no padding."""
+    rng = random.Random(4202)
+    batch, length, vocab = 5, 7, 6
+    logits = _gauss(rng, (batch, length, vocab), 1.5)
+    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
+    mask = torch.ones(batch, length, dtype=torch.bool)
+    mask[0, 5:] = False
+    mask[1, :2] = False
+    mask[2, 3] = False
+    mask[3, 1::2] = False
+    junk = [float("nan"), float("inf"), float("-inf"), 1e30]
+    for b in range(batch):
+        for t in range(length):
+            if not mask[b, t]:
+                tokens[b, t] = -100
+                logits[b, t] = junk[(b + t) % 4]
+    labels = [
+        _label(f"{int((~mask[b]).sum())} padded positions", f"{int((~mask[b]).sum())} 个填充位置") for b in range(batch)
+    ]
+    return LogProbCase(logits, tokens, mask, labels)
+
+
+@functools.cache
+def long() -> LogProbCase:
+    """400 positions over 50 tokens: a probability near 1e-680, below the smallest double."""
+    rng = random.Random(4203)
+    batch, length, vocab = 3, 400, 50
+    logits = _gauss(rng, (batch, length, vocab), 1.0)
+    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
+    mask = torch.ones(batch, length, dtype=torch.bool)
+    mask[1, 300:] = False
+    labels = [
+        _label("400 tokens", "400 个 token"),
+        _label("300 tokens, then padding", "300 个 token，然后是填充"),
+        _label("400 tokens", "400 个 token"),
+    ]
+    case = LogProbCase(logits, tokens, mask, labels)
+    assert bool((case.exact < -800).all()), "the long case must underflow a double"
+    return case
+
+
+@functools.cache
+def large() -> LogProbCase:
+    """Logits near 1000: one token per position leads by about 1000, so exp() overflows and its rivals underflow."""
+    rng = random.Random(4204)
+    batch, length, vocab = 4, 6, 8
+    logits = _gauss(rng, (batch, length, vocab), 3.0)
+    tokens = torch.zeros(batch, length, dtype=torch.int64)
+    for b in range(batch):
+        for t in range(length):
+            spike = rng.randrange(vocab)
+            logits[b, t, spike] += 1000.0
+            # even positions pick the leading token, odd ones a token about 1000 behind it
+            tokens[b, t] = spike if t % 2 == 0 else (spike + 1 + rng.randrange(vocab - 1)) % vocab
+    mask = torch.ones(batch, length, dtype=torch.bool)
+    labels = [_label("logits near 1000", "logits 约为 1000")] * batch
+    return LogProbCase(logits, tokens, mask, labels)
+
+
+@functools.cache
+def doubles() -> LogProbCase:
+    """float64 logits: the answer keeps double precision."""
+    rng = random.Random(4205)
+    batch, length, vocab = 3, 5, 7
+    logits = torch.tensor(
+        [[[rng.gauss(0.0, 2.0) for _ in range(vocab)] for _ in range(length)] for _ in range(batch)],
+        dtype=torch.float64,
+    )
+    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
+    mask = torch.ones(batch, length, dtype=torch.bool)
+    mask[2, 3:] = False
+    labels = [_label("float64", "float64")] * batch
+    return LogProbCase(logits, tokens, mask, labels)
+
+
+# --- decoding -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Model:
+    start: torch.Tensor  # [B, V]
+    trans: torch.Tensor  # [B, V, V]
+    labels: list
+    max_len: int
+    width: int = 1
+    alpha: float = 0.0
+    ties: bool = False  # exact, constructed ties allowed
+
+    @functools.cached_property
+    def greedy(self) -> list[oracle.Decoded]:
+        return _verified(oracle.greedy(self.start, self.trans, EOS, self.max_len, PAD), self.ties, "greedy")
+
+    @functools.cached_property
+    def beam(self) -> list[oracle.Decoded]:
+        rows = oracle.beam(self.start, self.trans, EOS, self.max_len, PAD, self.width, self.alpha)
+        return _verified(rows, self.ties, "beam")
+
+    def greedy_mistakes(self) -> dict:
+        return oracle.greedy_mistakes(self.start, self.trans, EOS, self.max_len, PAD)
+
+    def beam_mistakes(self) -> dict:
+        return oracle.beam_mistakes(self.start, self.trans, EOS, self.max_len, PAD, self.width, self.alpha)
+
+
+def _verified(rows: list[oracle.Decoded], ties: bool, what: str) -> list[oracle.Decoded]:
+    for index, row in enumerate(rows):
+        if row.margin < MARGIN:
+            raise AmbiguousCase(f"{what}, row {index}: a decision has gap {row.margin:.2e} < {MARGIN}")
+        if row.ties and not ties:
+            raise AmbiguousCase(f"{what}, row {index}: {row.ties} exact ties in a case not about ties")
+    return rows
+
+
+def random_model(seed: int, batch: int, vocab: int, max_len: int, width: int = 1, alpha: float = 0.0) -> Model:
+    """Gaussian logits (scale 1.5) with a per-row EOS bias in [-3, 1]: some rows end early, some run to max_len."""
+    rng = random.Random(seed)
+    start = _gauss(rng, (batch, vocab), 1.5)
+    trans = _gauss(rng, (batch, vocab, vocab), 1.5)
+    for b in range(batch):
+        bias = rng.uniform(-3.0, 1.0)
+        start[b, EOS] += bias - 1.0
+        trans[b, :, EOS] += bias
+    labels = [Label(f"seed {seed}, row {b}", Bilingual("a random model", "随机模型")) for b in range(batch)]
+    return Model(start, trans, labels, max_len, width, alpha)
+
+
+# Seeds whose every decision clears MARGIN (tests/exercises/test_042_sequence_decoding.py rebuilds them).
+GREEDY_SEED = 4210
+BEAM_SEEDS = {"narrow": 4221, "wide": 4251, "penalized": 4240, "width_one": 4250}
+
+
+@functools.cache
+def greedy_random() -> Model:
+    return random_model(GREEDY_SEED, 16, 8, 7)
+
+
+@functools.cache
+def beam_random(kind: str) -> Model:
+    width, alpha, max_len = {
+        "narrow": (2, 0.0, 6),
+        "wide": (4, 1.0, 7),
+        "penalized": (3, 0.6, 5),
+        "width_one": (1, 0.0, 7),
+    }[kind]
+    return random_model(BEAM_SEEDS[kind], 16, 8, max_len, width, alpha)
+
+
+def _log(probs: list[float]) -> list[float]:
+    return [math.log(p) for p in probs]
+
+
+@functools.cache
+def greedy_misses() -> Model:
+    """The worked example and two variations: greedy takes the likelier first token, beam search does better.
+
+    Tokens: 0 = EOS, 1 = A, 2 = B, 3 = C. Row 0 is the statement's example; row 1 needs three
+    steps; in row 2 the better sequence goes through the second choice of the same hypothesis.
+    """
+    uniform = _log([0.25] * 4)
+    start = [_log([0.01, 0.55, 0.40, 0.04]), _log([0.02, 0.50, 0.45, 0.03]), _log([0.05, 0.70, 0.15, 0.10])]
+    trans = [
+        [uniform, _log([0.50, 0.20, 0.15, 0.15]), _log([0.90, 0.04, 0.03, 0.03]), _log([0.40, 0.20, 0.20, 0.20])],
+        [uniform, _log([0.40, 0.30, 0.20, 0.10]), _log([0.10, 0.05, 0.05, 0.80]), _log([0.95, 0.01, 0.02, 0.02])],
+        [uniform, _log([0.05, 0.05, 0.50, 0.40]), _log([0.40, 0.30, 0.20, 0.10]), _log([0.96, 0.02, 0.01, 0.01])],
+    ]
+    labels = [
+        _label("the statement's example", "题面中的例子"),
+        _label("better in three steps", "三步之后更好"),
+        _label("better through a second choice", "通过次优选择更好"),
+    ]
+    return Model(torch.tensor(start), torch.tensor(trans), labels, max_len=4, width=2, alpha=0.0)
+
+
+@functools.cache
+def tied() -> Model:
+    """Exact ties: tokens 2 and 3 share their start logit and their row of transitions, and a greedy tie."""
+    rng = random.Random(4260)
+    batch, vocab = 4, 6
+    start = _gauss(rng, (batch, vocab), 1.0)
+    trans = _gauss(rng, (batch, vocab, vocab), 1.0)
+    for b in range(batch):
+        start[b, 3] = start[b, 2] = start[b].max() + 0.5  # 2 and 3 lead the first step together
+        trans[b, 3] = trans[b, 2]
+        trans[b, :, EOS] += 0.5 * b
+    labels = [_label("tokens 2 and 3 tie", "token 2 与 3 并列")] * batch
+    return Model(start, trans, labels, max_len=5, width=3, alpha=0.5, ties=True)

@@ -1,0 +1,147 @@
+"""How exercise 42 compares a learner's answers with the target: shared by the public, tiny and hidden suites.
+
+Public on purpose: it holds no answers, only the comparison and the wording of failures.
+Expected values arrive as plain lists (tokens) and floats (scores), so the browser's tiny
+suite can freeze them; a mistake's output is given the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+import torch
+
+from judge.checks import expect, expect_close, expect_tensor, fail, rule
+from judge.i18n import Bilingual
+
+# float32: sums of up to a few thousand log-probabilities; float64: near machine precision.
+TOLERANCE = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-10, 1e-10)}
+
+Decoded = tuple[list[list[int]], list[float]]  # tokens [B][max_len], scores [B]
+
+
+def _same(actual: Sequence[float], candidate: Sequence[float], rtol: float, atol: float) -> bool:
+    """Equal NaN pattern, equal infinities, finite values within tolerance."""
+    for a, c in zip(actual, candidate, strict=True):
+        if math.isnan(a) or math.isnan(c):
+            if not (math.isnan(a) and math.isnan(c)):
+                return False
+        elif math.isinf(a) or math.isinf(c):
+            if a != c:
+                return False
+        elif abs(a - c) > atol + rtol * abs(c):
+            return False
+    return True
+
+
+def check_log_probs(
+    ctx,
+    value,
+    expected: Sequence[float],
+    dtype,
+    *,
+    what: str,
+    labels: Sequence[str],
+    mistakes: Callable[[], Mapping[str, Sequence[float]]],
+) -> None:
+    """``sequence_log_prob``'s value: a [B] tensor of ``dtype`` on the run's device, close to ``expected``.
+
+    ``mistakes``: diagnosis -> what that mistake returns ([B] floats, NaN and inf included), asked
+    for only on failure; the first one that reproduces every row is the diagnosis.
+    """
+    out = expect_tensor(value, name="sequence_log_prob", shape=(len(expected),), dtype=dtype, device=ctx.device)
+    rtol, atol = TOLERANCE[dtype]
+    actual = out.to(torch.float64).tolist()
+    if _same(actual, expected, rtol, atol):
+        return
+    found = {name: list(got) for name, got in mistakes().items()}
+    diagnosis = next((name for name, got in found.items() if _same(actual, got, rtol, atol)), None)
+    row = next(i for i, a in enumerate(actual) if not _same([a], [expected[i]], rtol, atol))
+    if all(math.isfinite(v) for v in actual + list(expected)):
+        expect_close(
+            out.to(torch.float64),
+            torch.tensor(expected, dtype=torch.float64),
+            rtol=rtol,
+            atol=atol,
+            what=what,
+            row_labels=None,
+            outcome=("row", "行"),
+            mistakes={name: torch.tensor(got, dtype=torch.float64) for name, got in found.items()},
+        )
+    fail(
+        f"{what}: row {row} ({labels[row]}): you returned {actual[row]}, expected {expected[row]:.6g}"
+        + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
+        diagnosis=diagnosis,
+        rule=rule(what, "the log-probability differs from the target", "对数概率与目标不一致", row=row, labels=labels),
+    )
+
+
+def decoded(ctx, value, *, name: str, batch: int, max_len: int, dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """The pair (tokens, scores) a decoder returns, checked: int64 [B, max_len] and ``dtype`` [B]."""
+    expect(
+        isinstance(value, (list, tuple)) and len(value) == 2,
+        f"{name} must return a pair (tokens, scores), got {type(value).__name__}"
+        + (f" of length {len(value)}" if isinstance(value, (list, tuple)) else ""),
+        rule=Bilingual(
+            f"{name}: did not return a pair (tokens, scores)", f"{name}：返回的不是 (tokens, scores) 二元组"
+        ),
+    )
+    tokens = expect_tensor(
+        value[0], name=f"{name} tokens", shape=(batch, max_len), dtype=torch.int64, device=ctx.device
+    )
+    scores = expect_tensor(value[1], name=f"{name} scores", shape=(batch,), dtype=dtype, device=ctx.device)
+    return tokens, scores
+
+
+def check_decoded(
+    ctx,
+    value,
+    expected: Decoded,
+    dtype,
+    *,
+    name: str,
+    what: str,
+    labels: Sequence[str],
+    mistakes: Callable[[], Mapping[str, Decoded]],
+    tie_rows: Sequence[int] = (),
+    tie_diagnosis: str | None = None,
+) -> None:
+    """A decoder's (tokens, scores) against ``expected``; a failure names the mistake that reproduces every row.
+
+    ``tie_rows``: rows whose answer depends on the tie rule; a wrong sequence there that no
+    listed mistake explains gets ``tie_diagnosis``.
+    """
+    want_tokens, want_scores = expected
+    tokens, scores = decoded(ctx, value, name=name, batch=len(want_tokens), max_len=len(want_tokens[0]), dtype=dtype)
+    rtol, atol = TOLERANCE[dtype]
+    got_tokens, got_scores = tokens.tolist(), scores.to(torch.float64).tolist()
+
+    def row_ok(row: int, tok: Sequence[Sequence[int]], sc: Sequence[float]) -> bool:
+        return list(got_tokens[row]) == list(tok[row]) and _same([got_scores[row]], [sc[row]], rtol, atol)
+
+    wrong = [row for row in range(len(want_tokens)) if not row_ok(row, want_tokens, want_scores)]
+    if not wrong:
+        return
+    diagnosis = None
+    for text, (tok, sc) in mistakes().items():
+        if all(row_ok(row, tok, sc) for row in range(len(want_tokens))):
+            diagnosis = text
+            break
+    if diagnosis is None and tie_diagnosis and all(row in tie_rows for row in wrong):
+        diagnosis = tie_diagnosis
+    row = wrong[0]
+    tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
+    fail(
+        f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
+        f"{got_scores[row]:.6g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.6g}"
+        + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
+        diagnosis=diagnosis,
+        rule=rule(
+            what,
+            "the decoded tokens differ from the target" if tokens_wrong else "the score differs from the target",
+            "解码出的 token 与目标不一致" if tokens_wrong else "得分与目标不一致",
+            row=row,
+            labels=labels,
+        ),
+    )

@@ -1,0 +1,195 @@
+"""The tiny variant of exercise 42: what "Run" judges in the browser, after the public cases.
+
+It never leaves the public side: no hidden input, no oracle. Its inputs are small enough for the
+browser's pure-Python torch (the largest, 160 positions over 8 tokens, is built by formula),
+and its answers, with what each known mistake returns on them, were computed by the judge's
+float64 oracle and frozen in ``frozen.py`` (tests/exercises/test_042_sequence_decoding.py checks
+them against it). The small model of four rows over five tokens was chosen so that every known
+decoding mistake returns its own answer there, so a failure always names its mistake.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from judge.budget import BudgetDeclaration
+from judge.checks import diagnosed
+
+from .checking import check_decoded, check_log_probs
+from .diagnoses import DECODING, LOG_PROB, TIES
+from .frozen import (
+    DECODED,
+    GARBAGE_INPUTS,
+    LARGE_INPUTS,
+    LOG_PROB_VALUES,
+    PADDED_INPUTS,
+    SMALL_START,
+    SMALL_TRANS,
+    TIED_START,
+    TIED_TRANS,
+)
+
+BUDGET = BudgetDeclaration()  # nothing random: every check is exact
+
+EXAMPLE_START = [[0.01, 0.55, 0.40, 0.04], [0.02, 0.50, 0.45, 0.03], [0.05, 0.70, 0.15, 0.10]]
+EXAMPLE_TRANS = [
+    [[0.25] * 4, [0.50, 0.20, 0.15, 0.15], [0.90, 0.04, 0.03, 0.03], [0.40, 0.20, 0.20, 0.20]],
+    [[0.25] * 4, [0.40, 0.30, 0.20, 0.10], [0.10, 0.05, 0.05, 0.80], [0.95, 0.01, 0.02, 0.02]],
+    [[0.25] * 4, [0.05, 0.05, 0.50, 0.40], [0.40, 0.30, 0.20, 0.10], [0.96, 0.02, 0.01, 0.01]],
+]
+
+
+def _log_prob(sub, ctx, name: str, logits, tokens, mask, what: str) -> None:
+    frozen = LOG_PROB_VALUES[name]
+    value = sub.sequence_log_prob(logits, tokens, mask)
+    check_log_probs(
+        ctx,
+        value,
+        frozen["expected"],
+        torch.float32,
+        what=what,
+        labels=[f"row {row}" for row in range(len(frozen["expected"]))],
+        mistakes=lambda: {text: frozen["mistakes"][key] for key, text in LOG_PROB.items() if key in frozen["mistakes"]},
+    )
+
+
+def _decoded(value) -> tuple:
+    return value[0], value[1]
+
+
+def _check(ctx, value, model: str, kind: str, name: str, what: str, ties: bool = False) -> None:
+    frozen = DECODED[model]
+    rows = len(frozen[kind][0])
+    check_decoded(
+        ctx,
+        value,
+        _decoded(frozen[kind]),
+        torch.float32,
+        name=name,
+        what=what,
+        labels=[f"row {row}" for row in range(rows)],
+        tie_rows=range(rows) if ties else (),
+        tie_diagnosis=TIES if ties else None,
+        mistakes=lambda: {
+            text: _decoded(frozen[f"{kind}_mistakes"][key])
+            for key, text in DECODING.items()
+            if key in frozen[f"{kind}_mistakes"]
+        },
+    )
+
+
+def _log(rows):
+    """Logits as the logs of the probabilities, taken in double precision like the oracle's."""
+    return torch.tensor(
+        [[math.log(p) for p in row] for row in rows]
+        if not isinstance(rows[0][0], list)
+        else [[[math.log(p) for p in row] for row in rows_b] for rows_b in rows]
+    )
+
+
+def test_tiny_log_prob_padding(sub, ctx):
+    """sequence_log_prob: left and right padding
+
+    zh: sequence_log_prob：左侧填充与右侧填充
+    """
+    _log_prob(
+        sub,
+        ctx,
+        "padded",
+        torch.tensor(PADDED_INPUTS["logits"]),
+        torch.tensor(PADDED_INPUTS["tokens"]),
+        torch.tensor(PADDED_INPUTS["mask"]),
+        "sequence_log_prob with padding",
+    )
+
+
+def test_tiny_log_prob_garbage(sub, ctx):
+    """sequence_log_prob: padded positions hold id -100 and NaN or infinite logits
+
+    zh: sequence_log_prob：填充位置的编号为 -100，logits 为 NaN 或无穷大
+    """
+    with diagnosed(LOG_PROB["padding_ids_gathered"], raised_only=True):
+        _log_prob(
+            sub,
+            ctx,
+            "garbage",
+            torch.tensor(GARBAGE_INPUTS["logits"]),
+            torch.tensor(GARBAGE_INPUTS["tokens"]),
+            torch.tensor(GARBAGE_INPUTS["mask"]),
+            "sequence_log_prob with garbage at padded positions",
+        )
+
+
+def test_tiny_log_prob_long(sub, ctx):
+    """sequence_log_prob: 160 tokens, a probability near 1e-415
+
+    zh: sequence_log_prob：160 个 token，概率约为 1e-415
+    """
+    length, vocab = 160, 8
+    logits = torch.tensor([[[((7 * t + 3 * v) % 11) * 1.2 for v in range(vocab)] for t in range(length)]])
+    tokens = torch.tensor([[(5 * t + 1) % vocab for t in range(length)]])
+    mask = torch.ones(1, length, dtype=torch.bool)
+    _log_prob(sub, ctx, "long", logits, tokens, mask, "sequence_log_prob of a long sequence")
+
+
+def test_tiny_log_prob_large(sub, ctx):
+    """sequence_log_prob: logits near 1000, and tokens 1000 behind the leader
+
+    zh: sequence_log_prob：logits 约为 1000，且有比最大值低约 1000 的 token
+    """
+    logits = torch.tensor(LARGE_INPUTS["logits"])
+    tokens = torch.tensor(LARGE_INPUTS["tokens"])
+    _log_prob(
+        sub, ctx, "large", logits, tokens, torch.ones(1, 4, dtype=torch.bool), "sequence_log_prob with large logits"
+    )
+
+
+def test_tiny_greedy(sub, ctx):
+    """greedy_decode: four small models
+
+    zh: greedy_decode：四个小模型
+    """
+    value = sub.greedy_decode(torch.tensor(SMALL_START), torch.tensor(SMALL_TRANS), eos_id=0, max_len=5, pad_id=-1)
+    _check(ctx, value, "small", "greedy", "greedy_decode", "greedy_decode(small models)")
+
+
+def test_tiny_beam_beats_greedy(sub, ctx):
+    """beam_search: three models where greedy misses the most probable sequence
+
+    zh: beam_search：三个贪心会错过最可能序列的模型
+    """
+    value = sub.beam_search(
+        _log(EXAMPLE_START), _log(EXAMPLE_TRANS), eos_id=0, max_len=4, pad_id=-1, beam_width=2, length_penalty=0.0
+    )
+    _check(ctx, value, "example", "beam", "beam_search", "beam_search(beam_width=2, where greedy misses)")
+
+
+def test_tiny_beam(sub, ctx):
+    """beam_search: beam_width=3 and length_penalty=0.6 on four small models
+
+    zh: beam_search：四个小模型上 beam_width=3、length_penalty=0.6
+    """
+    value = sub.beam_search(
+        torch.tensor(SMALL_START),
+        torch.tensor(SMALL_TRANS),
+        eos_id=0,
+        max_len=5,
+        pad_id=-1,
+        beam_width=3,
+        length_penalty=0.6,
+    )
+    _check(ctx, value, "small", "beam", "beam_search", "beam_search(beam_width=3, length_penalty=0.6)")
+
+
+def test_tiny_ties(sub, ctx):
+    """greedy_decode and beam_search: exact ties go to the lowest id and the lexicographically smaller sequence
+
+    zh: greedy_decode 与 beam_search：精确并列时取编号最小的 token、字典序较小的序列
+    """
+    start, trans = torch.tensor(TIED_START), torch.tensor(TIED_TRANS)
+    value = sub.greedy_decode(start, trans, eos_id=0, max_len=5, pad_id=-1)
+    _check(ctx, value, "tied", "greedy", "greedy_decode", "greedy_decode(tied maxima)", ties=True)
+    value = sub.beam_search(start, trans, eos_id=0, max_len=5, pad_id=-1, beam_width=3, length_penalty=0.5)
+    _check(ctx, value, "tied", "beam", "beam_search", "beam_search(exact ties)", ties=True)
