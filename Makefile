@@ -70,6 +70,9 @@ run: venv assets
 bench: venv assets browser
 	$(PY) benchmarks/speed.py
 	$(PY) benchmarks/power.py
+	$(PY) benchmarks/power_040.py
+	$(PY) benchmarks/power_041.py
+	$(PY) benchmarks/power_042.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/browser.py

@@ -139,6 +139,7 @@ slug = "<<slug>>"
 difficulty = "easy"            # easy, medium or hard (TODO)
 tags = ["sampling"]            # TODO
 chapter = "Probability and sampling"
+# section = "sampling-algorithms"  # TODO: the chapter's section, one of the ids in exercises/chapters.toml
 # Add "browser" with a [browser] table and tests/public/tiny.py to offer "Run" (see exercise 1).
 runs_in = ["local", "server"]
 
