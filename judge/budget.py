@@ -59,6 +59,11 @@ class BudgetDeclaration:
             unbiased=self.unbiased + other.unbiased,
         )
 
+    def __str__(self) -> str:
+        """As a suite would write it: only the kinds it declares (``BudgetDeclaration()`` for none)."""
+        kinds = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds")
+        return f"BudgetDeclaration({', '.join(f'{k}={getattr(self, k)}' for k in kinds if getattr(self, k))})"
+
     def count(self, kind: str) -> int:
         """How many checks of ``kind`` this declares (``too_regular``: one per fit at most)."""
         return {

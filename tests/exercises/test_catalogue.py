@@ -10,7 +10,7 @@ from judge.runner import judge_file
 from judge.verdicts import Verdict
 
 EXERCISES = load_all()
-SEEDS = range(200)
+SEEDS = range(100)  # the catalogue for 200 and more: `check NNN --seeds 200` (kept out of make test: time)
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
@@ -22,8 +22,8 @@ def test_check_passes(exercise):
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
-def test_reference_passes_under_200_seeds(exercise):
-    """The documented false-failure bound makes a failure here a one-in-5000 event at most.
+def test_reference_passes_under_100_seeds(exercise):
+    """The documented false-failure bound makes a failure here a one-in-10 000 event at most.
 
     Two worker processes share the seeds (the judge's statistics are pure Python: one process
     would leave a core idle), each with one learner process for all its seeds."""
@@ -130,7 +130,6 @@ def test_a_suite_that_declares_more_checks_than_it_runs_is_named(tmp_path, monke
 
     exercise = _coin(tmp_path, monkeypatch, hidden_fit=3)
     problems = budget_problems(exercise, seed=1)
-    assert problems == ["hidden.py: BUDGET declares fit=3 but its tests use 1 "
-                        "(BudgetDeclaration(fit=3, independence=0, seeds=0, pairs=0))"]
+    assert problems == ["hidden.py: BUDGET declares fit=3 but its tests use 1 (BudgetDeclaration(fit=3))"]
     outcome = [o for o in check_exercise(exercise, seed=1) if o.solution == "budget"][0]
     assert not outcome.ok and "hidden.py" in outcome.problem
