@@ -28,9 +28,15 @@ SAMPLE_DRAWS = 4_000
 SEED_DRAWS = 32
 
 
+def _show(value: float, digits: int) -> str:
+    """A uniform for a message: enough digits that the largest float below 1 does not read as 1."""
+    text = f"{value:.{digits}g}"
+    return f"{value:.17g}" if text == "1" else text
+
+
 def _uniform_note(u: torch.Tensor):
     def note(row: int, draw: int) -> str:
-        return f"u = {float(u[row, draw]):.9g}"
+        return f"u = {_show(float(u[row, draw]), 9)}"
 
     return note
 
@@ -40,7 +46,7 @@ def _vector_note(u: torch.Tensor):
         values = u[row, draw]
         if bool((values == 0).all()):
             return "every uniform of this draw is 0"
-        return "uniforms " + ", ".join(f"{float(v):.6g}" for v in values)
+        return "uniforms " + ", ".join(_show(float(v), 6) for v in values)
 
     return note
 
@@ -129,11 +135,15 @@ def test_inverse_cdf_random_rows(sub, ctx):
 
 
 def test_gumbel_max(sub, ctx):
-    """gumbel_max: float32 and float64, -inf logits, uniforms of 0 and of the largest float below 1
+    """gumbel_max: float32 and float64, -inf logits, uniforms of 0 and of the largest float below 1, ties
 
-    zh: gumbel_max：float32 与 float64，含 -inf 的 logits，均匀数为 0 或小于 1 的最大浮点数
+    zh: gumbel_max：float32 与 float64，含 -inf 的 logits，均匀数为 0 或小于 1 的最大浮点数，并列
     """
-    for case, dtype in ((cases.gumbel_float32(), "float32"), (cases.gumbel_float64(), "float64")):
+    for case, dtype in (
+        (cases.gumbel_float32(), "float32"),
+        (cases.gumbel_float64(), "float64"),
+        (cases.gumbel_ties(), "float32, tied logits"),
+    ):
         _run(
             sub,
             ctx,
@@ -146,11 +156,15 @@ def test_gumbel_max(sub, ctx):
 
 
 def test_exponential_race(sub, ctx):
-    """exponential_race: float32 and float64, zero probabilities, uniforms of 0 and near 1
+    """exponential_race: float32 and float64, zero probabilities, uniforms of 0 and near 1, ties
 
-    zh: exponential_race：float32 与 float64，概率为 0 的 token，均匀数为 0 或接近 1
+    zh: exponential_race：float32 与 float64，概率为 0 的 token，均匀数为 0 或接近 1，并列
     """
-    for case, dtype in ((cases.race_float32(), "float32"), (cases.race_float64(), "float64")):
+    for case, dtype in (
+        (cases.race_float32(), "float32"),
+        (cases.race_float64(), "float64"),
+        (cases.race_ties(), "float64, tied probabilities"),
+    ):
         _run(
             sub,
             ctx,

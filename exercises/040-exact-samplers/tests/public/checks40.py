@@ -33,15 +33,17 @@ EXTREMES = Bilingual(
     "sample（均匀随机数恰为 0.0 和小于 1 的最大浮点数）",
 )
 
-# A mapping (or a function returning one) from a diagnosis to the tokens that mistake returns.
-Mistaken = Mapping[str, torch.Tensor] | Callable[[], Mapping[str, torch.Tensor]] | None
+# A mapping (or a function returning one) from a diagnosis to the tokens that mistake returns
+# (or a tuple of them, when the mistake comes in several variants).
+Mistaken = Mapping[str, torch.Tensor | tuple] | Callable[[], Mapping[str, torch.Tensor | tuple]] | None
 
 
 def _matching(actual: torch.Tensor, mistaken: Mistaken) -> str | None:
     table = mistaken() if callable(mistaken) else (mistaken or {})
-    for diagnosis, tokens in table.items():
-        if tokens.shape == actual.shape and torch.equal(tokens.to(torch.int64), actual):
-            return diagnosis
+    for diagnosis, variants in table.items():
+        for tokens in variants if isinstance(variants, (tuple, list)) else (variants,):
+            if tokens.shape == actual.shape and torch.equal(tokens.to(torch.int64), actual):
+                return diagnosis
     return None
 
 
