@@ -94,6 +94,8 @@ FROZEN_CASES = [
     "race_float64",
     "gumbel_ties",
     "race_ties",
+    "gumbel_mixed",
+    "race_mixed",
     "alias_draw_case",
 ]
 
@@ -107,7 +109,9 @@ def test_frozen_cases_build_with_their_margins_and_catch_mistakes(parts, name):
             assert not torch.equal(tokens, case.expected)
 
 
-@pytest.mark.parametrize("name", ["gumbel_float32", "gumbel_float64", "race_float32", "race_float64"])
+@pytest.mark.parametrize(
+    "name", ["gumbel_float32", "gumbel_float64", "race_float32", "race_float64", "gumbel_mixed", "race_mixed"]
+)
 def test_every_wrong_clamp_of_u0_changes_the_noise_cases(parts, name):
     """The designed draws (a zero uniform on the best token, the runner-up just above or below it)
     catch a clamp of u = 0 to any floor but the tiny of u's dtype (by a factor of 10 or more), above it or below it."""
@@ -182,6 +186,8 @@ def test_tiny_frozen_values_match_the_oracle(parts):
         oracle.check_score_margins(score(first, noise), ties)
         assert function(first, noise).tolist() == tiny.EDGE_EXPECTED
         assert function(first, noise, "ties_not_first").tolist() == tiny.EDGE_MISTAKEN["ties_not_first"]
+        assert function(first, noise, "log_zero_at_u0").tolist() == tiny.EDGE_MISTAKEN["log_zero_at_u0"]
+        assert function(first.double(), noise).tolist() == tiny.EDGE_EXPECTED
         floors = oracle.wrong_floors(noise.dtype)
         variants = {tuple(map(tuple, function(first, noise, floor=f).tolist())) for f in floors}
         assert variants == {tuple(map(tuple, v)) for v in tiny.EDGE_MISTAKEN["clamp_not_tiny"]}

@@ -59,6 +59,8 @@ FROZEN_CASE_NAMES = (
     "race_float64",
     "gumbel_ties",
     "race_ties",
+    "gumbel_mixed",
+    "race_mixed",
     "alias_draw_case",
 )
 
@@ -318,6 +320,31 @@ def race_float64() -> Case:
     """Two float64 rows of 6 probabilities, float64 uniforms."""
     rng = random.Random(40_011)
     return _race_case(torch.tensor(_prob_rows(rng, 2, 6), dtype=torch.float64), 10, torch.float64, 40_012)
+
+
+@functools.cache
+def gumbel_mixed() -> Case:
+    """gumbel_float32's uniforms (float32) on the same logits in float64: tiny is that of u's dtype,
+    not of the logits' (the designed draws catch the float64 tiny)."""
+    base = gumbel_float32()
+    logits, u = base.kwargs["logits"].to(torch.float64), base.kwargs["u"]
+    oracle.check_score_margins(_gumbel_log_scores(logits, u), {(row, 0) for row in range(logits.shape[0])})
+    expected = oracle.gumbel_max(logits, u)
+    mistaken = _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES)
+    mistaken.update(_clamp_mistaken(oracle.gumbel_max, (logits, u), u, expected))
+    return Case({"logits": logits, "u": u}, expected, mistaken)
+
+
+@functools.cache
+def race_mixed() -> Case:
+    """race_float32's uniforms (float32) on the same probabilities in float64."""
+    base = race_float32()
+    probs, u = base.kwargs["probs"].to(torch.float64), base.kwargs["u"]
+    oracle.check_score_margins(_race_log_scores(probs, u), {(row, 0) for row in range(probs.shape[0])})
+    expected = oracle.exponential_race(probs, u)
+    mistaken = _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES)
+    mistaken.update(_clamp_mistaken(oracle.exponential_race, (probs, u), u, expected))
+    return Case({"probs": probs, "u": u}, expected, mistaken)
 
 
 def _ties_u(dtype: torch.dtype, batch: int, vocab: int) -> torch.Tensor:

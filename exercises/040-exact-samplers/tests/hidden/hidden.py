@@ -143,6 +143,7 @@ def test_gumbel_max(sub, ctx):
         (cases.gumbel_float32(), "float32"),
         (cases.gumbel_float64(), "float64"),
         (cases.gumbel_ties(), "float32, tied logits"),
+        (cases.gumbel_mixed(), "float64 logits, float32 uniforms"),
     ):
         _run(
             sub,
@@ -164,6 +165,7 @@ def test_exponential_race(sub, ctx):
         (cases.race_float32(), "float32"),
         (cases.race_float64(), "float64"),
         (cases.race_ties(), "float64, tied probabilities"),
+        (cases.race_mixed(), "float64 probabilities, float32 uniforms"),
     ):
         _run(
             sub,

@@ -82,6 +82,7 @@ EDGE_EXPECTED = [[1, 1, 1], [1, 2, 1]]  # the same for gumbel_max and exponentia
 EDGE_MISTAKEN = {
     "ties_not_first": [[3, 3, 3], [1, 2, 1]],
     "clamp_not_tiny": ([[1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 2, 2]]),  # a floor above tiny; the float64 tiny
+    "log_zero_at_u0": [[0, 1, 1], [0, 2, 2]],  # also a float64 tiny applied to a float32 u (it rounds to 0)
 }
 
 ALIAS_PROBS = [[0.1, 0.2, 0.0, 0.3, 0.4], [3.0, 0.0, 1.0, 2.0, 1.0]]  # float32; row 1 holds weights
@@ -177,17 +178,21 @@ def test_tiny_gumbel_and_race(sub, ctx):
         mistaken=_mistaken(RACE_MISTAKEN),
         noise=note,
     )
-    for function, first, noise in (
-        ("gumbel_max", EDGE_LOGITS, EDGE_GUMBEL_NOISE),
-        ("exponential_race", EDGE_RACE_PROBS, EDGE_RACE_NOISE),
+    # float32 inputs, then float64 logits (probabilities) with the same float32 uniforms: tiny is u's.
+    for function, first, noise, dtype in (
+        ("gumbel_max", EDGE_LOGITS, EDGE_GUMBEL_NOISE, torch.float32),
+        ("exponential_race", EDGE_RACE_PROBS, EDGE_RACE_NOISE, torch.float32),
+        ("gumbel_max", EDGE_LOGITS, EDGE_GUMBEL_NOISE, torch.float64),
+        ("exponential_race", EDGE_RACE_PROBS, EDGE_RACE_NOISE, torch.float64),
     ):
-        value = getattr(sub, function)(torch.tensor(first), torch.tensor(noise))
+        value = getattr(sub, function)(torch.tensor(first, dtype=dtype), torch.tensor(noise, dtype=torch.float32))
+        kind = "" if dtype == torch.float32 else ", float64 scores with float32 uniforms"
         expect_tokens(
             ctx,
             value,
             torch.tensor(EDGE_EXPECTED),
             name=function,
-            what=f"{function} (tiny, ties and a zero uniform on the best token)",
+            what=f"{function} (tiny, ties and a zero uniform on the best token{kind})",
             public=Bilingual(f"{function} (tiny, ties and u = 0)", f"{function}（小规模，并列与 u = 0）"),
             mistaken=_mistaken(EDGE_MISTAKEN),
             noise=lambda row, draw, noise=noise: f"u = {noise[row][draw]}",
