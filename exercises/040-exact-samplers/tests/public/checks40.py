@@ -57,17 +57,21 @@ def expect_tokens(
     public: Bilingual,
     mistaken: Mistaken = None,
     noise: Callable[[int, int], str] | None = None,
+    diagnose: Callable[[torch.Tensor], str | None] | None = None,
 ) -> torch.Tensor:
     """A noise-form result equals ``expected`` (int64 [B, n]) token for token.
 
     ``what`` may quote inputs (it goes into the message); ``public`` names the case without values.
     ``noise(row, draw)`` describes that draw's uniforms for the message. On a mismatch the known
-    mistake whose output equals the learner's whole output is the diagnosis.
+    mistake whose output equals the learner's whole output is the diagnosis; failing that,
+    ``diagnose(draws)`` (if given) may name one.
     """
     draws = expect_tensor(value, name=name, shape=tuple(expected.shape), dtype=torch.int64, device=ctx.device)
     if torch.equal(draws, expected):
         return draws
     diagnosis = _matching(draws, mistaken)
+    if diagnosis is None and diagnose is not None:
+        diagnosis = diagnose(draws)
     row, draw = (draws != expected).nonzero()[0].tolist()
     got, want = int(draws[row, draw]), int(expected[row, draw])
     detail = f" ({noise(row, draw)})" if noise else ""
