@@ -92,6 +92,10 @@ FROZEN_CASES = [
     "gumbel_float64",
     "race_float32",
     "race_float64",
+    "gumbel_ties",
+    "race_ties",
+    "gumbel_mixed",
+    "race_mixed",
     "alias_draw_case",
 ]
 
@@ -100,8 +104,26 @@ FROZEN_CASES = [
 def test_frozen_cases_build_with_their_margins_and_catch_mistakes(parts, name):
     case = getattr(parts["cases"], name)()  # building verifies the margins (AmbiguousCase otherwise)
     assert case.mistaken, f"{name}: no known mistake changes this case"
-    for tokens in case.mistaken.values():
-        assert not torch.equal(tokens, case.expected)
+    for variants in case.mistaken.values():
+        for tokens in variants if isinstance(variants, tuple) else (variants,):
+            assert not torch.equal(tokens, case.expected)
+
+
+@pytest.mark.parametrize(
+    "name", ["gumbel_float32", "gumbel_float64", "race_float32", "race_float64", "gumbel_mixed", "race_mixed"]
+)
+def test_every_wrong_clamp_of_u0_changes_the_noise_cases(parts, name):
+    """The designed draws (a zero uniform on the best token, the runner-up just above or below it)
+    catch a clamp of u = 0 to any floor but the tiny of u's dtype (by a factor of 10 or more), above it or below it."""
+    cases, oracle = parts["cases"], parts["oracle"]
+    case = getattr(cases, name)()
+    u = case.kwargs["u"]
+    function = oracle.gumbel_max if name.startswith("gumbel") else oracle.exponential_race
+    first = case.kwargs["logits" if name.startswith("gumbel") else "probs"]
+    tiny = torch.finfo(u.dtype).tiny
+    for floor in (*oracle.wrong_floors(u.dtype), tiny * 10, tiny / 10 if u.dtype == torch.float64 else 1e-40):
+        assert not torch.equal(function(first, u, floor=floor), case.expected), f"{name}: a floor of {floor} passes"
+    assert torch.equal(function(first, u, floor=tiny), case.expected)
 
 
 def test_boundary_cases_hold_their_boundaries(parts):
@@ -146,6 +168,29 @@ def test_tiny_frozen_values_match_the_oracle(parts):
         assert oracle.gumbel_max(logits, noise, name).tolist() == tokens, name
     for name, tokens in tiny.RACE_MISTAKEN.items():
         assert oracle.exponential_race(race, noise, name).tolist() == tokens, name
+    probs64, u64 = torch.tensor(tiny.CDF64_PROBS, dtype=torch.float64), torch.tensor(tiny.CDF64_U, dtype=torch.float64)
+    assert oracle.inverse_cdf(probs64, u64).tolist() == tiny.CDF64_EXPECTED
+    for name, tokens in tiny.CDF64_MISTAKEN.items():
+        assert oracle.inverse_cdf(probs64, u64, name).tolist() == tokens, name
+    ties = {(0, 0), (0, 1), (0, 2), (1, 0)}  # the designed ties; draws 1 and 2 of row 1 keep their margins
+    for function, score, first, noise in (
+        (oracle.gumbel_max, oracle.gumbel_scores, tiny.EDGE_LOGITS, tiny.EDGE_GUMBEL_NOISE),
+        (
+            oracle.exponential_race,
+            lambda p, u: torch.log(oracle.race_scores(p, u)),
+            tiny.EDGE_RACE_PROBS,
+            tiny.EDGE_RACE_NOISE,
+        ),
+    ):
+        first, noise = torch.tensor(first), torch.tensor(noise)
+        oracle.check_score_margins(score(first, noise), ties)
+        assert function(first, noise).tolist() == tiny.EDGE_EXPECTED
+        assert function(first, noise, "ties_not_first").tolist() == tiny.EDGE_MISTAKEN["ties_not_first"]
+        assert function(first, noise, "log_zero_at_u0").tolist() == tiny.EDGE_MISTAKEN["log_zero_at_u0"]
+        assert function(first.double(), noise).tolist() == tiny.EDGE_EXPECTED
+        floors = oracle.wrong_floors(noise.dtype)
+        variants = {tuple(map(tuple, function(first, noise, floor=f).tolist())) for f in floors}
+        assert variants == {tuple(map(tuple, v)) for v in tiny.EDGE_MISTAKEN["clamp_not_tiny"]}
     alias_probs = torch.tensor(tiny.ALIAS_PROBS)
     for name, values in tiny.ALIAS_MISTAKEN.items():
         assert oracle.implied(*oracle.build_alias(alias_probs, name)).tolist() == values, name

@@ -57,13 +57,24 @@ FROZEN_CASE_NAMES = (
     "gumbel_float64",
     "race_float32",
     "race_float64",
+    "gumbel_ties",
+    "race_ties",
+    "gumbel_mixed",
+    "race_mixed",
     "alias_draw_case",
 )
 
 
 # --- inverse CDF ----------------------------------------------------------------------------------
 
-CDF_MISTAKES = ["cdf_off_by_one", "sorted_not_mapped_back", "float32_cumsum_short", "float32_cumsum_clamped"]
+CDF_MISTAKES = [
+    "cdf_off_by_one",
+    "sorted_not_mapped_back",
+    "float32_cumsum_short",
+    "float32_cumsum_clamped",
+    "normalised_cumsum",
+    "normalised_cumsum_clamped",
+]
 
 
 def _cdf_case(probs: torch.Tensor, u: torch.Tensor, exact_rows: set[int]) -> Case:
@@ -124,12 +135,15 @@ def cdf_short() -> Case:
 
 @functools.cache
 def cdf_weights() -> Case:
-    """float64 weights that do not sum to 1 (sums 8 and 7) and float64 u up to 1 - 2^-53."""
-    probs = torch.tensor([[3.0, 0.0, 1.0, 4.0, 0.0], [1.0, 2.0, 0.0, 3.0, 1.0]], dtype=torch.float64)
+    """float64 weights that do not sum to 1 (sums 8, 7 and 19) and float64 u up to 1 - 2^-53. The last
+    row, divided by its sum and then accumulated, ends at 1 - 2^-52: u = 1 - 2^-53 runs past it."""
+    probs = torch.tensor(
+        [[3.0, 0.0, 1.0, 4.0, 0.0], [1.0, 2.0, 0.0, 3.0, 1.0], [5.0, 8.0, 5.0, 1.0, 0.0]], dtype=torch.float64
+    )
     rng = random.Random(40_003)
     steps = oracle.cdf(probs)
     us = []
-    for r in range(2):
+    for r in range(3):
         values = [0.0, TOP64] + [
             v
             for v in (rng.random() for _ in range(40))
@@ -139,7 +153,9 @@ def cdf_weights() -> Case:
     u = torch.tensor(us, dtype=torch.float64)
     oracle.check_cdf_margins(probs, u[:, 2:])
     expected = oracle.inverse_cdf(probs, u)
-    return Case({"probs": probs, "u": u}, expected, _mistaken(oracle.inverse_cdf, (probs, u), expected, CDF_MISTAKES))
+    case = Case({"probs": probs, "u": u}, expected, _mistaken(oracle.inverse_cdf, (probs, u), expected, CDF_MISTAKES))
+    assert MISTAKES["normalised_cumsum_clamped"] in case.mistaken, "the last row must catch probs / sum, then cumsum"
+    return case
 
 
 @functools.cache
@@ -155,8 +171,47 @@ def cdf_random() -> Case:
 
 # --- Gumbel-max and the exponential race -----------------------------------------------------------
 
-GUMBEL_MISTAKES = ["gumbel_wrong_sign", "gumbel_on_probs", "log_zero_at_u0"]
-RACE_MISTAKES = ["race_multiplies", "race_argmin", "log_zero_at_u0", "race_one_minus_u"]
+GUMBEL_MISTAKES = ["gumbel_wrong_sign", "gumbel_on_probs", "log_zero_at_u0", "ties_not_first"]
+RACE_MISTAKES = ["race_multiplies", "race_argmin", "log_zero_at_u0", "race_one_minus_u", "ties_not_first"]
+# Designed draws: a zero uniform on the best token, whose score beats (or loses to) the runner-up's
+# by this much in log space: any clamp of u = 0 other than the tiny of u's dtype flips one of them.
+CLAMP_GAP = 2e-3
+
+
+def _clamp_mistaken(function, args: tuple, u: torch.Tensor, expected: torch.Tensor) -> dict:
+    """``clamp_not_tiny``: the tokens under each wrong floor that differ from the expected ones."""
+    variants = []
+    for floor in oracle.wrong_floors(u.dtype):
+        tokens = function(*args, floor=floor)
+        if not torch.equal(tokens, expected):
+            variants.append(tokens)
+    return {MISTAKES["clamp_not_tiny"]: tuple(variants)} if variants else {}
+
+
+def _designed_clamp_draws(u: torch.Tensor, base: torch.Tensor, log_base: torch.Tensor, score) -> int:
+    """Overwrite draws 1 and 2 of each row: every uniform 0 but the runner-up's, set so that its
+    score is CLAMP_GAP above (draw 1) or below (draw 2) the best token's score at u = 0. Draws that
+    miss the margins (tied logits) keep their random uniforms. Returns how many were designed."""
+    zero_noise = -math.log(-math.log(torch.finfo(u.dtype).tiny))
+    designed = 0
+    for row in range(u.shape[0]):
+        finite = [(v, t) for t, v in enumerate(log_base[row].tolist()) if math.isfinite(v)]
+        if len(finite) < 2:
+            continue
+        (best, _), (second, runner) = sorted(finite, key=lambda pair: (-pair[0], pair[1]))[:2]
+        for draw, gap in ((1, CLAMP_GAP), (2, -CLAMP_GAP)):
+            noise = best + zero_noise + gap - second  # the Gumbel noise the runner-up needs
+            candidate = torch.zeros(1, 1, u.shape[2], dtype=u.dtype)
+            candidate[0, 0, runner] = math.exp(-math.exp(-noise))
+            if not 0.0 < float(candidate[0, 0, runner]) < 1.0:
+                continue
+            try:
+                oracle.check_score_margins(score(base[row : row + 1], candidate))
+            except oracle.AmbiguousCase:
+                continue
+            u[row, draw] = candidate[0, 0]
+            designed += 1
+    return designed
 
 
 def _noise(rng: random.Random, base: torch.Tensor, draws: int, dtype: torch.dtype, score) -> tuple:
@@ -196,20 +251,24 @@ def _race_log_scores(probs, u):
 
 def _gumbel_case(logits: torch.Tensor, draws: int, dtype: torch.dtype, seed: int) -> Case:
     u, exact = _noise(random.Random(seed), logits, draws, dtype, _gumbel_log_scores)
+    designed = _designed_clamp_draws(u, logits, logits.to(torch.float64), _gumbel_log_scores)
+    assert designed >= logits.shape[0], "too few draws designed against a wrong clamp"
     oracle.check_score_margins(_gumbel_log_scores(logits, u), exact)
     expected = oracle.gumbel_max(logits, u)
-    return Case(
-        {"logits": logits, "u": u}, expected, _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES)
-    )
+    mistaken = _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES)
+    mistaken.update(_clamp_mistaken(oracle.gumbel_max, (logits, u), u, expected))
+    return Case({"logits": logits, "u": u}, expected, mistaken)
 
 
 def _race_case(probs: torch.Tensor, draws: int, dtype: torch.dtype, seed: int) -> Case:
     u, exact = _noise(random.Random(seed), probs, draws, dtype, _race_log_scores)
+    designed = _designed_clamp_draws(u, probs, probs.to(torch.float64).log(), _race_log_scores)
+    assert designed >= probs.shape[0], "too few draws designed against a wrong clamp"
     oracle.check_score_margins(_race_log_scores(probs, u), exact)
     expected = oracle.exponential_race(probs, u)
-    return Case(
-        {"probs": probs, "u": u}, expected, _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES)
-    )
+    mistaken = _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES)
+    mistaken.update(_clamp_mistaken(oracle.exponential_race, (probs, u), u, expected))
+    return Case({"probs": probs, "u": u}, expected, mistaken)
 
 
 def _logit_rows(rng: random.Random, batch: int, vocab: int) -> list[list[float]]:
@@ -261,6 +320,74 @@ def race_float64() -> Case:
     """Two float64 rows of 6 probabilities, float64 uniforms."""
     rng = random.Random(40_011)
     return _race_case(torch.tensor(_prob_rows(rng, 2, 6), dtype=torch.float64), 10, torch.float64, 40_012)
+
+
+@functools.cache
+def gumbel_mixed() -> Case:
+    """gumbel_float32's uniforms (float32) on the same logits in float64: tiny is that of u's dtype,
+    not of the logits' (the designed draws catch the float64 tiny)."""
+    base = gumbel_float32()
+    logits, u = base.kwargs["logits"].to(torch.float64), base.kwargs["u"]
+    oracle.check_score_margins(_gumbel_log_scores(logits, u), {(row, 0) for row in range(logits.shape[0])})
+    expected = oracle.gumbel_max(logits, u)
+    mistaken = _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES)
+    mistaken.update(_clamp_mistaken(oracle.gumbel_max, (logits, u), u, expected))
+    return Case({"logits": logits, "u": u}, expected, mistaken)
+
+
+@functools.cache
+def race_mixed() -> Case:
+    """race_float32's uniforms (float32) on the same probabilities in float64."""
+    base = race_float32()
+    probs, u = base.kwargs["probs"].to(torch.float64), base.kwargs["u"]
+    oracle.check_score_margins(_race_log_scores(probs, u), {(row, 0) for row in range(probs.shape[0])})
+    expected = oracle.exponential_race(probs, u)
+    mistaken = _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES)
+    mistaken.update(_clamp_mistaken(oracle.exponential_race, (probs, u), u, expected))
+    return Case({"probs": probs, "u": u}, expected, mistaken)
+
+
+def _ties_u(dtype: torch.dtype, batch: int, vocab: int) -> torch.Tensor:
+    """Draws whose tokens all get the same noise (all 0, all 0.5, all the largest float below 1), so
+    that the result is the first token of largest logit (or probability): a designed tie."""
+    top = TOP32 if dtype == torch.float32 else TOP64
+    values = [0.0, 0.5, top, 0.25]
+    return torch.tensor([[[v] * vocab for v in values] for _ in range(batch)], dtype=dtype)
+
+
+TIED_LOGITS = [
+    [0.5, 1.25, NEG_INF, 1.25, 1.25, -0.5],
+    [NEG_INF, 2.0, 2.0, 0.0, NEG_INF, 2.0],
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+]
+TIED_PROBS = [[0.1, 0.25, 0.0, 0.25, 0.25, 0.15], [0.0, 0.3, 0.3, 0.1, 0.0, 0.3], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]
+
+
+@functools.cache
+def gumbel_ties() -> Case:
+    """Rows whose largest logit is shared by several tokens, with draws that give every token the same
+    noise: ties go to the first of them."""
+    logits = torch.tensor(TIED_LOGITS, dtype=torch.float32)
+    u = _ties_u(torch.float32, *logits.shape)
+    expected = oracle.gumbel_max(logits, u)
+    case = Case(
+        {"logits": logits, "u": u}, expected, _mistaken(oracle.gumbel_max, (logits, u), expected, GUMBEL_MISTAKES)
+    )
+    assert MISTAKES["ties_not_first"] in case.mistaken
+    return case
+
+
+@functools.cache
+def race_ties() -> Case:
+    """The same for the race: several tokens share the largest probability."""
+    probs = torch.tensor(TIED_PROBS, dtype=torch.float64)
+    u = _ties_u(torch.float64, *probs.shape)
+    expected = oracle.exponential_race(probs, u)
+    case = Case(
+        {"probs": probs, "u": u}, expected, _mistaken(oracle.exponential_race, (probs, u), expected, RACE_MISTAKES)
+    )
+    assert MISTAKES["ties_not_first"] in case.mistaken
+    return case
 
 
 # --- the alias method ------------------------------------------------------------------------------
@@ -385,8 +512,14 @@ def sample_rows() -> torch.Tensor:
 
 @functools.cache
 def extreme_rows() -> torch.Tensor:
-    """Rows where the boundary uniforms bite: zeros first and last, a float32 row summing below 1."""
+    """Rows where the boundary uniforms bite: zeros first and last, a float32 row summing below 1, and
+    weights (sum 19) whose cumulative sum, divided by the sum first, ends at 1 - 2^-52."""
     return torch.tensor(
-        [[0.0, 0.4, 0.0, 0.6, 0.0, 0.0], [0.0, 0.25, 0.25, 0.25, 0.25 - 2.0**-23, 0.0], [0.0, 0.0, 0.5, 0.5, 0.0, 0.0]],
+        [
+            [0.0, 0.4, 0.0, 0.6, 0.0, 0.0],
+            [0.0, 0.25, 0.25, 0.25, 0.25 - 2.0**-23, 0.0],
+            [0.0, 0.0, 0.5, 0.5, 0.0, 0.0],
+            [5.0, 8.0, 5.0, 1.0, 0.0, 0.0],
+        ],
         dtype=torch.float32,
     )

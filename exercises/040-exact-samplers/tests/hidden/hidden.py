@@ -17,6 +17,7 @@ from judge.i18n import Bilingual
 
 from ..public import checks40
 from ..public.checks40 import expect_alias_table, expect_tokens
+from ..public.diagnoses import MISTAKES
 from . import cases, oracle
 
 # Per method: 3 fits, 1 pairs, 1 independence (check_sample), 2 seeds (check_seeds).
@@ -28,9 +29,15 @@ SAMPLE_DRAWS = 4_000
 SEED_DRAWS = 32
 
 
+def _show(value: float, digits: int) -> str:
+    """A uniform for a message: enough digits that the largest float below 1 does not read as 1."""
+    text = f"{value:.{digits}g}"
+    return f"{value:.17g}" if text == "1" else text
+
+
 def _uniform_note(u: torch.Tensor):
     def note(row: int, draw: int) -> str:
-        return f"u = {float(u[row, draw]):.9g}"
+        return f"u = {_show(float(u[row, draw]), 9)}"
 
     return note
 
@@ -40,16 +47,38 @@ def _vector_note(u: torch.Tensor):
         values = u[row, draw]
         if bool((values == 0).all()):
             return "every uniform of this draw is 0"
-        return "uniforms " + ", ".join(f"{float(v):.6g}" for v in values)
+        return "uniforms " + ", ".join(_show(float(v), 6) for v in values)
 
     return note
 
 
-def _run(sub, ctx, function: str, case: cases.Case, *, what: str, public: Bilingual, note=None) -> None:
+def _run(sub, ctx, function: str, case: cases.Case, *, what: str, public: Bilingual, note=None, diagnose=None):
     value = getattr(sub, function)(**case.arguments())
     expect_tokens(
-        ctx, value, case.expected, name=function, what=what, public=public, mistaken=case.mistaken, noise=note
+        ctx,
+        value,
+        case.expected,
+        name=function,
+        what=what,
+        public=public,
+        mistaken=case.mistaken,
+        noise=note,
+        diagnose=diagnose,
     )
+
+
+def _tie_diagnosis(scores: torch.Tensor, expected: torch.Tensor):
+    """For the tie cases: every token that differs scores exactly as much as the expected one, so the
+    learner broke a tie another way (topk, a descending sort, a reversed argmax)."""
+
+    def diagnose(draws: torch.Tensor) -> str | None:
+        if draws.min() < 0 or draws.max() >= scores.shape[2]:
+            return None
+        got = scores.gather(2, draws.unsqueeze(2)).squeeze(2)
+        want = scores.gather(2, expected.unsqueeze(2)).squeeze(2)
+        return MISTAKES["ties_not_first"] if bool((got == want).all()) else None
+
+    return diagnose
 
 
 # --- inverse CDF ----------------------------------------------------------------------------------
@@ -129,11 +158,18 @@ def test_inverse_cdf_random_rows(sub, ctx):
 
 
 def test_gumbel_max(sub, ctx):
-    """gumbel_max: float32 and float64, -inf logits, uniforms of 0 and of the largest float below 1
+    """gumbel_max: float32 and float64, -inf logits, uniforms of 0 and of the largest float below 1, ties
 
-    zh: gumbel_max：float32 与 float64，含 -inf 的 logits，均匀数为 0 或小于 1 的最大浮点数
+    zh: gumbel_max：float32 与 float64，含 -inf 的 logits，均匀数为 0 或小于 1 的最大浮点数，并列
     """
-    for case, dtype in ((cases.gumbel_float32(), "float32"), (cases.gumbel_float64(), "float64")):
+    ties = cases.gumbel_ties()
+    tied = _tie_diagnosis(oracle.gumbel_scores(ties.kwargs["logits"], ties.kwargs["u"]), ties.expected)
+    for case, dtype in (
+        (cases.gumbel_float32(), "float32"),
+        (cases.gumbel_float64(), "float64"),
+        (cases.gumbel_ties(), "float32, tied logits"),
+        (cases.gumbel_mixed(), "float64 logits, float32 uniforms"),
+    ):
         _run(
             sub,
             ctx,
@@ -141,16 +177,24 @@ def test_gumbel_max(sub, ctx):
             case,
             what=f"gumbel_max ({dtype})",
             note=_vector_note(case.kwargs["u"]),
+            diagnose=tied if case is ties else None,
             public=Bilingual(f"gumbel_max ({dtype})", f"gumbel_max（{dtype}）"),
         )
 
 
 def test_exponential_race(sub, ctx):
-    """exponential_race: float32 and float64, zero probabilities, uniforms of 0 and near 1
+    """exponential_race: float32 and float64, zero probabilities, uniforms of 0 and near 1, ties
 
-    zh: exponential_race：float32 与 float64，概率为 0 的 token，均匀数为 0 或接近 1
+    zh: exponential_race：float32 与 float64，概率为 0 的 token，均匀数为 0 或接近 1，并列
     """
-    for case, dtype in ((cases.race_float32(), "float32"), (cases.race_float64(), "float64")):
+    ties = cases.race_ties()
+    tied = _tie_diagnosis(oracle.race_scores(ties.kwargs["probs"], ties.kwargs["u"]), ties.expected)
+    for case, dtype in (
+        (cases.race_float32(), "float32"),
+        (cases.race_float64(), "float64"),
+        (cases.race_ties(), "float64, tied probabilities"),
+        (cases.race_mixed(), "float64 probabilities, float32 uniforms"),
+    ):
         _run(
             sub,
             ctx,
@@ -158,6 +202,7 @@ def test_exponential_race(sub, ctx):
             case,
             what=f"exponential_race ({dtype})",
             note=_vector_note(case.kwargs["u"]),
+            diagnose=tied if case is ties else None,
             public=Bilingual(f"exponential_race ({dtype})", f"exponential_race（{dtype}）"),
         )
 

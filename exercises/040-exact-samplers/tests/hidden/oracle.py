@@ -25,10 +25,28 @@ class AmbiguousCase(ValueError):
     """A frozen case sits too close to a tie: a correct float32 solution could decide it either way."""
 
 
-def _exponential(u: torch.Tensor, *, clamp: bool = True) -> torch.Tensor:
+def _exponential(u: torch.Tensor, *, clamp: bool = True, floor: float | None = None) -> torch.Tensor:
+    """E = -log(max(u, tiny)); ``floor`` replaces tiny (the ``clamp_not_tiny`` mistake)."""
+    if floor is not None:
+        return -torch.log(u.to(torch.float64).clamp(min=floor))
     if clamp:
         u = u.clamp(min=torch.finfo(u.dtype).tiny)
     return -torch.log(u.to(torch.float64))
+
+
+# ``clamp_not_tiny``: the floors a learner may clamp u = 0 to instead of the tiny of u's dtype.
+WRONG_FLOORS = (1e-6, 1e-10, 1e-12, 1e-20, 1e-30, torch.finfo(torch.float32).tiny, torch.finfo(torch.float64).tiny)
+
+
+def wrong_floors(dtype: torch.dtype) -> tuple[float, ...]:
+    return tuple(f for f in WRONG_FLOORS if f != torch.finfo(dtype).tiny)
+
+
+def first_argmax(scores: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+    """argmax over the last dimension, ties to the first index (to the last with ``ties_not_first``)."""
+    if mistake == "ties_not_first":
+        return scores.shape[-1] - 1 - scores.flip(-1).argmax(dim=-1)
+    return scores.argmax(dim=-1)
 
 
 def distribution(probs: torch.Tensor) -> torch.Tensor:
@@ -53,6 +71,10 @@ def inverse_cdf(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None
     if mistake == "sorted_not_mapped_back":
         ordered = torch.sort(probs.to(torch.float64), dim=1, descending=True, stable=True).values
         return torch.searchsorted(cdf(ordered), u64, right=True)
+    if mistake in ("normalised_cumsum", "normalised_cumsum_clamped"):
+        weights = probs.to(torch.float64)
+        short = torch.searchsorted((weights / weights.sum(dim=1, keepdim=True)).cumsum(dim=1), u64, right=True)
+        return short.clamp(max=probs.shape[1] - 1) if mistake == "normalised_cumsum_clamped" else short
     if mistake in ("float32_cumsum_short", "float32_cumsum_clamped"):
         short = torch.searchsorted(probs.to(torch.float32).cumsum(dim=1), u.to(torch.float32).contiguous(), right=True)
         return short.clamp(max=probs.shape[1] - 1) if mistake == "float32_cumsum_clamped" else short
@@ -77,8 +99,10 @@ def check_cdf_margins(probs: torch.Tensor, u: torch.Tensor, exact_rows: set[int]
 # --- Gumbel-max and the exponential race --------------------------------------------------------
 
 
-def gumbel_scores(logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
-    exponential = _exponential(u, clamp=mistake != "log_zero_at_u0")
+def gumbel_scores(
+    logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+) -> torch.Tensor:
+    exponential = _exponential(u, clamp=mistake != "log_zero_at_u0", floor=floor)
     noise = torch.log(exponential) if mistake == "gumbel_wrong_sign" else -torch.log(exponential)
     base = logits.to(torch.float64)
     if mistake == "gumbel_on_probs":
@@ -86,22 +110,28 @@ def gumbel_scores(logits: torch.Tensor, u: torch.Tensor, mistake: str | None = N
     return base.unsqueeze(1) + noise
 
 
-def gumbel_max(logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
-    return gumbel_scores(logits, u, mistake).argmax(dim=2)
+def gumbel_max(
+    logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+) -> torch.Tensor:
+    return first_argmax(gumbel_scores(logits, u, mistake, floor), mistake)
 
 
-def race_scores(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
+def race_scores(
+    probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+) -> torch.Tensor:
     if mistake == "race_one_minus_u":
         exponential = -torch.log(1.0 - u.to(torch.float64))
     else:
-        exponential = _exponential(u, clamp=mistake != "log_zero_at_u0")
+        exponential = _exponential(u, clamp=mistake != "log_zero_at_u0", floor=floor)
     p = probs.to(torch.float64).unsqueeze(1)
     return p * exponential if mistake == "race_multiplies" else p / exponential
 
 
-def exponential_race(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
-    scores = race_scores(probs, u, mistake)
-    return scores.argmin(dim=2) if mistake == "race_argmin" else scores.argmax(dim=2)
+def exponential_race(
+    probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+) -> torch.Tensor:
+    scores = race_scores(probs, u, mistake, floor)
+    return scores.argmin(dim=2) if mistake == "race_argmin" else first_argmax(scores, mistake)
 
 
 def check_score_margins(log_scores: torch.Tensor, exact_draws: set[tuple[int, int]] = frozenset()) -> None:

@@ -33,15 +33,17 @@ EXTREMES = Bilingual(
     "sample（均匀随机数恰为 0.0 和小于 1 的最大浮点数）",
 )
 
-# A mapping (or a function returning one) from a diagnosis to the tokens that mistake returns.
-Mistaken = Mapping[str, torch.Tensor] | Callable[[], Mapping[str, torch.Tensor]] | None
+# A mapping (or a function returning one) from a diagnosis to the tokens that mistake returns
+# (or a tuple of them, when the mistake comes in several variants).
+Mistaken = Mapping[str, torch.Tensor | tuple] | Callable[[], Mapping[str, torch.Tensor | tuple]] | None
 
 
 def _matching(actual: torch.Tensor, mistaken: Mistaken) -> str | None:
     table = mistaken() if callable(mistaken) else (mistaken or {})
-    for diagnosis, tokens in table.items():
-        if tokens.shape == actual.shape and torch.equal(tokens.to(torch.int64), actual):
-            return diagnosis
+    for diagnosis, variants in table.items():
+        for tokens in variants if isinstance(variants, (tuple, list)) else (variants,):
+            if tokens.shape == actual.shape and torch.equal(tokens.to(torch.int64), actual):
+                return diagnosis
     return None
 
 
@@ -55,17 +57,21 @@ def expect_tokens(
     public: Bilingual,
     mistaken: Mistaken = None,
     noise: Callable[[int, int], str] | None = None,
+    diagnose: Callable[[torch.Tensor], str | None] | None = None,
 ) -> torch.Tensor:
     """A noise-form result equals ``expected`` (int64 [B, n]) token for token.
 
     ``what`` may quote inputs (it goes into the message); ``public`` names the case without values.
     ``noise(row, draw)`` describes that draw's uniforms for the message. On a mismatch the known
-    mistake whose output equals the learner's whole output is the diagnosis.
+    mistake whose output equals the learner's whole output is the diagnosis; failing that,
+    ``diagnose(draws)`` (if given) may name one.
     """
     draws = expect_tensor(value, name=name, shape=tuple(expected.shape), dtype=torch.int64, device=ctx.device)
     if torch.equal(draws, expected):
         return draws
     diagnosis = _matching(draws, mistaken)
+    if diagnosis is None and diagnose is not None:
+        diagnosis = diagnose(draws)
     row, draw = (draws != expected).nonzero()[0].tolist()
     got, want = int(draws[row, draw]), int(expected[row, draw])
     detail = f" ({noise(row, draw)})" if noise else ""

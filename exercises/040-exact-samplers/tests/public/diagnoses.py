@@ -32,6 +32,20 @@ MISTAKES: dict[str, Bilingual] = {
         "which may have probability 0; divide by the last entry instead",
         "累积和没有归一化，u 大于最后一个值时被截到最后一个 token，而它的概率可能为 0；应当除以最后一项",
     ),
+    "normalised_cumsum": Bilingual(
+        "the CDF is the cumulative sum of probs / sum(probs): float64 rounding can leave its last entry just "
+        "below 1 (0.9999999999999998), and a u above it runs past the end, to index V; divide the cumulative "
+        "sum by its own last entry instead",
+        "CDF 取的是 probs / sum(probs) 的累积和：float64 的舍入可能让最后一项略小于 1（0.9999999999999998），"
+        "u 大于它时越过末尾，得到下标 V；应当把累积和除以它自己的最后一项",
+    ),
+    "normalised_cumsum_clamped": Bilingual(
+        "the CDF is the cumulative sum of probs / sum(probs): float64 rounding can leave its last entry just "
+        "below 1, and a u above it is clamped to the last token, which may have probability 0; divide the "
+        "cumulative sum by its own last entry instead",
+        "CDF 取的是 probs / sum(probs) 的累积和：float64 的舍入可能让最后一项略小于 1，u 大于它时被截到最后一个 "
+        "token，而它的概率可能为 0；应当把累积和除以它自己的最后一项",
+    ),
     "gumbel_wrong_sign": Bilingual(
         "the Gumbel noise has the wrong sign: it must be -log(-log(u)), not log(-log(u))",
         "Gumbel 噪声的符号反了：应为 -log(-log(u))，而不是 log(-log(u))",
@@ -54,6 +68,20 @@ MISTAKES: dict[str, Bilingual] = {
         "torch.finfo(u.dtype).tiny",
         "取对数前没有截断 u = 0：log(0) 让噪声变成无穷大，所有均匀数都为 0 的那次抽样返回了 token 0，"
         "而不是第一个概率最大的 token；应把 u 截断到 torch.finfo(u.dtype).tiny",
+    ),
+    "clamp_not_tiny": Bilingual(
+        "u = 0 is clamped to a value other than torch.finfo(u.dtype).tiny (an epsilon such as 1e-20 or "
+        "1e-10, or the tiny of another dtype): a zero uniform gets the wrong noise; clamp to the smallest "
+        "normal number of u's own dtype",
+        "u = 0 被截断到了 torch.finfo(u.dtype).tiny 以外的值（例如 1e-20、1e-10 这样的 epsilon，或别的 dtype "
+        "的 tiny）：为 0 的均匀数得到了错误的噪声；应截断到 u 自身 dtype 的最小正规数",
+    ),
+    "ties_not_first": Bilingual(
+        "a tie between the best scores is not given to the first index (topk, a descending sort or a "
+        "reversed argmax can pick another one): a draw whose uniforms are all 0 must return the first "
+        "token with the largest logit (or probability)",
+        "最佳得分相同时没有取第一个下标（topk、降序排序或反向 argmax 可能选到别的）：所有均匀数都为 0 的抽样"
+        "必须返回第一个 logit（或概率）最大的 token",
     ),
     "race_one_minus_u": Bilingual(
         "the exponential noise is computed as -log(1 - u) instead of -log(u): a valid distribution, but "

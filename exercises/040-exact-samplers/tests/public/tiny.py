@@ -36,6 +36,13 @@ CDF_MISTAKEN = {
     "float32_cumsum_clamped": [[1, 3, 4, 4, 4, 1], [4, 0, 2, 1, 0, 2]],
 }
 
+# float64 weights whose cumulative sum, divided by the sum first, ends at 1 - 2^-52: u = 1 - 2^-53 runs past it.
+TOP64 = 1.0 - 2.0**-53
+CDF64_PROBS = [[5.0, 8.0, 5.0, 1.0, 0.0]]
+CDF64_U = [[TOP64, 0.0, 0.5]]
+CDF64_EXPECTED = [[3, 0, 1]]
+CDF64_MISTAKEN = {"normalised_cumsum": [[5, 0, 1]], "normalised_cumsum_clamped": [[4, 0, 1]]}
+
 LOGITS = [[NEG_INF, 0.5, -0.25, 1.0], [0.75, NEG_INF, 0.0, 0.75]]
 RACE_PROBS = [[0.0, 0.3, 0.2, 0.5], [0.4, 0.0, 0.2, 0.4]]
 NOISE = [  # [B, n, V]; draw 0 of each row is all zeros (a tie broken by the first most likely token)
@@ -47,6 +54,7 @@ GUMBEL_MISTAKEN = {
     "gumbel_wrong_sign": [[3, 3, 3, 3], [0, 2, 2, 0]],
     "gumbel_on_probs": [[3, 2, 1, 1], [0, 0, 0, 3]],
     "log_zero_at_u0": [[0, 2, 1, 3], [0, 0, 0, 3]],
+    "ties_not_first": [[3, 2, 1, 3], [3, 0, 0, 3]],
 }
 RACE_EXPECTED = [[3, 2, 1, 3], [0, 0, 0, 3]]
 RACE_MISTAKEN = {
@@ -54,6 +62,27 @@ RACE_MISTAKEN = {
     "race_argmin": [[0, 0, 0, 0], [1, 1, 1, 1]],
     "log_zero_at_u0": [[0, 2, 1, 3], [0, 0, 0, 3]],
     "race_one_minus_u": [[0, 3, 2, 2], [1, 1, 2, 2]],
+    "ties_not_first": [[3, 2, 1, 3], [3, 0, 0, 3]],
+}
+
+# Row 0: tokens 1 and 3 share the best score and every token gets the same noise (ties go to token 1).
+# Row 1: draw 0 all zero; draws 1 and 2 put u = 0 on the best token and a uniform on token 2 whose
+# score is 0.002 above (draw 1) or below (draw 2) it in log space: a clamp other than tiny flips one.
+EDGE_LOGITS = [[0.5, 1.0, NEG_INF, 1.0], [NEG_INF, 1.0, 0.25, -0.5]]
+EDGE_RACE_PROBS = [[0.2, 0.35, 0.1, 0.35], [0.0, 0.6, 0.3, 0.1]]
+EDGE_GUMBEL_NOISE = [
+    [[0.0] * 4, [0.5] * 4, [TOP32] * 4],
+    [[0.0] * 4, [0.0, 0.0, 1.3153415612439267e-18, 0.0], [0.0, 0.0, 1.1152480186334212e-18, 0.0]],
+]
+EDGE_RACE_NOISE = [
+    [[0.0] * 4, [0.5] * 4, [TOP32] * 4],
+    [[0.0] * 4, [0.0, 0.0, 1.1830474122522356e-19, 0.0], [0.0, 0.0, 9.934420415951109e-20, 0.0]],
+]
+EDGE_EXPECTED = [[1, 1, 1], [1, 2, 1]]  # the same for gumbel_max and exponential_race
+EDGE_MISTAKEN = {
+    "ties_not_first": [[3, 3, 3], [1, 2, 1]],
+    "clamp_not_tiny": ([[1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 2, 2]]),  # a floor above tiny; the float64 tiny
+    "log_zero_at_u0": [[0, 1, 1], [0, 2, 2]],  # also a float64 tiny applied to a float32 u (it rounds to 0)
 }
 
 ALIAS_PROBS = [[0.1, 0.2, 0.0, 0.3, 0.4], [3.0, 0.0, 1.0, 2.0, 1.0]]  # float32; row 1 holds weights
@@ -82,7 +111,14 @@ EXTREME_PROBS = [[0.0, 0.4, 0.0, 0.6, 0.0], [0.0, 0.25, 0.25, 0.5 - 2.0**-23, 0.
 
 
 def _mistaken(table: dict) -> dict:
-    return {MISTAKES[name]: torch.tensor(tokens, dtype=torch.int64) for name, tokens in table.items()}
+    """Diagnosis -> tokens (a tuple of them for a mistake with several variants)."""
+
+    def tokens(values):
+        if isinstance(values, tuple):
+            return tuple(torch.tensor(v, dtype=torch.int64) for v in values)
+        return torch.tensor(values, dtype=torch.int64)
+
+    return {MISTAKES[name]: tokens(values) for name, values in table.items()}
 
 
 def test_tiny_inverse_cdf(sub, ctx):
@@ -101,12 +137,23 @@ def test_tiny_inverse_cdf(sub, ctx):
         mistaken=_mistaken(CDF_MISTAKEN),
         noise=lambda row, draw: f"u = {CDF_U[row][draw]:.9g}",
     )
+    value = sub.inverse_cdf(torch.tensor(CDF64_PROBS, dtype=torch.float64), torch.tensor(CDF64_U, dtype=torch.float64))
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(CDF64_EXPECTED),
+        name="inverse_cdf",
+        what="inverse_cdf (tiny, float64 weights [5, 8, 5, 1, 0])",
+        public=Bilingual("inverse_cdf (tiny, float64)", "inverse_cdf（小规模，float64）"),
+        mistaken=_mistaken(CDF64_MISTAKEN),
+        noise=lambda row, draw: f"u = {CDF64_U[row][draw]:.17g}",
+    )
 
 
 def test_tiny_gumbel_and_race(sub, ctx):
-    """gumbel_max and exponential_race: all-zero, zero and 0.99999994 uniforms
+    """gumbel_max and exponential_race: all-zero, zero and 0.99999994 uniforms, ties
 
-    zh: gumbel_max 与 exponential_race：全为 0、为 0 以及为 0.99999994 的均匀数
+    zh: gumbel_max 与 exponential_race：全为 0、为 0 以及为 0.99999994 的均匀数，并列
     """
     note = lambda row, draw: f"u = {NOISE[row][draw]}"  # noqa: E731 - a one-line message helper
     value = sub.gumbel_max(torch.tensor(LOGITS), torch.tensor(NOISE))
@@ -131,6 +178,25 @@ def test_tiny_gumbel_and_race(sub, ctx):
         mistaken=_mistaken(RACE_MISTAKEN),
         noise=note,
     )
+    # float32 inputs, then float64 logits (probabilities) with the same float32 uniforms: tiny is u's.
+    for function, first, noise, dtype in (
+        ("gumbel_max", EDGE_LOGITS, EDGE_GUMBEL_NOISE, torch.float32),
+        ("exponential_race", EDGE_RACE_PROBS, EDGE_RACE_NOISE, torch.float32),
+        ("gumbel_max", EDGE_LOGITS, EDGE_GUMBEL_NOISE, torch.float64),
+        ("exponential_race", EDGE_RACE_PROBS, EDGE_RACE_NOISE, torch.float64),
+    ):
+        value = getattr(sub, function)(torch.tensor(first, dtype=dtype), torch.tensor(noise, dtype=torch.float32))
+        kind = "" if dtype == torch.float32 else ", float64 scores with float32 uniforms"
+        expect_tokens(
+            ctx,
+            value,
+            torch.tensor(EDGE_EXPECTED),
+            name=function,
+            what=f"{function} (tiny, ties and a zero uniform on the best token{kind})",
+            public=Bilingual(f"{function} (tiny, ties and u = 0)", f"{function}（小规模，并列与 u = 0）"),
+            mistaken=_mistaken(EDGE_MISTAKEN),
+            noise=lambda row, draw, noise=noise: f"u = {noise[row][draw]}",
+        )
 
 
 def test_tiny_alias(sub, ctx):
