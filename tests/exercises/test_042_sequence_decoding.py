@@ -73,7 +73,7 @@ EXAMPLE = {  # the worked example and its two variations (hidden cases.greedy_mi
     ],
 }
 PAD_ONLY = ("length_counts_non_pad",)  # shows only when pad_id is a real token; the tiny variant uses -1
-SEPARATED_ELSEWHERE = ("finished_compete",)  # the crowded model separates it (hidden cases.crowded)
+SEPARATED_ELSEWHERE = ("finished_compete", "eos_not_first")  # the crowded model separates them (cases.crowded)
 SMALL_SEED = 4335  # four rows over five tokens whose every decoding mistake gives its own answer
 
 
@@ -177,7 +177,8 @@ def test_tiny_small_model_separates_every_mistake(parts):
     seen = [str(models["beam"])] + [str(v) for v in kept.values()]
     assert len(set(seen)) == len(seen)
     crowded = parts["frozen"].DECODED["crowded"]
-    assert str(crowded["beam_mistakes"]["finished_compete"]) != str(crowded["beam"])
+    seen = [str(crowded["beam"])] + [str(crowded["beam_mistakes"][key]) for key in SEPARATED_ELSEWHERE]
+    assert len(set(seen)) == len(seen)
 
 
 # --- the oracle against the reference ------------------------------------------------------------
@@ -238,9 +239,15 @@ def test_frozen_cases_clear_their_margins(parts):
         cases.greedy_misses(),
         cases.tied(),
         *(cases.beam_random(kind) for kind in cases.BEAM_SEEDS),
+        cases.pad_as_token(),
+        cases.pad_as_eos(),
+        cases.one_step(),
+        cases.full_width(),
+        cases.tied_across(),
     ):
         assert all(row.margin >= cases.MARGIN for row in model.greedy)
         assert all(row.margin >= cases.MARGIN for row in model.beam)
+    assert all(row.margin >= cases.MARGIN for row in cases.crowded().beam)  # only its beam is judged
 
 
 def test_greedy_misses_the_best_sequence(parts):

@@ -302,16 +302,25 @@ def one_step() -> Model:
 def crowded() -> Model:
     """Finished hypotheses keep their place: a continuation likelier than [EOS] must not push it out.
 
-    Tokens: 0 = EOS, 1 = A, 2 = B; beam_width = 2, max_len = 3. After step 2, A·A and A·B are both
-    likelier than [EOS], but [EOS] holds one of the two slots; the answer is [EOS] in each row.
+    Tokens: 0 = EOS, 1 = A, 2 = B; beam_width = 2, max_len = 3. In rows 0 to 2, after step 2, two
+    continuations are likelier than [EOS], but [EOS] holds one of the two slots; the answer is [EOS].
+    In row 3 nothing pushes [EOS] out, and [EOS] alone is the answer (EOS may come first).
     """
-    start = [_log([0.20, 0.70, 0.10]), _log([0.25, 0.60, 0.15]), _log([0.22, 0.08, 0.70])]
+    start = [
+        _log([0.20, 0.70, 0.10]),
+        _log([0.25, 0.60, 0.15]),
+        _log([0.22, 0.08, 0.70]),
+        _log([0.60, 0.30, 0.10]),
+    ]
     trans = [
         [_log([1 / 3] * 3), _log([0.05, 0.50, 0.45]), _log([0.20, 0.40, 0.40])],
         [_log([1 / 3] * 3), _log([0.04, 0.50, 0.46]), _log([0.02, 0.70, 0.28])],
         [_log([1 / 3] * 3), _log([0.30, 0.38, 0.32]), _log([0.06, 0.42, 0.52])],
+        [_log([1 / 3] * 3), _log([0.30, 0.45, 0.25]), _log([0.50, 0.20, 0.30])],
     ]
-    labels = [_label("a finished hypothesis keeps its slot", "已结束的假设保留它的位置")] * 3
+    labels = [_label("a finished hypothesis keeps its slot", "已结束的假设保留它的位置")] * 3 + [
+        _label("[EOS] alone is the best sequence", "单独的 [EOS] 就是最好的序列")
+    ]
     return Model(torch.tensor(start), torch.tensor(trans), labels, max_len=3, width=2, alpha=0.0)
 
 

@@ -106,8 +106,15 @@ def _gap(a: float, b: float) -> float:
     return abs(a - b) / (1.0 + max(abs(a), abs(b)))
 
 
+def _no_eos_first(start_lp: list[float], eos: int) -> list[float]:
+    """The mistake eos_not_first: EOS masked out of the first step's log-probabilities (not renormalized)."""
+    return [NEG_INF if v == eos else lp for v, lp in enumerate(start_lp)]
+
+
 def greedy_row(start, trans, eos: int, max_len: int, pad: int, mistake: str | None = None) -> Decoded:
     start_lp, trans_lp = tables(start, trans, mistake)
+    if mistake == "eos_not_first":
+        start_lp = _no_eos_first(start_lp, eos)
     out, total, gaps, row = [], 0.0, [], start_lp
     for _ in range(max_len):
         best = max(range(len(row)), key=lambda v: (row[v], -v))
@@ -126,6 +133,8 @@ def beam_row(
 ) -> Decoded:
     """The statement's shrinking beam search on one row (or a known mistake of it)."""
     start_lp, trans_lp = tables(start, trans, mistake)
+    if mistake == "eos_not_first":
+        start_lp = _no_eos_first(start_lp, eos)
     vocab = len(start_lp)
     alive: list[tuple[tuple[int, ...], float]] = [((), 0.0)] * (width if mistake == "beams_not_deduplicated" else 1)
     pool: list[tuple[tuple[int, ...], float]] = []
@@ -199,7 +208,7 @@ def beam(start, trans, eos, max_len, pad, width, alpha, mistake=None) -> list[De
     return [beam_row(s, t, eos, max_len, pad, width, alpha, mistake) for s, t in _rows(start, trans)]
 
 
-GREEDY_MISTAKES = ("transition_wrong_axis", "no_log_softmax", "greedy_ignores_eos")
+GREEDY_MISTAKES = ("transition_wrong_axis", "no_log_softmax", "greedy_ignores_eos", "eos_not_first")
 
 
 def greedy_mistakes(start, trans, eos, max_len, pad) -> dict:

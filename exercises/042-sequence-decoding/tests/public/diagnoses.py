@@ -121,6 +121,11 @@ DECODING: dict[str, Bilingual] = {
         "finished hypothesis",
         "有假设结束后又把束补满到 beam_width；每结束一个假设，束就应当缩小一个",
     ),
+    "eos_not_first": Bilingual(
+        "EOS is refused as the first token: it is a token like the others, and [EOS] alone is a sequence of "
+        "length 1 (with its own probability)",
+        "第一个 token 不允许是 EOS：EOS 与其他 token 一样，单独的 [EOS] 也是一个长度为 1 的序列（有它自己的概率）",
+    ),
 }
 
 # Diagnoses by rule (no oracle output needed).
