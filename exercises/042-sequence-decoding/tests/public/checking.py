@@ -139,9 +139,10 @@ def check_decoded(
         diagnosis = tie_diagnosis
     row = wrong[0]
     tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
+    digits = 6 if dtype == torch.float32 else 15  # enough to show a float64 score that is off by 1e-8
     fail(
         f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
-        f"{got_scores[row]:.6g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.6g}"
+        f"{got_scores[row]:.{digits}g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.{digits}g}"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(
