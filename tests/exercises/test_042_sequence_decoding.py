@@ -72,6 +72,8 @@ EXAMPLE = {  # the worked example and its two variations (hidden cases.greedy_mi
         [[0.25] * 4, [0.05, 0.05, 0.50, 0.40], [0.40, 0.30, 0.20, 0.10], [0.96, 0.02, 0.01, 0.01]],
     ],
 }
+PAD_ONLY = ("length_counts_non_pad",)  # shows only when pad_id is a real token; the tiny variant uses -1
+SEPARATED_ELSEWHERE = ("finished_compete", "eos_not_first")  # the crowded model separates them (cases.crowded)
 SMALL_SEED = 4335  # four rows over five tokens whose every decoding mistake gives its own answer
 
 
@@ -120,11 +122,12 @@ def frozen_values(parts) -> dict:
     )
     start, trans = _small_model()
     small = (torch.tensor(start), torch.tensor(trans))
-    tied = parts["cases"].tied()
+    tied, crowded = parts["cases"].tied(), parts["cases"].crowded()
     for name, (s, t, width, alpha, max_len) in {
         "example": (*example, 2, 0.0, 4),
         "small": (*small, 3, 0.6, 5),
         "tied": (tied.start, tied.trans, tied.width, tied.alpha, tied.max_len),
+        "crowded": (crowded.start, crowded.trans, crowded.width, crowded.alpha, crowded.max_len),
     }.items():
         models[name] = {
             "beam": decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha)),
@@ -132,7 +135,7 @@ def frozen_values(parts) -> dict:
             "beam_mistakes": {
                 key: decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha, key))
                 for key in parts["diagnoses"].DECODING
-                if key != "greedy_ignores_eos"
+                if key not in ("greedy_ignores_eos", *PAD_ONLY)
             },
             "greedy_mistakes": {
                 key: decoded(oracle.greedy(s, t, 0, max_len, -1, key)) for key in oracle.GREEDY_MISTAKES
@@ -145,6 +148,8 @@ def frozen_values(parts) -> dict:
         "SMALL_TRANS": trans,
         "TIED_START": tied.start.tolist(),
         "TIED_TRANS": tied.trans.tolist(),
+        "CROWDED_START": crowded.start.tolist(),
+        "CROWDED_TRANS": crowded.trans.tolist(),
     }
 
 
@@ -168,7 +173,11 @@ def test_tiny_frozen_values_equal_the_oracle(parts):
 
 def test_tiny_small_model_separates_every_mistake(parts):
     models = parts["frozen"].DECODED["small"]
-    seen = [str(models["beam"])] + [str(v) for v in models["beam_mistakes"].values()]
+    kept = {k: v for k, v in models["beam_mistakes"].items() if k not in SEPARATED_ELSEWHERE}
+    seen = [str(models["beam"])] + [str(v) for v in kept.values()]
+    assert len(set(seen)) == len(seen)
+    crowded = parts["frozen"].DECODED["crowded"]
+    seen = [str(crowded["beam"])] + [str(crowded["beam_mistakes"][key]) for key in SEPARATED_ELSEWHERE]
     assert len(set(seen)) == len(seen)
 
 
@@ -230,9 +239,15 @@ def test_frozen_cases_clear_their_margins(parts):
         cases.greedy_misses(),
         cases.tied(),
         *(cases.beam_random(kind) for kind in cases.BEAM_SEEDS),
+        cases.pad_as_token(),
+        cases.pad_as_eos(),
+        cases.one_step(),
+        cases.full_width(),
+        cases.tied_across(),
     ):
         assert all(row.margin >= cases.MARGIN for row in model.greedy)
         assert all(row.margin >= cases.MARGIN for row in model.beam)
+    assert all(row.margin >= cases.MARGIN for row in cases.crowded().beam)  # only its beam is judged
 
 
 def test_greedy_misses_the_best_sequence(parts):

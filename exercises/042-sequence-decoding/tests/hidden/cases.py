@@ -168,21 +168,22 @@ class Model:
     width: int = 1
     alpha: float = 0.0
     ties: bool = False  # exact, constructed ties allowed
+    pad: int = PAD  # the pad_id passed to the decoders
 
     @functools.cached_property
     def greedy(self) -> list[oracle.Decoded]:
-        return _verified(oracle.greedy(self.start, self.trans, EOS, self.max_len, PAD), self.ties, "greedy")
+        return _verified(oracle.greedy(self.start, self.trans, EOS, self.max_len, self.pad), self.ties, "greedy")
 
     @functools.cached_property
     def beam(self) -> list[oracle.Decoded]:
-        rows = oracle.beam(self.start, self.trans, EOS, self.max_len, PAD, self.width, self.alpha)
+        rows = oracle.beam(self.start, self.trans, EOS, self.max_len, self.pad, self.width, self.alpha)
         return _verified(rows, self.ties, "beam")
 
     def greedy_mistakes(self) -> dict:
-        return oracle.greedy_mistakes(self.start, self.trans, EOS, self.max_len, PAD)
+        return oracle.greedy_mistakes(self.start, self.trans, EOS, self.max_len, self.pad)
 
     def beam_mistakes(self) -> dict:
-        return oracle.beam_mistakes(self.start, self.trans, EOS, self.max_len, PAD, self.width, self.alpha)
+        return oracle.beam_mistakes(self.start, self.trans, EOS, self.max_len, self.pad, self.width, self.alpha)
 
 
 def _verified(rows: list[oracle.Decoded], ties: bool, what: str) -> list[oracle.Decoded]:
@@ -194,7 +195,9 @@ def _verified(rows: list[oracle.Decoded], ties: bool, what: str) -> list[oracle.
     return rows
 
 
-def random_model(seed: int, batch: int, vocab: int, max_len: int, width: int = 1, alpha: float = 0.0) -> Model:
+def random_model(
+    seed: int, batch: int, vocab: int, max_len: int, width: int = 1, alpha: float = 0.0, pad: int = PAD
+) -> Model:
     """Gaussian logits (scale 1.5) with a per-row EOS bias in [-3, 1]: some rows end early, some run to max_len."""
     rng = random.Random(seed)
     start = _gauss(rng, (batch, vocab), 1.5)
@@ -204,7 +207,7 @@ def random_model(seed: int, batch: int, vocab: int, max_len: int, width: int = 1
         start[b, EOS] += bias - 1.0
         trans[b, :, EOS] += bias
     labels = [Label(f"seed {seed}, row {b}", Bilingual("a random model", "随机模型")) for b in range(batch)]
-    return Model(start, trans, labels, max_len, width, alpha)
+    return Model(start, trans, labels, max_len, width, alpha, pad=pad)
 
 
 # Seeds whose every decision clears MARGIN (tests/exercises/test_042_sequence_decoding.py rebuilds them).
@@ -267,3 +270,88 @@ def tied() -> Model:
         trans[b, :, EOS] += 0.5 * b
     labels = [_label("tokens 2 and 3 tie", "token 2 与 3 并列")] * batch
     return Model(start, trans, labels, max_len=5, width=3, alpha=0.5, ties=True)
+
+
+# pad_id equal to a real token (beam search) or to EOS (greedy): nothing may read pad_id back.
+PAD_AS_TOKEN_SEED = 4308
+
+
+@functools.cache
+def pad_as_token() -> Model:
+    """pad_id = 2, a real token that the answers use: a length read back as "positions != pad_id" is wrong."""
+    return random_model(PAD_AS_TOKEN_SEED, 8, 6, 6, width=3, alpha=1.0, pad=2)
+
+
+@functools.cache
+def pad_as_eos() -> Model:
+    """The greedy random models decoded with pad_id = eos_id = 0."""
+    model = greedy_random()
+    return Model(model.start, model.trans, model.labels, model.max_len, pad=EOS)
+
+
+ONE_STEP_SEED = 4280
+
+
+@functools.cache
+def one_step() -> Model:
+    """max_len = 1: the first step is also the last, so its kept candidates all finish."""
+    return random_model(ONE_STEP_SEED, 8, 6, 1, width=3, alpha=0.5)
+
+
+@functools.cache
+def crowded() -> Model:
+    """Finished hypotheses keep their place: a continuation likelier than [EOS] must not push it out.
+
+    Tokens: 0 = EOS, 1 = A, 2 = B; beam_width = 2, max_len = 3. In rows 0 to 2, after step 2, two
+    continuations are likelier than [EOS], but [EOS] holds one of the two slots; the answer is [EOS].
+    In row 3 nothing pushes [EOS] out, and [EOS] alone is the answer (EOS may come first).
+    """
+    start = [
+        _log([0.20, 0.70, 0.10]),
+        _log([0.25, 0.60, 0.15]),
+        _log([0.22, 0.08, 0.70]),
+        _log([0.60, 0.30, 0.10]),
+    ]
+    trans = [
+        [_log([1 / 3] * 3), _log([0.05, 0.50, 0.45]), _log([0.20, 0.40, 0.40])],
+        [_log([1 / 3] * 3), _log([0.04, 0.50, 0.46]), _log([0.02, 0.70, 0.28])],
+        [_log([1 / 3] * 3), _log([0.30, 0.38, 0.32]), _log([0.06, 0.42, 0.52])],
+        [_log([1 / 3] * 3), _log([0.30, 0.45, 0.25]), _log([0.50, 0.20, 0.30])],
+    ]
+    labels = [_label("a finished hypothesis keeps its slot", "已结束的假设保留它的位置")] * 3 + [
+        _label("[EOS] alone is the best sequence", "单独的 [EOS] 就是最好的序列")
+    ]
+    return Model(torch.tensor(start), torch.tensor(trans), labels, max_len=3, width=2, alpha=0.0)
+
+
+@functools.cache
+def tied_across() -> Model:
+    """Four candidates tie at step 2 across two tied parents ([2, 4], [2, 5], [3, 4], [3, 5]) and two are kept.
+
+    The lexicographic rule keeps [2, 4] and [2, 5], and [2, 5, EOS] wins; keeping [2, 4] and [3, 4]
+    (candidates ordered by token, then by parent, as torch.topk or an unstable sort may do) ends
+    with the less likely [2, 4, EOS]. Tokens 2 and 3 share their start logit and their row.
+    """
+    tied_row = _log([0.02, 0.03, 0.06, 0.045, 0.4225, 0.4225])
+    start = [_log([0.04, 0.11, 0.35, 0.35, 0.09, 0.06])]
+    trans = [
+        [
+            _log([1 / 6] * 6),
+            _log([0.50, 0.12, 0.11, 0.10, 0.09, 0.08]),
+            tied_row,
+            list(tied_row),
+            _log([0.30, 0.21, 0.09, 0.11, 0.16, 0.13]),
+            _log([0.90, 0.03, 0.025, 0.015, 0.02, 0.01]),
+        ]
+    ]
+    labels = [_label("ties across two tied parents", "两个并列父假设之间的并列")]
+    return Model(torch.tensor(start), torch.tensor(trans), labels, max_len=4, width=2, alpha=0.0, ties=True)
+
+
+FULL_WIDTH_SEED = 4291
+
+
+@functools.cache
+def full_width() -> Model:
+    """beam_width = V = 4: the first step keeps every token; length_penalty = 0.5."""
+    return random_model(FULL_WIDTH_SEED, 6, 4, 4, width=4, alpha=0.5)

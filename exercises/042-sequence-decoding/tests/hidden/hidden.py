@@ -15,9 +15,9 @@ import torch
 from judge.budget import BudgetDeclaration
 from judge.checks import BadInput, diagnosed, expect_bad_inputs_refused
 
-from ..public.checking import check_decoded, check_log_probs
-from ..public.diagnoses import LOG_PROB, TIES
-from . import cases
+from ..public.checking import check_decoded, check_log_probs, refused
+from ..public.diagnoses import FULL_WIDTH_REFUSED, LOG_PROB, ONE_STEP, PADDING_REFUSED, TIES
+from . import cases, oracle
 
 BUDGET = BudgetDeclaration()  # no statistical check: every answer is exact
 
@@ -48,7 +48,7 @@ def test_log_prob_garbage_padding(sub, ctx):
 
     zh: sequence_log_prob：填充位置的 token 编号为 -100，logits 为 NaN 或无穷大
     """
-    with diagnosed(LOG_PROB["padding_ids_gathered"], raised_only=True):
+    with diagnosed(LOG_PROB["padding_ids_gathered"], raised_only=True), refused(PADDING_REFUSED):
         _log_prob(sub, ctx, cases.garbage(), "sequence_log_prob with garbage at padded positions")
 
 
@@ -121,7 +121,7 @@ def _expected(rows) -> tuple[list[list[int]], list[float]]:
 
 def _greedy(sub, ctx, model: cases.Model, what: str, *, dtype=torch.float32, tie_rows=()) -> None:
     value = sub.greedy_decode(
-        model.start.to(dtype), model.trans.to(dtype), eos_id=cases.EOS, max_len=model.max_len, pad_id=cases.PAD
+        model.start.to(dtype), model.trans.to(dtype), eos_id=cases.EOS, max_len=model.max_len, pad_id=model.pad
     )
     check_decoded(
         ctx,
@@ -143,7 +143,7 @@ def _beam(sub, ctx, model: cases.Model, what: str, *, dtype=torch.float32, tie_r
         model.trans.to(dtype),
         eos_id=cases.EOS,
         max_len=model.max_len,
-        pad_id=cases.PAD,
+        pad_id=model.pad,
         beam_width=model.width,
         length_penalty=model.alpha,
     )
@@ -176,6 +176,14 @@ def test_greedy_ties(sub, ctx):
     """
     model = cases.tied()
     _greedy(sub, ctx, model, "greedy_decode with tied maxima", tie_rows=range(len(model.labels)))
+
+
+def test_greedy_pad_is_eos(sub, ctx):
+    """greedy_decode: pad_id equal to eos_id (0); nothing may read pad_id back
+
+    zh: greedy_decode：pad_id 等于 eos_id（0）；任何地方都不能把 pad_id 读回来用
+    """
+    _greedy(sub, ctx, cases.pad_as_eos(), "greedy_decode with pad_id = eos_id = 0")
 
 
 def test_greedy_float64(sub, ctx):
@@ -236,6 +244,85 @@ def test_beam_ties(sub, ctx):
     """
     model = cases.tied()
     _beam(sub, ctx, model, "beam_search with exact ties", tie_rows=range(len(model.labels)))
+
+
+def test_beam_finished_keep_their_place(sub, ctx):
+    """beam_search: a finished hypothesis keeps its slot even when later continuations are likelier
+
+    zh: beam_search：即使后来的延续概率更大，已结束的假设也保留它的位置
+    """
+    _beam(sub, ctx, cases.crowded(), "beam_search, beam_width=2, a finished [EOS] and likelier continuations")
+
+
+def test_beam_pad_is_a_token(sub, ctx):
+    """beam_search: pad_id equal to a real token (2), with length_penalty=1
+
+    zh: beam_search：pad_id 等于一个真实 token（2），length_penalty=1
+    """
+    _beam(sub, ctx, cases.pad_as_token(), "beam_search with pad_id = 2, a real token")
+
+
+def test_one_step(sub, ctx):
+    """greedy_decode and beam_search with max_len=1: the first step is also the last
+
+    zh: max_len=1 的 greedy_decode 与 beam_search：第一步也是最后一步
+    """
+    model = cases.one_step()
+    _greedy(sub, ctx, model, "greedy_decode, max_len=1")
+    with diagnosed(ONE_STEP):
+        _beam(sub, ctx, model, "beam_search, beam_width=3, max_len=1")
+
+
+def test_beam_ties_across_parents(sub, ctx):
+    """beam_search: four candidates tie across two tied parents; the lexicographically smaller two are kept
+
+    zh: beam_search：两个并列父假设产生四个并列候选，保留字典序较小的两个
+    """
+    model = cases.tied_across()
+    value = sub.beam_search(
+        model.start,
+        model.trans,
+        eos_id=cases.EOS,
+        max_len=model.max_len,
+        pad_id=model.pad,
+        beam_width=model.width,
+        length_penalty=model.alpha,
+    )
+    check_decoded(
+        ctx,
+        value,
+        _expected(model.beam),
+        torch.float32,
+        name="beam_search",
+        what="beam_search with ties across parents",
+        labels=model.labels,
+        tie_rows=range(len(model.labels)),
+        tie_diagnosis=TIES,
+        mistakes=lambda: {  # first: here per_beam_best_only returns what the token-major order does
+            TIES: _expected(
+                oracle.beam(
+                    model.start,
+                    model.trans,
+                    cases.EOS,
+                    model.max_len,
+                    model.pad,
+                    model.width,
+                    model.alpha,
+                    "ties_token_major",
+                )
+            ),
+            **{text: _expected(rows) for text, rows in model.beam_mistakes().items()},
+        },
+    )
+
+
+def test_beam_full_width(sub, ctx):
+    """beam_search: beam_width = V, the widest valid beam, with length_penalty=0.5
+
+    zh: beam_search：beam_width = V（最宽的合法束），length_penalty=0.5
+    """
+    with refused(FULL_WIDTH_REFUSED):
+        _beam(sub, ctx, cases.full_width(), "beam_search, beam_width = V = 4")
 
 
 def test_beam_float64(sub, ctx):

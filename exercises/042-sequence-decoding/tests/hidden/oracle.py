@@ -106,8 +106,15 @@ def _gap(a: float, b: float) -> float:
     return abs(a - b) / (1.0 + max(abs(a), abs(b)))
 
 
+def _no_eos_first(start_lp: list[float], eos: int) -> list[float]:
+    """The mistake eos_not_first: EOS masked out of the first step's log-probabilities (not renormalized)."""
+    return [NEG_INF if v == eos else lp for v, lp in enumerate(start_lp)]
+
+
 def greedy_row(start, trans, eos: int, max_len: int, pad: int, mistake: str | None = None) -> Decoded:
     start_lp, trans_lp = tables(start, trans, mistake)
+    if mistake == "eos_not_first":
+        start_lp = _no_eos_first(start_lp, eos)
     out, total, gaps, row = [], 0.0, [], start_lp
     for _ in range(max_len):
         best = max(range(len(row)), key=lambda v: (row[v], -v))
@@ -126,6 +133,8 @@ def beam_row(
 ) -> Decoded:
     """The statement's shrinking beam search on one row (or a known mistake of it)."""
     start_lp, trans_lp = tables(start, trans, mistake)
+    if mistake == "eos_not_first":
+        start_lp = _no_eos_first(start_lp, eos)
     vocab = len(start_lp)
     alive: list[tuple[tuple[int, ...], float]] = [((), 0.0)] * (width if mistake == "beams_not_deduplicated" else 1)
     pool: list[tuple[tuple[int, ...], float]] = []
@@ -133,20 +142,26 @@ def beam_row(
     finished = 0
     for t in range(max_len):
         candidates = []
+        if mistake == "finished_compete":  # finished hypotheses stay in the beam and compete for its slots
+            candidates = [(lp, -1, seq) for seq, lp in pool]
+            pool, finished = [], 0
         for slot, (seq, lp) in enumerate(alive):
             row = start_lp if t == 0 else trans_lp[seq[-1]]
             choices = range(vocab)
             if mistake == "per_beam_best_only" and t > 0:
                 choices = [max(range(vocab), key=lambda v: (row[v], -v))]
+            if mistake == "ties_token_major":  # equal log-probabilities ordered by token, then by hypothesis
+                candidates += [(lp + row[v], v * len(alive) + slot, seq + (v,)) for v in choices]
+                continue
             candidates += [(lp + row[v], slot * vocab + v, seq + (v,)) for v in choices]
-        candidates.sort(key=lambda c: (-c[0], c[1]))  # flat index order is lexicographic order
+        candidates.sort(key=lambda c: (-c[0], c[2]) if mistake == "finished_compete" else (-c[0], c[1]))
         k = width if mistake == "beam_not_shrunk" else width - finished
         if 0 < k < len(candidates):
             gaps.append(_gap(candidates[k - 1][0], candidates[k][0]))
         chosen = sorted(candidates[:k], key=lambda c: c[1])
         last = t == max_len - 1
-        joined = [(seq, lp) for lp, _, seq in chosen if seq[-1] == eos or last]
-        alive = [(seq, lp) for lp, _, seq in chosen if seq[-1] != eos and not last]
+        joined = [(seq, lp) for lp, _, seq in chosen if seq[-1] == eos or last or len(seq) <= t]
+        alive = [(seq, lp) for lp, _, seq in chosen if seq[-1] != eos and not last and len(seq) > t]
         finished += len(joined)
         if mistake == "finished_beams_dropped":
             pool = joined  # only the last step's hypotheses survive
@@ -163,10 +178,15 @@ def beam_row(
         length = len(seq)
         if mistake == "length_excludes_eos" and seq[-1] == eos:
             length -= 1
+        if mistake == "length_counts_non_pad":  # the length read back from the padded output
+            length = sum(1 for v in seq if v != pad)
         power = {"length_penalty_ignored": 0.0, "length_penalty_twice": 2 * alpha}.get(mistake, alpha)
         scale = float(length) ** power
         return lp / scale if scale else NEG_INF
 
+    if mistake == "length_penalty_only_reported":  # chosen by log-probability, reported with the penalty
+        best, lp = sorted(pool, key=lambda c: (-c[1], c[0]))[0]
+        return Decoded(list(best) + [pad] * (max_len - len(best)), score(best, lp), gaps)
     ranked = sorted(((score(seq, lp), seq) for seq, lp in pool), key=lambda c: (-c[0], c[1]))
     if len(ranked) > 1:
         gaps.append(_gap(ranked[0][0], ranked[1][0]))
@@ -188,7 +208,7 @@ def beam(start, trans, eos, max_len, pad, width, alpha, mistake=None) -> list[De
     return [beam_row(s, t, eos, max_len, pad, width, alpha, mistake) for s, t in _rows(start, trans)]
 
 
-GREEDY_MISTAKES = ("transition_wrong_axis", "no_log_softmax", "greedy_ignores_eos")
+GREEDY_MISTAKES = ("transition_wrong_axis", "no_log_softmax", "greedy_ignores_eos", "eos_not_first")
 
 
 def greedy_mistakes(start, trans, eos, max_len, pad) -> dict:

@@ -7,13 +7,15 @@ suite can freeze them; a mistake's output is given the same way.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
 
 from judge.checks import expect, expect_close, expect_tensor, fail, rule
 from judge.i18n import Bilingual
+from judge.learner import LearnerRaised
 
 # float32: sums of up to a few thousand log-probabilities; float64: near machine precision.
 TOLERANCE = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-10, 1e-10)}
@@ -110,7 +112,8 @@ def check_decoded(
     """A decoder's (tokens, scores) against ``expected``; a failure names the mistake that reproduces every row.
 
     ``tie_rows``: rows whose answer depends on the tie rule; a wrong sequence there that no
-    listed mistake explains gets ``tie_diagnosis``.
+    listed mistake explains gets ``tie_diagnosis``, but only if its score is the expected one (a
+    tied rival, or its mirror image, has the same score: a wrong score is a different mistake).
     """
     want_tokens, want_scores = expected
     tokens, scores = decoded(ctx, value, name=name, batch=len(want_tokens), max_len=len(want_tokens[0]), dtype=dtype)
@@ -128,13 +131,18 @@ def check_decoded(
         if all(row_ok(row, tok, sc) for row in range(len(want_tokens))):
             diagnosis = text
             break
-    if diagnosis is None and tie_diagnosis and all(row in tie_rows for row in wrong):
+    if (
+        diagnosis is None
+        and tie_diagnosis
+        and all(row in tie_rows and _same([got_scores[row]], [want_scores[row]], rtol, atol) for row in wrong)
+    ):
         diagnosis = tie_diagnosis
     row = wrong[0]
     tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
+    digits = 6 if dtype == torch.float32 else 15  # enough to show a float64 score that is off by 1e-8
     fail(
         f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
-        f"{got_scores[row]:.6g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.6g}"
+        f"{got_scores[row]:.{digits}g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.{digits}g}"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(
@@ -145,3 +153,15 @@ def check_decoded(
             labels=labels,
         ),
     )
+
+
+@contextlib.contextmanager
+def refused(diagnosis: str) -> Iterator[None]:
+    """A ValueError the learner raises on a valid input gets ``diagnosis`` (its check refuses what the
+    contract allows); other exceptions, such as an IndexError from gather, keep theirs."""
+    try:
+        yield
+    except LearnerRaised as raised:
+        if raised.type_name == "ValueError" and getattr(raised, "diagnosis", None) is None:
+            raised.diagnosis = diagnosis
+        raise

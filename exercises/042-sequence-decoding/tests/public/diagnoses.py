@@ -76,6 +76,11 @@ DECODING: dict[str, Bilingual] = {
         "ended earlier with EOS is lost",
         "丢掉了已结束的假设：只比较最后一步的假设，较早以 EOS 结束的序列被丢失了",
     ),
+    "length_penalty_only_reported": Bilingual(
+        "the best hypothesis is chosen by its raw log-probability and only the returned score has the length "
+        "penalty; choose by the penalized score",
+        "按原始对数概率选出最佳假设，只在返回的得分上用了长度惩罚；应当按惩罚后的得分来选",
+    ),
     "stops_at_first_eos": Bilingual(
         "beam search stops as soon as one hypothesis ends with EOS, instead of when every slot of the beam "
         "has finished or max_len is reached",
@@ -94,14 +99,32 @@ DECODING: dict[str, Bilingual] = {
         "the length penalty is never applied: hypotheses are compared by their raw log-probability",
         "没有使用长度惩罚：直接按原始对数概率比较假设",
     ),
+    "length_counts_non_pad": Bilingual(
+        "the length in the penalty is read back from the padded tokens (positions != pad_id), so it is wrong "
+        "when pad_id equals EOS or a real token; count the tokens of the hypothesis itself",
+        "长度惩罚中的长度是从填充后的 token 里数出来的（不等于 pad_id 的位置），当 pad_id 等于 EOS "
+        "或某个真实 token 时就错了；应当直接数假设本身的 token 个数",
+    ),
     "length_excludes_eos": Bilingual(
         "the length in the penalty does not count the EOS token (it must count every token, EOS included)",
         "长度惩罚中的长度没有计入 EOS（应当计入包括 EOS 在内的每个 token）",
+    ),
+    "finished_compete": Bilingual(
+        "finished hypotheses stay in the beam and compete with the unfinished ones for its slots, so a "
+        "likelier continuation can push a finished hypothesis out; a finished hypothesis keeps its place, "
+        "and each step keeps beam_width - (number finished) new candidates",
+        "已结束的假设留在束里与未结束的假设争夺位置，于是概率更大的延续会把已结束的假设挤出去；"
+        "已结束的假设应当保留，每一步只保留 beam_width -（已结束个数）个新候选",
     ),
     "beam_not_shrunk": Bilingual(
         "the beam is refilled to beam_width after a hypothesis finishes; it must shrink by one for each "
         "finished hypothesis",
         "有假设结束后又把束补满到 beam_width；每结束一个假设，束就应当缩小一个",
+    ),
+    "eos_not_first": Bilingual(
+        "EOS is refused as the first token: it is a token like the others, and [EOS] alone is a sequence of "
+        "length 1 (with its own probability)",
+        "第一个 token 不允许是 EOS：EOS 与其他 token 一样，单独的 [EOS] 也是一个长度为 1 的序列（有它自己的概率）",
     ),
 }
 
@@ -110,4 +133,20 @@ TIES = Bilingual(
     "a tie is broken the wrong way: equal log-probabilities or scores go to the lexicographically "
     "smaller token sequence (equal greedy maxima: the lowest token id)",
     "并列时的取舍不对：对数概率或得分相等时取字典序较小的 token 序列（贪心时并列最大取编号最小的 token）",
+)
+
+# Diagnoses of a case, not of an oracle's mistake.
+PADDING_REFUSED = Bilingual(
+    "garbage at a padded position is refused (ValueError): padded positions may hold any token id, such as "
+    "-100, and any logits, NaN and inf included; check only the real positions (mask True)",
+    "拒绝了填充位置上的垃圾值（ValueError）：填充位置可以是任何 token 编号（例如 -100）"
+    "和任何 logits（包括 NaN 与 inf）；只检查真实位置（mask 为 True）",
+)
+FULL_WIDTH_REFUSED = Bilingual(
+    "beam_width = V is refused: any beam_width in [1, V] is valid, V included",
+    "拒绝了 beam_width = V：[1, V] 内的任何 beam_width 都合法，包括 V",
+)
+ONE_STEP = Bilingual(
+    "with max_len = 1 the first step is also the last: every kept candidate of that step finishes, with EOS or without",
+    "max_len = 1 时第一步也是最后一步：这一步保留下来的每个候选都结束，不论是否以 EOS 结尾",
 )

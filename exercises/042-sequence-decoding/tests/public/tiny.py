@@ -17,9 +17,11 @@ import torch
 from judge.budget import BudgetDeclaration
 from judge.checks import diagnosed
 
-from .checking import check_decoded, check_log_probs
-from .diagnoses import DECODING, LOG_PROB, TIES
+from .checking import check_decoded, check_log_probs, refused
+from .diagnoses import DECODING, LOG_PROB, PADDING_REFUSED, TIES
 from .frozen import (
+    CROWDED_START,
+    CROWDED_TRANS,
     DECODED,
     GARBAGE_INPUTS,
     LARGE_INPUTS,
@@ -110,7 +112,7 @@ def test_tiny_log_prob_garbage(sub, ctx):
 
     zh: sequence_log_prob：填充位置的编号为 -100，logits 为 NaN 或无穷大
     """
-    with diagnosed(LOG_PROB["padding_ids_gathered"], raised_only=True):
+    with diagnosed(LOG_PROB["padding_ids_gathered"], raised_only=True), refused(PADDING_REFUSED):
         _log_prob(
             sub,
             ctx,
@@ -193,3 +195,20 @@ def test_tiny_ties(sub, ctx):
     _check(ctx, value, "tied", "greedy", "greedy_decode", "greedy_decode(tied maxima)", ties=True)
     value = sub.beam_search(start, trans, eos_id=0, max_len=5, pad_id=-1, beam_width=3, length_penalty=0.5)
     _check(ctx, value, "tied", "beam", "beam_search", "beam_search(exact ties)", ties=True)
+
+
+def test_tiny_finished_keep_their_place(sub, ctx):
+    """beam_search: a finished [EOS] keeps its slot even when later continuations are likelier
+
+    zh: beam_search：即使后来的延续概率更大，已结束的 [EOS] 也保留它的位置
+    """
+    value = sub.beam_search(
+        torch.tensor(CROWDED_START),
+        torch.tensor(CROWDED_TRANS),
+        eos_id=0,
+        max_len=3,
+        pad_id=-1,
+        beam_width=2,
+        length_penalty=0.0,
+    )
+    _check(ctx, value, "crowded", "beam", "beam_search", "beam_search(a finished [EOS] and likelier continuations)")
