@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import pprint
+from pathlib import Path
 import random
 import sys
 
@@ -276,6 +277,9 @@ def _write() -> None:
     _, found = _modules()
     values = frozen_values(found)
     path = resolve("42").public_dir / "frozen.py"
+    here = Path(__file__).resolve().parents[2] / "exercises" / "042-sequence-decoding" / "tests" / "public" / "frozen.py"
+    if path.resolve() != here:  # the judge imported from another checkout (an editable install elsewhere)
+        raise SystemExit(f"refusing to write {path}: this file belongs to {here}; run with PYTHONPATH={here.parents[4]}")
     text = path.read_text(encoding="utf-8")
     head = text[: text.index("# --- generated")]
     body = "".join(f"{name} = {pprint.pformat(value, width=118, compact=True)}\n\n" for name, value in values.items())
