@@ -86,6 +86,7 @@ HARD = {
     "se_true_p": "exact standard errors from the counts (public example, 3 rows)",
     "stratified_draws": "rows' counts agree too often (independence, exact tail: p < 1e-100)",
     "float32_estimates": "the dtype of float64 probs (the bias check's rows)",
+    "welford_float32": "exact means, float32 rows of 1 000 values near 10 000 (server only)",
     "inexact_bound": "whole-number bounds that float rounding misses (0.375, 2.0625, 2.0)",
 }
 

@@ -69,12 +69,15 @@ class MeanCase:
     public: Bilingual
 
 
-def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = None) -> None:
+def check_mean_case(
+    sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = None, mean_diagnosis: Bilingual | None = None
+) -> None:
     """One call of ``mean_and_standard_error``: dtype, shape, device, then both outputs to rounding.
 
     Tolerances: the mean within 8 ulps of the batch's largest |x|; the error within a relative 1e-3
     (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
-    0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case).
+    0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case), a
+    wrong mean ``mean_diagnosis`` first (there the variance's mistakes leave the mean alone).
     """
     rows, n = case.samples.shape
     dtype = case.samples.dtype
@@ -88,7 +91,8 @@ def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = N
         se = expect_tensor(
             se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
         )
-        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
+        with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
+            expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
         expect_close(
             se,
             case.se,

@@ -33,6 +33,14 @@ MISTAKES: dict[str, Bilingual] = {
         "方差按 E[x^2] - E[x]^2 计算，均值远大于离散程度时在 float32 下有效数字全部丢失；"
         "应先减去均值（两遍计算，或用 torch.var）",
     ),
+    "float32_running_mean": Bilingual(
+        "the mean drifts: a running mean updated value by value in float32 (Welford's one pass) rounds at "
+        "every step, and over many values near 10 000 that adds up beyond float32 accuracy; use the whole "
+        "row's mean (samples.mean(dim=1)) and two passes, or accumulate in float64",
+        "均值漂移了：在 float32 下逐个更新的滑动均值（Welford 一遍算法）每一步都有舍入，"
+        "对许多接近 10 000 的值累积起来就超出了 float32 的精度；应直接求整行均值（samples.mean(dim=1)）"
+        "再做第二遍，或用 float64 累加",
+    ),
     # estimate_probability only.
     "wide_error_bars": Bilingual(
         "the error bars are too wide: the standard error uses p = 0.5 (the worst case) instead of the estimate",
