@@ -15,9 +15,10 @@ Every file in ``solutions/041-monte-carlo-error/wrong/`` is classified by the ch
   at the hidden suite's m = 1 000 rows of 400 draws (a lower bound: the better of z = 1 and 2),
   and the smallest m (doubling, then bisection) where it reaches 0.999, also for the tiny variant
   (250 rows of 50 draws).
-* **bias mistakes** (``BIAS``): their estimates have another mean than P(event) (softmax of the
-  probabilities); the z-test of the mean over m rows, with the exact mean and standard deviation
-  of the mistaken estimate: power from the normal law, the smallest m likewise.
+* **bias mistakes** (``BIAS``): their estimates have another mean than P(event) on the bias check's
+  mixed rows (softmax of the probabilities, rows not normalized, row 0's event, the complement);
+  the z-test of the mean over m rows, with the exact mean of the mistaken estimate (averaged over
+  the rows) and its binomial standard deviation: power from the normal law, the smallest m likewise.
 * **hard mistakes** (``HARD``): deterministic checks kill them on every run; the table says
   which (``check NNN --seeds 30`` shows it).
 
@@ -58,7 +59,13 @@ COVERAGE = {
     "wide_error_bars": "wide_error_bars",
     "se_times_z": "se_times_z",
 }
-BIAS = {"softmax_of_probs"}
+# Wrong file -> the key of checks41.mixed_mistakes giving its mean estimate on the bias check's mixed rows.
+BIAS = {
+    "softmax_of_probs": "softmax_of_probs",
+    "unnormalized_probs": "unnormalized_probs",
+    "event_of_row_0": "event_of_row_0",
+    "complement_event": "complement_event",
+}
 HARD = {
     "se_divides_by_n": "exact standard errors (expect_close), every mean case",
     "population_variance": "exact standard errors (expect_close), n = 2, 3, 10, 50",
@@ -75,6 +82,12 @@ HARD = {
     "rounds_down": "exact samples_needed cases",
     "not_strict": "whole-number bounds (exact samples_needed cases)",
     "not_an_int": "samples_needed must return an int",
+    "estimate_divides_by_n_minus_1": "every estimate must be a frequency k / n",
+    "se_true_p": "exact standard errors from the counts (public example, 3 rows)",
+    "stratified_draws": "rows' counts agree too often (independence, exact tail: p < 1e-100)",
+    "float32_estimates": "the dtype of float64 probs (the bias check's rows)",
+    "welford_float32": "exact means, float32 rows of 1 000 values near 10 000 (server only)",
+    "inexact_bound": "whole-number bounds that float rounding misses (0.375, 2.0625, 2.0)",
 }
 
 
@@ -201,7 +214,7 @@ def main(argv: list[str]) -> int:
             row = {"mistake": name, "check": "unbiased (z-test of the mean)"}
             for where, (suite, alpha) in sizes.items():
                 n, p, m = suite.UNBIASED_DRAWS, checks41.event_probability(suite.EVENT), suite.UNBIASED_ROWS
-                wrong = checks41.event_probability(suite.EVENT, softmax=True)
+                wrong = checks41.mixed_mistakes(m, suite.EVENT)[BIAS[name]]
                 power = lambda rows_, n=n, p=p, w=wrong, a=alpha["unbiased"]: bias_power(n, p, w, rows_, a)  # noqa: E731
                 row[where] = {"m": m, "power": power(m), "smallest_m": smallest(power, m)}
         elif name in HARD:

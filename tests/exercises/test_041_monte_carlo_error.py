@@ -211,4 +211,26 @@ def test_tiny_samples_needed_cases_match_the_oracle(parts):
 def test_the_public_chapter_case_matches_the_oracle(parts):
     exact = parts["oracle"].needed_case(0.125, 1.5, 2.0)
     assert exact.accepted == (1153,)
-    assert exact.mistaken == {"one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152}
+    assert exact.mistaken == {
+        "one_sample": 577,
+        "not_squared": 34,
+        "rounds_down": 1152,
+        "not_strict": 1152,
+        "inexact_bound": 1153,
+    }
+
+
+def test_the_bias_checks_mixed_rows_keep_p_event_and_differ(parts):
+    """Mixed rows: every row keeps P(event) exactly, yet rows differ in order, event and sum, and the
+    known bias mistakes' means are far from P(event)."""
+    checks41 = parts["checks41"]
+    for event in ((4, 6), (5, 6, 7)):
+        p = checks41.event_probability(event)
+        probs, mask = checks41._inputs(64, event, mixed=True, dtype=torch.float64)
+        each = (probs * mask).sum(1) / probs.sum(1)
+        assert torch.allclose(each, torch.full_like(each, p), rtol=0, atol=1e-15)
+        assert len({tuple(r) for r in mask.tolist()}) == len(checks41.PROBS)
+        assert len({round(s, 9) for s in probs.sum(1).tolist()}) == len(checks41.SCALES)
+        mistakes = checks41.mixed_mistakes(64, event)
+        assert mistakes["complement_event"] == pytest.approx(1 - p)
+        assert min(abs(mean - p) for mean in mistakes.values()) > 0.05

@@ -94,5 +94,7 @@ def needed_cases() -> tuple[NeededCase, ...]:
         (0.07, 0.9, 2.5),  # 2066.3
         (1.0, 0.3, 1.0),  # 0.18: one sample is enough
         (0.02, 0.37, 2.5),  # 4278.125
+        (0.375, 2.0625, 2.0),  # exactly 242, but (2.0 * sqrt(2) * 2.0625 / 0.375) ** 2 is 241.99999999999997
+        (3.5, 3.5, 2.0),  # exactly 8, but 2.0 * sqrt(2) * 3.5 / sqrt(8) is 3.4999999999999996 < 3.5
     ]
     return tuple(needed_case(*args) for args in inputs)

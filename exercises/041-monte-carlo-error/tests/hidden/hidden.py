@@ -62,7 +62,13 @@ def test_mean_large_offset(sub, ctx):
 
     zh: mean_and_standard_error：均值远大于离散程度的 float32 数据
     """
-    checks41.check_mean_case(sub, ctx, cases.large_offset(), diagnosis=MISTAKES["naive_variance"])
+    checks41.check_mean_case(
+        sub,
+        ctx,
+        cases.large_offset(),
+        diagnosis=MISTAKES["naive_variance"],
+        mean_diagnosis=MISTAKES["float32_running_mean"],
+    )
 
 
 def test_mean_bad_inputs(sub, ctx):

@@ -72,5 +72,6 @@ def needed_case(delta: float, sigma: float, num_se: float) -> NeededCase:
         "not_squared": math.floor(math.sqrt(2) * num_se * sigma / delta) + 1,
         "rounds_down": math.floor(x),
         "not_strict": math.ceil(x),
+        "inexact_bound": math.floor((num_se * math.sqrt(2) * sigma / delta) ** 2) + 1,
     }
     return NeededCase(delta, sigma, num_se, tuple(sorted(accepted)), mistaken)

@@ -17,6 +17,7 @@ import torch
 from judge.checks import (
     ROWS_SHARE_DIAGNOSIS,
     BadInput,
+    CheckFailed,
     diagnosed,
     expect,
     expect_bad_inputs_refused,
@@ -29,6 +30,7 @@ from judge.checks import (
     fail,
 )
 from judge.i18n import Bilingual
+from judge.stats import normal_sf
 
 from . import wald
 from .diagnoses import MISTAKES
@@ -67,12 +69,15 @@ class MeanCase:
     public: Bilingual
 
 
-def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = None) -> None:
+def check_mean_case(
+    sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = None, mean_diagnosis: Bilingual | None = None
+) -> None:
     """One call of ``mean_and_standard_error``: dtype, shape, device, then both outputs to rounding.
 
     Tolerances: the mean within 8 ulps of the batch's largest |x|; the error within a relative 1e-3
     (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
-    0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case).
+    0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case), a
+    wrong mean ``mean_diagnosis`` first (there the variance's mistakes leave the mean alone).
     """
     rows, n = case.samples.shape
     dtype = case.samples.dtype
@@ -86,7 +91,8 @@ def check_mean_case(sub, ctx, case: MeanCase, *, diagnosis: Bilingual | None = N
         se = expect_tensor(
             se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
         )
-        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
+        with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
+            expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
         expect_close(
             se,
             case.se,
@@ -136,32 +142,97 @@ def event_probability(event: Sequence[int], *, softmax: bool = False) -> float:
     return float(probs[list(event)].sum() / probs.sum())
 
 
-def _inputs(rows: int, event: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
-    probs = torch.tensor([PROBS] * rows, dtype=torch.float32)
-    mask = torch.zeros(rows, len(PROBS), dtype=torch.bool)
-    mask[:, list(event)] = True
-    return probs, mask
+# Mixed rows (the bias check): row b holds PROBS rotated by b % V places, times SCALES[(b // V) % 4], and
+# its event rotated alike. Every row has the same P(event), but a row's raw values no longer sum to 1
+# (powers of two: float32 and float64 hold the scaled values exactly) and its event sits elsewhere.
+SCALES = (1.0, 0.5, 2.0, 4.0)
 
 
-def estimates(source, ctx, rows: int, event: Sequence[int], n: int, generator, *, what: str) -> tuple:
-    """One call of ``estimate_probability`` on ``rows`` copies of ``PROBS``; both outputs checked, and the
-    estimates checked to be frequencies k / n. Returns (estimates, errors, counts k as int64 [rows])."""
-    probs, mask = _inputs(rows, event)
+def layout(rows: int, *, mixed: bool = False) -> list[tuple[int, float]]:
+    """(rotation, scale) of each row: all (0, 1) unless ``mixed``."""
+    if not mixed:
+        return [(0, 1.0)] * rows
+    size = len(PROBS)
+    return [(b % size, SCALES[(b // size) % len(SCALES)]) for b in range(rows)]
+
+
+def _inputs(
+    rows: int, event: Sequence[int], *, mixed: bool = False, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, torch.Tensor]:
+    size = len(PROBS)
+    held = [float(v) for v in torch.tensor(PROBS, dtype=torch.float32).tolist()]  # PROBS as float32 holds them
+    probs, mask = [], []
+    for shift, scale in layout(rows, mixed=mixed):
+        probs.append([held[(v - shift) % size] * scale for v in range(size)])
+        mask.append([(v - shift) % size in event for v in range(size)])
+    return torch.tensor(probs, dtype=dtype), torch.tensor(mask, dtype=torch.bool)
+
+
+def mixed_mistakes(rows: int, event: Sequence[int]) -> dict[str, float]:
+    """The mean estimate of each known bias mistake over ``rows`` mixed rows (see ``layout``)."""
+    held = [float(v) for v in torch.tensor(PROBS, dtype=torch.float32).tolist()]
+    size, p = len(PROBS), event_probability(event)
+    rows_layout = layout(rows, mixed=True)
+    first = {(v + rows_layout[0][0]) % size for v in event}  # row 0's event, as positions
+    softmax = unnormalized = row_zero = 0.0
+    for shift, scale in rows_layout:
+        weights = [math.exp(v * scale) for v in held]
+        softmax += sum(weights[v] for v in event) / sum(weights)
+        unnormalized += p * scale * sum(held)
+        row_zero += sum(held[(v - shift) % size] for v in first) / sum(held)
+    return {
+        "softmax_of_probs": softmax / rows,
+        "unnormalized_probs": unnormalized / rows,
+        "event_of_row_0": row_zero / rows,
+        "complement_event": 1 - p,
+    }
+
+
+def estimates(
+    source,
+    ctx,
+    rows: int,
+    event: Sequence[int],
+    n: int,
+    generator,
+    *,
+    what: str,
+    mixed: bool = False,
+    dtype: torch.dtype = torch.float32,
+) -> tuple:
+    """One call of ``estimate_probability`` on ``rows`` copies of ``PROBS`` (rotated and scaled when
+    ``mixed``) in ``dtype``; both outputs checked, and the estimates checked to be frequencies k / n.
+    Returns (estimates, errors, counts k as int64 [rows])."""
+    probs, mask = _inputs(rows, event, mixed=mixed, dtype=dtype)
     estimate, se = _pair(source.estimate_probability(probs, mask, n, generator=generator), "estimate_probability")
+    for value, part in ((estimate, "estimate"), (se, "standard error")):
+        other = isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype
+        expect(
+            not other,
+            f"{what}: probs are {dtype} but the {part} is {getattr(value, 'dtype', None)}; return both outputs in "
+            "the dtype of probs",
+            diagnosis=MISTAKES["dtype_of_probs"],
+            rule=Bilingual(
+                "estimate_probability: the outputs do not have the dtype of probs",
+                "estimate_probability：输出的 dtype 与 probs 不同",
+            ),
+        )
     estimate = expect_tensor(
-        estimate, name="estimate_probability (the estimate)", shape=(rows,), dtype=torch.float32, device=ctx.device
+        estimate, name="estimate_probability (the estimate)", shape=(rows,), dtype=dtype, device=ctx.device
     )
     se = expect_tensor(
-        se, name="estimate_probability (the standard error)", shape=(rows,), dtype=torch.float32, device=ctx.device
+        se, name="estimate_probability (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
     )
     counts, bad = _whole(estimate.to(torch.float64) * n, n)
     if bool(bad.any()):
         row = int(bad.nonzero()[0, 0])
         smoothed = not bool(_whole(estimate.to(torch.float64) * (n + 2) - 1, n)[1].any())
+        minus_one = n > 1 and not bool(_whole(estimate.to(torch.float64) * (n - 1), n)[1].any())
+        name = "smoothed_estimate" if smoothed else "estimate_divides_by_n_minus_1" if minus_one else "not_a_frequency"
         fail(
             f"{what}: row {row} returned the estimate {float(estimate[row]):.9g}, which is not k / {n} for a whole "
             f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
-            diagnosis=MISTAKES["smoothed_estimate" if smoothed else "not_a_frequency"],
+            diagnosis=MISTAKES[name],
             rule=Bilingual(
                 "estimate_probability: an estimate is not a frequency k / num_samples",
                 "estimate_probability：估计值不是频率 k / num_samples",
@@ -196,7 +267,10 @@ def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None
     )
     estimate, se, counts = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
     half = rows // 2
-    # Counts are no draws in order: "sorted" would mislead, so the diagnosis is shared randomness.
+    # Counts are no draws in order: "sorted" would mislead. Rows that repeat each other's counts share their
+    # random numbers; counts that agree too often without that vary unlike Binomial(n, p) counts (a row's
+    # draws are not independent: stratified, repeated). The choice only names the failure.
+    shared = bool((counts[:half] == counts[half : 2 * half]).float().mean() > 0.9)
     expect_independent_rows(
         ctx,
         counts[:half],
@@ -205,29 +279,47 @@ def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None
         outcome=COUNT,
         label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
         public=public,
-        diagnosis=ROWS_SHARE_DIAGNOSIS,
+        diagnosis=ROWS_SHARE_DIAGNOSIS if shared else MISTAKES["draws_not_independent"],
     )
     coverage, mistakes = wald.calibration_targets(n, p)
     expect_calibrated(ctx, estimate, se, p, label=label, public=public, coverage=coverage, mistakes=mistakes)
 
 
 def check_unbiased(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
-    """``rows`` estimates from ``n`` draws each average to P(event) (one ``unbiased`` check)."""
+    """``rows`` estimates from ``n`` draws each average to P(event) (one ``unbiased`` check).
+
+    The rows are mixed (``layout``) and float64: each row normalized by its own sum, its own event,
+    and the dtype of ``probs`` kept; all of that is invisible on identical float32 rows summing to 1.
+    """
     p = event_probability(event)
     label = f"estimate_probability, {rows} rows of {n} draws (P(event) = {p:.4f})"
     public = Bilingual(
         f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次"
     )
-    estimate, _, _ = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
-    expect_unbiased(
-        ctx,
-        estimate,
-        p,
-        std=math.sqrt(p * (1 - p) / n),
-        label=label,
-        public=public,
-        mistakes={MISTAKES["softmax_of_probs"]: event_probability(event, softmax=True)},
-    )
+    estimate, _, _ = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label, mixed=True, dtype=torch.float64)
+    try:
+        expect_unbiased(ctx, estimate, p, std=math.sqrt(p * (1 - p) / n), label=label, public=public)
+    except CheckFailed as failure:
+        failure.diagnosis = _bias_mistake(estimate, mixed_mistakes(rows, event)) or failure.diagnosis
+        raise
+
+
+def _bias_mistake(estimate: torch.Tensor, means: dict[str, float]) -> Bilingual | None:
+    """The known mistake whose mean the estimates' mean fits best (p >= 1e-3), else None.
+
+    Measured with the estimates' own spread, not a correct estimator's: a mistaken estimate near 0.25 or
+    0.5 varies more than one near P(event), and the null's standard error would reject its own mean.
+    """
+    values = [float(v) for v in estimate.tolist()]
+    m = len(values)
+    mean = math.fsum(values) / m
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (m - 1) / m) if m > 1 else 0.0
+    best, best_p = None, 1e-3
+    for name, expected in means.items():
+        p = 2 * normal_sf(abs(mean - expected) / spread) if spread > 0 else float(abs(mean - expected) < 1e-12)
+        if p >= best_p:
+            best, best_p = MISTAKES[name], p
+    return best
 
 
 def check_seeds(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
@@ -338,6 +430,7 @@ def check_needed_bad_inputs(sub) -> None:
             BadInput("delta = -0.1", {"delta": -0.1, "sigma": 1.0, "num_se": 2.0}, public="a negative delta"),
             BadInput("sigma = 0", {"delta": 0.1, "sigma": 0.0, "num_se": 2.0}),
             BadInput("num_se = -2", {"delta": 0.1, "sigma": 1.0, "num_se": -2.0}, public="a negative num_se"),
+            BadInput("num_se = 0", {"delta": 0.1, "sigma": 1.0, "num_se": 0.0}),
             BadInput("delta = nan", {"delta": float("nan"), "sigma": 1.0, "num_se": 2.0}, public="a NaN delta"),
             BadInput("sigma = inf", {"delta": 0.1, "sigma": float("inf"), "num_se": 2.0}, public="an infinite sigma"),
         ],

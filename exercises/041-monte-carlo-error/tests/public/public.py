@@ -72,6 +72,7 @@ def test_probability_example(sub, ctx):
         sub, ctx, 3, [2], n, ctx.generator(), what="estimate_probability(3 rows, event = token 2, 200 draws)"
     )
     p_hat = [int(k) / n for k in counts]
+    p_true = checks41.event_probability([2])
     # Dividing the variance by n - 1 instead of n is accepted too: sqrt(n / (n - 1)) is within 0.3 % of 1.
     right = [math.sqrt(p * (1 - p) / n) for p in p_hat]
     known = {
@@ -80,6 +81,7 @@ def test_probability_example(sub, ctx):
         MISTAKES["se_not_divided"]: [math.sqrt(p * (1 - p)) for p in p_hat],
         MISTAKES["wide_error_bars"]: [math.sqrt(0.25 / n)] * 3,
         MISTAKES["se_times_z"]: [1.96 * e for e in right],
+        MISTAKES["se_true_p"]: [math.sqrt(p_true * (1 - p_true) / n)] * 3,
     }
     returned = [float(e) for e in se]
 
@@ -111,7 +113,13 @@ def test_chapter_example(sub, ctx):
                 1.5,
                 2.0,
                 (1153,),
-                {"one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152},
+                {
+                    "one_sample": 577,
+                    "not_squared": 34,
+                    "rounds_down": 1152,
+                    "not_strict": 1152,
+                    "inexact_bound": 1153,
+                },
             )
         ],
     )

@@ -5,7 +5,7 @@ browser's pure-Python torch runs in a blink: three small frozen batches for
 mean_and_standard_error (one of them float32 values near 10 000, which E[x^2] - E[x]^2 ruins),
 250 rows of 50 draws for the calibration of estimate_probability (P(event) = 0.105, far from
 0.5, so error bars built on p = 0.5 are 1.6 times too wide), 200 rows of 20 draws for its bias,
-16 rows of 50 draws per seed check, and five frozen cases of samples_needed. The expected
+16 rows of 50 draws per seed check, and six frozen cases of samples_needed. The expected
 values were computed with the server's oracle (float64, exact fractions) and frozen here;
 tests/exercises/test_041_monte_carlo_error.py checks them against it.
 """
@@ -73,11 +73,36 @@ MEAN_TITLES_ZH = [
 
 # (delta, sigma, num_se, accepted answers, {mistake: its answer}).
 NEEDED = [
-    (0.1, 1.2, 2.0, (1152, 1153), {"one_sample": 576, "not_squared": 34, "rounds_down": 1151, "not_strict": 1152}),
-    (0.125, 1.5, 2.0, (1153,), {"one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152}),
-    (0.05, 1.0, 1.96, (3074,), {"one_sample": 1537, "not_squared": 56, "rounds_down": 3073, "not_strict": 3074}),
-    (2.0, 1.0, 2.0, (3,), {"one_sample": 2, "not_squared": 2, "rounds_down": 2, "not_strict": 2}),
-    (1.0, 0.3, 1.0, (1,), {"one_sample": 1, "not_squared": 1, "rounds_down": 0, "not_strict": 1}),
+    (
+        0.1,
+        1.2,
+        2.0,
+        (1152, 1153),
+        {"one_sample": 576, "not_squared": 34, "rounds_down": 1151, "not_strict": 1152, "inexact_bound": 1152},
+    ),
+    (
+        0.125,
+        1.5,
+        2.0,
+        (1153,),
+        {"one_sample": 577, "not_squared": 34, "rounds_down": 1152, "not_strict": 1152, "inexact_bound": 1153},
+    ),
+    (
+        0.05,
+        1.0,
+        1.96,
+        (3074,),
+        {"one_sample": 1537, "not_squared": 56, "rounds_down": 3073, "not_strict": 3074, "inexact_bound": 3074},
+    ),
+    (2.0, 1.0, 2.0, (3,), {"one_sample": 2, "not_squared": 2, "rounds_down": 2, "not_strict": 2, "inexact_bound": 3}),
+    (1.0, 0.3, 1.0, (1,), {"one_sample": 1, "not_squared": 1, "rounds_down": 0, "not_strict": 1, "inexact_bound": 1}),
+    (
+        0.375,
+        2.0625,
+        2.0,
+        (243,),
+        {"one_sample": 122, "not_squared": 16, "rounds_down": 242, "not_strict": 242, "inexact_bound": 242},
+    ),
 ]
 
 
@@ -108,7 +133,9 @@ def test_tiny_mean_large_offset(sub, ctx):
 
     zh: mean_and_standard_error：均值远大于离散程度的 float32 数据
     """
-    checks41.check_mean_case(sub, ctx, mean_case(2), diagnosis=MISTAKES["naive_variance"])
+    checks41.check_mean_case(
+        sub, ctx, mean_case(2), diagnosis=MISTAKES["naive_variance"], mean_diagnosis=MISTAKES["float32_running_mean"]
+    )
 
 
 def test_tiny_mean_bad_inputs(sub, ctx):
