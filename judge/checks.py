@@ -872,7 +872,13 @@ def expect_independent_rows(
         raise CheckFailed(
             f"{label}: two rows with the same distribution agreed at {agreements} of {first.shape[0]} positions; "
             f"independent draws agree about {result.expected:.0f} times (p = {result.pvalue:.3g}). "
-            + ("Each row is sorted, so equal rows line up" if sorted_rows else "Each row needs its own random numbers"),
+            + (
+                f"This matches: {diagnosis}"
+                if diagnosis
+                else "Each row is sorted, so equal rows line up"
+                if sorted_rows
+                else "Each row needs its own random numbers"
+            ),
             statistic=float(agreements),
             p_value=result.pvalue,
             diagnosis=diagnosis or (SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS),
@@ -1488,11 +1494,16 @@ def expect_unbiased(
         raise _misuse(check, "mistakes", "a mapping diagnosis -> expected value", options)
     diagnosis: str | None = None
     best_p = DIAGNOSIS_MIN_PVALUE
+    # A mistaken estimator has its own spread: judge the distance to its expected value with the
+    # estimates' sample standard error when there are enough of them to measure it.
+    spread = result.standard_error
+    if len(values) >= 30:
+        spread = stats.mean_test(values, result.mean).standard_error
     for name, expected in options.items():
         if isinstance(expected, bool) or not isinstance(expected, numbers.Real) or not math.isfinite(expected):
             raise _misuse(check, f"mistakes[{name!r}]", "a finite number (that mistake's expected value)", expected)
-        if result.standard_error > 0:
-            p = 2.0 * stats.normal_sf(abs(result.mean - float(expected)) / result.standard_error)
+        if spread > 0:
+            p = 2.0 * stats.normal_sf(abs(result.mean - float(expected)) / spread)
         else:
             p = float(abs(result.mean - float(expected)) <= 1e-12 * max(1.0, abs(float(expected))))
         if p >= best_p:

@@ -324,3 +324,15 @@ def test_expect_close_names_the_mistake_that_produces_nan():
     with pytest.raises(CheckFailed) as failed:
         checks.expect_close(actual, expected, rtol=1e-6, atol=1e-9, what="log p", mistakes={"other": expected})
     assert failed.value.diagnosis is None
+
+
+def test_a_mistake_with_a_wider_spread_is_still_named():
+    """The distance to a mistake's expected value is measured with the estimates' own spread."""
+    generator = torch.Generator().manual_seed(11)
+    m, std = 400, 0.01
+    wide = 0.5 + 0.05 * torch.randn(m, generator=generator, dtype=torch.float64)  # 5x the correct spread
+    own_se = float(wide.std()) / math.sqrt(m)
+    mistaken_mean = float(wide.mean()) + 1.5 * own_se  # 1.5 own SE away, 7.5 correct SE away
+    with pytest.raises(CheckFailed) as failed:
+        expect_unbiased(_ctx(), wide, 0.3, std=std, label="x", mistakes={"the wide mistake": mistaken_mean})
+    assert failed.value.diagnosis == "the wide mistake"
