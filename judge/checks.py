@@ -1262,19 +1262,22 @@ def _learner_floats(value: Any, *, name: str, label: str, public: str | None, le
 
 def _coverage_argument(check: str, coverage: Any) -> dict[float, tuple[float, float]]:
     """``coverage`` as ``{z: (low, high)}``; raises :class:`CheckMisuse` for anything malformed."""
-    expected = "a non-empty mapping z -> coverage (a probability, or a pair (low, high) with low <= high), z > 0"
     if not isinstance(coverage, Mapping) or not coverage:
-        raise _misuse(check, "coverage", expected, coverage)
+        raise _misuse(check, "coverage", "a non-empty mapping z -> coverage, each z a finite number > 0", coverage)
     out: dict[float, tuple[float, float]] = {}
     for z, value in coverage.items():
+        if isinstance(z, bool) or not isinstance(z, numbers.Real) or not math.isfinite(z) or z <= 0:
+            raise _misuse(check, "coverage", "a mapping whose keys z are finite numbers > 0", coverage)
         pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-        numeric = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (z, *pair))
-        if not numeric or len(pair) != 2 or not math.isfinite(z) or z <= 0:
-            raise _misuse(check, f"coverage[{z!r}]", expected, value)
-        low, high = float(pair[0]), float(pair[1])
-        if not 0.0 <= low <= high <= 1.0:
-            raise _misuse(check, f"coverage[{z!r}]", expected, value)
-        out[float(z)] = (low, high)
+        numeric = len(pair) == 2 and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in pair)
+        if not numeric or not 0.0 <= float(pair[0]) <= float(pair[1]) <= 1.0:
+            raise _misuse(
+                check,
+                f"coverage[{z!r}]",
+                "a probability in [0, 1], or a pair (low, high) with 0 <= low <= high <= 1",
+                value,
+            )
+        out[float(z)] = (float(pair[0]), float(pair[1]))
     return out
 
 
