@@ -69,6 +69,7 @@ class Group:
     chapter: Chapter | None
     section: Section | None
     exercises: tuple[Exercise, ...]
+    opens_chapter: bool = False  # the first group of its chapter: where a list shows the chapter's heading
 
     @property
     def title(self) -> Bilingual:
@@ -149,9 +150,10 @@ def group(exercises: Iterable[Exercise]) -> list[Group]:
         else:
             key = (chapters.index(chapter), -1 if section is None else chapter.sections.index(section))
         slots.setdefault(key, []).append(exercise)
-    groups = []
+    groups: list[Group] = []
     for (chapter_index, section_index), members in sorted(slots.items()):
         chapter_or_none = chapters[chapter_index] if chapter_index < len(chapters) else None
         section_or_none = chapter_or_none.sections[section_index] if chapter_or_none and section_index >= 0 else None
-        groups.append(Group(chapter_or_none, section_or_none, tuple(members)))
+        opens = chapter_or_none is not None and (not groups or groups[-1].chapter != chapter_or_none)
+        groups.append(Group(chapter_or_none, section_or_none, tuple(members), opens))
     return groups

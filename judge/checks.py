@@ -13,7 +13,7 @@ import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
@@ -73,7 +73,11 @@ SEEDS_DIAGNOSIS = Bilingual("the generator argument is ignored or overridden", "
 Mistakes = Mapping[str, torch.Tensor] | Callable[[], Mapping[str, torch.Tensor]] | None
 
 
-def _mistakes(mistakes: Mistakes) -> Mapping[str, torch.Tensor]:
+_T = TypeVar("_T")
+
+
+def _mistakes(mistakes: Mapping[str, _T] | Callable[[], Mapping[str, _T]] | None) -> Mapping[str, _T]:
+    """The mapping of known mistakes: ``{}`` for None, a function's result, else the mapping itself."""
     if mistakes is None:
         return {}
     return mistakes() if callable(mistakes) else mistakes
@@ -1310,7 +1314,7 @@ def _best_coverage_mistake(
     """The known mistake whose coverage explains the counts: each count must be plausible under
     it (two-sided p >= ``DIAGNOSIS_MIN_PVALUE``), and it must explain them better than the
     correct coverage does. Raises :class:`CheckMisuse` for a malformed mapping."""
-    options = mistakes() if callable(mistakes) else (mistakes or {})
+    options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
         raise _misuse("expect_calibrated", "mistakes", "a mapping diagnosis -> {z: coverage}", options)
     baseline = _coverage_log_likelihood(counts, n, correct)
@@ -1492,7 +1496,7 @@ def expect_unbiased(
     ctx.records.append(CheckRecord("unbiased", label, result.z, result.pvalue, alpha, passed))
     if passed:
         return result
-    options = mistakes() if callable(mistakes) else (mistakes or {})
+    options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
         raise _misuse(check, "mistakes", "a mapping diagnosis -> expected value", options)
     diagnosis: str | None = None

@@ -198,12 +198,9 @@ def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
         out.print(table(True))
         return 0
     out.print(table(True))
-    chapter_id: str | None = ""
     for found in group(exercises):
-        this_chapter = found.chapter.id if found.chapter else None
-        if this_chapter != chapter_id and found.chapter is not None:
+        if found.opens_chapter and found.chapter is not None:
             out.print(f"\n[bold underline]{escape(found.chapter.title.in_language(lang))}[/]")
-        chapter_id = this_chapter
         if found.section is not None or found.chapter is None:
             out.print(f"\n[bold]{escape(found.title.in_language(lang))}[/]")
         section = table(False)

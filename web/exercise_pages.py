@@ -70,13 +70,10 @@ def _grouped(rows: list[Exercise]) -> list[dict]:
     by_number = {row.number: row for row in rows}
     groups: list[dict] = []
     placed: set[int] = set()
-    chapter: str | None = None
     for found in group(spec for spec in load_all() if spec.number in by_number):
         members = [by_number[spec.number] for spec in found.exercises]
         placed.update(spec.number for spec in found.exercises)
-        this = found.chapter.id if found.chapter else None
-        heading = found.chapter.title if found.chapter and this != chapter else None
-        chapter = this
+        heading = found.chapter.title if found.opens_chapter and found.chapter else None
         title = found.title if found.section or not found.chapter else None
         groups.append({"chapter": heading, "title": title, "rows": members})
     rest = [row for row in rows if row.number not in placed]

@@ -61,6 +61,7 @@ def test_groups_follow_the_book_not_the_numbers(tmp_path):
     assert [g.section.id for g in groups] == ["first", "second"]
     assert [[e.number for e in g.exercises] for g in groups] == [[39], [1]]
     assert groups[0].title.zh == "第一节"
+    assert [g.opens_chapter for g in groups] == [True, False]  # the chapter's heading goes above its first section
 
 
 def test_exercises_without_a_place_come_last_or_under_their_chapter(tmp_path):
