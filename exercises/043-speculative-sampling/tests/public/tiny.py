@@ -1,0 +1,4 @@
+"""placeholder"""
+from judge.budget import BudgetDeclaration
+
+BUDGET = BudgetDeclaration()
