@@ -107,8 +107,9 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     )
 
 
-def _alternatives(table: dict[str, list[float]]) -> dict:
-    return {MISTAKES[name]: _f64(row) for name, row in table.items()}
+def _alternatives(table: dict[str, list[float]], rows: bool = False) -> dict:
+    """Mistake name -> distribution, as the checks want it: [V] for a fit, [1, V] for a support check."""
+    return {MISTAKES[name]: _f64([row] if rows else row) for name, row in table.items()}
 
 
 def check_run(
@@ -130,11 +131,11 @@ def check_run(
     check_structure(tokens, num, drafts, vocab, what=label)
     first = tokens[:, 0].clone()
     expect_support(
-        first,
-        _f64(ps[0]),
+        first.unsqueeze(0),
+        _f64([ps[0]]),
         what=f"{label}, position 0",
         why_excluded=lambda row, token: "its target probability p_0 is 0",
-        alternatives=_alternatives(first_alternatives),
+        alternatives=_alternatives(first_alternatives, rows=True),
     )
     counts = theory.accepted_count(ps[:k], qs)
     expect_distribution(
@@ -157,11 +158,11 @@ def check_run(
     full = num == k
     bonus = tokens[:, k][full].clone()
     expect_support(
-        bonus,
-        _f64(ps[k]),
+        bonus.unsqueeze(0),
+        _f64([ps[k]]),
         what=f"{label}, bonus token",
         why_excluded=lambda row, token: "its target probability p_K is 0",
-        alternatives=_alternatives(bonus_alternatives),
+        alternatives=_alternatives(bonus_alternatives, rows=True),
     )
     expect_distribution(
         ctx,
@@ -242,8 +243,8 @@ def run_step(sub, ctx, target_logits, draft_logits, temperature, top_k, rows: in
     tokens, num, drafts = unpack(ctx, value, name="speculative_step", batch=rows, k=k, parts=3)
     for i in range(k):
         expect_support(
-            drafts[:, i].clone(),
-            _f64(qs[i]),
+            drafts[:, i].clone().unsqueeze(0),
+            _f64([qs[i]]),
             what=f"{label}, draft tokens at position {i}",
             why_excluded=lambda row, token: "temperature and top-k give it draft probability 0",
         )
