@@ -1,7 +1,5 @@
 """Exercise 43: speculative sampling. Replace every NotImplementedError; see the statement."""
 
-import torch
-
 PAD = -1  # fills the positions after the last emitted token
 
 

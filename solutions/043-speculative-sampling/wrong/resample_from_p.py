@@ -103,7 +103,7 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
     # The extra token: from max(0, p - q) at the first rejection, from p_K after K acceptances.
     p_at = p.gather(1, num.view(batch, 1, 1).expand(batch, 1, vocab)).squeeze(1)
     q_pos = num.clamp(max=k - 1).view(batch, 1, 1).expand(batch, 1, vocab)
-    q_at = q.gather(1, q_pos).squeeze(1)
+    q.gather(1, q_pos).squeeze(1)
     residual = p_at  # resample from the target
     empty = residual.sum(dim=1, keepdim=True) <= 0  # p == q: a rejection cannot happen; never 0/0
     residual = torch.where(empty, p_at, residual)

@@ -128,7 +128,7 @@ def speculative_step(target_logits, draft_logits, temperature=1.0, top_k=0, gene
         raise ValueError("target_logits and draft_logits must have the same dtype")
     _check_filter(draft_logits, temperature, top_k, "draft_logits")
     q = filtered_probs(draft_logits, temperature, top_k)
-    p = filtered_probs(target_logits, temperature, top_k)
+    filtered_probs(target_logits, temperature, top_k)
     drafts = torch.multinomial(q.reshape(batch * k, vocab), 1, generator=generator).reshape(batch, k)
     tokens, num = verify(filtered_probs(target_logits, temperature, 0), q, drafts, generator=generator)
     return tokens, num, drafts

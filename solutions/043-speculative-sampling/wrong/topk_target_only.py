@@ -60,9 +60,7 @@ def topk_acceptance_rate(target_logits, draft_logits, temperature=1.0, top_k=0):
             raise ValueError(f"{name} must be a 2-D floating tensor [B, V]")
     if target_logits.shape != draft_logits.shape:
         raise ValueError("target_logits and draft_logits must have the same shape [B, V]")
-    return acceptance_rate(
-        filtered_probs(target_logits, temperature, top_k), torch.softmax(draft_logits, dim=-1)
-    )
+    return acceptance_rate(filtered_probs(target_logits, temperature, top_k), torch.softmax(draft_logits, dim=-1))
 
 
 def _check_verify(p, q, x):

@@ -35,8 +35,10 @@ class RateCase:
 
     def expected(self):
         return {
-            "acceptance_rate": [theory.acceptance(p, q) for p, q in zip(self.p, self.q)],
-            "total_variation": [0.5 * sum(abs(a - b) for a, b in zip(p, q)) for p, q in zip(self.p, self.q)],
+            "acceptance_rate": [theory.acceptance(p, q) for p, q in zip(self.p, self.q, strict=True)],
+            "total_variation": [
+                0.5 * sum(abs(a - b) for a, b in zip(p, q, strict=True)) for p, q in zip(self.p, self.q, strict=True)
+            ],
         }
 
     def mistakes(self):
@@ -111,7 +113,7 @@ def _check_margins(rows: list[list[float]], top_k: int, tied: set[int]) -> None:
 def _last_index_rate(target, draft, temperature, top_k):
     """The "exactly k" mistake when ties go to the largest index instead: must equal the first-index one."""
     out = []
-    for zt, zd in zip(target, draft):
+    for zt, zd in zip(target, draft, strict=True):
         flipped = [list(reversed(zt)), list(reversed(zd))]
         p = theory.filtered(flipped[0], temperature, top_k, "topk_exact_k")
         q = theory.filtered(flipped[1], temperature, top_k, "topk_exact_k")
@@ -150,7 +152,7 @@ def topk_case(dtype_name: str, temperature: float, top_k: int, seed: int) -> Top
     if top_k == 2:
         first = case.mistakes()["topk_exact_k"]
         last = _last_index_rate(target, draft, temperature, top_k)
-        if any(abs(a - b) > 1e-15 for a, b in zip(first, last)):
+        if any(abs(a - b) > 1e-15 for a, b in zip(first, last, strict=True)):
             raise AmbiguousCase("the 'exactly k' answer depends on which tied token is kept")
     return case
 
@@ -181,10 +183,6 @@ CLOSE_Q = [
     [0.30, 0.10, 0.20, 0.10, 0.20, 0.10],
     [0.15, 0.25, 0.10, 0.20, 0.10, 0.20],
 ]
-# Position 0 drafts a token of target probability 0 half the time: with u = 0 it must be rejected.
-ZERO_P = [[0.40, 0.20, 0.20, 0.20, 0.0, 0.0], [0.25, 0.25, 0.25, 0.25, 0.0, 0.0]]
-ZERO_Q = [[0.10, 0.10, 0.10, 0.10, 0.50, 0.10]]
-
 # A speculative step (K = 2, V = 6) at temperature 1.5 with top_k = 3: a third of the draft's
 # mass and half the target's lie outside the top 3.
 STEP_TARGET = [[2.0, 1.6, 1.2, 0.9, 0.6, 0.3], [0.5, 2.0, 1.0, 1.8, 0.2, 0.0], [1.0, 0.0, 2.2, 0.4, 1.9, 0.7]]

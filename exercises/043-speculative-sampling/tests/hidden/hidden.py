@@ -12,10 +12,11 @@ from __future__ import annotations
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import BadInput, expect, expect_bad_inputs_refused, expect_seed_contract, expect_support, expect_tensor
+from judge.checks import BadInput, expect, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
 
 from ..public import checks43, theory
 from ..public.checks43 import expect_values
+from ..public.contexts import ZERO_P, ZERO_Q
 from ..public.diagnoses import MISTAKES
 from . import cases
 
@@ -25,7 +26,7 @@ BUDGET = BudgetDeclaration(fit=9, seeds=2)
 # The weakest kill per run needs well under a tenth of these rows (benchmarks/power_043.py).
 DISAGREE_ROWS = 3_000
 CLOSE_ROWS = 2_000
-ZERO_ROWS = 2_000
+ZERO_ROWS = 1_000
 STEP_ROWS = 3_000
 SEED_ROWS = 64
 
@@ -123,7 +124,9 @@ def test_verify_same_distributions(sub, ctx):
         p = torch.tensor(rows, dtype=dtype)
         p = p / p.sum(dim=2, keepdim=True)
         q = p[:, :k].clone()
-        drafts = torch.multinomial(q.reshape(-1, vocab).to(torch.float64), 1, generator=torch.Generator().manual_seed(7))
+        drafts = torch.multinomial(
+            q.reshape(-1, vocab).to(torch.float64), 1, generator=torch.Generator().manual_seed(7)
+        )
         drafts = drafts.reshape(batch, k)
         value = sub.verify(p, q, drafts.clone(), generator=ctx.generator())
         tokens, num = checks43.unpack(ctx, value, name="verify", batch=batch, k=k)
@@ -176,25 +179,7 @@ def test_verify_zero_uniforms(sub, ctx):
 
     zh: 均匀数恰为 0 时，目标概率为 0 的草稿 token 仍被拒绝
     """
-    rows = ZERO_ROWS
-    generator = torch.Generator().manual_seed(ctx.fresh_seed("zero drafts"))
-    drafts = checks43.draw_drafts(cases.ZERO_Q, rows, generator)
-    extreme = sub.with_extreme_uniforms(ctx.fresh_seed("zero uniforms"))
-    value = extreme.verify(
-        checks43.expand(cases.ZERO_P, rows, torch.float32),
-        checks43.expand(cases.ZERO_Q, rows, torch.float32),
-        drafts.clone(),
-        generator=ctx.generator(),
-    )
-    tokens, num = checks43.unpack(ctx, value, name="verify", batch=rows, k=1)
-    checks43.check_structure(tokens, num, drafts, 6, what="verify (uniforms of 0)")
-    expect_support(
-        tokens[:, 0].clone(),
-        torch.tensor(cases.ZERO_P[0], dtype=torch.float64),
-        what="verify with uniforms of exactly 0, position 0",
-        why_excluded=lambda row, token: "its target probability p_0 is 0, so it must be rejected whatever u is",
-        diagnosis=MISTAKES["accept_le"],
-    )
+    checks43.run_zero_uniforms(sub, ctx, ZERO_P, ZERO_Q, ZERO_ROWS, label="verify (uniforms of 0)")
 
 
 def test_speculative_step(sub, ctx):
@@ -248,15 +233,32 @@ def test_bad_inputs(sub, ctx):
     expect_bad_inputs_refused(
         sub.verify,
         [
-            BadInput("target_probs [B, K, V] (K positions, not K + 1)", {"target_probs": p[:, :3], "draft_probs": q, "draft_tokens": x}),
-            BadInput("draft_tokens of shape [B, K - 1]", {"target_probs": p, "draft_probs": q, "draft_tokens": x[:, :2]}),
-            BadInput("a draft token id equal to V", {"target_probs": p, "draft_probs": q, "draft_tokens": torch.tensor([[0, 1, 6], [3, 4, 5]])}),
-            BadInput("a negative draft token id", {"target_probs": p, "draft_probs": q, "draft_tokens": torch.tensor([[0, -1, 2], [3, 4, 5]])}),
-            BadInput("float32 target with float64 draft", {"target_probs": p, "draft_probs": q.double(), "draft_tokens": x}),
+            BadInput(
+                "target_probs [B, K, V] (K positions, not K + 1)",
+                {"target_probs": p[:, :3], "draft_probs": q, "draft_tokens": x},
+            ),
+            BadInput(
+                "draft_tokens of shape [B, K - 1]", {"target_probs": p, "draft_probs": q, "draft_tokens": x[:, :2]}
+            ),
+            BadInput(
+                "a draft token id equal to V",
+                {"target_probs": p, "draft_probs": q, "draft_tokens": torch.tensor([[0, 1, 6], [3, 4, 5]])},
+            ),
+            BadInput(
+                "a negative draft token id",
+                {"target_probs": p, "draft_probs": q, "draft_tokens": torch.tensor([[0, -1, 2], [3, 4, 5]])},
+            ),
+            BadInput(
+                "float32 target with float64 draft", {"target_probs": p, "draft_probs": q.double(), "draft_tokens": x}
+            ),
             BadInput("int32 draft tokens", {"target_probs": p, "draft_probs": q, "draft_tokens": x.int()}),
             BadInput(
                 "a draft token whose draft probability is 0",
-                {"target_probs": p, "draft_probs": torch.cat([q[:, :1], torch.tensor([[[1.0, 0, 0, 0, 0, 0]]] * 2), q[:, 2:]], 1), "draft_tokens": x},
+                {
+                    "target_probs": p,
+                    "draft_probs": torch.cat([q[:, :1], torch.tensor([[[1.0, 0, 0, 0, 0, 0]]] * 2), q[:, 2:]], 1),
+                    "draft_tokens": x,
+                },
             ),
         ],
         extra=lambda: {"generator": ctx.generator()},
@@ -274,6 +276,11 @@ def test_bad_inputs(sub, ctx):
     )
     expect_bad_inputs_refused(
         sub.acceptance_rate,
-        [("p [1, 3] and q [1, 4]", {"target_probs": torch.full((1, 3), 1 / 3), "draft_probs": torch.full((1, 4), 0.25)})],
+        [
+            (
+                "p [1, 3] and q [1, 4]",
+                {"target_probs": torch.full((1, 3), 1 / 3), "draft_probs": torch.full((1, 4), 0.25)},
+            )
+        ],
         name="acceptance_rate",
     )

@@ -38,7 +38,9 @@ def unpack(ctx, value, *, name: str, batch: int, k: int, parts: int = 2):
     num = expect_tensor(value[1], name=f"{name} num_accepted", shape=(batch,), dtype=torch.int64, device=ctx.device)
     if parts == 2:
         return tokens, num
-    drafts = expect_tensor(value[2], name=f"{name} draft_tokens", shape=(batch, k), dtype=torch.int64, device=ctx.device)
+    drafts = expect_tensor(
+        value[2], name=f"{name} draft_tokens", shape=(batch, k), dtype=torch.int64, device=ctx.device
+    )
     return tokens, num, drafts
 
 
@@ -50,12 +52,6 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     """Exactly: N in [0, K]; positions < N hold the drafts, position N a token, the rest PAD."""
     batch, k = drafts.shape
     emitted = (tokens != PAD).sum(dim=1)
-    expect(
-        batch == 0 or not bool((emitted == num).all()),
-        f"{what}: every row emits exactly num_accepted tokens; it must emit num_accepted + 1",
-        diagnosis=MISTAKES["num_counts_emitted"],
-        rule=_fail_rule("num_accepted is off by one", "num_accepted 差了 1"),
-    )
 
     def first(mask: torch.Tensor) -> int | None:
         rows = mask.nonzero()
@@ -70,11 +66,24 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
             diagnosis=MISTAKES["num_counts_emitted"] if n == k + 1 else None,
             rule=_fail_rule("num_accepted outside [0, K]", "num_accepted 超出 [0, K]"),
         )
+    short_rows_fine = bool(((num == k) | (emitted == num + 1)).all())
+    row = first((num == k) & (tokens[:, k] == PAD))
+    expect(
+        row is None or not short_rows_fine,
+        f"{what}: row {row}: all {k} draft tokens are accepted but position {k} holds the pad, not a bonus token",
+        diagnosis=MISTAKES["no_bonus"],
+        rule=_fail_rule("no bonus token after K acceptances", "K 个全部接受后没有奖励 token"),
+    )
+    expect(
+        batch == 0 or not bool((emitted == num).all()),
+        f"{what}: every row emits exactly num_accepted tokens; it must emit num_accepted + 1",
+        diagnosis=MISTAKES["num_counts_emitted"],
+        rule=_fail_rule("num_accepted is off by one", "num_accepted 差了 1"),
+    )
     row = first((num == k) & (tokens[:, k] == PAD))
     expect(
         row is None,
         f"{what}: row {row}: all {k} draft tokens are accepted but position {k} holds the pad, not a bonus token",
-        diagnosis=MISTAKES["no_bonus"],
         rule=_fail_rule("no bonus token after K acceptances", "K 个全部接受后没有奖励 token"),
     )
     positions = torch.arange(k + 1).unsqueeze(0)
@@ -277,17 +286,22 @@ def rate_mistakes(ps: list, qs: list) -> dict[str, dict[str, list]]:
     """For acceptance_rate / total_variation on rows ps, qs: each function's mistaken outputs."""
     return {
         "acceptance_rate": {
-            "rate_sum_max": [sum(max(a, b) for a, b in zip(p, q)) for p, q in zip(ps, qs)],
-            "rate_unclipped": [sum(b * (a / b) if b > 0 else 0.0 for a, b in zip(p, q)) for p, q in zip(ps, qs)],
+            "rate_sum_max": [sum(max(a, b) for a, b in zip(p, q, strict=True)) for p, q in zip(ps, qs, strict=True)],
+            "rate_unclipped": [
+                sum(b * (a / b) if b > 0 else 0.0 for a, b in zip(p, q, strict=True))
+                for p, q in zip(ps, qs, strict=True)
+            ],
         },
-        "total_variation": {"tv_no_half": [sum(abs(a - b) for a, b in zip(p, q)) for p, q in zip(ps, qs)]},
+        "total_variation": {
+            "tv_no_half": [sum(abs(a - b) for a, b in zip(p, q, strict=True)) for p, q in zip(ps, qs, strict=True)]
+        },
     }
 
 
 def topk_rate(target_logits: list, draft_logits: list, temperature: float, top_k: int, mistake: str | None = None):
     """topk_acceptance_rate's value per row, and the value of each filtering mistake."""
     out = []
-    for zt, zd in zip(target_logits, draft_logits):
+    for zt, zd in zip(target_logits, draft_logits, strict=True):
         if mistake == "topk_target_only":
             p, q = theory.filtered(zt, temperature, top_k), theory.softmax(zd)
         else:
@@ -297,3 +311,23 @@ def topk_rate(target_logits: list, draft_logits: list, temperature: float, top_k
 
 
 TOPK_MISTAKES = ("topk_exact_k", "topk_target_only", "topk_not_renormalised")
+
+
+def run_zero_uniforms(sub, ctx, ps, qs, rows: int, *, label: str) -> None:
+    """verify fed uniforms of exactly 0 (``with_extreme_uniforms``): a draft token of target
+    probability 0 must still be rejected. Structure and support only (no budget)."""
+    generator = torch.Generator().manual_seed(ctx.fresh_seed(f"{label} drafts"))
+    drafts = draw_drafts(qs, rows, generator)
+    extreme = sub.with_extreme_uniforms(ctx.fresh_seed(f"{label} uniforms"))
+    value = extreme.verify(
+        expand(ps, rows, torch.float32), expand(qs, rows, torch.float32), drafts.clone(), generator=ctx.generator()
+    )
+    tokens, num = unpack(ctx, value, name="verify", batch=rows, k=len(qs))
+    check_structure(tokens, num, drafts, len(ps[0]), what=label)
+    expect_support(
+        tokens[:, 0].clone(),
+        _f64(ps[0]),
+        what=f"{label}, position 0",
+        why_excluded=lambda row, token: "its target probability p_0 is 0, so it must be rejected whatever u is",
+        diagnosis=MISTAKES["accept_le"],
+    )
