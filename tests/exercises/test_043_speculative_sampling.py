@@ -138,7 +138,8 @@ def test_topk_cases_keep_their_margins_and_ties(parts):
         case = cases.topk_case(*args)  # raises AmbiguousCase otherwise
         assert len(case.target) in (6, 8)
     tied = cases.topk_case("float32", 0.7, 2, 43_201)
-    assert tied.mistakes()["topk_exact_k"][6] != pytest.approx(tied.expected()[6])
+    for row in (6, 7):  # each designed tie changes the answer of a filter that keeps exactly k
+        assert tied.mistakes()["topk_exact_k"][row] != pytest.approx(tied.expected()[row], rel=1e-3)
 
 
 def test_every_mistake_has_both_languages_and_a_wrong_file(parts, exercise43):

@@ -123,7 +123,7 @@ def _last_index_rate(target, draft, temperature, top_k):
 
 # Rows with an exact tie at the k-th logit (k = 2), on one side, among tokens the other side drops.
 TIE_TARGETS = [[3.0, 1.0, 1.0, 1.0, 0.0, -1.0, -2.0, -2.5], [0.0, 2.5, -1.0, 0.5, 0.5, -3.0, 1.0, -2.0]]
-TIE_DRAFTS = [[3.0, -1.0, -1.5, -1.0, 2.0, 0.5, -2.0, -3.0], [-1.0, 2.0, 1.5, -2.0, -2.5, 1.5, 0.0, 1.5]]
+TIE_DRAFTS = [[3.0, -1.0, -1.5, -1.0, 0.5, 0.2, -2.0, -3.0], [-1.0, 2.0, 1.5, -2.0, -2.5, 1.5, 0.0, 1.5]]
 
 
 @functools.cache
