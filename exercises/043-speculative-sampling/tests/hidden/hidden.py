@@ -9,10 +9,13 @@ from q (a strongly disagreeing draft, a close one), p = q, uniforms of exactly 0
 
 from __future__ import annotations
 
+import random
+
 import torch
 
 from judge.budget import BudgetDeclaration
 from judge.checks import BadInput, expect, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
+from judge.i18n import Bilingual
 
 from ..public import checks43, theory
 from ..public.checks43 import expect_values
@@ -115,8 +118,6 @@ def test_verify_same_distributions(sub, ctx):
 
     zh: verify 在每个草稿位置都有 p = q：K 个全部接受，然后一个奖励 token
     """
-    import random
-
     rng = random.Random(43_300)
     batch, k, vocab = 40, 4, 30
     rows = [[[rng.random() ** 2 + 0.01 for _ in range(vocab)] for _ in range(k + 1)] for _ in range(batch)]
@@ -134,7 +135,7 @@ def test_verify_same_distributions(sub, ctx):
         expect(
             bool((num == k).all()),
             f"verify(p = q, {dtype}): num_accepted is {num.tolist()}; with p = q every draft token is accepted",
-            rule=checks43.Bilingual("rejected a token although p = q", "p = q 时仍有拒绝"),
+            rule=Bilingual("rejected a token although p = q", "p = q 时仍有拒绝"),
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from judge.checks import expect, expect_distribution, expect_support, expect_tensor
-from judge.i18n import Bilingual  # noqa: F401 (hidden.py uses it)
+from judge.i18n import Bilingual
 
 from . import theory
 from .diagnoses import MISTAKES
