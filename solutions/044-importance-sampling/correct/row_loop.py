@@ -28,10 +28,10 @@ def _out(values, like):
 def importance_estimates(log_p, log_q, f):
     log_w, (values,) = _rows(log_p, log_q, f)
     ordinary, self_normalized = [], []
-    for lw, fs in zip(log_w, values):
+    for lw, fs in zip(log_w, values, strict=True):
         top = max(lw)
         s = [math.exp(v - top) for v in lw]
-        weighted = math.fsum(a * b for a, b in zip(s, fs))
+        weighted = math.fsum(a * b for a, b in zip(s, fs, strict=True))
         try:
             ordinary.append(math.exp(top) * (weighted / len(lw)))
         except OverflowError:
@@ -55,7 +55,10 @@ def truncated_estimate(log_p, log_q, f, cap):
         raise ValueError(f"cap must be a finite number > 0, got {cap!r}")
     log_w, (values,) = _rows(log_p, log_q, f)
     log_cap = math.log(cap)
-    out = [math.fsum(math.exp(min(v, log_cap)) * b for v, b in zip(lw, fs)) / len(lw) for lw, fs in zip(log_w, values)]
+    out = [
+        math.fsum(math.exp(min(v, log_cap)) * b for v, b in zip(lw, fs, strict=True)) / len(lw)
+        for lw, fs in zip(log_w, values, strict=True)
+    ]
     return _out(out, log_p)
 
 

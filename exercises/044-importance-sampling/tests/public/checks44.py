@@ -372,10 +372,11 @@ def check_unbiased(sub, ctx, rows: int, n: int, cap: float | None = None) -> Non
     without a cap; with a cap the truncated target E_q[min(p/q, cap) f], which is lower (clipping biases
     the estimate of E_p[f] down here: the capped token has the largest f), and which the estimates must hit."""
     truth, std = moments(weighted_values(F, cap))
-    target = "E_p[f]" if cap is None else f"E_q[min(p/q, {cap:g}) f] < E_p[f] = {moments(weighted_values(F))[0]:g}"
-    label = (
-        f"{ESTIMATE}({rows} rows of {n} draws{'' if cap is None else f', cap = {cap:g}'}): target {target} = {truth:g}"
-    )
+    if cap is None:
+        target = f"E_p[f] = {truth:g}"
+    else:
+        target = f"E_q[min(p/q, {cap:g}) f] = {truth:g}, below E_p[f] = {moments(weighted_values(F))[0]:g}"
+    label = f"{ESTIMATE}({rows} rows of {n} draws{'' if cap is None else f', cap = {cap:g}'}): target {target}"
     public = Bilingual(
         f"{ESTIMATE}, {rows} rows of {n} draws" + ("" if cap is None else f", cap = {cap:g}"),
         f"{ESTIMATE}，{rows} 行，每行抽 {n} 次" + ("" if cap is None else f"，cap = {cap:g}"),
