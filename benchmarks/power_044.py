@@ -191,7 +191,8 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     exercise, parts = suite_parts()
     hidden, checks = parts["hidden"], parts["checks44"]
-    browser = {"calibration": 150, "unbiased": 200, "truncated": 100}  # tiny.py's sizes
+    tiny = parts["tiny"]
+    browser = {"calibration": tiny.CALIBRATION_ROWS, "unbiased": tiny.UNBIASED_ROWS, "truncated": tiny.TRUNCATED_ROWS}
     levels = alphas(parts)
     # (rows of the check, its draws) per place: calibration, unbiased, truncated.
     sizes = {
