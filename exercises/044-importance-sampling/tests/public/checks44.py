@@ -275,7 +275,8 @@ def decode(estimate: float, n: int = DRAW_N) -> tuple[int, ...] | None:
     """The counts of the 4 tokens (unrotated) behind an estimate of the draw case, or None when there are none."""
     total = estimate * n - n  # sum of k_j (w f - 1) = k1 + (n + 1) k2 + (n + 1)^2 k3
     whole = round(total)
-    if not math.isfinite(total) or abs(total - whole) > 1e-3 or whole < 0:
+    # Totals of different splits are whole numbers apart; float32 rounding of a mean near 442 moves it by < 0.05.
+    if not math.isfinite(total) or abs(total - whole) > 0.25 or whole < 0:
         return None
     k3, rest = divmod(whole, (n + 1) ** 2)
     k2, k1 = divmod(rest, n + 1)
@@ -305,7 +306,8 @@ def check_draws(sub, ctx, rows: int, dtype: torch.dtype) -> None:
     is the one those draws give, to rounding. No statistics: whatever draws came, they must fit."""
     what = f"{ESTIMATE}({rows} rows of {DRAW_N} draws, {str(dtype).removeprefix('torch.')})"
     estimate, se = call(sub, ctx, rows, DRAW_N, f=DRAW_F, dtype=dtype, what=what)
-    rel = 64 * torch.finfo(dtype).eps
+    # float32: a running (Welford) or one-pass variance may lose a few digits; the mistakes differ by >= 2.5 %.
+    rel = 1e-4 if dtype == torch.float32 else 1e-9
     for b, (value, error) in enumerate(zip(estimate.tolist(), se.tolist(), strict=True)):
         counts = decode(value)
         if counts is None:
@@ -327,7 +329,7 @@ def check_draws(sub, ctx, rows: int, dtype: torch.dtype) -> None:
         if abs(error - right) <= rel * right + rel:
             continue
         diagnosis = next(
-            (MISTAKES[name] for name, v in expected.items() if name and abs(error - v) <= 1e-6 * v + rel), None
+            (MISTAKES[name] for name, v in expected.items() if name and abs(error - v) <= 1e-3 * v + rel), None
         )
         fail(
             f"{what}: row {b} drew the tokens {counts} times (read off its estimate {value:.9g}) and returned "
