@@ -71,6 +71,7 @@ HARD = {
     "clip_after_normalizing": "exact values of truncated_estimate, public hand example",
     "clip_floor": "exact values of truncated_estimate, public hand example",
     "clip_log_cap": "exact values of truncated_estimate, public hand example",
+    "sampler_self_normalized": "draw check: an estimate is no mean of w f over 20 draws (every run)",
 }
 DRAW_CHECK = "standard errors read off the draws (public draw check), every run"
 

@@ -168,7 +168,14 @@ def test_every_split_of_the_draw_case_is_readable(parts):
                 k = (n - k1 - k2 - k3, k1, k2, k3)
                 for dtype in (torch.float32, torch.float64):
                     values = torch.tensor([v for v, c in zip(y, k, strict=True) for _ in range(c)], dtype=dtype)
-                    assert checks.decode(float(values.mean())) == k
+                    tol = 0.03 if dtype == torch.float32 else 1e-6
+                    assert checks.decode(float(values.mean()), tol=tol) == k
+                    # A float32 running mean (Welford) stays readable too.
+                    if dtype == torch.float32 and k1 == k2 and k[0] <= 2:
+                        mean = torch.zeros((), dtype=dtype)
+                        for i, v in enumerate(values, start=1):
+                            mean = mean + (v - mean) / i
+                        assert checks.decode(float(mean), tol=tol) == k
 
 
 def test_sampler_targets(parts):

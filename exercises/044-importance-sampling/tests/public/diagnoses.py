@@ -79,6 +79,12 @@ MISTAKES: dict[str, Bilingual] = {
         "估计有偏：样本是从 p 抽的，而不是 q；重要性采样从 q 抽样，再乘以权重 p/q"
         "（从 p 抽样又乘 p/q 估计的是 E_p[(p/q) f]）",
     ),
+    "sampler_self_normalized": Bilingual(
+        "sample_estimate returns the self-normalized estimate (sum w f / sum w over the draws): p and q are "
+        "normalized here, so the ordinary estimate (sum w f / n) is the unbiased one the statement asks for",
+        "sample_estimate 返回的是自归一化估计（抽样上的 sum w f / sum w）：这里 p 和 q 都已归一化，"
+        "题目要求的是无偏的普通估计（sum w f / n）",
+    ),
     "sampler_ignores_cap": Bilingual(
         "with a cap the estimates do not move: the weights are not truncated at cap (min(p/q, cap)), so the "
         "estimates average to E_p[f] instead of the truncated target E_q[min(p/q, cap) f]",
