@@ -1,0 +1,3 @@
+"""placeholder"""
+from judge.budget import BudgetDeclaration
+BUDGET = BudgetDeclaration()
