@@ -1,4 +1,4 @@
-"""Mistake: entropy exponentiates logits / T without subtracting the maximum (and uses xlogy for 0 log 0).
+"""Mistake: entropy exponentiates logits / T without subtracting the maximum.
 
 Diagnosis: exp(logits / T) overflows at a low temperature (float32 exp overflows past 88.7):
 subtract each row's maximum first, or use log_softmax
@@ -51,7 +51,7 @@ def entropy(logits, temperature=1.0):
     _check_logits(logits)
     weights = torch.exp(logits / _temperatures(temperature, logits))
     probs = weights / weights.sum(dim=-1, keepdim=True)
-    terms = torch.special.xlogy(probs, probs)  # 0 log 0 = 0
+    terms = torch.where(weights > 0, probs * torch.log(probs), torch.zeros_like(probs))  # 0 log 0 = 0
     return -terms.sum(dim=-1)
 
 

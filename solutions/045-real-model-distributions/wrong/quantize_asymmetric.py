@@ -69,7 +69,7 @@ def fake_quantize_int4(weight, group_size=32):
     scale = (high - low) / 15  # 16 levels from min to max
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     zero = torch.round(-low / safe) - 8
-    q = (torch.round(groups / safe + zero).clamp(-8, 7) - zero)
+    q = torch.round(groups / safe + zero).clamp(-8, 7) - zero
     return (q * safe).reshape(rows, columns)
 
 

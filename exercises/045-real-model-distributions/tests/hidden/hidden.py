@@ -56,9 +56,9 @@ def _mass(sub, ctx, case: cases.MassCase, what: str) -> None:
 
 
 def test_mass_real(sub, ctx):
-    """tokens_for_mass: the real model at eight passage positions, T = 0.5, 1 and 1.5 per row, mass 0.9
+    """tokens_for_mass: the real model at 24 (position, temperature) rows, T = 0.5, 1 or 1.5 per row, mass 0.9
 
-    zh: tokens_for_mass：真实模型在八个文本位置上，逐行温度 T = 0.5、1、1.5，mass 0.9
+    zh: tokens_for_mass：真实模型的 24 个（位置，温度）行，逐行温度 T = 0.5、1 或 1.5，mass 0.9
     """
     _mass(sub, ctx, cases.mass_real(), "tokens_for_mass on real logits (mass 0.9)")
 
@@ -133,7 +133,7 @@ def test_entropy_real(sub, ctx):
     for i, position in enumerate(cases.ENTROPY_POSITIONS):
         values = per_position[i].tolist()
         expect(
-            all(a < b for a, b in zip(values, values[1:])),
+            all(a < b for a, b in zip(values, values[1:], strict=False)),
             f"entropy at position {position}: {[round(v, 4) for v in values]} at T = {list(cases.ENTROPY_TEMPERATURES)}"
             " does not grow with the temperature",
             diagnosis=NOT_INCREASING,
@@ -200,7 +200,11 @@ def test_quantize_group_sizes(sub, ctx):
     zh: fake_quantize_int4：真实权重，group_size 为 64、128 和 16
     """
     weights = dict(cases.decoder_weights())
-    for name, group_size in (("layers.0.mlp.down_proj", 64), ("layers.1.self_attn.k_proj", 128), ("layers.1.mlp.up_proj", 16)):
+    for name, group_size in (
+        ("layers.0.mlp.down_proj", 64),
+        ("layers.1.self_attn.k_proj", 128),
+        ("layers.1.mlp.up_proj", 16),
+    ):
         _quantize(sub, ctx, weights[name], group_size, f"fake_quantize_int4({name}, group_size={group_size})")
 
 
@@ -245,7 +249,9 @@ def test_quantize_bad_inputs(sub, ctx):
         sub.fake_quantize_int4,
         [
             BadInput("in = 128, group_size = 48", {"weight": weight, "group_size": 48}, diagnosis=GROUP_SIZE_REFUSED),
-            BadInput("in = 100, group_size = 32", {"weight": weight[:, :100], "group_size": 32}, diagnosis=GROUP_SIZE_REFUSED),
+            BadInput(
+                "in = 100, group_size = 32", {"weight": weight[:, :100], "group_size": 32}, diagnosis=GROUP_SIZE_REFUSED
+            ),
             BadInput("a 1-D weight", {"weight": weight[0], "group_size": 32}),
         ],
         name="fake_quantize_int4",

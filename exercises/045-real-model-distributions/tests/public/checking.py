@@ -44,7 +44,9 @@ def check_counts(ctx, value, expected: Sequence[int], *, what: str, labels: Sequ
         + (f" ({len(wrong)} of {len(got)} rows differ)" if len(wrong) > 1 else "")
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
-        rule=rule(what, "the number of tokens differs from the target", "token 个数与目标不一致", row=row, labels=labels),
+        rule=rule(
+            what, "the number of tokens differs from the target", "token 个数与目标不一致", row=row, labels=labels
+        ),
     )
 
 
@@ -112,7 +114,9 @@ def check_quantized(
     rounding where w / scale lies a hair from a half (elsewhere it equals ``expected``); ``scales``
     is each element's group scale. ``zero_groups``: bool ``[out, in]``, the elements of all-zero groups.
     """
-    out = expect_tensor(value, name="fake_quantize_int4", shape=tuple(weight.shape), dtype=weight.dtype, device=ctx.device)
+    out = expect_tensor(
+        value, name="fake_quantize_int4", shape=tuple(weight.shape), dtype=weight.dtype, device=ctx.device
+    )
     actual = out.to(torch.float64)
     if zero_groups is not None and bool(zero_groups.any()):
         broken = ~torch.isfinite(actual) & zero_groups
@@ -160,7 +164,13 @@ def check_identity(ctx, accept: torch.Tensor, tv: torch.Tensor, *, what: str, la
                 f"{y:.6g}, but the acceptance rate must equal 1 - TV = {1 - y:.6g}. This matches a known mistake: "
                 f"{NOT_IDENTITY}",
                 diagnosis=NOT_IDENTITY,
-                rule=rule(what, "acceptance_rate is not 1 - total_variation", "acceptance_rate 不等于 1 - total_variation", row=row, labels=labels),
+                rule=rule(
+                    what,
+                    "acceptance_rate is not 1 - total_variation",
+                    "acceptance_rate 不等于 1 - total_variation",
+                    row=row,
+                    labels=labels,
+                ),
             )
 
 

@@ -143,10 +143,7 @@ NOT_IDENTITY = Bilingual(
     "acceptance_rate 与 total_variation 不一致：每一行都应当有 sum min(p, q) = 1 - TV(p, q)",
 )
 NOT_INCREASING = Bilingual(
-    "the entropy does not grow with the temperature at a fixed position: the temperature is applied the "
-    "wrong way",
+    "the entropy does not grow with the temperature at a fixed position: the temperature is applied the wrong way",
     "同一位置上熵没有随温度升高而增大：温度用反了",
 )
-VALID_REFUSED = Bilingual(
-    "a valid input is refused with ValueError", "合法的输入被以 ValueError 拒绝了"
-)
+VALID_REFUSED = Bilingual("a valid input is refused with ValueError", "合法的输入被以 ValueError 拒绝了")

@@ -56,7 +56,10 @@ def test_entropy_example(sub, ctx):
 
     zh: 题面例子在 T = 1 与 T = 0.5 时的熵（单位：奈特）
     """
-    for temperature, expected in ((1.0, [0.9999728282753986, 1.3080566018774813]), (0.5, [0.45794932249772297, 0.9119437881847963])):
+    for temperature, expected in (
+        (1.0, [0.9999728282753986, 1.3080566018774813]),
+        (0.5, [0.45794932249772297, 0.9119437881847963]),
+    ):
         value = sub.entropy(LOGITS, temperature=temperature)
         check_values(
             ctx,
