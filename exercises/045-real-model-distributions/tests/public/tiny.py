@@ -169,10 +169,12 @@ def _quantize(sub, ctx, key: str, weight, what: str, zero_groups=None):
 
 
 def test_tiny_quantize(sub, ctx):
-    """fake_quantize_int4: an 8 x 64 slice of a real weight (group_size 32), then with all-zero groups
+    """fake_quantize_int4: a 32 x 32 slice of a real weight, a 4 x 64 one, the same with all-zero groups
 
-    zh: fake_quantize_int4：真实权重的 8 x 64 切片（group_size 32），以及含全零组的情形
+    zh: fake_quantize_int4：真实权重的 32 x 32 切片、4 x 64 切片，以及含全零组的同一切片
     """
+    square = torch.tensor(_rows_of(frozen.SQUARE, 32))  # first: 32 rows, so groups along either dimension form
+    _quantize(sub, ctx, "quantize_square", square, f"fake_quantize_int4({frozen.SQUARE_NAME} 32 x 32 slice)")
     weight = _weight()
     _quantize(sub, ctx, "quantize", weight, f"fake_quantize_int4({frozen.WEIGHT_NAME} slice, group_size=32)")
     mask = torch.zeros(weight.shape, dtype=torch.bool)
