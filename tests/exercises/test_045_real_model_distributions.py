@@ -169,9 +169,11 @@ def frozen_values(parts, inputs: dict) -> dict:
 def test_frozen_tensors_are_the_live_models(parts):
     """The frozen logits and weights equal the live model's within the cross-machine tolerance."""
     frozen, cases = _frozen(), parts["cases"]
-    assert list(frozen.POSITIONS) == list(TINY_POSITIONS) and frozen.VOCAB == TINY_TOKENS
-    assert frozen.TOKEN_IDS == _tiny_ids(cases.target_logits()).tolist()
-    for text, live in zip((frozen.TARGET, frozen.DRAFT), _tiny_rows(cases.target_logits(), cases.draft_logits())):
+    assert list(frozen.POSITIONS) == list(TINY_POSITIONS)
+    assert frozen.VOCAB == TINY_TOKENS
+    assert _tiny_ids(cases.target_logits()).tolist() == frozen.TOKEN_IDS
+    live_rows = _tiny_rows(cases.target_logits(), cases.draft_logits())
+    for text, live in zip((frozen.TARGET, frozen.DRAFT), live_rows, strict=True):
         rows = torch.tensor([float(x) for x in text.split()]).reshape(len(TINY_POSITIONS), -1)
         assert (rows - live).abs().max() <= models.LOGIT_TOLERANCE
     name, n_rows, n_columns = TINY_WEIGHT
@@ -180,7 +182,7 @@ def test_frozen_tensors_are_the_live_models(parts):
     assert (weight - dict(cases.decoder_weights())[name][:n_rows, :n_columns]).abs().max() <= 1e-6
     name, n_rows, n_columns = TINY_SQUARE
     square = torch.tensor([float(x) for x in frozen.SQUARE.split()]).reshape(n_rows, n_columns)
-    assert frozen.SQUARE_NAME == name
+    assert name == frozen.SQUARE_NAME
     assert (square - dict(cases.decoder_weights())[name][:n_rows, :n_columns]).abs().max() <= 1e-6
 
 
@@ -336,11 +338,25 @@ Qwen3 (judge.models) and the judge's float64 oracle; that test file checks them 
 TARGET and DRAFT: the model's and its int4 draft's logits at POSITIONS of the passage, at the
 VOCAB tokens TOKEN_IDS of each row (its largest logits, in vocabulary order: pure-Python torch is
 too slow for all 2 000), rounded to 4 decimals, row after row in one string; WEIGHT: a slice of
-WEIGHT_NAME (rows of WEIGHT_COLUMNS) and a 32 x 32 one of SQUARE_NAME, rounded to 7 decimals. VALUES: the answers on exactly
-these rounded tensors, and what each known mistake returns (keyed like diagnoses.py).
+WEIGHT_NAME (rows of WEIGHT_COLUMNS) and a 32 x 32 one of SQUARE_NAME, rounded to 7 decimals.
+VALUES: the answers on exactly these rounded tensors, and what each known mistake returns
+(keyed like diagnoses.py).
 """
 
 '''
+
+
+def _literal(name: str, text: str) -> str:
+    """``name = (...)``: ``text`` as implicitly joined string literals of at most 100 characters."""
+    pieces, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > 100:
+            pieces.append(line + " ")
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    pieces.append(line)
+    return f"{name} = (\n" + "".join(f"    {piece!r}\n" for piece in pieces) + ")"
 
 
 def _shortened(value):
@@ -370,14 +386,14 @@ def _write() -> None:
         f"POSITIONS = {TINY_POSITIONS!r}",
         f"TEMPERATURES = {TINY_TEMPERATURES!r}",
         f"VOCAB = {TINY_TOKENS}",
-        f"TOKEN_IDS = {_tiny_ids(parts['cases'].target_logits()).tolist()!r}",
+        "TOKEN_IDS = " + pprint.pformat(_tiny_ids(parts["cases"].target_logits()).tolist(), width=100, compact=True),
         f"WEIGHT_NAME = {name!r}",
         f"WEIGHT_COLUMNS = {columns}",
-        f"TARGET = {_text(inputs['target'].flatten().tolist(), 4)!r}",
-        f"DRAFT = {_text(inputs['draft'].flatten().tolist(), 4)!r}",
-        f"WEIGHT = {_text(inputs['weight'].flatten().tolist(), 7)!r}",
+        _literal("TARGET", _text(inputs["target"].flatten().tolist(), 4)),
+        _literal("DRAFT", _text(inputs["draft"].flatten().tolist(), 4)),
+        _literal("WEIGHT", _text(inputs["weight"].flatten().tolist(), 7)),
         f"SQUARE_NAME = {TINY_SQUARE[0]!r}",
-        f"SQUARE = {_text(inputs['square'].flatten().tolist(), 7)!r}",
+        _literal("SQUARE", _text(inputs["square"].flatten().tolist(), 7)),
         "VALUES = " + pprint.pformat(_shortened(values), width=118, compact=True).replace("nan", "NAN"),
     ]
     path.write_text(HEAD + 'NAN = float("nan")\n\n' + "\n\n".join(lines) + "\n", encoding="utf-8")
