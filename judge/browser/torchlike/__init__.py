@@ -270,13 +270,14 @@ def _guard_keywords() -> None:
     (see _errors.guard)."""
     import types
 
-    from judge.browser.torchlike import distributions, random
+    from judge.browser.torchlike import distributions, random, special
     from judge.browser.torchlike.nn import functional
 
     for module, prefix in (
         (_sys.modules[__name__], "torch"),
         (functional, "torch.nn.functional"),
         (random, "torch.random"),
+        (special, "torch.special"),
     ):
         for name, value in list(vars(module).items()):
             if isinstance(value, types.FunctionType) and not name.startswith("_") and name != "install":
@@ -292,14 +293,17 @@ def _guard_keywords() -> None:
                 setattr(cls, name, _guard(value, prefix if name == "__init__" else f"{prefix}.{name}"))
 
 
-from judge.browser.torchlike import distributions, nn, random  # noqa: E402 - they use the namespace above
+from judge.browser.torchlike import distributions, nn, random, special  # noqa: E402 - they use the namespace above
+
+xlogy = special.xlogy  # torch.xlogy and Tensor.xlogy are torch.special.xlogy
+Tensor.xlogy = special.xlogy
 
 _guard_keywords()
 
 
 def install() -> None:
-    """Make ``import torch`` (with ``torch.nn.functional``, ``torch.distributions`` and
-    ``torch.random``) load this subset (Pyodide only)."""
+    """Make ``import torch`` (with ``torch.nn.functional``, ``torch.distributions``,
+    ``torch.random`` and ``torch.special``) load this subset (Pyodide only)."""
     from judge.browser.torchlike.nn import functional
 
     module = _sys.modules[__name__]
@@ -308,3 +312,4 @@ def install() -> None:
     _sys.modules["torch.nn.functional"] = functional
     _sys.modules["torch.distributions"] = distributions
     _sys.modules["torch.random"] = random
+    _sys.modules["torch.special"] = special

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Power of exercise 45's suite: which check kills each known-wrong solution, its margins, its time.
+
+    .venv/bin/python benchmarks/power_045.py [--seeds 5] [--reference-seeds 20] [--quick] [--json PATH]
+
+Exercise 45 is deterministic: no case draws anything (the hidden cases are the real model's
+logits and weights, computed at run time), so there is no sample size to tune and no
+statistical power to estimate. A wrong solution is either killed by a hard check (a token that
+differs, a value outside the tolerance, an exception, an accepted bad input) or it is not, and
+the master seed cannot change that. This script measures what that claim needs:
+
+* every file of ``solutions/045-real-model-distributions/wrong/`` is judged (public + hidden) under
+  ``--seeds`` master seeds; reported: the verdict, the first case that fails (the check that
+  kills it), how many cases fail, and whether the judge's diagnosis equals the file's promised
+  ``Diagnosis:``. P(kill) is 1 when every seed kills it with the promised diagnosis;
+* the reference is judged under ``--reference-seeds`` seeds: it must pass every one (false
+  failures: 0, as a deterministic judge allows), and its per-case time and CPU time give the
+  suite's time.
+
+And what is particular to 45: the margins (the smallest distance of any hidden
+``tokens_for_mass`` decision from flipping, in units of ``judge.models.LOGIT_TOLERANCE``), and
+the time to load the model once (import transformers, from_pretrained, the passage's logits,
+the quantized draft's) against the cost of the hidden suite once it is loaded.
+
+``--quick`` uses 1 seed per wrong solution and 3 for the reference (about a minute on two busy
+cores: each judged file starts one learner process, which imports torch; the seed cannot change
+a verdict here, so one is enough for a smoke test). Exits 1 if a wrong
+solution survives a seed or gets another diagnosis, or if the reference fails a seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import console, machine, write_json  # noqa: E402
+from judge.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution  # noqa: E402
+from judge.exercise import resolve  # noqa: E402
+from judge.verdicts import Verdict  # noqa: E402
+
+EXERCISE_ID = "45"
+
+
+def _seeds(count: int, base: int) -> list[int]:
+    return [base + 7919 * i for i in range(count)]
+
+
+def wrong_table(exercise, seeds: list[int]) -> list[dict]:
+    rows = []
+    for path in exercise.wrong_solutions():
+        solution = parse_wrong_solution(path)
+        reports = judge_under_seeds(exercise, path, seeds)
+        killed = [r.verdict != Verdict.AC for r in reports]
+        diagnosed = [diagnosis_found(r, solution.diagnosis, prefix=solution.diagnosis.prefix) for r in reports]
+        first = reports[0]
+        failing = [c for c in first.cases if c.verdict != Verdict.AC]
+        promised = normalized_diagnosis(solution.diagnosis)
+        naming = [
+            c
+            for c in failing
+            if c.diagnosis
+            and (
+                normalized_diagnosis(c.diagnosis) == promised
+                or (solution.diagnosis.prefix and normalized_diagnosis(c.diagnosis).startswith(promised))
+            )
+        ]
+        rows.append(
+            {
+                "mistake": solution.name,
+                "verdict": first.verdict.value,
+                "killed_by": f"{failing[0].suite}: {failing[0].title}" if failing else "",
+                "diagnosed_by": f"{naming[0].suite}: {naming[0].name}" if naming else "",
+                "failing_cases": len(failing),
+                "cases": len(first.cases),
+                "killed_every_seed": all(killed),
+                "diagnosed_every_seed": all(diagnosed),
+                "p_kill": sum(k and d for k, d in zip(killed, diagnosed, strict=True)) / len(reports),
+                "diagnosis": str(solution.diagnosis),
+            }
+        )
+    return rows
+
+
+def reference_runs(exercise, seeds: list[int]) -> dict:
+    reports = judge_under_seeds(exercise, exercise.solutions_root / "reference.py", seeds)
+    failures = sum(r.verdict != Verdict.AC for r in reports)
+    totals_ms = [sum(c.time_ms for c in r.cases) for r in reports]
+    cpu_ms = [sum(c.cpu_ms or 0.0 for c in r.cases) for r in reports]
+    slowest = max(reports[-1].cases, key=lambda c: c.time_ms)
+    return {
+        "seeds": len(seeds),
+        "failures": failures,
+        "suite_ms_median": sorted(totals_ms)[len(totals_ms) // 2],
+        "suite_cpu_ms_median": sorted(cpu_ms)[len(cpu_ms) // 2],
+        "slowest_case": f"{slowest.suite}: {slowest.title} ({slowest.time_ms:.0f} ms)",
+    }
+
+
+def model_figures(exercise) -> dict:
+    """The one-time load, the warm cost of building every hidden case again, and the margins."""
+    from judge import models
+    from judge.suites import load_suite, suites_module
+
+    started = time.perf_counter()
+    import transformers  # noqa: F401  # the import alone is most of the load
+
+    imported = time.perf_counter()
+    models.tiny_qwen3()
+    loaded = time.perf_counter()
+    load_suite(exercise, "hidden")
+    cases = suites_module(exercise, "hidden.cases")
+    cases.target_logits()
+    cases.draft_logits()
+    built = time.perf_counter()
+    builders = [cases.mass_real, cases.mass_half, cases.entropy_real, cases.entropy_low, cases.entropy_masked]
+    for builder in builders:
+        builder()
+    warm_start = time.perf_counter()
+    for builder in (*builders, cases.target_logits, cases.draft_logits, cases.decoder_weights):
+        builder.cache_clear()
+    for builder in builders:  # logits and the draft again, from the loaded model
+        builder()
+    warm = time.perf_counter()
+    margin = min(cases.mass_real().margin, cases.mass_half().margin)
+    return {
+        "import_transformers_s": imported - started,
+        "from_pretrained_s": loaded - imported,
+        "logits_and_draft_s": built - loaded,
+        "rebuild_cases_warm_s": warm - warm_start,
+        "smallest_mass_margin": margin,
+        "margin_in_logit_tolerances": margin / models.LOGIT_TOLERANCE,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5, help="master seeds per wrong solution")
+    parser.add_argument("--reference-seeds", type=int, default=20, help="master seeds for the reference")
+    parser.add_argument("--quick", action="store_true", help="1 seed per wrong solution, 3 for the reference")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.reference_seeds = 1, 3
+    exercise = resolve(EXERCISE_ID)
+    started = time.monotonic()
+    figures = model_figures(exercise)
+    rows = wrong_table(exercise, _seeds(args.seeds, 45_000))
+    reference = reference_runs(exercise, _seeds(args.reference_seeds, 4_500_000))
+    out = console()
+    from rich.table import Table
+
+    table = Table(title=f"Exercise 45: every known mistake under {args.seeds} seeds")
+    for column in ("mistake", "verdict", "killed by (first failing case)", "failing", "P(kill)", "diagnosed"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            row["mistake"],
+            row["verdict"],
+            row["killed_by"],
+            f"{row['failing_cases']}/{row['cases']}",
+            f"{row['p_kill']:.0f}",
+            "yes" if row["diagnosed_every_seed"] else "NO",
+        )
+    out.print(table)
+    out.print(
+        f"reference: {reference['failures']} failures in {reference['seeds']} seeds; suite "
+        f"{reference['suite_ms_median']:.0f} ms wall, {reference['suite_cpu_ms_median']:.0f} ms CPU of the "
+        f"learner (median); slowest case {reference['slowest_case']}"
+    )
+    out.print(
+        f"model: import transformers {figures['import_transformers_s']:.1f} s, from_pretrained "
+        f"{figures['from_pretrained_s']:.2f} s, passage and draft logits {figures['logits_and_draft_s']:.2f} s; "
+        f"every case rebuilt warm {1000 * figures['rebuild_cases_warm_s']:.0f} ms; smallest tokens_for_mass margin "
+        f"{figures['smallest_mass_margin']:.2e} ({figures['margin_in_logit_tolerances']:.1f} x LOGIT_TOLERANCE)"
+    )
+    out.print(f"measured in {time.monotonic() - started:.0f} s")
+    bad = [r["mistake"] for r in rows if not (r["killed_every_seed"] and r["diagnosed_every_seed"])]
+    if args.json:
+        write_json(
+            args.json,
+            {"machine": machine(), "wrong": rows, "reference": reference, "seeds": args.seeds, "model": figures},
+        )
+    if bad or reference["failures"]:
+        out.print(f"[red]not killed with the promised diagnosis: {bad}; reference failures: {reference['failures']}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
