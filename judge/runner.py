@@ -111,7 +111,8 @@ def grade(
     if given, else ``local``). ``filename`` is the short name the learner's tracebacks show;
     ``import_dir`` (``local`` only) is where its helper modules sit. ``process`` lets a caller
     reuse a learner it started on this source (it is not closed here, unless it dies): a
-    process that dies is replaced by one of the same level.
+    process that dies is replaced by one of the same level. The first call sets this process's
+    torch to one intra-op thread (see :func:`_judge_on_one_thread`).
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
     return _Run(
@@ -158,6 +159,26 @@ def judge_file(
     ).report()
 
 
+_ONE_THREAD = False
+
+
+def _judge_on_one_thread() -> None:
+    """Run the judge's own tensor work (oracles, targets, statistics) on one thread, once per process.
+
+    Its tensors are small, and gradings already run side by side, one per core. torch's default
+    intra-op threads wait for one another on a busy machine: exercise 45's suite took 0.65 s of
+    case time on one thread and 6 s on two at load 18, and a case's wall clock counts the judge's
+    work, so a verdict could have depended on the machine's load. (Learner processes set their own
+    one thread in the sandbox's child.)
+    """
+    global _ONE_THREAD
+    if not _ONE_THREAD:
+        import torch
+
+        torch.set_num_threads(1)
+        _ONE_THREAD = True
+
+
 class _Run:
     """One judging: its suites and budget, its learner (restarted when it dies), its report."""
 
@@ -180,8 +201,9 @@ class _Run:
         self.progress = progress
         self.unreadable = unreadable
         self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
+        _judge_on_one_thread()
         self.started = time.monotonic()
-        self.specs, self.budget = self._load_suites(suites)
+        self.specs, self.budget, self.prepares = self._load_suites(suites)
         if launcher is None and process is not None:
             launcher = getattr(process, "launcher", None)  # restarts keep the level (None: cannot restart)
         self.launcher = launcher
@@ -204,14 +226,36 @@ class _Run:
             false_failure_budget={},
         )
 
-    def _load_suites(self, suites: tuple[str, ...]) -> tuple[list[CaseSpec], FalseFailureBudget]:
-        """Every case of the suites, in order, and the run's false-failure budget."""
+    def _load_suites(
+        self, suites: tuple[str, ...]
+    ) -> tuple[list[CaseSpec], FalseFailureBudget, list[tuple[str, Callable[[], None]]]]:
+        """Every case of the suites, in order, the run's false-failure budget, and each suite's set-up."""
         loaded = [load_suite(self.exercise, s) for s in suites]
         declared = BudgetDeclaration()
         for suite in loaded:
             declared = declared + suite.budget
         specs = [case for suite in loaded for case in suite.cases]
-        return specs, FalseFailureBudget(self.exercise.false_failure_budget, declared)
+        prepares = [(suite.name, suite.prepare) for suite in loaded if suite.prepare is not None]
+        return specs, FalseFailureBudget(self.exercise.false_failure_budget, declared), prepares
+
+    def _prepare_suites(self) -> bool:
+        """Run each suite's ``prepare()`` (the judge's own set-up, before any case's clock starts).
+        False, with every case IE and the reason logged, when one raises: a bug of the judge or
+        of the exercise, never the learner's."""
+        for suite, prepare in self.prepares:
+            try:
+                prepare()
+            except Exception as error:  # noqa: BLE001 - reported as the judge's fault, whatever it is
+                message = _internal_error(
+                    "the judge could not prepare its tests",
+                    f"{suite}.prepare: {type(error).__name__}: {error}",
+                    exc_info=True,
+                )
+                self.result.cases = [
+                    CaseResult(c.name, c.suite, c.title, Verdict.IE, message, title_zh=c.title_zh) for c in self.specs
+                ]
+                return False
+        return True
 
     def report(self) -> Report:
         """Load, check the signatures, run every case, decide: the finished report."""
@@ -220,7 +264,8 @@ class _Run:
         assert self.process is not None  # set by a successful _start_and_check_signatures
         self.result.environment = {"torch": self.process.torch_version, "python": sys.version.split()[0]}
         try:
-            self._run_cases()
+            if self._prepare_suites():
+                self._run_cases()
         finally:
             if self.owned and self.process is not None:
                 self.process.close()

@@ -3,8 +3,10 @@
 
 A suite is a module of test functions (``test_<name>(submission, ctx)``) whose docstring's first
 line is the case's English title and a ``zh:`` line its Chinese one, plus an optional ``BUDGET``
-(:class:`~judge.budget.BudgetDeclaration`). The suites run in the judge's process, never next to
-learner code.
+(:class:`~judge.budget.BudgetDeclaration`) and an optional ``prepare()``: the judge's own slow
+set-up (loading a model, building cached cases), which the runner calls once before the suite's
+first case, outside every case's clock, so that no case's wall clock depends on it. The suites
+run in the judge's process, never next to learner code.
 
 ``tests/`` is imported as a synthetic package whose name is unique to the exercise's folder
 (:func:`suites_package`), with ``public`` and ``hidden`` as its subpackages: a hidden module
@@ -45,6 +47,7 @@ class Suite:
     name: str
     cases: tuple[CaseSpec, ...]
     budget: BudgetDeclaration
+    prepare: Callable[[], None] | None = None  # the suite's set-up, run before its first case
 
 
 def load_suite(exercise: Exercise, suite: str) -> Suite:
@@ -59,7 +62,10 @@ def load_suite(exercise: Exercise, suite: str) -> Suite:
     budget = getattr(module, "BUDGET", BudgetDeclaration())
     if not isinstance(budget, BudgetDeclaration):
         raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.budget.BudgetDeclaration")
-    return Suite(suite, tuple(cases), budget)
+    prepare = getattr(module, "prepare", None)
+    if prepare is not None and not callable(prepare):
+        raise TypeError(f"{exercise.suite_path(suite)}: prepare must be a function of no arguments")
+    return Suite(suite, tuple(cases), budget, prepare)
 
 
 def _titles(docstring: str | None, name: str) -> tuple[str, str]:

@@ -221,6 +221,46 @@ def test_wrong_answer_and_runtime_error_cases(tmp_path, learner_file):
     assert "KeyError" in report.cases[1].message and "line 3" in report.cases[1].message
 
 
+def test_a_suites_prepare_runs_once_before_its_cases_outside_their_wall_clock(tmp_path, learner_file):
+    # The set-up sleeps past the whole wall cap (3 x 0.3 s): inside a case it would be TLE.
+    exercise = dataclasses.replace(_fake_exercise(tmp_path, 903, """
+        import time
+        from judge.checks import expect
+
+        CALLS = []
+
+        def prepare():
+            CALLS.append(time.monotonic())
+            time.sleep(1.2)
+
+        def test_small(sub, ctx):
+            expect(len(CALLS) == 1, "prepare ran once, before this case")
+            expect(sub.double(2) == 4, "double(2) must be 4")
+
+        def test_large(sub, ctx):
+            expect(len(CALLS) == 1, "prepare ran once, not per case")
+            expect(sub.double(10) == 20, "double(10) must be 20")
+    """), time_limit_s=0.3)
+    report = judge_file(exercise, learner_file("def double(x):\n    return 2 * x\n"), seed=1)
+    assert [c.verdict for c in report.cases] == [Verdict.AC, Verdict.AC], report.message
+
+
+def test_a_prepare_that_raises_is_the_judges_internal_error(tmp_path, learner_file):
+    exercise = _fake_exercise(tmp_path, 904, """
+        from judge.checks import expect
+
+        def prepare():
+            raise FileNotFoundError("models/tiny-qwen3/model.safetensors")
+
+        def test_small(sub, ctx):
+            expect(sub.double(2) == 4, "double(2) must be 4")
+    """)
+    report = judge_file(exercise, learner_file("def double(x):\n    return 2 * x\n"), seed=1)
+    assert [c.verdict for c in report.cases] == [Verdict.IE] and report.verdict is Verdict.IE
+    assert "could not prepare its tests" in report.cases[0].message and "not your fault" in report.cases[0].message
+    assert "safetensors" not in report.cases[0].message  # the detail goes to the operator's log only
+
+
 def test_suite_modules_load_with_budget_declarations(exercise39):
     hidden = load_suite(exercise39, "hidden")
     public = load_suite(exercise39, "public")
