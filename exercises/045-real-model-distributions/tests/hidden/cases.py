@@ -245,3 +245,21 @@ HALVES = torch.tensor(
     ],
     dtype=torch.float32,
 )
+
+
+def prepare_all(*, smollm2: bool) -> None:
+    """Build every cached case now (the suite's ``prepare``): the model, its logits, its
+    quantized draft's logits, the weights, each case's rows and expected answers; SmolLM2's too
+    when it is installed. Raises :class:`oracle.AmbiguousCase` or ``judge.models.ModelUnavailable``."""
+    mass_real()
+    mass_half()
+    entropy_real()
+    entropy_low()
+    entropy_masked()
+    decoder_weights()
+    acceptance_rows(None)
+    acceptance_rows((0.7,))
+    acceptance_rows(ACCEPTANCE_TEMPERATURES)
+    if smollm2:
+        smollm2_mass()
+        smollm2_entropy()
