@@ -17,19 +17,13 @@ settings.register_profile("ci", derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-# `make test` runs the tests on every core (pytest-xdist, `-n auto --dist loadgroup`). Tests that
-# start the strict sandbox share one worker and run one after another: one of them asserts that no
-# job cgroup outlives a killed judge, machine-wide, and removes stale ones (which another worker's
-# job, made a moment ago, would look like). Everything else is independent of other tests.
-STRICT_SANDBOX_TESTS = ("security/", "web/test_grading.py", "web/test_graders.py")
-TESTS = Path(__file__).resolve().parent
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        where = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
-        if where.startswith(STRICT_SANDBOX_TESTS):
-            item.add_marker(pytest.mark.xdist_group("strict-sandbox"))
+# `make test` runs the tests on every core (pytest-xdist, `-n auto`), then, alone and in one process,
+# the modules marked `strict_sandbox` (tests/security/test_*.py, tests/web/test_grading.py and
+# test_graders.py): one of them asserts, machine-wide, that no job cgroup outlives a killed judge and
+# removes stale ones, which another test's strict job, made a moment ago, would look like. A new
+# module that starts the strict sandbox takes the same `pytestmark`. (`xdist_group` would keep them
+# on one worker, but pytest-xdist 3.8 cannot group under pytest 9: it rewrites `item._nodeid`,
+# which pytest 9 no longer reads.) Everything else is independent of other tests.
 
 
 @pytest.fixture(scope="session")

@@ -25,6 +25,9 @@ from judge.verdicts import Verdict
 
 from attack_support import CANARY, DATABASE, assert_contained, assert_judge_healthy, grade, needs_strict
 
+# Run alone, after the parallel tests (tests/conftest.py says why).
+pytestmark = pytest.mark.strict_sandbox
+
 strict = pytest.importorskip("judge.sandbox.strict")
 
 
