@@ -6,6 +6,11 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.probjudge-installed
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist): one per core, at most PYTEST_MAX_JOBS; PYTEST_JOBS=0 runs the tests
+# in this one process. The tests that start the strict sandbox (marker strict_sandbox) run afterwards,
+# alone, in one process (tests/conftest.py says why); exit status 5 is "none selected" (PYTEST_ARGS).
+PYTEST_JOBS ?= auto
+PYTEST_MAX_JOBS ?= 4
 # The site's browser files (CodeMirror 6 and KaTeX from the npm registry, bundled by esbuild).
 FRONTEND := web/frontend
 ASSETS := web/static/build/.built
@@ -59,7 +64,9 @@ lint: venv
 	$(VENV)/bin/mypy judge web
 
 test: venv assets browser lint
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) --maxprocesses $(PYTEST_MAX_JOBS) -m "not strict_sandbox" $(PYTEST_ARGS) \
+		|| [ $$? -eq 5 ]
+	$(PY) -m pytest -m strict_sandbox $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 check: venv
 	$(PY) practice/judge.py check

@@ -251,6 +251,10 @@ class LearnerProcess:
         self.memory_limit_mb = memory_limit_mb
         self.launcher = launcher
         self._startup_timeout_s = load_timeout_s + float(getattr(self.launcher, "startup_allowance_s", 0.0))
+        # A file that spins at import burns CPU; one that sleeps does not: where the launcher says
+        # what starting costs in CPU time, loading stops there too, long before the wall clock.
+        cpu_allowance = getattr(self.launcher, "startup_cpu_allowance_s", None)
+        self._startup_cpu_s = load_timeout_s + float(cpu_allowance) if cpu_allowance is not None else None
         self._ready: protocol.Ready | None = None
         self._failure: BaseException | None = None  # why it cannot be used, once that is known
         self._killed = False  # by the judge: dead for the runner from that moment
@@ -318,9 +322,21 @@ class LearnerProcess:
             return
         if self._failure is not None:
             raise self._failure
+        cpu_limit_s = self._startup_cpu_s
+        if cpu_limit_s is not None:
+
+            def watch() -> None:
+                if self.cpu_time_s() > cpu_limit_s:
+                    raise CpuLimitExceeded
+
+            self._reader.watch = watch
         try:
             header, _ = self._receive(
-                time.monotonic() + self._startup_timeout_s, "loading your file", self._startup_timeout_s
+                time.monotonic() + self._startup_timeout_s,
+                "loading your file",
+                self._startup_timeout_s,
+                cpu_limit_s,
+                cpu_budget="its CPU time",
             )
             message = protocol.first_message(header)
         except ProcessFailed as failure:
@@ -330,6 +346,8 @@ class LearnerProcess:
         except BaseException:
             self.close()  # whatever went wrong, the slot and the processes go back first
             raise
+        finally:
+            self._reader.watch = None
         if isinstance(message, protocol.LoadError):
             self._fail(load_failure(message.error))
         self._ready = message
@@ -451,7 +469,12 @@ class LearnerProcess:
         return self._output.tail()
 
     def _receive(
-        self, deadline: float, during: str, allowed_s: float, cpu_limit_s: float | None = None
+        self,
+        deadline: float,
+        during: str,
+        allowed_s: float,
+        cpu_limit_s: float | None = None,
+        cpu_budget: str = "the test case's CPU time",
     ) -> tuple[dict[str, Any], list[bytearray]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
         self._reader.deadline = deadline
@@ -459,7 +482,7 @@ class LearnerProcess:
             return wire.read_frame(self._reader, max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
         except CpuLimitExceeded:
             limit = f" of {cpu_limit_s:g} s" if cpu_limit_s is not None else ""
-            raise self._overdue(f"{during} used up the test case's CPU time{limit}") from None
+            raise self._overdue(f"{during} used up {cpu_budget}{limit}") from None
         except TimeoutError:
             raise self._overdue(f"{during} did not finish within {allowed_s:.1f} s") from None
         except OutputLimitExceeded:

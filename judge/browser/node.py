@@ -20,6 +20,8 @@ from judge.testing import SEED_BITS
 PYODIDE_DIR = PROJECT_ROOT / "web" / "static" / "build" / "pyodide"
 NODE_RUNNER = PROJECT_ROOT / "web" / "frontend" / "src" / "node-run.mjs"
 STARTUP_ALLOWANCE_S = 120.0  # loading Pyodide, on top of the run's own time limit
+# node-run.mjs bounds each run by CPU time, and by a wall clock of this many times the limit.
+WALL_FACTOR = 3
 
 
 class BrowserRunUnavailable(RuntimeError):
@@ -55,7 +57,7 @@ def run_many_in_node(exercise: Exercise, sources: list[str], seed: int | None = 
             input=json.dumps(job),
             capture_output=True,
             text=True,
-            timeout=exercise.browser.time_limit_s * len(sources) + STARTUP_ALLOWANCE_S,
+            timeout=exercise.browser.time_limit_s * WALL_FACTOR * len(sources) + STARTUP_ALLOWANCE_S,
             check=False,
         )
     except subprocess.TimeoutExpired:

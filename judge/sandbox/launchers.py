@@ -29,6 +29,9 @@ from judge.sandbox.keeper import Lifeline
 
 CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
 STARTUP_ALLOWANCE_S = 60.0  # a fresh process imports torch first, and on a cold disk that takes a while
+# The same start in CPU seconds: importing torch takes about 2.3 s of CPU here (a cold disk adds wall
+# time, not CPU time), so a file that spins at import is stopped by this long before the wall clock.
+STARTUP_CPU_ALLOWANCE_S = 15.0
 KEEPER_EXIT_S = 10.0  # how long the judge waits for a keeper to finish killing its tree
 
 
@@ -66,6 +69,8 @@ class Launcher(Protocol):
 
     level: str
     startup_allowance_s: float  # added to the learner's load time: what starting a process costs
+    # Where not None, loading is also bounded in CPU time: the learner's load time plus this.
+    startup_cpu_allowance_s: float | None
 
     def launch(
         self,
@@ -94,7 +99,14 @@ class LocalLauncher:
     """
 
     level = "local"
-    startup_allowance_s = STARTUP_ALLOWANCE_S
+
+    def __init__(
+        self,
+        startup_allowance_s: float = STARTUP_ALLOWANCE_S,
+        startup_cpu_allowance_s: float | None = STARTUP_CPU_ALLOWANCE_S,
+    ) -> None:
+        self.startup_allowance_s = startup_allowance_s
+        self.startup_cpu_allowance_s = startup_cpu_allowance_s
 
     def launch(
         self,

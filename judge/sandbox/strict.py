@@ -187,6 +187,7 @@ class StrictLauncher:
     level = "strict"
 
     startup_allowance_s = 0.0  # torch is already imported in the zygote: loading is the learner's own time
+    startup_cpu_allowance_s: float | None = None  # the wall clock above, and the slot's RLIMIT_CPU
 
     def __init__(
         self,

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from judge.process import CallOptions, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
+from judge.sandbox.launchers import STARTUP_CPU_ALLOWANCE_S, LocalLauncher
 from judge.verdicts import Verdict
 
 ECHO = """
@@ -154,9 +155,24 @@ def test_a_file_that_is_not_utf8_is_a_compile_error(tmp_path):
 
 
 def test_a_file_that_hangs_at_import_is_tle(learner_file):
+    """It spins, so its CPU time stops it: the load time plus the start's CPU allowance (the
+    default, 15 s), not a wall clock that must allow a minute for a slow start. The wall clock is
+    set far off here, so only the CPU bound can end it, however busy the machine."""
+    launcher = LocalLauncher(startup_allowance_s=600.0)
+    assert launcher.startup_cpu_allowance_s == STARTUP_CPU_ALLOWANCE_S == 15.0
     with pytest.raises(ProcessFailed) as failed:
-        LearnerProcess(learner_file("while True:\n    pass\n"), load_timeout_s=3)
+        LearnerProcess(learner_file("while True:\n    pass\n"), load_timeout_s=3, launcher=launcher)
     assert failed.value.verdict is Verdict.TLE
+    assert "loading your file used up its CPU time of 18 s" in str(failed.value), str(failed.value)
+
+
+def test_a_file_that_sleeps_at_import_is_tle_by_the_wall_clock(learner_file):
+    """Sleeping burns no CPU: the wall clock stops it (here with a start allowance of 2 s, not a minute)."""
+    launcher = LocalLauncher(startup_allowance_s=2.0)
+    with pytest.raises(ProcessFailed) as failed:
+        LearnerProcess(learner_file("import time\ntime.sleep(600)\n"), load_timeout_s=1, launcher=launcher)
+    assert failed.value.verdict is Verdict.TLE
+    assert "loading your file did not finish within 3.0 s" in str(failed.value)
 
 
 def test_forged_bytes_on_the_result_pipe_are_a_runtime_error(learner_file):

@@ -27,6 +27,9 @@ needs_strict = pytest.mark.skipif(bool(MISSING), reason="strict sandbox unavaila
 LEVELS = ["local", pytest.param("strict", marks=needs_strict)]
 
 CANARY = "pj-canary-7f3a91"  # in the judge's environment and in the fake database
+# The fake database (conftest.py's ``database``): one per test process, so that parallel runs
+# (pytest-xdist) never remove each other's.
+DATABASE = PROJECT_ROOT / "instance" / f"attack-test-{os.getpid()}.db"
 
 TEMPLATE = '''
 import ctypes, os, sys, socket, signal, struct, json, subprocess, time

@@ -12,10 +12,10 @@ import os
 
 import pytest
 
-from judge.exercise import PROJECT_ROOT, resolve
+from judge.exercise import resolve
 from judge.process import LocalLauncher
 
-from attack_support import CANARY, MISSING
+from attack_support import CANARY, DATABASE, MISSING
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def quick_exercise():
 
 @pytest.fixture(scope="module")
 def database():
-    path = PROJECT_ROOT / "instance" / "attack-test.db"
+    path = DATABASE
     path.parent.mkdir(exist_ok=True)
     path.write_text(f"SQLite format 3\0 secret rows {CANARY}")
     yield path

@@ -23,7 +23,10 @@ import pytest
 from judge.exercise import PROJECT_ROOT
 from judge.verdicts import Verdict
 
-from attack_support import CANARY, assert_contained, assert_judge_healthy, grade, needs_strict
+from attack_support import CANARY, DATABASE, assert_contained, assert_judge_healthy, grade, needs_strict
+
+# Run alone, after the parallel tests (tests/conftest.py says why).
+pytestmark = pytest.mark.strict_sandbox
 
 strict = pytest.importorskip("judge.sandbox.strict")
 
@@ -31,7 +34,7 @@ strict = pytest.importorskip("judge.sandbox.strict")
 READS = {
     "hidden tests": (str(PROJECT_ROOT / "exercises/039-sampling/tests/hidden/hidden.py"), "BudgetDeclaration(fit="),
     "reference solution": (str(PROJECT_ROOT / "solutions/039-sampling/reference.py"), "def _per_row(value"),
-    "database": (str(PROJECT_ROOT / "instance/attack-test.db"), CANARY),
+    "database": (str(DATABASE), CANARY),
     "shadow file": ("/etc/shadow", "root:"),
 }
 

@@ -26,6 +26,9 @@ from judge.verdicts import Verdict
 from attack_support import (LEVELS, assert_contained, assert_judge_healthy, grade, kill_quietly, marker,
                             needs_strict, processes_named, renamer, write_attack)
 
+# Run alone, after the parallel tests (tests/conftest.py says why).
+pytestmark = pytest.mark.strict_sandbox
+
 HOST_DISKS = ("/", "/tmp", str(PROJECT_ROOT))
 ALLOWED_DISK_GROWTH = 256 << 20  # other tests and logs may write a little meanwhile; 6 GB is the attack
 

@@ -15,6 +15,9 @@ from judge.verdicts import Verdict
 
 from attack_support import LEVELS, assert_judge_healthy
 
+# Run alone, after the parallel tests (tests/conftest.py says why).
+pytestmark = pytest.mark.strict_sandbox
+
 SOURCE = '''
 def where():
     return [__name__, __file__]

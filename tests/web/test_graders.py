@@ -24,6 +24,9 @@ from web.database import make_engine, session_factory
 from web.models import ApiToken, Grading, Status, Submission, User
 from web.serve import missing_assets
 
+# Run alone, after the parallel tests (tests/conftest.py says why).
+pytestmark = pytest.mark.strict_sandbox
+
 ROOT = Path(__file__).resolve().parents[2]
 # A small exercise in a private pack: the queue is under test here, not exercise 39's statistics,
 # so a grading costs a few milliseconds of judging and the 100 finish in well under a minute.

@@ -21,6 +21,9 @@ from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Priority, Status, Submission, User
 
+# Run alone, after the parallel tests (tests/conftest.py says why).
+pytestmark = pytest.mark.strict_sandbox
+
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
 WRONG = (EXERCISE.solutions_root / "wrong" / "top_k_plus_one.py").read_text()
