@@ -533,8 +533,8 @@ def expect_support(
     ``draws``: the learner's int64 ``[B, n]``; ``probs``: floating ``[B, V]`` (only which entries
     are 0 matters; ``[V]`` is the target of every row, and then ``[n]`` draws are one row);
     ``why_excluded(row, outcome)`` says which rule excludes it. ``alternatives`` (diagnosis ->
-    floating ``[B, V]``, or a function returning that) name the mistake whose distribution
-    explains the offending row; ``diagnosis`` names it outright. ``outcome``: the noun in the
+    floating ``[B, V]``, or ``[V]`` with a ``[V]`` target; or a function returning that) name the
+    mistake whose distribution explains the offending row; ``diagnosis`` names it outright. ``outcome``: the noun in the
     messages (see :class:`Outcome`). This check spends no budget: it cannot fail a correct sampler.
 
     Raises :class:`CheckFailed` (WA) for a draw of an excluded outcome, an id out of range, or
@@ -582,7 +582,10 @@ def expect_support(
     more = f" (and {others} other excluded {noun.en if others == 1 else noun.plural})" if others else ""
     if alternatives is not None and diagnosis is None:
         observed = torch.bincount(draws[row], minlength=probs.shape[-1]).tolist()
-        diagnosis = best_alternative(observed, {name: alt[row] for name, alt in _mistakes(alternatives).items()})
+        # An alternative for a one-row target may be [V] like the target: the same row for every row.
+        diagnosis = best_alternative(
+            observed, {name: alt[row] if alt.dim() == 2 else alt for name, alt in _mistakes(alternatives).items()}
+        )
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
     fail(
         f"{what}: {_row_name(row_labels, row)}: {noun.en} {token} was drawn {count} of {draws.shape[1]} times"

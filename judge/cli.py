@@ -577,6 +577,10 @@ def _environment_table() -> tuple[Table, bool]:
     else:
         table.add_row("CUDA", "not available (CPU judging only)")
     table.add_row("Learner process", _learner_startup_seconds())
+    from judge import models
+
+    table.add_row("Model tiny-qwen3", models.describe("tiny-qwen3"))
+    table.add_row("Model SmolLM2", models.describe("smollm2"))
     table.add_row("Sandbox levels", "local: available (a child process with time and memory limits)")
     return table, True
 

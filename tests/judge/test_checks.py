@@ -34,6 +34,18 @@ def test_support_violation_names_row_token_count_and_rule():
     assert "not among the top_k=2" in message and "must never be drawn" in message
 
 
+def test_support_names_the_mistake_of_a_one_row_target_from_one_row_alternatives():
+    # A [V] target with [n] draws is one row; its alternatives may be [V] too (exercise 43).
+    target = torch.tensor([0.5, 0.5, 0.0], dtype=torch.float64)
+    alternatives = {"uses q instead of p": torch.tensor([0.2, 0.2, 0.6], dtype=torch.float64),
+                    "uniform": torch.tensor([0.9, 0.05, 0.05], dtype=torch.float64)}
+    with pytest.raises(CheckFailed) as failed:
+        draws = _draws(alternatives["uses q instead of p"].unsqueeze(0), 600)[0]
+        checks.expect_support(draws, target, what="sample", alternatives=alternatives,
+                              why_excluded=lambda row, token: "its target probability is 0")
+    assert failed.value.diagnosis == "uses q instead of p"
+
+
 def test_out_of_vocabulary_ids_are_refused():
     with pytest.raises(CheckFailed, match="token id 3, outside the vocabulary"):
         checks.expect_tokens_in_range(torch.tensor([[0, 3]]), 3, what="sample")

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Power of exercise 43's suite: which check kills each known-wrong solution, and at what size.
+
+    .venv/bin/python benchmarks/power_043.py [--reps 400] [--quick] [--calibration-runs 100]
+        [--seed N] [--json PATH]
+
+Every file in ``solutions/043-speculative-sampling/wrong/`` is classified (an unclassified file
+makes the script exit 1):
+
+* **statistical** mistakes: the hidden suite's three fits per run (number accepted, token at
+  position 0, bonus token) and its support checks are simulated on draws from the mistake's exact
+  distributions (``theory.py``, the same alternatives the suite names): counts are multinomial
+  draws, a draw of a zero-probability token kills, else the Williams G-test (``judge.stats.g_test``)
+  at the suite's per-fit alpha. Reported: P(kill) at the suite's rows, and the smallest number of
+  rows (a doubling grid, then 1.15x steps) whose estimated P(kill) reaches 0.999.
+* ``accept_le``: killed by the zero-uniform case when some row draws the zero-probability token
+  and gets u = 0; its survival chance is computed for a 2 % rate of zeros.
+* **exact** mistakes (rates, filter, structure): the wrong file is run on the hidden frozen cases
+  and the deterministic verify cases; a difference kills with probability 1. The killing cases are
+  listed.
+
+Calibration: the reference's ``verify`` is run ``--calibration-runs`` times on the disagreeing
+context at the suite's size; the share of fit p-values below 0.01 and 0.05 should be near those
+levels.
+
+Exits 1 if a wrong solution is not killed with probability >= 0.999 at the suite's sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from judge.budget import FalseFailureBudget  # noqa: E402
+from judge.checks import CheckFailed  # noqa: E402
+from judge.exercise import resolve  # noqa: E402
+from judge.stats import g_test  # noqa: E402
+from judge.suites import load_suite, suites_module  # noqa: E402
+
+EXERCISE = resolve("43")
+load_suite(EXERCISE, "hidden")
+load_suite(EXERCISE, "public")
+load_suite(EXERCISE, "tiny")
+theory = suites_module(EXERCISE, "public.theory")
+checks43 = suites_module(EXERCISE, "public.checks43")
+contexts = suites_module(EXERCISE, "public.contexts")
+cases = suites_module(EXERCISE, "hidden.cases")
+hidden = suites_module(EXERCISE, "hidden.hidden")
+public = suites_module(EXERCISE, "public.public")
+WRONG = ROOT / "solutions" / "043-speculative-sampling" / "wrong"
+
+VERIFY = ("resample_from_p", "residual_swapped", "residual_unnormalised", "ratio_inverted", "ratio_over_max")
+STATISTICAL = {
+    **{m: "verify" for m in VERIFY},
+    "positions_share_uniform": "verify",
+    "bonus_previous_p": "verify",
+    "bonus_from_q": "verify",
+    "step_unfiltered_q": "step",
+    "step_unfiltered_p": "step",
+}
+EXACT_RATES = {"rate_sum_max": "acceptance_rate", "rate_unclipped": "acceptance_rate", "tv_no_half": "total_variation"}
+EXACT_TOPK = ("topk_exact_k", "topk_target_only", "topk_not_renormalised")
+STRUCTURE = ("no_bonus", "continues_after_rejection", "num_counts_emitted")
+ZERO_RATE = 0.02  # the share of extreme uniforms that are exactly 0 (judge.testing.with_extreme_uniforms)
+
+
+def fit_alpha() -> float:
+    total = public.BUDGET + hidden.BUDGET
+    return FalseFailureBudget(1e-6, total).alpha("fit")
+
+
+def load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"wrong_043_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _context(kind: str):
+    """(true N, first, bonus distributions, per-mistake function) for a hidden statistical run."""
+    if kind == "verify":
+        return [
+            (cases.DISAGREE_P, cases.DISAGREE_Q, hidden.DISAGREE_ROWS),
+            (cases.CLOSE_P, cases.CLOSE_Q, hidden.CLOSE_ROWS),
+        ]
+    return [("step", None, hidden.STEP_ROWS)]
+
+
+def run_distributions(ps, qs, mistake: str):
+    """(N, first token, bonus) distributions of the truth and of ``mistake`` on one context."""
+    k = len(qs)
+    truth = (theory.accepted_count(ps[:k], qs), ps[0], ps[k])
+    if mistake in VERIFY or mistake == "positions_share_uniform":
+        count_m = mistake if mistake in ("ratio_inverted", "ratio_over_max", "positions_share_uniform") else None
+        first = ps[0] if mistake == "positions_share_uniform" else theory.emitted(ps[0], qs[0], mistake)
+        return truth, (theory.accepted_count(ps[:k], qs, count_m), first, ps[k])
+    if mistake in ("bonus_previous_p", "bonus_from_q"):
+        return truth, (truth[0], ps[0], theory.bonus(ps, qs, mistake))
+    raise KeyError(mistake)
+
+
+def step_distributions(mistake: str):
+    ps, qs, raw_ps, raw_qs = checks43.step_distributions(
+        cases.STEP_TARGET, cases.STEP_DRAFT, cases.STEP_TEMPERATURE, cases.STEP_TOP_K
+    )
+    k = len(qs)
+    truth = (theory.accepted_count(ps[:k], qs), ps[0], ps[k])
+    alts = checks43.step_alternatives(ps, qs, raw_ps, raw_qs)
+    bonus = alts["bonus_alternatives"].get(mistake, ps[k])
+    return truth, (alts["count_alternatives"][mistake], alts["first_alternatives"][mistake], bonus)
+
+
+def _fails(counts: list[int], target: list[float], alpha: float) -> bool:
+    if any(c > 0 and t == 0 for c, t in zip(counts, target, strict=True)):
+        return True  # the support check
+    return g_test(counts, target).pvalue < alpha
+
+
+def kill_probability(truth, wrong, rows: int, reps: int, alpha: float, generator: torch.Generator) -> float:
+    """P(at least one of the three fits, or a support check, rejects) at ``rows`` rows."""
+    n_true, first_true, bonus_true = truth
+    n_wrong, first_wrong, bonus_wrong = wrong
+    k = len(n_true) - 1
+    kills = 0
+    for _ in range(reps):
+        nums = torch.multinomial(
+            torch.tensor(n_wrong, dtype=torch.float64), rows, replacement=True, generator=generator
+        )
+        n_counts = torch.bincount(nums, minlength=k + 1).tolist()
+        first = torch.multinomial(
+            torch.tensor(first_wrong, dtype=torch.float64), rows, replacement=True, generator=generator
+        )
+        first_counts = torch.bincount(first, minlength=len(first_true)).tolist()
+        full = n_counts[k]
+        bonus_counts = [0] * len(bonus_true)
+        if full:
+            bonus = torch.multinomial(
+                torch.tensor(bonus_wrong, dtype=torch.float64), full, replacement=True, generator=generator
+            )
+            bonus_counts = torch.bincount(bonus, minlength=len(bonus_true)).tolist()
+        if (
+            _fails(n_counts, n_true, alpha)
+            or _fails(first_counts, first_true, alpha)
+            or (full and _fails(bonus_counts, bonus_true, alpha))
+        ):
+            kills += 1
+    return kills / reps
+
+
+def smallest_rows(truth, wrong, alpha, reps, generator, start: int = 25, cap: int = 200_000) -> int | None:
+    low, n = None, start
+    while n <= cap:
+        if kill_probability(truth, wrong, n, reps, alpha, generator) >= 0.999:
+            break
+        low, n = n, n * 2
+    else:
+        return None
+    if low is None:
+        return n
+    m = low
+    while m < n:
+        m = max(m + 1, int(m * 1.15))
+        if kill_probability(truth, wrong, m, reps, alpha, generator) >= 0.999:
+            return m
+    return n
+
+
+def statistical(name: str, reps: int, alpha: float, generator) -> dict:
+    best = None
+    if STATISTICAL[name] == "step":
+        runs = [("step", *step_distributions(name), hidden.STEP_ROWS)]
+    else:
+        runs = [
+            (label, *run_distributions(ps, qs, name), rows)
+            for label, (ps, qs, rows) in zip(("disagree", "close"), _context("verify"), strict=True)
+        ]
+    out = {"kind": "statistical", "runs": {}}
+    for label, truth, wrong, rows in runs:
+        p_kill = kill_probability(truth, wrong, rows, reps, alpha, generator)
+        need = smallest_rows(truth, wrong, alpha, max(reps // 2, 50), generator)
+        out["runs"][label] = {"suite_rows": rows, "p_kill": p_kill, "rows_for_0.999": need}
+        if best is None or p_kill > best:
+            best = p_kill
+    out["p_kill"] = best
+    return out
+
+
+def exact(name: str, module) -> dict:
+    killed_by = []
+    if name in EXACT_RATES:
+        function = EXACT_RATES[name]
+        for dtype in ("float32", "float64"):
+            case = cases.rate_case(dtype)
+            p, q = case.tensors()
+            got = getattr(module, function)(p, q).to(torch.float64)
+            if not torch.allclose(
+                got, torch.tensor(case.expected()[function], dtype=torch.float64), rtol=1e-5, atol=1e-6
+            ):
+                killed_by.append(f"test_rates ({dtype})")
+    elif name in EXACT_TOPK:
+        for args in (("float32", 0.7, 2, 43_201), ("float64", 1.6, 4, 43_202)):
+            case = cases.topk_case(*args)
+            target, draft = case.tensors()
+            got = module.topk_acceptance_rate(target, draft, case.temperature, case.top_k).to(torch.float64)
+            if not torch.allclose(got, torch.tensor(case.expected(), dtype=torch.float64), rtol=1e-5, atol=1e-6):
+                killed_by.append(f"test_topk_acceptance_rate {args[:3]}")
+    else:
+        batch, k, vocab = 8, 3, 5
+        p = torch.rand(batch, k + 1, vocab, generator=torch.Generator().manual_seed(0)) + 0.05
+        p = p / p.sum(2, keepdim=True)
+        drafts = torch.multinomial(p[:, :k].reshape(-1, vocab), 1).reshape(batch, k)
+        tokens, num = module.verify(p, p[:, :k].clone(), drafts)
+        try:
+            checks43.check_structure(tokens, num, drafts, vocab, what="p = q")
+        except CheckFailed:
+            killed_by.append("test_verify_same_distributions (p = q)")
+        p = torch.tensor([[[0.0, 0.0, 0.0, 1.0], [0.25] * 4, [0.25] * 4]])
+        q = torch.tensor([[[0.5, 0.5, 0.0, 0.0], [0.25] * 4]])
+        drafts = torch.tensor([[1, 2]])
+        tokens, num = module.verify(p, q, drafts)
+        try:
+            checks43.check_structure(tokens, num, drafts, 4, what="certain rejection")
+        except CheckFailed:
+            killed_by.append("test_verify_certain_rejection")
+    return {"kind": "exact", "p_kill": 1.0 if killed_by else 0.0, "killed_by": killed_by}
+
+
+def accept_le() -> dict:
+    rows = hidden.ZERO_ROWS
+    hit = contexts.ZERO_Q[0][2] * ZERO_RATE  # the zero-probability token drafted and u = 0
+    survive = (1 - hit) ** rows
+    return {"kind": "exact-ish", "p_kill": 1 - survive, "killed_by": ["test_verify_zero_uniforms"], "suite_rows": rows}
+
+
+def calibration(runs: int, seed: int) -> dict:
+    reference = load(EXERCISE.reference_path)
+    ps, qs, rows = cases.DISAGREE_P, cases.DISAGREE_Q, hidden.DISAGREE_ROWS
+    k = len(qs)
+    generator = torch.Generator().manual_seed(seed)
+    p_values = []
+    for _ in range(runs):
+        drafts = checks43.draw_drafts(qs, rows, generator)
+        tokens, num = reference.verify(
+            checks43.expand(ps, rows, torch.float32),
+            checks43.expand(qs, rows, torch.float32),
+            drafts,
+            generator=generator,
+        )
+        p_values.append(g_test(torch.bincount(num, minlength=k + 1).tolist(), theory.accepted_count(ps[:k], qs)).pvalue)
+        p_values.append(g_test(torch.bincount(tokens[:, 0], minlength=6).tolist(), ps[0]).pvalue)
+        bonus = tokens[:, k][num == k]
+        p_values.append(g_test(torch.bincount(bonus, minlength=6).tolist(), ps[k]).pvalue)
+    return {
+        "fits": len(p_values),
+        "below_0.01": sum(p < 0.01 for p in p_values) / len(p_values),
+        "below_0.05": sum(p < 0.05 for p in p_values) / len(p_values),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (about a minute)")
+    parser.add_argument("--calibration-runs", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=43)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    reps, runs = (120, 30) if args.quick else (args.reps, args.calibration_runs)
+    generator = torch.Generator().manual_seed(args.seed)
+    alpha = fit_alpha()
+    started = time.time()
+    results, unclassified = {}, []
+    for path in sorted(WRONG.glob("*.py")):
+        name = path.stem
+        if name in STATISTICAL:
+            results[name] = statistical(name, reps, alpha, generator)
+        elif name == "accept_le":
+            results[name] = accept_le()
+        elif name in EXACT_RATES or name in EXACT_TOPK or name in STRUCTURE:
+            results[name] = exact(name, load(path))
+        else:
+            unclassified.append(name)
+    report = {"fit_alpha": alpha, "reps": reps, "mistakes": results, "calibration": calibration(runs, args.seed)}
+    print(f"per-fit alpha {alpha:.3g}; {reps} repetitions per size")
+    print(f"{'mistake':28} {'kind':12} {'P(kill) at suite':>16}  smallest rows for 0.999 (suite rows)")
+    for name, row in results.items():
+        if row["kind"] == "statistical":
+            sizes = ", ".join(
+                f"{label}: {r['rows_for_0.999']} ({r['suite_rows']}, P={r['p_kill']:.3f})"
+                for label, r in row["runs"].items()
+            )
+        else:
+            sizes = "; ".join(row["killed_by"]) or "NOT KILLED"
+        print(f"{name:28} {row['kind']:12} {row['p_kill']:16.4f}  {sizes}")
+    cal = report["calibration"]
+    print(
+        f"calibration: {cal['fits']} fits of the reference, "
+        f"{cal['below_0.01']:.3f} below 0.01, {cal['below_0.05']:.3f} below 0.05"
+    )
+    print(f"{time.time() - started:.1f} s")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    weak = [name for name, row in results.items() if row["p_kill"] < 0.999]
+    if unclassified or weak:
+        print("unclassified:", unclassified, "weak:", weak, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

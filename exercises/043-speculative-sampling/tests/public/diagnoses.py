@@ -1,0 +1,105 @@
+"""The known mistakes of exercise 43 and the diagnosis a learner reads for each (English, Chinese).
+
+Shared by the hidden tests and the browser's tiny variant; it holds no answers.
+"""
+
+from __future__ import annotations
+
+from judge.i18n import Bilingual
+
+MISTAKES: dict[str, Bilingual] = {
+    "resample_from_p": Bilingual(
+        "on a rejection the replacement is drawn from the target p instead of max(0, p - q) renormalised: "
+        "tokens the draft proposes too often come out too often",
+        "拒绝后替换 token 是从目标分布 p 抽的，而不是从归一化的 max(0, p - q) 抽：草稿模型偏爱的 token 出现得过多",
+    ),
+    "residual_swapped": Bilingual(
+        "the residual is max(0, q - p) instead of max(0, p - q): a rejection replaces the token by one the "
+        "draft already over-proposes",
+        "残差分布写成了 max(0, q - p)，应为 max(0, p - q)：拒绝后补上的恰是草稿模型本就提议过多的 token",
+    ),
+    "residual_unnormalised": Bilingual(
+        "the residual max(0, p - q) is not renormalised before it is sampled by its cumulative sum: the "
+        "missing mass falls on the last token",
+        "残差 max(0, p - q) 没有归一化就按累积和抽样：缺掉的概率质量全落到了最后一个 token 上",
+    ),
+    "ratio_inverted": Bilingual(
+        "a draft token is accepted with probability min(1, q/p) instead of min(1, p/q)",
+        "草稿 token 的接受概率写成了 min(1, q/p)，应为 min(1, p/q)",
+    ),
+    "ratio_over_max": Bilingual(
+        "the ratio p/q is divided by its maximum over the vocabulary (the envelope constant of classical "
+        "rejection sampling): tokens are accepted too rarely, and max(0, p - q) does not make up for the "
+        "extra rejections; accept with min(1, p/q) itself",
+        "把比值 p/q 除以了它在词表上的最大值（经典拒绝采样的包络常数）：接受得太少，而 max(0, p - q) "
+        "补不回多出来的拒绝；应直接以 min(1, p/q) 接受",
+    ),
+    "accept_le": Bilingual(
+        "a draft token is accepted when u <= p/q: with u = 0 a token of target probability 0 is accepted; "
+        "accept only when u < p/q",
+        "在 u <= p/q 时就接受了草稿 token：u = 0 时目标概率为 0 的 token 也会被接受；应只在 u < p/q 时接受",
+    ),
+    "positions_share_uniform": Bilingual(
+        "one uniform is shared by all K positions of a row: the acceptances are not independent, so runs "
+        "of accepted tokens are too long",
+        "一行的 K 个位置共用了同一个均匀随机数：各位置的接受不再独立，连续接受的长度偏长",
+    ),
+    "no_bonus": Bilingual(
+        "when all K draft tokens are accepted no bonus token is drawn from p_K: the step must emit K + 1 tokens",
+        "K 个草稿 token 全部被接受时没有从 p_K 抽奖励 token：这一步应输出 K + 1 个 token",
+    ),
+    "continues_after_rejection": Bilingual(
+        "verification goes on after the first rejection: every token after the replacement must be the pad -1",
+        "第一次拒绝之后仍在继续验证：替换 token 之后的位置都必须是填充值 -1",
+    ),
+    "num_counts_emitted": Bilingual(
+        "num_accepted counts the emitted tokens (accepted plus the replacement or bonus) instead of the "
+        "accepted draft tokens: it is one too large",
+        "num_accepted 数的是输出的 token（被接受的加上替换或奖励 token），而不是被接受的草稿 token：多了 1",
+    ),
+    "bonus_previous_p": Bilingual(
+        "the bonus token is drawn from p_{K-1}, the target of the last draft position, instead of p_K",
+        "奖励 token 是从最后一个草稿位置的目标分布 p_{K-1} 抽的，应当从 p_K 抽",
+    ),
+    "bonus_from_q": Bilingual(
+        "the bonus token is drawn from the draft distribution q_{K-1} instead of the target p_K",
+        "奖励 token 是从草稿分布 q_{K-1} 抽的，应当从目标分布 p_K 抽",
+    ),
+    "rate_sum_max": Bilingual(
+        "the acceptance rate sums max(p, q) instead of min(p, q) (it comes out as 1 + TV)",
+        "接受率把 max(p, q) 加了起来，应为 min(p, q)（结果成了 1 + TV）",
+    ),
+    "tv_no_half": Bilingual(
+        "the total variation distance lacks the factor 1/2: it is (1/2) sum |p - q|, at most 1",
+        "总变差距离少了 1/2 的因子：应为 (1/2) sum |p - q|，最大为 1",
+    ),
+    "rate_unclipped": Bilingual(
+        "the acceptance rate averages the unclipped ratio p/q over q, which is always 1; average min(1, p/q)",
+        "接受率按 q 平均的是未截断的比值 p/q，结果恒为 1；应平均 min(1, p/q)",
+    ),
+    "topk_exact_k": Bilingual(
+        "top-k keeps exactly k tokens (torch.topk) and drops tokens tied with the k-th largest logit; "
+        "every tied token must stay",
+        "top-k 恰好保留了 k 个 token（torch.topk），丢掉了与第 k 大 logit 并列的 token；并列的都必须保留",
+    ),
+    "topk_target_only": Bilingual(
+        "temperature and top-k are applied to the target only: the draft samples from a filtered "
+        "distribution too, so both sides must be filtered",
+        "只对目标分布做了温度与 top-k：草稿同样从过滤后的分布采样，两边都必须过滤",
+    ),
+    "topk_not_renormalised": Bilingual(
+        "after top-k the kept probabilities are not renormalised (the softmax is taken before the "
+        "truncation and the rest is just zeroed)",
+        "top-k 之后保留的概率没有重新归一化（先做 softmax 再截断，只是把其余的置零）",
+    ),
+    "step_unfiltered_q": Bilingual(
+        "the draft token is sampled from the filtered q but verified with the unfiltered q: the ratio and "
+        "the residual must use the distribution the draft was actually sampled from",
+        "草稿 token 从过滤后的 q 采样，却用未过滤的 q 验证：比值和残差必须用草稿真正采样所用的分布",
+    ),
+    "step_unfiltered_p": Bilingual(
+        "the draft tokens are verified against the unfiltered target p: the output follows softmax(logits) "
+        "instead of the filtered target (temperature and top-k applied)",
+        "用未过滤的目标分布 p 验证草稿 token：输出服从 softmax(logits)，而不是过滤后（温度与 top-k）的目标分布",
+    ),
+}

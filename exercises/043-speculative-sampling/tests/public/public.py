@@ -1,0 +1,141 @@
+"""Public tests of exercise 43: the statement's worked examples, and one statistical run.
+
+The hidden tests check the same rules on more rows, in float32 and float64: random rows for the
+rates and the filter (with ties at the k-th logit), verifications whose draft tokens the judge
+draws from q in two contexts, a step that drafts for itself with temperature and top-k, uniforms
+of exactly 0, seeds and bad inputs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge.budget import BudgetDeclaration
+from judge.checks import expect, expect_raises
+
+from . import checks43
+from .checks43 import expect_values, rate_mistakes, topk_rate
+from .contexts import PS, QS
+from .diagnoses import MISTAKES
+
+BUDGET = BudgetDeclaration(fit=3)
+
+P = [[0.5, 0.3, 0.2, 0.0]]
+Q = [[0.25, 0.25, 0.25, 0.25]]
+TARGET_LOGITS = [[2.0, 1.0, 1.0, 0.0]]
+DRAFT_LOGITS = [[2.0, 0.0, 0.0, 1.5]]
+
+
+def test_rates_example(sub, ctx):
+    """acceptance_rate([0.5, 0.3, 0.2, 0], uniform) is 0.7 and total_variation is 0.3
+
+    zh: acceptance_rate([0.5, 0.3, 0.2, 0], 均匀分布) 为 0.7，total_variation 为 0.3
+    """
+    mistakes = rate_mistakes(P, Q)
+    for name, want in (("acceptance_rate", [0.7]), ("total_variation", [0.3])):
+        value = getattr(sub, name)(torch.tensor(P, dtype=torch.float64), torch.tensor(Q, dtype=torch.float64))
+        expect_values(
+            ctx,
+            value,
+            want,
+            torch.float64,
+            name=name,
+            shape=(1,),
+            what=f"{name} (worked example)",
+            mistakes=mistakes[name],
+        )
+
+
+def test_topk_example(sub, ctx):
+    """topk_acceptance_rate with top_k = 2: the target keeps its tie at the 2nd logit
+
+    zh: topk_acceptance_rate（top_k = 2）：目标分布在第 2 大 logit 处的并列全部保留
+    """
+    target, draft = torch.tensor(TARGET_LOGITS), torch.tensor(DRAFT_LOGITS)
+    kept = sub.filtered_probs(target, temperature=1.0, top_k=2)
+    expect_values(
+        ctx,
+        kept,
+        [checks43.theory.filtered(TARGET_LOGITS[0], 1.0, 2)],
+        torch.float32,
+        name="filtered_probs",
+        shape=(1, 4),
+        what="filtered_probs([2, 1, 1, 0], top_k=2)",
+        mistakes={
+            m: [checks43.theory.filtered(TARGET_LOGITS[0], 1.0, 2, m)]
+            for m in ("topk_exact_k", "topk_not_renormalised")
+        },
+    )
+    value = sub.topk_acceptance_rate(target, draft, temperature=1.0, top_k=2)
+    expect_values(
+        ctx,
+        value,
+        topk_rate(TARGET_LOGITS, DRAFT_LOGITS, 1.0, 2),
+        torch.float32,
+        name="topk_acceptance_rate",
+        shape=(1,),
+        what="topk_acceptance_rate (worked example)",
+        mistakes={m: topk_rate(TARGET_LOGITS, DRAFT_LOGITS, 1.0, 2, m) for m in checks43.TOPK_MISTAKES},
+    )
+
+
+def test_verify_all_accepted(sub, ctx):
+    """verify with p = q: every draft token is accepted and the bonus comes from a one-hot p_K
+
+    zh: verify 在 p = q 时：草稿 token 全部被接受，奖励 token 来自独热的 p_K
+    """
+    p = torch.tensor([[[0.25] * 4, [0.1, 0.2, 0.3, 0.4], [0.0, 0.0, 1.0, 0.0]]] * 2)
+    q = p[:, :2].clone()
+    drafts = torch.tensor([[1, 3], [0, 2]])
+    tokens, num = checks43.unpack(ctx, sub.verify(p, q, drafts, generator=ctx.generator()), name="verify", batch=2, k=2)
+    checks43.check_structure(tokens, num, drafts, 4, what="verify(p = q)")
+    expect(
+        tokens.tolist() == [[1, 3, 2], [0, 2, 2]] and num.tolist() == [2, 2],
+        f"verify(p = q) returned tokens {tokens.tolist()}, num_accepted {num.tolist()}; "
+        "expected [[1, 3, 2], [0, 2, 2]] and [2, 2]",
+    )
+
+
+def test_verify_certain_rejection(sub, ctx):
+    """verify where p_0 gives the draft token probability 0: the residual is one token, then pads
+
+    zh: verify 中 p_0 给草稿 token 的概率为 0：残差只有一个 token，其后全是填充值
+    """
+    p = torch.tensor([[[0.0, 0.0, 0.0, 1.0], [0.25] * 4, [0.25] * 4]])
+    q = torch.tensor([[[0.5, 0.5, 0.0, 0.0], [0.25] * 4]])
+    drafts = torch.tensor([[1, 2]])
+    tokens, num = checks43.unpack(ctx, sub.verify(p, q, drafts, generator=ctx.generator()), name="verify", batch=1, k=2)
+    checks43.check_structure(tokens, num, drafts, 4, what="verify(certain rejection)")
+    if int(num[0]) > 0:
+        diagnosis = MISTAKES["ratio_inverted"]  # only q/p accepts a token whose p is 0
+    elif int(tokens[0, 0]) in (0, 1):
+        diagnosis = MISTAKES["residual_swapped"]  # max(0, q - p) is q_0 here
+    else:
+        diagnosis = None
+    expect(
+        tokens.tolist() == [[3, -1, -1]] and num.tolist() == [0],
+        f"verify(certain rejection) returned tokens {tokens.tolist()}, num_accepted {num.tolist()}; "
+        "expected [[3, -1, -1]] and [0]",
+        diagnosis=diagnosis,
+    )
+
+
+def test_verify_distribution(sub, ctx):
+    """verify: 500 rows drafted from q; the number accepted, the first and the bonus token fit theory
+
+    zh: verify：500 行草稿从 q 抽取；接受个数、第一个 token 与奖励 token 都符合理论
+    """
+    checks43.run_verify(
+        sub, ctx, PS, QS, 500, torch.float32, label="verify (public context)", public="verify", seed=43_001
+    )
+
+
+def test_zero_draft_probability(sub, ctx):
+    """verify raises ValueError when a draft token has draft probability 0
+
+    zh: 草稿 token 的草稿概率为 0 时，verify 抛出 ValueError
+    """
+    p = torch.tensor([[[0.5, 0.5], [0.5, 0.5]]])
+    q = torch.tensor([[[1.0, 0.0]]])
+    with expect_raises(ValueError, "verify(draft token 1 with q = 0)"):
+        sub.verify(p, q, torch.tensor([[1]]), generator=ctx.generator())

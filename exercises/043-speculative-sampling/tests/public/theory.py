@@ -1,0 +1,131 @@
+"""Exact distributions for exercise 43's statistical checks, in plain Python floats.
+
+For a verification whose draft tokens x_i are drawn from q_i: the distribution of the number
+accepted N, of the token emitted at a draft position (given that it is emitted), and of the
+bonus token; for the correct algorithm and for each known mistake. The same code runs on the
+server and in the browser (no torch needed), so the tiny variant uses it too. The formulas follow
+the statement; nothing here is an answer a learner could copy.
+"""
+
+from __future__ import annotations
+
+Row = list[float]
+
+
+def _norm(values: Row) -> Row:
+    total = sum(values)
+    return [v / total for v in values]
+
+
+def acceptance(p: Row, q: Row) -> float:
+    """sum_x min(p(x), q(x))."""
+    return sum(min(a, b) for a, b in zip(p, q, strict=True))
+
+
+def residual(p: Row, q: Row) -> Row:
+    """max(0, p - q) renormalised (p itself when it is all zero, which needs p == q)."""
+    diff = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
+    return _norm(diff) if sum(diff) > 0 else list(p)
+
+
+def _ratio_accept(p: Row, q: Row, mistake: str | None) -> Row:
+    """P(draft is x and x is accepted), per token x, for the acceptance rule of ``mistake``."""
+    if mistake == "ratio_inverted":
+        return [b if a == 0 else b * min(1.0, b / a) for a, b in zip(p, q, strict=True)]
+    if mistake == "ratio_over_max":
+        top = max(a / b for a, b in zip(p, q, strict=True) if b > 0)
+        return [a / top if b > 0 else 0.0 for a, b in zip(p, q, strict=True)]
+    return [min(a, b) for a, b in zip(p, q, strict=True)]
+
+
+def position_rate(p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = None) -> float:
+    """The chance that one draft token (drawn from q) is accepted."""
+    if verify_q is not None:  # drafted from q, verified as if drafted from verify_q
+        return sum(b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(p, q, verify_q, strict=True))
+    return sum(_ratio_accept(p, q, mistake))
+
+
+def emitted(p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = None) -> Row:
+    """The distribution of the token emitted at a draft position, given that it is emitted."""
+    if verify_q is not None:
+        accepted = [b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(p, q, verify_q, strict=True)]
+        rest = residual(p, verify_q)
+    else:
+        accepted = _ratio_accept(p, q, mistake)
+        rest = residual(p, q)
+        if mistake == "resample_from_p":
+            rest = list(p)
+        elif mistake == "residual_swapped":
+            rest = residual(q, p)
+        elif mistake == "residual_unnormalised":
+            raw = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
+            rest = raw[:-1] + [raw[-1] + 1.0 - sum(raw)]
+    rejected = 1.0 - sum(accepted)
+    return [a + rejected * r for a, r in zip(accepted, rest, strict=True)]
+
+
+def _expected_min(levels: list[list[tuple[float, float]]]) -> float:
+    """E[min_i A_i] for independent A_i in [0, 1], each given as (value, probability) pairs."""
+    cuts = sorted({0.0, 1.0, *(v for level in levels for v, _ in level)})
+    total = 0.0
+    for low, high in zip(cuts, cuts[1:], strict=False):
+        above = 1.0
+        for level in levels:
+            above *= sum(w for v, w in level if v > low)
+        total += (high - low) * above
+    return total
+
+
+def accepted_count(ps: list[Row], qs: list[Row], mistake: str | None = None, verify_qs: list[Row] | None = None) -> Row:
+    """The distribution of N over 0..K, K = len(qs); ps[i] is the target at draft position i."""
+    k = len(qs)
+    if mistake == "positions_share_uniform":
+        levels = [
+            [(min(1.0, a / b), b) for a, b in zip(p, q, strict=True) if b > 0] for p, q in zip(ps, qs, strict=True)
+        ]
+        at_least = [1.0] + [_expected_min(levels[:j]) for j in range(1, k + 1)]
+    else:
+        rates = [
+            position_rate(p, q, mistake, None if verify_qs is None else verify_qs[i])
+            for i, (p, q) in enumerate(zip(ps, qs, strict=True))
+        ]
+        at_least = [1.0]
+        for rate in rates:
+            at_least.append(at_least[-1] * rate)
+    return [at_least[j] - (at_least[j + 1] if j < k else 0.0) for j in range(k + 1)]
+
+
+def bonus(ps: list[Row], qs: list[Row], mistake: str | None = None) -> Row:
+    """The distribution of the bonus token (emitted after K acceptances)."""
+    if mistake == "bonus_previous_p":
+        return list(ps[-2])
+    if mistake == "bonus_from_q":
+        return list(qs[-1])
+    return list(ps[-1])
+
+
+# --- filtering (temperature and top-k), on plain lists ------------------------------------------
+
+
+def filtered(logits: Row, temperature: float, top_k: int, mistake: str | None = None) -> Row:
+    """softmax(logits / T) over the tokens whose logit is >= the k-th largest (ties stay)."""
+    import math
+
+    keep = [True] * len(logits)
+    if 0 < top_k < len(logits):
+        kth = sorted(logits, reverse=True)[top_k - 1]
+        keep = [z >= kth for z in logits]
+        if mistake == "topk_exact_k":
+            order = sorted(range(len(logits)), key=lambda i: (-logits[i], i))[:top_k]
+            keep = [i in order for i in range(len(logits))]
+    top = max(logits)
+    weights = [math.exp((z - top) / temperature) for z in logits]
+    if mistake == "topk_not_renormalised":
+        total = sum(weights)
+        return [w / total if k else 0.0 for w, k in zip(weights, keep, strict=True)]
+    weights = [w if k else 0.0 for w, k in zip(weights, keep, strict=True)]
+    return _norm(weights)
+
+
+def softmax(logits: Row) -> Row:
+    return filtered(logits, 1.0, 0)

@@ -1,0 +1,130 @@
+"""Exact answers of exercise 44, computed in the judge's process (float64, row by row with math.fsum).
+
+Written apart from the reference solution (which uses torch): each row's log-weights are taken as
+the input tensors hold them, shifted by their maximum, and summed with ``math.fsum``. Also what
+each known mistake returns, for the diagnoses: the overflowing ones computed as the mistake would,
+in the input's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from judge.i18n import Bilingual
+
+from ..public.checks44 import WeightCase, tolerance
+
+NAN = float("nan")
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _sum(terms) -> float:
+    """math.fsum, or the plain sum (inf or NaN) when a term or the sum is not finite."""
+    terms = list(terms)
+    try:
+        return math.fsum(terms)
+    except (OverflowError, ValueError):
+        return sum(terms)
+
+
+def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dict[str, float]:
+    """The answers of one row (``ordinary`` NaN where not judged) and each mistake's, keyed output/mistake."""
+    n = len(lw)
+    top = max(lw)
+    s = [math.exp(v - top) for v in lw]
+    total = math.fsum(s)
+    weighted = math.fsum(a * b for a, b in zip(s, f, strict=True))
+    sn = weighted / total
+    info = torch.finfo(dtype)
+    judged = math.log(info.tiny) + 40 < top <= math.log(info.max) - 0.5
+    ordinary = _exp(top) * (weighted / n)
+    if judged and abs(ordinary) > info.max / 2:
+        judged = False
+    squares = math.fsum(v * v for v in s)
+    ess = total * total / squares
+    log_cap = math.log(cap)
+    truncated = math.fsum(math.exp(min(v, log_cap)) * b for v, b in zip(lw, f, strict=True)) / n
+    out = {
+        "ordinary": ordinary if judged else NAN,
+        "self_normalized": sn,
+        "ess": ess,
+        "truncated": truncated,
+        # Mistakes (computed in float64, overflowing to inf where the mistake would).
+        "ordinary/ordinary_is_self_normalized": sn,
+        "ordinary/ordinary_softmax_mean": sn / n,
+        "self_normalized/sn_is_ordinary": ordinary,
+        "ess/ess_unnormalized": 1.0 / (_exp(2 * top) * squares) if _exp(2 * top) * squares > 0 else math.inf,
+        "ess/ess_n_over_mean_square": n * n / (_exp(2 * top) * squares) if _exp(2 * top) * squares > 0 else math.inf,
+        "ess/ess_numerator_not_squared": total / squares,
+        "truncated/clip_after_normalizing": math.fsum(min(n * v / total, cap) * b for v, b in zip(s, f, strict=True))
+        / n,
+        "truncated/clip_floor": _sum(max(_exp(v), cap) * b for v, b in zip(lw, f, strict=True)) / n,
+        "truncated/clip_log_cap": _sum(_exp(min(v, cap)) * b for v, b in zip(lw, f, strict=True)) / n,
+    }
+    return out
+
+
+def _inverted(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dict[str, float]:
+    row = _row([-v for v in lw], f, cap, dtype)
+    return {key: row[key] for key in ("ordinary", "self_normalized", "ess", "truncated")}
+
+
+def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: float, public: Bilingual) -> WeightCase:
+    """The exact answers for these inputs (as their dtype holds them) and what each mistake returns."""
+    dtype = log_p.dtype
+    # log p - log q as the learner's dtype computes it (one rounding), then exact from there on.
+    lw_rows = (log_p - log_q).to(torch.float64).tolist()
+    f_rows = f.to(torch.float64).tolist()
+    rows = [_row(lw, fr, cap, dtype) for lw, fr in zip(lw_rows, f_rows, strict=True)]
+    inverted = [_inverted(lw, fr, cap, dtype) for lw, fr in zip(lw_rows, f_rows, strict=True)]
+
+    def column(values, key):
+        return torch.tensor([v[key] for v in values], dtype=torch.float64)
+
+    answers = {key: column(rows, key) for key in ("ordinary", "self_normalized", "ess", "truncated")}
+    # The naive computation, in the dtype, as such a submission would do it.
+    lw = log_p - log_q
+    w = lw.exp()
+    naive = {
+        "ordinary": (w * f).mean(dim=1),
+        "self_normalized": (w * f).sum(dim=1) / w.sum(dim=1),
+        "ess": w.sum(dim=1) ** 2 / (w * w).sum(dim=1),
+    }
+    rel = tolerance(dtype, log_p, log_q)
+    mistakes: dict[str, dict[str, torch.Tensor]] = {}
+    for output in answers:
+        options: dict[str, torch.Tensor] = {"inverted_log_weights": column(inverted, output)}
+        for key in rows[0]:
+            if key.startswith(output + "/"):
+                options[key.split("/", 1)[1]] = column(rows, key)
+        if output in naive:
+            options["naive_exp"] = naive[output].to(torch.float64)
+        # Keep a mistake only where it differs from the answer somewhere (else it names nothing here).
+        right = answers[output]
+        distinct = {}
+        for name, values in options.items():
+            both = ~torch.isnan(right)
+            gap = (values[both] - right[both]).abs() > 100 * rel * (right[both].abs() + 1)
+            if bool(gap.any()) or bool((~torch.isfinite(values[both])).any()):
+                distinct[name] = values
+        mistakes[output] = distinct
+    return WeightCase(
+        log_p,
+        log_q,
+        f,
+        answers["ordinary"],
+        answers["self_normalized"],
+        answers["ess"],
+        answers["truncated"],
+        cap,
+        public,
+        mistakes,
+    )

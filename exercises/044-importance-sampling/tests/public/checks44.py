@@ -1,0 +1,594 @@
+"""The checks of exercise 44, shared by the public suite, the browser's tiny suite and the hidden suite.
+
+Public on purpose: the rules are the statement's, and the browser needs them. The expected values
+come from the caller (the hidden oracle, or numbers frozen in ``tiny.py`` / ``public.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from judge.checks import (
+    BadInput,
+    CheckFailed,
+    expect,
+    expect_bad_inputs_refused,
+    expect_calibrated,
+    expect_close,
+    expect_tensor,
+    expect_unbiased,
+    fail,
+)
+from judge.i18n import Bilingual
+
+from .diagnoses import MISTAKES
+
+
+def _pair(value, name: str) -> tuple:
+    """The learner's return value as a pair (a tuple or a list of two items), else a failure."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        fail(
+            f"{name} must return a pair of tensors, got {type(value).__name__}",
+            rule=Bilingual(f"{name}: did not return a pair", f"{name}：返回值不是二元组"),
+        )
+    return value[0], value[1]
+
+
+def tolerance(dtype: torch.dtype, log_p: torch.Tensor, log_q: torch.Tensor) -> float:
+    """The relative error a stable computation may make: rounding of log p - log q (which grows with the
+    log-weights' size) carried through exp, plus a few roundings of the sums."""
+    eps = torch.finfo(dtype).eps
+    size = float((log_p.abs() + log_q.abs()).max()) if log_p.numel() else 0.0
+    return eps * (32 + 4 * size)
+
+
+# --- importance_estimates, effective_sample_size, truncated_estimate ---------------------------
+
+
+@dataclass(frozen=True)
+class WeightCase:
+    """Log-densities of N samples per row, their values f, and the exact answers (float64, from the oracle).
+
+    ``ordinary`` may hold NaN on rows where it is not judged (a weight exp(lw) beyond the dtype's range).
+    ``mistakes``: output name ("ordinary", "self_normalized", "ess", "truncated") -> diagnosis -> values.
+    """
+
+    log_p: torch.Tensor  # [B, N]
+    log_q: torch.Tensor  # [B, N]
+    f: torch.Tensor  # [B, N]
+    ordinary: torch.Tensor  # [B] float64
+    self_normalized: torch.Tensor  # [B] float64
+    ess: torch.Tensor  # [B] float64
+    truncated: torch.Tensor  # [B] float64 (at ``cap``)
+    cap: float
+    public: Bilingual
+    mistakes: Mapping[str, Mapping[str, torch.Tensor]] = field(default_factory=dict)
+
+
+def _what(case: WeightCase, function: str, en: str, zh: str) -> Bilingual:
+    return Bilingual(f"{function} ({case.public}): {en}", f"{function}（{case.public.zh}）：{zh}")
+
+
+def _close(actual, expected: torch.Tensor, *, rtol: float, atol: float, what: str, mistakes) -> None:
+    """``expect_close`` on outputs [B], one value per row (compared as [B, 1]: messages name the row)."""
+    if isinstance(actual, torch.Tensor) and actual.dim() == 1:
+        actual = actual.unsqueeze(1)
+    expect_close(
+        actual,
+        expected.unsqueeze(1),
+        rtol=rtol,
+        atol=atol,
+        what=what,
+        mistakes={name: values.unsqueeze(1) for name, values in mistakes.items()},
+        outcome=("value", "值"),
+    )
+
+
+def _mistakes_of(case: WeightCase, output: str) -> dict[str, torch.Tensor]:
+    return {MISTAKES[name]: values for name, values in case.mistakes.get(output, {}).items()}
+
+
+def check_estimates(sub, ctx, case: WeightCase) -> None:
+    """One call of ``importance_estimates``: both outputs against the oracle (the ordinary one on judged rows)."""
+    rows = case.log_p.shape[0]
+    dtype = case.log_p.dtype
+    rel = tolerance(dtype, case.log_p, case.log_q)
+    top = float(case.f.abs().max())
+    ordinary, self_normalized = _pair(sub.importance_estimates(case.log_p, case.log_q, case.f), "importance_estimates")
+    for value, part in ((ordinary, "ordinary"), (self_normalized, "self-normalized")):
+        expect_tensor(
+            value, name=f"importance_estimates (the {part} estimate)", shape=(rows,), dtype=dtype, device=ctx.device
+        )
+    _close(
+        self_normalized,
+        case.self_normalized,
+        rtol=rel,
+        atol=rel * top,
+        what=_what(case, "importance_estimates", "the self-normalized estimate", "自归一化估计"),
+        mistakes=_mistakes_of(case, "self_normalized"),
+    )
+    judged = ~torch.isnan(case.ordinary)
+    if bool(judged.any()):
+        index = judged.nonzero().squeeze(1)
+        # The scale of the largest term of each judged row: its error is relative to that.
+        lw = (case.log_p - case.log_q).to(torch.float64)[index]
+        scale = float((lw.amax(dim=1).exp() * case.f.to(torch.float64)[index].abs().amax(dim=1)).max())
+        _close(
+            ordinary[index],
+            case.ordinary[index],
+            rtol=rel,
+            atol=rel * scale,
+            what=_what(case, "importance_estimates", "the ordinary estimate", "普通估计"),
+            mistakes={name: values[index] for name, values in _mistakes_of(case, "ordinary").items()},
+        )
+
+
+def check_ess(sub, ctx, case: WeightCase) -> None:
+    """One call of ``effective_sample_size`` against the oracle, and 1 <= ESS <= N."""
+    rows, n = case.log_p.shape
+    dtype = case.log_p.dtype
+    rel = tolerance(dtype, case.log_p, case.log_q)
+    ess = expect_tensor(
+        sub.effective_sample_size(case.log_p, case.log_q),
+        name="effective_sample_size",
+        shape=(rows,),
+        dtype=dtype,
+        device=ctx.device,
+    )
+    what = _what(case, "effective_sample_size", "the effective sample size", "有效样本数")
+    _close(ess, case.ess, rtol=4 * rel, atol=4 * rel, what=what, mistakes=_mistakes_of(case, "ess"))
+    values = ess.to(torch.float64)
+    expect(
+        bool(((values >= 1 - 4 * rel) & (values <= n * (1 + 4 * rel))).all()),
+        f"{what}: an effective sample size lies outside [1, {n}]",
+        rule=Bilingual(f"{what}: outside [1, N]", f"{what.zh}：超出 [1, N]"),
+    )
+
+
+def check_truncated(sub, ctx, case: WeightCase) -> None:
+    """One call of ``truncated_estimate`` at ``case.cap`` against the oracle."""
+    rows = case.log_p.shape[0]
+    dtype = case.log_p.dtype
+    rel = tolerance(dtype, case.log_p, case.log_q)
+    value = expect_tensor(
+        sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap),
+        name="truncated_estimate",
+        shape=(rows,),
+        dtype=dtype,
+        device=ctx.device,
+    )
+    _close(
+        value,
+        case.truncated,
+        rtol=rel,
+        atol=rel * case.cap * float(case.f.abs().max()),
+        what=_what(
+            case,
+            "truncated_estimate",
+            f"the estimate truncated at cap = {case.cap:g}",
+            f"在 cap = {case.cap:g} 处截断的估计",
+        ),
+        mistakes=_mistakes_of(case, "truncated"),
+    )
+
+
+def check_weights_bad_inputs(sub) -> None:
+    """Mismatched shapes or dtypes, a 1-D tensor, NaN or inf, and a cap <= 0 raise ValueError."""
+    ok = torch.zeros(2, 3)
+    f = torch.ones(2, 3)
+    expect_bad_inputs_refused(
+        sub.importance_estimates,
+        [
+            BadInput("log_q of shape [2, 2]", {"log_p": ok, "log_q": ok[:, :2], "f": f}, public="shapes that differ"),
+            BadInput(
+                "float64 f with float32 log_p", {"log_p": ok, "log_q": ok, "f": f.double()}, public="dtypes that differ"
+            ),
+            BadInput("1-D tensors", {"log_p": ok[0], "log_q": ok[0], "f": f[0]}),
+            BadInput(
+                "log_p holding NaN", {"log_p": torch.tensor([[0.0, float("nan"), 0.0]]), "log_q": ok[:1], "f": f[:1]}
+            ),
+            BadInput(
+                "log_q holding -inf", {"log_p": ok[:1], "log_q": torch.tensor([[0.0, -math.inf, 0.0]]), "f": f[:1]}
+            ),
+        ],
+        name="importance_estimates",
+    )
+    expect_bad_inputs_refused(
+        sub.truncated_estimate,
+        [
+            BadInput("cap = 0", {"log_p": ok, "log_q": ok, "f": f, "cap": 0.0}),
+            BadInput("cap = -1", {"log_p": ok, "log_q": ok, "f": f, "cap": -1.0}, public="a negative cap"),
+            BadInput("cap = inf", {"log_p": ok, "log_q": ok, "f": f, "cap": math.inf}, public="an infinite cap"),
+        ],
+        name="truncated_estimate",
+    )
+
+
+# --- sample_estimate ------------------------------------------------------------------------
+
+# The distributions every sample_estimate case uses, rotated by b % 4 places in row b (p, q and f alike,
+# so every row has the same answer). Dyadic: float32 and float64 hold them exactly, and p/q = 1/4, 1, 1, 4.
+Q = (0.5, 0.25, 0.125, 0.125)
+P = (0.125, 0.25, 0.125, 0.5)
+F = (1.0, 2.0, 3.0, 5.0)  # E_p[f] = 3.5
+# The draw-by-draw case: values chosen so that w f = 1, 2, 1 + (n + 1), 1 + (n + 1)^2 for n = DRAW_N, and the
+# estimate (n of these averaged) tells how many draws fell on each token.
+DRAW_N = 20
+DRAW_F = (4.0, 2.0, 22.0, 110.5)
+ESTIMATE = "sample_estimate"
+
+
+def inputs(
+    rows: int, f: Sequence[float] = F, *, dtype: torch.dtype = torch.float64
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """p, q, f [rows, 4] in ``dtype``, row b rotated by b % 4 places."""
+
+    def rotated(values):
+        return torch.tensor([[values[(v - b) % 4] for v in range(4)] for b in range(rows)], dtype=dtype)
+
+    return rotated(P), rotated(Q), rotated(f)
+
+
+def weighted_values(f: Sequence[float] = F, cap: float | None = None) -> list[float]:
+    """w(x) f(x) for the 4 tokens of an unrotated row (w = p/q, truncated at ``cap`` when given)."""
+    weights = [p / q for p, q in zip(P, Q, strict=True)]
+    if cap is not None:
+        weights = [min(w, cap) for w in weights]
+    return [w * v for w, v in zip(weights, f, strict=True)]
+
+
+def moments(values: Sequence[float], probs: Sequence[float] = Q) -> tuple[float, float]:
+    """Mean and standard deviation of a value drawn from ``probs`` (exact sums in float64)."""
+    mean = math.fsum(p * v for p, v in zip(probs, values, strict=True))
+    variance = math.fsum(p * (v - mean) ** 2 for p, v in zip(probs, values, strict=True))
+    return mean, math.sqrt(variance)
+
+
+def call(sub, ctx, rows: int, n: int, *, f=F, cap=None, dtype=torch.float64, generator=None, what: str) -> tuple:
+    """One call of ``sample_estimate`` on ``rows`` rotated rows; both outputs checked for type, shape, device."""
+    p, q, values = inputs(rows, f, dtype=dtype)
+    kwargs = {"generator": ctx.generator() if generator is None else generator}
+    if cap is not None:
+        kwargs["cap"] = cap
+    estimate, se = _pair(sub.sample_estimate(p, q, values, n, **kwargs), ESTIMATE)
+    estimate = expect_tensor(estimate, name=f"{what} (the estimate)", shape=(rows,), dtype=dtype, device=ctx.device)
+    se = expect_tensor(se, name=f"{what} (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device)
+    return estimate, se
+
+
+def _splits(n: int):
+    """Every way (k0, k1, k2, k3) to split n draws among the 4 outcomes."""
+    for k1 in range(n + 1):
+        for k2 in range(n + 1 - k1):
+            for k3 in range(n + 1 - k1 - k2):
+                yield (n - k1 - k2 - k3, k1, k2, k3)
+
+
+def _counts(total: float, alphabet: Sequence[float], n: int, tol: float) -> tuple[int, ...] | None:
+    """Counts k (summing to n) with sum k_j alphabet_j = total within ``tol``, if any (brute force)."""
+    for k in _splits(n):
+        if abs(math.fsum(c * a for c, a in zip(k, alphabet, strict=True)) - total) <= tol:
+            return k
+    return None
+
+
+def _self_normalized_split(value: float, n: int) -> tuple[int, ...] | None:
+    """Counts k with sum k y / sum k w = value (to 1e-5 relative): the draws of a self-normalized estimate."""
+    y = weighted_values(DRAW_F)
+    w = [p / q for p, q in zip(P, Q, strict=True)]
+    for k in _splits(n):
+        mean = math.fsum(c * v for c, v in zip(k, y, strict=True)) / math.fsum(c * v for c, v in zip(k, w, strict=True))
+        if abs(mean - value) <= 1e-5 * abs(mean):
+            return k
+    return None
+
+
+def decode(estimate: float, n: int = DRAW_N, tol: float = 1e-6) -> tuple[int, ...] | None:
+    """The counts of the 4 tokens (unrotated) behind an estimate of the draw case, or None when there are none.
+
+    ``tol``: how far n x estimate may lie from a whole number: 1e-6 for float64; 0.03 for float32, where n
+    roundings of a running mean near 442 (ulp 3e-5) move the total by at most about 0.012.
+    """
+    total = estimate * n - n  # sum of k_j (w f - 1) = k1 + (n + 1) k2 + (n + 1)^2 k3
+    whole = round(total)
+    if not math.isfinite(total) or abs(total - whole) > tol or whole < 0:
+        return None
+    k3, rest = divmod(whole, (n + 1) ** 2)
+    k2, k1 = divmod(rest, n + 1)
+    counts = (n - k1 - k2 - k3, k1, k2, k3)
+    return counts if counts[0] >= 0 else None
+
+
+def standard_errors(counts: Sequence[int], n: int = DRAW_N) -> dict[str | None, float]:
+    """The exact standard error of the draw case given the counts (key None), and each mistake's."""
+    y = weighted_values(DRAW_F)
+    plain = list(DRAW_F)
+
+    def spread(values, divisor):
+        mean = math.fsum(k * v for k, v in zip(counts, values, strict=True)) / n
+        return math.sqrt(math.fsum(k * (v - mean) ** 2 for k, v in zip(counts, values, strict=True)) / divisor)
+
+    return {
+        None: spread(y, n - 1) / math.sqrt(n),
+        "se_divides_by_n": spread(y, n - 1) / n,
+        "se_population_variance": spread(y, n) / math.sqrt(n),
+        "se_unweighted": spread(plain, n - 1) / math.sqrt(n),
+    }
+
+
+def check_draws(sub, ctx, rows: int, dtype: torch.dtype) -> None:
+    """Each estimate is the mean of w f over DRAW_N draws (read off the estimate), and its standard error
+    is the one those draws give, to rounding. No statistics: whatever draws came, they must fit."""
+    what = f"{ESTIMATE}({rows} rows of {DRAW_N} draws, {str(dtype).removeprefix('torch.')})"
+    estimate, se = call(sub, ctx, rows, DRAW_N, f=DRAW_F, dtype=dtype, what=what)
+    # float32: a running (Welford) or one-pass variance may lose a few digits; the mistakes differ by >= 2.5 %.
+    rel = 1e-4 if dtype == torch.float32 else 1e-9
+    for b, (value, error) in enumerate(zip(estimate.tolist(), se.tolist(), strict=True)):
+        counts = decode(value, tol=0.03 if dtype == torch.float32 else 1e-6)
+        if counts is None:
+            inverted = [q / p * v for p, q, v in zip(P, Q, DRAW_F, strict=True)]
+            # Tokens of row b sit rotated by b places: the alphabet of the unrotated row is the same.
+            found = _counts(value * DRAW_N, inverted, DRAW_N, 1e-6 * DRAW_N * 500)
+            fail(
+                f"{what}: row {b} returned the estimate {value:.9g}, which is not the mean of w(x) f(x) over "
+                f"{DRAW_N} draws (every such mean is 1 + (k1 + {DRAW_N + 1} k2 + {(DRAW_N + 1) ** 2} k3) / {DRAW_N} "
+                "for whole counts k)",
+                diagnosis=MISTAKES[
+                    "inverted_log_weights"
+                    if found
+                    else "sampler_self_normalized"
+                    if _self_normalized_split(value, DRAW_N)
+                    else "not_an_estimate_of_draws"
+                ],
+                rule=Bilingual(
+                    f"{ESTIMATE}: an estimate is not the mean of w f over the draws",
+                    f"{ESTIMATE}：估计值不是抽样的 w f 的均值",
+                ),
+            )
+        expected = standard_errors(counts)
+        right = expected[None]
+        if abs(error - right) <= rel * right + rel:
+            continue
+        diagnosis = next(
+            (MISTAKES[name] for name, v in expected.items() if name and abs(error - v) <= 1e-3 * v + rel), None
+        )
+        fail(
+            f"{what}: row {b} drew the tokens {counts} times (read off its estimate {value:.9g}) and returned "
+            f"the standard error {error:.9g}; those draws give {right:.9g} (the sample standard deviation of w f, "
+            f"dividing by n - 1, over sqrt(n))",
+            diagnosis=diagnosis,
+            rule=Bilingual(
+                f"{ESTIMATE}: the standard error does not match the draws",
+                f"{ESTIMATE}：标准误与抽样结果不符",
+            ),
+        )
+
+
+def check_reproducible(sub, ctx, rows: int, n: int) -> None:
+    """Two generators with one seed give the same estimates and errors."""
+    seed = 44_000 + rows
+    first = call(sub, ctx, rows, n, generator=ctx.generator(seed), what=f"{ESTIMATE} (first call)")
+    second = call(sub, ctx, rows, n, generator=ctx.generator(seed), what=f"{ESTIMATE} (second call)")
+    expect(
+        all(bool(torch.equal(a, b)) for a, b in zip(first, second, strict=True)),
+        f"{ESTIMATE}: two generators with the same seed gave different results; draw only from the generator",
+        rule=Bilingual(f"{ESTIMATE}: the same seed gave different results", f"{ESTIMATE}：相同种子给出了不同结果"),
+    )
+
+
+# The mean estimate of each known biased estimator (no cap, or the cap 2 of the truncated checks).
+def bias_mistakes(cap: float | None) -> dict[str, float]:
+    from_p = moments(weighted_values(F, cap), P)[0]
+    out = {MISTAKES["samples_from_p"]: from_p}
+    inverted = [q / p * v for p, q, v in zip(P, Q, F, strict=True)]
+    if cap is None:
+        out[MISTAKES["inverted_log_weights"]] = moments(inverted)[0]
+    else:
+        out[MISTAKES["sampler_ignores_cap"]] = moments(weighted_values(F))[0]
+        floor = [max(p / q, cap) * v for p, q, v in zip(P, Q, F, strict=True)]
+        out[MISTAKES["clip_floor"]] = moments(floor)[0]
+    return out
+
+
+def check_unbiased(sub, ctx, rows: int, n: int, cap: float | None = None) -> None:
+    """``rows`` estimates from ``n`` draws each average to E_q[w f] (one ``unbiased`` check): E_p[f] = 3.5
+    without a cap; with a cap the truncated target E_q[min(p/q, cap) f], which is lower (clipping biases
+    the estimate of E_p[f] down here: the capped token has the largest f), and which the estimates must hit."""
+    truth, std = moments(weighted_values(F, cap))
+    if cap is None:
+        target = f"E_p[f] = {truth:g}"
+    else:
+        target = f"E_q[min(p/q, {cap:g}) f] = {truth:g}, below E_p[f] = {moments(weighted_values(F))[0]:g}"
+    label = f"{ESTIMATE}({rows} rows of {n} draws{'' if cap is None else f', cap = {cap:g}'}): target {target}"
+    public = Bilingual(
+        f"{ESTIMATE}, {rows} rows of {n} draws" + ("" if cap is None else f", cap = {cap:g}"),
+        f"{ESTIMATE}，{rows} 行，每行抽 {n} 次" + ("" if cap is None else f"，cap = {cap:g}"),
+    )
+    estimate, _ = call(sub, ctx, rows, n, cap=cap, what=label)
+    if cap is not None:
+        mean = float(estimate.to(torch.float64).mean())
+        untruncated = moments(weighted_values(F))[0]
+        # Clipping at a cap below the largest ratio lowers the estimate here; the gap (1.25) is > 20 standard
+        # errors of a mean of rows estimates at the suite's sizes: a mean at the untruncated value is no accident.
+        expect(
+            abs(mean - untruncated) > 0.5 * (untruncated - truth),
+            f"{label}: the estimates average {mean:.4g}, the untruncated value E_p[f] = {untruncated:g}; "
+            f"truncating at cap = {cap:g} must lower them to about {truth:g}",
+            diagnosis=MISTAKES["sampler_ignores_cap"],
+            rule=Bilingual(f"{ESTIMATE}: a cap did not lower the estimates", f"{ESTIMATE}：cap 没有使估计值降低"),
+        )
+    try:
+        expect_unbiased(ctx, estimate, truth, std=std / math.sqrt(n), label=label, public=public)
+    except CheckFailed as failure:
+        failure.diagnosis = _nearest(estimate, bias_mistakes(cap)) or failure.diagnosis
+        raise
+
+
+def _nearest(estimate: torch.Tensor, means: Mapping[str, float]) -> str | None:
+    """The known mistake whose mean the estimates' mean fits (within 4 of their own standard errors)."""
+    values = estimate.to(torch.float64)
+    mean = float(values.mean())
+    spread = float(values.std()) / math.sqrt(values.numel()) if values.numel() > 1 else 0.0
+    fits = [(abs(mean - m), name) for name, m in means.items() if abs(mean - m) <= 4 * spread + 1e-12]
+    return min(fits)[1] if fits else None
+
+
+def coverage_of(n: int, zs: Sequence[float] = (1.0, 2.0)) -> tuple[dict[str | None, dict[float, float]], float]:
+    """The exact probability that estimate +- z se covers E_p[f] for n draws (key None), and for each
+    standard-error mistake: a sum of multinomial probabilities over every way to split n draws among
+    the 4 tokens (float64). Also the margin: the smallest | |estimate - truth| - z se | / se of a correct
+    procedure over the splits, so float32 rounding cannot move an interval's verdict when it is large."""
+    grid = torch.arange(n + 1, dtype=torch.float64)
+    k1, k2, k3 = torch.meshgrid(grid, grid, grid, indexing="ij")
+    k = torch.stack([n - k1 - k2 - k3, k1, k2, k3], dim=-1).reshape(-1, 4)
+    k = k[k[:, 0] >= 0]
+    log_q = torch.tensor(Q, dtype=torch.float64).log()
+    log_prob = math.lgamma(n + 1) + (k * log_q - torch.lgamma(k + 1)).sum(dim=1)
+    prob = log_prob.exp()
+    y = torch.tensor(weighted_values(F), dtype=torch.float64)
+    truth = moments(weighted_values(F))[0]
+    mean = (k * y).sum(dim=1) / n
+
+    def se(values, divisor, root):
+        m = (k * values).sum(dim=1, keepdim=True) / n
+        return ((k * (values - m) ** 2).sum(dim=1) / divisor).sqrt() / root
+
+    errors = {
+        None: se(y, n - 1, math.sqrt(n)),
+        "se_divides_by_n": se(y, n - 1, n),
+        "se_population_variance": se(y, n, math.sqrt(n)),
+        "se_unweighted": se(torch.tensor(F, dtype=torch.float64), n - 1, math.sqrt(n)),
+    }
+    miss = (mean - truth).abs()
+    out = {name: {z: float(prob[miss <= z * e].sum()) for z in zs} for name, e in errors.items()}
+    right = errors[None]
+    positive = right > 0
+    margin = min(float(((miss - z * right).abs()[positive] / right[positive]).min()) for z in zs)
+    return out, margin
+
+
+def check_calibration(
+    sub, ctx, rows: int, n: int, coverage: Mapping[float, float], mistakes: Mapping[str, Mapping[float, float]]
+) -> None:
+    """``rows`` estimates of E_p[f] = 3.5 from ``n`` draws, float32: their error bars cover at the exact rate
+    (``coverage``, from :func:`coverage_of`; the values w f are skewed, so not the normal 0.683 / 0.954)."""
+    truth = moments(weighted_values(F))[0]
+    label = f"{ESTIMATE}({rows} rows of {n} draws, float32): E_p[f] = {truth:g}"
+    public = f"{ESTIMATE}, {rows} rows of {n} draws"
+    estimate, se = call(sub, ctx, rows, n, dtype=torch.float32, what=label)
+    expect_calibrated(
+        ctx,
+        estimate,
+        se,
+        truth,
+        label=label,
+        public=public,
+        coverage=dict(coverage),
+        mistakes={MISTAKES[name]: table for name, table in mistakes.items()},
+    )
+
+
+def check_sampler_bad_inputs(sub, ctx) -> None:
+    """Shapes or dtypes that differ, q = 0 where p > 0, num_samples < 2, a cap <= 0 raise ValueError."""
+    p, q, f = inputs(2, dtype=torch.float32)
+    hole = q.clone()
+    hole[0, 3] = 0.0
+    hole[0, 0] += 0.125
+    negative = p.clone()
+    negative[1, 1] = -0.25
+    expect_bad_inputs_refused(
+        sub.sample_estimate,
+        [
+            BadInput("q = 0 on a token where p > 0", {"p": p, "q": hole, "f": f, "num_samples": 10}),
+            BadInput("p holding -0.25", {"p": negative, "q": q, "f": f, "num_samples": 10}, public="a negative p"),
+            BadInput(
+                "f of shape [2, 3]", {"p": p, "q": q, "f": f[:, :3], "num_samples": 10}, public="shapes that differ"
+            ),
+            BadInput(
+                "float64 f with float32 p",
+                {"p": p, "q": q, "f": f.double(), "num_samples": 10},
+                public="dtypes that differ",
+            ),
+            BadInput("num_samples = 1", {"p": p, "q": q, "f": f, "num_samples": 1}),
+            BadInput("cap = 0", {"p": p, "q": q, "f": f, "num_samples": 10, "cap": 0.0}),
+        ],
+        extra=lambda: {"generator": ctx.generator()},
+        name=ESTIMATE,
+    )
+
+
+def frozen_case(name: str) -> WeightCase:
+    """A fixed case of ``inputs44`` with its frozen answers (``frozen44``)."""
+    from .frozen44 import FROZEN
+    from .inputs44 import CAP, case_inputs
+
+    log_p, log_q, f, public = case_inputs(name)
+    data = FROZEN[name]
+
+    def t(values):
+        return torch.tensor(values, dtype=torch.float64)
+
+    mistakes = {output: {m: t(v) for m, v in table.items()} for output, table in data["mistakes"].items()}
+    return WeightCase(
+        log_p,
+        log_q,
+        f,
+        t(data["ordinary"]),
+        t(data["self_normalized"]),
+        t(data["ess"]),
+        t(data["truncated"]),
+        CAP,
+        public,
+        mistakes,
+    )
+
+
+def check_ess_invariance(sub, ctx, case: WeightCase, shift: float) -> None:
+    """Adding ``shift`` to every log p (multiplying every weight by e^shift) leaves each ESS unchanged."""
+    rows = case.log_p.shape[0]
+    rel = tolerance(case.log_p.dtype, case.log_p + shift, case.log_q)
+    shifted = expect_tensor(
+        sub.effective_sample_size(case.log_p + shift, case.log_q),
+        name="effective_sample_size",
+        shape=(rows,),
+        dtype=case.log_p.dtype,
+        device=ctx.device,
+    )
+    what = Bilingual(
+        f"effective_sample_size ({case.public}, every weight times e^{shift:g})",
+        f"effective_sample_size（{case.public.zh}，每个权重乘以 e^{shift:g}）",
+    )
+    _close(
+        shifted,
+        case.ess,
+        rtol=4 * rel,
+        atol=4 * rel,
+        what=what,
+        mistakes={MISTAKES[name]: v for name, v in _shifted_ess_mistakes(case, shift).items()},
+    )
+
+
+def _shifted_ess_mistakes(case: WeightCase, shift: float) -> dict[str, torch.Tensor]:
+    """What the scale-dependent ESS mistakes return once every weight is multiplied by e^shift."""
+    out = {}
+    for name in ("ess_unnormalized", "ess_n_over_mean_square"):
+        values = case.mistakes.get("ess", {}).get(name)
+        if values is not None:
+            out[name] = values * math.exp(-2 * shift) if abs(shift) < 300 else values * 0.0
+    return out
+
+
+# coverage_of(20), frozen (tests/exercises/test_044_importance_sampling.py recomputes it): the exact coverage
+# of estimate +- z se for 20 draws, and of each standard-error mistake. The normal 0.683 / 0.954 would be wrong:
+# w f is 20 with probability 1/8 and at most 3 otherwise, so the error bars of 20 draws cover less often.
+CALIBRATION_DRAWS = 20
+COVERAGE = {1.0: 0.6316411115342078, 2.0: 0.9236085666688378}
+COVERAGE_MISTAKES = {
+    "se_divides_by_n": {1.0: 0.13163889932875683, 2.0: 0.37527131241155653},
+    "se_population_variance": {1.0: 0.6248641600327869, 2.0: 0.9215433034458188},
+    "se_unweighted": {1.0: 0.10627418313110593, 2.0: 0.3565301070916504},
+}

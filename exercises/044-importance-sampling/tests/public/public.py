@@ -1,0 +1,83 @@
+"""Public tests of exercise 44: small cases you can check by hand, and log-weights that overflow exp.
+
+The hidden tests check the same rules on larger frozen batches, judge sample_estimate's estimates
+for bias (with and without a cap) and its error bars for calibration over many rows.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge.budget import BudgetDeclaration
+
+from . import checks44
+
+BUDGET = BudgetDeclaration()
+
+
+def test_hand_example(sub, ctx):
+    """weights [1, 2, 0.5, 4] with f = [1, 2, 3, 4]: ordinary 5.625, self-normalized 3, ESS 45/17, truncated 3.625
+
+    zh: 权重 [1, 2, 0.5, 4]、f = [1, 2, 3, 4]：普通估计 5.625，自归一化估计 3，ESS 45/17，截断估计 3.625
+    """
+    case = checks44.frozen_case("hand")
+    checks44.check_estimates(sub, ctx, case)
+    checks44.check_ess(sub, ctx, case)
+    checks44.check_truncated(sub, ctx, case)
+
+
+def test_extreme_float64(sub, ctx):
+    """float64 log-weights of +-700 and 900: no inf, no NaN; one weight dominating gives ESS 1
+
+    zh: float64 对数权重为 +-700 与 900：不得出现 inf 或 NaN；一个权重占绝对优势时 ESS 为 1
+    """
+    case = checks44.frozen_case("extreme64")
+    checks44.check_estimates(sub, ctx, case)
+    checks44.check_ess(sub, ctx, case)
+    checks44.check_truncated(sub, ctx, case)
+
+
+def test_extreme_float32(sub, ctx):
+    """float32 log-weights of +-100 and 80
+
+    zh: float32 对数权重为 +-100 与 80
+    """
+    case = checks44.frozen_case("extreme32")
+    checks44.check_estimates(sub, ctx, case)
+    checks44.check_ess(sub, ctx, case)
+    checks44.check_truncated(sub, ctx, case)
+
+
+def test_ordinary_near_overflow(sub, ctx):
+    """the ordinary estimate when each weight fits in the dtype but their sum does not (float64 and float32)
+
+    zh: 每个权重都能用该 dtype 表示、但其和会溢出时的普通估计（float64 与 float32）
+    """
+    for name in ("near_overflow64", "near_overflow32"):
+        checks44.check_estimates(sub, ctx, checks44.frozen_case(name))
+
+
+def test_ess_scale_invariant(sub, ctx):
+    """the effective sample size does not change when every weight is multiplied by e^5
+
+    zh: 每个权重都乘以 e^5 时有效样本数不变
+    """
+    checks44.check_ess_invariance(sub, ctx, checks44.frozen_case("hand"), 5.0)
+
+
+def test_draws_and_errors(sub, ctx):
+    """sample_estimate: each estimate is the mean of w f over its draws, and its standard error the one they give
+
+    zh: sample_estimate：每个估计值都是其抽样的 w f 的均值，标准误也与这些抽样相符
+    """
+    checks44.check_draws(sub, ctx, 8, torch.float64)
+    checks44.check_draws(sub, ctx, 8, torch.float32)
+
+
+def test_bad_inputs(sub, ctx):
+    """shapes or dtypes that differ, NaN or inf, a cap <= 0, q = 0 where p > 0, num_samples < 2 raise ValueError
+
+    zh: 形状或 dtype 不一致、含 NaN 或 inf、cap <= 0、p > 0 处 q = 0、num_samples < 2 时抛出 ValueError
+    """
+    checks44.check_weights_bad_inputs(sub)
+    checks44.check_sampler_bad_inputs(sub, ctx)

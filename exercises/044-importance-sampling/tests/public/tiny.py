@@ -1,0 +1,55 @@
+"""The tiny variant of exercise 44: what "Run" judges in the browser, after the public cases.
+
+The same checks as the hidden suite (they live in checks44.py, beside this file), at sizes the
+browser's pure-Python torch runs in a blink: a frozen float32 batch of 4 rows (answers frozen in
+frozen44.py from the server's oracle), 50 rows of 20 draws for the bias (80 with a cap),
+100 rows of 20 draws for the error bars (their exact coverage frozen in checks44.py).
+"""
+
+from __future__ import annotations
+
+from judge.budget import BudgetDeclaration
+
+from . import checks44
+
+BUDGET = BudgetDeclaration(unbiased=2, calibration=1)
+
+# Rows of 20 draws per check (benchmarks/power_044.py: the smallest that kill each mistake at 0.999 are 5, 43, 45).
+UNBIASED_ROWS, TRUNCATED_ROWS, CALIBRATION_ROWS = 50, 80, 100
+
+
+def test_mixed_rows(sub, ctx):
+    """importance_estimates, effective_sample_size, truncated_estimate: 4 float32 rows of 6 samples
+
+    zh: importance_estimates、effective_sample_size、truncated_estimate：4 行 float32，每行 6 个样本
+    """
+    case = checks44.frozen_case("mixed32")
+    checks44.check_estimates(sub, ctx, case)
+    checks44.check_ess(sub, ctx, case)
+    checks44.check_truncated(sub, ctx, case)
+
+
+def test_unbiased(sub, ctx):
+    """sample_estimate: 50 estimates average to E_p[f]
+
+    zh: sample_estimate：50 个估计值的平均等于 E_p[f]
+    """
+    checks44.check_unbiased(sub, ctx, UNBIASED_ROWS, 20)
+
+
+def test_truncated_bias(sub, ctx):
+    """sample_estimate with cap = 2: 80 estimates average to the truncated target, below E_p[f]
+
+    zh: cap = 2 的 sample_estimate：80 个估计值的平均等于截断后的目标值，低于 E_p[f]
+    """
+    checks44.check_unbiased(sub, ctx, TRUNCATED_ROWS, 20, cap=2.0)
+
+
+def test_calibrated(sub, ctx):
+    """sample_estimate: 100 error bars cover E_p[f] at their exact rate
+
+    zh: sample_estimate：100 个误差条以其精确比例覆盖 E_p[f]
+    """
+    checks44.check_calibration(
+        sub, ctx, CALIBRATION_ROWS, checks44.CALIBRATION_DRAWS, checks44.COVERAGE, checks44.COVERAGE_MISTAKES
+    )

@@ -1,0 +1,194 @@
+"""Exercise 44's own parts: the oracle, the exact coverage, the frozen cases, the draw-reading case.
+
+The oracle (judge side: math.fsum row by row) and the reference solution (learner side: torch) are
+written independently; agreeing on generated inputs is evidence that both follow the statement.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import random
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judge.exercise import resolve
+from judge.i18n import Bilingual
+from judge.suites import load_suite, suites_module
+
+
+@pytest.fixture(scope="module")
+def exercise44():
+    return resolve("44")
+
+
+@pytest.fixture(scope="module")
+def parts(exercise44):
+    for suite in ("hidden", "public", "tiny"):
+        load_suite(exercise44, suite)
+    where = {
+        "oracle": "hidden",
+        "cases": "hidden",
+        "hidden": "hidden",
+        "checks44": "public",
+        "inputs44": "public",
+        "frozen44": "public",
+        "tiny": "public",
+    }
+    return {name: suites_module(exercise44, f"{folder}.{name}") for name, folder in where.items()}
+
+
+@pytest.fixture(scope="module")
+def reference(exercise44):
+    spec = importlib.util.spec_from_file_location("reference_044", exercise44.reference_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _within(actual: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float, share: float = 0.1) -> bool:
+    """|actual - expected| within ``share`` of the judge's tolerance on every judged (non-NaN) value."""
+    judged = ~torch.isnan(expected)
+    a, e = actual.to(torch.float64)[judged], expected[judged]
+    return bool(((a - e).abs() <= share * (atol + rtol * e.abs())).all())
+
+
+def _agrees(checks, case, reference, share: float = 0.1) -> None:
+    rel = checks.tolerance(case.log_p.dtype, case.log_p, case.log_q)
+    top = float(case.f.abs().max())
+    ordinary, sn = reference.importance_estimates(case.log_p, case.log_q, case.f)
+    assert _within(sn, case.self_normalized, rel, rel * top, share)
+    lw = (case.log_p - case.log_q).to(torch.float64)
+    scale = float((lw.amax(dim=1).exp() * case.f.to(torch.float64).abs().amax(dim=1)).nan_to_num(posinf=0).max())
+    assert _within(ordinary, case.ordinary, rel, rel * scale, share)
+    ess = reference.effective_sample_size(case.log_p, case.log_q)
+    assert _within(ess, case.ess, 4 * rel, 4 * rel, share)
+    truncated = reference.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
+    assert _within(truncated, case.truncated, rel, rel * case.cap * top, share)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 4),
+    n=st.integers(1, 12),
+    offset=st.sampled_from([0.0, -30.0, 80.0, 600.0, -700.0]),
+    spread=st.sampled_from([0.1, 3.0, 50.0]),
+    seed=st.integers(0, 10_000),
+    dtype=st.sampled_from([torch.float32, torch.float64]),
+)
+def test_reference_agrees_with_the_oracle(parts, reference, rows, n, offset, spread, seed, dtype):
+    if dtype == torch.float32 and abs(offset) > 100:
+        offset = math.copysign(80.0, offset)
+        spread = min(spread, 3.0)
+    rng = random.Random(seed)
+    log_q = torch.tensor([[rng.gauss(0, 1) for _ in range(n)] for _ in range(rows)], dtype=dtype)
+    log_p = log_q + torch.tensor(
+        [[offset + spread * rng.gauss(0, 1) for _ in range(n)] for _ in range(rows)], dtype=dtype
+    )
+    f = torch.tensor([[rng.gauss(1, 2) for _ in range(n)] for _ in range(rows)], dtype=dtype)
+    case = parts["oracle"].weight_case(log_p, log_q, f, 1.5, Bilingual("generated", "生成"))
+    _agrees(parts["checks44"], case, reference)
+    # 1 <= ESS <= N, and the ordinary estimate is judged on moderate rows.
+    assert bool(((case.ess >= 1 - 1e-9) & (case.ess <= n * (1 + 1e-9))).all())
+    if abs(offset) <= 30 and spread <= 3:
+        assert not bool(torch.isnan(case.ordinary).any())
+
+
+def test_frozen_answers_are_the_oracles(parts):
+    inputs, frozen, oracle, checks = parts["inputs44"], parts["frozen44"], parts["oracle"], parts["checks44"]
+    for name in inputs.PUBLIC_CASES + inputs.TINY_CASES:
+        log_p, log_q, f, public = inputs.case_inputs(name)
+        case = oracle.weight_case(log_p, log_q, f, inputs.CAP, public)
+        stored = checks.frozen_case(name)
+        for key in ("ordinary", "self_normalized", "ess", "truncated"):
+            assert torch.allclose(getattr(case, key), getattr(stored, key), rtol=0, atol=0, equal_nan=True), (name, key)
+        assert set(case.mistakes) == set(stored.mistakes)
+        for output, table in case.mistakes.items():
+            assert set(table) == set(stored.mistakes[output]), (name, output)
+            for mistake, values in table.items():
+                assert torch.equal(values.isnan(), stored.mistakes[output][mistake].isnan())
+                assert torch.allclose(values, stored.mistakes[output][mistake], rtol=0, atol=0, equal_nan=True)
+    assert frozen.FROZEN.keys() == set(inputs.PUBLIC_CASES + inputs.TINY_CASES)
+
+
+def test_constructed_special_cases(parts):
+    """The readable case's numbers (the statement's example), ESS = N and ESS = 1, the overflow rows."""
+    checks = parts["checks44"]
+    hand = checks.frozen_case("hand")
+    assert hand.ordinary.tolist() == pytest.approx([5.625, 2.5 * math.exp(2)])
+    assert hand.self_normalized.tolist() == pytest.approx([3.0, 2.5])
+    assert hand.ess.tolist() == pytest.approx([45 / 17, 4.0])
+    assert hand.truncated.tolist() == pytest.approx([3.625, 5.0])
+    extreme = checks.frozen_case("extreme64")
+    assert extreme.ess[0].item() == 1.0 and extreme.self_normalized[0].item() == 4.0
+    assert bool(torch.isnan(extreme.ordinary).all())  # e^900 does not fit: not judged
+    for name in ("near_overflow64", "near_overflow32"):
+        case = checks.frozen_case(name)
+        assert not bool(torch.isnan(case.ordinary).any())  # judged ...
+        naive = case.mistakes["ordinary"]["naive_exp"]
+        assert bool(torch.isinf(naive[0]))  # ... and the naive sum overflows there
+
+
+def test_hidden_cases_pass_the_reference_with_margin(parts, reference):
+    checks = parts["checks44"]
+    for case in parts["cases"].weight_cases():
+        _agrees(checks, case, reference)
+        assert case.mistakes["self_normalized"]  # some mistake is visible in every case
+        assert "naive_exp" in case.mistakes["ess"] or case.log_p.shape[1] == 1
+    # The float64 case reaches log-weights in the hundreds on both sides.
+    lw = parts["cases"].float64_extreme_rows()
+    spread = lw.log_p - lw.log_q
+    assert float(spread.max()) > 700 and float(spread.min()) < -700
+
+
+def test_coverage_is_frozen_and_away_from_rounding(parts):
+    checks = parts["checks44"]
+    coverage, margin = checks.coverage_of(checks.CALIBRATION_DRAWS)
+    assert coverage[None] == pytest.approx(checks.COVERAGE, rel=1e-12)
+    for name, table in checks.COVERAGE_MISTAKES.items():
+        assert coverage[name] == pytest.approx(table, rel=1e-12)
+    # No split of the draws puts a correct interval's end within a relative 1e-4 of E_p[f]: float32 rounding
+    # (1e-6 relative here) cannot change a verdict, so the exact coverage holds for float32 too.
+    assert margin > 1e-4
+    # Not the normal 0.683 / 0.954: assuming it would reject correct solutions.
+    assert checks.COVERAGE[1.0] < 0.65 and checks.COVERAGE[2.0] < 0.93
+
+
+def test_every_split_of_the_draw_case_is_readable(parts):
+    checks = parts["checks44"]
+    n = checks.DRAW_N
+    y = checks.weighted_values(checks.DRAW_F)
+    assert y == [1.0, 2.0, 1.0 + (n + 1), 1.0 + (n + 1) ** 2]
+    for k1 in range(n + 1):
+        for k2 in range(n + 1 - k1):
+            for k3 in range(n + 1 - k1 - k2):
+                k = (n - k1 - k2 - k3, k1, k2, k3)
+                for dtype in (torch.float32, torch.float64):
+                    values = torch.tensor([v for v, c in zip(y, k, strict=True) for _ in range(c)], dtype=dtype)
+                    tol = 0.03 if dtype == torch.float32 else 1e-6
+                    assert checks.decode(float(values.mean()), tol=tol) == k
+                    # A float32 running mean (Welford) stays readable too.
+                    if dtype == torch.float32 and k1 == k2 and k[0] <= 2:
+                        mean = torch.zeros((), dtype=dtype)
+                        for i, v in enumerate(values, start=1):
+                            mean = mean + (v - mean) / i
+                        assert checks.decode(float(mean), tol=tol) == k
+
+
+def test_sampler_targets(parts):
+    checks = parts["checks44"]
+    truth, std = checks.moments(checks.weighted_values(checks.F))
+    truncated, _ = checks.moments(checks.weighted_values(checks.F, 2.0))
+    assert truth == 3.5 and truncated == 2.25
+    # Exact E_p[f] from p directly.
+    assert math.fsum(p * v for p, v in zip(checks.P, checks.F, strict=True)) == truth
+    # The truncated gap is 1.25, more than 20 standard errors of the mean over the hidden suite's rows.
+    hidden = parts["hidden"]
+    _, std_cap = checks.moments(checks.weighted_values(checks.F, hidden.TRUNCATED_CAP))
+    assert truth - truncated > 20 * std_cap / math.sqrt(hidden.TRUNCATED_DRAWS * hidden.TRUNCATED_ROWS)
+    means = {str(k): v for k, v in checks.bias_mistakes(2.0).items()}
+    assert all(abs(v - truncated) > 1 for v in means.values())
+    assert std > 0
