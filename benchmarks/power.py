@@ -11,14 +11,14 @@ the script exits 1):
 * **distribution mistakes** (the file name is a key of ``oracle.MISTAKES``, or an alias): the
   sampler draws from ``oracle.mistaken(logits, params, key)`` instead of the target. For each
   row the suite draws from (public ``sample(top_p=0.8)``, the mixed kinds at ``MIXED_DRAWS x
-  MIXED_COPIES`` draws per kind, 32 000-token Zipf, float64, scalar, top-k edges, the single-draw
-  kinds at ``SINGLE_DRAW_COPIES`` draws per kind, and the ordinary draws of the extreme-uniform
-  case on the edge and the 64 random rows) the suite's decision is simulated: any draw of a token
-  whose target probability is 0 kills (exact: ``1 - (1 - q)^n`` for the mistaken mass ``q``
-  outside the target's support); otherwise, on rows that get a goodness-of-fit check, the pooled
-  Williams G-test at the suite's per-fit alpha. P(kill) = 1 - (1 - q)^n * P(G passes | no draw
-  outside the support); the second factor is estimated from ``--reps`` repetitions of n draws
-  (each run's counts one multinomial draw, numpy). A quick
+  MIXED_COPIES`` draws per kind, 32 000-token Zipf, the real model's logits, float64, scalar,
+  top-k edges, the single-draw kinds at ``SINGLE_DRAW_COPIES`` draws per kind, and the ordinary
+  draws of the extreme-uniform case on the edge and the 64 random rows) the suite's decision is
+  simulated: any draw of a token whose target probability is 0 kills (exact: ``1 - (1 - q)^n``
+  for the mistaken mass ``q`` outside the target's support); otherwise, on rows that get a
+  goodness-of-fit check, the pooled Williams G-test at the suite's per-fit alpha. P(kill) =
+  1 - (1 - q)^n * P(G passes | no draw outside the support); the second factor is estimated
+  from ``--reps`` repetitions of n draws (each run's counts one multinomial draw, numpy). A quick
   screen (``--screen-reps``, doubling n) ranks the rows by n as a share of the suite's n for
   that row; the best ones get a fine search on a geometric grid (ratio 1.08). Reported, for the
   row with the most room (the largest margin = suite's n / smallest n): the smallest n whose
@@ -119,8 +119,8 @@ GREEDY_DRAWS = 50  # hidden.test_sample_greedy
 GREEDY_PARAMS = ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p": 0.3, "min_p": 0.5})
 SEEDS_DRAWS = 400  # hidden.test_generator_seeds (and the first half of hidden.test_default_generator)
 # Fit rows per batch, as hidden.py's _check_draws / _check_kinds calls list them (kinds for the repeated batches).
-FIT_ROWS = {"mixed": [0, 1, 2, 3, 4, 5, 7], "zipf": [0, 1, 2], "float64": [0, 1], "scalar": [0, 1], "public": [0],
-            "top_k_edges": [0, 2, 3], "single": [0, 1, 3, 4]}
+FIT_ROWS = {"mixed": [0, 1, 2, 3, 4, 5, 7], "zipf": [0, 1, 2], "real": [0, 1, 2, 3, 4, 5, 6, 7], "float64": [0, 1],
+            "scalar": [0, 1], "public": [0], "top_k_edges": [0, 2, 3], "single": [0, 1, 3, 4]}
 SHIFT = 0.01  # the "0.01 shift" section: probability moved between a row's two most likely tokens
 SHIFT_CALLS = ("mixed", "float64", "scalar", "top_k_edges", "single")  # small vocabularies with fit checks
 
@@ -212,6 +212,7 @@ def load(exercise) -> Suite:
         Call("mixed", cases.mixed_rows(), "sample_mixed_rows", hidden.MIXED_DRAWS * cases.MIXED_COPIES, True,
              cases.MIXED_COPIES),
         Call("zipf", cases.zipf_rows(), "sample_large_vocabulary", hidden.ZIPF_DRAWS, True),
+        Call("real", cases.real_rows(), "sample_real_logits", hidden.REAL_DRAWS, True),
         Call("float64", cases.float64_rows(), "sample_float64", hidden.SMALL_DRAWS, True),
         Call("scalar", cases.scalar_rows(), "sample_scalar_parameters", hidden.SMALL_DRAWS, False),
         Call("top_k_edges", cases.top_k_edge_rows(), "sample_top_k_edges", hidden.SMALL_DRAWS, True),

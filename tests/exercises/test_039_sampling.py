@@ -2,17 +2,27 @@
 
 The oracle (judge side) and the reference solution (learner side) are written independently;
 agreeing on generated inputs is evidence that both follow the statement.
+Run this file as a script with ``--write`` to regenerate the generated part of
+``tests/hidden/real_logits.py`` (the real model's logits) from ``judge.models``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import importlib.util
+import json
+import random
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from judge.exercise import resolve
 from judge.suites import load_suite, suites_module
 
 
@@ -155,3 +165,141 @@ def test_the_oracle_models_each_wrong_solution(tests_package, exercise39, wrong,
         # A mistake may empty a row (0/0 = NaN in the learner's code); the oracle keeps such rows as they were.
         finite = ~torch.isnan(got).any(dim=1)
         torch.testing.assert_close(got[finite], modelled[finite], rtol=1e-4, atol=1e-6)
+
+
+# --- the real model's logits (tests/hidden/real_logits.py) -----------------------------------------
+
+
+def _live_rows() -> dict[int, torch.Tensor]:
+    """Position -> the live model's float32 logits, for the positions real_logits.py keeps."""
+    from judge import models  # loads transformers: only here, never in a suite
+
+    real = _real_logits_module()
+    live = models.passage_logits(real.MODEL)
+    return {position: live[position] for position in real.POSITIONS}
+
+
+def _real_logits_module():
+    exercise = resolve("39")
+    load_suite(exercise, "hidden")
+    return suites_module(exercise, "hidden.real_logits")
+
+
+def _weights_sha256() -> str:
+    from judge import models
+
+    return hashlib.sha256((models.TINY_QWEN3_DIR / "model.safetensors").read_bytes()).hexdigest()
+
+
+def test_frozen_real_logits_equal_the_live_model_within_the_cross_machine_tolerance(tests_package):
+    """The frozen rows are the live model's logits rounded to 1e-4: |frozen - live| <= 5e-5 here
+    (the rounding) plus float32's spacing (under 2e-6 for |logit| < 32). On another machine the
+    live logits move by ~1e-5 more (judge/models.py), so the bound is ~6e-5, inside
+    LOGIT_TOLERANCE (1e-4); and the cases keep their decisions under any change of that size (the
+    next test)."""
+    from judge import models
+
+    real = _real_logits_module()
+    weights = _weights_sha256()
+    assert weights == real.WEIGHTS_SHA256, "the model was retrained: rerun this file with --write"
+    frozen, live = real.rows(), _live_rows()
+    for position in real.POSITIONS:
+        assert frozen[position].dtype == torch.float32 and frozen[position].shape == live[position].shape
+        error = (frozen[position].double() - live[position].double()).abs().max().item()
+        assert error <= models.LOGIT_TOLERANCE, (position, error)
+    # The stored integers are round(logit * SCALE): every value is exact in decimal.
+    assert all(isinstance(v, int) for row in real.LOGITS.values() for v in row)
+
+
+def _kept(oracle, logits: torch.Tensor, params) -> torch.Tensor:
+    return oracle.target(logits, params, check_margins=False).probs > 0
+
+
+def test_real_rows_keep_their_tokens_when_the_logits_move_by_the_tolerance(tests_package):
+    """Each real row's kept set stays the same when every logit moves by up to LOGIT_TOLERANCE:
+    random moves, and the two that push hardest on every cut (the kept tokens up and the dropped
+    ones down, and the reverse). The bound behind it: a move of at most d per logit changes any
+    ratio of two probabilities by at most exp(2 d / T), 2.9e-4 relative at T = 0.7, and every cut
+    keeps the oracle's 2e-3 relative margin."""
+    from judge.models import LOGIT_TOLERANCE
+
+    cases, oracle = tests_package["cases"], tests_package["oracle"]
+    batch = cases.real_rows()
+    kept = batch.exact.probs > 0
+    assert min(p.temperature for p in batch.params) >= 0.7
+    assert 2 * LOGIT_TOLERANCE / 0.7 < oracle.MARGIN / 2
+    rng = random.Random(39_077)
+    for row in range(batch.logits.shape[0]):
+        logits, params = batch.logits[row:row + 1].double(), batch.params[row:row + 1]
+        sign = torch.where(kept[row], 1.0, -1.0).double()
+        moves = [sign, -sign] + [torch.tensor([rng.uniform(-1, 1) for _ in range(logits.shape[1])],
+                                              dtype=torch.float64) for _ in range(4)]
+        moves += [torch.tensor([rng.choice((-1.0, 1.0)) for _ in range(logits.shape[1])]) for _ in range(4)]
+        for move in moves:
+            moved = logits + LOGIT_TOLERANCE * move
+            assert torch.equal(_kept(oracle, moved, params)[0], kept[row]), (batch.labels[row], move[:5])
+            # The rounded float32 copy a learner would get keeps them too, margins and all.
+            oracle.target(moved.float(), params)
+
+
+def _tokens_for_90_percent(logits: torch.Tensor, temperature: float = 1.0) -> int:
+    probs = torch.softmax(logits.double() / temperature, dim=-1).sort(descending=True).values
+    return int((probs.cumsum(-1) < 0.9).sum()) + 1
+
+
+def test_real_rows_have_a_long_tail_a_peak_and_cuts_inside_the_tail(tests_package):
+    cases, oracle = tests_package["cases"], tests_package["oracle"]
+    real = _real_logits_module()
+    frozen = real.rows()
+    flat, middle, peaked = (frozen[p] for p in (27, 59, 105))
+    assert _tokens_for_90_percent(flat) >= 400  # a real long tail: hundreds of tokens for 90 % of the mass
+    assert 20 <= _tokens_for_90_percent(middle) <= 100
+    assert torch.softmax(peaked.double(), -1).max() >= 0.95 and _tokens_for_90_percent(peaked) == 1
+    batch = cases.real_rows()
+    assert batch.logits.shape == (8, 2000) and batch.logits.dtype == torch.float32
+    supports = (batch.exact.probs > 0).sum(dim=1).tolist()
+    assert supports[:2] == [2000, 2000]  # the whole tails
+    assert all(1 < s < 2000 for s in supports[2:]), supports  # every filter cuts, and leaves a row to fit
+    cutting = []
+    for row, params in enumerate(batch.params):
+        # The filters whose removal changes the row's kept tokens.
+        cutting.append([name for name, off in (("top_k", 0), ("top_p", 1.0), ("min_p", 0.0))
+                        if getattr(params, name) != off and not torch.equal(
+                            _kept(oracle, batch.logits[row:row + 1], [dataclasses.replace(params, **{name: off})])[0],
+                            batch.exact.probs[row] > 0)])
+    # A row with one filter is cut by it; in the combined row (as a chat model is run) top_k and top_p
+    # both cut, and min_p = 0.05 finds nothing left below its threshold: real logits rarely let all
+    # three act at once (the synthetic mixed row 4 does, for the order of the filters).
+    assert cutting == [[], [], ["top_p"], ["top_p"], ["top_p"], ["min_p"], ["top_k"], ["top_k", "top_p"]], cutting
+
+
+def _write() -> None:
+    """Regenerate the part of real_logits.py below its marker from the live model."""
+    exercise = resolve("39")
+    path = exercise.hidden_dir / "real_logits.py"
+    here = Path(__file__).resolve().parents[2] / "exercises" / "039-sampling" / "tests" / "hidden" / "real_logits.py"
+    if path.resolve() != here:  # the judge imported from another checkout (an editable install elsewhere)
+        raise SystemExit(f"refusing to write {path}: this file belongs to {here}; "
+                         f"run with PYTHONPATH={here.parents[4]}")
+    text = path.read_text(encoding="utf-8")
+    marker = "# --- generated by tests/exercises/test_039_sampling.py --write ---"
+    head = text[: text.index(marker)]
+    namespace: dict = {}
+    exec(compile(head, str(path), "exec"), namespace)  # POSITIONS and SCALE, whatever is below the marker
+    from judge import models
+
+    live = models.passage_logits(namespace["MODEL"])
+    body = [marker, "", "# SHA-256 of the models/tiny-qwen3/model.safetensors these logits come from.",
+            f"WEIGHTS_SHA256 = {json.dumps(_weights_sha256())}", "", "LOGITS = {"]
+    for position in namespace["POSITIONS"]:
+        values = [round(v * namespace["SCALE"]) for v in live[position].double().tolist()]
+        body.append(f"    {position}: (")
+        body += textwrap.wrap(", ".join(map(str, values)) + ",", width=110, initial_indent=" " * 8,
+                              subsequent_indent=" " * 8, break_on_hyphens=False)
+        body.append("    ),")
+    body.append("}")
+    path.write_text(head + "\n".join(body) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__" and "--write" in sys.argv:
+    _write()

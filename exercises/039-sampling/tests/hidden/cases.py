@@ -1,8 +1,9 @@
 """Frozen inputs of exercise 39's hidden tests.
 
 Logits come from :class:`random.Random` with fixed seeds (stable across Python, torch and
-machines), rounded to float32. ``oracle.target`` verifies every threshold margin when a case
-is built, so an edit that makes a case ambiguous fails at once.
+machines), rounded to float32, or from a real language model's next-token logits frozen in
+``real_logits.py``. ``oracle.target`` verifies every threshold margin when a case is built, so
+an edit that makes a case ambiguous fails at once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import torch
 from judge.checks import Label
 from judge.i18n import Bilingual
 
+from . import real_logits
 from .oracle import AmbiguousCase, RowParams, Target, mistakes_that_differ, target
 
 NEG_INF = float("-inf")
@@ -138,6 +140,52 @@ def zipf_rows(vocab: int = 32_000) -> Batch:
               label("top_k=200, min_p=0.01 at temperature 0.8", "top-k and min-p over a long tail",
                     "长尾词表上的 top-k 与 min-p")]
     return make_batch(rows, params, labels)
+
+
+# Rows of a real model's logits (real_logits.py: the tiny Qwen3 over its held-out passage), with
+# the parameters a chat model runs at: (passage position, parameters, label, public en, public zh).
+# Every cut keeps the oracle's 2e-3 relative margin, which a logit perturbation of up to
+# judge.models.LOGIT_TOLERANCE (1e-4) cannot cross: it moves any ratio of two probabilities by at
+# most exp(2e-4 / T), under 3e-4 relative at T >= 0.7 (tests/exercises/test_039_sampling.py
+# perturbs the logits and checks that every row keeps the same tokens). top_p was placed where a
+# real tail allows it: on the flat position the 0.9 or 0.95 nucleus at T = 1 or 1.3 ends after
+# 498 to 979 tokens, on a token of mass 1.5e-4 to 3.4e-4, where the margin needs ~4e-3; of the
+# passage's 263 positions only 29 keep a margin for top_p = 0.95 at T = 1 (each keeping at most 4
+# tokens) and 7 at T = 1.3 (each keeping 1). So top_p = 0.9 acts on the position in between (29
+# tokens at T = 0.7, 48 at T = 1) and on the peaked one at T = 1.3 (3 tokens), and 0.95 after
+# top_k = 50 on the flat one (46 tokens). Smallest relative margins: 2.3e-3 (row 3) to 4.3e-2
+# (row 6), a logit move of 1e-3 or more to flip anything.
+REAL_ROWS = [
+    (27, RowParams(temperature=1.0), "real model logits at position 27 (flat): the whole tail at temperature 1",
+     "real model logits, a flat distribution: the whole long tail", "真实模型的 logits，平坦的分布：完整的长尾"),
+    (105, RowParams(temperature=1.0), "real model logits at position 105 (peaked): the whole tail at temperature 1",
+     "real model logits, a peaked distribution: the whole long tail", "真实模型的 logits，尖峰分布：完整的长尾"),
+    (59, RowParams(temperature=0.7, top_p=0.9), "real model logits at position 59: top_p=0.9 at temperature 0.7",
+     "real model logits: top-p at a low temperature", "真实模型的 logits：低温下的 top-p"),
+    (59, RowParams(temperature=1.0, top_p=0.9), "real model logits at position 59: top_p=0.9 at temperature 1",
+     "real model logits: top-p", "真实模型的 logits：top-p"),
+    (105, RowParams(temperature=1.3, top_p=0.9), "real model logits at position 105 (peaked): top_p=0.9 at temperature 1.3",
+     "real model logits, a peaked distribution: top-p at a high temperature",
+     "真实模型的 logits，尖峰分布：高温下的 top-p"),
+    (27, RowParams(temperature=1.0, min_p=0.05), "real model logits at position 27 (flat): min_p=0.05",
+     "real model logits, a flat distribution: min-p", "真实模型的 logits，平坦的分布：min-p"),
+    (27, RowParams(temperature=1.0, top_k=50), "real model logits at position 27 (flat): top_k=50",
+     "real model logits, a flat distribution: top-k", "真实模型的 logits，平坦的分布：top-k"),
+    (27, RowParams(temperature=1.3, top_k=50, top_p=0.95, min_p=0.05),
+     "real model logits at position 27 (flat): top_k=50, top_p=0.95, min_p=0.05 at temperature 1.3",
+     "real model logits, a flat distribution: top-k, top-p and min-p at a high temperature",
+     "真实模型的 logits，平坦的分布：高温下 top-k、top-p 与 min-p 组合"),
+]
+
+
+@functools.cache
+def real_rows() -> Batch:
+    """Eight rows of a real language model's logits over its 2 000 tokens (see ``REAL_ROWS``)."""
+    frozen = real_logits.rows()
+    logits = torch.stack([frozen[position] for position, *_ in REAL_ROWS])
+    params = [row_params for _, row_params, *_ in REAL_ROWS]
+    labels = [label(text, en, zh) for _, _, text, en, zh in REAL_ROWS]
+    return Batch(logits, params, target(logits, params), labels)
 
 
 @functools.cache

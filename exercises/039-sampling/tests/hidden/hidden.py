@@ -36,10 +36,10 @@ from judge.i18n import Bilingual
 from . import cases
 from .oracle import MISTAKES, RowParams, target
 
-# Goodness of fit: mixed 7 (row 6 is greedy), zipf 3, float64 2, scalar 2, top-k edges 3
-# (row 1 has one token left), single draws 4 (kind 2 is greedy). Pairs within a row: mixed
-# rows 0 and 2. Seeds: the generator at 400 and at 1 draw, torch's default generator.
-BUDGET = BudgetDeclaration(fit=21, pairs=2, independence=1, seeds=3)
+# Goodness of fit: mixed 7 (row 6 is greedy), zipf 3, real model logits 8, float64 2, scalar 2,
+# top-k edges 3 (row 1 has one token left), single draws 4 (kind 2 is greedy). Pairs within a
+# row: mixed rows 0 and 2. Seeds: the generator at 400 and at 1 draw, torch's default generator.
+BUDGET = BudgetDeclaration(fit=29, pairs=2, independence=1, seeds=3)
 
 # 160 draws from each of 1 000 copies of a row, 160 000 per kind of row: moving 0.01 of probability
 # between a row's two most likely tokens is rejected with probability >= 0.999 (benchmarks/power.py
@@ -49,6 +49,9 @@ MIXED_DRAWS = 160
 # sample stays under a third of the case's CPU-time limit (tests/exercises/test_time_limits.py).
 ZIPF_DRAWS = 600
 SMALL_DRAWS = 4_000
+# 4 000 draws from each of the 8 real-logit rows of 2 000 tokens (benchmarks/power.py: the rows'
+# own power against the known mistakes; a Gumbel-max sampler draws 2 000 noise values per draw).
+REAL_DRAWS = 4_000
 PAIR_ROWS = (0, 2)  # mixed rows whose consecutive draws are tested for independence
 
 SAME_SEEDS = ("generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果")
@@ -128,6 +131,14 @@ def test_probs_large_vocabulary(sub, ctx):
     zh: sampling_probs：32 000 个 token 的类 Zipf 词表
     """
     _check_probs(sub, ctx, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
+
+
+def test_probs_real_logits(sub, ctx):
+    """sampling_probs: a real language model's next-token logits
+
+    zh: sampling_probs：真实语言模型给出的下一个 token 的 logits
+    """
+    _check_probs(sub, ctx, cases.real_rows(), what="sampling_probs on a language model's logits")
 
 
 def test_probs_greedy_ties(sub, ctx):
@@ -264,6 +275,18 @@ def test_sample_large_vocabulary(sub, ctx):
     draws = _draw(sub, ctx, batch, ZIPF_DRAWS)
     _check_draws(ctx, draws, batch, what=Bilingual("sample over 32 000 tokens", "sample（32 000 个 token）"),
                  fit_rows=[0, 1, 2])
+
+
+def test_sample_real_logits(sub, ctx):
+    """sample: a real language model's next-token logits (a peaked head, a long tail)
+
+    zh: sample：真实语言模型给出的下一个 token 的 logits（头部集中，尾部很长）
+    """
+    batch = cases.real_rows()
+    draws = _draw(sub, ctx, batch, REAL_DRAWS)
+    _check_draws(ctx, draws, batch, what=Bilingual("sample on a language model's logits",
+                                                   "sample（语言模型的 logits）"),
+                 fit_rows=list(range(batch.logits.shape[0])))
 
 
 def test_sample_float64(sub, ctx):
