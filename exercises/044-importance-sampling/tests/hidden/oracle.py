@@ -65,8 +65,11 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
     capped = [math.exp(min(v, log_cap)) for v in lw]
     capped_total = math.fsum(capped)
     truncated_sn = math.fsum(a * b for a, b in zip(capped, f, strict=True)) / capped_total if capped_total else NAN
+    # Sums of w f taken in log space, logsumexp(log w + log f): the log of a negative f is NaN.
+    log_f = NAN if min(f) < 0 else None
     out = {
         "ordinary": ordinary if judged else NAN,
+        "raw_ordinary": ordinary,  # what the formula gives where it is not judged (for the inverted mistake)
         "self_normalized": sn,
         "ess": ess,
         "truncated": truncated,
@@ -74,6 +77,8 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
         "ordinary/ordinary_is_self_normalized": sn,
         "ordinary/ordinary_softmax_mean": sn / n,
         "ordinary/ordinary_sum_overflows": sum_overflow,
+        "ordinary/log_of_f": ordinary if log_f is None else log_f,
+        "self_normalized/log_of_f": sn if log_f is None else log_f,
         "self_normalized/sn_is_ordinary": ordinary,
         "ess/ess_unnormalized": 1.0 / (_exp(2 * top) * squares) if _exp(2 * top) * squares > 0 else math.inf,
         "ess/ess_n_over_mean_square": n * n / (_exp(2 * top) * squares) if _exp(2 * top) * squares > 0 else math.inf,
@@ -92,7 +97,8 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
 
 def _inverted(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dict[str, float]:
     row = _row([-v for v in lw], f, cap, dtype)
-    return {key: row[key] for key in ("ordinary", "self_normalized", "ess", "truncated")}
+    # The mistake computes its ordinary estimate on every row: never NaN where the right answer is not judged.
+    return {"ordinary": row["raw_ordinary"]} | {key: row[key] for key in ("self_normalized", "ess", "truncated")}
 
 
 def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: float, public: Bilingual) -> WeightCase:

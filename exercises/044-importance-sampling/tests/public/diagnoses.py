@@ -32,6 +32,12 @@ MISTAKES: dict[str, Bilingual] = {
         "应对差 log p - log q 取指数，并先减去该行的最大值",
     ),
     # importance_estimates.
+    "log_of_f": Bilingual(
+        "the sums of w f are taken in log space, logsumexp(log w + log f): f may be negative (or 0), and the "
+        "log of a negative number is NaN; shift the log-weights by their maximum and sum w f in linear space",
+        "w f 的求和放在了对数空间里做（logsumexp(log w + log f)）：f 可以为负（或为 0），负数的对数是 NaN；"
+        "应先把对数权重减去最大值，再在线性空间中对 w f 求和",
+    ),
     "ordinary_sum_overflows": Bilingual(
         "the ordinary estimate overflows: it multiplies the sum of the weights (exp of a logsumexp, or "
         "sum w) by something, and that sum exceeds the dtype although every weight and the answer fit; take "

@@ -79,7 +79,7 @@ FROZEN = {
         "truncated": [3.0, 5.0],
         "mistakes": {
             "ordinary": {
-                "inverted_log_weights": [NAN, NAN],
+                "inverted_log_weights": [1.3440585709080678e43, 4.512128469613538e-35],
                 "ordinary_is_self_normalized": [1.0, 2.5],
                 "ordinary_softmax_mean": [0.25, 0.625],
             },
@@ -114,15 +114,17 @@ FROZEN = {
         "truncated": [2.0, 1.25],
         "mistakes": {
             "ordinary": {
-                "inverted_log_weights": [NAN, NAN],
+                "inverted_log_weights": [1.216780750623423e-308, 4.908874738682511e-308],
                 "ordinary_is_self_normalized": [1.0, 0.18161058363319194],
                 "ordinary_softmax_mean": [0.25, 0.045402645908297984],
                 "ordinary_sum_overflows": [INF, INF],
+                "log_of_f": [8.218407461554972e307, NAN],
                 "naive_exp": [INF, 9.340431438162239e306],
                 "exp_each_side": [INF, 9.340431438162239e306],
             },
             "self_normalized": {
                 "inverted_log_weights": [1.0, 1.3328489886768995],
+                "log_of_f": [1.0, NAN],
                 "sn_is_ordinary": [8.218407461554972e307, 9.340431438162236e306],
                 "naive_exp": [NAN, 0.0],
                 "exp_each_side": [NAN, 0.0],
@@ -154,15 +156,17 @@ FROZEN = {
         "truncated": [2.0, 1.25],
         "mistakes": {
             "ordinary": {
-                "inverted_log_weights": [NAN, NAN],
+                "inverted_log_weights": [6.054601895401186e-39, 2.4426160819758447e-38],
                 "ordinary_is_self_normalized": [1.0, 0.18161058363319194],
                 "ordinary_softmax_mean": [0.25, 0.045402645908297984],
                 "ordinary_sum_overflows": [INF, INF],
+                "log_of_f": [1.6516362549940018e38, NAN],
                 "naive_exp": [INF, 1.8771271211432803e37],
                 "exp_each_side": [INF, 1.8771271211432803e37],
             },
             "self_normalized": {
                 "inverted_log_weights": [1.0, 1.3328489886768995],
+                "log_of_f": [1.0, NAN],
                 "sn_is_ordinary": [1.6516362549940018e38, 1.8771270799994666e37],
                 "naive_exp": [NAN, 0.0],
                 "exp_each_side": [NAN, 0.0],
@@ -197,10 +201,12 @@ FROZEN = {
                 "inverted_log_weights": [1.6783442758069065, 2.1212920235667996, -0.1545399277882195],
                 "ordinary_is_self_normalized": [2.7139158726843005, -0.19992268805674954, 3.0900392971140316],
                 "ordinary_softmax_mean": [0.6784789681710751, -0.049980672014187384, 0.7725098242785079],
+                "log_of_f": [4.434264034129586, NAN, NAN],
                 "exp_each_side": [NAN, NAN, NAN],
             },
             "self_normalized": {
                 "inverted_log_weights": [2.286084211869346, 2.0099905301366063, -0.11705044911426665],
+                "log_of_f": [2.7139158726843005, NAN, NAN],
                 "sn_is_ordinary": [4.434264034129586, -0.5735390755895606, 7.452782053392699],
                 "exp_each_side": [NAN, NAN, NAN],
             },
@@ -249,6 +255,7 @@ FROZEN = {
                     0.18564726475723645,
                     0.1414946950570965,
                 ],
+                "log_of_f": [NAN, NAN, NAN, NAN],
             },
             "self_normalized": {
                 "inverted_log_weights": [
@@ -257,6 +264,7 @@ FROZEN = {
                     -1.4905384149969636,
                     0.5978008804410601,
                 ],
+                "log_of_f": [NAN, NAN, NAN, NAN],
                 "sn_is_ordinary": [-0.06709183659242601, 81.83208493757871, 0.3099524916323341, 4.9043777638739066e17],
             },
             "ess": {
