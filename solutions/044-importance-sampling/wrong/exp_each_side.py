@@ -27,7 +27,8 @@ def _log_inputs(log_p, log_q, f=None):
 
 def importance_estimates(log_p, log_q, f):
     _log_inputs(log_p, log_q, f)
-    tp = log_p.amax(dim=1, keepdim=True); tq = log_q.amax(dim=1, keepdim=True)
+    tp = log_p.amax(dim=1, keepdim=True)
+    tq = log_q.amax(dim=1, keepdim=True)
     scaled = torch.exp(log_p - tp) / torch.exp(log_q - tq)
     top = tp - tq  # in (0, 1], the largest exactly 1: nothing overflows
     ordinary = torch.exp(top.squeeze(1)) * (scaled * f).mean(dim=1)  # mean first: the sum may overflow

@@ -28,7 +28,9 @@ def importance_estimates(log_p, log_q, f):
     log_w = _log_inputs(log_p, log_q, f)
     top = log_w.amax(dim=1, keepdim=True)
     scaled = torch.exp(log_w - top)  # in (0, 1], the largest exactly 1: nothing overflows
-    ordinary = torch.exp(torch.logsumexp(log_w + torch.log(f), dim=1) - math.log(log_w.shape[1]))  # mean first: the sum may overflow
+    ordinary = torch.exp(
+        torch.logsumexp(log_w + torch.log(f), dim=1) - math.log(log_w.shape[1])
+    )  # mean first: the sum may overflow
     self_normalized = (scaled * f).sum(dim=1) / scaled.sum(dim=1)
     return ordinary, self_normalized
 

@@ -29,7 +29,9 @@ def importance_estimates(log_p, log_q, f):
     log_w = _log_inputs(log_p, log_q, f)
     top = log_w.amax(dim=1, keepdim=True)
     scaled = torch.exp(log_w - top)  # in (0, 1], the largest exactly 1: nothing overflows
-    ordinary = torch.exp(torch.logsumexp(log_w, dim=1)) * ((scaled * f).sum(dim=1) / scaled.sum(dim=1)) / log_w.shape[1]  # mean first: the sum may overflow
+    ordinary = (
+        torch.exp(torch.logsumexp(log_w, dim=1)) * ((scaled * f).sum(dim=1) / scaled.sum(dim=1)) / log_w.shape[1]
+    )  # mean first: the sum may overflow
     self_normalized = (scaled * f).sum(dim=1) / scaled.sum(dim=1)
     return ordinary, self_normalized
 

@@ -69,7 +69,9 @@ def sample_estimate(p, q, f, num_samples, cap=None, generator=None):
         weights = weights.clamp(max=_cap(cap))
     u = torch.rand(num_samples, generator=generator, dtype=q.dtype, device=q.device)
     cdf = q.cumsum(dim=1)
-    draws = torch.searchsorted(cdf, u.expand(q.shape[0], num_samples).contiguous(), right=True).clamp(max=q.shape[1] - 1)  # [B, n] from q
+    draws = torch.searchsorted(cdf, u.expand(q.shape[0], num_samples).contiguous(), right=True).clamp(
+        max=q.shape[1] - 1
+    )  # [B, n] from q
     values = (weights * f).gather(1, draws)  # w(x) f(x) for each draw
     estimate = values.mean(dim=1)
     se = values.std(dim=1) / math.sqrt(num_samples)  # sample standard deviation (n - 1)

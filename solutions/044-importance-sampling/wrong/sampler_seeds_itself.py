@@ -66,7 +66,9 @@ def sample_estimate(p, q, f, num_samples, cap=None, generator=None):
     weights = torch.where(q > 0, p / torch.where(q > 0, q, torch.ones_like(q)), torch.zeros_like(q))
     if cap is not None:
         weights = weights.clamp(max=_cap(cap))
-    draws = torch.multinomial(q, num_samples, replacement=True, generator=torch.Generator(device=q.device).manual_seed(0))  # [B, n] from q
+    draws = torch.multinomial(
+        q, num_samples, replacement=True, generator=torch.Generator(device=q.device).manual_seed(0)
+    )  # [B, n] from q
     values = (weights * f).gather(1, draws)  # w(x) f(x) for each draw
     estimate = values.mean(dim=1)
     se = values.std(dim=1) / math.sqrt(num_samples)  # sample standard deviation (n - 1)

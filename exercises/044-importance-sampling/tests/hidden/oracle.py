@@ -54,10 +54,8 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
     truncated = math.fsum(math.exp(min(v, log_cap)) * b for v, b in zip(lw, f, strict=True)) / n
     # What the mistakes below compute from the same numbers.
     sum_w = _exp(top) * total  # the weights' sum, as exp(logsumexp) gives it: inf past the dtype's range
-    if sum_w > info.max:
-        sum_overflow = math.copysign(math.inf, sn) if sn != 0 else NAN
-    else:
-        sum_overflow = sum_w * sn / n
+    overflowed = math.copysign(math.inf, sn) if sn != 0 else NAN
+    sum_overflow = overflowed if sum_w > info.max else sum_w * sn / n
     normalized = [v / total for v in s]
     entropy = -math.fsum(v * math.log(v) for v in normalized if v > 0)
     scaled = [n * v for v in normalized]  # mean 1
