@@ -83,8 +83,8 @@ HARD = {
     "batch_of_one_squeezed": "output shapes: public draw check on a batch of one row",
     "rejects_zero_probabilities": "public zero-probability case: raises on valid input",
     "zero_weight_nan": "public zero-probability case: NaN where p = q = 0",
-    "rows_share_uniforms": "independence: 32 pairs of identical rows all agree, p ~ 1e-72 (hidden only)",
-    "sampler_seeds_itself": "seeds: a second seed gives the same 8 estimates, chance 1e-18 (hidden only)",
+    "rows_share_uniforms": "independence: identical rows all agree (32 pairs hidden, 8 tiny), p < 1e-17",
+    "sampler_seeds_itself": "seeds: a second seed gives the same 8 estimates (chance 1e-18), hidden and tiny",
 }
 DRAW_CHECK = "standard errors read off the draws (public draw check), every run"
 
