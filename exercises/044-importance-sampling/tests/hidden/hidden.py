@@ -5,7 +5,8 @@ batches (``cases.py``: float32 rows with offsets up to 60, float64 rows with log
 hundreds, rows of one sample); sample_estimate judged by its draws (each estimate and error must
 fit some draws), by its statistics (unbiased over 2 000 rows of 20 draws; with cap = 2, unbiased for
 the truncated target over 1 000 rows, which lies 1.25 below E_p[f]; error bars covering E_p[f] at
-their exact rate over 1 000 rows of 20 draws), and by its generator. Sizes and power:
+their exact rate over 1 000 rows of 20 draws), by the independence of rows with the same inputs
+(32 pairs), and by its generator (one seed reproduces, a second one differs). Sizes and power:
 benchmarks/power_044.py.
 """
 

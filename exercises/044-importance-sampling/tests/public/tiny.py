@@ -2,7 +2,8 @@
 
 The same checks as the hidden suite (they live in checks44.py, beside this file), at sizes the
 browser's pure-Python torch runs in a blink: a frozen float32 batch of 4 rows (answers frozen in
-frozen44.py from the server's oracle), 50 rows of 20 draws for the bias (80 with a cap),
+frozen44.py from the server's oracle), 16 rows whose draws must fit and differ between rows with
+the same inputs and between two seeds, 50 rows of 20 draws for the bias (80 with a cap),
 100 rows of 20 draws for the error bars (their exact coverage frozen in checks44.py).
 """
 
