@@ -192,3 +192,58 @@ def test_sampler_targets(parts):
     means = {str(k): v for k, v in checks.bias_mistakes(2.0).items()}
     assert all(abs(v - truncated) > 1 for v in means.values())
     assert std > 0
+
+
+def test_sampler_pair_and_seed_checks_have_power(parts):
+    """The split table behind the independence and seeds checks: every split of the draw case, summing to 1;
+    a correct sampler repeats 8 rows under a second seed with chance far below the seeds alpha (1e-12), and
+    32 pairs of identical rows that all agree are far below the independence alpha (1e-8)."""
+    checks = parts["checks44"]
+    index, probs = checks.split_probabilities()
+    n = checks.DRAW_N
+    assert len(index) == (n + 1) * (n + 2) * (n + 3) // 6 == probs.shape[0]
+    assert float(probs.sum()) == pytest.approx(1.0, abs=1e-12)
+    collision = float((probs**2).sum())
+    assert collision**8 < 1e-15
+    assert collision**32 < 1e-60
+
+
+def test_zero_probability_case_is_readable(parts):
+    """p = 0 where q > 0 and p = q = 0 in the zero case: w f = 1, 0, n + 1 on the drawable tokens, so the
+    estimate tells the split, and the statement's rules make both zeros valid (q covers p)."""
+    checks = parts["checks44"]
+    n = checks.DRAW_N
+    p, q, f = checks.ZERO_P, checks.ZERO_Q, checks.ZERO_F
+    assert math.fsum(p) == 1.0 and math.fsum(q) == 1.0
+    assert all(b > 0 for a, b in zip(p, q, strict=True) if a > 0)  # q > 0 wherever p > 0
+    assert any(a == 0 and b > 0 for a, b in zip(p, q, strict=True)) and any(
+        a == b == 0 for a, b in zip(p, q, strict=True)
+    )
+    y = [a / b * v if b > 0 else 0.0 for a, b, v in zip(p, q, f, strict=True)]
+    assert y == [1.0, 0.0, n + 1.0, 0.0]
+    seen = set()
+    for k0 in range(n + 1):
+        for k2 in range(n + 1 - k0):
+            whole = k0 + (n + 1) * k2
+            assert divmod(whole, n + 1) == (k2, k0)
+            seen.add(whole)
+    assert len(seen) == (n + 1) * (n + 2) // 2
+
+
+def test_sequence_case_defeats_exponentiating_each_side(parts):
+    """The float32 sequence case: the log-weights are small (a naive exp of the difference is right), yet
+    exp(log p) / exp(log q) and the version shifted by each side's own maximum give NaN on every row."""
+    checks = parts["checks44"]
+    case = checks.frozen_case("sequences32")
+    lw = case.log_p - case.log_q
+    assert float(lw.abs().max()) <= 2.5 and float(case.log_q.min()) < -200
+    for output in ("ordinary", "self_normalized", "ess", "truncated"):
+        assert bool(torch.isnan(case.mistakes[output]["exp_each_side"]).all()), output
+    assert "naive_exp" not in case.mistakes["self_normalized"]
+    shifted = (case.log_p - case.log_p.amax(dim=1, keepdim=True)).exp() / (
+        case.log_q - case.log_q.amax(dim=1, keepdim=True)
+    ).exp()
+    assert bool(torch.isnan(shifted.sum(dim=1)).all())
+    for name in ("near_overflow64", "near_overflow32"):
+        overflow = checks.frozen_case(name).mistakes["ordinary"]["ordinary_sum_overflows"]
+        assert bool(torch.isinf(overflow).all())

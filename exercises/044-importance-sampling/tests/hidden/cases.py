@@ -56,5 +56,12 @@ def one_sample_rows() -> WeightCase:
     return weight_case(log_p, log_q, f, CAP, Bilingual("8 float32 rows of 1 sample", "8 行 float32，每行 1 个样本"))
 
 
+@functools.cache
+def single_row() -> WeightCase:
+    """A batch of one row of one sample (float64): outputs of shape [1], not scalars."""
+    log_p, log_q, f = _random(44_004, 1, 1, torch.float64, 20.0, 1.0)
+    return weight_case(log_p, log_q, f, CAP, Bilingual("1 float64 row of 1 sample", "1 行 float64，只有 1 个样本"))
+
+
 def weight_cases() -> list[WeightCase]:
-    return [float32_rows(), float64_extreme_rows(), one_sample_rows()]
+    return [float32_rows(), float64_extreme_rows(), one_sample_rows(), single_row()]

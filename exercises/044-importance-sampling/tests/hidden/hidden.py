@@ -5,7 +5,8 @@ batches (``cases.py``: float32 rows with offsets up to 60, float64 rows with log
 hundreds, rows of one sample); sample_estimate judged by its draws (each estimate and error must
 fit some draws), by its statistics (unbiased over 2 000 rows of 20 draws; with cap = 2, unbiased for
 the truncated target over 1 000 rows, which lies 1.25 below E_p[f]; error bars covering E_p[f] at
-their exact rate over 1 000 rows of 20 draws), and by its generator. Sizes and power:
+their exact rate over 1 000 rows of 20 draws), by the independence of rows with the same inputs
+(32 pairs), and by its generator (one seed reproduces, a second one differs). Sizes and power:
 benchmarks/power_044.py.
 """
 
@@ -14,11 +15,13 @@ from __future__ import annotations
 import torch
 
 from judge.budget import BudgetDeclaration
+from judge.checks import diagnosed
 
 from ..public import checks44
+from ..public.diagnoses import MISTAKES
 from . import cases
 
-BUDGET = BudgetDeclaration(unbiased=2, calibration=1)
+BUDGET = BudgetDeclaration(unbiased=2, calibration=1, independence=1, seeds=1)
 
 UNBIASED_ROWS, UNBIASED_DRAWS = 2000, 20
 TRUNCATED_ROWS, TRUNCATED_DRAWS, TRUNCATED_CAP = 1000, 20, 2.0
@@ -49,22 +52,27 @@ def test_float64_extreme_rows(sub, ctx):
 
 
 def test_one_sample(sub, ctx):
-    """rows of one sample: ESS 1, the self-normalized estimate equals f
+    """rows of one sample, and a batch of one row: ESS 1, the self-normalized estimate equals f
 
-    zh: 每行只有一个样本：ESS 为 1，自归一化估计等于 f
+    zh: 每行只有一个样本，以及只有一行的批：ESS 为 1，自归一化估计等于 f
     """
     case = cases.one_sample_rows()
     checks44.check_estimates(sub, ctx, case)
     checks44.check_ess(sub, ctx, case)
     checks44.check_truncated(sub, ctx, case)
+    case = cases.single_row()
+    with diagnosed(MISTAKES["batch_of_one_squeezed"]):
+        checks44.check_estimates(sub, ctx, case)
+        checks44.check_ess(sub, ctx, case)
+        checks44.check_truncated(sub, ctx, case)
 
 
 def test_draws_and_errors(sub, ctx):
-    """sample_estimate: 64 rows whose estimates and standard errors must fit their draws
+    """sample_estimate: 64 rows whose estimates and standard errors must fit their draws, each row its own draws
 
-    zh: sample_estimate：64 行的估计值与标准误必须与其抽样相符
+    zh: sample_estimate：64 行的估计值与标准误必须与其抽样相符，且每行的抽样各自独立
     """
-    checks44.check_draws(sub, ctx, 64, torch.float32)
+    checks44.check_draws(sub, ctx, 64, torch.float32, pairs=True)
 
 
 def test_unbiased(sub, ctx):
@@ -94,8 +102,8 @@ def test_calibrated(sub, ctx):
 
 
 def test_reproducible(sub, ctx):
-    """sample_estimate: the same generator seed gives the same result
+    """sample_estimate: the same generator seed gives the same result, another seed another one
 
-    zh: sample_estimate：相同的生成器种子给出相同的结果
+    zh: sample_estimate：相同的生成器种子给出相同的结果，不同的种子给出不同的结果
     """
-    checks44.check_reproducible(sub, ctx, 8, 20)
+    checks44.check_reproducible(sub, ctx, 8, seeds=True)

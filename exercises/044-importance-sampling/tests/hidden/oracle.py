@@ -52,20 +52,41 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
     ess = total * total / squares
     log_cap = math.log(cap)
     truncated = math.fsum(math.exp(min(v, log_cap)) * b for v, b in zip(lw, f, strict=True)) / n
+    # What the mistakes below compute from the same numbers.
+    sum_w = _exp(top) * total  # the weights' sum, as exp(logsumexp) gives it: inf past the dtype's range
+    overflowed = math.copysign(math.inf, sn) if sn != 0 else NAN
+    sum_overflow = overflowed if sum_w > info.max else sum_w * sn / n
+    normalized = [v / total for v in s]
+    entropy = -math.fsum(v * math.log(v) for v in normalized if v > 0)
+    scaled = [n * v for v in normalized]  # mean 1
+    cv_sample = n / (1 + math.fsum((v - 1) ** 2 for v in scaled) / (n - 1)) if n > 1 else 1.0
+    capped = [math.exp(min(v, log_cap)) for v in lw]
+    capped_total = math.fsum(capped)
+    truncated_sn = math.fsum(a * b for a, b in zip(capped, f, strict=True)) / capped_total if capped_total else NAN
+    # Sums of w f taken in log space, logsumexp(log w + log f): the log of a negative f is NaN.
+    log_f = NAN if min(f) < 0 else None
     out = {
         "ordinary": ordinary if judged else NAN,
+        "raw_ordinary": ordinary,  # what the formula gives where it is not judged (for the inverted mistake)
         "self_normalized": sn,
         "ess": ess,
         "truncated": truncated,
         # Mistakes (computed in float64, overflowing to inf where the mistake would).
         "ordinary/ordinary_is_self_normalized": sn,
         "ordinary/ordinary_softmax_mean": sn / n,
+        "ordinary/ordinary_sum_overflows": sum_overflow,
+        "ordinary/log_of_f": ordinary if log_f is None else log_f,
+        "self_normalized/log_of_f": sn if log_f is None else log_f,
         "self_normalized/sn_is_ordinary": ordinary,
         "ess/ess_unnormalized": 1.0 / (_exp(2 * top) * squares) if _exp(2 * top) * squares > 0 else math.inf,
         "ess/ess_n_over_mean_square": n * n / (_exp(2 * top) * squares) if _exp(2 * top) * squares > 0 else math.inf,
         "ess/ess_numerator_not_squared": total / squares,
+        "ess/ess_entropy": math.exp(entropy),
+        "ess/ess_cv_sample_variance": cv_sample,
         "truncated/clip_after_normalizing": math.fsum(min(n * v / total, cap) * b for v, b in zip(s, f, strict=True))
         / n,
+        "truncated/clip_after_max_shift": math.fsum(min(v, cap) * b for v, b in zip(s, f, strict=True)) / n,
+        "truncated/truncated_self_normalized": truncated_sn,
         "truncated/clip_floor": _sum(max(_exp(v), cap) * b for v, b in zip(lw, f, strict=True)) / n,
         "truncated/clip_log_cap": _sum(_exp(min(v, cap)) * b for v, b in zip(lw, f, strict=True)) / n,
     }
@@ -74,7 +95,8 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
 
 def _inverted(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dict[str, float]:
     row = _row([-v for v in lw], f, cap, dtype)
-    return {key: row[key] for key in ("ordinary", "self_normalized", "ess", "truncated")}
+    # The mistake computes its ordinary estimate on every row: never NaN where the right answer is not judged.
+    return {"ordinary": row["raw_ordinary"]} | {key: row[key] for key in ("self_normalized", "ess", "truncated")}
 
 
 def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: float, public: Bilingual) -> WeightCase:
@@ -98,6 +120,14 @@ def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: 
         "self_normalized": (w * f).sum(dim=1) / w.sum(dim=1),
         "ess": w.sum(dim=1) ** 2 / (w * w).sum(dim=1),
     }
+    # p and q exponentiated one by one, in the dtype: each side may underflow (0 / 0) though the ratio is fine.
+    r = log_p.exp() / log_q.exp()
+    each_side = {
+        "ordinary": (r * f).mean(dim=1),
+        "self_normalized": (r * f).sum(dim=1) / r.sum(dim=1),
+        "ess": r.sum(dim=1) ** 2 / (r * r).sum(dim=1),
+        "truncated": (r.clamp(max=cap) * f).mean(dim=1),
+    }
     rel = tolerance(dtype, log_p, log_q)
     mistakes: dict[str, dict[str, torch.Tensor]] = {}
     for output in answers:
@@ -107,6 +137,7 @@ def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: 
                 options[key.split("/", 1)[1]] = column(rows, key)
         if output in naive:
             options["naive_exp"] = naive[output].to(torch.float64)
+        options["exp_each_side"] = each_side[output].to(torch.float64)
         # Keep a mistake only where it differs from the answer somewhere (else it names nothing here).
         right = answers[output]
         distinct = {}

@@ -6,7 +6,9 @@ come from the caller (the hidden oracle, or numbers frozen in ``tiny.py`` / ``pu
 
 from __future__ import annotations
 
+import functools
 import math
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -15,10 +17,13 @@ import torch
 from judge.checks import (
     BadInput,
     CheckFailed,
+    diagnosed,
     expect,
     expect_bad_inputs_refused,
     expect_calibrated,
     expect_close,
+    expect_different_under_seeds,
+    expect_independent_rows,
     expect_tensor,
     expect_unbiased,
     fail,
@@ -149,13 +154,19 @@ def check_ess(sub, ctx, case: WeightCase) -> None:
     )
 
 
-def check_truncated(sub, ctx, case: WeightCase) -> None:
-    """One call of ``truncated_estimate`` at ``case.cap`` against the oracle."""
+def check_truncated(sub, ctx, case: WeightCase, diagnosis: str | None = None) -> None:
+    """One call of ``truncated_estimate`` at ``case.cap`` against the oracle (``diagnosis``: the mistake's
+    name when the call raises)."""
     rows = case.log_p.shape[0]
     dtype = case.log_p.dtype
     rel = tolerance(dtype, case.log_p, case.log_q)
+    if diagnosis is None:
+        result = sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
+    else:
+        with diagnosed(MISTAKES[diagnosis], raised_only=True):
+            result = sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
     value = expect_tensor(
-        sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap),
+        result,
         name="truncated_estimate",
         shape=(rows,),
         dtype=dtype,
@@ -320,11 +331,34 @@ def standard_errors(counts: Sequence[int], n: int = DRAW_N) -> dict[str | None, 
     }
 
 
-def check_draws(sub, ctx, rows: int, dtype: torch.dtype) -> None:
+def split_probabilities(n: int = DRAW_N) -> tuple[dict[tuple[int, ...], int], torch.Tensor]:
+    """Every split of n draws among the 4 tokens (unrotated), numbered, and its multinomial probability
+    under Q (float64 [number of splits]). The draw case's estimate determines its split."""
+    return _split_probabilities(n)
+
+
+@functools.cache
+def _split_probabilities(n: int) -> tuple[dict[tuple[int, ...], int], torch.Tensor]:
+    splits = list(_splits(n))
+    log_q = [math.log(v) for v in Q]
+
+    def log_prob(k):
+        return math.lgamma(n + 1) + math.fsum(c * lq - math.lgamma(c + 1) for c, lq in zip(k, log_q, strict=True))
+
+    probs = [math.exp(log_prob(k)) for k in splits]
+    total = math.fsum(probs)
+    return {k: i for i, k in enumerate(splits)}, torch.tensor([v / total for v in probs], dtype=torch.float64)
+
+
+def check_draws(sub, ctx, rows: int, dtype: torch.dtype, *, pairs: bool = False) -> None:
     """Each estimate is the mean of w f over DRAW_N draws (read off the estimate), and its standard error
-    is the one those draws give, to rounding. No statistics: whatever draws came, they must fit."""
+    is the one those draws give, to rounding. No statistics: whatever draws came, they must fit.
+
+    ``pairs`` (needs rows >= 8): also rows b and b + 4 (the same p, q and f) must not draw the same split of
+    tokens more often than chance allows (one ``independence`` check): rows that share random numbers do."""
     what = f"{ESTIMATE}({rows} rows of {DRAW_N} draws, {str(dtype).removeprefix('torch.')})"
     estimate, se = call(sub, ctx, rows, DRAW_N, f=DRAW_F, dtype=dtype, what=what)
+    splits = []
     # float32: a running (Welford) or one-pass variance may lose a few digits; the mistakes differ by >= 2.5 %.
     rel = 1e-4 if dtype == torch.float32 else 1e-9
     for b, (value, error) in enumerate(zip(estimate.tolist(), se.tolist(), strict=True)):
@@ -349,6 +383,7 @@ def check_draws(sub, ctx, rows: int, dtype: torch.dtype) -> None:
                     f"{ESTIMATE}：估计值不是抽样的 w f 的均值",
                 ),
             )
+        splits.append(counts)
         expected = standard_errors(counts)
         right = expected[None]
         if abs(error - right) <= rel * right + rel:
@@ -366,17 +401,108 @@ def check_draws(sub, ctx, rows: int, dtype: torch.dtype) -> None:
                 f"{ESTIMATE}：标准误与抽样结果不符",
             ),
         )
+    if pairs:
+        index, probs = split_probabilities()
+        ids = torch.tensor([index[k] for k in splits], dtype=torch.int64)
+        first = [b for b in range(rows) if (b // 4) % 2 == 0 and b + 4 < rows]
+        expect_independent_rows(
+            ctx,
+            ids[first],
+            ids[[b + 4 for b in first]],
+            probs,
+            label=f"{what}: the splits of the draws among the tokens, rows b and b + 4 (the same p, q and f)",
+            public=f"{ESTIMATE}, rows with the same p, q and f",
+            outcome=("split of the draws", "抽样的分布"),
+        )
 
 
-def check_reproducible(sub, ctx, rows: int, n: int) -> None:
-    """Two generators with one seed give the same estimates and errors."""
+def _bits(values: torch.Tensor) -> torch.Tensor:
+    """Each float64 value as the int64 of its bits: equal values, equal ids."""
+    return torch.tensor([struct.unpack("<q", struct.pack("<d", v))[0] for v in values.tolist()], dtype=torch.int64)
+
+
+# Zeros are allowed where they leave the weight defined: p = 0 where q > 0 (token 1: weight 0), and p = q = 0
+# (token 3: never drawn, weight 0). Values chosen so that w f = 1, 0, n + 1, 0 and the estimate tells the split.
+ZERO_P = (0.5, 0.0, 0.5, 0.0)
+ZERO_Q = (0.25, 0.5, 0.25, 0.0)
+ZERO_F = (0.5, 7.0, (DRAW_N + 1) / 2, 9.0)
+
+
+def check_zero_probabilities(sub, ctx, rows: int = 4) -> None:
+    """p = 0 on a token where q > 0 (weight 0) and p = q = 0 on another (never drawn) are valid inputs: no
+    ValueError, no NaN, each estimate the mean of w f over DRAW_N draws and its standard error the one they
+    give (float64, exact to 1e-9)."""
+    n = DRAW_N
+
+    def rotated(values):
+        return torch.tensor([[values[(v - b) % 4] for v in range(4)] for b in range(rows)], dtype=torch.float64)
+
+    p, q, f = rotated(ZERO_P), rotated(ZERO_Q), rotated(ZERO_F)
+    what = f"{ESTIMATE}({rows} rows, p = 0 on a token where q = 0.5, p = q = 0 on another)"
+    with diagnosed(MISTAKES["rejects_zero_probabilities"], raised_only=True):
+        result = sub.sample_estimate(p, q, f, n, generator=ctx.generator())
+    estimate, se = _pair(result, ESTIMATE)
+    estimate = expect_tensor(estimate, name=f"{what} (the estimate)", shape=(rows,), dtype=p.dtype, device=ctx.device)
+    se = expect_tensor(se, name=f"{what} (the standard error)", shape=(rows,), dtype=p.dtype, device=ctx.device)
+    y = (1.0, 0.0, n + 1.0, 0.0)
+    for b, (value, error) in enumerate(zip(estimate.tolist(), se.tolist(), strict=True)):
+        expect(
+            math.isfinite(value) and math.isfinite(error),
+            f"{what}: row {b} returned the estimate {value} and the standard error {error}; a token with p = 0 "
+            "has the weight 0 (where q = 0 too, 0/0 must not reach the result)",
+            diagnosis=MISTAKES["zero_weight_nan"],
+            rule=Bilingual(f"{ESTIMATE}: p = 0 gave NaN or inf", f"{ESTIMATE}：p = 0 时得到了 NaN 或 inf"),
+        )
+        total = value * n
+        whole = round(total)
+        k2, k0 = divmod(whole, n + 1)
+        counts = (k0, n - k0 - k2, k2, 0)
+        expect(
+            abs(total - whole) <= 1e-6 and whole >= 0 and counts[1] >= 0,
+            f"{what}: row {b} returned the estimate {value:.9g}, which is not the mean of w(x) f(x) over {n} draws "
+            f"(w f = 1, 0, {n + 1} on the tokens q can draw: every such mean is (k0 + {n + 1} k2) / {n})",
+            diagnosis=MISTAKES["not_an_estimate_of_draws"],
+            rule=Bilingual(
+                f"{ESTIMATE}: an estimate is not the mean of w f over the draws",
+                f"{ESTIMATE}：估计值不是抽样的 w f 的均值",
+            ),
+        )
+        mean = math.fsum(k * v for k, v in zip(counts, y, strict=True)) / n
+        right = math.sqrt(math.fsum(k * (v - mean) ** 2 for k, v in zip(counts, y, strict=True)) / (n - 1) / n)
+        expect(
+            abs(error - right) <= 1e-9 * right + 1e-9,
+            f"{what}: row {b} drew the tokens {counts} times (read off its estimate) and returned the standard "
+            f"error {error:.9g}; those draws give {right:.9g}",
+            rule=Bilingual(
+                f"{ESTIMATE}: the standard error does not match the draws",
+                f"{ESTIMATE}：标准误与抽样结果不符",
+            ),
+        )
+
+
+def check_reproducible(sub, ctx, rows: int, n: int = DRAW_N, *, seeds: bool = False) -> None:
+    """Two generators with one seed give the same estimates and errors. ``seeds``: a third call under
+    another seed must differ (one ``seeds`` check): a sampler that seeds its own generator does not."""
     seed = 44_000 + rows
-    first = call(sub, ctx, rows, n, generator=ctx.generator(seed), what=f"{ESTIMATE} (first call)")
-    second = call(sub, ctx, rows, n, generator=ctx.generator(seed), what=f"{ESTIMATE} (second call)")
+    first = call(sub, ctx, rows, n, f=DRAW_F, generator=ctx.generator(seed), what=f"{ESTIMATE} (first call)")
+    second = call(sub, ctx, rows, n, f=DRAW_F, generator=ctx.generator(seed), what=f"{ESTIMATE} (second call)")
     expect(
         all(bool(torch.equal(a, b)) for a, b in zip(first, second, strict=True)),
         f"{ESTIMATE}: two generators with the same seed gave different results; draw only from the generator",
         rule=Bilingual(f"{ESTIMATE}: the same seed gave different results", f"{ESTIMATE}：相同种子给出了不同结果"),
+    )
+    if not seeds:
+        return
+    other = call(sub, ctx, rows, n, f=DRAW_F, generator=ctx.generator(seed + 1), what=f"{ESTIMATE} (another seed)")
+    # The estimate of the draw case determines the split of the draws: equal estimates under two seeds are
+    # as likely as equal splits in every row.
+    _, probs = split_probabilities(n)
+    expect_different_under_seeds(
+        ctx,
+        _bits(first[0].to(torch.float64)).unsqueeze(1),
+        _bits(other[0].to(torch.float64)).unsqueeze(1),
+        probs,  # every row's target: one row, which the check expands (cheaper in the browser)
+        label=f"{ESTIMATE}({rows} rows of {n} draws)",
     )
 
 

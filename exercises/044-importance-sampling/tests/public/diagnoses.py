@@ -23,7 +23,28 @@ MISTAKES: dict[str, Bilingual] = {
         "权重溢出了：在减去该行最大对数权重之前就取了 exp(log p - log q)，对数权重达到几百时得到 inf，"
         "进而得到 NaN（inf / inf）；应先减去每行的最大值（或用 torch.logsumexp / torch.softmax）",
     ),
+    "exp_each_side": Bilingual(
+        "p and q are exponentiated separately (exp(log p) / exp(log q), or each shifted by its own maximum): "
+        "log-probabilities far below 0, like a long sequence's -200, underflow to 0 and give 0 / 0 = NaN even "
+        "though log p - log q is small; exponentiate the difference log p - log q, shifted by its row maximum",
+        "p 和 q 被分别取了指数（exp(log p) / exp(log q)，或各自减去自己的最大值）：远小于 0 的对数概率"
+        "（比如长序列的 -200）会下溢为 0，得到 0 / 0 = NaN，尽管 log p - log q 很小；"
+        "应对差 log p - log q 取指数，并先减去该行的最大值",
+    ),
     # importance_estimates.
+    "log_of_f": Bilingual(
+        "the sums of w f are taken in log space, logsumexp(log w + log f): f may be negative (or 0), and the "
+        "log of a negative number is NaN; shift the log-weights by their maximum and sum w f in linear space",
+        "w f 的求和放在了对数空间里做（logsumexp(log w + log f)）：f 可以为负（或为 0），负数的对数是 NaN；"
+        "应先把对数权重减去最大值，再在线性空间中对 w f 求和",
+    ),
+    "ordinary_sum_overflows": Bilingual(
+        "the ordinary estimate overflows: it multiplies the sum of the weights (exp of a logsumexp, or "
+        "sum w) by something, and that sum exceeds the dtype although every weight and the answer fit; take "
+        "the mean of the shifted weights times f first, then multiply by exp(row maximum)",
+        "普通估计溢出了：它用到了权重之和（logsumexp 再取 exp，或 sum w），而这个和超出了 dtype 的范围，"
+        "尽管每个权重和结果本身都放得下；应先对减去最大值后的权重乘 f 取平均，再乘以 exp(该行最大值)",
+    ),
     "ordinary_is_self_normalized": Bilingual(
         "the ordinary estimate divides by the sum of the weights: that is the self-normalized estimate; the "
         "ordinary one divides sum w f by the number of samples N",
@@ -52,6 +73,19 @@ MISTAKES: dict[str, Bilingual] = {
         "有效样本数用原始权重算成了 N / mean(w^2)：只有权重归一化到均值为 1 时才成立；"
         "(sum w)^2 / sum w^2 与 w 的尺度无关",
     ),
+    "ess_entropy": Bilingual(
+        "the effective sample size is exp(entropy) of the normalized weights (a perplexity): that is another "
+        "diagnostic; the one asked for is (sum w)^2 / sum w^2, i.e. 1 / sum of the squared normalized weights",
+        "有效样本数算成了归一化权重的 exp(熵)（困惑度）：那是另一种诊断量；题目要求的是 (sum w)^2 / sum w^2，"
+        "即 1 / 归一化权重的平方和",
+    ),
+    "ess_cv_sample_variance": Bilingual(
+        "the effective sample size is N / (1 + cv^2) with the sample variance (torch.var divides by N - 1 by "
+        "default): the identity (sum w)^2 / sum w^2 = N / (1 + cv^2) needs the population variance "
+        "(unbiased=False), or compute (sum w)^2 / sum w^2 directly",
+        "有效样本数用 N / (1 + cv^2) 计算，却用了样本方差（torch.var 默认除以 N - 1）：恒等式 "
+        "(sum w)^2 / sum w^2 = N / (1 + cv^2) 需要总体方差（unbiased=False），或者直接计算 (sum w)^2 / sum w^2",
+    ),
     "ess_numerator_not_squared": Bilingual(
         "the effective sample size is sum w / sum w^2: the sum in the numerator must be squared, "
         "ESS = (sum w)^2 / sum w^2",
@@ -62,6 +96,21 @@ MISTAKES: dict[str, Bilingual] = {
         "the cap is applied to normalized weights (N * softmax of the log-weights): it applies to the raw "
         "ratios p/q, before any normalization",
         "截断作用在了归一化后的权重（N * softmax(对数权重)）上：截断应当作用于原始比值 p/q，在任何归一化之前",
+    ),
+    "clip_after_max_shift": Bilingual(
+        "the cap is applied to the weights divided by the row's largest one (exp(log w - max)): the shift is "
+        "for stability only; the cap applies to the raw ratio, min(w, cap) = exp(min(log w, log cap))",
+        "截断作用在了除以该行最大权重之后的权重（exp(log w - max)）上：减去最大值只是为了数值稳定；"
+        "截断应作用于原始比值，min(w, cap) = exp(min(log w, log cap))",
+    ),
+    "truncated_self_normalized": Bilingual(
+        "the truncated estimate divides by the sum of the truncated weights: truncated importance sampling "
+        "here is the ordinary estimate with capped weights, (1/N) sum min(w, cap) f",
+        "截断估计除以了截断后权重之和：这里的截断重要性采样是用截断权重的普通估计，(1/N) sum min(w, cap) f",
+    ),
+    "int_cap_refused": Bilingual(
+        "truncated_estimate refused an integer cap (cap = 2): the cap is any finite number > 0, an int included",
+        "truncated_estimate 拒绝了整数 cap（cap = 2）：cap 可以是任意大于 0 的有限数，包括 int",
     ),
     "clip_floor": Bilingual(
         "the weights are clamped from below (max(w, cap), a floor) instead of from above: truncation is min(w, cap)",
@@ -103,6 +152,24 @@ MISTAKES: dict[str, Bilingual] = {
     "se_population_variance": Bilingual(
         "population vs sample variance: the variance of w f divides by n; the sample variance divides by n - 1",
         "总体方差与样本方差混淆：w f 的方差除以了 n；样本方差应当除以 n - 1",
+    ),
+    "rejects_zero_probabilities": Bilingual(
+        "sample_estimate refused a zero in p or q: p = 0 where q > 0 is allowed (the weight is 0), and so is "
+        "p = q = 0 (that outcome is never drawn); only q = 0 where p > 0 is an error",
+        "sample_estimate 拒绝了 p 或 q 中的 0：q > 0 处 p = 0 是允许的（权重为 0），p = q = 0 也允许"
+        "（该结果永远不会被抽到）；只有 p > 0 处 q = 0 才是错误",
+    ),
+    "zero_weight_nan": Bilingual(
+        "a token with p = q = 0 gets the weight 0 / 0 = NaN (or log 0 - log 0), and it reaches the result "
+        "(a sum over all tokens, counts times w f): its weight is 0; compute p / q only where q > 0",
+        "p = q = 0 的结果得到了权重 0 / 0 = NaN（或 log 0 - log 0），并进入了结果"
+        "（对所有结果求和、次数乘 w f）：它的权重是 0；只在 q > 0 处计算 p / q",
+    ),
+    "batch_of_one_squeezed": Bilingual(
+        "a batch of one row gave outputs of shape [] instead of [1]: .squeeze() also drops the batch "
+        "dimension when B = 1; reduce with dim=1 (or squeeze(1) only)",
+        "只有一行的批返回了形状为 [] 而不是 [1] 的结果：B = 1 时 .squeeze() 连批维度也一起去掉了；"
+        "应沿 dim=1 归约（或只用 squeeze(1)）",
     ),
     "not_an_estimate_of_draws": Bilingual(
         "the estimate is not the average of w(x) f(x) over num_samples draws x from q, with w = p/q "

@@ -64,6 +64,23 @@ def case_inputs(name: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Bi
             _t(f, torch.float32),
             Bilingual("float32 weights near e^88, whose sum overflows", "float32 权重接近 e^88，其和会溢出"),
         )
+    if name == "sequences32":
+        # Log-probabilities of whole sequences (hundreds below 0) whose differences, the log-weights, are small:
+        # exp(log p) and exp(log q) underflow to 0 in float32 one by one (each row spans more than 103), the
+        # difference does not.
+        log_q = [[-5.0, -120.0, -60.0, -200.0], [-250.0, -240.0, -20.0, -30.0], [-150.0, -30.0, -210.0, -140.0]]
+        lw = [[0.3, -0.2, 1.0, 0.5], [1.0, 2.0, -1.0, 0.0], [-0.5, 0.25, 2.0, -1.0]]
+        log_p = [[a + b for a, b in zip(qs, ws, strict=True)] for qs, ws in zip(log_q, lw, strict=True)]
+        f = [[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 3.0], [-2.0, 1.0, 4.0, 0.5]]
+        return (
+            _t(log_p, torch.float32),
+            _t(log_q, torch.float32),
+            _t(f, torch.float32),
+            Bilingual(
+                "float32 sequence log-probabilities down to -250, log-weights within +-2",
+                "float32 序列对数概率低至 -250，对数权重在 +-2 以内",
+            ),
+        )
     if name == "mixed32":
         # Moderate float32 rows for the browser: log q normalized over 6 samples (to 3 decimals), log p not.
         log_p = [
@@ -89,5 +106,5 @@ def case_inputs(name: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Bi
     raise KeyError(name)
 
 
-PUBLIC_CASES = ("hand", "extreme64", "extreme32", "near_overflow64", "near_overflow32")
+PUBLIC_CASES = ("hand", "extreme64", "extreme32", "near_overflow64", "near_overflow32", "sequences32")
 TINY_CASES = ("mixed32",)

@@ -6,11 +6,15 @@ for bias (with and without a cap) and its error bars for calibration over many r
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
 
 from judge.budget import BudgetDeclaration
+from judge.checks import diagnosed
 
 from . import checks44
+from .diagnoses import MISTAKES
 
 BUDGET = BudgetDeclaration()
 
@@ -24,6 +28,8 @@ def test_hand_example(sub, ctx):
     checks44.check_estimates(sub, ctx, case)
     checks44.check_ess(sub, ctx, case)
     checks44.check_truncated(sub, ctx, case)
+    # The cap is any finite number > 0: an int too.
+    checks44.check_truncated(sub, ctx, dataclasses.replace(case, cap=2), diagnosis="int_cap_refused")
 
 
 def test_extreme_float64(sub, ctx):
@@ -57,6 +63,17 @@ def test_ordinary_near_overflow(sub, ctx):
         checks44.check_estimates(sub, ctx, checks44.frozen_case(name))
 
 
+def test_sequence_log_probabilities(sub, ctx):
+    """float32 log p and log q down to -250 (whole sequences) whose differences are small: exp of each underflows
+
+    zh: float32 的 log p 与 log q 低至 -250（整个序列），二者之差很小：分别取 exp 会下溢
+    """
+    case = checks44.frozen_case("sequences32")
+    checks44.check_estimates(sub, ctx, case)
+    checks44.check_ess(sub, ctx, case)
+    checks44.check_truncated(sub, ctx, case)
+
+
 def test_ess_scale_invariant(sub, ctx):
     """the effective sample size does not change when every weight is multiplied by e^5
 
@@ -72,6 +89,16 @@ def test_draws_and_errors(sub, ctx):
     """
     checks44.check_draws(sub, ctx, 8, torch.float64)
     checks44.check_draws(sub, ctx, 8, torch.float32)
+    with diagnosed(MISTAKES["batch_of_one_squeezed"]):  # a batch of one row: outputs of shape [1]
+        checks44.check_draws(sub, ctx, 1, torch.float64)
+
+
+def test_zero_probabilities(sub, ctx):
+    """sample_estimate: p = 0 where q > 0 (weight 0) and p = q = 0 are valid; no error, no NaN
+
+    zh: sample_estimate：q > 0 处 p = 0（权重为 0）以及 p = q = 0 都是合法输入；不得报错，不得出现 NaN
+    """
+    checks44.check_zero_probabilities(sub, ctx)
 
 
 def test_bad_inputs(sub, ctx):

@@ -2,17 +2,20 @@
 
 The same checks as the hidden suite (they live in checks44.py, beside this file), at sizes the
 browser's pure-Python torch runs in a blink: a frozen float32 batch of 4 rows (answers frozen in
-frozen44.py from the server's oracle), 50 rows of 20 draws for the bias (80 with a cap),
+frozen44.py from the server's oracle), 16 rows whose draws must fit and differ between rows with
+the same inputs and between two seeds, 50 rows of 20 draws for the bias (80 with a cap),
 100 rows of 20 draws for the error bars (their exact coverage frozen in checks44.py).
 """
 
 from __future__ import annotations
 
+import torch
+
 from judge.budget import BudgetDeclaration
 
 from . import checks44
 
-BUDGET = BudgetDeclaration(unbiased=2, calibration=1)
+BUDGET = BudgetDeclaration(unbiased=2, calibration=1, independence=1, seeds=1)
 
 # Rows of 20 draws per check (benchmarks/power_044.py: the smallest that kill each mistake at 0.999 are 5, 43, 45).
 UNBIASED_ROWS, TRUNCATED_ROWS, CALIBRATION_ROWS = 50, 80, 100
@@ -27,6 +30,15 @@ def test_mixed_rows(sub, ctx):
     checks44.check_estimates(sub, ctx, case)
     checks44.check_ess(sub, ctx, case)
     checks44.check_truncated(sub, ctx, case)
+
+
+def test_rows_draw_apart(sub, ctx):
+    """sample_estimate: 16 rows fit their draws, rows with the same p, q and f draw apart, two seeds differ
+
+    zh: sample_estimate：16 行与其抽样相符，p、q、f 相同的行各自抽样，两个不同的种子给出不同结果
+    """
+    checks44.check_draws(sub, ctx, 16, torch.float32, pairs=True)
+    checks44.check_reproducible(sub, ctx, 8, seeds=True)
 
 
 def test_unbiased(sub, ctx):
