@@ -92,6 +92,7 @@ EXACT_TOPK = (
     "temperature_multiplied",
 )
 STRUCTURE = ("no_bonus", "continues_after_rejection", "num_counts_emitted", "pad_not_minus_one")
+SEED_CONTRACT = {"verify_private_generator": "test_verify_seeds (generator=None)"}
 BAD_INPUTS = {
     "k_zero_accepted": "K = 0 draft tokens",
     "bad_probabilities_accepted": "a negative target probability",
@@ -314,6 +315,15 @@ def bad_input(name: str, module) -> dict:
     return {"kind": "exact", "p_kill": 1.0, "killed_by": [f"test_bad_inputs ({row})"]}
 
 
+def topk_above_vocab(module) -> dict:
+    case = cases.topk_case("float32", 1.3, 11, 43_205)
+    try:
+        module.topk_acceptance_rate(*case.tensors(), case.temperature, case.top_k)
+    except Exception:  # noqa: BLE001 - any exception is the kill
+        return {"kind": "exact", "p_kill": 1.0, "killed_by": ["test_topk_acceptance_rate (top_k = 11 > V)"]}
+    return {"kind": "exact", "p_kill": 0.0, "killed_by": []}
+
+
 def k_one(module) -> dict:
     p, q, drafts, want_tokens, want_num = hidden._k_one_rows(1)
     tokens, num = module.verify(p, q, drafts)
@@ -374,6 +384,12 @@ def main() -> int:
             results[name] = bad_input(name, load(path))
         elif name == "k_one_shape":
             results[name] = k_one(load(path))
+        elif name == "topk_above_vocab_crashes":
+            results[name] = topk_above_vocab(load(path))
+        elif name in SEED_CONTRACT:
+            # Two torch.manual_seed values give the same 64 draws: a correct verify does that with
+            # probability about 2e-28 (expect_seed_contract's exact figure), so the kill is certain.
+            results[name] = {"kind": "exact", "p_kill": 1.0, "killed_by": [SEED_CONTRACT[name]]}
         elif name in EXACT_RATES or name in EXACT_TOPK or name in STRUCTURE:
             results[name] = exact(name, load(path))
         else:

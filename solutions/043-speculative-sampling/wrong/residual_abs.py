@@ -1,7 +1,7 @@
 """Mistake: on a rejection the replacement is drawn from |p - q| renormalised.
 
-Diagnosis: the residual is |p - q| renormalised instead of max(0, p - q): tokens the draft over-
-proposes get replacement mass too
+Diagnosis: the residual is |p - q| renormalised instead of max(0, p - q): tokens the draft
+over-proposes get replacement mass too
 """
 
 import torch

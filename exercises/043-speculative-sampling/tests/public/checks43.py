@@ -335,6 +335,26 @@ def run_step(sub, ctx, target_logits, draft_logits, temperature, top_k, rows: in
     )
 
 
+def verify_seed_contract(sub, ctx, ps, qs, draft: list[int], rows: int, *, label: str) -> None:
+    """The generator contract of ``verify`` itself, on ``rows`` copies of one context whose draft
+    tokens are all ``draft`` (fixed by the judge, so only verify's own random numbers vary): the
+    token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token."""
+    from judge.checks import expect_seed_contract
+
+    p, q, x = ps[0], qs[0], draft[0]
+    accept = min(1.0, p[x] / q[x])
+    law = [(1 - accept) * r + (accept if t == x else 0.0) for t, r in enumerate(theory.residual(p, q))]
+    drafts = torch.tensor([draft] * rows)
+    target, source_q = expand(ps, rows, torch.float32), expand(qs, rows, torch.float32)
+
+    def draw(source, generator):
+        value = source.verify(target, source_q, drafts.clone(), generator=generator)
+        tokens = unpack(ctx, value, name="verify", batch=rows, k=len(qs))[0]
+        return expect_tensor(tokens[:, 0].clone(), name="verify tokens[:, 0]", shape=(rows,), dtype=torch.int64)
+
+    expect_seed_contract(sub, ctx, draw, _f64(law), label=label)
+
+
 # --- exact values: acceptance rate, total variation, filtering ---------------------------------------
 
 TOLERANCE = {torch.float32: (1e-5, 1e-6), torch.float64: (1e-12, 1e-13)}

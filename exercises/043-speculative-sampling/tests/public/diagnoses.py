@@ -156,6 +156,11 @@ MISTAKES: dict[str, Bilingual] = {
         "replacement mass too",
         "残差分布写成了归一化的 |p - q|，应为 max(0, p - q)：草稿模型提议过多的 token 也分到了替换概率",
     ),
+    "topk_above_vocab_crashes": Bilingual(
+        "the code fails when top_k is larger than the vocabulary: top_k >= V keeps every token, but "
+        "torch.topk needs k <= V",
+        "top_k 大于词表大小时代码出错：top_k >= V 应保留所有 token，但 torch.topk 要求 k <= V",
+    ),
     "k_zero_accepted": Bilingual(
         "verify accepts K = 0 draft tokens; with nothing to verify it must raise ValueError",
         "verify 接受了 K = 0 个草稿 token；没有可验证的内容时必须抛出 ValueError",

@@ -129,7 +129,7 @@ def test_verify_certain_rejection(sub, ctx):
         diagnosis = MISTAKES["num_counts_all_acceptances"]  # x_0 rejected, x_1 accepted and counted
     elif firsts <= {0, 1}:
         diagnosis = MISTAKES["residual_swapped"]  # max(0, q - p) is q_0 here
-    elif firsts & {0, 1} and 3 in firsts:
+    elif firsts & {0, 1} and 3 in firsts and firsts <= {0, 1, 3}:
         diagnosis = MISTAKES["residual_abs"]  # |p - q| puts half its mass on tokens 0 and 1, half on 3
     else:
         diagnosis = None
