@@ -22,7 +22,6 @@ FIRST_MISTAKES = (
     "resample_from_p",
     "residual_swapped",
     "residual_unnormalised",
-    "residual_abs",
     "ratio_inverted",
     "ratio_over_max",
     "accept_without_uniform",
@@ -31,9 +30,12 @@ COUNT_MISTAKES = (
     "ratio_inverted",
     "ratio_over_max",
     "positions_share_uniform",
-    "accept_without_uniform",
     "num_counts_all_acceptances",
 )
+# Left out of the fits' alternatives on purpose: |p - q| is close to p itself on these contexts
+# (resample_from_p would be misnamed), and acceptance without a uniform is close to ratio_over_max
+# in N; both get their own exact signature (the certain-rejection case, ``_never_accepts_below_one``).
+NEVER_ACCEPTED_BELOW = 1e-30
 BONUS_MISTAKES = ("bonus_previous_p", "bonus_from_q")
 
 
@@ -142,6 +144,29 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     )
 
 
+def _never_accepts_below_one(num: torch.Tensor, drafts: torch.Tensor, p: list, q: list, *, what: str) -> None:
+    """Among the rows whose first draft x has 0 < p(x) < q(x), at least one is accepted, when a
+    correct verify accepts none of them with probability prod (1 - p/q) below 1e-30 (then this
+    check's false failures are negligible next to the budget; otherwise it is skipped)."""
+    ratios = [p[x] / q[x] if 0 < p[x] < q[x] else None for x in range(len(p))]
+    firsts = drafts[:, 0].tolist()
+    rows = [i for i, x in enumerate(firsts) if ratios[x] is not None]
+    chance = 1.0
+    for i in rows:
+        chance *= 1.0 - ratios[firsts[i]]
+    if not rows or chance > NEVER_ACCEPTED_BELOW:
+        return
+    accepted = num[torch.tensor(rows)] > 0
+    expect(
+        bool(accepted.any()),
+        f"{what}: none of the {len(rows)} rows whose first draft token has 0 < p_0(x) < q_0(x) was accepted; "
+        f"each is accepted with probability p_0(x)/q_0(x) (a correct verify rejects them all with probability "
+        f"{chance:.3g})",
+        diagnosis=MISTAKES["accept_without_uniform"],
+        rule=_fail_rule("tokens with p < q are never accepted", "p < q 的 token 从未被接受"),
+    )
+
+
 def _alternatives(table: dict[str, list[float]], rows: bool = False) -> dict:
     """Mistake name -> distribution, as the checks want it: [V] for a fit, [1, V] for a support check."""
     return {MISTAKES[name]: _f64([row] if rows else row) for name, row in table.items()}
@@ -166,6 +191,7 @@ def check_run(
     the bonus token (rows with N = K)."""
     k, vocab = len(qs), len(ps[0])
     check_structure(tokens, num, drafts, vocab, what=label)
+    _never_accepts_below_one(num, drafts, ps[0], qs[0], what=label)
     first = tokens[:, 0].clone()
     expect_support(
         first.unsqueeze(0),
