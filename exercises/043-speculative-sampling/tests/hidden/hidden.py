@@ -2,9 +2,11 @@
 
 First the exact functions against the float64 oracle (``cases.py``): the acceptance rate and the
 total variation on rows of every kind, the filter and the top-k acceptance rate with ties at the
-k-th logit, float32 and float64. Then ``verify`` on contexts whose draft tokens the judge draws
-from q (a strongly disagreeing draft, a close one), p = q, uniforms of exactly 0; then
-``speculative_step`` with temperature and top-k, seeds, and bad inputs.
+k-th logit (top_k up to above V), float32 and float64. Then ``verify`` on p = q, on certain rows
+with K = 1 and B = 1, on contexts whose draft tokens the judge draws from q (a strongly
+disagreeing draft, a close one), uniforms of exactly 0; then ``speculative_step`` with temperature
+and top-k, the seed contracts of ``speculative_step`` and of ``verify`` (fixed drafts), and bad
+inputs.
 """
 
 from __future__ import annotations
