@@ -7,14 +7,18 @@
 Every file in ``solutions/043-speculative-sampling/wrong/`` is classified (an unclassified file
 makes the script exit 1):
 
-* **statistical** mistakes: the hidden suite's three fits per run (number accepted, token at
-  position 0, bonus token) and its support checks are simulated on draws from the mistake's exact
-  distributions (``theory.py``, the same alternatives the suite names): counts are multinomial
-  draws, a draw of a zero-probability token kills, else the Williams G-test (``judge.stats.g_test``)
-  at the suite's per-fit alpha. Reported: P(kill) at the suite's rows, and the smallest number of
-  rows (a doubling grid, then 1.15x steps) whose estimated P(kill) reaches 0.999.
+* **statistical** mistakes: the hidden suite's K + 2 fits per run (number accepted, the token at
+  each draft position among the rows that reach it, bonus token) and its support checks are
+  simulated on draws from the mistake's exact distributions (``theory.py``, the same alternatives
+  the suite names): counts are multinomial draws, a draw of a zero-probability token kills, else
+  the Williams G-test (``judge.stats.g_test``) at the suite's per-fit alpha. Reported: P(kill) at
+  the suite's rows, and the smallest number of rows (a doubling grid, then 1.15x steps) whose
+  estimated P(kill) reaches 0.999.
 * ``accept_le``: killed by the zero-uniform case when some row draws the zero-probability token
   and gets u = 0; its survival chance is computed for a 2 % rate of zeros.
+  ``residual_zero_uniform``: killed there when a rejected row's zero-residual token gets u = 0.
+* **bad inputs** (``BAD_INPUTS``): the wrong file is called on the row of ``test_bad_inputs`` it
+  lets through; ``k_one_shape``: the wrong file is run on ``test_verify_one_draft``'s rows.
 * **exact** mistakes (rates, filter, structure): the wrong file is run on the hidden frozen cases
   and the deterministic verify cases; a difference kills with probability 1. The killing cases are
   listed.
@@ -58,18 +62,42 @@ hidden = suites_module(EXERCISE, "hidden.hidden")
 public = suites_module(EXERCISE, "public.public")
 WRONG = ROOT / "solutions" / "043-speculative-sampling" / "wrong"
 
-VERIFY = ("resample_from_p", "residual_swapped", "residual_unnormalised", "ratio_inverted", "ratio_over_max")
+VERIFY = (
+    "resample_from_p",
+    "residual_swapped",
+    "residual_unnormalised",
+    "residual_abs",
+    "ratio_inverted",
+    "ratio_over_max",
+    "accept_without_uniform",
+)
+COUNTED = ("ratio_inverted", "ratio_over_max", "positions_share_uniform", "accept_without_uniform")
 STATISTICAL = {
     **{m: "verify" for m in VERIFY},
     "positions_share_uniform": "verify",
+    "num_counts_all_acceptances": "verify",
+    "residual_wrong_position": "verify",
     "bonus_previous_p": "verify",
     "bonus_from_q": "verify",
     "step_unfiltered_q": "step",
     "step_unfiltered_p": "step",
 }
 EXACT_RATES = {"rate_sum_max": "acceptance_rate", "rate_unclipped": "acceptance_rate", "tv_no_half": "total_variation"}
-EXACT_TOPK = ("topk_exact_k", "topk_target_only", "topk_not_renormalised")
-STRUCTURE = ("no_bonus", "continues_after_rejection", "num_counts_emitted")
+EXACT_TOPK = (
+    "topk_exact_k",
+    "topk_target_only",
+    "topk_not_renormalised",
+    "topk_k_plus_one",
+    "topk_strict",
+    "temperature_multiplied",
+)
+STRUCTURE = ("no_bonus", "continues_after_rejection", "num_counts_emitted", "pad_not_minus_one")
+SEED_CONTRACT = {"verify_private_generator": "test_verify_seeds (generator=None)"}
+BAD_INPUTS = {
+    "k_zero_accepted": "K = 0 draft tokens",
+    "bad_probabilities_accepted": "a negative target probability",
+    "temperature_not_finite_accepted": "temperature = nan",
+}
 ZERO_RATE = 0.02  # the share of extreme uniforms that are exactly 0 (judge.testing.with_extreme_uniforms)
 
 
@@ -96,27 +124,36 @@ def _context(kind: str):
 
 
 def run_distributions(ps, qs, mistake: str):
-    """(N, first token, bonus) distributions of the truth and of ``mistake`` on one context."""
+    """(N, first token, bonus, middle positions) distributions of the truth and of ``mistake`` on one
+    context (``positions_share_uniform`` and ``num_counts_all_acceptances``: N alone is modelled)."""
     k = len(qs)
-    truth = (theory.accepted_count(ps[:k], qs), ps[0], ps[k])
-    if mistake in VERIFY or mistake == "positions_share_uniform":
-        count_m = mistake if mistake in ("ratio_inverted", "ratio_over_max", "positions_share_uniform") else None
-        first = ps[0] if mistake == "positions_share_uniform" else theory.emitted(ps[0], qs[0], mistake)
-        return truth, (theory.accepted_count(ps[:k], qs, count_m), first, ps[k])
+    middle = [ps[i] for i in range(1, k)]
+    truth = (theory.accepted_count(ps[:k], qs), ps[0], ps[k], middle)
+    if mistake in ("positions_share_uniform", "num_counts_all_acceptances"):
+        return truth, (theory.accepted_count(ps[:k], qs, mistake), ps[0], ps[k], middle)
+    if mistake in VERIFY:
+        count_m = mistake if mistake in COUNTED else None
+        wrong_middle = [theory.emitted(ps[i], qs[i], mistake) for i in range(1, k)]
+        count = theory.accepted_count(ps[:k], qs, count_m)
+        return truth, (count, theory.emitted(ps[0], qs[0], mistake), ps[k], wrong_middle)
+    if mistake == "residual_wrong_position":
+        wrong_middle = [theory.emitted(ps[i], qs[i], mistake, first=(ps[0], qs[0])) for i in range(1, k)]
+        return truth, (truth[0], ps[0], ps[k], wrong_middle)
     if mistake in ("bonus_previous_p", "bonus_from_q"):
-        return truth, (truth[0], ps[0], theory.bonus(ps, qs, mistake))
+        return truth, (truth[0], ps[0], theory.bonus(ps, qs, mistake), middle)
     raise KeyError(mistake)
 
 
 def step_distributions(mistake: str):
-    ps, qs, raw_ps, raw_qs = checks43.step_distributions(
+    ps, qs, raw_ps, raw_qs, times = checks43.step_distributions(
         cases.STEP_TARGET, cases.STEP_DRAFT, cases.STEP_TEMPERATURE, cases.STEP_TOP_K
     )
     k = len(qs)
-    truth = (theory.accepted_count(ps[:k], qs), ps[0], ps[k])
-    alts = checks43.step_alternatives(ps, qs, raw_ps, raw_qs)
+    truth = (theory.accepted_count(ps[:k], qs), ps[0], ps[k], [ps[i] for i in range(1, k)])
+    alts = checks43.step_alternatives(ps, qs, raw_ps, raw_qs, times)
     bonus = alts["bonus_alternatives"].get(mistake, ps[k])
-    return truth, (alts["count_alternatives"][mistake], alts["first_alternatives"][mistake], bonus)
+    middle = [alts["middle_alternatives"][i - 1].get(mistake, ps[i]) for i in range(1, k)]
+    return truth, (alts["count_alternatives"][mistake], alts["first_alternatives"][mistake], bonus, middle)
 
 
 def _fails(counts: list[int], target: list[float], alpha: float) -> bool:
@@ -126,9 +163,9 @@ def _fails(counts: list[int], target: list[float], alpha: float) -> bool:
 
 
 def kill_probability(truth, wrong, rows: int, reps: int, alpha: float, generator: torch.Generator) -> float:
-    """P(at least one of the three fits, or a support check, rejects) at ``rows`` rows."""
-    n_true, first_true, bonus_true = truth
-    n_wrong, first_wrong, bonus_wrong = wrong
+    """P(at least one of the K + 2 fits, or a support check, rejects) at ``rows`` rows."""
+    n_true, first_true, bonus_true, middle_true = truth
+    n_wrong, first_wrong, bonus_wrong, middle_wrong = wrong
     k = len(n_true) - 1
     kills = 0
     for _ in range(reps):
@@ -147,9 +184,18 @@ def kill_probability(truth, wrong, rows: int, reps: int, alpha: float, generator
                 torch.tensor(bonus_wrong, dtype=torch.float64), full, replacement=True, generator=generator
             )
             bonus_counts = torch.bincount(bonus, minlength=len(bonus_true)).tolist()
+        middle_fails = False
+        for i, (want, got) in enumerate(zip(middle_true, middle_wrong, strict=True), start=1):
+            reached = sum(n_counts[i:])
+            if reached and not middle_fails:
+                drawn = torch.multinomial(
+                    torch.tensor(got, dtype=torch.float64), reached, replacement=True, generator=generator
+                )
+                middle_fails = _fails(torch.bincount(drawn, minlength=len(want)).tolist(), want, alpha)
         if (
             _fails(n_counts, n_true, alpha)
             or _fails(first_counts, first_true, alpha)
+            or middle_fails
             or (full and _fails(bonus_counts, bonus_true, alpha))
         ):
             kills += 1
@@ -241,6 +287,50 @@ def accept_le() -> dict:
     return {"kind": "exact-ish", "p_kill": 1 - survive, "killed_by": ["test_verify_zero_uniforms"], "suite_rows": rows}
 
 
+def residual_zero_uniform() -> dict:
+    rows = hidden.ZERO_ROWS
+    p, q = contexts.ZERO_P[0], contexts.ZERO_Q[0]
+    rejected = 1 - theory.acceptance(p, q)
+    dead = sum(1 for r in theory.residual(p, q) if r == 0)  # tokens of residual 0, one uniform each
+    hit = rejected * (1 - (1 - ZERO_RATE / 2) ** dead)
+    survive = (1 - hit) ** rows
+    return {"kind": "exact-ish", "p_kill": 1 - survive, "killed_by": ["test_verify_zero_uniforms"], "suite_rows": rows}
+
+
+def bad_input(name: str, module) -> dict:
+    """Call the wrong file on the bad-input row it should refuse: killed when it returns normally."""
+    p = checks43.expand(cases.CLOSE_P, 2, torch.float32)
+    q = checks43.expand(cases.CLOSE_Q, 2, torch.float32)
+    x = torch.tensor([[0, 1, 2], [3, 4, 5]])
+    row = BAD_INPUTS[name]
+    try:
+        if row == "K = 0 draft tokens":
+            module.verify(p[:, :1], q[:, :0], x[:, :0])
+        elif row == "a negative target probability":
+            module.verify(hidden._poked(p, -0.05), q, x)
+        else:
+            module.filtered_probs(torch.tensor([[1.0, 2.0, 0.5]]), float("nan"), 0)
+    except ValueError:
+        return {"kind": "exact", "p_kill": 0.0, "killed_by": []}
+    return {"kind": "exact", "p_kill": 1.0, "killed_by": [f"test_bad_inputs ({row})"]}
+
+
+def topk_above_vocab(module) -> dict:
+    case = cases.topk_case("float32", 1.3, 11, 43_205)
+    try:
+        module.topk_acceptance_rate(*case.tensors(), case.temperature, case.top_k)
+    except Exception:  # noqa: BLE001 - any exception is the kill
+        return {"kind": "exact", "p_kill": 1.0, "killed_by": ["test_topk_acceptance_rate (top_k = 11 > V)"]}
+    return {"kind": "exact", "p_kill": 0.0, "killed_by": []}
+
+
+def k_one(module) -> dict:
+    p, q, drafts, want_tokens, want_num = hidden._k_one_rows(1)
+    tokens, num = module.verify(p, q, drafts)
+    killed = tokens.tolist() != want_tokens or num.tolist() != want_num
+    return {"kind": "exact", "p_kill": float(killed), "killed_by": ["test_verify_one_draft"] if killed else []}
+
+
 def calibration(runs: int, seed: int) -> dict:
     reference = load(EXERCISE.reference_path)
     ps, qs, rows = cases.DISAGREE_P, cases.DISAGREE_Q, hidden.DISAGREE_ROWS
@@ -257,6 +347,9 @@ def calibration(runs: int, seed: int) -> dict:
         )
         p_values.append(g_test(torch.bincount(num, minlength=k + 1).tolist(), theory.accepted_count(ps[:k], qs)).pvalue)
         p_values.append(g_test(torch.bincount(tokens[:, 0], minlength=6).tolist(), ps[0]).pvalue)
+        for i in range(1, k):
+            reached = tokens[:, i][num >= i]
+            p_values.append(g_test(torch.bincount(reached, minlength=6).tolist(), ps[i]).pvalue)
         bonus = tokens[:, k][num == k]
         p_values.append(g_test(torch.bincount(bonus, minlength=6).tolist(), ps[k]).pvalue)
     return {
@@ -285,6 +378,18 @@ def main() -> int:
             results[name] = statistical(name, reps, alpha, generator)
         elif name == "accept_le":
             results[name] = accept_le()
+        elif name == "residual_zero_uniform":
+            results[name] = residual_zero_uniform()
+        elif name in BAD_INPUTS:
+            results[name] = bad_input(name, load(path))
+        elif name == "k_one_shape":
+            results[name] = k_one(load(path))
+        elif name == "topk_above_vocab_crashes":
+            results[name] = topk_above_vocab(load(path))
+        elif name in SEED_CONTRACT:
+            # Two torch.manual_seed values give the same 64 draws: a correct verify does that with
+            # probability about 2e-28 (expect_seed_contract's exact figure), so the kill is certain.
+            results[name] = {"kind": "exact", "p_kill": 1.0, "killed_by": [SEED_CONTRACT[name]]}
         elif name in EXACT_RATES or name in EXACT_TOPK or name in STRUCTURE:
             results[name] = exact(name, load(path))
         else:

@@ -145,6 +145,50 @@ def test_topk_cases_keep_their_margins_and_ties(parts):
 def test_every_mistake_has_both_languages_and_a_wrong_file(parts, exercise43):
     mistakes = parts["diagnoses"].MISTAKES
     stems = {p.stem for p in exercise43.wrong_solutions()}
-    assert stems == set(mistakes)
+    judge_diagnosed = {"verify_private_generator"}  # the judge's own DEFAULT_GENERATOR_DIAGNOSIS
+    assert stems == set(mistakes) | judge_diagnosed
     for text in mistakes.values():
         assert text.zh and str(text)
+
+
+def test_new_mistakes_are_distributions_and_move_far(parts):
+    """The red-team alternatives sum to 1, and each is far at the hidden sizes (or drawn outside the support)."""
+    theory, cases, checks43 = parts["theory"], parts["cases"], parts["checks43"]
+    for ps, qs, n in ((cases.DISAGREE_P, cases.DISAGREE_Q, 3_000), (cases.CLOSE_P, cases.CLOSE_Q, 2_000)):
+        for mistake in ("residual_abs", "accept_without_uniform"):
+            assert sum(theory.emitted(ps[0], qs[0], mistake)) == pytest.approx(1.0)
+        for mistake in ("accept_without_uniform", "num_counts_all_acceptances"):
+            law = theory.accepted_count(ps[:3], qs, mistake)
+            assert sum(law) == pytest.approx(1.0)
+            assert _g(law, theory.accepted_count(ps[:3], qs), n) > 150
+        counts = theory.accepted_count(ps[:3], qs)
+        for i, alternatives in enumerate(checks43.verify_alternatives(ps, qs)["middle_alternatives"], start=1):
+            wrong = alternatives["residual_wrong_position"]
+            assert sum(wrong) == pytest.approx(1.0)
+            assert _g(wrong, ps[i], n * sum(counts[i:])) > 100, i
+
+
+def test_k_one_rows_are_what_the_reference_returns(parts, reference):
+    """test_verify_one_draft's certain rows: the reference gives exactly the expected tokens, K = 1 and 2."""
+    load_suite(resolve("43"), "hidden")
+    hidden = suites_module(resolve("43"), "hidden.hidden")
+    for k in (1, 2):
+        p, q, drafts, tokens, num = hidden._k_one_rows(k)
+        got_tokens, got_num = reference.verify(p, q, drafts, generator=torch.Generator().manual_seed(k))
+        assert got_tokens.tolist() == tokens and got_num.tolist() == num
+
+
+def test_pad_rule_separates_a_wrong_pad_from_continuing(parts):
+    """A constant 0 after the emitted tokens is a wrong pad; a draft continued there is not."""
+    checks43, diagnoses = parts["checks43"], parts["diagnoses"]
+    from judge.checks import CheckFailed
+
+    drafts = torch.tensor([[1, 2]] * 2)
+    num = torch.tensor([0, 0])
+    for tokens, mistake in (
+        (torch.tensor([[3, 0, 0], [3, 0, 0]]), "pad_not_minus_one"),
+        (torch.tensor([[3, 2, 1], [3, 2, 0]]), "continues_after_rejection"),
+    ):
+        with pytest.raises(CheckFailed) as failed:
+            checks43.check_structure(tokens, num, drafts, 4, what="t")
+        assert failed.value.diagnosis == diagnoses.MISTAKES[mistake]

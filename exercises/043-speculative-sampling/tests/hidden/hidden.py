@@ -2,9 +2,11 @@
 
 First the exact functions against the float64 oracle (``cases.py``): the acceptance rate and the
 total variation on rows of every kind, the filter and the top-k acceptance rate with ties at the
-k-th logit, float32 and float64. Then ``verify`` on contexts whose draft tokens the judge draws
-from q (a strongly disagreeing draft, a close one), p = q, uniforms of exactly 0; then
-``speculative_step`` with temperature and top-k, seeds, and bad inputs.
+k-th logit (top_k up to above V), float32 and float64. Then ``verify`` on p = q, on certain rows
+with K = 1 and B = 1, on contexts whose draft tokens the judge draws from q (a strongly
+disagreeing draft, a close one), uniforms of exactly 0; then ``speculative_step`` with temperature
+and top-k, the seed contracts of ``speculative_step`` and of ``verify`` (fixed drafts), and bad
+inputs.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ import random
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import BadInput, expect, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
+from judge.checks import (
+    BadInput,
+    diagnosed,
+    expect,
+    expect_bad_inputs_refused,
+    expect_seed_contract,
+    expect_tensor,
+)
 from judge.i18n import Bilingual
 
 from ..public import checks43, theory
@@ -23,8 +32,9 @@ from ..public.contexts import ZERO_P, ZERO_Q
 from ..public.diagnoses import MISTAKES
 from . import cases
 
-# 3 fits per statistical run: two verify contexts and one speculative step; 2 seeds.
-BUDGET = BudgetDeclaration(fit=9, seeds=2)
+# K + 2 fits per statistical run (N, the token at each draft position, the bonus): two verify
+# contexts with K = 3 and one speculative step with K = 2; 2 seeds each for speculative_step and verify.
+BUDGET = BudgetDeclaration(fit=14, seeds=4)
 
 # The weakest kill per run needs well under a tenth of these rows (benchmarks/power_043.py).
 DISAGREE_ROWS = 3_000
@@ -75,7 +85,7 @@ def test_filtered_probs(sub, ctx):
         what="filtered_probs(temperature=0.7, top_k=2)",
         mistakes={
             m: torch.tensor(case.filtered(m), dtype=torch.float64).reshape(2, 4, 8).tolist()
-            for m in ("topk_not_renormalised",)
+            for m in ("topk_not_renormalised", "topk_k_plus_one", "topk_strict", "temperature_multiplied")
         },
     )
     kept = (value.reshape(8, 8) > 0).sum(dim=1).tolist()
@@ -88,19 +98,21 @@ def test_filtered_probs(sub, ctx):
 
 
 def test_topk_acceptance_rate(sub, ctx):
-    """topk_acceptance_rate: top_k = 2 with ties, top_k = 4, no top-k, top_k >= V, float32 and float64
+    """topk_acceptance_rate: top_k = 2 with ties, top_k = 4, no top-k, top_k = V and > V, float32 and float64
 
-    zh: topk_acceptance_rate：带并列的 top_k = 2、top_k = 4、不截断、top_k >= V，float32 与 float64
+    zh: topk_acceptance_rate：带并列的 top_k = 2、top_k = 4、不截断、top_k 等于与大于 V，float32 与 float64
     """
     for dtype_name, temperature, top_k, seed in (
         ("float32", 0.7, 2, 43_201),
         ("float64", 1.6, 4, 43_202),
         ("float32", 1.0, 0, 43_203),
         ("float64", 0.5, 8, 43_204),
+        ("float32", 1.3, 11, 43_205),
     ):
         case = cases.topk_case(dtype_name, temperature, top_k, seed)
         target, draft = case.tensors()
-        value = sub.topk_acceptance_rate(target, draft, temperature=temperature, top_k=top_k)
+        with diagnosed(MISTAKES["topk_above_vocab_crashes"], raised_only=True):
+            value = sub.topk_acceptance_rate(target, draft, temperature=temperature, top_k=top_k)
         expect_values(
             ctx,
             value,
@@ -109,7 +121,7 @@ def test_topk_acceptance_rate(sub, ctx):
             name="topk_acceptance_rate",
             shape=(len(case.target),),
             what=f"topk_acceptance_rate({dtype_name}, temperature={temperature}, top_k={top_k})",
-            mistakes=case.mistakes() if top_k not in (0, 8) else None,
+            mistakes=case.mistakes() if 0 < top_k < 8 else None,
         )
 
 
@@ -136,6 +148,59 @@ def test_verify_same_distributions(sub, ctx):
             bool((num == k).all()),
             f"verify(p = q, {dtype}): num_accepted is {num.tolist()}; with p = q every draft token is accepted",
             rule=Bilingual("rejected a token although p = q", "p = q 时仍有拒绝"),
+        )
+
+
+def _k_one_rows(k: int):
+    """Three rows whose outcome is certain, with K = k draft positions: the first position decides
+    (p_0 = q_0: accepted; p_0(x_0) = 0: rejected, a one-token residual), later positions have p = q,
+    and p_K is one-hot. Returns (p, q, drafts, expected tokens, expected num_accepted)."""
+    vocab = 3
+    heads = [
+        ([0.2, 0.3, 0.5], [0.2, 0.3, 0.5], 1),
+        ([0.0, 0.0, 1.0], [0.5, 0.5, 0.0], 0),
+        ([0.6, 0.1, 0.3], [0.6, 0.1, 0.3], 2),
+    ]
+    last = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    same = [1 / vocab] * vocab
+    p, q, drafts, tokens, num = [], [], [], [], []
+    for (p0, q0, x0), bonus in zip(heads, last, strict=True):
+        p.append([p0] + [same] * (k - 1) + [bonus])
+        q.append([q0] + [same] * (k - 1))
+        drafts.append([x0] + [0] * (k - 1))
+        if p0 == q0:
+            tokens.append([x0] + [0] * (k - 1) + [bonus.index(1.0)])
+            num.append(k)
+        else:
+            tokens.append([2] + [-1] * k)
+            num.append(0)
+    return torch.tensor(p), torch.tensor(q), torch.tensor(drafts), tokens, num
+
+
+def test_verify_one_draft(sub, ctx):
+    """verify with K = 1 (and B = 1): rows whose outcome is certain give exactly the expected tokens
+
+    zh: verify 在 K = 1（以及 B = 1）时：结果确定的各行给出的 token 与预期完全一致
+    """
+    for batch in (3, 1):
+        p, q, drafts, want_tokens, want_num = _k_one_rows(1)
+        p, q, drafts = p[:batch], q[:batch], drafts[:batch]
+        value = sub.verify(p, q, drafts.clone(), generator=ctx.generator())
+        tokens, num = checks43.unpack(ctx, value, name="verify", batch=batch, k=1)
+        checks43.check_structure(tokens, num, drafts, 3, what=f"verify(K = 1, B = {batch})")
+        if tokens.tolist() == want_tokens[:batch] and num.tolist() == want_num[:batch]:
+            continue
+        # The same rows with a second, certain (p = q) draft position: right there means K = 1 alone fails.
+        p2, q2, drafts2, want2, num2 = _k_one_rows(2)
+        tokens2, got2 = checks43.unpack(
+            ctx, sub.verify(p2, q2, drafts2.clone(), generator=ctx.generator()), name="verify", batch=3, k=2
+        )
+        expect(
+            False,
+            f"verify(K = 1, B = {batch}) returned tokens {tokens.tolist()}, num_accepted {num.tolist()}; expected "
+            f"{want_tokens[:batch]} and {want_num[:batch]}",
+            diagnosis=MISTAKES["k_one_shape"] if tokens2.tolist() == want2 and got2.tolist() == num2 else None,
+            rule=Bilingual("wrong result with K = 1", "K = 1 时结果错误"),
         )
 
 
@@ -223,6 +288,24 @@ def test_seeds(sub, ctx):
     expect_seed_contract(sub, ctx, draw, torch.tensor(first, dtype=torch.float64), label="speculative_step")
 
 
+def test_verify_seeds(sub, ctx):
+    """verify with fixed draft tokens: the generator decides the rest; without one, torch.manual_seed does
+
+    zh: 草稿 token 固定时，verify 的其余随机性由 generator 决定；不传时由 torch.manual_seed 决定
+    """
+    # Draft token 3 has p_0 = 0: every row draws its replacement from the residual (three tokens).
+    checks43.verify_seed_contract(
+        sub, ctx, cases.DISAGREE_P, cases.DISAGREE_Q, [3, 0, 0], SEED_ROWS, label="verify (fixed drafts)"
+    )
+
+
+def _poked(probs: torch.Tensor, value: float) -> torch.Tensor:
+    """``probs`` with entry [1, 1, 2] set to ``value`` (no bad-input row drafts token 2 there)."""
+    out = probs.clone()
+    out[1, 1, 2] = value
+    return out
+
+
 def test_bad_inputs(sub, ctx):
     """Bad inputs raise ValueError: shapes, dtypes, token ids, q(x) = 0, temperature, top_k
 
@@ -254,6 +337,21 @@ def test_bad_inputs(sub, ctx):
             ),
             BadInput("int32 draft tokens", {"target_probs": p, "draft_probs": q, "draft_tokens": x.int()}),
             BadInput(
+                "K = 0 draft tokens",
+                {"target_probs": p[:, :1], "draft_probs": q[:, :0], "draft_tokens": x[:, :0]},
+                diagnosis=MISTAKES["k_zero_accepted"],
+            ),
+            BadInput(
+                "a negative target probability",
+                {"target_probs": _poked(p, -0.05), "draft_probs": q, "draft_tokens": x},
+                diagnosis=MISTAKES["bad_probabilities_accepted"],
+            ),
+            BadInput(
+                "a NaN draft probability",
+                {"target_probs": p, "draft_probs": _poked(q, float("nan")), "draft_tokens": x},
+                diagnosis=MISTAKES["bad_probabilities_accepted"],
+            ),
+            BadInput(
                 "a draft token whose draft probability is 0",
                 {
                     "target_probs": p,
@@ -272,6 +370,17 @@ def test_bad_inputs(sub, ctx):
             ("temperature = 0", {"logits": logits, "temperature": 0.0, "top_k": 0}),
             ("temperature = -1", {"logits": logits, "temperature": -1.0, "top_k": 0}),
             ("top_k = -1", {"logits": logits, "temperature": 1.0, "top_k": -1}),
+            ("top_k = 1.5", {"logits": logits, "temperature": 1.0, "top_k": 1.5}),
+            BadInput(
+                "temperature = inf",
+                {"logits": logits, "temperature": float("inf"), "top_k": 0},
+                diagnosis=MISTAKES["temperature_not_finite_accepted"],
+            ),
+            BadInput(
+                "temperature = nan",
+                {"logits": logits, "temperature": float("nan"), "top_k": 0},
+                diagnosis=MISTAKES["temperature_not_finite_accepted"],
+            ),
         ],
         name="filtered_probs",
     )

@@ -2,8 +2,9 @@
 
 A verification is judged on its structure exactly (the accepted tokens are the draft tokens, one
 replacement or bonus token follows them, then only the pad -1) and statistically against
-``theory.py``: the number accepted, the token emitted at the first draft position and the bonus
-token each get one G-test (three ``fit``s per run), with the known mistakes as alternatives.
+``theory.py``: the number accepted, the token emitted at each draft position (given that the row
+reaches it) and the bonus token each get one G-test (``K + 2`` ``fit``s per run), with the known
+mistakes as alternatives.
 """
 
 from __future__ import annotations
@@ -17,10 +18,25 @@ from . import theory
 from .diagnoses import MISTAKES
 
 PAD = -1
-FIRST_MISTAKES = ("resample_from_p", "residual_swapped", "residual_unnormalised", "ratio_inverted", "ratio_over_max")
-COUNT_MISTAKES = ("ratio_inverted", "ratio_over_max", "positions_share_uniform")
+FIRST_MISTAKES = (
+    "resample_from_p",
+    "residual_swapped",
+    "residual_unnormalised",
+    "ratio_inverted",
+    "ratio_over_max",
+    "accept_without_uniform",
+)
+COUNT_MISTAKES = (
+    "ratio_inverted",
+    "ratio_over_max",
+    "positions_share_uniform",
+    "num_counts_all_acceptances",
+)
+# Left out of the fits' alternatives on purpose: |p - q| is close to p itself on these contexts
+# (resample_from_p would be misnamed), and acceptance without a uniform is close to ratio_over_max
+# in N; both get their own exact signature (the certain-rejection case, ``_never_accepts_below_one``).
+NEVER_ACCEPTED_BELOW = 1e-30
 BONUS_MISTAKES = ("bonus_previous_p", "bonus_from_q")
-FITS_PER_RUN = 3
 
 
 def _f64(row) -> torch.Tensor:
@@ -87,8 +103,20 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
         rule=_fail_rule("no bonus token after K acceptances", "K 个全部接受后没有奖励 token"),
     )
     positions = torch.arange(k + 1).unsqueeze(0)
-    row = first(((positions > num.unsqueeze(1)) & (tokens != PAD)).any(dim=1))
+    after = positions > num.unsqueeze(1)
+    row = first((after & (tokens != PAD)).any(dim=1))
     if row is not None:
+        # One constant other than -1 everywhere after the emitted tokens, never a draft token continued
+        # there: a wrong pad value, not a verification that goes on.
+        values = tokens[after]
+        pad = int(values[0])
+        continued = after[:, :k] & (drafts == pad)
+        expect(
+            values.numel() < 2 or not bool((values == pad).all()) or bool(continued.any()),
+            f"{what}: every position after the emitted tokens holds {pad}; the pad value is -1",
+            diagnosis=MISTAKES["pad_not_minus_one"],
+            rule=_fail_rule("pad value is not -1", "填充值不是 -1"),
+        )
         n = int(num[row])
         expect(
             False,
@@ -116,6 +144,29 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     )
 
 
+def _never_accepts_below_one(num: torch.Tensor, drafts: torch.Tensor, p: list, q: list, *, what: str) -> None:
+    """Among the rows whose first draft x has 0 < p(x) < q(x), at least one is accepted, when a
+    correct verify accepts none of them with probability prod (1 - p/q) below 1e-30 (then this
+    check's false failures are negligible next to the budget; otherwise it is skipped)."""
+    ratios = [p[x] / q[x] if 0 < p[x] < q[x] else None for x in range(len(p))]
+    firsts = drafts[:, 0].tolist()
+    rows = [i for i, x in enumerate(firsts) if ratios[x] is not None]
+    chance = 1.0
+    for i in rows:
+        chance *= 1.0 - ratios[firsts[i]]
+    if not rows or chance > NEVER_ACCEPTED_BELOW:
+        return
+    accepted = num[torch.tensor(rows)] > 0
+    expect(
+        bool(accepted.any()),
+        f"{what}: none of the {len(rows)} rows whose first draft token has 0 < p_0(x) < q_0(x) was accepted; "
+        f"each is accepted with probability p_0(x)/q_0(x) (a correct verify rejects them all with probability "
+        f"{chance:.3g})",
+        diagnosis=MISTAKES["accept_without_uniform"],
+        rule=_fail_rule("tokens with p < q are never accepted", "p < q 的 token 从未被接受"),
+    )
+
+
 def _alternatives(table: dict[str, list[float]], rows: bool = False) -> dict:
     """Mistake name -> distribution, as the checks want it: [V] for a fit, [1, V] for a support check."""
     return {MISTAKES[name]: _f64([row] if rows else row) for name, row in table.items()}
@@ -134,10 +185,13 @@ def check_run(
     first_alternatives: dict[str, list[float]],
     count_alternatives: dict[str, list[float]],
     bonus_alternatives: dict[str, list[float]],
+    middle_alternatives: list[dict[str, list[float]]],
 ) -> None:
-    """Structure, support, then three fits: N, the first token, the bonus token (rows with N = K)."""
+    """Structure, support, then K + 2 fits: N, the token at each draft position i (rows with N >= i),
+    the bonus token (rows with N = K)."""
     k, vocab = len(qs), len(ps[0])
     check_structure(tokens, num, drafts, vocab, what=label)
+    _never_accepts_below_one(num, drafts, ps[0], qs[0], what=label)
     first = tokens[:, 0].clone()
     expect_support(
         first.unsqueeze(0),
@@ -164,6 +218,23 @@ def check_run(
         public=f"{public}: token at position 0",
         alternatives=_alternatives(first_alternatives),
     )
+    for i in range(1, k):
+        reached = tokens[:, i][num >= i].clone()
+        expect_support(
+            reached.unsqueeze(0),
+            _f64([ps[i]]),
+            what=f"{label}, position {i}",
+            why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
+            alternatives=_alternatives(middle_alternatives[i - 1], rows=True),
+        )
+        expect_distribution(
+            ctx,
+            reached,
+            _f64(ps[i]),
+            label=f"{label}: token at position {i} (rows that reach it)",
+            public=f"{public}: token at position {i}",
+            alternatives=_alternatives(middle_alternatives[i - 1]),
+        )
     full = num == k
     bonus = tokens[:, k][full].clone()
     expect_support(
@@ -190,6 +261,15 @@ def verify_alternatives(ps, qs) -> dict:
         "first_alternatives": {m: theory.emitted(ps[0], qs[0], m) for m in FIRST_MISTAKES},
         "count_alternatives": {m: theory.accepted_count(ps[:k], qs, m) for m in COUNT_MISTAKES},
         "bonus_alternatives": {m: theory.bonus(ps, qs, m) for m in BONUS_MISTAKES},
+        "middle_alternatives": [
+            {
+                **{m: theory.emitted(ps[i], qs[i], m) for m in FIRST_MISTAKES},
+                "residual_wrong_position": theory.emitted(
+                    ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
+                ),
+            }
+            for i in range(1, k)
+        ],
     }
 
 
@@ -215,33 +295,52 @@ def run_verify(sub, ctx, ps, qs, rows: int, dtype, *, label: str, public: str, s
 
 
 def step_distributions(target_logits, draft_logits, temperature: float, top_k: int):
-    """Filtered and unfiltered targets and drafts of a speculative step, as lists of rows."""
+    """Filtered and unfiltered targets and drafts of a speculative step, as lists of rows, and both
+    filtered at temperature 1/T (what multiplying the logits by T gives)."""
     ps = [theory.filtered(z, temperature, top_k) for z in target_logits]
     qs = [theory.filtered(z, temperature, top_k) for z in draft_logits]
     raw_ps = [theory.filtered(z, temperature, 0) for z in target_logits]
     raw_qs = [theory.filtered(z, temperature, 0) for z in draft_logits]
-    return ps, qs, raw_ps, raw_qs
+    times = (
+        [theory.filtered(z, temperature, top_k, "temperature_multiplied") for z in target_logits],
+        [theory.filtered(z, temperature, top_k, "temperature_multiplied") for z in draft_logits],
+    )
+    return ps, qs, raw_ps, raw_qs, times
 
 
-def step_alternatives(ps, qs, raw_ps, raw_qs) -> dict:
+def step_alternatives(ps, qs, raw_ps, raw_qs, times) -> dict:
     k = len(qs)
+    times_ps, times_qs = times
     return {
         "first_alternatives": {
             "step_unfiltered_q": theory.emitted(ps[0], qs[0], verify_q=raw_qs[0]),
             "step_unfiltered_p": raw_ps[0],
+            "temperature_multiplied": times_ps[0],
         },
         "count_alternatives": {
             "step_unfiltered_q": theory.accepted_count(ps[:k], qs, verify_qs=raw_qs),
             "step_unfiltered_p": theory.accepted_count(raw_ps[:k], qs),
+            "temperature_multiplied": theory.accepted_count(times_ps[:k], times_qs),
         },
-        "bonus_alternatives": {"step_unfiltered_p": raw_ps[k]},
+        "bonus_alternatives": {"step_unfiltered_p": raw_ps[k], "temperature_multiplied": times_ps[k]},
+        "middle_alternatives": [
+            {
+                "step_unfiltered_q": theory.emitted(ps[i], qs[i], verify_q=raw_qs[i]),
+                "step_unfiltered_p": raw_ps[i],
+                "temperature_multiplied": times_ps[i],
+                "residual_wrong_position": theory.emitted(
+                    ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
+                ),
+            }
+            for i in range(1, k)
+        ],
     }
 
 
 def run_step(sub, ctx, target_logits, draft_logits, temperature, top_k, rows: int, dtype, *, label, public) -> None:
     """speculative_step on ``rows`` copies of one context; drafts are the learner's, drawn from q."""
     k = len(draft_logits)
-    ps, qs, raw_ps, raw_qs = step_distributions(target_logits, draft_logits, temperature, top_k)
+    ps, qs, raw_ps, raw_qs, times = step_distributions(target_logits, draft_logits, temperature, top_k)
     value = sub.speculative_step(
         expand(target_logits, rows, dtype),
         expand(draft_logits, rows, dtype),
@@ -257,7 +356,29 @@ def run_step(sub, ctx, target_logits, draft_logits, temperature, top_k, rows: in
             what=f"{label}, draft tokens at position {i}",
             why_excluded=lambda row, token: "temperature and top-k give it draft probability 0",
         )
-    check_run(ctx, tokens, num, drafts, ps, qs, label=label, public=public, **step_alternatives(ps, qs, raw_ps, raw_qs))
+    check_run(
+        ctx, tokens, num, drafts, ps, qs, label=label, public=public, **step_alternatives(ps, qs, raw_ps, raw_qs, times)
+    )
+
+
+def verify_seed_contract(sub, ctx, ps, qs, draft: list[int], rows: int, *, label: str) -> None:
+    """The generator contract of ``verify`` itself, on ``rows`` copies of one context whose draft
+    tokens are all ``draft`` (fixed by the judge, so only verify's own random numbers vary): the
+    token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token."""
+    from judge.checks import expect_seed_contract
+
+    p, q, x = ps[0], qs[0], draft[0]
+    accept = min(1.0, p[x] / q[x])
+    law = [(1 - accept) * r + (accept if t == x else 0.0) for t, r in enumerate(theory.residual(p, q))]
+    drafts = torch.tensor([draft] * rows)
+    target, source_q = expand(ps, rows, torch.float32), expand(qs, rows, torch.float32)
+
+    def draw(source, generator):
+        value = source.verify(target, source_q, drafts.clone(), generator=generator)
+        tokens = unpack(ctx, value, name="verify", batch=rows, k=len(qs))[0]
+        return expect_tensor(tokens[:, 0].clone(), name="verify tokens[:, 0]", shape=(rows,), dtype=torch.int64)
+
+    expect_seed_contract(sub, ctx, draw, _f64(law), label=label)
 
 
 # --- exact values: acceptance rate, total variation, filtering ---------------------------------------
@@ -310,7 +431,7 @@ def topk_rate(target_logits: list, draft_logits: list, temperature: float, top_k
     return out
 
 
-TOPK_MISTAKES = ("topk_exact_k", "topk_target_only", "topk_not_renormalised")
+TOPK_MISTAKES = ("topk_exact_k", "topk_target_only", "topk_not_renormalised", "topk_k_plus_one", "topk_strict")
 
 
 def run_zero_uniforms(sub, ctx, ps, qs, rows: int, *, label: str) -> None:
@@ -324,10 +445,19 @@ def run_zero_uniforms(sub, ctx, ps, qs, rows: int, *, label: str) -> None:
     )
     tokens, num = unpack(ctx, value, name="verify", batch=rows, k=len(qs))
     check_structure(tokens, num, drafts, len(ps[0]), what=label)
+    # A zero-probability token kept as an accepted draft is the u <= p/q mistake; drawn as the
+    # replacement (N = 0), it is the residual's sampler failing on an extreme uniform.
     expect_support(
-        tokens[:, 0].clone(),
+        tokens[:, 0][num > 0].clone(),
         _f64(ps[0]),
-        what=f"{label}, position 0",
+        what=f"{label}, position 0 (accepted draft tokens)",
         why_excluded=lambda row, token: "its target probability p_0 is 0, so it must be rejected whatever u is",
         diagnosis=MISTAKES["accept_le"],
+    )
+    expect_support(
+        tokens[:, 0][num == 0].clone(),
+        _f64(theory.residual(ps[0], qs[0])),
+        what=f"{label}, position 0 (replacement tokens)",
+        why_excluded=lambda row, token: "its residual probability max(0, p_0 - q_0) is 0",
+        diagnosis=MISTAKES["residual_zero_uniform"],
     )

@@ -102,4 +102,77 @@ MISTAKES: dict[str, Bilingual] = {
         "instead of the filtered target (temperature and top-k applied)",
         "用未过滤的目标分布 p 验证草稿 token：输出服从 softmax(logits)，而不是过滤后（温度与 top-k）的目标分布",
     ),
+    "pad_not_minus_one": Bilingual(
+        "the positions after the emitted tokens hold another value instead of the pad -1 (for example a "
+        "tokens tensor started with torch.zeros): fill them with -1",
+        "输出 token 之后的位置填的不是填充值 -1（例如用 torch.zeros 初始化了 tokens）：应填 -1",
+    ),
+    "num_counts_all_acceptances": Bilingual(
+        "num_accepted counts every accepted draft token (accepted.sum()) instead of the leading run before "
+        "the first rejection: an acceptance after a rejection does not count",
+        "num_accepted 数的是所有被接受的草稿 token（accepted.sum()），而不是第一次拒绝之前连续接受的个数："
+        "拒绝之后的接受不算数",
+    ),
+    "residual_wrong_position": Bilingual(
+        "a rejection at a later draft position draws the replacement from the residual of position 0: "
+        "use max(0, p_i - q_i) of the position i where the first rejection happened",
+        "在后面的草稿位置被拒绝时，替换 token 却是从第 0 个位置的残差分布抽的：应使用首次拒绝所在位置 i 的 "
+        "max(0, p_i - q_i)",
+    ),
+    "k_one_shape": Bilingual(
+        "with K = 1 the result is wrong although larger K work: a dimension of size 1 is lost (a bare "
+        ".squeeze() turns [B, 1] into [B], and [B, 1] against [B] broadcasts to [B, B]); squeeze only the "
+        "dimension you mean",
+        "K = 1 时结果出错，而更大的 K 没问题：丢掉了一个长度为 1 的维度（不带参数的 .squeeze() 会把 [B, 1] "
+        "变成 [B]，而 [B, 1] 与 [B] 广播成了 [B, B]）；只 squeeze 你想去掉的那一维",
+    ),
+    "residual_zero_uniform": Bilingual(
+        "the replacement token's sampler breaks on a uniform of exactly 0 (or just below 1): it emitted a "
+        "token whose residual probability is 0 (for example an exponential race with -log(1 - u) = 0 "
+        "divides 0 by 0); every value in [0, 1) must be handled",
+        "替换 token 的抽样在均匀数恰为 0（或略小于 1）时出错：输出了残差概率为 0 的 token（例如指数竞赛中 "
+        "-log(1 - u) = 0 导致 0 除以 0）；[0, 1) 中的每个值都必须能处理",
+    ),
+    "topk_k_plus_one": Bilingual(
+        "top-k cuts at the (k+1)-th largest logit (an index off by one): it keeps one token too many",
+        "top-k 以第 k+1 大的 logit 为界（下标差了 1）：多保留了一个 token",
+    ),
+    "topk_strict": Bilingual(
+        "top-k keeps only the logits strictly above the k-th largest, so the k-th token itself is dropped; "
+        "keep every logit >= the k-th largest",
+        "top-k 只保留严格大于第 k 大 logit 的 token，把第 k 个本身也丢掉了；应保留所有 >= 第 k 大 logit 的 token",
+    ),
+    "temperature_multiplied": Bilingual(
+        "the logits are multiplied by the temperature instead of divided by it",
+        "logits 乘以了温度，应当除以温度",
+    ),
+    "accept_without_uniform": Bilingual(
+        "a draft token is accepted exactly when p(x) >= q(x), without a uniform: a token with p(x) < q(x) "
+        "must still be accepted with probability p(x)/q(x)",
+        "只在 p(x) >= q(x) 时接受草稿 token，没有用均匀随机数：p(x) < q(x) 的 token 也应以概率 p(x)/q(x) 被接受",
+    ),
+    "residual_abs": Bilingual(
+        "the residual is |p - q| renormalised instead of max(0, p - q): tokens the draft over-proposes get "
+        "replacement mass too",
+        "残差分布写成了归一化的 |p - q|，应为 max(0, p - q)：草稿模型提议过多的 token 也分到了替换概率",
+    ),
+    "topk_above_vocab_crashes": Bilingual(
+        "the code fails when top_k is larger than the vocabulary: top_k >= V keeps every token, but "
+        "torch.topk needs k <= V",
+        "top_k 大于词表大小时代码出错：top_k >= V 应保留所有 token，但 torch.topk 要求 k <= V",
+    ),
+    "k_zero_accepted": Bilingual(
+        "verify accepts K = 0 draft tokens; with nothing to verify it must raise ValueError",
+        "verify 接受了 K = 0 个草稿 token；没有可验证的内容时必须抛出 ValueError",
+    ),
+    "bad_probabilities_accepted": Bilingual(
+        "verify accepts negative or non-finite probabilities; it must raise ValueError",
+        "verify 接受了负数或非有限的概率；必须抛出 ValueError",
+    ),
+    "temperature_not_finite_accepted": Bilingual(
+        "filtered_probs accepts a temperature that is not a positive finite number (NaN or infinity slip "
+        "through a test like temperature <= 0); it must raise ValueError",
+        "filtered_probs 接受了不是正有限数的温度（NaN 或无穷大能绕过 temperature <= 0 这样的判断）；"
+        "必须抛出 ValueError",
+    ),
 }

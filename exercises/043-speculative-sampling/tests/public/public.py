@@ -18,7 +18,7 @@ from .checks43 import expect_values, rate_mistakes, topk_rate
 from .contexts import PS, QS
 from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=3)
+BUDGET = BudgetDeclaration(fit=4)  # one verify run, K = 2: N, positions 0 and 1, the bonus
 
 P = [[0.5, 0.3, 0.2, 0.0]]
 Q = [[0.25, 0.25, 0.25, 0.25]]
@@ -63,7 +63,21 @@ def test_topk_example(sub, ctx):
         what="filtered_probs([2, 1, 1, 0], top_k=2)",
         mistakes={
             m: [checks43.theory.filtered(TARGET_LOGITS[0], 1.0, 2, m)]
-            for m in ("topk_exact_k", "topk_not_renormalised")
+            for m in ("topk_exact_k", "topk_not_renormalised", "topk_strict")
+        },
+    )
+    # The draft's row has no tie: a cut off by one keeps 3 or 1 tokens of it instead of 2.
+    expect_values(
+        ctx,
+        sub.filtered_probs(draft, temperature=1.0, top_k=2),
+        [checks43.theory.filtered(DRAFT_LOGITS[0], 1.0, 2)],
+        torch.float32,
+        name="filtered_probs",
+        shape=(1, 4),
+        what="filtered_probs([2, 0, 0, 1.5], top_k=2)",
+        mistakes={
+            m: [checks43.theory.filtered(DRAFT_LOGITS[0], 1.0, 2, m)]
+            for m in ("topk_not_renormalised", "topk_k_plus_one", "topk_strict")
         },
     )
     value = sub.topk_acceptance_rate(target, draft, temperature=1.0, top_k=2)
@@ -97,25 +111,32 @@ def test_verify_all_accepted(sub, ctx):
 
 
 def test_verify_certain_rejection(sub, ctx):
-    """verify where p_0 gives the draft token probability 0: the residual is one token, then pads
+    """verify where p_0 gives the draft token probability 0: the residual is one token, then pads (16 rows)
 
-    zh: verify 中 p_0 给草稿 token 的概率为 0：残差只有一个 token，其后全是填充值
+    zh: verify 中 p_0 给草稿 token 的概率为 0：残差只有一个 token，其后全是填充值（16 行）
     """
-    p = torch.tensor([[[0.0, 0.0, 0.0, 1.0], [0.25] * 4, [0.25] * 4]])
-    q = torch.tensor([[[0.5, 0.5, 0.0, 0.0], [0.25] * 4]])
-    drafts = torch.tensor([[1, 2]])
-    tokens, num = checks43.unpack(ctx, sub.verify(p, q, drafts, generator=ctx.generator()), name="verify", batch=1, k=2)
+    rows = 16
+    p = torch.tensor([[[0.0, 0.0, 0.0, 1.0], [0.25] * 4, [0.25] * 4]] * rows)
+    q = torch.tensor([[[0.5, 0.5, 0.0, 0.0], [0.25] * 4]] * rows)
+    drafts = torch.tensor([[1, 2]] * rows)
+    value = sub.verify(p, q, drafts.clone(), generator=ctx.generator())
+    tokens, num = checks43.unpack(ctx, value, name="verify", batch=rows, k=2)
     checks43.check_structure(tokens, num, drafts, 4, what="verify(certain rejection)")
-    if int(num[0]) > 0:
-        diagnosis = MISTAKES["ratio_inverted"]  # only q/p accepts a token whose p is 0
-    elif int(tokens[0, 0]) in (0, 1):
+    firsts = set(tokens[:, 0].tolist())
+    if bool((num == 2).any()):
+        diagnosis = MISTAKES["ratio_inverted"]  # only q/p accepts a token whose p is 0 (and p_1 = q_1)
+    elif bool(((num == 1) & (tokens[:, 0] == 1)).any()):
+        diagnosis = MISTAKES["num_counts_all_acceptances"]  # x_0 rejected, x_1 accepted and counted
+    elif firsts <= {0, 1}:
         diagnosis = MISTAKES["residual_swapped"]  # max(0, q - p) is q_0 here
+    elif firsts & {0, 1} and 3 in firsts and firsts <= {0, 1, 3}:
+        diagnosis = MISTAKES["residual_abs"]  # |p - q| puts half its mass on tokens 0 and 1, half on 3
     else:
         diagnosis = None
     expect(
-        tokens.tolist() == [[3, -1, -1]] and num.tolist() == [0],
+        tokens.tolist() == [[3, -1, -1]] * rows and num.tolist() == [0] * rows,
         f"verify(certain rejection) returned tokens {tokens.tolist()}, num_accepted {num.tolist()}; "
-        "expected [[3, -1, -1]] and [0]",
+        f"expected [3, -1, -1] and 0 in each of the {rows} rows",
         diagnosis=diagnosis,
     )
 

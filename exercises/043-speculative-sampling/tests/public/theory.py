@@ -35,6 +35,8 @@ def _ratio_accept(p: Row, q: Row, mistake: str | None) -> Row:
     if mistake == "ratio_over_max":
         top = max(a / b for a, b in zip(p, q, strict=True) if b > 0)
         return [a / top if b > 0 else 0.0 for a, b in zip(p, q, strict=True)]
+    if mistake == "accept_without_uniform":
+        return [b if a >= b else 0.0 for a, b in zip(p, q, strict=True)]
     return [min(a, b) for a, b in zip(p, q, strict=True)]
 
 
@@ -45,8 +47,11 @@ def position_rate(p: Row, q: Row, mistake: str | None = None, verify_q: Row | No
     return sum(_ratio_accept(p, q, mistake))
 
 
-def emitted(p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = None) -> Row:
-    """The distribution of the token emitted at a draft position, given that it is emitted."""
+def emitted(
+    p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = None, first: tuple[Row, Row] | None = None
+) -> Row:
+    """The distribution of the token emitted at a draft position, given that it is emitted
+    (``first``: position 0's (p, q), which ``residual_wrong_position`` takes the residual from)."""
     if verify_q is not None:
         accepted = [b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(p, q, verify_q, strict=True)]
         rest = residual(p, verify_q)
@@ -57,6 +62,10 @@ def emitted(p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = N
             rest = list(p)
         elif mistake == "residual_swapped":
             rest = residual(q, p)
+        elif mistake == "residual_abs":
+            rest = _norm([abs(a - b) for a, b in zip(p, q, strict=True)])
+        elif mistake == "residual_wrong_position" and first is not None:
+            rest = residual(*first)
         elif mistake == "residual_unnormalised":
             raw = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
             rest = raw[:-1] + [raw[-1] + 1.0 - sum(raw)]
@@ -84,6 +93,15 @@ def accepted_count(ps: list[Row], qs: list[Row], mistake: str | None = None, ver
             [(min(1.0, a / b), b) for a, b in zip(p, q, strict=True) if b > 0] for p, q in zip(ps, qs, strict=True)
         ]
         at_least = [1.0] + [_expected_min(levels[:j]) for j in range(1, k + 1)]
+    elif mistake == "num_counts_all_acceptances":  # every acceptance counted: a Poisson binomial
+        law = [1.0]
+        for p, q in zip(ps, qs, strict=True):
+            rate = position_rate(p, q)
+            law = [
+                (law[j] if j < len(law) else 0.0) * (1 - rate) + (law[j - 1] * rate if j else 0.0)
+                for j in range(len(law) + 1)
+            ]
+        return law
     else:
         rates = [
             position_rate(p, q, mistake, None if verify_qs is None else verify_qs[i])
@@ -118,7 +136,14 @@ def filtered(logits: Row, temperature: float, top_k: int, mistake: str | None = 
         if mistake == "topk_exact_k":
             order = sorted(range(len(logits)), key=lambda i: (-logits[i], i))[:top_k]
             keep = [i in order for i in range(len(logits))]
+        elif mistake == "topk_k_plus_one":  # the (k+1)-th largest logit taken as the cut
+            cut = sorted(logits, reverse=True)[min(top_k, len(logits) - 1)]
+            keep = [z >= cut for z in logits]
+        elif mistake == "topk_strict":  # only logits strictly above the k-th largest
+            keep = [z > kth for z in logits]
     top = max(logits)
+    if mistake == "temperature_multiplied":
+        temperature = 1.0 / temperature
     weights = [math.exp((z - top) / temperature) for z in logits]
     if mistake == "topk_not_renormalised":
         total = sum(weights)
