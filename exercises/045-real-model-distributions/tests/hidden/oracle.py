@@ -150,6 +150,9 @@ def quantize_mistakes(weight: torch.Tensor, group_size: int) -> dict[str, torch.
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     zero = torch.round(-low / safe) - 8
     asymmetric = (torch.round(groups / safe + zero).clamp(-8, 7) - zero) * safe
+    signed_scale = groups.amax(dim=-1, keepdim=True) / 7  # max w, not max |w|
+    signed_safe = torch.where(signed_scale > 0, signed_scale, torch.ones_like(signed_scale))
+    signed = torch.round(groups / signed_safe).clamp(-8, 7) * signed_safe
     return {
         "per_tensor": per_tensor,
         "output_groups": output_groups,
@@ -158,6 +161,7 @@ def quantize_mistakes(weight: torch.Tensor, group_size: int) -> dict[str, torch.
         "asymmetric": asymmetric.reshape(rows, columns),
         "half_up": _symmetric(groups, 7, lambda x: torch.floor(x + 0.5)).reshape(rows, columns),
         "scale_epsilon": _symmetric(groups, 7, torch.round, SCALE_EPSILON).reshape(rows, columns),
+        "signed_max": signed.reshape(rows, columns),
     }
 
 

@@ -99,6 +99,11 @@ QUANTIZE: dict[str, Bilingual] = {
         "为了避免除以零，给每个 scale 都加了一个小的 epsilon（max|w| / 7 + eps），每个量化级因此偏移 q x eps；"
         "scale 应保持精确，只对全零的组单独处理（torch.where）",
     ),
+    "signed_max": Bilingual(
+        "the scale is the group's largest weight max(w) / 7 instead of its largest magnitude max|w| / 7, so "
+        "negative weights larger in magnitude are clipped at -8 x scale",
+        "scale 用了组内最大的权重 max(w) / 7，而不是最大的绝对值 max|w| / 7，于是绝对值更大的负权重被截断在 -8 x scale",
+    ),
 }
 ZERO_GROUP = Bilingual(
     "an all-zero group divides by a zero scale and gives NaN; it must stay zero",
