@@ -140,7 +140,7 @@ def frozen_values(parts, inputs: dict) -> dict:
     for key, w, kept in (
         ("quantize", weight, None),
         ("quantize_zero", weight.masked_fill(mask, 0.0), ()),
-        ("quantize_square", inputs["square"], ("output_groups",)),
+        ("quantize_square", inputs["square"], ("output_groups", "signed_max")),
     ):
         expected, alternative, ambiguous = oracle.quantize(w, 32)
         mistakes = floats(oracle.quantize_mistakes(w, 32))

@@ -13,6 +13,9 @@ import torch
 # A decision of tokens_for_mass closer than this to `mass` could flip on another machine
 # (logits move ~1e-5 there) or between float32 and float64 sums: cases must keep clear of it.
 MASS_MARGIN = 1e-4
+# The epsilon a learner adds to every scale "to avoid dividing by zero" (a known mistake): each
+# level moves by q x eps, past the 1e-5 x scale tolerance on the real weights.
+SCALE_EPSILON = 1e-8
 # A weight whose w / scale lies this close to k + 1/2 may round either way (float32 vs float64
 # division, absmax / 7 vs absmax * (1 / 7)): either neighbour is accepted there.
 HALF_WINDOW = 1e-4
@@ -125,8 +128,8 @@ def quantize_oracle(weight: torch.Tensor, group_size: int = 32) -> torch.Tensor:
     return quantize(weight, group_size)[0].to(weight.dtype)
 
 
-def _symmetric(groups: torch.Tensor, divisor: float, rounding) -> torch.Tensor:
-    scale = groups.abs().amax(dim=-1, keepdim=True) / divisor
+def _symmetric(groups: torch.Tensor, divisor: float, rounding, epsilon: float = 0.0) -> torch.Tensor:
+    scale = groups.abs().amax(dim=-1, keepdim=True) / divisor + epsilon
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     return rounding(groups / safe).clamp(-8, 7) * safe
 
@@ -147,6 +150,9 @@ def quantize_mistakes(weight: torch.Tensor, group_size: int) -> dict[str, torch.
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     zero = torch.round(-low / safe) - 8
     asymmetric = (torch.round(groups / safe + zero).clamp(-8, 7) - zero) * safe
+    signed_scale = groups.amax(dim=-1, keepdim=True) / 7  # max w, not max |w|
+    signed_safe = torch.where(signed_scale > 0, signed_scale, torch.ones_like(signed_scale))
+    signed = torch.round(groups / signed_safe).clamp(-8, 7) * signed_safe
     return {
         "per_tensor": per_tensor,
         "output_groups": output_groups,
@@ -154,6 +160,8 @@ def quantize_mistakes(weight: torch.Tensor, group_size: int) -> dict[str, torch.
         "truncation": _symmetric(groups, 7, torch.trunc).reshape(rows, columns),
         "asymmetric": asymmetric.reshape(rows, columns),
         "half_up": _symmetric(groups, 7, lambda x: torch.floor(x + 0.5)).reshape(rows, columns),
+        "scale_epsilon": _symmetric(groups, 7, torch.round, SCALE_EPSILON).reshape(rows, columns),
+        "signed_max": signed.reshape(rows, columns),
     }
 
 
@@ -176,6 +184,7 @@ def acceptance_mistakes(target, draft, temperatures) -> dict[str, torch.Tensor]:
         "on_logits": torch.minimum(target.double(), draft.double()).sum(dim=-1),
         "untempered": acceptance(target, draft, ones),
         "ratio_mean": torch.minimum(torch.ones_like(p), p / q).mean(dim=-1),
+        "draft_untempered": torch.minimum(p, probs(draft, ones)).sum(dim=-1),
     }
 
 
@@ -185,4 +194,5 @@ def total_variation_mistakes(target, draft, temperatures) -> dict[str, torch.Ten
         "no_half": 2 * total_variation(target, draft, temperatures),
         "untempered": total_variation(target, draft, ones),
         "on_logits": 0.5 * (target.double() - draft.double()).abs().sum(dim=-1),
+        "draft_untempered": 0.5 * (probs(target, temperatures) - probs(draft, ones)).abs().sum(dim=-1),
     }

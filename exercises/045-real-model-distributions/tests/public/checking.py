@@ -138,7 +138,15 @@ def check_quantized(
         if candidate.shape != actual.shape:
             continue
         reproduced = _agree(actual, candidate, 1e-4 * scales + 1e-12) | (actual.isnan() & candidate.isnan())
-        if float(reproduced.double().mean()) >= QUANTIZE_MATCH and bool(reproduced[~ok].all()):
+        # The mistake must also explain the failure: where the output is wrong, the mistake's own
+        # value must be wrong too (else a mistake that equals the target there, like half_up away
+        # from exact halves, would name every small deviation).
+        accepted = _agree(candidate, expected, tolerance) | _agree(candidate, alternative, tolerance)
+        if (
+            float(reproduced.double().mean()) >= QUANTIZE_MATCH
+            and bool(reproduced[~ok].all())
+            and not bool(accepted[~ok].any())
+        ):
             diagnosis = text
             break
     bad = (~ok).nonzero()

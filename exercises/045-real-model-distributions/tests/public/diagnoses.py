@@ -93,6 +93,17 @@ QUANTIZE: dict[str, Bilingual] = {
         "halves are rounded up (floor(x + 0.5)) instead of to the even integer (torch.round)",
         "0.5 被向上舍入（floor(x + 0.5)），而不是舍入到偶数（torch.round）",
     ),
+    "scale_epsilon": Bilingual(
+        "a small epsilon is added to every scale (max|w| / 7 + eps) to avoid dividing by zero, which moves "
+        "every level by q x eps; keep the scale exact and treat only the all-zero groups apart (torch.where)",
+        "为了避免除以零，给每个 scale 都加了一个小的 epsilon（max|w| / 7 + eps），每个量化级因此偏移 q x eps；"
+        "scale 应保持精确，只对全零的组单独处理（torch.where）",
+    ),
+    "signed_max": Bilingual(
+        "the scale is the group's largest weight max(w) / 7 instead of its largest magnitude max|w| / 7, so "
+        "negative weights larger in magnitude are clipped at -8 x scale",
+        "scale 用了组内最大的权重 max(w) / 7，而不是最大的绝对值 max|w| / 7，于是绝对值更大的负权重被截断在 -8 x scale",
+    ),
 }
 ZERO_GROUP = Bilingual(
     "an all-zero group divides by a zero scale and gives NaN; it must stay zero",
@@ -123,6 +134,10 @@ ACCEPTANCE: dict[str, Bilingual] = {
         "接受率算成了 min(1, p / q) 对所有 token 的平均，而应当是 sum_x min(p(x), q(x))"
         "（即 x ~ q 时 min(1, p(x) / q(x)) 的期望）",
     ),
+    "draft_untempered": Bilingual(
+        "the temperature is applied to the target only: the draft's q must be softmax(draft_logits / T) too",
+        "只对目标模型用了温度：草稿模型的 q 也应当是 softmax(draft_logits / T)",
+    ),
 }
 TOTAL_VARIATION: dict[str, Bilingual] = {
     "no_half": Bilingual(
@@ -135,6 +150,7 @@ TOTAL_VARIATION: dict[str, Bilingual] = {
         "the distance is taken between the logits, not between the probabilities softmax(logits / T)",
         "对 logits 求了距离，而不是对概率 softmax(logits / T) 求距离",
     ),
+    "draft_untempered": ACCEPTANCE["draft_untempered"],
 }
 
 # Diagnoses by rule.

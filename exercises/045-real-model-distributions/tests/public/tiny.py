@@ -223,6 +223,28 @@ def test_tiny_quantize_halves(sub, ctx):
         what="fake_quantize_int4(halves, group_size=8)",
         mistakes=lambda: {QUANTIZE["half_up"]: half_up},
     )
+    # The same weights times 2^-20 (exact in binary: the scale is 2^-20, the halves stay halves): an
+    # epsilon added to the scale is now 1 % of it, and shows.
+    tiny = 2.0**-20
+    epsilon = 1e-8  # the known mistake's epsilon, as in hidden/oracle.py's SCALE_EPSILON
+    rows = [[x * tiny for x in row] for row in weight.tolist()]
+    scale = tiny + epsilon  # the mistaken scale of every group (max|w| = 7 x 2^-20)
+    with_epsilon = [[round(x / scale) * scale for x in row] for row in rows]
+    with refused():
+        value = sub.fake_quantize_int4(torch.tensor(rows), group_size=8)
+    check_quantized(
+        ctx,
+        value,
+        torch.tensor(rows),
+        expected=torch.tensor([[x * tiny for x in row] for row in expected.tolist()], dtype=torch.float64),
+        alternative=torch.tensor([[x * tiny for x in row] for row in expected.tolist()], dtype=torch.float64),
+        scales=torch.tensor([[tiny] * 8, [tiny] * 8], dtype=torch.float64),
+        what="fake_quantize_int4(halves x 2^-20, group_size=8)",
+        mistakes=lambda: {
+            QUANTIZE["half_up"]: [[x * tiny for x in row] for row in half_up.tolist()],
+            QUANTIZE["scale_epsilon"]: with_epsilon,
+        },
+    )
 
 
 def _acceptance(sub, ctx, key: str, temperature, temps: list[float], repeat: int, what: str):
