@@ -80,6 +80,9 @@ bench: venv assets browser
 	$(PY) benchmarks/power_040.py
 	$(PY) benchmarks/power_041.py
 	$(PY) benchmarks/power_042.py
+	$(PY) benchmarks/power_043.py
+	$(PY) benchmarks/power_044.py
+	$(PY) benchmarks/power_045.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/browser.py

@@ -112,3 +112,71 @@ def fmt_p(value: float) -> str:
     if value >= 1e-3:
         return f"{value:.3f}"
     return f"{value:.2e}"
+
+
+# --- catalogues of deterministic judges (power_042.py, power_045.py) -----------------------------
+
+
+def spaced_seeds(count: int, base: int) -> list[int]:
+    """``count`` master seeds from ``base``, spaced by a prime."""
+    return [base + 7919 * i for i in range(count)]
+
+
+def catalogue_kills(exercise, seeds: list[int]) -> list[dict]:
+    """For a deterministic judge (exercises 42, 45): each known-wrong solution under ``seeds``,
+    the check that kills it, the case that names it, and P(kill with the promised diagnosis)."""
+    from judge.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution
+    from judge.verdicts import Verdict
+
+    rows = []
+    for path in exercise.wrong_solutions():
+        solution = parse_wrong_solution(path)
+        reports = judge_under_seeds(exercise, path, seeds)
+        killed = [r.verdict != Verdict.AC for r in reports]
+        diagnosed = [diagnosis_found(r, solution.diagnosis, prefix=solution.diagnosis.prefix) for r in reports]
+        first = reports[0]
+        failing = [c for c in first.cases if c.verdict != Verdict.AC]
+        promised = normalized_diagnosis(solution.diagnosis)
+        naming = [
+            c
+            for c in failing
+            if c.diagnosis
+            and (
+                normalized_diagnosis(c.diagnosis) == promised
+                or (solution.diagnosis.prefix and normalized_diagnosis(c.diagnosis).startswith(promised))
+            )
+        ]
+        rows.append(
+            {
+                "mistake": solution.name,
+                "verdict": first.verdict.value,
+                "killed_by": f"{failing[0].suite}: {failing[0].title}" if failing else "",
+                "diagnosed_by": f"{naming[0].suite}: {naming[0].name}" if naming else "",
+                "failing_cases": len(failing),
+                "cases": len(first.cases),
+                "killed_every_seed": all(killed),
+                "diagnosed_every_seed": all(diagnosed),
+                "p_kill": sum(k and d for k, d in zip(killed, diagnosed, strict=True)) / len(reports),
+                "diagnosis": str(solution.diagnosis),
+            }
+        )
+    return rows
+
+
+def reference_runs(exercise, seeds: list[int]) -> dict:
+    """The reference under ``seeds``: its failures (0 for a deterministic judge) and its suite time."""
+    from judge.catalogue import judge_under_seeds
+    from judge.verdicts import Verdict
+
+    reports = judge_under_seeds(exercise, exercise.solutions_root / "reference.py", seeds)
+    failures = sum(r.verdict != Verdict.AC for r in reports)
+    totals_ms = [sum(c.time_ms for c in r.cases) for r in reports]
+    cpu_ms = [sum(c.cpu_ms or 0.0 for c in r.cases) for r in reports]
+    slowest = max(reports[-1].cases, key=lambda c: c.time_ms)
+    return {
+        "seeds": len(seeds),
+        "failures": failures,
+        "suite_ms_median": sorted(totals_ms)[len(totals_ms) // 2],
+        "suite_cpu_ms_median": sorted(cpu_ms)[len(cpu_ms) // 2],
+        "slowest_case": f"{slowest.suite}: {slowest.title} ({slowest.time_ms:.0f} ms)",
+    }

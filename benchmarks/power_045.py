@@ -39,67 +39,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import console, machine, write_json  # noqa: E402
-from judge.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution  # noqa: E402
+from benchmarks._common import catalogue_kills, console, machine, reference_runs, spaced_seeds, write_json  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
-from judge.verdicts import Verdict  # noqa: E402
 
 EXERCISE_ID = "45"
-
-
-def _seeds(count: int, base: int) -> list[int]:
-    return [base + 7919 * i for i in range(count)]
-
-
-def wrong_table(exercise, seeds: list[int]) -> list[dict]:
-    rows = []
-    for path in exercise.wrong_solutions():
-        solution = parse_wrong_solution(path)
-        reports = judge_under_seeds(exercise, path, seeds)
-        killed = [r.verdict != Verdict.AC for r in reports]
-        diagnosed = [diagnosis_found(r, solution.diagnosis, prefix=solution.diagnosis.prefix) for r in reports]
-        first = reports[0]
-        failing = [c for c in first.cases if c.verdict != Verdict.AC]
-        promised = normalized_diagnosis(solution.diagnosis)
-        naming = [
-            c
-            for c in failing
-            if c.diagnosis
-            and (
-                normalized_diagnosis(c.diagnosis) == promised
-                or (solution.diagnosis.prefix and normalized_diagnosis(c.diagnosis).startswith(promised))
-            )
-        ]
-        rows.append(
-            {
-                "mistake": solution.name,
-                "verdict": first.verdict.value,
-                "killed_by": f"{failing[0].suite}: {failing[0].title}" if failing else "",
-                "diagnosed_by": f"{naming[0].suite}: {naming[0].name}" if naming else "",
-                "failing_cases": len(failing),
-                "cases": len(first.cases),
-                "killed_every_seed": all(killed),
-                "diagnosed_every_seed": all(diagnosed),
-                "p_kill": sum(k and d for k, d in zip(killed, diagnosed, strict=True)) / len(reports),
-                "diagnosis": str(solution.diagnosis),
-            }
-        )
-    return rows
-
-
-def reference_runs(exercise, seeds: list[int]) -> dict:
-    reports = judge_under_seeds(exercise, exercise.solutions_root / "reference.py", seeds)
-    failures = sum(r.verdict != Verdict.AC for r in reports)
-    totals_ms = [sum(c.time_ms for c in r.cases) for r in reports]
-    cpu_ms = [sum(c.cpu_ms or 0.0 for c in r.cases) for r in reports]
-    slowest = max(reports[-1].cases, key=lambda c: c.time_ms)
-    return {
-        "seeds": len(seeds),
-        "failures": failures,
-        "suite_ms_median": sorted(totals_ms)[len(totals_ms) // 2],
-        "suite_cpu_ms_median": sorted(cpu_ms)[len(cpu_ms) // 2],
-        "slowest_case": f"{slowest.suite}: {slowest.title} ({slowest.time_ms:.0f} ms)",
-    }
 
 
 def model_figures(exercise) -> dict:
@@ -150,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     exercise = resolve(EXERCISE_ID)
     started = time.monotonic()
     figures = model_figures(exercise)
-    rows = wrong_table(exercise, _seeds(args.seeds, 45_000))
-    reference = reference_runs(exercise, _seeds(args.reference_seeds, 4_500_000))
+    rows = catalogue_kills(exercise, spaced_seeds(args.seeds, 45_000))
+    reference = reference_runs(exercise, spaced_seeds(args.reference_seeds, 4_500_000))
     out = console()
     from rich.table import Table
 

@@ -123,5 +123,5 @@ UNAVAILABLE_39 = {
     "a keyword the subset lacks": (_REFERENCE_39.replace("generator=generator)", "generator=generator, out=None)"),
                                    "torch.multinomial(..., out=...)"),
     "an import of a missing module": ("import torch.linalg\n" + _REFERENCE_39, "torch.linalg"),
-    "from torch import a missing name": ("from torch import special\n" + _REFERENCE_39, "torch.special"),
+    "from torch import a missing name": ("from torch import fft\n" + _REFERENCE_39, "torch.fft"),
 }
