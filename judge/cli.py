@@ -185,13 +185,21 @@ def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     rows = {e.number: (f"{e.number:03d}", e.slug, e.title(lang), e.difficulty, ", ".join(e.runs_in)) for e in exercises}
     keys = ("number", "slug", "title", "difficulty", "runs_in")
     widths = [max([cell_len(t(key, lang))] + [cell_len(row[i]) for row in rows.values()]) for i, key in enumerate(keys)]
-    # Long titles wrap rather than push the other columns off (a column's padding is 2 cells).
-    widths[2] = max(16, min(widths[2], out.width - sum(widths) + widths[2] - 2 * (len(keys) - 1) - 1))
+    # Long titles wrap rather than push the other columns off (a column's padding is 2 cells); when
+    # that is not enough (a long slug, a narrow terminal), "runs in" wraps at its commas rather
+    # than lose its last word to the edge.
+    room = out.width - 2 * (len(keys) - 1) - 1
+    widths[2] = max(16, min(widths[2], room - sum(widths) + widths[2]))
+    over = sum(widths) - room
+    if over > 0:
+        longest_word = max(cell_len(word) for row in rows.values() for word in row[4].split())
+        widths[4] = max(longest_word, widths[4] - over)
+    wrapping = ("title", "runs_in")
 
     def table(header: bool) -> Table:
         made = Table(box=None, header_style="bold", show_header=header, pad_edge=False)
         for key, width in zip(keys, widths, strict=True):
-            made.add_column(t(key, lang), min_width=width, max_width=width if key == "title" else None)
+            made.add_column(t(key, lang), min_width=width, max_width=width if key in wrapping else None)
         return made
 
     if not exercises:
