@@ -336,7 +336,9 @@ class Grading(Base):
     lease_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
+    # When the grading's id was last handed to the broker (None: never; always None without one).
+    published_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     # Set on gradings a rejudge added: which rejudge, and the grading that was current when it
     # was asked for (None: the submission had no finished grading), to show which verdicts changed.
@@ -351,6 +353,24 @@ class Grading(Base):
     def verdict_code(self) -> str | None:
         """The verdict's short code ("AC"), for templates and JSON."""
         return self.verdict.value if self.verdict is not None else None
+
+
+class Grader(Base):
+    """A grading process (worker threads in the site, ``python -m web grade``, or a Celery worker),
+    as its heartbeat last saw it. Rows are never deleted: a grader not seen lately is gone."""
+
+    __tablename__ = "grader"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True, index=True)  # host:pid (see web.grading)
+    host: Mapped[str] = mapped_column(String(128))
+    pid: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))  # "threads" (polls the database) or "celery"
+    slots: Mapped[int] = mapped_column(Integer)  # gradings it runs at once
+    busy: Mapped[int] = mapped_column(Integer, default=0)  # gradings it was running when last seen
+    graded: Mapped[int] = mapped_column(Integer, default=0)  # results it has written since it started
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
 
 
 class CourseRole(str, enum.Enum):
