@@ -1,7 +1,9 @@
 """Command line of the web site.
 
     python -m web serve [--host HOST] [--port PORT]     (what `make run` starts)
-    python -m web grade [--workers N]                   (grading workers in their own process)
+    python -m web grade [--workers N]                   (grading workers in their own process;
+                                                         a Celery worker when PROBJUDGE_BROKER_URL is set)
+    python -m web beat                                  (with a broker: the periodic sweep's schedule)
     python -m web init-db
     python -m web create-user NAME --role learner|instructor|admin --password PW [--token]
     python -m web set-password NAME --password PW
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
     grade_command.add_argument(
         "--workers", type=int, default=None, help="worker threads (default: PROBJUDGE_WORKERS, at least 1)"
     )
+    commands.add_parser("beat", help="with PROBJUDGE_BROKER_URL: send the periodic sweep (one per site)")
     commands.add_parser("init-db", help="create or upgrade the database and sync the exercises")
     create = commands.add_parser("create-user", help="create an account")
     create.add_argument("name")
@@ -61,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
         from web.grader import run_graders
 
         return run_graders(args.workers)
+    if args.command == "beat":
+        from web.grader import run_beat
+
+        return run_beat()
 
     try:
         settings = Settings.from_environment()

@@ -86,23 +86,39 @@ def create_app(
     sessions = session_factory(engine)
     with sessions() as session:
         sync_exercises(session)
-    if launcher is None and settings.workers > 0:
-        launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.workers)
+    broker = None
+    site_workers = settings.workers
+    if settings.broker_url is not None:
+        # Celery workers grade (`python -m web grade` on any machine); the site only publishes.
+        from web.broker import Broker
+        from web.tasks import app_for
+
+        broker = Broker(app_for(settings))
+        site_workers = 0
+    if launcher is None and site_workers > 0:
+        launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=site_workers)
     queue = GradingQueue(
-        sessions, launcher, workers=settings.workers, max_code_bytes=settings.max_code_bytes, lease_s=settings.lease_s
+        sessions,
+        launcher if broker is None else None,
+        workers=site_workers,
+        max_code_bytes=settings.max_code_bytes,
+        lease_s=settings.lease_s,
+        broker=broker,
     )
     Services(
         settings=settings,
         engine=engine,
         sessions=sessions,
         queue=queue,
-        sandbox=launcher.level if launcher is not None else settings.sandbox,
+        sandbox=queue.launcher.level if queue.launcher is not None else settings.sandbox,
     ).attach(app)
-    if launcher is None:
+    if broker is not None:
+        log.info("grading through the broker: run `python -m web grade` (workers) and `python -m web beat`")
+    elif queue.launcher is None:
         log.info("no grading workers in this process: run `python -m web grade` beside it")
-    elif launcher.level != "strict":
+    elif queue.launcher.level != "strict":
         log.warning(
-            "sandbox level %r: learners' code is NOT isolated; do not open this site to strangers", launcher.level
+            "sandbox level %r: learners' code is NOT isolated; do not open this site to strangers", queue.launcher.level
         )
     else:
         log.info("sandbox level: strict")

@@ -12,6 +12,8 @@
 | `PROBJUDGE_SECURE_COOKIES` | unset | `1`: cookies only over HTTPS (set it whenever the site is served over HTTPS) |
 | `PROBJUDGE_RATE_LIMITS` | `1` | `0` turns the sign-in, sign-up and submit rate limits off |
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
+| `PROBJUDGE_BROKER_URL` | unset | `redis://HOST:6379/0`: grading runs in Celery workers on any number of machines (`python -m web grade` starts one); unset: graders poll the database |
+| `PROBJUDGE_SWEEP_SECONDS` | 30 | with a broker: how often `python -m web beat` publishes again what the broker never got or lost |
 | `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercise` (the CLI reads it too); see docs/deploying.md |
 """  # noqa: E501 - a Markdown table's rows cannot wrap
 
@@ -51,6 +53,8 @@ class Settings:
     rate_limits: bool = True
     ratelimit_storage: str = "memory://"
     lease_s: float = 30.0
+    broker_url: str | None = None
+    sweep_s: float = 30.0
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -91,4 +95,20 @@ class Settings:
             rate_limits=flag("PROBJUDGE_RATE_LIMITS", True),
             ratelimit_storage=env.get("PROBJUDGE_RATELIMIT_STORAGE") or "memory://",
             lease_s=float(number("PROBJUDGE_LEASE_SECONDS", 30, 1)),
+            broker_url=broker_url(env.get("PROBJUDGE_BROKER_URL", "")),
+            sweep_s=float(number("PROBJUDGE_SWEEP_SECONDS", 30, 1)),
         )
+
+
+def broker_url(raw: str) -> str | None:
+    """``PROBJUDGE_BROKER_URL`` checked: None when unset; a Redis URL; ``ValueError`` otherwise.
+
+    Only Redis is supported (the queue order and the depth the health endpoint reports are
+    Redis's); ``memory://`` is accepted for tests in one process.
+    """
+    value = raw.strip()
+    if not value:
+        return None
+    if not value.startswith(("redis://", "rediss://", "redis+socket://", "memory://")):
+        raise ValueError(f"PROBJUDGE_BROKER_URL must be a redis:// URL, got {value!r}")
+    return value

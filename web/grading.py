@@ -20,6 +20,17 @@ The rules every worker follows, whichever process it lives in:
   kills the grader) is stored as IE with the reason instead of being started again. Whatever a
   worker cannot grade ends as IE with a reference to the logged details, never as a stuck row.
 
+With a broker configured (``PROBJUDGE_BROKER_URL``), the rows stay the record and the same
+rules hold; the queue also hands each new grading's id to Celery (:mod:`web.broker`), whose
+workers (:mod:`web.tasks`) claim that grading with :meth:`GradingQueue.claim` and judge it with
+:meth:`GradingQueue.grade_claimed`, and a periodic sweep (:mod:`web.sweeping`) publishes again
+what the broker never got or lost. On PostgreSQL a claim locks the row it picks and skips rows
+other claimers hold (``FOR UPDATE SKIP LOCKED``), so workers on many machines do not queue up
+behind one another; SQLite, which has no row locks, relies on the conditional UPDATE alone.
+
+Every grading process also keeps a :class:`~web.models.Grader` row alive (its heartbeat), which
+the health endpoint counts.
+
 Seeds are drawn when grading starts, so nobody can know them before.
 """
 
@@ -33,7 +44,7 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -45,7 +56,10 @@ from judge.process import Launcher
 from judge.report import Report, first_failure
 from judge.runner import grade
 from judge.verdicts import Verdict
-from web.models import Exercise, Grading, Priority, Status, Submission, User, count_queued, utcnow
+from web.models import Exercise, Grader, Grading, Priority, Status, Submission, User, count_queued, utcnow
+
+if TYPE_CHECKING:
+    from web.broker import Broker
 
 log = logging.getLogger("probjudge.grading")
 POLL_SECONDS = 1.0  # how often an idle worker looks for gradings written by other processes
@@ -97,7 +111,9 @@ class GradingQueue:
 
     ``workers`` threads judge under ``launcher``; ``lease_s`` is how long a claim lives without
     a heartbeat (renewed every third of it). ``workers=0`` makes a queue that only accepts
-    submissions (the grading happens in ``python -m web grade`` processes).
+    submissions (the grading happens in ``python -m web grade`` processes). With ``broker``,
+    each new grading's id is also published to it (for Celery workers; see the module docstring).
+    ``kind`` and ``slots`` describe this process in its :class:`~web.models.Grader` row.
     """
 
     def __init__(
@@ -111,6 +127,9 @@ class GradingQueue:
         suites: tuple[str, ...] = ("public", "hidden"),
         exercise_resolver: Callable = resolve,
         lease_s: float = DEFAULT_LEASE_S,
+        broker: Broker | None = None,
+        kind: str = "threads",
+        slots: int | None = None,
     ) -> None:
         self.sessions = sessions
         self.launcher = launcher
@@ -125,6 +144,11 @@ class GradingQueue:
         self._threads: list[threading.Thread] = []
         self._held: dict[int, Claim] = {}  # grading id -> the claim a worker of this queue is judging
         self._held_lock = threading.Lock()
+        self.broker = broker
+        self.kind = kind
+        self.slots = slots if slots is not None else workers
+        self.graded = 0  # results this process wrote (its Grader row shows it)
+        self._heartbeat: threading.Thread | None = None
 
     # --- the web side ----------------------------------------------------------------------
 
@@ -153,7 +177,7 @@ class GradingQueue:
         submission.gradings.append(Grading(status=Status.queued, priority=Priority.live))
         session.add(submission)
         session.commit()
-        self._notify()
+        self._notify([submission.gradings[0]])
         return submission
 
     def rejudge(self, session: Session, submission: Submission, *, priority: int = Priority.rejudge) -> Grading:
@@ -164,16 +188,48 @@ class GradingQueue:
         grading = Grading(status=Status.queued, priority=int(priority))
         submission.gradings.append(grading)
         session.commit()
-        self._notify()
+        self._notify([grading])
         return grading
 
     def wake(self) -> None:
-        """Tell idle workers that gradings were queued (by a bulk insert, say a course rejudge)."""
-        self._notify()
+        """Tell workers that gradings were queued (by a bulk insert, say a course rejudge).
 
-    def _notify(self) -> None:
+        With a broker, every queued grading not yet published is published now (live first).
+        """
+        if self.broker is None:
+            self._notify([])
+            return
+        with self.sessions() as session:
+            rows = session.execute(
+                select(Grading.id, Grading.priority)
+                .where(Grading.status == Status.queued, Grading.published_at.is_(None))
+                .order_by(Grading.priority, Grading.id)
+            ).all()
+        self.publish([(grading_id, priority) for grading_id, priority in rows])
+
+    def _notify(self, gradings: list[Grading]) -> None:
+        if self.broker is not None:
+            self.publish([(grading.id, grading.priority) for grading in gradings])
+            return
         with self._wake:
             self._wake.notify()
+
+    def publish(self, gradings: list[tuple[int, int]]) -> int:
+        """Hand ``(grading id, priority)`` pairs to the broker and note when; return how many it took.
+
+        A broker that is down takes none: they stay unpublished, and the sweep publishes them.
+        """
+        if self.broker is None or not gradings:
+            return 0
+        sent = self.broker.publish(gradings)
+        if sent:
+            with self.sessions() as session:
+                for start in range(0, len(sent), 500):  # bounded IN lists
+                    session.execute(
+                        _update(Grading).where(Grading.id.in_(sent[start : start + 500])).values(published_at=utcnow())
+                    )
+                session.commit()
+        return len(sent)
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -212,17 +268,25 @@ class GradingQueue:
             return
         if self.launcher is None:
             raise ValueError("a queue with workers needs a launcher")
-        self.recover()
-        self._stopping.clear()
+        self.start_heartbeat()
         for number in range(self.workers):
             thread = threading.Thread(
                 target=self._work, args=(worker_name(f"w{number}"),), name=f"grader-{number}", daemon=True
             )
             thread.start()
             self._threads.append(thread)
-        beat = threading.Thread(target=self._heartbeat_loop, name="grader-heartbeat", daemon=True)
-        beat.start()
-        self._threads.append(beat)
+
+    def start_heartbeat(self) -> None:
+        """Release dead predecessors' claims, then renew leases and this process's
+        :class:`~web.models.Grader` row every third of the lease (Celery workers call this alone)."""
+        if self._heartbeat is not None:
+            return
+        self.recover()
+        self._stopping.clear()
+        self.heartbeat()
+        self._heartbeat = threading.Thread(target=self._heartbeat_loop, name="grader-heartbeat", daemon=True)
+        self._heartbeat.start()
+        self._threads.append(self._heartbeat)
 
     def stop(self, timeout: float = 30.0) -> None:
         """Finish the gradings being judged and stop the workers (queued ones stay queued)."""
@@ -232,11 +296,13 @@ class GradingQueue:
         for thread in self._threads:
             thread.join(timeout)
         self._threads.clear()
+        self._heartbeat = None
 
     # --- claiming and finishing ------------------------------------------------------------
 
-    def claim(self, worker: str | None = None) -> Claim | None:
-        """Take the first claimable grading by (priority, id); None when there is none.
+    def claim(self, worker: str | None = None, *, grading_id: int | None = None) -> Claim | None:
+        """Take the first claimable grading by (priority, id), or grading ``grading_id`` only;
+        None when there is none (for ``grading_id``: it is done, or another worker holds it).
 
         Claimable: ``queued``, or ``running`` with its lease run out (a takeover). A grading
         taken over :data:`MAX_GRADING_ATTEMPTS` times is stored as IE here instead.
@@ -249,24 +315,29 @@ class GradingQueue:
                     Grading.status == Status.queued,
                     (Grading.status == Status.running) & (Grading.lease_expires_at < now),
                 )
+                query = select(Grading.id, Grading.submission_id, Grading.attempts, Grading.status).where(claimable)
+                if grading_id is not None:
+                    query = query.where(Grading.id == grading_id)
+                # PostgreSQL: lock the row picked, skipping rows other claimers hold (SQLite
+                # renders no FOR UPDATE; its writes are serialized, and the UPDATE below decides).
                 row = session.execute(
-                    select(Grading.id, Grading.submission_id, Grading.attempts, Grading.status)
-                    .where(claimable)
-                    .order_by(Grading.priority, Grading.id)
-                    .limit(1)
+                    query.order_by(Grading.priority, Grading.id).limit(1).with_for_update(skip_locked=True)
                 ).first()
                 if row is None:
+                    session.rollback()
                     return None
-                grading_id, submission_id, attempts, status = row
+                picked, submission_id, attempts, status = row
                 # The same conditions again, and the attempt seen: of two claimers, one wins.
-                still = [Grading.id == grading_id, Grading.attempts == attempts, claimable]
+                still = [Grading.id == picked, Grading.attempts == attempts, claimable]
                 if status is Status.running and attempts >= MAX_GRADING_ATTEMPTS:
-                    self._give_up(session, grading_id, attempts, still)
+                    self._give_up(session, picked, attempts, still)
+                    if grading_id is not None:
+                        return None
                     continue
                 if status is Status.running:
                     log.warning(
                         "grading %s: taking it over from a worker whose lease ran out (attempt %s)",
-                        grading_id,
+                        picked,
                         attempts + 1,
                     )
                 # execute() is typed as Result; an UPDATE's is a CursorResult, which has the row count.
@@ -286,7 +357,9 @@ class GradingQueue:
                 )
                 session.commit()
                 if claimed.rowcount == 1:
-                    return Claim(grading_id, submission_id, attempts + 1)
+                    return Claim(picked, submission_id, attempts + 1)
+                if grading_id is not None:
+                    return None
 
     def _give_up(self, session: Session, grading_id: int, attempts: int, still: list) -> None:
         """Store IE for a grading whose judging kept being interrupted (it may kill its grader)."""
@@ -363,9 +436,11 @@ class GradingQueue:
         return True
 
     def heartbeat(self) -> int:
-        """Renew the leases of the gradings this queue's workers hold; return how many were renewed."""
+        """Renew the leases of the gradings this queue's workers hold, and this process's
+        :class:`~web.models.Grader` row; return how many leases were renewed."""
         with self._held_lock:
             claims = list(self._held.values())
+        self._seen(len(claims))
         if not claims:
             return 0
         renewed = 0
@@ -388,6 +463,35 @@ class GradingQueue:
             session.commit()
         return renewed
 
+    def _seen(self, busy: int) -> None:
+        """Create or renew this process's Grader row (its name is unique: host and pid)."""
+        name = worker_name()[:128]
+        now = utcnow()
+        with self.sessions() as session:
+            renewed = cast(
+                CursorResult[Any],
+                session.execute(
+                    _update(Grader)
+                    .where(Grader.name == name)
+                    .values(last_seen_at=now, busy=busy, graded=self.graded, slots=self.slots, kind=self.kind)
+                ),
+            )
+            if renewed.rowcount == 0:
+                session.add(
+                    Grader(
+                        name=name,
+                        host=socket.gethostname()[:128],
+                        pid=os.getpid(),
+                        kind=self.kind,
+                        slots=self.slots,
+                        busy=busy,
+                        graded=self.graded,
+                        started_at=now,
+                        last_seen_at=now,
+                    )
+                )
+            session.commit()
+
     # --- the workers -----------------------------------------------------------------------
 
     def _heartbeat_loop(self) -> None:
@@ -409,17 +513,26 @@ class GradingQueue:
                     if not self._stopping.is_set():
                         self._wake.wait(POLL_SECONDS)
                 continue
+            self.grade_claimed(claim)
+
+    def grade_claimed(self, claim: Claim) -> bool:
+        """Judge ``claim``'s grading (its lease renewed meanwhile) and write the result once;
+        return whether this worker's result was written. Never raises for the learner's code or
+        the judge: what cannot be graded is stored as IE with a logged reference."""
+        with self._held_lock:
+            self._held[claim.grading_id] = claim
+        try:
+            written = self.finish(claim, self.judge(claim))
+        except Exception:  # noqa: BLE001 - one bad job must not stop the worker
+            reference = secrets.token_hex(4)
+            log.exception("grading %s failed (internal error %s)", claim.grading_id, reference)
+            written = self._store_internal_error(claim, reference)
+        finally:
             with self._held_lock:
-                self._held[claim.grading_id] = claim
-            try:
-                self.finish(claim, self.judge(claim))
-            except Exception:  # noqa: BLE001 - one bad job must not stop the worker
-                reference = secrets.token_hex(4)
-                log.exception("grading %s failed (internal error %s)", claim.grading_id, reference)
-                self._store_internal_error(claim, reference)
-            finally:
-                with self._held_lock:
-                    self._held.pop(claim.grading_id, None)
+                self._held.pop(claim.grading_id, None)
+        if written:
+            self.graded += 1
+        return written
 
     def judge(self, claim: Claim) -> Report:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
@@ -429,15 +542,15 @@ class GradingQueue:
             number, code = submission.exercise.number, submission.code
         return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher)
 
-    def _store_internal_error(self, claim: Claim, reference: str) -> None:
+    def _store_internal_error(self, claim: Claim, reference: str) -> bool:
         with self.sessions() as session:
             submission = session.get(Submission, claim.submission_id)
             if submission is None:
-                return
+                return False
             report = _internal_error_report(
                 submission, f"the grader failed on this submission (not your fault; internal error {reference})"
             )
-        self.finish(claim, report)
+        return self.finish(claim, report)
 
 
 def _update(table):
