@@ -174,3 +174,28 @@ def get_results_json(submission_id: int):
     if access.instructor:
         seen = dict(stored)
     return jsonify(results_json(seen, full_hidden=access.instructor, lang=g.lang))
+
+
+@api.get("/health")
+@token_required
+def health():
+    """The operators' report (:func:`web.health.health_report`): site admins' tokens only."""
+    from web.health import health_report
+    from web.permissions import is_admin
+
+    if not is_admin(g.user):
+        abort(403, description="the health report is for site admins (an admin's API token)")
+    report = health_report(g.db, services().queue.broker)
+    return jsonify(report), 200 if report["status"] == "ok" else 503
+
+
+@api.get("/health/live")
+def liveness():
+    """For load balancers, without a token: 200 when the site reaches its database, else 503."""
+    from sqlalchemy import text
+
+    try:
+        g.db.execute(text("SELECT 1"))
+    except Exception:  # noqa: BLE001 - any database error means "not serving"
+        return jsonify({"status": "unavailable"}), 503
+    return jsonify({"status": "ok"})
