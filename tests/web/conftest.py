@@ -28,6 +28,15 @@ def migrated_database(tmp_path_factory):
 
 
 @pytest.fixture
+def database_url(tmp_path, migrated_database):
+    """A fresh migrated database's URL (SQLite here)."""
+    path = tmp_path / "fresh.db"
+    with closing(sqlite3.connect(migrated_database)) as source, closing(sqlite3.connect(path)) as copy:
+        source.backup(copy)
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
 def make_site(tmp_path, migrated_database):
     """``make_site(**settings)`` → a Flask app; its workers are stopped after the test."""
     apps = []
