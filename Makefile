@@ -20,12 +20,14 @@ PROBJUDGE_ALLOW_WEAKER_SANDBOX ?= 1
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: venv assets browser lint test run check bench clean help
+.PHONY: venv assets browser lint test test-scale run check bench clean help
 
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
 	@echo "make test   set up .venv, run make lint, then every test"
 	@echo "make lint   ruff (lint, format check) and mypy over judge/ and web/: seconds, before every commit"
+	@echo "make test-scale  site + 2 Celery workers on PostgreSQL and Redis: 200 submissions, a worker"
+	@echo "             killed and Redis restarted mid-run; prints 'graded N/N exactly once, ...'"
 	@echo "make check  maintainers: every reference passes, every known-wrong solution fails"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
 
@@ -68,6 +70,11 @@ test: venv assets browser lint
 		|| [ $$? -eq 5 ]
 	$(PY) -m pytest -m strict_sandbox $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
+# Grading on many machines, on its own (make test runs it too, as tests/web/test_scale.py): needs
+# Debian's postgresql and redis-server; scripts/services.py starts throwaway ones on loopback.
+test-scale: venv assets
+	$(PY) scripts/scale_test.py
+
 check: venv
 	$(PY) practice/judge.py check
 
@@ -77,6 +84,7 @@ run: venv assets
 bench: venv assets browser
 	$(PY) benchmarks/speed.py
 	$(PY) benchmarks/power.py
+	$(PY) benchmarks/scale.py
 	$(PY) benchmarks/power_040.py
 	$(PY) benchmarks/power_041.py
 	$(PY) benchmarks/power_042.py
