@@ -316,13 +316,17 @@ class GradingQueue:
                     (Grading.status == Status.running) & (Grading.lease_expires_at < now),
                 )
                 query = select(Grading.id, Grading.submission_id, Grading.attempts, Grading.status).where(claimable)
-                if grading_id is not None:
-                    query = query.where(Grading.id == grading_id)
-                # PostgreSQL: lock the row picked, skipping rows other claimers hold (SQLite
-                # renders no FOR UPDATE; its writes are serialized, and the UPDATE below decides).
-                row = session.execute(
-                    query.order_by(Grading.priority, Grading.id).limit(1).with_for_update(skip_locked=True)
-                ).first()
+                if grading_id is None:
+                    # PostgreSQL: lock the first row, skipping rows other claimers hold (it takes
+                    # the next one instead of waiting); SQLite renders no FOR UPDATE: its writes
+                    # are serialized, and the conditional UPDATE below decides.
+                    query = query.order_by(Grading.priority, Grading.id).limit(1).with_for_update(skip_locked=True)
+                else:
+                    # One grading: wait for whoever holds its row (another claimer, or the site
+                    # noting its publish time) and look again. Skipping it would drop the task
+                    # of a grading nobody else is about to judge.
+                    query = query.where(Grading.id == grading_id).with_for_update()
+                row = session.execute(query).first()
                 if row is None:
                     session.rollback()
                     return None

@@ -8,6 +8,8 @@ under test are the database's, so these run on every database the suite runs on.
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 import uuid
 
 import pytest
@@ -189,6 +191,24 @@ def test_a_task_claims_its_own_grading_once_and_a_duplicate_does_nothing(world):
     assert queue.claim("worker-b", grading_id=second) is None  # done
     with world() as session:
         assert session.get(Grading, first).status is Status.queued  # untouched by the claim of another
+
+
+def test_a_task_waits_for_a_row_the_site_is_writing_rather_than_dropping_its_grading(world):
+    # The site notes a grading's publish time right after publishing it; a worker that already
+    # has the task must wait for that write, not skip the row (nobody else would grade it).
+    queue = _queue(world)
+    [grading_id] = _submit(world, queue)
+    holder = world()
+    holder.execute(update(Grading).where(Grading.id == grading_id).values(published_at=utcnow())
+                   .execution_options(synchronize_session=False))  # the row is locked until commit
+    claims = []
+    worker = threading.Thread(target=lambda: claims.append(queue.claim("worker-a", grading_id=grading_id)))
+    worker.start()
+    time.sleep(0.5)
+    holder.commit()
+    holder.close()
+    worker.join(30)
+    assert len(claims) == 1 and claims[0] is not None and claims[0].grading_id == grading_id
 
 
 def test_a_task_takes_over_a_grading_whose_lease_ran_out_and_the_first_writer_writes_nothing(world):
