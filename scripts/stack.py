@@ -168,6 +168,7 @@ class Stack:
     database_url: str
     broker_url: str | None = None
     graders: int = 2
+    live_only: int = 0  # of the graders, how many take live work alone (`--queues live`)
     threads: int = 1
     site_workers: int = 0
     lease_s: int = 3
@@ -207,16 +208,17 @@ class Stack:
         site = Process(site_env, "serve", "--port", "0")
         self.processes.append(site)
         self.port = int(site.wait_for(r"serving http://[^:]+:(\d+)/").group(1))
-        for _ in range(self.graders):
-            self.add_grader(env)
+        for number in range(self.graders):
+            self.add_grader(env, queues="live" if number < self.live_only else None)
         if self.broker_url:
             beat = Process(env, "beat")
             self.processes.append(beat)
             beat.wait_for(r"beat: Starting|ProbJudge beat")
         return self
 
-    def add_grader(self, env: dict[str, str] | None = None) -> Process:
-        grader = Process(env or self.environment(), "grade", "--workers", str(self.threads))
+    def add_grader(self, env: dict[str, str] | None = None, queues: str | None = None) -> Process:
+        extra = ("--queues", queues) if queues else ()
+        grader = Process(env or self.environment(), "grade", "--workers", str(self.threads), *extra)
         self.processes.append(grader)
         self.grader_processes.append(grader)
         grader.wait_for(r"ready\.|is grading with" if self.broker_url is None else r"@\S+ ready")

@@ -1,7 +1,7 @@
 """Command line of the web site.
 
     python -m web serve [--host HOST] [--port PORT]     (what `make run` starts)
-    python -m web grade [--workers N]                   (grading workers in their own process;
+    python -m web grade [--workers N] [--queues Q]      (grading workers in their own process;
                                                          a Celery worker when PROBJUDGE_BROKER_URL is set)
     python -m web beat                                  (with a broker: the periodic sweep's schedule)
     python -m web init-db
@@ -45,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
     grade_command.add_argument(
         "--workers", type=int, default=None, help="worker threads (default: PROBJUDGE_WORKERS, at least 1)"
     )
+    grade_command.add_argument(
+        "--queues",
+        default=None,
+        help="with a broker: live, rejudge or live,rejudge (default; live first). A worker on 'live' "
+        "alone keeps learners' verdicts quick while a course rejudge runs",
+    )
     commands.add_parser("beat", help="with PROBJUDGE_BROKER_URL: send the periodic sweep (one per site)")
     commands.add_parser("init-db", help="create or upgrade the database and sync the exercises")
     create = commands.add_parser("create-user", help="create an account")
@@ -63,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
     if args.command == "grade":
         from web.grader import run_graders
 
-        return run_graders(args.workers)
+        return run_graders(args.workers, args.queues)
     if args.command == "beat":
         from web.grader import run_beat
 

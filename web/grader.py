@@ -22,8 +22,13 @@ from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 
 
-def run_graders(workers: int | None = None) -> int:
-    """Grade until told to stop; return an exit status (2 for a configuration the site refuses)."""
+def run_graders(workers: int | None = None, queues: str | None = None) -> int:
+    """Grade until told to stop; return an exit status (2 for a configuration the site refuses).
+
+    ``queues`` (with a broker only): ``"live"`` makes a worker that grades learners' submissions
+    and never a rejudge (the lane that keeps live latency flat during a course rejudge),
+    ``"rejudge"`` the opposite; default both, live first.
+    """
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
@@ -36,7 +41,15 @@ def run_graders(workers: int | None = None) -> int:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
     if settings.broker_url is not None:
-        return run_celery_worker(settings, count)
+        try:
+            chosen = broker_queues(queues)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        return run_celery_worker(settings, count, chosen)
+    if queues is not None:
+        print("error: --queues needs PROBJUDGE_BROKER_URL (graders that poll the database take both)", file=sys.stderr)
+        return 2
 
     from judge.sandbox import launcher_for
     from web.grading import GradingQueue, worker_name
@@ -73,9 +86,22 @@ def run_graders(workers: int | None = None) -> int:
     return 0
 
 
-def run_celery_worker(settings: Settings, count: int, extra: list[str] | None = None) -> int:
-    """Run a Celery worker with ``count`` grading threads until SIGTERM (warm shutdown: the gradings
-    under way finish) or SIGQUIT/SIGKILL (they are taken over when their leases run out)."""
+def broker_queues(names: str | None) -> list[str]:
+    """``"live,rejudge"`` (or None) → the broker's queue names, live first; ``ValueError`` for others."""
+    from web.broker import LIVE_QUEUE, REJUDGE_QUEUE
+
+    known = {"live": LIVE_QUEUE, "rejudge": REJUDGE_QUEUE}
+    wanted = [part.strip() for part in (names or "live,rejudge").split(",") if part.strip()]
+    unknown = [part for part in wanted if part not in known]
+    if unknown or not wanted:
+        raise ValueError(f"--queues takes live, rejudge or live,rejudge; got {names!r}")
+    return [known[name] for name in ("live", "rejudge") if name in wanted]
+
+
+def run_celery_worker(settings: Settings, count: int, queues: list[str] | None = None) -> int:
+    """Run a Celery worker with ``count`` grading threads on ``queues`` (default both) until SIGTERM
+    (warm shutdown: the gradings under way finish) or SIGQUIT/SIGKILL (they are taken over when
+    their leases run out)."""
     from web.broker import QUEUES
     from web.grading import worker_name
     from web.tasks import app_for, worker_state
@@ -87,20 +113,20 @@ def run_celery_worker(settings: Settings, count: int, extra: list[str] | None = 
         print(f"error: {error}", file=sys.stderr)
         return 2
     app = app_for(settings)
+    queues = queues or list(QUEUES)
     argv = [
         "worker",
         "--pool=threads",
         f"--concurrency={count}",
-        f"--queues={','.join(QUEUES)}",
+        f"--queues={','.join(queues)}",
         f"--hostname=probjudge-{os.getpid()}@%h",
         "--loglevel=INFO",
         "--without-gossip",
         "--without-mingle",
-        *(extra or []),
     ]
     print(
         f"ProbJudge grader {worker_name()} takes gradings from the broker with {count} threads "
-        f"(queues: {', '.join(QUEUES)}, live first; database: {settings.database_url})",
+        f"(queues: {', '.join(queues)}; database: {settings.database_url})",
         flush=True,
     )
     app.worker_main(argv)
