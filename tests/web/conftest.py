@@ -11,7 +11,8 @@ import pytest
 from judge.process import LocalLauncher
 from web.app import create_app
 from web.config import Settings
-from web.services import services
+
+from site_client import stop_site
 
 
 @pytest.fixture
@@ -32,10 +33,3 @@ def make_site(databases):
     yield build
     for app in apps:
         stop_site(app)
-
-
-def stop_site(app) -> None:
-    """Stop ``app``'s grading workers, then close its connections (PostgreSQL cannot drop a
-    database that connections still hold)."""
-    services(app).queue.stop()
-    services(app).engine.dispose()
