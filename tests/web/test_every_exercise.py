@@ -14,6 +14,9 @@ from judge.exercise import load_all
 from site_client import sign_up, stop_site, submit, wait_for_result
 
 EXERCISES = load_all()
+# SQLite only (docs/testing.md): the exercises through the site, a minute and a half per backend;
+# the pages and the grading they use run on PostgreSQL in test_pages.py and test_api.py.
+pytestmark = pytest.mark.parametrize("database_backend", ["sqlite"], scope="module")
 
 
 @pytest.fixture(scope="module")

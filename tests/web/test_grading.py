@@ -78,6 +78,9 @@ def _submit(site, queue, code: str = None, count: int = 1) -> list[int]:
         return [queue.submit(session, user, exercise, code or REFERENCE).id for _ in range(count)]
 
 
+# SQLite only (docs/testing.md): 80 s alone, after the parallel tests. On PostgreSQL, claiming each
+# grading once is checked by test_graders.py (100 submissions, three processes) and the tests below.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_fifty_submissions_from_ten_users_all_graded_once(site, launcher):
     queue = GradingQueue(site, launcher, workers=2)
     expected = {}
@@ -265,6 +268,8 @@ LOADER_KILLERS = [
 ]
 
 
+# SQLite only (docs/testing.md): about the sandbox's loader, not the database.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_submissions_that_kill_their_loader_do_not_stop_the_site(database_url, launcher):
     # Through the API, as a learner would: two loader-killing submissions (one per worker and
     # slot), then a correct one, which must be graded.
