@@ -184,6 +184,22 @@ def test_the_migrations_build_exactly_the_models_schema(database_url):
     assert differences == []
 
 
+def test_every_migration_goes_down_and_up_again(database_url):
+    """Both backends run the same migrations, downgrades included: down to nothing, then up again."""
+    from alembic import command
+
+    from web.database import alembic_config
+
+    command.downgrade(alembic_config(database_url), "base")
+    engine = make_engine(database_url)
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    engine.dispose()
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    assert {"user", "submission", "grading", "course"} <= set(inspect(engine).get_table_names())
+    engine.dispose()
+
+
 def test_the_courses_migration_keeps_every_instructors_reach_and_fills_the_analytics_columns(tmp_path):
     """0003 → 0004: instructors become site admins (they saw everything before); a finished
     grading gets its first failed case and Chinese diagnosis; back down, admins are instructors.
