@@ -18,7 +18,7 @@ from web.services import services
 from web.database import make_engine, session_factory
 from web.exercises import sync_exercises
 from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
-from site_client import stop_site
+from site_client import password_hash, stop_site
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Priority, Status, Submission, User
 
@@ -48,10 +48,8 @@ def site(database_url):
     sessions = session_factory(engine)
     with sessions() as session:
         sync_exercises(session)
-        for number in range(10):
-            user = User(name=f"user{number}")
-            user.set_password("password123")
-            session.add(user)
+        for number in range(10):  # nobody signs in: the hash is computed once per process (0.1 s each)
+            session.add(User(name=f"user{number}", password_hash=password_hash()))
         session.commit()
     yield sessions
     engine.dispose()
