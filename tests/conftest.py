@@ -144,8 +144,12 @@ class PostgresqlServer:
 
         with self.admin.connect() as connection:
             connection.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :name "
-                     "AND pid <> pg_backend_pid()"), {"name": name})
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :name "
+                    "AND pid <> pg_backend_pid()"
+                ),
+                {"name": name},
+            )
 
     def _execute(self, statement: str) -> None:
         from sqlalchemy import text
@@ -176,7 +180,8 @@ class Databases:
         # Resolved now, not in new(): a fixture's request may not set up others after its own set-up.
         self._sqlite: Path | None = request.getfixturevalue("migrated_sqlite") if backend == "sqlite" else None
         self._server: PostgresqlServer | None = (
-            request.getfixturevalue("postgresql_server") if backend == "postgresql" else None)
+            request.getfixturevalue("postgresql_server") if backend == "postgresql" else None
+        )
         self._made: list[str] = []
 
     def new(self) -> str:
