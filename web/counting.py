@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import Boolean, Float, Integer, Select, Text, and_, case, cast, func, literal, select, union_all
+from sqlalchemy import Boolean, Float, Integer, Select, Text, and_, case, cast, func, literal, null, select, union_all
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
@@ -62,6 +62,13 @@ def _started_days_sqlite(element, compiler, **kw) -> str:
 def _started_days_postgresql(element, compiler, **kw) -> str:
     later, earlier = (compiler.process(clause, **kw) for clause in element.clauses)
     return f"CAST(CEIL(EXTRACT(EPOCH FROM ({later} - {earlier})) / 86400.0) AS INTEGER)"
+
+
+def typed_null(type_) -> ColumnElement:
+    """``CAST(NULL AS type)``: a NULL with a type in the SQL itself. A bare NULL (or a parameter
+    bound to None) has no type on PostgreSQL, which reads an untyped output column of a
+    subquery as text: ``coalesce(that, 0.0)`` then fails, and a UNION may pick the wrong type."""
+    return cast(null(), type_)
 
 
 def score_share() -> ColumnElement[float]:
@@ -170,19 +177,19 @@ def cells_query(course_id: int) -> Select:
             attempts.c.created_at,
             attempts.c.late,
             attempts.c.counted,
-            literal(None, Float).label("override"),
-            literal(None, Text).label("override_comment"),
+            typed_null(Float).label("override"),
+            typed_null(Text).label("override_comment"),
             literal(0, Integer).label("is_override"),
         ),
         select(
             overrides.c.user_id,
             overrides.c.exercise_id,
-            literal(None, Integer),
-            literal(None, Integer),
-            literal(None, Grading.__table__.c.verdict.type),
+            typed_null(Integer),
+            typed_null(Integer),
+            typed_null(Grading.__table__.c.verdict.type),
             overrides.c.created_at,
             literal(False, Boolean),
-            literal(None, Float),
+            typed_null(Float),
             overrides.c.score,
             overrides.c.comment,
             literal(1, Integer),
@@ -245,14 +252,14 @@ def cell_summaries_query(course_id: int, user_ids: list[int] | None = None) -> S
             attempts.c.exercise_id,
             attempts.c.counted,
             case((attempts.c.late, None), else_=attempts.c.counted).label("on_time"),
-            literal(None, Float).label("override"),
+            typed_null(Float).label("override"),
             literal(1, Integer).label("is_attempt"),
         ),
         select(
             overrides.c.user_id,
             overrides.c.exercise_id,
-            literal(None, Float),
-            literal(None, Float),
+            typed_null(Float),
+            typed_null(Float),
             overrides.c.score,
             literal(0, Integer),
         ),

@@ -23,10 +23,10 @@ import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from sqlalchemy import Float, Select, case, func, literal, or_, select
+from sqlalchemy import Float, Select, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from web.counting import Cell, cell_summaries_query, cells
+from web.counting import Cell, cell_summaries_query, cells, typed_null
 from web.models import Assignment, AssignmentExercise, Course, CourseRole, Exercise, Membership, User
 from web.names import name_key
 
@@ -193,7 +193,7 @@ def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[in
     sort_score = (
         func.max(case((cell.c.exercise_id == sort_exercise, cell.c.score), else_=None))
         if sort_exercise is not None
-        else literal(None, Float)
+        else typed_null(Float)
     )
     totals_query = select(
         cell.c.user_id,

@@ -56,7 +56,9 @@ def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) 
     result = session.execute(
         insert(Grading).from_select(
             ["submission_id", "status", "priority", "attempts", "created_at", "rejudge_id", "replaces_id"], chosen
-        )
+        ),
+        # SQLAlchemy keeps an INSERT's row count only when asked (without it psycopg answered -1).
+        execution_options={"preserve_rowcount": True},
     )
     return int(getattr(result, "rowcount", 0) or 0)
 

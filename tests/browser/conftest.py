@@ -37,10 +37,13 @@ def browser():
         chromium.close()
 
 
+# The browser tests stay on SQLite (sqlite_database, tests/conftest.py), whether or not PostgreSQL
+# is set: each drives a page in chromium for seconds, and the database code behind those pages
+# runs on both backends under tests/web/, so a PostgreSQL run here would add minutes and no check.
 @pytest.fixture
-def served_site(tmp_path) -> Iterator[ServedSite]:
+def served_site(sqlite_database) -> Iterator[ServedSite]:
     """The site served on 127.0.0.1 (a free port) by a thread."""
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="browser-tests", workers=1,
+    settings = Settings(database_url=sqlite_database(), secret_key="browser-tests", workers=1,
                         sandbox="local")
     app = create_app(settings, launcher=LocalLauncher())
     server = make_server("127.0.0.1", 0, app, threaded=True)

@@ -27,9 +27,12 @@ CHARTS = {
 
 
 @pytest.fixture
-def analytics_site(tmp_path, browser):
-    """A site on loopback holding the class of tests/web/test_analytics.py; yields (base URL, course id, teacher)."""
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="browser-tests", workers=0,
+def analytics_site(sqlite_database, browser):
+    """A site on loopback holding the class of tests/web/test_analytics.py; yields (base URL, course id, teacher).
+
+    SQLite only, as every browser test (tests/browser/conftest.py says why): the analytics
+    queries run on PostgreSQL in tests/web/test_analytics.py."""
+    settings = Settings(database_url=sqlite_database(), secret_key="browser-tests", workers=0,
                         sandbox="local")
     app = create_app(settings, launcher=LocalLauncher(), start_workers=False)
     with services(app).sessions() as session:

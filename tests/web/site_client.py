@@ -119,3 +119,10 @@ def password_hash(password: str = "password123") -> str:
     from web.models import hash_password
 
     return hash_password(password)
+
+
+def stop_site(app) -> None:
+    """Stop ``app``'s grading workers, then close its database connections (PostgreSQL cannot
+    drop a test's database while connections hold it)."""
+    services(app).queue.stop()
+    services(app).engine.dispose()

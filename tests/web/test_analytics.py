@@ -10,7 +10,7 @@ import re
 import pytest
 
 from web.analytics import analytics, learners_with_diagnosis, offset_spans, overview
-from web.database import make_engine, session_factory, upgrade
+from web.database import make_engine, session_factory
 from web.exercises import sync_exercises
 from web.models import ApiToken, Role, User
 from web.services import services
@@ -65,10 +65,8 @@ def build_class(session):
 
 
 @pytest.fixture
-def session(tmp_path):
-    url = f"sqlite:///{tmp_path / 'site.db'}"
-    upgrade(url)
-    engine = make_engine(url)
+def session(database_url):
+    engine = make_engine(database_url)
     with session_factory(engine)() as session:
         sync_exercises(session)
         yield session

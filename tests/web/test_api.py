@@ -95,6 +95,8 @@ def test_bad_submissions_get_clear_json_errors(app, body, status, fragment):
         assert session.scalars(select(User)).all()  # nothing else was stored
 
 
+# SQLite only (docs/testing.md): the CLI over HTTP; submitting through the API runs on both backends above.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
     import subprocess
     import sys

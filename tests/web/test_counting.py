@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from web.counting import cells
 from web.courses import grant_extension, override_score
-from web.database import make_engine, session_factory, upgrade
+from web.database import make_engine, session_factory
 from web.exercises import sync_exercises
 from web.models import LatePolicy
 
@@ -16,10 +16,8 @@ from tests.web.course_world import attempt, course_with_assignment, exercise, le
 
 
 @pytest.fixture
-def session(tmp_path):
-    url = f"sqlite:///{tmp_path / 'site.db'}"
-    upgrade(url)
-    engine = make_engine(url)
+def session(database_url):
+    engine = make_engine(database_url)
     with session_factory(engine)() as session:
         sync_exercises(session)
         yield session

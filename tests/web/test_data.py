@@ -17,16 +17,16 @@ from web.models import ApiToken, Exercise, Grading, Priority, Role, Status, Subm
 
 
 @pytest.fixture
-def database(tmp_path):
-    url = f"sqlite:///{tmp_path / 'site.db'}"
-    upgrade(url)
-    engine = make_engine(url)
-    yield url, session_factory(engine)
+def database(database_url):
+    engine = make_engine(database_url)
+    yield database_url, session_factory(engine)
     engine.dispose()
 
 
-def test_migrations_build_every_table_in_wal_mode(database):
-    url, _ = database
+def test_migrations_build_every_table_in_wal_mode(tmp_path):
+    """SQLite-only: WAL mode is SQLite's (the fresh file is migrated here, not copied)."""
+    url = f"sqlite:///{tmp_path / 'site.db'}"
+    upgrade(url)
     engine = make_engine(url)
     tables = set(inspect(engine).get_table_names())
     assert {"user", "api_token", "exercise", "submission", "alembic_version"} <= tables
@@ -100,8 +100,8 @@ def test_settings_come_from_the_environment_with_clear_errors(tmp_path):
         Settings.from_environment({"SECRET_KEY": "k", "PROBJUDGE_SANDBOX": "none"})
 
 
-def test_create_user_command(tmp_path, project_root):
-    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}", "SECRET_KEY": "k", "PATH": "/usr/bin:/bin"}
+def test_create_user_command(database_url, project_root):
+    env = {"DATABASE_URL": database_url, "SECRET_KEY": "k", "PATH": "/usr/bin:/bin"}
     command = [sys.executable, "-m", "web", "create-user", "carol", "--role", "instructor", "--password",
                "pass-word-1", "--token"]
     done = subprocess.run(command, cwd=project_root, env=env, capture_output=True, text=True, timeout=120)
@@ -116,7 +116,9 @@ def test_create_user_command(tmp_path, project_root):
 
 
 def test_the_gradings_migration_moves_every_result_and_loses_nothing(tmp_path):
-    """0002 → 0003: each old submission becomes one grading with its result; back down restores it."""
+    """0002 → 0003: each old submission becomes one grading with its result; back down restores it.
+
+    SQLite-only: the sites that had these old revisions ran on SQLite files."""
     from alembic import command
     from sqlalchemy import text
 
@@ -167,16 +169,14 @@ def test_the_gradings_migration_moves_every_result_and_loses_nothing(tmp_path):
                                             (3, "queued", None, None, 0)]
 
 
-def test_the_migrations_build_exactly_the_models_schema(tmp_path):
+def test_the_migrations_build_exactly_the_models_schema(database_url):
     """No model change without its migration: Alembic's comparison finds nothing to add or drop."""
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
     from web.models import Base
 
-    url = f"sqlite:///{tmp_path / 'schema.db'}"
-    upgrade(url)
-    engine = make_engine(url)
+    engine = make_engine(database_url)
     with engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}),
                                        Base.metadata)
@@ -184,9 +184,27 @@ def test_the_migrations_build_exactly_the_models_schema(tmp_path):
     assert differences == []
 
 
+def test_every_migration_goes_down_and_up_again(database_url):
+    """Both backends run the same migrations, downgrades included: down to nothing, then up again."""
+    from alembic import command
+
+    from web.database import alembic_config
+
+    command.downgrade(alembic_config(database_url), "base")
+    engine = make_engine(database_url)
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    engine.dispose()
+    upgrade(database_url)
+    engine = make_engine(database_url)
+    assert {"user", "submission", "grading", "course"} <= set(inspect(engine).get_table_names())
+    engine.dispose()
+
+
 def test_the_courses_migration_keeps_every_instructors_reach_and_fills_the_analytics_columns(tmp_path):
     """0003 → 0004: instructors become site admins (they saw everything before); a finished
-    grading gets its first failed case and Chinese diagnosis; back down, admins are instructors."""
+    grading gets its first failed case and Chinese diagnosis; back down, admins are instructors.
+
+    SQLite-only: the sites that had these old revisions ran on SQLite files."""
     from alembic import command
     from sqlalchemy import text
 

@@ -11,22 +11,23 @@ from markupsafe import escape as html_escape
 
 from judge.catalogue import parse_wrong_solution
 from judge.exercise import load_all
-from site_client import sign_up, submit, wait_for_result
+from site_client import sign_up, stop_site, submit, wait_for_result
 
 EXERCISES = load_all()
+# SQLite only (docs/testing.md): the exercises through the site, a minute and a half per backend;
+# the pages and the grading they use run on PostgreSQL in test_pages.py and test_api.py.
+pytestmark = pytest.mark.parametrize("database_backend", ["sqlite"], scope="module")
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(module_databases):
     """One site for the module (its grading worker stays warm across the exercises)."""
     from judge.process import LocalLauncher
     from web.app import create_app
     from web.config import Settings
-    from web.services import services
 
-    folder = tmp_path_factory.mktemp("every-exercise")
     settings = Settings(
-        database_url=f"sqlite:///{folder / 'site.db'}",
+        database_url=module_databases.new(),
         secret_key="test",
         workers=1,
         sandbox="local",
@@ -36,7 +37,7 @@ def site(tmp_path_factory):
     client = app.test_client()
     sign_up(client, "every")
     yield app, client
-    services(app).queue.stop()
+    stop_site(app)
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)

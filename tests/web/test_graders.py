@@ -1,5 +1,6 @@
 """Grader processes beside the site: `python -m web serve` and two `python -m web grade` on one
-SQLite file grade 100 submissions exactly once, and a grader killed mid-job loses nothing."""
+database (SQLite file or PostgreSQL) grade 100 submissions exactly once, and a grader killed
+mid-job loses nothing."""
 
 from __future__ import annotations
 
@@ -121,12 +122,12 @@ class Process:
 
 
 @pytest.fixture
-def environment(tmp_path):
+def environment(tmp_path, database_url):
     if missing_assets():
         pytest.skip("the browser assets are not built (`make assets`); `serve` refuses to start without them")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROBJUDGE_")}
     pack = _write_pack(tmp_path / "course")
-    env.update(DATABASE_URL=f"sqlite:///{tmp_path / 'site.db'}", SECRET_KEY="test", PROBJUDGE_RATE_LIMITS="0",
+    env.update(DATABASE_URL=database_url, SECRET_KEY="test", PROBJUDGE_RATE_LIMITS="0",
                PROBJUDGE_EXERCISES=os.pathsep.join([str(pack), str(EXERCISES_DIR)]),
                PROBJUDGE_SANDBOX="local" if missing_required() else "strict", PROBJUDGE_WORKERS="1",
                PROBJUDGE_LEASE_SECONDS=str(LEASE_S), PROBJUDGE_ADMIN_PASSWORD="administrator-password")

@@ -15,9 +15,10 @@ from judge.exercise import resolve
 from judge.process import LocalLauncher
 from judge.sandbox.layers import missing_required
 from web.services import services
-from web.database import make_engine, session_factory, upgrade
+from web.database import make_engine, session_factory
 from web.exercises import sync_exercises
 from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
+from site_client import password_hash, stop_site
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Priority, Status, Submission, User
 
@@ -42,17 +43,13 @@ def launcher():
 
 
 @pytest.fixture
-def site(tmp_path):
-    url = f"sqlite:///{tmp_path / 'site.db'}"
-    upgrade(url)
-    engine = make_engine(url)
+def site(database_url):
+    engine = make_engine(database_url)
     sessions = session_factory(engine)
     with sessions() as session:
         sync_exercises(session)
-        for number in range(10):
-            user = User(name=f"user{number}")
-            user.set_password("password123")
-            session.add(user)
+        for number in range(10):  # nobody signs in: the hash is computed once per process (0.1 s each)
+            session.add(User(name=f"user{number}", password_hash=password_hash()))
         session.commit()
     yield sessions
     engine.dispose()
@@ -79,6 +76,9 @@ def _submit(site, queue, code: str = None, count: int = 1) -> list[int]:
         return [queue.submit(session, user, exercise, code or REFERENCE).id for _ in range(count)]
 
 
+# SQLite only (docs/testing.md): 80 s alone, after the parallel tests. On PostgreSQL, claiming each
+# grading once is checked by test_graders.py (100 submissions, three processes) and the tests below.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_fifty_submissions_from_ten_users_all_graded_once(site, launcher):
     queue = GradingQueue(site, launcher, workers=2)
     expected = {}
@@ -266,14 +266,16 @@ LOADER_KILLERS = [
 ]
 
 
-def test_submissions_that_kill_their_loader_do_not_stop_the_site(tmp_path, launcher):
+# SQLite only (docs/testing.md): about the sandbox's loader, not the database.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
+def test_submissions_that_kill_their_loader_do_not_stop_the_site(database_url, launcher):
     # Through the API, as a learner would: two loader-killing submissions (one per worker and
     # slot), then a correct one, which must be graded.
     from web.app import create_app
     from web.config import Settings
     from web.models import ApiToken
 
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", secret_key="test", workers=2,
+    app = create_app(Settings(database_url=database_url, secret_key="test", workers=2,
                               sandbox=launcher.level), launcher=launcher)
     try:
         with services(app).sessions() as session:
@@ -301,4 +303,4 @@ def test_submissions_that_kill_their_loader_do_not_stop_the_site(tmp_path, launc
         if hasattr(launcher, "free_slots"):
             assert launcher.free_slots == launcher.slots
     finally:
-        services(app).queue.stop()
+        stop_site(app)

@@ -89,6 +89,8 @@ def test_names_that_cannot_exist_find_nobody(make_site):
 COLLIDING = [(1, "admin"), (2, "bob"), (3, "Admin"), (4, "ADMIN"), (5, "Bob"), (6, "carol")]
 
 
+# SQLite-only: the sites that had revision 0001 ran on SQLite files (make_site opens this one).
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_migration_0002_keys_colliding_names_without_renaming_anyone(tmp_path, make_site, capsys):
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0001")  # a site as it was before keys

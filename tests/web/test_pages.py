@@ -170,6 +170,8 @@ def test_hidden_tests_and_solutions_are_never_served(make_site):
     assert "def test_" not in html
 
 
+# SQLite only (docs/testing.md): the download and the local judge store nothing.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_download_gives_a_file_the_local_judge_accepts(make_site, tmp_path, project_root):
     client = make_site().test_client()
     response = client.post("/exercises/39/download", data={"csrf_token": csrf_token(client, "/exercises/39"),

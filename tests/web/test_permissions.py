@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.web.course_site import course_world
-from tests.web.site_client import build_url, csrf_token, rules, sign_in
+from tests.web.site_client import build_url, csrf_token, rules, sign_in, stop_site
 
 # Routes of one course that only its instructors (and admins) may use.
 INSTRUCTOR_PREFIXES = ("/courses/<int:course_id>/", "/api/v1/courses/<int:course_id>/")
@@ -44,16 +44,13 @@ def kind(rule) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
+def world(module_databases):
     from judge.process import LocalLauncher
     from web.app import create_app
     from web.config import Settings
-    from web.services import services
-
-    path = tmp_path_factory.mktemp("permissions")
 
     def make_site(start_workers=False):
-        settings = Settings(database_url=f"sqlite:///{path / 'site.db'}", secret_key="test", workers=1,
+        settings = Settings(database_url=module_databases.new(), secret_key="test", workers=1,
                             sandbox="local", max_code_bytes=64 * 1024, rate_limits=False)
         return create_app(settings, launcher=LocalLauncher(), start_workers=start_workers)
 
@@ -67,7 +64,7 @@ def world(tmp_path_factory):
     clients[None] = (visitor, csrf_token(visitor, "/auth/sign-in"))
     built.clients = clients
     yield built
-    services(built.app).queue.stop()
+    stop_site(built.app)
 
 
 def answer(world, who, rule, method):
