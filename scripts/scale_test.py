@@ -66,21 +66,37 @@ def percentile(values: list[float], q: float) -> float:
 def run_scenario(
     folder: Path,
     database_url: str,
-    broker_url: str,
-    restart_redis: Callable[[], None],
+    broker_url: str | None,
+    restart_redis: Callable[[], None] | None,
     *,
     submissions: int = 200,
     learners: int = 50,
+    site_workers: int = 0,
     timeout_s: float = 600.0,
 ) -> Outcome:
-    """Run the scenario of the module docstring on a fresh database; never raises for a failed check."""
+    """Run the scenario of the module docstring on a fresh database; never raises for a failed check.
+
+    Without ``broker_url`` it is the default configuration's: graders that poll the database
+    (and ``site_workers`` threads in the site), nothing to restart. Every process that grades
+    must have written results (a check that the work was shared).
+    """
     from sqlalchemy import func, select
 
     from judge.verdicts import Verdict
     from web.models import Grading, Status, Submission
 
     started = time.monotonic()
-    stack = Stack(folder, database_url, broker_url=broker_url, graders=2, threads=1, lease_s=3, sweep_s=1, sleep_s=0.1)
+    stack = Stack(
+        folder,
+        database_url,
+        broker_url=broker_url,
+        graders=2,
+        threads=1,
+        site_workers=site_workers,
+        lease_s=3,
+        sweep_s=1,
+        sleep_s=0.1,
+    )
     problems: list[str] = []
     expected: dict[int, Verdict] = {}
     try:
@@ -97,7 +113,7 @@ def run_scenario(
             expected[stack.submit(headers[index % learners], code)] = Verdict.AC if index % 2 == 0 else Verdict.WA
             if index == submissions // 4:
                 held = _kill_while_holding(sessions, victim, marker)
-            if index == submissions // 2:
+            if index == submissions // 2 and restart_redis is not None:
                 sweeps_before = _sweep_count(stack)
                 restart_redis()
         deadline = time.monotonic() + timeout_s
@@ -129,6 +145,12 @@ def run_scenario(
                     "exactly the killed worker's grading should have been started twice; attempts: "
                     + ", ".join(f"grading {g.id}: {g.attempts} by {g.worker}" for g in restarted)
                 )
+            writers = {(g.worker or "").split(":")[1] for g in gradings if g.attempts == 1 and g.worker}
+            expected_writers = {str(p.popen.pid) for p in stack.grader_processes[1:]}
+            if site_workers:
+                expected_writers.add(str(stack.processes[0].popen.pid))
+            if not expected_writers <= writers:
+                problems.append(f"not every grading process wrote results: {sorted(expected_writers - writers)}")
             latencies = [
                 (g.finished_at - g.created_at).total_seconds()
                 for g in gradings
