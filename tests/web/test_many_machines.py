@@ -193,6 +193,45 @@ def test_a_task_claims_its_own_grading_once_and_a_duplicate_does_nothing(world):
         assert session.get(Grading, first).status is Status.queued  # untouched by the claim of another
 
 
+def _race(count: int, claim) -> list:
+    """``count`` threads call ``claim()`` at the same moment; what each got."""
+    barrier = threading.Barrier(count)
+    results: list = []
+    lock = threading.Lock()
+
+    def run() -> None:
+        barrier.wait()
+        got = claim()
+        with lock:
+            results.append(got)
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def test_eight_tasks_for_one_grading_at_once_make_one_claim(world):
+    queue = _queue(world)
+    [grading_id] = _submit(world, queue)
+    results = _race(8, lambda: queue.claim(f"worker-{threading.get_ident()}", grading_id=grading_id))
+    assert len(results) == 8 and len([r for r in results if r is not None]) == 1
+
+
+def test_eight_workers_claiming_at_once_take_five_gradings_once_each(world):
+    queue = _queue(world)
+    ids = _submit(world, queue, 5)
+    results = _race(8, lambda: queue.claim(f"worker-{threading.get_ident()}"))
+    claimed = sorted(r.grading_id for r in results if r is not None)
+    assert claimed == ids, "each grading claimed once, none left behind"
+
+
+def test_a_task_for_a_grading_that_does_not_exist_does_nothing(world):
+    assert _queue(world).claim("worker-a", grading_id=10**6) is None
+
+
 def test_a_task_waits_for_a_row_the_site_is_writing_rather_than_dropping_its_grading(world):
     # The site notes a grading's publish time right after publishing it; a worker that already
     # has the task must wait for that write, not skip the row (nobody else would grade it).
