@@ -157,6 +157,8 @@ def _stored(app) -> dict:
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE_BODIES))
+# SQLite only (docs/testing.md): the body is refused before any query; the count of rows is the same on both.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_every_api_post_answers_hostile_json_with_a_json_error_and_stores_nothing(make_site, kind):
     """Sent by the site admin (who may use every route) to real ids: the body is what fails."""
     world = course_world(make_site)

@@ -184,6 +184,8 @@ def test_download_gives_a_file_the_local_judge_accepts(make_site, tmp_path, proj
     assert judged.returncode == 0 and '"verdict": "AC"' in judged.stdout
 
 
+# SQLite only (docs/testing.md): a page and the grading queue, which test_grading runs on both databases.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_submit_shows_live_status_then_the_verdict(make_site):
     app = make_site()
     client = app.test_client()
