@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paced", type=int, default=12)
     parser.add_argument("--interval", type=float, default=1.5)
     parser.add_argument("--rejudge", type=int, default=120)
-    parser.add_argument("--quick", action="store_true", help="smaller counts (about 2 minutes)")
+    parser.add_argument("--quick", action="store_true", help="smaller counts (about 4 minutes on 2 cores)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     if args.quick:
