@@ -139,10 +139,17 @@ def _close_worker_state() -> None:
             _state = None
 
 
+MAX_GRADING_ID = 2**31 - 1  # the id column is PostgreSQL's INTEGER
+
+
 def _grade(grading_id: int) -> str:
-    """Claim grading ``grading_id`` and judge it; "skipped" when it is not this worker's to grade."""
+    """Claim grading ``grading_id`` and judge it; "skipped" when it is not this worker's to grade,
+    "refused" (logged) when the argument is not a grading id at all (never rounded to one)."""
+    if isinstance(grading_id, bool) or not isinstance(grading_id, int) or not 1 <= grading_id <= MAX_GRADING_ID:
+        log.error("probjudge.grade takes a grading id (an integer from 1 to %d), got %r", MAX_GRADING_ID, grading_id)
+        return "refused"
     state = worker_state()
-    claim = state.queue.claim(worker_name(threading.current_thread().name), grading_id=int(grading_id))
+    claim = state.queue.claim(worker_name(threading.current_thread().name), grading_id=grading_id)
     if claim is None:
         return "skipped"
     return "written" if state.queue.grade_claimed(claim) else "dropped"
