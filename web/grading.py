@@ -56,7 +56,17 @@ from judge.process import Launcher
 from judge.report import Report, first_failure
 from judge.runner import grade
 from judge.verdicts import Verdict
-from web.models import Exercise, Grader, Grading, Priority, Status, Submission, User, count_queued, utcnow
+from web.models import (
+    Exercise,
+    Grader,
+    Grading,
+    Priority,
+    Status,
+    Submission,
+    User,
+    count_queued,
+    database_now,
+)
 
 if TYPE_CHECKING:
     from web.broker import Broker
@@ -224,9 +234,10 @@ class GradingQueue:
         sent = self.broker.publish(gradings)
         if sent:
             with self.sessions() as session:
+                now = database_now(session)
                 for start in range(0, len(sent), 500):  # bounded IN lists
                     session.execute(
-                        _update(Grading).where(Grading.id.in_(sent[start : start + 500])).values(published_at=utcnow())
+                        _update(Grading).where(Grading.id.in_(sent[start : start + 500])).values(published_at=now)
                     )
                 session.commit()
         return len(sent)
@@ -256,7 +267,7 @@ class GradingQueue:
                     session.execute(
                         _update(Grading)
                         .where(Grading.id == grading_id, Grading.worker == worker, Grading.status == Status.running)
-                        .values(lease_expires_at=utcnow() - dt.timedelta(seconds=1))
+                        .values(lease_expires_at=database_now(session) - dt.timedelta(seconds=1))
                     )
                     released += 1
             session.commit()
@@ -310,7 +321,7 @@ class GradingQueue:
         worker = worker or worker_name()
         with self.sessions() as session:
             while True:
-                now = utcnow()
+                now = database_now(session)
                 claimable = or_(
                     Grading.status == Status.queued,
                     (Grading.status == Status.running) & (Grading.lease_expires_at < now),
@@ -420,7 +431,7 @@ class GradingQueue:
                     judge_version=report.judge_version,
                     exercise_hash=report.exercise.get("content_hash"),
                     report_json=report_json,
-                    finished_at=utcnow(),
+                    finished_at=database_now(session),
                     lease_expires_at=None,
                 )
             ),
@@ -449,7 +460,7 @@ class GradingQueue:
             return 0
         renewed = 0
         with self.sessions() as session:
-            until = utcnow() + dt.timedelta(seconds=self.lease_s)
+            until = database_now(session) + dt.timedelta(seconds=self.lease_s)
             for claim in claims:
                 result = cast(
                     CursorResult[Any],
@@ -470,8 +481,8 @@ class GradingQueue:
     def _seen(self, busy: int) -> None:
         """Create or renew this process's Grader row (its name is unique: host and pid)."""
         name = worker_name()[:128]
-        now = utcnow()
         with self.sessions() as session:
+            now = database_now(session)
             renewed = cast(
                 CursorResult[Any],
                 session.execute(

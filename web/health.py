@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from web.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable
-from web.models import Grader, Grading, Priority, Status, as_utc, utcnow
+from web.models import Grader, Grading, Priority, Status, as_utc, database_now
 
 SEEN_WINDOW_S = 60.0  # a grader whose heartbeat is older than this is not counted as alive
 LATENCY_WINDOW_S = 3600.0  # latency percentiles over the gradings finished in the last hour
@@ -51,7 +51,7 @@ def percentiles(values: list[float]) -> dict[str, Any]:
 def health_report(session: Session, broker: Broker | None, *, now: dt.datetime | None = None) -> dict[str, Any]:
     """The operator's view (the module docstring says what is in it). Never raises for a broker
     that is down: that is reported."""
-    now = now or utcnow()
+    now = now or database_now(session)
     problems: list[str] = []
     empty = {"waiting": 0, "running": 0, "stalled": 0, "unpublished": 0, "oldest_waiting_s": None, "broker_depth": None}
     queues: dict[str, dict[str, Any]] = {name: dict(empty) for name in ("live", "rejudge")}

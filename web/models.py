@@ -72,6 +72,26 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def database_now(session: Session) -> dt.datetime:
+    """The database server's clock, UTC and aware: what leases, heartbeats and the sweep compare.
+
+    Graders on many machines write and read the same lease and heartbeat times; taken from each
+    machine's own clock, a grader a minute slow would write leases already over for the others
+    (its gradings taken over at once), and one a few minutes fast would look alive after it died.
+    On PostgreSQL this is ``now()`` (the transaction's start); on SQLite (one machine) its own
+    ``'now'``, in milliseconds.
+    """
+    bind = session.get_bind()
+    if bind.dialect.name == "postgresql":
+        value = session.scalar(select(func.now()))
+        assert isinstance(value, dt.datetime)
+        return value.astimezone(dt.UTC)
+    if bind.dialect.name == "sqlite":
+        text = session.scalar(select(func.strftime("%Y-%m-%d %H:%M:%f", "now")))
+        return dt.datetime.fromisoformat(str(text)).replace(tzinfo=dt.UTC)
+    return utcnow()
+
+
 def as_utc(moment: dt.datetime) -> dt.datetime:
     """``moment`` with its time zone: SQLite hands back naive datetimes (all stored in UTC)."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)

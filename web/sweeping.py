@@ -8,8 +8,9 @@ Run every ``PROBJUDGE_SWEEP_SECONDS`` by Celery beat (``python -m web beat``) as
 2. **lease run out**: ``running`` gradings whose lease expired and that were not published since
    (their worker died or hangs: another worker takes them over, one more attempt);
 3. **lost by the broker**: when a queue holds fewer messages than the database has gradings
-   waiting for it (Redis restarted without its data, say), the waiting gradings published longest
-   ago, as many as are missing (a queue is first in, first out, so those are the ones a restart
+   waiting for it (``queued``, or ``running`` under a lease that ran out: Redis restarted without
+   its data, say, or a takeover message was lost), the waiting gradings published longest ago, as
+   many as are missing (a queue is first in, first out, so those are the ones a restart
    or a worker in mid-delivery took).
 
 Publishing twice is harmless: a task for a grading that is done or held does nothing (see
@@ -28,7 +29,7 @@ from sqlalchemy import CursorResult, Select, func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from web.broker import LIVE_QUEUE, QUEUES, Broker, BrokerUnavailable
-from web.models import Grading, Priority, Status, utcnow
+from web.models import Grading, Priority, Status, database_now
 
 log = logging.getLogger("probjudge.sweep")
 GRACE_S = 5.0  # a grading younger than this may still be on its way to the broker: left alone
@@ -56,7 +57,8 @@ def _in_queue(name: str):
 
 def sweep(sessions: sessionmaker[Session], broker: Broker, *, grace_s: float = GRACE_S) -> Swept:
     """Publish again what the broker should hold and does not (the module docstring says what)."""
-    now = utcnow()
+    with sessions() as session:
+        now = database_now(session)
     cutoff = now - dt.timedelta(seconds=grace_s)
     never = _republish(
         sessions,
@@ -86,7 +88,9 @@ def sweep(sessions: sessionmaker[Session], broker: Broker, *, grace_s: float = G
     lost = 0
     for name in QUEUES:
         published = (
-            Grading.status == Status.queued,
+            # Waiting for a worker: queued, or running under a lease that ran out (its takeover
+            # message may be the one that was lost).
+            or_(Grading.status == Status.queued, (Grading.status == Status.running) & (Grading.lease_expires_at < now)),
             Grading.published_at.is_not(None),
             Grading.published_at < cutoff,
             _in_queue(name),
