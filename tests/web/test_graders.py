@@ -24,7 +24,7 @@ from web.database import make_engine, session_factory
 from web.models import ApiToken, Grading, Status, Submission, User
 from web.serve import missing_assets
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
