@@ -7,7 +7,7 @@ TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.probjudge-installed
 PYTEST_ARGS ?=
 # Test processes (pytest-xdist): one per core, at most PYTEST_MAX_JOBS; PYTEST_JOBS=0 runs the tests
-# in this one process. The tests that start the strict sandbox (marker strict_sandbox) run afterwards,
+# in this one process. The tests that measure the whole machine (marker machine_wide) run afterwards,
 # alone, in one process (tests/conftest.py says why); exit status 5 is "none selected" (PYTEST_ARGS).
 PYTEST_JOBS ?= auto
 PYTEST_MAX_JOBS ?= 4
@@ -66,9 +66,9 @@ lint: venv
 	$(VENV)/bin/mypy judge web
 
 test: venv assets browser lint
-	$(PY) -m pytest -n $(PYTEST_JOBS) --maxprocesses $(PYTEST_MAX_JOBS) -m "not strict_sandbox" $(PYTEST_ARGS) \
+	$(PY) -m pytest -n $(PYTEST_JOBS) --maxprocesses $(PYTEST_MAX_JOBS) -m "not machine_wide" $(PYTEST_ARGS) \
 		|| [ $$? -eq 5 ]
-	$(PY) -m pytest -m strict_sandbox $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PY) -m pytest -m machine_wide $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 # Grading on many machines, on its own (make test runs it too, as tests/web/test_scale.py): needs
 # Debian's postgresql and redis-server; scripts/services.py starts throwaway ones on loopback.

@@ -23,12 +23,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 # `make test` runs the tests on every core (pytest-xdist, `-n auto`), then, alone and in one process,
-# the modules marked `strict_sandbox` (tests/security/test_*.py, tests/web/test_grading.py and
-# test_graders.py): one of them asserts, machine-wide, that no job cgroup outlives a killed judge and
-# removes stale ones, which another test's strict job, made a moment ago, would look like. A new
-# module that starts the strict sandbox takes the same `pytestmark`. (`xdist_group` would keep them
-# on one worker, but pytest-xdist 3.8 cannot group under pytest 9: it rewrites `item._nodeid`,
-# which pytest 9 no longer reads.) Everything else is independent of other tests.
+# the tests marked `machine_wide`: they measure the whole machine, which other tests running meanwhile
+# would disturb (test_host_resources.py's fallocate test: the free disk of /, /tmp and the project). A
+# new test that measures or changes something machine-wide takes the same mark. The tests that start
+# the strict sandbox (marker `strict_sandbox`) run in the parallel part: each judge has uids of its own
+# (`base_id`, per process), job cgroups of its own (the test of a killed judge finds its judge's through
+# the sleepers' /proc/PID/cgroup, and removes only those) and marker-named processes. (`xdist_group`
+# cannot keep tests on one worker: pytest-xdist 3.8 rewrites `item._nodeid`, which pytest 9 no longer
+# reads.) Everything else is independent of other tests.
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,9 @@ algorithm the statement names stays under a third of it, even beside two busy pr
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -15,25 +16,25 @@ from judge.verdicts import Verdict
 SLOW_CORRECT = [(exercise, path) for exercise in load_all() for path in exercise.correct_solutions()]
 
 
-def _busy(stop) -> None:
-    while not stop.is_set():
-        sum(range(10_000))
+# A bare interpreter that says it is running, then spins. (multiprocessing's spawn children re-imported
+# this module, torch and the judge first: seconds each before they spun, and up to 10 s more in the
+# teardown, waiting for one still importing to see its stop event.)
+BUSY = "import sys\nprint('busy', flush=True)\nwhile True:\n    sum(range(10_000))\n"
 
 
 @pytest.fixture
 def two_busy_processes():
-    """Two processes that keep both of this machine's cores busy while the test runs."""
-    context = multiprocessing.get_context("spawn")
-    stop = context.Event()
-    workers = [context.Process(target=_busy, args=(stop,), daemon=True) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    yield
-    stop.set()
-    for worker in workers:
-        worker.join(10)
-        if worker.is_alive():
+    """Two processes that keep both of this machine's cores busy while the test runs, from its start."""
+    workers = [subprocess.Popen([sys.executable, "-c", BUSY], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        for worker in workers:
+            assert worker.stdout.readline() == "busy\n"  # spinning before the judging starts
+        yield
+    finally:
+        for worker in workers:
             worker.kill()
+            worker.wait()
+            worker.stdout.close()
 
 
 @pytest.mark.parametrize("exercise, path", SLOW_CORRECT, ids=lambda v: getattr(v, "stem", getattr(v, "folder", "")))

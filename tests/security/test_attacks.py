@@ -25,7 +25,7 @@ from judge.verdicts import Verdict
 
 from attack_support import CANARY, DATABASE, assert_contained, assert_judge_healthy, grade, needs_strict
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 strict = pytest.importorskip("judge.sandbox.strict")

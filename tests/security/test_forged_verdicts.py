@@ -22,7 +22,7 @@ from judge.runner import judge_file
 from attack_support import (FORGE, LEVELS, assert_contained, assert_judge_healthy, frame_body, grade_source,
                             write_source)
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 SIXTY_MB = 60 << 20

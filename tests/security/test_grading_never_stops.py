@@ -26,7 +26,7 @@ from judge.verdicts import Verdict
 from attack_support import (FORGE, LEVELS, assert_contained, assert_judge_healthy, assert_no_leak, frame_body,
                             grade_source, needs_strict, write_source)
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 REFERENCE = resolve("39").reference_path.read_text()

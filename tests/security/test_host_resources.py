@@ -11,11 +11,13 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +28,7 @@ from judge.verdicts import Verdict
 from attack_support import (LEVELS, assert_contained, assert_judge_healthy, grade, kill_quietly, marker,
                             needs_strict, processes_named, renamer, write_attack)
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 HOST_DISKS = ("/", "/tmp", str(PROJECT_ROOT))
@@ -57,6 +59,8 @@ FALLOCATE = """
 """
 
 
+# Measures the host's free disk: run alone, after the parallel tests (tests/conftest.py says why).
+@pytest.mark.machine_wide
 @pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
 def test_fallocate_on_the_output_takes_no_host_disk(level_launcher, quick_exercise, tmp_path):
     before = _free_bytes()
@@ -154,12 +158,29 @@ JUDGE_ENDINGS = [
 ]
 
 
-def _job_cgroups() -> set[str]:
+def _job_cgroups_of(pids: list[int]) -> set[Path]:
+    """The job cgroup directories that hold ``pids`` (from /proc/PID/cgroup): this judge's own, never
+    another test's, so the test may run beside others that grade under the strict sandbox."""
     from judge.sandbox import cgroups
 
-    root = cgroups.ROOT
-    parents = [root / cgroups.GROUP, root / "memory" / cgroups.GROUP, root / "pids" / cgroups.GROUP]
-    return {str(child) for parent in parents if parent.is_dir() for child in parent.iterdir() if child.is_dir()}
+    found = set()
+    for pid in pids:
+        try:
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            _, controllers, path = line.split(":", 2)
+            if not path.startswith(f"/{cgroups.GROUP}/"):
+                continue
+            # v2: one unified line; v1: one line per hierarchy (memory, pids), each mounted under ROOT/name.
+            hierarchy = cgroups.ROOT if not controllers else cgroups.ROOT / controllers.split(",")[0]
+            found.add(hierarchy / path.lstrip("/"))
+    return found
+
+
+def _existing(paths: set[Path]) -> set[Path]:
+    return {path for path in paths if path.is_dir()}
 
 
 @pytest.mark.parametrize("level, ending", JUDGE_ENDINGS)
@@ -170,13 +191,19 @@ def test_nothing_outlives_a_judge_that_is_killed(tmp_path, level, ending):
     path = write_attack(tmp_path, body)
     command = [sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), "test", "39", str(path), "--public-only",
                "--sandbox", level]
-    cgroups_before = _job_cgroups()
     judge = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=PROJECT_ROOT)
     try:
         deadline = time.monotonic() + 120
         while len(processes_named(name)) < 2 and time.monotonic() < deadline and judge.poll() is None:
             time.sleep(0.1)
-        assert len(processes_named(name)) == 2, "the attack did not start its sleepers"
+        sleepers = processes_named(name)
+        assert len(sleepers) == 2, "the attack did not start its sleepers"
+        job_cgroups = _job_cgroups_of(sleepers)
+        if level == "strict":
+            from judge.sandbox import cgroups
+
+            if cgroups.detect().available:  # v1: a memory and a pids cgroup; v2: one
+                assert len(job_cgroups) == (1 if cgroups.detect().version == 2 else 2), job_cgroups
         judge.send_signal(ending)
         judge.wait(timeout=30)
         left = _wait_until_gone(name)
@@ -184,16 +211,21 @@ def test_nothing_outlives_a_judge_that_is_killed(tmp_path, level, ending):
         if level == "strict":
             from judge.sandbox import cgroups
 
-            left_behind = _job_cgroups() - cgroups_before
             if ending == signal.SIGTERM:  # the judge ends like on Ctrl+C: it removes its cgroups itself
-                assert not left_behind, left_behind
+                assert not _existing(job_cgroups), _existing(job_cgroups)
             else:  # killed outright: the next launcher removes them once they are stale (and empty:
-                # the job's last process may still be exiting, so try for a while)
+                # the job's last process may still be exiting, so try for a while). Ours are aged past
+                # STALE_AFTER_S rather than removing with older_than_s=0, which would also remove other
+                # tests' fresh, empty job cgroups (made a moment ago, about to be joined).
+                left_behind = _existing(job_cgroups)
+                stale = time.time() - 2 * cgroups.STALE_AFTER_S
                 deadline = time.monotonic() + 20
-                while _job_cgroups() - cgroups_before and time.monotonic() < deadline:
-                    cgroups.remove_stale(cgroups.detect(), older_than_s=0)
+                while _existing(job_cgroups) and time.monotonic() < deadline:
+                    for path in _existing(job_cgroups):
+                        os.utime(path, (stale, stale))
+                    cgroups.remove_stale(cgroups.detect())
                     time.sleep(0.2)
-                assert not _job_cgroups() - cgroups_before, left_behind
+                assert not _existing(job_cgroups), left_behind
     finally:
         if judge.poll() is None:
             judge.kill()

@@ -15,7 +15,7 @@ from judge.verdicts import Verdict
 
 from attack_support import LEVELS, assert_judge_healthy
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 SOURCE = '''

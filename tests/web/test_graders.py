@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from scale_test import run_scenario  # noqa: E402
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 

@@ -22,7 +22,7 @@ from site_client import password_hash, stop_site
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Priority, Status, Submission, User
 
-# Run alone, after the parallel tests (tests/conftest.py says why).
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 EXERCISE = resolve("39")

@@ -27,7 +27,7 @@ from scale_test import run_scenario  # noqa: E402
 from services import ServiceError, local_services  # noqa: E402
 from stack import REFERENCE, Stack, fresh_database  # noqa: E402
 
-# Grader processes start the strict sandbox: run alone, after the parallel tests (tests/conftest.py).
+# Grader processes start the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
 
 
