@@ -93,7 +93,7 @@ def run_scenario(
         graders=2,
         threads=1,
         site_workers=site_workers,
-        lease_s=3,
+        lease_s=10,  # heartbeats every 3.3 s: a loaded machine (tests run in parallel) never misses one
         sweep_s=1,
         sleep_s=0.1,
     )
