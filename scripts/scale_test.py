@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import tempfile
 import time
@@ -95,7 +96,7 @@ def run_scenario(
         site_workers=site_workers,
         lease_s=10,  # heartbeats every 3.3 s: a loaded machine (tests run in parallel) never misses one
         sweep_s=1,
-        sleep_s=0.1,
+        sleep_s=0.2,
     )
     problems: list[str] = []
     expected: dict[int, Verdict] = {}
@@ -173,20 +174,32 @@ def run_scenario(
 
 
 def _kill_while_holding(sessions, victim, marker: str) -> int | None:
-    """SIGKILL ``victim`` as soon as it holds a grading; return that grading's id (None: never held)."""
+    """SIGKILL ``victim`` while it holds a grading; return that grading's id (None: never held).
+
+    The victim is frozen (SIGSTOP) before the check that it still holds the grading, so it cannot
+    finish it between the check and the kill; if it had finished, it is thawed and watched again.
+    """
+    import signal
+
     from sqlalchemy import select
 
     from web.models import Grading, Status
 
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    def holding():
         with sessions() as session:
-            held = session.scalar(
+            return session.scalar(
                 select(Grading.id).where(Grading.status == Status.running, Grading.worker.contains(marker))
             )
-        if held is not None:
-            victim.kill()
-            return held
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if holding() is not None:
+            os.killpg(victim.popen.pid, signal.SIGSTOP)
+            held = holding()
+            if held is not None:
+                victim.kill()
+                return held
+            os.killpg(victim.popen.pid, signal.SIGCONT)
         time.sleep(0.02)
     return None
 
