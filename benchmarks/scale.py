@@ -43,6 +43,8 @@ for folder in (ROOT, ROOT / "scripts"):
 from services import local_services  # noqa: E402
 from stack import Stack, fresh_database  # noqa: E402
 
+from web.health import percentiles  # noqa: E402
+
 LEARNERS = 20
 LIVE_TARGET = 1.5  # live latency during a rejudge, as a multiple of the quiet figure
 TIME_CAP_S = 900.0  # the whole benchmark stops (and says so) past this
@@ -63,11 +65,6 @@ def _codes() -> list[str]:
     exercise = resolve("39")
     wrong = sorted((exercise.solutions_root / "wrong").glob("*.py"))[:3]
     return [exercise.reference_path.read_text()] + [path.read_text() for path in wrong]
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(int(-(-q * len(ordered) // 1)), 1) - 1] if ordered else float("nan")
 
 
 def _wait(stack: Stack, ids: list[int], deadline: float) -> dict[int, tuple[float, float]]:
@@ -96,7 +93,8 @@ def _wait(stack: Stack, ids: list[int], deadline: float) -> dict[int, tuple[floa
 def _as_run(name: str, times: dict[int, tuple[float, float]]) -> Run:
     latencies = [finished - created for created, finished in times.values()]
     span = max(f for _, f in times.values()) - min(c for c, _ in times.values())
-    return Run(name, len(times), 60.0 * len(times) / span, _percentile(latencies, 0.5), _percentile(latencies, 0.95))
+    figures = percentiles(latencies)  # the health report's nearest-rank percentiles
+    return Run(name, len(times), 60.0 * len(times) / span, figures["p50"], figures["p95"])
 
 
 def burst(stack: Stack, count: int, deadline: float) -> tuple[Run, list[int]]:

@@ -56,14 +56,6 @@ class Outcome:
         return line if self.passed else line + "; FAILED: " + "; ".join(self.problems)
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The ``q``-quantile (0..1) of ``values`` by the nearest rank; 0 for none."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
-
-
 def run_scenario(
     folder: Path,
     database_url: str,
@@ -84,6 +76,7 @@ def run_scenario(
     from sqlalchemy import func, select
 
     from judge.verdicts import Verdict
+    from web.health import percentiles
     from web.models import Grading, Status, Submission
 
     started = time.monotonic()
@@ -158,14 +151,15 @@ def run_scenario(
                 if g.finished_at is not None and g.created_at is not None
             ]
         sweep_published = _sweep_count(stack) - sweeps_before
+        figures = percentiles(latencies)  # the health report's nearest-rank percentiles
         return Outcome(
             submissions=submissions,
             graded_once=len(once),
             right_verdicts=len(right),
             taken_over=len(taken_over),
             sweep_published=sweep_published,
-            p50_s=percentile(latencies, 0.5),
-            p95_s=percentile(latencies, 0.95),
+            p50_s=figures["p50"] or 0.0,
+            p95_s=figures["p95"] or 0.0,
             elapsed_s=time.monotonic() - started,
             problems=tuple(problems),
         )

@@ -21,7 +21,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
@@ -260,11 +259,3 @@ class Stack:
             if answer.status != 202:
                 raise RuntimeError(f"submission refused: {answer.status}")
             return int(json.load(answer)["id"])
-
-    def health(self, token_headers: dict[str, str] | None = None) -> dict:
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/api/health", headers=token_headers or {})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                return json.load(answer)
-        except urllib.error.HTTPError as error:
-            return json.loads(error.read() or b"{}")

@@ -20,8 +20,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from web.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable
-from web.models import Grader, Grading, Priority, Status, as_utc, database_now
+from web.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable, queue_for
+from web.models import Grader, Grading, Status, as_utc, database_now
 
 SEEN_WINDOW_S = 60.0  # a grader whose heartbeat is older than this is not counted as alive
 LATENCY_WINDOW_S = 3600.0  # latency percentiles over the gradings finished in the last hour
@@ -30,7 +30,8 @@ LIVE_WAIT_WARNING_S = 120.0
 
 
 def _queue_name(priority: int) -> str:
-    return "live" if priority <= Priority.live else "rejudge"
+    """The report's name of the queue a grading of ``priority`` goes to (web.broker decides)."""
+    return "live" if queue_for(priority) == LIVE_QUEUE else "rejudge"
 
 
 BROKER_QUEUES = {"live": LIVE_QUEUE, "rejudge": REJUDGE_QUEUE}  # the report's names -> the broker's
