@@ -96,8 +96,9 @@ class Exercise:
 
     @property
     def wall_cap_s(self) -> float:
-        """The wall-clock cap of one test case: for code that sleeps or blocks, never for slow code
-        (that is the CPU limit's job, which load on the machine does not change)."""
+        """The wall-clock cap of one test case's learner calls, together: for code that sleeps or
+        blocks, never for slow code (that is the CPU limit's job, which load on the machine does not
+        change). The judge's own work between the calls is not charged to it."""
         return self.wall_limit_s if self.wall_limit_s is not None else WALL_FACTOR * self.time_limit_s
 
     @property

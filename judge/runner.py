@@ -411,15 +411,16 @@ def _run_case(
     """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
     # The limit is the learner's CPU time (what load on the machine does not stretch), read from
-    # the kernel; the wall clock only caps code that sleeps or blocks. The judge's own work between
-    # calls (cases, targets, statistics) runs in this process and never counts.
+    # the kernel; the wall clock only caps code that sleeps or blocks, and only the time spent in
+    # the learner's calls is charged to it. The judge's own work between calls (cases, targets,
+    # statistics) runs in this process and counts against neither.
     cpu_clock = getattr(process, "cpu_time_s", None)  # None: an in-process learner (the browser's)
     cpu_start = cpu_clock() if cpu_clock else 0.0
     ctx = Context(
         seed=case_seed,
         device=device,
         budget=budget,
-        deadline=time.monotonic() + exercise.wall_cap_s,
+        wall_left_s=exercise.wall_cap_s,
         cpu_deadline=cpu_start + exercise.time_limit_s if cpu_clock else float("inf"),
         cpu_limit_s=exercise.time_limit_s,
     )

@@ -70,7 +70,10 @@ class Context:
     seed: int
     device: str
     budget: FalseFailureBudget
-    deadline: float  # time.monotonic() value at which the case hits its wall-clock cap
+    # Wall-clock seconds the learner's calls may still take in this case (the cap is for code that
+    # sleeps or blocks). Only time inside calls is charged: the judge's own work between calls
+    # (cases, targets, statistics) never is, so a busy judge cannot turn a correct answer into TLE.
+    wall_left_s: float = float("inf")
     cpu_deadline: float = float("inf")  # the learner process's cpu_time_s() at which the case runs out of CPU
     cpu_limit_s: float | None = None  # the case's CPU-time limit (for messages)
     records: list[CheckRecord] = field(default_factory=list)
@@ -102,8 +105,12 @@ class Context:
         return derive_seed(self.seed, label)
 
     def remaining_s(self) -> float:
-        """Seconds left before the case's wall-clock cap."""
-        return max(0.0, self.deadline - time.monotonic())
+        """Wall-clock seconds the learner's calls may still take before the case's cap."""
+        return max(0.0, self.wall_left_s)
+
+    def charge_wall(self, seconds: float) -> None:
+        """Count ``seconds`` spent waiting for one learner call against the case's wall cap."""
+        self.wall_left_s -= max(0.0, seconds)
 
 
 class Submission:
@@ -151,9 +158,13 @@ class Submission:
                 if ctx.cpu_deadline != float("inf")
                 else {}
             )
-            result = self._process.call(
-                name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **cpu
-            )
+            started = time.monotonic()
+            try:
+                result = self._process.call(
+                    name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **cpu
+                )
+            finally:
+                ctx.charge_wall(time.monotonic() - started)
             if result.modified and self._inputs_read_only:
                 _fail_modified(name, result.modified)
             return result.value

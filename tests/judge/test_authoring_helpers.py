@@ -88,7 +88,7 @@ COIN = torch.tensor([0.7, 0.3], dtype=torch.float64)
 @pytest.fixture
 def ctx():
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4, pairs=4, independence=2, seeds=4))
-    return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+    return Context(seed=1, device="cpu", budget=budget)
 
 
 def _tosses(n=4_000, seed=0, p=0.3):

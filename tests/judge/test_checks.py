@@ -16,7 +16,7 @@ from judge.testing import Context
 @pytest.fixture
 def ctx():
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4, independence=1, seeds=1))
-    return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+    return Context(seed=1, device="cpu", budget=budget)
 
 
 def _draws(probs, n, seed=0):
@@ -95,7 +95,7 @@ def test_seed_check_fails_identical_output_and_refuses_a_too_small_case(ctx):
     with pytest.raises(CheckFailed, match="exactly the same"):
         checks.expect_different_under_seeds(ctx, draws, draws.clone(), probs, label="seeds")
     tiny = FalseFailureBudget(1e-6, BudgetDeclaration(seeds=1))
-    small = Context(seed=1, device="cpu", budget=tiny, deadline=float("inf"))
+    small = Context(seed=1, device="cpu", budget=tiny)
     with pytest.raises(RuntimeError, match="enlarge the case"):
         checks.expect_different_under_seeds(small, draws[:, :3], draws[:, 3:6], probs, label="seeds")
 

@@ -28,7 +28,7 @@ P_TRUE, N_DRAWS = 0.3, 400
 
 def _ctx(calibration: int = 2, unbiased: int = 2) -> Context:
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(calibration=calibration, unbiased=unbiased))
-    return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+    return Context(seed=1, device="cpu", budget=budget)
 
 
 def wald_coverage(p: float, n: int, z: float) -> float:
@@ -303,7 +303,7 @@ def test_a_mistake_coverage_a_hair_above_one_is_clamped_not_an_internal_error():
 
 def test_independent_rows_takes_a_diagnosis_for_outcomes_that_are_not_draws():
     ctx = Context(
-        seed=1, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration(independence=1)), deadline=float("inf")
+        seed=1, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration(independence=1))
     )
     counts = torch.full((500,), 3, dtype=torch.int64)  # constant rows: "sorted" would mislead
     probs = torch.full((8,), 1 / 8, dtype=torch.float64)

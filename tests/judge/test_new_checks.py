@@ -26,7 +26,7 @@ PROBS = torch.tensor([0.3, 0.25, 0.2, 0.1, 0.08, 0.05, 0.02], dtype=torch.float6
 @pytest.fixture
 def ctx():
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4, pairs=4, independence=2, seeds=1))
-    return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+    return Context(seed=1, device="cpu", budget=budget)
 
 
 def _iid(n: int, seed: int) -> torch.Tensor:
