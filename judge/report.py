@@ -118,6 +118,8 @@ class Report:
     diagnosis: str | None = None  # the first known mistake a failing case named
     output: str = ""  # the tail of what the learner's code printed
     environment: dict[str, Any] = field(default_factory=dict)
+    # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.runner.TimeSplit`.
+    timing: dict[str, float] = field(default_factory=dict)
 
     @property
     def passed(self) -> int:
@@ -148,6 +150,7 @@ class Report:
                 "cases": [c.to_json() for c in self.cases],
                 "output": self.output,
                 "environment": self.environment,
+                "timing": {key: round(value, 3) for key, value in self.timing.items()},
             }
         )
 

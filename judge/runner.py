@@ -23,6 +23,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -179,6 +180,40 @@ def _judge_on_one_thread() -> None:
         _ONE_THREAD = True
 
 
+@dataclass
+class TimeSplit:
+    """Where one judging's wall time goes, for reports, operators and benchmarks (never a verdict).
+
+    ``start``: starting the learner's process and loading its file (restarts too); ``learner``:
+    inside the learner's functions, as its process reports it (clamped to each call's wall time);
+    ``transfer``: the rest of the calls' wall time (encoding, the pipe, decoding, both sides);
+    ``end``: closing the process; ``judge``: everything else (cases, targets, statistics, report).
+    """
+
+    start_s: float = 0.0
+    learner_s: float = 0.0
+    transfer_s: float = 0.0
+    end_s: float = 0.0
+    calls: int = 0
+
+    def add_case(self, ctx: Context) -> None:
+        self.calls += ctx.calls
+        self.learner_s += ctx.learner_s
+        self.transfer_s += max(0.0, ctx.call_wall_s - ctx.learner_s)
+
+    def as_report(self, total_s: float) -> dict[str, float]:
+        """Milliseconds per part (``judge_ms`` is what the others leave of ``total_s``) and the call count."""
+        parts = self.start_s + self.learner_s + self.transfer_s + self.end_s
+        return {
+            "start_ms": self.start_s * 1000,
+            "learner_ms": self.learner_s * 1000,
+            "transfer_ms": self.transfer_s * 1000,
+            "judge_ms": max(0.0, total_s - parts) * 1000,
+            "end_ms": self.end_s * 1000,
+            "calls": self.calls,
+        }
+
+
 class _Run:
     """One judging: its suites and budget, its learner (restarted when it dies), its report."""
 
@@ -214,6 +249,7 @@ class _Run:
         self.restarts = 0
         self.last_output = ""  # what the last process that died printed, when no process is left at the end
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
+        self.split = TimeSplit()
         self.result = Report(
             exercise=exercise.summary(),
             verdict=Verdict.AC,
@@ -268,7 +304,9 @@ class _Run:
                 self._run_cases()
         finally:
             if self.owned and self.process is not None:
+                closing = time.monotonic()
                 self.process.close()
+                self.split.end_s += time.monotonic() - closing
         self.result.verdict = _submission_verdict(self.result.cases)
         self._say_first_failure()
         return self._finish()
@@ -279,13 +317,17 @@ class _Run:
         if self.unreadable is not None:
             raise self.unreadable
         assert self.source is not None  # None only for a file that could not be read (unreadable)
-        return LearnerProcess(
-            self.source,
-            device=self.device,
-            memory_limit_mb=self.exercise.memory_limit_mb,
-            load_timeout_s=self.exercise.time_limit_s,
-            launcher=self.launcher,
-        )
+        starting = time.monotonic()
+        try:
+            return LearnerProcess(
+                self.source,
+                device=self.device,
+                memory_limit_mb=self.exercise.memory_limit_mb,
+                load_timeout_s=self.exercise.time_limit_s,
+                launcher=self.launcher,
+            )
+        finally:
+            self.split.start_s += time.monotonic() - starting
 
     def _start_and_check_signatures(self) -> bool:
         """Start the learner (unless given) and compare its functions with the exercise's; False
@@ -319,7 +361,7 @@ class _Run:
                 continue
             assert self.process is not None  # _learner_for started one, or reported why not
             result, fit_statistics = _run_case(
-                case, self.process, self.exercise, self.master_seed, self.device, self.budget
+                case, self.process, self.exercise, self.master_seed, self.device, self.budget, self.split
             )
             if fit_statistics:
                 self.fit_groups.append((case.title, fit_statistics))
@@ -386,7 +428,9 @@ class _Run:
 
     def _finish(self) -> Report:
         self.result.false_failure_budget = self.budget.summary()
-        self.result.time_ms = (time.monotonic() - self.started) * 1000
+        total_s = time.monotonic() - self.started
+        self.result.time_ms = total_s * 1000
+        self.result.timing = self.split.as_report(total_s)
         return redact_report(self.result)
 
 
@@ -406,9 +450,16 @@ def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:
 
 
 def _run_case(
-    case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str, budget: FalseFailureBudget
+    case: CaseSpec,
+    process: Learner,
+    exercise: Exercise,
+    master_seed: int,
+    device: str,
+    budget: FalseFailureBudget,
+    split: TimeSplit | None = None,
 ) -> tuple[CaseResult, list[tuple[float, int, float]]]:
-    """Run one test function; return its result and, when it passed, its fit statistics."""
+    """Run one test function; return its result and, when it passed, its fit statistics (and add
+    its calls' time to ``split``)."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
     # The limit is the learner's CPU time (what load on the machine does not stretch), read from
     # the kernel; the wall clock only caps code that sleeps or blocks, and only the time spent in
@@ -459,6 +510,8 @@ def _run_case(
     if cpu_clock:
         result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
     result.checks = ctx.records
+    if split is not None:
+        split.add_case(ctx)
     if result.statistic is None and ctx.records:
         decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))
         result.statistic, result.p_value = decisive.statistic, decisive.p_value

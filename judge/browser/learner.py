@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import time
 from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
@@ -133,8 +134,8 @@ class InProcessLearner:
         cpu_deadline_s: float = float("inf"),
         cpu_limit_s: float | None = None,
     ) -> CallResult:
-        """Call the learner's ``function`` on copies of the arguments: a copy of its value, 0 ms, and
-        the tensor arguments it changed in place."""
+        """Call the learner's ``function`` on copies of the arguments: a copy of its value, the
+        milliseconds the function ran, and the tensor arguments it changed in place."""
         del timeout_s, cpu_deadline_s, cpu_limit_s  # enforced by whoever runs this interpreter (module docstring)
         torch = self._torch
         if options.global_seed is not None:
@@ -149,6 +150,7 @@ class InProcessLearner:
             if options.extreme_uniforms is not None
             else nullcontext()
         )
+        started = time.perf_counter()
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output), extremes:
                 value = target(*args, **kwargs)
@@ -159,8 +161,9 @@ class InProcessLearner:
                 self.unavailable[str(text)] = text
                 raise NotInBrowser(text) from None
             raise LearnerRaised(exception_info(describe_exception(error, self._filename))) from None
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
         modified = tuple(name for name, tensor in inputs.items() if not same_tensor(before[name], tensor))
-        return CallResult(self._copy(value), 0.0, modified)
+        return CallResult(self._copy(value), elapsed_ms, modified)
 
     def _copy(self, value: Any) -> Any:
         torch = self._torch

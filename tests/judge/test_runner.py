@@ -412,3 +412,29 @@ def test_judge_file_imports_helpers_beside_the_file_and_reports_unreadable_files
     report = judge_file(exercise39, tmp_path / "absent.py", seed=1, suites=("public",))
     assert report.verdict is Verdict.CE and "cannot be read" in report.message
     assert {c.verdict for c in report.cases} == {Verdict.SK}
+
+
+def test_the_report_says_where_its_time_went(tmp_path, learner_file):
+    """``timing`` splits time_ms into start, learner, transfer, judge and end; the learner's share is
+    what its functions ran (here a known sleep), the judge's what the suite spent between calls."""
+    exercise = _fake_exercise(
+        tmp_path,
+        905,
+        """
+        import time
+        from judge.checks import expect
+
+        def test_two_calls(sub, ctx):
+            expect(sub.double(1) == 2, "double doubles")
+            time.sleep(0.3)  # the judge's own work
+            expect(sub.double(2) == 4, "double doubles")
+    """,
+    )
+    path = learner_file("import time\n\ndef double(x):\n    time.sleep(0.2)\n    return 2 * x\n")
+    report = judge_file(exercise, path, seed=1, suites=("public",))
+    timing = report.to_json()["timing"]
+    assert set(timing) == {"start_ms", "learner_ms", "transfer_ms", "judge_ms", "end_ms", "calls"}
+    assert timing["calls"] == 2
+    assert 400 <= timing["learner_ms"] < 1400
+    assert timing["judge_ms"] >= 300
+    assert sum(v for k, v in timing.items() if k != "calls") == pytest.approx(report.time_ms, abs=0.01)
