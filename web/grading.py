@@ -97,6 +97,9 @@ class Claim:
     grading_id: int
     submission_id: int
     attempt: int
+    # What to judge, read in the claim's own transaction (None only in the claim _give_up writes IE for).
+    exercise_number: int | None = None
+    code: str | None = None
 
 
 def worker_name(thread: str = "") -> str:
@@ -370,11 +373,20 @@ class GradingQueue:
                         )
                     ),
                 )
+                if claimed.rowcount != 1:
+                    session.commit()
+                    if grading_id is not None:
+                        return None
+                    continue
+                # What to judge, in the same transaction: a grading costs the database two, its
+                # claim and its result, and no session is held while it is judged.
+                number, code = session.execute(
+                    select(Exercise.number, Submission.code)
+                    .join(Submission, Submission.exercise_id == Exercise.id)
+                    .where(Submission.id == submission_id)
+                ).one()
                 session.commit()
-                if claimed.rowcount == 1:
-                    return Claim(picked, submission_id, attempts + 1)
-                if grading_id is not None:
-                    return None
+                return Claim(picked, submission_id, attempts + 1, number, code)
 
     def _give_up(self, session: Session, grading_id: int, attempts: int, still: list) -> None:
         """Store IE for a grading whose judging kept being interrupted (it may kill its grader)."""
@@ -551,10 +563,8 @@ class GradingQueue:
 
     def judge(self, claim: Claim) -> Report:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
-        with self.sessions() as session:
-            submission = session.get(Submission, claim.submission_id)
-            assert submission is not None  # a claimed grading's submission
-            number, code = submission.exercise.number, submission.code
+        number, code = claim.exercise_number, claim.code
+        assert number is not None and code is not None  # read by claim(), in its transaction
         return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher)
 
     def _store_internal_error(self, claim: Claim, reference: str) -> bool:
