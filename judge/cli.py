@@ -691,12 +691,17 @@ def _api_call(args: argparse.Namespace, method: str, url: str, body: dict | None
 
 
 def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
-    """Submit ``code`` and poll until the server has graded it (SystemExit past ``--timeout``)."""
+    """Submit ``code`` and wait until the server has graded it (SystemExit past ``--timeout``).
+
+    Each GET asks the server to hold its answer until the verdict is in (``?wait=``, at most 20 s,
+    under the request's 30 s timeout); a server that answers early (busy, or older) is asked again
+    after half a second."""
     base = args.server.rstrip("/") + "/api/v1"
     created = _api_call(args, "POST", f"{base}/submissions", {"exercise": args.exercise, "code": code})
     deadline = time.monotonic() + args.timeout
     while True:
-        answer = _api_call(args, "GET", f"{base}/submissions/{created['id']}")
+        wait_s = int(max(0.0, min(20.0, deadline - time.monotonic())))
+        answer = _api_call(args, "GET", f"{base}/submissions/{created['id']}?wait={wait_s}")
         if answer["status"] == "done":
             return answer
         if time.monotonic() > deadline:

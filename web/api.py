@@ -23,7 +23,7 @@ from judge.wire import nesting_exceeds
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
-from web.lookup import find_exercise, visible_submission
+from web.lookup import find_exercise, submission_when_graded, visible_submission
 from web.models import ApiToken, Exercise
 from web.presenting import grading_summary, submission_view
 from web.services import services
@@ -140,7 +140,9 @@ def create_submission():
 @api.get("/submissions/<int:submission_id>")
 @token_required
 def get_submission(submission_id: int):
-    submission = visible_submission(submission_id, g.user)
+    """The submission as the caller may see it; ``?wait=S`` first waits up to S seconds (at most
+    30) for its verdict, so a client learns it the moment it is written without polling."""
+    submission = submission_when_graded(submission_id, g.user)
     access = access_for(g.db, g.user, submission)
     view = submission_view(submission, g.user, g.lang, access)
     # Whoever may open it (its author, those who teach its author) may read its code.

@@ -42,6 +42,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -73,6 +74,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("probjudge.grading")
 POLL_SECONDS = 1.0  # how often an idle worker looks for gradings written by other processes
+# A request waiting for a verdict (``?wait=``) looks at the database this often when the result may
+# come from another process; this process's own workers wake it at once.
+VERDICT_POLL_SECONDS = 0.1
+MAX_WAIT_SECONDS = 30.0  # the longest a request may wait for a verdict
+# Requests waiting for a verdict at once, per site process: each holds one of the server's threads
+# (waitress runs 8), so past this many a request answers at once and its client asks again.
+MAX_WAITING_REQUESTS = 4
 MAX_GRADING_ATTEMPTS = 3  # gradings started (the first and takeovers) before a submission is stored as IE
 DEFAULT_LEASE_S = 30.0  # a claim not renewed for this long is taken over by another worker
 
@@ -161,6 +169,9 @@ class GradingQueue:
         self.kind = kind
         self.slots = slots if slots is not None else workers
         self.graded = 0  # results this process wrote (its Grader row shows it)
+        self._finished = threading.Condition()  # notified when this process writes a result
+        self._results_written = 0
+        self._waiting = threading.BoundedSemaphore(MAX_WAITING_REQUESTS)
         self._heartbeat: threading.Thread | None = None
 
     # --- the web side ----------------------------------------------------------------------
@@ -559,7 +570,44 @@ class GradingQueue:
                 self._held.pop(claim.grading_id, None)
         if written:
             self.graded += 1
+            with self._finished:
+                self._results_written += 1
+                self._finished.notify_all()
         return written
+
+    def wait_for_verdict(self, submission_id: int, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` seconds (at most :data:`MAX_WAIT_SECONDS`) until submission
+        ``submission_id`` has a verdict to show (a current grading); whether it has one.
+
+        This process's workers wake the wait the moment they write a result; a result written
+        elsewhere (grader processes, Celery workers) is seen within :data:`VERDICT_POLL_SECONDS`.
+        Past :data:`MAX_WAITING_REQUESTS` waits at once it answers without waiting. Each look is a
+        fresh session (a long-lived one could keep reading an old snapshot).
+        """
+        deadline = time.monotonic() + min(max(0.0, timeout_s), MAX_WAIT_SECONDS)
+        if not self._waiting.acquire(blocking=False):
+            return self._has_verdict(submission_id)
+        try:
+            while True:
+                with self._finished:
+                    seen = self._results_written
+                if self._has_verdict(submission_id):
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                with self._finished:
+                    if self._results_written == seen:  # nothing written since the look: sleep on it
+                        self._finished.wait(min(left, VERDICT_POLL_SECONDS))
+        finally:
+            self._waiting.release()
+
+    def _has_verdict(self, submission_id: int) -> bool:
+        with self.sessions() as session:
+            current = session.execute(
+                select(Submission.current_grading_id).where(Submission.id == submission_id)
+            ).scalar()
+        return current is not None
 
     def judge(self, claim: Claim) -> Report:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""

@@ -4,11 +4,14 @@ One home for the rules: an exercise is named by number, slug or folder exactly a
 resolves it (:func:`judge.exercise.resolve`) and must be synced to the site; a submission is
 visible to its author and to those who teach its author (see :mod:`web.permissions`), and
 anyone else gets the same 404 as for a number that does not exist (a 403 would confirm that it exists).
+A request for a submission may ask to wait for its verdict (:func:`submission_when_graded`).
 """
 
 from __future__ import annotations
 
-from flask import abort, g
+import math
+
+from flask import abort, g, request
 from sqlalchemy import select
 
 from judge.exercise import Exercise as ExerciseSpec
@@ -39,4 +42,35 @@ def visible_submission(submission_id: int, viewer: User) -> Submission:
     submission = g.db.get(Submission, submission_id)
     if submission is None or not may_see(g.db, viewer, submission):
         abort(404, description=f"no submission {submission_id}")
+    return submission
+
+
+def wait_argument() -> float:
+    """The request's ``?wait=S``: seconds to wait for a verdict, 0 without it. Aborts with 400
+    unless S is a number from 0 to :data:`web.grading.MAX_WAIT_SECONDS`."""
+    from web.grading import MAX_WAIT_SECONDS
+
+    raw = request.args.get("wait")
+    if raw is None:
+        return 0.0
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not 0.0 <= seconds <= MAX_WAIT_SECONDS:  # NaN fails too
+        abort(400, description=f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS:g}, got {raw[:32]!r}")
+    return seconds
+
+
+def submission_when_graded(submission_id: int, viewer: User) -> Submission:
+    """:func:`visible_submission`, after waiting for its verdict as long as the request's
+    ``?wait=S`` asks (see :meth:`web.grading.GradingQueue.wait_for_verdict`); at once without it.
+    The visibility check comes first, so waiting tells nobody anything about others' submissions."""
+    from web.services import services
+
+    wait_s = wait_argument()
+    submission = visible_submission(submission_id, viewer)
+    if wait_s and submission.current_grading_id is None:
+        services().queue.wait_for_verdict(submission.id, wait_s)
+        g.db.expire_all()  # read it again: its grading was written by another session
     return submission

@@ -17,7 +17,7 @@ from wtforms import SubmitField
 from web.diffing import code_diff
 from web.forms import SiteForm
 from web.i18n import LazyText
-from web.lookup import visible_submission
+from web.lookup import submission_when_graded, visible_submission
 from web.models import Submission
 from web.permissions import refuse_unless, teaches_author_of
 from web.presenting import Access, grading_summary, submission_view
@@ -82,8 +82,9 @@ def show(submission_id: int):
 @submissions.get("/<int:submission_id>/result")
 @login_required
 def result(submission_id: int):
-    """The result region alone: what the page polls while the submission is queued or running."""
-    submission = visible_submission(submission_id, current_user)
+    """The result region alone: what the page polls while the submission is queued or running
+    (with ``?wait=S``, the answer comes when the verdict is in, or after S seconds)."""
+    submission = submission_when_graded(submission_id, current_user)
     access = access_for(g.db, current_user, submission)
     return render_template(
         "submissions/_result.html",

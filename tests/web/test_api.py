@@ -75,6 +75,30 @@ def test_submit_then_poll_until_the_verdict(app):
     assert client.get(url, headers=auth(app, "ida")).json["verdict"] == "AC"
 
 
+def test_a_get_that_waits_answers_with_the_verdict(app):
+    """``?wait=S`` holds the answer until the verdict is in: one GET instead of a polling loop."""
+    client = app.test_client()
+    created = client.post("/api/v1/submissions", headers=auth(app, "ann"),
+                          json={"exercise": "39", "code": EXERCISE.reference_path.read_text()})
+    url = f"/api/v1/submissions/{created.json['id']}"
+    body = client.get(url + "?wait=30", headers=auth(app, "ann")).json
+    for _ in range(5):  # a slow machine: each wait ends by 30 s at the latest
+        if body["status"] == "done":
+            break
+        body = client.get(url + "?wait=30", headers=auth(app, "ann")).json
+    assert body["status"] == "done" and body["verdict"] == "AC" and body["cases"]
+    # Waiting reveals nothing about others' submissions: the same 404, at once.
+    assert client.get(url + "?wait=30", headers=auth(app, "ben")).status_code == 404
+
+
+@pytest.mark.parametrize("wait", ["abc", "-1", "30.5", "nan", "inf", ""])
+def test_a_bad_wait_is_a_clear_400(app, wait):
+    client = app.test_client()
+    created = client.post("/api/v1/submissions", headers=auth(app, "ann"), json={"exercise": "39", "code": "x = 1"})
+    response = client.get(f"/api/v1/submissions/{created.json['id']}?wait={wait}", headers=auth(app, "ann"))
+    assert response.status_code == 400 and "wait must be a number of seconds from 0 to 30" in response.json["message"]
+
+
 @pytest.mark.parametrize("body, status, fragment", [
     ("not json", 400, "JSON object"),
     ({"exercise": "39"}, 400, '"code"'),

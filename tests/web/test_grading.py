@@ -304,3 +304,60 @@ def test_submissions_that_kill_their_loader_do_not_stop_the_site(database_url, l
             assert launcher.free_slots == launcher.slots
     finally:
         stop_site(app)
+
+
+def test_a_wait_for_a_verdict_ends_when_a_result_is_written_here_or_elsewhere(site, launcher):
+    """wait_for_verdict: woken by this queue's own worker; a result written by another process (a
+    second queue here) is seen by looking again; nobody grading means the timeout, then False."""
+    import threading
+
+    waiting = GradingQueue(site, None, workers=0)  # a site that grades nothing itself
+    first, second = _submit(site, waiting, count=2)
+    assert waiting.wait_for_verdict(first, 0.3) is False  # nobody grades: bounded by its timeout
+    answers = {}
+    waiter = threading.Thread(target=lambda: answers.setdefault(first, waiting.wait_for_verdict(first, 600)))
+    waiter.start()
+    elsewhere = GradingQueue(site, launcher, workers=0)
+    claim = elsewhere.claim()
+    assert claim is not None and claim.code == REFERENCE and claim.exercise_number == 39
+    assert elsewhere.finish(claim, elsewhere.judge(claim))
+    waiter.join(60)
+    assert answers == {first: True}
+    own = GradingQueue(site, launcher, workers=1)
+    own.start()
+    try:
+        assert own.wait_for_verdict(second, 600) is True
+    finally:
+        own.stop()
+
+
+def test_past_the_cap_a_wait_for_a_verdict_answers_at_once(site, monkeypatch):
+    """Each waiting request holds a server thread: past MAX_WAITING_REQUESTS, the next answers now."""
+    import threading
+
+    import web.grading
+
+    queue = GradingQueue(site, None, workers=0)
+    (submission,) = _submit(site, queue)
+    monkeypatch.setattr(web.grading, "VERDICT_POLL_SECONDS", 0.05)
+    graded, looked = threading.Event(), []
+    monkeypatch.setattr(
+        queue, "_has_verdict", lambda number: looked.append(threading.get_ident()) or graded.is_set()
+    )
+    holders = [
+        threading.Thread(target=queue.wait_for_verdict, args=(submission, 60))
+        for _ in range(web.grading.MAX_WAITING_REQUESTS)
+    ]
+    for holder in holders:
+        holder.start()
+    deadline = time.monotonic() + 30
+    while len(set(looked)) < len(holders) and time.monotonic() < deadline:
+        time.sleep(0.05)  # until every holder is inside its wait (each has looked once)
+    extra = threading.Thread(target=queue.wait_for_verdict, args=(submission, 60))
+    extra.start()
+    extra.join(30)  # answered without waiting its 60 s
+    assert not extra.is_alive() and all(holder.is_alive() for holder in holders)
+    graded.set()
+    for holder in holders:
+        holder.join(30)
+    assert not any(holder.is_alive() for holder in holders)

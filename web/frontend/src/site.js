@@ -1,11 +1,12 @@
 // What every page gets: math typeset with KaTeX (served from this site), and live submission status.
 import { typesetMath } from "./math.mjs";
 
-// A pending submission's result region names a URL that answers the same region re-rendered;
-// poll it until the verdict is in. The server renders the HTML, so nothing is duplicated here.
+// A pending submission's result region names a URL that answers the same region re-rendered,
+// waiting on the server until the verdict is in (its ?wait=): ask at once, and again until then.
+// The server renders the HTML, so nothing is duplicated here.
 function followSubmission(region) {
   const url = region.dataset.pollUrl;
-  let delay = 500;
+  let delay = 0;
   const tick = async () => {
     try {
       const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
@@ -22,7 +23,7 @@ function followSubmission(region) {
         }
       }
     } catch { /* a dropped connection: try again */ }
-    delay = Math.min(delay * 1.5, 3000);
+    delay = Math.min(Math.max(delay * 1.5, 500), 3000);  // a busy or unreachable server: back off
     setTimeout(tick, delay);
   };
   setTimeout(tick, delay);
