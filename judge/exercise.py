@@ -27,6 +27,7 @@ import os
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +193,24 @@ class Exercise:
 
 
 def load_exercise(folder: Path) -> Exercise:
-    """Parse ``folder/exercise.toml``; raise :class:`ExerciseError` naming the file and field."""
+    """Parse ``folder/exercise.toml``; raise :class:`ExerciseError` naming the file and field.
+
+    Parsed once per process while the file stays the same (its size and modification time): a
+    site resolves the exercise of every grading, and reading every pack's TOML each time cost
+    milliseconds a grading. An edited file is parsed again.
+    """
+    path = folder / "exercise.toml"
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ExerciseError(f"{path}: {exc}") from None
+    return _parsed_exercise(folder, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+@lru_cache(maxsize=512)
+def _parsed_exercise(folder: Path, mtime_ns: int, size: int, inode: int) -> Exercise:
+    """:func:`load_exercise`'s work; the file's stat is part of the key, never used here."""
+    del mtime_ns, size, inode
     path = folder / "exercise.toml"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

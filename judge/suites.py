@@ -8,11 +8,15 @@ set-up (loading a model, building cached cases), which the runner calls once bef
 first case, outside every case's clock, so that no case's wall clock depends on it. The suites
 run in the judge's process, never next to learner code.
 
-``tests/`` is imported as a synthetic package whose name is unique to the exercise's folder
-(:func:`suites_package`), with ``public`` and ``hidden`` as its subpackages: a hidden module
+``tests/`` is imported as a synthetic package whose name is unique to the exercise's folder and
+content (:func:`suites_package`), with ``public`` and ``hidden`` as its subpackages: a hidden module
 imports a public one as ``from ..public.diagnoses import MISTAKES``. Two packs' exercises with the
-same number never share modules. A public module that imports from ``hidden/`` is refused when
-the package is first imported (:func:`judge.exercise.public_import_problems`).
+same number never share modules. The modules stay imported for the life of the process, and with
+them what they cache (frozen cases, exact targets: ``functools.cache`` in the suites), so a warm
+grader builds none of it again; an edited exercise has another content hash, so its next grading
+imports it afresh (and the old modules are dropped) instead of judging with stale cases. A public
+module that imports from ``hidden/`` is refused when the package is first imported
+(:func:`judge.exercise.public_import_problems`).
 """
 
 from __future__ import annotations
@@ -77,9 +81,26 @@ def _titles(docstring: str | None, name: str) -> tuple[str, str]:
 
 
 def suites_package(exercise: Exercise) -> str:
-    """The module name of ``exercise``'s ``tests/`` package: its number and a hash of its folder."""
-    where = hashlib.sha256(os.path.abspath(exercise.root).encode()).hexdigest()[:12]
+    """The module name of ``exercise``'s ``tests/`` package: its number and a hash of its folder
+    and of its content (:meth:`~judge.exercise.Exercise.content_hash`)."""
+    folder = os.path.abspath(exercise.root)
+    where = hashlib.sha256(f"{folder}\0{exercise.content_hash()}".encode()).hexdigest()[:12]
     return f"_probjudge_tests_{exercise.number:03d}_{where}"
+
+
+_IMPORTED: dict[str, str] = {}  # an exercise's folder -> the name of its suites package in sys.modules
+
+
+def _forget_older_content(folder: str, package: str) -> None:
+    """Drop the modules of ``folder``'s previous content when ``package`` (its current one) replaces
+    it: an exercise edited many times under a long-running site keeps one copy, not one per edit.
+    A grading still running on the old modules keeps its references and finishes with them."""
+    previous = _IMPORTED.get(folder)
+    _IMPORTED[folder] = package
+    if previous is None or previous == package:
+        return
+    for name in [m for m in sys.modules if m == previous or m.startswith(previous + ".")]:
+        sys.modules.pop(name, None)
 
 
 def suites_module(exercise: Exercise, name: str) -> ModuleType:
@@ -92,6 +113,7 @@ def suites_module(exercise: Exercise, name: str) -> ModuleType:
 def _ensure_packages(exercise: Exercise) -> str:
     package = suites_package(exercise)
     if package not in sys.modules:
+        _forget_older_content(os.path.abspath(exercise.root), package)
         problems = public_import_problems(exercise)
         if problems:
             raise ExerciseError("; ".join(problems))

@@ -438,3 +438,42 @@ def test_the_report_says_where_its_time_went(tmp_path, learner_file):
     assert 400 <= timing["learner_ms"] < 1400
     assert timing["judge_ms"] >= 300
     assert sum(v for k, v in timing.items() if k != "calls") == pytest.approx(report.time_ms, abs=0.01)
+
+
+def test_an_edited_exercise_is_judged_with_its_new_tests_and_settings(tmp_path, learner_file):
+    """Suites stay imported between gradings (their cached cases with them), keyed by the exercise's
+    content: an edit is picked up by the next grading, the old modules are dropped, and an edited
+    exercise.toml is parsed again."""
+    import sys
+
+    from judge.exercise import load_exercise
+    from judge.suites import suites_package
+
+    exercise = _fake_exercise(
+        tmp_path,
+        906,
+        """
+        from judge.checks import expect
+
+        def test_small(sub, ctx):
+            expect(sub.double(2) == 4, "double(2) must be 4")
+    """,
+    )
+    path = learner_file("def double(x):\n    return 2 * x\n")
+    assert judge_file(exercise, path, seed=1).verdict is Verdict.AC
+    before = suites_package(exercise)
+    assert before in sys.modules
+    assert judge_file(load_exercise(exercise.root), path, seed=1).verdict is Verdict.AC  # same content: same modules
+    assert suites_package(load_exercise(exercise.root)) == before
+    (exercise.root / "tests" / "public" / "public.py").write_text(
+        "from judge.checks import expect\n\ndef test_small(sub, ctx):\n"
+        "    expect(sub.double(2) == 5, 'double(2) must be 5 now')\n"
+    )
+    toml = exercise.root / "exercise.toml"
+    toml.write_text(toml.read_text().replace('difficulty = "easy"', 'difficulty = "hard"'))
+    edited = load_exercise(exercise.root)
+    assert edited.difficulty == "hard"
+    report = judge_file(edited, path, seed=1)
+    assert report.verdict is Verdict.WA and "must be 5 now" in report.message
+    assert suites_package(edited) != before and before not in sys.modules
+    assert report.exercise["content_hash"] == edited.content_hash()
