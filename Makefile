@@ -83,6 +83,7 @@ run: venv assets
 
 bench: venv assets browser
 	$(PY) benchmarks/speed.py
+	$(PY) benchmarks/load.py
 	$(PY) benchmarks/power.py
 	$(PY) benchmarks/scale.py
 	$(PY) benchmarks/power_040.py
