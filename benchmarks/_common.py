@@ -6,6 +6,7 @@ module as ``benchmarks._common``. Nothing here is used by the judge.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import math
@@ -13,8 +14,9 @@ import os
 import platform
 import statistics
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -122,16 +124,31 @@ def spaced_seeds(count: int, base: int) -> list[int]:
     return [base + 7919 * i for i in range(count)]
 
 
-def catalogue_kills(exercise, seeds: list[int]) -> list[dict]:
+@contextlib.contextmanager
+def warm_launcher(launcher=None) -> Iterator[Any]:
+    """``launcher``, or a :class:`~judge.sandbox.launchers.WarmLocalLauncher` closed on the way out:
+    a catalogue's learner processes are forked from one server instead of importing torch each."""
+    if launcher is not None:
+        yield launcher
+        return
+    from judge.sandbox.launchers import WarmLocalLauncher
+
+    with WarmLocalLauncher() as warm:
+        yield warm
+
+
+def catalogue_kills(exercise, seeds: list[int], launcher=None) -> list[dict]:
     """For a deterministic judge (exercises 42, 45): each known-wrong solution under ``seeds``,
-    the check that kills it, the case that names it, and P(kill with the promised diagnosis)."""
+    the check that kills it, the case that names it, and P(kill with the promised diagnosis).
+    ``launcher`` starts the learner processes (default: a warm one for this call)."""
     from judge.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution
     from judge.verdicts import Verdict
 
     rows = []
-    for path in exercise.wrong_solutions():
+    with warm_launcher(launcher) as launcher:
+        judged = {p: judge_under_seeds(exercise, p, seeds, launcher=launcher) for p in exercise.wrong_solutions()}
+    for path, reports in judged.items():
         solution = parse_wrong_solution(path)
-        reports = judge_under_seeds(exercise, path, seeds)
         killed = [r.verdict != Verdict.AC for r in reports]
         diagnosed = [diagnosis_found(r, solution.diagnosis, prefix=solution.diagnosis.prefix) for r in reports]
         first = reports[0]
@@ -163,12 +180,14 @@ def catalogue_kills(exercise, seeds: list[int]) -> list[dict]:
     return rows
 
 
-def reference_runs(exercise, seeds: list[int]) -> dict:
-    """The reference under ``seeds``: its failures (0 for a deterministic judge) and its suite time."""
+def reference_runs(exercise, seeds: list[int], launcher=None) -> dict:
+    """The reference under ``seeds``: its failures (0 for a deterministic judge) and its suite time.
+    ``launcher`` starts the learner processes (default: a warm one for this call)."""
     from judge.catalogue import judge_under_seeds
     from judge.verdicts import Verdict
 
-    reports = judge_under_seeds(exercise, exercise.solutions_root / "reference.py", seeds)
+    with warm_launcher(launcher) as launcher:
+        reports = judge_under_seeds(exercise, exercise.solutions_root / "reference.py", seeds, launcher=launcher)
     failures = sum(r.verdict != Verdict.AC for r in reports)
     totals_ms = [sum(c.time_ms for c in r.cases) for r in reports]
     cpu_ms = [sum(c.cpu_ms or 0.0 for c in r.cases) for r in reports]

@@ -33,7 +33,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import catalogue_kills, console, machine, reference_runs, spaced_seeds, write_json  # noqa: E402
+from benchmarks._common import (  # noqa: E402
+    catalogue_kills,
+    console,
+    machine,
+    reference_runs,
+    spaced_seeds,
+    warm_launcher,
+    write_json,
+)
 from judge.exercise import resolve  # noqa: E402
 
 EXERCISE_ID = "42"
@@ -50,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         args.seeds, args.reference_seeds = 1, 3
     exercise = resolve(EXERCISE_ID)
     started = time.monotonic()
-    rows = catalogue_kills(exercise, spaced_seeds(args.seeds, 42_000))
-    reference = reference_runs(exercise, spaced_seeds(args.reference_seeds, 4_200_000))
+    with warm_launcher() as launcher:  # one fork server for every learner process of the run
+        rows = catalogue_kills(exercise, spaced_seeds(args.seeds, 42_000), launcher)
+        reference = reference_runs(exercise, spaced_seeds(args.reference_seeds, 4_200_000), launcher)
     out = console()
     from rich.table import Table
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.exercise import Exercise, ExerciseError
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
@@ -29,6 +30,9 @@ from judge.runner import judge_file
 from judge.suites import load_suite
 from judge.testing import derive_seed
 from judge.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from judge.sandbox.launchers import Launcher
 
 
 class DiagnosisPhrase(str):
@@ -152,22 +156,29 @@ SUITES = ("public", "hidden")
 BUDGET_KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds")  # too_regular follows from fit
 
 
-def budget_problems(exercise: Exercise, *, seed: int | None = None, device: str = "cpu") -> list[str]:
+def budget_problems(
+    exercise: Exercise, *, seed: int | None = None, device: str = "cpu", launcher: Launcher | None = None
+) -> list[str]:
     """Each suite's ``BUDGET`` must equal what its tests use when the reference runs them.
 
     Using more is refused as it happens (an internal error); declaring more than is used would
     silently lower every check's level, so it is a problem too. Each suite is judged on its own,
     so a problem names the suite and its own declaration. Returns readable problems (none: fine).
+    ``launcher`` starts the reference's processes (default: a fresh ``local`` one each).
     """
-    return _budget_check(exercise, seed, device)[0]
+    return _budget_check(exercise, seed, device, launcher)[0]
 
 
-def _budget_check(exercise: Exercise, seed: int | None, device: str) -> tuple[list[str], Report]:
+def _budget_check(
+    exercise: Exercise, seed: int | None, device: str, launcher: Launcher | None = None
+) -> tuple[list[str], Report]:
     """:func:`budget_problems`, and the reference's report of the last suite (for the outcome)."""
     problems = []
     for suite in SUITES:
         declared = load_suite(exercise, suite).budget
-        report = judge_file(exercise, exercise.reference_path, seed=seed, device=device, suites=(suite,))
+        report = judge_file(
+            exercise, exercise.reference_path, seed=seed, device=device, suites=(suite,), launcher=launcher
+        )
         if report.verdict is not Verdict.AC:
             problems.append(
                 f"{exercise.suite_path(suite).name}: the reference got {report.verdict.value} "
@@ -193,6 +204,7 @@ def check_exercise(
     jobs: int = 2,
     progress: Callable[[CheckOutcome], None] | None = None,
     seeds: int = 1,
+    launcher: Launcher | None = None,
 ) -> list[CheckOutcome]:
     """Judge the reference, the other correct solutions (``solutions/<exercise>/correct/``: they must
     pass too) and every wrong solution of ``exercise`` (``jobs`` at a time), then verify each
@@ -201,7 +213,18 @@ def check_exercise(
     With ``seeds`` > 1 each solution is judged under that many master seeds (derived from
     ``seed``, 0 by default): the reference must pass every time and each wrong solution must fail,
     diagnosed, every time. That is how an author measures a suite's false failures and its power.
+
+    ``launcher`` starts every learner process (a caller checking many exercises passes one
+    :class:`~judge.sandbox.launchers.WarmLocalLauncher` for all); by default one is made for this
+    call and closed before it returns, however it returns (an interrupt included).
     """
+    if launcher is None:
+        from judge.sandbox.launchers import WarmLocalLauncher
+
+        with WarmLocalLauncher() as warm:
+            return check_exercise(
+                exercise, seed=seed, device=device, jobs=jobs, progress=progress, seeds=seeds, launcher=warm
+            )
     for suite in SUITES:
         load_suite(exercise, suite)  # import once, before threads share the module cache
     wrong = [parse_wrong_solution(p) for p in exercise.wrong_solutions()]
@@ -219,7 +242,7 @@ def check_exercise(
             "accepted",
             [
                 _judge_reference(report)
-                for report in _judge_all(exercise, exercise.reference_path, master_seeds, device)
+                for report in _judge_all(exercise, exercise.reference_path, master_seeds, device, launcher)
             ],
         )
 
@@ -227,17 +250,17 @@ def check_exercise(
         return _aggregate(
             f"correct/{path.stem}",
             "accepted",
-            [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device)],
+            [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device, launcher)],
         )
 
     def run_wrong(solution: WrongSolution) -> CheckOutcome:
         how = "diagnosed as starting with" if solution.diagnosis.prefix else "diagnosed as"
         expectation = f"rejected, {how} '{solution.diagnosis}'"
-        reports = _judge_all(exercise, solution.path, master_seeds, device)
+        reports = _judge_all(exercise, solution.path, master_seeds, device, launcher)
         return _aggregate(solution.name, expectation, [_judge_wrong(report, solution) for report in reports])
 
     def run_budget() -> CheckOutcome:
-        problems, report = _budget_check(exercise, seed, device)
+        problems, report = _budget_check(exercise, seed, device, launcher)
         return CheckOutcome(
             "budget", "each suite's BUDGET equals what it uses", report, not problems, "; ".join(problems)
         )
@@ -250,6 +273,7 @@ def check_exercise(
     )
     outcomes: list[CheckOutcome] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        # Interrupted (Ctrl-C), map's iterator cancels the solutions not started; those running finish.
         for outcome in pool.map(lambda task: task(), tasks):
             outcomes.append(outcome)
             if progress:
@@ -285,19 +309,26 @@ def _aggregate(name: str, expectation: str, results: list[tuple[Report, str]]) -
 
 
 def judge_under_seeds(
-    exercise: Exercise, path: Path, seeds: Sequence[int | None], *, device: str = "cpu", jobs: int = 1
+    exercise: Exercise,
+    path: Path,
+    seeds: Sequence[int | None],
+    *,
+    device: str = "cpu",
+    jobs: int = 1,
+    launcher: Launcher | None = None,
 ) -> list[Report]:
     """Judge ``path`` under each master seed of ``seeds``; the reports in the order of ``seeds``.
 
     With ``jobs`` > 1 the seeds are dealt round-robin to that many worker processes (spawned, so
     none inherits the caller's threads), each with its own learner process: the judge's own
     statistics are pure Python, so threads would wait on one another. Verdicts do not depend on
-    the split (each seed's run is what it would be alone).
+    the split (each seed's run is what it would be alone). ``launcher`` starts the learner
+    processes of this process (default: a fresh ``local`` one); worker processes start their own.
     """
     seeds = list(seeds)
     jobs = max(1, min(jobs, len(seeds) // PER_PROCESS_MIN))
     if jobs == 1:
-        return _judge_all(exercise, path, seeds, device)
+        return _judge_all(exercise, path, seeds, device, launcher)
     chunks = [seeds[i::jobs] for i in range(jobs)]
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -312,12 +343,14 @@ def judge_under_seeds(
 PER_PROCESS_MIN = 20
 
 
-def _judge_all(exercise: Exercise, path: Path, seeds: list[int | None], device: str) -> list[Report]:
+def _judge_all(
+    exercise: Exercise, path: Path, seeds: list[int | None], device: str, launcher: Launcher | None = None
+) -> list[Report]:
     """Judge ``path`` under each master seed; one learner process serves them while it lives (what a
     fresh process per seed would add is torch's import, for nothing the verdicts depend on)."""
     if len(seeds) == 1:
-        return [judge_file(exercise, path, seed=seeds[0], device=device)]
-    launcher = LocalLauncher()
+        return [judge_file(exercise, path, seed=seeds[0], device=device, launcher=launcher)]
+    launcher = launcher or LocalLauncher()
     reports, process = [], None
     try:
         for seed in seeds:
@@ -334,7 +367,7 @@ def _judge_all(exercise: Exercise, path: Path, seeds: list[int | None], device: 
                         launcher=launcher,
                     )
                 except (LoadFailed, ProcessFailed, SandboxFailure):
-                    reports.append(judge_file(exercise, path, seed=seed, device=device))  # reports why
+                    reports.append(judge_file(exercise, path, seed=seed, device=device, launcher=launcher))  # says why
                     continue
             reports.append(judge_file(exercise, path, seed=seed, device=device, process=process, launcher=launcher))
     finally:

@@ -492,23 +492,30 @@ def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console
 
 def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
     from judge.catalogue import check_exercise
+    from judge.sandbox.launchers import WarmLocalLauncher
 
     exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
     all_ok = True
-    for exercise in exercises:
-        out.print(f"[bold]{exercise.number:03d} {exercise.slug}[/]")
-        started = time.monotonic()
-        outcomes = check_exercise(
-            exercise,
-            seed=args.seed,
-            device=args.device,
-            jobs=args.jobs,
-            progress=lambda outcome: _show_outcome(out, outcome),
-            seeds=args.seeds,
-        )
-        failed = [o for o in outcomes if not o.ok]
-        all_ok = all_ok and not failed
-        out.print(f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected in {time.monotonic() - started:.1f} s")
+    # One fork server with torch imported for the whole command: each solution's process is forked
+    # from it instead of importing torch afresh. Closed at the end, Ctrl-C included.
+    with WarmLocalLauncher() as launcher:
+        for exercise in exercises:
+            out.print(f"[bold]{exercise.number:03d} {exercise.slug}[/]")
+            started = time.monotonic()
+            outcomes = check_exercise(
+                exercise,
+                seed=args.seed,
+                device=args.device,
+                jobs=args.jobs,
+                progress=lambda outcome: _show_outcome(out, outcome),
+                seeds=args.seeds,
+                launcher=launcher,
+            )
+            failed = [o for o in outcomes if not o.ok]
+            all_ok = all_ok and not failed
+            out.print(
+                f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected in {time.monotonic() - started:.1f} s"
+            )
     return 0 if all_ok else 1
 
 

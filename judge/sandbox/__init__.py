@@ -4,7 +4,8 @@ Everything that runs next to learner code on a machine sits here: the child that
 serves it (:mod:`judge.sandbox.child`), the keeper that ends whatever it starts
 (:mod:`judge.sandbox.keeper`), the launchers behind one protocol (:mod:`judge.sandbox.launchers`):
 ``local`` (:class:`~judge.sandbox.launchers.LocalLauncher`), a separate process with time and
-memory limits, for learners judging their own code, and ``strict``
+memory limits, for learners judging their own code (:class:`~judge.sandbox.launchers.WarmLocalLauncher`
+forks it from a fork server instead, for commands that judge many files), and ``strict``
 (:class:`judge.sandbox.strict.StrictLauncher`), a fork server (:mod:`judge.sandbox.zygote`) with
 torch preloaded and every layer in :mod:`judge.sandbox.confine`, for a server grading strangers'
 code. :mod:`judge.sandbox.layers` says which layers this machine offers. What the browser runs

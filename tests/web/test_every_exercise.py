@@ -21,8 +21,9 @@ pytestmark = pytest.mark.parametrize("database_backend", ["sqlite"], scope="modu
 
 @pytest.fixture(scope="module")
 def site(module_databases):
-    """One site for the module (its grading worker stays warm across the exercises)."""
-    from judge.process import LocalLauncher
+    """One site for the module (its grading worker stays warm across the exercises, and so do its
+    learner processes: each is forked from one fork server, not started afresh)."""
+    from judge.sandbox.launchers import WarmLocalLauncher
     from web.app import create_app
     from web.config import Settings
 
@@ -33,11 +34,13 @@ def site(module_databases):
         sandbox="local",
         max_code_bytes=64 * 1024,
     )
-    app = create_app(settings, launcher=LocalLauncher(), start_workers=True)
+    launcher = WarmLocalLauncher()
+    app = create_app(settings, launcher=launcher, start_workers=True)
     client = app.test_client()
     sign_up(client, "every")
     yield app, client
     stop_site(app)
+    launcher.close()
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
