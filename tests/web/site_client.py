@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import time
+from html import unescape
 
 from flask.testing import FlaskClient
 
@@ -41,15 +42,17 @@ def submit(client: FlaskClient, code: str, exercise: str = "39"):
 
 
 def wait_for_result(client: FlaskClient, submission_url: str, timeout: float = 120.0) -> str:
-    """Poll the result region as the page does; return its HTML once the verdict is in."""
+    """Follow the result region as the page does (its poll URL, which waits on the server for the
+    verdict); return its HTML once the verdict is in."""
     deadline = time.monotonic() + timeout
+    html = client.get(submission_url + "/result").get_data(as_text=True)
     while time.monotonic() < deadline:
-        html = client.get(submission_url + "/result").get_data(as_text=True)
         if 'data-status="done"' in html:
             assert "data-poll-url" not in html  # the page stops polling
             return html
-        assert "data-poll-url" in html
-        time.sleep(0.2)
+        poll = re.search(r'data-poll-url="([^"]+)"', html)
+        assert poll is not None and "wait=" in poll.group(1), html[:300]
+        html = client.get(unescape(poll.group(1))).get_data(as_text=True)
     raise AssertionError(f"{submission_url} got no verdict in {timeout} s")
 
 
@@ -112,7 +115,7 @@ def store_graded(session, user, exercise, code: str, report: dict, **grading) ->
     return submission.id
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def password_hash(password: str = "password123") -> str:
     """The stored form of ``password``, hashed once per test process: a hash costs about 0.1 s,
     and the course worlds make several accounts per test (they sign in with the password as usual)."""
