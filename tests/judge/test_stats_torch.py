@@ -4,8 +4,12 @@ cache that never lends one target's pooling to another; and never loaded in the 
 
 from __future__ import annotations
 
+import io
 import math
 import random
+import subprocess
+import sys
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -14,7 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from judge import stats, stats_torch
+from judge import checks, stats, stats_torch
+from judge.browser.bundle import engine_bundle
+from judge.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks import CheckFailed
+from judge.testing import Context
 
 RELATIVE = 1e-12  # the statistics' agreement, relative to G's own scale (its bins)
 LEVELS = (1e-12, 1e-8, 1e-6, 1e-3, 0.05)  # alphas at which both must decide alike
@@ -304,3 +312,55 @@ def test_threads_share_the_cache_safely(fresh_cache):
         results = list(pool.map(judge, order))
     assert all(result == serial[k] for k, result in results)
     assert stats_torch.cache_size() == len(cases)
+
+
+# --- the checks use it on the server; the browser keeps the pure core ------------------------------
+
+
+@pytest.fixture
+def make_ctx():
+    def make() -> Context:
+        budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4))
+        return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+
+    return make
+
+
+def _failure(make_ctx, draws, probs, alternatives) -> CheckFailed:
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_distribution(make_ctx(), draws, probs, label="row 0", alternatives=alternatives)
+    return failed.value
+
+
+def test_a_failing_fit_reads_the_same_on_the_server_and_in_the_browser(make_ctx, monkeypatch):
+    """The message (G, df, p, the largest gap) and the diagnosis (best_alternative) of the torch
+    path are the pure path's."""
+    probs = torch.zeros(3_000, dtype=torch.float64)
+    probs[:1_000] = 1.0 / torch.arange(1, 1_001, dtype=torch.float64)
+    probs /= probs.sum()
+    flat = torch.zeros(3_000, dtype=torch.float64)
+    flat[:1_000] = 1e-3
+    hotter = probs**2 / (probs**2).sum()
+    draws = torch.multinomial(hotter, 20_000, replacement=True, generator=torch.Generator().manual_seed(7))
+    alternatives = {"flat": flat, "hotter": hotter}
+    server = _failure(make_ctx, draws, probs, alternatives)
+    monkeypatch.setattr(checks, "stats_torch", None)
+    browser = _failure(make_ctx, draws, probs, alternatives)
+    assert server.diagnosis == browser.diagnosis == "hotter"
+    assert server.message == browser.message
+    assert "the largest gap is token 0" in server.message
+
+
+def test_the_browser_bundle_and_the_torch_subset_leave_the_twin_out(project_root):
+    names = zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
+    assert "judge/stats.py" in names and "judge/checks.py" in names
+    assert "judge/stats_torch.py" not in names
+    script = (
+        "import judge.browser.torchlike as subset; subset.install()\n"
+        "import judge.checks as checks\n"
+        "assert checks.stats_torch is None, 'the torch subset must get the pure core'\n"
+        "try:\n    import judge.stats_torch\nexcept ImportError as error:\n    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=project_root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "needs the real torch" in done.stdout
