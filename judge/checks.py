@@ -511,8 +511,9 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
         )
     if draws.dim() == 1:
         draws = draws.unsqueeze(0)
-    bad = (draws < 0) | (draws >= vocab_size)
-    if bad.any():
+    # Two reductions, no [B, n] temporaries: the mask is built only to name the culprit.
+    if draws.numel() and (int(draws.min()) < 0 or int(draws.max()) >= vocab_size):
+        bad = (draws < 0) | (draws >= vocab_size)
         row, col = bad.nonzero()[0].tolist()
         fail(
             f"{what}: row {row} drew {noun.en} id {draws[row, col].item()}, outside {noun.range_en()} "
