@@ -44,9 +44,14 @@ __all__ = ["g_test_counts", "pool_bins", "largest_gap", "clear_cache", "cache_si
 _COUNT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
 _EXACT_INTEGERS = 2**53  # float64 holds every integer up to here, int64 sums do not overflow
 _UNIT_ROUNDOFF = 2.0**-53
-# Coefficients 1/3, 1/5, ..., 1/21 of atanh(v) - v = v^3/3 + v^5/5 + ... (|v| < 0.1: the last
-# term kept is below 1e-18 of the first).
-_ATANH_SERIES = tuple(1.0 / (2 * j + 1) for j in range(1, 11))
+# atanh(v) - v = v^3 (1/3 + v^2/5 + ... + v^18/21 + ...): powers and coefficients of the bracket
+# (|v| < 0.1 there: the last term kept is below 1e-18 of the first). Read-only, shared by threads.
+_SERIES_POWERS = torch.arange(10, dtype=torch.float64)
+_SERIES_COEFFICIENTS = torch.tensor([1.0 / (2 * j + 1) for j in range(1, 11)], dtype=torch.float64)
+
+# Targets of fewer categories go to the pure core: a torch operation costs microseconds whatever
+# its size, and the ~40 of a fit cost more than the pure loops over a few dozen categories.
+PURE_BELOW = 64
 
 # The cache of poolings: at most this many entries and bytes (the largest, a 32 000-category
 # target, holds ~290 kB); least recently used first out.
@@ -58,22 +63,25 @@ CACHE_BYTES = 32 * 2**20
 class _Pooling:
     """What a G-test needs that depends only on (target, n, min_expected); never mutated.
 
-    ``group_of``: int64 ``[V]``, each category's bin, ``bins`` for a category expected 0 (in no
-    bin); ``expected``: float64 ``[bins]``, each bin's expected count; ``impossible``: int64 indices
-    of the categories of probability 0 (a draw of one is an error), None when there are none.
+    ``each``: float64 ``[V]``, each category's expected count (``n / sum(probs) * p``, the pure
+    core's products); ``positive``: bool ``[V]``, ``each > 0``; ``group_of``: int64 ``[V]``, each
+    category's bin, ``bins`` for a category expected 0 (in no bin); ``expected``: float64
+    ``[bins]``, each bin's expected count; ``impossible``: int64 indices of the categories of
+    probability 0 (a draw of one is an error), None when there are none.
     """
 
-    scale: float
     bins: int
-    group_of: torch.Tensor
+    each: torch.Tensor
     positive: torch.Tensor
+    any_positive: bool
+    group_of: torch.Tensor
     expected: torch.Tensor
     impossible: torch.Tensor | None
     log_atom: float
 
     @property
     def nbytes(self) -> int:
-        tensors = (self.group_of, self.positive, self.expected, self.impossible)
+        tensors = (self.each, self.group_of, self.positive, self.expected, self.impossible)
         return 256 + sum(t.numel() * t.element_size() for t in tensors if t is not None)
 
 
@@ -241,30 +249,20 @@ def pool_bins(expected: torch.Tensor, min_expected: float = 10.0) -> list[list[i
 
 def _build(probs64: torch.Tensor, total: float, n: int, min_expected: float) -> _Pooling:
     impossible = torch.nonzero(probs64 == 0).reshape(-1)
-    size = probs64.shape[0]
-    scale = n / total
-    if n == 0:
-        empty = torch.zeros(0, dtype=torch.float64)
-        nowhere = torch.zeros(size, dtype=torch.int64)
-        return _Pooling(
-            scale,
-            0,
-            nowhere,
-            torch.zeros(size, dtype=torch.bool),
-            empty,
-            impossible if impossible.numel() else None,
-            0.0,
-        )
-    expected = probs64 * scale  # the same products as stats.g_test's [scale * p for p in targets]
-    members, bin_of, bins = _pooled(expected, min_expected)
-    group_of = torch.full((size,), bins, dtype=torch.int64)
-    group_of[members] = bin_of
-    pooled = torch.zeros(bins, dtype=torch.float64).index_add_(0, bin_of, expected[members])
+    each = probs64 * (n / total)  # the same products as stats.g_test's [scale * p for p in targets]
+    positive = each > 0
+    members, bin_of, bins = _pooled(each, min_expected) if n else (None, None, 0)
+    group_of = torch.full((probs64.shape[0],), bins, dtype=torch.int64)
+    pooled = torch.zeros(bins, dtype=torch.float64)
+    if members is not None and bin_of is not None:
+        group_of[members] = bin_of
+        pooled.index_add_(0, bin_of, each[members])
     return _Pooling(
-        scale=scale,
         bins=bins,
+        each=each,
+        positive=positive,
+        any_positive=bool(positive.any()),
         group_of=group_of,
-        positive=expected > 0,
         expected=pooled,
         impossible=impossible if impossible.numel() else None,
         log_atom=stats.log_largest_outcome_probability(pooled.tolist()) if bins >= 2 else 0.0,
@@ -278,10 +276,8 @@ def _deviance_terms(observed: torch.Tensor, expected: torch.Tensor) -> torch.Ten
     total = observed + expected
     v = gap / total
     v2 = v * v
-    series = torch.full_like(v, _ATANH_SERIES[-1])
-    for coefficient in reversed(_ATANH_SERIES[:-1]):
-        series = series * v2 + coefficient
-    near = gap * v + 2.0 * observed * v * v2 * series  # (x - m) v + 2x (atanh v - v)
+    series = torch.pow(v2.unsqueeze(1), _SERIES_POWERS) @ _SERIES_COEFFICIENTS
+    near = v * (gap + 2.0 * observed * v2 * series)  # (x - m) v + 2x (atanh v - v)
     far = torch.xlogy(observed, observed / expected) + expected - observed  # x = 0 gives m
     return torch.where(gap.abs() < 0.1 * total, near, far)
 
@@ -297,7 +293,7 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
     exactly the pure core's ValueError (same text) for every input it refuses: mismatched lengths,
     a negative count, a probability that is negative, NaN or infinite, probabilities that do not
     sum to 1, a bad ``min_expected``, a draw of a category of probability 0 (naming it).
-    Thread-safe.
+    Fewer than ``PURE_BELOW`` categories are handed to the pure core, faster there. Thread-safe.
     """
     if (
         not (isinstance(counts, torch.Tensor) and isinstance(probs, torch.Tensor))
@@ -307,6 +303,8 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
         raise TypeError("counts and probs must be 1-D tensors")
     if counts.shape[0] != probs.shape[0]:
         raise ValueError(f"observed has {counts.shape[0]} categories but probs has {probs.shape[0]}")
+    if counts.shape[0] < PURE_BELOW:
+        return stats.g_test(counts.tolist(), probs.tolist(), min_expected)
     try:
         threshold = float(min_expected)
     except (TypeError, ValueError):
@@ -338,11 +336,12 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
 
     bins = pooling.bins
     williams_q = 1.0 + (bins + 1) / (6.0 * n)
-    deviation = _largest_deviation(counts, probs64 * pooling.scale, pooling.positive)
+    counted = counts.to(torch.float64)  # exact: every count and sum is below 2**53
+    deviation = _largest_deviation(counts, counted, pooling) if pooling.any_positive else None
     if bins < 2:
         return stats.GTestResult(0.0, 0, 1.0, n, bins, 0.0, williams_q, deviation)
-    observed = torch.zeros(bins + 1, dtype=torch.int64).index_add_(0, pooling.group_of, counts)[:bins]
-    raw = 2.0 * float(_deviance_terms(observed.to(torch.float64), pooling.expected).sum())
+    observed = torch.bincount(pooling.group_of, weights=counted, minlength=bins + 1)[:bins]
+    raw = 2.0 * float(_deviance_terms(observed, pooling.expected).sum())
     statistic = raw / williams_q
     df = bins - 1
     return stats.GTestResult(
@@ -358,16 +357,14 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
     )
 
 
-def _largest_deviation(counts: torch.Tensor, expected: torch.Tensor, positive: torch.Tensor) -> stats.Deviation | None:
+def _largest_deviation(counts: torch.Tensor, counted: torch.Tensor, pooling: _Pooling) -> stats.Deviation:
     """:func:`judge.stats._largest_deviation`: the first category of largest ``(o - e)^2 / e`` over
     those expected > 0 (elementwise IEEE operations, as the pure loop does them: the same floats)."""
-    if not bool(positive.any()):
-        return None
-    gap = counts.to(torch.float64) - expected
-    squared = (gap * gap / expected).masked_fill(~positive, -1.0)
+    gap = counted - pooling.each
+    squared = (gap * gap / pooling.each).masked_fill(~pooling.positive, -1.0)
     category = int(torch.argmax(squared))  # the first of equal maxima, as the loop's strict ">"
     observed = int(counts[category])
-    mean = float(expected[category])
+    mean = float(pooling.each[category])
     return stats.Deviation(category=category, observed=observed, expected=mean, z=(observed - mean) / math.sqrt(mean))
 
 

@@ -28,6 +28,12 @@ RELATIVE = 1e-12  # the statistics' agreement, relative to G's own scale (its bi
 LEVELS = (1e-12, 1e-8, 1e-6, 1e-3, 0.05)  # alphas at which both must decide alike
 
 
+@pytest.fixture(autouse=True)
+def torch_for_every_size(monkeypatch):
+    """Small targets go to the pure core (faster there): here the torch path takes them all."""
+    monkeypatch.setattr(stats_torch, "PURE_BELOW", 0)
+
+
 def assert_same(fast: stats.GTestResult, pure: stats.GTestResult) -> None:
     """The torch result equals the pure one: integers, bins and largest deviation exactly, the
     statistics within RELATIVE of G's scale, the p-value the chi-square tail of its own statistic."""
@@ -119,6 +125,20 @@ def test_a_near_perfect_fit_keeps_its_relative_accuracy(n):
     fast, pure = both(counts, probs)
     assert pure.raw_statistic < 1.0
     assert fast.raw_statistic == pytest.approx(pure.raw_statistic, rel=RELATIVE, abs=0.0)
+
+
+def test_small_targets_are_the_pure_cores_and_larger_ones_torchs(monkeypatch, fresh_cache):
+    monkeypatch.setattr(stats_torch, "PURE_BELOW", 64)
+    built = []
+    build = stats_torch._build
+    monkeypatch.setattr(stats_torch, "_build", lambda *args: built.append(args) or build(*args))
+    for size in (63, 64):
+        probs = target([1.0 + k for k in range(size)])
+        counts = [30 + k for k in range(size)]
+        fast = stats_torch.g_test_counts(torch.tensor(counts), torch.tensor(probs, dtype=torch.float64))
+        assert_same(fast, stats.g_test(counts, probs))
+        assert len(built) == size - 63  # 63 categories: the pure core's result; 64: torch's
+    assert fast.bins > 2
 
 
 # --- pooling: the very groups of stats.pool_bins --------------------------------------------------
