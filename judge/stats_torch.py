@@ -54,7 +54,7 @@ _SERIES_COEFFICIENTS = torch.tensor([1.0 / (2 * j + 1) for j in range(1, 11)], d
 PURE_BELOW = 64
 
 # The cache of poolings: at most this many entries and bytes (the largest, a 32 000-category
-# target, holds ~290 kB); least recently used first out.
+# target, holds ~550 kB); least recently used first out.
 CACHE_ENTRIES = 256
 CACHE_BYTES = 32 * 2**20
 
