@@ -12,7 +12,7 @@ import contextlib
 import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import torch
@@ -22,6 +22,15 @@ from judge.i18n import Bilingual, in_language
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context
+
+# The one place that chooses the statistics of counts: the server's torch twin of the G-test
+# (judge/stats_torch.py, kept equal to judge.stats by tests/judge/test_stats_torch.py), or, where
+# `torch` is the browser's pure-Python subset, the pure core that decides there (the browser bundle
+# leaves stats_torch out, and it refuses to load on the subset).
+try:
+    from judge import stats_torch
+except ImportError:
+    stats_torch = None  # type: ignore[assignment]
 
 __all__ = [
     "CheckFailed",
@@ -502,8 +511,9 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
         )
     if draws.dim() == 1:
         draws = draws.unsqueeze(0)
-    bad = (draws < 0) | (draws >= vocab_size)
-    if bad.any():
+    # Two reductions, no [B, n] temporaries: the mask is built only to name the culprit.
+    if draws.numel() and (int(draws.min()) < 0 or int(draws.max()) >= vocab_size):
+        bad = (draws < 0) | (draws >= vocab_size)
         row, col = bad.nonzero()[0].tolist()
         fail(
             f"{what}: row {row} drew {noun.en} id {draws[row, col].item()}, outside {noun.range_en()} "
@@ -581,7 +591,7 @@ def expect_support(
     others = len(tokens) - 1
     more = f" (and {others} other excluded {noun.en if others == 1 else noun.plural})" if others else ""
     if alternatives is not None and diagnosis is None:
-        observed = torch.bincount(draws[row], minlength=probs.shape[-1]).tolist()
+        observed = torch.bincount(draws[row], minlength=probs.shape[-1])
         # An alternative for a one-row target may be [V] like the target: the same row for every row.
         diagnosis = best_alternative(
             observed, {name: alt[row] if alt.dim() == 2 else alt for name, alt in _mistakes(alternatives).items()}
@@ -650,23 +660,15 @@ def expect_distribution(
     noun = Outcome.of(check, outcome)
     _expect_token_ids(draws, probs.shape[0], what=label, outcome=noun)
     counts = torch.bincount(draws, minlength=probs.shape[0])
-    observed, target = counts.tolist(), probs.tolist()
-    # Tokens the target excludes (and the support check kept out of the draws) change neither G
-    # nor its degrees of freedom: g_test leaves them out of every bin. Dropping them first spares
-    # a pass over tens of thousands of zeros when top-k or top-p leaves a few hundred tokens.
-    possible = probs > 0
-    if bool((counts[~possible] == 0).all()):
-        result = stats.g_test(counts[possible].tolist(), probs[possible].tolist())
-    else:
-        result = stats.g_test(observed, target)  # raises: a draw of an excluded token
+    result = _g_test(counts, probs)
     alpha = ctx.budget.spend("fit")
     passed = result.pvalue >= alpha
     ctx.records.append(CheckRecord("fit", label, result.statistic, result.pvalue, alpha, passed, result.df))
     ctx.fit_statistics.append((result.statistic, result.df, result.log_atom))
     if passed:
         return result
-    diagnosis = best_alternative(observed, _mistakes(alternatives))
-    where = _largest_gap(observed, target, noun)
+    diagnosis = best_alternative(counts, _mistakes(alternatives))
+    where = _largest_gap(counts, probs, noun)
     message = (
         f"{label}: your draws do not follow the target distribution "
         f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
@@ -683,33 +685,63 @@ def expect_distribution(
     )
 
 
-def _largest_gap(observed: list[int], probs: list[float], outcome: Outcome = TOKEN) -> str:
-    """The outcome whose count is furthest from its expectation, in draws (not z: rare ones mislead)."""
-    n = sum(observed)
-    token = max(range(len(probs)), key=lambda i: abs(observed[i] - n * probs[i]))
-    return f"; the largest gap is {outcome.en} {token}: drawn {observed[token]} times, expected {n * probs[token]:.1f}"
+def _g_test(counts: torch.Tensor, probs: torch.Tensor) -> stats.GTestResult:
+    """:func:`judge.stats.g_test` of integer counts ``[V]`` (from ``torch.bincount``) against a
+    floating target ``[V]``: :mod:`judge.stats_torch` on the server, the pure core in the browser.
+    Raises ValueError as ``g_test`` does (a draw of an excluded outcome names it)."""
+    if stats_torch is not None:
+        return stats_torch.g_test_counts(counts, probs)
+    # Outcomes the target excludes (and the support check kept out of the draws) change neither G
+    # nor its degrees of freedom: g_test leaves them out of every bin. Dropping them first spares
+    # a pass over tens of thousands of zeros when top-k or top-p leaves a few hundred tokens.
+    possible = probs > 0
+    if not bool((counts[~possible] == 0).all()):
+        return stats.g_test(counts.tolist(), probs.tolist())  # raises: a draw of an excluded outcome
+    result = stats.g_test(counts[possible].tolist(), probs[possible].tolist())
+    if result.largest_deviation is None:
+        return result
+    kept = [index for index, keep in enumerate(possible.tolist()) if keep]  # back to the outcome's own id
+    category = kept[result.largest_deviation.category]
+    return replace(result, largest_deviation=replace(result.largest_deviation, category=category))
 
 
-def best_alternative(observed: list[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
-    """The known mistake whose distribution (floating ``[V]``) fits the counts ``observed`` (a list
-    of ``V`` ints) best, if any fits at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an
-    observed outcome are out. Returns the mistake's key, or None. Raises :class:`CheckMisuse` when
-    ``alternatives`` is not a mapping or an alternative is not a ``[V]`` distribution."""
+def _largest_gap(counts: torch.Tensor, probs: torch.Tensor, outcome: Outcome = TOKEN) -> str:
+    """The outcome whose count is furthest from its expectation, in draws (not z: rare ones mislead).
+    ``counts``: integer ``[V]``; ``probs``: floating ``[V]``."""
+    n = int(counts.sum())
+    if stats_torch is not None:
+        token = stats_torch.largest_gap(counts, probs)
+    else:
+        observed, target = counts.tolist(), probs.tolist()
+        token = max(range(len(target)), key=lambda i: abs(observed[i] - n * target[i]))
+    return (
+        f"; the largest gap is {outcome.en} {token}: drawn {int(counts[token])} times, "
+        f"expected {n * float(probs[token]):.1f}"
+    )
+
+
+def best_alternative(observed: torch.Tensor | Sequence[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
+    """The known mistake whose distribution (floating ``[V]``) fits the counts ``observed`` (an
+    integer ``[V]`` tensor, as ``torch.bincount`` gives, or a list of ``V`` ints) best, if any fits
+    at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an observed outcome are out.
+    Returns the mistake's key, or None. Raises :class:`CheckMisuse` when ``alternatives`` is not a
+    mapping or an alternative is not a ``[V]`` distribution."""
     if not isinstance(alternatives, Mapping):
         raise _misuse("best_alternative", "alternatives", "a mapping diagnosis -> floating [V] tensor", alternatives)
+    counts = observed if isinstance(observed, torch.Tensor) else torch.tensor(list(observed), dtype=torch.int64)
+    drawn = counts > 0
     best, best_p = None, DIAGNOSIS_MIN_PVALUE
     for name, probs in alternatives.items():
-        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != len(observed):
+        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != counts.shape[0]:
             raise _misuse(
                 "best_alternative",
                 f"alternatives[{name!r}]",
-                f"a floating tensor of shape [{len(observed)}] (the row's distribution under that mistake)",
+                f"a floating tensor of shape [{counts.shape[0]}] (the row's distribution under that mistake)",
                 probs,
             )
-        target = probs.tolist()
-        if any(o and not p for o, p in zip(observed, target, strict=True)):
-            continue  # the mistake could not have drawn these tokens
-        p = stats.g_test(observed, target).pvalue
+        if bool((drawn & (probs == 0)).any()):
+            continue  # the mistake could not have drawn these outcomes
+        p = _g_test(counts, probs).pvalue
         if p >= best_p:
             best, best_p = name, p
     return best
@@ -805,10 +837,9 @@ def expect_independent_within_row(
     group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64))
     classes = group_of[draws]
     pairs = classes[0:-1:2] * groups + classes[1::2]  # the two slices have the same length
-    observed = torch.bincount(pairs, minlength=groups * groups).tolist()
+    observed = torch.bincount(pairs, minlength=groups * groups)
     joint = torch.outer(group_probs, group_probs).reshape(-1)
-    expected = (joint / joint.sum()).tolist()
-    result = stats.g_test(observed, expected)
+    result = _g_test(observed, joint / joint.sum())
     alpha = ctx.budget.spend("pairs")
     passed = result.pvalue >= alpha
     ctx.records.append(CheckRecord("pairs", label, result.statistic, result.pvalue, alpha, passed, result.df))
@@ -816,7 +847,7 @@ def expect_independent_within_row(
         return result
     diagnosis = _dependence_diagnosis(draws, probs)
     raise CheckFailed(
-        f"{label}: consecutive draws of the row are not independent: the {sum(observed)} pairs "
+        f"{label}: consecutive draws of the row are not independent: the {result.n} pairs "
         f"(draw 1, draw 2), (draw 3, draw 4), ... do not follow the product of the target with itself "
         f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
         f"threshold {alpha:.3g})",

@@ -18,8 +18,9 @@ from pathlib import Path
 from judge.exercise import Exercise, ExerciseError
 
 JUDGE_ROOT = Path(__file__).resolve().parents[1]
-# Engine modules the browser runner imports; the CLI (rich) and the server's sandbox stay out.
-LEFT_OUT = {"cli.py", "render.py"}
+# Engine modules the browser runner imports; the CLI (rich), the server's sandbox and the server's
+# torch twin of the statistics (stats_torch.py: the browser decides with the pure judge.stats) stay out.
+LEFT_OUT = {"cli.py", "render.py", "stats_torch.py"}
 _ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same bytes (and ETag)
 
 

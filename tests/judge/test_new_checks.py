@@ -223,14 +223,26 @@ def test_the_learner_process_reports_inputs_changed_in_place(tmp_path):
         assert process.cpu_time_s() > 0.0
 
 
-def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx):
-    """expect_distribution leaves the tokens the target excludes out before testing: same G, same df."""
+@pytest.mark.parametrize("server", [True, False], ids=["torch-twin", "pure-core"])
+def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx, monkeypatch, server):
+    """expect_distribution equals the full g_test: on the server through judge.stats_torch (to
+    its ~1e-12), in the browser through the pure core, which leaves the tokens the target excludes
+    out before testing (bit for bit, the largest deviation still naming the token's own id)."""
+    if not server:
+        monkeypatch.setattr(checks, "stats_torch", None)
     probs = torch.zeros(5_000, dtype=torch.float64)
     probs[[3, 70, 71, 900, 4_999]] = torch.tensor([0.4, 0.3, 0.2, 0.05, 0.05], dtype=torch.float64)
     draws = torch.multinomial(probs, 3_000, replacement=True, generator=torch.Generator().manual_seed(4))
     result = checks.expect_distribution(ctx, draws, probs, label="row 0")
     full = stats.g_test(torch.bincount(draws, minlength=5_000).tolist(), probs.tolist())
-    assert (result.statistic, result.df, result.pvalue) == (full.statistic, full.df, full.pvalue)
+    assert (result.df, result.n, result.bins, result.largest_deviation) == (
+        full.df, full.n, full.bins, full.largest_deviation)
+    assert result.largest_deviation.category in (3, 70, 71, 900, 4_999)
+    if server:
+        assert result.statistic == pytest.approx(full.statistic, rel=1e-12)
+        assert result.pvalue == pytest.approx(full.pvalue, rel=1e-10)
+    else:
+        assert (result.statistic, result.pvalue) == (full.statistic, full.pvalue)
     excluded = draws.clone()
     excluded[0] = 5  # a token the target excludes
     with pytest.raises(ValueError, match="category 5"):
