@@ -962,7 +962,7 @@ class _PairsBudget:
 
 def _pairs_context(alpha: float) -> Context:
     """A real Context (the checks refuse look-alikes) whose budget gives ``alpha`` to every pairs check."""
-    return Context(seed=0, device="cpu", budget=_PairsBudget(alpha), deadline=float("inf"))
+    return Context(seed=0, device="cpu", budget=_PairsBudget(alpha))
 
 
 def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:

@@ -341,7 +341,7 @@ def test_threads_share_the_cache_safely(fresh_cache):
 def make_ctx():
     def make() -> Context:
         budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4))
-        return Context(seed=1, device="cpu", budget=budget, deadline=float("inf"))
+        return Context(seed=1, device="cpu", budget=budget)
 
     return make
 
