@@ -26,6 +26,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -89,6 +90,11 @@ def suites_package(exercise: Exercise) -> str:
 
 
 _IMPORTED: dict[str, str] = {}  # an exercise's folder -> the name of its suites package in sys.modules
+# Held while a suites package or module is looked up or imported. A module enters sys.modules before
+# its body runs: without the lock a second grading thread (a site's two workers starting on one
+# exercise) would take a half-executed suite and run only the cases defined so far. Reentrant: a
+# suite's body may itself ask for a module of its exercise.
+_IMPORT_LOCK = threading.RLock()
 
 
 def _forget_older_content(folder: str, package: str) -> None:
@@ -106,8 +112,8 @@ def _forget_older_content(folder: str, package: str) -> None:
 def suites_module(exercise: Exercise, name: str) -> ModuleType:
     """A module of ``exercise``'s tests by its dotted name under ``tests/`` (``"hidden.oracle"``),
     imported as the suites import it (the same module object, the same caches)."""
-    _ensure_packages(exercise)
-    return importlib.import_module(f"{suites_package(exercise)}.{name}")
+    with _IMPORT_LOCK:
+        return importlib.import_module(f"{_ensure_packages(exercise)}.{name}")
 
 
 def _ensure_packages(exercise: Exercise) -> str:
@@ -145,6 +151,12 @@ def _package(name: str, folder) -> None:
 
 
 def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
+    """The suite's module, imported whole (see ``_IMPORT_LOCK``)."""
+    with _IMPORT_LOCK:
+        return _import_tests_module_locked(exercise, suite)
+
+
+def _import_tests_module_locked(exercise: Exercise, suite: str) -> ModuleType:
     path = exercise.suite_path(suite)  # an unknown suite is an ExerciseError
     package = _ensure_packages(exercise)
     name = f"{package}.{SUITE_FOLDERS[suite]}.{suite}"

@@ -477,3 +477,48 @@ def test_an_edited_exercise_is_judged_with_its_new_tests_and_settings(tmp_path, 
     assert report.verdict is Verdict.WA and "must be 5 now" in report.message
     assert suites_package(edited) != before and before not in sys.modules
     assert report.exercise["content_hash"] == edited.content_hash()
+
+
+def test_two_gradings_importing_one_suite_at_once_both_get_every_case(tmp_path):
+    """Two grading workers that start on one exercise together (a site started with a backlog, a
+    rejudge after an edit) import its suite at once: the second must wait for the whole module,
+    never read the cases of one half-executed (a hidden suite cut short would pass wrong code)."""
+    import sys
+    import threading
+    import types
+
+    gate = types.ModuleType("_probjudge_suite_gate")
+    gate.entered, gate.release = threading.Event(), threading.Event()
+    sys.modules[gate.__name__] = gate
+    try:
+        exercise = _fake_exercise(
+            tmp_path,
+            907,
+            """
+            import _probjudge_suite_gate as gate
+
+            def test_first(sub, ctx):
+                pass
+
+            gate.entered.set()  # the first importer is inside the module here: let the second one in
+            gate.release.wait(30)
+
+            def test_second(sub, ctx):
+                pass
+            """,
+        )
+        loaded = {}
+        first = threading.Thread(target=lambda: loaded.setdefault("first", load_suite(exercise, "public")))
+        first.start()
+        assert gate.entered.wait(60)
+        second = threading.Thread(target=lambda: loaded.setdefault("second", load_suite(exercise, "public")))
+        second.start()
+        second.join(0.5)  # a second importer that returns now has read a half-executed module
+        gate.release.set()
+        first.join(60)
+        second.join(60)
+        for who in ("first", "second"):
+            assert [case.name for case in loaded[who].cases] == ["first", "second"], who
+    finally:
+        gate.release.set()
+        sys.modules.pop(gate.__name__, None)
