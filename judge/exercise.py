@@ -195,26 +195,27 @@ class Exercise:
 def load_exercise(folder: Path) -> Exercise:
     """Parse ``folder/exercise.toml``; raise :class:`ExerciseError` naming the file and field.
 
-    Parsed once per process while the file stays the same (its size and modification time): a
-    site resolves the exercise of every grading, and reading every pack's TOML each time cost
-    milliseconds a grading. An edited file is parsed again.
+    Parsed once per process while the file holds the same bytes: a site resolves the exercise of
+    every grading, and parsing every pack's TOML each time cost milliseconds a grading. The key is
+    the content, not the file's size and time (an edit can keep both: a copy or archive that sets
+    the time, a coarse clock).
     """
     path = folder / "exercise.toml"
     try:
-        stat = path.stat()
+        raw = path.read_bytes()
     except OSError as exc:
         raise ExerciseError(f"{path}: {exc}") from None
-    return _parsed_exercise(folder, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    return _parsed_exercise(folder, raw)
 
 
 @lru_cache(maxsize=512)
-def _parsed_exercise(folder: Path, mtime_ns: int, size: int, inode: int) -> Exercise:
-    """:func:`load_exercise`'s work; the file's stat is part of the key, never used here."""
-    del mtime_ns, size, inode
+def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
+    """:func:`load_exercise`'s work on the bytes of ``folder/exercise.toml``."""
     path = folder / "exercise.toml"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        # Newlines as read_text() gives them (universal newlines), as before the cache.
+        data = tomllib.loads(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
+    except tomllib.TOMLDecodeError as exc:
         raise ExerciseError(f"{path}: {exc}") from None
     try:
         functions = tuple(FunctionSpec(name, tuple(spec["params"])) for name, spec in data["functions"].items())

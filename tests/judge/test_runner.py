@@ -479,6 +479,24 @@ def test_an_edited_exercise_is_judged_with_its_new_tests_and_settings(tmp_path, 
     assert report.exercise["content_hash"] == edited.content_hash()
 
 
+def test_an_edit_that_keeps_the_files_size_and_time_is_seen(tmp_path):
+    """exercise.toml's parse is cached by what the file holds: an edit of the same length whose file
+    keeps its modification time (an archive or copy that sets it, ``touch -r``, a coarse clock) and
+    inode is parsed again, never answered with the old settings."""
+    import os
+
+    from judge.exercise import load_exercise
+
+    exercise = _fake_exercise(tmp_path, 909, "")
+    toml = exercise.root / "exercise.toml"
+    before = toml.stat()
+    toml.write_text(toml.read_text().replace('difficulty = "easy"', 'difficulty = "hard"'))
+    os.utime(toml, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = toml.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert load_exercise(exercise.root).difficulty == "hard"
+
+
 def test_two_gradings_importing_one_suite_at_once_both_get_every_case(tmp_path):
     """Two grading workers that start on one exercise together (a site started with a backlog, a
     rejudge after an edit) import its suite at once: the second must wait for the whole module,
