@@ -198,14 +198,17 @@ def load_exercise(folder: Path) -> Exercise:
     Parsed once per process while the file holds the same bytes: a site resolves the exercise of
     every grading, and parsing every pack's TOML each time cost milliseconds a grading. The key is
     the content, not the file's size and time (an edit can keep both: a copy or archive that sets
-    the time, a coarse clock).
+    the time, a coarse clock). What the parse checks beyond the file (the ``tests/`` layout) is
+    checked on every load.
     """
     path = folder / "exercise.toml"
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise ExerciseError(f"{path}: {exc}") from None
-    return _parsed_exercise(folder, raw)
+    exercise = _parsed_exercise(folder, raw)
+    _check_tests_layout(folder)  # a file strayed into tests/ leaves exercise.toml as it was
+    return exercise
 
 
 @lru_cache(maxsize=512)

@@ -101,6 +101,16 @@ def test_tests_holds_only_the_two_trust_folders(tmp_path):
         load_exercise(folder)
 
 
+def test_a_file_strayed_into_tests_after_a_first_load_is_refused_too(tmp_path):
+    """A long-running site loads an exercise on every grading: its parse is cached, its layout check
+    is not (the stray file leaves exercise.toml as it was)."""
+    folder = tiny_exercise(tmp_path / "exercises", number=908)
+    load_exercise(folder)
+    (folder / "tests" / "oracle.py").write_text("")
+    with pytest.raises(ExerciseError, match="move oracle.py into one of them"):
+        load_exercise(folder)
+
+
 # --- hidden may import public, never the reverse ------------------------------------------------------
 
 def test_a_hidden_suite_imports_a_public_helper(tmp_path):
