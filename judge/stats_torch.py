@@ -319,6 +319,10 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
             return _pure(counts, probs, threshold)  # a negative count; or sums past exact floats
     n = int(counts.sum())
     probs64 = probs.detach().to(device="cpu", dtype=torch.float64).contiguous()
+    if size and (probs64.is_neg() or probs64.data_ptr() == 0):
+        # Values that are not what the memory holds (a negative view) or no memory at all (a zero
+        # tensor): the key hashes memory, so hash a plain copy of the values.
+        probs64 = torch.empty(size, dtype=torch.float64).copy_(probs64)
     key = (_digest(probs64), n, threshold)
     pooling = _CACHE.get(key)
     if pooling is None:

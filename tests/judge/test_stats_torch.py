@@ -289,6 +289,20 @@ def test_two_targets_of_one_shape_never_share_a_pooling(fresh_cache):
     assert stats_torch.cache_size() == 4
 
 
+def test_a_target_whose_memory_is_not_its_values_is_keyed_by_its_values(fresh_cache):
+    """The key hashes the target's memory: a tensor whose values are not what its memory holds (a
+    negative view reads its memory negated; a zero tensor has none) must be keyed by its values,
+    never share the entry of the target its memory spells, and never make the judge read address 0."""
+    probs = torch.tensor(target([1.0, 2.0, 3.0, 0.0, 4.0] * 20), dtype=torch.float64)
+    counts = torch.bincount(torch.multinomial(probs, 2_000, replacement=True), minlength=100)
+    stats_torch.g_test_counts(counts, probs)  # cached: the memory of the next target spells this one
+    negated = torch._neg_view(probs)  # values -probs: the pure core refuses them
+    for odd in (negated, torch._efficientzerotensor(100, dtype=torch.float64)):
+        fast = outcome(stats_torch.g_test_counts, counts, odd)
+        pure = outcome(lambda c, p: stats.g_test(c.tolist(), p.tolist()), counts, odd)  # as documented
+        assert fast[0] == pure[0] == "raised" and fast[1:] == pure[1:]
+
+
 def test_a_cached_result_equals_a_fresh_one(fresh_cache):
     probs = torch.tensor(target([1.0, 2.0, 3.0, 0.0, 4.0] * 40), dtype=torch.float64)
     counts = torch.bincount(torch.multinomial(probs, 3_000, replacement=True), minlength=200)
