@@ -120,8 +120,8 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
     ``import_dir`` (``local`` only) is where the learner's file sits: its modules import from
     there, and the code is compiled under its path there (tracebacks show only its short name).
     """
-    inbox = os.fdopen(fd_in, "rb", buffering=0)
-    outbox = os.fdopen(fd_out, "wb")
+    inbox = _PipeReader(fd_in)
+    outbox = _PipeWriter(fd_out)
     try:
         load, _ = wire.read_frame(inbox)
     except (EOFError, wire.WireError):
@@ -143,6 +143,45 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
         _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
 
 
+class _PipeReader:
+    """The request pipe, for :func:`judge.wire.read_frame`: a request's tensors are read straight
+    into their buffers, as many per ``readv`` as the pipe holds."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def read(self, n: int) -> bytes:
+        return os.read(self.fd, n)
+
+    def readv(self, buffers) -> int:
+        return os.readv(self.fd, buffers)
+
+
+class _PipeWriter:
+    """The reply pipe, for :func:`judge.wire.write_frame`: a reply goes out in one ``writev``
+    (header and the tensors straight from their memory) where the pipe has room for it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def write(self, data) -> None:
+        self.writev([data])
+
+    def writev(self, buffers) -> None:
+        pending = [memoryview(b).cast("B") for b in buffers if len(b)]
+        while pending:
+            sent = os.writev(self.fd, pending[: wire.IOV_BATCH])
+            while sent:  # step past what went out: whole buffers, then part of the next one
+                if sent >= len(pending[0]):
+                    sent -= len(pending.pop(0))
+                else:
+                    pending[0] = pending[0][sent:]
+                    sent = 0
+
+    def flush(self) -> None:
+        pass  # nothing is buffered
+
+
 def _load(source: str, name: str, outbox, torch):
     """Import the learner's source as ``submission`` and say ``ready``; None after a ``load_error``."""
     try:
@@ -157,7 +196,7 @@ def _load(source: str, name: str, outbox, torch):
 def _reply(outbox, header: dict, value=None) -> None:
     """Send one frame; a value the wire cannot carry becomes the learner's TypeError."""
     specs: list[dict] = []
-    payloads: list[bytes] = []
+    payloads: list[wire.Buffer] = []
     if header.get("ok"):
         try:
             header["value"] = wire.encode_values(value, specs, payloads)
