@@ -21,6 +21,7 @@ Protocol (one frame each way per request):
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import time
@@ -226,7 +227,7 @@ def _one_call(request: dict, payloads_in: list, module, name: str, device: str, 
     if request.get("global_seed") is not None:
         torch.manual_seed(int(request["global_seed"]))
     inputs = tensor_inputs(function, args, kwargs, torch)
-    before = {key: tensor.clone() for key, tensor in inputs.items()}
+    before = {key: _Snapshot(tensor, torch) for key, tensor in inputs.items()}
     started = time.perf_counter()
     try:
         if request.get("extreme_uniforms") is not None:
@@ -239,8 +240,61 @@ def _one_call(request: dict, payloads_in: list, module, name: str, device: str, 
     except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
         return {"raised": describe_exception(exc, name)}, None
     elapsed_ms = (time.perf_counter() - started) * 1000.0
-    modified = [key for key, tensor in inputs.items() if not same_tensor(before[key], tensor)]
+    modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
     return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
+
+
+class _Snapshot:
+    """What a tensor argument held before the call, to tell exactly whether the call changed it.
+
+    The verdict is :func:`judge.learner_code.same_tensor`'s (values, NaN equal to NaN, shape,
+    dtype, device). The common case is cheaper: a contiguous CPU tensor (what the wire gives) is
+    copied as raw bytes, and when it still has the same shape, dtype and layout and the very same
+    bytes afterwards, it holds the same values (equal bits are equal values, NaN included). Any
+    other outcome, a changed byte included, is decided by ``same_tensor`` on the copy.
+    """
+
+    __slots__ = ("shape", "dtype", "device", "raw", "copy")
+
+    def __init__(self, tensor, torch) -> None:
+        self.shape, self.dtype, self.device = tensor.shape, tensor.dtype, tensor.device
+        self.raw: bytes | None = None
+        self.copy = None
+        if _plain(tensor, torch):
+            self.raw = _memory_of(tensor)
+        else:
+            self.copy = tensor.clone()
+
+    def holds(self, tensor, torch) -> bool:
+        """Whether ``tensor`` holds what it held when this snapshot was taken."""
+        if self.raw is not None:
+            if (
+                tensor.shape == self.shape
+                and tensor.dtype == self.dtype
+                and _plain(tensor, torch)
+                and _memory_of(tensor) == self.raw
+            ):
+                return True
+            self.copy = _tensor_of(self.raw, self.shape, self.dtype, torch)
+        return same_tensor(self.copy, tensor)
+
+
+def _plain(tensor, torch) -> bool:
+    """A dense, contiguous CPU tensor: its values are the bytes at ``data_ptr()``, in order."""
+    return tensor.device.type == "cpu" and tensor.layout == torch.strided and tensor.is_contiguous()
+
+
+def _memory_of(tensor) -> bytes:
+    """A copy of the bytes of a plain tensor (:func:`_plain`)."""
+    nbytes = tensor.numel() * tensor.element_size()
+    return ctypes.string_at(tensor.data_ptr(), nbytes) if nbytes else b""
+
+
+def _tensor_of(raw: bytes, shape, dtype, torch):
+    """The CPU tensor of ``shape`` and ``dtype`` whose bytes are ``raw``."""
+    if not raw:
+        return torch.empty(shape, dtype=dtype)
+    return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(shape)
 
 
 def _materialize(value, torch, device: str):

@@ -395,3 +395,83 @@ def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
             os.close(fd)
         output.close()
     assert _same_value(child_saw[0], value) and _same_value(back, value)
+
+
+# --- which tensor arguments a call changed: exact, whatever the change, and as same_tensor decides ---
+
+def _snapshot_says(before: torch.Tensor, change) -> bool:
+    """Whether the child's check finds ``change`` (applied in place to ``before``) a modification."""
+    from judge.learner_code import same_tensor
+    from judge.sandbox.child import _Snapshot
+
+    tensor = before.clone()
+    snapshot, copy = _Snapshot(tensor, torch), tensor.clone()
+    change(tensor)
+    found = not snapshot.holds(tensor, torch)
+    assert found == (not same_tensor(copy, tensor))  # the verdict is same_tensor's, however it is reached
+    return found
+
+
+def _set(index, value):
+    def change(tensor):
+        tensor.view(-1)[index] = value
+    return change
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool, torch.bfloat16])
+def test_a_change_of_one_element_is_caught_at_the_first_and_the_last(dtype):
+    base = (torch.arange(24).reshape(2, 3, 4) % 2).to(dtype)
+    for index in (0, -1, 7):
+        value = torch.logical_not(base.view(-1)[index]).to(dtype) if dtype is torch.bool else base.view(-1)[index] + 1
+        assert _snapshot_says(base, _set(index, value)), (dtype, index)
+    assert not _snapshot_says(base, lambda t: None)
+    assert not _snapshot_says(base, _set(3, base.view(-1)[3]))  # written, but with what it held
+
+
+def test_what_same_tensor_calls_unchanged_stays_unchanged():
+    nan = torch.tensor([float("nan"), -0.0, 1.0])
+    assert not _snapshot_says(nan, _set(1, 0.0))  # -0.0 -> 0.0: other bytes, equal values
+    assert not _snapshot_says(nan, lambda t: t.copy_(torch.tensor([float("nan"), 0.0, 1.0])))
+    assert _snapshot_says(nan, _set(0, 2.0)) and _snapshot_says(nan, _set(2, float("nan")))
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t.t_(),  # a square matrix transposed in place: same shape and bytes, other values
+    lambda t: t.resize_(8),
+    lambda t: t.resize_(5, 4),  # a larger storage
+    lambda t: t.unsqueeze_(0),
+    lambda t: t.set_(torch.arange(16.0).reshape(4, 4).t().contiguous()),
+    lambda t: setattr(t, "data", t.data.double()),
+])
+def test_changes_of_layout_shape_storage_or_dtype_are_caught(change):
+    assert _snapshot_says(torch.arange(16.0).reshape(4, 4), change)
+
+
+def test_empty_and_non_contiguous_arguments_are_checked_too():
+    assert not _snapshot_says(torch.ones(0, 3), lambda t: None)
+    assert _snapshot_says(torch.ones(0, 3), lambda t: t.resize_(1, 3))
+    from judge.sandbox.child import _Snapshot
+
+    strided = torch.arange(12.0).reshape(3, 4)[:, ::2]  # not from the wire, but a snapshot must still be exact
+    snapshot = _Snapshot(strided, torch)
+    assert snapshot.holds(strided, torch)
+    strided[2, 1] = -1
+    assert not snapshot.holds(strided, torch)
+
+
+def test_the_child_reports_a_change_at_the_first_or_last_element_of_any_argument(learner_file):
+    path = learner_file("""
+        def poke(probs, temperature, *, where):
+            if where == "first":
+                probs.view(-1)[0] += 1
+            elif where == "last":
+                temperature.view(-1)[-1] = 0.5
+            return probs.sum()
+    """)
+    probs, temperature = torch.rand(64, 100, dtype=torch.float32), torch.ones(64, dtype=torch.float64)
+    kept = probs.clone()
+    with LearnerProcess(path) as process:
+        for where, expected in (("first", ("probs",)), ("last", ("temperature",)), ("nowhere", ())):
+            call = process.call("poke", [probs, temperature], {"where": where}, timeout_s=30)
+            assert call.modified == expected, where
+    assert torch.equal(probs, kept) and bool((temperature == 1).all())  # the judge's tensors: untouched
