@@ -23,9 +23,26 @@ OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_F
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
 
 
-def learner_traceback(exc: BaseException, learner_path: str) -> str:
-    """Format ``exc`` keeping only frames from the learner's file (never the judge's)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+def learner_frames(exc: BaseException, learner_path: str) -> traceback.StackSummary:
+    """The frames of ``exc``'s traceback that run the learner's file (never the judge's), oldest first.
+
+    Only those frames are summarized (line and source text): ``traceback.extract_tb`` would work
+    out the exact position of every frame, the judge's included, which costs more than the rest
+    of a call that raises.
+    """
+    own = (
+        (frame, line)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if frame.f_code.co_filename == learner_path
+    )
+    return traceback.StackSummary.extract(own)
+
+
+def learner_traceback(exc: BaseException, learner_path: str, frames: traceback.StackSummary | None = None) -> str:
+    """Format ``exc`` keeping only frames from the learner's file (never the judge's); ``frames``
+    is :func:`learner_frames`' answer where the caller has it already."""
+    if frames is None:
+        frames = learner_frames(exc, learner_path)
     lines = []
     if frames:
         lines.append("Traceback (your code, most recent call last):\n")
@@ -55,13 +72,13 @@ def describe_exception(exc: BaseException, learner_path: str) -> dict:
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         message = f"your code wrote a file larger than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
     line = None
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    frames = learner_frames(exc, learner_path)
     if frames:
         line = frames[-1].lineno
     if syntax_line is not None:
         line = syntax_line
     try:
-        trace = learner_traceback(exc, learner_path)
+        trace = learner_traceback(exc, learner_path, frames)
     except BaseException:  # noqa: BLE001 - formatting calls the learner's __str__ again
         trace = f"{type(exc).__name__}: {message}\n"
     return {

@@ -475,3 +475,36 @@ def test_the_child_reports_a_change_at_the_first_or_last_element_of_any_argument
             call = process.call("poke", [probs, temperature], {"where": where}, timeout_s=30)
             assert call.modified == expected, where
     assert torch.equal(probs, kept) and bool((temperature == 1).all())  # the judge's tensors: untouched
+
+
+# --- a learner's exception: only its own frames are summarized, with the lines extract_tb gives ---
+
+def test_learner_frames_are_those_extract_tb_gives_for_the_learners_file():
+    import traceback
+
+    from judge.learner_code import describe_exception, learner_frames, load_learner_module
+
+    module = load_learner_module(
+        "def outer(x):\n"
+        "    return inner(\n"
+        "        x,\n"
+        "    )\n"
+        "\n"
+        "def inner(x):\n"
+        "    values = [1, 2]\n"
+        "    return values[\n"
+        "        x\n"
+        "    ]\n",
+        "mine.py",
+    )
+    try:
+        (lambda: module.outer(5))()  # a judge-side frame first, as in the child
+    except IndexError as error:
+        caught = error
+    expected = [(f.filename, f.lineno, f.name, f.line) for f in traceback.extract_tb(caught.__traceback__)
+                if f.filename == "mine.py"]
+    assert [(f.filename, f.lineno, f.name, f.line) for f in learner_frames(caught, "mine.py")] == expected
+    assert [line for _, line, _, _ in expected] == [2, 8]
+    described = describe_exception(caught, "mine.py")
+    assert described["line"] == 8 and described["type"] == "IndexError"
+    assert 'File "mine.py", line 2, in outer' in described["traceback"] and __file__ not in described["traceback"]
