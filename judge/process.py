@@ -34,6 +34,7 @@ from judge import protocol, wire
 from judge.learner import (
     CallOptions,
     CallResult,
+    CallTiming,
     LearnerRaised,
     LearnerSource,
     LoadFailed,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CallOptions",
     "CallResult",
+    "CallTiming",
     "LearnerProcess",
     "LearnerRaised",
     "LearnerSource",
@@ -185,6 +187,7 @@ class _DeadlineWriter:
         self.fd = fd
         self.output = output
         self.deadline = float("inf")
+        self.sent = 0  # bytes written so far
         os.set_blocking(fd, False)
 
     def write(self, data: wire.Buffer) -> None:
@@ -199,6 +202,7 @@ class _DeadlineWriter:
             except BlockingIOError:
                 _wait_until_ready(self.fd, self.deadline, self.output, write=True)
                 continue
+            self.sent += sent
             while sent:  # step past what went out: whole buffers, then part of the next one
                 if sent >= len(pending[0]):
                     sent -= len(pending.pop(0))
@@ -226,6 +230,7 @@ class _DeadlineReader:
         self.output = output
         self.deadline = float("inf")
         self.watch: Callable[[], None] | None = None
+        self.received = 0  # bytes read so far
         os.set_blocking(fd, False)
 
     def read(self, n: int) -> bytes:
@@ -235,6 +240,7 @@ class _DeadlineReader:
             except BlockingIOError:
                 self._wait()
                 continue
+            self.received += len(data)
             return data
 
     def readv(self, buffers: Sequence[memoryview]) -> int:
@@ -244,6 +250,7 @@ class _DeadlineReader:
             except BlockingIOError:
                 self._wait()
                 continue
+            self.received += got
             return got
 
     def _wait(self) -> None:
@@ -306,6 +313,7 @@ class LearnerProcess:
         self._failure: BaseException | None = None  # why it cannot be used, once that is known
         self._killed = False  # by the judge: dead for the runner from that moment
         self._closed = False
+        self._timing = CallTiming()
         self._proc: Launched | None = None
         self._output = OutputCapture()
         to_child_r, self._to_child = os.pipe()
@@ -454,6 +462,8 @@ class LearnerProcess:
         self.wait_ready()
         if not self.alive:
             raise ProcessFailed(Verdict.RE, "your process is no longer running")
+        started = time.perf_counter()
+        sent, received = self._writer.sent, self._reader.received
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
         request = {
@@ -497,12 +507,24 @@ class LearnerProcess:
             raise ProcessFailed(
                 Verdict.RE, f"your process sent an answer the judge does not understand: {error}"
             ) from None
+        self._timing = self._timing.add(
+            time.perf_counter() - started,
+            answer.elapsed_ms if isinstance(answer, protocol.Returned) else 0.0,
+            self._writer.sent - sent,
+            self._reader.received - received,
+        )
         if isinstance(answer, protocol.Raised):
             assert self._proc is not None  # it answered, so it was launched
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
             raise raised
         return CallResult(value, answer.elapsed_ms, answer.modified)
+
+    @property
+    def call_timing(self) -> CallTiming:
+        """Totals over the calls answered so far (:class:`~judge.learner.CallTiming`): for reports
+        and benchmarks, never for a verdict."""
+        return self._timing
 
     def cpu_time_s(self) -> float:
         """CPU seconds used so far by the learner's processes (worker, keeper and what they started).

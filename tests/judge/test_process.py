@@ -395,6 +395,8 @@ def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
             os.close(fd)
         output.close()
     assert _same_value(child_saw[0], value) and _same_value(back, value)
+    total = sum(spec["nbytes"] for spec in specs)
+    assert writer.sent > total and reader.received == writer.sent  # whole frames, counted alike both ways
 
 
 # --- which tensor arguments a call changed: exact, whatever the change, and as same_tensor decides ---
@@ -508,3 +510,69 @@ def test_learner_frames_are_those_extract_tb_gives_for_the_learners_file():
     described = describe_exception(caught, "mine.py")
     assert described["line"] == 8 and described["type"] == "IndexError"
     assert 'File "mine.py", line 2, in outer' in described["traceback"] and __file__ not in described["traceback"]
+
+
+# --- call_timing: the split of a call's wall between the learner's functions and the rest ---
+
+def test_call_timing_adds_up_over_calls_and_clamps_what_the_child_says(learner_file):
+    from judge.learner import CallTiming
+
+    path = learner_file("""
+        import os
+        import time
+        from judge import wire
+
+        def nap(x):
+            time.sleep(0.05)
+            return x
+
+        def boom():
+            raise ValueError("no")
+
+        def lie():  # says it took 1 000 000 s, before the child's own answer
+            for fd in range(3, 64):
+                try:
+                    wire.write_frame(os.fdopen(os.dup(fd), "wb"), {"ok": True, "value": 1, "elapsed_ms": 1e9,
+                                                                  "modified": [], "tensors": []})
+                except OSError:
+                    pass
+            return 1
+    """)
+    with LearnerProcess(path) as process:
+        assert process.call_timing == CallTiming()
+        process.call("nap", [torch.zeros(1000)], {}, timeout_s=30)
+        first = process.call_timing
+        assert first.calls == 1 and 0.045 <= first.learner_s <= first.wall_s
+        assert first.bytes_sent > 4000 and first.bytes_received > 4000  # the tensor went out and came back
+        with pytest.raises(LearnerRaised):
+            process.call("boom", [], {}, timeout_s=30)
+        second = process.call_timing
+        assert second.calls == 2 and second.learner_s == first.learner_s and second.wall_s > first.wall_s
+        assert process.call("lie", [], {}, timeout_s=30).elapsed_ms == 1e9  # what it said, as it said it
+        third = process.call_timing
+        assert third.calls == 3 and third.learner_s - second.learner_s == pytest.approx(third.wall_s - second.wall_s)
+        assert third.transfer_s == pytest.approx(third.wall_s - third.learner_s) and third.transfer_s > 0
+
+
+def test_call_timing_clamps_each_report_to_its_calls_wall():
+    from judge.learner import CallTiming
+
+    timing = CallTiming().add(0.010, 25.0, 100, 200).add(0.010, -5.0, 1, 2).add(0.010, float("nan"), 0, 0)
+    timing = timing.add(0.010, 4.0, 0, 0).add(-1.0, 3.0, 0, 0)  # a wall below zero counts as none
+    assert timing.calls == 5 and timing.bytes_sent == 101 and timing.bytes_received == 202
+    assert timing.wall_s == pytest.approx(0.040) and timing.learner_s == pytest.approx(0.010 + 0.004)
+
+
+def test_the_in_process_learner_keeps_the_same_totals_with_nothing_sent():
+    from judge.browser.learner import InProcessLearner
+
+    learner = InProcessLearner("import time\n\ndef f(x):\n    time.sleep(0.02)\n    return x\n\ndef g():\n    raise KeyError\n")
+    try:
+        learner.call("f", [torch.ones(2)], {}, timeout_s=1)
+        with pytest.raises(LearnerRaised):
+            learner.call("g", [], {}, timeout_s=1)
+        timing = learner.call_timing
+        assert timing.calls == 2 and timing.bytes_sent == timing.bytes_received == 0
+        assert 0.02 <= timing.learner_s <= timing.wall_s
+    finally:
+        learner.close()
