@@ -16,7 +16,8 @@ Protocol (one frame each way per request):
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
   child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}}``
-  parent -> ``{"op": "exit"}`` (or end-of-file) ends it.
+  parent -> ``{"op": "exit"}`` (or end-of-file) ends it; the judge itself never asks, it ends a
+            job by killing its tree (:meth:`judge.process.LearnerProcess.close`).
 """
 
 from __future__ import annotations
