@@ -204,12 +204,7 @@ class ExtremeUniforms:
 
 def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:
     """Parameter name -> each tensor argument of the call (positional ones named by the signature)."""
-    import inspect
-
-    try:
-        names = list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):
-        names = []
+    names = _parameter_names(function) if any(isinstance(value, torch.Tensor) for value in args) else []
     found = {}
     for index, value in enumerate(args):
         if isinstance(value, torch.Tensor):
@@ -218,6 +213,33 @@ def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:
         if isinstance(value, torch.Tensor):
             found[str(name)] = value
     return found
+
+
+_NAMES: dict[int, tuple[Any, Any, list[str]]] = {}  # id -> (the callable, its __code__, its parameters)
+_NAMES_KEPT = 64
+
+
+def _parameter_names(function) -> list[str]:
+    """The names of ``function``'s parameters, in order ([] when it has no signature).
+
+    ``inspect.signature`` costs about 70 us a call and the same few functions are called again and
+    again: the names are kept per callable, and worked out again when its code object changes.
+    (Only how a changed argument is named depends on them, never whether it is found changed.)
+    """
+    import inspect
+
+    code = getattr(function, "__code__", None)
+    kept = _NAMES.get(id(function))
+    if kept is not None and kept[0] is function and kept[1] is code:
+        return kept[2]
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        names = []
+    if len(_NAMES) >= _NAMES_KEPT:
+        _NAMES.clear()
+    _NAMES[id(function)] = (function, code, names)  # the callable is kept: its id cannot be reused meanwhile
+    return names
 
 
 def same_tensor(before, after) -> bool:

@@ -576,3 +576,21 @@ def test_the_in_process_learner_keeps_the_same_totals_with_nothing_sent():
         assert 0.02 <= timing.learner_s <= timing.wall_s
     finally:
         learner.close()
+
+
+def test_tensor_arguments_are_named_by_the_signature_even_after_it_changes():
+    from judge.learner_code import tensor_inputs
+
+    def f(probs, k, temperature=1.0):
+        return probs
+
+    x, t = torch.ones(2), torch.ones(1)
+    for _ in range(2):  # the second time from what was kept
+        assert list(tensor_inputs(f, [x, 3, t], {"extra": t}, torch)) == ["probs", "temperature", "extra"]
+
+    def g(logits, k, *rest):
+        return logits
+
+    f.__code__ = g.__code__  # the same callable, another signature: named anew
+    assert list(tensor_inputs(f, [x, 3, t, t], {}, torch)) == ["logits", "rest", "argument 4"]
+    assert list(tensor_inputs(min, [x], {}, torch)) == ["argument 1"]  # no signature to read
