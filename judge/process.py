@@ -23,6 +23,7 @@ Invariants, at every level:
 
 from __future__ import annotations
 
+import io
 import os
 import select
 import signal
@@ -327,6 +328,7 @@ class LearnerProcess:
             if not isinstance(source, LearnerSource):
                 source = LearnerSource.from_file(source)
             load_frame = source.load_frame()  # before a launch: a file that cannot be judged takes no slot
+            unsent = self._start_sending(load_frame)
             self._proc = self.launcher.launch(
                 device=device,
                 memory_limit_mb=memory_limit_mb,
@@ -348,15 +350,35 @@ class LearnerProcess:
             self.close()
         else:
             assert load_frame is not None  # no failure: the source was read
-            self._send_source(load_frame)
+            self._send_source(unsent)
         if wait:
             self.wait_ready()
 
-    def _send_source(self, load_frame: dict[str, Any]) -> None:
-        """The child's first frame, the learner's source, within the load deadline."""
+    def _start_sending(self, load_frame: dict[str, Any]) -> bytes:
+        """Put the child's first frame (the learner's source) in its request pipe, as much of it as
+        the pipe takes now; what is left, to send once the child runs.
+
+        Done before the launch: a child reads its pipe only once it is confined (at ``strict``),
+        so it finds its source there at once instead of waiting for the launcher's report to reach
+        the judge and the judge's write to come back. Only the child reads that pipe.
+        """
+        frame = io.BytesIO()
+        wire.write_frame(frame, {**load_frame, "tensors": []})
+        data = frame.getvalue()
+        try:
+            taken = os.write(self._to_child, data)
+        except BlockingIOError:
+            taken = 0
+        self._writer.sent += taken
+        return data[taken:]
+
+    def _send_source(self, unsent: bytes) -> None:
+        """The rest of the child's first frame (:meth:`_start_sending`), within the load deadline."""
+        if not unsent:
+            return
         self._writer.deadline = time.monotonic() + self._startup_timeout_s
         try:
-            wire.write_frame(self._writer, {**load_frame, "tensors": []})
+            self._writer.write(unsent)
         except TimeoutError:
             self._failure = ProcessFailed(
                 Verdict.TLE, f"your process did not take your file within {self._startup_timeout_s:.1f} s"

@@ -594,3 +594,56 @@ def test_tensor_arguments_are_named_by_the_signature_even_after_it_changes():
     f.__code__ = g.__code__  # the same callable, another signature: named anew
     assert list(tensor_inputs(f, [x, 3, t, t], {}, torch)) == ["logits", "rest", "argument 4"]
     assert list(tensor_inputs(min, [x], {}, torch)) == ["argument 1"]  # no signature to read
+
+
+@pytest.mark.parametrize("narrow_pipe", [False, True])
+def test_the_source_is_in_the_pipe_before_the_launch_and_whole_after_it(monkeypatch, narrow_pipe):
+    """The load frame goes into the request pipe before the child starts (so it finds it at once);
+    where the pipe cannot take it all then (a 64 kB pipe, a 300 kB source), the rest follows."""
+    import os
+    import threading
+
+    import judge.process
+    from judge import wire
+    from judge.learner import LearnerSource
+
+    if narrow_pipe:
+        monkeypatch.setattr(judge.process, "_widen", lambda fd: None)
+    source = LearnerSource("def f():\n    return 1\n" + "# padding\n" * (30_000 if narrow_pipe else 1))
+    seen = {}
+
+    class Child:
+        pid = 0
+
+        def poll(self):
+            return None
+
+        def kill(self):
+            pass
+
+        def release(self):
+            pass
+
+    class Launcher:
+        level = "local"
+        startup_allowance_s = 0.0
+
+        def launch(self, *, device, memory_limit_mb, fd_in, fd_out, output_fd, import_dir=None):
+            inbox = os.dup(fd_in)
+            os.set_blocking(inbox, False)
+            seen["before"] = os.read(inbox, len(wire.MAGIC))  # already there: written before the launch
+            os.set_blocking(inbox, True)
+            stream = os.fdopen(inbox, "rb", buffering=0)
+            prefixed = type("Prefixed", (), {"read": lambda _, n: seen.pop("before", b"") or stream.read(n)})()
+            self.reader = threading.Thread(target=lambda: seen.update(frame=wire.read_frame(prefixed)[0]))
+            self.reader.start()
+            return Child()
+
+        def close(self):
+            pass
+
+    launcher = Launcher()
+    process = LearnerProcess(source, wait=False, launcher=launcher)
+    launcher.reader.join(10)
+    process.close()
+    assert seen["frame"] == {"op": "load", "source": source.text, "filename": "solution.py", "tensors": []}
