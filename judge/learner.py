@@ -144,11 +144,11 @@ class CallTiming:
     and benchmarks only: never for a verdict (part of it is the learner's own word).
 
     ``wall_s`` is the judge's time from starting to encode each request to having decoded its
-    answer; ``learner_s`` the time the learner's side reports inside the learner's functions, each
-    call's report clamped to ``[0, that call's wall]`` (a call that raised reports none, so all of
-    its wall counts as transfer); ``bytes_sent`` and ``bytes_received`` what crossed the pipes,
-    frames whole. :attr:`transfer_s` is the rest: encoding, the pipes, decoding, and the checks
-    around each call on the learner's side.
+    answer; ``learner_s`` the time the learner's side reports inside the learner's functions (until
+    they returned or raised), each call's report clamped to ``[0, that call's wall]``;
+    ``bytes_sent`` and ``bytes_received`` what crossed the pipes, frames whole. :attr:`transfer_s`
+    is the rest: encoding, the pipes, decoding, and the checks around each call on the learner's
+    side.
     """
 
     calls: int = 0

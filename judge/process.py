@@ -531,7 +531,7 @@ class LearnerProcess:
             ) from None
         self._timing = self._timing.add(
             time.perf_counter() - started,
-            answer.elapsed_ms if isinstance(answer, protocol.Returned) else 0.0,
+            answer.elapsed_ms,
             self._writer.sent - sent,
             self._reader.received - received,
         )

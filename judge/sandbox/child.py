@@ -15,7 +15,7 @@ Protocol (one frame each way per request):
   parent -> ``{"op": "load", "source", "filename"}`` first, at every level
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
-  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}}``
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}, "elapsed_ms"}``
   parent -> ``{"op": "exit"}`` (or end-of-file) ends it; the judge itself never asks, it ends a
             job by killing its tree (:meth:`judge.process.LearnerProcess.close`).
 """
@@ -210,7 +210,8 @@ def _reply(outbox, header: dict, value=None) -> None:
                     "line": None,
                     "traceback": f"TypeError: your function returned {exc}\n",
                     "memory": False,
-                }
+                },
+                "elapsed_ms": header.get("elapsed_ms", 0.0),
             }
             specs, payloads = [], []
     header["tensors"] = specs
@@ -239,7 +240,8 @@ def _one_call(request: dict, payloads_in: list, module, name: str, device: str, 
         if device.startswith("cuda"):
             torch.cuda.synchronize()
     except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
-        return {"raised": describe_exception(exc, name)}, None
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return {"raised": describe_exception(exc, name), "elapsed_ms": elapsed_ms}, None
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
     return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
