@@ -126,6 +126,8 @@ def test_global_seed_option_seeds_torch_default_generator(echo):
     second, _ = echo.call("global_draw", [], {}, timeout_s=10, options=CallOptions(global_seed=3))
     third, _ = echo.call("global_draw", [], {}, timeout_s=10)
     assert torch.equal(first, second) and not torch.equal(first, third)
+    # What torch.manual_seed(3) then torch.rand(5) give: the seeding is torch's own, on the CPU.
+    assert torch.equal(first, torch.rand(5, generator=torch.Generator().manual_seed(3)))
 
 
 def _generator(seed):
