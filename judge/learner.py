@@ -13,6 +13,7 @@ ships it).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -135,6 +136,43 @@ class CallResult:
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.elapsed_ms))
+
+
+@dataclass(frozen=True)
+class CallTiming:
+    """Running totals over the calls a learner answered (a value or its own exception), for reports
+    and benchmarks only: never for a verdict (part of it is the learner's own word).
+
+    ``wall_s`` is the judge's time from starting to encode each request to having decoded its
+    answer; ``learner_s`` the time the learner's side reports inside the learner's functions (until
+    they returned or raised), each call's report clamped to ``[0, that call's wall]``;
+    ``bytes_sent`` and ``bytes_received`` what crossed the pipes, frames whole. :attr:`transfer_s`
+    is the rest: encoding, the pipes, decoding, and the checks around each call on the learner's
+    side.
+    """
+
+    calls: int = 0
+    wall_s: float = 0.0
+    learner_s: float = 0.0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+    @property
+    def transfer_s(self) -> float:
+        """``wall_s - learner_s``: what the calls cost beyond the learner's functions."""
+        return self.wall_s - self.learner_s
+
+    def add(self, wall_s: float, reported_ms: float, bytes_sent: int, bytes_received: int) -> CallTiming:
+        """These totals with one more call: its wall, the time its learner's side reported (clamped)."""
+        wall_s = max(0.0, wall_s)
+        learner_s = min(max(reported_ms / 1000.0, 0.0), wall_s) if math.isfinite(reported_ms) else 0.0
+        return CallTiming(
+            self.calls + 1,
+            self.wall_s + wall_s,
+            self.learner_s + learner_s,
+            self.bytes_sent + bytes_sent,
+            self.bytes_received + bytes_received,
+        )
 
 
 @runtime_checkable

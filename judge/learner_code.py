@@ -23,9 +23,26 @@ OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_F
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
 
 
-def learner_traceback(exc: BaseException, learner_path: str) -> str:
-    """Format ``exc`` keeping only frames from the learner's file (never the judge's)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+def learner_frames(exc: BaseException, learner_path: str) -> traceback.StackSummary:
+    """The frames of ``exc``'s traceback that run the learner's file (never the judge's), oldest first.
+
+    Only those frames are summarized (line and source text): ``traceback.extract_tb`` would work
+    out the exact position of every frame, the judge's included, which costs more than the rest
+    of a call that raises.
+    """
+    own = (
+        (frame, line)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if frame.f_code.co_filename == learner_path
+    )
+    return traceback.StackSummary.extract(own)
+
+
+def learner_traceback(exc: BaseException, learner_path: str, frames: traceback.StackSummary | None = None) -> str:
+    """Format ``exc`` keeping only frames from the learner's file (never the judge's); ``frames``
+    is :func:`learner_frames`' answer where the caller has it already."""
+    if frames is None:
+        frames = learner_frames(exc, learner_path)
     lines = []
     if frames:
         lines.append("Traceback (your code, most recent call last):\n")
@@ -55,13 +72,13 @@ def describe_exception(exc: BaseException, learner_path: str) -> dict:
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         message = f"your code wrote a file larger than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
     line = None
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == learner_path]
+    frames = learner_frames(exc, learner_path)
     if frames:
         line = frames[-1].lineno
     if syntax_line is not None:
         line = syntax_line
     try:
-        trace = learner_traceback(exc, learner_path)
+        trace = learner_traceback(exc, learner_path, frames)
     except BaseException:  # noqa: BLE001 - formatting calls the learner's __str__ again
         trace = f"{type(exc).__name__}: {message}\n"
     return {
@@ -187,12 +204,7 @@ class ExtremeUniforms:
 
 def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:
     """Parameter name -> each tensor argument of the call (positional ones named by the signature)."""
-    import inspect
-
-    try:
-        names = list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):
-        names = []
+    names = _parameter_names(function) if any(isinstance(value, torch.Tensor) for value in args) else []
     found = {}
     for index, value in enumerate(args):
         if isinstance(value, torch.Tensor):
@@ -201,6 +213,33 @@ def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:
         if isinstance(value, torch.Tensor):
             found[str(name)] = value
     return found
+
+
+_NAMES: dict[int, tuple[Any, Any, list[str]]] = {}  # id -> (the callable, its __code__, its parameters)
+_NAMES_KEPT = 64
+
+
+def _parameter_names(function) -> list[str]:
+    """The names of ``function``'s parameters, in order ([] when it has no signature).
+
+    ``inspect.signature`` costs about 70 us a call and the same few functions are called again and
+    again: the names are kept per callable, and worked out again when its code object changes.
+    (Only how a changed argument is named depends on them, never whether it is found changed.)
+    """
+    import inspect
+
+    code = getattr(function, "__code__", None)
+    kept = _NAMES.get(id(function))
+    if kept is not None and kept[0] is function and kept[1] is code:
+        return kept[2]
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        names = []
+    if len(_NAMES) >= _NAMES_KEPT:
+        _NAMES.clear()
+    _NAMES[id(function)] = (function, code, names)  # the callable is kept: its id cannot be reused meanwhile
+    return names
 
 
 def same_tensor(before, after) -> bool:

@@ -10,7 +10,8 @@ error: only the fork server's own control channel reports those.
 Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its payloads):
   first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
           or ``{"load_error": EXCEPTION}``
-  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION}``
+  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION, "elapsed_ms"}``
+          (``elapsed_ms``: the time the learner's side says the function ran, for reports only)
   EXCEPTION = ``{"type", "message", "line", "traceback", "memory"}``
 """
 
@@ -83,6 +84,7 @@ class Returned:
 @dataclass(frozen=True)
 class Raised:
     error: ExceptionInfo
+    elapsed_ms: float = 0.0  # until the function raised, as the learner's side says
 
 
 def first_message(header: dict[str, Any]) -> Ready | LoadError:
@@ -97,20 +99,26 @@ def first_message(header: dict[str, Any]) -> Ready | LoadError:
 def reply(header: dict[str, Any]) -> Returned | Raised:
     """The answer to one call: a value (still in JSON form) or the learner's exception."""
     kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified"))
+    elapsed = _elapsed_ms(header)
     if kind == "raised":
-        if "value" in header or "elapsed_ms" in header or "modified" in header:
+        if "value" in header or "modified" in header:
             raise WireError("an answer cannot both raise and return")
-        return Raised(exception_info(header["raised"]))
+        return Raised(exception_info(header["raised"]), elapsed)
     if header["ok"] is not True:
         raise WireError("'ok' must be true")
-    elapsed = header.get("elapsed_ms", 0.0)
-    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not math.isfinite(elapsed) or elapsed < 0:
-        raise WireError("'elapsed_ms' must be a finite, non-negative number")
     modified = header.get("modified", [])
     if not isinstance(modified, list) or len(modified) > MAX_MODIFIED:
         raise WireError(f"'modified' must be a list of at most {MAX_MODIFIED} argument names")
     names = tuple(_text(name, "a modified argument's name", 100, truncate=True) for name in modified)
-    return Returned(value=header.get("value"), elapsed_ms=float(elapsed), modified=names)
+    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names)
+
+
+def _elapsed_ms(header: dict[str, Any]) -> float:
+    """An answer's ``elapsed_ms`` (0.0 when absent): a finite, non-negative number, or WireError."""
+    elapsed = header.get("elapsed_ms", 0.0)
+    if not isinstance(elapsed, (int, float)) or isinstance(elapsed, bool) or not math.isfinite(elapsed) or elapsed < 0:
+        raise WireError("'elapsed_ms' must be a finite, non-negative number")
+    return float(elapsed)
 
 
 def functions_info(functions: Any) -> dict[str, FunctionInfo]:

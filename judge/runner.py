@@ -23,7 +23,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ from judge.exercise import Exercise
 from judge.i18n import Bilingual
 from judge.learner import (
     DEFAULT_FILENAME,
+    CallTiming,
     Learner,
     LearnerRaised,
     LearnerSource,
@@ -186,31 +187,45 @@ class TimeSplit:
 
     ``start``: starting the learner's process and loading its file (restarts too); ``learner``:
     inside the learner's functions, as its process reports it (clamped to each call's wall time);
-    ``transfer``: the rest of the calls' wall time (encoding, the pipe, decoding, both sides);
-    ``end``: closing the process; ``judge``: everything else (cases, targets, statistics, report).
+    ``transfer``: the rest of the calls' wall time (encoding, the pipe, decoding, the checks around
+    each call on the learner's side); ``end``: closing the process; ``judge``: everything else
+    (cases, targets, statistics, report). Calls and bytes are the learner's processes' totals
+    (:class:`~judge.learner.CallTiming`).
     """
 
     start_s: float = 0.0
-    learner_s: float = 0.0
-    transfer_s: float = 0.0
     end_s: float = 0.0
-    calls: int = 0
+    calls: CallTiming = field(default_factory=CallTiming)
 
-    def add_case(self, ctx: Context) -> None:
-        self.calls += ctx.calls
-        self.learner_s += ctx.learner_s
-        self.transfer_s += max(0.0, ctx.call_wall_s - ctx.learner_s)
+    def add_process(self, process: Learner, before: CallTiming | None = None) -> None:
+        """Count the calls of ``process`` (once, when the run is done with it), less ``before``:
+        its totals when the run was handed it (a caller's process may have served other runs)."""
+        timing = getattr(process, "call_timing", None)
+        if not isinstance(timing, CallTiming):
+            return  # a learner that keeps no totals
+        before = before or CallTiming()
+        self.calls = CallTiming(
+            self.calls.calls + timing.calls - before.calls,
+            self.calls.wall_s + timing.wall_s - before.wall_s,
+            self.calls.learner_s + timing.learner_s - before.learner_s,
+            self.calls.bytes_sent + timing.bytes_sent - before.bytes_sent,
+            self.calls.bytes_received + timing.bytes_received - before.bytes_received,
+        )
 
     def as_report(self, total_s: float) -> dict[str, float]:
-        """Milliseconds per part (``judge_ms`` is what the others leave of ``total_s``) and the call count."""
-        parts = self.start_s + self.learner_s + self.transfer_s + self.end_s
+        """Milliseconds per part (``judge_ms`` is what the others leave of ``total_s``), the call
+        count and the bytes sent and received."""
+        calls = self.calls
+        parts = self.start_s + calls.wall_s + self.end_s
         return {
             "start_ms": self.start_s * 1000,
-            "learner_ms": self.learner_s * 1000,
-            "transfer_ms": self.transfer_s * 1000,
+            "learner_ms": calls.learner_s * 1000,
+            "transfer_ms": calls.transfer_s * 1000,
             "judge_ms": max(0.0, total_s - parts) * 1000,
             "end_ms": self.end_s * 1000,
-            "calls": self.calls,
+            "calls": calls.calls,
+            "bytes_sent": calls.bytes_sent,
+            "bytes_received": calls.bytes_received,
         }
 
 
@@ -250,6 +265,7 @@ class _Run:
         self.last_output = ""  # what the last process that died printed, when no process is left at the end
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
         self.split = TimeSplit()
+        self.given_timing = getattr(process, "call_timing", None)  # a caller's process: its totals so far
         self.result = Report(
             exercise=exercise.summary(),
             verdict=Verdict.AC,
@@ -303,10 +319,12 @@ class _Run:
             if self._prepare_suites():
                 self._run_cases()
         finally:
-            if self.owned and self.process is not None:
-                closing = time.monotonic()
-                self.process.close()
-                self.split.end_s += time.monotonic() - closing
+            if self.process is not None:
+                if self.owned:
+                    closing = time.monotonic()
+                    self.process.close()
+                    self.split.end_s += time.monotonic() - closing
+                self.split.add_process(self.process, None if self.owned else self.given_timing)
         self.result.verdict = _submission_verdict(self.result.cases)
         self._say_first_failure()
         return self._finish()
@@ -361,7 +379,7 @@ class _Run:
                 continue
             assert self.process is not None  # _learner_for started one, or reported why not
             result, fit_statistics = _run_case(
-                case, self.process, self.exercise, self.master_seed, self.device, self.budget, self.split
+                case, self.process, self.exercise, self.master_seed, self.device, self.budget
             )
             if fit_statistics:
                 self.fit_groups.append((case.title, fit_statistics))
@@ -378,6 +396,7 @@ class _Run:
             # frees its pipes, scratch, cgroups and sandbox slot for the new process.
             self.process.close()
             self.last_output = self.process.output_tail()  # kept readable after close
+            self.split.add_process(self.process, None if self.owned else self.given_timing)
             self.process = None
             if death is not None:  # between two answers: a failure, never a free restart
                 return CaseResult(
@@ -456,10 +475,8 @@ def _run_case(
     master_seed: int,
     device: str,
     budget: FalseFailureBudget,
-    split: TimeSplit | None = None,
 ) -> tuple[CaseResult, list[tuple[float, int, float]]]:
-    """Run one test function; return its result and, when it passed, its fit statistics (and add
-    its calls' time to ``split``)."""
+    """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
     # The limit is the learner's CPU time (what load on the machine does not stretch), read from
     # the kernel; the wall clock only caps code that sleeps or blocks, and only the time spent in
@@ -510,8 +527,6 @@ def _run_case(
     if cpu_clock:
         result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
     result.checks = ctx.records
-    if split is not None:
-        split.add_case(ctx)
     if result.statistic is None and ctx.records:
         decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))
         result.statistic, result.p_value = decisive.statistic, decisive.p_value

@@ -74,13 +74,6 @@ class Context:
     # sleeps or blocks). Only time inside calls is charged: the judge's own work between calls
     # (cases, targets, statistics) never is, so a busy judge cannot turn a correct answer into TLE.
     wall_left_s: float = float("inf")
-    # Where the case's time went, for reports and benchmarks (never for a verdict): the learner's
-    # calls, waited for, and of that the time its functions say they ran (the rest is transfer:
-    # encoding, the pipe, decoding). The learner's process reports its own share: untrusted, so
-    # clamped to each call's wall time.
-    calls: int = 0
-    call_wall_s: float = 0.0
-    learner_s: float = 0.0
     cpu_deadline: float = float("inf")  # the learner process's cpu_time_s() at which the case runs out of CPU
     cpu_limit_s: float | None = None  # the case's CPU-time limit (for messages)
     records: list[CheckRecord] = field(default_factory=list)
@@ -115,14 +108,9 @@ class Context:
         """Wall-clock seconds the learner's calls may still take before the case's cap."""
         return max(0.0, self.wall_left_s)
 
-    def charge_wall(self, seconds: float, learner_s: float | None = None) -> None:
-        """Count ``seconds`` spent waiting for one learner call against the case's wall cap;
-        ``learner_s`` is the part the learner's function says it ran (None: unknown, all of it)."""
-        seconds = max(0.0, seconds)
-        self.wall_left_s -= seconds
-        self.calls += 1
-        self.call_wall_s += seconds
-        self.learner_s += seconds if learner_s is None else min(seconds, max(0.0, learner_s))
+    def charge_wall(self, seconds: float) -> None:
+        """Count ``seconds`` spent waiting for one learner call against the case's wall cap."""
+        self.wall_left_s -= max(0.0, seconds)
 
 
 class Submission:
@@ -171,14 +159,12 @@ class Submission:
                 else {}
             )
             started = time.monotonic()
-            reported: float | None = None
             try:
                 result = self._process.call(
                     name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **cpu
                 )
-                reported = result.elapsed_ms / 1000.0
             finally:
-                ctx.charge_wall(time.monotonic() - started, reported)
+                ctx.charge_wall(time.monotonic() - started)
             if result.modified and self._inputs_read_only:
                 _fail_modified(name, result.modified)
             return result.value

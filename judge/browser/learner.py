@@ -32,7 +32,7 @@ from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
 from judge.i18n import Bilingual
-from judge.learner import CallOptions, CallResult, LearnerRaised, LoadFailed, ProcessFailed, load_failure
+from judge.learner import CallOptions, CallResult, CallTiming, LearnerRaised, LoadFailed, ProcessFailed, load_failure
 from judge.learner_code import describe_exception, describe_functions, load_learner_module, same_tensor, tensor_inputs
 from judge.protocol import exception_info, functions_info
 from judge.verdicts import Verdict
@@ -109,6 +109,7 @@ class InProcessLearner:
         self._torch = torch
         self._filename = filename
         self._output = io.StringIO()
+        self._timing = CallTiming()
         self.unavailable: dict[str, Bilingual] = {}  # English message -> the text in both languages
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output):
@@ -137,6 +138,7 @@ class InProcessLearner:
         """Call the learner's ``function`` on copies of the arguments: a copy of its value, the
         milliseconds the function ran, and the tensor arguments it changed in place."""
         del timeout_s, cpu_deadline_s, cpu_limit_s  # enforced by whoever runs this interpreter (module docstring)
+        started = time.perf_counter()
         torch = self._torch
         if options.global_seed is not None:
             torch.manual_seed(options.global_seed)
@@ -150,20 +152,34 @@ class InProcessLearner:
             if options.extreme_uniforms is not None
             else nullcontext()
         )
-        started = time.perf_counter()
+        inside = 0.0  # seconds in the learner's function
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output), extremes:
-                value = target(*args, **kwargs)
+                entered = time.perf_counter()
+                try:
+                    value = target(*args, **kwargs)
+                finally:
+                    inside = time.perf_counter() - entered
         except Exception as error:  # noqa: BLE001 - the learner's exception is a verdict, not a crash
             operation = missing_operation(error)
             if operation is not None:
                 text = unavailable_text(operation)
                 self.unavailable[str(text)] = text
                 raise NotInBrowser(text) from None
-            raise LearnerRaised(exception_info(describe_exception(error, self._filename))) from None
-        elapsed_ms = (time.perf_counter() - started) * 1000.0
+            raised = LearnerRaised(exception_info(describe_exception(error, self._filename)))
+            self._timing = self._timing.add(time.perf_counter() - started, inside * 1000, 0, 0)
+            raise raised from None
         modified = tuple(name for name, tensor in inputs.items() if not same_tensor(before[name], tensor))
-        return CallResult(self._copy(value), elapsed_ms, modified)
+        result = CallResult(self._copy(value), inside * 1000, modified)
+        self._timing = self._timing.add(time.perf_counter() - started, inside * 1000, 0, 0)
+        return result
+
+    @property
+    def call_timing(self) -> CallTiming:
+        """As :attr:`judge.process.LearnerProcess.call_timing`, with nothing sent: ``learner_s`` is
+        the time inside the learner's functions, the rest (``transfer_s``) the copies of arguments
+        and values and the checks around them."""
+        return self._timing
 
     def _copy(self, value: Any) -> Any:
         torch = self._torch

@@ -109,10 +109,15 @@ class JobCgroup:
                 pass
         return sorted(found)
 
-    def kill_all(self) -> None:
-        """SIGKILL every process in the cgroup, until none is left (or two seconds pass)."""
+    def kill_all(self, *, wait: bool = True) -> None:
+        """SIGKILL every process in the cgroup; with ``wait``, until none is left (or two seconds pass).
+
+        A killed process leaves the cgroup once the kernel has torn its memory down (milliseconds
+        for one forked from a torch-loaded zygote), so the wait looks again soon, and then less often.
+        """
         deadline = time.monotonic() + 2
-        while time.monotonic() < deadline:
+        pause = 0.0005
+        while True:
             pids = self.pids()
             if not pids:
                 return
@@ -121,7 +126,10 @@ class JobCgroup:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.01)
+            if not wait or time.monotonic() >= deadline:
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
 
     def remove(self) -> None:
         self.kill_all()

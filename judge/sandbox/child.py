@@ -15,12 +15,14 @@ Protocol (one frame each way per request):
   parent -> ``{"op": "load", "source", "filename"}`` first, at every level
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
-  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}}``
-  parent -> ``{"op": "exit"}`` (or end-of-file) ends it.
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}, "elapsed_ms"}``
+  parent -> ``{"op": "exit"}`` (or end-of-file) ends it; the judge itself never asks, it ends a
+            job by killing its tree (:meth:`judge.process.LearnerProcess.close`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import time
@@ -120,8 +122,8 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
     ``import_dir`` (``local`` only) is where the learner's file sits: its modules import from
     there, and the code is compiled under its path there (tracebacks show only its short name).
     """
-    inbox = os.fdopen(fd_in, "rb", buffering=0)
-    outbox = os.fdopen(fd_out, "wb")
+    inbox = _PipeReader(fd_in)
+    outbox = _PipeWriter(fd_out)
     try:
         load, _ = wire.read_frame(inbox)
     except (EOFError, wire.WireError):
@@ -143,6 +145,45 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
         _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
 
 
+class _PipeReader:
+    """The request pipe, for :func:`judge.wire.read_frame`: a request's tensors are read straight
+    into their buffers, as many per ``readv`` as the pipe holds."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def read(self, n: int) -> bytes:
+        return os.read(self.fd, n)
+
+    def readv(self, buffers) -> int:
+        return os.readv(self.fd, buffers)
+
+
+class _PipeWriter:
+    """The reply pipe, for :func:`judge.wire.write_frame`: a reply goes out in one ``writev``
+    (header and the tensors straight from their memory) where the pipe has room for it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def write(self, data) -> None:
+        self.writev([data])
+
+    def writev(self, buffers) -> None:
+        pending = [memoryview(b).cast("B") for b in buffers if len(b)]
+        while pending:
+            sent = os.writev(self.fd, pending[: wire.IOV_BATCH])
+            while sent:  # step past what went out: whole buffers, then part of the next one
+                if sent >= len(pending[0]):
+                    sent -= len(pending.pop(0))
+                else:
+                    pending[0] = pending[0][sent:]
+                    sent = 0
+
+    def flush(self) -> None:
+        pass  # nothing is buffered
+
+
 def _load(source: str, name: str, outbox, torch):
     """Import the learner's source as ``submission`` and say ``ready``; None after a ``load_error``."""
     try:
@@ -157,7 +198,7 @@ def _load(source: str, name: str, outbox, torch):
 def _reply(outbox, header: dict, value=None) -> None:
     """Send one frame; a value the wire cannot carry becomes the learner's TypeError."""
     specs: list[dict] = []
-    payloads: list[bytes] = []
+    payloads: list[wire.Buffer] = []
     if header.get("ok"):
         try:
             header["value"] = wire.encode_values(value, specs, payloads)
@@ -169,7 +210,8 @@ def _reply(outbox, header: dict, value=None) -> None:
                     "line": None,
                     "traceback": f"TypeError: your function returned {exc}\n",
                     "memory": False,
-                }
+                },
+                "elapsed_ms": header.get("elapsed_ms", 0.0),
             }
             specs, payloads = [], []
     header["tensors"] = specs
@@ -185,9 +227,9 @@ def _one_call(request: dict, payloads_in: list, module, name: str, device: str, 
     args = [_materialize(a, torch, device) for a in args]
     kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
     if request.get("global_seed") is not None:
-        torch.manual_seed(int(request["global_seed"]))
+        _seed_default_generators(torch, device, int(request["global_seed"]))
     inputs = tensor_inputs(function, args, kwargs, torch)
-    before = {key: tensor.clone() for key, tensor in inputs.items()}
+    before = {key: _Snapshot(tensor, torch) for key, tensor in inputs.items()}
     started = time.perf_counter()
     try:
         if request.get("extreme_uniforms") is not None:
@@ -198,10 +240,77 @@ def _one_call(request: dict, payloads_in: list, module, name: str, device: str, 
         if device.startswith("cuda"):
             torch.cuda.synchronize()
     except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
-        return {"raised": describe_exception(exc, name)}, None
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return {"raised": describe_exception(exc, name), "elapsed_ms": elapsed_ms}, None
     elapsed_ms = (time.perf_counter() - started) * 1000.0
-    modified = [key for key, tensor in inputs.items() if not same_tensor(before[key], tensor)]
+    modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
     return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
+
+
+class _Snapshot:
+    """What a tensor argument held before the call, to tell exactly whether the call changed it.
+
+    The verdict is :func:`judge.learner_code.same_tensor`'s (values, NaN equal to NaN, shape,
+    dtype, device). The common case is cheaper: a contiguous CPU tensor (what the wire gives) is
+    copied as raw bytes, and when it still has the same shape, dtype and layout and the very same
+    bytes afterwards, it holds the same values (equal bits are equal values, NaN included). Any
+    other outcome, a changed byte included, is decided by ``same_tensor`` on the copy.
+    """
+
+    __slots__ = ("shape", "dtype", "device", "raw", "copy")
+
+    def __init__(self, tensor, torch) -> None:
+        self.shape, self.dtype, self.device = tensor.shape, tensor.dtype, tensor.device
+        self.raw: bytes | None = None
+        self.copy = None
+        if _plain(tensor, torch):
+            self.raw = _memory_of(tensor)
+        else:
+            self.copy = tensor.clone()
+
+    def holds(self, tensor, torch) -> bool:
+        """Whether ``tensor`` holds what it held when this snapshot was taken."""
+        if self.raw is not None:
+            if (
+                tensor.shape == self.shape
+                and tensor.dtype == self.dtype
+                and _plain(tensor, torch)
+                and _memory_of(tensor) == self.raw
+            ):
+                return True
+            self.copy = _tensor_of(self.raw, self.shape, self.dtype, torch)
+        return same_tensor(self.copy, tensor)
+
+
+def _plain(tensor, torch) -> bool:
+    """A dense, contiguous CPU tensor: its values are the bytes at ``data_ptr()``, in order."""
+    return tensor.device.type == "cpu" and tensor.layout == torch.strided and tensor.is_contiguous()
+
+
+def _memory_of(tensor) -> bytes:
+    """A copy of the bytes of a plain tensor (:func:`_plain`)."""
+    nbytes = tensor.numel() * tensor.element_size()
+    return ctypes.string_at(tensor.data_ptr(), nbytes) if nbytes else b""
+
+
+def _tensor_of(raw: bytes, shape, dtype, torch):
+    """The CPU tensor of ``shape`` and ``dtype`` whose bytes are ``raw``."""
+    if not raw:
+        return torch.empty(shape, dtype=dtype)
+    return torch.frombuffer(bytearray(raw), dtype=dtype).reshape(shape)
+
+
+def _seed_default_generators(torch, device: str, seed: int) -> None:
+    """Seed the default generator(s) the learner's code draws from on ``device``.
+
+    On the CPU that is ``torch.default_generator`` alone: ``torch.manual_seed`` also queues the
+    seeding of CUDA's generators with a formatted stack (for its error messages), which costs
+    about 1 ms in the confined child, for generators a CPU job never has.
+    """
+    if device == "cpu":
+        torch.default_generator.manual_seed(seed)
+    else:
+        torch.manual_seed(seed)
 
 
 def _materialize(value, torch, device: str):

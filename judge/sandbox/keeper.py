@@ -118,7 +118,7 @@ def _keep(worker: int, lifeline_fd: int) -> int | None:
             os.read(wake_read, 4096)
         if lifeline_fd in readable:
             break  # end-of-file (or any byte): the judge is done with this job, or gone
-    _kill_descendants()
+    _kill_descendants(wake_read=wake_read)
     if worker_status is None:
         worker_status = reap().get(worker)
     return worker_status
@@ -157,8 +157,13 @@ def reap() -> dict[int, int]:
         ended[pid] = status
 
 
-def _kill_descendants(deadline_s: float = KILL_DEADLINE_S) -> None:
-    """SIGKILL every descendant until none is left alive (or the deadline passes)."""
+def _kill_descendants(deadline_s: float = KILL_DEADLINE_S, wake_read: int | None = None) -> None:
+    """SIGKILL every descendant until none is left alive (or the deadline passes).
+
+    ``wake_read`` is the SIGCHLD wake-up pipe of :func:`_keep`, where there is one: a killed
+    process takes a few milliseconds to end (its memory is torn down), and the keeper looks again
+    as soon as one has, instead of polling.
+    """
     me = os.getpid()
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
@@ -171,7 +176,13 @@ def _kill_descendants(deadline_s: float = KILL_DEADLINE_S) -> None:
             except ProcessLookupError:
                 pass
         reap()
-        time.sleep(0.002)
+        if wake_read is None:
+            time.sleep(0.002)
+            continue
+        # Every end reaches the keeper as SIGCHLD (an orphan is its child); the timeout is a fallback.
+        readable, _, _ = select.select([wake_read], [], [], 0.02)
+        if readable:
+            os.read(wake_read, 4096)
     reap()
 
 

@@ -383,14 +383,22 @@ class StrictChild:
         return self._code(self._zygote.exit_status(self.pid, timeout))
 
     def kill(self) -> None:
-        """End the job's whole tree: the keeper does it; the worker's group and the cgroup at once too."""
+        """End the job's whole tree: the keeper does it; the worker's group and the cgroup at once too.
+
+        Returns once the cgroup is empty (where there is one): nothing of the learner's runs then."""
+        self._signal_all()
+        if self._cgroup is not None:
+            self._cgroup.kill_all()  # also what left the process group (setsid in a grandchild)
+
+    def _signal_all(self) -> None:
+        """Tell the keeper to end the job, and SIGKILL the worker's group and the cgroup; no waiting."""
         self._lifeline.cut()
         try:
             os.killpg(self.worker, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         if self._cgroup is not None:
-            self._cgroup.kill_all()  # also what left the process group (setsid in a grandchild)
+            self._cgroup.kill_all(wait=False)
 
     def memory_exceeded(self) -> bool:
         return self._cgroup is not None and self._cgroup.limit_hit()
@@ -404,7 +412,9 @@ class StrictChild:
             return
         self._released = True
         try:
-            self.kill()
+            # The keeper ends only once every process below it has ended (the cgroup is empty
+            # then): waiting for it is waiting for the whole tree, so no wait of our own before.
+            self._signal_all()
             self._zygote.exit_status(self.pid, 10)
             self._zygote.forget(self.pid)
             if self._cgroup is not None:

@@ -60,6 +60,7 @@ MAX_MESSAGE = 4 << 20
 LEVELS = ("strict", "local")
 
 JOB_FDS = 4  # request pipe (read end), result pipe (write end), output pipe (write end), lifeline
+_wake_up: list[int] = []  # the zygote's SIGCHLD pipe (read end, write end); closed in every child
 
 # In the worker, before any learner code: put the job's settings in place; returns the folder the
 # learner's helper modules import from (``local``), or None. Raises when the job must not run.
@@ -159,6 +160,7 @@ def _fork(run, *args, closing: list[socket.socket]) -> int:
     if pid == 0:
         code = 70
         try:
+            _no_wake_up()
             for sock in closing:
                 sock.close()
             code = run(*args)
@@ -207,8 +209,12 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     control.send(
         json.dumps({"op": "ready", "pid": os.getpid(), "address_space": child.address_space_in_use()}).encode()
     )
+    wake_up = _wake_up_on_child_exit()
     while True:
-        readable, _, _ = select.select([control, *starting], [], [], 0.05)
+        watched: list[socket.socket | int] = [control, *starting, wake_up]
+        readable, _, _ = select.select(watched, [], [], 0.05)
+        if wake_up in readable:
+            _drain(wake_up)
         if _reap(control, spare):
             spare = _Spare(control, set_up, list(starting))  # the spare died before its job
         for channel in [r for r in readable if r in starting]:
@@ -231,6 +237,36 @@ def serve(control: socket.socket, level: str = "strict") -> int:
             os.close(fd)
         starting[spare.channel] = (request.get("job"), spare.pid)
         spare = _Spare(control, set_up, list(starting))
+
+
+def _wake_up_on_child_exit() -> int:
+    """A pipe that turns readable when a child of the zygote ends: the loop then reaps it and the
+    judge hears of it at once (a job's close waits for that), not at the loop's next tick."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    os.set_blocking(write_end, False)
+    _wake_up[:] = [read_end, write_end]
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so that the wake-up fd sees SIGCHLD
+    signal.set_wakeup_fd(write_end)
+    return read_end
+
+
+def _no_wake_up() -> None:
+    """In a child of the zygote: none of the zygote's SIGCHLD set-up (a job must not hold its pipe)."""
+    if _wake_up:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in _wake_up:
+            os.close(fd)
+        _wake_up.clear()
+
+
+def _drain(fd: int) -> None:
+    try:
+        while os.read(fd, 4096):
+            pass
+    except BlockingIOError:
+        pass
 
 
 def _report_start(control: socket.socket, channel: socket.socket, job: object, pid: int) -> None:

@@ -126,6 +126,8 @@ def test_global_seed_option_seeds_torch_default_generator(echo):
     second, _ = echo.call("global_draw", [], {}, timeout_s=10, options=CallOptions(global_seed=3))
     third, _ = echo.call("global_draw", [], {}, timeout_s=10)
     assert torch.equal(first, second) and not torch.equal(first, third)
+    # What torch.manual_seed(3) then torch.rand(5) give: the seeding is torch's own, on the CPU.
+    assert torch.equal(first, torch.rand(5, generator=torch.Generator().manual_seed(3)))
 
 
 def _generator(seed):
@@ -336,3 +338,315 @@ def test_both_learners_satisfy_the_learner_protocol(echo):
         assert in_process.call("f", [torch.ones(2)], {}, timeout_s=1).modified == ()
     finally:
         in_process.close()
+
+
+# --- the pipes: a frame far larger than the pipe, of more buffers than one writev takes, both ways ---
+
+def _big_value():
+    generator = torch.Generator().manual_seed(5)
+    return {"many": [torch.arange(i % 7) for i in range(700)],  # past IOV_BATCH buffers in one frame
+            "large": torch.rand(3 << 18, generator=generator, dtype=torch.float64)}  # 6 MB: many pipe-fulls
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
+    """The judge's non-blocking writer and reader (partial writes, waits, readv) against the child's."""
+    import os
+    import threading
+    import time
+
+    from judge import wire
+    from judge.process import OutputCapture, _DeadlineReader, _DeadlineWriter
+    from judge.sandbox.child import _PipeReader, _PipeWriter
+
+    value = _big_value()
+    output = OutputCapture()
+    to_child_r, to_child_w = os.pipe()
+    from_child_r, from_child_w = os.pipe()
+    writer, reader = _DeadlineWriter(to_child_w, output), _DeadlineReader(from_child_r, output)
+    writer.deadline = reader.deadline = time.monotonic() + 30  # a lost byte is a TimeoutError, not a hang
+    child_saw = []
+
+    def child_echoes():  # the child's side: read the request, send it back
+        header, payloads = wire.read_frame(_PipeReader(to_child_r))  # EOFError when the judge gives up
+        child_saw.append(wire.decode_values(header["value"], header["tensors"], payloads))
+        specs, out = [], []
+        echoed = {"value": wire.encode_values(child_saw[0], specs, out), "tensors": specs}
+        wire.write_frame(_PipeWriter(from_child_w), echoed, out)
+
+    try:
+        echo = threading.Thread(target=child_echoes)
+        echo.start()
+        specs, payloads = [], []
+        sent = {"value": wire.encode_values(value, specs, payloads), "tensors": specs}
+        wire.write_frame(writer, sent, payloads)
+        header, payloads_back = wire.read_frame(reader)
+        echo.join(30)
+        back = wire.decode_answer(header["value"], header["tensors"], payloads_back)
+    finally:
+        for fd in (to_child_r, to_child_w, from_child_r, from_child_w):
+            os.close(fd)
+        output.close()
+    assert _same_value(child_saw[0], value) and _same_value(back, value)
+    total = sum(spec["nbytes"] for spec in specs)
+    assert writer.sent > total and reader.received == writer.sent  # whole frames, counted alike both ways
+
+
+# --- which tensor arguments a call changed: exact, whatever the change, and as same_tensor decides ---
+
+def _snapshot_says(before: torch.Tensor, change) -> bool:
+    """Whether the child's check finds ``change`` (applied in place to ``before``) a modification."""
+    from judge.learner_code import same_tensor
+    from judge.sandbox.child import _Snapshot
+
+    tensor = before.clone()
+    snapshot, copy = _Snapshot(tensor, torch), tensor.clone()
+    change(tensor)
+    found = not snapshot.holds(tensor, torch)
+    assert found == (not same_tensor(copy, tensor))  # the verdict is same_tensor's, however it is reached
+    return found
+
+
+def _set(index, value):
+    def change(tensor):
+        tensor.view(-1)[index] = value
+    return change
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool, torch.bfloat16])
+def test_a_change_of_one_element_is_caught_at_the_first_and_the_last(dtype):
+    base = (torch.arange(24).reshape(2, 3, 4) % 2).to(dtype)
+    for index in (0, -1, 7):
+        value = torch.logical_not(base.view(-1)[index]).to(dtype) if dtype is torch.bool else base.view(-1)[index] + 1
+        assert _snapshot_says(base, _set(index, value)), (dtype, index)
+    assert not _snapshot_says(base, lambda t: None)
+    assert not _snapshot_says(base, _set(3, base.view(-1)[3]))  # written, but with what it held
+
+
+def test_what_same_tensor_calls_unchanged_stays_unchanged():
+    nan = torch.tensor([float("nan"), -0.0, 1.0])
+    assert not _snapshot_says(nan, _set(1, 0.0))  # -0.0 -> 0.0: other bytes, equal values
+    assert not _snapshot_says(nan, lambda t: t.copy_(torch.tensor([float("nan"), 0.0, 1.0])))
+    assert _snapshot_says(nan, _set(0, 2.0)) and _snapshot_says(nan, _set(2, float("nan")))
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: t.t_(),  # a square matrix transposed in place: same shape and bytes, other values
+    lambda t: t.resize_(8),
+    lambda t: t.resize_(5, 4),  # a larger storage
+    lambda t: t.unsqueeze_(0),
+    lambda t: t.set_(torch.arange(16.0).reshape(4, 4).t().contiguous()),
+    lambda t: setattr(t, "data", t.data.double()),
+])
+def test_changes_of_layout_shape_storage_or_dtype_are_caught(change):
+    assert _snapshot_says(torch.arange(16.0).reshape(4, 4), change)
+
+
+def test_empty_and_non_contiguous_arguments_are_checked_too():
+    assert not _snapshot_says(torch.ones(0, 3), lambda t: None)
+    assert _snapshot_says(torch.ones(0, 3), lambda t: t.resize_(1, 3))
+    from judge.sandbox.child import _Snapshot
+
+    strided = torch.arange(12.0).reshape(3, 4)[:, ::2]  # not from the wire, but a snapshot must still be exact
+    snapshot = _Snapshot(strided, torch)
+    assert snapshot.holds(strided, torch)
+    strided[2, 1] = -1
+    assert not snapshot.holds(strided, torch)
+
+
+def test_the_child_reports_a_change_at_the_first_or_last_element_of_any_argument(learner_file):
+    path = learner_file("""
+        def poke(probs, temperature, *, where):
+            if where == "first":
+                probs.view(-1)[0] += 1
+            elif where == "last":
+                temperature.view(-1)[-1] = 0.5
+            return probs.sum()
+    """)
+    probs, temperature = torch.rand(64, 100, dtype=torch.float32), torch.ones(64, dtype=torch.float64)
+    kept = probs.clone()
+    with LearnerProcess(path) as process:
+        for where, expected in (("first", ("probs",)), ("last", ("temperature",)), ("nowhere", ())):
+            call = process.call("poke", [probs, temperature], {"where": where}, timeout_s=30)
+            assert call.modified == expected, where
+    assert torch.equal(probs, kept) and bool((temperature == 1).all())  # the judge's tensors: untouched
+
+
+# --- a learner's exception: only its own frames are summarized, with the lines extract_tb gives ---
+
+def test_learner_frames_are_those_extract_tb_gives_for_the_learners_file():
+    import traceback
+
+    from judge.learner_code import describe_exception, learner_frames, load_learner_module
+
+    module = load_learner_module(
+        "def outer(x):\n"
+        "    return inner(\n"
+        "        x,\n"
+        "    )\n"
+        "\n"
+        "def inner(x):\n"
+        "    values = [1, 2]\n"
+        "    return values[\n"
+        "        x\n"
+        "    ]\n",
+        "mine.py",
+    )
+    try:
+        (lambda: module.outer(5))()  # a judge-side frame first, as in the child
+    except IndexError as error:
+        caught = error
+    expected = [(f.filename, f.lineno, f.name, f.line) for f in traceback.extract_tb(caught.__traceback__)
+                if f.filename == "mine.py"]
+    assert [(f.filename, f.lineno, f.name, f.line) for f in learner_frames(caught, "mine.py")] == expected
+    assert [line for _, line, _, _ in expected] == [2, 8]
+    described = describe_exception(caught, "mine.py")
+    assert described["line"] == 8 and described["type"] == "IndexError"
+    assert 'File "mine.py", line 2, in outer' in described["traceback"] and __file__ not in described["traceback"]
+
+
+# --- call_timing: the split of a call's wall between the learner's functions and the rest ---
+
+def test_call_timing_adds_up_over_calls_and_clamps_what_the_child_says(learner_file):
+    from judge.learner import CallTiming
+
+    path = learner_file("""
+        import os
+        import time
+        from judge import wire
+
+        def nap(x):
+            time.sleep(0.05)
+            return x
+
+        def boom():
+            raise ValueError("no")
+
+        def lie():  # says it took 1 000 000 s, before the child's own answer
+            for fd in range(3, 64):
+                try:
+                    wire.write_frame(os.fdopen(os.dup(fd), "wb"), {"ok": True, "value": 1, "elapsed_ms": 1e9,
+                                                                  "modified": [], "tensors": []})
+                except OSError:
+                    pass
+            return 1
+    """)
+    with LearnerProcess(path) as process:
+        assert process.call_timing == CallTiming()
+        process.call("nap", [torch.zeros(1000)], {}, timeout_s=30)
+        first = process.call_timing
+        assert first.calls == 1 and 0.045 <= first.learner_s <= first.wall_s
+        assert first.bytes_sent > 4000 and first.bytes_received > 4000  # the tensor went out and came back
+        with pytest.raises(LearnerRaised):
+            process.call("boom", [], {}, timeout_s=30)
+        second = process.call_timing
+        assert second.calls == 2 and second.wall_s > first.wall_s  # raised: timed until it raised
+        assert 0 < second.learner_s - first.learner_s <= second.wall_s - first.wall_s
+        assert process.call("lie", [], {}, timeout_s=30).elapsed_ms == 1e9  # what it said, as it said it
+        third = process.call_timing
+        assert third.calls == 3 and third.learner_s - second.learner_s == pytest.approx(third.wall_s - second.wall_s)
+        assert third.transfer_s == pytest.approx(third.wall_s - third.learner_s) and third.transfer_s > 0
+
+
+def test_call_timing_clamps_each_report_to_its_calls_wall():
+    from judge.learner import CallTiming
+
+    timing = CallTiming().add(0.010, 25.0, 100, 200).add(0.010, -5.0, 1, 2).add(0.010, float("nan"), 0, 0)
+    timing = timing.add(0.010, 4.0, 0, 0).add(-1.0, 3.0, 0, 0)  # a wall below zero counts as none
+    assert timing.calls == 5 and timing.bytes_sent == 101 and timing.bytes_received == 202
+    assert timing.wall_s == pytest.approx(0.040) and timing.learner_s == pytest.approx(0.010 + 0.004)
+
+
+def test_the_in_process_learner_keeps_the_same_totals_with_nothing_sent():
+    from judge.browser.learner import InProcessLearner
+
+    learner = InProcessLearner("import time\n\ndef f(x):\n    time.sleep(0.02)\n    return x\n\ndef g():\n    raise KeyError\n")
+    try:
+        learner.call("f", [torch.ones(2)], {}, timeout_s=1)
+        with pytest.raises(LearnerRaised):
+            learner.call("g", [], {}, timeout_s=1)
+        timing = learner.call_timing
+        assert timing.calls == 2 and timing.bytes_sent == timing.bytes_received == 0
+        assert 0.02 <= timing.learner_s <= timing.wall_s
+    finally:
+        learner.close()
+
+
+def test_tensor_arguments_are_named_by_the_signature_even_after_it_changes():
+    from judge.learner_code import tensor_inputs
+
+    def f(probs, k, temperature=1.0):
+        return probs
+
+    x, t = torch.ones(2), torch.ones(1)
+    for _ in range(2):  # the second time from what was kept
+        assert list(tensor_inputs(f, [x, 3, t], {"extra": t}, torch)) == ["probs", "temperature", "extra"]
+
+    def g(logits, k, *rest):
+        return logits
+
+    f.__code__ = g.__code__  # the same callable, another signature: named anew
+    assert list(tensor_inputs(f, [x, 3, t, t], {}, torch)) == ["logits", "rest", "argument 4"]
+    assert list(tensor_inputs(min, [x], {}, torch)) == ["argument 1"]  # no signature to read
+
+
+@pytest.mark.parametrize("narrow_pipe", [False, True])
+def test_the_source_is_in_the_pipe_before_the_launch_and_whole_after_it(monkeypatch, narrow_pipe):
+    """The load frame goes into the request pipe before the child starts (so it finds it at once);
+    where the pipe cannot take it all then (a 64 kB pipe, a 300 kB source), the rest follows."""
+    import os
+    import threading
+
+    import judge.process
+    from judge import wire
+    from judge.learner import LearnerSource
+
+    if narrow_pipe:
+        monkeypatch.setattr(judge.process, "_widen", lambda fd: None)
+    source = LearnerSource("def f():\n    return 1\n" + "# padding\n" * (30_000 if narrow_pipe else 1))
+    seen = {}
+
+    class Child:
+        pid = 0
+
+        def poll(self):
+            return None
+
+        def kill(self):
+            pass
+
+        def release(self):
+            pass
+
+    class Launcher:
+        level = "local"
+        startup_allowance_s = 0.0
+
+        def launch(self, *, device, memory_limit_mb, fd_in, fd_out, output_fd, import_dir=None):
+            inbox = os.dup(fd_in)
+            os.set_blocking(inbox, False)
+            seen["before"] = os.read(inbox, len(wire.MAGIC))  # already there: written before the launch
+            os.set_blocking(inbox, True)
+            stream = os.fdopen(inbox, "rb", buffering=0)
+            prefixed = type("Prefixed", (), {"read": lambda _, n: seen.pop("before", b"") or stream.read(n)})()
+            self.reader = threading.Thread(target=lambda: seen.update(frame=wire.read_frame(prefixed)[0]))
+            self.reader.start()
+            return Child()
+
+        def close(self):
+            pass
+
+    launcher = Launcher()
+    process = LearnerProcess(source, wait=False, launcher=launcher)
+    launcher.reader.join(10)
+    process.close()
+    assert seen["frame"] == {"op": "load", "source": source.text, "filename": "solution.py", "tensors": []}

@@ -242,3 +242,71 @@ def test_the_local_keeper_reports_the_workers_fate(tmp_path):
     report = judge_file(exercise, write_attack(tmp_path, "os.kill(os.getpid(), signal.SIGXCPU)"), seed=1,
                         suites=("public",))
     assert report.cases[0].verdict is Verdict.TLE and "CPU time" in report.cases[0].message
+
+
+# --- the end of a job: close() returns with the slot and the cgroups back and nothing of the job left ---
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+CLOSING = """
+import os
+import sys
+import time
+
+def busy(x):
+    print("last words", flush=False)
+    sys.stdout.write("unflushed tail")
+    return x
+
+def spread():
+    # A grandchild in a session of its own, and a child that ignores SIGTERM.
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(600)
+        os._exit(0)
+    if os.fork() == 0:
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(600)
+        os._exit(0)
+    return os.getpid()
+"""
+
+
+@needs_strict
+@pytest.mark.parametrize("without_cgroups", [False, True])
+def test_close_returns_with_the_slot_and_cgroups_back_and_nothing_of_the_job_running(without_cgroups, tmp_path):
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox import cgroups, keeper
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)
+    if without_cgroups:
+        own.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
+    try:
+        for _ in range(3):  # and again: the next job finds its slot free at once
+            process = LearnerProcess(LearnerSource(CLOSING), launcher=own)
+            assert own.free_slots == 0
+            job = process._proc
+            worker = process.call("spread", [], {}, timeout_s=30).value
+            process.call("busy", [1], {}, timeout_s=30)
+            tree = [job.pid, worker, *(pid for pid, _ in keeper.descendants(job.pid))]
+            assert len(tree) >= 4, tree  # keeper, worker, and what the worker started
+            dirs = list(job._cgroup.dirs) if job._cgroup is not None else []
+            assert bool(dirs) is not without_cgroups and all(d.exists() for d in dirs)
+            process.close()
+            assert own.free_slots == 1, "close returned before the slot was back"
+            assert not [d for d in dirs if d.exists()], "close returned before the cgroups were removed"
+            assert not [pid for pid in tree if _alive(pid)], "close returned with a process of the job running"
+            tail = process.output_tail()
+            assert "last words" in tail and "unflushed tail" in tail  # readable after close
+            assert not own.zygote._exits, "the zygote's report of the ended keeper was kept"
+    finally:
+        own.close()
