@@ -203,6 +203,10 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     after CUDA's initialization cannot use it (and the launchers send no ``cuda`` job here).
     """
     child.prepare_torch()
+    # Once here, before any fork: numpy.random is imported on first use, and paying that in every
+    # job cost 20-35 ms of each learner process's start (it is the same state in every child;
+    # each job then draws its own seeds from os.urandom).
+    _reseed()
     set_up: SetUp = functools.partial(_confine, seccomp.build_filter()) if level == "strict" else _set_up_local
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
     spare = _Spare(control, set_up, [])
