@@ -196,7 +196,7 @@ class _DeadlineWriter:
 
     def writev(self, buffers: Sequence[wire.Buffer]) -> None:
         """Write every buffer, in order (as many per system call as the pipe takes)."""
-        pending = [memoryview(b).cast("B") for b in buffers if len(b)]
+        pending = wire.byte_views(buffers)
         while pending:
             try:
                 sent = os.writev(self.fd, pending[: wire.IOV_BATCH])
@@ -204,12 +204,7 @@ class _DeadlineWriter:
                 _wait_until_ready(self.fd, self.deadline, self.output, write=True)
                 continue
             self.sent += sent
-            while sent:  # step past what went out: whole buffers, then part of the next one
-                if sent >= len(pending[0]):
-                    sent -= len(pending.pop(0))
-                else:
-                    pending[0] = pending[0][sent:]
-                    sent = 0
+            wire.consume(pending, sent)
 
     def flush(self) -> None:
         pass  # every write goes straight to the pipe

@@ -103,7 +103,7 @@ def _fill(stream: Readable, buffers: Sequence[bytearray | memoryview]) -> None:
     with ``readinto``, or ``read`` and a copy. However the bytes are split between calls (one at
     a time, say), the buffers end up the same.
     """
-    pending = [memoryview(b).cast("B") for b in buffers if len(b)]
+    pending = byte_views(buffers)
     wanted = sum(len(view) for view in pending)
     readv = getattr(stream, "readv", None)
     readinto = getattr(stream, "readinto", None)
@@ -119,12 +119,24 @@ def _fill(stream: Readable, buffers: Sequence[bytearray | memoryview]) -> None:
         if not got:
             missing = sum(len(view) for view in pending)
             raise EOFError(f"stream ended with {missing} of {wanted} bytes missing")
-        while got:  # step past what arrived: whole buffers, then part of the next one
-            if got >= len(pending[0]):
-                got -= len(pending.pop(0))
-            else:
-                pending[0] = pending[0][got:]
-                got = 0
+        consume(pending, got)
+
+
+def byte_views(buffers: Sequence[Buffer]) -> list[memoryview]:
+    """Each non-empty buffer as a flat view of bytes, in order: what ``readv`` and ``writev`` take."""
+    return [memoryview(buffer).cast("B") for buffer in buffers if len(buffer)]
+
+
+def consume(views: list[memoryview], count: int) -> None:
+    """Drop the first ``count`` bytes of ``views`` (what one ``readv`` or ``writev`` moved): the
+    buffers it filled or emptied whole, then the start of the next one."""
+    whole = 0
+    while whole < len(views) and count >= len(views[whole]):
+        count -= len(views[whole])
+        whole += 1
+    del views[:whole]
+    if count and views:
+        views[0] = views[0][count:]
 
 
 def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buffer] = ()) -> None:

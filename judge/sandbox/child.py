@@ -170,15 +170,9 @@ class _PipeWriter:
         self.writev([data])
 
     def writev(self, buffers) -> None:
-        pending = [memoryview(b).cast("B") for b in buffers if len(b)]
+        pending = wire.byte_views(buffers)
         while pending:
-            sent = os.writev(self.fd, pending[: wire.IOV_BATCH])
-            while sent:  # step past what went out: whole buffers, then part of the next one
-                if sent >= len(pending[0]):
-                    sent -= len(pending.pop(0))
-                else:
-                    pending[0] = pending[0][sent:]
-                    sent = 0
+            wire.consume(pending, os.writev(self.fd, pending[: wire.IOV_BATCH]))
 
     def flush(self) -> None:
         pass  # nothing is buffered

@@ -569,7 +569,9 @@ def test_call_timing_clamps_each_report_to_its_calls_wall():
 def test_the_in_process_learner_keeps_the_same_totals_with_nothing_sent():
     from judge.browser.learner import InProcessLearner
 
-    learner = InProcessLearner("import time\n\ndef f(x):\n    time.sleep(0.02)\n    return x\n\ndef g():\n    raise KeyError\n")
+    learner = InProcessLearner(
+        "import time\n\ndef f(x):\n    time.sleep(0.02)\n    return x\n\ndef g():\n    raise KeyError\n"
+    )
     try:
         learner.call("f", [torch.ones(2)], {}, timeout_s=1)
         with pytest.raises(LearnerRaised):

@@ -401,3 +401,12 @@ def test_a_payload_is_a_view_of_the_tensor_that_keeps_its_memory_alive():
     assert bytes(payloads[0]) == expected
     with pytest.raises(TypeError):
         payloads[0][0] = 1  # read-only: nothing on the way can write into a tensor through it
+
+
+@pytest.mark.parametrize("moved", [0, 1, 3, 4, 5, 9, 10, 12])
+def test_consume_drops_exactly_what_one_call_moved(moved):
+    views = wire.byte_views([b"abc", b"", bytearray(b"defg"), memoryview(b"hijkl")])
+    assert [bytes(v) for v in views] == [b"abc", b"defg", b"hijkl"]  # empty buffers are left out
+    wire.consume(views, moved)
+    assert b"".join(bytes(v) for v in views) == b"abcdefghijkl"[moved:]
+    assert all(len(v) for v in views)  # an empty view left at the front would read as end of file
