@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -161,6 +161,12 @@ class CallTiming:
     def transfer_s(self) -> float:
         """``wall_s - learner_s``: what the calls cost beyond the learner's functions."""
         return self.wall_s - self.learner_s
+
+    def __add__(self, other: CallTiming) -> CallTiming:
+        return CallTiming(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+    def __sub__(self, other: CallTiming) -> CallTiming:
+        return CallTiming(*(a - b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
     def add(self, wall_s: float, reported_ms: float, bytes_sent: int, bytes_received: int) -> CallTiming:
         """These totals with one more call: its wall, the time its learner's side reported (clamped)."""

@@ -201,16 +201,8 @@ class TimeSplit:
         """Count the calls of ``process`` (once, when the run is done with it), less ``before``:
         its totals when the run was handed it (a caller's process may have served other runs)."""
         timing = getattr(process, "call_timing", None)
-        if not isinstance(timing, CallTiming):
-            return  # a learner that keeps no totals
-        before = before or CallTiming()
-        self.calls = CallTiming(
-            self.calls.calls + timing.calls - before.calls,
-            self.calls.wall_s + timing.wall_s - before.wall_s,
-            self.calls.learner_s + timing.learner_s - before.learner_s,
-            self.calls.bytes_sent + timing.bytes_sent - before.bytes_sent,
-            self.calls.bytes_received + timing.bytes_received - before.bytes_received,
-        )
+        if isinstance(timing, CallTiming):  # else a learner that keeps no totals
+            self.calls += timing - (before or CallTiming())
 
     def as_report(self, total_s: float) -> dict[str, float]:
         """Milliseconds per part (``judge_ms`` is what the others leave of ``total_s``), the call
@@ -265,7 +257,8 @@ class _Run:
         self.last_output = ""  # what the last process that died printed, when no process is left at the end
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
         self.split = TimeSplit()
-        self.given_timing = getattr(process, "call_timing", None)  # a caller's process: its totals so far
+        # A caller's process: its call totals so far (it may have served other runs); None once counted.
+        self.given_timing = getattr(process, "call_timing", None)
         self.result = Report(
             exercise=exercise.summary(),
             verdict=Verdict.AC,
@@ -324,7 +317,7 @@ class _Run:
                     closing = time.monotonic()
                     self.process.close()
                     self.split.end_s += time.monotonic() - closing
-                self.split.add_process(self.process, None if self.owned else self.given_timing)
+                self._count_calls()
         self.result.verdict = _submission_verdict(self.result.cases)
         self._say_first_failure()
         return self._finish()
@@ -396,7 +389,7 @@ class _Run:
             # frees its pipes, scratch, cgroups and sandbox slot for the new process.
             self.process.close()
             self.last_output = self.process.output_tail()  # kept readable after close
-            self.split.add_process(self.process, None if self.owned else self.given_timing)
+            self._count_calls()
             self.process = None
             if death is not None:  # between two answers: a failure, never a free restart
                 return CaseResult(
@@ -436,6 +429,12 @@ class _Run:
         self.owned = True
         return None
 
+    def _count_calls(self) -> None:
+        """Add the current process's calls to the time split (the run is done with it)."""
+        assert self.process is not None  # called while a process is current
+        self.split.add_process(self.process, self.given_timing)
+        self.given_timing = None  # a restarted process is the run's own, counted from zero
+
     def _say_first_failure(self) -> None:
         """The report's message and diagnosis: those of its first failure (:meth:`Report.first_failure`)."""
         failing = self.result.first_failure(skipped=True)
@@ -469,12 +468,7 @@ def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:
 
 
 def _run_case(
-    case: CaseSpec,
-    process: Learner,
-    exercise: Exercise,
-    master_seed: int,
-    device: str,
-    budget: FalseFailureBudget,
+    case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str, budget: FalseFailureBudget
 ) -> tuple[CaseResult, list[tuple[float, int, float]]]:
     """Run one test function; return its result and, when it passed, its fit statistics."""
     case_seed = derive_seed(master_seed, case.suite, case.name)

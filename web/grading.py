@@ -169,8 +169,7 @@ class GradingQueue:
         self.kind = kind
         self.slots = slots if slots is not None else workers
         self.graded = 0  # results this process wrote (its Grader row shows it)
-        self._finished = threading.Condition()  # notified when this process writes a result
-        self._results_written = 0
+        self._finished = threading.Condition()  # guards graded; notified when it grows
         self._waiting = threading.BoundedSemaphore(MAX_WAITING_REQUESTS)
         self._heartbeat: threading.Thread | None = None
 
@@ -569,9 +568,8 @@ class GradingQueue:
             with self._held_lock:
                 self._held.pop(claim.grading_id, None)
         if written:
-            self.graded += 1
             with self._finished:
-                self._results_written += 1
+                self.graded += 1
                 self._finished.notify_all()
         return written
 
@@ -590,14 +588,14 @@ class GradingQueue:
         try:
             while True:
                 with self._finished:
-                    seen = self._results_written
+                    seen = self.graded
                 if self._has_verdict(submission_id):
                     return True
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 with self._finished:
-                    if self._results_written == seen:  # nothing written since the look: sleep on it
+                    if self.graded == seen:  # nothing written since the look: sleep on it
                         self._finished.wait(min(left, VERDICT_POLL_SECONDS))
         finally:
             self._waiting.release()

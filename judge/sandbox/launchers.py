@@ -231,7 +231,7 @@ class LocalJob:
         )
 
 
-class WarmLocalLauncher:
+class WarmLocalLauncher(LocalLauncher):
     """The ``local`` level, started warm: each learner process is forked from a fork server that
     imported torch once (:mod:`judge.sandbox.zygote` at its ``local`` level), so a start costs
     milliseconds instead of a second or two of torch's import. For commands that judge many files
@@ -246,7 +246,7 @@ class WarmLocalLauncher:
     (:func:`judge.sandbox.zygote._reseed`). It ends at :meth:`close`, and with its owner however
     that ends (its control socket closes).
 
-    - ``cuda`` jobs start fresh (:attr:`cold`): CUDA cannot be used in a child forked after it
+    - ``cuda`` jobs start fresh (:meth:`LocalLauncher.launch`): CUDA cannot be used in a child forked after it
       was initialized; the server never initializes it, but no test proves that a forked child's
       own CUDA start works, and a ``cuda`` process pays CUDA's start (seconds) anyway.
     - A server that died is replaced at the next launch. One that cannot start (logged once)
@@ -255,17 +255,13 @@ class WarmLocalLauncher:
       none of it can take the job's pipes later.
     """
 
-    level = "local"
-
     def __init__(
         self,
         startup_allowance_s: float = STARTUP_ALLOWANCE_S,
         startup_cpu_allowance_s: float | None = STARTUP_CPU_ALLOWANCE_S,
     ) -> None:
         # The same allowances as a fresh start: a file's load is judged alike whichever way it started.
-        self.startup_allowance_s = startup_allowance_s
-        self.startup_cpu_allowance_s = startup_cpu_allowance_s
-        self.cold = LocalLauncher(startup_allowance_s, startup_cpu_allowance_s)
+        super().__init__(startup_allowance_s, startup_cpu_allowance_s)
         self._home = tempfile.TemporaryDirectory(prefix="probjudge-warm-")  # the server's own HOME
         self._server: Zygote | None = None
         self._lock = threading.Lock()
@@ -319,8 +315,8 @@ class WarmLocalLauncher:
         import_dir: str | None = None,
     ) -> Launched:
         server = self._running_server() if device == "cpu" else None
-        if server is None:
-            return self.cold.launch(
+        if server is None:  # a fresh process, as LocalLauncher starts it
+            return super().launch(
                 device=device,
                 memory_limit_mb=memory_limit_mb,
                 fd_in=fd_in,
