@@ -307,6 +307,19 @@ def _is_device_name(name: str) -> bool:
     return not colon or (index.isascii() and index.isdigit() and len(index) <= 4)
 
 
+_DTYPE_NAMES: dict[Any, str] = {}  # torch dtype -> its name in DTYPES, for the dtypes met so far
+
+
+def _dtype_name(dtype: Any) -> str:
+    """``torch.float32`` -> ``"float32"`` (a dict lookup once seen: ``str(dtype)`` costs more)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = str(dtype).removeprefix("torch.")
+        if name in DTYPES:
+            _DTYPE_NAMES[dtype] = name
+    return name
+
+
 def tensor_to_payload(tensor: Any) -> tuple[dict[str, Any], bytes]:
     """Serialize a torch tensor (any device) to ``(spec, raw bytes)``; the spec also names its device."""
     spec, view = tensor_to_buffer(tensor)
@@ -321,12 +334,17 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
     tensor (:func:`encode_values` and :func:`write_frame` follow each other). Raises
     :class:`WireError` for a dtype the format does not carry.
     """
-    dtype = str(tensor.dtype).removeprefix("torch.")
+    dtype = _dtype_name(tensor.dtype)
     if dtype not in DTYPES:
         raise WireError(f"cannot send a tensor of dtype {dtype}")
-    cpu = tensor.detach().to("cpu").contiguous()
+    if tensor.device.type == "cpu" and not tensor.requires_grad and tensor.is_contiguous():
+        # What a frame mostly carries: its memory as it is (detach() and to() would only make
+        # views of it, at several microseconds each).
+        cpu, device = tensor, "cpu"
+    else:
+        cpu, device = tensor.detach().to("cpu").contiguous(), str(tensor.device)
     nbytes = cpu.numel() * cpu.element_size()
-    spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": str(tensor.device)}
+    spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": device}
     if not nbytes:
         return spec, memoryview(b"")
     # ctypes instead of .numpy(): numpy is not a dependency of torch, so it may be absent.

@@ -58,6 +58,31 @@ def test_non_contiguous_tensor_is_sent_as_its_values():
     assert torch.equal(_roundtrip(tensor), tensor)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.arange(20, dtype=torch.float32)[5:11],  # contiguous, at an offset in its storage
+        lambda: torch.rand(3, 4, requires_grad=True),  # the slow path: detached first
+        lambda: torch.rand(3, 4, requires_grad=True)[1:],
+        lambda: torch.ones(2, 3, dtype=torch.bool),
+        lambda: torch.zeros(0, 5, dtype=torch.int64),
+        lambda: torch.rand(4, 6, dtype=torch.float64).t()[1:],
+    ],
+)
+def test_every_kind_of_cpu_tensor_is_sent_as_its_values(make):
+    tensor = make()
+    spec, view = wire.tensor_to_buffer(tensor)
+    assert spec == {
+        "dtype": str(tensor.dtype).removeprefix("torch."),
+        "shape": list(tensor.shape),
+        "nbytes": tensor.numel() * tensor.element_size(),
+        "device": "cpu",
+    }
+    expected = bytes(tensor.detach().contiguous().reshape(-1).view(torch.uint8).tolist())
+    assert view.readonly and bytes(view) == expected
+    assert torch.equal(_roundtrip(tensor).to(tensor.dtype), tensor.detach())
+
+
 def test_unsendable_values_are_refused():
     with pytest.raises(wire.WireError, match="cannot send"):
         wire.encode_values(object(), [], [])
