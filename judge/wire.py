@@ -246,7 +246,12 @@ def nesting_exceeds(text: str, limit: int) -> bool:
 
 
 def _check_values(header: dict[str, Any]) -> None:
-    """Every integer fits int64, every string is valid Unicode, at most MAX_NODES values."""
+    """Every integer fits int64, every string is valid Unicode, at most MAX_NODES values.
+
+    ``header`` is what ``json.loads`` made, so every value is exactly a dict, list, str, int,
+    float, bool or None (never a subclass): the walk dispatches on ``type()``, and an ASCII
+    string (what headers almost only hold) is valid Unicode without encoding it.
+    """
     pending: list[Any] = [header]
     seen = 0
     while pending:
@@ -254,17 +259,20 @@ def _check_values(header: dict[str, Any]) -> None:
         seen += 1
         if seen > MAX_NODES:
             raise WireError(f"header holds more than {MAX_NODES} values")
-        if isinstance(value, dict):
+        kind = type(value)
+        if kind is dict:
             pending.extend(value.keys())
             pending.extend(value.values())
-        elif isinstance(value, list):
+        elif kind is list:
             pending.extend(value)
-        elif isinstance(value, str):
-            if not _valid_unicode(value):
+        elif kind is str:
+            if not value.isascii() and not _valid_unicode(value):
                 raise WireError("header holds a string that is not valid Unicode (a lone surrogate)")
-        elif isinstance(value, int) and not isinstance(value, bool):
+        elif kind is int:
             if not INT64[0] <= value <= INT64[1]:
                 raise WireError("header holds an integer larger than 64 bits")
+        elif kind not in (float, bool, type(None)):
+            raise WireError(f"header holds a value of type {kind.__name__}")  # json.loads makes none
 
 
 def _valid_unicode(text: str) -> bool:

@@ -244,6 +244,9 @@ def test_one_payload_is_never_materialized_twice():
     (b'{"v":' + b"9" * 5000 + b"}", "not JSON"),
     (b'{"v":' + str(2**64).encode() + b"}", "64 bits"),
     (b'{"v":"\\udfff"}', "Unicode"),
+    (b'{"\\ud800":1}', "Unicode"),  # in a key
+    (b'{"v":{"w":["caf\xc3\xa9", "\\ud83d"]}}', "Unicode"),  # beside valid non-ASCII, nested
+    (b'{"v":[' + str(-(2**63) - 1).encode() + b"]}", "64 bits"),
     (b'{"v":"\xc3"}', "UTF-8"),
     (b"[1]", "not an object"),
     (b'{"v":[' + b"0," * 300_000 + b"0]}", "values"),
@@ -251,6 +254,12 @@ def test_one_payload_is_never_materialized_twice():
 def test_headers_are_refused_past_every_bound(body, message):
     with pytest.raises(wire.WireError, match=message):
         wire.parse_header(body)
+
+
+def test_valid_headers_pass_whatever_their_strings_and_numbers():
+    body = r'{"a":"caf\u00e9 \ud83d\ude00","b":[9223372036854775807,-9223372036854775808,1.5,true,null],"c":{}}'
+    assert wire.parse_header(body.encode())["b"][0] == 2**63 - 1
+    assert wire.parse_header('{"v":"中文"}'.encode())["v"] == "中文"
 
 
 def test_a_bracket_inside_a_string_does_not_count_as_nesting():
