@@ -26,16 +26,23 @@ MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory
 def learner_frames(exc: BaseException, learner_path: str) -> traceback.StackSummary:
     """The frames of ``exc``'s traceback that run the learner's file (never the judge's), oldest first.
 
-    Only those frames are summarized (line and source text): ``traceback.extract_tb`` would work
-    out the exact position of every frame, the judge's included, which costs more than the rest
-    of a call that raises.
+    What ``traceback.extract_tb`` gives for them (file, line number, function, source line),
+    built directly: ``StackSummary.extract`` would also work out every frame's column positions
+    and look the file up in :mod:`linecache` twice more per frame, which cost most of a raising
+    call's bookkeeping. The source line comes from :mod:`linecache` as there (the learner's
+    source is registered by :func:`load_learner_module`; where the learner's code removed it,
+    both end up at the same lookup by file name).
     """
-    own = (
-        (frame, line)
-        for frame, line in traceback.walk_tb(exc.__traceback__)
-        if frame.f_code.co_filename == learner_path
-    )
-    return traceback.StackSummary.extract(own)
+    frames = traceback.StackSummary()
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == learner_path:
+            lineno = tb.tb_lineno
+            line = linecache.getline(learner_path, lineno) if lineno is not None else None
+            frames.append(traceback.FrameSummary(learner_path, lineno, code.co_name, lookup_line=False, line=line))
+        tb = tb.tb_next
+    return frames
 
 
 def learner_traceback(exc: BaseException, learner_path: str, frames: traceback.StackSummary | None = None) -> str:

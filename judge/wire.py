@@ -246,7 +246,12 @@ def nesting_exceeds(text: str, limit: int) -> bool:
 
 
 def _check_values(header: dict[str, Any]) -> None:
-    """Every integer fits int64, every string is valid Unicode, at most MAX_NODES values."""
+    """Every integer fits int64, every string is valid Unicode, at most MAX_NODES values.
+
+    ``header`` is what ``json.loads`` made, so every value is exactly a dict, list, str, int,
+    float, bool or None (never a subclass): the walk dispatches on ``type()``, and an ASCII
+    string (what headers almost only hold) is valid Unicode without encoding it.
+    """
     pending: list[Any] = [header]
     seen = 0
     while pending:
@@ -254,17 +259,20 @@ def _check_values(header: dict[str, Any]) -> None:
         seen += 1
         if seen > MAX_NODES:
             raise WireError(f"header holds more than {MAX_NODES} values")
-        if isinstance(value, dict):
+        kind = type(value)
+        if kind is dict:
             pending.extend(value.keys())
             pending.extend(value.values())
-        elif isinstance(value, list):
+        elif kind is list:
             pending.extend(value)
-        elif isinstance(value, str):
-            if not _valid_unicode(value):
+        elif kind is str:
+            if not value.isascii() and not _valid_unicode(value):
                 raise WireError("header holds a string that is not valid Unicode (a lone surrogate)")
-        elif isinstance(value, int) and not isinstance(value, bool):
+        elif kind is int:
             if not INT64[0] <= value <= INT64[1]:
                 raise WireError("header holds an integer larger than 64 bits")
+        elif kind not in (float, bool, type(None)):
+            raise WireError(f"header holds a value of type {kind.__name__}")  # json.loads makes none
 
 
 def _valid_unicode(text: str) -> bool:
@@ -307,6 +315,19 @@ def _is_device_name(name: str) -> bool:
     return not colon or (index.isascii() and index.isdigit() and len(index) <= 4)
 
 
+_DTYPE_NAMES: dict[Any, str] = {}  # torch dtype -> its name in DTYPES, for the dtypes met so far
+
+
+def _dtype_name(dtype: Any) -> str:
+    """``torch.float32`` -> ``"float32"`` (a dict lookup once seen: ``str(dtype)`` costs more)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = str(dtype).removeprefix("torch.")
+        if name in DTYPES:
+            _DTYPE_NAMES[dtype] = name
+    return name
+
+
 def tensor_to_payload(tensor: Any) -> tuple[dict[str, Any], bytes]:
     """Serialize a torch tensor (any device) to ``(spec, raw bytes)``; the spec also names its device."""
     spec, view = tensor_to_buffer(tensor)
@@ -321,12 +342,17 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
     tensor (:func:`encode_values` and :func:`write_frame` follow each other). Raises
     :class:`WireError` for a dtype the format does not carry.
     """
-    dtype = str(tensor.dtype).removeprefix("torch.")
+    dtype = _dtype_name(tensor.dtype)
     if dtype not in DTYPES:
         raise WireError(f"cannot send a tensor of dtype {dtype}")
-    cpu = tensor.detach().to("cpu").contiguous()
+    if tensor.device.type == "cpu" and not tensor.requires_grad and tensor.is_contiguous():
+        # What a frame mostly carries: its memory as it is (detach() and to() would only make
+        # views of it, at several microseconds each).
+        cpu, device = tensor, "cpu"
+    else:
+        cpu, device = tensor.detach().to("cpu").contiguous(), str(tensor.device)
     nbytes = cpu.numel() * cpu.element_size()
-    spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": str(tensor.device)}
+    spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": device}
     if not nbytes:
         return spec, memoryview(b"")
     # ctypes instead of .numpy(): numpy is not a dependency of torch, so it may be absent.

@@ -58,6 +58,31 @@ def test_non_contiguous_tensor_is_sent_as_its_values():
     assert torch.equal(_roundtrip(tensor), tensor)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.arange(20, dtype=torch.float32)[5:11],  # contiguous, at an offset in its storage
+        lambda: torch.rand(3, 4, requires_grad=True),  # the slow path: detached first
+        lambda: torch.rand(3, 4, requires_grad=True)[1:],
+        lambda: torch.ones(2, 3, dtype=torch.bool),
+        lambda: torch.zeros(0, 5, dtype=torch.int64),
+        lambda: torch.rand(4, 6, dtype=torch.float64).t()[1:],
+    ],
+)
+def test_every_kind_of_cpu_tensor_is_sent_as_its_values(make):
+    tensor = make()
+    spec, view = wire.tensor_to_buffer(tensor)
+    assert spec == {
+        "dtype": str(tensor.dtype).removeprefix("torch."),
+        "shape": list(tensor.shape),
+        "nbytes": tensor.numel() * tensor.element_size(),
+        "device": "cpu",
+    }
+    expected = bytes(tensor.detach().contiguous().reshape(-1).view(torch.uint8).tolist())
+    assert view.readonly and bytes(view) == expected
+    assert torch.equal(_roundtrip(tensor).to(tensor.dtype), tensor.detach())
+
+
 def test_unsendable_values_are_refused():
     with pytest.raises(wire.WireError, match="cannot send"):
         wire.encode_values(object(), [], [])
@@ -219,6 +244,9 @@ def test_one_payload_is_never_materialized_twice():
     (b'{"v":' + b"9" * 5000 + b"}", "not JSON"),
     (b'{"v":' + str(2**64).encode() + b"}", "64 bits"),
     (b'{"v":"\\udfff"}', "Unicode"),
+    (b'{"\\ud800":1}', "Unicode"),  # in a key
+    (b'{"v":{"w":["caf\xc3\xa9", "\\ud83d"]}}', "Unicode"),  # beside valid non-ASCII, nested
+    (b'{"v":[' + str(-(2**63) - 1).encode() + b"]}", "64 bits"),
     (b'{"v":"\xc3"}', "UTF-8"),
     (b"[1]", "not an object"),
     (b'{"v":[' + b"0," * 300_000 + b"0]}", "values"),
@@ -226,6 +254,12 @@ def test_one_payload_is_never_materialized_twice():
 def test_headers_are_refused_past_every_bound(body, message):
     with pytest.raises(wire.WireError, match=message):
         wire.parse_header(body)
+
+
+def test_valid_headers_pass_whatever_their_strings_and_numbers():
+    body = r'{"a":"caf\u00e9 \ud83d\ude00","b":[9223372036854775807,-9223372036854775808,1.5,true,null],"c":{}}'
+    assert wire.parse_header(body.encode())["b"][0] == 2**63 - 1
+    assert wire.parse_header('{"v":"中文"}'.encode())["v"] == "中文"
 
 
 def test_a_bracket_inside_a_string_does_not_count_as_nesting():
