@@ -3,7 +3,10 @@
 The judge (root) creates one cgroup per job, the learner's process joins it before dropping
 privileges, and afterwards the judge reads whether the kernel's OOM killer fired (MLE rather
 than RE), kills whatever is left in it (grandchildren that left the process group included)
-and removes it.
+and removes it. Where the kernel counts CPU time per cgroup (v2 always; v1 with a ``cpuacct``
+hierarchy, which joins the job's others), the job's CPU time is read there too: it counts every
+process that ever ran in the job, even one whose time no parent collected (see
+:meth:`JobCgroup.cpu_seconds`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 GROUP = "probjudge"
+CPUACCT_V1 = ROOT / "cpuacct"  # v1's CPU accounting hierarchy (often a link to "cpu,cpuacct")
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class JobCgroup:
             self.dirs = [parent / name]
         else:
             self.dirs = [ROOT / "memory" / GROUP / name, ROOT / "pids" / GROUP / name]
+            if _cpuacct_v1():
+                self.dirs.append(CPUACCT_V1 / GROUP / name)
         for path in self.dirs:
             path.mkdir(parents=True, exist_ok=True)
         if self.support.version == 2:
@@ -99,6 +105,27 @@ class JobCgroup:
             return int((self.dirs[0] / "memory.failcnt").read_text()) > 0
         except (OSError, ValueError):
             return False
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds (user + system) of every process that has been in the job, ended ones included.
+
+        None where the kernel does not count it here (v1 without ``cpuacct``), or no longer (the
+        cgroup is removed). Unlike ``/proc`` (:func:`judge.sandbox.keeper.tree_cpu_seconds`), it
+        also counts a process nobody waited for: one the kernel reaped by itself because its
+        parent ignores ``SIGCHLD`` adds its time to no parent's figures.
+        """
+        try:
+            if self.support.version == 2:
+                for line in (self.dirs[0] / "cpu.stat").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+                return None
+            if len(self.dirs) < 3:
+                return None
+            return int((self.dirs[2] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
 
     def pids(self) -> list[int]:
         found: set[int] = set()
@@ -156,7 +183,9 @@ def remove_stale(support: CgroupSupport, older_than_s: float = STALE_AFTER_S) ->
     """
     if not support.available:
         return 0
-    parents = [ROOT / GROUP] if support.version == 2 else [ROOT / "memory" / GROUP, ROOT / "pids" / GROUP]
+    parents = (
+        [ROOT / GROUP] if support.version == 2 else [ROOT / "memory" / GROUP, ROOT / "pids" / GROUP, CPUACCT_V1 / GROUP]
+    )
     cutoff = time.time() - older_than_s
     removed = 0
     for parent in parents:
@@ -172,6 +201,11 @@ def remove_stale(support: CgroupSupport, older_than_s: float = STALE_AFTER_S) ->
             except OSError:
                 pass  # joined, removed or busy meanwhile: not stale after all
     return removed
+
+
+def _cpuacct_v1() -> bool:
+    """Whether v1's ``cpuacct`` hierarchy is mounted here and the judge may make cgroups in it."""
+    return (CPUACCT_V1 / "cpuacct.usage").is_file() and os.access(CPUACCT_V1, os.W_OK)
 
 
 def join(dirs: list[str]) -> None:

@@ -404,6 +404,12 @@ class StrictChild:
         return self._cgroup is not None and self._cgroup.limit_hit()
 
     def cpu_time_s(self) -> float:
+        """The job's CPU seconds: its cgroup's count where the kernel keeps one (it misses no
+        process, :meth:`cgroups.JobCgroup.cpu_seconds`), else ``/proc``'s over the keeper's tree."""
+        if self._cgroup is not None:
+            used = self._cgroup.cpu_seconds()
+            if used is not None:
+                return used
         return keeper.tree_cpu_seconds(self.pid)
 
     def release(self) -> None:

@@ -179,10 +179,7 @@ AUTOREAPED = f"""
                 "cgroup counts it, and the local level has none (it does not stop code that sets out to cheat)",
             ),
         ),
-        pytest.param(
-            "strict",
-            marks=[*LEVELS[1].marks, pytest.mark.xfail(strict=True, reason="the strict level counts /proc's tree too")],
-        ),
+        LEVELS[1],
     ],
     indirect=True,
 )
