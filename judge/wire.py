@@ -324,7 +324,9 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
     dtype = str(tensor.dtype).removeprefix("torch.")
     if dtype not in DTYPES:
         raise WireError(f"cannot send a tensor of dtype {dtype}")
-    cpu = tensor.detach().to("cpu").contiguous()
+    # resolve_neg: a negative-bit view (torch._neg_view) holds its values negated lazily; its
+    # memory holds them unnegated, and contiguous() alone keeps the bit (the view is contiguous).
+    cpu = tensor.detach().to("cpu").resolve_neg().contiguous()
     nbytes = cpu.numel() * cpu.element_size()
     spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": str(tensor.device)}
     if not nbytes:

@@ -1,0 +1,66 @@
+"""Correct but unusual answers: whatever tensor a learner returns, the judge gets its values or a clear error.
+
+A view, a transposed or expanded tensor, a Parameter, a subclass, a tensor that still needs grad,
+one with a negative-bit view: each must reach the judge with the values it holds. A tensor the
+wire cannot carry (sparse, nested, meta) is the learner's TypeError naming what was returned,
+never a crash of the learner's process read as "do not call exit()".
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from judge import wire
+from judge.process import LearnerProcess, LearnerRaised
+from judge.sandbox.launchers import WarmLocalLauncher
+
+UNUSUAL = {
+    "a view at an offset": lambda: torch.arange(10.0)[7:],
+    "transposed": lambda: torch.arange(6.0).reshape(2, 3).t(),
+    "expanded": lambda: torch.tensor([1.5]).expand(3),
+    "flipped": lambda: torch.arange(4.0).flip(0),
+    "channels last": lambda: torch.arange(16.0).reshape(1, 4, 2, 2).to(memory_format=torch.channels_last),
+    "a Parameter": lambda: torch.nn.Parameter(torch.tensor([1.0, 2.0])),
+    "needing grad": lambda: torch.tensor([1.0, 2.0], requires_grad=True) * 2,
+    "a subclass": lambda: torch.tensor([1.0, 2.0]).as_subclass(type("Sub", (torch.Tensor,), {})),
+    "a negative view": lambda: torch._neg_view(torch.tensor([1.0, -2.0])),
+}
+
+
+@pytest.mark.parametrize("name", list(UNUSUAL))
+def test_what_is_sent_holds_the_tensors_values(name):
+    tensor = UNUSUAL[name]()
+    spec, raw = wire.tensor_to_buffer(tensor)
+    received = wire.payload_to_tensor(spec, bytearray(raw))
+    assert received.shape == tensor.shape and received.dtype == tensor.dtype
+    assert torch.equal(received, tensor.detach().clone()), (received, tensor)
+
+
+SOURCE = """
+    import torch
+
+    def negative():
+        return torch._neg_view(torch.tensor([1.0, -2.0]))
+
+    def sparse():
+        return torch.tensor([1.0, 0.0, 2.0]).to_sparse()
+
+    def meta():
+        return torch.empty(3, device="meta")
+
+    def alive():
+        return 1
+"""
+
+
+@pytest.fixture(scope="module")
+def warm():
+    with WarmLocalLauncher() as launcher:
+        yield launcher
+
+
+def test_a_negative_view_arrives_with_its_values(warm, learner_file):
+    with LearnerProcess(learner_file(SOURCE), launcher=warm) as process:
+        value, _ = process.call("negative", [], {}, timeout_s=30)
+    assert torch.equal(value, torch.tensor([-1.0, 2.0]))
