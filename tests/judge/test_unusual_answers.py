@@ -64,3 +64,12 @@ def test_a_negative_view_arrives_with_its_values(warm, learner_file):
     with LearnerProcess(learner_file(SOURCE), launcher=warm) as process:
         value, _ = process.call("negative", [], {}, timeout_s=30)
     assert torch.equal(value, torch.tensor([-1.0, 2.0]))
+
+
+@pytest.mark.parametrize("function", ["sparse", "meta"])
+def test_a_tensor_the_wire_cannot_carry_is_the_learners_type_error(warm, learner_file, function):
+    with LearnerProcess(learner_file(SOURCE), launcher=warm) as process:
+        with pytest.raises(LearnerRaised, match="returned") as raised:
+            process.call(function, [], {}, timeout_s=30)
+        assert raised.value.type_name == "TypeError"
+        assert process.call("alive", [], {}, timeout_s=30).value == 1  # the process goes on answering
