@@ -73,3 +73,29 @@ def test_a_tensor_the_wire_cannot_carry_is_the_learners_type_error(warm, learner
             process.call(function, [], {}, timeout_s=30)
         assert raised.value.type_name == "TypeError"
         assert process.call("alive", [], {}, timeout_s=30).value == 1  # the process goes on answering
+
+
+# Answers of every odd kind a learner can return (or write as a frame of its own): the judge's
+# checks see them as a value of some type, and the verdict is the learner's (WA or RE), never AC
+# and never the judge's own IE. The first two are dicts whose keys the wire uses for its markers.
+ODD_ANSWERS = {
+    "a dict that reads as a generator": '{"$generator": 1}',
+    "a dict that reads as a tensor": '[torch.ones(3), {"$tensor": 0}]',
+    "a generator": "torch.Generator()",
+    "a nest deeper than the wire allows": "eval('[' * 40 + ']' * 40)",
+    "a huge integer": "2 ** 70",
+    "NaN": 'float("nan")',
+}
+
+
+@pytest.mark.parametrize("name", list(ODD_ANSWERS))
+def test_an_odd_answer_is_the_learners_failure_never_the_judges(warm, exercise39, learner_file, name):
+    from judge.runner import judge_file
+    from judge.verdicts import Verdict
+
+    source = exercise39.reference_path.read_text() + "\n\ndef _odd(*args, **kwargs):\n"
+    source += f"    return {ODD_ANSWERS[name]}\n\n"
+    source += "".join(f"{function.name} = _odd\n" for function in exercise39.functions)
+    report = judge_file(exercise39, learner_file(source), seed=1, suites=("public",), launcher=warm)
+    assert report.verdict in (Verdict.WA, Verdict.RE), report.message
+    assert all(case.verdict is not Verdict.IE for case in report.cases), report.message
