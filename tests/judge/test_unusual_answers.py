@@ -85,6 +85,8 @@ ODD_ANSWERS = {
     "a nest deeper than the wire allows": "eval('[' * 40 + ']' * 40)",
     "a huge integer": "2 ** 70",
     "NaN": 'float("nan")',
+    "an empty tensor of a huge shape": "torch.empty(0, 2 ** 40)",
+    "a huge-shaped empty tensor in a tuple": "(torch.empty(2 ** 40, 0, dtype=torch.int64),) * 2",
 }
 
 
