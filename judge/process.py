@@ -631,10 +631,14 @@ class LearnerProcess:
         code = self._proc.wait(timeout=5)
         memory = self._proc.memory_exceeded()
         self.kill()
-        if code is None:
-            code = self._proc.wait(timeout=5)
         if memory:
             return ProcessFailed(Verdict.MLE, f"your process ran out of memory during {during}")
+        if code is None:
+            # Still running with its end of the pipe closed: whatever status it has now is the
+            # judge's kill, not the learner's doing (it called no exit()).
+            return ProcessFailed(
+                Verdict.RE, f"your process stopped answering during {during}: it closed its pipe to the judge"
+            )
         if code is not None and code < 0:
             sig = -code
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)

@@ -12,8 +12,9 @@ import pytest
 import torch
 
 from judge import wire
-from judge.process import LearnerProcess, LearnerRaised
+from judge.process import LearnerProcess, LearnerRaised, ProcessFailed
 from judge.sandbox.launchers import WarmLocalLauncher
+from judge.verdicts import Verdict
 
 UNUSUAL = {
     "a view at an offset": lambda: torch.arange(10.0)[7:],
@@ -93,7 +94,6 @@ ODD_ANSWERS = {
 @pytest.mark.parametrize("name", list(ODD_ANSWERS))
 def test_an_odd_answer_is_the_learners_failure_never_the_judges(warm, exercise39, learner_file, name):
     from judge.runner import judge_file
-    from judge.verdicts import Verdict
 
     source = exercise39.reference_path.read_text() + "\n\ndef _odd(*args, **kwargs):\n"
     source += f"    return {ODD_ANSWERS[name]}\n\n"
@@ -101,3 +101,23 @@ def test_an_odd_answer_is_the_learners_failure_never_the_judges(warm, exercise39
     report = judge_file(exercise39, learner_file(source), seed=1, suites=("public",), launcher=warm)
     assert report.verdict in (Verdict.WA, Verdict.RE), report.message
     assert all(case.verdict is not Verdict.IE for case in report.cases), report.message
+
+
+CLOSES_ITS_PIPE = """
+    import os, sys, time
+
+    def close_and_wait():
+        frame = sys._getframe()
+        while "outbox" not in frame.f_locals:  # child.serve's: the result pipe
+            frame = frame.f_back
+        os.close(frame.f_locals["outbox"].fd)
+        time.sleep(600)
+"""
+
+
+def test_a_process_that_closes_its_pipe_is_told_so_not_told_it_called_exit(warm, learner_file):
+    with LearnerProcess(learner_file(CLOSES_ITS_PIPE), launcher=warm) as process:
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("close_and_wait", [], {}, timeout_s=30)
+    assert failed.value.verdict is Verdict.RE
+    assert "closed its pipe" in str(failed.value) and "exit()" not in str(failed.value)
