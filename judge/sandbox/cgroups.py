@@ -63,7 +63,12 @@ class JobCgroup:
         else:
             self.dirs = [ROOT / "memory" / GROUP / name, ROOT / "pids" / GROUP / name]
             if _cpuacct_v1():
-                self.dirs.append(CPUACCT_V1 / GROUP / name)
+                accounting = CPUACCT_V1 / GROUP / name
+                try:
+                    accounting.mkdir(parents=True, exist_ok=True)
+                    self.dirs.append(accounting)
+                except OSError:
+                    pass  # optional: the job's CPU time is read from /proc then
         for path in self.dirs:
             path.mkdir(parents=True, exist_ok=True)
         if self.support.version == 2:
