@@ -145,16 +145,40 @@ class CpuLimitExceeded(TimeoutError):
 CPU_WATCH_INTERVAL_S = 0.1  # how often a running call's CPU time is read (0.4 ms per read)
 
 
+class _CpuWatch:
+    """Raises :class:`CpuLimitExceeded` once ``clock()`` passes ``limit_s``; reads the clock at most
+    every :data:`CPU_WATCH_INTERVAL_S`, however often it is called.
+
+    One per wait for an answer, called at every wake-up of that wait: the schedule is the watch's,
+    not the wake-ups'. A learner that prints all the time, or sends its answer one byte at a time,
+    wakes the judge up far more often than that: a check that waited for a quiet interval would
+    never come.
+    """
+
+    def __init__(self, clock: Callable[[], float], limit_s: float) -> None:
+        self._clock = clock
+        self._limit_s = limit_s
+        self._due = time.monotonic() + CPU_WATCH_INTERVAL_S
+
+    def __call__(self) -> None:
+        now = time.monotonic()
+        if now < self._due:
+            return
+        self._due = now + CPU_WATCH_INTERVAL_S
+        if self._clock() > self._limit_s:
+            raise CpuLimitExceeded
+
+
 def _wait_until_ready(
     fd: int, deadline: float, output: OutputCapture, *, write: bool, watch: Callable[[], None] | None = None
 ) -> None:
     """Wait until ``fd`` can be read (or written), draining ``output`` meanwhile.
 
     Raises ``TimeoutError`` past ``deadline`` (``time.monotonic()``; infinity waits for ever),
-    and whatever ``watch`` raises: it is called every :data:`CPU_WATCH_INTERVAL_S` while waiting
-    (the CPU-time limit). Draining while waiting means a learner that prints a lot never blocks
-    on a full output pipe (so it goes on reading and answering), and one that prints too much
-    is stopped.
+    and whatever ``watch`` raises: it is called at every wake-up, and at least every
+    :data:`CPU_WATCH_INTERVAL_S` while waiting (a :class:`_CpuWatch`: the CPU-time limit).
+    Draining while waiting means a learner that prints a lot never blocks on a full output pipe
+    (so it goes on reading and answering), and one that prints too much is stopped.
     """
     while True:
         remaining = deadline - time.monotonic()
@@ -165,10 +189,11 @@ def _wait_until_ready(
         readable, writable, _ = select.select(
             watched if write else [fd, *watched], [fd] if write else [], [], None if wait == float("inf") else wait
         )
+        if watch is not None:
+            watch()  # whatever woke us up: output or a trickle of bytes must not put the check off
         if not readable and not writable:
             if watch is None:
                 raise TimeoutError
-            watch()
             continue
         if output.read_fd in readable:
             output.drain()
@@ -398,12 +423,7 @@ class LearnerProcess:
             raise self._failure
         cpu_limit_s = self._startup_cpu_s
         if cpu_limit_s is not None:
-
-            def watch() -> None:
-                if self.cpu_time_s() > cpu_limit_s:
-                    raise CpuLimitExceeded
-
-            self._reader.watch = watch
+            self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_limit_s)
         try:
             header, _ = self._receive(
                 time.monotonic() + self._startup_timeout_s,
@@ -503,12 +523,7 @@ class LearnerProcess:
         finally:
             self._writer.deadline = float("inf")
         if cpu_deadline_s != float("inf"):
-
-            def watch() -> None:
-                if self.cpu_time_s() > cpu_deadline_s:
-                    raise CpuLimitExceeded
-
-            self._reader.watch = watch
+            self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_deadline_s)
         try:
             header, payloads_out = self._receive(deadline, f"{function}()", timeout_s, cpu_limit_s)
         finally:
@@ -616,10 +631,14 @@ class LearnerProcess:
         code = self._proc.wait(timeout=5)
         memory = self._proc.memory_exceeded()
         self.kill()
-        if code is None:
-            code = self._proc.wait(timeout=5)
         if memory:
             return ProcessFailed(Verdict.MLE, f"your process ran out of memory during {during}")
+        if code is None:
+            # Still running with its end of the pipe closed: whatever status it has now is the
+            # judge's kill, not the learner's doing (it called no exit()).
+            return ProcessFailed(
+                Verdict.RE, f"your process stopped answering during {during}: it closed its pipe to the judge"
+            )
         if code is not None and code < 0:
             sig = -code
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)

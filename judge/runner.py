@@ -520,6 +520,15 @@ def _run_case(
     result.time_ms = (time.perf_counter() - started) * 1000
     if cpu_clock:
         result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
+        if result.verdict is Verdict.AC and result.cpu_ms > exercise.time_limit_s * 1000:
+            # Each call's CPU time is checked while it runs, but not more often than every 100 ms
+            # (judge.process.CPU_WATCH_INTERVAL_S): calls that each answer sooner are checked here,
+            # all together, so the limit holds for the case however its calls split the work.
+            result.verdict = Verdict.TLE
+            result.message = (
+                f"your calls used up the test case's CPU time of {exercise.time_limit_s:g} s "
+                f"({result.cpu_ms / 1000:.2f} s in all)"
+            )
     result.checks = ctx.records
     if result.statistic is None and ctx.records:
         decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))

@@ -74,10 +74,15 @@ class JobCgroup:
             self.dirs = [parent / name]
         else:
             self.dirs = [ROOT / "memory" / GROUP / name, ROOT / "pids" / GROUP / name]
-            if self.support.cpu_accounting:
-                self.dirs.append(ROOT / "cpuacct" / GROUP / name)
         for path in self.dirs:
             path.mkdir(parents=True, exist_ok=True)
+        if self.support.version == 1 and self.support.cpu_accounting:
+            accounting = ROOT / "cpuacct" / GROUP / name
+            try:
+                accounting.mkdir(parents=True, exist_ok=True)
+                self.dirs.append(accounting)
+            except OSError:
+                pass  # optional: this job's CPU time is read from /proc then
         if self.support.version == 2:
             (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
             if (self.dirs[0] / "memory.swap.max").exists():
@@ -96,7 +101,8 @@ class JobCgroup:
                 self._open("events", self.dirs[0] / "memory.oom_control")
                 self._open("failcnt", self.dirs[0] / "memory.failcnt")
                 if self.support.cpu_accounting:
-                    self._open("cpu", self.dirs[2] / "cpuacct.usage")
+                    if len(self.dirs) > 2:  # its cpuacct cgroup could be made
+                        self._open("cpu", self.dirs[2] / "cpuacct.usage")
         except OSError:
             self._close_files()
             raise

@@ -196,7 +196,9 @@ def _reply(outbox, header: dict, value=None) -> None:
     if header.get("ok"):
         try:
             header["value"] = wire.encode_values(value, specs, payloads)
-        except wire.WireError as exc:
+        except Exception as exc:  # noqa: BLE001 - torch refusing a sparse, nested or meta tensor too
+            if not isinstance(exc, wire.WireError):
+                exc = wire.WireError(f"a value the judge cannot receive ({type(exc).__name__}: {str(exc)[:200]})")
             header = {
                 "raised": {
                     "type": "TypeError",
