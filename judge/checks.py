@@ -36,6 +36,18 @@ except ImportError:
 # below use operations the subset lacks (aminmax, byte views), and the browser keeps the plain ones.
 _REAL_TORCH = hasattr(torch, "_C")
 
+
+def _all_true(mask: torch.Tensor) -> bool:
+    """``bool(mask.all())`` for a bool tensor. torch reduces bools one by one but bytes in vector
+    lanes (ten times faster over 10^5 entries): on the real torch the bytes are reduced."""
+    return bool((mask.view(torch.uint8) if _REAL_TORCH else mask).all())
+
+
+def _any_true(mask: torch.Tensor) -> bool:
+    """``bool(mask.any())`` for a bool tensor, as :func:`_all_true`."""
+    return bool((mask.view(torch.uint8) if _REAL_TORCH else mask).any())
+
+
 __all__ = [
     "CheckFailed",
     "CheckMisuse",
@@ -437,7 +449,7 @@ def expect_close(
 
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
-    if torch.isnan(actual64).any():
+    if _any_true(torch.isnan(actual64)):
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
         # A known mistake may produce the NaN (an overflowing softmax, NaN x 0 on padding): name it.
         diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
@@ -448,7 +460,7 @@ def expect_close(
             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
         )
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
-    if (excess <= 0).all():
+    if _all_true(excess <= 0):
         return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
@@ -618,7 +630,7 @@ def expect_support(
         drawn_ok = torch.gather(allowed.view(torch.uint8), 1, draws).view(torch.bool)
     else:
         drawn_ok = torch.gather(allowed, 1, draws)
-    if drawn_ok.all():
+    if _all_true(drawn_ok):
         return
     row = int((~drawn_ok).any(dim=1).nonzero()[0])
     tokens, counts = torch.unique(draws[row][~drawn_ok[row]], return_counts=True)
