@@ -335,7 +335,7 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
             return _pure(counts, probs, threshold)
         pooling = _build(probs64, total, n, threshold)
         _CACHE.put(key, pooling)
-    if pooling.impossible is not None and bool(counts[pooling.impossible].any()):
+    if pooling.impossible is not None and bool(counts.index_select(0, pooling.impossible).any()):
         return _pure(counts, probs, threshold)  # a draw of a category of probability 0
     if n == 0:
         return stats.GTestResult(0.0, 0, 1.0, 0, 0, 0.0, 1.0, None)
