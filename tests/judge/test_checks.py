@@ -182,3 +182,35 @@ def test_support_still_names_an_excluded_draw_among_many_rows():
     draws[700, 3] = 0  # row 700 excludes token 0: the first offending row
     with pytest.raises(CheckFailed, match=r"row 500: token 0 was drawn 7 of 7 times"):
         checks.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
+
+
+@pytest.mark.parametrize("bad", [10, 2**40, -1, -(2**62)])
+def test_the_lookups_that_stand_in_for_the_range_check_refuse_every_id_out_of_range(bad):
+    # expect_support, expect_distribution and expect_independent_within_row skip the range pass on the
+    # real torch because these lookups check every index: a torch that stopped doing so must fail here.
+    ids = torch.tensor([0, bad, 3])
+    with pytest.raises(RuntimeError):
+        torch.gather(torch.ones(1, 10, dtype=torch.uint8), 1, ids.unsqueeze(0))
+    with pytest.raises(IndexError):
+        torch.arange(10).index_select(0, ids)
+    with pytest.raises(IndexError):
+        checks._token_counts(ids, 10)
+
+
+@pytest.mark.parametrize("bad", [10, 2**40, -1])
+def test_an_id_out_of_range_is_named_by_every_check_that_counts_or_looks_up(ctx, bad):
+    probs = torch.full((10,), 0.1, dtype=torch.float64)
+    draws = torch.tensor([0, 1, 2, 3, bad, 5] * 40)
+    expected = rf"row 0 drew token id {bad}, outside the vocabulary \[0, 10\)"
+    with pytest.raises(CheckFailed, match=r"sample: " + expected):
+        checks.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
+    with pytest.raises(CheckFailed, match=r"fit: " + expected):
+        checks.expect_distribution(ctx, draws, probs, label="fit")
+    with pytest.raises(CheckFailed, match=r"pairs: " + expected):
+        checks.expect_independent_within_row(ctx, draws, probs, label="pairs")
+
+
+def test_counts_by_index_add_equal_bincount():
+    draws = torch.randint(0, 300, (5_000,), generator=torch.Generator().manual_seed(3))
+    assert torch.equal(checks._token_counts(draws, 300), torch.bincount(draws, minlength=300))
+    assert torch.equal(checks._token_counts(draws[:0], 7), torch.zeros(7, dtype=torch.int64))
