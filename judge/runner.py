@@ -245,6 +245,8 @@ class _Run:
         self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
         _judge_on_one_thread()
         self.started = time.monotonic()
+        # Read and hashed once: the suites' package is named by it, and the report carries it.
+        self.content_hash = exercise.content_hash()
         self.specs, self.budget, self.prepares = self._load_suites(suites)
         if launcher is None and process is not None:
             launcher = getattr(process, "launcher", None)  # restarts keep the level (None: cannot restart)
@@ -260,7 +262,7 @@ class _Run:
         # A caller's process: its call totals so far (it may have served other runs); None once counted.
         self.given_timing = getattr(process, "call_timing", None)
         self.result = Report(
-            exercise=exercise.summary(),
+            exercise=exercise.summary(self.content_hash),
             verdict=Verdict.AC,
             cases=[],
             seed=self.master_seed,
@@ -275,7 +277,7 @@ class _Run:
         self, suites: tuple[str, ...]
     ) -> tuple[list[CaseSpec], FalseFailureBudget, list[tuple[str, Callable[[], None]]]]:
         """Every case of the suites, in order, the run's false-failure budget, and each suite's set-up."""
-        loaded = [load_suite(self.exercise, s) for s in suites]
+        loaded = [load_suite(self.exercise, s, content_hash=self.content_hash) for s in suites]
         declared = BudgetDeclaration()
         for suite in loaded:
             declared = declared + suite.budget

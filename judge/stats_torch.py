@@ -64,15 +64,16 @@ class _Pooling:
     """What a G-test needs that depends only on (target, n, min_expected); never mutated.
 
     ``each``: float64 ``[V]``, each category's expected count (``n / sum(probs) * p``, the pure
-    core's products); ``positive``: bool ``[V]``, ``each > 0``; ``group_of``: int64 ``[V]``, each
-    category's bin, ``bins`` for a category expected 0 (in no bin); ``expected``: float64
-    ``[bins]``, each bin's expected count; ``impossible``: int64 indices of the categories of
-    probability 0 (a draw of one is an error), None when there are none.
+    core's products); ``positive``: bool ``[V]``, ``each > 0``, and ``excluded`` its negation;
+    ``group_of``: int64 ``[V]``, each category's bin, ``bins`` for a category expected 0 (in no
+    bin); ``expected``: float64 ``[bins]``, each bin's expected count; ``impossible``: int64
+    indices of the categories of probability 0 (a draw of one is an error), None when there are none.
     """
 
     bins: int
     each: torch.Tensor
     positive: torch.Tensor
+    excluded: torch.Tensor
     any_positive: bool
     group_of: torch.Tensor
     expected: torch.Tensor
@@ -81,7 +82,7 @@ class _Pooling:
 
     @property
     def nbytes(self) -> int:
-        tensors = (self.each, self.group_of, self.positive, self.expected, self.impossible)
+        tensors = (self.each, self.group_of, self.positive, self.excluded, self.expected, self.impossible)
         return 256 + sum(t.numel() * t.element_size() for t in tensors if t is not None)
 
 
@@ -261,6 +262,7 @@ def _build(probs64: torch.Tensor, total: float, n: int, min_expected: float) -> 
         bins=bins,
         each=each,
         positive=positive,
+        excluded=~positive,
         any_positive=bool(positive.any()),
         group_of=group_of,
         expected=pooled,
@@ -333,7 +335,7 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
             return _pure(counts, probs, threshold)
         pooling = _build(probs64, total, n, threshold)
         _CACHE.put(key, pooling)
-    if pooling.impossible is not None and bool(counts[pooling.impossible].any()):
+    if pooling.impossible is not None and bool(counts.index_select(0, pooling.impossible).any()):
         return _pure(counts, probs, threshold)  # a draw of a category of probability 0
     if n == 0:
         return stats.GTestResult(0.0, 0, 1.0, 0, 0, 0.0, 1.0, None)
@@ -344,7 +346,8 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
     deviation = _largest_deviation(counts, counted, pooling) if pooling.any_positive else None
     if bins < 2:
         return stats.GTestResult(0.0, 0, 1.0, n, bins, 0.0, williams_q, deviation)
-    observed = torch.bincount(pooling.group_of, weights=counted, minlength=bins + 1)[:bins]
+    # Each bin's count, summed in int64 and then converted: exact, as every sum is below 2**53.
+    observed = torch.zeros(bins + 1, dtype=torch.int64).index_add_(0, pooling.group_of, counts)[:bins].to(torch.float64)
     raw = 2.0 * float(_deviance_terms(observed, pooling.expected).sum())
     statistic = raw / williams_q
     df = bins - 1
@@ -364,8 +367,8 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
 def _largest_deviation(counts: torch.Tensor, counted: torch.Tensor, pooling: _Pooling) -> stats.Deviation:
     """:func:`judge.stats._largest_deviation`: the first category of largest ``(o - e)^2 / e`` over
     those expected > 0 (elementwise IEEE operations, as the pure loop does them: the same floats)."""
-    gap = counted - pooling.each
-    squared = (gap * gap / pooling.each).masked_fill(~pooling.positive, -1.0)
+    gap = counted - pooling.each  # a fresh tensor: the in-place steps below are its own, the same IEEE ones
+    squared = gap.mul_(gap).div_(pooling.each).masked_fill_(pooling.excluded, -1.0)
     category = int(torch.argmax(squared))  # the first of equal maxima, as the loop's strict ">"
     observed = int(counts[category])
     mean = float(pooling.each[category])

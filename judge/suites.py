@@ -55,10 +55,13 @@ class Suite:
     prepare: Callable[[], None] | None = None  # the suite's set-up, run before its first case
 
 
-def load_suite(exercise: Exercise, suite: str) -> Suite:
+def load_suite(exercise: Exercise, suite: str, *, content_hash: str | None = None) -> Suite:
     """Import ``tests/public/<suite>.py`` or ``tests/hidden/<suite>.py`` of ``exercise`` (as a package,
-    so it may import its siblings, and a hidden suite the public modules)."""
-    module = _import_tests_module(exercise, suite)
+    so it may import its siblings, and a hidden suite the public modules).
+
+    ``content_hash``: :meth:`~judge.exercise.Exercise.content_hash`, when the caller has just taken
+    it (a grading takes it once, for its report and each of its suites); None takes it here."""
+    module = _import_tests_module(exercise, suite, content_hash)
     cases = []
     for name, value in vars(module).items():
         if name.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
@@ -81,11 +84,12 @@ def _titles(docstring: str | None, name: str) -> tuple[str, str]:
     return title, title_zh
 
 
-def suites_package(exercise: Exercise) -> str:
+def suites_package(exercise: Exercise, content_hash: str | None = None) -> str:
     """The module name of ``exercise``'s ``tests/`` package: its number and a hash of its folder
-    and of its content (:meth:`~judge.exercise.Exercise.content_hash`)."""
+    and of its content (:meth:`~judge.exercise.Exercise.content_hash`, taken here unless given)."""
     folder = os.path.abspath(exercise.root)
-    where = hashlib.sha256(f"{folder}\0{exercise.content_hash()}".encode()).hexdigest()[:12]
+    digest = exercise.content_hash() if content_hash is None else content_hash
+    where = hashlib.sha256(f"{folder}\0{digest}".encode()).hexdigest()[:12]
     return f"_probjudge_tests_{exercise.number:03d}_{where}"
 
 
@@ -116,8 +120,8 @@ def suites_module(exercise: Exercise, name: str) -> ModuleType:
         return importlib.import_module(f"{_ensure_packages(exercise)}.{name}")
 
 
-def _ensure_packages(exercise: Exercise) -> str:
-    package = suites_package(exercise)
+def _ensure_packages(exercise: Exercise, content_hash: str | None = None) -> str:
+    package = suites_package(exercise, content_hash)
     if package not in sys.modules:
         _forget_older_content(os.path.abspath(exercise.root), package)
         problems = public_import_problems(exercise)
@@ -150,15 +154,15 @@ def _package(name: str, folder) -> None:
             raise
 
 
-def _import_tests_module(exercise: Exercise, suite: str) -> ModuleType:
+def _import_tests_module(exercise: Exercise, suite: str, content_hash: str | None = None) -> ModuleType:
     """The suite's module, imported whole (see ``_IMPORT_LOCK``)."""
     with _IMPORT_LOCK:
-        return _import_tests_module_locked(exercise, suite)
+        return _import_tests_module_locked(exercise, suite, content_hash)
 
 
-def _import_tests_module_locked(exercise: Exercise, suite: str) -> ModuleType:
+def _import_tests_module_locked(exercise: Exercise, suite: str, content_hash: str | None = None) -> ModuleType:
     path = exercise.suite_path(suite)  # an unknown suite is an ExerciseError
-    package = _ensure_packages(exercise)
+    package = _ensure_packages(exercise, content_hash)
     name = f"{package}.{SUITE_FOLDERS[suite]}.{suite}"
     if name not in sys.modules:
         if not path.is_file():

@@ -131,3 +131,86 @@ def test_tensor_check_names_shape_dtype_and_device():
     moved.origin_device = "cuda:0"
     with pytest.raises(CheckFailed, match="must stay on the input's device"):
         checks.expect_tensor(moved, name="sample", shape=(2,), dtype=torch.int64, device="cpu")
+
+
+# --- the shortcuts of the target and range checks say what the plain tests say ---------------
+
+_EDGE_VALUES = [0.0, -0.0, 0.25, 1.0, -1e-300, -5e-324, 5e-324, 1e308, float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16, torch.bfloat16])
+def test_finite_and_nonnegative_agrees_with_isfinite_and_sign(dtype):
+    # Every pair of edge values, in rows and alone, plus sums that overflow (1e308 twice; any float16 sum past
+    # 65 504) and an empty tensor: the two-sum shortcut must give the plain answer, never a cached or a guessed one.
+    values = torch.tensor(_EDGE_VALUES, dtype=torch.float64)
+    pairs = torch.cartesian_prod(values, values)
+    samples = [pairs.to(dtype), values.to(dtype), torch.empty(0, 3, dtype=dtype)]
+    samples += [torch.full((3, 40_000), 2.0, dtype=dtype), *pairs.to(dtype)]
+    for tensor in samples:
+        plain = bool(torch.isfinite(tensor).all()) and not bool((tensor < 0).any())
+        assert checks._finite_and_nonnegative(tensor) is plain, tensor
+
+
+def test_a_target_with_a_negative_or_nan_entry_is_still_a_misuse():
+    for bad in (-1e-300, float("nan"), float("inf")):
+        probs = torch.tensor([[0.5, 0.5, 0.0], [0.5, 0.5, bad]], dtype=torch.float64)
+        with pytest.raises(checks.CheckMisuse, match="finite probabilities >= 0"):
+            checks.expect_support(torch.zeros(2, 3, dtype=torch.int64), probs, what="sample",
+                                  why_excluded=lambda row, token: "excluded")
+
+
+def test_a_one_row_target_off_by_more_than_the_tolerance_is_named_as_before():
+    probs = torch.tensor([0.5, 0.5 + 3e-6], dtype=torch.float64)
+    with pytest.raises(checks.CheckMisuse, match=r"with a row summing to 1 or 0\.999997 \("):
+        checks._target("c", "probs", probs, dims=(1, 2))
+    checks._target("c", "probs", torch.tensor([0.5, 0.5 + 5e-7], dtype=torch.float64), dims=(1, 2))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8])
+def test_ids_within_agrees_with_min_and_max_for_every_integer_dtype(dtype):
+    # (torch has neither aminmax nor min for uint16 and wider: those raise as they did before.)
+    low = 0 if dtype is torch.uint8 else -1
+    for values in ([0, 1, 2], [0, 3, 1], [low, 1, 2], [2, 2, 2]):
+        draws = torch.tensor([values], dtype=dtype)
+        assert checks._ids_within(draws, 3) is (min(values) >= 0 and max(values) < 3)
+
+
+def test_support_still_names_an_excluded_draw_among_many_rows():
+    # The byte gather must flag the same entries as the boolean one.
+    probs = torch.tensor([[0.5, 0.5, 0.0]] * 500 + [[0.0, 0.5, 0.5]] * 500, dtype=torch.float64)
+    draws = torch.zeros(1000, 7, dtype=torch.int64)
+    draws[700, 3] = 0  # row 700 excludes token 0: the first offending row
+    with pytest.raises(CheckFailed, match=r"row 500: token 0 was drawn 7 of 7 times"):
+        checks.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
+
+
+@pytest.mark.parametrize("bad", [10, 2**40, -1, -(2**62)])
+def test_the_lookups_that_stand_in_for_the_range_check_refuse_every_id_out_of_range(bad):
+    # expect_support, expect_distribution and expect_independent_within_row skip the range pass on the
+    # real torch because these lookups check every index: a torch that stopped doing so must fail here.
+    ids = torch.tensor([0, bad, 3])
+    with pytest.raises(RuntimeError):
+        torch.gather(torch.ones(1, 10, dtype=torch.uint8), 1, ids.unsqueeze(0))
+    with pytest.raises(IndexError):
+        torch.arange(10).index_select(0, ids)
+    with pytest.raises(IndexError):
+        checks._token_counts(ids, 10)
+
+
+@pytest.mark.parametrize("bad", [10, 2**40, -1])
+def test_an_id_out_of_range_is_named_by_every_check_that_counts_or_looks_up(ctx, bad):
+    probs = torch.full((10,), 0.1, dtype=torch.float64)
+    draws = torch.tensor([0, 1, 2, 3, bad, 5] * 40)
+    expected = rf"row 0 drew token id {bad}, outside the vocabulary \[0, 10\)"
+    with pytest.raises(CheckFailed, match=r"sample: " + expected):
+        checks.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
+    with pytest.raises(CheckFailed, match=r"fit: " + expected):
+        checks.expect_distribution(ctx, draws, probs, label="fit")
+    with pytest.raises(CheckFailed, match=r"pairs: " + expected):
+        checks.expect_independent_within_row(ctx, draws, probs, label="pairs")
+
+
+def test_counts_by_index_add_equal_bincount():
+    draws = torch.randint(0, 300, (5_000,), generator=torch.Generator().manual_seed(3))
+    assert torch.equal(checks._token_counts(draws, 300), torch.bincount(draws, minlength=300))
+    assert torch.equal(checks._token_counts(draws[:0], 7), torch.zeros(7, dtype=torch.int64))

@@ -480,6 +480,36 @@ def test_an_edited_exercise_is_judged_with_its_new_tests_and_settings(tmp_path, 
     assert report.exercise["content_hash"] == edited.content_hash()
 
 
+def test_a_grading_reads_and_hashes_its_exercise_once(tmp_path, learner_file, monkeypatch):
+    """The content hash names the suites' package and goes into the report: one read of the folder
+    serves both suites and the report (it was three, a millisecond each for exercise 39)."""
+    from judge.exercise import Exercise
+
+    exercise = _fake_exercise(
+        tmp_path,
+        907,
+        """
+        from judge.checks import expect
+
+        def test_small(sub, ctx):
+            expect(sub.double(2) == 4, "double(2) must be 4")
+    """,
+    )
+    (exercise.root / "tests" / "hidden").mkdir(exist_ok=True)
+    (exercise.root / "tests" / "hidden" / "hidden.py").write_text("def test_nothing(sub, ctx):\n    pass\n")
+    hashed = []
+    real = Exercise.content_hash
+
+    def counted(self):
+        hashed.append(self.number)
+        return real(self)
+
+    monkeypatch.setattr(Exercise, "content_hash", counted)
+    report = judge_file(exercise, learner_file("def double(x):\n    return 2 * x\n"), seed=1)
+    assert report.verdict is Verdict.AC and [c.suite for c in report.cases] == ["public", "hidden"]
+    assert hashed == [907] and report.exercise["content_hash"] == real(exercise)
+
+
 def test_an_edit_that_keeps_the_files_size_and_time_is_seen(tmp_path):
     """exercise.toml's parse is cached by what the file holds: an edit of the same length whose file
     keeps its modification time (an archive or copy that sets it, ``touch -r``, a coarse clock) and

@@ -232,6 +232,23 @@ def many_rows(count: int = 64) -> Batch:
 
 
 @functools.cache
+def many_rows_repeated(copies: int = 16) -> Batch:
+    """Each row of :func:`many_rows` ``copies`` times: single draws fed extreme uniform values."""
+    return repeated(many_rows(), copies)
+
+
+@functools.cache
+def each_filter_rows() -> Batch:
+    """The first row of :func:`mixed_rows` six times, each under one filter alone (or a top_k that
+    keeps the whole vocabulary)."""
+    logits = mixed_rows().logits[:1].expand(6, -1).clone()
+    params = [RowParams(temperature=0.5), RowParams(temperature=2.0), RowParams(top_k=3),
+              RowParams(top_p=0.6), RowParams(min_p=0.2), RowParams(top_k=10)]
+    labels = ["temperature 0.5", "temperature 2", "top_k=3", "top_p=0.6", "min_p=0.2", "top_k=V disables it"]
+    return Batch(logits, params, target(logits, params), labels)
+
+
+@functools.cache
 def greedy_rows() -> Batch:
     """Temperature 0 on rows with tied maxima (and -inf): the first maximum wins every draw."""
     inf = NEG_INF

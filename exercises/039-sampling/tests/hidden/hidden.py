@@ -34,7 +34,7 @@ from judge.checks import (
 from judge.i18n import Bilingual
 
 from . import cases
-from .oracle import MISTAKES, RowParams, target
+from .oracle import MISTAKES
 
 # Goodness of fit: mixed 7 (row 6 is greedy), zipf 3, real model logits 8, float64 2, scalar 2,
 # top-k edges 3 (row 1 has one token left), single draws 4 (kind 2 is greedy). Pairs within a
@@ -154,11 +154,7 @@ def test_probs_each_filter_alone(sub, ctx):
 
     zh: sampling_probs：温度、top-k、top-p、min-p 逐个单独检查
     """
-    logits = cases.mixed_rows().logits[:1].expand(6, -1).clone()
-    params = [RowParams(temperature=0.5), RowParams(temperature=2.0), RowParams(top_k=3),
-              RowParams(top_p=0.6), RowParams(min_p=0.2), RowParams(top_k=10)]
-    labels = ["temperature 0.5", "temperature 2", "top_k=3", "top_p=0.6", "min_p=0.2", "top_k=V disables it"]
-    _check_probs(sub, ctx, cases.Batch(logits, params, target(logits, params), labels), what="sampling_probs, one filter")
+    _check_probs(sub, ctx, cases.each_filter_rows(), what="sampling_probs, one filter")
 
 
 def test_probs_top_k_edges(sub, ctx):
@@ -415,7 +411,7 @@ def test_extreme_uniforms(sub, ctx):
     what = Bilingual("sample fed extreme uniform values (0.0 and 0.99999994)",
                      "sample（输入极端的均匀随机数 0.0 与 0.99999994）")
     for batch, num_samples in ((cases.edge_rows(), 2_000), (cases.mixed_rows(), 2_000), (cases.many_rows(), 2_000),
-                               (cases.repeated(cases.many_rows(), 16), 1)):
+                               (cases.many_rows_repeated(), 1)):
         # The same call with ordinary random numbers first: a failure there is not about extreme values.
         draws = _draw(sub, ctx, batch, num_samples)
         expect_support(draws, batch.exact.probs, what="sample", why_excluded=batch.exact.why_excluded,
