@@ -3,11 +3,14 @@
 :class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess` beside
 :class:`judge.sandbox.launchers.LocalLauncher`: it takes a worker slot (its own uid/gid and scratch
 directory), creates the job's cgroups and asks the zygote to fork a confined child on the job's
-pipes. A slot is a lease: :meth:`StrictChild.release` returns it, with the cgroups, on every
-path, once the job's keeper has ended (so the next job of that uid never meets a leftover
-process). Waiting for a slot has a deadline (:data:`SLOT_WAIT_S`): past it, that one job fails
-with :class:`~judge.learner.SandboxFailure` (IE), and the others carry on. A zygote that died is
-replaced at the next launch.
+pipes. A slot is a lease: :meth:`StrictChild.release` kills the job at once (SIGKILL to its
+keeper's lifeline, its process group and its cgroup) and returns; the launcher's reaper thread
+then waits for the keeper to end, removes the cgroups and only then puts the slot back (so the
+next job of that uid never meets a leftover process, and nobody's verdict waits for a teardown).
+The launcher holds up to twice as many slots as it runs jobs at once, so that a new job finds a
+clean slot while the last one is still being reaped. Waiting for a slot has a deadline
+(:data:`SLOT_WAIT_S`): past it, that one job fails with :class:`~judge.learner.SandboxFailure`
+(IE), and the others carry on. A zygote that died is replaced at the next launch.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import itertools
 import json
 import logging
 import os
+import queue
 import signal
 import socket
 import subprocess
@@ -235,33 +239,86 @@ class StrictLauncher:
         self.cpu_seconds = cpu_seconds
         self.slots = slots
         self.slot_wait_s = slot_wait_s
-        self._free = list(range(slots))
+        # Slots (uids, scratch points) outnumber the jobs that may run at once, so that a job
+        # need not wait for the reaping of the last one: a slot is clean (in ``_clean``) once the
+        # reaper has seen its last job's keeper end and removed its cgroups, never before.
+        self._pool = min(2 * slots, MAX_SLOTS)
+        self._clean = list(range(self._pool))
+        self._running = 0  # jobs launched and not yet released (at most ``slots``)
+        self._reaping = 0  # released jobs the reaper has not finished with
         self._slot_lock = threading.Condition()
         self._zygote_lock = threading.Lock()
+        self._ended: queue.SimpleQueue[StrictChild] = queue.SimpleQueue()
+        self._reaper = threading.Thread(target=self._reap, name="strict-reaper", daemon=True)
+        self._reaper.start()
         self.readable = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, *map(str, _package_dirs())})
         SCRATCH_ROOT.mkdir(mode=0o755, exist_ok=True)
 
     @property
     def free_slots(self) -> int:
-        """Slots no job holds now (every one of them, between jobs: a lower number is a leak)."""
+        """Jobs that could start now, once the jobs released so far are reaped (it waits for that).
+
+        Every one of :attr:`slots` between jobs: a lower number is a leak (a job never released,
+        or a slot the reaper never got back)."""
+        self.settle()
         with self._slot_lock:
-            return len(self._free)
+            return self.slots - (self._pool - len(self._clean))
+
+    def settle(self, timeout_s: float = 30.0) -> bool:
+        """Wait until the reaper is done with every released job; whether it is (not past ``timeout_s``)."""
+        deadline = time.monotonic() + timeout_s
+        with self._slot_lock:
+            while self._reaping:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._slot_lock.wait(remaining)
+            return True
 
     def _take_slot(self) -> int:
+        """A clean slot, counted as running; waits (up to ``slot_wait_s``) while ``slots`` jobs run
+        or every slot is still being reaped."""
         deadline = time.monotonic() + self.slot_wait_s
         with self._slot_lock:
-            while not self._free:
-                if not self._slot_lock.wait(max(0.0, deadline - time.monotonic())) and not self._free:
+            while self._running >= self.slots or not self._clean:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
                     raise SandboxFailure(
                         f"no sandbox slot became free within {self.slot_wait_s:.0f} s",
                         f"all {self.slots} slots busy for {self.slot_wait_s:.0f} s",
                     )
-            return self._free.pop(0)
+                self._slot_lock.wait(remaining)
+            self._running += 1
+            return self._clean.pop(0)
 
     def _give_back(self, slot: int) -> None:
+        """Put back the slot of a job that never started (nothing of it runs: no reaping)."""
         with self._slot_lock:
-            self._free.append(slot)
-            self._slot_lock.notify()
+            self._running -= 1
+            self._clean.append(slot)
+            self._slot_lock.notify_all()
+
+    def _retire(self, job: StrictChild) -> None:
+        """A killed job: no longer running; its slot comes back once the reaper is done with it."""
+        with self._slot_lock:
+            self._running -= 1
+            self._reaping += 1
+            self._slot_lock.notify_all()
+        self._ended.put(job)
+
+    def _reap(self) -> None:
+        """The reaper thread: finish each retired job in turn, then put its slot back."""
+        while True:
+            job = self._ended.get()
+            try:
+                job._finish()
+            except Exception:  # noqa: BLE001 - a reaper that stops would leak every later slot
+                log.exception("reaping the strict job of keeper %s failed", job.pid)
+            finally:
+                with self._slot_lock:
+                    self._clean.append(job._slot)
+                    self._reaping -= 1
+                    self._slot_lock.notify_all()
 
     def _running_zygote(self) -> Zygote:
         """The zygote, started anew when the last one died (it is per launcher, never shared)."""
@@ -343,7 +400,9 @@ class StrictLauncher:
         return StrictChild(self, zygote, keeper_pid, worker, slot, job_cgroup, lifeline)
 
     def close(self) -> None:
-        """Stop the zygote (jobs still running end with their lifelines, not with it)."""
+        """Let the reaper finish the released jobs, then stop the zygote (jobs still running end
+        with their lifelines, not with it)."""
+        self.settle()
         self.zygote.close()
 
 
@@ -407,20 +466,29 @@ class StrictChild:
         return keeper.tree_cpu_seconds(self.pid)
 
     def release(self) -> None:
-        """Kill the job, wait for its keeper, free the cgroups and give the slot back (idempotent)."""
+        """Kill the job and return at once; the launcher's reaper waits for the keeper, frees the
+        cgroups and then gives the slot back (idempotent).
+
+        Once it returns, every process of the job has been sent SIGKILL (none runs code of its own
+        again; the keeper kills what a fork raced past the signals) and the job no longer counts
+        as running; its slot is not reused until the keeper has ended.
+        """
         if self._released:
             return
         self._released = True
         try:
-            # The keeper ends only once every process below it has ended (the cgroup is empty
-            # then): waiting for it is waiting for the whole tree, so no wait of our own before.
             self._signal_all()
-            self._zygote.exit_status(self.pid, 10)
-            self._zygote.forget(self.pid)
-            if self._cgroup is not None:
-                self._cgroup.remove()
         finally:
-            self._launcher._give_back(self._slot)
+            self._launcher._retire(self)
+
+    def _finish(self) -> None:
+        """In the reaper: wait for the keeper, then remove the cgroups."""
+        # The keeper ends only once every process below it has ended (the cgroup is empty then):
+        # waiting for it is waiting for the whole tree, so no wait of our own before.
+        self._zygote.exit_status(self.pid, 10)
+        self._zygote.forget(self.pid)
+        if self._cgroup is not None:
+            self._cgroup.remove()
 
 
 def _package_dirs() -> list[Path]:
