@@ -41,6 +41,7 @@ would deadlock in its first parallel op.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import select
@@ -247,6 +248,11 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     # each job then draws its own seeds from os.urandom).
     _reseed()
     set_up: SetUp = functools.partial(_confine, seccomp.build_filter()) if level == "strict" else _set_up_local
+    # What torch and the judge allocated so far is the same in every job: out of the collector's
+    # reach, a job's collections neither walk it nor write to it (each write copies a page that
+    # the fork shared).
+    gc.collect()
+    gc.freeze()
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
     spare = _Spare(control, set_up, [])
     control.send(
