@@ -16,7 +16,7 @@ Invariants, at every level:
 - What the learner prints goes through a pipe the judge drains (:class:`OutputCapture`): the
   host's disk is never involved, and past :data:`OUTPUT_LIMIT_BYTES` the process is stopped.
 - Whatever the launch took (a sandbox slot, cgroups, the pipes) is released by :meth:`close`,
-  which every failure path calls; nothing the learner started outlives it (:mod:`judge.sandbox.keeper`).
+  which every failure path calls; nothing the learner started runs on after it (:mod:`judge.sandbox.keeper`).
 - Once the judge kills a process, it is dead for the runner at once: its exit status is never
   read as the learner's fate in a later case.
 """
@@ -669,8 +669,10 @@ class LearnerProcess:
             self._proc.kill()
 
     def close(self) -> None:
-        """End the child's whole tree and free its resources; once it returns, nothing of the job
-        runs and its slot and cgroups are back (what the learner printed stays readable).
+        """End the child's whole tree and free its resources; once it returns, every process of the
+        job has been killed (what the learner printed stays readable). Waiting for the tree to be
+        gone is the launcher's (``strict`` leaves it to a reaper thread, and reuses the job's slot
+        and uid only after it), so a verdict never waits for a teardown.
 
         No polite ``exit`` first: nothing the child holds needs it (its output is unbuffered and
         already in the pipe), and waiting for it cost more than the rest of the close. Idempotent;
@@ -683,7 +685,7 @@ class LearnerProcess:
         try:
             if self._proc is not None:
                 self._killed = True
-                self._proc.release()  # kills the tree, waits for its keeper, frees the rest
+                self._proc.release()  # kills the tree; the launcher frees the rest
         finally:
             for closer in (self._writer.close, lambda: os.close(self._from_child)):
                 try:

@@ -3,11 +3,14 @@
 :class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess` beside
 :class:`judge.sandbox.launchers.LocalLauncher`: it takes a worker slot (its own uid/gid and scratch
 directory), creates the job's cgroups and asks the zygote to fork a confined child on the job's
-pipes. A slot is a lease: :meth:`StrictChild.release` returns it, with the cgroups, on every
-path, once the job's keeper has ended (so the next job of that uid never meets a leftover
-process). Waiting for a slot has a deadline (:data:`SLOT_WAIT_S`): past it, that one job fails
-with :class:`~judge.learner.SandboxFailure` (IE), and the others carry on. A zygote that died is
-replaced at the next launch.
+pipes. A slot is a lease: :meth:`StrictChild.release` kills the job at once (SIGKILL to its
+keeper's lifeline, its process group and its cgroup) and returns; the launcher's reaper thread
+then waits for the keeper to end, removes the cgroups and only then puts the slot back (so the
+next job of that uid never meets a leftover process, and nobody's verdict waits for a teardown).
+The launcher holds up to twice as many slots as it runs jobs at once, so that a new job finds a
+clean slot while the last one is still being reaped. Waiting for a slot has a deadline
+(:data:`SLOT_WAIT_S`): past it, that one job fails with :class:`~judge.learner.SandboxFailure`
+(IE), and the others carry on. A zygote that died is replaced at the next launch.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import itertools
 import json
 import logging
 import os
+import queue
 import signal
 import socket
 import subprocess
@@ -44,6 +48,8 @@ SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 AS_HEADROOM_MB = 512
 SLOT_WAIT_S = 60.0  # a job that finds no free slot this long fails alone (IE), instead of hanging its worker
 SPAWN_TIMEOUT_S = 30.0  # a loaded machine forks slowly; past this the job is IE, not a hang
+KEEPER_EXIT_S = 10.0  # how long the judge waits for a keeper to finish killing its tree
+DEFAULT_MEMORY_MB = 4096  # a job's memory limit where the exercise gives none
 
 
 class SandboxUnavailable(SandboxFailure):
@@ -130,16 +136,30 @@ class Zygote:
         Returns ``(keeper pid, worker pid)`` once the worker is confined. Raises
         :class:`SandboxFailure` when a layer failed, the zygote is gone or it did not answer.
         """
+        job = self._send({"op": "spawn", "device": device, "confinement": confinement.to_json()}, fds)
+        return self.answer(job, timeout_s)
+
+    def prepare(self, *, device: str, confinement: Confinement, fds: list[int]) -> int:
+        """Ask for a job confined now, on ``fds`` (the worker's end of a socket of the judge's, the
+        lifeline's read end), whose three descriptors come later on that socket; its request id.
+
+        Does not wait: :meth:`answer` with that id says when (and whether) it is confined."""
+        return self._send({"op": "prepare", "device": device, "confinement": confinement.to_json()}, fds)
+
+    def _send(self, request: dict, fds: list[int]) -> int:
         with self._lock:
             self._jobs += 1
             job = self._jobs
-            message = json.dumps(
-                {"op": "spawn", "job": job, "device": device, "confinement": confinement.to_json()}
-            ).encode()
+            message = json.dumps({**request, "job": job}).encode()
             try:
                 socket.send_fds(self._socket, [message], fds)
             except OSError as exc:
                 raise SandboxFailure("the sandbox's fork server is not running", f"send to the zygote: {exc}") from None
+        return job
+
+    def answer(self, job: int, timeout_s: float = SPAWN_TIMEOUT_S) -> tuple[int, int]:
+        """``(keeper pid, worker pid)`` once request ``job``'s worker is confined; raises
+        :class:`SandboxFailure` (with the keeper's pid where one was forked) otherwise."""
         deadline = time.monotonic() + timeout_s
         with self._changed:
             while job not in self._spawned:
@@ -235,33 +255,112 @@ class StrictLauncher:
         self.cpu_seconds = cpu_seconds
         self.slots = slots
         self.slot_wait_s = slot_wait_s
-        self._free = list(range(slots))
+        # Slots (uids, scratch points) outnumber the jobs that may run at once, so that a job
+        # need not wait for the reaping of the last one: a slot is clean (in ``_clean``) once the
+        # reaper has seen its last job's keeper end and removed its cgroups, never before.
+        self._pool = min(2 * slots, MAX_SLOTS)
+        self._clean = list(range(self._pool))
+        self._running = 0  # jobs launched and not yet released (at most ``slots``)
+        self._reaping = 0  # released jobs the reaper has not finished with
+        self._spares: dict[int, PreparedJob] = {}  # clean slot -> the job prepared there
+        self._closing = False
         self._slot_lock = threading.Condition()
         self._zygote_lock = threading.Lock()
+        self._ended: queue.SimpleQueue[StrictChild] = queue.SimpleQueue()
+        self._reaper = threading.Thread(target=self._reap, name="strict-reaper", daemon=True)
+        self._reaper.start()
         self.readable = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, *map(str, _package_dirs())})
         SCRATCH_ROOT.mkdir(mode=0o755, exist_ok=True)
 
     @property
     def free_slots(self) -> int:
-        """Slots no job holds now (every one of them, between jobs: a lower number is a leak)."""
-        with self._slot_lock:
-            return len(self._free)
+        """Jobs that could start now, once the jobs released so far are reaped (it waits for that).
 
-    def _take_slot(self) -> int:
+        Every one of :attr:`slots` between jobs: a lower number is a leak (a job never released,
+        or a slot the reaper never got back)."""
+        self.settle()
+        with self._slot_lock:
+            return self.slots - (self._pool - len(self._clean))
+
+    def settle(self, timeout_s: float = 30.0) -> bool:
+        """Wait until the reaper is done with every released job; whether it is (not past ``timeout_s``)."""
+        deadline = time.monotonic() + timeout_s
+        with self._slot_lock:
+            while self._reaping:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._slot_lock.wait(remaining)
+            return True
+
+    def prepared_workers(self) -> set[int]:
+        """The workers of the jobs prepared now (confined, waiting for a job; none has served one),
+        once each has said it is confined: the only processes of this launcher's uids between jobs."""
+        with self._slot_lock:
+            spares = list(self._spares.values())
+        workers = set()
+        for spare in spares:
+            try:
+                spare.confirm()
+            except SandboxFailure:
+                continue
+            if spare.worker is not None:
+                workers.add(spare.worker)
+        return workers
+
+    def _take_slot(self, memory_mb: int) -> tuple[int, PreparedJob | None]:
+        """A clean slot, counted as running, and the job prepared there (None: none); one prepared
+        for ``memory_mb`` where a slot has one. Waits (up to ``slot_wait_s``) while ``slots`` jobs
+        run or every slot is still being reaped."""
         deadline = time.monotonic() + self.slot_wait_s
         with self._slot_lock:
-            while not self._free:
-                if not self._slot_lock.wait(max(0.0, deadline - time.monotonic())) and not self._free:
+            while self._running >= self.slots or not self._clean:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
                     raise SandboxFailure(
                         f"no sandbox slot became free within {self.slot_wait_s:.0f} s",
                         f"all {self.slots} slots busy for {self.slot_wait_s:.0f} s",
                     )
-            return self._free.pop(0)
+                self._slot_lock.wait(remaining)
+            self._running += 1
+            wanted = self._settings(memory_mb)
+            fits = [i for i, slot in enumerate(self._clean) if getattr(self._spares.get(slot), "settings", 0) == wanted]
+            slot = self._clean.pop(fits[0] if fits else 0)
+            return slot, self._spares.pop(slot, None)
 
     def _give_back(self, slot: int) -> None:
+        """Put back the slot of a job that never started (nothing of it runs: no reaping)."""
         with self._slot_lock:
-            self._free.append(slot)
-            self._slot_lock.notify()
+            self._running -= 1
+            self._clean.append(slot)
+            self._slot_lock.notify_all()
+
+    def _retire(self, job: StrictChild) -> None:
+        """A killed job: no longer running; its slot comes back once the reaper is done with it."""
+        with self._slot_lock:
+            self._running -= 1
+            self._reaping += 1
+            self._slot_lock.notify_all()
+        self._ended.put(job)
+
+    def _reap(self) -> None:
+        """The reaper thread: finish each retired job in turn, then put its slot back."""
+        while True:
+            job = self._ended.get()
+            spare = None
+            try:
+                job._finish()
+                spare = self._prepare(job._slot, job.memory_mb)
+            except Exception:  # noqa: BLE001 - a reaper that stops would leak every later slot
+                log.exception("reaping the strict job of keeper %s failed", job.pid)
+            finally:
+                with self._slot_lock:
+                    if spare is not None:
+                        spare.slot = job._slot
+                        self._spares[job._slot] = spare
+                    self._clean.append(job._slot)
+                    self._reaping -= 1
+                    self._slot_lock.notify_all()
 
     def _running_zygote(self) -> Zygote:
         """The zygote, started anew when the last one died (it is per launcher, never shared)."""
@@ -290,36 +389,18 @@ class StrictLauncher:
                 "the strict sandbox runs on the CPU only",
                 f"device {device!r} asked of the strict level (GPU device files are not confined)",
             )
-        slot = self._take_slot()
-        memory_mb = memory_limit_mb or 4096
+        memory_mb = memory_limit_mb or DEFAULT_MEMORY_MB
+        slot, spare = self._take_slot(memory_mb)
+        if spare is not None:
+            job = self._start_spare(spare, memory_mb, fds=[fd_in, fd_out, output_fd])
+            if job is not None:
+                return job
         job_cgroup = None
         lifeline = Lifeline()
         try:
-            scratch = SCRATCH_ROOT / f"slot-{slot}"
-            scratch.mkdir(mode=0o755, exist_ok=True)
-            if self.cgroup_support.available:
-                job_cgroup = cgroups.JobCgroup(
-                    f"slot-{slot}-{time.monotonic_ns()}",
-                    memory_bytes=memory_mb << 20,
-                    max_pids=self.max_processes,
-                    support=self.cgroup_support,
-                )
+            job_cgroup = self._job_cgroup(slot, memory_mb)
             zygote = self._running_zygote()
-            # The learner's own allocations count, not what the zygote maps already. With a cgroup,
-            # it holds the real (resident) limit and the address-space limit is only a looser guard
-            # against one huge reservation; without one, the address space is the limit.
-            address_space_mb = memory_mb + zygote.address_space_mb + (AS_HEADROOM_MB if job_cgroup else 0)
-            confinement = Confinement(
-                uid=self.base_id + slot,
-                gid=self.base_id + slot,
-                scratch=str(scratch),
-                scratch_mb=self.scratch_mb,
-                memory_mb=address_space_mb,
-                cpu_seconds=self.cpu_seconds,
-                max_processes=self.max_processes,
-                cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [],
-                readable=self.readable,
-            )
+            confinement = self._confinement(slot, memory_mb, job_cgroup, zygote)
             try:
                 keeper_pid, worker = zygote.spawn(
                     device=device, confinement=confinement, fds=[fd_in, fd_out, output_fd, lifeline.read_fd]
@@ -340,11 +421,179 @@ class StrictLauncher:
                     "the sandbox could not prepare the job", f"{type(failure).__name__}: {failure}"
                 ) from None
             raise
-        return StrictChild(self, zygote, keeper_pid, worker, slot, job_cgroup, lifeline)
+        return StrictChild(self, zygote, keeper_pid, worker, slot, job_cgroup, lifeline, memory_mb)
+
+    def _job_cgroup(self, slot: int, memory_mb: int) -> cgroups.JobCgroup | None:
+        """The slot's scratch point made, and a new cgroup for a job of ``slot`` (None without cgroups)."""
+        (SCRATCH_ROOT / f"slot-{slot}").mkdir(mode=0o755, exist_ok=True)
+        if not self.cgroup_support.available:
+            return None
+        return cgroups.JobCgroup(
+            f"slot-{slot}-{time.monotonic_ns()}",
+            memory_bytes=memory_mb << 20,
+            max_pids=self.max_processes,
+            support=self.cgroup_support,
+        )
+
+    def _confinement(
+        self, slot: int, memory_mb: int, job_cgroup: cgroups.JobCgroup | None, zygote: Zygote
+    ) -> Confinement:
+        # The learner's own allocations count, not what the zygote maps already. With a cgroup,
+        # it holds the real (resident) limit and the address-space limit is only a looser guard
+        # against one huge reservation; without one, the address space is the limit.
+        address_space_mb = memory_mb + zygote.address_space_mb + (AS_HEADROOM_MB if job_cgroup else 0)
+        return Confinement(
+            uid=self.base_id + slot,
+            gid=self.base_id + slot,
+            scratch=str(SCRATCH_ROOT / f"slot-{slot}"),
+            scratch_mb=self.scratch_mb,
+            memory_mb=address_space_mb,
+            cpu_seconds=self.cpu_seconds,
+            max_processes=self.max_processes,
+            cgroup_dirs=[str(d) for d in job_cgroup.dirs] if job_cgroup else [],
+            readable=self.readable,
+        )
+
+    def _prepare(self, slot: int, memory_mb: int) -> PreparedJob | None:
+        """In the reaper, for a slot it has just cleaned: a job confined ahead (its cgroup joined,
+        every layer in place) that the next launch of that memory limit hands its descriptors to.
+        Not waited for; None where none can be asked for now (the launch then starts one as ever)."""
+        zygote = self.zygote
+        if self._closing or not zygote.alive:
+            return None
+        lifeline = Lifeline()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        job_cgroup = None
+        try:
+            job_cgroup = self._job_cgroup(slot, memory_mb)
+            confinement = self._confinement(slot, memory_mb, job_cgroup, zygote)
+            request = zygote.prepare(device="cpu", confinement=confinement, fds=[theirs.fileno(), lifeline.read_fd])
+        except (OSError, ValueError, SandboxFailure) as failure:
+            log.warning("could not prepare a strict job for slot %s: %s", slot, failure)
+            lifeline.cut()
+            ours.close()
+            if job_cgroup is not None:
+                job_cgroup.remove()
+            return None
+        finally:
+            lifeline.handed_over()
+            theirs.close()
+        return PreparedJob(zygote, request, memory_mb, self._settings(memory_mb), job_cgroup, lifeline, ours)
+
+    def _settings(self, memory_mb: int) -> tuple:
+        """What a job's confinement depends on besides its slot: a prepared job serves only a
+        launch whose settings are the same (a launcher's may change between jobs)."""
+        return (memory_mb, self.cpu_seconds, self.scratch_mb, self.max_processes, self.cgroup_support, self.readable)
+
+    def _start_spare(self, spare: PreparedJob, memory_mb: int, *, fds: list[int]) -> StrictChild | None:
+        """The job ``spare`` was prepared for, started on ``fds``; None (the spare discarded, its
+        slot still held) where it does not fit ``memory_mb`` or is unusable, so that the launch
+        starts a job as ever."""
+        if spare.settings == self._settings(memory_mb) and spare.zygote is self.zygote and spare.zygote.alive:
+            try:
+                spare.start(fds)
+                assert spare.pid and spare.worker is not None  # start() raised otherwise
+                return StrictChild(
+                    self,
+                    spare.zygote,
+                    spare.pid,
+                    spare.worker,
+                    spare.slot,
+                    spare.cgroup,
+                    spare.lifeline,
+                    spare.memory_mb,
+                )
+            except SandboxFailure as failure:
+                log.warning("a prepared strict job was unusable (%s: %s); starting one anew", failure, failure.detail)
+        spare.discard()
+        return None
 
     def close(self) -> None:
-        """Stop the zygote (jobs still running end with their lifelines, not with it)."""
+        """Let the reaper finish the released jobs, end the prepared ones, then stop the zygote
+        (jobs still running end with their lifelines, not with it)."""
+        self._closing = True
+        self.settle()
+        with self._slot_lock:
+            spares, self._spares = list(self._spares.values()), {}
+        for spare in spares:
+            spare.discard()
         self.zygote.close()
+
+
+class PreparedJob:
+    """A job confined ahead of its launch (:meth:`StrictLauncher._prepare`), waiting for its descriptors.
+
+    It serves one job at most: the launcher takes it out of its slot before :meth:`start`, and
+    its worker ends with that job. Until then it holds nothing of any job: no source, no pipe,
+    only its slot's uid, scratch tmpfs and cgroup, and the worker's end of ``direct`` (the
+    judge's is here), on which :meth:`start` sends the job's descriptors straight to the worker.
+    """
+
+    def __init__(
+        self,
+        zygote: Zygote,
+        request: int,
+        memory_mb: int,
+        settings: tuple,
+        job_cgroup: cgroups.JobCgroup | None,
+        lifeline: Lifeline,
+        direct: socket.socket,
+    ) -> None:
+        self.zygote = zygote
+        self.request = request
+        self.memory_mb = memory_mb
+        self.settings = settings  # StrictLauncher._settings() when it was prepared
+        self.cgroup = job_cgroup
+        self.lifeline = lifeline
+        self.direct = direct
+        self.slot = -1  # set when it is filed under its slot
+        self.pid: int | None = None  # its keeper, once the zygote has said it is confined
+        self.worker: int | None = None
+
+    def start(self, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S) -> None:
+        """Hand the worker the job's three descriptors (request read end, result write end,
+        output write end) once it is confined (at once, mostly: it was asked for a grading ago).
+        Raises :class:`SandboxFailure` where a layer failed or the worker is gone."""
+        self.confirm(timeout_s)
+        try:
+            socket.send_fds(self.direct, [b'{"op": "start"}'], fds)
+            self.direct.settimeout(timeout_s)
+            answer = self.direct.recv(64)
+        except OSError as exc:
+            raise SandboxFailure(
+                "the sandbox's prepared process did not start", f"{type(exc).__name__}: {exc}"
+            ) from None
+        finally:
+            self.direct.close()
+        if answer != b'{"op": "started"}':
+            raise SandboxFailure("the sandbox's prepared process did not start", f"it answered {answer[:64]!r}")
+
+    def confirm(self, timeout_s: float = SPAWN_TIMEOUT_S) -> None:
+        """Wait for the zygote's word that it is confined (``pid``, ``worker``); raises
+        :class:`SandboxFailure` where a layer failed (again at every call)."""
+        if self.worker is not None:
+            return
+        if self.pid is not None:
+            raise SandboxFailure("the sandbox could not confine the process", "the prepared job failed")
+        try:
+            self.pid, self.worker = self.zygote.answer(self.request, timeout_s)
+        except SandboxFailure as failure:
+            self.pid = getattr(failure, "pid", None) or 0
+            raise
+
+    def discard(self) -> None:
+        """End it and wait until nothing of it is left (its slot may be reused then)."""
+        self.lifeline.cut()
+        self.direct.close()
+        try:
+            self.confirm(KEEPER_EXIT_S)
+        except SandboxFailure:
+            pass
+        if self.pid:
+            self.zygote.exit_status(self.pid, KEEPER_EXIT_S)
+            self.zygote.forget(self.pid)
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
 
 class StrictChild:
@@ -362,7 +611,9 @@ class StrictChild:
         slot: int,
         job_cgroup: cgroups.JobCgroup | None,
         lifeline: Lifeline,
+        memory_mb: int = 0,
     ) -> None:
+        self.memory_mb = memory_mb  # the job's limit: the reaper prepares the slot's next job alike
         self.accounts_memory = job_cgroup is not None  # a SIGKILL without a cgroup memory event is not MLE
         self._launcher = launcher
         self._zygote = zygote
@@ -412,20 +663,29 @@ class StrictChild:
         return keeper.tree_cpu_seconds(self.pid)
 
     def release(self) -> None:
-        """Kill the job, wait for its keeper, free the cgroups and give the slot back (idempotent)."""
+        """Kill the job and return at once; the launcher's reaper waits for the keeper, frees the
+        cgroups and then gives the slot back (idempotent).
+
+        Once it returns, every process of the job has been sent SIGKILL (none runs code of its own
+        again; the keeper kills what a fork raced past the signals) and the job no longer counts
+        as running; its slot is not reused until the keeper has ended.
+        """
         if self._released:
             return
         self._released = True
         try:
-            # The keeper ends only once every process below it has ended (the cgroup is empty
-            # then): waiting for it is waiting for the whole tree, so no wait of our own before.
             self._signal_all()
-            self._zygote.exit_status(self.pid, 10)
-            self._zygote.forget(self.pid)
-            if self._cgroup is not None:
-                self._cgroup.remove()
         finally:
-            self._launcher._give_back(self._slot)
+            self._launcher._retire(self)
+
+    def _finish(self) -> None:
+        """In the reaper: wait for the keeper, then remove the cgroups."""
+        # The keeper ends only once every process below it has ended (the cgroup is empty then):
+        # waiting for it is waiting for the whole tree, so no wait of our own before.
+        self._zygote.exit_status(self.pid, 10)
+        self._zygote.forget(self.pid)
+        if self._cgroup is not None:
+            self._cgroup.remove()
 
 
 def _package_dirs() -> list[Path]:

@@ -17,7 +17,11 @@ from ``os.urandom`` in each job before anything else runs there.
 Messages (JSON, one per packet):
   judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 4 fds (``confinement``:
                     a :class:`~judge.sandbox.confine.Confinement` at the strict level, a
-                    :class:`~judge.sandbox.launchers.LocalJob` at the local level)
+                    :class:`~judge.sandbox.launchers.LocalJob` at the local level);
+                    ``{"op": "prepare", ...}`` the same + 2 fds (a socket of the judge's, the
+                    lifeline): a job confined now, whose three descriptors the judge sends later
+                    on that socket, straight to the worker (which answers ``{"op": "started"}``
+                    there), so that starting it costs one round trip and no confinement
   zygote -> judge   ``{"op": "ready", "pid", "address_space"}`` once (bytes it maps with torch loaded);
                     ``{"op": "spawned", "job", "pid", "worker"}`` once the job's worker is confined,
                     or ``{"op": "spawn_failed", "job", "pid", "error"}`` when a layer failed;
@@ -37,6 +41,7 @@ would deadlock in its first parallel op.
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import select
@@ -170,12 +175,45 @@ def _fork(run, *args, closing: list[socket.socket]) -> int:
 
 
 def _work_on_a_job(from_keeper: socket.socket, channel: socket.socket, set_up: SetUp) -> int:
-    """In the worker: wait for the job's descriptors from the keeper, then run the job."""
+    """In the worker: wait for the job's descriptors from the keeper, then run the job (a
+    ``prepare`` brings one descriptor only: see :func:`_run_prepared`)."""
     message, fds, _, _ = socket.recv_fds(from_keeper, MAX_MESSAGE, JOB_FDS - 1)
     from_keeper.close()
+    if message and len(fds) == 1:
+        return _run_prepared(json.loads(message), socket.socket(fileno=fds[0]), channel, set_up)
     if not message or len(fds) != JOB_FDS - 1:
         return 0  # no job: the keeper is going away
     return _run_job(json.loads(message), fds, channel, set_up)
+
+
+def _run_prepared(job: dict, judge: socket.socket, report: socket.socket, set_up: SetUp) -> int:
+    """In a prepared worker: confine (set up) and report to the zygote before the job exists, then
+    wait for the job's three descriptors from the judge on ``judge``, answer there and serve.
+
+    Nothing of a job is here before the worker is confined; both channels are closed before the
+    learner's source is read, and the worker serves the first descriptors it gets, then ends:
+    one job at most."""
+    devnull = os.open(os.devnull, os.O_RDONLY)  # now: Landlock would refuse it later
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    try:
+        _reseed()
+        import_dir = set_up(job)
+    except BaseException as exc:  # noqa: BLE001 - reported on the zygote's channel, never the learner's pipe
+        report.send(json.dumps({"op": "failed", "error": f"{type(exc).__name__}: {exc}"}).encode())
+        return 70
+    report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
+    report.close()
+    message, fds, _, _ = socket.recv_fds(judge, MAX_MESSAGE, JOB_FDS - 1)
+    if not message or len(fds) != JOB_FDS - 1:
+        return 0  # discarded before a job came
+    fd_in, fd_out, output_fd = fds
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.close(output_fd)
+    judge.send(b'{"op": "started"}')
+    judge.close()  # before any learner code: the learner can never speak on this channel
+    return child.serve(job["device"], fd_in, fd_out, import_dir)
 
 
 def _keep_a_job(channel: socket.socket, set_up: SetUp) -> int:
@@ -186,11 +224,13 @@ def _keep_a_job(channel: socket.socket, set_up: SetUp) -> int:
     worker = _fork(_work_on_a_job, from_keeper, channel, set_up, closing=[to_worker])
     from_keeper.close()
     message, fds, _, _ = socket.recv_fds(channel, MAX_MESSAGE, JOB_FDS)
-    if not message or len(fds) != JOB_FDS:
+    if message and len(fds) == 2:  # a prepare: the judge's socket for the worker, and the lifeline
+        fds = [fds[0], -1, -1, fds[1]]
+    elif not message or len(fds) != JOB_FDS:
         os.kill(worker, signal.SIGKILL)
         return 0  # the zygote is shutting down
     try:
-        socket.send_fds(to_worker, [message], fds[:3])
+        socket.send_fds(to_worker, [message], [fd for fd in fds[:3] if fd >= 0])
     except OSError as exc:  # the waiting worker died: say so on the zygote's channel
         channel.send(json.dumps({"op": "failed", "error": f"the waiting worker is gone: {exc}"}).encode())
     keeper.watch(worker, fds[3])  # closes every other descriptor first, the job's channel included
@@ -208,6 +248,11 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     # each job then draws its own seeds from os.urandom).
     _reseed()
     set_up: SetUp = functools.partial(_confine, seccomp.build_filter()) if level == "strict" else _set_up_local
+    # What torch and the judge allocated so far is the same in every job: out of the collector's
+    # reach, a job's collections neither walk it nor write to it (each write copies a page that
+    # the fork shared).
+    gc.collect()
+    gc.freeze()
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
     spare = _Spare(control, set_up, [])
     control.send(
@@ -232,7 +277,7 @@ def serve(control: socket.socket, level: str = "strict") -> int:
         if not message:
             return 0  # the judge closed its end
         request = json.loads(message)
-        if request.get("op") != "spawn" or len(fds) != JOB_FDS:
+        if (request.get("op"), len(fds)) not in (("spawn", JOB_FDS), ("prepare", 2)):
             for fd in fds:
                 os.close(fd)
             continue

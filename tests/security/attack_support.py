@@ -78,11 +78,22 @@ def write_source(tmp_path: Path, source: str, name: str = "attack.py") -> Path:
 
 
 def grade(launcher, exercise, tmp_path: Path, body: str):
-    return judge_file(exercise, write_attack(tmp_path, body), seed=1, suites=("public",), launcher=launcher)
+    return settled(launcher, judge_file(exercise, write_attack(tmp_path, body), seed=1, suites=("public",),
+                                        launcher=launcher))
 
 
 def grade_source(launcher, exercise, tmp_path: Path, source: str):
-    return judge_file(exercise, write_source(tmp_path, source), seed=1, suites=("public",), launcher=launcher)
+    return settled(launcher, judge_file(exercise, write_source(tmp_path, source), seed=1, suites=("public",),
+                                        launcher=launcher))
+
+
+def settled(launcher, report):
+    """``report``, once the launcher has reaped what the judging killed (``strict`` leaves the
+    waiting to a reaper thread: the verdict is written before the teardown ends)."""
+    settle = getattr(launcher, "settle", None)
+    if settle is not None:
+        assert settle(), "the launcher's reaper did not finish"
+    return report
 
 
 def assert_contained(report, *secrets_: str, level: str = "strict") -> None:

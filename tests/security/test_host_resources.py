@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -245,7 +246,7 @@ def test_the_local_keeper_reports_the_workers_fate(tmp_path):
     assert report.cases[0].verdict is Verdict.TLE and "CPU time" in report.cases[0].message
 
 
-# --- the end of a job: close() returns with the slot and the cgroups back and nothing of the job left ---
+# --- the end of a job: close() kills it at once; its slot comes back once nothing of it is left ---
 
 def _alive(pid: int) -> bool:
     try:
@@ -282,7 +283,7 @@ def spread():
 
 @needs_strict
 @pytest.mark.parametrize("without_cgroups", [False, True])
-def test_close_returns_with_the_slot_and_cgroups_back_and_nothing_of_the_job_running(without_cgroups, tmp_path):
+def test_close_kills_the_job_at_once_and_the_reaper_leaves_nothing_of_it(without_cgroups, tmp_path):
     from judge.learner import LearnerSource
     from judge.process import LearnerProcess
     from judge.sandbox import cgroups, keeper
@@ -292,7 +293,7 @@ def test_close_returns_with_the_slot_and_cgroups_back_and_nothing_of_the_job_run
     if without_cgroups:
         own.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
     try:
-        for _ in range(3):  # and again: the next job finds its slot free at once
+        for _ in range(3):  # and again: the next job finds a clean slot at once
             process = LearnerProcess(LearnerSource(CLOSING), launcher=own)
             assert own.free_slots == 0
             job = process._proc
@@ -303,11 +304,92 @@ def test_close_returns_with_the_slot_and_cgroups_back_and_nothing_of_the_job_run
             dirs = list(job._cgroup.dirs) if job._cgroup is not None else []
             assert bool(dirs) is not without_cgroups and all(d.exists() for d in dirs)
             process.close()
-            assert own.free_slots == 1, "close returned before the slot was back"
-            assert not [d for d in dirs if d.exists()], "close returned before the cgroups were removed"
-            assert not [pid for pid in tree if _alive(pid)], "close returned with a process of the job running"
+            assert not process.alive
+            assert own.settle(), "the reaper did not finish the job"
+            assert own.free_slots == 1, "the slot did not come back"
+            assert not [d for d in dirs if d.exists()], "the reaper left the job's cgroups"
+            assert not [pid for pid in tree if _alive(pid)], "a process of the job outlived its reaping"
             tail = process.output_tail()
             assert "last words" in tail and "unflushed tail" in tail  # readable after close
             assert not own.zygote._exits, "the zygote's report of the ended keeper was kept"
     finally:
         own.close()
+
+
+@needs_strict
+def test_a_killed_jobs_slot_is_not_reused_before_its_keeper_has_ended(monkeypatch):
+    from judge.learner import LearnerSource, SandboxFailure
+    from judge.process import LearnerProcess
+    from judge.sandbox import strict
+
+    own = strict.StrictLauncher(slots=1, slot_wait_s=1)
+    reaped: list[int] = []
+    hold = threading.Event()
+    finish = strict.StrictChild._finish
+
+    def slow_finish(job):
+        hold.wait(30)
+        finish(job)
+        reaped.append(job._slot)
+        assert not _alive(job.pid)  # the keeper ended before the slot went back
+
+    monkeypatch.setattr(strict.StrictChild, "_finish", slow_finish)
+    try:
+        first = LearnerProcess(LearnerSource(CLOSING), launcher=own)
+        first_slot, first_keeper = first._proc._slot, first._proc.pid
+        first.close()  # returns while the reaper is held
+        second = LearnerProcess(LearnerSource(CLOSING), launcher=own)  # the other clean slot
+        assert second._proc._slot != first_slot
+        second.close()
+        with pytest.raises(SandboxFailure, match="no sandbox slot became free"):
+            LearnerProcess(LearnerSource(CLOSING), launcher=own)  # both slots still being reaped
+        hold.set()
+        third = LearnerProcess(LearnerSource(CLOSING), launcher=own)
+        assert not _alive(first_keeper)
+        assert third._proc._slot in reaped
+        third.close()
+        assert own.free_slots == 1
+    finally:
+        hold.set()
+        own.close()
+
+
+@needs_strict
+def test_many_gradings_leave_no_process_and_no_cgroup_behind():
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=2)
+    exercise = resolve("39")
+    keepers: list[int] = []
+    dirs: list[Path] = []
+    original = own.launch
+
+    def launch(**kwargs):
+        job = original(**kwargs)
+        keepers.append(job.pid)
+        dirs.extend(job._cgroup.dirs if job._cgroup is not None else [])
+        return job
+
+    own.launch = launch  # type: ignore[method-assign]
+    try:
+        for seed in range(12):
+            report = judge_file(exercise, exercise.reference_path, seed=seed, suites=("public",), launcher=own)
+            assert report.verdict is Verdict.AC, report.message
+        assert own.settle() and own.free_slots == 2
+        assert len(keepers) == 12 and not [pid for pid in keepers if _alive(pid)]
+        uids = range(own.base_id, own.base_id + 16)
+        spares = own.prepared_workers()  # confined ahead for the next jobs, and nothing else
+        owned = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _owner(p) in uids and int(p.name) not in spares]
+        assert not owned, "a process of a slot's uid outlived its job"
+        assert bool(dirs) is own.cgroup_support.available
+        assert not [d for d in dirs if d.exists()], "a job's cgroup was left behind"
+    finally:
+        own.close()
+
+
+def _owner(proc: Path) -> int:
+    try:
+        return proc.stat().st_uid
+    except OSError:
+        return -1
+

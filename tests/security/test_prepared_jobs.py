@@ -1,0 +1,122 @@
+"""Jobs prepared ahead (confined before their launch): one job each, and each looks fresh.
+
+The strict launcher's reaper confines a job for a slot it has just cleaned, so that the next
+launch only hands it its descriptors. Such a job must serve one job at most, and the learner
+must not tell it from a job started at the launch: fresh scratch directory, random generators
+of its own, nothing of an earlier job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attack_support import needs_strict
+
+pytestmark = pytest.mark.strict_sandbox
+
+LOOKS = """
+import os
+import random
+
+import torch
+
+def look():
+    names = sorted(os.listdir("."))
+    with open("left-by-an-earlier-job", "w") as mark:
+        mark.write("x")
+    return {"cwd": os.getcwd(), "files": names, "uid": os.getuid(), "random": random.random(),
+            "torch": float(torch.rand(1)), "pid": os.getpid()}
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _run(launcher) -> tuple[dict, int, int]:
+    """One job of LOOKS: what it saw, its worker and its slot."""
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+
+    process = LearnerProcess(LearnerSource(LOOKS), launcher=launcher)
+    try:
+        seen = process.call("look", [], {}, timeout_s=30).value
+        return seen, process._proc.worker, process._proc._slot
+    finally:
+        process.close()
+
+
+@needs_strict
+def test_a_prepared_job_serves_one_job_and_looks_like_a_fresh_one():
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)
+    try:
+        fresh, fresh_worker, slot = _run(own)
+        assert own.settle()
+        spare = own._spares[slot]  # the reaper prepared the slot's next job
+        spare.confirm()
+        assert spare.worker != fresh_worker and _alive(spare.worker)
+        seen, worker, again = _run(own)
+        assert (worker, again) == (spare.worker, slot), "the launch did not use the prepared job"
+        assert slot not in own._spares or own._spares[slot] is not spare, "a prepared job was filed twice"
+        assert own.settle() and not _alive(worker), "a prepared job outlived its one job"
+        assert spare.direct.fileno() == -1  # the judge's end of its socket is closed: no second job
+        # What the learner sees: the same place, an empty scratch (not the earlier job's file),
+        # random generators of its own.
+        assert seen["files"] == fresh["files"] == []
+        assert (seen["cwd"], seen["uid"]) == (fresh["cwd"], fresh["uid"])
+        assert seen["random"] != fresh["random"] and seen["torch"] != fresh["torch"]
+        third, third_worker, _ = _run(own)
+        assert third_worker not in (fresh_worker, worker) and third["files"] == []
+        assert own.free_slots == 1
+    finally:
+        own.close()
+
+
+@needs_strict
+def test_a_prepared_job_for_another_memory_limit_is_discarded_and_the_job_starts_as_ever():
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)  # two slots: a job prepared in each, for 4096 MB and for 2048 MB
+    try:
+        _, _, slot = _run(own)
+        assert own.settle()
+        other = own._spares[slot]
+        other.confirm()
+        for limit in (2048, 1024):  # the second finds no job prepared for it: one is discarded
+            process = LearnerProcess(LearnerSource(LOOKS), launcher=own, memory_limit_mb=limit)
+            try:
+                assert process._proc.worker != other.worker
+                assert process._proc.memory_mb == limit
+                process.call("look", [], {}, timeout_s=30)
+            finally:
+                process.close()
+            assert own.settle() and own.free_slots == 1
+        assert not _alive(other.worker)
+        assert other.cgroup is None or not any(d.exists() for d in other.cgroup.dirs)
+    finally:
+        own.close()
+
+
+@needs_strict
+def test_closing_the_launcher_ends_its_prepared_jobs():
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)
+    try:
+        _run(own)
+        assert own.settle()
+        workers = own.prepared_workers()
+        assert workers and all(_alive(pid) for pid in workers)
+    finally:
+        own.close()
+    assert not [pid for pid in workers if _alive(pid)]
