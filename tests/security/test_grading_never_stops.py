@@ -284,7 +284,7 @@ def test_an_exercise_bug_is_an_internal_error_without_the_judges_traceback(tmp_p
 
     suite = runner.load_suite(exercise, "public")
     patched = dataclasses.replace(suite, cases=(dataclasses.replace(suite.cases[0], function=broken),))
-    monkeypatch.setattr(runner, "load_suite", lambda ex, name: patched)
+    monkeypatch.setattr(runner, "load_suite", lambda ex, name, **_: patched)
     with caplog.at_level("ERROR", logger="probjudge.runner"):
         report = judge_file(exercise, exercise.reference_path, seed=1, suites=("public",))
     assert report.verdict is Verdict.IE
