@@ -72,6 +72,21 @@ _wake_up: list[int] = []  # the zygote's SIGCHLD pipe (read end, write end); clo
 SetUp = Callable[[dict], "str | None"]
 
 
+def _set_up_and_report(job: dict, report: socket.socket, set_up: SetUp) -> tuple[bool, str | None]:
+    """In the worker: reseed, set up (confine) and tell the zygote how that went on ``report``,
+    which is closed then (before any learner code: the learner can never speak on it). Whether
+    the worker is confined, and the import folder ``set_up`` gave."""
+    try:
+        _reseed()
+        import_dir = set_up(job)
+    except BaseException as exc:  # noqa: BLE001 - reported on the zygote's channel, never the learner's pipe
+        report.send(json.dumps({"op": "failed", "error": f"{type(exc).__name__}: {exc}"}).encode())
+        return False, None
+    report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
+    report.close()
+    return True, import_dir
+
+
 def _run_job(job: dict, fds: list[int], report: socket.socket, set_up: SetUp) -> int:
     """In the worker: set up (confine), tell the zygote how that went, then serve the learner's code."""
     fd_in, fd_out, output_fd = fds
@@ -81,14 +96,9 @@ def _run_job(job: dict, fds: list[int], report: socket.socket, set_up: SetUp) ->
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    try:
-        _reseed()
-        import_dir = set_up(job)
-    except BaseException as exc:  # noqa: BLE001 - reported on the zygote's channel, never the learner's pipe
-        report.send(json.dumps({"op": "failed", "error": f"{type(exc).__name__}: {exc}"}).encode())
+    confined, import_dir = _set_up_and_report(job, report, set_up)
+    if not confined:
         return 70
-    report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
-    report.close()  # before any learner code: the learner can never speak on this channel
     # The source arrives only now, from the judge, on this job's own pipe (child.serve reads it).
     return child.serve(job["device"], fd_in, fd_out, import_dir)
 
@@ -196,14 +206,9 @@ def _run_prepared(job: dict, judge: socket.socket, report: socket.socket, set_up
     devnull = os.open(os.devnull, os.O_RDONLY)  # now: Landlock would refuse it later
     os.dup2(devnull, 0)
     os.close(devnull)
-    try:
-        _reseed()
-        import_dir = set_up(job)
-    except BaseException as exc:  # noqa: BLE001 - reported on the zygote's channel, never the learner's pipe
-        report.send(json.dumps({"op": "failed", "error": f"{type(exc).__name__}: {exc}"}).encode())
+    confined, import_dir = _set_up_and_report(job, report, set_up)
+    if not confined:
         return 70
-    report.send(json.dumps({"op": "confined", "worker": os.getpid()}).encode())
-    report.close()
     message, fds, _, _ = socket.recv_fds(judge, MAX_MESSAGE, JOB_FDS - 1)
     if not message or len(fds) != JOB_FDS - 1:
         return 0  # discarded before a job came
