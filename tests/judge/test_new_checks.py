@@ -265,9 +265,8 @@ def test_the_torch_identical_draws_probability_equals_the_pure_python_one(rows, 
 
 def test_cpu_burnt_by_a_child_process_counts_against_the_case(tmp_path):
     """Attack: the call sleeps (no CPU of its own) while a child it started burns the CPU. The
-    limit counts the whole process tree, so the case ends in TLE for CPU, well before its wall cap."""
+    limit counts the whole process tree, so the case ends in TLE for CPU, not at its wall cap."""
     import dataclasses
-    import time
 
     from judge.exercise import resolve
     from judge.runner import judge_file
@@ -291,8 +290,8 @@ def test_cpu_burnt_by_a_child_process_counts_against_the_case(tmp_path):
         def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, generator=None):
             return torch.zeros(logits.shape[0], num_samples, dtype=torch.int64)
     """))
-    started = time.monotonic()
     report = judge_file(exercise, path, seed=1, suites=("public",))
     first = report.cases[0]
+    # The message tells the CPU limit from the wall cap; how soon it comes depends on how busy
+    # the machine is (the burner's share of a core), so no clock is read here.
     assert first.verdict is Verdict.TLE and "CPU time" in first.message, first.message
-    assert time.monotonic() - started < 25
