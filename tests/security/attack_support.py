@@ -162,3 +162,12 @@ def kill_quietly(pid: int) -> None:
         os.kill(pid, 9)
     except ProcessLookupError:
         pass
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (one that ended and waits for its parent)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

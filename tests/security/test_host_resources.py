@@ -26,7 +26,7 @@ from judge.exercise import PROJECT_ROOT, resolve
 from judge.runner import judge_file
 from judge.verdicts import Verdict
 
-from attack_support import (LEVELS, assert_contained, assert_judge_healthy, grade, kill_quietly, marker,
+from attack_support import (LEVELS, alive, assert_contained, assert_judge_healthy, grade, kill_quietly, marker,
                             needs_strict, processes_named, renamer, write_attack)
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
@@ -248,14 +248,6 @@ def test_the_local_keeper_reports_the_workers_fate(tmp_path):
 
 # --- the end of a job: close() kills it at once; its slot comes back once nothing of it is left ---
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
 CLOSING = """
 import os
 import sys
@@ -308,7 +300,7 @@ def test_close_kills_the_job_at_once_and_the_reaper_leaves_nothing_of_it(without
             assert own.settle(), "the reaper did not finish the job"
             assert own.free_slots == 1, "the slot did not come back"
             assert not [d for d in dirs if d.exists()], "the reaper left the job's cgroups"
-            assert not [pid for pid in tree if _alive(pid)], "a process of the job outlived its reaping"
+            assert not [pid for pid in tree if alive(pid)], "a process of the job outlived its reaping"
             tail = process.output_tail()
             assert "last words" in tail and "unflushed tail" in tail  # readable after close
             assert not own.zygote._exits, "the zygote's report of the ended keeper was kept"
@@ -331,7 +323,7 @@ def test_a_killed_jobs_slot_is_not_reused_before_its_keeper_has_ended(monkeypatc
         hold.wait(30)
         finish(job)
         reaped.append(job._slot)
-        assert not _alive(job.pid)  # the keeper ended before the slot went back
+        assert not alive(job.pid)  # the keeper ended before the slot went back
 
     monkeypatch.setattr(strict.StrictChild, "_finish", slow_finish)
     try:
@@ -345,7 +337,7 @@ def test_a_killed_jobs_slot_is_not_reused_before_its_keeper_has_ended(monkeypatc
             LearnerProcess(LearnerSource(CLOSING), launcher=own)  # both slots still being reaped
         hold.set()
         third = LearnerProcess(LearnerSource(CLOSING), launcher=own)
-        assert not _alive(first_keeper)
+        assert not alive(first_keeper)
         assert third._proc._slot in reaped
         third.close()
         assert own.free_slots == 1
@@ -376,7 +368,7 @@ def test_many_gradings_leave_no_process_and_no_cgroup_behind():
             report = judge_file(exercise, exercise.reference_path, seed=seed, suites=("public",), launcher=own)
             assert report.verdict is Verdict.AC, report.message
         assert own.settle() and own.free_slots == 2
-        assert len(keepers) == 12 and not [pid for pid in keepers if _alive(pid)]
+        assert len(keepers) == 12 and not [pid for pid in keepers if alive(pid)]
         uids = range(own.base_id, own.base_id + 16)
         spares = own.prepared_workers()  # confined ahead for the next jobs, and nothing else
         owned = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _owner(p) in uids and int(p.name) not in spares]

@@ -8,11 +8,10 @@ of its own, nothing of an earlier job.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from attack_support import needs_strict
+from attack_support import alive, needs_strict
 
 pytestmark = pytest.mark.strict_sandbox
 
@@ -29,14 +28,6 @@ def look():
     return {"cwd": os.getcwd(), "files": names, "uid": os.getuid(), "random": random.random(),
             "torch": float(torch.rand(1)), "pid": os.getpid()}
 """
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def _run(launcher) -> tuple[dict, int, int]:
@@ -62,11 +53,11 @@ def test_a_prepared_job_serves_one_job_and_looks_like_a_fresh_one():
         assert own.settle()
         spare = own._spares[slot]  # the reaper prepared the slot's next job
         spare.confirm()
-        assert spare.worker != fresh_worker and _alive(spare.worker)
+        assert spare.worker != fresh_worker and alive(spare.worker)
         seen, worker, again = _run(own)
         assert (worker, again) == (spare.worker, slot), "the launch did not use the prepared job"
         assert slot not in own._spares or own._spares[slot] is not spare, "a prepared job was filed twice"
-        assert own.settle() and not _alive(worker), "a prepared job outlived its one job"
+        assert own.settle() and not alive(worker), "a prepared job outlived its one job"
         assert spare.direct.fileno() == -1  # the judge's end of its socket is closed: no second job
         # What the learner sees: the same place, an empty scratch (not the earlier job's file),
         # random generators of its own.
@@ -101,7 +92,7 @@ def test_a_prepared_job_for_another_memory_limit_is_discarded_and_the_job_starts
             finally:
                 process.close()
             assert own.settle() and own.free_slots == 1
-        assert not _alive(other.worker)
+        assert not alive(other.worker)
         assert other.cgroup is None or not any(d.exists() for d in other.cgroup.dirs)
     finally:
         own.close()
@@ -116,7 +107,7 @@ def test_closing_the_launcher_ends_its_prepared_jobs():
         _run(own)
         assert own.settle()
         workers = own.prepared_workers()
-        assert workers and all(_alive(pid) for pid in workers)
+        assert workers and all(alive(pid) for pid in workers)
     finally:
         own.close()
-    assert not [pid for pid in workers if _alive(pid)]
+    assert not [pid for pid in workers if alive(pid)]
