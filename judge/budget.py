@@ -19,6 +19,7 @@ conservative by the factor 10).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 ASYMPTOTIC_SAFETY = 10.0
@@ -88,6 +89,7 @@ class FalseFailureBudget:
     declared: BudgetDeclaration
     spent: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
     used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         fixed = self.fixed_share()
@@ -109,14 +111,18 @@ class FalseFailureBudget:
         return {"independence": INDEPENDENCE_ALPHA, "seeds": SEEDS_ALPHA, "too_regular": TOO_REGULAR_ALPHA}[kind]
 
     def spend(self, kind: str) -> float:
-        """Charge one check of ``kind`` and return its alpha; raise :class:`BudgetExceeded` past the declaration."""
+        """Charge one check of ``kind`` and return its alpha; raise :class:`BudgetExceeded` past the declaration.
+
+        Safe to call from the threads of one run's lanes: an alpha depends on the kind only, never
+        on the order of the checks, and the counts are updated under a lock."""
         limit = self.limit(kind)
-        if self.used[kind] >= limit:
-            raise BudgetExceeded(f"more {kind} checks than the {limit} the suites declared")
         alpha = self.alpha(kind)
-        self.used[kind] += 1
-        # What a fit check may really cost, allowing its asymptotic tail to be 10x off.
-        self.spent[kind] += alpha * (ASYMPTOTIC_SAFETY if kind in ASYMPTOTIC_KINDS else 1.0)
+        with self._lock:
+            if self.used[kind] >= limit:
+                raise BudgetExceeded(f"more {kind} checks than the {limit} the suites declared")
+            self.used[kind] += 1
+            # What a fit check may really cost, allowing its asymptotic tail to be 10x off.
+            self.spent[kind] += alpha * (ASYMPTOTIC_SAFETY if kind in ASYMPTOTIC_KINDS else 1.0)
         return alpha
 
     def summary(self) -> dict:

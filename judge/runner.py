@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import secrets
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -93,6 +94,24 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
     return problems
 
 
+def lane_shares(weights: list[float], lanes: int) -> list[list[int]]:
+    """Split cases of ``weights`` (their :func:`judge.testing.lane_weight`, in the suites' order)
+    between ``lanes`` lanes: each lane's case numbers, ascending.
+
+    Heaviest first (ties in the suites' order), each case goes to the lane with the least weight
+    so far (ties: the lowest lane). It depends on the weights only, never on timing, so a seed
+    reproduces which process sees which call; with equal weights, lane ``k`` gets cases ``k``,
+    ``k + lanes``, ...
+    """
+    loads = [0.0] * lanes
+    shares: list[list[int]] = [[] for _ in range(lanes)]
+    for index in sorted(range(len(weights)), key=lambda i: (-weights[i], i)):
+        lane = min(range(lanes), key=lambda k: (loads[k], k))
+        loads[lane] += weights[index]
+        shares[lane].append(index)
+    return [sorted(share) for share in shares]
+
+
 def grade(
     exercise: Exercise,
     source: str,
@@ -105,6 +124,7 @@ def grade(
     filename: str = DEFAULT_FILENAME,
     import_dir: str | Path | None = None,
     process: Learner | None = None,
+    lanes: int = 1,
 ) -> Report:
     """Judge the learner's ``source`` (text); never raises for anything the learner's code does.
 
@@ -115,6 +135,14 @@ def grade(
     reuse a learner it started on this source (it is not closed here, unless it dies): a
     process that dies is replaced by one of the same level. The first call sets this process's
     torch to one intra-op thread (see :func:`_judge_on_one_thread`).
+
+    ``lanes`` (at least 1): how many learner processes run the cases at once, each in its own
+    thread here. Each lane runs its share of the cases (:func:`lane_shares`, by the cases'
+    declared weights) in order, whatever the machine's load, so a seed still reproduces a run;
+    each lane replaces its own dead process (at most :data:`MAX_RESTARTS` times). The report is
+    assembled in the suites' order. A run that cannot start processes (an in-process learner, a
+    process given without a launcher) uses one lane.
+    Raises ``ValueError`` for ``lanes`` below 1.
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
     return _Run(
@@ -126,6 +154,7 @@ def grade(
         device=device,
         progress=progress,
         process=process,
+        lanes=lanes,
     ).report()
 
 
@@ -139,10 +168,12 @@ def judge_file(
     progress: ProgressCallback | None = None,
     process: Learner | None = None,
     launcher: Launcher | None = None,
+    lanes: int = 1,
 ) -> Report:
     """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
-    is CE (the same messages whatever the level); ``process`` and ``launcher`` as for :func:`grade`.
+    is CE (the same messages whatever the level); ``process``, ``launcher`` and ``lanes`` as for
+    :func:`grade`.
     """
     try:
         learner_source, unreadable = LearnerSource.from_file(Path(path)), None
@@ -158,6 +189,7 @@ def judge_file(
         progress=progress,
         process=process,
         unreadable=unreadable,
+        lanes=lanes,
     ).report()
 
 
@@ -190,12 +222,19 @@ class TimeSplit:
     ``transfer``: the rest of the calls' wall time (encoding, the pipe, decoding, the checks around
     each call on the learner's side); ``end``: closing the process; ``judge``: everything else
     (cases, targets, statistics, report). Calls and bytes are the learner's processes' totals
-    (:class:`~judge.learner.CallTiming`).
+    (:class:`~judge.learner.CallTiming`). With several lanes, each lane keeps its own split and
+    the run adds them up (:meth:`add`): the parts then share the lanes' busy time, not the wall.
     """
 
     start_s: float = 0.0
     end_s: float = 0.0
     calls: CallTiming = field(default_factory=CallTiming)
+
+    def add(self, other: TimeSplit) -> None:
+        """Add ``other``'s parts (another lane's) to these."""
+        self.start_s += other.start_s
+        self.end_s += other.end_s
+        self.calls += other.calls
 
     def add_process(self, process: Learner, before: CallTiming | None = None) -> None:
         """Count the calls of ``process`` (once, when the run is done with it), less ``before``:
@@ -204,11 +243,13 @@ class TimeSplit:
         if isinstance(timing, CallTiming):  # else a learner that keeps no totals
             self.calls += timing - (before or CallTiming())
 
-    def as_report(self, total_s: float) -> dict[str, float]:
-        """Milliseconds per part (``judge_ms`` is what the others leave of ``total_s``), the call
+    def as_report(self, total_s: float, busy_s: float | None = None) -> dict[str, float]:
+        """Milliseconds per part (``judge_ms`` is what the others leave of ``busy_s``: the run's
+        wall ``total_s`` plus the wall time of its other lanes' threads, default none), the call
         count and the bytes sent and received."""
         calls = self.calls
         parts = self.start_s + calls.wall_s + self.end_s
+        total_s = total_s if busy_s is None else busy_s
         return {
             "start_ms": self.start_s * 1000,
             "learner_ms": calls.learner_s * 1000,
@@ -221,8 +262,29 @@ class TimeSplit:
         }
 
 
+@dataclass
+class _Lane:
+    """One learner process's share of a run: its cases (:func:`lane_shares`), its current process
+    (replaced when it dies, at most :data:`MAX_RESTARTS` times) and where its time went."""
+
+    number: int
+    process: Learner | None = None
+    owned: bool = True  # closed by the run at the end (a process the caller gave is the caller's)
+    started: bool = False  # a first process was started or given: the next start is a restart
+    restarts: int = 0
+    last_output: str = ""  # what the last process that died printed, when none is left at the end
+    # A caller's process: its call totals so far (it may have served other runs); None once counted.
+    given_timing: CallTiming | None = None
+    split: TimeSplit = field(default_factory=TimeSplit)
+    busy_s: float = 0.0  # this lane's thread's wall time (the lanes after the first)
+
+    def output(self) -> str:
+        """The tail of what this lane's learner printed (its last process's, or the last dead one's)."""
+        return self.process.output_tail() if self.process is not None else self.last_output
+
+
 class _Run:
-    """One judging: its suites and budget, its learner (restarted when it dies), its report."""
+    """One judging: its suites and budget, its lanes of learners (restarted when they die), its report."""
 
     def __init__(
         self,
@@ -236,11 +298,15 @@ class _Run:
         progress: ProgressCallback | None,
         process: Learner | None,
         unreadable: LoadFailed | None = None,
+        lanes: int = 1,
     ) -> None:
+        if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1:
+            raise ValueError(f"lanes must be a whole number of at least 1, got {lanes!r}")
         self.exercise = exercise
         self.source = source
         self.device = device
         self.progress = progress
+        self.progress_lock = threading.Lock()
         self.unreadable = unreadable
         self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
         _judge_on_one_thread()
@@ -252,15 +318,16 @@ class _Run:
             launcher = getattr(process, "launcher", None)  # restarts keep the level (None: cannot restart)
         self.launcher = launcher
         self.level = process.sandbox if process is not None else (launcher.level if launcher else "local")
-        self.process = process
-        self.owned = process is None  # closed here at the end (a process the caller gave is the caller's)
         self.restartable = (process is None or launcher is not None) and source is not None
-        self.restarts = 0
-        self.last_output = ""  # what the last process that died printed, when no process is left at the end
+        # More lanes need processes started here; never more lanes than cases.
+        count = min(lanes, max(1, len(self.specs))) if self.restartable else 1
+        self.lanes = [_Lane(number) for number in range(count)]
+        first = self.lanes[0]
+        first.process = process
+        first.owned = process is None
+        first.started = process is not None
+        first.given_timing = getattr(process, "call_timing", None)
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
-        self.split = TimeSplit()
-        # A caller's process: its call totals so far (it may have served other runs); None once counted.
-        self.given_timing = getattr(process, "call_timing", None)
         self.result = Report(
             exercise=exercise.summary(self.content_hash),
             verdict=Verdict.AC,
@@ -272,6 +339,11 @@ class _Run:
             judge_version=JUDGE_VERSION,
             false_failure_budget={},
         )
+
+    @property
+    def process(self) -> Learner | None:
+        """The first lane's current learner (the one whose signatures were checked)."""
+        return self.lanes[0].process
 
     def _load_suites(
         self, suites: tuple[str, ...]
@@ -314,17 +386,23 @@ class _Run:
             if self._prepare_suites():
                 self._run_cases()
         finally:
-            if self.process is not None:
-                if self.owned:
-                    closing = time.monotonic()
-                    self.process.close()
-                    self.split.end_s += time.monotonic() - closing
-                self._count_calls()
+            for lane in self.lanes:
+                self._close(lane)
         self.result.verdict = _submission_verdict(self.result.cases)
         self._say_first_failure()
         return self._finish()
 
-    def _start(self) -> Learner:
+    def _close(self, lane: _Lane) -> None:
+        """Close ``lane``'s process if the run owns it, and count its calls."""
+        if lane.process is None:
+            return
+        if lane.owned:
+            closing = time.monotonic()
+            lane.process.close()
+            lane.split.end_s += time.monotonic() - closing
+        self._count_calls(lane)
+
+    def _start(self, lane: _Lane) -> Learner:
         from judge.process import LearnerProcess
 
         if self.unreadable is not None:
@@ -340,20 +418,23 @@ class _Run:
                 launcher=self.launcher,
             )
         finally:
-            self.split.start_s += time.monotonic() - starting
+            lane.split.start_s += time.monotonic() - starting
 
     def _start_and_check_signatures(self) -> bool:
-        """Start the learner (unless given) and compare its functions with the exercise's; False
-        (every case SK, the report says why) when it did not load or its signatures are wrong."""
+        """Start the first lane's learner (unless given) and compare its functions with the
+        exercise's; False (every case SK, the report says why) when it did not load or its
+        signatures are wrong."""
+        first = self.lanes[0]
         try:
-            if self.process is None:
-                self.process = self._start()
-            problems = signature_problems(self.exercise, self.process.functions)
+            if first.process is None:
+                first.started = True
+                first.process = self._start(first)
+            problems = signature_problems(self.exercise, first.process.functions)
             if problems:
                 raise LoadFailed(Verdict.CE, "; ".join(problems))
         except (LoadFailed, ProcessFailed, SandboxFailure) as failure:  # did not load, or died/hung while importing
-            if self.owned and self.process is not None:
-                self.process.close()
+            if first.owned and first.process is not None:
+                first.process.close()
             self.result.verdict, self.result.message = _load_outcome(failure)
             self.result.cases = [
                 CaseResult(c.name, c.suite, c.title, Verdict.SK, "not run: the file did not load", title_zh=c.title_zh)
@@ -363,36 +444,86 @@ class _Run:
         return True
 
     def _run_cases(self) -> None:
-        """Every case in order, replacing a learner that died (at most :data:`MAX_RESTARTS` times),
-        then the too-regular case over what passed."""
-        for index, case in enumerate(self.specs):
-            if self.progress:
-                self.progress(case.title, index, len(self.specs))
-            failed = self._learner_for(case)
-            if failed is not None:
-                self.result.cases.append(failed)
-                continue
-            assert self.process is not None  # _learner_for started one, or reported why not
-            result, fit_statistics = _run_case(
-                case, self.process, self.exercise, self.master_seed, self.device, self.budget
+        """Every case, each lane its share in order (the first lane in this thread, the others in
+        their own), replacing learners that die; then the too-regular case over what passed."""
+        count = len(self.lanes)
+        outcomes: dict[int, tuple[CaseResult, list[tuple[float, int, float]]]] = {}
+        shares = lane_shares([case.weight for case in self.specs], count)
+        failures: list[BaseException] = []
+        threads = [
+            threading.Thread(
+                target=self._run_lane_in_thread,
+                args=(lane, shares[lane.number], outcomes, failures),
+                name=f"probjudge-lane-{lane.number}",
+                daemon=True,
             )
+            for lane in self.lanes[1:]
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            self._run_lane(self.lanes[0], shares[0], outcomes)
+        finally:
+            for thread in threads:
+                thread.join()
+        if failures:  # a bug of the judge in another lane's thread: raised here, as it would be in one lane
+            raise failures[0]
+        for index, case in enumerate(self.specs):
+            result, fit_statistics = outcomes[index]
             if fit_statistics:
                 self.fit_groups.append((case.title, fit_statistics))
             self.result.cases.append(result)
         if self.fit_groups:
             self.result.cases.append(_too_regular_case(self.fit_groups, self.budget))
-        self.result.output = self.process.output_tail() if self.process is not None else self.last_output
+        outputs = [lane.output() for lane in self.lanes]
+        # Each lane's tail on lines of its own, in the lanes' order.
+        last = len(outputs) - 1
+        self.result.output = "".join(
+            o + "\n" if o and not o.endswith("\n") and number < last else o for number, o in enumerate(outputs)
+        )
 
-    def _learner_for(self, case: CaseSpec) -> CaseResult | None:
-        """Make sure a live learner is ready for ``case``; the case's result when it cannot run."""
-        if self.process is not None and not self.process.alive:
-            death = _ended_by_itself(self.process)
+    def _run_lane_in_thread(
+        self,
+        lane: _Lane,
+        share: list[int],
+        outcomes: dict[int, tuple[CaseResult, list[tuple[float, int, float]]]],
+        failures: list[BaseException],
+    ) -> None:
+        started = time.monotonic()
+        try:
+            self._run_lane(lane, share, outcomes)
+        except BaseException as error:  # noqa: BLE001 - handed to the run's thread, which raises it
+            failures.append(error)
+        finally:
+            lane.busy_s = time.monotonic() - started
+
+    def _run_lane(
+        self, lane: _Lane, share: list[int], outcomes: dict[int, tuple[CaseResult, list[tuple[float, int, float]]]]
+    ) -> None:
+        """Run the cases numbered ``share`` (in order) on ``lane``'s learner; each outcome goes
+        into ``outcomes`` under its case's number (one key per thread: no lock needed)."""
+        for index in share:
+            case = self.specs[index]
+            if self.progress:
+                with self.progress_lock:
+                    self.progress(case.title, index, len(self.specs))
+            failed = self._learner_for(lane, case)
+            if failed is not None:
+                outcomes[index] = (failed, [])
+                continue
+            assert lane.process is not None  # _learner_for started one, or reported why not
+            outcomes[index] = _run_case(case, lane.process, self.exercise, self.master_seed, self.device, self.budget)
+
+    def _learner_for(self, lane: _Lane, case: CaseSpec) -> CaseResult | None:
+        """Make sure ``lane`` has a live learner ready for ``case``; the case's result when it cannot run."""
+        if lane.process is not None and not lane.process.alive:
+            death = _ended_by_itself(lane.process)
             # Dead, so closed here even when the caller owns it (close is idempotent): that
             # frees its pipes, scratch, cgroups and sandbox slot for the new process.
-            self.process.close()
-            self.last_output = self.process.output_tail()  # kept readable after close
-            self._count_calls()
-            self.process = None
+            lane.process.close()
+            lane.last_output = lane.process.output_tail()  # kept readable after close
+            self._count_calls(lane)
+            lane.process = None
             if death is not None:  # between two answers: a failure, never a free restart
                 return CaseResult(
                     case.name,
@@ -403,9 +534,10 @@ class _Run:
                     title_zh=case.title_zh,
                     sandbox=self.level,
                 )
-        if self.process is not None:
+        if lane.process is not None:
             return None
-        if self.restarts >= MAX_RESTARTS or not self.restartable:
+        restart = lane.started  # a lane's first process is not a restart
+        if restart and (lane.restarts >= MAX_RESTARTS or not self.restartable):
             return CaseResult(
                 case.name,
                 case.suite,
@@ -414,28 +546,30 @@ class _Run:
                 "not run: your process died too often",
                 title_zh=case.title_zh,
             )
-        self.restarts += 1
+        lane.restarts += restart
+        lane.started = True
         try:
-            self.process = self._start()
+            lane.process = self._start(lane)
         except (LoadFailed, ProcessFailed, SandboxFailure) as failure:
             verdict, message = _load_outcome(failure)
+            doing = "restarting your process" if restart else "starting another process for your code"
             return CaseResult(
                 case.name,
                 case.suite,
                 case.title,
                 verdict,
-                f"restarting your process failed: {message}",
+                f"{doing} failed: {message}",
                 title_zh=case.title_zh,
                 sandbox=self.level,
             )
-        self.owned = True
+        lane.owned = True
         return None
 
-    def _count_calls(self) -> None:
-        """Add the current process's calls to the time split (the run is done with it)."""
-        assert self.process is not None  # called while a process is current
-        self.split.add_process(self.process, self.given_timing)
-        self.given_timing = None  # a restarted process is the run's own, counted from zero
+    def _count_calls(self, lane: _Lane) -> None:
+        """Add ``lane``'s current process's calls to its time split (the run is done with it)."""
+        assert lane.process is not None  # called while a process is current
+        lane.split.add_process(lane.process, lane.given_timing)
+        lane.given_timing = None  # a restarted process is the run's own, counted from zero
 
     def _say_first_failure(self) -> None:
         """The report's message and diagnosis: those of its first failure (:meth:`Report.first_failure`)."""
@@ -450,7 +584,12 @@ class _Run:
         self.result.false_failure_budget = self.budget.summary()
         total_s = time.monotonic() - self.started
         self.result.time_ms = total_s * 1000
-        self.result.timing = self.split.as_report(total_s)
+        split = TimeSplit()
+        for lane in self.lanes:
+            split.add(lane.split)
+        self.result.timing = split.as_report(total_s, total_s + sum(lane.busy_s for lane in self.lanes))
+        if len(self.lanes) > 1:
+            self.result.timing["lanes"] = len(self.lanes)
         return redact_report(self.result)
 
 

@@ -33,7 +33,7 @@ from types import ModuleType
 
 from judge.budget import BudgetDeclaration
 from judge.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
-from judge.testing import Context, Submission
+from judge.testing import LANE_WEIGHT_ATTRIBUTE, Context, Submission
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class CaseSpec:
     title: str
     title_zh: str
     function: Callable[[Submission, Context], None]
+    weight: float = 1.0  # its share of a grading's work, for balancing lanes (judge.testing.lane_weight)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,10 @@ def load_suite(exercise: Exercise, suite: str, *, content_hash: str | None = Non
     for name, value in vars(module).items():
         if name.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
             title, title_zh = _titles(value.__doc__, name)
-            cases.append(CaseSpec(suite, name.removeprefix("test_"), title, title_zh, value))
+            weight = getattr(value, LANE_WEIGHT_ATTRIBUTE, 1.0)
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < float("inf"):
+                raise TypeError(f"{exercise.suite_path(suite)}: {name}'s lane weight must be a finite number above 0")
+            cases.append(CaseSpec(suite, name.removeprefix("test_"), title, title_zh, value, weight))
     budget = getattr(module, "BUDGET", BudgetDeclaration())
     if not isinstance(budget, BudgetDeclaration):
         raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.budget.BudgetDeclaration")

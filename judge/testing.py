@@ -53,6 +53,27 @@ def _seed_argument(check: str, seed: object) -> int:
     return seed
 
 
+LANE_WEIGHT_ATTRIBUTE = "lane_weight"
+
+
+def lane_weight(weight: float) -> Callable[[Callable], Callable]:
+    """Decorate a test function with how much of a grading's work it is, against 1 for a case
+    of ordinary size (a few milliseconds); a grading on several lanes balances them by it (see
+    :func:`judge.runner.lane_shares`). It never changes what a case checks or decides.
+
+    ``weight`` is a finite number above 0; anything else raises :class:`CheckMisuse` when the
+    suite is imported.
+    """
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < float("inf"):
+        raise CheckMisuse("lane_weight", "weight", "a finite number above 0", repr(weight))
+
+    def mark(function: Callable) -> Callable:
+        setattr(function, LANE_WEIGHT_ATTRIBUTE, float(weight))
+        return function
+
+    return mark
+
+
 def derive_seed(*parts: object) -> int:
     """A 53-bit seed from a master seed and names: stable across runs, machines and Python versions."""
     digest = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode(), digest_size=8).digest()
