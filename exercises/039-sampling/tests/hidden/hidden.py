@@ -32,6 +32,7 @@ from judge.checks import (
 )
 
 from judge.i18n import Bilingual
+from judge.testing import lane_weight
 
 from . import cases
 from .oracle import MISTAKES
@@ -125,6 +126,9 @@ def test_probs_float64(sub, ctx):
     _check_probs(sub, ctx, cases.float64_rows(), what="sampling_probs on float64 logits")
 
 
+# lane_weight: each heavy case's share of a grading's work against 1 for a case of a few ms (the
+# reference's case times on a quiet machine, rounded), so that two lanes split the work evenly.
+@lane_weight(10)
 def test_probs_large_vocabulary(sub, ctx):
     """sampling_probs: a 32 000-token Zipf-like vocabulary
 
@@ -133,6 +137,7 @@ def test_probs_large_vocabulary(sub, ctx):
     _check_probs(sub, ctx, cases.zipf_rows(), what="sampling_probs over 32 000 tokens")
 
 
+@lane_weight(2)
 def test_probs_real_logits(sub, ctx):
     """sampling_probs: a real language model's next-token logits
 
@@ -203,6 +208,7 @@ def test_sample_greedy(sub, ctx):
 
 # --- sample: distributions ----------------------------------------------------------------
 
+@lane_weight(26)
 def test_sample_mixed_rows(sub, ctx):
     """sample: eight rows with their own parameters follow their distributions
 
@@ -262,6 +268,7 @@ def _copies_share(draws: torch.Tensor, kind: int, copies: int, kinds: cases.Batc
     return ROWS_SHARE_DIAGNOSIS if agree > (1 + chance) / 2 else None
 
 
+@lane_weight(11)
 def test_sample_large_vocabulary(sub, ctx):
     """sample: a 32 000-token Zipf-like vocabulary
 
@@ -273,6 +280,7 @@ def test_sample_large_vocabulary(sub, ctx):
                  fit_rows=[0, 1, 2])
 
 
+@lane_weight(4)
 def test_sample_real_logits(sub, ctx):
     """sample: a real language model's next-token logits (a peaked head, a long tail)
 
@@ -320,6 +328,7 @@ def test_sample_top_k_edges(sub, ctx):
                  fit_rows=[0, 2, 3])
 
 
+@lane_weight(14)
 def test_single_draws(sub, ctx):
     """sample: num_samples=1, the call a decoder makes, follows every rule
 
@@ -371,6 +380,7 @@ def test_generator_seeds(sub, ctx):
     expect_different_under_seeds(ctx, first, other, batch.exact.probs, label="sample with two different seeds")
 
 
+@lane_weight(4)
 def test_default_generator(sub, ctx):
     """sample: with generator=None, torch.manual_seed decides the draws (at 1 and at 400 draws)
 
@@ -402,6 +412,7 @@ def test_default_generator(sub, ctx):
                                  diagnosis=DEFAULT_GENERATOR)
 
 
+@lane_weight(12)
 def test_extreme_uniforms(sub, ctx):
     """sample: correct when torch.rand returns exactly 0.0 or 0.99999994
 
@@ -471,6 +482,7 @@ def _bad_parameters() -> list[tuple[dict, str, str, Bilingual | None]]:
     ]
 
 
+@lane_weight(10)
 def test_bad_parameters(sub, ctx):
     """Bad parameters raise ValueError, scalar or per row, in every row
 
@@ -487,6 +499,7 @@ def test_bad_parameters(sub, ctx):
         sub.sample(logits, num_samples=0, generator=ctx.generator())
 
 
+@lane_weight(2)
 def test_bad_logits(sub, ctx):
     """Bad logits raise ValueError
 
