@@ -96,7 +96,9 @@ def create_app(
         broker = Broker(app_for(settings))
         site_workers = 0
     if launcher is None and site_workers > 0:
-        launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=site_workers)
+        launcher = launcher_for(
+            settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=min(site_workers * settings.lanes, 16)
+        )
     queue = GradingQueue(
         sessions,
         launcher if broker is None else None,
@@ -104,6 +106,7 @@ def create_app(
         max_code_bytes=settings.max_code_bytes,
         lease_s=settings.lease_s,
         broker=broker,
+        lanes=settings.lanes,
     )
     Services(
         settings=settings,

@@ -5,6 +5,7 @@
 | `DATABASE_URL` | `sqlite:///instance/probjudge.db` | any SQLAlchemy URL |
 | `SECRET_KEY` | generated once into `instance/secret_key` | signs sessions |
 | `PROBJUDGE_WORKERS` | 2 | grading workers in the site's process (`0`: none; `python -m web grade` grades) |
+| `PROBJUDGE_LANES` | 2 | learner processes one grading runs its test cases in at once (1 to 8); the sandbox gets `lanes` slots per grading thread |
 | `PROBJUDGE_LEASE_SECONDS` | 30 | a grading whose worker sent no heartbeat for this long is taken over by another |
 | `PROBJUDGE_SANDBOX` | `strict` | `strict` or `local` |
 | `PROBJUDGE_ALLOW_WEAKER_SANDBOX` | unset | `1`: fall back to `local` when strict is unavailable (logged loudly) |
@@ -26,6 +27,8 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 INSTANCE_DIR = PROJECT_ROOT / "instance"
+# A grading thread's learner processes at once; with 2 threads, 8 lanes fill the strict sandbox's 16 slots.
+MAX_LANES = 8
 
 
 def default_database_url() -> str:
@@ -46,6 +49,7 @@ class Settings:
     database_url: str
     secret_key: str
     workers: int = 2
+    lanes: int = 2
     sandbox: str = "strict"
     allow_weaker_sandbox: bool = False
     max_code_bytes: int = 64 * 1024
@@ -81,6 +85,9 @@ class Settings:
                 return False
             raise ValueError(f"{name} must be 1 or 0, got {raw!r}")
 
+        lanes = number("PROBJUDGE_LANES", 2, 1)
+        if lanes > MAX_LANES:
+            raise ValueError(f"PROBJUDGE_LANES must be at most {MAX_LANES}, got {lanes}")
         sandbox = env.get("PROBJUDGE_SANDBOX", "strict")
         if sandbox not in ("strict", "local"):
             raise ValueError(f"PROBJUDGE_SANDBOX must be 'strict' or 'local', got {sandbox!r}")
@@ -88,6 +95,7 @@ class Settings:
             database_url=env.get("DATABASE_URL") or default_database_url(),
             secret_key=env.get("SECRET_KEY") or _secret_key(INSTANCE_DIR),
             workers=number("PROBJUDGE_WORKERS", 2, 0),
+            lanes=lanes,
             sandbox=sandbox,
             allow_weaker_sandbox=flag("PROBJUDGE_ALLOW_WEAKER_SANDBOX", False),
             max_code_bytes=number("PROBJUDGE_MAX_CODE_BYTES", 64 * 1024, 1024),

@@ -57,11 +57,15 @@ def run_graders(workers: int | None = None, queues: str | None = None) -> int:
     upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
     try:
-        launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=count)
+        launcher = launcher_for(
+            settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=min(count * settings.lanes, 16)
+        )
     except RuntimeError as error:  # the sandbox refused: strict is unavailable and no fallback is allowed
         print(f"error: {error}", file=sys.stderr)
         return 2
-    queue = GradingQueue(session_factory(engine), launcher, workers=count, lease_s=settings.lease_s)
+    queue = GradingQueue(
+        session_factory(engine), launcher, workers=count, lease_s=settings.lease_s, lanes=settings.lanes
+    )
     stop = threading.Event()
 
     def _stop(_signum, _frame) -> None:

@@ -151,6 +151,7 @@ class GradingQueue:
         broker: Broker | None = None,
         kind: str = "threads",
         slots: int | None = None,
+        lanes: int = 1,
     ) -> None:
         self.sessions = sessions
         self.launcher = launcher
@@ -168,6 +169,11 @@ class GradingQueue:
         self.broker = broker
         self.kind = kind
         self.slots = slots if slots is not None else workers
+        # Learner processes per grading (judge.runner.grade's lanes), never more than the
+        # launcher's sandbox slots allow with every grading thread busy: a lane never waits for
+        # a slot another grading holds.
+        room = getattr(launcher, "slots", None)
+        self.lanes = max(1, min(lanes, room // max(self.slots, 1))) if isinstance(room, int) else max(1, lanes)
         self.graded = 0  # results this process wrote (its Grader row shows it)
         self._finished = threading.Condition()  # guards graded; notified when it grows
         self._waiting = threading.BoundedSemaphore(MAX_WAITING_REQUESTS)
@@ -611,7 +617,7 @@ class GradingQueue:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
         number, code = claim.exercise_number, claim.code
         assert number is not None and code is not None  # read by claim(), in its transaction
-        return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher)
+        return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher, lanes=self.lanes)
 
     def _store_internal_error(self, claim: Claim, reference: str) -> bool:
         with self.sessions() as session:

@@ -113,9 +113,17 @@ def worker_state(slots: int | None = None) -> _WorkerState:
             count = max(slots or settings.workers, 1)
             upgrade(settings.database_url)
             engine = make_engine(settings.database_url)
-            launcher = launcher_for(settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=count)
+            launcher = launcher_for(
+                settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=min(count * settings.lanes, 16)
+            )
             queue = GradingQueue(
-                session_factory(engine), launcher, workers=0, lease_s=settings.lease_s, kind="celery", slots=count
+                session_factory(engine),
+                launcher,
+                workers=0,
+                lease_s=settings.lease_s,
+                kind="celery",
+                slots=count,
+                lanes=settings.lanes,
             )
             queue.start_heartbeat()
             _state = _WorkerState(settings, engine, launcher, queue)

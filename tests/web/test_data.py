@@ -98,6 +98,11 @@ def test_settings_come_from_the_environment_with_clear_errors(tmp_path):
         Settings.from_environment({"SECRET_KEY": "k", "PROBJUDGE_WORKERS": "many"})
     with pytest.raises(ValueError, match="PROBJUDGE_SANDBOX"):
         Settings.from_environment({"SECRET_KEY": "k", "PROBJUDGE_SANDBOX": "none"})
+    assert settings.lanes == 2
+    assert Settings.from_environment({"SECRET_KEY": "k", "PROBJUDGE_LANES": "1"}).lanes == 1
+    for bad, problem in (("0", "must be at least 1"), ("9", "must be at most 8"), ("two", "must be an integer")):
+        with pytest.raises(ValueError, match=f"PROBJUDGE_LANES {problem}"):
+            Settings.from_environment({"SECRET_KEY": "k", "PROBJUDGE_LANES": bad})
 
 
 def test_create_user_command(database_url, project_root):

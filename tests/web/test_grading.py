@@ -102,6 +102,31 @@ def test_fifty_submissions_from_ten_users_all_graded_once(site, launcher):
     assert all(r.current.diagnosis == r.current.report_json["diagnosis"] for r in rows)
 
 
+def test_lanes_never_outnumber_the_sandbox_slots_of_a_grading_thread():
+    class FourSlots:
+        slots = 4
+
+    assert GradingQueue(None, FourSlots(), workers=2, lanes=2).lanes == 2
+    assert GradingQueue(None, FourSlots(), workers=2, lanes=3).lanes == 2
+    assert GradingQueue(None, FourSlots(), workers=4, lanes=2).lanes == 1
+    assert GradingQueue(None, FourSlots(), workers=0, slots=1, lanes=8).lanes == 4  # a Celery worker's threads
+    assert GradingQueue(None, LocalLauncher(), workers=2, lanes=3).lanes == 3  # no slots to share
+
+
+def test_a_grading_thread_judges_on_two_lanes(site, launcher):
+    queue = GradingQueue(site, launcher, workers=1, lanes=2)  # the fixture's 2 slots: room for both
+    assert queue.lanes == 2
+    _submit(site, queue, count=2)
+    queue.start()
+    try:
+        rows = _wait_until_done(site, 2)
+    finally:
+        queue.stop()
+    for row in rows:
+        assert row.current.verdict is Verdict.AC, row.current.report_json["message"]
+        assert row.current.report_json["timing"]["lanes"] == 2
+
+
 def test_a_rejudge_keeps_both_gradings_and_the_newest_is_current(site, launcher):
     queue = GradingQueue(site, launcher, workers=1)
     [submission_id] = _submit(site, queue)
