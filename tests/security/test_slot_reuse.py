@@ -1,0 +1,104 @@
+"""The attack suite on the end of a job and the reuse of its slot (strict, prepared jobs).
+
+A learner who wants to reach the next job in the same slot (or just keep running after its
+judging) has to leave something behind that the kill at the end of a job misses. These tests
+try what the kill could overlook, then check that nothing of the job is left and that the slot
+still serves a clean job.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from pathlib import Path
+
+import pytest
+
+from attack_support import LEVELS, kill_quietly, needs_strict, settled
+
+# Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
+pytestmark = pytest.mark.strict_sandbox
+
+SYS_EXIT = {"x86_64": 60, "aarch64": 93}.get(platform.machine())  # exit(2): the calling thread alone
+
+# A process whose main thread has ended while another thread runs on: its leader reads as a zombie
+# ("Z" in /proc/PID/stat) although the process is alive. A tree walk that skips zombies skips it.
+ZOMBIE_LEADER = f"""
+import ctypes
+import os
+import threading
+import time
+
+def spawn():
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()  # out of the worker's process group too
+        threading.Thread(target=time.sleep, args=(600,)).start()
+        ctypes.CDLL(None).syscall({SYS_EXIT}, 0)  # the main thread ends, the sleeping one does not
+    return pid
+"""
+
+
+def _stat(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return []
+
+
+def _running_threads(pid: int) -> int:
+    """How many threads of process ``pid`` still run (0: gone, or a plain zombie)."""
+    fields = _stat(pid)
+    if len(fields) < 18 or (fields[0] == "Z" and int(fields[17]) <= 1):
+        return 0
+    return int(fields[17])
+
+
+def _wait_for(condition, timeout_s: float = 20.0) -> bool:
+    """Whether ``condition()`` held within ``timeout_s`` (checked again and again; not a timing test)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _leaves_a_zombie_leader(launcher) -> None:
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+
+    process = LearnerProcess(LearnerSource(ZOMBIE_LEADER), launcher=launcher)
+    pid = 0
+    try:
+        pid = process.call("spawn", [], {}, timeout_s=30).value
+        assert _wait_for(lambda: _stat(pid)[:1] == ["Z"] and _running_threads(pid) >= 1), \
+            "the attack did not take: no zombie leader with a running thread"
+        process.close()
+        settled(launcher, None)
+        assert _wait_for(lambda: not _running_threads(pid)), "a process whose leader had ended outlived its job"
+    finally:
+        process.close()
+        if pid:
+            kill_quietly(pid)
+
+
+@pytest.mark.skipif(SYS_EXIT is None, reason="exit(2)'s number is not known for this machine")
+@pytest.mark.parametrize("level_launcher", LEVELS, indirect=True)
+def test_a_process_whose_main_thread_ended_does_not_outlive_its_job(level_launcher):
+    _leaves_a_zombie_leader(level_launcher)
+
+
+@needs_strict
+@pytest.mark.skipif(SYS_EXIT is None, reason="exit(2)'s number is not known for this machine")
+def test_without_cgroups_a_process_whose_main_thread_ended_does_not_outlive_its_job():
+    from judge.sandbox import cgroups
+    from judge.sandbox.strict import StrictLauncher
+
+    bare = StrictLauncher(slots=1)
+    bare.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
+    try:
+        _leaves_a_zombie_leader(bare)
+    finally:
+        bare.close()
