@@ -682,10 +682,25 @@ class StrictChild:
         """In the reaper: wait for the keeper, then remove the cgroups."""
         # The keeper ends only once every process below it has ended (the cgroup is empty then):
         # waiting for it is waiting for the whole tree, so no wait of our own before.
-        self._zygote.exit_status(self.pid, 10)
+        if self._zygote.exit_status(self.pid, KEEPER_EXIT_S) is None and not self._zygote.alive:
+            # The zygote died: nobody reports the keeper's end now, and it may still be killing
+            # the tree (without cgroups, nothing else does): watch /proc for its end instead.
+            deadline = time.monotonic() + KEEPER_EXIT_S
+            while _running(self.pid) and time.monotonic() < deadline:
+                time.sleep(0.005)
         self._zygote.forget(self.pid)
         if self._cgroup is not None:
             self._cgroup.remove()
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read()
+    except OSError:
+        return False
+    return fields[fields.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def _package_dirs() -> list[Path]:

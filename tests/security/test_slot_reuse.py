@@ -102,3 +102,47 @@ def test_without_cgroups_a_process_whose_main_thread_ended_does_not_outlive_its_
         _leaves_a_zombie_leader(bare)
     finally:
         bare.close()
+
+
+SPREADS = """
+import os
+import time
+
+def spread():
+    if os.fork() == 0:
+        os.setsid()  # out of the worker's process group: only the keeper (or a cgroup) kills it
+        time.sleep(600)
+        os._exit(0)
+    return os.getpid()
+"""
+
+
+@needs_strict
+def test_a_slot_comes_back_only_once_its_job_has_ended_even_when_the_zygote_died():
+    # The zygote reports a keeper's end; once it is gone, the reaper must not take the silence for
+    # an end (without cgroups, the keeper alone kills what left the process group).
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox import cgroups, keeper
+    from judge.sandbox.strict import StrictLauncher
+
+    from attack_support import alive, assert_judge_healthy
+
+    bare = StrictLauncher(slots=1)
+    bare.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
+    tree: list[int] = []
+    try:
+        process = LearnerProcess(LearnerSource(SPREADS), launcher=bare)
+        worker = process.call("spread", [], {}, timeout_s=30).value
+        tree = [process._proc.pid, worker, *(pid for pid, _ in keeper.descendants(process._proc.pid))]
+        assert len(tree) >= 3, tree
+        os.kill(bare.zygote.pid, 9)
+        assert _wait_for(lambda: not bare.zygote.alive)
+        process.close()
+        assert bare.settle() and bare.free_slots == 1
+        assert not [pid for pid in tree if alive(pid)], "a slot came back while its last job still ran"
+        assert_judge_healthy(bare)  # a new zygote, and every slot back
+    finally:
+        bare.close()
+        for pid in tree:
+            kill_quietly(pid)
