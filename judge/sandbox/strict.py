@@ -334,6 +334,7 @@ class StrictLauncher:
             self._running -= 1
             self._clean.append(slot)
             self._slot_lock.notify_all()
+        self._stop_zygote_if_closed(reaping=0)
 
     def _retire(self, job: StrictChild) -> None:
         """A killed job: no longer running; its slot comes back once the reaper is done with it."""
@@ -359,8 +360,20 @@ class StrictLauncher:
                         spare.slot = job._slot
                         self._spares[job._slot] = spare
                     self._clean.append(job._slot)
+                self._stop_zygote_if_closed(reaping=1)  # before settle() can return
+                with self._slot_lock:
                     self._reaping -= 1
                     self._slot_lock.notify_all()
+
+    def _stop_zygote_if_closed(self, *, reaping: int) -> None:
+        """After :meth:`close`, stop the zygote that a later launch started, once no job runs and
+        none but ``reaping`` (the caller's own) waits for the reaper: jobs launched after a
+        close (gradings under way) are served, and their zygote does not outlive them."""
+        with self._zygote_lock:  # a launch that finds the zygote stopped starts another one
+            with self._slot_lock:
+                idle = self._closing and not self._running and self._reaping <= reaping
+            if idle and self.zygote.alive:
+                self.zygote.close()
 
     def _running_zygote(self) -> Zygote:
         """The zygote, started anew when the last one died (it is per launcher, never shared)."""
@@ -510,7 +523,8 @@ class StrictLauncher:
 
     def close(self) -> None:
         """Let the reaper finish the released jobs, end the prepared ones, then stop the zygote
-        (jobs still running end with their lifelines, not with it)."""
+        (jobs still running end with their lifelines, not with it). A launch after it (a grading
+        still under way) starts a zygote again, which stops once no job runs or waits for reaping."""
         self._closing = True
         self.settle()
         with self._slot_lock:

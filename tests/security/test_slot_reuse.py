@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from judge.exercise import resolve
+from judge.runner import judge_file
+from judge.verdicts import Verdict
+
 from attack_support import LEVELS, kill_quietly, needs_strict, settled
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
@@ -146,3 +150,44 @@ def test_a_slot_comes_back_only_once_its_job_has_ended_even_when_the_zygote_died
         bare.close()
         for pid in tree:
             kill_quietly(pid)
+
+
+@needs_strict
+def test_gradings_under_way_when_the_launcher_closes_go_on_and_leave_no_zygote_behind():
+    # A careless deployer closes the launcher while gradings run (a grader stopping with a long
+    # grading under way): the job running goes on, the next case's launch is served, and the
+    # zygote started for it ends with it instead of living as long as the judge.
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox.strict import StrictLauncher
+
+    from attack_support import alive
+
+    own = StrictLauncher(slots=1)
+    zygotes = [own.zygote]
+    try:
+        running = LearnerProcess(LearnerSource(SPREADS), launcher=own)
+        own.close()
+        assert not zygotes[0].alive
+        running.call("spread", [], {}, timeout_s=30)  # launched before the close: it goes on
+        running.close()
+        exercise = resolve("39")
+        report = judge_file(exercise, exercise.reference_path, seed=3, suites=("public",), launcher=own)
+        assert report.verdict is Verdict.AC, report.message
+        zygotes.append(own.zygote)
+        assert zygotes[1] is not zygotes[0]
+        assert own.settle() and own.free_slots == 1
+        assert not zygotes[1].alive, "a zygote started after close() outlived its jobs"
+        uids = range(own.base_id, own.base_id + 16)
+        assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _owner(p) in uids and alive(int(p.name))]
+    finally:
+        own.close()
+        for zygote in zygotes:
+            zygote.close()
+
+
+def _owner(proc: Path) -> int:
+    try:
+        return proc.stat().st_uid
+    except OSError:
+        return -1
