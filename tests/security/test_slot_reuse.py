@@ -19,7 +19,7 @@ from judge.exercise import resolve
 from judge.runner import judge_file
 from judge.verdicts import Verdict
 
-from attack_support import LEVELS, kill_quietly, needs_strict, settled
+from attack_support import LEVELS, alive, kill_quietly, needs_strict, settled
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
@@ -130,7 +130,7 @@ def test_a_slot_comes_back_only_once_its_job_has_ended_even_when_the_zygote_died
     from judge.sandbox import cgroups, keeper
     from judge.sandbox.strict import StrictLauncher
 
-    from attack_support import alive, assert_judge_healthy
+    from attack_support import assert_judge_healthy
 
     bare = StrictLauncher(slots=1)
     bare.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
@@ -161,8 +161,6 @@ def test_gradings_under_way_when_the_launcher_closes_go_on_and_leave_no_zygote_b
     from judge.process import LearnerProcess
     from judge.sandbox.strict import StrictLauncher
 
-    from attack_support import alive
-
     own = StrictLauncher(slots=1)
     zygotes = [own.zygote]
     try:
@@ -191,3 +189,49 @@ def _owner(proc: Path) -> int:
         return proc.stat().st_uid
     except OSError:
         return -1
+
+
+@needs_strict
+def test_a_prepared_job_that_answers_too_late_serves_nothing(monkeypatch):
+    # A prepared worker got the job's pipes but its answer came too late (a stalled machine); the
+    # launch then starts the job anew on the same pipes. The late one must not read them (it would
+    # take the job's source): the judge's end of its socket is closed first, so its answer fails
+    # and it ends before it serves.
+    import functools
+    import signal
+
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox import strict
+
+    own = strict.StrictLauncher(slots=1)
+    try:
+        first = LearnerProcess(LearnerSource(SPREADS), launcher=own)
+        slot = first._proc._slot
+        first.close()
+        assert own.settle()
+        spare = own._spares[slot]
+        spare.confirm()
+        os.kill(spare.worker, signal.SIGSTOP)  # it will not answer in time
+        monkeypatch.setattr(strict.PreparedJob, "start",
+                            functools.partialmethod(strict.PreparedJob.start, timeout_s=0.5))
+        discard = strict.PreparedJob.discard
+
+        def late_discard(job):  # it wakes up before the keeper kills it
+            os.kill(job.worker, signal.SIGCONT)
+            time.sleep(0.5)
+            discard(job)
+
+        monkeypatch.setattr(strict.PreparedJob, "discard", late_discard)
+        own._clean.sort(key=lambda s: s != slot)  # the next launch takes the stopped one's slot
+        process = LearnerProcess(LearnerSource(SPREADS), launcher=own, load_timeout_s=5)
+        try:
+            assert process._proc.worker != spare.worker
+            assert process.call("spread", [], {}, timeout_s=5).value == process._proc.worker
+        finally:
+            process.close()
+        monkeypatch.undo()
+        assert own.settle() and own.free_slots == 1
+        assert not alive(spare.worker)
+    finally:
+        own.close()
