@@ -111,3 +111,65 @@ def test_closing_the_launcher_ends_its_prepared_jobs():
     finally:
         own.close()
     assert not [pid for pid in workers if alive(pid)]
+
+
+SETTINGS = """
+import os
+import resource
+import signal
+import stat
+import tempfile
+
+import torch
+
+def settings():
+    fds = {}
+    for fd in range(1024):
+        try:
+            fds[fd] = stat.S_IFMT(os.fstat(fd).st_mode)
+        except OSError:
+            pass
+    limits = {name: str(resource.getrlimit(getattr(resource, name)))
+              for name in dir(resource) if name.startswith("RLIMIT_")}
+    handlers = {sig.name: str(signal.getsignal(sig))
+                for sig in signal.valid_signals() if isinstance(sig, signal.Signals)}
+    umask = os.umask(0o22)
+    os.umask(umask)
+    return {"fd kinds": sorted(fds.values()), "stdout is stderr": os.path.sameopenfile(1, 2),
+            "limits": limits, "handlers": handlers,
+            "blocked": sorted(map(int, signal.pthread_sigmask(signal.SIG_BLOCK, []))),
+            "umask": umask, "cwd": os.getcwd(), "environment": dict(os.environ), "tempdir": tempfile.gettempdir(),
+            "ids": [os.getresuid(), os.getresgid(), os.getgroups()], "threads": torch.get_num_threads(),
+            "session leader": os.getsid(0) == os.getpid(), "group leader": os.getpgid(0) == os.getpid(),
+            "seed": str(torch.initial_seed())}
+"""
+
+
+@needs_strict
+def test_a_prepared_job_runs_under_the_same_settings_as_a_job_started_at_its_launch():
+    # What a verdict could depend on (limits, signals, descriptors, environment, identity) is the
+    # same whichever way the job started; only the seeds differ, as between any two jobs.
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)
+    try:
+        seen, spares = [], []
+        for _ in range(2):  # the first starts at its launch, the second was prepared
+            process = LearnerProcess(LearnerSource(SETTINGS), launcher=own)
+            try:
+                value = process.call("settings", [], {}, timeout_s=30).value
+                seen.append((process._proc._slot, process._proc.worker, value))
+            finally:
+                process.close()
+            assert own.settle()
+            own._clean.sort(key=lambda slot: slot != seen[0][0])  # the same slot, hence the same uid
+            spares.append(own._spares[seen[0][0]])
+            spares[-1].confirm()
+        (fresh_slot, _, fresh), (prepared_slot, worker, prepared) = seen
+        assert fresh_slot == prepared_slot and worker == spares[0].worker, "the launch did not use the prepared job"
+        assert fresh.pop("seed") != prepared.pop("seed")
+        assert fresh == prepared
+    finally:
+        own.close()
