@@ -8,6 +8,7 @@ of its own, nothing of an earlier job.
 
 from __future__ import annotations
 
+import stat
 
 import pytest
 
@@ -120,6 +121,7 @@ import signal
 import stat
 import tempfile
 
+import numpy
 import torch
 
 def settings():
@@ -141,14 +143,19 @@ def settings():
             "umask": umask, "cwd": os.getcwd(), "environment": dict(os.environ), "tempdir": tempfile.gettempdir(),
             "ids": [os.getresuid(), os.getresgid(), os.getgroups()], "threads": torch.get_num_threads(),
             "session leader": os.getsid(0) == os.getpid(), "group leader": os.getpgid(0) == os.getpid(),
-            "seed": str(torch.initial_seed())}
+            "seed": str(torch.initial_seed()), "numpy seeded from 32 bits": _from_32_bits(numpy.random.get_state()[1])}
+
+def _from_32_bits(key):
+    # MT19937 seeded with one 32-bit integer: each word of its key follows from the one before.
+    return int(key[1]) == (1812433253 * (int(key[0]) ^ (int(key[0]) >> 30)) + 1) & 0xFFFFFFFF
 """
 
 
 @needs_strict
 def test_a_prepared_job_runs_under_the_same_settings_as_a_job_started_at_its_launch():
     # What a verdict could depend on (limits, signals, descriptors, environment, identity) is the
-    # same whichever way the job started; only the seeds differ, as between any two jobs.
+    # same whichever way the job started; only the seeds differ, as between any two jobs. Neither
+    # holds a socket (the judge's, or the zygote's).
     from judge.learner import LearnerSource
     from judge.process import LearnerProcess
     from judge.sandbox.strict import StrictLauncher
@@ -170,6 +177,10 @@ def test_a_prepared_job_runs_under_the_same_settings_as_a_job_started_at_its_lau
         (fresh_slot, _, fresh), (prepared_slot, worker, prepared) = seen
         assert fresh_slot == prepared_slot and worker == spares[0].worker, "the launch did not use the prepared job"
         assert fresh.pop("seed") != prepared.pop("seed")
+        # numpy's global generator as a fresh process seeds it (from more than 32 bits of entropy:
+        # with 2**32 seeds, two jobs in some 77 000 would draw the same numbers)
+        assert not fresh["numpy seeded from 32 bits"]
+        assert stat.S_IFSOCK not in fresh["fd kinds"]
         assert fresh == prepared
     finally:
         own.close()
