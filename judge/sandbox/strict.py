@@ -567,8 +567,11 @@ class PreparedJob:
     def start(self, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S) -> None:
         """Hand the worker the job's three descriptors (request read end, result write end,
         output write end) once it is confined (at once, mostly: it was asked for a grading ago).
-        Raises :class:`SandboxFailure` where a layer failed or the worker is gone."""
+        Raises :class:`SandboxFailure` where a layer failed, or the worker or its keeper is gone."""
         self.confirm(timeout_s)
+        if self.pid and self.zygote.exit_status(self.pid, 0) is not None:
+            # Killed from outside: its worker would serve the job with nobody to end its tree.
+            raise SandboxFailure("the sandbox's prepared process did not start", "its keeper has ended")
         try:
             socket.send_fds(self.direct, [b'{"op": "start"}'], fds)
             self.direct.settimeout(timeout_s)

@@ -184,3 +184,33 @@ def test_a_prepared_job_runs_under_the_same_settings_as_a_job_started_at_its_lau
         assert fresh == prepared
     finally:
         own.close()
+
+
+@needs_strict
+@pytest.mark.parametrize("ending", ["worker", "keeper"])
+def test_a_prepared_job_that_died_is_discarded_and_the_job_starts_as_ever(ending):
+    # Killed from outside while it waits (the OOM killer, an operator): a worker without its keeper
+    # must not serve the job (nobody would end its tree), a dead worker cannot.
+    import os
+    import signal
+
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)
+    try:
+        _, _, slot = _run(own)
+        assert own.settle()
+        spare = own._spares[slot]
+        spare.confirm()
+        os.kill(spare.worker if ending == "worker" else spare.pid, signal.SIGKILL)
+        if ending == "keeper":  # the zygote reports it (a keeper's end is how the judge knows of it)
+            assert own.zygote.exit_status(spare.pid, 10) is not None
+        own._clean.sort(key=lambda s: s != slot)  # the next launch takes the dead one's slot
+        seen, worker, again = _run(own)
+        assert again == slot and worker != spare.worker
+        assert seen["files"] == []
+        assert own.settle() and own.free_slots == 1
+        assert not alive(spare.worker) and not alive(spare.pid)
+        assert spare.cgroup is None or not any(d.exists() for d in spare.cgroup.dirs)
+    finally:
+        own.close()
