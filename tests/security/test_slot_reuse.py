@@ -235,3 +235,32 @@ def test_a_prepared_job_that_answers_too_late_serves_nothing(monkeypatch):
         assert not alive(spare.worker)
     finally:
         own.close()
+
+
+# --- the way a job ends: no core dump ---
+
+DUMPABLE = """
+import ctypes
+
+def dumpable():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+    return libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+"""
+
+
+@needs_strict
+def test_a_job_cannot_make_itself_dumpable_again(launcher):
+    # Where the host's core_pattern is a pipe (systemd-coredump, apport), RLIMIT_CORE = 0 stops
+    # nothing: a dumpable job that dies of SIGSEGV (or SIGXCPU at its CPU limit) hands its whole
+    # memory to a root helper, outside its cgroup, onto the host's disk. Dropping to the slot's
+    # uid made the worker non-dumpable; it must stay so.
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+
+    process = LearnerProcess(LearnerSource(DUMPABLE), launcher=launcher)
+    try:
+        assert process.call("dumpable", [], {}, timeout_s=30).value == 0
+    finally:
+        process.close()
+    settled(launcher, None)
