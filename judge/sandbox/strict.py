@@ -369,6 +369,8 @@ class StrictLauncher:
         """After :meth:`close`, stop the zygote that a later launch started, once no job runs and
         none but ``reaping`` (the caller's own) waits for the reaper: jobs launched after a
         close (gradings under way) are served, and their zygote does not outlive them."""
+        if not self._closing:
+            return  # the common case: no lock (a launch may hold it while a zygote starts)
         with self._zygote_lock:  # a launch that finds the zygote stopped starts another one
             with self._slot_lock:
                 idle = self._closing and not self._running and self._reaping <= reaping
