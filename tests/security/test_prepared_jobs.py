@@ -214,3 +214,67 @@ def test_a_prepared_job_that_died_is_discarded_and_the_job_starts_as_ever(ending
         assert spare.cgroup is None or not any(d.exists() for d in spare.cgroup.dirs)
     finally:
         own.close()
+
+
+LEAVES = """
+import ctypes
+import os
+
+PLACES = [".", os.environ.get("HOME", "."), os.environ.get("TMPDIR", "."), "/tmp", "/var/tmp", "/dev/shm",
+          "/tmp/probjudge-slots", "/run", "/dev/mqueue"]
+KEY = 0x706A6B31  # a SysV shared memory key
+
+def leave(mark):
+    libc = ctypes.CDLL(None, use_errno=True)
+    left = [place for place in PLACES if _write(os.path.join(place, "pj-left-" + mark))]
+    segment = libc.shmget(KEY, 4096, 0o1666)  # IPC_CREAT | 0666
+    return {"files": left, "shm": segment >= 0}
+
+def find(mark):
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = [place for place in PLACES if os.path.exists(os.path.join(place, "pj-left-" + mark))]
+    return {"files": found, "shm": libc.shmget(KEY, 0, 0) >= 0}
+
+def _write(path):
+    try:
+        with open(path, "w") as mark:
+            mark.write("x")
+        return True
+    except OSError:
+        return False
+"""
+
+
+@needs_strict
+def test_nothing_a_job_leaves_anywhere_reaches_the_next_job_of_its_slot():
+    # Files in every place a job might write, and a SysV shared memory segment: the next job of
+    # the same slot (same uid, a job prepared there) finds none of them.
+    import secrets
+
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+    from judge.sandbox.strict import StrictLauncher
+
+    own = StrictLauncher(slots=1)
+    mark = secrets.token_hex(4)
+    try:
+        first = LearnerProcess(LearnerSource(LEAVES), launcher=own)
+        try:
+            slot = first._proc._slot
+            left = first.call("leave", [mark], {}, timeout_s=30).value
+        finally:
+            first.close()
+        assert own.settle()
+        assert left["files"] and left["shm"], left  # the job could write its scratch, and make a segment
+        own._clean.sort(key=lambda s: s != slot)
+        spare = own._spares[slot]
+        spare.confirm()
+        second = LearnerProcess(LearnerSource(LEAVES), launcher=own)
+        try:
+            assert (second._proc._slot, second._proc.worker) == (slot, spare.worker)
+            assert second.call("find", [mark], {}, timeout_s=30).value == {"files": [], "shm": False}
+        finally:
+            second.close()
+        assert own.settle() and own.free_slots == 1
+    finally:
+        own.close()
