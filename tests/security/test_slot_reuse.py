@@ -264,3 +264,46 @@ def test_a_job_cannot_make_itself_dumpable_again(launcher):
     finally:
         process.close()
     settled(launcher, None)
+
+
+LEAVES_ITS_CGROUP = """
+import glob
+import os
+
+def leave():
+    moved = []
+    targets = ["/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/memory/cgroup.procs", "/sys/fs/cgroup/pids/cgroup.procs",
+               "/sys/fs/cgroup/cpuacct/cgroup.procs", "/sys/fs/cgroup/memory/probjudge/cgroup.procs",
+               "/sys/fs/cgroup/pids/probjudge/cgroup.procs", "/sys/fs/cgroup/probjudge/cgroup.procs"]
+    try:
+        targets += glob.glob("/sys/fs/cgroup/*/probjudge/*/cgroup.procs")
+    except OSError:
+        pass
+    for target in targets:
+        for name in ("cgroup.procs", "tasks"):
+            try:
+                with open(os.path.join(os.path.dirname(target), name), "w") as procs:
+                    procs.write(str(os.getpid()))
+                moved.append(target)
+            except OSError:
+                pass
+    try:
+        os.mkdir("/sys/fs/cgroup/memory/probjudge/escape")
+        moved.append("made a cgroup")
+    except OSError:
+        pass
+    return moved
+"""
+
+
+@needs_strict
+def test_a_job_cannot_leave_its_cgroup(launcher):
+    from judge.learner import LearnerSource
+    from judge.process import LearnerProcess
+
+    process = LearnerProcess(LearnerSource(LEAVES_ITS_CGROUP), launcher=launcher)
+    try:
+        assert process.call("leave", [], {}, timeout_s=30).value == []
+    finally:
+        process.close()
+    settled(launcher, None)
