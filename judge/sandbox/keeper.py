@@ -187,7 +187,12 @@ def _kill_descendants(deadline_s: float = KILL_DEADLINE_S, wake_read: int | None
 
 
 def descendants(root: int) -> list[tuple[int, bool]]:
-    """Every descendant of ``root`` as ``(pid, is_zombie)``, from ``/proc`` (no other source is portable)."""
+    """Every descendant of ``root`` as ``(pid, is_zombie)``, from ``/proc`` (no other source is portable).
+
+    A zombie is a process that has ended entirely. One whose main thread alone has ended (the
+    ``exit`` system call, not ``exit_group``) also reads as ``Z`` while its other threads run on:
+    it is not a zombie here, so that it is killed like any other.
+    """
     children: dict[int, list[tuple[int, bool]]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -200,7 +205,9 @@ def descendants(root: int) -> list[tuple[int, bool]]:
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
         after = fields[fields.rfind(b")") + 2 :].split()
         if len(after) >= 2:
-            children.setdefault(int(after[1]), []).append((int(entry.name), after[0] == b"Z"))
+            # Field 20 of stat (num_threads): above 1 for a "Z" leader whose other threads still run.
+            ended = after[0] == b"Z" and (len(after) < 18 or int(after[17]) <= 1)
+            children.setdefault(int(after[1]), []).append((int(entry.name), ended))
     found, pending = [], [root]
     while pending:
         for child in children.get(pending.pop(), []):

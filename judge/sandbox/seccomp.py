@@ -7,7 +7,7 @@ an unprivileged process root inside it), mounts, tracing other processes, loadin
 io_uring (it opens files on the process's behalf), and changing identity. ``fallocate`` and
 ``memfd_create`` are refused too: ``fallocate(FALLOC_FL_KEEP_SIZE)`` reserves space that
 ``RLIMIT_FSIZE`` does not count, and a memfd is memory outside every file-size limit; Python and
-torch need neither.
+torch need neither. So is ``prctl(PR_SET_DUMPABLE)``: a job stays unable to dump core.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ DENIED = (
 CLONE_NEWUSER = 0x10000000
 CLONE_NAMESPACES = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET (with NEWTIME below)
 CLONE_NEWTIME = 0x00000080
+PR_SET_DUMPABLE = 4
 
 
 class SeccompUnavailable(RuntimeError):
@@ -107,6 +108,10 @@ def build_filter() -> Any:
     rules.add_rule(refused, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER))
     for flag in (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x20000000, 0x40000000, CLONE_NEWTIME):
         rules.add_rule(refused, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    # A job made dumpable again would dump its whole memory on SIGSEGV or SIGXCPU to a host whose
+    # core_pattern is a pipe (systemd-coredump, apport): RLIMIT_CORE does not bind those, the
+    # non-dumpable state that dropping to the slot's uid gave it does.
+    rules.add_rule(refused, "prctl", seccomp.Arg(0, seccomp.EQ, PR_SET_DUMPABLE))
     try:
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     except (RuntimeError, ValueError, OSError):

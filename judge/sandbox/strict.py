@@ -334,6 +334,7 @@ class StrictLauncher:
             self._running -= 1
             self._clean.append(slot)
             self._slot_lock.notify_all()
+        self._stop_zygote_if_closed(reaping=0)
 
     def _retire(self, job: StrictChild) -> None:
         """A killed job: no longer running; its slot comes back once the reaper is done with it."""
@@ -359,8 +360,22 @@ class StrictLauncher:
                         spare.slot = job._slot
                         self._spares[job._slot] = spare
                     self._clean.append(job._slot)
+                self._stop_zygote_if_closed(reaping=1)  # before settle() can return
+                with self._slot_lock:
                     self._reaping -= 1
                     self._slot_lock.notify_all()
+
+    def _stop_zygote_if_closed(self, *, reaping: int) -> None:
+        """After :meth:`close`, stop the zygote that a later launch started, once no job runs and
+        none but ``reaping`` (the caller's own) waits for the reaper: jobs launched after a
+        close (gradings under way) are served, and their zygote does not outlive them."""
+        if not self._closing:
+            return  # the common case: no lock (a launch may hold it while a zygote starts)
+        with self._zygote_lock:  # a launch that finds the zygote stopped starts another one
+            with self._slot_lock:
+                idle = self._closing and not self._running and self._reaping <= reaping
+            if idle and self.zygote.alive:
+                self.zygote.close()
 
     def _running_zygote(self) -> Zygote:
         """The zygote, started anew when the last one died (it is per launcher, never shared)."""
@@ -510,7 +525,8 @@ class StrictLauncher:
 
     def close(self) -> None:
         """Let the reaper finish the released jobs, end the prepared ones, then stop the zygote
-        (jobs still running end with their lifelines, not with it)."""
+        (jobs still running end with their lifelines, not with it). A launch after it (a grading
+        still under way) starts a zygote again, which stops once no job runs or waits for reaping."""
         self._closing = True
         self.settle()
         with self._slot_lock:
@@ -553,8 +569,11 @@ class PreparedJob:
     def start(self, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S) -> None:
         """Hand the worker the job's three descriptors (request read end, result write end,
         output write end) once it is confined (at once, mostly: it was asked for a grading ago).
-        Raises :class:`SandboxFailure` where a layer failed or the worker is gone."""
+        Raises :class:`SandboxFailure` where a layer failed, or the worker or its keeper is gone."""
         self.confirm(timeout_s)
+        if self.pid and self.zygote.exit_status(self.pid, 0) is not None:
+            # Killed from outside: its worker would serve the job with nobody to end its tree.
+            raise SandboxFailure("the sandbox's prepared process did not start", "its keeper has ended")
         try:
             socket.send_fds(self.direct, [b'{"op": "start"}'], fds)
             self.direct.settimeout(timeout_s)
@@ -682,10 +701,25 @@ class StrictChild:
         """In the reaper: wait for the keeper, then remove the cgroups."""
         # The keeper ends only once every process below it has ended (the cgroup is empty then):
         # waiting for it is waiting for the whole tree, so no wait of our own before.
-        self._zygote.exit_status(self.pid, 10)
+        if self._zygote.exit_status(self.pid, KEEPER_EXIT_S) is None and not self._zygote.alive:
+            # The zygote died: nobody reports the keeper's end now, and it may still be killing
+            # the tree (without cgroups, nothing else does): watch /proc for its end instead.
+            deadline = time.monotonic() + KEEPER_EXIT_S
+            while _running(self.pid) and time.monotonic() < deadline:
+                time.sleep(0.005)
         self._zygote.forget(self.pid)
         if self._cgroup is not None:
             self._cgroup.remove()
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read()
+    except OSError:
+        return False
+    return fields[fields.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def _package_dirs() -> list[Path]:
