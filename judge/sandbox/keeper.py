@@ -186,6 +186,16 @@ def _kill_descendants(deadline_s: float = KILL_DEADLINE_S, wake_read: int | None
     reap()
 
 
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read()
+    except OSError:
+        return False
+    return fields[fields.rfind(b")") + 2 :][:1] != b"Z"
+
+
 def descendants(root: int) -> list[tuple[int, bool]]:
     """Every descendant of ``root`` as ``(pid, is_zombie)``, from ``/proc`` (no other source is portable).
 

@@ -393,7 +393,7 @@ class _WarmLocalChild:
             return
         if not self._server.alive:  # nobody reports the keeper's end now: watch /proc for it
             deadline = time.monotonic() + KEEPER_EXIT_S
-            while _running(self.pid) and time.monotonic() < deadline:
+            while keeper.running(self.pid) and time.monotonic() < deadline:
                 time.sleep(0.01)
         try:  # the keeper is stuck: its process group at least (its session, its worker's too)
             os.killpg(self.pid, signal.SIGKILL)
@@ -415,16 +415,6 @@ class _WarmLocalChild:
         finally:
             self._server.forget(self.pid)
             self._scratch.cleanup()
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read()
-    except OSError:
-        return False
-    return fields[fields.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def child_environment(home: str) -> dict[str, str]:

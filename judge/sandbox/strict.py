@@ -705,21 +705,11 @@ class StrictChild:
             # The zygote died: nobody reports the keeper's end now, and it may still be killing
             # the tree (without cgroups, nothing else does): watch /proc for its end instead.
             deadline = time.monotonic() + KEEPER_EXIT_S
-            while _running(self.pid) and time.monotonic() < deadline:
+            while keeper.running(self.pid) and time.monotonic() < deadline:
                 time.sleep(0.005)
         self._zygote.forget(self.pid)
         if self._cgroup is not None:
             self._cgroup.remove()
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie is not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read()
-    except OSError:
-        return False
-    return fields[fields.rfind(b")") + 2 :][:1] != b"Z"
 
 
 def _package_dirs() -> list[Path]:
