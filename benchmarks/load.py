@@ -2,7 +2,7 @@
 """A warm site against a fresh process: verdict latency, throughput, and where one grading's time goes.
 
     .venv/bin/python benchmarks/load.py [--cli-runs 5] [--cli-pairs 3] [--latency 10] [--burst 120]
-                                        [--split 10] [--quick] [--json PATH]
+                                        [--split 10] [--lanes 2] [--quick] [--json PATH]
 
 Everything is exercise 39's reference, loopback only, bounded in count and time (``TIME_CAP_S``).
 
@@ -10,13 +10,15 @@ Everything is exercise 39's reference, loopback only, bounded in count and time 
     run as a new process, ``--cli-runs`` times one after the other (median wall clock); then
     ``--cli-pairs`` rounds of two such processes at once (gradings per minute).
 (b) **The site, warm**: ``python -m web serve`` on SQLite with two grading threads in its process
-    (the default deployment) under the strict sandbox where this machine offers it. After a warm-up
+    (the default deployment), each grading on ``--lanes`` learner processes (``PROBJUDGE_LANES``,
+    default 2 as on a site) under the strict sandbox where this machine offers it. After a warm-up
     (every grading thread judges twice), ``--latency`` submissions one after the other, each timed
     from the POST to the answer of a GET of the submission through the API that waits for its
     verdict (``?wait=30``, what the page and ``practice/judge.py submit`` do): median. Then
     ``--burst`` submissions handed in at once (3 per learner):
     gradings per minute from the first submission's creation to the last verdict.
-(c) **One grading, split**: after the site stops, ``--split`` more gradings of the same submission,
+(c) **One grading, split**: after the site stops, ``--split`` more gradings of the same submission
+    on one lane (so that the parts add up to its wall time),
     claimed, judged and written in this process by the grading queue's own methods (the ones the
     site's workers call), with the same sandbox. The database's share is the claim plus the
     write; the report's ``timing`` splits the rest into learner start, the learner's functions,
@@ -62,6 +64,7 @@ class Figures:
     cli_s: list[float] = field(default_factory=list)
     cli_pairs_per_minute: float = 0.0
     sandbox: str = ""
+    lanes: int = 2
     latency_s: list[float] = field(default_factory=list)
     burst_per_minute: float = 0.0
     burst_p50_s: float = 0.0
@@ -212,7 +215,8 @@ def split_one_grading(database_url: str, submission_id: int, sandbox: str, runs:
 
 def site(figures: Figures, folder: Path, args: argparse.Namespace) -> None:
     """(b) and (c): the warm site's latency and burst, then one grading split."""
-    stack = Stack(folder, fresh_database(None, folder), graders=0, site_workers=2, lease_s=60)
+    stack = Stack(folder, fresh_database(None, folder), graders=0, site_workers=2, lease_s=60, lanes=args.lanes)
+    figures.lanes = args.lanes
     stack.start()
     code = _reference().read_text()
     try:
@@ -238,13 +242,14 @@ def report(figures: Figures, args: argparse.Namespace) -> bool:
         f"two at a time: {figures.cli_pairs_per_minute:.1f} per minute"
     )
     print(
-        f"(b) warm site ({figures.sandbox} sandbox, SQLite, 2 grading threads): submission to verdict through "
+        f"(b) warm site ({figures.sandbox} sandbox, SQLite, 2 grading threads of {figures.lanes} lane(s) each): "
+        "submission to verdict through "
         f"the API, median {figures.latency_median_s * 1000:.0f} ms over {len(figures.latency_s)} "
         f"(min {min(figures.latency_s) * 1000:.0f}, max {max(figures.latency_s) * 1000:.0f}; one GET with "
         f"?wait=30); {args.burst} at once: {figures.burst_per_minute:.1f} per minute "
         f"(median latency {figures.burst_p50_s:.1f} s)"
     )
-    print(f"(c) one grading, median of {args.split}, {split['grading_ms']:.0f} ms from claim to result:")
+    print(f"(c) one grading on one lane, median of {args.split}, {split['grading_ms']:.0f} ms from claim to result:")
     labels = {
         "database_ms": "database (claim + result, two transactions)",
         "start_ms": "learner process start and load",
@@ -278,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=int, default=120, help="submissions handed in at once (default 120)")
     parser.add_argument("--split", type=int, default=10, help="gradings split into parts (default 10)")
     parser.add_argument(
+        "--lanes", type=int, default=2, help="the site's PROBJUDGE_LANES in (b) (default 2, the site's default)"
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="3 CLI runs, 2 pairs, 6 latencies, a burst of 60, 6 splits"
     )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
@@ -289,7 +297,10 @@ def main(argv: list[str] | None = None) -> int:
             min(args.latency, 6),
         )
         args.burst, args.split = min(args.burst, 60), min(args.split, 6)
-    if min(args.cli_runs, args.cli_pairs, args.latency, args.burst, args.split) < 1 or args.burst > 3 * LEARNERS:
+    if (
+        min(args.cli_runs, args.cli_pairs, args.latency, args.burst, args.split, args.lanes) < 1
+        or args.burst > 3 * LEARNERS
+    ):
         parser.error(f"every count must be at least 1, and --burst at most {3 * LEARNERS}")
     figures = Figures(machine=machine())
     figures.cli_s = fresh_cli(args.cli_runs)

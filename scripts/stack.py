@@ -174,6 +174,7 @@ class Stack:
     sweep_s: int = 1
     sleep_s: float = 0.2
     sandbox: str | None = None  # None: strict where it can run, else local
+    lanes: int | None = None  # PROBJUDGE_LANES for every process; None: the settings' default
     processes: list[Process] = field(default_factory=list)
     grader_processes: list[Process] = field(default_factory=list)
     port: int = 0
@@ -198,6 +199,8 @@ class Stack:
         )
         if self.broker_url:
             env["PROBJUDGE_BROKER_URL"] = self.broker_url
+        if self.lanes is not None:
+            env["PROBJUDGE_LANES"] = str(self.lanes)
         return env
 
     def start(self) -> Stack:
