@@ -58,6 +58,11 @@ def teaches_anything(session: Session, user: User | None) -> bool:
     )
 
 
+# Built once: a fresh aliased() per call costs SQLAlchemy about 1.5 ms of adapting the query
+# before its compiled form can be found in the cache again.
+_TEACHER, _LEARNER = aliased(Membership), aliased(Membership)
+
+
 def teaches_author_of(session: Session, viewer: User | None, submission: Submission) -> bool:
     """Whether ``viewer`` may see ``submission`` as an instructor (full hidden messages, seeds):
     an admin, or an instructor of a course in which its author is a learner and whose
@@ -66,7 +71,7 @@ def teaches_author_of(session: Session, viewer: User | None, submission: Submiss
         return False
     if is_admin(viewer):
         return True
-    teacher, learner = aliased(Membership), aliased(Membership)
+    teacher, learner = _TEACHER, _LEARNER
     query = select(
         exists()
         .where(
