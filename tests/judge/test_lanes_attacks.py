@@ -124,20 +124,17 @@ def test_a_progress_callback_sees_every_case_once(six, learner_file, warm):
     assert report.verdict is Verdict.AC and sorted(seen) == list(range(6))
 
 
-def test_a_progress_callback_that_raises_in_the_second_lane_is_raised_once_and_closes_every_process(
-    six, learner_file, warm
-):
+def test_a_progress_callback_that_raises_in_the_second_lane_is_raised_and_the_run_ends(six, learner_file, warm):
     path = learner_file("def double(x):\n    return 2 * x\n")
 
     def progress(title, index, total):
         if index == 1:
             raise RuntimeError("progress broke")
 
-    free = warm.free_slots() if hasattr(warm, "free_slots") else None
     with pytest.raises(RuntimeError, match="progress broke"):
         judge_file(six, path, seed=5, lanes=2, launcher=warm, progress=progress)
-    if free is not None:
-        assert warm.free_slots() == free
+    # Both lanes' processes were closed: the same launcher grades the next run.
+    assert judge_file(six, path, seed=5, lanes=2, launcher=warm).verdict is Verdict.AC
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +151,6 @@ def one_slot():
     launcher.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the second lane waits for the slot its own first lane holds, then IE")
 def test_more_lanes_than_the_launcher_has_slots_is_not_the_learner_s_fault(six, learner_file, one_slot):
     """A direct caller asks for two lanes from a one-slot launcher: the second lane would wait for a
     slot its own grading holds, then fail its cases as internal errors. The run uses the lanes the
@@ -162,4 +158,4 @@ def test_more_lanes_than_the_launcher_has_slots_is_not_the_learner_s_fault(six, 
     path = learner_file("def double(x):\n    return 2 * x\n")
     report = judge_file(six, path, seed=5, lanes=2, launcher=one_slot)
     assert report.verdict is Verdict.AC, [(c.name, c.verdict, c.message) for c in report.cases]
-    assert one_slot.free_slots() == 1
+    assert one_slot.free_slots == 1 and "lanes" not in report.timing
