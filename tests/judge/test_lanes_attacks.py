@@ -151,6 +151,7 @@ def one_slot():
     launcher.close()
 
 
+@pytest.mark.strict_sandbox
 def test_more_lanes_than_the_launcher_has_slots_is_not_the_learner_s_fault(six, learner_file, one_slot):
     """A direct caller asks for two lanes from a one-slot launcher: the second lane would wait for a
     slot its own grading holds, then fail its cases as internal errors. The run uses the lanes the
@@ -159,3 +160,17 @@ def test_more_lanes_than_the_launcher_has_slots_is_not_the_learner_s_fault(six, 
     report = judge_file(six, path, seed=5, lanes=2, launcher=one_slot)
     assert report.verdict is Verdict.AC, [(c.name, c.verdict, c.message) for c in report.cases]
     assert one_slot.free_slots == 1 and "lanes" not in report.timing
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the 16 MB output limit is per learner process: two lanes let a grading print twice as much "
+    "before RE (a shared limit needs one output count across the run's processes)",
+)
+def test_printing_past_the_output_limit_is_the_same_verdict_on_two_lanes(six, learner_file, warm):
+    # 3 MB a call, six calls: 18 MB in one process (past 16 MB), 9 MB in each of two.
+    path = learner_file("def double(x):\n    print('x' * (3 << 20))\n    return 2 * x\n")
+    one = judge_file(six, path, seed=5, lanes=1, launcher=warm)
+    two = judge_file(six, path, seed=5, lanes=2, launcher=warm)
+    assert one.verdict is Verdict.RE
+    assert two.verdict is one.verdict
