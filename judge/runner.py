@@ -141,7 +141,8 @@ def grade(
     declared weights) in order, whatever the machine's load, so a seed still reproduces a run;
     each lane replaces its own dead process (at most :data:`MAX_RESTARTS` times). The report is
     assembled in the suites' order. A run that cannot start processes (an in-process learner, a
-    process given without a launcher) uses one lane.
+    process given without a launcher) uses one lane; a launcher with ``slots`` (the strict
+    sandbox) gives at most that many.
     Raises ``ValueError`` for ``lanes`` below 1.
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
@@ -319,8 +320,12 @@ class _Run:
         self.launcher = launcher
         self.level = process.sandbox if process is not None else (launcher.level if launcher else "local")
         self.restartable = (process is None or launcher is not None) and source is not None
-        # More lanes need processes started here; never more lanes than cases.
-        count = min(lanes, max(1, len(self.specs))) if self.restartable else 1
+        # More lanes need processes started here; never more lanes than cases, nor than the
+        # launcher's sandbox slots: a lane past them would wait for a slot its own run holds
+        # until the end, then fail its cases as internal errors.
+        room = getattr(launcher, "slots", None)
+        most = room if isinstance(room, int) and not isinstance(room, bool) and room >= 1 else lanes
+        count = min(lanes, most, max(1, len(self.specs))) if self.restartable else 1
         self.lanes = [_Lane(number) for number in range(count)]
         first = self.lanes[0]
         first.process = process

@@ -97,7 +97,7 @@ def create_app(
         site_workers = 0
     if launcher is None and site_workers > 0:
         launcher = launcher_for(
-            settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=min(site_workers * settings.lanes, 16)
+            settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.sandbox_slots(site_workers)
         )
     queue = GradingQueue(
         sessions,

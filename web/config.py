@@ -29,6 +29,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 INSTANCE_DIR = PROJECT_ROOT / "instance"
 # A grading thread's learner processes at once; with 2 threads, 8 lanes fill the strict sandbox's 16 slots.
 MAX_LANES = 8
+# The strict sandbox's most slots (judge.sandbox.strict.MAX_SLOTS; kept here so reading the settings
+# imports no sandbox).
+SANDBOX_SLOTS = 16
 
 
 def default_database_url() -> str:
@@ -59,6 +62,13 @@ class Settings:
     lease_s: float = 30.0
     broker_url: str | None = None
     sweep_s: float = 30.0
+
+    def sandbox_slots(self, workers: int) -> int:
+        """The sandbox slots for ``workers`` grading threads: ``lanes`` each, as many as the strict
+        sandbox has at most, but never fewer than ``workers``. More workers than the sandbox has
+        slots are refused when the launcher starts, as with one lane, instead of each grading past
+        the 16th waiting for a slot and failing as an internal error when the site is busy."""
+        return max(workers, min(workers * self.lanes, SANDBOX_SLOTS))
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Settings:

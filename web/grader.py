@@ -58,7 +58,7 @@ def run_graders(workers: int | None = None, queues: str | None = None) -> int:
     engine = make_engine(settings.database_url)
     try:
         launcher = launcher_for(
-            settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=min(count * settings.lanes, 16)
+            settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.sandbox_slots(count)
         )
     except RuntimeError as error:  # the sandbox refused: strict is unavailable and no fallback is allowed
         print(f"error: {error}", file=sys.stderr)

@@ -114,7 +114,7 @@ def worker_state(slots: int | None = None) -> _WorkerState:
             upgrade(settings.database_url)
             engine = make_engine(settings.database_url)
             launcher = launcher_for(
-                settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=min(count * settings.lanes, 16)
+                settings.sandbox, allow_weaker=settings.allow_weaker_sandbox, slots=settings.sandbox_slots(count)
             )
             queue = GradingQueue(
                 session_factory(engine),

@@ -8,12 +8,14 @@ every learner whose answers do not depend on its earlier calls.
 
 from __future__ import annotations
 
+import ast
 import threading
+from pathlib import Path
 
 import pytest
 
 from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.exercise import resolve
+from judge.exercise import load_all, resolve
 from judge.runner import grade, judge_file, lane_shares
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.suites import load_suite
@@ -137,6 +139,49 @@ def test_exercise_39_gives_the_same_verdicts_on_two_lanes(warm):
         assert (one.verdict, one.diagnosis) == (two.verdict, two.diagnosis), path.name
         assert [(c.name, c.verdict) for c in one.cases] == [(c.name, c.verdict) for c in two.cases], path.name
         assert one.false_failure_budget == two.false_failure_budget, path.name
+
+
+OTHER_EXERCISES = [e for e in load_all() if e.number != 39]  # 39: the test above, every solution compared
+
+
+def _keeps_state(path: Path) -> bool:
+    """Whether the learner file at ``path`` may carry state from one call to the next: a ``global``
+    statement, or a module-level name bound to a call, list, dict or set."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if any(isinstance(node, ast.Global | ast.Nonlocal) for node in ast.walk(tree)):
+        return True
+    return any(
+        isinstance(node, ast.Assign | ast.AnnAssign)
+        and isinstance(node.value, ast.Call | ast.Dict | ast.List | ast.Set)
+        for node in tree.body
+    )
+
+
+@pytest.mark.parametrize("exercise", OTHER_EXERCISES, ids=lambda e: e.folder)
+def test_every_other_exercise_gives_the_same_reports_on_two_lanes(exercise, warm):
+    """The reference (it runs every check of the suites to the end, in two threads here: what a
+    race of the judge's side would change) and every other solution that may keep state between
+    calls (the only ones whose answers may depend on which of its cases one process saw before)
+    give the same report on two lanes as on one (none outside 39 today). A solution without state
+    answers each case from that case's calls alone, and tests/exercises/test_catalogue.py judges it
+    on one lane."""
+    others = [*exercise.correct_solutions(), *exercise.wrong_solutions()]
+    paths = [exercise.reference_path, *(p for p in others if _keeps_state(p))]
+    for path in paths:
+        one = judge_file(exercise, path, seed=20261129, lanes=1, launcher=warm)
+        two = judge_file(exercise, path, seed=20261129, lanes=2, launcher=warm)
+        assert two.timing["lanes"] == 2 and two.verdict is not Verdict.IE, path.name
+        assert path != exercise.reference_path or two.verdict is Verdict.AC, two.message
+        assert (one.verdict, one.message, one.diagnosis) == (two.verdict, two.message, two.diagnosis), path.name
+        assert [(c.name, c.verdict, c.message) for c in one.cases] == [
+            (c.name, c.verdict, c.message) for c in two.cases
+        ], path.name
+        assert one.false_failure_budget == two.false_failure_budget, path.name
+
+
+def test_the_state_finder_sees_a_private_generator():
+    wrong = resolve("39").solutions_root / "wrong"
+    assert _keeps_state(wrong / "private_generator.py") and not _keeps_state(wrong / "top_k_plus_one.py")
 
 
 def test_the_budget_counts_checks_spent_from_many_threads():

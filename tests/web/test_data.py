@@ -105,6 +105,19 @@ def test_settings_come_from_the_environment_with_clear_errors(tmp_path):
             Settings.from_environment({"SECRET_KEY": "k", "PROBJUDGE_LANES": bad})
 
 
+def test_the_sandbox_gets_lanes_per_worker_but_never_fewer_slots_than_workers():
+    from judge.sandbox.strict import MAX_SLOTS
+    from web.config import SANDBOX_SLOTS
+
+    settings = Settings.from_environment({"SECRET_KEY": "k"})
+    assert SANDBOX_SLOTS == MAX_SLOTS
+    assert settings.sandbox_slots(1) == 2 and settings.sandbox_slots(2) == 4
+    assert settings.sandbox_slots(10) == 16  # the sandbox's most: the queue gives these workers one lane each
+    # More workers than the strict sandbox has slots: asked for as many slots, so the launcher refuses
+    # at start, loudly, rather than 20 threads sharing 16 slots and failing gradings as internal errors.
+    assert settings.sandbox_slots(20) == 20
+
+
 def test_create_user_command(database_url, project_root):
     env = {"DATABASE_URL": database_url, "SECRET_KEY": "k", "PATH": "/usr/bin:/bin"}
     command = [sys.executable, "-m", "web", "create-user", "carol", "--role", "instructor", "--password",
