@@ -324,7 +324,7 @@ def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_inte
     end, Ctrl-C included: here the second exercise is interrupted, and the command exits 130."""
     from judge import catalogue
     from judge.process import LearnerProcess
-    from judge.sandbox.launchers import _running
+    from judge.sandbox.keeper import running as _running
 
     seen: list[tuple[object, int | None]] = []
 

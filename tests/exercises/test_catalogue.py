@@ -198,7 +198,7 @@ def _gone(pid: int, within_s: float = 30.0) -> bool:
     """Whether ``pid`` ends within ``within_s`` (a liveness bound, not a timing)."""
     import time
 
-    from judge.sandbox.launchers import _running
+    from judge.sandbox.keeper import running as _running
 
     deadline = time.monotonic() + within_s
     while _running(pid):

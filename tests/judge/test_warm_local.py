@@ -19,7 +19,8 @@ import pytest
 
 from judge.learner_code import OUTPUT_FILE_LIMIT
 from judge.process import LearnerProcess, LearnerRaised, LearnerSource, ProcessFailed, SandboxFailure
-from judge.sandbox.launchers import LocalLauncher, WarmLocalLauncher, _running
+from judge.sandbox.keeper import running as _running
+from judge.sandbox.launchers import LocalLauncher, WarmLocalLauncher
 from judge.verdicts import Verdict
 
 LEARNER = """
