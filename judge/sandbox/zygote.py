@@ -58,12 +58,16 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from judge.sandbox import child, confine, keeper, seccomp  # noqa: E402
+from judge.sandbox import child, confine, hugepages, keeper, seccomp  # noqa: E402
 from judge.sandbox.launchers import LocalJob, child_environment  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
 LEVELS = ("strict", "local")
 
+# Requests served before the zygote collapses its memory into huge pages when idle (see
+# judge.sandbox.hugepages): a command-line run that grades once (a launch, then the slot's next
+# job prepared) never pays for it; a server pays once.
+COLLAPSE_AFTER = 3
 JOB_FDS = 4  # request pipe (read end), result pipe (write end), output pipe (write end), lifeline
 _wake_up: list[int] = []  # the zygote's SIGCHLD pipe (read end, write end); closed in every child
 
@@ -262,6 +266,8 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     gc.freeze()
     starting: dict[socket.socket, tuple[object, int]] = {}  # a job's report channel -> (job id, keeper pid)
     spare = _Spare(control, set_up, [])
+    huge_pages = hugepages.Collapser()
+    served = 0
     control.send(
         json.dumps({"op": "ready", "pid": os.getpid(), "address_space": child.address_space_in_use()}).encode()
     )
@@ -269,6 +275,8 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     while True:
         watched: list[socket.socket | int] = [control, *starting, wake_up]
         readable, _, _ = select.select(watched, [], [], 0.05)
+        if not readable and not starting and served >= COLLAPSE_AFTER:
+            huge_pages.step()  # idle: a slice at a time, so that a request waits little
         if wake_up in readable:
             _drain(wake_up)
         if _reap(control, spare):
@@ -292,6 +300,7 @@ def serve(control: socket.socket, level: str = "strict") -> int:
         for fd in fds:
             os.close(fd)
         starting[spare.channel] = (request.get("job"), spare.pid)
+        served += 1
         spare = _Spare(control, set_up, list(starting))
 
 
