@@ -29,7 +29,8 @@ def test_the_collapse_ends_and_changes_no_byte():
     steps, same = done.stdout.split()
     assert same == "True"
     if sys.platform.startswith("linux"):
-        assert int(steps) > 64 // 16  # the 64 MiB alone take several slices: no request waits for all of it
+        # The 64 MiB (at least 62 of them in whole huge pages) alone take 4 slices: no request waits for all.
+        assert int(steps) >= 4
 
 
 def test_slices_cover_each_region_and_no_more():
