@@ -146,14 +146,19 @@ def _exit_like(status: int | None) -> NoReturn:
 
 def reap() -> dict[int, int]:
     """Collect every ended child (orphans re-parented here included): pid -> wait status."""
+    return _collect()[0]
+
+
+def _collect() -> tuple[dict[int, int], bool]:
+    """Collect every ended child: pid -> wait status, and whether the caller still has a child then."""
     ended: dict[int, int] = {}
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return ended
+            return ended, False
         if pid == 0:
-            return ended
+            return ended, True
         ended[pid] = status
 
 
@@ -205,13 +210,7 @@ def running(pid: int) -> bool:
 
 def _reap_has_children() -> bool:
     """Collect every ended child (as :func:`reap`); whether the caller still has a child then."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return False
-        if pid == 0:
-            return True
+    return _collect()[1]
 
 
 def _descendants_below(root: int) -> list[tuple[int, bool]]:
