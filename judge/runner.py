@@ -244,18 +244,17 @@ class TimeSplit:
         if isinstance(timing, CallTiming):  # else a learner that keeps no totals
             self.calls += timing - (before or CallTiming())
 
-    def as_report(self, total_s: float, busy_s: float | None = None) -> dict[str, float]:
+    def as_report(self, busy_s: float) -> dict[str, float]:
         """Milliseconds per part (``judge_ms`` is what the others leave of ``busy_s``: the run's
-        wall ``total_s`` plus the wall time of its other lanes' threads, default none), the call
+        wall time plus the wall time of its other lanes' threads), the call
         count and the bytes sent and received."""
         calls = self.calls
         parts = self.start_s + calls.wall_s + self.end_s
-        total_s = total_s if busy_s is None else busy_s
         return {
             "start_ms": self.start_s * 1000,
             "learner_ms": calls.learner_s * 1000,
             "transfer_ms": calls.transfer_s * 1000,
-            "judge_ms": max(0.0, total_s - parts) * 1000,
+            "judge_ms": max(0.0, busy_s - parts) * 1000,
             "end_ms": self.end_s * 1000,
             "calls": calls.calls,
             "bytes_sent": calls.bytes_sent,
@@ -592,7 +591,7 @@ class _Run:
         split = TimeSplit()
         for lane in self.lanes:
             split.add(lane.split)
-        self.result.timing = split.as_report(total_s, total_s + sum(lane.busy_s for lane in self.lanes))
+        self.result.timing = split.as_report(total_s + sum(lane.busy_s for lane in self.lanes))
         if len(self.lanes) > 1:
             self.result.timing["lanes"] = len(self.lanes)
         return redact_report(self.result)
