@@ -33,7 +33,7 @@ from types import ModuleType
 
 from judge.budget import BudgetDeclaration
 from judge.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
-from judge.testing import LANE_WEIGHT_ATTRIBUTE, Context, Submission
+from judge.testing import LANE_WEIGHT_ATTRIBUTE, Context, Submission, valid_lane_weight
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def load_suite(exercise: Exercise, suite: str, *, content_hash: str | None = Non
         if name.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
             title, title_zh = _titles(value.__doc__, name)
             weight = getattr(value, LANE_WEIGHT_ATTRIBUTE, 1.0)
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < float("inf"):
+            if not valid_lane_weight(weight):
                 raise TypeError(f"{exercise.suite_path(suite)}: {name}'s lane weight must be a finite number above 0")
             cases.append(CaseSpec(suite, name.removeprefix("test_"), title, title_zh, value, weight))
     budget = getattr(module, "BUDGET", BudgetDeclaration())

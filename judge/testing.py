@@ -56,6 +56,11 @@ def _seed_argument(check: str, seed: object) -> int:
 LANE_WEIGHT_ATTRIBUTE = "lane_weight"
 
 
+def valid_lane_weight(weight: object) -> bool:
+    """Whether ``weight`` is a lane weight: an int or float (not a bool), finite and above 0."""
+    return not isinstance(weight, bool) and isinstance(weight, (int, float)) and 0 < weight < float("inf")
+
+
 def lane_weight(weight: float) -> Callable[[Callable], Callable]:
     """Decorate a test function with how much of a grading's work it is, against 1 for a case
     of ordinary size (a few milliseconds); a grading on several lanes balances them by it (see
@@ -64,7 +69,7 @@ def lane_weight(weight: float) -> Callable[[Callable], Callable]:
     ``weight`` is a finite number above 0; anything else raises :class:`CheckMisuse` when the
     suite is imported.
     """
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < float("inf"):
+    if not valid_lane_weight(weight):
         raise CheckMisuse("lane_weight", "weight", "a finite number above 0", repr(weight))
 
     def mark(function: Callable) -> Callable:
