@@ -9,10 +9,11 @@ statistic and p-value. Every randomized check spends its significance level from
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import torch
@@ -21,7 +22,7 @@ from judge import stats
 from judge.i18n import Bilingual, in_language
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
-from judge.testing import CheckMisuse, Context
+from judge.testing import CheckMisuse, Context, LearnerFunction
 
 # The one place that chooses the statistics of counts: the server's torch twin of the G-test
 # (judge/stats_torch.py, kept equal to judge.stats by tests/judge/test_stats_torch.py), or, where
@@ -77,6 +78,8 @@ __all__ = [
     "expect_seed_contract",
     "expect_bad_inputs_refused",
     "BadInput",
+    "expect_calls_refused",
+    "BadCall",
     "ordered_share",
     "token_groups",
     "too_regular",
@@ -1287,12 +1290,87 @@ def expect_bad_inputs_refused(
         _text(check, f"table[{index}].public", row.public, optional=True)
         _text(check, f"table[{index}].diagnosis", row.diagnosis, optional=True)
         rows.append(row)
-    for row in rows:
-        more = dict(extra() if callable(extra) else (extra or {}))
-        public = f"{name}() with {row.public or row.description}"
-        with expect_raises(exception, f"{name}() with {row.description}", public, diagnosis=row.diagnosis):
-            function(*args, **row.kwargs, **more)
-    return len(rows)
+    calls = [
+        BadCall(
+            function,
+            f"{name}() with {row.description}",
+            args=tuple(args),
+            kwargs={**row.kwargs, **(extra() if callable(extra) else (extra or {}))},
+            public=f"{name}() with {row.public or row.description}",
+            diagnosis=row.diagnosis,
+        )
+        for row in rows
+    ]
+    return expect_calls_refused(calls, exception=exception)
+
+
+@dataclass(frozen=True)
+class BadCall:
+    """One call that must be refused: ``function(*args, **kwargs)``, described for messages.
+
+    ``function``: a learner's function through the submission (``sub.sample``), or any callable;
+    ``call`` describes the call for the message and may quote the inputs (``"sample() with
+    NaN logits"``); ``public`` says the same without input values (the rule a hidden case shows;
+    ``call`` by default); ``diagnosis`` names the mistake when the call returns normally.
+    """
+
+    function: Callable[..., Any]
+    call: str
+    args: Sequence[Any] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    public: str | None = None
+    diagnosis: str | None = None
+
+
+def expect_calls_refused(calls: Sequence[BadCall], *, exception: type[BaseException] = ValueError) -> int:
+    """Each call must raise ``exception`` (or a subclass) with a message: :func:`expect_raises`
+    around each, in order. Spends no budget; returns the number of calls checked.
+
+    Calls of one submission's functions (``sub.NAME``, under the same options) go to the learner's
+    process in one request (:meth:`judge.process.LearnerProcess.refusals`), which runs them in
+    order and stops at the first one not refused, as this check does: the outcome, messages
+    included, is the same as the calls one after the other, for one round trip. The message of a
+    failing call is ``"{call} must raise {exception}; it returned normally"`` (or names what it
+    raised instead). A call that takes too long fails the case as TLE, with a message that names
+    the batch's functions.
+
+    Raises :class:`CheckFailed` (WA) at the first call accepted, or refused with another exception
+    or without a message; :class:`CheckMisuse` for a malformed argument.
+    """
+    check = "expect_calls_refused"
+    if not (isinstance(exception, type) and issubclass(exception, BaseException)):
+        raise _misuse(check, "exception", "an exception class, such as ValueError", exception)
+    if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence) or not calls:
+        raise _misuse(check, "calls", "a non-empty list of BadCall", calls)
+    for index, bad in enumerate(calls):
+        if (
+            not isinstance(bad, BadCall)
+            or not callable(bad.function)
+            or isinstance(bad.args, (str, bytes))
+            or not isinstance(bad.args, Sequence)
+            or not isinstance(bad.kwargs, Mapping)
+            or not all(isinstance(k, str) for k in bad.kwargs)
+        ):
+            raise _misuse(check, f"calls[{index}]", "a BadCall(function, call, args=(), kwargs={}, ...)", bad)
+        _text(check, f"calls[{index}].call", bad.call)
+        _text(check, f"calls[{index}].public", bad.public, optional=True)
+        _text(check, f"calls[{index}].diagnosis", bad.diagnosis, optional=True)
+    for bad, call in zip(calls, _refusal_calls(calls, exception), strict=True):
+        with expect_raises(exception, bad.call, bad.public, diagnosis=bad.diagnosis):
+            call()
+    return len(calls)
+
+
+def _refusal_calls(calls: Sequence[BadCall], exception: type[BaseException]) -> list[Callable[[], Any]]:
+    """A function per call that makes it (or replays it, when the learner took them all in one
+    request: see :meth:`judge.testing.Submission._refusals`)."""
+    functions = [bad.function for bad in calls]
+    learners = [f for f in functions if isinstance(f, LearnerFunction)]
+    if len(learners) == len(calls) and all(f.submission is learners[0].submission for f in learners):
+        accept = [exception.__name__, *(cls.__name__ for cls in _all_subclasses(exception))]
+        batch = [(f.name, tuple(bad.args), dict(bad.kwargs)) for f, bad in zip(learners, calls, strict=True)]
+        return learners[0].submission._refusals(batch, accept)
+    return [functools.partial(bad.function, *bad.args, **bad.kwargs) for bad in calls]
 
 
 def _is_subclass_name(name: str, exception: type[BaseException]) -> bool:

@@ -168,12 +168,15 @@ class CallTiming:
     def __sub__(self, other: CallTiming) -> CallTiming:
         return CallTiming(*(a - b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
-    def add(self, wall_s: float, reported_ms: float, bytes_sent: int, bytes_received: int) -> CallTiming:
-        """These totals with one more call: its wall, the time its learner's side reported (clamped)."""
+    def add(
+        self, wall_s: float, reported_ms: float, bytes_sent: int, bytes_received: int, *, calls: int = 1
+    ) -> CallTiming:
+        """These totals with one more round trip that answered ``calls`` calls: its wall, the time
+        its learner's side reported (clamped)."""
         wall_s = max(0.0, wall_s)
         learner_s = min(max(reported_ms / 1000.0, 0.0), wall_s) if math.isfinite(reported_ms) else 0.0
         return CallTiming(
-            self.calls + 1,
+            self.calls + calls,
             self.wall_s + wall_s,
             self.learner_s + learner_s,
             self.bytes_sent + bytes_sent,

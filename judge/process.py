@@ -290,6 +290,50 @@ def _widen(fd: int) -> None:
         pass
 
 
+class _Exchange:
+    """One request's answer frame, read by :meth:`LearnerProcess._exchange`: validated with
+    :meth:`parse`, decoded with :meth:`decode` (each kills the process and raises
+    :class:`ProcessFailed` RE for what the judge does not understand), timed on leaving the
+    ``with`` block when :meth:`count` said how many calls it answered."""
+
+    def __init__(self, process: LearnerProcess, started: float, sent: int, received: int) -> None:
+        self.process = process
+        self.started, self.sent, self.received = started, sent, received
+        self.header: dict[str, Any] = {}
+        self.payloads: list[bytearray] = []
+        self._counted: tuple[int, float] | None = None
+
+    def parse(self, validate: Callable[[dict[str, Any]], Any]) -> Any:
+        return self.decode(lambda: validate(self.header))
+
+    def decode(self, read: Callable[[], Any]) -> Any:
+        try:
+            return read()
+        except wire.WireError as error:
+            self.process.kill()
+            raise ProcessFailed(
+                Verdict.RE, f"your process sent an answer the judge does not understand: {error}"
+            ) from None
+
+    def count(self, calls: int, reported_ms: float) -> None:
+        """The answer holds ``calls`` calls' outcomes, whose functions ran ``reported_ms`` in all."""
+        self._counted = (calls, reported_ms)
+
+    def __enter__(self) -> _Exchange:
+        return self
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if kind is None and self._counted is not None:
+            process = self.process
+            process._timing = process._timing.add(
+                time.perf_counter() - self.started,
+                self._counted[1],
+                process._writer.sent - self.sent,
+                process._reader.received - self.received,
+                calls=self._counted[0],
+            )
+
+
 class LearnerProcess:
     """The learner's code loaded in a child process, ready to answer calls (a :class:`~judge.learner.Learner`).
 
@@ -496,11 +540,6 @@ class LearnerProcess:
         (``cpu_limit_s`` is that case's limit, for the message) or sent something malformed (the
         process is killed then).
         """
-        self.wait_ready()
-        if not self.alive:
-            raise ProcessFailed(Verdict.RE, "your process is no longer running")
-        started = time.perf_counter()
-        sent, received = self._writer.sent, self._reader.received
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
         request = {
@@ -512,12 +551,90 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
+        with self._exchange(request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
+            answer = exchange.parse(protocol.reply)
+            outcome = self._outcome(answer, exchange)
+            exchange.count(1, answer.elapsed_ms)
+        if isinstance(outcome, LearnerRaised):
+            raise outcome
+        return outcome
+
+    def refusals(
+        self,
+        calls: Sequence[tuple[str, list[Any], dict[str, Any]]],
+        accept: Sequence[str],
+        *,
+        timeout_s: float,
+        options: CallOptions = CallOptions(),
+        cpu_deadline_s: float = float("inf"),
+        cpu_limit_s: float | None = None,
+    ) -> list[CallResult | LearnerRaised]:
+        """Calls expected to raise, ``(function, args, kwargs)`` each, in one request each way.
+
+        The child runs them in order, as many :meth:`call` would, and stops after the first one
+        that is not refused: one that returns, or raises a type not in ``accept`` (type names),
+        or raises without a message. The outcomes, in order: a :class:`LearnerRaised` for each
+        call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
+        :class:`CallResult` of the call that returned; never more than one outcome that is not
+        a refusal, and only last. Fewer outcomes than calls means the batch stopped there: no
+        later call ran. ``timeout_s`` and ``cpu_deadline_s`` hold for the batch as a whole,
+        as they would for the same calls one after the other in one case. Raises
+        :class:`ProcessFailed` as :meth:`call` does.
+        """
+        specs: list[dict[str, Any]] = []
+        payloads: list[wire.Buffer] = []
+        request = {
+            "op": "refusals",
+            "calls": [
+                {
+                    "function": function,
+                    "args": wire.encode_values(list(args), specs, payloads),
+                    "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
+                }
+                for function, args, kwargs in calls
+            ],
+            "accept": list(accept),
+            "extreme_uniforms": options.extreme_uniforms,
+            "global_seed": options.global_seed,
+            "tensors": specs,
+        }
+        # Which call was running when the process died or ran out of time is the learner's side's
+        # to know; a message names every function of the batch (just one, most often).
+        during = " or ".join(dict.fromkeys(f"{function}()" for function, _, _ in calls))
+        with self._exchange(request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
+            answer = exchange.parse(lambda header: protocol.refusals_reply(header, len(calls)))
+            outcomes: list[CallResult | LearnerRaised] = [LearnerRaised(info) for info in answer.refused]
+            elapsed_ms = sum(answer.refused_ms)
+            if answer.stopped is not None:
+                outcomes.append(self._outcome(answer.stopped, exchange))
+                elapsed_ms += answer.stopped.elapsed_ms
+            exchange.count(len(outcomes), elapsed_ms)
+        return outcomes
+
+    def _exchange(
+        self,
+        request: dict[str, Any],
+        payloads: list[wire.Buffer],
+        during: str,
+        timeout_s: float,
+        cpu_deadline_s: float,
+        cpu_limit_s: float | None,
+    ) -> _Exchange:
+        """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
+        whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
+
+        ``during`` names the call(s) in messages. Raises :class:`ProcessFailed` as :meth:`call` does.
+        """
+        self.wait_ready()
+        if not self.alive:
+            raise ProcessFailed(Verdict.RE, "your process is no longer running")
+        exchange = _Exchange(self, time.perf_counter(), self._writer.sent, self._reader.received)
         deadline = time.monotonic() + timeout_s
         self._writer.deadline = deadline
         try:
             wire.write_frame(self._writer, request, payloads)
         except TimeoutError:
-            raise self._overdue(f"{function}() did not take its input within {timeout_s:.1f} s") from None
+            raise self._overdue(f"{during} did not take its input within {timeout_s:.1f} s") from None
         except OSError:
             raise self._death("before the call") from None
         finally:
@@ -525,31 +642,24 @@ class LearnerProcess:
         if cpu_deadline_s != float("inf"):
             self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_deadline_s)
         try:
-            header, payloads_out = self._receive(deadline, f"{function}()", timeout_s, cpu_limit_s)
+            exchange.header, exchange.payloads = self._receive(deadline, during, timeout_s, cpu_limit_s)
         finally:
             self._reader.watch = None
-        try:
-            answer = protocol.reply(header)
-            if isinstance(answer, protocol.Raised):
-                raised = LearnerRaised(answer.error)
-            else:
-                value = wire.decode_answer(answer.value, header.get("tensors", []), payloads_out)
-        except wire.WireError as error:
-            self.kill()
-            raise ProcessFailed(
-                Verdict.RE, f"your process sent an answer the judge does not understand: {error}"
-            ) from None
-        self._timing = self._timing.add(
-            time.perf_counter() - started,
-            answer.elapsed_ms,
-            self._writer.sent - sent,
-            self._reader.received - received,
-        )
+        return exchange
+
+    def _outcome(self, answer: protocol.Returned | protocol.Raised, exchange: _Exchange) -> CallResult | LearnerRaised:
+        """One call's answer as the runner sees it: its decoded value, or the learner's exception
+        (flagged ``memory`` when the process hit its memory limit). Kills the process and raises
+        :class:`ProcessFailed` for a value the wire cannot decode."""
         if isinstance(answer, protocol.Raised):
+            raised = LearnerRaised(answer.error)
             assert self._proc is not None  # it answered, so it was launched
             if raised.memory or self._proc.memory_exceeded():
                 raised.memory = True
-            raise raised
+            return raised
+        value = exchange.decode(
+            lambda: wire.decode_answer(answer.value, exchange.header.get("tensors", []), exchange.payloads)
+        )
         return CallResult(value, answer.elapsed_ms, answer.modified)
 
     @property

@@ -12,6 +12,9 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
           or ``{"load_error": EXCEPTION}``
   reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION, "elapsed_ms"}``
           (``elapsed_ms``: the time the learner's side says the function ran, for reports only)
+  refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
+          "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
+          (the batch stopped there)
   EXCEPTION = ``{"type", "message", "line", "traceback", "memory"}``
 """
 
@@ -111,6 +114,44 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
         raise WireError(f"'modified' must be a list of at most {MAX_MODIFIED} argument names")
     names = tuple(_text(name, "a modified argument's name", 100, truncate=True) for name in modified)
     return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names)
+
+
+@dataclass(frozen=True)
+class Refusals:
+    """The answer to a batch of calls expected to raise (``op: refusals``), in the batch's order.
+
+    ``refused``: what the first calls raised, each one an exception of an accepted type with a
+    message (as the learner's side saw it; the judge checks each again); ``refused_ms``: their
+    times, as the learner's side says. ``stopped``: the reply to the first call that was not
+    refused (it returned, or raised something else), after which no call ran; None when every
+    call was refused.
+    """
+
+    refused: tuple[ExceptionInfo, ...]
+    refused_ms: tuple[float, ...]
+    stopped: Returned | Raised | None
+
+
+def refusals_reply(header: dict[str, Any], calls: int) -> Refusals:
+    """The answer to a batch of ``calls`` calls expected to raise (see :class:`Refusals`).
+
+    Every call is accounted for: as many refusals as calls, or fewer and then one reply for the
+    call that stopped the batch. Anything else raises :class:`~judge.wire.WireError`.
+    """
+    refused, refused_ms = header.get("refused"), header.get("refused_ms")
+    if not isinstance(refused, list) or not isinstance(refused_ms, list) or len(refused) != len(refused_ms):
+        raise WireError("'refused' and 'refused_ms' must be lists of the same length")
+    if len(refused) > calls:
+        raise WireError(f"{len(refused)} refusals for a batch of {calls} calls")
+    infos = tuple(exception_info(info) for info in refused)
+    times = tuple(_elapsed_ms({"elapsed_ms": elapsed}) for elapsed in refused_ms)
+    rest = {key: value for key, value in header.items() if key not in ("refused", "refused_ms")}
+    if len(refused) == calls:
+        unexpected = set(rest) - {"tensors"}
+        if unexpected:
+            raise WireError(f"unexpected field {sorted(unexpected)[0][:40]!r} after every call was refused")
+        return Refusals(infos, times, None)
+    return Refusals(infos, times, reply(rest))
 
 
 def _elapsed_ms(header: dict[str, Any]) -> float:

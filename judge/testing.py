@@ -9,16 +9,17 @@ is its title in reports.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from judge.budget import FalseFailureBudget
 from judge.i18n import Bilingual
-from judge.learner import CallOptions, Learner
+from judge.learner import CallOptions, CallResult, Learner, LearnerRaised
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
 
@@ -170,33 +171,77 @@ class Submission:
         self._ctx = ctx_getter
         self._options = options
 
-    def __getattr__(self, name: str) -> Callable[..., Any]:
+    def __getattr__(self, name: str) -> LearnerFunction:
         if name.startswith("_") or name not in self._names:
             raise AttributeError(
                 f"the exercise declares no function {name!r} (it declares: {', '.join(self._names) or 'none'})"
             )
+        return LearnerFunction(self, name)
 
-        def call(*args: Any, **kwargs: Any) -> Any:
-            ctx = self._ctx()
-            # An in-process learner (the browser's) has no CPU clock of its own to watch.
-            cpu: dict[str, Any] = (
-                {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s}
-                if ctx.cpu_deadline != float("inf")
-                else {}
+    def _call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``sub.NAME(*args, **kwargs)``: see the class."""
+        ctx = self._ctx()
+        started = time.monotonic()
+        try:
+            result = self._process.call(
+                name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **self._cpu(ctx)
             )
-            started = time.monotonic()
-            try:
-                result = self._process.call(
-                    name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **cpu
-                )
-            finally:
-                ctx.charge_wall(time.monotonic() - started)
-            if result.modified and self._inputs_read_only:
-                _fail_modified(name, result.modified)
-            return result.value
+        finally:
+            ctx.charge_wall(time.monotonic() - started)
+        return self._value(name, result)
 
-        call.__name__ = name
-        return call
+    def _value(self, name: str, result: CallResult) -> Any:
+        if result.modified and self._inputs_read_only:
+            _fail_modified(name, result.modified)
+        return result.value
+
+    @staticmethod
+    def _cpu(ctx: Context) -> dict[str, Any]:
+        # An in-process learner (the browser's) has no CPU clock of its own to watch.
+        if ctx.cpu_deadline == float("inf"):
+            return {}
+        return {"cpu_deadline_s": ctx.cpu_deadline, "cpu_limit_s": ctx.cpu_limit_s}
+
+    def _refusals(
+        self, calls: Sequence[tuple[str, tuple[Any, ...], dict[str, Any]]], accept: Sequence[str]
+    ) -> list[Callable[[], Any]]:
+        """Calls expected to raise (``(name, args, kwargs)`` each): one function per call that does
+        what ``sub.NAME(*args, **kwargs)`` does (returns its value, or raises), to be called in order.
+
+        Where the learner can take them in one request (:meth:`judge.process.LearnerProcess.refusals`:
+        the calls run in order there, until the first one that is not refused, a type in
+        ``accept`` with a message), they run now, and each function replays its call's outcome;
+        a call the batch never reached runs when its function is called, as it would have. So a
+        check that calls them in order, stopping at the first that is not refused, sees exactly
+        what the calls one after the other would give, in one round trip instead of one each.
+        """
+        batch = getattr(self._process, "refusals", None)
+        if batch is None or len(calls) < 2:
+            return [functools.partial(self._call, name, args, kwargs) for name, args, kwargs in calls]
+        ctx = self._ctx()
+        started = time.monotonic()
+        try:
+            outcomes = batch(
+                [(name, list(args), dict(kwargs)) for name, args, kwargs in calls],
+                list(accept),
+                timeout_s=ctx.remaining_s(),
+                options=self._options,
+                **self._cpu(ctx),
+            )
+        finally:
+            ctx.charge_wall(time.monotonic() - started)
+        replays: list[Callable[[], Any]] = []
+        for index, (name, args, kwargs) in enumerate(calls):
+            if index < len(outcomes):
+                replays.append(functools.partial(self._replay, name, outcomes[index]))
+            else:  # the batch stopped before it: the check stops first, unless it goes on regardless
+                replays.append(functools.partial(self._call, name, args, kwargs))
+        return replays
+
+    def _replay(self, name: str, outcome: CallResult | LearnerRaised) -> Any:
+        if isinstance(outcome, LearnerRaised):
+            raise outcome
+        return self._value(name, outcome)
 
     def with_extreme_uniforms(self, seed: int) -> Submission:
         """The same submission, but ``torch.rand``/``rand_like``/``uniform_`` return 0.0 and 1-ulp often
@@ -213,6 +258,27 @@ class Submission:
 
     def _with(self, options: CallOptions) -> Submission:
         return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)
+
+
+class LearnerFunction:
+    """``sub.NAME``: calling it calls the learner's function ``NAME`` (see :class:`Submission`).
+
+    ``submission`` and ``name`` let a check that makes many calls of the learner's functions
+    (:func:`judge.checks.expect_calls_refused`) send them together.
+    """
+
+    __slots__ = ("submission", "name", "__name__")
+
+    def __init__(self, submission: Submission, name: str) -> None:
+        self.submission = submission
+        self.name = name
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.submission._call(self.name, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<the learner's {self.name}()>"
 
 
 MODIFIED_DIAGNOSIS = Bilingual(

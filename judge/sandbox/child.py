@@ -16,6 +16,11 @@ Protocol (one frame each way per request):
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
   child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}, "elapsed_ms"}``
+  parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [type names],
+            "extreme_uniforms", "global_seed"}``: calls expected to raise, run in order until one is
+            not refused (see :func:`_refusals`)
+  child  -> ``{"refused": [{...}...], "refused_ms": [...]}``, plus one reply's fields for the call
+            that stopped the batch, if one did
   parent -> ``{"op": "exit"}`` (or end-of-file) ends it; the judge itself never asks, it ends a
             job by killing its tree (:meth:`judge.process.LearnerProcess.close`).
 """
@@ -38,7 +43,7 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from judge import wire  # noqa: E402
+from judge import protocol, wire  # noqa: E402
 from judge.learner_code import (  # noqa: E402
     OUTPUT_FILE_LIMIT,
     ExtremeUniforms,
@@ -142,7 +147,10 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
             return 0
         if request.get("op") == "exit":
             return 0
-        _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
+        if request.get("op") == "refusals":
+            _reply(outbox, *_refusals(request, payloads_in, module, name, device, torch))
+        else:
+            _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
 
 
 class _PipeReader:
@@ -208,16 +216,59 @@ def _reply(outbox, header: dict, value=None) -> None:
                     "memory": False,
                 },
                 "elapsed_ms": header.get("elapsed_ms", 0.0),
+                **{key: header[key] for key in ("refused", "refused_ms") if key in header},
             }
             specs, payloads = [], []
     header["tensors"] = specs
     wire.write_frame(outbox, header, payloads)
 
 
-def _one_call(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
-    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too)."""
+def _refusals(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
+    """Run a ``refusals`` request: its calls in order, each as :func:`_one_call` runs one, until one
+    is not refused (it returns, or raises a type the request does not accept, or without a
+    message: what the judge's ``expect_raises`` would fail); the reply's header and value.
+
+    The judge checks every answer again, so stopping where it would stop is what keeps a batch
+    the same as the calls one after the other: no call runs after the one that decides.
+    """
+    accept = request.get("accept")
+    accepted = {str(n) for n in accept} if isinstance(accept, list) else set()
+    calls = request.get("calls")
+    used: set[int] = set()  # the calls share the frame's tensors, each used once
+    refused: list[dict] = []
+    refused_ms: list[float] = []
+    for call in calls if isinstance(calls, list) else []:
+        one = dict(call) if isinstance(call, dict) else {}
+        one.update({key: request.get(key) for key in ("tensors", "extreme_uniforms", "global_seed")})
+        header, value = _one_call(one, payloads_in, module, name, device, torch, used)
+        if "raised" in header and _refused(header["raised"], accepted):
+            refused.append(header["raised"])
+            refused_ms.append(header["elapsed_ms"])
+            continue
+        header.update(refused=refused, refused_ms=refused_ms)
+        return header, value
+    return {"refused": refused, "refused_ms": refused_ms}, None
+
+
+def _refused(raised: dict, accepted: set[str]) -> bool:
+    """Whether the judge will take ``raised`` (a ``describe_exception``) as a refusal: its type is
+    accepted and its message, as the judge reads it (:func:`judge.protocol.exception_info`), says
+    something."""
+    try:
+        info = protocol.exception_info(raised)
+    except wire.WireError:
+        return False
+    return info.type_name in accepted and bool(info.message.strip())
+
+
+def _one_call(
+    request: dict, payloads_in: list, module, name: str, device: str, torch, used: set[int] | None = None
+) -> tuple[dict, object]:
+    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too).
+
+    ``used``: the frame's tensors taken so far (by earlier calls of a ``refusals`` batch)."""
     function: Any = getattr(module, str(request.get("function")), None)  # the learner's object, whatever it is
-    used: set[int] = set()  # args and kwargs share the frame's tensors, each used once
+    used = set() if used is None else used  # args and kwargs share the frame's tensors, each used once
     args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
     kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
     args = [_materialize(a, torch, device) for a in args]
