@@ -15,6 +15,7 @@ from judge.budget import BudgetDeclaration
 from judge.checks import (
     ROWS_SHARE_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
+    BadCall,
     CheckFailed,
     best_alternative,
     diagnosed,
@@ -23,8 +24,8 @@ from judge.checks import (
     expect_different_under_seeds,
     expect_distribution,
     expect_independent_rows,
+    expect_calls_refused,
     expect_independent_within_row,
-    expect_raises,
     expect_support,
     expect_tensor,
     row_title,
@@ -489,14 +490,15 @@ def test_bad_parameters(sub, ctx):
     zh: 非法参数抛出 ValueError：无论是标量还是每行一个值，无论在哪一行
     """
     logits = cases.many_rows().logits[:5]
+    calls = []
     for kwargs, description, public, mistake in _bad_parameters():
         for function in ("sampling_probs", "sample"):
             extra = {"generator": ctx.generator()} if function == "sample" else {}
-            with expect_raises(ValueError, f"{function}() with {description}", f"{function}() with {public}",
-                               diagnosis=mistake):
-                getattr(sub, function)(logits, **kwargs, **extra)
-    with expect_raises(ValueError, "sample() with num_samples = 0"):
-        sub.sample(logits, num_samples=0, generator=ctx.generator())
+            calls.append(BadCall(getattr(sub, function), f"{function}() with {description}", args=(logits,),
+                                 kwargs={**kwargs, **extra}, public=f"{function}() with {public}", diagnosis=mistake))
+    calls.append(BadCall(sub.sample, "sample() with num_samples = 0", args=(logits,),
+                         kwargs={"num_samples": 0, "generator": ctx.generator()}))
+    expect_calls_refused(calls)
 
 
 @lane_weight(2)
@@ -511,8 +513,9 @@ def test_bad_logits(sub, ctx):
         (torch.tensor([0.5, 1.0, 2.0]), "1-D logits"),
         (torch.zeros(2, 3, 4), "3-D logits"),
     ]
-    for logits, description in bad:
-        for function in ("sampling_probs", "sample"):
-            extra = {"generator": ctx.generator()} if function == "sample" else {}
-            with expect_raises(ValueError, f"{function}() with {description}"):
-                getattr(sub, function)(logits, **extra)
+    expect_calls_refused([
+        BadCall(getattr(sub, function), f"{function}() with {description}", args=(logits,),
+                kwargs={"generator": ctx.generator()} if function == "sample" else {})
+        for logits, description in bad
+        for function in ("sampling_probs", "sample")
+    ])
