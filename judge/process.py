@@ -601,7 +601,11 @@ class LearnerProcess:
         # Which call was running when the process died or ran out of time is the learner's side's
         # to know; a message names every function of the batch (just one, most often).
         during = " or ".join(dict.fromkeys(f"{function}()" for function, _, _ in calls))
-        with self._exchange(request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
+        # Room for each refusal on top of one reply (the child sends each one cut short).
+        room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.REFUSAL_BYTES
+        with self._exchange(
+            request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room
+        ) as exchange:
             answer = exchange.parse(lambda header: protocol.refusals_reply(header, len(calls)))
             outcomes: list[CallResult | LearnerRaised] = [LearnerRaised(info) for info in answer.refused]
             elapsed_ms = sum(answer.refused_ms)
@@ -619,11 +623,14 @@ class LearnerProcess:
         timeout_s: float,
         cpu_deadline_s: float,
         cpu_limit_s: float | None,
+        *,
+        max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
     ) -> _Exchange:
         """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
-        ``during`` names the call(s) in messages. Raises :class:`ProcessFailed` as :meth:`call` does.
+        ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header.
+        Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
         if not self.alive:
@@ -642,7 +649,9 @@ class LearnerProcess:
         if cpu_deadline_s != float("inf"):
             self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_deadline_s)
         try:
-            exchange.header, exchange.payloads = self._receive(deadline, during, timeout_s, cpu_limit_s)
+            exchange.header, exchange.payloads = self._receive(
+                deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
+            )
         finally:
             self._reader.watch = None
         return exchange
@@ -688,11 +697,12 @@ class LearnerProcess:
         allowed_s: float,
         cpu_limit_s: float | None = None,
         cpu_budget: str = "the test case's CPU time",
+        max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
     ) -> tuple[dict[str, Any], list[bytearray]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
         self._reader.deadline = deadline
         try:
-            return wire.read_frame(self._reader, max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
+            return wire.read_frame(self._reader, max_header_bytes=max_header_bytes)
         except CpuLimitExceeded:
             limit = f" of {cpu_limit_s:g} s" if cpu_limit_s is not None else ""
             raise self._overdue(f"{during} used up {cpu_budget}{limit}") from None

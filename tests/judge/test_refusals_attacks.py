@@ -1,0 +1,436 @@
+"""Red-team attacks on calls expected to raise sent in one request (``op: refusals``): for each
+learner, hostile or only unusual, the report of the batch is the report of the calls one after
+the other (``LearnerProcess.refusals`` deleted), but for the functions a message names where the
+process failed inside a batch; no learner makes the judge fail, hang or hold unbounded memory."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from judge.exercise import load_exercise
+from judge.process import LearnerProcess
+from judge.runner import judge_file
+from judge.sandbox.launchers import WarmLocalLauncher
+from judge.verdicts import Verdict
+
+ROWS = 100  # rows of the big table: more than any exercise's table today (39's has 43)
+
+TESTS = f'''
+import torch
+
+from judge.checks import BadCall, expect, expect_bad_inputs_refused, expect_calls_refused
+
+
+def test_table(sub, ctx):
+    """Bad inputs over two functions
+
+    zh: 两个函数的非法输入
+    """
+    x = torch.arange(4.0)
+    g = ctx.generator()
+    expect_calls_refused([
+        BadCall(getattr(sub, name), f"{{name}}() with bad input {{k}}", args=(x,), kwargs={{"k": k, "g": g}},
+                public=f"{{name}}() with a bad input")
+        for k in range(1, 6) for name in ("refuse", "other")
+    ])
+
+
+def test_seeded(sub, ctx):
+    """The same under a global seed and extreme uniforms
+
+    zh: 全局种子与极端均匀数之下
+    """
+    x = torch.arange(4.0)
+    for source in (sub.with_global_seed(11), sub.with_extreme_uniforms(12)):
+        expect_calls_refused([
+            BadCall(getattr(source, name), f"{{name}}() seeded with {{k}}", args=(x,), kwargs={{"k": k, "g": None}})
+            for k in range(1, 4) for name in ("refuse", "other")
+        ])
+
+
+def test_big(sub, ctx):
+    """A big table
+
+    zh: 大表
+    """
+    expect_bad_inputs_refused(sub.refuse, [(f"k = {{k}}", {{"k": k}}) for k in range(1, {ROWS} + 1)],
+                              args=(torch.ones(3),), extra=lambda: {{"g": ctx.generator()}})
+
+
+def test_after(sub, ctx):
+    """A case after the tables, in the same process
+
+    zh: 之后的用例
+    """
+    expect(sub.refuse(torch.ones(2), k=0, g=None) == 0, "refuse(k=0) returns 0")
+'''
+
+COMMON = "import os, sys, time\nimport torch\n\nSTATE = {'calls': 0}\n\n"
+
+
+def _learner(body: str) -> str:
+    return COMMON + textwrap.dedent(body) + "\n\ndef other(x, k, g=None):\n    return refuse(x, k, g)\n"
+
+
+# Each body defines refuse(x, k, g); k = 0 is the one good input.
+ATTACKS = {
+    # --- exceptions of every kind
+    "refuses everything": """
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError(f'bad k {k}')
+            return 0
+    """,
+    "keyboard interrupt at k = 3": """
+        def refuse(x, k, g=None):
+            if k == 3:
+                raise KeyboardInterrupt('stop')
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "system exit with a message at k = 2": """
+        def refuse(x, k, g=None):
+            if k == 2:
+                raise SystemExit('bye')
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "generator exit at k = 4": """
+        def refuse(x, k, g=None):
+            if k == 4:
+                raise GeneratorExit('closed')
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "a BaseException subclass named ValueError": """
+        class ValueError(BaseException):
+            pass
+
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "a subclass of ValueError named like a builtin one": """
+        class UnicodeError(Exception):
+            pass
+
+        def refuse(x, k, g=None):
+            if k == 7:
+                raise UnicodeError('not really')
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "recursion error at k = 3": """
+        def deep(n):
+            return deep(n + 1) + 1
+
+        def refuse(x, k, g=None):
+            if k == 3:
+                deep(0)
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "ValueError from deep recursion": """
+        def deep(n):
+            if n > 400:
+                raise ValueError('deep ' * 1000)
+            return deep(n + 1)
+
+        def refuse(x, k, g=None):
+            if k:
+                deep(0)
+            return 0
+    """,
+    "a __str__ that changes each time": """
+        class Odd(ValueError):
+            def __str__(self):
+                STATE['calls'] += 1
+                return '' if STATE['calls'] % 3 else 'now a message'
+
+        def refuse(x, k, g=None):
+            if k:
+                raise Odd()
+            return 0
+    """,
+    "a __str__ that spins": """
+        class Odd(ValueError):
+            def __str__(self):
+                while STATE['calls'] >= 0:
+                    pass
+                return 'never'
+
+        def refuse(x, k, g=None):
+            if k == 4:
+                raise Odd()
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "a __str__ that raises SystemExit": """
+        class Odd(ValueError):
+            def __str__(self):
+                raise SystemExit(3)
+
+        def refuse(x, k, g=None):
+            if k:
+                raise Odd()
+            return 0
+    """,
+    "odd names and messages": """
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError('\\ud800 \\x00 \\u200b' + '\\n' * (k % 3) + '"\\\\' * k)
+            return 0
+    """,
+    # --- state, inputs, randomness
+    "keeps count": """
+        def refuse(x, k, g=None):
+            STATE['calls'] += 1
+            if k and STATE['calls'] < 9:
+                raise ValueError(f"call {STATE['calls']}")
+            return STATE['calls']
+    """,
+    "changes its input and raises": """
+        def refuse(x, k, g=None):
+            if k:
+                if x.sum() != 6:
+                    return 'saw a changed input'
+                x += 1
+                raise ValueError('bad')
+            return 0
+    """,
+    "keeps its inputs and compares": """
+        SEEN = []
+
+        def refuse(x, k, g=None):
+            if k:
+                if any(s is x or s.data_ptr() == x.data_ptr() for s in SEEN):
+                    return 'an input shared with an earlier call'
+                SEEN.append(x)
+                raise ValueError('bad')
+            return 0
+    """,
+    "draws from the generator it is given": """
+        def refuse(x, k, g=None):
+            if k and g is not None:
+                u = torch.rand(1, generator=g).item()
+                STATE.setdefault('draws', []).append(u)
+                if len(set(STATE['draws'])) != len(STATE['draws']):
+                    return 'the same draws twice'
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "decides by the global generator": """
+        def refuse(x, k, g=None):
+            # Seeded only under sub.with_global_seed (g is None there), so the verdict is the same
+            # in every run.
+            if k and g is None and torch.rand(()).item() < 0.3:
+                return 'accepted by chance'
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "a generator function": """
+        def refuse(x, k, g=None):
+            if k == 3:
+                yield 1
+            raise ValueError('bad')
+    """,
+    "returns a tensor that aliases an earlier input": """
+        KEPT = []
+
+        def refuse(x, k, g=None):
+            KEPT.append(x)
+            if k == 5:
+                return KEPT[0]
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    # --- resources
+    "prints a flood": """
+        def refuse(x, k, g=None):
+            print('x' * 1_000_000)
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "prints past the output limit at k = 4": """
+        def refuse(x, k, g=None):
+            if k == 4:
+                while True:
+                    sys.stdout.write('y' * 1_000_000)
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "catches the output limit and refuses": """
+        def refuse(x, k, g=None):
+            try:
+                while k == 4:
+                    sys.stdout.write('y' * 1_000_000)
+                    sys.stdout.flush()
+            except OSError:
+                pass
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "runs out of memory at k = 3": """
+        def refuse(x, k, g=None):
+            if k == 3:
+                STATE['hog'] = [bytearray(1 << 26) for _ in range(10_000)]
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "catches MemoryError and refuses": """
+        def refuse(x, k, g=None):
+            if k == 3:
+                try:
+                    STATE['hog'] = [bytearray(1 << 26) for _ in range(10_000)]
+                except MemoryError:
+                    STATE.pop('hog', None)
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "a message about memory": """
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError('CUDA out of memory. Tried to allocate')
+            return 0
+    """,
+    "spends CPU in every call": """
+        def refuse(x, k, g=None):
+            t = time.process_time()
+            while time.process_time() - t < 0.03:
+                pass
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    "dies quietly at k = 60": """
+        def refuse(x, k, g=None):
+            if k == 60:
+                os.kill(os.getpid(), 9)
+            if k:
+                raise ValueError('bad')
+            return 0
+    """,
+    # --- long answers: many refusals, each as long as a description can be
+    "long ASCII messages": """
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError(f'bad k {k}: ' + repr(list(range(4000))))
+            return 0
+    """,
+    "long messages of escaped characters": """
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError('\\x01' * 4000)
+            return 0
+    """,
+    "long messages of wide characters": """
+        def refuse(x, k, g=None):
+            if k:
+                raise ValueError('参数错误' * 1000)
+            return 0
+    """,
+}
+
+# Where the process fails inside a batch, the message names the batch's functions.
+FAILING_PROCESSES = {
+    "a __str__ that spins",
+    "prints past the output limit at k = 4",
+    "prints a flood",
+    "catches the output limit and refuses",
+    "runs out of memory at k = 3",
+    "catches MemoryError and refuses",
+    "spends CPU in every call",
+    "dies quietly at k = 60",
+}
+
+
+@pytest.fixture(scope="module")
+def exercise(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("attacks") / "908-refusal-attacks"
+    (folder / "tests" / "public").mkdir(parents=True)
+    (folder / "tests" / "hidden").mkdir(parents=True)
+    (folder / "exercise.toml").write_text(
+        textwrap.dedent("""
+        number = 908
+        slug = "refusal-attacks"
+        difficulty = "easy"
+        [title]
+        en = "Refusal attacks"
+        zh = "拒绝攻击"
+        [functions.refuse]
+        params = ["x", "k", "g"]
+        [functions.other]
+        params = ["x", "k", "g"]
+        [judging]
+        time_limit_s = 2.0
+        wall_limit_s = 8.0
+        memory_mb = 1024
+    """)
+    )
+    (folder / "tests" / "public" / "public.py").write_text(TESTS)
+    (folder / "tests" / "hidden" / "hidden.py").write_text("")
+    return load_exercise(folder)
+
+
+@pytest.fixture(scope="module")
+def warm():
+    with WarmLocalLauncher() as launcher:
+        yield launcher
+
+
+def _named(message: str) -> str:
+    """A message that names one of the functions where a process failed, as a batch's names them."""
+    message = message.replace("refuse() or other()", "refuse()")
+    return re.sub(r"(?<![\w.])(refuse|other)\(\)(?! with| seeded)", "refuse() or other()", message)
+
+
+def summary(report, loose: bool) -> tuple:
+    cases = [(c.name, c.verdict, _named(c.message) if loose else c.message, c.diagnosis, c.rule) for c in report.cases]
+    message = _named(report.message) if loose else report.message
+    return report.verdict, message, report.diagnosis, cases, report.false_failure_budget
+
+
+def batched_and_one_by_one(exercise, path, monkeypatch, **kwargs):
+    ops: list[str] = []
+    original = LearnerProcess._exchange
+
+    def counting(self, request, *args, **more):
+        ops.append(request["op"])
+        return original(self, request, *args, **more)
+
+    monkeypatch.setattr(LearnerProcess, "_exchange", counting)
+    batched = judge_file(exercise, path, seed=908, **kwargs)
+    assert "refusals" in ops
+    monkeypatch.delattr(LearnerProcess, "refusals")
+    ops.clear()
+    one_by_one = judge_file(exercise, path, seed=908, **kwargs)
+    assert "refusals" not in ops
+    monkeypatch.undo()
+    return batched, one_by_one
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_an_attack_gets_the_report_of_one_call_at_a_time(name, exercise, warm, learner_file, monkeypatch):
+    path = learner_file(_learner(ATTACKS[name]))
+    batched, one_by_one = batched_and_one_by_one(exercise, path, monkeypatch, launcher=warm)
+    loose = name in FAILING_PROCESSES
+    assert summary(batched, loose) == summary(one_by_one, loose)
+    assert batched.verdict is not Verdict.IE, batched.message
