@@ -290,6 +290,12 @@ def _widen(fd: int) -> None:
         pass
 
 
+# A refusals request holds at most this many calls, and this many bytes of their tensors (with
+# at most wire.MAX_TENSORS tensors): what one frame to the child holds, with room for its header.
+MAX_REFUSALS = 256
+MAX_REFUSALS_PAYLOAD = wire.MAX_FRAME_BYTES - wire.MAX_HEADER_BYTES
+
+
 class _Exchange:
     """One request's answer frame, read by :meth:`LearnerProcess._exchange`: validated with
     :meth:`parse`, decoded with :meth:`decode` (each kills the process and raises
@@ -576,23 +582,35 @@ class LearnerProcess:
         or raises without a message. The outcomes, in order: a :class:`LearnerRaised` for each
         call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
         :class:`CallResult` of the call that returned; never more than one outcome that is not
-        a refusal, and only last. Fewer outcomes than calls means the batch stopped there: no
-        later call ran. ``timeout_s`` and ``cpu_deadline_s`` hold for the batch as a whole,
-        as they would for the same calls one after the other in one case. Raises
+        a refusal, and only last. Fewer outcomes than calls means the batch stopped there, or
+        that the calls after it did not fit in one request (more than :data:`MAX_REFUSALS`, or
+        tensors past what one frame holds): no later call ran. ``timeout_s`` and
+        ``cpu_deadline_s`` hold for the batch as a whole, as they would for the same calls one
+        after the other in one case. Raises
         :class:`ProcessFailed` as :meth:`call` does.
         """
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
+        encoded: list[dict[str, Any]] = []
+        payload_bytes = 0
+        for function, args, kwargs in calls[:MAX_REFUSALS]:
+            mark = len(specs)
+            one = {
+                "function": function,
+                "args": wire.encode_values(list(args), specs, payloads),
+                "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
+            }
+            payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
+            if encoded and (len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD):
+                # The child would refuse the frame: the calls from this one on go one at a time,
+                # as a batch cut short says (no later call ran).
+                del specs[mark:], payloads[mark:]
+                break
+            encoded.append(one)
+        calls = calls[: len(encoded)]
         request = {
             "op": "refusals",
-            "calls": [
-                {
-                    "function": function,
-                    "args": wire.encode_values(list(args), specs, payloads),
-                    "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
-                }
-                for function, args, kwargs in calls
-            ],
+            "calls": encoded,
             "accept": list(accept),
             "extreme_uniforms": options.extreme_uniforms,
             "global_seed": options.global_seed,

@@ -434,3 +434,67 @@ def test_an_attack_gets_the_report_of_one_call_at_a_time(name, exercise, warm, l
     loose = name in FAILING_PROCESSES
     assert summary(batched, loose) == summary(one_by_one, loose)
     assert batched.verdict is not Verdict.IE, batched.message
+
+
+def _exercise(folder, tests: str, time_limit_s: float = 2.0):
+    (folder / "tests" / "public").mkdir(parents=True)
+    (folder / "tests" / "hidden").mkdir(parents=True)
+    (folder / "exercise.toml").write_text(
+        textwrap.dedent(f"""
+        number = 909
+        slug = "{folder.name[4:]}"
+        difficulty = "easy"
+        [title]
+        en = "Refusal attacks"
+        zh = "拒绝攻击"
+        [functions.refuse]
+        params = ["x", "k", "g"]
+        [functions.other]
+        params = ["x", "k", "g"]
+        [judging]
+        time_limit_s = {time_limit_s}
+        wall_limit_s = 20.0
+    """)
+    )
+    (folder / "tests" / "public" / "public.py").write_text(textwrap.dedent(tests))
+    (folder / "tests" / "hidden" / "hidden.py").write_text("")
+    return load_exercise(folder)
+
+
+WIDE_TABLE = """
+    import torch
+
+    from judge.checks import expect_bad_inputs_refused
+
+
+    def test_wide(sub, ctx):
+        '''A table whose rows each carry five tensors: more than one frame may hold (1024)
+
+        zh: 每行带五个张量的表
+        '''
+        expect_bad_inputs_refused(sub.refuse, [(f"k = {k}", {"k": k, "g": [torch.ones(1)] * 4}) for k in range(1, 301)],
+                                  args=(torch.ones(2),))
+
+
+    def test_long(sub, ctx):
+        '''A table of more calls than one request takes (256)
+
+        zh: 调用数超过一次请求上限的表
+        '''
+        expect_bad_inputs_refused(sub.refuse, [(f"k = {k}", {"k": k}) for k in range(1, 301)], args=(torch.ones(2),))
+"""
+
+
+@pytest.mark.parametrize("name", ["refuses everything", "accepts k = 280", "dies quietly at k = 60"])
+def test_a_table_bigger_than_one_request_is_judged_as_one_at_a_time(
+    name, tmp_path, warm, learner_file, monkeypatch
+):
+    """A batch takes the calls one frame to the child holds; the rest go one at a time. (Before,
+    the child refused the frame, and every learner got RE.)"""
+    exercise = _exercise(tmp_path / "909-wide", WIDE_TABLE)
+    body = ATTACKS.get(name) or "def refuse(x, k, g=None):\n    if k and k != 280:\n        raise ValueError('bad')\n    return 0\n"
+    path = learner_file(_learner(body))
+    batched, one_by_one = batched_and_one_by_one(exercise, path, monkeypatch, launcher=warm)
+    if name == "refuses everything":
+        assert one_by_one.verdict is Verdict.AC, one_by_one.message
+    assert summary(batched, name in FAILING_PROCESSES) == summary(one_by_one, name in FAILING_PROCESSES)
