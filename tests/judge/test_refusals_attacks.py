@@ -441,7 +441,7 @@ def _exercise(folder, tests: str, time_limit_s: float = 2.0):
     (folder / "tests" / "hidden").mkdir(parents=True)
     (folder / "exercise.toml").write_text(
         textwrap.dedent(f"""
-        number = 909
+        number = {int(folder.name[:3])}
         slug = "{folder.name[4:]}"
         difficulty = "easy"
         [title]
@@ -498,3 +498,43 @@ def test_a_table_bigger_than_one_request_is_judged_as_one_at_a_time(
     if name == "refuses everything":
         assert one_by_one.verdict is Verdict.AC, one_by_one.message
     assert summary(batched, name in FAILING_PROCESSES) == summary(one_by_one, name in FAILING_PROCESSES)
+
+
+LONG_TABLE = """
+    import torch
+
+    from judge.checks import expect_bad_inputs_refused
+
+
+    def test_long(sub, ctx):
+        '''A long table
+
+        zh: 长表
+        '''
+        expect_bad_inputs_refused(sub.refuse, [(f"k = {k}", {"k": k}) for k in range(1, 201)], args=(torch.ones(2),))
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the CPU watch reads the clock every 100 ms of one wait: one call at a time, calls shorter than "
+    "that are never watched, and the case's CPU total is checked only when it passed (runner._run_case), "
+    "so a wrong answer after the limit is WA; a batch is one long wait, watched, so TLE. Which one the "
+    "calls one at a time give already depends on the machine's load (a call slowed past 100 ms is "
+    "watched); a verdict that does not, either way, is the runner's to decide (TLE for any case past "
+    "its CPU time, or the child stopping a batch at the case's CPU time so the rest go one at a time)",
+)
+def test_a_table_past_the_cases_cpu_time_in_short_calls(tmp_path, warm, learner_file, monkeypatch):
+    exercise = _exercise(tmp_path / "910-long", LONG_TABLE, time_limit_s=1.0)
+    body = """
+        def refuse(x, k, g=None):
+            t = time.process_time()
+            while time.process_time() - t < 0.008:
+                pass
+            if k and k != 200:
+                raise ValueError('bad')
+            return 0
+    """
+    batched, one_by_one = batched_and_one_by_one(exercise, learner_file(_learner(body)), monkeypatch, launcher=warm)
+    assert one_by_one.cases[0].verdict is Verdict.WA, one_by_one.cases[0].message
+    assert summary(batched, True) == summary(one_by_one, True)
