@@ -538,3 +538,66 @@ def test_a_table_past_the_cases_cpu_time_in_short_calls(tmp_path, warm, learner_
     batched, one_by_one = batched_and_one_by_one(exercise, learner_file(_learner(body)), monkeypatch, launcher=warm)
     assert one_by_one.cases[0].verdict is Verdict.WA, one_by_one.cases[0].message
     assert summary(batched, True) == summary(one_by_one, True)
+
+
+FORGER = """
+    from judge import wire
+
+    INFO = {"type": "ValueError", "message": "bad", "line": 1, "traceback": "", "memory": False}
+
+    def _frames():
+        frame = sys._getframe()
+        while frame is not None:
+            yield frame
+            frame = frame.f_back
+
+    def forge(header, payloads=()):
+        outbox = next(f.f_locals["outbox"] for f in _frames() if "outbox" in f.f_locals)
+        header.setdefault("tensors", [])
+        wire.write_frame(outbox, header, payloads)
+
+    def batch():
+        '''The calls of the request being answered (the judge's side of them is the learner's to see).'''
+        request = next((f.f_locals["request"] for f in _frames() if f.f_locals.get("request", {}).get("op")), {})
+        return request.get("calls", [None])
+"""
+
+FORGERIES = {
+    "thousands of refusals": "forge({'refused': [INFO] * 5000, 'refused_ms': [0.0] * 5000})",
+    "a header past its room": "forge({'refused': [INFO], 'refused_ms': [0.0], 'pad': 'x' * (40 << 20)})",
+    "every call refused, then the real answer": "forge({'refused': [INFO] * len(batch()), 'refused_ms': [0.0] * len(batch())})",
+    "every call refused, then exits": (
+        "forge({'refused': [INFO] * len(batch()), 'refused_ms': [0.0] * len(batch())}); os._exit(0)"
+    ),
+    "refusals and a tensor value": (
+        "v = torch.ones(3); forge({'refused': [INFO] * (len(batch()) - 1), 'refused_ms': [0.0] * (len(batch()) - 1), 'ok': True,"
+        " 'elapsed_ms': 0.0, 'modified': [], 'value': {'$tensor': 0},"
+        " 'tensors': [{'dtype': 'float32', 'shape': [3], 'nbytes': 12, 'device': 'cpu'}]}, [v.numpy().tobytes()])"
+    ),
+    "tensors no answer refers to": (
+        "forge({'refused': [INFO] * len(batch()), 'refused_ms': [0.0] * len(batch()),"
+        " 'tensors': [{'dtype': 'uint8', 'shape': [50 << 20], 'nbytes': 50 << 20, 'device': 'cpu'}]},"
+        " [bytes(50 << 20)])"
+    ),
+    "a refusal of a type the judge does not accept": (
+        "forge({'refused': [{**INFO, 'type': 'KeyError'}] * len(batch()), 'refused_ms': [0.0] * len(batch())})"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_a_forged_refusals_reply_gains_nothing(name, exercise, warm, learner_file):
+    """A learner that writes its own reply to the judge's pipe (it shares the child's process) gets
+    an RE, a WA, or what it could get by raising ValueError itself: never an internal error, and a
+    submission whose functions accept every bad input never passes."""
+    body = f"""
+        def refuse(x, k, g=None):
+            {FORGERIES[name]}
+            return 0
+    """
+    source = _learner(textwrap.dedent(FORGER) + textwrap.dedent(body))
+    report = judge_file(exercise, learner_file(source), seed=908, launcher=warm)
+    verdicts = [c.verdict for c in report.cases]
+    assert verdicts[0] is not Verdict.SK, report.message  # it loaded, and forged
+    assert Verdict.IE not in verdicts and report.verdict is not Verdict.IE, report.message
+    assert report.verdict is not Verdict.AC, [(c.name, c.verdict, c.message) for c in report.cases]
