@@ -601,3 +601,41 @@ def test_a_forged_refusals_reply_gains_nothing(name, exercise, warm, learner_fil
     assert verdicts[0] is not Verdict.SK, report.message  # it loaded, and forged
     assert Verdict.IE not in verdicts and report.verdict is not Verdict.IE, report.message
     assert report.verdict is not Verdict.AC, [(c.name, c.verdict, c.message) for c in report.cases]
+
+
+@pytest.fixture(scope="module")
+def strict():
+    from judge.sandbox.layers import missing_required
+
+    missing = missing_required()
+    if missing:
+        pytest.skip("strict sandbox unavailable here: " + ", ".join(layer.name for layer in missing))
+    from judge.sandbox.strict import StrictLauncher
+
+    launcher = StrictLauncher(slots=2)
+    yield launcher
+    launcher.close()
+
+
+STRICT_ATTACKS = [
+    "refuses everything",
+    "keeps count",
+    "changes its input and raises",
+    "a __str__ that raises SystemExit",
+    "long messages of escaped characters",
+    "dies quietly at k = 60",
+    "runs out of memory at k = 3",
+    "prints past the output limit at k = 4",
+]
+
+
+@pytest.mark.strict_sandbox
+@pytest.mark.parametrize("name", STRICT_ATTACKS)
+def test_an_attack_in_the_strict_sandbox_on_two_lanes(name, exercise, strict, learner_file, monkeypatch):
+    path = learner_file(_learner(ATTACKS[name]))
+    batched, one_by_one = batched_and_one_by_one(exercise, path, monkeypatch, launcher=strict, lanes=2)
+    loose = name in FAILING_PROCESSES
+    assert summary(batched, loose) == summary(one_by_one, loose)
+    assert batched.verdict is not Verdict.IE, batched.message
+    if name == "refuses everything":
+        assert batched.verdict is Verdict.AC, batched.message
