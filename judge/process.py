@@ -595,11 +595,19 @@ class LearnerProcess:
         payload_bytes = 0
         for function, args, kwargs in calls[:MAX_REFUSALS]:
             mark = len(specs)
-            one = {
-                "function": function,
-                "args": wire.encode_values(list(args), specs, payloads),
-                "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
-            }
+            try:
+                one = {
+                    "function": function,
+                    "args": wire.encode_values(list(args), specs, payloads),
+                    "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
+                }
+            except wire.WireError:
+                if not encoded:
+                    raise
+                # An input the wire cannot carry is the exercise's mistake, raised by this call
+                # when it is made one at a time: after the earlier ones, as it would be.
+                del specs[mark:], payloads[mark:]
+                break
             payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
             if encoded and (len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD):
                 # The child would refuse the frame: the calls from this one on go one at a time,

@@ -403,8 +403,12 @@ def _named(message: str) -> str:
 
 
 def summary(report, loose: bool) -> tuple:
-    cases = [(c.name, c.verdict, _named(c.message) if loose else c.message, c.diagnosis, c.rule) for c in report.cases]
-    message = _named(report.message) if loose else report.message
+    def text(message: str) -> str:
+        message = re.sub(r"internal error [0-9a-f]+", "internal error", message)  # a fresh id each time
+        return _named(message) if loose else message
+
+    cases = [(c.name, c.verdict, text(c.message), c.diagnosis, c.rule) for c in report.cases]
+    message = text(report.message)
     return report.verdict, message, report.diagnosis, cases, report.false_failure_budget
 
 
@@ -639,3 +643,31 @@ def test_an_attack_in_the_strict_sandbox_on_two_lanes(name, exercise, strict, le
     assert batched.verdict is not Verdict.IE, batched.message
     if name == "refuses everything":
         assert batched.verdict is Verdict.AC, batched.message
+
+
+ODD_INPUT_TABLE = """
+    import torch
+
+    from judge.checks import expect_bad_inputs_refused
+
+
+    def test_odd(sub, ctx):
+        '''A table whose fifth row holds an input the wire cannot carry (the exercise's mistake)
+
+        zh: 第五行的输入无法传送
+        '''
+        rows = [(f"k = {k}", {"k": k}) for k in range(1, 5)] + [("k = an object", {"k": object()})]
+        expect_bad_inputs_refused(sub.refuse, rows, args=(torch.ones(2),))
+"""
+
+
+@pytest.mark.parametrize("accepts", [3, None])
+def test_an_input_the_wire_cannot_carry_fails_where_the_call_would(accepts, tmp_path, warm, learner_file, monkeypatch):
+    """One call at a time, a learner that accepts k = 3 is WA before the fifth call's input fails
+    (IE, the exercise's); a batch must not fail first. (Before, the batch's encoding raised IE
+    for every learner.)"""
+    exercise = _exercise(tmp_path / "911-odd", ODD_INPUT_TABLE)
+    body = f"def refuse(x, k, g=None):\n    if k != {accepts}:\n        raise ValueError('bad')\n    return 0\n"
+    batched, one_by_one = batched_and_one_by_one(exercise, learner_file(_learner(body)), monkeypatch, launcher=warm)
+    assert one_by_one.cases[0].verdict is (Verdict.WA if accepts else Verdict.IE), one_by_one.cases[0].message
+    assert summary(batched, False) == summary(one_by_one, False)
