@@ -688,3 +688,39 @@ def test_a_table_past_the_cases_wall_cap_is_tle_either_way(exercise, warm, learn
         return verdict, re.sub(r"within [0-9.]+ s", "within N s", message), diagnosis, cases, budget
 
     assert figures(batched) == figures(one_by_one)
+
+
+LISTS_TABLE = """
+    import torch
+
+    from judge.checks import expect_bad_inputs_refused
+
+
+    def test_lists(sub, ctx):
+        '''A table whose rows each carry a list of a thousand numbers, or a long text
+
+        zh: 每行带一千个数的列表或长文本
+        '''
+        rows = [(f"k = {k}", {"k": k, "g": [0.5] * 1000 if k % 2 else "\\u0001" * 20000}) for k in range(1, 251)]
+        expect_bad_inputs_refused(sub.refuse, rows, args=(torch.ones(2),))
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a refusals request is cut at 256 calls and at the tensors one frame holds, not at the header's "
+    "bounds (200 000 values, 4 MiB): the child refuses the frame and every learner gets RE. A walk over "
+    "each call's encoded inputs costs ~14 us a call (0.6 ms a grading for exercise 39), too much here; "
+    "counting on the header write_frame serializes anyway (its length, and ',:[{' for the values) and "
+    "sending a shorter prefix when it is over would be free on the common path",
+)
+def test_a_table_past_what_one_request_header_holds_is_judged_as_one_at_a_time(
+    tmp_path, warm, learner_file, monkeypatch
+):
+    """Past 200 000 values or 4 MiB of header in one request, the child would refuse the frame."""
+    exercise = _exercise(tmp_path / "912-lists", LISTS_TABLE)
+    batched, one_by_one = batched_and_one_by_one(
+        exercise, learner_file(_learner(ATTACKS["refuses everything"])), monkeypatch, launcher=warm
+    )
+    assert one_by_one.verdict is Verdict.AC, one_by_one.message
+    assert summary(batched, False) == summary(one_by_one, False)
