@@ -480,13 +480,14 @@ WIDE_TABLE = """
 
 
 @pytest.mark.parametrize("name", ["refuses everything", "accepts k = 280", "dies quietly at k = 60"])
-def test_a_table_bigger_than_one_request_is_judged_as_one_at_a_time(
-    name, tmp_path, warm, learner_file, monkeypatch
-):
+def test_a_table_bigger_than_one_request_is_judged_as_one_at_a_time(name, tmp_path, warm, learner_file, monkeypatch):
     """A batch takes the calls one frame to the child holds; the rest go one at a time. (Before,
     the child refused the frame, and every learner got RE.)"""
     exercise = _exercise(tmp_path / "909-wide", WIDE_TABLE)
-    body = ATTACKS.get(name) or "def refuse(x, k, g=None):\n    if k and k != 280:\n        raise ValueError('bad')\n    return 0\n"
+    body = (
+        ATTACKS.get(name)
+        or "def refuse(x, k, g=None):\n    if k and k != 280:\n        raise ValueError('bad')\n    return 0\n"
+    )
     path = learner_file(_learner(body))
     batched, one_by_one = batched_and_one_by_one(exercise, path, monkeypatch, launcher=warm)
     if name == "refuses everything":
@@ -562,12 +563,15 @@ FORGER = """
 FORGERIES = {
     "thousands of refusals": "forge({'refused': [INFO] * 5000, 'refused_ms': [0.0] * 5000})",
     "a header past its room": "forge({'refused': [INFO], 'refused_ms': [0.0], 'pad': 'x' * (40 << 20)})",
-    "every call refused, then the real answer": "forge({'refused': [INFO] * len(batch()), 'refused_ms': [0.0] * len(batch())})",
+    "every call refused, then the real answer": (
+        "forge({'refused': [INFO] * len(batch()), 'refused_ms': [0.0] * len(batch())})"
+    ),
     "every call refused, then exits": (
         "forge({'refused': [INFO] * len(batch()), 'refused_ms': [0.0] * len(batch())}); os._exit(0)"
     ),
     "refusals and a tensor value": (
-        "v = torch.ones(3); forge({'refused': [INFO] * (len(batch()) - 1), 'refused_ms': [0.0] * (len(batch()) - 1), 'ok': True,"
+        "v = torch.ones(3); forge({'refused': [INFO] * (len(batch()) - 1),"
+        " 'refused_ms': [0.0] * (len(batch()) - 1), 'ok': True,"
         " 'elapsed_ms': 0.0, 'modified': [], 'value': {'$tensor': 0},"
         " 'tensors': [{'dtype': 'float32', 'shape': [3], 'nbytes': 12, 'device': 'cpu'}]}, [v.numpy().tobytes()])"
     ),
