@@ -290,6 +290,12 @@ def _widen(fd: int) -> None:
         pass
 
 
+# A refusals request holds at most this many calls, and this many bytes of their tensors (with
+# at most wire.MAX_TENSORS tensors): what one frame to the child holds, with room for its header.
+MAX_REFUSALS = 256
+MAX_REFUSALS_PAYLOAD = wire.MAX_FRAME_BYTES - wire.MAX_HEADER_BYTES
+
+
 class _Exchange:
     """One request's answer frame, read by :meth:`LearnerProcess._exchange`: validated with
     :meth:`parse`, decoded with :meth:`decode` (each kills the process and raises
@@ -576,23 +582,43 @@ class LearnerProcess:
         or raises without a message. The outcomes, in order: a :class:`LearnerRaised` for each
         call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
         :class:`CallResult` of the call that returned; never more than one outcome that is not
-        a refusal, and only last. Fewer outcomes than calls means the batch stopped there: no
-        later call ran. ``timeout_s`` and ``cpu_deadline_s`` hold for the batch as a whole,
-        as they would for the same calls one after the other in one case. Raises
+        a refusal, and only last. Fewer outcomes than calls means the batch stopped there, or
+        that the calls after it did not fit in one request (more than :data:`MAX_REFUSALS`, or
+        tensors past what one frame holds): no later call ran. ``timeout_s`` and
+        ``cpu_deadline_s`` hold for the batch as a whole, as they would for the same calls one
+        after the other in one case. Raises
         :class:`ProcessFailed` as :meth:`call` does.
         """
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
-        request = {
-            "op": "refusals",
-            "calls": [
-                {
+        encoded: list[dict[str, Any]] = []
+        payload_bytes = 0
+        for function, args, kwargs in calls[:MAX_REFUSALS]:
+            mark = len(specs)
+            try:
+                one = {
                     "function": function,
                     "args": wire.encode_values(list(args), specs, payloads),
                     "kwargs": wire.encode_values(dict(kwargs), specs, payloads),
                 }
-                for function, args, kwargs in calls
-            ],
+            except wire.WireError:
+                if not encoded:
+                    raise
+                # An input the wire cannot carry is the exercise's mistake, raised by this call
+                # when it is made one at a time: after the earlier ones, as it would be.
+                del specs[mark:], payloads[mark:]
+                break
+            payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
+            if encoded and (len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD):
+                # The child would refuse the frame: the calls from this one on go one at a time,
+                # as a batch cut short says (no later call ran).
+                del specs[mark:], payloads[mark:]
+                break
+            encoded.append(one)
+        calls = calls[: len(encoded)]
+        request = {
+            "op": "refusals",
+            "calls": encoded,
             "accept": list(accept),
             "extreme_uniforms": options.extreme_uniforms,
             "global_seed": options.global_seed,
@@ -601,7 +627,11 @@ class LearnerProcess:
         # Which call was running when the process died or ran out of time is the learner's side's
         # to know; a message names every function of the batch (just one, most often).
         during = " or ".join(dict.fromkeys(f"{function}()" for function, _, _ in calls))
-        with self._exchange(request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
+        # Room for each refusal on top of one reply (the child sends each one cut short).
+        room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.REFUSAL_BYTES
+        with self._exchange(
+            request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room
+        ) as exchange:
             answer = exchange.parse(lambda header: protocol.refusals_reply(header, len(calls)))
             outcomes: list[CallResult | LearnerRaised] = [LearnerRaised(info) for info in answer.refused]
             elapsed_ms = sum(answer.refused_ms)
@@ -619,11 +649,14 @@ class LearnerProcess:
         timeout_s: float,
         cpu_deadline_s: float,
         cpu_limit_s: float | None,
+        *,
+        max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
     ) -> _Exchange:
         """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
-        ``during`` names the call(s) in messages. Raises :class:`ProcessFailed` as :meth:`call` does.
+        ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header.
+        Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
         if not self.alive:
@@ -642,7 +675,9 @@ class LearnerProcess:
         if cpu_deadline_s != float("inf"):
             self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_deadline_s)
         try:
-            exchange.header, exchange.payloads = self._receive(deadline, during, timeout_s, cpu_limit_s)
+            exchange.header, exchange.payloads = self._receive(
+                deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
+            )
         finally:
             self._reader.watch = None
         return exchange
@@ -688,11 +723,12 @@ class LearnerProcess:
         allowed_s: float,
         cpu_limit_s: float | None = None,
         cpu_budget: str = "the test case's CPU time",
+        max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
     ) -> tuple[dict[str, Any], list[bytearray]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
         self._reader.deadline = deadline
         try:
-            return wire.read_frame(self._reader, max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
+            return wire.read_frame(self._reader, max_header_bytes=max_header_bytes)
         except CpuLimitExceeded:
             limit = f" of {cpu_limit_s:g} s" if cpu_limit_s is not None else ""
             raise self._overdue(f"{during} used up {cpu_budget}{limit}") from None

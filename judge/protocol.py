@@ -34,6 +34,13 @@ MAX_NAME = 256
 MAX_SIGNATURE = 2000
 MAX_MESSAGE = 4000
 MAX_TRACEBACK = 8000
+# A refusals reply holds, for each call refused, only what the judge checks of it (its type and
+# that its message says something): the message's first REFUSAL_MESSAGE characters, no traceback.
+# That keeps each one within REFUSAL_BYTES of the reply's header, whatever the learner raised, so
+# a batch's reply fits where the replies of the same calls one at a time each fit: the judge
+# reads it with that much room per call on top of one reply's.
+REFUSAL_MESSAGE = 32
+REFUSAL_BYTES = 2048
 
 
 @dataclass(frozen=True)

@@ -241,8 +241,9 @@ def _refusals(request: dict, payloads_in: list, module, name: str, device: str, 
         one = dict(call) if isinstance(call, dict) else {}
         one.update({key: request.get(key) for key in ("tensors", "extreme_uniforms", "global_seed")})
         header, value = _one_call(one, payloads_in, module, name, device, torch, used)
-        if "raised" in header and _refused(header["raised"], accepted):
-            refused.append(header["raised"])
+        refusal = _refusal(header["raised"], accepted) if "raised" in header else None
+        if refusal is not None:
+            refused.append(refusal)
             refused_ms.append(header["elapsed_ms"])
             continue
         header.update(refused=refused, refused_ms=refused_ms)
@@ -250,15 +251,29 @@ def _refusals(request: dict, payloads_in: list, module, name: str, device: str, 
     return {"refused": refused, "refused_ms": refused_ms}, None
 
 
-def _refused(raised: dict, accepted: set[str]) -> bool:
-    """Whether the judge will take ``raised`` (a ``describe_exception``) as a refusal: its type is
-    accepted and its message, as the judge reads it (:func:`judge.protocol.exception_info`), says
-    something."""
+def _refusal(raised: dict, accepted: set[str]) -> dict | None:
+    """What the judge needs of ``raised`` (a ``describe_exception``) when it will take it as a
+    refusal: its type is accepted and its message, as the judge reads it
+    (:func:`judge.protocol.exception_info`), says something. None when it will not.
+
+    Only its type and the start of its message go back (see ``protocol.REFUSAL_MESSAGE``): the
+    judge checks no more of a refusal, and a reply of many full descriptions (up to 12 000
+    characters each) would outgrow what the judge reads of one reply, where the same calls one
+    at a time would not."""
     try:
         info = protocol.exception_info(raised)
     except wire.WireError:
-        return False
-    return info.type_name in accepted and bool(info.message.strip())
+        return None
+    message = info.message.strip()
+    if info.type_name not in accepted or not message:
+        return None
+    return {
+        "type": info.type_name,
+        "message": message[: protocol.REFUSAL_MESSAGE],
+        "line": info.line,
+        "traceback": "",
+        "memory": info.memory,
+    }
 
 
 def _one_call(
