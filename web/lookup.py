@@ -13,6 +13,7 @@ import math
 
 from flask import abort, g, request
 from sqlalchemy import select
+from sqlalchemy.orm import joinedload
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
@@ -37,9 +38,13 @@ def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
     return row, spec
 
 
+# Every page and route that shows a submission shows its exercise: one query for both.
+_WITH_EXERCISE = (joinedload(Submission.exercise),)
+
+
 def visible_submission(submission_id: int, viewer: User) -> Submission:
     """Submission ``submission_id`` if ``viewer`` may see it (:func:`web.permissions.may_see`); else 404."""
-    submission = g.db.get(Submission, submission_id)
+    submission = g.db.get(Submission, submission_id, options=_WITH_EXERCISE)
     if submission is None or not may_see(g.db, viewer, submission):
         abort(404, description=f"no submission {submission_id}")
     return submission

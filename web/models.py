@@ -247,8 +247,8 @@ class ApiToken(Base):
 
     @classmethod
     def find_user(cls, session: Session, token: str) -> User | None:
-        row = session.scalar(select(cls).where(cls.token_hash == cls.digest(token)))
-        return row.user if row else None
+        """The owner of ``token`` (None: no such token), in one query: every API request asks."""
+        return session.scalar(select(User).join(cls, cls.user_id == User.id).where(cls.token_hash == cls.digest(token)))
 
 
 class Exercise(Base):
@@ -314,6 +314,12 @@ class Submission(Base):
     @property
     def shown(self) -> Grading | None:
         """The grading the pages show: the current one, else the newest (still queued or running)."""
+        if "gradings" in self.__dict__ and "current" not in self.__dict__:
+            # The gradings are loaded, and the current one is among them (it is written only for a
+            # grading of this submission): no query for it.
+            wanted = self.current_grading_id
+            current = next((grading for grading in self.gradings if grading.id == wanted), None) if wanted else None
+            return current or self.latest
         return self.current or self.latest
 
 
