@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from flask import abort, g, request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
 from judge.exercise import Exercise as ExerciseSpec
@@ -26,13 +26,17 @@ def shown(identifier: str) -> str:
     return repr(identifier if len(identifier) <= 40 else identifier[:40] + "…")
 
 
+# Built once: every submission asks.
+_EXERCISE_NUMBERED = select(Exercise).where(Exercise.number == bindparam("p_number", type_=Exercise.number.type))
+
+
 def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
     """The exercise's row and its spec on disk; 404 (with a description for the API) otherwise."""
     try:
         spec = resolve(identifier)
     except (ExerciseError, ValueError):
         abort(404, description=f"no exercise {shown(identifier)}")
-    row = g.db.scalar(select(Exercise).where(Exercise.number == spec.number))
+    row = g.db.scalar(_EXERCISE_NUMBERED, {"p_number": spec.number})
     if row is None:
         abort(404, description=f"exercise {shown(identifier)} is not on this site yet")
     return row, spec
