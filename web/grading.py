@@ -586,9 +586,7 @@ class GradingQueue:
 
     def _has_verdict(self, submission_id: int) -> bool:
         with self.sessions() as session:
-            current = session.execute(
-                select(Submission.current_grading_id).where(Submission.id == submission_id)
-            ).scalar()
+            current = session.execute(_CURRENT_GRADING, {"p_submission": submission_id}).scalar()
         return current is not None
 
     def judge(self, claim: Claim) -> Report:
@@ -692,6 +690,9 @@ _FINISH = _store_result(
     Grading.status == Status.running,
     Grading.attempts == _parameter("p_attempt", Grading.attempts),
 )
+_CURRENT_GRADING = select(Submission.current_grading_id).where(
+    Submission.id == _parameter("p_submission", Submission.id)
+)  # what a request waiting for a verdict looks at
 _MOVE_CURRENT = (
     _update(Submission)
     .where(
