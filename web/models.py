@@ -328,12 +328,16 @@ class Submission(Base):
     @property
     def shown(self) -> Grading | None:
         """The grading the pages show: the current one, else the newest (still queued or running)."""
+        wanted = self.current_grading_id
         if "gradings" in self.__dict__ and "current" not in self.__dict__:
             # The gradings are loaded, and the current one is among them (it is written only for a
-            # grading of this submission): no query for it.
-            wanted = self.current_grading_id
-            current = next((grading for grading in self.gradings if grading.id == wanted), None) if wanted else None
-            return current or self.latest
+            # grading of this submission): no query for it. Not there (a list older than the
+            # submission's row), it is asked for as before.
+            if wanted is None:
+                return self.latest
+            found = next((grading for grading in self.gradings if grading.id == wanted), None)
+            if found is not None:
+                return found
         return self.current or self.latest
 
 
