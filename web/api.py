@@ -143,14 +143,13 @@ def get_submission(submission_id: int):
     """The submission as the caller may see it; ``?wait=S`` first waits up to S seconds (at most
     30) for its verdict, so a client learns it the moment it is written without polling."""
     submission = submission_when_graded(submission_id, g.user)
+    gradings = submission.gradings  # first: Submission.shown then finds the current one among them
     access = access_for(g.db, g.user, submission)
     view = submission_view(submission, g.user, g.lang, access)
     # Whoever may open it (its author, those who teach its author) may read its code.
     view["user"] = submission.user.name
     view["code"] = submission.code
-    view["gradings"] = [
-        grading_summary(grading, access, submission.current_grading_id) for grading in submission.gradings
-    ]
+    view["gradings"] = [grading_summary(grading, access, submission.current_grading_id) for grading in gradings]
     return jsonify(view)
 
 

@@ -20,6 +20,7 @@ import threading
 
 from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
+from web.heap import freeze_start_up
 
 
 def run_graders(workers: int | None = None, queues: str | None = None) -> int:
@@ -73,6 +74,7 @@ def run_graders(workers: int | None = None, queues: str | None = None) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    freeze_start_up()
     queue.start()
     print(
         f"ProbJudge grader {worker_name()} is grading with {count} workers (database: {settings.database_url}; "
@@ -133,6 +135,7 @@ def run_celery_worker(settings: Settings, count: int, queues: list[str] | None =
         f"(queues: {', '.join(queues)}; database: {settings.database_url})",
         flush=True,
     )
+    freeze_start_up()
     app.worker_main(argv)
     return 0
 

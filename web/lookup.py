@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 from flask import abort, g, request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import joinedload
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
@@ -25,21 +26,29 @@ def shown(identifier: str) -> str:
     return repr(identifier if len(identifier) <= 40 else identifier[:40] + "…")
 
 
+# Built once: every submission asks.
+_EXERCISE_NUMBERED = select(Exercise).where(Exercise.number == bindparam("p_number", type_=Exercise.number.type))
+
+
 def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
     """The exercise's row and its spec on disk; 404 (with a description for the API) otherwise."""
     try:
         spec = resolve(identifier)
     except (ExerciseError, ValueError):
         abort(404, description=f"no exercise {shown(identifier)}")
-    row = g.db.scalar(select(Exercise).where(Exercise.number == spec.number))
+    row = g.db.scalar(_EXERCISE_NUMBERED, {"p_number": spec.number})
     if row is None:
         abort(404, description=f"exercise {shown(identifier)} is not on this site yet")
     return row, spec
 
 
+# Every page and route that shows a submission shows its exercise: one query for both.
+_WITH_EXERCISE = (joinedload(Submission.exercise),)
+
+
 def visible_submission(submission_id: int, viewer: User) -> Submission:
     """Submission ``submission_id`` if ``viewer`` may see it (:func:`web.permissions.may_see`); else 404."""
-    submission = g.db.get(Submission, submission_id)
+    submission = g.db.get(Submission, submission_id, options=_WITH_EXERCISE)
     if submission is None or not may_see(g.db, viewer, submission):
         abort(404, description=f"no submission {submission_id}")
     return submission

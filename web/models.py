@@ -34,6 +34,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    bindparam,
     delete,
     func,
     select,
@@ -72,6 +73,11 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+# Built once: every claim, result and heartbeat asks the time (see web.grading on why).
+_SERVER_NOW = select(func.now())
+_SQLITE_NOW = select(func.strftime("%Y-%m-%d %H:%M:%f", "now"))
+
+
 def database_now(session: Session) -> dt.datetime:
     """The database server's clock, UTC and aware: what leases, heartbeats and the sweep compare.
 
@@ -83,11 +89,11 @@ def database_now(session: Session) -> dt.datetime:
     """
     bind = session.get_bind()
     if bind.dialect.name == "postgresql":
-        value = session.scalar(select(func.now()))
+        value = session.scalar(_SERVER_NOW)
         assert isinstance(value, dt.datetime)
         return value.astimezone(dt.UTC)
     if bind.dialect.name == "sqlite":
-        text = session.scalar(select(func.strftime("%Y-%m-%d %H:%M:%f", "now")))
+        text = session.scalar(_SQLITE_NOW)
         return dt.datetime.fromisoformat(str(text)).replace(tzinfo=dt.UTC)
     return utcnow()
 
@@ -247,8 +253,16 @@ class ApiToken(Base):
 
     @classmethod
     def find_user(cls, session: Session, token: str) -> User | None:
-        row = session.scalar(select(cls).where(cls.token_hash == cls.digest(token)))
-        return row.user if row else None
+        """The owner of ``token`` (None: no such token), in one query: every API request asks."""
+        return session.scalar(_TOKEN_OWNER, {"p_hash": cls.digest(token)})
+
+
+# Built once, as every API request runs it (building a statement costs SQLAlchemy more than its SQLite query).
+_TOKEN_OWNER = (
+    select(User)
+    .join(ApiToken, ApiToken.user_id == User.id)
+    .where(ApiToken.token_hash == bindparam("p_hash", type_=ApiToken.token_hash.type))
+)
 
 
 class Exercise(Base):
@@ -314,6 +328,16 @@ class Submission(Base):
     @property
     def shown(self) -> Grading | None:
         """The grading the pages show: the current one, else the newest (still queued or running)."""
+        wanted = self.current_grading_id
+        if "gradings" in self.__dict__ and "current" not in self.__dict__:
+            # The gradings are loaded, and the current one is among them (it is written only for a
+            # grading of this submission): no query for it. Not there (a list older than the
+            # submission's row), it is asked for as before.
+            if wanted is None:
+                return self.latest
+            found = next((grading for grading in self.gradings if grading.id == wanted), None)
+            if found is not None:
+                return found
         return self.current or self.latest
 
 
@@ -566,14 +590,19 @@ class Rejudge(Base):
     gradings: Mapped[list[Grading]] = relationship(order_by="Grading.id", viewonly=True)
 
 
+# Built once: every submission asks.
+_QUEUED = (
+    select(func.count())
+    .select_from(Grading)
+    .join(Submission)
+    .where(
+        Submission.user_id == bindparam("p_user", type_=Submission.user_id.type),
+        Grading.status != Status.done,
+        Grading.priority == Priority.live,
+    )
+)
+
+
 def count_queued(session: Session, user: User) -> int:
     """How many of ``user``'s submissions wait for their first verdict (rejudges do not count)."""
-    return (
-        session.scalar(
-            select(func.count())
-            .select_from(Grading)
-            .join(Submission)
-            .where(Submission.user_id == user.id, Grading.status != Status.done, Grading.priority == Priority.live)
-        )
-        or 0
-    )
+    return session.scalar(_QUEUED, {"p_user": user.id}) or 0

@@ -15,6 +15,7 @@ import sys
 
 from web.accounts import AccountError, ensure_admin
 from web.config import PROJECT_ROOT, Settings
+from web.heap import freeze_start_up
 
 ASSETS = PROJECT_ROOT / "web" / "static" / "build"
 REQUIRED_ASSETS = ("editor.js", "site.js", "katex/katex.min.css")
@@ -86,6 +87,7 @@ def serve(host: str, port: int, threads: int = 8) -> int:
         raise KeyboardInterrupt  # SIGTERM ends the server the way Ctrl+C does
 
     signal.signal(signal.SIGTERM, _stop)
+    freeze_start_up()  # the grading workers are running already: they only add objects of their own
     try:
         server.run()
     except KeyboardInterrupt:

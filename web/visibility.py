@@ -13,8 +13,9 @@ another withholds. An exercise in no assignment shows at ``rule`` (the site's de
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from web.models import (
@@ -40,9 +41,11 @@ def least_revealing(levels: list[Visibility]) -> Visibility:
     return max(levels, key=ORDER.index, default=Visibility.rule)
 
 
-def _levels(session: Session, learner_id: int, now: dt.datetime, *conditions) -> list[tuple[int, Visibility]]:
-    """(exercise id, level at ``now``) for each assignment exercise of the learner's courses."""
-    rows = session.execute(
+def _levels_query(*conditions) -> Any:
+    """(exercise id, visibility before, after, effective due date) of each assignment exercise of
+    learner ``p_learner``'s courses where ``conditions`` hold."""
+    learner = bindparam("p_learner", type_=Membership.user_id.type)
+    return (
         select(
             AssignmentExercise.exercise_id,
             Assignment.visibility_before,
@@ -54,13 +57,27 @@ def _levels(session: Session, learner_id: int, now: dt.datetime, *conditions) ->
             Membership,
             and_(
                 Membership.course_id == Assignment.course_id,
-                Membership.user_id == learner_id,
+                Membership.user_id == learner,
                 Membership.role == CourseRole.learner,
             ),
         )
-        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner_id))
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner))
         .where(*conditions)
-    ).all()
+    )
+
+
+# Built once with bound parameters: every view of a submission asks the first.
+_EXERCISE_LEVELS = _levels_query(
+    AssignmentExercise.exercise_id == bindparam("p_exercise", type_=AssignmentExercise.exercise_id.type)
+)
+_WITHHOLDING_LEVELS = _levels_query(
+    or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing)
+)
+
+
+def _levels(session: Session, query: Any, parameters: dict[str, int], now: dt.datetime) -> list[tuple[int, Visibility]]:
+    """(exercise id, level at ``now``) for each row of ``query`` (one of the above)."""
+    rows = session.execute(query, parameters).all()
     return [(exercise_id, before if now < as_utc(due) else after) for exercise_id, before, after, due in rows]
 
 
@@ -68,17 +85,17 @@ def learner_visibility(
     session: Session, learner_id: int, exercise_id: int, now: dt.datetime | None = None
 ) -> Visibility:
     """The level at which learner ``learner_id`` sees hidden results of ``exercise_id`` at ``now``."""
-    found = _levels(session, learner_id, now or utcnow(), AssignmentExercise.exercise_id == exercise_id)
+    parameters = {"p_learner": learner_id, "p_exercise": exercise_id}
+    found = _levels(session, _EXERCISE_LEVELS, parameters, now or utcnow())
     return least_revealing([level for _, level in found])
 
 
 def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | None = None) -> set[int]:
     """The exercises whose verdicts learner ``learner_id`` may not see at ``now`` (level ``nothing``
     in one of their courses): lists and progress show them as attempted, never solved."""
-    either = or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing)
     return {
         exercise_id
-        for exercise_id, level in _levels(session, learner_id, now or utcnow(), either)
+        for exercise_id, level in _levels(session, _WITHHOLDING_LEVELS, {"p_learner": learner_id}, now or utcnow())
         if level is Visibility.nothing
     }
 
