@@ -204,13 +204,30 @@ def parse_header(body: bytes | bytearray) -> dict[str, Any]:
     if nesting_exceeds(text, MAX_DEPTH):
         raise WireError(f"header nests deeper than {MAX_DEPTH} levels")
     try:
-        header = json.loads(text)
+        header = _DECODER.decode(text)  # every integer within int64 as it is parsed (_int64)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, ...
         raise WireError(f"header is not JSON: {str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise WireError("header is not an object")
-    _check_values(header)
+    # The walk over every value is only needed where the text itself cannot rule out what it
+    # looks for. Each value (a key included) starts at a character of its own, so a text of at
+    # most MAX_NODES characters holds at most MAX_NODES values; and since the text is valid
+    # UTF-8, a lone surrogate can only come from a \u escape. (Integers were checked above.)
+    if len(text) > MAX_NODES or "\\u" in text:
+        _check_values(header)
     return header
+
+
+def _int64(digits: str) -> int:
+    """``json``'s ``parse_int``: the integer, refused past 64 bits (and past Python's own digit
+    limit, as ``json.loads`` refuses it: a ``ValueError``, so "not JSON")."""
+    value = int(digits)
+    if not INT64[0] <= value <= INT64[1]:
+        raise WireError("header holds an integer larger than 64 bits")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_int=_int64)  # what json.loads uses, but for the integers
 
 
 def nesting_exceeds(text: str, limit: int) -> bool:

@@ -262,6 +262,45 @@ def test_valid_headers_pass_whatever_their_strings_and_numbers():
     assert wire.parse_header('{"v":"中文"}'.encode())["v"] == "中文"
 
 
+def _walked_header(body: bytes):
+    """What parse_header decided before it skipped the walk where the text rules it out: the
+    plain ``json.loads`` and the walk over every value; the header, or WireError's message."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    try:
+        header = json.loads(text)
+    except ValueError:
+        return "not JSON"
+    try:
+        wire._check_values(header)
+    except wire.WireError as exc:
+        return str(exc)
+    return header
+
+
+# Strings with escapes of every kind, lone surrogates included (json.dumps writes them as \u escapes).
+ESCAPED_TEXT = st.text(alphabet=st.characters(blacklist_categories=()), max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | ESCAPED_TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(ESCAPED_TEXT, children, max_size=4),
+    max_leaves=30), ascii=st.booleans())
+def test_the_header_checks_decide_as_the_walk_over_every_value(value, ascii):
+    body = json.dumps({"v": value}, ensure_ascii=ascii, allow_nan=True).encode("utf-8", "surrogatepass")
+    expected = _walked_header(body)
+    try:
+        got = wire.parse_header(body)
+    except wire.WireError as exc:
+        assert isinstance(expected, str) and expected in str(exc), (expected, exc)
+    else:
+        assert not isinstance(expected, str), expected
+        assert json.dumps(got, allow_nan=True) == json.dumps(expected, allow_nan=True)
+
+
 def test_a_bracket_inside_a_string_does_not_count_as_nesting():
     header = wire.parse_header(b'{"message": "' + b"[" * 1000 + b'\\"[[[", "v": [[1]]}')
     assert header["v"] == [[1]]
