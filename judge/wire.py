@@ -362,7 +362,8 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
     dtype = _dtype_name(tensor.dtype)
     if dtype not in DTYPES:
         raise WireError(f"cannot send a tensor of dtype {dtype}")
-    if tensor.device.type == "cpu" and not tensor.requires_grad and tensor.is_contiguous() and not tensor.is_neg():
+    # is_cpu, not device.type: the attribute is one lookup, the device an object made per call.
+    if tensor.is_cpu and not tensor.requires_grad and tensor.is_contiguous() and not tensor.is_neg():
         # What a frame mostly carries: its memory as it is (detach() and to() would only make
         # views of it, at several microseconds each).
         cpu, device = tensor, "cpu"
@@ -370,7 +371,7 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
         # resolve_neg: a negative-bit view (torch._neg_view) holds its values negated lazily; its
         # memory holds them unnegated, and contiguous() alone keeps the bit (the view is contiguous).
         cpu, device = tensor.detach().to("cpu").resolve_neg().contiguous(), str(tensor.device)
-    nbytes = cpu.numel() * cpu.element_size()
+    nbytes = cpu.nbytes  # numel() * element_size(): cpu is contiguous
     spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": device}
     if not nbytes:
         return spec, memoryview(b"")
