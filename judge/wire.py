@@ -89,10 +89,17 @@ class WireError(Exception):
     """A frame broke the format: wrong magic, oversized, bad dtype/shape, truncated."""
 
 
-def _read_exact(stream: Readable, n: int) -> bytearray:
-    """Exactly ``n`` bytes into one buffer (no second copy: tensors are built on it)."""
+def _read_exact(stream: Readable, n: int) -> bytes | bytearray:
+    """Exactly ``n`` bytes (at most ``n`` allocated): one ``read`` where the stream has them all
+    already (a header in the pipe, mostly), the rest filled into one buffer otherwise."""
+    first = stream.read(n) if n else b""
+    if len(first) == n:
+        return first
+    if not first:
+        raise EOFError(f"stream ended with {n} of {n} bytes missing")
     buffer = bytearray(n)
-    _fill(stream, [buffer])
+    buffer[: len(first)] = first
+    _fill(stream, [memoryview(buffer)[len(first) :]])
     return buffer
 
 
@@ -142,7 +149,7 @@ def consume(views: list[memoryview], count: int) -> None:
 def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buffer] = ()) -> None:
     """Write one frame. ``header["tensors"]`` must already describe ``payloads`` (any byte buffers:
     ``bytes``, or the views :func:`encode_values` makes of tensors' memory)."""
-    body = json.dumps(header, allow_nan=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    body = _ENCODER.encode(header).encode("utf-8")
     prefix = MAGIC + struct.pack(">I", len(body))
     writev = getattr(stream, "writev", None)
     if writev is not None:
@@ -152,6 +159,10 @@ def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buf
         for payload in payloads:
             stream.write(payload)
     stream.flush()
+
+
+# What write_frame writes with: json.dumps with these options would build an encoder per frame.
+_ENCODER = json.JSONEncoder(allow_nan=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def read_frame(
