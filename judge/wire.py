@@ -406,7 +406,9 @@ def payload_to_tensor(spec: dict[str, Any], raw: bytes | bytearray, device: str 
         tensor = torch.empty(spec["shape"], dtype=dtype)
     else:
         buffer = raw if isinstance(raw, bytearray) else bytearray(raw)
-        tensor = torch.frombuffer(buffer, dtype=dtype).reshape(spec["shape"])
+        tensor = torch.frombuffer(buffer, dtype=dtype)  # one dimension, of the spec's size
+        if len(spec["shape"]) != 1:
+            tensor = tensor.reshape(spec["shape"])  # several microseconds: not where it is a no-op
     return tensor.to(device) if device != "cpu" else tensor
 
 
@@ -419,6 +421,9 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[Buffer
     """
     import torch
 
+    kind = type(value)
+    if kind is float or kind is int or kind is bool or value is None:
+        return value  # the common leaves first, by exact type (subclasses take the checks below)
     if isinstance(value, torch.Tensor):
         spec, raw = tensor_to_buffer(value)
         specs.append(spec)
