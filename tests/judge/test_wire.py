@@ -483,3 +483,25 @@ def test_consume_drops_exactly_what_one_call_moved(moved):
     wire.consume(views, moved)
     assert b"".join(bytes(v) for v in views) == b"abcdefghijkl"[moved:]
     assert all(len(v) for v in views)  # an empty view left at the front would read as end of file
+
+
+@pytest.mark.parametrize("size", [wire.UNINITIALIZED_FROM_BYTES - 1, wire.UNINITIALIZED_FROM_BYTES, 3 << 20])
+def test_a_payload_is_read_into_a_buffer_of_its_own_that_the_tensor_is_built_on(size):
+    """Large payloads are read into memory that is not zero-filled first: every byte is the frame's,
+    each frame's buffers are new (a tensor handed on is never overwritten by a later frame), and
+    the tensor is built on the buffer without a copy."""
+    first, second = torch.arange(size, dtype=torch.uint8), torch.full((size,), 7, dtype=torch.uint8)
+    header, payloads = wire.read_frame(_frame([first, torch.arange(3.0)]))
+    value = wire.decode_values(header["value"], header["tensors"], payloads)
+    assert torch.equal(value[0], first) and torch.equal(value[1], torch.arange(3.0))
+    again, payloads_again = wire.read_frame(_frame([second, torch.zeros(3)]))
+    later = wire.decode_values(again["value"], again["tensors"], payloads_again)
+    assert torch.equal(later[0], second) and torch.equal(value[0], first)  # the first frame's tensor is as it was
+    payloads[0][0] = 200  # the buffer is the tensor's storage: no copy on the way
+    assert value[0][0].item() == 200
+
+
+def test_a_frame_cut_inside_a_large_payload_is_an_end_of_stream():
+    data = _frame([torch.ones(1 << 20)]).getvalue()
+    with pytest.raises(EOFError):
+        wire.read_frame(io.BytesIO(data[: len(data) - 1]))
