@@ -335,7 +335,7 @@ def validate_tensor_spec(spec: Any) -> int:
     """Check one ``{"dtype", "shape", "nbytes"}`` entry; return its byte size."""
     if not isinstance(spec, dict):
         raise WireError("tensor spec is not an object")
-    if not set(spec) <= TENSOR_SPEC_KEYS:
+    if not spec.keys() <= TENSOR_SPEC_KEYS:
         raise WireError(f"tensor spec has a field other than {', '.join(sorted(TENSOR_SPEC_KEYS))}")
     dtype, shape, nbytes = spec.get("dtype"), spec.get("shape"), spec.get("nbytes")
     if not isinstance(dtype, str) or dtype not in DTYPES:
@@ -344,13 +344,16 @@ def validate_tensor_spec(spec: Any) -> int:
         raise WireError("shape must be a list of at most 8 sizes")
     count = 1
     for size in shape:
-        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_DIMENSION:
+        # An exact int first (what JSON makes), without the two isinstance calls; bool is refused.
+        if (type(size) is not int and (not isinstance(size, int) or isinstance(size, bool))) or not (
+            0 <= size <= MAX_DIMENSION
+        ):
             raise WireError(f"bad size {size!r} in shape")
         count *= size
     if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes != count * DTYPES[dtype]:
         raise WireError(f"declared {str(nbytes)[:40]!r} bytes, shape {shape} of {dtype} needs {count * DTYPES[dtype]}")
     device = spec.get("device", "cpu")
-    if not isinstance(device, str) or not _is_device_name(device):
+    if device != "cpu" and (not isinstance(device, str) or not _is_device_name(device)):
         raise WireError(f"device {str(device)[:40]!r} is not a device name")
     return nbytes
 
