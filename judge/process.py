@@ -306,7 +306,7 @@ class _Exchange:
         self.process = process
         self.started, self.sent, self.received = started, sent, received
         self.header: dict[str, Any] = {}
-        self.payloads: list[bytearray] = []
+        self.payloads: list[wire.Received] = []
         self._counted: tuple[int, float] | None = None
 
     def parse(self, validate: Callable[[dict[str, Any]], Any]) -> Any:
@@ -724,7 +724,7 @@ class LearnerProcess:
         cpu_limit_s: float | None = None,
         cpu_budget: str = "the test case's CPU time",
         max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
-    ) -> tuple[dict[str, Any], list[bytearray]]:
+    ) -> tuple[dict[str, Any], list[wire.Received]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
         self._reader.deadline = deadline
         try:

@@ -22,10 +22,12 @@ import ctypes
 import json
 import re
 import struct
+import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 Buffer = bytes | bytearray | memoryview  # a payload as written: any contiguous bytes
+Received = bytearray | memoryview  # a payload as read_frame returns it: writable bytes of its own
 
 
 class Readable(Protocol):
@@ -89,10 +91,17 @@ class WireError(Exception):
     """A frame broke the format: wrong magic, oversized, bad dtype/shape, truncated."""
 
 
-def _read_exact(stream: Readable, n: int) -> bytearray:
-    """Exactly ``n`` bytes into one buffer (no second copy: tensors are built on it)."""
+def _read_exact(stream: Readable, n: int) -> bytes | bytearray:
+    """Exactly ``n`` bytes (at most ``n`` allocated): one ``read`` where the stream has them all
+    already (a header in the pipe, mostly), the rest filled into one buffer otherwise."""
+    first = stream.read(n) if n else b""
+    if len(first) == n:
+        return first
+    if not first:
+        raise EOFError(f"stream ended with {n} of {n} bytes missing")
     buffer = bytearray(n)
-    _fill(stream, [buffer])
+    buffer[: len(first)] = first
+    _fill(stream, [memoryview(buffer)[len(first) :]])
     return buffer
 
 
@@ -142,7 +151,7 @@ def consume(views: list[memoryview], count: int) -> None:
 def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buffer] = ()) -> None:
     """Write one frame. ``header["tensors"]`` must already describe ``payloads`` (any byte buffers:
     ``bytes``, or the views :func:`encode_values` makes of tensors' memory)."""
-    body = json.dumps(header, allow_nan=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    body = _ENCODER.encode(header).encode("utf-8")
     prefix = MAGIC + struct.pack(">I", len(body))
     writev = getattr(stream, "writev", None)
     if writev is not None:
@@ -154,9 +163,13 @@ def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buf
     stream.flush()
 
 
+# What write_frame writes with: json.dumps with these options would build an encoder per frame.
+_ENCODER = json.JSONEncoder(allow_nan=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def read_frame(
     stream: Readable, max_bytes: int = MAX_FRAME_BYTES, max_header_bytes: int = MAX_HEADER_BYTES
-) -> tuple[dict[str, Any], list[bytearray]]:
+) -> tuple[dict[str, Any], list[Received]]:
     """Read and validate one frame.
 
     Returns ``(header, payloads)``: the header is a JSON object within every bound in the module
@@ -186,9 +199,27 @@ def read_frame(
     total = sum(validate_tensor_spec(spec) for spec in specs)
     if total > max_bytes:
         raise WireError(f"frame payload of {total} bytes exceeds {max_bytes} bytes")
-    payloads = [bytearray(spec["nbytes"]) for spec in specs]  # at most max_bytes, checked just above
+    payloads = [_payload_buffer(spec["nbytes"]) for spec in specs]  # at most max_bytes, checked just above
     _fill(stream, payloads)
     return header, payloads
+
+
+UNINITIALIZED_FROM_BYTES = 1 << 16  # where zero-filling a buffer starts to cost more than making one
+
+
+def _payload_buffer(nbytes: int) -> Received:
+    """A new buffer of ``nbytes`` for one payload to be read into, shared with no other.
+
+    Small, a ``bytearray``; from :data:`UNINITIALIZED_FROM_BYTES` up, where torch and numpy are
+    imported already (torch imports numpy), a fresh ``torch.empty`` seen through numpy: memory
+    left as the allocator gives it, since a ``bytearray`` is zero-filled first (0.6 ms for 10 MB,
+    before the read writes every byte again). Nothing of what that memory held is ever read:
+    :func:`read_frame` returns only once every byte of every payload was read into it.
+    """
+    torch, numpy = sys.modules.get("torch"), sys.modules.get("numpy")
+    if nbytes < UNINITIALIZED_FROM_BYTES or torch is None or numpy is None:
+        return bytearray(nbytes)
+    return memoryview(torch.empty(nbytes, dtype=torch.uint8).numpy())
 
 
 def parse_header(body: bytes | bytearray) -> dict[str, Any]:
@@ -204,13 +235,30 @@ def parse_header(body: bytes | bytearray) -> dict[str, Any]:
     if nesting_exceeds(text, MAX_DEPTH):
         raise WireError(f"header nests deeper than {MAX_DEPTH} levels")
     try:
-        header = json.loads(text)
+        header = _DECODER.decode(text)  # every integer within int64 as it is parsed (_int64)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, too many digits, ...
         raise WireError(f"header is not JSON: {str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise WireError("header is not an object")
-    _check_values(header)
+    # The walk over every value is only needed where the text itself cannot rule out what it
+    # looks for. Each value (a key included) starts at a character of its own, so a text of at
+    # most MAX_NODES characters holds at most MAX_NODES values; and since the text is valid
+    # UTF-8, a lone surrogate can only come from a \u escape. (Integers were checked above.)
+    if len(text) > MAX_NODES or "\\u" in text:
+        _check_values(header)
     return header
+
+
+def _int64(digits: str) -> int:
+    """``json``'s ``parse_int``: the integer, refused past 64 bits (and past Python's own digit
+    limit, as ``json.loads`` refuses it: a ``ValueError``, so "not JSON")."""
+    value = int(digits)
+    if not INT64[0] <= value <= INT64[1]:
+        raise WireError("header holds an integer larger than 64 bits")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_int=_int64)  # what json.loads uses, but for the integers
 
 
 def nesting_exceeds(text: str, limit: int) -> bool:
@@ -287,7 +335,7 @@ def validate_tensor_spec(spec: Any) -> int:
     """Check one ``{"dtype", "shape", "nbytes"}`` entry; return its byte size."""
     if not isinstance(spec, dict):
         raise WireError("tensor spec is not an object")
-    if not set(spec) <= TENSOR_SPEC_KEYS:
+    if not spec.keys() <= TENSOR_SPEC_KEYS:
         raise WireError(f"tensor spec has a field other than {', '.join(sorted(TENSOR_SPEC_KEYS))}")
     dtype, shape, nbytes = spec.get("dtype"), spec.get("shape"), spec.get("nbytes")
     if not isinstance(dtype, str) or dtype not in DTYPES:
@@ -296,13 +344,16 @@ def validate_tensor_spec(spec: Any) -> int:
         raise WireError("shape must be a list of at most 8 sizes")
     count = 1
     for size in shape:
-        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_DIMENSION:
+        # An exact int first (what JSON makes), without the two isinstance calls; bool is refused.
+        if (type(size) is not int and (not isinstance(size, int) or isinstance(size, bool))) or not (
+            0 <= size <= MAX_DIMENSION
+        ):
             raise WireError(f"bad size {size!r} in shape")
         count *= size
     if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes != count * DTYPES[dtype]:
         raise WireError(f"declared {str(nbytes)[:40]!r} bytes, shape {shape} of {dtype} needs {count * DTYPES[dtype]}")
     device = spec.get("device", "cpu")
-    if not isinstance(device, str) or not _is_device_name(device):
+    if device != "cpu" and (not isinstance(device, str) or not _is_device_name(device)):
         raise WireError(f"device {str(device)[:40]!r} is not a device name")
     return nbytes
 
@@ -345,7 +396,8 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
     dtype = _dtype_name(tensor.dtype)
     if dtype not in DTYPES:
         raise WireError(f"cannot send a tensor of dtype {dtype}")
-    if tensor.device.type == "cpu" and not tensor.requires_grad and tensor.is_contiguous() and not tensor.is_neg():
+    # is_cpu, not device.type: the attribute is one lookup, the device an object made per call.
+    if tensor.is_cpu and not tensor.requires_grad and tensor.is_contiguous() and not tensor.is_neg():
         # What a frame mostly carries: its memory as it is (detach() and to() would only make
         # views of it, at several microseconds each).
         cpu, device = tensor, "cpu"
@@ -353,7 +405,7 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
         # resolve_neg: a negative-bit view (torch._neg_view) holds its values negated lazily; its
         # memory holds them unnegated, and contiguous() alone keeps the bit (the view is contiguous).
         cpu, device = tensor.detach().to("cpu").resolve_neg().contiguous(), str(tensor.device)
-    nbytes = cpu.numel() * cpu.element_size()
+    nbytes = cpu.nbytes  # numel() * element_size(): cpu is contiguous
     spec = {"dtype": dtype, "shape": list(cpu.shape), "nbytes": nbytes, "device": device}
     if not nbytes:
         return spec, memoryview(b"")
@@ -363,11 +415,12 @@ def tensor_to_buffer(tensor: Any) -> tuple[dict[str, Any], memoryview]:
     return spec, memoryview(memory).cast("B").toreadonly()
 
 
-def payload_to_tensor(spec: dict[str, Any], raw: bytes | bytearray, device: str = "cpu") -> Any:
+def payload_to_tensor(spec: dict[str, Any], raw: Buffer, device: str = "cpu") -> Any:
     """Rebuild a tensor from a validated spec and its bytes.
 
-    A ``bytearray`` (what :func:`read_frame` returns) becomes the tensor's storage without a
-    copy, so it must not be used again; ``bytes`` are copied.
+    A ``bytearray`` or a writable, contiguous memoryview of bytes (what :func:`read_frame`
+    returns) becomes the tensor's storage without a copy, so it must not be used again; anything
+    else (``bytes``, a read-only view) is copied.
     """
     import torch
 
@@ -376,8 +429,13 @@ def payload_to_tensor(spec: dict[str, Any], raw: bytes | bytearray, device: str 
     if not raw:
         tensor = torch.empty(spec["shape"], dtype=dtype)
     else:
-        buffer = raw if isinstance(raw, bytearray) else bytearray(raw)
-        tensor = torch.frombuffer(buffer, dtype=dtype).reshape(spec["shape"])
+        shared = isinstance(raw, bytearray) or (
+            isinstance(raw, memoryview) and not raw.readonly and raw.format == "B" and raw.c_contiguous
+        )
+        buffer = raw if shared else bytearray(raw)
+        tensor = torch.frombuffer(buffer, dtype=dtype)  # one dimension, of the spec's size
+        if len(spec["shape"]) != 1:
+            tensor = tensor.reshape(spec["shape"])  # several microseconds: not where it is a no-op
     return tensor.to(device) if device != "cpu" else tensor
 
 
@@ -390,6 +448,9 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[Buffer
     """
     import torch
 
+    kind = type(value)
+    if kind is float or kind is int or kind is bool or value is None:
+        return value  # the common leaves first, by exact type (subclasses take the checks below)
     if isinstance(value, torch.Tensor):
         spec, raw = tensor_to_buffer(value)
         specs.append(spec)
@@ -411,7 +472,7 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[Buffer
 def decode_values(
     value: Any,
     specs: list[dict[str, Any]],
-    payloads: Sequence[bytes | bytearray],
+    payloads: Sequence[Buffer],
     device: str = "cpu",
     used: set[int] | None = None,
 ) -> Any:
@@ -437,7 +498,7 @@ def decode_values(
     return value
 
 
-def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray]) -> Any:
+def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: Sequence[Buffer]) -> Any:
     """:func:`decode_values` for a whole answer: every tensor of the frame is used exactly once.
 
     The learner's side never sends a tensor it does not refer to; one that does is forging
@@ -451,7 +512,7 @@ def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: Sequence[by
 
 
 def _take_tensor(
-    index: Any, specs: list[dict[str, Any]], payloads: Sequence[bytes | bytearray], device: str, used: set[int]
+    index: Any, specs: list[dict[str, Any]], payloads: Sequence[Buffer], device: str, used: set[int]
 ) -> Any:
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < min(len(specs), len(payloads)):
         raise WireError(f"tensor reference {str(index)[:40]!r} out of range")

@@ -262,6 +262,45 @@ def test_valid_headers_pass_whatever_their_strings_and_numbers():
     assert wire.parse_header('{"v":"中文"}'.encode())["v"] == "中文"
 
 
+def _walked_header(body: bytes):
+    """What parse_header decided before it skipped the walk where the text rules it out: the
+    plain ``json.loads`` and the walk over every value; the header, or WireError's message."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    try:
+        header = json.loads(text)
+    except ValueError:
+        return "not JSON"
+    try:
+        wire._check_values(header)
+    except wire.WireError as exc:
+        return str(exc)
+    return header
+
+
+# Strings with escapes of every kind, lone surrogates included (json.dumps writes them as \u escapes).
+ESCAPED_TEXT = st.text(alphabet=st.characters(blacklist_categories=()), max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | ESCAPED_TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(ESCAPED_TEXT, children, max_size=4),
+    max_leaves=30), ascii=st.booleans())
+def test_the_header_checks_decide_as_the_walk_over_every_value(value, ascii):
+    body = json.dumps({"v": value}, ensure_ascii=ascii, allow_nan=True).encode("utf-8", "surrogatepass")
+    expected = _walked_header(body)
+    try:
+        got = wire.parse_header(body)
+    except wire.WireError as exc:
+        assert isinstance(expected, str) and expected in str(exc), (expected, exc)
+    else:
+        assert not isinstance(expected, str), expected
+        assert json.dumps(got, allow_nan=True) == json.dumps(expected, allow_nan=True)
+
+
 def test_a_bracket_inside_a_string_does_not_count_as_nesting():
     header = wire.parse_header(b'{"message": "' + b"[" * 1000 + b'\\"[[[", "v": [[1]]}')
     assert header["v"] == [[1]]
@@ -444,3 +483,25 @@ def test_consume_drops_exactly_what_one_call_moved(moved):
     wire.consume(views, moved)
     assert b"".join(bytes(v) for v in views) == b"abcdefghijkl"[moved:]
     assert all(len(v) for v in views)  # an empty view left at the front would read as end of file
+
+
+@pytest.mark.parametrize("size", [wire.UNINITIALIZED_FROM_BYTES - 1, wire.UNINITIALIZED_FROM_BYTES, 3 << 20])
+def test_a_payload_is_read_into_a_buffer_of_its_own_that_the_tensor_is_built_on(size):
+    """Large payloads are read into memory that is not zero-filled first: every byte is the frame's,
+    each frame's buffers are new (a tensor handed on is never overwritten by a later frame), and
+    the tensor is built on the buffer without a copy."""
+    first, second = torch.arange(size, dtype=torch.uint8), torch.full((size,), 7, dtype=torch.uint8)
+    header, payloads = wire.read_frame(_frame([first, torch.arange(3.0)]))
+    value = wire.decode_values(header["value"], header["tensors"], payloads)
+    assert torch.equal(value[0], first) and torch.equal(value[1], torch.arange(3.0))
+    again, payloads_again = wire.read_frame(_frame([second, torch.zeros(3)]))
+    later = wire.decode_values(again["value"], again["tensors"], payloads_again)
+    assert torch.equal(later[0], second) and torch.equal(value[0], first)  # the first frame's tensor is as it was
+    payloads[0][0] = 200  # the buffer is the tensor's storage: no copy on the way
+    assert value[0][0].item() == 200
+
+
+def test_a_frame_cut_inside_a_large_payload_is_an_end_of_stream():
+    data = _frame([torch.ones(1 << 20)]).getvalue()
+    with pytest.raises(EOFError):
+        wire.read_frame(io.BytesIO(data[: len(data) - 1]))
