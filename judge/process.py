@@ -583,8 +583,9 @@ class LearnerProcess:
         call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
         :class:`CallResult` of the call that returned; never more than one outcome that is not
         a refusal, and only last. Fewer outcomes than calls means the batch stopped there, or
-        that the calls after it did not fit in one request (more than :data:`MAX_REFUSALS`, or
-        tensors past what one frame holds): no later call ran. ``timeout_s`` and
+        that the calls after it did not fit in one request (more than :data:`MAX_REFUSALS`,
+        tensors past what one frame holds, a header past the wire's bounds; none at all when
+        the first call alone does not fit): no later call ran. ``timeout_s`` and
         ``cpu_deadline_s`` hold for the batch as a whole, as they would for the same calls one
         after the other in one case. Raises
         :class:`ProcessFailed` as :meth:`call` does.
@@ -592,6 +593,7 @@ class LearnerProcess:
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
         encoded: list[dict[str, Any]] = []
+        marks: list[int] = []  # the first tensor of each call
         payload_bytes = 0
         for function, args, kwargs in calls[:MAX_REFUSALS]:
             mark = len(specs)
@@ -615,7 +617,7 @@ class LearnerProcess:
                 del specs[mark:], payloads[mark:]
                 break
             encoded.append(one)
-        calls = calls[: len(encoded)]
+            marks.append(mark)
         request = {
             "op": "refusals",
             "calls": encoded,
@@ -624,6 +626,14 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
+        # Nor may its header outgrow what the child reads of one (its bytes, values and nesting):
+        # halve the batch until it fits; calls that fit alone only, go one at a time.
+        while encoded and not wire.header_fits(request):
+            keep = len(encoded) // 2
+            del specs[marks[keep] :], payloads[marks[keep] :], encoded[keep:]
+        if not encoded:
+            return []
+        calls = calls[: len(encoded)]
         # Which call was running when the process died or ran out of time is the learner's side's
         # to know; a message names every function of the batch (just one, most often).
         during = " or ".join(dict.fromkeys(f"{function}()" for function, _, _ in calls))

@@ -261,6 +261,21 @@ def _int64(digits: str) -> int:
 _DECODER = json.JSONDecoder(parse_int=_int64)  # what json.loads uses, but for the integers
 
 
+def header_fits(header: dict[str, Any]) -> bool:
+    """Whether :func:`read_frame` takes ``header``, as :func:`write_frame` writes it, within
+    :data:`MAX_HEADER_BYTES`, :data:`MAX_DEPTH` and :data:`MAX_NODES`.
+
+    Conservative: it may say no to a header that fits, never yes to one that does not. Every
+    value and key but the outermost object follows a ``{``, ``[``, ``,`` or ``:``, so counting
+    those (strings' included) bounds the values without parsing them.
+    """
+    text = _ENCODER.encode(header)
+    if len(text) * 4 > MAX_HEADER_BYTES and len(text.encode("utf-8")) > MAX_HEADER_BYTES:
+        return False
+    marks = text.count("{") + text.count("[") + text.count(",") + text.count(":")
+    return marks + 1 <= MAX_NODES and not nesting_exceeds(text, MAX_DEPTH)
+
+
 def nesting_exceeds(text: str, limit: int) -> bool:
     """Whether the JSON ``text`` opens more than ``limit`` arrays or objects at once.
 

@@ -448,6 +448,7 @@ def _exercise(folder, tests: str, time_limit_s: float = 2.0):
         [judging]
         time_limit_s = {time_limit_s}
         wall_limit_s = 20.0
+        memory_limit_mb = 512
     """)
     )
     (folder / "tests" / "public" / "public.py").write_text(textwrap.dedent(tests))
@@ -710,14 +711,6 @@ LISTS_TABLE = """
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a refusals request is cut at 256 calls and at the tensors one frame holds, not at the header's "
-    "bounds (200 000 values, 4 MiB): the child refuses the frame and every learner gets RE. A walk over "
-    "each call's encoded inputs costs ~14 us a call (0.6 ms a grading for exercise 39), too much here; "
-    "counting on the header write_frame serializes anyway (its length, and ',:[{' for the values) and "
-    "sending a shorter prefix when it is over would be free on the common path",
-)
 def test_a_table_past_what_one_request_header_holds_is_judged_as_one_at_a_time(
     tmp_path, warm, learner_file, monkeypatch
 ):
