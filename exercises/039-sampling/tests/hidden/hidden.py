@@ -483,7 +483,7 @@ def _bad_parameters() -> list[tuple[dict, str, str, Bilingual | None]]:
     ]
 
 
-@lane_weight(10)
+@lane_weight(5)
 def test_bad_parameters(sub, ctx):
     """Bad parameters raise ValueError, scalar or per row, in every row
 
@@ -501,7 +501,6 @@ def test_bad_parameters(sub, ctx):
     expect_calls_refused(calls)
 
 
-@lane_weight(2)
 def test_bad_logits(sub, ctx):
     """Bad logits raise ValueError
 
