@@ -5,14 +5,12 @@ every other message of the learner's process."""
 from __future__ import annotations
 
 import re
-import textwrap
 
 import pytest
 
 from judge import protocol
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import BadCall, CheckFailed, CheckMisuse, expect_calls_refused
-from judge.exercise import load_exercise
 from judge.learner import CallOptions, CallResult, LearnerRaised
 from judge.process import LearnerProcess
 from judge.runner import judge_file
@@ -20,6 +18,7 @@ from judge.sandbox.launchers import WarmLocalLauncher
 from judge.testing import Context, Submission
 from judge.verdicts import Verdict
 from judge.wire import WireError
+from tests.judge.refusals_support import batched_and_one_by_one, refusals_exercise
 
 TESTS = '''
 import torch
@@ -112,28 +111,7 @@ def _learner(body: str) -> str:
 @pytest.fixture(scope="module")
 def exercise(tmp_path_factory):
     folder = tmp_path_factory.mktemp("refusals") / "907-refusals"
-    (folder / "tests" / "public").mkdir(parents=True)
-    (folder / "tests" / "hidden").mkdir(parents=True)
-    (folder / "exercise.toml").write_text(
-        textwrap.dedent("""
-        number = 907
-        slug = "refusals"
-        difficulty = "easy"
-        [title]
-        en = "Refusals"
-        zh = "拒绝"
-        [functions.refuse]
-        params = ["x", "k"]
-        [functions.other]
-        params = ["x", "k"]
-        [judging]
-        time_limit_s = 1.0
-        wall_limit_s = 5.0
-    """)
-    )
-    (folder / "tests" / "public" / "public.py").write_text(TESTS)
-    (folder / "tests" / "hidden" / "hidden.py").write_text("")
-    return load_exercise(folder)
+    return refusals_exercise(folder, TESTS, ("x", "k"), time_limit_s=1.0, wall_limit_s=5.0)
 
 
 @pytest.fixture(scope="module")
@@ -161,20 +139,7 @@ def _summary(report, batch_names: bool = False) -> tuple:
 @pytest.mark.parametrize("name", sorted(LEARNERS))
 def test_a_batch_gives_the_report_of_one_call_at_a_time(name, exercise, warm, learner_file, monkeypatch):
     path = learner_file(_learner(LEARNERS[name]))
-    exchanges = []
-    original = LearnerProcess._exchange
-
-    def counting(self, request, *args, **kwargs):
-        exchanges.append(request["op"])
-        return original(self, request, *args, **kwargs)
-
-    monkeypatch.setattr(LearnerProcess, "_exchange", counting)
-    batched = judge_file(exercise, path, seed=907, launcher=warm)
-    assert "refusals" in exchanges, exchanges
-    monkeypatch.delattr(LearnerProcess, "refusals")
-    exchanges.clear()
-    one_by_one = judge_file(exercise, path, seed=907, launcher=warm)
-    assert "refusals" not in exchanges
+    batched, one_by_one = batched_and_one_by_one(exercise, path, monkeypatch, seed=907, launcher=warm)
     assert _summary(batched) == _summary(one_by_one, batch_names=name in FAILING_PROCESSES)
     if name not in FAILING_PROCESSES:  # a batch cut short by a death answered none of its calls
         assert batched.timing["calls"] == one_by_one.timing["calls"]
@@ -231,7 +196,9 @@ def test_a_learner_without_batches_takes_the_calls_one_at_a_time_up_to_the_first
     learner = _InProcess()
     ctx = Context(seed=1, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration()))
     sub = Submission(learner, ("refuse", "other"), lambda: ctx)  # type: ignore[arg-type]
-    calls = [BadCall(getattr(sub, f), f"{f}() with k = {k}", kwargs={"k": k}) for k in range(4) for f in ("refuse", "other")]
+    calls = [
+        BadCall(getattr(sub, f), f"{f}() with k = {k}", kwargs={"k": k}) for k in range(4) for f in ("refuse", "other")
+    ]
     with pytest.raises(CheckFailed, match=r"^refuse\(\) with k = 2 must raise ValueError; it returned normally"):
         expect_calls_refused(calls)
     assert learner.seen == [("refuse", 0), ("other", 0), ("refuse", 1), ("other", 1), ("refuse", 2)]

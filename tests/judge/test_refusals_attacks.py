@@ -10,11 +10,10 @@ import textwrap
 
 import pytest
 
-from judge.exercise import load_exercise
-from judge.process import LearnerProcess
 from judge.runner import judge_file
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
+from tests.judge.refusals_support import batched_and_one_by_one, refusals_exercise
 
 ROWS = 100  # rows of the big table: more than any exercise's table today (39's has 43)
 
@@ -355,29 +354,7 @@ FAILING_PROCESSES = {
 @pytest.fixture(scope="module")
 def exercise(tmp_path_factory):
     folder = tmp_path_factory.mktemp("attacks") / "908-refusal-attacks"
-    (folder / "tests" / "public").mkdir(parents=True)
-    (folder / "tests" / "hidden").mkdir(parents=True)
-    (folder / "exercise.toml").write_text(
-        textwrap.dedent("""
-        number = 908
-        slug = "refusal-attacks"
-        difficulty = "easy"
-        [title]
-        en = "Refusal attacks"
-        zh = "拒绝攻击"
-        [functions.refuse]
-        params = ["x", "k", "g"]
-        [functions.other]
-        params = ["x", "k", "g"]
-        [judging]
-        time_limit_s = 2.0
-        wall_limit_s = 8.0
-        memory_mb = 1024
-    """)
-    )
-    (folder / "tests" / "public" / "public.py").write_text(TESTS)
-    (folder / "tests" / "hidden" / "hidden.py").write_text("")
-    return load_exercise(folder)
+    return refusals_exercise(folder, TESTS, ("x", "k", "g"), time_limit_s=2.0, wall_limit_s=8.0)
 
 
 @pytest.fixture(scope="module")
@@ -402,25 +379,6 @@ def summary(report, loose: bool) -> tuple:
     return report.verdict, message, report.diagnosis, cases, report.false_failure_budget
 
 
-def batched_and_one_by_one(exercise, path, monkeypatch, **kwargs):
-    ops: list[str] = []
-    original = LearnerProcess._exchange
-
-    def counting(self, request, *args, **more):
-        ops.append(request["op"])
-        return original(self, request, *args, **more)
-
-    monkeypatch.setattr(LearnerProcess, "_exchange", counting)
-    batched = judge_file(exercise, path, seed=908, **kwargs)
-    assert "refusals" in ops
-    monkeypatch.delattr(LearnerProcess, "refusals")
-    ops.clear()
-    one_by_one = judge_file(exercise, path, seed=908, **kwargs)
-    assert "refusals" not in ops
-    monkeypatch.undo()
-    return batched, one_by_one
-
-
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_an_attack_gets_the_report_of_one_call_at_a_time(name, exercise, warm, learner_file, monkeypatch):
     path = learner_file(_learner(ATTACKS[name]))
@@ -431,29 +389,7 @@ def test_an_attack_gets_the_report_of_one_call_at_a_time(name, exercise, warm, l
 
 
 def _exercise(folder, tests: str, time_limit_s: float = 2.0):
-    (folder / "tests" / "public").mkdir(parents=True)
-    (folder / "tests" / "hidden").mkdir(parents=True)
-    (folder / "exercise.toml").write_text(
-        textwrap.dedent(f"""
-        number = {int(folder.name[:3])}
-        slug = "{folder.name[4:]}"
-        difficulty = "easy"
-        [title]
-        en = "Refusal attacks"
-        zh = "拒绝攻击"
-        [functions.refuse]
-        params = ["x", "k", "g"]
-        [functions.other]
-        params = ["x", "k", "g"]
-        [judging]
-        time_limit_s = {time_limit_s}
-        wall_limit_s = 20.0
-        memory_limit_mb = 512
-    """)
-    )
-    (folder / "tests" / "public" / "public.py").write_text(textwrap.dedent(tests))
-    (folder / "tests" / "hidden" / "hidden.py").write_text("")
-    return load_exercise(folder)
+    return refusals_exercise(folder, tests, ("x", "k", "g"), time_limit_s=time_limit_s, wall_limit_s=20.0)
 
 
 WIDE_TABLE = """
