@@ -234,7 +234,7 @@ class Submission:
         for index, (name, args, kwargs) in enumerate(calls):
             if index < len(outcomes):
                 replays.append(functools.partial(self._replay, name, outcomes[index]))
-            else:  # the batch stopped before it: the check stops first, unless it goes on regardless
+            else:  # the batch stopped before it, or it did not fit in one request: made when called
                 replays.append(functools.partial(self._call, name, args, kwargs))
         return replays
 
