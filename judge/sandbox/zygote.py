@@ -58,7 +58,7 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from judge.sandbox import child, confine, hugepages, keeper, seccomp  # noqa: E402
+from judge.sandbox import child, confine, hugepages, keeper, seccomp, warmup  # noqa: E402
 from judge.sandbox.launchers import LocalJob, child_environment  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
@@ -269,7 +269,8 @@ def serve(control: socket.socket, level: str = "strict") -> int:
     torch is imported (one thread) and warmed up first. CUDA is never touched here: a child forked
     after CUDA's initialization cannot use it (and the launchers send no ``cuda`` job here).
     """
-    child.prepare_torch()
+    torch = child.prepare_torch()
+    warmup.warm_up(torch)  # a job's first calls cost as much as its later ones
     # Once here, before any fork: numpy.random is imported on first use, and paying that in every
     # job cost 20-35 ms of each learner process's start (it is the same state in every child;
     # each job then draws its own seeds from os.urandom).
