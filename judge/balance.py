@@ -59,6 +59,35 @@ def suggest_weights(costs: Sequence[float], unit: float | None = None) -> list[i
     return [max(1, round(cost / unit)) for cost in costs]
 
 
+FINEST_STEP = 4  # the suggestions' unit goes down to a quarter of the median case, no further
+SLACK = 1.02  # how much worse than sharing by the costs themselves a coarser unit may leave the lanes
+
+
+def suggest_unit(costs: Sequence[float], lanes: int) -> float:
+    """The unit :func:`suggest_weights` should use for ``costs`` on ``lanes`` lanes: the median
+    cost over 1, 2, ... :data:`FINEST_STEP`, the first (the smallest weights) whose weights leave
+    the lanes within :data:`SLACK` of the imbalance that sharing by the costs themselves gives;
+    when none does, the one that leaves them most even (ties: the coarser). Rounding to the
+    median case alone can leave the lanes further apart than the weights an author already has.
+    Raises ``ValueError`` as :func:`suggest_weights` does, and for ``lanes`` below 1.
+    """
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1:
+        raise ValueError(f"lanes must be a whole number of at least 1, got {lanes!r}")
+    median = statistics.median(costs) if costs else 0.0
+    count = min(lanes, len(costs))
+
+    def apart(weights: Sequence[float]) -> float:
+        return imbalance(lane_loads(costs, lane_shares(list(weights), count)))
+
+    units = [median / step for step in range(1, FINEST_STEP + 1)]
+    spreads = [apart(suggest_weights(costs, unit)) for unit in units]  # raises for a bad table
+    target = apart(costs) * SLACK
+    for unit, spread in zip(units, spreads, strict=True):
+        if spread <= target:
+            return unit
+    return units[spreads.index(min(spreads))]  # the first of the most even: the coarser
+
+
 def lane_loads(values: Sequence[float], shares: Sequence[Sequence[int]]) -> list[float]:
     """Each lane's sum of ``values`` (per case) over its share of case numbers."""
     return [sum(values[index] for index in share) for share in shares]
@@ -160,16 +189,21 @@ class Measurement:
         """The lanes under the declared weights."""
         return balance([case.declared for case in self.cases], self.run_costs(), lanes)
 
-    def suggested_weights(self) -> list[int]:
-        return suggest_weights([case.median_ms for case in self.cases])
+    def medians(self) -> list[float]:
+        """Each case's median cost."""
+        return [case.median_ms for case in self.cases]
+
+    def unit_ms(self, lanes: int) -> float:
+        """What weight 1 stands for in the suggestions for ``lanes`` lanes (:func:`suggest_unit`)."""
+        return suggest_unit(self.medians(), lanes)
+
+    def suggested_weights(self, lanes: int) -> list[int]:
+        """Weights for ``lanes`` lanes: each case's median cost in :meth:`unit_ms`, rounded, at least 1."""
+        return suggest_weights(self.medians(), self.unit_ms(lanes))
 
     def suggested(self, lanes: int) -> LaneBalance:
         """The lanes under :meth:`suggested_weights` (what the same runs would have given)."""
-        return balance(self.suggested_weights(), self.run_costs(), lanes)
-
-    def unit_ms(self) -> float:
-        """What weight 1 stands for in the suggestions: the median case's cost."""
-        return statistics.median(case.median_ms for case in self.cases)
+        return balance(self.suggested_weights(lanes), self.run_costs(), lanes)
 
 
 class ReferenceFailed(ExerciseError):
@@ -229,14 +263,16 @@ def to_json(measured: Measurement, lanes: int, tolerance: float | None = None) -
     """The measurement for scripts: every case, the lanes under the declared and the suggested
     weights, and whether the declared ones are within ``tolerance`` (None: not asked)."""
     declared = measured.declared(lanes)
-    suggested = measured.suggested_weights()
+    suggested = measured.suggested_weights(lanes)
+    unit = measured.unit_ms(lanes)
     return {
         "exercise": measured.exercise.number,
         "slug": measured.exercise.slug,
         "level": measured.level,
         "runs": measured.runs,
         "warmups": measured.warmups,
-        "unit_ms": round(measured.unit_ms(), 3),
+        "unit_ms": round(unit, 3),
+        "unit_step": round(statistics.median(measured.medians()) / unit),  # the unit is the median case over it
         "cases": [
             {
                 "suite": case.suite,

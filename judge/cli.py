@@ -566,7 +566,8 @@ def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
         return
     declared, suggested = measured.declared(SITE_LANES), measured.suggested(SITE_LANES)
     changed = sum(
-        case.declared != weight for case, weight in zip(measured.cases, measured.suggested_weights(), strict=True)
+        case.declared != weight
+        for case, weight in zip(measured.cases, measured.suggested_weights(SITE_LANES), strict=True)
     )
     out.print(
         f"  lanes: {declared.lanes} lanes {_ratio(declared.imbalance)} apart under the declared weights, "
@@ -651,7 +652,9 @@ def _show_balance(data: dict, out: Console) -> None:
             f"{case['suggested']}{mark}",
         )
     out.print(cases)
-    out.print(f"suggested: cost / {data['unit_ms']:.2f} ms (the median case), rounded, at least 1; * differs")
+    step = data["unit_step"]
+    unit = "the median case" + (f" / {step}" if step > 1 else "")
+    out.print(f"suggested: cost / {data['unit_ms']:.2f} ms ({unit}), rounded, at least 1; * differs from declared")
     total = sum(case["median_ms"] for case in data["cases"])
     for title, lanes in (("declared weights", data["declared"]), ("suggested weights", data["suggested"])):
         table = Table(box=None, header_style="bold", pad_edge=False, title=f"lanes under the {title}")

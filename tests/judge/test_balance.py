@@ -9,7 +9,17 @@ import math
 
 import pytest
 
-from judge.balance import CaseCost, LaneBalance, Measurement, balance, imbalance, lane_loads, suggest_weights, to_json
+from judge.balance import (
+    CaseCost,
+    LaneBalance,
+    Measurement,
+    balance,
+    imbalance,
+    lane_loads,
+    suggest_unit,
+    suggest_weights,
+    to_json,
+)
 from judge.exercise import resolve
 from judge.runner import lane_shares
 
@@ -32,6 +42,25 @@ def test_suggested_weights_do_not_depend_on_the_unit_of_time():
 def test_suggested_weights_refuse_what_is_not_a_cost_table(costs, unit):
     with pytest.raises(ValueError):
         suggest_weights(costs, unit)
+
+
+def test_the_unit_is_the_median_case_when_its_weights_share_as_well_as_the_costs_do():
+    assert suggest_unit([2.0, 1.0, 12.0, 1.0, 1.0], 2) == 1.0
+    assert suggest_unit([1.0, 1.4] * 3, 1) == 1.2  # one lane: always even
+
+
+def test_the_unit_gets_finer_when_rounding_to_the_median_case_would_leave_the_lanes_apart():
+    # At the median case (1.2) every case weighs 1: the lanes alternate, 3.0 to 4.2 ms (1.40);
+    # at half of it every case weighs 2, the same; at a third, 2 and 4: 3.8 to 3.4 (1.12), as
+    # sharing by the costs themselves gives.
+    costs = [1.0, 1.4] * 3
+    unit = suggest_unit(costs, 2)
+    assert unit == pytest.approx(0.4) and suggest_weights(costs, unit) == [2, 4] * 3
+
+
+def test_the_unit_refuses_no_lanes():
+    with pytest.raises(ValueError):
+        suggest_unit([1.0], 0)
 
 
 def test_lane_loads_add_each_lanes_share():
@@ -93,7 +122,7 @@ def test_a_measurement_compares_declared_and_suggested_weights():
     # One heavy case declared like the others: the lanes take every other case, 15 to 2 apart;
     # weighed by cost, the heavy case has a lane to itself, 12 to 5.
     measured = _measured([(2.0, 2.0), (1.0, 1.0), (12.0, 12.0), (1.0, 1.0), (1.0, 1.0)], [1.0] * 5)
-    assert measured.unit_ms() == 1.0 and measured.suggested_weights() == [2, 1, 12, 1, 1]
+    assert measured.unit_ms(2) == 1.0 and measured.suggested_weights(2) == [2, 1, 12, 1, 1]
     declared, suggested = measured.declared(2), measured.suggested(2)
     assert declared.shares == [[0, 2, 4], [1, 3]] and declared.costs == [15.0, 2.0] and declared.imbalance == 7.5
     assert suggested.shares == [[2], [0, 1, 3, 4]] and suggested.imbalance == pytest.approx(12 / 5)
