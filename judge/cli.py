@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="RATIO",
         help="exit 1 when the declared weights leave the heavier lane more than RATIO times the "
-        "lighter one (median of the runs); without it the command only reports",
+        "lighter one (each case's median time over the runs); without it the command only reports",
     )
     lanes.add_argument("--seed", type=int, default=0, help="master seed the gradings' seeds derive from")
     lanes.add_argument("--json", action="store_true", help="print the measurement as one JSON object")
@@ -564,15 +564,18 @@ def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
     except ReferenceFailed as error:  # the check above passed it; a later seed did not
         out.print(f"  lanes: not measured: {error}", markup=False, highlight=False)
         return
-    declared, suggested = measured.declared(SITE_LANES), measured.suggested(SITE_LANES)
-    changed = sum(
-        case.declared != weight
-        for case, weight in zip(measured.cases, measured.suggested_weights(SITE_LANES), strict=True)
-    )
+    declared = measured.declared(SITE_LANES)
+    if measured.keeps_declared(SITE_LANES):
+        advice = "keep them"
+    else:
+        changed = sum(
+            case.declared != weight
+            for case, weight in zip(measured.cases, measured.suggested_weights(SITE_LANES), strict=True)
+        )
+        advice = f"{_ratio(measured.suggested(SITE_LANES).imbalance)} with the suggested ones, {changed} changed"
     out.print(
-        f"  lanes: {declared.lanes} lanes {_ratio(declared.imbalance)} apart under the declared weights, "
-        f"{_ratio(suggested.imbalance)} with the suggested ones ({changed} changed; "
-        f"python practice/judge.py lanes {exercise.number})",
+        f"  lanes: {declared.lanes} lanes {_ratio(declared.imbalance)} apart under the declared weights "
+        f"({advice}; python practice/judge.py lanes {exercise.number})",
         markup=False,
         highlight=False,
     )
@@ -585,7 +588,7 @@ def _ratio(value: float) -> str:
 def cmd_lanes(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
     """Measure the reference's case costs (judge/balance.py) and show them against the declared
     lane weights; exit 1 only with ``--tolerance``, when the declared weights leave the lanes
-    further apart than it (median of the runs)."""
+    further apart than it (each case's median time over the runs)."""
     exercise = resolve(args.exercise)
     if args.runs < 1 or args.warmups < 0 or args.lanes < 1:
         err.print("[bold red]error:[/] --runs and --lanes must be at least 1, --warmups at least 0")
@@ -632,6 +635,8 @@ def _lanes_launcher(level: str, err: Console):
 
 def _show_balance(data: dict, out: Console) -> None:
     """The measurement of ``lanes`` as tables: each case, then the lanes under both weightings."""
+    from judge.balance import SLACK
+
     warmups = f"{data['warmups']} warm-up{'' if data['warmups'] == 1 else 's'}"
     out.print(
         f"[bold]{data['exercise']:03d} {escape(data['slug'])}[/]: the reference graded {data['runs']} times "
@@ -652,9 +657,15 @@ def _show_balance(data: dict, out: Console) -> None:
             f"{case['suggested']}{mark}",
         )
     out.print(cases)
-    step = data["unit_step"]
-    unit = "the median case" + (f" / {step}" if step > 1 else "")
-    out.print(f"suggested: cost / {data['unit_ms']:.2f} ms ({unit}), rounded, at least 1; * differs from declared")
+    if data["keeps_declared"]:
+        out.print(
+            f"suggested: the declared weights (they share these times within {SLACK - 1:.0%} of sharing by the "
+            "times themselves, or better than new weights would)"
+        )
+    else:
+        step = data["unit_step"]
+        unit = "the median case" + (f" / {step}" if step > 1 else "")
+        out.print(f"suggested: time / {data['unit_ms']:.2f} ms ({unit}), rounded, at least 1; * differs from declared")
     total = sum(case["median_ms"] for case in data["cases"])
     for title, lanes in (("declared weights", data["declared"]), ("suggested weights", data["suggested"])):
         table = Table(box=None, header_style="bold", pad_edge=False, title=f"lanes under the {title}")
@@ -667,7 +678,7 @@ def _show_balance(data: dict, out: Console) -> None:
             table.add_row(str(number), str(len(share)), f"{weight:g}", f"{cost:.1f}", f"{cost / total:.0%}")
         out.print(table)
         shown = "infinite" if lanes["imbalance"] is None else f"{lanes['imbalance']:.2f}"
-        out.print(f"imbalance (heavier lane / lighter lane, median of the runs): {shown}")
+        out.print(f"imbalance (heavier lane / lighter lane, in median ms): {shown}")
     if data["tolerance"] is not None:
         verdict = "within" if data["within_tolerance"] else "[bold red]over[/]"
         out.print(f"declared weights: {verdict} the tolerance of {data['tolerance']:g}")

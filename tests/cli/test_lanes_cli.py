@@ -39,6 +39,7 @@ def test_lanes_grades_the_reference_and_prints_every_case_and_both_weightings(ca
         assert sorted(index for share in lanes["shares"] for index in share) == list(range(len(specs)))
         assert lanes["imbalance"] is None or lanes["imbalance"] >= 1.0
     assert data["tolerance"] is None and data["within_tolerance"] is None
+    assert isinstance(data["keeps_declared"], bool) and data["unit_ms"] > 0 and data["unit_step"] in (1, 2, 3, 4)
 
 
 @pytest.fixture
@@ -72,10 +73,11 @@ def test_lanes_prints_the_cases_the_lanes_and_the_imbalance_under_each_weighting
         "public/light",
         "hidden/middle",
         "hidden/heavy 1 6.0 4.0 4 *",
+        "suggested: time / 1.50 ms (the median case), rounded, at least 1",
         "lanes under the declared weights",
         "lanes under the suggested weights",
-        "imbalance (heavier lane / lighter lane, median of the runs): 2.33",
-        "imbalance (heavier lane / lighter lane, median of the runs): 1.50",
+        "imbalance (heavier lane / lighter lane, in median ms): 2.33",
+        "imbalance (heavier lane / lighter lane, in median ms): 1.50",
     ):
         assert phrase in text, phrase
 

@@ -15,6 +15,7 @@ from judge.balance import (
     Measurement,
     balance,
     imbalance,
+    keeps_declared,
     lane_loads,
     suggest_unit,
     suggest_weights,
@@ -63,6 +64,16 @@ def test_the_unit_refuses_no_lanes():
         suggest_unit([1.0], 0)
 
 
+def test_declared_weights_stay_when_they_share_as_well_as_a_measurement_can_tell():
+    # 7 to 5 ms, as sharing by the times themselves gives (the best split, 6 to 6, is not one the
+    # runner's heaviest-first sharing finds from any weights).
+    assert keeps_declared([3.0, 3.0, 2.0, 2.0, 2.0], [3.0, 3.0, 1.0, 1.0, 1.0], 2)
+    assert keeps_declared([3.0, 3.0, 2.0, 2.0, 2.0], [1.0] * 5, 2)  # every other case: 7 to 5 as well
+    assert not keeps_declared([2.0, 1.0, 12.0, 1.0, 1.0], [1.0] * 5, 2)  # 15 to 2; weighed, 12 to 5
+    with pytest.raises(ValueError):
+        keeps_declared([1.0, 2.0], [1.0], 2)
+
+
 def test_lane_loads_add_each_lanes_share():
     assert lane_loads([1.0, 2.0, 4.0, 8.0], [[0, 3], [1, 2]]) == [9.0, 6.0]
     assert lane_loads([1.0], [[0], []]) == [1.0, 0.0]
@@ -85,14 +96,14 @@ def test_imbalance_is_the_heavier_lane_over_the_lighter(loads, expected):
     assert imbalance(loads) == expected
 
 
-def test_balance_shares_as_the_runner_does_and_takes_the_median_run():
+def test_balance_shares_as_the_runner_does_and_adds_up_each_cases_median():
     weights = [1.0, 10.0, 1.0, 1.0]
     runs = [[1.0, 10.0, 1.0, 1.0], [1.0, 4.0, 1.0, 1.0], [1.0, 2.0, 1.0, 1.0]]
     found = balance(weights, runs, 2)
     assert found.shares == lane_shares(weights, 2) == [[1], [0, 2, 3]]
     assert found.weights == [10.0, 3.0]
     assert found.costs == [4.0, 3.0]  # each case's median cost
-    assert found.imbalance == 1.5  # the runs': 10/3, 4/3 and 3/2
+    assert found.imbalance == 4 / 3  # the medians', not the runs' own (10/3, 4/3, 3/2: median 3/2)
     assert found.lanes == 2
 
 
@@ -123,6 +134,8 @@ def test_a_measurement_compares_declared_and_suggested_weights():
     # weighed by cost, the heavy case has a lane to itself, 12 to 5.
     measured = _measured([(2.0, 2.0), (1.0, 1.0), (12.0, 12.0), (1.0, 1.0), (1.0, 1.0)], [1.0] * 5)
     assert measured.unit_ms(2) == 1.0 and measured.suggested_weights(2) == [2, 1, 12, 1, 1]
+    assert not measured.keeps_declared(2)
+    assert _measured([(2.0,), (1.0,), (12.0,)], [1.0, 1.0, 6.0]).suggested_weights(2) == [1.0, 1.0, 6.0]
     declared, suggested = measured.declared(2), measured.suggested(2)
     assert declared.shares == [[0, 2, 4], [1, 3]] and declared.costs == [15.0, 2.0] and declared.imbalance == 7.5
     assert suggested.shares == [[2], [0, 1, 3, 4]] and suggested.imbalance == pytest.approx(12 / 5)
@@ -142,6 +155,7 @@ def test_the_json_form_holds_every_case_both_weightings_and_the_tolerance():
         "suggested": 6,
     }
     assert data["declared"]["imbalance"] == 14.0 and data["within_tolerance"] is False
+    assert data["keeps_declared"] is False and data["unit_step"] == 1
     assert data["suggested"]["shares"] == [[2], [0, 1]]
     assert to_json(measured, 2)["within_tolerance"] is None
     assert LaneBalance(2, [[0], []], [1.0, 0.0], [1.0, 0.0], math.inf).to_json()["imbalance"] is None
