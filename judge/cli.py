@@ -578,6 +578,7 @@ def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
         f"({advice}; python practice/judge.py lanes {exercise.number})",
         markup=False,
         highlight=False,
+        soft_wrap=True,  # one line, to grep
     )
 
 
