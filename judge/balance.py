@@ -13,13 +13,14 @@ calls' round trips together. (The report's ``cpu_ms`` counts the learner's proce
 the judge's checks, which are up to a third of a heavy case: exercise 39's mixed rows spend
 about 72 ms in the learner and 32 in the judge.) One lane, so that no other lane of the same
 grading competes for the machine; weights and imbalance are ratios, so a machine uniformly
-slower changes neither, and the median drops the odd slow run.
+slower changes neither, and each case's median drops its odd slow run.
 
 Timing never decides a test: the tool exits non-zero only when asked (``--tolerance``), and
 ``check`` prints the imbalance as advice (docs/authoring.md, "Lane weights").
 
-The pure part (:func:`suggest_weights`, :func:`lane_loads`, :func:`imbalance`, :func:`balance`)
-takes cost tables and is tested with made-up ones; :func:`measure` grades.
+The pure part (:func:`suggest_weights`, :func:`suggest_unit`, :func:`keeps_declared`,
+:func:`lane_loads`, :func:`imbalance`, :func:`balance`, :class:`Measurement`) takes cost tables
+and is tested with made-up ones; only :func:`measure` grades.
 """
 
 from __future__ import annotations
