@@ -15,8 +15,10 @@ about 72 ms in the learner and 32 in the judge.) One lane, so that no other lane
 grading competes for the machine; weights and imbalance are ratios, so a machine uniformly
 slower changes neither, and each case's median drops its odd slow run.
 
-Timing never decides a test: the tool exits non-zero only when asked (``--tolerance``), and
-``check`` prints the imbalance as advice (docs/authoring.md, "Lane weights").
+Timing never decides a test, since a busy machine would then fail it at random (performance is
+checked by benchmarks, never by timed tests): the tool exits non-zero only when asked
+(``--tolerance``, against the imbalance of the cases' median times), and ``check`` prints the
+imbalance as advice (docs/authoring.md, "Lane weights").
 
 The pure part (:func:`suggest_weights`, :func:`suggest_unit`, :func:`keeps_declared`,
 :func:`lane_loads`, :func:`imbalance`, :func:`balance`, :class:`Measurement`) takes cost tables
