@@ -110,6 +110,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge every solution under N master seeds (derived from --seed): the reference must "
         "pass and each wrong solution fail, diagnosed, every time",
     )
+    check.add_argument(
+        "--lane-runs",
+        type=int,
+        default=3,
+        metavar="N",
+        help="after each exercise, grade its reference N times on one lane and print how far apart "
+        "its weights leave the site's lanes (advice, never a failure; 0 skips it; see `lanes`)",
+    )
+    lanes = commands.add_parser(
+        "lanes", help="authors: measure each case's cost and how evenly the lane weights share it"
+    )
+    lanes.add_argument("exercise")
+    lanes.add_argument("--runs", type=int, default=5, help="measured gradings of the reference (default 5)")
+    lanes.add_argument("--warmups", type=int, default=2, help="gradings first, not measured (default 2)")
+    lanes.add_argument("--lanes", type=int, default=2, help="lanes to share the cases between (default 2, the site's)")
+    lanes.add_argument(
+        "--sandbox",
+        choices=("auto", "strict", "local"),
+        default="auto",
+        help="isolation level of the gradings (default: strict where it can run, else local)",
+    )
+    lanes.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        metavar="RATIO",
+        help="exit 1 when the declared weights leave the heavier lane more than RATIO times the "
+        "lighter one (each case's median time over the runs); without it the command only reports",
+    )
+    lanes.add_argument("--seed", type=int, default=0, help="master seed the gradings' seeds derive from")
+    lanes.add_argument("--json", action="store_true", help="print the measurement as one JSON object")
     new = commands.add_parser("new", help="authors: write a small working exercise to start from (never overwrites)")
     new.add_argument("number", help="the exercise's number, 1 to 999")
     new.add_argument("slug", help="lowercase letters, digits and hyphens, e.g. beam-search")
@@ -516,7 +547,142 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
             out.print(
                 f"  {len(outcomes) - len(failed)}/{len(outcomes)} as expected in {time.monotonic() - started:.1f} s"
             )
+            reference_passed = any(o.solution == "reference" and o.ok for o in outcomes)
+            if args.lane_runs > 0 and reference_passed:
+                _lane_advice(exercise, launcher, args.lane_runs, out)
     return 0 if all_ok else 1
+
+
+def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
+    """One line after an exercise's check: how far apart its declared weights leave the site's
+    lanes, and with the suggested weights. Advice only: timing never fails ``check``, which a
+    busy machine would make flaky (docs/authoring.md, "Lane weights")."""
+    from judge.balance import SITE_LANES, ReferenceFailed, measure
+
+    try:
+        measured = measure(exercise, launcher, runs=runs, warmups=1)
+    except ReferenceFailed as error:  # the check above passed it; a later seed did not
+        out.print(f"  lanes: not measured: {error}", markup=False, highlight=False)
+        return
+    declared = measured.declared(SITE_LANES)
+    if measured.keeps_declared(SITE_LANES):
+        advice = "keep them"
+    else:
+        changed = sum(
+            case.declared != weight
+            for case, weight in zip(measured.cases, measured.suggested_weights(SITE_LANES), strict=True)
+        )
+        advice = f"{_ratio(measured.suggested(SITE_LANES).imbalance)} with the suggested ones, {changed} changed"
+    out.print(
+        f"  lanes: {declared.lanes} lanes {_ratio(declared.imbalance)} apart under the declared weights "
+        f"({advice}; python practice/judge.py lanes {exercise.number})",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,  # one line, to grep
+    )
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.2f}x" if value != float("inf") else "infinitely"
+
+
+def cmd_lanes(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """Measure the reference's case costs (judge/balance.py) and show them against the declared
+    lane weights; exit 1 only with ``--tolerance``, when the declared weights leave the lanes
+    further apart than it (each case's median time over the runs)."""
+    exercise = resolve(args.exercise)
+    if args.runs < 1 or args.warmups < 0 or args.lanes < 1:
+        err.print("[bold red]error:[/] --runs and --lanes must be at least 1, --warmups at least 0")
+        return USAGE_ERROR
+    if args.tolerance is not None and not args.tolerance >= 1.0:
+        err.print("[bold red]error:[/] --tolerance is a ratio of two lanes' times: at least 1.0")
+        return USAGE_ERROR
+    launcher = _lanes_launcher(args.sandbox, err)
+    if launcher is None:
+        return USAGE_ERROR
+    from judge.balance import measure, to_json
+
+    try:
+        with _spinner(err, f"grading the reference {args.warmups + args.runs} times", enabled=not args.json):
+            measured = measure(exercise, launcher, runs=args.runs, warmups=args.warmups, seed=args.seed)
+    finally:
+        launcher.close()
+    data = to_json(measured, args.lanes, args.tolerance)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        _show_balance(data, out)
+    return 1 if data["within_tolerance"] is False else 0
+
+
+def _lanes_launcher(level: str, err: Console):
+    """A launcher of ``level`` for ``lanes`` (``auto``: strict where it runs, else a warm local
+    one, said on ``err``); None, with the reason on ``err``, when strict was asked and cannot run."""
+    from judge.sandbox.launchers import WarmLocalLauncher
+
+    if level == "local":
+        return WarmLocalLauncher()
+    from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
+
+    try:
+        return StrictLauncher(slots=1)
+    except SandboxUnavailable as error:
+        if level == "strict":
+            err.print(f"[bold red]error:[/] the strict sandbox is not available here: {error}")
+            return None
+        err.print(f"note: grading under the local level (strict cannot run here: {error})", markup=False)
+        return WarmLocalLauncher()
+
+
+def _show_balance(data: dict, out: Console) -> None:
+    """The measurement of ``lanes`` as tables: each case, then the lanes under both weightings."""
+    from judge.balance import SLACK
+
+    warmups = f"{data['warmups']} warm-up{'' if data['warmups'] == 1 else 's'}"
+    out.print(
+        f"[bold]{data['exercise']:03d} {escape(data['slug'])}[/]: the reference graded {data['runs']} times "
+        f"(after {warmups}) on one lane, {data['level']} sandbox; a case's cost is its median time in "
+        "those gradings"
+    )
+    cases = Table(box=None, header_style="bold", pad_edge=False)
+    for heading in ("case", "declared", "median ms", "learner CPU ms", "suggested"):
+        cases.add_column(heading, justify="left" if heading == "case" else "right")
+    for case in data["cases"]:
+        cpu = case["learner_cpu_ms"]
+        mark = "" if case["suggested"] == case["declared"] else " *"
+        cases.add_row(
+            escape(f"{case['suite']}/{case['name']}"),
+            f"{case['declared']:g}",
+            f"{case['median_ms']:.1f}",
+            "-" if cpu is None else f"{cpu:.1f}",
+            f"{case['suggested']}{mark}",
+        )
+    out.print(cases)
+    if data["keeps_declared"]:
+        out.print(
+            f"suggested: the declared weights (they share these times within {SLACK - 1:.0%} of sharing by the "
+            "times themselves, or better than new weights would)"
+        )
+    else:
+        step = data["unit_step"]
+        unit = "the median case" + (f" / {step}" if step > 1 else "")
+        out.print(f"suggested: time / {data['unit_ms']:.2f} ms ({unit}), rounded, at least 1; * differs from declared")
+    total = sum(case["median_ms"] for case in data["cases"])
+    for title, lanes in (("declared weights", data["declared"]), ("suggested weights", data["suggested"])):
+        table = Table(box=None, header_style="bold", pad_edge=False, title=f"lanes under the {title}")
+        table.title_justify = "left"
+        for heading in ("lane", "cases", "weight", "median ms", "share of cost"):
+            table.add_column(heading, justify="right")
+        for number, (share, weight, cost) in enumerate(
+            zip(lanes["shares"], lanes["weights"], lanes["costs_ms"], strict=True)
+        ):
+            table.add_row(str(number), str(len(share)), f"{weight:g}", f"{cost:.1f}", f"{cost / total:.0%}")
+        out.print(table)
+        shown = "infinite" if lanes["imbalance"] is None else f"{lanes['imbalance']:.2f}"
+        out.print(f"imbalance (heavier lane / lighter lane, in median ms): {shown}")
+    if data["tolerance"] is not None:
+        verdict = "within" if data["within_tolerance"] else "[bold red]over[/]"
+        out.print(f"declared weights: {verdict} the tolerance of {data['tolerance']:g}")
 
 
 def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
@@ -744,5 +910,6 @@ COMMANDS = {
     "solution": cmd_solution,
     "check": cmd_check,
     "new": cmd_new,
+    "lanes": cmd_lanes,
     "doctor": cmd_doctor,
 }

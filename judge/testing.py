@@ -65,7 +65,8 @@ def valid_lane_weight(weight: object) -> bool:
 def lane_weight(weight: float) -> Callable[[Callable], Callable]:
     """Decorate a test function with how much of a grading's work it is, against 1 for a case
     of ordinary size (a few milliseconds); a grading on several lanes balances them by it (see
-    :func:`judge.runner.lane_shares`). It never changes what a case checks or decides.
+    :func:`judge.runner.lane_shares`). It never changes what a case checks or decides. An author
+    measures the weights the cases need with ``python practice/judge.py lanes NNN`` (judge/balance.py).
 
     ``weight`` is a finite number above 0; anything else raises :class:`CheckMisuse` when the
     suite is imported.

@@ -6,14 +6,17 @@
     python practice/judge.py start 39
     python practice/judge.py test 39 [FILE] [--public-only] [--seed N] [--device cpu|cuda] [--json]
     python practice/judge.py solution 39
-    python practice/judge.py check [IDS ...]
+    python practice/judge.py check [IDS ...] [--lane-runs N]
+    python practice/judge.py lanes 39 [--runs N] [--lanes N] [--tolerance RATIO] [--json]
     python practice/judge.py doctor
 
 ``show`` and ``solution`` write formulas as Unicode text and wrap long lines; ``test`` shows its
 progress at once, prints each distinct error once, and after ``--public-only`` says what it skipped.
 
 Exit status: ``test`` exits 0 only when the verdict is AC (1 otherwise); ``check`` exits 0 when
-every reference passes and every known-wrong solution fails with its diagnosis; 2 means the
+every reference passes and every known-wrong solution fails with its diagnosis (the lanes'
+imbalance it prints is advice, never a failure); ``lanes`` exits 1 only with ``--tolerance``, when
+the declared lane weights leave the lanes further apart than it; 2 means the
 command itself was used wrongly (unknown exercise, missing file, ...).
 """
 

@@ -46,6 +46,7 @@ def test_new_writes_a_small_exercise_that_check_passes(pack, capsys):
     code, out, err = run_cli(capsys, "check", "950", "--seed", "5")
     assert code == 0, out + err
     assert "3/3 as expected" in out and "diagnosed" in out
+    assert "lanes: 2 lanes" in out and "python practice/judge.py lanes 950" in out  # advice, never a failure
     code, out, err = run_cli(capsys, "test", "950", str(solutions / "reference.py"), "--seed", "5", "--json")
     assert code == 0, err
     assert '"verdict": "AC"' in out
