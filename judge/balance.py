@@ -81,14 +81,9 @@ def suggest_unit(costs: Sequence[float], lanes: int) -> float:
     if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1:
         raise ValueError(f"lanes must be a whole number of at least 1, got {lanes!r}")
     median = statistics.median(costs) if costs else 0.0
-    count = min(lanes, len(costs))
-
-    def apart(weights: Sequence[float]) -> float:
-        return imbalance(lane_loads(costs, lane_shares(list(weights), count)))
-
     units = [median / step for step in range(1, FINEST_STEP + 1)]
-    spreads = [apart(suggest_weights(costs, unit)) for unit in units]  # raises for a bad table
-    target = apart(costs) * SLACK
+    spreads = [_apart(costs, suggest_weights(costs, unit), lanes) for unit in units]  # raises for a bad table
+    target = _apart(costs, costs, lanes) * SLACK
     for unit, spread in zip(units, spreads, strict=True):
         if spread <= target:
             return unit
@@ -104,13 +99,13 @@ def keeps_declared(costs: Sequence[float], declared: Sequence[float], lanes: int
     """
     if len(declared) != len(costs):
         raise ValueError("one declared weight per cost")
-    count = min(lanes, len(costs))
-
-    def apart(weights: Sequence[float]) -> float:
-        return imbalance(lane_loads(costs, lane_shares(list(weights), count)))
-
     suggested = suggest_weights(costs, suggest_unit(costs, lanes))  # raises for a bad table
-    return apart(declared) <= min(apart(costs) * SLACK, apart(suggested))
+    return _apart(costs, declared, lanes) <= min(_apart(costs, costs, lanes) * SLACK, _apart(costs, suggested, lanes))
+
+
+def _apart(costs: Sequence[float], weights: Sequence[float], lanes: int) -> float:
+    """The imbalance of ``costs`` shared on ``lanes`` lanes (at most one per case) by ``weights``."""
+    return imbalance(lane_loads(costs, lane_shares(list(weights), min(lanes, len(costs)))))
 
 
 def lane_loads(values: Sequence[float], shares: Sequence[Sequence[int]]) -> list[float]:
