@@ -628,9 +628,11 @@ class LearnerProcess:
         }
         # Nor may its header outgrow what the child reads of one (its bytes, values and nesting):
         # halve the batch until it fits; calls that fit alone only, go one at a time.
-        while encoded and not wire.header_fits(request):
+        body = wire.encode_header(request)  # measured, then sent as it is: encoded once
+        while encoded and not wire.header_fits(body):
             keep = len(encoded) // 2
             del specs[marks[keep] :], payloads[marks[keep] :], encoded[keep:]
+            body = wire.encode_header(request)
         if not encoded:
             return []
         calls = calls[: len(encoded)]
@@ -640,7 +642,7 @@ class LearnerProcess:
         # Room for each refusal on top of one reply (the child sends each one cut short).
         room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.REFUSAL_BYTES
         with self._exchange(
-            request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room
+            request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room, body=body
         ) as exchange:
             answer = exchange.parse(lambda header: protocol.refusals_reply(header, len(calls)))
             outcomes: list[CallResult | LearnerRaised] = [LearnerRaised(info) for info in answer.refused]
@@ -661,11 +663,13 @@ class LearnerProcess:
         cpu_limit_s: float | None,
         *,
         max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
+        body: bytes | None = None,
     ) -> _Exchange:
         """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
-        ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header.
+        ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header;
+        ``body``: ``request`` encoded (:func:`judge.wire.encode_header`), where the caller has it.
         Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
@@ -675,7 +679,7 @@ class LearnerProcess:
         deadline = time.monotonic() + timeout_s
         self._writer.deadline = deadline
         try:
-            wire.write_frame(self._writer, request, payloads)
+            wire.write_encoded_frame(self._writer, wire.encode_header(request) if body is None else body, payloads)
         except TimeoutError:
             raise self._overdue(f"{during} did not take its input within {timeout_s:.1f} s") from None
         except OSError:

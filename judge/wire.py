@@ -151,7 +151,18 @@ def consume(views: list[memoryview], count: int) -> None:
 def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buffer] = ()) -> None:
     """Write one frame. ``header["tensors"]`` must already describe ``payloads`` (any byte buffers:
     ``bytes``, or the views :func:`encode_values` makes of tensors' memory)."""
-    body = _ENCODER.encode(header).encode("utf-8")
+    write_encoded_frame(stream, encode_header(header), payloads)
+
+
+def encode_header(header: dict[str, Any]) -> bytes:
+    """The bytes :func:`write_frame` writes for ``header``: its JSON (NaN and infinities as
+    ``json`` writes them, no spaces, non-ASCII as it is), in UTF-8."""
+    return _ENCODER.encode(header).encode("utf-8")
+
+
+def write_encoded_frame(stream: Writable, body: bytes, payloads: Sequence[Buffer] = ()) -> None:
+    """:func:`write_frame` for a header encoded already (``body``, :func:`encode_header`'s bytes):
+    for a caller that measures the header before it sends it, so it is encoded once."""
     prefix = MAGIC + struct.pack(">I", len(body))
     writev = getattr(stream, "writev", None)
     if writev is not None:
@@ -261,17 +272,17 @@ def _int64(digits: str) -> int:
 _DECODER = json.JSONDecoder(parse_int=_int64)  # what json.loads uses, but for the integers
 
 
-def header_fits(header: dict[str, Any]) -> bool:
-    """Whether :func:`read_frame` takes ``header``, as :func:`write_frame` writes it, within
-    :data:`MAX_HEADER_BYTES`, :data:`MAX_DEPTH` and :data:`MAX_NODES`.
+def header_fits(body: bytes) -> bool:
+    """Whether :func:`read_frame` takes the header whose bytes are ``body`` (:func:`encode_header`'s)
+    within :data:`MAX_HEADER_BYTES`, :data:`MAX_DEPTH` and :data:`MAX_NODES`.
 
     Conservative: it may say no to a header that fits, never yes to one that does not. Every
     value and key but the outermost object follows a ``{``, ``[``, ``,`` or ``:``, so counting
     those (strings' included) bounds the values without parsing them.
     """
-    text = _ENCODER.encode(header)
-    if len(text) * 4 > MAX_HEADER_BYTES and len(text.encode("utf-8")) > MAX_HEADER_BYTES:
+    if len(body) > MAX_HEADER_BYTES:
         return False
+    text = body.decode("utf-8")
     marks = text.count("{") + text.count("[") + text.count(",") + text.count(":")
     return marks + 1 <= MAX_NODES and not nesting_exceeds(text, MAX_DEPTH)
 

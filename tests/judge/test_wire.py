@@ -460,6 +460,16 @@ def test_a_frame_goes_out_in_one_writev_with_the_same_bytes_as_plain_writes():
     assert gathering.getvalue() == plain.getvalue()
 
 
+def test_a_header_encoded_first_goes_out_as_write_frame_writes_it():
+    value = {"x": torch.arange(6), "text": "中文 \"quoted\" \u0001", "n": [float("nan"), float("inf"), -0.0, 2**62]}
+    specs, payloads = [], []
+    header = {"value": wire.encode_values(value, specs, payloads), "tensors": specs}
+    whole, encoded_first = io.BytesIO(), io.BytesIO()
+    wire.write_frame(whole, header, payloads)
+    wire.write_encoded_frame(encoded_first, wire.encode_header(header), payloads)
+    assert encoded_first.getvalue() == whole.getvalue()
+
+
 def test_a_payload_is_a_view_of_the_tensor_that_keeps_its_memory_alive():
     import gc
 
