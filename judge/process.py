@@ -610,14 +610,12 @@ class LearnerProcess:
                 # when it is made one at a time: after the earlier ones, as it would be.
                 del specs[mark:], payloads[mark:]
                 break
-            payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
-            if encoded and (len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD):
-                # The child would refuse the frame: the calls from this one on go one at a time,
-                # as a batch cut short says (no later call ran).
-                del specs[mark:], payloads[mark:]
-                break
             encoded.append(one)
             marks.append(mark)
+            payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
+            if len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD:
+                break  # no later call fits beside these: encoding it would only copy its tensors
+        marks.append(len(specs))
         request = {
             "op": "refusals",
             "calls": encoded,
@@ -626,13 +624,20 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
-        # Nor may its header outgrow what the child reads of one (its bytes, values and nesting):
-        # halve the batch until it fits; calls that fit alone only, go one at a time.
         body = wire.encode_header(request)  # measured, then sent as it is: encoded once
-        while encoded and not wire.header_fits(body):
-            keep = len(encoded) // 2
-            del specs[marks[keep] :], payloads[marks[keep] :], encoded[keep:]
-            body = wire.encode_header(request)
+        if not wire.frame_fits(body, specs, max_bytes=MAX_REFUSALS_PAYLOAD):
+            # The child would refuse the frame: send the longest run of calls whose frame it takes
+            # (each bound only grows with the calls); the rest go one at a time, as a batch cut
+            # short says (no later call ran), and none of them when the first call alone does not fit.
+            fits, fails, body = 0, len(encoded), b""
+            while fails - fits > 1:
+                middle = (fits + fails) // 2
+                trial = wire.encode_header({**request, "calls": encoded[:middle], "tensors": specs[: marks[middle]]})
+                if wire.frame_fits(trial, specs[: marks[middle]], max_bytes=MAX_REFUSALS_PAYLOAD):
+                    fits, body = middle, trial
+                else:
+                    fails = middle
+            del specs[marks[fits] :], payloads[marks[fits] :], encoded[fits:]
         if not encoded:
             return []
         calls = calls[: len(encoded)]
