@@ -304,8 +304,8 @@ def frame_fits(
     if body.count(b"[") + body.count(b"{") <= MAX_DEPTH and size <= MAX_NODES:
         return True  # too few brackets to nest too deep, too few characters for too many values
     if b"\\" in body:
-        # In a string, a backslash and the character after it (the escaped backslashes first):
-        # what is left of each string holds no quote but its two ends.
+        # Escapes are only found in strings: without the escaped backslashes, then the escaped
+        # quotes, what is left of each string holds no quote but its two ends.
         body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
     outside = b"s".join(body.split(b'"')[::2])  # the header, each string (keys too) now one "s"
     nest = outside.translate(_PARENTHESES, _NOT_BRACKETS)  # its arrays and objects alike, "(" to ")"
