@@ -17,7 +17,7 @@ import linecache
 import os
 import sys
 import traceback
-from typing import Any
+from typing import Any, NamedTuple
 
 OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
@@ -67,8 +67,17 @@ def _sendable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def describe_exception(exc: BaseException, learner_path: str) -> dict:
-    """The ``{"type", "message", "line", "traceback", "memory"}`` description the judge accepts."""
+class ExceptionSummary(NamedTuple):
+    """What :func:`describe_exception` works out of an exception before it formats a traceback."""
+
+    message: str  # ``str(exc)`` whole (a file too large reworded), or what says it cannot be shown
+    line: Any  # the learner's line it was raised at: a frame's, or a SyntaxError's ``lineno`` as set
+
+
+def summarize_exception(exc: BaseException, learner_path: str) -> ExceptionSummary:
+    """The message and line of ``exc``, worked out once: its ``__str__`` is called here, and a
+    SyntaxError in the learner's file is renamed to the file's short name first (so pass the
+    summary on to :func:`describe_exception` rather than summarizing ``exc`` again)."""
     syntax_line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == learner_path else None
     if syntax_line is not None and isinstance(exc, SyntaxError):
         exc.filename = os.path.basename(learner_path)  # where the file lives is nobody's business
@@ -78,20 +87,40 @@ def describe_exception(exc: BaseException, learner_path: str) -> dict:
         message = f"<{type(exc).__name__} whose message cannot be shown>"
     if isinstance(exc, OSError) and exc.errno == errno.EFBIG:
         message = f"your code wrote a file larger than {OUTPUT_FILE_LIMIT >> 20} MB ({message})"
-    line = None
-    frames = learner_frames(exc, learner_path)
-    if frames:
-        line = frames[-1].lineno
     if syntax_line is not None:
-        line = syntax_line
-    try:
-        trace = learner_traceback(exc, learner_path, frames)
-    except BaseException:  # noqa: BLE001 - formatting calls the learner's __str__ again
-        trace = f"{type(exc).__name__}: {message}\n"
+        return ExceptionSummary(message, syntax_line)
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:  # the last of learner_frames' line numbers, without their source lines
+        if tb.tb_frame.f_code.co_filename == learner_path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return ExceptionSummary(message, line)
+
+
+def describe_exception(
+    exc: BaseException, learner_path: str, summary: ExceptionSummary | None = None, *, with_traceback: bool = True
+) -> dict:
+    """The ``{"type", "message", "line", "traceback", "memory"}`` description the judge accepts.
+
+    ``summary``: :func:`summarize_exception`'s of ``exc``, where the caller has it already.
+    Without ``with_traceback``, ``"traceback"`` is empty and none is formatted (the rest is the
+    same): for a caller that sends no more than the type and the message's start.
+    """
+    if summary is None:
+        summary = summarize_exception(exc, learner_path)
+    message = summary.message
+    trace = ""
+    if with_traceback:
+        frames = learner_frames(exc, learner_path)
+        try:
+            trace = learner_traceback(exc, learner_path, frames)
+        except BaseException:  # noqa: BLE001 - formatting calls the learner's __str__ again
+            trace = f"{type(exc).__name__}: {message}\n"
     return {
         "type": _sendable(type(exc).__name__)[:256],
         "message": _sendable(message[:4000]),
-        "line": line if isinstance(line, int) else None,
+        "line": summary.line if isinstance(summary.line, int) else None,
         "traceback": _sendable(trace[-8000:]),
         "memory": isinstance(exc, MemoryError) or any(m in message for m in MEMORY_MARKERS),
     }

@@ -610,14 +610,12 @@ class LearnerProcess:
                 # when it is made one at a time: after the earlier ones, as it would be.
                 del specs[mark:], payloads[mark:]
                 break
-            payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
-            if encoded and (len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD):
-                # The child would refuse the frame: the calls from this one on go one at a time,
-                # as a batch cut short says (no later call ran).
-                del specs[mark:], payloads[mark:]
-                break
             encoded.append(one)
             marks.append(mark)
+            payload_bytes += sum(spec["nbytes"] for spec in specs[mark:])
+            if len(specs) > wire.MAX_TENSORS or payload_bytes > MAX_REFUSALS_PAYLOAD:
+                break  # no later call fits beside these: encoding it would only copy its tensors
+        marks.append(len(specs))
         request = {
             "op": "refusals",
             "calls": encoded,
@@ -626,11 +624,20 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
-        # Nor may its header outgrow what the child reads of one (its bytes, values and nesting):
-        # halve the batch until it fits; calls that fit alone only, go one at a time.
-        while encoded and not wire.header_fits(request):
-            keep = len(encoded) // 2
-            del specs[marks[keep] :], payloads[marks[keep] :], encoded[keep:]
+        body = wire.encode_header(request)  # measured, then sent as it is: encoded once
+        if not wire.frame_fits(body, specs, max_bytes=MAX_REFUSALS_PAYLOAD):
+            # The child would refuse the frame: send the longest run of calls whose frame it takes
+            # (each bound only grows with the calls); the rest go one at a time, as a batch cut
+            # short says (no later call ran), and none of them when the first call alone does not fit.
+            fits, fails, body = 0, len(encoded), b""
+            while fails - fits > 1:
+                middle = (fits + fails) // 2
+                trial = wire.encode_header({**request, "calls": encoded[:middle], "tensors": specs[: marks[middle]]})
+                if wire.frame_fits(trial, specs[: marks[middle]], max_bytes=MAX_REFUSALS_PAYLOAD):
+                    fits, body = middle, trial
+                else:
+                    fails = middle
+            del specs[marks[fits] :], payloads[marks[fits] :], encoded[fits:]
         if not encoded:
             return []
         calls = calls[: len(encoded)]
@@ -640,7 +647,7 @@ class LearnerProcess:
         # Room for each refusal on top of one reply (the child sends each one cut short).
         room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.REFUSAL_BYTES
         with self._exchange(
-            request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room
+            request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room, body=body
         ) as exchange:
             answer = exchange.parse(lambda header: protocol.refusals_reply(header, len(calls)))
             outcomes: list[CallResult | LearnerRaised] = [LearnerRaised(info) for info in answer.refused]
@@ -661,11 +668,13 @@ class LearnerProcess:
         cpu_limit_s: float | None,
         *,
         max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
+        body: bytes | None = None,
     ) -> _Exchange:
         """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
-        ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header.
+        ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header;
+        ``body``: ``request`` encoded (:func:`judge.wire.encode_header`), where the caller has it.
         Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
@@ -675,7 +684,7 @@ class LearnerProcess:
         deadline = time.monotonic() + timeout_s
         self._writer.deadline = deadline
         try:
-            wire.write_frame(self._writer, request, payloads)
+            wire.write_encoded_frame(self._writer, wire.encode_header(request) if body is None else body, payloads)
         except TimeoutError:
             raise self._overdue(f"{during} did not take its input within {timeout_s:.1f} s") from None
         except OSError:

@@ -151,7 +151,18 @@ def consume(views: list[memoryview], count: int) -> None:
 def write_frame(stream: Writable, header: dict[str, Any], payloads: Sequence[Buffer] = ()) -> None:
     """Write one frame. ``header["tensors"]`` must already describe ``payloads`` (any byte buffers:
     ``bytes``, or the views :func:`encode_values` makes of tensors' memory)."""
-    body = _ENCODER.encode(header).encode("utf-8")
+    write_encoded_frame(stream, encode_header(header), payloads)
+
+
+def encode_header(header: dict[str, Any]) -> bytes:
+    """The bytes :func:`write_frame` writes for ``header``: its JSON (NaN and infinities as
+    ``json`` writes them, no spaces, non-ASCII as it is), in UTF-8."""
+    return _ENCODER.encode(header).encode("utf-8")
+
+
+def write_encoded_frame(stream: Writable, body: bytes, payloads: Sequence[Buffer] = ()) -> None:
+    """:func:`write_frame` for a header encoded already (``body``, :func:`encode_header`'s bytes):
+    for a caller that measures the header before it sends it, so it is encoded once."""
     prefix = MAGIC + struct.pack(">I", len(body))
     writev = getattr(stream, "writev", None)
     if writev is not None:
@@ -261,19 +272,61 @@ def _int64(digits: str) -> int:
 _DECODER = json.JSONDecoder(parse_int=_int64)  # what json.loads uses, but for the integers
 
 
-def header_fits(header: dict[str, Any]) -> bool:
-    """Whether :func:`read_frame` takes ``header``, as :func:`write_frame` writes it, within
-    :data:`MAX_HEADER_BYTES`, :data:`MAX_DEPTH` and :data:`MAX_NODES`.
+def frame_fits(
+    body: bytes,
+    specs: Sequence[dict[str, Any]],
+    *,
+    max_bytes: int = MAX_FRAME_BYTES,
+    max_header_bytes: int = MAX_HEADER_BYTES,
+) -> bool:
+    """Whether :func:`read_frame`, with these ``max_bytes`` and ``max_header_bytes``, takes the frame
+    :func:`write_encoded_frame` writes of ``body`` and of the payloads ``specs`` describe.
 
-    Conservative: it may say no to a header that fits, never yes to one that does not. Every
-    value and key but the outermost object follows a ``{``, ``[``, ``,`` or ``:``, so counting
-    those (strings' included) bounds the values without parsing them.
+    ``body`` is :func:`encode_header`'s bytes of a header whose ``"tensors"`` are ``specs``, valid
+    ones (as :func:`encode_values` makes them). Every bound :func:`read_frame` enforces is checked,
+    exactly: the number of tensors (:data:`MAX_TENSORS`) and their bytes, the header's bytes, its
+    nesting (:data:`MAX_DEPTH`), its values (:data:`MAX_NODES`) and its integers (64 bits). What
+    ``json`` writes needs no parsing for that: its strings are told apart by their quotes, and an
+    integer past 64 bits has 19 digits in a row at least (where a header has such a run, a rare
+    thing, the answer is :func:`parse_header`'s own).
     """
-    text = _ENCODER.encode(header)
-    if len(text) * 4 > MAX_HEADER_BYTES and len(text.encode("utf-8")) > MAX_HEADER_BYTES:
+    if len(specs) > MAX_TENSORS or sum(spec["nbytes"] for spec in specs) > max_bytes:
         return False
-    marks = text.count("{") + text.count("[") + text.count(",") + text.count(":")
-    return marks + 1 <= MAX_NODES and not nesting_exceeds(text, MAX_DEPTH)
+    size = len(body)
+    if size > max_header_bytes:
+        return False
+    if _LONG_DIGITS in body.translate(_DIGITS):
+        try:
+            parse_header(body)
+        except WireError:
+            return False
+        return True
+    if body.count(b"[") + body.count(b"{") <= MAX_DEPTH and size <= MAX_NODES:
+        return True  # too few brackets to nest too deep, too few characters for too many values
+    if b"\\" in body:
+        # Escapes are only found in strings: without the escaped backslashes, then the escaped
+        # quotes, what is left of each string holds no quote but its two ends.
+        body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"s".join(body.split(b'"')[::2])  # the header, each string (keys too) now one "s"
+    nest = outside.translate(_PARENTHESES, _NOT_BRACKETS)  # its arrays and objects alike, "(" to ")"
+    for _ in range(MAX_DEPTH):
+        if not nest:
+            break
+        nest = nest.replace(b"()", b"")  # one level of every nest at a time, innermost first
+    if nest:
+        return False
+    if size <= MAX_NODES:
+        return True
+    # Every value and key but the outermost object follows a "[", "{", "," or ":", but for a "[" or
+    # "{" that closes at once: counted outside strings, those give the values exactly.
+    values = 1 + sum(outside.count(mark) for mark in (b"[", b"{", b",", b":"))
+    return values - outside.count(b"[]") - outside.count(b"{}") <= MAX_NODES
+
+
+_DIGITS = bytes(ord("0") if ord("0") <= byte <= ord("9") else ord(" ") for byte in range(256))  # digits to "0"
+_LONG_DIGITS = b"0" * len(str(INT64[1]))  # 19: an integer of fewer digits fits in 64 bits
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+_PARENTHESES = bytes.maketrans(b"[{]}", b"(())")
 
 
 def nesting_exceeds(text: str, limit: int) -> bool:

@@ -51,6 +51,7 @@ from judge.learner_code import (  # noqa: E402
     describe_functions,
     load_learner_module,
     same_tensor,
+    summarize_exception,
     tensor_inputs,
 )
 from judge.sandbox import keeper  # noqa: E402
@@ -237,11 +238,13 @@ def _refusals(request: dict, payloads_in: list, module, name: str, device: str, 
     used: set[int] = set()  # the calls share the frame's tensors, each used once
     refused: list[dict] = []
     refused_ms: list[float] = []
+    describe = _BatchDescription(name, accepted)
     for call in calls if isinstance(calls, list) else []:
         one = dict(call) if isinstance(call, dict) else {}
         one.update({key: request.get(key) for key in ("tensors", "extreme_uniforms", "global_seed")})
-        header, value = _one_call(one, payloads_in, module, name, device, torch, used)
-        refusal = _refusal(header["raised"], accepted) if "raised" in header else None
+        describe.refusal = None
+        header, value = _one_call(one, payloads_in, module, name, device, torch, used, describe)
+        refusal = describe.refusal
         if refusal is not None:
             refused.append(refusal)
             refused_ms.append(header["elapsed_ms"])
@@ -249,6 +252,27 @@ def _refusals(request: dict, payloads_in: list, module, name: str, device: str, 
         header.update(refused=refused, refused_ms=refused_ms)
         return header, value
     return {"refused": refused, "refused_ms": refused_ms}, None
+
+
+class _BatchDescription:
+    """How a ``refusals`` batch describes what a call raised (``describe`` of :func:`_one_call`).
+
+    A refusal sends only its type and the start of its message (:func:`_refusal`), so it is
+    worked out from a description without a traceback: the same fields, computed the same way,
+    so the same bytes go back, without formatting a traceback only to drop it. A call that
+    stops the batch gets the full description, from the same summary (its ``__str__`` is not
+    called again). ``refusal`` is the last call's refusal, None when it was not one.
+    """
+
+    def __init__(self, name: str, accepted: set[str]) -> None:
+        self.name, self.accepted = name, accepted
+        self.refusal: dict | None = None
+
+    def __call__(self, exc: BaseException) -> dict:
+        summary = summarize_exception(exc, self.name)
+        brief = describe_exception(exc, self.name, summary, with_traceback=False)
+        self.refusal = _refusal(brief, self.accepted)
+        return self.refusal if self.refusal is not None else describe_exception(exc, self.name, summary)
 
 
 def _refusal(raised: dict, accepted: set[str]) -> dict | None:
@@ -277,11 +301,20 @@ def _refusal(raised: dict, accepted: set[str]) -> dict | None:
 
 
 def _one_call(
-    request: dict, payloads_in: list, module, name: str, device: str, torch, used: set[int] | None = None
+    request: dict,
+    payloads_in: list,
+    module,
+    name: str,
+    device: str,
+    torch,
+    used: set[int] | None = None,
+    describe=None,
 ) -> tuple[dict, object]:
     """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too).
 
-    ``used``: the frame's tensors taken so far (by earlier calls of a ``refusals`` batch)."""
+    ``used``: the frame's tensors taken so far (by earlier calls of a ``refusals`` batch);
+    ``describe``: what makes a raised exception's description (``describe_exception`` by default),
+    called where that exception is being handled."""
     function: Any = getattr(module, str(request.get("function")), None)  # the learner's object, whatever it is
     used = set() if used is None else used  # args and kwargs share the frame's tensors, each used once
     args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
@@ -303,7 +336,8 @@ def _one_call(
             torch.cuda.synchronize()
     except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
         elapsed_ms = (time.perf_counter() - started) * 1000.0
-        return {"raised": describe_exception(exc, name), "elapsed_ms": elapsed_ms}, None
+        raised = describe_exception(exc, name) if describe is None else describe(exc)
+        return {"raised": raised, "elapsed_ms": elapsed_ms}, None
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
     return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value

@@ -7,17 +7,17 @@ from __future__ import annotations
 import re
 
 import pytest
+import torch
 
-from judge import protocol
+from judge import protocol, wire
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import BadCall, CheckFailed, CheckMisuse, expect_calls_refused
 from judge.learner import CallOptions, CallResult, LearnerRaised
-from judge.process import LearnerProcess
+from judge.process import MAX_REFUSALS, MAX_REFUSALS_PAYLOAD, LearnerProcess
 from judge.runner import judge_file
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.testing import Context, Submission
 from judge.verdicts import Verdict
-from judge.wire import WireError
 from tests.judge.refusals_support import batched_and_one_by_one, refusals_exercise
 
 TESTS = '''
@@ -238,7 +238,7 @@ INFO = {"type": "ValueError", "message": "bad", "line": 3, "traceback": "", "mem
     ],
 )
 def test_a_refusals_reply_that_does_not_account_for_every_call_is_refused(header):
-    with pytest.raises(WireError):
+    with pytest.raises(wire.WireError):
         protocol.refusals_reply(header, 2)
 
 
@@ -250,3 +250,65 @@ def test_a_refusals_reply_in_order():
         {"refused": [INFO], "refused_ms": [0.5], "ok": True, "value": 3, "elapsed_ms": 2, "modified": ["x"]}, 3
     )
     assert stopped.stopped == protocol.Returned(3, 2.0, ("x",))
+
+
+class _Sent(Exception):
+    """Raised in place of sending a request: the test looks at what would have gone."""
+
+
+def _sent(monkeypatch, calls) -> tuple[dict, bytes] | None:
+    """The request (and its header's bytes) ``refusals`` sends for ``calls``; None when it sends none."""
+    sent = []
+
+    def capture(self, request, payloads, *args, body=None, **kwargs):
+        assert len(payloads) == len(request["tensors"])
+        sent.append((request, body))
+        raise _Sent
+
+    monkeypatch.setattr(LearnerProcess, "_exchange", capture)
+    try:
+        outcomes = object.__new__(LearnerProcess).refusals(calls, ["ValueError"], timeout_s=1.0)
+    except _Sent:
+        request, body = sent[0]
+        assert body == wire.encode_header(request)  # sent as it was measured
+        assert wire.frame_fits(body, request["tensors"], max_bytes=MAX_REFUSALS_PAYLOAD)
+        return request, body
+    assert outcomes == []
+    return None
+
+
+def _calls(count: int, **kwargs) -> list:
+    return [("refuse", [], {"k": k, **kwargs}) for k in range(count)]
+
+
+def _nest(depth: int):
+    value: object = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("calls", "sent"),
+    [
+        (_calls(300), MAX_REFUSALS),
+        (_calls(300, g=[torch.ones(1)] * 5), wire.MAX_TENSORS // 5),  # tensors: 204 calls, 1020 tensors
+        (_calls(20, g=torch.empty(2 << 20)), MAX_REFUSALS_PAYLOAD // (8 << 20)),  # 8 MiB each: 7 of them
+        (_calls(60, g="x" * 100_000), wire.MAX_HEADER_BYTES // 100_050),  # the header's bytes: 41 calls
+        (_calls(5, g=[0] * 80_000), wire.MAX_NODES // 80_000),  # values: 2 calls
+        (_calls(2) + _calls(3, g=_nest(40)), 2),  # nesting: the calls before the one too deep
+        (_calls(3) + _calls(1, g=2**63) + _calls(2), 3),  # an integer the child cannot read
+        (_calls(3, g=_nest(40)), None),  # the first call alone does not fit: none
+    ],
+    ids=["calls", "tensors", "payload", "header bytes", "values", "nesting", "integer", "none"],
+)
+def test_a_batch_holds_the_longest_run_of_calls_that_one_frame_takes(calls, sent, monkeypatch):
+    request = _sent(monkeypatch, calls)
+    if sent is None:
+        assert request is None
+        return
+    assert request is not None and len(request[0]["calls"]) == sent
+    assert [call["kwargs"]["k"] for call in request[0]["calls"]] == list(range(sent))
+    if sent < len(calls):  # one call more would not have fitted
+        longer = _sent(monkeypatch, calls[: sent + 1])
+        assert longer is not None and len(longer[0]["calls"]) == sent

@@ -460,6 +460,16 @@ def test_a_frame_goes_out_in_one_writev_with_the_same_bytes_as_plain_writes():
     assert gathering.getvalue() == plain.getvalue()
 
 
+def test_a_header_encoded_first_goes_out_as_write_frame_writes_it():
+    value = {"x": torch.arange(6), "text": "中文 \"quoted\" \u0001", "n": [float("nan"), float("inf"), -0.0, 2**62]}
+    specs, payloads = [], []
+    header = {"value": wire.encode_values(value, specs, payloads), "tensors": specs}
+    whole, encoded_first = io.BytesIO(), io.BytesIO()
+    wire.write_frame(whole, header, payloads)
+    wire.write_encoded_frame(encoded_first, wire.encode_header(header), payloads)
+    assert encoded_first.getvalue() == whole.getvalue()
+
+
 def test_a_payload_is_a_view_of_the_tensor_that_keeps_its_memory_alive():
     import gc
 
@@ -505,3 +515,112 @@ def test_a_frame_cut_inside_a_large_payload_is_an_end_of_stream():
     data = _frame([torch.ones(1 << 20)]).getvalue()
     with pytest.raises(EOFError):
         wire.read_frame(io.BytesIO(data[: len(data) - 1]))
+
+
+# --- frame_fits: what the judge checks before it sends a frame, exactly what read_frame takes ---
+
+def _read_frame_takes(body: bytes, specs, max_bytes=wire.MAX_FRAME_BYTES, max_header_bytes=wire.MAX_HEADER_BYTES):
+    """Whether read_frame, on the child's side, takes the frame written of ``body`` and ``specs``."""
+    stream = io.BytesIO()
+    wire.write_encoded_frame(stream, body, [bytes(spec["nbytes"]) for spec in specs])
+    stream.seek(0)
+    try:
+        wire.read_frame(stream, max_bytes=max_bytes, max_header_bytes=max_header_bytes)
+    except wire.WireError:
+        return False
+    return True
+
+
+def _spec(nbytes: int) -> dict:
+    return {"dtype": "uint8", "shape": [nbytes], "nbytes": nbytes, "device": "cpu"}
+
+
+def _nested(depth: int):
+    """A value that opens ``depth`` arrays and objects at once, in turn."""
+    value: object = 0
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+def _bound_cases():
+    """``(name, header, specs, max_bytes, max_header_bytes)`` just within each bound, and the same
+    just past it; the header holds its specs as ``"tensors"``."""
+    # The header's bytes: '{"tensors":[],"s":"' + text + '"}' with 2-byte characters, one more at the end.
+    base = len(wire.encode_header({"tensors": [], "s": ""}))
+    for extra in (0, 1):
+        yield "header bytes", {"tensors": [], "s": "é" * 100 + "x" * extra}, [], wire.MAX_FRAME_BYTES, base + 200
+    for extra in (0, 1):  # depth: the header's object, then the nest under "v"
+        yield "nesting", {"v": _nested(wire.MAX_DEPTH - 1 + extra), "tensors": []}, [], wire.MAX_FRAME_BYTES, None
+    # values: the header, its keys "v" and "tensors", the list "v" and its items, the list "tensors"
+    for extra in (0, 1):
+        yield "values", {"v": [0] * (wire.MAX_NODES - 5 + extra), "tensors": []}, [], wire.MAX_FRAME_BYTES, None
+    for extra in (0, 1):  # the same count with empty lists and objects, strings and escapes beside
+        group = [[], {}, ["x"], "[{,:", '\\"[']  # 6 values: an array that holds a string is not empty
+        items = group * ((wire.MAX_NODES - 5) // 6) + [0] * ((wire.MAX_NODES - 5) % 6 + extra)
+        yield "values with empties", {"v": items, "tensors": []}, [], wire.MAX_FRAME_BYTES, None
+    for extra in (0, 1):
+        specs = [_spec(1)] * (wire.MAX_TENSORS + extra)
+        yield "tensors", {"tensors": specs}, specs, wire.MAX_FRAME_BYTES, None
+    for extra in (0, 1):
+        specs = [_spec(1000), _spec(24 + extra)]
+        yield "payload bytes", {"tensors": specs}, specs, 1024, None
+    for value in (2**63 - 1, -(2**63), 2**63, -(2**63) - 1):
+        yield "integers", {"v": [1, {"w": value}], "tensors": []}, [], wire.MAX_FRAME_BYTES, None
+    yield "19 digits in a string", {"v": "9" * 40, "tensors": []}, [], wire.MAX_FRAME_BYTES, None
+    yield "19 digits of a float", {"v": [0.00012345678901234567] * 40, "tensors": []}, [], wire.MAX_FRAME_BYTES, None
+
+
+BOUND_CASES = list(_bound_cases())
+
+
+@pytest.mark.parametrize(("name", "header", "specs", "max_bytes", "max_header_bytes"), BOUND_CASES,
+                         ids=[f"{case[0]}-{i}" for i, case in enumerate(BOUND_CASES)])
+def test_frame_fits_says_what_read_frame_takes_at_each_bound(name, header, specs, max_bytes, max_header_bytes):
+    body = wire.encode_header(header)
+    limits = {"max_bytes": max_bytes, "max_header_bytes": max_header_bytes or wire.MAX_HEADER_BYTES}
+    assert wire.frame_fits(body, specs, **limits) == _read_frame_takes(body, specs, **limits)
+
+
+def test_each_bound_is_met_just_within_and_passed_just_beyond():
+    pairs = [case[0] for case in BOUND_CASES[:12]]
+    assert pairs == [name for name in dict.fromkeys(pairs) for _ in (0, 1)]  # within, then beyond
+    for index in range(0, 12, 2):
+        (name, header, specs, max_bytes, max_header_bytes), beyond = BOUND_CASES[index], BOUND_CASES[index + 1]
+        limits = {"max_bytes": max_bytes, "max_header_bytes": max_header_bytes or wire.MAX_HEADER_BYTES}
+        assert wire.frame_fits(wire.encode_header(header), specs, **limits), name
+        assert not wire.frame_fits(wire.encode_header(beyond[1]), beyond[2], **limits), name
+    integers = [wire.frame_fits(wire.encode_header(case[1]), []) for case in BOUND_CASES if case[0] == "integers"]
+    assert integers == [True, True, False, False]
+
+
+def test_brackets_quotes_and_backslashes_in_strings_do_not_count_as_nesting():
+    text = "[" * 1000 + '\\"[{' + '\\\\' + '"' + "{" * 50
+    header = {"message": text, text: [[1]], "v": _nested(wire.MAX_DEPTH - 1), "tensors": []}
+    body = wire.encode_header(header)
+    assert wire.frame_fits(body, []) and _read_frame_takes(body, [])
+
+
+# Small bounds, so that generated headers reach them; frame_fits and read_frame read them alike.
+SMALL_BOUNDS = {"MAX_DEPTH": 4, "MAX_NODES": 40, "MAX_TENSORS": 3}
+FRAME_TEXT = st.text(alphabet=st.sampled_from('ab[]{}",:\\\n\x01é中0123456789'), max_size=24)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | FRAME_TEXT,
+        lambda children: st.lists(children, max_size=5) | st.dictionaries(FRAME_TEXT, children, max_size=5),
+        max_leaves=40),
+    sizes=st.lists(st.integers(0, 40), max_size=5),
+    max_bytes=st.integers(0, 100),
+    max_header_bytes=st.integers(0, 600),
+)
+def test_frame_fits_agrees_with_what_read_frame_takes(value, sizes, max_bytes, max_header_bytes):
+    from unittest import mock
+
+    specs = [_spec(size) for size in sizes]
+    body = wire.encode_header({"v": value, "tensors": specs})
+    limits = {"max_bytes": max_bytes, "max_header_bytes": max_header_bytes}
+    with mock.patch.multiple(wire, **SMALL_BOUNDS):
+        assert wire.frame_fits(body, specs, **limits) == _read_frame_takes(body, specs, **limits)
