@@ -11,6 +11,7 @@ against each known mistake: benchmarks/power_041.py.
 from __future__ import annotations
 
 from judge.budget import BudgetDeclaration
+from judge.testing import lane_weight
 
 from ..public import checks41
 from ..public.diagnoses import MISTAKES
@@ -87,6 +88,9 @@ def test_probability_bad_inputs(sub, ctx):
     checks41.check_probability_bad_inputs(sub, ctx)
 
 
+# @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
+# measured with `python practice/judge.py lanes 41` on a quiet machine (docs/authoring.md).
+@lane_weight(3)
 def test_probability_unbiased(sub, ctx):
     """estimate_probability: the estimates average to the true probability
 
@@ -95,6 +99,7 @@ def test_probability_unbiased(sub, ctx):
     checks41.check_unbiased(sub, ctx, UNBIASED_ROWS, EVENT, UNBIASED_DRAWS)
 
 
+@lane_weight(4)
 def test_probability_calibrated(sub, ctx):
     """estimate_probability: rows are independent and the error bars cover the truth at their nominal rate
 
@@ -103,6 +108,7 @@ def test_probability_calibrated(sub, ctx):
     checks41.check_calibration(sub, ctx, CALIBRATION_ROWS, EVENT, CALIBRATION_DRAWS)
 
 
+@lane_weight(2)
 def test_probability_seeds(sub, ctx):
     """estimate_probability: the generator decides the draws; without one, torch.manual_seed does
 
