@@ -29,13 +29,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+from stack import make_learners  # noqa: E402
 
 from judge.exercise import resolve  # noqa: E402
 from judge.process import LocalLauncher  # noqa: E402
 from judge.runner import grade  # noqa: E402
 from web.app import create_app  # noqa: E402
 from web.config import Settings  # noqa: E402
-from web.models import ApiToken, User  # noqa: E402
 from web.services import services  # noqa: E402
 
 LEARNERS = 40
@@ -53,15 +55,7 @@ def measure(submissions: int, warmups: int) -> dict[str, float]:
     exercise = resolve("39")
     code = exercise.reference_path.read_text()
     report = grade(exercise, code, suites=queue.suites, launcher=LocalLauncher(), lanes=1)
-    headers = []
-    with site.sessions() as session:
-        for number in range(LEARNERS):
-            user = User(name=f"learner{number}")
-            user.set_password("password123")
-            token, secret = ApiToken.issue(user)
-            session.add_all([user, token])
-            headers.append({"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
-        session.commit()
+    headers = make_learners(site.sessions, LEARNERS)
     client = app.test_client()
     body = json.dumps({"exercise": "39", "code": code})
     parts: dict[str, list[float]] = {part: [] for part in PARTS}

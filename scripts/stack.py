@@ -99,6 +99,23 @@ def fresh_database(server_url: str | None, folder: Path) -> str:
     return make_url(server_url).set(database=name).render_as_string(hide_password=False)
 
 
+def make_learners(sessions, count: int) -> list[dict[str, str]]:
+    """Create ``count`` learners, each with an API token, in one transaction of ``sessions`` (a
+    session factory of the site's database); return each one's API request headers."""
+    from web.models import ApiToken, User
+
+    headers = []
+    with sessions() as session:
+        for number in range(count):
+            user = User(name=f"learner{number}-{uuid.uuid4().hex[:6]}")
+            user.set_password("password123")
+            token, secret = ApiToken.issue(user)
+            session.add_all([user, token])
+            headers.append({"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
+        session.commit()
+    return headers
+
+
 class Process:
     """A ``python -m web ...`` child whose output a thread keeps reading (its pipe never fills)."""
 
@@ -237,18 +254,7 @@ class Stack:
 
     def learners(self, count: int) -> list[dict[str, str]]:
         """Create ``count`` learners; return each one's API request headers."""
-        from web.models import ApiToken, User
-
-        headers = []
-        with self.sessions()() as session:
-            for number in range(count):
-                user = User(name=f"learner{number}-{uuid.uuid4().hex[:6]}")
-                user.set_password("password123")
-                token, secret = ApiToken.issue(user)
-                session.add_all([user, token])
-                headers.append({"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
-            session.commit()
-        return headers
+        return make_learners(self.sessions(), count)
 
     def submit(self, headers: dict[str, str], code: str, exercise: int = PACK_NUMBER) -> int:
         """POST a submission through the API; return its id (raises on any answer but 202)."""
