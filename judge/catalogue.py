@@ -8,8 +8,9 @@ Each ``solutions/NNN-slug/wrong/*.py`` starts with a docstring::
 
 (or ``Diagnosis-prefix:`` with its opening words; see :func:`diagnosis_found` for the rule).
 :func:`check_exercise` judges the reference and every wrong solution and says, for each,
-whether the judge behaved as promised. The maintainers' ``python practice/judge.py check``
-and the project's test suite both use it.
+whether the judge behaved as promised, and whether the statement's contract list
+(``tests/hidden/contract.toml``, :mod:`judge.clauses`) covers every binding sentence. The
+maintainers' ``python practice/judge.py check`` and the project's test suite both use it.
 """
 
 from __future__ import annotations
@@ -207,8 +208,9 @@ def check_exercise(
     launcher: Launcher | None = None,
 ) -> list[CheckOutcome]:
     """Judge the reference, the other correct solutions (``solutions/<exercise>/correct/``: they must
-    pass too) and every wrong solution of ``exercise`` (``jobs`` at a time), then verify each
-    suite's declared budget (:func:`budget_problems`).
+    pass too) and every wrong solution of ``exercise`` (``jobs`` at a time), then verify the
+    statement's contract list (:func:`contract_outcome`) and each suite's declared budget
+    (:func:`budget_problems`).
 
     With ``seeds`` > 1 each solution is judged under that many master seeds (derived from
     ``seed``, 0 by default): the reference must pass every time and each wrong solution must fail,
@@ -259,6 +261,9 @@ def check_exercise(
         reports = _judge_all(exercise, solution.path, master_seeds, device, launcher)
         return _aggregate(solution.name, expectation, [_judge_wrong(report, solution) for report in reports])
 
+    def run_contract() -> CheckOutcome:
+        return contract_outcome(exercise)
+
     def run_budget() -> CheckOutcome:
         problems, report = _budget_check(exercise, seed, device, launcher)
         return CheckOutcome(
@@ -269,7 +274,7 @@ def check_exercise(
         [run_reference]
         + [lambda p=p: run_correct(p) for p in exercise.correct_solutions()]
         + [lambda s=s: run_wrong(s) for s in wrong]
-        + [run_budget]
+        + [run_contract, run_budget]
     )
     outcomes: list[CheckOutcome] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -279,6 +284,33 @@ def check_exercise(
             if progress:
                 progress(outcome)
     return outcomes
+
+
+def contract_outcome(exercise: Exercise) -> CheckOutcome:
+    """``check``'s line for the statement's contract: every binding sentence of the statement is
+    listed in ``tests/hidden/contract.toml`` with the cases that check it (:mod:`judge.clauses`)."""
+    from judge import JUDGE_VERSION
+    from judge.clauses import ContractError, contract_problems
+
+    try:
+        problems = contract_problems(exercise)
+    except ContractError as error:
+        problems = [str(error)]
+    report = Report(
+        exercise={"number": exercise.number, "slug": exercise.slug},
+        verdict=Verdict.WA if problems else Verdict.AC,
+        cases=[],
+        seed=None,
+        device="cpu",
+        sandbox="none",
+        suites=[],
+        judge_version=JUDGE_VERSION,
+        false_failure_budget={},
+        message="; ".join(problems),
+    )
+    return CheckOutcome(
+        "contract", "every binding sentence of the statement has its checks", report, not problems, "; ".join(problems)
+    )
 
 
 def _judge_reference(report: Report) -> tuple[Report, str]:

@@ -118,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="after each exercise, grade its reference N times on one lane and print how far apart "
         "its weights leave the site's lanes (advice, never a failure; 0 skips it; see `lanes`)",
     )
+    contract = commands.add_parser(
+        "contract", help="authors: the statement's binding sentences and the cases that check each one"
+    )
+    contract.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
     lanes = commands.add_parser(
         "lanes", help="authors: measure each case's cost and how evenly the lane weights share it"
     )
@@ -553,6 +557,35 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     return 0 if all_ok else 1
 
 
+def cmd_contract(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """Each binding sentence of the statement and the cases that check it (judge/clauses.py); exit 1
+    when the list in ``tests/hidden/contract.toml`` leaves a sentence uncovered or names what is not there."""
+    from judge.clauses import ContractError, contract_problems, coverage
+
+    exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
+    all_ok = True
+    for exercise in exercises:
+        out.print(f"[bold]{exercise.number:03d} {exercise.slug}[/]")
+        try:
+            table = Table("line", "sentence of statement.en.md", "checked by", show_lines=True)
+            for sentence, clauses in coverage(exercise):
+                checks = list(dict.fromkeys(check for clause in clauses for check in clause.checks))
+                notes = [clause.note for clause in clauses if clause.note]
+                table.add_row(
+                    str(sentence.line),
+                    escape(sentence.text),
+                    escape("\n".join(checks + [f"({note})" for note in notes]) or "-"),
+                )
+            out.print(table)
+            problems = contract_problems(exercise)
+        except ContractError as error:
+            problems = [str(error)]
+        for problem in problems:
+            out.print(f"  [bold red]problem:[/] {escape(problem)}")
+        all_ok = all_ok and not problems
+    return 0 if all_ok else 1
+
+
 def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
     """One line after an exercise's check: how far apart its declared weights leave the site's
     lanes, and with the suggested weights. Advice only: timing never fails ``check``, which a
@@ -909,6 +942,7 @@ COMMANDS = {
     "test": cmd_test,
     "solution": cmd_solution,
     "check": cmd_check,
+    "contract": cmd_contract,
     "new": cmd_new,
     "lanes": cmd_lanes,
     "doctor": cmd_doctor,

@@ -2,7 +2,8 @@
 
 The scaffold writes an exercise that passes ``check`` as it stands: a function ``draw(probs, n,
 generator=None)`` that draws ``n`` outcomes from one categorical distribution, with a public and
-a hidden suite built on the check library, a reference, an explanation and one wrong solution
+a hidden suite built on the check library, the contract list of its statement
+(``tests/hidden/contract.toml``), a reference, an explanation and one wrong solution
 (it ignores ``generator``) whose ``Diagnosis:`` the hidden suite gives. The author replaces the
 function, the tests and the texts (every place marked ``TODO``, in both languages), keeping the
 layout. Exercise 1 (``exercises/001-weighted-coin/``) is the small model and exercise 39 the
@@ -359,6 +360,25 @@ def test_bad_inputs(sub, ctx):
     ], extra=lambda: {"generator": ctx.generator()}, name="draw")
 '''
 
+CONTRACT = """\
+# The statement's contract (judge/clauses.py): every sentence of statement.en.md that says
+# "must", "never" or "raise", quoted by a few of its words, with the cases that check it
+# (suite.case). `python practice/judge.py contract <<number>>` prints the table; `check` fails
+# while a binding sentence is missing here. TODO: one [[clause]] per sentence of your statement.
+
+[[clause]]
+quote = "Raises `ValueError` for `probs` not 1-D, a negative or NaN probability, or `n < 1`"
+checks = ["public.n_zero", "hidden.bad_inputs"]
+
+[[clause]]
+quote = "`generator`: the only source of randomness"
+checks = ["hidden.seeds"]
+
+[[clause]]
+quote = "Returns an `int64` tensor `[n]` of outcome indices in `[0, V)`"
+checks = ["public.shape", "public.distribution", "hidden.distribution"]
+"""
+
 _VALIDATE = """\
 import torch
 
@@ -438,6 +458,7 @@ EXERCISE_FILES = {
     "starter.py": STARTER,
     "tests/public/public.py": PUBLIC,
     "tests/hidden/hidden.py": HIDDEN,
+    "tests/hidden/contract.toml": CONTRACT,
 }
 SOLUTION_FILES = {
     "reference.py": REFERENCE,
