@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from judge.exercise import Exercise, ExerciseError
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
-from judge.report import Report
+from judge.report import Report, is_failure
 from judge.runner import judge_file
 from judge.suites import load_suite
 from judge.testing import derive_seed
@@ -102,54 +102,74 @@ def normalized_diagnosis(text: str) -> str:
 
 
 def diagnosis_found(report: Report | dict, phrase: str, *, prefix: bool | None = None) -> bool:
-    """Whether the report gives the diagnosis ``phrase`` promises.
+    """Whether the report's headline diagnosis is the one ``phrase`` promises.
 
-    The rule: one of the report's diagnoses (the report's own, the likely mistake a learner reads
-    under the verdict, or that of any failing case) must *equal* ``phrase``, in English or in
-    Chinese, once both are normalized (whitespace runs as one space, case ignored, a final full
-    stop ignored). With ``prefix`` (default: ``phrase.prefix``, set by a ``Diagnosis-prefix:``
-    line) the diagnosis must instead *start with* ``phrase`` and go on, if at all, with a
-    character that is neither a letter nor a digit (``top-k`` never matches ``top-kk``). Failure
-    messages are not searched: a phrase found in a message proves nothing about the diagnosis.
+    The rule: the headline (:attr:`Report.diagnosis`, JSON ``diagnosis``/``diagnosis_zh``: the
+    "Likely mistake" a learner reads first, under the verdict) must *equal* ``phrase``, in English
+    or in Chinese, once both are normalized (whitespace runs as one space, case ignored, a final
+    full stop ignored). A failing case that names ``phrase`` below another headline does not count:
+    the learner is told the headline. With ``prefix`` (default: ``phrase.prefix``, set by a
+    ``Diagnosis-prefix:`` line) the headline must instead *start with* ``phrase`` and go on, if at
+    all, with a character that is neither a letter nor a digit (``top-k`` never matches ``top-kk``).
+    Failure messages are not searched: a phrase found in a message proves nothing about the diagnosis.
 
     ``report``: a :class:`Report` or its JSON form (as the browser runner returns it).
     """
-    wanted = normalized_diagnosis(phrase)
+    as_prefix = getattr(phrase, "prefix", False) if prefix is None else prefix
+    return any(_matches(said, phrase, as_prefix) for said in _headline(report))
+
+
+def _matches(said: str, phrase: str, as_prefix: bool) -> bool:
+    wanted, text = normalized_diagnosis(phrase), normalized_diagnosis(said)
     if not wanted:
         return False
-    as_prefix = getattr(phrase, "prefix", False) if prefix is None else prefix
-    for said in _report_diagnoses(report):
-        text = normalized_diagnosis(said)
-        if text == wanted:
-            return True
-        if as_prefix and text.startswith(wanted) and not text[len(wanted)].isalnum():
-            return True
-    return False
+    return text == wanted or (as_prefix and text.startswith(wanted) and not text[len(wanted)].isalnum())
 
 
-def _report_diagnoses(report: Report | dict, keys: tuple[str, ...] = ("diagnosis", "diagnosis_zh")) -> list[str]:
-    """The report's diagnosis and each failing case's (in the languages ``keys`` name), once each."""
-    data = report.to_json() if isinstance(report, Report) else report
-    failing = [c for c in data.get("cases", []) if c.get("verdict") not in (Verdict.AC.value, Verdict.SK.value)]
-    sources = [data] + failing
-    return list(dict.fromkeys(str(source[key]) for source in sources for key in keys if source.get(key)))
+def _json(report: Report | dict) -> dict:
+    return report.to_json() if isinstance(report, Report) else report
+
+
+def _headline(report: Report | dict) -> list[str]:
+    """The report's own diagnosis, the learner's "Likely mistake", in each language it has."""
+    data = _json(report)
+    return [str(data[key]) for key in ("diagnosis", "diagnosis_zh") if data.get(key)]
+
+
+def _case_diagnoses(report: Report | dict) -> list[tuple[str, str]]:
+    """(case name, diagnosis in English) of each failing case that names one, in the report's order."""
+    return [
+        (str(case.get("name")), str(case["diagnosis"]))
+        for case in _json(report).get("cases", [])
+        if is_failure(case.get("verdict")) and case.get("diagnosis")
+    ]
+
+
+def named_diagnoses(report: Report | dict) -> list[str]:
+    """Every diagnosis the report names, the headline first, then each failing case's, once each
+    (English): what a learner could read as a named mistake. [] when it names none."""
+    headline = [str(_json(report)["diagnosis"])] if _json(report).get("diagnosis") else []
+    return list(dict.fromkeys(headline + [text for _, text in _case_diagnoses(report)]))
 
 
 def diagnosis_problem(report: Report | dict, phrase: str) -> str:
-    """Why ``phrase`` does not match the report's diagnoses, showing both texts ("" when it does)."""
+    """Why the report's headline is not the diagnosis ``phrase`` promises, showing both ("" when it is),
+    and which failing case names the promised one below another headline, if any does."""
     if diagnosis_found(report, phrase):
         return ""
     kind = "starts with" if getattr(phrase, "prefix", False) else "equals"
-    said = _report_diagnoses(report, ("diagnosis",))
-    if not said:
-        data = report.to_json() if isinstance(report, Report) else report
+    as_prefix = bool(getattr(phrase, "prefix", False))
+    below = [name for name, text in _case_diagnoses(report) if _matches(text, phrase, as_prefix)]
+    where = f"; case {below[0]} names the promised one, below the headline" if below else ""
+    headline = _json(report).get("diagnosis")
+    if not headline:
         return (
-            f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
-            f"(the judge said: {data.get('message') or ''})"
+            f"rejected without a headline diagnosis, so none {kind} the promised {str(phrase)!r} "
+            f"(the judge said: {_json(report).get('message') or ''}){where}"
         )
     return (
-        f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
-        f"the judge said {'; '.join(repr(text) for text in said)}"
+        f"rejected, but no headline diagnosis {kind} the promised one (the headline is the likely mistake "
+        f"a learner reads first): promised {str(phrase)!r}; the headline is {str(headline)!r}{where}"
     )
 
 
