@@ -168,11 +168,21 @@ def test_probs_top_k_edges(sub, ctx):
 
     zh: sampling_probs：top_k = 1 保留所有并列的最大值；top_k 大于 V 时不做 top-k
     """
+    batch = cases.top_k_edge_rows()
+    sub.sampling_probs(batch.logits, **_top_k_below_vocab(batch))  # a crash here is no evidence about top_k >= V
     with diagnosed(TOP_K_ABOVE_V, raised_only=True):
-        _check_probs(sub, ctx, cases.top_k_edge_rows(), what="sampling_probs with extreme top_k")
+        _check_probs(sub, ctx, batch, what="sampling_probs with extreme top_k")
 
 
 TOP_K_ABOVE_V = MISTAKES["top_k_at_least_vocab"]
+
+
+def _top_k_below_vocab(batch: cases.Batch) -> dict[str, torch.Tensor]:
+    """The batch's per-row parameters with each top_k lowered to V - 1 at most: the same call short of
+    top_k >= V, which must run before a crash with it is blamed on that rule (the diagnosis's evidence)."""
+    params = batch.param_tensors()
+    params["top_k"] = params["top_k"].clamp(max=batch.logits.shape[1] - 1)
+    return params
 
 
 # --- sample: hard checks -----------------------------------------------------------------
@@ -322,6 +332,7 @@ def test_sample_top_k_edges(sub, ctx):
     zh: sample：top_k = 1（最大值并列时全部保留）、top_k 大于或等于 V
     """
     batch = cases.top_k_edge_rows()
+    sub.sample(batch.logits, num_samples=1, generator=ctx.generator(), **_top_k_below_vocab(batch))
     with diagnosed(TOP_K_ABOVE_V, raised_only=True):
         draws = _draw(sub, ctx, batch, SMALL_DRAWS)
     # Row 1 keeps one token: the support check is all there is to test.

@@ -76,32 +76,22 @@ def check_mean_case(
 
     Tolerances: the mean within 8 ulps of the batch's largest |x|; the error within a relative 1e-3
     (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
-    0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case), a
-    wrong mean ``mean_diagnosis`` first (there the variance's mistakes leave the mean alone).
+    0 up to that rounding). A wrong standard error gets ``diagnosis`` when given (the large-offset case),
+    a wrong mean ``mean_diagnosis`` (there the variance's mistakes leave the mean alone); an exception or
+    a wrong type or shape is evidence of neither.
     """
-    with diagnosed(diagnosis) if diagnosis else nullcontext():
-        answer = sub.mean_and_standard_error(case.samples)
-    check_mean_answer(ctx, case, answer, diagnosis=diagnosis, mean_diagnosis=mean_diagnosis)
-
-
-def check_mean_answer(
-    ctx, case: MeanCase, answer, *, diagnosis: Bilingual | None = None, mean_diagnosis: Bilingual | None = None
-) -> None:
-    """What ``mean_and_standard_error(case.samples)`` returned (``answer``), checked as :func:`check_mean_case` says."""
     rows, n = case.samples.shape
     dtype = case.samples.dtype
     eps = torch.finfo(dtype).eps
     scale = float(case.samples.abs().max())
+    mean, se = _pair(sub.mean_and_standard_error(case.samples), "mean_and_standard_error")
+    mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype, device=ctx.device)
+    se = expect_tensor(
+        se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
+    )
+    with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
+        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
     with diagnosed(diagnosis) if diagnosis else nullcontext():
-        mean, se = _pair(answer, "mean_and_standard_error")
-        mean = expect_tensor(
-            mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype, device=ctx.device
-        )
-        se = expect_tensor(
-            se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
-        )
-        with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
-            expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
         expect_close(
             se,
             case.se,
