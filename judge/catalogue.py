@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.exercise import Exercise, ExerciseError
+from judge.patches import PATCH_SUFFIX, patch_header
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
 from judge.report import Report, is_failure
 from judge.runner import judge_file
@@ -79,12 +80,17 @@ _FIELDS = ("Mistake", "Diagnosis-prefix", "Diagnosis")
 
 
 def parse_wrong_solution(path: Path) -> WrongSolution:
-    """Read the ``Mistake:`` and ``Diagnosis:`` (or ``Diagnosis-prefix:``) docstring; raise
-    :class:`ExerciseError` when one is missing or both diagnosis forms are given."""
-    try:
-        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    except SyntaxError as exc:
-        raise ExerciseError(f"{path}: {exc}") from None
+    """Read the ``Mistake:`` and ``Diagnosis:`` (or ``Diagnosis-prefix:``) docstring (of a ``.patch``:
+    its header, :mod:`judge.patches`); raise :class:`ExerciseError` when one is missing or both
+    diagnosis forms are given."""
+    path = Path(path)
+    if path.suffix == PATCH_SUFFIX:
+        docstring = patch_header(path.read_text(encoding="utf-8"))
+    else:
+        try:
+            docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        except SyntaxError as exc:
+            raise ExerciseError(f"{path}: {exc}") from None
     names = "|".join(_FIELDS)
     fields = dict(re.findall(rf"^({names}):\s*(.+?)(?=\n\s*\n|\n(?:{names}):|\Z)", docstring, flags=re.S | re.M))
     if "Mistake" not in fields or ("Diagnosis" not in fields and "Diagnosis-prefix" not in fields):
