@@ -28,7 +28,8 @@ help:
 	@echo "make lint   ruff (lint, format check) and mypy over judge/ and web/: seconds, before every commit"
 	@echo "make test-scale  site + 2 Celery workers on PostgreSQL and Redis: 200 submissions, a worker"
 	@echo "             killed and Redis restarted mid-run; prints 'graded N/N exactly once, ...'"
-	@echo "make check  maintainers: every reference passes, every known-wrong solution fails; the lanes'"
+	@echo "make check  maintainers: every reference passes, every starter fails naming no mistake, every"
+	@echo "             known-wrong solution fails with its headline diagnosis; the lanes'"
 	@echo "             imbalance under each exercise's lane weights, as advice (practice/judge.py lanes)"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
 

@@ -97,7 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
     solution.add_argument("exercise")
-    check = commands.add_parser("check", help="maintainers: references pass, known-wrong solutions fail")
+    check = commands.add_parser(
+        "check",
+        help="maintainers: references pass, starters name no mistake, known-wrong solutions fail with their "
+        "headline diagnosis (docs/authoring.md, 'What check verifies')",
+    )
     check.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
     check.add_argument("--seed", type=int, default=None)
     check.add_argument("--device", default="cpu")

@@ -45,7 +45,8 @@ def test_new_writes_a_small_exercise_that_check_passes(pack, capsys):
         assert "TODO" in exercise.statement(lang) and "TODO" in (solutions / f"explanation.{lang}.md").read_text()
     code, out, err = run_cli(capsys, "check", "950", "--seed", "5")
     assert code == 0, out + err
-    assert "4/4 as expected" in out and "diagnosed" in out
+    assert "6/6 as expected" in out and "diagnosed" in out
+    assert "starter" in out and "params" in out  # the untouched starter names no mistake; params match
     assert "contract" in out  # the statement's binding sentences are listed with their checks
     assert "lanes: 2 lanes" in out and "python practice/judge.py lanes 950" in out  # advice, never a failure
     code, out, err = run_cli(capsys, "test", "950", str(solutions / "reference.py"), "--seed", "5", "--json")
