@@ -740,6 +740,17 @@ def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> 
             "(with the repository's exercises/ if they should stay)",
             markup=False,
         )
+    from judge.chapters import CHAPTERS_FILE, chapters_file
+
+    placed_by = chapters_file(pack)
+    if placed_by != pack / CHAPTERS_FILE:
+        where = f"take their chapters and sections from {placed_by}" if placed_by else "can name no section"
+        out.print(
+            f"note: {pack} has no {CHAPTERS_FILE}, so its exercises {where} (a `section` must be one of its "
+            f"chapter's there); write {pack / CHAPTERS_FILE} to give the pack its own (docs/authoring.md, "
+            '"Chapters and sections")',
+            markup=False,
+        )
     out.print(
         f"next: python practice/judge.py check {number}   (passes as written), then replace every TODO "
         'in both languages (docs/authoring.md, "Start from the scaffold")',

@@ -277,25 +277,25 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
 
 
 def _check_place(exercise: Exercise, path: Path) -> None:
-    """A ``section`` must be one of its chapter's, as the pack's ``chapters.toml`` lists them."""
-    from judge.chapters import ChaptersError, load_chapters, place
+    """A ``section`` must be one of its chapter's, as the ``chapters.toml`` that places the pack's
+    exercises lists them (the pack's own, else the repository's: :func:`judge.chapters.chapters_file`)."""
+    from judge.chapters import ChaptersError, chapters_file, load_chapters, place
 
     try:
         chapters = load_chapters(exercise.pack)
     except ChaptersError as exc:
         raise ExerciseError(str(exc)) from None
-    if not exercise.section or not chapters:
+    if not exercise.section or not chapters:  # none at all: the browser, which is sent no chapters.toml
         return
     chapter, section = place(exercise, chapters)
     if chapter is None:
         known = ", ".join(repr(c.id) for c in chapters)
-        raise ExerciseError(
-            f"{path}: chapter {exercise.chapter!r} is not in {exercise.pack / 'chapters.toml'} ({known})"
-        )
+        raise ExerciseError(f"{path}: chapter {exercise.chapter!r} is not in {chapters_file(exercise.pack)} ({known})")
     if section is None:
         known = ", ".join(repr(s.id) for s in chapter.sections)
         raise ExerciseError(
-            f"{path}: section {exercise.section!r} is not a section of {chapter.id!r}; choose one of {known}"
+            f"{path}: section {exercise.section!r} is not a section of {chapter.id!r}; choose one of {known} "
+            f"(as {chapters_file(exercise.pack)} lists them)"
         )
 
 
