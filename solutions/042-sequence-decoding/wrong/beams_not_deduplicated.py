@@ -32,8 +32,11 @@ def _check_model(start_logits, transition_logits, eos_id, max_len):
     if not isinstance(start_logits, torch.Tensor) or start_logits.dim() != 2 or not start_logits.is_floating_point():
         raise ValueError("start_logits must be a floating tensor [B, V]")
     batch, vocab = start_logits.shape
-    if (not isinstance(transition_logits, torch.Tensor) or transition_logits.dtype != start_logits.dtype
-            or tuple(transition_logits.shape) != (batch, vocab, vocab)):
+    if (
+        not isinstance(transition_logits, torch.Tensor)
+        or transition_logits.dtype != start_logits.dtype
+        or tuple(transition_logits.shape) != (batch, vocab, vocab)
+    ):
         raise ValueError(f"transition_logits must be a tensor [{batch}, {vocab}, {vocab}] of the dtype of start_logits")
     if vocab < 2:
         raise ValueError("the vocabulary needs at least two tokens")
@@ -127,8 +130,9 @@ def beam_search(start_logits, transition_logits, eos_id, max_len, pad_id, beam_w
         ended = valid & (token == eos_id)
         going = valid & (token != eos_id)
         joins = ended | going if t == max_len - 1 else ended  # the last step's survivors join the pool
-        position = torch.where(joins, finished.unsqueeze(1) + joins.long().cumsum(1) - 1,
-                               torch.full_like(chosen, width))  # slot `width` is a bin
+        position = torch.where(
+            joins, finished.unsqueeze(1) + joins.long().cumsum(1) - 1, torch.full_like(chosen, width)
+        )  # slot `width` is a bin
         pool.scatter_(1, position.unsqueeze(-1).expand(batch, width, max_len), sequences)
         pool_lp.scatter_(1, position, lp)
         pool_len.scatter_(1, position, torch.full_like(position, t + 1))

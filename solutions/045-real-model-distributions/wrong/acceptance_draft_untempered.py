@@ -3,7 +3,6 @@
 Diagnosis: the temperature is applied to the target only: the draft's q must be softmax(draft_logits / T) too
 """
 
-
 import torch
 
 

@@ -3,7 +3,6 @@
 Diagnosis: a small epsilon is added to every scale (max|w| / 7 + eps) to avoid dividing by zero, which moves every level by q x eps; keep the scale exact and treat only the all-zero groups apart (torch.where)
 """
 
-
 import torch
 
 

@@ -3,7 +3,6 @@
 Diagnosis: the scale is the group's largest weight max(w) / 7 instead of its largest magnitude max|w| / 7, so negative weights larger in magnitude are clipped at -8 x scale
 """
 
-
 import torch
 
 
