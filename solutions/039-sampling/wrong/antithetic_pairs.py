@@ -1,4 +1,5 @@
-"""Mistake: inverse-CDF sampling with antithetic uniforms: each odd column reuses 1 - u of the column before it (a variance-reduction trick), so consecutive draws are not independent.
+"""Mistake: inverse-CDF sampling with antithetic uniforms: each odd column reuses 1 - u of the column
+before it (a variance-reduction trick), so consecutive draws are not independent.
 
 Diagnosis: consecutive draws of a row depend on each other (for example antithetic pairs u and 1 - u): every
 draw needs its own independent random number

@@ -1,4 +1,5 @@
-"""Mistake: per-row parameters are only required to broadcast against the logits, so a [B, 1] tensor (or any broadcastable shape) is accepted instead of raising ValueError.
+"""Mistake: per-row parameters are only required to broadcast against the logits, so a [B, 1] tensor
+(or any broadcastable shape) is accepted instead of raising ValueError.
 
 Diagnosis: a parameter tensor of the wrong shape (such as [B, 1]) is accepted: a per-row parameter must be a
 1-D tensor of length B

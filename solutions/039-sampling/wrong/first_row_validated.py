@@ -1,4 +1,5 @@
-"""Mistake: per-row parameter tensors are validated by their first value only, so a negative temperature (or a bad top_p, min_p, top_k) in a later row is not refused.
+"""Mistake: per-row parameter tensors are validated by their first value only, so a negative
+temperature (or a bad top_p, min_p, top_k) in a later row is not refused.
 
 Diagnosis: a bad value in one row of a per-row parameter is not refused: every row must be checked
 """

@@ -1,4 +1,5 @@
-"""Mistake: an inverse CDF with `searchsorted(cdf, u)`, which returns the first index whose cumulative sum is >= u: for u = 0.0 that is token 0 even when its probability is 0.
+"""Mistake: an inverse CDF with `searchsorted(cdf, u)`, which returns the first index whose cumulative
+sum is >= u: for u = 0.0 that is token 0 even when its probability is 0.
 
 Diagnosis: the sampler fails when torch.rand returns 0.0 or the largest float below 1 (an inverse CDF must
 never run past the last allowed token)

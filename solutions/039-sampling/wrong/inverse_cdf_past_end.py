@@ -1,4 +1,6 @@
-"""Mistake: an inverse CDF with `searchsorted(cdf, u, right=True)` and no clamp: when u is the largest float below 1 and the float32 cumulative sum ends at or below it, the search returns V, one past the last token.
+"""Mistake: an inverse CDF with `searchsorted(cdf, u, right=True)` and no clamp: when u is the largest
+float below 1 and the float32 cumulative sum ends at or below it, the search returns V, one past the
+last token.
 
 Diagnosis: the sampler fails when torch.rand returns 0.0 or the largest float below 1 (an inverse CDF must
 never run past the last allowed token)

@@ -1,4 +1,5 @@
-"""Mistake: temperature 0 is replaced by a tiny temperature to avoid dividing by zero, so tied maxima are drawn at random instead of always the first one.
+"""Mistake: temperature 0 is replaced by a tiny temperature to avoid dividing by zero, so tied maxima
+are drawn at random instead of always the first one.
 
 Diagnosis-prefix: temperature 0 is not treated as greedy
 """

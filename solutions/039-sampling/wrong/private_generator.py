@@ -1,4 +1,5 @@
-"""Mistake: with generator=None the sampler uses a generator of its own, seeded once with a constant, instead of torch's default generator: torch.manual_seed has no effect.
+"""Mistake: with generator=None the sampler uses a generator of its own, seeded once with a constant,
+instead of torch's default generator: torch.manual_seed has no effect.
 
 Diagnosis: with generator=None the draws do not come from torch's default generator (a private generator, a
 fixed seed, or another source of randomness)

@@ -1,4 +1,5 @@
-"""Mistake: each random draw is used twice in a row (half as many draws, repeated), so consecutive draws repeat each other.
+"""Mistake: each random draw is used twice in a row (half as many draws, repeated), so consecutive
+draws repeat each other.
 
 Diagnosis: consecutive draws of a row repeat each other (one random number serves several draws)
 """

@@ -1,4 +1,5 @@
-"""Mistake: a fast path for num_samples=1 (the decoder's call) samples from the softmax at the temperature and skips top-k, top-p and min-p.
+"""Mistake: a fast path for num_samples=1 (the decoder's call) samples from the softmax at the
+temperature and skips top-k, top-p and min-p.
 
 Diagnosis: top-k, top-p and min-p have no effect
 """

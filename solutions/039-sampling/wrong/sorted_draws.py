@@ -1,4 +1,5 @@
-"""Mistake: the draws of each row are returned sorted (to make them easier to read), so neighbours are no longer independent and equal rows line up.
+"""Mistake: the draws of each row are returned sorted (to make them easier to read), so neighbours are
+no longer independent and equal rows line up.
 
 Diagnosis: the draws of a row come out sorted: each draw must be independent of its neighbours, in the order
 drawn

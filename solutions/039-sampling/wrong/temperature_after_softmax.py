@@ -1,4 +1,5 @@
-"""Mistake: the temperature divides the probabilities after softmax, and the renormalization undoes it: temperature has no effect.
+"""Mistake: the temperature divides the probabilities after softmax, and the renormalization undoes it:
+temperature has no effect.
 
 Diagnosis: the temperature has no effect (applied after softmax, or not at all)
 """

@@ -1,4 +1,6 @@
-"""Mistake: each row's draws are a systematic sample in a shuffled order: one uniform offset per row, then the evenly spaced quantiles (i + offset) / n, so every count is within one of its expectation, which random sampling almost never is (one draw alone, n = 1, is a plain random draw).
+"""Mistake: each row's draws are a systematic sample in a shuffled order: one uniform offset per row,
+then the evenly spaced quantiles (i + offset) / n, so every count is within one of its expectation,
+which random sampling almost never is (one draw alone, n = 1, is a plain random draw).
 
 Diagnosis: the draws are too regular to be random
 """

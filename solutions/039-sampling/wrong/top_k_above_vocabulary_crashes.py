@@ -1,4 +1,5 @@
-"""Mistake: top-k uses torch.topk(probs, k) without capping k at the vocabulary size, so top_k > V (which the statement says turns top-k off) raises.
+"""Mistake: top-k uses torch.topk(probs, k) without capping k at the vocabulary size, so top_k > V
+(which the statement says turns top-k off) raises.
 
 Diagnosis: the code fails when top_k is larger than the vocabulary (top_k >= V must turn top-k off; torch.topk
 needs k <= V)

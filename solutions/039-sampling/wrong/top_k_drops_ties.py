@@ -1,4 +1,5 @@
-"""Mistake: top-k keeps exactly k tokens with torch.topk, so tokens tied with the k-th are dropped (and top_k=1 keeps only the first of tied maxima).
+"""Mistake: top-k keeps exactly k tokens with torch.topk, so tokens tied with the k-th are dropped (and
+top_k=1 keeps only the first of tied maxima).
 
 Diagnosis: top-k keeps exactly k tokens and drops those tied with the k-th (with top_k=1: only the first
 maximum instead of every tied maximum)

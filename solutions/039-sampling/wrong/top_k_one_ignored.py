@@ -1,4 +1,5 @@
-"""Mistake: top-k is applied only when top_k > 1, so top_k = 1 (a common way to ask for the single most likely token) is treated as no top-k at all.
+"""Mistake: top-k is applied only when top_k > 1, so top_k = 1 (a common way to ask for the single most
+likely token) is treated as no top-k at all.
 
 Diagnosis: top_k = 1 is treated as 'no top-k' (only 0 and values of V or more turn it off)
 """

@@ -1,4 +1,5 @@
-"""Mistake: top-p keeps tokens while the running total *including* the token stays within top_p, so the token that crosses the threshold is dropped.
+"""Mistake: top-p keeps tokens while the running total *including* the token stays within top_p, so the
+token that crosses the threshold is dropped.
 
 Diagnosis: top-p drops the token that crosses the threshold
 """

@@ -1,6 +1,8 @@
 """Mistake: fake_quantize_int4 adds 1e-8 to every scale to avoid dividing by zero, so every level moves by q x 1e-8.
 
-Diagnosis: a small epsilon is added to every scale (max|w| / 7 + eps) to avoid dividing by zero, which moves every level by q x eps; keep the scale exact and treat only the all-zero groups apart (torch.where)
+Diagnosis: a small epsilon is added to every scale (max|w| / 7 + eps) to avoid dividing by zero,
+which moves every level by q x eps; keep the scale exact and treat only the all-zero groups apart
+(torch.where)
 """
 
 import torch

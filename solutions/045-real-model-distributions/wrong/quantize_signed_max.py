@@ -1,6 +1,7 @@
 """Mistake: fake_quantize_int4 takes the scale from the group's largest weight max(w), not its largest magnitude max|w|.
 
-Diagnosis: the scale is the group's largest weight max(w) / 7 instead of its largest magnitude max|w| / 7, so negative weights larger in magnitude are clipped at -8 x scale
+Diagnosis: the scale is the group's largest weight max(w) / 7 instead of its largest magnitude
+max|w| / 7, so negative weights larger in magnitude are clipped at -8 x scale
 """
 
 import torch

@@ -20,18 +20,17 @@ from judge.checks import (
     best_alternative,
     diagnosed,
     expect,
+    expect_calls_refused,
     expect_close,
     expect_different_under_seeds,
     expect_distribution,
     expect_independent_rows,
-    expect_calls_refused,
     expect_independent_within_row,
     expect_support,
     expect_tensor,
     row_title,
     rule,
 )
-
 from judge.i18n import Bilingual
 from judge.testing import lane_weight
 

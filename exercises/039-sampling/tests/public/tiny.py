@@ -331,7 +331,7 @@ def test_tiny_generator(sub, ctx):
     """sample: the same generator seed repeats the draws, another seed changes them, and so does torch.manual_seed
 
     zh: sample：相同的 generator 种子得到相同的抽样，不同的种子得到不同的抽样；不传 generator 时 torch.manual_seed 同样如此
-    """
+    """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
     row = torch.tensor([LOGITS[4]])
     seed, other = ctx.fresh_seed("same"), ctx.fresh_seed("other")
     first = sub.sample(row, num_samples=200, generator=ctx.generator(seed))
@@ -529,6 +529,6 @@ def _rows_drawing_excluded(draws: torch.Tensor, expected: list[list[float]]) -> 
     """The rows of ``draws`` (int64 [B, n], already checked) holding a token outside [0, V) or of probability 0."""
     return {
         row
-        for row, (tokens, probs) in enumerate(zip(draws.tolist(), expected))
+        for row, (tokens, probs) in enumerate(zip(draws.tolist(), expected, strict=True))
         if any(not 0 <= token < len(probs) or probs[token] == 0 for token in tokens)
     }
