@@ -39,7 +39,7 @@ from judge.exercise import WALL_FACTOR, Exercise
 from judge.mutation.equivalents import EQUIVALENTS_FILE, load_equivalents, stale_entries
 from judge.mutation.mutants import Mutant, generate_mutants
 from judge.mutation.operators import OPERATORS, MutationOperator
-from judge.report import Report, first_failure
+from judge.report import Report, first_failure, is_failure
 from judge.testing import derive_seed
 from judge.verdicts import Verdict
 
@@ -57,7 +57,8 @@ DEFAULT_SAMPLE = 100
 @dataclass
 class MutantOutcome:
     """How one mutant fared. ``killed_by``: ``suite/case`` of the first failing case; ``diagnoses``:
-    the report's named diagnoses (English); ``reason``: why it is equivalent, when listed;
+    each named diagnosis of the report (English, :func:`judge.catalogue.report_diagnoses`) and the
+    failing cases (``suite/case``) that gave it; ``reason``: why it is equivalent, when listed;
     ``catalogued``: the wrong solution it is the same program as, if any."""
 
     mutant: Mutant
@@ -67,7 +68,7 @@ class MutantOutcome:
     time_s: float
     killed_by: str = ""
     message: str = ""
-    diagnoses: list[str] = field(default_factory=list)
+    diagnoses: dict[str, list[str]] = field(default_factory=dict)
     reason: str = ""
     catalogued: str = ""
 
@@ -279,9 +280,18 @@ def _outcome(mutant: Mutant, report: Report, listed: dict[str, str], elapsed_s: 
         elapsed_s,
         killed_by=f"{failing.suite}/{failing.name}" if failing is not None else "",
         message=message[0][:300] if message and verdict is not Verdict.AC else "",
-        diagnoses=report_diagnoses(report) if verdict is not Verdict.AC else [],
+        diagnoses=_diagnoses(report),
         reason=listed.get(mutant.id, ""),
     )
+
+
+def _diagnoses(report: Report) -> dict[str, list[str]]:
+    """Each diagnosis the report names, and the failing cases that name it (in the report's order)."""
+    failing = [case for case in report.cases if is_failure(case.verdict) and case.diagnosis]
+    return {
+        diagnosis: [f"{case.suite}/{case.name}" for case in failing if str(case.diagnosis) == diagnosis]
+        for diagnosis in report_diagnoses(report)
+    }
 
 
 def program_shape(source: str) -> str:

@@ -60,6 +60,7 @@ class Mutant:
 
         def window(text: str) -> str:
             left, right = max(0, start - context), min(len(text), len(text) - end + context)
+            right = min(right, left + 4 * context)  # a whole block changed: its start says which
             return ("..." if left else "") + text[left:right] + ("..." if right < len(text) else "")
 
         return f"{window(old)}  ->  {window(new) or '(removed)'}"

@@ -50,18 +50,19 @@ def report_lines(run: ExerciseMutation) -> list[str]:
         "errors (the suites crashed on the mutant: fix the exercise)",
         [f"{where(e)}  [{e.killed_by}] {e.message}" for e in run.with_outcome("error")],
     )
-    # Grouped by diagnosis: one test that names a mistake for any failure shows as one long group.
+    # Grouped by diagnosis: a name given to many unrelated changes is the one to look at first.
     groups: dict[str, list] = {}
     for judged in run.diagnosed:
-        groups.setdefault(" / ".join(judged.diagnoses), []).append(judged)
+        for diagnosis, cases in judged.diagnoses.items():
+            groups.setdefault(diagnosis, []).append((judged, cases))
     if groups:
         lines.append("  diagnoses given to mutants (misleading unless the name is right: judge each):")
-    for diagnosis, given in groups.items():
-        cases = ", ".join(dict.fromkeys(judged.killed_by for judged in given))
-        lines.append(f"    {diagnosis!r}: {len(given)} mutant{'s' if len(given) > 1 else ''} ({cases})")
+    for diagnosis, given in sorted(groups.items(), key=lambda item: -len(item[1])):
+        named_by = ", ".join(dict.fromkeys(case for _, cases in given for case in cases))
+        lines.append(f"    {diagnosis!r}: {len(given)} mutant{'s' if len(given) > 1 else ''} ({named_by})")
         lines.extend(
             f"      {where(judged)}" + (f"  (the catalogued {judged.catalogued})" if judged.catalogued else "")
-            for judged in given
+            for judged, _ in given
         )
     return lines
 

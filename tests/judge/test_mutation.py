@@ -281,7 +281,7 @@ def test_a_toy_exercise_gets_one_killed_one_survivor_one_equivalent(tmp_path, la
     assert killed.verdict == "WA" and killed.killed_by == "public/three"
     # Its diagnosis is listed for a human, marked as the catalogued mistake it is.
     assert run.diagnosed == [killed]
-    assert killed.diagnoses == ["halves instead of doubling"] and killed.catalogued == "halves"
+    assert killed.diagnoses == {"halves instead of doubling": ["public/three"]} and killed.catalogued == "halves"
     assert outcomes["cmp.lt-le"].reason == "at x = 0 both branches give 0"
 
     text = "\n".join(report_lines(run))
