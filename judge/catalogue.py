@@ -127,6 +127,11 @@ def diagnosis_found(report: Report | dict, phrase: str, *, prefix: bool | None =
     return False
 
 
+def report_diagnoses(report: Report | dict) -> list[str]:
+    """The named diagnoses a report gives (its own and each failing case's, in English), once each."""
+    return _report_diagnoses(report, ("diagnosis",))
+
+
 def _report_diagnoses(report: Report | dict, keys: tuple[str, ...] = ("diagnosis", "diagnosis_zh")) -> list[str]:
     """The report's diagnosis and each failing case's (in the languages ``keys`` name), once each."""
     data = report.to_json() if isinstance(report, Report) else report
