@@ -79,12 +79,21 @@ def check_mean_case(
     0 up to that rounding). A failure inside gets ``diagnosis`` when given (the large-offset case), a
     wrong mean ``mean_diagnosis`` first (there the variance's mistakes leave the mean alone).
     """
+    with diagnosed(diagnosis) if diagnosis else nullcontext():
+        answer = sub.mean_and_standard_error(case.samples)
+    check_mean_answer(ctx, case, answer, diagnosis=diagnosis, mean_diagnosis=mean_diagnosis)
+
+
+def check_mean_answer(
+    ctx, case: MeanCase, answer, *, diagnosis: Bilingual | None = None, mean_diagnosis: Bilingual | None = None
+) -> None:
+    """What ``mean_and_standard_error(case.samples)`` returned (``answer``), checked as :func:`check_mean_case` says."""
     rows, n = case.samples.shape
     dtype = case.samples.dtype
     eps = torch.finfo(dtype).eps
     scale = float(case.samples.abs().max())
     with diagnosed(diagnosis) if diagnosis else nullcontext():
-        mean, se = _pair(sub.mean_and_standard_error(case.samples), "mean_and_standard_error")
+        mean, se = _pair(answer, "mean_and_standard_error")
         mean = expect_tensor(
             mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype, device=ctx.device
         )
