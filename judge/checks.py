@@ -14,7 +14,7 @@ import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
@@ -24,6 +24,9 @@ from judge.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairing
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context, LearnerFunction
+
+if TYPE_CHECKING:  # served by __getattr__ at the end: judge.draw_sites imports this module
+    from judge.draw_sites import DRAW_SITE_DIAGNOSIS, expect_every_draw_site
 
 # The one place that chooses the statistics of counts: the server's torch twin of the G-test
 # (judge/stats_torch.py, kept equal to judge.stats by tests/judge/test_stats_torch.py), or, where
@@ -80,6 +83,8 @@ __all__ = [
     "identical_draws_probability",
     "expect_raises",
     "expect_seed_contract",
+    "expect_every_draw_site",
+    "DRAW_SITE_DIAGNOSIS",
     "expect_bad_inputs_refused",
     "BadInput",
     "expect_calls_refused",
@@ -1838,3 +1843,17 @@ def expect_unbiased(
             public or label, "the estimates miss the true value on average (biased)", "估计值的平均偏离真值（有偏）"
         ),
     )
+
+
+# Checks in modules of their own that build on this one (and so import it): importable from here
+# as every other check, each module loaded on first use.
+_ELSEWHERE = {"expect_every_draw_site": "judge.draw_sites", "DRAW_SITE_DIAGNOSIS": "judge.draw_sites"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
