@@ -319,6 +319,60 @@ def test_a_learner_raising_on_a_pushed_site_gets_the_diagnosis(learner_file):
     assert raised.value.diagnosis == DRAW_SITE_DIAGNOSIS
 
 
+# The same check where the browser runs it: the subset installed as torch, the in-process learner,
+# the subset's own DrawSites (in a fresh interpreter: real torch must not be loaded there).
+BROWSER = """
+import json, textwrap
+import judge.browser.torchlike as subset
+subset.install()
+import torch
+from judge.browser.learner import InProcessLearner
+from judge.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks import CheckFailed, expect_every_draw_site, expect_support, expect_tensor, expect_tokens_in_range
+from judge.testing import Context, Submission
+
+NAMES = ("inverse_cdf", "bonus_reads_zero", "randint_plus_one")
+PROBS = torch.tensor([[0.25, 0.25, 0.5, 0.0], [0.0, 0.5, 0.25, 0.25], [0.1, 0.2, 0.3, 0.4]], dtype=torch.float64)
+learner = InProcessLearner(textwrap.dedent(SOURCE))
+out = {}
+for name in NAMES:
+    ctx = Context(seed=4, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration()))
+    sub = Submission(learner, NAMES, lambda: ctx)
+    width = 20 + (name == "bonus_reads_zero")
+
+    def check(value, what):
+        draws = expect_tensor(value, name=name, shape=(3, width), dtype=torch.int64)
+        expect_tokens_in_range(draws, 4, what=what)
+        expect_support(draws, PROBS, what=what, why_excluded=lambda r, t: "p = 0")
+
+    try:
+        sites = expect_every_draw_site(sub, ctx, lambda s, g: getattr(s, name)(PROBS, 20, generator=g), check, label=name)
+        out[name] = ["AC", sites, torch.__name__]
+    except CheckFailed as failed:
+        out[name] = ["WA", str(failed.diagnosis), torch.__name__]
+print(json.dumps(out))
+"""
+
+
+def test_the_browser_subset_runs_the_same_check(project_root, tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "browser_sites.py"
+    script.write_text(BROWSER.replace("SOURCE", repr(LEARNER)))
+    env = {**os.environ, "PYTHONPATH": str(project_root)}
+    done = subprocess.run([sys.executable, str(script)], cwd=project_root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    assert out["inverse_cdf"][:2] == ["AC", 1]
+    for name in ("bonus_reads_zero", "randint_plus_one"):
+        assert out[name][:2] == ["WA", DRAW_SITE_DIAGNOSIS], out
+    assert out["inverse_cdf"][2] != "torch"  # the subset, not real torch
+
+
 def _seed(seed):
     from judge.wire import GeneratorSpec
 
