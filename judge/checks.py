@@ -14,15 +14,19 @@ import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
 from judge import stats
 from judge.i18n import Bilingual, in_language
+from judge.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context, LearnerFunction
+
+if TYPE_CHECKING:  # served by __getattr__ at the end: judge.draw_sites imports this module
+    from judge.draw_sites import DRAW_SITE_DIAGNOSIS, expect_every_draw_site
 
 # The one place that chooses the statistics of counts: the server's torch twin of the G-test
 # (judge/stats_torch.py, kept equal to judge.stats by tests/judge/test_stats_torch.py), or, where
@@ -59,6 +63,8 @@ __all__ = [
     "SORTED_DIAGNOSIS",
     "REPEATED_DIAGNOSIS",
     "DEPENDENT_DIAGNOSIS",
+    "HALF_APART_DIAGNOSIS",
+    "MIRRORED_DIAGNOSIS",
     "row_title",
     "rule",
     "fail",
@@ -72,10 +78,13 @@ __all__ = [
     "best_alternative",
     "expect_independent_within_row",
     "expect_independent_rows",
+    "expect_independent_across_rows",
     "expect_different_under_seeds",
     "identical_draws_probability",
     "expect_raises",
     "expect_seed_contract",
+    "expect_every_draw_site",
+    "DRAW_SITE_DIAGNOSIS",
     "expect_bad_inputs_refused",
     "BadInput",
     "expect_calls_refused",
@@ -697,14 +706,14 @@ def expect_support(
     )
 
 
-def _one_row(check: str, probs: Any) -> torch.Tensor:
+def _one_row(check: str, probs: Any, argument: str = "probs") -> torch.Tensor:
     """A one-row target: floating ``[V]`` (``[1, V]`` is accepted as that row), >= 0, summing to 1."""
-    probs = _target(check, "probs", probs, dims=(1, 2))
+    probs = _target(check, argument, probs, dims=(1, 2))
     if probs.dim() == 2:
         if probs.shape[0] != 1:
             raise _misuse(
                 check,
-                "probs",
+                argument,
                 "the target of one row: a floating tensor of shape [V] (or [1, V]); call the check once per row",
                 probs,
             )
@@ -870,10 +879,12 @@ def ordered_share(draws: torch.Tensor, probs: torch.Tensor) -> float:
 
 
 def _dependence_diagnosis(draws: torch.Tensor, probs: torch.Tensor) -> Bilingual:
-    """Which dependence within a row explains ``draws`` (int64 ``[n]``; target ``probs`` ``[V]``)."""
-    if ordered_share(draws, probs) >= ORDERED_SHARE:
+    """Which dependence of consecutive draws explains ``draws`` (int64 ``[m, n]``, each row in the
+    order drawn; target ``probs`` ``[V]``): sorted rows, neighbours that repeat, or another."""
+    if ordered_share(draws.reshape(-1), probs) >= ORDERED_SHARE:
         return SORTED_DIAGNOSIS
-    first, second = draws[0:-1:2], draws[1::2]
+    half = draws.shape[1] // 2
+    first, second = draws[:, 0 : 2 * half : 2], draws[:, 1 : 2 * half : 2]
     agree = float((first == second).double().mean()) if first.numel() else 0.0
     if agree > 2 * float((probs.to(torch.float64) ** 2).sum()) + 0.05:
         return REPEATED_DIAGNOSIS
@@ -900,19 +911,29 @@ def expect_independent_within_row(
     public: str | None = None,
     outcome: Any = "token",
 ) -> stats.GTestResult:
-    """Consecutive draws of one row must be independent: the pairs (x[0], x[1]), (x[2], x[3]), ...
-    are tested against the product distribution p x p (pooled G-test over classes of outcomes).
+    """The draws of one row must be independent of each other, at every distance: three sets of
+    disjoint pairs (:mod:`judge.pairings`) are each tested against the product distribution p x p
+    (pooled G-test over classes of outcomes): consecutive draws (1, 2), (3, 4), ...; draws half a
+    row apart (j, j + n/2); mirrored draws (j, n - 1 - j).
 
-    Catches antithetic pairs, repeated draws, sorted rows and any scheme where a draw depends on
-    the one before it. ``draws``: the learner's int64 ``[n]`` (n >= 2) already checked against
-    the support; ``probs``: floating ``[V]`` summing to 1 (``[1, V]`` is that row). Spends one
-    ``pairs`` check (its own share of the budget). Its diagnosis is one of ``SORTED_DIAGNOSIS``,
-    ``REPEATED_DIAGNOSIS``, ``DEPENDENT_DIAGNOSIS``.
+    Catches antithetic pairs, repeated draws, sorted rows, a second half that reuses the first
+    half's random numbers and draws read from both ends of one set of random numbers. ``draws``:
+    the learner's int64 ``[n]`` (n >= 2), already checked against the support, or ``[m, n]``: m
+    rows of this one target from one call, each paired within itself and the pairs pooled (so a
+    dependence at the rows' own distances is found); ``probs``: floating ``[V]`` summing to 1
+    (``[1, V]`` is that row). Spends one ``pairs`` check, its level split evenly over the pairings
+    (Bonferroni: a row of n >= 4 draws has three, n = 3 two, n = 2 one). Returns the result of the
+    pairing with the smallest p-value, that p-value multiplied by the number of pairings (capped
+    at 1), so it compares with the check's level. Its diagnosis: ``SORTED_DIAGNOSIS`` (the row
+    comes out sorted) whatever pairing failed; for consecutive draws ``REPEATED_DIAGNOSIS``
+    (neighbours repeat each other) or ``DEPENDENT_DIAGNOSIS``; ``HALF_APART_DIAGNOSIS`` and
+    ``MIRRORED_DIAGNOSIS`` for the others, each only when its own pairing is the one that failed
+    (the one with the smallest p-value, the first in the order above on a tie).
 
-    Raises :class:`CheckFailed` (WA) when consecutive draws depend on each other or the draws are
-    not a 1-D int64 tensor of ids in range; :class:`CheckMisuse` for a malformed ``ctx``,
-    ``probs``, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
-    suite's ``BUDGET``.
+    Raises :class:`CheckFailed` (WA) when draws depend on each other or are not a 1-D or 2-D
+    int64 tensor of ids in range; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``,
+    ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the suite's
+    ``BUDGET``.
     """
     check = "expect_independent_within_row"
     _context(check, ctx)
@@ -920,33 +941,44 @@ def expect_independent_within_row(
     _text(check, "label", label)
     _text(check, "public", public, optional=True)
     noun = Outcome.of(check, outcome)
-    _expect_token_ids(draws, probs.shape[-1], what=label, outcome=noun, check_range=False)
+    rows = draws if isinstance(draws, torch.Tensor) and draws.dim() == 2 else None
+    flat = draws.reshape(-1) if rows is not None else draws
+    _expect_token_ids(flat, probs.shape[-1], what=label, outcome=noun, check_range=False)
+    if rows is None:
+        rows = flat.unsqueeze(0)
     group_of = token_groups(probs)
     groups = int(group_of.max()) + 1
     group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64))
     # group_of[draws], without advanced indexing's overhead
     classes = _indexed_in_range(
-        lambda: group_of.index_select(0, draws), draws, probs.shape[-1], what=label, outcome=noun
-    )
-    pairs = classes[0:-1:2] * groups + classes[1::2]  # the two slices have the same length
-    observed = torch.bincount(pairs, minlength=groups * groups)
+        lambda: group_of.index_select(0, flat), flat, probs.shape[-1], what=label, outcome=noun
+    ).reshape(rows.shape)
     joint = torch.outer(group_probs, group_probs).reshape(-1)
-    result = _g_test(observed, joint / joint.sum())
+    joint = joint / joint.sum()
+    pairings = row_pairings(classes)
+    tested = [(pairing, _g_test(pairing.joint_counts(groups), joint)) for pairing in pairings]
+    # The most significant pairing; where p-values underflow alike, the first of them in order.
+    pairing, result = min(tested, key=lambda tried: tried[1].pvalue)
     alpha = ctx.budget.spend("pairs")
-    passed = result.pvalue >= alpha
-    ctx.records.append(CheckRecord("pairs", label, result.statistic, result.pvalue, alpha, passed, result.df))
+    adjusted = replace(result, pvalue=min(1.0, result.pvalue * len(pairings)))
+    passed = adjusted.pvalue >= alpha
+    ctx.records.append(CheckRecord("pairs", label, adjusted.statistic, adjusted.pvalue, alpha, passed, adjusted.df))
     if passed:
-        return result
-    diagnosis = _dependence_diagnosis(draws, probs)
+        return adjusted
+    if ordered_share(flat, probs) >= ORDERED_SHARE:
+        diagnosis = SORTED_DIAGNOSIS
+    else:
+        diagnosis = pairing.diagnosis or _dependence_diagnosis(rows, probs)
+    where = f" of each of the {rows.shape[0]} rows" if draws.dim() == 2 else ""
     raise CheckFailed(
-        f"{label}: consecutive draws of the row are not independent: the {result.n} pairs "
-        f"(draw 1, draw 2), (draw 3, draw 4), ... do not follow the product of the target with itself "
+        f"{label}: {pairing.noun} are not independent: the {result.n} pairs {pairing.pairs}{where} "
+        f"do not follow the product of the target with itself "
         f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
-        f"threshold {alpha:.3g})",
+        f"threshold {alpha / len(pairings):.3g})",
         statistic=result.statistic,
         p_value=result.pvalue,
         diagnosis=diagnosis,
-        rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"),
+        rule=rule(public or label, str(pairing.rule), pairing.rule.zh),
     )
 
 
@@ -1019,6 +1051,89 @@ def expect_independent_rows(
             ),
         )
     return result
+
+
+def expect_independent_across_rows(
+    ctx: Context,
+    first: torch.Tensor,
+    second: torch.Tensor,
+    first_probs: torch.Tensor,
+    second_probs: torch.Tensor,
+    *,
+    label: str,
+    public: str | None = None,
+    outcome: Any = "token",
+) -> stats.GTestResult:
+    """Two rows drawn in one call, with targets of their own, must be independent of each other:
+    the pairs (draw j of the first row, draw j of the second) are tested against the product of
+    their targets ``p_r x p_s`` (pooled G-test over classes of outcomes, as
+    :func:`expect_independent_within_row`).
+
+    Catches rows that share random numbers although their targets differ (one uniform per draw
+    for the whole batch, fed to each row's inverse CDF), which :func:`expect_independent_rows`
+    (duplicated rows only) cannot see. ``first``/``second``: the learner's int64 ``[n]`` of one
+    length, or ``[m, n]`` of one shape (m pairs of rows, paired position by position), already
+    checked against the support; ``first_probs``/``second_probs``: each row's floating ``[V]``
+    target summing to 1 (``[1, V]`` is that row; the two may differ in ``V``). Spends one
+    ``pairs`` check. Diagnosis: ``SORTED_DIAGNOSIS`` when both rows come out sorted, else
+    ``ROWS_SHARE_DIAGNOSIS``. Returns the test's result.
+
+    Raises :class:`CheckFailed` (WA) when the rows depend on each other, or the draws are not
+    int64 tensors of ids in range of one shape; :class:`CheckMisuse` for a malformed ``ctx``,
+    target, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
+    suite's ``BUDGET``.
+    """
+    check = "expect_independent_across_rows"
+    _context(check, ctx)
+    targets = (_one_row(check, first_probs, "first_probs"), _one_row(check, second_probs, "second_probs"))
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    noun = Outcome.of(check, outcome)
+    flats = []
+    for draws, probs in zip((first, second), targets, strict=True):
+        flat = draws.reshape(-1) if isinstance(draws, torch.Tensor) and draws.dim() == 2 else draws
+        _expect_token_ids(flat, probs.shape[0], what=label, outcome=noun, check_range=False)
+        flats.append(flat)
+    if first.shape != second.shape:
+        fail(
+            f"{label}: the two rows hold {list(first.shape)} and {list(second.shape)} draws; they must hold as many",
+            rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"),
+        )
+    classes, marginals = [], []
+    for flat, probs in zip(flats, targets, strict=True):
+        group_of = token_groups(probs)
+        groups = int(group_of.max()) + 1
+        marginals.append(torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64)))
+        classes.append(
+            _indexed_in_range(
+                functools.partial(torch.index_select, group_of, 0, flat),
+                flat,
+                probs.shape[0],
+                what=label,
+                outcome=noun,
+            )
+        )
+    columns = marginals[1].shape[0]
+    observed = torch.bincount(classes[0] * columns + classes[1], minlength=marginals[0].shape[0] * columns)
+    joint = torch.outer(marginals[0], marginals[1]).reshape(-1)
+    result = _g_test(observed, joint / joint.sum())
+    alpha = ctx.budget.spend("pairs")
+    passed = result.pvalue >= alpha
+    ctx.records.append(CheckRecord("pairs", label, result.statistic, result.pvalue, alpha, passed, result.df))
+    if passed:
+        return result
+    sorted_rows = all(ordered_share(flat, probs) >= ORDERED_SHARE for flat, probs in zip(flats, targets, strict=True))
+    raise CheckFailed(
+        f"{label}: the two rows are not independent of each other: the {result.n} pairs (draw j of the "
+        f"first row, draw j of the second) do not follow the product of their targets "
+        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
+        f"threshold {alpha:.3g}). "
+        + ("Each row is sorted, so the rows rise together" if sorted_rows else "Each row needs its own random numbers"),
+        statistic=result.statistic,
+        p_value=result.pvalue,
+        diagnosis=SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS,
+        rule=rule(public or label, "two rows are not independent of each other", "两行的抽样结果彼此不独立"),
+    )
 
 
 def expect_different_under_seeds(
@@ -1728,3 +1843,17 @@ def expect_unbiased(
             public or label, "the estimates miss the true value on average (biased)", "估计值的平均偏离真值（有偏）"
         ),
     )
+
+
+# Checks in modules of their own that build on this one (and so import it): importable from here
+# as every other check, each module loaded on first use.
+_ELSEWHERE = {"expect_every_draw_site": "judge.draw_sites", "DRAW_SITE_DIAGNOSIS": "judge.draw_sites"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -115,17 +115,35 @@ class LearnerSource:
 
 
 @dataclass(frozen=True)
+class DrawSitePush:
+    """Which draw site of a call to push to an extreme (:class:`judge.uniform_sources.DrawSites`).
+
+    ``site``: the index of the uniform-drawing call to push, counted from 0, or None to push none
+    and only count them; ``high``: push to the upper extreme (the largest float below 1,
+    ``high - 1``) rather than the lower (0.0, ``low``); ``seed``: the private stream that picks
+    positions within a longer line. The answer says how many draw sites the call made.
+    """
+
+    site: int | None = None
+    high: bool = False
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class CallOptions:
-    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
+    """How to run one call: feed extreme uniforms (seeded), or count its draw sites and push one
+    (``draw_sites``; the two exclude each other), or seed torch's default generator first."""
 
     extreme_uniforms: int | None = None
     global_seed: int | None = None
+    draw_sites: DrawSitePush | None = None
 
 
 @dataclass(frozen=True)
 class CallResult:
-    """What one call of the learner's function gave: its value, its time, and the names of the
-    tensor arguments it changed in place (which every exercise forbids).
+    """What one call of the learner's function gave: its value, its time, the names of the
+    tensor arguments it changed in place (which every exercise forbids) and, when asked, how many
+    draw sites it made.
 
     Unpacks as ``value, elapsed_ms`` for callers that need only those two.
     """
@@ -133,6 +151,7 @@ class CallResult:
     value: Any
     elapsed_ms: float = 0.0
     modified: tuple[str, ...] = ()
+    draw_sites: int | None = None  # with CallOptions.draw_sites: the draw sites the call made, as its side says
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.elapsed_ms))

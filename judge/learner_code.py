@@ -19,6 +19,10 @@ import sys
 import traceback
 from typing import Any, NamedTuple
 
+# The phases that patch torch's uniform sources live in their own module; kept importable from here.
+from judge.uniform_sources import DrawSites as DrawSites
+from judge.uniform_sources import ExtremeUniforms as ExtremeUniforms
+
 OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
 
@@ -165,77 +169,6 @@ def describe_functions(module) -> dict:
             "signature": _sendable(f"{name}{signature}")[:2000],
         }
     return functions
-
-
-class ExtremeUniforms:
-    """Patch torch's uniform sources so a share of values are exactly 0.0 or the largest float below 1.
-
-    Both are legal outputs of ``torch.rand``; real draws hit them about once in 1e7-1e8 values,
-    which no affordable sample size reaches. The replacement positions come from a private
-    generator, so the learner's own generator stream is not disturbed.
-    """
-
-    FRACTION = 0.02
-
-    def __init__(self, torch, seed: int) -> None:
-        self.torch = torch
-        self.private = torch.Generator().manual_seed(seed)
-        self.saved: dict[str, Any] = {}
-
-    def _push_to_extremes(self, values):
-        torch = self.torch
-        if not values.is_floating_point() or values.numel() == 0:
-            return values
-        shape = values.shape
-        flat = values.reshape(-1)
-        picks = self.saved["rand"](flat.shape, generator=self.private)
-        coin = self.saved["rand"](flat.shape, generator=self.private)
-        top = torch.tensor(1.0, dtype=values.dtype).nextafter(torch.tensor(0.0, dtype=values.dtype))
-        extreme = torch.where(coin < 0.5, torch.zeros((), dtype=values.dtype), top)
-        mask = picks < self.FRACTION
-        # Every tensor of two or more values gets at least one of each extreme.
-        if flat.numel() >= 2:
-            first, second = self.saved["randperm"](flat.numel(), generator=self.private)[:2].tolist()
-            mask[first] = mask[second] = True
-            extreme[first] = 0.0
-            extreme[second] = top
-        flat = torch.where(mask.to(flat.device), extreme.to(flat.device), flat)
-        return flat.reshape(shape)
-
-    def __enter__(self):
-        torch = self.torch
-        self.saved = {
-            "rand": torch.rand,
-            "rand_like": torch.rand_like,
-            "uniform_": torch.Tensor.uniform_,
-            "randperm": torch.randperm,
-        }
-        saved, push = self.saved, self._push_to_extremes
-
-        def rand(*args, **kwargs):
-            return push(saved["rand"](*args, **kwargs))
-
-        def rand_like(*args, **kwargs):
-            return push(saved["rand_like"](*args, **kwargs))
-
-        def uniform_(tensor, a=0.0, b=1.0, *, generator=None):
-            saved["uniform_"](tensor, a, b, generator=generator)
-            if a == 0.0 and b == 1.0:
-                with torch.no_grad():
-                    tensor.copy_(push(tensor))
-            return tensor
-
-        torch.rand, torch.rand_like, torch.Tensor.uniform_ = rand, rand_like, uniform_
-        return self
-
-    def __exit__(self, *exc_info):
-        torch = self.torch
-        torch.rand, torch.rand_like, torch.Tensor.uniform_ = (
-            self.saved["rand"],
-            self.saved["rand_like"],
-            self.saved["uniform_"],
-        )
-        return False
 
 
 def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:

@@ -557,6 +557,9 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
+        if options.draw_sites is not None:
+            push = options.draw_sites
+            request["draw_sites"] = {"site": push.site, "high": push.high, "seed": push.seed}
         with self._exchange(request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
             answer = exchange.parse(protocol.reply)
             outcome = self._outcome(answer, exchange)
@@ -714,7 +717,7 @@ class LearnerProcess:
         value = exchange.decode(
             lambda: wire.decode_answer(answer.value, exchange.header.get("tensors", []), exchange.payloads)
         )
-        return CallResult(value, answer.elapsed_ms, answer.modified)
+        return CallResult(value, answer.elapsed_ms, answer.modified, answer.draw_sites)
 
     @property
     def call_timing(self) -> CallTiming:

@@ -10,8 +10,9 @@ error: only the fork server's own control channel reports those.
 Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its payloads):
   first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
           or ``{"load_error": EXCEPTION}``
-  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION, "elapsed_ms"}``
-          (``elapsed_ms``: the time the learner's side says the function ran, for reports only)
+  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` or ``{"raised": EXCEPTION,
+          "elapsed_ms"}`` (``elapsed_ms``: the time the learner's side says the function ran, for
+          reports only; ``draw_sites``: how many draw sites the call made, when the request asked)
   refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
@@ -71,6 +72,7 @@ class ExceptionInfo:
 
 
 MAX_MODIFIED = 64  # argument names an answer may list as changed in place
+MAX_DRAW_SITES = 1 << 31  # an answer's count of draw sites is below this (the judge pushes at most a few)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class Returned:
     value: Any  # the JSON form; decode it with judge.wire.decode_values
     elapsed_ms: float
     modified: tuple[str, ...] = ()  # the tensor arguments the call changed in place, by parameter name
+    draw_sites: int | None = None  # how many uniform-drawing calls it made, when asked (the learner's word)
 
 
 @dataclass(frozen=True)
@@ -108,10 +111,10 @@ def first_message(header: dict[str, Any]) -> Ready | LoadError:
 
 def reply(header: dict[str, Any]) -> Returned | Raised:
     """The answer to one call: a value (still in JSON form) or the learner's exception."""
-    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified"))
+    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified", "draw_sites"))
     elapsed = _elapsed_ms(header)
     if kind == "raised":
-        if "value" in header or "modified" in header:
+        if "value" in header or "modified" in header or "draw_sites" in header:
             raise WireError("an answer cannot both raise and return")
         return Raised(exception_info(header["raised"]), elapsed)
     if header["ok"] is not True:
@@ -120,7 +123,10 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
     if not isinstance(modified, list) or len(modified) > MAX_MODIFIED:
         raise WireError(f"'modified' must be a list of at most {MAX_MODIFIED} argument names")
     names = tuple(_text(name, "a modified argument's name", 100, truncate=True) for name in modified)
-    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names)
+    sites = header.get("draw_sites")
+    if sites is not None and (isinstance(sites, bool) or not isinstance(sites, int) or not 0 <= sites < MAX_DRAW_SITES):
+        raise WireError(f"'draw_sites' must be a whole number in [0, {MAX_DRAW_SITES})")
+    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names, draw_sites=sites)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from judge.budget import FalseFailureBudget
 from judge.i18n import Bilingual
-from judge.learner import CallOptions, CallResult, Learner, LearnerRaised
+from judge.learner import CallOptions, CallResult, DrawSitePush, Learner, LearnerRaised
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
 
@@ -171,6 +171,9 @@ class Submission:
         self._names = function_names
         self._ctx = ctx_getter
         self._options = options
+        # With draw sites counted or pushed: the most draw sites one call through it made (the
+        # learner's side's count, so it only ever decides how many more calls the judge makes).
+        self.draw_sites_seen: int | None = None
 
     def __getattr__(self, name: str) -> LearnerFunction:
         if name.startswith("_") or name not in self._names:
@@ -189,6 +192,8 @@ class Submission:
             )
         finally:
             ctx.charge_wall(time.monotonic() - started)
+        if self._options.draw_sites is not None and result.draw_sites is not None:
+            self.draw_sites_seen = max(self.draw_sites_seen or 0, result.draw_sites)
         return self._value(name, result)
 
     def _value(self, name: str, result: CallResult) -> Any:
@@ -217,7 +222,7 @@ class Submission:
         what the calls one after the other would give, in one round trip instead of one each.
         """
         batch = getattr(self._process, "refusals", None)
-        if batch is None or len(calls) < 2:
+        if batch is None or len(calls) < 2 or self._options.draw_sites is not None:  # batches push no sites
             return [functools.partial(self._call, name, args, kwargs) for name, args, kwargs in calls]
         ctx = self._ctx()
         started = time.monotonic()
@@ -255,7 +260,30 @@ class Submission:
         (``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`). Two calls through it with
         ``generator=None`` must then give the same draws."""
         seed = _seed_argument("Submission.with_global_seed", seed)
-        return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
+        return self._with(
+            CallOptions(
+                extreme_uniforms=self._options.extreme_uniforms, global_seed=seed, draw_sites=self._options.draw_sites
+            )
+        )
+
+    def with_draw_sites_counted(self) -> Submission:
+        """The same submission, counting the draw sites of each call (the calls of ``torch.rand``,
+        ``rand_like``, ``uniform_``, ``randint``, ``randint_like`` and ``random_`` that draw,
+        :mod:`judge.uniform_sources`) without changing a value: after a call,
+        :attr:`draw_sites_seen` is the most that one call through it made."""
+        return self._with(CallOptions(global_seed=self._options.global_seed, draw_sites=DrawSitePush()))
+
+    def with_draw_site_pushed(self, site: int, *, high: bool, seed: int) -> Submission:
+        """The same submission, with draw site ``site`` (counted from 0) of each call pushed to its
+        lowest value (0.0, ``low``) or, with ``high``, its highest (the largest float below 1,
+        ``high - 1``): wholly in a tensor of one value per line, one value per line otherwise
+        (:meth:`judge.uniform_sources.DrawSites.push`; ``seed`` picks those positions). ``site``:
+        an int >= 0; ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`."""
+        if isinstance(site, bool) or not isinstance(site, int) or site < 0:
+            raise CheckMisuse("Submission.with_draw_site_pushed", "site", "an int >= 0", repr(site))
+        seed = _seed_argument("Submission.with_draw_site_pushed", seed)
+        push = DrawSitePush(site=site, high=bool(high), seed=seed)
+        return self._with(CallOptions(global_seed=self._options.global_seed, draw_sites=push))
 
     def _with(self, options: CallOptions) -> Submission:
         return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)

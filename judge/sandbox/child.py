@@ -14,8 +14,11 @@ the learner's file, appended to ``sys.path`` for the helper modules beside it.
 Protocol (one frame each way per request):
   parent -> ``{"op": "load", "source", "filename"}`` first, at every level
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
-  parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
-  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}, "elapsed_ms"}``
+  parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"[,
+            "draw_sites": {"site", "high", "seed"}]}``
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` or ``{"raised": {...},
+            "elapsed_ms"}`` (``draw_sites``: the count of :class:`judge.uniform_sources.DrawSites`,
+            when the request asked for it)
   parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [type names],
             "extreme_uniforms", "global_seed"}``: calls expected to raise, run in order until one is
             not refused (see :func:`_refusals`)
@@ -46,7 +49,6 @@ elif _ROOT not in sys.path:
 from judge import protocol, wire  # noqa: E402
 from judge.learner_code import (  # noqa: E402
     OUTPUT_FILE_LIMIT,
-    ExtremeUniforms,
     describe_exception,
     describe_functions,
     load_learner_module,
@@ -55,6 +57,7 @@ from judge.learner_code import (  # noqa: E402
     tensor_inputs,
 )
 from judge.sandbox import keeper  # noqa: E402
+from judge.uniform_sources import DrawSites, ExtremeUniforms  # noqa: E402
 
 PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
 DEFAULT_FILENAME = "solution.py"
@@ -325,9 +328,13 @@ def _one_call(
         _seed_default_generators(torch, device, int(request["global_seed"]))
     inputs = tensor_inputs(function, args, kwargs, torch)
     before = {key: _Snapshot(tensor, torch) for key, tensor in inputs.items()}
+    sites = _draw_sites(request.get("draw_sites"), torch)
     started = time.perf_counter()
     try:
-        if request.get("extreme_uniforms") is not None:
+        if sites is not None:
+            with sites:
+                value = function(*args, **kwargs)
+        elif request.get("extreme_uniforms") is not None:
             with ExtremeUniforms(torch, int(request["extreme_uniforms"])):
                 value = function(*args, **kwargs)
         else:
@@ -340,7 +347,18 @@ def _one_call(
         return {"raised": raised, "elapsed_ms": elapsed_ms}, None
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
-    return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
+    header: dict[str, Any] = {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}
+    if sites is not None:
+        header["draw_sites"] = sites.count
+    return header, value
+
+
+def _draw_sites(asked: Any, torch) -> DrawSites | None:
+    """The draw-site phase a request asks for (``{"site", "high", "seed"}``), or None."""
+    if not isinstance(asked, dict):
+        return None
+    site = asked.get("site")
+    return DrawSites(torch, None if site is None else int(site), bool(asked.get("high")), int(asked.get("seed") or 0))
 
 
 class _Snapshot:
