@@ -116,16 +116,20 @@ class LearnerSource:
 
 @dataclass(frozen=True)
 class CallOptions:
-    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
+    """How to run one call: feed extreme uniforms (seeded), seed torch's default generator first, or
+    report whether the call changed the state of torch's default generator (``watch_global_rng``:
+    the CPU one, and the CUDA one of the run's device on a CUDA run)."""
 
     extreme_uniforms: int | None = None
     global_seed: int | None = None
+    watch_global_rng: bool = False
 
 
 @dataclass(frozen=True)
 class CallResult:
-    """What one call of the learner's function gave: its value, its time, and the names of the
-    tensor arguments it changed in place (which every exercise forbids).
+    """What one call of the learner's function gave: its value, its time, the names of the
+    tensor arguments it changed in place (which every exercise forbids) and, where asked, whether
+    it changed the state of torch's default generator.
 
     Unpacks as ``value, elapsed_ms`` for callers that need only those two.
     """
@@ -133,6 +137,9 @@ class CallResult:
     value: Any
     elapsed_ms: float = 0.0
     modified: tuple[str, ...] = ()
+    # Whether the call changed the state of torch's default generator, as the learner's side says
+    # (None: not asked, ``CallOptions.watch_global_rng``).
+    global_rng_changed: bool | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.elapsed_ms))

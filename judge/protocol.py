@@ -11,7 +11,9 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
   first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
           or ``{"load_error": EXCEPTION}``
   reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION, "elapsed_ms"}``
-          (``elapsed_ms``: the time the learner's side says the function ran, for reports only)
+          (``elapsed_ms``: the time the learner's side says the function ran, for reports only);
+          a call that asked to watch torch's default generator (``watch_global_rng``) is answered
+          ``{"ok": true, ..., "global_rng_changed": true | false}``, and only such a call
   refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
@@ -89,6 +91,7 @@ class Returned:
     value: Any  # the JSON form; decode it with judge.wire.decode_values
     elapsed_ms: float
     modified: tuple[str, ...] = ()  # the tensor arguments the call changed in place, by parameter name
+    global_rng_changed: bool | None = None  # None: the call did not ask (watch_global_rng)
 
 
 @dataclass(frozen=True)
@@ -106,12 +109,16 @@ def first_message(header: dict[str, Any]) -> Ready | LoadError:
     return Ready(functions=functions_info(ready["functions"]), torch_version=_text(ready["torch"], "torch", 64))
 
 
-def reply(header: dict[str, Any]) -> Returned | Raised:
-    """The answer to one call: a value (still in JSON form) or the learner's exception."""
-    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified"))
+def reply(header: dict[str, Any], *, watched: bool = False) -> Returned | Raised:
+    """The answer to one call: a value (still in JSON form) or the learner's exception.
+
+    ``watched``: the call asked whether it changed torch's default generator, so a value must
+    say it (``global_rng_changed``, a bool), where any other answer must not.
+    """
+    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified", "global_rng_changed"))
     elapsed = _elapsed_ms(header)
     if kind == "raised":
-        if "value" in header or "modified" in header:
+        if "value" in header or "modified" in header or "global_rng_changed" in header:
             raise WireError("an answer cannot both raise and return")
         return Raised(exception_info(header["raised"]), elapsed)
     if header["ok"] is not True:
@@ -120,7 +127,12 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
     if not isinstance(modified, list) or len(modified) > MAX_MODIFIED:
         raise WireError(f"'modified' must be a list of at most {MAX_MODIFIED} argument names")
     names = tuple(_text(name, "a modified argument's name", 100, truncate=True) for name in modified)
-    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names)
+    changed = header.get("global_rng_changed")
+    if watched and not isinstance(changed, bool):
+        raise WireError("'global_rng_changed' must be true or false")
+    if not watched and "global_rng_changed" in header:
+        raise WireError("unexpected field 'global_rng_changed': the call did not ask for it")
+    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names, global_rng_changed=changed)
 
 
 @dataclass(frozen=True)
