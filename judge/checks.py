@@ -1728,3 +1728,25 @@ def expect_unbiased(
             public or label, "the estimates miss the true value on average (biased)", "估计值的平均偏离真值（有偏）"
         ),
     )
+
+
+# The generator contract, whole, lives in judge/generator_contract.py (which imports this module);
+# authors import it from here like every other check, resolved on first use.
+_GENERATOR_CONTRACT = frozenset(
+    {
+        "expect_generator_contract",
+        "generator_contract_budget",
+        "RESEEDED_DIAGNOSIS",
+        "DEFAULT_RESEEDED_DIAGNOSIS",
+        "GLOBAL_RNG_DIAGNOSIS",
+        "POSITION_DIAGNOSIS",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _GENERATOR_CONTRACT:
+        from judge import generator_contract
+
+        return getattr(generator_contract, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
