@@ -1847,7 +1847,21 @@ def expect_unbiased(
 
 # Checks in modules of their own that build on this one (and so import it): importable from here
 # as every other check, each module loaded on first use.
-_ELSEWHERE = {"expect_every_draw_site": "judge.draw_sites", "DRAW_SITE_DIAGNOSIS": "judge.draw_sites"}
+_ELSEWHERE = {
+    "expect_every_draw_site": "judge.draw_sites",
+    "DRAW_SITE_DIAGNOSIS": "judge.draw_sites",
+    **dict.fromkeys(
+        (
+            "expect_generator_contract",
+            "generator_contract_budget",
+            "RESEEDED_DIAGNOSIS",
+            "DEFAULT_RESEEDED_DIAGNOSIS",
+            "GLOBAL_RNG_DIAGNOSIS",
+            "POSITION_DIAGNOSIS",
+        ),
+        "judge.generator_contract",
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:

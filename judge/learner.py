@@ -132,18 +132,21 @@ class DrawSitePush:
 @dataclass(frozen=True)
 class CallOptions:
     """How to run one call: feed extreme uniforms (seeded), or count its draw sites and push one
-    (``draw_sites``; the two exclude each other), or seed torch's default generator first."""
+    (``draw_sites``; the two exclude each other), or seed torch's default generator first, or
+    report whether the call changed the state of torch's default generator (``watch_global_rng``:
+    the CPU one, and the CUDA one of the run's device on a CUDA run)."""
 
     extreme_uniforms: int | None = None
     global_seed: int | None = None
     draw_sites: DrawSitePush | None = None
+    watch_global_rng: bool = False
 
 
 @dataclass(frozen=True)
 class CallResult:
     """What one call of the learner's function gave: its value, its time, the names of the
     tensor arguments it changed in place (which every exercise forbids) and, when asked, how many
-    draw sites it made.
+    draw sites it made and whether it changed the state of torch's default generator.
 
     Unpacks as ``value, elapsed_ms`` for callers that need only those two.
     """
@@ -152,6 +155,9 @@ class CallResult:
     elapsed_ms: float = 0.0
     modified: tuple[str, ...] = ()
     draw_sites: int | None = None  # with CallOptions.draw_sites: the draw sites the call made, as its side says
+    # Whether the call changed the state of torch's default generator, as the learner's side says
+    # (None: not asked, ``CallOptions.watch_global_rng``).
+    global_rng_changed: bool | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.elapsed_ms))

@@ -17,6 +17,7 @@ import linecache
 import os
 import sys
 import traceback
+from collections import OrderedDict
 from typing import Any, NamedTuple
 
 # The phases that patch torch's uniform sources live in their own module; kept importable from here.
@@ -169,6 +170,89 @@ def describe_functions(module) -> dict:
             "signature": _sendable(f"{name}{signature}")[:2000],
         }
     return functions
+
+
+# Generators one learner process keeps by key; judge.testing.Context lets a case use no more.
+KEPT_GENERATORS = 64
+
+
+class LearnerGenerators:
+    """The ``torch.Generator`` objects the learner's functions receive, made from the judge's
+    :class:`judge.wire.GeneratorSpec` on ``device`` (``torch.Generator(device=device)``).
+
+    A spec without a key gives a new generator seeded with its seed at every call (what
+    ``ctx.generator()`` promises). A kept spec (``ctx.kept_generator()``) gives such a generator at
+    the first call it is passed to and the very same object at every later one, whatever the calls
+    in between did with it: two calls draw from one stream. A generator is kept by its key and
+    seed; at most :data:`KEPT_GENERATORS` are, the first made forgotten first. The judge never uses
+    a key twice and lets a case use at most that many, so no case finds one of its own forgotten,
+    nor one another case had (whatever the learner's code did with it there).
+    """
+
+    def __init__(self, torch, device: str) -> None:
+        self.torch, self.device = torch, device
+        self.kept: OrderedDict[tuple[int, int], Any] = OrderedDict()
+
+    def make(self, spec) -> Any:
+        """The generator for ``spec`` (a :class:`judge.wire.GeneratorSpec`)."""
+        if spec.kept is None:
+            return self.torch.Generator(device=self.device).manual_seed(spec.seed)
+        key = (spec.kept, spec.seed)
+        generator = self.kept.get(key)
+        if generator is None:
+            generator = self.kept[key] = self.torch.Generator(device=self.device).manual_seed(spec.seed)
+            while len(self.kept) > KEPT_GENERATORS:
+                self.kept.popitem(last=False)
+        return generator
+
+
+class DefaultGeneratorWatch:
+    """Whether a call changed the state of torch's default generators: the CPU one, and on a CUDA
+    run (``device`` ``cuda`` or ``cuda:N``) that device's.
+
+    Made before the learner's code is loaded, so it holds torch's own CPU generator object (code
+    that rebinds ``torch.default_generator`` changes nothing here); the CUDA one is found when first
+    needed, as ``torch.cuda.get_rng_state`` finds it. :meth:`snapshot` before the call,
+    :meth:`changed` after it: a few microseconds (the CPU state is ~5 kB), so only the calls
+    that ask pay for it. What it says is the learner's side's word: code that forged it could only
+    claim what saving and restoring the state itself would make true.
+    """
+
+    def __init__(self, torch, device: str) -> None:
+        self.torch, self.device = torch, device
+        self.cpu, self._equal = torch.default_generator, torch.equal  # torch's own, before the learner's code
+        self._cuda: Any = None
+
+    def _generators(self) -> list:
+        if not self.device.startswith("cuda"):
+            return [self.cpu]
+        if self._cuda is None:
+            cuda = self.torch.cuda
+            cuda.init()
+            index = self.torch.device(self.device).index
+            self._cuda = cuda.default_generators[cuda.current_device() if index is None else index]
+        return [self.cpu, self._cuda]
+
+    def snapshot(self) -> list:
+        """The states of the default generators now."""
+        return [generator.get_state() for generator in self._generators()]
+
+    def changed(self, before: list) -> bool:
+        """Whether any state differs from ``before`` (a :meth:`snapshot`) now."""
+        after = self.snapshot()
+        return any(not self._equal(old, new) for old, new in zip(before, after, strict=True))
+
+
+class LearnerRandomness(NamedTuple):
+    """What the learner's side keeps of torch's randomness for the judge, made before the learner's
+    code is loaded: the generators it hands out and the watch on the default ones."""
+
+    generators: LearnerGenerators
+    watch: DefaultGeneratorWatch
+
+    @classmethod
+    def on(cls, torch, device: str) -> LearnerRandomness:
+        return cls(LearnerGenerators(torch, device), DefaultGeneratorWatch(torch, device))
 
 
 def tensor_inputs(function, args: list, kwargs: dict, torch) -> dict:

@@ -540,11 +540,12 @@ class LearnerProcess:
         """Call ``function(*args, **kwargs)`` in the child; its value, time and modified inputs.
 
         Tensors in the value come back on the CPU; ``modified`` names the tensor arguments the
-        call changed in place. Raises :class:`LearnerRaised` when the learner's
-        code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s``
-        (wall clock), brought its processes' CPU time (:meth:`cpu_time_s`) past ``cpu_deadline_s``
-        (``cpu_limit_s`` is that case's limit, for the message) or sent something malformed (the
-        process is killed then).
+        call changed in place; with ``options.watch_global_rng``, ``global_rng_changed`` says
+        whether it changed torch's default generator (an answer without it is malformed). Raises
+        :class:`LearnerRaised` when the learner's code raised, and :class:`ProcessFailed` when the
+        process died, hung past ``timeout_s`` (wall clock), brought its processes' CPU time
+        (:meth:`cpu_time_s`) past ``cpu_deadline_s`` (``cpu_limit_s`` is that case's limit, for the
+        message) or sent something malformed (the process is killed then).
         """
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
@@ -560,8 +561,11 @@ class LearnerProcess:
         if options.draw_sites is not None:
             push = options.draw_sites
             request["draw_sites"] = {"site": push.site, "high": push.high, "seed": push.seed}
+        watched = options.watch_global_rng
+        if watched:
+            request["watch_global_rng"] = True
         with self._exchange(request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
-            answer = exchange.parse(protocol.reply)
+            answer = exchange.parse(lambda header: protocol.reply(header, watched=watched))
             outcome = self._outcome(answer, exchange)
             exchange.count(1, answer.elapsed_ms)
         if isinstance(outcome, LearnerRaised):
@@ -717,7 +721,9 @@ class LearnerProcess:
         value = exchange.decode(
             lambda: wire.decode_answer(answer.value, exchange.header.get("tensors", []), exchange.payloads)
         )
-        return CallResult(value, answer.elapsed_ms, answer.modified, answer.draw_sites)
+        return CallResult(
+            value, answer.elapsed_ms, answer.modified, answer.draw_sites, global_rng_changed=answer.global_rng_changed
+        )
 
     @property
     def call_timing(self) -> CallTiming:

@@ -12,7 +12,9 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
           or ``{"load_error": EXCEPTION}``
   reply:  ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` or ``{"raised": EXCEPTION,
           "elapsed_ms"}`` (``elapsed_ms``: the time the learner's side says the function ran, for
-          reports only; ``draw_sites``: how many draw sites the call made, when the request asked)
+          reports only; ``draw_sites``: how many draw sites the call made, when the request asked);
+          a call that asked to watch torch's default generator (``watch_global_rng``) is answered
+          ``{"ok": true, ..., "global_rng_changed": true | false}``, and only such a call
   refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
@@ -92,6 +94,7 @@ class Returned:
     elapsed_ms: float
     modified: tuple[str, ...] = ()  # the tensor arguments the call changed in place, by parameter name
     draw_sites: int | None = None  # how many uniform-drawing calls it made, when asked (the learner's word)
+    global_rng_changed: bool | None = None  # None: the call did not ask (watch_global_rng)
 
 
 @dataclass(frozen=True)
@@ -109,12 +112,18 @@ def first_message(header: dict[str, Any]) -> Ready | LoadError:
     return Ready(functions=functions_info(ready["functions"]), torch_version=_text(ready["torch"], "torch", 64))
 
 
-def reply(header: dict[str, Any]) -> Returned | Raised:
-    """The answer to one call: a value (still in JSON form) or the learner's exception."""
-    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified", "draw_sites"))
+def reply(header: dict[str, Any], *, watched: bool = False) -> Returned | Raised:
+    """The answer to one call: a value (still in JSON form) or the learner's exception.
+
+    ``watched``: the call asked whether it changed torch's default generator, so a value must
+    say it (``global_rng_changed``, a bool), where any other answer must not.
+    """
+    kind = _only_key(
+        header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified", "draw_sites", "global_rng_changed")
+    )
     elapsed = _elapsed_ms(header)
     if kind == "raised":
-        if "value" in header or "modified" in header or "draw_sites" in header:
+        if "value" in header or "modified" in header or "draw_sites" in header or "global_rng_changed" in header:
             raise WireError("an answer cannot both raise and return")
         return Raised(exception_info(header["raised"]), elapsed)
     if header["ok"] is not True:
@@ -126,7 +135,14 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
     sites = header.get("draw_sites")
     if sites is not None and (isinstance(sites, bool) or not isinstance(sites, int) or not 0 <= sites < MAX_DRAW_SITES):
         raise WireError(f"'draw_sites' must be a whole number in [0, {MAX_DRAW_SITES})")
-    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names, draw_sites=sites)
+    changed = header.get("global_rng_changed")
+    if watched and not isinstance(changed, bool):
+        raise WireError("'global_rng_changed' must be true or false")
+    if not watched and "global_rng_changed" in header:
+        raise WireError("unexpected field 'global_rng_changed': the call did not ask for it")
+    return Returned(
+        value=header.get("value"), elapsed_ms=elapsed, modified=names, draw_sites=sites, global_rng_changed=changed
+    )
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,14 @@ from typing import Any
 
 from judge.i18n import Bilingual
 from judge.learner import CallOptions, CallResult, CallTiming, LearnerRaised, LoadFailed, ProcessFailed, load_failure
-from judge.learner_code import describe_exception, describe_functions, load_learner_module, same_tensor, tensor_inputs
+from judge.learner_code import (
+    LearnerRandomness,
+    describe_exception,
+    describe_functions,
+    load_learner_module,
+    same_tensor,
+    tensor_inputs,
+)
 from judge.protocol import exception_info, functions_info
 from judge.verdicts import Verdict
 from judge.wire import GeneratorSpec
@@ -117,6 +124,7 @@ class InProcessLearner:
         self._output = io.StringIO()
         self._timing = CallTiming()
         self.unavailable: dict[str, Bilingual] = {}  # English message -> the text in both languages
+        self._randomness = LearnerRandomness.on(torch, "cpu")  # before the learner's code, as the child does
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output):
                 self._module = load_learner_module(source, filename)
@@ -153,6 +161,8 @@ class InProcessLearner:
         # As the server's child reports it: which tensor arguments the call changed in place.
         inputs = tensor_inputs(target, args, kwargs, torch)
         before = {name: tensor.clone() for name, tensor in inputs.items()}
+        watch = self._randomness.watch
+        states = watch.snapshot() if options.watch_global_rng else None
         extremes = _phase(torch, options)
         inside = 0.0  # seconds in the learner's function
         try:
@@ -173,7 +183,8 @@ class InProcessLearner:
             raise raised from None
         modified = tuple(name for name, tensor in inputs.items() if not same_tensor(before[name], tensor))
         sites = getattr(extremes, "count", None) if options.draw_sites is not None else None
-        result = CallResult(self._copy(value), inside * 1000, modified, sites)
+        changed = None if states is None else watch.changed(states)
+        result = CallResult(self._copy(value), inside * 1000, modified, sites, global_rng_changed=changed)
         self._timing = self._timing.add(time.perf_counter() - started, inside * 1000, 0, 0)
         return result
 
@@ -187,7 +198,7 @@ class InProcessLearner:
     def _copy(self, value: Any) -> Any:
         torch = self._torch
         if isinstance(value, GeneratorSpec):
-            return torch.Generator(device="cpu").manual_seed(value.seed)
+            return self._randomness.generators.make(value)
         if isinstance(value, torch.Tensor):
             return value.clone()
         if isinstance(value, list):

@@ -15,10 +15,12 @@ Protocol (one frame each way per request):
   parent -> ``{"op": "load", "source", "filename"}`` first, at every level
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
   parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"[,
-            "draw_sites": {"site", "high", "seed"}]}``
-  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` or ``{"raised": {...},
-            "elapsed_ms"}`` (``draw_sites``: the count of :class:`judge.uniform_sources.DrawSites`,
-            when the request asked for it)
+            "draw_sites": {"site", "high", "seed"}]}``, plus ``"watch_global_rng": true`` to ask
+            whether the call changes torch's default generators
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` (with
+            ``"global_rng_changed"`` when asked) or ``{"raised": {...}, "elapsed_ms"}``
+            (``draw_sites``: the count of :class:`judge.uniform_sources.DrawSites`, when the
+            request asked for it)
   parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [type names],
             "extreme_uniforms", "global_seed"}``: calls expected to raise, run in order until one is
             not refused (see :func:`_refusals`)
@@ -49,6 +51,7 @@ elif _ROOT not in sys.path:
 from judge import protocol, wire  # noqa: E402
 from judge.learner_code import (  # noqa: E402
     OUTPUT_FILE_LIMIT,
+    LearnerRandomness,
     describe_exception,
     describe_functions,
     load_learner_module,
@@ -141,6 +144,7 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
     name = os.path.join(import_dir, filename) if import_dir else filename
     import torch
 
+    randomness = LearnerRandomness.on(torch, device)  # before the learner's code can rebind anything
     module = _load(str(load.get("source", "")), name, outbox, torch)
     if module is None:
         return 0
@@ -152,9 +156,9 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
         if request.get("op") == "exit":
             return 0
         if request.get("op") == "refusals":
-            _reply(outbox, *_refusals(request, payloads_in, module, name, device, torch))
+            _reply(outbox, *_refusals(request, payloads_in, module, name, device, torch, randomness))
         else:
-            _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
+            _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch, randomness=randomness))
 
 
 class _PipeReader:
@@ -227,7 +231,9 @@ def _reply(outbox, header: dict, value=None) -> None:
     wire.write_frame(outbox, header, payloads)
 
 
-def _refusals(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
+def _refusals(
+    request: dict, payloads_in: list, module, name: str, device: str, torch, randomness=None
+) -> tuple[dict, object]:
     """Run a ``refusals`` request: its calls in order, each as :func:`_one_call` runs one, until one
     is not refused (it returns, or raises a type the request does not accept, or without a
     message: what the judge's ``expect_raises`` would fail); the reply's header and value.
@@ -246,7 +252,7 @@ def _refusals(request: dict, payloads_in: list, module, name: str, device: str, 
         one = dict(call) if isinstance(call, dict) else {}
         one.update({key: request.get(key) for key in ("tensors", "extreme_uniforms", "global_seed")})
         describe.refusal = None
-        header, value = _one_call(one, payloads_in, module, name, device, torch, used, describe)
+        header, value = _one_call(one, payloads_in, module, name, device, torch, used, describe, randomness)
         refusal = describe.refusal
         if refusal is not None:
             refused.append(refusal)
@@ -312,23 +318,30 @@ def _one_call(
     torch,
     used: set[int] | None = None,
     describe=None,
+    randomness: LearnerRandomness | None = None,
 ) -> tuple[dict, object]:
-    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too).
+    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too,
+    and whether it changed torch's default generators, when the request asks).
 
     ``used``: the frame's tensors taken so far (by earlier calls of a ``refusals`` batch);
     ``describe``: what makes a raised exception's description (``describe_exception`` by default),
-    called where that exception is being handled."""
+    called where that exception is being handled; ``randomness``: the process's generators and
+    watch (:func:`serve` makes them before loading the learner's code; new ones by default)."""
     function: Any = getattr(module, str(request.get("function")), None)  # the learner's object, whatever it is
     used = set() if used is None else used  # args and kwargs share the frame's tensors, each used once
     args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
     kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
-    args = [_materialize(a, torch, device) for a in args]
-    kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
+    if randomness is None:
+        randomness = LearnerRandomness.on(torch, device)
+    args = [_materialize(a, randomness) for a in args]
+    kwargs = {k: _materialize(v, randomness) for k, v in kwargs.items()}
     if request.get("global_seed") is not None:
         _seed_default_generators(torch, device, int(request["global_seed"]))
     inputs = tensor_inputs(function, args, kwargs, torch)
     before = {key: _Snapshot(tensor, torch) for key, tensor in inputs.items()}
     sites = _draw_sites(request.get("draw_sites"), torch)
+    watched = request.get("watch_global_rng") is True
+    states = randomness.watch.snapshot() if watched else None  # after the seeding: only the call counts
     started = time.perf_counter()
     try:
         if sites is not None:
@@ -350,6 +363,8 @@ def _one_call(
     header: dict[str, Any] = {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}
     if sites is not None:
         header["draw_sites"] = sites.count
+    if states is not None:
+        header["global_rng_changed"] = randomness.watch.changed(states)
     return header, value
 
 
@@ -452,9 +467,9 @@ def _seed_default_generators(torch, device: str, seed: int) -> None:
         torch.manual_seed(seed)
 
 
-def _materialize(value, torch, device: str):
+def _materialize(value, randomness: LearnerRandomness):
     if isinstance(value, wire.GeneratorSpec):
-        return torch.Generator(device=device).manual_seed(value.seed)
+        return randomness.generators.make(value)
     return value
 
 

@@ -1,6 +1,6 @@
 """Mistake: sample draws from torch's default generator whatever generator it is given.
 
-Diagnosis: the generator argument is ignored or overridden
+Diagnosis: with a generator given, the code still draws from (or re-seeds) torch's global generator
 """
 
 import torch
