@@ -20,6 +20,7 @@ import torch
 
 from judge import stats
 from judge.i18n import Bilingual, in_language
+from judge.learner_code import qualified_name
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context, LearnerFunction
@@ -1094,12 +1095,13 @@ def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
 def expect_raises(
     exception: type[BaseException], call: str, public: str | None = None, diagnosis: str | None = None
 ) -> Iterator[None]:
-    """The learner's function must raise ``exception`` (or a subclass, by type name) inside the
-    block, with a message.
+    """The learner's function must raise ``exception`` (or a subclass: ``isinstance``, judged by the
+    names of the raised exception's classes) inside the block, with a message.
 
     ``exception``: an exception class, such as ``ValueError``; ``call`` describes the call for
     the message (it may quote the inputs); ``public`` (default ``call``) the same without input
-    values; ``diagnosis`` names the mistake when the call returns normally. Raises
+    values; ``diagnosis`` names the mistake when the call returns normally. A class of the
+    learner's merely named like ``exception`` (not derived from it) is another type. Raises
     :class:`CheckFailed` (WA) when the call returns, raises another type, or raises without a
     message; :class:`CheckMisuse` for a malformed ``exception``, ``call``, ``public`` or ``diagnosis``.
     """
@@ -1113,11 +1115,11 @@ def expect_raises(
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name not in _accepted_names(exception):
-            fail(f"{call} must raise {name}; it raised {raised.type_name}: {raised.message}", rule=must)
+        if not raised.derives_from(exception):
+            fail(f"{call} must raise {name}; it raised {raised.described()}: {raised.message}", rule=must)
         if not raised.message.strip():
             fail(
-                f"{call} raised {name} without a message; say what is wrong with the input",
+                f"{call} raised {raised.described()} without a message; say what is wrong with the input",
                 rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"),
             )
         return
@@ -1374,18 +1376,10 @@ def _refusal_calls(calls: Sequence[BadCall], exception: type[BaseException]) -> 
 
 
 def _accepted_names(exception: type[BaseException]) -> list[str]:
-    """The type names :func:`expect_raises` takes for ``exception``: its own and its subclasses'
-    (the learner's side stops a batch of refusals on the same names)."""
-    return [exception.__name__, *(cls.__name__ for cls in _all_subclasses(exception))]
-
-
-def _all_subclasses(cls: type) -> list[type]:
-    out: list[type] = []
-    sub: type
-    for sub in cls.__subclasses__():
-        out.append(sub)
-        out.extend(_all_subclasses(sub))
-    return out
+    """The class names :func:`expect_raises` takes for ``exception``: its own qualified name, which
+    every subclass's exception lists among its classes (the learner's side stops a batch of
+    refusals on the same rule)."""
+    return [qualified_name(exception)]
 
 
 # The lower tail is trusted only at levels this far below the most likely single outcome.

@@ -162,6 +162,6 @@ def refused(diagnosis: str) -> Iterator[None]:
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name == "ValueError" and getattr(raised, "diagnosis", None) is None:
+        if raised.derives_from(ValueError) and getattr(raised, "diagnosis", None) is None:
             raised.diagnosis = diagnosis
         raise

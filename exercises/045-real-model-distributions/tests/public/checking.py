@@ -188,6 +188,6 @@ def refused() -> Iterator[None]:
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name == "ValueError" and getattr(raised, "diagnosis", None) is None:
+        if raised.derives_from(ValueError) and getattr(raised, "diagnosis", None) is None:
             raised.diagnosis = VALID_REFUSED
         raise
