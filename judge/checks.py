@@ -12,13 +12,14 @@ import contextlib
 import functools
 import math
 import numbers
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import torch
 
 from judge import stats
+from judge.evidence import Evidence
 from judge.i18n import Bilingual, in_language
 from judge.learner_code import qualified_name
 from judge.process import LearnerRaised
@@ -53,6 +54,7 @@ def _any_true(mask: torch.Tensor) -> bool:
 __all__ = [
     "CheckFailed",
     "CheckMisuse",
+    "Evidence",
     "Label",
     "Outcome",
     "SEEDS_DIAGNOSIS",
@@ -258,6 +260,9 @@ class CheckFailed(AssertionError):
     ``message`` may quote the case's inputs (values, counts, parameters): a site shows it only
     for public cases. ``rule`` says which rule failed and on which row, in words that quote no
     input value (a :class:`~judge.i18n.Bilingual`): what a learner sees of a failing hidden case.
+    ``kind`` says what the failure is evidence of (:class:`~judge.evidence.Evidence`): what
+    :func:`diagnosed` may name; None for a failure whose kind its check did not state (evidence of
+    no particular mistake).
     """
 
     def __init__(
@@ -268,6 +273,7 @@ class CheckFailed(AssertionError):
         p_value: float | None = None,
         diagnosis: str | None = None,
         rule: str | None = None,
+        kind: Evidence | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -275,6 +281,7 @@ class CheckFailed(AssertionError):
         self.p_value = p_value
         self.diagnosis = diagnosis
         self.rule = rule
+        self.kind = kind
 
 
 class Label(str):
@@ -314,20 +321,43 @@ def rule(what: str, en: str, zh: str, *, row: int | None = None, labels: Sequenc
     return Bilingual(f"{head}: {en}", f"{in_language(head, 'zh')}：{zh}")
 
 
+def _kind(check: str, value: Any) -> Evidence | None:
+    """``value`` as an :class:`Evidence` (its value, such as ``"value"``, will do), or None for None."""
+    if value is None or isinstance(value, Evidence):
+        return value
+    try:
+        return Evidence(value)
+    except ValueError:
+        raise _misuse(check, "kind", "an Evidence (structural, value or raised) or None", value) from None
+
+
 def fail(message: str, **details: Any) -> None:
     """Fail the case now: raise :class:`CheckFailed` with ``message`` and ``details`` (``statistic``,
-    ``p_value``, ``diagnosis``, ``rule``). Raises :class:`CheckMisuse` when ``message`` is not a string."""
+    ``p_value``, ``diagnosis``, ``rule``, ``kind``: see :class:`CheckFailed`). Raises
+    :class:`CheckMisuse` when ``message`` is not a string or ``kind`` not an Evidence."""
     _text("fail", "message", message)
+    if "kind" in details:
+        details["kind"] = _kind("fail", details["kind"])
     raise CheckFailed(message, **details)
 
 
-def expect(condition: bool, message: str, diagnosis: str | None = None, rule: str | None = None) -> None:
+def expect(
+    condition: bool,
+    message: str,
+    diagnosis: str | None = None,
+    rule: str | None = None,
+    *,
+    kind: Evidence | str | None = None,
+) -> None:
     """A hard check: fail with ``message`` (and the public ``rule``, a Bilingual) unless ``condition``.
 
     ``condition``: a bool (a one-element tensor counts as its value); ``diagnosis``: the known
-    mistake to name, or None. Raises :class:`CheckFailed` when the condition is false;
-    :class:`CheckMisuse` for a tensor of several elements (ambiguous: use ``torch.equal`` or
-    ``.all()``) or a ``message``/``diagnosis``/``rule`` that is not a string.
+    mistake to name, or None; ``kind``: what the failure is evidence of, ``Evidence.VALUE`` when
+    the condition compares a well-formed value with the target, ``Evidence.STRUCTURAL`` when it
+    checks its type or shape (without one, a :func:`diagnosed` block names none). Raises
+    :class:`CheckFailed` when the condition is false; :class:`CheckMisuse` for a tensor of several
+    elements (ambiguous: use ``torch.equal`` or ``.all()``), a ``message``/``diagnosis``/``rule``
+    that is not a string, or a ``kind`` that is not an Evidence.
     """
     if isinstance(condition, torch.Tensor) and condition.numel() != 1:
         raise _misuse(
@@ -336,25 +366,51 @@ def expect(condition: bool, message: str, diagnosis: str | None = None, rule: st
     _text("expect", "message", message)
     _text("expect", "diagnosis", diagnosis, optional=True)
     _text("expect", "rule", rule, optional=True)
+    evidence = _kind("expect", kind)
     if not condition:
-        raise CheckFailed(message, diagnosis=diagnosis, rule=rule)
+        raise CheckFailed(message, diagnosis=diagnosis, rule=rule, kind=evidence)
+
+
+_NAMEABLE = frozenset({Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED})
 
 
 @contextlib.contextmanager
-def diagnosed(diagnosis: str, *, raised_only: bool = False) -> Iterator[None]:
-    """Name ``diagnosis`` for a failure inside the block only: a check that failed without a
-    diagnosis of its own (unless ``raised_only``), or an exception the learner's code raised.
-    Failures after the block keep their own (a diagnosis belongs to the check that failed,
-    never to an earlier step). Raises :class:`CheckMisuse` when ``diagnosis`` is not a string."""
+def diagnosed(
+    diagnosis: str, *, raised_only: bool = False, evidence: Collection[Evidence | str] | None = None
+) -> Iterator[None]:
+    """Name ``diagnosis`` for a failure inside the block that is its evidence and has no diagnosis
+    of its own: by default a *value* failure only (a value or distribution that differs from the
+    target: :class:`~judge.evidence.Evidence`); with ``raised_only``, only an exception the
+    learner's code raised; with ``evidence``, the kinds listed (``Evidence.STRUCTURAL``,
+    ``Evidence.VALUE``, ``Evidence.RAISED``, or their names), for a block whose every failure is
+    about the mistake (the same call already passed without the block's twist, say).
+
+    A wrong type, shape, dtype, an id out of range or a NaN is not evidence of a mistake in the
+    values (unless ``evidence`` says so); a NotImplementedError (a function not written yet) is
+    evidence of none, ever; a failure whose kind its check did not state is named by no block.
+    Failures after the block keep their own (a diagnosis belongs to the check that failed, never
+    to an earlier step). Raises :class:`CheckMisuse` when ``diagnosis`` is not a string, or for
+    ``evidence`` that is not a collection of evidence kinds, or is given with ``raised_only``.
+    """
     _text("diagnosed", "diagnosis", diagnosis)
+    if evidence is not None and raised_only:
+        raise _misuse("diagnosed", "evidence", "None when raised_only is given (it names raised only)", evidence)
+    if evidence is None:
+        kinds = frozenset({Evidence.RAISED} if raised_only else {Evidence.VALUE})
+    elif isinstance(evidence, (str, bytes)) or not isinstance(evidence, Collection) or not evidence:
+        raise _misuse("diagnosed", "evidence", "a collection of Evidence kinds (structural, value, raised)", evidence)
+    else:
+        kinds = frozenset(_kind("diagnosed", kind) for kind in evidence)  # type: ignore[misc]  # None is refused
+        if not kinds <= _NAMEABLE:
+            raise _misuse("diagnosed", "evidence", "kinds among structural, value and raised", evidence)
     try:
         yield
     except CheckFailed as failure:
-        if failure.diagnosis is None and not raised_only:
+        if failure.diagnosis is None and failure.kind in kinds:
             failure.diagnosis = diagnosis
         raise
     except LearnerRaised as raised:
-        if getattr(raised, "diagnosis", None) is None:
+        if raised.diagnosis is None and Evidence.RAISED in kinds and not raised.not_implemented:
             raised.diagnosis = diagnosis
         raise
 
@@ -384,11 +440,13 @@ def expect_tensor(
         fail(
             f"{name} must return a torch.Tensor, got {type(value).__name__}",
             rule=rule(name, "did not return a torch.Tensor", "返回的不是 torch.Tensor"),
+            kind=Evidence.STRUCTURAL,
         )
     if tuple(value.shape) != tuple(shape):
         fail(
             f"{name} returned shape {list(value.shape)}, expected {list(shape)}",
             rule=rule(name, "returned a tensor of the wrong shape", "返回的张量形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     if value.dtype != dtype:
         fail(
@@ -396,12 +454,14 @@ def expect_tensor(
             rule=rule(
                 name, f"returned dtype {value.dtype}, expected {dtype}", f"返回的 dtype 是 {value.dtype}，应为 {dtype}"
             ),
+            kind=Evidence.STRUCTURAL,
         )
     origin = getattr(value, "origin_device", None)
     if device is not None and origin is not None and torch.device(origin).type != torch.device(device).type:
         fail(
             f"{name} returned a tensor on {origin}; outputs must stay on the input's device ({device})",
             rule=rule(name, "returned a tensor on another device than its input", "返回的张量不在输入所在的设备上"),
+            kind=Evidence.STRUCTURAL,
         )
     return value
 
@@ -443,6 +503,7 @@ def expect_close(
         fail(
             f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}",
             rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     if expected.dim() == 1:  # one row
         actual, expected = actual.unsqueeze(0), expected.unsqueeze(0)
@@ -462,6 +523,7 @@ def expect_close(
             + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
             diagnosis=diagnosis,
             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
+            kind=Evidence.STRUCTURAL,
         )
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if _all_true(excess <= 0):
@@ -480,6 +542,7 @@ def expect_close(
         message,
         diagnosis=diagnosis,
         rule=rule(what, "the values differ from the target", "数值与目标不一致", row=row, labels=row_labels),
+        kind=Evidence.VALUE,
     )
 
 
@@ -517,6 +580,7 @@ def _expect_token_ids(
                 f"the draws are not a 1-D int64 tensor of {outcome.en} ids",
                 f"抽样结果不是一维 int64 的{outcome.zh_word}编号张量",
             ),
+            kind=Evidence.STRUCTURAL,
         )
     if check_range:
         expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what, outcome=outcome)
@@ -580,6 +644,7 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
         fail(
             f"{what}: the draws must be an integer tensor of {noun.en} ids, got {_describe(draws)}",
             rule=rule(what, f"the draws are not a tensor of {noun.en} ids", f"抽样结果不是{noun.zh_word}编号张量"),
+            kind=Evidence.STRUCTURAL,
         )
     if draws.dim() == 1:
         draws = draws.unsqueeze(0)
@@ -597,6 +662,7 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
                 f"抽到了{noun.range_zh()}之外的{noun.zh_word}编号",
                 row=row,
             ),
+            kind=Evidence.STRUCTURAL,
         )
 
 
@@ -663,6 +729,7 @@ def expect_support(
         fail(
             f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}",
             rule=rule(what, "the draws have the wrong type or shape", "抽样结果的类型或形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     allowed = probs > 0
     if _REAL_TORCH:  # gathered as bytes, not bools: the same values, in half the time for [8 000, 160] draws
@@ -695,6 +762,7 @@ def expect_support(
             row=row,
             labels=row_labels,
         ),
+        kind=Evidence.VALUE,
     )
 
 
@@ -771,6 +839,7 @@ def expect_distribution(
         p_value=result.pvalue,
         diagnosis=diagnosis,
         rule=rule(public or label, "the draws do not follow the target distribution", "抽样结果不服从目标分布"),
+        kind=Evidence.VALUE,
     )
 
 
@@ -948,6 +1017,7 @@ def expect_independent_within_row(
         p_value=result.pvalue,
         diagnosis=diagnosis,
         rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"),
+        kind=Evidence.VALUE,
     )
 
 
@@ -991,6 +1061,7 @@ def expect_independent_rows(
         fail(
             f"{label}: the two rows hold {first.shape[0]} and {second.shape[0]} draws; they must hold as many",
             rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"),
+            kind=Evidence.STRUCTURAL,
         )
     agreements = int((first == second).sum())
     p_agree = float((probs.to(torch.float64) ** 2).sum())
@@ -1018,6 +1089,7 @@ def expect_independent_rows(
                 "two rows with the same distribution agree far too often",
                 "两个分布相同的行一致的次数远超偶然",
             ),
+            kind=Evidence.VALUE,
         )
     return result
 
@@ -1057,6 +1129,7 @@ def expect_different_under_seeds(
             fail(
                 f"{label}: the draws must be a [rows, num_samples] tensor of ids, got {_describe(draws)}",
                 rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+                kind=Evidence.STRUCTURAL,
             )
     first, second = (d.unsqueeze(0) if d.dim() == 1 else d for d in (first, second))
     if probs.dim() == 1:
@@ -1066,6 +1139,7 @@ def expect_different_under_seeds(
             f"{label}: the two calls returned draws of shapes {list(first.shape)} and {list(second.shape)}; "
             f"both must be [{probs.shape[0]}, num_samples]",
             rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     chance = identical_draws_probability(probs, first.shape[1])
     alpha = ctx.budget.spend("seeds")
@@ -1080,6 +1154,7 @@ def expect_different_under_seeds(
             p_value=chance,
             diagnosis=diagnosis,
             rule=rule(label, f"{how} gave the same draws", "两个不同的种子给出了相同的抽样结果"),
+            kind=Evidence.VALUE,
         )
     return chance
 
@@ -1115,15 +1190,17 @@ def expect_raises(
     try:
         yield
     except LearnerRaised as raised:
+        kind = Evidence.NOT_IMPLEMENTED if raised.not_implemented else Evidence.RAISED
         if not raised.derives_from(exception):
-            fail(f"{call} must raise {name}; it raised {raised.described()}: {raised.message}", rule=must)
+            fail(f"{call} must raise {name}; it raised {raised.described()}: {raised.message}", rule=must, kind=kind)
         if not raised.message.strip():
             fail(
                 f"{call} raised {raised.described()} without a message; say what is wrong with the input",
                 rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"),
+                kind=kind,
             )
         return
-    fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis)
+    fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis, kind=Evidence.VALUE)
 
 
 # --- the recurring blocks: the generator/seed contract and tables of bad inputs ---------------------
@@ -1193,6 +1270,7 @@ def expect_seed_contract(
         "must come from `generator`",
         diagnosis=SEEDS_DIAGNOSIS,
         rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"),
+        kind=Evidence.VALUE,
     )
     expect_different_under_seeds(
         ctx, first, drawn(sub, ctx.generator()), probs, label=f"{label}, two different generator seeds"
@@ -1209,6 +1287,7 @@ def expect_seed_contract(
         rule=rule(
             label, "the same torch.manual_seed gave different draws", "相同的 torch.manual_seed 给出了不同的抽样结果"
         ),
+        kind=Evidence.VALUE,
     )
     expect_different_under_seeds(
         ctx,
@@ -1444,11 +1523,13 @@ def _learner_floats(value: Any, *, name: str, label: str, public: str | None, le
         fail(
             f"{label}: {name} must be a 1-D floating tensor, got {_describe(value)}",
             rule=rule(title, f"{name} is not a 1-D floating tensor", f"{name} 不是一维浮点张量"),
+            kind=Evidence.STRUCTURAL,
         )
     if length is not None and value.shape[0] != length:
         fail(
             f"{label}: {name} holds {value.shape[0]} values, expected {length}",
             rule=rule(title, f"{name} has the wrong length", f"{name} 的长度不对"),
+            kind=Evidence.STRUCTURAL,
         )
     values = value.to(torch.float64).tolist()
     bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
@@ -1456,6 +1537,7 @@ def _learner_floats(value: Any, *, name: str, label: str, public: str | None, le
         fail(
             f"{label}: {name}[{bad}] is {values[bad]}; every value must be finite",
             rule=rule(title, f"{name} holds NaN or infinity", f"{name} 含有 NaN 或无穷大"),
+            kind=Evidence.STRUCTURAL,
         )
     return values
 
@@ -1593,6 +1675,7 @@ def expect_calibrated(
             f"{label}: standard error {negative} is {bars[negative]}; a standard error is never negative",
             diagnosis=Bilingual("a negative standard error", "标准误为负"),
             rule=rule(title, "a standard error is negative", "标准误出现负值"),
+            kind=Evidence.VALUE,
         )
     m = len(values)
     targets = truths if truths is not None else [float(truth)] * m
@@ -1636,6 +1719,7 @@ def expect_calibrated(
             "the error bars cover the true value " + ("too rarely (too narrow)" if narrow else "too often (too wide)"),
             "误差条覆盖真值的频率" + ("过低（太窄）" if narrow else "过高（太宽）"),
         ),
+        kind=Evidence.VALUE,
     )
 
 
@@ -1685,6 +1769,7 @@ def expect_unbiased(
         fail(
             f"{label}: {len(values)} estimate(s); the test needs at least 2",
             rule=rule(public or label, "too few estimates were returned", "返回的估计值太少"),
+            kind=Evidence.STRUCTURAL,
         )
     result = stats.mean_test(values, float(truth), None if std is None else float(std))
     alpha = ctx.budget.spend("unbiased")
@@ -1721,4 +1806,5 @@ def expect_unbiased(
         rule=rule(
             public or label, "the estimates miss the true value on average (biased)", "估计值的平均偏离真值（有偏）"
         ),
+        kind=Evidence.VALUE,
     )

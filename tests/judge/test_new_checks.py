@@ -98,7 +98,7 @@ def test_pairs_share_the_asymptotic_budget_with_fits():
 def test_a_diagnosis_belongs_to_the_block_it_was_given_for():
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("extreme values"):
-            checks.expect(False, "inside")
+            checks.expect(False, "inside", kind="value")
     assert failed.value.diagnosis == "extreme values"
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("extreme values"):

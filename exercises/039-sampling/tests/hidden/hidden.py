@@ -13,6 +13,7 @@ import torch
 
 from judge.budget import BudgetDeclaration
 from judge.checks import (
+    Evidence,
     ROWS_SHARE_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
     BadCall,
@@ -429,8 +430,9 @@ def test_extreme_uniforms(sub, ctx):
         expect_support(draws, batch.exact.probs, what="sample", why_excluded=batch.exact.why_excluded,
                        row_labels=batch.labels,
                        alternatives=(lambda batch=batch: batch.alternatives) if num_samples > 1 else None)
-        # Only what fails with extreme values (and did not without them) is blamed on them.
-        with diagnosed(EXTREME_UNIFORMS_DIAGNOSIS):
+        # Only what fails with extreme values (and did not without them) is blamed on them: there,
+        # a crash, an id out of range or a wrong draw alike.
+        with diagnosed(EXTREME_UNIFORMS_DIAGNOSIS, evidence=EVERY_KIND):
             draws = extreme.sample(batch.logits, num_samples=num_samples, generator=ctx.generator(),
                                    **batch.param_tensors())
             draws = expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], num_samples),
@@ -440,6 +442,7 @@ def test_extreme_uniforms(sub, ctx):
 
 
 EXTREME_UNIFORMS_DIAGNOSIS = MISTAKES["extreme_uniforms"]
+EVERY_KIND = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)
 
 
 # --- bad input ------------------------------------------------------------------------------

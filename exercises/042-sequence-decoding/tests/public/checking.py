@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
 
-from judge.checks import expect, expect_close, expect_tensor, fail, rule
+from judge.checks import Evidence, expect, expect_close, expect_tensor, fail, rule
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
 
@@ -76,6 +76,7 @@ def check_log_probs(
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(what, "the log-probability differs from the target", "对数概率与目标不一致", row=row, labels=labels),
+        kind=Evidence.VALUE,
     )
 
 
@@ -88,6 +89,7 @@ def decoded(ctx, value, *, name: str, batch: int, max_len: int, dtype) -> tuple[
         rule=Bilingual(
             f"{name}: did not return a pair (tokens, scores)", f"{name}：返回的不是 (tokens, scores) 二元组"
         ),
+        kind=Evidence.STRUCTURAL,
     )
     tokens = expect_tensor(
         value[0], name=f"{name} tokens", shape=(batch, max_len), dtype=torch.int64, device=ctx.device
@@ -152,6 +154,7 @@ def check_decoded(
             row=row,
             labels=labels,
         ),
+        kind=Evidence.VALUE,
     )
 
 

@@ -17,6 +17,7 @@ import torch
 from judge.checks import (
     BadInput,
     CheckFailed,
+    Evidence,
     diagnosed,
     expect,
     expect_bad_inputs_refused,
@@ -39,8 +40,22 @@ def _pair(value, name: str) -> tuple:
         fail(
             f"{name} must return a pair of tensors, got {type(value).__name__}",
             rule=Bilingual(f"{name}: did not return a pair", f"{name}：返回值不是二元组"),
+            kind=Evidence.STRUCTURAL,
         )
     return value[0], value[1]
+
+
+def _per_row(value, *, name: str, rows: int, dtype: torch.dtype, device: str) -> torch.Tensor:
+    """A ``[rows]`` output of ``dtype`` on ``device`` (:func:`expect_tensor`). Shape ``[]`` for a batch of
+    one row is the squeezed batch dimension, a known mistake: its exact signature, so it is named."""
+    if rows == 1 and isinstance(value, torch.Tensor) and value.dim() == 0:
+        fail(
+            f"{name} returned shape [] for a batch of one row, expected [1]",
+            diagnosis=MISTAKES["batch_of_one_squeezed"],
+            rule=Bilingual(f"{name}: a batch of one row gave shape []", f"{name}：只有一行的批返回了形状 []"),
+            kind=Evidence.STRUCTURAL,
+        )
+    return expect_tensor(value, name=name, shape=(rows,), dtype=dtype, device=device)
 
 
 def tolerance(dtype: torch.dtype, log_p: torch.Tensor, log_q: torch.Tensor) -> float:
@@ -105,9 +120,7 @@ def check_estimates(sub, ctx, case: WeightCase) -> None:
     top = float(case.f.abs().max())
     ordinary, self_normalized = _pair(sub.importance_estimates(case.log_p, case.log_q, case.f), "importance_estimates")
     for value, part in ((ordinary, "ordinary"), (self_normalized, "self-normalized")):
-        expect_tensor(
-            value, name=f"importance_estimates (the {part} estimate)", shape=(rows,), dtype=dtype, device=ctx.device
-        )
+        _per_row(value, name=f"importance_estimates (the {part} estimate)", rows=rows, dtype=dtype, device=ctx.device)
     _close(
         self_normalized,
         case.self_normalized,
@@ -137,10 +150,10 @@ def check_ess(sub, ctx, case: WeightCase) -> None:
     rows, n = case.log_p.shape
     dtype = case.log_p.dtype
     rel = tolerance(dtype, case.log_p, case.log_q)
-    ess = expect_tensor(
+    ess = _per_row(
         sub.effective_sample_size(case.log_p, case.log_q),
         name="effective_sample_size",
-        shape=(rows,),
+        rows=rows,
         dtype=dtype,
         device=ctx.device,
     )
@@ -165,13 +178,7 @@ def check_truncated(sub, ctx, case: WeightCase, diagnosis: str | None = None) ->
     else:
         with diagnosed(MISTAKES[diagnosis], raised_only=True):
             result = sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
-    value = expect_tensor(
-        result,
-        name="truncated_estimate",
-        shape=(rows,),
-        dtype=dtype,
-        device=ctx.device,
-    )
+    value = _per_row(result, name="truncated_estimate", rows=rows, dtype=dtype, device=ctx.device)
     _close(
         value,
         case.truncated,
@@ -266,8 +273,8 @@ def call(sub, ctx, rows: int, n: int, *, f=F, cap=None, dtype=torch.float64, gen
     if cap is not None:
         kwargs["cap"] = cap
     estimate, se = _pair(sub.sample_estimate(p, q, values, n, **kwargs), ESTIMATE)
-    estimate = expect_tensor(estimate, name=f"{what} (the estimate)", shape=(rows,), dtype=dtype, device=ctx.device)
-    se = expect_tensor(se, name=f"{what} (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device)
+    estimate = _per_row(estimate, name=f"{what} (the estimate)", rows=rows, dtype=dtype, device=ctx.device)
+    se = _per_row(se, name=f"{what} (the standard error)", rows=rows, dtype=dtype, device=ctx.device)
     return estimate, se
 
 

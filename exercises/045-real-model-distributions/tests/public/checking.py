@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
 
-from judge.checks import expect_close, expect_tensor, fail, rule
+from judge.checks import Evidence, expect_close, expect_tensor, fail, rule
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
 
@@ -76,6 +76,7 @@ def check_values(
             f"This matches a known mistake: {nan_diagnosis}",
             diagnosis=nan_diagnosis,
             rule=rule(what, "holds NaN or an infinity", "含有 NaN 或无穷大", row=row, labels=labels),
+            kind=Evidence.STRUCTURAL,
         )
     expect_close(
         actual,
