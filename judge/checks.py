@@ -22,6 +22,7 @@ from judge import stats
 from judge.evidence import Evidence
 from judge.i18n import Bilingual, in_language
 from judge.learner_code import qualified_name
+from judge.numbers import format_pair
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context, LearnerFunction
@@ -476,22 +477,30 @@ def expect_close(
     row_labels: Sequence[str] | None = None,
     mistakes: Mistakes = None,
     outcome: Any = "token",
+    per_row: bool = False,
 ) -> None:
-    """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close.
+    """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close, an infinity
+    close to the same infinity (and to nothing else).
 
-    ``expected``: a floating tensor ``[B, V]`` (``[V]`` is one row); ``actual``: the learner's
-    value, which must have ``expected``'s shape (any floating dtype: both are compared in
-    float64). On failure the message names the worst row and ``outcome`` (the column's noun,
-    ``token`` by default); when ``mistakes`` is given (diagnosis -> what that mistake would
-    return, same shape, or a function returning that mapping, called only on failure), the one
-    that reproduces the whole output, else the worst row, is the diagnosis.
+    ``expected``: a floating tensor ``[B, V]`` (``[V]`` is one row), or, with ``per_row``, ``[B]``:
+    one scalar per row (a per-row entropy, a standard error), whose messages name the row alone
+    ("row 3: you returned ..."), never a column. ``actual``: the learner's value, which must have
+    ``expected``'s shape (any floating dtype: both are compared in float64). On failure the
+    message names the worst row and ``outcome`` (the column's noun, ``token`` by default), and
+    writes the two numbers with enough digits to differ (:func:`judge.numbers.format_pair`). When
+    ``mistakes`` is given (diagnosis -> what that mistake would return, same shape, or a function
+    returning that mapping, called only on failure), the one that reproduces the whole output,
+    else the worst row, is the diagnosis.
 
     Raises :class:`CheckFailed` (WA) for a wrong shape, NaN or values out of tolerance;
-    :class:`CheckMisuse` for a malformed ``expected``, ``rtol``, ``atol``, ``what``, ``mistakes``
-    or ``outcome``.
+    :class:`CheckMisuse` for a malformed ``expected`` (not ``[B]`` with ``per_row``), ``rtol``,
+    ``atol``, ``what``, ``mistakes`` or ``outcome``.
     """
     check = "expect_close"
-    if not isinstance(expected, torch.Tensor) or expected.dim() not in (1, 2) or not expected.is_floating_point():
+    if per_row:
+        if not isinstance(expected, torch.Tensor) or expected.dim() != 1 or not expected.is_floating_point():
+            raise _misuse(check, "expected", "a floating tensor of shape [B] (per_row: one value per row)", expected)
+    elif not isinstance(expected, torch.Tensor) or expected.dim() not in (1, 2) or not expected.is_floating_point():
         raise _misuse(check, "expected", "a floating tensor of shape [B, V] or [V]", expected)
     _tolerance(check, "rtol", rtol)
     _tolerance(check, "atol", atol)
@@ -505,12 +514,13 @@ def expect_close(
             rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"),
             kind=Evidence.STRUCTURAL,
         )
-    if expected.dim() == 1:  # one row
-        actual, expected = actual.unsqueeze(0), expected.unsqueeze(0)
+    if expected.dim() == 1:  # one row, or (per_row) one value per row
+        column = 1 if per_row else 0
         given = mistakes
+        actual, expected = actual.unsqueeze(column), expected.unsqueeze(column)
 
-        def mistakes():  # the mistakes' rows, each a batch of one like actual and expected
-            return {name: c.unsqueeze(0) if c.dim() == 1 else c for name, c in _mistakes(given).items()}
+        def mistakes():  # the mistakes in the same layout as actual and expected
+            return {name: c.unsqueeze(column) if c.dim() == 1 else c for name, c in _mistakes(given).items()}
 
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
@@ -518,8 +528,9 @@ def expect_close(
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
         # A known mistake may produce the NaN (an overflowing softmax, NaN x 0 on padding): name it.
         diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+        where = "" if per_row else f" at {noun.en} {token}"
         fail(
-            f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}"
+            f"{what}: {_row_name(row_labels, row)} holds NaN{where}"
             + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
             diagnosis=diagnosis,
             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
@@ -528,14 +539,17 @@ def expect_close(
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if _all_true(excess <= 0):
         return
+    # An infinity equals the same infinity (inf - inf would read as NaN); any other pair with an
+    # infinity is as far apart as can be.
+    excess = torch.nan_to_num(excess.masked_fill(actual64 == expected64, 0.0), nan=math.inf)
+    if _all_true(excess <= 0):
+        return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
     diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
-    message = (
-        f"{what}: {_row_name(row_labels, row)}, {noun.en} {token}: you returned "
-        f"{actual64[row, token].item():.6g}, expected {expected64[row, token].item():.6g} "
-        f"(tolerance {atol:g} + {rtol:g} x expected)"
-    )
+    returned, wanted = format_pair(actual64[row, token].item(), expected64[row, token].item())
+    where = _row_name(row_labels, row) if per_row else f"{_row_name(row_labels, row)}, {noun.en} {token}"
+    message = f"{what}: {where}: you returned {returned}, expected {wanted} (tolerance {atol:g} + {rtol:g} x expected)"
     if diagnosis:
         message += f". This matches a known mistake: {diagnosis}"
     fail(
@@ -1796,8 +1810,9 @@ def expect_unbiased(
             p = float(abs(result.mean - float(expected)) <= 1e-12 * max(1.0, abs(float(expected))))
         if p >= best_p:
             diagnosis, best_p = name, p
+    mean_text, truth_text = format_pair(result.mean, result.truth)
     raise CheckFailed(
-        f"{label}: the mean of {result.n} estimates is {result.mean:.6g} but the true value is {result.truth:.6g}, "
+        f"{label}: the mean of {result.n} estimates is {mean_text} but the true value is {truth_text}, "
         f"{result.z:+.1f} standard errors away (standard error of the mean {result.standard_error:.3g}, "
         f"p = {result.pvalue:.3g}, threshold {alpha:.3g})",
         statistic=result.z,

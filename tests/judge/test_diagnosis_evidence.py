@@ -44,6 +44,7 @@ def _value_failure():
         rtol=0.0,
         atol=1e-9,
         what="var",
+        per_row=True,
     )
 
 
@@ -157,7 +158,7 @@ def test_value(sub, ctx):
     x = torch.tensor([1.0, 2.0], dtype=torch.float64)
     with diagnosed("adds two instead of one"):
         out = expect_tensor(sub.refuse(x, 0), name="refuse", shape=(2,), dtype=torch.float64, device=ctx.device)
-        expect_close(out, x + 1, rtol=0.0, atol=1e-12, what="refuse(x, 0)",
+        expect_close(out, x + 1, rtol=0.0, atol=1e-12, what="refuse(x, 0)", per_row=True,
                      mistakes={"adds two, listed": x + 2})
 
 

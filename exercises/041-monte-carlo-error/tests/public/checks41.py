@@ -92,7 +92,9 @@ def check_mean_case(
         se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
     )
     with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
-        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
+        expect_close(
+            mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"), per_row=True
+        )
     # Shape and dtype are checked above: what fails here is the value, or a NaN, which is a variance
     # gone negative (E[x^2] - E[x]^2 cancels to below 0 where the mean dwarfs the spread; a
     # variance of squared deviations never is): both are evidence of ``diagnosis`` in this case.
@@ -105,6 +107,7 @@ def check_mean_case(
             atol=8 * eps * scale / math.sqrt(n),
             what=_what(case, "the standard error", "标准误"),
             mistakes=case.mistaken_se,
+            per_row=True,
         )
 
 

@@ -16,6 +16,7 @@ import torch
 from judge.checks import Evidence, expect, expect_close, expect_tensor, fail, rule
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
+from judge.numbers import format_pair
 
 # float32: sums of up to a few thousand log-probabilities; float64: near machine precision.
 TOLERANCE = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-10, 1e-10)}
@@ -67,12 +68,13 @@ def check_log_probs(
             rtol=rtol,
             atol=atol,
             what=what,
-            row_labels=None,
-            outcome=("row", "行"),
+            row_labels=labels,
             mistakes={name: torch.tensor(got, dtype=torch.float64) for name, got in found.items()},
+            per_row=True,
         )
+    returned, wanted = format_pair(actual[row], expected[row])
     fail(
-        f"{what}: row {row} ({labels[row]}): you returned {actual[row]}, expected {expected[row]:.6g}"
+        f"{what}: row {row} ({labels[row]}): you returned {returned}, expected {wanted}"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(what, "the log-probability differs from the target", "对数概率与目标不一致", row=row, labels=labels),
@@ -141,10 +143,10 @@ def check_decoded(
         diagnosis = tie_diagnosis
     row = wrong[0]
     tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
-    digits = 6 if dtype == torch.float32 else 15  # enough to show a float64 score that is off by 1e-8
+    got_score, want_score = format_pair(got_scores[row], want_scores[row])  # digits enough to differ
     fail(
         f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
-        f"{got_scores[row]:.{digits}g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.{digits}g}"
+        f"{got_score}; expected tokens {want_tokens[row]} with score {want_score}"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(

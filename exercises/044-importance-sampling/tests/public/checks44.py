@@ -94,18 +94,9 @@ def _what(case: WeightCase, function: str, en: str, zh: str) -> Bilingual:
 
 
 def _close(actual, expected: torch.Tensor, *, rtol: float, atol: float, what: str, mistakes) -> None:
-    """``expect_close`` on outputs [B], one value per row (compared as [B, 1]: messages name the row)."""
-    if isinstance(actual, torch.Tensor) and actual.dim() == 1:
-        actual = actual.unsqueeze(1)
-    expect_close(
-        actual,
-        expected.unsqueeze(1),
-        rtol=rtol,
-        atol=atol,
-        what=what,
-        mistakes={name: values.unsqueeze(1) for name, values in mistakes.items()},
-        outcome=("value", "值"),
-    )
+    """``expect_close`` on outputs [B], one value per row (messages name the row); ``mistakes``: a
+    mapping, or a function returning one (asked only on failure)."""
+    expect_close(actual, expected, rtol=rtol, atol=atol, what=what, mistakes=mistakes, per_row=True)
 
 
 def _mistakes_of(case: WeightCase, output: str) -> dict[str, torch.Tensor]:
