@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import torch
 
 from judge import stats
-from judge.evidence import Evidence
+from judge.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, Evidence, decisive_mistake, multinomial_log_likelihood
 from judge.i18n import Bilingual, in_language
 from judge.learner_code import qualified_name
 from judge.numbers import format_pair
@@ -74,6 +74,7 @@ __all__ = [
     "expect_support",
     "expect_distribution",
     "best_alternative",
+    "explaining_alternatives",
     "expect_independent_within_row",
     "expect_independent_rows",
     "expect_different_under_seeds",
@@ -263,7 +264,9 @@ class CheckFailed(AssertionError):
     input value (a :class:`~judge.i18n.Bilingual`): what a learner sees of a failing hidden case.
     ``kind`` says what the failure is evidence of (:class:`~judge.evidence.Evidence`): what
     :func:`diagnosed` may name; None for a failure whose kind its check did not state (evidence of
-    no particular mistake).
+    no particular mistake). ``explained_by``: the listed mistakes that explain the failure alike,
+    so that none was named (they coincide on this case); a :func:`diagnosed` block names no other
+    mistake for it either.
     """
 
     def __init__(
@@ -275,6 +278,7 @@ class CheckFailed(AssertionError):
         diagnosis: str | None = None,
         rule: str | None = None,
         kind: Evidence | None = None,
+        explained_by: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -283,6 +287,7 @@ class CheckFailed(AssertionError):
         self.diagnosis = diagnosis
         self.rule = rule
         self.kind = kind
+        self.explained_by = tuple(explained_by)
 
 
 class Label(str):
@@ -389,9 +394,11 @@ def diagnosed(
     A wrong type, shape, dtype, an id out of range or a NaN is not evidence of a mistake in the
     values (unless ``evidence`` says so); a NotImplementedError (a function not written yet) is
     evidence of none, ever; a failure whose kind its check did not state is named by no block.
-    Failures after the block keep their own (a diagnosis belongs to the check that failed, never
-    to an earlier step). Raises :class:`CheckMisuse` when ``diagnosis`` is not a string, or for
-    ``evidence`` that is not a collection of evidence kinds, or is given with ``raised_only``.
+    A failure that listed mistakes explain alike (``CheckFailed.explained_by``: they coincide on
+    the case, so none was named) gets no other name from the block either. Failures after the
+    block keep their own (a diagnosis belongs to the check that failed, never to an earlier step).
+    Raises :class:`CheckMisuse` when ``diagnosis`` is not a string, or for ``evidence`` that is not
+    a collection of evidence kinds, or is given with ``raised_only``.
     """
     _text("diagnosed", "diagnosis", diagnosis)
     if evidence is not None and raised_only:
@@ -407,7 +414,7 @@ def diagnosed(
     try:
         yield
     except CheckFailed as failure:
-        if failure.diagnosis is None and failure.kind in kinds:
+        if failure.diagnosis is None and failure.kind in kinds and not failure.explained_by:
             failure.diagnosis = diagnosis
         raise
     except LearnerRaised as raised:
@@ -489,8 +496,10 @@ def expect_close(
     message names the worst row and ``outcome`` (the column's noun, ``token`` by default), and
     writes the two numbers with enough digits to differ (:func:`judge.numbers.format_pair`). When
     ``mistakes`` is given (diagnosis -> what that mistake would return, same shape, or a function
-    returning that mapping, called only on failure), the one that reproduces the whole output,
-    else the worst row, is the diagnosis.
+    returning that mapping, called only on failure), the diagnosis is the one mistake that
+    reproduces the whole output, else the one that reproduces the worst row, and only when that
+    mistake's own value there differs from the target; two that both reproduce it (they coincide
+    on this case) name none.
 
     Raises :class:`CheckFailed` (WA) for a wrong shape, NaN or values out of tolerance;
     :class:`CheckMisuse` for a malformed ``expected`` (not ``[B]`` with ``per_row``), ``rtol``,
@@ -527,7 +536,8 @@ def expect_close(
     if _any_true(torch.isnan(actual64)):
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
         # A known mistake may produce the NaN (an overflowing softmax, NaN x 0 on padding): name it.
-        diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+        matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+        diagnosis = matching[0] if len(matching) == 1 else None
         where = "" if per_row else f" at {noun.en} {token}"
         fail(
             f"{what}: {_row_name(row_labels, row)} holds NaN{where}"
@@ -535,6 +545,7 @@ def expect_close(
             diagnosis=diagnosis,
             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
             kind=Evidence.STRUCTURAL,
+            explained_by=matching if len(matching) > 1 else (),
         )
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if _all_true(excess <= 0):
@@ -546,7 +557,8 @@ def expect_close(
         return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
-    diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+    matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+    diagnosis = matching[0] if len(matching) == 1 else None
     returned, wanted = format_pair(actual64[row, token].item(), expected64[row, token].item())
     where = _row_name(row_labels, row) if per_row else f"{_row_name(row_labels, row)}, {noun.en} {token}"
     message = f"{what}: {where}: you returned {returned}, expected {wanted} (tolerance {atol:g} + {rtol:g} x expected)"
@@ -557,22 +569,39 @@ def expect_close(
         diagnosis=diagnosis,
         rule=rule(what, "the values differ from the target", "数值与目标不一致", row=row, labels=row_labels),
         kind=Evidence.VALUE,
+        explained_by=matching if len(matching) > 1 else (),
     )
 
 
-def _matching_mistake(
-    actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float, atol: float
-) -> str | None:
-    """The mistake that reproduces the whole output, else the first one that reproduces ``row``
-    (NaN matches NaN and an infinity the same infinity: a mistake's output is compared as it is)."""
-    candidates = {name: c.to(torch.float64) for name, c in mistakes.items() if c.shape == actual.shape}
-    for name, candidate in candidates.items():
-        if torch.allclose(actual, candidate, rtol=rtol, atol=atol, equal_nan=True):
-            return name
-    for name, candidate in candidates.items():
-        if torch.allclose(actual[row], candidate[row], rtol=rtol, atol=atol, equal_nan=True):
-            return name
-    return None
+def _matching_mistakes(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    row: int,
+    mistakes: Mapping[str, torch.Tensor],
+    *,
+    rtol: float,
+    atol: float,
+) -> list[str]:
+    """The mistakes that reproduce the whole output, else those that reproduce ``row`` (NaN matches
+    NaN and an infinity the same infinity: a mistake's output is compared as it is); the failure's
+    diagnosis when there is exactly one (:mod:`judge.evidence`: a diagnosis only on its own
+    evidence), none when several coincide on this case. A mistake whose own ``row`` is within
+    tolerance of the target there is no evidence against the truth, and is left out."""
+    candidates = {
+        name: c.to(torch.float64)
+        for name, c in mistakes.items()
+        if c.shape == actual.shape
+        and not torch.allclose(c[row].to(torch.float64), expected[row], rtol=rtol, atol=atol, equal_nan=True)
+    }
+    for part in (slice(None), row):
+        found = [
+            name
+            for name, candidate in candidates.items()
+            if torch.allclose(actual[part], candidate[part], rtol=rtol, atol=atol, equal_nan=True)
+        ]
+        if found:
+            return found
+    return []
 
 
 def _expect_token_ids(
@@ -758,11 +787,14 @@ def expect_support(
     token, count = int(tokens[worst]), int(counts[worst])
     others = len(tokens) - 1
     more = f" (and {others} other excluded {noun.en if others == 1 else noun.plural})" if others else ""
+    explaining: list[str] = []
     if alternatives is not None and diagnosis is None:
         observed = torch.bincount(draws[row], minlength=probs.shape[-1])
         # An alternative for a one-row target may be [V] like the target: the same row for every row.
-        diagnosis = best_alternative(
-            observed, {name: alt[row] if alt.dim() == 2 else alt for name, alt in _mistakes(alternatives).items()}
+        diagnosis, explaining = _alternatives(
+            observed,
+            {name: alt[row] if alt.dim() == 2 else alt for name, alt in _mistakes(alternatives).items()},
+            truth=probs[row],
         )
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
     fail(
@@ -777,6 +809,7 @@ def expect_support(
             labels=row_labels,
         ),
         kind=Evidence.VALUE,
+        explained_by=explaining if diagnosis is None else (),
     )
 
 
@@ -838,7 +871,7 @@ def expect_distribution(
     ctx.fit_statistics.append((result.statistic, result.df, result.log_atom))
     if passed:
         return result
-    diagnosis = best_alternative(counts, _mistakes(alternatives))
+    diagnosis, explaining = _alternatives(counts, _mistakes(alternatives), truth=probs)
     where = _largest_gap(counts, probs, noun)
     message = (
         f"{label}: your draws do not follow the target distribution "
@@ -854,6 +887,7 @@ def expect_distribution(
         diagnosis=diagnosis,
         rule=rule(public or label, "the draws do not follow the target distribution", "抽样结果不服从目标分布"),
         kind=Evidence.VALUE,
+        explained_by=explaining if diagnosis is None else (),
     )
 
 
@@ -892,31 +926,68 @@ def _largest_gap(counts: torch.Tensor, probs: torch.Tensor, outcome: Outcome = T
     )
 
 
-def best_alternative(observed: torch.Tensor | Sequence[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
-    """The known mistake whose distribution (floating ``[V]``) fits the counts ``observed`` (an
-    integer ``[V]`` tensor, as ``torch.bincount`` gives, or a list of ``V`` ints) best, if any fits
-    at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an observed outcome are out.
-    Returns the mistake's key, or None. Raises :class:`CheckMisuse` when ``alternatives`` is not a
-    mapping or an alternative is not a ``[V]`` distribution."""
+def best_alternative(
+    observed: torch.Tensor | Sequence[int],
+    alternatives: Mapping[str, torch.Tensor],
+    *,
+    truth: torch.Tensor | None = None,
+) -> str | None:
+    """The known mistake whose distribution (floating ``[V]``) the counts ``observed`` (an integer
+    ``[V]`` tensor, as ``torch.bincount`` gives, or a list of ``V`` ints) name, or None.
+
+    A mistake is named only on its own evidence (:func:`judge.evidence.decisive_mistake`): it
+    fits the counts on its own (pooled G-test, p >= ``DIAGNOSIS_MIN_PVALUE``; a mistake that cannot
+    draw an observed outcome is out), and its likelihood of the counts is at least
+    ``DIAGNOSIS_LIKELIHOOD_RATIO`` times that of every other listed mistake and of ``truth`` (the
+    target, floating ``[V]``, when given). Two mistakes that coincide on this row (their
+    distributions equal) name none. Raises :class:`CheckMisuse` when ``alternatives`` is not a
+    mapping, or an alternative or ``truth`` is not a ``[V]`` tensor."""
+    return _alternatives(observed, alternatives, truth=truth)[0]
+
+
+def explaining_alternatives(
+    observed: torch.Tensor | Sequence[int],
+    alternatives: Mapping[str, torch.Tensor],
+    *,
+    truth: torch.Tensor | None = None,
+) -> list[str]:
+    """The known mistakes that explain the counts ``observed``, named or not: each fits them on its
+    own (as in :func:`best_alternative`) and, when ``truth`` is given, is ``DIAGNOSIS_LIKELIHOOD_RATIO``
+    times likelier than it. Several, and :func:`best_alternative` names none: they coincide on this
+    row, and no other mistake (a fallback) should be named either. Arguments and misuse as for
+    :func:`best_alternative`."""
+    return _alternatives(observed, alternatives, truth=truth)[1]
+
+
+def _alternatives(
+    observed: torch.Tensor | Sequence[int], alternatives: Mapping[str, torch.Tensor], *, truth: torch.Tensor | None
+) -> tuple[str | None, list[str]]:
+    """:func:`best_alternative` and :func:`explaining_alternatives` at once."""
     if not isinstance(alternatives, Mapping):
         raise _misuse("best_alternative", "alternatives", "a mapping diagnosis -> floating [V] tensor", alternatives)
     counts = observed if isinstance(observed, torch.Tensor) else torch.tensor(list(observed), dtype=torch.int64)
-    drawn = counts > 0
-    best, best_p = None, DIAGNOSIS_MIN_PVALUE
-    for name, probs in alternatives.items():
-        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != counts.shape[0]:
+    width = counts.shape[0]
+    for name, probs in [*alternatives.items(), *([] if truth is None else [("truth", truth)])]:
+        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != width:
             raise _misuse(
                 "best_alternative",
-                f"alternatives[{name!r}]",
-                f"a floating tensor of shape [{counts.shape[0]}] (the row's distribution under that mistake)",
+                "truth" if name == "truth" and truth is probs else f"alternatives[{name!r}]",
+                f"a floating tensor of shape [{width}] (the row's distribution under that mistake)",
                 probs,
             )
+    drawn = counts > 0
+    listed = counts.tolist()
+    scores: dict[str, float] = {}
+    plausible: list[str] = []
+    for name, probs in alternatives.items():
+        scores[name] = multinomial_log_likelihood(listed, probs.to(torch.float64).tolist())
         if bool((drawn & (probs == 0)).any()):
             continue  # the mistake could not have drawn these outcomes
-        p = _g_test(counts, probs).pvalue
-        if p >= best_p:
-            best, best_p = name, p
-    return best
+        if _g_test(counts, probs).pvalue >= DIAGNOSIS_MIN_PVALUE:
+            plausible.append(name)
+    target = -math.inf if truth is None else multinomial_log_likelihood(listed, truth.to(torch.float64).tolist())
+    explaining = [name for name in plausible if scores[name] - target >= math.log(DIAGNOSIS_LIKELIHOOD_RATIO)]
+    return decisive_mistake(scores, target, candidates=plausible), explaining
 
 
 ROWS_SHARE_DIAGNOSIS = Bilingual("the rows share the same random numbers", "各行共用了同一组随机数")
@@ -1603,14 +1674,16 @@ def _coverage_log_likelihood(
 def _best_coverage_mistake(
     counts: Mapping[float, int], n: int, correct: Mapping[float, tuple[float, float]], mistakes: CoverageMistakes
 ) -> str | None:
-    """The known mistake whose coverage explains the counts: each count must be plausible under
-    it (two-sided p >= ``DIAGNOSIS_MIN_PVALUE``), and it must explain them better than the
-    correct coverage does. Raises :class:`CheckMisuse` for a malformed mapping."""
+    """The known mistake whose coverage the counts name: each count plausible under it (two-sided
+    p >= ``DIAGNOSIS_MIN_PVALUE``), and its likelihood of the counts at least
+    ``DIAGNOSIS_LIKELIHOOD_RATIO`` times that of the correct coverage and of every other listed
+    mistake (:func:`judge.evidence.decisive_mistake`). Raises :class:`CheckMisuse` for a malformed
+    mapping."""
     options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
         raise _misuse("expect_calibrated", "mistakes", "a mapping diagnosis -> {z: coverage}", options)
-    baseline = _coverage_log_likelihood(counts, n, correct)
-    best, best_score = None, baseline
+    scores: dict[str, float] = {}
+    plausible: list[str] = []
     for name, table in options.items():
         if not isinstance(table, Mapping) or set(map(float, table)) != set(counts):
             raise _misuse(
@@ -1621,11 +1694,10 @@ def _best_coverage_mistake(
             )
         # A coverage summed in floating point may land a hair outside [0, 1]: clamp it.
         pairs = {float(z): (min(max(float(c), 0.0), 1.0),) * 2 for z, c in table.items()}
-        plausible = all(stats.coverage_test(counts[z], n, *pairs[z]).pvalue >= DIAGNOSIS_MIN_PVALUE for z in counts)
-        score = _coverage_log_likelihood(counts, n, pairs)
-        if plausible and score > best_score:
-            best, best_score = name, score
-    return best
+        scores[name] = _coverage_log_likelihood(counts, n, pairs)
+        if all(stats.coverage_test(counts[z], n, *pairs[z]).pvalue >= DIAGNOSIS_MIN_PVALUE for z in counts):
+            plausible.append(name)
+    return decisive_mistake(scores, _coverage_log_likelihood(counts, n, correct), candidates=plausible)
 
 
 def expect_calibrated(
@@ -1794,22 +1866,32 @@ def expect_unbiased(
     options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
         raise _misuse(check, "mistakes", "a mapping diagnosis -> expected value", options)
-    diagnosis: str | None = None
-    best_p = DIAGNOSIS_MIN_PVALUE
     # A mistaken estimator has its own spread: judge the distance to its expected value with the
     # estimates' sample standard error when there are enough of them to measure it.
     spread = result.standard_error
     if len(values) >= 30:
         spread = stats.mean_test(values, result.mean).standard_error
+
+    def log_likelihood(center: float) -> float:
+        """The normal log-likelihood of the mean if ``center`` were its expected value (up to a constant)."""
+        if spread > 0:
+            return -0.5 * ((result.mean - center) / spread) ** 2
+        return 0.0 if abs(result.mean - center) <= 1e-12 * max(1.0, abs(center)) else -math.inf
+
+    scores: dict[str, float] = {}
+    plausible: list[str] = []
     for name, expected in options.items():
         if isinstance(expected, bool) or not isinstance(expected, numbers.Real) or not math.isfinite(expected):
             raise _misuse(check, f"mistakes[{name!r}]", "a finite number (that mistake's expected value)", expected)
+        scores[name] = log_likelihood(float(expected))
         if spread > 0:
             p = 2.0 * stats.normal_sf(abs(result.mean - float(expected)) / spread)
         else:
-            p = float(abs(result.mean - float(expected)) <= 1e-12 * max(1.0, abs(float(expected))))
-        if p >= best_p:
-            diagnosis, best_p = name, p
+            p = float(scores[name] == 0.0)
+        if p >= DIAGNOSIS_MIN_PVALUE:
+            plausible.append(name)
+    # Named on its own evidence only: plausible, and far likelier than the truth and every other one.
+    diagnosis = decisive_mistake(scores, log_likelihood(float(truth)), candidates=plausible)
     mean_text, truth_text = format_pair(result.mean, result.truth)
     raise CheckFailed(
         f"{label}: the mean of {result.n} estimates is {mean_text} but the true value is {truth_text}, "

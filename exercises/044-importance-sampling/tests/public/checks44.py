@@ -30,6 +30,7 @@ from judge.checks import (
     fail,
 )
 from judge.i18n import Bilingual
+from judge.learner import LearnerRaised
 
 from .diagnoses import MISTAKES
 
@@ -103,8 +104,59 @@ def _mistakes_of(case: WeightCase, output: str) -> dict[str, torch.Tensor]:
     return {MISTAKES[name]: values for name, values in case.mistakes.get(output, {}).items()}
 
 
-def check_estimates(sub, ctx, case: WeightCase) -> None:
-    """One call of ``importance_estimates``: both outputs against the oracle (the ordinary one on judged rows)."""
+def _unrefuted(sub, case: WeightCase, output: str, separating: WeightCase | None):
+    """``_mistakes_of(case, output)``, asked only on failure, less the mistakes the learner's answer on
+    ``separating`` refutes.
+
+    Two mistakes may give the same answer on a case (exponentiating the log-weight unshifted, and
+    exponentiating p and q apart, both overflow to NaN on log-weights of 900): the case alone then
+    names neither. On ``separating`` they differ (log-densities of -200 with a small difference:
+    only p and q apart underflow), and a mistake whose answer there is not the learner's is no
+    candidate here. A mistake ``separating`` does not list answers the target there.
+    """
+
+    def mistakes() -> dict[str, torch.Tensor]:
+        if separating is None:
+            return _mistakes_of(case, output)
+        returned = _learner_answer(sub, separating, output)
+        if returned is None:
+            return _mistakes_of(case, output)
+        target = getattr(separating, output)
+        judged = ~torch.isnan(target)
+        rel = 4 * tolerance(separating.log_p.dtype, separating.log_p, separating.log_q)
+        scale = max(1.0, float(target[judged].abs().max())) if bool(judged.any()) else 1.0
+        there = separating.mistakes.get(output, {})
+
+        def agrees(name: str) -> bool:
+            predicted = there.get(name, target)
+            return torch.allclose(returned[judged], predicted[judged], rtol=rel, atol=rel * scale, equal_nan=True)
+
+        found = case.mistakes.get(output, {})
+        return {MISTAKES[name]: values for name, values in found.items() if agrees(name)}
+
+    return mistakes
+
+
+def _learner_answer(sub, case: WeightCase, output: str) -> torch.Tensor | None:
+    """The learner's ``output`` (``ordinary``, ``self_normalized`` or ``ess``) on ``case`` as float64 [B],
+    or None when it raised, changed its input or returned something else (evidence of nothing)."""
+    try:
+        if output == "ess":
+            value = sub.effective_sample_size(case.log_p, case.log_q)
+        else:
+            pair = sub.importance_estimates(case.log_p, case.log_q, case.f)
+            value = pair[output == "self_normalized"] if isinstance(pair, (tuple, list)) and len(pair) == 2 else None
+    except (LearnerRaised, CheckFailed):
+        return None
+    rows = case.log_p.shape[0]
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point() or tuple(value.shape) != (rows,):
+        return None
+    return value.to(torch.float64)
+
+
+def check_estimates(sub, ctx, case: WeightCase, separating: WeightCase | None = None) -> None:
+    """One call of ``importance_estimates``: both outputs against the oracle (the ordinary one on judged rows).
+    ``separating``: a case that tells apart mistakes that coincide on this one (see :func:`_unrefuted`)."""
     rows = case.log_p.shape[0]
     dtype = case.log_p.dtype
     rel = tolerance(dtype, case.log_p, case.log_q)
@@ -118,7 +170,7 @@ def check_estimates(sub, ctx, case: WeightCase) -> None:
         rtol=rel,
         atol=rel * top,
         what=_what(case, "importance_estimates", "the self-normalized estimate", "自归一化估计"),
-        mistakes=_mistakes_of(case, "self_normalized"),
+        mistakes=_unrefuted(sub, case, "self_normalized", separating),
     )
     judged = ~torch.isnan(case.ordinary)
     if bool(judged.any()):
@@ -132,12 +184,15 @@ def check_estimates(sub, ctx, case: WeightCase) -> None:
             rtol=rel,
             atol=rel * scale,
             what=_what(case, "importance_estimates", "the ordinary estimate", "普通估计"),
-            mistakes={name: values[index] for name, values in _mistakes_of(case, "ordinary").items()},
+            mistakes=lambda: {
+                name: values[index] for name, values in _unrefuted(sub, case, "ordinary", separating)().items()
+            },
         )
 
 
-def check_ess(sub, ctx, case: WeightCase) -> None:
-    """One call of ``effective_sample_size`` against the oracle, and 1 <= ESS <= N."""
+def check_ess(sub, ctx, case: WeightCase, separating: WeightCase | None = None) -> None:
+    """One call of ``effective_sample_size`` against the oracle, and 1 <= ESS <= N (``separating``: as
+    for :func:`check_estimates`)."""
     rows, n = case.log_p.shape
     dtype = case.log_p.dtype
     rel = tolerance(dtype, case.log_p, case.log_q)
@@ -149,7 +204,7 @@ def check_ess(sub, ctx, case: WeightCase) -> None:
         device=ctx.device,
     )
     what = _what(case, "effective_sample_size", "the effective sample size", "有效样本数")
-    _close(ess, case.ess, rtol=4 * rel, atol=4 * rel, what=what, mistakes=_mistakes_of(case, "ess"))
+    _close(ess, case.ess, rtol=4 * rel, atol=4 * rel, what=what, mistakes=_unrefuted(sub, case, "ess", separating))
     values = ess.to(torch.float64)
     expect(
         bool(((values >= 1 - 4 * rel) & (values <= n * (1 + 4 * rel))).all()),
