@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from judge.checks import _context, _misuse, _text, diagnosed
+from judge.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.testing import Context, Submission
 from judge.wire import GeneratorSpec
@@ -29,6 +30,8 @@ _ENDS = (
     (False, "its lowest value (0.0; low for randint)"),
     (True, "its highest value (the largest float below 1; high - 1 for randint)"),
 )
+
+_PUSHED_EVIDENCE = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)
 
 
 def expect_every_draw_site(
@@ -87,6 +90,8 @@ def expect_every_draw_site(
         for high, end in _ENDS:
             source = sub.with_draw_site_pushed(site, high=high, seed=ctx.fresh_seed(f"draw site {site}: {label}"))
             what = f"{label}, with draw site {site + 1} of {found} pushed to {end}"
-            with diagnosed(diagnosis):
+            # The same call passed unpushed: any failure here (a value, a malformed one, a raise) is
+            # this site's at its extreme (a NotImplementedError never is: diagnosed leaves it).
+            with diagnosed(diagnosis, evidence=_PUSHED_EVIDENCE):
                 check(call(source, ctx.generator(seed)), what)
     return pushed

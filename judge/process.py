@@ -585,7 +585,8 @@ class LearnerProcess:
         """Calls expected to raise, ``(function, args, kwargs)`` each, in one request each way.
 
         The child runs them in order, as many :meth:`call` would, and stops after the first one
-        that is not refused: one that returns, or raises a type not in ``accept`` (type names),
+        that is not refused: one that returns, or raises a type none of whose classes is in
+        ``accept`` (class names, :func:`judge.learner_code.qualified_name`),
         or raises without a message. The outcomes, in order: a :class:`LearnerRaised` for each
         call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
         :class:`CallResult` of the call that returned; never more than one outcome that is not
@@ -652,7 +653,7 @@ class LearnerProcess:
         # to know; a message names every function of the batch (just one, most often).
         during = " or ".join(dict.fromkeys(f"{function}()" for function, _, _ in calls))
         # Room for each refusal on top of one reply (the child sends each one cut short).
-        room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.REFUSAL_BYTES
+        room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.refusal_room(list(accept))
         with self._exchange(
             request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room, body=body
         ) as exchange:

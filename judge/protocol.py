@@ -18,7 +18,8 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
   refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
-  EXCEPTION = ``{"type", "message", "line", "traceback", "memory"}``
+  EXCEPTION = ``{"type", "message", "line", "traceback", "memory", "mro"}`` (``mro``: the names of the
+          exception's classes, :func:`judge.learner_code.exception_classes`)
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ MAX_TRACEBACK = 8000
 # reads it with that much room per call on top of one reply's.
 REFUSAL_MESSAGE = 32
 REFUSAL_BYTES = 2048
+# An exception's classes: at most this many names (judge.learner_code.exception_classes), each at
+# most MAX_NAME characters. A refusal keeps of them only those the request accepts (the judge's
+# own names), so it holds at most REFUSAL_BYTES plus what the request's accepted names take.
+MAX_CLASSES = 32
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,9 @@ class ExceptionInfo:
     line: int | None
     traceback: str
     memory: bool  # a MemoryError or an allocator's out-of-memory message
+    # The exception's classes, itself first (``builtins.ValueError``, ``submission.InputError``): what
+    # ``isinstance`` is judged by (judge.learner.LearnerRaised.derives_from).
+    mro: tuple[str, ...] = ()
 
 
 MAX_MODIFIED = 64  # argument names an answer may list as changed in place
@@ -214,7 +222,7 @@ def functions_info(functions: Any) -> dict[str, FunctionInfo]:
 
 def exception_info(info: Any) -> ExceptionInfo:
     """Validate ``describe_exception``'s output; long texts are cut, not refused."""
-    info = _object(info, "exception", ("type", "message", "line", "traceback", "memory"))
+    info = _object(info, "exception", ("type", "message", "line", "traceback", "memory", "mro"))
     line = info["line"]
     if line is not None and (not isinstance(line, int) or isinstance(line, bool) or not 0 <= line < 1 << 31):
         raise WireError("'line' must be a line number or null")
@@ -226,7 +234,22 @@ def exception_info(info: Any) -> ExceptionInfo:
         line=line,
         traceback=_text(info["traceback"], "traceback", MAX_TRACEBACK, truncate=True, tail=True),
         memory=info["memory"],
+        mro=_classes(info["mro"]),
     )
+
+
+def _classes(value: Any) -> tuple[str, ...]:
+    """An exception's ``mro``: a list of at most :data:`MAX_CLASSES` names, each a string of at
+    most ``MAX_NAME`` characters; anything else raises WireError."""
+    if not isinstance(value, list) or len(value) > MAX_CLASSES:
+        raise WireError(f"'mro' must be a list of at most {MAX_CLASSES} class names")
+    return tuple(_text(name, "a class name", MAX_NAME) for name in value)
+
+
+def refusal_room(accept: list[str]) -> int:
+    """The bytes one refusal may take in a refusals reply's header, for a request accepting ``accept``
+    (class names): :data:`REFUSAL_BYTES`, and the accepted names it may repeat (JSON-escaped)."""
+    return REFUSAL_BYTES + sum(6 * len(name) + 3 for name in accept)
 
 
 def _parameter(value: Any) -> Parameter:

@@ -112,6 +112,8 @@ class Context:
     cpu_limit_s: float | None = None  # the case's CPU-time limit (for messages)
     records: list[CheckRecord] = field(default_factory=list)
     fit_statistics: list[tuple[float, int, float]] = field(default_factory=list)  # (G, df, log atom)
+    # The learner's functions that raised NotImplementedError in this case (not written yet), in order.
+    not_implemented: list[str] = field(default_factory=list)
     _generators: int = 0
     _kept_generators: int = 0
 
@@ -229,6 +231,9 @@ class Submission:
             result = self._process.call(
                 name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._next_options(), **self._cpu(ctx)
             )
+        except LearnerRaised as raised:
+            self._note(name, raised, ctx)
+            raise
         finally:
             ctx.charge_wall(time.monotonic() - started)
         if self._options.draw_sites is not None and result.draw_sites is not None:
@@ -240,6 +245,12 @@ class Submission:
         if not self._seed_once:
             return self._options
         return replace(self._options, global_seed=self._seed_once.pop())
+
+    @staticmethod
+    def _note(name: str, raised: LearnerRaised, ctx: Context) -> None:
+        """Keep in ``ctx`` that the learner's ``name`` is not written yet, when it raised NotImplementedError."""
+        if raised.not_implemented and name not in ctx.not_implemented:
+            ctx.not_implemented.append(name)
 
     def _value(self, name: str, result: CallResult) -> Any:
         if result.modified and self._inputs_read_only:
@@ -293,6 +304,7 @@ class Submission:
 
     def _replay(self, name: str, outcome: CallResult | LearnerRaised) -> Any:
         if isinstance(outcome, LearnerRaised):
+            self._note(name, outcome, self._ctx())
             raise outcome
         return self._value(name, outcome)
 
@@ -381,7 +393,7 @@ MODIFIED_DIAGNOSIS = Bilingual(
 
 def _fail_modified(function: str, names: tuple[str, ...]) -> None:
     """A call changed its tensor arguments in place, which every exercise's statement forbids."""
-    from judge.checks import CheckFailed, rule  # checks imports this module
+    from judge.checks import CheckFailed, Evidence, rule  # checks imports this module
 
     listed = ", ".join(f"`{n}`" for n in names)
     raise CheckFailed(
@@ -389,4 +401,5 @@ def _fail_modified(function: str, names: tuple[str, ...]) -> None:
         "must be left as they were (work on a copy: `logits = logits / temperature`, not `logits /= temperature`)",
         diagnosis=MODIFIED_DIAGNOSIS,
         rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"),
+        kind=Evidence.STRUCTURAL,
     )

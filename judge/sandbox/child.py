@@ -21,7 +21,7 @@ Protocol (one frame each way per request):
             ``"global_rng_changed"`` when asked) or ``{"raised": {...}, "elapsed_ms"}``
             (``draw_sites``: the count of :class:`judge.uniform_sources.DrawSites`, when the
             request asked for it)
-  parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [type names],
+  parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [class names],
             "extreme_uniforms", "global_seed"}``: calls expected to raise, run in order until one is
             not refused (see :func:`_refusals`)
   child  -> ``{"refused": [{...}...], "refused_ms": [...]}``, plus one reply's fields for the call
@@ -54,6 +54,8 @@ from judge.learner_code import (  # noqa: E402
     LearnerRandomness,
     describe_exception,
     describe_functions,
+    exception_classes,
+    exception_lines,
     load_learner_module,
     same_tensor,
     summarize_exception,
@@ -222,6 +224,7 @@ def _reply(outbox, header: dict, value=None) -> None:
                     "line": None,
                     "traceback": f"TypeError: your function returned {exc}\n",
                     "memory": False,
+                    "mro": exception_classes(TypeError),
                 },
                 "elapsed_ms": header.get("elapsed_ms", 0.0),
                 **{key: header[key] for key in ("refused", "refused_ms") if key in header},
@@ -268,9 +271,10 @@ class _BatchDescription:
 
     A refusal sends only its type and the start of its message (:func:`_refusal`), so it is
     worked out from a description without a traceback: the same fields, computed the same way,
-    so the same bytes go back, without formatting a traceback only to drop it. A call that
-    stops the batch gets the full description, from the same summary (its ``__str__`` is not
-    called again). ``refusal`` is the last call's refusal, None when it was not one.
+    so the same bytes go back, without formatting a traceback only to drop it (its exception
+    line is still formatted, for what that runs of the learner's code). A call that
+    stops the batch gets the full description, from the same summary (its message is not
+    worked out again). ``refusal`` is the last call's refusal, None when it was not one.
     """
 
     def __init__(self, name: str, accepted: set[str]) -> None:
@@ -281,24 +285,36 @@ class _BatchDescription:
         summary = summarize_exception(exc, self.name)
         brief = describe_exception(exc, self.name, summary, with_traceback=False)
         self.refusal = _refusal(brief, self.accepted)
-        return self.refusal if self.refusal is not None else describe_exception(exc, self.name, summary)
+        if self.refusal is None:
+            return describe_exception(exc, self.name, summary)
+        # What formatting the traceback would run of the learner's code (its __str__ and
+        # __notes__ again), run as the same call made alone runs it: a __str__ that counts its
+        # calls sees the same counts either way, and the learner's own subclass of an accepted
+        # type (judged by isinstance) may be one.
+        try:
+            exception_lines(exc)
+        except BaseException:  # noqa: BLE001 - as describe_exception's own formatting, whatever it raises
+            pass
+        return self.refusal
 
 
 def _refusal(raised: dict, accepted: set[str]) -> dict | None:
     """What the judge needs of ``raised`` (a ``describe_exception``) when it will take it as a
-    refusal: its type is accepted and its message, as the judge reads it
+    refusal: one of its classes is accepted (by name: ``builtins.ValueError`` takes a learner's
+    subclass of ValueError) and its message, as the judge reads it
     (:func:`judge.protocol.exception_info`), says something. None when it will not.
 
-    Only its type and the start of its message go back (see ``protocol.REFUSAL_MESSAGE``): the
-    judge checks no more of a refusal, and a reply of many full descriptions (up to 12 000
-    characters each) would outgrow what the judge reads of one reply, where the same calls one
-    at a time would not."""
+    Only its type, the start of its message and its accepted classes go back (see
+    ``protocol.REFUSAL_MESSAGE``): the judge checks no more of a refusal, and a reply of many full
+    descriptions (up to 12 000 characters each) would outgrow what the judge reads of one reply,
+    where the same calls one at a time would not."""
     try:
         info = protocol.exception_info(raised)
     except wire.WireError:
         return None
     message = info.message.strip()
-    if info.type_name not in accepted or not message:
+    classes = [name for name in info.mro if name in accepted]
+    if not classes or not message:
         return None
     return {
         "type": info.type_name,
@@ -306,6 +322,7 @@ def _refusal(raised: dict, accepted: set[str]) -> dict | None:
         "line": info.line,
         "traceback": "",
         "memory": info.memory,
+        "mro": classes,
     }
 
 

@@ -43,6 +43,7 @@ from judge.arguments import (
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed
 from judge.learner import CallOptions, CallResult, LearnerRaised
+from judge.learner_code import exception_classes
 from judge.testing import CheckMisuse, Context, Submission
 
 F = Flaw
@@ -484,7 +485,10 @@ class _InProcess:
         try:
             return CallResult(self.functions[function](*args, **kwargs))
         except Exception as raised:  # noqa: BLE001 - whatever the learner raises, as the child reports it
-            raise LearnerRaised(protocol.ExceptionInfo(type(raised).__name__, str(raised), None, "", False)) from None
+            info = protocol.ExceptionInfo(
+                type(raised).__name__, str(raised), None, "", False, tuple(exception_classes(type(raised)))
+            )
+            raise LearnerRaised(info) from None
 
 
 SMALL = {

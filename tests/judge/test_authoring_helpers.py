@@ -160,6 +160,8 @@ def _misuses(ctx):
         ("Context.generator", "seed", lambda: ctx.generator(-1)),
         ("Context.generator", "seed", lambda: ctx.generator(2 ** 60)),
         ("Context.fresh_seed", "label", lambda: ctx.fresh_seed(3)),
+        ("expect_every_draw_site", "sub",
+         lambda: checks.expect_every_draw_site(sub, ctx, lambda s, g: None, lambda v, w: None, label="draw")),
     ]
 
 

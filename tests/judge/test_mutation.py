@@ -216,12 +216,13 @@ def _toy_pack(root: Path, equivalents: str | None) -> Path:
     (folder / "tests" / "public" / "public.py").write_text(
         textwrap.dedent('''
         from judge.checks import diagnosed, expect
+        from judge.evidence import Evidence
 
 
         def test_three(sub, ctx):
             """three doubles to six"""
             with diagnosed("halves instead of doubling"):
-                expect(sub.clip_double(3) == 6, "clip_double(3) must be 6")
+                expect(sub.clip_double(3) == 6, "clip_double(3) must be 6", kind=Evidence.VALUE)
         '''),
         encoding="utf-8",
     )

@@ -13,11 +13,13 @@ import torch
 
 from judge.budget import BudgetDeclaration
 from judge.checks import (
+    Evidence,
     ROWS_SHARE_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
     BadCall,
     CheckFailed,
     best_alternative,
+    explaining_alternatives,
     diagnosed,
     expect,
     expect_close,
@@ -233,7 +235,7 @@ def _check_kinds(ctx, draws: torch.Tensor, batch: cases.Batch, kinds: cases.Batc
     """Support for every row of a repeated batch, then a fit for each kind in ``fit_kinds`` over all
     of its copies' draws; returns the draws grouped by kind (``[kinds, copies * n]``). A failure is
     diagnosed from the counts of the whole kind (one row's few draws say little): the known mistake
-    that fits them, else ``fallback``."""
+    that they name, else ``fallback`` when no known mistake explains them."""
     grouped = cases.by_kind(draws, kinds.logits.shape[0])
     try:
         expect_support(draws, batch.exact.probs, what=what, why_excluded=batch.exact.why_excluded,
@@ -243,8 +245,11 @@ def _check_kinds(ctx, draws: torch.Tensor, batch: cases.Batch, kinds: cases.Batc
             raise  # not even token ids: nothing to diagnose from counts
         kind = int((~torch.gather(batch.exact.probs > 0, 1, draws)).any(dim=1).nonzero()[0]) // copies
         observed = torch.bincount(grouped[kind], minlength=batch.logits.shape[1]).tolist()
+        alternatives, truth = kinds.row_alternatives(kind), kinds.exact.probs[kind]
+        # The fallback only where no known mistake explains the counts (two that coincide name none).
         failure.diagnosis = _copies_share(draws, kind, copies, kinds) or \
-            best_alternative(observed, kinds.row_alternatives(kind)) or fallback
+            best_alternative(observed, alternatives, truth=truth) or \
+            (None if explaining_alternatives(observed, alternatives, truth=truth) else fallback)
         raise
     for kind in fit_kinds:
         try:
@@ -253,7 +258,8 @@ def _check_kinds(ctx, draws: torch.Tensor, batch: cases.Batch, kinds: cases.Batc
                                 public=Bilingual(f"{what}, rows of the kind '{kinds.labels[kind].public}'",
                                                  f"{what.zh}，类型为“{kinds.labels[kind].public.zh}”的行"))
         except CheckFailed as failure:
-            failure.diagnosis = _copies_share(draws, kind, copies, kinds) or failure.diagnosis or fallback
+            failure.diagnosis = _copies_share(draws, kind, copies, kinds) or failure.diagnosis or \
+                (None if failure.explained_by else fallback)
             raise
     return grouped
 
@@ -429,8 +435,9 @@ def test_extreme_uniforms(sub, ctx):
         expect_support(draws, batch.exact.probs, what="sample", why_excluded=batch.exact.why_excluded,
                        row_labels=batch.labels,
                        alternatives=(lambda batch=batch: batch.alternatives) if num_samples > 1 else None)
-        # Only what fails with extreme values (and did not without them) is blamed on them.
-        with diagnosed(EXTREME_UNIFORMS_DIAGNOSIS):
+        # Only what fails with extreme values (and did not without them) is blamed on them: there,
+        # a crash, an id out of range or a wrong draw alike.
+        with diagnosed(EXTREME_UNIFORMS_DIAGNOSIS, evidence=EVERY_KIND):
             draws = extreme.sample(batch.logits, num_samples=num_samples, generator=ctx.generator(),
                                    **batch.param_tensors())
             draws = expect_tensor(draws, name="sample", shape=(batch.logits.shape[0], num_samples),
@@ -440,6 +447,7 @@ def test_extreme_uniforms(sub, ctx):
 
 
 EXTREME_UNIFORMS_DIAGNOSIS = MISTAKES["extreme_uniforms"]
+EVERY_KIND = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)
 
 
 # --- bad input ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ and of ``verify`` (fixed drafts), and bad inputs.
 from __future__ import annotations
 
 import random
+from contextlib import nullcontext
 
 import torch
 
@@ -111,7 +112,9 @@ def test_topk_acceptance_rate(sub, ctx):
     ):
         case = cases.topk_case(dtype_name, temperature, top_k, seed)
         target, draft = case.tensors()
-        with diagnosed(MISTAKES["topk_above_vocab_crashes"], raised_only=True):
+        # A crash is about top_k only where top_k reaches the vocabulary (the smaller ones ran first).
+        beyond = top_k >= target.shape[-1]
+        with diagnosed(MISTAKES["topk_above_vocab_crashes"], raised_only=True) if beyond else nullcontext():
             value = sub.topk_acceptance_rate(target, draft, temperature=temperature, top_k=top_k)
         expect_values(
             ctx,

@@ -400,7 +400,11 @@ def expect_values(
     if want.dim() == 3:  # filtered_probs on [B, K, V]: compare as [B * K, V]
         actual, want = actual.reshape(-1, want.shape[-1]), want.reshape(-1, want.shape[-1])
         table = {d: v.reshape(-1, want.shape[-1]) for d, v in table.items()}
-    expect_close(actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=table or None)
+    # One value per row (an acceptance rate, a total variation): messages name the row alone.
+    per_row = want.dim() == 1
+    expect_close(
+        actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=table or None, per_row=per_row
+    )
 
 
 def rate_mistakes(ps: list, qs: list) -> dict[str, dict[str, list]]:
