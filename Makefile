@@ -20,7 +20,12 @@ PROBJUDGE_ALLOW_WEAKER_SANDBOX ?= 1
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: venv assets browser lint test test-scale run check bench clean help
+# `make mutation`: mutants judged per exercise (a seeded random sample; `all` for every one), and
+# more flags for practice/judge.py mutation (e.g. MUTATION_ARGS="39 40 --strict").
+MUTATION_SAMPLE ?= 100
+MUTATION_ARGS ?=
+
+.PHONY: venv assets browser lint test test-scale run check mutation bench clean help
 
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
@@ -32,6 +37,8 @@ help:
 	@echo "make check  maintainers: every reference passes, every starter fails naming no mistake, every"
 	@echo "             known-wrong solution fails with its headline diagnosis; the lanes'"
 	@echo "             imbalance under each exercise's lane weights, as advice (practice/judge.py lanes)"
+	@echo "make mutation  maintainers: judge mutants of every reference with its suites (minutes, not in make test;"
+	@echo "             MUTATION_SAMPLE=all for every mutant); writes build/mutation.json and build/mutation.md"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
 
 venv: $(STAMP)
@@ -82,6 +89,11 @@ test-scale: venv assets
 
 check: venv
 	$(PY) practice/judge.py check
+
+# Exit 1 for a stale or a killed entry of a mutants.toml, never for a survivor (add --strict for that).
+mutation: venv
+	$(PY) practice/judge.py mutation --sample $(MUTATION_SAMPLE) --json build/mutation.json \
+		--markdown build/mutation.md $(MUTATION_ARGS)
 
 run: venv assets
 	HOST=$(HOST) PORT=$(PORT) PROBJUDGE_ALLOW_WEAKER_SANDBOX=$(PROBJUDGE_ALLOW_WEAKER_SANDBOX) $(PY) -m web serve

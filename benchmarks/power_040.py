@@ -60,7 +60,12 @@ public = suites_module(EXERCISE, "public.public")
 MISTAKES = suites_module(EXERCISE, "public.diagnoses").MISTAKES
 
 NOISE = {"noise_shared_across_rows", "noise_reused_across_draws", "ignores_generator", "private_generator"}
-DETERMINISTIC_OTHER = {"modifies_input": "the judge's unchanged-inputs check (every call)"}
+DETERMINISTIC_OTHER = {
+    "modifies_input": "the judge's unchanged-inputs check (every call)",
+    "reseeds_private_generator": "the generator contract: two calls in a row with one generator repeat (every time)",
+    "reseeds_default_generator": "the generator contract: two calls in a row after one torch.manual_seed repeat",
+    "manual_seed_inside": "the generator contract: torch's global generator changes in every call given one",
+}
 SAMPLE_ONLY = {"sample_gumbel_probs_as_logits": ("gumbel", "gumbel_on_probs")}
 FIT_ROWS = (0, 1, 2)
 INDEPENDENCE_ALPHA = 1e-8

@@ -46,7 +46,7 @@ class BudgetDeclaration:
     fit: int = 0
     independence: int = 0
     seeds: int = 0
-    pairs: int = 0  # within-row independence: consecutive draws against the product distribution
+    pairs: int = 0  # independence within a row (its pairings share one) or across two rows: pairs against the product
     calibration: int = 0  # estimators: intervals cover the truth at their stated rate (exact binomial)
     unbiased: int = 0  # estimators: the mean of many estimates is the true value (z-test)
 

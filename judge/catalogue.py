@@ -151,7 +151,7 @@ def _case_diagnoses(report: Report | dict) -> list[tuple[str, str]]:
     ]
 
 
-def named_diagnoses(report: Report | dict) -> list[str]:
+def report_diagnoses(report: Report | dict) -> list[str]:
     """Every diagnosis the report names, the headline first, then each failing case's, once each
     (English): what a learner could read as a named mistake. [] when it names none."""
     headline = [str(_json(report)["diagnosis"])] if _json(report).get("diagnosis") else []

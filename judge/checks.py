@@ -12,17 +12,24 @@ import contextlib
 import functools
 import math
 import numbers
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
 from judge import stats
+from judge.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, Evidence, decisive_mistake, multinomial_log_likelihood
 from judge.i18n import Bilingual, in_language
+from judge.learner_code import qualified_name
+from judge.numbers import format_pair
+from judge.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
 from judge.process import LearnerRaised
 from judge.report import CheckRecord
 from judge.testing import CheckMisuse, Context, LearnerFunction
+
+if TYPE_CHECKING:  # served by __getattr__ at the end: judge.draw_sites imports this module
+    from judge.draw_sites import DRAW_SITE_DIAGNOSIS, expect_every_draw_site
 
 # The one place that chooses the statistics of counts: the server's torch twin of the G-test
 # (judge/stats_torch.py, kept equal to judge.stats by tests/judge/test_stats_torch.py), or, where
@@ -52,6 +59,7 @@ def _any_true(mask: torch.Tensor) -> bool:
 __all__ = [
     "CheckFailed",
     "CheckMisuse",
+    "Evidence",
     "Label",
     "Outcome",
     "SEEDS_DIAGNOSIS",
@@ -59,6 +67,8 @@ __all__ = [
     "SORTED_DIAGNOSIS",
     "REPEATED_DIAGNOSIS",
     "DEPENDENT_DIAGNOSIS",
+    "HALF_APART_DIAGNOSIS",
+    "MIRRORED_DIAGNOSIS",
     "row_title",
     "rule",
     "fail",
@@ -70,12 +80,16 @@ __all__ = [
     "expect_support",
     "expect_distribution",
     "best_alternative",
+    "explaining_alternatives",
     "expect_independent_within_row",
     "expect_independent_rows",
+    "expect_independent_across_rows",
     "expect_different_under_seeds",
     "identical_draws_probability",
     "expect_raises",
     "expect_seed_contract",
+    "expect_every_draw_site",
+    "DRAW_SITE_DIAGNOSIS",
     "expect_bad_inputs_refused",
     "BadInput",
     "expect_calls_refused",
@@ -257,6 +271,11 @@ class CheckFailed(AssertionError):
     ``message`` may quote the case's inputs (values, counts, parameters): a site shows it only
     for public cases. ``rule`` says which rule failed and on which row, in words that quote no
     input value (a :class:`~judge.i18n.Bilingual`): what a learner sees of a failing hidden case.
+    ``kind`` says what the failure is evidence of (:class:`~judge.evidence.Evidence`): what
+    :func:`diagnosed` may name; None for a failure whose kind its check did not state (evidence of
+    no particular mistake). ``explained_by``: the listed mistakes that explain the failure alike,
+    so that none was named (they coincide on this case); a :func:`diagnosed` block names no other
+    mistake for it either.
     """
 
     def __init__(
@@ -267,6 +286,8 @@ class CheckFailed(AssertionError):
         p_value: float | None = None,
         diagnosis: str | None = None,
         rule: str | None = None,
+        kind: Evidence | None = None,
+        explained_by: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -274,6 +295,8 @@ class CheckFailed(AssertionError):
         self.p_value = p_value
         self.diagnosis = diagnosis
         self.rule = rule
+        self.kind = kind
+        self.explained_by = tuple(explained_by)
 
 
 class Label(str):
@@ -313,20 +336,43 @@ def rule(what: str, en: str, zh: str, *, row: int | None = None, labels: Sequenc
     return Bilingual(f"{head}: {en}", f"{in_language(head, 'zh')}：{zh}")
 
 
+def _kind(check: str, value: Any) -> Evidence | None:
+    """``value`` as an :class:`Evidence` (its value, such as ``"value"``, will do), or None for None."""
+    if value is None or isinstance(value, Evidence):
+        return value
+    try:
+        return Evidence(value)
+    except ValueError:
+        raise _misuse(check, "kind", "an Evidence (structural, value or raised) or None", value) from None
+
+
 def fail(message: str, **details: Any) -> None:
     """Fail the case now: raise :class:`CheckFailed` with ``message`` and ``details`` (``statistic``,
-    ``p_value``, ``diagnosis``, ``rule``). Raises :class:`CheckMisuse` when ``message`` is not a string."""
+    ``p_value``, ``diagnosis``, ``rule``, ``kind``: see :class:`CheckFailed`). Raises
+    :class:`CheckMisuse` when ``message`` is not a string or ``kind`` not an Evidence."""
     _text("fail", "message", message)
+    if "kind" in details:
+        details["kind"] = _kind("fail", details["kind"])
     raise CheckFailed(message, **details)
 
 
-def expect(condition: bool, message: str, diagnosis: str | None = None, rule: str | None = None) -> None:
+def expect(
+    condition: bool,
+    message: str,
+    diagnosis: str | None = None,
+    rule: str | None = None,
+    *,
+    kind: Evidence | str | None = None,
+) -> None:
     """A hard check: fail with ``message`` (and the public ``rule``, a Bilingual) unless ``condition``.
 
     ``condition``: a bool (a one-element tensor counts as its value); ``diagnosis``: the known
-    mistake to name, or None. Raises :class:`CheckFailed` when the condition is false;
-    :class:`CheckMisuse` for a tensor of several elements (ambiguous: use ``torch.equal`` or
-    ``.all()``) or a ``message``/``diagnosis``/``rule`` that is not a string.
+    mistake to name, or None; ``kind``: what the failure is evidence of, ``Evidence.VALUE`` when
+    the condition compares a well-formed value with the target, ``Evidence.STRUCTURAL`` when it
+    checks its type or shape (without one, a :func:`diagnosed` block names none). Raises
+    :class:`CheckFailed` when the condition is false; :class:`CheckMisuse` for a tensor of several
+    elements (ambiguous: use ``torch.equal`` or ``.all()``), a ``message``/``diagnosis``/``rule``
+    that is not a string, or a ``kind`` that is not an Evidence.
     """
     if isinstance(condition, torch.Tensor) and condition.numel() != 1:
         raise _misuse(
@@ -335,25 +381,53 @@ def expect(condition: bool, message: str, diagnosis: str | None = None, rule: st
     _text("expect", "message", message)
     _text("expect", "diagnosis", diagnosis, optional=True)
     _text("expect", "rule", rule, optional=True)
+    evidence = _kind("expect", kind)
     if not condition:
-        raise CheckFailed(message, diagnosis=diagnosis, rule=rule)
+        raise CheckFailed(message, diagnosis=diagnosis, rule=rule, kind=evidence)
+
+
+_NAMEABLE = frozenset({Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED})
 
 
 @contextlib.contextmanager
-def diagnosed(diagnosis: str, *, raised_only: bool = False) -> Iterator[None]:
-    """Name ``diagnosis`` for a failure inside the block only: a check that failed without a
-    diagnosis of its own (unless ``raised_only``), or an exception the learner's code raised.
-    Failures after the block keep their own (a diagnosis belongs to the check that failed,
-    never to an earlier step). Raises :class:`CheckMisuse` when ``diagnosis`` is not a string."""
+def diagnosed(
+    diagnosis: str, *, raised_only: bool = False, evidence: Collection[Evidence | str] | None = None
+) -> Iterator[None]:
+    """Name ``diagnosis`` for a failure inside the block that is its evidence and has no diagnosis
+    of its own: by default a *value* failure only (a value or distribution that differs from the
+    target: :class:`~judge.evidence.Evidence`); with ``raised_only``, only an exception the
+    learner's code raised; with ``evidence``, the kinds listed (``Evidence.STRUCTURAL``,
+    ``Evidence.VALUE``, ``Evidence.RAISED``, or their names), for a block whose every failure is
+    about the mistake (the same call already passed without the block's twist, say).
+
+    A wrong type, shape, dtype, an id out of range or a NaN is not evidence of a mistake in the
+    values (unless ``evidence`` says so); a NotImplementedError (a function not written yet) is
+    evidence of none, ever; a failure whose kind its check did not state is named by no block.
+    A failure that listed mistakes explain alike (``CheckFailed.explained_by``: they coincide on
+    the case, so none was named) gets no other name from the block either. Failures after the
+    block keep their own (a diagnosis belongs to the check that failed, never to an earlier step).
+    Raises :class:`CheckMisuse` when ``diagnosis`` is not a string, or for ``evidence`` that is not
+    a collection of evidence kinds, or is given with ``raised_only``.
+    """
     _text("diagnosed", "diagnosis", diagnosis)
+    if evidence is not None and raised_only:
+        raise _misuse("diagnosed", "evidence", "None when raised_only is given (it names raised only)", evidence)
+    if evidence is None:
+        kinds = frozenset({Evidence.RAISED} if raised_only else {Evidence.VALUE})
+    elif isinstance(evidence, (str, bytes)) or not isinstance(evidence, Collection) or not evidence:
+        raise _misuse("diagnosed", "evidence", "a collection of Evidence kinds (structural, value, raised)", evidence)
+    else:
+        kinds = frozenset(_kind("diagnosed", kind) for kind in evidence)  # type: ignore[misc]  # None is refused
+        if not kinds <= _NAMEABLE:
+            raise _misuse("diagnosed", "evidence", "kinds among structural, value and raised", evidence)
     try:
         yield
     except CheckFailed as failure:
-        if failure.diagnosis is None and not raised_only:
+        if failure.diagnosis is None and failure.kind in kinds and not failure.explained_by:
             failure.diagnosis = diagnosis
         raise
     except LearnerRaised as raised:
-        if getattr(raised, "diagnosis", None) is None:
+        if raised.diagnosis is None and Evidence.RAISED in kinds and not raised.not_implemented:
             raised.diagnosis = diagnosis
         raise
 
@@ -383,11 +457,13 @@ def expect_tensor(
         fail(
             f"{name} must return a torch.Tensor, got {type(value).__name__}",
             rule=rule(name, "did not return a torch.Tensor", "返回的不是 torch.Tensor"),
+            kind=Evidence.STRUCTURAL,
         )
     if tuple(value.shape) != tuple(shape):
         fail(
             f"{name} returned shape {list(value.shape)}, expected {list(shape)}",
             rule=rule(name, "returned a tensor of the wrong shape", "返回的张量形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     if value.dtype != dtype:
         fail(
@@ -395,12 +471,14 @@ def expect_tensor(
             rule=rule(
                 name, f"returned dtype {value.dtype}, expected {dtype}", f"返回的 dtype 是 {value.dtype}，应为 {dtype}"
             ),
+            kind=Evidence.STRUCTURAL,
         )
     origin = getattr(value, "origin_device", None)
     if device is not None and origin is not None and torch.device(origin).type != torch.device(device).type:
         fail(
             f"{name} returned a tensor on {origin}; outputs must stay on the input's device ({device})",
             rule=rule(name, "returned a tensor on another device than its input", "返回的张量不在输入所在的设备上"),
+            kind=Evidence.STRUCTURAL,
         )
     return value
 
@@ -415,22 +493,32 @@ def expect_close(
     row_labels: Sequence[str] | None = None,
     mistakes: Mistakes = None,
     outcome: Any = "token",
+    per_row: bool = False,
 ) -> None:
-    """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close.
+    """Elementwise ``|actual - expected| <= atol + rtol * |expected|``, NaN never close, an infinity
+    close to the same infinity (and to nothing else).
 
-    ``expected``: a floating tensor ``[B, V]`` (``[V]`` is one row); ``actual``: the learner's
-    value, which must have ``expected``'s shape (any floating dtype: both are compared in
-    float64). On failure the message names the worst row and ``outcome`` (the column's noun,
-    ``token`` by default); when ``mistakes`` is given (diagnosis -> what that mistake would
-    return, same shape, or a function returning that mapping, called only on failure), the one
-    that reproduces the whole output, else the worst row, is the diagnosis.
+    ``expected``: a floating tensor ``[B, V]`` (``[V]`` is one row), or, with ``per_row``, ``[B]``:
+    one scalar per row (a per-row entropy, a standard error), whose messages name the row alone
+    ("row 3: you returned ..."), never a column. ``actual``: the learner's value, which must have
+    ``expected``'s shape (any floating dtype: both are compared in float64). On failure the
+    message names the worst row and ``outcome`` (the column's noun, ``token`` by default), and
+    writes the two numbers with enough digits to differ (:func:`judge.numbers.format_pair`). When
+    ``mistakes`` is given (diagnosis -> what that mistake would return, same shape, or a function
+    returning that mapping, called only on failure), the diagnosis is the one mistake that
+    reproduces the whole output, else the one that reproduces the worst row, and only when that
+    mistake's own value there differs from the target; two that both reproduce it (they coincide
+    on this case) name none.
 
     Raises :class:`CheckFailed` (WA) for a wrong shape, NaN or values out of tolerance;
-    :class:`CheckMisuse` for a malformed ``expected``, ``rtol``, ``atol``, ``what``, ``mistakes``
-    or ``outcome``.
+    :class:`CheckMisuse` for a malformed ``expected`` (not ``[B]`` with ``per_row``), ``rtol``,
+    ``atol``, ``what``, ``mistakes`` or ``outcome``.
     """
     check = "expect_close"
-    if not isinstance(expected, torch.Tensor) or expected.dim() not in (1, 2) or not expected.is_floating_point():
+    if per_row:
+        if not isinstance(expected, torch.Tensor) or expected.dim() != 1 or not expected.is_floating_point():
+            raise _misuse(check, "expected", "a floating tensor of shape [B] (per_row: one value per row)", expected)
+    elif not isinstance(expected, torch.Tensor) or expected.dim() not in (1, 2) or not expected.is_floating_point():
         raise _misuse(check, "expected", "a floating tensor of shape [B, V] or [V]", expected)
     _tolerance(check, "rtol", rtol)
     _tolerance(check, "atol", atol)
@@ -442,59 +530,87 @@ def expect_close(
         fail(
             f"{what}: expected a tensor of shape {list(expected.shape)}, got {got}",
             rule=rule(what, "returned a tensor of the wrong shape", "返回的张量形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
-    if expected.dim() == 1:  # one row
-        actual, expected = actual.unsqueeze(0), expected.unsqueeze(0)
+    if expected.dim() == 1:  # one row, or (per_row) one value per row
+        column = 1 if per_row else 0
         given = mistakes
+        actual, expected = actual.unsqueeze(column), expected.unsqueeze(column)
 
-        def mistakes():  # the mistakes' rows, each a batch of one like actual and expected
-            return {name: c.unsqueeze(0) if c.dim() == 1 else c for name, c in _mistakes(given).items()}
+        def mistakes():  # the mistakes in the same layout as actual and expected
+            return {name: c.unsqueeze(column) if c.dim() == 1 else c for name, c in _mistakes(given).items()}
 
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
     if _any_true(torch.isnan(actual64)):
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
         # A known mistake may produce the NaN (an overflowing softmax, NaN x 0 on padding): name it.
-        diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+        matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+        diagnosis = matching[0] if len(matching) == 1 else None
+        where = "" if per_row else f" at {noun.en} {token}"
         fail(
-            f"{what}: {_row_name(row_labels, row)} holds NaN at {noun.en} {token}"
+            f"{what}: {_row_name(row_labels, row)} holds NaN{where}"
             + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
             diagnosis=diagnosis,
             rule=rule(what, "holds NaN", "含有 NaN", row=row, labels=row_labels),
+            kind=Evidence.STRUCTURAL,
+            explained_by=matching if len(matching) > 1 else (),
         )
     excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
     if _all_true(excess <= 0):
         return
+    # An infinity equals the same infinity (inf - inf would read as NaN); any other pair with an
+    # infinity is as far apart as can be.
+    excess = torch.nan_to_num(excess.masked_fill(actual64 == expected64, 0.0), nan=math.inf)
+    if _all_true(excess <= 0):
+        return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
-    diagnosis = _matching_mistake(actual64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
-    message = (
-        f"{what}: {_row_name(row_labels, row)}, {noun.en} {token}: you returned "
-        f"{actual64[row, token].item():.6g}, expected {expected64[row, token].item():.6g} "
-        f"(tolerance {atol:g} + {rtol:g} x expected)"
-    )
+    matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+    diagnosis = matching[0] if len(matching) == 1 else None
+    returned, wanted = format_pair(actual64[row, token].item(), expected64[row, token].item())
+    where = _row_name(row_labels, row) if per_row else f"{_row_name(row_labels, row)}, {noun.en} {token}"
+    message = f"{what}: {where}: you returned {returned}, expected {wanted} (tolerance {atol:g} + {rtol:g} x expected)"
     if diagnosis:
         message += f". This matches a known mistake: {diagnosis}"
     fail(
         message,
         diagnosis=diagnosis,
         rule=rule(what, "the values differ from the target", "数值与目标不一致", row=row, labels=row_labels),
+        kind=Evidence.VALUE,
+        explained_by=matching if len(matching) > 1 else (),
     )
 
 
-def _matching_mistake(
-    actual: torch.Tensor, row: int, mistakes: Mapping[str, torch.Tensor], *, rtol: float, atol: float
-) -> str | None:
-    """The mistake that reproduces the whole output, else the first one that reproduces ``row``
-    (NaN matches NaN and an infinity the same infinity: a mistake's output is compared as it is)."""
-    candidates = {name: c.to(torch.float64) for name, c in mistakes.items() if c.shape == actual.shape}
-    for name, candidate in candidates.items():
-        if torch.allclose(actual, candidate, rtol=rtol, atol=atol, equal_nan=True):
-            return name
-    for name, candidate in candidates.items():
-        if torch.allclose(actual[row], candidate[row], rtol=rtol, atol=atol, equal_nan=True):
-            return name
-    return None
+def _matching_mistakes(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    row: int,
+    mistakes: Mapping[str, torch.Tensor],
+    *,
+    rtol: float,
+    atol: float,
+) -> list[str]:
+    """The mistakes that reproduce the whole output, else those that reproduce ``row`` (NaN matches
+    NaN and an infinity the same infinity: a mistake's output is compared as it is); the failure's
+    diagnosis when there is exactly one (:mod:`judge.evidence`: a diagnosis only on its own
+    evidence), none when several coincide on this case. A mistake whose own ``row`` is within
+    tolerance of the target there is no evidence against the truth, and is left out."""
+    candidates = {
+        name: c.to(torch.float64)
+        for name, c in mistakes.items()
+        if c.shape == actual.shape
+        and not torch.allclose(c[row].to(torch.float64), expected[row], rtol=rtol, atol=atol, equal_nan=True)
+    }
+    for part in (slice(None), row):
+        found = [
+            name
+            for name, candidate in candidates.items()
+            if torch.allclose(actual[part], candidate[part], rtol=rtol, atol=atol, equal_nan=True)
+        ]
+        if found:
+            return found
+    return []
 
 
 def _expect_token_ids(
@@ -516,6 +632,7 @@ def _expect_token_ids(
                 f"the draws are not a 1-D int64 tensor of {outcome.en} ids",
                 f"抽样结果不是一维 int64 的{outcome.zh_word}编号张量",
             ),
+            kind=Evidence.STRUCTURAL,
         )
     if check_range:
         expect_tokens_in_range(draws.unsqueeze(0), vocab_size, what=what, outcome=outcome)
@@ -579,6 +696,7 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
         fail(
             f"{what}: the draws must be an integer tensor of {noun.en} ids, got {_describe(draws)}",
             rule=rule(what, f"the draws are not a tensor of {noun.en} ids", f"抽样结果不是{noun.zh_word}编号张量"),
+            kind=Evidence.STRUCTURAL,
         )
     if draws.dim() == 1:
         draws = draws.unsqueeze(0)
@@ -596,6 +714,7 @@ def expect_tokens_in_range(draws: torch.Tensor, vocab_size: int, *, what: str, o
                 f"抽到了{noun.range_zh()}之外的{noun.zh_word}编号",
                 row=row,
             ),
+            kind=Evidence.STRUCTURAL,
         )
 
 
@@ -662,6 +781,7 @@ def expect_support(
         fail(
             f"{what}: the draws must be an int64 tensor of {probs.shape[0]} rows, got {got}",
             rule=rule(what, "the draws have the wrong type or shape", "抽样结果的类型或形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     allowed = probs > 0
     if _REAL_TORCH:  # gathered as bytes, not bools: the same values, in half the time for [8 000, 160] draws
@@ -676,11 +796,14 @@ def expect_support(
     token, count = int(tokens[worst]), int(counts[worst])
     others = len(tokens) - 1
     more = f" (and {others} other excluded {noun.en if others == 1 else noun.plural})" if others else ""
+    explaining: list[str] = []
     if alternatives is not None and diagnosis is None:
         observed = torch.bincount(draws[row], minlength=probs.shape[-1])
         # An alternative for a one-row target may be [V] like the target: the same row for every row.
-        diagnosis = best_alternative(
-            observed, {name: alt[row] if alt.dim() == 2 else alt for name, alt in _mistakes(alternatives).items()}
+        diagnosis, explaining = _alternatives(
+            observed,
+            {name: alt[row] if alt.dim() == 2 else alt for name, alt in _mistakes(alternatives).items()},
+            truth=probs[row],
         )
     hint = f". This matches a known mistake: {diagnosis}" if diagnosis else ""
     fail(
@@ -694,17 +817,19 @@ def expect_support(
             row=row,
             labels=row_labels,
         ),
+        kind=Evidence.VALUE,
+        explained_by=explaining if diagnosis is None else (),
     )
 
 
-def _one_row(check: str, probs: Any) -> torch.Tensor:
+def _one_row(check: str, probs: Any, argument: str = "probs") -> torch.Tensor:
     """A one-row target: floating ``[V]`` (``[1, V]`` is accepted as that row), >= 0, summing to 1."""
-    probs = _target(check, "probs", probs, dims=(1, 2))
+    probs = _target(check, argument, probs, dims=(1, 2))
     if probs.dim() == 2:
         if probs.shape[0] != 1:
             raise _misuse(
                 check,
-                "probs",
+                argument,
                 "the target of one row: a floating tensor of shape [V] (or [1, V]); call the check once per row",
                 probs,
             )
@@ -755,7 +880,7 @@ def expect_distribution(
     ctx.fit_statistics.append((result.statistic, result.df, result.log_atom))
     if passed:
         return result
-    diagnosis = best_alternative(counts, _mistakes(alternatives))
+    diagnosis, explaining = _alternatives(counts, _mistakes(alternatives), truth=probs)
     where = _largest_gap(counts, probs, noun)
     message = (
         f"{label}: your draws do not follow the target distribution "
@@ -770,6 +895,8 @@ def expect_distribution(
         p_value=result.pvalue,
         diagnosis=diagnosis,
         rule=rule(public or label, "the draws do not follow the target distribution", "抽样结果不服从目标分布"),
+        kind=Evidence.VALUE,
+        explained_by=explaining if diagnosis is None else (),
     )
 
 
@@ -808,31 +935,68 @@ def _largest_gap(counts: torch.Tensor, probs: torch.Tensor, outcome: Outcome = T
     )
 
 
-def best_alternative(observed: torch.Tensor | Sequence[int], alternatives: Mapping[str, torch.Tensor]) -> str | None:
-    """The known mistake whose distribution (floating ``[V]``) fits the counts ``observed`` (an
-    integer ``[V]`` tensor, as ``torch.bincount`` gives, or a list of ``V`` ints) best, if any fits
-    at p >= ``DIAGNOSIS_MIN_PVALUE``; mistakes that cannot draw an observed outcome are out.
-    Returns the mistake's key, or None. Raises :class:`CheckMisuse` when ``alternatives`` is not a
-    mapping or an alternative is not a ``[V]`` distribution."""
+def best_alternative(
+    observed: torch.Tensor | Sequence[int],
+    alternatives: Mapping[str, torch.Tensor],
+    *,
+    truth: torch.Tensor | None = None,
+) -> str | None:
+    """The known mistake whose distribution (floating ``[V]``) the counts ``observed`` (an integer
+    ``[V]`` tensor, as ``torch.bincount`` gives, or a list of ``V`` ints) name, or None.
+
+    A mistake is named only on its own evidence (:func:`judge.evidence.decisive_mistake`): it
+    fits the counts on its own (pooled G-test, p >= ``DIAGNOSIS_MIN_PVALUE``; a mistake that cannot
+    draw an observed outcome is out), and its likelihood of the counts is at least
+    ``DIAGNOSIS_LIKELIHOOD_RATIO`` times that of every other listed mistake and of ``truth`` (the
+    target, floating ``[V]``, when given). Two mistakes that coincide on this row (their
+    distributions equal) name none. Raises :class:`CheckMisuse` when ``alternatives`` is not a
+    mapping, or an alternative or ``truth`` is not a ``[V]`` tensor."""
+    return _alternatives(observed, alternatives, truth=truth)[0]
+
+
+def explaining_alternatives(
+    observed: torch.Tensor | Sequence[int],
+    alternatives: Mapping[str, torch.Tensor],
+    *,
+    truth: torch.Tensor | None = None,
+) -> list[str]:
+    """The known mistakes that explain the counts ``observed``, named or not: each fits them on its
+    own (as in :func:`best_alternative`) and, when ``truth`` is given, is ``DIAGNOSIS_LIKELIHOOD_RATIO``
+    times likelier than it. Several, and :func:`best_alternative` names none: they coincide on this
+    row, and no other mistake (a fallback) should be named either. Arguments and misuse as for
+    :func:`best_alternative`."""
+    return _alternatives(observed, alternatives, truth=truth)[1]
+
+
+def _alternatives(
+    observed: torch.Tensor | Sequence[int], alternatives: Mapping[str, torch.Tensor], *, truth: torch.Tensor | None
+) -> tuple[str | None, list[str]]:
+    """:func:`best_alternative` and :func:`explaining_alternatives` at once."""
     if not isinstance(alternatives, Mapping):
         raise _misuse("best_alternative", "alternatives", "a mapping diagnosis -> floating [V] tensor", alternatives)
     counts = observed if isinstance(observed, torch.Tensor) else torch.tensor(list(observed), dtype=torch.int64)
-    drawn = counts > 0
-    best, best_p = None, DIAGNOSIS_MIN_PVALUE
-    for name, probs in alternatives.items():
-        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != counts.shape[0]:
+    width = counts.shape[0]
+    for name, probs in [*alternatives.items(), *([] if truth is None else [("truth", truth)])]:
+        if not isinstance(probs, torch.Tensor) or probs.dim() != 1 or probs.shape[0] != width:
             raise _misuse(
                 "best_alternative",
-                f"alternatives[{name!r}]",
-                f"a floating tensor of shape [{counts.shape[0]}] (the row's distribution under that mistake)",
+                "truth" if name == "truth" and truth is probs else f"alternatives[{name!r}]",
+                f"a floating tensor of shape [{width}] (the row's distribution under that mistake)",
                 probs,
             )
+    drawn = counts > 0
+    listed = counts.tolist()
+    scores: dict[str, float] = {}
+    plausible: list[str] = []
+    for name, probs in alternatives.items():
+        scores[name] = multinomial_log_likelihood(listed, probs.to(torch.float64).tolist())
         if bool((drawn & (probs == 0)).any()):
             continue  # the mistake could not have drawn these outcomes
-        p = _g_test(counts, probs).pvalue
-        if p >= best_p:
-            best, best_p = name, p
-    return best
+        if _g_test(counts, probs).pvalue >= DIAGNOSIS_MIN_PVALUE:
+            plausible.append(name)
+    target = -math.inf if truth is None else multinomial_log_likelihood(listed, truth.to(torch.float64).tolist())
+    explaining = [name for name in plausible if scores[name] - target >= math.log(DIAGNOSIS_LIKELIHOOD_RATIO)]
+    return decisive_mistake(scores, target, candidates=plausible), explaining
 
 
 ROWS_SHARE_DIAGNOSIS = Bilingual("the rows share the same random numbers", "各行共用了同一组随机数")
@@ -870,10 +1034,12 @@ def ordered_share(draws: torch.Tensor, probs: torch.Tensor) -> float:
 
 
 def _dependence_diagnosis(draws: torch.Tensor, probs: torch.Tensor) -> Bilingual:
-    """Which dependence within a row explains ``draws`` (int64 ``[n]``; target ``probs`` ``[V]``)."""
-    if ordered_share(draws, probs) >= ORDERED_SHARE:
+    """Which dependence of consecutive draws explains ``draws`` (int64 ``[m, n]``, each row in the
+    order drawn; target ``probs`` ``[V]``): sorted rows, neighbours that repeat, or another."""
+    if ordered_share(draws.reshape(-1), probs) >= ORDERED_SHARE:
         return SORTED_DIAGNOSIS
-    first, second = draws[0:-1:2], draws[1::2]
+    half = draws.shape[1] // 2
+    first, second = draws[:, 0 : 2 * half : 2], draws[:, 1 : 2 * half : 2]
     agree = float((first == second).double().mean()) if first.numel() else 0.0
     if agree > 2 * float((probs.to(torch.float64) ** 2).sum()) + 0.05:
         return REPEATED_DIAGNOSIS
@@ -900,19 +1066,29 @@ def expect_independent_within_row(
     public: str | None = None,
     outcome: Any = "token",
 ) -> stats.GTestResult:
-    """Consecutive draws of one row must be independent: the pairs (x[0], x[1]), (x[2], x[3]), ...
-    are tested against the product distribution p x p (pooled G-test over classes of outcomes).
+    """The draws of one row must be independent of each other, at every distance: three sets of
+    disjoint pairs (:mod:`judge.pairings`) are each tested against the product distribution p x p
+    (pooled G-test over classes of outcomes): consecutive draws (1, 2), (3, 4), ...; draws half a
+    row apart (j, j + n/2); mirrored draws (j, n - 1 - j).
 
-    Catches antithetic pairs, repeated draws, sorted rows and any scheme where a draw depends on
-    the one before it. ``draws``: the learner's int64 ``[n]`` (n >= 2) already checked against
-    the support; ``probs``: floating ``[V]`` summing to 1 (``[1, V]`` is that row). Spends one
-    ``pairs`` check (its own share of the budget). Its diagnosis is one of ``SORTED_DIAGNOSIS``,
-    ``REPEATED_DIAGNOSIS``, ``DEPENDENT_DIAGNOSIS``.
+    Catches antithetic pairs, repeated draws, sorted rows, a second half that reuses the first
+    half's random numbers and draws read from both ends of one set of random numbers. ``draws``:
+    the learner's int64 ``[n]`` (n >= 2), already checked against the support, or ``[m, n]``: m
+    rows of this one target from one call, each paired within itself and the pairs pooled (so a
+    dependence at the rows' own distances is found); ``probs``: floating ``[V]`` summing to 1
+    (``[1, V]`` is that row). Spends one ``pairs`` check, its level split evenly over the pairings
+    (Bonferroni: a row of n >= 4 draws has three, n = 3 two, n = 2 one). Returns the result of the
+    pairing with the smallest p-value, that p-value multiplied by the number of pairings (capped
+    at 1), so it compares with the check's level. Its diagnosis: ``SORTED_DIAGNOSIS`` (the row
+    comes out sorted) whatever pairing failed; for consecutive draws ``REPEATED_DIAGNOSIS``
+    (neighbours repeat each other) or ``DEPENDENT_DIAGNOSIS``; ``HALF_APART_DIAGNOSIS`` and
+    ``MIRRORED_DIAGNOSIS`` for the others, each only when its own pairing is the one that failed
+    (the one with the smallest p-value, the first in the order above on a tie).
 
-    Raises :class:`CheckFailed` (WA) when consecutive draws depend on each other or the draws are
-    not a 1-D int64 tensor of ids in range; :class:`CheckMisuse` for a malformed ``ctx``,
-    ``probs``, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
-    suite's ``BUDGET``.
+    Raises :class:`CheckFailed` (WA) when draws depend on each other or are not a 1-D or 2-D
+    int64 tensor of ids in range; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``,
+    ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the suite's
+    ``BUDGET``.
     """
     check = "expect_independent_within_row"
     _context(check, ctx)
@@ -920,33 +1096,45 @@ def expect_independent_within_row(
     _text(check, "label", label)
     _text(check, "public", public, optional=True)
     noun = Outcome.of(check, outcome)
-    _expect_token_ids(draws, probs.shape[-1], what=label, outcome=noun, check_range=False)
+    rows = draws if isinstance(draws, torch.Tensor) and draws.dim() == 2 else None
+    flat = draws.reshape(-1) if rows is not None else draws
+    _expect_token_ids(flat, probs.shape[-1], what=label, outcome=noun, check_range=False)
+    if rows is None:
+        rows = flat.unsqueeze(0)
     group_of = token_groups(probs)
     groups = int(group_of.max()) + 1
     group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64))
     # group_of[draws], without advanced indexing's overhead
     classes = _indexed_in_range(
-        lambda: group_of.index_select(0, draws), draws, probs.shape[-1], what=label, outcome=noun
-    )
-    pairs = classes[0:-1:2] * groups + classes[1::2]  # the two slices have the same length
-    observed = torch.bincount(pairs, minlength=groups * groups)
+        lambda: group_of.index_select(0, flat), flat, probs.shape[-1], what=label, outcome=noun
+    ).reshape(rows.shape)
     joint = torch.outer(group_probs, group_probs).reshape(-1)
-    result = _g_test(observed, joint / joint.sum())
+    joint = joint / joint.sum()
+    pairings = row_pairings(classes)
+    tested = [(pairing, _g_test(pairing.joint_counts(groups), joint)) for pairing in pairings]
+    # The most significant pairing; where p-values underflow alike, the first of them in order.
+    pairing, result = min(tested, key=lambda tried: tried[1].pvalue)
     alpha = ctx.budget.spend("pairs")
-    passed = result.pvalue >= alpha
-    ctx.records.append(CheckRecord("pairs", label, result.statistic, result.pvalue, alpha, passed, result.df))
+    adjusted = replace(result, pvalue=min(1.0, result.pvalue * len(pairings)))
+    passed = adjusted.pvalue >= alpha
+    ctx.records.append(CheckRecord("pairs", label, adjusted.statistic, adjusted.pvalue, alpha, passed, adjusted.df))
     if passed:
-        return result
-    diagnosis = _dependence_diagnosis(draws, probs)
+        return adjusted
+    if ordered_share(flat, probs) >= ORDERED_SHARE:
+        diagnosis = SORTED_DIAGNOSIS
+    else:
+        diagnosis = pairing.diagnosis or _dependence_diagnosis(rows, probs)
+    where = f" of each of the {rows.shape[0]} rows" if draws.dim() == 2 else ""
     raise CheckFailed(
-        f"{label}: consecutive draws of the row are not independent: the {result.n} pairs "
-        f"(draw 1, draw 2), (draw 3, draw 4), ... do not follow the product of the target with itself "
+        f"{label}: {pairing.noun} are not independent: the {result.n} pairs {pairing.pairs}{where} "
+        f"do not follow the product of the target with itself "
         f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
-        f"threshold {alpha:.3g})",
+        f"threshold {alpha / len(pairings):.3g})",
         statistic=result.statistic,
         p_value=result.pvalue,
         diagnosis=diagnosis,
-        rule=rule(public or label, "consecutive draws are not independent", "相邻的抽样结果不独立"),
+        rule=rule(public or label, str(pairing.rule), pairing.rule.zh),
+        kind=Evidence.VALUE,
     )
 
 
@@ -990,6 +1178,7 @@ def expect_independent_rows(
         fail(
             f"{label}: the two rows hold {first.shape[0]} and {second.shape[0]} draws; they must hold as many",
             rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"),
+            kind=Evidence.STRUCTURAL,
         )
     agreements = int((first == second).sum())
     p_agree = float((probs.to(torch.float64) ** 2).sum())
@@ -1017,8 +1206,92 @@ def expect_independent_rows(
                 "two rows with the same distribution agree far too often",
                 "两个分布相同的行一致的次数远超偶然",
             ),
+            kind=Evidence.VALUE,
         )
     return result
+
+
+def expect_independent_across_rows(
+    ctx: Context,
+    first: torch.Tensor,
+    second: torch.Tensor,
+    first_probs: torch.Tensor,
+    second_probs: torch.Tensor,
+    *,
+    label: str,
+    public: str | None = None,
+    outcome: Any = "token",
+) -> stats.GTestResult:
+    """Two rows drawn in one call, with targets of their own, must be independent of each other:
+    the pairs (draw j of the first row, draw j of the second) are tested against the product of
+    their targets ``p_r x p_s`` (pooled G-test over classes of outcomes, as
+    :func:`expect_independent_within_row`).
+
+    Catches rows that share random numbers although their targets differ (one uniform per draw
+    for the whole batch, fed to each row's inverse CDF), which :func:`expect_independent_rows`
+    (duplicated rows only) cannot see. ``first``/``second``: the learner's int64 ``[n]`` of one
+    length, or ``[m, n]`` of one shape (m pairs of rows, paired position by position), already
+    checked against the support; ``first_probs``/``second_probs``: each row's floating ``[V]``
+    target summing to 1 (``[1, V]`` is that row; the two may differ in ``V``). Spends one
+    ``pairs`` check. Diagnosis: ``SORTED_DIAGNOSIS`` when both rows come out sorted, else
+    ``ROWS_SHARE_DIAGNOSIS``. Returns the test's result.
+
+    Raises :class:`CheckFailed` (WA) when the rows depend on each other, or the draws are not
+    int64 tensors of ids in range of one shape; :class:`CheckMisuse` for a malformed ``ctx``,
+    target, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
+    suite's ``BUDGET``.
+    """
+    check = "expect_independent_across_rows"
+    _context(check, ctx)
+    targets = (_one_row(check, first_probs, "first_probs"), _one_row(check, second_probs, "second_probs"))
+    _text(check, "label", label)
+    _text(check, "public", public, optional=True)
+    noun = Outcome.of(check, outcome)
+    flats = []
+    for draws, probs in zip((first, second), targets, strict=True):
+        flat = draws.reshape(-1) if isinstance(draws, torch.Tensor) and draws.dim() == 2 else draws
+        _expect_token_ids(flat, probs.shape[0], what=label, outcome=noun, check_range=False)
+        flats.append(flat)
+    if first.shape != second.shape:
+        fail(
+            f"{label}: the two rows hold {list(first.shape)} and {list(second.shape)} draws; they must hold as many",
+            rule=rule(public or label, "the rows hold different numbers of draws", "各行的抽样次数不一致"),
+        )
+    classes, marginals = [], []
+    for flat, probs in zip(flats, targets, strict=True):
+        group_of = token_groups(probs)
+        groups = int(group_of.max()) + 1
+        marginals.append(torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs.to(torch.float64)))
+        classes.append(
+            _indexed_in_range(
+                functools.partial(torch.index_select, group_of, 0, flat),
+                flat,
+                probs.shape[0],
+                what=label,
+                outcome=noun,
+            )
+        )
+    columns = marginals[1].shape[0]
+    observed = torch.bincount(classes[0] * columns + classes[1], minlength=marginals[0].shape[0] * columns)
+    joint = torch.outer(marginals[0], marginals[1]).reshape(-1)
+    result = _g_test(observed, joint / joint.sum())
+    alpha = ctx.budget.spend("pairs")
+    passed = result.pvalue >= alpha
+    ctx.records.append(CheckRecord("pairs", label, result.statistic, result.pvalue, alpha, passed, result.df))
+    if passed:
+        return result
+    sorted_rows = all(ordered_share(flat, probs) >= ORDERED_SHARE for flat, probs in zip(flats, targets, strict=True))
+    raise CheckFailed(
+        f"{label}: the two rows are not independent of each other: the {result.n} pairs (draw j of the "
+        f"first row, draw j of the second) do not follow the product of their targets "
+        f"(G = {result.statistic:.1f} on {result.df} degrees of freedom, p = {result.pvalue:.3g}, "
+        f"threshold {alpha:.3g}). "
+        + ("Each row is sorted, so the rows rise together" if sorted_rows else "Each row needs its own random numbers"),
+        statistic=result.statistic,
+        p_value=result.pvalue,
+        diagnosis=SORTED_DIAGNOSIS if sorted_rows else ROWS_SHARE_DIAGNOSIS,
+        rule=rule(public or label, "two rows are not independent of each other", "两行的抽样结果彼此不独立"),
+    )
 
 
 def expect_different_under_seeds(
@@ -1056,6 +1329,7 @@ def expect_different_under_seeds(
             fail(
                 f"{label}: the draws must be a [rows, num_samples] tensor of ids, got {_describe(draws)}",
                 rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+                kind=Evidence.STRUCTURAL,
             )
     first, second = (d.unsqueeze(0) if d.dim() == 1 else d for d in (first, second))
     if probs.dim() == 1:
@@ -1065,6 +1339,7 @@ def expect_different_under_seeds(
             f"{label}: the two calls returned draws of shapes {list(first.shape)} and {list(second.shape)}; "
             f"both must be [{probs.shape[0]}, num_samples]",
             rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+            kind=Evidence.STRUCTURAL,
         )
     chance = identical_draws_probability(probs, first.shape[1])
     alpha = ctx.budget.spend("seeds")
@@ -1079,6 +1354,7 @@ def expect_different_under_seeds(
             p_value=chance,
             diagnosis=diagnosis,
             rule=rule(label, f"{how} gave the same draws", "两个不同的种子给出了相同的抽样结果"),
+            kind=Evidence.VALUE,
         )
     return chance
 
@@ -1094,12 +1370,13 @@ def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
 def expect_raises(
     exception: type[BaseException], call: str, public: str | None = None, diagnosis: str | None = None
 ) -> Iterator[None]:
-    """The learner's function must raise ``exception`` (or a subclass, by type name) inside the
-    block, with a message.
+    """The learner's function must raise ``exception`` (or a subclass: ``isinstance``, judged by the
+    names of the raised exception's classes) inside the block, with a message.
 
     ``exception``: an exception class, such as ``ValueError``; ``call`` describes the call for
     the message (it may quote the inputs); ``public`` (default ``call``) the same without input
-    values; ``diagnosis`` names the mistake when the call returns normally. Raises
+    values; ``diagnosis`` names the mistake when the call returns normally. A class of the
+    learner's merely named like ``exception`` (not derived from it) is another type. Raises
     :class:`CheckFailed` (WA) when the call returns, raises another type, or raises without a
     message; :class:`CheckMisuse` for a malformed ``exception``, ``call``, ``public`` or ``diagnosis``.
     """
@@ -1113,15 +1390,17 @@ def expect_raises(
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name not in _accepted_names(exception):
-            fail(f"{call} must raise {name}; it raised {raised.type_name}: {raised.message}", rule=must)
+        kind = Evidence.NOT_IMPLEMENTED if raised.not_implemented else Evidence.RAISED
+        if not raised.derives_from(exception):
+            fail(f"{call} must raise {name}; it raised {raised.described()}: {raised.message}", rule=must, kind=kind)
         if not raised.message.strip():
             fail(
-                f"{call} raised {name} without a message; say what is wrong with the input",
+                f"{call} raised {raised.described()} without a message; say what is wrong with the input",
                 rule=rule(public or call, f"raised {name} without a message", f"抛出的 {name} 没有说明"),
+                kind=kind,
             )
         return
-    fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis)
+    fail(f"{call} must raise {name}; it returned normally", rule=must, diagnosis=diagnosis, kind=Evidence.VALUE)
 
 
 # --- the recurring blocks: the generator/seed contract and tables of bad inputs ---------------------
@@ -1191,6 +1470,7 @@ def expect_seed_contract(
         "must come from `generator`",
         diagnosis=SEEDS_DIAGNOSIS,
         rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"),
+        kind=Evidence.VALUE,
     )
     expect_different_under_seeds(
         ctx, first, drawn(sub, ctx.generator()), probs, label=f"{label}, two different generator seeds"
@@ -1207,6 +1487,7 @@ def expect_seed_contract(
         rule=rule(
             label, "the same torch.manual_seed gave different draws", "相同的 torch.manual_seed 给出了不同的抽样结果"
         ),
+        kind=Evidence.VALUE,
     )
     expect_different_under_seeds(
         ctx,
@@ -1374,18 +1655,10 @@ def _refusal_calls(calls: Sequence[BadCall], exception: type[BaseException]) -> 
 
 
 def _accepted_names(exception: type[BaseException]) -> list[str]:
-    """The type names :func:`expect_raises` takes for ``exception``: its own and its subclasses'
-    (the learner's side stops a batch of refusals on the same names)."""
-    return [exception.__name__, *(cls.__name__ for cls in _all_subclasses(exception))]
-
-
-def _all_subclasses(cls: type) -> list[type]:
-    out: list[type] = []
-    sub: type
-    for sub in cls.__subclasses__():
-        out.append(sub)
-        out.extend(_all_subclasses(sub))
-    return out
+    """The class names :func:`expect_raises` takes for ``exception``: its own qualified name, which
+    every subclass's exception lists among its classes (the learner's side stops a batch of
+    refusals on the same rule)."""
+    return [qualified_name(exception)]
 
 
 # The lower tail is trusted only at levels this far below the most likely single outcome.
@@ -1450,11 +1723,13 @@ def _learner_floats(value: Any, *, name: str, label: str, public: str | None, le
         fail(
             f"{label}: {name} must be a 1-D floating tensor, got {_describe(value)}",
             rule=rule(title, f"{name} is not a 1-D floating tensor", f"{name} 不是一维浮点张量"),
+            kind=Evidence.STRUCTURAL,
         )
     if length is not None and value.shape[0] != length:
         fail(
             f"{label}: {name} holds {value.shape[0]} values, expected {length}",
             rule=rule(title, f"{name} has the wrong length", f"{name} 的长度不对"),
+            kind=Evidence.STRUCTURAL,
         )
     values = value.to(torch.float64).tolist()
     bad = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
@@ -1462,6 +1737,7 @@ def _learner_floats(value: Any, *, name: str, label: str, public: str | None, le
         fail(
             f"{label}: {name}[{bad}] is {values[bad]}; every value must be finite",
             rule=rule(title, f"{name} holds NaN or infinity", f"{name} 含有 NaN 或无穷大"),
+            kind=Evidence.STRUCTURAL,
         )
     return values
 
@@ -1513,14 +1789,16 @@ def _coverage_log_likelihood(
 def _best_coverage_mistake(
     counts: Mapping[float, int], n: int, correct: Mapping[float, tuple[float, float]], mistakes: CoverageMistakes
 ) -> str | None:
-    """The known mistake whose coverage explains the counts: each count must be plausible under
-    it (two-sided p >= ``DIAGNOSIS_MIN_PVALUE``), and it must explain them better than the
-    correct coverage does. Raises :class:`CheckMisuse` for a malformed mapping."""
+    """The known mistake whose coverage the counts name: each count plausible under it (two-sided
+    p >= ``DIAGNOSIS_MIN_PVALUE``), and its likelihood of the counts at least
+    ``DIAGNOSIS_LIKELIHOOD_RATIO`` times that of the correct coverage and of every other listed
+    mistake (:func:`judge.evidence.decisive_mistake`). Raises :class:`CheckMisuse` for a malformed
+    mapping."""
     options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
         raise _misuse("expect_calibrated", "mistakes", "a mapping diagnosis -> {z: coverage}", options)
-    baseline = _coverage_log_likelihood(counts, n, correct)
-    best, best_score = None, baseline
+    scores: dict[str, float] = {}
+    plausible: list[str] = []
     for name, table in options.items():
         if not isinstance(table, Mapping) or set(map(float, table)) != set(counts):
             raise _misuse(
@@ -1531,11 +1809,10 @@ def _best_coverage_mistake(
             )
         # A coverage summed in floating point may land a hair outside [0, 1]: clamp it.
         pairs = {float(z): (min(max(float(c), 0.0), 1.0),) * 2 for z, c in table.items()}
-        plausible = all(stats.coverage_test(counts[z], n, *pairs[z]).pvalue >= DIAGNOSIS_MIN_PVALUE for z in counts)
-        score = _coverage_log_likelihood(counts, n, pairs)
-        if plausible and score > best_score:
-            best, best_score = name, score
-    return best
+        scores[name] = _coverage_log_likelihood(counts, n, pairs)
+        if all(stats.coverage_test(counts[z], n, *pairs[z]).pvalue >= DIAGNOSIS_MIN_PVALUE for z in counts):
+            plausible.append(name)
+    return decisive_mistake(scores, _coverage_log_likelihood(counts, n, correct), candidates=plausible)
 
 
 def expect_calibrated(
@@ -1599,6 +1876,7 @@ def expect_calibrated(
             f"{label}: standard error {negative} is {bars[negative]}; a standard error is never negative",
             diagnosis=Bilingual("a negative standard error", "标准误为负"),
             rule=rule(title, "a standard error is negative", "标准误出现负值"),
+            kind=Evidence.VALUE,
         )
     m = len(values)
     targets = truths if truths is not None else [float(truth)] * m
@@ -1642,6 +1920,7 @@ def expect_calibrated(
             "the error bars cover the true value " + ("too rarely (too narrow)" if narrow else "too often (too wide)"),
             "误差条覆盖真值的频率" + ("过低（太窄）" if narrow else "过高（太宽）"),
         ),
+        kind=Evidence.VALUE,
     )
 
 
@@ -1691,6 +1970,7 @@ def expect_unbiased(
         fail(
             f"{label}: {len(values)} estimate(s); the test needs at least 2",
             rule=rule(public or label, "too few estimates were returned", "返回的估计值太少"),
+            kind=Evidence.STRUCTURAL,
         )
     result = stats.mean_test(values, float(truth), None if std is None else float(std))
     alpha = ctx.budget.spend("unbiased")
@@ -1701,24 +1981,35 @@ def expect_unbiased(
     options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
         raise _misuse(check, "mistakes", "a mapping diagnosis -> expected value", options)
-    diagnosis: str | None = None
-    best_p = DIAGNOSIS_MIN_PVALUE
     # A mistaken estimator has its own spread: judge the distance to its expected value with the
     # estimates' sample standard error when there are enough of them to measure it.
     spread = result.standard_error
     if len(values) >= 30:
         spread = stats.mean_test(values, result.mean).standard_error
+
+    def log_likelihood(center: float) -> float:
+        """The normal log-likelihood of the mean if ``center`` were its expected value (up to a constant)."""
+        if spread > 0:
+            return -0.5 * ((result.mean - center) / spread) ** 2
+        return 0.0 if abs(result.mean - center) <= 1e-12 * max(1.0, abs(center)) else -math.inf
+
+    scores: dict[str, float] = {}
+    plausible: list[str] = []
     for name, expected in options.items():
         if isinstance(expected, bool) or not isinstance(expected, numbers.Real) or not math.isfinite(expected):
             raise _misuse(check, f"mistakes[{name!r}]", "a finite number (that mistake's expected value)", expected)
+        scores[name] = log_likelihood(float(expected))
         if spread > 0:
             p = 2.0 * stats.normal_sf(abs(result.mean - float(expected)) / spread)
         else:
-            p = float(abs(result.mean - float(expected)) <= 1e-12 * max(1.0, abs(float(expected))))
-        if p >= best_p:
-            diagnosis, best_p = name, p
+            p = float(scores[name] == 0.0)
+        if p >= DIAGNOSIS_MIN_PVALUE:
+            plausible.append(name)
+    # Named on its own evidence only: plausible, and far likelier than the truth and every other one.
+    diagnosis = decisive_mistake(scores, log_likelihood(float(truth)), candidates=plausible)
+    mean_text, truth_text = format_pair(result.mean, result.truth)
     raise CheckFailed(
-        f"{label}: the mean of {result.n} estimates is {result.mean:.6g} but the true value is {result.truth:.6g}, "
+        f"{label}: the mean of {result.n} estimates is {mean_text} but the true value is {truth_text}, "
         f"{result.z:+.1f} standard errors away (standard error of the mean {result.standard_error:.3g}, "
         f"p = {result.pvalue:.3g}, threshold {alpha:.3g})",
         statistic=result.z,
@@ -1727,4 +2018,33 @@ def expect_unbiased(
         rule=rule(
             public or label, "the estimates miss the true value on average (biased)", "估计值的平均偏离真值（有偏）"
         ),
+        kind=Evidence.VALUE,
     )
+
+
+# Checks in modules of their own that build on this one (and so import it): importable from here
+# as every other check, each module loaded on first use.
+_ELSEWHERE = {
+    "expect_every_draw_site": "judge.draw_sites",
+    "DRAW_SITE_DIAGNOSIS": "judge.draw_sites",
+    **dict.fromkeys(
+        (
+            "expect_generator_contract",
+            "generator_contract_budget",
+            "RESEEDED_DIAGNOSIS",
+            "DEFAULT_RESEEDED_DIAGNOSIS",
+            "GLOBAL_RNG_DIAGNOSIS",
+            "POSITION_DIAGNOSIS",
+        ),
+        "judge.generator_contract",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

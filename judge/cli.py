@@ -126,6 +126,25 @@ def build_parser() -> argparse.ArgumentParser:
         "contract", help="authors: the statement's binding sentences and the cases that check each one"
     )
     contract.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
+    mutation = commands.add_parser(
+        "mutation", help="maintainers: judge mutants of each reference with its suites (minutes; make mutation)"
+    )
+    mutation.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
+    mutation.add_argument(
+        "--sample",
+        default=None,
+        metavar="N|all",
+        help="mutants judged per exercise, a seeded random sample (default 100); 'all' judges every one",
+    )
+    mutation.add_argument("--seed", type=int, default=0, help="seeds the sample and each mutant's master seed")
+    mutation.add_argument("--jobs", type=int, default=2, help="mutants judged at once")
+    mutation.add_argument("--strict", action="store_true", help="exit 1 when a mutant survives or errs too (for CI)")
+    mutation.add_argument("--json", dest="json_path", metavar="PATH", help="write every mutant's outcome as JSON")
+    mutation.add_argument("--markdown", metavar="PATH", help="write the table for docs/benchmarks.md")
+    mutation.add_argument("--keep", metavar="DIR", help="write each judged mutant to DIR/NNN-slug/ID.py")
+    mutation.add_argument(
+        "--operators", default=None, help="comma-separated operator names, e.g. cmp.lt-le,stmt.drop (default: all)"
+    )
     lanes = commands.add_parser(
         "lanes", help="authors: measure each case's cost and how evenly the lane weights share it"
     )
@@ -590,6 +609,64 @@ def cmd_contract(args: argparse.Namespace, lang: str, out: Console, err: Console
     return 0 if all_ok else 1
 
 
+def cmd_mutation(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """Mutation testing (judge/mutation/): each exercise's counts and the lists a human acts on;
+    exit 1 for a stale or killed equivalent, or a reference that fails (with ``--strict``, for a
+    survivor or a judge error too), 2 for a usage error."""
+    try:
+        from judge.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
+        from judge.mutation.operators import OPERATORS, operator_named
+        from judge.mutation.tables import markdown_table, report_lines, to_json
+    except ImportError as error:  # cosmic-ray is in the `test` extra, not in a learner's install
+        err.print(f"error: mutation testing needs cosmic-ray (pip install -e '.[test]'): {error}", markup=False)
+        return USAGE_ERROR
+    from judge.sandbox.launchers import WarmLocalLauncher
+
+    if args.sample in (None, ""):
+        sample: int | None = DEFAULT_SAMPLE
+    elif args.sample == "all":
+        sample = None
+    elif args.sample.isdigit() and int(args.sample) >= 1:
+        sample = int(args.sample)
+    else:
+        err.print(f"error: --sample takes a whole number of at least 1, or 'all' (got {args.sample!r})", markup=False)
+        return USAGE_ERROR
+    try:
+        operators = [operator_named(n) for n in args.operators.split(",")] if args.operators else list(OPERATORS)
+    except KeyError as error:
+        err.print(f"error: {error.args[0]}", markup=False)
+        return USAGE_ERROR
+    exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
+    runs = []
+    with WarmLocalLauncher() as launcher:
+        for exercise in exercises:
+            with _spinner(err, f"mutating {exercise.number:03d} {exercise.slug}", enabled=True):
+                run = mutate_exercise(
+                    exercise,
+                    sample=sample,
+                    seed=args.seed,
+                    jobs=args.jobs,
+                    launcher=launcher,
+                    operators=operators,
+                    keep=Path(args.keep) if args.keep else None,
+                )
+            runs.append(run)
+            for line in report_lines(run):
+                out.print(line, markup=False, highlight=False, soft_wrap=True)
+    for target, text in (
+        (args.json_path, lambda: json.dumps(to_json(runs), ensure_ascii=False, indent=1) + "\n"),
+        (args.markdown, lambda: markdown_table(runs)),
+    ):
+        if target:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            Path(target).write_text(text(), encoding="utf-8")
+            out.print(f"wrote {target}", markup=False)
+    failed = any(run.problems for run in runs)
+    if args.strict:
+        failed = failed or any(run.count("survived") or run.count("error") for run in runs)
+    return 1 if failed else 0
+
+
 def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
     """One line after an exercise's check: how far apart its declared weights leave the site's
     lanes, and with the suggested weights. Advice only: timing never fails ``check``, which a
@@ -960,5 +1037,6 @@ COMMANDS = {
     "contract": cmd_contract,
     "new": cmd_new,
     "lanes": cmd_lanes,
+    "mutation": cmd_mutation,
     "doctor": cmd_doctor,
 }

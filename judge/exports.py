@@ -46,7 +46,7 @@ from typing import Any
 
 from judge.exercise import HIDDEN
 from judge.hiding import hidden_failure_text, visible_case, visible_message
-from judge.i18n import t
+from judge.i18n import function_list, t
 from judge.report import Report, is_failure
 from judge.verdicts import Verdict
 
@@ -111,7 +111,8 @@ def results_json(
     if hidden_visibility not in GRADESCOPE_VISIBILITIES:
         raise ValueError(f"hidden_visibility must be one of {', '.join(GRADESCOPE_VISIBILITIES)}")
     data = _report_dict(report)
-    tests = [_gradescope_test(case, hidden_visibility, lang) for case in _shown_cases(data, full_hidden)]
+    headline = _headline_diagnosis(data, lang)
+    tests = [_gradescope_test(case, hidden_visibility, lang, headline) for case in _shown_cases(data, full_hidden)]
     extra: dict[str, Any] = {
         "schema": data.get("schema"),
         "judge_version": data.get("judge_version"),
@@ -199,7 +200,7 @@ def junit_xml(report: Report | Mapping[str, Any], *, full_hidden: bool, lang: st
         for name, value in _junit_properties(data, full_hidden):
             ET.SubElement(properties, "property", name=name, value=_xml_text(value))
         for case in cases:
-            _junit_case(element, case, f"probjudge.{slug}.{suite}", lang)
+            _junit_case(element, case, f"probjudge.{slug}.{suite}", lang, _headline_diagnosis(data, lang))
         totals = {key: totals[key] + counts[key] for key in totals}
         seconds += math.fsum(times)
     for key, value in totals.items():
@@ -208,9 +209,10 @@ def junit_xml(report: Report | Mapping[str, Any], *, full_hidden: bool, lang: st
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def case_text(case: Mapping[str, Any], lang: str = "en") -> str:
+def case_text(case: Mapping[str, Any], lang: str = "en", headline: str | None = None) -> str:
     """What a case (as shown: see ``full_hidden``) says: its verdict, message (of a redacted failed
-    hidden case, its rule) and likely mistake, one per line."""
+    hidden case, its rule) and likely mistake, one per line. ``headline``: the report's likely
+    mistake, in ``lang``; a case's other one is "also consistent with" (docs/report.md)."""
     code = str(case.get("verdict") or "")
     lines = [f"{_verdict_title(code, lang)} ({code})"]
     message = _case_message(case, lang)
@@ -218,8 +220,14 @@ def case_text(case: Mapping[str, Any], lang: str = "en") -> str:
         lines.append(message)
     diagnosis = case.get("diagnosis_zh" if lang == "zh" else "diagnosis") or case.get("diagnosis")
     if diagnosis and diagnosis not in message:
-        lines.append(f"{t('diagnosis', lang)}: {diagnosis}")
+        label = "diagnosis" if headline is None or diagnosis == headline else "also_consistent_with"
+        lines.append(f"{t(label, lang)}: {diagnosis}")
     return "\n".join(lines)
+
+
+def _headline_diagnosis(data: Mapping[str, Any], lang: str) -> str | None:
+    """The report's likely mistake in ``lang`` (English when it has no Chinese), or None."""
+    return data.get("diagnosis_zh" if lang == "zh" else "diagnosis") or data.get("diagnosis")
 
 
 def _case_message(case: Mapping[str, Any], lang: str) -> str:
@@ -249,13 +257,16 @@ def _headline(data: Mapping[str, Any], lang: str) -> str:
     message = visible_message(dict(data), lang) or ""
     if message:
         lines.append(message)
-    diagnosis = data.get("diagnosis_zh" if lang == "zh" else "diagnosis") or data.get("diagnosis")
+    diagnosis = _headline_diagnosis(data, lang)
     if diagnosis and diagnosis not in message:
         lines.append(f"{t('diagnosis', lang)}: {diagnosis}")
+    missing = data.get("not_implemented") or []
+    if missing and code != Verdict.AC.value:
+        lines.append(t("not_implemented_yet", lang, functions=function_list(missing, lang)))
     return "\n".join(lines)
 
 
-def _gradescope_test(case: dict[str, Any], hidden_visibility: str, lang: str) -> dict[str, Any]:
+def _gradescope_test(case: dict[str, Any], hidden_visibility: str, lang: str, headline: str | None) -> dict[str, Any]:
     passed = case.get("verdict") == Verdict.AC.value
     title = case.get("title_zh" if lang == "zh" else "title") or case.get("title") or case.get("name") or ""
     suite = str(case.get("suite") or "public")
@@ -264,7 +275,7 @@ def _gradescope_test(case: dict[str, Any], hidden_visibility: str, lang: str) ->
         "score": CASE_POINTS if passed else 0.0,
         "max_score": CASE_POINTS,
         "status": "passed" if passed else "failed",
-        "output": case_text(case, lang),
+        "output": case_text(case, lang, headline),
         "tags": [suite],
         "visibility": hidden_visibility if suite == HIDDEN else "visible",
         "extra_data": _evidence(case),
@@ -308,13 +319,13 @@ def _junit_properties(data: Mapping[str, Any], full_hidden: bool) -> list[tuple[
     return [(name, value) for name, value in found if value is not None]
 
 
-def _junit_case(suite: ET.Element, case: dict[str, Any], classname: str, lang: str) -> None:
+def _junit_case(suite: ET.Element, case: dict[str, Any], classname: str, lang: str, headline: str | None) -> None:
     attributes = {"name": _xml_text(case.get("name") or ""), "classname": classname}
     if _is_number(case.get("time_ms")):
         attributes["time"] = f"{case['time_ms'] / 1000:.3f}"
     element = ET.SubElement(suite, "testcase", attributes)
     code = str(case.get("verdict") or "")
-    text = _xml_text(case_text(case, lang))
+    text = _xml_text(case_text(case, lang, headline))
     message = _case_message(case, lang).strip()
     summary = _xml_text(message.splitlines()[0] if message else _verdict_title(code, lang))
     if code == Verdict.SK.value:

@@ -57,6 +57,10 @@ SHARED: dict[str, tuple[str, str]] = {
     "seed": ("seed", "种子"),
     "run_id": ("run #{id}", "评测编号 #{id}"),
     "likely_mistake": ("Likely mistake", "可能的错误"),
+    # a failing case's known mistake that is not the report's headline one (docs/report.md)
+    "also_consistent_with": ("Also consistent with", "也符合"),
+    # the learner's functions that raised NotImplementedError: a starter's, never a mistake
+    "not_implemented_yet": ("Not implemented yet: {functions}", "尚未实现：{functions}"),
     "budget_sentence": (
         "A correct solution fails this judge with probability below {total}.",
         "正确的解答被误判为失败的概率低于 {total}。",
@@ -140,6 +144,11 @@ _CLI: dict[str, tuple[str, str]] = {
         "提交了多个 Python 文件（{files}），其中没有 {name}：请把你的解答命名为 {name}。",
     ),
 }
+
+
+def function_list(names: list[str], lang: str) -> str:
+    """Function names for a sentence in ``lang``: ``f, g`` in English, ``f、g`` in Chinese."""
+    return ("、" if lang == "zh" else ", ").join(names)
 
 
 def t(key: str, lang: str, **values: object) -> str:

@@ -7,12 +7,13 @@ exceptions below are how either says what went wrong; the runner turns them into
 
 :class:`LearnerSource` is what every level receives: the learner's code as text, never a path.
 :func:`checked_source` is the one place that decides what source can be judged (its size, UTF-8).
-This module is pure Python with no import beyond the standard library (the browser bundle
-ships it).
+This module is pure Python with no import beyond the standard library and
+:mod:`judge.learner_code` (standard library only too; the browser bundle ships both).
 """
 
 from __future__ import annotations
 
+import builtins
 import math
 import os
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from judge.learner_code import qualified_name
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -30,7 +32,11 @@ DEFAULT_FILENAME = "solution.py"
 
 
 class LearnerRaised(Exception):
-    """The learner's function raised; carries the learner-only traceback."""
+    """The learner's function raised; carries the learner-only traceback and the exception's classes.
+
+    ``type_name`` is the class's own name (for messages); ``mro`` names its classes
+    (:func:`judge.learner_code.exception_classes`): what :meth:`derives_from` judges by.
+    """
 
     def __init__(self, info: ExceptionInfo) -> None:
         self.type_name: str = info.type_name
@@ -38,8 +44,28 @@ class LearnerRaised(Exception):
         self.line: int | None = info.line
         self.traceback: str = info.traceback
         self.memory: bool = info.memory
+        self.mro: tuple[str, ...] = info.mro
         self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
         super().__init__(f"{self.type_name}: {self.message}")
+
+    def derives_from(self, cls: type[BaseException]) -> bool:
+        """``isinstance(the learner's exception, cls)``, by the names of its classes: a learner's
+        ``class InputError(ValueError)`` derives from ValueError, a class of its own merely named
+        ``ValueError`` does not."""
+        return qualified_name(cls) in self.mro
+
+    @property
+    def not_implemented(self) -> bool:
+        """Whether it is a NotImplementedError: the function is not written yet (a starter's), which
+        is evidence of no mistake."""
+        return self.derives_from(NotImplementedError)
+
+    def described(self) -> str:
+        """The raised type for a message: ``ValueError``; a learner's class with its nearest built-in
+        base, ``InputError (a ValueError)``; a class named like a built-in exception that is not one,
+        ``ValueError-lookalike (a class of your own named ValueError, derived from Exception, not
+        Python's ValueError)``."""
+        return describe_raised(self.type_name, self.mro)
 
 
 class ProcessFailed(Exception):
@@ -115,17 +141,38 @@ class LearnerSource:
 
 
 @dataclass(frozen=True)
+class DrawSitePush:
+    """Which draw site of a call to push to an extreme (:class:`judge.uniform_sources.DrawSites`).
+
+    ``site``: the index of the uniform-drawing call to push, counted from 0, or None to push none
+    and only count them; ``high``: push to the upper extreme (the largest float below 1,
+    ``high - 1``) rather than the lower (0.0, ``low``); ``seed``: the private stream that picks
+    positions within a longer line. The answer says how many draw sites the call made.
+    """
+
+    site: int | None = None
+    high: bool = False
+    seed: int = 0
+
+
+@dataclass(frozen=True)
 class CallOptions:
-    """How to run one call: feed extreme uniforms (seeded), or seed torch's default generator first."""
+    """How to run one call: feed extreme uniforms (seeded), or count its draw sites and push one
+    (``draw_sites``; the two exclude each other), or seed torch's default generator first, or
+    report whether the call changed the state of torch's default generator (``watch_global_rng``:
+    the CPU one, and the CUDA one of the run's device on a CUDA run)."""
 
     extreme_uniforms: int | None = None
     global_seed: int | None = None
+    draw_sites: DrawSitePush | None = None
+    watch_global_rng: bool = False
 
 
 @dataclass(frozen=True)
 class CallResult:
-    """What one call of the learner's function gave: its value, its time, and the names of the
-    tensor arguments it changed in place (which every exercise forbids).
+    """What one call of the learner's function gave: its value, its time, the names of the
+    tensor arguments it changed in place (which every exercise forbids) and, when asked, how many
+    draw sites it made and whether it changed the state of torch's default generator.
 
     Unpacks as ``value, elapsed_ms`` for callers that need only those two.
     """
@@ -133,6 +180,10 @@ class CallResult:
     value: Any
     elapsed_ms: float = 0.0
     modified: tuple[str, ...] = ()
+    draw_sites: int | None = None  # with CallOptions.draw_sites: the draw sites the call made, as its side says
+    # Whether the call changed the state of torch's default generator, as the learner's side says
+    # (None: not asked, ``CallOptions.watch_global_rng``).
+    global_rng_changed: bool | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.elapsed_ms))
@@ -234,16 +285,32 @@ class Learner(Protocol):
         """Release whatever runs the learner's code (idempotent)."""
 
 
+def describe_raised(type_name: str, mro: tuple[str, ...]) -> str:
+    """See :meth:`LearnerRaised.described` (``type_name``: the class's name; ``mro``: its classes)."""
+    if not mro or mro[0].startswith("builtins."):
+        return type_name
+    base = next((name.removeprefix("builtins.") for name in mro[1:] if name.startswith("builtins.")), None)
+    if base is None:
+        return type_name
+    if isinstance(getattr(builtins, type_name, None), type) and issubclass(getattr(builtins, type_name), BaseException):
+        return (
+            f"{type_name}-lookalike (a class of your own named {type_name}, derived from {base}, "
+            f"not Python's {type_name})"
+        )
+    article = "an" if base[:1] in "AEIOU" else "a"
+    return f"{type_name} ({article} {base})"
+
+
 def load_failure(info: ExceptionInfo) -> LoadFailed:
     """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
     line = info.line
     where = f" (line {line})" if line else ""
     trace = info.traceback.strip()
-    if info.type_name == "UnicodeDecodeError":
+    if "builtins.UnicodeDecodeError" in info.mro:
         return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
-    if info.type_name in ("SyntaxError", "IndentationError", "TabError"):
+    if "builtins.SyntaxError" in info.mro:  # IndentationError and TabError too
         return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
-    if info.type_name in ("ImportError", "ModuleNotFoundError"):
+    if "builtins.ImportError" in info.mro:  # ModuleNotFoundError too
         return LoadFailed(Verdict.CE, f"import error{where}: {info.message}\n{trace}", line)
     if info.memory:
         return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)

@@ -540,11 +540,12 @@ class LearnerProcess:
         """Call ``function(*args, **kwargs)`` in the child; its value, time and modified inputs.
 
         Tensors in the value come back on the CPU; ``modified`` names the tensor arguments the
-        call changed in place. Raises :class:`LearnerRaised` when the learner's
-        code raised, and :class:`ProcessFailed` when the process died, hung past ``timeout_s``
-        (wall clock), brought its processes' CPU time (:meth:`cpu_time_s`) past ``cpu_deadline_s``
-        (``cpu_limit_s`` is that case's limit, for the message) or sent something malformed (the
-        process is killed then).
+        call changed in place; with ``options.watch_global_rng``, ``global_rng_changed`` says
+        whether it changed torch's default generator (an answer without it is malformed). Raises
+        :class:`LearnerRaised` when the learner's code raised, and :class:`ProcessFailed` when the
+        process died, hung past ``timeout_s`` (wall clock), brought its processes' CPU time
+        (:meth:`cpu_time_s`) past ``cpu_deadline_s`` (``cpu_limit_s`` is that case's limit, for the
+        message) or sent something malformed (the process is killed then).
         """
         specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
@@ -557,8 +558,14 @@ class LearnerProcess:
             "global_seed": options.global_seed,
             "tensors": specs,
         }
+        if options.draw_sites is not None:
+            push = options.draw_sites
+            request["draw_sites"] = {"site": push.site, "high": push.high, "seed": push.seed}
+        watched = options.watch_global_rng
+        if watched:
+            request["watch_global_rng"] = True
         with self._exchange(request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
-            answer = exchange.parse(protocol.reply)
+            answer = exchange.parse(lambda header: protocol.reply(header, watched=watched))
             outcome = self._outcome(answer, exchange)
             exchange.count(1, answer.elapsed_ms)
         if isinstance(outcome, LearnerRaised):
@@ -578,7 +585,8 @@ class LearnerProcess:
         """Calls expected to raise, ``(function, args, kwargs)`` each, in one request each way.
 
         The child runs them in order, as many :meth:`call` would, and stops after the first one
-        that is not refused: one that returns, or raises a type not in ``accept`` (type names),
+        that is not refused: one that returns, or raises a type none of whose classes is in
+        ``accept`` (class names, :func:`judge.learner_code.qualified_name`),
         or raises without a message. The outcomes, in order: a :class:`LearnerRaised` for each
         call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
         :class:`CallResult` of the call that returned; never more than one outcome that is not
@@ -645,7 +653,7 @@ class LearnerProcess:
         # to know; a message names every function of the batch (just one, most often).
         during = " or ".join(dict.fromkeys(f"{function}()" for function, _, _ in calls))
         # Room for each refusal on top of one reply (the child sends each one cut short).
-        room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.REFUSAL_BYTES
+        room = wire.MAX_REPLY_HEADER_BYTES + len(calls) * protocol.refusal_room(list(accept))
         with self._exchange(
             request, payloads, during, timeout_s, cpu_deadline_s, cpu_limit_s, max_header_bytes=room, body=body
         ) as exchange:
@@ -714,7 +722,9 @@ class LearnerProcess:
         value = exchange.decode(
             lambda: wire.decode_answer(answer.value, exchange.header.get("tensors", []), exchange.payloads)
         )
-        return CallResult(value, answer.elapsed_ms, answer.modified)
+        return CallResult(
+            value, answer.elapsed_ms, answer.modified, answer.draw_sites, global_rng_changed=answer.global_rng_changed
+        )
 
     @property
     def call_timing(self) -> CallTiming:

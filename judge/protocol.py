@@ -10,12 +10,16 @@ error: only the fork server's own control channel reports those.
 Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its payloads):
   first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
           or ``{"load_error": EXCEPTION}``
-  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": EXCEPTION, "elapsed_ms"}``
-          (``elapsed_ms``: the time the learner's side says the function ran, for reports only)
+  reply:  ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` or ``{"raised": EXCEPTION,
+          "elapsed_ms"}`` (``elapsed_ms``: the time the learner's side says the function ran, for
+          reports only; ``draw_sites``: how many draw sites the call made, when the request asked);
+          a call that asked to watch torch's default generator (``watch_global_rng``) is answered
+          ``{"ok": true, ..., "global_rng_changed": true | false}``, and only such a call
   refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
-  EXCEPTION = ``{"type", "message", "line", "traceback", "memory"}``
+  EXCEPTION = ``{"type", "message", "line", "traceback", "memory", "mro"}`` (``mro``: the names of the
+          exception's classes, :func:`judge.learner_code.exception_classes`)
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ MAX_TRACEBACK = 8000
 # reads it with that much room per call on top of one reply's.
 REFUSAL_MESSAGE = 32
 REFUSAL_BYTES = 2048
+# An exception's classes: at most this many names (judge.learner_code.exception_classes), each at
+# most MAX_NAME characters. A refusal keeps of them only those the request accepts (the judge's
+# own names), so it holds at most REFUSAL_BYTES plus what the request's accepted names take.
+MAX_CLASSES = 32
 
 
 @dataclass(frozen=True)
@@ -68,9 +76,13 @@ class ExceptionInfo:
     line: int | None
     traceback: str
     memory: bool  # a MemoryError or an allocator's out-of-memory message
+    # The exception's classes, itself first (``builtins.ValueError``, ``submission.InputError``): what
+    # ``isinstance`` is judged by (judge.learner.LearnerRaised.derives_from).
+    mro: tuple[str, ...] = ()
 
 
 MAX_MODIFIED = 64  # argument names an answer may list as changed in place
+MAX_DRAW_SITES = 1 << 31  # an answer's count of draw sites is below this (the judge pushes at most a few)
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,8 @@ class Returned:
     value: Any  # the JSON form; decode it with judge.wire.decode_values
     elapsed_ms: float
     modified: tuple[str, ...] = ()  # the tensor arguments the call changed in place, by parameter name
+    draw_sites: int | None = None  # how many uniform-drawing calls it made, when asked (the learner's word)
+    global_rng_changed: bool | None = None  # None: the call did not ask (watch_global_rng)
 
 
 @dataclass(frozen=True)
@@ -106,12 +120,18 @@ def first_message(header: dict[str, Any]) -> Ready | LoadError:
     return Ready(functions=functions_info(ready["functions"]), torch_version=_text(ready["torch"], "torch", 64))
 
 
-def reply(header: dict[str, Any]) -> Returned | Raised:
-    """The answer to one call: a value (still in JSON form) or the learner's exception."""
-    kind = _only_key(header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified"))
+def reply(header: dict[str, Any], *, watched: bool = False) -> Returned | Raised:
+    """The answer to one call: a value (still in JSON form) or the learner's exception.
+
+    ``watched``: the call asked whether it changed torch's default generator, so a value must
+    say it (``global_rng_changed``, a bool), where any other answer must not.
+    """
+    kind = _only_key(
+        header, ("ok", "raised"), extra=("value", "elapsed_ms", "modified", "draw_sites", "global_rng_changed")
+    )
     elapsed = _elapsed_ms(header)
     if kind == "raised":
-        if "value" in header or "modified" in header:
+        if "value" in header or "modified" in header or "draw_sites" in header or "global_rng_changed" in header:
             raise WireError("an answer cannot both raise and return")
         return Raised(exception_info(header["raised"]), elapsed)
     if header["ok"] is not True:
@@ -120,7 +140,17 @@ def reply(header: dict[str, Any]) -> Returned | Raised:
     if not isinstance(modified, list) or len(modified) > MAX_MODIFIED:
         raise WireError(f"'modified' must be a list of at most {MAX_MODIFIED} argument names")
     names = tuple(_text(name, "a modified argument's name", 100, truncate=True) for name in modified)
-    return Returned(value=header.get("value"), elapsed_ms=elapsed, modified=names)
+    sites = header.get("draw_sites")
+    if sites is not None and (isinstance(sites, bool) or not isinstance(sites, int) or not 0 <= sites < MAX_DRAW_SITES):
+        raise WireError(f"'draw_sites' must be a whole number in [0, {MAX_DRAW_SITES})")
+    changed = header.get("global_rng_changed")
+    if watched and not isinstance(changed, bool):
+        raise WireError("'global_rng_changed' must be true or false")
+    if not watched and "global_rng_changed" in header:
+        raise WireError("unexpected field 'global_rng_changed': the call did not ask for it")
+    return Returned(
+        value=header.get("value"), elapsed_ms=elapsed, modified=names, draw_sites=sites, global_rng_changed=changed
+    )
 
 
 @dataclass(frozen=True)
@@ -192,7 +222,7 @@ def functions_info(functions: Any) -> dict[str, FunctionInfo]:
 
 def exception_info(info: Any) -> ExceptionInfo:
     """Validate ``describe_exception``'s output; long texts are cut, not refused."""
-    info = _object(info, "exception", ("type", "message", "line", "traceback", "memory"))
+    info = _object(info, "exception", ("type", "message", "line", "traceback", "memory", "mro"))
     line = info["line"]
     if line is not None and (not isinstance(line, int) or isinstance(line, bool) or not 0 <= line < 1 << 31):
         raise WireError("'line' must be a line number or null")
@@ -204,7 +234,22 @@ def exception_info(info: Any) -> ExceptionInfo:
         line=line,
         traceback=_text(info["traceback"], "traceback", MAX_TRACEBACK, truncate=True, tail=True),
         memory=info["memory"],
+        mro=_classes(info["mro"]),
     )
+
+
+def _classes(value: Any) -> tuple[str, ...]:
+    """An exception's ``mro``: a list of at most :data:`MAX_CLASSES` names, each a string of at
+    most ``MAX_NAME`` characters; anything else raises WireError."""
+    if not isinstance(value, list) or len(value) > MAX_CLASSES:
+        raise WireError(f"'mro' must be a list of at most {MAX_CLASSES} class names")
+    return tuple(_text(name, "a class name", MAX_NAME) for name in value)
+
+
+def refusal_room(accept: list[str]) -> int:
+    """The bytes one refusal may take in a refusals reply's header, for a request accepting ``accept``
+    (class names): :data:`REFUSAL_BYTES`, and the accepted names it may repeat (JSON-escaped)."""
+    return REFUSAL_BYTES + sum(6 * len(name) + 3 for name in accept)
 
 
 def _parameter(value: Any) -> Parameter:

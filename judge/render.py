@@ -28,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.cjk_breaks import cjk_breaks_plugin
-from judge.i18n import t
+from judge.i18n import function_list, t
 from judge.report import Report, is_failure
 from judge.verdicts import Verdict
 
@@ -84,7 +84,7 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
     if failing:
         console.print()
         console.print(plain(t("details", lang), style="bold underline"))
-        _print_details(failing, console, lang)
+        _print_details(failing, console, lang, data.get("diagnosis_zh" if lang == "zh" else "diagnosis"))
     if data.get("output", "").strip():
         console.print()
         console.print(_output_panel(data["output"], lang))
@@ -133,6 +133,9 @@ def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]
     diagnosis = data.get("diagnosis_zh" if lang == "zh" else "diagnosis")
     if diagnosis and diagnosis not in message:
         parts.append(plain(f"{t('diagnosis', lang)}: {diagnosis}", style="bold"))
+    missing = data.get("not_implemented") or []
+    if missing and verdict is not Verdict.AC:
+        parts.append(plain(t("not_implemented_yet", lang, functions=function_list(missing, lang)), style="bold"))
     return Panel(Group(*parts), border_style=STYLES[verdict.value].split()[-1], expand=True)
 
 
@@ -198,15 +201,16 @@ def _headline(message: str) -> str:
     return f"{lines[0]} {lines[-1]}"
 
 
-def _print_details(failing: list[dict[str, Any]], console: Console, lang: str) -> None:
-    """Each distinct error in full once, with the other cases that hit it listed under it."""
+def _print_details(failing: list[dict[str, Any]], console: Console, lang: str, headline: str | None) -> None:
+    """Each distinct error in full once, with the other cases that hit it listed under it.
+    ``headline``: the report's likely mistake (a case's other one is "also consistent with")."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for case in failing:
         groups.setdefault(_error_key(case["message"]), []).append(case)
     for first, *same in groups.values():
         console.print(plain(f"[{first['verdict']}] {_case_title(first, lang)}", style=STYLES.get(first["verdict"], "")))
         console.print(plain(first["message"]), highlight=False)
-        shown = _print_diagnosis(first, None, console, lang)
+        shown = _print_diagnosis(first, None, console, lang, headline)
         for case in same:
             console.print(
                 plain(
@@ -214,14 +218,18 @@ def _print_details(failing: list[dict[str, Any]], console: Console, lang: str) -
                     style=STYLES.get(case["verdict"], ""),
                 )
             )
-            _print_diagnosis(case, shown, console, lang)
+            _print_diagnosis(case, shown, console, lang, headline)
 
 
-def _print_diagnosis(case: dict[str, Any], already_shown: str | None, console: Console, lang: str) -> str | None:
-    """Print the case's likely mistake unless its message or the line above says it; return it."""
+def _print_diagnosis(
+    case: dict[str, Any], already_shown: str | None, console: Console, lang: str, headline: str | None
+) -> str | None:
+    """Print the case's likely mistake unless its message or the line above says it; return it. One
+    that is not the report's ``headline`` is printed as secondary ("also consistent with")."""
     diagnosis = case.get("diagnosis_zh" if lang == "zh" else "diagnosis")
     if diagnosis and diagnosis not in case["message"] and diagnosis != already_shown:
-        console.print(plain(f"  {t('diagnosis', lang)}: {diagnosis}", style="bold"))
+        label = "diagnosis" if headline is None or diagnosis == headline else "also_consistent_with"
+        console.print(plain(f"  {t(label, lang)}: {diagnosis}", style="bold"))
     return diagnosis
 
 

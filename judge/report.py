@@ -82,6 +82,8 @@ class CaseResult:
     # shown of a failing hidden case. Empty when the case passed or no check failed.
     rule: str = ""
     cpu_ms: float | None = None  # CPU time the learner's processes used in this case (what its limit counts)
+    # The learner's functions that raised NotImplementedError in this case: not written yet (a starter's).
+    not_implemented: list[str] = field(default_factory=list)
 
     @property
     def diagnosis_zh(self) -> str | None:
@@ -92,12 +94,15 @@ class CaseResult:
         then ``diagnosis_zh`` and ``rule_zh``, with no NaN or infinity (see :func:`_finite`)."""
         values = {name: getattr(self, name) for name in _CASE_FIELDS}
         checks = values.pop("checks")
+        missing = values.pop("not_implemented")
         if all(_is_scalar(value) for value in values.values()) and _plain_checks(checks):
             # The common case, built directly: asdict's deep copy and a second walk of the result
             # cost a few milliseconds per report, which a site pays on every grading it stores.
             data = {
                 name: [{key: _finite_scalar(getattr(check, key)) for key in _CHECK_FIELDS} for check in checks]
                 if name == "checks"
+                else [str(function) for function in missing]
+                if name == "not_implemented"
                 else _finite_scalar(values[name])
                 for name in _CASE_FIELDS
             }
@@ -129,7 +134,7 @@ class Report:
     false_failure_budget: dict[str, Any]
     time_ms: float = 0.0
     message: str = ""  # submission-level message (compile error, process crash, ...)
-    diagnosis: str | None = None  # the first known mistake a failing case named
+    diagnosis: str | None = None  # the headline's known mistake: see judge.runner's headline rule
     output: str = ""  # the tail of what the learner's code printed
     environment: dict[str, Any] = field(default_factory=dict)
     # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.runner.TimeSplit`.
@@ -138,6 +143,12 @@ class Report:
     @property
     def passed(self) -> int:
         return sum(1 for c in self.cases if c.verdict is Verdict.AC)
+
+    @property
+    def not_implemented(self) -> list[str]:
+        """The learner's functions that raised NotImplementedError in any case (not written yet), in
+        the order the cases first met them."""
+        return list(dict.fromkeys(name for case in self.cases for name in case.not_implemented))
 
     def first_failure(self, *, skipped: bool = False) -> CaseResult | None:
         """The case the report talks about: see :func:`first_failure`."""
@@ -154,6 +165,7 @@ class Report:
                 "message": self.message,
                 "diagnosis": str(self.diagnosis) if self.diagnosis is not None else None,
                 "diagnosis_zh": in_language(self.diagnosis, "zh") if self.diagnosis is not None else None,
+                "not_implemented": self.not_implemented,
                 "seed": self.seed,
                 "seeds": {c.name: c.seed for c in self.cases if c.seed is not None},
                 "device": self.device,

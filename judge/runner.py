@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
+from judge.evidence import Evidence
 from judge.exercise import Exercise
 from judge.i18n import Bilingual
 from judge.learner import (
@@ -576,7 +577,9 @@ class _Run:
         lane.given_timing = None  # a restarted process is the run's own, counted from zero
 
     def _say_first_failure(self) -> None:
-        """The report's message and diagnosis: those of its first failure (:meth:`Report.first_failure`)."""
+        """The report's message: its first failure's (:meth:`Report.first_failure`). Its diagnosis (the
+        headline's "Likely mistake"): that of the first failing case, in the cases' order, that names
+        one; a failing case that names another is shown as "also consistent with" (docs/report.md)."""
         failing = self.result.first_failure(skipped=True)
         if failing is not None:
             self.result.message = f"{failing.title}: {failing.message}"
@@ -644,13 +647,14 @@ def _run_case(
         result.verdict = Verdict.WA
         result.message = failure.message
         result.statistic, result.p_value = failure.statistic, failure.p_value
-        result.diagnosis = failure.diagnosis
+        # A function not written yet is evidence of no mistake, whoever set a diagnosis.
+        result.diagnosis = None if failure.kind is Evidence.NOT_IMPLEMENTED else failure.diagnosis
         result.rule = failure.rule or Bilingual(f"{case.title}: a check failed", f"{case.title_zh}：检查未通过")
     except LearnerRaised as raised:
         result.verdict = Verdict.MLE if raised.memory else Verdict.RE
         # Labelled as the learner's: its type name and text are the submission's to choose.
         result.message = "your code raised an exception:\n" + (raised.traceback.strip() or str(raised))
-        result.diagnosis = raised.diagnosis
+        result.diagnosis = None if raised.not_implemented else raised.diagnosis
         result.rule = RAISED_RULE
     except ProcessFailed as failure:
         result.verdict = failure.verdict
@@ -675,6 +679,7 @@ def _run_case(
                 f"({result.cpu_ms / 1000:.2f} s in all)"
             )
     result.checks = ctx.records
+    result.not_implemented = list(ctx.not_implemented)
     if result.statistic is None and ctx.records:
         decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))
         result.statistic, result.p_value = decisive.statistic, decisive.p_value

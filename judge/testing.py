@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from judge.budget import FalseFailureBudget
 from judge.i18n import Bilingual
-from judge.learner import CallOptions, CallResult, Learner, LearnerRaised
+from judge.learner import CallOptions, CallResult, DrawSitePush, Learner, LearnerRaised
+from judge.learner_code import KEPT_GENERATORS
 from judge.report import CheckRecord
 from judge.wire import GeneratorSpec
 
@@ -53,6 +55,10 @@ def _seed_argument(check: str, seed: object) -> int:
         raise CheckMisuse(check, "seed", f"an int in [0, 2**{SEED_BITS}) (such as ctx.fresh_seed(name))", given)
     return seed
 
+
+# The keys of kept generators (Context.kept_generator): never one twice in this judge process, so a
+# learner process (which may outlive a case, a grading even) never confuses two of them.
+_KEPT_KEYS = itertools.count(1)
 
 LANE_WEIGHT_ATTRIBUTE = "lane_weight"
 
@@ -106,7 +112,10 @@ class Context:
     cpu_limit_s: float | None = None  # the case's CPU-time limit (for messages)
     records: list[CheckRecord] = field(default_factory=list)
     fit_statistics: list[tuple[float, int, float]] = field(default_factory=list)  # (G, df, log atom)
+    # The learner's functions that raised NotImplementedError in this case (not written yet), in order.
+    not_implemented: list[str] = field(default_factory=list)
     _generators: int = 0
+    _kept_generators: int = 0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)  # for the test's own choices, never for the learner
@@ -124,6 +133,32 @@ class Context:
             self._generators += 1
             seed = derive_seed(self.seed, "generator", self._generators)
         return GeneratorSpec(_seed_argument("Context.generator", seed))
+
+    def kept_generator(self, seed: int | None = None) -> GeneratorSpec:
+        """A ``torch.Generator`` the learner's process keeps: one object for every call it is passed to.
+
+        As :meth:`generator` (a fresh seed unless ``seed`` is given, made on ``ctx.device``), but the
+        learner's side makes it at the first call it is passed to and hands the same object, in
+        whatever state that call left it, to every later call: so two calls with it must continue
+        one stream (a correct sampler's second call does not repeat its first). Its key is new in
+        this judge process, never another case's (so nothing the learner's code did with another
+        case's generators reaches it). A case may make at most
+        :data:`judge.learner_code.KEPT_GENERATORS` of them (the learner's side keeps no more):
+        :class:`CheckMisuse` past that, and for a bad ``seed``.
+        """
+        if seed is not None:
+            seed = _seed_argument("Context.kept_generator", seed)
+        if self._kept_generators >= KEPT_GENERATORS:
+            raise CheckMisuse(
+                "Context.kept_generator",
+                "(the call)",
+                f"made at most {KEPT_GENERATORS} times in one case",
+                f"call number {self._kept_generators + 1}",
+            )
+        self._kept_generators += 1
+        if seed is None:
+            seed = derive_seed(self.seed, "kept generator", self._kept_generators)
+        return GeneratorSpec(seed, next(_KEPT_KEYS))
 
     def fresh_seed(self, label: str) -> int:
         """A seed of this case named by ``label`` (a str): the same label gives the same seed in one
@@ -165,12 +200,21 @@ class Submission:
         options: CallOptions = CallOptions(),
         *,
         inputs_read_only: bool = True,
+        seed_once: list[int] | None = None,
     ) -> None:
         self._inputs_read_only = inputs_read_only
         self._process = process
         self._names = function_names
         self._ctx = ctx_getter
         self._options = options
+        # With draw sites counted or pushed: the most draw sites one call through it made (the
+        # learner's side's count, so it only ever decides how many more calls the judge makes).
+        self.draw_sites_seen: int | None = None
+        # with_global_seed(seed, once=True): [seed] until the next call takes it (shared by the
+        # submissions made from this one), then [].
+        self._seed_once = seed_once
+        # watching_global_rng(): the functions whose calls changed torch's default generators.
+        self.global_rng_changed_by: list[str] = []
 
     def __getattr__(self, name: str) -> LearnerFunction:
         if name.startswith("_") or name not in self._names:
@@ -185,15 +229,34 @@ class Submission:
         started = time.monotonic()
         try:
             result = self._process.call(
-                name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._options, **self._cpu(ctx)
+                name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._next_options(), **self._cpu(ctx)
             )
+        except LearnerRaised as raised:
+            self._note(name, raised, ctx)
+            raise
         finally:
             ctx.charge_wall(time.monotonic() - started)
+        if self._options.draw_sites is not None and result.draw_sites is not None:
+            self.draw_sites_seen = max(self.draw_sites_seen or 0, result.draw_sites)
         return self._value(name, result)
+
+    def _next_options(self) -> CallOptions:
+        """The options of the next call (or batch of calls): the seed of ``once`` is taken by it."""
+        if not self._seed_once:
+            return self._options
+        return replace(self._options, global_seed=self._seed_once.pop())
+
+    @staticmethod
+    def _note(name: str, raised: LearnerRaised, ctx: Context) -> None:
+        """Keep in ``ctx`` that the learner's ``name`` is not written yet, when it raised NotImplementedError."""
+        if raised.not_implemented and name not in ctx.not_implemented:
+            ctx.not_implemented.append(name)
 
     def _value(self, name: str, result: CallResult) -> Any:
         if result.modified and self._inputs_read_only:
             _fail_modified(name, result.modified)
+        if self._options.watch_global_rng and result.global_rng_changed:
+            self.global_rng_changed_by.append(name)
         return result.value
 
     @staticmethod
@@ -217,7 +280,7 @@ class Submission:
         what the calls one after the other would give, in one round trip instead of one each.
         """
         batch = getattr(self._process, "refusals", None)
-        if batch is None or len(calls) < 2:
+        if batch is None or len(calls) < 2 or self._options.draw_sites is not None:  # batches push no sites
             return [functools.partial(self._call, name, args, kwargs) for name, args, kwargs in calls]
         ctx = self._ctx()
         started = time.monotonic()
@@ -226,7 +289,7 @@ class Submission:
                 [(name, list(args), dict(kwargs)) for name, args, kwargs in calls],
                 list(accept),
                 timeout_s=ctx.remaining_s(),
-                options=self._options,
+                options=self._next_options(),
                 **self._cpu(ctx),
             )
         finally:
@@ -241,6 +304,7 @@ class Submission:
 
     def _replay(self, name: str, outcome: CallResult | LearnerRaised) -> Any:
         if isinstance(outcome, LearnerRaised):
+            self._note(name, outcome, self._ctx())
             raise outcome
         return self._value(name, outcome)
 
@@ -248,17 +312,56 @@ class Submission:
         """The same submission, but ``torch.rand``/``rand_like``/``uniform_`` return 0.0 and 1-ulp often
         (the choice of which values, from ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`)."""
         seed = _seed_argument("Submission.with_extreme_uniforms", seed)
-        return self._with(CallOptions(extreme_uniforms=seed, global_seed=self._options.global_seed))
+        return self._with(replace(self._options, extreme_uniforms=seed, draw_sites=None))
 
-    def with_global_seed(self, seed: int) -> Submission:
+    def with_global_seed(self, seed: int, *, once: bool = False) -> Submission:
         """The same submission, with ``torch.manual_seed(seed)`` run in its process before each call
         (``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`). Two calls through it with
-        ``generator=None`` must then give the same draws."""
-        seed = _seed_argument("Submission.with_global_seed", seed)
-        return self._with(CallOptions(extreme_uniforms=self._options.extreme_uniforms, global_seed=seed))
+        ``generator=None`` must then give the same draws.
 
-    def _with(self, options: CallOptions) -> Submission:
-        return Submission(self._process, self._names, self._ctx, options, inputs_read_only=self._inputs_read_only)
+        ``once``: seed before the next call made through it (or through a submission made from
+        it) only, and never again: the calls after it continue the default generator's stream, so
+        two calls in a row with ``generator=None`` must give different draws."""
+        seed = _seed_argument("Submission.with_global_seed", seed)
+        if once:
+            return self._with(replace(self._options, global_seed=None), seed_once=[seed])
+        return self._with(replace(self._options, global_seed=seed), seed_once=[])
+
+    def with_draw_sites_counted(self) -> Submission:
+        """The same submission, counting the draw sites of each call (the calls of ``torch.rand``,
+        ``rand_like``, ``uniform_``, ``randint``, ``randint_like`` and ``random_`` that draw,
+        :mod:`judge.uniform_sources`) without changing a value: after a call,
+        :attr:`draw_sites_seen` is the most that one call through it made."""
+        return self._with(replace(self._options, extreme_uniforms=None, draw_sites=DrawSitePush()))
+
+    def with_draw_site_pushed(self, site: int, *, high: bool, seed: int) -> Submission:
+        """The same submission, with draw site ``site`` (counted from 0) of each call pushed to its
+        lowest value (0.0, ``low``) or, with ``high``, its highest (the largest float below 1,
+        ``high - 1``): wholly in a tensor of one value per line, one value per line otherwise
+        (:meth:`judge.uniform_sources.DrawSites.push`; ``seed`` picks those positions). ``site``:
+        an int >= 0; ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`."""
+        if isinstance(site, bool) or not isinstance(site, int) or site < 0:
+            raise CheckMisuse("Submission.with_draw_site_pushed", "site", "an int >= 0", repr(site))
+        seed = _seed_argument("Submission.with_draw_site_pushed", seed)
+        push = DrawSitePush(site=site, high=bool(high), seed=seed)
+        return self._with(replace(self._options, extreme_uniforms=None, draw_sites=push))
+
+    def watching_global_rng(self) -> Submission:
+        """The same submission, whose calls report whether they changed the state of torch's
+        default generator (the CPU one, and the run's CUDA device's on a CUDA run): the names of
+        the functions whose calls did are appended to its :attr:`global_rng_changed_by`. The
+        report is the learner's side's (see :class:`judge.learner_code.DefaultGeneratorWatch`)."""
+        return self._with(replace(self._options, watch_global_rng=True))
+
+    def _with(self, options: CallOptions, seed_once: list[int] | None = None) -> Submission:
+        return Submission(
+            self._process,
+            self._names,
+            self._ctx,
+            options,
+            inputs_read_only=self._inputs_read_only,
+            seed_once=self._seed_once if seed_once is None else seed_once,
+        )
 
 
 class LearnerFunction:
@@ -290,7 +393,7 @@ MODIFIED_DIAGNOSIS = Bilingual(
 
 def _fail_modified(function: str, names: tuple[str, ...]) -> None:
     """A call changed its tensor arguments in place, which every exercise's statement forbids."""
-    from judge.checks import CheckFailed, rule  # checks imports this module
+    from judge.checks import CheckFailed, Evidence, rule  # checks imports this module
 
     listed = ", ".join(f"`{n}`" for n in names)
     raise CheckFailed(
@@ -298,4 +401,5 @@ def _fail_modified(function: str, names: tuple[str, ...]) -> None:
         "must be left as they were (work on a copy: `logits = logits / temperature`, not `logits /= temperature`)",
         diagnosis=MODIFIED_DIAGNOSIS,
         rule=rule(function, f"changed its input {listed} in place", f"就地修改了输入 {listed}"),
+        kind=Evidence.STRUCTURAL,
     )

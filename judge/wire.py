@@ -7,7 +7,8 @@ header and a hard limit, and refuses anything else.
 Frame layout: ``b"PJ1"`` magic, 4-byte big-endian header length, the UTF-8 JSON header, then
 the payloads in the order the header lists them (``header["tensors"]``: dtype, shape, nbytes).
 In the header, a tensor value is written ``{"$tensor": i}`` and a generator ``{"$generator":
-seed}``; the Python side decodes them with :func:`decode_values`.
+seed}`` (``{"$generator": seed, "$kept": key}`` for one the learner's side keeps by ``key``); the
+Python side decodes them with :func:`decode_values`.
 
 Whatever the learner's process sends is hostile, so the reader bounds everything before it
 allocates: header bytes, nesting depth, node count, integer size (64 bits), valid Unicode, the
@@ -525,7 +526,7 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[Buffer
         payloads.append(raw)
         return {"$tensor": len(specs) - 1}
     if isinstance(value, GeneratorSpec):
-        return {"$generator": value.seed}
+        return {"$generator": value.seed} if value.kept is None else {"$generator": value.seed, "$kept": value.kept}
     if isinstance(value, str) and not _valid_unicode(value):
         raise WireError("cannot send a string that is not valid Unicode (it holds a lone surrogate)")
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -555,15 +556,24 @@ def decode_values(
     if isinstance(value, dict):
         if set(value) == {"$tensor"}:
             return _take_tensor(value["$tensor"], specs, payloads, device, used)
-        if set(value) == {"$generator"}:
-            seed = value["$generator"]
-            if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 64:
+        if set(value) in _GENERATOR_FORMS:
+            seed, kept = value["$generator"], value.get("$kept")
+            if not _uint64(seed):
                 raise WireError(f"generator seed {str(seed)[:40]!r} is not an integer in [0, 2**64)")
-            return GeneratorSpec(seed)
+            if kept is not None and not _uint64(kept):
+                raise WireError(f"generator key {str(kept)[:40]!r} is not an integer in [0, 2**64)")
+            return GeneratorSpec(seed, kept)
         return {k: decode_values(v, specs, payloads, device, used) for k, v in value.items()}
     if isinstance(value, list):
         return [decode_values(v, specs, payloads, device, used) for v in value]
     return value
+
+
+_GENERATOR_FORMS = ({"$generator"}, {"$generator", "$kept"})
+
+
+def _uint64(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 64
 
 
 def decode_answer(value: Any, specs: list[dict[str, Any]], payloads: Sequence[Buffer]) -> Any:
@@ -597,12 +607,20 @@ def _take_tensor(
 
 
 class GeneratorSpec:
-    """A ``torch.Generator`` to create on the learner's side, seeded with ``seed``."""
+    """A ``torch.Generator`` to create on the learner's side, seeded with ``seed``.
 
-    __slots__ = ("seed",)
+    ``kept``: None for a new generator at every call it is passed to; a key (an int in
+    ``[0, 2**64)``) for one generator the learner's side makes at the first call it is passed to
+    and keeps, by that key, for the calls after it (:class:`judge.learner_code.LearnerGenerators`),
+    so two calls draw from one stream.
+    """
 
-    def __init__(self, seed: int) -> None:
+    __slots__ = ("seed", "kept")
+
+    def __init__(self, seed: int, kept: int | None = None) -> None:
         self.seed = int(seed)
+        self.kept = None if kept is None else int(kept)
 
     def __repr__(self) -> str:
-        return f"torch.Generator().manual_seed({self.seed})"
+        made = f"torch.Generator().manual_seed({self.seed})"
+        return made if self.kept is None else f"{made} (kept as {self.kept})"

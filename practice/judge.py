@@ -8,6 +8,7 @@
     python practice/judge.py solution 39
     python practice/judge.py check [IDS ...] [--lane-runs N]
     python practice/judge.py lanes 39 [--runs N] [--lanes N] [--tolerance RATIO] [--json]
+    python practice/judge.py mutation [IDS ...] [--sample N|all] [--strict] [--json PATH] [--markdown PATH]
     python practice/judge.py doctor
 
 ``show`` and ``solution`` write formulas as Unicode text and wrap long lines; ``test`` shows its
@@ -17,7 +18,8 @@ Exit status: ``test`` exits 0 only when the verdict is AC (1 otherwise); ``check
 every reference passes, every starter fails naming no mistake and every known-wrong solution fails
 with its headline diagnosis, on the server's suites and the browser's (the lanes' imbalance it
 prints is advice, never a failure); ``lanes`` exits 1 only with ``--tolerance``, when
-the declared lane weights leave the lanes further apart than it; 2 means the
+the declared lane weights leave the lanes further apart than it; ``mutation`` exits 1 for a stale
+or killed entry of a ``mutants.toml`` (for a survivor too with ``--strict``); 2 means the
 command itself was used wrongly (unknown exercise, missing file, ...).
 """
 

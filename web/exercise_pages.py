@@ -38,6 +38,8 @@ def run_texts() -> dict:
         "in_browser": template("run_in_browser"),
         "cases_summary": template("cases_summary"),
         "likely_mistake": t("likely_mistake"),
+        "also_consistent_with": t("also_consistent_with"),
+        "not_implemented_yet": template("not_implemented_yet"),
         "budget": template("budget_sentence"),
         "columns": [t("case"), t("suite"), t("result"), t("time"), t("p_value")],
         "suites": {suite: t(f"suite_{suite}") for suite in ("public", "hidden", "judge", "tiny")},

@@ -72,6 +72,12 @@ def _depends_on_hidden(report: dict[str, Any]) -> bool:
     return failing is None or failing.get("suite") == HIDDEN
 
 
+def _not_implemented(cases: list[dict[str, Any]]) -> list[str]:
+    """The learner's functions that raised NotImplementedError in the cases shown (not written yet)."""
+    names = (name for case in cases for name in case.get("not_implemented") or [] if isinstance(name, str))
+    return list(dict.fromkeys(names))
+
+
 def submission_view(
     submission: Submission, viewer: User | None, lang: str = "en", access: Access = LEARNER_ACCESS
 ) -> dict[str, Any]:
@@ -117,6 +123,7 @@ def submission_view(
         else (None if withheld else _visible_message(report, lang, visibility)),
         "diagnosis": None if diagnosis_hidden else report.get("diagnosis"),
         "diagnosis_zh": None if diagnosis_hidden else report.get("diagnosis_zh"),
+        "not_implemented": _not_implemented(shown_cases),
         "seed": grading.seed if full and grading is not None else None,
         "judge_version": grading.judge_version if grading is not None else None,
         "device": report.get("device"),

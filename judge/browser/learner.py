@@ -13,9 +13,9 @@ It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays he
 server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are
 enforced from outside: the page (or the Node.js runner) terminates the worker, which is reported as TLE.
 
-The extreme-uniform phase runs here as on the server: the subset's
-:class:`judge.browser.torchlike.extremes.ExtremeUniforms` (the server's
-:class:`judge.learner_code.ExtremeUniforms` when this interpreter has real torch).
+The extreme-uniform phases run here as on the server: the subset's
+:class:`judge.browser.torchlike.extremes.ExtremeUniforms` and ``DrawSites`` (the server's, of
+:mod:`judge.uniform_sources`, when this interpreter has real torch).
 When the learner's code reaches an operation the torch subset lacks, the call is not the
 learner's error: it raises :class:`NotInBrowser` (the case is SK, "not available in the
 browser: Submit to grade on the server"), and :attr:`InProcessLearner.unavailable` keeps the
@@ -33,7 +33,14 @@ from typing import Any
 
 from judge.i18n import Bilingual
 from judge.learner import CallOptions, CallResult, CallTiming, LearnerRaised, LoadFailed, ProcessFailed, load_failure
-from judge.learner_code import describe_exception, describe_functions, load_learner_module, same_tensor, tensor_inputs
+from judge.learner_code import (
+    LearnerRandomness,
+    describe_exception,
+    describe_functions,
+    load_learner_module,
+    same_tensor,
+    tensor_inputs,
+)
 from judge.protocol import exception_info, functions_info
 from judge.verdicts import Verdict
 from judge.wire import GeneratorSpec
@@ -72,13 +79,19 @@ def missing_operation(error: BaseException) -> str | None:
     return f"{module}.{found.group(1)}" if module == "torch" or module.startswith("torch.") else None
 
 
-def _extreme_uniforms(torch):
-    """The extreme-uniform phase for ``torch``: the subset's own, or the server's for real torch."""
+def _phase(torch, options: CallOptions):
+    """The extreme-uniform phase ``options`` ask for (none: a null context): the subset's own
+    classes, or the server's for real torch."""
     if getattr(torch, "SUBSET", False):
-        from judge.browser.torchlike.extremes import ExtremeUniforms
+        from judge.browser.torchlike.extremes import DrawSites, ExtremeUniforms
     else:
-        from judge.learner_code import ExtremeUniforms
-    return ExtremeUniforms
+        from judge.uniform_sources import DrawSites, ExtremeUniforms
+    push = options.draw_sites
+    if push is not None:
+        return DrawSites(torch, push.site, push.high, push.seed)
+    if options.extreme_uniforms is not None:
+        return ExtremeUniforms(torch, options.extreme_uniforms)
+    return nullcontext()
 
 
 class NotInBrowser(ProcessFailed):
@@ -111,6 +124,7 @@ class InProcessLearner:
         self._output = io.StringIO()
         self._timing = CallTiming()
         self.unavailable: dict[str, Bilingual] = {}  # English message -> the text in both languages
+        self._randomness = LearnerRandomness.on(torch, "cpu")  # before the learner's code, as the child does
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output):
                 self._module = load_learner_module(source, filename)
@@ -147,11 +161,9 @@ class InProcessLearner:
         # As the server's child reports it: which tensor arguments the call changed in place.
         inputs = tensor_inputs(target, args, kwargs, torch)
         before = {name: tensor.clone() for name, tensor in inputs.items()}
-        extremes = (
-            _extreme_uniforms(torch)(torch, options.extreme_uniforms)
-            if options.extreme_uniforms is not None
-            else nullcontext()
-        )
+        watch = self._randomness.watch
+        states = watch.snapshot() if options.watch_global_rng else None
+        extremes = _phase(torch, options)
         inside = 0.0  # seconds in the learner's function
         try:
             with redirect_stdout(self._output), redirect_stderr(self._output), extremes:
@@ -170,7 +182,9 @@ class InProcessLearner:
             self._timing = self._timing.add(time.perf_counter() - started, inside * 1000, 0, 0)
             raise raised from None
         modified = tuple(name for name, tensor in inputs.items() if not same_tensor(before[name], tensor))
-        result = CallResult(self._copy(value), inside * 1000, modified)
+        sites = getattr(extremes, "count", None) if options.draw_sites is not None else None
+        changed = None if states is None else watch.changed(states)
+        result = CallResult(self._copy(value), inside * 1000, modified, sites, global_rng_changed=changed)
         self._timing = self._timing.add(time.perf_counter() - started, inside * 1000, 0, 0)
         return result
 
@@ -184,7 +198,7 @@ class InProcessLearner:
     def _copy(self, value: Any) -> Any:
         torch = self._torch
         if isinstance(value, GeneratorSpec):
-            return torch.Generator(device="cpu").manual_seed(value.seed)
+            return self._randomness.generators.make(value)
         if isinstance(value, torch.Tensor):
             return value.clone()
         if isinstance(value, list):

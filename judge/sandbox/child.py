@@ -14,9 +14,14 @@ the learner's file, appended to ``sys.path`` for the helper modules beside it.
 Protocol (one frame each way per request):
   parent -> ``{"op": "load", "source", "filename"}`` first, at every level
   child  -> ``{"ready": ...}`` or ``{"load_error": {...}}``
-  parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"}``
-  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"}`` or ``{"raised": {...}, "elapsed_ms"}``
-  parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [type names],
+  parent -> ``{"op": "call", "function", "args", "kwargs", "extreme_uniforms", "global_seed"[,
+            "draw_sites": {"site", "high", "seed"}]}``, plus ``"watch_global_rng": true`` to ask
+            whether the call changes torch's default generators
+  child  -> ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` (with
+            ``"global_rng_changed"`` when asked) or ``{"raised": {...}, "elapsed_ms"}``
+            (``draw_sites``: the count of :class:`judge.uniform_sources.DrawSites`, when the
+            request asked for it)
+  parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [class names],
             "extreme_uniforms", "global_seed"}``: calls expected to raise, run in order until one is
             not refused (see :func:`_refusals`)
   child  -> ``{"refused": [{...}...], "refused_ms": [...]}``, plus one reply's fields for the call
@@ -46,15 +51,18 @@ elif _ROOT not in sys.path:
 from judge import protocol, wire  # noqa: E402
 from judge.learner_code import (  # noqa: E402
     OUTPUT_FILE_LIMIT,
-    ExtremeUniforms,
+    LearnerRandomness,
     describe_exception,
     describe_functions,
+    exception_classes,
+    exception_lines,
     load_learner_module,
     same_tensor,
     summarize_exception,
     tensor_inputs,
 )
 from judge.sandbox import keeper  # noqa: E402
+from judge.uniform_sources import DrawSites, ExtremeUniforms  # noqa: E402
 
 PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
 DEFAULT_FILENAME = "solution.py"
@@ -138,6 +146,7 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
     name = os.path.join(import_dir, filename) if import_dir else filename
     import torch
 
+    randomness = LearnerRandomness.on(torch, device)  # before the learner's code can rebind anything
     module = _load(str(load.get("source", "")), name, outbox, torch)
     if module is None:
         return 0
@@ -149,9 +158,9 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
         if request.get("op") == "exit":
             return 0
         if request.get("op") == "refusals":
-            _reply(outbox, *_refusals(request, payloads_in, module, name, device, torch))
+            _reply(outbox, *_refusals(request, payloads_in, module, name, device, torch, randomness))
         else:
-            _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch))
+            _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch, randomness=randomness))
 
 
 class _PipeReader:
@@ -215,6 +224,7 @@ def _reply(outbox, header: dict, value=None) -> None:
                     "line": None,
                     "traceback": f"TypeError: your function returned {exc}\n",
                     "memory": False,
+                    "mro": exception_classes(TypeError),
                 },
                 "elapsed_ms": header.get("elapsed_ms", 0.0),
                 **{key: header[key] for key in ("refused", "refused_ms") if key in header},
@@ -224,7 +234,9 @@ def _reply(outbox, header: dict, value=None) -> None:
     wire.write_frame(outbox, header, payloads)
 
 
-def _refusals(request: dict, payloads_in: list, module, name: str, device: str, torch) -> tuple[dict, object]:
+def _refusals(
+    request: dict, payloads_in: list, module, name: str, device: str, torch, randomness=None
+) -> tuple[dict, object]:
     """Run a ``refusals`` request: its calls in order, each as :func:`_one_call` runs one, until one
     is not refused (it returns, or raises a type the request does not accept, or without a
     message: what the judge's ``expect_raises`` would fail); the reply's header and value.
@@ -243,7 +255,7 @@ def _refusals(request: dict, payloads_in: list, module, name: str, device: str, 
         one = dict(call) if isinstance(call, dict) else {}
         one.update({key: request.get(key) for key in ("tensors", "extreme_uniforms", "global_seed")})
         describe.refusal = None
-        header, value = _one_call(one, payloads_in, module, name, device, torch, used, describe)
+        header, value = _one_call(one, payloads_in, module, name, device, torch, used, describe, randomness)
         refusal = describe.refusal
         if refusal is not None:
             refused.append(refusal)
@@ -259,9 +271,10 @@ class _BatchDescription:
 
     A refusal sends only its type and the start of its message (:func:`_refusal`), so it is
     worked out from a description without a traceback: the same fields, computed the same way,
-    so the same bytes go back, without formatting a traceback only to drop it. A call that
-    stops the batch gets the full description, from the same summary (its ``__str__`` is not
-    called again). ``refusal`` is the last call's refusal, None when it was not one.
+    so the same bytes go back, without formatting a traceback only to drop it (its exception
+    line is still formatted, for what that runs of the learner's code). A call that
+    stops the batch gets the full description, from the same summary (its message is not
+    worked out again). ``refusal`` is the last call's refusal, None when it was not one.
     """
 
     def __init__(self, name: str, accepted: set[str]) -> None:
@@ -272,24 +285,36 @@ class _BatchDescription:
         summary = summarize_exception(exc, self.name)
         brief = describe_exception(exc, self.name, summary, with_traceback=False)
         self.refusal = _refusal(brief, self.accepted)
-        return self.refusal if self.refusal is not None else describe_exception(exc, self.name, summary)
+        if self.refusal is None:
+            return describe_exception(exc, self.name, summary)
+        # What formatting the traceback would run of the learner's code (its __str__ and
+        # __notes__ again), run as the same call made alone runs it: a __str__ that counts its
+        # calls sees the same counts either way, and the learner's own subclass of an accepted
+        # type (judged by isinstance) may be one.
+        try:
+            exception_lines(exc)
+        except BaseException:  # noqa: BLE001 - as describe_exception's own formatting, whatever it raises
+            pass
+        return self.refusal
 
 
 def _refusal(raised: dict, accepted: set[str]) -> dict | None:
     """What the judge needs of ``raised`` (a ``describe_exception``) when it will take it as a
-    refusal: its type is accepted and its message, as the judge reads it
+    refusal: one of its classes is accepted (by name: ``builtins.ValueError`` takes a learner's
+    subclass of ValueError) and its message, as the judge reads it
     (:func:`judge.protocol.exception_info`), says something. None when it will not.
 
-    Only its type and the start of its message go back (see ``protocol.REFUSAL_MESSAGE``): the
-    judge checks no more of a refusal, and a reply of many full descriptions (up to 12 000
-    characters each) would outgrow what the judge reads of one reply, where the same calls one
-    at a time would not."""
+    Only its type, the start of its message and its accepted classes go back (see
+    ``protocol.REFUSAL_MESSAGE``): the judge checks no more of a refusal, and a reply of many full
+    descriptions (up to 12 000 characters each) would outgrow what the judge reads of one reply,
+    where the same calls one at a time would not."""
     try:
         info = protocol.exception_info(raised)
     except wire.WireError:
         return None
     message = info.message.strip()
-    if info.type_name not in accepted or not message:
+    classes = [name for name in info.mro if name in accepted]
+    if not classes or not message:
         return None
     return {
         "type": info.type_name,
@@ -297,6 +322,7 @@ def _refusal(raised: dict, accepted: set[str]) -> dict | None:
         "line": info.line,
         "traceback": "",
         "memory": info.memory,
+        "mro": classes,
     }
 
 
@@ -309,25 +335,36 @@ def _one_call(
     torch,
     used: set[int] | None = None,
     describe=None,
+    randomness: LearnerRandomness | None = None,
 ) -> tuple[dict, object]:
-    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too).
+    """Run one ``call`` request; the reply's header and value (which tensor inputs it changed, too,
+    and whether it changed torch's default generators, when the request asks).
 
     ``used``: the frame's tensors taken so far (by earlier calls of a ``refusals`` batch);
     ``describe``: what makes a raised exception's description (``describe_exception`` by default),
-    called where that exception is being handled."""
+    called where that exception is being handled; ``randomness``: the process's generators and
+    watch (:func:`serve` makes them before loading the learner's code; new ones by default)."""
     function: Any = getattr(module, str(request.get("function")), None)  # the learner's object, whatever it is
     used = set() if used is None else used  # args and kwargs share the frame's tensors, each used once
     args = wire.decode_values(request.get("args", []), request.get("tensors", []), payloads_in, device, used)
     kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
-    args = [_materialize(a, torch, device) for a in args]
-    kwargs = {k: _materialize(v, torch, device) for k, v in kwargs.items()}
+    if randomness is None:
+        randomness = LearnerRandomness.on(torch, device)
+    args = [_materialize(a, randomness) for a in args]
+    kwargs = {k: _materialize(v, randomness) for k, v in kwargs.items()}
     if request.get("global_seed") is not None:
         _seed_default_generators(torch, device, int(request["global_seed"]))
     inputs = tensor_inputs(function, args, kwargs, torch)
     before = {key: _Snapshot(tensor, torch) for key, tensor in inputs.items()}
+    sites = _draw_sites(request.get("draw_sites"), torch)
+    watched = request.get("watch_global_rng") is True
+    states = randomness.watch.snapshot() if watched else None  # after the seeding: only the call counts
     started = time.perf_counter()
     try:
-        if request.get("extreme_uniforms") is not None:
+        if sites is not None:
+            with sites:
+                value = function(*args, **kwargs)
+        elif request.get("extreme_uniforms") is not None:
             with ExtremeUniforms(torch, int(request["extreme_uniforms"])):
                 value = function(*args, **kwargs)
         else:
@@ -340,7 +377,20 @@ def _one_call(
         return {"raised": raised, "elapsed_ms": elapsed_ms}, None
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
-    return {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}, value
+    header: dict[str, Any] = {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}
+    if sites is not None:
+        header["draw_sites"] = sites.count
+    if states is not None:
+        header["global_rng_changed"] = randomness.watch.changed(states)
+    return header, value
+
+
+def _draw_sites(asked: Any, torch) -> DrawSites | None:
+    """The draw-site phase a request asks for (``{"site", "high", "seed"}``), or None."""
+    if not isinstance(asked, dict):
+        return None
+    site = asked.get("site")
+    return DrawSites(torch, None if site is None else int(site), bool(asked.get("high")), int(asked.get("seed") or 0))
 
 
 class _Snapshot:
@@ -434,9 +484,9 @@ def _seed_default_generators(torch, device: str, seed: int) -> None:
         torch.manual_seed(seed)
 
 
-def _materialize(value, torch, device: str):
+def _materialize(value, randomness: LearnerRandomness):
     if isinstance(value, wire.GeneratorSpec):
-        return torch.Generator(device=device).manual_seed(value.seed)
+        return randomness.generators.make(value)
     return value
 
 

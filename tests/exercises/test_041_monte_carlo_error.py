@@ -16,8 +16,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judge.arguments import bad_inputs, legal_inputs
+from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.exercise import resolve
 from judge.suites import load_suite, suites_module
+from judge.testing import Context
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +40,7 @@ def parts(exercise41):
         "wald": "public",
         "tiny": "public",
         "diagnoses": "public",
+        "specs": "hidden",
     }
     return {name: suites_module(exercise41, f"{folder}.{name}") for name, folder in where.items()}
 
@@ -234,3 +238,60 @@ def test_the_bias_checks_mixed_rows_keep_p_event_and_differ(parts):
         mistakes = checks41.mixed_mistakes(64, event)
         assert mistakes["complement_event"] == pytest.approx(1 - p)
         assert min(abs(mean - p) for mean in mistakes.values()) > 0.05
+
+
+# --- the contract's generated inputs (tests/hidden/specs.py) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "function, arguments, good, check",
+    [
+        ("mean_and_standard_error", "MEAN_ARGUMENTS", "good_samples", "mean_corner_check"),
+        ("estimate_probability", "PROBABILITY_ARGUMENTS", "good_probability_call", "probability_corner_check"),
+        ("samples_needed", "NEEDED_ARGUMENTS", "good_needed_call", "needed_corner_check"),
+    ],
+)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_the_reference_refuses_every_generated_bad_input_and_answers_every_corner(
+    parts, reference, function, arguments, good, check, seed
+):
+    """The reference agrees with its statement on every seed's calls: a refusal for each bad one, the
+    oracle's answer for each legal one (where they disagree, one of them is wrong)."""
+    specs = parts["specs"]
+    rng = random.Random(seed)
+    call, described = getattr(specs, good)(rng), getattr(specs, arguments)
+    ctx = Context(seed=seed, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration()))
+    oracle = getattr(specs, check)
+    oracle = oracle(ctx) if check != "needed_corner_check" else oracle
+    for variant in bad_inputs(call, described, rng):
+        with pytest.raises(ValueError):
+            getattr(reference, function)(**variant.kwargs)
+    for variant in legal_inputs(call, described, rng):
+        oracle(getattr(reference, function)(**variant.kwargs), variant)
+
+
+def test_a_learner_checking_the_fixed_tables_only_fails_the_generated_ones(parts):
+    """What the issue found: validation written from the examples of exercise 41's own table of bad
+    inputs alone passes that table; the generated calls catch it (anything but a ValueError counts)."""
+    specs = parts["specs"]
+
+    def table_only(probs, event, num_samples, generator=None):
+        if event.shape != probs.shape or event.dtype == torch.int64 or num_samples == 0:
+            raise ValueError("bad event or num_samples")
+        if bool(torch.isnan(probs).any()) or bool((probs < 0).any()) or bool((probs.sum(1) == 0).any()):
+            raise ValueError("bad probs")
+        draws = torch.multinomial(probs, num_samples, replacement=True, generator=generator)  # no checks of its own
+        return event.gather(1, draws).sum(1).to(probs.dtype) / num_samples
+
+    rng = random.Random(41)
+    accepted = []
+    for variant in bad_inputs(specs.good_probability_call(rng), specs.PROBABILITY_ARGUMENTS, rng):
+        try:
+            table_only(**variant.kwargs)
+            accepted.append(variant.public)
+        except (ValueError, TypeError, AttributeError, RuntimeError) as raised:
+            if type(raised) is not ValueError:
+                accepted.append(variant.public)
+    assert "probs holding +inf" in accepted and "probs of an integer dtype" in accepted
+    assert "num_samples below 1" in accepted  # -7: only 0 was in the table

@@ -89,12 +89,12 @@ def test_a_headline_mismatch_shows_the_headline_the_promise_and_the_case_that_na
     assert "case " not in diagnosis_problem(_headline_and_case(OTHER, "something else"), FULL)
 
 
-def test_named_diagnoses_lists_the_headline_then_each_failing_case_once():
-    from judge.catalogue import named_diagnoses
+def test_report_diagnoses_lists_the_headline_then_each_failing_case_once():
+    from judge.catalogue import report_diagnoses
 
-    assert named_diagnoses(_headline_and_case(OTHER, FULL)) == [OTHER, FULL]
-    assert named_diagnoses(_headline_and_case(None, FULL)) == [FULL]
-    assert named_diagnoses(_report(None)) == []  # the passing case's diagnosis is not named
+    assert report_diagnoses(_headline_and_case(OTHER, FULL)) == [OTHER, FULL]
+    assert report_diagnoses(_headline_and_case(None, FULL)) == [FULL]
+    assert report_diagnoses(_report(None)) == []  # the passing case's diagnosis is not named
 
 
 def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
@@ -165,6 +165,10 @@ def _misuses(ctx):
          lambda: checks.expect_independent_within_row(ctx, draws, torch.tensor([0.5, float("nan")]), label="flip")),
         ("expect_independent_rows", "probs",
          lambda: checks.expect_independent_rows(ctx, draws, draws, COIN.to(torch.int64), label="flip")),
+        ("expect_independent_across_rows", "second_probs",
+         lambda: checks.expect_independent_across_rows(ctx, draws, draws, COIN, [0.5, 0.5], label="flip")),
+        ("expect_independent_across_rows", "label",
+         lambda: checks.expect_independent_across_rows(ctx, draws, draws, COIN, COIN, label=None)),
         ("expect_different_under_seeds", "probs",
          lambda: checks.expect_different_under_seeds(ctx, rows, rows, [0.7, 0.3], label="flip")),
         ("expect_different_under_seeds", "how",
@@ -197,6 +201,8 @@ def _misuses(ctx):
         ("Context.generator", "seed", lambda: ctx.generator(-1)),
         ("Context.generator", "seed", lambda: ctx.generator(2 ** 60)),
         ("Context.fresh_seed", "label", lambda: ctx.fresh_seed(3)),
+        ("expect_every_draw_site", "sub",
+         lambda: checks.expect_every_draw_site(sub, ctx, lambda s, g: None, lambda v, w: None, label="draw")),
     ]
 
 

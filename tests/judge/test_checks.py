@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
+
 import pytest
 import torch
 
 from judge import checks
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed
+from judge.learner_code import exception_classes
 from judge.process import LearnerRaised
 from judge.protocol import ExceptionInfo
 from judge.testing import Context
@@ -101,7 +104,11 @@ def test_seed_check_fails_identical_output_and_refuses_a_too_small_case(ctx):
 
 
 def _raise(type_name, message="bad input"):
-    raise LearnerRaised(ExceptionInfo(type_name=type_name, message=message, line=None, traceback="", memory=False))
+    """Raise what the learner's side describes of Python's exception ``type_name``, classes and all."""
+    classes = tuple(exception_classes(getattr(builtins, type_name)))
+    raise LearnerRaised(
+        ExceptionInfo(type_name=type_name, message=message, line=None, traceback="", memory=False, mro=classes)
+    )
 
 
 def test_expect_raises_accepts_the_type_or_a_subclass_with_a_message():

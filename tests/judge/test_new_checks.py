@@ -98,7 +98,7 @@ def test_pairs_share_the_asymptotic_budget_with_fits():
 def test_a_diagnosis_belongs_to_the_block_it_was_given_for():
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("extreme values"):
-            checks.expect(False, "inside")
+            checks.expect(False, "inside", kind="value")
     assert failed.value.diagnosis == "extreme values"
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("extreme values"):
@@ -108,7 +108,7 @@ def test_a_diagnosis_belongs_to_the_block_it_was_given_for():
         with diagnosed("only for crashes", raised_only=True):
             checks.expect(False, "a plain failure")
     assert failed.value.diagnosis is None
-    raised = LearnerRaised(ExceptionInfo("IndexError", "out of range", None, "", False))
+    raised = LearnerRaised(ExceptionInfo("IndexError", "out of range", None, "", False, ("builtins.IndexError",)))
     with pytest.raises(LearnerRaised) as caught:
         with diagnosed("only for crashes", raised_only=True):
             raise raised

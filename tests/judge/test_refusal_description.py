@@ -21,6 +21,7 @@ from judge.learner_code import (
     OUTPUT_FILE_LIMIT,
     _sendable,
     describe_exception,
+    exception_classes,
     learner_frames,
     learner_traceback,
     load_learner_module,
@@ -167,21 +168,29 @@ FUNCTIONS = [
     for line in SOURCE.splitlines()
     if line.startswith("def ") and not line.startswith("def _")
 ]
-ACCEPT = ["ValueError", "UnicodeError", "SystemExit", "KeyboardInterrupt", "BaseException", "MemoryError", "OSError"]
+# Class names, as the judge asks (judge.learner_code.qualified_name): Python's own, and the learner's
+# module's (loaded as ``submission``) for the classes of its own above.
+ACCEPT = [
+    f"builtins.{name}"
+    for name in ("ValueError", "UnicodeError", "SystemExit", "KeyboardInterrupt", "MemoryError")
+]
 ACCEPT += [
-    "SyntaxError",
-    "IndexError",
-    "JSONDecodeError",
-    "Ошибка错误",
-    "Value Error\n",
-    "V" * 256,
-    "Huge",
-    "Unshowable",
+    "builtins.OSError",
+    "builtins.SyntaxError",
+    "builtins.IndexError",
+    "json.decoder.JSONDecodeError",
+    "\\udc80.x.a.b",
+    "submission.Value Error\n",
+    "?.VVV",
+    "submission.Huge",
+    "submission.Unshowable",
+    "~builtins.ValueError",
 ]
 
 
 def _former_describe_exception(exc: BaseException, learner_path: str) -> dict:
-    """``describe_exception`` as it was before the refusals batch stopped formatting tracebacks."""
+    """``describe_exception`` as it was before the refusals batch stopped formatting tracebacks
+    (with the exception's classes, ``mro``, added since)."""
     syntax_line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == learner_path else None
     if syntax_line is not None and isinstance(exc, SyntaxError):
         exc.filename = os.path.basename(learner_path)
@@ -207,6 +216,7 @@ def _former_describe_exception(exc: BaseException, learner_path: str) -> dict:
         "line": line if isinstance(line, int) else None,
         "traceback": _sendable(trace[-8000:]),
         "memory": isinstance(exc, MemoryError) or any(m in message for m in MEMORY_MARKERS),
+        "mro": exception_classes(type(exc)),
     }
 
 

@@ -189,7 +189,7 @@ class _InProcess:
         self.seen.append((function, kwargs["k"]))
         if kwargs["k"] == 2:
             return CallResult(0)
-        raise LearnerRaised(protocol.ExceptionInfo("ValueError", "bad", None, "", False))
+        raise LearnerRaised(protocol.ExceptionInfo("ValueError", "bad", None, "", False, ("builtins.ValueError",)))
 
 
 def test_a_learner_without_batches_takes_the_calls_one_at_a_time_up_to_the_first_accepted():
@@ -220,7 +220,7 @@ def test_a_malformed_batch_is_the_exercises_mistake(calls):
         expect_calls_refused(calls)
 
 
-INFO = {"type": "ValueError", "message": "bad", "line": 3, "traceback": "", "memory": False}
+INFO = {"type": "ValueError", "message": "bad", "line": 3, "traceback": "", "memory": False, "mro": ["builtins.ValueError"]}
 
 
 @pytest.mark.parametrize(

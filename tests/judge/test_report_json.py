@@ -66,6 +66,7 @@ cases = st.builds(
     sandbox=st.one_of(st.none(), st.sampled_from(["strict", "local"])),
     rule=texts,
     cpu_ms=st.one_of(st.none(), floats),
+    not_implemented=st.lists(st.text(max_size=8), max_size=3),
 )
 
 
@@ -110,6 +111,7 @@ def test_a_report_json_is_its_definition(report_cases, time_ms, timing):
             "message": "",
             "diagnosis": "d",
             "diagnosis_zh": "诊",
+            "not_implemented": list(dict.fromkeys(name for c in report_cases for name in c.not_implemented)),
             "seed": 7,
             "seeds": {c.name: c.seed for c in report_cases if c.seed is not None},
             "device": "cpu",

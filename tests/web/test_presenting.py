@@ -147,3 +147,37 @@ def test_nothing_visibility_still_shows_a_public_failure():
     view = submission_view(submission, LEARNER, "en", Access(visibility=Visibility.nothing))
     assert view["withheld"] is False and view["verdict"] == "WA" and view["message"] == "the report's message"
     assert [case["suite"] for case in view["cases"]] == ["public"]
+
+
+def test_the_functions_not_implemented_yet_are_those_of_the_cases_shown():
+    """A starter's report: no diagnosis, and the learner's functions that raised NotImplementedError,
+    from the cases the viewer may see (at ``nothing``, a hidden case's are not shown)."""
+    public = _case("public", "softmax", 1.0, "RE", diagnosis=None, not_implemented=["sampling_probs"])
+    hidden = _case("hidden", "zipf", 1.0, "RE", diagnosis=None, not_implemented=["sampling_probs", "sample"])
+    view = submission_view(_submission(public, hidden), LEARNER)
+    assert view["not_implemented"] == ["sampling_probs", "sample"]
+    view = submission_view(_submission(public, hidden), LEARNER, "en", Access(visibility=Visibility.nothing))
+    assert view["not_implemented"] == ["sampling_probs"]
+    old = _case("public", "softmax", 1.0, "RE")  # a report from before the key
+    assert submission_view(_submission(old), LEARNER)["not_implemented"] == []
+
+
+def test_the_result_page_shows_one_likely_mistake_and_what_is_not_implemented(make_site):
+    from flask import g, render_template
+
+    app = make_site()
+    first = _case("public", "softmax", 1.0, "WA", diagnosis="top-k keeps k + 1", diagnosis_zh="top-k 多一个")
+    second = _case("public", "zipf", 1.0, "WA", diagnosis="min-p is absolute", diagnosis_zh="min-p 用成了绝对值")
+    third = _case("public", "raises", 1.0, "RE", diagnosis=None, not_implemented=["sample"])
+    view = submission_view(_submission(first, second, third), LEARNER)
+    view.update(diagnosis="top-k keeps k + 1", diagnosis_zh="top-k 多一个", status="done")
+    with app.test_request_context("/?lang=en"):
+        html = render_template("submissions/_result.html", view=view, submission=SimpleNamespace(id=17))
+    assert "Likely mistake:</strong> top-k keeps k + 1" in html
+    assert "Likely mistake: top-k keeps k + 1" in html  # the first case's, the headline's
+    assert "Also consistent with: min-p is absolute" in html and "Likely mistake: min-p" not in html
+    assert "Not implemented yet: sample" in html
+    with app.test_request_context("/?lang=zh"):
+        g.lang = "zh"  # what the site's before_request sets from ?lang=
+        html = render_template("submissions/_result.html", view=view, submission=SimpleNamespace(id=17))
+    assert "也符合: min-p 用成了绝对值" in html and "尚未实现：sample" in html

@@ -28,10 +28,12 @@ if (button && panel) {
   let runs = 0;
 
   // A case's diagnosis and message; for SK with a diagnosis (not available in the browser), that text alone.
-  function caseNote(c) {
+  // A known mistake other than the report's headline one is "also consistent with" (docs/report.md).
+  function caseNote(c, headline) {
     const diagnosis = pick(c.diagnosis, c.diagnosis_zh);
     if (c.verdict === "SK" && diagnosis) return element("div", { class: "diagnosis" }, diagnosis);
-    return [diagnosis ? element("div", { class: "diagnosis" }, `${texts.likely_mistake}: ${diagnosis}`) : null,
+    const label = !headline || diagnosis === headline ? texts.likely_mistake : texts.also_consistent_with;
+    return [diagnosis ? element("div", { class: "diagnosis" }, `${label}: ${diagnosis}`) : null,
             c.message ? element("div", { class: "message" }, c.message) : null];
   }
 
@@ -52,6 +54,12 @@ if (button && panel) {
     // Submit ..."), which is no mistake of the learner's: say it as it is, in the page's language.
     if (report.verdict === "SK" && diagnosis) region.append(element("p", { class: "diagnosis", role: "note" }, diagnosis));
     else if (diagnosis) region.append(element("p", { class: "diagnosis", role: "note" }, element("strong", {}, `${texts.likely_mistake}: `), diagnosis));
+    const missing = report.not_implemented || [];
+    if (missing.length && report.verdict !== "AC") {
+      region.append(element("p", { class: "diagnosis not-implemented", role: "note" },
+        element("strong", {}, texts.not_implemented_yet.replace("{functions}", missing.join(zh ? "、" : ", ")))));
+    }
+    const headline = report.verdict === "SK" ? null : diagnosis;
     if (report.message && report.verdict !== "AC" && !(report.verdict === "SK" && diagnosis)) {
       region.append(element("p", { class: "message" }, report.message));
     }
@@ -59,7 +67,7 @@ if (button && panel) {
       const rows = report.cases.map((c) => element("tr", { class: `case-${c.verdict}` },
         element("td", {}, element("span", { class: "case-title" }, pick(c.title, c.title_zh) || c.name), " ",
                 element("code", { class: "muted" }, c.name),
-                caseNote(c)),
+                caseNote(c, headline)),
         element("td", {}, texts.suites[c.suite] || c.suite),
         element("td", {}, badge(c.verdict)),
         element("td", { class: "number" }, c.time_ms != null ? `${Math.round(c.time_ms)} ms` : ""),

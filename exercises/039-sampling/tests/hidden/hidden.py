@@ -17,6 +17,7 @@ from judge.checks import (
     SEEDS_DIAGNOSIS,
     BadCall,
     CheckFailed,
+    Evidence,
     best_alternative,
     diagnosed,
     expect,
@@ -28,6 +29,7 @@ from judge.checks import (
     expect_independent_within_row,
     expect_support,
     expect_tensor,
+    explaining_alternatives,
     row_title,
     rule,
 )
@@ -290,7 +292,7 @@ def _check_kinds(
     """Support for every row of a repeated batch, then a fit for each kind in ``fit_kinds`` over all
     of its copies' draws; returns the draws grouped by kind (``[kinds, copies * n]``). A failure is
     diagnosed from the counts of the whole kind (one row's few draws say little): the known mistake
-    that fits them, else ``fallback``."""
+    that they name, else ``fallback`` when no known mistake explains them."""
     grouped = cases.by_kind(draws, kinds.logits.shape[0])
     try:
         expect_support(
@@ -301,10 +303,12 @@ def _check_kinds(
             raise  # not even token ids: nothing to diagnose from counts
         kind = int((~torch.gather(batch.exact.probs > 0, 1, draws)).any(dim=1).nonzero()[0]) // copies
         observed = torch.bincount(grouped[kind], minlength=batch.logits.shape[1]).tolist()
+        alternatives, truth = kinds.row_alternatives(kind), kinds.exact.probs[kind]
+        # The fallback only where no known mistake explains the counts (two that coincide name none).
         failure.diagnosis = (
             _copies_share(draws, kind, copies, kinds)
-            or best_alternative(observed, kinds.row_alternatives(kind))
-            or fallback
+            or best_alternative(observed, alternatives, truth=truth)
+            or (None if explaining_alternatives(observed, alternatives, truth=truth) else fallback)
         )
         raise
     for kind in fit_kinds:
@@ -321,7 +325,11 @@ def _check_kinds(
                 ),
             )
         except CheckFailed as failure:
-            failure.diagnosis = _copies_share(draws, kind, copies, kinds) or failure.diagnosis or fallback
+            failure.diagnosis = (
+                _copies_share(draws, kind, copies, kinds)
+                or failure.diagnosis
+                or (None if failure.explained_by else fallback)
+            )
             raise
     return grouped
 
@@ -531,8 +539,9 @@ def test_extreme_uniforms(sub, ctx):
             row_labels=batch.labels,
             alternatives=(lambda batch=batch: batch.alternatives) if num_samples > 1 else None,
         )
-        # Only what fails with extreme values (and did not without them) is blamed on them.
-        with diagnosed(EXTREME_UNIFORMS_DIAGNOSIS):
+        # Only what fails with extreme values (and did not without them) is blamed on them: there,
+        # a crash, an id out of range or a wrong draw alike.
+        with diagnosed(EXTREME_UNIFORMS_DIAGNOSIS, evidence=EVERY_KIND):
             draws = extreme.sample(
                 batch.logits, num_samples=num_samples, generator=ctx.generator(), **batch.param_tensors()
             )
@@ -545,6 +554,7 @@ def test_extreme_uniforms(sub, ctx):
 
 
 EXTREME_UNIFORMS_DIAGNOSIS = MISTAKES["extreme_uniforms"]
+EVERY_KIND = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)
 
 
 # --- bad input ------------------------------------------------------------------------------

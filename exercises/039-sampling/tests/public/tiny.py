@@ -23,6 +23,7 @@ import torch
 from judge.budget import BudgetDeclaration
 from judge.checks import (
     SEEDS_DIAGNOSIS,
+    Evidence,
     diagnosed,
     expect,
     expect_close,
@@ -40,6 +41,7 @@ from judge.checks import (
 from .diagnoses import MISTAKES
 
 BUDGET = BudgetDeclaration(fit=6, independence=1, seeds=1, pairs=1)
+EVERY_KIND = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)  # of failures a diagnosed block may name
 
 NEG_INF = float("-inf")
 LOGITS = [
@@ -411,7 +413,7 @@ def test_tiny_top_k_edges(sub, ctx):
         **TOLERANCE,
     )
     # Now top_k >= V, per row and as one number: a crash or a wrong row here is about that rule.
-    with diagnosed(MISTAKES["top_k_at_least_vocab"]):
+    with diagnosed(MISTAKES["top_k_at_least_vocab"], evidence=(Evidence.VALUE, Evidence.RAISED)):
         out = sub.sampling_probs(torch.tensor(EDGE_LOGITS), top_k=torch.tensor(EDGE_TOP_K))
         out = expect_tensor(out, name="sampling_probs", shape=(4, 6), dtype=torch.float32, device=ctx.device)
         expect_close(
@@ -508,13 +510,15 @@ def test_tiny_extreme_uniforms(sub, ctx):
     )
     extreme = sub.with_extreme_uniforms(ctx.fresh_seed("extreme"))
     what = "sample fed extreme uniform values (0.0 and 0.99999994)"
-    with diagnosed(MISTAKES["extreme_uniforms"]):  # also an exception: an index one past the end, say
+    # Any failure here is about the extreme values (the same call passed without them): an
+    # exception (an index one past the end, say), a wrong shape or an id out of range alike.
+    with diagnosed(MISTAKES["extreme_uniforms"], evidence=EVERY_KIND):
         draws = extreme.sample(logits, num_samples=EXTREME_DRAWS, generator=ctx.generator(), **params)
         draws = expect_tensor(draws, name="sample", shape=(4, EXTREME_DRAWS), dtype=torch.int64, device=ctx.device)
     offending = _rows_drawing_excluded(draws, EXTREME_EXPECTED)  # one pass; the checks below say what is wrong
     if not offending:
         return
-    with diagnosed(MISTAKES["extreme_uniforms"]):
+    with diagnosed(MISTAKES["extreme_uniforms"], evidence=EVERY_KIND):
         expect_tokens_in_range(draws, 6, what=what)
     # Rows 0 and 1 first: an inverse CDF goes wrong there, and noise with log(0) only in rows 2 and 3.
     for rows, diagnosis in (((0, 1), MISTAKES["extreme_uniforms"]), ((2, 3), MISTAKES["log_of_zero"])):

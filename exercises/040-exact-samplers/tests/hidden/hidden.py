@@ -5,7 +5,8 @@ inputs and verifies their margins): the inverse CDF on exact steps, u = 0 and 1 
 whose float32 sum stops short of 1, weights and float64; Gumbel-max and the exponential race
 with all-zero and extreme uniforms; alias tables judged by their implied distribution; alias
 draws with coins of 0 on empty cells. Then ``sample`` with a generator, per method: fits,
-pairs within a row, two identical rows, extreme uniforms, seeds; then bad inputs.
+pairs within a row, two identical rows, extreme uniforms, the generator contract (the batch's rows
+in another order too); then bad inputs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import torch
 
 from judge.budget import BudgetDeclaration
+from judge.checks import generator_contract_budget
 from judge.i18n import Bilingual
 from judge.testing import lane_weight
 
@@ -21,13 +23,17 @@ from ..public.checks40 import expect_alias_table, expect_tokens
 from ..public.diagnoses import MISTAKES
 from . import cases, oracle
 
-# Per method: 3 fits, 1 pairs, 1 independence (check_sample), 2 seeds (check_seeds).
-BUDGET = BudgetDeclaration(fit=12, pairs=4, independence=4, seeds=8)
+# Per method: 3 fits, 1 pairs, 1 independence (check_sample); the generator contract (check_seeds):
+# 4 seeds and, with the rows in another order, one fit per row of cases.sample_rows().
+CONTRACT = generator_contract_budget(cases.sample_rows(), positions=True)
+BUDGET = BudgetDeclaration(fit=12, pairs=4, independence=4) + CONTRACT + CONTRACT + CONTRACT + CONTRACT
 
 # Per row: the weakest statistical kill (wrong-sign Gumbel noise, p * E, one uniform for the alias
-# column and coin) needs about 512 draws for P >= 0.999 (benchmarks/power_040.py): 8x room.
+# column and coin) needs about 512 to 590 draws for P >= 0.999 (benchmarks/power_040.py): 7x room.
 SAMPLE_DRAWS = 4_000
 SEED_DRAWS = 32
+# Per row, with the batch's rows in another order: enough for a row that follows another row's target.
+POSITION_DRAWS = 1_000
 
 
 def _show(value: float, digits: int) -> str:
@@ -317,14 +323,14 @@ def test_sample_alias(sub, ctx):
     _sample(sub, ctx, "alias")
 
 
-@lane_weight(4)
+@lane_weight(8)
 def test_seeds(sub, ctx):
-    """sample: the generator decides the draws of every method; without one, torch.manual_seed does
+    """sample: the generator decides the draws of every method and advances; without one, torch.manual_seed does
 
-    zh: sample：每种方法都由 generator 决定抽样结果；不传 generator 时由 torch.manual_seed 决定
+    zh: sample：每种方法都由 generator 决定抽样结果，且随机数流向前推进；不传 generator 时由 torch.manual_seed 决定
     """
     for method in checks40.METHODS:
-        checks40.check_seeds(sub, ctx, method, cases.sample_rows(), SEED_DRAWS)
+        checks40.check_seeds(sub, ctx, method, cases.sample_rows(), SEED_DRAWS, positions=POSITION_DRAWS)
 
 
 def test_bad_inputs(sub, ctx):

@@ -15,9 +15,9 @@ from judge.checks import (
     expect,
     expect_bad_inputs_refused,
     expect_distribution,
+    expect_generator_contract,
     expect_independent_rows,
     expect_independent_within_row,
-    expect_seed_contract,
     expect_support,
     expect_tensor,
     expect_tokens_in_range,
@@ -244,14 +244,22 @@ def check_extremes(
     expect_support(draws, target, what=label, why_excluded=lambda row, token: why_zero)
 
 
-def check_seeds(sub, ctx, method: str, probs: torch.Tensor, n: int) -> None:
-    """The generator decides the draws; without one, torch's default generator does (2 ``seeds``)."""
+def check_seeds(sub, ctx, method: str, probs: torch.Tensor, n: int, *, positions: int | None = None) -> None:
+    """The generator contract of ``sample``: the generator decides the draws and advances from one call to
+    the next, torch's global generator is left alone when one is given, and without one torch's default
+    generator decides (4 ``seeds``); with ``positions`` (a number of draws per row), each row's draws
+    also fit its own target with the batch's rows in another order (one ``fit`` per row of ``probs``):
+    what ``generator_contract_budget(probs, positions=...)`` says."""
     target = probs.to(torch.float64) / probs.to(torch.float64).sum(dim=1, keepdim=True)
 
-    def draw(source, generator):
-        return draws_of(source, ctx, probs, n, method, generator)
+    def draw(source, generator, rows=None):
+        if rows is None:
+            return draws_of(source, ctx, probs, n, method, generator)
+        return draws_of(source, ctx, probs[rows], positions, method, generator)
 
-    expect_seed_contract(sub, ctx, draw, target, label=f"sample(method={method!r})")
+    expect_generator_contract(
+        sub, ctx, draw, target, label=f"sample(method={method!r})", positions=positions is not None
+    )
 
 
 def check_bad_inputs(sub, ctx) -> int:

@@ -5,17 +5,20 @@ against exact fractions; ``estimate_probability`` judged by its statistics: its 
 frequencies k / n of independent rows, unbiased over 2 000 rows of 50 draws, and their error bars
 cover P(event) at the exact rate of the Wald interval over 1 000 rows of 400 draws (z = 1 and 2);
 then the generator and torch's default generator decide the draws. The sizes and the power
-against each known mistake: benchmarks/power_041.py.
+against each known mistake: benchmarks/power_041.py. For each function, the bad inputs its
+statement refuses and the legal corners it allows are also generated from its contract
+(``specs.py``, judge/arguments) under the case's seed; the hand-written tables stay as examples.
 """
 
 from __future__ import annotations
 
+from judge.arguments import expect_contract_accepts, expect_contract_refusals
 from judge.budget import BudgetDeclaration
 from judge.testing import lane_weight
 
 from ..public import checks41
 from ..public.diagnoses import MISTAKES
-from . import cases
+from . import cases, specs
 
 # independence: the rows of the calibration call; seeds: the generator, then torch's default generator.
 BUDGET = BudgetDeclaration(calibration=1, unbiased=1, independence=1, seeds=2)
@@ -80,12 +83,65 @@ def test_mean_bad_inputs(sub, ctx):
     checks41.check_mean_bad_inputs(sub)
 
 
+def test_mean_generated_bad_inputs(sub, ctx):
+    """mean_and_standard_error: every bad input the statement names, generated, raises ValueError
+
+    zh: mean_and_standard_error：按题面生成的各种非法输入都抛出 ValueError
+    """
+    good = specs.good_samples(ctx.rng)
+    expect_contract_refusals(sub.mean_and_standard_error, ctx, good=good, arguments=specs.MEAN_ARGUMENTS)
+
+
+def test_mean_legal_corners(sub, ctx):
+    """mean_and_standard_error: legal corners (B = 1, n = 2, float32 and float64) give the exact answer
+
+    zh: mean_and_standard_error：合法的边界输入（B = 1、n = 2、float32 与 float64）给出精确答案
+    """
+    good = specs.good_samples(ctx.rng)
+    expect_contract_accepts(
+        sub.mean_and_standard_error,
+        ctx,
+        good=good,
+        arguments=specs.MEAN_ARGUMENTS,
+        check=specs.mean_corner_check(ctx),
+    )
+
+
 def test_probability_bad_inputs(sub, ctx):
     """estimate_probability: bad probabilities, a bad event mask or num_samples < 1 raise ValueError
 
     zh: estimate_probability：非法概率、非法事件掩码或 num_samples < 1 时抛出 ValueError
     """
     checks41.check_probability_bad_inputs(sub, ctx)
+
+
+def test_probability_generated_bad_inputs(sub, ctx):
+    """estimate_probability: every bad input the statement names, generated, raises ValueError
+
+    zh: estimate_probability：按题面生成的各种非法输入都抛出 ValueError
+    """
+    expect_contract_refusals(
+        sub.estimate_probability,
+        ctx,
+        good=specs.good_probability_call(ctx.rng),
+        arguments=specs.PROBABILITY_ARGUMENTS,
+        extra=lambda: {"generator": ctx.generator()},
+    )
+
+
+def test_probability_legal_corners(sub, ctx):
+    """estimate_probability: legal corners (exact zeros, rows not summing to 1, B = 1, V = 1, one draw) are accepted
+
+    zh: estimate_probability：合法的边界输入（精确的 0、各行之和不为 1、B = 1、V = 1、只抽一次）都被接受
+    """
+    expect_contract_accepts(
+        sub.estimate_probability,
+        ctx,
+        good=specs.good_probability_call(ctx.rng),
+        arguments=specs.PROBABILITY_ARGUMENTS,
+        extra=lambda: {"generator": ctx.generator()},
+        check=specs.probability_corner_check(ctx),
+    )
 
 
 # @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
@@ -131,3 +187,27 @@ def test_samples_needed_bad_inputs(sub, ctx):
     zh: samples_needed：delta、sigma 或 num_se 不是大于 0 的有限数时抛出 ValueError
     """
     checks41.check_needed_bad_inputs(sub)
+
+
+def test_samples_needed_generated_bad_inputs(sub, ctx):
+    """samples_needed: every argument that is not a finite number > 0, generated, raises ValueError
+
+    zh: samples_needed：按题面生成的、不是大于 0 的有限数的参数都抛出 ValueError
+    """
+    expect_contract_refusals(
+        sub.samples_needed, ctx, good=specs.good_needed_call(ctx.rng), arguments=specs.NEEDED_ARGUMENTS
+    )
+
+
+def test_samples_needed_legal_corners(sub, ctx):
+    """samples_needed: ints, tiny and huge arguments give the exact smallest n
+
+    zh: samples_needed：int 参数、极小与极大的参数都给出精确的最小 n
+    """
+    expect_contract_accepts(
+        sub.samples_needed,
+        ctx,
+        good=specs.good_needed_call(ctx.rng),
+        arguments=specs.NEEDED_ARGUMENTS,
+        check=specs.needed_corner_check,
+    )

@@ -18,6 +18,7 @@ from judge.checks import (
     ROWS_SHARE_DIAGNOSIS,
     BadInput,
     CheckFailed,
+    Evidence,
     diagnosed,
     expect,
     expect_bad_inputs_refused,
@@ -51,6 +52,7 @@ def _pair(value, name: str) -> tuple:
                 f"{name}: did not return a pair (estimate, standard error)",
                 f"{name}：返回值不是（估计值，标准误）二元组",
             ),
+            kind=Evidence.STRUCTURAL,
         )
     return value[0], value[1]
 
@@ -76,22 +78,37 @@ def check_mean_case(
 
     Tolerances: the mean within 8 ulps of the batch's largest |x|; the error within a relative 1e-3
     (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
-    0 up to that rounding). A wrong standard error gets ``diagnosis`` when given (the large-offset case),
-    a wrong mean ``mean_diagnosis`` (there the variance's mistakes leave the mean alone); an exception or
-    a wrong type or shape is evidence of neither.
+    0 up to that rounding). A wrong or NaN standard error gets ``diagnosis`` when given (the large-offset
+    case), a wrong mean ``mean_diagnosis`` (there the variance's mistakes leave the mean alone); a wrong
+    type, shape or dtype, or an exception, is evidence of neither.
     """
+    check_mean_answer(
+        ctx, case, sub.mean_and_standard_error(case.samples), diagnosis=diagnosis, mean_diagnosis=mean_diagnosis
+    )
+
+
+def check_mean_answer(
+    ctx, case: MeanCase, answer, *, diagnosis: Bilingual | None = None, mean_diagnosis: Bilingual | None = None
+) -> None:
+    """What ``mean_and_standard_error(case.samples)`` returned (``answer``), checked as :func:`check_mean_case` says."""
     rows, n = case.samples.shape
     dtype = case.samples.dtype
     eps = torch.finfo(dtype).eps
     scale = float(case.samples.abs().max())
-    mean, se = _pair(sub.mean_and_standard_error(case.samples), "mean_and_standard_error")
+    mean, se = _pair(answer, "mean_and_standard_error")
     mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype, device=ctx.device)
     se = expect_tensor(
         se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
     )
     with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
-        expect_close(mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"))
-    with diagnosed(diagnosis) if diagnosis else nullcontext():
+        expect_close(
+            mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"), per_row=True
+        )
+    # Shape and dtype are checked above: what fails here is the value, or a NaN, which is a variance
+    # gone negative (E[x^2] - E[x]^2 cancels to below 0 where the mean dwarfs the spread; a
+    # variance of squared deviations never is): both are evidence of ``diagnosis`` in this case.
+    evidence = (Evidence.VALUE, Evidence.STRUCTURAL)
+    with diagnosed(diagnosis, evidence=evidence) if diagnosis else nullcontext():
         expect_close(
             se,
             case.se,
@@ -99,6 +116,7 @@ def check_mean_case(
             atol=8 * eps * scale / math.sqrt(n),
             what=_what(case, "the standard error", "标准误"),
             mistakes=case.mistaken_se,
+            per_row=True,
         )
 
 

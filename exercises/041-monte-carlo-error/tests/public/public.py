@@ -12,8 +12,9 @@ import math
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_raises
+from judge.checks import Evidence, expect, expect_raises
 from judge.i18n import Bilingual
+from judge.numbers import format_pair
 
 from . import checks41
 from .diagnoses import MISTAKES
@@ -91,12 +92,15 @@ def test_probability_example(sub, ctx):
     row = next((r for r in range(3) if not matches([right[r]] * 3)), None) if not matches(right) else None
     if row is None:
         return
-    diagnosis = next((d for d, values in known.items() if matches(values)), None)
+    found = [d for d, values in known.items() if matches(values)]
+    diagnosis = found[0] if len(found) == 1 else None  # two mistakes that coincide here name none
+    returned_text, right_text = format_pair(returned[row], right[row])
     expect(
         False,
         f"estimate_probability: row {row} estimated {p_hat[row]} from {n} draws and returned the standard "
-        f"error {returned[row]:.6g}; sqrt(p_hat (1 - p_hat) / n) is {right[row]:.6g}",
+        f"error {returned_text}; sqrt(p_hat (1 - p_hat) / n) is {right_text}",
         diagnosis=diagnosis,
+        kind=Evidence.VALUE,
     )
 
 

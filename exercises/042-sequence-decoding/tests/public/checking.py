@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import torch
 
-from judge.checks import expect, expect_close, expect_tensor, fail, rule
+from judge.checks import CheckFailed, Evidence, expect, expect_close, expect_tensor, fail, rule
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
+from judge.numbers import format_pair
 
 # float32: sums of up to a few thousand log-probabilities; float64: near machine precision.
 TOLERANCE = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-10, 1e-10)}
@@ -58,7 +60,8 @@ def check_log_probs(
     if _same(actual, expected, rtol, atol):
         return
     found = {name: list(got) for name, got in mistakes().items()}
-    diagnosis = next((name for name, got in found.items() if _same(actual, got, rtol, atol)), None)
+    matching = [name for name, got in found.items() if _same(actual, got, rtol, atol)]
+    diagnosis = matching[0] if len(matching) == 1 else None  # two mistakes that coincide here name none
     row = next(i for i, a in enumerate(actual) if not _same([a], [expected[i]], rtol, atol))
     if all(math.isfinite(v) for v in actual + list(expected)):
         expect_close(
@@ -67,15 +70,18 @@ def check_log_probs(
             rtol=rtol,
             atol=atol,
             what=what,
-            row_labels=None,
-            outcome=("row", "行"),
+            row_labels=labels,
             mistakes={name: torch.tensor(got, dtype=torch.float64) for name, got in found.items()},
+            per_row=True,
         )
+    returned, wanted = format_pair(actual[row], expected[row])
     fail(
-        f"{what}: row {row} ({labels[row]}): you returned {actual[row]}, expected {expected[row]:.6g}"
+        f"{what}: row {row} ({labels[row]}): you returned {returned}, expected {wanted}"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(what, "the log-probability differs from the target", "对数概率与目标不一致", row=row, labels=labels),
+        kind=Evidence.VALUE,
+        explained_by=matching if len(matching) > 1 else (),
     )
 
 
@@ -88,6 +94,7 @@ def decoded(ctx, value, *, name: str, batch: int, max_len: int, dtype) -> tuple[
         rule=Bilingual(
             f"{name}: did not return a pair (tokens, scores)", f"{name}：返回的不是 (tokens, scores) 二元组"
         ),
+        kind=Evidence.STRUCTURAL,
     )
     tokens = expect_tensor(
         value[0], name=f"{name} tokens", shape=(batch, max_len), dtype=torch.int64, device=ctx.device
@@ -126,23 +133,22 @@ def check_decoded(
     wrong = [row for row in range(len(want_tokens)) if not row_ok(row, want_tokens, want_scores)]
     if not wrong:
         return
-    diagnosis = None
-    for text, (tok, sc) in mistakes().items():
-        if all(row_ok(row, tok, sc) for row in range(len(want_tokens))):
-            diagnosis = text
-            break
+    matching = [
+        text for text, (tok, sc) in mistakes().items() if all(row_ok(row, tok, sc) for row in range(len(want_tokens)))
+    ]
+    diagnosis = matching[0] if len(matching) == 1 else None  # two mistakes that coincide here name none
     if (
-        diagnosis is None
+        not matching  # the tie rule names a wrong sequence that no listed mistake explains
         and tie_diagnosis
         and all(row in tie_rows and _same([got_scores[row]], [want_scores[row]], rtol, atol) for row in wrong)
     ):
         diagnosis = tie_diagnosis
     row = wrong[0]
     tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
-    digits = 6 if dtype == torch.float32 else 15  # enough to show a float64 score that is off by 1e-8
+    got_score, want_score = format_pair(got_scores[row], want_scores[row])  # digits enough to differ
     fail(
         f"{what}: row {row} ({labels[row]}): you returned tokens {got_tokens[row]} with score "
-        f"{got_scores[row]:.{digits}g}; expected tokens {want_tokens[row]} with score {want_scores[row]:.{digits}g}"
+        f"{got_score}; expected tokens {want_tokens[row]} with score {want_score}"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
         rule=rule(
@@ -152,7 +158,69 @@ def check_decoded(
             row=row,
             labels=labels,
         ),
+        kind=Evidence.VALUE,
+        explained_by=matching if len(matching) > 1 else (),
     )
+
+
+def not_refuted(
+    mistakes: Mapping[str, Any], there: Mapping[str, Any], returned: Any, same: Callable[[Any, Any], bool]
+) -> dict[str, Any]:
+    """Of the mistakes listed for a case, those the learner's answer on another input does not refute.
+
+    Two mistakes may give the same answer on a case (log(softmax) and a product in linear space
+    both give -inf for a token 1000 behind the leader): the case alone cannot tell them apart, and
+    names neither. Another input where they differ can: ``there`` is what each mistake returns on
+    it, ``returned`` what the learner returned there (None when it raised or returned something
+    else: evidence of nothing), ``same(predicted, returned)`` whether a mistake's answer is the
+    learner's. A mistake not listed ``there`` stays.
+    """
+    if returned is None:
+        return dict(mistakes)
+    return {name: got for name, got in mistakes.items() if name not in there or same(there[name], returned)}
+
+
+def returned_log_probs(call: Callable[[], Any]) -> list[float] | None:
+    """What ``call()`` (a call of the learner's ``sequence_log_prob``) returned as [B] floats, or None
+    when it raised, changed its input or returned something else."""
+    try:
+        value = call()
+    except (LearnerRaised, CheckFailed):
+        return None
+    if not isinstance(value, torch.Tensor) or value.dim() != 1 or not value.is_floating_point():
+        return None
+    return value.to(torch.float64).tolist()
+
+
+def same_log_probs(dtype) -> Callable[[Sequence[float], Sequence[float]], bool]:
+    """Whether two [B] answers of ``sequence_log_prob`` agree, within ``dtype``'s tolerance."""
+    rtol, atol = TOLERANCE[dtype]
+    return lambda a, b: len(a) == len(b) and _same(list(b), list(a), rtol, atol)
+
+
+def returned_decoded(call: Callable[[], Any], dtype) -> Decoded | None:
+    """What ``call()`` (a call of the learner's decoder) returned as (tokens, scores) lists, or None
+    when it raised, changed its input or returned something else than a pair of tensors."""
+    try:
+        value = call()
+    except (LearnerRaised, CheckFailed):
+        return None
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    tokens, scores = value
+    if not isinstance(tokens, torch.Tensor) or not isinstance(scores, torch.Tensor) or scores.dim() != 1:
+        return None
+    return tokens.tolist(), scores.to(torch.float64).tolist()
+
+
+def same_decoded(dtype) -> Callable[[Decoded, Decoded], bool]:
+    """Whether two answers of a decoder agree: the same tokens, scores within ``dtype``'s tolerance."""
+    rtol, atol = TOLERANCE[dtype]
+
+    def same(a: Decoded, b: Decoded) -> bool:
+        return a[0] == b[0] and len(a[1]) == len(b[1]) and _same(list(b[1]), list(a[1]), rtol, atol)
+
+    return same
 
 
 @contextlib.contextmanager
@@ -162,6 +230,6 @@ def refused(diagnosis: str) -> Iterator[None]:
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name == "ValueError" and getattr(raised, "diagnosis", None) is None:
+        if raised.derives_from(ValueError) and getattr(raised, "diagnosis", None) is None:
             raised.diagnosis = diagnosis
         raise

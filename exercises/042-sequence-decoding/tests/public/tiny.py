@@ -17,7 +17,7 @@ import torch
 from judge.budget import BudgetDeclaration
 from judge.checks import diagnosed
 
-from .checking import check_decoded, check_log_probs, refused
+from .checking import check_decoded, check_log_probs, not_refuted, refused, returned_log_probs, same_log_probs
 from .diagnoses import DECODING, LOG_PROB, PADDING_REFUSED, TIES
 from .frozen import (
     CROWDED_START,
@@ -43,9 +43,26 @@ EXAMPLE_TRANS = [
 ]
 
 
-def _log_prob(sub, ctx, name: str, logits, tokens, mask, what: str) -> None:
+def _frozen_mistakes(name: str) -> dict:
+    mistakes = LOG_PROB_VALUES[name]["mistakes"]
+    return {text: mistakes[key] for key, text in LOG_PROB.items() if key in mistakes}
+
+
+def _log_prob(sub, ctx, name: str, logits, tokens, mask, what: str, *, separating: str | None = None) -> None:
+    """``sequence_log_prob`` on the frozen case ``name``; ``separating``: another frozen case where
+    mistakes that coincide on this one differ (the learner's answer there, asked only on failure,
+    refutes some of them)."""
     frozen = LOG_PROB_VALUES[name]
     value = sub.sequence_log_prob(logits, tokens, mask)
+
+    def mistakes() -> dict:
+        if separating is None:
+            return _frozen_mistakes(name)
+        returned = returned_log_probs(lambda: sub.sequence_log_prob(*SEPARATING_INPUTS[separating]()))
+        return not_refuted(
+            _frozen_mistakes(name), _frozen_mistakes(separating), returned, same_log_probs(torch.float32)
+        )
+
     check_log_probs(
         ctx,
         value,
@@ -53,7 +70,7 @@ def _log_prob(sub, ctx, name: str, logits, tokens, mask, what: str) -> None:
         torch.float32,
         what=what,
         labels=[f"row {row}" for row in range(len(frozen["expected"]))],
-        mistakes=lambda: {text: frozen["mistakes"][key] for key, text in LOG_PROB.items() if key in frozen["mistakes"]},
+        mistakes=mistakes,
     )
 
 
@@ -125,11 +142,18 @@ def test_tiny_log_prob_long(sub, ctx):
 
     zh: sequence_log_prob：160 个 token，概率约为 1e-415
     """
+    _log_prob(sub, ctx, "long", *_long_inputs(), "sequence_log_prob of a long sequence")
+
+
+def _long_inputs() -> tuple:
+    """The long case's logits, tokens and mask, built by formula: 160 positions over 8 tokens."""
     length, vocab = 160, 8
     logits = torch.tensor([[[((7 * t + 3 * v) % 11) * 1.2 for v in range(vocab)] for t in range(length)]])
     tokens = torch.tensor([[(5 * t + 1) % vocab for t in range(length)]])
-    mask = torch.ones(1, length, dtype=torch.bool)
-    _log_prob(sub, ctx, "long", logits, tokens, mask, "sequence_log_prob of a long sequence")
+    return logits, tokens, torch.ones(1, length, dtype=torch.bool)
+
+
+SEPARATING_INPUTS = {"long": _long_inputs}
 
 
 def test_tiny_log_prob_large(sub, ctx):
@@ -139,8 +163,17 @@ def test_tiny_log_prob_large(sub, ctx):
     """
     logits = torch.tensor(LARGE_INPUTS["logits"])
     tokens = torch.tensor(LARGE_INPUTS["tokens"])
+    # log(softmax) and a product in linear space both give -inf here; on the long sequence only the
+    # product underflows: the learner's answer there tells them apart.
     _log_prob(
-        sub, ctx, "large", logits, tokens, torch.ones(1, 4, dtype=torch.bool), "sequence_log_prob with large logits"
+        sub,
+        ctx,
+        "large",
+        logits,
+        tokens,
+        torch.ones(1, 4, dtype=torch.bool),
+        "sequence_log_prob with large logits",
+        separating="long",
     )
 
 

@@ -185,6 +185,15 @@ CLOSE_Q = [
 ]
 # A speculative step (K = 2, V = 6) at temperature 1.5 with top_k = 3: a third of the draft's
 # mass and half the target's lie outside the top 3.
+# Every draw site at the extremes (K = 2, V = 4): each residual max(0, p_i - q_i) and the bonus
+# target keep two tokens and exclude two, so a sampler that mishandles u = 0 or u just below 1 at
+# a residual or the bonus draws an excluded token, and pushing one value of a row's noise still
+# leaves a correct Gumbel or race a token to pick. The drafts reach every site: row 3 always
+# reaches the bonus, rows 0-2 are rejected at position 0 or 1 often, always at the top uniform.
+SITES_P = [[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.0, 0.5, 0.5, 0.0]]
+SITES_Q = [[0.1, 0.1, 0.4, 0.4], [0.4, 0.3, 0.2, 0.1]]
+SITES_DRAFTS = [[2, 3], [0, 0], [3, 1], [1, 2]]
+
 STEP_TARGET = [[2.0, 1.6, 1.2, 0.9, 0.6, 0.3], [0.5, 2.0, 1.0, 1.8, 0.2, 0.0], [1.0, 0.0, 2.2, 0.4, 1.9, 0.7]]
 STEP_DRAFT = [[0.8, 2.1, 1.4, 1.9, 0.5, 0.2], [1.9, 1.7, 1.0, 0.3, 1.4, 0.6]]
 STEP_TEMPERATURE, STEP_TOP_K = 1.5, 3

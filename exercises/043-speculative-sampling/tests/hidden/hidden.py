@@ -4,9 +4,9 @@ First the exact functions against the float64 oracle (``cases.py``): the accepta
 total variation on rows of every kind, the filter and the top-k acceptance rate with ties at the
 k-th logit (top_k up to above V), float32 and float64. Then ``verify`` on p = q, on certain rows
 with K = 1 and B = 1, on contexts whose draft tokens the judge draws from q (a strongly
-disagreeing draft, a close one), uniforms of exactly 0; then ``speculative_step`` with temperature
-and top-k, the seed contracts of ``speculative_step`` and of ``verify`` (fixed drafts), and bad
-inputs.
+disagreeing draft, a close one), uniforms of exactly 0, every draw site pushed to each extreme;
+then ``speculative_step`` with temperature and top-k, the seed contracts of ``speculative_step``
+and of ``verify`` (fixed drafts), and bad inputs.
 """
 
 from __future__ import annotations
@@ -249,6 +249,16 @@ def test_verify_zero_uniforms(sub, ctx):
     zh: 均匀数恰为 0 时，目标概率为 0 的草稿 token 仍被拒绝
     """
     checks43.run_zero_uniforms(sub, ctx, ZERO_P, ZERO_Q, ZERO_ROWS, label="verify (uniforms of 0)")
+
+
+def test_verify_draw_sites(sub, ctx):
+    """verify with each draw site in turn at 0 and at the largest float below 1
+
+    zh: verify 的每个抽样点依次取 0 与小于 1 的最大浮点数
+    """
+    checks43.run_draw_sites(
+        sub, ctx, cases.SITES_P, cases.SITES_Q, cases.SITES_DRAFTS, label="verify (every draw site at its extremes)"
+    )
 
 
 def test_speculative_step(sub, ctx):

@@ -400,7 +400,11 @@ def expect_values(
     if want.dim() == 3:  # filtered_probs on [B, K, V]: compare as [B * K, V]
         actual, want = actual.reshape(-1, want.shape[-1]), want.reshape(-1, want.shape[-1])
         table = {d: v.reshape(-1, want.shape[-1]) for d, v in table.items()}
-    expect_close(actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=table or None)
+    # One value per row (an acceptance rate, a total variation): messages name the row alone.
+    per_row = want.dim() == 1
+    expect_close(
+        actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=table or None, per_row=per_row
+    )
 
 
 def rate_mistakes(ps: list, qs: list) -> dict[str, dict[str, list]]:
@@ -461,3 +465,44 @@ def run_zero_uniforms(sub, ctx, ps, qs, rows: int, *, label: str) -> None:
         why_excluded=lambda row, token: "its residual probability max(0, p_0 - q_0) is 0",
         diagnosis=MISTAKES["residual_zero_uniform"],
     )
+
+
+def run_draw_sites(sub, ctx, ps, qs, drafts: list[list[int]], *, label: str) -> int:
+    """verify on a few fixed rows, run once ordinarily and then with each of its draw sites (its
+    calls of torch.rand and the like) pushed in turn to 0.0 and to the largest float below 1
+    (``expect_every_draw_site``): the structure, the accepted draft tokens (target probability
+    > 0), the replacement tokens (residual > 0) and the bonus tokens (p_K > 0) of every run. A
+    failure of a pushed run alone is a draw site failing at an extreme. No budget; returns the
+    number of draw sites pushed."""
+    from judge.checks import expect_every_draw_site
+
+    k, vocab = len(qs), len(ps[0])
+    rows = torch.tensor(drafts)
+    target, draft = expand(ps, rows.shape[0], torch.float32), expand(qs, rows.shape[0], torch.float32)
+    residuals = [_f64(theory.residual(ps[i], qs[i])) for i in range(k)]
+
+    def call(source, generator):
+        return source.verify(target, draft, rows.clone(), generator=generator)
+
+    def check(value, what: str) -> None:
+        tokens, num = unpack(ctx, value, name="verify", batch=rows.shape[0], k=k)
+        check_structure(tokens, num, rows, vocab, what=what)
+        for i in range(k + 1):
+            if i < k:
+                expect_support(
+                    tokens[:, i][num > i].clone(),
+                    _f64(ps[i]),
+                    what=f"{what}, position {i} (accepted draft tokens)",
+                    why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
+                )
+            emitted = tokens[:, i][num == i].clone()
+            expect_support(
+                emitted,
+                residuals[i] if i < k else _f64(ps[k]),
+                what=f"{what}, position {i} ({'replacement' if i < k else 'bonus'} tokens)",
+                why_excluded=lambda row, token, i=i: (
+                    f"its residual probability max(0, p_{i} - q_{i}) is 0" if i < k else f"its probability p_{k} is 0"
+                ),
+            )
+
+    return expect_every_draw_site(sub, ctx, call, check, label=label)

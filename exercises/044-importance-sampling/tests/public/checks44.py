@@ -17,6 +17,7 @@ import torch
 from judge.checks import (
     BadInput,
     CheckFailed,
+    Evidence,
     diagnosed,
     expect,
     expect_bad_inputs_refused,
@@ -29,6 +30,7 @@ from judge.checks import (
     fail,
 )
 from judge.i18n import Bilingual
+from judge.learner import LearnerRaised
 
 from .diagnoses import MISTAKES
 
@@ -39,8 +41,22 @@ def _pair(value, name: str) -> tuple:
         fail(
             f"{name} must return a pair of tensors, got {type(value).__name__}",
             rule=Bilingual(f"{name}: did not return a pair", f"{name}：返回值不是二元组"),
+            kind=Evidence.STRUCTURAL,
         )
     return value[0], value[1]
+
+
+def _per_row(value, *, name: str, rows: int, dtype: torch.dtype, device: str) -> torch.Tensor:
+    """A ``[rows]`` output of ``dtype`` on ``device`` (:func:`expect_tensor`). Shape ``[]`` for a batch of
+    one row is the squeezed batch dimension, a known mistake: its exact signature, so it is named."""
+    if rows == 1 and isinstance(value, torch.Tensor) and value.dim() == 0:
+        fail(
+            f"{name} returned shape [] for a batch of one row, expected [1]",
+            diagnosis=MISTAKES["batch_of_one_squeezed"],
+            rule=Bilingual(f"{name}: a batch of one row gave shape []", f"{name}：只有一行的批返回了形状 []"),
+            kind=Evidence.STRUCTURAL,
+        )
+    return expect_tensor(value, name=name, shape=(rows,), dtype=dtype, device=device)
 
 
 def tolerance(dtype: torch.dtype, log_p: torch.Tensor, log_q: torch.Tensor) -> float:
@@ -79,42 +95,82 @@ def _what(case: WeightCase, function: str, en: str, zh: str) -> Bilingual:
 
 
 def _close(actual, expected: torch.Tensor, *, rtol: float, atol: float, what: str, mistakes) -> None:
-    """``expect_close`` on outputs [B], one value per row (compared as [B, 1]: messages name the row)."""
-    if isinstance(actual, torch.Tensor) and actual.dim() == 1:
-        actual = actual.unsqueeze(1)
-    expect_close(
-        actual,
-        expected.unsqueeze(1),
-        rtol=rtol,
-        atol=atol,
-        what=what,
-        mistakes={name: values.unsqueeze(1) for name, values in mistakes.items()},
-        outcome=("value", "值"),
-    )
+    """``expect_close`` on outputs [B], one value per row (messages name the row); ``mistakes``: a
+    mapping, or a function returning one (asked only on failure)."""
+    expect_close(actual, expected, rtol=rtol, atol=atol, what=what, mistakes=mistakes, per_row=True)
 
 
 def _mistakes_of(case: WeightCase, output: str) -> dict[str, torch.Tensor]:
     return {MISTAKES[name]: values for name, values in case.mistakes.get(output, {}).items()}
 
 
-def check_estimates(sub, ctx, case: WeightCase) -> None:
-    """One call of ``importance_estimates``: both outputs against the oracle (the ordinary one on judged rows)."""
+def _unrefuted(sub, case: WeightCase, output: str, separating: WeightCase | None):
+    """``_mistakes_of(case, output)``, asked only on failure, less the mistakes the learner's answer on
+    ``separating`` refutes.
+
+    Two mistakes may give the same answer on a case (exponentiating the log-weight unshifted, and
+    exponentiating p and q apart, both overflow to NaN on log-weights of 900): the case alone then
+    names neither. On ``separating`` they differ (log-densities of -200 with a small difference:
+    only p and q apart underflow), and a mistake whose answer there is not the learner's is no
+    candidate here. A mistake ``separating`` does not list answers the target there.
+    """
+
+    def mistakes() -> dict[str, torch.Tensor]:
+        if separating is None:
+            return _mistakes_of(case, output)
+        returned = _learner_answer(sub, separating, output)
+        if returned is None:
+            return _mistakes_of(case, output)
+        target = getattr(separating, output)
+        judged = ~torch.isnan(target)
+        rel = 4 * tolerance(separating.log_p.dtype, separating.log_p, separating.log_q)
+        scale = max(1.0, float(target[judged].abs().max())) if bool(judged.any()) else 1.0
+        there = separating.mistakes.get(output, {})
+
+        def agrees(name: str) -> bool:
+            predicted = there.get(name, target)
+            return torch.allclose(returned[judged], predicted[judged], rtol=rel, atol=rel * scale, equal_nan=True)
+
+        found = case.mistakes.get(output, {})
+        return {MISTAKES[name]: values for name, values in found.items() if agrees(name)}
+
+    return mistakes
+
+
+def _learner_answer(sub, case: WeightCase, output: str) -> torch.Tensor | None:
+    """The learner's ``output`` (``ordinary``, ``self_normalized`` or ``ess``) on ``case`` as float64 [B],
+    or None when it raised, changed its input or returned something else (evidence of nothing)."""
+    try:
+        if output == "ess":
+            value = sub.effective_sample_size(case.log_p, case.log_q)
+        else:
+            pair = sub.importance_estimates(case.log_p, case.log_q, case.f)
+            value = pair[output == "self_normalized"] if isinstance(pair, (tuple, list)) and len(pair) == 2 else None
+    except (LearnerRaised, CheckFailed):
+        return None
+    rows = case.log_p.shape[0]
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point() or tuple(value.shape) != (rows,):
+        return None
+    return value.to(torch.float64)
+
+
+def check_estimates(sub, ctx, case: WeightCase, separating: WeightCase | None = None) -> None:
+    """One call of ``importance_estimates``: both outputs against the oracle (the ordinary one on judged rows).
+    ``separating``: a case that tells apart mistakes that coincide on this one (see :func:`_unrefuted`)."""
     rows = case.log_p.shape[0]
     dtype = case.log_p.dtype
     rel = tolerance(dtype, case.log_p, case.log_q)
     top = float(case.f.abs().max())
     ordinary, self_normalized = _pair(sub.importance_estimates(case.log_p, case.log_q, case.f), "importance_estimates")
     for value, part in ((ordinary, "ordinary"), (self_normalized, "self-normalized")):
-        expect_tensor(
-            value, name=f"importance_estimates (the {part} estimate)", shape=(rows,), dtype=dtype, device=ctx.device
-        )
+        _per_row(value, name=f"importance_estimates (the {part} estimate)", rows=rows, dtype=dtype, device=ctx.device)
     _close(
         self_normalized,
         case.self_normalized,
         rtol=rel,
         atol=rel * top,
         what=_what(case, "importance_estimates", "the self-normalized estimate", "自归一化估计"),
-        mistakes=_mistakes_of(case, "self_normalized"),
+        mistakes=_unrefuted(sub, case, "self_normalized", separating),
     )
     judged = ~torch.isnan(case.ordinary)
     if bool(judged.any()):
@@ -128,24 +184,27 @@ def check_estimates(sub, ctx, case: WeightCase) -> None:
             rtol=rel,
             atol=rel * scale,
             what=_what(case, "importance_estimates", "the ordinary estimate", "普通估计"),
-            mistakes={name: values[index] for name, values in _mistakes_of(case, "ordinary").items()},
+            mistakes=lambda: {
+                name: values[index] for name, values in _unrefuted(sub, case, "ordinary", separating)().items()
+            },
         )
 
 
-def check_ess(sub, ctx, case: WeightCase) -> None:
-    """One call of ``effective_sample_size`` against the oracle, and 1 <= ESS <= N."""
+def check_ess(sub, ctx, case: WeightCase, separating: WeightCase | None = None) -> None:
+    """One call of ``effective_sample_size`` against the oracle, and 1 <= ESS <= N (``separating``: as
+    for :func:`check_estimates`)."""
     rows, n = case.log_p.shape
     dtype = case.log_p.dtype
     rel = tolerance(dtype, case.log_p, case.log_q)
-    ess = expect_tensor(
+    ess = _per_row(
         sub.effective_sample_size(case.log_p, case.log_q),
         name="effective_sample_size",
-        shape=(rows,),
+        rows=rows,
         dtype=dtype,
         device=ctx.device,
     )
     what = _what(case, "effective_sample_size", "the effective sample size", "有效样本数")
-    _close(ess, case.ess, rtol=4 * rel, atol=4 * rel, what=what, mistakes=_mistakes_of(case, "ess"))
+    _close(ess, case.ess, rtol=4 * rel, atol=4 * rel, what=what, mistakes=_unrefuted(sub, case, "ess", separating))
     values = ess.to(torch.float64)
     expect(
         bool(((values >= 1 - 4 * rel) & (values <= n * (1 + 4 * rel))).all()),
@@ -165,13 +224,7 @@ def check_truncated(sub, ctx, case: WeightCase, diagnosis: str | None = None) ->
     else:
         with diagnosed(MISTAKES[diagnosis], raised_only=True):
             result = sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
-    value = expect_tensor(
-        result,
-        name="truncated_estimate",
-        shape=(rows,),
-        dtype=dtype,
-        device=ctx.device,
-    )
+    value = _per_row(result, name="truncated_estimate", rows=rows, dtype=dtype, device=ctx.device)
     _close(
         value,
         case.truncated,
@@ -266,8 +319,8 @@ def call(sub, ctx, rows: int, n: int, *, f=F, cap=None, dtype=torch.float64, gen
     if cap is not None:
         kwargs["cap"] = cap
     estimate, se = _pair(sub.sample_estimate(p, q, values, n, **kwargs), ESTIMATE)
-    estimate = expect_tensor(estimate, name=f"{what} (the estimate)", shape=(rows,), dtype=dtype, device=ctx.device)
-    se = expect_tensor(se, name=f"{what} (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device)
+    estimate = _per_row(estimate, name=f"{what} (the estimate)", rows=rows, dtype=dtype, device=ctx.device)
+    se = _per_row(se, name=f"{what} (the standard error)", rows=rows, dtype=dtype, device=ctx.device)
     return estimate, se
 
 

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
 
-from judge.checks import expect_close, expect_tensor, fail, rule
+from judge.checks import Evidence, expect_close, expect_tensor, fail, rule
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
+from judge.numbers import format_pair
 
 from .diagnoses import NOT_IDENTITY, VALID_REFUSED, ZERO_GROUP
 
@@ -71,23 +72,25 @@ def check_values(
     actual = out.to(torch.float64).reshape(-1, 1)
     if nan_diagnosis is not None and not bool(torch.isfinite(actual).all()):
         row = int((~torch.isfinite(actual)).nonzero()[0, 0])
+        held, wanted = format_pair(actual[row, 0].item(), expected[row])
         fail(
-            f"{what}: row {row} ({labels[row]}) holds {actual[row, 0].item()}; expected {expected[row]:.6g}. "
+            f"{what}: row {row} ({labels[row]}) holds {held}; expected {wanted}. "
             f"This matches a known mistake: {nan_diagnosis}",
             diagnosis=nan_diagnosis,
             rule=rule(what, "holds NaN or an infinity", "含有 NaN 或无穷大", row=row, labels=labels),
+            kind=Evidence.STRUCTURAL,
         )
     expect_close(
-        actual,
-        torch.tensor(expected, dtype=torch.float64).reshape(-1, 1),
+        actual.reshape(-1),
+        torch.tensor(expected, dtype=torch.float64),
         rtol=rtol,
         atol=atol,
         what=what,
         row_labels=labels,
-        outcome=("value", "值"),
         mistakes=lambda: {
-            text: torch.as_tensor(got, dtype=torch.float64).reshape(-1, 1) for text, got in mistakes().items()
+            text: torch.as_tensor(got, dtype=torch.float64).reshape(-1) for text, got in mistakes().items()
         },
+        per_row=True,
     )
     return out
 
@@ -151,9 +154,10 @@ def check_quantized(
             break
     bad = (~ok).nonzero()
     row, column = (int(i) for i in bad[0])
+    returned, wanted = format_pair(actual[row, column].item(), expected[row, column].item(), digits=8)
     fail(
-        f"{what}: element ({row}, {column}): you returned {actual[row, column].item():.8g}, expected "
-        f"{expected[row, column].item():.8g} (its group's scale is {scales[row, column].item():.6g}); "
+        f"{what}: element ({row}, {column}): you returned {returned}, expected "
+        f"{wanted} (its group's scale is {scales[row, column].item():.6g}); "
         f"{len(bad)} of {actual.numel()} elements differ"
         + (f". This matches a known mistake: {diagnosis}" if diagnosis else ""),
         diagnosis=diagnosis,
@@ -167,9 +171,10 @@ def check_identity(ctx, accept: torch.Tensor, tv: torch.Tensor, *, what: str, la
     a, t = accept.to(torch.float64).tolist(), tv.to(torch.float64).tolist()
     for row, (x, y) in enumerate(zip(a, t, strict=True)):
         if not (math.isfinite(x) and math.isfinite(y)) or abs(x - (1 - y)) > 2 * atol:
+            rate, identity = format_pair(x, 1 - y)
             fail(
-                f"{what}: row {row} ({labels[row]}): acceptance_rate returned {x:.6g} and total_variation "
-                f"{y:.6g}, but the acceptance rate must equal 1 - TV = {1 - y:.6g}. This matches a known mistake: "
+                f"{what}: row {row} ({labels[row]}): acceptance_rate returned {rate} and total_variation "
+                f"{y:.6g}, but the acceptance rate must equal 1 - TV = {identity}. This matches a known mistake: "
                 f"{NOT_IDENTITY}",
                 diagnosis=NOT_IDENTITY,
                 rule=rule(
@@ -188,6 +193,6 @@ def refused() -> Iterator[None]:
     try:
         yield
     except LearnerRaised as raised:
-        if raised.type_name == "ValueError" and getattr(raised, "diagnosis", None) is None:
+        if raised.derives_from(ValueError) and getattr(raised, "diagnosis", None) is None:
             raised.diagnosis = VALID_REFUSED
         raise
