@@ -30,10 +30,12 @@ MUTATION_ARGS ?=
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
 	@echo "make test   set up .venv, run make lint, then every test"
-	@echo "make lint   ruff (lint, format check) and mypy over judge/ and web/: seconds, before every commit"
+	@echo "make lint   ruff (lint, format check) over judge/, web/, exercises/ and solutions/, mypy over"
+	@echo "             judge/ and web/: seconds, before every commit"
 	@echo "make test-scale  site + 2 Celery workers on PostgreSQL and Redis: 200 submissions, a worker"
 	@echo "             killed and Redis restarted mid-run; prints 'graded N/N exactly once, ...'"
-	@echo "make check  maintainers: every reference passes, every known-wrong solution fails; the lanes'"
+	@echo "make check  maintainers: every reference passes, every starter fails naming no mistake, every"
+	@echo "             known-wrong solution fails with its headline diagnosis; the lanes'"
 	@echo "             imbalance under each exercise's lane weights, as advice (practice/judge.py lanes)"
 	@echo "make mutation  maintainers: judge mutants of every reference with its suites (minutes, not in make test;"
 	@echo "             MUTATION_SAMPLE=all for every mutant); writes build/mutation.json and build/mutation.md"
@@ -67,10 +69,12 @@ browser:
 			 (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
 		else echo "note: no chromium; the browser tests will be skipped (install Debian's chromium to run them)"; fi; }
 
-# The checks before a commit (configured in pyproject.toml); each takes seconds.
+# The checks before a commit (configured in pyproject.toml); each takes seconds. The exercises' suites
+# and the solutions are linted and formatted too (not type-checked: learners' code has no annotations).
+LINTED := judge web exercises solutions
 lint: venv
-	$(VENV)/bin/ruff check judge web
-	$(VENV)/bin/ruff format --check judge web
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 	$(VENV)/bin/mypy judge web
 
 test: venv assets browser lint

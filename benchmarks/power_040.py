@@ -58,7 +58,6 @@ cases = suites_module(EXERCISE, "hidden.cases")
 hidden = suites_module(EXERCISE, "hidden.hidden")
 public = suites_module(EXERCISE, "public.public")
 MISTAKES = suites_module(EXERCISE, "public.diagnoses").MISTAKES
-WRONG = ROOT / "solutions" / "040-exact-samplers" / "wrong"
 
 NOISE = {"noise_shared_across_rows", "noise_reused_across_draws", "ignores_generator", "private_generator"}
 DETERMINISTIC_OTHER = {
@@ -240,7 +239,7 @@ def main() -> int:
         for diagnosis in oracle.alternatives(cases.sample_rows(), method):
             name = next(key for key, value in MISTAKES.items() if value == diagnosis)
             alternatives_by_name[name] = (method, diagnosis)
-    for path in sorted(WRONG.glob("*.py")):
+    for path in EXERCISE.wrong_solutions():  # a wrong/*.patch expanded against the reference
         name = path.stem
         module = load(path)
         record: dict = {"name": name}

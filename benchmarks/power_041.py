@@ -199,7 +199,7 @@ def main(argv: list[str]) -> int:
     levels = alphas(parts)
     rows, failed = [], False
     sizes = {"server": (hidden, levels["server"]), "browser": (tiny, levels["browser"])}
-    for path in sorted(exercise.wrong_solutions()):
+    for path in exercise.wrong_solutions():  # by name; a wrong/*.patch expanded
         name = path.stem
         if name in COVERAGE:
             procedure = wald.MISTAKEN_PROCEDURES[COVERAGE[name]]

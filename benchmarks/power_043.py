@@ -60,7 +60,6 @@ contexts = suites_module(EXERCISE, "public.contexts")
 cases = suites_module(EXERCISE, "hidden.cases")
 hidden = suites_module(EXERCISE, "hidden.hidden")
 public = suites_module(EXERCISE, "public.public")
-WRONG = ROOT / "solutions" / "043-speculative-sampling" / "wrong"
 
 VERIFY = (
     "resample_from_p",
@@ -372,7 +371,7 @@ def main() -> int:
     alpha = fit_alpha()
     started = time.time()
     results, unclassified = {}, []
-    for path in sorted(WRONG.glob("*.py")):
+    for path in EXERCISE.wrong_solutions():  # a wrong/*.patch expanded against the reference
         name = path.stem
         if name in STATISTICAL:
             results[name] = statistical(name, reps, alpha, generator)

@@ -63,7 +63,7 @@ def _codes() -> list[str]:
     from judge.exercise import resolve
 
     exercise = resolve("39")
-    wrong = sorted((exercise.solutions_root / "wrong").glob("*.py"))[:3]
+    wrong = exercise.wrong_solutions()[:3]  # sorted; a wrong/*.patch expanded against the reference
     return [exercise.reference_path.read_text()] + [path.read_text() for path in wrong]
 
 

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.exercise import Exercise, ExerciseError
+from judge.patches import PATCH_SUFFIX, StalePatch, expanded_path, patch_header
 from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
-from judge.report import Report
+from judge.report import Report, is_failure
 from judge.runner import judge_file
 from judge.suites import load_suite
 from judge.testing import derive_seed
@@ -79,12 +80,17 @@ _FIELDS = ("Mistake", "Diagnosis-prefix", "Diagnosis")
 
 
 def parse_wrong_solution(path: Path) -> WrongSolution:
-    """Read the ``Mistake:`` and ``Diagnosis:`` (or ``Diagnosis-prefix:``) docstring; raise
-    :class:`ExerciseError` when one is missing or both diagnosis forms are given."""
-    try:
-        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    except SyntaxError as exc:
-        raise ExerciseError(f"{path}: {exc}") from None
+    """Read the ``Mistake:`` and ``Diagnosis:`` (or ``Diagnosis-prefix:``) docstring (of a ``.patch``:
+    its header, :mod:`judge.patches`); raise :class:`ExerciseError` when one is missing or both
+    diagnosis forms are given."""
+    path = Path(path)
+    if path.suffix == PATCH_SUFFIX:
+        docstring = patch_header(path.read_text(encoding="utf-8"))
+    else:
+        try:
+            docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        except SyntaxError as exc:
+            raise ExerciseError(f"{path}: {exc}") from None
     names = "|".join(_FIELDS)
     fields = dict(re.findall(rf"^({names}):\s*(.+?)(?=\n\s*\n|\n(?:{names}):|\Z)", docstring, flags=re.S | re.M))
     if "Mistake" not in fields or ("Diagnosis" not in fields and "Diagnosis-prefix" not in fields):
@@ -102,59 +108,74 @@ def normalized_diagnosis(text: str) -> str:
 
 
 def diagnosis_found(report: Report | dict, phrase: str, *, prefix: bool | None = None) -> bool:
-    """Whether the report gives the diagnosis ``phrase`` promises.
+    """Whether the report's headline diagnosis is the one ``phrase`` promises.
 
-    The rule: one of the report's diagnoses (the report's own, the likely mistake a learner reads
-    under the verdict, or that of any failing case) must *equal* ``phrase``, in English or in
-    Chinese, once both are normalized (whitespace runs as one space, case ignored, a final full
-    stop ignored). With ``prefix`` (default: ``phrase.prefix``, set by a ``Diagnosis-prefix:``
-    line) the diagnosis must instead *start with* ``phrase`` and go on, if at all, with a
-    character that is neither a letter nor a digit (``top-k`` never matches ``top-kk``). Failure
-    messages are not searched: a phrase found in a message proves nothing about the diagnosis.
+    The rule: the headline (:attr:`Report.diagnosis`, JSON ``diagnosis``/``diagnosis_zh``: the
+    "Likely mistake" a learner reads first, under the verdict) must *equal* ``phrase``, in English
+    or in Chinese, once both are normalized (whitespace runs as one space, case ignored, a final
+    full stop ignored). A failing case that names ``phrase`` below another headline does not count:
+    the learner is told the headline. With ``prefix`` (default: ``phrase.prefix``, set by a
+    ``Diagnosis-prefix:`` line) the headline must instead *start with* ``phrase`` and go on, if at
+    all, with a character that is neither a letter nor a digit (``top-k`` never matches ``top-kk``).
+    Failure messages are not searched: a phrase found in a message proves nothing about the diagnosis.
 
     ``report``: a :class:`Report` or its JSON form (as the browser runner returns it).
     """
-    wanted = normalized_diagnosis(phrase)
+    as_prefix = getattr(phrase, "prefix", False) if prefix is None else prefix
+    return any(_matches(said, phrase, as_prefix) for said in _headline(report))
+
+
+def _matches(said: str, phrase: str, as_prefix: bool) -> bool:
+    wanted, text = normalized_diagnosis(phrase), normalized_diagnosis(said)
     if not wanted:
         return False
-    as_prefix = getattr(phrase, "prefix", False) if prefix is None else prefix
-    for said in _report_diagnoses(report):
-        text = normalized_diagnosis(said)
-        if text == wanted:
-            return True
-        if as_prefix and text.startswith(wanted) and not text[len(wanted)].isalnum():
-            return True
-    return False
+    return text == wanted or (as_prefix and text.startswith(wanted) and not text[len(wanted)].isalnum())
+
+
+def _json(report: Report | dict) -> dict:
+    return report.to_json() if isinstance(report, Report) else report
+
+
+def _headline(report: Report | dict) -> list[str]:
+    """The report's own diagnosis, the learner's "Likely mistake", in each language it has."""
+    data = _json(report)
+    return [str(data[key]) for key in ("diagnosis", "diagnosis_zh") if data.get(key)]
+
+
+def _case_diagnoses(report: Report | dict) -> list[tuple[str, str]]:
+    """(case name, diagnosis in English) of each failing case that names one, in the report's order."""
+    return [
+        (str(case.get("name")), str(case["diagnosis"]))
+        for case in _json(report).get("cases", [])
+        if is_failure(case.get("verdict")) and case.get("diagnosis")
+    ]
 
 
 def report_diagnoses(report: Report | dict) -> list[str]:
-    """The named diagnoses a report gives (its own and each failing case's, in English), once each."""
-    return _report_diagnoses(report, ("diagnosis",))
-
-
-def _report_diagnoses(report: Report | dict, keys: tuple[str, ...] = ("diagnosis", "diagnosis_zh")) -> list[str]:
-    """The report's diagnosis and each failing case's (in the languages ``keys`` name), once each."""
-    data = report.to_json() if isinstance(report, Report) else report
-    failing = [c for c in data.get("cases", []) if c.get("verdict") not in (Verdict.AC.value, Verdict.SK.value)]
-    sources = [data] + failing
-    return list(dict.fromkeys(str(source[key]) for source in sources for key in keys if source.get(key)))
+    """Every diagnosis the report names, the headline first, then each failing case's, once each
+    (English): what a learner could read as a named mistake. [] when it names none."""
+    headline = [str(_json(report)["diagnosis"])] if _json(report).get("diagnosis") else []
+    return list(dict.fromkeys(headline + [text for _, text in _case_diagnoses(report)]))
 
 
 def diagnosis_problem(report: Report | dict, phrase: str) -> str:
-    """Why ``phrase`` does not match the report's diagnoses, showing both texts ("" when it does)."""
+    """Why the report's headline is not the diagnosis ``phrase`` promises, showing both ("" when it is),
+    and which failing case names the promised one below another headline, if any does."""
     if diagnosis_found(report, phrase):
         return ""
     kind = "starts with" if getattr(phrase, "prefix", False) else "equals"
-    said = _report_diagnoses(report, ("diagnosis",))
-    if not said:
-        data = report.to_json() if isinstance(report, Report) else report
+    as_prefix = bool(getattr(phrase, "prefix", False))
+    below = [name for name, text in _case_diagnoses(report) if _matches(text, phrase, as_prefix)]
+    where = f"; case {below[0]} names the promised one, below the headline" if below else ""
+    headline = _json(report).get("diagnosis")
+    if not headline:
         return (
-            f"rejected without a diagnosis, so none {kind} the promised {str(phrase)!r} "
-            f"(the judge said: {data.get('message') or ''})"
+            f"rejected without a headline diagnosis, so none {kind} the promised {str(phrase)!r} "
+            f"(the judge said: {_json(report).get('message') or ''}){where}"
         )
     return (
-        f"rejected, but no diagnosis {kind} the promised one: promised {str(phrase)!r}; "
-        f"the judge said {'; '.join(repr(text) for text in said)}"
+        f"rejected, but no headline diagnosis {kind} the promised one (the headline is the likely mistake "
+        f"a learner reads first): promised {str(phrase)!r}; the headline is {str(headline)!r}{where}"
     )
 
 
@@ -162,10 +183,22 @@ SUITES = ("public", "hidden")
 BUDGET_KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds")  # too_regular follows from fit
 
 
+def browser_suites(exercise: Exercise) -> tuple[str, ...] | None:
+    """The suites "Run" judges in the browser (``[browser] suites``), None without a browser variant."""
+    return exercise.browser.suites if exercise.browser is not None else None
+
+
+def budget_suites(exercise: Exercise) -> tuple[str, ...]:
+    """The suites whose ``BUDGET`` :func:`budget_problems` verifies: public, hidden and the browser's
+    own (``tiny``)."""
+    return SUITES + tuple(suite for suite in browser_suites(exercise) or () if suite not in SUITES)
+
+
 def budget_problems(
     exercise: Exercise, *, seed: int | None = None, device: str = "cpu", launcher: Launcher | None = None
 ) -> list[str]:
-    """Each suite's ``BUDGET`` must equal what its tests use when the reference runs them.
+    """Each suite's ``BUDGET`` (:func:`budget_suites`: the browser's tiny suite too) must equal what
+    its tests use when the reference runs them.
 
     Using more is refused as it happens (an internal error); declaring more than is used would
     silently lower every check's level, so it is a problem too. Each suite is judged on its own,
@@ -180,7 +213,7 @@ def _budget_check(
 ) -> tuple[list[str], Report]:
     """:func:`budget_problems`, and the reference's report of the last suite (for the outcome)."""
     problems = []
-    for suite in SUITES:
+    for suite in budget_suites(exercise):
         declared = load_suite(exercise, suite).budget
         report = judge_file(
             exercise, exercise.reference_path, seed=seed, device=device, suites=(suite,), launcher=launcher
@@ -202,6 +235,9 @@ def _budget_check(
     return problems, report
 
 
+Judged = list[tuple[Report, str]]  # one (report, problem) per master seed; "" where all went as promised
+
+
 def check_exercise(
     exercise: Exercise,
     *,
@@ -212,10 +248,21 @@ def check_exercise(
     seeds: int = 1,
     launcher: Launcher | None = None,
 ) -> list[CheckOutcome]:
-    """Judge the reference, the other correct solutions (``solutions/<exercise>/correct/``: they must
-    pass too) and every wrong solution of ``exercise`` (``jobs`` at a time), then verify the
-    statement's contract list (:func:`contract_outcome`) and each suite's declared budget
-    (:func:`budget_problems`).
+    """Judge what a learner may meet of ``exercise`` and say, line by line, whether the judge behaves
+    as promised (``jobs`` solutions at a time):
+
+    - the reference and the other correct solutions (``solutions/<exercise>/correct/``) are AC;
+    - the untouched starter is rejected, naming no mistake at all (neither the headline nor any case);
+    - each wrong solution (``wrong/*.py``, or ``wrong/*.patch`` expanded against the reference, where a
+      stale patch fails its line) is rejected with its promised *headline* diagnosis
+      (:func:`diagnosis_found`);
+    - with a browser variant, each of them judged again on the browser's suites (``public`` and
+      ``tiny``, with real torch in a learner process as the server runs it): the same promises,
+      except that a wrong solution listed in ``[browser.undetectable]`` must pass there (else the
+      list is stale);
+    - the statement's contract list (:func:`contract_outcome`), the declared parameters against the
+      reference's and the starter's signatures (:func:`params_outcome`), the browser's undetectable
+      list (:func:`undetectable_outcome`) and each suite's declared budget (:func:`budget_problems`).
 
     With ``seeds`` > 1 each solution is judged under that many master seeds (derived from
     ``seed``, 0 by default): the reference must pass every time and each wrong solution must fail,
@@ -232,42 +279,66 @@ def check_exercise(
             return check_exercise(
                 exercise, seed=seed, device=device, jobs=jobs, progress=progress, seeds=seeds, launcher=warm
             )
-    for suite in SUITES:
+    for suite in budget_suites(exercise):
         load_suite(exercise, suite)  # import once, before threads share the module cache
-    wrong = [parse_wrong_solution(p) for p in exercise.wrong_solutions()]
     if not exercise.reference_path.is_file():
         raise ExerciseError(f"{exercise.folder}: {exercise.reference_path} is missing")
-    if not wrong:
+    files = exercise.wrong_solution_files()
+    if not files:
         raise ExerciseError(f"{exercise.folder}: no known-wrong solutions in {exercise.solutions_root / 'wrong'}")
+    wrong: list[WrongSolution | StalePatch] = []
+    for path in files:
+        try:
+            if path.suffix == PATCH_SUFFIX:
+                parse_wrong_solution(path)  # a header without its fields is refused before any diff is applied
+                path = expanded_path(path, exercise.reference_path)
+            wrong.append(parse_wrong_solution(path))
+        except StalePatch as stale:
+            wrong.append(stale)
     master_seeds: list[int | None] = [seed]
     if seeds > 1:
         master_seeds = [derive_seed(seed or 0, "check", i) for i in range(seeds)]
+    browser = browser_suites(exercise)
+    also = f", and by {'+'.join(browser)}" if browser else ""
 
-    def run_reference() -> CheckOutcome:
-        return _aggregate(
-            "reference",
-            "accepted",
-            [
-                _judge_reference(report)
-                for report in _judge_all(exercise, exercise.reference_path, master_seeds, device, launcher)
-            ],
-        )
+    def judged(
+        path: Path, rule: Callable[[Report], str], browser_rule: Callable[[Report], str] | None = None
+    ) -> Judged:
+        """Each seed's report on public+hidden and its problem, with the browser suites' problem added."""
+        reports = _judge_all(exercise, path, master_seeds, device, launcher)
+        results = [(report, rule(report)) for report in reports]
+        if browser is None:
+            return results
+        in_browser = _judge_all(exercise, path, master_seeds, device, launcher, suites=browser)
+        return [
+            (report, "; ".join(p for p in (problem, _in_browser(browser, (browser_rule or rule)(other))) if p))
+            for (report, problem), other in zip(results, in_browser, strict=True)
+        ]
 
-    def run_correct(path: Path) -> CheckOutcome:
-        return _aggregate(
-            f"correct/{path.stem}",
-            "accepted",
-            [_judge_reference(report) for report in _judge_all(exercise, path, master_seeds, device, launcher)],
-        )
+    def run_accepted(name: str, path: Path) -> CheckOutcome:
+        return _aggregate(name, f"accepted{also}", judged(path, _accepted))
 
-    def run_wrong(solution: WrongSolution) -> CheckOutcome:
+    def run_starter() -> CheckOutcome:
+        expectation = f"rejected, naming no mistake{also}"
+        if not exercise.starter_path.is_file():
+            report = _plain_report(exercise, Verdict.CE, f"{exercise.starter_path} is missing")
+            return CheckOutcome("starter", expectation, report, False, report.message)
+        return _aggregate("starter", expectation, judged(exercise.starter_path, _unnamed_rejection))
+
+    def run_wrong(solution: WrongSolution | StalePatch) -> CheckOutcome:
+        if isinstance(solution, StalePatch):
+            report = _plain_report(exercise, Verdict.CE, str(solution))
+            return CheckOutcome(solution.patch.stem, "its patch applies to reference.py", report, False, str(solution))
         how = "diagnosed as starting with" if solution.diagnosis.prefix else "diagnosed as"
         expectation = f"rejected, {how} '{solution.diagnosis}'"
-        reports = _judge_all(exercise, solution.path, master_seeds, device, launcher)
-        return _aggregate(solution.name, expectation, [_judge_wrong(report, solution) for report in reports])
-
-    def run_contract() -> CheckOutcome:
-        return contract_outcome(exercise)
+        browser_rule = None
+        if browser is not None and solution.name in _undetectable(exercise):
+            expectation += f"; accepted by {'+'.join(browser)} (listed undetectable)"
+            browser_rule = _undetectable_passes
+        else:
+            expectation += also
+        results = judged(solution.path, lambda report: _rejected_as_promised(report, solution), browser_rule)
+        return _aggregate(solution.name, expectation, results)
 
     def run_budget() -> CheckOutcome:
         problems, report = _budget_check(exercise, seed, device, launcher)
@@ -276,10 +347,13 @@ def check_exercise(
         )
 
     tasks: list[Callable[[], CheckOutcome]] = (
-        [run_reference]
-        + [lambda p=p: run_correct(p) for p in exercise.correct_solutions()]
+        [lambda: run_accepted("reference", exercise.reference_path)]
+        + [lambda p=p: run_accepted(f"correct/{p.stem}", p) for p in exercise.correct_solutions()]
+        + [run_starter]
         + [lambda s=s: run_wrong(s) for s in wrong]
-        + [run_contract, run_budget]
+        + [lambda: contract_outcome(exercise), lambda: params_outcome(exercise)]
+        + ([lambda: undetectable_outcome(exercise, files)] if browser else [])
+        + [run_budget]
     )
     outcomes: list[CheckOutcome] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -291,19 +365,13 @@ def check_exercise(
     return outcomes
 
 
-def contract_outcome(exercise: Exercise) -> CheckOutcome:
-    """``check``'s line for the statement's contract: every binding sentence of the statement is
-    listed in ``tests/hidden/contract.toml`` with the cases that check it (:mod:`judge.clauses`)."""
+def _plain_report(exercise: Exercise, verdict: Verdict, message: str) -> Report:
+    """A report of no judging, for a line of ``check`` that reads files only."""
     from judge import JUDGE_VERSION
-    from judge.clauses import ContractError, contract_problems
 
-    try:
-        problems = contract_problems(exercise)
-    except ContractError as error:
-        problems = [str(error)]
-    report = Report(
+    return Report(
         exercise={"number": exercise.number, "slug": exercise.slug},
-        verdict=Verdict.WA if problems else Verdict.AC,
+        verdict=verdict,
         cases=[],
         seed=None,
         device="cpu",
@@ -311,27 +379,100 @@ def contract_outcome(exercise: Exercise) -> CheckOutcome:
         suites=[],
         judge_version=JUDGE_VERSION,
         false_failure_budget={},
-        message="; ".join(problems),
+        message=message,
     )
+
+
+def contract_outcome(exercise: Exercise) -> CheckOutcome:
+    """``check``'s line for the statement's contract: every binding sentence of the statement is
+    listed in ``tests/hidden/contract.toml`` with the cases that check it (:mod:`judge.clauses`)."""
+    from judge.clauses import ContractError, contract_problems
+
+    try:
+        problems = contract_problems(exercise)
+    except ContractError as error:
+        problems = [str(error)]
+    report = _plain_report(exercise, Verdict.WA if problems else Verdict.AC, "; ".join(problems))
     return CheckOutcome(
         "contract", "every binding sentence of the statement has its checks", report, not problems, "; ".join(problems)
     )
 
 
-def _judge_reference(report: Report) -> tuple[Report, str]:
-    ok = report.verdict is Verdict.AC
-    return report, "" if ok else f"got {report.verdict.value}: {report.message}"
+def params_outcome(exercise: Exercise) -> CheckOutcome:
+    """``check``'s line for ``[functions.X] params``: each is a parameter of ``X`` in the reference and
+    in the starter, one the tests can pass by keyword, in the declared order (:mod:`judge.declared`)."""
+    from judge.declared import declared_param_problems
+
+    problems = declared_param_problems(exercise)
+    report = _plain_report(exercise, Verdict.WA if problems else Verdict.AC, "; ".join(problems))
+    return CheckOutcome(
+        "params",
+        "the declared parameters are the reference's and the starter's",
+        report,
+        not problems,
+        "; ".join(problems),
+    )
 
 
-def _judge_wrong(report: Report, solution: WrongSolution) -> tuple[Report, str]:
+def undetectable_outcome(exercise: Exercise, files: Sequence[Path]) -> CheckOutcome:
+    """``check``'s line for ``[browser.undetectable]``: every name it lists is a wrong solution (that
+    each listed one passes the browser's suites is checked on its own line)."""
+    names = {path.stem for path in files}
+    unknown = [name for name in _undetectable(exercise) if name not in names]
+    problem = (
+        f"[browser.undetectable] lists {', '.join(unknown)}, which is no wrong solution of "
+        f"{exercise.solutions_root.name}/wrong/"
+        if unknown
+        else ""
+    )
+    report = _plain_report(exercise, Verdict.WA if unknown else Verdict.AC, problem)
+    return CheckOutcome("undetectable", "each listed name is a wrong solution", report, not unknown, problem)
+
+
+def _undetectable(exercise: Exercise) -> dict[str, str]:
+    return exercise.browser.undetectable if exercise.browser is not None else {}
+
+
+def _in_browser(suites: tuple[str, ...], problem: str) -> str:
+    """``problem`` of a judging on the browser's suites, saying so ("" stays "")."""
+    return f"on {'+'.join(suites)} (the browser's suites): {problem}" if problem else ""
+
+
+def _accepted(report: Report) -> str:
+    return "" if report.verdict is Verdict.AC else f"got {report.verdict.value}: {report.message}"
+
+
+def _unnamed_rejection(report: Report) -> str:
+    """The untouched starter: rejected, and told of no mistake (it made none: it did nothing)."""
     if report.verdict is Verdict.AC:
-        return report, "was accepted"
+        return "was accepted"
     if report.verdict is Verdict.IE:
-        return report, f"internal error: {report.message}"
-    return report, diagnosis_problem(report, solution.diagnosis)
+        return f"internal error: {report.message}"
+    named = [f"the headline {str(report.diagnosis)!r}"] if report.diagnosis else []
+    named += [f"case {name} {text!r}" for name, text in _case_diagnoses(report)]
+    if not named:
+        return ""
+    return "rejected, but names a mistake the untouched starter cannot have made: " + "; ".join(named)
 
 
-def _aggregate(name: str, expectation: str, results: list[tuple[Report, str]]) -> CheckOutcome:
+def _undetectable_passes(report: Report) -> str:
+    if report.verdict is Verdict.AC:
+        return ""
+    return (
+        f"listed in [browser.undetectable] but caught ({report.verdict.value}: {report.message}); "
+        "remove it from the list"
+    )
+
+
+def _rejected_as_promised(report: Report, solution: WrongSolution) -> str:
+    if report.verdict is Verdict.AC:
+        return "was accepted"
+    if report.verdict is Verdict.IE:
+        return f"internal error: {report.message}"
+    return diagnosis_problem(report, solution.diagnosis)
+
+
+def _aggregate(name: str, expectation: str, results: Judged) -> CheckOutcome:
     """One outcome over every seed: the first problem's report, or the last report."""
     bad = [(report, problem) for report, problem in results if problem]
     if not bad:
@@ -381,12 +522,17 @@ PER_PROCESS_MIN = 20
 
 
 def _judge_all(
-    exercise: Exercise, path: Path, seeds: list[int | None], device: str, launcher: Launcher | None = None
+    exercise: Exercise,
+    path: Path,
+    seeds: list[int | None],
+    device: str,
+    launcher: Launcher | None = None,
+    suites: tuple[str, ...] = SUITES,
 ) -> list[Report]:
-    """Judge ``path`` under each master seed; one learner process serves them while it lives (what a
-    fresh process per seed would add is torch's import, for nothing the verdicts depend on)."""
+    """Judge ``path`` on ``suites`` under each master seed; one learner process serves them while it
+    lives (what a fresh process per seed would add is torch's import, for nothing the verdicts depend on)."""
     if len(seeds) == 1:
-        return [judge_file(exercise, path, seed=seeds[0], device=device, launcher=launcher)]
+        return [judge_file(exercise, path, seed=seeds[0], device=device, suites=suites, launcher=launcher)]
     launcher = launcher or LocalLauncher()
     reports, process = [], None
     try:
@@ -404,9 +550,13 @@ def _judge_all(
                         launcher=launcher,
                     )
                 except (LoadFailed, ProcessFailed, SandboxFailure):
-                    reports.append(judge_file(exercise, path, seed=seed, device=device, launcher=launcher))  # says why
+                    reports.append(  # says why
+                        judge_file(exercise, path, seed=seed, device=device, suites=suites, launcher=launcher)
+                    )
                     continue
-            reports.append(judge_file(exercise, path, seed=seed, device=device, process=process, launcher=launcher))
+            reports.append(
+                judge_file(exercise, path, seed=seed, device=device, suites=suites, process=process, launcher=launcher)
+            )
     finally:
         if process is not None:
             process.close()

@@ -1,7 +1,8 @@
 """The handbook's chapters and their sections: how exercises are grouped when they are listed.
 
 A pack may hold a ``chapters.toml`` beside its exercise folders, listing its chapters and each
-chapter's sections in the book's order, with titles in every language:
+chapter's sections in the book's order, with titles in every language (a pack without one is
+placed by the repository's ``exercises/chapters.toml``, the book's chapters: :func:`chapters_file`):
 
     [[chapter]]
     id = "probability-and-sampling"
@@ -110,13 +111,27 @@ def _load(path: Path, mtime_ns: int) -> tuple[Chapter, ...]:  # noqa: ARG001 - t
     return tuple(chapters)
 
 
+def chapters_file(pack: Path) -> Path | None:
+    """The ``chapters.toml`` that places the exercises of ``pack``: the pack's own, else the
+    repository's (``exercises/chapters.toml``, the book's chapters); None when neither exists."""
+    from judge.exercise import EXERCISES_DIR
+
+    for path in (Path(pack) / CHAPTERS_FILE, EXERCISES_DIR / CHAPTERS_FILE):
+        if path.is_file():
+            return path
+    return None
+
+
 def load_chapters(pack: Path) -> tuple[Chapter, ...]:
-    """The chapters of ``pack`` (its ``chapters.toml``; none when it has no such file).
+    """The chapters of ``pack``: those of :func:`chapters_file` (the pack's ``chapters.toml``, or the
+    repository's for a pack without one); none when there is no such file.
 
     Raises :class:`ChaptersError` for a file that is not TOML, an entry without an id or without a
     title in every language, or a section id used twice.
     """
-    path = Path(pack) / CHAPTERS_FILE
+    path = chapters_file(pack)
+    if path is None:
+        return ()
     try:
         mtime = path.stat().st_mtime_ns
     except FileNotFoundError:

@@ -97,7 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
     solution.add_argument("exercise")
-    check = commands.add_parser("check", help="maintainers: references pass, known-wrong solutions fail")
+    check = commands.add_parser(
+        "check",
+        help="maintainers: references pass, starters name no mistake, known-wrong solutions fail with their "
+        "headline diagnosis (docs/authoring.md, 'What check verifies')",
+    )
     check.add_argument("exercises", nargs="*", help="exercise ids (default: all)")
     check.add_argument("--seed", type=int, default=None)
     check.add_argument("--device", default="cpu")
@@ -811,6 +815,17 @@ def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> 
         out.print(
             f"note: {pack} is not among the packs the judge reads; list it in {PACKS_VARIABLE} "
             "(with the repository's exercises/ if they should stay)",
+            markup=False,
+        )
+    from judge.chapters import CHAPTERS_FILE, chapters_file
+
+    placed_by = chapters_file(pack)
+    if placed_by != pack / CHAPTERS_FILE:
+        where = f"take their chapters and sections from {placed_by}" if placed_by else "can name no section"
+        out.print(
+            f"note: {pack} has no {CHAPTERS_FILE}, so its exercises {where} (a `section` must be one of its "
+            f"chapter's there); write {pack / CHAPTERS_FILE} to give the pack its own (docs/authoring.md, "
+            '"Chapters and sections")',
             markup=False,
         )
     out.print(

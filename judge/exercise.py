@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import itertools
 import os
 import tomllib
 from collections.abc import Iterable
@@ -167,8 +168,29 @@ class Exercise:
     def reference_path(self) -> Path:
         return self.solutions_root / "reference.py"
 
+    def wrong_solution_files(self) -> list[Path]:
+        """The catalogue of known-wrong solutions as written: ``wrong/*.py`` and ``wrong/*.patch``
+        (patches against the reference, :mod:`judge.patches`), sorted by name. Two files of one name
+        are an :class:`ExerciseError`."""
+        files = sorted(
+            (p for p in (self.solutions_root / "wrong").glob("*") if p.suffix in (".py", ".patch") and p.is_file()),
+            key=lambda p: (p.stem, p.suffix),
+        )
+        twice = sorted({a.stem for a, b in itertools.pairwise(files) if a.stem == b.stem})
+        if twice:
+            raise ExerciseError(f"{self.solutions_root / 'wrong'}: {', '.join(twice)} is both a .py and a .patch")
+        return files
+
     def wrong_solutions(self) -> list[Path]:
-        return sorted((self.solutions_root / "wrong").glob("*.py"))
+        """Each known-wrong solution as a Python file to judge or import, sorted by name: a ``.py`` as it
+        is, a ``.patch`` expanded against the reference (:func:`judge.patches.expanded_path`; raises
+        :class:`~judge.patches.StalePatch`, an :class:`ExerciseError`, when one no longer applies)."""
+        from judge.patches import PATCH_SUFFIX, expanded_path
+
+        return [
+            expanded_path(path, self.reference_path) if path.suffix == PATCH_SUFFIX else path
+            for path in self.wrong_solution_files()
+        ]
 
     def correct_solutions(self) -> list[Path]:
         """Correct solutions built differently from the reference (other algorithms): each must pass."""
@@ -255,25 +277,25 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
 
 
 def _check_place(exercise: Exercise, path: Path) -> None:
-    """A ``section`` must be one of its chapter's, as the pack's ``chapters.toml`` lists them."""
-    from judge.chapters import ChaptersError, load_chapters, place
+    """A ``section`` must be one of its chapter's, as the ``chapters.toml`` that places the pack's
+    exercises lists them (the pack's own, else the repository's: :func:`judge.chapters.chapters_file`)."""
+    from judge.chapters import ChaptersError, chapters_file, load_chapters, place
 
     try:
         chapters = load_chapters(exercise.pack)
     except ChaptersError as exc:
         raise ExerciseError(str(exc)) from None
-    if not exercise.section or not chapters:
+    if not exercise.section or not chapters:  # none at all: the browser, which is sent no chapters.toml
         return
     chapter, section = place(exercise, chapters)
     if chapter is None:
         known = ", ".join(repr(c.id) for c in chapters)
-        raise ExerciseError(
-            f"{path}: chapter {exercise.chapter!r} is not in {exercise.pack / 'chapters.toml'} ({known})"
-        )
+        raise ExerciseError(f"{path}: chapter {exercise.chapter!r} is not in {chapters_file(exercise.pack)} ({known})")
     if section is None:
         known = ", ".join(repr(s.id) for s in chapter.sections)
         raise ExerciseError(
-            f"{path}: section {exercise.section!r} is not a section of {chapter.id!r}; choose one of {known}"
+            f"{path}: section {exercise.section!r} is not a section of {chapter.id!r}; choose one of {known} "
+            f"(as {chapters_file(exercise.pack)} lists them)"
         )
 
 

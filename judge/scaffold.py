@@ -140,7 +140,8 @@ slug = "<<slug>>"
 difficulty = "easy"            # easy, medium or hard (TODO)
 tags = ["sampling"]            # TODO
 chapter = "Probability and sampling"
-# section = "sampling-algorithms"  # TODO: the chapter's section, one of the ids in exercises/chapters.toml
+# section = "sampling-algorithms"  # TODO: the chapter's section, an id in the pack's chapters.toml
+#                                      (a pack without one: the repository's exercises/chapters.toml)
 # Add "browser" with a [browser] table and tests/public/tiny.py to offer "Run" (see exercise 1).
 runs_in = ["local", "server"]
 

@@ -15,8 +15,9 @@
 progress at once, prints each distinct error once, and after ``--public-only`` says what it skipped.
 
 Exit status: ``test`` exits 0 only when the verdict is AC (1 otherwise); ``check`` exits 0 when
-every reference passes and every known-wrong solution fails with its diagnosis (the lanes'
-imbalance it prints is advice, never a failure); ``lanes`` exits 1 only with ``--tolerance``, when
+every reference passes, every starter fails naming no mistake and every known-wrong solution fails
+with its headline diagnosis, on the server's suites and the browser's (the lanes' imbalance it
+prints is advice, never a failure); ``lanes`` exits 1 only with ``--tolerance``, when
 the declared lane weights leave the lanes further apart than it; ``mutation`` exits 1 for a stale
 or killed entry of a ``mutants.toml`` (for a survivor too with ``--strict``); 2 means the
 command itself was used wrongly (unknown exercise, missing file, ...).

@@ -45,7 +45,8 @@ def test_new_writes_a_small_exercise_that_check_passes(pack, capsys):
         assert "TODO" in exercise.statement(lang) and "TODO" in (solutions / f"explanation.{lang}.md").read_text()
     code, out, err = run_cli(capsys, "check", "950", "--seed", "5")
     assert code == 0, out + err
-    assert "4/4 as expected" in out and "diagnosed" in out
+    assert "6/6 as expected" in out and "diagnosed" in out
+    assert "starter" in out and "params" in out  # the untouched starter names no mistake; params match
     assert "contract" in out  # the statement's binding sentences are listed with their checks
     assert "lanes: 2 lanes" in out and "python practice/judge.py lanes 950" in out  # advice, never a failure
     code, out, err = run_cli(capsys, "test", "950", str(solutions / "reference.py"), "--seed", "5", "--json")
@@ -112,3 +113,24 @@ def test_new_into_another_pack_writes_its_solutions_beside_it(pack, capsys, tmp_
     assert (other / "958-elsewhere" / "exercise.toml").is_file()
     assert (other.parent / "solutions" / "958-elsewhere" / "reference.py").is_file()
     assert "PROBJUDGE_EXERCISES" in " ".join(out.split())  # that pack is not read yet: say how to add it
+
+
+def test_new_into_a_pack_without_chapters_says_where_its_sections_come_from(pack, capsys):
+    code, out, err = run_cli(capsys, "new", "959", "placed")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert f"{pack} has no chapters.toml" in flat and str(EXERCISES_DIR / "chapters.toml") in flat
+    toml = pack / "959-placed" / "exercise.toml"
+    text = toml.read_text()
+    assert '# section = "sampling-algorithms"' in text
+    toml.write_text(text.replace('# section = "sampling-algorithms"', 'section = "sampling-algorithms"'))
+    assert resolve("959").section == "sampling-algorithms"  # a section of the book's chapter: placed
+    toml.write_text(text.replace('# section = "sampling-algorithms"', 'section = "beam-search"'))
+    code, _, err = run_cli(capsys, "list")
+    assert code == cli.USAGE_ERROR and "section 'beam-search' is not a section of" in " ".join(err.split())
+    (pack / "chapters.toml").write_text(
+        '[[chapter]]\nid = "decoding"\nen = "Probability and sampling"\nzh = "解码"\n\n'
+        '[[chapter.section]]\nid = "beam-search"\nen = "Beam search"\nzh = "束搜索"\n', encoding="utf-8")
+    assert resolve("959").section == "beam-search"  # the pack's own chapters.toml places it now
+    code, out, err = run_cli(capsys, "new", "960", "second")
+    assert code == 0 and "has no chapters.toml" not in out

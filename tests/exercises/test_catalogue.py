@@ -95,9 +95,30 @@ def test_coin(sub, ctx):
 '''
 
 
-def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
+STARTER = (
+    "import torch\n\n\ndef flip(p, n, generator=None):\n    raise NotImplementedError(\"flip: write it here\")\n"
+)
+REFERENCE = (
+    "import torch\n\ndef flip(p, n, generator=None):\n"
+    "    return (torch.rand(n, generator=generator) < p).to(torch.int64)\n"
+)
+BIASED = (
+    '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\n'
+    'Diagnosis: the coin lands heads with the wrong probability\n"""\n'
+    "import torch\n\ndef flip(p, n, generator=None):\n"
+    "    return (torch.rand(n, generator=generator) < 0.4).to(torch.int64)\n"
+)
+
+
+def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1, public: str | None = None,
+          starter: str = STARTER, wrong: dict[str, str] | None = None, tiny: str | None = None,
+          undetectable: dict[str, str] | None = None, params: str = '["p", "n", "generator"]'):
     """A Bernoulli coin written from the authoring guide: one fit on two outcomes with a whole-number
-    expectation (1 200 heads), where a correct coin lands exactly on it 1.4 % of the time."""
+    expectation (1 200 heads), where a correct coin lands exactly on it 1.4 % of the time.
+
+    ``public`` replaces the public suite, ``starter`` the starter, ``wrong`` adds wrong solutions
+    (name -> file text; a ``.patch`` name keeps its suffix), ``tiny`` gives it a browser variant
+    (that suite's text) with ``undetectable`` as its list."""
     import textwrap
 
     from judge.exercise import load_exercise
@@ -105,7 +126,7 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
     folder = tmp_path / "exercises" / "950-coin"
     (folder / "tests" / "public").mkdir(parents=True)
     (folder / "tests" / "hidden").mkdir(parents=True)
-    (folder / "exercise.toml").write_text(textwrap.dedent("""
+    toml = textwrap.dedent(f"""
         number = 950
         slug = "coin"
         difficulty = "easy"
@@ -113,21 +134,28 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1):
         en = "A coin"
         zh = "硬币"
         [functions.flip]
-        params = ["p", "n", "generator"]
-    """))
-    (folder / "tests" / "public" / "public.py").write_text(COIN_TESTS.format(fit=public_fit))
+        params = {params}
+    """)
+    if tiny is not None:
+        toml = 'runs_in = ["local", "server", "browser"]\n' + toml
+        toml += '[browser]\nsuites = ["public", "tiny"]\n[browser.undetectable]\n'
+        toml += "".join(f'{name} = "{why}"\n' for name, why in (undetectable or {}).items())
+        (folder / "tests" / "public" / "tiny.py").write_text(tiny)
+    (folder / "exercise.toml").write_text(toml)
+    (folder / "starter.py").write_text(starter)
+    (folder / "tests" / "public" / "public.py").write_text(public or COIN_TESTS.format(fit=public_fit))
     (folder / "tests" / "hidden" / "hidden.py").write_text(COIN_TESTS.format(fit=hidden_fit))
     solutions = tmp_path / "solutions" / "950-coin"  # the solutions/ folder beside the pack
     (solutions / "wrong").mkdir(parents=True)
-    (solutions / "reference.py").write_text(
-        "import torch\n\ndef flip(p, n, generator=None):\n"
-        "    return (torch.rand(n, generator=generator) < p).to(torch.int64)\n")
-    (solutions / "wrong" / "biased.py").write_text(
-        '"""Mistake: the coin lands heads with probability 0.4 instead of p.\n\n'
-        'Diagnosis: the coin lands heads with the wrong probability\n"""\n'
-        "import torch\n\ndef flip(p, n, generator=None):\n"
-        "    return (torch.rand(n, generator=generator) < 0.4).to(torch.int64)\n")
+    (solutions / "reference.py").write_text(REFERENCE)
+    (solutions / "wrong" / "biased.py").write_text(BIASED)
+    for name, text in (wrong or {}).items():
+        (solutions / "wrong" / (name if "." in name else f"{name}.py")).write_text(text)
     return load_exercise(folder)
+
+
+def _outcomes(exercise, launcher, **options):
+    return {o.solution: o for o in check_exercise(exercise, seed=options.pop("seed", 1), launcher=launcher, **options)}
 
 
 def test_check_judges_every_solution_under_many_seeds_and_a_coin_passes_them_all(tmp_path, monkeypatch, warm_launcher):
@@ -174,9 +202,9 @@ def test_check_makes_its_own_fork_server_and_closes_it(tmp_path, monkeypatch):
     monkeypatch.setattr("judge.sandbox.launchers.WarmLocalLauncher", _Counted)
     monkeypatch.setattr(_Counted, "made", [])
     outcomes = check_exercise(_coin(tmp_path, monkeypatch), seed=1)
-    assert all(o.ok for o in outcomes)
+    assert all(o.ok for o in outcomes if o.solution != "contract")  # the coin has no statement to list
     (launcher,) = _Counted.made
-    assert launcher.launches == 4  # reference, biased, and the reference once per suite for the budget
+    assert launcher.launches == 5  # reference, starter, biased, and the reference once per suite for the budget
     assert launcher.server_pid is None and all(_gone(pid) for pid in launcher.servers)
 
 
@@ -190,7 +218,7 @@ def test_an_interrupted_check_drops_the_solutions_not_started_and_closes_its_for
     with pytest.raises(KeyboardInterrupt):
         check_exercise(_coin(tmp_path, monkeypatch), seed=1, jobs=1, progress=interrupt)
     (launcher,) = _Counted.made
-    assert launcher.launches <= 2  # the reference, perhaps the one solution started meanwhile; no budget runs
+    assert launcher.launches <= 2  # the reference, perhaps the starter started meanwhile; no budget runs
     assert launcher.server_pid is None and all(_gone(pid) for pid in launcher.servers)
 
 
@@ -206,3 +234,147 @@ def _gone(pid: int, within_s: float = 30.0) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+# --------------------------------------------------------------------------- what check holds the catalogue to
+
+TWO_NAMES = '''
+import torch
+from judge.budget import BudgetDeclaration
+from judge.checks import diagnosed, expect_distribution, expect_tensor
+
+BUDGET = BudgetDeclaration(fit=2)
+
+
+def _heads(sub, ctx, label):
+    draws = expect_tensor(sub.flip(0.3, 4_000, ctx.generator()), name="flip", shape=(4_000,), dtype=torch.int64)
+    expect_distribution(ctx, draws, torch.tensor([0.7, 0.3], dtype=torch.float64), label=label)
+
+
+def test_first(sub, ctx):
+    """flip: a first case that names a mistake of its own
+
+    zh: flip：第一个测试点
+    """
+    with diagnosed("a mistake the first case names"):
+        _heads(sub, ctx, "first")
+
+
+def test_second(sub, ctx):
+    """flip: a second case that names the promised one
+
+    zh: flip：第二个测试点
+    """
+    with diagnosed("the coin lands heads with the wrong probability"):
+        _heads(sub, ctx, "second")
+'''
+
+
+def test_a_wrong_solution_whose_headline_names_another_mistake_fails_check(tmp_path, monkeypatch, warm_launcher):
+    """The learner reads the report's headline first: a promise found only in a later case is not kept."""
+    biased = _outcomes(_coin(tmp_path, monkeypatch, public=TWO_NAMES), warm_launcher)["biased"]
+    assert biased.report.verdict is Verdict.WA and not biased.ok
+    assert str(biased.report.diagnosis) == "a mistake the first case names"
+    assert "'a mistake the first case names'" in biased.problem  # the headline the learner reads
+    assert "'the coin lands heads with the wrong probability'" in biased.problem  # the promise
+    assert "case second names the promised one" in biased.problem
+
+
+PLACEHOLDER = (
+    "import torch\n\n\ndef flip(p, n, generator=None):\n"
+    "    return torch.zeros(n, dtype=torch.int64)  # TODO: flip the coin\n"
+)
+
+
+def test_the_untouched_starter_must_be_rejected_naming_no_mistake(tmp_path, monkeypatch, warm_launcher):
+    plain = _outcomes(_coin(tmp_path / "plain", monkeypatch), warm_launcher)["starter"]
+    assert plain.ok and plain.report.verdict is Verdict.RE, plain.problem
+    assert plain.expectation == "rejected, naming no mistake"
+    # A starter that returns a placeholder meets the diagnosed fit check: a mistake nobody made is named.
+    named = _outcomes(_coin(tmp_path / "named", monkeypatch, starter=PLACEHOLDER), warm_launcher)
+    assert not named["starter"].ok and named["starter"].report.verdict is Verdict.WA
+    assert "names a mistake the untouched starter cannot have made" in named["starter"].problem
+    assert "'the coin lands heads with the wrong probability'" in named["starter"].problem
+    assert "case coin" in named["starter"].problem
+    assert named["reference"].ok and named["biased"].ok  # only the starter's line says it
+    accepted = _outcomes(_coin(tmp_path / "accepted", monkeypatch, starter=REFERENCE), warm_launcher)["starter"]
+    assert not accepted.ok and accepted.problem == "was accepted"
+
+
+SIZED = COIN_TESTS.replace("4_000", "{n}").replace("4 000", "{n}")
+LATE_BIAS = (
+    '"""Mistake: from 3 000 flips on, heads come up with probability 0.4 whatever p is.\n\n'
+    'Diagnosis: the coin lands heads with the wrong probability\n"""\n'
+    "import torch\n\ndef flip(p, n, generator=None):\n"
+    "    return (torch.rand(n, generator=generator) < (0.4 if n > 3000 else p)).to(torch.int64)\n"
+)
+
+
+def _browser_coin(tmp_path, monkeypatch, *, undetectable, tiny_fit=1):
+    """Public and tiny suites of 2 000 flips (the browser's), a hidden one of 4 000: a coin that goes
+    wrong only past 3 000 flips (``late_bias``) passes the browser's suites."""
+    return _coin(tmp_path, monkeypatch, public=SIZED.format(fit=1, n=2_000), wrong={"late_bias": LATE_BIAS},
+                 tiny=SIZED.format(fit=tiny_fit, n=2_000).replace("def test_coin", "def test_tiny_coin"),
+                 undetectable=undetectable)
+
+
+def test_check_judges_the_browser_suites_with_the_same_promises(tmp_path, monkeypatch, warm_launcher):
+    exercise = _browser_coin(tmp_path, monkeypatch, undetectable={"late_bias": "only past 3 000 flips"})
+    outcomes = _outcomes(exercise, warm_launcher)
+    outcomes.pop("contract")  # the coin has no statement to list
+    assert all(o.ok for o in outcomes.values()), {o.solution: o.problem for o in outcomes.values() if not o.ok}
+    assert outcomes["reference"].expectation == "accepted, and by public+tiny"
+    assert outcomes["biased"].expectation.endswith(", and by public+tiny")
+    assert "accepted by public+tiny (listed undetectable)" in outcomes["late_bias"].expectation
+    assert outcomes["undetectable"].ok and outcomes["budget"].ok
+
+
+def test_stale_browser_promises_fail_check(tmp_path, monkeypatch, warm_launcher):
+    """A listed mistake the browser's suites catch, one they miss unlisted, a listed name that is no
+    wrong solution, and a tiny BUDGET that declares more than it uses: each fails its own line."""
+    exercise = _browser_coin(tmp_path, monkeypatch, undetectable={"biased": "wrongly listed", "gone": "renamed"},
+                             tiny_fit=2)
+    outcomes = _outcomes(exercise, warm_launcher)
+    assert outcomes["reference"].ok and outcomes["starter"].ok
+    assert not outcomes["biased"].ok and "listed in [browser.undetectable] but caught" in outcomes["biased"].problem
+    assert not outcomes["late_bias"].ok
+    assert outcomes["late_bias"].problem == "on public+tiny (the browser's suites): was accepted"
+    assert not outcomes["undetectable"].ok and "gone" in outcomes["undetectable"].problem
+    assert "biased" not in outcomes["undetectable"].problem
+    assert not outcomes["budget"].ok
+    assert "tiny.py: BUDGET declares fit=2 but its tests use 1" in outcomes["budget"].problem
+
+
+def test_declared_parameters_the_solutions_lack_fail_check(tmp_path, monkeypatch, warm_launcher):
+    exercise = _coin(tmp_path, monkeypatch, params='["p", "n", "generator", "seed"]')
+    params = _outcomes(exercise, warm_launcher)["params"]
+    assert not params.ok
+    assert "reference.py: `flip` has no parameter `seed`" in params.problem
+    assert "starter.py: `flip` has no parameter `seed`" in params.problem
+
+
+PATCHED = '''Mistake: the coin compares with 0.5, whatever p is.
+
+Diagnosis: the coin lands heads with the wrong probability
+
+--- a/reference.py
++++ b/reference.py
+@@ -1,4 +1,4 @@
+ import torch
+ 
+ def flip(p, n, generator=None):
+-    return (torch.rand(n, generator=generator) < p).to(torch.int64)
++    return (torch.rand(n, generator=generator) < 0.5).to(torch.int64)
+'''
+
+
+def test_a_wrong_solution_may_be_a_patch_and_a_stale_one_fails_its_line(tmp_path, monkeypatch, warm_launcher):
+    stale = PATCHED.replace("< p).to", "<= p).to").replace("< 0.5).to", "<= 0.5).to")
+    exercise = _coin(tmp_path, monkeypatch, wrong={"halves.patch": PATCHED, "stale.patch": stale})
+    assert [p.name for p in exercise.wrong_solution_files()] == ["biased.py", "halves.patch", "stale.patch"]
+    outcomes = _outcomes(exercise, warm_launcher)
+    assert outcomes["halves"].ok and outcomes["halves"].report.verdict is Verdict.WA, outcomes["halves"].problem
+    assert outcomes["halves"].expectation == "rejected, diagnosed as 'the coin lands heads with the wrong probability'"
+    assert not outcomes["stale"].ok and outcomes["stale"].report.verdict is Verdict.CE
+    assert outcomes["stale"].problem.startswith("wrong/stale.patch no longer applies to reference.py: hunk 1 (")
+    assert all(o.ok for name, o in outcomes.items() if name not in ("stale", "contract"))

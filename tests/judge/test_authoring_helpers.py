@@ -53,7 +53,48 @@ def test_a_mismatch_shows_both_texts():
     problem = diagnosis_problem(_report(FULL), "top-k")
     assert "'top-k'" in problem and repr(FULL) in problem and "equals" in problem
     assert diagnosis_problem(_report(FULL), FULL) == ""
-    assert "without a diagnosis" in diagnosis_problem(_report(None), FULL)
+    assert "without a headline diagnosis" in diagnosis_problem(_report(None), FULL)
+
+
+OTHER = "the rows share the same random numbers"
+
+
+def _headline_and_case(headline, case_diagnosis):
+    """A report whose headline (the learner's "Likely mistake") is ``headline`` while its second
+    failing case names ``case_diagnosis``: what the runner writes when an earlier case named another."""
+    report = _report(headline, zh="各行共用了同一组随机数")
+    report["cases"].append({"name": "top_k_late", "verdict": "WA", "message": "m", "diagnosis": case_diagnosis,
+                            "diagnosis_zh": "top-k 多保留了一个 token（k+1 个）"})
+    return report
+
+
+def test_only_the_headline_counts_not_a_later_case_that_names_the_promise():
+    """A wrong solution whose learner reads another mistake first (or none) is not diagnosed as
+    promised, even where a later failing case names the promised one."""
+    for headline in (OTHER, None):
+        report = _headline_and_case(headline, FULL)
+        assert not diagnosis_found(report, FULL)
+        assert not diagnosis_found(report, "top-k 多保留了一个 token（k+1 个）")  # the case's Chinese, too
+        assert not diagnosis_found(report, "top-k keeps one", prefix=True)
+    assert diagnosis_found(_headline_and_case(OTHER, FULL), OTHER)
+    assert diagnosis_found(_headline_and_case(OTHER, FULL), "各行共用了同一组随机数")
+
+
+def test_a_headline_mismatch_shows_the_headline_the_promise_and_the_case_that_names_it():
+    problem = diagnosis_problem(_headline_and_case(OTHER, FULL), FULL)
+    assert repr(OTHER) in problem and repr(FULL) in problem and "headline" in problem
+    assert "case top_k_late names the promised one" in problem
+    problem = diagnosis_problem(_headline_and_case(None, FULL), FULL)
+    assert "without a headline diagnosis" in problem and "case top_k_late" in problem
+    assert "case " not in diagnosis_problem(_headline_and_case(OTHER, "something else"), FULL)
+
+
+def test_report_diagnoses_lists_the_headline_then_each_failing_case_once():
+    from judge.catalogue import report_diagnoses
+
+    assert report_diagnoses(_headline_and_case(OTHER, FULL)) == [OTHER, FULL]
+    assert report_diagnoses(_headline_and_case(None, FULL)) == [FULL]
+    assert report_diagnoses(_report(None)) == []  # the passing case's diagnosis is not named
 
 
 def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from judge import cli
-from judge.chapters import ChaptersError, group, load_chapters
+from judge.chapters import ChaptersError, chapters_file, group, load_chapters
 from judge.exercise import EXERCISES_DIR, ExerciseError, load_all, load_exercise
 
 CHAPTERS = """
@@ -71,9 +71,34 @@ def test_exercises_without_a_place_come_last_or_under_their_chapter(tmp_path):
         ("probability-and-sampling", None),
         ("probability-and-sampling", "second"),
     ]
-    bare = _pack(tmp_path / "bare", None, {"001-weighted-coin": "anything", "039-sampling": None})
-    (only,) = group(load_all(bare))
+    other = CHAPTERS.replace('id = "probability-and-sampling"', 'id = "another-book"').replace(
+        "Probability and sampling", "Another book")
+    unplaced = _pack(tmp_path / "unplaced", other, {"001-weighted-coin": None, "039-sampling": None})
+    (only,) = group(load_all(unplaced))
     assert only.chapter is None and str(only.title) == "Other exercises" and len(only.exercises) == 2
+
+
+def test_a_pack_without_chapters_takes_the_repositorys_and_refuses_an_unknown_section(tmp_path):
+    """A course's pack with no chapters.toml is placed by the book's (exercises/chapters.toml): its
+    exercises are grouped under those chapters, and a section none of them has is refused, as an
+    exercise of the repository's own would be."""
+    bare = _pack(tmp_path, None, {"001-weighted-coin": "distributions", "039-sampling": None})
+    assert chapters_file(bare) == EXERCISES_DIR / "chapters.toml"
+    assert [c.id for c in load_chapters(bare)] == [c.id for c in load_chapters(EXERCISES_DIR)]
+    groups = group(load_all(bare))
+    assert [(g.chapter.id, g.section.id if g.section else None) for g in groups] == [
+        ("probability-and-sampling", None),
+        ("probability-and-sampling", "distributions"),
+    ]
+    toml = bare / "001-weighted-coin" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('section = "distributions"', 'section = "anything"'))
+    with pytest.raises(ExerciseError, match=r"section 'anything' is not a section of 'probability-and-sampling'"
+                       r".*'truncation'.* \(as .*exercises/chapters.toml lists them\)"):
+        load_exercise(bare / "001-weighted-coin")
+    (bare / "chapters.toml").write_text(CHAPTERS, encoding="utf-8")  # its own list wins
+    assert chapters_file(bare) == bare / "chapters.toml"
+    with pytest.raises(ExerciseError, match=r"choose one of 'first', 'second'"):
+        load_exercise(bare / "001-weighted-coin")
 
 
 def test_a_section_its_chapter_lacks_is_refused_with_the_choices(tmp_path):
@@ -109,3 +134,14 @@ def test_list_prints_chapter_and_section_headings_in_order(capsys, tmp_path, mon
     assert cli.main(["list", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     assert out.index("第一节") < out.index("第二节")
+
+
+def test_where_no_chapters_toml_exists_at_all_sections_are_not_checked(tmp_path, monkeypatch):
+    """The browser is sent exercise.toml and tests/public/ only, never a chapters.toml: there the
+    exercise loads as it is (its place was checked where the judge has the lists)."""
+    import judge.exercise
+
+    monkeypatch.setattr(judge.exercise, "EXERCISES_DIR", tmp_path / "no-repository")
+    bare = _pack(tmp_path, None, {"001-weighted-coin": "anything"})
+    assert chapters_file(bare) is None and load_chapters(bare) == ()
+    assert load_exercise(bare / "001-weighted-coin").section == "anything"

@@ -7,7 +7,9 @@ def _per_row(value, batch, name, dtype, device):
     """A parameter as a [B, 1] column: a Python number, or a 1-D tensor with one value per row."""
     if isinstance(value, torch.Tensor):
         if value.dim() != 1 or value.shape[0] != batch:
-            raise ValueError(f"{name} must be a number or a 1-D tensor of length {batch}, got shape {list(value.shape)}")
+            raise ValueError(
+                f"{name} must be a number or a 1-D tensor of length {batch}, got shape {list(value.shape)}"
+            )
         column = value.to(device=device, dtype=dtype)
     else:
         column = torch.full((batch,), float(value), dtype=dtype, device=device)

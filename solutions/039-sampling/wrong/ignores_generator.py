@@ -23,8 +23,14 @@ def _validate(logits, temperature, top_k, top_p, min_p):
     if not torch.isfinite(logits).any(dim=1).all():
         raise ValueError("a row has no finite logit")
     batch = logits.shape[0]
-    rows = list(zip(*(_per_row(v, batch, n) for v, n in
-                      ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p")))))
+    rows = list(
+        zip(
+            *(
+                _per_row(v, batch, n)
+                for v, n in ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p"))
+            )
+        )
+    )
     for t, k, p, m in rows:
         if t < 0 or k < 0 or not 0 < p <= 1 or not 0 <= m < 1:
             raise ValueError(f"bad parameters: temperature={t}, top_k={k}, top_p={p}, min_p={m}")

@@ -1,4 +1,5 @@
-"""Mistake: an inverse CDF with `searchsorted(cdf, u)`, which returns the first index whose cumulative sum is >= u: for u = 0.0 that is token 0 even when its probability is 0.
+"""Mistake: an inverse CDF with `searchsorted(cdf, u)`, which returns the first index whose cumulative
+sum is >= u: for u = 0.0 that is token 0 even when its probability is 0.
 
 Diagnosis: the sampler fails when torch.rand returns 0.0 or the largest float below 1 (an inverse CDF must
 never run past the last allowed token)
@@ -24,8 +25,14 @@ def _validate(logits, temperature, top_k, top_p, min_p):
     if not torch.isfinite(logits).any(dim=1).all():
         raise ValueError("a row has no finite logit")
     batch = logits.shape[0]
-    rows = list(zip(*(_per_row(v, batch, n) for v, n in
-                      ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p")))))
+    rows = list(
+        zip(
+            *(
+                _per_row(v, batch, n)
+                for v, n in ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p"))
+            )
+        )
+    )
     for t, k, p, m in rows:
         if t < 0 or k < 0 or not 0 < p <= 1 or not 0 <= m < 1:
             raise ValueError(f"bad parameters: temperature={t}, top_k={k}, top_p={p}, min_p={m}")

@@ -1,4 +1,6 @@
-"""Mistake: the draws are deterministic quantiles of the distribution in a shuffled order: each count is exactly its expectation, which random sampling never does.
+"""Mistake: each row's draws are a systematic sample in a shuffled order: one uniform offset per row,
+then the evenly spaced quantiles (i + offset) / n, so every count is within one of its expectation,
+which random sampling almost never is (one draw alone, n = 1, is a plain random draw).
 
 Diagnosis: the draws are too regular to be random
 """
@@ -23,8 +25,14 @@ def _validate(logits, temperature, top_k, top_p, min_p):
     if not torch.isfinite(logits).any(dim=1).all():
         raise ValueError("a row has no finite logit")
     batch = logits.shape[0]
-    rows = list(zip(*(_per_row(v, batch, n) for v, n in
-                      ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p")))))
+    rows = list(
+        zip(
+            *(
+                _per_row(v, batch, n)
+                for v, n in ((temperature, "temperature"), (top_k, "top_k"), (top_p, "top_p"), (min_p, "min_p"))
+            )
+        )
+    )
     for t, k, p, m in rows:
         if t < 0 or k < 0 or not 0 < p <= 1 or not 0 <= m < 1:
             raise ValueError(f"bad parameters: temperature={t}, top_k={k}, top_p={p}, min_p={m}")
@@ -74,7 +82,9 @@ def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0
     cdf = torch.cumsum(probs, dim=1)
     rows = []
     for b in range(probs.shape[0]):
-        u = (torch.arange(num_samples, dtype=probs.dtype) + 0.5) / num_samples
+        offset = torch.rand(1, generator=generator, dtype=probs.dtype)
+        u = (torch.arange(num_samples, dtype=probs.dtype) + offset) / num_samples
         u = u[torch.randperm(num_samples, generator=generator)]
-        rows.append(torch.searchsorted(cdf[b], u, right=True).clamp(max=probs.shape[1] - 1))
+        last = int((probs[b] > 0).nonzero().max())  # rounding may leave the cdf's end below u
+        rows.append(torch.searchsorted(cdf[b], u, right=True).clamp(max=last))
     return torch.stack(rows)

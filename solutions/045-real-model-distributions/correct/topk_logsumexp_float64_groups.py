@@ -4,7 +4,6 @@ tokens_for_mass, entropy as logsumexp minus the mean tempered logit, the quantiz
 and the acceptance rate as an expectation over the draft. Red-team variants the suite must accept.
 """
 
-
 import torch
 
 
@@ -47,6 +46,7 @@ def tokens_for_mass(logits, temperature=1.0, mass=0.9):
     k = torch.searchsorted(cum.contiguous(), target).squeeze(1) + 1  # first index with cum >= mass, plus one
     return k.clamp(max=logits.shape[1]).to(torch.int64)
 
+
 def entropy(logits, temperature=1.0):
     """H = logsumexp(x) - sum_i p_i x_i with x = logits / T (a -inf logit has p = 0 and adds nothing)."""
     _check_logits(logits)
@@ -54,6 +54,7 @@ def entropy(logits, temperature=1.0):
     p = torch.softmax(x, dim=-1)
     mean = torch.where(p > 0, p * x, torch.zeros_like(p)).sum(dim=-1)
     return torch.logsumexp(x, dim=-1) - mean
+
 
 def fake_quantize_int4(weight, group_size=32):
     """Groups as rows of a [-1, group_size] view, float64 inside, multiplication by 1 / scale, cast back."""
@@ -69,11 +70,13 @@ def fake_quantize_int4(weight, group_size=32):
     q = torch.round(groups * (1.0 / scale)).clamp(-7, 7)
     return (q * scale).reshape(rows, columns).to(weight.dtype)
 
+
 def acceptance_rate(target_logits, draft_logits, temperature=1.0):
     """The expectation over x ~ q of min(1, p(x) / q(x))."""
     p, q = _pair(target_logits, draft_logits, temperature)
     ratio = torch.where(q > 0, p / q, torch.ones_like(p)).clamp(max=1)
     return (q * ratio).sum(dim=-1)
+
 
 def total_variation(target_logits, draft_logits, temperature=1.0):
     """1/2 sum_x |p(x) - q(x)| per row, p and q as in acceptance_rate."""

@@ -8,22 +8,39 @@ from __future__ import annotations
 
 import torch
 
-from judge.checks import (BadInput, expect, expect_bad_inputs_refused, expect_distribution, expect_independent_rows,
-                          expect_seed_contract, expect_tensor, expect_tokens_in_range)
+from judge.checks import (
+    BadInput,
+    expect,
+    expect_bad_inputs_refused,
+    expect_distribution,
+    expect_independent_rows,
+    expect_seed_contract,
+    expect_tensor,
+    expect_tokens_in_range,
+)
 from judge.i18n import Bilingual
 
 SIDE = ("side", "面")  # the noun of one outcome in messages: "side 1", not "token 1"
 
-SWAPPED = Bilingual("the sides are swapped: 1 comes up with probability 1 - p instead of p",
-                    "两面弄反了：1 出现的概率是 1 - p，而不是 p")
-ROUNDED = Bilingual("the flips do not depend on chance: p is rounded (or compared with 0.5) instead of drawn against",
-                    "结果与随机无关：p 被四舍五入（或与 0.5 比较），而不是拿随机数去和它比较")
-REPEATED = Bilingual("each row repeats one flip n times instead of flipping n times",
-                     "每行只抛了一次再重复 n 次，而不是抛 n 次")
-ZERO_GIVES_ONE = Bilingual("p = 0 can still give a 1 (a uniform of exactly 0.0 passes u <= p; compare with u < p)",
-                           "p = 0 时仍可能得到 1（均匀随机数恰为 0.0 时 u <= p 成立；应当比较 u < p）")
-ONE_GIVES_ZERO = Bilingual("p = 1 can still give a 0 (a uniform of exactly 0.0 fails u > 1 - p; compare with u < p)",
-                           "p = 1 时仍可能得到 0（均匀随机数恰为 0.0 时 u > 1 - p 不成立；应当比较 u < p）")
+SWAPPED = Bilingual(
+    "the sides are swapped: 1 comes up with probability 1 - p instead of p",
+    "两面弄反了：1 出现的概率是 1 - p，而不是 p",
+)
+ROUNDED = Bilingual(
+    "the flips do not depend on chance: p is rounded (or compared with 0.5) instead of drawn against",
+    "结果与随机无关：p 被四舍五入（或与 0.5 比较），而不是拿随机数去和它比较",
+)
+REPEATED = Bilingual(
+    "each row repeats one flip n times instead of flipping n times", "每行只抛了一次再重复 n 次，而不是抛 n 次"
+)
+ZERO_GIVES_ONE = Bilingual(
+    "p = 0 can still give a 1 (a uniform of exactly 0.0 passes u <= p; compare with u < p)",
+    "p = 0 时仍可能得到 1（均匀随机数恰为 0.0 时 u <= p 成立；应当比较 u < p）",
+)
+ONE_GIVES_ZERO = Bilingual(
+    "p = 1 can still give a 0 (a uniform of exactly 0.0 fails u > 1 - p; compare with u < p)",
+    "p = 1 时仍可能得到 0（均匀随机数恰为 0.0 时 u > 1 - p 不成立；应当比较 u < p）",
+)
 
 
 def probs_of(p: list[float]) -> torch.Tensor:
@@ -47,9 +64,13 @@ def check_rows_vary(sub, ctx, rows: int, n: int) -> None:
     if not bool(constant.all()):
         return
     same = bool((draws == draws[0, 0]).all())
-    expect(False, f"flip(p = 0.5 in all {rows} rows, n = {n}): every row holds one side only"
-                  + (f" (side {int(draws[0, 0])} everywhere)" if same else "") + "; fair flips vary",
-           diagnosis=ROUNDED if same else REPEATED)
+    expect(
+        False,
+        f"flip(p = 0.5 in all {rows} rows, n = {n}): every row holds one side only"
+        + (f" (side {int(draws[0, 0])} everywhere)" if same else "")
+        + "; fair flips vary",
+        diagnosis=ROUNDED if same else REPEATED,
+    )
 
 
 def check_distribution(sub, ctx, p: list[float], n: int, *, pair: tuple[int, int]) -> None:
@@ -57,13 +78,25 @@ def check_distribution(sub, ctx, p: list[float], n: int, *, pair: tuple[int, int
     draws = flips(sub, ctx, p, n, ctx.generator())
     target = probs_of(p)
     for row, value in enumerate(p):
-        expect_distribution(ctx, draws[row], target[row], label=f"flip, row {row} (p = {value})", outcome=SIDE,
-                            public=Bilingual(f"flip, row {row}", f"flip，第 {row} 行"),
-                            alternatives={SWAPPED: target[row].flip(0)})
+        expect_distribution(
+            ctx,
+            draws[row],
+            target[row],
+            label=f"flip, row {row} (p = {value})",
+            outcome=SIDE,
+            public=Bilingual(f"flip, row {row}", f"flip，第 {row} 行"),
+            alternatives={SWAPPED: target[row].flip(0)},
+        )
     first, second = pair
-    expect_independent_rows(ctx, draws[first], draws[second], target[first], outcome=SIDE,
-                            label=f"flip, rows {first} and {second} (both p = {p[first]})",
-                            public=Bilingual(f"flip, rows {first} and {second}", f"flip，第 {first} 行与第 {second} 行"))
+    expect_independent_rows(
+        ctx,
+        draws[first],
+        draws[second],
+        target[first],
+        outcome=SIDE,
+        label=f"flip, rows {first} and {second} (both p = {p[first]})",
+        public=Bilingual(f"flip, rows {first} and {second}", f"flip，第 {first} 行与第 {second} 行"),
+    )
 
 
 def check_edges(sub, ctx, n: int) -> None:
@@ -74,15 +107,19 @@ def check_edges(sub, ctx, n: int) -> None:
         draws = flips(source, ctx, p, n, ctx.generator())
         zero_gave_one = bool((draws[0::2] != 0).any())
         one_gave_zero = bool((draws[1::2] != 1).any())
-        if zero_gave_one and one_gave_zero:
+        if zero_gave_one and one_gave_zero:  # noqa: SIM108 - a branch per diagnosis reads better than nested ifs
             diagnosis = SWAPPED
         else:
             diagnosis = ZERO_GIVES_ONE if zero_gave_one else ONE_GIVES_ZERO
-        expect(not (zero_gave_one or one_gave_zero),
-               f"flip(p = [0, 1, 0, 1], n = {n}){how}: "
-               + ("p = 0 gave a 1" if zero_gave_one else "") + (" and " if zero_gave_one and one_gave_zero else "")
-               + ("p = 1 gave a 0" if one_gave_zero else "") + "; p = 0 must always give 0 and p = 1 always 1",
-               diagnosis=diagnosis)
+        expect(
+            not (zero_gave_one or one_gave_zero),
+            f"flip(p = [0, 1, 0, 1], n = {n}){how}: "
+            + ("p = 0 gave a 1" if zero_gave_one else "")
+            + (" and " if zero_gave_one and one_gave_zero else "")
+            + ("p = 1 gave a 0" if one_gave_zero else "")
+            + "; p = 0 must always give 0 and p = 1 always 1",
+            diagnosis=diagnosis,
+        )
 
 
 def check_seeds(sub, ctx, n: int) -> None:
@@ -98,11 +135,16 @@ def check_seeds(sub, ctx, n: int) -> None:
 def check_bad_inputs(sub, ctx) -> None:
     """p outside [0, 1], NaN, not a 1-D tensor, and n < 1 raise ValueError."""
     half = torch.tensor([0.5, 0.5])
-    expect_bad_inputs_refused(sub.flip, [
-        BadInput("p = [0.5, 1.5]", {"p": torch.tensor([0.5, 1.5]), "n": 4}, public="p above 1"),
-        BadInput("p = [-0.25, 0.5]", {"p": torch.tensor([-0.25, 0.5]), "n": 4}, public="p below 0"),
-        BadInput("p = [0.5, nan]", {"p": torch.tensor([0.5, float("nan")]), "n": 4}, public="p holding NaN"),
-        BadInput("p of shape [2, 1]", {"p": torch.tensor([[0.5], [0.5]]), "n": 4}, public="a p that is not 1-D"),
-        BadInput("n = 0", {"p": half, "n": 0}),
-        BadInput("n = -3", {"p": half, "n": -3}, public="a negative n"),
-    ], extra=lambda: {"generator": ctx.generator()}, name="flip")
+    expect_bad_inputs_refused(
+        sub.flip,
+        [
+            BadInput("p = [0.5, 1.5]", {"p": torch.tensor([0.5, 1.5]), "n": 4}, public="p above 1"),
+            BadInput("p = [-0.25, 0.5]", {"p": torch.tensor([-0.25, 0.5]), "n": 4}, public="p below 0"),
+            BadInput("p = [0.5, nan]", {"p": torch.tensor([0.5, float("nan")]), "n": 4}, public="p holding NaN"),
+            BadInput("p of shape [2, 1]", {"p": torch.tensor([[0.5], [0.5]]), "n": 4}, public="a p that is not 1-D"),
+            BadInput("n = 0", {"p": half, "n": 0}),
+            BadInput("n = -3", {"p": half, "n": -3}, public="a negative n"),
+        ],
+        extra=lambda: {"generator": ctx.generator()},
+        name="flip",
+    )

@@ -34,8 +34,11 @@ def test_certain_coins(sub, ctx):
     draws = sub.flip(torch.tensor([0.0, 1.0]), 50, generator=ctx.generator())
     draws = expect_tensor(draws, name="flip", shape=(2, 50), dtype=torch.int64, device=ctx.device)
     zero_ok, one_ok = bool((draws[0] == 0).all()), bool((draws[1] == 1).all())
-    expect(zero_ok and one_ok, f"flip([0.0, 1.0], 50) gave {draws.sum(dim=1).tolist()} ones per row; expected [0, 50]",
-           diagnosis=SWAPPED if not (zero_ok or one_ok) else None)
+    expect(
+        zero_ok and one_ok,
+        f"flip([0.0, 1.0], 50) gave {draws.sum(dim=1).tolist()} ones per row; expected [0, 50]",
+        diagnosis=SWAPPED if not (zero_ok or one_ok) else None,
+    )
 
 
 def test_distribution(sub, ctx):
@@ -46,8 +49,9 @@ def test_distribution(sub, ctx):
     draws = sub.flip(torch.tensor([0.3]), 2_000, generator=ctx.generator())
     draws = expect_tensor(draws, name="flip", shape=(1, 2_000), dtype=torch.int64, device=ctx.device)
     target = probs_of([0.3])[0]
-    expect_distribution(ctx, draws[0], target, label="flip([0.3], 2000)", outcome=SIDE,
-                        alternatives={SWAPPED: target.flip(0)})
+    expect_distribution(
+        ctx, draws[0], target, label="flip([0.3], 2000)", outcome=SIDE, alternatives={SWAPPED: target.flip(0)}
+    )
 
 
 def test_n_zero(sub, ctx):

@@ -53,8 +53,11 @@ class Batch:
     def row_alternatives(self, row: int) -> dict[str, torch.Tensor]:
         """Diagnosis -> float64 [V] distribution, for the mistakes that change ``row``."""
         exact = self.exact.probs[row]
-        return {name: probs[row] for name, probs in self.alternatives.items()
-                if not torch.allclose(probs[row], exact, rtol=1e-6, atol=1e-9)}
+        return {
+            name: probs[row]
+            for name, probs in self.alternatives.items()
+            if not torch.allclose(probs[row], exact, rtol=1e-6, atol=1e-9)
+        }
 
     def param_tensors(self) -> dict[str, torch.Tensor]:
         """The parameters as 1-D tensors of length B, one value per row (fresh tensors, built once)."""
@@ -70,8 +73,9 @@ class Batch:
         }
 
 
-def make_batch(rows: list[list[float]], params: list[RowParams], labels: list[Label],
-               dtype: torch.dtype = torch.float32) -> Batch:
+def make_batch(
+    rows: list[list[float]], params: list[RowParams], labels: list[Label], dtype: torch.dtype = torch.float32
+) -> Batch:
     logits = torch.tensor(rows, dtype=dtype)
     return Batch(logits, params, target(logits, params), labels)
 
@@ -80,8 +84,12 @@ def repeated(batch: Batch, copies: int) -> Batch:
     """Each row of ``batch`` ``copies`` times in a row (rows r*copies .. (r+1)*copies - 1 are row r)."""
     index = torch.arange(batch.logits.shape[0]).repeat_interleave(copies)
     exact = Target(batch.exact.probs[index], [batch.exact.exclusions[i] for i in index.tolist()])
-    return Batch(batch.logits[index].contiguous(), [batch.params[i] for i in index.tolist()], exact,
-                 [batch.labels[i] for i in index.tolist()])
+    return Batch(
+        batch.logits[index].contiguous(),
+        [batch.params[i] for i in index.tolist()],
+        exact,
+        [batch.labels[i] for i in index.tolist()],
+    )
 
 
 def _gauss_row(rng: random.Random, vocab: int, scale: float) -> list[float]:
@@ -115,8 +123,11 @@ def mixed_rows() -> Batch:
         label("top_k, top_p and min_p combined", "top-k, top-p and min-p combined", "top-k、top-p 与 min-p 组合"),
         label("a copy of row 2", "a copy of row 2", "第 2 行的副本"),
         label("temperature 0 with tied maxima", "temperature 0 with tied maxima", "温度为 0 且最大值并列"),
-        label("-inf logits and a tie at the top-k cut", "-inf logits and a tie at the top-k cut",
-              "含 -inf 的 logits，且 top-k 截断处有并列"),
+        label(
+            "-inf logits and a tie at the top-k cut",
+            "-inf logits and a tie at the top-k cut",
+            "含 -inf 的 logits，且 top-k 截断处有并列",
+        ),
     ]
     return make_batch(rows, params, labels)
 
@@ -130,15 +141,24 @@ def zipf_rows(vocab: int = 32_000) -> Batch:
         ranks = list(range(1, vocab + 1))
         rng.shuffle(ranks)
         rows.append([round(-exponent * math.log(r) + rng.uniform(-0.05, 0.05), 4) for r in ranks])
-    params = [RowParams(temperature=1.0), RowParams(temperature=0.6, top_p=0.9),
-              RowParams(temperature=0.8, top_k=200, min_p=0.01)]
+    params = [
+        RowParams(temperature=1.0),
+        RowParams(temperature=0.6, top_p=0.9),
+        RowParams(temperature=0.8, top_k=200, min_p=0.01),
+    ]
     # top_p acts at a low temperature: the nucleus then ends among tokens large enough to leave
     # the 2e-3 margin; at temperature 1 the crossing token's own mass (~1e-5) is below any margin.
-    labels = [label("the whole long tail at temperature 1", "the whole long tail", "完整的长尾"),
-              label("top_p=0.9 at temperature 0.6", "top-p at a low temperature over a long tail",
-                    "长尾词表上低温下的 top-p"),
-              label("top_k=200, min_p=0.01 at temperature 0.8", "top-k and min-p over a long tail",
-                    "长尾词表上的 top-k 与 min-p")]
+    labels = [
+        label("the whole long tail at temperature 1", "the whole long tail", "完整的长尾"),
+        label(
+            "top_p=0.9 at temperature 0.6", "top-p at a low temperature over a long tail", "长尾词表上低温下的 top-p"
+        ),
+        label(
+            "top_k=200, min_p=0.01 at temperature 0.8",
+            "top-k and min-p over a long tail",
+            "长尾词表上的 top-k 与 min-p",
+        ),
+    ]
     return make_batch(rows, params, labels)
 
 
@@ -156,25 +176,62 @@ def zipf_rows(vocab: int = 32_000) -> Batch:
 # top_k = 50 on the flat one (46 tokens). Smallest relative margins: 2.3e-3 (row 3) to 4.3e-2
 # (row 6), a logit move of 1e-3 or more to flip anything.
 REAL_ROWS = [
-    (27, RowParams(temperature=1.0), "real model logits at position 27 (flat): the whole tail at temperature 1",
-     "real model logits, a flat distribution: the whole long tail", "真实模型的 logits，平坦的分布：完整的长尾"),
-    (105, RowParams(temperature=1.0), "real model logits at position 105 (peaked): the whole tail at temperature 1",
-     "real model logits, a peaked distribution: the whole long tail", "真实模型的 logits，尖峰分布：完整的长尾"),
-    (59, RowParams(temperature=0.7, top_p=0.9), "real model logits at position 59: top_p=0.9 at temperature 0.7",
-     "real model logits: top-p at a low temperature", "真实模型的 logits：低温下的 top-p"),
-    (59, RowParams(temperature=1.0, top_p=0.9), "real model logits at position 59: top_p=0.9 at temperature 1",
-     "real model logits: top-p", "真实模型的 logits：top-p"),
-    (105, RowParams(temperature=1.3, top_p=0.9), "real model logits at position 105 (peaked): top_p=0.9 at temperature 1.3",
-     "real model logits, a peaked distribution: top-p at a high temperature",
-     "真实模型的 logits，尖峰分布：高温下的 top-p"),
-    (27, RowParams(temperature=1.0, min_p=0.05), "real model logits at position 27 (flat): min_p=0.05",
-     "real model logits, a flat distribution: min-p", "真实模型的 logits，平坦的分布：min-p"),
-    (27, RowParams(temperature=1.0, top_k=50), "real model logits at position 27 (flat): top_k=50",
-     "real model logits, a flat distribution: top-k", "真实模型的 logits，平坦的分布：top-k"),
-    (27, RowParams(temperature=1.3, top_k=50, top_p=0.95, min_p=0.05),
-     "real model logits at position 27 (flat): top_k=50, top_p=0.95, min_p=0.05 at temperature 1.3",
-     "real model logits, a flat distribution: top-k, top-p and min-p at a high temperature",
-     "真实模型的 logits，平坦的分布：高温下 top-k、top-p 与 min-p 组合"),
+    (
+        27,
+        RowParams(temperature=1.0),
+        "real model logits at position 27 (flat): the whole tail at temperature 1",
+        "real model logits, a flat distribution: the whole long tail",
+        "真实模型的 logits，平坦的分布：完整的长尾",
+    ),
+    (
+        105,
+        RowParams(temperature=1.0),
+        "real model logits at position 105 (peaked): the whole tail at temperature 1",
+        "real model logits, a peaked distribution: the whole long tail",
+        "真实模型的 logits，尖峰分布：完整的长尾",
+    ),
+    (
+        59,
+        RowParams(temperature=0.7, top_p=0.9),
+        "real model logits at position 59: top_p=0.9 at temperature 0.7",
+        "real model logits: top-p at a low temperature",
+        "真实模型的 logits：低温下的 top-p",
+    ),
+    (
+        59,
+        RowParams(temperature=1.0, top_p=0.9),
+        "real model logits at position 59: top_p=0.9 at temperature 1",
+        "real model logits: top-p",
+        "真实模型的 logits：top-p",
+    ),
+    (
+        105,
+        RowParams(temperature=1.3, top_p=0.9),
+        "real model logits at position 105 (peaked): top_p=0.9 at temperature 1.3",
+        "real model logits, a peaked distribution: top-p at a high temperature",
+        "真实模型的 logits，尖峰分布：高温下的 top-p",
+    ),
+    (
+        27,
+        RowParams(temperature=1.0, min_p=0.05),
+        "real model logits at position 27 (flat): min_p=0.05",
+        "real model logits, a flat distribution: min-p",
+        "真实模型的 logits，平坦的分布：min-p",
+    ),
+    (
+        27,
+        RowParams(temperature=1.0, top_k=50),
+        "real model logits at position 27 (flat): top_k=50",
+        "real model logits, a flat distribution: top-k",
+        "真实模型的 logits，平坦的分布：top-k",
+    ),
+    (
+        27,
+        RowParams(temperature=1.3, top_k=50, top_p=0.95, min_p=0.05),
+        "real model logits at position 27 (flat): top_k=50, top_p=0.95, min_p=0.05 at temperature 1.3",
+        "real model logits, a flat distribution: top-k, top-p and min-p at a high temperature",
+        "真实模型的 logits，平坦的分布：高温下 top-k、top-p 与 min-p 组合",
+    ),
 ]
 
 
@@ -194,9 +251,15 @@ def float64_rows() -> Batch:
     rng = random.Random(39_003)
     rows = [_gauss_row(rng, 16, 1.2) for _ in range(2)]
     params = [RowParams(temperature=1.2, top_p=0.7), RowParams(temperature=0.8, min_p=0.1)]
-    return make_batch(rows, params, [label("float64, top_p=0.7", "float64, top-p", "float64，top-p"),
-                                     label("float64, min_p=0.1", "float64, min-p", "float64，min-p")],
-                      dtype=torch.float64)
+    return make_batch(
+        rows,
+        params,
+        [
+            label("float64, top_p=0.7", "float64, top-p", "float64，top-p"),
+            label("float64, min_p=0.1", "float64, min-p", "float64，min-p"),
+        ],
+        dtype=torch.float64,
+    )
 
 
 @functools.cache
@@ -214,8 +277,12 @@ def many_rows(count: int = 64) -> Batch:
     """Many small random rows: in float32 about one row in six has a cumulative sum ending below 1,
     where an inverse CDF fed u = 0.99999994 runs past the last token."""
     rng = random.Random(39_005)
-    choices = [RowParams(), RowParams(temperature=0.8, top_k=5), RowParams(temperature=1.2, top_p=0.9),
-               RowParams(min_p=0.05)]
+    choices = [
+        RowParams(),
+        RowParams(temperature=0.8, top_k=5),
+        RowParams(temperature=1.2, top_p=0.9),
+        RowParams(min_p=0.05),
+    ]
     publics = [TEMPERATURE_ONLY, TOP_K, TOP_P, MIN_P]
     rows, params, labels = [], [], []
     while len(rows) < count:
@@ -242,8 +309,14 @@ def each_filter_rows() -> Batch:
     """The first row of :func:`mixed_rows` six times, each under one filter alone (or a top_k that
     keeps the whole vocabulary)."""
     logits = mixed_rows().logits[:1].expand(6, -1).clone()
-    params = [RowParams(temperature=0.5), RowParams(temperature=2.0), RowParams(top_k=3),
-              RowParams(top_p=0.6), RowParams(min_p=0.2), RowParams(top_k=10)]
+    params = [
+        RowParams(temperature=0.5),
+        RowParams(temperature=2.0),
+        RowParams(top_k=3),
+        RowParams(top_p=0.6),
+        RowParams(min_p=0.2),
+        RowParams(top_k=10),
+    ]
     labels = ["temperature 0.5", "temperature 2", "top_k=3", "top_p=0.6", "min_p=0.2", "top_k=V disables it"]
     return Batch(logits, params, target(logits, params), labels)
 
@@ -254,9 +327,15 @@ def greedy_rows() -> Batch:
     inf = NEG_INF
     rows = [[0.5, 2.5, -0.3, 2.5, 0.1], [3.0, -1.0, 3.0, 3.0, inf], [inf, -2.0, -2.0, -5.0, -2.5]]
     params = [RowParams(temperature=0.0)] * 3
-    return make_batch(rows, params, [label("tied maxima at tokens 1 and 3", "two tied maxima", "两个并列最大值"),
-                                     label("three tied maxima", "three tied maxima", "三个并列最大值"),
-                                     label("-inf first, then a tie", "-inf first, then a tie", "先是 -inf，然后是并列")])
+    return make_batch(
+        rows,
+        params,
+        [
+            label("tied maxima at tokens 1 and 3", "two tied maxima", "两个并列最大值"),
+            label("three tied maxima", "three tied maxima", "三个并列最大值"),
+            label("-inf first, then a tie", "-inf first, then a tie", "先是 -inf，然后是并列"),
+        ],
+    )
 
 
 @functools.cache
@@ -268,9 +347,15 @@ def edge_rows() -> Batch:
         [NEG_INF, 2.0, NEG_INF, 1.0, 0.5, NEG_INF, NEG_INF],
     ]
     params = [RowParams(), RowParams(temperature=0.8, top_k=3), RowParams(temperature=1.5, top_p=0.9)]
-    return make_batch(rows, params, [label("-inf at both ends", "-inf at both ends", "两端都是 -inf"),
-                                     label("top_k=3 excludes both ends", "top-k excludes both ends", "top-k 排除了两端"),
-                                     label("top_p=0.9 and -inf", "top-p and -inf", "top-p 与 -inf")])
+    return make_batch(
+        rows,
+        params,
+        [
+            label("-inf at both ends", "-inf at both ends", "两端都是 -inf"),
+            label("top_k=3 excludes both ends", "top-k excludes both ends", "top-k 排除了两端"),
+            label("top_p=0.9 and -inf", "top-p and -inf", "top-p 与 -inf"),
+        ],
+    )
 
 
 @functools.cache
@@ -280,13 +365,18 @@ def top_k_edge_rows() -> Batch:
     tie = [0.3, 1.7, -0.4, 1.7, 0.9, -1.1, 0.2, 1.2, -2.0, 0.6]
     plain = [1.1, -0.3, 0.4, 2.0, -1.2, 0.8, 0.1, -0.6, 1.5, 0.0]
     rows = [tie, plain, plain, plain]
-    params = [RowParams(top_k=1), RowParams(temperature=0.9, top_k=1), RowParams(temperature=0.9, top_k=17),
-              RowParams(temperature=0.9, top_k=10, top_p=0.8)]
-    labels = [label("top_k=1 with two tied maxima", "top-k = 1 on tied maxima", "top-k = 1，最大值并列"),
-              label("top_k=1", "top-k = 1", "top-k = 1"),
-              label("top_k=17 > V", "top-k larger than the vocabulary", "top-k 大于词表大小"),
-              label("top_k=V, top_p=0.8", "top-k equal to the vocabulary size, then top-p",
-                    "top-k 等于词表大小，然后 top-p")]
+    params = [
+        RowParams(top_k=1),
+        RowParams(temperature=0.9, top_k=1),
+        RowParams(temperature=0.9, top_k=17),
+        RowParams(temperature=0.9, top_k=10, top_p=0.8),
+    ]
+    labels = [
+        label("top_k=1 with two tied maxima", "top-k = 1 on tied maxima", "top-k = 1，最大值并列"),
+        label("top_k=1", "top-k = 1", "top-k = 1"),
+        label("top_k=17 > V", "top-k larger than the vocabulary", "top-k 大于词表大小"),
+        label("top_k=V, top_p=0.8", "top-k equal to the vocabulary size, then top-p", "top-k 等于词表大小，然后 top-p"),
+    ]
     return make_batch(rows, params, labels)
 
 

@@ -59,7 +59,6 @@ class Target:
         return "it has probability 0"
 
 
-
 def target(logits: torch.Tensor, params: list[RowParams], *, check_margins: bool = True) -> Target:
     """The exact distribution of every row. Raises :class:`AmbiguousCase` for a case without margins."""
     rows = [_row(logits[b].to(torch.float64), params[b], None, check_margins) for b in range(logits.shape[0])]
@@ -75,8 +74,9 @@ def mistaken(logits: torch.Tensor, params: list[RowParams], mistake: str) -> tor
     return torch.stack(rows)
 
 
-def mistakes_that_differ(logits: torch.Tensor, params: list[RowParams], exact: torch.Tensor,
-                         rows: list[int] | None = None) -> dict[str, torch.Tensor]:
+def mistakes_that_differ(
+    logits: torch.Tensor, params: list[RowParams], exact: torch.Tensor, rows: list[int] | None = None
+) -> dict[str, torch.Tensor]:
     """Diagnosis -> mistaken distribution, for the mistakes that change at least one of ``rows``."""
     selected = rows if rows is not None else list(range(exact.shape[0]))
     out = {}
@@ -167,8 +167,14 @@ def _top_p(probs: torch.Tensor, top_p: float, mistake: str | None, check: bool) 
     if check:
         crossing = count - 1
         if (top_p - before[crossing]) / top_p < MARGIN or (cumulative[crossing] - top_p) / top_p < MARGIN:
-            raise AmbiguousCase(f"top_p={top_p}: the cumulative mass {cumulative[crossing]:.6g} is too close to the cut")
-        if count < ordered.shape[0] and ordered[count] > 0 and (ordered[crossing] - ordered[count]) / ordered[crossing] < MARGIN:
+            raise AmbiguousCase(
+                f"top_p={top_p}: the cumulative mass {cumulative[crossing]:.6g} is too close to the cut"
+            )
+        if (
+            count < ordered.shape[0]
+            and ordered[count] > 0
+            and (ordered[crossing] - ordered[count]) / ordered[crossing] < MARGIN
+        ):
             # Near-equal tokens on both sides of the cut: float32 could order them either way.
             raise AmbiguousCase(f"top_p={top_p}: the last kept and first dropped tokens are (nearly) tied")
     if mistake == "top_p_drops_crossing":
@@ -185,7 +191,7 @@ def _min_p(probs: torch.Tensor, min_p: float, mistake: str | None, check: bool) 
         return probs
     threshold = min_p if mistake == "min_p_absolute" else min_p * float(probs.max())
     if check:
-        gaps = ((probs[probs > 0] - threshold).abs() / threshold)
+        gaps = (probs[probs > 0] - threshold).abs() / threshold
         if bool((gaps < MARGIN).any()):
             raise AmbiguousCase(f"min_p={min_p}: a probability is within {MARGIN:g} of the threshold")
     keep = probs >= threshold

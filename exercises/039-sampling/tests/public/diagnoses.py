@@ -10,60 +10,93 @@ from judge.i18n import Bilingual
 
 # Mistake name -> the diagnosis shown to a learner whose output matches it.
 MISTAKES: dict[str, Bilingual] = {
-    "temperature_multiplied": Bilingual("the logits are multiplied by the temperature instead of divided by it",
-                                        "logits 乘以了温度，而不是除以温度"),
-    "temperature_ignored": Bilingual("the temperature has no effect (applied after softmax, or not at all)",
-                                     "温度没有起作用（在 softmax 之后才使用，或者根本没用）"),
-    "no_greedy": Bilingual("temperature 0 is not treated as greedy (always the first argmax)",
-                           "温度为 0 时没有按贪心处理（应当总是取第一个最大值）"),
-    "greedy_ties_split": Bilingual("temperature 0 is not treated as greedy: tied maxima must go to the first one",
-                                   "温度为 0 时没有按贪心处理：并列最大值必须取下标最小的那个"),
+    "temperature_multiplied": Bilingual(
+        "the logits are multiplied by the temperature instead of divided by it", "logits 乘以了温度，而不是除以温度"
+    ),
+    "temperature_ignored": Bilingual(
+        "the temperature has no effect (applied after softmax, or not at all)",
+        "温度没有起作用（在 softmax 之后才使用，或者根本没用）",
+    ),
+    "no_greedy": Bilingual(
+        "temperature 0 is not treated as greedy (always the first argmax)",
+        "温度为 0 时没有按贪心处理（应当总是取第一个最大值）",
+    ),
+    "greedy_ties_split": Bilingual(
+        "temperature 0 is not treated as greedy: tied maxima must go to the first one",
+        "温度为 0 时没有按贪心处理：并列最大值必须取下标最小的那个",
+    ),
     "top_k_plus_one": Bilingual("top-k keeps one token too many (k+1)", "top-k 多保留了一个 token（k+1 个）"),
-    "top_p_drops_crossing": Bilingual("top-p drops the token that crosses the threshold",
-                                      "top-p 丢掉了使累计概率越过阈值的那个 token"),
-    "top_p_one_extra": Bilingual("top-p keeps one token more than the nucleus", "top-p 比核（nucleus）多保留了一个 token"),
-    "top_p_unsorted": Bilingual("top-p adds up probabilities in vocabulary order instead of sorted order",
-                                "top-p 按词表顺序而不是按概率从大到小的顺序累加"),
-    "min_p_absolute": Bilingual("min-p is used as an absolute threshold instead of relative to the largest probability",
-                                "min-p 被当成了绝对阈值，而不是相对于最大概率的比例"),
-    "filters_reordered": Bilingual("the filters are applied in the wrong order: top-p before top-k, or top-p on "
-                                   "probabilities not renormalized after top-k (the order is top-k, top-p, min-p)",
-                                   "过滤顺序错误：top-p 在 top-k 之前，或者 top-k 之后没有重新归一化就做 top-p"
-                                   "（正确顺序是 top-k、top-p、min-p）"),
-    "min_p_first": Bilingual("the filters are applied in the wrong order (min-p first; the order is top-k, top-p, min-p)",
-                             "过滤顺序错误（先做了 min-p；正确顺序是 top-k、top-p、min-p）"),
+    "top_p_drops_crossing": Bilingual(
+        "top-p drops the token that crosses the threshold", "top-p 丢掉了使累计概率越过阈值的那个 token"
+    ),
+    "top_p_one_extra": Bilingual(
+        "top-p keeps one token more than the nucleus", "top-p 比核（nucleus）多保留了一个 token"
+    ),
+    "top_p_unsorted": Bilingual(
+        "top-p adds up probabilities in vocabulary order instead of sorted order",
+        "top-p 按词表顺序而不是按概率从大到小的顺序累加",
+    ),
+    "min_p_absolute": Bilingual(
+        "min-p is used as an absolute threshold instead of relative to the largest probability",
+        "min-p 被当成了绝对阈值，而不是相对于最大概率的比例",
+    ),
+    "filters_reordered": Bilingual(
+        "the filters are applied in the wrong order: top-p before top-k, or top-p on "
+        "probabilities not renormalized after top-k (the order is top-k, top-p, min-p)",
+        "过滤顺序错误：top-p 在 top-k 之前，或者 top-k 之后没有重新归一化就做 top-p（正确顺序是 top-k、top-p、min-p）",
+    ),
+    "min_p_first": Bilingual(
+        "the filters are applied in the wrong order (min-p first; the order is top-k, top-p, min-p)",
+        "过滤顺序错误（先做了 min-p；正确顺序是 top-k、top-p、min-p）",
+    ),
     "no_filtering": Bilingual("top-k, top-p and min-p have no effect", "top-k、top-p 和 min-p 没有起作用"),
     "row0_params": Bilingual("the parameters of row 0 are used for every row", "所有行都用了第 0 行的参数"),
-    "top_k_drops_ties": Bilingual("top-k keeps exactly k tokens and drops those tied with the k-th "
-                                  "(with top_k=1: only the first maximum instead of every tied maximum)",
-                                  "top-k 只保留恰好 k 个 token，丢掉了与第 k 个并列的 token"
-                                  "（top_k=1 时只留下第一个最大值，而不是所有并列的最大值）"),
-    "top_k_one_ignored": Bilingual("top_k = 1 is treated as 'no top-k' (only 0 and values of V or more turn it off)",
-                                   "top_k = 1 被当成了“不做 top-k”（只有 0 和不小于 V 的值才关闭它）"),
+    "top_k_drops_ties": Bilingual(
+        "top-k keeps exactly k tokens and drops those tied with the k-th "
+        "(with top_k=1: only the first maximum instead of every tied maximum)",
+        "top-k 只保留恰好 k 个 token，丢掉了与第 k 个并列的 token"
+        "（top_k=1 时只留下第一个最大值，而不是所有并列的最大值）",
+    ),
+    "top_k_one_ignored": Bilingual(
+        "top_k = 1 is treated as 'no top-k' (only 0 and values of V or more turn it off)",
+        "top_k = 1 被当成了“不做 top-k”（只有 0 和不小于 V 的值才关闭它）",
+    ),
     # Mistakes the browser's tiny variant diagnoses by the rule they break (tests/tiny.py, BY_RULE).
-    "sample_shape_squeezed": Bilingual("sample returns shape [B] when num_samples is 1 (the default): the result "
-                                       "must keep its num_samples dimension, [B, 1]",
-                                       "num_samples 为 1（默认值）时 sample 返回了形状 [B]：结果必须保留 num_samples "
-                                       "这一维，即 [B, 1]"),
-    "top_k_at_least_vocab": Bilingual("the code fails when top_k is larger than the vocabulary (top_k >= V must turn "
-                                      "top-k off; torch.topk needs k <= V)",
-                                      "top_k 大于词表大小时代码出错（top_k >= V 应当关闭 top-k；torch.topk 要求 k <= V）"),
-    "extreme_uniforms": Bilingual("the sampler fails when torch.rand returns 0.0 or the largest float below 1 "
-                                  "(an inverse CDF must never run past the last allowed token)",
-                                  "当 torch.rand 返回 0.0 或小于 1 的最大浮点数时采样出错（逆 CDF 不能越过最后一个允许的 token）"),
-    "log_of_zero": Bilingual("the Gumbel or exponential noise takes log(0) when torch.rand returns exactly 0.0, so "
-                             "every token scores -inf (or inf) and an excluded one wins; keep u away from 0, e.g. "
-                             "u.clamp(min=torch.finfo(u.dtype).tiny)",
-                             "torch.rand 恰好返回 0.0 时，Gumbel 噪声或指数噪声里出现了 log(0)，所有 token 的得分都成了 "
-                             "-inf（或 inf），被排除的 token 反而被选中；让 u 远离 0，例如 "
-                             "u.clamp(min=torch.finfo(u.dtype).tiny)"),
+    "sample_shape_squeezed": Bilingual(
+        "sample returns shape [B] when num_samples is 1 (the default): the result "
+        "must keep its num_samples dimension, [B, 1]",
+        "num_samples 为 1（默认值）时 sample 返回了形状 [B]：结果必须保留 num_samples 这一维，即 [B, 1]",
+    ),
+    "top_k_at_least_vocab": Bilingual(
+        "the code fails when top_k is larger than the vocabulary (top_k >= V must turn "
+        "top-k off; torch.topk needs k <= V)",
+        "top_k 大于词表大小时代码出错（top_k >= V 应当关闭 top-k；torch.topk 要求 k <= V）",
+    ),
+    "extreme_uniforms": Bilingual(
+        "the sampler fails when torch.rand returns 0.0 or the largest float below 1 "
+        "(an inverse CDF must never run past the last allowed token)",
+        "当 torch.rand 返回 0.0 或小于 1 的最大浮点数时采样出错（逆 CDF 不能越过最后一个允许的 token）",
+    ),
+    "log_of_zero": Bilingual(
+        "the Gumbel or exponential noise takes log(0) when torch.rand returns exactly 0.0, so "
+        "every token scores -inf (or inf) and an excluded one wins; keep u away from 0, e.g. "
+        "u.clamp(min=torch.finfo(u.dtype).tiny)",
+        "torch.rand 恰好返回 0.0 时，Gumbel 噪声或指数噪声里出现了 log(0)，所有 token 的得分都成了 "
+        "-inf（或 inf），被排除的 token 反而被选中；让 u 远离 0，例如 "
+        "u.clamp(min=torch.finfo(u.dtype).tiny)",
+    ),
     "default_generator_unused": Bilingual(
         "with generator=None the draws do not come from torch's default generator (a private generator, "
         "a fixed seed, or another source of randomness)",
-        "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）"),
-    "bad_shape_accepted": Bilingual("a parameter tensor of the wrong shape (such as [B, 1]) is accepted: a per-row "
-                                    "parameter must be a 1-D tensor of length B",
-                                    "接受了形状错误的参数张量（例如 [B, 1]）：逐行参数必须是长度为 B 的一维张量"),
-    "bad_row_accepted": Bilingual("a bad value in one row of a per-row parameter is not refused: every row must be "
-                                  "checked", "逐行参数中某一行的非法值没有被拒绝：每一行都必须检查"),
+        "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）",
+    ),
+    "bad_shape_accepted": Bilingual(
+        "a parameter tensor of the wrong shape (such as [B, 1]) is accepted: a per-row "
+        "parameter must be a 1-D tensor of length B",
+        "接受了形状错误的参数张量（例如 [B, 1]）：逐行参数必须是长度为 B 的一维张量",
+    ),
+    "bad_row_accepted": Bilingual(
+        "a bad value in one row of a per-row parameter is not refused: every row must be checked",
+        "逐行参数中某一行的非法值没有被拒绝：每一行都必须检查",
+    ),
 }

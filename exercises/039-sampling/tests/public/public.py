@@ -88,8 +88,12 @@ def test_sample_distribution(sub, ctx):
     expected = torch.tensor([[0.628532, 0.231224, 0.140244, 0.0]], dtype=torch.float64)
     draws = sub.sample(torch.tensor([LOGITS]), num_samples=4000, top_p=0.8, generator=ctx.generator())
     draws = expect_tensor(draws, name="sample", shape=(1, 4000), dtype=torch.int64, device=ctx.device)
-    expect_support(draws, expected, what="sample(top_p=0.8)",
-                   why_excluded=lambda row, token: "it is outside the nucleus of top_p=0.8")
+    expect_support(
+        draws,
+        expected,
+        what="sample(top_p=0.8)",
+        why_excluded=lambda row, token: "it is outside the nucleus of top_p=0.8",
+    )
     expect_distribution(ctx, draws[0], expected[0] / expected[0].sum(), label="sample(top_p=0.8)")
 
 

@@ -21,9 +21,22 @@ from __future__ import annotations
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import (SEEDS_DIAGNOSIS, Evidence, diagnosed, expect, expect_close, expect_different_under_seeds,
-                          expect_distribution, expect_independent_rows, expect_independent_within_row, expect_raises,
-                          expect_support, expect_tensor, expect_tokens_in_range, fail)
+from judge.checks import (
+    SEEDS_DIAGNOSIS,
+    Evidence,
+    diagnosed,
+    expect,
+    expect_close,
+    expect_different_under_seeds,
+    expect_distribution,
+    expect_independent_rows,
+    expect_independent_within_row,
+    expect_raises,
+    expect_support,
+    expect_tensor,
+    expect_tokens_in_range,
+    fail,
+)
 
 from .diagnoses import MISTAKES
 
@@ -160,8 +173,17 @@ MISTAKEN = {
 }
 
 # The known mistakes the edge cases below diagnose by the rule they break (not by frozen rows).
-BY_RULE = ("top_k_drops_ties", "top_k_one_ignored", "sample_shape_squeezed", "top_k_at_least_vocab",
-           "extreme_uniforms", "log_of_zero", "default_generator_unused", "bad_shape_accepted", "bad_row_accepted")
+BY_RULE = (
+    "top_k_drops_ties",
+    "top_k_one_ignored",
+    "sample_shape_squeezed",
+    "top_k_at_least_vocab",
+    "extreme_uniforms",
+    "log_of_zero",
+    "default_generator_unused",
+    "bad_shape_accepted",
+    "bad_row_accepted",
+)
 
 # Top-k at its edges: four rows of six tokens at temperature 1 with top_k = 2 (three tokens tied at
 # the cut), V, more than V, and 1.
@@ -180,8 +202,14 @@ EDGE_EXPECTED = [
     [0.0614049230572, 0.249009236009, 0.111887064906, 0.410546824008, 0.0304927809166, 0.136659171104],
     [0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
 ]
-EDGE_TOP_K_ONE_IGNORED = [0.112473729547, 0.20494049899, 0.068218764366, 0.412699479792, 0.167791091074,
-                          0.0338764362308]  # row 3 without its top_k=1
+EDGE_TOP_K_ONE_IGNORED = [
+    0.112473729547,
+    0.20494049899,
+    0.068218764366,
+    0.412699479792,
+    0.167791091074,
+    0.0338764362308,
+]  # row 3 without its top_k=1
 
 # One draw per row (the default num_samples): the five rows above and, 11 times, a row whose top_k=1
 # leaves token 3 only; a sampler whose one-draw path skips the filters draws another token from it
@@ -189,8 +217,7 @@ EDGE_TOP_K_ONE_IGNORED = [0.112473729547, 0.20494049899, 0.068218764366, 0.41269
 ONE_DRAW_ROW = [0.5, 0.4, 0.3, 0.6, 0.2, 0.1]
 ONE_DRAW_PARAMS = {"temperature": 1.0, "top_k": 1, "top_p": 1.0, "min_p": 0.0}
 ONE_DRAW_COPIES = 11
-ONE_DRAW_UNFILTERED = [0.190844159805, 0.172682937834, 0.15624998454, 0.210915420329, 0.141380831315,
-                       0.127926666177]
+ONE_DRAW_UNFILTERED = [0.190844159805, 0.172682937834, 0.15624998454, 0.210915420329, 0.141380831315, 0.127926666177]
 
 # Fed extreme uniforms: rows 0 and 1 exclude token 0 and token 5 (an inverse CDF that runs off an
 # end draws them; their float32 cumulative sums can end a hair below 1), rows 2 and 3 allow one
@@ -203,8 +230,12 @@ EXTREME_LOGITS = [
     [NEG_INF, NEG_INF, 0.5, NEG_INF, NEG_INF, NEG_INF],
 ]
 EXTREME_PARAMS = {"temperature": [0.8, 0.8, 1.0, 1.0], "top_k": [4, 4, 1, 0]}
-EXTREME_LABELS = ["temperature=0.8, top_k=4, token 5 at -inf", "temperature=0.8, top_k=4, token 5 at -inf",
-                  "top_k=1: token 3 only", "only token 2 is finite"]
+EXTREME_LABELS = [
+    "temperature=0.8, top_k=4, token 5 at -inf",
+    "temperature=0.8, top_k=4, token 5 at -inf",
+    "top_k=1: token 3 only",
+    "only token 2 is finite",
+]
 EXTREME_EXPECTED = [
     [0.0, 0.0326668909758, 0.579034484334, 0.309934825246, 0.0783637994442, 0.0],
     [0.0, 0.0946109729652, 0.330224749339, 0.544448592685, 0.0307156850113, 0.0],
@@ -221,8 +252,12 @@ def _logits() -> torch.Tensor:
 
 
 def _params() -> dict[str, torch.Tensor]:
-    return {"temperature": torch.tensor(PARAMS["temperature"]), "top_k": torch.tensor(PARAMS["top_k"]),
-            "top_p": torch.tensor(PARAMS["top_p"]), "min_p": torch.tensor(PARAMS["min_p"])}
+    return {
+        "temperature": torch.tensor(PARAMS["temperature"]),
+        "top_k": torch.tensor(PARAMS["top_k"]),
+        "top_p": torch.tensor(PARAMS["top_p"]),
+        "min_p": torch.tensor(PARAMS["min_p"]),
+    }
 
 
 def _expected() -> torch.Tensor:
@@ -250,8 +285,14 @@ def test_tiny_probs_per_row(sub, ctx):
     """
     out = sub.sampling_probs(_logits(), **_params())
     out = expect_tensor(out, name="sampling_probs", shape=(5, 6), dtype=torch.float32, device=ctx.device)
-    expect_close(out, _expected(), what="sampling_probs with per-row parameters", row_labels=LABELS,
-                 mistakes=_mistakes, **TOLERANCE)
+    expect_close(
+        out,
+        _expected(),
+        what="sampling_probs with per-row parameters",
+        row_labels=LABELS,
+        mistakes=_mistakes,
+        **TOLERANCE,
+    )
 
 
 def test_tiny_draws_per_row(sub, ctx):
@@ -263,13 +304,28 @@ def test_tiny_draws_per_row(sub, ctx):
     draws = expect_tensor(draws, name="sample", shape=(5, DRAWS), dtype=torch.int64, device=ctx.device)
     expected = _expected()
     alternatives = _mistakes()
-    expect(bool((draws[2] == 1).all()), f"sample: {_row(2)} drew tokens {sorted(set(draws[2].tolist()))}; at "
-           "temperature 0 it must always draw token 1, the first of the tied maxima", diagnosis=MISTAKES["no_greedy"])
-    expect_support(draws, expected, what="sample with per-row parameters", why_excluded=_excluded, row_labels=LABELS,
-                   alternatives=alternatives)
+    expect(
+        bool((draws[2] == 1).all()),
+        f"sample: {_row(2)} drew tokens {sorted(set(draws[2].tolist()))}; at "
+        "temperature 0 it must always draw token 1, the first of the tied maxima",
+        diagnosis=MISTAKES["no_greedy"],
+    )
+    expect_support(
+        draws,
+        expected,
+        what="sample with per-row parameters",
+        why_excluded=_excluded,
+        row_labels=LABELS,
+        alternatives=alternatives,
+    )
     for row in SAMPLED_ROWS:
-        expect_distribution(ctx, draws[row], expected[row], label=f"sample, {_row(row)}",
-                            alternatives={name: probs[row] for name, probs in alternatives.items()})
+        expect_distribution(
+            ctx,
+            draws[row],
+            expected[row],
+            label=f"sample, {_row(row)}",
+            alternatives={name: probs[row] for name, probs in alternatives.items()},
+        )
     expect_independent_within_row(ctx, draws[4], expected[4], label=f"sample, consecutive draws of {_row(4)}")
 
 
@@ -277,31 +333,43 @@ def test_tiny_generator(sub, ctx):
     """sample: the same generator seed repeats the draws, another seed changes them, and so does torch.manual_seed
 
     zh: sample：相同的 generator 种子得到相同的抽样，不同的种子得到不同的抽样；不传 generator 时 torch.manual_seed 同样如此
-    """
+    """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
     row = torch.tensor([LOGITS[4]])
     seed, other = ctx.fresh_seed("same"), ctx.fresh_seed("other")
     first = sub.sample(row, num_samples=200, generator=ctx.generator(seed))
     again = sub.sample(row, num_samples=200, generator=ctx.generator(seed))
     first = expect_tensor(first, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)
-    expect(torch.equal(first, expect_tensor(again, name="sample", shape=(1, 200), dtype=torch.int64,
-                                            device=ctx.device)),
-           "sample: the same generator seed gave different draws; draw every random number from `generator`",
-           diagnosis=SEEDS_DIAGNOSIS)
+    expect(
+        torch.equal(first, expect_tensor(again, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)),
+        "sample: the same generator seed gave different draws; draw every random number from `generator`",
+        diagnosis=SEEDS_DIAGNOSIS,
+    )
     second = sub.sample(row, num_samples=200, generator=ctx.generator(other))
     second = expect_tensor(second, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)
     expect_different_under_seeds(ctx, first, second, _expected()[4:5], label="sample, two generator seeds")
     # One draw per row (a decoder's call), 16 rows: the same seed must repeat them too.
     rows = torch.tensor([LOGITS[4]] * 16)
     single = [_one_draw_per_row(sub.sample(rows, generator=ctx.generator(seed)), 16, ctx) for _ in range(2)]
-    expect(torch.equal(single[0], single[1]), "sample with num_samples=1: the same generator seed gave different "
-           "draws; draw every random number from `generator`, on every path", diagnosis=SEEDS_DIAGNOSIS)
+    expect(
+        torch.equal(single[0], single[1]),
+        "sample with num_samples=1: the same generator seed gave different "
+        "draws; draw every random number from `generator`, on every path",
+        diagnosis=SEEDS_DIAGNOSIS,
+    )
     # generator=None: torch's default generator, so the same torch.manual_seed repeats the draws.
     seeded = sub.with_global_seed(ctx.fresh_seed("global"))
-    unseeded = [expect_tensor(seeded.sample(row, num_samples=200), name="sample", shape=(1, 200), dtype=torch.int64,
-                              device=ctx.device) for _ in range(2)]
-    expect(torch.equal(unseeded[0], unseeded[1]), "sample with generator=None: two calls after the same "
-           "torch.manual_seed gave different draws; without a generator, draw from torch's default generator",
-           diagnosis=MISTAKES["default_generator_unused"])
+    unseeded = [
+        expect_tensor(
+            seeded.sample(row, num_samples=200), name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device
+        )
+        for _ in range(2)
+    ]
+    expect(
+        torch.equal(unseeded[0], unseeded[1]),
+        "sample with generator=None: two calls after the same "
+        "torch.manual_seed gave different draws; without a generator, draw from torch's default generator",
+        diagnosis=MISTAKES["default_generator_unused"],
+    )
 
 
 def test_tiny_rows_independent(sub, ctx):
@@ -323,29 +391,47 @@ def test_tiny_top_k_edges(sub, ctx):
     zh: sampling_probs：与第 k 个并列的 token 都保留，top_k=1 只留一个 token，top_k >= V 不做过滤
     """
     picked = [0, 3]  # first the rows whose top_k is below V
-    out = sub.sampling_probs(torch.tensor([EDGE_LOGITS[r] for r in picked]),
-                             top_k=torch.tensor([EDGE_TOP_K[r] for r in picked]))
+    out = sub.sampling_probs(
+        torch.tensor([EDGE_LOGITS[r] for r in picked]), top_k=torch.tensor([EDGE_TOP_K[r] for r in picked])
+    )
     out = expect_tensor(out, name="sampling_probs", shape=(2, 6), dtype=torch.float32, device=ctx.device)
     tied = [token for token in EDGE_TIED if out[0, token] > 0]
-    expect(len(tied) == len(EDGE_TIED),
-           f"sampling_probs, row 0 ({EDGE_LABELS[0]}): tokens {list(EDGE_TIED)} share the 2nd largest probability, "
-           f"so top-k must keep all three; you kept {tied}", diagnosis=MISTAKES["top_k_drops_ties"])
+    expect(
+        len(tied) == len(EDGE_TIED),
+        f"sampling_probs, row 0 ({EDGE_LABELS[0]}): tokens {list(EDGE_TIED)} share the 2nd largest probability, "
+        f"so top-k must keep all three; you kept {tied}",
+        diagnosis=MISTAKES["top_k_drops_ties"],
+    )
     expected = torch.tensor([EDGE_EXPECTED[r] for r in picked], dtype=torch.float64)
     one_ignored = torch.tensor([EDGE_EXPECTED[0], EDGE_TOP_K_ONE_IGNORED], dtype=torch.float64)
-    expect_close(out, expected, what="sampling_probs at the edges of top-k",
-                 row_labels=[EDGE_LABELS[r] for r in picked], mistakes={MISTAKES["top_k_one_ignored"]: one_ignored},
-                 **TOLERANCE)
+    expect_close(
+        out,
+        expected,
+        what="sampling_probs at the edges of top-k",
+        row_labels=[EDGE_LABELS[r] for r in picked],
+        mistakes={MISTAKES["top_k_one_ignored"]: one_ignored},
+        **TOLERANCE,
+    )
     # Now top_k >= V, per row and as one number: a crash or a wrong row here is about that rule.
     with diagnosed(MISTAKES["top_k_at_least_vocab"], evidence=(Evidence.VALUE, Evidence.RAISED)):
         out = sub.sampling_probs(torch.tensor(EDGE_LOGITS), top_k=torch.tensor(EDGE_TOP_K))
         out = expect_tensor(out, name="sampling_probs", shape=(4, 6), dtype=torch.float32, device=ctx.device)
-        expect_close(out, torch.tensor(EDGE_EXPECTED, dtype=torch.float64),
-                     what="sampling_probs with top_k = 2, 6, 9, 1", row_labels=EDGE_LABELS, **TOLERANCE)
+        expect_close(
+            out,
+            torch.tensor(EDGE_EXPECTED, dtype=torch.float64),
+            what="sampling_probs with top_k = 2, 6, 9, 1",
+            row_labels=EDGE_LABELS,
+            **TOLERANCE,
+        )
         for row in (1, 2):
             out = sub.sampling_probs(torch.tensor([EDGE_LOGITS[row]]), top_k=EDGE_TOP_K[row])
             out = expect_tensor(out, name="sampling_probs", shape=(1, 6), dtype=torch.float32, device=ctx.device)
-            expect_close(out, torch.tensor([EDGE_EXPECTED[row]], dtype=torch.float64),
-                         what=f"sampling_probs with top_k={EDGE_TOP_K[row]} for V=6", **TOLERANCE)
+            expect_close(
+                out,
+                torch.tensor([EDGE_EXPECTED[row]], dtype=torch.float64),
+                what=f"sampling_probs with top_k={EDGE_TOP_K[row]} for V=6",
+                **TOLERANCE,
+            )
 
 
 def test_tiny_default_shape(sub, ctx):
@@ -360,17 +446,24 @@ def test_tiny_default_shape(sub, ctx):
     one_hot = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
     expected = torch.tensor(EXPECTED + [one_hot] * ONE_DRAW_COPIES, dtype=torch.float64)
     unfiltered = torch.tensor(MISTAKEN["no_filtering"] + [ONE_DRAW_UNFILTERED] * ONE_DRAW_COPIES, dtype=torch.float64)
-    expect_support(draws, expected, what="sample without num_samples (one draw per row)",
-                   why_excluded=lambda row, token: _excluded(row, token) if row < len(LOGITS)
-                   else "top_k=1 keeps token 3 only", row_labels=LABELS + ["top_k=1"] * ONE_DRAW_COPIES,
-                   alternatives={MISTAKES["no_filtering"]: unfiltered})
+    expect_support(
+        draws,
+        expected,
+        what="sample without num_samples (one draw per row)",
+        why_excluded=lambda row, token: _excluded(row, token) if row < len(LOGITS) else "top_k=1 keeps token 3 only",
+        row_labels=LABELS + ["top_k=1"] * ONE_DRAW_COPIES,
+        alternatives={MISTAKES["no_filtering"]: unfiltered},
+    )
 
 
 def _one_draw_per_row(draws, rows: int, ctx) -> torch.Tensor:
     """``draws`` of ``sample`` without num_samples, checked: int64 [rows, 1] (a [rows] tensor is a known mistake)."""
     if isinstance(draws, torch.Tensor) and tuple(draws.shape) == (rows,):
-        fail(f"sample without num_samples returned shape {list(draws.shape)}; the default is num_samples=1, and "
-             f"the result keeps that dimension: [{rows}, 1]", diagnosis=MISTAKES["sample_shape_squeezed"])
+        fail(
+            f"sample without num_samples returned shape {list(draws.shape)}; the default is num_samples=1, and "
+            f"the result keeps that dimension: [{rows}, 1]",
+            diagnosis=MISTAKES["sample_shape_squeezed"],
+        )
     return expect_tensor(draws, name="sample", shape=(rows, 1), dtype=torch.int64, device=ctx.device)
 
 
@@ -380,11 +473,17 @@ def test_tiny_bad_parameters(sub, ctx):
     zh: sampling_probs：逐行参数中任何一行的非法值，或形状为 [B, 1] 的参数张量，都抛出 ValueError
     """
     bad_row = torch.tensor([1.0, 1.0, 1.0, -0.5, 1.0])
-    with expect_raises(ValueError, "sampling_probs() with a per-row temperature of -0.5 in row 3",
-                       diagnosis=MISTAKES["bad_row_accepted"]):
+    with expect_raises(
+        ValueError,
+        "sampling_probs() with a per-row temperature of -0.5 in row 3",
+        diagnosis=MISTAKES["bad_row_accepted"],
+    ):
         sub.sampling_probs(_logits(), temperature=bad_row)
-    with expect_raises(ValueError, "sampling_probs() with a temperature tensor of shape [5, 1] (must be [5])",
-                       diagnosis=MISTAKES["bad_shape_accepted"]):
+    with expect_raises(
+        ValueError,
+        "sampling_probs() with a temperature tensor of shape [5, 1] (must be [5])",
+        diagnosis=MISTAKES["bad_shape_accepted"],
+    ):
         sub.sampling_probs(_logits(), temperature=torch.full((5, 1), 0.8))
 
 
@@ -402,8 +501,13 @@ def test_tiny_extreme_uniforms(sub, ctx):
     # The same call with ordinary random numbers first: a failure there is not about extreme values.
     draws = sub.sample(logits, num_samples=200, generator=ctx.generator(), **params)
     draws = expect_tensor(draws, name="sample", shape=(4, 200), dtype=torch.int64, device=ctx.device)
-    expect_support(draws, torch.tensor(EXTREME_EXPECTED, dtype=torch.float64), what="sample", why_excluded=why,
-                   row_labels=EXTREME_LABELS)
+    expect_support(
+        draws,
+        torch.tensor(EXTREME_EXPECTED, dtype=torch.float64),
+        what="sample",
+        why_excluded=why,
+        row_labels=EXTREME_LABELS,
+    )
     extreme = sub.with_extreme_uniforms(ctx.fresh_seed("extreme"))
     what = "sample fed extreme uniform values (0.0 and 0.99999994)"
     # Any failure here is about the extreme values (the same call passed without them): an
@@ -419,13 +523,16 @@ def test_tiny_extreme_uniforms(sub, ctx):
     # Rows 0 and 1 first: an inverse CDF goes wrong there, and noise with log(0) only in rows 2 and 3.
     for rows, diagnosis in (((0, 1), MISTAKES["extreme_uniforms"]), ((2, 3), MISTAKES["log_of_zero"])):
         if offending & set(rows):
-            checked = torch.tensor([EXTREME_EXPECTED[r] if r in rows else [1.0] * 6 for r in range(4)],
-                                   dtype=torch.float64)
-            expect_support(draws, checked, what=what, why_excluded=why, row_labels=EXTREME_LABELS,
-                           diagnosis=diagnosis)
+            checked = torch.tensor(
+                [EXTREME_EXPECTED[r] if r in rows else [1.0] * 6 for r in range(4)], dtype=torch.float64
+            )
+            expect_support(draws, checked, what=what, why_excluded=why, row_labels=EXTREME_LABELS, diagnosis=diagnosis)
 
 
 def _rows_drawing_excluded(draws: torch.Tensor, expected: list[list[float]]) -> set[int]:
     """The rows of ``draws`` (int64 [B, n], already checked) holding a token outside [0, V) or of probability 0."""
-    return {row for row, (tokens, probs) in enumerate(zip(draws.tolist(), expected))
-            if any(not 0 <= token < len(probs) or probs[token] == 0 for token in tokens)}
+    return {
+        row
+        for row, (tokens, probs) in enumerate(zip(draws.tolist(), expected, strict=True))
+        if any(not 0 <= token < len(probs) or probs[token] == 0 for token in tokens)
+    }

@@ -313,12 +313,32 @@ def check_unbiased(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
     public = Bilingual(
         f"estimate_probability, {rows} rows of {n} draws", f"estimate_probability，{rows} 行，每行抽 {n} 次"
     )
-    estimate, _, _ = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label, mixed=True, dtype=torch.float64)
+    estimate, _, counts = estimates(
+        sub, ctx, rows, event, n, ctx.generator(), what=label, mixed=True, dtype=torch.float64
+    )
     try:
         expect_unbiased(ctx, estimate, p, std=math.sqrt(p * (1 - p) / n), label=label, public=public)
     except CheckFailed as failure:
-        failure.diagnosis = _bias_mistake(estimate, mixed_mistakes(rows, event)) or failure.diagnosis
+        failure.diagnosis = (
+            _rows_repeat(counts, n, p) or _bias_mistake(estimate, mixed_mistakes(rows, event)) or failure.diagnosis
+        )
         raise
+
+
+def _rows_repeat(counts: torch.Tensor, n: int, p: float) -> Bilingual | None:
+    """The rows diagnosis when rows given the same inputs (the same mixed ``layout``) repeat each other's
+    count of hits far more often than independent Binomial(n, p) counts agree (the sum of the squared
+    pmf): rows sharing one set of random numbers do that, and their mean then varies like one row's,
+    which the test of the mean reads as a bias. None otherwise."""
+    groups: dict[tuple[int, float], list[int]] = {}
+    for row, key in enumerate(layout(counts.shape[0], mixed=True)):
+        groups.setdefault(key, []).append(row)
+    pairs = [(a, b) for members in groups.values() for a, b in zip(members, members[1:], strict=False)]
+    if not pairs:
+        return None
+    agree = sum(int(counts[a]) == int(counts[b]) for a, b in pairs) / len(pairs)
+    chance = math.fsum(v * v for v in wald.binomial_pmf(n, p))
+    return ROWS_SHARE_DIAGNOSIS if agree > (1 + chance) / 2 else None
 
 
 def _bias_mistake(estimate: torch.Tensor, means: dict[str, float]) -> Bilingual | None:

@@ -256,8 +256,9 @@ def test_verify_draw_sites(sub, ctx):
 
     zh: verify 的每个抽样点依次取 0 与小于 1 的最大浮点数
     """
-    checks43.run_draw_sites(sub, ctx, cases.SITES_P, cases.SITES_Q, cases.SITES_DRAFTS,
-                            label="verify (every draw site at its extremes)")
+    checks43.run_draw_sites(
+        sub, ctx, cases.SITES_P, cases.SITES_Q, cases.SITES_DRAFTS, label="verify (every draw site at its extremes)"
+    )
 
 
 def test_speculative_step(sub, ctx):

@@ -87,7 +87,9 @@ def check_values(
         atol=atol,
         what=what,
         row_labels=labels,
-        mistakes=lambda: {text: torch.as_tensor(got, dtype=torch.float64).reshape(-1) for text, got in mistakes().items()},
+        mistakes=lambda: {
+            text: torch.as_tensor(got, dtype=torch.float64).reshape(-1) for text, got in mistakes().items()
+        },
         per_row=True,
     )
     return out
