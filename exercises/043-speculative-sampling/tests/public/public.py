@@ -18,7 +18,7 @@ from .checks43 import expect_values, rate_mistakes, topk_rate
 from .contexts import PS, QS
 from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=4)  # one verify run, K = 2: N, positions 0 and 1, the bonus
+BUDGET = BudgetDeclaration(fit=4, pairs=1)  # one verify run, K = 2: N, positions 0 and 1, the bonus; its rows
 
 P = [[0.5, 0.3, 0.2, 0.0]]
 Q = [[0.25, 0.25, 0.25, 0.25]]
