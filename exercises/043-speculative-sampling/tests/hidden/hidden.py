@@ -18,7 +18,7 @@ from contextlib import nullcontext
 
 import torch
 
-from judge.arguments import contract_refusals, legal_inputs, public_call
+from judge.arguments import Variant, contract_refusals, legal_inputs, public_call
 from judge.budget import BudgetDeclaration
 from judge.checks import (
     BadCall,
@@ -315,15 +315,11 @@ def test_filter_corners(sub, ctx):
 
 
 def _variant(kwargs: dict, public: Bilingual):
-    from judge.arguments import Variant
-
     return Variant("call", "extra", kwargs, str(public), public)
 
 
 def _full(variant):
     """``variant`` with the defaults of filtered_probs written out (the oracle reads them)."""
-    from judge.arguments import Variant
-
     kwargs = {"temperature": 1.0, "top_k": 0, **variant.kwargs}
     return Variant(variant.argument, variant.kind, kwargs, variant.description, variant.public)
 

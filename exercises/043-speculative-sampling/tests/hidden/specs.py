@@ -38,6 +38,8 @@ from judge.i18n import Bilingual
 
 from ..public import theory
 from ..public.checks43 import TOLERANCE, check_structure, unpack
+from ..public.diagnoses import MISTAKES
+from .generated import FilterRows, filtered64
 
 FLOATS_ONLY = INTEGER_AND_BOOL + HALF_PRECISION  # "not both float32 or both float64"
 
@@ -315,8 +317,6 @@ def extra_parameter_refusals(function: Any, name: str, good: dict, extra: dict |
 def verify_extra_refusals(function: Any, good: dict, rng: random.Random, extra: Any) -> list[BadCall]:
     """K = 0, and a draft token of draft probability 0 at a random position of a random row, also at a
     position after a rejection that is certain (p_0(x_0) = 0): each must raise ValueError."""
-    from ..public.diagnoses import MISTAKES
-
     p, q, x = good["target_probs"], good["draft_probs"], good["draft_tokens"]
     rows, k, vocab = q.shape
     out = [
@@ -415,7 +415,6 @@ def rate_corner_check(ctx, name: str):
 
 def filter_corner_check(ctx):
     """``check(value, variant)`` for ``filtered_probs``: the float64 filter of the logits as given."""
-    from .generated import FilterRows
 
     def check(value, variant: Variant) -> None:
         kwargs = variant.kwargs
@@ -443,7 +442,6 @@ def filter_corner_check(ctx):
 
 def topk_rate_corner_check(ctx):
     """``check(value, variant)`` for ``topk_acceptance_rate``: the rate of the two float64 filters."""
-    from .generated import filtered64
 
     def check(value, variant: Variant) -> None:
         kwargs = variant.kwargs
@@ -541,7 +539,6 @@ def verify_corner_check(ctx):
 def step_corner_check(ctx):
     """``check(value, variant)`` for ``speculative_step``: drafts of positive filtered draft probability,
     the structure, and what is certain given the float64 filters (a margin of 1e-3 where p > q decides)."""
-    from .generated import filtered64
 
     def check(value, variant: Variant) -> None:
         kwargs = variant.kwargs

@@ -16,15 +16,20 @@ import torch
 
 from judge.checks import (
     CheckFailed,
+    diagnosed,
     expect,
+    expect_close,
     expect_distribution,
+    expect_every_draw_site,
     expect_independent_across_rows,
     expect_independent_within_row,
+    expect_seed_contract,
     expect_support,
     expect_tensor,
     fail,
 )
 from judge.i18n import Bilingual, in_language
+from judge.stats import chi2_sf
 
 from . import theory
 from .diagnoses import MISTAKES
@@ -241,8 +246,6 @@ def _dependent(pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> bool:
     """Whether some pairing's pairs of classes depend on each other, judged against the product of their
     own observed margins (a G-test of independence in a contingency table, not a fit to the target): a
     row law that is merely wrong leaves this test alone, rows that share random numbers do not."""
-    from judge.stats import chi2_sf
-
     for first, second in pairs:
         if first.numel() < 20:
             continue
@@ -597,8 +600,6 @@ def verify_seed_contract(sub, ctx, ps, qs, draft: list[int], rows: int, *, label
     """The generator contract of ``verify`` itself, on ``rows`` copies of one context whose draft
     tokens are all ``draft`` (fixed by the judge, so only verify's own random numbers vary): the
     token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token."""
-    from judge.checks import expect_seed_contract
-
     p, q, x = ps[0], qs[0], draft[0]
     accept = min(1.0, p[x] / q[x])
     law = [(1 - accept) * r + (accept if t == x else 0.0) for t, r in enumerate(theory.residual(p, q))]
@@ -623,8 +624,6 @@ def expect_values(
 ) -> None:
     """A learner's float tensor of ``shape`` and ``dtype`` against the float64 ``expected`` (nested lists);
     ``mistakes``: mistake name -> what that mistake returns (same nesting)."""
-    from judge.checks import expect_close
-
     actual = expect_tensor(value, name=name, shape=tuple(shape), dtype=dtype, device=ctx.device)
     rtol, atol = TOLERANCE[dtype]
     want = _f64(expected)
@@ -851,8 +850,6 @@ def expect_verify_draw_sites(
     run. A failure of a pushed run alone is a draw site failing at an extreme (``diagnosis``, by default the
     judge's); ``high_diagnosis`` names a value that fails only at the highest uniform. No budget; returns
     the number of draw sites pushed."""
-    from judge.checks import diagnosed, expect_every_draw_site
-
     rows, k = drafts.shape
     vocab = p.shape[-1]
     p64, q64 = p.to(torch.float64), q.to(torch.float64)
@@ -876,8 +873,6 @@ def expect_step_draw_sites(sub, ctx, target: torch.Tensor, draft: torch.Tensor, 
     each draw site pushed to each end: the drafts keep positive filtered draft probability, the structure
     holds, and the emitted tokens have positive filtered target probability (float64 filters of the logits
     as given). No budget; returns the number of draw sites pushed."""
-    from judge.checks import expect_every_draw_site
-
     rows, k, vocab = draft.shape
     p = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in target.to(torch.float64).tolist()])
     q = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in draft.to(torch.float64).tolist()])
