@@ -29,6 +29,7 @@ from judge.checks import (
     expect_bad_inputs_refused,
     expect_calls_refused,
     expect_close,
+    expect_distribution,
     expect_generator_contract,
     expect_tensor,
     fail,
@@ -47,10 +48,11 @@ from . import cases, generated, specs
 GENERATOR_CONTEXTS = 3  # rows of the generator contracts: contexts 0 and 1 identical (the twins)
 # K + 2 fits per statistical verify run (N, the token at each draft position, the bonus) and one pairs
 # (its rows' independence): two runs with K = 3; the step adds a fit per position (the draft token with
-# its acceptance); the interleaved contexts spend 3 pairs; each generator contract 4 seeds, a fit per
+# its acceptance) and the step with its defaults 2; the interleaved contexts spend 3 pairs; each generator
+# contract 4 seeds, a fit per
 # context and one independence (the twins).
 BUDGET = (
-    BudgetDeclaration(fit=5 + 5 + 6, pairs=1 + 1 + 3 + 1)
+    BudgetDeclaration(fit=5 + 5 + 6 + 2, pairs=1 + 1 + 3 + 1)
     + generator_contract_budget(GENERATOR_CONTEXTS, positions=True, twins=(0, 1))
     + generator_contract_budget(GENERATOR_CONTEXTS, positions=True, twins=(0, 1))
 )
@@ -61,6 +63,7 @@ CLOSE_ROWS = 2_000
 PAIRED_ROWS = 2_000  # per context, interleaved: 4 000 rows
 ZERO_ROWS = 1_000
 STEP_ROWS = 3_000
+DEFAULT_ROWS = 2_000  # speculative_step with its default temperature and top_k
 CONTRACT_COPIES = 16  # per context, for the seed clauses (a repeat by chance below 1e-12)
 POSITION_COPIES = 600  # per context, for the fits of the positions clause
 
@@ -144,11 +147,18 @@ def test_rates_refusals(sub, ctx):
                     diagnosis=MISTAKES["rate_shapes_unchecked"],
                 )
             )
-    expect_calls_refused(calls)
+    _refused(calls)
 
 
 def _with_diagnosis(call: BadCall, diagnosis: str) -> BadCall:
     return BadCall(call.function, call.call, call.args, call.kwargs, call.public, diagnosis)
+
+
+def _refused(calls: list[BadCall]) -> int:
+    """``expect_calls_refused`` with the calls that name no mistake first: a mistake is named by a bad
+    input it lets through only when every other bad input was refused (its own evidence, not a code that
+    refuses nothing)."""
+    return expect_calls_refused(sorted(calls, key=lambda call: call.diagnosis is not None))
 
 
 def test_rates_corners(sub, ctx):
@@ -295,7 +305,7 @@ def test_filter_refusals(sub, ctx):
         for c in calls
     ]
     del finite
-    expect_calls_refused(calls + specs.extra_parameter_refusals(sub.filtered_probs, "filtered_probs", good))
+    _refused(calls + specs.extra_parameter_refusals(sub.filtered_probs, "filtered_probs", good))
 
 
 def test_filter_corners(sub, ctx):
@@ -403,15 +413,15 @@ def test_topk_rate_contract(sub, ctx):
     calls = contract_refusals(
         sub.topk_acceptance_rate, good, specs.TOPK_RATE_ARGUMENTS, rng, name="topk_acceptance_rate"
     )
-    expect_calls_refused(calls + specs.extra_parameter_refusals(sub.topk_acceptance_rate, "topk_acceptance_rate", good))
+    _refused(calls + specs.extra_parameter_refusals(sub.topk_acceptance_rate, "topk_acceptance_rate", good))
     rng = random.Random(ctx.fresh_seed("contract corners: topk_acceptance_rate"))
     good = specs.good_topk_rate_call(rng)
+    check = specs.topk_rate_corner_check(ctx)
     _accepts(
-        sub.topk_acceptance_rate,
-        "topk_acceptance_rate",
-        legal_inputs(good, specs.TOPK_RATE_ARGUMENTS, rng),
-        specs.topk_rate_corner_check(ctx),
+        sub.topk_acceptance_rate, "topk_acceptance_rate", legal_inputs(good, specs.TOPK_RATE_ARGUMENTS, rng), check
     )
+    defaults = {"target_logits": good["target_logits"], "draft_logits": good["draft_logits"]}
+    check(sub.topk_acceptance_rate(**defaults), _full(_variant(defaults, Bilingual("the defaults", "默认参数"))))
 
 
 def test_verify_same_distributions(sub, ctx):
@@ -481,6 +491,7 @@ def test_verify_close_draft(sub, ctx):
         label="verify (close draft)",
         public="verify, close draft",
         seed=ctx.fresh_seed("close"),
+        residual_shapes=False,
     )
 
 
@@ -559,6 +570,12 @@ def test_verify_draw_sites_vanishing_residual(sub, ctx):
     rng = random.Random(ctx.fresh_seed("vanishing residual"))
     for dtype in (torch.float32, torch.float64):
         rows = generated.vanishing_residual_rows(rng, dtype)
+        # The same rows with the draft token at half its draft probability: rejected alike at the top, with a
+        # residual left. A failure there is not about a residual of 0, and names that mistake no more.
+        p, q, x = rows.tensors()
+        checks43.expect_verify_draw_sites(
+            sub, ctx, *checks43.halved(p, q, x), x, label=f"verify ({dtype}, the control of the vanishing residual)"
+        )
         checks43.expect_verify_draw_sites(
             sub,
             ctx,
@@ -647,7 +664,8 @@ def test_verify_refusals(sub, ctx):
     ]
     for call in specs.verify_extra_refusals(sub.verify, good, rng, extra):
         calls.append(_with_diagnosis(call, MISTAKES["k_zero_accepted"]) if "K = 0" in call.call else call)
-    expect_calls_refused(calls + specs.verify_shape_refusals(sub.verify, good, extra))
+    both = specs.both_dtype_refusals(sub.verify, "verify", good, ("target_probs", "draft_probs"), extra)
+    _refused(calls + specs.verify_shape_refusals(sub.verify, good, extra) + both)
 
 
 def test_verify_corners(sub, ctx):
@@ -692,6 +710,31 @@ def test_speculative_step(sub, ctx):
         label="speculative_step(temperature=1.5, top_k=3)",
         public="speculative_step",
     )
+
+
+def test_step_defaults(sub, ctx):
+    """speculative_step with the default temperature and top_k: the drafts and the first tokens follow softmax(logits), 2 000 rows
+
+    zh: speculative_step 使用默认的温度与 top_k：草稿和第一个 token 都服从 softmax(logits)，2 000 行
+    """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
+    rows = DEFAULT_ROWS
+    target = checks43.expand(cases.STEP_TARGET, rows, torch.float32)
+    draft = checks43.expand(cases.STEP_DRAFT, rows, torch.float32)
+    value = sub.speculative_step(target, draft, generator=ctx.generator())
+    tokens, num, drafts = checks43.unpack(ctx, value, name="speculative_step", batch=rows, k=2, parts=3)
+    checks43.check_structure(tokens, num, drafts, 6, what="speculative_step (defaults)")
+    for what, drawn, logits in (
+        ("draft tokens at position 0", drafts[:, 0], cases.STEP_DRAFT[0]),
+        ("tokens at position 0", tokens[:, 0], cases.STEP_TARGET[0]),
+    ):
+        law = torch.tensor(theory.softmax(logits), dtype=torch.float64)
+        expect_distribution(
+            ctx,
+            drawn.clone(),
+            law,
+            label=f"speculative_step with the defaults: {what}",
+            public=Bilingual(f"speculative_step with the defaults: {what}", f"speculative_step 使用默认参数：{what}"),
+        )
 
 
 def test_step_draw_sites(sub, ctx):
@@ -796,7 +839,10 @@ def test_step_refusals(sub, ctx):
         )
     )
     calls += specs.extra_parameter_refusals(sub.speculative_step, "speculative_step", good, extra())
-    expect_calls_refused(calls)
+    calls += specs.both_dtype_refusals(
+        sub.speculative_step, "speculative_step", good, ("target_logits", "draft_logits"), extra
+    )
+    _refused(calls)
 
 
 def test_step_corners(sub, ctx):

@@ -369,6 +369,37 @@ def verify_extra_refusals(function: Any, good: dict, rng: random.Random, extra: 
     return out
 
 
+def both_dtype_refusals(function: Any, name: str, good: dict, arguments: tuple[str, str], extra: Any) -> list[BadCall]:
+    """Both floating arguments in float16, in bfloat16, and both int64 (one-hot rows of each row's largest
+    entry): "not both float32 or both float64" refuses them even though their dtypes agree."""
+    out = []
+    for dtype, en, zh_ in (
+        (torch.float16, "both in float16", "两者都是 float16"),
+        (torch.bfloat16, "both in bfloat16", "两者都是 bfloat16"),
+        (torch.int64, "both of dtype int64", "两者都是 int64"),
+    ):
+        changed = {}
+        for argument in arguments:
+            value = good[argument]
+            if dtype == torch.int64:
+                largest = value.argmax(dim=-1, keepdim=True)
+                changed[argument] = torch.zeros_like(value, dtype=torch.int64).scatter(-1, largest, 1)
+            else:
+                changed[argument] = value.to(dtype)
+        out.append(
+            BadCall(
+                function,
+                f"{name}() with {arguments[0]} and {arguments[1]} {en}",
+                kwargs={**good, **changed, **extra()},
+                public=Bilingual(
+                    f"{name}() with {arguments[0]} and {arguments[1]} {en}",
+                    zh(f"{name}() 收到 {arguments[0]} 与 {arguments[1]} {zh_} 时"),
+                ),
+            )
+        )
+    return out
+
+
 def verify_shape_refusals(function: Any, good: dict, extra: Any) -> list[BadCall]:
     """target_probs with K or K + 2 positions (the generic specs keep its K + 1 unless B, K or V change)."""
     p = good["target_probs"]

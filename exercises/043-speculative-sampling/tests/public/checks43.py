@@ -16,6 +16,7 @@ import torch
 
 from judge.checks import (
     CheckFailed,
+    best_alternative,
     diagnosed,
     expect,
     expect_close,
@@ -107,10 +108,12 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
         diagnosis=MISTAKES["no_bonus"],
         rule=_fail_rule("no bonus token after K acceptances", "K 个全部接受后没有奖励 token"),
     )
+    # Counting the emitted tokens makes num_accepted >= 1 in every row: a row with N = 0 that emits nothing
+    # is a missing token, not that mistake.
     expect(
         batch == 0 or not bool((emitted == num).all()),
         f"{what}: every row emits exactly num_accepted tokens; it must emit num_accepted + 1",
-        diagnosis=MISTAKES["num_counts_emitted"],
+        diagnosis=MISTAKES["num_counts_emitted"] if bool((num >= 1).all()) else None,
         rule=_fail_rule("num_accepted is off by one", "num_accepted 差了 1"),
     )
     row = first((num == k) & (tokens[:, k] == PAD))
@@ -123,23 +126,46 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     after = positions > num.unsqueeze(1)
     row = first((after & (tokens != PAD)).any(dim=1))
     if row is not None:
-        # One constant other than -1 everywhere after the emitted tokens, never a draft token continued
-        # there: a wrong pad value, not a verification that goes on.
+        # A wrong pad: one constant other than -1 after the emitted tokens, in two rows or more, where some of
+        # those positions held another draft token (so the constant is no draft continued). A verification
+        # that goes on: most positions after the emitted ones hold the draft token there.
         values = tokens[after]
         pad = int(values[0])
-        continued = after[:, :k] & (drafts == pad)
+        rows_after = int(after.any(dim=1).sum())
+        other_drafts = bool((after[:, :k] & (drafts != pad)).any())
+        last = tokens.gather(1, num.clamp(0, k).unsqueeze(1)).squeeze(1)
+        other_tokens = bool((after.any(dim=1) & (last != pad)).any())  # not the row's own token repeated
+        emitted_ok = bool(((last >= 0) & (last < vocab)).all())  # position N holds a token: only the pad is off
+        constant = bool((values == pad).all()) and rows_after >= 2 and other_drafts and other_tokens and emitted_ok
         expect(
-            values.numel() < 2 or not bool((values == pad).all()) or bool(continued.any()),
+            not constant,
             f"{what}: every position after the emitted tokens holds {pad}; the pad value is -1",
             diagnosis=MISTAKES["pad_not_minus_one"],
             rule=_fail_rule("pad value is not -1", "填充值不是 -1"),
+        )
+        # A verification that goes on fills every position of every row with a token (a draft or a
+        # replacement, then a bonus) whatever N is: no pad anywhere, where some row stopped early.
+        # Not one constant (a pad of another value), and not every one of them a copy of a token earlier in
+        # its row (positions written from the wrong index): drafts and replacements drawn on.
+        copied = torch.stack(
+            [
+                (tokens[:, j : j + 1] == tokens[:, :j]).any(dim=1) if j else torch.zeros_like(num, dtype=torch.bool)
+                for j in range(k + 1)
+            ],
+            dim=1,
+        )
+        filled = (
+            bool(((tokens >= 0) & (tokens < vocab)).all())
+            and bool((num < k).any())
+            and not bool((values == pad).all())
+            and not bool(copied[after].all())
         )
         n = int(num[row])
         expect(
             False,
             f"{what}: row {row}: num_accepted is {n} but positions after {n} hold {tokens[row, n + 1 :].tolist()}; "
             "everything after the first rejection must be the pad -1",
-            diagnosis=MISTAKES["continues_after_rejection"],
+            diagnosis=MISTAKES["continues_after_rejection"] if filled else None,
             rule=_fail_rule("tokens after the first rejection", "第一次拒绝之后仍有 token"),
         )
     row = first(((positions[:, :k] < num.unsqueeze(1)) & (tokens[:, :k] != drafts)).any(dim=1))
@@ -352,23 +378,27 @@ def check_run(
     count_alternatives: dict[str, list[float]],
     bonus_alternatives: dict[str, list[float]],
     middle_alternatives: list[dict[str, list[float]]],
+    joint_alternatives: list[dict[str, list[float]]] | None = None,
     rows_law: list[float] | None = None,
 ) -> None:
     """Structure, acceptances that follow one threshold (``_threshold_decisions``), support, then K + 2 fits:
     N, the token at each draft position i (rows with N >= i), the bonus token (rows with N = K); last, with
     ``rows_law`` (the law of a row's outcome), the rows' independence (one ``pairs``): after the fits, so
-    that a wrong law is named by them, not taken for a dependence."""
+    that a wrong law is named by them, not taken for a dependence. A mistake named at a draft position must
+    also explain how the tokens there came out (``joint_alternatives``, ``_confirmed``)."""
     k, vocab = len(qs), len(ps[0])
     check_structure(tokens, num, drafts, vocab, what=label)
     _threshold_decisions(num, drafts, ps, qs, what=label)
+    joints = joint_alternatives or [{} for _ in range(k)]
     first = tokens[:, 0].clone()
-    expect_support(
-        first.unsqueeze(0),
-        _f64([ps[0]]),
-        what=f"{label}, position 0",
-        why_excluded=lambda row, token: "its target probability p_0 is 0",
-        alternatives=_alternatives(first_alternatives, rows=True),
-    )
+    with _confirmed(tokens, num, 0, ps, qs, joints[0]):
+        expect_support(
+            first.unsqueeze(0),
+            _f64([ps[0]]),
+            what=f"{label}, position 0",
+            why_excluded=lambda row, token: "its target probability p_0 is 0",
+            alternatives=_alternatives(first_alternatives, rows=True),
+        )
     counts = theory.accepted_count(ps[:k], qs)
     expect_distribution(
         ctx,
@@ -379,31 +409,33 @@ def check_run(
         alternatives=_alternatives(count_alternatives),
         outcome=Bilingual("number accepted", "接受个数"),
     )
-    expect_distribution(
-        ctx,
-        first,
-        _f64(ps[0]),
-        label=f"{label}: token at position 0",
-        public=f"{public}: token at position 0",
-        alternatives=_alternatives(first_alternatives),
-    )
-    for i in range(1, k):
-        reached = tokens[:, i][num >= i].clone()
-        expect_support(
-            reached.unsqueeze(0),
-            _f64([ps[i]]),
-            what=f"{label}, position {i}",
-            why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
-            alternatives=_alternatives(middle_alternatives[i - 1], rows=True),
-        )
+    with _confirmed(tokens, num, 0, ps, qs, joints[0]):
         expect_distribution(
             ctx,
-            reached,
-            _f64(ps[i]),
-            label=f"{label}: token at position {i} (rows that reach it)",
-            public=f"{public}: token at position {i}",
-            alternatives=_alternatives(middle_alternatives[i - 1]),
+            first,
+            _f64(ps[0]),
+            label=f"{label}: token at position 0",
+            public=f"{public}: token at position 0",
+            alternatives=_alternatives(first_alternatives),
         )
+    for i in range(1, k):
+        reached = tokens[:, i][num >= i].clone()
+        with _confirmed(tokens, num, i, ps, qs, joints[i]):
+            expect_support(
+                reached.unsqueeze(0),
+                _f64([ps[i]]),
+                what=f"{label}, position {i}",
+                why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
+                alternatives=_alternatives(middle_alternatives[i - 1], rows=True),
+            )
+            expect_distribution(
+                ctx,
+                reached,
+                _f64(ps[i]),
+                label=f"{label}: token at position {i} (rows that reach it)",
+                public=f"{public}: token at position {i}",
+                alternatives=_alternatives(middle_alternatives[i - 1]),
+            )
     full = num == k
     bonus = tokens[:, k][full].clone()
     expect_support(
@@ -425,16 +457,69 @@ def check_run(
         expect_rows_independent(ctx, outcome_ids(tokens, num, vocab), rows_law, label=label, public=public)
 
 
-def verify_alternatives(ps, qs) -> dict:
-    """The alternatives for a verification whose drafts come from q: first token, N, bonus."""
+class _confirmed:
+    """Inside it, a failure named at draft position ``i`` keeps its name only when that mistake, among
+    ``joints`` (name -> the law of the token there together with how it came out, ``theory.emitted_joint``),
+    is the one the rows that reach position i name (``best_alternative``: it fits, and 1000 times better
+    than the rule and every other): the law of the emitted token alone mixes the accepted drafts and the
+    replacements, so a residual of another shape can pass for a listed one."""
+
+    def __init__(self, tokens, num, i: int, ps, qs, joints: dict[str, list[float]]) -> None:
+        self.tokens, self.num, self.i, self.ps, self.qs, self.joints = tokens, num, i, ps, qs, joints
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, failed, trace) -> bool:
+        if not isinstance(failed, CheckFailed) or failed.diagnosis is None:
+            return False
+        names = {MISTAKES[m]: m for m in self.joints}
+        if failed.diagnosis not in names:
+            return False  # not a mistake of how a position's token comes out: its own evidence stands
+        i, vocab = self.i, len(self.ps[0])
+        reached = self.num >= i
+        at = self.tokens[reached, i].clamp(0, vocab - 1)
+        ids = torch.where(self.num[reached] > i, at, at + vocab)
+        counts = torch.bincount(ids, minlength=2 * vocab)
+        truth = theory.emitted_joint(self.ps[i], self.qs[i])
+        named = best_alternative(counts, {MISTAKES[m]: _f64(law) for m, law in self.joints.items()}, truth=_f64(truth))
+        if named != failed.diagnosis:
+            failed.diagnosis = None
+        return False
+
+
+RESIDUAL_SHAPES = ("resample_from_p", "residual_swapped", "residual_unnormalised", "residual_abs")
+
+
+def verify_alternatives(ps, qs, residual_shapes: bool = True) -> dict:
+    """The alternatives for a verification whose drafts come from q: first token, N, bonus; and each
+    position's joint law of the emitted token with how it came out, that confirms a name given there.
+    Without ``residual_shapes`` the mistakes of the residual's shape are left out: where q is close to p
+    (a close draft) any residual of another shape, (p + q) / 2 say, looks like one of them."""
     k = len(qs)
+    first = [m for m in FIRST_MISTAKES if residual_shapes or m not in RESIDUAL_SHAPES]
     return {
-        "first_alternatives": {m: theory.emitted(ps[0], qs[0], m) for m in FIRST_MISTAKES},
+        "joint_alternatives": [
+            {
+                **{m: theory.emitted_joint(ps[i], qs[i], m) for m in first},
+                **(
+                    {
+                        "residual_wrong_position": theory.emitted_joint(
+                            ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
+                        )
+                    }
+                    if i
+                    else {}
+                ),
+            }
+            for i in range(k)
+        ],
+        "first_alternatives": {m: theory.emitted(ps[0], qs[0], m) for m in first},
         "count_alternatives": {m: theory.accepted_count(ps[:k], qs, m) for m in COUNT_MISTAKES},
         "bonus_alternatives": {m: theory.bonus(ps, qs, m) for m in BONUS_MISTAKES},
         "middle_alternatives": [
             {
-                **{m: theory.emitted(ps[i], qs[i], m) for m in FIRST_MISTAKES},
+                **{m: theory.emitted(ps[i], qs[i], m) for m in first},
                 "residual_wrong_position": theory.emitted(
                     ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
                 ),
@@ -455,8 +540,11 @@ def expand(rows: list[list[float]], batch: int, dtype) -> torch.Tensor:
     return torch.tensor(rows, dtype=dtype).unsqueeze(0).repeat(batch, 1, 1)
 
 
-def run_verify(sub, ctx, ps, qs, rows: int, dtype, *, label: str, public: str, seed: int) -> None:
-    """The judge drafts ``rows`` rows from q, the learner verifies them; judged by ``check_run``."""
+def run_verify(
+    sub, ctx, ps, qs, rows: int, dtype, *, label: str, public: str, seed: int, residual_shapes: bool = True
+) -> None:
+    """The judge drafts ``rows`` rows from q, the learner verifies them; judged by ``check_run``
+    (``residual_shapes``: see ``verify_alternatives``)."""
     k = len(qs)
     generator = torch.Generator().manual_seed(seed)
     drafts = draw_drafts(qs, rows, generator)
@@ -472,7 +560,7 @@ def run_verify(sub, ctx, ps, qs, rows: int, dtype, *, label: str, public: str, s
         label=label,
         public=public,
         rows_law=theory.final_law(ps, qs),
-        **verify_alternatives(ps, qs),
+        **verify_alternatives(ps, qs, residual_shapes),
     )
 
 
@@ -494,6 +582,23 @@ def step_alternatives(ps, qs, raw_ps, raw_qs, times) -> dict:
     k = len(qs)
     times_ps, times_qs = times
     return {
+        "joint_alternatives": [
+            {
+                "step_unfiltered_q": theory.emitted_joint(ps[i], qs[i], verify_q=raw_qs[i]),
+                "step_unfiltered_p": theory.emitted_joint(ps[i], qs[i], verify_p=raw_ps[i]),
+                "temperature_multiplied": theory.emitted_joint(times_ps[i], times_qs[i]),
+                **(
+                    {
+                        "residual_wrong_position": theory.emitted_joint(
+                            ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
+                        )
+                    }
+                    if i
+                    else {}
+                ),
+            }
+            for i in range(k)
+        ],
         "first_alternatives": {
             "step_unfiltered_q": theory.emitted(ps[0], qs[0], verify_q=raw_qs[0]),
             "step_unfiltered_p": raw_ps[0],
@@ -864,8 +969,32 @@ def expect_verify_draw_sites(
         with diagnosed(high_diagnosis) if at_top else nullcontext():
             check_certain(what, tokens, num, drafts, p64, q64)
 
+    # Ordinary uniforms on many copies first: a failure there is not about an extreme, and names nothing.
+    many = [t.repeat(ORDINARY_COPIES, *([1] * (t.dim() - 1))) for t in (p, q, drafts)]
+    value = sub.verify(many[0], many[1], many[2].clone(), generator=ctx.generator())
+    tokens, num = unpack(ctx, value, name="verify", batch=rows * ORDINARY_COPIES, k=k)
+    check_structure(tokens, num, many[2], vocab, what=f"{label}, {ORDINARY_COPIES} copies, ordinary uniforms")
+    check_certain(f"{label}, {ORDINARY_COPIES} copies", tokens, num, many[2], *(t.to(torch.float64) for t in many[:2]))
     options = {} if diagnosis is None else {"diagnosis": diagnosis}
     return expect_every_draw_site(sub, ctx, call, check, label=label, **options)
+
+
+ORDINARY_COPIES = 32  # copies of a draw-site case's rows run with ordinary uniforms before the pushed runs
+
+
+def halved(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``p`` with each row's first draft token at half its draft probability (the other half moved to the
+    row's largest other entry): rejected at the largest uniforms like the vanishing rows, but leaving a
+    residual: a control for them."""
+    p = p.clone()
+    for row in range(p.shape[0]):
+        x = int(drafts[row, 0])
+        half = q[row, 0, x] / 2
+        others = p[row, 0].clone()
+        others[x] = -1.0
+        p[row, 0, int(others.argmax())] += p[row, 0, x] - half
+        p[row, 0, x] = half
+    return p, q
 
 
 def expect_step_draw_sites(sub, ctx, target: torch.Tensor, draft: torch.Tensor, temperature, top_k, *, label: str):
@@ -874,16 +1003,21 @@ def expect_step_draw_sites(sub, ctx, target: torch.Tensor, draft: torch.Tensor, 
     holds, and the emitted tokens have positive filtered target probability (float64 filters of the logits
     as given). No budget; returns the number of draw sites pushed."""
     rows, k, vocab = draft.shape
-    p = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in target.to(torch.float64).tolist()])
-    q = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in draft.to(torch.float64).tolist()])
+    p1 = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in target.to(torch.float64).tolist()])
+    q1 = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in draft.to(torch.float64).tolist()])
 
-    def call(source, generator):
+    def call(source, generator, copies: int = 1):
         return source.speculative_step(
-            target.clone(), draft.clone(), temperature=temperature, top_k=top_k, generator=generator
+            target.repeat(copies, 1, 1),
+            draft.repeat(copies, 1, 1),
+            temperature=temperature,
+            top_k=top_k,
+            generator=generator,
         )
 
-    def check(value, what: str) -> None:
-        tokens, num, drafted = unpack(ctx, value, name="speculative_step", batch=rows, k=k, parts=3)
+    def check(value, what: str, copies: int = 1) -> None:
+        tokens, num, drafted = unpack(ctx, value, name="speculative_step", batch=rows * copies, k=k, parts=3)
+        p, q = p1.repeat(copies, 1, 1), q1.repeat(copies, 1, 1)
         for i in range(k):
             expect_support(
                 drafted[:, i : i + 1].clone(),
@@ -896,4 +1030,10 @@ def expect_step_draw_sites(sub, ctx, target: torch.Tensor, draft: torch.Tensor, 
         decided = torch.where(p[:, :k] > q * (1 + 1e-3), p[:, :k], torch.minimum(p[:, :k], q))
         check_certain(what, tokens, num, drafted, torch.cat([decided, p[:, k:]], dim=1), q, residual_support=False)
 
+    # Ordinary uniforms on many copies first: a failure there is not about an extreme, and names nothing.
+    check(
+        call(sub, ctx.generator(), ORDINARY_COPIES),
+        f"{label}, {ORDINARY_COPIES} copies, ordinary uniforms",
+        ORDINARY_COPIES,
+    )
     return expect_every_draw_site(sub, ctx, call, check, label=label)

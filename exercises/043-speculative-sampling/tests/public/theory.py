@@ -48,30 +48,65 @@ def position_rate(p: Row, q: Row, mistake: str | None = None, verify_q: Row | No
     return sum(_ratio_accept(p, q, mistake))
 
 
+def _parts(
+    p: Row,
+    q: Row,
+    mistake: str | None = None,
+    verify_q: Row | None = None,
+    first: tuple[Row, Row] | None = None,
+    verify_p: Row | None = None,
+) -> tuple[Row, Row]:
+    """(P(the draft is x and is accepted) per x, the replacement's law) at one draft position whose draft
+    is drawn from q, for the rule or ``mistake``; ``verify_q``/``verify_p``: what the acceptance and the
+    residual use instead of q or p (a step that verifies with unfiltered distributions)."""
+    if verify_q is not None or verify_p is not None:
+        vp, vq = verify_p or p, verify_q or q
+        accepted = [b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(vp, q, vq, strict=True)]
+        return accepted, residual(vp, vq)
+    accepted = _ratio_accept(p, q, mistake)
+    rest = residual(p, q)
+    if mistake == "resample_from_p":
+        rest = list(p)
+    elif mistake == "residual_swapped":
+        rest = residual(q, p)
+    elif mistake == "residual_abs":
+        rest = _norm([abs(a - b) for a, b in zip(p, q, strict=True)])
+    elif mistake == "residual_wrong_position" and first is not None:
+        rest = residual(*first)
+    elif mistake == "residual_unnormalised":
+        raw = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
+        rest = raw[:-1] + [raw[-1] + 1.0 - sum(raw)]
+    return accepted, rest
+
+
 def emitted(
-    p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = None, first: tuple[Row, Row] | None = None
+    p: Row,
+    q: Row,
+    mistake: str | None = None,
+    verify_q: Row | None = None,
+    first: tuple[Row, Row] | None = None,
+    verify_p: Row | None = None,
 ) -> Row:
     """The distribution of the token emitted at a draft position, given that it is emitted
     (``first``: position 0's (p, q), which ``residual_wrong_position`` takes the residual from)."""
-    if verify_q is not None:
-        accepted = [b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(p, q, verify_q, strict=True)]
-        rest = residual(p, verify_q)
-    else:
-        accepted = _ratio_accept(p, q, mistake)
-        rest = residual(p, q)
-        if mistake == "resample_from_p":
-            rest = list(p)
-        elif mistake == "residual_swapped":
-            rest = residual(q, p)
-        elif mistake == "residual_abs":
-            rest = _norm([abs(a - b) for a, b in zip(p, q, strict=True)])
-        elif mistake == "residual_wrong_position" and first is not None:
-            rest = residual(*first)
-        elif mistake == "residual_unnormalised":
-            raw = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
-            rest = raw[:-1] + [raw[-1] + 1.0 - sum(raw)]
+    accepted, rest = _parts(p, q, mistake, verify_q, first, verify_p)
     rejected = 1.0 - sum(accepted)
     return [a + rejected * r for a, r in zip(accepted, rest, strict=True)]
+
+
+def emitted_joint(
+    p: Row,
+    q: Row,
+    mistake: str | None = None,
+    verify_q: Row | None = None,
+    first: tuple[Row, Row] | None = None,
+    verify_p: Row | None = None,
+) -> Row:
+    """The law of the emitted token together with how it came out, over ``2 V`` ids: ``x`` for the draft
+    token accepted, ``V + t`` for the replacement t (given that the position is reached)."""
+    accepted, rest = _parts(p, q, mistake, verify_q, first, verify_p)
+    rejected = 1.0 - sum(accepted)
+    return accepted + [rejected * r for r in rest]
 
 
 def _expected_min(levels: list[list[tuple[float, float]]]) -> float:

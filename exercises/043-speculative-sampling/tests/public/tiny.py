@@ -214,6 +214,10 @@ def test_tiny_draw_sites(sub, ctx):
 
     zh: verify 与 speculative_step 的每个抽样点取 0 与小于 1 的最大浮点数，输入是刁钻的行
     """
+    vanish = [torch.tensor(t) for t in (contexts.VANISH_P, contexts.VANISH_Q, contexts.VANISH_DRAFTS)]
+    checks43.expect_verify_draw_sites(
+        sub, ctx, *checks43.halved(*vanish), vanish[2], label="verify (tiny, the control of the vanishing residual)"
+    )
     for p, q, drafts, label, options in (
         (
             contexts.PAST_END_P,
