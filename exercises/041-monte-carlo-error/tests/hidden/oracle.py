@@ -26,14 +26,18 @@ DISTINCT = 5e-3
 
 
 def mean_case(samples: torch.Tensor, public: Bilingual | None) -> MeanCase:
-    """The exact mean and standard error of each row of ``samples`` (as the tensor holds them), and the mistakes'."""
-    rows = [[float(v) for v in row] for row in samples.to(torch.float64).tolist()]
+    """The exact mean and standard error of each row of ``samples`` (as the tensor holds them), and the mistakes'.
+
+    Exact: the row's sum and squared deviations as fractions (a float is a binary fraction), rounded
+    once at the end, so a constant row's standard error is exactly 0 and no rounding of the oracle's own
+    mean leaves a residue that a known mistake's value would seem to match."""
+    rows = [[Fraction(float(v)) for v in row] for row in samples.to(torch.float64).tolist()]
     n = len(rows[0])
     means, squares = [], []
     for row in rows:
-        mean = math.fsum(row) / n
-        means.append(mean)
-        squares.append(math.fsum((v - mean) ** 2 for v in row))
+        mean = sum(row, Fraction(0)) / n
+        means.append(float(mean))
+        squares.append(float(sum(((v - mean) ** 2 for v in row), Fraction(0))))
     sample_var = [s / (n - 1) for s in squares]
     se = [math.sqrt(v / n) for v in sample_var]
     mistaken = {
@@ -59,19 +63,38 @@ def bound(delta: float, sigma: float, num_se: float) -> Fraction:
     return 2 * (Fraction(num_se) * Fraction(sigma) / Fraction(delta)) ** 2
 
 
+def accepted_answers(x: Fraction) -> tuple[int, ...]:
+    """The answers accepted for the bound ``x``: floor(x) + 1, and where x lies within a relative
+    ``NEAR_WHOLE`` of a whole number N without being N, both N and N + 1 (the statement's words)."""
+    nearest = round(x)
+    if x.denominator != 1 and nearest >= 1 and abs(x - nearest) <= Fraction(NEAR_WHOLE) * x:
+        return (nearest, nearest + 1)
+    return (math.floor(x) + 1,)
+
+
+def _in_floats(bound_in_floats) -> int:
+    """floor(b) + 1 for a mistake's bound b computed in floats; -1 where the floats overflow."""
+    try:
+        return math.floor(bound_in_floats()) + 1
+    except (OverflowError, ValueError):  # inf ** 2 overflows, floor(inf) is a ValueError... or Overflow
+        return -1
+
+
+def _decimal(value: float) -> Fraction:
+    """The shortest decimal that prints as ``value``: what ``Fraction(str(x))`` reads (a known mistake)."""
+    return Fraction(str(value))
+
+
 def needed_case(delta: float, sigma: float, num_se: float) -> NeededCase:
     """The answer floor(bound) + 1, the answers accepted, and each mistake's answer."""
     x = bound(delta, sigma, num_se)
-    exact = math.floor(x) + 1
-    accepted = {exact}
-    if x.denominator != 1:  # near a whole number without being one: the neighbour is accepted too
-        for nearby in (x * (1 - Fraction(NEAR_WHOLE)), x * (1 + Fraction(NEAR_WHOLE))):
-            accepted.add(math.floor(nearby) + 1)
     mistaken = {
         "one_sample": math.floor(x / 2) + 1,
-        "not_squared": math.floor(math.sqrt(2) * num_se * sigma / delta) + 1,
+        "not_squared": _in_floats(lambda: math.sqrt(2) * num_se * sigma / delta),
         "rounds_down": math.floor(x),
         "not_strict": math.ceil(x),
-        "inexact_bound": math.floor((num_se * math.sqrt(2) * sigma / delta) ** 2) + 1,
+        "inexact_bound": _in_floats(lambda: (num_se * math.sqrt(2) * sigma / delta) ** 2),
+        "float_bound": _in_floats(lambda: 2 * (num_se * sigma / delta) ** 2),
+        "decimal_fraction": math.floor(2 * (_decimal(num_se) * _decimal(sigma) / _decimal(delta)) ** 2) + 1,
     }
-    return NeededCase(delta, sigma, num_se, tuple(sorted(accepted)), mistaken)
+    return NeededCase(delta, sigma, num_se, accepted_answers(x), mistaken, x.denominator == 1)
