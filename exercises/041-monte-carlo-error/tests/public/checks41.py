@@ -517,8 +517,14 @@ def check_type_refusals(sub, ctx, rng) -> None:
     """Arguments of types the statement refuses: for each number of ``samples_needed`` a string, None, a
     list, a 0-d tensor and a bool (True is an int in Python); for ``num_samples`` a whole float and a bool.
     A bool or a float accepted is named (the call returned: its own evidence), and so is another
-    exception than ValueError for a non-number (the call raised it: a type never checked)."""
+    exception than ValueError for a non-number (the call raised it while the good call returned: a type
+    never checked)."""
     needed = {"delta": rng.choice((0.125, 0.5, 0.7)), "sigma": rng.choice((1.0, 1.5, 1.2)), "num_se": 2.0}
+    probs, mask = _inputs(2, [2])
+    # The good calls first, outside the diagnosed blocks: a function that raises on every input raises no
+    # evidence about types.
+    sub.samples_needed(**needed)
+    sub.estimate_probability(probs, mask, 5, generator=ctx.generator())
     numbers = []
     for bad_of, described, public, diagnosis in (
         (repr, "a string", "a string", None),
@@ -542,7 +548,6 @@ def check_type_refusals(sub, ctx, rng) -> None:
             )
     with diagnosed(MISTAKES["number_type_not_value_error"], raised_only=True):
         expect_calls_refused(numbers)
-    probs, mask = _inputs(2, [2])
     counts = [
         BadCall(
             sub.estimate_probability,

@@ -28,7 +28,11 @@ from collections.abc import Sequence
 import torch
 
 from judge.checks import (
+    DEFAULT_GENERATOR_DIAGNOSIS,
+    DEFAULT_RESEEDED_DIAGNOSIS,
+    RESEEDED_DIAGNOSIS,
     ROWS_SHARE_DIAGNOSIS,
+    SEEDS_DIAGNOSIS,
     SORTED_DIAGNOSIS,
     CheckFailed,
     expect_distribution,
@@ -155,6 +159,8 @@ def check_generator_contract(
     base = probs.shape[0]
     targets = torch.stack([count_probs(n, p) for p in truth])
 
+    drawn: list[torch.Tensor] = []
+
     def draw(source, generator, rows=None):
         order = list(range(base)) if rows is None else list(rows)
         repeat = copies if rows is None else position_copies
@@ -163,7 +169,8 @@ def check_generator_contract(
         _, _, counts = check_probability_answer(
             value, ctx, rows=len(index), n=n, dtype=probs.dtype, what=label, truth=[truth[i] for i in index]
         )
-        return counts.reshape(repeat, base).T.contiguous()
+        drawn.append(counts.reshape(repeat, base).T.contiguous())
+        return drawn[-1]
 
     try:
         expect_generator_contract(
@@ -174,4 +181,18 @@ def check_generator_contract(
         # there, and identical rows that agree too often share their random numbers.
         if failure.diagnosis == SORTED_DIAGNOSIS:
             failure.diagnosis = ROWS_SHARE_DIAGNOSIS
+        # Counts that never vary over the copies of any row carry no randomness at all: whatever seed clause
+        # failed, nothing says what the generator was used for.
+        elif (
+            failure.diagnosis in GENERATOR_DIAGNOSES and drawn and all(bool((row == row[0]).all()) for row in drawn[-1])
+        ):
+            failure.diagnosis = None
         raise
+
+
+GENERATOR_DIAGNOSES = (
+    SEEDS_DIAGNOSIS,
+    DEFAULT_GENERATOR_DIAGNOSIS,
+    RESEEDED_DIAGNOSIS,
+    DEFAULT_RESEEDED_DIAGNOSIS,
+)
