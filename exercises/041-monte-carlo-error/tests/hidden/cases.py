@@ -145,18 +145,30 @@ def _decimal(rng: random.Random) -> float:
 
 def _whole_candidate(rng: random.Random) -> tuple[float, float, float] | None:
     """(delta, sigma, num_se) whose exact bound 2 (num_se sigma / delta)^2 is a whole number, the floats
-    not binary fractions: sigma = delta (num_se whole), num_se = delta (sigma whole), or one of the three
-    solved from q = num_se sigma / delta whole where the float division is exact. None when a draw fails."""
-    family = rng.randrange(4)
+    not binary fractions: sigma = delta (num_se whole), num_se = delta (sigma whole), one of the three
+    solved from q = num_se sigma / delta whole where the float division is exact, or delta the float
+    product of a short binary num_se (1.5, 0.75, ...) and a decimal sigma, halved or not (the family whose
+    decimals most often fall short: 1.5 times 1.1 is exactly the float 1.6500000000000001). None when a
+    draw fails."""
+    family = rng.choice((0, 1, 2, 3, 4, 4))
     a, b, q = _decimal(rng), _decimal(rng), rng.randint(1, 40)
     whole = float(q) if rng.random() < 0.5 else q  # an int is a number too
     if family == 0:
         return a, a, whole
     if family == 1:
         return a, whole, a
+    if family == 4:
+        num_se = rng.choice((1.5, 2.5, 0.75, 1.25, 3.5, 0.375))
+        return (num_se * a / rng.choice((1, 2, 4)), a, num_se) if _whole_bound(num_se * a, a, num_se) else None
     solved = {2: lambda: (b * a / q, a, b), 3: lambda: (a, q * a / b, b)}[family]()
-    exact = Fraction(solved[2]) * Fraction(solved[1]) / Fraction(solved[0])
-    return solved if exact.denominator == 1 and solved[0] > 0 and solved[1] > 0 else None
+    return solved if solved[0] > 0 and solved[1] > 0 and _whole_bound(*solved) is not None else None
+
+
+def _whole_bound(delta: float, sigma: float, num_se: float) -> int | None:
+    """The exact bound 2 (num_se sigma / delta)^2 when it is a whole number, else None (integer ratios)."""
+    (dn, dd), (sn, sd), (zn, zd) = (float(x).as_integer_ratio() for x in (delta, sigma, num_se))
+    top, bottom = 2 * (zn * sn * dd) ** 2, (zd * sd * dn) ** 2
+    return top // bottom if top % bottom == 0 else None
 
 
 # Ways of computing the bound that are not exact, each of which the generated whole-number bounds must
@@ -169,14 +181,15 @@ INEXACT_WAYS = {
     "decimals": lambda d, s, z: math.floor(2 * (Fraction(str(z)) * Fraction(str(s)) / Fraction(str(d))) ** 2) + 1,
 }
 WHOLE_QUOTA = 2  # instances on which each inexact way errs
-WHOLE_COUNT = 40  # whole-number bounds in all (the quota's, then random ones)
+WHOLE_COUNT = 24  # whole-number bounds in all (the quota's, then any): one learner call each
+ORDINARY_COUNT = 8  # and ordinary bounds of short decimals and ints
 MAX_TRIES = 20_000
 
 
 def whole_number_bounds(rng: random.Random) -> tuple[NeededCase, ...]:
     """``WHOLE_COUNT`` bounds that are exactly whole numbers for arguments that are not binary fractions
     (drawn under ``rng``), among them at least ``WHOLE_QUOTA`` on which each of ``INEXACT_WAYS`` errs, and
-    as many ordinary bounds of short decimals and ints mixed; raises RuntimeError when the quota is not met
+    ``ORDINARY_COUNT`` ordinary bounds of short decimals and ints mixed; raises RuntimeError when the quota is not met
     (a bug of this generator: the test suite checks it over many seeds)."""
     needed = dict.fromkeys(INEXACT_WAYS, WHOLE_QUOTA)
     chosen: list[tuple[float, float, float]] = []
@@ -186,17 +199,19 @@ def whole_number_bounds(rng: random.Random) -> tuple[NeededCase, ...]:
         found = _whole_candidate(rng)
         if found is None or found in chosen:
             continue
-        case = needed_case(*found)
-        missed = [w for w, f in INEXACT_WAYS.items() if needed[w] and f(*found) not in case.accepted]
-        if missed or (len(chosen) < WHOLE_COUNT - sum(needed.values()) and rng.random() < 0.2):
-            chosen.append(found)
+        if any(needed.values()):  # first the quota: a candidate is kept where it catches a way still owed
+            answer = _whole_bound(*found) + 1
+            missed = [w for w, f in INEXACT_WAYS.items() if needed[w] and f(*found) != answer]
+            if not missed:
+                continue
             for way in missed:
                 needed[way] -= 1
+        chosen.append(found)
     if any(needed.values()):
         raise RuntimeError(f"whole_number_bounds: quota not met after {MAX_TRIES} tries: {needed}")
     ordinary = [
         (_decimal(rng), rng.choice((_decimal(rng), rng.randint(1, 9))), rng.choice((_decimal(rng), 2, 3)))
-        for _ in range(WHOLE_COUNT)
+        for _ in range(ORDINARY_COUNT)
     ]
     instances = chosen + ordinary
     rng.shuffle(instances)

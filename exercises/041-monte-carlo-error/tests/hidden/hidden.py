@@ -126,6 +126,9 @@ def test_probability_bad_inputs(sub, ctx):
     checks41.check_probability_bad_inputs(sub, ctx)
 
 
+# @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
+# measured with `python practice/judge.py lanes 41` on a quiet machine (docs/authoring.md).
+@lane_weight(2)
 def test_probability_generated_bad_inputs(sub, ctx):
     """estimate_probability: every bad input the statement names, generated, raises ValueError
 
@@ -140,6 +143,7 @@ def test_probability_generated_bad_inputs(sub, ctx):
     )
 
 
+@lane_weight(3)
 def test_probability_legal_corners(sub, ctx):
     """estimate_probability: legal corners (exact zeros, B = 1, V = 1, one draw, every allowed dtype) are accepted
 
@@ -155,9 +159,7 @@ def test_probability_legal_corners(sub, ctx):
     )
 
 
-# @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
-# measured with `python practice/judge.py lanes 41` on a quiet machine (docs/authoring.md).
-@lane_weight(3)
+@lane_weight(4)
 def test_probability_unbiased(sub, ctx):
     """estimate_probability: the estimates average to the true probability
 
@@ -166,7 +168,7 @@ def test_probability_unbiased(sub, ctx):
     checks41.check_unbiased(sub, ctx, UNBIASED_ROWS, EVENT, UNBIASED_DRAWS)
 
 
-@lane_weight(4)
+@lane_weight(6)
 def test_probability_calibrated(sub, ctx):
     """estimate_probability: rows are independent and the error bars cover the truth at their nominal rate
 
@@ -202,7 +204,7 @@ def test_probability_exact_at_extremes(sub, ctx):
         )
 
 
-@lane_weight(2)
+@lane_weight(3)
 def test_probability_generator(sub, ctx):
     """estimate_probability: the generator's contract, clause by clause
 
@@ -235,6 +237,7 @@ def test_samples_needed(sub, ctx):
     checks41.check_samples_needed(sub, cases.needed_cases())
 
 
+@lane_weight(3)
 def test_samples_needed_whole_bounds(sub, ctx):
     """samples_needed: bounds that are exactly whole numbers for arguments that are not binary fractions
 

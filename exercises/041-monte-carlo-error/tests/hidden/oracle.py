@@ -1,7 +1,7 @@
 """Exact answers of exercise 41, computed in the judge's process (float64 and exact fractions).
 
-Written apart from the reference solution: the mean and the standard error with ``math.fsum`` row
-by row (not torch), the number of samples with ``fractions.Fraction``. Also what each known
+Written apart from the reference solution: the mean and the standard error exactly, row by row, from
+each float's integer ratio (not torch), the number of samples with ``fractions.Fraction``. Also what each known
 mistake returns, for the diagnoses.
 """
 
@@ -31,13 +31,14 @@ def mean_case(samples: torch.Tensor, public: Bilingual | None) -> MeanCase:
     Exact: the row's sum and squared deviations as fractions (a float is a binary fraction), rounded
     once at the end, so a constant row's standard error is exactly 0 and no rounding of the oracle's own
     mean leaves a residue that a known mistake's value would seem to match."""
-    rows = [[Fraction(float(v)) for v in row] for row in samples.to(torch.float64).tolist()]
+    rows = samples.to(torch.float64).tolist()
     n = len(rows[0])
     means, squares = [], []
     for row in rows:
-        mean = sum(row, Fraction(0)) / n
-        means.append(float(mean))
-        squares.append(float(sum(((v - mean) ** 2 for v in row), Fraction(0))))
+        total, total_sq, scale = _exact_sums(row)
+        means.append(float(Fraction(total, n * scale)))
+        # sum (v - mean)^2 = (n sum v^2 - (sum v)^2) / n, in integers over scale^2: exact.
+        squares.append(float(Fraction(n * total_sq - total * total, n * scale * scale)))
     sample_var = [s / (n - 1) for s in squares]
     se = [math.sqrt(v / n) for v in sample_var]
     mistaken = {
@@ -56,6 +57,16 @@ def mean_case(samples: torch.Tensor, public: Bilingual | None) -> MeanCase:
     }
     as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
     return MeanCase(samples, as_tensor(means), as_tensor(se), {d: as_tensor(v) for d, v in distinct.items()}, public)
+
+
+def _exact_sums(row: list[float]) -> tuple[int, int, int]:
+    """(sum of v, sum of v^2, d) for the floats of ``row`` as integers over one power of two d (sum v = the
+    first / d, sum v^2 = the second / d^2): a float is a binary fraction, so this is exact, and Python's
+    integers add thousands of them far faster than Fractions do."""
+    ratios = [v.as_integer_ratio() for v in row]
+    scale = max(q for _, q in ratios)
+    ints = [p * (scale // q) for p, q in ratios]
+    return sum(ints), sum(i * i for i in ints), scale
 
 
 def bound(delta: float, sigma: float, num_se: float) -> Fraction:
