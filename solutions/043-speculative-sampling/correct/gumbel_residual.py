@@ -1,5 +1,6 @@
 """A correct variant: the replacement token is drawn by Gumbel-max, argmax(log r + G) with G = -log(-log u)
-in float64 (log 0 = -inf keeps tokens of residual 0 out).
+in float64 (log 0 = -inf keeps tokens of residual 0 out). u = 0 is a value torch.rand returns: it is
+raised to the smallest normal float64, or G = -inf would tie the one token left with the excluded ones.
 """
 
 import torch
@@ -106,7 +107,8 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
     residual = torch.where((num < k).unsqueeze(1), (p_at - q_at).clamp(min=0), p_at)
     empty = residual.sum(dim=1, keepdim=True) <= 0  # p == q: a rejection cannot happen; never 0/0
     residual = torch.where(empty, p_at, residual)
-    g = -torch.log(-torch.log(torch.rand(residual.shape, dtype=torch.float64, device=p.device, generator=generator)))
+    noise = torch.rand(residual.shape, dtype=torch.float64, device=p.device, generator=generator)
+    g = -torch.log(-torch.log(noise.clamp(min=torch.finfo(torch.float64).tiny)))  # finite at u = 0
     extra = (residual.to(torch.float64).log() + g).argmax(dim=1)
 
     positions = torch.arange(k + 1, device=p.device).unsqueeze(0)
