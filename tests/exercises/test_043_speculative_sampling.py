@@ -390,3 +390,26 @@ def test_generated_calls_keep_their_promises(exercise43, seed):
             if "target_probs" in variant.kwargs and "draft_tokens" in variant.kwargs:
                 p, q, x = (variant.kwargs[k] for k in ("target_probs", "draft_probs", "draft_tokens"))
                 assert p.shape[1] == q.shape[1] + 1 and bool((q.gather(2, x.unsqueeze(2)) > 0).all())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tiny_threshold_rows_name_shared_uniforms_every_time(parts, reference, exercise43, seed):
+    """The tiny suite's one-threshold rows: a correct verify passes them; rows sharing u are named as such
+    whatever the shared uniform (the browser's only robust evidence of that mistake)."""
+    from judge.checks import CheckFailed
+
+    tiny = suites_module(exercise43, "public.tiny")
+    checks43, mistakes = parts["checks43"], parts["diagnoses"].MISTAKES
+    batch = 3 * tiny.THRESHOLD_ROWS
+    drafts = torch.tensor([[row % 3] for row in range(batch)])
+    p = checks43.expand(tiny.THRESHOLD_P, batch, torch.float32)
+    q = checks43.expand(tiny.THRESHOLD_Q, batch, torch.float32)
+    shared = _load(next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_t043")
+    _, num = reference.verify(p, q, drafts, generator=torch.Generator().manual_seed(seed))
+    checks43._threshold_decisions(num, drafts, tiny.THRESHOLD_P, tiny.THRESHOLD_Q, what="t")
+    for draw in range(20):
+        generator = torch.Generator().manual_seed(1000 * seed + draw)
+        _, num = shared.verify(p, q, drafts, generator=generator)
+        with pytest.raises(CheckFailed) as failed:
+            checks43._threshold_decisions(num, drafts, tiny.THRESHOLD_P, tiny.THRESHOLD_Q, what="t")
+        assert failed.value.diagnosis == mistakes["rows_not_independent"]

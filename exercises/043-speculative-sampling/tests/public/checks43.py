@@ -15,6 +15,7 @@ from contextlib import nullcontext
 import torch
 
 from judge.checks import (
+    SEEDS_DIAGNOSIS,
     CheckFailed,
     best_alternative,
     diagnosed,
@@ -704,19 +705,35 @@ def expect_draft_acceptance(ctx, drafts, num, i: int, ps, qs, raw_ps, raw_qs, ti
 def verify_seed_contract(sub, ctx, ps, qs, draft: list[int], rows: int, *, label: str) -> None:
     """The generator contract of ``verify`` itself, on ``rows`` copies of one context whose draft
     tokens are all ``draft`` (fixed by the judge, so only verify's own random numbers vary): the
-    token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token."""
+    token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token.
+
+    Rows that share their uniforms make every call constant over the rows, and two such calls agree
+    about half the time whatever the seed: a seed failure whose calls were all constant over the rows
+    names the rows' dependence (a correct verify makes them constant with chance sum law^rows), not the
+    generator."""
     p, q, x = ps[0], qs[0], draft[0]
     accept = min(1.0, p[x] / q[x])
     law = [(1 - accept) * r + (accept if t == x else 0.0) for t, r in enumerate(theory.residual(p, q))]
     drafts = torch.tensor([draft] * rows)
     target, source_q = expand(ps, rows, torch.float32), expand(qs, rows, torch.float32)
+    constant: list[bool] = []
 
     def draw(source, generator):
         value = source.verify(target, source_q, drafts.clone(), generator=generator)
         tokens = unpack(ctx, value, name="verify", batch=rows, k=len(qs))[0]
-        return expect_tensor(tokens[:, 0].clone(), name="verify tokens[:, 0]", shape=(rows,), dtype=torch.int64)
+        first = expect_tensor(tokens[:, 0].clone(), name="verify tokens[:, 0]", shape=(rows,), dtype=torch.int64)
+        constant.append(len(set(first.tolist())) == 1)
+        return first
 
-    expect_seed_contract(sub, ctx, draw, _f64(law), label=label)
+    try:
+        expect_seed_contract(sub, ctx, draw, _f64(law), label=label)
+    except CheckFailed as failure:
+        if str(failure.diagnosis) == str(SEEDS_DIAGNOSIS) and constant and all(constant):
+            failure.diagnosis = MISTAKES["rows_not_independent"]
+            failure.message += (
+                f" Every call gave one token to all {rows} rows alike: the rows do not draw their own random numbers."
+            )
+        raise
 
 
 # --- exact values: acceptance rate, total variation, filtering ---------------------------------------

@@ -75,6 +75,29 @@ def test_tiny_zero_uniforms(sub, ctx):
     checks43.run_zero_uniforms(sub, ctx, ZERO_P, ZERO_Q, 600, label="verify (tiny, uniforms of 0)")
 
 
+# K = 1 rows drafting tokens 0, 1, 2 in turn (THRESHOLD_ROWS of each), at p/q = 0.9999, 0.8 and 0.2: one uniform
+# shared by the rows decides them by one threshold, inside the ratios but with chance 1e-4.
+THRESHOLD_P = [[0.249975, 0.2, 0.05, 0.500025], [0.25, 0.25, 0.25, 0.25]]
+THRESHOLD_Q = [[0.25, 0.25, 0.25, 0.25]]
+THRESHOLD_ROWS = 200
+
+
+def test_tiny_rows_own_uniforms(sub, ctx):
+    """verify: each row accepts its draft token with a uniform of its own, not by one threshold shared by the batch
+
+    zh: verify：每一行用自己的均匀数决定是否接受草稿 token，而不是整个批次共用一个阈值
+    """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
+    batch = 3 * THRESHOLD_ROWS
+    drafts = torch.tensor([[row % 3] for row in range(batch)])
+    p = checks43.expand(THRESHOLD_P, batch, torch.float32)
+    q = checks43.expand(THRESHOLD_Q, batch, torch.float32)
+    value = sub.verify(p, q, drafts.clone(), generator=ctx.generator())
+    tokens, num = checks43.unpack(ctx, value, name="verify", batch=batch, k=1)
+    checks43.check_structure(tokens, num, drafts, 4, what="verify (tiny, one threshold)")
+    # A correct verify decides the 600 rows by one threshold with chance below 1e-30 (no budget spent).
+    checks43._threshold_decisions(num, drafts, THRESHOLD_P, THRESHOLD_Q, what="verify (tiny, one threshold)")
+
+
 def test_tiny_step(sub, ctx):
     """speculative_step: temperature 1.5 and top_k = 3 on both sides, 800 rows
 
