@@ -502,9 +502,19 @@ def _equal_tokens_row(rng: random.Random, vocab: int, eos: int) -> tuple[list[fl
     return start, trans
 
 
+def _wide_row(rng: random.Random, vocab: int, eos: int) -> tuple[list[float], list[list[float]]]:
+    """A row where every token but a few (GAP below, never EOS) is equally likely at every step: with a
+    beam wider than 16, hundreds of candidates tie, and so do the finished hypotheses [EOS] (log p / 1)
+    and [a, b] (2 log p / 2). A sort of more than 16 values that is not stable reorders such ties."""
+    excluded = set(rng.sample([v for v in range(vocab) if v != eos], rng.randint(0, 2)))
+    row = [-GAP if v in excluded else 0.0 for v in range(vocab)]
+    return list(row), [list(row) for _ in range(vocab)]
+
+
 @functools.lru_cache(maxsize=8)
 def tie_models(seed: int) -> list[Model]:
-    """One model per tie template (and one of equal-token rows), drawn under ``seed``: rows whose every
+    """One model per tie template, one of equal-token rows and one wide beam over equally likely tokens,
+    drawn under ``seed``: rows whose every
     decision is an exact tie or clears MARGIN, whose ties are exact in every arithmetic, and which show
     at least one wrong tie order; together each model's rows show every order that its template can
     show. Each model is one call: its own V, eos_id, max_len, beam_width and length_penalty."""
@@ -522,17 +532,20 @@ def tie_models(seed: int) -> list[Model]:
     models.append(
         _tie_model(rng, lambda r: _equal_tokens_row(r, vocab, eos), eos, max_len, width, alpha, "equal_tokens")
     )
+    vocab = rng.randint(20, 24)
+    eos, width = rng.randrange(vocab), rng.randint(17, 18)
+    models.append(_tie_model(rng, lambda r: _wide_row(r, vocab, eos), eos, 2, width, 1.0, "wide", rows=2))
     return models
 
 
 TIE_ROWS = 4  # rows per tie model
 
 
-def _tie_model(rng, draw, eos: int, max_len: int, width: int, alpha: float, name: str) -> Model:
-    """TIE_ROWS rows or more from ``draw``: each robust, clearing MARGIN where it does not tie, and showing
-    a wrong tie order; past TIE_ROWS, only rows that show an order not yet shown, until every order the
-    template can show is shown (or twice TIE_ROWS rows)."""
-    rows: list[tuple[list[float], list[list[float]]]] = []
+def _tie_model(rng, draw, eos: int, max_len: int, width: int, alpha: float, name: str, rows: int = TIE_ROWS) -> Model:
+    """``rows`` rows or more from ``draw``: each robust, clearing MARGIN where it does not tie, and showing
+    a wrong tie order; past ``rows``, only rows that show an order not yet shown, until every order the
+    template can show is shown (or twice as many rows)."""
+    drawn: list[tuple[list[float], list[list[float]]]] = []
     shown: set[str] = set()
     for _ in range(_TRIES):
         start, trans = draw(rng)
@@ -545,22 +558,22 @@ def _tie_model(rng, draw, eos: int, max_len: int, width: int, alpha: float, name
             for order in oracle.BEAM_TIE_ORDERS
             if oracle.beam_row(start, trans, eos, max_len, PAD, width, alpha, order).tokens != truth.tokens
         }
-        if not wrong or (len(rows) >= TIE_ROWS and wrong <= shown):
+        if not wrong or (len(drawn) >= rows and wrong <= shown):
             continue
         if not oracle.robust_beam(start, trans, eos, max_len, PAD, width, alpha) or not oracle.robust_greedy(
             start, trans, eos, max_len, PAD
         ):
             continue
-        rows.append((start, trans))
+        drawn.append((start, trans))
         shown |= wrong
-        if len(rows) >= TIE_ROWS and (shown >= _showable(name) or len(rows) >= 2 * TIE_ROWS):
+        if len(drawn) >= rows and (shown >= _showable(name) or len(drawn) >= 2 * rows):
             break
-    if len(rows) < TIE_ROWS:
-        raise AmbiguousCase(f"tie model {name}: only {len(rows)} rows in {_TRIES} tries")
-    labels = [_label("exact ties", "精确并列")] * len(rows)
+    if len(drawn) < rows:
+        raise AmbiguousCase(f"tie model {name}: only {len(drawn)} rows in {_TRIES} tries")
+    labels = [_label("exact ties", "精确并列")] * len(drawn)
     return Model(
-        torch.tensor([r[0] for r in rows]),
-        torch.tensor([r[1] for r in rows]),
+        torch.tensor([r[0] for r in drawn]),
+        torch.tensor([r[1] for r in drawn]),
         labels,
         max_len,
         width,
@@ -577,6 +590,7 @@ def _showable(name: str) -> set[str]:
         "final_across_steps": {"final_tie_first_finished", "final_tie_last_finished", "ties_larger_first"},
         "tied_parents": {"ties_token_major", "ties_larger_first"},
         "equal_tokens": {"ties_larger_first", "final_tie_last_finished"},
+        "wide": {"ties_larger_first", "final_tie_last_finished"},
     }[name]
 
 

@@ -11,6 +11,7 @@ the tie is exact in every float32 or float64 computation of its sums (:func:`tie
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from collections.abc import Callable, Sequence
@@ -122,7 +123,15 @@ def _log_softmax(row: list[float], how: str = "math64") -> list[float]:
 
 
 def tables(start: list[float], trans: list[list[float]], mistake: str | None = None, arithmetic: Arithmetic = PRIMARY):
-    """The per-step log-probability tables of one row: start [V] and transition [V][V] (prev, next)."""
+    """The per-step log-probability tables of one row: start [V] and transition [V][V] (prev, next), never
+    to be changed by the caller (they are cached: a case asks for the same row's many times)."""
+    return _tables(tuple(start), tuple(map(tuple, trans)), mistake, arithmetic)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tables(
+    start: tuple[float, ...], trans: tuple[tuple[float, ...], ...], mistake: str | None, arithmetic: Arithmetic
+):
     how = arithmetic.tables
     if mistake == "no_log_softmax":
         return list(start), [list(r) for r in trans]
