@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -176,7 +177,7 @@ def _no_eos_first(start_lp: list[float], eos: int) -> list[float]:
 GREEDY_TIE_ORDERS = ("greedy_ties_highest_id",)
 
 
-def greedy_row(
+def _greedy_row(
     start, trans, eos: int, max_len: int, pad: int, mistake: str | None = None, arithmetic: Arithmetic = PRIMARY
 ) -> Decoded:
     start_lp, trans_lp = tables(start, trans, mistake, arithmetic)
@@ -215,7 +216,10 @@ BEAM_TIE_ORDERS = (
 )
 
 
-def beam_row(
+_LOG_PROB, _INDEX, _SEQUENCE = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
+
+
+def _beam_row(
     start,
     trans,
     eos: int,
@@ -228,6 +232,7 @@ def beam_row(
 ) -> Decoded:
     """The statement's shrinking beam search on one row (or a known mistake of it)."""
     start_lp, trans_lp = tables(start, trans, mistake, arithmetic)
+    add = arithmetic.add
     if mistake == "eos_not_first":
         start_lp = _no_eos_first(start_lp, eos)
     vocab = len(start_lp)
@@ -247,15 +252,20 @@ def beam_row(
             if mistake == "per_beam_best_only" and t > 0:
                 choices = [max(range(vocab), key=lambda v: (row[v], -v))]
             if mistake == "ties_token_major":  # equal log-probabilities ordered by token, then by hypothesis
-                candidates += [(arithmetic.add(lp, row[v]), v * len(alive) + slot, seq + (v,)) for v in choices]
-                continue
-            candidates += [(arithmetic.add(lp, row[v]), slot * vocab + v, seq + (v,)) for v in choices]
+                candidates += [(add(lp, row[v]), v * len(alive) + slot, seq + (v,)) for v in choices]
+            elif arithmetic.single:
+                candidates += [(add(lp, row[v]), slot * vocab + v, seq + (v,)) for v in choices]
+            else:  # the common case, written out: the judge draws hundreds of rows per grading
+                candidates += [(lp + row[v], slot * vocab + v, seq + (v,)) for v in choices]
+        # By log-probability, descending; equal ones by the second key: Python's sort is stable, also
+        # with reverse=True, so sorting by that key first and by log-probability second does both.
         if mistake == "finished_compete":
-            candidates.sort(key=lambda c: (-c[0], c[2]))
+            candidates.sort(key=_SEQUENCE)
         elif mistake == "ties_larger_first":
-            candidates.sort(key=lambda c: (-c[0], -c[1]))
-        else:
-            candidates.sort(key=lambda c: (-c[0], c[1]))
+            candidates.sort(key=_INDEX, reverse=True)
+        elif mistake == "ties_token_major" or candidates[0][1] < 0:
+            candidates.sort(key=_INDEX)
+        candidates.sort(key=_LOG_PROB, reverse=True)
         k = width if mistake == "beam_not_shrunk" else width - finished
         if 0 < k < len(candidates):
             gaps.append(_gap(candidates[k - 1][0], candidates[k][0]))
@@ -311,6 +321,44 @@ def beam_row(
             tied.append((ranked[0][1], ranked[1][1], alpha))
     best_score, best, _ = ranked[0]
     return Decoded(list(best) + [pad] * (max_len - len(best)), best_score, gaps, tied)
+
+
+def _frozen(start, trans) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
+    return tuple(start), tuple(map(tuple, trans))
+
+
+@functools.lru_cache(maxsize=8192)
+def _greedy_cached(start, trans, eos, max_len, pad, mistake, arithmetic) -> Decoded:
+    return _greedy_row(start, trans, eos, max_len, pad, mistake, arithmetic)
+
+
+@functools.lru_cache(maxsize=8192)
+def _beam_cached(start, trans, eos, max_len, pad, width, alpha, mistake, arithmetic) -> Decoded:
+    return _beam_row(start, trans, eos, max_len, pad, width, alpha, mistake, arithmetic)
+
+
+def greedy_row(
+    start, trans, eos: int, max_len: int, pad: int, mistake: str | None = None, arithmetic: Arithmetic = PRIMARY
+) -> Decoded:
+    """Greedy decoding of one row (start [V], transition [V][V] logits as float64 lists), or a known mistake
+    of it. Cached: a case asks for the same row's answer when it draws it and when it judges it (the
+    answer is shared: never change it)."""
+    return _greedy_cached(*_frozen(start, trans), eos, max_len, pad, mistake, arithmetic)
+
+
+def beam_row(
+    start,
+    trans,
+    eos: int,
+    max_len: int,
+    pad: int,
+    width: int,
+    alpha: float,
+    mistake: str | None = None,
+    arithmetic: Arithmetic = PRIMARY,
+) -> Decoded:
+    """The statement's shrinking beam search on one row, or a known mistake of it; cached as greedy_row."""
+    return _beam_cached(*_frozen(start, trans), eos, max_len, pad, width, float(alpha), mistake, arithmetic)
 
 
 def _rows(start: torch.Tensor, trans: torch.Tensor):

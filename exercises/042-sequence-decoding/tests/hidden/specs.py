@@ -120,8 +120,8 @@ class Integer(ArgumentSpec):
 
 @dataclass(frozen=True, kw_only=True)
 class PadId(ArgumentSpec):
-    """``pad_id``: any ``int`` of int64's range, never checked. Legal corners: -1, 0 and ``V - 1`` (real
-    tokens), ``V``, -100, the ends of int64."""
+    """``pad_id``: any ``int`` of int64's range, never checked. Legal corners, one of each kind drawn:
+    a negative one (-1 or -100), a real token (0 or ``V - 1``), ``V``, an end of int64."""
 
     vocab: str = "V"
     REFUSABLE: ClassVar[frozenset[Flaw]] = frozenset()
@@ -140,16 +140,21 @@ class PadId(ArgumentSpec):
 
     def legal_edits(self, name: str, value: Any, sizes: Sizes, rng: random.Random) -> list[Edit]:
         vocab = sizes.dims[self.vocab]
+        kinds = (
+            ((-1, f"{name} = -1", f"{name} 为 -1"), (-100, f"{name} = -100", f"{name} 为 -100")),
+            (
+                (0, f"{name} equal to the real token 0", f"{name} 等于真实 token 0"),
+                (vocab - 1, f"{name} equal to the real token V - 1", f"{name} 等于真实 token V - 1"),
+            ),
+            ((vocab, f"{name} = V", f"{name} 为 V"),),
+            (
+                (-(2**63), f"{name} at the lowest int64", f"{name} 为 int64 的最小值"),
+                (2**63 - 1, f"{name} at the largest int64", f"{name} 为 int64 的最大值"),
+            ),
+        )
         out = []
-        for corner, en, zh_ in (
-            (-1, f"{name} = -1", f"{name} 为 -1"),
-            (0, f"{name} equal to the real token 0", f"{name} 等于真实 token 0"),
-            (vocab - 1, f"{name} equal to the real token V - 1", f"{name} 等于真实 token V - 1"),
-            (vocab, f"{name} = V", f"{name} 为 V"),
-            (-100, f"{name} = -100", f"{name} 为 -100"),
-            (-(2**63), f"{name} at the lowest int64", f"{name} 为 int64 的最小值"),
-            (2**63 - 1, f"{name} at the largest int64", f"{name} 为 int64 的最大值"),
-        ):
+        for choices in kinds:
+            corner, en, zh_ = rng.choice(choices)
             if corner != value:
                 out.append(Edit("pad", corner, f"{name} = {corner}", en, zh(zh_)))
         return out
@@ -222,7 +227,7 @@ GREEDY_ARGUMENTS: dict[str, ArgumentSpec] = {
 BEAM_ARGUMENTS: dict[str, ArgumentSpec] = {
     **GREEDY_ARGUMENTS,
     "beam_width": Integer(low=1, vocab="V", offset=0, refuse={Flaw.BELOW, Flaw.ABOVE, Flaw.NOT_AN_INT}),
-    "length_penalty": Number(low=0.0, examples=(0.5, 2.0), refuse={Flaw.BELOW, *NOT_FINITE}),
+    "length_penalty": Number(low=0.0, examples=(2.0,), refuse={Flaw.BELOW, *NOT_FINITE}),
 }
 
 
