@@ -139,6 +139,7 @@ def test_log_prob_float64(sub, ctx):
     _log_prob(sub, ctx, cases.doubles(_seed(ctx, "doubles")), "sequence_log_prob in float64")
 
 
+@lane_weight(2)
 def test_log_prob_bad_inputs(sub, ctx):
     """sequence_log_prob: every bad shape, dtype and out-of-vocabulary real token the statement lists raises ValueError
 
@@ -165,6 +166,7 @@ def test_log_prob_bad_inputs(sub, ctx):
     expect_refused(calls)
 
 
+@lane_weight(2)
 def test_log_prob_legal_corners(sub, ctx):
     """sequence_log_prob: the corners the statement allows (V = 1, B = 1, T = 1, float64, rows all or never padded)
 
@@ -353,6 +355,7 @@ def test_beam_narrow(sub, ctx):
     _decode(sub, ctx, "beam", _beam_model(ctx, "narrow"), "beam_search, beam_width=2, length_penalty=0")
 
 
+@lane_weight(2)
 def test_beam_penalized(sub, ctx):
     """beam_search: beam_width=3 and length_penalty=0.6, sixteen random models
 
@@ -361,6 +364,7 @@ def test_beam_penalized(sub, ctx):
     _decode(sub, ctx, "beam", _beam_model(ctx, "penalized"), "beam_search, beam_width=3, length_penalty=0.6")
 
 
+@lane_weight(2)
 def test_beam_wide(sub, ctx):
     """beam_search: beam_width=4 and length_penalty=1, sixteen random models
 
@@ -369,6 +373,7 @@ def test_beam_wide(sub, ctx):
     _decode(sub, ctx, "beam", _beam_model(ctx, "wide"), "beam_search, beam_width=4, length_penalty=1")
 
 
+@lane_weight(10)
 def test_ties(sub, ctx):
     """greedy_decode and beam_search: exact ties in a step, across parents of unequal log-probability, across steps
 
@@ -389,6 +394,7 @@ def test_beam_finished_keep_their_place(sub, ctx):
     _decode(sub, ctx, "beam", cases.crowded(), "beam_search, beam_width=2, a finished [EOS] and likelier continuations")
 
 
+@lane_weight(2)
 def test_beam_pad_is_a_token(sub, ctx):
     """beam_search: pad_id equal to a real token, with length_penalty=1
 
@@ -421,6 +427,7 @@ def test_beam_ties_across_parents(sub, ctx):
     _decode(sub, ctx, "beam", cases.tied_across(), "beam_search with ties across parents", ties=True)
 
 
+@lane_weight(2)
 def test_beam_full_width(sub, ctx):
     """beam_search: beam_width = V, the widest valid beam, with length_penalty=0.5
 
@@ -434,6 +441,7 @@ def test_beam_full_width(sub, ctx):
         _decode(sub, ctx, "beam", model, "beam_search, beam_width = V = 4")
 
 
+@lane_weight(2)
 def test_beam_float64(sub, ctx):
     """beam_search: float64 logits give float64 scores
 
@@ -444,7 +452,7 @@ def test_beam_float64(sub, ctx):
 
 # @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
 # measured with `python practice/judge.py lanes 42` on a quiet machine (docs/authoring.md).
-@lane_weight(2)
+@lane_weight(5)
 def test_decoders_bad_inputs(sub, ctx):
     """greedy_decode and beam_search: every bad tensor, id, length, width or penalty listed raises ValueError
 
@@ -481,7 +489,7 @@ def test_decoders_bad_inputs(sub, ctx):
     )
 
 
-@lane_weight(2)
+@lane_weight(7)
 def test_decoders_legal_corners(sub, ctx):
     """greedy_decode and beam_search: the legal corners (V = 2, B = 1, widths 1 and V, max_len = 1, any pad_id)
 
