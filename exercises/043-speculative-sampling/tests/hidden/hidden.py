@@ -38,6 +38,7 @@ from judge.checks import (
 from judge.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
+from judge.testing import lane_weight
 
 from ..public import checks43, theory
 from ..public.checks43 import TOLERANCE, expect_values
@@ -95,6 +96,7 @@ def _labels(kinds: list[str]) -> list[Label]:
     return [Label(kind, Bilingual(kind, kind)) for kind in kinds]
 
 
+@lane_weight(4)
 def test_rates_generated(sub, ctx):
     """acceptance_rate and total_variation: generated rows summing to 1 up to rounding, tiny next to zero, float32 and float64
 
@@ -161,6 +163,7 @@ def _refused(calls: list[BadCall]) -> int:
     return expect_calls_refused(sorted(calls, key=lambda call: call.diagnosis is not None))
 
 
+@lane_weight(2)
 def test_rates_corners(sub, ctx):
     """acceptance_rate and total_variation: legal corners (exact zeros, weights, B = 1, V = 1, float32 and float64)
 
@@ -403,6 +406,7 @@ def test_topk_rate_generated(sub, ctx):
         )
 
 
+@lane_weight(2)
 def test_topk_rate_contract(sub, ctx):
     """topk_acceptance_rate: generated bad inputs raise ValueError; legal corners work
 
@@ -535,6 +539,7 @@ def test_verify_zero_uniforms(sub, ctx):
     checks43.run_zero_uniforms(sub, ctx, ZERO_P, ZERO_Q, ZERO_ROWS, label="verify (uniforms of 0)")
 
 
+@lane_weight(2)
 def test_verify_draw_sites(sub, ctx):
     """verify with each draw site in turn at 0 and at the largest float below 1
 
@@ -545,6 +550,7 @@ def test_verify_draw_sites(sub, ctx):
     )
 
 
+@lane_weight(4)
 def test_verify_draw_sites_past_end(sub, ctx):
     """verify: every draw site at both ends on rows whose cumulative sums end early, with zeros at the end and 1e-25
 
@@ -562,6 +568,7 @@ def test_verify_draw_sites_past_end(sub, ctx):
         )
 
 
+@lane_weight(5)
 def test_verify_draw_sites_vanishing_residual(sub, ctx):
     """verify: every draw site at both ends where a rejection leaves a residual that is 0 at every token
 
@@ -610,6 +617,7 @@ def _by_context(outcomes: torch.Tensor, rows: int, copies: int) -> torch.Tensor:
     return outcomes.reshape(copies, rows).t().contiguous()
 
 
+@lane_weight(2)
 def test_verify_generator(sub, ctx):
     """verify: the generator contract (same seed, other seed, two calls in a row, generator=None, global RNG left alone, rows independent of their position)
 
@@ -643,6 +651,7 @@ def test_verify_generator(sub, ctx):
     )
 
 
+@lane_weight(3)
 def test_verify_refusals(sub, ctx):
     """verify: generated bad inputs raise ValueError (shapes, K = 0, dtypes, token ids, bad probabilities, q(x) = 0 anywhere)
 
@@ -668,6 +677,7 @@ def test_verify_refusals(sub, ctx):
     _refused(calls + specs.verify_shape_refusals(sub.verify, good, extra) + both)
 
 
+@lane_weight(3)
 def test_verify_corners(sub, ctx):
     """verify: legal corners (exact zeros, 1e-25, rows summing to 1 up to rounding, B = 1, K = 1, V = 1, ids 0 and V - 1, dtypes, the default generator)
 
@@ -737,6 +747,7 @@ def test_step_defaults(sub, ctx):
         )
 
 
+@lane_weight(3)
 def test_step_draw_sites(sub, ctx):
     """speculative_step: every draw site at both ends, top-k leaving exact zeros at both ends of the drafts, residuals and p_K
 
@@ -768,6 +779,7 @@ STEP_CONTRACT_DRAFT = [
 STEP_CONTRACT_TEMPERATURE, STEP_CONTRACT_TOP_K = 1.3, 3
 
 
+@lane_weight(2)
 def test_step_generator(sub, ctx):
     """speculative_step: the generator contract (same seed, other seed, two calls in a row, generator=None, global RNG left alone, rows independent of their position)
 
@@ -845,6 +857,7 @@ def test_step_refusals(sub, ctx):
     _refused(calls)
 
 
+@lane_weight(4)
 def test_step_corners(sub, ctx):
     """speculative_step: legal corners (-inf and large logits, int temperature, top_k = 0, 1, V, > V, B = 1, K = 1, V = 1, dtypes, defaults)
 
