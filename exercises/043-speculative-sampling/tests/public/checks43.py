@@ -276,15 +276,20 @@ def _dependent(pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> bool:
     for first, second in pairs:
         if first.numel() < 20:
             continue
-        table = torch.zeros(EVIDENCE_CLASSES, EVIDENCE_CLASSES, dtype=torch.float64)
-        table.index_put_((first, second), torch.ones(first.numel(), dtype=torch.float64), accumulate=True)
-        rows, columns = table.sum(dim=1), table.sum(dim=0)
-        kept_rows, kept_columns = rows > 0, columns > 0
-        table = table[kept_rows][:, kept_columns]
-        expected = torch.outer(rows[kept_rows], columns[kept_columns]) / table.sum()
-        seen = table > 0
-        statistic = 2.0 * float((table[seen] * (table[seen] / expected[seen]).log()).sum())
-        df = (table.shape[0] - 1) * (table.shape[1] - 1)
+        # In plain Python: the browser's torch subset has no index_put_ (and the table is tiny).
+        table = [[0] * EVIDENCE_CLASSES for _ in range(EVIDENCE_CLASSES)]
+        for a, b in zip(first.tolist(), second.tolist(), strict=True):
+            table[a][b] += 1
+        rows = [sum(row) for row in table]
+        columns = [sum(column) for column in zip(*table, strict=True)]
+        total = sum(rows)
+        statistic = 2.0 * sum(
+            n * math.log(n * total / (rows[a] * columns[b]))
+            for a, row in enumerate(table)
+            for b, n in enumerate(row)
+            if n > 0
+        )
+        df = (sum(r > 0 for r in rows) - 1) * (sum(c > 0 for c in columns) - 1)
         if df > 0 and chi2_sf(statistic, df) < DEPENDENCE_EVIDENCE:
             return True
     return False
