@@ -38,7 +38,7 @@ def _two(p, q):
 
 def acceptance_rate(target_probs, draft_probs):
     _two(target_probs, draft_probs)
-    return torch.fmin(target_probs, draft_probs).sum(-1)
+    return torch.minimum(target_probs, draft_probs).sum(-1)
 
 
 def total_variation(target_probs, draft_probs):
