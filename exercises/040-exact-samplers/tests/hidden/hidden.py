@@ -187,12 +187,8 @@ def test_inverse_cdf_random_rows(sub, ctx):
 
 # --- Gumbel-max and the exponential race -------------------------------------------------------------
 
-PAIRINGS = (
-    (torch.float32, torch.float32),
-    (torch.float64, torch.float64),
-    (torch.float64, torch.float32),
-    (torch.float32, torch.float64),
-)
+# (first argument, u): float64 with float64 is covered by each of the mixed pairs' own dtype.
+PAIRINGS = ((torch.float32, torch.float32), (torch.float64, torch.float32), (torch.float32, torch.float64))
 
 
 def _noise_cases(ctx, function: str) -> list[tuple[cases.Case, str]]:
@@ -235,6 +231,7 @@ def test_gumbel_max(sub, ctx):
     _noise_test(sub, ctx, "gumbel_max")
 
 
+@lane_weight(2)
 def test_exponential_race(sub, ctx):
     """exponential_race: dtype pairings, zero and tiny probabilities, extreme uniforms, ties, subnormal weights
 
@@ -265,7 +262,7 @@ def test_exponential_race(sub, ctx):
 
 # @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
 # measured with `python practice/judge.py lanes 40` on a quiet machine (docs/authoring.md).
-@lane_weight(5)
+@lane_weight(3)
 def test_build_alias(sub, ctx):
     """build_alias: the table's implied distribution is the target, exactly (float64), for rows of every kind
 
@@ -295,6 +292,7 @@ def test_build_alias(sub, ctx):
         )
 
 
+@lane_weight(2)
 def test_alias_draw(sub, ctx):
     """alias_draw: built and arbitrary tables, coins of 0 and equal to accept, columns at 0, near 1 and below cell edges
 
@@ -388,7 +386,6 @@ def test_sample_gumbel(sub, ctx):
     _sample(sub, ctx, "gumbel")
 
 
-@lane_weight(2)
 def test_sample_race(sub, ctx):
     """sample(method='race'): distribution, independence, extreme uniforms at every draw site, subnormal weights
 
@@ -397,6 +394,7 @@ def test_sample_race(sub, ctx):
     _sample(sub, ctx, "race")
 
 
+@lane_weight(2)
 def test_sample_alias(sub, ctx):
     """sample(method='alias'): distribution, independence, extreme uniforms at every draw site
 
@@ -405,7 +403,7 @@ def test_sample_alias(sub, ctx):
     _sample(sub, ctx, "alias")
 
 
-@lane_weight(8)
+@lane_weight(4)
 def test_seeds(sub, ctx):
     """sample: the generator decides the draws of every method and advances; without one, torch.manual_seed does
 
@@ -418,6 +416,7 @@ def test_seeds(sub, ctx):
 # --- the contract's refusal list and its legal corners -----------------------------------------------------
 
 
+@lane_weight(8)
 def test_bad_inputs(sub, ctx):
     """Every bad input the statement lists, generated for every function, raises ValueError
 
@@ -427,19 +426,16 @@ def test_bad_inputs(sub, ctx):
     expect_calls_refused(specs.written_refusals(sub, rng, ctx.generator))
     for name, good in specs.good_calls(rng).items():
         expect_calls_refused(specs.generated_refusals(getattr(sub, name), name, good, specs.ARGUMENTS[name], rng))
-    for method in checks40.METHODS:
-        expect_calls_refused(
-            specs.generated_refusals(
-                sub.sample,
-                "sample",
-                specs.good_sample(rng, method),
-                specs.SAMPLE_ARGUMENTS,
-                rng,
-                extra=lambda: {"generator": ctx.generator()},
-            )
-        )
+    # sample: every flaw with one method, then each flaw of probs again with each other method (the
+    # methods may validate on paths of their own); num_samples and method are checked before any path.
+    good = specs.good_sample(rng, rng.choice(checks40.METHODS))
+    calls = specs.generated_refusals(
+        sub.sample, "sample", good, specs.SAMPLE_ARGUMENTS, rng, extra=lambda: {"generator": ctx.generator()}
+    )
+    expect_calls_refused(calls + specs.with_other_methods(calls, good["method"], ctx.generator))
 
 
+@lane_weight(11)
 def test_legal_corners(sub, ctx):
     """Legal corners of every function (B = 1, V = 1, n = 1, zeros, weights, dtypes, extreme u) are answered right
 

@@ -335,9 +335,12 @@ def alternatives(probs: torch.Tensor, method: str) -> dict:
             argmin = []
             for row in target:
                 if bool((row == 0).any()):
+                    # Every draw the first zero-probability token; where that is token 0 it is also what any
+                    # sampler stuck on token 0 returns: no evidence of this mistake, so the truth stands in.
+                    at = int((row == 0).nonzero()[0])
                     first_zero = torch.zeros_like(row)
-                    first_zero[int((row == 0).nonzero()[0])] = 1.0
-                    argmin.append(first_zero)
+                    first_zero[at] = 1.0
+                    argmin.append(first_zero if at > 0 else row)
                 else:
                     argmin.append(_negated_gumbel_argmax(-row.log()))
             out["race_argmin"] = torch.stack(argmin)

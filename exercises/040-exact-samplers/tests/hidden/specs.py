@@ -194,6 +194,34 @@ def generated_refusals(
     return calls
 
 
+def with_other_methods(calls: list[BadCall], method: str, generator: Callable[[], Any]) -> list[BadCall]:
+    """The calls of ``sample`` whose flaw is in ``probs`` (the ``method`` argument left as it is), again
+    with each other method and a fresh generator: each method may validate on a path of its own."""
+    out = []
+    for other in METHODS:
+        if other == method:
+            continue
+        for call in calls:
+            kwargs = dict(call.kwargs)
+            if (
+                kwargs.get("method") != method
+                or kwargs.get("num_samples") is None
+                or not call.call.startswith("sample() with probs")
+            ):
+                continue
+            kwargs.update(method=other, generator=generator())
+            out.append(
+                BadCall(
+                    call.function,
+                    f"{call.call} (method={other!r})",
+                    kwargs=kwargs,
+                    public=Bilingual(f"{call.public} (method={other!r})", f"{call.public.zh}（method={other!r}）"),
+                    diagnosis=call.diagnosis,
+                )
+            )
+    return out
+
+
 def written_refusals(sub, rng: random.Random, generator: Callable[[], Any]) -> list[BadCall]:
     """Bad calls a spec does not generate: an alias id out of range on a cell that uses it (no name: the
     alias is not checked at all), then on a cell with accept = 1 (named: only the cells in use are

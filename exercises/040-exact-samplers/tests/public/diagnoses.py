@@ -102,10 +102,12 @@ MISTAKES: dict[str, Bilingual] = {
     ),
     "race_zero_underflow": Bilingual(
         "a token of probability 0 wins the exponential race when the scores p / E of the positive tokens "
-        "underflow to 0 (tiny weights such as 1e-320): the zero tokens tie with them and the first index wins; "
-        "give zero-probability tokens a score below every other, or compare in log space",
-        "正概率 token 的得分 p / E 下溢为 0 时（例如权重为 1e-320），概率为 0 的 token 在指数竞赛中获胜了："
-        "它们与正概率 token 并列，下标最小的胜出；应给概率为 0 的 token 一个比谁都低的得分，或在对数空间中比较",
+        "underflow to 0, or their clocks E / p overflow to inf (tiny weights such as 1e-320): the zero tokens tie "
+        "with them and the first index wins; give zero-probability tokens a score below every other, or compare "
+        "in log space",
+        "正概率 token 的得分 p / E 下溢为 0、或它们的时钟 E / p 上溢为 inf 时（例如权重为 1e-320），概率为 0 的 "
+        "token 在指数竞赛中获胜了：它们与正概率 token 并列，下标最小的胜出；应给概率为 0 的 token 一个比谁都低的"
+        "得分，或在对数空间中比较",
     ),
     "alias_off_by_one_cell": Bilingual(
         "the alias table leaves its last cell unfilled (accept 0, alias 0): the implied distribution moves "
@@ -164,9 +166,9 @@ MISTAKES: dict[str, Bilingual] = {
         "accept = 1 的格子上 [0, V) 之外的 alias 编号被接受了：每一格的 alias 都必须是 token 编号，即使它用不到",
     ),
     "zero_row_accepted": Bilingual(
-        "a row of probs summing to 0 is accepted when the other rows are not empty (the check looks at the "
-        "whole tensor's sum): check every row's sum",
-        "probs 中和为 0 的一行在其他行不为空时被接受了（检查的是整个张量的和）：应检查每一行的和",
+        "a row of probs summing to 0 is accepted: every row needs a positive sum (check each row's sum, not "
+        "the whole tensor's)",
+        "probs 中和为 0 的一行被接受了：每一行的和都必须为正（应逐行检查，而不是检查整个张量的和）",
     ),
     "num_samples_not_int": Bilingual(
         "num_samples that is not an int (a float such as 2.5, a string, a bool) is accepted, converted with "
