@@ -97,6 +97,7 @@ def _all_cases(cases, rng):
     out.append(("inverse_cdf", cases.cdf_short(rng)))
     out += [("inverse_cdf", c) for c in cases.cdf_sums(rng)]
     out += [("inverse_cdf", c) for c in cases.cdf_random(rng)]
+    out += [("inverse_cdf", c) for c in cases.cdf_subnormal(rng)]
     for first, second in (
         (torch.float32, torch.float32),
         (torch.float64, torch.float32),
@@ -224,6 +225,13 @@ def test_tiny_frozen_values_match_the_oracle(parts):
     for probs, u, expected, table, dtype in (
         (tiny.CDF_SUM_PROBS, tiny.CDF_SUM_U, tiny.CDF_SUM_EXPECTED, tiny.CDF_SUM_MISTAKEN, torch.float64),
         (tiny.CDF_EXACT_PROBS, tiny.CDF_EXACT_U, tiny.CDF_EXACT_EXPECTED, tiny.CDF_EXACT_MISTAKEN, torch.float32),
+        (
+            tiny.CDF_SUBNORMAL_PROBS,
+            tiny.CDF_SUBNORMAL_U,
+            tiny.CDF_SUBNORMAL_EXPECTED,
+            tiny.CDF_SUBNORMAL_MISTAKEN,
+            torch.float64,
+        ),
     ):
         probs, u = torch.tensor(probs, dtype=dtype), torch.tensor(u, dtype=dtype)
         assert oracle.inverse_cdf(probs, u).tolist() == expected

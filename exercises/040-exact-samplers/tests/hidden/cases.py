@@ -285,6 +285,37 @@ def cdf_sums(rng: random.Random) -> tuple[Case, Case]:
     return retried(build(torch.float64), rng), retried(build(torch.float32), rng)
 
 
+def cdf_subnormal(rng: random.Random) -> tuple[Case, Case]:
+    """float64 rows whose positive weights are subnormal between exact zeros (token 0 always a zero),
+    with float64 u, then float32 u: u = 0, the largest float below 1, and random u, most above 0.9.
+    Comparing C(x) with u * C(V-1) instead of dividing first rounds the product up to C(V-1) itself
+    there (a row of one or two 5e-324 weights: every u above 1/2, or 5/6). Only the support is judged
+    (``expected`` is the exact answer, for messages); ``mistaken`` holds that comparison's tokens."""
+    vocab, draws = 6, 24
+    rows = []
+    for choices in ((5e-324, 1e-323), (5e-324, 1e-323, 1e-322), (1e-320, 1e-315, 1e-310)):
+        values = [0.0] * vocab
+        for token in rng.sample(range(1, vocab), rng.randint(1, 3)):
+            values[token] = rng.choice(choices)
+        rows.append(values)
+    probs = torch.tensor(rows, dtype=torch.float64)
+    out = []
+    for dtype in (torch.float64, torch.float32):
+        values = [[rng.uniform(0.9, 1.0) if rng.random() < 0.75 else rng.random() for _ in range(draws)] for _ in rows]
+        u = torch.tensor(values, dtype=dtype).clamp(max=TOP[dtype])
+        u[:, 0] = 0.0
+        u[:, 1] = TOP[dtype]
+        expected = oracle.inverse_cdf(probs, u)
+        case = Case(
+            {"probs": probs, "u": u},
+            expected,
+            _mistaken(lambda name, u=u: oracle.inverse_cdf_variants(probs, u, name), expected, ["cdf_scaled_compare"]),
+        )
+        _catches(case, "cdf_scaled_compare")  # row 0 alone: every u above 5/6 runs past the end
+        out.append(case)
+    return out[0], out[1]
+
+
 def cdf_random(rng: random.Random) -> tuple[Case, Case]:
     """Eight random float32 rows of 40 tokens (a fifth of them 0) with 32 float32 uniforms each, then four
     such rows in float64 with float32 uniforms and four in float32 with float64 uniforms."""

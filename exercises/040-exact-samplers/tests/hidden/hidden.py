@@ -14,6 +14,7 @@ order too); then bad inputs generated from the statement's refusal list, and its
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import torch
@@ -21,12 +22,14 @@ import torch
 from judge.arguments import expect_contract_accepts
 from judge.budget import BudgetDeclaration
 from judge.checks import (
+    diagnosed,
     expect_calls_refused,
     expect_support,
     expect_tensor,
     expect_tokens_in_range,
     generator_contract_budget,
 )
+from judge.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.learner import LearnerRaised
 from judge.testing import lane_weight
@@ -183,6 +186,28 @@ def test_inverse_cdf_random_rows(sub, ctx):
             f"inverse_cdf on random rows ({kind})",
             Bilingual(f"inverse_cdf on random rows ({kind})", f"inverse_cdf：随机行（{kind}）"),
         )
+
+
+def test_inverse_cdf_subnormal(sub, ctx):
+    """inverse_cdf: subnormal weights between zeros, u = 0, near 1 and the largest float below 1 (support only)
+
+    zh: inverse_cdf：夹在 0 之间的次正规数权重，u = 0、接近 1 与小于 1 的最大浮点数（只检查支撑集）
+    """
+    for case in cases.cdf_subnormal(_rng(ctx, "cdf subnormal")):
+        probs, u = case.kwargs["probs"], case.kwargs["u"]
+        what = f"inverse_cdf on subnormal weights between zeros ({_dtypes(probs, u)} uniforms)"
+        value = sub.inverse_cdf(**case.arguments())
+        draws = expect_tensor(value, name="inverse_cdf", shape=tuple(u.shape), dtype=torch.int64, device=ctx.device)
+        # Named only when the whole output is that of comparing C(x) with u * C(V-1) (its own formula).
+        named = checks40._matching(draws.cpu(), case.expected, case.mistaken)
+        with diagnosed(named, evidence=[Evidence.STRUCTURAL, Evidence.VALUE]) if named else contextlib.nullcontext():
+            expect_tokens_in_range(draws, probs.shape[1], what=what)
+            expect_support(
+                draws,
+                oracle.distribution(probs),
+                what=what,
+                why_excluded=lambda row, token: "its probability is 0, however small the others",
+            )
 
 
 # --- Gumbel-max and the exponential race -------------------------------------------------------------

@@ -106,6 +106,12 @@ def inverse_cdf_variants(probs: torch.Tensor, u: torch.Tensor, mistake: str | No
             out.append(_search((weights / total).cumsum(dim=1), u64, clamp=clamp))
             out.append(_search(weights.cumsum(dim=1) / total, u64, clamp=clamp))
         return out
+    if mistake == "cdf_scaled_compare":
+        # C(x) compared with u * C(V-1), not divided first: on a row of subnormal weights the product keeps
+        # almost no precision and rounds up to C(V-1) itself (past the end, or clamped to the last token).
+        cumulative = weights.cumsum(dim=1)
+        scaled = u64 * cumulative[:, -1:]
+        return [_search(cumulative, scaled), _search(cumulative, scaled, clamp=True)]
     if mistake in ("float32_cumsum_short", "float32_cumsum_clamped"):
         clamp = mistake == "float32_cumsum_clamped"
         return [_search(probs.to(torch.float32).cumsum(dim=1), u.to(torch.float32), clamp=clamp)]

@@ -50,6 +50,15 @@ MISTAKES: dict[str, Bilingual] = {
         "可能差最后一位，使最后一项略小于 1，u 大于它时被截到最后一个 token，而它的概率可能为 0；应当把累积和"
         "除以它自己的最后一项",
     ),
+    "cdf_scaled_compare": Bilingual(
+        "the inverse CDF compares C(x) with u * C(V-1) instead of dividing first: on a row of subnormal weights "
+        "(such as 5e-324) the product keeps almost no precision and rounds up to C(V-1) itself, so a u near 1 "
+        "runs past the end (index V) or lands on the last token, which may have probability 0; compute "
+        "F = C / C(V-1) and compare u with F",
+        "逆 CDF 比较的是 C(x) 与 u * C(V-1)，而不是先做除法：在次正规数权重（如 5e-324）的行上，"
+        "这个乘积几乎没有精度，会向上舍入成 C(V-1) 本身，于是接近 1 的 u 越过末尾（得到下标 V），"
+        "或落到最后一个 token 上，而它的概率可能为 0；应当先算 F = C / C(V-1)，再用 u 与 F 比较",
+    ),
     "float32_cumsum_normalised": Bilingual(
         "the CDF is accumulated (or compared with u) in float32: a step that is exact in float64 is rounded, so "
         "a u on the step or on its float32 rounding picks the neighbouring token; accumulate and compare in float64",

@@ -17,10 +17,13 @@ weights, the generator contract, and a bad input of each kind. What it cannot se
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks import diagnosed, expect_support, expect_tensor, expect_tokens_in_range
+from judge.evidence import Evidence
 from judge.i18n import Bilingual
 
 from . import checks40
@@ -80,6 +83,11 @@ CDF_EXACT_U = [
 ]
 CDF_EXACT_EXPECTED = [[1, 2, 2, 3, 0, 4], [1, 1, 3, 4, 0, 4]]
 CDF_EXACT_MISTAKEN = {"float32_cumsum_normalised": [[1, 2, 3, 4, 0, 4], [1, 2, 3, 4, 0, 4]]}
+# Subnormal weights between zeros (float64): u * C(V-1) rounds up to C(V-1) itself (only the support is judged).
+CDF_SUBNORMAL_PROBS = [[0.0, 5e-324, 0.0, 1e-323, 0.0]]
+CDF_SUBNORMAL_U = [[0.0, 0.5, 0.9, TOP64]]
+CDF_SUBNORMAL_EXPECTED = [[1, 3, 3, 3]]
+CDF_SUBNORMAL_MISTAKEN = {"cdf_scaled_compare": ([[1, 3, 5, 5]], [[1, 3, 4, 4]])}
 
 LOGITS = [[NEG_INF, 0.5, -0.25, 1.0], [0.0, NEG_INF, 0.75, 0.75]]
 RACE_PROBS = [[0.0, 0.3, 0.2, 0.5], [0.2, 0.0, 0.4, 0.4]]
@@ -227,6 +235,24 @@ def test_tiny_inverse_cdf(sub, ctx):
         mistaken=_mistaken(CDF_EXACT_MISTAKEN),
         noise=lambda row, draw: f"u = {CDF_EXACT_U[row][draw]:.9g}",
     )
+
+    probs, u = (
+        torch.tensor(CDF_SUBNORMAL_PROBS, dtype=torch.float64),
+        torch.tensor(CDF_SUBNORMAL_U, dtype=torch.float64),
+    )
+    value = sub.inverse_cdf(probs, u)
+    what = "inverse_cdf (tiny, subnormal weights between zeros)"
+    draws = expect_tensor(value, name="inverse_cdf", shape=(1, 4), dtype=torch.int64, device=ctx.device)
+    # Named only when the whole output is that of comparing C(x) with u * C(V-1).
+    named = checks40._matching(draws.cpu(), torch.tensor(CDF_SUBNORMAL_EXPECTED), _mistaken(CDF_SUBNORMAL_MISTAKEN))
+    with diagnosed(named, evidence=[Evidence.STRUCTURAL, Evidence.VALUE]) if named else contextlib.nullcontext():
+        expect_tokens_in_range(draws, 5, what=what)
+        expect_support(
+            draws,
+            probs / probs.sum(dim=1, keepdim=True),
+            what=what,
+            why_excluded=lambda row, token: "its probability is 0, however small the others",
+        )
 
 
 def test_tiny_gumbel_and_race(sub, ctx):
