@@ -9,9 +9,10 @@ the script exit 1):
 
 * **exact** mistakes: the file's noise-form functions are run on every hidden case the suite
   generates (``cases.py``), under ``--case-seeds`` master seeds (the suite draws new cases for every
-  submission); alias tables by their implied distribution, the race on subnormal weights by its
-  support. A seed whose cases catch the file kills it with probability 1 (the token comparison is
-  exact); P(kill) is the share of seeds that did, and the killing cases are listed.
+  submission); alias tables by their implied distribution, the race and the inverse CDF on
+  subnormal weights by their support. A seed whose cases catch the file kills it with probability 1
+  (the token comparison is exact); P(kill) is the share of seeds that did, and the killing cases are
+  listed.
 * **refusal** mistakes: the bad calls the suite generates from the statement's refusal list
   (``specs.py``: every function, one thing wrong per call, and the hand-written ones), under the same
   seeds, are made on the file's functions in this process; one that returns normally (or raises
@@ -136,6 +137,16 @@ def exact_kills(module, seeds: range) -> tuple[float, list[str]]:
                 killed.append("race subnormal")
         except Exception:  # noqa: BLE001
             killed.append("race subnormal")
+        for k, case in enumerate(cases.cdf_subnormal(rng)):
+            # Only the support is judged on subnormal weights: an id out of range or of probability 0.
+            try:
+                tokens = module.inverse_cdf(**case.arguments())
+                vocab = case.kwargs["probs"].shape[1]
+                outside = bool(((tokens < 0) | (tokens >= vocab)).any())
+                if outside or bool((case.kwargs["probs"].gather(1, tokens) == 0).any()):
+                    killed.append(f"cdf subnormal[{k}]")
+            except Exception:  # noqa: BLE001
+                killed.append(f"cdf subnormal[{k}]")
         for name, probs in (("alias_rows", cases.alias_rows(rng)), ("alias_long_rows", cases.alias_long_rows(rng))):
             try:
                 accept, alias = module.build_alias(probs.clone())
