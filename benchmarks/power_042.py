@@ -3,23 +3,23 @@
 
     .venv/bin/python benchmarks/power_042.py [--seeds 5] [--reference-seeds 20] [--quick] [--json PATH]
 
-Exercise 42 is deterministic: no case draws anything, so there is no sample size to tune and no
-statistical power to estimate. A wrong solution is either killed by a hard check (a token that
-differs, a value outside the tolerance, an exception, an accepted bad input) or it is not, and
-the master seed cannot change that. This script measures what that claim needs:
+Exercise 42's learner code draws nothing, and every check is exact: a wrong solution is killed by a
+hard check (a token that differs, a value outside the tolerance, an exception, an accepted bad input,
+a refused legal corner) or it is not. But the hidden inputs are drawn under each case's seed (random
+models with any eos_id, tie models from templates, generated bad inputs and corners), so the master
+seed changes the instances a mistake meets. This script measures what the catalogue needs:
 
-* every file of ``solutions/042-sequence-decoding/wrong/`` is judged (public + hidden) under
-  ``--seeds`` master seeds; reported: the verdict, the first case that fails (the check that
-  kills it), how many cases fail, and whether the judge's diagnosis equals the file's promised
-  ``Diagnosis:``. P(kill) is 1 when every seed kills it with the promised diagnosis;
-* the reference is judged under ``--reference-seeds`` seeds: it must pass every one (false
-  failures: 0, as a deterministic judge allows), and its per-case time and CPU time give the
-  suite's time.
+* every file of ``solutions/042-sequence-decoding/wrong/`` (``.py`` and ``.patch``) is judged (public
+  + hidden) under ``--seeds`` master seeds; reported: the verdict, the first case that fails (the check
+  that kills it), how many cases fail, and whether the judge's headline diagnosis equals the file's
+  promised ``Diagnosis:`` under every seed. P(kill) is the share of seeds that kill it with that
+  diagnosis (a drawn case that missed a mistake under some seed would show here below 1);
+* the reference is judged under ``--reference-seeds`` seeds: it must pass every one (false failures:
+  0, as a deterministic judge allows), and its per-case time and CPU time give the suite's time.
 
-``--quick`` uses 1 seed per wrong solution and 3 for the reference (about a minute on two busy
-cores: each judged file starts one learner process, which imports torch; the seed cannot change
-a verdict here, so one is enough for a smoke test). Exits 1 if a wrong
-solution survives a seed or gets another diagnosis, or if the reference fails a seed.
+``--quick`` uses 1 seed per wrong solution and 3 for the reference (a smoke test: each judged file
+starts one learner process, which imports torch). Exits 1 if a wrong solution survives a seed or
+gets another diagnosis, or if the reference fails a seed.
 """
 
 from __future__ import annotations

@@ -38,16 +38,17 @@ def greedy_decode(
         start_logits: float tensor [B, V], logits of the first token.
         transition_logits: float tensor [B, V, V]; [b, i, j] is the logit of next token j after
             token i (normalize over the last axis).
-        eos_id: the end-of-sequence token, in [0, V); it counts as a token.
-        max_len: at most this many tokens, EOS included (>= 1).
-        pad_id: fills every position after the sequence.
+        eos_id: the end-of-sequence token, an int in [0, V); it counts as a token.
+        max_len: at most this many tokens, EOS included (an int >= 1).
+        pad_id: fills every position after the sequence (any int of int64's range; never read it back).
 
     Returns:
         (tokens, scores): int64 [B, max_len] and [B] (dtype of the logits), the log-probability
         of the returned sequence.
 
     Raises:
-        ValueError: bad shapes or dtypes, non-finite logits, eos_id outside [0, V), max_len < 1.
+        ValueError: bad shapes or dtypes, V < 2, non-finite logits, eos_id not an int in [0, V), max_len
+            not an int >= 1 (a bool or a float such as 2.0 is not an int here).
     """
     # TODO
     raise NotImplementedError
@@ -59,8 +60,8 @@ def beam_search(
     eos_id: int,
     max_len: int,
     pad_id: int,
-    beam_width: int = 4,
-    length_penalty: float = 1.0,
+    beam_width: int,
+    length_penalty: float,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The statement's shrinking beam search; the best finished hypothesis per row.
 
@@ -73,8 +74,8 @@ def beam_search(
         (tokens, scores): int64 [B, max_len] padded with pad_id, and [B] (dtype of the logits).
 
     Raises:
-        ValueError: as greedy_decode, plus beam_width outside [1, V] or a negative, NaN or
-            infinite length_penalty.
+        ValueError: as greedy_decode, plus beam_width not an int in [1, V], or a negative, NaN or
+            infinite length_penalty (an int or a float).
     """
     # TODO
     raise NotImplementedError

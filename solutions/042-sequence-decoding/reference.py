@@ -83,7 +83,7 @@ def _lexicographic_first(sequences, scores):
     return order[:, 0]
 
 
-def beam_search(start_logits, transition_logits, eos_id, max_len, pad_id, beam_width=4, length_penalty=1.0):
+def beam_search(start_logits, transition_logits, eos_id, max_len, pad_id, beam_width, length_penalty):
     """Shrinking beam search; returns the best finished hypothesis per row and its penalized score."""
     batch, vocab = _check_model(start_logits, transition_logits, eos_id, max_len)
     if isinstance(beam_width, bool) or not isinstance(beam_width, int) or not 1 <= beam_width <= vocab:
@@ -111,7 +111,7 @@ def beam_search(start_logits, transition_logits, eos_id, max_len, pad_id, beam_w
         if t == 0:
             step = start_lp.unsqueeze(1).expand(batch, width, vocab)
         else:
-            last = alive[:, :, t - 1].clamp(0, vocab - 1)  # dead slots hold pad_id
+            last = alive[:, :, t - 1]  # step t - 1 wrote a token in [0, V) into every slot
             step = trans_lp.gather(1, last.unsqueeze(-1).expand(batch, width, vocab))
         candidates = (alive_lp.unsqueeze(-1) + step).reshape(batch, flat)
         # Stable: equal log-probabilities keep flat (= lexicographic) order.

@@ -1,4 +1,4 @@
-"""Exercise 42's own parts: the float64 oracle, the frozen cases and their margins, the tiny variant's frozen values.
+"""Exercise 42's own parts: the float64 oracle, the drawn cases and their margins, the tiny variant's frozen values.
 
 The oracle (judge side, plain Python) and the reference (learner side, batched torch) are
 written independently; agreeing on generated inputs is evidence that both follow the statement.
@@ -103,7 +103,7 @@ def frozen_values(parts) -> dict:
         "large": (
             torch.tensor(parts["frozen"].LARGE_INPUTS["logits"]),
             torch.tensor(parts["frozen"].LARGE_INPUTS["tokens"]),
-            torch.ones(1, 4, dtype=torch.bool),
+            torch.ones(2, 4, dtype=torch.bool),
         ),
     }
     for name, (logits, tokens, mask) in inputs.items():
@@ -124,11 +124,18 @@ def frozen_values(parts) -> dict:
     start, trans = _small_model()
     small = (torch.tensor(start), torch.tensor(trans))
     tied, crowded = parts["cases"].tied(), parts["cases"].crowded()
+    templates = tie_templates(parts)
     for name, (s, t, width, alpha, max_len) in {
         "example": (*example, 2, 0.0, 4),
         "small": (*small, 3, 0.6, 5),
+        "small_full_width": (*small, 5, 0.6, 5),
+        "small_one_step": (*small, 3, 0.6, 1),
         "tied": (tied.start, tied.trans, tied.width, tied.alpha, tied.max_len),
         "crowded": (crowded.start, crowded.trans, crowded.width, crowded.alpha, crowded.max_len),
+        **{
+            f"template_{key}": (torch.tensor(t["start"]), torch.tensor(t["trans"]), t["width"], t["alpha"], t["max_len"])
+            for key, t in templates.items()
+        },
     }.items():
         models[name] = {
             "beam": decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha)),
@@ -136,12 +143,16 @@ def frozen_values(parts) -> dict:
             "beam_mistakes": {
                 key: decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha, key))
                 for key in parts["diagnoses"].DECODING
-                if key not in ("greedy_ignores_eos", *PAD_ONLY)
+                if key not in (*oracle.GREEDY_ONLY, *PAD_ONLY)
             },
             "greedy_mistakes": {
                 key: decoded(oracle.greedy(s, t, 0, max_len, -1, key)) for key in oracle.GREEDY_MISTAKES
             },
         }
+        if name.startswith("template_"):
+            models[name]["tie_orders"] = [
+                decoded(oracle.beam(s, t, 0, max_len, -1, width, alpha, key)) for key in oracle.BEAM_TIE_ORDERS
+            ]
     return {
         "LOG_PROB_VALUES": lp,
         "DECODED": models,
@@ -151,7 +162,29 @@ def frozen_values(parts) -> dict:
         "TIED_TRANS": tied.trans.tolist(),
         "CROWDED_START": crowded.start.tolist(),
         "CROWDED_TRANS": crowded.trans.tolist(),
+        "TIE_TEMPLATES": templates,
     }
+
+
+def tie_templates(parts) -> dict:
+    """The hidden suite's tie templates as they stand (EOS = 0, no relabelling, GAP = 1024): the tiny
+    variant's exact ties, each a call of its own."""
+    cases = parts["cases"]
+    out = {}
+    for name, template in cases.TIE_TEMPLATES.items():
+        max_len, width, alpha = cases.TIE_CALLS[name]
+
+        def level(k):
+            return -cases.GAP * k if k else 0.0
+
+        out[name] = {
+            "start": [[level(k) for k in template["start"]]],
+            "trans": [[[level(k) for k in row] for row in template["trans"]]],
+            "max_len": max_len,
+            "width": width,
+            "alpha": alpha,
+        }
+    return out
 
 
 def _same(a, b) -> bool:
@@ -170,6 +203,19 @@ def test_tiny_frozen_values_equal_the_oracle(parts):
     frozen = parts["frozen"]
     for name, value in frozen_values(parts).items():
         assert _same(getattr(frozen, name), value), name
+
+
+def test_tiny_tie_templates_show_their_wrong_orders(parts):
+    """Each frozen tie template: some wrong tie order returns another answer, and all three show each
+    order but the equal-token ones (the hidden suite's drawn models show those)."""
+    shown = set()
+    oracle = parts["oracle"]
+    for name, model in parts["frozen"].DECODED.items():
+        if name.startswith("template_"):
+            for key, answer in zip(oracle.BEAM_TIE_ORDERS, model["tie_orders"], strict=True):
+                if answer[0] != model["beam"][0]:
+                    shown.add(key)
+    assert shown >= {"ties_token_major", "ties_parents_by_score", "final_tie_first_finished", "ties_larger_first"}
 
 
 def test_tiny_small_model_separates_every_mistake(parts):
@@ -198,18 +244,20 @@ def test_reference_agrees_with_the_oracle(parts, reference, data, vocab, width, 
     oracle = parts["oracle"]
     width = min(width, vocab)
     rng = random.Random(seed)
+    eos = rng.randrange(vocab)
+    pad = rng.choice((-1, eos, rng.randrange(vocab), vocab, -(2**63)))
     start = torch.tensor([[rng.gauss(0, 1.5) for _ in range(vocab)] for _ in range(3)], dtype=torch.float64)
     trans = torch.tensor(
         [[[rng.gauss(0, 1.5) for _ in range(vocab)] for _ in range(vocab)] for _ in range(3)], dtype=torch.float64
     )
     for kind, want in (
-        ("greedy", oracle.greedy(start, trans, 0, max_len, -1)),
-        ("beam", oracle.beam(start, trans, 0, max_len, -1, width, alpha)),
+        ("greedy", oracle.greedy(start, trans, eos, max_len, pad)),
+        ("beam", oracle.beam(start, trans, eos, max_len, pad, width, alpha)),
     ):
         if kind == "greedy":
-            tokens, scores = reference.greedy_decode(start, trans, 0, max_len, -1)
+            tokens, scores = reference.greedy_decode(start, trans, eos, max_len, pad)
         else:
-            tokens, scores = reference.beam_search(start, trans, 0, max_len, -1, width, alpha)
+            tokens, scores = reference.beam_search(start, trans, eos, max_len, pad, width, alpha)
         for row, expected in enumerate(want):
             if expected.margin < 1e-9:
                 continue  # a float64 near-tie: either answer is defensible
@@ -226,29 +274,106 @@ def test_reference_agrees_with_the_oracle(parts, reference, data, vocab, width, 
     )
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_reference_agrees_on_the_tie_models(parts, reference, seed):
+    """Every drawn tie model: the reference (batched torch, float32) finds the oracle's answers exactly."""
+    for model in parts["cases"].tie_models(seed):
+        tokens, scores = reference.beam_search(
+            model.start, model.trans, model.eos, model.max_len, model.pad, model.width, model.alpha
+        )
+        assert tokens.tolist() == [r.tokens for r in model.beam]
+        tokens, scores = reference.greedy_decode(model.start, model.trans, model.eos, model.max_len, model.pad)
+        assert tokens.tolist() == [r.tokens for r in model.greedy]
+
+
 def test_width_one_is_greedy(parts):
-    model = parts["cases"].beam_random("width_one")
-    greedy = parts["oracle"].greedy(model.start, model.trans, 0, model.max_len, -1)
+    model = parts["cases"].random_model(4250, 16, 8, 7, 1, 0.0)
+    greedy = parts["oracle"].greedy(model.start, model.trans, model.eos, model.max_len, model.pad)
     assert [r.tokens for r in model.beam] == [r.tokens for r in greedy]
     assert [r.score for r in model.beam] == pytest.approx([r.score for r in greedy], rel=1e-12)
 
 
-def test_frozen_cases_clear_their_margins(parts):
+@pytest.mark.parametrize("seed", range(5))
+def test_drawn_cases_clear_their_margins(parts, seed):
+    """The builders draw again until every decision clears MARGIN; their answers say so (AmbiguousCase otherwise)."""
     cases = parts["cases"]
     for model in (
-        cases.greedy_random(),
+        cases.random_model(seed, 16, 8, 7),
+        cases.random_model(seed, 16, 8, 7, 4, 1.0),
+        cases.random_model(seed, 8, 6, 1, 3, 0.5),
+        cases.random_model(seed, 8, 6, 6, 3, 1.0, pad=None),
         cases.greedy_misses(),
         cases.tied(),
-        *(cases.beam_random(kind) for kind in cases.BEAM_SEEDS),
-        cases.pad_as_token(),
-        cases.pad_as_eos(),
-        cases.one_step(),
-        cases.full_width(),
         cases.tied_across(),
+        *cases.tie_models(seed),
     ):
         assert all(row.margin >= cases.MARGIN for row in model.greedy)
         assert all(row.margin >= cases.MARGIN for row in model.beam)
     assert all(row.margin >= cases.MARGIN for row in cases.crowded().beam)  # only its beam is judged
+
+
+def test_random_models_draw_every_row_kind(parts):
+    """EOS first, early and late rows, EOS and pad_id anywhere: the greedy answer starts with EOS in some rows."""
+    cases = parts["cases"]
+    model = cases.random_model(7, 16, 8, 7)
+    firsts = [row.tokens[0] for row in model.greedy]
+    assert firsts.count(model.eos) >= 3
+    assert any(len([v for v in row.tokens if v != model.pad]) == model.max_len for row in model.greedy)
+    pads = {cases.random_model(seed, 8, 6, 6, 3, 1.0, pad=None).pad for seed in range(6)}
+    assert pads <= set(range(6)) and len(pads) > 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tie_models_are_exact_and_show_every_wrong_order(parts, seed):
+    """Each drawn tie model: its ties exact in every arithmetic (float32 and float64, any order of the sums),
+    and every wrong tie order of the oracle returns another answer in some row of some model."""
+    cases, oracle = parts["cases"], parts["oracle"]
+    shown = set()
+    for model in cases.tie_models(seed):
+        for b in range(model.start.shape[0]):
+            start, trans = model.start[b].double().tolist(), model.trans[b].double().tolist()
+            assert oracle.robust_beam(start, trans, model.eos, model.max_len, model.pad, model.width, model.alpha)
+            assert oracle.robust_greedy(start, trans, model.eos, model.max_len, model.pad)
+        truth = [r.tokens for r in model.beam]
+        for name, rows in zip(oracle.BEAM_TIE_ORDERS, model.tie_orders("beam"), strict=True):
+            if [r.tokens for r in rows] != truth:
+                shown.add(name)
+        assert sum(row.ties for row in model.beam) >= 1
+    assert shown == set(oracle.BEAM_TIE_ORDERS)
+
+
+def test_a_tie_that_rounding_breaks_is_not_exact(parts):
+    """Two tokens of one parent with the same logit tie in every arithmetic; a sum of three non-zero
+    log-probabilities (-ln 2 - ln 3 - ln 3) depends on the order of its additions, so no tie through it is
+    called exact, and no drawn tie model holds one."""
+    oracle, gap = parts["oracle"], parts["cases"].GAP
+    start = [0.0, 0.0, -gap, -gap, -gap]
+    trans = [[0.0, 0.0, 0.0, -gap, -gap], [-gap, 0.0, 0.0, -gap, -2 * gap], [0.0] + [-gap] * 4, [0.0] * 5, [0.0] * 5]
+    assert oracle.tie_is_exact(start, trans, (0, 1), (0, 2), 0.0)
+    assert not oracle.tie_is_exact(start, trans, (0, 0, 0), (0, 0, 0), 0.0)
+    assert not oracle.tie_is_exact(start, trans, (0, 1), (1, 1), 0.0)  # -ln 2 - ln 3 against -2 ln 2
+
+
+def test_the_witnesses_separate_every_mistake(parts):
+    """On the witness models every known decoding mistake returns its own answer, none the right one: a
+    name confirmed there is that mistake's."""
+    cases = parts["cases"]
+
+    def key(rows):
+        return str([(row.tokens, round(row.score, 9)) for row in rows])
+
+    for model, truth, found in (
+        (cases.beam_witness(), cases.beam_witness().beam, cases.beam_witness().beam_mistakes()),
+        (cases.greedy_witness(), cases.greedy_witness().greedy, cases.greedy_witness().greedy_mistakes()),
+    ):
+        answers = [key(rows) for rows in found.values()]
+        assert key(truth) not in answers
+        assert len(set(answers)) == len(answers), model.labels[0]
+
+
+def test_ties_are_exercised(parts):
+    model = parts["cases"].tied()
+    assert sum(row.ties for row in model.beam) >= 4 and sum(row.ties for row in model.greedy) >= 1
 
 
 def test_greedy_misses_the_best_sequence(parts):
@@ -258,19 +383,42 @@ def test_greedy_misses_the_best_sequence(parts):
         assert greedy.tokens != beam.tokens and beam.score > greedy.score + 0.05
 
 
-def test_ties_are_exercised(parts):
-    model = parts["cases"].tied()
-    assert sum(row.ties for row in model.beam) >= 4 and sum(row.ties for row in model.greedy) >= 1
-
-
-def test_log_prob_cases_break_their_mistakes(parts):
-    """Long: the linear product is -inf; large: the naive softmax is NaN and log(softmax) -inf."""
+@pytest.mark.parametrize("seed", range(4))
+def test_log_prob_cases_break_their_mistakes(parts, seed):
+    """Long: the linear product is -inf; large: the naive softmax is NaN, the unshifted log-sum-exp -inf in
+    every row, log(softmax) -inf only where a real token is 1000 behind."""
     cases, oracle = parts["cases"], parts["oracle"]
-    long, large = cases.long(), cases.large()
+    long, large = cases.long(seed), cases.large(seed)
     assert torch.isinf(oracle.log_prob(long.logits, long.tokens, long.mask, "linear_space_product")).all()
     assert torch.isfinite(long.exact).all()
     assert torch.isnan(oracle.log_prob(large.logits, large.tokens, large.mask, "softmax_overflow")).all()
-    assert torch.isinf(oracle.log_prob(large.logits, large.tokens, large.mask, "log_of_softmax")).all()
+    assert torch.isinf(oracle.log_prob(large.logits, large.tokens, large.mask, "logsumexp_unshifted")).all()
+    log_of_softmax = oracle.log_prob(large.logits, large.tokens, large.mask, "log_of_softmax")
+    assert torch.isinf(log_of_softmax).any() and torch.isfinite(log_of_softmax).any()
+    garbage = cases.garbage(seed)
+    assert not bool(garbage.mask.all()) and torch.isfinite(garbage.exact).all()
+
+
+def test_generated_calls_are_legal_and_their_corners_clear_the_margin(parts):
+    """specs: the good calls pass their own specs (judge.arguments checks), and every decoder corner clears
+    MARGIN, so the oracle's answer is the only right one."""
+    specs, cases = suites_module(resolve("42"), "hidden.specs"), parts["cases"]
+    from judge.arguments import bad_inputs, legal_inputs
+
+    for seed in range(5):
+        rng = random.Random(seed)
+        for beam in (False, True):
+            good, variants = specs.decoder_calls(rng, beam, random.Random(seed))
+            assert variants and all(
+                r.margin >= cases.MARGIN for v in variants for r in specs.answers(dict(v.kwargs), beam)
+            )
+            arguments = specs.BEAM_ARGUMENTS if beam else specs.GREEDY_ARGUMENTS
+            kinds = {(v.argument, v.kind) for v in bad_inputs(good, arguments, rng)}
+            assert ("eos_id", "not_an_int") in kinds and ("transition_logits", "dtype_mismatch") in kinds
+        for padded in (False, True):
+            good = specs.log_prob_call(rng, padded=padded)
+            legal_inputs(good, specs.LOG_PROB_ARGUMENTS, rng)
+            bad_inputs(good, specs.LOG_PROB_ARGUMENTS, rng)
 
 
 def _write() -> None:

@@ -1,9 +1,12 @@
-"""Frozen hidden cases of exercise 42, built from fixed seeds in the judge's process and cached.
+"""Hidden cases of exercise 42: drawn under the case's seed in the judge's process, and a few constructed examples.
 
-Every decoding case is checked when built: each decision of the float64 oracle (greedy argmax,
-top-k cut, final choice) must have a relative gap of at least ``MARGIN`` unless the case is
-about ties, where only exact, constructed ties (identical rows of the model) are allowed.
-float32 rounding moves a log-probability of these sizes by about 1e-6 relative, far below it.
+Every decoding row is checked when built: each decision of the float64 oracle (greedy argmax,
+top-k cut, final choice) must have a relative gap of at least ``MARGIN``, else the row is drawn
+again. float32 rounding moves a log-probability of these sizes by about 1e-6 relative, far below it.
+Rows about ties hold exact ties only, and only ties that every float32 or float64 computation of
+their sums, in any order, finds equal (``oracle.robust_beam``); they must also show the wrong tie
+orders a beam search may use (``oracle.BEAM_TIE_ORDERS``): the tie rule decides their answer.
+Builders take a seed (``ctx.fresh_seed(...)``) and are cached, so a case costs its drawing once.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -18,14 +22,18 @@ import torch
 from judge.checks import Label
 from judge.i18n import Bilingual
 
+from ..public.checking import rescorer
 from . import oracle
 
 MARGIN = 1e-3
 EOS, PAD = 0, -1
+GAP = 1024.0  # logits this far below a row's leader have log-probability exactly -GAP: exp underflows to 0
+_TRIES = 400  # rows drawn before a builder gives up (AmbiguousCase): about 10 are needed, the rates are high
 
 
 class AmbiguousCase(RuntimeError):
-    """A frozen case whose answer float32 rounding could change (a decision closer than MARGIN)."""
+    """A case whose answer float32 rounding could change (a decision closer than MARGIN), or that could
+    not be drawn."""
 
 
 # --- sequence_log_prob ---------------------------------------------------------------------------
@@ -50,108 +58,158 @@ def _label(en: str, zh: str) -> Label:
     return Label(en, Bilingual(en, zh))
 
 
-def _gauss(rng: random.Random, shape: tuple[int, ...], scale: float) -> torch.Tensor:
-    count = math.prod(shape)
-    return torch.tensor([rng.gauss(0.0, scale) for _ in range(count)], dtype=torch.float32).reshape(shape)
+def _generator(rng: random.Random) -> torch.Generator:
+    """A CPU generator seeded from ``rng``: large tensors are drawn by torch (a 400-position case by
+    Python's ``random`` took 80 ms of the judge's time)."""
+    return torch.Generator().manual_seed(rng.getrandbits(63))
 
 
-@functools.cache
-def ragged() -> LogProbCase:
-    """Six rows of nine positions over eleven tokens: full, right-padded, left-padded, holes, empty, one token."""
-    rng = random.Random(4201)
-    batch, length, vocab = 6, 9, 11
-    logits = _gauss(rng, (batch, length, vocab), 2.0)
-    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
-    mask = torch.zeros(batch, length, dtype=torch.bool)
-    mask[0] = True
-    mask[1, :5] = True
-    mask[2, 4:] = True
-    mask[3] = torch.tensor([True, False, True, True, False, False, True, False, True])
-    mask[5, 0] = True
-    labels = [
-        _label("no padding", "没有填充"),
-        _label("right padding", "右侧填充"),
-        _label("left padding", "左侧填充"),
-        _label("padding in the middle", "中间有填充"),
-        _label("all padding", "全是填充"),
-        _label("one real token", "只有一个真实 token"),
-    ]
+def _gauss(rng: random.Random, shape: tuple[int, ...], scale: float, dtype=torch.float32) -> torch.Tensor:
+    return (torch.randn(shape, generator=_generator(rng), dtype=torch.float64) * scale).to(dtype)
+
+
+def _ids(rng: random.Random, shape: tuple[int, ...], vocab: int) -> torch.Tensor:
+    """Token ids in ``[0, vocab)``, int64."""
+    return torch.randint(vocab, shape, generator=_generator(rng))
+
+
+LAYOUTS = {  # how a row is padded: (English, Chinese)
+    "none": ("no padding", "没有填充"),
+    "right": ("right padding", "右侧填充"),
+    "left": ("left padding", "左侧填充"),
+    "middle": ("padding in the middle", "中间有填充"),
+    "scattered": ("scattered padding", "零散的填充"),
+    "all": ("all padding", "全是填充"),
+    "one": ("one real token", "只有一个真实 token"),
+}
+
+
+def _layout(rng: random.Random, kind: str, length: int) -> list[bool]:
+    """A row's mask of ``kind``: which positions hold real tokens."""
+    if kind == "none":
+        return [True] * length
+    if kind == "all":
+        return [False] * length
+    if kind == "one":
+        at = rng.randrange(length)
+        return [t == at for t in range(length)]
+    cut = rng.randrange(1, length)
+    if kind == "right":
+        return [t < cut for t in range(length)]
+    if kind == "left":
+        return [t >= cut for t in range(length)]
+    if kind == "middle":
+        hole = rng.randrange(1, max(2, length - cut))
+        return [not (cut <= t < cut + hole) or t == 0 for t in range(length)]
+    return [rng.random() < 0.5 for _ in range(length)]
+
+
+def _padded(rng: random.Random, batch: int, length: int, vocab: int, scale: float, dtype=torch.float32):
+    """Logits, in-range tokens and a mask with every layout of LAYOUTS (then random ones), and the labels."""
+    kinds = list(LAYOUTS) + [rng.choice(list(LAYOUTS)) for _ in range(batch - len(LAYOUTS))]
+    kinds = rng.sample(kinds, len(kinds))[:batch]
+    logits = _gauss(rng, (batch, length, vocab), scale, dtype)
+    tokens = _ids(rng, (batch, length), vocab)
+    mask = torch.tensor([_layout(rng, kind, length) for kind in kinds])
+    labels = [_label(*LAYOUTS[kind]) for kind in kinds]
+    return logits, tokens, mask, labels
+
+
+@functools.lru_cache(maxsize=8)
+def ragged(seed: int) -> LogProbCase:
+    """Seven to ten rows of 6 to 10 positions over 5 to 12 tokens, with every layout of padding."""
+    rng = random.Random(seed)
+    logits, tokens, mask, labels = _padded(rng, rng.randint(7, 10), rng.randint(6, 10), rng.randint(5, 12), 2.0)
     return LogProbCase(logits, tokens, mask, labels)
 
 
-@functools.cache
-def garbage() -> LogProbCase:
-    """Padded positions hold token id -100 and logits NaN, inf, -inf or 1e30; row 4 has no padding."""
-    rng = random.Random(4202)
-    batch, length, vocab = 5, 7, 6
-    logits = _gauss(rng, (batch, length, vocab), 1.5)
-    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
-    mask = torch.ones(batch, length, dtype=torch.bool)
-    mask[0, 5:] = False
-    mask[1, :2] = False
-    mask[2, 3] = False
-    mask[3, 1::2] = False
-    junk = [float("nan"), float("inf"), float("-inf"), 1e30]
+GARBAGE_LOGITS = (float("nan"), float("inf"), float("-inf"), 1e30, -1e30, 3.0e38)
+
+
+def garbage_ids(rng: random.Random, vocab: int) -> int:
+    """A token id a padded position may hold: not a valid index (-100, -1, V, a huge one) or a valid one."""
+    return rng.choice((-100, -1, vocab, vocab + rng.randrange(1, 1000), -(2**63), 2**63 - 1, rng.randrange(vocab)))
+
+
+@functools.lru_cache(maxsize=8)
+def garbage(seed: int) -> LogProbCase:
+    """The ragged layouts with garbage at every padded position: ids that are no index (-100, V, -2**63, ...)
+    and logits NaN, inf, -inf, 1e30, -1e30 or 3e38, a whole position's or a single entry's."""
+    rng = random.Random(seed)
+    logits, tokens, mask, labels = _padded(rng, rng.randint(7, 9), rng.randint(5, 8), rng.randint(4, 9), 1.5)
+    batch, length, vocab = logits.shape
     for b in range(batch):
         for t in range(length):
             if not mask[b, t]:
-                tokens[b, t] = -100
-                logits[b, t] = junk[(b + t) % 4]
-    labels = [
-        _label(f"{int((~mask[b]).sum())} padded positions", f"{int((~mask[b]).sum())} 个填充位置") for b in range(batch)
-    ]
+                tokens[b, t] = garbage_ids(rng, vocab)
+                junk = rng.choice(GARBAGE_LOGITS)
+                if rng.random() < 0.5:
+                    logits[b, t] = junk
+                else:
+                    logits[b, t, rng.randrange(vocab)] = junk
+    if bool(mask.all()):
+        raise AmbiguousCase("the garbage case needs a padded position")
     return LogProbCase(logits, tokens, mask, labels)
 
 
-@functools.cache
-def long() -> LogProbCase:
+@functools.lru_cache(maxsize=8)
+def long(seed: int) -> LogProbCase:
     """400 positions over 50 tokens: a probability near 1e-680, below the smallest double."""
-    rng = random.Random(4203)
+    rng = random.Random(seed)
     batch, length, vocab = 3, 400, 50
     logits = _gauss(rng, (batch, length, vocab), 1.0)
-    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
+    tokens = _ids(rng, (batch, length), vocab)
     mask = torch.ones(batch, length, dtype=torch.bool)
-    mask[1, 300:] = False
+    cut = rng.randrange(250, 350)
+    mask[1, cut:] = False
     labels = [
         _label("400 tokens", "400 个 token"),
-        _label("300 tokens, then padding", "300 个 token，然后是填充"),
+        _label(f"{cut} tokens, then padding", "若干 token，然后是填充"),
         _label("400 tokens", "400 个 token"),
     ]
     case = LogProbCase(logits, tokens, mask, labels)
-    assert bool((case.exact < -800).all()), "the long case must underflow a double"
+    if not bool((case.exact < -800).all()):
+        raise AmbiguousCase("the long case must underflow a double")
     return case
 
 
-@functools.cache
-def large() -> LogProbCase:
-    """Logits near 1000: one token per position leads by about 1000, so exp() overflows and its rivals underflow."""
-    rng = random.Random(4204)
-    batch, length, vocab = 4, 6, 8
+@functools.lru_cache(maxsize=8)
+def large(seed: int) -> LogProbCase:
+    """Logits near 1000: one token per position leads by about 1000, so exp() overflows and its rivals
+    underflow. Rows of two kinds: every real token the leader (log(softmax) is right there, a softmax or
+    a log-sum-exp without the maximum subtracted is not), and some real tokens 1000 behind it (where
+    log(softmax) gives -inf too)."""
+    rng = random.Random(seed)
+    batch, length, vocab = 6, rng.randint(4, 7), rng.randint(5, 9)
     logits = _gauss(rng, (batch, length, vocab), 3.0)
     tokens = torch.zeros(batch, length, dtype=torch.int64)
-    for b in range(batch):
+    kinds = rng.sample(["leader"] * 3 + ["behind"] * 3, batch)
+    for b, kind in enumerate(kinds):
+        behind = rng.sample(range(length), rng.randint(1, max(1, length // 2))) if kind == "behind" else []
         for t in range(length):
             spike = rng.randrange(vocab)
             logits[b, t, spike] += 1000.0
-            # even positions pick the leading token, odd ones a token about 1000 behind it
-            tokens[b, t] = spike if t % 2 == 0 else (spike + 1 + rng.randrange(vocab - 1)) % vocab
+            tokens[b, t] = (spike + 1 + rng.randrange(vocab - 1)) % vocab if t in behind else spike
     mask = torch.ones(batch, length, dtype=torch.bool)
-    labels = [_label("logits near 1000", "logits 约为 1000")] * batch
+    labels = [
+        _label("logits near 1000, every token the leader", "logits 约为 1000，每个 token 都领先")
+        if kind == "leader"
+        else _label("logits near 1000, tokens 1000 behind the leader", "logits 约为 1000，有比最大值低约 1000 的 token")
+        for kind in kinds
+    ]
     return LogProbCase(logits, tokens, mask, labels)
 
 
-@functools.cache
-def doubles() -> LogProbCase:
-    """float64 logits: the answer keeps double precision."""
-    rng = random.Random(4205)
-    batch, length, vocab = 3, 5, 7
-    logits = torch.tensor(
-        [[[rng.gauss(0.0, 2.0) for _ in range(vocab)] for _ in range(length)] for _ in range(batch)],
-        dtype=torch.float64,
-    )
-    tokens = torch.tensor([[rng.randrange(vocab) for _ in range(length)] for _ in range(batch)])
-    mask = torch.ones(batch, length, dtype=torch.bool)
-    mask[2, 3:] = False
+@functools.lru_cache(maxsize=8)
+def doubles(seed: int) -> LogProbCase:
+    """float64 logits of random non-dyadic values (spread 0.5 to 30): the answer keeps double precision."""
+    rng = random.Random(seed)
+    batch, length, vocab = 4, rng.randint(5, 40), rng.randint(5, 30)
+    spreads = [rng.choice((0.5, 3.0, 30.0)) for _ in range(batch)]
+    logits = torch.stack([_gauss(rng, (length, vocab), spread, torch.float64) for spread in spreads])
+    logits = logits + torch.tensor([rng.uniform(-50.0, 50.0) for _ in range(batch)], dtype=torch.float64).view(-1, 1, 1)
+    tokens = _ids(rng, (batch, length), vocab)
+    mask = torch.tensor([_layout(rng, rng.choice(("none", "right", "scattered")), length) for _ in range(batch)])
     labels = [_label("float64", "float64")] * batch
     return LogProbCase(logits, tokens, mask, labels)
 
@@ -169,21 +227,59 @@ class Model:
     alpha: float = 0.0
     ties: bool = False  # exact, constructed ties allowed
     pad: int = PAD  # the pad_id passed to the decoders
+    eos: int = EOS  # the eos_id passed to the decoders
 
     @functools.cached_property
     def greedy(self) -> list[oracle.Decoded]:
-        return _verified(oracle.greedy(self.start, self.trans, EOS, self.max_len, self.pad), self.ties, "greedy")
+        rows = oracle.greedy(self.start, self.trans, self.eos, self.max_len, self.pad)
+        return _verified(rows, self.ties, "greedy")
 
     @functools.cached_property
     def beam(self) -> list[oracle.Decoded]:
-        rows = oracle.beam(self.start, self.trans, EOS, self.max_len, self.pad, self.width, self.alpha)
+        rows = oracle.beam(self.start, self.trans, self.eos, self.max_len, self.pad, self.width, self.alpha)
         return _verified(rows, self.ties, "beam")
 
     def greedy_mistakes(self) -> dict:
-        return oracle.greedy_mistakes(self.start, self.trans, EOS, self.max_len, self.pad)
+        return oracle.greedy_mistakes(self.start, self.trans, self.eos, self.max_len, self.pad)
 
     def beam_mistakes(self) -> dict:
-        return oracle.beam_mistakes(self.start, self.trans, EOS, self.max_len, self.pad, self.width, self.alpha)
+        return oracle.beam_mistakes(self.start, self.trans, self.eos, self.max_len, self.pad, self.width, self.alpha)
+
+    def tie_orders(self, decoder: str) -> list[list[oracle.Decoded]]:
+        """What each wrong tie order returns (greedy: the highest id; beam: oracle.BEAM_TIE_ORDERS)."""
+        if decoder == "greedy":
+            return [
+                oracle.greedy(self.start, self.trans, self.eos, self.max_len, self.pad, name)
+                for name in oracle.GREEDY_TIE_ORDERS
+            ]
+        return [
+            oracle.beam(self.start, self.trans, self.eos, self.max_len, self.pad, self.width, self.alpha, name)
+            for name in oracle.BEAM_TIE_ORDERS
+        ]
+
+    def rescore(self, decoder: str) -> Callable[[int, list[int]], float | None]:
+        """The true score of a returned row of this model (greedy: log p alone), for ``check_decoded``."""
+        alpha = self.alpha if decoder == "beam" else 0.0
+        start, trans = self.start.to(torch.float64).tolist(), self.trans.to(torch.float64).tolist()
+        return rescorer(start, trans, self.eos, self.pad, alpha)
+
+    def to(self, dtype: torch.dtype) -> Model:
+        return Model(
+            self.start.to(dtype),
+            self.trans.to(dtype),
+            self.labels,
+            self.max_len,
+            self.width,
+            self.alpha,
+            self.ties,
+            self.pad,
+            self.eos,
+        )
+
+    def with_pad(self, pad: int) -> Model:
+        return Model(
+            self.start, self.trans, self.labels, self.max_len, self.width, self.alpha, self.ties, pad, self.eos
+        )
 
 
 def _verified(rows: list[oracle.Decoded], ties: bool, what: str) -> list[oracle.Decoded]:
@@ -195,40 +291,94 @@ def _verified(rows: list[oracle.Decoded], ties: bool, what: str) -> list[oracle.
     return rows
 
 
+ROW_KINDS = {  # how a random row's EOS is biased: (English, Chinese)
+    "eos_first": ("EOS is the likeliest first token", "EOS 是最可能的第一个 token"),
+    "early": ("EOS likely early", "EOS 往往较早出现"),
+    "late": ("EOS unlikely: runs to max_len", "EOS 不太可能出现：一直生成到 max_len"),
+}
+
+
+def _random_row(rng: random.Random, vocab: int, eos: int, kind: str) -> tuple[list[float], list[list[float]]]:
+    """One row's start [V] and transition [V][V] logits (float32 values), EOS biased by ``kind``."""
+    f32 = oracle._f32
+    start = [f32(rng.gauss(0.0, 1.5)) for _ in range(vocab)]
+    trans = [[f32(rng.gauss(0.0, 1.5)) for _ in range(vocab)] for _ in range(vocab)]
+    bias = {"eos_first": rng.uniform(-1.0, 1.0), "early": rng.uniform(-1.5, 1.0), "late": rng.uniform(-4.0, -2.5)}[kind]
+    if kind == "eos_first":
+        start[eos] = f32(max(v for i, v in enumerate(start) if i != eos) + rng.uniform(0.2, 1.5))
+    else:
+        start[eos] = f32(start[eos] + bias - 1.0)
+    for p in range(vocab):
+        trans[p][eos] = f32(trans[p][eos] + bias)
+    return start, trans
+
+
+def _row_ok(start, trans, eos, max_len, pad, width, alpha) -> bool:
+    """Every decision of both decoders clears MARGIN, without a tie."""
+    rows = (
+        oracle.greedy_row(start, trans, eos, max_len, pad),
+        oracle.beam_row(start, trans, eos, max_len, pad, width, alpha),
+    )
+    return all(r.margin >= MARGIN and not r.ties for r in rows)
+
+
+@functools.lru_cache(maxsize=32)
 def random_model(
-    seed: int, batch: int, vocab: int, max_len: int, width: int = 1, alpha: float = 0.0, pad: int = PAD
+    seed: int,
+    batch: int,
+    vocab: int,
+    max_len: int,
+    width: int = 1,
+    alpha: float = 0.0,
+    pad: int | None = PAD,
+    wanted: frozenset[str] = frozenset(),
 ) -> Model:
-    """Gaussian logits (scale 1.5) with a per-row EOS bias in [-3, 1]: some rows end early, some run to max_len."""
+    """``batch`` rows of Gaussian logits (scale 1.5) over ``vocab`` tokens, EOS a random token and biased
+    by ROW_KINDS in turn (EOS first, early, late), each row drawn again until both decoders clear MARGIN
+    on it. ``pad=None``: pad_id is a random real token other than EOS. ``wanted``: known beam mistakes
+    (keys of DECODING) the model must show; rows that show one not yet shown are added until each is
+    (some show in a few rows in a hundred: a case that missed one would let it through)."""
     rng = random.Random(seed)
-    start = _gauss(rng, (batch, vocab), 1.5)
-    trans = _gauss(rng, (batch, vocab, vocab), 1.5)
-    for b in range(batch):
-        bias = rng.uniform(-3.0, 1.0)
-        start[b, EOS] += bias - 1.0
-        trans[b, :, EOS] += bias
-    labels = [Label(f"seed {seed}, row {b}", Bilingual("a random model", "随机模型")) for b in range(batch)]
-    return Model(start, trans, labels, max_len, width, alpha, pad=pad)
+    eos = rng.randrange(vocab)
+    if pad is None:
+        pad = rng.choice([v for v in range(vocab) if v != eos])
+    kinds = [list(ROW_KINDS)[b % len(ROW_KINDS)] for b in range(batch)]
+    kinds = rng.sample(kinds, batch)
+    rows: list[tuple[list[float], list[list[float]]]] = []
+    for kind in kinds:
+        for _ in range(_TRIES):
+            start, trans = _random_row(rng, vocab, eos, kind)
+            if _row_ok(start, trans, eos, max_len, pad, width, alpha):
+                break
+        else:
+            raise AmbiguousCase(f"no {kind} row of seed {seed} clears the margin")
+        rows.append((start, trans))
+    missing = set(wanted) - _shown(rows, wanted, eos, max_len, pad, width, alpha)
+    for attempt in range(_TRIES if missing else 0):
+        kind = list(ROW_KINDS)[attempt % len(ROW_KINDS)]
+        start, trans = _random_row(rng, vocab, eos, kind)
+        shows = missing & _shown([(start, trans)], missing, eos, max_len, pad, width, alpha)
+        if shows and _row_ok(start, trans, eos, max_len, pad, width, alpha):
+            rows.append((start, trans))
+            kinds.append(kind)
+            missing -= shows
+            if not missing:
+                break
+    labels = [Label(f"seed {seed}, row {b} ({ROW_KINDS[k][0]})", Bilingual(*ROW_KINDS[k])) for b, k in enumerate(kinds)]
+    starts, transitions = [r[0] for r in rows], [r[1] for r in rows]
+    return Model(torch.tensor(starts), torch.tensor(transitions), labels, max_len, width, alpha, pad=pad, eos=eos)
 
 
-# Seeds whose every decision clears MARGIN (tests/exercises/test_042_sequence_decoding.py rebuilds them).
-GREEDY_SEED = 4210
-BEAM_SEEDS = {"narrow": 4221, "wide": 4251, "penalized": 4240, "width_one": 4250}
-
-
-@functools.cache
-def greedy_random() -> Model:
-    return random_model(GREEDY_SEED, 16, 8, 7)
-
-
-@functools.cache
-def beam_random(kind: str) -> Model:
-    width, alpha, max_len = {
-        "narrow": (2, 0.0, 6),
-        "wide": (4, 1.0, 7),
-        "penalized": (3, 0.6, 5),
-        "width_one": (1, 0.0, 7),
-    }[kind]
-    return random_model(BEAM_SEEDS[kind], 16, 8, max_len, width, alpha)
+def _shown(rows, mistakes, eos: int, max_len: int, pad: int, width: int, alpha: float) -> set[str]:
+    """The beam mistakes among ``mistakes`` whose answer differs from the truth in some row of ``rows``."""
+    out = set()
+    for start, trans in rows:
+        truth = oracle.beam_row(start, trans, eos, max_len, pad, width, alpha)
+        for name in set(mistakes) - out:
+            wrong = oracle.beam_row(start, trans, eos, max_len, pad, width, alpha, name)
+            if wrong.tokens != truth.tokens or abs(wrong.score - truth.score) > 1e-3 * (1 + abs(truth.score)):
+                out.add(name)
+    return out
 
 
 def _log(probs: list[float]) -> list[float]:
@@ -259,7 +409,8 @@ def greedy_misses() -> Model:
 
 @functools.cache
 def tied() -> Model:
-    """Exact ties: tokens 2 and 3 share their start logit and their row of transitions, and a greedy tie."""
+    """An example of exact ties (the tiny variant's): tokens 2 and 3 share their start logit and their row
+    of transitions, and lead the first step together."""
     rng = random.Random(4260)
     batch, vocab = 4, 6
     start = _gauss(rng, (batch, vocab), 1.0)
@@ -270,32 +421,6 @@ def tied() -> Model:
         trans[b, :, EOS] += 0.5 * b
     labels = [_label("tokens 2 and 3 tie", "token 2 与 3 并列")] * batch
     return Model(start, trans, labels, max_len=5, width=3, alpha=0.5, ties=True)
-
-
-# pad_id equal to a real token (beam search) or to EOS (greedy): nothing may read pad_id back.
-PAD_AS_TOKEN_SEED = 4308
-
-
-@functools.cache
-def pad_as_token() -> Model:
-    """pad_id = 2, a real token that the answers use: a length read back as "positions != pad_id" is wrong."""
-    return random_model(PAD_AS_TOKEN_SEED, 8, 6, 6, width=3, alpha=1.0, pad=2)
-
-
-@functools.cache
-def pad_as_eos() -> Model:
-    """The greedy random models decoded with pad_id = eos_id = 0."""
-    model = greedy_random()
-    return Model(model.start, model.trans, model.labels, model.max_len, pad=EOS)
-
-
-ONE_STEP_SEED = 4280
-
-
-@functools.cache
-def one_step() -> Model:
-    """max_len = 1: the first step is also the last, so its kept candidates all finish."""
-    return random_model(ONE_STEP_SEED, 8, 6, 1, width=3, alpha=0.5)
 
 
 @functools.cache
@@ -348,10 +473,194 @@ def tied_across() -> Model:
     return Model(torch.tensor(start), torch.tensor(trans), labels, max_len=4, width=2, alpha=0.0, ties=True)
 
 
-FULL_WIDTH_SEED = 4291
+# --- ties, drawn -----------------------------------------------------------------------------------
+
+# Templates of tied models, in levels: 0 is a leader (logit 0), 1 is GAP below it, 2 is 2 x GAP below;
+# token 0 is EOS. Each is relabelled at random (and given extra tokens) in every row drawn from it.
+TIE_TEMPLATES = {
+    # [1, 2] (log p -ln 3 - ln 2) and [2, 1] (-ln 3) tie at step 3 through [1, 2, 1] and [2, 1, 2]: a beam
+    # kept in score order keeps the likelier parent's children
+    "unequal_parents": {"start": [2, 0, 0, 0], "trans": [[1, 0, 1, 2], [2, 1, 0, 0], [1, 0, 2, 1], [2, 2, 2, 0]]},
+    # [2, EOS] finishes at step 2 and [1, 3, EOS] at step 3 with the same log p: the final choice across steps
+    "final_across_steps": {"start": [1, 0, 0, 1], "trans": [[0, 1, 1, 1], [1, 1, 1, 0], [0, 1, 1, 1], [0, 1, 1, 1]]},
+    # two tied parents [2], [3] and four tied children ([2, 4], [2, 5], [3, 4], [3, 5]) of which two are kept
+    "tied_parents": {
+        "start": [2, 2, 0, 0, 2, 2],
+        "trans": [
+            [0, 1, 1, 1, 1, 1],
+            [0, 1, 1, 1, 1, 1],
+            [1, 1, 1, 1, 0, 0],
+            [1, 1, 1, 1, 0, 0],
+            [0, 0, 1, 1, 1, 1],
+            [0, 1, 1, 1, 1, 1],
+        ],
+    },
+}
+TIE_CALLS = {  # template -> (max_len, beam_width, length_penalty) of its call
+    "unequal_parents": (3, 2, 0.0),
+    "final_across_steps": (4, 2, 0.0),
+    "tied_parents": (3, 2, 0.0),
+}
+
+
+def _tie_row(rng: random.Random, *, template: dict, vocab: int, eos: int) -> tuple[list[float], list[list[float]]]:
+    """A row of ``template`` over ``vocab`` tokens, its token 0 relabelled ``eos`` and the rest at random;
+    extra tokens sit GAP or 2 x GAP below the leaders (a random row of levels after them); GAP doubled
+    at random."""
+    scale = GAP * rng.choice((1.0, 2.0))
+    size = len(template["start"])
+
+    def level(k: int) -> float:
+        return -scale * k if k else 0.0
+
+    extra = vocab - size
+    start = [level(k) for k in template["start"]] + [level(rng.choice((1, 2))) for _ in range(extra)]
+    trans = [[level(k) for k in row] + [level(rng.choice((1, 2))) for _ in range(extra)] for row in template["trans"]]
+    for _ in range(extra):
+        row = [level(rng.choice((0, 1, 2))) for _ in range(vocab)]
+        row[rng.randrange(vocab)] = 0.0
+        trans.append(row)
+    others = [v for v in range(vocab) if v != eos]
+    rng.shuffle(others)
+    label = [eos] + others  # template token i is token label[i]
+    s = [0.0] * vocab
+    tr = [[0.0] * vocab for _ in range(vocab)]
+    for i in range(vocab):
+        s[label[i]] = start[i]
+        for j in range(vocab):
+            tr[label[i]][label[j]] = trans[i][j]
+    return s, tr
+
+
+def _equal_tokens_row(rng: random.Random, vocab: int, eos: int) -> tuple[list[float], list[list[float]]]:
+    """A Gaussian row in which two tokens are one: the same start logit (both leading), the same row of
+    transitions and the same column, so every sequence through one ties with its twin through the other."""
+    start, trans = _random_row(rng, vocab, eos, "early")
+    a, b = sorted(rng.sample([v for v in range(vocab) if v != eos], 2))
+    start[a] = start[b] = oracle._f32(max(start) + rng.uniform(0.2, 0.8))
+    trans[b] = list(trans[a])
+    for row in trans:
+        row[b] = row[a]
+    return start, trans
+
+
+def _wide_row(rng: random.Random, *, vocab: int, eos: int) -> tuple[list[float], list[list[float]]]:
+    """A row where every token but a few (GAP below, never EOS) is equally likely at every step: with a
+    beam wider than 16, hundreds of candidates tie, and so do the finished hypotheses [EOS] (log p / 1)
+    and [a, b] (2 log p / 2). A sort of more than 16 values that is not stable reorders such ties."""
+    excluded = set(rng.sample([v for v in range(vocab) if v != eos], rng.randint(0, 2)))
+    row = [-GAP if v in excluded else 0.0 for v in range(vocab)]
+    return list(row), [list(row) for _ in range(vocab)]
+
+
+@functools.lru_cache(maxsize=8)
+def tie_models(seed: int) -> list[Model]:
+    """One model per tie template, one of equal-token rows and one wide beam over equally likely tokens,
+    drawn under ``seed``: rows whose every
+    decision is an exact tie or clears MARGIN, whose ties are exact in every arithmetic, and which show
+    at least one wrong tie order; together each model's rows show every order that its template can
+    show. Each model is one call: its own V, eos_id, max_len, beam_width and length_penalty."""
+    rng = random.Random(seed)
+    models = []
+    for name, (max_len, width, alpha) in TIE_CALLS.items():
+        template = TIE_TEMPLATES[name]
+        vocab = len(template["start"]) + rng.choice((0, 1, 2))
+        eos = rng.randrange(vocab)
+        draw = functools.partial(_tie_row, template=template, vocab=vocab, eos=eos)
+        models.append(_tie_model(rng, draw, eos, max_len, width, alpha, name))
+    vocab = rng.randint(5, 7)
+    eos = rng.randrange(vocab)
+    max_len, width, alpha = rng.choice(((4, 3, 0.5), (5, 3, 0.0), (4, 2, 1.0)))
+    models.append(
+        _tie_model(rng, lambda r: _equal_tokens_row(r, vocab, eos), eos, max_len, width, alpha, "equal_tokens")
+    )
+    vocab = rng.randint(18, 20)
+    eos, width = rng.randrange(vocab), 17
+    wide = functools.partial(_wide_row, vocab=vocab, eos=eos)
+    models.append(_tie_model(rng, wide, eos, 2, width, 1.0, "wide", rows=1, orders=("ties_larger_first",)))
+    return models
+
+
+TIE_ROWS = 4  # rows per tie model
+
+
+def _tie_model(
+    rng,
+    draw,
+    eos: int,
+    max_len: int,
+    width: int,
+    alpha: float,
+    name: str,
+    rows: int = TIE_ROWS,
+    orders: tuple[str, ...] = oracle.BEAM_TIE_ORDERS,
+) -> Model:
+    """``rows`` rows or more from ``draw``: each robust, clearing MARGIN where it does not tie, and showing
+    a wrong tie order of ``orders``; past ``rows``, only rows that show an order not yet shown, until every order the
+    template can show is shown (or twice as many rows)."""
+    drawn: list[tuple[list[float], list[list[float]]]] = []
+    shown: set[str] = set()
+    for _ in range(_TRIES):
+        start, trans = draw(rng)
+        truth = oracle.beam_row(start, trans, eos, max_len, PAD, width, alpha)
+        greedy = oracle.greedy_row(start, trans, eos, max_len, PAD)
+        if truth.margin < MARGIN or greedy.margin < MARGIN:
+            continue
+        wrong = {
+            order
+            for order in orders
+            if oracle.beam_row(start, trans, eos, max_len, PAD, width, alpha, order).tokens != truth.tokens
+        }
+        if not wrong or (len(drawn) >= rows and wrong <= shown):
+            continue
+        if not oracle.robust_beam(start, trans, eos, max_len, PAD, width, alpha) or not oracle.robust_greedy(
+            start, trans, eos, max_len, PAD
+        ):
+            continue
+        drawn.append((start, trans))
+        shown |= wrong
+        if len(drawn) >= rows and (shown >= _showable(name) or len(drawn) >= 2 * rows):
+            break
+    if len(drawn) < rows:
+        raise AmbiguousCase(f"tie model {name}: only {len(drawn)} rows in {_TRIES} tries")
+    labels = [_label("exact ties", "精确并列")] * len(drawn)
+    return Model(
+        torch.tensor([r[0] for r in drawn]),
+        torch.tensor([r[1] for r in drawn]),
+        labels,
+        max_len,
+        width,
+        alpha,
+        ties=True,
+        eos=eos,
+    )
+
+
+def _showable(name: str) -> set[str]:
+    """The wrong tie orders a template's rows can show (measured: tests/exercises/test_042_*.py)."""
+    return {
+        "unequal_parents": {"ties_parents_by_score", "ties_larger_first", "final_tie_last_finished"},
+        "final_across_steps": {"final_tie_first_finished", "final_tie_last_finished", "ties_larger_first"},
+        "tied_parents": {"ties_token_major", "ties_larger_first"},
+        "equal_tokens": {"ties_larger_first", "final_tie_last_finished"},
+        "wide": {"ties_larger_first"},
+    }[name]
+
+
+# --- witnesses: the models a named mistake must also explain -------------------------------------
+
+WITNESS_SEED = 4318
 
 
 @functools.cache
-def full_width() -> Model:
-    """beam_width = V = 4: the first step keeps every token; length_penalty = 0.5."""
-    return random_model(FULL_WIDTH_SEED, 6, 4, 4, width=4, alpha=0.5)
+def beam_witness() -> Model:
+    """Forty rows, beam_width = 3, length_penalty = 0.8, max_len = 4, eos_id = 1, pad_id = 2 (a real
+    token): every known decoding mistake returns its own answer here (tests/exercises checks it), so a
+    mistake named on another case is named only if the learner's answer here is that mistake's too."""
+    return random_model(WITNESS_SEED, 40, 5, 4, width=3, alpha=0.8, pad=None)
+
+
+@functools.cache
+def greedy_witness() -> Model:
+    """Twenty-four rows for greedy decoding (max_len = 5), EOS first in a third of them."""
+    return random_model(WITNESS_SEED + 1, 24, 5, 5, width=1, alpha=0.0)

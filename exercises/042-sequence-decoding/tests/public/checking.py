@@ -115,12 +115,18 @@ def check_decoded(
     mistakes: Callable[[], Mapping[str, Decoded]],
     tie_rows: Sequence[int] = (),
     tie_diagnosis: str | None = None,
+    tie_orders: Callable[[], Sequence[Decoded]] | None = None,
+    rescore: Callable[[int, list[int]], float | None] | None = None,
+    confirm: Callable[[list[str]], list[str]] | None = None,
 ) -> None:
     """A decoder's (tokens, scores) against ``expected``; a failure names the mistake that reproduces every row.
 
-    ``tie_rows``: rows whose answer depends on the tie rule; a wrong sequence there that no
-    listed mistake explains gets ``tie_diagnosis``, but only if its score is the expected one (a
-    tied rival, or its mirror image, has the same score: a wrong score is a different mistake).
+    ``tie_diagnosis`` is named when one of ``tie_orders()`` (what each wrong tie order returns)
+    reproduces every row, or, with ``rescore(row, tokens)`` (the true score of a returned row, None
+    when it is not a sequence), when every wrong row is one of ``tie_rows`` and returns a sequence
+    whose true score and returned score are the expected score: a tied rival. ``confirm(names)``
+    keeps the names that another input (a witness, asked only now) also shows; a name it drops is
+    not named. Two names left name none.
     """
     want_tokens, want_scores = expected
     tokens, scores = decoded(ctx, value, name=name, batch=len(want_tokens), max_len=len(want_tokens[0]), dtype=dtype)
@@ -130,19 +136,28 @@ def check_decoded(
     def row_ok(row: int, tok: Sequence[Sequence[int]], sc: Sequence[float]) -> bool:
         return list(got_tokens[row]) == list(tok[row]) and _same([got_scores[row]], [sc[row]], rtol, atol)
 
+    def reproduces(answer: Decoded) -> bool:
+        return all(row_ok(row, answer[0], answer[1]) for row in range(len(want_tokens)))
+
+    def tied_rival(row: int) -> bool:
+        if rescore is None or row not in tie_rows:
+            return False
+        worth = rescore(row, list(got_tokens[row]))
+        return worth is not None and all(
+            _same([value], [want_scores[row]], rtol, atol) for value in (worth, got_scores[row])
+        )
+
     wrong = [row for row in range(len(want_tokens)) if not row_ok(row, want_tokens, want_scores)]
     if not wrong:
         return
-    matching = [
-        text for text, (tok, sc) in mistakes().items() if all(row_ok(row, tok, sc) for row in range(len(want_tokens)))
-    ]
+    matching = [text for text, answer in mistakes().items() if reproduces(answer)]
+    if tie_diagnosis and tie_diagnosis not in matching:
+        orders = tie_orders() if tie_orders is not None else ()
+        if any(reproduces(answer) for answer in orders) or (not matching and all(tied_rival(row) for row in wrong)):
+            matching.append(tie_diagnosis)
+    if confirm is not None and matching:
+        matching = confirm(matching)
     diagnosis = matching[0] if len(matching) == 1 else None  # two mistakes that coincide here name none
-    if (
-        not matching  # the tie rule names a wrong sequence that no listed mistake explains
-        and tie_diagnosis
-        and all(row in tie_rows and _same([got_scores[row]], [want_scores[row]], rtol, atol) for row in wrong)
-    ):
-        diagnosis = tie_diagnosis
     row = wrong[0]
     tokens_wrong = list(got_tokens[row]) != list(want_tokens[row])
     got_score, want_score = format_pair(got_scores[row], want_scores[row])  # digits enough to differ
@@ -161,6 +176,46 @@ def check_decoded(
         kind=Evidence.VALUE,
         explained_by=matching if len(matching) > 1 else (),
     )
+
+
+def parse_sequence(tokens: Sequence[int], eos: int, pad: int) -> tuple[int, ...] | None:
+    """The sequence a decoder's padded row holds (up to its first EOS, or all of it), or None when a
+    position after it is not ``pad`` (a malformed row)."""
+    out = list(tokens)
+    end = out.index(eos) + 1 if eos in out else len(out)
+    if end == 0 or any(v != pad for v in out[end:]):
+        return None
+    return tuple(out[:end])
+
+
+def _log_softmax(row: Sequence[float]) -> list[float]:
+    top = max(row)
+    total = top + math.log(sum(math.exp(v - top) for v in row))
+    return [v - total for v in row]
+
+
+def sequence_score(start: Sequence[float], trans: Sequence[Sequence[float]], seq: Sequence[int], alpha: float) -> float:
+    """log p of ``seq`` under one row's start [V] and transition [V][V] logits, divided by L ** alpha
+    (plain Python in float64: the statement's formula, for judging a sequence a learner returned)."""
+    first, table = _log_softmax(start), [_log_softmax(row) for row in trans]
+    total = first[seq[0]] + sum(table[a][b] for a, b in zip(seq, seq[1:], strict=False))
+    return total / float(len(seq)) ** alpha
+
+
+def rescorer(
+    start: Sequence[Sequence[float]], trans: Sequence[Sequence[Sequence[float]]], eos: int, pad: int, alpha: float
+) -> Callable[[int, list[int]], float | None]:
+    """``rescore(row, tokens)`` for :func:`check_decoded`: the true score of a returned row of a model
+    (float64 lists, ``[B][V]`` and ``[B][V][V]``), or None when the row is not a sequence of valid ids."""
+
+    def rescore(row: int, tokens: list[int]) -> float | None:
+        seq = parse_sequence(tokens, eos, pad)
+        vocab = len(start[row])
+        if seq is None or any(not 0 <= v < vocab for v in seq):
+            return None
+        return sequence_score(start[row], trans[row], seq, alpha)
+
+    return rescore
 
 
 def not_refuted(

@@ -41,6 +41,13 @@ LOG_PROB: dict[str, Bilingual] = {
         "softmax is computed without subtracting the maximum: large logits overflow exp() and give NaN",
         "计算 softmax 时没有减去最大值：logits 很大时 exp() 溢出，结果是 NaN",
     ),
+    "logsumexp_unshifted": Bilingual(
+        "log-sum-exp is computed without subtracting the maximum (x - log(sum(exp(x)))): large logits overflow "
+        "exp() to inf and every log-probability becomes -inf; subtract the row's maximum first, or use "
+        "log_softmax",
+        "计算 log-sum-exp 时没有先减去最大值（x - log(sum(exp(x)))）：logits 很大时 exp() 溢出为 inf，每个对数概率"
+        "都变成 -inf；应当先减去这一行的最大值，或者直接用 log_softmax",
+    ),
     "log_of_softmax": Bilingual(
         "log(softmax(x)) underflows: a very unlikely token gets probability 0 and log-probability -inf; "
         "use log_softmax",
@@ -120,6 +127,18 @@ DECODING: dict[str, Bilingual] = {
         "the beam is refilled to beam_width after a hypothesis finishes; it must shrink by one for each "
         "finished hypothesis",
         "有假设结束后又把束补满到 beam_width；每结束一个假设，束就应当缩小一个",
+    ),
+    "greedy_eos_first_ignored": Bilingual(
+        "a first token EOS does not end greedy decoding: EOS ends the sequence at every step, the first "
+        "included ([EOS] alone is a sequence of length 1)",
+        "第一个 token 是 EOS 时贪心解码没有停止：EOS 在任何一步都结束序列，第一步也一样"
+        "（单独的 [EOS] 就是长度为 1 的序列）",
+    ),
+    "unfinished_dropped_at_max_len": Bilingual(
+        "at t = max_len the kept candidates without EOS are dropped instead of finishing: every kept "
+        "candidate of the last step is finished, with EOS or without",
+        "在 t = max_len 时丢掉了保留下来但没有 EOS 的候选，而不是让它们结束：最后一步保留下来的每个候选都算已结束，"
+        "不论是否以 EOS 结尾",
     ),
     "eos_not_first": Bilingual(
         "EOS is refused as the first token: it is a token like the others, and [EOS] alone is a sequence of "
