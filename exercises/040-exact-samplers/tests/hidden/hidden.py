@@ -3,10 +3,11 @@
 First the noise forms, token for token against the float64 oracle, on inputs generated under each
 case's seed (``cases.py`` draws them and verifies their margins): the inverse CDF on steps exact in
 float64 (u on them and on their float32 rounding), rows whose float32 sum stops short of 1, weights
-whose sum() differs from the last cumulative sum, mixed dtypes; Gumbel-max and the exponential race
-in every dtype pairing, with all-zero, subnormal and extreme uniforms, ties made several ways, tiny and
-subnormal weights; alias tables of every kind judged by their implied distribution; alias draws on
-any in-range table, with coins of 0 and equal to accept and columns at cell edges. Then ``sample``
+whose sum() differs from the last cumulative sum, mixed dtypes, subnormal weights between zeros
+(the support only); Gumbel-max and the exponential race in every dtype pairing, with all-zero,
+subnormal and extreme uniforms, ties made several ways, tiny and subnormal weights; alias tables of
+every kind judged by their implied distribution; alias draws on any in-range table, with coins of 0
+and equal to accept and columns at cell edges. Then ``sample``
 per method: fits, pairs within a row at three distances, rows independent of each other, extreme
 uniforms, every draw site pushed to each end, the generator contract (the batch's rows in another
 order too); then bad inputs generated from the statement's refusal list, and its legal corners.

@@ -4,11 +4,12 @@ No hidden input, no oracle: the inputs are small, and the exact answers and what
 mistake returns on them were computed with the server's float64 oracle and frozen here
 (tests/exercises/test_040_exact_samplers.py checks them against it). One check per clause of the
 contract, as far as a few rows allow. The noise forms are judged token for token (a dyadic row with
-zeros, a float32 row summing below 1, a row whose steps are exact in float64 but not in float32, and
-float64 weights whose sum() differs from the last cumulative sum, for the inverse CDF; all-zero, zero,
-subnormal and 0.99999994 uniforms and ties for Gumbel-max and the race, and subnormal weights that
-must not let a zero-probability token win; tables with empty cells, a coin equal to accept and
-columns just below a cell edge for the alias draw); alias tables by their implied distribution.
+zeros, a float32 row summing below 1, a row whose steps are exact in float64 but not in float32,
+float64 weights whose sum() differs from the last cumulative sum, and subnormal weights between zeros
+(the support only), for the inverse CDF; all-zero, zero, subnormal and 0.99999994 uniforms and ties
+for Gumbel-max and the race, and subnormal weights that must not let a zero-probability token win;
+tables with empty cells, a coin equal to accept and columns just below a cell edge for the alias
+draw); alias tables by their implied distribution.
 ``sample`` gets small statistical checks per method (two identical rows of 600 draws: one fit, pairs
 within the rows, the rows independent), extreme uniforms, every draw site pushed to each end, tiny
 weights, the generator contract, and a bad input of each kind. What it cannot see is listed in
