@@ -93,6 +93,7 @@ FLAW_DIAGNOSES = {
     ("column_u", Flaw.NAN): "uniform_nan_accepted",
     ("coin_u", Flaw.NAN): "uniform_nan_accepted",
     ("logits", Flaw.POSINF): "logits_posinf_accepted",
+    ("logits", Flaw.NO_FINITE_ROW): "neginf_row_accepted",
     ("probs", Flaw.ZERO_ROW): "zero_row_accepted",
     ("num_samples", Flaw.NOT_AN_INT): "num_samples_not_int",
     ("method", Flaw.UNKNOWN_CHOICE): "unknown_method_accepted",

@@ -451,7 +451,11 @@ def check_bad_inputs(sub, ctx) -> int:
             ),
             BadInput("u = 1", {"logits": torch.zeros(2, 2), "u": torch.ones(2, 1, 2)}),
             BadInput("logits holding NaN", {"logits": torch.tensor([[0.0, nan], [0.0, 1.0]]), "u": u3}),
-            BadInput("a row of -inf logits", {"logits": torch.tensor([[0.0, 1.0], [-inf, -inf]]), "u": u3}),
+            BadInput(
+                "a row of -inf logits",
+                {"logits": torch.tensor([[0.0, 1.0], [-inf, -inf]]), "u": u3},
+                diagnosis=MISTAKES["neginf_row_accepted"],
+            ),
             BadInput(
                 "logits holding +inf",
                 {"logits": torch.tensor([[0.0, inf], [0.0, 1.0]]), "u": u3},

@@ -179,6 +179,11 @@ MISTAKES: dict[str, Bilingual] = {
         "the whole tensor's)",
         "probs 中和为 0 的一行被接受了：每一行的和都必须为正（应逐行检查，而不是检查整个张量的和）",
     ),
+    "neginf_row_accepted": Bilingual(
+        "a row of logits that is all -inf is accepted: each row needs at least one finite value, even when the "
+        "other rows have one (check each row, not the whole tensor)",
+        "logits 中全为 -inf 的一行被接受了：每一行都至少要有一个有限值，即使其他行有（应逐行检查，而不是检查整个张量）",
+    ),
     "num_samples_not_int": Bilingual(
         "num_samples that is not an int (a float such as 2.5, a string, a bool) is accepted, converted with "
         "int() or used as it is; refuse anything but an int >= 1",
