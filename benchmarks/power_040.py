@@ -81,6 +81,7 @@ REFUSAL = {
     "logits_posinf_accepted",
     "alias_range_where_used",
     "zero_row_whole_tensor",
+    "neginf_row_whole_tensor",
     "num_samples_truncated",
     "unknown_method_fallback",
 }
