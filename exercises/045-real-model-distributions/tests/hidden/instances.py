@@ -5,7 +5,7 @@ the tensors the learner gets, the answers of ``oracle.py`` on exactly those tens
 whose public part quotes no value. What each instance promises is verified when it is built:
 
 * ``tokens_for_mass``: every row keeps ``oracle.MASS_MARGIN`` from its cut, except the statement's
-  exact ties (finite logits all 0, n = 1, 2, 4, 8 or 16 of them, ``mass`` a multiple of 1/n), which
+  exact ties (finite logits all 0, n = 1, 2, 4 or 16 of them, ``mass`` a multiple of 1/n), which
   land on it exactly; rows are random non-dyadic weights, ties (some at the cut), exact zeros (-inf)
   beside probabilities of 1e-25, single tokens, large logits; temperatures are an int, a float or a
   per-row tensor of either dtype with logits of either dtype.
@@ -30,7 +30,9 @@ from judge.i18n import Bilingual
 from . import oracle
 
 INF = float("inf")
-TIE_SIZES = (1, 2, 4, 8, 16)  # the statement's exact ties: every usual computation gives exactly 1/n
+# The statement's exact ties: every usual computation gives exactly 1/n, in float32 and float64 (8 is
+# not among them: log_softmax(...).exp() gives 0.12500000000000003 in float64).
+TIE_SIZES = (1, 2, 4, 16)
 SIXTEENTHS = 16
 _TRIES = 200  # draws of a row before giving up on its margin (none comes close: a margin of 1e-4 is rare)
 
@@ -102,6 +104,8 @@ def _large_row(rng: random.Random, vocab: int, dtype: torch.dtype) -> list[float
 # Each call's (logits dtype, temperature form): every form with each dtype of logits somewhere. The
 # mass of a tokens_for_mass call is j/16 (the exact ties land on it), but for the last call's, which is
 # any number in (0.05, 0.95) (the ties then keep the margin too).
+# The first call's j is a multiple of 4 (4 and 16 ties land on it, 2 as well at j = 8).
+SIXTEENTHS_OF_CALL = ((4, 8, 12), tuple(range(1, 16)), tuple(range(1, 16)), ())
 MASS_CALLS = (
     (torch.float32, "tensor64"),
     (torch.float64, "float"),
@@ -160,11 +164,11 @@ _MASS_KINDS = {
 }
 
 
-def mass_instance(rng: random.Random, dtype: torch.dtype, form: str, *, dyadic: bool = True) -> MassInstance:
+def mass_instance(rng: random.Random, dtype: torch.dtype, form: str, *, sixteenths: tuple[int, ...]) -> MassInstance:
     """One call of ``tokens_for_mass``: twelve rows, every kind, and the statement's exact ties; the mass
-    j/16 (``dyadic``) or any number with six decimals."""
+    j/16 for j drawn from ``sixteenths``, or (none given) any number with six decimals."""
     vocab = rng.randint(16, 40)
-    mass = rng.randint(1, SIXTEENTHS - 1) / SIXTEENTHS if dyadic else round(rng.uniform(0.05, 0.95), 6)
+    mass = rng.choice(sixteenths) / SIXTEENTHS if sixteenths else round(rng.uniform(0.05, 0.95), 6)
     kinds: list[tuple[str, str, str]] = []
     rows: list[list[float]] = []
     exact: list[int] = []
@@ -219,7 +223,7 @@ def mass_instances(rng: random.Random) -> list[MassInstance]:
     for i, (dtype, form) in enumerate(MASS_CALLS):
         for _ in range(_TRIES):
             try:
-                out.append(mass_instance(rng, dtype, form, dyadic=i < len(MASS_CALLS) - 1))
+                out.append(mass_instance(rng, dtype, form, sixteenths=SIXTEENTHS_OF_CALL[i]))
                 break
             except oracle.AmbiguousCase:
                 continue
