@@ -246,6 +246,13 @@ class RowsInstance:
     draft: torch.Tensor | None = None
 
 
+def _large_shift(row: list[float], low: bool, dtype: torch.dtype) -> float:
+    """What a "large" row of an entropy call comes down by: its maximum at low temperatures, 900 in float64."""
+    if low:
+        return max(row)
+    return 900.0 if dtype == torch.float64 else 0.0
+
+
 def entropy_instances(rng: random.Random) -> list[RowsInstance]:
     """One call per entry of ``ENTROPY_CALLS``: every kind of row, the last at low temperatures."""
     out = []
@@ -259,11 +266,13 @@ def entropy_instances(rng: random.Random) -> list[RowsInstance]:
             _tie_row(rng, vocab, 4) if kind == "tie" else _draw(rng, kind, vocab, dtype, t)
             for (kind, _, _), t in zip(kinds, temps.tolist(), strict=True)
         ]
-        if low:  # logits / T in the hundreds, not the tens of thousands: large rows come down to about 0
-            rows = [
-                [x - max(row) if kind == "large" else x for x in row]
-                for row, (kind, _, _) in zip(rows, kinds, strict=True)
-            ]
+        # An entropy computed as logsumexp(y) - sum p y (legal) loses |y| x 1e-16 per token: float64 rows
+        # near 1000 over T = 0.5 would take it past the 1e-10 tolerance, so they come down to about 100
+        # (about 0 at low temperatures: logits / T in the hundreds, not the tens of thousands).
+        rows = [
+            [x - _large_shift(row, low, dtype) for x in row] if kind == "large" else row
+            for row, (kind, _, _) in zip(rows, kinds, strict=True)
+        ]
         out.append(RowsInstance(torch.tensor(rows, dtype=dtype), temperature, temps, _row_labels(kinds, temps)))
     return out
 
