@@ -10,19 +10,16 @@ import functools
 import math
 import struct
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import torch
 
 from judge.checks import (
     BadInput,
     CheckFailed,
-    Evidence,
     diagnosed,
     expect,
     expect_bad_inputs_refused,
     expect_calibrated,
-    expect_close,
     expect_different_under_seeds,
     expect_independent_rows,
     expect_tensor,
@@ -30,214 +27,24 @@ from judge.checks import (
     fail,
 )
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
 
 from .diagnoses import MISTAKES
+from .weights44 import (  # noqa: F401  (the weight functions' checks, re-exported for the suites)
+    WeightCase,
+    check_ess,
+    check_ess_invariance,
+    check_estimates,
+    check_truncated,
+    frozen_case,
+    judge_ess,
+    judge_estimates,
+    judge_truncated,
+    pair,
+    per_row,
+    tolerance,
+)
 
-
-def _pair(value, name: str) -> tuple:
-    """The learner's return value as a pair (a tuple or a list of two items), else a failure."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        fail(
-            f"{name} must return a pair of tensors, got {type(value).__name__}",
-            rule=Bilingual(f"{name}: did not return a pair", f"{name}：返回值不是二元组"),
-            kind=Evidence.STRUCTURAL,
-        )
-    return value[0], value[1]
-
-
-def _per_row(value, *, name: str, rows: int, dtype: torch.dtype, device: str) -> torch.Tensor:
-    """A ``[rows]`` output of ``dtype`` on ``device`` (:func:`expect_tensor`). Shape ``[]`` for a batch of
-    one row is the squeezed batch dimension, a known mistake: its exact signature, so it is named."""
-    if rows == 1 and isinstance(value, torch.Tensor) and value.dim() == 0:
-        fail(
-            f"{name} returned shape [] for a batch of one row, expected [1]",
-            diagnosis=MISTAKES["batch_of_one_squeezed"],
-            rule=Bilingual(f"{name}: a batch of one row gave shape []", f"{name}：只有一行的批返回了形状 []"),
-            kind=Evidence.STRUCTURAL,
-        )
-    return expect_tensor(value, name=name, shape=(rows,), dtype=dtype, device=device)
-
-
-def tolerance(dtype: torch.dtype, log_p: torch.Tensor, log_q: torch.Tensor) -> float:
-    """The relative error a stable computation may make: rounding of log p - log q (which grows with the
-    log-weights' size) carried through exp, plus a few roundings of the sums."""
-    eps = torch.finfo(dtype).eps
-    size = float((log_p.abs() + log_q.abs()).max()) if log_p.numel() else 0.0
-    return eps * (32 + 4 * size)
-
-
-# --- importance_estimates, effective_sample_size, truncated_estimate ---------------------------
-
-
-@dataclass(frozen=True)
-class WeightCase:
-    """Log-densities of N samples per row, their values f, and the exact answers (float64, from the oracle).
-
-    ``ordinary`` may hold NaN on rows where it is not judged (a weight exp(lw) beyond the dtype's range).
-    ``mistakes``: output name ("ordinary", "self_normalized", "ess", "truncated") -> diagnosis -> values.
-    """
-
-    log_p: torch.Tensor  # [B, N]
-    log_q: torch.Tensor  # [B, N]
-    f: torch.Tensor  # [B, N]
-    ordinary: torch.Tensor  # [B] float64
-    self_normalized: torch.Tensor  # [B] float64
-    ess: torch.Tensor  # [B] float64
-    truncated: torch.Tensor  # [B] float64 (at ``cap``)
-    cap: float
-    public: Bilingual
-    mistakes: Mapping[str, Mapping[str, torch.Tensor]] = field(default_factory=dict)
-
-
-def _what(case: WeightCase, function: str, en: str, zh: str) -> Bilingual:
-    return Bilingual(f"{function} ({case.public}): {en}", f"{function}（{case.public.zh}）：{zh}")
-
-
-def _close(actual, expected: torch.Tensor, *, rtol: float, atol: float, what: str, mistakes) -> None:
-    """``expect_close`` on outputs [B], one value per row (messages name the row); ``mistakes``: a
-    mapping, or a function returning one (asked only on failure)."""
-    expect_close(actual, expected, rtol=rtol, atol=atol, what=what, mistakes=mistakes, per_row=True)
-
-
-def _mistakes_of(case: WeightCase, output: str) -> dict[str, torch.Tensor]:
-    return {MISTAKES[name]: values for name, values in case.mistakes.get(output, {}).items()}
-
-
-def _unrefuted(sub, case: WeightCase, output: str, separating: WeightCase | None):
-    """``_mistakes_of(case, output)``, asked only on failure, less the mistakes the learner's answer on
-    ``separating`` refutes.
-
-    Two mistakes may give the same answer on a case (exponentiating the log-weight unshifted, and
-    exponentiating p and q apart, both overflow to NaN on log-weights of 900): the case alone then
-    names neither. On ``separating`` they differ (log-densities of -200 with a small difference:
-    only p and q apart underflow), and a mistake whose answer there is not the learner's is no
-    candidate here. A mistake ``separating`` does not list answers the target there.
-    """
-
-    def mistakes() -> dict[str, torch.Tensor]:
-        if separating is None:
-            return _mistakes_of(case, output)
-        returned = _learner_answer(sub, separating, output)
-        if returned is None:
-            return _mistakes_of(case, output)
-        target = getattr(separating, output)
-        judged = ~torch.isnan(target)
-        rel = 4 * tolerance(separating.log_p.dtype, separating.log_p, separating.log_q)
-        scale = max(1.0, float(target[judged].abs().max())) if bool(judged.any()) else 1.0
-        there = separating.mistakes.get(output, {})
-
-        def agrees(name: str) -> bool:
-            predicted = there.get(name, target)
-            return torch.allclose(returned[judged], predicted[judged], rtol=rel, atol=rel * scale, equal_nan=True)
-
-        found = case.mistakes.get(output, {})
-        return {MISTAKES[name]: values for name, values in found.items() if agrees(name)}
-
-    return mistakes
-
-
-def _learner_answer(sub, case: WeightCase, output: str) -> torch.Tensor | None:
-    """The learner's ``output`` (``ordinary``, ``self_normalized`` or ``ess``) on ``case`` as float64 [B],
-    or None when it raised, changed its input or returned something else (evidence of nothing)."""
-    try:
-        if output == "ess":
-            value = sub.effective_sample_size(case.log_p, case.log_q)
-        else:
-            pair = sub.importance_estimates(case.log_p, case.log_q, case.f)
-            value = pair[output == "self_normalized"] if isinstance(pair, (tuple, list)) and len(pair) == 2 else None
-    except (LearnerRaised, CheckFailed):
-        return None
-    rows = case.log_p.shape[0]
-    if not isinstance(value, torch.Tensor) or not value.is_floating_point() or tuple(value.shape) != (rows,):
-        return None
-    return value.to(torch.float64)
-
-
-def check_estimates(sub, ctx, case: WeightCase, separating: WeightCase | None = None) -> None:
-    """One call of ``importance_estimates``: both outputs against the oracle (the ordinary one on judged rows).
-    ``separating``: a case that tells apart mistakes that coincide on this one (see :func:`_unrefuted`)."""
-    rows = case.log_p.shape[0]
-    dtype = case.log_p.dtype
-    rel = tolerance(dtype, case.log_p, case.log_q)
-    top = float(case.f.abs().max())
-    ordinary, self_normalized = _pair(sub.importance_estimates(case.log_p, case.log_q, case.f), "importance_estimates")
-    for value, part in ((ordinary, "ordinary"), (self_normalized, "self-normalized")):
-        _per_row(value, name=f"importance_estimates (the {part} estimate)", rows=rows, dtype=dtype, device=ctx.device)
-    _close(
-        self_normalized,
-        case.self_normalized,
-        rtol=rel,
-        atol=rel * top,
-        what=_what(case, "importance_estimates", "the self-normalized estimate", "自归一化估计"),
-        mistakes=_unrefuted(sub, case, "self_normalized", separating),
-    )
-    judged = ~torch.isnan(case.ordinary)
-    if bool(judged.any()):
-        index = judged.nonzero().squeeze(1)
-        # The scale of the largest term of each judged row: its error is relative to that.
-        lw = (case.log_p - case.log_q).to(torch.float64)[index]
-        scale = float((lw.amax(dim=1).exp() * case.f.to(torch.float64)[index].abs().amax(dim=1)).max())
-        _close(
-            ordinary[index],
-            case.ordinary[index],
-            rtol=rel,
-            atol=rel * scale,
-            what=_what(case, "importance_estimates", "the ordinary estimate", "普通估计"),
-            mistakes=lambda: {
-                name: values[index] for name, values in _unrefuted(sub, case, "ordinary", separating)().items()
-            },
-        )
-
-
-def check_ess(sub, ctx, case: WeightCase, separating: WeightCase | None = None) -> None:
-    """One call of ``effective_sample_size`` against the oracle, and 1 <= ESS <= N (``separating``: as
-    for :func:`check_estimates`)."""
-    rows, n = case.log_p.shape
-    dtype = case.log_p.dtype
-    rel = tolerance(dtype, case.log_p, case.log_q)
-    ess = _per_row(
-        sub.effective_sample_size(case.log_p, case.log_q),
-        name="effective_sample_size",
-        rows=rows,
-        dtype=dtype,
-        device=ctx.device,
-    )
-    what = _what(case, "effective_sample_size", "the effective sample size", "有效样本数")
-    _close(ess, case.ess, rtol=4 * rel, atol=4 * rel, what=what, mistakes=_unrefuted(sub, case, "ess", separating))
-    values = ess.to(torch.float64)
-    expect(
-        bool(((values >= 1 - 4 * rel) & (values <= n * (1 + 4 * rel))).all()),
-        f"{what}: an effective sample size lies outside [1, {n}]",
-        rule=Bilingual(f"{what}: outside [1, N]", f"{what.zh}：超出 [1, N]"),
-    )
-
-
-def check_truncated(sub, ctx, case: WeightCase, diagnosis: str | None = None) -> None:
-    """One call of ``truncated_estimate`` at ``case.cap`` against the oracle (``diagnosis``: the mistake's
-    name when the call raises)."""
-    rows = case.log_p.shape[0]
-    dtype = case.log_p.dtype
-    rel = tolerance(dtype, case.log_p, case.log_q)
-    if diagnosis is None:
-        result = sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
-    else:
-        with diagnosed(MISTAKES[diagnosis], raised_only=True):
-            result = sub.truncated_estimate(case.log_p, case.log_q, case.f, case.cap)
-    value = _per_row(result, name="truncated_estimate", rows=rows, dtype=dtype, device=ctx.device)
-    _close(
-        value,
-        case.truncated,
-        rtol=rel,
-        atol=rel * case.cap * float(case.f.abs().max()),
-        what=_what(
-            case,
-            "truncated_estimate",
-            f"the estimate truncated at cap = {case.cap:g}",
-            f"在 cap = {case.cap:g} 处截断的估计",
-        ),
-        mistakes=_mistakes_of(case, "truncated"),
-    )
+_pair, _per_row = pair, per_row
 
 
 def check_weights_bad_inputs(sub) -> None:
@@ -701,67 +508,6 @@ def check_sampler_bad_inputs(sub, ctx) -> None:
         extra=lambda: {"generator": ctx.generator()},
         name=ESTIMATE,
     )
-
-
-def frozen_case(name: str) -> WeightCase:
-    """A fixed case of ``inputs44`` with its frozen answers (``frozen44``)."""
-    from .frozen44 import FROZEN
-    from .inputs44 import CAP, case_inputs
-
-    log_p, log_q, f, public = case_inputs(name)
-    data = FROZEN[name]
-
-    def t(values):
-        return torch.tensor(values, dtype=torch.float64)
-
-    mistakes = {output: {m: t(v) for m, v in table.items()} for output, table in data["mistakes"].items()}
-    return WeightCase(
-        log_p,
-        log_q,
-        f,
-        t(data["ordinary"]),
-        t(data["self_normalized"]),
-        t(data["ess"]),
-        t(data["truncated"]),
-        CAP,
-        public,
-        mistakes,
-    )
-
-
-def check_ess_invariance(sub, ctx, case: WeightCase, shift: float) -> None:
-    """Adding ``shift`` to every log p (multiplying every weight by e^shift) leaves each ESS unchanged."""
-    rows = case.log_p.shape[0]
-    rel = tolerance(case.log_p.dtype, case.log_p + shift, case.log_q)
-    shifted = expect_tensor(
-        sub.effective_sample_size(case.log_p + shift, case.log_q),
-        name="effective_sample_size",
-        shape=(rows,),
-        dtype=case.log_p.dtype,
-        device=ctx.device,
-    )
-    what = Bilingual(
-        f"effective_sample_size ({case.public}, every weight times e^{shift:g})",
-        f"effective_sample_size（{case.public.zh}，每个权重乘以 e^{shift:g}）",
-    )
-    _close(
-        shifted,
-        case.ess,
-        rtol=4 * rel,
-        atol=4 * rel,
-        what=what,
-        mistakes={MISTAKES[name]: v for name, v in _shifted_ess_mistakes(case, shift).items()},
-    )
-
-
-def _shifted_ess_mistakes(case: WeightCase, shift: float) -> dict[str, torch.Tensor]:
-    """What the scale-dependent ESS mistakes return once every weight is multiplied by e^shift."""
-    out = {}
-    for name in ("ess_unnormalized", "ess_n_over_mean_square"):
-        values = case.mistakes.get("ess", {}).get(name)
-        if values is not None:
-            out[name] = values * math.exp(-2 * shift) if abs(shift) < 300 else values * 0.0
-    return out
 
 
 # coverage_of(20), frozen (tests/exercises/test_044_importance_sampling.py recomputes it): the exact coverage

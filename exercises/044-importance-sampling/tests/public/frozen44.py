@@ -1,6 +1,7 @@
 """Frozen answers of the fixed cases in ``inputs44.py`` (float64), written by the judge's oracle.
 
-Generated; tests/exercises/test_044_importance_sampling.py checks them against the oracle.
+Generated (python tests/exercises/test_044_importance_sampling.py --write); the tests check them against
+the oracle.
 """
 
 NAN = float("nan")
@@ -12,6 +13,12 @@ FROZEN = {
         "self_normalized": [3.0, 2.5],
         "ess": [2.6470588235294117, 4.0],
         "truncated": [3.625, 5.0],
+        "scales": {
+            "ordinary": [5.625, 18.472640247326627],
+            "self_normalized": [3.0, 2.5],
+            "ess": [2.6470588235294117, 4.0],
+            "truncated": [3.625, 5.0],
+        },
         "mistakes": {
             "ordinary": {
                 "inverted_log_weights": [2.25, 0.33833820809153176],
@@ -44,6 +51,12 @@ FROZEN = {
         "self_normalized": [4.0, 2.0000302661618146],
         "ess": [1.0, 3.0000907984853598],
         "truncated": [3.0, 1.4789962444262222e-304],
+        "scales": {
+            "ordinary": [NAN, NAN],
+            "self_normalized": [4.0, 2.0000302661618146],
+            "ess": [1.0, 3.0000907984853598],
+            "truncated": [3.0, 1.4789962444262222e-304],
+        },
         "mistakes": {
             "ordinary": {},
             "self_normalized": {
@@ -77,6 +90,12 @@ FROZEN = {
         "self_normalized": [1.0, 2.5],
         "ess": [1.0, 4.0],
         "truncated": [3.0, 5.0],
+        "scales": {
+            "ordinary": [NAN, 1.3851555960983775e35],
+            "self_normalized": [1.0, 2.5],
+            "ess": [1.0, 4.0],
+            "truncated": [3.0, 5.0],
+        },
         "mistakes": {
             "ordinary": {
                 "inverted_log_weights": [1.3440585709080678e43, 4.512128469613538e-35],
@@ -112,12 +131,19 @@ FROZEN = {
         "self_normalized": [1.0, 0.18161058363319194],
         "ess": [4.0, 2.9095169937333956],
         "truncated": [2.0, 1.25],
+        "scales": {
+            "ordinary": [8.218407461554972e307, 5.043246874593709e307],
+            "self_normalized": [1.0, 0.9805831929337975],
+            "ess": [4.0, 2.9095169937333956],
+            "truncated": [2.0, 2.25],
+        },
         "mistakes": {
             "ordinary": {
                 "inverted_log_weights": [1.216780750623423e-308, 4.908874738682511e-308],
                 "ordinary_is_self_normalized": [1.0, 0.18161058363319194],
                 "ordinary_softmax_mean": [0.25, 0.045402645908297984],
                 "ordinary_sum_overflows": [INF, INF],
+                "ordinary_sum_overflows_product": [INF, 9.340431438162236e306],
                 "log_of_f": [8.218407461554972e307, NAN],
                 "naive_exp": [INF, 9.340431438162239e306],
                 "exp_each_side": [INF, 9.340431438162239e306],
@@ -154,12 +180,19 @@ FROZEN = {
         "self_normalized": [1.0, 0.18161058363319194],
         "ess": [4.0, 2.9095169937333956],
         "truncated": [2.0, 1.25],
+        "scales": {
+            "ordinary": [1.6516362549940018e38, 1.0135308354969476e38],
+            "self_normalized": [1.0, 0.9805831929337975],
+            "ess": [4.0, 2.9095169937333956],
+            "truncated": [2.0, 2.25],
+        },
         "mistakes": {
             "ordinary": {
                 "inverted_log_weights": [6.054601895401186e-39, 2.4426160819758447e-38],
                 "ordinary_is_self_normalized": [1.0, 0.18161058363319194],
                 "ordinary_softmax_mean": [0.25, 0.045402645908297984],
                 "ordinary_sum_overflows": [INF, INF],
+                "ordinary_sum_overflows_product": [INF, 1.8771270799994666e37],
                 "log_of_f": [1.6516362549940018e38, NAN],
                 "naive_exp": [INF, 1.8771271211432803e37],
                 "exp_each_side": [INF, 1.8771271211432803e37],
@@ -196,6 +229,12 @@ FROZEN = {
         "self_normalized": [2.7139158726843005, -0.19992268805674954, 3.0900392971140316],
         "ess": [3.3900593621825754, 2.0861107728432766, 1.6400696634036722],
         "truncated": [3.895552662785302, 0.6839397205857212, 2.0637259544620488],
+        "scales": {
+            "ordinary": [4.434264034129586, 3.120988973875764, 8.059312713105331],
+            "self_normalized": [2.7139158726843005, 1.087905831719195, 3.3415163374983465],
+            "ess": [3.3900593621825754, 2.0861107728432766, 1.6400696634036722],
+            "truncated": [3.895552662785302, 1.6839397205857212, 2.6702566141746824],
+        },
         "mistakes": {
             "ordinary": {
                 "inverted_log_weights": [1.6783442758069065, 2.1212920235667996, -0.1545399277882195],
@@ -235,6 +274,12 @@ FROZEN = {
         "self_normalized": [-0.0958654629897686, 3.730542017649481, 1.1138835885434186, 0.848968170342579],
         "ess": [2.9723051073822546, 3.597614031453186, 3.1827551746413927, 4.745564906413881],
         "truncated": [-0.08350927670453029, 5.141999979813893, 0.3099524916323342, 1.5629999538262684],
+        "scales": {
+            "ordinary": [0.5744729043086836, 82.12529547400422, 0.6508655312125445, 5.5662067798390624e17],
+            "self_normalized": [0.8208466744051849, 3.74390883125306, 2.3390308293640993, 0.9635335231386801],
+            "ess": [2.9723051073822546, 3.597614031453186, 3.1827551746413927, 4.745564906413881],
+            "truncated": [0.5580554641965793, 5.388666649659474, 0.6508655312125445, 1.870999962091446],
+        },
         "mistakes": {
             "ordinary": {
                 "inverted_log_weights": [
