@@ -56,7 +56,8 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
     cap = _exp(log_cap) if isinstance(cap, int) and log_cap > 709 else float(cap)  # as a float (inf past its range)
     capped = [math.exp(min(v, log_cap)) if min(v, log_cap) < 709 else math.inf for v in lw]
     truncated = _sum(c * b for c, b in zip(capped, f, strict=True)) / n
-    truncated_judged = max(min(v, log_cap) for v in lw) < math.log(0.6 * info.max) and abs(truncated) < info.max / 2
+    # "judged on rows where sum_i min(w_i, c) |f(x_i)| is below half the dtype's largest value"
+    truncated_judged = _sum(c * abs(b) for c, b in zip(capped, f, strict=True)) < info.max / 2
     # Each row's scale, which its rounding error is relative to (the statement's "right to rounding").
     absolute = math.fsum(a * abs(b) for a, b in zip(s, f, strict=True))
     scales = {
@@ -108,6 +109,9 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
         "truncated/truncated_self_normalized": truncated_sn,
         "truncated/clip_floor": _sum(max(_exp(v), cap) * b for v, b in zip(lw, f, strict=True)) / n,
         "truncated/clip_log_cap": _sum(_exp(min(v, cap)) * b for v, b in zip(lw, f, strict=True)) / n,
+        "truncated/clip_two_sided": _sum(_exp(max(min(v, log_cap), -log_cap)) * b for v, b in zip(lw, f, strict=True))
+        / n,
+        "truncated/cap_on_product": _sum(min(_exp(v) * b, cap) for v, b in zip(lw, f, strict=True)) / n,
     }
     return out
 
@@ -148,7 +152,7 @@ def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: 
         "ordinary": (r * f).mean(dim=1),
         "self_normalized": (r * f).sum(dim=1) / r.sum(dim=1),
         "ess": r.sum(dim=1) ** 2 / (r * r).sum(dim=1),
-        "truncated": (r.clamp(max=cap) * f).mean(dim=1),
+        "truncated": ((r.clamp(max=cap) if cap < torch.finfo(dtype).max else r) * f).mean(dim=1),
     }
     rel = tolerance(dtype, log_p, log_q)
     mistakes: dict[str, dict[str, torch.Tensor]] = {}

@@ -49,6 +49,19 @@ def per_row(value, *, name: str, rows: int, dtype: torch.dtype, device: str) -> 
             rule=Bilingual(f"{name}: a batch of one row gave shape []", f"{name}：只有一行的批返回了形状 []"),
             kind=Evidence.STRUCTURAL,
         )
+    if (
+        isinstance(value, torch.Tensor)
+        and tuple(value.shape) == (rows,)
+        and value.is_floating_point()
+        and value.dtype != dtype
+        and dtype in (torch.float32, torch.float64)
+    ):
+        fail(
+            f"{name} returned dtype {value.dtype} for {dtype} inputs; outputs have the inputs' dtype",
+            diagnosis=MISTAKES["output_dtype"],
+            rule=Bilingual(f"{name}: the output's dtype is not the inputs'", f"{name}：输出的 dtype 与输入不同"),
+            kind=Evidence.STRUCTURAL,
+        )
     return expect_tensor(value, name=name, shape=(rows,), dtype=dtype, device=device)
 
 
@@ -142,6 +155,16 @@ def explaining(
             chosen = values if rows is None else values[rows]
             if _reproduces(actual, chosen, rtol, atol):
                 out_[MISTAKES[diagnosis]] = chosen
+        if case.log_p.dtype == torch.float64 and "float32_precision" not in gone:
+            # Right to float32's rounding on every row, though not to float64's: computed in float32.
+            loose = tolerance(torch.float32, case.log_p, case.log_q)
+            target = getattr(case, output) if rows is None else getattr(case, output)[rows]
+            if output == "ess":
+                bound = 4 * loose * (1 + target.abs())
+            else:
+                bound = row_tolerance(case, output, loose) if rows is None else row_tolerance(case, output, loose)[rows]
+            if _reproduces(actual, target, 0.0, bound):
+                out_[MISTAKES["float32_precision"]] = actual.to(torch.float64)
         return out_
 
     return mistakes
