@@ -16,9 +16,10 @@ import random
 
 import torch
 
-from judge.arguments import expect_contract_accepts
+from judge.arguments import Variant, expect_contract_accepts
 from judge.budget import BudgetDeclaration
 from judge.checks import generator_contract_budget
+from judge.i18n import Bilingual
 from judge.testing import lane_weight
 
 from ..public import checks44, draws44
@@ -136,18 +137,19 @@ def test_weights_generated_bad_inputs(sub, ctx):
     zh: 三个权重函数：按题面生成的各种非法输入都抛出 ValueError
     """
     rng = random.Random(ctx.fresh_seed("weights bad inputs"))
-    calls = []
+    calls, goods = [], []
     for name, good, arguments in (
         ("importance_estimates", specs.good_estimates(rng), specs.ESTIMATE_ARGUMENTS),
         ("effective_sample_size", specs.good_ess(rng), specs.ESS_ARGUMENTS),
         ("truncated_estimate", specs.good_truncated(rng), specs.TRUNCATED_ARGUMENTS),
     ):
+        goods.append((getattr(sub, name), good))
         calls += _bad_calls(sub, ctx, name, good, arguments)
         calls += specs.empty_rows(getattr(sub, name), name, good)
         calls += specs.all_integer(getattr(sub, name), name, good)
         if name == "truncated_estimate":
             calls += specs.truncated_extras(sub.truncated_estimate, good)
-    specs.expect_refused(specs.shuffled(calls, rng))
+    specs.expect_refused(specs.shuffled(calls, rng), goods)
 
 
 def _weights_oracle(ctx, name: str):
@@ -179,9 +181,10 @@ def test_weights_legal_corners(sub, ctx):
         ("effective_sample_size", specs.good_ess(rng), specs.ESS_ARGUMENTS),
         ("truncated_estimate", specs.good_truncated(rng), specs.TRUNCATED_ARGUMENTS),
     ):
-        expect_contract_accepts(
-            getattr(sub, name), ctx, good=good, arguments=arguments, check=_weights_oracle(ctx, name), name=name
-        )
+        check = _weights_oracle(ctx, name)
+        # The good call first: a corner's failure (B = 1 giving shape [], say) then speaks of the corner.
+        check(getattr(sub, name)(**good), Variant("", "good", good, f"{name}()", Bilingual(f"{name}()", f"{name}()")))
+        expect_contract_accepts(getattr(sub, name), ctx, good=good, arguments=arguments, check=check, name=name)
 
 
 def test_sample_generated_bad_inputs(sub, ctx):
@@ -198,7 +201,7 @@ def test_sample_generated_bad_inputs(sub, ctx):
     calls = _bad_calls(sub, ctx, "sample_estimate", good, specs.SAMPLE_ARGUMENTS, extra)
     calls += specs.sampler_extras(sub.sample_estimate, good, rng, extra)
     calls += specs.all_integer(sub.sample_estimate, "sample_estimate", good, extra)
-    specs.expect_refused(specs.shuffled(calls, rng))
+    specs.expect_refused(specs.shuffled(calls, rng), [(sub.sample_estimate, good | extra())])
 
 
 def test_sample_legal_corners(sub, ctx):

@@ -109,6 +109,7 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
         "truncated/truncated_self_normalized": truncated_sn,
         "truncated/clip_floor": _sum(max(_exp(v), cap) * b for v, b in zip(lw, f, strict=True)) / n,
         "truncated/clip_log_cap": _sum(_exp(min(v, cap)) * b for v, b in zip(lw, f, strict=True)) / n,
+        "truncated/cap_ignored": ordinary,
         "truncated/clip_two_sided": _sum(_exp(max(min(v, log_cap), -log_cap)) * b for v, b in zip(lw, f, strict=True))
         / n,
         "truncated/cap_on_product": _sum(min(_exp(v) * b, cap) for v, b in zip(lw, f, strict=True)) / n,

@@ -273,6 +273,20 @@ def sampler_extras(function, good: Mapping, rng: random.Random, extra: Callable[
                 "q_does_not_cover_p",
             )
         )
+    row = rng.randrange(rows)
+    bare_p, bare_q = p.clone(), q.clone()
+    bare_p[row] = 0.0
+    bare_q[row] = 0.0
+    out.append(
+        _bad(
+            function,
+            name,
+            f"row {row} of q (and of p) all zeros",
+            Bilingual("a row of q without a positive value", "没有正值的 q 行"),
+            dict(good) | {"p": bare_p, "q": bare_q} | extra(),
+            "zero_row_of_q",
+        )
+    )
     empty = {key: value[:, :0] if isinstance(value, torch.Tensor) else value for key, value in good.items()}
     out.append(
         _bad(
@@ -306,9 +320,13 @@ def shuffled(calls: Sequence[BadCall], rng: random.Random) -> list[BadCall]:
     return out
 
 
-def expect_refused(calls: Sequence[BadCall]) -> int:
-    """:func:`judge.checks.expect_calls_refused`, and a call that raised another type than ValueError (it
-    crashed inside instead of refusing) named like one that returned normally: the input was not refused."""
+def expect_refused(calls: Sequence[BadCall], goods: Sequence[tuple[Callable, dict]]) -> int:
+    """:func:`judge.checks.expect_calls_refused`, after one legal call of each function (``goods``: the
+    function and its keyword arguments). Where those return, a call that raised another type than
+    ValueError (it crashed inside instead of refusing) is named like one that returned normally: the input
+    was not refused either. A function that crashes on legal inputs too fails on its legal call, unnamed."""
+    for function, kwargs in goods:
+        function(**kwargs)
     try:
         return expect_calls_refused(calls)
     except CheckFailed as failure:

@@ -59,8 +59,12 @@ def name_crash(failure: CheckFailed, calls: Sequence[tuple[str, str | None]]) ->
                 return
 
 
-def refused(function, table: Sequence[BadInput], *, name: str, extra=None) -> int:
-    """:func:`judge.checks.expect_bad_inputs_refused`, a crash named like an input that was not refused."""
+def refused(function, table: Sequence[BadInput], *, name: str, good: dict, extra=None) -> int:
+    """:func:`judge.checks.expect_bad_inputs_refused`, after one call with the legal arguments ``good``: where
+    that call returns, a bad input that made the function crash (another type than ValueError) is named like
+    one it accepted, since it was not refused either; a function that crashes on legal inputs too is named
+    nothing here (the call with ``good`` fails the case)."""
+    function(**good, **(extra() if extra else {}))
     try:
         return expect_bad_inputs_refused(function, table, extra=extra, name=name)
     except CheckFailed as failure:
@@ -101,6 +105,7 @@ def check_weights_bad_inputs(sub) -> None:
             ),
         ],
         name="importance_estimates",
+        good={"log_p": ok, "log_q": ok, "f": f},
     )
     refused(
         sub.truncated_estimate,
@@ -120,6 +125,7 @@ def check_weights_bad_inputs(sub) -> None:
             ),
         ],
         name="truncated_estimate",
+        good={"log_p": ok, "log_q": ok, "f": f, "cap": 2.0},
     )
 
 
@@ -474,15 +480,18 @@ def check_unbiased(sub, ctx, rows: int, n: int, cap: float | None = None) -> Non
 
 def _ignores_cap(sub, ctx, capped: torch.Tensor, rows: int, n: int, seed: int) -> bool:
     """Whether the call without a cap, under the same generator seed, returns exactly the capped call's
-    estimates: the cap's own evidence that it is ignored (a correct sampler's estimates change as soon as
-    one draw falls on the capped outcome, which hundreds of rows of draws always do)."""
+    estimates, and those average to E_p[f]: the cap's own evidence that it is ignored (a correct sampler's
+    estimates change as soon as one draw falls on the capped outcome, which hundreds of rows always do)."""
     try:
         plain, _ = call(
             sub, ctx, rows, n, generator=ctx.generator(seed), what=f"{ESTIMATE} (the same call without a cap)"
         )
     except (CheckFailed, LearnerRaised):
         return False
-    return bool(torch.equal(plain, capped))
+    # ... and those estimates are right without a cap (weights that are all wrong move under no cap either).
+    truth, std = moments(weighted_values(F))
+    on_target = abs(float(plain.to(torch.float64).mean()) - truth) <= 4 * std / math.sqrt(n * rows)
+    return bool(torch.equal(plain, capped)) and on_target
 
 
 def coverage_of(n: int, zs: Sequence[float] = (1.0, 2.0)) -> tuple[dict[str | None, dict[float, float]], float]:
@@ -596,6 +605,7 @@ def check_sampler_bad_inputs(sub, ctx) -> None:
         ],
         extra=lambda: {"generator": ctx.generator()},
         name=ESTIMATE,
+        good={"p": p, "q": q, "f": f, "num_samples": 10},
     )
 
 
@@ -623,11 +633,13 @@ def check_more_bad_inputs(sub, ctx) -> None:
             ),
         ],
         name="importance_estimates",
+        good={"log_p": ok, "log_q": ok, "f": f},
     )
     refused(
         sub.effective_sample_size,
         [BadInput("1-D tensors", {"log_p": ok[0], "log_q": ok[0]}, diagnosis=REFUSALS["not_2d_floating"])],
         name="effective_sample_size",
+        good={"log_p": ok, "log_q": ok},
     )
     refused(
         sub.truncated_estimate,
@@ -636,6 +648,7 @@ def check_more_bad_inputs(sub, ctx) -> None:
             BadInput("cap = NaN", {"log_p": ok, "log_q": ok, "f": f, "cap": math.nan}, diagnosis=REFUSALS["bad_cap"]),
         ],
         name="truncated_estimate",
+        good={"log_p": ok, "log_q": ok, "f": f, "cap": 2.0},
     )
     p, q, values = inputs(2, dtype=torch.float64)
     empty_row = q.clone()
@@ -675,6 +688,7 @@ def check_more_bad_inputs(sub, ctx) -> None:
         ],
         extra=lambda: {"generator": ctx.generator()},
         name=ESTIMATE,
+        good={"p": p, "q": q, "f": values, "num_samples": 4},
     )
 
 

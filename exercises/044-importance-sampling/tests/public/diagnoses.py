@@ -118,6 +118,12 @@ MISTAKES: dict[str, Bilingual] = {
         "the weights are clamped from below (max(w, cap), a floor) instead of from above: truncation is min(w, cap)",
         "权重被从下方截断了（max(w, cap)，一个下限），而不是从上方：截断是 min(w, cap)",
     ),
+    "cap_ignored": Bilingual(
+        "truncated_estimate returns the untruncated estimate: the cap is never applied; the weights must become "
+        "min(w, cap) = exp(min(log w, log cap)) before averaging",
+        "truncated_estimate 返回的是未截断的估计：cap 根本没有起作用；求平均之前权重必须变成 "
+        "min(w, cap) = exp(min(log w, log cap))",
+    ),
     "clip_two_sided": Bilingual(
         "the weights are clipped on both sides, to [1/cap, cap] (PPO's ratio clip): truncation only caps from "
         "above, min(w, cap); weights below 1/cap stay as they are",

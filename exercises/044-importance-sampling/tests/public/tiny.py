@@ -42,11 +42,11 @@ def test_rows_draw_apart(sub, ctx):
 
 
 def test_tiny_law(sub, ctx):
-    """sample_estimate: 100 rows of 4 draws split as independent draws do; rows of two targets are independent
+    """sample_estimate: 200 rows of 4 draws split as independent draws do; rows of two targets are independent
 
-    zh: sample_estimate：100 行、每行 4 次抽样的分配与独立抽样一致；两个目标的各行相互独立
+    zh: sample_estimate：200 行、每行 4 次抽样的分配与独立抽样一致；两个目标的各行相互独立
     """
-    draws44.check_law(sub, ctx, count=100)
+    draws44.check_law(sub, ctx, count=200)
 
 
 def test_tiny_generator(sub, ctx):
