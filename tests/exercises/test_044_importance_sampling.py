@@ -313,3 +313,167 @@ if __name__ == "__main__":
     target = exercise.root / "tests" / "public" / "frozen44.py"
     target.write_text(frozen_source(found), encoding="utf-8")
     print(f"wrote {target}; now run: ruff format {target}")
+
+
+# --- the generated cases, the readable rows and the laws of the draws (sample_estimate) -----------------
+
+
+@pytest.fixture(scope="module")
+def more(exercise44, parts):
+    names = {
+        "readable44": "public",
+        "draws44": "public",
+        "generated": "hidden",
+        "specs": "hidden",
+        "sampling": "hidden",
+    }
+    return {name: suites_module(exercise44, f"{folder}.{name}") for name, folder in names.items()}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_batches_pass_the_reference_with_margin(parts, more, reference, seed):
+    rng = random.Random(seed)
+    for dtype in (torch.float64, torch.float32):
+        case = more["generated"].generated_case(rng, dtype)
+        _agrees(parts["checks44"], case, reference)
+        # Every kind of row is judged where the statement judges it: SN and ESS always, and some ordinary rows.
+        assert not bool(torch.isnan(case.self_normalized).any()) and not bool(torch.isnan(case.ess).any())
+        assert bool((~torch.isnan(case.ordinary)).any())
+
+
+def _learner_mean(y: list[float], counts, dtype) -> tuple[float, float]:
+    """What a learner's float computation returns for these draws: the mean and the sample std / sqrt(n),
+    in ``dtype`` (torch's mean and std), in the order the draws came."""
+    values = torch.tensor([v for v, k in zip(y, counts, strict=True) for _ in range(k)], dtype=dtype)
+    return float(values.mean()), float(values.std() / math.sqrt(values.numel()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_split_of_generated_readable_rows_reads_back(more, seed):
+    """Legal corners of every kind: n draws' mean, as float32 or float64 computes it, decodes to its split,
+    and the standard error of those draws is within the statement's tolerance."""
+    readable, sampling = more["readable44"], more["sampling"]
+    rng = random.Random(seed)
+    for _, rows in sampling.corners(rng):
+        assert readable.total_tolerance(rows) < 0.2
+        for b in range(rows.p.shape[0]):
+            # The learner computes y with its own dtype's rounding: w = p / q, then times f.
+            w = torch.where(rows.q[b] > 0, rows.p[b] / torch.where(rows.q[b] > 0, rows.q[b], 1.0), 0.0)
+            if rows.cap is not None:
+                w = w.clamp(max=float(rows.cap))
+            y = (w * rows.f[b]).to(torch.float64).tolist()
+            legal = [v for v in range(rows.p.shape[1]) if float(rows.q[b, v]) > 0]
+            for _ in range(20):
+                picks = [rng.choice(legal) for _ in range(rows.n)]
+                counts = [picks.count(v) for v in range(rows.p.shape[1])]
+                mean, se = _learner_mean(y, counts, rows.p.dtype)
+                found = readable.decode(rows, b, mean)
+                assert found is not None, (rows.public, b, counts)
+                # Draws on weight-0 outcomes are pooled on the first of them: the same y, the same estimate.
+                right = readable.standard_error(rows, b, found)
+                assert abs(se - right) <= readable.se_tolerance(rows, b, found, right), (rows.public, counts)
+
+
+def test_a_draw_where_q_is_zero_never_reads_as_legal_draws(more):
+    """The extreme rows have p > 0 wherever q > 0: a draw of an outcome with q = 0 (w f = 0) leaves the estimate
+    short of a draw, which decode refuses and missing_draws counts."""
+    readable = more["readable44"]
+    for dtype in (torch.float64, torch.float32):
+        rows = readable.extreme_rows(random.Random(5), dtype)
+        for b in range(rows.p.shape[0]):
+            zeros = [v for v in range(rows.p.shape[1]) if float(rows.q[b, v]) == 0]
+            legal = [v for v in range(rows.p.shape[1]) if float(rows.q[b, v]) > 0]
+            assert zeros
+            counts = [0] * rows.p.shape[1]
+            counts[legal[0]] = rows.n - 1
+            counts[zeros[0]] = 1
+            mean = math.fsum(k * y for k, y in zip(counts, rows.y[b].tolist(), strict=True)) / rows.n
+            assert readable.decode(rows, b, mean) is None
+            assert readable.missing_draws(rows, b, mean) == 1
+
+
+def test_the_red_team_row_sums_to_one_but_its_cumulative_sum_does_not(more):
+    readable = more["readable44"]
+    row = torch.tensor([float.fromhex(h) for h in readable.RED_TEAM_ROWS[torch.float32]], dtype=torch.float32)
+    assert float(row.sum()) == 1.0 and float(row.cumsum(0)[-1]) < 1.0 and float(row[-1]) == 0.0
+    for dtype in (torch.float32, torch.float64):
+        q = torch.tensor(readable.off_by_ulps([0.1, 0.2, 0.3, 0.4], dtype, -3), dtype=torch.float64).to(dtype)
+        assert float(q.cumsum(0)[-1]) < 1.0  # an inverse CDF that trusts the sum runs off the end
+
+
+def test_the_laws_of_a_rows_split(more):
+    """Each law sums to 1; the without-replacement and antithetic laws are those of their samplers (exact
+    counts from 200 000 simulated rows, compared with the laws by a G-test at 1e-6)."""
+    readable = more["readable44"]
+    from judge.stats import g_test
+
+    q, n = (0.35, 0.25, 0.2, 0.12, 0.08), 4
+    order = readable.splits(len(q), n)
+    laws = {
+        "multinomial": readable.multinomial_law(q, n),
+        "without": readable.without_replacement_law(q, n),
+        "antithetic": readable.antithetic_law(q, n),
+    }
+    for law in laws.values():
+        assert math.fsum(law.values()) == pytest.approx(1.0, abs=1e-12)
+    g = torch.Generator().manual_seed(1)
+    probs = torch.tensor(q, dtype=torch.float64).expand(200_000, len(q))
+    u = torch.rand(200_000, n // 2, generator=g, dtype=torch.float64)
+    cdf = torch.tensor(q, dtype=torch.float64).cumsum(0)
+    pairs = torch.cat([u, 1 - u], dim=1)
+    simulated = {
+        "multinomial": torch.multinomial(probs, n, replacement=True, generator=g),
+        "without": torch.multinomial(probs, n, generator=g),
+        "antithetic": torch.searchsorted(cdf, pairs * cdf[-1], right=True).clamp(max=len(q) - 1),
+    }
+    index = {k: i for i, k in enumerate(order)}
+    for name, draws in simulated.items():
+        counts = torch.nn.functional.one_hot(draws, len(q)).sum(dim=1)
+        ids = torch.tensor([index[tuple(k)] for k in counts.tolist()])
+        observed = torch.bincount(ids, minlength=len(order))
+        result = g_test(observed.tolist(), readable.law_tensor(laws[name], order).tolist())
+        assert result.pvalue > 1e-6, name
+    # ... and they differ from each other where the checks need them to.
+    assert laws["antithetic"] != laws["multinomial"] and laws["without"] != laws["multinomial"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_refusals_are_refused_and_corners_accepted_by_the_reference(more, reference, seed):
+    specs = more["specs"]
+    rng = random.Random(seed)
+    generator = torch.Generator().manual_seed(seed)
+    for name, good, arguments in (
+        ("importance_estimates", specs.good_estimates(rng), specs.ESTIMATE_ARGUMENTS),
+        ("effective_sample_size", specs.good_ess(rng), specs.ESS_ARGUMENTS),
+        ("truncated_estimate", specs.good_truncated(rng), specs.TRUNCATED_ARGUMENTS),
+        ("sample_estimate", specs.good_sample(rng), specs.SAMPLE_ARGUMENTS),
+    ):
+        function = getattr(reference, name)
+        extra = (lambda: {"generator": generator}) if name == "sample_estimate" else None
+        calls = specs.refusals(function, name, good, arguments, rng, extra)
+        calls += specs.empty_rows(function, name, good) + specs.all_integer(function, name, good, extra)
+        if name == "truncated_estimate":
+            calls += specs.truncated_extras(function, good)
+        if name == "sample_estimate":
+            calls += specs.sampler_extras(function, good, rng, extra)
+        for bad in calls:
+            assert bad.diagnosis, bad.call  # every refusal is named by the sentence it breaks
+            with pytest.raises(ValueError):
+                bad.function(*bad.args, **bad.kwargs)
+        function(**good, **(extra() if extra else {}))
+
+
+def test_every_generated_flaw_has_a_refusal_group(more):
+    """A flaw the specs refuse but no group names would give an accepted bad input no name (or crash)."""
+    specs = more["specs"]
+    from judge.arguments import Variant
+
+    for arguments in (specs.ESTIMATE_ARGUMENTS, specs.TRUNCATED_ARGUMENTS, specs.SAMPLE_ARGUMENTS):
+        for argument, spec in arguments.items():
+            for flaw in spec.refuse:
+                variant = Variant(argument, flaw.value, {}, "", Bilingual("", ""))
+                assert specs.refusal_name(variant) in parts_refusals(more)
+
+
+def parts_refusals(more):
+    return importlib.import_module(more["specs"].__name__.rsplit(".", 2)[0] + ".public.diagnoses").REFUSALS
