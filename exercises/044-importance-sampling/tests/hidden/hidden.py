@@ -85,7 +85,7 @@ def test_draws_and_errors(sub, ctx):
 
 # @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
 # measured with `python practice/judge.py lanes 44` on a quiet machine (docs/authoring.md).
-@lane_weight(4)
+@lane_weight(2)
 def test_unbiased(sub, ctx):
     """sample_estimate: the estimates average to E_p[f]
 
@@ -112,6 +112,7 @@ def test_calibrated(sub, ctx):
     )
 
 
+@lane_weight(3)
 def test_generated_weights(sub, ctx):
     """the three weight functions on generated batches: far, near overflow, ties, cancelling, sequences, any cap
 
@@ -131,6 +132,7 @@ def _bad_calls(sub, ctx, name: str, good: dict, arguments: dict, extra=None) -> 
     return specs.refusals(getattr(sub, name), name, good, arguments, rng, extra)
 
 
+@lane_weight(7)
 def test_weights_generated_bad_inputs(sub, ctx):
     """the three weight functions: every bad input the statement names, generated, raises ValueError
 
@@ -170,6 +172,7 @@ def _weights_oracle(ctx, name: str):
     return check
 
 
+@lane_weight(8)
 def test_weights_legal_corners(sub, ctx):
     """the three weight functions: legal corners (B = 1, N = 1, the other dtype, int, tiny, huge caps) are exact
 
@@ -187,6 +190,7 @@ def test_weights_legal_corners(sub, ctx):
         expect_contract_accepts(getattr(sub, name), ctx, good=good, arguments=arguments, check=check, name=name)
 
 
+@lane_weight(4)
 def test_sample_generated_bad_inputs(sub, ctx):
     """sample_estimate: every bad input the statement names, generated, raises ValueError
 
@@ -204,6 +208,7 @@ def test_sample_generated_bad_inputs(sub, ctx):
     specs.expect_refused(specs.shuffled(calls, rng), [(sub.sample_estimate, good | extra())])
 
 
+@lane_weight(3)
 def test_sample_legal_corners(sub, ctx):
     """sample_estimate: legal corners (zeros, 1e-25, V = 1, B = 1, n = 2, sums off 1, any cap) fit their draws
 
@@ -220,6 +225,7 @@ def test_sample_extreme_uniforms(sub, ctx):
     draws44.check_extremes(sub, ctx)
 
 
+@lane_weight(5)
 def test_sample_independent_draws(sub, ctx):
     """sample_estimate: a row's draws split as independent draws do; rows of different targets are independent
 
@@ -228,6 +234,7 @@ def test_sample_independent_draws(sub, ctx):
     draws44.check_law(sub, ctx)
 
 
+@lane_weight(5)
 def test_sample_generator(sub, ctx):
     """sample_estimate: the generator contract (seeds, the stream advances, the default generator, row positions)
 
