@@ -477,3 +477,21 @@ def test_every_generated_flaw_has_a_refusal_group(more):
 
 def parts_refusals(more):
     return importlib.import_module(more["specs"].__name__.rsplit(".", 2)[0] + ".public.diagnoses").REFUSALS
+
+
+@pytest.mark.parametrize("kind", ["raised", "not_implemented"])
+def test_a_crash_on_a_bad_input_is_named_after_a_legal_call_returned(parts, kind):
+    """torch raises NotImplementedError for some integer tensors ("not implemented for 'Int'"): inside a
+    function that returned on legal inputs that is a crash, named like an input not refused, and the kind
+    becomes RAISED so that the runner keeps the name (it drops every NOT_IMPLEMENTED failure's)."""
+    from judge.checks import CheckFailed
+    from judge.evidence import Evidence
+
+    call = "effective_sample_size() with every tensor in torch.int64"
+    failure = CheckFailed(f"{call} must raise ValueError; it raised ...", kind=Evidence(kind))
+    parts["checks44"].name_crash(failure, [("other() with x", "other"), (call, "named")])
+    assert failure.diagnosis == "named" and failure.kind is Evidence.RAISED
+    # A failure that is no crash of a listed call keeps no name.
+    failure = CheckFailed("a value was wrong", kind=Evidence.NOT_IMPLEMENTED)
+    parts["checks44"].name_crash(failure, [(call, "named")])
+    assert failure.diagnosis is None and failure.kind is Evidence.NOT_IMPLEMENTED

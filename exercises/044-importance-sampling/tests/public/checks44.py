@@ -51,11 +51,14 @@ _pair, _per_row = pair, per_row
 
 def name_crash(failure: CheckFailed, calls: Sequence[tuple[str, str | None]]) -> None:
     """Give ``failure`` the diagnosis of its call when the call raised another type than ValueError (it
-    crashed inside instead of refusing: the input was not refused either). ``calls``: (call text, diagnosis)."""
-    if failure.diagnosis is None and failure.kind == Evidence.RAISED:
+    crashed inside instead of refusing: the input was not refused either). ``calls``: (call text, diagnosis).
+    Called only after the same functions returned on legal inputs, so a NotImplementedError here is torch's
+    (an operation "not implemented for 'Int'") inside a written function, not a stub: it counts as a crash."""
+    if failure.diagnosis is None and failure.kind in (Evidence.RAISED, Evidence.NOT_IMPLEMENTED):
         for call_text, diagnosis in calls:
             if failure.message.startswith(f"{call_text} must raise"):
                 failure.diagnosis = diagnosis
+                failure.kind = Evidence.RAISED  # the runner names nothing for a stub's NotImplementedError
                 return
 
 
