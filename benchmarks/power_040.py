@@ -7,9 +7,16 @@
 Every file in ``solutions/040-exact-samplers/wrong/`` is classified (an unclassified file makes
 the script exit 1):
 
-* **exact** mistakes: the file's noise-form functions are run on every frozen hidden case
-  (``cases.py``; alias tables by their implied distribution). A case whose tokens differ kills
-  the file with probability 1, whatever the seed; the killing cases are listed.
+* **exact** mistakes: the file's noise-form functions are run on every hidden case the suite
+  generates (``cases.py``), under ``--case-seeds`` master seeds (the suite draws new cases for every
+  submission); alias tables by their implied distribution, the race and the inverse CDF on
+  subnormal weights by their support. A seed whose cases catch the file kills it with probability 1
+  (the token comparison is exact); P(kill) is the share of seeds that did, and the killing cases are
+  listed.
+* **refusal** mistakes: the bad calls the suite generates from the statement's refusal list
+  (``specs.py``: every function, one thing wrong per call, and the hand-written ones), under the same
+  seeds, are made on the file's functions in this process; one that returns normally (or raises
+  anything but a ValueError) kills it.
 * **distribution** mistakes (also killed exactly, but ``sample`` is the learner's only path when
   the mistake sits there): for each row of ``cases.sample_rows()`` that gets a fit, the suite's
   decision on draws from the mistaken distribution (``oracle.alternatives``) is simulated: a draw
@@ -36,6 +43,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -57,6 +65,7 @@ oracle = suites_module(EXERCISE, "hidden.oracle")
 cases = suites_module(EXERCISE, "hidden.cases")
 hidden = suites_module(EXERCISE, "hidden.hidden")
 public = suites_module(EXERCISE, "public.public")
+specs = suites_module(EXERCISE, "hidden.specs")
 MISTAKES = suites_module(EXERCISE, "public.diagnoses").MISTAKES
 
 NOISE = {"noise_shared_across_rows", "noise_reused_across_draws", "ignores_generator", "private_generator"}
@@ -67,6 +76,15 @@ DETERMINISTIC_OTHER = {
     "manual_seed_inside": "the generator contract: torch's global generator changes in every call given one",
 }
 SAMPLE_ONLY = {"sample_gumbel_probs_as_logits": ("gumbel", "gumbel_on_probs")}
+REFUSAL = {
+    "uniform_nan_accepted",
+    "logits_posinf_accepted",
+    "alias_range_where_used",
+    "zero_row_whole_tensor",
+    "neginf_row_whole_tensor",
+    "num_samples_truncated",
+    "unknown_method_fallback",
+}
 FIT_ROWS = (0, 1, 2)
 INDEPENDENCE_ALPHA = 1e-8
 
@@ -83,28 +101,98 @@ def load(path: Path):
     return module
 
 
-def exact_kills(module) -> list[str]:
-    """The frozen hidden cases whose exact answer the module's noise forms miss."""
-    killed = []
-    for name in cases.FROZEN_CASE_NAMES:
-        case = getattr(cases, name)()
-        function = {"cdf": "inverse_cdf", "gum": "gumbel_max", "rac": "exponential_race", "ali": "alias_draw"}[name[:3]]
-        try:
-            tokens = getattr(module, function)(**case.arguments())
-            if not torch.equal(tokens, case.expected):
+def _noise_cases(rng) -> list[tuple[str, str, object]]:
+    """Every generated noise-form case of the hidden suite, for one seed: (name, function, case)."""
+    out = [(f"cdf_steps[{k}]", "inverse_cdf", c) for k, c in enumerate(cases.cdf_steps(rng))]
+    out.append(("cdf_short", "inverse_cdf", cases.cdf_short(rng)))
+    out += [(f"cdf_sums[{k}]", "inverse_cdf", c) for k, c in enumerate(cases.cdf_sums(rng))]
+    out += [(f"cdf_random[{k}]", "inverse_cdf", c) for k, c in enumerate(cases.cdf_random(rng))]
+    for first, second in hidden.PAIRINGS:
+        pair = f"{str(first)[-2:]}/{str(second)[-2:]}"
+        out.append((f"gumbel {pair}", "gumbel_max", cases.gumbel_case(rng, first, second)))
+        out.append((f"race {pair}", "exponential_race", cases.race_case(rng, first, second)))
+    out.append(("gumbel ties", "gumbel_max", cases.ties_case(rng, "gumbel_max")))
+    out.append(("race ties", "exponential_race", cases.ties_case(rng, "exponential_race")))
+    out.append(("race tiny", "exponential_race", cases.race_tiny(rng)))
+    out += [(f"alias_draw[{k}]", "alias_draw", c) for k, c in enumerate(cases.alias_draw_cases(rng))]
+    return out
+
+
+def exact_kills(module, seeds: range) -> tuple[float, list[str]]:
+    """The share of case seeds whose generated cases the module's noise forms miss, and those cases."""
+    killed_seeds, names = 0, set()
+    for seed in seeds:
+        rng = random.Random(seed)
+        killed = []
+        for name, function, case in _noise_cases(rng):
+            try:
+                tokens = getattr(module, function)(**case.arguments())
+                if not torch.equal(tokens, case.expected):
+                    killed.append(name)
+            except Exception:  # noqa: BLE001 - any exception is a failed case (RE)
                 killed.append(name)
-        except Exception:  # noqa: BLE001 - any exception is a failed case (RE)
-            killed.append(name)
-    for name, probs in (("alias_rows", cases.alias_rows()), ("alias_long_rows", cases.alias_long_rows())):
+        subnormal = cases.race_subnormal(rng)
         try:
-            accept, alias = module.build_alias(probs.clone())
-            implied = oracle.implied(accept.double(), alias)
-            target = oracle.distribution(probs)
-            if not torch.allclose(implied, target, rtol=1e-9, atol=1e-12) or bool((implied[target == 0] != 0).any()):
-                killed.append(name)
+            tokens = module.exponential_race(**subnormal.arguments())
+            if bool((subnormal.kwargs["probs"].gather(1, tokens) == 0).any()):
+                killed.append("race subnormal")
         except Exception:  # noqa: BLE001
-            killed.append(name)
-    return killed
+            killed.append("race subnormal")
+        for k, case in enumerate(cases.cdf_subnormal(rng)):
+            # Only the support is judged on subnormal weights: an id out of range or of probability 0.
+            try:
+                tokens = module.inverse_cdf(**case.arguments())
+                vocab = case.kwargs["probs"].shape[1]
+                outside = bool(((tokens < 0) | (tokens >= vocab)).any())
+                if outside or bool((case.kwargs["probs"].gather(1, tokens) == 0).any()):
+                    killed.append(f"cdf subnormal[{k}]")
+            except Exception:  # noqa: BLE001
+                killed.append(f"cdf subnormal[{k}]")
+        for name, probs in (("alias_rows", cases.alias_rows(rng)), ("alias_long_rows", cases.alias_long_rows(rng))):
+            try:
+                accept, alias = module.build_alias(probs.clone())
+                implied = oracle.implied(accept.double(), alias)
+                target = oracle.distribution(probs)
+                valid = bool((accept >= 0).all() and (accept <= 1).all())
+                close = torch.allclose(implied, target, rtol=1e-9, atol=1e-12)
+                if not (valid and close) or bool((implied[target == 0] != 0).any()):
+                    killed.append(name)
+            except Exception:  # noqa: BLE001
+                killed.append(name)
+        killed_seeds += bool(killed)
+        names.update(killed)
+    return killed_seeds / len(seeds), sorted(names)
+
+
+def refusal_kills(module, seeds: range) -> tuple[float, list[str]]:
+    """The share of seeds whose generated bad calls the module accepts (or refuses with another type)."""
+    killed_seeds, kinds = 0, set()
+
+    def generator() -> torch.Generator:
+        return torch.Generator().manual_seed(1)
+
+    for seed in seeds:
+        rng = random.Random(seed)
+        calls = specs.written_refusals(module, rng, generator)
+        for name, good in specs.good_calls(rng).items():
+            calls += specs.generated_refusals(getattr(module, name), name, good, specs.ARGUMENTS[name], rng)
+        good = specs.good_sample(rng, rng.choice(("inverse_cdf", "gumbel", "race", "alias")))
+        sampled = specs.generated_refusals(
+            module.sample, "sample", good, specs.SAMPLE_ARGUMENTS, rng, extra=lambda: {"generator": generator()}
+        )
+        calls += sampled + specs.with_other_methods(sampled, good["method"], generator)
+        accepted = []
+        for call in calls:
+            try:
+                call.function(*call.args, **call.kwargs)
+                accepted.append(str(call.public))
+            except ValueError:
+                pass
+            except Exception:  # noqa: BLE001 - another type is a failed refusal too
+                accepted.append(str(call.public))
+        killed_seeds += bool(accepted)
+        kinds.update(accepted[:1])
+    return killed_seeds / len(seeds), sorted(kinds)
 
 
 def kill_probability(
@@ -224,11 +312,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--calibration-runs", type=int, default=200)
-    parser.add_argument("--quick", action="store_true", help="300 reps, 40 calibration runs")
+    parser.add_argument("--case-seeds", type=int, default=30, help="seeds of the generated cases per wrong file")
+    parser.add_argument("--quick", action="store_true", help="300 reps, 40 calibration runs, 8 case seeds")
     parser.add_argument("--seed", type=int, default=40)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     reps, runs = (300, 40) if args.quick else (args.reps, args.calibration_runs)
+    seeds = range(8 if args.quick else args.case_seeds)
+    torch.set_num_threads(1)  # as the judge: intra-op threads only wait for one another on a busy machine
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
     alpha = fit_alpha()
@@ -247,8 +338,11 @@ def main() -> int:
             record.update(kind="noise", **noise_power(name, module))
         elif name in DETERMINISTIC_OTHER:
             record.update(kind="deterministic", check=DETERMINISTIC_OTHER[name], p_kill_at_suite_n=1.0)
+        elif name in REFUSAL:
+            share, kinds = refusal_kills(module, seeds)
+            record.update(kind="refusal", check="generated bad calls: " + "; ".join(kinds), p_kill_at_suite_n=share)
         else:
-            killed = exact_kills(module)
+            share, killed = exact_kills(module, seeds)
             key = SAMPLE_ONLY.get(name, (None, name))[1]
             if name in SAMPLE_ONLY or key in alternatives_by_name:
                 method, diagnosis = alternatives_by_name[key]
@@ -257,16 +351,18 @@ def main() -> int:
                     exact_cases=killed,
                     **distribution_power(method, diagnosis, reps, alpha, generator),
                 )
-                if killed:
-                    record["p_kill_at_suite_n"] = 1.0
+                record["p_kill_at_suite_n"] = max(record["p_kill_at_suite_n"], share)
             elif killed:
-                record.update(kind="exact", exact_cases=killed, p_kill_at_suite_n=1.0)
+                record.update(kind="exact", exact_cases=killed, p_kill_at_suite_n=share)
             else:
                 record.update(kind="unclassified", p_kill_at_suite_n=0.0)
         failed |= record["p_kill_at_suite_n"] < 0.999 or record["kind"] == "unclassified"
         rows.append(record)
     calib = calibration(runs)
-    print(f"per-fit alpha {alpha:.3g}; suite n = {hidden.SAMPLE_DRAWS} draws per row; reps {reps}")
+    print(
+        f"per-fit alpha {alpha:.3g}; suite n = {hidden.SAMPLE_DRAWS} draws per row; reps {reps}; "
+        f"{len(seeds)} seeds of generated cases (exact and refusal: P(kill) is the share of them that kill)"
+    )
     print(f"{'wrong solution':34} {'kind':13} {'P(kill)':>8} {'smallest n':>10}  killed by")
     for r in rows:
         smallest = r.get("smallest_n")

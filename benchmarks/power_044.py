@@ -18,6 +18,11 @@ Every file in ``solutions/044-importance-sampling/wrong/`` is classified by the 
 * **bias mistakes** (``BIAS``): estimates of another mean (draws from p; a cap not applied). The
   z-test of the mean of m estimates, each with the mistake's exact mean and standard deviation
   (sums over the 4 outcomes): power from the normal law, the smallest m likewise.
+* **law mistakes** (``LAW``): draws that are not independent within a row (antithetic pairs; without
+  replacement, which also raises where n > V). The split of each row's 4 draws among 5 outcomes
+  (``draws44.check_law``) is fitted to the multinomial law by the G-test at the fit alpha; the
+  mistake's splits follow its own exact law (``readable44``), so the power is simulated: m splits
+  drawn from that law, ``--law-reps`` times, the share the G-test rejects.
 * **hard mistakes** (``HARD``): deterministic checks kill them on every run (``check 44`` shows it).
 
 The calibration of the reference: its count of covering intervals is Binomial(m, c), so the exact
@@ -45,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
-from judge.stats import binom_log_pmf, coverage_test, mean_test, normal_quantile, normal_sf  # noqa: E402
+from judge.stats import binom_log_pmf, coverage_test, g_test, mean_test, normal_quantile, normal_sf  # noqa: E402
 from judge.suites import load_suite, suites_module  # noqa: E402
 
 TARGET = 0.999
@@ -86,6 +91,30 @@ HARD = {
     "rows_share_uniforms": "independence: identical rows all agree (32 pairs hidden, 8 tiny), p < 1e-17",
     "sampler_seeds_itself": "seeds: a second seed gives the same 8 estimates (chance 1e-18), hidden and tiny",
 }
+HARD |= {
+    "generator_reseeded_each_call": "generator contract: two successive calls on one generator repeat each other",
+    "global_rng_with_generator": "generator contract: the global RNG moves (or the draws ignore the generator)",
+    "default_generator_private": "generator contract: generator=None must follow torch.manual_seed",
+    "inverse_cdf_left": "every draw site at 0: rows with q = 0 at the start, a draw where q = 0 read off",
+    "inverse_cdf_unscaled": "every draw site at the largest float below 1: cumsum ending below 1",
+    "cap_on_product": "readable rows with a cap: the estimate is no mean of min(w, cap) f over the draws",
+    "clip_two_sided": "exact truncated_estimate where weights lie below 1/cap",
+    "ordinary_sum_before_dividing": "exact ordinary estimate on near-overflow rows (inf)",
+    "ess_in_float32": "exact ESS of float64 batches: float32 precision is outside the tolerance",
+    "ess_float64_output": "output dtype of effective_sample_size on float32 inputs",
+    "f_not_checked": "generated bad inputs: NaN / inf in f",
+    "integer_tensors_accepted": "generated bad inputs: int64 / int32 / bool tensors",
+    "one_d_accepted": "generated bad inputs: 1-D tensors",
+    "negative_p_accepted": "generated bad inputs: negative p or q",
+    "q_cover_not_checked": "generated bad inputs: q = 0 where p > 0",
+    "zero_row_of_q_accepted": "generated bad inputs: a row of q without a positive value, V = 0",
+    "num_samples_one_accepted": "generated bad inputs: num_samples = 1",
+    "no_sample_accepted": "generated bad inputs: N = 0",
+    "cap_nan_inf_accepted": "generated bad inputs: cap NaN / inf",
+}
+# Wrong file -> its name in draws44.MISTAKES (the law of its splits is an alternative of the fit).
+TINY_LAW_ROWS = 200  # tiny.py: draws44.check_law(sub, ctx, count=200)
+LAW = {"antithetic_draws": "antithetic_draws", "draws_without_replacement": "draws_without_replacement"}
 DRAW_CHECK = "standard errors read off the draws (public draw check), every run"
 
 
@@ -95,7 +124,13 @@ def suite_parts():
         load_suite(exercise, suite)
     parts = {
         name: suites_module(exercise, f"{folder}.{name}")
-        for name, folder in (("hidden", "hidden"), ("public", "public"), ("tiny", "public"), ("checks44", "public"))
+        for name, folder in (
+            ("hidden", "hidden"),
+            ("public", "public"),
+            ("tiny", "public"),
+            ("checks44", "public"),
+            ("draws44", "public"),
+        )
     }
     return exercise, parts
 
@@ -106,7 +141,7 @@ def alphas(parts) -> dict[str, dict[str, float]]:
     for where, suites in (("server", ("public", "hidden")), ("browser", ("public", "tiny"))):
         declared = sum((parts[s].BUDGET for s in suites), BudgetDeclaration())
         budget = FalseFailureBudget(1e-6, declared)
-        result[where] = {"calibration": budget.alpha("calibration"), "unbiased": budget.alpha("unbiased")}
+        result[where] = {kind: budget.alpha(kind) for kind in ("calibration", "unbiased", "fit")}
     return result
 
 
@@ -141,6 +176,20 @@ def bias_power(checks, mistake: str, n: int, m: int, alpha: float) -> float:
     spread = wrong_sd / math.sqrt(n * m) / scale
     shift = (wrong_mean - truth) / scale
     return normal_sf((threshold - shift) / spread) + normal_sf((threshold + shift) / spread)
+
+
+def law_power(parts, mistake: str, m: int, alpha: float, reps: int, seed: int = 0) -> float:
+    """P(the fit G-test of m splits at ``alpha`` rejects) when the splits follow the mistake's exact law
+    (simulated, ``reps`` times)."""
+    draws = parts["draws44"]
+    truth, alternatives = draws.laws(draws.LAW_Q[0], draws.LAW_P[0], draws.LAW_DRAWS)
+    law = alternatives[draws.MISTAKES[mistake]]
+    generator = torch.Generator().manual_seed(seed)
+    counts = torch.multinomial(law.expand(reps, -1), m, replacement=True, generator=generator)
+    observed = torch.nn.functional.one_hot(counts, law.numel()).sum(dim=1)
+    expected = truth.tolist()
+    rejected = sum(g_test(row, expected).pvalue < alpha for row in observed.tolist())
+    return rejected / reps
 
 
 def smallest(power, suite_m: int) -> int | None:
@@ -200,13 +249,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reps", type=int, default=400)
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--law-reps", type=int, default=2000)
     args = parser.parse_args(argv)
     reps = 100 if args.quick else args.reps
     started = time.perf_counter()
     exercise, parts = suite_parts()
     hidden, checks = parts["hidden"], parts["checks44"]
     tiny = parts["tiny"]
-    browser = {"calibration": tiny.CALIBRATION_ROWS, "unbiased": tiny.UNBIASED_ROWS, "truncated": tiny.TRUNCATED_ROWS}
+    browser = {
+        "calibration": tiny.CALIBRATION_ROWS,
+        "unbiased": tiny.UNBIASED_ROWS,
+        "truncated": tiny.TRUNCATED_ROWS,
+        "law": TINY_LAW_ROWS,
+    }
     levels = alphas(parts)
     # (rows of the check, its draws) per place: calibration, unbiased, truncated.
     sizes = {
@@ -214,6 +269,7 @@ def main(argv: list[str]) -> int:
             "calibration": hidden.CALIBRATION_ROWS,
             "unbiased": hidden.UNBIASED_ROWS,
             "truncated": hidden.TRUNCATED_ROWS,
+            "law": parts["draws44"].LAW_ROWS,
         },
         "browser": browser,
     }
@@ -235,6 +291,15 @@ def main(argv: list[str]) -> int:
                 power = lambda m_, a=levels[where]["unbiased"], k=BIAS[name]: bias_power(checks, k, n, m_, a)  # noqa: E731
                 row[where] = {"m": m, "power": power(m), "smallest_m": smallest(power, m)}
                 row[where]["killed"] = row[where]["power"]
+        elif name in LAW:
+            row = {"mistake": name, "check": "split law of a row's 4 draws (fit G-test, simulated)"}
+            law_reps = 200 if args.quick else args.law_reps
+            for where in sizes:
+                m = sizes[where]["law"]
+                power = lambda m_, a=levels[where]["fit"], k=LAW[name], r=law_reps: law_power(parts, k, m_, a, r)  # noqa: E731
+                row[where] = {"m": m, "power": power(m), "smallest_m": smallest(power, m)}
+                # Without replacement also raises wherever n > V (generated corners): killed on every run.
+                row[where]["killed"] = 1.0 if name == "draws_without_replacement" else row[where]["power"]
         elif name in HARD:
             row = {"mistake": name, "check": HARD[name]}
             row |= {where: {"power": 1.0, "killed": 1.0} for where in sizes}

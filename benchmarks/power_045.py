@@ -20,7 +20,11 @@ the master seed cannot change that. This script measures what that claim needs:
 And what is particular to 45: the margins (the smallest distance of any hidden
 ``tokens_for_mass`` decision from flipping, in units of ``judge.models.LOGIT_TOLERANCE``), and
 the time to load the model once (import transformers, from_pretrained, the passage's logits,
-the quantized draft's) against the cost of the hidden suite once it is loaded.
+the quantized draft's) against the cost of the hidden suite once it is loaded; and, over the
+master seeds, what the generated cases hold (``hidden/instances.py``, ``hidden/specs.py``): the
+smallest margin of a generated ``tokens_for_mass`` row that is not one of the statement's exact
+ties, how many rows land exactly on the mass, the group scales just under a 1e-8 clamp and of
+exact halves, and how many bad calls and legal corners each function gets.
 
 ``--quick`` uses 1 seed per wrong solution and 3 for the reference (about a minute on two busy
 cores: each judged file starts one learner process, which imports torch; the seed cannot change
@@ -89,6 +93,53 @@ def model_figures(exercise) -> dict:
     }
 
 
+def generated_figures(exercise, seeds: list[int]) -> dict:
+    """What the generated cases hold over ``seeds`` (each seed's draws as the suite makes them)."""
+    import random
+
+    from judge.arguments import bad_inputs, legal_inputs
+    from judge.suites import load_suite, suites_module
+
+    load_suite(exercise, "hidden")
+    instances = suites_module(exercise, "hidden.instances")
+    oracle = suites_module(exercise, "hidden.oracle")
+    specs = suites_module(exercise, "hidden.specs")
+    margins, exact, small, halves = [], 0, 0, 0
+    calls: dict[str, list[int]] = {}
+    for seed in seeds:
+        rng = random.Random(seed)
+        for instance in instances.mass_instances(rng):
+            found = oracle.mass_margin(instance.logits, instance.temperatures, instance.mass).tolist()
+            margins += [m for row, m in enumerate(found) if row not in instance.exact_rows]
+            exact += len(instance.exact_rows)
+        for instance in instances.weight_instances(rng):
+            scales = oracle.group_scales(instance.weight, instance.group_size)
+            small += int(((scales > 1e-9) & (scales < 1e-8)).sum()) // instance.group_size
+            halves += int(oracle.exact_scales(instance.weight, instance.group_size).sum()) // instance.group_size
+        for name, good_call, arguments in (
+            ("tokens_for_mass", specs.good_mass_call, specs.MASS_ARGUMENTS),
+            ("entropy", specs.good_entropy_call, specs.ENTROPY_ARGUMENTS),
+            ("acceptance_rate", specs.good_pair_call, specs.PAIR_ARGUMENTS),
+        ):
+            good = good_call(rng)
+            bad = sum(len(bad_inputs(good_call(rng, form), arguments, rng)) for form in ("number", "tensor"))
+            calls.setdefault(f"{name}: bad calls", []).append(bad)
+            calls.setdefault(f"{name}: corners", []).append(len(legal_inputs(good, arguments, rng)))
+        good = specs.good_quantize_call(rng)
+        arguments = specs.quantize_arguments(good["group_size"])
+        bad = len(bad_inputs(good, arguments, rng)) + len(specs.quantize_refusals(print, good, rng)) + 2
+        calls.setdefault("fake_quantize_int4: bad calls", []).append(bad)
+        calls.setdefault("fake_quantize_int4: corners", []).append(len(legal_inputs(good, arguments, rng)))
+    return {
+        "seeds": len(seeds),
+        "smallest_generated_margin": min(margins),
+        "exact_tie_rows": exact,
+        "groups_under_the_clamp": small,
+        "groups_of_exact_scale": halves,
+        "calls": {k: (min(v), max(v)) for k, v in calls.items()},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="master seeds per wrong solution")
@@ -101,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     exercise = resolve(EXERCISE_ID)
     started = time.monotonic()
     figures = model_figures(exercise)
+    generated = generated_figures(exercise, spaced_seeds(max(args.seeds, 20), 450))
     with warm_launcher() as launcher:  # one fork server for every learner process of the run
         rows = catalogue_kills(exercise, spaced_seeds(args.seeds, 45_000), launcher)
         reference = reference_runs(exercise, spaced_seeds(args.reference_seeds, 4_500_000), launcher)
@@ -131,12 +183,26 @@ def main(argv: list[str] | None = None) -> int:
         f"every case rebuilt warm {1000 * figures['rebuild_cases_warm_s']:.0f} ms; smallest tokens_for_mass margin "
         f"{figures['smallest_mass_margin']:.2e} ({figures['margin_in_logit_tolerances']:.1f} x LOGIT_TOLERANCE)"
     )
+    out.print(
+        f"generated cases over {generated['seeds']} seeds: smallest margin of a tokens_for_mass row "
+        f"{generated['smallest_generated_margin']:.2e} (exact ties aside: {generated['exact_tie_rows']} rows land "
+        f"on the mass), {generated['groups_under_the_clamp']} groups of scale in (1e-9, 1e-8), "
+        f"{generated['groups_of_exact_scale']} groups of exact scale; calls per case (min, max): "
+        + ", ".join(f"{k} {lo}-{hi}" for k, (lo, hi) in generated["calls"].items())
+    )
     out.print(f"measured in {time.monotonic() - started:.0f} s")
     bad = [r["mistake"] for r in rows if not (r["killed_every_seed"] and r["diagnosed_every_seed"])]
     if args.json:
         write_json(
             args.json,
-            {"machine": machine(), "wrong": rows, "reference": reference, "seeds": args.seeds, "model": figures},
+            {
+                "machine": machine(),
+                "wrong": rows,
+                "reference": reference,
+                "seeds": args.seeds,
+                "model": figures,
+                "generated": generated,
+            },
         )
     if bad or reference["failures"]:
         out.print(f"[red]not killed with the promised diagnosis: {bad}; reference failures: {reference['failures']}")

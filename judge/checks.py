@@ -488,7 +488,7 @@ def expect_close(
     expected: torch.Tensor,
     *,
     rtol: float,
-    atol: float,
+    atol: float | torch.Tensor,
     what: str,
     row_labels: Sequence[str] | None = None,
     mistakes: Mistakes = None,
@@ -508,7 +508,8 @@ def expect_close(
     returning that mapping, called only on failure), the diagnosis is the one mistake that
     reproduces the whole output, else the one that reproduces the worst row, and only when that
     mistake's own value there differs from the target; two that both reproduce it (they coincide
-    on this case) name none.
+    on this case) name none. With ``per_row``, ``atol`` may also be a floating tensor ``[B]`` of
+    finite values ``>= 0``: each row's own absolute tolerance (rows of very different scales).
 
     Raises :class:`CheckFailed` (WA) for a wrong shape, NaN or values out of tolerance;
     :class:`CheckMisuse` for a malformed ``expected`` (not ``[B]`` with ``per_row``), ``rtol``,
@@ -521,7 +522,15 @@ def expect_close(
     elif not isinstance(expected, torch.Tensor) or expected.dim() not in (1, 2) or not expected.is_floating_point():
         raise _misuse(check, "expected", "a floating tensor of shape [B, V] or [V]", expected)
     _tolerance(check, "rtol", rtol)
-    _tolerance(check, "atol", atol)
+    if isinstance(atol, torch.Tensor):  # one absolute tolerance per row
+        if not per_row or tuple(atol.shape) != tuple(expected.shape) or not atol.is_floating_point():
+            raise _misuse(check, "atol", "a number, or with per_row a floating tensor of expected's shape [B]", atol)
+        if not _all_true(torch.isfinite(atol) & (atol >= 0)):
+            raise _misuse(check, "atol", "finite tolerances >= 0", atol)
+        atol_rows = atol.to(torch.float64).unsqueeze(1)
+    else:
+        _tolerance(check, "atol", atol)
+        atol_rows = None
     _text(check, "what", what)
     _mistakes_argument(check, "mistakes", mistakes)
     noun = Outcome.of(check, outcome)
@@ -542,10 +551,11 @@ def expect_close(
 
     actual64 = actual.to(torch.float64)
     expected64 = expected.to(torch.float64)
+    bound = atol if atol_rows is None else atol_rows  # a number, or [B, 1]: broadcast along each row
     if _any_true(torch.isnan(actual64)):
         row, token = (torch.isnan(actual64).nonzero()[0]).tolist()
         # A known mistake may produce the NaN (an overflowing softmax, NaN x 0 on padding): name it.
-        matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+        matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=bound)
         diagnosis = matching[0] if len(matching) == 1 else None
         where = "" if per_row else f" at {noun.en} {token}"
         fail(
@@ -556,7 +566,7 @@ def expect_close(
             kind=Evidence.STRUCTURAL,
             explained_by=matching if len(matching) > 1 else (),
         )
-    excess = (actual64 - expected64).abs() - (atol + rtol * expected64.abs())
+    excess = (actual64 - expected64).abs() - (bound + rtol * expected64.abs())
     if _all_true(excess <= 0):
         return
     # An infinity equals the same infinity (inf - inf would read as NaN); any other pair with an
@@ -566,11 +576,14 @@ def expect_close(
         return
     flat = int(torch.argmax(excess))
     row, token = divmod(flat, expected.shape[-1])
-    matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=atol)
+    matching = _matching_mistakes(actual64, expected64, row, _mistakes(mistakes), rtol=rtol, atol=bound)
     diagnosis = matching[0] if len(matching) == 1 else None
     returned, wanted = format_pair(actual64[row, token].item(), expected64[row, token].item())
     where = _row_name(row_labels, row) if per_row else f"{_row_name(row_labels, row)}, {noun.en} {token}"
-    message = f"{what}: {where}: you returned {returned}, expected {wanted} (tolerance {atol:g} + {rtol:g} x expected)"
+    row_atol = atol if atol_rows is None else float(atol_rows[row, 0])
+    message = (
+        f"{what}: {where}: you returned {returned}, expected {wanted} (tolerance {row_atol:g} + {rtol:g} x expected)"
+    )
     if diagnosis:
         message += f". This matches a known mistake: {diagnosis}"
     fail(
@@ -589,25 +602,28 @@ def _matching_mistakes(
     mistakes: Mapping[str, torch.Tensor],
     *,
     rtol: float,
-    atol: float,
+    atol: float | torch.Tensor,
 ) -> list[str]:
     """The mistakes that reproduce the whole output, else those that reproduce ``row`` (NaN matches
     NaN and an infinity the same infinity: a mistake's output is compared as it is); the failure's
     diagnosis when there is exactly one (:mod:`judge.evidence`: a diagnosis only on its own
     evidence), none when several coincide on this case. A mistake whose own ``row`` is within
-    tolerance of the target there is no evidence against the truth, and is left out."""
+    tolerance of the target there is no evidence against the truth, and is left out. ``atol``: a
+    number, or a ``[B, 1]`` tensor of one tolerance per row."""
+
+    def close(a: torch.Tensor, b: torch.Tensor, part: Any) -> bool:
+        bound = atol if not isinstance(atol, torch.Tensor) else atol[part]
+        finite = torch.isfinite(a) & torch.isfinite(b)
+        near = finite & ((a - b).abs() <= bound + rtol * b.abs())
+        return _all_true(near | (a == b) | (torch.isnan(a) & torch.isnan(b)))
+
     candidates = {
         name: c.to(torch.float64)
         for name, c in mistakes.items()
-        if c.shape == actual.shape
-        and not torch.allclose(c[row].to(torch.float64), expected[row], rtol=rtol, atol=atol, equal_nan=True)
+        if c.shape == actual.shape and not close(c[row].to(torch.float64), expected[row], row)
     }
     for part in (slice(None), row):
-        found = [
-            name
-            for name, candidate in candidates.items()
-            if torch.allclose(actual[part], candidate[part], rtol=rtol, atol=atol, equal_nan=True)
-        ]
+        found = [name for name, candidate in candidates.items() if close(actual[part], candidate[part], part)]
         if found:
             return found
     return []

@@ -46,6 +46,9 @@ class LearnerRaised(Exception):
         self.memory: bool = info.memory
         self.mro: tuple[str, ...] = info.mro
         self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
+        # Set by the judge when the function had already returned in the case: then even a
+        # NotImplementedError (torch's, for a dtype it lacks) says nothing about "not written yet".
+        self.written: bool = False
         super().__init__(f"{self.type_name}: {self.message}")
 
     def derives_from(self, cls: type[BaseException]) -> bool:
@@ -56,9 +59,9 @@ class LearnerRaised(Exception):
 
     @property
     def not_implemented(self) -> bool:
-        """Whether it is a NotImplementedError: the function is not written yet (a starter's), which
-        is evidence of no mistake."""
-        return self.derives_from(NotImplementedError)
+        """Whether it is a NotImplementedError from a function that has not returned in the case:
+        not written yet (a starter's), which is evidence of no mistake."""
+        return self.derives_from(NotImplementedError) and not self.written
 
     def described(self) -> str:
         """The raised type for a message: ``ValueError``; a learner's class with its nearest built-in

@@ -114,6 +114,9 @@ class Context:
     fit_statistics: list[tuple[float, int, float]] = field(default_factory=list)  # (G, df, log atom)
     # The learner's functions that raised NotImplementedError in this case (not written yet), in order.
     not_implemented: list[str] = field(default_factory=list)
+    # The learner's functions that returned a value in this case: written, so a NotImplementedError
+    # they raise later is torch's (softmax of an integer tensor), not a function not written yet.
+    returned: set[str] = field(default_factory=set)
     _generators: int = 0
     _kept_generators: int = 0
 
@@ -248,11 +251,15 @@ class Submission:
 
     @staticmethod
     def _note(name: str, raised: LearnerRaised, ctx: Context) -> None:
-        """Keep in ``ctx`` that the learner's ``name`` is not written yet, when it raised NotImplementedError."""
+        """Keep in ``ctx`` that the learner's ``name`` is not written yet, when it raised
+        NotImplementedError before it ever returned in this case (once it has, the error is an error)."""
+        if name in ctx.returned:
+            raised.written = True
         if raised.not_implemented and name not in ctx.not_implemented:
             ctx.not_implemented.append(name)
 
     def _value(self, name: str, result: CallResult) -> Any:
+        self._ctx().returned.add(name)
         if result.modified and self._inputs_read_only:
             _fail_modified(name, result.modified)
         if self._options.watch_global_rng and result.global_rng_changed:

@@ -73,8 +73,10 @@ def exponential_race(probs, u):
     _check_weights(probs)
     batch, vocab = probs.shape
     _check_uniforms(u, (batch, _uniform_shape(probs, u, "u"), vocab), "u")
-    # The token whose exponential clock E / p rings first: the largest p / E (p = 0 scores 0).
-    scores = probs.to(torch.float64).unsqueeze(1) / _exponential(u)
+    # The token whose exponential clock E / p rings first: the largest p / E. A token of p = 0 scores
+    # -1, below every other: p / E of a tiny positive weight can underflow to 0 and must still win.
+    weights = probs.to(torch.float64).unsqueeze(1)
+    scores = torch.where(weights > 0, weights / _exponential(u), -1.0)
     return scores.argmax(dim=2)
 
 
@@ -95,7 +97,7 @@ def build_alias(probs):
         large = residual.masked_fill(done, float("-inf")).argmax(dim=1)
         last = done.all(dim=1)
         mass = residual[rows, small]
-        accept[rows, small] = torch.where(last, torch.ones_like(mass), mass.clamp(max=1.0))
+        accept[rows, small] = torch.where(last, torch.ones_like(mass), mass.clamp(0.0, 1.0))
         alias[rows, small] = torch.where(last, small, large)
         lent = torch.where(last, torch.zeros_like(mass), 1.0 - mass)
         residual[rows, large] = residual[rows, large] - lent

@@ -35,15 +35,19 @@ def effective_sample_size(log_p, log_q):
 
 
 def _cap(cap):
-    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap) or cap <= 0:
+    """A legal cap as it was given: an int (of any size) or a finite float, > 0."""
+    if isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap <= 0:
         raise ValueError(f"cap must be a finite number > 0, got {cap!r}")
-    return float(cap)
+    if isinstance(cap, float) and not math.isfinite(cap):
+        raise ValueError(f"cap must be a finite number > 0, got {cap!r}")
+    return cap
 
 
 def truncated_estimate(log_p, log_q, f, cap):
     log_w = _log_inputs(log_p, log_q, f)
     cap = _cap(cap)
     # min(w, cap) = exp(min(log w, log cap)): the raw ratio is capped, and exp never overflows.
+    # math.log takes any cap, a huge int too (a float(cap) would overflow).
     weights = torch.exp(log_w.clamp(max=math.log(cap)))
     return (weights * f).mean(dim=1)
 
@@ -60,9 +64,11 @@ def sample_estimate(p, q, f, num_samples, cap=None, generator=None):
         raise ValueError("p, q and f must be finite, p and q >= 0")
     if bool(((q == 0) & (p > 0)).any()):
         raise ValueError("q must be > 0 wherever p > 0")
+    if not bool((q > 0).any(dim=1).all()):
+        raise ValueError("every row of q needs a positive value (V >= 1): nothing can be drawn from it")
     weights = torch.where(q > 0, p / torch.where(q > 0, q, torch.ones_like(q)), torch.zeros_like(q))
-    if cap is not None:
-        weights = weights.clamp(max=_cap(cap))
+    if cap is not None and _cap(cap) < torch.finfo(weights.dtype).max:  # a larger cap caps nothing
+        weights = weights.clamp(max=float(cap))
     draws = torch.multinomial(q, num_samples, replacement=True, generator=generator)  # [B, n] from q
     values = (weights * f).gather(1, draws)  # w(x) f(x) for each draw
     estimate = values.mean(dim=1)

@@ -12,6 +12,7 @@ Run this file as a script with ``--write`` to regenerate ``tests/public/frozen.p
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from pathlib import Path
 
@@ -40,7 +41,14 @@ def _modules():
     exercise = resolve("45")
     for suite in ("hidden", "public"):  # not tiny: it imports what --write generates
         load_suite(exercise, suite)
-    names = {"oracle": "hidden.oracle", "cases": "hidden.cases", "diagnoses": "public.diagnoses"}
+    names = {
+        "oracle": "hidden.oracle",
+        "cases": "hidden.cases",
+        "diagnoses": "public.diagnoses",
+        "instances": "hidden.instances",
+        "specs": "hidden.specs",
+        "checking": "public.checking",
+    }
     return exercise, {key: suites_module(exercise, name) for key, name in names.items()}
 
 
@@ -143,7 +151,11 @@ def frozen_values(parts, inputs: dict) -> dict:
         ("quantize_square", inputs["square"], ("output_groups", "signed_max")),
     ):
         expected, alternative, ambiguous = oracle.quantize(w, 32)
-        mistakes = floats(oracle.quantize_mistakes(w, 32))
+        found = oracle.quantize_mistakes(w, 32)
+        # A mistake that equals the target on these weights (halves rounded another way, a clamp of tiny
+        # scales) can never be named here: the file keeps only those that show.
+        shows = {k for k, v in found.items() if not torch.allclose(v, expected, rtol=0, atol=1e-9, equal_nan=False)}
+        mistakes = floats({k: v for k, v in found.items() if k in shows})
         values[key] = {
             "expected": expected.tolist(),
             "alternative": [[i, j, alternative[i, j].item()] for i, j in ambiguous.nonzero().tolist()],
@@ -327,6 +339,294 @@ def test_oracle_agrees_with_reference(parts, reference, data, mass):
     assert torch.allclose(
         reference.total_variation(logits, draft, temps), oracle.total_variation(logits, draft, temps), atol=1e-10
     )
+
+
+# --- the statement's exact ties, and the generated instances -----------------------------------------
+
+# Every usual way to compute the probabilities (the statement leaves the choice open), in the logits' dtype.
+PROBABILITY_METHODS = {
+    "softmax": lambda y: torch.softmax(y, dim=-1),
+    "log_softmax().exp()": lambda y: torch.log_softmax(y, dim=-1).exp(),
+    "exp(y - logsumexp(y))": lambda y: (y - torch.logsumexp(y, dim=-1, keepdim=True)).exp(),
+    "exp(y - max) / sum": lambda y: (
+        (y - y.amax(dim=-1, keepdim=True)).exp() / (y - y.amax(dim=-1, keepdim=True)).exp().sum(dim=-1, keepdim=True)
+    ),
+    "Categorical(logits=y).probs": lambda y: torch.distributions.Categorical(logits=y).probs,
+}
+
+
+def _counts(p: torch.Tensor, mass: float) -> list[int]:
+    cumulative = p.sort(dim=-1, descending=True).values.cumsum(dim=-1)
+    return ((cumulative < mass).sum(dim=-1) + 1).clamp(max=p.shape[-1]).tolist()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("method", sorted(PROBABILITY_METHODS))
+def test_the_statements_exact_ties_are_exact_for_every_usual_method(parts, dtype, method):
+    """n = 1, 2, 4, 16 logits 0 (the rest -inf), any temperature: every method gives exactly 1/n (the
+    statement's promise), so every mass j/16 that is a multiple of 1/n is reached exactly."""
+    instances = parts["instances"]
+    for n in instances.TIE_SIZES:
+        row = torch.full((1, 40), float("-inf"), dtype=dtype)
+        row[0, torch.randperm(40, generator=torch.Generator().manual_seed(n))[:n]] = 0.0
+        for temperature in (1.0, 0.37, 2.9):
+            p = PROBABILITY_METHODS[method](row / temperature)
+            assert bool((p[p > 0] == 1.0 / n).all()), (n, temperature)
+            for j in range(1, instances.SIXTEENTHS):
+                if j * n % instances.SIXTEENTHS == 0:
+                    assert _counts(p, j / instances.SIXTEENTHS) == [j * n // instances.SIXTEENTHS], (n, temperature, j)
+
+
+def test_ties_of_other_sizes_or_values_are_not_exact_as_the_statement_says():
+    """The statement's example: six of twelve tied tokens add up to 0.49999999999999994 in float64; and
+    exp(y - logsumexp(y)) misses 1/4 for four ties of a nonzero logit (hence the ties of logits 0 only)."""
+    twelve = torch.softmax(torch.zeros(12, dtype=torch.float64), dim=0).cumsum(dim=0)
+    assert twelve[5].item() == 0.49999999999999994
+    eight = torch.log_softmax(torch.zeros(8, dtype=torch.float64), dim=0).exp()
+    assert eight[0].item() == 0.12500000000000003  # why 8 ties are not among the statement's
+    row = torch.tensor([[1.5, 1.5, 1.5, 1.5]], dtype=torch.float64)
+    assert _counts(PROBABILITY_METHODS["exp(y - logsumexp(y))"](row), 0.5) != [2]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_mass_rows_keep_their_margin_or_land_exactly(parts, seed):
+    instances, oracle = parts["instances"], parts["oracle"]
+    for instance in instances.mass_instances(__import__("random").Random(seed)):
+        margins = oracle.mass_margin(instance.logits, instance.temperatures, instance.mass)
+        for row, margin in enumerate(margins.tolist()):
+            assert margin >= oracle.MASS_MARGIN or (row in instance.exact_rows and margin == 0.0), (row, margin)
+        if instance.mass * instances.SIXTEENTHS == int(instance.mass * instances.SIXTEENTHS):
+            assert instance.exact_rows, "a mass j/16 puts the 16 ties (at least) exactly on it"
+        for name, method in PROBABILITY_METHODS.items():  # float32 or float64 inside: the same counts
+            for dtype in (torch.float32, torch.float64):
+                y = instance.logits.to(dtype) / instance.temperatures.to(dtype).reshape(-1, 1)
+                assert _counts(method(y), instance.mass) == instance.expected, (name, dtype)
+
+
+def test_generated_rows_are_not_nice(parts):
+    """Over a few seeds: float64 rows whose sum() differs from the cumulative sum's last entry, 1e-25
+    beside exact zeros, ties, every form of temperature."""
+    instances, oracle = parts["instances"], parts["oracle"]
+    rng = __import__("random").Random(0)
+    sums_differ, forms = 0, set()
+    for _ in range(4):
+        for instance in instances.mass_instances(rng):
+            p = oracle.probs(instance.logits, instance.temperatures)
+            last = p.sort(dim=-1, descending=True).values.cumsum(dim=-1)[:, -1]
+            sums_differ += int((p.sum(dim=-1) != last).sum())
+            temperature = instance.temperature
+            forms.add(str(temperature.dtype) if isinstance(temperature, torch.Tensor) else type(temperature).__name__)
+            assert ((p > 0) & (p < 1e-20)).any()  # a probability of 1e-25 beside exact zeros
+    assert sums_differ > 0
+    assert forms == {"int", "float", "torch.float32", "torch.float64"}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_weights_are_judged_alike_whichever_way_the_scale_is_computed(parts, seed):
+    """The oracle's quantization (exact halves strict only where the scale is exact) accepts
+    max / 7 and max * (1 / 7), w / s and w * 7 / max, in float32 and float64; groups of exact scale,
+    with exact halves, and groups just below a clamp at 1e-8 occur in every weight."""
+    instances, oracle = parts["instances"], parts["oracle"]
+    for instance in instances.weight_instances(__import__("random").Random(seed)):
+        weight, g = instance.weight, instance.group_size
+        expected, alternative, _ = oracle.quantize(weight, g)
+        scales = oracle.group_scales(weight, g)
+        rows, columns = weight.shape
+        groups = weight.reshape(rows, columns // g, g)
+        top = groups.abs().amax(dim=-1, keepdim=True)
+        for scale in (top / 7, top * (1 / 7)):
+            safe = torch.where(scale > 0, scale, torch.ones_like(scale))
+            for ratio in (groups / safe, groups * 7 / torch.where(top > 0, top, torch.ones_like(top))):
+                got = (torch.round(ratio) * safe).reshape(rows, columns).double()
+                tolerance = 1e-5 * scales
+                ok = ((got - expected).abs() <= tolerance) | ((got - alternative).abs() <= tolerance)
+                assert ok.all()
+        exact = oracle.exact_scales(weight, g)
+        halves = exact & ((weight.double() / torch.where(scales > 0, scales, torch.ones_like(scales))) % 1 == 0.5)
+        if g > 2:
+            assert halves.any()
+        small = (scales > 1e-9) & (scales < 1e-8)
+        assert small.any()
+
+
+def test_accepted_counts_hold_the_count_and_widen_only_near_the_cut(parts):
+    oracle = parts["oracle"]
+    logits = torch.tensor([[0.0, 0.0, -math.inf], [2.0, 1.0, 0.0]], dtype=torch.float64)
+    temps = torch.ones(2, dtype=torch.float64)
+    assert oracle.accepted_counts(logits, temps, 0.3) == [(1, 1), (1, 1)]
+    assert oracle.accepted_counts(logits, temps, 0.50005) == [(1, 2), (1, 1)]
+
+
+# --- the evidence each diagnosis needs (checking.py): a mistake is named on its own output only -------
+
+
+class _Ctx:
+    device = "cpu"
+
+
+def _failure(function):
+    from judge.checks import CheckFailed
+
+    with pytest.raises(CheckFailed) as raised:
+        function()
+    return raised.value
+
+
+def test_an_output_of_zeros_is_not_called_an_overflow(parts):
+    """A learner whose entropy is 0 everywhere matches the overflow mistake's finite form wherever every
+    row overflows; that is no evidence, and the overflow is named only with a row that does not."""
+    checking, diagnoses = parts["checking"], parts["diagnoses"]
+    hot = torch.tensor([[30.0, 29.0, 27.5], [25.0, 25.0, 24.0]])
+    expected = [0.0004993779473051161, 0.6933968747632315]
+    zeros = torch.zeros(2)
+    failure = _failure(
+        lambda: checking.check_values(
+            _Ctx(),
+            zeros,
+            expected,
+            torch.float32,
+            name="entropy",
+            what="entropy",
+            labels=["a", "b"],
+            mistakes=lambda: checking.entropy_overflow_values(hot, 0.1),
+        )
+    )
+    assert failure.diagnosis is None
+    cooler = torch.cat([hot, torch.tensor([[0.1, 0.0, -0.1]])])
+    naive = torch.tensor([0.0, 0.0, 0.8323955755158184])
+    failure = _failure(
+        lambda: checking.check_values(
+            _Ctx(),
+            naive,
+            expected + [0.8323955755158184],
+            torch.float32,
+            name="entropy",
+            what="entropy",
+            labels=["a", "b", "c"],
+            mistakes=lambda: checking.entropy_overflow_values(cooler, 0.1),
+        )
+    )
+    assert failure.diagnosis == diagnoses.OVERFLOW
+
+
+def test_nan_is_named_by_the_mistake_whose_nan_it_is(parts):
+    """NaN at the -inf rows only: 0 x log 0; NaN at every overflowing row: the overflow; an infinity, or
+    NaN where neither mistake puts one: nothing."""
+    checking, diagnoses = parts["checking"], parts["diagnoses"]
+    logits = torch.tensor([[1.0, 1.0, -math.inf], [30.0, 29.0, 27.5], [0.5, 0.0, 0.1]])
+
+    def named(output):
+        return _failure(
+            lambda: checking.check_values(
+                _Ctx(),
+                torch.tensor(output),
+                [0.69, 0.0, 1.0],
+                torch.float32,
+                name="entropy",
+                what="entropy",
+                labels=["a", "b", "c"],
+                mistakes=dict,
+                non_finite=checking.entropy_non_finite(logits, 0.1),
+            )
+        ).diagnosis
+
+    nan = math.nan
+    assert named([nan, 0.0, 1.0]) == diagnoses.ZERO_LOG_ZERO
+    assert named([0.69, nan, 1.0]) == diagnoses.OVERFLOW
+    assert named([0.69, math.inf, 1.0]) is None
+    assert named([0.69, 0.0, nan]) is None
+
+
+def test_a_count_one_too_high_everywhere_is_not_the_strict_boundary(parts):
+    """The strict boundary moves only the rows that land exactly on the mass: a count one too high on
+    every row (rows that keep the margin included) names nothing."""
+    checking, diagnoses = parts["checking"], parts["diagnoses"]
+    expected, strict = [2, 3, 1], [3, 3, 1]
+
+    def named(output):
+        return _failure(
+            lambda: checking.check_counts(
+                _Ctx(),
+                torch.tensor(output),
+                expected,
+                what="tokens_for_mass",
+                labels=["a", "b", "c"],
+                mistakes=lambda: {diagnoses.TOKENS_FOR_MASS["strict_boundary"]: strict},
+            )
+        ).diagnosis
+
+    assert named([3, 3, 1]) == diagnoses.TOKENS_FOR_MASS["strict_boundary"]
+    assert named([3, 4, 2]) is None
+
+
+def test_a_mistake_that_matches_only_through_infinities_is_not_named(parts):
+    checking, diagnoses = parts["checking"], parts["diagnoses"]
+    on_logits = diagnoses.ACCEPTANCE["on_logits"]
+    failure = _failure(
+        lambda: checking.check_values(
+            _Ctx(),
+            torch.tensor([-math.inf, -math.inf]),
+            [0.5, 0.7],
+            torch.float32,
+            name="acceptance_rate",
+            what="acceptance_rate",
+            labels=["a", "b"],
+            mistakes=lambda: {on_logits: torch.tensor([-math.inf, -math.inf], dtype=torch.float64)},
+        )
+    )
+    assert failure.diagnosis is None
+    failure = _failure(
+        lambda: checking.check_values(
+            _Ctx(),
+            torch.tensor([3.0, 4.0]),
+            [0.5, 0.7],
+            torch.float32,
+            name="acceptance_rate",
+            what="acceptance_rate",
+            labels=["a", "b"],
+            mistakes=lambda: {on_logits: torch.tensor([3.0, 4.0], dtype=torch.float64)},
+        )
+    )
+    assert failure.diagnosis == on_logits
+
+
+def test_two_quantizers_that_both_reproduce_the_output_name_neither(parts):
+    checking, diagnoses = parts["checking"], parts["diagnoses"]
+    weight = torch.tensor([[7.0, 1.0, 2.0, 3.0]])
+    expected = weight.double()
+    wrong = torch.tensor([[7.0, 1.0, 2.0, 4.0]], dtype=torch.float64)
+    scales = torch.ones(1, 4, dtype=torch.float64)
+    failure = _failure(
+        lambda: checking.check_quantized(
+            _Ctx(),
+            wrong.float(),
+            weight,
+            expected=expected,
+            alternative=expected,
+            scales=scales,
+            what="q",
+            mistakes=lambda: {diagnoses.QUANTIZE["half_up"]: wrong, diagnoses.QUANTIZE["half_away"]: wrong},
+        )
+    )
+    assert failure.diagnosis is None
+
+
+def test_every_generated_bad_call_names_the_mistake_of_accepting_it(parts):
+    """Each refusal the specs generate carries a diagnosis of its own argument and flaw."""
+    specs = parts["specs"]
+    rng = __import__("random").Random(3)
+    calls = []
+    for good, arguments, name in (
+        (specs.good_mass_call(rng, "number"), specs.MASS_ARGUMENTS, "tokens_for_mass"),
+        (specs.good_entropy_call(rng, "tensor"), specs.ENTROPY_ARGUMENTS, "entropy"),
+        (specs.good_pair_call(rng, "number"), specs.PAIR_ARGUMENTS, "acceptance_rate"),
+    ):
+        calls += specs.generated_refusals(print, name, good, arguments, rng)
+    good = specs.good_quantize_call(rng)
+    arguments = specs.quantize_arguments(good["group_size"])
+    calls += specs.generated_refusals(print, "fake_quantize_int4", good, arguments, rng)
+    calls += specs.quantize_refusals(print, good, rng)
+    assert calls and all(call.diagnosis for call in calls)
 
 
 # --- writing frozen.py ----------------------------------------------------------------------------------

@@ -307,3 +307,53 @@ def test_an_export_words_another_cases_mistake_as_secondary():
     second = CaseResult("second", "public", "second", Verdict.RE, "raised", not_implemented=["sample"])
     results = results_json(_report(first, second, diagnosis="top-k keeps k + 1"), full_hidden=True)
     assert "Not implemented yet: sample" in results["output"]
+
+
+# --- torch's NotImplementedError inside a written function -----------------------------------------
+
+INTEGER_SUITE = """
+import torch
+
+from judge.checks import diagnosed
+
+
+def test_integer_logits(sub, ctx):
+    '''refuse(x, 0) takes float64 and integer x alike
+
+    zh: refuse(x, 0) 接受 float64 与整数 x
+    '''
+    sub.refuse(torch.tensor([1.0, 2.0], dtype=torch.float64), 0)
+    with diagnosed("crashes on integer logits", raised_only=True):
+        sub.refuse(torch.tensor([1, 2]), 0)
+"""
+
+# torch raises NotImplementedError for the softmax of an integer tensor: the function is written.
+SOFTMAX = """
+import torch
+
+
+def refuse(x, k, g=None):
+    return torch.softmax(x, 0)
+
+
+def other(x, k, g=None):
+    return x
+"""
+
+
+@pytest.fixture(scope="module")
+def integer_exercise(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("evidence") / "915-integer"
+    return refusals_exercise(folder, INTEGER_SUITE, ("x", "k", "g"), time_limit_s=4.0, wall_limit_s=16.0)
+
+
+def test_a_not_implemented_error_after_a_return_is_an_error_not_a_missing_function(integer_exercise, learner_file):
+    report = judge_file(integer_exercise, learner_file(SOFTMAX), seed=3)
+    assert report.verdict is Verdict.RE
+    assert report.not_implemented == []
+    assert report.diagnosis == "crashes on integer logits"
+
+
+def test_a_not_implemented_error_before_any_return_is_still_a_function_not_written(integer_exercise, learner_file):
+    report = judge_file(integer_exercise, learner_file(STARTER), seed=3)
+    assert report.not_implemented == ["refuse"] and report.diagnosis is None

@@ -108,3 +108,35 @@ def test_an_infinity_is_close_to_the_same_infinity_only():
         checks.expect_close(
             torch.tensor([[1e308, 0.5, -inf]], dtype=torch.float64), expected, rtol=1e-6, atol=1e-9, what="log p"
         )
+
+
+# --- one absolute tolerance per row (rows of very different scales) -------------------------------
+
+
+def test_per_row_tolerances_judge_each_row_at_its_own_scale():
+    """One atol for the batch lets a small row hide any error under a large row's tolerance."""
+    expected = torch.tensor([1e30, 2.0, 3.0], dtype=torch.float64)
+    actual = torch.tensor([1e30 + 1e15, 2.0, 0.0], dtype=torch.float64)  # row 2 is wrong
+    checks.expect_close(actual, expected, rtol=0.0, atol=1e16, what="estimate", per_row=True)  # one atol: passes
+    atol = torch.tensor([1e16, 1e-9, 1e-9], dtype=torch.float64)
+    mistakes = {"zero": torch.tensor([1e30, 2.0, 0.0]), "half": torch.tensor([5e29, 1.0, 1.5])}
+    with pytest.raises(CheckFailed) as failed:
+        checks.expect_close(actual, expected, rtol=0.0, atol=atol, what="estimate", per_row=True, mistakes=mistakes)
+    assert failed.value.message.startswith("estimate: row 2: you returned 0, expected 3 (tolerance 1e-09 + 0 x expected)")
+    assert failed.value.diagnosis == "zero"  # the whole output, each row at its own tolerance
+    # Row 0's error (1e15) is within its own tolerance, row 1 is exact: both pass.
+    checks.expect_close(actual[:2], expected[:2], rtol=0.0, atol=atol[:2], what="estimate", per_row=True)
+
+
+def test_per_row_tolerances_are_validated():
+    expected = torch.zeros(2, dtype=torch.float64)
+    for bad in (
+        torch.tensor([1e-9]),  # not one per row
+        torch.tensor([1e-9, -1.0]),  # negative
+        torch.tensor([1e-9, math.inf]),  # not finite
+        torch.tensor([1, 2]),  # not floating
+    ):
+        with pytest.raises(checks.CheckMisuse):
+            checks.expect_close(expected, expected, rtol=0.0, atol=bad, what="x", per_row=True)
+    with pytest.raises(checks.CheckMisuse):  # only with per_row
+        checks.expect_close(expected, expected, rtol=0.0, atol=torch.tensor([1e-9, 1e-9]), what="x")

@@ -439,6 +439,22 @@ def test_what_same_tensor_calls_unchanged_stays_unchanged():
     assert _snapshot_says(nan, _set(0, 2.0)) and _snapshot_says(nan, _set(2, float("nan")))
 
 
+def test_same_tensor_takes_a_0_d_tensor_in_torch_and_in_the_browser_subset():
+    """A 0-d argument (a temperature given as a scalar tensor) is compared, not refused: the browser's
+    subset has no 0-d boolean index, so the comparison must not need one."""
+    import judge.browser.torchlike as subset
+    from judge.learner_code import same_tensor
+
+    for lib in (torch, subset):
+        for value in (0.5, float("nan"), -0.0):
+            before = lib.tensor(value)
+            assert same_tensor(before, lib.tensor(value))
+            assert same_tensor(before, lib.tensor(0.0)) == (value == 0.0)
+        assert not same_tensor(lib.tensor(float("nan")), lib.tensor(1.0))
+        assert not same_tensor(lib.tensor([1.0, float("nan")]), lib.tensor([1.0, 2.0]))
+        assert same_tensor(lib.tensor([1.0, float("nan")]), lib.tensor([1.0, float("nan")]))
+
+
 @pytest.mark.parametrize("change", [
     lambda t: t.t_(),  # a square matrix transposed in place: same shape and bytes, other values
     lambda t: t.resize_(8),

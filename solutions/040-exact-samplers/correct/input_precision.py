@@ -1,7 +1,8 @@
-"""Correct: the inverse CDF, Gumbel and race scores in the inputs' own precision (float32 for float32 inputs,
-the CDF normalised by its last entry), and float32 uniforms in sample for float32 probabilities.
+"""Correct: the Gumbel and race scores in the inputs' own precision (float32 for float32 inputs), and
+float32 uniforms in sample for float32 probabilities; the inverse CDF accumulates and compares in float64,
+as the statement asks (a float32 CDF misses the designed exact steps).
 
-Every frozen decision of the tests has a margin far above float32 rounding, so this passes too.
+Every generated decision of the tests has a margin far above float32 rounding, so this passes too.
 """
 
 import torch
@@ -48,11 +49,11 @@ def inverse_cdf(probs, u):
     _check_uniforms(u, (probs.shape[0], _uniform_shape(probs, u, "u")), "u")
     if u.dim() != 2:
         raise ValueError("u must have shape [B, n]")
-    work = torch.promote_types(probs.dtype, u.dtype)
-    cumulative = probs.to(work).cumsum(dim=1)
+    # The one place the statement asks for float64: the accumulation and the comparison with u.
+    cumulative = probs.to(torch.float64).cumsum(dim=1)
     cdf = cumulative / cumulative[:, -1:]  # F(V - 1) is exactly 1: every u < 1 finds a token
     # The first x with F(x) > u; a zero-probability token repeats the step before it, so never wins.
-    return torch.searchsorted(cdf, u.to(work).contiguous(), right=True)
+    return torch.searchsorted(cdf, u.to(torch.float64).contiguous(), right=True)
 
 
 def gumbel_max(logits, u):
@@ -73,8 +74,10 @@ def exponential_race(probs, u):
     _check_weights(probs)
     batch, vocab = probs.shape
     _check_uniforms(u, (batch, _uniform_shape(probs, u, "u"), vocab), "u")
-    # The token whose exponential clock E / p rings first: the largest p / E (p = 0 scores 0).
-    scores = probs.to(torch.promote_types(probs.dtype, u.dtype)).unsqueeze(1) / _exponential(u)
+    # The token whose exponential clock E / p rings first: the largest p / E; p = 0 scores -1, below
+    # a positive weight whose score underflows to 0.
+    weights = probs.to(torch.promote_types(probs.dtype, u.dtype)).unsqueeze(1)
+    scores = torch.where(weights > 0, weights / _exponential(u), -1.0)
     return scores.argmax(dim=2)
 
 

@@ -48,7 +48,11 @@ def inverse_cdf(probs, u):
     _check_uniforms(u, (probs.shape[0], _uniform_shape(probs, u, "u")), "u")
     if u.dim() != 2:
         raise ValueError("u must have shape [B, n]")
-    cumulative = probs.to(torch.float64).cumsum(dim=1)
+    # Each row scaled by its largest weight first (a power of two: exact), so that C(V - 1) >= 1 is a
+    # normal number even for subnormal weights and u * C(V - 1) keeps its precision.
+    weights = probs.to(torch.float64)
+    largest = torch.exp2(torch.floor(torch.log2(weights.amax(dim=1, keepdim=True))))
+    cumulative = (weights / largest).cumsum(dim=1)
     # Not normalised: compare C(x) with u * C(V - 1). The first x with C(x) > u * C(V - 1) is the
     # number of steps at or below it; u * C(V - 1) < C(V - 1) for every u < 1, so it is at most V - 1.
     scaled = u.to(torch.float64) * cumulative[:, -1:]

@@ -71,9 +71,9 @@ def exponential_race(probs, u):
     _check_weights(probs)
     batch, vocab = probs.shape
     _check_uniforms(u, (batch, _uniform_shape(probs, u, "u"), vocab), "u")
-    # The token whose exponential clock E / p rings first: the largest p / E (p = 0 scores 0).
-    # The first clock to ring: the smallest E / p (a token of probability 0 never rings).
-    clocks = _exponential(u) / probs.to(torch.float64).unsqueeze(1)
+    # The first clock to ring: the smallest E / p, compared as log E - log p (a token of probability 0
+    # never rings; in log space a subnormal weight's clock stays finite instead of overflowing to inf).
+    clocks = torch.log(_exponential(u)) - torch.log(probs.to(torch.float64)).unsqueeze(1)
     return clocks.argmin(dim=2)
 
 

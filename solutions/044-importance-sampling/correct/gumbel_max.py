@@ -63,6 +63,8 @@ def sample_estimate(p, q, f, num_samples, cap=None, generator=None):
         raise ValueError("p, q and f must be finite, p and q >= 0")
     if bool(((q == 0) & (p > 0)).any()):
         raise ValueError("q must be > 0 wherever p > 0")
+    if not bool((q > 0).any(dim=1).all()):
+        raise ValueError("a row of q has no positive value: nothing can be drawn from it")
     weights = torch.where(q > 0, p / torch.where(q > 0, q, torch.ones_like(q)), torch.zeros_like(q))
     if cap is not None:
         weights = weights.clamp(max=_cap(cap))

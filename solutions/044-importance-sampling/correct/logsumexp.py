@@ -55,6 +55,8 @@ def sample_estimate(p, q, f, num_samples, cap=None, generator=None):
         raise ValueError("p, q and f must be finite, p and q >= 0")
     if bool(((q == 0) & (p > 0)).any()):
         raise ValueError("q must cover p")
+    if not bool((q > 0).any(dim=1).all()):
+        raise ValueError("a row of q has no positive value: nothing can be drawn from it")
     draws = torch.multinomial(q, num_samples, replacement=True, generator=generator)
     p64, q64, f64 = (t.to(torch.float64).gather(1, draws) for t in (p, q, f))
     weights = p64 / q64

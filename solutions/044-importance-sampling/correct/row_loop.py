@@ -75,6 +75,8 @@ def sample_estimate(p, q, f, num_samples, cap=None, generator=None):
         raise ValueError("p, q and f must be finite, p and q >= 0")
     if bool(((q == 0) & (p > 0)).any()):
         raise ValueError("q must cover p")
+    if not bool((q > 0).any(dim=1).all()):
+        raise ValueError("a row of q has no positive value: nothing can be drawn from it")
     draws = torch.multinomial(q, num_samples, replacement=True, generator=generator).tolist()
     ps, qs, fs = (t.to(torch.float64).tolist() for t in (p, q, f))
     means, errors = [], []

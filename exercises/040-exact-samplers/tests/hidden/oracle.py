@@ -2,27 +2,30 @@
 
 Runs only in the judge's process. The noise-form functions follow the statement step by step
 (float64 cumulative sums and scores; E = -log(max(u, tiny)) with tiny the smallest normal number
-of u's dtype); ``margins`` verifies that every decision of a frozen case is far enough from a tie
-that a correct float32 solution cannot flip it. ``mistaken_*`` apply one named mistake instead,
-for diagnoses; ``alternatives`` gives the distribution each mistake draws from in ``sample``.
+of u's dtype); ``check_*_margins`` verify that every decision of a generated case is far enough
+from a tie that a correct solution (float32 scores, another order of float64 summation) cannot
+flip it. ``mistake=`` applies one named mistake instead, for diagnoses; ``variants`` gives every
+form a mistake takes (several for some); ``alternatives`` gives the distribution each mistake draws
+from in ``sample``.
 """
 
 from __future__ import annotations
 
 import torch
 
+from ..public.checks40 import race_underflows  # noqa: F401 - the evidence rule, shared with tiny
 from ..public.diagnoses import MISTAKES
 
-# A frozen decision is accepted when a correct solution's rounding cannot flip it: scores of the
-# winner and the runner-up differ by at least SCORE_MARGIN (in log space), u stays CDF_MARGIN away
-# from every step of F, and coins and columns stay COIN_MARGIN away from their thresholds.
+# A decision is accepted when a correct solution's rounding cannot flip it: scores of the winner and
+# the runner-up differ by at least SCORE_MARGIN (in log space), u stays CDF_MARGIN away from every step
+# of F, and coins and columns stay COIN_MARGIN away from their thresholds.
 SCORE_MARGIN = 1e-4
 CDF_MARGIN = 1e-6
 COIN_MARGIN = 1e-6
 
 
 class AmbiguousCase(ValueError):
-    """A frozen case sits too close to a tie: a correct float32 solution could decide it either way."""
+    """A generated case sits too close to a tie: a correct solution could decide it either way."""
 
 
 def _exponential(u: torch.Tensor, *, clamp: bool = True, floor: float | None = None) -> torch.Tensor:
@@ -34,12 +37,23 @@ def _exponential(u: torch.Tensor, *, clamp: bool = True, floor: float | None = N
     return -torch.log(u.to(torch.float64))
 
 
+def _zeros_only(u: torch.Tensor) -> torch.Tensor:
+    """``clamp_not_tiny``'s other form: only u == 0 is replaced by tiny, so a subnormal u escapes."""
+    tiny = torch.finfo(u.dtype).tiny
+    return -torch.log(torch.where(u == 0, torch.full_like(u, tiny), u).to(torch.float64))
+
+
 # ``clamp_not_tiny``: the floors a learner may clamp u = 0 to instead of the tiny of u's dtype.
 WRONG_FLOORS = (1e-6, 1e-10, 1e-12, 1e-20, 1e-30, torch.finfo(torch.float32).tiny, torch.finfo(torch.float64).tiny)
+ZEROS_ONLY = "zeros only"  # a floor that stands for ``_zeros_only``
 
 
-def wrong_floors(dtype: torch.dtype) -> tuple[float, ...]:
-    return tuple(f for f in WRONG_FLOORS if f != torch.finfo(dtype).tiny)
+def wrong_floors(dtype: torch.dtype) -> tuple[float | str, ...]:
+    return (*(f for f in WRONG_FLOORS if f != torch.finfo(dtype).tiny), ZEROS_ONLY)
+
+
+def _floored(u: torch.Tensor, floor: float | str) -> torch.Tensor:
+    return _zeros_only(u) if floor == ZEROS_ONLY else _exponential(u, floor=float(floor))
 
 
 def first_argmax(scores: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
@@ -63,32 +77,62 @@ def cdf(probs: torch.Tensor) -> torch.Tensor:
     return cumulative / cumulative[:, -1:]
 
 
+def _search(cdf_: torch.Tensor, u: torch.Tensor, *, clamp: bool = False) -> torch.Tensor:
+    found = torch.searchsorted(cdf_.contiguous(), u.contiguous(), right=True)
+    return found.clamp(max=cdf_.shape[1] - 1) if clamp else found
+
+
 def inverse_cdf(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> torch.Tensor:
-    """int64 [B, n]; with ``float32_cumsum_short`` it may hold V."""
-    u64 = u.to(torch.float64).contiguous()
+    """int64 [B, n]; under some mistakes it may hold V (a search that runs past the end)."""
+    return inverse_cdf_variants(probs, u, mistake)[0]
+
+
+def inverse_cdf_variants(probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None) -> list[torch.Tensor]:
+    """Every form ``mistake`` takes (one for most; the sums a learner may divide by, for the others)."""
+    u64 = u.to(torch.float64)
+    weights = probs.to(torch.float64)
     if mistake == "cdf_off_by_one":
-        return torch.searchsorted(cdf(probs), u64, right=False)
+        return [torch.searchsorted(cdf(probs), u64.contiguous(), right=False)]
     if mistake == "sorted_not_mapped_back":
-        ordered = torch.sort(probs.to(torch.float64), dim=1, descending=True, stable=True).values
-        return torch.searchsorted(cdf(ordered), u64, right=True)
+        ordered = torch.sort(weights, dim=1, descending=True, stable=True).values
+        return [_search(cdf(ordered), u64)]
     if mistake in ("normalised_cumsum", "normalised_cumsum_clamped"):
-        weights = probs.to(torch.float64)
-        short = torch.searchsorted((weights / weights.sum(dim=1, keepdim=True)).cumsum(dim=1), u64, right=True)
-        return short.clamp(max=probs.shape[1] - 1) if mistake == "normalised_cumsum_clamped" else short
+        # F normalised by a sum other than its own last entry: the cumsum of p / sum, or the cumsum / sum,
+        # the sum in float64 or in probs' dtype (torch's reduction order, as the learner's call has it).
+        clamp = mistake == "normalised_cumsum_clamped"
+        sums = [weights.sum(dim=1, keepdim=True), probs.sum(dim=1, keepdim=True).to(torch.float64)]
+        out = []
+        for total in sums:
+            out.append(_search((weights / total).cumsum(dim=1), u64, clamp=clamp))
+            out.append(_search(weights.cumsum(dim=1) / total, u64, clamp=clamp))
+        return out
+    if mistake == "cdf_scaled_compare":
+        # C(x) compared with u * C(V-1), not divided first: on a row of subnormal weights the product keeps
+        # almost no precision and rounds up to C(V-1) itself (past the end, or clamped to the last token).
+        cumulative = weights.cumsum(dim=1)
+        scaled = u64 * cumulative[:, -1:]
+        return [_search(cumulative, scaled), _search(cumulative, scaled, clamp=True)]
     if mistake in ("float32_cumsum_short", "float32_cumsum_clamped"):
-        short = torch.searchsorted(probs.to(torch.float32).cumsum(dim=1), u.to(torch.float32).contiguous(), right=True)
-        return short.clamp(max=probs.shape[1] - 1) if mistake == "float32_cumsum_clamped" else short
-    return torch.searchsorted(cdf(probs), u64, right=True)
+        clamp = mistake == "float32_cumsum_clamped"
+        return [_search(probs.to(torch.float32).cumsum(dim=1), u.to(torch.float32), clamp=clamp)]
+    if mistake == "float32_cumsum_normalised":
+        # Accumulated in float32 and divided by its own last entry; compared in float32 or in float64.
+        cumulative = probs.to(torch.float32).cumsum(dim=1)
+        f32 = cumulative / cumulative[:, -1:]
+        return [_search(f32, u.to(torch.float32), clamp=clamp) for clamp in (False, True)] + [
+            _search(f32.to(torch.float64), u64, clamp=clamp) for clamp in (False, True)
+        ]
+    return [_search(cdf(probs), u64)]
 
 
 def check_cdf_margins(probs: torch.Tensor, u: torch.Tensor, exact_rows: set[int] = frozenset()) -> None:
-    """Every u is CDF_MARGIN away from every step of F below 1, except in ``exact_rows`` (dyadic rows
-    summing to 1, whose steps every order of summation reaches exactly)."""
+    """Every u is CDF_MARGIN away from every step of F below 1, except in ``exact_rows`` (rows whose
+    steps are exact in float64 in every order of summation)."""
     steps = cdf(probs)
     for row in range(probs.shape[0]):
         if row in exact_rows:
             continue
-        inner = steps[row][steps[row] < 1.0]  # F = 1 is exact in every normalised solution
+        inner = steps[row][(steps[row] > 0.0) & (steps[row] < 1.0)]  # F = 0 and F = 1 are exact everywhere
         if inner.numel() == 0:
             continue
         gap = (u[row].to(torch.float64).unsqueeze(1) - inner.unsqueeze(0)).abs().min()
@@ -96,13 +140,25 @@ def check_cdf_margins(probs: torch.Tensor, u: torch.Tensor, exact_rows: set[int]
             raise AmbiguousCase(f"row {row}: a uniform lies within {float(gap):.3g} of a step of F")
 
 
+def exact_steps(probs: torch.Tensor) -> bool:
+    """Every partial sum of every row is exact in float64 whatever the order, and every row sums to a
+    power of two: weights that are multiples of 2^-40 whose row sums stay below 2^12."""
+    x = probs.to(torch.float64)
+    scaled = x * 2.0**40
+    if not bool((scaled == scaled.round()).all()) or not bool((x.sum(dim=1) < 2.0**12).all()):
+        return False
+    totals = x.sum(dim=1)
+    return bool((totals == torch.exp2(torch.log2(totals).round())).all())
+
+
 # --- Gumbel-max and the exponential race --------------------------------------------------------
 
 
 def gumbel_scores(
-    logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+    logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | str | None = None
 ) -> torch.Tensor:
-    exponential = _exponential(u, clamp=mistake != "log_zero_at_u0", floor=floor)
+    clamped = mistake != "log_zero_at_u0"
+    exponential = _floored(u, floor) if floor is not None else _exponential(u, clamp=clamped)
     noise = torch.log(exponential) if mistake == "gumbel_wrong_sign" else -torch.log(exponential)
     base = logits.to(torch.float64)
     if mistake == "gumbel_on_probs":
@@ -111,37 +167,62 @@ def gumbel_scores(
 
 
 def gumbel_max(
-    logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+    logits: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | str | None = None
 ) -> torch.Tensor:
     return first_argmax(gumbel_scores(logits, u, mistake, floor), mistake)
 
 
 def race_scores(
-    probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+    probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | str | None = None
 ) -> torch.Tensor:
+    """p / E in float64 (for a case whose positive scores do not underflow; see ``race_log_scores``)."""
     if mistake == "race_one_minus_u":
         exponential = -torch.log(1.0 - u.to(torch.float64))
+    elif floor is not None:
+        exponential = _floored(u, floor)
     else:
-        exponential = _exponential(u, clamp=mistake != "log_zero_at_u0", floor=floor)
+        exponential = _exponential(u, clamp=mistake != "log_zero_at_u0")
     p = probs.to(torch.float64).unsqueeze(1)
     return p * exponential if mistake == "race_multiplies" else p / exponential
 
 
+def race_log_scores(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """log p - log E in float64: the race's scores, -inf for p = 0, exact enough for any weight."""
+    return torch.log(probs.to(torch.float64)).unsqueeze(1) - torch.log(_exponential(u))
+
+
 def exponential_race(
-    probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | None = None
+    probs: torch.Tensor, u: torch.Tensor, mistake: str | None = None, floor: float | str | None = None
 ) -> torch.Tensor:
+    if mistake is None and floor is None:
+        return first_argmax(race_log_scores(probs, u))
     scores = race_scores(probs, u, mistake, floor)
     return scores.argmin(dim=2) if mistake == "race_argmin" else first_argmax(scores, mistake)
 
 
 def check_score_margins(log_scores: torch.Tensor, exact_draws: set[tuple[int, int]] = frozenset()) -> None:
     """The winner beats the runner-up by SCORE_MARGIN in log space, except at ``exact_draws``
-    ((row, draw) pairs whose noise is equal for every token, so that ties are decided by the input alone)."""
+    ((row, draw) pairs whose tied tokens get bitwise equal noise, so that ties are decided by the
+    input alone; see ``check_tie_margins`` for them)."""
+    if log_scores.shape[2] < 2:
+        return
     top = torch.topk(log_scores, 2, dim=2).values
     gap = top[..., 0] - top[..., 1]
     for row, draw in (gap < SCORE_MARGIN).nonzero().tolist():
         if (row, draw) not in exact_draws:
             raise AmbiguousCase(f"row {row}, draw {draw}: the two best scores differ by {float(gap[row, draw]):.3g}")
+
+
+def check_tie_margins(log_scores: torch.Tensor, tied: torch.Tensor) -> None:
+    """A designed tie: the tied tokens (bool [B, V]) share the best score exactly in every draw, and
+    every other token stays SCORE_MARGIN below it."""
+    best = log_scores.amax(dim=2)
+    mask = tied.unsqueeze(1).expand_as(log_scores)
+    if not bool((log_scores.masked_fill(~mask, float("inf")).amin(dim=2) == best).all()):
+        raise AmbiguousCase("a designed tie does not give the tied tokens the best score")
+    others = log_scores.masked_fill(mask, float("-inf")).amax(dim=2)
+    if bool((others > best - SCORE_MARGIN).any()):
+        raise AmbiguousCase("a token outside a designed tie comes within the margin of it")
 
 
 # --- the alias method ---------------------------------------------------------------------------
@@ -167,7 +248,7 @@ def build_alias(probs: torch.Tensor, mistake: str | None = None) -> tuple[torch.
         large = residual.masked_fill(done, float("-inf")).argmax(dim=1)
         last = done.all(dim=1)
         mass = residual[rows, small]
-        accept[rows, small] = torch.where(last, torch.ones_like(mass), mass.clamp(max=1.0))
+        accept[rows, small] = torch.where(last, torch.ones_like(mass), mass.clamp(0.0, 1.0))
         alias[rows, small] = torch.where(last, small, large)
         residual[rows, large] -= torch.where(last, torch.zeros_like(mass), 1.0 - mass)
     return accept, alias
@@ -188,11 +269,18 @@ def implied_one_uniform(accept: torch.Tensor, alias: torch.Tensor) -> torch.Tens
     return (keep + torch.zeros_like(keep).scatter_add(1, alias, 1.0 - keep)) / vocab
 
 
+def columns(column_u: torch.Tensor, vocab: int, mistake: str | None = None) -> torch.Tensor:
+    """c = floor(u V), the product in float64 (in float32 under ``alias_column_float32``, clamped)."""
+    if mistake == "alias_column_float32":
+        return (column_u.to(torch.float32) * vocab).floor().to(torch.int64).clamp(max=vocab - 1)
+    return (column_u.to(torch.float64) * vocab).floor().to(torch.int64)
+
+
 def alias_draw(
     accept: torch.Tensor, alias: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor, mistake: str | None = None
 ) -> torch.Tensor:
     vocab = accept.shape[1]
-    column = (column_u.to(torch.float64) * vocab).floor().to(torch.int64).clamp(max=vocab - 1)
+    column = columns(column_u, vocab, mistake)
     coin = (column_u if mistake == "alias_one_uniform" else coin_u).to(torch.float64)
     threshold = accept.gather(1, column)
     keep = coin <= threshold if mistake == "alias_coin_le" else coin < threshold
@@ -205,10 +293,11 @@ def check_alias_margins(
     accept: torch.Tensor, column_u: torch.Tensor, coin_u: torch.Tensor, exact: torch.Tensor
 ) -> None:
     """Columns and coins COIN_MARGIN away from their thresholds, except where ``exact`` (bool [B, n])
-    marks a designed boundary (u = 0, the largest float below 1, a coin of 0 on an empty cell)."""
+    marks a designed boundary (u = 0, the largest float below 1, a cell edge, a coin of 0 or equal to
+    accept)."""
     vocab = accept.shape[1]
     scaled = column_u.to(torch.float64) * vocab
-    column = scaled.floor().to(torch.int64).clamp(max=vocab - 1)
+    column = scaled.floor().to(torch.int64)
     near_column = (scaled - scaled.round()).abs() < COIN_MARGIN * vocab
     near_coin = (coin_u.to(torch.float64) - accept.gather(1, column)).abs() < COIN_MARGIN
     bad = (near_column | near_coin) & ~exact
@@ -252,9 +341,12 @@ def alternatives(probs: torch.Tensor, method: str) -> dict:
             argmin = []
             for row in target:
                 if bool((row == 0).any()):
+                    # Every draw the first zero-probability token; where that is token 0 it is also what any
+                    # sampler stuck on token 0 returns: no evidence of this mistake, so the truth stands in.
+                    at = int((row == 0).nonzero()[0])
                     first_zero = torch.zeros_like(row)
-                    first_zero[int((row == 0).nonzero()[0])] = 1.0
-                    argmin.append(first_zero)
+                    first_zero[at] = 1.0
+                    argmin.append(first_zero if at > 0 else row)
                 else:
                     argmin.append(_negated_gumbel_argmax(-row.log()))
             out["race_argmin"] = torch.stack(argmin)

@@ -33,18 +33,37 @@ MISTAKES: dict[str, Bilingual] = {
         "累积和没有归一化，u 大于最后一个值时被截到最后一个 token，而它的概率可能为 0；应当除以最后一项",
     ),
     "normalised_cumsum": Bilingual(
-        "the CDF is the cumulative sum of probs / sum(probs): float64 rounding can leave its last entry just "
+        "the CDF is normalised by sum(probs) (the cumulative sum of probs / sum(probs), or the cumulative sum "
+        "divided by sum(probs)): a sum in another order can differ in the last bit and leave the last entry just "
         "below 1 (0.9999999999999998), and a u above it runs past the end, to index V; divide the cumulative "
         "sum by its own last entry instead",
-        "CDF 取的是 probs / sum(probs) 的累积和：float64 的舍入可能让最后一项略小于 1（0.9999999999999998），"
-        "u 大于它时越过末尾，得到下标 V；应当把累积和除以它自己的最后一项",
+        "CDF 是用 sum(probs) 归一化的（probs / sum(probs) 的累积和，或累积和除以 sum(probs)）：按另一种顺序求的和"
+        "可能差最后一位，使最后一项略小于 1（0.9999999999999998），u 大于它时越过末尾，得到下标 V；应当把累积和"
+        "除以它自己的最后一项",
     ),
     "normalised_cumsum_clamped": Bilingual(
-        "the CDF is the cumulative sum of probs / sum(probs): float64 rounding can leave its last entry just "
+        "the CDF is normalised by sum(probs) (the cumulative sum of probs / sum(probs), or the cumulative sum "
+        "divided by sum(probs)): a sum in another order can differ in the last bit and leave the last entry just "
         "below 1, and a u above it is clamped to the last token, which may have probability 0; divide the "
         "cumulative sum by its own last entry instead",
-        "CDF 取的是 probs / sum(probs) 的累积和：float64 的舍入可能让最后一项略小于 1，u 大于它时被截到最后一个 "
-        "token，而它的概率可能为 0；应当把累积和除以它自己的最后一项",
+        "CDF 是用 sum(probs) 归一化的（probs / sum(probs) 的累积和，或累积和除以 sum(probs)）：按另一种顺序求的和"
+        "可能差最后一位，使最后一项略小于 1，u 大于它时被截到最后一个 token，而它的概率可能为 0；应当把累积和"
+        "除以它自己的最后一项",
+    ),
+    "cdf_scaled_compare": Bilingual(
+        "the inverse CDF compares C(x) with u * C(V-1) instead of dividing first: on a row of subnormal weights "
+        "(such as 5e-324) the product keeps almost no precision and rounds up to C(V-1) itself, so a u near 1 "
+        "runs past the end (index V) or lands on the last token, which may have probability 0; compute "
+        "F = C / C(V-1) and compare u with F",
+        "逆 CDF 比较的是 C(x) 与 u * C(V-1)，而不是先做除法：在次正规数权重（如 5e-324）的行上，"
+        "这个乘积几乎没有精度，会向上舍入成 C(V-1) 本身，于是接近 1 的 u 越过末尾（得到下标 V），"
+        "或落到最后一个 token 上，而它的概率可能为 0；应当先算 F = C / C(V-1)，再用 u 与 F 比较",
+    ),
+    "float32_cumsum_normalised": Bilingual(
+        "the CDF is accumulated (or compared with u) in float32: a step that is exact in float64 is rounded, so "
+        "a u on the step or on its float32 rounding picks the neighbouring token; accumulate and compare in float64",
+        "CDF 是用 float32 累加（或用 float32 与 u 比较）的：在 float64 中精确的台阶被舍入了，u 落在台阶上或落在台阶的 "
+        "float32 舍入值上时会选到相邻的 token；应当用 float64 累加和比较",
     ),
     "gumbel_wrong_sign": Bilingual(
         "the Gumbel noise has the wrong sign: it must be -log(-log(u)), not log(-log(u))",
@@ -71,10 +90,12 @@ MISTAKES: dict[str, Bilingual] = {
     ),
     "clamp_not_tiny": Bilingual(
         "u = 0 is clamped to a value other than torch.finfo(u.dtype).tiny (an epsilon such as 1e-20 or "
-        "1e-10, or the tiny of another dtype): a zero uniform gets the wrong noise; clamp to the smallest "
-        "normal number of u's own dtype",
+        "1e-10, or the tiny of another dtype), or only u == 0 is replaced so that a subnormal u escapes the "
+        "clamp: such a uniform gets the wrong noise; use max(u, tiny) with the smallest normal number of u's "
+        "own dtype",
         "u = 0 被截断到了 torch.finfo(u.dtype).tiny 以外的值（例如 1e-20、1e-10 这样的 epsilon，或别的 dtype "
-        "的 tiny）：为 0 的均匀数得到了错误的噪声；应截断到 u 自身 dtype 的最小正规数",
+        "的 tiny），或者只替换了 u == 0，次正规数的 u 逃过了截断：这样的均匀数得到了错误的噪声；应当取 "
+        "max(u, tiny)，tiny 为 u 自身 dtype 的最小正规数",
     ),
     "ties_not_first": Bilingual(
         "a tie between the best scores is not given to the first index (topk, a descending sort or a "
@@ -87,6 +108,15 @@ MISTAKES: dict[str, Bilingual] = {
         "the exponential noise is computed as -log(1 - u) instead of -log(u): a valid distribution, but "
         "not the stated map from u to E (and at u = 0 it divides by zero)",
         "指数噪声算成了 -log(1 - u)，而不是 -log(u)：分布没错，但不是题目规定的 u 到 E 的映射（而且 u = 0 时会除以零）",
+    ),
+    "race_zero_underflow": Bilingual(
+        "a token of probability 0 wins the exponential race when the scores p / E of the positive tokens "
+        "underflow to 0, or their clocks E / p overflow to inf (tiny weights such as 1e-320): the zero tokens tie "
+        "with them and the first index wins; give zero-probability tokens a score below every other, or compare "
+        "in log space",
+        "正概率 token 的得分 p / E 下溢为 0、或它们的时钟 E / p 上溢为 inf 时（例如权重为 1e-320），概率为 0 的 "
+        "token 在指数竞赛中获胜了：它们与正概率 token 并列，下标最小的胜出；应给概率为 0 的 token 一个比谁都低的"
+        "得分，或在对数空间中比较",
     ),
     "alias_off_by_one_cell": Bilingual(
         "the alias table leaves its last cell unfilled (accept 0, alias 0): the implied distribution moves "
@@ -106,6 +136,12 @@ MISTAKES: dict[str, Bilingual] = {
         "draws a column of probability 0",
         "别名抽样在 coin <= accept 时保留本列，而不是 coin < accept：coin 恰为 0 时会抽到概率为 0 的列",
     ),
+    "alias_column_float32": Bilingual(
+        "the alias column floor(u V) is computed in float32: a uniform just below a cell edge k / V rounds up "
+        "into cell k (and a float64 1 - 2^-53 becomes 1); compute the product in float64",
+        "别名法的列 floor(u V) 是用 float32 计算的：略小于格边界 k / V 的均匀数被舍入进了第 k 格（float64 的 "
+        "1 - 2^-53 也会变成 1）；应当用 float64 计算这个乘积",
+    ),
     "alias_swapped": Bilingual(
         "the alias draw swaps its branches: it returns the alias when coin < accept and the column otherwise",
         "别名抽样的两个分支弄反了：coin < accept 时返回了 alias，否则返回本列",
@@ -122,6 +158,42 @@ MISTAKES: dict[str, Bilingual] = {
     "alias_table_invalid": Bilingual(
         "the alias table is malformed: accept must lie in [0, 1] and alias must hold token ids in [0, V)",
         "别名表格式不对：accept 必须在 [0, 1] 内，alias 必须是 [0, V) 中的 token 编号",
+    ),
+    "uniform_nan_accepted": Bilingual(
+        "a NaN uniform is accepted: NaN fails every comparison, so a range check written as (u < 0) or "
+        "(u >= 1) lets it through; refuse every value that is not in [0, 1)",
+        "NaN 均匀数被接受了：NaN 与任何数比较都为假，写成 (u < 0) 或 (u >= 1) 的范围检查会放过它；"
+        "应拒绝一切不在 [0, 1) 内的值",
+    ),
+    "logits_posinf_accepted": Bilingual(
+        "logits holding +inf are accepted (NaN and rows of -inf are refused, +inf is not); refuse +inf too",
+        "含 +inf 的 logits 被接受了（NaN 和全为 -inf 的行被拒绝了，+inf 却没有）；+inf 也应拒绝",
+    ),
+    "alias_range_where_used": Bilingual(
+        "an alias id outside [0, V) is accepted on a cell with accept = 1: every cell's alias must be a "
+        "token id, even where it is never used",
+        "accept = 1 的格子上 [0, V) 之外的 alias 编号被接受了：每一格的 alias 都必须是 token 编号，即使它用不到",
+    ),
+    "zero_row_accepted": Bilingual(
+        "a row of probs summing to 0 is accepted: every row needs a positive sum (check each row's sum, not "
+        "the whole tensor's)",
+        "probs 中和为 0 的一行被接受了：每一行的和都必须为正（应逐行检查，而不是检查整个张量的和）",
+    ),
+    "neginf_row_accepted": Bilingual(
+        "a row of logits that is all -inf is accepted: each row needs at least one finite value, even when the "
+        "other rows have one (check each row, not the whole tensor)",
+        "logits 中全为 -inf 的一行被接受了：每一行都至少要有一个有限值，即使其他行有（应逐行检查，而不是检查整个张量）",
+    ),
+    "num_samples_not_int": Bilingual(
+        "num_samples that is not an int (a float such as 2.5, a string, a bool) is accepted, converted with "
+        "int() or used as it is; refuse anything but an int >= 1",
+        "不是 int 的 num_samples（2.5 这样的浮点数、字符串、bool）被接受了：用 int() 转换或直接使用；"
+        "除了不小于 1 的 int 都应拒绝",
+    ),
+    "unknown_method_accepted": Bilingual(
+        "an unknown method is accepted (it falls through to one of the four methods); refuse every name but "
+        '"inverse_cdf", "gumbel", "race" and "alias"',
+        '未知的 method 被接受了（落到了四种方法之一）；除 "inverse_cdf"、"gumbel"、"race"、"alias" 之外的名字都应拒绝',
     ),
     "alias_zero_reachable": Bilingual(
         "the alias table can draw a token of probability 0 (its own cell accepts it, or another cell aliases "

@@ -92,7 +92,6 @@ def test_exponential_race_example(sub, ctx):
         public=Bilingual("exponential_race, worked example", "exponential_race，示例"),
         mistaken={
             MISTAKES["race_multiplies"]: _tokens([[2, 2, 2, 1]]),
-            MISTAKES["race_argmin"]: _tokens([[0, 0, 0, 0]]),
             MISTAKES["log_zero_at_u0"]: _tokens([[2, 0, 1, 2]]),
             MISTAKES["race_one_minus_u"]: _tokens([[2, 0, 2, 2]]),
         },

@@ -2,27 +2,37 @@
 
 No hidden input, no oracle: the inputs are small, and the exact answers and what each known
 mistake returns on them were computed with the server's float64 oracle and frozen here
-(tests/exercises/test_040_exact_samplers.py checks them against it). The noise forms are judged
-token for token (a dyadic row with zeros and a float32 row summing below 1 for the inverse CDF;
-all-zero, zero and 0.99999994 uniforms for Gumbel-max and the race; a table with an empty cell for
-the alias draw); alias tables by their implied distribution. ``sample`` gets small statistical
-checks per method (two identical rows of 600 draws: one fit, one independence check), extreme
-uniforms, the generator contract, and bad inputs. Every known mistake is caught here too.
+(tests/exercises/test_040_exact_samplers.py checks them against it). One check per clause of the
+contract, as far as a few rows allow. The noise forms are judged token for token (a dyadic row with
+zeros, a float32 row summing below 1, a row whose steps are exact in float64 but not in float32,
+float64 weights whose sum() differs from the last cumulative sum, and subnormal weights between zeros
+(the support only), for the inverse CDF; all-zero, zero, subnormal and 0.99999994 uniforms and ties
+for Gumbel-max and the race, and subnormal weights that must not let a zero-probability token win;
+tables with empty cells, a coin equal to accept and columns just below a cell edge for the alias
+draw); alias tables by their implied distribution.
+``sample`` gets small statistical checks per method (two identical rows of 600 draws: one fit, pairs
+within the rows, the rows independent), extreme uniforms, every draw site pushed to each end, tiny
+weights, the generator contract, and a bad input of each kind. What it cannot see is listed in
+``[browser.undetectable]``.
 """
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from judge.budget import BudgetDeclaration
+from judge.checks import diagnosed, expect_support, expect_tensor, expect_tokens_in_range
+from judge.evidence import Evidence
 from judge.i18n import Bilingual
 
 from . import checks40
 from .checks40 import expect_alias_table, expect_tokens
 from .diagnoses import MISTAKES
 
-# Per method: 1 fit, 1 independence (check_sample), 4 seeds (check_seeds: the generator contract).
-BUDGET = BudgetDeclaration(fit=4, independence=4, seeds=16)
+# Per method: 1 fit, 1 pairs, 1 independence (check_sample), 4 seeds (check_seeds: the generator contract).
+BUDGET = BudgetDeclaration(fit=4, pairs=4, independence=4, seeds=16)
 
 NEG_INF = float("-inf")
 TOP32 = 1.0 - 2.0**-24
@@ -37,53 +47,92 @@ CDF_MISTAKEN = {
     "float32_cumsum_clamped": [[1, 3, 4, 4, 4, 1], [4, 0, 2, 1, 0, 2]],
 }
 
-# float64 weights whose cumulative sum, divided by the sum first, ends at 1 - 2^-52: u = 1 - 2^-53 runs past it.
 TOP64 = 1.0 - 2.0**-53
-CDF64_PROBS = [[5.0, 8.0, 5.0, 1.0, 0.0]]
-CDF64_U = [[TOP64, 0.0, 0.5]]
-CDF64_EXPECTED = [[3, 0, 1]]
-CDF64_MISTAKEN = {"normalised_cumsum": [[5, 0, 1]], "normalised_cumsum_clamped": [[4, 0, 1]]}
-
-LOGITS = [[NEG_INF, 0.5, -0.25, 1.0], [0.75, NEG_INF, 0.0, 0.75]]
-RACE_PROBS = [[0.0, 0.3, 0.2, 0.5], [0.4, 0.0, 0.2, 0.4]]
-NOISE = [  # [B, n, V]; draw 0 of each row is all zeros (a tie broken by the first most likely token)
-    [[0.0, 0.0, 0.0, 0.0], [0.49, 0.8, 0.91, 0.04], [0.34, TOP32, 0.26, 0.0], [0.33, 0.63, 0.18, 0.51]],
-    [[0.0, 0.0, 0.0, 0.0], [0.62, 0.0, 0.11, 0.48], [TOP32, 0.33, 0.1, 0.72], [0.42, 0.09, 0.16, 0.61]],
+# float64 weights: two random rows whose sum() (torch's order) exceeds the last cumulative sum, integer
+# weights whose probs / sum, accumulated, ends at 1 - 2^-52, and integers where every form is exact. F
+# normalised by a sum (or by probs / sum accumulated) ends below 1 in the first three: u = 1 - 2^-53 runs
+# past it (or is clamped onto a zero-probability token); rounded to float32, u is 1.0 in all four.
+CDF_SUM_PROBS = [
+    [2.098, 0.565, 1.046, 2.706, 1.603, 0.0],
+    [1.774, 2.89, 0.312, 0.174, 0.47, 0.0],
+    [5.0, 8.0, 5.0, 1.0, 0.0, 0.0],
+    [1.0, 2.0, 1.0, 0.0, 0.0, 0.0],
 ]
-GUMBEL_EXPECTED = [[3, 2, 1, 3], [0, 0, 0, 3]]
-GUMBEL_MISTAKEN = {
-    "gumbel_wrong_sign": [[3, 3, 3, 3], [0, 2, 2, 0]],
-    "gumbel_on_probs": [[3, 2, 1, 1], [0, 0, 0, 3]],
-    "log_zero_at_u0": [[0, 2, 1, 3], [0, 0, 0, 3]],
-    "ties_not_first": [[3, 2, 1, 3], [3, 0, 0, 3]],
+CDF_SUM_U = [[TOP64, 0.0, 0.410305], [TOP64, 0.0, 0.404754], [TOP64, 0.0, 0.911932], [TOP64, 0.0, 0.862261]]
+CDF_SUM_EXPECTED = [[4, 0, 2], [4, 0, 1], [3, 0, 2], [2, 0, 2]]
+CDF_SUM_MISTAKEN = {
+    "normalised_cumsum": ([[6, 0, 2], [6, 0, 1], [6, 0, 2], [2, 0, 2]], [[6, 0, 2], [6, 0, 1], [3, 0, 2], [2, 0, 2]]),
+    "normalised_cumsum_clamped": (
+        [[5, 0, 2], [5, 0, 1], [5, 0, 2], [2, 0, 2]],
+        [[5, 0, 2], [5, 0, 1], [3, 0, 2], [2, 0, 2]],
+    ),
+    "float32_cumsum_normalised": (
+        [[6, 0, 2], [6, 0, 1], [6, 0, 2], [6, 0, 2]],
+        [[5, 0, 2], [5, 0, 1], [5, 0, 2], [5, 0, 2]],
+    ),
 }
-RACE_EXPECTED = [[3, 2, 1, 3], [0, 0, 0, 3]]
+
+# float32 weights, multiples of 2^-26 summing to 1: every step of F is exact in float64, not in float32.
+# u on each step's float32 rounding (a float32 CDF equals u there, and picks the next token).
+CDF_EXACT_PROBS = [
+    [0.24998515844345093, 0.1467425674200058, 0.24485275149345398, 0.15250104665756226, 0.20591847598552704, 0.0],
+    [0.23578868806362152, 0.24854186177253723, 0.16290460526943207, 0.20614461600780487, 0.1466202288866043, 0.0],
+]
+CDF_EXACT_U = [
+    [0.24998515844345093, 0.3967277407646179, 0.6415804624557495, 0.7940815091133118, 0.0, TOP32],
+    [0.23578868806362152, 0.48433053493499756, 0.6472351551055908, 0.8533797860145569, 0.0, TOP32],
+]
+CDF_EXACT_EXPECTED = [[1, 2, 2, 3, 0, 4], [1, 1, 3, 4, 0, 4]]
+CDF_EXACT_MISTAKEN = {"float32_cumsum_normalised": [[1, 2, 3, 4, 0, 4], [1, 2, 3, 4, 0, 4]]}
+# Subnormal weights between zeros (float64): u * C(V-1) rounds up to C(V-1) itself (only the support is judged).
+CDF_SUBNORMAL_PROBS = [[0.0, 5e-324, 0.0, 1e-323, 0.0]]
+CDF_SUBNORMAL_U = [[0.0, 0.5, 0.9, TOP64]]
+CDF_SUBNORMAL_EXPECTED = [[1, 3, 3, 3]]
+CDF_SUBNORMAL_MISTAKEN = {"cdf_scaled_compare": ([[1, 3, 5, 5]], [[1, 3, 4, 4]])}
+
+LOGITS = [[NEG_INF, 0.5, -0.25, 1.0], [0.0, NEG_INF, 0.75, 0.75]]
+RACE_PROBS = [[0.0, 0.3, 0.2, 0.5], [0.2, 0.0, 0.4, 0.4]]
+NOISE = [  # [B, n, V]; draw 0 of each row all zeros, draw 3 of row 1 all 0.5 (ties broken by the first best token)
+    [[0.0, 0.0, 0.0, 0.0], [0.49, 0.8, 0.91, 0.04], [0.34, TOP32, 0.26, 0.0], [0.33, 0.63, 0.18, 0.51]],
+    [[0.0, 0.0, 0.0, 0.0], [0.62, 0.0, 0.11, 0.48], [TOP32, 0.33, 0.1, 0.72], [0.5, 0.5, 0.5, 0.5]],
+]
+GUMBEL_EXPECTED = [[3, 2, 1, 3], [2, 3, 0, 2]]
+GUMBEL_MISTAKEN = {
+    "gumbel_wrong_sign": [[3, 3, 3, 3], [2, 2, 2, 2]],
+    "gumbel_on_probs": [[3, 2, 1, 1], [2, 0, 0, 2]],
+    "log_zero_at_u0": [[0, 2, 1, 3], [0, 3, 0, 2]],
+    "ties_not_first": [[3, 2, 1, 3], [3, 3, 0, 3]],
+}
+RACE_EXPECTED = [[3, 2, 1, 3], [2, 3, 0, 2]]
 RACE_MISTAKEN = {
-    "race_multiplies": [[3, 3, 3, 2], [0, 2, 2, 2]],
+    "race_multiplies": [[3, 3, 3, 2], [2, 2, 2, 2]],
     "race_argmin": [[0, 0, 0, 0], [1, 1, 1, 1]],
-    "log_zero_at_u0": [[0, 2, 1, 3], [0, 0, 0, 3]],
+    "log_zero_at_u0": [[0, 2, 1, 3], [0, 3, 0, 2]],
     "race_one_minus_u": [[0, 3, 2, 2], [1, 1, 2, 2]],
-    "ties_not_first": [[3, 2, 1, 3], [3, 0, 0, 3]],
+    "ties_not_first": [[3, 2, 1, 3], [3, 3, 0, 3]],
 }
 
 # Row 0: tokens 1 and 3 share the best score and every token gets the same noise (ties go to token 1).
-# Row 1: draw 0 all zero; draws 1 and 2 put u = 0 on the best token and a uniform on token 2 whose
-# score is 0.002 above (draw 1) or below (draw 2) it in log space: a clamp other than tiny flips one.
-EDGE_LOGITS = [[0.5, 1.0, NEG_INF, 1.0], [NEG_INF, 1.0, 0.25, -0.5]]
-EDGE_RACE_PROBS = [[0.2, 0.35, 0.1, 0.35], [0.0, 0.6, 0.3, 0.1]]
+# Rows 1 and 2: draw 0 all zero; draws 1 and 2 put u = 0 on the best token and a uniform on the runner-up
+# whose score is 0.002 above (draw 1) or below (draw 2) it in log space: a clamp other than tiny flips one.
+EDGE_LOGITS = [[0.5, 1.0, NEG_INF, 1.0], [NEG_INF, 1.0, 0.25, -0.5], [0.3, 1.2, NEG_INF, 0.9]]
+EDGE_RACE_PROBS = [[0.2, 0.35, 0.1, 0.35], [0.0, 0.6, 0.3, 0.1], [0.25, 0.45, 0.0, 0.3]]
 EDGE_GUMBEL_NOISE = [
     [[0.0] * 4, [0.5] * 4, [TOP32] * 4],
     [[0.0] * 4, [0.0, 0.0, 1.3153415612439267e-18, 0.0], [0.0, 0.0, 1.1152480186334212e-18, 0.0]],
+    [[0.0] * 4, [0.0, 0.0, 0.0, 9.058791447504543e-29], [0.0, 0.0, 0.0, 6.993167183866717e-29]],
 ]
 EDGE_RACE_NOISE = [
     [[0.0] * 4, [0.5] * 4, [TOP32] * 4],
     [[0.0] * 4, [0.0, 0.0, 1.1830474122522356e-19, 0.0], [0.0, 0.0, 9.934420415951109e-20, 0.0]],
+    [[0.0] * 4, [0.0, 0.0, 0.0, 5.807682731088926e-26], [0.0, 0.0, 0.0, 4.60104756158748e-26]],
 ]
-EDGE_EXPECTED = [[1, 1, 1], [1, 2, 1]]  # the same for gumbel_max and exponential_race
+EDGE_EXPECTED = [[1, 1, 1], [1, 2, 1], [1, 3, 1]]  # the same for gumbel_max and exponential_race
 EDGE_MISTAKEN = {
-    "ties_not_first": [[3, 3, 3], [1, 2, 1]],
-    "clamp_not_tiny": ([[1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 2, 2]]),  # a floor above tiny; the float64 tiny
-    "log_zero_at_u0": [[0, 1, 1], [0, 2, 2]],  # also a float64 tiny applied to a float32 u (it rounds to 0)
+    "ties_not_first": [[3, 3, 3], [1, 2, 1], [1, 3, 1]],
+    # a floor above tiny; the float64 tiny (or only u == 0 replaced: these zeros are exact, so not that)
+    "clamp_not_tiny": ([[1, 1, 1], [1, 1, 1], [1, 1, 1]], [[1, 1, 1], [1, 2, 2], [1, 3, 3]]),
+    "log_zero_at_u0": [[0, 1, 1], [0, 2, 2], [0, 3, 3]],  # also a float64 tiny applied to a float32 u (it rounds to 0)
 }
 
 ALIAS_PROBS = [[0.1, 0.2, 0.0, 0.3, 0.4], [3.0, 0.0, 1.0, 2.0, 1.0]]  # float32; row 1 holds weights
@@ -94,14 +143,38 @@ ALIAS_MISTAKEN = {  # the implied distributions of known bad tables (float64)
     ],
     "alias_unnormalised": [[0.10000000149011612, 0.2, 0.0, 0.2999999985098839, 0.4], [0.4, 0.0, 0.2, 0.2, 0.2]],
 }
+# Subnormal weights between zeros (float64): a plain p / E underflows to 0 and ties the zero tokens.
+RACE_SUBNORMAL_PROBS = [[0.0, 5e-324, 0.0, 1e-323, 0.0], [1e-320, 0.0, 0.0, 0.0, 3e-321]]
+RACE_SUBNORMAL_NOISE = [
+    [[0.0] * 5, [0.3, 0.6, 0.9, 0.2, 0.5], [0.7, 0.1, 0.4, 0.8, 0.05]],
+    [[0.0] * 5, [0.45, 0.2, 0.65, 0.35, 0.9], [0.15, 0.55, 0.25, 0.95, 0.6]],
+]
+
 DRAW_TABLE = ([[1.0, 0.0, 0.5, 1.0]], [[3, 0, 3, 3]])  # a table of [0.5, 0, 0.125, 0.375]
-DRAW_COLUMN_U = [[0.3, 0.0, 0.6, TOP32, 0.8, 0.55]]
-DRAW_COIN_U = [[0.0, 0.7, 0.2, 0.9, 0.99, 0.3]]
-DRAW_EXPECTED = [[0, 0, 2, 3, 3, 2]]
+DRAW_COLUMN_U = [[0.3, 0.0, 0.6, TOP32, 0.8, 0.55, 0.27]]
+DRAW_COIN_U = [[0.0, 0.7, 0.2, 0.9, 0.99, 0.3, 0.0]]
+DRAW_EXPECTED = [[0, 0, 2, 3, 3, 2, 0]]
 DRAW_MISTAKEN = {
-    "alias_coin_le": [[1, 0, 2, 3, 3, 2]],
-    "alias_swapped": [[1, 3, 3, 3, 3, 3]],
-    "alias_one_uniform": [[0, 0, 3, 3, 3, 3]],
+    "alias_coin_le": [[1, 0, 2, 3, 3, 2, 1]],
+    "alias_swapped": [[1, 3, 3, 3, 3, 3, 1]],
+    "alias_one_uniform": [[0, 0, 3, 3, 3, 3, 0]],
+}
+
+# Any in-range table of 11 cells; float32 columns just below the cell edges 5/11 and 10/11 (a float32
+# product rounds them up into the next cell), 0 and 0.99999994; a coin of 0.5 on the cell whose accept
+# is 0.5 (the alias: the comparison is strict), a coin of 0 on an empty cell.
+CELL_TABLE = (
+    [[1.0, 0.0, 0.5, 0.25, 1.0, 0.75, 0.0, 0.5, 1.0, 0.375, 0.625]],
+    [[3, 2, 8, 0, 4, 1, 9, 10, 7, 5, 6]],
+)
+CELL_COLUMN_U = [[0.45454543828964233, 0.9090908765792847, 0.0, TOP32, 2.5 / 11, 1.5 / 11, 0.6, 0.3]]
+CELL_COIN_U = [[0.3, 0.9, 0.5, 0.2, 0.5, 0.0, 0.41, 0.77]]
+CELL_EXPECTED = [[4, 5, 0, 10, 8, 2, 9, 0]]
+CELL_MISTAKEN = {
+    "alias_coin_le": [[4, 5, 0, 10, 2, 1, 9, 0]],
+    "alias_swapped": [[4, 9, 3, 6, 2, 1, 6, 3]],
+    "alias_one_uniform": [[4, 5, 0, 6, 2, 2, 9, 0]],
+    "alias_column_float32": [[5, 6, 0, 10, 8, 2, 9, 0]],
 }
 
 SAMPLE_PROBS = [[0.0, 0.3, 0.1, 0.6], [0.0, 0.3, 0.1, 0.6]]  # identical rows: their draws must be independent
@@ -109,6 +182,7 @@ SAMPLE_ALTERNATIVES = {  # sample(method='gumbel') with the Gumbel noise added t
     "gumbel_on_probs": [0.189496275, 0.2557932189, 0.2094257725, 0.3452847335],
 }
 EXTREME_PROBS = [[0.0, 0.4, 0.0, 0.6, 0.0], [0.0, 0.25, 0.25, 0.5 - 2.0**-23, 0.0]]
+TINY_PROBS = [[0.0, 5e-324, 0.0, 1e-320, 0.0], [0.0, 3e-25, 0.0, 1.0, 7e-25]]  # float64: subnormal and tiny weights
 
 
 def _mistaken(table: dict) -> dict:
@@ -138,17 +212,48 @@ def test_tiny_inverse_cdf(sub, ctx):
         mistaken=_mistaken(CDF_MISTAKEN),
         noise=lambda row, draw: f"u = {CDF_U[row][draw]:.9g}",
     )
-    value = sub.inverse_cdf(torch.tensor(CDF64_PROBS, dtype=torch.float64), torch.tensor(CDF64_U, dtype=torch.float64))
+    value = sub.inverse_cdf(
+        torch.tensor(CDF_SUM_PROBS, dtype=torch.float64), torch.tensor(CDF_SUM_U, dtype=torch.float64)
+    )
     expect_tokens(
         ctx,
         value,
-        torch.tensor(CDF64_EXPECTED),
+        torch.tensor(CDF_SUM_EXPECTED),
         name="inverse_cdf",
-        what="inverse_cdf (tiny, float64 weights [5, 8, 5, 1, 0])",
-        public=Bilingual("inverse_cdf (tiny, float64)", "inverse_cdf（小规模，float64）"),
-        mistaken=_mistaken(CDF64_MISTAKEN),
-        noise=lambda row, draw: f"u = {CDF64_U[row][draw]:.17g}",
+        what="inverse_cdf (tiny, float64 weights whose sum() may differ from the last cumulative sum)",
+        public=Bilingual("inverse_cdf (tiny, float64 weights)", "inverse_cdf（小规模，float64 权重）"),
+        mistaken=_mistaken(CDF_SUM_MISTAKEN),
+        noise=lambda row, draw: f"u = {CDF_SUM_U[row][draw]:.17g}",
     )
+    value = sub.inverse_cdf(torch.tensor(CDF_EXACT_PROBS), torch.tensor(CDF_EXACT_U))
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(CDF_EXACT_EXPECTED),
+        name="inverse_cdf",
+        what="inverse_cdf (tiny, steps exact in float64, u on their float32 rounding)",
+        public=Bilingual("inverse_cdf (tiny, exact steps)", "inverse_cdf（小规模，精确台阶）"),
+        mistaken=_mistaken(CDF_EXACT_MISTAKEN),
+        noise=lambda row, draw: f"u = {CDF_EXACT_U[row][draw]:.9g}",
+    )
+
+    probs, u = (
+        torch.tensor(CDF_SUBNORMAL_PROBS, dtype=torch.float64),
+        torch.tensor(CDF_SUBNORMAL_U, dtype=torch.float64),
+    )
+    value = sub.inverse_cdf(probs, u)
+    what = "inverse_cdf (tiny, subnormal weights between zeros)"
+    draws = expect_tensor(value, name="inverse_cdf", shape=(1, 4), dtype=torch.int64, device=ctx.device)
+    # Named only when the whole output is that of comparing C(x) with u * C(V-1).
+    named = checks40._matching(draws.cpu(), torch.tensor(CDF_SUBNORMAL_EXPECTED), _mistaken(CDF_SUBNORMAL_MISTAKEN))
+    with diagnosed(named, evidence=[Evidence.STRUCTURAL, Evidence.VALUE]) if named else contextlib.nullcontext():
+        expect_tokens_in_range(draws, 5, what=what)
+        expect_support(
+            draws,
+            probs / probs.sum(dim=1, keepdim=True),
+            what=what,
+            why_excluded=lambda row, token: "its probability is 0, however small the others",
+        )
 
 
 def test_tiny_gumbel_and_race(sub, ctx):
@@ -198,6 +303,23 @@ def test_tiny_gumbel_and_race(sub, ctx):
             mistaken=_mistaken(EDGE_MISTAKEN),
             noise=lambda row, draw, noise=noise: f"u = {noise[row][draw]}",
         )
+    probs, noise = (
+        torch.tensor(RACE_SUBNORMAL_PROBS, dtype=torch.float64),
+        torch.tensor(RACE_SUBNORMAL_NOISE, dtype=torch.float64),
+    )
+    value = sub.exponential_race(probs, noise)
+    what = "exponential_race (tiny, subnormal weights between zeros)"
+    draws = expect_tensor(value, name="exponential_race", shape=(2, 3), dtype=torch.int64, device=ctx.device)
+    expect_tokens_in_range(draws, 5, what=what)
+    zero = probs.gather(1, draws) == 0
+    underflow = bool(zero.any()) and bool(checks40.race_underflows(probs, noise)[zero].all())
+    expect_support(
+        draws,
+        probs / probs.sum(dim=1, keepdim=True),
+        what=what,
+        why_excluded=lambda row, token: "its probability is 0, however small the others",
+        diagnosis=MISTAKES["race_zero_underflow"] if underflow else None,
+    )
 
 
 def test_tiny_alias(sub, ctx):
@@ -233,6 +355,22 @@ def test_tiny_alias(sub, ctx):
         mistaken=_mistaken(DRAW_MISTAKEN),
         noise=lambda row, draw: f"column_u = {DRAW_COLUMN_U[row][draw]:.9g}, coin_u = {DRAW_COIN_U[row][draw]:.9g}",
     )
+    value = sub.alias_draw(
+        torch.tensor(CELL_TABLE[0], dtype=torch.float64),
+        torch.tensor(CELL_TABLE[1]),
+        torch.tensor(CELL_COLUMN_U),
+        torch.tensor(CELL_COIN_U),
+    )
+    expect_tokens(
+        ctx,
+        value,
+        torch.tensor(CELL_EXPECTED),
+        name="alias_draw",
+        what="alias_draw (tiny, columns just below a cell edge, a coin equal to accept)",
+        public=Bilingual("alias_draw (tiny, cell edges)", "alias_draw（小规模，格边界）"),
+        mistaken=_mistaken(CELL_MISTAKEN),
+        noise=lambda row, draw: f"column_u = {CELL_COLUMN_U[row][draw]:.9g}, coin_u = {CELL_COIN_U[row][draw]:.9g}",
+    )
 
 
 def test_tiny_sample(sub, ctx):
@@ -255,13 +393,19 @@ def test_tiny_sample(sub, ctx):
             probs,
             600,
             fit_rows=[0],
-            pair_row=None,
             twin_rows=(0, 1),
             alternatives=gumbel_alternatives if method == "gumbel" else None,
         )
         checks40.check_extremes(
-            sub, ctx, method, torch.tensor(EXTREME_PROBS), 200, ctx.fresh_seed(f"tiny extreme {method}")
+            sub,
+            ctx,
+            method,
+            torch.tensor(EXTREME_PROBS),
+            200,
+            ctx.fresh_seed(f"tiny extreme {method}"),
+            tiny=torch.tensor(TINY_PROBS, dtype=torch.float64),
         )
+        checks40.check_draw_sites(sub, ctx, method, torch.tensor(EXTREME_PROBS), 16)
 
 
 def test_tiny_seeds(sub, ctx):

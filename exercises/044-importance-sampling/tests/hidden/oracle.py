@@ -44,14 +44,28 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
     weighted = math.fsum(a * b for a, b in zip(s, f, strict=True))
     sn = weighted / total
     info = torch.finfo(dtype)
-    judged = math.log(info.tiny) + 40 < top <= math.log(info.max) - 0.5
+    # "below 0.6 times the dtype's largest value and above e^40 times its smallest normal value, and the
+    # estimate below half the largest value": evaluated on the log-weights as the dtype holds them.
+    judged = math.log(info.tiny) + 40 < top < math.log(0.6 * info.max)
     ordinary = _exp(top) * (weighted / n)
-    if judged and abs(ordinary) > info.max / 2:
+    if judged and abs(ordinary) >= info.max / 2:
         judged = False
     squares = math.fsum(v * v for v in s)
     ess = total * total / squares
-    log_cap = math.log(cap)
-    truncated = math.fsum(math.exp(min(v, log_cap)) * b for v, b in zip(lw, f, strict=True)) / n
+    log_cap = math.log(cap)  # any cap, a huge int too
+    cap = _exp(log_cap) if isinstance(cap, int) and log_cap > 709 else float(cap)  # as a float (inf past its range)
+    capped = [math.exp(min(v, log_cap)) if min(v, log_cap) < 709 else math.inf for v in lw]
+    truncated = _sum(c * b for c, b in zip(capped, f, strict=True)) / n
+    # "judged on rows where sum_i min(w_i, c) |f(x_i)| is below half the dtype's largest value"
+    truncated_judged = _sum(c * abs(b) for c, b in zip(capped, f, strict=True)) < info.max / 2
+    # Each row's scale, which its rounding error is relative to (the statement's "right to rounding").
+    absolute = math.fsum(a * abs(b) for a, b in zip(s, f, strict=True))
+    scales = {
+        "ordinary": _exp(top) * (absolute / n) if judged else NAN,
+        "self_normalized": absolute / total,
+        "ess": ess,
+        "truncated": _sum(c * abs(b) for c, b in zip(capped, f, strict=True)) / n if truncated_judged else NAN,
+    }
     # What the mistakes below compute from the same numbers.
     sum_w = _exp(top) * total  # the weights' sum, as exp(logsumexp) gives it: inf past the dtype's range
     overflowed = math.copysign(math.inf, sn) if sn != 0 else NAN
@@ -60,21 +74,27 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
     entropy = -math.fsum(v * math.log(v) for v in normalized if v > 0)
     scaled = [n * v for v in normalized]  # mean 1
     cv_sample = n / (1 + math.fsum((v - 1) ** 2 for v in scaled) / (n - 1)) if n > 1 else 1.0
-    capped = [math.exp(min(v, log_cap)) for v in lw]
-    capped_total = math.fsum(capped)
-    truncated_sn = math.fsum(a * b for a, b in zip(capped, f, strict=True)) / capped_total if capped_total else NAN
+    capped_total = _sum(capped)
+    truncated_sn = _sum(a * b for a, b in zip(capped, f, strict=True)) / capped_total if capped_total else NAN
     # Sums of w f taken in log space, logsumexp(log w + log f): the log of a negative f is NaN.
     log_f = NAN if min(f) < 0 else None
+    # exp(row max) times the sum of the shifted w f, in the dtype, before dividing by N: inf once that
+    # product overflows (the other form of the overflowing ordinary estimate).
+    product = _exp(top) * weighted
+    product_overflow = math.copysign(math.inf, product) if abs(product) > info.max else product / n
     out = {
         "ordinary": ordinary if judged else NAN,
         "raw_ordinary": ordinary,  # what the formula gives where it is not judged (for the inverted mistake)
         "self_normalized": sn,
         "ess": ess,
-        "truncated": truncated,
+        "truncated": truncated if truncated_judged else NAN,
+        "raw_truncated": truncated,
+        **{f"scale/{key}": value for key, value in scales.items()},
         # Mistakes (computed in float64, overflowing to inf where the mistake would).
         "ordinary/ordinary_is_self_normalized": sn,
         "ordinary/ordinary_softmax_mean": sn / n,
         "ordinary/ordinary_sum_overflows": sum_overflow,
+        "ordinary/ordinary_sum_overflows_product": product_overflow,
         "ordinary/log_of_f": ordinary if log_f is None else log_f,
         "self_normalized/log_of_f": sn if log_f is None else log_f,
         "self_normalized/sn_is_ordinary": ordinary,
@@ -89,14 +109,20 @@ def _row(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dic
         "truncated/truncated_self_normalized": truncated_sn,
         "truncated/clip_floor": _sum(max(_exp(v), cap) * b for v, b in zip(lw, f, strict=True)) / n,
         "truncated/clip_log_cap": _sum(_exp(min(v, cap)) * b for v, b in zip(lw, f, strict=True)) / n,
+        "truncated/cap_ignored": ordinary,
+        "truncated/clip_two_sided": _sum(_exp(max(min(v, log_cap), -log_cap)) * b for v, b in zip(lw, f, strict=True))
+        / n,
+        "truncated/cap_on_product": _sum(min(_exp(v) * b, cap) for v, b in zip(lw, f, strict=True)) / n,
     }
     return out
 
 
 def _inverted(lw: list[float], f: list[float], cap: float, dtype: torch.dtype) -> dict[str, float]:
     row = _row([-v for v in lw], f, cap, dtype)
-    # The mistake computes its ordinary estimate on every row: never NaN where the right answer is not judged.
-    return {"ordinary": row["raw_ordinary"]} | {key: row[key] for key in ("self_normalized", "ess", "truncated")}
+    # The mistake computes its estimates on every row: never NaN where the right answer is not judged.
+    return {"ordinary": row["raw_ordinary"], "truncated": row["raw_truncated"]} | {
+        key: row[key] for key in ("self_normalized", "ess")
+    }
 
 
 def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: float, public: Bilingual) -> WeightCase:
@@ -112,6 +138,7 @@ def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: 
         return torch.tensor([v[key] for v in values], dtype=torch.float64)
 
     answers = {key: column(rows, key) for key in ("ordinary", "self_normalized", "ess", "truncated")}
+    scales = {key: column(rows, f"scale/{key}") for key in answers}
     # The naive computation, in the dtype, as such a submission would do it.
     lw = log_p - log_q
     w = lw.exp()
@@ -126,7 +153,7 @@ def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: 
         "ordinary": (r * f).mean(dim=1),
         "self_normalized": (r * f).sum(dim=1) / r.sum(dim=1),
         "ess": r.sum(dim=1) ** 2 / (r * r).sum(dim=1),
-        "truncated": (r.clamp(max=cap) * f).mean(dim=1),
+        "truncated": ((r.clamp(max=cap) if cap < torch.finfo(dtype).max else r) * f).mean(dim=1),
     }
     rel = tolerance(dtype, log_p, log_q)
     mistakes: dict[str, dict[str, torch.Tensor]] = {}
@@ -158,4 +185,5 @@ def weight_case(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor, cap: 
         cap,
         public,
         mistakes,
+        scales,
     )

@@ -39,11 +39,13 @@ MISTAKES: dict[str, Bilingual] = {
         "应先把对数权重减去最大值，再在线性空间中对 w f 求和",
     ),
     "ordinary_sum_overflows": Bilingual(
-        "the ordinary estimate overflows: it multiplies the sum of the weights (exp of a logsumexp, or "
-        "sum w) by something, and that sum exceeds the dtype although every weight and the answer fit; take "
-        "the mean of the shifted weights times f first, then multiply by exp(row maximum)",
-        "普通估计溢出了：它用到了权重之和（logsumexp 再取 exp，或 sum w），而这个和超出了 dtype 的范围，"
-        "尽管每个权重和结果本身都放得下；应先对减去最大值后的权重乘 f 取平均，再乘以 exp(该行最大值)",
+        "the ordinary estimate overflows: a sum over the N samples (sum w, exp of a logsumexp, or the sum of the "
+        "shifted weights times f) is multiplied by the weights' scale before dividing by N, and that product "
+        "exceeds the dtype although every weight and the answer fit; take the mean of the shifted weights "
+        "times f first, then multiply by exp(row maximum)",
+        "普通估计溢出了：在除以 N 之前，就把对 N 个样本的某个和（sum w、logsumexp 再取 exp，或减去最大值后的"
+        "权重乘 f 之和）乘上了权重的尺度，这个积超出了 dtype 的范围，尽管每个权重和结果本身都放得下；应先对减去"
+        "最大值后的权重乘 f 取平均，再乘以 exp(该行最大值)",
     ),
     "ordinary_is_self_normalized": Bilingual(
         "the ordinary estimate divides by the sum of the weights: that is the self-normalized estimate; the "
@@ -116,6 +118,34 @@ MISTAKES: dict[str, Bilingual] = {
         "the weights are clamped from below (max(w, cap), a floor) instead of from above: truncation is min(w, cap)",
         "权重被从下方截断了（max(w, cap)，一个下限），而不是从上方：截断是 min(w, cap)",
     ),
+    "cap_ignored": Bilingual(
+        "truncated_estimate returns the untruncated estimate: the cap is never applied; the weights must become "
+        "min(w, cap) = exp(min(log w, log cap)) before averaging",
+        "truncated_estimate 返回的是未截断的估计：cap 根本没有起作用；求平均之前权重必须变成 "
+        "min(w, cap) = exp(min(log w, log cap))",
+    ),
+    "clip_two_sided": Bilingual(
+        "the weights are clipped on both sides, to [1/cap, cap] (PPO's ratio clip): truncation only caps from "
+        "above, min(w, cap); weights below 1/cap stay as they are",
+        "权重被两侧裁剪到了 [1/cap, cap]（PPO 的比值裁剪）：截断只从上方限制，min(w, cap)；小于 1/cap 的权重保持不变",
+    ),
+    "cap_on_product": Bilingual(
+        "the cap is applied to the weighted value w f (min(w f, cap)) instead of to the weight: truncation "
+        "caps the ratio, min(w, cap) f",
+        "截断作用在了加权值 w f 上（min(w f, cap)），而不是权重上：截断限制的是比值，min(w, cap) f",
+    ),
+    "float32_precision": Bilingual(
+        "float64 inputs get an answer right only to float32 precision (about 1e-7): the computation runs in "
+        "float32 somewhere and is cast back; keep the inputs' dtype throughout",
+        "float64 输入得到的结果只有 float32 的精度（约 1e-7）：计算中某处用了 float32 再转换回来；"
+        "应全程保持输入的 dtype",
+    ),
+    "output_dtype": Bilingual(
+        "the output's dtype is not the inputs' (a float64 result for float32 inputs, say): compute in another "
+        "dtype if you like, but cast the result back to the inputs' dtype",
+        "输出的 dtype 与输入不同（例如 float32 输入得到 float64 结果）：中间可以用别的 dtype 计算，"
+        "但结果要转换回输入的 dtype",
+    ),
     "clip_log_cap": Bilingual(
         "the log-weight is clamped at cap instead of log(cap): in log space the cap is log(cap), so "
         "min(w, cap) = exp(min(log w, log cap))",
@@ -165,6 +195,28 @@ MISTAKES: dict[str, Bilingual] = {
         "p = q = 0 的结果得到了权重 0 / 0 = NaN（或 log 0 - log 0），并进入了结果"
         "（对所有结果求和、次数乘 w f）：它的权重是 0；只在 q > 0 处计算 p / q",
     ),
+    "zero_q_drawn": Bilingual(
+        "an outcome with q = 0 is drawn when a uniform is at an extreme (0, or the largest float below 1): "
+        "an inverse CDF must land on an outcome with q > 0 for every value torch.rand can return: search "
+        "with right=True (u = 0 must skip leading zeros) and scale u by the row's own total, u * cdf[-1] "
+        "(a cumulative sum may end below 1 although the row sums to 1)",
+        "均匀随机数取到极端值（0 或小于 1 的最大浮点数）时抽到了 q = 0 的结果：逆 CDF 必须对 torch.rand "
+        "可能返回的每个值都落在 q > 0 的结果上：用 right=True 查找（u = 0 必须跳过开头的 0），并把 u 乘以"
+        "该行自己的总和 u * cdf[-1]（即使一行的和为 1，累积和的最后一项也可能小于 1）",
+    ),
+    "draws_without_replacement": Bilingual(
+        "the draws of a row are made without replacement (torch.multinomial defaults to replacement=False): "
+        "no outcome is drawn twice, and n larger than the number of outcomes fails; importance sampling "
+        "draws n independent outcomes, with replacement",
+        "同一行的抽样是无放回的（torch.multinomial 默认 replacement=False）：没有哪个结果会被抽到两次，"
+        "n 大于结果数时还会出错；重要性采样要有放回地独立抽取 n 个结果",
+    ),
+    "antithetic_draws": Bilingual(
+        "the draws of a row come in antithetic pairs (u and 1 - u): they are not independent, and the "
+        "standard error, which assumes independent draws, is wrong; every draw needs its own random number",
+        "同一行的抽样成对使用了对偶的随机数（u 与 1 - u）：它们并不独立，而假定抽样独立的标准误因此是错的；"
+        "每次抽样都要用自己独立的随机数",
+    ),
     "batch_of_one_squeezed": Bilingual(
         "a batch of one row gave outputs of shape [] instead of [1]: .squeeze() also drops the batch "
         "dimension when B = 1; reduce with dim=1 (or squeeze(1) only)",
@@ -175,5 +227,54 @@ MISTAKES: dict[str, Bilingual] = {
         "the estimate is not the average of w(x) f(x) over num_samples draws x from q, with w = p/q "
         "(min(p/q, cap) with a cap)",
         "估计值不是对从 q 抽出的 num_samples 个样本 x 求 w(x) f(x) 的平均（w = p/q，有 cap 时为 min(p/q, cap)）",
+    ),
+}
+
+
+# A bad input the statement refuses, accepted: named by the refusal sentence it breaks (the call returned
+# normally: its own evidence). Keyed by a name of the group (judge/arguments' flaws map onto them).
+REFUSALS: dict[str, Bilingual] = {
+    "not_2d_floating": Bilingual(
+        "an input that is not a 2-D floating tensor (a 1-D tensor, an integer or bool tensor, a list) is not "
+        "refused with ValueError: check that every input is a torch.Tensor with dim() == 2 and is_floating_point()",
+        "不是二维浮点张量的输入（一维张量、整数或布尔张量、列表）没有以 ValueError 拒绝：应检查每个输入都是 "
+        "dim() == 2 且 is_floating_point() 的 torch.Tensor",
+    ),
+    "shapes_or_dtypes": Bilingual(
+        "inputs whose shapes or dtypes differ are not refused with ValueError: every tensor input of one call "
+        "must have one shape and one dtype",
+        "形状或 dtype 不一致的输入没有以 ValueError 拒绝：同一次调用的所有张量输入必须形状相同、dtype 相同",
+    ),
+    "no_sample": Bilingual(
+        "rows of no sample (N = 0) are not refused with ValueError: N >= 1",
+        "每行没有样本（N = 0）的输入没有以 ValueError 拒绝：N >= 1",
+    ),
+    "not_finite": Bilingual(
+        "a NaN or an infinity in an input is not refused with ValueError: check every input, f included, with "
+        "torch.isfinite",
+        "含 NaN 或无穷大的输入没有以 ValueError 拒绝：应用 torch.isfinite 检查每个输入，包括 f",
+    ),
+    "bad_cap": Bilingual(
+        "a cap that is not a finite number > 0 (0, a negative number, NaN, inf, a bool, a string or None) is not "
+        "refused with ValueError",
+        "不是大于 0 的有限数的 cap（0、负数、NaN、inf、布尔值、字符串或 None）没有以 ValueError 拒绝",
+    ),
+    "negative_probability": Bilingual(
+        "a negative value in p or q is not refused with ValueError: probabilities are >= 0",
+        "p 或 q 中的负值没有以 ValueError 拒绝：概率必须 >= 0",
+    ),
+    "q_does_not_cover_p": Bilingual(
+        "q = 0 where p > 0 is not refused with ValueError: the weight p/q is undefined there, q must cover p",
+        "p > 0 处 q = 0 的输入没有以 ValueError 拒绝：那里的权重 p/q 没有定义，q 必须覆盖 p",
+    ),
+    "zero_row_of_q": Bilingual(
+        "a row of q with no positive value (V = 0 included) is not refused with ValueError: nothing can be "
+        "drawn from it",
+        "没有正值的 q 行（包括 V = 0）没有以 ValueError 拒绝：无法从中抽样",
+    ),
+    "bad_num_samples": Bilingual(
+        "num_samples that is not an int >= 2 (1, 0, a negative int, a float such as 5.0, a bool, a string) is "
+        "not refused with ValueError",
+        "不是 >= 2 的 int 的 num_samples（1、0、负整数、5.0 这样的浮点数、布尔值、字符串）没有以 ValueError 拒绝",
     ),
 }

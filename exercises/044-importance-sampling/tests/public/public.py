@@ -30,10 +30,12 @@ def test_hand_example(sub, ctx):
     checks44.check_truncated(sub, ctx, dataclasses.replace(case, cap=2), diagnosis="int_cap_refused")
 
 
-def _separating() -> checks44.WeightCase:
-    """Where exponentiating the log-weight unshifted and exponentiating p and q apart differ (they
-    overflow alike on the extreme cases): log-densities down to -250 whose differences are small."""
-    return checks44.frozen_case("sequences32")
+def _separating(*names: str) -> tuple[checks44.WeightCase, ...]:
+    """Cases where mistakes that coincide on another one differ: ``sequences32`` (log-densities down to
+    -250 whose differences are small: exponentiating p and q apart underflows, exponentiating the
+    log-weight unshifted does not) and ``extreme64`` (log-weights of 900: the unshifted exponential
+    overflows, a sum of shifted weights times exp(max) does not)."""
+    return tuple(checks44.frozen_case(name) for name in names or ("sequences32",))
 
 
 def test_extreme_float64(sub, ctx):
@@ -64,7 +66,9 @@ def test_ordinary_near_overflow(sub, ctx):
     zh: 每个权重都能用该 dtype 表示、但其和会溢出时的普通估计（float64 与 float32）
     """
     for name in ("near_overflow64", "near_overflow32"):
-        checks44.check_estimates(sub, ctx, checks44.frozen_case(name), separating=_separating())
+        checks44.check_estimates(
+            sub, ctx, checks44.frozen_case(name), separating=_separating("sequences32", "extreme64")
+        )
 
 
 def test_sequence_log_probabilities(sub, ctx):

@@ -170,6 +170,32 @@ def entropy_real() -> Rows:
 
 
 @_locked
+def entropy_warm() -> Rows:
+    """The entropy rows at T = 0.7 given as a number (float32 cannot hold 0.7: float64 logits show it)."""
+    return _rows(target_logits(), ENTROPY_POSITIONS, (0.7,), per_row=False)
+
+
+@_locked
+def mass_default() -> MassCase:
+    """The T = 1 rows of MASS_ROWS, for a call with the defaults (temperature 1, mass 0.9)."""
+    positions = [p for p, t in MASS_ROWS if t == 1.0]
+    return mass_case(_rows(target_logits(), positions, (1.0,), per_row=False), 0.9)
+
+
+@_locked
+def entropy_default() -> Rows:
+    return _rows(target_logits(), ENTROPY_POSITIONS, (1.0,), per_row=False)
+
+
+@_locked
+def acceptance_default() -> tuple[torch.Tensor, torch.Tensor, Rows]:
+    """(target, draft, rows): the first 16 passage positions, for a call with the default temperature 1."""
+    positions = list(range(16))
+    rows = _rows(target_logits(), positions, (1.0,), per_row=False)
+    return target_logits()[positions], draft_logits()[positions], rows
+
+
+@_locked
 def entropy_low() -> Rows:
     rows = _rows(target_logits(), ENTROPY_POSITIONS, (LOW_TEMPERATURE,), per_row=False)
     peak = (rows.logits.double().amax(dim=-1) / LOW_TEMPERATURE).min()
@@ -256,6 +282,10 @@ def prepare_all(*, smollm2: bool) -> None:
     entropy_real()
     entropy_low()
     entropy_masked()
+    entropy_warm()
+    mass_default()
+    entropy_default()
+    acceptance_default()
     decoder_weights()
     acceptance_rows(None)
     acceptance_rows((0.7,))

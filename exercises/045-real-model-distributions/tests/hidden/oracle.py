@@ -17,8 +17,11 @@ MASS_MARGIN = 1e-4
 # level moves by q x eps, past the 1e-5 x scale tolerance on the real weights.
 SCALE_EPSILON = 1e-8
 # A weight whose w / scale lies this close to k + 1/2 may round either way (float32 vs float64
-# division, absmax / 7 vs absmax * (1 / 7)): either neighbour is accepted there.
+# division, absmax / 7 vs absmax * (1 / 7)): either neighbour is accepted there, except at an exact
+# half of a group whose scale is exactly a power of two (max|w| = 7 x 2^k), where every way agrees.
 HALF_WINDOW = 1e-4
+# The epsilon a learner clamps every scale to from below ("scale.clamp(min=eps)", a known mistake).
+SCALE_CLAMP = 1e-8
 
 
 class AmbiguousCase(RuntimeError):
@@ -47,6 +50,16 @@ def _count(p: torch.Tensor, mass: float, *, sort: bool = True, strict: bool = Fa
 
 def tokens_for_mass(logits: torch.Tensor, temperatures: torch.Tensor, mass: float) -> torch.Tensor:
     return _count(probs(logits, temperatures), mass)
+
+
+def accepted_counts(
+    logits: torch.Tensor, temperatures: torch.Tensor, mass: float, margin: float = MASS_MARGIN
+) -> list[tuple[int, int]]:
+    """Per row, the (lowest, highest) count accepted: every k whose rule holds for a mass moved by up
+    to ``margin`` (the statement: a cut within 1e-4 of ``mass`` accepts the counts on both sides). A
+    row that keeps the margin accepts its exact count alone."""
+    p = probs(logits, temperatures)
+    return list(zip(_count(p, mass - margin).tolist(), _count(p, mass + margin).tolist(), strict=True))
 
 
 def mass_margin(logits: torch.Tensor, temperatures: torch.Tensor, mass: float) -> torch.Tensor:
@@ -108,17 +121,28 @@ def group_scales(weight: torch.Tensor, group_size: int) -> torch.Tensor:
     return scale.expand_as(groups).reshape(weight.shape)
 
 
+def exact_scales(weight: torch.Tensor, group_size: int) -> torch.Tensor:
+    """bool [out, in]: each element's group has max|w| = 7 x 2^k, so its scale 2^k is exact whether
+    computed as max / 7 or max * (1 / 7), and w / scale is exact: its halves are halves for everyone."""
+    scale = group_scales(weight, group_size)
+    mantissa, _ = torch.frexp(scale)
+    return (scale > 0) & (mantissa == 0.5)
+
+
 def quantize(weight: torch.Tensor, group_size: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(expected, alternative, ambiguous): float64 [out, in] each.
 
     ``expected`` rounds w / scale half to even; where w / scale lies within ``HALF_WINDOW`` of a
     half (``ambiguous``), ``alternative`` holds the other neighbour; elsewhere it equals ``expected``.
+    An exact half in a group of exact scale (:func:`exact_scales`) is not ambiguous: the statement
+    tests the rounding of halves there, and only there.
     """
     scale = group_scales(weight, group_size)
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     ratio = weight.double() / safe
     q = torch.round(ratio).clamp(-8, 7)
-    ambiguous = ((ratio - ratio.floor()) - 0.5).abs() < HALF_WINDOW
+    exact_half = exact_scales(weight, group_size) & (ratio - ratio.floor() == 0.5)
+    ambiguous = (((ratio - ratio.floor()) - 0.5).abs() < HALF_WINDOW) & ~exact_half
     other = torch.where(q == ratio.floor(), ratio.floor() + 1, ratio.floor()).clamp(-8, 7)
     return q * safe, torch.where(ambiguous, other * safe, q * safe), ambiguous
 
@@ -128,8 +152,10 @@ def quantize_oracle(weight: torch.Tensor, group_size: int = 32) -> torch.Tensor:
     return quantize(weight, group_size)[0].to(weight.dtype)
 
 
-def _symmetric(groups: torch.Tensor, divisor: float, rounding, epsilon: float = 0.0) -> torch.Tensor:
-    scale = groups.abs().amax(dim=-1, keepdim=True) / divisor + epsilon
+def _symmetric(
+    groups: torch.Tensor, divisor: float, rounding, epsilon: float = 0.0, floor: float = 0.0
+) -> torch.Tensor:
+    scale = (groups.abs().amax(dim=-1, keepdim=True) / divisor + epsilon).clamp(min=floor)
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     return rounding(groups / safe).clamp(-8, 7) * safe
 
@@ -150,6 +176,10 @@ def quantize_mistakes(weight: torch.Tensor, group_size: int) -> dict[str, torch.
     safe = torch.where(scale > 0, scale, torch.ones_like(scale))
     zero = torch.round(-low / safe) - 8
     asymmetric = (torch.round(groups / safe + zero).clamp(-8, 7) - zero) * safe
+    per_row = _symmetric(w.reshape(rows, 1, columns), 7, torch.round).reshape(rows, columns)
+    # Groups of every (in / group_size)-th entry: [out, group_size, in / group_size], reduced over dim 1.
+    strided_groups = w.reshape(rows, group_size, columns // group_size).transpose(1, 2)
+    strided = _symmetric(strided_groups, 7, torch.round).transpose(1, 2).reshape(rows, columns)
     signed_scale = groups.amax(dim=-1, keepdim=True) / 7  # max w, not max |w|
     signed_safe = torch.where(signed_scale > 0, signed_scale, torch.ones_like(signed_scale))
     signed = torch.round(groups / signed_safe).clamp(-8, 7) * signed_safe
@@ -160,7 +190,11 @@ def quantize_mistakes(weight: torch.Tensor, group_size: int) -> dict[str, torch.
         "truncation": _symmetric(groups, 7, torch.trunc).reshape(rows, columns),
         "asymmetric": asymmetric.reshape(rows, columns),
         "half_up": _symmetric(groups, 7, lambda x: torch.floor(x + 0.5)).reshape(rows, columns),
+        "half_away": _symmetric(groups, 7, lambda x: torch.sign(x) * torch.floor(x.abs() + 0.5)).reshape(rows, columns),
         "scale_epsilon": _symmetric(groups, 7, torch.round, SCALE_EPSILON).reshape(rows, columns),
+        "scale_clamp": _symmetric(groups, 7, torch.round, floor=SCALE_CLAMP).reshape(rows, columns),
+        "per_row": per_row,
+        "strided_groups": strided,
         "signed_max": signed.reshape(rows, columns),
     }
 

@@ -93,11 +93,34 @@ QUANTIZE: dict[str, Bilingual] = {
         "halves are rounded up (floor(x + 0.5)) instead of to the even integer (torch.round)",
         "0.5 被向上舍入（floor(x + 0.5)），而不是舍入到偶数（torch.round）",
     ),
+    "half_away": Bilingual(
+        "halves are rounded away from zero (sign(x) x floor(|x| + 0.5), the school rule) instead of to the even "
+        "integer (torch.round)",
+        "0.5 被向远离零的方向舍入（sign(x) x floor(|x| + 0.5)，即课本上的四舍五入），而不是舍入到偶数（torch.round）",
+    ),
     "scale_epsilon": Bilingual(
         "a small epsilon is added to every scale (max|w| / 7 + eps) to avoid dividing by zero, which moves "
         "every level by q x eps; keep the scale exact and treat only the all-zero groups apart (torch.where)",
         "为了避免除以零，给每个 scale 都加了一个小的 epsilon（max|w| / 7 + eps），每个量化级因此偏移 q x eps；"
         "scale 应保持精确，只对全零的组单独处理（torch.where）",
+    ),
+    "scale_clamp": Bilingual(
+        "the scale is clamped from below (max(max|w| / 7, 1e-8)) to avoid dividing by zero, which changes the "
+        "scale of every group of tiny weights; keep the scale exact and treat only the all-zero groups apart "
+        "(torch.where)",
+        "为了避免除以零，把 scale 从下方截断了（max(max|w| / 7, 1e-8)），于是所有由极小权重组成的组的 scale 都变了；"
+        "scale 应保持精确，只对全零的组单独处理（torch.where）",
+    ),
+    "per_row": Bilingual(
+        "one scale per output row (max|w| over the whole row) instead of one per group of group_size consecutive "
+        "entries",
+        "每个输出行只用了一个 scale（取整行的 max|w|），而不是每 group_size 个连续元素一组、每组一个 scale",
+    ),
+    "strided_groups": Bilingual(
+        "a group is every (in / group_size)-th entry of a row (a reshape to [out, group_size, in / group_size]) "
+        "instead of group_size consecutive entries",
+        "分组取的是一行中每隔 in / group_size 个元素的一组（reshape 成 [out, group_size, in / group_size]），"
+        "而不是连续的 group_size 个元素",
     ),
     "signed_max": Bilingual(
         "the scale is the group's largest weight max(w) / 7 instead of its largest magnitude max|w| / 7, so "
@@ -112,6 +135,15 @@ ZERO_GROUP = Bilingual(
 GROUP_SIZE_REFUSED = Bilingual(
     "an input dimension that is not a multiple of group_size is accepted instead of raising ValueError",
     "输入维不是 group_size 的倍数时没有抛出 ValueError",
+)
+GROUP_SIZE_NOT_CHECKED = Bilingual(
+    "a group_size that is not a positive int (0, a negative divisor of in, a float, a bool) is accepted instead of "
+    "raising ValueError",
+    "group_size 不是正的 int（0、能整除 in 的负数、浮点数、bool）时没有抛出 ValueError",
+)
+WEIGHT_NOT_CHECKED = Bilingual(
+    "a weight that is not a 2-D floating tensor is accepted instead of raising ValueError",
+    "weight 不是二维浮点张量时没有抛出 ValueError",
 )
 
 # Mistakes of acceptance_rate and total_variation.
@@ -152,6 +184,36 @@ TOTAL_VARIATION: dict[str, Bilingual] = {
     ),
     "draft_untempered": ACCEPTANCE["draft_untempered"],
 }
+
+# Bad inputs accepted (each named by a generated call that has that one flaw and returned normally).
+LOGITS_NOT_CHECKED = Bilingual(
+    "logits that are not a 2-D floating tensor (1-D, 3-D, integer or bool, a list) are accepted instead of raising "
+    "ValueError",
+    "logits 不是二维浮点张量（一维、三维、整数或 bool 类型、列表）时没有抛出 ValueError",
+)
+TEMPERATURE_NOT_POSITIVE = Bilingual(
+    "a temperature that is <= 0 or NaN is accepted instead of raising ValueError (NaN fails every comparison: "
+    "test `not t > 0`)",
+    "温度 <= 0 或为 NaN 时没有抛出 ValueError（NaN 与任何数比较都为假：应检查 `not t > 0`）",
+)
+TEMPERATURE_ENTRIES = Bilingual(
+    "the entries of a temperature tensor are not checked: a zero, negative or NaN entry must raise ValueError "
+    "as a number would",
+    "没有检查温度张量的各项：其中有 0、负数或 NaN 时，应当像单个数那样抛出 ValueError",
+)
+TEMPERATURE_SHAPE = Bilingual(
+    "a temperature tensor of another shape than [B] (a 0-d tensor, [B, 1], [1]) is broadcast instead of raising "
+    "ValueError",
+    "形状不是 [B] 的温度张量（0 维张量、[B, 1]、[1]）被广播使用了，而没有抛出 ValueError",
+)
+MASS_NOT_CHECKED = Bilingual(
+    "a mass outside the open interval (0, 1) (0, 1, NaN, a string, None) is accepted instead of raising ValueError",
+    "mass 不在开区间 (0, 1) 内（0、1、NaN、字符串、None）时没有抛出 ValueError",
+)
+LOGITS_MISMATCH = Bilingual(
+    "target and draft logits of different shapes or dtypes are accepted instead of raising ValueError",
+    "形状或 dtype 不同的目标与草稿 logits 没有抛出 ValueError",
+)
 
 # Diagnoses by rule.
 NOT_IDENTITY = Bilingual(

@@ -12,8 +12,15 @@ import torch
 from judge.budget import BudgetDeclaration
 from judge.checks import expect_raises
 
-from .checking import check_counts, check_identity, check_quantized, check_values
-from .diagnoses import OVERFLOW, ZERO_LOG_ZERO
+from .checking import (
+    check_counts,
+    check_identity,
+    check_quantized,
+    check_values,
+    entropy_non_finite,
+    entropy_overflow_values,
+)
+from .diagnoses import GROUP_SIZE_REFUSED
 
 BUDGET = BudgetDeclaration()  # nothing random: every check is exact
 
@@ -46,7 +53,8 @@ def test_mass_boundary(sub, ctx):
 
     zh: tokens_for_mass：四个并列的 token 各占 0.25，2 个 token 恰好达到 mass 0.5
     """
-    logits = torch.tensor([[1.0, 1.0, 1.0, 1.0, -INF, -INF]])
+    # Logits 0 (the rest -inf): every usual computation gives exactly 0.25 (the statement's exact ties).
+    logits = torch.tensor([[0.0, 0.0, 0.0, 0.0, -INF, -INF]])
     value = sub.tokens_for_mass(logits, temperature=1.0, mass=0.5)
     check_counts(ctx, value, [2], what="tokens_for_mass(four ties, mass=0.5)", labels=["ties"], mistakes=NO_MISTAKES)
 
@@ -78,7 +86,8 @@ def test_entropy_edges(sub, ctx):
 
     zh: entropy：-inf 的 logits 不贡献（两个相等的 token：log 2）；T = 0.1、logits 达到 30 时结果仍有限
     """
-    value = sub.entropy(torch.tensor([[1.0, 1.0, -INF, -INF], [2.0, -INF, 0.0, -INF]]), temperature=1.0)
+    masked = torch.tensor([[1.0, 1.0, -INF, -INF], [2.0, -INF, 0.0, -INF]])
+    value = sub.entropy(masked, temperature=1.0)
     check_values(
         ctx,
         value,
@@ -88,19 +97,22 @@ def test_entropy_edges(sub, ctx):
         what="entropy with -inf logits",
         labels=["two equal tokens", "logits 2 and 0"],
         mistakes=NO_MISTAKES,
-        nan_diagnosis=ZERO_LOG_ZERO,
+        non_finite=entropy_non_finite(masked, 1.0),
     )
-    value = sub.entropy(torch.tensor([[30.0, 20.0, 0.0], [25.0, 25.0, -10.0]]), temperature=0.1)
+    # Logits / T of 240 to 300 overflow exp in float32, while no probability underflows to 0: a NaN
+    # here is the overflow's, not 0 x log 0's. The third row does not overflow.
+    hot = torch.tensor([[30.0, 29.0, 27.5], [25.0, 25.0, 24.0], [0.1, 0.0, -0.1]])
+    value = sub.entropy(hot, temperature=0.1)
     check_values(
         ctx,
         value,
-        [3.783505853677006e-42, 0.6931471805599453],
+        [0.0004993779473051161, 0.6933968747632315, 0.8323955755158184],
         torch.float32,
         name="entropy",
         what="entropy at T = 0.1",
-        labels=["one token dominates", "two equal leaders"],
-        mistakes=NO_MISTAKES,
-        nan_diagnosis=OVERFLOW,
+        labels=["one token dominates", "two equal leaders", "no overflow"],
+        mistakes=lambda: entropy_overflow_values(hot, 0.1),
+        non_finite=entropy_non_finite(hot, 0.1),
     )
 
 
@@ -195,5 +207,5 @@ def test_bad_group_size(sub, ctx):
 
     zh: fake_quantize_int4：8 个输入列、group_size 为 3 时抛出 ValueError
     """
-    with expect_raises(ValueError, "fake_quantize_int4(weight [2, 8], group_size=3)"):
+    with expect_raises(ValueError, "fake_quantize_int4(weight [2, 8], group_size=3)", diagnosis=GROUP_SIZE_REFUSED):
         sub.fake_quantize_int4(torch.ones(2, 8), group_size=3)

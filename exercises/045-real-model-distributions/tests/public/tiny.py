@@ -10,21 +10,37 @@ and the oracle). It never leaves the public side: no hidden input, no oracle.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import CheckFailed
+from judge.checks import BadInput, CheckFailed, expect_bad_inputs_refused
 
 from . import frozen
-from .checking import check_counts, check_identity, check_quantized, check_values, refused
+from .checking import (
+    check_counts,
+    check_identity,
+    check_quantized,
+    check_values,
+    entropy_non_finite,
+    entropy_overflow_values,
+    refused,
+)
 from .diagnoses import (
     ACCEPTANCE,
     ENTROPY,
-    OVERFLOW,
+    GROUP_SIZE_NOT_CHECKED,
+    GROUP_SIZE_REFUSED,
+    LOGITS_MISMATCH,
+    LOGITS_NOT_CHECKED,
+    MASS_NOT_CHECKED,
     QUANTIZE,
+    TEMPERATURE_ENTRIES,
+    TEMPERATURE_NOT_POSITIVE,
+    TEMPERATURE_SHAPE,
     TOKENS_FOR_MASS,
     TOTAL_VARIATION,
-    ZERO_LOG_ZERO,
 )
 
 BUDGET = BudgetDeclaration()  # nothing random: every check is exact
@@ -66,6 +82,18 @@ def test_tiny_mass(sub, ctx):
         labels=_labels(frozen.TEMPERATURES),
         mistakes=lambda: _named(TOKENS_FOR_MASS, case["mistakes"]),
     )
+    # The T = 1 rows again, the temperature given as the int 1 (a number may be an int).
+    ones = [i for i, t in enumerate(frozen.TEMPERATURES * len(frozen.POSITIONS)) if t == 1.0]
+    with refused():
+        value = sub.tokens_for_mass(_logits("target"), temperature=1, mass=0.9)
+    check_counts(
+        ctx,
+        value,
+        [case["expected"][i] for i in ones],
+        what="tokens_for_mass on the model's rows, temperature=1 (an int)",
+        labels=_labels([1]),
+        mistakes=dict,
+    )
 
 
 def test_tiny_mass_boundary(sub, ctx):
@@ -74,7 +102,8 @@ def test_tiny_mass_boundary(sub, ctx):
     zh: tokens_for_mass：四个并列的 token 恰好达到 mass 0.25、0.5、0.75
     """
     inf = float("inf")
-    logits = torch.tensor([[-inf, 2.0, -inf, 2.0, 2.0, 2.0], [1.0, 1.0, -inf, -inf, -inf, -inf]])
+    # The statement's exact ties: finite logits all 0 (the rest -inf), so each probability is exactly 1/n.
+    logits = torch.tensor([[-inf, 0.0, -inf, 0.0, 0.0, 0.0], [0.0, 0.0, -inf, -inf, -inf, -inf]])
     for mass, expected, strict in ((0.25, [1, 1], [2, 1]), (0.5, [2, 1], [3, 2]), (0.75, [3, 2], [4, 2])):
         with refused():
             value = sub.tokens_for_mass(logits, temperature=0.5, mass=mass)
@@ -88,7 +117,7 @@ def test_tiny_mass_boundary(sub, ctx):
         )
 
 
-def _entropy(sub, ctx, key: str, logits, temperature, labels, what: str, nan_diagnosis=None):
+def _entropy(sub, ctx, key: str, logits, temperature, labels, what: str):
     case = frozen.VALUES[key]
     with refused():
         value = sub.entropy(logits, temperature=temperature)
@@ -100,8 +129,8 @@ def _entropy(sub, ctx, key: str, logits, temperature, labels, what: str, nan_dia
         name="entropy",
         what=what,
         labels=labels,
-        mistakes=lambda: _named(ENTROPY, case["mistakes"]),
-        nan_diagnosis=nan_diagnosis,
+        mistakes=lambda: {**_named(ENTROPY, case["mistakes"]), **entropy_overflow_values(logits, temperature)},
+        non_finite=entropy_non_finite(logits, temperature),
     )
 
 
@@ -110,7 +139,8 @@ def test_tiny_entropy(sub, ctx):
 
     zh: entropy：模型的几行在 T = 0.5、1、1.5 下、在 T = 0.02 下，以及只保留前 40 个 token 时的熵
     """
-    temps = torch.tensor(frozen.TEMPERATURES * len(frozen.POSITIONS))
+    # float64 temperatures for float32 logits: the results keep the logits' dtype.
+    temps = torch.tensor(frozen.TEMPERATURES * len(frozen.POSITIONS), dtype=torch.float64)
     _entropy(
         sub,
         ctx,
@@ -128,14 +158,11 @@ def test_tiny_entropy(sub, ctx):
         0.02,
         _labels([0.02]),
         "entropy at T = 0.02",
-        nan_diagnosis=OVERFLOW,
     )
     logits = _logits("target")
     kept = logits.topk(40, dim=-1).indices
     masked = torch.full_like(logits, float("-inf")).scatter(1, kept, logits.gather(1, kept))
-    _entropy(
-        sub, ctx, "entropy_masked", masked, 0.7, _labels([0.7]), "entropy with -inf logits", nan_diagnosis=ZERO_LOG_ZERO
-    )
+    _entropy(sub, ctx, "entropy_masked", masked, 0.7, _labels([0.7]), "entropy with -inf logits")
 
 
 def _weight() -> torch.Tensor:
@@ -199,51 +226,158 @@ def test_tiny_quantize(sub, ctx):
         raise unnamed[0]
 
 
-def test_tiny_quantize_halves(sub, ctx):
-    """fake_quantize_int4: exact halves round to the even level
+HALVES = [[7.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5], [-7.0, 4.5, -4.5, 5.5, -5.5, 6.5, -6.5, 0.25]]
+EPSILON = 1e-8  # the known mistakes' epsilon, as hidden/oracle.py's SCALE_EPSILON and SCALE_CLAMP
 
-    zh: fake_quantize_int4：恰好的中间值舍入到偶数
+
+def _levels(rows: list[list[float]], scale: float, rounding) -> list[list[float]]:
+    return [[rounding(x / scale) * scale for x in row] for row in rows]
+
+
+def _half_up(x: float) -> float:
+    return float(math.floor(x + 0.5))
+
+
+def _half_away(x: float) -> float:
+    return math.copysign(math.floor(abs(x) + 0.5), x)
+
+
+def test_tiny_quantize_halves(sub, ctx):
+    """fake_quantize_int4: exact halves round to the even level, at scales 1, 2^-20 and 2^-28
+
+    zh: fake_quantize_int4：恰好的中间值舍入到偶数，scale 为 1、2^-20 与 2^-28
     """
-    weight = torch.tensor([[7.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5], [-7.0, 4.5, -4.5, 5.5, -5.5, 6.5, -6.5, 0.25]])
-    expected = torch.tensor(
-        [[7.0, 0.0, 2.0, 2.0, 0.0, -2.0, -2.0, 4.0], [-7.0, 4.0, -4.0, 6.0, -6.0, 6.0, -6.0, 0.0]], dtype=torch.float64
+    # max|w| = 7 x 2^k in every group: the scale 2^k is exact and the halves stay halves. At 2^-20 an
+    # epsilon added to the scale is 1 % of it; at 2^-28 (below 1e-8) a scale clamped to 1e-8 shows too.
+    for k in (0, -20, -28):
+        scale = 2.0**k
+        rows = [[x * scale for x in row] for row in HALVES]
+        expected = _levels(rows, scale, round)  # Python's round: halves to even, as torch.round
+        with refused():
+            value = sub.fake_quantize_int4(torch.tensor(rows), group_size=8)
+        check_quantized(
+            ctx,
+            value,
+            torch.tensor(rows),
+            expected=torch.tensor(expected, dtype=torch.float64),
+            alternative=torch.tensor(expected, dtype=torch.float64),
+            scales=torch.full((2, 8), scale, dtype=torch.float64),
+            what=f"fake_quantize_int4(halves x 2^{k}, group_size=8)",
+            mistakes=lambda rows=rows, scale=scale: {
+                QUANTIZE["half_up"]: _levels(rows, scale, _half_up),
+                QUANTIZE["half_away"]: _levels(rows, scale, _half_away),
+                QUANTIZE["scale_epsilon"]: _levels(rows, scale + EPSILON, round),
+                QUANTIZE["scale_clamp"]: _levels(rows, max(scale, EPSILON), round),
+            },
+        )
+
+
+def test_tiny_bad_inputs(sub, ctx):
+    """every function: a bad input of each kind the statement lists raises ValueError
+
+    zh: 每个函数：题面列出的每一类非法输入都抛出 ValueError
+    """
+    logits = _logits("target")[:, :8]
+    rows = logits.shape[0]
+    for name, extra in (("tokens_for_mass", {"mass": 0.9}), ("entropy", {})):
+        expect_bad_inputs_refused(
+            getattr(sub, name),
+            [
+                BadInput(
+                    "1-D logits", {"logits": logits[0], "temperature": 1.0, **extra}, diagnosis=LOGITS_NOT_CHECKED
+                ),
+                BadInput(
+                    "int64 logits",
+                    {"logits": logits.round().to(torch.int64), "temperature": 1.0, **extra},
+                    diagnosis=LOGITS_NOT_CHECKED,
+                ),
+                BadInput(
+                    "temperature 0", {"logits": logits, "temperature": 0.0, **extra}, diagnosis=TEMPERATURE_NOT_POSITIVE
+                ),
+                BadInput(
+                    "temperature -1", {"logits": logits, "temperature": -1, **extra}, diagnosis=TEMPERATURE_NOT_POSITIVE
+                ),
+                BadInput(
+                    "temperature NaN",
+                    {"logits": logits, "temperature": math.nan, **extra},
+                    diagnosis=TEMPERATURE_NOT_POSITIVE,
+                ),
+                BadInput(
+                    "a temperature tensor holding 0",
+                    {"logits": logits, "temperature": torch.tensor([1.0] * (rows - 1) + [0.0]), **extra},
+                    diagnosis=TEMPERATURE_ENTRIES,
+                ),
+                BadInput(
+                    "a temperature tensor holding NaN",
+                    {"logits": logits, "temperature": torch.tensor([math.nan] + [1.0] * (rows - 1)), **extra},
+                    diagnosis=TEMPERATURE_ENTRIES,
+                ),
+                BadInput(
+                    "a 0-d temperature tensor",
+                    {"logits": logits, "temperature": torch.tensor(1.0), **extra},
+                    diagnosis=TEMPERATURE_SHAPE,
+                ),
+                BadInput(
+                    "a [B, 1] temperature tensor",
+                    {"logits": logits, "temperature": torch.ones(rows, 1), **extra},
+                    diagnosis=TEMPERATURE_SHAPE,
+                ),
+                BadInput(
+                    "a [1] temperature tensor",
+                    {"logits": logits, "temperature": torch.ones(1), **extra},
+                    diagnosis=TEMPERATURE_SHAPE,
+                ),
+            ],
+            name=name,
+        )
+    expect_bad_inputs_refused(
+        sub.tokens_for_mass,
+        [
+            BadInput(f"mass {mass!r}", {"logits": logits, "temperature": 1.0, "mass": mass}, diagnosis=MASS_NOT_CHECKED)
+            for mass in (1.0, 0.0, 1.5, math.nan, "0.5")
+        ],
+        name="tokens_for_mass",
     )
-    half_up = torch.tensor(
-        [[7.0, 1.0, 2.0, 3.0, 0.0, -1.0, -2.0, 4.0], [-7.0, 5.0, -4.0, 6.0, -5.0, 7.0, -6.0, 0.0]], dtype=torch.float64
-    )
-    with refused():
-        value = sub.fake_quantize_int4(weight, group_size=8)
-    check_quantized(
-        ctx,
-        value,
-        weight,
-        expected=expected,
-        alternative=expected,
-        scales=torch.ones(2, 8, dtype=torch.float64),
-        what="fake_quantize_int4(halves, group_size=8)",
-        mistakes=lambda: {QUANTIZE["half_up"]: half_up},
-    )
-    # The same weights times 2^-20 (exact in binary: the scale is 2^-20, the halves stay halves): an
-    # epsilon added to the scale is now 1 % of it, and shows.
-    tiny = 2.0**-20
-    epsilon = 1e-8  # the known mistake's epsilon, as in hidden/oracle.py's SCALE_EPSILON
-    rows = [[x * tiny for x in row] for row in weight.tolist()]
-    scale = tiny + epsilon  # the mistaken scale of every group (max|w| = 7 x 2^-20)
-    with_epsilon = [[round(x / scale) * scale for x in row] for row in rows]
-    with refused():
-        value = sub.fake_quantize_int4(torch.tensor(rows), group_size=8)
-    check_quantized(
-        ctx,
-        value,
-        torch.tensor(rows),
-        expected=torch.tensor([[x * tiny for x in row] for row in expected.tolist()], dtype=torch.float64),
-        alternative=torch.tensor([[x * tiny for x in row] for row in expected.tolist()], dtype=torch.float64),
-        scales=torch.tensor([[tiny] * 8, [tiny] * 8], dtype=torch.float64),
-        what="fake_quantize_int4(halves x 2^-20, group_size=8)",
-        mistakes=lambda: {
-            QUANTIZE["half_up"]: [[x * tiny for x in row] for row in half_up.tolist()],
-            QUANTIZE["scale_epsilon"]: with_epsilon,
-        },
+    draft = _logits("draft")[:, :8]
+    for name in ("acceptance_rate", "total_variation"):
+        expect_bad_inputs_refused(
+            getattr(sub, name),
+            [
+                BadInput(
+                    "float64 draft logits with float32 target logits",
+                    {"target_logits": logits, "draft_logits": draft.double(), "temperature": 1.0},
+                    diagnosis=LOGITS_MISMATCH,
+                ),
+                BadInput(
+                    "draft logits of another shape",
+                    {"target_logits": logits, "draft_logits": draft[:, :7], "temperature": 1.0},
+                    diagnosis=LOGITS_MISMATCH,
+                ),
+                BadInput(
+                    "1-D logits",
+                    {"target_logits": logits[0], "draft_logits": draft[0], "temperature": 1.0},
+                    diagnosis=LOGITS_NOT_CHECKED,
+                ),
+                BadInput(
+                    "temperature 0",
+                    {"target_logits": logits, "draft_logits": draft, "temperature": 0.0},
+                    diagnosis=TEMPERATURE_NOT_POSITIVE,
+                ),
+            ],
+            name=name,
+        )
+    weight = _weight()[:2, :32]
+    expect_bad_inputs_refused(
+        sub.fake_quantize_int4,
+        [
+            BadInput("in = 32, group_size = 12", {"weight": weight, "group_size": 12}, diagnosis=GROUP_SIZE_REFUSED),
+            BadInput("group_size = True", {"weight": weight, "group_size": True}, diagnosis=GROUP_SIZE_NOT_CHECKED),
+            BadInput("group_size = -8", {"weight": weight, "group_size": -8}, diagnosis=GROUP_SIZE_NOT_CHECKED),
+            BadInput("group_size = 0", {"weight": weight, "group_size": 0}, diagnosis=GROUP_SIZE_NOT_CHECKED),
+            BadInput("group_size = 8.0", {"weight": weight, "group_size": 8.0}, diagnosis=GROUP_SIZE_NOT_CHECKED),
+            BadInput("a 1-D weight", {"weight": weight[0], "group_size": 8}),
+        ],
+        name="fake_quantize_int4",
     )
 
 
