@@ -22,6 +22,13 @@ makes the script exit 1):
 * **exact** mistakes (rates, filter, structure): the wrong file is run on the hidden frozen cases
   and the deterministic verify cases; a difference kills with probability 1. The killing cases are
   listed.
+* **judged** mistakes (``JUDGED``, the red team's: generated instances, draw sites, the generator
+  contract, generated refusals and corners): the wrong file is judged by the real suites (public and
+  hidden) under ``--judged-seeds`` master seeds; P(kill) is the share rejected, the killing cases are
+  listed. For the three whose kill is statistical the killing check is also simulated at the suite's
+  size and at smaller ones (``SIMULATED``): the rows' independence (antithetic rows: the pair test of
+  the fair-coin context, at the per-pairing level), shared uniforms (the threshold rule), the draft's
+  uniform reused (the fit of a draft token with its acceptance).
 
 Calibration: the reference's ``verify`` is run ``--calibration-runs`` times on the disagreeing
 context at the suite's size; the share of fit p-values below 0.01 and 0.05 should be near those
@@ -91,13 +98,30 @@ EXACT_TOPK = (
     "temperature_multiplied",
 )
 STRUCTURE = ("no_bonus", "continues_after_rejection", "num_counts_emitted", "pad_not_minus_one")
-SEED_CONTRACT = {"verify_private_generator": "test_verify_seeds (generator=None)"}
+SEED_CONTRACT = {"verify_private_generator": "test_verify_generator (generator=None)"}
 BAD_INPUTS = {
     "k_zero_accepted": "K = 0 draft tokens",
     "bad_probabilities_accepted": "a negative target probability",
     "temperature_not_finite_accepted": "temperature = nan",
 }
 ZERO_RATE = 0.02  # the share of extreme uniforms that are exactly 0 (judge.testing.with_extreme_uniforms)
+JUDGED = (
+    "verify_reseeded",
+    "rows_antithetic",
+    "rows_share_uniforms",
+    "draft_uniform_reused",
+    "sampler_past_cdf_end",
+    "residual_zero_sum",
+    "sums_checked",
+    "ties_after_division",
+    "softmax_overflow",
+    "tv_from_rate",
+    "rate_from_tv",
+    "rate_shapes_unchecked",
+    "step_draft_u0",
+    "q_zero_accepted",
+)
+SIMULATED = ("rows_antithetic", "rows_share_uniforms", "draft_uniform_reused")
 
 
 def fit_alpha() -> float:
@@ -324,10 +348,86 @@ def topk_above_vocab(module) -> dict:
 
 
 def k_one(module) -> dict:
-    p, q, drafts, want_tokens, want_num = hidden._k_one_rows(1)
+    p, q, drafts, want_tokens, want_num = checks43._k_one_rows(1)
     tokens, num = module.verify(p, q, drafts)
     killed = tokens.tolist() != want_tokens or num.tolist() != want_num
     return {"kind": "exact", "p_kill": float(killed), "killed_by": ["test_verify_one_draft"] if killed else []}
+
+
+def judged(path: Path, seeds: int, seed: int) -> dict:
+    """The wrong file judged by the real suites (public + hidden) under ``seeds`` master seeds."""
+    from judge.catalogue import judge_under_seeds
+    from judge.testing import derive_seed
+
+    reports = judge_under_seeds(EXERCISE, path, [derive_seed(seed, "power", i) for i in range(seeds)])
+    killed = [r for r in reports if r.verdict.name != "AC"]
+    cases_hit = sorted({next(c.name for c in r.cases if c.verdict.name != "AC") for r in killed})
+    return {"kind": "judged", "p_kill": len(killed) / len(reports), "seeds": len(reports), "killed_by": cases_hit}
+
+
+def _pair_p_value(outcomes: torch.Tensor, law: list[float]) -> float:
+    """The smallest p-value of the three pairings of ``expect_independent_within_row`` (times 3)."""
+    from judge.checks import _g_test, token_groups
+    from judge.pairings import row_pairings
+
+    probs = torch.tensor(law, dtype=torch.float64)
+    group_of = token_groups(probs)
+    groups = int(group_of.max()) + 1
+    group_probs = torch.zeros(groups, dtype=torch.float64).index_add_(0, group_of, probs)
+    joint = torch.outer(group_probs, group_probs).reshape(-1)
+    pairings = row_pairings(group_of[outcomes].unsqueeze(0))
+    return min(1.0, min(_g_test(p.joint_counts(groups), joint / joint.sum()).pvalue for p in pairings) * 3)
+
+
+def simulated(name: str, module, reps: int, seed: int) -> dict:
+    """The killing check of a statistical red-team mistake, simulated at the suite's size and smaller."""
+    budget = FalseFailureBudget(1e-6, public.BUDGET + hidden.BUDGET)
+    generator = torch.Generator().manual_seed(seed)
+    if name == "rows_antithetic":
+        ps, qs, alpha, suite = cases.HALF_P, cases.HALF_Q, budget.alpha("pairs"), hidden.PAIRED_ROWS
+        law = theory.final_law(ps, qs)
+
+        def kill(rows: int) -> bool:  # the fair-coin context interleaved with another of its size
+            drafts = checks43.draw_drafts(qs, 2 * rows, generator)
+            p, q = checks43.expand(ps, 2 * rows, torch.float64), checks43.expand(qs, 2 * rows, torch.float64)
+            tokens, num = module.verify(p, q, drafts, generator=generator)
+            return _pair_p_value(checks43.outcome_ids(tokens, num, 6)[0::2], law) < alpha
+    elif name == "rows_share_uniforms":
+        ps, qs, suite = cases.DISAGREE_P, cases.DISAGREE_Q, hidden.DISAGREE_ROWS
+
+        def kill(rows: int) -> bool:
+            drafts = checks43.draw_drafts(qs, rows, generator)
+            p, q = checks43.expand(ps, rows, torch.float32), checks43.expand(qs, rows, torch.float32)
+            tokens, num = module.verify(p, q, drafts, generator=generator)
+            try:
+                checks43._threshold_decisions(num, drafts, ps, qs, what="power")
+            except CheckFailed:
+                return True
+            return False
+    else:
+        alpha, suite = budget.alpha("fit"), hidden.STEP_ROWS
+        temperature, top_k = cases.STEP_TEMPERATURE, cases.STEP_TOP_K
+        ps = [theory.filtered(z, temperature, top_k) for z in cases.STEP_TARGET]
+        qs = [theory.filtered(z, temperature, top_k) for z in cases.STEP_DRAFT]
+        law = theory.accept_joint(ps[0], qs[0])
+
+        def kill(rows: int) -> bool:
+            target = checks43.expand(cases.STEP_TARGET, rows, torch.float32)
+            draft = checks43.expand(cases.STEP_DRAFT, rows, torch.float32)
+            tokens, num, drafts = module.speculative_step(target, draft, temperature, top_k, generator=generator)
+            joint = torch.bincount(drafts[:, 0] * 2 + (num > 0).long(), minlength=len(law)).tolist()
+            return _fails(joint, law, alpha)
+
+    def p_kill(rows: int, tries: int) -> float:
+        return sum(kill(rows) for _ in range(tries)) / tries
+
+    need, rows = None, 25
+    while rows <= suite:
+        if p_kill(rows, max(reps // 4, 20)) >= 0.999:
+            need = rows
+            break
+        rows *= 2
+    return {"suite_rows": suite, "p_kill_simulated": p_kill(suite, reps), "rows_for_0.999": need}
 
 
 def calibration(runs: int, seed: int) -> dict:
@@ -365,8 +465,10 @@ def main() -> int:
     parser.add_argument("--calibration-runs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=43)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--judged-seeds", type=int, default=20)
     args = parser.parse_args()
     reps, runs = (120, 30) if args.quick else (args.reps, args.calibration_runs)
+    judged_seeds = min(args.judged_seeds, 5) if args.quick else args.judged_seeds
     generator = torch.Generator().manual_seed(args.seed)
     alpha = fit_alpha()
     started = time.time()
@@ -391,6 +493,10 @@ def main() -> int:
             results[name] = {"kind": "exact", "p_kill": 1.0, "killed_by": [SEED_CONTRACT[name]]}
         elif name in EXACT_RATES or name in EXACT_TOPK or name in STRUCTURE:
             results[name] = exact(name, load(path))
+        elif name in JUDGED:
+            results[name] = judged(path, judged_seeds, args.seed)
+            if name in SIMULATED:
+                results[name].update(simulated(name, load(path), reps, args.seed))
         else:
             unclassified.append(name)
     report = {"fit_alpha": alpha, "reps": reps, "mistakes": results, "calibration": calibration(runs, args.seed)}
@@ -402,6 +508,13 @@ def main() -> int:
                 f"{label}: {r['rows_for_0.999']} ({r['suite_rows']}, P={r['p_kill']:.3f})"
                 for label, r in row["runs"].items()
             )
+        elif row["kind"] == "judged":
+            sizes = f"{row['seeds']} seeds: " + ("; ".join(row["killed_by"]) or "NOT KILLED")
+            if "p_kill_simulated" in row:
+                sizes += (
+                    f" | simulated at {row['suite_rows']} rows: P={row['p_kill_simulated']:.3f}, "
+                    f"0.999 from {row['rows_for_0.999']} rows"
+                )
         else:
             sizes = "; ".join(row["killed_by"]) or "NOT KILLED"
         print(f"{name:28} {row['kind']:12} {row['p_kill']:16.4f}  {sizes}")
@@ -413,7 +526,7 @@ def main() -> int:
     print(f"{time.time() - started:.1f} s")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
-    weak = [name for name, row in results.items() if row["p_kill"] < 0.999]
+    weak = [name for name, row in results.items() if row["p_kill"] < 0.999 or row.get("p_kill_simulated", 1.0) < 0.999]
     if unclassified or weak:
         print("unclassified:", unclassified, "weak:", weak, file=sys.stderr)
         return 1

@@ -143,10 +143,18 @@ def test_topk_cases_keep_their_margins_and_ties(parts):
 
 
 def test_every_mistake_has_both_languages_and_a_wrong_file(parts, exercise43):
+    """Each diagnosis of the table is promised by a wrong solution, and each wrong solution promises one of the
+    table or one of the judge's own (its generator contract, its draw sites)."""
+    from judge.catalogue import parse_wrong_solution
+    from judge.checks import DEFAULT_GENERATOR_DIAGNOSIS
+    from judge.draw_sites import DRAW_SITE_DIAGNOSIS
+    from judge.generator_contract import RESEEDED_DIAGNOSIS
+
     mistakes = parts["diagnoses"].MISTAKES
-    stems = {p.stem for p in exercise43.wrong_solutions()}
-    judge_diagnosed = {"verify_private_generator"}  # the judge's own DEFAULT_GENERATOR_DIAGNOSIS
-    assert stems == set(mistakes) | judge_diagnosed
+    promised = {str(parse_wrong_solution(path).diagnosis) for path in exercise43.wrong_solutions()}
+    judges = {str(d) for d in (DEFAULT_GENERATOR_DIAGNOSIS, DRAW_SITE_DIAGNOSIS, RESEEDED_DIAGNOSIS)}
+    assert {" ".join(str(text).split()) for text in mistakes.values()} <= promised
+    assert promised <= {" ".join(str(text).split()) for text in mistakes.values()} | judges
     for text in mistakes.values():
         assert text.zh and str(text)
 
@@ -170,10 +178,8 @@ def test_new_mistakes_are_distributions_and_move_far(parts):
 
 def test_k_one_rows_are_what_the_reference_returns(parts, reference):
     """test_verify_one_draft's certain rows: the reference gives exactly the expected tokens, K = 1 and 2."""
-    load_suite(resolve("43"), "hidden")
-    hidden = suites_module(resolve("43"), "hidden.hidden")
     for k in (1, 2):
-        p, q, drafts, tokens, num = hidden._k_one_rows(k)
+        p, q, drafts, tokens, num = parts["checks43"]._k_one_rows(k)
         got_tokens, got_num = reference.verify(p, q, drafts, generator=torch.Generator().manual_seed(k))
         assert got_tokens.tolist() == tokens and got_num.tolist() == num
 
@@ -192,3 +198,218 @@ def test_pad_rule_separates_a_wrong_pad_from_continuing(parts):
         with pytest.raises(CheckFailed) as failed:
             checks43.check_structure(tokens, num, drafts, 4, what="t")
         assert failed.value.diagnosis == diagnoses.MISTAKES[mistake]
+
+
+@pytest.fixture(scope="module")
+def generated(exercise43, parts):
+    return suites_module(exercise43, "hidden.generated")
+
+
+def test_frozen_tiny_inputs_are_what_the_generator_makes(parts, generated):
+    """The tiny variant cannot import the hidden generator: its frozen draw-site inputs must be its output."""
+    import random
+
+    contexts = parts["contexts"]
+    rng = random.Random(contexts.FREEZE_SEED)
+    past = generated.past_end_rows(rng, torch.float32, rows=2, k=2, vocab=12)
+    vanish = generated.vanishing_residual_rows(rng, torch.float32, rows=2, vocab=5)
+    target, draft, top_k = generated.step_site_logits(rng, torch.float32, vocab=6)
+    assert (contexts.PAST_END_P, contexts.PAST_END_Q, contexts.PAST_END_DRAFTS) == (past.p, past.q, past.drafts)
+    assert (contexts.VANISH_P, contexts.VANISH_Q, contexts.VANISH_DRAFTS) == (vanish.p, vanish.q, vanish.drafts)
+    assert (contexts.STEP_SITES_TARGET, contexts.STEP_SITES_DRAFT, contexts.STEP_SITES_TOP_K) == (target, draft, top_k)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("seed", range(5))
+def test_nasty_rows_are_as_promised(generated, dtype, seed):
+    """Past-end rows: a cumulative sum that ends early with zeros at the end, certain rejections where the
+    residual is p_0; vanishing rows: rejected at the largest uniform, with a residual 0 at every token."""
+    import random
+
+    rng = random.Random(seed)
+    rows = generated.past_end_rows(rng, dtype)
+    p, q, x = rows.tensors()
+    top = torch.nextafter(torch.tensor(1.0, dtype=dtype), torch.tensor(0.0, dtype=dtype))
+    for row in range(p.shape[0]):
+        source = p[row, 0] if row % 2 == 0 else p[row, -1]
+        assert generated._cdf_ends_early(source.tolist(), dtype) and float(source[-1]) == 0.0
+        if row % 2 == 0:
+            assert float(p[row, 0, x[row, 0]]) == 0.0
+            assert torch.equal((p[row, 0] - q[row, 0]).clamp(min=0), p[row, 0])
+        else:
+            assert torch.equal(p[row, :-1], q[row])
+    rows = generated.vanishing_residual_rows(rng, dtype)
+    p, q, x = rows.tensors()
+    picked_p, picked_q = p[:, 0].gather(1, x), q[:, 0].gather(1, x)
+    assert not bool((top * picked_q < picked_p).any())  # rejected at the largest uniform
+    assert bool(((p[:, 0] - q[:, 0]).clamp(min=0) == 0).all()) and bool((picked_p > 0).all())
+
+
+def test_step_site_logits_filter_both_ends(parts, generated):
+    """The drafts of the step's draw-site case have exact zeros at token 0 and V - 1 after top-k."""
+    import random
+
+    theory = parts["theory"]
+    for dtype in (torch.float32, torch.float64):
+        target, draft, top_k = generated.step_site_logits(random.Random(3), dtype)
+        for rows in draft:
+            for z in rows:
+                q = theory.filtered(z, 0.7, top_k)
+                assert q[0] == 0.0 and q[-1] == 0.0 and sum(v > 0 for v in q) == top_k
+
+
+def test_final_law_matches_a_simulation(parts, reference):
+    """theory.final_law, the law of a row's (N, last token), with drafts drawn and with drafts fixed."""
+    theory, cases, checks43 = parts["theory"], parts["cases"], parts["checks43"]
+    ps, qs, rows = cases.HALF_P, cases.HALF_Q, 60_000
+    generator = torch.Generator().manual_seed(5)
+    for drafts, fixed in (
+        (checks43.draw_drafts(qs, rows, generator), None),
+        (torch.tensor([[1, 2, 0]] * rows), [1, 2, 0]),
+    ):
+        p, q = checks43.expand(ps, rows, torch.float64), checks43.expand(qs, rows, torch.float64)
+        tokens, num = reference.verify(p, q, drafts, generator=generator)
+        law = theory.final_law(ps, qs, fixed)
+        seen = torch.bincount(checks43.outcome_ids(tokens, num, 6), minlength=len(law)).double() / rows
+        assert sum(law) == pytest.approx(1.0)
+        assert seen.tolist() == pytest.approx(law, abs=0.01)
+
+
+def test_reused_draft_uniform_law_matches_its_patch(parts, exercise43):
+    """accept_joint's "draft_uniform_reused" is the law of the catalogued patch (inverse CDF in token order)."""
+    theory, cases, checks43 = parts["theory"], parts["cases"], parts["checks43"]
+    wrong = next(path for path in exercise43.wrong_solutions() if path.stem == "draft_uniform_reused")
+    module = _load(wrong, "draft_uniform_reused_043")
+    rows = 60_000
+    target = checks43.expand(cases.STEP_TARGET, rows, torch.float64)
+    draft = checks43.expand(cases.STEP_DRAFT, rows, torch.float64)
+    temperature, top_k = cases.STEP_TEMPERATURE, cases.STEP_TOP_K
+    tokens, num, drafts = module.speculative_step(target, draft, temperature, top_k, torch.Generator().manual_seed(6))
+    ps = [theory.filtered(z, temperature, top_k) for z in cases.STEP_TARGET]
+    qs = [theory.filtered(z, temperature, top_k) for z in cases.STEP_DRAFT]
+    seen = torch.bincount(drafts[:, 0] * 2 + (num > 0).long(), minlength=12).double() / rows
+    assert seen.tolist() == pytest.approx(theory.accept_joint(ps[0], qs[0], "draft_uniform_reused"), abs=0.01)
+
+
+def test_step_context_separates_the_acceptance_mistakes(parts):
+    """At each position of the hidden step, the law of a draft with its acceptance is at least 0.07 (total
+    variation) from the rule's under every listed mistake, and they from each other: each names itself."""
+    import itertools
+
+    theory, cases, checks43 = parts["theory"], parts["cases"], parts["checks43"]
+    ps, qs, raw_ps, raw_qs, (times_ps, times_qs) = checks43.step_distributions(
+        cases.STEP_TARGET, cases.STEP_DRAFT, cases.STEP_TEMPERATURE, cases.STEP_TOP_K
+    )
+    for i in range(2):
+        laws = [
+            theory.accept_joint(ps[i], qs[i]),
+            theory.accept_joint(ps[i], qs[i], "draft_uniform_reused"),
+            theory.accept_joint(ps[i], qs[i], verify_q=raw_qs[i]),
+            theory.accept_joint(ps[i], qs[i], verify_p=raw_ps[i]),
+            theory.accept_joint(times_ps[i], times_qs[i]),
+            *(
+                theory.accept_joint(ps[i], qs[i], m)
+                for m in ("ratio_inverted", "ratio_over_max", "accept_without_uniform")
+            ),
+        ]
+        for a, b in itertools.combinations(laws, 2):
+            assert 0.5 * sum(abs(x - y) for x, y in zip(a, b, strict=True)) >= 0.07
+
+
+def _rows_of(module, ps, qs, rows, seed):
+    generator = torch.Generator().manual_seed(seed)
+    drafts = parts_checks43().draw_drafts(qs, rows, generator)
+    p = torch.tensor(ps).unsqueeze(0).repeat(rows, 1, 1)
+    q = torch.tensor(qs).unsqueeze(0).repeat(rows, 1, 1)
+    tokens, num = module.verify(p, q, drafts, generator=generator)
+    return tokens, num, drafts
+
+
+def parts_checks43():
+    return suites_module(resolve("43"), "public.checks43")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_threshold_rule_names_shared_uniforms_not_correct_rows(parts, reference, exercise43, seed):
+    """_threshold_decisions passes a correct verify and names rows that share u (of its own evidence)."""
+    from judge.checks import CheckFailed
+
+    checks43, cases, mistakes = parts["checks43"], parts["cases"], parts["diagnoses"].MISTAKES
+    ps, qs = cases.DISAGREE_P, cases.DISAGREE_Q
+    tokens, num, drafts = _rows_of(reference, ps, qs, 3_000, seed)
+    checks43._threshold_decisions(num, drafts, ps, qs, what="t")
+    shared = _load(next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_043")
+    tokens, num, drafts = _rows_of(shared, ps, qs, 3_000, seed)
+    with pytest.raises(CheckFailed) as failed:
+        checks43._threshold_decisions(num, drafts, ps, qs, what="t")
+    assert failed.value.diagnosis in (mistakes["rows_not_independent"], None)
+
+
+def test_dependence_evidence_tells_a_wrong_law_from_tied_rows(parts, reference, exercise43):
+    """A wrong law of each row (the bonus from q) is no evidence of dependent rows; antithetic rows are."""
+    checks43, cases = parts["checks43"], parts["cases"]
+    ps, qs, rows = cases.HALF_P, cases.HALF_Q, 4_000
+
+    def pairs(module):
+        tokens, num, _ = _rows_of(module, ps, qs, rows, 9)
+        classes = checks43._classes(checks43.outcome_ids(tokens, num, 6), parts["theory"].final_law(ps, qs))
+        half = rows // 2
+        return [
+            (classes[0::2][: half // 2 * 2 : 2], classes[1::2][: half // 2 * 2 : 2]),
+            (classes[:half], classes[half:]),
+        ]
+
+    by_name = {p.stem: p for p in exercise43.wrong_solutions()}
+    assert not checks43._dependent(pairs(_load(by_name["bonus_from_q"], "bonus_from_q_043")))
+    assert not checks43._dependent(pairs(reference))
+    assert checks43._dependent(pairs(_load(by_name["rows_antithetic"], "rows_antithetic_043")))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_calls_keep_their_promises(exercise43, seed):
+    """Every spec of specs.py makes bad calls with exactly one flaw and legal corners with none (the engine
+    checks each call against the specs: a broken K + 1 relation or a sum-breaking corner raises)."""
+    import random
+
+    from judge.arguments import bad_inputs, legal_inputs
+
+    specs = suites_module(exercise43, "hidden.specs")
+    for good, arguments in (
+        (specs.good_rate_call, specs.RATE_ARGUMENTS),
+        (specs.good_filter_call, specs.FILTER_ARGUMENTS),
+        (specs.good_topk_rate_call, specs.TOPK_RATE_ARGUMENTS),
+        (specs.good_verify_call, specs.VERIFY_ARGUMENTS),
+        (specs.good_step_call, specs.STEP_ARGUMENTS),
+    ):
+        rng = random.Random(seed)
+        call = good(rng)
+        assert bad_inputs(call, arguments, rng)
+        corners = legal_inputs(call, arguments, rng)
+        assert corners
+        for variant in corners:
+            if "target_probs" in variant.kwargs and "draft_tokens" in variant.kwargs:
+                p, q, x = (variant.kwargs[k] for k in ("target_probs", "draft_probs", "draft_tokens"))
+                assert p.shape[1] == q.shape[1] + 1 and bool((q.gather(2, x.unsqueeze(2)) > 0).all())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tiny_threshold_rows_name_shared_uniforms_every_time(parts, reference, exercise43, seed):
+    """The tiny suite's one-threshold rows: a correct verify passes them; rows sharing u are named as such
+    whatever the shared uniform (the browser's only robust evidence of that mistake)."""
+    from judge.checks import CheckFailed
+
+    tiny = suites_module(exercise43, "public.tiny")
+    checks43, mistakes = parts["checks43"], parts["diagnoses"].MISTAKES
+    batch = 3 * tiny.THRESHOLD_ROWS
+    drafts = torch.tensor([[row % 3] for row in range(batch)])
+    p = checks43.expand(tiny.THRESHOLD_P, batch, torch.float32)
+    q = checks43.expand(tiny.THRESHOLD_Q, batch, torch.float32)
+    shared = _load(next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_t043")
+    _, num = reference.verify(p, q, drafts, generator=torch.Generator().manual_seed(seed))
+    checks43._threshold_decisions(num, drafts, tiny.THRESHOLD_P, tiny.THRESHOLD_Q, what="t")
+    for draw in range(20):
+        generator = torch.Generator().manual_seed(1000 * seed + draw)
+        _, num = shared.verify(p, q, drafts, generator=generator)
+        with pytest.raises(CheckFailed) as failed:
+            checks43._threshold_decisions(num, drafts, tiny.THRESHOLD_P, tiny.THRESHOLD_Q, what="t")
+        assert failed.value.diagnosis == mistakes["rows_not_independent"]

@@ -1,5 +1,6 @@
 """A correct variant: the replacement token is drawn by Gumbel-max, argmax(log r + G) with G = -log(-log u)
-in float64 (log 0 = -inf keeps tokens of residual 0 out).
+in float64 (log 0 = -inf keeps tokens of residual 0 out). u = 0 is a value torch.rand returns: it is
+raised to the smallest normal float64, or G = -inf would tie the one token left with the excluded ones.
 """
 
 import torch
@@ -13,6 +14,8 @@ def _check_pair(target_probs, draft_probs):
             raise ValueError(f"{name} must be a 2-D floating tensor [B, V]")
     if target_probs.shape != draft_probs.shape:
         raise ValueError("target_probs and draft_probs must have the same shape [B, V]")
+    if target_probs.dtype != draft_probs.dtype:
+        raise ValueError("target_probs and draft_probs must have the same dtype")
 
 
 def acceptance_rate(target_probs, draft_probs):
@@ -65,7 +68,7 @@ def topk_acceptance_rate(target_logits, draft_logits, temperature=1.0, top_k=0):
 
 def _check_verify(p, q, x):
     for name, value in (("target_probs", p), ("draft_probs", q)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.dtype not in (torch.float32, torch.float64):
             raise ValueError(f"{name} must be a 3-D floating tensor")
     if p.dtype != q.dtype:
         raise ValueError("target_probs and draft_probs must have the same dtype")
@@ -104,7 +107,8 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
     residual = torch.where((num < k).unsqueeze(1), (p_at - q_at).clamp(min=0), p_at)
     empty = residual.sum(dim=1, keepdim=True) <= 0  # p == q: a rejection cannot happen; never 0/0
     residual = torch.where(empty, p_at, residual)
-    g = -torch.log(-torch.log(torch.rand(residual.shape, dtype=torch.float64, device=p.device, generator=generator)))
+    noise = torch.rand(residual.shape, dtype=torch.float64, device=p.device, generator=generator)
+    g = -torch.log(-torch.log(noise.clamp(min=torch.finfo(torch.float64).tiny)))  # finite at u = 0
     extra = (residual.to(torch.float64).log() + g).argmax(dim=1)
 
     positions = torch.arange(k + 1, device=p.device).unsqueeze(0)
@@ -118,7 +122,7 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
 def speculative_step(target_logits, draft_logits, temperature=1.0, top_k=0, generator=None):
     """Draft K tokens from the filtered draft distributions, verify them with the filtered target."""
     for name, value in (("target_logits", target_logits), ("draft_logits", draft_logits)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.dtype not in (torch.float32, torch.float64):
             raise ValueError(f"{name} must be a 3-D floating tensor")
     batch, k, vocab = draft_logits.shape
     if k < 1 or tuple(target_logits.shape) != (batch, k + 1, vocab):

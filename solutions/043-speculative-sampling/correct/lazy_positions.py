@@ -13,6 +13,8 @@ def _check_pair(target_probs, draft_probs):
             raise ValueError(f"{name} must be a 2-D floating tensor [B, V]")
     if target_probs.shape != draft_probs.shape:
         raise ValueError("target_probs and draft_probs must have the same shape [B, V]")
+    if target_probs.dtype != draft_probs.dtype:
+        raise ValueError("target_probs and draft_probs must have the same dtype")
 
 
 def acceptance_rate(target_probs, draft_probs):
@@ -65,7 +67,7 @@ def topk_acceptance_rate(target_logits, draft_logits, temperature=1.0, top_k=0):
 
 def _check_verify(p, q, x):
     for name, value in (("target_probs", p), ("draft_probs", q)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.dtype not in (torch.float32, torch.float64):
             raise ValueError(f"{name} must be a 3-D floating tensor")
     if p.dtype != q.dtype:
         raise ValueError("target_probs and draft_probs must have the same dtype")
@@ -124,7 +126,7 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
 def speculative_step(target_logits, draft_logits, temperature=1.0, top_k=0, generator=None):
     """Draft K tokens from the filtered draft distributions, verify them with the filtered target."""
     for name, value in (("target_logits", target_logits), ("draft_logits", draft_logits)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.dtype not in (torch.float32, torch.float64):
             raise ValueError(f"{name} must be a 3-D floating tensor")
     batch, k, vocab = draft_logits.shape
     if k < 1 or tuple(target_logits.shape) != (batch, k + 1, vocab):

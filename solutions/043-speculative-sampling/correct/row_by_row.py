@@ -10,8 +10,8 @@ PAD = -1
 def _pair(p, q):
     if not isinstance(p, torch.Tensor) or not isinstance(q, torch.Tensor) or p.dim() != 2 or p.shape != q.shape:
         raise ValueError("target_probs and draft_probs must be tensors of one shape [B, V]")
-    if not p.is_floating_point() or not q.is_floating_point():
-        raise ValueError("probabilities must be floating")
+    if not p.is_floating_point() or p.dtype != q.dtype:
+        raise ValueError("probabilities must be floating, of one dtype")
 
 
 def acceptance_rate(target_probs, draft_probs):
@@ -65,8 +65,8 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
     p, q, x = target_probs, draft_probs, draft_tokens
     if not all(isinstance(t, torch.Tensor) for t in (p, q, x)) or p.dim() != 3 or q.dim() != 3 or x.dim() != 2:
         raise ValueError("expected target_probs [B, K+1, V], draft_probs [B, K, V], draft_tokens [B, K]")
-    if not p.is_floating_point() or p.dtype != q.dtype or x.dtype != torch.int64:
-        raise ValueError("probabilities of one floating dtype and int64 draft tokens")
+    if p.dtype not in (torch.float32, torch.float64) or p.dtype != q.dtype or x.dtype != torch.int64:
+        raise ValueError("probabilities of one dtype, float32 or float64, and int64 draft tokens")
     batch, k = x.shape
     vocab = p.shape[-1]
     if k < 1 or tuple(p.shape) != (batch, k + 1, vocab) or tuple(q.shape) != (batch, k, vocab):
@@ -103,6 +103,8 @@ def speculative_step(target_logits, draft_logits, temperature=1.0, top_k=0, gene
         raise ValueError("logits must be tensors")
     if draft_logits.dim() != 3 or target_logits.dim() != 3 or target_logits.dtype != draft_logits.dtype:
         raise ValueError("expected target_logits [B, K+1, V] and draft_logits [B, K, V] of one dtype")
+    if target_logits.dtype not in (torch.float32, torch.float64):
+        raise ValueError("logits must be float32 or float64")
     batch, k, vocab = draft_logits.shape
     if k < 1 or tuple(target_logits.shape) != (batch, k + 1, vocab):
         raise ValueError("shapes do not match")

@@ -1,5 +1,7 @@
-"""A correct variant: filtered_probs applies the temperature first, in float64, and then keeps the
-probabilities >= the k-th largest probability (the same tokens as the logit rule, ties included).
+"""A correct variant: filtered_probs applies the temperature first, in float64, then zeroes the
+probabilities of the tokens whose logit is below the k-th largest logit and renormalises the rest. (The
+kept tokens are judged on the logits: comparing the probabilities instead merges two logits one ulp apart
+whose quotients by T round alike, wrong/ties_after_division.)
 """
 
 import torch
@@ -13,6 +15,8 @@ def _check_pair(target_probs, draft_probs):
             raise ValueError(f"{name} must be a 2-D floating tensor [B, V]")
     if target_probs.shape != draft_probs.shape:
         raise ValueError("target_probs and draft_probs must have the same shape [B, V]")
+    if target_probs.dtype != draft_probs.dtype:
+        raise ValueError("target_probs and draft_probs must have the same dtype")
 
 
 def acceptance_rate(target_probs, draft_probs):
@@ -46,8 +50,8 @@ def filtered_probs(logits, temperature=1.0, top_k=0):
     vocab = logits.shape[-1]
     probs = torch.softmax(logits.double() / temperature, dim=-1)
     if 0 < top_k < vocab:
-        kth = probs.sort(dim=-1, descending=True).values[..., top_k - 1 : top_k]
-        probs = torch.where(probs >= kth, probs, torch.zeros_like(probs))
+        kth = logits.sort(dim=-1, descending=True).values[..., top_k - 1 : top_k]
+        probs = torch.where(logits >= kth, probs, torch.zeros_like(probs))
         probs = probs / probs.sum(-1, keepdim=True)
     return probs.to(logits.dtype)
 
@@ -66,7 +70,7 @@ def topk_acceptance_rate(target_logits, draft_logits, temperature=1.0, top_k=0):
 
 def _check_verify(p, q, x):
     for name, value in (("target_probs", p), ("draft_probs", q)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.dtype not in (torch.float32, torch.float64):
             raise ValueError(f"{name} must be a 3-D floating tensor")
     if p.dtype != q.dtype:
         raise ValueError("target_probs and draft_probs must have the same dtype")
@@ -118,7 +122,7 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
 def speculative_step(target_logits, draft_logits, temperature=1.0, top_k=0, generator=None):
     """Draft K tokens from the filtered draft distributions, verify them with the filtered target."""
     for name, value in (("target_logits", target_logits), ("draft_logits", draft_logits)):
-        if not isinstance(value, torch.Tensor) or value.dim() != 3 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or value.dim() != 3 or value.dtype not in (torch.float32, torch.float64):
             raise ValueError(f"{name} must be a 3-D floating tensor")
     batch, k, vocab = draft_logits.shape
     if k < 1 or tuple(target_logits.shape) != (batch, k + 1, vocab):

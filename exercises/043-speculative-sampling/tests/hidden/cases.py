@@ -183,8 +183,21 @@ CLOSE_Q = [
     [0.30, 0.10, 0.20, 0.10, 0.20, 0.10],
     [0.15, 0.25, 0.10, 0.20, 0.10, 0.20],
 ]
-# A speculative step (K = 2, V = 6) at temperature 1.5 with top_k = 3: a third of the draft's
-# mass and half the target's lie outside the top 3.
+# Every draft token has p/q = 1/2 (p puts half of q where q lives, the rest elsewhere; K = 3, V = 6 like
+# DISAGREE, so the two interleave in one batch): each acceptance is a fair coin, so rows whose uniforms are
+# tied (u and 1 - u, or one u) decide together or oppositely, and a rejection draws from where q is 0.
+HALF_P = [
+    [0.20, 0.30, 0.25, 0.10, 0.05, 0.10],
+    [0.15, 0.10, 0.25, 0.30, 0.10, 0.10],
+    [0.25, 0.25, 0.10, 0.10, 0.20, 0.10],
+    [0.10, 0.20, 0.15, 0.25, 0.10, 0.20],
+]
+HALF_Q = [
+    [0.40, 0.60, 0.0, 0.0, 0.0, 0.0],
+    [0.30, 0.20, 0.50, 0.0, 0.0, 0.0],
+    [0.50, 0.50, 0.0, 0.0, 0.0, 0.0],
+]
+
 # Every draw site at the extremes (K = 2, V = 4): each residual max(0, p_i - q_i) and the bonus
 # target keep two tokens and exclude two, so a sampler that mishandles u = 0 or u just below 1 at
 # a residual or the bonus draws an excluded token, and pushing one value of a row's noise still
@@ -194,6 +207,11 @@ SITES_P = [[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4], [0.0, 0.5, 0.5, 0.0]]
 SITES_Q = [[0.1, 0.1, 0.4, 0.4], [0.4, 0.3, 0.2, 0.1]]
 SITES_DRAFTS = [[2, 3], [0, 0], [3, 1], [1, 2]]
 
-STEP_TARGET = [[2.0, 1.6, 1.2, 0.9, 0.6, 0.3], [0.5, 2.0, 1.0, 1.8, 0.2, 0.0], [1.0, 0.0, 2.2, 0.4, 1.9, 0.7]]
-STEP_DRAFT = [[0.8, 2.1, 1.4, 1.9, 0.5, 0.2], [1.9, 1.7, 1.0, 0.3, 1.4, 0.6]]
+# A speculative step (K = 2, V = 6) at temperature 1.5 with top_k = 3: a third of each row's mass lies
+# outside its top 3; acceptance 0.52 at position 0, 0.89 at position 1. Chosen so that, at each position,
+# the law of a draft token with its acceptance differs (total variation >= 0.07) between the rule and each
+# mistake listed for it (verifying with unfiltered p or q, the temperature multiplied, the draft's uniform
+# reused as u_i, the ratio's own mistakes).
+STEP_TARGET = [[0.3, 0.4, 0.8, 2.0, 1.2, 1.3], [0.9, 2.1, 0.5, 1.3, 0.6, 0.5], [0.8, 1.4, 0.4, 0.9, 2.0, 2.1]]
+STEP_DRAFT = [[1.9, 0.9, 0.2, 1.4, 2.0, 0.4], [1.4, 1.9, 0.1, 1.8, 1.1, 0.9]]
 STEP_TEMPERATURE, STEP_TOP_K = 1.5, 3

@@ -9,10 +9,29 @@ mistakes as alternatives.
 
 from __future__ import annotations
 
+import math
+from contextlib import nullcontext
+
 import torch
 
-from judge.checks import expect, expect_distribution, expect_support, expect_tensor
-from judge.i18n import Bilingual
+from judge.checks import (
+    SEEDS_DIAGNOSIS,
+    CheckFailed,
+    best_alternative,
+    diagnosed,
+    expect,
+    expect_close,
+    expect_distribution,
+    expect_every_draw_site,
+    expect_independent_across_rows,
+    expect_independent_within_row,
+    expect_seed_contract,
+    expect_support,
+    expect_tensor,
+    fail,
+)
+from judge.i18n import Bilingual, in_language
+from judge.stats import chi2_sf
 
 from . import theory
 from .diagnoses import MISTAKES
@@ -34,7 +53,7 @@ COUNT_MISTAKES = (
 )
 # Left out of the fits' alternatives on purpose: |p - q| is close to p itself on these contexts
 # (resample_from_p would be misnamed), and acceptance without a uniform is close to ratio_over_max
-# in N; both get their own exact signature (the certain-rejection case, ``_never_accepts_below_one``).
+# in N; both get their own exact signature (the certain-rejection case, ``_threshold_decisions``).
 NEVER_ACCEPTED_BELOW = 1e-30
 BONUS_MISTAKES = ("bonus_previous_p", "bonus_from_q")
 
@@ -90,10 +109,12 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
         diagnosis=MISTAKES["no_bonus"],
         rule=_fail_rule("no bonus token after K acceptances", "K 个全部接受后没有奖励 token"),
     )
+    # Counting the emitted tokens makes num_accepted >= 1 in every row: a row with N = 0 that emits nothing
+    # is a missing token, not that mistake.
     expect(
         batch == 0 or not bool((emitted == num).all()),
         f"{what}: every row emits exactly num_accepted tokens; it must emit num_accepted + 1",
-        diagnosis=MISTAKES["num_counts_emitted"],
+        diagnosis=MISTAKES["num_counts_emitted"] if bool((num >= 1).all()) else None,
         rule=_fail_rule("num_accepted is off by one", "num_accepted 差了 1"),
     )
     row = first((num == k) & (tokens[:, k] == PAD))
@@ -106,23 +127,46 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     after = positions > num.unsqueeze(1)
     row = first((after & (tokens != PAD)).any(dim=1))
     if row is not None:
-        # One constant other than -1 everywhere after the emitted tokens, never a draft token continued
-        # there: a wrong pad value, not a verification that goes on.
+        # A wrong pad: one constant other than -1 after the emitted tokens, in two rows or more, where some of
+        # those positions held another draft token (so the constant is no draft continued). A verification
+        # that goes on: most positions after the emitted ones hold the draft token there.
         values = tokens[after]
         pad = int(values[0])
-        continued = after[:, :k] & (drafts == pad)
+        rows_after = int(after.any(dim=1).sum())
+        other_drafts = bool((after[:, :k] & (drafts != pad)).any())
+        last = tokens.gather(1, num.clamp(0, k).unsqueeze(1)).squeeze(1)
+        other_tokens = bool((after.any(dim=1) & (last != pad)).any())  # not the row's own token repeated
+        emitted_ok = bool(((last >= 0) & (last < vocab)).all())  # position N holds a token: only the pad is off
+        constant = bool((values == pad).all()) and rows_after >= 2 and other_drafts and other_tokens and emitted_ok
         expect(
-            values.numel() < 2 or not bool((values == pad).all()) or bool(continued.any()),
+            not constant,
             f"{what}: every position after the emitted tokens holds {pad}; the pad value is -1",
             diagnosis=MISTAKES["pad_not_minus_one"],
             rule=_fail_rule("pad value is not -1", "填充值不是 -1"),
+        )
+        # A verification that goes on fills every position of every row with a token (a draft or a
+        # replacement, then a bonus) whatever N is: no pad anywhere, where some row stopped early.
+        # Not one constant (a pad of another value), and not every one of them a copy of a token earlier in
+        # its row (positions written from the wrong index): drafts and replacements drawn on.
+        copied = torch.stack(
+            [
+                (tokens[:, j : j + 1] == tokens[:, :j]).any(dim=1) if j else torch.zeros_like(num, dtype=torch.bool)
+                for j in range(k + 1)
+            ],
+            dim=1,
+        )
+        filled = (
+            bool(((tokens >= 0) & (tokens < vocab)).all())
+            and bool((num < k).any())
+            and not bool((values == pad).all())
+            and not bool(copied[after].all())
         )
         n = int(num[row])
         expect(
             False,
             f"{what}: row {row}: num_accepted is {n} but positions after {n} hold {tokens[row, n + 1 :].tolist()}; "
             "everything after the first rejection must be the pad -1",
-            diagnosis=MISTAKES["continues_after_rejection"],
+            diagnosis=MISTAKES["continues_after_rejection"] if filled else None,
             rule=_fail_rule("tokens after the first rejection", "第一次拒绝之后仍有 token"),
         )
     row = first(((positions[:, :k] < num.unsqueeze(1)) & (tokens[:, :k] != drafts)).any(dim=1))
@@ -144,27 +188,181 @@ def check_structure(tokens: torch.Tensor, num: torch.Tensor, drafts: torch.Tenso
     )
 
 
-def _never_accepts_below_one(num: torch.Tensor, drafts: torch.Tensor, p: list, q: list, *, what: str) -> None:
-    """Among the rows whose first draft x has 0 < p(x) < q(x), at least one is accepted, when a
-    correct verify accepts none of them with probability prod (1 - p/q) below 1e-30 (then this
-    check's false failures are negligible next to the budget; otherwise it is skipped)."""
-    ratios = [p[x] / q[x] if 0 < p[x] < q[x] else None for x in range(len(p))]
-    firsts = drafts[:, 0].tolist()
-    rows = [i for i, x in enumerate(firsts) if ratios[x] is not None]
-    chance = 1.0
-    for i in rows:
-        chance *= 1.0 - ratios[firsts[i]]
-    if not rows or chance > NEVER_ACCEPTED_BELOW:
+def _threshold_decisions(num: torch.Tensor, drafts: torch.Tensor, ps: list, qs: list, *, what: str) -> None:
+    """The acceptances must not follow one threshold on p/q at every draft position.
+
+    At position i, among the rows that reach it with 0 < p_i(x)/q_i(x) < 1, independent uniforms accept
+    each with probability p/q; one uniform shared by the rows (or none at all) makes the decisions a
+    threshold on the ratio: every row above some value accepted, every row below rejected. When that holds
+    at every position and a correct verify does it with probability below 1e-30 (negligible next to the
+    budget; otherwise this check is skipped), the case fails: named as rows sharing their uniforms where
+    some threshold lies inside the ratios, as acceptance without a uniform where every threshold sits above
+    them all and a shared uniform would do that with probability below 1e-3, else unnamed."""
+    log_chance, log_shared_top, all_top = 0.0, 0.0, True
+    k = len(qs)
+    for i in range(k):
+        reach = num >= i
+        xs, accepted = drafts[reach, i].tolist(), (num[reach] > i).tolist()
+        groups: dict[float, list[bool]] = {}
+        for x, a in zip(xs, accepted, strict=True):
+            p, q = ps[i][x], qs[i][x]
+            if 0 < p < q:
+                groups.setdefault(p / q, []).append(a)
+        if not groups:
+            continue
+        ratios = sorted(groups)
+        decisions = [set(groups[r]) for r in ratios]
+        if any(len(d) > 1 for d in decisions):
+            return  # rows of one ratio decided both ways: no threshold
+        flags = [d.pop() for d in decisions]
+        if flags != sorted(flags):
+            return  # an accepted ratio below a rejected one
+        all_top = all_top and not any(flags)
+        # P(a monotone pattern) for independent uniforms: sum over the cuts of the ratios
+        counts = [len(groups[r]) for r in ratios]
+        terms = []
+        for cut in range(len(ratios) + 1):
+            terms.append(
+                sum(n * math.log1p(-r) for r, n in zip(ratios[:cut], counts[:cut], strict=True))
+                + sum(n * math.log(r) for r, n in zip(ratios[cut:], counts[cut:], strict=True))
+            )
+        top = max(terms)
+        log_chance += top + math.log(sum(math.exp(t - top) for t in terms))
+        log_shared_top += math.log1p(-ratios[-1])
+    if log_chance > math.log(NEVER_ACCEPTED_BELOW):
         return
-    accepted = num[torch.tensor(rows)] > 0
-    expect(
-        bool(accepted.any()),
-        f"{what}: none of the {len(rows)} rows whose first draft token has 0 < p_0(x) < q_0(x) was accepted; "
-        f"each is accepted with probability p_0(x)/q_0(x) (a correct verify rejects them all with probability "
-        f"{chance:.3g})",
-        diagnosis=MISTAKES["accept_without_uniform"],
-        rule=_fail_rule("tokens with p < q are never accepted", "p < q 的 token 从未被接受"),
+    if not all_top:
+        diagnosis = MISTAKES["rows_not_independent"]
+    elif log_shared_top < math.log(1e-3):
+        diagnosis = MISTAKES["accept_without_uniform"]
+    else:
+        diagnosis = None
+    fail(
+        f"{what}: at every draft position the rows' acceptances follow one threshold on p_i(x)/q_i(x) (each row "
+        "whose ratio is above some value accepted, each one below it rejected); a token with 0 < p < q must be "
+        f"accepted with probability p/q by a uniform of its own row (a correct verify does this with probability "
+        f"{math.exp(log_chance):.3g})",
+        diagnosis=diagnosis,
+        rule=_fail_rule("the acceptances follow one threshold on p/q", "接受与否只取决于 p/q 是否超过同一个阈值"),
+        kind="value",
     )
+
+
+ROW_OUTCOME = Bilingual("row outcome", "行结果")
+
+
+def outcome_ids(tokens: torch.Tensor, num: torch.Tensor, vocab: int) -> torch.Tensor:
+    """Each row's whole outcome as one id, ``N * V + token at position N`` (``theory.final_law``'s ids);
+    the structure must have been checked first (``check_structure``)."""
+    return num * vocab + tokens.gather(1, num.unsqueeze(1)).squeeze(1)
+
+
+DEPENDENCE_EVIDENCE = 1e-6  # a contingency test of the pairs this far out names the rows' dependence
+EVIDENCE_CLASSES = 6  # outcome classes for it: the five likeliest alone, the rest together
+
+
+def _classes(outcomes: torch.Tensor, law: list[float]) -> torch.Tensor:
+    order = sorted(range(len(law)), key=lambda i: -law[i])
+    group = [EVIDENCE_CLASSES - 1] * len(law)
+    for rank, index in enumerate(order[: EVIDENCE_CLASSES - 1]):
+        group[index] = rank
+    return torch.tensor(group, dtype=torch.int64)[outcomes.clamp(0, len(law) - 1)]
+
+
+def _dependent(pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> bool:
+    """Whether some pairing's pairs of classes depend on each other, judged against the product of their
+    own observed margins (a G-test of independence in a contingency table, not a fit to the target): a
+    row law that is merely wrong leaves this test alone, rows that share random numbers do not."""
+    for first, second in pairs:
+        if first.numel() < 20:
+            continue
+        # In plain Python: the browser's torch subset has no index_put_ (and the table is tiny).
+        table = [[0] * EVIDENCE_CLASSES for _ in range(EVIDENCE_CLASSES)]
+        for a, b in zip(first.tolist(), second.tolist(), strict=True):
+            table[a][b] += 1
+        rows = [sum(row) for row in table]
+        columns = [sum(column) for column in zip(*table, strict=True)]
+        total = sum(rows)
+        statistic = 2.0 * sum(
+            n * math.log(n * total / (rows[a] * columns[b]))
+            for a, row in enumerate(table)
+            for b, n in enumerate(row)
+            if n > 0
+        )
+        df = (sum(r > 0 for r in rows) - 1) * (sum(c > 0 for c in columns) - 1)
+        if df > 0 and chi2_sf(statistic, df) < DEPENDENCE_EVIDENCE:
+            return True
+    return False
+
+
+def _about_rows(failed: CheckFailed, label: str, pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> CheckFailed:
+    """A failed pair test on the rows of a batch, said as what it is; named as rows that are not independent
+    only on the evidence of dependence itself (``_dependent``): a wrong law of each row fails the pair
+    test too, and is not that mistake."""
+    failed.diagnosis = MISTAKES["rows_not_independent"] if _dependent(pairs) else None
+    failed.message = f"{failed.message}. The {label} are rows of one batch: each row needs random numbers of its own"
+    failed.args = (failed.message,)
+    return failed
+
+
+def expect_rows_independent(ctx, outcomes: torch.Tensor, law: list[float], *, label: str, public: str) -> None:
+    """The outcomes of the rows of one context in one call, read in batch order as one sequence, must be
+    independent: neighbours, rows half a batch apart, mirrored rows (one ``pairs``). An outcome of
+    probability 0 skips the test: the support checks that follow it (``expect_outcome_support``) fail the
+    case with their own evidence."""
+    what = f"{label}: the rows' outcomes (N and the token at N) in batch order"
+    if bool((_f64(law)[outcomes] == 0).any()):
+        return
+    try:
+        expect_independent_within_row(
+            ctx,
+            outcomes,
+            _f64(law),
+            label=what,
+            public=Bilingual(f"{public}, rows of one batch", f"{in_language(public, 'zh')}，同一批中的各行"),
+            outcome=ROW_OUTCOME,
+        )
+    except CheckFailed as failed:
+        classes = _classes(outcomes, law)
+        n, half = classes.shape[0], classes.shape[0] // 2
+        pairs = [
+            (classes[0 : 2 * half : 2], classes[1 : 2 * half : 2]),
+            (classes[:half], classes[half : 2 * half]),
+            (classes[:half], classes[n - half :].flip(0)),
+        ]
+        raise _about_rows(failed, "draws", pairs) from None
+
+
+def expect_outcome_support(outcomes: torch.Tensor, law: list[float], *, label: str) -> None:
+    """Every row's outcome (N and the token at N) has positive probability under ``law``."""
+    expect_support(
+        outcomes.unsqueeze(0),
+        _f64([law]),
+        what=f"{label}: the rows' outcomes (N and the token at N)",
+        why_excluded=lambda row, outcome: "that number accepted with that token has probability 0",
+        outcome=ROW_OUTCOME,
+    )
+
+
+def expect_rows_independent_across(
+    ctx, first: torch.Tensor, second: torch.Tensor, laws: tuple[list[float], list[float]], *, label: str, public: str
+) -> None:
+    """The outcomes of two contexts interleaved in one batch, paired row by row, must be independent
+    (one ``pairs``); each already checked against its law's support."""
+    try:
+        expect_independent_across_rows(
+            ctx,
+            first,
+            second,
+            _f64(laws[0]),
+            _f64(laws[1]),
+            label=f"{label}: the outcomes of the two contexts' rows",
+            public=Bilingual(f"{public}, rows of two contexts", f"{in_language(public, 'zh')}，两个上下文的各行"),
+            outcome=ROW_OUTCOME,
+        )
+    except CheckFailed as failed:
+        pairs = [(_classes(first, laws[0]), _classes(second, laws[1]))]
+        raise _about_rows(failed, "two rows", pairs) from None
 
 
 def _alternatives(table: dict[str, list[float]], rows: bool = False) -> dict:
@@ -186,20 +384,27 @@ def check_run(
     count_alternatives: dict[str, list[float]],
     bonus_alternatives: dict[str, list[float]],
     middle_alternatives: list[dict[str, list[float]]],
+    joint_alternatives: list[dict[str, list[float]]] | None = None,
+    rows_law: list[float] | None = None,
 ) -> None:
-    """Structure, support, then K + 2 fits: N, the token at each draft position i (rows with N >= i),
-    the bonus token (rows with N = K)."""
+    """Structure, acceptances that follow one threshold (``_threshold_decisions``), support, then K + 2 fits:
+    N, the token at each draft position i (rows with N >= i), the bonus token (rows with N = K); last, with
+    ``rows_law`` (the law of a row's outcome), the rows' independence (one ``pairs``): after the fits, so
+    that a wrong law is named by them, not taken for a dependence. A mistake named at a draft position must
+    also explain how the tokens there came out (``joint_alternatives``, ``_confirmed``)."""
     k, vocab = len(qs), len(ps[0])
     check_structure(tokens, num, drafts, vocab, what=label)
-    _never_accepts_below_one(num, drafts, ps[0], qs[0], what=label)
+    _threshold_decisions(num, drafts, ps, qs, what=label)
+    joints = joint_alternatives or [{} for _ in range(k)]
     first = tokens[:, 0].clone()
-    expect_support(
-        first.unsqueeze(0),
-        _f64([ps[0]]),
-        what=f"{label}, position 0",
-        why_excluded=lambda row, token: "its target probability p_0 is 0",
-        alternatives=_alternatives(first_alternatives, rows=True),
-    )
+    with _confirmed(tokens, num, 0, ps, qs, joints[0]):
+        expect_support(
+            first.unsqueeze(0),
+            _f64([ps[0]]),
+            what=f"{label}, position 0",
+            why_excluded=lambda row, token: "its target probability p_0 is 0",
+            alternatives=_alternatives(first_alternatives, rows=True),
+        )
     counts = theory.accepted_count(ps[:k], qs)
     expect_distribution(
         ctx,
@@ -210,31 +415,33 @@ def check_run(
         alternatives=_alternatives(count_alternatives),
         outcome=Bilingual("number accepted", "接受个数"),
     )
-    expect_distribution(
-        ctx,
-        first,
-        _f64(ps[0]),
-        label=f"{label}: token at position 0",
-        public=f"{public}: token at position 0",
-        alternatives=_alternatives(first_alternatives),
-    )
-    for i in range(1, k):
-        reached = tokens[:, i][num >= i].clone()
-        expect_support(
-            reached.unsqueeze(0),
-            _f64([ps[i]]),
-            what=f"{label}, position {i}",
-            why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
-            alternatives=_alternatives(middle_alternatives[i - 1], rows=True),
-        )
+    with _confirmed(tokens, num, 0, ps, qs, joints[0]):
         expect_distribution(
             ctx,
-            reached,
-            _f64(ps[i]),
-            label=f"{label}: token at position {i} (rows that reach it)",
-            public=f"{public}: token at position {i}",
-            alternatives=_alternatives(middle_alternatives[i - 1]),
+            first,
+            _f64(ps[0]),
+            label=f"{label}: token at position 0",
+            public=f"{public}: token at position 0",
+            alternatives=_alternatives(first_alternatives),
         )
+    for i in range(1, k):
+        reached = tokens[:, i][num >= i].clone()
+        with _confirmed(tokens, num, i, ps, qs, joints[i]):
+            expect_support(
+                reached.unsqueeze(0),
+                _f64([ps[i]]),
+                what=f"{label}, position {i}",
+                why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
+                alternatives=_alternatives(middle_alternatives[i - 1], rows=True),
+            )
+            expect_distribution(
+                ctx,
+                reached,
+                _f64(ps[i]),
+                label=f"{label}: token at position {i} (rows that reach it)",
+                public=f"{public}: token at position {i}",
+                alternatives=_alternatives(middle_alternatives[i - 1]),
+            )
     full = num == k
     bonus = tokens[:, k][full].clone()
     expect_support(
@@ -252,18 +459,73 @@ def check_run(
         public=f"{public}: bonus token",
         alternatives=_alternatives(bonus_alternatives),
     )
+    if rows_law is not None:
+        expect_rows_independent(ctx, outcome_ids(tokens, num, vocab), rows_law, label=label, public=public)
 
 
-def verify_alternatives(ps, qs) -> dict:
-    """The alternatives for a verification whose drafts come from q: first token, N, bonus."""
+class _confirmed:
+    """Inside it, a failure named at draft position ``i`` keeps its name only when that mistake, among
+    ``joints`` (name -> the law of the token there together with how it came out, ``theory.emitted_joint``),
+    is the one the rows that reach position i name (``best_alternative``: it fits, and 1000 times better
+    than the rule and every other): the law of the emitted token alone mixes the accepted drafts and the
+    replacements, so a residual of another shape can pass for a listed one."""
+
+    def __init__(self, tokens, num, i: int, ps, qs, joints: dict[str, list[float]]) -> None:
+        self.tokens, self.num, self.i, self.ps, self.qs, self.joints = tokens, num, i, ps, qs, joints
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, failed, trace) -> bool:
+        if not isinstance(failed, CheckFailed) or failed.diagnosis is None:
+            return False
+        names = {MISTAKES[m]: m for m in self.joints}
+        if failed.diagnosis not in names:
+            return False  # not a mistake of how a position's token comes out: its own evidence stands
+        i, vocab = self.i, len(self.ps[0])
+        reached = self.num >= i
+        at = self.tokens[reached, i].clamp(0, vocab - 1)
+        ids = torch.where(self.num[reached] > i, at, at + vocab)
+        counts = torch.bincount(ids, minlength=2 * vocab)
+        truth = theory.emitted_joint(self.ps[i], self.qs[i])
+        named = best_alternative(counts, {MISTAKES[m]: _f64(law) for m, law in self.joints.items()}, truth=_f64(truth))
+        if named != failed.diagnosis:
+            failed.diagnosis = None
+        return False
+
+
+RESIDUAL_SHAPES = ("resample_from_p", "residual_swapped", "residual_unnormalised", "residual_abs")
+
+
+def verify_alternatives(ps, qs, residual_shapes: bool = True) -> dict:
+    """The alternatives for a verification whose drafts come from q: first token, N, bonus; and each
+    position's joint law of the emitted token with how it came out, that confirms a name given there.
+    Without ``residual_shapes`` the mistakes of the residual's shape are left out: where q is close to p
+    (a close draft) any residual of another shape, (p + q) / 2 say, looks like one of them."""
     k = len(qs)
+    first = [m for m in FIRST_MISTAKES if residual_shapes or m not in RESIDUAL_SHAPES]
     return {
-        "first_alternatives": {m: theory.emitted(ps[0], qs[0], m) for m in FIRST_MISTAKES},
+        "joint_alternatives": [
+            {
+                **{m: theory.emitted_joint(ps[i], qs[i], m) for m in first},
+                **(
+                    {
+                        "residual_wrong_position": theory.emitted_joint(
+                            ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
+                        )
+                    }
+                    if i
+                    else {}
+                ),
+            }
+            for i in range(k)
+        ],
+        "first_alternatives": {m: theory.emitted(ps[0], qs[0], m) for m in first},
         "count_alternatives": {m: theory.accepted_count(ps[:k], qs, m) for m in COUNT_MISTAKES},
         "bonus_alternatives": {m: theory.bonus(ps, qs, m) for m in BONUS_MISTAKES},
         "middle_alternatives": [
             {
-                **{m: theory.emitted(ps[i], qs[i], m) for m in FIRST_MISTAKES},
+                **{m: theory.emitted(ps[i], qs[i], m) for m in first},
                 "residual_wrong_position": theory.emitted(
                     ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
                 ),
@@ -284,14 +546,28 @@ def expand(rows: list[list[float]], batch: int, dtype) -> torch.Tensor:
     return torch.tensor(rows, dtype=dtype).unsqueeze(0).repeat(batch, 1, 1)
 
 
-def run_verify(sub, ctx, ps, qs, rows: int, dtype, *, label: str, public: str, seed: int) -> None:
-    """The judge drafts ``rows`` rows from q, the learner verifies them; judged by ``check_run``."""
+def run_verify(
+    sub, ctx, ps, qs, rows: int, dtype, *, label: str, public: str, seed: int, residual_shapes: bool = True
+) -> None:
+    """The judge drafts ``rows`` rows from q, the learner verifies them; judged by ``check_run``
+    (``residual_shapes``: see ``verify_alternatives``)."""
     k = len(qs)
     generator = torch.Generator().manual_seed(seed)
     drafts = draw_drafts(qs, rows, generator)
     value = sub.verify(expand(ps, rows, dtype), expand(qs, rows, dtype), drafts.clone(), generator=ctx.generator())
     tokens, num = unpack(ctx, value, name="verify", batch=rows, k=k)
-    check_run(ctx, tokens, num, drafts, ps, qs, label=label, public=public, **verify_alternatives(ps, qs))
+    check_run(
+        ctx,
+        tokens,
+        num,
+        drafts,
+        ps,
+        qs,
+        label=label,
+        public=public,
+        rows_law=theory.final_law(ps, qs),
+        **verify_alternatives(ps, qs, residual_shapes),
+    )
 
 
 def step_distributions(target_logits, draft_logits, temperature: float, top_k: int):
@@ -312,6 +588,23 @@ def step_alternatives(ps, qs, raw_ps, raw_qs, times) -> dict:
     k = len(qs)
     times_ps, times_qs = times
     return {
+        "joint_alternatives": [
+            {
+                "step_unfiltered_q": theory.emitted_joint(ps[i], qs[i], verify_q=raw_qs[i]),
+                "step_unfiltered_p": theory.emitted_joint(ps[i], qs[i], verify_p=raw_ps[i]),
+                "temperature_multiplied": theory.emitted_joint(times_ps[i], times_qs[i]),
+                **(
+                    {
+                        "residual_wrong_position": theory.emitted_joint(
+                            ps[i], qs[i], "residual_wrong_position", first=(ps[0], qs[0])
+                        )
+                    }
+                    if i
+                    else {}
+                ),
+            }
+            for i in range(k)
+        ],
         "first_alternatives": {
             "step_unfiltered_q": theory.emitted(ps[0], qs[0], verify_q=raw_qs[0]),
             "step_unfiltered_p": raw_ps[0],
@@ -338,7 +631,9 @@ def step_alternatives(ps, qs, raw_ps, raw_qs, times) -> dict:
 
 
 def run_step(sub, ctx, target_logits, draft_logits, temperature, top_k, rows: int, dtype, *, label, public) -> None:
-    """speculative_step on ``rows`` copies of one context; drafts are the learner's, drawn from q."""
+    """speculative_step on ``rows`` copies of one context; drafts are the learner's, drawn from q. The drafts'
+    support, then for each position the draft token with its acceptance (``expect_draft_acceptance``:
+    K fits), then ``check_run`` with the rows' independence (one ``pairs`` and K + 2 fits)."""
     k = len(draft_logits)
     ps, qs, raw_ps, raw_qs, times = step_distributions(target_logits, draft_logits, temperature, top_k)
     value = sub.speculative_step(
@@ -356,29 +651,94 @@ def run_step(sub, ctx, target_logits, draft_logits, temperature, top_k, rows: in
             what=f"{label}, draft tokens at position {i}",
             why_excluded=lambda row, token: "temperature and top-k give it draft probability 0",
         )
+    check_structure(tokens, num, drafts, len(ps[0]), what=label)
+    for i in range(k):
+        expect_draft_acceptance(ctx, drafts, num, i, ps, qs, raw_ps, raw_qs, times, label=label, public=public)
     check_run(
-        ctx, tokens, num, drafts, ps, qs, label=label, public=public, **step_alternatives(ps, qs, raw_ps, raw_qs, times)
+        ctx,
+        tokens,
+        num,
+        drafts,
+        ps,
+        qs,
+        label=label,
+        public=public,
+        rows_law=theory.final_law(ps, qs),
+        **step_alternatives(ps, qs, raw_ps, raw_qs, times),
+    )
+
+
+def expect_draft_acceptance(ctx, drafts, num, i: int, ps, qs, raw_ps, raw_qs, times, *, label, public) -> None:
+    """Among the rows that reach position i, the draft token x_i and whether it is accepted: x_i follows q_i
+    and is accepted with probability min(1, p_i(x_i)/q_i(x_i)), independently of how x_i was drawn (one
+    ``fit``, outcome ``2 x + accepted``). Its alternatives: acceptance with the unfiltered p or q, the
+    temperature multiplied, the ratio's own mistakes, and the draft's uniform reused as u_i (x_i by inverse
+    CDF in token order)."""
+    reached = num >= i
+    joint = (drafts[:, i] * 2 + (num > i).to(torch.int64))[reached].clone()
+    times_ps, times_qs = times
+    alternatives = {
+        "draft_uniform_reused": theory.accept_joint(ps[i], qs[i], "draft_uniform_reused"),
+        "step_unfiltered_q": theory.accept_joint(ps[i], qs[i], verify_q=raw_qs[i]),
+        "step_unfiltered_p": theory.accept_joint(ps[i], qs[i], verify_p=raw_ps[i]),
+        "temperature_multiplied": theory.accept_joint(times_ps[i], times_qs[i]),
+        **{
+            m: theory.accept_joint(ps[i], qs[i], m)
+            for m in ("ratio_inverted", "ratio_over_max", "accept_without_uniform")
+        },
+    }
+    law = theory.accept_joint(ps[i], qs[i])
+    expect_support(
+        joint.unsqueeze(0),
+        _f64([law]),
+        what=f"{label}, draft tokens at position {i} with their acceptance",
+        why_excluded=lambda row, pair: "a draft token of filtered probability 0 or, accepted, of target probability 0",
+        alternatives=_alternatives(alternatives, rows=True),
+        outcome=Bilingual("(draft token, accepted) pair", "（草稿 token，是否接受）组合"),
+    )
+    expect_distribution(
+        ctx,
+        joint,
+        _f64(law),
+        label=f"{label}: draft token at position {i} and its acceptance (rows that reach it)",
+        public=f"{public}: draft token at position {i} and its acceptance",
+        alternatives=_alternatives(alternatives),
+        outcome=Bilingual("(draft token, accepted) pair", "（草稿 token，是否接受）组合"),
     )
 
 
 def verify_seed_contract(sub, ctx, ps, qs, draft: list[int], rows: int, *, label: str) -> None:
     """The generator contract of ``verify`` itself, on ``rows`` copies of one context whose draft
     tokens are all ``draft`` (fixed by the judge, so only verify's own random numbers vary): the
-    token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token."""
-    from judge.checks import expect_seed_contract
+    token at position 0 is x_0 with probability min(1, p_0/q_0), else a residual token.
 
+    Rows that share their uniforms make every call constant over the rows, and two such calls agree
+    about half the time whatever the seed: a seed failure whose calls were all constant over the rows
+    names the rows' dependence (a correct verify makes them constant with chance sum law^rows), not the
+    generator."""
     p, q, x = ps[0], qs[0], draft[0]
     accept = min(1.0, p[x] / q[x])
     law = [(1 - accept) * r + (accept if t == x else 0.0) for t, r in enumerate(theory.residual(p, q))]
     drafts = torch.tensor([draft] * rows)
     target, source_q = expand(ps, rows, torch.float32), expand(qs, rows, torch.float32)
+    constant: list[bool] = []
 
     def draw(source, generator):
         value = source.verify(target, source_q, drafts.clone(), generator=generator)
         tokens = unpack(ctx, value, name="verify", batch=rows, k=len(qs))[0]
-        return expect_tensor(tokens[:, 0].clone(), name="verify tokens[:, 0]", shape=(rows,), dtype=torch.int64)
+        first = expect_tensor(tokens[:, 0].clone(), name="verify tokens[:, 0]", shape=(rows,), dtype=torch.int64)
+        constant.append(len(set(first.tolist())) == 1)
+        return first
 
-    expect_seed_contract(sub, ctx, draw, _f64(law), label=label)
+    try:
+        expect_seed_contract(sub, ctx, draw, _f64(law), label=label)
+    except CheckFailed as failure:
+        if str(failure.diagnosis) == str(SEEDS_DIAGNOSIS) and constant and all(constant):
+            failure.diagnosis = MISTAKES["rows_not_independent"]
+            failure.message += (
+                f" Every call gave one token to all {rows} rows alike: the rows do not draw their own random numbers."
+            )
+        raise
 
 
 # --- exact values: acceptance rate, total variation, filtering ---------------------------------------
@@ -391,8 +751,6 @@ def expect_values(
 ) -> None:
     """A learner's float tensor of ``shape`` and ``dtype`` against the float64 ``expected`` (nested lists);
     ``mistakes``: mistake name -> what that mistake returns (same nesting)."""
-    from judge.checks import expect_close
-
     actual = expect_tensor(value, name=name, shape=tuple(shape), dtype=dtype, device=ctx.device)
     rtol, atol = TOLERANCE[dtype]
     want = _f64(expected)
@@ -438,71 +796,266 @@ def topk_rate(target_logits: list, draft_logits: list, temperature: float, top_k
 TOPK_MISTAKES = ("topk_exact_k", "topk_target_only", "topk_not_renormalised", "topk_k_plus_one", "topk_strict")
 
 
+def _k_one_rows(k: int):
+    """Three rows whose outcome is certain, with K = k draft positions: the first position decides
+    (p_0 = q_0: accepted; p_0(x_0) = 0: rejected, a one-token residual), later positions have p = q one-hot
+    on another token than p_K (so a bonus drawn from q_{K-1} or p_{K-1} comes out wrong, certainly), and
+    p_K is one-hot. Returns (p, q, drafts, expected tokens, expected num_accepted)."""
+    vocab = 3
+    heads = [
+        ([0.2, 0.3, 0.5], [0.2, 0.3, 0.5], 1),
+        ([0.0, 0.0, 1.0], [0.5, 0.5, 0.0], 0),
+        ([0.6, 0.1, 0.3], [0.6, 0.1, 0.3], 2),
+    ]
+    last = [2, 0, 1]
+    p, q, drafts, tokens, num = [], [], [], [], []
+    for (p0, q0, x0), bonus in zip(heads, last, strict=True):
+        middle = (bonus + 1) % vocab
+        same = [1.0 if t == middle else 0.0 for t in range(vocab)]
+        p.append([p0] + [same] * (k - 1) + [[1.0 if t == bonus else 0.0 for t in range(vocab)]])
+        q.append([q0] + [same] * (k - 1))
+        drafts.append([x0] + [middle] * (k - 1))
+        if p0 == q0:
+            tokens.append([x0] + [middle] * (k - 1) + [bonus])
+            num.append(k)
+        else:
+            tokens.append([2] + [-1] * k)
+            num.append(0)
+    return torch.tensor(p), torch.tensor(q), torch.tensor(drafts), tokens, num
+
+
+def run_one_draft(sub, ctx, *, batches: tuple[int, ...]) -> None:
+    """verify with K = 1 on certain rows (the first ``b`` rows of ``_k_one_rows``, for each ``b`` of
+    ``batches``): exactly the expected tokens. A failure is named a lost dimension of size 1 only when the
+    same rows with a second, certain draft position come out right (K = 1 alone fails)."""
+    for batch in batches:
+        p, q, drafts, want_tokens, want_num = _k_one_rows(1)
+        p, q, drafts = p[:batch], q[:batch], drafts[:batch]
+        value = sub.verify(p, q, drafts.clone(), generator=ctx.generator())
+        tokens, num = unpack(ctx, value, name="verify", batch=batch, k=1)
+        check_structure(tokens, num, drafts, 3, what=f"verify(K = 1, B = {batch})")
+        if tokens.tolist() == want_tokens[:batch] and num.tolist() == want_num[:batch]:
+            continue
+        p2, q2, drafts2, want2, num2 = _k_one_rows(2)
+        tokens2, got2 = unpack(
+            ctx, sub.verify(p2, q2, drafts2.clone(), generator=ctx.generator()), name="verify", batch=3, k=2
+        )
+        expect(
+            False,
+            f"verify(K = 1, B = {batch}) returned tokens {tokens.tolist()}, num_accepted {num.tolist()}; expected "
+            f"{want_tokens[:batch]} and {want_num[:batch]}",
+            diagnosis=MISTAKES["k_one_shape"] if tokens2.tolist() == want2 and got2.tolist() == num2 else None,
+            rule=Bilingual("wrong result with K = 1", "K = 1 时结果错误"),
+            kind="value",
+        )
+
+
 def run_zero_uniforms(sub, ctx, ps, qs, rows: int, *, label: str) -> None:
     """verify fed uniforms of exactly 0 (``with_extreme_uniforms``): a draft token of target
-    probability 0 must still be rejected. Structure and support only (no budget)."""
+    probability 0 must still be rejected. The same call with ordinary uniforms first: a token of target
+    probability 0 accepted there is not about u = 0, and names nothing. Structure and support only (no
+    budget)."""
     generator = torch.Generator().manual_seed(ctx.fresh_seed(f"{label} drafts"))
     drafts = draw_drafts(qs, rows, generator)
-    extreme = sub.with_extreme_uniforms(ctx.fresh_seed(f"{label} uniforms"))
-    value = extreme.verify(
-        expand(ps, rows, torch.float32), expand(qs, rows, torch.float32), drafts.clone(), generator=ctx.generator()
+
+    def run(source, what: str, diagnoses: tuple[str | None, str | None]) -> None:
+        value = source.verify(
+            expand(ps, rows, torch.float32), expand(qs, rows, torch.float32), drafts.clone(), generator=ctx.generator()
+        )
+        tokens, num = unpack(ctx, value, name="verify", batch=rows, k=len(qs))
+        check_structure(tokens, num, drafts, len(ps[0]), what=what)
+        # A zero-probability token kept as an accepted draft is the u <= p/q mistake; drawn as the
+        # replacement (N = 0), it is the residual's sampler failing on an extreme uniform.
+        expect_support(
+            tokens[:, 0][num > 0].clone(),
+            _f64(ps[0]),
+            what=f"{what}, position 0 (accepted draft tokens)",
+            why_excluded=lambda row, token: "its target probability p_0 is 0, so it must be rejected whatever u is",
+            diagnosis=diagnoses[0],
+        )
+        expect_support(
+            tokens[:, 0][num == 0].clone(),
+            _f64(theory.residual(ps[0], qs[0])),
+            what=f"{what}, position 0 (replacement tokens)",
+            why_excluded=lambda row, token: "its residual probability max(0, p_0 - q_0) is 0",
+            diagnosis=diagnoses[1],
+        )
+
+    run(sub, f"{label}, ordinary uniforms", (None, None))
+    run(
+        sub.with_extreme_uniforms(ctx.fresh_seed(f"{label} uniforms")),
+        label,
+        (MISTAKES["accept_le"], MISTAKES["residual_zero_uniform"]),
     )
-    tokens, num = unpack(ctx, value, name="verify", batch=rows, k=len(qs))
-    check_structure(tokens, num, drafts, len(ps[0]), what=label)
-    # A zero-probability token kept as an accepted draft is the u <= p/q mistake; drawn as the
-    # replacement (N = 0), it is the residual's sampler failing on an extreme uniform.
-    expect_support(
-        tokens[:, 0][num > 0].clone(),
-        _f64(ps[0]),
-        what=f"{label}, position 0 (accepted draft tokens)",
-        why_excluded=lambda row, token: "its target probability p_0 is 0, so it must be rejected whatever u is",
-        diagnosis=MISTAKES["accept_le"],
-    )
-    expect_support(
-        tokens[:, 0][num == 0].clone(),
-        _f64(theory.residual(ps[0], qs[0])),
-        what=f"{label}, position 0 (replacement tokens)",
-        why_excluded=lambda row, token: "its residual probability max(0, p_0 - q_0) is 0",
-        diagnosis=MISTAKES["residual_zero_uniform"],
-    )
+
+
+def check_certain(
+    what: str,
+    tokens: torch.Tensor,
+    num: torch.Tensor,
+    drafts: torch.Tensor,
+    p: torch.Tensor,
+    q: torch.Tensor,
+    *,
+    residual_support: bool = True,
+) -> None:
+    """What no uniform in [0, 1) can change in one verification of ``p`` [B, K+1, V] and ``q`` [B, K, V]
+    (float64, the values verified; the structure checked first): a draft token with p > q is accepted where
+    reached (u q < q < p), one with p = 0 never is; the token after the accepted ones has positive probability
+    in what it is drawn from: the residual (p_i where the residual is 0 everywhere) with ``residual_support``,
+    else p_i; the bonus token in p_K."""
+    rows, k = drafts.shape
+    public = in_language(what, "zh") if isinstance(what, Bilingual) else what
+    for row in range(rows):
+        n = int(num[row])
+        for i in range(min(n + 1, k)):
+            x = int(drafts[row, i])
+            target, draft = float(p[row, i, x]), float(q[row, i, x])
+            if i < n:
+                expect(
+                    target > 0,
+                    f"{what}: row {row} accepted draft token {x} at position {i}, whose target probability is 0",
+                    rule=Bilingual(
+                        f"{what}: a token of target probability 0 was accepted",
+                        f"{public}：接受了目标概率为 0 的 token",
+                    ),
+                    kind="value",
+                )
+            else:
+                expect(
+                    target <= draft,
+                    f"{what}: row {row} rejected draft token {x} at position {i} although p_{i}(x) > q_{i}(x): "
+                    "u q < q < p accepts it whatever u is",
+                    rule=Bilingual(f"{what}: a token with p > q was rejected", f"{public}：拒绝了 p > q 的 token"),
+                    kind="value",
+                )
+        last = int(tokens[row, n])
+        if n < k:
+            source = p[row, n]
+            if residual_support:
+                rest = (p[row, n] - q[row, n]).clamp(min=0)
+                source = rest if bool((rest > 0).any()) else p[row, n]
+            emitted = f"the replacement at position {n}"
+        else:
+            source, emitted = p[row, k], "the bonus token"
+        expect(
+            float(source[last]) > 0,
+            f"{what}: row {row}: {emitted} is token {last}, of probability 0 in the distribution it is drawn from",
+            rule=Bilingual(f"{what}: a token of probability 0 was emitted", f"{public}：输出了概率为 0 的 token"),
+            kind="value",
+        )
 
 
 def run_draw_sites(sub, ctx, ps, qs, drafts: list[list[int]], *, label: str) -> int:
-    """verify on a few fixed rows, run once ordinarily and then with each of its draw sites (its
-    calls of torch.rand and the like) pushed in turn to 0.0 and to the largest float below 1
-    (``expect_every_draw_site``): the structure, the accepted draft tokens (target probability
-    > 0), the replacement tokens (residual > 0) and the bonus tokens (p_K > 0) of every run. A
-    failure of a pushed run alone is a draw site failing at an extreme. No budget; returns the
-    number of draw sites pushed."""
-    from judge.checks import expect_every_draw_site
-
-    k, vocab = len(qs), len(ps[0])
+    """``expect_verify_draw_sites`` on copies of one context (``ps``, ``qs`` lists of rows), one row per
+    draft list in ``drafts``, float32."""
     rows = torch.tensor(drafts)
-    target, draft = expand(ps, rows.shape[0], torch.float32), expand(qs, rows.shape[0], torch.float32)
-    residuals = [_f64(theory.residual(ps[i], qs[i])) for i in range(k)]
+    return expect_verify_draw_sites(
+        sub,
+        ctx,
+        expand(ps, rows.shape[0], torch.float32),
+        expand(qs, rows.shape[0], torch.float32),
+        rows,
+        label=label,
+    )
+
+
+def expect_verify_draw_sites(
+    sub,
+    ctx,
+    p: torch.Tensor,
+    q: torch.Tensor,
+    drafts: torch.Tensor,
+    *,
+    label: str,
+    high_diagnosis: str | None = None,
+    diagnosis: str | None = None,
+) -> int:
+    """verify on ``p``, ``q``, ``drafts``, run once ordinarily and then with each of its draw sites (its calls
+    of torch.rand and the like) pushed in turn to 0.0 and to the largest float below 1
+    (``expect_every_draw_site``): the structure and what no uniform can change (``check_certain``) in every
+    run. A failure of a pushed run alone is a draw site failing at an extreme (``diagnosis``, by default the
+    judge's); ``high_diagnosis`` names a value that fails only at the highest uniform. No budget; returns
+    the number of draw sites pushed."""
+    rows, k = drafts.shape
+    vocab = p.shape[-1]
+    p64, q64 = p.to(torch.float64), q.to(torch.float64)
 
     def call(source, generator):
-        return source.verify(target, draft, rows.clone(), generator=generator)
+        return source.verify(p.clone(), q.clone(), drafts.clone(), generator=generator)
 
     def check(value, what: str) -> None:
-        tokens, num = unpack(ctx, value, name="verify", batch=rows.shape[0], k=k)
-        check_structure(tokens, num, rows, vocab, what=what)
-        for i in range(k + 1):
-            if i < k:
-                expect_support(
-                    tokens[:, i][num > i].clone(),
-                    _f64(ps[i]),
-                    what=f"{what}, position {i} (accepted draft tokens)",
-                    why_excluded=lambda row, token, i=i: f"its target probability p_{i} is 0",
-                )
-            emitted = tokens[:, i][num == i].clone()
-            expect_support(
-                emitted,
-                residuals[i] if i < k else _f64(ps[k]),
-                what=f"{what}, position {i} ({'replacement' if i < k else 'bonus'} tokens)",
-                why_excluded=lambda row, token, i=i: (
-                    f"its residual probability max(0, p_{i} - q_{i}) is 0" if i < k else f"its probability p_{k} is 0"
-                ),
-            )
+        tokens, num = unpack(ctx, value, name="verify", batch=rows, k=k)
+        check_structure(tokens, num, drafts, vocab, what=what)
+        at_top = high_diagnosis is not None and "its highest value" in what
+        with diagnosed(high_diagnosis) if at_top else nullcontext():
+            check_certain(what, tokens, num, drafts, p64, q64)
 
+    # Ordinary uniforms on many copies first: a failure there is not about an extreme, and names nothing.
+    many = [t.repeat(ORDINARY_COPIES, *([1] * (t.dim() - 1))) for t in (p, q, drafts)]
+    value = sub.verify(many[0], many[1], many[2].clone(), generator=ctx.generator())
+    tokens, num = unpack(ctx, value, name="verify", batch=rows * ORDINARY_COPIES, k=k)
+    check_structure(tokens, num, many[2], vocab, what=f"{label}, {ORDINARY_COPIES} copies, ordinary uniforms")
+    check_certain(f"{label}, {ORDINARY_COPIES} copies", tokens, num, many[2], *(t.to(torch.float64) for t in many[:2]))
+    options = {} if diagnosis is None else {"diagnosis": diagnosis}
+    return expect_every_draw_site(sub, ctx, call, check, label=label, **options)
+
+
+ORDINARY_COPIES = 32  # copies of a draw-site case's rows run with ordinary uniforms before the pushed runs
+
+
+def halved(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``p`` with each row's first draft token at half its draft probability (the other half moved to the
+    row's largest other entry): rejected at the largest uniforms like the vanishing rows, but leaving a
+    residual: a control for them."""
+    p = p.clone()
+    for row in range(p.shape[0]):
+        x = int(drafts[row, 0])
+        half = q[row, 0, x] / 2
+        others = p[row, 0].clone()
+        others[x] = -1.0
+        p[row, 0, int(others.argmax())] += p[row, 0, x] - half
+        p[row, 0, x] = half
+    return p, q
+
+
+def expect_step_draw_sites(sub, ctx, target: torch.Tensor, draft: torch.Tensor, temperature, top_k, *, label: str):
+    """speculative_step on the logits ``target`` [B, K+1, V] and ``draft`` [B, K, V], run ordinarily and with
+    each draw site pushed to each end: the drafts keep positive filtered draft probability, the structure
+    holds, and the emitted tokens have positive filtered target probability (float64 filters of the logits
+    as given). No budget; returns the number of draw sites pushed."""
+    rows, k, vocab = draft.shape
+    p1 = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in target.to(torch.float64).tolist()])
+    q1 = torch.tensor([[theory.filtered(z, temperature, top_k) for z in r] for r in draft.to(torch.float64).tolist()])
+
+    def call(source, generator, copies: int = 1):
+        return source.speculative_step(
+            target.repeat(copies, 1, 1),
+            draft.repeat(copies, 1, 1),
+            temperature=temperature,
+            top_k=top_k,
+            generator=generator,
+        )
+
+    def check(value, what: str, copies: int = 1) -> None:
+        tokens, num, drafted = unpack(ctx, value, name="speculative_step", batch=rows * copies, k=k, parts=3)
+        p, q = p1.repeat(copies, 1, 1), q1.repeat(copies, 1, 1)
+        for i in range(k):
+            expect_support(
+                drafted[:, i : i + 1].clone(),
+                q[:, i],
+                what=f"{what}, draft tokens at position {i}",
+                why_excluded=lambda row, token: "temperature and top-k give it draft probability 0",
+            )
+        check_structure(tokens, num, drafted, vocab, what=what)
+        # p > q decides an acceptance only by a margin: the learner's filter rounds where this one does not
+        decided = torch.where(p[:, :k] > q * (1 + 1e-3), p[:, :k], torch.minimum(p[:, :k], q))
+        check_certain(what, tokens, num, drafted, torch.cat([decided, p[:, k:]], dim=1), q, residual_support=False)
+
+    # Ordinary uniforms on many copies first: a failure there is not about an extreme, and names nothing.
+    check(
+        call(sub, ctx.generator(), ORDINARY_COPIES),
+        f"{label}, {ORDINARY_COPIES} copies, ordinary uniforms",
+        ORDINARY_COPIES,
+    )
     return expect_every_draw_site(sub, ctx, call, check, label=label)

@@ -175,4 +175,72 @@ MISTAKES: dict[str, Bilingual] = {
         "filtered_probs 接受了不是正有限数的温度（NaN 或无穷大能绕过 temperature <= 0 这样的判断）；"
         "必须抛出 ValueError",
     ),
+    "rows_not_independent": Bilingual(
+        "the rows of a batch are not independent (they share random numbers, or pair them as u and 1 - u): "
+        "every row needs random numbers of its own",
+        "同一批中的各行不相互独立（共用了随机数，或把随机数配成 u 与 1 - u）：每一行都需要自己的随机数",
+    ),
+    "draft_uniform_reused": Bilingual(
+        "speculative_step uses the uniform that drew a draft token again as that token's acceptance uniform "
+        "u_i: given the token, that uniform is no longer uniform on [0, 1), so tokens are accepted at the wrong "
+        "rate; draw u_i afresh",
+        "speculative_step 把抽草稿 token 所用的均匀数又当作该 token 的接受均匀数 u_i：在给定 token 的条件下，"
+        "这个数已不再服从 [0, 1) 上的均匀分布，于是接受的比例不对；应重新抽取 u_i",
+    ),
+    "sampler_past_cdf_end": Bilingual(
+        "an inverse-CDF draw runs past the end of its cumulative sum (the distribution is normalised by sum(), "
+        "which can exceed the cumulative sum's last entry, or u is not scaled by that entry): at a uniform just "
+        "below 1 it emits the last token even where its probability is 0; compare u times the cumulative sum's "
+        "own last entry",
+        "逆 CDF 抽样越过了累积和的末端（按 sum() 归一化，而 sum() 可能大于累积和的最后一项；或 u 没有乘上这一项）："
+        "均匀数略小于 1 时会输出最后一个 token，即使它的概率为 0；应把 u 乘以累积和自己的最后一项再比较",
+    ),
+    "residual_zero_sum": Bilingual(
+        "after a rejection the residual max(0, p - q) can be 0 at every token (rows that sum to 1 only up to "
+        "rounding, with p(x)/q(x) just below 1), and it is divided by its zero sum instead of falling back to "
+        "p_i: never divide 0 by 0",
+        "拒绝之后残差 max(0, p - q) 可能在每个 token 上都为 0（各行之和只在舍入意义上为 1，且 p(x)/q(x) "
+        "略小于 1），代码却用它为 0 的和去除，而没有改从 p_i 抽：绝不要算 0/0",
+    ),
+    "sums_checked": Bilingual(
+        "verify refuses rows that sum to 1 only up to rounding (a check such as |sum - 1| <= 1e-6): the sums "
+        "must not be checked, and float32 rows of a large vocabulary are often 1e-5 off",
+        "verify 拒绝了只在舍入意义上和为 1 的行（例如 |sum - 1| <= 1e-6 这样的检查）：题目不要求检查各行之和，"
+        "而词表很大的 float32 行常常差 1e-5",
+    ),
+    "ties_after_division": Bilingual(
+        "top-k judges the k-th largest logit and its ties on logits / T instead of the logits as given: two "
+        "different logits whose quotients round to the same float both stay; compare the logits themselves",
+        "top-k 用 logits / T 而不是传入的 logits 来找第 k 大及其并列：两个不同的 logit 除以 T 后舍入成同一个"
+        "浮点数，就都被保留了；应直接比较 logits 本身",
+    ),
+    "softmax_overflow": Bilingual(
+        "the softmax is computed as exp(z/T) / sum exp(z/T) without subtracting the row's largest logit: large "
+        "logits overflow to inf and the probabilities become NaN",
+        "softmax 直接按 exp(z/T) / sum exp(z/T) 计算，没有先减去该行最大的 logit：logit 很大时溢出为 inf，概率变成 NaN",
+    ),
+    "tv_from_rate": Bilingual(
+        "total_variation is computed as 1 - acceptance_rate: that identity holds only when both rows sum to "
+        "exactly 1; compute (1/2) sum |p - q| itself",
+        "total_variation 按 1 - acceptance_rate 计算：这个恒等式只在两行之和都恰好为 1 时成立；应直接计算 "
+        "(1/2) sum |p - q|",
+    ),
+    "rate_from_tv": Bilingual(
+        "acceptance_rate is computed as 1 - total_variation: that identity holds only when both rows sum to "
+        "exactly 1; compute sum_x min(p(x), q(x)) itself",
+        "acceptance_rate 按 1 - total_variation 计算：这个恒等式只在两行之和都恰好为 1 时成立；应直接计算 "
+        "sum_x min(p(x), q(x))",
+    ),
+    "rate_shapes_unchecked": Bilingual(
+        "acceptance_rate or total_variation accepts tensors that are not [B, V] (only the two shapes are "
+        "compared): 1-D or 3-D inputs must raise ValueError",
+        "acceptance_rate 或 total_variation 接受了不是 [B, V] 的张量（只比较了两个形状是否相同）：一维或三维输入"
+        "必须抛出 ValueError",
+    ),
+    "q_zero_accepted": Bilingual(
+        "verify does not refuse a draft token whose draft probability q_i(x_i) is 0 (at any position, also "
+        "after the first rejection): such a token cannot have been drawn from q_i, so it must raise ValueError",
+        "verify 没有拒绝草稿概率 q_i(x_i) 为 0 的草稿 token（无论在哪个位置，包括第一次拒绝之后）："
+        "这样的 token 不可能是从 q_i 抽出的，必须抛出 ValueError",
+    ),
 }

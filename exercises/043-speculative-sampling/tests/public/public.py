@@ -18,7 +18,7 @@ from .checks43 import expect_values, rate_mistakes, topk_rate
 from .contexts import PS, QS
 from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=4)  # one verify run, K = 2: N, positions 0 and 1, the bonus
+BUDGET = BudgetDeclaration(fit=4, pairs=1)  # one verify run, K = 2: N, positions 0 and 1, the bonus; its rows
 
 P = [[0.5, 0.3, 0.2, 0.0]]
 Q = [[0.25, 0.25, 0.25, 0.25]]
@@ -125,26 +125,32 @@ def test_verify_all_accepted(sub, ctx):
 
 
 def test_verify_certain_rejection(sub, ctx):
-    """verify where p_0 gives the draft token probability 0: the residual is one token, then pads (16 rows)
+    """verify where p_0 gives the draft token probability 0: the residual is one token, then pads (32 rows)
 
-    zh: verify 中 p_0 给草稿 token 的概率为 0：残差只有一个 token，其后全是填充值（16 行）
+    zh: verify 中 p_0 给草稿 token 的概率为 0：残差只有一个 token，其后全是填充值（32 行）
     """
-    rows = 16
-    p = torch.tensor([[[0.0, 0.0, 0.0, 1.0], [0.25] * 4, [0.25] * 4]] * rows)
-    q = torch.tensor([[[0.5, 0.5, 0.0, 0.0], [0.25] * 4]] * rows)
-    drafts = torch.tensor([[1, 2]] * rows)
+    rows = 32
+    # Position 0 rejects x_0 = 1 whatever u is, and its residual max(0, p_0 - q_0) is token 3 alone (|p_0 - q_0|
+    # also has tokens 0 and 1, p_0 + q_0 token 2 too). Position 1 would accept x_1 = 0 (p_1 > q_1) in the even
+    # rows and reject x_1 = 2 (p_1 = 0) in the odd ones: only a verify that goes on past the rejection sees it.
+    p = torch.tensor([[[0.0, 0.0, 0.25, 0.75], [0.5, 0.5, 0.0, 0.0], [0.25] * 4]] * rows)
+    q = torch.tensor([[[0.25, 0.5, 0.25, 0.0], [0.25] * 4]] * rows)
+    drafts = torch.tensor([[1, 0], [1, 2]] * (rows // 2))
     value = sub.verify(p, q, drafts.clone(), generator=ctx.generator())
     tokens, num = checks43.unpack(ctx, value, name="verify", batch=rows, k=2)
     checks43.check_structure(tokens, num, drafts, 4, what="verify(certain rejection)")
     firsts = set(tokens[:, 0].tolist())
+    even, odd = num[0::2], num[1::2]
     if bool((num == 2).any()):
-        diagnosis = MISTAKES["ratio_inverted"]  # only q/p accepts a token whose p is 0 (and p_1 = q_1)
-    elif bool(((num == 1) & (tokens[:, 0] == 1)).any()):
+        diagnosis = MISTAKES["ratio_inverted"]  # only q/p accepts a token whose p is 0 (odd rows: x_1 too)
+    elif bool((even == 1).all() and (odd == 0).all() and (tokens[0::2, 0] == 1).all()):
         diagnosis = MISTAKES["num_counts_all_acceptances"]  # x_0 rejected, x_1 accepted and counted
+    elif bool((num != 0).any()):
+        diagnosis = None  # a residual's shape changes no acceptance: its evidence is rows that all reject
     elif firsts <= {0, 1}:
-        diagnosis = MISTAKES["residual_swapped"]  # max(0, q - p) is q_0 here
+        diagnosis = MISTAKES["residual_swapped"]  # max(0, q - p) is tokens 0 and 1 here
     elif firsts & {0, 1} and 3 in firsts and firsts <= {0, 1, 3}:
-        diagnosis = MISTAKES["residual_abs"]  # |p - q| puts half its mass on tokens 0 and 1, half on 3
+        diagnosis = MISTAKES["residual_abs"]  # |p - q| puts its mass on tokens 0, 1 and 3, never on 2
     else:
         diagnosis = None
     expect(
@@ -152,6 +158,7 @@ def test_verify_certain_rejection(sub, ctx):
         f"verify(certain rejection) returned tokens {tokens.tolist()}, num_accepted {num.tolist()}; "
         f"expected [3, -1, -1] and 0 in each of the {rows} rows",
         diagnosis=diagnosis,
+        kind="value",
     )
 
 

@@ -13,8 +13,9 @@ Row = list[float]
 
 
 def _norm(values: Row) -> Row:
+    """``values`` over their sum; all zeros where nothing is left (a mistake that keeps no token)."""
     total = sum(values)
-    return [v / total for v in values]
+    return [v / total for v in values] if total > 0 else [0.0] * len(values)
 
 
 def acceptance(p: Row, q: Row) -> float:
@@ -33,7 +34,7 @@ def _ratio_accept(p: Row, q: Row, mistake: str | None) -> Row:
     if mistake == "ratio_inverted":
         return [b if a == 0 else b * min(1.0, b / a) for a, b in zip(p, q, strict=True)]
     if mistake == "ratio_over_max":
-        top = max(a / b for a, b in zip(p, q, strict=True) if b > 0)
+        top = max(a / b for a, b in zip(p, q, strict=True) if b > 0) or 1.0  # no mass where q is: accept none
         return [a / top if b > 0 else 0.0 for a, b in zip(p, q, strict=True)]
     if mistake == "accept_without_uniform":
         return [b if a >= b else 0.0 for a, b in zip(p, q, strict=True)]
@@ -47,30 +48,65 @@ def position_rate(p: Row, q: Row, mistake: str | None = None, verify_q: Row | No
     return sum(_ratio_accept(p, q, mistake))
 
 
+def _parts(
+    p: Row,
+    q: Row,
+    mistake: str | None = None,
+    verify_q: Row | None = None,
+    first: tuple[Row, Row] | None = None,
+    verify_p: Row | None = None,
+) -> tuple[Row, Row]:
+    """(P(the draft is x and is accepted) per x, the replacement's law) at one draft position whose draft
+    is drawn from q, for the rule or ``mistake``; ``verify_q``/``verify_p``: what the acceptance and the
+    residual use instead of q or p (a step that verifies with unfiltered distributions)."""
+    if verify_q is not None or verify_p is not None:
+        vp, vq = verify_p or p, verify_q or q
+        accepted = [b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(vp, q, vq, strict=True)]
+        return accepted, residual(vp, vq)
+    accepted = _ratio_accept(p, q, mistake)
+    rest = residual(p, q)
+    if mistake == "resample_from_p":
+        rest = list(p)
+    elif mistake == "residual_swapped":
+        rest = residual(q, p)
+    elif mistake == "residual_abs":
+        rest = _norm([abs(a - b) for a, b in zip(p, q, strict=True)])
+    elif mistake == "residual_wrong_position" and first is not None:
+        rest = residual(*first)
+    elif mistake == "residual_unnormalised":
+        raw = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
+        rest = raw[:-1] + [raw[-1] + 1.0 - sum(raw)]
+    return accepted, rest
+
+
 def emitted(
-    p: Row, q: Row, mistake: str | None = None, verify_q: Row | None = None, first: tuple[Row, Row] | None = None
+    p: Row,
+    q: Row,
+    mistake: str | None = None,
+    verify_q: Row | None = None,
+    first: tuple[Row, Row] | None = None,
+    verify_p: Row | None = None,
 ) -> Row:
     """The distribution of the token emitted at a draft position, given that it is emitted
     (``first``: position 0's (p, q), which ``residual_wrong_position`` takes the residual from)."""
-    if verify_q is not None:
-        accepted = [b * min(1.0, a / c) if c > 0 else b for a, b, c in zip(p, q, verify_q, strict=True)]
-        rest = residual(p, verify_q)
-    else:
-        accepted = _ratio_accept(p, q, mistake)
-        rest = residual(p, q)
-        if mistake == "resample_from_p":
-            rest = list(p)
-        elif mistake == "residual_swapped":
-            rest = residual(q, p)
-        elif mistake == "residual_abs":
-            rest = _norm([abs(a - b) for a, b in zip(p, q, strict=True)])
-        elif mistake == "residual_wrong_position" and first is not None:
-            rest = residual(*first)
-        elif mistake == "residual_unnormalised":
-            raw = [max(0.0, a - b) for a, b in zip(p, q, strict=True)]
-            rest = raw[:-1] + [raw[-1] + 1.0 - sum(raw)]
+    accepted, rest = _parts(p, q, mistake, verify_q, first, verify_p)
     rejected = 1.0 - sum(accepted)
     return [a + rejected * r for a, r in zip(accepted, rest, strict=True)]
+
+
+def emitted_joint(
+    p: Row,
+    q: Row,
+    mistake: str | None = None,
+    verify_q: Row | None = None,
+    first: tuple[Row, Row] | None = None,
+    verify_p: Row | None = None,
+) -> Row:
+    """The law of the emitted token together with how it came out, over ``2 V`` ids: ``x`` for the draft
+    token accepted, ``V + t`` for the replacement t (given that the position is reached)."""
+    accepted, rest = _parts(p, q, mistake, verify_q, first, verify_p)
+    rejected = 1.0 - sum(accepted)
+    return accepted + [rejected * r for r in rest]
 
 
 def _expected_min(levels: list[list[tuple[float, float]]]) -> float:
@@ -154,3 +190,56 @@ def filtered(logits: Row, temperature: float, top_k: int, mistake: str | None = 
 
 def softmax(logits: Row) -> Row:
     return filtered(logits, 1.0, 0)
+
+
+# --- joint laws: the whole outcome of a row, and a draft token with its acceptance -------------------
+
+
+def final_law(ps: list[Row], qs: list[Row], drafts: list[int] | None = None) -> Row:
+    """The law of a row's outcome (N, the token at position N), as one id ``N * V + token``, over
+    ``(K + 1) * V`` ids: the number accepted and the replacement (N < K) or bonus (N = K) token.
+    ``drafts``: fixed draft tokens (one per position); None: each drawn from its q."""
+    k, vocab = len(qs), len(ps[0])
+    law = [0.0] * ((k + 1) * vocab)
+    reach = 1.0
+    for i in range(k):
+        if drafts is None:
+            rate = acceptance(ps[i], qs[i])
+        else:
+            x = drafts[i]
+            rate = min(1.0, ps[i][x] / qs[i][x])
+        for token, r in enumerate(residual(ps[i], qs[i])):
+            law[i * vocab + token] += reach * (1.0 - rate) * r
+        reach *= rate
+    total = sum(ps[k])
+    for token, p in enumerate(ps[k]):
+        law[k * vocab + token] += reach * p / total
+    return law
+
+
+def accept_joint(
+    p: Row, q: Row, mistake: str | None = None, verify_p: Row | None = None, verify_q: Row | None = None
+) -> Row:
+    """The law of (draft token x drawn from q, whether it is accepted), as one id ``2 * x + accepted``.
+
+    ``verify_p``/``verify_q``: the distributions the acceptance uses when they are not p and q (a step
+    that verifies with unfiltered ones); ``mistake="draft_uniform_reused"``: x drawn by inverse CDF in
+    token order from u, and the same u used as the acceptance uniform."""
+    vp, vq = verify_p or p, verify_q or q
+    law: Row = []
+    below = 0.0
+    for x, b in enumerate(q):
+        if b <= 0:
+            law += [0.0, 0.0]
+            continue
+        ratio = vp[x] / vq[x] if vq[x] > 0 else 1.0
+        if mistake == "draft_uniform_reused":  # u uniform on [F(x-1), F(x)); accepted when u < ratio
+            accept = min(1.0, max(0.0, (ratio - below) / b))
+        elif mistake in ("ratio_inverted", "ratio_over_max", "accept_without_uniform"):
+            accept = _ratio_accept(p, q, mistake)[x] / b
+        else:
+            accept = min(1.0, ratio)
+        law += [b * (1.0 - accept), b * accept]
+        below += b
+    total = sum(law)
+    return [w / total for w in law]
