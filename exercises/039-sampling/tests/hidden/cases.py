@@ -365,22 +365,26 @@ def edge_rows() -> Batch:
 
 @functools.cache
 def top_k_edge_rows() -> Batch:
-    """top_k = 1 (on a tie at the top, where every tied token stays), top_k above V, and top_k = V
-    followed by top-p (so that ignoring every filter and ignoring top_k = 1 differ)."""
+    """top_k = 1 (on a tie at the top, where every tied token stays), top_k above V, top_k = V
+    followed by top-p (so that ignoring every filter and ignoring top_k = 1 differ), and top_k = 3 at
+    temperature 1 (so that ignoring top_k = 1, ignoring top-k, keeping k - 1 tokens and making the
+    temperature-1 rows greedy all differ on the batch)."""
     tie = [0.3, 1.7, -0.4, 1.7, 0.9, -1.1, 0.2, 1.2, -2.0, 0.6]
     plain = [1.1, -0.3, 0.4, 2.0, -1.2, 0.8, 0.1, -0.6, 1.5, 0.0]
-    rows = [tie, plain, plain, plain]
+    rows = [tie, plain, plain, plain, plain]
     params = [
         RowParams(top_k=1),
         RowParams(temperature=0.9, top_k=1),
         RowParams(temperature=0.9, top_k=17),
         RowParams(temperature=0.9, top_k=10, top_p=0.8),
+        RowParams(top_k=3),
     ]
     labels = [
         label("top_k=1 with two tied maxima", "top-k = 1 on tied maxima", "top-k = 1，最大值并列"),
         label("top_k=1", "top-k = 1", "top-k = 1"),
         label("top_k=17 > V", "top-k larger than the vocabulary", "top-k 大于词表大小"),
         label("top_k=V, top_p=0.8", "top-k equal to the vocabulary size, then top-p", "top-k 等于词表大小，然后 top-p"),
+        label("top_k=3 at temperature 1", "top-k", "top-k"),
     ]
     return make_batch(rows, params, labels)
 

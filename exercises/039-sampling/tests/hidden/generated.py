@@ -16,7 +16,8 @@ Each family below is a class of rows a statement sentence speaks of, not one exa
 * ``near``: one decision (top-k, top-p or min-p) at a relative distance between 1.05e-3 and 1.5e-3 from
   its threshold: just outside the statement's 1e-3 "near a threshold" rule, so it is decided.
 * ``cold``: a positive temperature between 1e-30 and 1e-6 on tied maxima: they share the mass (only
-  temperature 0 is greedy).
+  temperature 0 is greedy); at times (``cold_big``: always) logits near 2.5e8 at T ~ 1e-30, where a
+  shift by the row's maximum the wrong way overflows.
 * ``tail``: one logit 44 to 48 above the others, every filter off: the rest have probabilities near
   1e-20, so a running total reaches 1 before them (in float32 and float64), and top_p = 1 must still cut none.
 * ``greedy``: temperature 0 with tied maxima and other (valid) parameters.
@@ -36,7 +37,7 @@ import functools
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -45,7 +46,15 @@ from judge.checks import Label
 from judge.i18n import Bilingual
 
 from .cases import Batch
-from .oracle import STATED_MARGIN, AmbiguousCase, RowParams, mistaken, smallest_margin, target
+from .oracle import (
+    DISTRIBUTION_MISTAKES,
+    STATED_MARGIN,
+    AmbiguousCase,
+    RowParams,
+    mistaken,
+    smallest_margin,
+    target,
+)
 
 NEG_INF = float("-inf")
 JUST_OUTSIDE = (1.05e-3, 1.5e-3)  # where the ``near`` rows put their closest decision
@@ -86,6 +95,7 @@ FAMILY_NAMES = {
 }
 # The mistakes of the steps' order an ``order`` row separates from the statement's order.
 ORDER_MISTAKES = ("min_p_softmax_max", "min_p_first", "filters_reordered", "temperature_after_filters")
+NAMED_BY_ORDER_ROWS = ("min_p_softmax_max", "temperature_after_filters")  # ... alone: no other listed mistake fits
 
 
 def _label(family: str, params: RowParams) -> Label:
@@ -167,12 +177,17 @@ def ratio(rng: random.Random, vocab: int) -> Row:
     return z, params, "ratio"
 
 
-def cold(rng: random.Random, vocab: int) -> Row:
+def cold(rng: random.Random, vocab: int, big: bool | None = None) -> Row:
     z = _distinct(rng, vocab)
     order = sorted(range(vocab), key=lambda i: -z[i])
     for i in order[1 : rng.randint(2, 3)]:
         z[i] = z[order[0]]
     temperature = 10.0 ** rng.uniform(-30.0, -6.0)
+    if big if big is not None else rng.random() < 0.5:
+        # Logits near 2.5e8 at T ~ 1e-30: z / T ~ 2.5e38 still fits float32, but a shift the wrong way
+        # (z + max) overflows; subtracting the row's maximum first never does.
+        z = [v * 1e3 + 2.5e8 for v in z]
+        temperature = rng.uniform(1.0, 1.3) * 1e-30
     return z, RowParams(temperature=temperature, top_k=rng.choice([0, 1, 2])), "cold"
 
 
@@ -217,16 +232,46 @@ def near(rng: random.Random, vocab: int) -> Row:
 
 def order(rng: random.Random, vocab: int, mistake: str) -> Row:
     """Two or three filters whose result ``mistake`` (one of ``ORDER_MISTAKES``) changes: some token
-    is kept by one and dropped by the other (about one row in ten draws qualifies)."""
+    is kept by one and dropped by the other (see ``NAMED_BY_ORDER_ROWS``)."""
     for _ in range(ATTEMPTS):
         z = _distinct(rng, vocab)
         top_k = rng.choice([0, rng.randint(2, vocab - 1)])
         params = RowParams(rng.uniform(0.6, 1.8), top_k, rng.uniform(0.5, 0.95), rng.uniform(0.1, 0.5))
         logits = torch.tensor([z], dtype=torch.float64)
-        right = target(logits, [params], check_margins=False).probs[0] > 0
-        if not torch.equal(mistaken(logits, [params], mistake)[0] > 0, right):
+        if mistake == "min_p_softmax_max":
+            params = _min_p_between(rng, logits, params)
+            if params is None:
+                continue
+        right = target(logits, [params], check_margins=False).probs[0]
+        wrong = mistaken(logits, [params], mistake)[0]
+        # Another support than the target's; for the mistakes no frozen row names, another output than
+        # every other listed mistake's too, so that the row names it alone (a lower min-p cut that drops
+        # nothing would equal "min-p ignored"). The other two coincide with some listed mistake on
+        # almost every single row: the frozen combined row names them.
+        others = (mistaken(logits, [params], name)[0] for name in DISTRIBUTION_MISTAKES if name != mistake)
+        if not torch.equal(wrong > 0, right > 0) and (
+            mistake not in NAMED_BY_ORDER_ROWS or all((wrong - other).abs().max() > 1e-3 for other in others)
+        ):
             return z, params, f"order:{mistake}"
     raise RuntimeError(f"no row separating {mistake} in {ATTEMPTS} attempts")
+
+
+def _min_p_between(rng: random.Random, logits: torch.Tensor, params: RowParams) -> RowParams | None:
+    """``params`` with a min_p that separates the statement's min-p from one against the softmax's
+    maximum (before top-k and top-p renormalized): after those two, with S the softmax mass they keep and
+    r the kept probabilities over their maximum, some r_b < M <= r_b / S (dropped by the statement, kept
+    by the mistake) and some r_a < M S (dropped by both: the mistake is not "min-p has no effect")."""
+    kept = target(logits, [replace(params, min_p=0.0)], check_margins=False).probs[0]
+    softmax = torch.softmax(logits[0] / params.temperature, dim=0)
+    mass = float(softmax[kept > 0].sum())
+    ratios = sorted(float(v) for v in (kept[kept > 0] / kept.max()) if v < 1.0)
+    if len(ratios) < 2 or mass > 0.95:
+        return None
+    r_a, r_b = ratios[0], rng.choice(ratios[1:])
+    low, high = max(r_b, r_a / mass), min(r_b / mass, 0.99)
+    if not low * 1.01 < high:
+        return None
+    return replace(params, min_p=math.sqrt(low * high))
 
 
 FAMILIES: dict[str, Callable[[random.Random, int], Row]] = {
@@ -237,6 +282,7 @@ FAMILIES: dict[str, Callable[[random.Random, int], Row]] = {
     "ratio": ratio,
     "near": near,
     "cold": cold,
+    "cold_big": functools.partial(cold, big=True),
     "tail": tail,
     "greedy": greedy,
     **{f"order:{name}": functools.partial(order, mistake=name) for name in ORDER_MISTAKES},
@@ -346,7 +392,7 @@ def calls(seed: int) -> tuple[Call, ...]:
     rng.shuffle(orders)
     first = build(
         rng,
-        ["tiny", "top1", "near", "cold", "tail", "greedy", orders[0], orders[1], "tie"],
+        ["tiny", "top1", "near", "cold", "tail", "greedy", orders[0], orders[1], "tie", "cold_big"],
         torch.float32,
         torch.float64,
     )

@@ -42,7 +42,19 @@ DISTRIBUTION_MISTAKES = (
     "min_p_first",
     "no_filtering",
     "row0_params",
+    *(
+        "top_k_ignored",
+        "top_p_ignored",
+        "min_p_ignored",
+        "top_k_minus_one",
+        "top_k_unsorted",
+        "top_p_ascending",
+    ),
 )
+# Mistakes listed so that a wrong output that happens to equal one of them names none of the others
+# (one filter with no effect, top-k one token short or read from the unsorted row, top-p summed from the
+# smallest): named on their own evidence too, but no wrong solution of the catalogue is written for them.
+EVIDENCE_ONLY = DISTRIBUTION_MISTAKES[-6:]
 
 
 class AmbiguousCase(ValueError):
@@ -162,7 +174,7 @@ def _row(
     if mistake == "no_filtering":
         return probs, reasons
     softmax_max = float(probs.max())
-    steps = ["top_k", "top_p", "min_p"]
+    steps = [step for step in ("top_k", "top_p", "min_p") if mistake != f"{step}_ignored"]
     if mistake == "filters_reordered":
         steps = ["top_p", "top_k", "min_p"]
     elif mistake == "min_p_first":
@@ -210,7 +222,13 @@ def _top_k(
         k = k + 1
         if k >= probs.shape[0]:
             return probs
+    elif mistake == "top_k_minus_one":
+        k = k - 1
+        if k == 0:
+            return probs
     ordered = torch.sort(probs, descending=True).values
+    if mistake == "top_k_unsorted":  # the k-th probability read from the row in vocabulary order
+        return _renormalize(probs, probs >= probs[k - 1])
     kth = ordered[k - 1]
     if k < positive:
         below = ordered[ordered < kth]
@@ -238,7 +256,12 @@ def _top_p(
         keep_sorted = (torch.cumsum(ordered, 0) - ordered) < top_p
         keep = keep_sorted & (probs > 0)
         return _renormalize(probs, keep) if keep.any() else probs
-    ordered, order = torch.sort(probs, descending=True, stable=True)
+    ordered, order = torch.sort(probs, descending=mistake != "top_p_ascending", stable=True)
+    if mistake == "top_p_ascending":  # summed from the least likely token (its zeros first)
+        ordered, order = ordered[probs[order] > 0], order[probs[order] > 0]
+        keep = torch.zeros_like(probs, dtype=torch.bool)
+        keep[order[(torch.cumsum(ordered, 0) - ordered) < top_p]] = True
+        return _renormalize(probs, keep)
     cumulative = torch.cumsum(ordered, 0)
     before = cumulative - ordered
     keep_sorted = before < top_p

@@ -162,6 +162,9 @@ def extra_refusals(good: dict[str, Any], rng: random.Random) -> list[tuple[str, 
         ("top_k", -1),
         ("top_k", 2.5),
     ):
+        # The same value on the good call's sampling rows first: only then is a greedy call that returns
+        # evidence that greedy rows go unchecked.
+        out.append((f"{name} = {bad!r}", {**good, name: bad}, name))
         out.append((f"every row greedy (temperature 0) and {name} = {bad!r}", {**greedy, name: bad}, "greedy"))
     return out
 
@@ -185,6 +188,22 @@ def refusal_diagnosis(argument: str, flaw: str, value: Any) -> Bilingual | None:
     return MISTAKES.get(f"{argument}_accepted")
 
 
+def _bad_entry(good: dict[str, Any], variant: Variant) -> float | None:
+    """The bad value a per-row tensor variant holds at its one bad entry (a value flaw of a parameter),
+    as a Python number; None for any other variant."""
+    value, before = variant.kwargs.get(variant.argument), good.get(variant.argument)
+    if variant.argument not in PARAMETERS or not isinstance(value, torch.Tensor) or value.dim() != 1:
+        return None
+    if variant.kind not in (Flaw.BELOW.value, Flaw.ABOVE.value, *(f.value for f in NOT_FINITE)):
+        return None
+    if not isinstance(before, torch.Tensor):
+        before = torch.full_like(value, float(before))
+    if before.shape != value.shape:
+        return None
+    differs = ~((value == before) | (value.isnan() & before.isnan()))
+    return float(value[differs.nonzero()[0, 0]]) if bool(differs.any()) else None
+
+
 def refusal_calls(function: Any, name: str, good: dict[str, Any], arguments: dict, rng: random.Random, extra=None):
     """Every bad call of ``function`` the specs generate from ``good`` and every one :func:`extra_refusals`
     adds, as :class:`BadCall` s with the diagnosis their evidence shows (``extra``: a function giving the
@@ -192,6 +211,21 @@ def refusal_calls(function: Any, name: str, good: dict[str, Any], arguments: dic
     more = extra or (lambda: {})
     calls = []
     for variant in bad_inputs(good, arguments, rng):
+        entry = _bad_entry(good, variant)
+        if entry is not None:  # the same bad value as a number first: one row unchecked is then the evidence
+            kwargs = {**variant.kwargs, variant.argument: entry}
+            calls.append(
+                BadCall(
+                    function,
+                    f"{name}() with {variant.argument} = {entry!r}",
+                    kwargs={**kwargs, **more()},
+                    public=Bilingual(
+                        f"{name}() with {variant.public}, given as a number",
+                        f"{name}() 收到以数值形式给出的同一非法 {variant.argument} 时",
+                    ),
+                    diagnosis=MISTAKES.get(f"{variant.argument}_accepted"),
+                )
+            )
         calls.append(
             BadCall(
                 function,

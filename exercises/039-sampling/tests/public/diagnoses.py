@@ -119,6 +119,18 @@ MISTAKES: dict[str, Bilingual] = {
         "maximum must be taken over the current probabilities)",
         "min-p 用的是 top-k、top-p 重新归一化之前的最大概率（最大值应当取自当前的概率）",
     ),
+    "top_k_ignored": Bilingual("top-k has no effect", "top-k 没有起作用"),
+    "top_p_ignored": Bilingual("top-p has no effect", "top-p 没有起作用"),
+    "min_p_ignored": Bilingual("min-p has no effect", "min-p 没有起作用"),
+    "top_k_minus_one": Bilingual("top-k keeps one token too few (k-1)", "top-k 少保留了一个 token（k-1 个）"),
+    "top_k_unsorted": Bilingual(
+        "top-k's threshold is read from the probabilities in vocabulary order, not from the sorted ones",
+        "top-k 的阈值是按词表顺序读出的概率，而不是排序后的第 k 大概率",
+    ),
+    "top_p_ascending": Bilingual(
+        "top-p adds up the probabilities from the least likely token instead of the most likely",
+        "top-p 从概率最小的 token 开始累加，而不是从概率最大的开始",
+    ),
     # Mistakes a rule shows (the zeros of sampling_probs, its dtype, refused inputs).
     "tail_cut": Bilingual(
         "tokens still in play get probability 0 although no filter removes them (with top_p = 1 "
