@@ -178,7 +178,9 @@ def draw(probs: torch.Tensor, n: int, generator: torch.Generator | None = None) 
 
 - `probs`: a float32 or float64 tensor `[V]`, values `>= 0` that sum to 1.
 - `n`: the number of draws, at least 1.
-- `generator`: the only source of randomness; torch's default generator when `None`.
+- `generator`: the only source of randomness; torch's default generator when `None`. Each call
+  continues its stream (two calls in a row give different draws), and with a generator given,
+  torch's default generator is left untouched.
 - Returns an `int64` tensor `[n]` of outcome indices in `[0, V)`, on the device of `probs`.
 - Raises `ValueError` for `probs` not 1-D, a negative or NaN probability, or `n < 1`.
 
@@ -211,7 +213,8 @@ def draw(probs: torch.Tensor, n: int, generator: torch.Generator | None = None) 
 
 - `probs`：形状为 `[V]` 的 float32 或 float64 张量，元素 `>= 0`，总和为 1。
 - `n`：抽样次数，至少为 1。
-- `generator`：唯一的随机数来源；为 `None` 时使用 torch 的默认生成器。
+- `generator`：唯一的随机数来源；为 `None` 时使用 torch 的默认生成器。每次调用都接着它的随机数流
+  往下抽（连续调用两次给出不同的结果）；传入生成器时，不得动用 torch 的默认生成器。
 - 返回值：与 `probs` 同设备、形状为 `[n]` 的 `int64` 张量，元素是 `[0, V)` 中的结果编号。
 - `probs` 不是一维、含负数或 NaN，或 `n < 1` 时抛出 `ValueError`。
 
@@ -310,15 +313,16 @@ from __future__ import annotations
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import (BadInput, expect_bad_inputs_refused, expect_distribution, expect_seed_contract,
-                          expect_tensor, expect_tokens_in_range)
+from judge.checks import (BadInput, expect_bad_inputs_refused, expect_distribution, expect_generator_contract,
+                          expect_tensor, expect_tokens_in_range, generator_contract_budget)
 
 from ..public.public import OUTCOME  # hidden modules may import public ones, never the reverse
 
-BUDGET = BudgetDeclaration(fit=1, seeds=2)
-
 PROBS = [0.1, 0.15, 0.25, 0.5]
 DRAWS = 20_000
+
+# One fit, and what the whole generator contract spends (judge/generator_contract.py).
+BUDGET = BudgetDeclaration(fit=1) + generator_contract_budget(torch.tensor(PROBS, dtype=torch.float64))
 
 
 def _draws(source, ctx, n: int, generator) -> torch.Tensor:
@@ -339,12 +343,12 @@ def test_distribution(sub, ctx):
 
 
 def test_seeds(sub, ctx):
-    """draw: the generator decides the draws; without one, torch.manual_seed does
+    """draw: the generator decides the draws and advances; without one, torch.manual_seed does
 
-    zh: draw：由 generator 决定抽样结果；不传 generator 时由 torch.manual_seed 决定
+    zh: draw：由 generator 决定抽样结果且每次调用都向前推进；不传 generator 时由 torch.manual_seed 决定
     """
-    expect_seed_contract(sub, ctx, lambda source, generator: _draws(source, ctx, 100, generator),
-                         torch.tensor(PROBS, dtype=torch.float64), label="draw")
+    expect_generator_contract(sub, ctx, lambda source, generator: _draws(source, ctx, 100, generator),
+                              torch.tensor(PROBS, dtype=torch.float64), label="draw")
 
 
 def test_bad_inputs(sub, ctx):
@@ -373,6 +377,10 @@ checks = ["public.n_zero", "hidden.bad_inputs"]
 
 [[clause]]
 quote = "`generator`: the only source of randomness"
+checks = ["hidden.seeds"]
+
+[[clause]]
+quote = "Each call continues its stream (two calls in a row give different draws)"
 checks = ["hidden.seeds"]
 
 [[clause]]
@@ -411,7 +419,7 @@ WRONG_IGNORES_GENERATOR = (
     '''\
 """Mistake: the draws come from torch's default generator; the generator argument is never used.
 
-Diagnosis: the generator argument is ignored or overridden
+Diagnosis: with a generator given, the code still draws from (or re-seeds) torch's global generator
 """
 
 '''

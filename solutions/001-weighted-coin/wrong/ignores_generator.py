@@ -1,6 +1,6 @@
 """Mistake: the uniforms come from torch's default generator; the generator argument is never used.
 
-Diagnosis: the generator argument is ignored or overridden
+Diagnosis: with a generator given, the code still draws from (or re-seeds) torch's global generator
 """
 
 import torch

@@ -32,9 +32,10 @@ def estimate_probability(probs, event, num_samples, generator=None):
         raise ValueError("probs must be finite and >= 0")
     if bool((probs.sum(dim=1) <= 0).any()):
         raise ValueError("every row of probs needs a positive sum")
-    cdf = probs.double().cumsum(1) / probs.double().sum(1, keepdim=True)
+    cdf = probs.double().cumsum(1)
     u = torch.rand(probs.shape[0], num_samples, generator=generator, dtype=torch.float64)
-    draws = torch.searchsorted(cdf, u, right=True).clamp(max=probs.shape[1] - 1)
+    # Scale u by the cumulative sum's own last entry (not sum(), which may round above it): never past the end.
+    draws = torch.searchsorted(cdf, u * cdf[:, -1:], right=True).clamp(max=probs.shape[1] - 1)
     hits = event.gather(1, draws).sum(dim=1)
     estimate = hits.to(probs.dtype) / num_samples
     return estimate, (estimate * (1 - estimate) / num_samples).sqrt()

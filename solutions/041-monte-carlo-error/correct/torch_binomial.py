@@ -34,9 +34,10 @@ def estimate_probability(probs, event, num_samples, generator=None):
         raise ValueError("probs must be finite and >= 0")
     if bool((probs.sum(dim=1) <= 0).any()):
         raise ValueError("every row of probs needs a positive sum")
-    p = (probs * event).sum(1) / probs.sum(1)
+    weights = probs.double()  # torch.binomial has no half-precision kernel; float64 keeps P(event) exact enough
+    p = (weights * event).sum(1) / weights.sum(1)
     hits = torch.binomial(torch.full_like(p, num_samples), p.clamp(0, 1), generator=generator)
-    estimate = hits / num_samples
+    estimate = (hits / num_samples).to(probs.dtype)
     return estimate, torch.sqrt(estimate * (1 - estimate) / num_samples)
 
 

@@ -13,10 +13,11 @@ from judge.checks import (
     expect,
     expect_bad_inputs_refused,
     expect_distribution,
+    expect_generator_contract,
     expect_independent_rows,
-    expect_seed_contract,
     expect_tensor,
     expect_tokens_in_range,
+    generator_contract_budget,
 )
 from judge.i18n import Bilingual
 
@@ -122,14 +123,24 @@ def check_edges(sub, ctx, n: int) -> None:
         )
 
 
+SEED_P = [0.1, 0.5, 0.9]  # three targets: a row that follows its position's target shows it
+POSITION_FLIPS = 1_000  # per row, when the rows are reordered (each row's own fit)
+
+
 def check_seeds(sub, ctx, n: int) -> None:
-    """The generator decides the flips; without one, torch's default generator does (2 ``seeds`` checks)."""
-    p = [0.5, 0.5]
+    """The whole generator contract (``expect_generator_contract``): the seed decides, each call
+    continues its stream (with a generator, or after one ``torch.manual_seed``), a generator given
+    leaves torch's global generator alone, and a coin's flips follow its own p wherever it stands in
+    the batch. Spends :data:`SEEDS_BUDGET`."""
 
-    def draw(source, generator):
-        return flips(source, ctx, p, n, generator)
+    def draw(source, generator, rows=None):
+        p, flips_per_row = (SEED_P, n) if rows is None else ([SEED_P[r] for r in rows], POSITION_FLIPS)
+        return flips(source, ctx, p, flips_per_row, generator)
 
-    expect_seed_contract(sub, ctx, draw, probs_of(p), label="flip")
+    expect_generator_contract(sub, ctx, draw, probs_of(SEED_P), label="flip", positions=True, outcome=SIDE)
+
+
+SEEDS_BUDGET = generator_contract_budget(probs_of(SEED_P), positions=True)
 
 
 def check_bad_inputs(sub, ctx) -> None:

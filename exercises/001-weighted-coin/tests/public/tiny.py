@@ -12,7 +12,7 @@ from judge.budget import BudgetDeclaration
 
 from . import coin
 
-BUDGET = BudgetDeclaration(fit=5, independence=1, seeds=2)
+BUDGET = BudgetDeclaration(fit=5, independence=1) + coin.SEEDS_BUDGET
 
 P = [0.1, 0.5, 0.8, 0.9, 0.5]  # rows 1 and 4 share p: their flips must be independent
 
@@ -42,9 +42,9 @@ def test_tiny_edges(sub, ctx):
 
 
 def test_tiny_seeds(sub, ctx):
-    """flip: the generator decides the flips; without one, torch.manual_seed does
+    """flip: the generator decides the flips and advances; without one, torch.manual_seed does
 
-    zh: flip：由 generator 决定结果；不传 generator 时由 torch.manual_seed 决定
+    zh: flip：由 generator 决定结果且每次调用都向前推进；不传 generator 时由 torch.manual_seed 决定
     """
     coin.check_seeds(sub, ctx, 64)
 

@@ -1,32 +1,41 @@
 """Hidden tests of exercise 41. Never shown to learners; run in the judge's process only.
 
-``mean_and_standard_error`` against exact answers (frozen cases, ``cases.py``); ``samples_needed``
-against exact fractions; ``estimate_probability`` judged by its statistics: its estimates are
-frequencies k / n of independent rows, unbiased over 2 000 rows of 50 draws, and their error bars
-cover P(event) at the exact rate of the Wald interval over 1 000 rows of 400 draws (z = 1 and 2);
-then the generator and torch's default generator decide the draws. The sizes and the power
-against each known mistake: benchmarks/power_041.py. For each function, the bad inputs its
-statement refuses and the legal corners it allows are also generated from its contract
-(``specs.py``, judge/arguments) under the case's seed; the hand-written tables stay as examples.
+``mean_and_standard_error`` against exact answers: frozen cases (``cases.py``) as examples, and rows far
+from 0 in float32 and float64 drawn afresh under each case's seed, judged after the same deviations near
+0 (so a failure only the offset brings names the one-pass variance). ``samples_needed`` against exact
+fractions: the frozen examples, then whole-number bounds from arguments that are no binary fractions,
+drawn afresh, on which every inexact way of computing the bound errs at least twice.
+``estimate_probability`` by what its numbers promise: each answer's estimates are frequencies k / n and
+its standard errors the formula of their own estimates (``answers41``); unbiased over 2 000 rows of 50
+draws; error bars covering P(event) at the exact rate of the Wald interval over 1 000 rows of 400 draws
+(z = 1 and 2); the counts of few draws binomial and neighbouring rows independent (``draws41``); rows of
+certain events exact at every draw site's extremes (``extremes41``); and the generator's whole contract.
+For each function, the bad inputs its statement refuses and the legal corners it allows are generated
+from its contract (``specs.py``, judge/arguments) under the case's seed; the hand-written tables stay as
+examples. The sizes and the power against each known mistake: benchmarks/power_041.py.
 """
 
 from __future__ import annotations
 
+import torch
+
 from judge.arguments import expect_contract_accepts, expect_contract_refusals
 from judge.budget import BudgetDeclaration
+from judge.i18n import Bilingual
 from judge.testing import lane_weight
 
-from ..public import checks41
-from ..public.diagnoses import MISTAKES
+from ..public import checks41, draws41, extremes41
 from . import cases, specs
 
-# independence: the rows of the calibration call; seeds: the generator, then torch's default generator.
-BUDGET = BudgetDeclaration(calibration=1, unbiased=1, independence=1, seeds=2)
+# calibration, unbiased; independence: the rows of the calibration call; fit and pairs: the counts of few
+# draws (two calls); then the generator contract (its seeds, one fit per row, its twins).
+BUDGET = BudgetDeclaration(calibration=1, unbiased=1, independence=1, fit=2, pairs=2) + draws41.generator_budget()
 
 EVENT = (4, 6)  # P(event) = 0.1235: a far from 0 at these n, and k / n never near an interval's edge
 CALIBRATION_ROWS, CALIBRATION_DRAWS = 1000, 400
 UNBIASED_ROWS, UNBIASED_DRAWS = 2000, 50
-SEED_ROWS, SEED_DRAWS = 16, 100
+INDEPENDENCE_PAIRS = 500  # pairs of rows per call of few draws
+CONTRACT_DRAWS, CONTRACT_COPIES, POSITION_COPIES = 12, 16, 120
 
 
 def test_mean_accepted_lengths(sub, ctx):
@@ -62,17 +71,19 @@ def test_mean_float64(sub, ctx):
 
 
 def test_mean_large_offset(sub, ctx):
-    """mean_and_standard_error: float32 values with a mean far larger than their spread
+    """mean_and_standard_error: float32 values with a mean far larger than their spread, and a constant row
 
-    zh: mean_and_standard_error：均值远大于离散程度的 float32 数据
+    zh: mean_and_standard_error：均值远大于离散程度的 float32 数据，以及一个常数行
     """
-    checks41.check_mean_case(
-        sub,
-        ctx,
-        cases.large_offset(),
-        diagnosis=MISTAKES["naive_variance"],
-        mean_diagnosis=MISTAKES["float32_running_mean"],
-    )
+    checks41.check_offset_case(sub, ctx, *cases.offset_cases(ctx.rng, torch.float32))
+
+
+def test_mean_large_offset_float64(sub, ctx):
+    """mean_and_standard_error: float64 values with a mean far larger than their spread, and a constant row
+
+    zh: mean_and_standard_error：均值远大于离散程度的 float64 数据，以及一个常数行
+    """
+    checks41.check_offset_case(sub, ctx, *cases.offset_cases(ctx.rng, torch.float64))
 
 
 def test_mean_bad_inputs(sub, ctx):
@@ -93,9 +104,9 @@ def test_mean_generated_bad_inputs(sub, ctx):
 
 
 def test_mean_legal_corners(sub, ctx):
-    """mean_and_standard_error: legal corners (B = 1, n = 2, float32 and float64) give the exact answer
+    """mean_and_standard_error: legal corners (B = 1, n = 2, every allowed dtype) give the exact answer
 
-    zh: mean_and_standard_error：合法的边界输入（B = 1、n = 2、float32 与 float64）给出精确答案
+    zh: mean_and_standard_error：合法的边界输入（B = 1、n = 2、每种允许的 dtype）给出精确答案
     """
     good = specs.good_samples(ctx.rng)
     expect_contract_accepts(
@@ -115,6 +126,9 @@ def test_probability_bad_inputs(sub, ctx):
     checks41.check_probability_bad_inputs(sub, ctx)
 
 
+# @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
+# measured with `python practice/judge.py lanes 41` on a quiet machine (docs/authoring.md).
+@lane_weight(2)
 def test_probability_generated_bad_inputs(sub, ctx):
     """estimate_probability: every bad input the statement names, generated, raises ValueError
 
@@ -129,10 +143,11 @@ def test_probability_generated_bad_inputs(sub, ctx):
     )
 
 
+@lane_weight(3)
 def test_probability_legal_corners(sub, ctx):
-    """estimate_probability: legal corners (exact zeros, rows not summing to 1, B = 1, V = 1, one draw) are accepted
+    """estimate_probability: legal corners (exact zeros, B = 1, V = 1, one draw, every allowed dtype) are accepted
 
-    zh: estimate_probability：合法的边界输入（精确的 0、各行之和不为 1、B = 1、V = 1、只抽一次）都被接受
+    zh: estimate_probability：合法的边界输入（精确的 0、B = 1、V = 1、只抽一次、每种允许的 dtype）都被接受
     """
     expect_contract_accepts(
         sub.estimate_probability,
@@ -144,9 +159,7 @@ def test_probability_legal_corners(sub, ctx):
     )
 
 
-# @lane_weight: a heavy case's share of a grading's work, so that two lanes finish together;
-# measured with `python practice/judge.py lanes 41` on a quiet machine (docs/authoring.md).
-@lane_weight(3)
+@lane_weight(4)
 def test_probability_unbiased(sub, ctx):
     """estimate_probability: the estimates average to the true probability
 
@@ -155,7 +168,7 @@ def test_probability_unbiased(sub, ctx):
     checks41.check_unbiased(sub, ctx, UNBIASED_ROWS, EVENT, UNBIASED_DRAWS)
 
 
-@lane_weight(4)
+@lane_weight(6)
 def test_probability_calibrated(sub, ctx):
     """estimate_probability: rows are independent and the error bars cover the truth at their nominal rate
 
@@ -165,12 +178,55 @@ def test_probability_calibrated(sub, ctx):
 
 
 @lane_weight(2)
-def test_probability_seeds(sub, ctx):
-    """estimate_probability: the generator decides the draws; without one, torch.manual_seed does
+def test_probability_independent_draws(sub, ctx):
+    """estimate_probability: draws independent within a row (binomial counts) and across neighbouring rows
 
-    zh: estimate_probability：由 generator 决定抽样；不传 generator 时由 torch.manual_seed 决定
+    zh: estimate_probability：同一行内的抽样相互独立（次数服从二项分布），相邻各行也相互独立
     """
-    checks41.check_seeds(sub, ctx, SEED_ROWS, EVENT, SEED_DRAWS)
+    for n in (ctx.rng.choice((3, 5, 7)), ctx.rng.choice((2, 4, 6))):  # odd first: antithetic counts still vary
+        public = Bilingual(f"estimate_probability, {n} draws per row", f"estimate_probability，每行抽 {n} 次")
+        draws41.check_counts_independent(
+            sub, ctx, INDEPENDENCE_PAIRS, n, label=f"estimate_probability, {n} draws per row", public=public
+        )
+
+
+@lane_weight(2)
+def test_probability_exact_at_extremes(sub, ctx):
+    """estimate_probability: certain events are estimated exactly, at every draw site's extremes too
+
+    zh: estimate_probability：必然与不可能事件被精确估计，每个抽样点取极端值时也是如此
+    """
+    for dtype, n in ((torch.float64, ctx.rng.randint(8, 16)), (torch.float32, 1)):
+        rows = extremes41.exact_rows(ctx.rng, dtype, n)
+        name = str(dtype).removeprefix("torch.")
+        extremes41.check_exact_rows_at_extremes(
+            sub, ctx, rows, label=f"estimate_probability, certain events, {name}, {n} draw{'s' if n > 1 else ''}"
+        )
+
+
+@lane_weight(3)
+def test_probability_generator(sub, ctx):
+    """estimate_probability: the generator's contract, clause by clause
+
+    zh: estimate_probability：生成器的约定，逐条检验
+    """
+    draws41.check_generator_contract(
+        sub,
+        ctx,
+        checks41.PROBS,
+        CONTRACT_DRAWS,
+        CONTRACT_COPIES,
+        POSITION_COPIES,
+        label="estimate_probability",
+    )
+
+
+def test_wrong_types_refused(sub, ctx):
+    """samples_needed and estimate_probability: bools, lists, tensors and float counts raise ValueError
+
+    zh: samples_needed 与 estimate_probability：bool、列表、张量与浮点数形式的次数都抛出 ValueError
+    """
+    checks41.check_type_refusals(sub, ctx, ctx.rng)
 
 
 def test_samples_needed(sub, ctx):
@@ -179,6 +235,15 @@ def test_samples_needed(sub, ctx):
     zh: samples_needed：本章的例子、恰为整数的界、一般的界，以及 n = 1
     """
     checks41.check_samples_needed(sub, cases.needed_cases())
+
+
+@lane_weight(3)
+def test_samples_needed_whole_bounds(sub, ctx):
+    """samples_needed: bounds that are exactly whole numbers for arguments that are not binary fractions
+
+    zh: samples_needed：参数不是二进制分数、界却恰为整数的情形
+    """
+    checks41.check_samples_needed(sub, cases.whole_number_bounds(ctx.rng))
 
 
 def test_samples_needed_bad_inputs(sub, ctx):

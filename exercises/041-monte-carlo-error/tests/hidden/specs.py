@@ -1,10 +1,11 @@
 """Exercise 41's contract, argument by argument, as its statement writes it; the good calls the generated
 inputs start from; and the oracles that check what a legal corner returns.
 
-Each spec's ``refuse`` is the statement's refusal sentence for that argument, quoted above it. What the
-statement neither allows nor refuses stays out (float16 ``samples`` or ``probs``: "a float32 or
-float64 tensor" allows neither, "not a 2-D floating tensor" refuses neither; a float ``num_samples``
-such as 2.0: "an int >= 1", but only "``num_samples < 1``" raises).
+Each spec's ``refuse`` is the statement's refusal sentence for that argument, quoted above it. The
+statement accepts float16 and bfloat16 ``samples`` and ``probs`` (judged to their own precision), so
+they are legal corners; it refuses a float ``num_samples`` ("not a Python int"). Bools, lists and
+tensors where a number belongs are refused too: ``checks41.check_type_refusals`` sends them (the
+specs' ``Number`` generates strings and None only).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import random
 import torch
 
 from judge.arguments import (
+    FLOAT32_64,
+    HALF_PRECISION,
     NOT_FINITE,
     Count,
     Flaw,
@@ -24,36 +27,43 @@ from judge.arguments import (
     Variant,
     public_call,
 )
-from judge.checks import expect, expect_close, expect_tensor
+from judge.checks import Evidence, expect
 from judge.i18n import Bilingual
 
+from ..public.answers41 import check_probability_answer, event_probabilities
 from ..public.checks41 import check_mean_answer
 from .oracle import mean_case, needed_case
 
-# "Raises ValueError when samples is not a 2-D floating tensor, when n < 2, or when a value is NaN or
-# infinite."
+# "samples: a float32 or float64 tensor [B, n], ... float16 and bfloat16 tensors are accepted too."
+# "Raises ValueError when: samples is not a tensor, or not 2-D; its dtype is not floating (an integer or
+# bool tensor); n < 2; a value is NaN or infinite."
 MEAN_ARGUMENTS = {
     "samples": Values(
         dims=("B", "n"),
+        dtypes=FLOAT32_64 + HALF_PRECISION,
         at_least={"n": 2},
         refuse={Flaw.NOT_A_TENSOR, Flaw.RANK, Flaw.DTYPE, Flaw.SHAPE, *NOT_FINITE},
     ),
 }
 
-# "Raises ValueError when probs is not 2-D floating, holds a negative, NaN or infinite value, or has a row
-# summing to 0; when event is not a bool tensor of the shape of probs; or when num_samples < 1."
-# A probs of another length than event breaks "event ... of the shape of probs" too: SHAPE on both.
+# "probs: a float32 or float64 tensor [B, V] (float16 and bfloat16 are accepted too)"; "num_samples: a
+# Python int >= 1". "Raises ValueError when: probs is not a tensor, not 2-D, or not floating; probs holds a
+# negative, NaN or infinite value; a row of probs sums to 0; event is not a tensor, or not bool; event does
+# not have the shape of probs; num_samples is not a Python int (a float such as 10.0, or a bool);
+# num_samples < 1." A probs of another length than event breaks "the shape of probs" too: SHAPE on both.
 PROBABILITY_ARGUMENTS = {
     "probs": Probabilities(
         dims=("B", "V"),
+        dtypes=FLOAT32_64 + HALF_PRECISION,
         refuse={Flaw.NOT_A_TENSOR, Flaw.RANK, Flaw.DTYPE, Flaw.SHAPE, Flaw.BELOW, Flaw.ZERO_ROW, *NOT_FINITE},
     ),
     "event": Mask(dims=("B", "V"), refuse={Flaw.NOT_A_TENSOR, Flaw.RANK, Flaw.DTYPE, Flaw.SHAPE}),
-    "num_samples": Count(minimum=1, refuse={Flaw.BELOW}),
+    "num_samples": Count(minimum=1, refuse={Flaw.BELOW, Flaw.NOT_AN_INT}),
 }
 
-# "Raises ValueError when an argument is not a finite number > 0." The legal examples are powers of two,
-# so the bound is exact however large it is (floats and fractions agree on it).
+# "Raises ValueError when: an argument is not an int or a float (a bool, a string, None, a list, a
+# tensor); an argument is NaN or infinite; an argument is <= 0." The legal examples are powers of two, so
+# the bound is exact however large it is (floats and fractions agree on it).
 NEEDED_ARGUMENTS = {
     name: Number(
         low=0.0,
@@ -117,54 +127,28 @@ def mean_corner_check(ctx):
 
 def probability_corner_check(ctx):
     """``check(value, variant)`` for ``estimate_probability``: two tensors ``[B]`` of the dtype of probs;
-    each estimate a frequency k / n in [0, 1], exactly 0 where the row's event has probability 0 and 1
-    where it has probability 1; each standard error sqrt(p (1 - p) / n) or sqrt(p (1 - p) / (n - 1))
-    of its own estimate (0 when the estimate is 0 or 1)."""
+    each estimate a frequency k / n rounded to that dtype, exactly 0 where the row's event has probability
+    0 and 1 where it has probability 1; each standard error sqrt(p (1 - p) / n) of its own estimate (or
+    with n - 1 for n >= 2), exactly 0 when the estimate is 0 or 1 (n = 1 included)."""
 
     def check(value, variant: Variant) -> None:
         probs, event, n = variant.kwargs["probs"], variant.kwargs["event"], variant.kwargs["num_samples"]
-        rows, dtype = probs.shape[0], probs.dtype
         what = public_call("estimate_probability", variant)
-        expect(
-            isinstance(value, (tuple, list)) and len(value) == 2,
-            f"{what} must return a pair (estimate, standard error), got {type(value).__name__}",
-            rule=Bilingual(f"{what}: did not return a pair", f"{what.zh}：返回值不是二元组"),
+        truth = event_probabilities(probs, event)
+        estimate, _, _ = check_probability_answer(
+            value, ctx, rows=probs.shape[0], n=n, dtype=probs.dtype, what=str(what), truth=truth
         )
-        estimate = expect_tensor(value[0], name=f"{what} (the estimate)", shape=(rows,), dtype=dtype, device=ctx.device)
-        se = expect_tensor(value[1], name=f"{what} (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device)
-        p = estimate.to(torch.float64)
-        counts = p * n
+        p = estimate.to(torch.float64).tolist()
+        exact = all(v == t for v, t in zip(p, truth, strict=True) if t in (0.0, 1.0))
         expect(
-            bool((torch.isfinite(counts) & ((counts - counts.round()).abs() <= 1e-3) & (p >= 0) & (p <= 1)).all()),
-            f"{what}: the estimates {p.tolist()} are not all frequencies k / {n} in [0, 1]",
-            rule=Bilingual(
-                f"{what}: an estimate is not a frequency k / num_samples", f"{what.zh}：估计值不是频率 k / num_samples"
-            ),
-        )
-        weights = probs.to(torch.float64)
-        inside = (weights * event).sum(dim=1)
-        never, always = inside == 0, inside == weights.sum(dim=1)
-        expect(
-            bool((p[never] == 0).all()) and bool((p[always] == 1).all()),
+            exact,
             f"{what}: rows whose event has probability 0 must estimate 0, and probability 1 must estimate 1; "
-            f"got {p.tolist()}",
+            f"got {p} for the probabilities {truth}",
             rule=Bilingual(
                 f"{what}: an event of probability 0 or 1 is not estimated exactly",
                 f"{what.zh}：概率为 0 或 1 的事件没有被精确估计",
             ),
-        )
-        spread = p * (1 - p)
-        per_n = (spread / n).sqrt()
-        per_n_minus_1 = (spread / (n - 1)).sqrt() if n > 1 else per_n
-        error = se.to(torch.float64)
-        rtol = 1e-5 if dtype == torch.float32 else 1e-9
-        closer = torch.where((error - per_n).abs() <= (error - per_n_minus_1).abs(), per_n, per_n_minus_1)
-        expect_close(
-            error,
-            closer,
-            rtol=rtol,
-            atol=1e-12,
-            what=Bilingual(f"{what}: the standard error", f"{what.zh}：标准误"),
+            kind=Evidence.VALUE,
         )
 
     return check

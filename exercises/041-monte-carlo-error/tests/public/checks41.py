@@ -11,11 +11,13 @@ import math
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from fractions import Fraction
 
 import torch
 
 from judge.checks import (
     ROWS_SHARE_DIAGNOSIS,
+    BadCall,
     BadInput,
     CheckFailed,
     Evidence,
@@ -23,6 +25,7 @@ from judge.checks import (
     expect,
     expect_bad_inputs_refused,
     expect_calibrated,
+    expect_calls_refused,
     expect_close,
     expect_independent_rows,
     expect_seed_contract,
@@ -34,27 +37,13 @@ from judge.i18n import Bilingual
 from judge.stats import normal_sf
 
 from . import wald
+from .answers41 import check_probability_answer, event_probabilities, pair
 from .diagnoses import MISTAKES
+from .draws41 import COUNT, count_probs, dispersion_diagnosis
 
 # The distribution every estimate_probability case draws from (float32 holds these values).
 PROBS = [0.3105, 0.2210, 0.1650, 0.1150, 0.0835, 0.0550, 0.0400, 0.0100]
-COUNT = ("count", "次数")  # the outcome of one estimate, in messages: its count of hits k in [0, n]
 ESTIMATE = Bilingual("estimate_probability", "estimate_probability")
-
-
-def _pair(value, name: str) -> tuple:
-    """The learner's return value as a pair (a tuple or a list of two items), else a failure."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        fail(
-            f"{name} must return a pair (estimate, standard error), got {type(value).__name__}"
-            + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else ""),
-            rule=Bilingual(
-                f"{name}: did not return a pair (estimate, standard error)",
-                f"{name}：返回值不是（估计值，标准误）二元组",
-            ),
-            kind=Evidence.STRUCTURAL,
-        )
-    return value[0], value[1]
 
 
 # --- mean_and_standard_error ---------------------------------------------------------------
@@ -64,7 +53,7 @@ def _pair(value, name: str) -> tuple:
 class MeanCase:
     """A batch of samples and its exact answer (float64), with what each known mistake's error would be."""
 
-    samples: torch.Tensor  # [B, n], float32 or float64
+    samples: torch.Tensor  # [B, n], float32 or float64 (float16 or bfloat16 in the legal corners)
     mean: torch.Tensor  # [B] float64
     se: torch.Tensor  # [B] float64
     mistaken_se: dict[str, torch.Tensor]  # diagnosis -> [B] float64
@@ -76,11 +65,11 @@ def check_mean_case(
 ) -> None:
     """One call of ``mean_and_standard_error``: dtype, shape, device, then both outputs to rounding.
 
-    Tolerances: the mean within 8 ulps of the batch's largest |x|; the error within a relative 1e-3
-    (float32) or 1e-9 (float64), plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is
-    0 up to that rounding). A wrong or NaN standard error gets ``diagnosis`` when given (the large-offset
-    case), a wrong mean ``mean_diagnosis`` (there the variance's mistakes leave the mean alone); a wrong
-    type, shape or dtype, or an exception, is evidence of neither.
+    Tolerances: the mean within :func:`mean_ulps` ulps of the batch's largest |x|; the error within a relative
+    :func:`se_tolerance`, plus 8 ulps of the largest |x| over sqrt(n) (a constant row's error is 0 up
+    to that rounding). A wrong or NaN standard error gets ``diagnosis`` when given, a wrong mean
+    ``mean_diagnosis``: only :func:`check_offset_case` gives them, after the same deviations near 0
+    passed; a wrong type, shape or dtype, or an exception, is evidence of neither.
     """
     check_mean_answer(
         ctx, case, sub.mean_and_standard_error(case.samples), diagnosis=diagnosis, mean_diagnosis=mean_diagnosis
@@ -95,29 +84,101 @@ def check_mean_answer(
     dtype = case.samples.dtype
     eps = torch.finfo(dtype).eps
     scale = float(case.samples.abs().max())
-    mean, se = _pair(answer, "mean_and_standard_error")
+    mean, se = pair(answer, "mean_and_standard_error")
     mean = expect_tensor(mean, name="mean_and_standard_error (the mean)", shape=(rows,), dtype=dtype, device=ctx.device)
     se = expect_tensor(
         se, name="mean_and_standard_error (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
     )
     with diagnosed(mean_diagnosis) if mean_diagnosis else nullcontext():
         expect_close(
-            mean, case.mean, rtol=0.0, atol=8 * eps * scale, what=_what(case, "the mean", "均值"), per_row=True
+            mean,
+            case.mean,
+            rtol=0.0,
+            atol=mean_ulps(dtype) * eps * scale,
+            what=_what(case, "the mean", "均值"),
+            per_row=True,
         )
     # Shape and dtype are checked above: what fails here is the value, or a NaN, which is a variance
     # gone negative (E[x^2] - E[x]^2 cancels to below 0 where the mean dwarfs the spread; a
-    # variance of squared deviations never is): both are evidence of ``diagnosis`` in this case.
+    # variance of squared deviations never is): both are evidence of ``diagnosis`` in the offset case.
     evidence = (Evidence.VALUE, Evidence.STRUCTURAL)
     with diagnosed(diagnosis, evidence=evidence) if diagnosis else nullcontext():
         expect_close(
             se,
             case.se,
-            rtol=1e-3 if dtype == torch.float32 else 1e-9,
+            rtol=se_tolerance(dtype),
             atol=8 * eps * scale / math.sqrt(n),
             what=_what(case, "the standard error", "标准误"),
             mistakes=case.mistaken_se,
             per_row=True,
         )
+
+
+def mean_ulps(dtype: torch.dtype) -> int:
+    """The statement's tolerance of a mean, in units of the dtype's epsilon times the batch's largest
+    |value|: 8, and 64 in float64, where torch.var_mean's or a Python running mean wanders over 1 000
+    values near 10^5 (measured up to 12)."""
+    return 64 if dtype == torch.float64 else 8
+
+
+def se_tolerance(dtype: torch.dtype) -> float:
+    """The statement's relative tolerance of a standard error: 1e-3 (float32), 1e-9 (float64), ten
+    machine epsilons (float16, bfloat16)."""
+    if dtype == torch.float32:
+        return 1e-3
+    if dtype == torch.float64:
+        return 1e-9
+    return 10 * torch.finfo(dtype).eps
+
+
+def shifted_near_zero(samples: torch.Tensor) -> torch.Tensor:
+    """``samples`` with each row moved by a whole number near its first value, so that it lies near 0
+    (a constant row by its own value, to exactly 0, which any formula gets right): the same deviations
+    exactly (``x - c`` is exact for c within a factor 2 of x), so the same standard errors. Raises
+    ValueError where a shift would round (values too far apart in one row)."""
+    first = samples[:, :1].to(torch.float64)
+    constant = (samples == samples[:, :1]).all(dim=1, keepdim=True)
+    shift = torch.where(constant, first, first.round())
+    moved = samples - shift.to(samples.dtype)
+    if not torch.equal(moved.to(torch.float64) + shift, samples.to(torch.float64)):
+        raise ValueError("shifted_near_zero(): a row's shift is not exact")
+    return moved
+
+
+def two_blocks_case(start: float, step: float, first: int, n: int, dtype: torch.dtype, public: Bilingual) -> MeanCase:
+    """One row of ``first`` values ``start`` then ``n - first`` values ``start + step`` (both as ``dtype``
+    holds them), with its exact mean and standard error (fractions: the row's variance is
+    step^2 first (n - first) / (n (n - 1)))."""
+    held = torch.tensor([start, start + step], dtype=dtype).to(torch.float64).tolist()
+    low, high = Fraction(held[0]), Fraction(held[1])
+    gap = high - low
+    mean = low + gap * (n - first) / n
+    variance = gap * gap * first * (n - first) / (n * (n - 1))
+    se = math.sqrt(variance / n)
+    mistaken = {
+        MISTAKES["se_divides_by_n"]: [math.sqrt(variance) / n],
+        MISTAKES["se_is_variance"]: [float(variance / n)],
+        MISTAKES["se_not_divided"]: [math.sqrt(variance)],
+    }
+    as_tensor = lambda values: torch.tensor(values, dtype=torch.float64)  # noqa: E731
+    return MeanCase(
+        torch.tensor([[held[0]] * first + [held[1]] * (n - first)], dtype=dtype),
+        as_tensor([float(mean)]),
+        as_tensor([se]),
+        {d: as_tensor(v) for d, v in mistaken.items()},
+        public,
+    )
+
+
+def check_offset_case(sub, ctx, case: MeanCase, near_zero: MeanCase) -> None:
+    """Rows far from 0 (``case``), after the same deviations near 0 (``near_zero``: its samples are
+    :func:`shifted_near_zero` of the case's) passed: a failure that only the offset brings is named (a
+    wrong standard error, or NaN: the one-pass variance; a wrong mean: a running mean in float32), any
+    other is the near call's own."""
+    check_mean_case(sub, ctx, near_zero)
+    check_mean_case(
+        sub, ctx, case, diagnosis=MISTAKES["naive_variance"], mean_diagnosis=MISTAKES["float32_running_mean"]
+    )
 
 
 def _what(case: MeanCase, en: str, zh: str) -> Bilingual:
@@ -221,54 +282,10 @@ def estimates(
     ``mixed``) in ``dtype``; both outputs checked, and the estimates checked to be frequencies k / n.
     Returns (estimates, errors, counts k as int64 [rows])."""
     probs, mask = _inputs(rows, event, mixed=mixed, dtype=dtype)
-    estimate, se = _pair(source.estimate_probability(probs, mask, n, generator=generator), "estimate_probability")
-    for value, part in ((estimate, "estimate"), (se, "standard error")):
-        other = isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != dtype
-        expect(
-            not other,
-            f"{what}: probs are {dtype} but the {part} is {getattr(value, 'dtype', None)}; return both outputs in "
-            "the dtype of probs",
-            diagnosis=MISTAKES["dtype_of_probs"],
-            rule=Bilingual(
-                "estimate_probability: the outputs do not have the dtype of probs",
-                "estimate_probability：输出的 dtype 与 probs 不同",
-            ),
-        )
-    estimate = expect_tensor(
-        estimate, name="estimate_probability (the estimate)", shape=(rows,), dtype=dtype, device=ctx.device
+    value = source.estimate_probability(probs, mask, n, generator=generator)
+    return check_probability_answer(
+        value, ctx, rows=rows, n=n, dtype=dtype, what=what, truth=event_probabilities(probs, mask)
     )
-    se = expect_tensor(
-        se, name="estimate_probability (the standard error)", shape=(rows,), dtype=dtype, device=ctx.device
-    )
-    counts, bad = _whole(estimate.to(torch.float64) * n, n)
-    if bool(bad.any()):
-        row = int(bad.nonzero()[0, 0])
-        smoothed = not bool(_whole(estimate.to(torch.float64) * (n + 2) - 1, n)[1].any())
-        minus_one = n > 1 and not bool(_whole(estimate.to(torch.float64) * (n - 1), n)[1].any())
-        name = "smoothed_estimate" if smoothed else "estimate_divides_by_n_minus_1" if minus_one else "not_a_frequency"
-        fail(
-            f"{what}: row {row} returned the estimate {float(estimate[row]):.9g}, which is not k / {n} for a whole "
-            f"number k in [0, {n}]: the estimate is the frequency of the event among the {n} draws",
-            diagnosis=MISTAKES[name],
-            rule=Bilingual(
-                "estimate_probability: an estimate is not a frequency k / num_samples",
-                "estimate_probability：估计值不是频率 k / num_samples",
-            ),
-        )
-    return estimate, se, counts.to(torch.int64)
-
-
-def _whole(scaled: torch.Tensor, n: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """``scaled`` rounded to whole numbers, and where it is not one in [0, n] (to 1e-3: float32 rounding)."""
-    counts = scaled.round()
-    bad = (~torch.isfinite(scaled)) | ((scaled - counts).abs() > 1e-3) | (counts < 0) | (counts > n)
-    return counts, bad
-
-
-def count_probs(n: int, p: float) -> torch.Tensor:
-    """The distribution of the count k of hits, Binomial(n, p), as a float64 [n + 1] target."""
-    pmf = torch.tensor(wald.binomial_pmf(n, p), dtype=torch.float64)
-    return pmf / pmf.sum()
 
 
 def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None:
@@ -284,20 +301,26 @@ def check_calibration(sub, ctx, rows: int, event: Sequence[int], n: int) -> None
     )
     estimate, se, counts = estimates(sub, ctx, rows, event, n, ctx.generator(), what=label)
     half = rows // 2
-    # Counts are no draws in order: "sorted" would mislead. Rows that repeat each other's counts share their
-    # random numbers; counts that agree too often without that vary unlike Binomial(n, p) counts (a row's
-    # draws are not independent: stratified, repeated). The choice only names the failure.
-    shared = bool((counts[:half] == counts[half : 2 * half]).float().mean() > 0.9)
-    expect_independent_rows(
-        ctx,
-        counts[:half],
-        counts[half : 2 * half],
-        count_probs(n, p),
-        outcome=COUNT,
-        label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
-        public=public,
-        diagnosis=ROWS_SHARE_DIAGNOSIS if shared else MISTAKES["draws_not_independent"],
-    )
+    # Counts are no draws in order: "sorted" would mislead. Rows that repeat each other's counts (which
+    # still vary from row to row) share their random numbers; counts that agree too often without that,
+    # around the right mean, vary unlike Binomial(n, p) counts (a row's draws are not independent:
+    # stratified, repeated). Counts that never vary come from no draws at all: nothing is named.
+    varies = bool((counts != counts[0]).any())
+    shared = varies and bool((counts[:half] == counts[half : 2 * half]).float().mean() > 0.9)
+    try:
+        expect_independent_rows(
+            ctx,
+            counts[:half],
+            counts[half : 2 * half],
+            count_probs(n, p),
+            outcome=COUNT,
+            label=f"{label}: the counts of rows 0..{half - 1} against rows {half}..{2 * half - 1}",
+            public=public,
+            diagnosis=ROWS_SHARE_DIAGNOSIS,
+        )
+    except CheckFailed as failure:
+        failure.diagnosis = ROWS_SHARE_DIAGNOSIS if shared else dispersion_diagnosis(counts, n, p)
+        raise
     coverage, mistakes = wald.calibration_targets(n, p)
     expect_calibrated(ctx, estimate, se, p, label=label, public=public, coverage=coverage, mistakes=mistakes)
 
@@ -334,8 +357,8 @@ def _rows_repeat(counts: torch.Tensor, n: int, p: float) -> Bilingual | None:
     for row, key in enumerate(layout(counts.shape[0], mixed=True)):
         groups.setdefault(key, []).append(row)
     pairs = [(a, b) for members in groups.values() for a, b in zip(members, members[1:], strict=False)]
-    if not pairs:
-        return None
+    if not pairs or not bool((counts != counts[0]).any()):
+        return None  # no pairs, or counts that never vary: no random numbers to share
     agree = sum(int(counts[a]) == int(counts[b]) for a, b in pairs) / len(pairs)
     chance = math.fsum(v * v for v in wald.binomial_pmf(n, p))
     return ROWS_SHARE_DIAGNOSIS if agree > (1 + chance) / 2 else None
@@ -421,6 +444,7 @@ class NeededCase:
     num_se: float
     accepted: tuple[int, ...]  # one value, or two when the bound lies within 1e-9 of a whole number
     mistaken: dict[str, int]  # mistake name (a key of MISTAKES) -> its answer
+    whole: bool = False  # the bound is exactly a whole number N (only N + 1 is accepted)
 
 
 # Mistakes that land far from the answer: recognised within one unit (they may round either way).
@@ -448,6 +472,8 @@ def check_samples_needed(sub, cases: Sequence[NeededCase]) -> None:
     near = [name for name in GROSS if all(abs(value - case.mistaken[name]) <= 1 for _, case, value in answers)]
     found = exact if exact else near
     diagnosis = MISTAKES[found[0]] if len(found) == 1 else None
+    if not found and _inexact(answers, wrong):
+        diagnosis = MISTAKES["inexact_arithmetic"]
     call, case, value = wrong[0]
     expected = " or ".join(str(a) for a in case.accepted)
     fail(
@@ -456,6 +482,15 @@ def check_samples_needed(sub, cases: Sequence[NeededCase]) -> None:
         diagnosis=diagnosis,
         rule=Bilingual("samples_needed: the number of samples is wrong", "samples_needed：样本数不对"),
     )
+
+
+def _inexact(answers: Sequence[tuple[str, NeededCase, int]], wrong: Sequence[tuple[str, NeededCase, int]]) -> bool:
+    """The evidence of a bound computed inexactly: every wrong answer is N at a bound of exactly N, and
+    another bound of exactly a whole number came out right (so the strictness of the inequality is
+    understood: rounding decides which whole-number bounds fall short)."""
+    below = all(case.whole and value == case.accepted[0] - 1 for _, case, value in wrong)
+    right = any(case.whole and value in case.accepted for _, case, value in answers)
+    return below and right
 
 
 def check_needed_bad_inputs(sub) -> None:
@@ -473,3 +508,71 @@ def check_needed_bad_inputs(sub) -> None:
         ],
         name="samples_needed",
     )
+
+
+# --- arguments of the wrong type ------------------------------------------------------------
+
+
+def check_type_refusals(sub, ctx, rng) -> None:
+    """Arguments of types the statement refuses: for each number of ``samples_needed`` a string, None, a
+    list, a 0-d tensor and a bool (True is an int in Python); for ``num_samples`` a whole float and a bool.
+    A bool or a float accepted is named (the call returned: its own evidence), and so is another
+    exception than ValueError for a non-number (the call raised it while the good call returned: a type
+    never checked)."""
+    needed = {"delta": rng.choice((0.125, 0.5, 0.7)), "sigma": rng.choice((1.0, 1.5, 1.2)), "num_se": 2.0}
+    probs, mask = _inputs(2, [2])
+    # The good calls first, outside the diagnosed blocks: a function that raises on every input raises no
+    # evidence about types.
+    sub.samples_needed(**needed)
+    sub.estimate_probability(probs, mask, 5, generator=ctx.generator())
+    numbers = []
+    for bad_of, described, public, diagnosis in (
+        (repr, "a string", "a string", None),
+        (lambda good: None, "None", "None", None),
+        (lambda good: [good], "a list", "a list", None),
+        (torch.tensor, "a 0-d tensor", "a tensor", None),
+        (lambda good: True, "True (a bool)", "a bool", MISTAKES["bool_accepted"]),
+    ):
+        for name, good in needed.items():
+            bad = bad_of(good)
+            numbers.append(
+                BadCall(
+                    sub.samples_needed,
+                    f"samples_needed() with {name} = {bad!r} ({described})",
+                    kwargs={**needed, name: bad},
+                    public=Bilingual(
+                        f"samples_needed() with {name} given as {public}", f"samples_needed() 的 {name} 为{_ZH[public]}"
+                    ),
+                    diagnosis=diagnosis,
+                )
+            )
+    with diagnosed(MISTAKES["number_type_not_value_error"], raised_only=True):
+        expect_calls_refused(numbers)
+    counts = [
+        BadCall(
+            sub.estimate_probability,
+            f"estimate_probability() with num_samples = {bad!r} ({described})",
+            kwargs={"probs": probs, "event": mask, "num_samples": bad, "generator": ctx.generator()},
+            public=Bilingual(
+                f"estimate_probability() with num_samples given as {public}",
+                f"estimate_probability() 的 num_samples 为{_ZH[public]}",
+            ),
+            diagnosis=diagnosis,
+        )
+        for bad, described, public, diagnosis in (
+            (float(rng.randint(2, 20)), "a whole float", "a float", MISTAKES["float_count_accepted"]),
+            (True, "a bool", "a bool", MISTAKES["bool_accepted"]),
+        )
+    ]
+    with diagnosed(MISTAKES["count_type_not_value_error"], raised_only=True):
+        expect_calls_refused(counts)
+
+
+_ZH = {
+    "a string": "字符串",
+    "None": " None",
+    "a bool": " bool",
+    "a list": "列表",
+    "a tensor": "张量",
+    "a float": "浮点数",
+}

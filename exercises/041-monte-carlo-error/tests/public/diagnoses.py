@@ -28,18 +28,18 @@ MISTAKES: dict[str, Bilingual] = {
         "标准误用的是单个样本的标准差：没有除以 sqrt(n)",
     ),
     "naive_variance": Bilingual(
-        "the variance is computed as E[x^2] - E[x]^2, which loses every digit in float32 when the mean is "
-        "large next to the spread; subtract the mean first (two passes, or torch.var)",
-        "方差按 E[x^2] - E[x]^2 计算，均值远大于离散程度时在 float32 下有效数字全部丢失；"
-        "应先减去均值（两遍计算，或用 torch.var）",
+        "the variance is computed as E[x^2] - E[x]^2 (one pass), which loses every digit in float32 when the mean "
+        "is large next to the spread, and most of them in float64 too; subtract the mean first (two passes, or "
+        "torch.var)",
+        "方差按 E[x^2] - E[x]^2（一遍公式）计算，均值远大于离散程度时，在 float32 下有效数字全部丢失，"
+        "在 float64 下也丢掉大半；应先减去均值（两遍计算，或用 torch.var）",
     ),
     "float32_running_mean": Bilingual(
-        "the mean drifts: a running mean updated value by value in float32 (Welford's one pass) rounds at "
-        "every step, and over many values near 10 000 that adds up beyond float32 accuracy; use the whole "
-        "row's mean (samples.mean(dim=1)) and two passes, or accumulate in float64",
-        "均值漂移了：在 float32 下逐个更新的滑动均值（Welford 一遍算法）每一步都有舍入，"
-        "对许多接近 10 000 的值累积起来就超出了 float32 的精度；应直接求整行均值（samples.mean(dim=1)）"
-        "再做第二遍，或用 float64 累加",
+        "the mean stops short: a running mean updated value by value in float32 (Welford's one pass) loses every "
+        "update d / i below half a unit in its last place, so far from 0 it stalls; use the whole row's mean "
+        "(samples.mean(dim=1)) and two passes, or accumulate in float64",
+        "均值停在了半路：在 float32 下逐个更新的滑动均值（Welford 一遍算法）会把小于末位半个单位的增量 d / i 全部舍掉，"
+        "数值远离 0 时它就停滞不前；应直接求整行均值（samples.mean(dim=1)）再做第二遍，或用 float64 累加",
     ),
     # estimate_probability only.
     "wide_error_bars": Bilingual(
@@ -97,6 +97,18 @@ MISTAKES: dict[str, Bilingual] = {
         "次数的波动不像 num_samples 次独立抽样（Binomial(n, p)）：同一行内的抽样并不独立"
         "（分层或准随机抽样、重复使用抽样，或抽样次数少于 num_samples）",
     ),
+    "se_nan_when_certain": Bilingual(
+        "the standard error is NaN where the estimate is 0 or 1 (every row at num_samples = 1): torch.std of one "
+        "indicator, or a divisor n - 1 = 0, gives 0 / 0; there the standard error is exactly 0",
+        "估计值为 0 或 1 的行（num_samples = 1 时每一行都是）标准误成了 NaN：对单个指示变量调用 torch.std，"
+        "或分母 n - 1 = 0，都会得到 0 / 0；这时标准误恰好是 0",
+    ),
+    "zero_weight_counted": Bilingual(
+        "a token of weight 0 was counted: a row whose event holds only tokens of weight 0 did not estimate "
+        "exactly 0 (or its complement exactly 1), so a draw landed on a token that must never be drawn",
+        "计入了权重为 0 的 token：事件只含权重为 0 的 token 的行没有恰好估计为 0（或其补事件没有恰好估计为 1），"
+        "说明有抽样落在了永远不该被抽到的 token 上",
+    ),
     "dtype_of_probs": Bilingual(
         "the outputs do not keep the dtype of probs (float64 probs give float64 estimates and errors): cast the "
         "count with .to(probs.dtype), not .float()",
@@ -133,6 +145,50 @@ MISTAKES: dict[str, Bilingual] = {
         "by one; compute 2 (num_se sigma / delta)^2 exactly (fractions.Fraction)",
         "界经由 sqrt(2) 用浮点数计算，带有舍入：界恰为整数时答案差 1；应精确计算 2 (num_se sigma / delta)^2"
         "（fractions.Fraction）",
+    ),
+    "float_bound": Bilingual(
+        "the bound is computed in floats as 2 * (num_se * sigma / delta) ** 2, which rounds at each step: a bound "
+        "that is exactly a whole number N for the floats given (samples_needed(0.7, 0.7, 3.0): 18) comes out just "
+        "below N and the answer is one short; compute it with fractions.Fraction",
+        "界按浮点数 2 * (num_se * sigma / delta) ** 2 计算，每一步都有舍入：对所给的浮点数恰为整数 N 的界"
+        "（samples_needed(0.7, 0.7, 3.0) 的界是 18）会算成略小于 N，答案少 1；应当用 fractions.Fraction 计算",
+    ),
+    "decimal_fraction": Bilingual(
+        "the arguments are read as their shortest decimals (Fraction(str(x)) or Decimal), not as the exact values "
+        "the floats hold: where the floats give a bound of exactly N the decimals give just below N, and the "
+        "answer is one short; use Fraction(x) or x.as_integer_ratio()",
+        "参数被当成了最短的十进制小数（Fraction(str(x)) 或 Decimal），而不是浮点数真正存的精确值："
+        "浮点数给出的界恰为 N 时，十进制给出的略小于 N，答案少 1；应当用 Fraction(x) 或 x.as_integer_ratio()",
+    ),
+    "inexact_arithmetic": Bilingual(
+        "the bound is not computed exactly: at some bounds that are exactly a whole number N the answer is N, "
+        "while other whole-number bounds come out right, so rounding decides; take each float's exact value "
+        "(Fraction(x)) and compute 2 (num_se sigma / delta)^2 exactly",
+        "界没有被精确计算：有些恰为整数 N 的界给出的答案是 N，而另一些整数界却是对的，说明结果取决于舍入；"
+        "应取每个浮点数的精确值（Fraction(x)），精确计算 2 (num_se sigma / delta)^2",
+    ),
+    "bool_accepted": Bilingual(
+        "a bool is accepted as a number: True is an int in Python, but the statement refuses bools "
+        "(test isinstance(x, bool) before isinstance(x, int))",
+        "bool 被当成了数：在 Python 中 True 是 int，但题面要求拒绝 bool"
+        "（先判断 isinstance(x, bool)，再判断 isinstance(x, int)）",
+    ),
+    "count_type_not_value_error": Bilingual(
+        "num_samples that is not a Python int raises another exception than ValueError (torch.multinomial raises "
+        "TypeError for a float): check isinstance(num_samples, int), and not bool, first, and raise ValueError",
+        "不是 Python int 的 num_samples 抛出的不是 ValueError（torch.multinomial 对浮点数抛出 TypeError）："
+        "应先检查 isinstance(num_samples, int) 且不是 bool，再抛出 ValueError",
+    ),
+    "float_count_accepted": Bilingual(
+        "num_samples given as a float (such as 10.0) is accepted: it must be a Python int, and anything else "
+        "raises ValueError",
+        "浮点数形式的 num_samples（例如 10.0）被接受了：它必须是 Python 的 int，其他类型都要抛出 ValueError",
+    ),
+    "number_type_not_value_error": Bilingual(
+        "an argument that is not a number (a string, None, a list, a tensor) raises another exception than "
+        "ValueError (math.isfinite or Fraction raise TypeError): check the type first, and raise ValueError",
+        "不是数的参数（字符串、None、列表、张量）抛出的不是 ValueError（math.isfinite 或 Fraction 会抛出 TypeError）："
+        "应先检查类型，再抛出 ValueError",
     ),
     "not_an_int": Bilingual(
         "samples_needed must return a Python int (a count), not a float or a tensor",

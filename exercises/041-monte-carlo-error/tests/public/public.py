@@ -12,9 +12,8 @@ import math
 import torch
 
 from judge.budget import BudgetDeclaration
-from judge.checks import Evidence, expect, expect_raises
+from judge.checks import expect_raises
 from judge.i18n import Bilingual
-from judge.numbers import format_pair
 
 from . import checks41
 from .diagnoses import MISTAKES
@@ -68,39 +67,10 @@ def test_probability_example(sub, ctx):
 
     zh: estimate_probability 返回频率 k / n 及相应的标准误
     """
-    n = 200
-    estimate, se, counts = checks41.estimates(
-        sub, ctx, 3, [2], n, ctx.generator(), what="estimate_probability(3 rows, event = token 2, 200 draws)"
-    )
-    p_hat = [int(k) / n for k in counts]
-    p_true = checks41.event_probability([2])
-    # Dividing the variance by n - 1 instead of n is accepted too: sqrt(n / (n - 1)) is within 0.3 % of 1.
-    right = [math.sqrt(p * (1 - p) / n) for p in p_hat]
-    known = {
-        MISTAKES["se_divides_by_n"]: [math.sqrt(p * (1 - p)) / n for p in p_hat],
-        MISTAKES["se_is_variance"]: [p * (1 - p) / n for p in p_hat],
-        MISTAKES["se_not_divided"]: [math.sqrt(p * (1 - p)) for p in p_hat],
-        MISTAKES["wide_error_bars"]: [math.sqrt(0.25 / n)] * 3,
-        MISTAKES["se_times_z"]: [1.96 * e for e in right],
-        MISTAKES["se_true_p"]: [math.sqrt(p_true * (1 - p_true) / n)] * 3,
-    }
-    returned = [float(e) for e in se]
-
-    def matches(values):
-        return all(abs(a - b) <= 3e-3 * b + 1e-9 for a, b in zip(returned, values, strict=True))
-
-    row = next((r for r in range(3) if not matches([right[r]] * 3)), None) if not matches(right) else None
-    if row is None:
-        return
-    found = [d for d, values in known.items() if matches(values)]
-    diagnosis = found[0] if len(found) == 1 else None  # two mistakes that coincide here name none
-    returned_text, right_text = format_pair(returned[row], right[row])
-    expect(
-        False,
-        f"estimate_probability: row {row} estimated {p_hat[row]} from {n} draws and returned the standard "
-        f"error {returned_text}; sqrt(p_hat (1 - p_hat) / n) is {right_text}",
-        diagnosis=diagnosis,
-        kind=Evidence.VALUE,
+    # The estimates must be frequencies k / 200 and each standard error sqrt(p_hat (1 - p_hat) / 200) of its own
+    # estimate (or with 199); a known mistake's formula that reproduces every row is named (answers41).
+    checks41.estimates(
+        sub, ctx, 3, [2], 200, ctx.generator(), what="estimate_probability(3 rows, event = token 2, 200 draws)"
     )
 
 
@@ -123,7 +93,10 @@ def test_chapter_example(sub, ctx):
                     "rounds_down": 1152,
                     "not_strict": 1152,
                     "inexact_bound": 1153,
+                    "float_bound": 1153,
+                    "decimal_fraction": 1153,
                 },
+                True,
             )
         ],
     )
