@@ -389,6 +389,33 @@ def test_real_rows_have_a_long_tail_a_peak_and_cuts_inside_the_tail(tests_packag
     assert cutting == [[], [], ["top_p"], ["top_p"], ["top_p"], ["min_p"], ["top_k"], ["top_k", "top_p"]], cutting
 
 
+def test_a_tensor_rounded_before_its_check_is_not_named_one_unchecked_row(tests_package, reference):
+    """A per-row tensor cast to float32 before the range checks accepts -5e-324 or 1 + 2**-52 in every
+    row, not only in one: the generated refusals must fail it at the all-rows call, under the
+    parameter's own name, before the one-row call would name "one row unchecked"."""
+    specs = tests_package["specs"]
+
+    def rounded(logits, **kwargs):
+        kwargs = {k: v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+                  for k, v in kwargs.items()}
+        return reference.sampling_probs(logits, **kwargs)
+
+    names, one_row = [], specs.MISTAKES["bad_row_accepted"]
+    for seed in range(40):
+        rng = random.Random(seed)
+        good = specs.good_call(rng, draws=False, greedy=False)
+        for call in specs.refusal_calls(rounded, "sampling_probs", good, specs.PROBS_ARGUMENTS, rng):
+            try:
+                call.function(*call.args, **call.kwargs)
+            except ValueError:
+                continue
+            names.append((call.call, call.diagnosis))
+            break
+    assert names, "no seed gave the rounding sampler a value that float32 rounds into range"
+    assert all(name is not None and name != one_row for _, name in names), names
+    assert any("every row" in call for call, _ in names), names
+
+
 def _write() -> None:
     """Regenerate the part of real_logits.py below its marker from the live model."""
     exercise = resolve("39")

@@ -212,20 +212,35 @@ def refusal_calls(function: Any, name: str, good: dict[str, Any], arguments: dic
     calls = []
     for variant in bad_inputs(good, arguments, rng):
         entry = _bad_entry(good, variant)
-        if entry is not None:  # the same bad value as a number first: one row unchecked is then the evidence
-            kwargs = {**variant.kwargs, variant.argument: entry}
-            calls.append(
-                BadCall(
-                    function,
-                    f"{name}() with {variant.argument} = {entry!r}",
-                    kwargs={**kwargs, **more()},
-                    public=Bilingual(
+        if entry is not None:  # the bad value as a number, then in every row: only then is one row the evidence
+            column = variant.kwargs[variant.argument]
+            for kwargs, what, public in (
+                (
+                    {**variant.kwargs, variant.argument: entry},
+                    f"{variant.argument} = {entry!r}",
+                    Bilingual(
                         f"{name}() with {variant.public}, given as a number",
                         f"{name}() 收到以数值形式给出的同一非法 {variant.argument} 时",
                     ),
-                    diagnosis=MISTAKES.get(f"{variant.argument}_accepted"),
+                ),
+                (  # a tensor rounded before its check (float32 makes -5e-324 a 0) fails here, not as one row
+                    {**variant.kwargs, variant.argument: torch.full_like(column, entry)},
+                    f"{variant.argument} = {entry!r} in every row of a {column.dtype} tensor",
+                    Bilingual(
+                        f"{name}() with {variant.public}, in every row",
+                        f"{name}() 收到每一行都是同一非法 {variant.argument} 的张量时",
+                    ),
+                ),
+            ):
+                calls.append(
+                    BadCall(
+                        function,
+                        f"{name}() with {what}",
+                        kwargs={**kwargs, **more()},
+                        public=public,
+                        diagnosis=MISTAKES.get(f"{variant.argument}_accepted"),
+                    )
                 )
-            )
         calls.append(
             BadCall(
                 function,
