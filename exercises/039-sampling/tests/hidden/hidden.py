@@ -295,6 +295,7 @@ def _top_k_below_vocab(batch: cases.Batch) -> dict[str, torch.Tensor]:
 GREEDY_DTYPE = MISTAKES["greedy_dtype"]
 
 
+@lane_weight(21)
 def test_probs_generated(sub, ctx):
     """sampling_probs: generated rows (ties, tiny probabilities, cuts just outside the margin, top_p = 1 tails, mixed dtypes)
 
@@ -588,7 +589,7 @@ def test_single_draws(sub, ctx):
     )
 
 
-@lane_weight(2)
+@lane_weight(22)
 def test_sample_generated(sub, ctx):
     """sample: generated rows (ties, tiny probabilities next to -inf, cuts just outside the margin, mixed dtypes)
 
@@ -654,7 +655,7 @@ def _repeat_log10(draws: torch.Tensor, groups: list[list[int]], vocab: int) -> f
     return total
 
 
-@lane_weight(3)
+@lane_weight(5)
 def test_generator_contract(sub, ctx):
     """sample: the generator decides the draws and advances from call to call; rows wherever they stand
 
@@ -665,7 +666,7 @@ def test_generator_contract(sub, ctx):
     _contract(sub, ctx, batch, CONTRACT_DRAWS, groups, positions=True, twins=(1, 3))
 
 
-@lane_weight(4)
+@lane_weight(8)
 def test_generator_contract_single_draws(sub, ctx):
     """sample: with num_samples=1 (a decoder's call), the generator decides and advances too
 
@@ -910,7 +911,7 @@ def test_bad_logits(sub, ctx):
 # --- the contract, generated: every refusal it names, every legal corner it allows ------------------
 
 
-@lane_weight(4)
+@lane_weight(47)
 def test_generated_refusals(sub, ctx):
     """Every bad input the statement names, generated from good calls, raises ValueError
 
@@ -926,7 +927,7 @@ def test_generated_refusals(sub, ctx):
     expect_calls_refused(calls)
 
 
-@lane_weight(8)
+@lane_weight(48)
 def test_generated_corners(sub, ctx):
     """The legal corners of the contract are accepted and answered right (exact zeros, -inf, B = 1, V = 1, int numbers, ...)
 
