@@ -416,6 +416,28 @@ def test_a_tensor_rounded_before_its_check_is_not_named_one_unchecked_row(tests_
     assert any("every row" in call for call, _ in names), names
 
 
+def test_a_tensor_never_checked_is_named_by_its_parameter_not_one_row(tests_package, reference):
+    """A sampler that checks Python numbers but uses per-row tensors unchecked accepts a bad value in
+    every row: the hand table must reach an every-row tensor before a one-row one, so the name is the
+    parameter's own refusal, not "one row unchecked"."""
+    hidden, logits = tests_package["hidden"], tests_package["cases"].many_rows().logits[:5]
+
+    def tensors_unchecked(logits, **kwargs):  # shapes checked, values not
+        if any(isinstance(v, torch.Tensor) and tuple(v.shape) != (logits.shape[0],) for v in kwargs.values()):
+            raise ValueError("a parameter tensor must be 1-D of length B")
+        return reference.sampling_probs(logits, **{k: v for k, v in kwargs.items() if not isinstance(v, torch.Tensor)})
+
+    for kwargs, description, _, mistake in hidden._bad_parameters():
+        try:
+            tensors_unchecked(logits, **kwargs)
+        except ValueError:
+            continue
+        assert "every row" in description, description
+        assert mistake is not None and mistake != hidden.BAD_ROW, (description, mistake)
+        return
+    raise AssertionError("the sampler that leaves tensors unchecked refused every bad call")
+
+
 def _write() -> None:
     """Regenerate the part of real_logits.py below its marker from the live model."""
     exercise = resolve("39")

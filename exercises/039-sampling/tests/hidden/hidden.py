@@ -782,6 +782,17 @@ BAD_SHAPE = MISTAKES["bad_shape_accepted"]
 BAD_ROW = MISTAKES["bad_row_accepted"]
 
 
+# (parameter, bad value, tensor dtype, what is wrong without values, the mistake's key) in every row of a tensor.
+_EVERY_ROW_BAD = (
+    ("temperature", -0.5, torch.float64, "a negative per-row temperature in every row", "temperature_accepted"),
+    ("top_k", -2, torch.int64, "a negative per-row top_k in every row", "top_k_accepted"),
+    ("top_p", 0.0, torch.float64, "a per-row top_p of 0 in every row", "top_p_accepted"),
+    ("top_p", 1.25, torch.float64, "a per-row top_p above 1 in every row", "top_p_accepted"),
+    ("min_p", 1.0, torch.float64, "a per-row min_p of 1 in every row", "min_p_accepted"),
+    ("min_p", -0.2, torch.float64, "a negative per-row min_p in every row", "min_p_accepted"),
+)
+
+
 def _bad_parameters() -> list[tuple[dict, str, str, Bilingual | None]]:
     """(keyword arguments, what is wrong, the same without values, the mistake if accepted) for five rows."""
 
@@ -802,6 +813,17 @@ def _bad_parameters() -> list[tuple[dict, str, str, Bilingual | None]]:
             "a temperature tensor of length 7 for 5 rows",
             "a temperature tensor of the wrong length",
             BAD_SHAPE,
+        ),
+        # The same values in every row first: a tensor not checked at all is then named by its parameter,
+        # and "one row unchecked" only where every-row tensors were refused.
+        *(
+            (
+                {name: torch.full((5,), bad, dtype=dtype)},
+                f"a per-row {name} of {bad} in every row",
+                public,
+                MISTAKES[key],
+            )
+            for name, bad, dtype, public, key in _EVERY_ROW_BAD
         ),
         (
             {"temperature": one_bad_row(1.0, -0.5)},
