@@ -38,7 +38,8 @@ import torch  # noqa: E402
 from rich.table import Table  # noqa: E402
 from scipy import stats as sps  # noqa: E402
 
-from benchmarks._common import EXERCISE_ID, console as make_console, fmt_p, machine, write_json  # noqa: E402
+from benchmarks._common import EXERCISE_ID, fmt_p, machine, write_json  # noqa: E402
+from benchmarks._common import console as make_console  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.process import LearnerProcess  # noqa: E402
 from judge.runner import TOO_REGULAR_CASE, judge_file  # noqa: E402

@@ -57,6 +57,19 @@ the script exits 1):
   (``cases.many_rows(--fresh-rows)``) that the file breaks, i.e. how lucky a batch of 64 is.
 * **no_greedy**: the greedy rows (temperature 0, tied maxima) of ``sample_greedy``: exact
   survival probability (``probs_greedy_ties`` also catches it deterministically).
+* **antithetic_half_apart**: as the other within-row pairs mistakes (draw j against draw j + n/2).
+* **reseeded_generator**: the generator contract's second call with one generator object: the file
+  itself, twice on the contract rows; it survives only if the two calls differ (exact).
+* **generated rows** (``greedy_onehot_float32``, ``top_p_one_cuts``, ``smoothed_probs``, and the
+  distribution mistakes only generated rows separate): ``hidden._expect_probs`` on the generated calls
+  of ``--generated-seeds`` case seeds (the file's own ``sampling_probs``): the share of seeds that
+  kill it, and its one-sided 95 % lower bound.
+* **refusals** (``plus_inf_accepted``, ``nan_parameters_accepted``, ``fractional_top_k``,
+  ``greedy_rows_unchecked``): the hand tables (``test_bad_parameters``, ``test_bad_logits``) and the
+  generated refusals of ``--generated-seeds`` seeds, each call made on the file itself.
+* **gumbel_log_zero**: the file with every uniform 0 on the one-token rows of ``every_draw_site``
+  (the check it fails), and the exact chance that pushing one value per line to 0 never hits the
+  allowed token of any one-token row.
 
 A last section, **0.01 shift**: on every small-vocabulary row with a fit check (mixed kinds,
 float64, scalar, top-k edges, single-draw kinds) 0.01 of probability is moved from the most
@@ -76,11 +89,13 @@ import functools
 import importlib.util
 import inspect
 import math
+import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -98,8 +113,8 @@ from judge.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaratio
 from judge.catalogue import parse_wrong_solution  # noqa: E402
 from judge.checks import CheckFailed, expect_independent_within_row, too_regular  # noqa: E402
 from judge.checks import identical_draws_probability as identical_rows_probability  # noqa: E402
-from judge.learner_code import ExtremeUniforms  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
+from judge.learner_code import ExtremeUniforms  # noqa: E402
 from judge.suites import load_suite  # noqa: E402
 from judge.testing import Context  # noqa: E402
 
@@ -120,7 +135,9 @@ GREEDY_PARAMS = ({"temperature": 0.0}, {"temperature": 0.0, "top_k": 2, "top_p":
 SEEDS_DRAWS = 400  # hidden.test_generator_seeds (and the first half of hidden.test_default_generator)
 # Fit rows per batch, as hidden.py's _check_draws / _check_kinds calls list them (kinds for the repeated batches).
 FIT_ROWS = {"mixed": [0, 1, 2, 3, 4, 5, 7], "zipf": [0, 1, 2], "real": [0, 1, 2, 3, 4, 5, 6, 7], "float64": [0, 1],
-            "scalar": [0, 1], "public": [0], "top_k_edges": [0, 2, 3], "single": [0, 1, 3, 4]}
+            "scalar": [0, 1], "public": [0], "top_k_edges": [0, 2, 3], "single": [0, 1, 3, 4],
+            "contract": [0, 1, 2, 3]}  # "generated 1" and "generated 2": their first order row (set in load)
+GENERATED_SEED = 39_039  # the case seed whose generated calls stand for every seed in the row tables
 SHIFT = 0.01  # the "0.01 shift" section: probability moved between a row's two most likely tokens
 SHIFT_CALLS = ("mixed", "float64", "scalar", "top_k_edges", "single")  # small vocabularies with fit checks
 
@@ -151,14 +168,14 @@ class Call:
     def suite_draws(self, module, generator: torch.Generator, cases) -> torch.Tensor:
         """The file's draws as the suite takes them, grouped by kind: int64 [kinds, n]."""
         batch = self.batch if self.copies == 1 else cases.repeated(self.batch, self.copies)
-        params = batch.param_tensors() if self.per_row else Call.kwargs(self)
+        params = batch.arguments() if self.per_row else Call.kwargs(self)
         draws = module.sample(batch.logits, num_samples=self.draws, generator=generator, **params)
         return draws if self.copies == 1 else cases.by_kind(draws, self.batch.logits.shape[0])
 
     def kwargs(self) -> dict:
         """The parameters as the suite passes them."""
         if self.per_row:
-            return self.batch.param_tensors()
+            return self.batch.arguments()
         first = self.batch.params[0]
         return {"temperature": first.temperature, "top_k": first.top_k, "top_p": first.top_p, "min_p": first.min_p}
 
@@ -220,8 +237,17 @@ def load(exercise) -> Suite:
              cases.SINGLE_DRAW_COPIES),
         Call("edge", cases.edge_rows(), "extreme_uniforms (ordinary call)", EXTREME_CASE_DRAWS, True),
         Call("many", cases.many_rows(), "extreme_uniforms (ordinary call)", EXTREME_CASE_DRAWS, True),
+        Call("contract", cases.contract_rows(), "generator_contract (rows in another order)", hidden.POSITION_DRAWS,
+             True),
     ]
-    checks = [RowCheck(call, row, row in FIT_ROWS.get(call.name, [])) for call in calls
+    generated = sys.modules[f"{package}.hidden.generated"].calls(GENERATED_SEED)
+    fit_rows = dict(FIT_ROWS)
+    for number in (0, 1):  # hidden.test_sample_generated: one fit per call of per-row parameters
+        call = generated[number]
+        name = f"generated {number + 1}"
+        calls.append(Call(name, call, "sample_generated", hidden.GENERATED_DRAWS, True))
+        fit_rows[name] = [next(r for r, f in enumerate(call.families) if f.startswith("order:"))]
+    checks = [RowCheck(call, row, row in fit_rows.get(call.name, [])) for call in calls
               for row in range(call.batch.logits.shape[0])]
     fits = sum(c.fit for c in checks)
     if fits != declared.fit:
@@ -486,9 +512,16 @@ class _ProbsOnly:
 
 
 class _Ctx:
-    """Enough of judge.testing.Context for the exact cases; anything about draws ends the case."""
+    """Enough of judge.testing.Context for the exact cases; anything about draws ends the case.
+    ``fresh_seed`` gives every label this stand-in's one seed (the generated rows of that seed)."""
 
     device = "cpu"
+
+    def __init__(self, seed: int = GENERATED_SEED) -> None:
+        self.seed = seed
+
+    def fresh_seed(self, label: str) -> int:
+        return self.seed
 
     def __getattr__(self, name):
         raise _NotProbs
@@ -501,12 +534,12 @@ def probs_cases(exercise) -> list:
     return cases
 
 
-def probs_failures(cases: list, function: Callable) -> list[str]:
+def probs_failures(cases: list, function: Callable, seed: int = GENERATED_SEED) -> list[str]:
     sub = _ProbsOnly(function)
     failed = []
     for case in cases:
         try:
-            case.function(sub, _Ctx())
+            case.function(sub, _Ctx(seed))
         except CheckFailed:
             failed.append(f"{case.suite}/{case.name}")
         except _NotProbs:
@@ -527,9 +560,11 @@ def oracle_probs(oracle, key: str | None) -> Callable:
                 return [cast(v) for v in value.tolist()]
             return [cast(value)] * batch
 
-        rows = zip(column(temperature, float), column(top_k, int), column(top_p, float), column(min_p, float))
+        rows = zip(column(temperature, float), column(top_k, int), column(top_p, float), column(min_p, float),
+                   strict=True)
         params = [oracle.RowParams(temperature=t, top_k=k, top_p=p, min_p=m) for t, k, p, m in rows]
-        probs = oracle.target(logits, params).probs if key is None else oracle.mistaken(logits, params, key)
+        probs = oracle.target(logits, params, check_margins=False).probs if key is None else oracle.mistaken(
+            logits, params, key)
         return probs.to(logits.dtype)
 
     return function
@@ -978,8 +1013,9 @@ def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
         draws = part.suite_draws(module, generator, suite.cases)
         ctx, killed = _pairs_context(suite.pairs_alpha), False
         for row in rows:
-            try:
-                expect_independent_within_row(ctx, draws[row], probs[row], label=f"mixed kind {row}")
+            try:  # each copy's draws one row of the call, as the suite pairs them
+                expect_independent_within_row(ctx, draws[row].reshape(copies, call.draws), probs[row],
+                                              label=f"mixed kind {row}")
             except CheckFailed:
                 killed = True
         ratio = min(r.statistic / critical_value(suite.pairs_alpha, r.df) for r in ctx.records)
@@ -1082,16 +1118,25 @@ def _raises(function: Callable, exception: type[BaseException]) -> bool:
     return False
 
 
+def _accepted_bad_parameters(suite: Suite, module, logits: torch.Tensor, seed: int) -> list[str]:
+    """hidden.test_bad_parameters' (kwargs, description) pairs that either function accepts."""
+    accepted = []
+    for kwargs, description, _, _ in suite.hidden._bad_parameters():
+        for function in ("sampling_probs", "sample"):
+            extra = {"generator": torch.Generator().manual_seed(seed)} if function == "sample" else {}
+            call = functools.partial(getattr(module, function), logits, **kwargs, **extra)
+            if not _raises(call, ValueError):
+                accepted.append(f"{function}() with {description}")
+    return accepted
+
+
 def analyse_hard(suite: Suite, module, args, seed: int, *, what: str) -> dict:
     """Deterministic mistakes caught by a hard check: whether the file trips it does not depend on
     the random numbers, so P(kill) is 1 once the probe shows it does."""
     cases = suite.cases
     if what == "bad_parameters":  # hidden.test_bad_parameters, every (kwargs, description) pair
         logits = cases.many_rows().logits[:5].clone()  # a copy: the cases' batches are cached
-        accepted = [f"{function}() with {description}" for kwargs, description, _, _ in suite.hidden._bad_parameters()
-                    for function in ("sampling_probs", "sample")
-                    if not _raises(lambda: getattr(module, function)(logits, **kwargs, **(
-                        {"generator": torch.Generator().manual_seed(seed)} if function == "sample" else {})), ValueError)]
+        accepted = _accepted_bad_parameters(suite, module, logits, seed)
         caught, case, check = bool(accepted), "bad_parameters", "hard: ValueError expected"
         detail = f"{len(accepted)} bad inputs do not raise ValueError: {'; '.join(accepted)}"
     elif what == "top_k_edges":  # probs_top_k_edges / sample_top_k_edges: top_k >= V
@@ -1153,8 +1198,9 @@ def analyse_single_draw_skips_filters(suite: Suite, module, args, seed: int) -> 
     return {"killing_check": "support" if copies else "fit", "row": "single-draw kinds (all)",
             "case": "single_draws", "n_point": copies, "n_conf": copies, "suite_n": call.copies,
             "kinds": kinds, "log10_support_survival": log10_survival,
-            "note": "the file's num_samples=1 distribution (its torch.multinomial input) puts mass outside the target's "
-                    "support on kinds " + ", ".join(f"{k['kind']} (q = {k['q']:.3g})" for k in kinds if k["q"] > 0)
+            "note": "the file's num_samples=1 distribution (its torch.multinomial input) puts mass outside the "
+                    "target's support on kinds "
+                    + ", ".join(f"{k['kind']} (q = {k['q']:.3g})" for k in kinds if k["q"] > 0)
                     + f"; the support check over all kinds misses it with exact probability 10^{log10_survival:,.0f} "
                     f"at {call.copies:,} copies per kind (<= {1 - TARGET:g} from {copies} copies). Fit alone at the "
                     "suite's n: " + ", ".join(f"kind {k['kind']} P(kill) >= {k['lower_at_suite']:.4f}"
@@ -1187,6 +1233,97 @@ def shift_table(suite: Suite, args, crosscheck: CrossCheck, seed: int) -> list[d
 
 
 # The wrong solutions that are not distribution mistakes, and their analyses.
+def _lower_bound(kills: int, runs: int) -> float:
+    """One-sided CONFIDENCE Clopper-Pearson lower bound on a kill rate seen as kills of runs."""
+    return 0.0 if kills == 0 else float(sps.beta.ppf(1 - CONFIDENCE, kills, runs - kills + 1))
+
+
+def _by_seed(kills: list[bool], check: str, case: str, note: str) -> dict:
+    runs, killed = len(kills), sum(kills)
+    lower = _lower_bound(killed, runs)
+    return {"killing_check": check, "row": f"{runs} case seeds", "case": case, "n_point": 1 if killed == runs else None,
+            "n_conf": 1 if lower >= TARGET else None, "suite_n": 1, "kills": killed, "runs": runs,
+            "lower_bound": lower,
+            "note": f"{note}: killed at {killed} of {runs} seeds ({CONFIDENCE:.0%} lower bound on P(kill) "
+                    f"{lower:.4f}); the check is deterministic at each seed"}
+
+
+def analyse_generated(suite: Suite, module, args, seed: int) -> dict:
+    """The file's own sampling_probs on the frozen probs cases and, per case seed, the generated rows
+    (hidden.test_probs_generated: values, exact zeros and positive tails, the dtype of all-greedy rows)."""
+    frozen = probs_failures([c for c in probs_cases(resolve(EXERCISE_ID)) if c.name != "probs_generated"],
+                            module.sampling_probs)
+    generated_case = [c for c in probs_cases(resolve(EXERCISE_ID)) if c.name == "probs_generated"]
+    kills = [bool(probs_failures(generated_case, module.sampling_probs, seed=seed + s)) for s in
+             range(args.generated_seeds)]
+    if frozen:
+        entry = _by_seed([True] * len(kills), "probs (frozen rows)", frozen[0], "deterministic on frozen rows")
+        entry["note"] += f"; the generated rows kill it at {sum(kills)} of {len(kills)} seeds"
+        return entry
+    return _by_seed(kills, "probs (generated rows)", "probs_generated", "the generated rows of each case seed")
+
+
+def analyse_refusals(suite: Suite, module, args, seed: int) -> dict:
+    """Refusals: the hand tables (deterministic), then the generated refusals of each case seed."""
+    cases, specs = suite.cases, sys.modules[suite.cases.__name__.rsplit(".", 1)[0] + ".specs"]
+    logits = cases.many_rows().logits[:5].clone()
+    hand = _accepted_bad_parameters(suite, module, logits, seed)
+    plus_inf = torch.tensor([[0.5, float("inf"), 1.0]])
+    hand += [] if _raises(lambda: module.sampling_probs(plus_inf), ValueError) else ["sampling_probs() with +inf"]
+    kills = []
+    for s in range(args.generated_seeds):
+        rng = random.Random(seed + s)
+        good = specs.good_call(rng, draws=False, greedy=False)
+        calls = specs.refusal_calls(module.sampling_probs, "sampling_probs", good, specs.PROBS_ARGUMENTS, rng)
+        kills.append(any(not _raises(lambda c=c: c.function(*c.args, **c.kwargs), ValueError) for c in calls))
+    if hand:
+        entry = _by_seed([True] * len(kills), "hard: ValueError expected", "bad_parameters / bad_logits",
+                         f"deterministic ({hand[0]} returns)")
+        entry["note"] += f"; the generated refusals kill it at {sum(kills)} of {len(kills)} seeds"
+        return entry
+    return _by_seed(kills, "hard: ValueError expected", "generated_refusals", "the generated refusals")
+
+
+def analyse_reseeded(suite: Suite, module, args, seed: int) -> dict:
+    """Two calls in a row with one generator object must differ; the file repeats its first call."""
+    batch = suite.cases.contract_rows()
+    generator = torch.Generator().manual_seed(seed)
+    first, second = (module.sample(batch.logits, num_samples=suite.hidden.CONTRACT_DRAWS, generator=generator,
+                                   **batch.param_tensors()) for _ in range(2))
+    repeats = torch.equal(first, second)
+    chance = identical_rows_probability(batch.exact.probs, suite.hidden.CONTRACT_DRAWS)
+    return {"killing_check": "seeds (the generator advances)", "row": "contract rows", "case": "generator_contract",
+            "n_point": 1 if repeats else None, "n_conf": 1 if repeats else None, "suite_n": 1,
+            "note": f"the second call with one generator repeats the first: {'yes' if repeats else 'NO'}, every "
+                    f"time (the file re-seeds); a correct sampler repeats with probability {chance:.1g}"}
+
+
+def analyse_log_zero(suite: Suite, module, args, seed: int) -> dict:
+    """log(0) in the noise: the file with every uniform 0 on the one-token rows, and how likely the
+    judge's push (one value per [V] line at a private random position) misses every allowed token."""
+    batch = suite.cases.draw_site_rows()
+    single = [r for r in range(batch.logits.shape[0]) if int((batch.exact.probs[r] > 0).sum()) == 1]
+    saved = torch.rand
+
+    def zeros(*size, generator=None, dtype=None, device=None, **kwargs):
+        return torch.zeros(*size, dtype=dtype or torch.get_default_dtype())
+
+    torch.rand = zeros
+    try:
+        draws = module.sample(batch.logits, num_samples=suite.hidden.DRAW_SITE_DRAWS, **batch.param_tensors())
+    finally:
+        torch.rand = saved
+    fails = bool((~torch.gather(batch.exact.probs > 0, 1, draws)).any())
+    vocab, lines = batch.logits.shape[1], len(single) * suite.hidden.DRAW_SITE_DRAWS
+    log10_miss = lines * math.log10((vocab - 1) / vocab)
+    return {"killing_check": "every draw site (pushed to 0)", "row": f"{len(single)} one-token rows",
+            "case": "every_draw_site", "n_point": 1 if fails else None, "n_conf": 1 if fails else None, "suite_n": 1,
+            "note": f"all-zero uniforms make the file draw an excluded token: {'yes' if fails else 'NO'}; a push of "
+                    f"one value per line hits no allowed token on {len(single)} rows x {suite.hidden.DRAW_SITE_DRAWS} "
+                    f"draws with probability 10^{log10_miss:.0f} (float32 batch alone; the float64 batch and the "
+                    "mixed phase come on top)"}
+
+
 SPECIAL: dict[str, Callable[..., dict]] = {
     "shared_uniform": analyse_shared_uniform,
     "too_regular": analyse_too_regular,
@@ -1204,6 +1341,18 @@ SPECIAL: dict[str, Callable[..., dict]] = {
     "first_row_validated": functools.partial(analyse_hard, what="bad_parameters"),
     "top_k_above_vocabulary_crashes": functools.partial(analyse_hard, what="top_k_edges"),
     "modifies_logits": functools.partial(analyse_hard, what="inputs"),
+    "antithetic_half_apart": analyse_pairs,
+    "reseeded_generator": analyse_reseeded,
+    "greedy_onehot_float32": analyse_generated,
+    "top_p_one_cuts": analyse_generated,
+    "smoothed_probs": analyse_generated,
+    "min_p_softmax_max": analyse_generated,
+    "temperature_after_filters": analyse_generated,
+    "plus_inf_accepted": analyse_refusals,
+    "nan_parameters_accepted": analyse_refusals,
+    "fractional_top_k": analyse_refusals,
+    "greedy_rows_unchecked": analyse_refusals,
+    "gumbel_log_zero": analyse_log_zero,
 }
 
 
@@ -1221,8 +1370,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh-rows", type=int, default=2048,
                         help="inverse CDF files: random rows drawn like cases.many_rows to estimate how many break "
                              "(default 2048)")
+    parser.add_argument("--generated-seeds", type=int, default=400,
+                        help="case seeds whose generated rows and refusals judge the deterministic mistakes "
+                             "(default 400)")
     parser.add_argument("--quick", action="store_true",
-                        help="--reps 1000 --screen-reps 100 --candidates 1 --too-regular-scan 1024 --fresh-rows 256")
+                        help="--reps 1000 --screen-reps 100 --candidates 1 --too-regular-scan 1024 --fresh-rows 256 "
+                             "--generated-seeds 100")
     parser.add_argument("--only", nargs="*",
                         help="wrong solutions to analyse (file stems; 'shift' for the 0.01-shift section); default all")
     parser.add_argument("--seed", type=int, default=20_261_129, help="seed of the simulations")
@@ -1231,6 +1384,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.reps, args.screen_reps, args.candidates = min(args.reps, 1000), min(args.screen_reps, 100), 1
         args.too_regular_scan, args.fresh_rows = min(args.too_regular_scan, 1024), min(args.fresh_rows, 256)
+        args.generated_seeds = min(args.generated_seeds, 100)
     console = make_console()
     exercise = resolve(EXERCISE_ID)
     suite = load(exercise)

@@ -40,8 +40,15 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from benchmarks._common import EXERCISE_ID, fmt_ms, load_exercise_tests, machine, median, percentile  # noqa: E402
-from benchmarks._common import write_json  # noqa: E402
+from benchmarks._common import (  # noqa: E402
+    EXERCISE_ID,
+    fmt_ms,
+    load_exercise_tests,
+    machine,
+    median,
+    percentile,
+    write_json,  # noqa: E402
+)
 from benchmarks._common import console as make_console  # noqa: E402
 from judge.exercise import resolve  # noqa: E402
 from judge.process import LearnerProcess  # noqa: E402

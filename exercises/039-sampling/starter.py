@@ -19,26 +19,28 @@ def sampling_probs(
     """Return the distribution that `sample` draws from, one row per row of `logits`.
 
     Args:
-        logits: float32 or float64 tensor [B, V] on any device; may hold -inf, but every
-            row has at least one finite value.
+        logits: float32 or float64 tensor [B, V] on any device; may hold -inf (never +inf or
+            NaN), but every row has at least one finite value.
         temperature: number or 1-D tensor [B]; 0 means greedy (one-hot of the lowest index
-            among the row's maxima).
-        top_k: number or 1-D tensor [B]; 0 or >= V disables it. Ties with the k-th
+            among the row's maxima); any T > 0 samples, however small.
+        top_k: whole number or 1-D tensor [B]; 0 or >= V disables it. Ties with the k-th
             largest probability are kept.
-        top_p: number or 1-D tensor [B] in (0, 1]; 1 disables it. The token that carries the
-            running total across top_p is kept.
+        top_p: number or 1-D tensor [B] in (0, 1]; 1 disables it (nothing is cut). The token
+            that carries the running total across top_p is kept.
         min_p: number or 1-D tensor [B] in [0, 1); 0 disables it. Relative to the row's
             largest probability.
 
     Order: temperature, softmax, top-k, renormalize, top-p, renormalize, min-p, renormalize.
 
     Returns:
-        Tensor [B, V] with the dtype and device of `logits`; every row sums to 1.
+        Tensor [B, V] with the dtype and device of `logits`; every row sums to 1; exactly 0
+        for filtered tokens, positive for the others.
 
     Raises:
-        ValueError: negative temperature or top_k, top_p outside (0, 1], min_p outside
-            [0, 1), NaN logits, a row without a finite logit, logits not 2-D, or a
-            parameter tensor that is not 1-D of length B.
+        ValueError: a temperature negative, NaN or infinite; top_k negative or not a whole
+            number; top_p outside (0, 1]; min_p outside [0, 1); logits not a 2-D float32 or
+            float64 tensor, holding NaN or +inf, or a row without a finite logit; a parameter
+            tensor that is not 1-D of length B. Greedy rows' parameters are checked too.
     """
     # 先做温度和 softmax，再按顺序做三个过滤器，每一步之后重新归一化。
     raise NotImplementedError("sampling_probs: build the filtered distribution here")
@@ -60,14 +62,15 @@ def sample(
         num_samples: draws per row, at least 1.
         temperature, top_k, top_p, min_p: as in `sampling_probs`.
         generator: the only source of randomness; torch's default generator when None.
-            When given, it lives on the device of `logits`. Same seed, same tokens.
+            When given, it lives on the device of `logits`. Same seed, same tokens; each
+            call continues its stream.
 
     Returns:
         int64 tensor [B, num_samples] of token indices, on the device of `logits`.
         Must stay correct for every value torch.rand can return, 0.0 included.
 
     Raises:
-        ValueError: everything `sampling_probs` rejects, and num_samples < 1.
+        ValueError: everything `sampling_probs` rejects, and num_samples not an int >= 1.
     """
     # 每行只过滤一次，然后一次抽完 num_samples 个 token。
     raise NotImplementedError("sample: draw tokens from the filtered distribution here")

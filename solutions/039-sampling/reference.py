@@ -3,18 +3,19 @@
 import torch
 
 
-def _per_row(value, batch, name, dtype, device):
-    """A parameter as a [B, 1] column: a Python number, or a 1-D tensor with one value per row."""
+def _per_row(value, batch, name, device):
+    """A parameter as a float64 [B, 1] column (exactly the values given, for the range checks): a
+    Python number, or a 1-D tensor with one value per row."""
     if isinstance(value, torch.Tensor):
         if value.dim() != 1 or value.shape[0] != batch:
             raise ValueError(
                 f"{name} must be a number or a 1-D tensor of length {batch}, got shape {list(value.shape)}"
             )
-        column = value.to(device=device, dtype=dtype)
+        column = value.to(device=device, dtype=torch.float64)
     else:
-        column = torch.full((batch,), float(value), dtype=dtype, device=device)
-    if torch.isnan(column).any():
-        raise ValueError(f"{name} must not be NaN")
+        column = torch.full((batch,), float(value), dtype=torch.float64, device=device)
+    if not torch.isfinite(column).all():
+        raise ValueError(f"{name} must be a finite number, got NaN or infinity")
     return column.unsqueeze(1)
 
 
@@ -27,13 +28,15 @@ def _validate(logits, temperature, top_k, top_p, min_p):
         raise ValueError("logits must have at least one token per row")
     if torch.isnan(logits).any():
         raise ValueError("logits contain NaN")
+    if torch.isposinf(logits).any():
+        raise ValueError("logits contain +inf")
     if not torch.isfinite(logits).any(dim=1).all():
         raise ValueError("every row of logits needs at least one finite value")
-    batch, dtype, device = logits.shape[0], logits.dtype, logits.device
-    t = _per_row(temperature, batch, "temperature", dtype, device)
-    k = _per_row(top_k, batch, "top_k", torch.float64, device)
-    p = _per_row(top_p, batch, "top_p", dtype, device)
-    m = _per_row(min_p, batch, "min_p", dtype, device)
+    batch, device = logits.shape[0], logits.device
+    t = _per_row(temperature, batch, "temperature", device)
+    k = _per_row(top_k, batch, "top_k", device)
+    p = _per_row(top_p, batch, "top_p", device)
+    m = _per_row(min_p, batch, "min_p", device)
     if (t < 0).any():
         raise ValueError("temperature must be >= 0")
     if (k < 0).any() or (k != k.round()).any():
@@ -42,7 +45,8 @@ def _validate(logits, temperature, top_k, top_p, min_p):
         raise ValueError("top_p must be in (0, 1]")
     if ((m < 0) | (m >= 1)).any():
         raise ValueError("min_p must be in [0, 1)")
-    return t, k.long(), p, m
+    dtype = logits.dtype  # the arithmetic runs in the dtype of logits
+    return t.to(dtype), k.long(), p.to(dtype), m.to(dtype)
 
 
 def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
@@ -50,8 +54,10 @@ def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
     t, k, p, m = _validate(logits, temperature, top_k, top_p, min_p)
     vocab = logits.shape[1]
     greedy = t == 0
-    # Temperature 0 rows are replaced below; divide them by 1 to avoid inf/nan on the way.
-    probs = torch.softmax(logits / torch.where(greedy, torch.ones_like(t), t), dim=-1)
+    # Shifted by the row's largest logit, so a tiny temperature cannot overflow; temperature 0 rows are
+    # replaced below, so divide them by 1 to avoid inf/nan on the way.
+    shifted = logits - logits.max(dim=-1, keepdim=True).values
+    probs = torch.softmax(shifted / torch.where(greedy, torch.ones_like(t), t), dim=-1)
 
     # One sort per row serves top-k and top-p. Stable, so equal probabilities keep index order.
     sorted_probs, order = torch.sort(probs, dim=-1, descending=True, stable=True)

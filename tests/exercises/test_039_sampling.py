@@ -14,6 +14,7 @@ import importlib.util
 import json
 import random
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -22,8 +23,13 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from judge.browser.learner import InProcessLearner
 from judge.exercise import resolve
+from judge.learner_code import ExtremeUniforms
+from judge.process import CallOptions
+from judge.runner import judge_file
 from judge.suites import load_suite, suites_module
+from judge.verdicts import Verdict
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +37,8 @@ def tests_package(exercise39):
     load_suite(exercise39, "hidden")
     load_suite(exercise39, "public")
     load_suite(exercise39, "tiny")
-    where = {"oracle": "hidden", "cases": "hidden", "hidden": "hidden", "public": "public", "tiny": "public"}
+    where = {"oracle": "hidden", "cases": "hidden", "hidden": "hidden", "generated": "hidden", "specs": "hidden",
+             "naming": "hidden", "public": "public", "tiny": "public"}
     return {name: suites_module(exercise39, f"{folder}.{name}") for name, folder in where.items()}
 
 
@@ -124,8 +131,9 @@ def test_tiny_variant_literals_match_the_oracle_and_separate_every_mistake(tests
     exact = oracle.target(logits, params).probs  # raises AmbiguousCase for a row without margins
     torch.testing.assert_close(tiny._expected(), exact, rtol=0, atol=1e-9)
     # Every known mistake is told apart by the frozen rows, or by the rule an edge case checks (not both).
-    assert set(tiny.MISTAKEN) | set(tiny.BY_RULE) == set(oracle.MISTAKES)
+    assert set(tiny.MISTAKEN) | set(tiny.BY_RULE) == set(oracle.MISTAKES) - set(oracle.EVIDENCE_ONLY)
     assert not set(tiny.MISTAKEN) & set(tiny.BY_RULE)
+    assert set(tiny.MISTAKEN) <= set(oracle.DISTRIBUTION_MISTAKES)
     outputs = {}
     for name, frozen in tiny.MISTAKEN.items():
         model = oracle.mistaken(logits, params, name)
@@ -138,15 +146,21 @@ def test_tiny_variant_literals_match_the_oracle_and_separate_every_mistake(tests
             assert (outputs[first] - outputs[second]).abs().max() > 0.05, f"{first} and {second} look alike"
 
 
-# Wrong solution file -> the oracle mistake that must model it exactly (used for diagnoses).
+# Wrong solution (a file or a patch) -> the oracle mistake that must model it exactly (used for diagnoses).
 MODELLED = {
     "temperature_multiplied": "temperature_multiplied",
     "temperature_after_softmax": "temperature_ignored",
+    "temperature_after_filters": "temperature_after_filters",
     "top_k_plus_one": "top_k_plus_one",
+    "top_k_drops_ties": "top_k_drops_ties",
+    "top_k_one_ignored": "top_k_one_ignored",
+    "top_k_max_for_all_rows": "top_k_max_for_all_rows",
     "top_p_drops_crossing": "top_p_drops_crossing",
     "top_p_one_extra": "top_p_one_extra",
     "top_p_unsorted": "top_p_unsorted",
+    "top_p_mask_unsorted": "top_p_mask_unsorted",
     "min_p_absolute": "min_p_absolute",
+    "min_p_softmax_max": "min_p_softmax_max",
     "no_filtering": "no_filtering",
     "row0_parameters": "row0_params",
     "filters_reordered": "filters_reordered",
@@ -155,16 +169,118 @@ MODELLED = {
 }
 
 
+def _wrong_module(exercise, name: str):
+    """A wrong solution as a module: its file, or its patch applied to the reference."""
+    from judge.patches import expand
+
+    folder = exercise.solutions_root / "wrong"
+    path = folder / f"{name}.py"
+    if not path.exists():
+        path = Path(tempfile.mkdtemp()) / f"{name}.py"
+        path.write_text(expand(folder / f"{name}.patch", exercise.reference_path), encoding="utf-8")
+    return _load(path, f"wrong_039_{name}")
+
+
 @pytest.mark.parametrize("wrong, mistake", sorted(MODELLED.items()))
 def test_the_oracle_models_each_wrong_solution(tests_package, exercise39, wrong, mistake):
-    cases, oracle = tests_package["cases"], tests_package["oracle"]
-    module = _load(exercise39.solutions_root / "wrong" / f"{wrong}.py", f"wrong_039_{wrong}")
-    for batch in (cases.mixed_rows(), cases.scalar_rows(), cases.float64_rows()):
-        got = module.sampling_probs(batch.logits, **batch.param_tensors()).to(torch.float64)
+    cases, oracle, generated = tests_package["cases"], tests_package["oracle"], tests_package["generated"]
+    module = _wrong_module(exercise39, wrong)
+    batches = [cases.mixed_rows(), cases.scalar_rows(), cases.float64_rows(), cases.top_k_edge_rows()]
+    batches += [call for seed in range(4) for call in generated.calls(seed)]
+    for batch in batches:
+        got = module.sampling_probs(batch.logits, **batch.arguments()).to(torch.float64)
         modelled = oracle.mistaken(batch.logits, batch.params, mistake)
         # A mistake may empty a row (0/0 = NaN in the learner's code); the oracle keeps such rows as they were.
-        finite = ~torch.isnan(got).any(dim=1)
-        torch.testing.assert_close(got[finite], modelled[finite], rtol=1e-4, atol=1e-6)
+        # A generated row may put the mistake's own cut within rounding (a tiny temperature multiplied
+        # in makes every token tie): those rows are left out, as the margins leave them out of diagnoses.
+        keep = ~torch.isnan(got).any(dim=1)
+        for row in range(batch.logits.shape[0]):
+            try:
+                oracle.mistaken(batch.logits[row:row + 1], [batch.params[row]], mistake, margin=oracle.STATED_MARGIN)
+            except oracle.AmbiguousCase:
+                keep[row] = False
+        torch.testing.assert_close(got[keep], modelled[keep], rtol=1e-4, atol=1e-6)
+
+
+# --- the generated rows (tests/hidden/generated.py) and the statement's "near a threshold" margin ----
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_generated_rows_keep_the_stated_margin_and_some_sit_just_outside_it(tests_package, reference, seed):
+    oracle, generated = tests_package["oracle"], tests_package["generated"]
+    nearest = []
+    for call in generated.calls(seed):
+        for row, family in enumerate(call.families):
+            margin = oracle.smallest_margin(call.logits[row], call.params[row])
+            assert margin >= oracle.STATED_MARGIN, (family, margin)
+            if family == "near":
+                nearest.append(margin)
+                assert margin < generated.NEAR_LIMIT
+            if family.startswith("order:"):
+                mistake = family.partition(":")[2]
+                wrong = oracle.mistaken(call.logits[row:row + 1], [call.params[row]], mistake)[0]
+                assert not torch.equal(wrong > 0, call.exact.probs[row] > 0), (seed, family)
+            unfiltered = call.params[row] == oracle.RowParams(temperature=call.params[row].temperature)
+            if family == "tail" and unfiltered:  # a running total in the logits' dtype reaches 1 before the tail
+                ordered = torch.softmax(call.logits[row].double(), 0).to(call.logits.dtype).sort(descending=True)
+                assert float(ordered.values.cumsum(0)[-2]) >= 1.0
+                assert float(call.exact.probs[row].min()) >= generated.FLOOR[call.logits.dtype]
+            if family == "tiny":
+                tiny = call.exact.probs[row][call.exact.probs[row] > 0].min()
+                assert 1e-27 < float(tiny) < 1e-22 and bool((call.exact.probs[row] == 0).any())
+        got = reference.sampling_probs(call.logits, **call.arguments()).double()
+        rtol, atol = {torch.float32: (1e-4, 1e-6), torch.float64: (1e-9, 1e-12)}[call.logits.dtype]
+        torch.testing.assert_close(got, call.exact.probs, rtol=rtol, atol=atol)
+        decided = (call.exact.probs == 0) | (call.exact.probs >= generated.FLOOR[call.logits.dtype])
+        assert torch.equal((got == 0)[decided], (call.exact.probs == 0)[decided])
+    assert len(nearest) >= 2 and min(nearest) < 1.6e-3
+    assert "tail" in generated.calls(seed)[2].families  # the call of Python ints: every filter off
+
+
+def test_a_decision_inside_the_stated_margin_is_never_a_case(tests_package):
+    """The oracle refuses a row whose closest decision sits inside the statement's 1e-3, whichever filter
+    makes it (the generated rows are drawn again then), and accepts one just outside."""
+    oracle = tests_package["oracle"]
+    logits = torch.tensor([[2.0, 1.0, 0.5, 0.0]], dtype=torch.float64)
+    probs = torch.softmax(logits[0], 0)
+    for params in (oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 5e-4)),
+                   oracle.RowParams(min_p=float(probs[2] / probs[0]) * (1 - 5e-4))):
+        with pytest.raises(oracle.AmbiguousCase):
+            oracle.target(logits, [params], margin=oracle.STATED_MARGIN)
+    close = torch.tensor([[2.0, 1.0, 1.0 - 4e-4, 0.0]], dtype=torch.float64)
+    with pytest.raises(oracle.AmbiguousCase):
+        oracle.target(close, [oracle.RowParams(top_k=2)], margin=oracle.STATED_MARGIN)
+    outside = oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 1.2e-3))
+    oracle.target(logits, [outside], margin=oracle.STATED_MARGIN)
+    assert 1e-3 < oracle.smallest_margin(logits[0], outside) < 1.3e-3
+
+
+class _Recorder(InProcessLearner):
+    """The in-process learner with the server's extreme-uniform phase, recording B x V x num_samples."""
+
+    sizes: list[int]
+
+    def call(self, function, args, kwargs, *, timeout_s, options=CallOptions()):
+        if function == "sample":
+            logits = args[0] if args else kwargs["logits"]
+            n = args[1] if len(args) > 1 else kwargs.get("num_samples", 1)
+            if isinstance(logits, torch.Tensor) and logits.dim() == 2 and isinstance(n, int):
+                self.sizes.append(logits.shape[0] * logits.shape[1] * n)
+        if options.extreme_uniforms is None:
+            return super().call(function, args, kwargs, timeout_s=timeout_s, options=options)
+        with ExtremeUniforms(torch, options.extreme_uniforms):
+            return super().call(function, args, kwargs, timeout_s=timeout_s,
+                                options=CallOptions(global_seed=options.global_seed))
+
+
+def test_no_call_asks_for_more_than_the_statement_promises(exercise39):
+    """The statement: "No call asks for more than 7e7 rows x vocabulary x draws", so that an algorithm
+    drawing one noise value per token and draw (Gumbel-max, an exponential race) fits the time limit."""
+    learner = _Recorder(exercise39.reference_path.read_text())
+    learner.sizes = []
+    report = judge_file(exercise39, exercise39.reference_path, seed=1, suites=("public", "hidden"), process=learner)
+    assert report.verdict is Verdict.AC, report.message
+    assert len(learner.sizes) > 50 and max(learner.sizes) <= 7e7, max(learner.sizes)
 
 
 # --- the real model's logits (tests/hidden/real_logits.py) -----------------------------------------
@@ -271,6 +387,55 @@ def test_real_rows_have_a_long_tail_a_peak_and_cuts_inside_the_tail(tests_packag
     # both cut, and min_p = 0.05 finds nothing left below its threshold: real logits rarely let all
     # three act at once (the synthetic mixed row 4 does, for the order of the filters).
     assert cutting == [[], [], ["top_p"], ["top_p"], ["top_p"], ["min_p"], ["top_k"], ["top_k", "top_p"]], cutting
+
+
+def test_a_tensor_rounded_before_its_check_is_not_named_one_unchecked_row(tests_package, reference):
+    """A per-row tensor cast to float32 before the range checks accepts -5e-324 or 1 + 2**-52 in every
+    row, not only in one: the generated refusals must fail it at the all-rows call, under the
+    parameter's own name, before the one-row call would name "one row unchecked"."""
+    specs = tests_package["specs"]
+
+    def rounded(logits, **kwargs):
+        kwargs = {k: v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+                  for k, v in kwargs.items()}
+        return reference.sampling_probs(logits, **kwargs)
+
+    names, one_row = [], specs.MISTAKES["bad_row_accepted"]
+    for seed in range(40):
+        rng = random.Random(seed)
+        good = specs.good_call(rng, draws=False, greedy=False)
+        for call in specs.refusal_calls(rounded, "sampling_probs", good, specs.PROBS_ARGUMENTS, rng):
+            try:
+                call.function(*call.args, **call.kwargs)
+            except ValueError:
+                continue
+            names.append((call.call, call.diagnosis))
+            break
+    assert names, "no seed gave the rounding sampler a value that float32 rounds into range"
+    assert all(name is not None and name != one_row for _, name in names), names
+    assert any("every row" in call for call, _ in names), names
+
+
+def test_a_tensor_never_checked_is_named_by_its_parameter_not_one_row(tests_package, reference):
+    """A sampler that checks Python numbers but uses per-row tensors unchecked accepts a bad value in
+    every row: the hand table must reach an every-row tensor before a one-row one, so the name is the
+    parameter's own refusal, not "one row unchecked"."""
+    hidden, logits = tests_package["hidden"], tests_package["cases"].many_rows().logits[:5]
+
+    def tensors_unchecked(logits, **kwargs):  # shapes checked, values not
+        if any(isinstance(v, torch.Tensor) and tuple(v.shape) != (logits.shape[0],) for v in kwargs.values()):
+            raise ValueError("a parameter tensor must be 1-D of length B")
+        return reference.sampling_probs(logits, **{k: v for k, v in kwargs.items() if not isinstance(v, torch.Tensor)})
+
+    for kwargs, description, _, mistake in hidden._bad_parameters():
+        try:
+            tensors_unchecked(logits, **kwargs)
+        except ValueError:
+            continue
+        assert "every row" in description, description
+        assert mistake is not None and mistake != hidden.BAD_ROW, (description, mistake)
+        return
+    raise AssertionError("the sampler that leaves tensors unchecked refused every bad call")
 
 
 def _write() -> None:

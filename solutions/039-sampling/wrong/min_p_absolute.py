@@ -3,6 +3,8 @@
 Diagnosis: min-p is used as an absolute threshold instead of relative to the largest probability
 """
 
+import math
+
 import torch
 
 
@@ -18,8 +20,10 @@ def _per_row(value, batch, name):
 def _validate(logits, temperature, top_k, top_p, min_p):
     if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
         raise ValueError("logits must be a 2-D tensor")
-    if torch.isnan(logits).any():
-        raise ValueError("logits contain NaN")
+    if logits.dtype not in (torch.float32, torch.float64):
+        raise ValueError("logits must be float32 or float64")
+    if torch.isnan(logits).any() or torch.isposinf(logits).any():
+        raise ValueError("logits contain NaN or +inf")
     if not torch.isfinite(logits).any(dim=1).all():
         raise ValueError("a row has no finite logit")
     batch = logits.shape[0]
@@ -32,7 +36,7 @@ def _validate(logits, temperature, top_k, top_p, min_p):
         )
     )
     for t, k, p, m in rows:
-        if t < 0 or k < 0 or not 0 < p <= 1 or not 0 <= m < 1:
+        if not 0 <= t < math.inf or not (0 <= k < math.inf and k == int(k)) or not 0 < p <= 1 or not 0 <= m < 1:
             raise ValueError(f"bad parameters: temperature={t}, top_k={k}, top_p={p}, min_p={m}")
     return rows
 

@@ -59,6 +59,11 @@ class Batch:
             if not torch.allclose(probs[row], exact, rtol=1e-6, atol=1e-9)
         }
 
+    def arguments(self) -> dict:
+        """The parameters as the suite passes them: :meth:`param_tensors` (a generated call may pass
+        numbers or tensors of other dtypes)."""
+        return self.param_tensors()
+
     def param_tensors(self) -> dict[str, torch.Tensor]:
         """The parameters as 1-D tensors of length B, one value per row (fresh tensors, built once)."""
         return {name: tensor.clone() for name, tensor in self._param_tensors.items()}
@@ -360,22 +365,26 @@ def edge_rows() -> Batch:
 
 @functools.cache
 def top_k_edge_rows() -> Batch:
-    """top_k = 1 (on a tie at the top, where every tied token stays), top_k above V, and top_k = V
-    followed by top-p (so that ignoring every filter and ignoring top_k = 1 differ)."""
+    """top_k = 1 (on a tie at the top, where every tied token stays), top_k above V, top_k = V
+    followed by top-p (so that ignoring every filter and ignoring top_k = 1 differ), and top_k = 3 at
+    temperature 1 (so that ignoring top_k = 1, ignoring top-k, keeping k - 1 tokens and making the
+    temperature-1 rows greedy all differ on the batch)."""
     tie = [0.3, 1.7, -0.4, 1.7, 0.9, -1.1, 0.2, 1.2, -2.0, 0.6]
     plain = [1.1, -0.3, 0.4, 2.0, -1.2, 0.8, 0.1, -0.6, 1.5, 0.0]
-    rows = [tie, plain, plain, plain]
+    rows = [tie, plain, plain, plain, plain]
     params = [
         RowParams(top_k=1),
         RowParams(temperature=0.9, top_k=1),
         RowParams(temperature=0.9, top_k=17),
         RowParams(temperature=0.9, top_k=10, top_p=0.8),
+        RowParams(top_k=3),
     ]
     labels = [
         label("top_k=1 with two tied maxima", "top-k = 1 on tied maxima", "top-k = 1，最大值并列"),
         label("top_k=1", "top-k = 1", "top-k = 1"),
         label("top_k=17 > V", "top-k larger than the vocabulary", "top-k 大于词表大小"),
         label("top_k=V, top_p=0.8", "top-k equal to the vocabulary size, then top-p", "top-k 等于词表大小，然后 top-p"),
+        label("top_k=3 at temperature 1", "top-k", "top-k"),
     ]
     return make_batch(rows, params, labels)
 
@@ -420,3 +429,75 @@ def by_kind(draws: torch.Tensor, kinds: int) -> torch.Tensor:
     """Draws of a repeated batch ``[kinds * copies, n]`` regrouped as ``[kinds, copies * n]``: each
     kind's draws row after row, so consecutive draws of one row stay neighbours."""
     return draws.reshape(kinds, -1)
+
+
+def picked(batch: Batch, rows: list[int]) -> Batch:
+    """The rows ``rows`` of ``batch``, in that order (their targets, parameters and labels with them)."""
+    index = torch.tensor(rows, dtype=torch.int64)
+    exact = Target(batch.exact.probs[index], [batch.exact.exclusions[i] for i in rows])
+    return Batch(
+        batch.logits[index].contiguous(), [batch.params[i] for i in rows], exact, [batch.labels[i] for i in rows]
+    )
+
+
+@functools.cache
+def contract_rows() -> Batch:
+    """Rows 0, 2, 4 and 5 of :func:`mixed_rows` (rows 1 and 3 here are twins): the generator contract's
+    call, whose rows in another order must each still follow their own target."""
+    return picked(mixed_rows(), [0, 2, 4, 5])
+
+
+# Rows that allow exactly one token, never the first: top_k = 1, one finite logit, min-p and top-p
+# leaving the largest alone. Noise that takes log(0) for that token scores every token -inf (or every
+# ratio 0), and the first, excluded token wins; an inverse CDF fed 0 lands on an excluded token 0.
+SINGLE_TOKEN_ROWS = [
+    ([-0.4, 0.3, 1.6, 0.2, -1.1, 0.7, -0.8], RowParams(temperature=0.9, top_k=1), "top_k=1"),
+    ([NEG_INF, NEG_INF, NEG_INF, 0.4, NEG_INF, NEG_INF, NEG_INF], RowParams(), "one finite logit"),
+    ([0.1, -0.5, 0.6, 2.9, 0.3, -1.0, 0.8], RowParams(min_p=0.9), "min_p=0.9 keeps the largest alone"),
+    ([-1.2, 0.2, 0.5, -0.3, 2.2, 0.0, -0.7], RowParams(temperature=0.8, top_p=0.3), "top_p=0.3 keeps one token"),
+]
+
+
+def _single_token_batch(dtype: torch.dtype) -> Batch:
+    rows = [row for row, _, _ in SINGLE_TOKEN_ROWS]
+    params = [p for _, p, _ in SINGLE_TOKEN_ROWS]
+    labels = [label(text, "one token allowed", "只允许一个 token") for _, _, text in SINGLE_TOKEN_ROWS]
+    return make_batch(rows, params, labels, dtype=dtype)
+
+
+@functools.cache
+def single_token_rows() -> Batch:
+    """:data:`SINGLE_TOKEN_ROWS` in float32 (each row allows one token, never the first)."""
+    batch = _single_token_batch(torch.float32)
+    assert all(int((row > 0).sum()) == 1 and row[0] == 0 for row in batch.exact.probs)
+    return batch
+
+
+def _joined(first: Batch, second: Batch) -> Batch:
+    exact = Target(torch.cat([first.exact.probs, second.exact.probs]), first.exact.exclusions + second.exact.exclusions)
+    return Batch(
+        torch.cat([first.logits, second.logits]), first.params + second.params, exact, first.labels + second.labels
+    )
+
+
+@functools.cache
+def draw_site_rows() -> Batch:
+    """float32: :func:`edge_rows` (first and last tokens excluded) and :func:`single_token_rows`."""
+    return _joined(edge_rows(), single_token_rows())
+
+
+@functools.cache
+def draw_site_rows64() -> Batch:
+    """float64: three rows of full-precision logits, first and last tokens at -inf, whose float64
+    cumulative sum of the softmax ends below 1 (an inverse CDF fed 1 - 2^-53 runs past the last allowed
+    token), and :data:`SINGLE_TOKEN_ROWS` in float64."""
+    rng = random.Random(39_007)
+    rows = []
+    while len(rows) < 3:
+        row = [NEG_INF] + [rng.uniform(-3.0, 3.0) for _ in range(5)] + [NEG_INF]
+        if float(torch.softmax(torch.tensor(row, dtype=torch.float64), 0).cumsum(0)[-1]) < 1.0:
+            rows.append(row)
+    labels = [
+        label("non-dyadic float64, -inf at both ends", "float64, -inf at both ends", "float64，两端都是 -inf")
+    ] * 3
+    return _joined(make_batch(rows, [RowParams()] * 3, labels, dtype=torch.float64), _single_token_batch(torch.float64))

@@ -2,9 +2,11 @@
 
 Runs only in the judge's process. ``target`` follows the statement step by step on float64
 copies of the (float32 or float64) logits, records why each excluded token is excluded, and
-verifies that every threshold decision has a relative margin of at least ``MARGIN`` so that
-float32 rounding in a correct submission cannot flip a token in or out. ``mistaken`` applies
-one named mistake instead, for diagnoses.
+verifies that every threshold decision has a relative margin of at least ``MARGIN`` (the frozen
+cases) or ``STATED_MARGIN`` (the statement's "near a threshold" rule: generated cases), so that
+float32 rounding in a correct submission cannot flip a token in or out; ``smallest_margin`` says
+how far the closest decision of a row sits. ``mistaken`` applies one named mistake instead, for
+diagnoses.
 """
 
 from __future__ import annotations
@@ -15,7 +17,44 @@ import torch
 
 from ..public.diagnoses import MISTAKES
 
-MARGIN = 2e-3
+MARGIN = 2e-3  # the frozen cases' own margin: twice the statement's
+STATED_MARGIN = 1e-3  # "a decision within a relative 1e-3 of its threshold may go either way"
+
+# The mistakes ``mistaken`` models (each a distribution a wrong sampler draws from); the other keys of
+# MISTAKES name mistakes that a rule shows (a crash, a refusal, a dtype, the randomness).
+DISTRIBUTION_MISTAKES = (
+    "temperature_multiplied",
+    "temperature_ignored",
+    "temperature_after_filters",
+    "no_greedy",
+    "greedy_ties_split",
+    "top_k_plus_one",
+    "top_k_drops_ties",
+    "top_k_one_ignored",
+    "top_k_max_for_all_rows",
+    "top_p_drops_crossing",
+    "top_p_one_extra",
+    "top_p_unsorted",
+    "top_p_mask_unsorted",
+    "min_p_absolute",
+    "min_p_softmax_max",
+    "filters_reordered",
+    "min_p_first",
+    "no_filtering",
+    "row0_params",
+    *(
+        "top_k_ignored",
+        "top_p_ignored",
+        "min_p_ignored",
+        "top_k_minus_one",
+        "top_k_unsorted",
+        "top_p_ascending",
+    ),
+)
+# Mistakes listed so that a wrong output that happens to equal one of them names none of the others
+# (one filter with no effect, top-k one token short or read from the unsorted row, top-p summed from the
+# smallest): named on their own evidence too, but no wrong solution of the catalogue is written for them.
+EVIDENCE_ONLY = DISTRIBUTION_MISTAKES[-6:]
 
 
 class AmbiguousCase(ValueError):
@@ -59,18 +98,40 @@ class Target:
         return "it has probability 0"
 
 
-def target(logits: torch.Tensor, params: list[RowParams], *, check_margins: bool = True) -> Target:
-    """The exact distribution of every row. Raises :class:`AmbiguousCase` for a case without margins."""
-    rows = [_row(logits[b].to(torch.float64), params[b], None, check_margins) for b in range(logits.shape[0])]
+def target(
+    logits: torch.Tensor, params: list[RowParams], *, check_margins: bool = True, margin: float = MARGIN
+) -> Target:
+    """The exact distribution of every row. Raises :class:`AmbiguousCase` for a case whose decisions
+    do not all keep the relative ``margin`` from their thresholds (``check_margins``)."""
+    limit = margin if check_margins else None
+    rows = [_row(logits[b].to(torch.float64), params[b], None, limit) for b in range(logits.shape[0])]
     return Target(torch.stack([r[0] for r in rows]), [r[1] for r in rows])
 
 
-def mistaken(logits: torch.Tensor, params: list[RowParams], mistake: str) -> torch.Tensor:
-    """What a sampler with ``mistake`` would draw from: float64 [B, V]."""
+def smallest_margin(logits: torch.Tensor, params: RowParams) -> float:
+    """The smallest relative distance of one row's threshold decisions from their thresholds (inf when
+    no filter decides anything): how close to the statement's "near a threshold" rule the row sits."""
+    found: list[float] = []
+    _row(logits.to(torch.float64), params, None, 0.0, found)
+    return min(found, default=float("inf"))
+
+
+def mistaken(
+    logits: torch.Tensor, params: list[RowParams], mistake: str, *, margin: float | None = None
+) -> torch.Tensor:
+    """What a sampler with ``mistake`` would draw from: float64 [B, V] (the target for a name that is
+    not one of ``DISTRIBUTION_MISTAKES``). With ``margin``, raises :class:`AmbiguousCase` where the
+    mistake's own cuts sit closer than that to their thresholds."""
+    if mistake not in DISTRIBUTION_MISTAKES:
+        mistake = None
     if mistake == "row0_params":
         params = [params[0]] * len(params)
         mistake = None
-    rows = [_row(logits[b].to(torch.float64), params[b], mistake, False)[0] for b in range(logits.shape[0])]
+    elif mistake == "top_k_max_for_all_rows":
+        # One top_k for the batch, the largest (int(top_k.max()): "torch.topk needs an int").
+        params = [replace(p, top_k=max(q.top_k for q in params)) for p in params]
+        mistake = None
+    rows = [_row(logits[b].to(torch.float64), params[b], mistake, margin)[0] for b in range(logits.shape[0])]
     return torch.stack(rows)
 
 
@@ -80,14 +141,19 @@ def mistakes_that_differ(
     """Diagnosis -> mistaken distribution, for the mistakes that change at least one of ``rows``."""
     selected = rows if rows is not None else list(range(exact.shape[0]))
     out = {}
-    for name, diagnosis in MISTAKES.items():
+    for name in DISTRIBUTION_MISTAKES:
+        diagnosis = MISTAKES[name]
         wrong = mistaken(logits, params, name)
         if not torch.allclose(wrong[selected], exact[selected], rtol=1e-6, atol=1e-9):
             out[diagnosis] = wrong
     return out
 
 
-def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tuple[torch.Tensor, Exclusions]:
+def _row(
+    z: torch.Tensor, p: RowParams, mistake: str | None, check: float | None, margins: list[float] | None = None
+) -> tuple[torch.Tensor, Exclusions]:
+    """One row: its distribution and why each excluded token is excluded. ``check``: the relative
+    margin every threshold decision must keep (None: no check); ``margins`` collects each decision's."""
     vocab = z.shape[0]
     reasons: Exclusions = [(z == float("-inf"), "its logit is -inf")]
     if p.temperature == 0 and mistake not in ("no_greedy", "greedy_ties_split"):
@@ -97,16 +163,18 @@ def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tup
         reasons.append((probs == 0, f"at temperature 0 only token {best} (the first maximum) may be drawn"))
         return probs, reasons
     temperature = p.temperature if p.temperature > 0 else (1e-5 if mistake == "greedy_ties_split" else 1.0)
+    shifted = z - z.max()  # a tiny temperature must not overflow
     if mistake == "temperature_multiplied":
-        scaled = z * temperature
-    elif mistake == "temperature_ignored":
-        scaled = z
+        scaled = shifted * temperature
+    elif mistake in ("temperature_ignored", "temperature_after_filters"):
+        scaled = shifted
     else:
-        scaled = z / temperature
+        scaled = shifted / temperature
     probs = torch.softmax(scaled, dim=0)
     if mistake == "no_filtering":
         return probs, reasons
-    steps = ["top_k", "top_p", "min_p"]
+    softmax_max = float(probs.max())
+    steps = [step for step in ("top_k", "top_p", "min_p") if mistake != f"{step}_ignored"]
     if mistake == "filters_reordered":
         steps = ["top_p", "top_k", "min_p"]
     elif mistake == "min_p_first":
@@ -114,16 +182,29 @@ def _row(z: torch.Tensor, p: RowParams, mistake: str | None, check: bool) -> tup
     for step in steps:
         before = probs
         if step == "top_k":
-            probs = _top_k(probs, p.top_k, mistake, check)
+            probs = _top_k(probs, p.top_k, mistake, check, margins)
             why = f"it is not among the top_k={p.top_k} most likely tokens"
         elif step == "top_p":
-            probs = _top_p(probs, p.top_p, mistake, check)
+            probs = _top_p(probs, p.top_p, mistake, check, margins)
             why = f"it is outside the nucleus of top_p={p.top_p:g}"
         else:
-            probs = _min_p(probs, p.min_p, mistake, check)
+            largest = softmax_max if mistake == "min_p_softmax_max" else None
+            probs = _min_p(probs, p.min_p, mistake, check, margins, largest)
             why = f"its probability is below min_p={p.min_p:g} times the largest probability"
         reasons.append(((before > 0) & (probs == 0), why))
+    if mistake == "temperature_after_filters":
+        # The filters cut the temperature-1 distribution; the temperature reshapes the survivors only.
+        kept = torch.where(probs > 0, z / temperature, torch.full_like(z, float("-inf")))
+        probs = torch.softmax(kept - kept.max(), dim=0)
     return probs, reasons
+
+
+def _note(margins: list[float] | None, check: float | None, gap: float, what: str) -> None:
+    """Record one decision's relative margin; raise :class:`AmbiguousCase` below ``check``."""
+    if margins is not None:
+        margins.append(gap)
+    if check is not None and gap < check:
+        raise AmbiguousCase(f"{what}: a relative margin of {gap:.3g}, below {check:g}")
 
 
 def _renormalize(probs: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
@@ -131,7 +212,9 @@ def _renormalize(probs: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     return kept / kept.sum()
 
 
-def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> torch.Tensor:
+def _top_k(
+    probs: torch.Tensor, k: int, mistake: str | None, check: float | None, margins: list[float] | None = None
+) -> torch.Tensor:
     positive = int((probs > 0).sum())
     if k == 0 or k >= probs.shape[0] or (k == 1 and mistake == "top_k_one_ignored"):
         return probs
@@ -139,44 +222,58 @@ def _top_k(probs: torch.Tensor, k: int, mistake: str | None, check: bool) -> tor
         k = k + 1
         if k >= probs.shape[0]:
             return probs
+    elif mistake == "top_k_minus_one":
+        k = k - 1
+        if k == 0:
+            return probs
     ordered = torch.sort(probs, descending=True).values
+    if mistake == "top_k_unsorted":  # the k-th probability read from the row in vocabulary order
+        return _renormalize(probs, probs >= probs[k - 1])
     kth = ordered[k - 1]
-    if check and k < positive:
+    if k < positive:
         below = ordered[ordered < kth]
         nxt = below[0] if below.numel() else torch.tensor(0.0, dtype=torch.float64)
         # Exact ties with the k-th are defined (all kept); the first value below it needs a margin.
-        if nxt > 0 and (kth - nxt) / kth < MARGIN:
-            raise AmbiguousCase(f"top_k={k}: the k-th and next probabilities {kth:.6g}, {nxt:.6g} are too close")
+        if nxt > 0:
+            _note(margins, check, float((kth - nxt) / kth), f"top_k={k}: the k-th and next probabilities")
     if mistake == "top_k_drops_ties":
         order = torch.sort(probs, descending=True, stable=True).indices
         return _renormalize(probs, torch.zeros_like(probs, dtype=torch.bool).scatter(0, order[:k], True))
     return _renormalize(probs, probs >= kth)
 
 
-def _top_p(probs: torch.Tensor, top_p: float, mistake: str | None, check: bool) -> torch.Tensor:
+def _top_p(
+    probs: torch.Tensor, top_p: float, mistake: str | None, check: float | None, margins: list[float] | None = None
+) -> torch.Tensor:
     if top_p >= 1:
         return probs
     if mistake == "top_p_unsorted":
         before = torch.cumsum(probs, 0) - probs
         return _renormalize(probs, (before < top_p) & (probs > 0))
-    ordered, order = torch.sort(probs, descending=True, stable=True)
+    if mistake == "top_p_mask_unsorted":
+        # The keep mask of the sorted order applied to vocabulary positions (no scatter back).
+        ordered = torch.sort(probs, descending=True, stable=True).values
+        keep_sorted = (torch.cumsum(ordered, 0) - ordered) < top_p
+        keep = keep_sorted & (probs > 0)
+        return _renormalize(probs, keep) if keep.any() else probs
+    ordered, order = torch.sort(probs, descending=mistake != "top_p_ascending", stable=True)
+    if mistake == "top_p_ascending":  # summed from the least likely token (its zeros first)
+        ordered, order = ordered[probs[order] > 0], order[probs[order] > 0]
+        keep = torch.zeros_like(probs, dtype=torch.bool)
+        keep[order[(torch.cumsum(ordered, 0) - ordered) < top_p]] = True
+        return _renormalize(probs, keep)
     cumulative = torch.cumsum(ordered, 0)
     before = cumulative - ordered
     keep_sorted = before < top_p
     count = int(keep_sorted.sum())
-    if check:
-        crossing = count - 1
-        if (top_p - before[crossing]) / top_p < MARGIN or (cumulative[crossing] - top_p) / top_p < MARGIN:
-            raise AmbiguousCase(
-                f"top_p={top_p}: the cumulative mass {cumulative[crossing]:.6g} is too close to the cut"
-            )
-        if (
-            count < ordered.shape[0]
-            and ordered[count] > 0
-            and (ordered[crossing] - ordered[count]) / ordered[crossing] < MARGIN
-        ):
-            # Near-equal tokens on both sides of the cut: float32 could order them either way.
-            raise AmbiguousCase(f"top_p={top_p}: the last kept and first dropped tokens are (nearly) tied")
+    crossing = count - 1
+    where = f"top_p={top_p}: the running totals around the cut"
+    _note(margins, check, float((top_p - before[crossing]) / top_p), where)
+    if count < ordered.shape[0] and ordered[count] > 0:
+        _note(margins, check, float((cumulative[crossing] - top_p) / top_p), where)
+        # Near-equal tokens on both sides of the cut: float32 could order them either way.
+        gap = float((ordered[crossing] - ordered[count]) / ordered[crossing])
+        _note(margins, check, gap, f"top_p={top_p}: the last kept and first dropped tokens")
     if mistake == "top_p_drops_crossing":
         count = max(1, count - 1)
     elif mistake == "top_p_one_extra":
@@ -186,14 +283,20 @@ def _top_p(probs: torch.Tensor, top_p: float, mistake: str | None, check: bool) 
     return _renormalize(probs, keep & (probs > 0))
 
 
-def _min_p(probs: torch.Tensor, min_p: float, mistake: str | None, check: bool) -> torch.Tensor:
+def _min_p(
+    probs: torch.Tensor,
+    min_p: float,
+    mistake: str | None,
+    check: float | None,
+    margins: list[float] | None = None,
+    largest: float | None = None,
+) -> torch.Tensor:
     if min_p == 0:
         return probs
-    threshold = min_p if mistake == "min_p_absolute" else min_p * float(probs.max())
-    if check:
-        gaps = (probs[probs > 0] - threshold).abs() / threshold
-        if bool((gaps < MARGIN).any()):
-            raise AmbiguousCase(f"min_p={min_p}: a probability is within {MARGIN:g} of the threshold")
+    reference = float(probs.max()) if largest is None else largest
+    threshold = min_p if mistake == "min_p_absolute" else min_p * reference
+    gaps = (probs[probs > 0] - threshold).abs() / threshold
+    _note(margins, check, float(gaps.min()), f"min_p={min_p}: the probabilities around the threshold")
     keep = probs >= threshold
     if not keep.any():
         return probs  # a mistaken absolute threshold can remove everything; such code keeps the row as is

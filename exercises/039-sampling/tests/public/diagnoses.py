@@ -99,4 +99,85 @@ MISTAKES: dict[str, Bilingual] = {
         "a bad value in one row of a per-row parameter is not refused: every row must be checked",
         "逐行参数中某一行的非法值没有被拒绝：每一行都必须检查",
     ),
+    # Mistakes the hidden suite names from frozen and generated rows (the oracle computes each).
+    "temperature_after_filters": Bilingual(
+        "the temperature is applied after the filters: top-k, top-p and min-p cut the temperature-1 "
+        "distribution (the temperature comes first)",
+        "温度放在了过滤之后：top-k、top-p、min-p 剪的是温度为 1 时的分布（应当先做温度）",
+    ),
+    "top_k_max_for_all_rows": Bilingual(
+        "one top_k (the largest of the batch) is used for every row instead of each row's own",
+        "所有行都用了同一个 top_k（批中最大的那个），而不是各行自己的 top_k",
+    ),
+    "top_p_mask_unsorted": Bilingual(
+        "top-p's keep mask is computed in sorted order but applied to the tokens in vocabulary order "
+        "(it is not mapped back through the sort)",
+        "top-p 的保留掩码是按排序后的顺序算的，却按词表顺序套在了 token 上（没有按排序的下标映射回去）",
+    ),
+    "min_p_softmax_max": Bilingual(
+        "min-p compares with the largest probability before top-k and top-p renormalized it (the "
+        "maximum must be taken over the current probabilities)",
+        "min-p 用的是 top-k、top-p 重新归一化之前的最大概率（最大值应当取自当前的概率）",
+    ),
+    "top_k_ignored": Bilingual("top-k has no effect", "top-k 没有起作用"),
+    "top_p_ignored": Bilingual("top-p has no effect", "top-p 没有起作用"),
+    "min_p_ignored": Bilingual("min-p has no effect", "min-p 没有起作用"),
+    "top_k_minus_one": Bilingual("top-k keeps one token too few (k-1)", "top-k 少保留了一个 token（k-1 个）"),
+    "top_k_unsorted": Bilingual(
+        "top-k's threshold is read from the probabilities in vocabulary order, not from the sorted ones",
+        "top-k 的阈值是按词表顺序读出的概率，而不是排序后的第 k 大概率",
+    ),
+    "top_p_ascending": Bilingual(
+        "top-p adds up the probabilities from the least likely token instead of the most likely",
+        "top-p 从概率最小的 token 开始累加，而不是从概率最大的开始",
+    ),
+    # Mistakes a rule shows (the zeros of sampling_probs, its dtype, refused inputs).
+    "tail_cut": Bilingual(
+        "tokens still in play get probability 0 although no filter removes them (with top_p = 1 "
+        "nothing may be cut, even after a floating-point running total reaches 1)",
+        "没有被任何过滤器去掉的 token 概率却成了 0（top_p = 1 时一个都不能剪，即使浮点累计和已经到了 1）",
+    ),
+    "filtered_not_zero": Bilingual(
+        "filtered-out tokens keep a small non-zero probability (they must be exactly 0)",
+        "被过滤掉的 token 还留着很小的非零概率（必须恰好为 0）",
+    ),
+    "greedy_rows_unchecked": Bilingual(
+        "the parameters of greedy rows (temperature 0) are not checked: an invalid one must raise "
+        "ValueError as on any other row",
+        "贪心行（温度为 0）的参数没有检查：参数非法时应当和其他行一样抛出 ValueError",
+    ),
+    "greedy_dtype": Bilingual(
+        "when every row is greedy, sampling_probs returns another dtype than the logits' (build the "
+        "one-hot with dtype=logits.dtype; torch.zeros alone gives float32)",
+        "所有行都是贪心时，sampling_probs 返回的 dtype 与 logits 不同（构造 one-hot 时要写 "
+        "dtype=logits.dtype；只写 torch.zeros 得到的是 float32）",
+    ),
+    "temperature_accepted": Bilingual(
+        "a negative, NaN or infinite temperature is accepted: it must raise ValueError",
+        "接受了为负、为 NaN 或为无穷大的 temperature：应当抛出 ValueError",
+    ),
+    "top_k_accepted": Bilingual(
+        "a negative top_k, or one that is not a whole number, is accepted: it must raise ValueError",
+        "接受了为负或不是整数值的 top_k：应当抛出 ValueError",
+    ),
+    "top_p_accepted": Bilingual(
+        "a top_p outside (0, 1] (0, NaN or above 1) is accepted: it must raise ValueError",
+        "接受了不在 (0, 1] 内的 top_p（0、NaN 或大于 1）：应当抛出 ValueError",
+    ),
+    "min_p_accepted": Bilingual(
+        "a min_p outside [0, 1) (1, NaN or negative) is accepted: it must raise ValueError",
+        "接受了不在 [0, 1) 内的 min_p（1、NaN 或负数）：应当抛出 ValueError",
+    ),
+    "logits_values_accepted": Bilingual(
+        "logits holding NaN or +inf, or a row without a finite logit, are accepted: they must raise ValueError",
+        "接受了含 NaN 或 +inf 的 logits，或没有任何有限值的行：应当抛出 ValueError",
+    ),
+    "logits_type_accepted": Bilingual(
+        "logits that are not a 2-D float32 or float64 tensor are accepted: they must raise ValueError",
+        "接受了不是二维 float32 或 float64 张量的 logits：应当抛出 ValueError",
+    ),
+    "num_samples_accepted": Bilingual(
+        "a num_samples that is not an int of at least 1 is accepted: it must raise ValueError",
+        "接受了不是至少为 1 的 int 的 num_samples：应当抛出 ValueError",
+    ),
 }

@@ -1,19 +1,23 @@
 """The tiny variant of exercise 39: what "Run" judges in the browser, after the public cases.
 
-It never leaves the public side: no hidden input, no oracle. Five rows of six tokens (one row
-each for top-k + top-p + min-p, top-p + min-p, greedy with a tie, a -inf logit, and no filter)
-are small enough for the browser's pure-Python torch, yet every mistake of ``MISTAKEN`` moves
-some probability by 0.15 or more, and no two mistakes return the same batch, so the diagnosis
-is never ambiguous. The other known mistakes (``BY_RULE``) break a rule that small edge cases
-check directly, none of them spending statistical budget: top-k at its edges (ties at the cut,
-top_k = 1, top_k = V and > V), one draw per row (the shape [B, 1] of ``sample`` without
-``num_samples``, its distribution, its generator), ``generator=None`` following
-``torch.manual_seed``, bad per-row parameters, and draws fed extreme uniform values (exactly 0.0
-and the largest float below 1, by the browser's own boundary-uniform phase), which catch an
-inverse CDF that runs off either end and log(0) in Gumbel or exponential noise. The expected
-values and what each mistake returns were computed with the server's float64 oracle and frozen
-here (tests/exercises/test_039_sampling.py and tests/exercises/test_browser_variants.py check
-them against it).
+It never leaves the public side: no hidden input, no oracle. Six rows of six tokens (one row
+each for top-k + top-p + min-p, top-p + min-p, greedy with a tie, a -inf logit, no filter, and
+top-k + min-p) are small enough for the browser's pure-Python torch, yet every mistake of
+``MISTAKEN`` moves some probability by 0.1 or more, and no two mistakes return the same batch, so
+the diagnosis is never ambiguous; the zeros of the result are checked exactly (a filtered token is
+0, never 1e-12). The other known mistakes (``BY_RULE``) break a rule that small edge cases check
+directly, per clause of the statement: top-k at its edges (ties at the cut, top_k = 1, top_k = V
+and > V), one draw per row (the shape [B, 1] of ``sample`` without ``num_samples``, its
+distribution), the generator contract (the seed decides, the generator advances, torch's global
+generator is left alone, ``generator=None`` follows ``torch.manual_seed``; at 200 draws and at one
+draw per row), draws independent at three distances within a row and across identical rows, every
+kind of refusal (each with the value that trips it), top_p = 1 cutting nothing, the dtype of an
+all-greedy result, and draws fed extreme uniform values (exactly 0.0 and the largest float below 1,
+now and then and at each draw site in turn, by the browser's own boundary-uniform phase), which
+catch an inverse CDF that runs off either end and log(0) in Gumbel or exponential noise. The
+expected values and what each mistake returns were computed with the server's float64 oracle and
+frozen here (tests/exercises/test_039_sampling.py and tests/exercises/test_browser_variants.py
+check them against it).
 """
 
 from __future__ import annotations
@@ -22,13 +26,14 @@ import torch
 
 from judge.budget import BudgetDeclaration
 from judge.checks import (
-    SEEDS_DIAGNOSIS,
+    CheckFailed,
     Evidence,
     diagnosed,
     expect,
     expect_close,
-    expect_different_under_seeds,
     expect_distribution,
+    expect_every_draw_site,
+    expect_generator_contract,
     expect_independent_rows,
     expect_independent_within_row,
     expect_raises,
@@ -36,26 +41,32 @@ from judge.checks import (
     expect_tensor,
     expect_tokens_in_range,
     fail,
+    generator_contract_budget,
 )
 
 from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=6, independence=1, seeds=1, pairs=1)
+NEG_INF = float("-inf")
+# One row of LOGITS[4] (no filter): the generator contract at 200 draws; 24 copies of it at one draw
+# each (a correct sampler repeats those 24 with probability 0.21^24, below the seeds level 1e-12).
+CONTRACT_ROWS = 24
+CONTRACT = generator_contract_budget(1)
+BUDGET = BudgetDeclaration(fit=7, independence=1, pairs=1) + CONTRACT + CONTRACT
 EVERY_KIND = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)  # of failures a diagnosed block may name
 
-NEG_INF = float("-inf")
 LOGITS = [
     [-1.16, -0.08, -1.07, -1.38, -0.91, 0.32],
     [-0.45, -0.09, -1.53, 1.89, -1.47, 1.07],
     [1.0, 2.5, 0.5, 2.5, -1.0, 0.0],
     [0.72, -0.06, -0.17, -0.66, -0.22, NEG_INF],
     [0.5, -0.3, 1.2, 0.0, -1.0, 0.8],
+    [-1.0, 0.55, -0.12, -0.45, 0.7, -1.2],
 ]
 PARAMS = {  # one value per row
-    "temperature": [1.6, 1.6, 0.0, 0.8, 1.0],
-    "top_k": [4, 0, 0, 3, 0],
-    "top_p": [0.9, 0.7, 1.0, 0.8, 1.0],
-    "min_p": [0.2, 0.2, 0.0, 0.3, 0.0],
+    "temperature": [1.6, 1.6, 0.0, 0.8, 1.0, 0.8],
+    "top_k": [4, 0, 0, 3, 0, 4],
+    "top_p": [0.9, 0.7, 1.0, 0.8, 1.0, 0.9],
+    "min_p": [0.2, 0.2, 0.0, 0.3, 0.0, 0.4],
 }
 LABELS = [
     "temperature=1.6, top_k=4, top_p=0.9, min_p=0.2",
@@ -63,8 +74,9 @@ LABELS = [
     "temperature=0, tied maxima at tokens 1 and 3",
     "temperature=0.8, top_k=3, top_p=0.8, min_p=0.3, token 5 at -inf",
     "temperature=1, no filter",
+    "temperature=0.8, top_k=4, top_p=0.9, min_p=0.4",
 ]
-SAMPLED_ROWS = (0, 1, 3, 4)  # row 2 is greedy: checked draw by draw
+SAMPLED_ROWS = (0, 1, 3, 4, 5)  # row 2 is greedy: checked draw by draw
 DRAWS = 3000
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-6}
 
@@ -75,6 +87,7 @@ EXPECTED = [
     [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
     [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
     [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+    [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
 ]
 
 # What each known mistake returns on these rows (float64), keyed like diagnoses.MISTAKES.
@@ -85,6 +98,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.493471659673, 0.26440060818, 0.242127732147, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.368652621283, 0.215692716822, 0.0, 0.415654661895, 0.0],
     ],
     "temperature_ignored": [
         [0.0, 0.303080758696, 0.11261773932, 0.0, 0.132158144825, 0.45214335716],
@@ -92,6 +106,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.535027805179, 0.245259955421, 0.2197122394, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.374035532349, 0.191397188532, 0.0, 0.434567279119, 0.0],
     ],
     "no_greedy": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -99,6 +114,7 @@ MISTAKEN = {
         [0.090308755046, 0.404735760448, 0.054775028776, 0.404735760448, 0.012221960943, 0.033222734339],
         [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "greedy_ties_split": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -106,6 +122,7 @@ MISTAKEN = {
         [0.0, 0.5, 0.0, 0.5, 0.0, 0.0],
         [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "top_k_plus_one": [
         [0.12965322851, 0.254643211206, 0.137155231327, 0.0, 0.151579975409, 0.326968353548],
@@ -113,6 +130,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.586191066253, 0.221106780381, 0.192702153366, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "top_p_drops_crossing": [
         [0.0, 0.347307896037, 0.0, 0.0, 0.206739940528, 0.445952163435],
@@ -120,6 +138,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "top_p_one_extra": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -127,6 +146,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.586191066253, 0.221106780381, 0.192702153366, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "top_p_unsorted": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -134,6 +154,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "min_p_absolute": [
         [0.0, 0.43782350049, 0.0, 0.0, 0.0, 0.56217649951],
@@ -141,6 +162,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.0, 0.0, 0.0, 1.0, 0.0],
     ],
     "filters_reordered": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -148,6 +170,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.586191066253, 0.221106780381, 0.192702153366, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "min_p_first": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -155,6 +178,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
     ],
     "no_filtering": [
         [0.116490161723, 0.228790514482, 0.123230522387, 0.101525175563, 0.136190791794, 0.293772834051],
@@ -162,6 +186,7 @@ MISTAKEN = {
         [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         [0.456012897923, 0.17200457236, 0.149907892582, 0.081249204101, 0.140825433035, 0.0],
         [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.045277597398, 0.314288824501, 0.136021420204, 0.090045255819, 0.37910467587, 0.035262226207],
     ],
     "row0_params": [
         [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
@@ -169,6 +194,39 @@ MISTAKEN = {
         [0.146224600463, 0.373397598251, 0.106980203035, 0.373397598251, 0.0, 0.0],
         [0.364533805943, 0.223882033321, 0.209007319779, 0.0, 0.202576840956, 0.0],
         [0.222882139976, 0.0, 0.345206621707, 0.163064057019, 0.0, 0.268847181298],
+        [0.0, 0.30382067959, 0.1998740967, 0.162623490971, 0.333681732739, 0.0],
+    ],
+    "temperature_after_filters": [
+        [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
+        [0.0, 0.0, 0.0, 0.625392339946, 0.0, 0.374607660054],
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.586191066253, 0.221106780381, 0.192702153366, 0.0, 0.0, 0.0],
+        [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.378928346603, 0.163996832984, 0.0, 0.457074820413, 0.0],
+    ],
+    "top_k_max_for_all_rows": [
+        [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
+        [0.0, 0.0, 0.0, 0.625392339946, 0.0, 0.374607660054],
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.586191066253, 0.221106780381, 0.192702153366, 0.0, 0.0, 0.0],
+        [0.201201483233, 0.0, 0.405170050928, 0.122034868361, 0.0, 0.271593597478],
+        [0.0, 0.453261855401, 0.0, 0.0, 0.546738144599, 0.0],
+    ],
+    "top_p_mask_unsorted": [
+        [0.0, 0.649934209947, 0.350065790053, 0.0, 0.0, 0.0],
+        [0.362124771882, 0.453497073531, 0.184378154588, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
+        [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.697938428443, 0.302061571557, 0.0, 0.0, 0.0],
+    ],
+    "min_p_softmax_max": [
+        [0.0, 0.292576728664, 0.157586878954, 0.0, 0.174160438545, 0.375675953837],
+        [0.0, 0.15356934227, 0.0, 0.529351249639, 0.0, 0.31707940809],
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.72611498804, 0.27388501196, 0.0, 0.0, 0.0, 0.0],
+        [0.177223221717, 0.079631525683, 0.356883759578, 0.107491317585, 0.039543845844, 0.239226329594],
+        [0.0, 0.378928346603, 0.163996832984, 0.0, 0.457074820413, 0.0],
     ],
 }
 
@@ -183,6 +241,17 @@ BY_RULE = (
     "default_generator_unused",
     "bad_shape_accepted",
     "bad_row_accepted",
+    "tail_cut",
+    "filtered_not_zero",
+    "greedy_dtype",
+    "greedy_rows_unchecked",
+    "temperature_accepted",
+    "top_k_accepted",
+    "top_p_accepted",
+    "min_p_accepted",
+    "logits_values_accepted",
+    "logits_type_accepted",
+    "num_samples_accepted",
 )
 
 # Top-k at its edges: four rows of six tokens at temperature 1 with top_k = 2 (three tokens tied at
@@ -278,21 +347,48 @@ def _excluded(row: int, token: int) -> str:
     return "its target probability is 0 (removed by temperature 0, top-k, top-p or min-p)"
 
 
-def test_tiny_probs_per_row(sub, ctx):
-    """sampling_probs: five rows, each with its own parameters
+def _whole_output(out: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The known mistakes that reproduce every finite row of ``out`` within the tolerance: a mistake is
+    named only when it explains the whole call, never one row that it happens to share."""
+    got = out.to(torch.float64)
+    finite = [row for row in range(got.shape[0]) if bool(torch.isfinite(got[row]).all())]
+    found = {}
+    for name, wrong in _mistakes().items():
+        if finite and all(
+            bool(((got[row] - wrong[row]).abs() <= TOLERANCE["atol"] + TOLERANCE["rtol"] * wrong[row].abs()).all())
+            for row in finite
+        ):
+            found[name] = wrong
+    return found
 
-    zh: sampling_probs：五行各自使用自己的参数
+
+def test_tiny_probs_per_row(sub, ctx):
+    """sampling_probs: six rows, each with its own parameters
+
+    zh: sampling_probs：六行各自使用自己的参数
     """
     out = sub.sampling_probs(_logits(), **_params())
-    out = expect_tensor(out, name="sampling_probs", shape=(5, 6), dtype=torch.float32, device=ctx.device)
+    out = expect_tensor(out, name="sampling_probs", shape=(len(LOGITS), 6), dtype=torch.float32, device=ctx.device)
     expect_close(
         out,
         _expected(),
         what="sampling_probs with per-row parameters",
         row_labels=LABELS,
-        mistakes=_mistakes,
+        mistakes=lambda: _whole_output(out),
         **TOLERANCE,
     )
+    # Exact zeros where the target has them (a filtered token is 0, not 1e-12), and only there.
+    expected = _expected()
+    for row in range(len(LOGITS)):
+        for token in range(6):
+            value, target = float(out[row, token]), float(expected[row, token])
+            expect(
+                (value == 0.0) == (target == 0.0),
+                f"sampling_probs, {_row(row)}, token {token}: you returned {value!r}, expected "
+                f"{'exactly 0' if target == 0.0 else repr(target)}",
+                diagnosis=MISTAKES["filtered_not_zero" if target == 0.0 else "tail_cut"],
+                kind=Evidence.VALUE,
+            )
 
 
 def test_tiny_draws_per_row(sub, ctx):
@@ -301,7 +397,7 @@ def test_tiny_draws_per_row(sub, ctx):
     zh: sample：每行 3 000 次抽样服从各自的分布
     """
     draws = sub.sample(_logits(), num_samples=DRAWS, generator=ctx.generator(), **_params())
-    draws = expect_tensor(draws, name="sample", shape=(5, DRAWS), dtype=torch.int64, device=ctx.device)
+    draws = expect_tensor(draws, name="sample", shape=(len(LOGITS), DRAWS), dtype=torch.int64, device=ctx.device)
     expected = _expected()
     alternatives = _mistakes()
     expect(
@@ -330,46 +426,37 @@ def test_tiny_draws_per_row(sub, ctx):
 
 
 def test_tiny_generator(sub, ctx):
-    """sample: the same generator seed repeats the draws, another seed changes them, and so does torch.manual_seed
+    """sample: the generator decides the draws and advances from call to call, and so does torch.manual_seed without one
 
-    zh: sample：相同的 generator 种子得到相同的抽样，不同的种子得到不同的抽样；不传 generator 时 torch.manual_seed 同样如此
+    zh: sample：抽样由 generator 决定、每次调用接着往下抽；不传 generator 时 torch.manual_seed 同样如此
     """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
     row = torch.tensor([LOGITS[4]])
-    seed, other = ctx.fresh_seed("same"), ctx.fresh_seed("other")
-    first = sub.sample(row, num_samples=200, generator=ctx.generator(seed))
-    again = sub.sample(row, num_samples=200, generator=ctx.generator(seed))
-    first = expect_tensor(first, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)
-    expect(
-        torch.equal(first, expect_tensor(again, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)),
-        "sample: the same generator seed gave different draws; draw every random number from `generator`",
-        diagnosis=SEEDS_DIAGNOSIS,
-    )
-    second = sub.sample(row, num_samples=200, generator=ctx.generator(other))
-    second = expect_tensor(second, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)
-    expect_different_under_seeds(ctx, first, second, _expected()[4:5], label="sample, two generator seeds")
-    # One draw per row (a decoder's call), 16 rows: the same seed must repeat them too.
-    rows = torch.tensor([LOGITS[4]] * 16)
-    single = [_one_draw_per_row(sub.sample(rows, generator=ctx.generator(seed)), 16, ctx) for _ in range(2)]
-    expect(
-        torch.equal(single[0], single[1]),
-        "sample with num_samples=1: the same generator seed gave different "
-        "draws; draw every random number from `generator`, on every path",
-        diagnosis=SEEDS_DIAGNOSIS,
-    )
-    # generator=None: torch's default generator, so the same torch.manual_seed repeats the draws.
-    seeded = sub.with_global_seed(ctx.fresh_seed("global"))
-    unseeded = [
-        expect_tensor(
-            seeded.sample(row, num_samples=200), name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device
+    target = _expected()[4:5]
+
+    def draw(source, generator):
+        value = source.sample(row, num_samples=200, generator=generator)
+        return expect_tensor(value, name="sample", shape=(1, 200), dtype=torch.int64, device=ctx.device)
+
+    expect_generator_contract(sub, ctx, draw, target, label="sample with 200 draws")
+    # One draw per row without num_samples (a decoder's call), 24 rows: the same contract there.
+    rows = torch.tensor([LOGITS[4]] * CONTRACT_ROWS)
+    seen = []
+
+    def draw_one(source, generator):
+        value = _one_draw_per_row(source.sample(rows, generator=generator), CONTRACT_ROWS, ctx)
+        seen.append(value)
+        return value
+
+    try:
+        expect_generator_contract(
+            sub, ctx, draw_one, target.repeat(CONTRACT_ROWS, 1), label="sample with one draw per row"
         )
-        for _ in range(2)
-    ]
-    expect(
-        torch.equal(unseeded[0], unseeded[1]),
-        "sample with generator=None: two calls after the same "
-        "torch.manual_seed gave different draws; without a generator, draw from torch's default generator",
-        diagnosis=MISTAKES["default_generator_unused"],
-    )
+    except CheckFailed as failure:
+        # Rows that all drew one token in every call repeat under any seed: that is rows sharing
+        # random numbers (or no randomness at all), not evidence about the generator.
+        if seen and all(bool((value == value[0, 0]).all()) for value in seen):
+            failure.diagnosis = None
+        raise
 
 
 def test_tiny_rows_independent(sub, ctx):
@@ -468,23 +555,43 @@ def _one_draw_per_row(draws, rows: int, ctx) -> torch.Tensor:
 
 
 def test_tiny_bad_parameters(sub, ctx):
-    """sampling_probs: a bad value in any row of a per-row parameter, or a [B, 1] tensor, raises ValueError
+    """sampling_probs: every kind of bad input raises ValueError (a bad value in any row, a [B, 1] tensor, NaN, +inf, float16, ...)
 
-    zh: sampling_probs：逐行参数中任何一行的非法值，或形状为 [B, 1] 的参数张量，都抛出 ValueError
-    """
-    bad_row = torch.tensor([1.0, 1.0, 1.0, -0.5, 1.0])
+    zh: sampling_probs：各类非法输入都抛出 ValueError（任何一行的非法值、[B, 1] 张量、NaN、+inf、float16 等）
+    """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
+    logits = _logits()
+    bad_row = torch.tensor([1.0, 1.0, 1.0, -0.5, 1.0, 1.0])
     with expect_raises(
         ValueError,
         "sampling_probs() with a per-row temperature of -0.5 in row 3",
         diagnosis=MISTAKES["bad_row_accepted"],
     ):
-        sub.sampling_probs(_logits(), temperature=bad_row)
+        sub.sampling_probs(logits, temperature=bad_row)
     with expect_raises(
         ValueError,
-        "sampling_probs() with a temperature tensor of shape [5, 1] (must be [5])",
+        "sampling_probs() with a temperature tensor of shape [6, 1] (must be [6])",
         diagnosis=MISTAKES["bad_shape_accepted"],
     ):
-        sub.sampling_probs(_logits(), temperature=torch.full((5, 1), 0.8))
+        sub.sampling_probs(logits, temperature=torch.full((6, 1), 0.8))
+    plus_inf = logits.clone()
+    plus_inf[0, 2] = float("inf")
+    # One call per refusal sentence, each with the value that trips it (the same order as the statement).
+    for what, args, kwargs, mistake in (
+        ("a temperature of NaN", (logits,), {"temperature": float("nan")}, "temperature_accepted"),
+        ("an infinite temperature", (logits,), {"temperature": float("inf")}, "temperature_accepted"),
+        ("top_p = 0", (logits,), {"top_p": 0.0}, "top_p_accepted"),
+        ("min_p = 1", (logits,), {"min_p": 1.0}, "min_p_accepted"),
+        ("top_k = 2.5", (logits,), {"top_k": 2.5}, "top_k_accepted"),
+        ("float16 logits", (logits.to(torch.float16),), {}, "logits_type_accepted"),
+        ("logits holding +inf", (plus_inf,), {}, "logits_values_accepted"),
+        ("a 0-d temperature tensor", (logits,), {"temperature": torch.tensor(0.8)}, "bad_shape_accepted"),
+        ("every row greedy and top_p = 0", (logits,), {"temperature": 0.0, "top_p": 0.0}, "greedy_rows_unchecked"),
+        ("every row greedy and min_p = 1", (logits,), {"temperature": 0.0, "min_p": 1.0}, "greedy_rows_unchecked"),
+    ):
+        with expect_raises(ValueError, f"sampling_probs() with {what}", diagnosis=MISTAKES[mistake]):
+            sub.sampling_probs(*args, **kwargs)
+    with expect_raises(ValueError, "sample() with num_samples = 2.0", diagnosis=MISTAKES["num_samples_accepted"]):
+        sub.sample(logits, num_samples=2.0, generator=ctx.generator())
 
 
 def test_tiny_extreme_uniforms(sub, ctx):
@@ -536,3 +643,66 @@ def _rows_drawing_excluded(draws: torch.Tensor, expected: list[list[float]]) -> 
         for row, (tokens, probs) in enumerate(zip(draws.tolist(), expected, strict=True))
         if any(not 0 <= token < len(probs) or probs[token] == 0 for token in tokens)
     }
+
+
+# top_p = 1 (the default) over a tail of tiny probabilities: one logit 40 above the others, so a running
+# total reaches 1 in float32 and float64 before the tail, and nothing may be cut all the same.
+TAIL_LOGITS = [0.3, 40.0, -0.2, 0.5, 0.1, -0.4]
+TAIL_SMALLEST = 2.85e-18  # the tail's probabilities are 2.85e-18 to 7.00e-18 (float64 softmax)
+
+
+def test_tiny_zeros_and_dtype(sub, ctx):
+    """sampling_probs: top_p = 1 cuts nothing, however small; an all-greedy result keeps the dtype of the logits
+
+    zh: sampling_probs：top_p = 1 时一个都不剪，哪怕概率极小；全部为贪心行时结果的 dtype 仍与 logits 相同
+    """
+    for dtype in (torch.float32, torch.float64):
+        out = sub.sampling_probs(torch.tensor([TAIL_LOGITS], dtype=dtype))
+        out = expect_tensor(out, name="sampling_probs", shape=(1, 6), dtype=dtype, device=ctx.device)
+        cut = [token for token in range(6) if float(out[0, token]) == 0.0]
+        expect(
+            not cut,
+            f"sampling_probs with {dtype} logits {TAIL_LOGITS} and top_p = 1: tokens {cut} came back as exactly 0, "
+            f"but nothing filters them (their probabilities are {TAIL_SMALLEST:.3g} and above)",
+            diagnosis=MISTAKES["tail_cut"],
+            kind=Evidence.VALUE,
+        )
+    # Every row greedy, float64 logits: the result is float64 as for any other batch.
+    out = sub.sampling_probs(_logits().to(torch.float64), temperature=0.0)
+    if isinstance(out, torch.Tensor) and tuple(out.shape) == (len(LOGITS), 6) and out.dtype != torch.float64:
+        fail(
+            f"sampling_probs with every row greedy (temperature 0) on float64 logits returned {out.dtype}",
+            diagnosis=MISTAKES["greedy_dtype"],
+            kind=Evidence.STRUCTURAL,
+        )
+    expect_tensor(out, name="sampling_probs", shape=(len(LOGITS), 6), dtype=torch.float64, device=ctx.device)
+
+
+def test_tiny_every_draw_site(sub, ctx):
+    """sample: every place the code draws random numbers copes with 0.0 and the largest float below 1
+
+    zh: sample：代码中每一处抽随机数的地方都能处理 0.0 与小于 1 的最大浮点数
+    """
+    logits = torch.tensor(EXTREME_LOGITS)
+    params = {name: torch.tensor(values) for name, values in EXTREME_PARAMS.items()}
+    expected = torch.tensor(EXTREME_EXPECTED, dtype=torch.float64)
+    label = "sample, 64 draws per row"
+
+    def why(row: int, token: int) -> str:
+        return "its logit is -inf" if EXTREME_LOGITS[row][token] == NEG_INF else "top-k removes it"
+
+    def call(source, generator):
+        return source.sample(logits, num_samples=64, generator=generator, **params)
+
+    def check(value, what):
+        draws = expect_tensor(value, name=what, shape=(4, 64), dtype=torch.int64, device=ctx.device)
+        expect_tokens_in_range(draws, 6, what=what)
+        offending = _rows_drawing_excluded(draws, EXTREME_EXPECTED)
+        # Rows 0 and 1 allow several tokens (an inverse CDF runs off an end there); rows 2 and 3 one
+        # (noise with log(0) scores every token -inf there only). The ordinary run names nothing.
+        diagnosis = (
+            None if what == label else (MISTAKES["extreme_uniforms"] if offending & {0, 1} else MISTAKES["log_of_zero"])
+        )
+        expect_support(draws, expected, what=what, why_excluded=why, row_labels=EXTREME_LABELS, diagnosis=diagnosis)
+
+    expect_every_draw_site(sub, ctx, call, check, label=label)
