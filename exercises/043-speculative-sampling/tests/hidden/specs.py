@@ -2,8 +2,8 @@
 inputs start from; and the oracles that check what a legal corner returns.
 
 Each spec's ``refuse`` is the statement's refusal sentence for that argument, quoted above it. What the
-statement neither allows nor refuses stays out (float16 probabilities of ``acceptance_rate``, NaN logits,
-an empty batch). Two things the generic specs cannot say are said here: ``target_probs`` and
+statement neither allows nor refuses stays out (float16 and bfloat16 tensors in every function, NaN
+logits, an empty batch). Two things the generic specs cannot say are said here: ``target_probs`` and
 ``target_logits`` have ``K + 1`` positions where the draft has ``K`` (:class:`_KPlusOne`), and the rows of
 ``verify`` are distributions up to rounding, whose legal corners keep their sums (:class:`Distributions`).
 """
@@ -19,8 +19,6 @@ from typing import Any
 import torch
 
 from judge.arguments import (
-    HALF_PRECISION,
-    INTEGER_AND_BOOL,
     NOT_FINITE,
     Count,
     Flaw,
@@ -40,8 +38,6 @@ from ..public import theory
 from ..public.checks43 import TOLERANCE, check_structure, unpack
 from ..public.diagnoses import MISTAKES
 from .generated import FilterRows, filtered64
-
-FLOATS_ONLY = INTEGER_AND_BOOL + HALF_PRECISION  # "not both float32 or both float64"
 
 
 class _KPlusOne:
@@ -190,15 +186,15 @@ TOPK_RATE_ARGUMENTS = {
 }
 
 # verify raises ValueError when: the shapes are not [B, K+1, V], [B, K, V] and [B, K] with one B, K and V;
-# target_probs and draft_probs are not both float32 or both float64; draft_tokens is not int64; a draft
-# token lies outside [0, V); a probability is negative, NaN or infinite. (K < 1 and q_i(x_i) = 0 need
+# target_probs and draft_probs are not floating tensors of one dtype; draft_tokens is not int64; a draft
+# token lies outside [0, V); a probability is negative, NaN or infinite. float16 and bfloat16 are left open:
+# no case tries them (a mismatch stays refused, in float32 and float64). (K < 1 and q_i(x_i) = 0 need
 # several arguments changed together: `verify_extra_refusals`.)
 PROBABILITY_FLAWS = {Flaw.RANK, Flaw.SHAPE, Flaw.DTYPE, Flaw.BELOW, *NOT_FINITE}
 VERIFY_ARGUMENTS = {
-    "target_probs": TargetDistributions(dims=("B", "K", "V"), wrong_dtypes=FLOATS_ONLY, refuse=PROBABILITY_FLAWS),
+    "target_probs": TargetDistributions(dims=("B", "K", "V"), refuse=PROBABILITY_FLAWS),
     "draft_probs": Distributions(
         dims=("B", "K", "V"),
-        wrong_dtypes=FLOATS_ONLY,
         same_dtype_as="target_probs",
         refuse={*PROBABILITY_FLAWS, Flaw.DTYPE_MISMATCH},
     ),
@@ -210,16 +206,13 @@ VERIFY_ARGUMENTS = {
     ),
 }
 
-# speculative_step "raises ValueError when K < 1, when the shapes do not match, when the logits are not both
-# float32 or both float64, and for every temperature and top_k that filtered_probs refuses". NaN and +inf
-# logits are left open: no value flaw is refused.
+# speculative_step "raises ValueError when K < 1, when the shapes do not match, when the logits are not
+# floating tensors of one dtype, and for every temperature and top_k that filtered_probs refuses". NaN and
+# +inf logits are left open: no value flaw is refused; so are float16 and bfloat16 logits.
 STEP_ARGUMENTS = {
-    "target_logits": TargetLogits(
-        dims=("B", "K", "V"), wrong_dtypes=FLOATS_ONLY, refuse={Flaw.RANK, Flaw.SHAPE, Flaw.DTYPE}
-    ),
+    "target_logits": TargetLogits(dims=("B", "K", "V"), refuse={Flaw.RANK, Flaw.SHAPE, Flaw.DTYPE}),
     "draft_logits": Logits(
         dims=("B", "K", "V"),
-        wrong_dtypes=FLOATS_ONLY,
         same_dtype_as="target_logits",
         refuse={Flaw.RANK, Flaw.SHAPE, Flaw.DTYPE, Flaw.DTYPE_MISMATCH},
     ),
@@ -370,34 +363,24 @@ def verify_extra_refusals(function: Any, good: dict, rng: random.Random, extra: 
 
 
 def both_dtype_refusals(function: Any, name: str, good: dict, arguments: tuple[str, str], extra: Any) -> list[BadCall]:
-    """Both floating arguments in float16, in bfloat16, and both int64 (one-hot rows of each row's largest
-    entry): "not both float32 or both float64" refuses them even though their dtypes agree."""
-    out = []
-    for dtype, en, zh_ in (
-        (torch.float16, "both in float16", "两者都是 float16"),
-        (torch.bfloat16, "both in bfloat16", "两者都是 bfloat16"),
-        (torch.int64, "both of dtype int64", "两者都是 int64"),
-    ):
-        changed = {}
-        for argument in arguments:
-            value = good[argument]
-            if dtype == torch.int64:
-                largest = value.argmax(dim=-1, keepdim=True)
-                changed[argument] = torch.zeros_like(value, dtype=torch.int64).scatter(-1, largest, 1)
-            else:
-                changed[argument] = value.to(dtype)
-        out.append(
-            BadCall(
-                function,
-                f"{name}() with {arguments[0]} and {arguments[1]} {en}",
-                kwargs={**good, **changed, **extra()},
-                public=Bilingual(
-                    f"{name}() with {arguments[0]} and {arguments[1]} {en}",
-                    zh(f"{name}() 收到 {arguments[0]} 与 {arguments[1]} {zh_} 时"),
-                ),
-            )
+    """Both floating arguments replaced by int64 one-hot rows of each row's largest entry: "not floating
+    tensors of one dtype" refuses them even though their dtypes agree. (float16 and bfloat16 are left open.)"""
+    changed = {}
+    for argument in arguments:
+        value = good[argument]
+        largest = value.argmax(dim=-1, keepdim=True)
+        changed[argument] = torch.zeros_like(value, dtype=torch.int64).scatter(-1, largest, 1)
+    return [
+        BadCall(
+            function,
+            f"{name}() with {arguments[0]} and {arguments[1]} both of dtype int64",
+            kwargs={**good, **changed, **extra()},
+            public=Bilingual(
+                f"{name}() with {arguments[0]} and {arguments[1]} both of dtype int64",
+                zh(f"{name}() 收到 {arguments[0]} 与 {arguments[1]} 两者都是 int64 时"),
+            ),
         )
-    return out
+    ]
 
 
 def verify_shape_refusals(function: Any, good: dict, extra: Any) -> list[BadCall]:

@@ -307,7 +307,6 @@ def test_tiny_bad_inputs(sub, ctx):
             {"target_probs": p, "draft_probs": q.double(), "draft_tokens": x},
             None,
         ),
-        ("float16 probabilities", {"target_probs": p.half(), "draft_probs": q.half(), "draft_tokens": x}, None),
         ("int32 draft tokens", {"target_probs": p, "draft_probs": q, "draft_tokens": x.int()}, None),
         ("a draft token equal to V", {"target_probs": p, "draft_probs": q, "draft_tokens": x.clamp(max=2) + 2}, None),
         ("a draft token of -1", {"target_probs": p, "draft_probs": q, "draft_tokens": x - 1}, None),
