@@ -64,7 +64,7 @@ the script exits 1):
   distribution mistakes only generated rows separate): ``hidden._expect_probs`` on the generated calls
   of ``--generated-seeds`` case seeds (the file's own ``sampling_probs``): the share of seeds that
   kill it, and its one-sided 95 % lower bound.
-* **refusals** (``plus_inf_accepted``, ``nan_parameters_accepted``, ``fractional_top_k``,
+* **refusals** (``plus_inf_accepted``, ``nan_parameters_accepted``,
   ``greedy_rows_unchecked``): the hand tables (``test_bad_parameters``, ``test_bad_logits``) and the
   generated refusals of ``--generated-seeds`` seeds, each call made on the file itself.
 * **gumbel_log_zero**: the file with every uniform 0 on the one-token rows of ``every_draw_site``
@@ -1350,7 +1350,6 @@ SPECIAL: dict[str, Callable[..., dict]] = {
     "temperature_after_filters": analyse_generated,
     "plus_inf_accepted": analyse_refusals,
     "nan_parameters_accepted": analyse_refusals,
-    "fractional_top_k": analyse_refusals,
     "greedy_rows_unchecked": analyse_refusals,
     "gumbel_log_zero": analyse_log_zero,
 }

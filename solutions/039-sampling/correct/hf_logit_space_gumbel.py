@@ -2,8 +2,9 @@
 softmax again; top-k against the K-th largest logit, top-p on an ascending running sum), and Gumbel-max
 over the columns some row can draw.
 
-Written by an independent red team from the statement alone. Changed since, to follow the
-statement's refusals as they now read: float16 and bfloat16 logits, and an infinite top_k, raise ValueError.
+Written by an independent red team from the statement alone. Changed since to refuse float16 and
+bfloat16 logits and an infinite top_k, which the statement then required; it now leaves them open, and
+the refusal may stay.
 """
 
 import numbers

@@ -1,8 +1,8 @@
 """A correct sampler built differently: one stable descending sort serves top-k, top-p and min-p, and an
 exponential race (argmax of q / E with E from Tensor.exponential_) draws the tokens.
 
-Written by an independent red team from the statement alone. Changed since, to follow the
-statement's refusals as they now read: an infinite top_k raises ValueError.
+Written by an independent red team from the statement alone. Changed since to refuse an infinite
+top_k, which the statement then required; it now leaves it open, and the refusal may stay.
 """
 
 import torch

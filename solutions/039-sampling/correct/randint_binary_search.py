@@ -1,8 +1,8 @@
 """A correct sampler built differently: rows filtered one at a time in the logits' dtype, 53-bit uniforms
 built from torch.randint, and a binary search of its own for the first cumulative value above u.
 
-Written by an independent red team from the statement alone. Changed since, to follow the
-statement's refusals as they now read: an infinite top_k raises ValueError.
+Written by an independent red team from the statement alone. Changed since to refuse an infinite
+top_k, which the statement then required; it now leaves it open, and the refusal may stay.
 """
 
 import operator

@@ -1,8 +1,8 @@
 """A correct sampler built differently: a Python loop over rows, each filtered in float64, and an inverse CDF
 (float64 prefix sums divided by their last entry, searchsorted(..., right=True)).
 
-Written by an independent red team from the statement alone. Changed since, to follow the
-statement's refusals as they now read: an infinite top_k raises ValueError.
+Written by an independent red team from the statement alone. Changed since to refuse an infinite
+top_k, which the statement then required; it now leaves it open, and the refusal may stay.
 """
 
 import math

@@ -157,8 +157,8 @@ MISTAKES: dict[str, Bilingual] = {
         "接受了为负、为 NaN 或为无穷大的 temperature：应当抛出 ValueError",
     ),
     "top_k_accepted": Bilingual(
-        "a negative top_k, or one that is not a whole number, is accepted: it must raise ValueError",
-        "接受了为负或不是整数值的 top_k：应当抛出 ValueError",
+        "a negative top_k is accepted: it must raise ValueError",
+        "接受了为负的 top_k：应当抛出 ValueError",
     ),
     "top_p_accepted": Bilingual(
         "a top_p outside (0, 1] (0, NaN or above 1) is accepted: it must raise ValueError",
@@ -173,8 +173,8 @@ MISTAKES: dict[str, Bilingual] = {
         "接受了含 NaN 或 +inf 的 logits，或没有任何有限值的行：应当抛出 ValueError",
     ),
     "logits_type_accepted": Bilingual(
-        "logits that are not a 2-D float32 or float64 tensor are accepted: they must raise ValueError",
-        "接受了不是二维 float32 或 float64 张量的 logits：应当抛出 ValueError",
+        "logits that are not a 2-D tensor are accepted: they must raise ValueError",
+        "接受了不是二维张量的 logits：应当抛出 ValueError",
     ),
     "num_samples_accepted": Bilingual(
         "a num_samples that is not an int of at least 1 is accepted: it must raise ValueError",
