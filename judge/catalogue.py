@@ -415,13 +415,16 @@ def params_outcome(exercise: Exercise) -> CheckOutcome:
 
 
 def undetectable_outcome(exercise: Exercise, files: Sequence[Path]) -> CheckOutcome:
-    """``check``'s line for ``[browser.undetectable]``: every name it lists is a wrong solution (that
-    each listed one passes the browser's suites is checked on its own line)."""
+    """``check``'s line for ``[browser.undetectable]`` and ``[browser.subset_undetectable]``: every
+    name they list is a wrong solution (that each ``undetectable`` one passes the browser's suites is
+    checked on its own line; a ``subset_undetectable`` one is caught there, with real torch, and
+    passes only under the browser's torch subset, which the Pyodide tests check)."""
     names = {path.stem for path in files}
-    unknown = [name for name in _undetectable(exercise) if name not in names]
+    subset = exercise.browser.subset_undetectable if exercise.browser is not None else {}
+    unknown = [name for name in [*_undetectable(exercise), *subset] if name not in names]
     problem = (
-        f"[browser.undetectable] lists {', '.join(unknown)}, which is no wrong solution of "
-        f"{exercise.solutions_root.name}/wrong/"
+        f"[browser.undetectable] or [browser.subset_undetectable] lists {', '.join(unknown)}, "
+        f"which is no wrong solution of {exercise.solutions_root.name}/wrong/"
         if unknown
         else ""
     )

@@ -67,6 +67,9 @@ class BrowserVariant:
     suites: tuple[str, ...]
     time_limit_s: float  # for the whole run
     undetectable: dict[str, str]  # known-wrong solution name -> why the tiny sizes cannot catch it
+    # Known-wrong solution name -> why the browser's torch subset cannot catch it where real torch,
+    # on the same tiny suites, does (the subset's float32 sum() is correctly rounded, torch's is not).
+    subset_undetectable: dict[str, str] = field(default_factory=dict)
 
 
 # The wall-clock cap of a test case, as a multiple of its CPU-time limit (established judges use
@@ -318,6 +321,7 @@ def _browser_variant(table: dict | None, path: Path, folder: Path) -> BrowserVar
         suites,
         float(table.get("time_limit_s", 30.0)),
         {str(k): str(v) for k, v in table.get("undetectable", {}).items()},
+        {str(k): str(v) for k, v in table.get("subset_undetectable", {}).items()},
     )
 
 

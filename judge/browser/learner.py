@@ -49,6 +49,9 @@ LEARNER_FILENAME = "solution.py"
 OUTPUT_LIMIT = 4000
 # "from torch import fft" and "import torch.fft" end in these when the subset lacks the name.
 _MISSING_NAME = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+# Modules the server's sandbox provides (torch's own dependencies) that the browser does not load:
+# code importing them is judged on the server, so the browser says "submit", not "import error".
+SERVER_ONLY_MODULES = frozenset({"numpy"})
 
 
 def unavailable_text(operation: str) -> Bilingual:
@@ -69,6 +72,8 @@ def missing_operation(error: BaseException) -> str | None:
     if isinstance(error, subset.UnsupportedOperation):
         return error.operation
     if isinstance(error, ModuleNotFoundError) and (error.name or "").startswith("torch."):
+        return error.name
+    if isinstance(error, ModuleNotFoundError) and (error.name or "").split(".")[0] in SERVER_ONLY_MODULES:
         return error.name
     found = _MISSING_NAME.search(str(error)) if isinstance(error, ImportError) else None
     if found is None:

@@ -125,3 +125,7 @@ UNAVAILABLE_39 = {
     "an import of a missing module": ("import torch.linalg\n" + _REFERENCE_39, "torch.linalg"),
     "from torch import a missing name": ("from torch import fft\n" + _REFERENCE_39, "torch.fft"),
 }
+# Only Pyodide lacks it: CPython, where the other tests run the subset, has numpy installed.
+UNAVAILABLE_IN_PYODIDE_39 = {
+    "a module the server has": ("import numpy as np\n" + _REFERENCE_39, "numpy"),
+}

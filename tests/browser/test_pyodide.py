@@ -17,7 +17,7 @@ from judge.browser.catalogue import outcome, problems, solutions, solutions_in
 from judge.exercise import load_all
 
 from browser_support import (CAUGHT_BY_39, CORRECT_39, ENDLESS, NOT_AVAILABLE, NOT_AVAILABLE_ZH, UNAVAILABLE_39,
-                             WRONG_39, unavailable)
+                             UNAVAILABLE_IN_PYODIDE_39, WRONG_39, unavailable)
 
 WITH_BROWSER = [e for e in load_all() if e.browser is not None]
 
@@ -45,7 +45,7 @@ def test_browser_only_catalogue_and_missing_operations_in_pyodide(exercise39):
     """Exercise 39's browser-only mistakes are caught (extreme uniforms from the subset's own phase),
     samplers in other styles pass, and an operation the subset lacks reads "not available" (SK)."""
     catalogue = solutions_in(WRONG_39) + solutions_in(CORRECT_39)
-    missing = list(UNAVAILABLE_39.values())
+    missing = list(UNAVAILABLE_39.values()) + list(UNAVAILABLE_IN_PYODIDE_39.values())
     reports = run_many_in_node(exercise39, [source for _, source, _ in catalogue] + [s for s, _ in missing], seed=23)
     assert len(reports) == len(catalogue) + len(missing)
     outcomes = [outcome(exercise39, name, expected, report)
