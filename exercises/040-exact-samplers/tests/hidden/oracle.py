@@ -11,6 +11,8 @@ from in ``sample``.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ..public.checks40 import race_underflows  # noqa: F401 - the evidence rule, shared with tiny
@@ -98,9 +100,12 @@ def inverse_cdf_variants(probs: torch.Tensor, u: torch.Tensor, mistake: str | No
         return [_search(cdf(ordered), u64)]
     if mistake in ("normalised_cumsum", "normalised_cumsum_clamped"):
         # F normalised by a sum other than its own last entry: the cumsum of p / sum, or the cumsum / sum,
-        # the sum in float64 or in probs' dtype (torch's reduction order, as the learner's call has it).
+        # the sum in float64 or in probs' dtype (torch's reduction order, as the learner's call has it),
+        # or correctly rounded (math.fsum: how the browser's torch subset sums).
         clamp = mistake == "normalised_cumsum_clamped"
         sums = [weights.sum(dim=1, keepdim=True), probs.sum(dim=1, keepdim=True).to(torch.float64)]
+        if probs.dtype == torch.float64:
+            sums.append(torch.tensor([[math.fsum(row)] for row in weights.tolist()], dtype=torch.float64))
         out = []
         for total in sums:
             out.append(_search((weights / total).cumsum(dim=1), u64, clamp=clamp))
