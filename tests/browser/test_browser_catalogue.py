@@ -92,8 +92,9 @@ def test_an_operation_the_subset_lacks_says_submit_in_both_languages(unavailable
 
 def test_a_real_mistake_still_decides_the_verdict_next_to_a_missing_operation(project_root):
     source = (UNAVAILABLE["a missing function"][0]
-              .replace("probs = torch.softmax(logits / torch.where(greedy, torch.ones_like(t), t), dim=-1)",
-                       "probs = torch.softmax(logits * torch.where(greedy, torch.ones_like(t), t), dim=-1)"))
+              .replace("probs = torch.softmax(shifted / torch.where(greedy, torch.ones_like(t), t), dim=-1)",
+                       "probs = torch.softmax(shifted * torch.where(greedy, torch.ones_like(t), t), dim=-1)"))
+    assert source != UNAVAILABLE["a missing function"][0]  # the mistake is really made
     done = subprocess.run([sys.executable, "-c", REPORTS], cwd=project_root, capture_output=True, text=True,
                           timeout=600, input=json.dumps([source]))
     report = json.loads(done.stdout)

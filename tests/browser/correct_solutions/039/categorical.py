@@ -13,7 +13,55 @@ def _column(value, batch, name, dtype):
     return torch.full((batch, 1), float(value), dtype=dtype)
 
 
+# The statement's refusals, as the reference checks them (this file's point is elsewhere).
+def _contract_per_row(value, batch, name, device):
+    """A parameter as a float64 [B, 1] column (exactly the values given, for the range checks): a
+    Python number, or a 1-D tensor with one value per row."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 1 or value.shape[0] != batch:
+            raise ValueError(
+                f"{name} must be a number or a 1-D tensor of length {batch}, got shape {list(value.shape)}"
+            )
+        column = value.to(device=device, dtype=torch.float64)
+    else:
+        column = torch.full((batch,), float(value), dtype=torch.float64, device=device)
+    if not torch.isfinite(column).all():
+        raise ValueError(f"{name} must be a finite number, got NaN or infinity")
+    return column.unsqueeze(1)
+
+
+def _contract_validate(logits, temperature, top_k, top_p, min_p):
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
+        raise ValueError("logits must be a 2-D tensor [B, V]")
+    if logits.dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"logits must be float32 or float64, got {logits.dtype}")
+    if logits.shape[1] == 0:
+        raise ValueError("logits must have at least one token per row")
+    if torch.isnan(logits).any():
+        raise ValueError("logits contain NaN")
+    if torch.isposinf(logits).any():
+        raise ValueError("logits contain +inf")
+    if not torch.isfinite(logits).any(dim=1).all():
+        raise ValueError("every row of logits needs at least one finite value")
+    batch, device = logits.shape[0], logits.device
+    t = _contract_per_row(temperature, batch, "temperature", device)
+    k = _contract_per_row(top_k, batch, "top_k", device)
+    p = _contract_per_row(top_p, batch, "top_p", device)
+    m = _contract_per_row(min_p, batch, "min_p", device)
+    if (t < 0).any():
+        raise ValueError("temperature must be >= 0")
+    if (k < 0).any() or (k != k.round()).any():
+        raise ValueError("top_k must be a non-negative integer")
+    if ((p <= 0) | (p > 1)).any():
+        raise ValueError("top_p must be in (0, 1]")
+    if ((m < 0) | (m >= 1)).any():
+        raise ValueError("min_p must be in [0, 1)")
+    dtype = logits.dtype  # the arithmetic runs in the dtype of logits
+    return t.to(dtype), k.long(), p.to(dtype), m.to(dtype)
+
+
 def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
+    _contract_validate(logits, temperature, top_k, top_p, min_p)
     if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
         raise ValueError("logits must be a 2-D tensor [B, V]")
     if torch.isnan(logits).any() or not torch.isfinite(logits).any(dim=1).all():
