@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from browser_support import PASSWORD, ROOT, ServedSite, accessibility_violations, shoot, sign_up, type_into_editor
 from judge.exercise import resolve
@@ -105,6 +106,16 @@ def charts_drawn(page: Page) -> list[dict]:
     page.wait_for_function(
         "() => [...document.querySelectorAll('canvas[data-chart]')].every(c => c.getAttribute('role') === 'img')"
     )
+    # Chart.js paints on a later animation frame, later still on a busy machine: wait for paint
+    # (at most 20 s), then read what is there, so a chart that never paints still fails below.
+    try:
+        page.wait_for_function("""() => [...document.querySelectorAll('canvas[data-chart]')].every(canvas => {
+            const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) return true;
+            return false;
+        })""", timeout=20_000)
+    except PlaywrightTimeout:
+        pass
     return page.evaluate("""async () => {
         const { Chart } = await import('/static/build/charts.js');
         return [...document.querySelectorAll('canvas[data-chart]')].map(canvas => {
