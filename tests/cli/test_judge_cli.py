@@ -245,7 +245,9 @@ def test_an_error_raised_in_every_case_is_printed_once(capsys, learner_file, lan
     assert code == 1 and len(details) == 2
     assert out.count("Traceback") == 1 and out.count('in _broken') == 1
     raised_cases = details[1].count("[RE]") + 1  # the first one is above the traceback
-    assert raised_cases > 10 and out.count(same) == raised_cases - 1
+    # Every raising case after the first says "same error" instead of repeating it; so may a WA
+    # case whose check met the same exception (the legal corners: an accepted call that raised).
+    assert raised_cases > 10 and raised_cases - 1 <= out.count(same) <= raised_cases - 1 + details[1].count("[WA]")
 
 
 def _hidden_cases(exercise) -> int:
