@@ -420,8 +420,8 @@ def undetectable_outcome(exercise: Exercise, files: Sequence[Path]) -> CheckOutc
     checked on its own line; a ``subset_undetectable`` one is caught there, with real torch, and
     passes only under the browser's torch subset, which the Pyodide tests check)."""
     names = {path.stem for path in files}
-    subset = exercise.browser.subset_undetectable if exercise.browser is not None else {}
-    unknown = [name for name in [*_undetectable(exercise), *subset] if name not in names]
+    listed = exercise.browser.passing if exercise.browser is not None else {}
+    unknown = [name for name in listed if name not in names]
     problem = (
         f"[browser.undetectable] or [browser.subset_undetectable] lists {', '.join(unknown)}, "
         f"which is no wrong solution of {exercise.solutions_root.name}/wrong/"

@@ -71,6 +71,11 @@ class BrowserVariant:
     # on the same tiny suites, does (the subset's float32 sum() is correctly rounded, torch's is not).
     subset_undetectable: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def passing(self) -> dict[str, str]:
+        """Every known-wrong solution the browser lets through, with why: both lists."""
+        return {**self.undetectable, **self.subset_undetectable}
+
 
 # The wall-clock cap of a test case, as a multiple of its CPU-time limit (established judges use
 # 2-3x): a correct solution's wall time stretches by the load of the machine, its CPU time does not.

@@ -68,7 +68,7 @@ def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, repor
         "expected_diagnosis": expected_diagnosis,
         "diagnosed": expected_diagnosis is not None and diagnosis_found(report, expected_diagnosis),
         "caught_by": first,
-        "undetectable": _browser(exercise).undetectable.get(name) or _browser(exercise).subset_undetectable.get(name),
+        "undetectable": _browser(exercise).passing.get(name),
     }
 
 
@@ -82,7 +82,7 @@ def problems(exercise: Exercise, outcomes: list[dict]) -> list[str]:
             # torch's the subset does not have); the learner is told to submit, never that it is wrong.
             if verdict != "AC" and (name == REFERENCE or verdict != "SK"):
                 found.append(f"{'the reference' if name == REFERENCE else name} gets {verdict}: {result['message']}")
-        elif name in _browser(exercise).undetectable or name in _browser(exercise).subset_undetectable:
+        elif name in _browser(exercise).passing:
             if verdict != "AC":
                 found.append(f"{name} is listed as undetectable but gets {verdict}")
         elif verdict in ("AC", "IE"):

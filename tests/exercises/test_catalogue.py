@@ -112,7 +112,8 @@ BIASED = (
 
 def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1, public: str | None = None,
           starter: str = STARTER, wrong: dict[str, str] | None = None, tiny: str | None = None,
-          undetectable: dict[str, str] | None = None, params: str = '["p", "n", "generator"]'):
+          undetectable: dict[str, str] | None = None, params: str = '["p", "n", "generator"]',
+          subset_undetectable: dict[str, str] | None = None):
     """A Bernoulli coin written from the authoring guide: one fit on two outcomes with a whole-number
     expectation (1 200 heads), where a correct coin lands exactly on it 1.4 % of the time.
 
@@ -140,6 +141,9 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1, pu
         toml = 'runs_in = ["local", "server", "browser"]\n' + toml
         toml += '[browser]\nsuites = ["public", "tiny"]\n[browser.undetectable]\n'
         toml += "".join(f'{name} = "{why}"\n' for name, why in (undetectable or {}).items())
+        if subset_undetectable:
+            toml += "[browser.subset_undetectable]\n"
+            toml += "".join(f'{name} = "{why}"\n' for name, why in subset_undetectable.items())
         (folder / "tests" / "public" / "tiny.py").write_text(tiny)
     (folder / "exercise.toml").write_text(toml)
     (folder / "starter.py").write_text(starter)
@@ -310,12 +314,42 @@ LATE_BIAS = (
 )
 
 
-def _browser_coin(tmp_path, monkeypatch, *, undetectable, tiny_fit=1):
+def _browser_coin(tmp_path, monkeypatch, *, undetectable, tiny_fit=1, subset_undetectable=None):
     """Public and tiny suites of 2 000 flips (the browser's), a hidden one of 4 000: a coin that goes
     wrong only past 3 000 flips (``late_bias``) passes the browser's suites."""
     return _coin(tmp_path, monkeypatch, public=SIZED.format(fit=1, n=2_000), wrong={"late_bias": LATE_BIAS},
                  tiny=SIZED.format(fit=tiny_fit, n=2_000).replace("def test_coin", "def test_tiny_coin"),
-                 undetectable=undetectable)
+                 undetectable=undetectable, subset_undetectable=subset_undetectable)
+
+
+def test_a_mistake_only_the_subset_misses_is_still_caught_with_real_torch(tmp_path, monkeypatch, warm_launcher):
+    """[browser.subset_undetectable]: check holds real torch to catching it (a listed one that real torch
+    lets through fails its line), and a listed name that is no wrong solution fails the list's line."""
+    exercise = _browser_coin(tmp_path, monkeypatch, undetectable={"late_bias": "only past 3 000 flips"},
+                             subset_undetectable={"biased": "the subset sums otherwise", "gone": "renamed"})
+    assert exercise.browser.passing == {"late_bias": "only past 3 000 flips", "biased": "the subset sums otherwise",
+                                        "gone": "renamed"}
+    outcomes = _outcomes(exercise, warm_launcher)
+    assert outcomes["biased"].ok and outcomes["biased"].expectation.endswith(", and by public+tiny")
+    assert not outcomes["undetectable"].ok and "gone" in outcomes["undetectable"].problem
+    assert "biased" not in outcomes["undetectable"].problem
+
+
+def test_the_browser_catalogue_lets_correct_code_be_skipped_and_listed_mistakes_pass(tmp_path, monkeypatch):
+    """judge.browser.catalogue.problems: another correct solution may be SK (it needs what the browser
+    lacks), the reference may not; a subset_undetectable mistake must pass there, as an undetectable one."""
+    from judge.browser.catalogue import problems
+
+    exercise = _browser_coin(tmp_path, monkeypatch, undetectable={}, subset_undetectable={"biased": "sums"})
+
+    def result(name, verdict, expected=None):
+        return {"name": name, "verdict": verdict, "message": "m", "expected_diagnosis": expected, "diagnosed": False}
+
+    assert problems(exercise, [result("reference", "AC"), result("correct/numpy", "SK"),
+                               result("biased", "AC", "biased")]) == []
+    found = problems(exercise, [result("reference", "SK"), result("correct/numpy", "WA"),
+                                result("biased", "WA", "biased")])
+    assert found == ["the reference gets SK: m", "correct/numpy gets WA: m", "biased is listed as undetectable but gets WA"]
 
 
 def test_check_judges_the_browser_suites_with_the_same_promises(tmp_path, monkeypatch, warm_launcher):
