@@ -35,7 +35,7 @@ from judge.checks import BadCall, expect, expect_close, expect_tensor
 from judge.i18n import Bilingual
 
 from ..public import theory
-from ..public.checks43 import TOLERANCE, check_structure, unpack
+from ..public.checks43 import TOLERANCE, check_certain, check_structure, unpack
 from ..public.diagnoses import MISTAKES
 from .generated import FilterRows, filtered64
 
@@ -478,63 +478,8 @@ def topk_rate_corner_check(ctx):
     return check
 
 
-def check_emitted(
-    what: Bilingual,
-    tokens: torch.Tensor,
-    num: torch.Tensor,
-    drafts: torch.Tensor,
-    p: torch.Tensor,
-    q: torch.Tensor,
-    *,
-    residual_support: bool,
-) -> None:
-    """What is certain in one verification of the rows ``p`` [B, K+1, V] and ``q`` [B, K, V] (float64, as
-    verified): a draft token with p > q is accepted where reached, one with p = 0 never is; the token after
-    the accepted ones has positive probability in what it is drawn from (the residual, or p_i where the
-    residual is all zero, with ``residual_support``; p_i itself otherwise), the bonus in p_K."""
-    rows, k = drafts.shape
-    for row in range(rows):
-        n = int(num[row])
-        for i in range(min(n + 1, k)):
-            x = int(drafts[row, i])
-            ratio_p, ratio_q = float(p[row, i, x]), float(q[row, i, x])
-            if i < n:
-                expect(
-                    ratio_p > 0,
-                    f"{what}: row {row} accepted draft token {x} at position {i}, whose target probability is 0",
-                    rule=Bilingual(
-                        f"{what}: a token of target probability 0 was accepted",
-                        f"{what.zh}：接受了目标概率为 0 的 token",
-                    ),
-                    kind="value",
-                )
-            else:
-                expect(
-                    ratio_p <= ratio_q,
-                    f"{what}: row {row} rejected draft token {x} at position {i} although p_{i}(x) > q_{i}(x): "
-                    "u < 1 <= p/q accepts it whatever u is",
-                    rule=Bilingual(f"{what}: a token with p > q was rejected", f"{what.zh}：拒绝了 p > q 的 token"),
-                    kind="value",
-                )
-        last = int(tokens[row, n])
-        if n < k:
-            source = p[row, n]
-            if residual_support:
-                rest = (p[row, n] - q[row, n]).clamp(min=0)
-                source = rest if bool((rest > 0).any()) else p[row, n]
-            label = f"the replacement at position {n}"
-        else:
-            source, label = p[row, k], "the bonus token"
-        expect(
-            float(source[last]) > 0,
-            f"{what}: row {row}: {label} is token {last}, of probability 0 in the distribution it is drawn from",
-            rule=Bilingual(f"{what}: a token of probability 0 was emitted", f"{what.zh}：输出了概率为 0 的 token"),
-            kind="value",
-        )
-
-
 def verify_corner_check(ctx):
-    """``check(value, variant)`` for ``verify``: the structure, and what is certain (:func:`check_emitted`)."""
+    """``check(value, variant)`` for ``verify``: the structure, and what is certain (:func:`checks43.check_certain`)."""
 
     def check(value, variant: Variant) -> None:
         kwargs = variant.kwargs
@@ -543,7 +488,7 @@ def verify_corner_check(ctx):
         what = public_call("verify", variant)
         tokens, num = unpack(ctx, value, name="verify", batch=rows, k=k)
         check_structure(tokens, num, drafts, kwargs["target_probs"].shape[-1], what=str(what))
-        check_emitted(
+        check_certain(
             what, tokens, num, drafts, _f64(kwargs["target_probs"]), _f64(kwargs["draft_probs"]), residual_support=True
         )
 
@@ -567,7 +512,7 @@ def step_corner_check(ctx):
         check_structure(tokens, num, drafts, vocab, what=str(what))
         # p > q by a margin only: the learner's filter rounds where the oracle does not
         decided = torch.where(p[:, :k] > q * (1 + 1e-3), p[:, :k], torch.minimum(p[:, :k], q))
-        check_emitted(what, tokens, num, drafts, torch.cat([decided, p[:, k:]], dim=1), q, residual_support=False)
+        check_certain(what, tokens, num, drafts, torch.cat([decided, p[:, k:]], dim=1), q, residual_support=False)
 
     return check
 
