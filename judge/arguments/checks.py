@@ -61,17 +61,26 @@ def contract_refusals(
     *,
     extra: Extra = None,
     name: str | None = None,
+    diagnose: Callable[[Variant], str | None] | None = None,
 ) -> list[BadCall]:
     """The calls :func:`~judge.arguments.generate.bad_inputs` makes from ``good``, as :class:`BadCall`s
     of ``function`` (keyword arguments only, plus ``extra``): ``call`` quotes the bad value
     (``"sample() with probs holding NaN at [1, 3]"``), ``public`` does not (``"sample() with probs
-    holding NaN"``). Raises :class:`~judge.testing.CheckMisuse` as ``bad_inputs`` does, and for a
-    ``function`` that is not callable or an ``extra`` that names a described argument."""
-    return _refusal_calls("contract_refusals", function, good, arguments, rng, extra, name)
+    holding NaN"``); ``diagnose(variant)`` names the mistake of a call that returns (None: none).
+    Raises :class:`~judge.testing.CheckMisuse` as ``bad_inputs`` does, and for a ``function`` that
+    is not callable or an ``extra`` that names a described argument."""
+    return _refusal_calls("contract_refusals", function, good, arguments, rng, extra, name, diagnose)
 
 
 def _refusal_calls(
-    check: str, function: Any, good: Any, arguments: Any, rng: Any, extra: Extra, name: Any
+    check: str,
+    function: Any,
+    good: Any,
+    arguments: Any,
+    rng: Any,
+    extra: Extra,
+    name: Any,
+    diagnose: Callable[[Variant], str | None] | None = None,
 ) -> list[BadCall]:
     label = _function_name(check, function, name)
     more = _extra_kwargs(check, extra, arguments)
@@ -81,6 +90,7 @@ def _refusal_calls(
             f"{label}() with {variant.description}",
             kwargs={**variant.kwargs, **more()},
             public=public_call(label, variant),
+            diagnosis=diagnose(variant) if diagnose is not None else None,
         )
         for variant in bad_variants(check, good, arguments, rng)
     ]

@@ -36,6 +36,7 @@ from judge.arguments import (
     Uniforms,
     Values,
     bad_inputs,
+    contract_refusals,
     expect_contract_accepts,
     expect_contract_refusals,
     legal_inputs,
@@ -499,6 +500,20 @@ SMALL = {
 
 def _small_good():
     return {"probs": torch.tensor([[0.5, 0.5, 0.0], [1.0, 2.0, 3.0]]), "n": 3}
+
+
+def test_contract_refusals_name_each_calls_mistake_with_diagnose():
+    """``diagnose(variant)`` is each bad call's diagnosis (the mistake of a call that returns); none without it."""
+    def f(probs, n):
+        return probs
+
+    named = contract_refusals(f, _small_good(), SMALL, random.Random(3),
+                              diagnose=lambda variant: f"{variant.argument} {variant.kind} accepted")
+    plain = contract_refusals(f, _small_good(), SMALL, random.Random(3))
+    assert len(named) == len(plain) > 4
+    assert {call.diagnosis for call in plain} == {None}
+    assert {call.diagnosis.split()[0] for call in named} == {"probs", "n"}
+    assert all(call.diagnosis.endswith(" accepted") for call in named)
 
 
 def _strict(probs, n, **_):

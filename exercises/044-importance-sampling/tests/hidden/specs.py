@@ -22,8 +22,7 @@ from judge.arguments import (
     Probabilities,
     Values,
     Variant,
-    bad_inputs,
-    public_call,
+    contract_refusals,
 )
 from judge.checks import BadCall, CheckFailed, expect_calls_refused
 from judge.i18n import Bilingual
@@ -155,19 +154,11 @@ def refusals(
     rng: random.Random,
     extra: Callable[[], dict] | None = None,
 ) -> list[BadCall]:
-    """The generated bad calls of ``function`` (as :func:`judge.arguments.contract_refusals` makes them),
-    each naming its refusal group as the diagnosis when the call returns normally."""
-    more = extra or dict
-    return [
-        BadCall(
-            function,
-            f"{name}() with {variant.description}",
-            kwargs={**variant.kwargs, **more()},
-            public=public_call(name, variant),
-            diagnosis=REFUSALS[refusal_name(variant)],
-        )
-        for variant in bad_inputs(good, arguments, rng)
-    ]
+    """The generated bad calls of ``function`` (:func:`judge.arguments.contract_refusals`), each naming
+    its refusal group as the diagnosis when the call returns normally."""
+    return contract_refusals(
+        function, good, arguments, rng, extra=extra, name=name, diagnose=lambda variant: REFUSALS[refusal_name(variant)]
+    )
 
 
 def _bad(function, name: str, what: str, public: Bilingual, kwargs: dict, group: str) -> BadCall:
