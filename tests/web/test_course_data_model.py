@@ -85,7 +85,8 @@ def test_the_courses_own_instructor_and_the_admin_read_it_whole(rostered):
 def test_another_courses_instructor_sees_the_work_done_for_their_course(rostered):
     """The positive control: ann's course-B attempt is teach_b's to read in full, not teach_a's."""
     in_b = rostered.attempts["ann_39_in_b"]
-    response = rostered.app.test_client().get(f"/api/v1/submissions/{in_b}", headers=rostered.headers("other_instructor"))
+    response = rostered.app.test_client().get(f"/api/v1/submissions/{in_b}",
+                                              headers=rostered.headers("other_instructor"))
     assert response.status_code == 200 and response.json["seed"] == 1234
     assert response.json["course_id"] == rostered.other_course_id
     assert rostered.client("other_instructor").get(f"/submissions/{in_b}").status_code == 200
