@@ -20,11 +20,12 @@ from sqlalchemy import select
 
 from judge.exports import results_json
 from judge.wire import nesting_exceeds
+from web.contexts import NOT_GIVEN, ContextRefused, choose_context
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
 from web.lookup import find_exercise, submission_when_graded, visible_submission
-from web.models import ApiToken, Exercise
+from web.models import ApiToken, Exercise, Submission
 from web.presenting import grading_summary, submission_view
 from web.services import services
 from web.validation import text_problem
@@ -124,17 +125,30 @@ def get_exercise(identifier: str):
 @limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
 @token_required
 def create_submission():
-    body = json_object('{"exercise": "39", "code": "..."}')
+    body = json_object('{"exercise": "39", "code": "...", "course": 3}')
     exercise_id, code = body.get("exercise"), body.get("code")
     # bool is an int to Python, but true is no exercise number
     if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool) or not isinstance(code, str):
         abort(400, description='"exercise" (a number or slug) and "code" (a string) are required')
     exercise = find_exercise(str(exercise_id))[0]
+    requested = body.get("course", NOT_GIVEN)
+    if requested is not NOT_GIVEN and requested is not None and (type(requested) is not int or requested < 1):
+        abort(400, description='"course" is a course id (a whole number), null for practice, or left out')
     try:
-        submission = services().queue.submit(g.db, g.user, exercise, code)
+        course_id = choose_context(g.db, g.user, exercise, requested)
+    except ContextRefused as refused:
+        abort(400, description=str(refused))
+    try:
+        submission = services().queue.submit(g.db, g.user, exercise, code, course_id)
     except SubmissionRefused as refused:
         abort(429 if refused.too_many else 400, description=str(refused))
-    return jsonify({"id": submission.id, "status": submission.shown.status.value}), 202
+    return jsonify({"id": submission.id, "status": submission.shown.status.value, "course_id": course_id}), 202
+
+
+def context_json(submission: Submission) -> dict[str, Any]:
+    """The submission's context: ``course_id`` and ``course`` (its name), both null for practice."""
+    course = submission.course
+    return {"course_id": submission.course_id, "course": course.name if course is not None else None}
 
 
 @api.get("/submissions/<int:submission_id>")
@@ -146,9 +160,10 @@ def get_submission(submission_id: int):
     gradings = submission.gradings  # first: Submission.shown then finds the current one among them
     access = access_for(g.db, g.user, submission)
     view = submission_view(submission, g.user, g.lang, access)
-    # Whoever may open it (its author, those who teach its author) may read its code.
+    # Whoever may open it (its author, those who teach its course) may read its code.
     view["user"] = submission.user.name
     view["code"] = submission.code
+    view.update(context_json(submission))
     view["gradings"] = [grading_summary(grading, access, submission.current_grading_id) for grading in gradings]
     return jsonify(view)
 
@@ -158,7 +173,7 @@ def get_submission(submission_id: int):
 def get_results_json(submission_id: int):
     """The submission's current grading as Gradescope's ``results.json`` (see judge.exports).
 
-    Built from what the viewer may see (:func:`submission_view`): those who teach the author get
+    Built from what the viewer may see (:func:`submission_view`): those who teach its course get
     the statistical evidence in full, the author what their assignment's visibility shows.
     """
     submission = visible_submission(submission_id, g.user)

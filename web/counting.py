@@ -3,6 +3,8 @@
 For each learner of a course and each exercise of its assignments, the **counted** attempt is
 the learner's best grading under the assignment's rules:
 
+- only submissions made for the course (``Submission.course_id``, their context) are attempts:
+  work the learner did for another course, or as practice, never counts here;
 - only submissions made at or after ``opens_at`` are attempts (earlier ones were practice);
 - a submission counts with its current grading (:attr:`Submission.current`); its score is the
   share of cases passed, ``score_passed / score_total`` (1.0 for an AC);
@@ -80,7 +82,8 @@ def score_share() -> ColumnElement[float]:
 
 
 def attempts_query(course_id: int) -> Select:
-    """One row per attempt of a learner of the course at an exercise of its assignments.
+    """One row per attempt of a learner of the course at an exercise of its assignments, made
+    for the course (its context).
 
     Columns: ``user_id``, ``exercise_id``, ``assignment_id``, ``submission_id``, ``grading_id``
     (None while not graded), ``verdict``, ``created_at``, ``due_at`` (effective), ``late`` (bool),
@@ -119,6 +122,7 @@ def attempts_query(course_id: int) -> Select:
         .join(
             Submission,
             and_(
+                Submission.course_id == Membership.course_id,
                 Submission.user_id == Membership.user_id,
                 Submission.exercise_id == AssignmentExercise.exercise_id,
                 Submission.created_at >= Assignment.opens_at,

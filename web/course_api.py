@@ -33,7 +33,7 @@ from web.permissions import (
     may_see_rejudge,
     refuse_unless,
     teaches,
-    teaches_author_of,
+    teaches_context_of,
 )
 from web.rejudging import Requested, outcome, rejudge_assignment, rejudge_exercise, rejudge_submission
 from web.services import services
@@ -289,7 +289,7 @@ def rejudge_one(submission_id: int):
     if request.get_data():  # no body is needed; one that is sent must be a JSON object
         json_object("{}")
     submission = visible_submission(submission_id, g.user)
-    refuse_unless(teaches_author_of(g.db, g.user, submission), "rejudging")
+    refuse_unless(teaches_context_of(g.db, g.user, submission), "rejudging")
     requested = rejudge_submission(g.db, services().queue, submission, g.user)
     g.db.refresh(submission)  # the grading was added by a bulk INSERT
     newest = submission.latest

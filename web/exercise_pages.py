@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, flash, g, redirect, render_template, url_for
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -12,6 +12,15 @@ from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import load_all
 from judge.verdicts import Verdict
 from web.browser_run import run_config
+from web.contexts import (
+    NOT_GIVEN,
+    ContextRefused,
+    Unset,
+    allowed_contexts,
+    choose_context,
+    default_context,
+    parse_course_field,
+)
 from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
@@ -22,7 +31,7 @@ from web.presenting import Access, grading_summary
 from web.progress import exercise_stats, user_status
 from web.services import services
 from web.statements import render_statement
-from web.visibility import learner_visibility, withheld_exercises
+from web.visibility import context_visibility, withheld_exercises
 
 exercises = Blueprint("exercises", __name__)
 RECENT_ATTEMPTS = 5
@@ -85,14 +94,30 @@ def _grouped(rows: list[Exercise]) -> list[dict]:
 
 
 def _summaries(row: Exercise, attempts: list[Submission]) -> dict[int, dict]:
-    """Each attempt's verdict and score as its author may see them now: an assignment whose
-    visibility is ``nothing`` withholds those that depend on hidden cases (see web.visibility)."""
-    access = Access(visibility=learner_visibility(g.db, current_user.id, row.id))
+    """Each attempt's verdict and score as its author may see them now, at its own context's
+    level: an assignment whose visibility is ``nothing`` withholds those that depend on hidden
+    cases (see web.visibility), of the attempts made for its course only."""
+    levels = {
+        course_id: Access(visibility=context_visibility(g.db, current_user.id, course_id, row.id))
+        for course_id in {attempt.course_id for attempt in attempts}
+    }
     return {
-        attempt.id: grading_summary(attempt.shown, access, attempt.current_grading_id)
+        attempt.id: grading_summary(attempt.shown, levels[attempt.course_id], attempt.current_grading_id)
         for attempt in attempts
         if attempt.shown is not None
     }
+
+
+def _context_choice(row: Exercise, chosen: int | None | Unset = NOT_GIVEN) -> dict:
+    """The submit form's context: the courses the user may submit for (a select when there is
+    any) and the one selected (``chosen``, else the default for the link's ``?course=``)."""
+    if not current_user.is_authenticated:
+        return {"contexts": [], "context": None}
+    if chosen is NOT_GIVEN:
+        hinted = request.args.get("course", "")
+        hint = int(hinted) if hinted.isascii() and hinted.isdigit() and len(hinted) <= 9 else None
+        chosen = default_context(g.db, current_user, row, hint)
+    return {"contexts": allowed_contexts(g.db, current_user, row), "context": chosen}
 
 
 def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
@@ -105,8 +130,15 @@ def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
     return list(g.db.scalars(query.limit(limit) if limit else query))
 
 
-def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = None, status: int = 200):
-    """The exercise page; ``form`` carries code sent back after a refusal (else the starter)."""
+def _exercise_page(
+    row: Exercise,
+    spec: ExerciseSpec,
+    form: CodeForm | None = None,
+    status: int = 200,
+    chosen: int | None | Unset = NOT_GIVEN,
+):
+    """The exercise page; ``form`` carries code sent back after a refusal (else the starter),
+    ``chosen`` the context sent with it."""
     starter = spec.starter_path.read_text(encoding="utf-8")
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     return render_template(
@@ -121,6 +153,7 @@ def _exercise_page(row: Exercise, spec: ExerciseSpec, form: CodeForm | None = No
         download_name=download_name(spec),
         run=run_config(spec),
         run_texts=run_texts(),
+        **_context_choice(row, chosen),
     ), status
 
 
@@ -152,11 +185,16 @@ def submit(identifier: str):
     if not form.validate_on_submit():
         return _refused_code(row, spec, form)
     try:
-        submission = services().queue.submit(g.db, current_user, row, form.code.data or "")
+        course_id = choose_context(g.db, current_user, row, parse_course_field(request.form.get("course")))
+    except ContextRefused as refused:
+        flash(localized(refused.text), "error")
+        return _exercise_page(row, spec, form, 400)  # the code that was sent stays in the editor
+    try:
+        submission = services().queue.submit(g.db, current_user, row, form.code.data or "", course_id)
     except SubmissionRefused as refused:
         flash(localized(refused.text), "error")
         # Show the page again with the code that was sent, so nothing typed is lost.
-        return _exercise_page(row, spec, form, 429 if refused.too_many else 400)
+        return _exercise_page(row, spec, form, 429 if refused.too_many else 400, course_id)
     return redirect(url_for("submissions.show", submission_id=submission.id))
 
 

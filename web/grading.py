@@ -181,8 +181,12 @@ class GradingQueue:
 
     # --- the web side ----------------------------------------------------------------------
 
-    def submit(self, session: Session, user: User, exercise: Exercise, code: str) -> Submission:
-        """Store a submission with a queued live grading and wake a worker. Raises :class:`SubmissionRefused`."""
+    def submit(
+        self, session: Session, user: User, exercise: Exercise, code: str, course_id: int | None = None
+    ) -> Submission:
+        """Store a submission for context ``course_id`` (None: practice; the caller chose it with
+        :func:`web.contexts.choose_context`) with a queued live grading and wake a worker.
+        Raises :class:`SubmissionRefused`."""
         size = len(code.encode("utf-8"))
         if not code.strip():
             raise SubmissionRefused(Bilingual("the code is empty", "代码是空的"))
@@ -204,7 +208,7 @@ class GradingQueue:
             )
         # By their ids, not the objects: the flush then has no relationships of theirs to process
         # (0.8 ms of CPU a submission), and submission.user and .exercise still come from the session.
-        submission = Submission(user_id=user.id, exercise_id=exercise.id, code=code)
+        submission = Submission(user_id=user.id, exercise_id=exercise.id, course_id=course_id, code=code)
         submission.gradings.append(Grading(status=Status.queued, priority=Priority.live))
         session.add(submission)
         session.commit()

@@ -2,7 +2,7 @@
 
 One home for the rules: an exercise is named by number, slug or folder exactly as the CLI
 resolves it (:func:`judge.exercise.resolve`) and must be synced to the site; a submission is
-visible to its author and to those who teach its author (see :mod:`web.permissions`), and
+visible to its author and to those who teach the course it was made for (see :mod:`web.permissions`), and
 anyone else gets the same 404 as for a number that does not exist (a 403 would confirm that it exists).
 A request for a submission may ask to wait for its verdict (:func:`submission_when_graded`).
 """

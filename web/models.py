@@ -285,7 +285,14 @@ class Exercise(Base):
 
 
 class Submission(Base):
-    """What a learner handed in: who, which exercise, the code, when. Never changes once stored.
+    """What a learner handed in: who, which exercise, the code, when, and for which course
+    (its **context**). Never changes once stored.
+
+    ``course_id`` is the course the learner submitted for (None: practice, no course), written
+    once at submission (:func:`web.contexts.choose_context`) and never changed. With the
+    exercise it determines the assignment, as an exercise is in at most one assignment per
+    course (:class:`AssignmentExercise`). Who sees it as an instructor, what a course counts,
+    rejudges and shows the learner all follow it (see :mod:`web.permissions`).
 
     Its verdicts live in :class:`Grading` rows, one per judging. :attr:`current` is the newest
     finished grading (a rejudge that finishes replaces the verdict shown, the old one is kept);
@@ -298,6 +305,8 @@ class Submission(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
     exercise_id: Mapped[int] = mapped_column(ForeignKey("exercise.id"), index=True)
+    # The context (None: practice); indexed by ix_submission_course below.
+    course_id: Mapped[int | None] = mapped_column(ForeignKey("course.id"), nullable=True)
     code: Mapped[str] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
     # The newest finished grading, written in the same transaction as its result (see
@@ -307,6 +316,7 @@ class Submission(Base):
 
     user: Mapped[User] = relationship(back_populates="submissions")
     exercise: Mapped[Exercise] = relationship(back_populates="submissions")
+    course: Mapped[Course | None] = relationship()
     gradings: Mapped[list[Grading]] = relationship(
         back_populates="submission", order_by="Grading.id", cascade="all, delete-orphan"
     )
@@ -316,8 +326,10 @@ class Submission(Base):
 
     # The gradebook and the course lists read one learner's attempts at one exercise in time order.
     # current_grading_id makes it covering: the course queries read no submission row (not the code).
+    # ix_submission_course is the same for one course's attempts (web.counting.attempts_query).
     __table_args__ = (
         Index("ix_submission_user_exercise", "user_id", "exercise_id", "created_at", "current_grading_id"),
+        Index("ix_submission_course", "course_id", "user_id", "exercise_id", "created_at", "current_grading_id"),
     )
 
     @property

@@ -2,9 +2,14 @@
 
 - A **site admin** (:attr:`Role.admin`, the account created at first start) may do everything.
 - An account with the site role **instructor** may create courses; within a course,
-  :class:`CourseRole` decides: a course's instructors manage it and see its learners' work on
-  its exercises, nothing of other courses.
+  :class:`CourseRole` decides: a course's instructors manage it and see the work done for it,
+  nothing of other courses.
 - A **learner** sees their own submissions and the courses they joined, never an instructor page.
+
+A submission belongs to its **context** (``Submission.course_id``: the course it was made for,
+or none for practice, see :mod:`web.contexts`): one sees it as an instructor iff one teaches
+its course (an admin: every submission). Who teaches the author in another course sees nothing
+of it; a practice submission is seen by its author and admins only.
 
 Refusals are 404s with the same text as for an id that does not exist, so a probe cannot
 tell another course or submission exists (as :mod:`web.lookup` does for submissions).
@@ -14,9 +19,9 @@ from __future__ import annotations
 
 from flask import abort, g
 from sqlalchemy import bindparam, exists, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
-from web.models import AssignmentExercise, Course, CourseRole, Membership, Rejudge, Role, Submission, User
+from web.models import Course, CourseRole, Membership, Rejudge, Role, Submission, User
 
 
 def is_admin(user: User | None) -> bool:
@@ -58,40 +63,31 @@ def teaches_anything(session: Session, user: User | None) -> bool:
     )
 
 
-# Built once: a fresh aliased() per call costs SQLAlchemy about 1.5 ms of adapting the query
-# before its compiled form can be found in the cache again; and the whole query too, with bound
-# parameters, as every view of a submission asks it.
-_TEACHER, _LEARNER = aliased(Membership), aliased(Membership)
-_TEACHES_AUTHOR = select(
-    exists()
-    .where(
-        _TEACHER.user_id == bindparam("p_viewer", type_=Membership.user_id.type),
-        _TEACHER.role == CourseRole.instructor,
-        _LEARNER.course_id == _TEACHER.course_id,
-        _LEARNER.user_id == bindparam("p_author", type_=Membership.user_id.type),
-        _LEARNER.role == CourseRole.learner,
-        AssignmentExercise.course_id == _TEACHER.course_id,
-        AssignmentExercise.exercise_id == bindparam("p_exercise", type_=AssignmentExercise.exercise_id.type),
+# Built once with a bound parameter: every view of a submission asks it.
+_TEACHES_COURSE = select(
+    exists().where(
+        Membership.course_id == bindparam("p_course", type_=Membership.course_id.type),
+        Membership.user_id == bindparam("p_viewer", type_=Membership.user_id.type),
+        Membership.role == CourseRole.instructor,
     )
-    .correlate(None)
 )
 
 
-def teaches_author_of(session: Session, viewer: User | None, submission: Submission) -> bool:
-    """Whether ``viewer`` may see ``submission`` as an instructor (full hidden messages, seeds):
-    an admin, or an instructor of a course in which its author is a learner and whose
-    assignments include its exercise."""
+def teaches_context_of(session: Session, viewer: User | None, submission: Submission) -> bool:
+    """Whether ``viewer`` may see ``submission`` as an instructor (full hidden messages, seeds,
+    rejudging): an admin, or an instructor of the course it was made for (none for practice)."""
     if viewer is None:
         return False
     if is_admin(viewer):
         return True
-    parameters = {"p_viewer": viewer.id, "p_author": submission.user_id, "p_exercise": submission.exercise_id}
-    return bool(session.scalar(_TEACHES_AUTHOR, parameters))
+    if submission.course_id is None:
+        return False
+    return bool(session.scalar(_TEACHES_COURSE, {"p_course": submission.course_id, "p_viewer": viewer.id}))
 
 
 def may_see(session: Session, viewer: User | None, submission: Submission) -> bool:
-    """Whether ``viewer`` may open ``submission`` at all: its author or one who teaches its author."""
-    return viewer is not None and (submission.user_id == viewer.id or teaches_author_of(session, viewer, submission))
+    """Whether ``viewer`` may open ``submission`` at all: its author or one who teaches its course."""
+    return viewer is not None and (submission.user_id == viewer.id or teaches_context_of(session, viewer, submission))
 
 
 def course_to_teach(course_id: int, viewer: User) -> Course:
@@ -124,11 +120,11 @@ def refuse_unless(allowed: bool, what: str = "this page") -> None:
 
 def may_see_rejudge(session: Session, user: User, rejudge: Rejudge) -> bool:
     """Whether ``user`` may see what ``rejudge`` changed: one who teaches its course, or for a
-    single submission, one who teaches its author."""
+    single submission, one who teaches the course it was made for."""
     if is_admin(user):
         return True
     if rejudge.course_id is not None:
         course = session.get(Course, rejudge.course_id)
         return course is not None and teaches(session, user, course)
     submission = session.get(Submission, rejudge.submission_id) if rejudge.submission_id is not None else None
-    return submission is not None and teaches_author_of(session, user, submission)
+    return submission is not None and teaches_context_of(session, user, submission)

@@ -12,9 +12,9 @@ the 53-bit master seeds could find it.
 
 What a viewer gets is an :class:`Access` (worked out by :func:`web.visibility.access_for`):
 
-- one who teaches the author (:func:`web.permissions.teaches_author_of`) sees the report whole:
+- one who teaches the submission's course (:func:`web.permissions.teaches_context_of`) sees the report whole:
   every message, time, statistic, p-value and seed;
-- the author sees it at their assignment's :class:`~web.models.Visibility`: ``rule`` (:mod:`judge.hiding`),
+- the author sees it at its own context's assignment's :class:`~web.models.Visibility`: ``rule`` (:mod:`judge.hiding`),
   ``diagnosis`` (each hidden case's verdict and the diagnosis, no rule or label), or ``nothing``
   (no hidden case at all, and no verdict, score or diagnosis that depends on one: ``withheld``).
 """

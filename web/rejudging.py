@@ -10,8 +10,10 @@ A submission whose grading is still queued or running gets no second one (a doub
 two instructors, do not judge it twice at once).
 
 What a course-wide rejudge covers: every attempt the course counts (see
-:func:`web.counting.attempts_query`: its learners' submissions to the exercise since the
-assignment opened), late ones included, so that the gradebook is recomputed from fresh verdicts.
+:func:`web.counting.attempts_query`: its learners' submissions made for the course to the
+exercise since the assignment opened), late ones included, so that the gradebook is recomputed
+from fresh verdicts. Submissions made for another course, or as practice, are never touched: a
+rejudge started in one course changes nothing another course counts.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def _request(session: Session, queue: GradingQueue | None, rejudge: Rejudge, ids
 
 
 def rejudge_submission(session: Session, queue: GradingQueue | None, submission: Submission, by: User) -> Requested:
-    """Rejudge one submission (authorization is the caller's: :func:`web.permissions.teaches_author_of`)."""
+    """Rejudge one submission (authorization is the caller's: :func:`web.permissions.teaches_context_of`)."""
     rejudge = Rejudge(scope=RejudgeScope.submission, submission_id=submission.id, requested_by_id=by.id)
     return _request(session, queue, rejudge, select(literal(submission.id, Integer)))
 

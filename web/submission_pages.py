@@ -1,8 +1,9 @@
 """One submission: its verdict and per-case results (live while it is graded) and its code.
 
-Those who teach its author (:func:`web.visibility.access_for` gives them the full report) also
-see its history of gradings, links to the learner's previous and next attempt at the exercise
-and to the diff with the previous one, and a button that rejudges it (``POST .../rejudge``).
+Those who teach the course it was made for (:func:`web.visibility.access_for` gives them the
+full report) also see its history of gradings, links to the learner's previous and next attempt
+at the exercise for that course and to the diff with the previous one, and a button that
+rejudges it (``POST .../rejudge``).
 ``/submissions/<a>/diff/<b>`` compares two attempts of one learner at one exercise: anyone
 who may see both (the learner too) may open it.
 """
@@ -19,7 +20,7 @@ from web.forms import SiteForm
 from web.i18n import LazyText
 from web.lookup import submission_when_graded, visible_submission
 from web.models import Submission
-from web.permissions import refuse_unless, teaches_author_of
+from web.permissions import refuse_unless, teaches_context_of
 from web.presenting import Access, grading_summary, submission_view
 from web.rejudging import rejudge_submission
 from web.services import services
@@ -33,7 +34,8 @@ class RejudgeForm(SiteForm):
 
 
 def neighbour(submission: Submission, later: bool) -> int | None:
-    """The id of the same learner's attempt at the same exercise just before (or after) this one."""
+    """The id of the same learner's attempt at the same exercise, made for the same course, just
+    before (or after) this one: an instructor of one course never gets links to another's."""
     if later:
         position = or_(
             Submission.created_at > submission.created_at,
@@ -48,7 +50,14 @@ def neighbour(submission: Submission, later: bool) -> int | None:
         order = (Submission.created_at.desc(), Submission.id.desc())
     return g.db.scalar(
         select(Submission.id)
-        .where(Submission.user_id == submission.user_id, Submission.exercise_id == submission.exercise_id, position)
+        .where(
+            Submission.user_id == submission.user_id,
+            Submission.exercise_id == submission.exercise_id,
+            Submission.course_id.is_(None)
+            if submission.course_id is None
+            else Submission.course_id == submission.course_id,
+            position,
+        )
         .order_by(*order)
         .limit(1)
     )
@@ -98,7 +107,7 @@ def result(submission_id: int):
 @login_required
 def rejudge(submission_id: int):
     submission = visible_submission(submission_id, current_user)
-    refuse_unless(teaches_author_of(g.db, current_user, submission), "rejudging")
+    refuse_unless(teaches_context_of(g.db, current_user, submission), "rejudging")
     if not RejudgeForm().validate_on_submit():
         abort(400)
     requested = rejudge_submission(g.db, services().queue, submission, current_user)

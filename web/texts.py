@@ -103,6 +103,10 @@ SITE: dict[str, tuple[str, str]] = {
     "your_solution": ("Your solution", "你的解答"),
     "your_code": ("Your code", "你的代码"),
     "submit": ("Submit", "提交"),
+    "submit_for": ("Submit for", "提交到"),
+    "context_practice": ("practice (no course)", "练习（不属于任何课程）"),
+    "context_course": ("for the course {name}", "提交到课程 {name}"),
+    "context_none": ("practice: no course sees it", "练习：任何课程都看不到"),
     "submit_shortcut": (
         "or Ctrl+Enter (⌘+Enter on a Mac). In the editor Tab indents; Esc then Tab leaves it.",
         "或按 Ctrl+Enter（Mac 上为 ⌘+Enter）。在编辑器中 Tab 用于缩进；先按 Esc 再按 Tab 可以离开编辑器。",

@@ -2,12 +2,13 @@
 :class:`~web.presenting.Access` every page and API route passes to
 :func:`web.presenting.submission_view`.
 
-Those who teach the author see everything. The author sees the hidden cases at the
-:class:`~web.models.Visibility` of the assignments that include the exercise in the courses
-they learn in: ``visibility_before`` until their effective due date (an extension moves it),
-``visibility_after`` from then on. When several assignments include it (the learner is in
-several courses), the least revealing level applies: one course's setting never leaks what
-another withholds. An exercise in no assignment shows at ``rule`` (the site's default).
+Those who teach the submission's course (its context, see :mod:`web.permissions`) see
+everything. The author sees the hidden cases at the :class:`~web.models.Visibility` of the
+assignment of the submission's own context (its course and exercise name one assignment):
+``visibility_before`` until the author's effective due date in that course (an extension moves
+it), ``visibility_after`` from then on. A practice submission (no course) shows at ``rule`` (the
+site's default). Each submission has its own level: one course's setting never changes what
+another course's submissions, or practice, show.
 """
 
 from __future__ import annotations
@@ -21,87 +22,100 @@ from sqlalchemy.orm import Session
 from web.models import (
     Assignment,
     AssignmentExercise,
-    CourseRole,
     Extension,
-    Membership,
     Submission,
     User,
     Visibility,
     as_utc,
     utcnow,
 )
-from web.permissions import teaches_author_of
+from web.permissions import teaches_context_of
 from web.presenting import INSTRUCTOR_ACCESS, Access
 
-# From most to least revealing.
-ORDER = (Visibility.rule, Visibility.diagnosis, Visibility.nothing)
 
-
-def least_revealing(levels: list[Visibility]) -> Visibility:
-    return max(levels, key=ORDER.index, default=Visibility.rule)
-
-
-def _levels_query(*conditions) -> Any:
-    """(exercise id, visibility before, after, effective due date) of each assignment exercise of
-    learner ``p_learner``'s courses where ``conditions`` hold."""
-    learner = bindparam("p_learner", type_=Membership.user_id.type)
+def _level_query() -> Any:
+    """(visibility before, after, effective due date) of the assignment of course ``p_course``
+    that includes exercise ``p_exercise``, for learner ``p_learner``."""
+    learner = bindparam("p_learner", type_=Extension.user_id.type)
     return (
         select(
-            AssignmentExercise.exercise_id,
             Assignment.visibility_before,
             Assignment.visibility_after,
             func.coalesce(Extension.due_at, Assignment.due_at),
         )
-        .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
-        .join(
-            Membership,
-            and_(
-                Membership.course_id == Assignment.course_id,
-                Membership.user_id == learner,
-                Membership.role == CourseRole.learner,
-            ),
-        )
+        .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
         .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == learner))
-        .where(*conditions)
+        .where(
+            AssignmentExercise.course_id == bindparam("p_course", type_=AssignmentExercise.course_id.type),
+            AssignmentExercise.exercise_id == bindparam("p_exercise", type_=AssignmentExercise.exercise_id.type),
+        )
     )
 
 
-# Built once with bound parameters: every view of a submission asks the first.
-_EXERCISE_LEVELS = _levels_query(
-    AssignmentExercise.exercise_id == bindparam("p_exercise", type_=AssignmentExercise.exercise_id.type)
+# Built once with bound parameters: every view of a submission asks it.
+_CONTEXT_LEVEL = _level_query()
+
+# The learner's submissions whose context's assignment may withhold verdicts (level nothing).
+_WITHHOLDING = (
+    select(
+        Submission.exercise_id,
+        Assignment.visibility_before,
+        Assignment.visibility_after,
+        func.coalesce(Extension.due_at, Assignment.due_at),
+    )
+    .join(
+        AssignmentExercise,
+        and_(
+            AssignmentExercise.course_id == Submission.course_id,
+            AssignmentExercise.exercise_id == Submission.exercise_id,
+        ),
+    )
+    .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
+    .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Submission.user_id))
+    .where(
+        Submission.user_id == bindparam("p_learner", type_=Submission.user_id.type),
+        or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing),
+    )
+    .distinct()
 )
-_WITHHOLDING_LEVELS = _levels_query(
-    or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing)
-)
 
 
-def _levels(session: Session, query: Any, parameters: dict[str, int], now: dt.datetime) -> list[tuple[int, Visibility]]:
-    """(exercise id, level at ``now``) for each row of ``query`` (one of the above)."""
-    rows = session.execute(query, parameters).all()
-    return [(exercise_id, before if now < as_utc(due) else after) for exercise_id, before, after, due in rows]
-
-
-def learner_visibility(
-    session: Session, learner_id: int, exercise_id: int, now: dt.datetime | None = None
+def context_visibility(
+    session: Session, learner_id: int, course_id: int | None, exercise_id: int, now: dt.datetime | None = None
 ) -> Visibility:
-    """The level at which learner ``learner_id`` sees hidden results of ``exercise_id`` at ``now``."""
-    parameters = {"p_learner": learner_id, "p_exercise": exercise_id}
-    found = _levels(session, _EXERCISE_LEVELS, parameters, now or utcnow())
-    return least_revealing([level for _, level in found])
+    """The level at which learner ``learner_id`` sees hidden results of their submissions to
+    ``exercise_id`` made for course ``course_id`` (None: practice, shown at ``rule``) at ``now``."""
+    if course_id is None:
+        return Visibility.rule
+    parameters = {"p_learner": learner_id, "p_course": course_id, "p_exercise": exercise_id}
+    row = session.execute(_CONTEXT_LEVEL, parameters).first()
+    if row is None:  # the course no longer assigns the exercise: the site's default
+        return Visibility.rule
+    before, after, due = row
+    return before if (now or utcnow()) < as_utc(due) else after
+
+
+def learner_visibility(session: Session, submission: Submission, now: dt.datetime | None = None) -> Visibility:
+    """The level at which ``submission``'s author sees its hidden results at ``now`` (its context's)."""
+    return context_visibility(session, submission.user_id, submission.course_id, submission.exercise_id, now)
 
 
 def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | None = None) -> set[int]:
-    """The exercises whose verdicts learner ``learner_id`` may not see at ``now`` (level ``nothing``
-    in one of their courses): lists and progress show them as attempted, never solved."""
+    """The exercises of which learner ``learner_id`` has a submission whose verdict they may not
+    see at ``now`` (its context's level is ``nothing``): lists and progress show them as
+    attempted, never solved. Only submissions made for such a course count: another course's
+    setting withholds nothing of this one's, or of practice."""
+    moment = now or utcnow()
+    rows = session.execute(_WITHHOLDING, {"p_learner": learner_id}).all()
     return {
         exercise_id
-        for exercise_id, level in _levels(session, _WITHHOLDING_LEVELS, {"p_learner": learner_id}, now or utcnow())
-        if level is Visibility.nothing
+        for exercise_id, before, after, due in rows
+        if (before if moment < as_utc(due) else after) is Visibility.nothing
     }
 
 
 def access_for(session: Session, viewer: User | None, submission: Submission, now: dt.datetime | None = None) -> Access:
     """What ``viewer`` may see of ``submission`` (they may open it: see :mod:`web.permissions`)."""
-    if teaches_author_of(session, viewer, submission):
+    if teaches_context_of(session, viewer, submission):
         return INSTRUCTOR_ACCESS
-    return Access(visibility=learner_visibility(session, submission.user_id, submission.exercise_id, now))
+    return Access(visibility=learner_visibility(session, submission, now))

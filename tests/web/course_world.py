@@ -7,8 +7,9 @@ import datetime as dt
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
+from web.contexts import NOT_GIVEN, Unset, default_context
 from web.courses import create_course, enroll, save_assignment
-from web.models import Exercise, Grading, Role, Status, Submission, User
+from web.models import Course, Exercise, Grading, Role, Status, Submission, User
 
 UTC = dt.UTC
 
@@ -33,10 +34,14 @@ def exercise(session, number: int) -> Exercise:
 
 
 def attempt(session, learner: User, exercise_row: Exercise, at: dt.datetime | str, verdict: str = "AC",
-            passed: int | None = None, total: int = 10, graded: bool = True) -> Submission:
-    """A submission made at ``at`` with one finished grading (unless ``graded`` is false)."""
+            passed: int | None = None, total: int = 10, graded: bool = True,
+            course: Course | None | Unset = NOT_GIVEN) -> Submission:
+    """A submission made at ``at`` with one finished grading (unless ``graded`` is false), for
+    ``course`` (None: practice; not given: the default the site would choose, see web.contexts)."""
     at = moment(at) if isinstance(at, str) else at
-    submission = Submission(user=learner, exercise=exercise_row, code=f"# {verdict}\n", created_at=at)
+    course_id = context_of(session, learner, exercise_row, course)
+    submission = Submission(user=learner, exercise=exercise_row, code=f"# {verdict}\n", created_at=at,
+                            course_id=course_id)
     session.add(submission)
     if graded:
         passed = total if passed is None and verdict == "AC" else (passed if passed is not None else 0)
@@ -50,6 +55,14 @@ def attempt(session, learner: User, exercise_row: Exercise, at: dt.datetime | st
         submission.current_grading_id = row.id
     session.flush()
     return submission
+
+
+def context_of(session, learner: User, exercise_row: Exercise, course: Course | None | Unset = NOT_GIVEN) -> int | None:
+    """The course id a builder's submission is made for: ``course``'s, or the site's default."""
+    if course is NOT_GIVEN:
+        session.flush()
+        return default_context(session, learner, exercise_row)
+    return course.id if isinstance(course, Course) else None
 
 
 def course_with_assignment(session, *, exercises=(1, 39), time_zone: str = "UTC", **assignment):

@@ -9,6 +9,7 @@ from html import unescape
 
 from flask.testing import FlaskClient
 
+from web.contexts import NOT_GIVEN
 from web.services import services
 
 _CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"')
@@ -92,16 +93,23 @@ def api_token(app, name: str = "api-user") -> dict:
     return {"Authorization": f"Bearer {secret}"}
 
 
-def store_graded(session, user, exercise, code: str, report: dict, **grading) -> int:
+def store_graded(session, user, exercise, code: str, report: dict, course=NOT_GIVEN, **grading) -> int:
     """A submission of ``user`` with one finished grading carrying ``report`` (committed); its id.
 
-    ``grading`` sets other columns of the grading (``seed``, ``judge_version``…).
+    It is made for ``course`` (None: practice; not given: the context the site would choose, see
+    web.contexts). ``grading`` sets other columns of the grading (``seed``, ``judge_version``…).
     """
     from judge.verdicts import Verdict
+    from web.contexts import default_context
     from web.models import Grading, Status, Submission, utcnow
 
     score = report.get("score") or {}
-    submission = Submission(user=user, exercise=exercise, code=code)
+    if course is NOT_GIVEN:
+        session.flush()
+        course_id = default_context(session, user, exercise)
+    else:
+        course_id = course.id if course is not None else None
+    submission = Submission(user=user, exercise=exercise, code=code, course_id=course_id)
     row = Grading(status=Status.done, verdict=Verdict(report["verdict"]), score_passed=score.get("passed"),
                   score_total=score.get("total"), seed=report.get("seed"), report_json=report,
                   diagnosis=report.get("diagnosis"), started_at=utcnow(), finished_at=utcnow(), attempts=1)

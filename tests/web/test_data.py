@@ -265,3 +265,65 @@ def test_the_courses_migration_keeps_every_instructors_reach_and_fills_the_analy
                                                                                       "ida": "instructor"}
         assert "course" not in set(inspect(engine).get_table_names())
     engine.dispose()
+
+
+def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
+    """0005 → 0006: a submission gets the one course of its author that assigns its exercise; of
+    several, the oldest membership's; of none (or an instructor's), practice. Down and up again.
+
+    SQLite-only: a schema step like the others, whose data step is plain SQL."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from web.database import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0005")
+    engine = make_engine(url)
+    moment = "'2026-01-01 00:00:00'"
+    with engine.begin() as connection:
+        for user_id, name in ((1, "ann"), (2, "bo"), (3, "cy"), (4, "ida")):
+            connection.execute(text("INSERT INTO user (id, name, name_key, password_hash, role, language, created_at) "
+                                    f"VALUES (:id, :name, :name, 'x', 'learner', 'en', {moment})"),
+                               {"id": user_id, "name": name})
+        for exercise_id, number in ((1, 39), (2, 1)):
+            connection.execute(text("INSERT INTO exercise (id, number, slug, title_en, title_zh, difficulty, tags, "
+                                    f"runs_in, content_hash, synced_at) VALUES (:id, :n, :slug, 'S', 'S', 'easy', "
+                                    f"'[]', '[]', 'h', {moment})"), {"id": exercise_id, "n": number, "slug": f"e{number}"})
+        for course_id in (1, 2):
+            connection.execute(text("INSERT INTO course (id, name, join_code, time_zone, created_at) "
+                                    f"VALUES (:id, :name, :code, 'UTC', {moment})"),
+                               {"id": course_id, "name": f"C{course_id}", "code": f"code{course_id}"})
+            connection.execute(text("INSERT INTO assignment (id, course_id, title, opens_at, due_at, late_policy, "
+                                    "penalty_per_day, visibility_before, visibility_after, created_at) VALUES "
+                                    f"(:id, :id, 'W', {moment}, {moment}, 'not_accepted', 0, 'rule', 'rule', {moment})"),
+                               {"id": course_id})
+            connection.execute(text("INSERT INTO assignment_exercise (assignment_id, exercise_id, course_id, position) "
+                                    "VALUES (:id, 1, :id, 0)"), {"id": course_id})
+        # ann: course 2 joined first, then course 1; bo: course 1 only; cy: none; ida teaches course 1
+        for membership_id, course_id, user_id, role, joined in (
+                (1, 1, 1, "learner", "2026-02-01"), (2, 2, 1, "learner", "2026-01-15"),
+                (3, 1, 2, "learner", "2026-01-20"), (4, 1, 4, "instructor", "2026-01-01")):
+            connection.execute(text("INSERT INTO membership (id, course_id, user_id, role, joined_at) "
+                                    "VALUES (:id, :course, :user, :role, :joined)"),
+                               {"id": membership_id, "course": course_id, "user": user_id, "role": role,
+                                "joined": joined})
+        for submission_id, user_id, exercise_id in ((1, 1, 1), (2, 2, 1), (3, 3, 1), (4, 2, 2), (5, 4, 1)):
+            connection.execute(text("INSERT INTO submission (id, user_id, exercise_id, code, created_at) "
+                                    f"VALUES (:id, :user, :exercise, 'x', {moment})"),
+                               {"id": submission_id, "user": user_id, "exercise": exercise_id})
+    engine.dispose()
+
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        contexts = dict(connection.execute(text("SELECT id, course_id FROM submission")).all())
+    engine.dispose()
+    assert contexts == {1: 2, 2: 1, 3: None, 4: None, 5: None}
+
+    command.downgrade(alembic_config(url), "0005")
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM submission")).scalar() == 5
+    engine.dispose()

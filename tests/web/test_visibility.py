@@ -1,5 +1,6 @@
-"""What a learner sees of hidden cases follows their assignments' visibility, before and after
-their own due date, on every page and API answer; the least revealing course wins."""
+"""What a learner sees of hidden cases follows the visibility of the assignment of each
+submission's own context, before and after their own due date, on every page and API answer;
+one course's setting never changes what another course's submissions, or practice, show."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 from sqlalchemy import select
 
 from web.courses import create_course, enroll, grant_extension, save_assignment
-from web.models import ApiToken, Exercise, Role, User, Visibility
+from web.contexts import NOT_GIVEN
+from web.models import ApiToken, Course, Exercise, Role, Submission, User, Visibility
 from web.services import services
 from web.visibility import learner_visibility, withheld_exercises
 
@@ -53,13 +55,16 @@ def course(app, before, after, due, *, exercises=(39,), extension=None):
         if extension:
             grant_extension(session, work, ann, extension, teacher)
         session.commit()
+        return made.id
 
 
-def submission(app):
+def submission(app, course_id=NOT_GIVEN):
+    """Ann's graded submission, made for course ``course_id`` (None: practice; not given: the default)."""
     with services(app).sessions() as session:
         ann = session.get(User, app.config["IDS"][1])
         exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
-        return store_graded(session, ann, exercise, "code\n", REPORT)
+        context = course_id if course_id in (NOT_GIVEN, None) else session.get(Course, course_id)
+        return store_graded(session, ann, exercise, "code\n", REPORT, course=context)
 
 
 def seen(app, submission_id):
@@ -114,14 +119,35 @@ def test_an_extension_keeps_the_before_level_until_the_learners_own_due_date(sit
     assert api["withheld"] is True
 
 
-def test_the_least_revealing_course_wins(site):
-    course(site, "rule", "rule", FUTURE)
-    course(site, "diagnosis", "rule", FUTURE)
+def test_each_submission_shows_at_its_own_contexts_level(site):
+    """Course B (diagnosis) no longer makes course A's (rule) or practice submissions less revealing."""
+    in_a = course(site, "rule", "rule", FUTURE)
+    in_b = course(site, "diagnosis", "rule", FUTURE)
+    for_a, for_b, practice = submission(site, in_a), submission(site, in_b), submission(site, None)
     with services(site).sessions() as session:
-        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
-        assert learner_visibility(session, site.config["IDS"][1], exercise.id) is Visibility.diagnosis
-    _, api = seen(site, submission(site))
-    assert HIDDEN_RULE not in str(api)
+        levels = [learner_visibility(session, session.get(Submission, sid)) for sid in (for_a, for_b, practice)]
+    assert levels == [Visibility.rule, Visibility.diagnosis, Visibility.rule]
+    _, api_a = seen(site, for_a)
+    _, api_b = seen(site, for_b)
+    _, api_practice = seen(site, practice)
+    assert api_a["cases"][1]["rule"] == HIDDEN_RULE and api_practice["cases"][1]["rule"] == HIDDEN_RULE
+    assert HIDDEN_RULE not in str(api_b)
+
+
+def test_another_course_cannot_withhold_this_courses_verdicts(site):
+    """Course B withholds everything; ann's course-A attempt keeps its verdict on every page,
+    and the exercise page's list shows each attempt at its own context's level."""
+    in_a = course(site, "rule", "rule", FUTURE)
+    in_b = course(site, "nothing", "nothing", FUTURE)
+    for_a, for_b = submission(site, in_a), submission(site, in_b)
+    _, api_a = seen(site, for_a)
+    _, api_b = seen(site, for_b)
+    assert api_a["withheld"] is False and api_a["verdict"] == "WA"
+    assert api_b["withheld"] is True and api_b["verdict"] is None
+    client = site.test_client()
+    sign_in(client, "ann")
+    listing = client.get("/exercises/39/submissions").get_data(as_text=True)
+    assert listing.count("verdict v-WA") == 1  # course A's attempt, not course B's
 
 
 def test_instructors_always_see_everything(site):
