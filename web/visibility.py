@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, or_, select
+from sqlalchemy import Select, and_, bindparam, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from web.models import (
@@ -98,6 +98,21 @@ def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | Non
         for exercise_id, level in _levels(session, _WITHHOLDING_LEVELS, {"p_learner": learner_id}, now or utcnow())
         if level is Visibility.nothing
     }
+
+
+def withheld_pairs(now: dt.datetime | None = None) -> Select:
+    """``(user_id, exercise_id)`` of every learner whose verdicts at the exercise are withheld
+    from them at ``now`` (as :func:`withheld_exercises`, for all learners at once, in SQL): what
+    counts that others see leave out, so that they never tell a learner's withheld verdict."""
+    due = func.coalesce(Extension.due_at, Assignment.due_at)
+    level = case((due > (now or utcnow()), Assignment.visibility_before), else_=Assignment.visibility_after)
+    return (
+        select(Membership.user_id.label("user_id"), AssignmentExercise.exercise_id.label("exercise_id"))
+        .join(Assignment, Assignment.course_id == Membership.course_id)
+        .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Membership.user_id))
+        .where(Membership.role == CourseRole.learner, level == Visibility.nothing)
+    )
 
 
 def access_for(session: Session, viewer: User | None, submission: Submission, now: dt.datetime | None = None) -> Access:
