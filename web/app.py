@@ -26,6 +26,7 @@ from web.extensions import csrf, limiter, login_manager
 from web.grading import GradingQueue
 from web.models import User, UserSession
 from web.moments import show as show_moment
+from web.presenting import minute
 from web.services import Services, services
 
 log = logging.getLogger("probjudge.web")
@@ -203,6 +204,8 @@ def _register_request_hooks(app: Flask) -> None:
     # Globals, not a context processor, so that imported macros see them too.
     app.jinja_env.globals.update(t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized)
     app.jinja_env.filters["code_spans"] = i18n.code_spans
+    # A learner's own submission time, to the minute (web.presenting.shown_time says why).
+    app.jinja_env.filters["to_minute"] = lambda moment: minute(moment).isoformat()
     # A stored moment as the course's pages show it: wall-clock time in the course's zone, with
     # its offset (web.moments.show); every course template writes `moment|course_time(course)`.
     # No course (a single submission's rejudge): UTC.

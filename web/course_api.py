@@ -35,6 +35,7 @@ from web.permissions import (
     teaches,
     teaches_context_of,
 )
+from web.presenting import minute
 from web.rejudging import Requested, outcome, rejudge_assignment, rejudge_exercise, rejudge_submission
 from web.services import services
 
@@ -46,7 +47,8 @@ def course_json(course: Course, role: CourseRole | None = None) -> dict[str, Any
         "id": course.id,
         "name": course.name,
         "time_zone": course.time_zone,
-        "created_at": iso(course.created_at),
+        # A learner gets the minute, as for every time they see (web.presenting.shown_time).
+        "created_at": iso(course.created_at if role is not CourseRole.learner else minute(course.created_at)),
     }
     if role is not None:
         data["role"] = role.value

@@ -42,6 +42,7 @@ from web.i18n import LazyText, t
 from web.models import Assignment, Course, Exercise, Extension, LatePolicy, User, Visibility
 from web.moments import form_value, zone_names
 from web.permissions import course_to_attend, course_to_teach, may_create_courses, refuse_unless, teaches
+from web.visibility import withheld_exercises
 
 courses = Blueprint("courses", __name__, url_prefix="/courses")
 
@@ -191,6 +192,8 @@ def show(course_id: int):
         "courses/learn.html",
         course=course,
         cells={exercise_id: cell for (_, exercise_id), cell in own.items()},
+        # A counted score (and whether the counted attempt was late) depends on hidden cases.
+        withheld=withheld_exercises(g.db, current_user.id),
         extensions=extensions,
     )
 

@@ -17,10 +17,20 @@ What a viewer gets is an :class:`Access` (worked out by :func:`web.visibility.ac
 - the author sees it at its own context's assignment's :class:`~web.models.Visibility`: ``rule`` (:mod:`judge.hiding`),
   ``diagnosis`` (each hidden case's verdict and the diagnosis, no rule or label), or ``nothing``
   (no hidden case at all, and no verdict, score or diagnosis that depends on one: ``withheld``).
+
+:func:`withholds` is the one rule for "this grading's verdict is withheld from this viewer"; every
+surface that shows a verdict or score of one submission asks it (through these views), and the
+surfaces that count asks :func:`web.visibility.withheld_exercises` (the same levels, per exercise).
+
+Times (item 5 of issue 31): a submission that sleeps in proportion to a hidden value could read
+that value back from when its grading finished. So a viewer who does not teach the author never
+gets a grading's start or finish time, and gets the submission time only to the minute
+(:func:`shown_time`); those who teach the author keep full times.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,11 +38,20 @@ from judge.exercise import HIDDEN
 from judge.hiding import hidden_failure_text, visible_case, visible_message, visible_time_ms
 from judge.report import first_failure
 from web.i18n import pick
-from web.models import Grading, Submission, User, Visibility
+from web.models import Grading, Submission, User, Visibility, as_utc
 from web.texts import TEXTS
 
 # Re-exported: the pages' and the tests' names for judge.hiding's rule.
-__all__ = ["HIDDEN", "Access", "grading_summary", "hidden_failure_text", "submission_view", "visible_case"]
+__all__ = [
+    "HIDDEN",
+    "Access",
+    "grading_summary",
+    "hidden_failure_text",
+    "shown_time",
+    "submission_view",
+    "visible_case",
+    "withholds",
+]
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,31 @@ def _depends_on_hidden(report: dict[str, Any]) -> bool:
     return failing is None or failing.get("suite") == HIDDEN
 
 
+def withholds(access: Access, grading: Grading | None) -> bool:
+    """Whether ``grading``'s verdict and score are withheld from a viewer with ``access``: at
+    ``nothing``, a finished grading whose verdict no public case decided (see the module docstring)."""
+    return (
+        not access.instructor
+        and access.visibility is Visibility.nothing
+        and grading is not None
+        and grading.report_json is not None
+        and _depends_on_hidden(grading.report_json)
+    )
+
+
+def minute(moment: dt.datetime) -> dt.datetime:
+    """``moment`` (UTC) cut to the minute: what a viewer who does not teach the author sees."""
+    return as_utc(moment).replace(second=0, microsecond=0)
+
+
+def shown_time(moment: dt.datetime | None, access: Access) -> str | None:
+    """A submission's time in ISO 8601 as ``access`` may see it: in full for those who teach the
+    author, else to the minute (it never includes how long grading took)."""
+    if moment is None:
+        return None
+    return as_utc(moment).isoformat() if access.instructor else minute(moment).isoformat()
+
+
 def _not_implemented(cases: list[dict[str, Any]]) -> list[str]:
     """The learner's functions that raised NotImplementedError in the cases shown (not written yet)."""
     names = (name for case in cases for name in case.get("not_implemented") or [] if isinstance(name, str))
@@ -101,13 +145,7 @@ def submission_view(
         shown_cases = [visible_case(c) if c.get("suite") != HIDDEN else _diagnosis_only(c) for c in cases]
     else:
         shown_cases = [visible_case(case) for case in cases if case.get("suite") != HIDDEN]
-    withheld = (
-        not full
-        and visibility is Visibility.nothing
-        and grading is not None
-        and grading.report_json is not None
-        and _depends_on_hidden(report)
-    )
+    withheld = withholds(access, grading)
     diagnosis_hidden = visibility is Visibility.nothing and _depends_on_hidden(report)
     return {
         "id": submission.id,
@@ -131,21 +169,18 @@ def submission_view(
         "time_ms": report.get("time_ms") if full else visible_time_ms(report),
         "false_failure_budget": report.get("false_failure_budget"),
         "cases": shown_cases,
-        "created_at": submission.created_at.isoformat() if submission.created_at else None,
-        "finished_at": grading.finished_at.isoformat() if grading is not None and grading.finished_at else None,
+        "created_at": shown_time(submission.created_at, access),
+        # When grading finished would time the hidden cases: for those who teach the author only.
+        "finished_at": grading.finished_at.isoformat()
+        if full and grading is not None and grading.finished_at
+        else None,
     }
 
 
 def grading_summary(grading: Grading, access: Access, current_id: int | None) -> dict[str, Any]:
     """One grading of a submission's history, as ``access`` allows (no seed for a learner; no
     verdict or score where the assignment withholds what depends on hidden cases)."""
-    report = grading.report_json or {}
-    withheld = (
-        not access.instructor
-        and access.visibility is Visibility.nothing
-        and grading.report_json is not None
-        and _depends_on_hidden(report)
-    )
+    withheld = withholds(access, grading)
     return {
         "id": grading.id,
         "status": grading.status.value,
@@ -160,6 +195,6 @@ def grading_summary(grading: Grading, access: Access, current_id: int | None) ->
         "seed": grading.seed if access.instructor else None,
         "rejudge": grading.rejudge_id,
         "judge_version": grading.judge_version,
-        "created_at": grading.created_at.isoformat() if grading.created_at else None,
-        "finished_at": grading.finished_at.isoformat() if grading.finished_at else None,
+        "created_at": shown_time(grading.created_at, access),
+        "finished_at": grading.finished_at.isoformat() if access.instructor and grading.finished_at else None,
     }

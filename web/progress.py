@@ -1,7 +1,10 @@
 """Counts the pages show: a learner's status per exercise, site-wide acceptance, a profile's progress.
 
 The acceptance rate of an exercise is the share of its graded submissions that were accepted,
-leaving out internal errors (IE is never the learner's fault). A submission counts with its
+leaving out internal errors (IE is never the learner's fault). Anyone, signed in or not, sees
+it, so it counts only what every viewer may know: the submissions whose verdicts are withheld
+from their authors now (:func:`web.visibility.withheld_submissions`, by each one's own course)
+are left out of it until they are shown (otherwise "A of G accepted" would move with a withheld AC). A submission counts with its
 current grading (the newest finished one, :attr:`web.models.Submission.current`): a rejudge
 changes the counts once it finishes, and never counts one submission twice.
 """
@@ -16,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from judge.verdicts import Verdict
 from web.models import Exercise, Grading, Submission, User
+from web.visibility import withheld_submissions
 
 SOLVED, ATTEMPTED = "solved", "attempted"
 
@@ -32,8 +36,10 @@ class ExerciseStats:
 
 
 def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
-    """Exercise id → its site-wide :class:`ExerciseStats` (exercises nobody tried are absent)."""
+    """Exercise id → its site-wide :class:`ExerciseStats` (exercises nobody tried are absent),
+    without the submissions whose verdicts are withheld from their authors (see the module docstring)."""
     accepted = Grading.verdict == Verdict.AC
+    withheld = withheld_submissions()
     rows = session.execute(
         select(
             Submission.exercise_id,
@@ -43,6 +49,7 @@ def exercise_stats(session: Session) -> dict[int, ExerciseStats]:
         )
         .join(Grading, Grading.id == Submission.current_grading_id)
         .where(Grading.verdict != Verdict.IE)
+        .where(Submission.id.not_in(withheld))
         .group_by(Submission.exercise_id)
     )
     return {

@@ -121,10 +121,17 @@ def diff(old_id: int, new_id: int):
     new = visible_submission(new_id, current_user)
     if old.user_id != new.user_id or old.exercise_id != new.exercise_id:
         return render_template("submissions/diff.html", old=old, new=new, refused=True), 400
+    accesses = [access_for(g.db, current_user, attempt) for attempt in (old, new)]
     views = [
-        submission_view(attempt, current_user, g.lang, access_for(g.db, current_user, attempt))
-        for attempt in (old, new)
+        submission_view(attempt, current_user, g.lang, access)
+        for attempt, access in zip((old, new), accesses, strict=True)
     ]
     return render_template(
-        "submissions/diff.html", old=old, new=new, refused=False, views=views, diff=code_diff(old.code, new.code)
+        "submissions/diff.html",
+        old=old,
+        new=new,
+        refused=False,
+        views=views,
+        instructor=all(access.instructor for access in accesses),  # full times (web.presenting.shown_time)
+        diff=code_diff(old.code, new.code),
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, or_, select
+from sqlalchemy import Select, and_, bindparam, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from web.models import (
@@ -112,6 +112,29 @@ def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | Non
         for exercise_id, before, after, due in rows
         if (before if moment < as_utc(due) else after) is Visibility.nothing
     }
+
+
+def withheld_submissions(now: dt.datetime | None = None) -> Select:
+    """The ids of every submission whose verdict is withheld from its author at ``now`` (its own
+    context's level is ``nothing``, as :func:`learner_visibility`, for all submissions at once, in
+    SQL): what counts that others see leave out, so that they never tell a learner's withheld
+    verdict. Practice submissions are never withheld."""
+    due = func.coalesce(Extension.due_at, Assignment.due_at)
+    level = case((due > (now or utcnow()), Assignment.visibility_before), else_=Assignment.visibility_after)
+    return (
+        select(Submission.id)
+        .join(
+            AssignmentExercise,
+            and_(
+                AssignmentExercise.course_id == Submission.course_id,
+                AssignmentExercise.exercise_id == Submission.exercise_id,
+            ),
+        )
+        .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Submission.user_id))
+        .where(level == Visibility.nothing)
+        .correlate(None)  # a set of its own, also inside a query over submissions
+    )
 
 
 def access_for(session: Session, viewer: User | None, submission: Submission, now: dt.datetime | None = None) -> Access:
