@@ -4,9 +4,10 @@ The acceptance rate of an exercise is the share of its graded submissions that w
 leaving out internal errors (IE is never the learner's fault). Anyone, signed in or not, sees
 it, so it counts only what every viewer may know: the submissions whose verdicts are withheld
 from their authors now (:func:`web.visibility.withheld_submissions`, by each one's own course)
-are left out of it until they are shown (otherwise "A of G accepted" would move with a withheld AC). A submission counts with its
-current grading (the newest finished one, :attr:`web.models.Submission.current`): a rejudge
-changes the counts once it finishes, and never counts one submission twice.
+are left out of it until they are shown (otherwise "A of G accepted" would move with a withheld
+AC). A submission counts with its current grading (the newest finished one,
+:attr:`web.models.Submission.current`): a rejudge changes the counts once it finishes, and never
+counts one submission twice.
 """
 
 from __future__ import annotations
