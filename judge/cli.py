@@ -190,7 +190,26 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("--token", required=True, help="your API token")
     submit.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the verdict")
     submit.add_argument("--json", action="store_true", help="print the server's answer as JSON")
+    submit.add_argument(
+        "--course",
+        type=course_choice,
+        default=argparse.SUPPRESS,  # absent unless given: the server then picks the course
+        help="the course id to submit for, or 'practice' (default: the server's rule, see docs/learners.md)",
+    )
     return parser
+
+
+def course_choice(text: str) -> int | None:
+    """``--course``: a course id, or ``practice`` (None: a submission for no course)."""
+    if text.strip().lower() == "practice":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a course id nor 'practice'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a course id (ids are positive)")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -995,7 +1014,10 @@ def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
     under the request's 30 s timeout); a server that answers early (busy, or older) is asked again
     after half a second."""
     base = args.server.rstrip("/") + "/api/v1"
-    created = _api_call(args, "POST", f"{base}/submissions", {"exercise": args.exercise, "code": code})
+    body: dict = {"exercise": args.exercise, "code": code}
+    if "course" in vars(args):
+        body["course"] = args.course  # an id, or None (practice); left out, the server chooses
+    created = _api_call(args, "POST", f"{base}/submissions", body)
     deadline = time.monotonic() + args.timeout
     while True:
         wait_s = int(max(0.0, min(20.0, deadline - time.monotonic())))

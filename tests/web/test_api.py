@@ -122,6 +122,7 @@ def test_bad_submissions_get_clear_json_errors(app, body, status, fragment):
 # SQLite only (docs/testing.md): the CLI over HTTP; submitting through the API runs on both backends above.
 @pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
+    import json
     import subprocess
     import sys
     import threading
@@ -142,6 +143,18 @@ def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
         refused = subprocess.run(base + ["solutions/039-sampling/reference.py", "--server", url, "--token", "bad"],
                                  cwd=project_root, capture_output=True, text=True, timeout=60)
         assert refused.returncode == 2 and "401" in refused.stderr
+        token = ["--server", url, "--token", app.config["TOKENS"]["ann"]]
+        # --course: a course the learner may not submit for is the server's 400, said plainly.
+        foreign = subprocess.run(base + ["solutions/039-sampling/reference.py", "--course", "999999", *token],
+                                 cwd=project_root, capture_output=True, text=True, timeout=60)
+        assert foreign.returncode == 2 and "400" in foreign.stderr, foreign.stderr
+        practice = subprocess.run(base + ["solutions/039-sampling/reference.py", "--course", "practice", "--json",
+                                          *token], cwd=project_root, capture_output=True, text=True, timeout=300)
+        assert practice.returncode == 0, practice.stderr
+        assert json.loads(practice.stdout)["course_id"] is None
+        typo = subprocess.run(base + ["solutions/039-sampling/reference.py", "--course", "first", *token],
+                              cwd=project_root, capture_output=True, text=True, timeout=60)
+        assert typo.returncode == 2 and "neither a course id nor 'practice'" in typo.stderr
     finally:
         server.shutdown()
 
