@@ -44,6 +44,7 @@ JOIN_LIMIT = "10 per minute; 30 per hour"  # wrong codes, per account
 JOIN_ADDRESS_LIMIT = "60 per minute; 300 per hour"  # wrong codes, per address (a class behind one NAT)
 JOIN_LIMIT_MESSAGE = "too many wrong join codes: at most 10 a minute and 30 an hour; wait, then try again"
 TOKEN_LIMIT = "10 per hour; 30 per day"  # API tokens created, per account
+DIFF_LIMIT = "60 per minute; 600 per hour"  # diff pages, per account (each is bounded work, see web.diffing)
 
 
 def refused_attempt(response) -> bool:
