@@ -215,6 +215,16 @@ def test_code_too_large_to_diff_is_offered_as_two_downloads(world):
     assert world.client("learner").get(f"/submissions/{world.attempts['bob_39_wa']}/code").status_code == 404
 
 
+@pytest.mark.parametrize("lang, note", [("en", "differ in too many places"), ("zh", "差异太多")])
+def test_a_diff_past_its_budget_says_it_shows_the_middle_as_one_replacement(world, lang, note):
+    old, new = WORST_INPUTS["two blocks swapped"]
+    _set_code(world, "ann_39_wa", old)
+    _set_code(world, "ann_39_ac", new)
+    url = f"/submissions/{world.attempts['ann_39_wa']}/diff/{world.attempts['ann_39_ac']}?lang={lang}"
+    html = world.client("learner").get(url).get_data(as_text=True)
+    assert 'id="diff-coarse"' in html and note in html and 'id="diff"' in html
+
+
 def test_a_diff_is_computed_once_per_pair(world, monkeypatch):
     computed = []
     monkeypatch.setattr(diffing, "code_diff", lambda old, new: computed.append(1) or CodeDiff([], 0, 0))
