@@ -11,7 +11,7 @@
 | `PROBJUDGE_ALLOW_WEAKER_SANDBOX` | unset | `1`: fall back to `local` when strict is unavailable (logged loudly) |
 | `PROBJUDGE_MAX_CODE_BYTES` | 65536 | largest submission accepted |
 | `PROBJUDGE_SECURE_COOKIES` | unset | `1`: cookies only over HTTPS (set it whenever the site is served over HTTPS) |
-| `PROBJUDGE_RATE_LIMITS` | `1` | `0` turns the sign-in, sign-up and submit rate limits off |
+| `PROBJUDGE_RATE_LIMITS` | `1` | `0` turns every rate limit off (docs/security.md section 13 lists them) |
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
 | `PROBJUDGE_BROKER_URL` | unset | `redis://HOST:6379/0`: grading runs in Celery workers on any number of machines (`python -m web grade` starts one); unset: graders poll the database |
 | `PROBJUDGE_SWEEP_SECONDS` | 30 | with a broker: how often `python -m web beat` publishes again what the broker never got or lost |

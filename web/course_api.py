@@ -23,6 +23,7 @@ from web.courses import (
     override_score,
     save_assignment,
 )
+from web.extensions import join_code_limits
 from web.lookup import find_exercise, visible_submission
 from web.models import Assignment, Course, CourseRole, Membership, Rejudge, User
 from web.moments import iso
@@ -117,6 +118,7 @@ def list_courses():
 
 @course_api.post("/courses/join")
 @token_required
+@join_code_limits
 def join_course():
     body = json_object('{"join_code": "K7MXP2QD"}')
     try:

@@ -37,6 +37,7 @@ from web.courses import (
     learners,
     save_assignment,
 )
+from web.extensions import join_code_limits
 from web.forms import SiteForm
 from web.i18n import LazyText, t
 from web.models import Assignment, Course, Exercise, Extension, LatePolicy, User, Visibility
@@ -140,6 +141,7 @@ def create():
 
 @courses.post("/join")
 @login_required
+@join_code_limits
 def join_course():
     form = JoinForm()
     if not form.validate_on_submit():

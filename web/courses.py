@@ -166,9 +166,11 @@ def roster_names(data: bytes | str) -> list[str]:
         if named:
             column, rows = named[0], rows[1:]
     names: list[str] = []
+    seen: set[str] = set()  # not ``in names``: that is quadratic in the rows
     for row in rows:
         name = row[column].strip() if column < len(row) else ""
-        if name and name not in names:
+        if name and name not in seen:
+            seen.add(name)
             names.append(name)
     if not names:
         raise CourseError("the roster names nobody: one user name per row, or a column headed 'name'")

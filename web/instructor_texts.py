@@ -195,6 +195,16 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "diff_caption": ("Changes from #{old} to #{new}", "从 #{old} 到 #{new} 的改动"),
     "diff_summary": ("{added} lines added, {removed} removed.", "增加 {added} 行，删除 {removed} 行。"),
     "diff_same_code": ("The two attempts have the same code.", "两次提交的代码相同。"),
+    "diff_too_large": (
+        "These attempts are too large to diff here (over {lines} lines or {kib} KiB); "
+        "download both and compare them on your machine.",
+        "这两次提交太大，无法在此比较（超过 {lines} 行或 {kib} KiB）；请下载两份代码，在自己的电脑上比较。",
+    ),
+    "diff_coarse": (
+        "The attempts differ in too many places to pair their lines; the changed part is shown as removed, then added.",
+        "两次提交的差异太多，无法逐行配对；改动部分显示为先全部删除、再全部增加。",
+    ),
+    "download_code": ("Download the code of #{id}", "下载 #{id} 的代码"),
     "diff_refused": (
         "A diff compares two attempts of one learner at one exercise; these two are not.",
         "比较只能用于同一学员在同一练习上的两次提交；这两次提交不是。",

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from judge.i18n import LANGUAGES
 from web.accounts import change_password
-from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, account_key, limiter
+from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, TOKEN_LIMIT, account_key, limiter
 from web.forms import ConfirmForm, PasswordForm, TokenForm
 from web.i18n import t
 from web.models import ApiToken, Exercise, UserSession
@@ -72,6 +72,7 @@ def set_password():
 
 @profile.post("/tokens")
 @login_required
+@limiter.limit(TOKEN_LIMIT, key_func=account_key)
 def create_token():
     form = TokenForm()
     if not form.validate_on_submit():

@@ -5,17 +5,20 @@ full report) also see its history of gradings, links to the learner's previous a
 at the exercise for that course and to the diff with the previous one, and a button that
 rejudges it (``POST .../rejudge``).
 ``/submissions/<a>/diff/<b>`` compares two attempts of one learner at one exercise: anyone
-who may see both (the learner too) may open it.
+who may see both (the learner too) may open it. Its work is bounded (:mod:`web.diffing`: code
+over the limits is offered as two downloads, ``/submissions/<id>/code``, instead), its result is
+cached per pair for the app's life, and it is rate-limited per account.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, g, redirect, render_template, url_for
+from flask import Blueprint, Response, abort, current_app, g, redirect, render_template, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import and_, or_, select
 from wtforms import SubmitField
 
-from web.diffing import code_diff
+from web.diffing import MAX_BYTES, MAX_LINES, DiffCache
+from web.extensions import DIFF_LIMIT, account_key, limiter
 from web.forms import SiteForm
 from web.i18n import LazyText
 from web.lookup import submission_when_graded, visible_submission
@@ -114,8 +117,23 @@ def rejudge(submission_id: int):
     return redirect(url_for("rejudges.show", rejudge_id=requested.rejudge.id))
 
 
+@submissions.get("/<int:submission_id>/code")
+@login_required
+def code(submission_id: int):
+    """The submission's code as a file to download (what a diff too large to show offers)."""
+    submission = visible_submission(submission_id, current_user)
+    disposition = f'attachment; filename="submission-{submission.id}.py"'
+    return Response(submission.code, mimetype="text/x-python", headers={"Content-Disposition": disposition})
+
+
+def _diff_cache() -> DiffCache:
+    """This app's cache of diffs (per app: ids of two test sites' databases must not meet)."""
+    return current_app.extensions.setdefault("probjudge_diffs", DiffCache())
+
+
 @submissions.get("/<int:old_id>/diff/<int:new_id>")
 @login_required
+@limiter.limit(DIFF_LIMIT, key_func=account_key)
 def diff(old_id: int, new_id: int):
     old = visible_submission(old_id, current_user)
     new = visible_submission(new_id, current_user)
@@ -133,5 +151,6 @@ def diff(old_id: int, new_id: int):
         refused=False,
         views=views,
         instructor=all(access.instructor for access in accesses),  # full times (web.presenting.shown_time)
-        diff=code_diff(old.code, new.code),
+        diff=_diff_cache().diff(old.id, old.code, new.id, new.code),
+        diff_limits={"lines": MAX_LINES, "kib": MAX_BYTES // 1024},
     )

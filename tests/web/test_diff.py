@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from web.diffing import code_diff
+from web import diffing
+from web.diffing import MAX_BYTES, MAX_LINES, STEP_BUDGET, CodeDiff, DiffCache, code_diff
 from web.models import Submission
 from web.services import services
 
@@ -137,3 +140,115 @@ def test_the_result_region_polled_by_the_page_shows_the_same(world):
     assert "row 3 (p=0.25)" in world.client("instructor").get(f"/submissions/{wa}/result").get_data(as_text=True)
     assert "row 3 (p=0.25)" not in world.client("learner").get(f"/submissions/{wa}/result").get_data(as_text=True)
 
+
+
+# Bounded work: the inputs that made difflib quadratic, and the one that is all different.
+def _random_lines(count: int, seed: int, width: int = 30) -> str:
+    rng = random.Random(seed)
+    return "".join("".join(rng.choice("abcdefghij ") for _ in range(width)) + "\n" for _ in range(count))
+
+
+HALF = MAX_LINES // 2 - 1
+WORST_INPUTS = {
+    "two 36 KB files of random lines": (_random_lines(1200, 1), _random_lines(1200, 2)),
+    "many identical lines, one changed": ("x = 1\n" * (MAX_LINES - 1), "x = 1\n" * HALF + "y\n" + "x = 1\n" * HALF),
+    "two blocks swapped": ("a\n" * HALF + "b\n" * HALF, "b\n" * HALF + "a\n" * HALF),
+    "two symbols in random order": (
+        "".join(random.Random(3).choice("ab\n") for _ in range(3 * MAX_LINES // 2)),
+        "".join(random.Random(4).choice("ab\n") for _ in range(3 * MAX_LINES // 2)),
+    ),
+    "one long line": ("a" * 36_000, "b" * 36_000),
+}
+
+
+@pytest.mark.parametrize("name", WORST_INPUTS)
+def test_the_worst_diff_inputs_stay_within_the_step_budget(name):
+    old, new = WORST_INPUTS[name]
+    diff = code_diff(old, new)
+    assert not diff.too_large
+    assert diff.steps <= STEP_BUDGET + MAX_LINES, diff.steps  # the budget, overshot by one snake at most
+    # Whatever the pairing, a diff accounts for every line of both sides.
+    assert len(old.splitlines()) - diff.removed == len(new.splitlines()) - diff.added
+
+
+def test_code_over_the_limits_is_not_diffed():
+    assert code_diff("x = 1\n" * MAX_LINES, "x = 2\n").too_large
+    assert code_diff("x", "#" * (MAX_BYTES + 1)).too_large
+    assert not code_diff("x = 1\n" * MAX_LINES, "x = 2\n").same
+
+
+def test_past_the_budget_the_changed_middle_is_one_replacement():
+    old = "head\n" + "a\n" * 25 + "b\n" * 25 + "tail\n"
+    new = "head\n" + "b\n" * 25 + "a\n" * 25 + "tail\n"
+    diff = code_diff(old, new, budget=10)
+    assert diff.coarse and (diff.added, diff.removed) == (50, 50)
+    assert [line.kind for line in diff.lines[1:3]] == ["same", "removed"]  # head and tail are still paired
+    assert not code_diff(old, new).coarse
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_pairing_is_a_longest_common_subsequence(seed):
+    rng = random.Random(seed)
+    a = [rng.randint(0, 3) for _ in range(rng.randint(0, 12))]
+    b = [rng.randint(0, 3) for _ in range(rng.randint(0, 12))]
+    longest = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            longest[i + 1][j + 1] = longest[i][j] + 1 if x == y else max(longest[i][j + 1], longest[i + 1][j])
+    diff = code_diff("".join(f"{x}\n" for x in a), "".join(f"{y}\n" for y in b))
+    assert (diff.removed, diff.added) == (len(a) - longest[-1][-1], len(b) - longest[-1][-1])
+
+
+def test_code_too_large_to_diff_is_offered_as_two_downloads(world):
+    big_old, big_new = "x = 1\n" * 6000, "x = 1\n" * 3000 + "y\n" + "x = 1\n" * 3000  # two 36 KB files
+    _set_code(world, "ann_39_wa", big_old)
+    _set_code(world, "ann_39_ac", big_new)
+    old, new = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
+    ann = world.client("learner")
+    html = ann.get(f"/submissions/{old}/diff/{new}").get_data(as_text=True)
+    assert "too large to diff here" in html and 'id="diff"' not in html
+    assert f'href="/submissions/{old}/code"' in html and f'href="/submissions/{new}/code"' in html
+    assert "太大，无法在此比较" in ann.get(f"/submissions/{old}/diff/{new}?lang=zh").get_data(as_text=True)
+    download = ann.get(f"/submissions/{new}/code")
+    assert download.status_code == 200 and download.get_data(as_text=True) == big_new
+    assert download.headers["Content-Disposition"] == f'attachment; filename="submission-{new}.py"'
+    assert world.client("learner").get(f"/submissions/{world.attempts['bob_39_wa']}/code").status_code == 404
+
+
+@pytest.mark.parametrize("lang, note", [("en", "differ in too many places"), ("zh", "差异太多")])
+def test_a_diff_past_its_budget_says_it_shows_the_middle_as_one_replacement(world, lang, note):
+    old, new = WORST_INPUTS["two blocks swapped"]
+    _set_code(world, "ann_39_wa", old)
+    _set_code(world, "ann_39_ac", new)
+    url = f"/submissions/{world.attempts['ann_39_wa']}/diff/{world.attempts['ann_39_ac']}?lang={lang}"
+    html = world.client("learner").get(url).get_data(as_text=True)
+    assert 'id="diff-coarse"' in html and note in html and 'id="diff"' in html
+
+
+def test_a_diff_is_computed_once_per_pair(world, monkeypatch):
+    computed = []
+    monkeypatch.setattr(diffing, "code_diff", lambda old, new: computed.append(1) or CodeDiff([], 0, 0))
+    old, new = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
+    client = world.client("learner")
+    for _ in range(3):
+        assert client.get(f"/submissions/{old}/diff/{new}").status_code == 200
+    assert len(computed) == 1
+
+
+def test_the_cache_holds_a_bounded_number_of_diffs():
+    cache = DiffCache(size=2)
+    for pair in range(5):
+        cache.diff(pair, "a\n", pair + 100, "b\n")
+    assert len(cache._diffs) == 2 and (4, 104) in cache._diffs
+
+
+def test_diffs_are_rate_limited_per_account(make_site):
+    from tests.web.class_world import build_class
+
+    world = build_class(make_site(start_workers=False, rate_limits=True))
+    old, new = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
+    ann = world.client("learner")
+    assert [ann.get(f"/submissions/{old}/diff/{new}").status_code for _ in range(60)] == [200] * 60
+    refused = ann.get(f"/submissions/{old}/diff/{new}?lang=zh")
+    assert refused.status_code == 429 and "请求过于频繁" in refused.get_data(as_text=True)
+    assert world.client("instructor").get(f"/submissions/{old}/diff/{new}").status_code == 200
