@@ -12,8 +12,11 @@ belongs to the judge. The job ends, and the keeper kills every descendant, when
 - the judge itself ends, however it ends (``SIGKILL`` included): the kernel closes its end.
 
 The keeper then exits the way the worker did (same exit code, or the same signal), so whoever
-waits for the keeper reads the worker's fate. It keeps no other file descriptor: the protocol
-pipes and the output capture report end-of-file as soon as the worker's tree is gone.
+waits for the keeper reads the worker's fate; but a worker killed by ``SIGKILL`` is told as exit
+code :data:`WORKER_KILLED` (137), so that a keeper that itself dies of ``SIGKILL`` (the learner's
+code killed it: the judge never does before its verdict) is not taken for a worker out of memory.
+It keeps no other file descriptor: the protocol pipes and the output capture report end-of-file
+as soon as the worker's tree is gone.
 
 Elsewhere (macOS) there is no subreaper: :func:`split` only closes the lifeline, and the judge
 falls back on killing the process group.
@@ -34,6 +37,7 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 KILL_DEADLINE_S = 5.0  # how long the keeper keeps killing (a process in uninterruptible sleep)
 _POLL_S = 1.0
+WORKER_KILLED = 128 + signal.SIGKILL  # the keeper's exit code for a worker that died of SIGKILL
 
 
 class Lifeline:
@@ -128,6 +132,8 @@ def _exit_like(status: int | None) -> NoReturn:
     """Exit with the worker's exit code, or die of the signal that killed it."""
     if status is None:
         os._exit(70)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        os._exit(WORKER_KILLED)  # the keeper's own death by SIGKILL must read differently
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         import resource  # here, not at the top: Pyodide (which imports this module's users) has none
