@@ -15,6 +15,13 @@ results carry every hidden case in full (messages in the tests' output, evidence
 once, is what the site would show. When results are written the exit code is 0 (Gradescope
 reads the file, not the code); it is 2 when the autograder itself is set up wrong (an unknown
 exercise, a strict sandbox that cannot run), which the instructor sees in the run's stdout.
+
+The student's code runs in the ``strict`` sandbox by default. ``--sandbox local`` isolates
+nothing from a student who sets out to forge a grade: as root it is refused unless
+``--allow-unsafe-local`` forces it, and it is always said (a warning on stderr, and a sentence
+in the results' output). ``results.json`` is written only once every process of the job is gone
+(the command is a child subreaper and kills whatever its descendants left running), into a
+temporary file renamed into place, mode 0644, in a folder only its owner may write.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,10 +39,13 @@ from judge import JUDGE_VERSION
 from judge.exercise import Exercise, ExerciseError, resolve
 from judge.exports import DEFAULT_HIDDEN_VISIBILITY, GRADESCOPE_VISIBILITIES, results_json, validate_results_json
 from judge.i18n import LANGUAGES, t
+from judge.sandbox import keeper
 
 ROOT_VARIABLE = "PROBJUDGE_AUTOGRADER_ROOT"
 DEFAULT_ROOT = Path("/autograder")
 SETUP_ERROR = 2
+SANDBOXES = ("strict", "local")
+UNSAFE_LOCAL_FLAG = "--allow-unsafe-local"
 
 if TYPE_CHECKING:  # judge.sandbox.launchers is imported with the runner, when a submission is judged
     from judge.sandbox.launchers import Launcher
@@ -68,8 +80,31 @@ def autograde(
     seed: int | None = None,
     launcher: Launcher | None = None,
     lang: str = "en",
+    isolated: bool = True,
 ) -> dict[str, Any]:
-    """Judge ``<root>/submission`` and write ``<root>/results/results.json``; returns what was written."""
+    """Judge ``<root>/submission`` and write ``<root>/results/results.json``; returns what was written.
+
+    The caller ends the job's processes before the write where it can (:func:`main` does)."""
+    results = grade(
+        exercise, root, hidden_visibility=hidden_visibility, seed=seed, launcher=launcher, lang=lang, isolated=isolated
+    )
+    write_results(root, results)
+    return results
+
+
+def grade(
+    exercise: Exercise,
+    root: Path,
+    *,
+    hidden_visibility: str = DEFAULT_HIDDEN_VISIBILITY,
+    seed: int | None = None,
+    launcher: Launcher | None = None,
+    lang: str = "en",
+    isolated: bool = True,
+) -> dict[str, Any]:
+    """The results of ``<root>/submission`` (Gradescope's format), written nowhere.
+
+    ``isolated=False`` (the ``local`` sandbox) adds to the output that the run was not isolated."""
     found = find_submission(root / "submission", exercise, lang)
     if isinstance(found, Path):
         from judge.runner import judge_file
@@ -86,13 +121,59 @@ def autograde(
             "extra_data": {"judge_version": JUDGE_VERSION, "exercise": exercise.summary()},
             "tests": [],
         }
+    if not isolated:
+        results["output"] = f"{results['output']}\n\n{t('gradescope_not_isolated', lang)}"
     problems = validate_results_json(results)
     if problems:  # a bug of ours: say it in the instructor's log, still hand Gradescope the file
         print("results.json does not follow Gradescope's format: " + "; ".join(problems), file=sys.stderr)
-    target = root / "results" / "results.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
     return results
+
+
+def write_results(root: Path, results: dict[str, Any]) -> Path:
+    """Write ``<root>/results/results.json`` atomically (a temporary file beside it, renamed into
+    place) with mode 0644, the folder made writable by its owner only first; returns the path.
+
+    A process that outlived the judge and opened the old file writes to a file nobody reads."""
+    folder = root / "results"
+    folder.mkdir(parents=True, exist_ok=True)
+    mode = folder.stat().st_mode
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):  # nobody but its owner (the judge) may rename into it
+        os.chmod(folder, stat.S_IMODE(mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
+    handle, temporary = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            os.fchmod(file.fileno(), 0o644)
+            file.write(json.dumps(results, ensure_ascii=False, indent=1))
+            file.flush()
+            os.fsync(file.fileno())
+        target = folder / "results.json"
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def sandbox_refusal(sandbox: str, allow_unsafe_local: bool, euid: int | None = None) -> str | None:
+    """Why ``sandbox`` must not run here (a setup error for the staff), or None.
+
+    ``local`` as root lets the student's code rewrite anything, the results included: refused
+    unless ``allow_unsafe_local`` forces it."""
+    euid = os.geteuid() if euid is None and hasattr(os, "geteuid") else euid
+    if sandbox == "local" and euid == 0 and not allow_unsafe_local:
+        return (
+            "--sandbox local as root lets the student's code forge its grade and read the hidden tests; "
+            f"use --sandbox strict (the default), or add {UNSAFE_LOCAL_FLAG} for a run you trust"
+        )
+    return None
+
+
+def exposed_to_sandbox(exercise: Exercise, readable: list[str]) -> list[str]:
+    """The exercise's hidden folders (solutions, tests) that the strict sandbox lets the student's
+    code read (they lie under one of its ``readable`` roots); empty when none does."""
+    hidden = [exercise.solutions_root.resolve(), (exercise.root / "tests").resolve()]
+    roots = [Path(path).resolve() for path in readable]
+    return sorted(str(path) for path in hidden for top in roots if path == top or top in path.parents)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,9 +194,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="master seed (default: a fresh one per submission)")
     parser.add_argument(
         "--sandbox",
-        choices=("local", "strict"),
-        default="local",
-        help="isolation level of the student's code (strict needs root and Linux: see docs/gradescope.md)",
+        choices=SANDBOXES,
+        default="strict",
+        help="isolation level of the student's code (default: %(default)s, which needs root and Linux; "
+        "local isolates nothing: see docs/gradescope.md)",
+    )
+    parser.add_argument(
+        UNSAFE_LOCAL_FLAG,
+        action="store_true",
+        help="let --sandbox local run as root (the student's code can then forge its grade)",
     )
     parser.add_argument("--lang", choices=LANGUAGES, default="en", help="language of what students read")
     return parser
@@ -128,6 +215,30 @@ def main(argv: list[str] | None = None) -> int:
     except ExerciseError as error:
         print(f"error: {error}", file=sys.stderr)
         return SETUP_ERROR
+    refusal = sandbox_refusal(args.sandbox, args.allow_unsafe_local)
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return SETUP_ERROR
+    spare = keeper.descendants_now()  # what the caller ran before (a test's processes) is not the job's
+    was_subreaper = keeper.set_subreaper(True)  # what the student's code orphans stays ours to kill
+    try:
+        results = _grade_alone(args, exercise)
+    finally:
+        # Nothing of the job may outlive the judge: a daemon that left its session would rewrite results.json.
+        if not keeper.end_descendants(spare):
+            print("WARNING: a process of the student's code could not be killed", file=sys.stderr)
+        keeper.set_subreaper(was_subreaper)
+    if results is None:
+        return SETUP_ERROR
+    write_results(autograder_root(args.root), results)
+    seed = results["extra_data"].get("seed")
+    print(f"{results['output'].splitlines()[0]} (score {results['score']:g}, seed {seed})")  # the instructors' log
+    return 0
+
+
+def _grade_alone(args: argparse.Namespace, exercise: Exercise) -> dict[str, Any] | None:
+    """The results at the sandbox ``args`` names, the launcher closed (every job's cgroup emptied
+    and removed); None for a setup error, said on stderr."""
     launcher: Launcher | None = None
     if args.sandbox == "strict":
         from judge.sandbox.strict import SandboxUnavailable, StrictLauncher
@@ -136,22 +247,37 @@ def main(argv: list[str] | None = None) -> int:
             launcher = StrictLauncher(slots=1)
         except SandboxUnavailable as error:
             print(f"error: the strict sandbox is not available here: {error}", file=sys.stderr)
-            return SETUP_ERROR
+            return None
+        exposed = exposed_to_sandbox(exercise, launcher.readable)
+        if exposed:
+            launcher.close()
+            print(
+                "error: the strict sandbox would let the student's code read "
+                + ", ".join(exposed)
+                + " (it lies inside the Python installation): install the checkout outside it",
+                file=sys.stderr,
+            )
+            return None
+    else:
+        print(
+            "WARNING: --sandbox local: the student's code is not isolated; it runs as "
+            + ("root" if hasattr(os, "geteuid") and os.geteuid() == 0 else "this user")
+            + ", can read the hidden tests and solutions, and can change files the judge writes",
+            file=sys.stderr,
+        )
     try:
-        results = autograde(
+        return grade(
             exercise,
             autograder_root(args.root),
             hidden_visibility=args.hidden_visibility,
             seed=args.seed,
             launcher=launcher,
             lang=args.lang,
+            isolated=args.sandbox == "strict",
         )
     finally:
         if launcher is not None:
             launcher.close()
-    seed = results["extra_data"].get("seed")
-    print(f"{results['output'].splitlines()[0]} (score {results['score']:g}, seed {seed})")  # the instructors' log
-    return 0
 
 
 if __name__ == "__main__":

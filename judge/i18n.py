@@ -139,6 +139,10 @@ _CLI: dict[str, tuple[str, str]] = {
     "no_folder": ("there is no folder {folder}", "文件夹 {folder} 不存在"),
     # the Gradescope autograder (judge/gradescope.py), to a student whose submission has no solution to judge
     "gradescope_no_file": ("No Python file was submitted: submit {name}.", "没有提交 Python 文件：请提交 {name}。"),
+    "gradescope_not_isolated": (
+        "This run was not isolated (--sandbox local): the code could read and change the autograder's files.",
+        "本次评测没有隔离（--sandbox local）：代码可以读取和修改评测程序的文件。",
+    ),
     "gradescope_which_file": (
         "Several Python files were submitted ({files}) and none is named {name}: name your solution {name}.",
         "提交了多个 Python 文件（{files}），其中没有 {name}：请把你的解答命名为 {name}。",

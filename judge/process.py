@@ -814,6 +814,15 @@ class LearnerProcess:
             return ProcessFailed(
                 Verdict.RE, f"your process stopped answering during {during}: it closed its pipe to the judge"
             )
+        from judge.sandbox import keeper
+
+        if keeper.SUPPORTED and code == -signal.SIGKILL:
+            # The keeper tells its worker's SIGKILL as WORKER_KILLED: this SIGKILL killed the keeper.
+            return ProcessFailed(
+                Verdict.RE, f"your process killed the judge's process that watches it (its keeper) during {during}"
+            )
+        if keeper.SUPPORTED and code == keeper.WORKER_KILLED:
+            code = -signal.SIGKILL
         if code is not None and code < 0:
             sig = -code
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)

@@ -31,8 +31,20 @@ from pathlib import Path
 # From a clone, without `pip install`: the project this script sits in. (Installed, the same
 # commands are `probjudge ...`.)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-if str(PROJECT_ROOT) not in sys.path:
-    sys.path.insert(0, str(PROJECT_ROOT))
+HERE = Path(__file__).resolve().parent
+
+
+def _same_folder(entry: str, folder: Path) -> bool:
+    try:
+        return Path(entry or ".").resolve() == folder
+    except OSError:
+        return False
+
+
+# This script's folder (first on sys.path, and maybe on PYTHONPATH too) holds this very file,
+# judge.py, which would shadow the judge package; any other judge on PYTHONPATH must not win either.
+sys.path[:] = [entry for entry in sys.path if not _same_folder(entry, HERE) and not _same_folder(entry, PROJECT_ROOT)]
+sys.path.insert(0, str(PROJECT_ROOT))
 
 from judge.cli import main  # noqa: E402
 

@@ -12,8 +12,11 @@ belongs to the judge. The job ends, and the keeper kills every descendant, when
 - the judge itself ends, however it ends (``SIGKILL`` included): the kernel closes its end.
 
 The keeper then exits the way the worker did (same exit code, or the same signal), so whoever
-waits for the keeper reads the worker's fate. It keeps no other file descriptor: the protocol
-pipes and the output capture report end-of-file as soon as the worker's tree is gone.
+waits for the keeper reads the worker's fate; but a worker killed by ``SIGKILL`` is told as exit
+code :data:`WORKER_KILLED` (137), so that a keeper that itself dies of ``SIGKILL`` (the learner's
+code killed it: the judge never does before its verdict) is not taken for a worker out of memory.
+It keeps no other file descriptor: the protocol pipes and the output capture report end-of-file
+as soon as the worker's tree is gone.
 
 Elsewhere (macOS) there is no subreaper: :func:`split` only closes the lifeline, and the judge
 falls back on killing the process group.
@@ -27,13 +30,16 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Collection
 from typing import NoReturn
 
 SUPPORTED = sys.platform.startswith("linux")
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
 KILL_DEADLINE_S = 5.0  # how long the keeper keeps killing (a process in uninterruptible sleep)
 _POLL_S = 1.0
+WORKER_KILLED = 128 + signal.SIGKILL  # the keeper's exit code for a worker that died of SIGKILL
 
 
 class Lifeline:
@@ -128,6 +134,8 @@ def _exit_like(status: int | None) -> NoReturn:
     """Exit with the worker's exit code, or die of the signal that killed it."""
     if status is None:
         os._exit(70)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        os._exit(WORKER_KILLED)  # the keeper's own death by SIGKILL must read differently
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         import resource  # here, not at the top: Pyodide (which imports this module's users) has none
@@ -198,6 +206,55 @@ def _kill_descendants(deadline_s: float = KILL_DEADLINE_S, wake_read: int | None
     reap()
 
 
+def set_subreaper(on: bool) -> bool:
+    """Make the calling process a child subreaper (or no longer one); whether it was one before.
+
+    Whatever a subreaper's descendants orphan (a double fork, a killed keeper's worker) is
+    re-parented to it, so :func:`end_descendants` finds it. Linux only (False elsewhere)."""
+    if not SUPPORTED:
+        return False
+    was = ctypes.c_int(0)
+    libc = _LIBC or ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
+    _prctl(PR_SET_CHILD_SUBREAPER, int(on))
+    return bool(was.value)
+
+
+def descendants_now() -> set[int]:
+    """The calling process's descendants now (to spare in :func:`end_descendants`)."""
+    return {pid for pid, _ in descendants(os.getpid())} if SUPPORTED else set()
+
+
+def end_descendants(spare: Collection[int] = (), deadline_s: float = KILL_DEADLINE_S) -> bool:
+    """SIGKILL every descendant of the calling process but ``spare`` and theirs, and reap those
+    that are its children; whether none of them is left (living or zombie) within ``deadline_s``.
+
+    With :func:`become_subreaper` first, a process that left its session or lost its parent is
+    still a descendant; ``spare`` (see :func:`descendants_now`) keeps what the caller ran before."""
+    if not SUPPORTED:
+        return True
+    me, spared = os.getpid(), set(spare)
+    deadline = time.monotonic() + deadline_s
+    while True:
+        left = descendants(me, spare=spared)
+        if not left:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        for pid, zombie in left:
+            if not zombie:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        for pid, _ in left:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass  # not ours: its own parent (killed too) hands it to us, or reaps it
+        time.sleep(0.005)
+
+
 def running(pid: int) -> bool:
     """Whether ``pid`` is a live process (a zombie is not)."""
     try:
@@ -232,8 +289,9 @@ def _descendants_below(root: int) -> list[tuple[int, bool]]:
     return descendants(root)
 
 
-def descendants(root: int) -> list[tuple[int, bool]]:
-    """Every descendant of ``root`` as ``(pid, is_zombie)``, from ``/proc`` (no other source is portable).
+def descendants(root: int, spare: Collection[int] = ()) -> list[tuple[int, bool]]:
+    """Every descendant of ``root`` as ``(pid, is_zombie)``, from ``/proc`` (no other source is portable),
+    but those in ``spare`` and what lies below them.
 
     A zombie is a process that has ended entirely. One whose main thread alone has ended (the
     ``exit`` system call, not ``exit_group``) also reads as ``Z`` while its other threads run on:
@@ -257,6 +315,8 @@ def descendants(root: int) -> list[tuple[int, bool]]:
     found, pending = [], [root]
     while pending:
         for child in children.get(pending.pop(), []):
+            if child[0] in spare:
+                continue
             found.append(child)
             pending.append(child[0])
     return found

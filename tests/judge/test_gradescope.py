@@ -22,6 +22,9 @@ def exercise1():
     return resolve("1")
 
 
+LOCAL = ["--sandbox", "local", "--allow-unsafe-local"]  # these tests pin the format, not the isolation
+
+
 def _results(root) -> dict:
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert validate_results_json(results) == []
@@ -32,7 +35,7 @@ def test_the_reference_scores_every_test_and_hides_the_hidden_ones_until_the_due
     (tmp_path / "submission").mkdir()
     shutil.copy(exercise1.reference_path, tmp_path / "submission" / "001-weighted-coin.py")
     (tmp_path / "submission" / "notes.py").write_text("# a helper module, not the solution\n")
-    assert gradescope.main(["--exercise", "1", "--root", str(tmp_path), "--seed", "3"]) == 0
+    assert gradescope.main(["--exercise", "1", "--root", str(tmp_path), "--seed", "3", *LOCAL]) == 0
     results = _results(tmp_path)
     assert results["score"] == len(results["tests"]) == results["extra_data"]["max_score"]
     assert results["extra_data"]["seed"] == 3 and results["stdout_visibility"] == "hidden"
@@ -44,7 +47,8 @@ def test_a_hidden_failure_is_explained_in_full_to_instructors_only(tmp_path, mon
     monkeypatch.setenv(gradescope.ROOT_VARIABLE, str(tmp_path))
     (tmp_path / "submission").mkdir()
     shutil.copy(exercise1.solutions_root / "wrong" / "zero_edge.py", tmp_path / "submission" / "my_coin.py")
-    code = gradescope.main(["--exercise", "weighted-coin", "--seed", "3", "--hidden-visibility", "after_published"])
+    code = gradescope.main(["--exercise", "weighted-coin", "--seed", "3", "--hidden-visibility", "after_published",
+                            *LOCAL])
     assert code == 0
     results = _results(tmp_path)
     (failed,) = [test for test in results["tests"] if test["status"] == "failed"]
@@ -67,7 +71,7 @@ def test_without_one_solution_to_judge_the_student_is_told_what_to_submit(tmp_pa
 
 def test_the_module_runs_as_a_command_and_an_unknown_exercise_is_a_setup_error(tmp_path, project_root):
     env = {**os.environ, gradescope.ROOT_VARIABLE: str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "judge.gradescope", "--exercise", "1", "--lang", "zh"],
+    done = subprocess.run([sys.executable, "-m", "judge.gradescope", "--exercise", "1", "--lang", "zh", *LOCAL],
                           cwd=project_root, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "没有提交 Python 文件" in _results(tmp_path)["output"]
