@@ -18,6 +18,11 @@ PEOPLE = (("tia", Role.instructor), ("tom", Role.instructor), ("ann", Role.learn
 
 @pytest.fixture
 def site(make_site):
+    return people_site(make_site)
+
+
+def people_site(make_site):
+    """A site with PEOPLE, each with an API token (``call`` sends it)."""
     app = make_site(start_workers=False)
     tokens = {}
     with services(app).sessions() as session:
