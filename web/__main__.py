@@ -7,11 +7,13 @@
     python -m web init-db
     python -m web create-user NAME --role learner|instructor|admin --password PW [--token]
     python -m web set-password NAME --password PW
+    python -m web revoke NAME                           (all API tokens and sign-in sessions of NAME)
 
 Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to
 date first. A NAME is found as on the sign-in page (case and Unicode width do not matter; see
 ``web/names.py``). ``set-password`` also ends every sign-in session of the account (all its
-browsers are signed out); its API tokens stay valid. ``--token`` prints a new API token for the
+browsers are signed out); its API tokens stay valid. ``revoke`` revokes every API token of the
+account and ends every sign-in session (its password still works). ``--token`` prints a new API token for the
 user (shown once; only its hash is stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults
 127.0.0.1 and 5000) and, on a site without an admin, creates the site admin
 (``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``, else ``instructor`` with a random password
@@ -24,7 +26,7 @@ import argparse
 import os
 import sys
 
-from web.accounts import AccountError, change_password, create_user, find_user
+from web.accounts import AccountError, change_password, create_user, find_user, revoke_credentials
 from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
@@ -61,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
     change = commands.add_parser("set-password", help="set an account's password")
     change.add_argument("name")
     change.add_argument("--password", required=True)
+    revoke = commands.add_parser("revoke", help="revoke all API tokens of an account and end its sign-in sessions")
+    revoke.add_argument("name")
     args = parser.parse_args(argv)
     if args.command == "serve":
         from web.serve import serve
@@ -90,6 +94,15 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
                 f"database ready; exercises added {result.added}, changed {result.changed}, "
                 f"unchanged {result.unchanged}"
             )
+            return 0
+        if args.command == "revoke":
+            user = find_user(session, args.name)
+            if user is None:
+                print(f"error: no user named {args.name!r}", file=sys.stderr)
+                return 2
+            tokens, sessions = revoke_credentials(session, user)
+            session.commit()
+            print(f"{user.name!r}: {tokens} API tokens revoked, {sessions} sign-in sessions ended (password unchanged)")
             return 0
         if args.command == "set-password":
             user = find_user(session, args.name)

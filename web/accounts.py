@@ -7,7 +7,9 @@ create-user``/``set-password`` and ``make run``, so that every path applies the 
 - :func:`authenticate` hashes the password once whether or not the name exists (against a
   dummy hash made like real ones), so its time does not tell which names exist;
 - changing a password ends every other sign-in session of the account
-  (:func:`change_password`); API tokens are separate credentials and stay valid.
+  (:func:`change_password`); API tokens are separate credentials and stay valid unless the
+  caller also revokes them (:func:`revoke_tokens`: the profile offers it, checked by default);
+- an admin can end all of an account's credentials at once (:func:`revoke_credentials`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from __future__ import annotations
 import functools
 import re
 import secrets
+from typing import Any, cast
 
-from sqlalchemy import or_, select
+from sqlalchemy import CursorResult, delete, or_, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash
 
-from web.models import Role, User, UserSession, hash_password
+from web.models import ApiToken, Role, User, UserSession, hash_password
 from web.names import USER_NAME, display_name, name_key
 from web.validation import text_problem
 
@@ -88,6 +91,19 @@ def change_password(session: Session, user: User, password: str, keep: UserSessi
     """
     user.set_password(password)
     return UserSession.end_all(session, user, keep=keep)
+
+
+def revoke_tokens(session: Session, user: User) -> int:
+    """Delete (not commit) every API token of ``user``: each is refused from the commit on."""
+    ended = cast(CursorResult[Any], session.execute(delete(ApiToken).where(ApiToken.user_id == user.id)))
+    session.expire(user, ["tokens"])
+    return ended.rowcount or 0
+
+
+def revoke_credentials(session: Session, user: User) -> tuple[int, int]:
+    """End everything ``user`` is signed in with: all API tokens and all sign-in sessions
+    (not committed); how many of each. Their password still works: they can sign in again."""
+    return revoke_tokens(session, user), UserSession.end_all(session, user)
 
 
 def ensure_admin(session: Session, name: str, password: str | None) -> tuple[User, str | None] | None:

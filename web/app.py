@@ -219,6 +219,7 @@ def _register_request_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
+    from web.admin_pages import admin, admin_api
     from web.analytics_api import analytics_api
     from web.analytics_pages import analytics_pages
     from web.api import api
@@ -235,11 +236,11 @@ def _register_blueprints(app: Flask) -> None:
     from web.submission_pages import submissions
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api)
+    api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api, admin_api)
     for api_blueprint in api_blueprints:
         csrf.exempt(api_blueprint)
     pages = (auth, exercises, submissions, profile, browser_run, courses, gradebook, course_submissions, rejudges)
-    for blueprint in (*api_blueprints, *pages, analytics_pages):
+    for blueprint in (*api_blueprints, *pages, analytics_pages, admin):
         app.register_blueprint(blueprint)
 
 

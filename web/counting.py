@@ -15,7 +15,8 @@ the learner's best grading under the assignment's rules:
   (one second late is one day);
 - the best counted score wins; among equal scores the earliest submission, so a later attempt
   that does as well never turns an on-time cell late;
-- an instructor's :class:`~web.models.Override` (the newest) replaces the counted score.
+- an instructor's :class:`~web.models.Override` (the newest) replaces the counted score, unless
+  that newest row is a withdrawal (then no override counts).
 
 Every function returns a SQLAlchemy ``Select`` (or runs one), so the database aggregates 200 000
 attempts with its indexes; Python only shapes one page of results.
@@ -136,22 +137,27 @@ def attempts_query(course_id: int) -> Select:
 
 def latest_overrides(course_id: int) -> Select:
     """The newest override of each (learner, exercise) of the course: ``user_id``, ``exercise_id``,
-    ``override_id``, ``score``, ``comment``, ``by_id``, ``created_at``."""
+    ``override_id``, ``score``, ``comment``, ``by_id``, ``created_at``. A cell whose newest row
+    is a withdrawal has none (the newest row decides, so an older score does not come back)."""
     newest = (
         select(func.max(Override.id).label("id"))
         .where(Override.course_id == course_id)
         .group_by(Override.user_id, Override.exercise_id)
         .subquery()
     )
-    return select(
-        Override.user_id.label("user_id"),
-        Override.exercise_id.label("exercise_id"),
-        Override.id.label("override_id"),
-        Override.score.label("score"),
-        Override.comment.label("comment"),
-        Override.by_id.label("by_id"),
-        Override.created_at.label("created_at"),
-    ).join(newest, newest.c.id == Override.id)
+    return (
+        select(
+            Override.user_id.label("user_id"),
+            Override.exercise_id.label("exercise_id"),
+            Override.id.label("override_id"),
+            Override.score.label("score"),
+            Override.comment.label("comment"),
+            Override.by_id.label("by_id"),
+            Override.created_at.label("created_at"),
+        )
+        .join(newest, newest.c.id == Override.id)
+        .where(Override.withdrawn.is_(False))
+    )
 
 
 def cells_query(course_id: int) -> Select:

@@ -1,8 +1,9 @@
-"""The course side of the JSON API, ``/api/v1``: courses, people, assignments, extensions,
-overrides and rejudges (the gradebook, submission lists, analytics and exports have their own
-modules). Bearer tokens and error bodies as in :mod:`web.api`; authorization through
-:mod:`web.permissions` (a course one does not teach is a 404, an instructor route used by a
-learner a 403).
+"""The course side of the JSON API, ``/api/v1``: courses, invitations, people, assignments,
+extensions, overrides (granting and withdrawing) and rejudges (the gradebook, submission lists,
+analytics and exports have their own modules). Bearer tokens and error bodies as in
+:mod:`web.api`; authorization through :mod:`web.permissions` (a course one does not teach is a
+404, an instructor route used by a learner a 403). What takes something away (leaving, removing
+a member, a new join code) needs ``"confirm": true`` in its body, as the pages' box.
 """
 
 from __future__ import annotations
@@ -15,21 +16,34 @@ from sqlalchemy import select
 from web.api import json_object, token_required
 from web.courses import (
     CourseError,
-    add_instructor,
-    add_roster,
     create_course,
     grant_extension,
-    join,
     override_score,
+    rotate_join_code,
     save_assignment,
+    withdraw_extension,
+    withdraw_override,
 )
 from web.extensions import join_code_limits
 from web.lookup import find_exercise, visible_submission
-from web.models import Assignment, Course, CourseRole, Membership, Rejudge, User
+from web.membership import (
+    accept,
+    add_instructor,
+    add_roster,
+    decline,
+    invitations_for,
+    invitations_in,
+    join,
+    remove_member,
+    withdraw,
+)
+from web.models import Assignment, Course, CourseRole, Invitation, Membership, Rejudge, User
 from web.moments import iso
 from web.permissions import (
     course_to_attend,
     course_to_teach,
+    invitation_of,
+    invitation_to_answer,
     may_create_courses,
     may_see_rejudge,
     refuse_unless,
@@ -71,6 +85,31 @@ def assignment_json(assignment: Assignment) -> dict[str, Any]:
         "visibility_before": assignment.visibility_before.value,
         "visibility_after": assignment.visibility_after.value,
     }
+
+
+def invitation_json(invitation: Invitation) -> dict[str, Any]:
+    return {
+        "id": invitation.id,
+        "course": {"id": invitation.course_id, "name": invitation.course.name},
+        "user": invitation.user.name,
+        "role": invitation.role.value,
+        "state": invitation.state.value,
+        "invited_by": invitation.invited_by.name if invitation.invited_by else None,
+        "created_at": iso(invitation.created_at),
+        "decided_at": iso(invitation.decided_at) if invitation.decided_at else None,
+    }
+
+
+def _confirmed(body: dict) -> None:
+    """Something is taken away only with ``"confirm": true`` in the body (as the pages' box)."""
+    if body.get("confirm") is not True:
+        abort(400, description='send {"confirm": true} to confirm')
+
+
+def _no_body() -> None:
+    """A route that needs no body: one that is sent must still be a JSON object (as every POST's)."""
+    if request.get_data():
+        json_object("{}")
 
 
 def _refused(error: CourseError):
@@ -154,11 +193,13 @@ def upload_roster(course_id: int):
     if not isinstance(data, (str, bytes)):
         abort(400, description='send the roster as text/csv, or JSON {"csv": "..."}')
     try:
-        result = add_roster(g.db, course, data)
+        result = add_roster(g.db, course, data, g.user)
     except CourseError as error:
         _refused(error)
     g.db.commit()
-    return jsonify({"added": result.added, "already": result.already, "unknown": result.unknown})
+    return jsonify(
+        {"invited": result.invited, "pending": result.pending, "already": result.already, "unknown": result.unknown}
+    )
 
 
 @course_api.post("/courses/<int:course_id>/instructors")
@@ -167,11 +208,112 @@ def add_course_instructor(course_id: int):
     course = course_to_teach(course_id, g.user)
     body = json_object('{"user": "name"}')
     try:
-        user = add_instructor(g.db, course, body.get("user"))
+        user, done = add_instructor(g.db, course, body.get("user"), g.user)
     except CourseError as error:
         _refused(error)
     g.db.commit()
-    return jsonify({"user": user.name, "role": CourseRole.instructor.value})
+    return jsonify({"user": user.name, "role": CourseRole.instructor.value, "outcome": done.value})
+
+
+@course_api.get("/invitations")
+@token_required
+def my_invitations():
+    return jsonify({"invitations": [invitation_json(row) for row in invitations_for(g.db, g.user)]})
+
+
+@course_api.post("/invitations/<int:invitation_id>/accept")
+@token_required
+def accept_invitation(invitation_id: int):
+    _no_body()
+    invitation = invitation_to_answer(invitation_id, g.user)
+    try:
+        course = accept(g.db, invitation, g.user)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify(invitation_json(invitation) | {"course": course_json(course, invitation.role)})
+
+
+@course_api.post("/invitations/<int:invitation_id>/decline")
+@token_required
+def decline_invitation(invitation_id: int):
+    _no_body()
+    invitation = invitation_to_answer(invitation_id, g.user)
+    try:
+        decline(invitation, g.user)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify(invitation_json(invitation))
+
+
+@course_api.get("/courses/<int:course_id>/invitations")
+@token_required
+def course_invitations(course_id: int):
+    course = course_to_teach(course_id, g.user)
+    return jsonify({"invitations": [invitation_json(row) for row in invitations_in(g.db, course)]})
+
+
+@course_api.post("/courses/<int:course_id>/invitations/<int:invitation_id>/withdraw")
+@token_required
+def withdraw_invitation(course_id: int, invitation_id: int):
+    _no_body()
+    course = course_to_teach(course_id, g.user)
+    invitation = invitation_of(course, invitation_id)
+    try:
+        withdraw(invitation, g.user)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify(invitation_json(invitation))
+
+
+@course_api.post("/courses/<int:course_id>/members/remove")
+@token_required
+def remove_course_member(course_id: int):
+    """Body: ``{"user": "ann", "confirm": true}``: a learner or another instructor leaves the course."""
+    course = course_to_teach(course_id, g.user)
+    body = json_object('{"user": "ann", "confirm": true}')
+    name = body.get("user")
+    if not isinstance(name, str) or not name.strip():
+        abort(400, description='"user" (a user name) is required')
+    _confirmed(body)
+    from web.accounts import find_user
+
+    member = find_user(g.db, name)
+    if member is None:
+        abort(404, description=f"no member {name.strip()[:64]!r} in this course")
+    try:
+        role = remove_member(g.db, course, member)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify({"user": member.name, "removed": role.value})
+
+
+@course_api.post("/courses/<int:course_id>/leave")
+@token_required
+def leave(course_id: int):
+    """Body: ``{"confirm": true}``: the caller leaves the course (not its last instructor)."""
+    course = course_to_attend(course_id, g.user)
+    _confirmed(json_object('{"confirm": true}'))
+    try:
+        role = remove_member(g.db, course, g.user)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify({"course": course.id, "left": role.value})
+
+
+@course_api.post("/courses/<int:course_id>/join-code")
+@token_required
+def new_join_code(course_id: int):
+    """Body: ``{"confirm": true}``: a new join code; the old one stops working at once."""
+    course = course_to_teach(course_id, g.user)
+    _confirmed(json_object('{"confirm": true}'))
+    code = rotate_join_code(g.db, course)
+    g.db.commit()
+    return jsonify({"join_code": code})
 
 
 def _assignment_fields(body: dict) -> dict[str, Any]:
@@ -255,32 +397,68 @@ def extend(course_id: int, assignment_id: int):
     return jsonify({"assignment": assignment.id, "user": learner.name, "due_at": iso(extension.due_at)})
 
 
+@course_api.post("/courses/<int:course_id>/assignments/<int:assignment_id>/extensions/withdraw")
+@token_required
+def withdraw_course_extension(course_id: int, assignment_id: int):
+    """Body: ``{"user": "ann"}``: their due date is the assignment's again."""
+    course = course_to_teach(course_id, g.user)
+    assignment = _assignment_of(course, assignment_id)
+    learner = _member(course, json_object('{"user": "ann"}').get("user"))
+    try:
+        withdraw_extension(g.db, assignment, learner, g.user)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify({"assignment": assignment.id, "user": learner.name, "due_at": iso(assignment.due_at)})
+
+
+def _override_json(row, learner: User, exercise) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "user": learner.name,
+        "exercise": exercise.number,
+        "score": None if row.withdrawn else row.score,
+        "withdrawn": row.withdrawn,
+        "comment": row.comment,
+        "by": g.user.name,
+        "created_at": iso(row.created_at),
+    }
+
+
+def _override_target(course: Course, body: dict):
+    learner = _member(course, body.get("user"))
+    exercise_id = body.get("exercise")
+    if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool):
+        abort(400, description='"exercise" (a number or slug) is required')
+    return learner, find_exercise(str(exercise_id))[0]
+
+
+@course_api.post("/courses/<int:course_id>/overrides/withdraw")
+@token_required
+def withdraw_course_override(course_id: int):
+    """Body: ``{"user": "ann", "exercise": 39}``: the graded score counts again (a new history row)."""
+    course = course_to_teach(course_id, g.user)
+    learner, exercise = _override_target(course, json_object('{"user": "ann", "exercise": 39}'))
+    try:
+        row = withdraw_override(g.db, course, learner, exercise, g.user)
+    except CourseError as error:
+        _refused(error)
+    g.db.commit()
+    return jsonify(_override_json(row, learner, exercise)), 201
+
+
 @course_api.post("/courses/<int:course_id>/overrides")
 @token_required
 def override(course_id: int):
     course = course_to_teach(course_id, g.user)
     body = json_object('{"user": "ann", "exercise": 39, "score": 1.0, "comment": "why"}')
-    learner = _member(course, body.get("user"))
-    exercise_id = body.get("exercise")
-    if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool):
-        abort(400, description='"exercise" (a number or slug) is required')
-    exercise = find_exercise(str(exercise_id))[0]
+    learner, exercise = _override_target(course, body)
     try:
         row = override_score(g.db, course, learner, exercise, body.get("score"), body.get("comment"), g.user)
     except CourseError as error:
         _refused(error)
     g.db.commit()
-    return jsonify(
-        {
-            "id": row.id,
-            "user": learner.name,
-            "exercise": exercise.number,
-            "score": row.score,
-            "comment": row.comment,
-            "by": g.user.name,
-            "created_at": iso(row.created_at),
-        }
-    ), 201
+    return jsonify(_override_json(row, learner, exercise)), 201
 
 
 def _requested_json(requested: Requested) -> dict[str, Any]:
@@ -290,8 +468,7 @@ def _requested_json(requested: Requested) -> dict[str, Any]:
 @course_api.post("/submissions/<int:submission_id>/rejudge")
 @token_required
 def rejudge_one(submission_id: int):
-    if request.get_data():  # no body is needed; one that is sent must be a JSON object
-        json_object("{}")
+    _no_body()
     submission = visible_submission(submission_id, g.user)
     refuse_unless(teaches_context_of(g.db, g.user, submission), "rejudging")
     requested = rejudge_submission(g.db, services().queue, submission, g.user)

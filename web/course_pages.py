@@ -1,6 +1,6 @@
-"""The course pages: the list of one's courses, a course's home (for its instructors: people,
-join code, roster, assignments; for a learner: the assignments and their own standing), and the
-assignment form with its extensions.
+"""The course pages: the list of one's courses (and invitations to answer), a course's home (for
+its instructors: people, pending invitations, join code, roster, assignments; for a learner: the
+assignments and their own standing), and the assignment form with its extensions.
 
 Every view checks the viewer against the course (:mod:`web.permissions`): a course one is not
 in is a 404, an instructor's form sent by a learner a 403. The work itself is
@@ -27,22 +27,42 @@ from wtforms.widgets import CheckboxInput, ListWidget
 from web.counting import cells
 from web.courses import (
     CourseError,
-    add_instructor,
-    add_roster,
     courses_of,
     create_course,
+    extension_history,
     grant_extension,
     instructors,
-    join,
     learners,
+    rotate_join_code,
     save_assignment,
+    withdraw_extension,
 )
 from web.extensions import join_code_limits
-from web.forms import SiteForm
+from web.forms import ConfirmForm, SiteForm, SureForm
 from web.i18n import LazyText, t
+from web.membership import (
+    Invited,
+    accept,
+    add_instructor,
+    add_roster,
+    decline,
+    invitations_for,
+    invitations_in,
+    join,
+    remove_member,
+    withdraw,
+)
 from web.models import Assignment, Course, Exercise, Extension, LatePolicy, User, Visibility
 from web.moments import form_value, zone_names
-from web.permissions import course_to_attend, course_to_teach, may_create_courses, refuse_unless, teaches
+from web.permissions import (
+    course_to_attend,
+    course_to_teach,
+    invitation_of,
+    invitation_to_answer,
+    may_create_courses,
+    refuse_unless,
+    teaches,
+)
 from web.visibility import withheld_exercises
 
 courses = Blueprint("courses", __name__, url_prefix="/courses")
@@ -113,6 +133,8 @@ def _render_index(course_form: CourseForm | None = None, join_form: JoinForm | N
         may_create=may_create_courses(current_user),
         course_form=course_form or _course_form(),
         join_form=join_form or JoinForm(formdata=None),
+        invitations=invitations_for(g.db, current_user),
+        confirm_form=ConfirmForm(formdata=None),
     ), status
 
 
@@ -156,6 +178,36 @@ def join_course():
     return redirect(url_for("courses.show", course_id=course.id))
 
 
+@courses.post("/invitations/<int:invitation_id>/accept")
+@login_required
+def accept_invitation(invitation_id: int):
+    invitation = invitation_to_answer(invitation_id, current_user)
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        course = accept(g.db, invitation, current_user)
+    except CourseError as error:
+        abort(400, description=str(error))
+    g.db.commit()
+    flash(t("invitation_accepted", name=course.name), "success")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+@courses.post("/invitations/<int:invitation_id>/decline")
+@login_required
+def decline_invitation(invitation_id: int):
+    invitation = invitation_to_answer(invitation_id, current_user)
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        decline(invitation, current_user)
+    except CourseError as error:
+        abort(400, description=str(error))
+    g.db.commit()
+    flash(t("invitation_declined", name=invitation.course.name), "info")
+    return redirect(url_for("courses.index"))
+
+
 def _exercise_rows() -> list[Exercise]:
     return list(g.db.scalars(select(Exercise).order_by(Exercise.number)).all())
 
@@ -171,6 +223,9 @@ def _teach_page(
         instructors=instructors(g.db, course),
         name_form=name_form or NameForm(formdata=None),
         roster_form=roster_form or RosterForm(formdata=None),
+        invitations=invitations_in(g.db, course),
+        confirm_form=ConfirmForm(formdata=None),
+        sure_form=SureForm(formdata=None),
     ), status
 
 
@@ -197,6 +252,7 @@ def show(course_id: int):
         # A counted score (and whether the counted attempt was late) depends on hidden cases.
         withheld=withheld_exercises(g.db, current_user.id),
         extensions=extensions,
+        sure_form=SureForm(formdata=None),
     )
 
 
@@ -208,12 +264,82 @@ def add_course_instructor(course_id: int):
     if not form.validate_on_submit():
         return _teach_page(course, 400, name_form=form)
     try:
-        user = add_instructor(g.db, course, form.name.data)
+        user, done = add_instructor(g.db, course, form.name.data, current_user)
     except CourseError as error:
         form.name.errors.append(str(error))
         return _teach_page(course, 400, name_form=form)
     g.db.commit()
-    flash(t("instructor_added", name=user.name), "success")
+    message = {Invited.invited: "instructor_invited", Invited.pending: "instructor_already_pending"}
+    flash(t(message.get(done, "instructor_already"), name=user.name), "success" if done is Invited.invited else "info")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+@courses.post("/<int:course_id>/invitations/<int:invitation_id>/withdraw")
+@login_required
+def withdraw_invitation(course_id: int, invitation_id: int):
+    course = course_to_teach(course_id, current_user)
+    invitation = invitation_of(course, invitation_id)
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        withdraw(invitation, current_user)
+    except CourseError as error:
+        abort(400, description=str(error))
+    g.db.commit()
+    flash(t("invitation_withdrawn", name=invitation.user.name), "info")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+def _sure() -> bool:
+    """Whether the confirmation box was ticked; if not, the course page says so (flash)."""
+    if SureForm().validate_on_submit():
+        return True
+    flash(t("confirm_required"), "error")
+    return False
+
+
+@courses.post("/<int:course_id>/members/<int:user_id>/remove")
+@login_required
+def remove_course_member(course_id: int, user_id: int):
+    course = course_to_teach(course_id, current_user)
+    member = g.db.get(User, user_id)
+    if member is None:
+        abort(404)
+    if _sure():
+        try:
+            remove_member(g.db, course, member)
+        except CourseError as error:
+            flash(str(error), "error")
+        else:
+            g.db.commit()
+            flash(t("member_removed", name=member.name), "success")
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+@courses.post("/<int:course_id>/leave")
+@login_required
+def leave(course_id: int):
+    course = course_to_attend(course_id, current_user)
+    if _sure():
+        try:
+            remove_member(g.db, course, current_user)
+        except CourseError as error:
+            flash(str(error), "error")
+        else:
+            g.db.commit()
+            flash(t("left_course", name=course.name), "success")
+            return redirect(url_for("courses.index"))
+    return redirect(url_for("courses.show", course_id=course.id))
+
+
+@courses.post("/<int:course_id>/join-code")
+@login_required
+def new_code(course_id: int):
+    course = course_to_teach(course_id, current_user)
+    if _sure():
+        code = rotate_join_code(g.db, course)
+        g.db.commit()
+        flash(t("join_code_rotated", code=code), "success")
     return redirect(url_for("courses.show", course_id=course.id))
 
 
@@ -227,12 +353,13 @@ def upload_roster(course_id: int):
     upload = request.files.get("roster_file")
     data: bytes | str = upload.read() if upload is not None and upload.filename else (form.roster.data or "")
     try:
-        result = add_roster(g.db, course, data)
+        result = add_roster(g.db, course, data, current_user)
     except CourseError as error:
         form.roster.errors.append(str(error))
         return _teach_page(course, 400, roster_form=form)
     g.db.commit()
-    flash(t("roster_result", added=len(result.added), already=len(result.already), unknown=len(result.unknown)), "info")
+    counts = {"invited": result.invited, "pending": result.pending, "already": result.already}
+    flash(t("roster_result", unknown=len(result.unknown), **{key: len(names) for key, names in counts.items()}), "info")
     if result.unknown:
         flash(t("roster_unknown", names=", ".join(result.unknown[:50])), "error")
     return redirect(url_for("courses.show", course_id=course.id))
@@ -279,6 +406,8 @@ def _render_assignment(
         form=form,
         values=values,
         extension_form=extension_form,
+        history=extension_history(g.db, assignment) if assignment is not None else [],
+        confirm_form=ConfirmForm(formdata=None),
     ), status
 
 
@@ -352,3 +481,23 @@ def extend(course_id: int, assignment_id: int):
             flash(t("extension_granted", name=learner.name), "success")
             return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))
     return _render_assignment(course, _assignment_form(course, assignment), assignment, 400, extension_form=form)
+
+
+@courses.post("/<int:course_id>/assignments/<int:assignment_id>/extensions/<int:user_id>/withdraw")
+@login_required
+def withdraw_course_extension(course_id: int, assignment_id: int, user_id: int):
+    course = course_to_teach(course_id, current_user)
+    assignment = g.db.get(Assignment, assignment_id)
+    learner = g.db.get(User, user_id)
+    if assignment is None or assignment.course_id != course.id or learner is None:
+        abort(404)
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        withdraw_extension(g.db, assignment, learner, current_user)
+    except CourseError as error:
+        flash(str(error), "error")
+    else:
+        g.db.commit()
+        flash(t("extension_withdrawn", name=learner.name), "success")
+    return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))

@@ -11,9 +11,11 @@ Rules worth knowing:
   back case-insensitively, ignoring spaces and dashes;
 - an exercise is in at most one assignment of a course, so each gradebook cell has one deadline;
 - opens_at < due_at; a penalty per day is a share of the score in (0, 1];
-- a roster CSV adds existing accounts by name (one per row, the first column, or the column
-  headed ``name``/``user``/``username``); unknown names are reported, not created: those
-  learners sign up and join with the code.
+- a roster CSV names accounts (one per row, the first column, or the column headed
+  ``name``/``user``/``username``); :mod:`web.membership` invites the existing ones (joining is
+  their act); unknown names are reported, not created: those learners sign up and join with
+  the code;
+- joining with the code settles a pending learner invitation of the course (accepted).
 """
 
 from __future__ import annotations
@@ -23,12 +25,10 @@ import datetime as dt
 import io
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from web.accounts import find_user
 from web.models import (
     Assignment,
     AssignmentExercise,
@@ -36,6 +36,7 @@ from web.models import (
     CourseRole,
     Exercise,
     Extension,
+    ExtensionEvent,
     LatePolicy,
     Membership,
     Override,
@@ -83,6 +84,12 @@ def new_join_code(session: Session) -> str:
             return code
 
 
+def rotate_join_code(session: Session, course: Course) -> str:
+    """Give ``course`` a new join code; the old one stops working with this commit."""
+    course.join_code = new_join_code(session)
+    return course.join_code
+
+
 def create_course(session: Session, creator: User, name: object, time_zone: object = "UTC") -> Course:
     """A new course with ``creator`` as its first instructor."""
     if not isinstance(time_zone, str):
@@ -121,26 +128,6 @@ def enroll(session: Session, course: Course, user: User, role: CourseRole = Cour
     return False
 
 
-def join(session: Session, user: User, code: object) -> Course:
-    """``user`` joins the course whose join code is ``code`` (as a learner)."""
-    if not isinstance(code, str) or not code.strip():
-        raise CourseError("a join code is required (your instructor gives it out)")
-    course = session.scalar(select(Course).where(Course.join_code == normalize_join_code(code)[:64]))
-    if course is None:
-        raise CourseError("no course has this join code; check it with your instructor")
-    enroll(session, course, user)
-    return course
-
-
-@dataclass
-class RosterResult:
-    """What a roster upload did: names added, names already in the course, names with no account."""
-
-    added: list[str] = field(default_factory=list)
-    already: list[str] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)
-
-
 def roster_names(data: bytes | str) -> list[str]:
     """The user names in a roster CSV (see the module docstring), in order, without repeats."""
     if isinstance(data, bytes):
@@ -175,31 +162,6 @@ def roster_names(data: bytes | str) -> list[str]:
     if not names:
         raise CourseError("the roster names nobody: one user name per row, or a column headed 'name'")
     return names
-
-
-def add_roster(session: Session, course: Course, data: bytes | str) -> RosterResult:
-    """Enroll every existing account a roster CSV names as a learner of ``course``."""
-    result = RosterResult()
-    for name in roster_names(data):
-        user = find_user(session, name)
-        if user is None:
-            result.unknown.append(name)
-        elif enroll(session, course, user):
-            result.added.append(user.name)
-        else:
-            result.already.append(user.name)
-    return result
-
-
-def add_instructor(session: Session, course: Course, name: object) -> User:
-    """Make the account called ``name`` an instructor of ``course``."""
-    if not isinstance(name, str) or not name.strip():
-        raise CourseError("a user name is required")
-    user = find_user(session, name)
-    if user is None:
-        raise CourseError(f"no account is called {name.strip()[:64]!r}; they sign up first")
-    enroll(session, course, user, CourseRole.instructor)
-    return user
 
 
 def _moment(value: object, course: Course, what: str) -> dt.datetime:
@@ -328,7 +290,8 @@ def save_assignment(
 def grant_extension(
     session: Session, assignment: Assignment, learner: User, due_at: object, granted_by: User
 ) -> Extension:
-    """Give ``learner`` a later due date on ``assignment`` (replacing an earlier extension)."""
+    """Give ``learner`` a later due date on ``assignment`` (replacing an earlier extension; the
+    history keeps both as :class:`~web.models.ExtensionEvent` rows)."""
     due = _moment(due_at, assignment.course, "due_at")
     if due <= as_utc(assignment.due_at):
         raise CourseError("an extension's due date-time comes after the assignment's")
@@ -350,7 +313,27 @@ def grant_extension(
         extension = Extension(assignment_id=assignment.id, user_id=learner.id)
         session.add(extension)
     extension.due_at, extension.granted_by_id, extension.granted_at = due, granted_by.id, dt.datetime.now(dt.UTC)
+    session.add(ExtensionEvent(assignment_id=assignment.id, user_id=learner.id, due_at=due, by_id=granted_by.id))
     return extension
+
+
+def withdraw_extension(session: Session, assignment: Assignment, learner: User, by: User) -> None:
+    """Take back ``learner``'s extension on ``assignment``: their due date is the assignment's
+    again (the counting follows at once); the history gains the withdrawal."""
+    extension = session.scalar(
+        select(Extension).where(Extension.assignment_id == assignment.id, Extension.user_id == learner.id)
+    )
+    if extension is None:
+        raise CourseError(f"{learner.name!r} has no extension on this assignment")
+    session.delete(extension)
+    session.add(ExtensionEvent(assignment_id=assignment.id, user_id=learner.id, due_at=None, by_id=by.id))
+
+
+def extension_history(session: Session, assignment: Assignment) -> Sequence[ExtensionEvent]:
+    """Every grant and withdrawal of an extension on ``assignment``, newest first."""
+    return session.scalars(
+        select(ExtensionEvent).where(ExtensionEvent.assignment_id == assignment.id).order_by(ExtensionEvent.id.desc())
+    ).all()
 
 
 def override_score(
@@ -383,6 +366,30 @@ def override_score(
     )
     session.add(override)
     return override
+
+
+def withdraw_override(session: Session, course: Course, learner: User, exercise: Exercise, by: User) -> Override:
+    """Withdraw the override in force on ``learner``'s ``exercise``: a new row that means "no
+    override", so the graded score counts again and the history keeps both."""
+    newest = session.scalar(
+        select(Override)
+        .where(Override.course_id == course.id, Override.user_id == learner.id, Override.exercise_id == exercise.id)
+        .order_by(Override.id.desc())
+        .limit(1)
+    )
+    if newest is None or newest.withdrawn:
+        raise CourseError(f"no override is in force for {learner.name!r} on exercise {exercise.number}")
+    row = Override(
+        course_id=course.id,
+        user_id=learner.id,
+        exercise_id=exercise.id,
+        score=0.0,
+        comment="",
+        by_id=by.id,
+        withdrawn=True,
+    )
+    session.add(row)
+    return row
 
 
 def learners(session: Session, course: Course) -> Sequence[User]:

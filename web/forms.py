@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import request
 from flask_wtf import FlaskForm
-from wtforms import PasswordField, SelectField, StringField, SubmitField, TextAreaField
+from wtforms import BooleanField, PasswordField, SelectField, StringField, SubmitField, TextAreaField
 from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
@@ -90,6 +90,8 @@ class PasswordForm(SiteForm):
         LazyText("confirm_password"),
         validators=[DataRequired(LazyText("required")), EqualTo("new_password", LazyText("passwords_differ"))],
     )
+    # Checked by default: whoever changes a password after a leak wants the tokens gone too.
+    revoke_tokens = BooleanField(LazyText("revoke_tokens_too"), default=True)
     submit = SubmitField(LazyText("change_password"))
 
 
@@ -108,4 +110,12 @@ class TokenForm(SiteForm):
 class ConfirmForm(SiteForm):
     """A button that changes something (sign out, revoke a token): a POST with a CSRF token."""
 
+    submit = SubmitField()
+
+
+class SureForm(SiteForm):
+    """A button that takes something away (leave a course, remove a member, rotate a join code,
+    revoke an account's credentials): a POST with a CSRF token and a box the user must tick."""
+
+    confirm = BooleanField(LazyText("i_am_sure"), validators=[DataRequired(LazyText("confirm_required"))])
     submit = SubmitField()

@@ -36,8 +36,8 @@ from wtforms.validators import DataRequired, InputRequired, Length, NumberRange
 from web.api import token_required
 from web.counting import Cell, attempts_query, cells
 from web.course_api import course_json
-from web.courses import MAX_COMMENT, CourseError, override_score
-from web.forms import SiteForm
+from web.courses import MAX_COMMENT, CourseError, override_score, withdraw_override
+from web.forms import ConfirmForm, SiteForm
 from web.gradebook import Column, GradebookError, GradebookPage, Row, course_exercises, gradebook_rows, query_page
 from web.gradebook import read_query as read_gradebook_query
 from web.i18n import LazyText, t
@@ -119,6 +119,7 @@ def _render_cell(course: Course, learner: User, exercise: Exercise, form: Overri
         cell=cell,
         overrides=overrides,
         form=form,
+        confirm_form=ConfirmForm(formdata=None),
     ), status
 
 
@@ -144,6 +145,23 @@ def cell_page(course_id: int, user_id: int, number: int):
         return _render_cell(course, learner, exercise, form, 400)
     g.db.commit()
     flash(t("gradebook_score_set", name=learner.name, number=exercise.number), "success")
+    return redirect(url_for("gradebook.cell_page", course_id=course.id, user_id=learner.id, number=exercise.number))
+
+
+@gradebook.post("/<int:course_id>/gradebook/<int:user_id>/<int:number>/withdraw")
+@login_required
+def withdraw_cell_override(course_id: int, user_id: int, number: int):
+    """Withdraw the cell's override: the graded score counts again; the history keeps both rows."""
+    course, learner, exercise = _cell_parts(course_id, user_id, number)
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        withdraw_override(g.db, course, learner, exercise, current_user)
+    except CourseError as error:
+        flash(str(error), "error")
+    else:
+        g.db.commit()
+        flash(t("gradebook_override_withdrawn", name=learner.name, number=exercise.number), "success")
     return redirect(url_for("gradebook.cell_page", course_id=course.id, user_id=learner.id, number=exercise.number))
 
 

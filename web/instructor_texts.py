@@ -78,6 +78,17 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "learner": ("Learner", "学员"),
     "grant_extension": ("Grant the extension", "批准延期"),
     "extension_granted": ("{name} has a new due date.", "{name} 有了新的截止时间。"),
+    "withdraw_extension": ("Withdraw", "撤回"),
+    "extension_withdrawn": (
+        "The extension of {name} is withdrawn: the assignment's due date applies again.",
+        "{name} 的延期已撤回：重新适用作业的截止时间。",
+    ),
+    "extension_history": ("History of extensions", "延期记录"),
+    "extension_event_granted": (
+        "{at}: {by} set the due date of {name} to {due}",
+        "{at}：{by} 把 {name} 的截止时间设为 {due}",
+    ),
+    "extension_event_withdrawn": ("{at}: {by} withdrew the extension of {name}", "{at}：{by} 撤回了 {name} 的延期"),
     "your_extension": ("your extension", "你的延期"),
     "people": ("People", "成员"),
     "learners": ("Learners", "学员"),
@@ -95,10 +106,58 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "roster_file": ("CSV file", "CSV 文件"),
     "roster_csv": ("Or paste the CSV", "或粘贴 CSV 内容"),
     "roster_result": (
-        "Roster: {added} added, {already} already in the course, {unknown} without an account.",
-        "名单：新加入 {added} 人，已在课程中 {already} 人，{unknown} 人没有账号。",
+        "Roster: {invited} invited (they join when they accept), {pending} already invited and not "
+        "answered yet, {already} already in the course, {unknown} without an account.",
+        "名单：新邀请 {invited} 人（接受后才加入），{pending} 人此前已被邀请、尚未回复，"
+        "已在课程中 {already} 人，{unknown} 人没有账号。",
     ),
     "roster_unknown": ("No account for: {names}", "以下用户名没有账号：{names}"),
+    # --- invitations, members, join code (web/membership.py) ---
+    "invitations": ("Invitations", "邀请"),
+    "your_invitations": ("Invitations for you", "给你的邀请"),
+    "invitation_line": ("{course}, as {role}, from {by}", "{course}，身份：{role}，邀请人：{by}"),
+    "invitations_help": (
+        "You are in a course only once you accept its invitation (or type its join code).",
+        "只有在你接受邀请（或输入加入码）之后，你才会加入课程。",
+    ),
+    "accept_invitation": ("Accept", "接受"),
+    "decline_invitation": ("Decline", "拒绝"),
+    "invitation_accepted": ("You joined {name}.", "你已加入 {name}。"),
+    "invitation_declined": ("You declined the invitation to {name}.", "你已拒绝加入 {name} 的邀请。"),
+    "pending_invitations": ("Pending invitations", "待回复的邀请"),
+    "no_pending_invitations": ("No invitation waits for an answer.", "没有等待回复的邀请。"),
+    "invited_at": ("invited {at} by {by}", "{by} 于 {at} 邀请"),
+    "withdraw_invitation": ("Withdraw", "撤回"),
+    "invitation_withdrawn": ("The invitation to {name} is withdrawn.", "给 {name} 的邀请已撤回。"),
+    "instructor_invited": (
+        "{name} is invited to teach this course; they become an instructor when they accept.",
+        "已邀请 {name} 担任本课程教师；对方接受后成为教师。",
+    ),
+    "instructor_already_pending": (
+        "{name} is already invited; the invitation waits for their answer.",
+        "已经邀请过 {name}，邀请正在等待对方回复。",
+    ),
+    "instructor_already": ("{name} is already an instructor of this course.", "{name} 已经是本课程的教师。"),
+    "remove_member": ("Remove from the course", "移出课程"),
+    "member_removed": ("{name} is no longer in this course.", "{name} 已不在本课程中。"),
+    "removed_member_help": (
+        "A removed member loses access at once. Their submissions stay but they leave the gradebook "
+        "and its export; if they join again, their work counts as before.",
+        "被移出的成员立即失去访问权限。其提交会保留，但不再出现在成绩册和导出文件中；若再次加入，其作业照常计分。",
+    ),
+    "leave_course": ("Leave this course", "退出本课程"),
+    "leave_course_help": (
+        "You lose access to the course at once. Your submissions stay in its history; you can "
+        "join again with the join code.",
+        "你会立即失去对本课程的访问权限。你的提交会保留在课程记录中；你可以用加入码再次加入。",
+    ),
+    "left_course": ("You left {name}.", "你已退出 {name}。"),
+    "rotate_join_code": ("Give the course a new join code", "为课程生成新的加入码"),
+    "rotate_join_code_help": (
+        "The old code stops working at once; members stay members.",
+        "旧加入码立即失效；已有成员不受影响。",
+    ),
+    "join_code_rotated": ("The new join code is {code}.", "新的加入码是 {code}。"),
     "counted_score": ("Counted score", "计分"),
     "attempts": ("Attempts", "尝试次数"),
     "notes": ("Notes", "备注"),
@@ -151,6 +210,12 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "{name} 的练习 {number} 的分数已设定。",
     ),
     "gradebook_attempts_of": ("Attempts, oldest first", "提交记录（从早到晚）"),
+    "gradebook_withdraw_override": ("Withdraw the override", "撤回改分"),
+    "gradebook_override_withdrawn": (
+        "The override of {name} on exercise {number} is withdrawn: the graded score counts again.",
+        "{name} 的练习 {number} 的改分已撤回：重新按评测得分计分。",
+    ),
+    "gradebook_withdrawn_row": ("withdrawn (the graded score counts)", "已撤回（按评测得分计分）"),
     # --- submissions list, instructor's submission view, diff, rejudge, overrides ---
     "all_submissions": ("All submissions", "全部提交"),
     "submission_filters": ("Search the submissions", "搜索提交"),

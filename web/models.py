@@ -24,6 +24,7 @@ from flask_login import UserMixin
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CursorResult,
     DateTime,
     Enum,
@@ -36,6 +37,7 @@ from sqlalchemy import (
     UniqueConstraint,
     bindparam,
     delete,
+    false,
     func,
     select,
 )
@@ -541,7 +543,11 @@ class AssignmentExercise(Base):
 
 
 class Extension(Base):
-    """A later due date for one learner on one assignment."""
+    """A later due date for one learner on one assignment: the one in force (what counts).
+
+    Granting again changes this row and withdrawing deletes it; every grant and withdrawal is
+    also an :class:`ExtensionEvent`, so the history stays while the counting joins one row.
+    """
 
     __tablename__ = "extension"
 
@@ -558,11 +564,29 @@ class Extension(Base):
     __table_args__ = (UniqueConstraint("assignment_id", "user_id", name="uq_extension_assignment_user"),)
 
 
+class ExtensionEvent(Base):
+    """One grant (``due_at`` set) or withdrawal (``due_at`` None) of an extension: append-only history."""
+
+    __tablename__ = "extension_event"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignment.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    due_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+    by: Mapped[User | None] = relationship(foreign_keys=[by_id])
+
+
 class Override(Base):
     """An instructor's score for one learner's exercise in a course, replacing the counted one.
 
     Rows are never changed: a new override is a new row and the newest counts, so the history of
-    who set what, when and why stays. The learner sees the newest one with its comment.
+    who set what, when and why stays. The learner sees the newest one with its comment. A
+    withdrawal is a row too (``withdrawn``, its score 0 and meaningless): when the newest row is
+    one, no override counts and the graded score is the cell's again.
     """
 
     __tablename__ = "score_override"
@@ -573,10 +597,43 @@ class Override(Base):
     exercise_id: Mapped[int] = mapped_column(ForeignKey("exercise.id"), index=True)
     score: Mapped[float] = mapped_column(Float)  # a share of the exercise's points, 0..1
     comment: Mapped[str] = mapped_column(Text, default="")
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     by: Mapped[User | None] = relationship(foreign_keys=[by_id])
+
+
+class InvitationState(str, enum.Enum):
+    pending = "pending"  # waits for the account holder
+    accepted = "accepted"  # they accepted: a membership exists from then on
+    declined = "declined"  # they said no
+    withdrawn = "withdrawn"  # an instructor took it back before an answer
+
+
+class Invitation(Base):
+    """An instructor's offer of a place in a course (a roster line or an "add"): no membership
+    exists until the invited account accepts it (joining is the learner's act). Rows are kept
+    after the answer, with who decided and when; at most one is pending per course and account
+    (:mod:`web.invitations` keeps that)."""
+
+    __tablename__ = "invitation"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("course.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id"), index=True)
+    role: Mapped[CourseRole] = mapped_column(Enum(CourseRole, native_enum=False, length=16))
+    state: Mapped[InvitationState] = mapped_column(
+        Enum(InvitationState, native_enum=False, length=16), default=InvitationState.pending
+    )
+    invited_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    decided_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    course: Mapped[Course] = relationship()
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+    invited_by: Mapped[User | None] = relationship(foreign_keys=[invited_by_id])
 
 
 class RejudgeScope(str, enum.Enum):

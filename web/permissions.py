@@ -5,6 +5,9 @@
   :class:`CourseRole` decides: a course's instructors manage it and see the work done for it,
   nothing of other courses.
 - A **learner** sees their own submissions and the courses they joined, never an instructor page.
+- An **invitation** is answered by the account it is addressed to, and no one else (not even an
+  admin: joining is the account holder's act); it is withdrawn by one who teaches its course.
+- Another account's credentials (tokens, sign-in sessions) are revoked by an admin alone.
 
 A submission belongs to its **context** (``Submission.course_id``: the course it was made for,
 or none for practice, see :mod:`web.contexts`): one sees it as an instructor iff one teaches
@@ -21,7 +24,7 @@ from flask import abort, g
 from sqlalchemy import bindparam, exists, select
 from sqlalchemy.orm import Session
 
-from web.models import Course, CourseRole, Membership, Rejudge, Role, Submission, User
+from web.models import Course, CourseRole, Invitation, Membership, Rejudge, Role, Submission, User
 
 
 def is_admin(user: User | None) -> bool:
@@ -128,3 +131,27 @@ def may_see_rejudge(session: Session, user: User, rejudge: Rejudge) -> bool:
         return course is not None and teaches(session, user, course)
     submission = session.get(Submission, rejudge.submission_id) if rejudge.submission_id is not None else None
     return submission is not None and teaches_context_of(session, user, submission)
+
+
+def invitation_to_answer(invitation_id: int, viewer: User) -> Invitation:
+    """Invitation ``invitation_id`` if it is addressed to ``viewer``; else the 404 of a missing one."""
+    invitation = g.db.get(Invitation, invitation_id)
+    if invitation is None or invitation.user_id != viewer.id:
+        abort(404, description=f"no invitation {invitation_id}")
+    return invitation
+
+
+def invitation_of(course: Course, invitation_id: int) -> Invitation:
+    """Invitation ``invitation_id`` of ``course`` (the caller checked the course); else a 404."""
+    invitation = g.db.get(Invitation, invitation_id)
+    if invitation is None or invitation.course_id != course.id:
+        abort(404, description=f"no invitation {invitation_id} in this course")
+    return invitation
+
+
+def user_to_administer(user_id: int, viewer: User) -> User:
+    """Account ``user_id`` for an admin; anyone else gets the 404 of a missing page."""
+    user = g.db.get(User, user_id) if is_admin(viewer) else None
+    if user is None:
+        abort(404, description=f"no user {user_id}")
+    return user

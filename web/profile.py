@@ -1,8 +1,9 @@
 """A learner's profile: progress, language, password, and API tokens (created here, shown once).
 
 Changing the password asks for the current one (rate-limited like signing in, per account) and
-ends every other sign-in session of the account; this browser stays signed in, and API tokens
-stay valid (they are revoked here, one by one).
+ends every other sign-in session of the account; this browser stays signed in. It also revokes
+every API token of the account unless the learner unticks that box (ticked by default); tokens
+are also revoked here one by one.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from judge.i18n import LANGUAGES
-from web.accounts import change_password
+from web.accounts import change_password, revoke_tokens
 from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, TOKEN_LIMIT, account_key, limiter
 from web.forms import ConfirmForm, PasswordForm, TokenForm
 from web.i18n import t
@@ -65,8 +66,11 @@ def set_password():
         return _render(password_form=form, status=400)
     this_session = UserSession.find(g.db, current_user.get_id())
     ended = change_password(g.db, current_user, form.new_password.data, keep=this_session)
+    revoked = revoke_tokens(g.db, current_user) if form.revoke_tokens.data else None
     g.db.commit()
     flash(t("password_changed", ended=ended), "success")
+    if revoked is not None:
+        flash(t("tokens_revoked_count", count=revoked), "info")
     return redirect(url_for("profile.show"))
 
 

@@ -61,16 +61,41 @@ SITE: dict[str, tuple[str, str]] = {
     "change_password": ("Change password", "修改密码"),
     "change_password_help": (
         "Changing your password signs you out everywhere else (other browsers and "
-        "devices); this browser stays signed in. API tokens stay valid: revoke them below.",
+        "devices); this browser stays signed in. With the box below ticked (the default), every "
+        "API token is revoked too; untick it to keep your tokens valid.",
         "修改密码后，你在其他地方（其他浏览器和设备）的登录都会退出；本浏览器保持登录。"
-        "API 令牌仍然有效，如需作废请在下方撤销。",
+        "勾选下面的选项（默认勾选）时，所有 API 令牌也会被撤销；取消勾选则令牌仍然有效。",
     ),
+    "revoke_tokens_too": ("Also revoke all my API tokens", "同时撤销我的所有 API 令牌"),
+    "tokens_revoked_count": ("API tokens revoked: {count}.", "已撤销的 API 令牌：{count} 个。"),
     "current_password": ("Current password", "当前密码"),
     "new_password": ("New password", "新密码"),
     "wrong_current_password": ("The current password is wrong.", "当前密码不正确。"),
     "password_changed": (
         "Your password is changed. Sessions signed out elsewhere: {ended}.",
         "密码已修改。在其他地方退出的登录：{ended} 个。",
+    ),
+    # confirmations (web.forms.SureForm)
+    "i_am_sure": ("I am sure", "我确定"),
+    "confirm_required": ("Tick the box to confirm.", "请勾选确认框。"),
+    # the admin's page of one account (web/admin_pages.py)
+    "admin_users": ("Accounts", "账号"),
+    "admin_find_user": ("Find an account by name", "按用户名查找账号"),
+    "admin_no_such_user": ("No account is called {name}.", "没有名为 {name} 的账号。"),
+    "admin_user_heading": ("Account {name}", "账号 {name}"),
+    "admin_user_summary": (
+        "Site role: {role}. API tokens: {tokens}. Sign-in sessions: {sessions}.",
+        "站点角色：{role}。API 令牌：{tokens} 个。登录会话：{sessions} 个。",
+    ),
+    "admin_revoke": ("Revoke all API tokens and end all sign-in sessions", "撤销全部 API 令牌并结束全部登录会话"),
+    "admin_revoke_help": (
+        "Every API token of this account stops working and every browser signed in as it is "
+        "signed out, at once. The password is not changed: the account can sign in again.",
+        "该账号的所有 API 令牌立即失效，所有以该账号登录的浏览器立即退出。密码不会改变，账号仍可重新登录。",
+    ),
+    "admin_revoked": (
+        "{name}: {tokens} API tokens revoked, {sessions} sign-in sessions ended.",
+        "{name}：已撤销 {tokens} 个 API 令牌，已结束 {sessions} 个登录会话。",
     ),
     # text the site cannot store
     "text_has_nul": (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 
 from web.courses import create_course, enroll, save_assignment
-from web.models import ApiToken, Exercise, Rejudge, RejudgeScope, Role, User
+from web.models import ApiToken, CourseRole, Exercise, Invitation, Rejudge, RejudgeScope, Role, User
 from web.services import services
 
 from tests.web.site_client import password_hash, store_graded
@@ -61,11 +61,14 @@ def course_world(make_site) -> World:
         second = store_graded(session, users["ann"], exercise, "x = 2\n", REPORT, seed=8)
         rejudge = Rejudge(scope=RejudgeScope.exercise, course_id=course.id, exercise_id=exercise.id,
                           requested_by_id=users["tia"].id)
-        session.add(rejudge)
+        invitation = Invitation(course_id=course.id, user_id=users["bob"].id, role=CourseRole.learner,
+                                invited_by_id=users["tia"].id)  # bob is invited, not a member
+        session.add_all([rejudge, invitation])
         session.commit()
         world.values = {
             "course_id": course.id, "other_course_id": other.id, "assignment_id": assignment.id,
             "submission_id": first, "old_id": first, "new_id": second, "user_id": users["ann"].id, "number": 39,
             "rejudge_id": rejudge.id, "identifier": "39", "code": "en", "token_id": 1,
+            "invitation_id": invitation.id,
         }
     return world

@@ -18,6 +18,11 @@ PEOPLE = (("tia", Role.instructor), ("tom", Role.instructor), ("ann", Role.learn
 
 @pytest.fixture
 def site(make_site):
+    return people_site(make_site)
+
+
+def people_site(make_site):
+    """A site with PEOPLE, each with an API token (``call`` sends it)."""
     app = make_site(start_workers=False)
     tokens = {}
     with services(app).sessions() as session:
@@ -90,26 +95,33 @@ def test_joining_is_by_code_idempotent_and_learners_see_no_join_code(site):
     assert call(site, "root", "GET", f"/api/v1/courses/{course['id']}").status_code == 200
 
 
-def test_a_roster_adds_existing_accounts_and_names_the_rest(site):
+def test_a_roster_invites_existing_accounts_and_names_the_rest(site):
     course = course_with_learners(site, "ann")
     url = f"/api/v1/courses/{course['id']}/roster"
     answer = call(site, "tia", "POST", url, data="name,email\nANN,a@x\nbob,b@x\nnobody,n@x\nbob,b@x\n",
                   content_type="text/csv")
     assert answer.status_code == 200
-    assert answer.json == {"added": ["bob"], "already": ["ann"], "unknown": ["nobody"]}
-    assert call(site, "tia", "POST", url, {"csv": "cy\n"}).json["added"] == ["cy"]
+    assert answer.json == {"invited": ["bob"], "pending": [], "already": ["ann"], "unknown": ["nobody"]}
+    again = call(site, "tia", "POST", url, {"csv": "bob\ncy\n"}).json
+    assert again["invited"] == ["cy"] and again["pending"] == ["bob"]  # inviting twice makes no second one
     assert call(site, "tia", "POST", url, data=b"\xff\xfe", content_type="text/csv").status_code == 400
     assert call(site, "tia", "POST", url, data="\n\n", content_type="text/csv").status_code == 400
     assert call(site, "ann", "POST", url, data="bob\n", content_type="text/csv").status_code == 403
     assert call(site, "tom", "POST", url, data="bob\n", content_type="text/csv").status_code == 404
 
 
-def test_a_course_can_have_several_instructors(site):
+def test_a_course_can_have_several_instructors_each_by_their_consent(site):
     course = course_with_learners(site, "ann")
-    added = call(site, "tia", "POST", f"/api/v1/courses/{course['id']}/instructors", {"user": "tom"})
-    assert added.status_code == 200
+    url = f"/api/v1/courses/{course['id']}/instructors"
+    added = call(site, "tia", "POST", url, {"user": "tom"})
+    assert added.status_code == 200 and added.json["outcome"] == "invited"
+    assert call(site, "tom", "GET", f"/api/v1/courses/{course['id']}").status_code == 404  # not until tom accepts
+    invitation = call(site, "tom", "GET", "/api/v1/invitations").json["invitations"][0]
+    assert invitation["role"] == "instructor" and invitation["invited_by"] == "tia"
+    assert call(site, "tom", "POST", f"/api/v1/invitations/{invitation['id']}/accept").status_code == 200
     assert call(site, "tom", "GET", f"/api/v1/courses/{course['id']}").json["role"] == "instructor"
-    assert call(site, "tia", "POST", f"/api/v1/courses/{course['id']}/instructors", {"user": "zed"}).status_code == 400
+    assert call(site, "tia", "POST", url, {"user": "tom"}).json["outcome"] == "member"
+    assert call(site, "tia", "POST", url, {"user": "zed"}).status_code == 400
 
 
 def test_assignments_are_checked_and_stored_in_utc(site):

@@ -327,3 +327,48 @@ def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM submission")).scalar() == 5
     engine.dispose()
+
+
+def test_the_invitations_migration_keeps_memberships_extensions_and_overrides(tmp_path):
+    """0005 → head (0006, 0007): memberships stay as they were (no invitation is made for them), each extension
+    gets its grant as the first event of its history, every override stays a score in force.
+
+    SQLite-only, as the migration's SQL is plain INSERT ... SELECT and a column with a default."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from web.database import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0005")
+    engine = make_engine(url)
+    moment = "'2026-01-01 00:00:00'"
+    with engine.begin() as connection:
+        for user_id, name in ((1, "ann"), (2, "ida")):
+            connection.execute(text("INSERT INTO user (id, name, name_key, password_hash, role, language, created_at) "
+                                    f"VALUES (:id, :name, :name, 'x', 'learner', 'en', {moment})"),
+                               {"id": user_id, "name": name})
+        connection.execute(text("INSERT INTO exercise (id, number, slug, title_en, title_zh, difficulty, tags, runs_in, "
+                                f"content_hash, synced_at) VALUES (1, 39, 's', 'S', 'S', 'easy', '[]', '[]', 'h', {moment})"))
+        connection.execute(text(f"INSERT INTO course (id, name, join_code, time_zone, created_at) VALUES "
+                                f"(1, 'C', 'ABCDEFGH', 'UTC', {moment})"))
+        connection.execute(text(f"INSERT INTO membership (course_id, user_id, role, joined_at) VALUES "
+                                f"(1, 1, 'learner', {moment}), (1, 2, 'instructor', {moment})"))
+        connection.execute(text(f"INSERT INTO assignment (id, course_id, title, opens_at, due_at, late_policy, "
+                                f"penalty_per_day, visibility_before, visibility_after, created_at) VALUES "
+                                f"(1, 1, 'W', {moment}, {moment}, 'not_accepted', 0, 'rule', 'rule', {moment})"))
+        connection.execute(text("INSERT INTO extension (assignment_id, user_id, due_at, granted_by_id, granted_at) "
+                                f"VALUES (1, 1, '2026-02-01 00:00:00', 2, {moment})"))
+        connection.execute(text("INSERT INTO score_override (course_id, user_id, exercise_id, score, comment, by_id, "
+                                f"created_at) VALUES (1, 1, 1, 0.5, 'why', 2, {moment})"))
+    engine.dispose()
+
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM membership")).scalar() == 2
+        assert connection.execute(text("SELECT count(*) FROM invitation")).scalar() == 0
+        events = connection.execute(text("SELECT assignment_id, user_id, due_at, by_id FROM extension_event")).all()
+        assert [tuple(row) for row in events] == [(1, 1, "2026-02-01 00:00:00", 2)]
+        assert connection.execute(text("SELECT score, withdrawn FROM score_override")).one() == (0.5, 0)
+    engine.dispose()

@@ -146,7 +146,9 @@ STRUCTURAL = {"nested arrays", "nested objects", "nested inside a good object", 
               "a lone surrogate in the exercise", "a lone surrogate in a key", "a lone surrogate deep inside",
               "a NUL in the code", "a NUL in the exercise", "escaped quotes after 40 brackets"}
 # Routes that need no body: an empty one is a request like any other (anything else is checked).
-BODYLESS = {"/api/v1/submissions/<int:submission_id>/rejudge"}
+BODYLESS = {"/api/v1/submissions/<int:submission_id>/rejudge", "/api/v1/invitations/<int:invitation_id>/accept",
+            "/api/v1/invitations/<int:invitation_id>/decline",
+            "/api/v1/courses/<int:course_id>/invitations/<int:invitation_id>/withdraw"}
 
 
 def _stored(app) -> dict:
@@ -248,6 +250,16 @@ PAGE_FORMS = {
     "submissions.rejudge": ("teacher", {}),
     "gradebook.cell_page": ("teacher", {"score_percent": "90", "comment": "regraded by hand"}),
     "rejudges.rejudge_in_course": ("teacher", {"target": "exercise:39"}),
+    # Buttons: a CSRF token (and, where something is taken away, a ticked box, which holds no text).
+    "courses.accept_invitation": ("learner", {}),
+    "courses.decline_invitation": ("learner", {}),
+    "courses.withdraw_invitation": ("teacher", {}),
+    "courses.remove_course_member": ("teacher", {}),
+    "courses.leave": ("learner", {}),
+    "courses.new_code": ("teacher", {}),
+    "courses.withdraw_course_extension": ("teacher", {}),
+    "gradebook.withdraw_cell_override": ("teacher", {}),
+    "admin.revoke": ("teacher", {}),
 }
 FIELDS = [(endpoint, field) for endpoint, (_, data) in PAGE_FORMS.items() for field in [*data, "csrf_token"]]
 

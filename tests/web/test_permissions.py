@@ -22,20 +22,27 @@ INSTRUCTOR_ROUTES = {
     "/rejudges/<int:rejudge_id>",
     "/api/v1/rejudges/<int:rejudge_id>",
 }
-# Routes its members may use: the course's home.
-MEMBER_ROUTES = {"/courses/<int:course_id>", "/api/v1/courses/<int:course_id>"}
+# Routes its members may use: the course's home, and leaving it.
+MEMBER_ROUTES = {"/courses/<int:course_id>", "/api/v1/courses/<int:course_id>",
+                 "/courses/<int:course_id>/leave", "/api/v1/courses/<int:course_id>/leave"}
 # Routes of one submission: its author and those who teach the author.
 SUBMISSION_PREFIXES = ("/submissions/<int:", "/api/v1/submissions/<int:")
 # Routes with an id that belong to the signed-in user alone (checked by their own tests).
-OWN_ROUTES = {"/profile/tokens/<int:token_id>/revoke"}
+OWN_ROUTES = {"/profile/tokens/<int:token_id>/revoke",
+              "/courses/invitations/<int:invitation_id>/accept", "/courses/invitations/<int:invitation_id>/decline",
+              "/api/v1/invitations/<int:invitation_id>/accept", "/api/v1/invitations/<int:invitation_id>/decline"}
+# Routes of the site admin alone: everyone else gets a 404.
+ADMIN_PREFIXES = ("/admin/", "/api/v1/admin/")
 
 
 def kind(rule) -> str:
     path = rule.rule
+    if path in MEMBER_ROUTES:  # before the instructor prefixes, which would take /leave
+        return "member"
+    if path.startswith(ADMIN_PREFIXES):
+        return "admin"
     if path in INSTRUCTOR_ROUTES or path.startswith(INSTRUCTOR_PREFIXES):
         return "instructor"
-    if path in MEMBER_ROUTES:
-        return "member"
     if path.startswith(SUBMISSION_PREFIXES):
         return "submission"
     if path in OWN_ROUTES:
@@ -95,7 +102,7 @@ def _refused_visitor(response, rule) -> bool:
 
 def test_visitors_are_sent_to_sign_in_or_get_a_401(world):
     for rule, method in walked(world):
-        if kind(rule) in ("instructor", "member", "submission", "own"):
+        if kind(rule) in ("instructor", "member", "submission", "own", "admin"):
             response = answer(world, None, rule, method)
             assert _refused_visitor(response, rule), (method, rule.rule, response.status_code)
 
@@ -121,6 +128,25 @@ def test_each_role_reaches_exactly_what_it_may(world, who, allowed):
             assert status == 404, (who, method, rule.rule, status)  # as if it did not exist
         checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("who", ["bob", "tom", "ann", "tia"])
+def test_admin_routes_are_404s_for_everyone_but_the_admin(world, who):
+    checked = 0
+    for rule, method in walked(world):
+        if kind(rule) == "admin" and "<int:" in rule.rule:
+            response = answer(world, who, rule, method)
+            assert response.status_code == 404, (who, method, rule.rule, response.status_code)
+            checked += 1
+    assert checked >= 3
+
+
+def test_the_admin_reaches_the_admin_routes(world):
+    for rule, method in walked(world):
+        if kind(rule) == "admin":
+            response = answer(world, "root", rule, method)
+            # An empty form or body is a 400 (no confirmation): nothing is revoked by the walk.
+            assert response.status_code in (200, 400), (method, rule.rule, response.status_code)
 
 
 def test_an_instructor_of_another_course_sees_none_of_this_ones_learners(world):
