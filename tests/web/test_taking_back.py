@@ -143,7 +143,9 @@ def test_a_removed_learner_loses_access_at_once_and_their_work_stays(site):
     assert removed.json == {"user": "ann", "removed": "learner"}
     assert call(site, "ann", "GET", f"/api/v1/courses/{course['id']}").status_code == 404
     assert ann.get(f"/courses/{course['id']}").status_code == 404
-    assert call(site, "tia", "GET", f"/api/v1/submissions/{submission}").status_code == 404  # no longer her learner
+    # Work made for the course stays the course's record (docs/security.md section 10): its
+    # instructors still open it, though she is no longer listed or counted.
+    assert call(site, "tia", "GET", f"/api/v1/submissions/{submission}").status_code == 200
     assert call(site, "ann", "GET", f"/api/v1/submissions/{submission}").status_code == 200  # still hers
     gradebook = call(site, "tia", "GET", f"/api/v1/courses/{course['id']}/gradebook").json
     assert [row["user"] for row in gradebook["learners"]] == ["bob"]
