@@ -88,6 +88,8 @@ def assignment_json(assignment: Assignment) -> dict[str, Any]:
 
 
 def invitation_json(invitation: Invitation) -> dict[str, Any]:
+    """An invitation as the API shows it; its times to the minute, like every time a learner
+    reads (docs/security.md section 11)."""
     return {
         "id": invitation.id,
         "course": {"id": invitation.course_id, "name": invitation.course.name},
@@ -95,8 +97,8 @@ def invitation_json(invitation: Invitation) -> dict[str, Any]:
         "role": invitation.role.value,
         "state": invitation.state.value,
         "invited_by": invitation.invited_by.name if invitation.invited_by else None,
-        "created_at": iso(invitation.created_at),
-        "decided_at": iso(invitation.decided_at) if invitation.decided_at else None,
+        "created_at": iso(minute(invitation.created_at)),
+        "decided_at": iso(minute(invitation.decided_at)) if invitation.decided_at else None,
     }
 
 
