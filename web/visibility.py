@@ -55,23 +55,33 @@ def _level_query() -> Any:
 # Built once with bound parameters: every view of a submission asks it.
 _CONTEXT_LEVEL = _level_query()
 
+
+def _with_context_assignment(query: Select) -> Select:
+    """``query`` over submissions joined to the assignment of each one's context (its course and
+    exercise) and to its author's extension there, if any: what decides its visibility."""
+    return (
+        query.join(
+            AssignmentExercise,
+            and_(
+                AssignmentExercise.course_id == Submission.course_id,
+                AssignmentExercise.exercise_id == Submission.exercise_id,
+            ),
+        )
+        .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Submission.user_id))
+    )
+
+
 # The learner's submissions whose context's assignment may withhold verdicts (level nothing).
 _WITHHOLDING = (
-    select(
-        Submission.exercise_id,
-        Assignment.visibility_before,
-        Assignment.visibility_after,
-        func.coalesce(Extension.due_at, Assignment.due_at),
+    _with_context_assignment(
+        select(
+            Submission.exercise_id,
+            Assignment.visibility_before,
+            Assignment.visibility_after,
+            func.coalesce(Extension.due_at, Assignment.due_at),
+        )
     )
-    .join(
-        AssignmentExercise,
-        and_(
-            AssignmentExercise.course_id == Submission.course_id,
-            AssignmentExercise.exercise_id == Submission.exercise_id,
-        ),
-    )
-    .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
-    .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Submission.user_id))
     .where(
         Submission.user_id == bindparam("p_learner", type_=Submission.user_id.type),
         or_(Assignment.visibility_before == Visibility.nothing, Assignment.visibility_after == Visibility.nothing),
@@ -122,16 +132,7 @@ def withheld_submissions(now: dt.datetime | None = None) -> Select:
     due = func.coalesce(Extension.due_at, Assignment.due_at)
     level = case((due > (now or utcnow()), Assignment.visibility_before), else_=Assignment.visibility_after)
     return (
-        select(Submission.id)
-        .join(
-            AssignmentExercise,
-            and_(
-                AssignmentExercise.course_id == Submission.course_id,
-                AssignmentExercise.exercise_id == Submission.exercise_id,
-            ),
-        )
-        .join(Assignment, Assignment.id == AssignmentExercise.assignment_id)
-        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == Submission.user_id))
+        _with_context_assignment(select(Submission.id))
         .where(level == Visibility.nothing)
         .correlate(None)  # a set of its own, also inside a query over submissions
     )
