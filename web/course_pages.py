@@ -250,7 +250,7 @@ def show(course_id: int):
         course=course,
         cells={exercise_id: cell for (_, exercise_id), cell in own.items()},
         # A counted score (and whether the counted attempt was late) depends on hidden cases.
-        withheld=withheld_exercises(g.db, current_user.id),
+        withheld=withheld_exercises(g.db, current_user.id, course_id=course.id),
         extensions=extensions,
         sure_form=SureForm(formdata=None),
     )

@@ -77,6 +77,7 @@ _WITHHOLDING = (
     _with_context_assignment(
         select(
             Submission.exercise_id,
+            Submission.course_id,
             Assignment.visibility_before,
             Assignment.visibility_after,
             func.coalesce(Extension.due_at, Assignment.due_at),
@@ -110,17 +111,21 @@ def learner_visibility(session: Session, submission: Submission, now: dt.datetim
     return context_visibility(session, submission.user_id, submission.course_id, submission.exercise_id, now)
 
 
-def withheld_exercises(session: Session, learner_id: int, now: dt.datetime | None = None) -> set[int]:
+def withheld_exercises(
+    session: Session, learner_id: int, now: dt.datetime | None = None, course_id: int | None = None
+) -> set[int]:
     """The exercises of which learner ``learner_id`` has a submission whose verdict they may not
     see at ``now`` (its context's level is ``nothing``): lists and progress show them as
     attempted, never solved. Only submissions made for such a course count: another course's
-    setting withholds nothing of this one's, or of practice."""
+    setting withholds nothing of this one's, or of practice. With ``course_id``, only that
+    course's submissions (what its page counts)."""
     moment = now or utcnow()
     rows = session.execute(_WITHHOLDING, {"p_learner": learner_id}).all()
     return {
         exercise_id
-        for exercise_id, before, after, due in rows
-        if (before if moment < as_utc(due) else after) is Visibility.nothing
+        for exercise_id, context, before, after, due in rows
+        if (course_id is None or context == course_id)
+        and (before if moment < as_utc(due) else after) is Visibility.nothing
     }
 
 

@@ -9,6 +9,8 @@ and a practice submission is seen by its author and admins only.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from sqlalchemy import select
 
@@ -161,13 +163,19 @@ def test_another_course_cannot_withhold_course_a_verdicts(rostered):
     def seen() -> dict:
         return ann.get(f"/api/v1/submissions/{secret}", headers=rostered.headers("learner")).json
 
-    before = seen()
+    def course_a_page() -> str:
+        page = rostered.client("learner").get(f"/courses/{rostered.course_id}").get_data(as_text=True)
+        return re.sub(r'value="Ij[^"]*"', "", page)  # CSRF tokens differ per request
+
+    before, page_before = seen(), course_a_page()
     with services(rostered.app).sessions() as session:
         work = session.scalar(select(Assignment).where(Assignment.course_id == rostered.other_course_id))
         work.visibility_before = work.visibility_after = Visibility.nothing
         session.commit()
     after = seen()
     assert after == before and after["withheld"] is False and after["verdict"] == "WA"
+    # Course A's page counts course A's work at course A's level: B's setting withholds none of it.
+    assert course_a_page() == page_before and "withheld" not in page_before
     in_b = ann.get(f"/api/v1/submissions/{rostered.attempts['ann_39_in_b']}", headers=rostered.headers("learner"))
     assert in_b.json["withheld"] is True  # course B's own work follows course B's setting
 
