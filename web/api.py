@@ -21,7 +21,7 @@ from sqlalchemy import select
 from judge.exports import results_json
 from judge.wire import nesting_exceeds
 from web.contexts import NOT_GIVEN, ContextRefused, choose_context
-from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
+from web.extensions import submit_limits
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
 from web.lookup import find_exercise, submission_when_graded, visible_submission
@@ -122,7 +122,7 @@ def get_exercise(identifier: str):
 
 
 @api.post("/submissions")
-@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
+@submit_limits
 @token_required
 def create_submission():
     body = json_object('{"exercise": "39", "code": "...", "course": 3}')

@@ -21,7 +21,7 @@ from web.contexts import (
     default_context,
     parse_course_field,
 )
-from web.extensions import SUBMIT_LIMIT, SUBMIT_LIMIT_MESSAGE, limiter, submitter_key
+from web.extensions import submit_limits
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
 from web.i18n import localized, t, template
@@ -178,7 +178,7 @@ def show(identifier: str):
 
 @exercises.post("/exercises/<identifier>/submit")
 @login_required
-@limiter.limit(SUBMIT_LIMIT, key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE)
+@submit_limits
 def submit(identifier: str):
     row, spec = find_exercise(identifier)
     form = CodeForm()

@@ -85,10 +85,25 @@ def signed_in_key() -> str:
 
 
 def submitter_key() -> str:
-    """Rate-limit submissions per account: the signed-in user, else the bearer token, else the address."""
+    """Rate-limit submissions per account: the signed-in user, else the owner of the bearer token
+    (every token of one account shares its count), else the address (a request that is refused
+    as unauthenticated anyway)."""
     if current_user.is_authenticated:
         return account_key()
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer "):
+        from web.models import ApiToken  # here: web.models is not needed to build the app's extensions
+
+        owner = ApiToken.find_user(g.db, header[7:].strip())
+        if owner is not None:
+            return f"user:{owner.id}"
         return "token:" + hashlib.sha256(header[7:].strip().encode()).hexdigest()
     return "address:" + get_remote_address()
+
+
+def submit_limits(view: Callable[P, R]) -> Callable[P, R]:
+    """Limit submissions on ``view`` per account, one count shared by the page and the API (and
+    by every token of the account), so that neither a second door nor a second token adds any."""
+    return limiter.shared_limit(
+        SUBMIT_LIMIT, scope="submit", key_func=submitter_key, error_message=SUBMIT_LIMIT_MESSAGE
+    )(view)
