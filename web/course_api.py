@@ -118,18 +118,25 @@ def _refused(error: CourseError):
     abort(400, description=str(error))
 
 
-def _member(course: Course, name: object) -> User:
+def _member(course: Course, name: object, *, members_only: bool = True) -> User:
+    """The learner of ``course`` named ``name`` (a 400 without a name, a 404 for none). With
+    ``members_only=False``, any account: taking back what a learner was given (an extension, an
+    override) must work after they left too, and the domain function refuses when there is none."""
     from web.accounts import find_user
 
     if not isinstance(name, str) or not name.strip():
         abort(400, description='"user" (a user name) is required')
     user = find_user(g.db, name)
-    in_course = user is not None and g.db.scalar(
-        select(Membership.id).where(
-            Membership.course_id == course.id,
-            Membership.user_id == user.id,
-            Membership.role == CourseRole.learner,
+    in_course = user is not None and (
+        not members_only
+        or g.db.scalar(
+            select(Membership.id).where(
+                Membership.course_id == course.id,
+                Membership.user_id == user.id,
+                Membership.role == CourseRole.learner,
+            )
         )
+        is not None
     )
     if user is None or not in_course:
         abort(404, description=f"no learner {name.strip()[:64]!r} in this course")
@@ -286,7 +293,7 @@ def remove_course_member(course_id: int):
     if member is None:
         abort(404, description=f"no member {name.strip()[:64]!r} in this course")
     try:
-        role = remove_member(g.db, course, member)
+        role = remove_member(g.db, course, member, by=g.user)
     except CourseError as error:
         _refused(error)
     g.db.commit()
@@ -405,7 +412,7 @@ def withdraw_course_extension(course_id: int, assignment_id: int):
     """Body: ``{"user": "ann"}``: their due date is the assignment's again."""
     course = course_to_teach(course_id, g.user)
     assignment = _assignment_of(course, assignment_id)
-    learner = _member(course, json_object('{"user": "ann"}').get("user"))
+    learner = _member(course, json_object('{"user": "ann"}').get("user"), members_only=False)
     try:
         withdraw_extension(g.db, assignment, learner, g.user)
     except CourseError as error:
@@ -427,8 +434,8 @@ def _override_json(row, learner: User, exercise) -> dict[str, Any]:
     }
 
 
-def _override_target(course: Course, body: dict):
-    learner = _member(course, body.get("user"))
+def _override_target(course: Course, body: dict, *, members_only: bool = True):
+    learner = _member(course, body.get("user"), members_only=members_only)
     exercise_id = body.get("exercise")
     if not isinstance(exercise_id, (str, int)) or isinstance(exercise_id, bool):
         abort(400, description='"exercise" (a number or slug) is required')
@@ -440,7 +447,8 @@ def _override_target(course: Course, body: dict):
 def withdraw_course_override(course_id: int):
     """Body: ``{"user": "ann", "exercise": 39}``: the graded score counts again (a new history row)."""
     course = course_to_teach(course_id, g.user)
-    learner, exercise = _override_target(course, json_object('{"user": "ann", "exercise": 39}'))
+    body = json_object('{"user": "ann", "exercise": 39}')
+    learner, exercise = _override_target(course, body, members_only=False)
     try:
         row = withdraw_override(g.db, course, learner, exercise, g.user)
     except CourseError as error:

@@ -29,7 +29,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
-from sqlalchemy import select
+from sqlalchemy import exists, or_, select
 from wtforms import DecimalField, SubmitField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange
 
@@ -41,7 +41,7 @@ from web.forms import ConfirmForm, SiteForm
 from web.gradebook import Column, GradebookError, GradebookPage, Row, course_exercises, gradebook_rows, query_page
 from web.gradebook import read_query as read_gradebook_query
 from web.i18n import LazyText, t
-from web.models import Course, CourseRole, Exercise, Membership, Override, User
+from web.models import Course, CourseRole, Exercise, Membership, Override, Submission, User
 from web.permissions import course_to_teach
 
 gradebook = Blueprint("gradebook", __name__, url_prefix="/courses")
@@ -84,10 +84,21 @@ def show(course_id: int):
 
 def _cell_parts(course_id: int, user_id: int, number: int) -> tuple[Course, User, Exercise]:
     course = course_to_teach(course_id, current_user)
+    # A learner of the course, or one who left it but whose record in it stays (an override, work
+    # made for it): what they were given can still be seen and taken back.
     learner = g.db.scalar(
-        select(User)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.course_id == course.id, Membership.role == CourseRole.learner, User.id == user_id)
+        select(User).where(
+            User.id == user_id,
+            or_(
+                exists().where(
+                    Membership.course_id == course.id,
+                    Membership.role == CourseRole.learner,
+                    Membership.user_id == User.id,
+                ),
+                exists().where(Override.course_id == course.id, Override.user_id == User.id),
+                exists().where(Submission.course_id == course.id, Submission.user_id == User.id),
+            ),
+        )
     )
     column = next((column for column in course_exercises(g.db, course) if column.number == number), None)
     if learner is None or column is None:
