@@ -307,7 +307,7 @@ def remove_course_member(course_id: int, user_id: int):
         abort(404)
     if _sure():
         try:
-            remove_member(g.db, course, member)
+            remove_member(g.db, course, member, by=current_user)
         except CourseError as error:
             flash(str(error), "error")
         else:

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from web.accounts import find_user
 from web.courses import CourseError, enroll, normalize_join_code, roster_names
-from web.models import Course, CourseRole, Invitation, InvitationState, Membership, User, utcnow
+from web.models import Course, CourseRole, Invitation, InvitationState, Membership, Role, User, utcnow
 
 
 class Invited(str, enum.Enum):
@@ -77,7 +77,15 @@ def _decide(invitation: Invitation, state: InvitationState, by: User) -> None:
 
 
 def accept(session: Session, invitation: Invitation, user: User) -> Course:
-    """``user`` (the invited account) accepts: from now on they are a member with its role."""
+    """``user`` (the invited account) accepts: from now on they are a member with its role.
+
+    An invitation whose sender no longer teaches the course (nor is an admin) has lapsed and is
+    refused: what a removed instructor handed out is not theirs to give any more."""
+    sender = invitation.invited_by
+    if sender is not None and sender.role is not Role.admin:
+        still = _membership(session, invitation.course, sender)
+        if still is None or still.role is not CourseRole.instructor:
+            raise CourseError("this invitation has lapsed: whoever sent it no longer teaches the course")
     _decide(invitation, InvitationState.accepted, user)
     enroll(session, invitation.course, user, invitation.role)
     return invitation.course
@@ -129,11 +137,14 @@ def _instructor_count(session: Session, course: Course) -> int:
     )
 
 
-def remove_member(session: Session, course: Course, user: User) -> CourseRole:
-    """End ``user``'s membership of ``course`` (removed by an instructor, or leaving); their role.
+def remove_member(session: Session, course: Course, user: User, by: User | None = None) -> CourseRole:
+    """End ``user``'s membership of ``course`` (removed by ``by``, an instructor, or leaving when
+    ``by`` is None); their role.
 
     Refuses a non-member and the last instructor (a course always has someone to manage it).
-    Their submissions, extensions and overrides stay (see the module docstring).
+    Their submissions, extensions and overrides stay (see the module docstring); the invitations
+    a removed instructor sent that are still pending are withdrawn, so that taking back their
+    role takes back what they were handing out.
     """
     membership = _membership(session, course, user)
     if membership is None:
@@ -141,6 +152,15 @@ def remove_member(session: Session, course: Course, user: User) -> CourseRole:
     if membership.role is CourseRole.instructor and _instructor_count(session, course) <= 1:
         raise CourseError("the last instructor of a course cannot leave it: add another instructor first")
     role = membership.role
+    if role is CourseRole.instructor:
+        for sent in session.scalars(
+            select(Invitation).where(
+                Invitation.course_id == course.id,
+                Invitation.invited_by_id == user.id,
+                Invitation.state == InvitationState.pending,
+            )
+        ):
+            _decide(sent, InvitationState.withdrawn, by or user)
     session.delete(membership)
     return role
 
