@@ -16,11 +16,9 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
+from attack_support import kill_quietly, marker, needs_strict, processes_named, renamer
 
 from judge.exercise import PROJECT_ROOT, resolve
-
-from attack_support import kill_quietly, marker, needs_strict, processes_named, renamer
 
 EXERCISE = "1"
 NAME = "001-weighted-coin.py"
