@@ -7,7 +7,9 @@ anywhere else (a test, a dry run). ``docs/gradescope.md`` is the recipe (``setup
 ``run_autograder``).
 
 The submission is ``NNN-slug.py`` (the name ``practice/judge.py start`` gives it) when there is
-one, else the only ``.py`` file; its other files are helper modules it may import. It is judged by
+one, else the only ``.py`` file (a regular file: links are refused, see :func:`plain_file`); its
+other files are helper modules it may import under ``local`` only (``strict`` judges the one file,
+and says so when there are others). It is judged by
 the one runner, public and hidden suites, under a fresh seed unless ``--seed`` says one. The
 results carry every hidden case in full (messages in the tests' output, evidence in
 ``extra_data``: see :mod:`judge.exports`), and the hidden tests are shown to students when
@@ -58,13 +60,34 @@ def autograder_root(root: str | Path | None = None) -> Path:
     return Path(os.environ.get(ROOT_VARIABLE) or DEFAULT_ROOT)
 
 
+def plain_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file itself, not a link to one (nor a folder, device or pipe).
+
+    The autograder reads the submission as root: a link would make any file root can read (the
+    reference solution, the hidden tests, ``/etc/shadow``) the "student's file", and a device
+    could block the read."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
 def find_submission(folder: Path, exercise: Exercise, lang: str = "en") -> Path | str:
-    """The learner's solution in ``folder``, or why there is none to judge (a text for the student)."""
+    """The learner's solution in ``folder``, or why there is none to judge (a text for the student).
+
+    Only regular files count: a ``.py`` entry that is a link, a folder or a device is refused
+    with a sentence saying so (see :func:`plain_file`)."""
     expected = f"{exercise.folder}.py"
-    files = sorted(path for path in folder.glob("*.py") if path.is_file()) if folder.is_dir() else []
-    named = [path for path in files if path.name == expected]
+    entries = sorted(folder.glob("*.py")) if folder.is_dir() and not folder.is_symlink() else []
+    strange = [path for path in entries if not plain_file(path)]
+    files = [path for path in entries if plain_file(path)]
+    named = [path for path in entries if path.name == expected]
     if named:
+        if named[0] in strange:
+            return t("gradescope_not_a_file", lang, name=expected, files=expected)
         return named[0]
+    if strange:
+        return t("gradescope_not_a_file", lang, name=expected, files=", ".join(path.name for path in strange))
     if len(files) == 1:
         return files[0]
     if not files:
@@ -121,6 +144,11 @@ def grade(
             "extra_data": {"judge_version": JUDGE_VERSION, "exercise": exercise.summary()},
             "tests": [],
         }
+    if isolated and isinstance(found, Path):
+        others = sorted(path.name for path in found.parent.glob("*.py") if path != found)
+        if others:  # strict sends the one file as text: helper modules beside it are not there
+            note = t("gradescope_one_file", lang, name=found.name, files=", ".join(others))
+            results["output"] = f"{results['output']}\n\n{note}"
     if not isolated:
         results["output"] = f"{results['output']}\n\n{t('gradescope_not_isolated', lang)}"
     problems = validate_results_json(results)

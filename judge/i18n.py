@@ -143,6 +143,15 @@ _CLI: dict[str, tuple[str, str]] = {
         "This run was not isolated (--sandbox local): the code could read and change the autograder's files.",
         "本次评测没有隔离（--sandbox local）：代码可以读取和修改评测程序的文件。",
     ),
+    "gradescope_not_a_file": (
+        "{files} is not a plain file (a link, a folder or a device): submit {name} itself, as a file.",
+        "{files} 不是普通文件（而是链接、文件夹或设备）：请直接以文件形式提交 {name}。",
+    ),
+    "gradescope_one_file": (
+        "Only {name} was judged: the isolated autograder runs one file, so {files} could not be imported;"
+        " put everything in {name}.",
+        "只评测了 {name}：隔离的评测程序只运行一个文件，因此无法导入 {files}；请把全部代码放进 {name}。",
+    ),
     "gradescope_which_file": (
         "Several Python files were submitted ({files}) and none is named {name}: name your solution {name}.",
         "提交了多个 Python 文件（{files}），其中没有 {name}：请把你的解答命名为 {name}。",

@@ -69,6 +69,25 @@ def test_without_one_solution_to_judge_the_student_is_told_what_to_submit(tmp_pa
     assert results["score"] == 0 and results["tests"] == [] and said in results["output"]
 
 
+@pytest.mark.parametrize("make", ["link", "link_other_name", "folder", "fifo"])
+def test_a_submission_that_is_not_a_plain_file_is_refused_unread(tmp_path, exercise1, make):
+    """The autograder reads the submission as root: a link (to the reference, to any file root may
+    read), a folder or a device named like the solution is refused, and nothing of it is read."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    name = "mine.py" if make == "link_other_name" else "001-weighted-coin.py"
+    if make.startswith("link"):
+        (folder / name).symlink_to(exercise1.reference_path.resolve())
+    elif make == "folder":
+        (folder / name).mkdir()
+    else:
+        os.mkfifo(folder / name)  # reading a FIFO nobody writes would block the autograder
+    found = gradescope.find_submission(folder, exercise1)
+    assert isinstance(found, str) and f"{name} is not a plain file" in found
+    results = gradescope.autograde(exercise1, tmp_path)
+    assert results["score"] == 0 and results["tests"] == [] and "not a plain file" in results["output"]
+
+
 def test_the_module_runs_as_a_command_and_an_unknown_exercise_is_a_setup_error(tmp_path, project_root):
     env = {**os.environ, gradescope.ROOT_VARIABLE: str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "judge.gradescope", "--exercise", "1", "--lang", "zh", *LOCAL],

@@ -71,7 +71,8 @@ def test_claim1_a_submission_symlinked_to_the_reference_is_not_graded_full_marks
     done = autograde(tmp_path)
     assert done.returncode == 0, done.stderr
     found = results(tmp_path)
-    assert found["score"] < found["extra_data"]["max_score"], "the reference solution was graded as the submission"
+    assert found["score"] == 0, "the reference solution was graded as the submission"
+    assert "not a plain file" in found["output"]  # and the student is told what to submit
 
 
 @needs_strict
@@ -125,15 +126,16 @@ def test_claim1_a_helper_module_symlinked_to_the_reference_is_not_readable(tmp_p
 
 
 @needs_strict
-def test_claim1_helper_modules_beside_the_solution_can_be_imported_under_strict(tmp_path):
-    """docs/gradescope.md: "other .py files are helper modules the solution may import". (Not a
-    forgery: a correct submission split in two files is graded 0 under the default sandbox.)"""
+def test_claim1_a_two_file_submission_is_told_that_strict_judges_one_file(tmp_path):
+    """Under strict the one file is sent as text (docs/security.md section 4.3): helper modules
+    beside it cannot be imported, and the student is told so at once, by name."""
     folder = submission(tmp_path)
     (folder / "coinhelper.py").write_text(textwrap.dedent(CORRECT_FLIP), encoding="utf-8")
     (folder / NAME).write_text("from coinhelper import flip  # noqa\n", encoding="utf-8")
     assert autograde(tmp_path).returncode == 0
     found = results(tmp_path)
-    assert found["score"] > 0, found["output"]
+    assert found["score"] == 0 and "Only 001-weighted-coin.py was judged" in found["output"], found["output"]
+    assert "coinhelper.py" in found["output"]
 
 
 @needs_strict
