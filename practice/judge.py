@@ -25,6 +25,7 @@ command itself was used wrongly (unknown exercise, missing file, ...).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -32,19 +33,39 @@ from pathlib import Path
 # commands are `probjudge ...`.)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
+# The project's package folders: on sys.path themselves, their modules (judge/numbers.py) would
+# shadow the standard library's.
+PACKAGE_FOLDERS = (PROJECT_ROOT / "judge", PROJECT_ROOT / "web")
 
 
-def _same_folder(entry: str, folder: Path) -> bool:
+def _resolved(entry: str) -> Path | None:
     try:
-        return Path(entry or ".").resolve() == folder
+        return Path(entry or ".").resolve()
     except OSError:
-        return False
+        return None
 
 
-# This script's folder (first on sys.path, and maybe on PYTHONPATH too) holds this very file,
-# judge.py, which would shadow the judge package; any other judge on PYTHONPATH must not win either.
-sys.path[:] = [entry for entry in sys.path if not _same_folder(entry, HERE) and not _same_folder(entry, PROJECT_ROOT)]
-sys.path.insert(0, str(PROJECT_ROOT))
+def _inside(where: Path, folder: Path) -> bool:
+    return where == folder or folder in where.parents
+
+
+def judge_path(path: list[str], pythonpath: str) -> list[str]:
+    """``path`` (``sys.path``) as the judge needs it: the project first; then the interpreter's
+    own entries (standard library, site-packages); then what ``PYTHONPATH`` added, last, so that
+    nothing on it (a learner's random.py, an impostor judge) shadows a module the judge imports;
+    without this script's folder (it holds this very file, judge.py, which would shadow the judge
+    package), the project again, or a folder inside the project's packages."""
+    from_env = {_resolved(entry) for entry in pythonpath.split(os.pathsep) if entry}
+    own, added = [], []
+    for entry in path:
+        where = _resolved(entry)
+        if where is None or where in (HERE, PROJECT_ROOT) or any(_inside(where, f) for f in PACKAGE_FOLDERS):
+            continue
+        (added if where in from_env else own).append(entry)
+    return [str(PROJECT_ROOT), *own, *added]
+
+
+sys.path[:] = judge_path(sys.path, os.environ.get("PYTHONPATH", ""))
 
 from judge.cli import main  # noqa: E402
 
