@@ -268,8 +268,10 @@ def test_the_courses_migration_keeps_every_instructors_reach_and_fills_the_analy
 
 
 def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
-    """0005 → 0006: a submission gets the one course of its author that assigns its exercise; of
-    several, the oldest membership's; of none (or an instructor's), practice. Down and up again.
+    """0005 → 0006: a submission gets the course of its author that assigns its exercise, joined
+    by then, to an assignment open by then; of several, the oldest membership's; of none (or an
+    instructor's, or work done before joining or before the assignment opened), practice. Down
+    and up again.
 
     SQLite-only: a schema step like the others, whose data step is plain SQL."""
     from alembic import command
@@ -294,10 +296,12 @@ def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
             connection.execute(text("INSERT INTO course (id, name, join_code, time_zone, created_at) "
                                     f"VALUES (:id, :name, :code, 'UTC', {moment})"),
                                {"id": course_id, "name": f"C{course_id}", "code": f"code{course_id}"})
+            # course 1's assignment opens on 2026-01-25, course 2's on 2026-01-01
+            opens = "2026-01-25 00:00:00" if course_id == 1 else "2026-01-01 00:00:00"
             connection.execute(text("INSERT INTO assignment (id, course_id, title, opens_at, due_at, late_policy, "
                                     "penalty_per_day, visibility_before, visibility_after, created_at) VALUES "
-                                    f"(:id, :id, 'W', {moment}, {moment}, 'not_accepted', 0, 'rule', 'rule', {moment})"),
-                               {"id": course_id})
+                                    f"(:id, :id, 'W', :opens, {moment}, 'not_accepted', 0, 'rule', 'rule', {moment})"),
+                               {"id": course_id, "opens": opens})
             connection.execute(text("INSERT INTO assignment_exercise (assignment_id, exercise_id, course_id, position) "
                                     "VALUES (:id, 1, :id, 0)"), {"id": course_id})
         # ann: course 2 joined first, then course 1; bo: course 1 only; cy: none; ida teaches course 1
@@ -308,10 +312,16 @@ def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
                                     "VALUES (:id, :course, :user, :role, :joined)"),
                                {"id": membership_id, "course": course_id, "user": user_id, "role": role,
                                 "joined": joined})
-        for submission_id, user_id, exercise_id in ((1, 1, 1), (2, 2, 1), (3, 3, 1), (4, 2, 2), (5, 4, 1)):
+        later = "2026-03-01 00:00:00"
+        for submission_id, user_id, exercise_id, made in (
+                (1, 1, 1, later), (2, 2, 1, later), (3, 3, 1, later), (4, 2, 2, later), (5, 4, 1, later),
+                (6, 1, 1, "2026-01-10 00:00:00"),  # ann before she joined any course: practice
+                (7, 1, 1, "2026-01-20 00:00:00"),  # ann in course 2 only by then
+                (8, 2, 1, "2026-01-22 00:00:00"),  # bo joined, but course 1's assignment not open yet
+                (9, 2, 1, "2026-01-26 00:00:00")):
             connection.execute(text("INSERT INTO submission (id, user_id, exercise_id, code, created_at) "
-                                    f"VALUES (:id, :user, :exercise, 'x', {moment})"),
-                               {"id": submission_id, "user": user_id, "exercise": exercise_id})
+                                    "VALUES (:id, :user, :exercise, 'x', :made)"),
+                               {"id": submission_id, "user": user_id, "exercise": exercise_id, "made": made})
     engine.dispose()
 
     upgrade(url)
@@ -319,13 +329,13 @@ def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
     with engine.connect() as connection:
         contexts = dict(connection.execute(text("SELECT id, course_id FROM submission")).all())
     engine.dispose()
-    assert contexts == {1: 2, 2: 1, 3: None, 4: None, 5: None}
+    assert contexts == {1: 2, 2: 1, 3: None, 4: None, 5: None, 6: None, 7: 2, 8: None, 9: 1}
 
     command.downgrade(alembic_config(url), "0005")
     upgrade(url)
     engine = make_engine(url)
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT count(*) FROM submission")).scalar() == 5
+        assert connection.execute(text("SELECT count(*) FROM submission")).scalar() == 9
     engine.dispose()
 
 

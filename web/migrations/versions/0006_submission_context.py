@@ -9,10 +9,14 @@ learner of course A into course B (assigning the same exercise) saw, counted and
 learner's course-A work. ``submission.course_id`` records the course the learner submitted for
 (NULL: practice), and every instructor view, count and rejudge follows it.
 
-Existing rows are filled so that no gradebook loses an attempt it counted: a submission whose
-author is a learner of exactly one course whose assignments include its exercise gets that
-course; of several such courses, the one of the author's oldest membership (then the lowest
-membership id); of none, NULL (practice). ``ix_submission_course`` serves one course's attempts
+Existing rows are filled with the course they were most likely made for, and never with one
+they cannot have been made for: a submission gets a course whose assignments include its
+exercise, of which its author was a learner when it was made (joined at or before it) and whose
+assignment was open then (at or after ``opens_at``: earlier work was never counted); of several
+such courses, the one of the author's oldest membership (then the lowest membership id); of
+none, NULL (practice). So a gradebook keeps every attempt it counted except those made before
+the learner joined the course: work done before any tie to a course is not handed to its
+instructors. ``ix_submission_course`` serves one course's attempts
 as ``ix_submission_user_exercise`` serves one learner's. Down, the column is dropped (the
 roster decides again).
 """
@@ -38,7 +42,12 @@ def upgrade() -> None:
             "ix_submission_course", ["course_id", "user_id", "exercise_id", "created_at", "current_grading_id"]
         )
     submission = sa.table(
-        "submission", sa.column("id"), sa.column("user_id"), sa.column("exercise_id"), sa.column("course_id")
+        "submission",
+        sa.column("id"),
+        sa.column("user_id"),
+        sa.column("exercise_id"),
+        sa.column("course_id"),
+        sa.column("created_at"),
     )
     membership = sa.table(
         "membership",
@@ -48,13 +57,21 @@ def upgrade() -> None:
         sa.column("role"),
         sa.column("joined_at"),
     )
-    item = sa.table("assignment_exercise", sa.column("course_id"), sa.column("exercise_id"))
-    # The first learner membership (oldest, then lowest id) whose course assigns the exercise.
+    item = sa.table("assignment_exercise", sa.column("assignment_id"), sa.column("course_id"), sa.column("exercise_id"))
+    assignment = sa.table("assignment", sa.column("id"), sa.column("opens_at"))
+    # The first learner membership (oldest, then lowest id) whose course assigns the exercise,
+    # held when the submission was made, to an assignment open by then.
     chosen = (
         sa.select(membership.c.course_id)
         .select_from(membership)
         .join(item, sa.and_(item.c.course_id == membership.c.course_id, item.c.exercise_id == submission.c.exercise_id))
-        .where(membership.c.user_id == submission.c.user_id, membership.c.role == "learner")
+        .join(assignment, assignment.c.id == item.c.assignment_id)
+        .where(
+            membership.c.user_id == submission.c.user_id,
+            membership.c.role == "learner",
+            membership.c.joined_at <= submission.c.created_at,
+            assignment.c.opens_at <= submission.c.created_at,
+        )
         .order_by(membership.c.joined_at, membership.c.id)
         .limit(1)
         .scalar_subquery()
