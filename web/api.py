@@ -49,7 +49,7 @@ def token_required(view: Callable) -> Callable:
         user = ApiToken.find_user(g.db, token.strip())
         if user is None:
             abort(401, description="this API token is not valid")
-        g.user = user
+        g.user, g.api_token = user, token.strip()  # the token: a request that waits checks it again
         g.lang = choose_language(user.language)  # as for pages, with the token owner's saved choice
         return view(*args, **kwargs)
 

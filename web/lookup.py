@@ -17,7 +17,7 @@ from sqlalchemy.orm import joinedload
 
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import ExerciseError, resolve
-from web.models import Exercise, Submission, User
+from web.models import ApiToken, Exercise, Submission, User, UserSession
 from web.permissions import may_see
 
 
@@ -82,4 +82,21 @@ def submission_when_graded(submission_id: int, viewer: User) -> Submission:
     if wait_s and submission.current_grading_id is None:
         services().queue.wait_for_verdict(submission.id, wait_s)
         g.db.expire_all()  # read it again: its grading was written by another session
+        if not still_signed_in(viewer):  # revoked while it waited: the answer is not theirs any more
+            abort(401, description="your sign-in or API token was ended while this request waited")
     return submission
+
+
+def still_signed_in(viewer: User) -> bool:
+    """Whether the credential this request came with (the API token ``token_required`` saw, else
+    the sign-in session's token) is still live and still ``viewer``'s: a request that waited may
+    have outlived it (revoked by an admin, a password change, signing out)."""
+    token = g.get("api_token")
+    if token is not None:
+        owner = ApiToken.find_user(g.db, token)
+        return owner is not None and owner.id == viewer.id
+    login = getattr(viewer, "login_token", None)
+    if login is None:
+        return True  # no credential of this request to check again
+    live = UserSession.find(g.db, login)
+    return live is not None and live.user_id == viewer.id
