@@ -24,9 +24,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import CursorResult, func, or_, select, update
+from sqlalchemy.orm import Session, object_session
 
 from web.accounts import find_user
 from web.courses import CourseError, enroll, normalize_join_code, roster_names
@@ -71,9 +72,24 @@ def invite(session: Session, course: Course, user: User, role: CourseRole, by: U
 
 
 def _decide(invitation: Invitation, state: InvitationState, by: User) -> None:
+    """Move a pending ``invitation`` to ``state``, or raise :class:`CourseError` if it is decided.
+
+    One conditional UPDATE (``WHERE state = 'pending'``), not a read then a write: an accept and a
+    withdraw at the same moment cannot both win (the database serializes the two updates of the
+    row, and the second finds it decided)."""
     if invitation.state is not InvitationState.pending:
         raise CourseError(f"this invitation is already {invitation.state.value}")
-    invitation.state, invitation.decided_by_id, invitation.decided_at = state, by.id, utcnow()
+    session = object_session(invitation)
+    assert session is not None
+    changed = session.execute(
+        update(Invitation)
+        .where(Invitation.id == invitation.id, Invitation.state == InvitationState.pending)
+        .values(state=state, decided_by_id=by.id, decided_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.refresh(invitation)
+    if cast(CursorResult[Any], changed).rowcount != 1:
+        raise CourseError(f"this invitation is already {invitation.state.value}")
 
 
 def accept(session: Session, invitation: Invitation, user: User) -> Course:
@@ -142,9 +158,9 @@ def remove_member(session: Session, course: Course, user: User, by: User | None 
     ``by`` is None); their role.
 
     Refuses a non-member and the last instructor (a course always has someone to manage it).
-    Their submissions, extensions and overrides stay (see the module docstring); the invitations
-    a removed instructor sent that are still pending are withdrawn, so that taking back their
-    role takes back what they were handing out.
+    Their submissions, extensions and overrides stay (see the module docstring); pending
+    invitations to them, and those a removed instructor sent, are withdrawn, so that taking back
+    a role takes back what was still on its way.
     """
     membership = _membership(session, course, user)
     if membership is None:
@@ -152,15 +168,19 @@ def remove_member(session: Session, course: Course, user: User, by: User | None 
     if membership.role is CourseRole.instructor and _instructor_count(session, course) <= 1:
         raise CourseError("the last instructor of a course cannot leave it: add another instructor first")
     role = membership.role
-    if role is CourseRole.instructor:
-        for sent in session.scalars(
-            select(Invitation).where(
-                Invitation.course_id == course.id,
-                Invitation.invited_by_id == user.id,
-                Invitation.state == InvitationState.pending,
-            )
-        ):
-            _decide(sent, InvitationState.withdrawn, by or user)
+    # Taken out means out: the invitations a removed instructor sent, and any still waiting for
+    # the removed member (a pending instructor one would bring them back), are withdrawn.
+    pending = session.scalars(
+        select(Invitation).where(
+            Invitation.course_id == course.id,
+            Invitation.state == InvitationState.pending,
+            or_(Invitation.user_id == user.id, Invitation.invited_by_id == user.id)
+            if role is CourseRole.instructor
+            else Invitation.user_id == user.id,
+        )
+    ).all()
+    for invitation in pending:
+        _decide(invitation, InvitationState.withdrawn, by or user)
     session.delete(membership)
     return role
 
