@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from judge.chapters import OTHER, group
@@ -35,6 +35,7 @@ from web.visibility import context_visibility, withheld_exercises
 
 exercises = Blueprint("exercises", __name__)
 RECENT_ATTEMPTS = 5
+HISTORY_PER_PAGE = 50  # attempts on one page of an exercise's history
 
 
 def run_texts() -> dict:
@@ -120,14 +121,15 @@ def _context_choice(row: Exercise, chosen: int | None | Unset = NOT_GIVEN) -> di
     return {"contexts": allowed_contexts(g.db, current_user, row), "context": chosen}
 
 
-def _attempts(row: Exercise, limit: int | None = None) -> list[Submission]:
+def _attempts(row: Exercise, limit: int, offset: int = 0) -> list[Submission]:
+    """The signed-in learner's attempts at ``row``, newest first: ``limit`` of them from ``offset``."""
     query = (
         select(Submission)
         .where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
         .options(selectinload(Submission.gradings), selectinload(Submission.current))
         .order_by(Submission.id.desc())
     )
-    return list(g.db.scalars(query.limit(limit) if limit else query))
+    return list(g.db.scalars(query.limit(limit).offset(offset)))
 
 
 def _exercise_page(
@@ -214,8 +216,24 @@ def download(identifier: str):
 @exercises.get("/exercises/<identifier>/submissions")
 @login_required
 def history(identifier: str):
+    """The learner's attempts at one exercise, newest first, :data:`HISTORY_PER_PAGE` a page
+    (``?page=N``): a page's work is bounded whatever the number of attempts."""
     row, spec = find_exercise(identifier)
-    attempts = _attempts(row)
+    raw = (request.args.get("page") or "1").strip()
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) < 1:
+        abort(400, description=f'"page" is a whole number from 1; got {raw[:40]!r}')
+    total = g.db.scalar(
+        select(func.count()).where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
+    )
+    pages = max(1, -(-(total or 0) // HISTORY_PER_PAGE))
+    page = min(int(raw), pages)
+    attempts = _attempts(row, limit=HISTORY_PER_PAGE, offset=(page - 1) * HISTORY_PER_PAGE)
     return render_template(
-        "exercises/history.html", exercise=row, spec=spec, attempts=attempts, summaries=_summaries(row, attempts)
+        "exercises/history.html",
+        exercise=row,
+        spec=spec,
+        attempts=attempts,
+        summaries=_summaries(row, attempts),
+        page=page,
+        pages=pages,
     )
