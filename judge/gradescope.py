@@ -61,15 +61,17 @@ def autograder_root(root: str | Path | None = None) -> Path:
 
 
 def plain_file(path: Path) -> bool:
-    """Whether ``path`` is a regular file itself, not a link to one (nor a folder, device or pipe).
+    """Whether ``path`` is a regular file of its own: not a symbolic link, not a second name (hard
+    link) of another file, not a folder, device or pipe.
 
-    The autograder reads the submission as root: a link would make any file root can read (the
-    reference solution, the hidden tests, ``/etc/shadow``) the "student's file", and a device
-    could block the read."""
+    The autograder reads the submission as root: a link of either kind would make any file root
+    can read (the reference solution, the hidden tests, ``/etc/shadow``) the "student's file",
+    and a device could block the read."""
     try:
-        return stat.S_ISREG(path.lstat().st_mode)
+        found = path.lstat()
     except OSError:
         return False
+    return stat.S_ISREG(found.st_mode) and found.st_nlink == 1
 
 
 def find_submission(folder: Path, exercise: Exercise, lang: str = "en") -> Path | str:

@@ -144,8 +144,9 @@ _CLI: dict[str, tuple[str, str]] = {
         "本次评测没有隔离（--sandbox local）：代码可以读取和修改评测程序的文件。",
     ),
     "gradescope_not_a_file": (
-        "{files} is not a plain file (a link, a folder or a device): submit {name} itself, as a file.",
-        "{files} 不是普通文件（而是链接、文件夹或设备）：请直接以文件形式提交 {name}。",
+        "{files} is not a plain file (a link, a second name of another file, a folder or a device):"
+        " submit {name} itself, as a file.",
+        "{files} 不是普通文件（而是链接、另一文件的别名、文件夹或设备）：请直接以文件形式提交 {name}。",
     ),
     "gradescope_one_file": (
         "Only {name} was judged: the isolated autograder runs one file, so {files} could not be imported;"

@@ -69,15 +69,20 @@ def test_without_one_solution_to_judge_the_student_is_told_what_to_submit(tmp_pa
     assert results["score"] == 0 and results["tests"] == [] and said in results["output"]
 
 
-@pytest.mark.parametrize("make", ["link", "link_other_name", "folder", "fifo"])
+@pytest.mark.parametrize("make", ["link", "link_other_name", "hard_link", "folder", "fifo"])
 def test_a_submission_that_is_not_a_plain_file_is_refused_unread(tmp_path, exercise1, make):
-    """The autograder reads the submission as root: a link (to the reference, to any file root may
-    read), a folder or a device named like the solution is refused, and nothing of it is read."""
+    """The autograder reads the submission as root: a link (symbolic or hard, to the reference, to
+    any file root may read), a folder or a device named like the solution is refused, and nothing
+    of it is read."""
     folder = tmp_path / "submission"
     folder.mkdir()
     name = "mine.py" if make == "link_other_name" else "001-weighted-coin.py"
     if make.startswith("link"):
         (folder / name).symlink_to(exercise1.reference_path.resolve())
+    elif make == "hard_link":  # a second name of a file only root may read (same file system as tmp_path)
+        secret = tmp_path / "root_only.py"
+        secret.write_text("SECRET = 'never shown'\n")
+        os.link(secret, folder / name)
     elif make == "folder":
         (folder / name).mkdir()
     else:
