@@ -55,7 +55,9 @@ def judge_path(path: list[str], pythonpath: str) -> list[str]:
     nothing on it (a learner's random.py, an impostor judge) shadows a module the judge imports;
     without this script's folder (it holds this very file, judge.py, which would shadow the judge
     package), the project again, or a folder inside the project's packages."""
-    from_env = {_resolved(entry) for entry in pythonpath.split(os.pathsep) if entry}
+    # An empty entry (PYTHONPATH=":/x", as `export PYTHONPATH=$PYTHONPATH:/x` makes) is the
+    # working folder to Python: it goes last too, or a random.py there would shadow the stdlib.
+    from_env = {_resolved(entry) for entry in pythonpath.split(os.pathsep)} if pythonpath else set()
     own, added = [], []
     for entry in path:
         where = _resolved(entry)
