@@ -71,6 +71,14 @@ def wait_argument() -> float:
     return seconds
 
 
+def page_argument() -> int:
+    """The request's ``?page=N`` (from 1; 1 when absent); a 400 for anything but 1 to 9 digits."""
+    raw = (request.args.get("page") or "1").strip()
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) < 1:
+        abort(400, description=f'"page" is a whole number from 1; got {raw[:40]!r}')
+    return int(raw)
+
+
 def submission_when_graded(submission_id: int, viewer: User) -> Submission:
     """:func:`visible_submission`, after waiting for its verdict as long as the request's
     ``?wait=S`` asks (see :meth:`web.grading.GradingQueue.wait_for_verdict`); at once without it.
@@ -84,6 +92,8 @@ def submission_when_graded(submission_id: int, viewer: User) -> Submission:
         g.db.expire_all()  # read it again: its grading was written by another session
         if not still_signed_in(viewer):  # revoked while it waited: the answer is not theirs any more
             abort(401, description="your sign-in or API token was ended while this request waited")
+        # And may they still see it? (Removed from its course while waiting: the 404 of any other.)
+        submission = visible_submission(submission_id, viewer)
     return submission
 
 
