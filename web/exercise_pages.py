@@ -25,7 +25,7 @@ from web.extensions import submit_limits
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
 from web.i18n import localized, t, template
-from web.lookup import find_exercise
+from web.lookup import find_exercise, page_argument
 from web.models import Exercise, Submission
 from web.presenting import Access, grading_summary
 from web.progress import exercise_stats, user_status
@@ -219,14 +219,12 @@ def history(identifier: str):
     """The learner's attempts at one exercise, newest first, :data:`HISTORY_PER_PAGE` a page
     (``?page=N``): a page's work is bounded whatever the number of attempts."""
     row, spec = find_exercise(identifier)
-    raw = (request.args.get("page") or "1").strip()
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) < 1:
-        abort(400, description=f'"page" is a whole number from 1; got {raw[:40]!r}')
+    wanted = page_argument()
     total = g.db.scalar(
         select(func.count()).where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
     )
     pages = max(1, -(-(total or 0) // HISTORY_PER_PAGE))
-    page = min(int(raw), pages)
+    page = min(wanted, pages)
     attempts = _attempts(row, limit=HISTORY_PER_PAGE, offset=(page - 1) * HISTORY_PER_PAGE)
     return render_template(
         "exercises/history.html",

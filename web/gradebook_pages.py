@@ -29,7 +29,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
-from sqlalchemy import exists, or_, select
+from sqlalchemy import exists, func, or_, select
 from wtforms import DecimalField, SubmitField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange
 
@@ -41,6 +41,7 @@ from web.forms import ConfirmForm, SiteForm
 from web.gradebook import Column, GradebookError, GradebookPage, Row, course_exercises, gradebook_rows, query_page
 from web.gradebook import read_query as read_gradebook_query
 from web.i18n import LazyText, t
+from web.lookup import page_argument
 from web.models import Course, CourseRole, Exercise, Membership, Override, Submission, User
 from web.permissions import course_to_teach
 
@@ -108,12 +109,21 @@ def _cell_parts(course_id: int, user_id: int, number: int) -> tuple[Course, User
     return course, learner, exercise
 
 
+CELL_ATTEMPTS_PER_PAGE = 100  # a cell's attempts on one page: a learner's flood stays one page's work
+
+
 def _render_cell(course: Course, learner: User, exercise: Exercise, form: OverrideForm, status: int = 200):
     found = attempts_query(course.id).subquery()
+    mine = (found.c.user_id == learner.id, found.c.exercise_id == exercise.id)
+    total = g.db.scalar(select(func.count()).select_from(found).where(*mine)) or 0
+    pages = max(1, -(-total // CELL_ATTEMPTS_PER_PAGE))
+    page = min(page_argument(), pages)
     attempts = g.db.execute(
         select(found)
-        .where(found.c.user_id == learner.id, found.c.exercise_id == exercise.id)
+        .where(*mine)
         .order_by(found.c.created_at, found.c.submission_id)
+        .limit(CELL_ATTEMPTS_PER_PAGE)
+        .offset((page - 1) * CELL_ATTEMPTS_PER_PAGE)
     ).all()
     cell = cells(g.db, course.id, [learner.id]).get((learner.id, exercise.id))
     overrides = g.db.scalars(
@@ -127,6 +137,8 @@ def _render_cell(course: Course, learner: User, exercise: Exercise, form: Overri
         learner=learner,
         exercise=exercise,
         attempts=attempts,
+        page=page,
+        pages=pages,
         cell=cell,
         overrides=overrides,
         form=form,
