@@ -80,6 +80,25 @@ def build_url(rule, default=None, **values) -> str:
     return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", value, rule.rule)
 
 
+def signed_in(app, name: str) -> FlaskClient:
+    """A test client of ``app`` signed in as ``name`` (password ``password123``)."""
+    client = app.test_client()
+    assert sign_in(client, name).status_code == 302
+    return client
+
+
+def user_id(app, name: str) -> int:
+    """The id of the account named ``name``."""
+    from sqlalchemy import select
+
+    from web.models import User
+
+    with services(app).sessions() as session:
+        found = session.scalar(select(User.id).where(User.name == name))
+    assert found is not None, name
+    return found
+
+
 def api_token(app, name: str = "api-user") -> dict:
     """A new learner with an API token; the Authorization header that uses it."""
     from web.models import ApiToken, User

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.site_client import csrf_token, sign_up
+from tests.web.site_client import api_token, csrf_token, sign_up
 from web.courses import create_course
 from web.models import ApiToken, Role, User
 from web.services import services
@@ -26,16 +26,6 @@ def _course_code(app) -> str:
         course = create_course(session, teacher, "Sampling 101")
         session.commit()
         return course.join_code
-
-
-def _token(app, name: str) -> dict:
-    with services(app).sessions() as session:
-        user = User(name=name)
-        user.set_password("password123")
-        token, secret = ApiToken.issue(user)
-        session.add_all([user, token])
-        session.commit()
-    return {"Authorization": f"Bearer {secret}"}
 
 
 def _join_page(client, code: str, lang: str = "en"):
@@ -68,7 +58,7 @@ def test_guessing_join_codes_on_the_page_is_stopped_then_even_the_right_code_wai
 
 def test_guessing_join_codes_through_the_api_is_stopped_with_a_json_answer(site):
     code = _course_code(site)
-    ann, bob = _token(site, "ann"), _token(site, "bob")
+    ann, bob = api_token(site, "ann"), api_token(site, "bob")
     assert [_join_api(site, ann, f"WRONG{n:03d}").status_code for n in range(WRONG_CODES_ALLOWED)] == [404] * 10
     refused = _join_api(site, ann, code)
     assert refused.status_code == 429 and refused.is_json

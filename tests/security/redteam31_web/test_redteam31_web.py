@@ -9,7 +9,7 @@ import time
 import pytest
 from sqlalchemy import select, update
 
-from tests.web.site_client import csrf_token, sign_in
+from tests.web.site_client import csrf_token, sign_in, signed_in, user_id
 from tests.web.test_course_api import assignment, call, course_with_learners, graded, people_site
 from web.models import ApiToken, Grading, Invitation, InvitationState, Status, User
 from web.services import services
@@ -20,15 +20,7 @@ def site(make_site):
     return people_site(make_site)
 
 
-def _browser(site, name):
-    client = site.test_client()
-    assert sign_in(client, name).status_code == 302
-    return client
-
-
-def _uid(site, name):
-    with services(site).sessions() as session:
-        return session.scalar(select(User.id).where(User.name == name))
+_browser, _uid = signed_in, user_id  # short names the attacks below use
 
 
 def _invite(site, course_id, name, role="learner"):

@@ -13,7 +13,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from tests.web.site_client import csrf_token, sign_in
+from tests.web.site_client import csrf_token, sign_in, signed_in, user_id
 from tests.web.test_course_api import assignment, call, course_with_learners, people_site
 from web.models import (Exercise, ExtensionEvent, Grading, Invitation, Status, Submission, User, utcnow)
 from web.services import services
@@ -38,15 +38,7 @@ def site(make_site):
     return people_site(make_site)
 
 
-def _browser(site, name):
-    client = site.test_client()
-    assert sign_in(client, name).status_code == 302
-    return client
-
-
-def _uid(site, name):
-    with services(site).sessions() as session:
-        return session.scalar(select(User.id).where(User.name == name))
+_browser, _uid = signed_in, user_id  # short names the attacks below use
 
 
 def _store(site, name, course_id, rep, number=39, finished_at=None, created_at=None):
