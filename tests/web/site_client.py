@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 import time
 from html import unescape
 
@@ -156,3 +157,33 @@ def stop_site(app) -> None:
     drop a test's database while connections hold it)."""
     services(app).queue.stop()
     services(app).engine.dispose()
+
+
+class HeldWait:
+    """While in use, every ``?wait=`` of ``app`` waits until :meth:`release`, whatever the time:
+    a test does something *during* a wait (a revoke, a removal) without racing a clock, and
+    :attr:`entered` tells it the request is inside its wait.
+
+        with HeldWait(app) as held:
+            start the waiting request in a thread; held.entered.wait(); act; held.release(); join
+    """
+
+    def __init__(self, app) -> None:
+        self.queue = services(app).queue
+        self.entered, self._released = threading.Event(), threading.Event()
+
+    def __enter__(self) -> HeldWait:
+        def wait_for_verdict(submission_id: int, timeout_s: float) -> bool:
+            self.entered.set()
+            assert self._released.wait(60), "the test never released the wait"
+            return self.queue._has_verdict(submission_id)
+
+        self.queue.wait_for_verdict = wait_for_verdict  # an instance attribute: the class's stays
+        return self
+
+    def release(self) -> None:
+        self._released.set()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+        del self.queue.wait_for_verdict

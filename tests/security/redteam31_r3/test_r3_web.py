@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.security.redteam31_web2.test_redteam31_web2 import _browser, _norm, _store, _uid, report
-from tests.web.site_client import csrf_token
+from tests.web.site_client import HeldWait, csrf_token
 from tests.web.test_course_api import assignment, call, course_with_learners, people_site
 from web.models import Exercise, Grading, Invitation, Override, Status, Submission, User, utcnow
 from web.services import services
@@ -32,11 +32,18 @@ def _co_teacher(site, course, who="tom"):
     assert call(site, who, "GET", f"/api/v1/courses/{course['id']}").json["role"] == "instructor"
 
 
-def _during(fn, delay=0.7):
+def _during(site, fn, act):
+    """Run ``fn`` (a request that waits) in a thread, do ``act`` while it is inside its wait (held
+    there by :class:`HeldWait`, not by a clock), then let it finish; its response."""
     out = {}
-    worker = threading.Thread(target=lambda: out.setdefault("r", fn()))
-    worker.start()
-    return worker, out
+    with HeldWait(site) as held:
+        worker = threading.Thread(target=lambda: out.setdefault("r", fn()))
+        worker.start()
+        assert held.entered.wait(30), "the request never started waiting"
+        act()
+        held.release()
+        worker.join()
+    return out["r"]
 
 
 # --- claim 8: a wait re-checks the credential, but not the permission ------------------------
@@ -58,17 +65,13 @@ def test_claim8_instructor_removed_during_an_api_wait_gets_nothing(site):
     assert made.status_code == 202
     sid = made.json["id"]
     assert call(site, "tom", "GET", f"/api/v1/submissions/{sid}").status_code == 200
-    worker, out = _during(lambda: call(site, "tom", "GET", f"/api/v1/submissions/{sid}?wait=3"))
-    time.sleep(0.7)
-    assert (
-        call(
-            site, "tia", "POST", f"/api/v1/courses/{course['id']}/members/remove", {"user": "tom", "confirm": True}
-        ).status_code
-        == 200
-    )
-    worker.join()
+    def remove_tom():
+        removed = call(site, "tia", "POST", f"/api/v1/courses/{course['id']}/members/remove",
+                       {"user": "tom", "confirm": True})
+        assert removed.status_code == 200
+
+    answer = _during(site, lambda: call(site, "tom", "GET", f"/api/v1/submissions/{sid}?wait=3"), remove_tom)
     assert call(site, "tom", "GET", f"/api/v1/submissions/{sid}").status_code == 404  # afterwards: refused
-    answer = out["r"]
     assert answer.status_code != 200, f"removed instructor got {answer.get_data(as_text=True)[:200]}"
 
 
@@ -85,16 +88,14 @@ def test_claim8_instructor_removed_during_a_page_wait_gets_nothing(site):
     )
     sid = made.json["id"]
     tom = _browser(site, "tom")
-    worker, out = _during(lambda: tom.get(f"/submissions/{sid}/result?wait=3"))
-    time.sleep(0.7)
-    assert (
-        call(
-            site, "tia", "POST", f"/api/v1/courses/{course['id']}/members/remove", {"user": "tom", "confirm": True}
-        ).status_code
-        == 200
-    )
-    worker.join()
-    assert out["r"].status_code != 200, out["r"].status_code
+
+    def remove_tom():
+        removed = call(site, "tia", "POST", f"/api/v1/courses/{course['id']}/members/remove",
+                       {"user": "tom", "confirm": True})
+        assert removed.status_code == 200
+
+    answer = _during(site, lambda: tom.get(f"/submissions/{sid}/result?wait=3"), remove_tom)
+    assert answer.status_code != 200, answer.status_code
 
 
 def test_claim8_own_token_revoke_on_the_profile_ends_a_wait_in_flight(site):
@@ -109,28 +110,26 @@ def test_claim8_own_token_revoke_on_the_profile_ends_a_wait_in_flight(site):
     headers = {"Authorization": f"Bearer {secret.group(0)}"}
     sub = call(site, "ann", "POST", "/api/v1/submissions", {"exercise": "39", "code": "x = 1\n"}).json["id"]
     assert site.test_client().get(f"/api/v1/submissions/{sub}", headers=headers).status_code == 200
-    worker, out = _during(lambda: site.test_client().get(f"/api/v1/submissions/{sub}?wait=3", headers=headers))
-    time.sleep(0.7)
-    page = ann.get("/profile/").get_data(as_text=True)
-    ids = re.findall(r"/profile/tokens/(\d+)/revoke", page)
-    for token_id in ids:
-        ann.post(f"/profile/tokens/{token_id}/revoke", data={"csrf_token": csrf_token(ann, "/profile/")})
-    worker.join()
+    def revoke_every_token():
+        page = ann.get("/profile/").get_data(as_text=True)
+        for token_id in re.findall(r"/profile/tokens/(\d+)/revoke", page):
+            ann.post(f"/profile/tokens/{token_id}/revoke", data={"csrf_token": csrf_token(ann, "/profile/")})
+
+    answer = _during(site, lambda: site.test_client().get(f"/api/v1/submissions/{sub}?wait=3", headers=headers),
+                     revoke_every_token)
     assert site.test_client().get(f"/api/v1/submissions/{sub}", headers=headers).status_code == 401
-    assert out["r"].status_code == 401, out["r"].status_code
+    assert answer.status_code == 401, answer.status_code
 
 
 def test_claim8_admin_revoke_ends_a_page_wait_of_a_stolen_cookie(site):
     sub = call(site, "ann", "POST", "/api/v1/submissions", {"exercise": "39", "code": "x = 1\n"}).json["id"]
     thief = _browser(site, "ann")
-    worker, out = _during(lambda: thief.get(f"/submissions/{sub}/result?wait=3"))
-    time.sleep(0.7)
-    assert (
-        call(site, "root", "POST", f"/api/v1/admin/users/{_uid(site, 'ann')}/revoke", {"confirm": True}).status_code
-        == 200
-    )
-    worker.join()
-    assert out["r"].status_code != 200, out["r"].status_code
+    def revoke_ann():
+        revoked = call(site, "root", "POST", f"/api/v1/admin/users/{_uid(site, 'ann')}/revoke", {"confirm": True})
+        assert revoked.status_code == 200
+
+    answer = _during(site, lambda: thief.get(f"/submissions/{sub}/result?wait=3"), revoke_ann)
+    assert answer.status_code != 200, answer.status_code
 
 
 # --- claim 3: a learner's practice is nobody's course work -------------------------------------

@@ -13,7 +13,7 @@ import time
 import pytest
 from sqlalchemy import select
 
-from tests.web.site_client import csrf_token, sign_in, signed_in, user_id
+from tests.web.site_client import HeldWait, csrf_token, sign_in, signed_in, user_id
 from tests.web.test_course_api import assignment, call, course_with_learners, people_site
 from web.models import (Exercise, ExtensionEvent, Grading, Invitation, Status, Submission, User, utcnow)
 from web.services import services
@@ -394,12 +394,14 @@ def test_claim8_revoked_token_gets_nothing_from_a_wait_in_flight(site):
     def thief():
         result["answer"] = call(site, "ann", "GET", f"/api/v1/submissions/{sid}?wait=3")
 
-    worker = threading.Thread(target=thief)
-    worker.start()
-    time.sleep(0.7)
-    revoked = call(site, "root", "POST", f"/api/v1/admin/users/{_uid(site, 'ann')}/revoke", {"confirm": True})
-    assert revoked.status_code == 200
-    worker.join()
+    with HeldWait(site) as held:  # the revoke lands inside the wait, however busy the machine
+        worker = threading.Thread(target=thief)
+        worker.start()
+        assert held.entered.wait(30)
+        revoked = call(site, "root", "POST", f"/api/v1/admin/users/{_uid(site, 'ann')}/revoke", {"confirm": True})
+        assert revoked.status_code == 200
+        held.release()
+        worker.join()
     assert call(site, "ann", "GET", f"/api/v1/submissions/{sid}").status_code == 401
     assert result["answer"].status_code == 401, result["answer"].status_code
 
