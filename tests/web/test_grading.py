@@ -171,7 +171,9 @@ def test_live_submissions_are_claimed_before_rejudges(site, launcher):
 
 
 def test_a_result_is_written_once_whoever_finishes_second(site, launcher):
-    queue = GradingQueue(site, launcher, lease_s=0.0)  # every claim's lease has run out at once
+    # Every claim's lease has run out when written (a lease of 0 s ends in the claim's own
+    # millisecond, which a fast next claim may share and see as live: SQLite's clock is in ms).
+    queue = GradingQueue(site, launcher, lease_s=-1.0)
     [submission_id] = _submit(site, queue)
     slow = queue.claim("slow-worker")
     fast = queue.claim("fast-worker")  # takes the grading over: one more attempt
@@ -252,7 +254,8 @@ def test_refusals_say_why_and_store_nothing(site, launcher):
 
 
 def test_a_submission_that_keeps_killing_its_grader_is_stored_as_ie(site, launcher):
-    queue = GradingQueue(site, launcher, lease_s=0.0)  # each grader dies at once: its lease runs out
+    # Each grader dies at once: its lease has run out when written (-1 s, not 0: see above).
+    queue = GradingQueue(site, launcher, lease_s=-1.0)
     [killer] = _submit(site, queue)
     for attempt in range(1, MAX_GRADING_ATTEMPTS + 1):
         claim = queue.claim()  # a grading starts ... and the grader dies with it
