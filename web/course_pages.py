@@ -52,7 +52,7 @@ from web.membership import (
     remove_member,
     withdraw,
 )
-from web.models import Assignment, Course, Exercise, Extension, LatePolicy, User, Visibility
+from web.models import Assignment, Course, Exercise, Extension, Invitation, LatePolicy, User, Visibility
 from web.moments import form_value, zone_names
 from web.permissions import (
     course_to_attend,
@@ -178,32 +178,32 @@ def join_course():
     return redirect(url_for("courses.show", course_id=course.id))
 
 
-@courses.post("/invitations/<int:invitation_id>/accept")
-@login_required
-def accept_invitation(invitation_id: int):
+def _answer_invitation(invitation_id: int, answer) -> Invitation:
+    """The signed-in user's ``answer`` (:func:`accept` or :func:`decline`) to their invitation,
+    committed; a 400 for a missing confirmation or an invitation already decided."""
     invitation = invitation_to_answer(invitation_id, current_user)
     if not ConfirmForm().validate_on_submit():
         abort(400)
     try:
-        course = accept(g.db, invitation, current_user)
+        answer(invitation)
     except CourseError as error:
         abort(400, description=str(error))
     g.db.commit()
-    flash(t("invitation_accepted", name=course.name), "success")
-    return redirect(url_for("courses.show", course_id=course.id))
+    return invitation
+
+
+@courses.post("/invitations/<int:invitation_id>/accept")
+@login_required
+def accept_invitation(invitation_id: int):
+    invitation = _answer_invitation(invitation_id, lambda found: accept(g.db, found, current_user))
+    flash(t("invitation_accepted", name=invitation.course.name), "success")
+    return redirect(url_for("courses.show", course_id=invitation.course_id))
 
 
 @courses.post("/invitations/<int:invitation_id>/decline")
 @login_required
 def decline_invitation(invitation_id: int):
-    invitation = invitation_to_answer(invitation_id, current_user)
-    if not ConfirmForm().validate_on_submit():
-        abort(400)
-    try:
-        decline(invitation, current_user)
-    except CourseError as error:
-        abort(400, description=str(error))
-    g.db.commit()
+    invitation = _answer_invitation(invitation_id, lambda found: decline(found, current_user))
     flash(t("invitation_declined", name=invitation.course.name), "info")
     return redirect(url_for("courses.index"))
 

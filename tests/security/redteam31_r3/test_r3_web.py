@@ -49,51 +49,35 @@ def _during(site, fn, act):
 # --- claim 8: a wait re-checks the credential, but not the permission ------------------------
 
 
-def test_claim8_instructor_removed_during_an_api_wait_gets_nothing(site):
-    """tom co-teaches; he holds a ?wait= on ann's course submission; tia removes him meanwhile.
-    His token is still live (the fix checks only that), so the answer, code and all, is his."""
+def _removed_co_teacher_setting(site, code):
+    """ann's course submission (``code``) that tom co-teaches; what removes tom from the course."""
     course = course_with_learners(site, "ann")
     assert assignment(site, course["id"]).status_code == 201
     _co_teacher(site, course)
-    made = call(
-        site,
-        "ann",
-        "POST",
-        "/api/v1/submissions",
-        {"exercise": "39", "code": "secret_code = 31\n", "course": course["id"]},
-    )
+    made = call(site, "ann", "POST", "/api/v1/submissions", {"exercise": "39", "code": code, "course": course["id"]})
     assert made.status_code == 202
-    sid = made.json["id"]
-    assert call(site, "tom", "GET", f"/api/v1/submissions/{sid}").status_code == 200
+
     def remove_tom():
         removed = call(site, "tia", "POST", f"/api/v1/courses/{course['id']}/members/remove",
                        {"user": "tom", "confirm": True})
         assert removed.status_code == 200
 
+    return made.json["id"], remove_tom
+
+
+def test_claim8_instructor_removed_during_an_api_wait_gets_nothing(site):
+    """tom co-teaches; he holds a ?wait= on ann's course submission; tia removes him meanwhile.
+    His token is still live (the fix checks only that), so the answer, code and all, is his."""
+    sid, remove_tom = _removed_co_teacher_setting(site, "secret_code = 31\n")
+    assert call(site, "tom", "GET", f"/api/v1/submissions/{sid}").status_code == 200
     answer = _during(site, lambda: call(site, "tom", "GET", f"/api/v1/submissions/{sid}?wait=3"), remove_tom)
     assert call(site, "tom", "GET", f"/api/v1/submissions/{sid}").status_code == 404  # afterwards: refused
     assert answer.status_code != 200, f"removed instructor got {answer.get_data(as_text=True)[:200]}"
 
 
 def test_claim8_instructor_removed_during_a_page_wait_gets_nothing(site):
-    course = course_with_learners(site, "ann")
-    assert assignment(site, course["id"]).status_code == 201
-    _co_teacher(site, course)
-    made = call(
-        site,
-        "ann",
-        "POST",
-        "/api/v1/submissions",
-        {"exercise": "39", "code": "secret_code = 32\n", "course": course["id"]},
-    )
-    sid = made.json["id"]
+    sid, remove_tom = _removed_co_teacher_setting(site, "secret_code = 32\n")
     tom = _browser(site, "tom")
-
-    def remove_tom():
-        removed = call(site, "tia", "POST", f"/api/v1/courses/{course['id']}/members/remove",
-                       {"user": "tom", "confirm": True})
-        assert removed.status_code == 200
-
     answer = _during(site, lambda: tom.get(f"/submissions/{sid}/result?wait=3"), remove_tom)
     assert answer.status_code != 200, answer.status_code
 
