@@ -1,11 +1,19 @@
-"""CI fails when a prerequisite it expects is missing: the gate on skips and xfails (tests/ci_gate.py)."""
+"""CI fails when a prerequisite it expects is missing: the gate on skips and xfails (tests/ci_gate.py)
+and the install of PostgreSQL and Redis before the tests (scripts/ci_prerequisites.py, .ci/run)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import ci_gate
 import pytest
+
+from judge.exercise import PROJECT_ROOT
 
 pytest_plugins = ["pytester"]
 
@@ -116,3 +124,75 @@ def test_under_ci_a_skip_on_an_xdist_worker_fails_the_run_once(session):
     found = [line for line in _gate_section(result) if line.startswith("  skipped ")]
     assert found == ["  skipped test_session.py::test_on_chromium: no chromium at /usr/bin/chromium"]
 
+
+# --- PostgreSQL and Redis before the tests: scripts/ci_prerequisites.py, called by .ci/run ------------
+
+
+def _bin(folder: Path, tools: dict[str, str]) -> Path:
+    """A PATH folder: each tool a shell script (its text) or, for a text starting with "/", a link."""
+    folder.mkdir(exist_ok=True)
+    for name, text in tools.items():
+        path = folder / name
+        if text.startswith("/"):
+            path.symlink_to(text)
+        else:
+            path.write_text("#!/bin/sh\n" + text)
+            path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return folder
+
+
+APT_LOG = 'echo "$*" >> "${0%/*}/apt.log"\n'
+# An apt-get that cannot install (no network, a broken mirror), and one that installs both servers.
+FAILING_APT = APT_LOG + 'case "$1" in update) exit 0;; *) echo "E: Unable to locate package" >&2; exit 100;; esac\n'
+WORKING_APT = APT_LOG + (
+    'for tool in redis-server pg_ctl initdb; do printf "#!/bin/sh\\n" > "${0%/*}/$tool"; '
+    '/bin/chmod +x "${0%/*}/$tool"; done\n'
+)
+INSTALL = "install -y -q postgresql redis-server"
+
+
+def _prerequisites(path: Path) -> subprocess.CompletedProcess[str]:
+    # Only `path` on PATH: no redis-server is found there, whatever this machine has installed.
+    return subprocess.run([sys.executable, str(PROJECT_ROOT / "scripts" / "ci_prerequisites.py")],
+                          env={"PATH": str(path)}, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="installs with apt-get as root, as CI does")
+def test_prerequisites_fail_saying_what_is_missing_when_apt_get_cannot_install(tmp_path):
+    bin_ = _bin(tmp_path / "bin", {"apt-get": FAILING_APT})
+    done = _prerequisites(bin_)
+    assert done.returncode == 1, done.stderr
+    assert (bin_ / "apt.log").read_text().splitlines() == [INSTALL, "update -q", INSTALL]  # a stale list retried
+    assert "error: CI needs PostgreSQL and Redis" in done.stderr
+    assert "  - Redis is not installed: install Debian's `redis-server` package" in done.stderr
+    assert "Fix: as root on Debian, `apt-get install postgresql redis-server`" in done.stderr
+
+
+def test_prerequisites_fail_without_apt_get(tmp_path):
+    done = _prerequisites(_bin(tmp_path / "bin", {}))
+    assert done.returncode == 1, done.stderr
+    reason = "  - not root: apt-get cannot install packages" if os.geteuid() else "  - no apt-get on PATH"
+    assert reason in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="installs with apt-get as root, as CI does")
+def test_prerequisites_pass_once_apt_get_installed_the_servers(tmp_path):
+    bin_ = _bin(tmp_path / "bin", {"apt-get": WORKING_APT})
+    done = _prerequisites(bin_)
+    assert done.returncode == 0, done.stderr
+    assert (bin_ / "apt.log").read_text().splitlines() == [INSTALL]
+    assert _prerequisites(bin_).returncode == 0 and (bin_ / "apt.log").read_text().splitlines() == [INSTALL]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="installs with apt-get as root, as CI does")
+def test_ci_run_stops_before_the_tests_when_the_servers_cannot_be_installed(tmp_path):
+    """The run that used to go on, green, on SQLite alone: `make` must never start."""
+    tools = {name: path for name in ("dirname", "id", "mktemp", "rm", "cat") if (path := shutil.which(name))}
+    make = 'echo "make $*" >> "${0%/*}/make.log"\n'
+    tools |= {"python3": sys.executable, "apt-get": FAILING_APT, "make": make}
+    bin_ = _bin(tmp_path / "bin", tools)
+    done = subprocess.run(["/bin/bash", str(PROJECT_ROOT / ".ci" / "run")], env={"PATH": str(bin_)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert not (bin_ / "make.log").exists(), "the tests ran without PostgreSQL and Redis"
+    assert "error: CI needs PostgreSQL and Redis" in done.stderr
