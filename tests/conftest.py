@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 
+import ci_gate
 import pytest
 from hypothesis import settings
 
@@ -31,6 +32,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # the sleepers' /proc/PID/cgroup, and removes only those) and marker-named processes. (`xdist_group`
 # cannot keep tests on one worker: pytest-xdist 3.8 rewrites `item._nodeid`, which pytest 9 no longer
 # reads.) Everything else is independent of other tests.
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Under CI (PROBJUDGE_CI=1, .ci/run) a skip or an xfail not listed in tests/ci_gate.py fails the run.
+    ci_gate.configure(config)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """scripts/services.py: throwaway PostgreSQL and Redis on loopback, stopped and removed afterwards.
 
-Skipped where Debian's `postgresql` or `redis-server` is not installed (.ci/run installs both)."""
+Skipped where Debian's `postgresql` or `redis-server` is not installed: .ci/run installs both, and under
+its PROBJUDGE_CI=1 such a skip fails the run (tests/ci_gate.py)."""
 
 from __future__ import annotations
 

@@ -318,13 +318,13 @@ def _caught(source: str, call: str = "raise Raised('bad input')") -> BaseExcepti
     raise AssertionError("it did not raise")
 
 
+# Not the attack that rebinds builtins.ValueError: run here, it would rebind it in the test process.
 @pytest.mark.parametrize(
-    "name", sorted(name for name, (_, _, phrase) in ATTACKS.items() if name != "NotImplementedError")
+    "name", sorted(name for name, (source, _, _) in ATTACKS.items()
+                   if name != "NotImplementedError" and "builtins.ValueError = Fake" not in source)
 )
 def test_a_description_is_always_one_the_judge_accepts(name):
     source = ATTACKS[name][0].split("\ndef refuse(")[0]
-    if "builtins.ValueError = Fake" in source:
-        pytest.skip("rebinds builtins.ValueError in this process")
     error = _caught("import builtins\n" + source)
     described = describe_exception(error, "solution.py")
     info = protocol.exception_info(described)  # never a WireError

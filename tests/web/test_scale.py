@@ -8,7 +8,8 @@ PostgreSQL and Redis servers (``scripts/services.py``).
   most the grading each worker thread is finishing.
 
 Without Debian's ``postgresql`` and ``redis-server`` these skip, or fail when
-``PROBJUDGE_REQUIRE_SERVICES=1`` (``.ci/run`` sets it after installing them).
+``PROBJUDGE_REQUIRE_SERVICES=1`` (``.ci/run`` sets it, and stops before the tests when it cannot
+install them).
 """
 
 from __future__ import annotations
