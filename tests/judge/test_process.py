@@ -111,6 +111,27 @@ def test_runaway_output_is_stopped(learner_file):
         assert len(process.output_tail()) <= 4000
 
 
+def test_printing_just_under_16_mb_is_kept_and_just_past_it_is_re(learner_file):
+    """The limit (docs/security.md: 16 MB printed, all calls of one process together) at its
+    boundary: 15 MB printed is an answer, one more call that takes the total to 17 MB is RE."""
+    source = """
+        import sys
+
+        def chatter(megabytes):
+            line = "x" * 1023 + "\\n"
+            for _ in range(megabytes * 1024):
+                sys.stdout.write(line)
+            sys.stdout.flush()
+            return megabytes
+    """
+    with LearnerProcess(learner_file(source)) as process:
+        assert process.call("chatter", [15], {}, timeout_s=120).value == 15
+        assert process.alive
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("chatter", [2], {}, timeout_s=120)
+        assert failed.value.verdict is Verdict.RE and "printed more than 16 MB" in str(failed.value)
+
+
 def test_unsendable_return_values_are_a_clear_error(echo):
     with pytest.raises(LearnerRaised, match="returned"):
         echo.call("unsendable", [], {}, timeout_s=10)

@@ -74,6 +74,12 @@ LEARNER = """
         held = torch.ones(megabytes << 20, dtype=torch.uint8)  # every page written
         return int(held[-1])
 
+    def write_file(megabytes):
+        with open("written.bin", "wb") as file:
+            for _ in range(megabytes):
+                file.write(b"w" * (1 << 20))
+        return os.path.getsize("written.bin") >> 20
+
     def orphan():
         # A grandchild in a session of its own, which its parent leaves behind at once.
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
@@ -165,6 +171,17 @@ def test_the_memory_limit_holds(learner, launcher):
         with pytest.raises(LearnerRaised) as raised:
             process.call("take", [MEMORY_LIMIT_MB + MEMORY_MARGIN_MB], {}, timeout_s=60)
     assert raised.value.memory, raised.value
+
+
+def test_a_file_just_under_16_mb_is_written_and_one_just_past_it_is_refused(learner, launcher):
+    """RLIMIT_FSIZE at its boundary (docs/security.md: 16 MB a file): 15 MB is written, 17 MB is
+    an error of the learner's (EFBIG), the process still answering."""
+    with LearnerProcess(learner, launcher=launcher) as process:
+        assert process.call("write_file", [15], {}, timeout_s=60).value == 15
+        with pytest.raises(LearnerRaised) as raised:
+            process.call("write_file", [17], {}, timeout_s=60)
+        assert raised.value.type_name == "OSError" and "File too large" in raised.value.message, raised.value
+        assert _call(process, "hello") == 1
 
 
 @pytest.mark.parametrize("ending", ["closed", "killed"])
