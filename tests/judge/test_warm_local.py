@@ -64,6 +64,12 @@ LEARNER = """
         while True:
             pass
 
+    def burn(seconds):
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+        return seconds
+
     def leave():
         os._exit(3)
 
@@ -149,6 +155,18 @@ def test_cpu_time_is_the_process_own_and_a_spinning_call_is_tle(learner, launche
             _call(process, "spin", timeout_s=120, cpu_deadline_s=started + 0.5, cpu_limit_s=0.5)
         assert failed.value.verdict is Verdict.TLE and "used up" in str(failed.value)
         assert not process.alive
+
+
+def test_a_call_half_its_cpu_time_answers_and_one_of_one_and_a_half_times_is_tle(learner, launcher):
+    """The CPU limit at its boundary, not only against an endless loop: a limit read twice too
+    loosely still stops ``spin`` but lets 0.75 s of a 0.5 s allowance through."""
+    with LearnerProcess(learner, launcher=launcher) as process:
+        started = process.cpu_time_s()
+        assert process.call("burn", [0.25], {}, timeout_s=120, cpu_deadline_s=started + 0.5, cpu_limit_s=0.5).value
+        started = process.cpu_time_s()
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("burn", [0.75], {}, timeout_s=120, cpu_deadline_s=started + 0.5, cpu_limit_s=0.5)
+        assert failed.value.verdict is Verdict.TLE and "used up" in str(failed.value)
 
 
 @pytest.mark.parametrize("function, fragment", [("leave", "exited (status 3)"), ("crash", "signal SIGSEGV")])
