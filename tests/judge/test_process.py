@@ -30,6 +30,11 @@ ECHO = """
         import os
         os._exit(0)
 
+    def nap(seconds):
+        import time
+        time.sleep(seconds)
+        return seconds
+
     def take(megabytes):
         held = torch.ones(megabytes << 20, dtype=torch.uint8)  # every page written
         return int(held[-1])
@@ -77,6 +82,16 @@ def test_infinite_loop_is_tle_and_the_process_is_gone(echo):
     with pytest.raises(ProcessFailed) as failed:
         echo.call("spin", [], {}, timeout_s=0.5)
     assert failed.value.verdict is Verdict.TLE
+    assert not echo.alive
+
+
+def test_a_call_that_sleeps_a_fifth_of_its_wall_time_answers_and_one_of_twice_is_tle(echo):
+    """The wall clock at its boundary, not only against an endless loop: sleeping burns no CPU,
+    so only ``timeout_s`` (2 s here) can end the second call."""
+    assert echo.call("nap", [0.4], {}, timeout_s=2).value == 0.4
+    with pytest.raises(ProcessFailed) as failed:
+        echo.call("nap", [4], {}, timeout_s=2)
+    assert failed.value.verdict is Verdict.TLE, failed.value
     assert not echo.alive
 
 
