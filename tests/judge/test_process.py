@@ -30,8 +30,14 @@ ECHO = """
         import os
         os._exit(0)
 
-    def hog():
-        return torch.empty(1 << 40, dtype=torch.uint8)
+    def nap(seconds):
+        import time
+        time.sleep(seconds)
+        return seconds
+
+    def take(megabytes):
+        held = torch.ones(megabytes << 20, dtype=torch.uint8)  # every page written
+        return int(held[-1])
 
     def draw(generator=None):
         return torch.rand(10_000, generator=generator)
@@ -44,9 +50,12 @@ ECHO = """
 """
 
 
+ECHO_MEMORY_MB = 1024
+
+
 @pytest.fixture
 def echo(learner_file):
-    with LearnerProcess(learner_file(ECHO), memory_limit_mb=2048) as process:
+    with LearnerProcess(learner_file(ECHO), memory_limit_mb=ECHO_MEMORY_MB) as process:
         yield process
 
 
@@ -76,6 +85,16 @@ def test_infinite_loop_is_tle_and_the_process_is_gone(echo):
     assert not echo.alive
 
 
+def test_a_call_that_sleeps_a_fifth_of_its_wall_time_answers_and_one_of_twice_is_tle(echo):
+    """The wall clock at its boundary, not only against an endless loop: sleeping burns no CPU,
+    so only ``timeout_s`` (2 s here) can end the second call."""
+    assert echo.call("nap", [0.4], {}, timeout_s=2).value == 0.4
+    with pytest.raises(ProcessFailed) as failed:
+        echo.call("nap", [4], {}, timeout_s=2)
+    assert failed.value.verdict is Verdict.TLE, failed.value
+    assert not echo.alive
+
+
 def test_exiting_midway_is_a_runtime_error(echo):
     with pytest.raises(ProcessFailed) as failed:
         echo.call("leave", [], {}, timeout_s=10)
@@ -84,9 +103,11 @@ def test_exiting_midway_is_a_runtime_error(echo):
 
 
 def test_allocation_past_the_memory_limit_is_mle(echo):
+    """32 MB under the limit is granted (the limit is on top of what torch maps), 32 MB past it is not."""
+    assert echo.call("take", [ECHO_MEMORY_MB - 32], {}, timeout_s=60).value == 1
     with pytest.raises(LearnerRaised) as raised:
-        echo.call("hog", [], {}, timeout_s=10)
-    assert raised.value.memory
+        echo.call("take", [ECHO_MEMORY_MB + 32], {}, timeout_s=60)
+    assert raised.value.memory, raised.value
 
 
 def test_runaway_output_is_stopped(learner_file):
@@ -103,6 +124,27 @@ def test_runaway_output_is_stopped(learner_file):
         assert "printed more than 16 MB" in str(failed.value)
         assert not process.alive  # stopped at once: the judge keeps only the last few kB
         assert len(process.output_tail()) <= 4000
+
+
+def test_printing_just_under_16_mb_is_kept_and_just_past_it_is_re(learner_file):
+    """The limit (docs/security.md: 16 MB printed, all calls of one process together) at its
+    boundary: 15 MB printed is an answer, one more call that takes the total to 17 MB is RE."""
+    source = """
+        import sys
+
+        def chatter(megabytes):
+            line = "x" * 1023 + "\\n"
+            for _ in range(megabytes * 1024):
+                sys.stdout.write(line)
+            sys.stdout.flush()
+            return megabytes
+    """
+    with LearnerProcess(learner_file(source)) as process:
+        assert process.call("chatter", [15], {}, timeout_s=120).value == 15
+        assert process.alive
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("chatter", [2], {}, timeout_s=120)
+        assert failed.value.verdict is Verdict.RE and "printed more than 16 MB" in str(failed.value)
 
 
 def test_unsendable_return_values_are_a_clear_error(echo):

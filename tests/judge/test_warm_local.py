@@ -64,14 +64,27 @@ LEARNER = """
         while True:
             pass
 
+    def burn(seconds):
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+        return seconds
+
     def leave():
         os._exit(3)
 
     def crash():
         os.kill(os.getpid(), signal.SIGSEGV)
 
-    def hog():
-        return torch.empty(1 << 40, dtype=torch.uint8)
+    def take(megabytes):
+        held = torch.ones(megabytes << 20, dtype=torch.uint8)  # every page written
+        return int(held[-1])
+
+    def write_file(megabytes):
+        with open("written.bin", "wb") as file:
+            for _ in range(megabytes):
+                file.write(b"w" * (1 << 20))
+        return os.path.getsize("written.bin") >> 20
 
     def orphan():
         # A grandchild in a session of its own, which its parent leaves behind at once.
@@ -144,6 +157,18 @@ def test_cpu_time_is_the_process_own_and_a_spinning_call_is_tle(learner, launche
         assert not process.alive
 
 
+def test_a_call_half_its_cpu_time_answers_and_one_of_one_and_a_half_times_is_tle(learner, launcher):
+    """The CPU limit at its boundary, not only against an endless loop: a limit read twice too
+    loosely still stops ``spin`` but lets 0.75 s of a 0.5 s allowance through."""
+    with LearnerProcess(learner, launcher=launcher) as process:
+        started = process.cpu_time_s()
+        assert process.call("burn", [0.25], {}, timeout_s=120, cpu_deadline_s=started + 0.5, cpu_limit_s=0.5).value
+        started = process.cpu_time_s()
+        with pytest.raises(ProcessFailed) as failed:
+            process.call("burn", [0.75], {}, timeout_s=120, cpu_deadline_s=started + 0.5, cpu_limit_s=0.5)
+        assert failed.value.verdict is Verdict.TLE and "used up" in str(failed.value)
+
+
 @pytest.mark.parametrize("function, fragment", [("leave", "exited (status 3)"), ("crash", "signal SIGSEGV")])
 def test_an_exit_or_a_signal_reads_as_it_does_for_a_fresh_process(learner, launcher, function, fragment):
     with LearnerProcess(learner, launcher=launcher) as process, pytest.raises(ProcessFailed) as failed:
@@ -151,13 +176,30 @@ def test_an_exit_or_a_signal_reads_as_it_does_for_a_fresh_process(learner, launc
     assert failed.value.verdict is Verdict.RE and fragment in str(failed.value)
 
 
+MEMORY_LIMIT_MB = 512
+MEMORY_MARGIN_MB = 32  # past the limit, and what the learner's code may lack of it (measured: < 1 MB)
+
+
 def test_the_memory_limit_holds(learner, launcher):
-    with (
-        LearnerProcess(learner, memory_limit_mb=1024, launcher=launcher) as process,
-        pytest.raises(LearnerRaised) as raised,
-    ):
-        _call(process, "hog")
-    assert raised.value.memory
+    """Just under the limit is granted; just past it is the memory verdict (not an allocation so
+    large that it fails on any machine). The limit is on top of what torch maps already."""
+    with LearnerProcess(learner, memory_limit_mb=MEMORY_LIMIT_MB, launcher=launcher) as process:
+        under = MEMORY_LIMIT_MB - MEMORY_MARGIN_MB
+        assert process.call("take", [under], {}, timeout_s=60).value == 1
+        with pytest.raises(LearnerRaised) as raised:
+            process.call("take", [MEMORY_LIMIT_MB + MEMORY_MARGIN_MB], {}, timeout_s=60)
+    assert raised.value.memory, raised.value
+
+
+def test_a_file_just_under_16_mb_is_written_and_one_just_past_it_is_refused(learner, launcher):
+    """RLIMIT_FSIZE at its boundary (docs/security.md: 16 MB a file): 15 MB is written, 17 MB is
+    an error of the learner's (EFBIG), the process still answering."""
+    with LearnerProcess(learner, launcher=launcher) as process:
+        assert process.call("write_file", [15], {}, timeout_s=60).value == 15
+        with pytest.raises(LearnerRaised) as raised:
+            process.call("write_file", [17], {}, timeout_s=60)
+        assert raised.value.type_name == "OSError" and "File too large" in raised.value.message, raised.value
+        assert _call(process, "hello") == 1
 
 
 @pytest.mark.parametrize("ending", ["closed", "killed"])

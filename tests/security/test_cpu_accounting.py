@@ -97,11 +97,20 @@ def test_the_cgroup_figure_agrees_with_the_process_tree(spinner):
     assert abs(tree - counted) < 0.1, (tree, counted)  # /proc counts in ticks of 10 ms
 
 
-def test_the_figure_stays_readable_and_never_goes_back_after_close(spinner):
-    spinner.call("spin", [0.1], {}, timeout_s=60)
+def test_the_figure_stays_readable_and_never_goes_back_after_close(launcher, spinner):
+    """Read once the job's cgroup is gone (the launcher's reaper removes it after close): the
+    figure is the work done (0.3 s spun, at least), not 0, and not below any figure read before."""
+    job = spinner._proc._cgroup
+    spinner.call("spin", [0.3], {}, timeout_s=60)
     last = spinner.cpu_time_s()
+    assert last >= 0.25, last
     spinner.close()
-    assert spinner.cpu_time_s() >= last
+    assert launcher.settle(), "the launcher's reaper did not finish"
+    if job is not None:
+        assert not any(d.exists() for d in job.dirs), "the job's cgroup was not removed"
+    after = spinner.cpu_time_s()
+    assert after >= last >= 0.25, (last, after)
+    assert spinner.cpu_time_s() == after  # readable again, and the same: nothing runs any more
 
 
 def test_memory_reads_use_the_open_files_and_stop_cleanly_once_removed(launcher, spinner):
@@ -109,9 +118,15 @@ def test_memory_reads_use_the_open_files_and_stop_cleanly_once_removed(launcher,
     if job is None:
         pytest.skip("no job cgroup here")
     assert not spinner._proc.memory_exceeded()
+    spinner.call("spin", [0.2], {}, timeout_s=60)
+    read_last = job.cpu_seconds()
     job.remove()  # what the launcher does at the end of the job (another thread may be reading)
+    assert not any(d.exists() for d in job.dirs)
     assert not spinner._proc.memory_exceeded()
-    assert job.cpu_seconds() is None or job.cpu_seconds() >= 0.0
+    if not job.accounts_cpu:
+        assert read_last is None and job.cpu_seconds() is None
+    else:  # the last figure read, which counted the spin: not None, not 0
+        assert read_last >= 0.15 and job.cpu_seconds() == read_last, (read_last, job.cpu_seconds())
 
 
 def test_stale_cpu_accounting_cgroups_are_removed_too():
