@@ -39,7 +39,9 @@ def _raises_aliases(tree: ast.Module) -> set[str]:
 
 def _scopes(tree: ast.Module) -> list[ast.AST]:
     """The module and every function: the places a bound exception must be used in."""
-    return [tree] + [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)]
+    return [tree] + [
+        node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+    ]
 
 
 def _own_nodes(scope: ast.AST) -> list[ast.AST]:
@@ -130,7 +132,7 @@ def test_a_bare_raises_imported_by_name_is_reported() -> None:
 
 
 def test_a_raises_with_match_is_not_reported() -> None:
-    source = "import pytest\ndef test_it():\n    with pytest.raises(ValueError, match='invalid literal'):\n        int('x')\n"
+    source = "import pytest\ndef test_it():\n    with pytest.raises(ValueError, match='invalid'):\n        int('x')\n"
     assert raises_offenders(source, "t.py") == []
 
 
@@ -157,11 +159,17 @@ def test_a_bound_name_used_only_in_another_function_is_reported() -> None:
 
 def test_the_call_form_is_reported_unless_its_result_is_inspected() -> None:
     bare = "import pytest\ndef test_it():\n    pytest.raises(ValueError, int, 'x')\n"
-    inspected = "import pytest\ndef test_it():\n    e = pytest.raises(ValueError, int, 'x')\n    assert 'literal' in str(e.value)\n"
+    inspected = (
+        "import pytest\ndef test_it():\n    e = pytest.raises(ValueError, int, 'x')\n"
+        "    assert 'literal' in str(e.value)\n"
+    )
     assert raises_offenders(bare, "t.py") == ["t.py:3"]
     assert raises_offenders(inspected, "t.py") == []
 
 
 def test_a_raises_kept_in_a_name_and_only_entered_is_reported() -> None:
-    source = "import pytest\ndef test_it():\n    expected = pytest.raises(ValueError)\n    with expected:\n        int('x')\n"
+    source = (
+        "import pytest\ndef test_it():\n    expected = pytest.raises(ValueError)\n"
+        "    with expected:\n        int('x')\n"
+    )
     assert raises_offenders(source, "t.py") == ["t.py:3"]

@@ -235,7 +235,7 @@ def test_unbiasedness_misuse_and_learner_values():
         expect_unbiased(_ctx(), torch.tensor([1.0, float("nan")]), 1.0, std=1.0, label="x")
     # A deterministic estimator (std 0) is judged exactly.
     assert expect_unbiased(_ctx(), torch.full((5,), 2.0), 2.0, std=0.0, label="x").pvalue == 1.0
-    with pytest.raises(CheckFailed):
+    with pytest.raises(CheckFailed, match="the mean of 5 estimates is 2.1 but the true value is 2, "):
         expect_unbiased(_ctx(), torch.full((5,), 2.1), 2.0, std=0.0, label="x")
 
 

@@ -366,9 +366,11 @@ def test_uniform_and_exponential_fill_in_place_with_torch_checks():
     t = subset.zeros(500, dtype=subset.float64)
     assert t.uniform_(2.0, 3.0, generator=subset.Generator().manual_seed(0)) is t
     assert all(2.0 <= v < 3.0 for v in t.tolist())
-    for bad, message in ((lambda L: L.zeros(2, dtype=L.int64).uniform_(), '"check_uniform_bounds" not implemented for'),
-                         (lambda L: L.zeros(2).exponential_(-1.0), "exponential_ expects lambda > 0.0, but found lambda=-1"),
-                         (lambda L: L.zeros(2).uniform_(1.0, 0.0), "uniform_ expects to return a [from, to) range, but found from=1")):
+    for bad, message in (
+        (lambda L: L.zeros(2, dtype=L.int64).uniform_(), '"check_uniform_bounds" not implemented for'),
+        (lambda L: L.zeros(2).exponential_(-1.0), "exponential_ expects lambda > 0.0, but found lambda=-1"),
+        (lambda L: L.zeros(2).uniform_(1.0, 0.0), "uniform_ expects to return a [from, to) range, but found from=1"),
+    ):
         with pytest.raises(RuntimeError, match=re.escape(message)):
             bad(torch)
         with pytest.raises(RuntimeError, match=re.escape(message)):
