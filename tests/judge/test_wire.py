@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import re
 import struct
 
 import pytest
@@ -86,7 +87,7 @@ def test_every_kind_of_cpu_tensor_is_sent_as_its_values(make):
 def test_unsendable_values_are_refused():
     with pytest.raises(wire.WireError, match="cannot send"):
         wire.encode_values(object(), [], [])
-    with pytest.raises(wire.WireError, match="dtype"):
+    with pytest.raises(wire.WireError, match="cannot send a tensor of dtype complex64"):
         wire.encode_values(torch.zeros(2, dtype=torch.complex64), [], [])
 
 
@@ -118,17 +119,17 @@ def test_truncated_frames_and_oversized_payloads_are_refused():
     with pytest.raises(EOFError, match="stream ended with 22 of 32 bytes missing"):
         wire.read_frame(stream)
     huge = {"tensors": [{"dtype": "float64", "shape": [1 << 24], "nbytes": 8 << 24}]}
-    with pytest.raises(wire.WireError, match="exceeds"):
+    with pytest.raises(wire.WireError, match=f"frame payload of {8 << 24} bytes exceeds {1 << 20} bytes"):
         wire.read_frame(_raw_frame(huge), max_bytes=1 << 20)
     body = b"x" * 10
-    with pytest.raises(wire.WireError, match="header"):
+    with pytest.raises(wire.WireError, match=f"header of {wire.MAX_HEADER_BYTES + 1} bytes exceeds the limit"):
         wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", wire.MAX_HEADER_BYTES + 1) + body))
     with pytest.raises(wire.WireError, match="not JSON"):
         wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", len(body)) + body))
 
 
 def test_tensor_reference_out_of_range_is_refused():
-    with pytest.raises(wire.WireError, match="out of range"):
+    with pytest.raises(wire.WireError, match="tensor reference '3' out of range"):
         wire.decode_values({"$tensor": 3}, [], [])
 
 
@@ -344,7 +345,7 @@ def test_tensor_specs_of_any_shape_only_ever_give_a_value_or_a_wire_error(specs,
 
 def test_an_unhashable_dtype_is_a_wire_error():
     body = json.dumps({"ok": True, "value": None, "tensors": [{"dtype": [], "shape": [1], "nbytes": 4}]}).encode()
-    with pytest.raises(wire.WireError, match="dtype"):
+    with pytest.raises(wire.WireError, match=re.escape("dtype '[]' is not allowed")):
         wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", len(body)) + body + b"1234"))
 
 
