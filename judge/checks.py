@@ -336,14 +336,14 @@ def rule(what: str, en: str, zh: str, *, row: int | None = None, labels: Sequenc
     return Bilingual(f"{head}: {en}", f"{in_language(head, 'zh')}：{zh}")
 
 
-def _kind(check: str, value: Any) -> Evidence | None:
+def _kind(check: str, value: Any, argument: str = "kind") -> Evidence | None:
     """``value`` as an :class:`Evidence` (its value, such as ``"value"``, will do), or None for None."""
     if value is None or isinstance(value, Evidence):
         return value
     try:
         return Evidence(value)
     except ValueError:
-        raise _misuse(check, "kind", "an Evidence (structural, value or raised) or None", value) from None
+        raise _misuse(check, argument, "an Evidence (structural, value or raised) or None", value) from None
 
 
 def fail(message: str, **details: Any) -> None:
@@ -417,7 +417,7 @@ def diagnosed(
     elif isinstance(evidence, (str, bytes)) or not isinstance(evidence, Collection) or not evidence:
         raise _misuse("diagnosed", "evidence", "a collection of Evidence kinds (structural, value, raised)", evidence)
     else:
-        kinds = frozenset(_kind("diagnosed", kind) for kind in evidence)  # type: ignore[misc]  # None is refused
+        kinds = frozenset(_kind("diagnosed", kind, "evidence") for kind in evidence)  # type: ignore[misc]  # None is refused
         if not kinds <= _NAMEABLE:
             raise _misuse("diagnosed", "evidence", "kinds among structural, value and raised", evidence)
     try:

@@ -243,12 +243,14 @@ def test_a_decision_inside_the_stated_margin_is_never_a_case(tests_package):
     oracle = tests_package["oracle"]
     logits = torch.tensor([[2.0, 1.0, 0.5, 0.0]], dtype=torch.float64)
     probs = torch.softmax(logits[0], 0)
-    for params in (oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 5e-4)),
-                   oracle.RowParams(min_p=float(probs[2] / probs[0]) * (1 - 5e-4))):
-        with pytest.raises(oracle.AmbiguousCase):
+    for params, decision in ((oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 5e-4)),
+                              "top_p=.*: the running totals around the cut: a relative margin of 0.0005"),
+                             (oracle.RowParams(min_p=float(probs[2] / probs[0]) * (1 - 5e-4)),
+                              "min_p=.*: the probabilities around the threshold: a relative margin of 0.0005")):
+        with pytest.raises(oracle.AmbiguousCase, match=decision):
             oracle.target(logits, [params], margin=oracle.STATED_MARGIN)
     close = torch.tensor([[2.0, 1.0, 1.0 - 4e-4, 0.0]], dtype=torch.float64)
-    with pytest.raises(oracle.AmbiguousCase):
+    with pytest.raises(oracle.AmbiguousCase, match="top_k=2: the k-th and next probabilities: a relative margin of"):
         oracle.target(close, [oracle.RowParams(top_k=2)], margin=oracle.STATED_MARGIN)
     outside = oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 1.2e-3))
     oracle.target(logits, [outside], margin=oracle.STATED_MARGIN)

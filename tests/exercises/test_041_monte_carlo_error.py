@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -371,6 +372,26 @@ def test_the_bias_checks_mixed_rows_keep_p_event_and_differ(parts):
 # --- the contract's generated inputs (tests/hidden/specs.py) -------------------------------------------
 
 
+def _refusal(argument: str, kind: str) -> str:
+    """The start of the reference's message for a bad call with the flaw ``kind`` in ``argument``: the
+    check that refuses it, so that a removed check cannot hide behind another raising ValueError."""
+    if argument == "event" or (argument, kind) == ("probs", "shape"):
+        return "event must be a bool tensor of the shape of probs"
+    if (argument, kind) == ("samples", "shape"):
+        return "a standard error needs n >= 2 samples per row"
+    if (argument, kind) == ("probs", "zero_row"):
+        return "every row of probs needs a positive sum"
+    if kind in ("dtype", "rank", "not_a_tensor"):
+        return f"{argument} must be a 2-D floating tensor"
+    if argument == "num_samples":
+        return "num_samples must be an integer >= 1, got "
+    if kind == "not_a_number":
+        return f"{argument} must be a number"
+    if argument in ("samples", "probs"):
+        return f"{argument} must be finite"
+    return f"{argument} must be finite and > 0, got "
+
+
 @pytest.mark.parametrize(
     "function, arguments, good, check",
     [
@@ -393,7 +414,7 @@ def test_the_reference_refuses_every_generated_bad_input_and_answers_every_corne
     oracle = getattr(specs, check)
     oracle = oracle(ctx) if check != "needed_corner_check" else oracle
     for variant in bad_inputs(call, described, rng):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="^" + re.escape(_refusal(variant.argument, variant.kind))):
             getattr(reference, function)(**variant.kwargs)
     for variant in legal_inputs(call, described, rng):
         oracle(getattr(reference, function)(**variant.kwargs), variant)

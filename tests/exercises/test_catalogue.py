@@ -217,9 +217,9 @@ def test_an_interrupted_check_drops_the_solutions_not_started_and_closes_its_for
     monkeypatch.setattr(_Counted, "made", [])
 
     def interrupt(outcome):
-        raise KeyboardInterrupt
+        raise KeyboardInterrupt("the progress callback")
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match="the progress callback"):
         check_exercise(_coin(tmp_path, monkeypatch), seed=1, jobs=1, progress=interrupt)
     (launcher,) = _Counted.made
     assert launcher.launches <= 2  # the reference, perhaps the starter started meanwhile; no budget runs

@@ -154,7 +154,7 @@ def test_packs_come_from_probjudge_exercises(tmp_path, monkeypatch, exercise39):
     assert resolve("39").solutions_root == exercise39.solutions_root
     assert load_all(pack) == [private]  # an explicit folder still works
     monkeypatch.delenv("PROBJUDGE_EXERCISES")
-    with pytest.raises(ExerciseError):
+    with pytest.raises(ExerciseError, match="no exercise 'echo'; known exercises: "):
         resolve("echo")
 
 

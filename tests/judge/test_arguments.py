@@ -444,30 +444,71 @@ def test_a_malformed_spec_is_a_misuse(make, argument):
 
 
 @pytest.mark.parametrize(
-    "good, specs",
+    "good, specs, message",
     [
-        ({"p": torch.tensor([[0.5, float("nan")]])}, {"p": Probabilities(dims=("B", "V"))}),  # NaN is not good
-        ({"p": torch.zeros(1, 2)}, {"p": Probabilities(dims=("B", "V"))}),  # a row summing to 0
+        (  # NaN is not good
+            {"p": torch.tensor([[0.5, float("nan")]])},
+            {"p": Probabilities(dims=("B", "V"))},
+            "`good['p']` must be a value its spec allows; got one with the flaws NAN ",
+        ),
+        (  # a row summing to 0
+            {"p": torch.zeros(1, 2)},
+            {"p": Probabilities(dims=("B", "V"))},
+            "`good['p']` must be a value its spec allows; got one with the flaws ZERO_ROW ",
+        ),
         (
             {"p": torch.ones(2, 3), "e": torch.ones(2, 4, dtype=torch.bool)},
             {"p": Probabilities(dims=("B", "V")), "e": Mask(dims=("B", "V"))},
+            "`good` must be arguments whose dimension V has one length; got str 'e: 4 vs 3'",
         ),
-        ({"p": torch.ones(2, 3)}, {"q": Probabilities(dims=("B", "V"))}),  # no such argument
-        ({"p": [[1.0]]}, {"p": Probabilities(dims=("B", "V"))}),
-        ({"p": torch.ones(2, 3)}, {"p": "a probability"}),
-        ({"p": torch.ones(2, 3)}, {}),
-        ({"ids": torch.zeros(2, dtype=torch.int64)}, {"ids": TokenIds(dims=("B",), vocab="V")}),  # V never bound
-        ({"t": 0.5}, {"t": PerRow(number=Number(low=0.0))}),  # B never bound
-        ({"n": 0}, {"n": Count(minimum=1)}),
-        ({"n": 2.0}, {"n": Count(minimum=1)}),
-        ({"m": "cdf"}, {"m": Choice(options=("inverse_cdf",))}),
-        ({"x": torch.ones(3)}, {"x": Values(dims=("m",), same_dtype_as="y")}),  # y not an argument
+        (  # no such argument
+            {"p": torch.ones(2, 3)},
+            {"q": Probabilities(dims=("B", "V"))},
+            "`good` must be a call with the argument 'q' that `arguments` describes",
+        ),
+        (
+            {"p": [[1.0]]},
+            {"p": Probabilities(dims=("B", "V"))},
+            "`good['p']` must be a float32 or float64 tensor of 2 dimensions ['B', 'V']; got list",
+        ),
+        (
+            {"p": torch.ones(2, 3)},
+            {"p": "a probability"},
+            "`arguments['p']` must be a spec such as Probabilities(...), Count(...); got str 'a probability'",
+        ),
+        ({"p": torch.ones(2, 3)}, {}, "`arguments` must be a non-empty dict of argument name -> spec"),
+        (  # V never bound
+            {"ids": torch.zeros(2, dtype=torch.int64)},
+            {"ids": TokenIds(dims=("B",), vocab="V")},
+            "`arguments` must be dimensions that some tensor of the good call has; got list \"['V']\"",
+        ),
+        (  # B never bound
+            {"t": 0.5},
+            {"t": PerRow(number=Number(low=0.0))},
+            "`arguments` must be dimensions that some tensor of the good call has; got list \"['B']\"",
+        ),
+        (
+            {"n": 0},
+            {"n": Count(minimum=1)},
+            "`good['n']` must be a value its spec allows; got one with the flaws BELOW ",
+        ),
+        ({"n": 2.0}, {"n": Count(minimum=1)}, "`good['n']` must be an int; got float '2.0'"),
+        (
+            {"m": "cdf"},
+            {"m": Choice(options=("inverse_cdf",))},
+            "`good['m']` must be one of ['inverse_cdf']; got str 'cdf'",
+        ),
+        (  # y not an argument
+            {"x": torch.ones(3)},
+            {"x": Values(dims=("m",), same_dtype_as="y")},
+            "`arguments['x'].same_dtype_as` must be the name of another tensor argument; got str 'y'",
+        ),
     ],
 )
-def test_a_good_call_the_specs_refuse_is_a_misuse(good, specs):
-    with pytest.raises(CheckMisuse):
+def test_a_good_call_the_specs_refuse_is_a_misuse(good, specs, message):
+    with pytest.raises(CheckMisuse, match="^bad_inputs\\(\\): argument " + re.escape(message)):
         bad_inputs(good, specs, random.Random(0))
-    with pytest.raises(CheckMisuse):
+    with pytest.raises(CheckMisuse, match="^legal_inputs\\(\\): argument " + re.escape(message)):
         legal_inputs(good, specs, random.Random(0))
 
 
@@ -573,21 +614,45 @@ def test_one_case_seed_gives_one_set_of_calls():
 
 
 @pytest.mark.parametrize(
-    "call",
+    "call, message",
     [
-        lambda sub, ctx: expect_contract_refusals(sub.f, "ctx", good=_small_good(), arguments=SMALL),
-        lambda sub, ctx: expect_contract_refusals("f", ctx, good=_small_good(), arguments=SMALL),
-        lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=_small_good(), arguments=SMALL, extra={"n": 2}),
-        lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=_small_good(), arguments=SMALL, extra=3),
-        lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=_small_good(), arguments=SMALL, name=4),
-        lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=[1], arguments=SMALL),
-        lambda sub, ctx: expect_contract_accepts(sub.f, ctx, good=_small_good(), arguments=SMALL, check="oracle"),
-        lambda sub, ctx: expect_contract_accepts(sub.f, None, good=_small_good(), arguments=SMALL),
+        (
+            lambda sub, ctx: expect_contract_refusals(sub.f, "ctx", good=_small_good(), arguments=SMALL),
+            "expect_contract_refusals(): argument `ctx` must be the test's Context",
+        ),
+        (
+            lambda sub, ctx: expect_contract_refusals("f", ctx, good=_small_good(), arguments=SMALL),
+            "expect_contract_refusals(): argument `function` must be the learner's function",
+        ),
+        (
+            lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=_small_good(), arguments=SMALL, extra={"n": 2}),
+            "expect_contract_refusals(): argument `extra` must be keyword arguments that no spec describes",
+        ),
+        (
+            lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=_small_good(), arguments=SMALL, extra=3),
+            "expect_contract_refusals(): argument `extra` must be a mapping of keyword arguments",
+        ),
+        (
+            lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=_small_good(), arguments=SMALL, name=4),
+            "expect_contract_refusals(): argument `name` must be a str or None",
+        ),
+        (
+            lambda sub, ctx: expect_contract_refusals(sub.f, ctx, good=[1], arguments=SMALL),
+            "expect_contract_refusals(): argument `good` must be a dict of the good call's keyword arguments",
+        ),
+        (
+            lambda sub, ctx: expect_contract_accepts(sub.f, ctx, good=_small_good(), arguments=SMALL, check="oracle"),
+            "expect_contract_accepts(): argument `check` must be a function check(value, variant), or None",
+        ),
+        (
+            lambda sub, ctx: expect_contract_accepts(sub.f, None, good=_small_good(), arguments=SMALL),
+            "expect_contract_accepts(): argument `ctx` must be the test's Context",
+        ),
     ],
 )
-def test_a_check_called_wrongly_is_a_misuse_before_any_call(call):
+def test_a_check_called_wrongly_is_a_misuse_before_any_call(call, message):
     sub, ctx, learner = _sub(_strict)
-    with pytest.raises(CheckMisuse):
+    with pytest.raises(CheckMisuse, match="^" + re.escape(message)):
         call(sub, ctx)
     assert learner.calls == []
 

@@ -37,11 +37,19 @@ def test_suggested_weights_do_not_depend_on_the_unit_of_time():
 
 
 @pytest.mark.parametrize(
-    ("costs", "unit"),
-    [([], None), ([1.0, -1.0], None), ([1.0, math.nan], None), ([1.0, math.inf], None), ([1.0], 0.0), ([0.0], None)],
+    ("costs", "unit", "message"),
+    [
+        ([], None, "no costs to weigh"),
+        # a unit given, so that the bad cost cannot spoil the median and trip the unit's check instead
+        ([1.0, -1.0], 1.0, "costs must be finite and at least 0"),
+        ([1.0, math.nan], 1.0, "costs must be finite and at least 0"),
+        ([1.0, math.inf], 1.0, "costs must be finite and at least 0"),
+        ([1.0], 0.0, "the unit must be a finite number above 0, got 0.0"),
+        ([0.0], None, "the unit must be a finite number above 0, got 0.0"),
+    ],
 )
-def test_suggested_weights_refuse_what_is_not_a_cost_table(costs, unit):
-    with pytest.raises(ValueError):
+def test_suggested_weights_refuse_what_is_not_a_cost_table(costs, unit, message):
+    with pytest.raises(ValueError, match=message):
         suggest_weights(costs, unit)
 
 
@@ -60,7 +68,7 @@ def test_the_unit_gets_finer_when_rounding_to_the_median_case_would_leave_the_la
 
 
 def test_the_unit_refuses_no_lanes():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="lanes must be a whole number of at least 1, got 0"):
         suggest_unit([1.0], 0)
 
 
@@ -70,7 +78,7 @@ def test_declared_weights_stay_when_they_share_as_well_as_a_measurement_can_tell
     assert keeps_declared([3.0, 3.0, 2.0, 2.0, 2.0], [3.0, 3.0, 1.0, 1.0, 1.0], 2)
     assert keeps_declared([3.0, 3.0, 2.0, 2.0, 2.0], [1.0] * 5, 2)  # every other case: 7 to 5 as well
     assert not keeps_declared([2.0, 1.0, 12.0, 1.0, 1.0], [1.0] * 5, 2)  # 15 to 2; weighed, 12 to 5
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="one declared weight per cost"):
         keeps_declared([1.0, 2.0], [1.0], 2)
 
 
@@ -114,10 +122,16 @@ def test_balance_never_uses_more_lanes_than_cases():
 
 
 @pytest.mark.parametrize(
-    ("weights", "runs", "lanes"), [([], [[]], 2), ([1.0], [], 2), ([1.0, 1.0], [[1.0]], 2), ([1.0], [[1.0]], 0)]
+    ("weights", "runs", "lanes", "message"),
+    [
+        ([], [[]], 2, "no cases or no runs to weigh"),
+        ([1.0], [], 2, "no cases or no runs to weigh"),
+        ([1.0, 1.0], [[1.0]], 2, "every run needs one cost per case"),
+        ([1.0], [[1.0]], 0, "lanes must be a whole number of at least 1, got 0"),
+    ],
 )
-def test_balance_refuses_tables_that_do_not_fit(weights, runs, lanes):
-    with pytest.raises(ValueError):
+def test_balance_refuses_tables_that_do_not_fit(weights, runs, lanes, message):
+    with pytest.raises(ValueError, match=message):
         balance(weights, runs, lanes)
 
 

@@ -32,11 +32,11 @@ def test_an_undeclared_check_is_an_error_not_a_silent_overspend():
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=1))
     budget.spend("fit")
     budget.spend("too_regular")
-    with pytest.raises(BudgetExceeded):
+    with pytest.raises(BudgetExceeded, match="more fit checks than the 1 the suites declared"):
         budget.spend("fit")
-    with pytest.raises(BudgetExceeded):
+    with pytest.raises(BudgetExceeded, match="more too_regular checks than the 1 the suites declared"):
         budget.spend("too_regular")
-    with pytest.raises(BudgetExceeded):
+    with pytest.raises(BudgetExceeded, match="more independence checks than the 0 the suites declared"):
         budget.spend("independence")
 
 
@@ -50,5 +50,5 @@ def test_declarations_add_up_and_fixed_shares_must_fit():
 def test_suites_without_fit_checks_spend_nothing_on_too_regular():
     budget = FalseFailureBudget(1e-6, BudgetDeclaration())
     assert budget.summary()["spent"] == 0
-    with pytest.raises(BudgetExceeded):
+    with pytest.raises(BudgetExceeded, match="more too_regular checks than the 0 the suites declared"):
         budget.spend("too_regular")

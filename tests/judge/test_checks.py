@@ -196,11 +196,11 @@ def test_the_lookups_that_stand_in_for_the_range_check_refuse_every_id_out_of_ra
     # expect_support, expect_distribution and expect_independent_within_row skip the range pass on the
     # real torch because these lookups check every index: a torch that stopped doing so must fail here.
     ids = torch.tensor([0, bad, 3])
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=f"index {bad} is out of bounds for dimension 1 with size 10"):
         torch.gather(torch.ones(1, 10, dtype=torch.uint8), 1, ids.unsqueeze(0))
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="index out of range in self"):
         torch.arange(10).index_select(0, ids)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="index out of range in self"):
         checks._token_counts(ids, 10)
 
 

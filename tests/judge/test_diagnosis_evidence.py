@@ -5,6 +5,7 @@ which functions are not implemented yet), and a report never shows two competing
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 import torch
@@ -107,25 +108,26 @@ def test_evidence_names_the_kinds_an_author_shows_are_about_the_mistake():
 
 
 @pytest.mark.parametrize(
-    "arguments",
+    "arguments, message",
     [
-        {"evidence": "value"},
-        {"evidence": ()},
-        {"evidence": ("sideways",)},
-        {"evidence": (Evidence.NOT_IMPLEMENTED,)},
-        {"evidence": (None,)},
-        {"evidence": (Evidence.VALUE,), "raised_only": True},
+        ({"evidence": "value"}, "must be a collection of Evidence kinds (structural, value, raised); got the string"),
+        ({"evidence": ()}, "must be a collection of Evidence kinds (structural, value, raised); got a tuple of 0"),
+        ({"evidence": ("sideways",)}, "must be an Evidence (structural, value or raised) or None; got the string"),
+        ({"evidence": (Evidence.NOT_IMPLEMENTED,)}, "must be kinds among structural, value and raised"),
+        ({"evidence": (None,)}, "must be kinds among structural, value and raised"),
+        ({"evidence": (Evidence.VALUE,), "raised_only": True}, "must be None when raised_only is given"),
     ],
 )
-def test_a_malformed_evidence_is_the_exercises_mistake(arguments):
-    with pytest.raises(CheckMisuse), diagnosed("d", **arguments):
+def test_a_malformed_evidence_is_the_exercises_mistake(arguments, message):
+    misuse = pytest.raises(CheckMisuse, match=re.escape("diagnosed(): argument `evidence` " + message))
+    with misuse, diagnosed("d", **arguments):
         pass
 
 
 def test_a_kind_that_is_not_evidence_is_the_exercises_mistake():
-    with pytest.raises(CheckMisuse):
+    with pytest.raises(CheckMisuse, match=re.escape("expect(): argument `kind` must be an Evidence (structural,")):
         checks.expect(True, "fine", kind="sideways")
-    with pytest.raises(CheckMisuse):
+    with pytest.raises(CheckMisuse, match=re.escape("fail(): argument `kind` must be an Evidence (structural,")):
         checks.fail("x", kind=3)
 
 

@@ -275,15 +275,16 @@ def test_the_count_crosses_the_protocol(process):
     assert process.call("gumbel", [PROBS, 5], {"generator": _seed(1)}, timeout_s=30).draw_sites is None
 
 
-@pytest.mark.parametrize("header", [
-    {"ok": True, "value": None, "draw_sites": "3"},
-    {"ok": True, "value": None, "draw_sites": -1},
-    {"ok": True, "value": None, "draw_sites": True},
-    {"ok": True, "value": None, "draw_sites": 1 << 40},
-    {"raised": {"type": "E", "message": "", "line": None, "traceback": "", "memory": False}, "draw_sites": 2},
+@pytest.mark.parametrize("header, message", [
+    ({"ok": True, "value": None, "draw_sites": "3"}, "'draw_sites' must be a whole number in"),
+    ({"ok": True, "value": None, "draw_sites": -1}, "'draw_sites' must be a whole number in"),
+    ({"ok": True, "value": None, "draw_sites": True}, "'draw_sites' must be a whole number in"),
+    ({"ok": True, "value": None, "draw_sites": 1 << 40}, "'draw_sites' must be a whole number in"),
+    ({"raised": {"type": "E", "message": "", "line": None, "traceback": "", "memory": False}, "draw_sites": 2},
+     "an answer cannot both raise and return"),
 ])
-def test_a_forged_count_is_refused(header):
-    with pytest.raises(WireError):
+def test_a_forged_count_is_refused(header, message):
+    with pytest.raises(WireError, match=message):
         protocol.reply(header)
 
 

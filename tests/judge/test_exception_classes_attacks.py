@@ -362,22 +362,23 @@ def test_a_deep_hierarchy_keeps_python_s_bases():
 
 
 @pytest.mark.parametrize(
-    "mro",
+    "mro, message",
     [
-        "builtins.ValueError",  # not a list
-        ["builtins.ValueError", 3],
-        ["x" * 257],
-        ["builtins.ValueError"] * 33,
+        ("builtins.ValueError", "'mro' must be a list of at most 32 class names"),  # not a list
+        (["builtins.ValueError", 3], "a class name must be a string"),
+        (["x" * 257], "a class name is longer than 256 characters"),
+        (["builtins.ValueError"] * 33, "'mro' must be a list of at most 32 class names"),
     ],
 )
-def test_a_malformed_list_of_classes_is_refused(mro):
+def test_a_malformed_list_of_classes_is_refused(mro, message):
     info = {"type": "ValueError", "message": "bad", "line": None, "traceback": "", "memory": False, "mro": mro}
-    with pytest.raises(WireError):
+    with pytest.raises(WireError, match=message):
         protocol.exception_info(info)
 
 
 def test_a_description_without_its_classes_is_refused():
-    with pytest.raises(WireError):
+    exactly = "exception must be an object with exactly type, message, line, traceback, memory, mro"
+    with pytest.raises(WireError, match=exactly):
         protocol.exception_info(
             {"type": "ValueError", "message": "bad", "line": None, "traceback": "", "memory": False}
         )

@@ -254,7 +254,7 @@ def test_authors_import_the_contract_from_judge_checks_too():
 
     for name in contract.__all__:
         assert getattr(checks, name) is getattr(contract, name)
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="has no attribute 'expect_no_such_thing'"):
         checks.expect_no_such_thing  # noqa: B018 - the attribute access is the test
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import torch
 
 from judge import checks, stats
-from judge.budget import BudgetDeclaration, FalseFailureBudget, TOO_REGULAR_ALPHA
+from judge.budget import BudgetDeclaration, BudgetExceeded, FalseFailureBudget, TOO_REGULAR_ALPHA
 from judge.checks import CheckFailed, Label, diagnosed, expect_independent_within_row
 from judge.i18n import Bilingual
 from judge.process import LearnerProcess, LearnerRaised
@@ -88,7 +88,7 @@ def test_pairs_share_the_asymptotic_budget_with_fits():
     assert budget.alpha("pairs") == budget.alpha("fit") == pytest.approx((1e-6 - 6 * TOO_REGULAR_ALPHA) / 80)
     budget.spend("pairs")
     budget.spend("pairs")
-    with pytest.raises(Exception, match="pairs"):
+    with pytest.raises(BudgetExceeded, match="more pairs checks than the 2 the suites declared"):
         budget.spend("pairs")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
@@ -93,7 +94,8 @@ def test_per_row_scalars_are_named_by_their_row_alone():
 
 
 def test_per_row_needs_one_value_per_row():
-    with pytest.raises(checks.CheckMisuse):
+    one_per_row = "argument `expected` must be a floating tensor of shape [B]"
+    with pytest.raises(checks.CheckMisuse, match=re.escape(one_per_row)):
         checks.expect_close(torch.zeros(2, 2), torch.zeros(2, 2), rtol=0.0, atol=0.0, what="x", per_row=True)
 
 
@@ -130,13 +132,15 @@ def test_per_row_tolerances_judge_each_row_at_its_own_scale():
 
 def test_per_row_tolerances_are_validated():
     expected = torch.zeros(2, dtype=torch.float64)
-    for bad in (
-        torch.tensor([1e-9]),  # not one per row
-        torch.tensor([1e-9, -1.0]),  # negative
-        torch.tensor([1e-9, math.inf]),  # not finite
-        torch.tensor([1, 2]),  # not floating
+    shape = "argument `atol` must be a number, or with per_row a floating tensor of expected's shape [B]"
+    finite = "argument `atol` must be finite tolerances >= 0"
+    for bad, message in (
+        (torch.tensor([1e-9]), shape),  # not one per row
+        (torch.tensor([1e-9, -1.0]), finite),  # negative
+        (torch.tensor([1e-9, math.inf]), finite),  # not finite
+        (torch.tensor([1, 2]), shape),  # not floating
     ):
-        with pytest.raises(checks.CheckMisuse):
+        with pytest.raises(checks.CheckMisuse, match=re.escape(message)):
             checks.expect_close(expected, expected, rtol=0.0, atol=bad, what="x", per_row=True)
-    with pytest.raises(checks.CheckMisuse):  # only with per_row
+    with pytest.raises(checks.CheckMisuse, match=re.escape(shape)):  # only with per_row
         checks.expect_close(expected, expected, rtol=0.0, atol=torch.tensor([1e-9, 1e-9]), what="x")

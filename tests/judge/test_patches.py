@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 
@@ -80,7 +81,7 @@ def test_a_stale_patch_names_the_hunk_and_the_line(tmp_path):
     assert message.startswith("wrong/halves.patch no longer applies to reference.py: hunk 1 (")
     assert "context line 7" in message and "dtype=torch.float64" in message
     assert raised.value.patch == patch
-    with pytest.raises(StalePatch):
+    with pytest.raises(StalePatch, match=re.escape(message)):
         expanded_path(patch, reference)
 
 

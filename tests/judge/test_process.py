@@ -604,7 +604,7 @@ def test_call_timing_adds_up_over_calls_and_clamps_what_the_child_says(learner_f
         first = process.call_timing
         assert first.calls == 1 and 0.045 <= first.learner_s <= first.wall_s
         assert first.bytes_sent > 4000 and first.bytes_received > 4000  # the tensor went out and came back
-        with pytest.raises(LearnerRaised):
+        with pytest.raises(LearnerRaised, match="^ValueError: no"):
             process.call("boom", [], {}, timeout_s=30)
         second = process.call_timing
         assert second.calls == 2 and second.wall_s > first.wall_s  # raised: timed until it raised
@@ -632,7 +632,7 @@ def test_the_in_process_learner_keeps_the_same_totals_with_nothing_sent():
     )
     try:
         learner.call("f", [torch.ones(2)], {}, timeout_s=1)
-        with pytest.raises(LearnerRaised):
+        with pytest.raises(LearnerRaised, match="^KeyError"):
             learner.call("g", [], {}, timeout_s=1)
         timing = learner.call_timing
         assert timing.calls == 2 and timing.bytes_sent == timing.bytes_received == 0

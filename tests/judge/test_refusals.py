@@ -205,18 +205,22 @@ def test_a_learner_without_batches_takes_the_calls_one_at_a_time_up_to_the_first
 
 
 @pytest.mark.parametrize(
-    "calls",
+    "calls, message",
     [
-        [],
-        "refuse",
-        [("refuse", {})],
-        [BadCall("not callable", "call")],  # type: ignore[arg-type]
-        [BadCall(print, "call", args="abc")],
-        [BadCall(print, "call", kwargs={1: 2})],  # type: ignore[dict-item]
+        ([], "argument `calls` must be a non-empty list of BadCall; got a list of 0 items"),
+        ("refuse", "argument `calls` must be a non-empty list of BadCall; got the string"),
+        (
+            [("refuse", {})],
+            "argument `calls[0]` must be a BadCall(function, call, args=(), kwargs={}, ...); got a tuple",
+        ),
+        # one message for every malformed BadCall: the three below cannot be told apart by it
+        ([BadCall("not callable", "call")], "argument `calls[0]` must be a BadCall("),  # type: ignore[arg-type]
+        ([BadCall(print, "call", args="abc")], "argument `calls[0]` must be a BadCall("),
+        ([BadCall(print, "call", kwargs={1: 2})], "argument `calls[0]` must be a BadCall("),  # type: ignore[dict-item]
     ],
 )
-def test_a_malformed_batch_is_the_exercises_mistake(calls):
-    with pytest.raises(CheckMisuse):
+def test_a_malformed_batch_is_the_exercises_mistake(calls, message):
+    with pytest.raises(CheckMisuse, match=re.escape(message)):
         expect_calls_refused(calls)
 
 
@@ -224,21 +228,30 @@ INFO = {"type": "ValueError", "message": "bad", "line": 3, "traceback": "", "mem
 
 
 @pytest.mark.parametrize(
-    "header",
+    "header, message",
     [
-        {"refused": [INFO, INFO, INFO], "refused_ms": [0.1, 0.1, 0.1]},  # more refusals than calls
-        {"refused": [INFO], "refused_ms": []},
-        {"refused": INFO, "refused_ms": [0.1]},
-        {"refused": [INFO, INFO], "refused_ms": [0.1, -1.0]},
-        {"refused": [INFO, {**INFO, "memory": "no"}], "refused_ms": [0.1, 0.1]},
-        {"refused": [INFO, INFO], "refused_ms": [0.1, 0.1], "ok": True, "value": 1, "elapsed_ms": 0.1},
-        {"refused": [INFO], "refused_ms": [0.1]},  # a call unaccounted for
-        {"refused": [INFO], "refused_ms": [0.1], "ok": True, "raised": INFO, "elapsed_ms": 0.1},
-        {"refused_ms": [0.1, 0.1]},
+        (  # more refusals than calls
+            {"refused": [INFO, INFO, INFO], "refused_ms": [0.1, 0.1, 0.1]},
+            "3 refusals for a batch of 2 calls",
+        ),
+        ({"refused": [INFO], "refused_ms": []}, "'refused' and 'refused_ms' must be lists of the same length"),
+        ({"refused": INFO, "refused_ms": [0.1]}, "'refused' and 'refused_ms' must be lists of the same length"),
+        ({"refused": [INFO, INFO], "refused_ms": [0.1, -1.0]}, "'elapsed_ms' must be a finite, non-negative number"),
+        ({"refused": [INFO, {**INFO, "memory": "no"}], "refused_ms": [0.1, 0.1]}, "'memory' must be true or false"),
+        (
+            {"refused": [INFO, INFO], "refused_ms": [0.1, 0.1], "ok": True, "value": 1, "elapsed_ms": 0.1},
+            "unexpected field 'elapsed_ms' after every call was refused",
+        ),
+        ({"refused": [INFO], "refused_ms": [0.1]}, "expected exactly one of ok, raised"),  # a call unaccounted for
+        (
+            {"refused": [INFO], "refused_ms": [0.1], "ok": True, "raised": INFO, "elapsed_ms": 0.1},
+            "expected exactly one of ok, raised",
+        ),
+        ({"refused_ms": [0.1, 0.1]}, "'refused' and 'refused_ms' must be lists of the same length"),
     ],
 )
-def test_a_refusals_reply_that_does_not_account_for_every_call_is_refused(header):
-    with pytest.raises(wire.WireError):
+def test_a_refusals_reply_that_does_not_account_for_every_call_is_refused(header, message):
+    with pytest.raises(wire.WireError, match=re.escape(message)):
         protocol.refusals_reply(header, 2)
 
 

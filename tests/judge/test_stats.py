@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import math
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -158,28 +159,43 @@ def test_regularized_gamma_at_zero_and_infinity() -> None:
 
 
 @pytest.mark.parametrize(
-    "a, x",
-    [(0.0, 1.0), (-1.0, 1.0), (math.nan, 1.0), (math.inf, 1.0), (1.0, -0.5), (1.0, math.nan)],
+    "a, x, message",
+    [
+        (0.0, 1.0, "shape a must be a finite number > 0, got 0.0"),
+        (-1.0, 1.0, "shape a must be a finite number > 0, got -1.0"),
+        (math.nan, 1.0, "shape a must be a finite number > 0, got nan"),
+        (math.inf, 1.0, "shape a must be a finite number > 0, got inf"),
+        (1.0, -0.5, "x must be >= 0, got -0.5"),
+        (1.0, math.nan, "x must be >= 0, got nan"),
+    ],
 )
-def test_regularized_gammas_reject_bad_arguments(a: float, x: float) -> None:
-    with pytest.raises(ValueError):
+def test_regularized_gammas_reject_bad_arguments(a: float, x: float, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         regularized_gamma_p(a, x)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=re.escape(message)):
         regularized_gamma_q(a, x)
 
 
-@pytest.mark.parametrize("x, df", [(math.nan, 3), (1.0, 0), (1.0, -2), (1.0, math.nan)])
-def test_chi2_tails_reject_bad_arguments(x: float, df: float) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    "x, df, message",
+    [
+        (math.nan, 3, "chi-square statistic must not be NaN"),
+        (1.0, 0, "degrees of freedom must be a finite number > 0, got 0.0"),
+        (1.0, -2, "degrees of freedom must be a finite number > 0, got -2.0"),
+        (1.0, math.nan, "degrees of freedom must be a finite number > 0, got nan"),
+    ],
+)
+def test_chi2_tails_reject_bad_arguments(x: float, df: float, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         chi2_sf(x, df)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=re.escape(message)):
         chi2_cdf(x, df)
 
 
-@pytest.mark.parametrize("x", [50.0, 200.0])
-def test_incomplete_gamma_raises_instead_of_looping_forever(monkeypatch, x: float) -> None:
+@pytest.mark.parametrize("x, method", [(50.0, "series"), (200.0, "continued fraction")])
+def test_incomplete_gamma_raises_instead_of_looping_forever(monkeypatch, x: float, method: str) -> None:
     monkeypatch.setattr(stats, "_max_iterations", lambda a: 2)
-    with pytest.raises(ArithmeticError):
+    with pytest.raises(ArithmeticError, match=f"incomplete gamma {method} did not converge for a=100.0, x={x}"):
         regularized_gamma_q(100.0, x)
 
 
@@ -222,9 +238,18 @@ def test_binom_sf_edges_are_exact() -> None:
     assert binom_sf(0, 0, 0.5) == 1.0
 
 
-@pytest.mark.parametrize("k, n, p", [(1.5, 10, 0.5), (1, -1, 0.5), (1, 10, 1.5), (1, 10, -0.1), (1, 10, math.nan)])
-def test_binom_sf_rejects_bad_arguments(k, n, p) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    "k, n, p, message",
+    [
+        (1.5, 10, 0.5, "k must be an integer, got 1.5"),
+        (1, -1, 0.5, "n must be >= 0, got -1"),
+        (1, 10, 1.5, "p must lie in [0, 1], got 1.5"),
+        (1, 10, -0.1, "p must lie in [0, 1], got -0.1"),
+        (1, 10, math.nan, "p must lie in [0, 1], got nan"),
+    ],
+)
+def test_binom_sf_rejects_bad_arguments(k, n, p, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         binom_sf(k, n, p)
 
 
@@ -377,18 +402,19 @@ def test_g_test_rejects_draws_outside_the_support_naming_the_category() -> None:
 
 
 @pytest.mark.parametrize(
-    "observed, probs",
+    "observed, probs, message",
     [
-        ([1, 2], [0.5, 0.3, 0.2]),  # lengths differ
-        ([1, 2, 3], [0.5, 0.3, 0.3]),  # does not sum to 1
-        ([1, -2, 3], [0.5, 0.3, 0.2]),  # negative count
-        ([1, 2.5, 3], [0.5, 0.3, 0.2]),  # not a count
-        ([1, 2, 3], [0.5, math.nan, 0.5]),
-        ([1, 2, 3], [1.2, -0.2, 0.0]),
+        ([1, 2], [0.5, 0.3, 0.2], "observed has 2 categories but probs has 3"),
+        ([1, 2, 3], [0.5, 0.3, 0.3], "probs must sum to 1"),
+        ([1, -2, 3], [0.5, 0.3, 0.2], "observed[1] must be >= 0, got -2"),
+        ([1, 2.5, 3], [0.5, 0.3, 0.2], "observed[1] must be an integer, got 2.5"),
+        ([1, 2, 3], [0.5, math.nan, 0.5], "probs[1] must be a finite probability >= 0, got nan"),
+        # sums to 1 and has no zero, so only the sign check can refuse it
+        ([1, 2, 3], [0.6, -0.1, 0.5], "probs[1] must be a finite probability >= 0, got -0.1"),
     ],
 )
-def test_g_test_rejects_bad_input(observed, probs) -> None:
-    with pytest.raises(ValueError):
+def test_g_test_rejects_bad_input(observed, probs, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         g_test(observed, probs)
 
 
@@ -435,10 +461,17 @@ def test_too_regular_with_nothing_to_test() -> None:
 
 
 @pytest.mark.parametrize(
-    "statistics, dfs", [([1.0], [1, 2]), ([-1.0], [1]), ([math.nan], [1]), ([1.0], [-1]), ([1.0], [1.5])]
+    "statistics, dfs, message",
+    [
+        ([1.0], [1, 2], "1 statistics but 2 degrees of freedom"),
+        ([-1.0], [1], "statistics[0] must be >= 0, got -1.0"),
+        ([math.nan], [1], "statistics[0] must be a finite number, got nan"),
+        ([1.0], [-1], "dfs[0] must be >= 0, got -1"),
+        ([1.0], [1.5], "dfs[0] must be an integer, got 1.5"),
+    ],
 )
-def test_too_regular_rejects_bad_input(statistics, dfs) -> None:
-    with pytest.raises(ValueError):
+def test_too_regular_rejects_bad_input(statistics, dfs, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         too_regular_test(statistics, dfs)
 
 
@@ -471,9 +504,17 @@ def test_rows_sharing_one_uniform_agree_far_too_often() -> None:
     assert duplicate_agreement_test(independent, 2_000, p_agree).pvalue > 1e-4
 
 
-@pytest.mark.parametrize("agreements, n, p", [(5, 4, 0.5), (-1, 4, 0.5), (1, 4, 1.5), (1, -4, 0.5)])
-def test_duplicate_agreement_rejects_bad_input(agreements, n, p) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    "agreements, n, p, message",
+    [
+        (5, 4, 0.5, "agreements (5) cannot exceed n (4)"),
+        (-1, 4, 0.5, "agreements must be >= 0, got -1"),
+        (1, 4, 1.5, "p_agree must lie in [0, 1], got 1.5"),
+        (1, -4, 0.5, "n must be >= 0, got -4"),
+    ],
+)
+def test_duplicate_agreement_rejects_bad_input(agreements, n, p, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         duplicate_agreement_test(agreements, n, p)
 
 
@@ -485,7 +526,14 @@ def test_identical_draws_probability() -> None:
     assert identical_draws_probability([zipf_probs(1_000)], 16_000) == 0.0  # underflows quietly
 
 
-@pytest.mark.parametrize("rows, n", [([[0.5, 0.6]], 3), ([[1.5, -0.5]], 3), ([[0.5, 0.5]], -1)])
-def test_identical_draws_probability_rejects_bad_input(rows, n) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    "rows, n, message",
+    [
+        ([[0.5, 0.6]], 3, "probs_rows[0] must sum to 1"),
+        ([[1.5, -0.5]], 3, "probs_rows[0][1] must be a finite probability >= 0, got -0.5"),
+        ([[0.5, 0.5]], -1, "n must be >= 0, got -1"),
+    ],
+)
+def test_identical_draws_probability_rejects_bad_input(rows, n, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
         identical_draws_probability(rows, n)

@@ -209,7 +209,7 @@ def test_nothing_the_code_starts_outlives_its_process(learner, launcher, ending)
         grandchild = _call(process, "orphan")
         assert _running(grandchild)
         if ending == "killed":
-            with pytest.raises(ProcessFailed):
+            with pytest.raises(ProcessFailed, match=r"spin\(\) did not finish within 0.5 s"):
                 _call(process, "spin", timeout_s=0.5)
             assert _gone(grandchild)
     assert _gone(grandchild)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import re
 import struct
 
 import pytest
@@ -86,7 +87,7 @@ def test_every_kind_of_cpu_tensor_is_sent_as_its_values(make):
 def test_unsendable_values_are_refused():
     with pytest.raises(wire.WireError, match="cannot send"):
         wire.encode_values(object(), [], [])
-    with pytest.raises(wire.WireError, match="dtype"):
+    with pytest.raises(wire.WireError, match="cannot send a tensor of dtype complex64"):
         wire.encode_values(torch.zeros(2, dtype=torch.complex64), [], [])
 
 
@@ -115,20 +116,20 @@ def test_a_pickle_is_never_unpickled():
 
 def test_truncated_frames_and_oversized_payloads_are_refused():
     stream = _raw_frame({"tensors": [{"dtype": "float64", "shape": [4], "nbytes": 32}]}, b"\0" * 10)
-    with pytest.raises(EOFError):
+    with pytest.raises(EOFError, match="stream ended with 22 of 32 bytes missing"):
         wire.read_frame(stream)
     huge = {"tensors": [{"dtype": "float64", "shape": [1 << 24], "nbytes": 8 << 24}]}
-    with pytest.raises(wire.WireError, match="exceeds"):
+    with pytest.raises(wire.WireError, match=f"frame payload of {8 << 24} bytes exceeds {1 << 20} bytes"):
         wire.read_frame(_raw_frame(huge), max_bytes=1 << 20)
     body = b"x" * 10
-    with pytest.raises(wire.WireError, match="header"):
+    with pytest.raises(wire.WireError, match=f"header of {wire.MAX_HEADER_BYTES + 1} bytes exceeds the limit"):
         wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", wire.MAX_HEADER_BYTES + 1) + body))
     with pytest.raises(wire.WireError, match="not JSON"):
         wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", len(body)) + body))
 
 
 def test_tensor_reference_out_of_range_is_refused():
-    with pytest.raises(wire.WireError, match="out of range"):
+    with pytest.raises(wire.WireError, match="tensor reference '3' out of range"):
         wire.decode_values({"$tensor": 3}, [], [])
 
 
@@ -344,7 +345,7 @@ def test_tensor_specs_of_any_shape_only_ever_give_a_value_or_a_wire_error(specs,
 
 def test_an_unhashable_dtype_is_a_wire_error():
     body = json.dumps({"ok": True, "value": None, "tensors": [{"dtype": [], "shape": [1], "nbytes": 4}]}).encode()
-    with pytest.raises(wire.WireError, match="dtype"):
+    with pytest.raises(wire.WireError, match=re.escape("dtype '[]' is not allowed")):
         wire.read_frame(io.BytesIO(wire.MAGIC + struct.pack(">I", len(body)) + body + b"1234"))
 
 
@@ -429,7 +430,7 @@ def _decoded_parts(data: bytes):
 def test_a_frame_cut_anywhere_is_an_end_of_file_not_a_hang_or_another_error(kind):
     data = _frame_bytes({"a": torch.rand(3, 5), "b": torch.arange(4)})
     for cut in range(1, len(data)):
-        with pytest.raises(EOFError):
+        with pytest.raises(EOFError, match=r"^stream ended with \d+ of \d+ bytes missing$"):
             wire.read_frame(_Trickle(data[:cut], 3, kind))
     with pytest.raises(EOFError, match="no frame"):
         wire.read_frame(_Trickle(b"", 3, kind))
@@ -505,7 +506,7 @@ def test_a_payload_is_a_view_of_the_tensor_that_keeps_its_memory_alive():
     gc.collect()
     torch.zeros(1000, dtype=torch.int64)  # would reuse the memory if the view had let it go
     assert bytes(payloads[0]) == expected
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="cannot modify read-only memory"):
         payloads[0][0] = 1  # read-only: nothing on the way can write into a tensor through it
 
 
@@ -536,7 +537,7 @@ def test_a_payload_is_read_into_a_buffer_of_its_own_that_the_tensor_is_built_on(
 
 def test_a_frame_cut_inside_a_large_payload_is_an_end_of_stream():
     data = _frame([torch.ones(1 << 20)]).getvalue()
-    with pytest.raises(EOFError):
+    with pytest.raises(EOFError, match="stream ended with 1 of "):
         wire.read_frame(io.BytesIO(data[: len(data) - 1]))
 
 

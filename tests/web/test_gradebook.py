@@ -163,11 +163,14 @@ def test_pages_split_the_order_and_count_every_match(site):
         assert gradebook_page(session, course, per_page=10_000).per_page == 200
 
 
-@pytest.mark.parametrize("arguments", [{"sort": "exercise:2"}, {"sort": "points"}, {"filter": "lazy"},
-                                       {"page": 0}, {"per_page": 0}])
-def test_unknown_requests_are_refused(site, arguments):
+@pytest.mark.parametrize("arguments, message", [({"sort": "exercise:2"}, "sort is one of name, "),
+                                                ({"sort": "points"}, "sort is one of name, "),
+                                                ({"filter": "lazy"}, "filter is one of all, "),
+                                                ({"page": 0}, "page and per_page are whole numbers from 1"),
+                                                ({"per_page": 0}, "page and per_page are whole numbers from 1")])
+def test_unknown_requests_are_refused(site, arguments, message):
     app, ids = site
-    with services(app).sessions() as session, pytest.raises(GradebookError):
+    with services(app).sessions() as session, pytest.raises(GradebookError, match=message):
         gradebook_page(session, session.get(Course, ids["course"]), **arguments)
 
 
