@@ -341,7 +341,7 @@ def math_to_unicode(tex: str) -> str:
     """
     parsing, converter = _latex_to_text()
     try:
-        nodes, _, _ = latexwalker.LatexWalker(tex, latex_context=parsing, tolerant_parsing=True).get_latex_nodes()
+        nodes, _, _ = latexwalker.LatexWalker(tex, latex_context=parsing, tolerant_parsing=False).get_latex_nodes()
         text = converter.nodelist_to_text(nodes)
     except latexwalker.LatexWalkerError:
         return tex

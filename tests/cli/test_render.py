@@ -23,9 +23,36 @@ def test_math_to_unicode(tex, text):
     assert math_to_unicode(tex) == text
 
 
-def test_broken_tex_never_raises():
-    for tex in ("a_{", "}{", r"\frac{1}", "^"):
-        assert isinstance(math_to_unicode(tex), str)
+# TeX that does not parse, each one way of breaking it: it comes back exactly as written, never a
+# part of it read as math (a_{ as "a_", \frac{1} as "1", x^{2 as "x²" would hide the mistake).
+BROKEN_TEX = [
+    "a_{",  # a brace opened, never closed
+    "x^{2",  # the same, after a superscript that would otherwise render
+    "}{",  # a brace closed before it opened
+    "}",
+    r"\frac{1}",  # a macro missing an argument
+    r"\frac",
+    r"\sum_{i",
+    "^",  # a script mark with nothing to apply to
+    r"\alpha_",
+    "$",  # a lone dollar inside the math
+    "a $ b",
+    r"\begin{matrix} a",  # an environment never ended
+]
+
+
+@pytest.mark.parametrize("tex", BROKEN_TEX)
+def test_broken_tex_is_returned_as_it_is(tex):
+    assert math_to_unicode(tex) == tex
+
+
+def test_tex_beside_the_broken_ones_is_still_rendered():
+    """The positive control: each broken formula above, completed, is read as math."""
+    assert math_to_unicode("a_{1}") == "a₁"
+    assert math_to_unicode("x^{2}") == "x²"
+    assert math_to_unicode(r"\frac{1}{2}") == "1/2"
+    assert math_to_unicode(r"\sum_{i} \alpha_j") == "∑ᵢ αⱼ"
+    assert math_to_unicode(r"\begin{matrix} a \end{matrix}") == "a"
 
 
 def _render(renderable) -> str:
