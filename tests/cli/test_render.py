@@ -207,8 +207,27 @@ def test_brackets_from_the_exercise_or_the_learner_print_as_written(lang):
     assert "printed [bold]loud[/bold] and [/]" in text
 
 
-def test_render_report_is_made_of_named_steps():
-    from judge import render
-
-    for step in ("_banner", "_case_table", "_print_details", "_output_panel", "_print_footer", "_failing_cases"):
-        assert callable(getattr(render, step))
+def test_render_report_prints_banner_table_details_output_and_footer_in_order():
+    """The steps render_report promises, each seen in what it prints: the banner (verdict, score,
+    message, likely mistake), one table line per case, the failing case's details, the learner's
+    output in its panel, then the false-failure bound and how to reproduce the run."""
+    report = _report([_case("a", "AC", ""), _case("b", "WA", "row 0: expected 1, got 0", diagnosis="top-k off by one")])
+    report["output"] = "hello from the learner\n"
+    lines = [line.strip(" │╭╮╰╯─") for line in _printed(report, "en").splitlines()]
+    parts = [
+        "WA  Wrong answer    0/2 cases passed   exercise 39   seed 5   device cpu   time 0.01 s",
+        "case b: row 0: expected 1, got 0",
+        "Likely mistake: top-k off by one",
+        "suite   case    result  time  p-value",
+        "public  case a  AC      1 ms",
+        "public  case b  WA      1 ms",
+        "Details of failing cases",
+        "[WA] case b",
+        "row 0: expected 1, got 0",
+        "Likely mistake: top-k off by one",
+        "What your code printed (last lines)",
+        "hello from the learner",
+        "A correct solution fails this judge with probability below 1e-06.",
+        "Reproduce this run with --seed 5",
+    ]
+    assert [line for line in lines if line in parts] == parts
