@@ -18,6 +18,12 @@ from judge.render import MathMarkdown, math_to_unicode, render_report
     (r"0.3 \times 0.5793", "0.3 × 0.5793"),
     (r"(0, 1]", "(0, 1]"),
     (r"x_{i,j}^{2}", "x_(i,j)²"),
+    # Macros of the statements that pylatexenc lacks: argmax is not max, and no relation vanishes.
+    (r"\arg\max_x \big(\ell_{b,x} + G\big)", "argmaxₓ (ℓ_(b,x) + G)"),
+    (r"T \ne 1", "T ≠ 1"),
+    (r"a < b \iff b > a", "a < b ⟺ b > a"),
+    (r"\left( x \right) + \operatorname{softmax}(z)", "( x ) + softmax(z)"),
+    (r"a \unknownmacro b", r"a \unknownmacro b"),  # a macro nobody knows is shown, never dropped
 ])
 def test_math_to_unicode(tex, text):
     assert math_to_unicode(tex) == text
@@ -38,6 +44,8 @@ BROKEN_TEX = [
     "$",  # a lone dollar inside the math
     "a $ b",
     r"\begin{matrix} a",  # an environment never ended
+    "x + \\",  # a backslash at the end
+    "\\",
 ]
 
 
