@@ -295,12 +295,22 @@ def _one_term(text: str) -> str:
 
 class _MathToText(latex2text.LatexNodes2Text):
     """Keeps the space written after a bare macro before another macro (``\\cdot \\max``),
-    which pylatexenc drops as LaTeX does (TeX spaces operators by itself; a terminal cannot)."""
+    which pylatexenc drops as LaTeX does (TeX spaces operators by itself; a terminal cannot), and
+    shows a macro it does not know as written (``\\foo``): dropped, ``\\arg\\max`` would read ``max``."""
 
     def macro_node_to_text(self, node) -> str:
+        if self.latex_context.get_macro_spec(node.macroname) is None:
+            return node.latex_verbatim()
         text = super().macro_node_to_text(node)
         bare = node.nodeargd is None or not any(node.nodeargd.argnlist or ())
         return text + node.macro_post_space if bare else text
+
+
+# Macros the statements use that pylatexenc does not know: symbols, and sizes of delimiters or an
+# operator's name, which a terminal shows as the delimiter or the name that follows.
+_MORE_MACROS = {"ne": "\u2260", "iff": "\u27fa", "arg": "arg", "operatorname": ""} | {
+    size: "" for size in ("left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr")
+}
 
 
 @lru_cache(maxsize=1)
@@ -319,7 +329,8 @@ def _latex_to_text() -> tuple[macrospec.LatexContextDb, _MathToText]:
         "terminal-math",
         prepend=True,
         specials=[latex2text.SpecialsTextSpec("_", _script("sub")), latex2text.SpecialsTextSpec("^", _script("sup"))],
-        macros=[latex2text.MacroTextSpec(name, _fraction) for name in fractions],
+        macros=[latex2text.MacroTextSpec(name, _fraction) for name in fractions]
+        + [latex2text.MacroTextSpec(name, text) for name, text in _MORE_MACROS.items()],
     )
     # Spaces as written (not TeX's rules): "p_i \ge p_j" keeps its spaces around the sign.
     spaces = {
@@ -341,9 +352,11 @@ def math_to_unicode(tex: str) -> str:
     """
     parsing, converter = _latex_to_text()
     try:
-        nodes, _, _ = latexwalker.LatexWalker(tex, latex_context=parsing, tolerant_parsing=True).get_latex_nodes()
+        nodes, _, _ = latexwalker.LatexWalker(tex, latex_context=parsing, tolerant_parsing=False).get_latex_nodes()
         text = converter.nodelist_to_text(nodes)
     except latexwalker.LatexWalkerError:
+        return tex
+    if tex[nodes[-1].pos + nodes[-1].len if nodes else 0 :].strip():  # left unread (a backslash at the end)
         return tex
     return " ".join(text.split()) or tex
 

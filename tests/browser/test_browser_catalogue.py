@@ -75,7 +75,9 @@ def unavailable_reports(project_root) -> dict[str, dict]:
     done = subprocess.run([sys.executable, "-c", REPORTS], cwd=project_root, capture_output=True, text=True,
                           timeout=600, input=json.dumps([UNAVAILABLE[n][0] for n in names]))
     assert done.returncode == 0, done.stderr[-3000:]
-    return dict(zip(names, (json.loads(line) for line in done.stdout.splitlines())))
+    reports = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(reports) == len(names), f"{len(reports)} reports for {len(names)} files"
+    return dict(zip(names, reports, strict=True))
 
 
 @pytest.mark.parametrize("what", list(UNAVAILABLE))

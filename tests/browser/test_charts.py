@@ -57,11 +57,20 @@ def test_a_declared_chart_is_drawn_as_an_image_with_its_name(chromium, motion):
         const canvas = document.querySelector('#bars');
         const chart = Chart.getChart(canvas);
         return {label: canvas.getAttribute('aria-label'), type: chart.config.type,
-                axis: chart.options.indexAxis, sets: chart.data.datasets.length,
+                axis: chart.options.indexAxis, labels: chart.data.labels,
+                sets: chart.data.datasets.map(set => [set.label, set.data]),
+                xTitle: chart.options.scales.x.title.text,
                 animation: Chart.defaults.animation === false,
                 orphan: document.querySelector('#orphan').getAttribute('role')};
     }""")
-    assert drawn == {"label": "Learners who solved each exercise", "type": "bar", "axis": "y", "sets": 2,
-                     "animation": motion == "reduce", "orphan": None}
+    assert drawn == {"label": "Learners who solved each exercise", "type": "bar", "axis": "y",
+                     "labels": SPEC["labels"], "sets": [[s["label"], s["data"]] for s in SPEC["datasets"]],
+                     "xTitle": SPEC["xTitle"], "animation": motion == "reduce", "orphan": None}
+    # Drawn: the chart's canvas has painted pixels, the orphan's none.
+    painted = """id => { const canvas = document.getElementById(id);
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0; for (let i = 3; i < pixels.length; i += 4) count += pixels[i] > 0; return count; }"""
+    page.wait_for_function(f"() => ({painted})('bars') > 1000")
+    assert page.evaluate(painted, "orphan") == 0
     assert messages == ['warning: chart: no <script type="application/json" id="no-such-data">']
     context.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -13,6 +14,7 @@ from judge.suites import load_suite
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
+STARTER = EXERCISE.starter_path.read_text()
 WRONG_TOP_K = (EXERCISE.root.parents[1] / "solutions" / "039-sampling" / "wrong" / "top_k_plus_one.py").read_text()
 VERDICT_TIMEOUT_MS = 180_000
 
@@ -56,19 +58,42 @@ def test_reference_is_accepted_and_a_known_mistake_is_named(page, live_site):
     assert page.console_errors == []
 
 
-def test_the_draft_survives_a_reload_and_can_be_reset(page, live_site):
+SAVE_DELAY_MS = 400  # web/frontend/src/editor.js: the draft is saved this long after the last change
+
+
+def test_the_draft_survives_a_reload_because_it_was_saved_and_a_reset_clears_it(page, live_site):
+    """The page's clock is paused, so the editor's delayed save happens exactly when the test
+    moves the clock: never before the delay, never raced by a reload. What a reload restores is
+    what the save wrote to this browser's storage, and a reset leaves no draft behind, then or later."""
     sign_up(page, "ben")
+    page.clock.install()
     page.goto("/exercises/39")
+    assert editor_text(page) == STARTER
+    page.clock.pause_at(time.time() * 1000 + 60_000)
+    status = page.locator("#draft-status")
+    key = page.locator("textarea[data-editor]").get_attribute("data-draft-key")
+    assert key and key.endswith(":39")
+
+    def stored():
+        return page.evaluate("key => window.localStorage.getItem(key)", key)
+
     type_into_editor(page, "# my draft\nimport torch\n")
-    expect(page.locator("#draft-status")).to_have_text("Draft saved in this browser.")
+    page.clock.run_for(SAVE_DELAY_MS - 1)
+    assert stored() is None and status.text_content() == ""  # not saved before the delay
+    page.clock.run_for(1)
+    assert stored() == "# my draft\nimport torch\n"
+    expect(status).to_have_text("Draft saved in this browser.")
     page.reload()
-    expect(page.locator("#draft-status")).to_have_text("Your draft from this browser was restored.")
+    expect(status).to_have_text("Your draft from this browser was restored.")
     assert editor_text(page) == "# my draft\nimport torch\n"
+
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Reset to the starter code").click()
-    assert "def sampling_probs" in editor_text(page)
+    assert editor_text(page) == STARTER and stored() is None
+    page.clock.run_for(10 * SAVE_DELAY_MS)  # the reset's own change saves nothing afterwards
+    assert stored() is None and status.text_content() == ""
     page.reload()
-    assert "def sampling_probs" in editor_text(page)  # the reset cleared the draft
+    assert editor_text(page) == STARTER and status.text_content() == ""
     assert only_this_origin(page, live_site) == [] and page.console_errors == []
 
 

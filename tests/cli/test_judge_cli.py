@@ -25,12 +25,22 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_list_shows_number_slug_title_difficulty_and_where_it_runs(capsys):
-    code, out, _ = run_cli(capsys, "list")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_list_shows_number_slug_title_difficulty_and_where_it_runs(capsys, monkeypatch, lang):
+    """Each exercise on one line of its own, its five columns its own values."""
+    import re
+
+    from judge.exercise import load_all
+
+    monkeypatch.setenv("COLUMNS", "300")  # no title wraps
+    code, out, _ = run_cli(capsys, "list", "--lang", lang)
     assert code == 0
-    assert "039" in out and "sampling" in out and "medium" in out and "browser" in out
-    code, out, _ = run_cli(capsys, "list", "--lang", "zh")
-    assert "温度" in out
+    rows = {line[:3]: re.split(r" {2,}", line.strip()) for line in out.splitlines() if re.match(r"\d{3}  ", line)}
+    exercises = load_all()
+    assert rows == {f"{e.number:03d}": [f"{e.number:03d}", e.slug, e.title(lang), e.difficulty, ", ".join(e.runs_in)]
+                    for e in exercises}
+    title = "Temperature, top-k, top-p and min-p sampling" if lang == "en" else "温度"
+    assert rows["039"][1] == "sampling" and title in rows["039"][2] and rows["039"][3] == "medium"
 
 
 @pytest.mark.parametrize("lang, phrase", [("en", "Contract"), ("zh", "温度")])

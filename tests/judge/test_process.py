@@ -369,15 +369,26 @@ def test_an_unreadable_file_is_a_compile_error(tmp_path):
     assert failed.value.verdict is Verdict.CE and "cannot be read" in str(failed.value)
 
 
-def test_both_learners_satisfy_the_learner_protocol(echo):
-    from judge.browser.learner import InProcessLearner
-    from judge.learner import Learner
+def test_both_learners_answer_the_learner_protocol_alike(echo):
+    """Each member of judge.learner.Learner, read of the child process and of the browser's
+    in-process learner on the same code: the runner may drive either and read the same answers."""
+    import textwrap
 
-    assert isinstance(echo, Learner)
-    in_process = InProcessLearner("def f(x):\n    return x\n")
+    from judge.browser.learner import InProcessLearner
+
+    in_process = InProcessLearner(textwrap.dedent(ECHO))
     try:
-        assert isinstance(in_process, Learner)
-        assert in_process.call("f", [torch.ones(2)], {}, timeout_s=1).modified == ()
+        for learner, sandbox in ((echo, "local"), (in_process, "browser")):
+            assert learner.sandbox == sandbox and learner.alive
+            assert learner.torch_version == torch.__version__
+            assert [p.name for p in learner.functions["draw"].params] == ["generator"]
+            assert set(learner.functions) >= {"double", "fails", "helper", "spin", "leave", "hog", "draw"}
+            result = learner.call("double", [torch.arange(4)], {}, timeout_s=10)
+            assert torch.equal(result.value, torch.arange(4) * 2) and result.modified == ()
+            assert "hello from the learner" in learner.output_tail()
+            with pytest.raises(LearnerRaised, match=r"^ValueError: bad x: 3$") as raised:
+                learner.call("fails", [3], {}, timeout_s=10)
+            assert "in helper" in raised.value.traceback
     finally:
         in_process.close()
 

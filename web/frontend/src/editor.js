@@ -64,6 +64,7 @@ function mount(textarea) {
     reset.addEventListener("click", () => {
       if (!window.confirm(reset.dataset.confirm)) return;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: starter } });
+      clearTimeout(timer);  // the starter is no draft: the change just made saves nothing
       store.clear();
       say("");
     });
