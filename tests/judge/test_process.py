@@ -382,7 +382,7 @@ def test_both_learners_answer_the_learner_protocol_alike(echo):
             assert learner.sandbox == sandbox and learner.alive
             assert learner.torch_version == torch.__version__
             assert [p.name for p in learner.functions["draw"].params] == ["generator"]
-            assert set(learner.functions) >= {"double", "fails", "helper", "spin", "leave", "hog", "draw"}
+            assert set(learner.functions) >= {"double", "fails", "helper", "spin", "leave", "take", "draw"}
             result = learner.call("double", [torch.arange(4)], {}, timeout_s=10)
             assert torch.equal(result.value, torch.arange(4) * 2) and result.modified == ()
             assert "hello from the learner" in learner.output_tail()
