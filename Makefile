@@ -25,7 +25,7 @@ PORT ?= 5000
 MUTATION_SAMPLE ?= 100
 MUTATION_ARGS ?=
 
-.PHONY: venv assets browser lint test test-scale run check mutation bench clean help
+.PHONY: venv assets browser lint test test-scale run check mutation mutation-core bench clean help
 
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
@@ -37,6 +37,8 @@ help:
 	@echo "make check  maintainers: every reference passes, every starter fails naming no mistake, every"
 	@echo "             known-wrong solution fails with its headline diagnosis; the lanes'"
 	@echo "             imbalance under each exercise's lane weights, as advice (practice/judge.py lanes)"
+	@echo "make mutation-core  maintainers: mutants of the project's own critical modules against their tests"
+	@echo "             (tests/mutation_core.toml; MUTATION_CORE_ARGS=\"web/counting.py --sample all\"); docs/testing.md"
 	@echo "make mutation  maintainers: judge mutants of every reference with its suites (minutes, not in make test;"
 	@echo "             MUTATION_SAMPLE=all for every mutant); writes build/mutation.json and build/mutation.md"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"
@@ -71,7 +73,7 @@ browser:
 
 # The checks before a commit (configured in pyproject.toml); each takes seconds. The exercises' suites
 # and the solutions are linted and formatted too (not type-checked: learners' code has no annotations).
-LINTED := judge web exercises solutions
+LINTED := judge web exercises solutions practice scripts
 lint: venv
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
@@ -94,6 +96,13 @@ check: venv
 mutation: venv
 	$(PY) practice/judge.py mutation --sample $(MUTATION_SAMPLE) --json build/mutation.json \
 		--markdown build/mutation.md $(MUTATION_ARGS)
+
+# Exit 1 when a hand-made mutant survives or a module's score falls below its floor in
+# tests/mutation_core.toml (the ratchet).
+mutation-core: venv assets
+	$(PY) scripts/mutation_core.py handmade
+	$(PY) scripts/mutation_core.py run --ratchet --json build/mutation-core.json \
+		--markdown build/mutation-core.md $(MUTATION_CORE_ARGS)
 
 run: venv assets
 	HOST=$(HOST) PORT=$(PORT) PROBJUDGE_ALLOW_WEAKER_SANDBOX=$(PROBJUDGE_ALLOW_WEAKER_SANDBOX) $(PY) -m web serve
