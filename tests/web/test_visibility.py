@@ -150,11 +150,32 @@ def test_another_course_cannot_withhold_this_courses_verdicts(site):
     assert listing.count("verdict v-WA") == 1  # course A's attempt, not course B's
 
 
-def test_instructors_always_see_everything(site):
-    course(site, "nothing", "nothing", FUTURE)
+@pytest.mark.parametrize("before, after, due", [("nothing", "nothing", FUTURE), ("diagnosis", "diagnosis", FUTURE),
+                                                 ("rule", "nothing", (NOW - dt.timedelta(days=1)).isoformat())],
+                         ids=["nothing-before-due", "diagnosis-before-due", "nothing-after-due"])
+def test_instructors_always_see_everything(site, before, after, due):
+    """Whoever teaches the author (the course's instructor, a site admin) reads the whole report at
+    every level: verdict, score, the hidden case's message in full, the seed; pages and API alike."""
+    course(site, before, after, due)
     submission_id = submission(site)
-    client = site.test_client()
-    sign_in(client, "tia")
-    page = client.get(f"/submissions/{submission_id}").get_data(as_text=True)
-    assert HIDDEN_RULE in page or "row 7 of 12" in page
-    assert "seed" in page.lower()
+    with services(site).sessions() as session:
+        root = User(name="root", role=Role.admin)
+        root.set_password("password123")
+        session.add(root)
+        headers = {}
+        for user in (root, session.get(User, site.config["IDS"][0])):
+            token, secret = ApiToken.issue(user)
+            session.add(token)
+            headers[user.name] = {"Authorization": f"Bearer {secret}"}
+        session.commit()
+    for who in ("tia", "root"):
+        client = site.test_client()
+        assert sign_in(client, who).status_code == 302
+        page = client.get(f"/submissions/{submission_id}").get_data(as_text=True)
+        for shown in ("row 7 of 12", "seed 5", "1/2", "verdict v-WA", REPORT["diagnosis"]):
+            assert shown in page, (who, shown)
+        api = site.test_client().get(f"/api/v1/submissions/{submission_id}", headers=headers[who]).json
+        assert (api["withheld"], api["verdict"], api["score"], api["seed"]) == (False, "WA", REPORT["score"], 5), who
+        assert [case["message"] for case in api["cases"]] == ["", "row 7 of 12"], who
+        assert api["cases"][1]["checks"] == REPORT["cases"][1]["checks"], who
+        assert [(grading["verdict"], grading["seed"]) for grading in api["gradings"]] == [("WA", 5)], who
