@@ -119,6 +119,29 @@ def test_an_extension_keeps_the_before_level_until_the_learners_own_due_date(sit
     assert api["withheld"] is True
 
 
+@pytest.mark.parametrize("extended", [False, True], ids=["assignment-due", "extension-due"])
+def test_the_due_date_turns_the_level_at_the_same_moment_everywhere(site, extended):
+    """The learner's view (learner_visibility), the lists (withheld_exercises) and what others
+    count (withheld_submissions, in SQL) turn from the before level to the after level at the
+    effective due date itself: one second before it withholds, the due date and after do not."""
+    from web.visibility import withheld_submissions
+
+    due = (NOW + dt.timedelta(days=10)).replace(second=0, microsecond=0)
+    extension = due + dt.timedelta(days=2)
+    course(site, "nothing", "rule", due.isoformat(), extension=extension.isoformat() if extended else None)
+    submission_id = submission(site)
+    turn = extension if extended else due
+    second = dt.timedelta(seconds=1)
+    with services(site).sessions() as session:
+        row = session.get(Submission, submission_id)
+        for now, withheld in ((due - second, True), (turn - second, True), (turn, False), (turn + second, False)):
+            expected = Visibility.nothing if withheld else Visibility.rule
+            assert learner_visibility(session, row, now) is expected, now
+            assert withheld_exercises(session, row.user_id, now) == ({row.exercise_id} if withheld else set()), now
+            ids = set(session.scalars(withheld_submissions(now)))
+            assert ids == ({submission_id} if withheld else set()), now
+
+
 def test_each_submission_shows_at_its_own_contexts_level(site):
     """Course B (diagnosis) no longer makes course A's (rule) or practice submissions less revealing."""
     in_a = course(site, "rule", "rule", FUTURE)
