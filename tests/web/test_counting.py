@@ -31,12 +31,14 @@ def cell(session, course, learner, number):
 def test_best_on_time_grading_counts_and_attempts_before_opening_do_not(session):
     _, course, _ = course_with_assignment(session)
     ann = learner_in(session, course, "ann")
-    attempt(session, ann, exercise(session, 39), "2027-02-20 10:00")  # practice before it opened: not counted
+    # An AC one second before it opened (2027-03-01 00:00) is practice: it would win if it counted.
+    attempt(session, ann, exercise(session, 39), "2027-02-28 23:59:59")
+    attempt(session, ann, exercise(session, 39), "2027-03-01 00:00:00", "WA", passed=1)  # the opening: an attempt
     attempt(session, ann, exercise(session, 39), "2027-03-02 10:00", "WA", passed=4)
     best = attempt(session, ann, exercise(session, 39), "2027-03-03 10:00", "WA", passed=7)
     attempt(session, ann, exercise(session, 39), "2027-03-04 10:00", "WA", passed=2)
     found = cell(session, course, ann, 39)
-    assert (found.attempts, found.submission_id, found.counted, found.late) == (3, best.id, 0.7, False)
+    assert (found.attempts, found.submission_id, found.counted, found.late) == (4, best.id, 0.7, False)
     assert found.verdict.value == "WA" and found.score == 0.7
     assert cell(session, course, ann, 1) is None  # never tried
 

@@ -96,6 +96,25 @@ def test_another_courses_instructor_sees_the_work_done_for_their_course(rostered
         assert status == 404, url
 
 
+def test_a_diff_shows_nothing_of_an_attempt_made_for_a_course_one_does_not_teach(rostered):
+    """A diff pairs two of ann's attempts at 39; either side made for another course (or for
+    practice) makes it a 404 for one who teaches only one of them, whichever side it is on."""
+    a_side, b_side = rostered.attempts["ann_39_secret"], rostered.attempts["ann_39_in_b"]
+    practice = rostered.attempts["ann_practice"]
+    for role, other in (("instructor", b_side), ("instructor", practice), ("other_instructor", a_side)):
+        mine = a_side if role == "instructor" else b_side
+        client = rostered.client(role)
+        for old, new in ((mine, other), (other, mine)):
+            response = client.get(f"/submissions/{old}/diff/{new}")
+            assert response.status_code == 404, (role, old, new, response.status_code)
+            assert "secret = " not in response.get_data(as_text=True), (role, old, new)
+    # The positive controls: both sides one's own to see.
+    assert rostered.client("instructor").get(
+        f"/submissions/{rostered.attempts['ann_39_wa']}/diff/{a_side}").status_code == 200
+    for role in ("learner", "admin"):
+        assert rostered.client(role).get(f"/submissions/{b_side}/diff/{a_side}").status_code == 200, role
+
+
 def test_a_practice_submission_is_seen_by_its_author_and_admins_only(rostered):
     practice = rostered.attempts["ann_practice"]
     for role, expected in (("instructor", 404), ("other_instructor", 404), ("learner", 200), ("admin", 200)):

@@ -249,8 +249,10 @@ def test_refusals_say_why_and_store_nothing(site, launcher):
         with pytest.raises(SubmissionRefused, match="empty"):
             queue.submit(session, user, exercise, "   \n")
         with pytest.raises(SubmissionRefused, match="the limit is 1024 bytes"):
-            queue.submit(session, user, exercise, "x" * 2000)
-        queue.submit(session, user, exercise, REFERENCE[:1000])
+            queue.submit(session, user, exercise, "x" * 1025)  # one byte past the limit
+        with pytest.raises(SubmissionRefused, match="the code is 1025 bytes; the limit is 1024 bytes"):
+            queue.submit(session, user, exercise, "#" + "é" * 512)  # bytes count, not characters (513)
+        queue.submit(session, user, exercise, "#" + "é" * 511 + "\n")  # exactly the limit: accepted
         queue.submit(session, user, exercise, REFERENCE[:1000])
         with pytest.raises(SubmissionRefused, match="already have 2 submissions waiting"):
             queue.submit(session, user, exercise, REFERENCE[:1000])

@@ -8,8 +8,9 @@ language on pages and as JSON in the API, while another account is unaffected.
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
-from tests.web.site_client import api_token, csrf_token, sign_up
+from tests.web.site_client import api_token, csrf_token, sign_in, sign_up
 from web.courses import create_course
 from web.models import ApiToken, Role, User
 from web.services import services
@@ -120,3 +121,64 @@ def _revoke_all(app, name: str) -> None:
         for token in list(user.tokens):
             session.delete(token)
         session.commit()
+
+
+# --- the per-address limits (a class behind one NAT shares them) ---------------------------------
+
+ELSEWHERE = {"REMOTE_ADDR": "10.1.2.3"}
+
+
+def test_wrong_codes_from_one_address_are_limited_across_accounts(site):
+    """JOIN_ADDRESS_LIMIT: 60 wrong codes a minute from one address, whoever sends them. Six
+    accounts use their own ten each (all answered); a seventh account's first wrong code, and
+    then its right one, are refused; the same account elsewhere joins at once."""
+    code = _course_code(site)
+    for n in range(6):
+        client = site.test_client()
+        sign_up(client, f"learner{n}")
+        assert [_join_page(client, f"WRONG{k:03d}").status_code for k in range(10)] == [404] * 10, n
+    seventh = site.test_client()
+    sign_up(seventh, "seventh")
+    assert _join_page(seventh, "WRONG999").status_code == 429
+    assert _join_page(seventh, code).status_code == 429
+    away = site.test_client()
+    away.environ_base.update(ELSEWHERE)
+    assert sign_in(away, "seventh").status_code == 302
+    assert _join_page(away, code).status_code == 302
+
+
+def test_signing_in_from_one_address_is_limited_across_names(site, monkeypatch):
+    """SIGN_IN_ADDRESS_LIMIT: 120 sign-in tries a minute from one address, each name tried once
+    (the per-name limit never bites): the 121st, even with the right password, is refused; the
+    same account signs in from another address."""
+    sign_up(site.test_client(), "ann")
+    monkeypatch.setattr("web.auth.authenticate", lambda session, name, password: None)  # no hashing: fast
+    sprayer = site.test_client()
+    token = csrf_token(sprayer, "/auth/sign-in")
+    statuses = [sprayer.post("/auth/sign-in", data={"csrf_token": token, "name": f"name{n}",
+                                                    "password": "password123"}).status_code for n in range(120)]
+    assert statuses == [401] * 120
+    monkeypatch.undo()
+    assert sign_in(sprayer, "ann").status_code == 429
+    away = site.test_client()
+    away.environ_base.update(ELSEWHERE)
+    assert sign_in(away, "ann").status_code == 302
+
+
+def test_signing_up_from_one_address_is_limited(site):
+    """SIGN_UP_LIMIT: 60 sign-up tries an hour from one address, refused forms included; the
+    60th still makes an account, the 61st does not; another address signs up."""
+    for n in range(59):
+        client = site.test_client()
+        token = csrf_token(client, "/auth/sign-up")
+        refused = client.post("/auth/sign-up", data={"csrf_token": token, "name": f"zed{n}", "password": "password123",
+                                                     "confirm": "password124", "language": "en"})
+        assert refused.status_code == 400, n  # the passwords differ: refused by the form, and counted
+    assert sign_up(site.test_client(), "sixtieth").status_code == 302
+    assert sign_up(site.test_client(), "sixty_first").status_code == 429
+    away = site.test_client()
+    away.environ_base.update(ELSEWHERE)
+    assert sign_up(away, "from_elsewhere").status_code == 302
+    with services(site).sessions() as session:
+        names = set(session.scalars(select(User.name)))
+    assert {"sixtieth", "from_elsewhere"} <= names and "sixty_first" not in names

@@ -11,6 +11,7 @@ import io
 import time
 
 import pytest
+from flask_wtf.csrf import CSRFError
 from sqlalchemy import func, select
 
 from judge.exercise import ExerciseError, resolve
@@ -320,6 +321,46 @@ def _a_token_id(app, client, token: str) -> int:
     client.post("/profile/tokens", data={"csrf_token": token, "label": "to revoke"})
     with services(app).sessions() as session:
         return session.scalar(select(func.max(ApiToken.id)))
+
+
+def _every_row(app) -> dict:
+    """Every row of every table of the site's database (to see that a refused request stored nothing)."""
+    from web.models import Base
+
+    with services(app).sessions() as session:
+        return {table.name: sorted(map(repr, session.execute(select(table)).all()))
+                for table in Base.metadata.sorted_tables}
+
+
+# SQLite only (docs/testing.md): the CSRF check runs before the view and its queries.
+@pytest.mark.parametrize("database_backend", ["sqlite"])
+@pytest.mark.parametrize("endpoint", sorted(PAGE_FORMS))
+def test_every_page_post_without_a_valid_csrf_token_is_refused_and_stores_nothing(make_site, monkeypatch, endpoint):
+    """Each form POST of the pages (PAGE_FORMS covers them all, see above), with a body that
+    would otherwise be accepted: no token, or a token of another session, is the CSRF check's
+    400 and changes no row; the same body with the right token passes that check."""
+    from web.extensions import csrf
+
+    client, url, data, app = _form_request(make_site, endpoint)
+    refusals = []
+
+    def refuse(reason):
+        refusals.append(reason)
+        raise CSRFError(reason)
+
+    monkeypatch.setattr(csrf, "_error_response", refuse)
+    foreign = csrf_token(app.test_client(), "/auth/sign-in")
+    before = _every_row(app)
+    without = {key: value for key, value in data.items() if key != "csrf_token"}
+    for body, reason in ((without, "The CSRF token is missing."),
+                         ({**data, "csrf_token": foreign}, "The CSRF tokens do not match."),
+                         ({**data, "csrf_token": data["csrf_token"][:-2]}, "The CSRF token is invalid.")):
+        response = client.post(url, data=body)
+        assert (response.status_code, refusals) == (400, [reason]), (endpoint, response.status_code, refusals)
+        refusals.clear()
+        assert _every_row(app) == before, endpoint
+    response = client.post(url, data=data)  # the positive control: the right token passes
+    assert response.status_code < 500 and refusals == [], (endpoint, response.status_code, refusals)
 
 
 # SQLite only (docs/testing.md): the forms refuse before anything is stored, which the SQLite run proves.

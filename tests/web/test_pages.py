@@ -303,6 +303,32 @@ def test_profile_creates_and_revokes_api_tokens(make_site):
     assert api.get("/api/v1/exercises", headers=headers).status_code == 401
 
 
+def test_an_account_holds_at_most_ten_api_tokens(make_site):
+    """MAX_TOKENS at once: the tenth is made, the eleventh refused with a reason and not stored;
+    revoking one makes room again. (Rate limits off: this is the count, not the creation rate.)"""
+    from web.profile import MAX_TOKENS
+
+    app = make_site(start_workers=False, rate_limits=False)
+    client = app.test_client()
+    sign_up(client, "ann")
+
+    def create():
+        return client.post("/profile/tokens", data={"csrf_token": csrf_token(client, "/profile/"), "label": "cli"})
+
+    def stored() -> list[int]:
+        with services(app).sessions() as session:
+            return list(session.scalars(select(ApiToken.id).order_by(ApiToken.id)))
+
+    assert MAX_TOKENS == 10
+    assert [create().status_code for _ in range(MAX_TOKENS)] == [200] * MAX_TOKENS
+    refused = create()
+    assert refused.status_code == 400 and "You have 10 tokens; revoke one first." in refused.get_data(as_text=True)
+    assert len(stored()) == MAX_TOKENS
+    client.post(f"/profile/tokens/{stored()[0]}/revoke", data={"csrf_token": csrf_token(client, "/profile/")})
+    assert len(stored()) == MAX_TOKENS - 1
+    assert create().status_code == 200 and len(stored()) == MAX_TOKENS
+
+
 def test_profile_language_choice_is_remembered(make_site):
     app = make_site(start_workers=False)
     client = app.test_client()

@@ -205,10 +205,15 @@ def test_an_idle_session_ends(make_site):
     app = make_site(start_workers=False)
     client = app.test_client()
     sign_up(client, "ann")
-    with services(app).sessions() as session:
-        session.execute(update(UserSession).values(
-            last_seen_at=dt.datetime.now(dt.timezone.utc) - UserSession.IDLE_LIMIT - dt.timedelta(minutes=1)))
-        session.commit()
+
+    def idle_for(idle: dt.timedelta) -> None:
+        with services(app).sessions() as session:
+            session.execute(update(UserSession).values(last_seen_at=dt.datetime.now(dt.timezone.utc) - idle))
+            session.commit()
+
+    idle_for(UserSession.IDLE_LIMIT - dt.timedelta(minutes=1))  # just inside the limit: still signed in
+    assert client.get("/profile/").status_code == 200
+    idle_for(UserSession.IDLE_LIMIT + dt.timedelta(minutes=1))  # just past it
     assert client.get("/profile/").status_code == 302
     sign_in(client, "ann")
     assert len(_rows(app)) == 1  # signing in again deleted the idle row

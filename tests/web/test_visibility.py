@@ -119,6 +119,29 @@ def test_an_extension_keeps_the_before_level_until_the_learners_own_due_date(sit
     assert api["withheld"] is True
 
 
+@pytest.mark.parametrize("extended", [False, True], ids=["assignment-due", "extension-due"])
+def test_the_due_date_turns_the_level_at_the_same_moment_everywhere(site, extended):
+    """The learner's view (learner_visibility), the lists (withheld_exercises) and what others
+    count (withheld_submissions, in SQL) turn from the before level to the after level at the
+    effective due date itself: one second before it withholds, the due date and after do not."""
+    from web.visibility import withheld_submissions
+
+    due = (NOW + dt.timedelta(days=10)).replace(second=0, microsecond=0)
+    extension = due + dt.timedelta(days=2)
+    course(site, "nothing", "rule", due.isoformat(), extension=extension.isoformat() if extended else None)
+    submission_id = submission(site)
+    turn = extension if extended else due
+    second = dt.timedelta(seconds=1)
+    with services(site).sessions() as session:
+        row = session.get(Submission, submission_id)
+        for now, withheld in ((due - second, True), (turn - second, True), (turn, False), (turn + second, False)):
+            expected = Visibility.nothing if withheld else Visibility.rule
+            assert learner_visibility(session, row, now) is expected, now
+            assert withheld_exercises(session, row.user_id, now) == ({row.exercise_id} if withheld else set()), now
+            ids = set(session.scalars(withheld_submissions(now)))
+            assert ids == ({submission_id} if withheld else set()), now
+
+
 def test_each_submission_shows_at_its_own_contexts_level(site):
     """Course B (diagnosis) no longer makes course A's (rule) or practice submissions less revealing."""
     in_a = course(site, "rule", "rule", FUTURE)
@@ -150,11 +173,32 @@ def test_another_course_cannot_withhold_this_courses_verdicts(site):
     assert listing.count("verdict v-WA") == 1  # course A's attempt, not course B's
 
 
-def test_instructors_always_see_everything(site):
-    course(site, "nothing", "nothing", FUTURE)
+@pytest.mark.parametrize("before, after, due", [("nothing", "nothing", FUTURE), ("diagnosis", "diagnosis", FUTURE),
+                                                 ("rule", "nothing", (NOW - dt.timedelta(days=1)).isoformat())],
+                         ids=["nothing-before-due", "diagnosis-before-due", "nothing-after-due"])
+def test_instructors_always_see_everything(site, before, after, due):
+    """Whoever teaches the author (the course's instructor, a site admin) reads the whole report at
+    every level: verdict, score, the hidden case's message in full, the seed; pages and API alike."""
+    course(site, before, after, due)
     submission_id = submission(site)
-    client = site.test_client()
-    sign_in(client, "tia")
-    page = client.get(f"/submissions/{submission_id}").get_data(as_text=True)
-    assert HIDDEN_RULE in page or "row 7 of 12" in page
-    assert "seed" in page.lower()
+    with services(site).sessions() as session:
+        root = User(name="root", role=Role.admin)
+        root.set_password("password123")
+        session.add(root)
+        headers = {}
+        for user in (root, session.get(User, site.config["IDS"][0])):
+            token, secret = ApiToken.issue(user)
+            session.add(token)
+            headers[user.name] = {"Authorization": f"Bearer {secret}"}
+        session.commit()
+    for who in ("tia", "root"):
+        client = site.test_client()
+        assert sign_in(client, who).status_code == 302
+        page = client.get(f"/submissions/{submission_id}").get_data(as_text=True)
+        for shown in ("row 7 of 12", "seed 5", "1/2", "verdict v-WA", REPORT["diagnosis"]):
+            assert shown in page, (who, shown)
+        api = site.test_client().get(f"/api/v1/submissions/{submission_id}", headers=headers[who]).json
+        assert (api["withheld"], api["verdict"], api["score"], api["seed"]) == (False, "WA", REPORT["score"], 5), who
+        assert [case["message"] for case in api["cases"]] == ["", "row 7 of 12"], who
+        assert api["cases"][1]["checks"] == REPORT["cases"][1]["checks"], who
+        assert [(grading["verdict"], grading["seed"]) for grading in api["gradings"]] == [("WA", 5)], who

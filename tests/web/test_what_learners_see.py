@@ -7,9 +7,9 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import select
 
-from site_client import sign_in, store_graded
+from site_client import build_url, rules, sign_in, store_graded
 from web.services import services
-from web.models import ApiToken, Exercise, Role, User
+from web.models import ApiToken, Exercise, Role, Submission, User
 
 SEED = 4503599627370497
 CASE_SEEDS = (1234567890123457, 2345678901234567, 3456789012345679)
@@ -163,3 +163,35 @@ def test_an_admin_gets_the_seed_and_the_hidden_messages(site, path):
     else:
         assert f"seed {SEED}" in text and f"run #{submission_id}" in text
     assert HIDDEN_MESSAGE in text  # whoever teaches the author reads the hidden messages in full
+
+
+def test_no_answer_a_learner_can_reach_carries_a_seed_or_a_hidden_message(site):
+    """"Never" on every surface, not only the three views above: every GET route of the URL map
+    (the exports, the history, the diff, the lists), pages in both languages and the API."""
+    first, second = (store(site, {"rule": RULE, "rule_zh": RULE_ZH}) for _ in range(2))
+    with services(site).sessions() as session:
+        number = session.get(Submission, first).exercise.number
+    values = {"submission_id": first, "old_id": first, "new_id": second, "number": number,
+              "identifier": str(number), "code": "en"}
+    client = site.test_client()
+    assert sign_in(client, "ann").status_code == 302
+    secrets = (str(SEED), *map(str, CASE_SEEDS), HIDDEN_MESSAGE, "row 7 (top_k=4)", PASSED_RULE)
+    answered = set()
+    for rule in rules(site, method="GET"):
+        url = build_url(rule, default=1, **values)  # ids ann has nothing to do with: 404s
+        for lang in ("en", "zh"):
+            if url.startswith("/api/"):
+                headers = site.config["HEADERS"]["ann"]
+                response = site.test_client().get(url, query_string={"lang": lang}, headers=headers)
+            else:
+                response = client.get(url, query_string={"lang": lang})
+            assert response.status_code < 500, (url, response.status_code)
+            body = response.get_data().decode("utf-8", "replace")
+            assert not [secret for secret in secrets if secret in body], (url, lang)
+            if response.status_code == 200:
+                answered.add(rule.rule)
+    # The surfaces that show ann's report did answer (a 404 would pass the check above vacuously).
+    assert {"/submissions/<int:submission_id>", "/submissions/<int:submission_id>/result",
+            "/submissions/<int:old_id>/diff/<int:new_id>", "/exercises/<identifier>/submissions",
+            "/api/v1/submissions/<int:submission_id>", "/api/v1/submissions/<int:submission_id>/results.json",
+            } <= answered, answered
