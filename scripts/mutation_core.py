@@ -31,6 +31,7 @@ that fail before any mutation).
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import json
 import os
@@ -296,7 +297,7 @@ def mutate_module(
     from judge.mutation.mutants import generate_mutants
 
     source = (checkouts[0] / module.path).read_text(encoding="utf-8")
-    mutants = generate_mutants(source)
+    mutants = [mutant for mutant in generate_mutants(source) if not in_annotation(source, mutant.source)]
     chosen = sample_of(mutants, size, seed, module.path)
     baseline = run_tests(checkouts[0], module.tests, timeout=1800)
     if baseline.status != "passed":
@@ -323,6 +324,29 @@ def mutate_module(
             result.results.append(judged)
             progress(f"  {module.path} {done}/{len(chosen)} {judged.outcome:10} {judged.id} line {judged.line}")
     return result
+
+
+def in_annotation(source: str, mutated: str) -> bool:
+    """Whether the first change of ``mutated`` lies in a type annotation of ``source`` (``User | None``
+    becoming ``User & None``): every module here starts ``from __future__ import annotations``, so
+    an annotation is never evaluated and no test could tell such a mutant from the original."""
+    offset = next(
+        (i for i, (a, b) in enumerate(zip(source, mutated, strict=False)) if a != b), min(len(source), len(mutated))
+    )
+    line = source.count("\n", 0, offset) + 1
+    column = offset - (source.rfind("\n", 0, offset) + 1)
+    for node in ast.walk(ast.parse(source)):
+        annotations = []
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            annotations.append(node.annotation)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            annotations.append(node.returns)
+        for annotation in annotations:
+            start = (annotation.lineno, annotation.col_offset)
+            end = (annotation.end_lineno or annotation.lineno, annotation.end_col_offset or 0)
+            if start <= (line, column) < end:
+                return True
+    return False
 
 
 def judge_handmade(bug: Handmade, checkout: Path, timeout: float = 900) -> TestRun:
@@ -388,7 +412,10 @@ def _main_show(module: str, ids: Sequence[str]) -> int:
 
     if not (ROOT / module).is_file():
         raise ConfigError(f"no module {module}")
-    operators = {operator_named(mutant_id.split(":")[0]) for mutant_id in ids}
+    try:
+        operators = {operator_named(mutant_id.split(":")[0]) for mutant_id in ids}
+    except KeyError as error:
+        raise ConfigError(f"not a mutant id: {error.args[0]}") from None
     found = {mutant.id: mutant for mutant in generate_mutants((ROOT / module).read_text(encoding="utf-8"), operators)}
     for mutant_id in ids:
         mutant = found.get(mutant_id)

@@ -191,3 +191,12 @@ def test_the_published_configuration_lists_existing_modules_with_their_tests():
     for module in CONFIG.modules.values():
         assert (ROOT / module.path).is_file() and module.tests
         assert 0.0 <= module.floor <= 1.0
+
+
+def test_a_mutant_inside_a_type_annotation_is_left_out():
+    source = "from __future__ import annotations\n\ndef f(x: int | None) -> int | None:\n    return x | 1\n"
+    annotated = source.replace("x: int | None", "x: int & None")
+    returned = source.replace("-> int | None", "-> int & None")
+    in_body = source.replace("return x | 1", "return x & 1")
+    assert tool.in_annotation(source, annotated) and tool.in_annotation(source, returned)
+    assert not tool.in_annotation(source, in_body)
