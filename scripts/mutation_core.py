@@ -350,13 +350,31 @@ def in_annotation(source: str, mutated: str) -> bool:
 
 
 def judge_handmade(bug: Handmade, checkout: Path, timeout: float = 900) -> TestRun:
-    """Apply the hand-made bug in ``checkout`` and run its tests (they must fail)."""
+    """Apply the hand-made bug in ``checkout`` and run its tests (they must fail). A bug in the
+    browser's sources (``web/frontend/src``) is built into the copy's own assets, and the copy's
+    assets are built again once the bug is gone."""
     target = checkout / bug.file
     source = target.read_text(encoding="utf-8")
     if source.count(bug.old) != 1:
         raise ConfigError(f"hand-made mutant {bug.name!r}: its old text is not in {bug.file} exactly once")
-    with mutated(checkout, bug.file, source.replace(bug.old, bug.new)):
-        return run_tests(checkout, bug.tests, timeout=timeout)
+    in_assets = bug.file.startswith("web/frontend/src/")
+    try:
+        with mutated(checkout, bug.file, source.replace(bug.old, bug.new)):
+            if in_assets:
+                build_assets(checkout)
+            return run_tests(checkout, bug.tests, timeout=timeout)
+    finally:
+        if in_assets:
+            build_assets(checkout)
+
+
+def build_assets(checkout: Path) -> None:
+    """Build the copy's browser assets into its own ``web/static/build`` (never the checkout's,
+    which the copy links to until then)."""
+    built = checkout / "web" / "static" / "build"
+    if built.is_symlink():
+        built.unlink()
+    subprocess.run(["node", "build.mjs"], cwd=checkout / "web" / "frontend", check=True, capture_output=True)
 
 
 def markdown_table(results: Sequence[ModuleResult], sampled: str) -> str:
