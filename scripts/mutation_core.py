@@ -368,6 +368,15 @@ def judge_handmade(bug: Handmade, checkout: Path, timeout: float = 900) -> TestR
             build_assets(checkout)
 
 
+def caught(bug: Handmade, run: TestRun) -> bool:
+    """Whether ``run`` (the tests of ``bug``, with the bug in) caught it: pytest failed, and a test
+    the entry names is among the failures. An import error, or another test's failure, is no catch."""
+    if run.status != "failed":
+        return False
+    failed = re.findall(r"^FAILED (\S+)", run.tail, re.MULTILINE)
+    return any(name == test or name.startswith((test + "::", test + "[")) for name in failed for test in bug.tests)
+
+
 def build_assets(checkout: Path) -> None:
     """Build the copy's browser assets into its own ``web/static/build`` (never the checkout's,
     which the copy links to until then)."""
@@ -448,15 +457,18 @@ def _main_handmade(config: Config, names: Sequence[str]) -> int:
     unknown = set(names) - {bug.name for bug in config.handmade}
     if unknown:
         raise ConfigError(f"no hand-made mutant named {sorted(unknown)}")
+    chosen = [bug for bug in config.handmade if not names or bug.name in names]
     survived = 0
     with private_checkout() as checkout:
-        for bug in config.handmade:
-            if names and bug.name not in names:
-                continue
+        # Without the bugs their tests pass and none skips: else a failure would prove nothing.
+        baseline = run_tests(checkout, sorted({test for bug in chosen for test in bug.tests}), timeout=3600)
+        if baseline.status != "passed" or baseline.skipped:
+            raise ConfigError(f"the hand-made mutants' tests {baseline.status} without any bug:\n{baseline.tail}")
+        for bug in chosen:
             run = judge_handmade(bug, checkout)
-            caught = run.status != "passed"
-            survived += not caught
-            print(f"{'caught  ' if caught else 'SURVIVED'} {bug.name} ({run.status}, {run.seconds:.0f} s)")
+            found = caught(bug, run)
+            survived += not found
+            print(f"{'caught  ' if found else 'SURVIVED'} {bug.name} ({run.status}, {run.seconds:.0f} s)")
     return 1 if survived else 0
 
 
