@@ -127,6 +127,39 @@ def test_ungraded_attempts_count_as_attempts_not_scores(session):
     assert (found.attempts, found.counted, found.grading_id) == (1, None, None)
 
 
+def test_a_graded_attempt_with_no_cases_counts_zero_not_nothing(session):
+    """An IE with no cases (score 0 of 0) is graded: it counts, for 0, and is the counted attempt
+    (the cell is not one where nothing counts), in the ranked cells and in the summaries alike."""
+    from sqlalchemy import select
+
+    from web.counting import cell_summaries_query
+
+    _, course, _ = course_with_assignment(session)
+    kai = learner_in(session, course, "kai")
+    broken = attempt(session, kai, exercise(session, 39), "2027-03-02 12:00", "IE", passed=0, total=0)
+    found = cell(session, course, kai, 39)
+    assert (found.attempts, found.submission_id, found.counted, found.score, found.late) == (
+        1, broken.id, 0.0, 0.0, False)
+    (summary,) = session.execute(select(cell_summaries_query(course.id).subquery())).all()
+    assert (summary.attempts, summary.counted, bool(summary.late)) == (1, 0.0, False)
+
+
+def test_each_attempt_row_carries_its_learners_effective_due_date(session):
+    """attempts_query's ``due_at``: the learner's extension when they have one, else the assignment's."""
+    from web.counting import attempts_query
+    from web.models import as_utc
+
+    teacher, course, work = course_with_assignment(session)
+    ida, jon = learner_in(session, course, "ida"), learner_in(session, course, "jon")
+    grant_extension(session, work, ida, "2027-03-10T00:00Z", teacher)
+    for learner in (ida, jon):
+        attempt(session, learner, exercise(session, 39), "2027-03-09 12:00", "AC")
+    session.flush()
+    due = {row["user_id"]: (as_utc(row["due_at"]), row["late"])
+           for row in session.execute(attempts_query(course.id)).mappings()}
+    assert due == {ida.id: (moment("2027-03-10 00:00"), False), jon.id: (moment("2027-03-08 00:00"), True)}
+
+
 def test_the_newest_override_replaces_the_score_and_keeps_the_history(session):
     teacher, course, _ = course_with_assignment(session)
     lea = learner_in(session, course, "lea")
