@@ -144,6 +144,26 @@ def test_a_graded_attempt_with_no_cases_counts_zero_not_nothing(session):
     assert (summary.attempts, summary.counted, bool(summary.late)) == (1, 0.0, False)
 
 
+def test_the_summaries_of_some_learners_hold_their_cells_alone(session):
+    """cell_summaries_query with ``user_ids``: those learners' cells, attempts and overrides, and
+    no other learner's (the gradebook's page of learners reads only its own)."""
+    from sqlalchemy import select
+
+    from web.counting import cell_summaries_query
+
+    teacher, course, _ = course_with_assignment(session)
+    nia, oli = learner_in(session, course, "nia"), learner_in(session, course, "oli")
+    for learner in (nia, oli):
+        attempt(session, learner, exercise(session, 39), "2027-03-02 12:00", "WA", passed=4)
+        override_score(session, course, learner, exercise(session, 1), 1.0, "excused", teacher)
+    session.flush()
+    for chosen in ([nia.id], [oli.id], [nia.id, oli.id]):
+        rows = session.execute(select(cell_summaries_query(course.id, chosen).subquery())).all()
+        assert sorted((row.user_id, row.exercise_id, row.score) for row in rows) == sorted(
+            (who, number.id, score) for who in chosen
+            for number, score in ((exercise(session, 39), 0.4), (exercise(session, 1), 1.0)))
+
+
 def test_each_attempt_row_carries_its_learners_effective_due_date(session):
     """attempts_query's ``due_at``: the learner's extension when they have one, else the assignment's."""
     from web.counting import attempts_query
