@@ -119,6 +119,25 @@ def test_an_extension_moves_one_learners_deadline(session):
     assert cell(session, course, jon, 39).counted is None
 
 
+def test_effective_due_is_the_learners_extension_on_that_assignment_else_the_assignments(session):
+    from web.counting import effective_due
+    from web.courses import save_assignment
+    from web.models import as_utc
+
+    teacher, course, first = course_with_assignment(session, exercises=(39,))
+    second = save_assignment(session, course, title="Week 2", exercises=[1], opens_at="2027-03-08T00:00Z",
+                             due_at="2027-03-15T00:00Z")
+    pia, rex = learner_in(session, course, "pia"), learner_in(session, course, "rex")
+    grant_extension(session, first, pia, "2027-03-10T00:00Z", teacher)
+    grant_extension(session, second, pia, "2027-03-20T00:00Z", teacher)
+    grant_extension(session, second, rex, "2027-03-18T00:00Z", teacher)
+    session.flush()
+    due = {(who.name, work.title): as_utc(effective_due(session, work, who.id))
+           for who in (pia, rex) for work in (first, second)}
+    assert due == {("pia", "Week 1"): moment("2027-03-10 00:00"), ("pia", "Week 2"): moment("2027-03-20 00:00"),
+                   ("rex", "Week 1"): moment("2027-03-08 00:00"), ("rex", "Week 2"): moment("2027-03-18 00:00")}
+
+
 def test_ungraded_attempts_count_as_attempts_not_scores(session):
     _, course, _ = course_with_assignment(session)
     kim = learner_in(session, course, "kim")
