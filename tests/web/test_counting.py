@@ -119,12 +119,84 @@ def test_an_extension_moves_one_learners_deadline(session):
     assert cell(session, course, jon, 39).counted is None
 
 
+def test_effective_due_is_the_learners_extension_on_that_assignment_else_the_assignments(session):
+    from web.counting import effective_due
+    from web.courses import save_assignment
+    from web.models import as_utc
+
+    teacher, course, first = course_with_assignment(session, exercises=(39,))
+    second = save_assignment(session, course, title="Week 2", exercises=[1], opens_at="2027-03-08T00:00Z",
+                             due_at="2027-03-15T00:00Z")
+    pia, rex = learner_in(session, course, "pia"), learner_in(session, course, "rex")
+    grant_extension(session, first, pia, "2027-03-10T00:00Z", teacher)
+    grant_extension(session, second, pia, "2027-03-20T00:00Z", teacher)
+    grant_extension(session, second, rex, "2027-03-18T00:00Z", teacher)
+    session.flush()
+    due = {(who.name, work.title): as_utc(effective_due(session, work, who.id))
+           for who in (pia, rex) for work in (first, second)}
+    assert due == {("pia", "Week 1"): moment("2027-03-10 00:00"), ("pia", "Week 2"): moment("2027-03-20 00:00"),
+                   ("rex", "Week 1"): moment("2027-03-08 00:00"), ("rex", "Week 2"): moment("2027-03-18 00:00")}
+
+
 def test_ungraded_attempts_count_as_attempts_not_scores(session):
     _, course, _ = course_with_assignment(session)
     kim = learner_in(session, course, "kim")
     attempt(session, kim, exercise(session, 39), "2027-03-02 12:00", graded=False)
     found = cell(session, course, kim, 39)
     assert (found.attempts, found.counted, found.grading_id) == (1, None, None)
+
+
+def test_a_graded_attempt_with_no_cases_counts_zero_not_nothing(session):
+    """An IE with no cases (score 0 of 0) is graded: it counts, for 0, and is the counted attempt
+    (the cell is not one where nothing counts), in the ranked cells and in the summaries alike."""
+    from sqlalchemy import select
+
+    from web.counting import cell_summaries_query
+
+    _, course, _ = course_with_assignment(session)
+    kai = learner_in(session, course, "kai")
+    broken = attempt(session, kai, exercise(session, 39), "2027-03-02 12:00", "IE", passed=0, total=0)
+    found = cell(session, course, kai, 39)
+    assert (found.attempts, found.submission_id, found.counted, found.score, found.late) == (
+        1, broken.id, 0.0, 0.0, False)
+    (summary,) = session.execute(select(cell_summaries_query(course.id).subquery())).all()
+    assert (summary.attempts, summary.counted, bool(summary.late)) == (1, 0.0, False)
+
+
+def test_the_summaries_of_some_learners_hold_their_cells_alone(session):
+    """cell_summaries_query with ``user_ids``: those learners' cells, attempts and overrides, and
+    no other learner's (the gradebook's page of learners reads only its own)."""
+    from sqlalchemy import select
+
+    from web.counting import cell_summaries_query
+
+    teacher, course, _ = course_with_assignment(session)
+    nia, oli = learner_in(session, course, "nia"), learner_in(session, course, "oli")
+    for learner in (nia, oli):
+        attempt(session, learner, exercise(session, 39), "2027-03-02 12:00", "WA", passed=4)
+        override_score(session, course, learner, exercise(session, 1), 1.0, "excused", teacher)
+    session.flush()
+    for chosen in ([nia.id], [oli.id], [nia.id, oli.id]):
+        rows = session.execute(select(cell_summaries_query(course.id, chosen).subquery())).all()
+        assert sorted((row.user_id, row.exercise_id, row.score) for row in rows) == sorted(
+            (who, number.id, score) for who in chosen
+            for number, score in ((exercise(session, 39), 0.4), (exercise(session, 1), 1.0)))
+
+
+def test_each_attempt_row_carries_its_learners_effective_due_date(session):
+    """attempts_query's ``due_at``: the learner's extension when they have one, else the assignment's."""
+    from web.counting import attempts_query
+    from web.models import as_utc
+
+    teacher, course, work = course_with_assignment(session)
+    ida, jon = learner_in(session, course, "ida"), learner_in(session, course, "jon")
+    grant_extension(session, work, ida, "2027-03-10T00:00Z", teacher)
+    for learner in (ida, jon):
+        attempt(session, learner, exercise(session, 39), "2027-03-09 12:00", "AC")
+    session.flush()
+    due = {row["user_id"]: (as_utc(row["due_at"]), row["late"])
+           for row in session.execute(attempts_query(course.id)).mappings()}
+    assert due == {ida.id: (moment("2027-03-10 00:00"), False), jon.id: (moment("2027-03-08 00:00"), True)}
 
 
 def test_the_newest_override_replaces_the_score_and_keeps_the_history(session):

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.web.course_site import course_world
-from tests.web.site_client import build_url, csrf_token, rules, sign_in, stop_site
+from tests.web.site_client import build_url, csrf_token, rules, sign_in, stop_site, store_graded
 
 PEOPLE = ("bob", "tom", "ann", "tia", "root")  # see tests/web/course_site.py
 # Who may use a route of each class (the visitor, None, only an "open" one).
@@ -318,3 +318,84 @@ def test_only_site_instructors_and_admins_create_courses(world):
     assert response.status_code == 302 and response.location.startswith("/courses/")
     learner_page = world.clients["bob"][0].get("/courses/").get_data(as_text=True)
     assert "Create a course" not in learner_page and "Join a course" in learner_page
+
+
+def test_a_visitor_teaches_no_course_and_asking_reads_no_membership(world):
+    from web.models import Course, User
+    from web.permissions import teaches
+    from web.services import services
+
+    with services(world.app).sessions() as session:
+        course = session.get(Course, world.values["course_id"])
+        people = {user.name: user for user in session.scalars(select(User))}
+        assert teaches(session, None, course) is False  # no account: no membership to look up
+        assert {name for name in PEOPLE if teaches(session, people[name], course)} == {"tia", "root"}
+
+
+def test_a_course_one_may_not_teach_is_the_404_of_a_missing_course_naming_the_id_asked(world):
+    """tom (teaches another course) and bob (in none) get, for the course, the very 404 of a course
+    that does not exist: its message names the id they asked, nothing more (existence is a secret)."""
+    course_id = world.values["course_id"]
+    client = world.app.test_client()
+    for who in ("tom", "bob"):
+        for asked in (course_id, course_id + 1000):
+            response = client.get(f"/api/v1/courses/{asked}/gradebook", headers=world.headers[who])
+            assert (response.status_code, response.get_json()) == (
+                404, {"error": "Not Found", "message": f"no course {asked}"}), (who, asked)
+    learner = client.get(f"/api/v1/courses/{course_id}/gradebook", headers=world.headers["ann"])
+    assert (learner.status_code, learner.get_json()["message"]) == (403, "this is for the course's instructors")
+    assert client.get(f"/api/v1/courses/{course_id}/gradebook", headers=world.headers["tia"]).status_code == 200
+
+
+def test_an_invitation_not_of_the_course_is_the_404_of_a_missing_one(world):
+    """An instructor withdrawing, through their own course, an invitation of another course or one
+    that does not exist gets a 404 (not a 403: the other course's invitation is a secret) that
+    names the id; the other course's invitation stays pending."""
+    from web.models import CourseRole, Invitation, InvitationState, User
+    from web.services import services
+
+    with services(world.app).sessions() as session:
+        people = {user.name: user for user in session.scalars(select(User))}
+        elsewhere = Invitation(course_id=world.values["other_course_id"], user_id=people["bob"].id,
+                               role=CourseRole.learner, invited_by_id=people["tom"].id)
+        session.add(elsewhere)
+        session.commit()
+        elsewhere_id = elsewhere.id
+    course_id = world.values["course_id"]
+    client, token = world.clients["tia"]
+    for invitation_id in (elsewhere_id, elsewhere_id + 1000):
+        response = world.app.test_client().post(
+            f"/api/v1/courses/{course_id}/invitations/{invitation_id}/withdraw", headers=world.headers["tia"])
+        assert (response.status_code, response.get_json()) == (
+            404, {"error": "Not Found", "message": f"no invitation {invitation_id} in this course"})
+        page = client.post(f"/courses/{course_id}/invitations/{invitation_id}/withdraw", data={"csrf_token": token})
+        assert page.status_code == 404, invitation_id
+    with services(world.app).sessions() as session:
+        assert session.get(Invitation, elsewhere_id).state is InvitationState.pending
+
+
+def test_a_rejudge_of_one_submission_is_seen_by_who_teaches_its_course_alone(world):
+    """A rejudge of one submission has no course of its own: it is seen by whom the submission's
+    context says (its course's instructor and the admin; of a practice submission, the admin
+    alone), never by its author nor by who teaches another course."""
+    from web.models import Exercise, Rejudge, RejudgeScope, User
+    from web.services import services
+
+    with services(world.app).sessions() as session:
+        people = {user.name: user for user in session.scalars(select(User))}
+        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+        practice = store_graded(session, people["ann"], exercise, "x = 4\n", {"verdict": "AC"}, course=None)
+        rejudges = {}
+        for name, submission_id in (("course", world.values["submission_id"]), ("practice", practice)):
+            rejudge = Rejudge(scope=RejudgeScope.submission, submission_id=submission_id,
+                              requested_by_id=people["root"].id)
+            session.add(rejudge)
+            session.commit()
+            rejudges[name] = rejudge.id
+    seen_by = {"course": {"tia", "root"}, "practice": {"root"}}
+    for name, rejudge_id in rejudges.items():
+        for who in PEOPLE:
+            api = world.app.test_client().get(f"/api/v1/rejudges/{rejudge_id}", headers=world.headers[who])
+            page = world.clients[who][0].get(f"/rejudges/{rejudge_id}")
+            expected = 200 if who in seen_by[name] else 404
+            assert (api.status_code, page.status_code) == (expected, expected), (name, who)

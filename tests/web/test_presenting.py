@@ -181,3 +181,51 @@ def test_the_result_page_shows_one_likely_mistake_and_what_is_not_implemented(ma
         g.lang = "zh"  # what the site's before_request sets from ?lang=
         html = render_template("submissions/_result.html", view=view, submission=SimpleNamespace(id=17))
     assert "也符合: min-p 用成了绝对值" in html and "尚未实现：sample" in html
+
+
+def _graded(*cases: dict) -> SimpleNamespace:
+    """A finished grading (1 of 2 cases passed) of a report with ``cases``, as the history lists it."""
+    import datetime as dt
+
+    created = dt.datetime(2027, 3, 2, 12, 0, 17, 250_000, tzinfo=dt.UTC)
+    report = {"verdict": "WA", "score": {"passed": 1, "total": 2}, "diagnosis": "top-k", "cases": list(cases)}
+    return SimpleNamespace(id=23, status=SimpleNamespace(value="done"), verdict_code="WA", report_json=report,
+                           score_passed=1, score_total=2, diagnosis="top-k", seed=SEED, rejudge_id=None,
+                           judge_version="0.1.0", created_at=created, finished_at=created + dt.timedelta(seconds=7.3))
+
+
+@pytest.mark.parametrize("failing", ["hidden", "public"])
+def test_a_gradings_history_line_shows_each_viewer_what_the_submission_view_does(failing):
+    """grading_summary: the author sees the verdict and score at ``rule`` and ``diagnosis``; at
+    ``nothing`` no score nor diagnosis, and no verdict when a hidden case decided it; never a
+    seed or the finish time, and the submission time to the minute. Who teaches the author sees
+    it all, the finish time as ISO 8601 text."""
+    from web.presenting import grading_summary
+
+    verdicts = {"public": "AC", "hidden": "AC"} | {failing: "WA"}
+    grading = _graded(_case("public", "softmax", 1.0, verdicts["public"]),
+                      _case("hidden", "zipf", 1.0, verdicts["hidden"]))
+    common = {"id": 23, "status": "done", "current": True, "rejudge": None, "judge_version": "0.1.0"}
+    learner = common | {"verdict": "WA", "score": {"passed": 1, "total": 2}, "diagnosis": "top-k", "seed": None,
+                        "created_at": "2027-03-02T12:00:00+00:00", "finished_at": None}
+    for level in (Visibility.rule, Visibility.diagnosis):
+        assert grading_summary(grading, Access(visibility=level), 23) == learner, level
+    withheld = failing == "hidden"
+    assert grading_summary(grading, Access(visibility=Visibility.nothing), 23) == learner | {
+        "verdict": None if withheld else "WA", "score": None, "diagnosis": None}
+    assert grading_summary(grading, INSTRUCTOR_ACCESS, 7) == common | {
+        "current": False, "verdict": "WA", "score": {"passed": 1, "total": 2}, "diagnosis": "top-k", "seed": SEED,
+        "created_at": "2027-03-02T12:00:17.250000+00:00", "finished_at": "2027-03-02T12:00:24.550000+00:00"}
+
+
+def test_the_shared_accesses_cannot_be_changed():
+    """LEARNER_ACCESS is every view's default and INSTRUCTOR_ACCESS what access_for returns to all
+    who teach: one caller must not be able to turn the shared learner's access into an instructor's."""
+    import dataclasses
+
+    from web.presenting import LEARNER_ACCESS
+
+    for access, field in ((LEARNER_ACCESS, "instructor"), (INSTRUCTOR_ACCESS, "visibility")):
+        with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot assign to field '{field}'"):
+            setattr(access, field, True)
+    assert (Access(), Access(instructor=True)) == (LEARNER_ACCESS, INSTRUCTOR_ACCESS)
