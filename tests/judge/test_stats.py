@@ -367,6 +367,16 @@ def test_pool_bins_rejects_bad_expected_counts(bad: float) -> None:
         pool_bins([3.0, bad, 4.0])
 
 
+@pytest.mark.parametrize("bad", [-1.0, -1e-300, math.nan, math.inf])
+def test_pool_bins_and_g_test_refuse_a_min_expected_that_is_negative_or_not_finite(bad: float) -> None:
+    message = re.escape(f"min_expected must be a finite number >= 0, got {bad!r}")
+    with pytest.raises(ValueError, match=message):
+        pool_bins([3.0, 4.0], bad)
+    with pytest.raises(ValueError, match=message):
+        g_test([3, 4], [0.5, 0.5], bad)
+    assert pool_bins([3.0, 4.0], 0.0) == [[0], [1]]  # the boundary itself is a valid minimum
+
+
 # --------------------------------------------------------------------------- G-test
 
 
