@@ -52,3 +52,35 @@ def test_suites_without_fit_checks_spend_nothing_on_too_regular():
     assert budget.summary()["spent"] == 0
     with pytest.raises(BudgetExceeded, match="more too_regular checks than the 0 the suites declared"):
         budget.spend("too_regular")
+
+
+def test_declarations_add_up_kind_by_kind():
+    first = BudgetDeclaration(fit=1, pairs=2, calibration=3, unbiased=4, independence=5, seeds=6)
+    second = BudgetDeclaration(fit=10, pairs=20, calibration=30, unbiased=40, independence=50, seeds=60)
+    assert first + second == BudgetDeclaration(fit=11, pairs=22, calibration=33, unbiased=44, independence=55,
+                                               seeds=66)
+
+
+def test_a_declaration_reads_as_a_suite_would_write_it():
+    assert str(BudgetDeclaration()) == "BudgetDeclaration()"
+    assert str(BudgetDeclaration(seeds=1, fit=3, unbiased=2)) == "BudgetDeclaration(fit=3, unbiased=2, seeds=1)"
+
+
+def test_the_summary_gives_the_fit_alpha_and_each_kinds_declared_used_and_spent():
+    budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=2, calibration=1, seeds=1))
+    alpha = budget.alpha("fit")
+    assert alpha == pytest.approx((1e-6 - 2e-12 - 1e-12) / (3 * ASYMPTOTIC_SAFETY), rel=1e-12)
+    budget.spend("fit")
+    budget.spend("calibration")
+    summary = budget.summary()
+    assert summary["fit_alpha"] == alpha
+    assert summary["checks"] == {
+        "fit": {"declared": 2, "used": 1, "spent": alpha * ASYMPTOTIC_SAFETY},
+        "pairs": {"declared": 0, "used": 0, "spent": 0.0},
+        "calibration": {"declared": 1, "used": 1, "spent": alpha},  # an exact tail: charged its alpha only
+        "unbiased": {"declared": 0, "used": 0, "spent": 0.0},
+        "independence": {"declared": 0, "used": 0, "spent": 0.0},
+        "seeds": {"declared": 1, "used": 0, "spent": 0.0},
+        "too_regular": {"declared": 2, "used": 0, "spent": 0.0},
+    }
+    assert FalseFailureBudget(1e-6, BudgetDeclaration(calibration=1)).summary()["fit_alpha"] is None

@@ -10,6 +10,7 @@ against scipy.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -278,6 +279,23 @@ def test_binom_cdf_keeps_its_digits_deep_in_the_tail():
 @given(q=st.floats(1e-12, 1 - 1e-12))
 def test_normal_quantile_matches_scipy(q):
     assert stats.normal_quantile(q) == pytest.approx(sps.norm.ppf(q), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("q", [0.0, -1e-300, -0.5, 1.0, 1.5])
+def test_normal_quantile_refuses_a_q_outside_the_open_unit_interval(q):
+    with pytest.raises(ValueError, match=re.escape(f"q must be in (0, 1), got {q!r}")):
+        stats.normal_quantile(q)
+    assert stats.normal_quantile(1e-300) == pytest.approx(-37.0471, abs=1e-4)  # just inside: a number
+
+
+@pytest.mark.parametrize(("low", "high", "name"), [
+    (-0.1, None, "low"), (math.nan, None, "low"), (1.5, None, "low"), (-0.1, 0.7, "low"), (0.6, 1.2, "high"),
+])
+def test_coverage_test_refuses_a_coverage_that_is_not_a_probability(low, high, name):
+    bad = low if name == "low" else high
+    with pytest.raises(ValueError, match=re.escape(f"{name} must lie in [0, 1], got {bad!r}")):
+        stats.coverage_test(5, 10, low, high)
+    assert stats.coverage_test(5, 10, 0.0, 1.0).pvalue == 1.0  # the bounds themselves are probabilities
 
 
 @settings(max_examples=100, deadline=None)

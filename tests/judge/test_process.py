@@ -454,6 +454,55 @@ def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
     assert writer.sent > total and reader.received == writer.sent  # whole frames, counted alike both ways
 
 
+def test_an_output_that_has_ended_is_not_watched_while_the_judge_waits(monkeypatch):
+    """Once the learner's output is at its end (every writer gone), a wait for the answer sleeps
+    in one select until its deadline: an ended pipe is always readable, and watching it would
+    spin the judge for as long as the learner computes."""
+    import os
+    import select
+    import time
+
+    from judge import process
+
+    output = process.OutputCapture()
+    os.write(output.write_fd, b"last words\n")
+    output.handed_over()  # the learner's copy is gone too: end of file after its last words
+    never_ready, other_end = os.pipe()
+    calls, original = [], select.select
+
+    def counted(*args):
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(process.select, "select", counted)
+    try:
+        with pytest.raises(TimeoutError):
+            process._wait_until_ready(never_ready, time.monotonic() + 0.3, output, write=False)
+    finally:
+        os.close(never_ready)
+        os.close(other_end)
+        output.close()
+    assert output.tail() == "last words\n"
+    assert len(calls) <= 3, f"{len(calls)} wake-ups in 0.3 s"
+
+
+def test_a_closed_process_leaves_no_file_descriptor_open_in_the_judge(learner_file):
+    import os
+
+    def open_fds() -> set[int]:
+        return {int(fd) for fd in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{fd}")}
+
+    path = learner_file(ECHO)
+    with LearnerProcess(path, launcher=LocalLauncher()) as warm_up:  # imports and caches, once
+        warm_up.call("double", [torch.arange(2)], {}, timeout_s=30)
+    before = open_fds()
+    with LearnerProcess(path, launcher=LocalLauncher()) as process:
+        process.call("double", [torch.arange(2)], {}, timeout_s=30)
+        assert open_fds() > before
+    assert open_fds() == before
+    assert "hello from the learner" in process.output_tail()  # what it printed stays readable
+
+
 # --- which tensor arguments a call changed: exact, whatever the change, and as same_tensor decides ---
 
 def _snapshot_says(before: torch.Tensor, change) -> bool:

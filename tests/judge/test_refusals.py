@@ -285,6 +285,7 @@ def _sent(monkeypatch, calls) -> tuple[dict, bytes] | None:
         request, body = sent[0]
         assert body == wire.encode_header(request)  # sent as it was measured
         assert wire.frame_fits(body, request["tensors"], max_bytes=MAX_REFUSALS_PAYLOAD)
+        assert wire.frame_fits(body, request["tensors"])  # what the child's read_frame takes
         return request, body
     assert outcomes == []
     return None
@@ -307,13 +308,16 @@ def _nest(depth: int):
         (_calls(300), MAX_REFUSALS),
         (_calls(300, g=[torch.ones(1)] * 5), wire.MAX_TENSORS // 5),  # tensors: 204 calls, 1020 tensors
         (_calls(20, g=torch.empty(2 << 20)), MAX_REFUSALS_PAYLOAD // (8 << 20)),  # 8 MiB each: 7 of them
+        # 13 MiB each: 4 of them (52 MiB); a fifth (65 MiB) is past the 64 MiB the child reads.
+        (_calls(6, g=torch.empty(13 << 18)), 4),
         (_calls(60, g="x" * 100_000), wire.MAX_HEADER_BYTES // 100_050),  # the header's bytes: 41 calls
         (_calls(5, g=[0] * 80_000), wire.MAX_NODES // 80_000),  # values: 2 calls
         (_calls(2) + _calls(3, g=_nest(40)), 2),  # nesting: the calls before the one too deep
         (_calls(3) + _calls(1, g=2**63) + _calls(2), 3),  # an integer the child cannot read
         (_calls(3, g=_nest(40)), None),  # the first call alone does not fit: none
     ],
-    ids=["calls", "tensors", "payload", "header bytes", "values", "nesting", "integer", "none"],
+    ids=["calls", "tensors", "payload", "payload near the child's bound",
+         "header bytes", "values", "nesting", "integer", "none"],
 )
 def test_a_batch_holds_the_longest_run_of_calls_that_one_frame_takes(calls, sent, monkeypatch):
     request = _sent(monkeypatch, calls)

@@ -151,6 +151,49 @@ def test_regularized_gammas_match_scipy(a: float, log_ratio: float) -> None:
     assert_close(regularized_gamma_q(a, x), special.gammaincc(a, x))
 
 
+@pytest.mark.parametrize(("x", "rel"), [
+    # Each branch of the asymptotic series from where it starts; the shortcut past 500 leaves out
+    # a term of ~2.5e-17, 1.5e-13 of the value at 500.
+    (15.01, 1e-13), (15.5, 1e-13), (20.0, 1e-13), (35.01, 1e-13), (50.0, 1e-13), (80.01, 1e-13),
+    (200.0, 1e-13), (500.0, 1e-13), (500.01, 2e-13), (1e4, 1e-13), (1e8, 1e-13),
+])
+def test_stirlings_error_keeps_its_relative_accuracy_on_every_branch(x: float, rel: float) -> None:
+    """What the saddle-point binomial and the large-a gamma prefactor rest on: agreement with a
+    50-digit reference, relative to the error itself (it is ~1 / (12 x), and is subtracted)."""
+    import mpmath  # torch's own dependency (through sympy): always there where the suite runs
+    mpmath.mp.dps = 50
+    big = mpmath.mpf(x)
+    want = mpmath.loggamma(big + 1) - (big + mpmath.mpf("0.5")) * mpmath.log(big) + big - mpmath.log(
+        mpmath.sqrt(2 * mpmath.pi))
+    assert abs((mpmath.mpf(stats._stirling_error(x)) - want) / want) < rel
+
+
+def test_a_numpy_float32_argument_is_computed_in_double_precision() -> None:
+    """A check may hand over a value it read from a float32 array; the tail is computed from that
+    value as a Python float, not in float32 arithmetic (7 digits)."""
+    for a, x in ((2.5, np.float32(3.7)), (40.0, np.float32(38.2))):
+        assert regularized_gamma_p(a, x) == regularized_gamma_p(a, float(x))
+        assert regularized_gamma_q(a, x) == regularized_gamma_q(a, float(x))
+        assert type(regularized_gamma_p(a, x)) is float
+
+
+@pytest.mark.parametrize("make", [
+    lambda: stats.coverage_test(600, 1000, 0.64, 0.70),
+    lambda: stats.mean_test([1.0, 2.0, 4.0], 2.0),
+    lambda: g_test([480, 340, 180], [0.5, 0.3, 0.2]),
+    lambda: duplicate_agreement_test(30, 100, 0.2),
+    lambda: too_regular_test([1.0, 2.0], [2, 3]),
+])
+def test_a_tests_result_cannot_be_altered_once_made(make) -> None:
+    """A result is the record a verdict is built from: no later step may rewrite its p-value."""
+    import dataclasses
+
+    result = make()
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'pvalue'"):
+        result.pvalue = 1.0
+    assert result == make() and hash(result) == hash(make())
+
+
 def test_regularized_gamma_at_zero_and_infinity() -> None:
     assert regularized_gamma_p(3.0, 0.0) == 0.0
     assert regularized_gamma_q(3.0, 0.0) == 1.0
@@ -322,6 +365,16 @@ def test_bins_do_not_depend_on_what_was_observed(weights, n, seeds) -> None:
 def test_pool_bins_rejects_bad_expected_counts(bad: float) -> None:
     with pytest.raises(ValueError, match=r"expected\[1\]"):
         pool_bins([3.0, bad, 4.0])
+
+
+@pytest.mark.parametrize("bad", [-1.0, -1e-300, math.nan, math.inf])
+def test_pool_bins_and_g_test_refuse_a_min_expected_that_is_negative_or_not_finite(bad: float) -> None:
+    message = re.escape(f"min_expected must be a finite number >= 0, got {bad!r}")
+    with pytest.raises(ValueError, match=message):
+        pool_bins([3.0, 4.0], bad)
+    with pytest.raises(ValueError, match=message):
+        g_test([3, 4], [0.5, 0.5], bad)
+    assert pool_bins([3.0, 4.0], 0.0) == [[0], [1]]  # the boundary itself is a valid minimum
 
 
 # --------------------------------------------------------------------------- G-test

@@ -19,6 +19,7 @@ import pytest
 
 from judge.learner_code import OUTPUT_FILE_LIMIT
 from judge.process import LearnerProcess, LearnerRaised, LearnerSource, ProcessFailed, SandboxFailure
+from judge.sandbox.keeper import Lifeline
 from judge.sandbox.keeper import running as _running
 from judge.sandbox.launchers import LocalLauncher, WarmLocalLauncher
 from judge.verdicts import Verdict
@@ -85,6 +86,13 @@ LEARNER = """
             for _ in range(megabytes):
                 file.write(b"w" * (1 << 20))
         return os.path.getsize("written.bin") >> 20
+
+    def linger():
+        # A worker that would outlive the end of its input: it sleeps at exit, however it exits.
+        import atexit
+        atexit.register(time.sleep, 600)
+        os._exit = lambda code: time.sleep(600)
+        return os.getpid()
 
     def orphan():
         # A grandchild in a session of its own, which its parent leaves behind at once.
@@ -215,6 +223,60 @@ def test_nothing_the_code_starts_outlives_its_process(learner, launcher, ending)
     assert _gone(grandchild)
 
 
+def test_once_closed_a_worker_that_would_linger_is_gone_and_so_is_its_scratch_directory(learner, launcher):
+    """close() promises that every process of the job has been killed when it returns: the
+    judge kills the tree, it does not wait for the worker to leave (this one would sleep at exit)."""
+    with LearnerProcess(learner, launcher=launcher) as process:
+        worker = _call(process, "linger")
+        scratch = _call(process, "describe")["cwd"]
+        assert _running(worker) and os.path.isdir(scratch)
+    assert _gone(worker, within_s=10)
+    assert not os.path.exists(scratch)
+
+
+NO_KEEPER = """
+import os, subprocess, sys, time
+# A learner process where no keeper runs (not Linux): it ignores its lifeline, and has a child.
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+os.write(1, b"%d\\n" % grandchild.pid)
+time.sleep(600)
+"""
+
+
+def test_without_a_keeper_a_fresh_process_and_its_children_die_with_its_process_group(tmp_path, monkeypatch):
+    import threading
+
+    stand_in = tmp_path / "no_keeper.py"
+    stand_in.write_text(NO_KEEPER)
+    monkeypatch.setattr("judge.sandbox.launchers.CHILD_SCRIPT", stand_in)
+    monkeypatch.setattr("judge.sandbox.launchers.KEEPER_EXIT_S", 0.5)
+    output_read, output_write = os.pipe()
+    protocol = os.pipe()
+    try:
+        launched = LocalLauncher().launch(
+            device="cpu", memory_limit_mb=None, fd_in=protocol[0], fd_out=protocol[1], output_fd=output_write
+        )
+    finally:
+        os.close(output_write)
+    with os.fdopen(output_read) as output:
+        grandchild = int(output.readline())
+        pids = (launched.pid, grandchild)
+        try:
+            releasing = threading.Thread(target=launched.release, daemon=True)
+            releasing.start()
+            releasing.join(20)
+            assert not releasing.is_alive(), "release() is waiting for a process its group kill missed"
+            assert _gone(launched.pid) and _gone(grandchild)
+        finally:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            for fd in protocol:
+                os.close(fd)
+
+
 # --------------------------------------------------------------------------- what only a fork could get wrong
 
 
@@ -326,10 +388,20 @@ def test_a_warm_start_that_fails_is_an_internal_error_and_the_server_is_replaced
             def cleanup(self) -> None:
                 pass
 
+        lifelines = []
+
+        class Recorded(Lifeline):
+            def __init__(self) -> None:
+                super().__init__()
+                lifelines.append(f"pipe:[{os.fstat(self.read_fd).st_ino}]")
+
         with monkeypatch.context() as patch:
             patch.setattr(tempfile, "TemporaryDirectory", lambda **_: Vanished())
+            patch.setattr("judge.sandbox.launchers.Lifeline", Recorded)
             with pytest.raises(SandboxFailure, match="could not start your process"):
                 LearnerProcess(learner, launcher=launcher)
+        # The failed job's lifeline is cut: neither of its ends stays open in the judge.
+        assert len(lifelines) == 1 and lifelines[0] not in _open_files()
         assert _gone(first_server)
         with LearnerProcess(learner, launcher=launcher) as process:
             assert _call(process, "describe")["start"] == "zygote.py"
@@ -353,6 +425,17 @@ def test_a_closed_launcher_starts_fresh_processes(learner):
     assert _gone(server) and launcher.server_pid is None
     with LearnerProcess(learner, launcher=launcher) as process:
         assert _call(process, "describe")["start"] == "child.py"
+
+
+def _open_files() -> set[str]:
+    """What the judge's file descriptors point to (``pipe:[inode]`` for a pipe)."""
+    targets = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            targets.add(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:  # the descriptor of the listing itself, closed by now
+            pass
+    return targets
 
 
 def _gone(pid: int, within_s: float = 30.0) -> bool:

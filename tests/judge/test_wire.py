@@ -84,6 +84,59 @@ def test_every_kind_of_cpu_tensor_is_sent_as_its_values(make):
     assert torch.equal(_roundtrip(tensor).to(tensor.dtype), tensor.detach())
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch._neg_view(torch.arange(1.0, 7.0).reshape(2, 3)),
+        # A public way to the same bit: the imaginary part of a conjugate is a negative view.
+        lambda: torch.complex(torch.arange(4.0), torch.arange(1.0, 5.0)).conj().imag,
+    ],
+)
+def test_a_negative_view_crosses_the_wire_as_the_values_it_shows(make):
+    # Its memory holds the values unnegated, and contiguous() keeps the bit: sending that memory
+    # would flip every sign.
+    tensor = make()
+    assert tensor.is_neg()
+    spec, view = wire.tensor_to_buffer(tensor)
+    assert bytes(view) == bytes(tensor.resolve_neg().reshape(-1).view(torch.uint8).tolist())
+    back = _roundtrip(tensor)
+    assert back.tolist() == tensor.tolist() and all(value < 0 for value in back.reshape(-1).tolist())
+
+
+def test_a_tensor_is_rebuilt_on_the_device_asked_for():
+    spec, view = wire.tensor_to_buffer(torch.arange(6.0).reshape(2, 3))
+    on_cpu = wire.payload_to_tensor(spec, bytes(view))
+    assert on_cpu.device.type == "cpu" and on_cpu.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    # "meta" is a device every torch build has: the one path a CPU machine can take off the CPU.
+    elsewhere = wire.payload_to_tensor(spec, bytes(view), device="meta")
+    assert elsewhere.device.type == "meta" and elsewhere.shape == (2, 3) and elsewhere.dtype == torch.float32
+
+
+@pytest.mark.parametrize("device, refused", [
+    ("cuda", False), ("cuda:0", False), ("cuda:9999", False), ("meta", False),
+    ("cuda:10000", True), ("cuda:99999", True), ("cuda:", True), ("cuda:-1", True), ("cuda:١", True),
+    ("tpu:0", True), ("", True),
+])
+def test_a_device_name_has_a_known_kind_and_at_most_four_digits(device, refused):
+    spec = {"dtype": "float32", "shape": [1], "nbytes": 4, "device": device}
+    if refused:
+        with pytest.raises(wire.WireError, match=re.escape(f"device {device!r} is not a device name")):
+            wire.validate_tensor_spec(spec)
+    else:
+        assert wire.validate_tensor_spec(spec) == 4
+
+
+def test_torchs_refusal_of_a_tensor_is_cut_at_200_characters(monkeypatch):
+    def refuse(spec, raw, device="cpu"):
+        raise RuntimeError("x" * 199 + "yz" + "!" * 300)
+
+    monkeypatch.setattr(wire, "payload_to_tensor", refuse)
+    spec = {"dtype": "float32", "shape": [1], "nbytes": 4}
+    with pytest.raises(wire.WireError) as refusal:
+        wire.decode_values({"$tensor": 0}, [spec], [bytearray(4)])
+    assert str(refusal.value) == "tensor 0 cannot be rebuilt: " + "x" * 199 + "y"
+
+
 def test_unsendable_values_are_refused():
     with pytest.raises(wire.WireError, match="cannot send"):
         wire.encode_values(object(), [], [])
