@@ -503,6 +503,32 @@ def test_a_closed_process_leaves_no_file_descriptor_open_in_the_judge(learner_fi
     assert "hello from the learner" in process.output_tail()  # what it printed stays readable
 
 
+def test_while_a_learner_runs_the_judge_holds_one_end_of_each_pipe_it_shares(learner_file):
+    """The lifeline's read end is the keeper's once the child has started (``handed_over``): a judge
+    that kept it too would hold both ends of that pipe, one descriptor more per running job."""
+    import os
+
+    def pipe_ends() -> list[str]:
+        ends = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                target = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("pipe:"):
+                ends.append(target)
+        return ends
+
+    path = learner_file(ECHO)
+    before = set(pipe_ends())
+    with LearnerProcess(path, launcher=LocalLauncher()) as process:
+        process.call("double", [torch.arange(2)], {}, timeout_s=30)
+        new = [end for end in pipe_ends() if end not in before]
+        assert new, "the judge talks to its learner through pipes"  # a positive control
+        both_ends = sorted({end for end in new if new.count(end) > 1})
+        assert not both_ends, f"the judge holds both ends of {both_ends}"
+
+
 # --- which tensor arguments a call changed: exact, whatever the change, and as same_tensor decides ---
 
 def _snapshot_says(before: torch.Tensor, change) -> bool:
