@@ -408,6 +408,60 @@ def test_a_warm_start_that_fails_is_an_internal_error_and_the_server_is_replaced
         assert launcher.server_pid not in (None, first_server)
 
 
+class _RecordedScratch:
+    """tempfile.TemporaryDirectory, recording the folders it makes (each job's scratch directory) and
+    holding each object, so that only an explicit cleanup removes a folder, never the collector."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.made: list[str] = []
+        self._held: list = []
+        self._real = tempfile.TemporaryDirectory
+
+    def __call__(self, **kwargs):
+        scratch = self._real(**kwargs)
+        self.made.append(scratch.name)
+        self._held.append(scratch)
+        return scratch
+
+
+def test_a_fresh_start_that_fails_leaves_no_scratch_directory(learner, monkeypatch):
+    import tempfile
+
+    recorded = _RecordedScratch()
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", recorded)
+
+    def no_python(*args, **kwargs):
+        raise OSError("no python here")
+
+    monkeypatch.setattr(subprocess, "Popen", no_python)
+    with pytest.raises(SandboxFailure, match="could not start a Python process"):
+        LearnerProcess(learner, launcher=LocalLauncher())
+    assert len(recorded.made) == 1 and not os.path.exists(recorded.made[0])
+
+
+def test_a_warm_start_interrupted_leaves_no_scratch_directory(learner, monkeypatch):
+    import tempfile
+
+    from judge.sandbox.strict import Zygote
+
+    with WarmLocalLauncher() as launcher:
+        with LearnerProcess(learner, launcher=launcher):  # the server is up
+            pass
+        recorded = _RecordedScratch()
+
+        def interrupted(self, **kwargs):
+            raise KeyboardInterrupt
+
+        with monkeypatch.context() as patch:
+            patch.setattr(tempfile, "TemporaryDirectory", recorded)
+            patch.setattr(Zygote, "spawn", interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                LearnerProcess(learner, launcher=launcher)
+        assert len(recorded.made) == 1 and not os.path.exists(recorded.made[0])
+
+
 def test_cuda_processes_start_fresh(learner, warm_launcher):
     """The fork server never touches CUDA, and a cuda job does not ask it: it starts fresh."""
     with LearnerProcess(learner, device="cuda", launcher=warm_launcher) as process:
