@@ -137,6 +137,15 @@ def test_torchs_refusal_of_a_tensor_is_cut_at_200_characters(monkeypatch):
     assert str(refusal.value) == "tensor 0 cannot be rebuilt: " + "x" * 199 + "y"
 
 
+def test_a_declared_size_is_quoted_in_its_refusal_cut_at_40_characters():
+    """A hostile child may declare any JSON number of bytes: the refusal quotes its first 40 digits."""
+    declared = int("1234567890" * 6)
+    spec = {"dtype": "float32", "shape": [2], "nbytes": declared}
+    with pytest.raises(wire.WireError) as refusal:
+        wire.validate_tensor_spec(spec)
+    assert str(refusal.value) == f"declared {str(declared)[:40]!r} bytes, shape [2] of float32 needs 8"
+
+
 def test_unsendable_values_are_refused():
     with pytest.raises(wire.WireError, match="cannot send"):
         wire.encode_values(object(), [], [])
