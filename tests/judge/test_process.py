@@ -475,15 +475,17 @@ def test_an_output_that_has_ended_is_not_watched_while_the_judge_waits(monkeypat
         return original(*args)
 
     monkeypatch.setattr(process.select, "select", counted)
+    started = time.monotonic()
     try:
-        with pytest.raises(TimeoutError):
-            process._wait_until_ready(never_ready, time.monotonic() + 0.3, output, write=False)
+        with pytest.raises(TimeoutError) as waited:
+            process._wait_until_ready(never_ready, started + 0.3, output, write=False)
     finally:
         os.close(never_ready)
         os.close(other_end)
         output.close()
     assert output.tail() == "last words\n"
     assert len(calls) <= 3, f"{len(calls)} wake-ups in 0.3 s"
+    assert waited.value.args == () and time.monotonic() - started >= 0.3  # the deadline's, not sooner
 
 
 def test_a_closed_process_leaves_no_file_descriptor_open_in_the_judge(learner_file):

@@ -452,12 +452,12 @@ def test_a_warm_start_interrupted_leaves_no_scratch_directory(learner, monkeypat
         recorded = _RecordedScratch()
 
         def interrupted(self, **kwargs):
-            raise KeyboardInterrupt
+            raise KeyboardInterrupt("interrupted while the server forks")
 
         with monkeypatch.context() as patch:
             patch.setattr(tempfile, "TemporaryDirectory", recorded)
             patch.setattr(Zygote, "spawn", interrupted)
-            with pytest.raises(KeyboardInterrupt):
+            with pytest.raises(KeyboardInterrupt, match="interrupted while the server forks"):
                 LearnerProcess(learner, launcher=launcher)
         assert len(recorded.made) == 1 and not os.path.exists(recorded.made[0])
 
