@@ -505,6 +505,22 @@ def test_a_closed_process_leaves_no_file_descriptor_open_in_the_judge(learner_fi
     assert "hello from the learner" in process.output_tail()  # what it printed stays readable
 
 
+def test_a_load_interrupted_closes_the_process_before_the_interrupt_goes_on(learner_file, monkeypatch):
+    """Whatever stops the judge while a file loads (here a KeyboardInterrupt), the learner's process
+    is ended first: a slot or a process left behind would outlive the grading."""
+    import judge.process as process_module
+
+    def interrupted(header):
+        raise KeyboardInterrupt("interrupted while the file loads")
+
+    monkeypatch.setattr(process_module.protocol, "first_message", interrupted)
+    process = LearnerProcess(learner_file(ECHO), launcher=LocalLauncher(), wait=False)
+    assert process.alive  # a positive control: it runs until the interrupt
+    with pytest.raises(KeyboardInterrupt, match="interrupted while the file loads"):
+        process.wait_ready()
+    assert not process.alive and process._proc.poll() is not None
+
+
 def test_while_a_learner_runs_the_judge_holds_one_end_of_each_pipe_it_shares(learner_file):
     """The lifeline's read end is the keeper's once the child has started (``handed_over``): a judge
     that kept it too would hold both ends of that pipe, one descriptor more per running job."""
