@@ -35,7 +35,6 @@ import ast
 import contextlib
 import json
 import os
-import random
 import re
 import shutil
 import signal
@@ -276,14 +275,6 @@ class ModuleResult:
         return self.killed / killable if killable else 1.0
 
 
-def sample_of(mutants: list, size: int | None, seed: int, module: str) -> list:
-    """A seeded simple random sample of ``size`` mutants in source order (all when ``size`` is None)."""
-    if size is None or size >= len(mutants):
-        return list(mutants)
-    chosen = set(random.Random(f"mutation-core:{seed}:{module}").sample(range(len(mutants)), size))
-    return [mutant for index, mutant in enumerate(mutants) if index in chosen]
-
-
 def mutate_module(
     module: ModuleConfig,
     checkouts: Sequence[Path],
@@ -294,11 +285,12 @@ def mutate_module(
     """Judge a sample of ``module``'s mutants with its tests, one checkout per job.
 
     Raises :class:`ConfigError` when the tests fail without any mutant."""
+    from judge.mutation.judging import choose_sample
     from judge.mutation.mutants import generate_mutants
 
     source = (checkouts[0] / module.path).read_text(encoding="utf-8")
     mutants = [mutant for mutant in generate_mutants(source) if not in_annotation(source, mutant.source)]
-    chosen = sample_of(mutants, size, seed, module.path)
+    chosen = choose_sample(mutants, size, seed, module.path, namespace="mutation-core")
     baseline = run_tests(checkouts[0], module.tests, timeout=1800)
     if baseline.status != "passed":
         raise ConfigError(f"{module.path}: its tests {baseline.status} before any mutation:\n{baseline.tail}")

@@ -151,13 +151,16 @@ def tool_version() -> str:
     return f"cosmic-ray {version('cosmic-ray')}"
 
 
-def choose_sample(mutants: list[Mutant], size: int | None, seed: int, label: str) -> list[Mutant]:
+def choose_sample(
+    mutants: list[Mutant], size: int | None, seed: int, label: str, namespace: str = "mutation"
+) -> list[Mutant]:
     """A simple random sample of ``size`` mutants (all of them when ``size`` is None or not smaller),
-    drawn with ``random.Random`` seeded by ``seed`` and ``label`` (the exercise's folder), in the
-    mutants' order. The same mutants and seed always give the same sample."""
+    drawn with ``random.Random`` seeded by ``namespace``, ``seed`` and ``label`` (the exercise's
+    folder; a module's path for ``scripts/mutation_core.py``, whose namespace is "mutation-core"),
+    in the mutants' order. The same mutants and seed always give the same sample."""
     if size is None or size >= len(mutants):
         return list(mutants)
-    chosen = set(random.Random(f"mutation:{seed}:{label}").sample(range(len(mutants)), size))
+    chosen = set(random.Random(f"{namespace}:{seed}:{label}").sample(range(len(mutants)), size))
     return [mutant for index, mutant in enumerate(mutants) if index in chosen]
 
 
