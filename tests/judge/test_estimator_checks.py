@@ -375,3 +375,12 @@ def test_a_mistake_with_a_wider_spread_is_still_named():
     with pytest.raises(CheckFailed) as failed:
         expect_unbiased(_ctx(), wide, 0.3, std=std, label="x", mistakes={"the wide mistake": mistaken_mean})
     assert failed.value.diagnosis == "the wide mistake"
+
+
+@pytest.mark.parametrize("std", [None, 0.5])
+def test_mean_test_refuses_one_value_even_with_a_known_std(std):
+    """The contract asks for 2 values whatever ``std`` is: one value with a known std is no test of
+    the estimator's spread, and without one it would divide by n - 1 = 0."""
+    with pytest.raises(ValueError, match="need at least 2 values, got 1"):
+        stats.mean_test([1.0], 1.0, std)
+    assert stats.mean_test([1.0, 1.0], 1.0, std).pvalue == 1.0  # two values are enough
