@@ -53,7 +53,7 @@ from web.membership import (
     withdraw,
 )
 from web.models import Assignment, Course, Exercise, Extension, Invitation, LatePolicy, User, Visibility
-from web.moments import form_value, zone_names
+from web.moments import MomentError, form_value, zone, zone_names
 from web.permissions import (
     course_to_attend,
     course_to_teach,
@@ -70,7 +70,9 @@ courses = Blueprint("courses", __name__, url_prefix="/courses")
 
 class CourseForm(SiteForm):
     name = StringField(LazyText("course_name"), validators=[DataRequired(LazyText("required")), Length(1, 200)])
-    time_zone = SelectField(LazyText("time_zone"), default="UTC")
+    # The list offers the common zones (web.moments.zone_names); any valid IANA name sent is
+    # accepted (web.moments.zone decides), so a client that names another zone keeps working.
+    time_zone = SelectField(LazyText("time_zone"), default="UTC", validate_choice=False)
     submit = SubmitField(LazyText("create_course"))
 
 
@@ -150,6 +152,11 @@ def create():
     refuse_unless(may_create_courses(current_user), "creating a course")
     form = _course_form()
     if not form.validate_on_submit():
+        return _render_index(course_form=form, status=400)
+    try:
+        zone(form.time_zone.data)
+    except MomentError as error:
+        form.time_zone.errors = [str(error)]
         return _render_index(course_form=form, status=400)
     try:
         course = create_course(g.db, current_user, form.name.data, form.time_zone.data)
