@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Boolean, Float, Integer, Select, Text, and_, case, cast, func, literal, null, select, union_all
 from sqlalchemy.ext.compiler import compiles
@@ -90,9 +91,7 @@ def effective_due_at() -> ColumnElement[dt.datetime]:
     return func.coalesce(Extension.due_at, Assignment.due_at)
 
 
-def late_multiplier(
-    created_at: ColumnElement, due_at: ColumnElement, late_policy: ColumnElement, penalty_per_day: ColumnElement
-) -> ColumnElement[float]:
+def late_multiplier(created_at: Any, due_at: Any, late_policy: Any, penalty_per_day: Any) -> ColumnElement[float]:
     """What an attempt made at ``created_at`` against (effective) deadline ``due_at`` counts for,
     as a factor of its score: 1 on time (at the due time itself too) and under ``flagged``,
     ``1 - penalty_per_day * d`` (never below 0, ``d`` started days late) under ``penalty``, NULL
@@ -371,9 +370,10 @@ def cells(session: Session, course_id: int, user_ids: list[int] | None = None) -
 
 def effective_due(session: Session, assignment: Assignment, user_id: int) -> dt.datetime:
     """``user_id``'s due date-time on ``assignment``: their extension's, else the assignment's."""
-    return session.scalar(
+    due = session.scalar(
         select(effective_due_at())
         .select_from(Assignment)
         .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == user_id))
         .where(Assignment.id == assignment.id)
     )
+    return due if due is not None else assignment.due_at

@@ -37,6 +37,7 @@ from web.courses import (
     save_assignment,
     withdraw_extension,
 )
+from web.deadlines import UPCOMING_DAYS, upcoming_deadlines
 from web.extensions import join_code_limits
 from web.forms import ConfirmForm, SiteForm, SureForm
 from web.i18n import LazyText, t
@@ -52,7 +53,7 @@ from web.membership import (
     remove_member,
     withdraw,
 )
-from web.models import Assignment, Course, Exercise, Extension, Invitation, LatePolicy, User, Visibility
+from web.models import Assignment, Course, CourseRole, Exercise, Extension, Invitation, LatePolicy, User, Visibility
 from web.moments import MomentError, form_value, zone, zone_names
 from web.permissions import (
     course_to_attend,
@@ -129,14 +130,18 @@ def _course_form() -> CourseForm:
 
 
 def _render_index(course_form: CourseForm | None = None, join_form: JoinForm | None = None, status: int = 200):
+    memberships = courses_of(g.db, current_user)
     return render_template(
         "courses/index.html",
-        memberships=courses_of(g.db, current_user),
+        memberships=memberships,
+        learns=any(role is CourseRole.learner for _, role in memberships),
         may_create=may_create_courses(current_user),
         course_form=course_form or _course_form(),
         join_form=join_form or JoinForm(formdata=None),
         invitations=invitations_for(g.db, current_user),
         confirm_form=ConfirmForm(formdata=None),
+        upcoming=upcoming_deadlines(g.db, current_user.id),
+        upcoming_days=UPCOMING_DAYS,
     ), status
 
 
