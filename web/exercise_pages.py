@@ -127,7 +127,7 @@ def _attempts(row: Exercise, limit: int, offset: int = 0) -> list[Submission]:
     query = (
         select(Submission)
         .where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
-        .options(selectinload(Submission.gradings), selectinload(Submission.current))
+        .options(selectinload(Submission.gradings), selectinload(Submission.current), selectinload(Submission.course))
         .order_by(Submission.id.desc())
     )
     return list(g.db.scalars(query.limit(limit).offset(offset)))

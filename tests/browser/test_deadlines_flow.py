@@ -8,10 +8,10 @@ import datetime as dt
 import re
 
 import pytest
+from browser_support import ServedSite, accessibility_violations, sign_up, type_into_editor
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from browser_support import ServedSite, accessibility_violations, sign_up, type_into_editor
 from web.accounts import create_user
 from web.courses import create_course, enroll, save_assignment
 from web.models import Role, User, utcnow

@@ -92,8 +92,11 @@ def test_a_late_submit_warns_keeps_the_code_and_only_a_confirmed_one_is_accepted
     # Those who teach see the same line.
     teacher = unescape(late_class.client("instructor").get(confirmed.headers["Location"]).get_data(as_text=True))
     assert re.search(r"late by 1 h( \d+ min)?, counted 90 %", teacher)
-    # The submission's time is in the course's zone, to the second.
-    assert show(stored.created_at, "Europe/Berlin", seconds=True) in page
+    # The submission's time is in the course's zone, to the second, wherever it is listed.
+    when = show(stored.created_at, "Europe/Berlin", seconds=True)
+    assert when in page
+    assert when in unescape(ann.get("/exercises/39").get_data(as_text=True))
+    assert when in unescape(ann.get("/exercises/39/submissions").get_data(as_text=True))
 
 
 def test_the_share_the_warning_names_is_the_one_the_gradebook_counts(late_class):
