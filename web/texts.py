@@ -192,7 +192,6 @@ SITE: dict[str, tuple[str, str]] = {
     "upcoming_deadlines": ("Your upcoming deadlines (next {days} days)", "你即将到来的截止时间（未来 {days} 天）"),
     "no_upcoming_deadlines": ("No deadline in the next {days} days.", "未来 {days} 天内没有截止时间。"),
     "assignment": ("Assignment", "作业"),
-    "due": ("Due", "截止"),
     "time_left": ("Time left", "剩余时间"),
     "hidden_details_limited": (
         "Hidden test details are limited to “{before}” until {due}; after that you will see “{after}”.",
