@@ -195,3 +195,14 @@ def test_the_late_policy_in_words_is_what_the_counting_computes(rate, words, mak
     with app.test_request_context():
         assert words in policy_words(LatePolicy.penalty, rate)
         assert span(13) == "13 s" and span(3 * 3600 + 61) == "3 h 1 min" and span(86400 * 2 + 3600) == "2 days 1 h"
+
+
+def test_the_course_form_accepts_a_valid_zone_it_does_not_offer_and_refuses_an_unknown_one(late_class):
+    teacher = late_class.client("instructor")
+    page = teacher.get("/courses/").get_data(as_text=True)
+    assert '<option value="Europe/Berlin">' in page and 'value="Factory"' not in page
+    token = csrf_token(teacher, "/courses/")
+    made = teacher.post("/courses/", data={"csrf_token": token, "name": "Old zone", "time_zone": "Etc/GMT+5"})
+    assert made.status_code == 302
+    refused = teacher.post("/courses/", data={"csrf_token": token, "name": "No zone", "time_zone": "Mars/Olympus"})
+    assert refused.status_code == 400 and "unknown time zone" in unescape(refused.get_data(as_text=True))
