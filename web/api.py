@@ -21,11 +21,13 @@ from sqlalchemy import select
 from judge.exports import results_json
 from judge.wire import nesting_exceeds
 from web.contexts import NOT_GIVEN, ContextRefused, choose_context
+from web.deadlines import Lateness, submission_lateness
 from web.extensions import submit_limits
 from web.grading import SubmissionRefused
 from web.i18n import choose_language
 from web.lookup import find_exercise, submission_when_graded, visible_submission
 from web.models import ApiToken, Exercise, Submission
+from web.moments import iso
 from web.presenting import grading_summary, submission_view
 from web.services import services
 from web.validation import text_problem
@@ -142,7 +144,25 @@ def create_submission():
         submission = services().queue.submit(g.db, g.user, exercise, code, course_id)
     except SubmissionRefused as refused:
         abort(429 if refused.too_many else 400, description=str(refused))
-    return jsonify({"id": submission.id, "status": submission.shown.status.value, "course_id": course_id}), 202
+    answer = {"id": submission.id, "status": submission.shown.status.value, "course_id": course_id}
+    # An API client is never asked to confirm: late work is accepted and the answer says so.
+    answer["lateness"] = lateness_json(submission_lateness(g.db, submission))
+    return jsonify(answer), 202
+
+
+def lateness_json(found: Lateness | None) -> dict[str, Any] | None:
+    """A course submission against its deadline (None for practice): ``due_at`` (effective, ISO
+    8601), ``late`` and ``late_by_s`` (seconds after it), ``counted_share`` (the factor of its
+    score that counts: 1.0 on time, null when nothing counts) and ``late_policy``."""
+    if found is None:
+        return None
+    return {
+        "due_at": iso(found.deadline.due_at),
+        "late": found.late,
+        "late_by_s": found.late_s,
+        "counted_share": found.share,
+        "late_policy": found.deadline.assignment.late_policy.value,
+    }
 
 
 def context_json(submission: Submission) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
 from web.extensions import csrf, limiter, login_manager
 from web.grading import GradingQueue
-from web.models import User, UserSession
+from web.models import User, UserSession, as_utc
 from web.moments import show as show_moment
 from web.presenting import minute
 from web.services import Services, services
@@ -209,9 +209,11 @@ def _register_request_hooks(app: Flask) -> None:
     # A stored moment as the course's pages show it: wall-clock time in the course's zone, with
     # its offset (web.moments.show); every course template writes `moment|course_time(course)`.
     # No course (a single submission's rejudge): UTC.
-    app.jinja_env.filters["course_time"] = lambda moment, course: show_moment(
-        moment, course.time_zone if course is not None else "UTC"
+    # With seconds=True where lateness is decided (due times, submission times in a course).
+    app.jinja_env.filters["course_time"] = lambda moment, course, seconds=False: show_moment(
+        moment, course.time_zone if course is not None else "UTC", seconds
     )
+    app.jinja_env.filters["to_second"] = lambda moment: as_utc(moment).replace(microsecond=0).isoformat()
 
     @app.context_processor
     def _template_values() -> dict:

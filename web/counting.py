@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Boolean, Float, Integer, Select, Text, and_, case, cast, func, literal, null, select, union_all
 from sqlalchemy.ext.compiler import compiles
@@ -43,6 +44,7 @@ from web.models import (
     Membership,
     Override,
     Submission,
+    as_utc,
 )
 
 
@@ -82,6 +84,49 @@ def score_share() -> ColumnElement[float]:
     )
 
 
+def effective_due_at() -> ColumnElement[dt.datetime]:
+    """The **effective deadline** of a query joined to :class:`Assignment` and (outer) to the
+    learner's :class:`Extension`: the extension's due date, else the assignment's. One rule for
+    the counting, the pages that show deadlines (:mod:`web.deadlines`) and :func:`effective_due`."""
+    return func.coalesce(Extension.due_at, Assignment.due_at)
+
+
+def late_multiplier(created_at: Any, due_at: Any, late_policy: Any, penalty_per_day: Any) -> ColumnElement[float]:
+    """What an attempt made at ``created_at`` against (effective) deadline ``due_at`` counts for,
+    as a factor of its score: 1 on time (at the due time itself too) and under ``flagged``,
+    ``1 - penalty_per_day * d`` (never below 0, ``d`` started days late) under ``penalty``, NULL
+    (nothing counts) under ``not_accepted``. Columns in the counting; literals when a page says
+    what a submission made now would count for (:func:`late_share`), so both use this one rule."""
+    days = started_days_after(created_at, due_at)
+    factor = literal(1.0, Float) - penalty_per_day * case((days < 1, 1), else_=days)
+    return case(
+        (created_at <= due_at, literal(1.0, Float)),
+        (late_policy == LatePolicy.flagged, literal(1.0, Float)),
+        (late_policy == LatePolicy.penalty, case((factor <= 0, literal(0.0, Float)), else_=factor)),
+        else_=typed_null(Float),
+    )
+
+
+def late_share(
+    session: Session, created_at: dt.datetime, due_at: dt.datetime, policy: LatePolicy, penalty_per_day: float
+) -> float | None:
+    """:func:`late_multiplier` for one moment, computed by the database as the counting computes it
+    (the same date arithmetic): 1.0 on time, the share a late attempt counts for, None when it
+    counts for nothing."""
+    moment = Submission.__table__.c.created_at.type
+    value = session.scalar(
+        select(
+            late_multiplier(
+                literal(as_utc(created_at), moment),
+                literal(as_utc(due_at), moment),
+                literal(policy, Assignment.__table__.c.late_policy.type),
+                literal(float(penalty_per_day or 0.0), Float),
+            )
+        )
+    )
+    return None if value is None else float(value)
+
+
 def attempts_query(course_id: int) -> Select:
     """One row per attempt of a learner of the course at an exercise of its assignments, made
     for the course (its context).
@@ -91,17 +136,12 @@ def attempts_query(course_id: int) -> Select:
     ``share`` (the grading's score share) and ``counted`` (what it counts for; None when it does
     not count: not graded yet, or late under ``not_accepted``).
     """
-    due = func.coalesce(Extension.due_at, Assignment.due_at)
+    due = effective_due_at()
     late = Submission.created_at > due
-    days = started_days_after(Submission.created_at, due)
-    factor = literal(1.0, Float) - Assignment.penalty_per_day * case((days < 1, 1), else_=days)
     share = score_share()
     counted = case(
         (Grading.id.is_(None), None),
-        (~late, share),
-        (Assignment.late_policy == LatePolicy.flagged, share),
-        (Assignment.late_policy == LatePolicy.penalty, case((factor <= 0, literal(0.0, Float)), else_=share * factor)),
-        else_=None,
+        else_=share * late_multiplier(Submission.created_at, due, Assignment.late_policy, Assignment.penalty_per_day),
     )
     return (
         select(
@@ -330,7 +370,10 @@ def cells(session: Session, course_id: int, user_ids: list[int] | None = None) -
 
 def effective_due(session: Session, assignment: Assignment, user_id: int) -> dt.datetime:
     """``user_id``'s due date-time on ``assignment``: their extension's, else the assignment's."""
-    extended = session.scalar(
-        select(Extension.due_at).where(Extension.assignment_id == assignment.id, Extension.user_id == user_id)
+    due = session.scalar(
+        select(effective_due_at())
+        .select_from(Assignment)
+        .outerjoin(Extension, and_(Extension.assignment_id == Assignment.id, Extension.user_id == user_id))
+        .where(Assignment.id == assignment.id)
     )
-    return extended if extended is not None else assignment.due_at
+    return due if due is not None else assignment.due_at

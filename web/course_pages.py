@@ -37,6 +37,7 @@ from web.courses import (
     save_assignment,
     withdraw_extension,
 )
+from web.deadlines import UPCOMING_DAYS, upcoming_deadlines
 from web.extensions import join_code_limits
 from web.forms import ConfirmForm, SiteForm, SureForm
 from web.i18n import LazyText, t
@@ -52,8 +53,8 @@ from web.membership import (
     remove_member,
     withdraw,
 )
-from web.models import Assignment, Course, Exercise, Extension, Invitation, LatePolicy, User, Visibility
-from web.moments import form_value, zone_names
+from web.models import Assignment, Course, CourseRole, Exercise, Extension, Invitation, LatePolicy, User, Visibility
+from web.moments import MomentError, form_value, zone, zone_names
 from web.permissions import (
     course_to_attend,
     course_to_teach,
@@ -70,7 +71,9 @@ courses = Blueprint("courses", __name__, url_prefix="/courses")
 
 class CourseForm(SiteForm):
     name = StringField(LazyText("course_name"), validators=[DataRequired(LazyText("required")), Length(1, 200)])
-    time_zone = SelectField(LazyText("time_zone"), default="UTC")
+    # The list offers the common zones (web.moments.zone_names); any valid IANA name sent is
+    # accepted (web.moments.zone decides), so a client that names another zone keeps working.
+    time_zone = SelectField(LazyText("time_zone"), default="UTC", validate_choice=False)
     submit = SubmitField(LazyText("create_course"))
 
 
@@ -127,14 +130,18 @@ def _course_form() -> CourseForm:
 
 
 def _render_index(course_form: CourseForm | None = None, join_form: JoinForm | None = None, status: int = 200):
+    memberships = courses_of(g.db, current_user)
     return render_template(
         "courses/index.html",
-        memberships=courses_of(g.db, current_user),
+        memberships=memberships,
+        learns=any(role is CourseRole.learner for _, role in memberships),
         may_create=may_create_courses(current_user),
         course_form=course_form or _course_form(),
         join_form=join_form or JoinForm(formdata=None),
         invitations=invitations_for(g.db, current_user),
         confirm_form=ConfirmForm(formdata=None),
+        upcoming=upcoming_deadlines(g.db, current_user.id),
+        upcoming_days=UPCOMING_DAYS,
     ), status
 
 
@@ -150,6 +157,11 @@ def create():
     refuse_unless(may_create_courses(current_user), "creating a course")
     form = _course_form()
     if not form.validate_on_submit():
+        return _render_index(course_form=form, status=400)
+    try:
+        zone(form.time_zone.data)
+    except MomentError as error:
+        form.time_zone.errors = [str(error)]
         return _render_index(course_form=form, status=400)
     try:
         course = create_course(g.db, current_user, form.name.data, form.time_zone.data)

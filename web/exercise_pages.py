@@ -21,6 +21,7 @@ from web.contexts import (
     default_context,
     parse_course_field,
 )
+from web.deadlines import Lateness, exercise_deadlines, lateness
 from web.extensions import submit_limits
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
@@ -126,7 +127,7 @@ def _attempts(row: Exercise, limit: int, offset: int = 0) -> list[Submission]:
     query = (
         select(Submission)
         .where(Submission.exercise_id == row.id, Submission.user_id == current_user.id)
-        .options(selectinload(Submission.gradings), selectinload(Submission.current))
+        .options(selectinload(Submission.gradings), selectinload(Submission.current), selectinload(Submission.course))
         .order_by(Submission.id.desc())
     )
     return list(g.db.scalars(query.limit(limit).offset(offset)))
@@ -138,11 +139,13 @@ def _exercise_page(
     form: CodeForm | None = None,
     status: int = 200,
     chosen: int | None | Unset = NOT_GIVEN,
+    late: Lateness | None = None,
 ):
     """The exercise page; ``form`` carries code sent back after a refusal (else the starter),
-    ``chosen`` the context sent with it."""
+    ``chosen`` the context sent with it, ``late`` the lateness a late submit asks to confirm."""
     starter = spec.starter_path.read_text(encoding="utf-8")
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
+    deadlines = exercise_deadlines(g.db, current_user.id, row.id) if current_user.is_authenticated else []
     return render_template(
         "exercises/show.html",
         exercise=row,
@@ -155,6 +158,8 @@ def _exercise_page(
         download_name=download_name(spec),
         run=run_config(spec),
         run_texts=run_texts(),
+        deadlines=deadlines,
+        late=late,
         **_context_choice(row, chosen),
     ), status
 
@@ -191,6 +196,12 @@ def submit(identifier: str):
     except ContextRefused as refused:
         flash(localized(refused.text), "error")
         return _exercise_page(row, spec, form, 400)  # the code that was sent stays in the editor
+    if request.form.get("late_confirmed") != "1":
+        # Late work that counts less (or not at all) is confirmed first; the code stays in the
+        # editor. Confirmed, it is late as of when it is accepted (the counting's rule decides).
+        found = lateness(g.db, current_user.id, course_id, row.id)
+        if found is not None and found.warns:
+            return _exercise_page(row, spec, form, 200, course_id, late=found)
     try:
         submission = services().queue.submit(g.db, current_user, row, form.code.data or "", course_id)
     except SubmissionRefused as refused:

@@ -16,8 +16,12 @@ import datetime as dt
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from web.models import as_utc
+from web.zones import COMMON_ZONES
 
 DISPLAY_FORMAT = "%Y-%m-%d %H:%M %Z (UTC%z)"
+# Where lateness is decided (due times, extensions, submission times in a course), to the second:
+# "late by 13 s" must be checkable against what the page shows.
+SECONDS_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
 class MomentError(ValueError):
@@ -35,8 +39,10 @@ def zone(name: str) -> ZoneInfo:
 
 
 def zone_names() -> list[str]:
-    """Every time zone a course may use, sorted (for the course form's list)."""
-    return sorted(available_timezones() | {"UTC"})
+    """The time zones the course form offers, sorted: the common IANA list (:data:`web.zones.COMMON_ZONES`)
+    that this host's time-zone database knows. A course may use any other valid name too (:func:`zone`)."""
+    known = available_timezones() | {"UTC"}
+    return [name for name in COMMON_ZONES if name in known]
 
 
 def parse_moment(text: str, time_zone: str) -> dt.datetime:
@@ -79,13 +85,15 @@ def in_zone(moment: dt.datetime, time_zone: str) -> dt.datetime:
     return as_utc(moment).astimezone(zone(time_zone))
 
 
-def show(moment: dt.datetime | None, time_zone: str) -> str:
-    """``moment`` as a page shows it: wall-clock time in ``time_zone``, with the zone and offset."""
+def show(moment: dt.datetime | None, time_zone: str, seconds: bool = False) -> str:
+    """``moment`` as a page shows it: wall-clock time in ``time_zone``, with the zone and offset
+    (``2027-03-14 23:59 CET (UTC+01:00)``); with ``seconds`` to the second (:data:`SECONDS_FORMAT`)."""
     if moment is None:
         return ""
     local = in_zone(moment, time_zone)
     offset = local.strftime("%z")
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname()} (UTC{offset[:3]}:{offset[3:]})"
+    wall = local.strftime(SECONDS_FORMAT if seconds else "%Y-%m-%d %H:%M")
+    return f"{wall} {local.tzname()} (UTC{offset[:3]}:{offset[3:]})"
 
 
 def form_value(moment: dt.datetime | None, time_zone: str) -> str:

@@ -17,6 +17,7 @@ from flask_login import current_user, login_required
 from sqlalchemy import and_, or_, select
 from wtforms import SubmitField
 
+from web.deadlines import submission_lateness
 from web.diffing import MAX_BYTES, MAX_LINES, DiffCache
 from web.extensions import DIFF_LIMIT, account_key, limiter
 from web.forms import SiteForm
@@ -87,6 +88,7 @@ def show(submission_id: int):
         submission=submission,
         access=access,
         view=submission_view(submission, current_user, g.lang, access),
+        lateness=submission_lateness(g.db, submission),
         **_instructor_extras(submission, access),
     )
 

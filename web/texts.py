@@ -153,6 +153,51 @@ SITE: dict[str, tuple[str, str]] = {
     "recent_attempts": ("Your recent attempts", "你最近的提交"),
     "all_attempts": ("All your attempts", "你的全部提交"),
     "no_attempts": ("No attempts yet.", "还没有提交。"),
+    # deadlines where the learner works (web/deadlines.py)
+    "deadlines_heading": ("Deadlines", "截止时间"),
+    "deadline_line": ("{course} · {assignment}: due {due}", "{course} · {assignment}：截止于 {due}"),
+    "deadline_extension": (
+        "your extension: due {due} (the assignment's: {original})",
+        "你的延期：截止于 {due}（作业原定：{original}）",
+    ),
+    "deadline_left": ("{span} left", "还剩 {span}"),
+    "deadline_due_in": ("due in {span}", "{span}后截止"),
+    "deadline_closed": ("closed {span} ago", "已于 {span}前截止"),
+    "span_seconds": ("{n} s", "{n} 秒"),
+    "span_minutes": ("{n} min", "{n} 分钟"),
+    "span_hours": ("{n} h", "{n} 小时"),
+    "span_day": ("{n} day", "{n} 天"),
+    "span_days": ("{n} days", "{n} 天"),
+    "policy_not_accepted": ("Late submissions do not count.", "逾期提交不计分。"),
+    "policy_flagged": ("Late submissions count in full and are marked late.", "逾期提交按全分计，但标记为逾期。"),
+    "policy_penalty": (
+        "Late submissions lose {rate} of their score per started day late: up to 1 day late counts "
+        "{first}; more than {days} days late counts nothing.",
+        "逾期提交每开始一天扣除得分的 {rate}：逾期 1 天以内按 {first} 计；逾期超过 {days} 天不计分。",
+    ),
+    "late_warning": (
+        "This is {late} past your due time; it will count {share} of its score. Submit anyway?",
+        "现在已超过你的截止时间 {late}；这次提交将按得分的 {share} 计。仍要提交吗？",
+    ),
+    "late_warning_not_counted": (
+        "This is {late} past your due time; this course does not count late submissions. Submit anyway?",
+        "现在已超过你的截止时间 {late}；本课程不计逾期提交的分数。仍要提交吗？",
+    ),
+    "with_extension": ("with an extension", "已延期"),
+    "submit_anyway": ("Submit anyway", "仍然提交"),
+    "lateness_on_time": ("on time", "按时提交"),
+    "lateness_counted": ("late by {late}, counted {share}", "逾期 {late}，按 {share} 计"),
+    "lateness_not_counted": ("late by {late}, not counted", "逾期 {late}，不计分"),
+    "lateness_before_opening": ("made before the assignment opened: not counted", "在作业开放之前提交：不计分"),
+    "upcoming_deadlines": ("Your upcoming deadlines (next {days} days)", "你即将到来的截止时间（未来 {days} 天）"),
+    "no_upcoming_deadlines": ("No deadline in the next {days} days.", "未来 {days} 天内没有截止时间。"),
+    "assignment": ("Assignment", "作业"),
+    "time_left": ("Time left", "剩余时间"),
+    "hidden_details_limited": (
+        "Hidden test details are limited to “{before}” until {due}; after that you will see “{after}”.",
+        "截止时间 {due} 之前，隐藏测试的详情只显示“{before}”；之后你将看到“{after}”。",
+    ),
+    "times_in_utc": ("Times in UTC.", "时间为 UTC。"),
     # run in the browser
     "run": ("Run in the browser", "在浏览器中运行"),
     "run_hint": (

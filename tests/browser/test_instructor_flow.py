@@ -143,7 +143,7 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     page.goto(course)
     berlin_due = due.astimezone(ZoneInfo(TIME_ZONE))
     assignment = page.get_by_role("row", name=re.compile("Week 1"))
-    expect(assignment).to_contain_text(f"{berlin_due:%Y-%m-%d %H:%M} {berlin_due.tzname()}")
+    expect(assignment).to_contain_text(f"{berlin_due:%Y-%m-%d %H:%M:%S} {berlin_due.tzname()}")
     assert_accessible(page, "course home (instructor)")
     sign_out(page)
 

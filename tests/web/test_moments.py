@@ -95,3 +95,23 @@ def test_a_moment_shown_in_the_form_reads_back_to_the_same_minute(moment, zone_n
         assert "happens twice" in str(error)
         return
     assert back == moment
+
+
+def test_the_course_form_offers_the_common_zones_and_still_accepts_any_valid_one():
+    from web.moments import zone_names
+
+    offered = zone_names()
+    for common in ("Europe/Berlin", "Asia/Shanghai", "America/Sao_Paulo", "UTC"):
+        assert common in offered
+    for odd in ("Factory", "Etc/GMT+5", "posixrules", "US/Eastern"):
+        assert odd not in offered
+    assert 350 < len(offered) < 450
+    # A zone typed or stored before still works: it is valid IANA, only not offered.
+    assert show(parse_moment("2027-03-14T23:59", "Etc/GMT+5"), "Etc/GMT+5") == "2027-03-14 23:59 -05 (UTC-05:00)"
+    assert zone("US/Eastern").key == "US/Eastern"
+
+
+def test_a_moment_where_lateness_is_decided_is_shown_to_the_second():
+    moment = dt.datetime(2027, 3, 14, 22, 59, 7, tzinfo=dt.UTC)
+    assert show(moment, "Europe/Berlin", seconds=True) == "2027-03-14 23:59:07 CET (UTC+01:00)"
+    assert show(moment, "Europe/Berlin") == "2027-03-14 23:59 CET (UTC+01:00)"

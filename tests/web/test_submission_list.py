@@ -90,7 +90,7 @@ def test_the_page_lists_filters_and_pages(world):
     assert "5 submissions match." in html and "Times are shown in the course&#39;s time zone, Europe/Berlin." in html
     for name in ("ann_1_late", "bob_1_tle"):
         assert f'href="/submissions/{world.attempts[name]}">#{world.attempts[name]}</a>' in html
-    assert "2027-03-03 00:30 CET (UTC+01:00)" in html  # Bobby's 23:30 UTC, in the course's zone
+    assert "2027-03-03 00:30:00 CET (UTC+01:00)" in html  # Bobby's 23:30 UTC, in the course's zone, to the second
     assert 'class="verdict v-TLE"' in html and "mistake TLE" in html
     assert f'href="/courses/{world.course_id}/submissions"' in html  # the course's pages link here
     filtered = client.get(f"/courses/{world.course_id}/submissions?user=bobby&verdict=WA").get_data(as_text=True)
