@@ -76,6 +76,18 @@ function colour(name, fallback) {
   return value || fallback;
 }
 
+// The legend: each series in its own colour (the observed one is coloured per bar, so Chart.js
+// would take its first bar's), and the marked bars' colour with its words when any bar is marked.
+function legend(chart, rows, observed, bad, texts, distribution) {
+  const items = Chart.defaults.plugins.legend.labels.generateLabels(chart);
+  items[1].fillStyle = items[1].strokeStyle = observed;
+  if (rows.some((row) => row.marked)) {
+    items.push({ text: `${texts.mark} ${distribution ? texts.worst : texts.missed}`, fillStyle: bad, strokeStyle: bad,
+                 fontColor: items[0].fontColor, lineWidth: 0, hidden: false, datasetIndex: null });
+  }
+  return items;
+}
+
 // The Chart.js configuration of a figure; null for one it does not draw.
 export function figureConfig(figure, texts) {
   const rows = figureRows(figure);
@@ -107,8 +119,14 @@ export function figureConfig(figure, texts) {
              ticks: { color: ink, callback: (value) => `${value} %` } },
       },
       plugins: {
-        title: { display: true, text: figureTitle(figure, texts), color: ink },
-        legend: { display: true, labels: { color: ink } },
+        // The caption above the canvas says it already; kept as the chart's name for its readers.
+        title: { display: false, text: figureTitle(figure, texts) },
+        legend: { display: true,
+                  // The marker's item names no series: clicking it hides nothing.
+                  onClick(event, item, legendBox) {
+                    if (item.datasetIndex !== null) Chart.defaults.plugins.legend.onClick.call(this, event, item, legendBox);
+                  },
+                  labels: { color: ink, generateLabels: (chart) => legend(chart, rows, observed, bad, texts, distribution) } },
         tooltip: { callbacks: { label: (context) => `${context.dataset.label}: ${context.parsed.y} %` } },
       },
     },
