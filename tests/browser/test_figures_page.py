@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from browser_support import accessibility_violations, shoot, sign_up
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from browser_support import accessibility_violations, shoot, sign_up
 from tests.web.site_client import store_graded
 from web.models import Exercise, User
 from web.services import services
@@ -66,7 +66,8 @@ def _expect_drawn(figures) -> list[dict]:
     drawn = [figures.nth(i).locator("canvas").evaluate(DRAWN) for i in range(2)]
     assert drawn[0]["labels"] == ["▲ 3", "5", "▲ 17", "8", "120 others"]
     assert drawn[0]["sets"] == [[41, 28, 20, 9, 2], [38.3, 27.8, 23.1, 9.4, 1.5]]
-    assert drawn[0]["title"] == drawn[0]["name"] == "Each token: observed frequency against target probability (20000 draws)"
+    title = "Each token: observed frequency against target probability (20000 draws)"
+    assert drawn[0]["title"] == drawn[0]["name"] == title
     assert drawn[0]["role"] == "img"
     assert drawn[1]["labels"] == ["▲ z = 1", "▲ z = 2"] and drawn[1]["sets"] == [[68.3, 95.5], [45, 82.5]]
     return drawn
