@@ -75,6 +75,36 @@ SHARED: dict[str, tuple[str, str]] = {
     "suite_hidden": ("hidden", "隐藏"),
     "suite_judge": ("judge", "评测"),
     "suite_tiny": ("tiny", "小规模"),
+    # the picture of a failed check (web/figures.py, the browser's Run, the terminal): draws against their target
+    "figure_distribution_title": (
+        "Each {outcome}: observed frequency against target probability ({n} draws)",
+        "每个 {outcome}：观测频率与目标概率（{n} 次抽样）",
+    ),
+    "figure_calibration_title": (
+        "Error bars that cover the true value, at each z, against the exact share ({n} error bars)",
+        "各个 z 下误差条覆盖真值的比例与精确比例（{n} 个误差条）",
+    ),
+    "figure_distribution_help": (
+        "Two bars per {outcome}, most probable first: the target probability and how often it was drawn. "
+        "▲ marks those farthest from their target; the last bar pools the rest.",
+        "每个 {outcome} 两根柱，概率大的在前：目标概率与实际抽中的频率。▲ 标出偏离目标最远的；最后一根柱合并了其余的。",
+    ),
+    "figure_calibration_help": (
+        "Two bars per z: the share of error bars that should cover the true value, and the share that did. "
+        "▲ marks a z whose coverage failed its test.",
+        "每个 z 两根柱：应当覆盖真值的误差条比例，与实际覆盖的比例。▲ 标出覆盖率未通过检验的 z。",
+    ),
+    "figure_target": ("target probability", "目标概率"),
+    "figure_observed": ("observed frequency", "观测频率"),
+    "figure_exact_coverage": ("exact coverage", "精确覆盖率"),
+    "figure_observed_coverage": ("observed coverage", "观测覆盖率"),
+    "figure_expected_count": ("expected count", "期望次数"),
+    "figure_observed_count": ("observed count", "观测次数"),
+    "figure_mark": ("mark", "标记"),
+    "figure_worst": ("farthest off", "偏离最大"),
+    "figure_missed": ("coverage failed", "覆盖率未通过"),
+    "figure_rest": ("{count} others", "其余 {count} 个"),
+    "figure_percent": ("percent", "百分比"),
     # the list of exercises
     "exercise": ("Exercise", "练习"),
     "title": ("Title", "标题"),

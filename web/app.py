@@ -23,6 +23,7 @@ from web.config import Settings
 from web.database import make_engine, session_factory, upgrade
 from web.exercises import sync_exercises
 from web.extensions import csrf, limiter, login_manager
+from web.figures import case_figures, figure_texts
 from web.grading import GradingQueue
 from web.models import User, UserSession, as_utc
 from web.moments import show as show_moment
@@ -204,6 +205,8 @@ def _register_request_hooks(app: Flask) -> None:
     # Globals, not a context processor, so that imported macros see them too.
     app.jinja_env.globals.update(t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized)
     app.jinja_env.filters["code_spans"] = i18n.code_spans
+    # A failed check's picture (web/figures.py): what a case shows, and the words its chart uses.
+    app.jinja_env.globals.update(case_figures=case_figures, figure_texts=figure_texts)
     # A learner's own submission time, to the minute (web.presenting.shown_time says why).
     app.jinja_env.filters["to_minute"] = lambda moment: minute(moment).isoformat()
     # A stored moment as the course's pages show it: wall-clock time in the course's zone, with

@@ -47,6 +47,7 @@ def run_config(exercise: Exercise) -> dict | None:
         "folder": exercise.folder,
         "time_limit_s": exercise.browser.time_limit_s,
         "worker_url": url_for("static", filename="build/run-worker.js"),
+        "figures_url": url_for("static", filename="build/figures.js"),  # loaded only for a report with a figure
         "pyodide_url": url_for("static", filename="build/pyodide/"),
         "engine_url": url_for("browser_run.engine", v=engine_digest()),
         "files_url": url_for("browser_run.files", identifier=exercise.number, v=digest(exercise_files(exercise))),

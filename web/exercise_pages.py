@@ -23,6 +23,7 @@ from web.contexts import (
 )
 from web.deadlines import Lateness, exercise_deadlines, lateness
 from web.extensions import submit_limits
+from web.figures import figure_texts
 from web.forms import CodeForm
 from web.grading import SubmissionRefused
 from web.i18n import localized, t, template
@@ -55,6 +56,7 @@ def run_texts() -> dict:
         "columns": [t("case"), t("suite"), t("result"), t("time"), t("p_value")],
         "suites": {suite: t(f"suite_{suite}") for suite in ("public", "hidden", "judge", "tiny")},
         "verdicts": {verdict.value: t(f"verdict_{verdict.value}") for verdict in Verdict},
+        "figure": figure_texts(),
     }
 
 

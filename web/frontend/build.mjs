@@ -13,6 +13,7 @@ await build({
     run: "src/run.js",
     "run-worker": "src/run-worker.js",
     charts: "src/charts.js",
+    figures: "src/figures-page.js",
   },
   bundle: true,
   format: "esm",

@@ -63,15 +63,17 @@ if (button && panel) {
     if (report.message && report.verdict !== "AC" && !(report.verdict === "SK" && diagnosis)) {
       region.append(element("p", { class: "message" }, report.message));
     }
+    const figureRows = [];  // [case, its row's successor]: where a failed case's figures go
     if (report.cases && report.cases.length) {
-      const rows = report.cases.map((c) => element("tr", { class: `case-${c.verdict}` },
+      const rows = report.cases.flatMap((c) => [element("tr", { class: `case-${c.verdict}` },
         element("td", {}, element("span", { class: "case-title" }, pick(c.title, c.title_zh) || c.name), " ",
                 element("code", { class: "muted" }, c.name),
                 caseNote(c, headline)),
         element("td", {}, texts.suites[c.suite] || c.suite),
         element("td", {}, badge(c.verdict)),
         element("td", { class: "number" }, c.time_ms != null ? `${Math.round(c.time_ms)} ms` : ""),
-        element("td", { class: "number" }, typeof c.p_value === "number" ? c.p_value.toPrecision(3) : "—")));
+        element("td", { class: "number" }, typeof c.p_value === "number" ? c.p_value.toPrecision(3) : "—")),
+        figureRow(c, figureRows)]);
       region.append(element("table", { class: "cases" },
         element("thead", {}, element("tr", {}, ...texts.columns.map((name, i) => element("th", { scope: "col", class: i >= 3 ? "number" : null }, name)))),
         element("tbody", {}, rows)));
@@ -80,6 +82,35 @@ if (button && panel) {
       region.append(element("p", { class: "muted small" }, texts.budget.replace("{total}", report.false_failure_budget.total.toExponential(0).replace("e-", "e-0"))));
     }
     panel.replaceChildren(element("h3", {}, texts.heading), region);
+    if (figureRows.length) showFigures(figureRows);
+  }
+
+  // A failed case with a figure (a failed check's picture, docs/report.md) gets a row under it,
+  // filled once the renderer (figures.js, the submission page's too) is loaded: only the reports
+  // that have a figure load Chart.js.
+  function figureRow(c, pending) {
+    if (c.suite === "hidden" || !(c.checks || []).some((check) => check && check.passed === false && check.figure)) return null;
+    const cell = element("td", { colspan: "5" });
+    pending.push([c, cell]);
+    return element("tr", { class: "case-figures", hidden: "" }, cell);
+  }
+
+  async function showFigures(pending) {
+    let renderer;
+    try {
+      renderer = await import(config.figuresUrl);
+    } catch (error) {
+      console.warn(`figures: ${error.message}`);
+      return;
+    }
+    for (const [c, cell] of pending) {
+      const figures = renderer.caseFigures(c).map(({ check, figure }) => renderer.figureElement(figure, texts.figure, check))
+        .filter(Boolean);
+      if (!cell.isConnected || !figures.length) continue;
+      cell.append(...figures);
+      cell.parentElement.hidden = false;
+      figures.forEach((figure) => figure.draw());
+    }
   }
 
   function status(text) {

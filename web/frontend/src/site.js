@@ -19,6 +19,8 @@ function followSubmission(region) {
           region.replaceWith(fresh);
           region = fresh;
           typesetMath(region);
+          // For what draws inside the region (figures-page.js: a failed check's picture).
+          document.dispatchEvent(new CustomEvent("probjudge:swapped", { detail: region }));
           if (!fresh.dataset.pollUrl) return;  // done: the verdict is shown
         }
       }
