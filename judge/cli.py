@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
     solution.add_argument("exercise")
+    solution.add_argument(
+        "--yes", action="store_true", help="show it without asking first (needed when stdin is not a terminal)"
+    )
     check = commands.add_parser(
         "check",
         help="maintainers: references pass, starters name no mistake, known-wrong solutions fail with their "
@@ -546,7 +549,22 @@ def _say_hidden_skipped(exercise, args: argparse.Namespace, report, out: Console
 
 
 def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """The reference and its explanation, after the learner says yes: a spoiler is never one
+    keystroke away. ``--yes`` skips the question; without it a stdin that is no terminal (a script,
+    a pipe) is refused (exit 2) rather than answered for the learner; "no" or end of input: exit 1."""
     exercise = resolve(args.exercise)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            err.print(t("solution_needs_yes", lang, id=exercise.number), markup=False, highlight=False)
+            return USAGE_ERROR
+        try:
+            answer = err.input(t("solution_ask", lang, id=exercise.number) + " ", markup=False)
+        except EOFError:
+            err.print()  # the prompt's line ends here, not at the message below
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes", "是"):
+            err.print(t("solution_not_shown", lang), markup=False, highlight=False)
+            return 1
     code = exercise.reference_path.read_text(encoding="utf-8")
     explanation = exercise.solutions_root / f"explanation.{lang}.md"
     out.rule(t("reference", lang))
@@ -983,7 +1001,16 @@ def cmd_submit(args: argparse.Namespace, lang: str, out: Console, err: Console) 
     except SystemExit as stop:
         err.print(f"[bold red]error:[/] {stop}")
         return USAGE_ERROR
-    return _show_report(_report_of_answer(answer), args, out, lang, as_json=answer)
+    url = submission_url(args.server, answer["id"])
+    code = _show_report(_report_of_answer(answer), args, out, lang, as_json={**answer, "url": url})
+    if not args.json:
+        out.print(t("submission_url", lang, url=url), markup=False, highlight=False, soft_wrap=True)
+    return code
+
+
+def submission_url(server: str, submission_id: int) -> str:
+    """The submission's page on the site the CLI talks to (``--server``, as the learner reaches it)."""
+    return f"{server.rstrip('/')}/submissions/{submission_id}"
 
 
 def _api_call(args: argparse.Namespace, method: str, url: str, body: dict | None = None) -> dict:
@@ -1008,7 +1035,8 @@ def _api_call(args: argparse.Namespace, method: str, url: str, body: dict | None
 
 
 def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
-    """Submit ``code`` and wait until the server has graded it (SystemExit past ``--timeout``).
+    """Submit ``code`` and wait until the server has graded it (SystemExit past ``--timeout``, naming
+    the submission's page: it is graded all the same).
 
     Each GET asks the server to hold its answer until the verdict is in (``?wait=``, at most 20 s,
     under the request's 30 s timeout); a server that answers early (busy, or older) is asked again
@@ -1026,7 +1054,8 @@ def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
             return answer
         if time.monotonic() > deadline:
             raise SystemExit(
-                f"no verdict after {args.timeout:.0f} s (submission {created['id']} is {answer['status']})"
+                f"no verdict after {args.timeout:.0f} s (submission {created['id']} is {answer['status']};"
+                f" its page: {submission_url(args.server, created['id'])})"
             )
         time.sleep(0.5)
 

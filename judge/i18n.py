@@ -131,6 +131,17 @@ _CLI: dict[str, tuple[str, str]] = {
     "slug": ("slug", "标识"),
     "reference": ("Reference solution", "参考解答"),
     "explanation": ("Explanation", "讲解"),
+    "submission_url": ("This submission on the site: {url}", "这次提交在网站上的页面：{url}"),
+    "solution_ask": (
+        "This shows the reference solution of exercise {id}. Show it? [y/N]",
+        "这会显示练习 {id} 的参考解答。要显示吗？[y/N]",
+    ),
+    "solution_not_shown": ("Not shown.", "没有显示。"),
+    "solution_needs_yes": (
+        "error: the reference solution of exercise {id} is shown only after a yes: stdin is not a terminal,"
+        " so add --yes to show it.",
+        "错误：练习 {id} 的参考解答要确认后才会显示；标准输入不是终端，请加上 --yes 来显示它。",
+    ),
     "none_run": ("None of the {total} cases ran.", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
     "wrote": ("Wrote {path}", "已写入 {path}"),

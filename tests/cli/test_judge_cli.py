@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -170,11 +171,46 @@ def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0
 
 
 def test_solution_prints_reference_and_explanation(capsys):
-    code, out, _ = run_cli(capsys, "solution", "39")
+    code, out, _ = run_cli(capsys, "solution", "39", "--yes")
     assert code == 0 and "def sample(" in out and "multinomial" in out
     assert "(0, 1]" in out and "$" not in out  # the explanation's math, as text
-    code, out, _ = run_cli(capsys, "solution", "39", "--lang", "zh")
+    code, out, _ = run_cli(capsys, "solution", "39", "--lang", "zh", "--yes")
     assert code == 0 and "def sample(" in out
+
+
+class _Terminal(io.StringIO):
+    """A stdin that is a terminal, holding what the learner types."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("typed, shown", [("y\n", True), ("yes\n", True), ("n\n", False), ("\n", False),
+                                          ("", False)], ids=["y", "yes", "n", "enter", "eof"])
+def test_solution_asks_before_showing_the_spoiler(capsys, monkeypatch, typed, shown):
+    """At a terminal the reference is shown only after a yes; no, Enter and end of input show nothing (exit 1)."""
+    monkeypatch.setattr(sys, "stdin", _Terminal(typed))
+    code, out, err = run_cli(capsys, "solution", "39")
+    assert "This shows the reference solution of exercise 39. Show it? [y/N]" in err
+    assert (code, "def sample(" in out) == ((0, True) if shown else (1, False))
+    if not shown:
+        assert out == "" and "Not shown." in err
+
+
+def test_solution_asks_in_the_clis_language(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", _Terminal("n\n"))
+    code, out, err = run_cli(capsys, "solution", "39", "--lang", "zh")
+    assert code == 1 and "这会显示练习 39 的参考解答。要显示吗？[y/N]" in err and "没有显示。" in err
+
+
+def test_solution_without_a_terminal_needs_yes(project_root):
+    """A script or a pipe is refused (exit 2, saying to add --yes) rather than answered for the learner."""
+    refused = subprocess.run(JUDGE + ["solution", "39"], cwd=project_root, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stdout == "" and "add --yes" in refused.stderr
+    shown = subprocess.run(JUDGE + ["solution", "39", "--yes"], cwd=project_root, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "def sample(" in shown.stdout
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "pipe"])
@@ -183,7 +219,7 @@ def test_solution_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch, 
     if terminal:
         monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("COLUMNS", str(width))
-    code, out, _ = run_cli(capsys, "solution", "39")
+    code, out, _ = run_cli(capsys, "solution", "39", "--yes")
     text = Text.from_ansi(out).plain
     long_lines = [line for line in exercise39.reference_path.read_text().splitlines() if len(line) > width]
     assert code == 0 and long_lines
