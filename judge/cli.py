@@ -30,7 +30,7 @@ from judge import JUDGE_VERSION
 from judge.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
 from judge.i18n import LANGUAGES, default_language, t
 from judge.process import LearnerProcess
-from judge.verdicts import Verdict
+from judge.verdicts import Verdict, ran_no_case
 
 WORKSPACE = PROJECT_ROOT / "practice" / "workspace"
 USAGE_ERROR = 2
@@ -429,7 +429,7 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
             if launcher is not None:
                 launcher.close()
     code = _show_and_export(report, args, out, err, lang)
-    if args.public_only and not args.json:
+    if args.public_only and not args.json and not ran_no_case(report.verdict.value, report.to_json()["cases"]):
         _say_hidden_skipped(exercise, args, report, out, lang)
     return code
 

@@ -65,6 +65,15 @@ SHARED: dict[str, tuple[str, str]] = {
         "A correct solution fails this judge with probability below {total}.",
         "正确的解答被误判为失败的概率低于 {total}。",
     ),
+    # instead of the score when the code never reached a case (judge.verdicts.ran_no_case)
+    "no_case_ran": (
+        "No case ran: your code stopped before the first one; fix the error and judge again.",
+        "没有运行任何测试点：你的代码在第一个测试点之前就停止了；修正这个错误后再评测。",
+    ),
+    "no_case_ran_judge": (
+        "No case ran: the judge failed, not your code; judge again later.",
+        "没有运行任何测试点：出错的是评测系统，不是你的代码；请稍后重新评测。",
+    ),
     # the case table
     "case": ("Case", "测试点"),
     "suite": ("Suite", "测试组"),

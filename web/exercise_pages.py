@@ -47,6 +47,8 @@ def run_texts() -> dict:
         "failed": t("run_failed"),
         "in_browser": template("run_in_browser"),
         "cases_summary": template("cases_summary"),
+        "no_case_ran": t("no_case_ran"),
+        "no_case_ran_judge": t("no_case_ran_judge"),
         "likely_mistake": t("likely_mistake"),
         "also_consistent_with": t("also_consistent_with"),
         "not_implemented_yet": template("not_implemented_yet"),

@@ -393,3 +393,33 @@ def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_inte
     while _running(server) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _running(server)
+
+
+@pytest.mark.parametrize("source, said", [
+    ("import torch\n\ndef sampling_probs(logits:\n    pass\n", ["syntax error (line 3)", "def sampling_probs(logits:"]),
+    ("import torch\n\ndef sample(logits, num_samples=1, **kwargs):\n    return None\n",
+     ["does not define `sampling_probs("]),
+    ("import torch\nimport no_such_module_here\n", ["import error (line 2)", "No module named 'no_such_module_here'"]),
+], ids=["syntax-error", "missing-function", "import-error"])
+def test_a_file_that_does_not_load_says_what_to_fix_and_no_score_or_seed(capsys, monkeypatch, tmp_path, source,
+                                                                         said):
+    """No case ran: the report names the error (and its line), says so plainly, and neither counts
+    cases ("0/8 cases passed") nor offers a seed to replay; --public-only adds no hidden-tests advice."""
+    monkeypatch.setenv("COLUMNS", "200")
+    path = tmp_path / "mine.py"
+    path.write_text(source)
+    code, out, _ = run_cli(capsys, "test", "39", str(path), "--public-only")
+    assert code == 1 and " CE " in out
+    for fragment in said:
+        assert fragment in out
+    assert "No case ran: your code stopped before the first one; fix the error and judge again." in out
+    assert "cases passed" not in out and "--seed" not in out and "seed" not in out and "hidden tests" not in out
+    code, out, _ = run_cli(capsys, "test", "39", str(path), "--public-only", "--lang", "zh")
+    assert "没有运行任何测试点" in out and "通过 0/" not in out and "种子" not in out
+
+
+def test_a_failing_run_still_counts_its_cases_and_offers_its_seed(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/wrong/top_k_plus_one.py", "--public-only",
+                           "--seed", "3")
+    assert code == 1 and "cases passed" in out and "--seed 3" in out and "No case ran" not in out
