@@ -13,7 +13,6 @@ import contextlib
 import json
 import platform
 import shlex
-import shutil
 import signal
 import sys
 import threading
@@ -63,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the Markdown source (default: rendered, with the math as Unicode text)",
     )
-    start = with_lang(commands.add_parser("start", help="copy the starter to practice/workspace/ (never overwrites)"))
+    start = with_lang(commands.add_parser("start", help="write the starter to practice/workspace/ (never overwrites)"))
     start.add_argument("exercise")
     test = with_lang(commands.add_parser("test", help="judge your solution: public + hidden tests"))
     test.add_argument("exercise")
@@ -319,7 +318,9 @@ def cmd_start(args: argparse.Namespace, lang: str, out: Console, err: Console) -
         out.print(t("exists", lang, path=shown))
         return 0
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exercise.starter_path, target)
+    from judge.starters import starter_text
+
+    target.write_text(starter_text(exercise, lang, "cli"), encoding="utf-8")  # its hints in the CLI's language
     out.print(t("started", lang, path=shown, id=exercise.number))
     return 0
 

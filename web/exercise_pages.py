@@ -10,6 +10,7 @@ from sqlalchemy.orm import selectinload
 from judge.chapters import OTHER, group
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import load_all
+from judge.starters import starter_text
 from judge.verdicts import Verdict
 from web.browser_run import run_config
 from web.contexts import (
@@ -143,7 +144,7 @@ def _exercise_page(
 ):
     """The exercise page; ``form`` carries code sent back after a refusal (else the starter),
     ``chosen`` the context sent with it."""
-    starter = spec.starter_path.read_text(encoding="utf-8")
+    starter = starter_text(spec, g.lang, "web")  # the page's language; no CLI instructions
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     return render_template(
         "exercises/show.html",

@@ -81,13 +81,28 @@ def test_unknown_exercise_is_a_usage_error(capsys):
 
 
 def test_start_copies_the_starter_and_never_overwrites(capsys, tmp_path, monkeypatch, exercise39):
+    from judge.starters import starter_text
+
     monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
-    code, out, _ = run_cli(capsys, "start", "sampling")
+    code, out, _ = run_cli(capsys, "start", "sampling", "--lang", "en")
     target = tmp_path / "039-sampling.py"
-    assert code == 0 and target.read_text() == exercise39.starter_path.read_text()
+    assert code == 0 and target.read_text() == starter_text(exercise39, "en", "cli")
     target.write_text("# my work\n")
     code, out, _ = run_cli(capsys, "start", "39")
     assert code == 0 and "already exists" in out and target.read_text() == "# my work\n"
+
+
+@pytest.mark.parametrize("lang, hint, other", [
+    ("en", "# Judge your work with `python practice/judge.py test 39`.", "每行只过滤一次"),
+    ("zh", "# 用 `python practice/judge.py test 39 --lang zh` 评测你的代码。", "Filter each row once"),
+])
+def test_start_writes_the_starters_hints_in_the_clis_language(capsys, tmp_path, monkeypatch, lang, hint, other):
+    """--lang, else the locale (PROBJUDGE_LANG, LANG): the hints and the CLI's instructions in it, untagged."""
+    monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
+    monkeypatch.setenv("PROBJUDGE_LANG", lang)
+    code, _, _ = run_cli(capsys, "start", "39")
+    written = (tmp_path / "039-sampling.py").read_text()
+    assert code == 0 and hint in written and other not in written and "# [" not in written
 
 
 def test_test_without_a_workspace_file_says_how_to_start(capsys, tmp_path, monkeypatch):
