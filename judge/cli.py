@@ -13,7 +13,6 @@ import contextlib
 import json
 import platform
 import shlex
-import shutil
 import signal
 import sys
 import threading
@@ -30,7 +29,7 @@ from judge import JUDGE_VERSION
 from judge.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
 from judge.i18n import LANGUAGES, default_language, t
 from judge.process import LearnerProcess
-from judge.verdicts import Verdict
+from judge.verdicts import Verdict, ran_no_case
 
 WORKSPACE = PROJECT_ROOT / "practice" / "workspace"
 USAGE_ERROR = 2
@@ -63,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the Markdown source (default: rendered, with the math as Unicode text)",
     )
-    start = with_lang(commands.add_parser("start", help="copy the starter to practice/workspace/ (never overwrites)"))
+    start = with_lang(commands.add_parser("start", help="write the starter to practice/workspace/ (never overwrites)"))
     start.add_argument("exercise")
     test = with_lang(commands.add_parser("test", help="judge your solution: public + hidden tests"))
     test.add_argument("exercise")
@@ -97,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solution = with_lang(commands.add_parser("solution", help="print the reference solution and its explanation"))
     solution.add_argument("exercise")
+    solution.add_argument(
+        "--yes", action="store_true", help="show it without asking first (needed when stdin is not a terminal)"
+    )
     check = commands.add_parser(
         "check",
         help="maintainers: references pass, starters name no mistake, known-wrong solutions fail with their "
@@ -316,7 +318,9 @@ def cmd_start(args: argparse.Namespace, lang: str, out: Console, err: Console) -
         out.print(t("exists", lang, path=shown))
         return 0
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exercise.starter_path, target)
+    from judge.starters import starter_text
+
+    target.write_text(starter_text(exercise, lang, "cli"), encoding="utf-8")  # its hints in the CLI's language
     out.print(t("started", lang, path=shown, id=exercise.number))
     return 0
 
@@ -426,7 +430,7 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
             if launcher is not None:
                 launcher.close()
     code = _show_and_export(report, args, out, err, lang)
-    if args.public_only and not args.json:
+    if args.public_only and not args.json and not ran_no_case(report.verdict.value, report.to_json()["cases"]):
         _say_hidden_skipped(exercise, args, report, out, lang)
     return code
 
@@ -546,7 +550,22 @@ def _say_hidden_skipped(exercise, args: argparse.Namespace, report, out: Console
 
 
 def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    """The reference and its explanation, after the learner says yes: a spoiler is never one
+    keystroke away. ``--yes`` skips the question; without it a stdin that is no terminal (a script,
+    a pipe) is refused (exit 2) rather than answered for the learner; "no" or end of input: exit 1."""
     exercise = resolve(args.exercise)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            err.print(t("solution_needs_yes", lang, id=exercise.number), markup=False, highlight=False)
+            return USAGE_ERROR
+        try:
+            answer = err.input(t("solution_ask", lang, id=exercise.number) + " ", markup=False)
+        except EOFError:
+            err.print()  # the prompt's line ends here, not at the message below
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes", "是"):
+            err.print(t("solution_not_shown", lang), markup=False, highlight=False)
+            return 1
     code = exercise.reference_path.read_text(encoding="utf-8")
     explanation = exercise.solutions_root / f"explanation.{lang}.md"
     out.rule(t("reference", lang))
@@ -983,7 +1002,16 @@ def cmd_submit(args: argparse.Namespace, lang: str, out: Console, err: Console) 
     except SystemExit as stop:
         err.print(f"[bold red]error:[/] {stop}")
         return USAGE_ERROR
-    return _show_report(_report_of_answer(answer), args, out, lang, as_json=answer)
+    url = submission_url(args.server, answer["id"])
+    code = _show_report(_report_of_answer(answer), args, out, lang, as_json={**answer, "url": url})
+    if not args.json:
+        out.print(t("submission_url", lang, url=url), markup=False, highlight=False, soft_wrap=True)
+    return code
+
+
+def submission_url(server: str, submission_id: int) -> str:
+    """The submission's page on the site the CLI talks to (``--server``, as the learner reaches it)."""
+    return f"{server.rstrip('/')}/submissions/{submission_id}"
 
 
 def _api_call(args: argparse.Namespace, method: str, url: str, body: dict | None = None) -> dict:
@@ -1008,7 +1036,8 @@ def _api_call(args: argparse.Namespace, method: str, url: str, body: dict | None
 
 
 def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
-    """Submit ``code`` and wait until the server has graded it (SystemExit past ``--timeout``).
+    """Submit ``code`` and wait until the server has graded it (SystemExit past ``--timeout``, naming
+    the submission's page: it is graded all the same).
 
     Each GET asks the server to hold its answer until the verdict is in (``?wait=``, at most 20 s,
     under the request's 30 s timeout); a server that answers early (busy, or older) is asked again
@@ -1026,7 +1055,8 @@ def _submit_and_wait(args: argparse.Namespace, code: str) -> dict:
             return answer
         if time.monotonic() > deadline:
             raise SystemExit(
-                f"no verdict after {args.timeout:.0f} s (submission {created['id']} is {answer['status']})"
+                f"no verdict after {args.timeout:.0f} s (submission {created['id']} is {answer['status']};"
+                f" its page: {submission_url(args.server, created['id'])})"
             )
         time.sleep(0.5)
 

@@ -65,6 +65,15 @@ SHARED: dict[str, tuple[str, str]] = {
         "A correct solution fails this judge with probability below {total}.",
         "正确的解答被误判为失败的概率低于 {total}。",
     ),
+    # instead of the score when the code never reached a case (judge.verdicts.ran_no_case)
+    "no_case_ran": (
+        "No case ran: your code stopped before the first one; fix the error and judge again.",
+        "没有运行任何测试点：你的代码在第一个测试点之前就停止了；修正这个错误后再评测。",
+    ),
+    "no_case_ran_judge": (
+        "No case ran: the judge failed, not your code; judge again later.",
+        "没有运行任何测试点：出错的是评测系统，不是你的代码；请稍后重新评测。",
+    ),
     # the case table
     "case": ("Case", "测试点"),
     "suite": ("Suite", "测试组"),
@@ -161,6 +170,17 @@ _CLI: dict[str, tuple[str, str]] = {
     "slug": ("slug", "标识"),
     "reference": ("Reference solution", "参考解答"),
     "explanation": ("Explanation", "讲解"),
+    "submission_url": ("This submission on the site: {url}", "这次提交在网站上的页面：{url}"),
+    "solution_ask": (
+        "This shows the reference solution of exercise {id}. Show it? [y/N]",
+        "这会显示练习 {id} 的参考解答。要显示吗？[y/N]",
+    ),
+    "solution_not_shown": ("Not shown.", "没有显示。"),
+    "solution_needs_yes": (
+        "error: the reference solution of exercise {id} is shown only after a yes: stdin is not a terminal,"
+        " so add --yes to show it.",
+        "错误：练习 {id} 的参考解答要确认后才会显示；标准输入不是终端，请加上 --yes 来显示它。",
+    ),
     "none_run": ("None of the {total} cases ran.", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
     "wrote": ("Wrote {path}", "已写入 {path}"),

@@ -30,7 +30,7 @@ from rich.text import Text
 from judge.cjk_breaks import cjk_breaks_plugin
 from judge.i18n import function_list, t
 from judge.report import Report, is_failure
-from judge.verdicts import Verdict
+from judge.verdicts import Verdict, ran_no_case
 
 STYLES = {
     "AC": "bold green",
@@ -77,6 +77,11 @@ def render_report(report: Report | dict[str, Any], console: Console, lang: str =
     cases = _cases_with_messages(data, lang)
     failing = _failing_cases(cases)
     console.print(_banner(data, verdict, failing, lang))
+    if ran_no_case(verdict.value, data["cases"]):
+        # The banner said what to fix: no table of skipped cases, no seed to replay.
+        if data.get("output", "").strip():
+            console.print(_output_panel(data["output"], lang))
+        return
     if data["cases"] and all(case["verdict"] == "SK" for case in data["cases"]):
         _print_none_ran(data, console, lang)
         return
@@ -117,13 +122,15 @@ def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]
     score = data["score"]
     exercise = data.get("exercise", {})
     line = Text()
+    none_ran = ran_no_case(verdict.value, data["cases"])
     line.append(f" {verdict.value}  {title} ", style=STYLES[verdict.value])
-    line.append("   " + t("cases", lang, passed=score["passed"], total=score["total"]))
-    line.append(
-        f"   {t('exercise', lang)} {exercise.get('number', '?')}"
-        f"   {_run_name(data, lang)}   {t('device', lang)} {data.get('device', '?')}"
-        f"   {t('time', lang)} {(data.get('time_ms') or 0) / 1000:.2f} s"
-    )
+    if not none_ran:  # "0/17 cases passed" would blame cases the code never reached
+        line.append("   " + t("cases", lang, passed=score["passed"], total=score["total"]))
+    line.append(f"   {t('exercise', lang)} {exercise.get('number', '?')}")
+    if not none_ran:
+        line.append(f"   {_run_name(data, lang)}")
+    seconds = (data.get("time_ms") or 0) / 1000
+    line.append(f"   {t('device', lang)} {data.get('device', '?')}   {t('time', lang)} {seconds:.2f} s")
     parts: list[Any] = [line]
     message = data.get("message") or ""
     if message and verdict is not Verdict.AC:
@@ -136,6 +143,8 @@ def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]
     missing = data.get("not_implemented") or []
     if missing and verdict is not Verdict.AC:
         parts.append(plain(t("not_implemented_yet", lang, functions=function_list(missing, lang)), style="bold"))
+    if none_ran:
+        parts.append(plain(t("no_case_ran_judge" if verdict is Verdict.IE else "no_case_ran", lang), style="bold"))
     return Panel(Group(*parts), border_style=STYLES[verdict.value].split()[-1], expand=True)
 
 

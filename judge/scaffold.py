@@ -230,11 +230,12 @@ TODO：说明公开测试和隐藏测试各检查什么。
 """
 
 STARTER = '''\
-"""Exercise <<number>>: <<title_en>>.
+"""Exercise <<number>>: <<title_en>>."""
 
-The full contract is in statement.en.md (Chinese: statement.zh.md).
-Judge your work with `python practice/judge.py test <<number>>`.
-"""
+# [cli en] The full contract and how you are judged: `python practice/judge.py show <<number>>`.
+# [cli en] Judge your work with `python practice/judge.py test <<number>>`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show <<number>> --lang zh`。
+# [cli zh] 用 `python practice/judge.py test <<number>> --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -255,6 +256,8 @@ def draw(probs: torch.Tensor, n: int, generator: torch.Generator | None = None) 
     Raises:
         ValueError: probs not 1-D, a negative or NaN probability, or n < 1.
     """
+    # [en] TODO: a hint in English (or delete these two lines).
+    # [zh] TODO：中文提示（或者删掉这两行）。
     raise NotImplementedError("draw: write it here")
 '''
 

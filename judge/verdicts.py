@@ -6,6 +6,8 @@ Modelled on DMOJ's judge: a submission and each of its test cases end in one of 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 
 class Verdict(str, enum.Enum):
@@ -43,3 +45,12 @@ _TITLES = {
     Verdict.IE: ("Internal error", "评测系统内部错误"),
     Verdict.SK: ("Skipped", "已跳过"),
 }
+
+
+def ran_no_case(verdict: str, cases: Iterable[Mapping[str, Any]]) -> bool:
+    """True when the learner's code never reached a case: it did not compile or import, lacks a
+    function, or its process could not start (every case SK under a run verdict that is not SK
+    itself; a run that is SK as a whole is the browser's "not available here", said otherwise).
+    Such a run has no score to speak of and no seed worth replaying: its reports say what to fix."""
+    verdicts = [case.get("verdict") for case in cases]
+    return bool(verdicts) and verdict != Verdict.SK.value and all(v == Verdict.SK.value for v in verdicts)

@@ -5,7 +5,7 @@
     python practice/judge.py show 39 [--lang zh] [--raw]
     python practice/judge.py start 39
     python practice/judge.py test 39 [FILE] [--public-only] [--seed N] [--device cpu|cuda] [--json]
-    python practice/judge.py solution 39
+    python practice/judge.py solution 39 [--yes]
     python practice/judge.py check [IDS ...] [--lane-runs N]
     python practice/judge.py lanes 39 [--runs N] [--lanes N] [--tolerance RATIO] [--json]
     python practice/judge.py mutation [IDS ...] [--sample N|all] [--strict] [--json PATH] [--markdown PATH]

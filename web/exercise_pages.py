@@ -10,6 +10,7 @@ from sqlalchemy.orm import selectinload
 from judge.chapters import OTHER, group
 from judge.exercise import Exercise as ExerciseSpec
 from judge.exercise import load_all
+from judge.starters import starter_text
 from judge.verdicts import Verdict
 from web.browser_run import run_config
 from web.contexts import (
@@ -49,6 +50,8 @@ def run_texts() -> dict:
         "failed": t("run_failed"),
         "in_browser": template("run_in_browser"),
         "cases_summary": template("cases_summary"),
+        "no_case_ran": t("no_case_ran"),
+        "no_case_ran_judge": t("no_case_ran_judge"),
         "likely_mistake": t("likely_mistake"),
         "also_consistent_with": t("also_consistent_with"),
         "not_implemented_yet": template("not_implemented_yet"),
@@ -145,7 +148,7 @@ def _exercise_page(
 ):
     """The exercise page; ``form`` carries code sent back after a refusal (else the starter),
     ``chosen`` the context sent with it, ``late`` the lateness a late submit asks to confirm."""
-    starter = spec.starter_path.read_text(encoding="utf-8")
+    starter = starter_text(spec, g.lang, "web")  # the page's language; no CLI instructions
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     deadlines = exercise_deadlines(g.db, current_user.id, row.id) if current_user.is_authenticated else []
     return render_template(

@@ -37,6 +37,7 @@ from typing import Any
 from judge.exercise import HIDDEN
 from judge.hiding import hidden_failure_text, visible_case, visible_message, visible_time_ms
 from judge.report import first_failure
+from judge.verdicts import ran_no_case
 from web.i18n import pick
 from web.models import Grading, Submission, User, Visibility, as_utc
 from web.texts import TEXTS
@@ -162,6 +163,8 @@ def submission_view(
         "diagnosis": None if diagnosis_hidden else report.get("diagnosis"),
         "diagnosis_zh": None if diagnosis_hidden else report.get("diagnosis_zh"),
         "not_implemented": _not_implemented(shown_cases),
+        # the code never reached a case (it did not compile or import): no score, what to fix
+        "no_case_ran": not withheld and grading is not None and ran_no_case(grading.verdict_code or "", cases),
         "seed": grading.seed if full and grading is not None else None,
         "judge_version": grading.judge_version if grading is not None else None,
         "device": report.get("device"),

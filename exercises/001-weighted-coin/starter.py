@@ -1,8 +1,9 @@
-"""Exercise 1: a weighted coin.
+"""Exercise 1: a weighted coin."""
 
-The full contract and how you are judged are in statement.en.md (Chinese: statement.zh.md).
-Judge your work with `python practice/judge.py test 1`.
-"""
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 1`.
+# [cli en] Judge your work with `python practice/judge.py test 1`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 1 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 1 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -25,5 +26,6 @@ def flip(p: torch.Tensor, n: int, generator: torch.Generator | None = None) -> t
     Raises:
         ValueError: p not a 1-D floating tensor, a p below 0, above 1 or NaN, or n < 1.
     """
-    # 每个位置取一个 [0, 1) 上的均匀随机数 u，u < p 时记为 1。
+    # [en] Draw one uniform number u in [0, 1) per position; u < p gives a 1.
+    # [zh] 每个位置取一个 [0, 1) 上的均匀随机数 u，u < p 时记为 1。
     raise NotImplementedError("flip: draw the coins here")

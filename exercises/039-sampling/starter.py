@@ -1,8 +1,9 @@
-"""Exercise 39: temperature, top-k, top-p and min-p sampling.
+"""Exercise 39: temperature, top-k, top-p and min-p sampling."""
 
-The full contract, a worked example and how you are judged are in statement.en.md
-(Chinese: statement.zh.md). Judge your work with `python practice/judge.py test 39`.
-"""
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 39`.
+# [cli en] Judge your work with `python practice/judge.py test 39`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 39 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 39 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def sampling_probs(
             float64 tensor, holding NaN or +inf, or a row without a finite logit; a parameter
             tensor that is not 1-D of length B. Greedy rows' parameters are checked too.
     """
-    # 先做温度和 softmax，再按顺序做三个过滤器，每一步之后重新归一化。
+    # [en] Temperature and softmax first, then the three filters in order, renormalizing after each.
+    # [zh] 先做温度和 softmax，再按顺序做三个过滤器，每一步之后重新归一化。
     raise NotImplementedError("sampling_probs: build the filtered distribution here")
 
 
@@ -72,5 +74,6 @@ def sample(
     Raises:
         ValueError: everything `sampling_probs` rejects, and num_samples not an int >= 1.
     """
-    # 每行只过滤一次，然后一次抽完 num_samples 个 token。
+    # [en] Filter each row once, then draw all num_samples tokens in one go.
+    # [zh] 每行只过滤一次，然后一次抽完 num_samples 个 token。
     raise NotImplementedError("sample: draw tokens from the filtered distribution here")

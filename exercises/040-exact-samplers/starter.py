@@ -1,12 +1,14 @@
 """Exercise 40: exact samplers (inverse CDF, Gumbel-max, exponential race, alias method).
 
-The full contract, a worked example and how you are judged are in statement.en.md
-(Chinese: statement.zh.md). Judge your work with `python practice/judge.py test 40`.
-
 Rows are batched: `probs` is [B, V] (non-negative weights, each row with a positive sum; they
 need not add up to exactly 1, every method draws from probs / probs.sum(dim=1)). Results stay on
 the device of the inputs. Bad inputs raise ValueError with a message.
 """
+
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 40`.
+# [cli en] Judge your work with `python practice/judge.py test 40`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 40 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 40 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -92,5 +94,6 @@ def sample(
     Returns:
         int64 [B, num_samples].
     """
-    # 用 generator 生成均匀随机数，然后调用上面的函数。
+    # [en] Make the uniform numbers with generator, then call the functions above.
+    # [zh] 用 generator 生成均匀随机数，然后调用上面的函数。
     raise NotImplementedError("sample")

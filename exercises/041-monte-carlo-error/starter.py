@@ -1,8 +1,9 @@
-"""Exercise 41: Monte Carlo error, estimates with their error bars.
+"""Exercise 41: Monte Carlo error, estimates with their error bars."""
 
-The full contract and how you are judged are in statement.en.md (Chinese: statement.zh.md).
-Judge your work with `python practice/judge.py test 41`.
-"""
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 41`.
+# [cli en] Judge your work with `python practice/judge.py test 41`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 41 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 41 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def mean_and_standard_error(samples: torch.Tensor) -> tuple[torch.Tensor, torch.
     Raises:
         ValueError: samples not a 2-D floating tensor, n < 2, or a value NaN or infinite.
     """
-    # 先求每行均值，再对离差平方求和、除以 n - 1，最后除以 n 并开方。
+    # [en] The mean of each row first; then sum the squared deviations, divide by n - 1, then by n, and take the root.
+    # [zh] 先求每行均值，再对离差平方求和、除以 n - 1，最后除以 n 并开方。
     raise NotImplementedError("mean_and_standard_error: compute the mean and its standard error here")
 
 
@@ -47,7 +49,8 @@ def estimate_probability(
         ValueError: probs not 2-D floating, a value negative or not finite, a row summing to 0,
             event not a bool tensor of the shape of probs, or num_samples < 1.
     """
-    # 每行用 generator 抽 num_samples 个 token，数一数落在事件里的个数 k。
+    # [en] Draw num_samples tokens per row with generator and count k, the draws inside the event.
+    # [zh] 每行用 generator 抽 num_samples 个 token，数一数落在事件里的个数 k。
     raise NotImplementedError("estimate_probability: draw, count and return the estimate with its error")
 
 
@@ -65,5 +68,7 @@ def samples_needed(delta: float, sigma: float, num_se: float) -> int:
     Raises:
         ValueError: an argument that is not a finite number > 0.
     """
-    # 两个均值之差的标准误是 sqrt(2) * sigma / sqrt(n)；注意界恰为整数时的严格不等号。
+    # [en] The standard error of a difference of two means is sqrt(2) * sigma / sqrt(n); mind the strict
+    # [en] inequality when the bound is exactly a whole number.
+    # [zh] 两个均值之差的标准误是 sqrt(2) * sigma / sqrt(n)；注意界恰为整数时的严格不等号。
     raise NotImplementedError("samples_needed: solve the inequality for n here")

@@ -1,8 +1,9 @@
-"""Exercise 42: sequence probability, greedy decoding and beam search.
+"""Exercise 42: sequence probability, greedy decoding and beam search."""
 
-The full contract, a worked example and how you are judged are in statement.en.md
-(Chinese: statement.zh.md). Judge your work with `python practice/judge.py test 42`.
-"""
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 42`.
+# [cli en] Judge your work with `python practice/judge.py test 42`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 42 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 42 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def sequence_log_prob(logits: torch.Tensor, tokens: torch.Tensor, mask: torch.Te
         ValueError: logits not floating 3-D, tokens not int64 [B, T], mask not bool [B, T],
             or a real token outside [0, V).
     """
-    # TODO: log_softmax over the last axis, gather the tokens, select the real positions.
+    # [en] TODO: log_softmax over the last axis, gather the tokens, select the real positions.
+    # [zh] TODO：在最后一维上做 log_softmax，取出各 token 的值，只保留真实位置。
     raise NotImplementedError
 
 

@@ -1,5 +1,10 @@
 """Exercise 43: speculative sampling. Replace every NotImplementedError; see the statement."""
 
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 43`.
+# [cli en] Judge your work with `python practice/judge.py test 43`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 43 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 43 --lang zh` 评测你的代码。
+
 PAD = -1  # fills the positions after the last emitted token
 
 
@@ -31,8 +36,10 @@ def verify(target_probs, draft_probs, draft_tokens, generator=None):
     Returns (tokens int64 [B, K+1] padded with -1 after the last emitted token,
     num_accepted int64 [B]). Every random number comes from ``generator``.
     """
-    # TODO: accept x_i when u_i < p_i(x_i) / q_i(x_i); stop at the first rejection with a token
-    # from max(0, p_i - q_i) renormalised; after K acceptances add a bonus token from p_K.
+    # [en] TODO: accept x_i when u_i < p_i(x_i) / q_i(x_i); stop at the first rejection with a token
+    # [en] from max(0, p_i - q_i) renormalised; after K acceptances add a bonus token from p_K.
+    # [zh] TODO：u_i < p_i(x_i) / q_i(x_i) 时接受 x_i；第一次拒绝时停下，并从归一化后的
+    # [zh] max(0, p_i - q_i) 中抽一个 token；K 个全部接受后，再从 p_K 抽一个额外的 token。
     raise NotImplementedError
 
 

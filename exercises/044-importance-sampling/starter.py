@@ -1,8 +1,9 @@
-"""Exercise 44: importance sampling from log-weights, stably.
+"""Exercise 44: importance sampling from log-weights, stably."""
 
-The full contract and how you are judged are in statement.en.md (Chinese: statement.zh.md).
-Judge your work with `python practice/judge.py test 44`.
-"""
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 44`.
+# [cli en] Judge your work with `python practice/judge.py test 44`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 44 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 44 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def importance_estimates(
     Raises:
         ValueError: inputs not 2-D floating, shapes or dtypes that differ, NaN or inf.
     """
-    # 先算对数权重 log_p - log_q，减去每行最大值后再取 exp。
+    # [en] Compute the log-weights log_p - log_q, subtract each row's largest, then exp.
+    # [zh] 先算对数权重 log_p - log_q，减去每行最大值后再取 exp。
     raise NotImplementedError("importance_estimates: compute both estimates here")
 
 
@@ -40,7 +42,8 @@ def effective_sample_size(log_p: torch.Tensor, log_q: torch.Tensor) -> torch.Ten
     Raises:
         ValueError: as importance_estimates.
     """
-    # ESS 与权重的尺度无关：可以先把权重归一化。
+    # [en] The ESS does not depend on the weights' scale: you may normalize them first.
+    # [zh] ESS 与权重的尺度无关：可以先把权重归一化。
     raise NotImplementedError("effective_sample_size: compute the ESS here")
 
 
@@ -50,7 +53,8 @@ def truncated_estimate(log_p: torch.Tensor, log_q: torch.Tensor, f: torch.Tensor
     Raises:
         ValueError: as importance_estimates, or cap not a finite number > 0.
     """
-    # min(w, cap) = exp(min(log w, log cap))。
+    # [en] min(w, cap) = exp(min(log w, log cap)).
+    # [zh] min(w, cap) = exp(min(log w, log cap))。
     raise NotImplementedError("truncated_estimate: cap the raw weights and average here")
 
 
@@ -80,5 +84,6 @@ def sample_estimate(
         ValueError: inputs not 2-D floating, shapes or dtypes that differ, NaN or inf, a negative p or q,
             q = 0 where p > 0, num_samples < 2, or a cap that is not a finite number > 0.
     """
-    # 用 torch.multinomial 从 q 抽样，gather 出每个样本的 w * f，再求均值与标准误。
+    # [en] Draw from q with torch.multinomial, gather each draw's w * f, then take the mean and its standard error.
+    # [zh] 用 torch.multinomial 从 q 抽样，gather 出每个样本的 w * f，再求均值与标准误。
     raise NotImplementedError("sample_estimate: draw from q, weigh and average here")

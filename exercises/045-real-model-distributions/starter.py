@@ -1,9 +1,12 @@
 """Exercise 45: a real model's next-token distributions, measured.
 
-The full contract, a worked example and how you are judged are in statement.en.md
-(Chinese: statement.zh.md). Judge your work with `python practice/judge.py test 45`.
 Every function is batched over rows and must keep its results on the device of its inputs.
 """
+
+# [cli en] The full contract and how you are judged: `python practice/judge.py show 45`.
+# [cli en] Judge your work with `python practice/judge.py test 45`.
+# [cli zh] 完整的要求和评测方式：`python practice/judge.py show 45 --lang zh`。
+# [cli zh] 用 `python practice/judge.py test 45 --lang zh` 评测你的代码。
 
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ def tokens_for_mass(logits: torch.Tensor, temperature=1.0, mass: float = 0.9) ->
         ValueError: logits not floating 2-D, a temperature <= 0 (or a tensor not of shape [B]),
             mass outside (0, 1).
     """
-    # TODO: softmax(logits / T) stably, sort descending, cumulative sum, count.
+    # [en] TODO: softmax(logits / T) stably, sort descending, cumulative sum, count.
+    # [zh] TODO：稳定地计算 softmax(logits / T)，降序排序，累加，计数。
     raise NotImplementedError
 
 
@@ -38,7 +42,8 @@ def entropy(logits: torch.Tensor, temperature=1.0) -> torch.Tensor:
     (0 x log 0 = 0). Must stay finite at low temperatures (logits / T in the hundreds).
     Raises ValueError like ``tokens_for_mass`` (there is no mass here).
     """
-    # TODO: work from log_softmax; never exponentiate logits / T directly.
+    # [en] TODO: work from log_softmax; never exponentiate logits / T directly.
+    # [zh] TODO：从 log_softmax 出发；不要直接对 logits / T 取指数。
     raise NotImplementedError
 
 
@@ -58,7 +63,8 @@ def fake_quantize_int4(weight: torch.Tensor, group_size: int = 32) -> torch.Tens
     Raises:
         ValueError: weight not floating 2-D, or ``in`` not a multiple of ``group_size``.
     """
-    # TODO: reshape to [out, in // group_size, group_size], one scale per group.
+    # [en] TODO: reshape to [out, in // group_size, group_size], one scale per group.
+    # [zh] TODO：reshape 成 [out, in // group_size, group_size]，每组一个 scale。
     raise NotImplementedError
 
 

@@ -10,11 +10,12 @@ from playwright.sync_api import expect
 
 from browser_support import ENDLESS, accessibility_violations, shoot, sign_up, type_into_editor
 from judge.exercise import resolve
+from judge.starters import starter_text
 from judge.suites import load_suite
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
-STARTER = EXERCISE.starter_path.read_text()
+STARTER = starter_text(EXERCISE, "en", "web")  # what the English page's editor starts from
 WRONG_TOP_K = (EXERCISE.root.parents[1] / "solutions" / "039-sampling" / "wrong" / "top_k_plus_one.py").read_text()
 VERDICT_TIMEOUT_MS = 180_000
 
@@ -102,6 +103,10 @@ def test_the_pages_work_in_chinese(page, live_site):
     expect(page.get_by_role("link", name="登录后提交")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
     expect(page.locator(".statement h1")).to_contain_text("温度")
+    expect(page.locator(".cm-editor")).to_be_visible()
+    # The starter's hints in the page's language, and no command line to run: the page has Run and Submit.
+    assert editor_text(page) == starter_text(EXERCISE, "zh", "web")
+    assert "每行只过滤一次" in editor_text(page) and "practice/judge.py" not in editor_text(page)
     assert page.console_errors == []
 
 
@@ -128,6 +133,14 @@ def test_run_judges_in_the_page_and_survives_an_endless_loop(page, live_site):
     page.get_by_role("button", name="Run in the browser").click()
     expect(result.locator(".verdict-line .v-WA")).to_be_visible(timeout=60_000)
     expect(result.locator(".diagnosis").first).to_contain_text("top-k keeps one token too many")
+    # A syntax error reaches no case: the error and its line, "No case ran", no score, no table.
+    type_into_editor(page, "import torch\n\ndef sampling_probs(logits:\n    pass\n")
+    page.get_by_role("button", name="Run in the browser").click()
+    expect(result.locator(".verdict-line .v-CE")).to_be_visible(timeout=60_000)
+    expect(result).to_contain_text("No case ran: your code stopped before the first one")
+    expect(result).to_contain_text("line 3")
+    expect(result).not_to_contain_text("cases passed")
+    expect(result.locator("table.cases")).to_have_count(0)
     assert any(url.endswith("/static/build/pyodide/pyodide.asm.wasm") for url in page.requests)
     assert only_this_origin(page, live_site) == []
     assert page.console_errors == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -80,13 +81,28 @@ def test_unknown_exercise_is_a_usage_error(capsys):
 
 
 def test_start_copies_the_starter_and_never_overwrites(capsys, tmp_path, monkeypatch, exercise39):
+    from judge.starters import starter_text
+
     monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
-    code, out, _ = run_cli(capsys, "start", "sampling")
+    code, out, _ = run_cli(capsys, "start", "sampling", "--lang", "en")
     target = tmp_path / "039-sampling.py"
-    assert code == 0 and target.read_text() == exercise39.starter_path.read_text()
+    assert code == 0 and target.read_text() == starter_text(exercise39, "en", "cli")
     target.write_text("# my work\n")
     code, out, _ = run_cli(capsys, "start", "39")
     assert code == 0 and "already exists" in out and target.read_text() == "# my work\n"
+
+
+@pytest.mark.parametrize("lang, hint, other", [
+    ("en", "# Judge your work with `python practice/judge.py test 39`.", "每行只过滤一次"),
+    ("zh", "# 用 `python practice/judge.py test 39 --lang zh` 评测你的代码。", "Filter each row once"),
+])
+def test_start_writes_the_starters_hints_in_the_clis_language(capsys, tmp_path, monkeypatch, lang, hint, other):
+    """--lang, else the locale (PROBJUDGE_LANG, LANG): the hints and the CLI's instructions in it, untagged."""
+    monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
+    monkeypatch.setenv("PROBJUDGE_LANG", lang)
+    code, _, _ = run_cli(capsys, "start", "39")
+    written = (tmp_path / "039-sampling.py").read_text()
+    assert code == 0 and hint in written and other not in written and "# [" not in written
 
 
 def test_test_without_a_workspace_file_says_how_to_start(capsys, tmp_path, monkeypatch):
@@ -170,11 +186,46 @@ def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0
 
 
 def test_solution_prints_reference_and_explanation(capsys):
-    code, out, _ = run_cli(capsys, "solution", "39")
+    code, out, _ = run_cli(capsys, "solution", "39", "--yes")
     assert code == 0 and "def sample(" in out and "multinomial" in out
     assert "(0, 1]" in out and "$" not in out  # the explanation's math, as text
-    code, out, _ = run_cli(capsys, "solution", "39", "--lang", "zh")
+    code, out, _ = run_cli(capsys, "solution", "39", "--lang", "zh", "--yes")
     assert code == 0 and "def sample(" in out
+
+
+class _Terminal(io.StringIO):
+    """A stdin that is a terminal, holding what the learner types."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("typed, shown", [("y\n", True), ("yes\n", True), ("n\n", False), ("\n", False),
+                                          ("", False)], ids=["y", "yes", "n", "enter", "eof"])
+def test_solution_asks_before_showing_the_spoiler(capsys, monkeypatch, typed, shown):
+    """At a terminal the reference is shown only after a yes; no, Enter and end of input show nothing (exit 1)."""
+    monkeypatch.setattr(sys, "stdin", _Terminal(typed))
+    code, out, err = run_cli(capsys, "solution", "39")
+    assert "This shows the reference solution of exercise 39. Show it? [y/N]" in err
+    assert (code, "def sample(" in out) == ((0, True) if shown else (1, False))
+    if not shown:
+        assert out == "" and "Not shown." in err
+
+
+def test_solution_asks_in_the_clis_language(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", _Terminal("n\n"))
+    code, out, err = run_cli(capsys, "solution", "39", "--lang", "zh")
+    assert code == 1 and "这会显示练习 39 的参考解答。要显示吗？[y/N]" in err and "没有显示。" in err
+
+
+def test_solution_without_a_terminal_needs_yes(project_root):
+    """A script or a pipe is refused (exit 2, saying to add --yes) rather than answered for the learner."""
+    refused = subprocess.run(JUDGE + ["solution", "39"], cwd=project_root, stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stdout == "" and "add --yes" in refused.stderr
+    shown = subprocess.run(JUDGE + ["solution", "39", "--yes"], cwd=project_root, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "def sample(" in shown.stdout
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "pipe"])
@@ -183,7 +234,7 @@ def test_solution_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch, 
     if terminal:
         monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("COLUMNS", str(width))
-    code, out, _ = run_cli(capsys, "solution", "39")
+    code, out, _ = run_cli(capsys, "solution", "39", "--yes")
     text = Text.from_ansi(out).plain
     long_lines = [line for line in exercise39.reference_path.read_text().splitlines() if len(line) > width]
     assert code == 0 and long_lines
@@ -357,3 +408,33 @@ def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_inte
     while _running(server) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _running(server)
+
+
+@pytest.mark.parametrize("source, said", [
+    ("import torch\n\ndef sampling_probs(logits:\n    pass\n", ["syntax error (line 3)", "def sampling_probs(logits:"]),
+    ("import torch\n\ndef sample(logits, num_samples=1, **kwargs):\n    return None\n",
+     ["does not define `sampling_probs("]),
+    ("import torch\nimport no_such_module_here\n", ["import error (line 2)", "No module named 'no_such_module_here'"]),
+], ids=["syntax-error", "missing-function", "import-error"])
+def test_a_file_that_does_not_load_says_what_to_fix_and_no_score_or_seed(capsys, monkeypatch, tmp_path, source,
+                                                                         said):
+    """No case ran: the report names the error (and its line), says so plainly, and neither counts
+    cases ("0/8 cases passed") nor offers a seed to replay; --public-only adds no hidden-tests advice."""
+    monkeypatch.setenv("COLUMNS", "200")
+    path = tmp_path / "mine.py"
+    path.write_text(source)
+    code, out, _ = run_cli(capsys, "test", "39", str(path), "--public-only")
+    assert code == 1 and " CE " in out
+    for fragment in said:
+        assert fragment in out
+    assert "No case ran: your code stopped before the first one; fix the error and judge again." in out
+    assert "cases passed" not in out and "--seed" not in out and "seed" not in out and "hidden tests" not in out
+    code, out, _ = run_cli(capsys, "test", "39", str(path), "--public-only", "--lang", "zh")
+    assert "没有运行任何测试点" in out and "通过 0/" not in out and "种子" not in out
+
+
+def test_a_failing_run_still_counts_its_cases_and_offers_its_seed(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_cli(capsys, "test", "39", "solutions/039-sampling/wrong/top_k_plus_one.py", "--public-only",
+                           "--seed", "3")
+    assert code == 1 and "cases passed" in out and "--seed 3" in out and "No case ran" not in out

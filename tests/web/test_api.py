@@ -140,6 +140,12 @@ def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
                                cwd=project_root, capture_output=True, text=True, timeout=300)
         assert wrong.returncode == 1, wrong.stderr
         assert "WA" in wrong.stdout and "top-k keeps one token too many" in wrong.stdout
+        # The submission's page, to open in a browser: the last line, the site's own route for it.
+        page = re.search(r"This submission on the site: (\S+)$", wrong.stdout.strip())
+        assert page is not None, wrong.stdout
+        submission_id = int(page[1].rsplit("/", 1)[1])
+        assert page[1] == f"{url}/submissions/{submission_id}"
+        assert app.url_map.bind("127.0.0.1").match(f"/submissions/{submission_id}")[0] == "submissions.show"
         refused = subprocess.run(base + ["solutions/039-sampling/reference.py", "--server", url, "--token", "bad"],
                                  cwd=project_root, capture_output=True, text=True, timeout=60)
         assert refused.returncode == 2 and "401" in refused.stderr
@@ -151,7 +157,8 @@ def test_the_cli_submit_command_waits_for_the_verdict(app, project_root):
         practice = subprocess.run(base + ["solutions/039-sampling/reference.py", "--course", "practice", "--json",
                                           *token], cwd=project_root, capture_output=True, text=True, timeout=300)
         assert practice.returncode == 0, practice.stderr
-        assert json.loads(practice.stdout)["course_id"] is None
+        answer = json.loads(practice.stdout)
+        assert answer["course_id"] is None and answer["url"] == f"{url}/submissions/{answer['id']}"
         typo = subprocess.run(base + ["solutions/039-sampling/reference.py", "--course", "first", *token],
                               cwd=project_root, capture_output=True, text=True, timeout=60)
         assert typo.returncode == 2 and "neither a course id nor 'practice'" in typo.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from html import unescape as html_unescape
 from markupsafe import escape as html_escape
 import sys
 
@@ -383,3 +384,20 @@ def test_the_exercise_list_follows_the_chapters_sections_in_both_languages(make_
             for spec in found.exercises:
                 assert str(html_escape(spec.title(lang))) in html
     assert 'class="chapter">Probability and sampling</h2>' in client.get("/exercises/?lang=en").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("lang, hint, other", [
+    ("en", "# Filter each row once, then draw all num_samples tokens in one go.", "每行只过滤一次"),
+    ("zh", "# 每行只过滤一次，然后一次抽完 num_samples 个 token。", "Filter each row once"),
+])
+def test_the_editors_starter_is_in_the_pages_language_without_cli_instructions(make_site, lang, hint, other):
+    """The starter in the editor (and behind "Reset to the starter code") has its hints in the page's
+    language and never says to run the command line: the page has Run and Submit."""
+    html = make_site().test_client().get(f"/exercises/39?lang={lang}").get_data(as_text=True)
+    editor = re.search(r'<textarea[^>]*data-starter="([^"]*)"[^>]*>(.*?)</textarea>', html, re.S)
+    assert editor is not None
+    for text in (html_unescape(editor[1]), html_unescape(editor[2])):
+        assert "def sampling_probs" in text and hint in text and other not in text
+        assert "practice/judge.py" not in text and "# [" not in text
+        if lang == "en":
+            assert not re.search(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]", text)

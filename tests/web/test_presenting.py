@@ -229,3 +229,32 @@ def test_the_shared_accesses_cannot_be_changed():
         with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot assign to field '{field}'"):
             setattr(access, field, True)
     assert (Access(), Access(instructor=True)) == (LEARNER_ACCESS, INSTRUCTOR_ACCESS)
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "No case ran: your code stopped before the first one; fix the error and judge again."),
+    ("zh", "没有运行任何测试点：你的代码在第一个测试点之前就停止了；修正这个错误后再评测。"),
+])
+def test_a_file_that_did_not_load_shows_what_to_fix_and_no_score(make_site, lang, said):
+    """A syntax error: the headline names the line and says no case ran; no "0/2 cases passed", no
+    table of skipped cases (the CLI says the same, from the same table: judge.i18n.SHARED)."""
+    from flask import g, render_template
+
+    skipped = [dict(_case("public", name, 0.0, "SK"), message="not run: the file did not load", diagnosis=None)
+               for name in ("softmax", "zipf")]
+    submission = _submission(*skipped, message='syntax error (line 3):\nFile "39.py", line 3')
+    submission.shown.verdict_code = "CE"
+    submission.shown.report_json.update(verdict="CE", score={"passed": 0, "total": 2})
+    view = submission_view(submission, LEARNER)
+    assert view["no_case_ran"] is True
+    with app_context(make_site(), lang):
+        g.lang = lang
+        html = render_template("submissions/_result.html", view=view, submission=SimpleNamespace(id=17))
+    assert said in html and "syntax error (line 3)" in html
+    assert "0/2" not in html and "<table" not in html and "not run: the file did not load" not in html
+    ran = _submission(_case("public", "softmax", 1.0, "WA"), _case("public", "zipf", 0.0, "SK"))
+    assert submission_view(ran, LEARNER)["no_case_ran"] is False  # a case ran: the score stands
+
+
+def app_context(app, lang: str):
+    return app.test_request_context(f"/?lang={lang}")

@@ -43,7 +43,12 @@ if (button && panel) {
     const region = element("section", { class: "result", "aria-live": "polite", "data-status": "done" });
     const line = element("p", { class: "verdict-line" }, badge(report.verdict),
                          element("strong", {}, texts.verdicts[report.verdict] || report.verdict));
-    if (report.score && report.score.total) {
+    // The code never reached a case (judge.verdicts.ran_no_case): what to fix, no "0/N cases passed".
+    const cases = report.cases || [];
+    const noneRan = cases.length > 0 && report.verdict !== "SK" && cases.every((c) => c.verdict === "SK");
+    if (noneRan) {
+      line.append(element("span", {}, report.verdict === "IE" ? texts.no_case_ran_judge : texts.no_case_ran));
+    } else if (report.score && report.score.total) {
       line.append(element("span", {}, texts.cases_summary.replace("{passed}", report.score.passed)
                                                           .replace("{total}", report.score.total)));
     }
@@ -64,7 +69,7 @@ if (button && panel) {
       region.append(element("p", { class: "message" }, report.message));
     }
     const figureRows = [];  // [case, its row's successor]: where a failed case's figures go
-    if (report.cases && report.cases.length) {
+    if (cases.length && !noneRan) {
       const rows = report.cases.flatMap((c) => [element("tr", { class: `case-${c.verdict}` },
         element("td", {}, element("span", { class: "case-title" }, pick(c.title, c.title_zh) || c.name), " ",
                 element("code", { class: "muted" }, c.name),
