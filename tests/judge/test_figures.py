@@ -214,3 +214,14 @@ def test_the_figures_go_to_the_browser_and_import_nothing_but_the_standard_libra
     done = subprocess.run([sys.executable, "-c", script], cwd=project_root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "['judge', 'judge.figures']"
+
+
+def test_a_real_run_of_43_draws_the_number_accepted_with_its_own_noun():
+    exercise = resolve("43")
+    patch = PROJECT / "solutions/043-speculative-sampling/wrong/num_counts_all_acceptances.patch"
+    report = judge_file(exercise, expanded_path(patch, exercise.reference_path), seed=1, suites=("public",)).to_json()
+    figures_of = [check["figure"] for case in report["cases"] for check in case["checks"] if check["figure"]]
+    accepted = [figure for figure in figures_of if figure["outcome"] == "number accepted"]
+    assert accepted and accepted[0]["outcome_zh"] == "接受个数"
+    targets = [bar["target"] for bar in accepted[0]["bars"]]
+    assert targets == sorted(targets, reverse=True) and accepted[0]["worst"]
