@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
-from judge import stats
+from judge import figures, stats
 from judge.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, Evidence, decisive_mistake, multinomial_log_likelihood
 from judge.i18n import Bilingual, in_language
 from judge.learner_code import qualified_name
@@ -892,10 +892,15 @@ def expect_distribution(
     result = _g_test(counts, probs)
     alpha = ctx.budget.spend("fit")
     passed = result.pvalue >= alpha
-    ctx.records.append(CheckRecord("fit", label, result.statistic, result.pvalue, alpha, passed, result.df))
+    record = CheckRecord("fit", label, result.statistic, result.pvalue, alpha, passed, result.df)
+    ctx.records.append(record)
     ctx.fit_statistics.append((result.statistic, result.df, result.log_atom))
     if passed:
         return result
+    if ctx.visible:  # the counts of a hidden case are never drawn (docs/report.md)
+        record.figure = figures.distribution_figure(
+            counts.tolist(), probs.tolist(), outcome=noun.en, outcome_zh=noun.zh
+        )
     diagnosis, explaining = _alternatives(counts, _mistakes(alternatives), truth=probs)
     where = _largest_gap(counts, probs, noun)
     message = (
@@ -1900,18 +1905,24 @@ def expect_calibrated(
     each = alpha / len(levels)
     counts: dict[float, int] = {}
     results: dict[float, stats.CoverageTestResult] = {}
+    made: list[CheckRecord] = []
     for z, (low, high) in levels.items():
         covered = sum(1 for v, e, t in zip(values, bars, targets, strict=True) if abs(v - t) <= z * e)
         counts[z] = covered
         results[z] = stats.coverage_test(covered, m, low, high)
         passed = results[z].pvalue >= each
-        ctx.records.append(
-            CheckRecord("calibration", f"{label} (+-{z:g} SE)", float(covered), results[z].pvalue, each, passed)
-        )
+        record = CheckRecord("calibration", f"{label} (+-{z:g} SE)", float(covered), results[z].pvalue, each, passed)
+        made.append(record)
+        ctx.records.append(record)
     worst_z = min(results, key=lambda z: results[z].pvalue)
     worst = results[worst_z]
     if worst.pvalue >= each:
         return results
+    if ctx.visible:  # one figure for the call, on its last failed record (docs/report.md)
+        last_failed = next(record for record in reversed(made) if not record.passed)
+        last_failed.figure = figures.calibration_figure(
+            m, [(z, counts[z], low, high, results[z].pvalue >= each) for z, (low, high) in levels.items()]
+        )
     diagnosis: str | None = _best_coverage_mistake(counts, m, levels, mistakes)
     narrow = worst.direction == "narrow"
     if diagnosis is None:

@@ -1,8 +1,10 @@
 """What a learner may see of a report's hidden cases: one rule for the site, the API and the exports.
 
 Of a hidden case a learner sees its name, titles, verdict and diagnosis, of each of its checks
-the kind, the level and whether it passed, and, when it failed, its rule (``rule``/``rule_zh``:
-the engine's public, number-free description of the rule that failed and the row's label).
+the kind, the level and whether it passed (never its ``figure``, the counts a failed check of a
+visible case carries: the engine makes none for a hidden case, and this drops any), and, when
+it failed, its rule (``rule``/``rule_zh``: the engine's public, number-free description of the
+rule that failed and the row's label).
 Never its message (a failure message quotes input values, and an error message is whatever the
 learner's code chose to raise or print about its inputs), the labels of its checks (they
 describe its inputs), nor its time, statistics or p-values: the learner's code controls those

@@ -183,6 +183,22 @@ _CLI: dict[str, tuple[str, str]] = {
     ),
     "none_run": ("None of the {total} cases ran.", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
+    # the figure of a failed check (judge/figures.py), drawn with text bars under its case
+    "figure_distribution": (
+        "Your {n} draws against the target, one line per {outcome} (sorted by target probability): "
+        "its id, target %, drawn %, then the bars ░ target and █ drawn; ▲ marks the cells furthest "
+        "from the target",
+        "你的 {n} 次抽样与目标分布的对比，每个{outcome}一行（按目标概率排序）：编号、目标 %、抽中 %，"
+        "然后是条形图 ░ 目标、█ 抽中；▲ 标出偏离目标最远的格子",
+    ),
+    "figure_rest": ("{count} more, pooled", "其余 {count} 个（合并）"),
+    "figure_calibration": (
+        "Coverage of your error bars over {n} intervals estimate ± z × error: z, the share a correct "
+        "procedure covers, the share of yours that covered the true value, then the bars ░ correct and "
+        "█ yours; ▲ marks a z that failed",
+        "你的误差条在 {n} 个区间 估计值 ± z × 标准误 上的覆盖率：z、正确做法的覆盖比例、你的区间覆盖真实值的比例，"
+        "然后是条形图 ░ 正确、█ 你的；▲ 标出未通过的 z",
+    ),
     "wrote": ("Wrote {path}", "已写入 {path}"),
     "cannot_write": ("error: cannot write {path}: {reason}", "错误：无法写入 {path}：{reason}"),
     "is_folder": ("it is a folder", "这是一个文件夹"),

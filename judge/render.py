@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pylatexenc import latex2text, latexwalker, macrospec
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, JustifyMethod, RenderResult
 from rich.markdown import Markdown, MarkdownElement
 from rich.padding import Padding
@@ -220,6 +221,7 @@ def _print_details(failing: list[dict[str, Any]], console: Console, lang: str, h
         console.print(plain(f"[{first['verdict']}] {_case_title(first, lang)}", style=STYLES.get(first["verdict"], "")))
         console.print(plain(first["message"]), highlight=False)
         shown = _print_diagnosis(first, None, console, lang, headline)
+        _print_figures(first, console, lang)
         for case in same:
             console.print(
                 plain(
@@ -244,6 +246,107 @@ def _print_diagnosis(
 
 def _case_title(case: dict[str, Any], lang: str) -> str:
     return (case.get("title_zh") if lang == "zh" else case.get("title")) or case["name"]
+
+
+# --- Figures: a failed check's counts as text bars ------------------------------------------------
+
+WORST_MARK = "▲"  # marks a worst cell, or a z that failed: a character, so it reads without colour too
+TARGET_BAR, DRAWN_BAR = "░", "█"
+
+
+def _print_figures(case: dict[str, Any], console: Console, lang: str) -> None:
+    """Draw under a failed case the figure each of its checks carries (docs/report.md, Figures): a
+    hidden case carries none. A figure of a ``type`` this terminal does not know is left out."""
+    for check in case.get("checks") or []:
+        figure = check.get("figure") if isinstance(check, dict) else None
+        if isinstance(figure, dict) and figure.get("type") in _FIGURE_ROWS:
+            console.print(Padding(FigureView(figure, lang), (0, 0, 0, 2)))
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage a reader can compare: one decimal, two digits below 0.1 %."""
+    value = 100 * share
+    return f"{value:.1f}%" if value == 0 or value >= 0.1 else f"{value:.2g}%"
+
+
+def _bar(fraction: float, width: int, char: str) -> str:
+    """``fraction`` (0 to 1) of ``width`` cells of ``char``, padded to ``width``; a visible share never rounds
+    to an empty bar."""
+    cells = round(max(0.0, min(1.0, fraction)) * width)
+    if fraction > 0 and cells == 0 and width > 0:
+        cells = 1
+    return (char * cells).ljust(width)
+
+
+def _distribution_rows(figure: dict[str, Any], lang: str) -> tuple[str, list[tuple[bool, str, float, float]]]:
+    """The legend and the lines ``(worst, label, target share, drawn share)`` of a ``distribution`` figure."""
+    n = int(figure["n"])
+    noun = str(figure.get("outcome_zh" if lang == "zh" else "outcome") or figure.get("outcome") or "")
+    if lang == "zh" and noun.isascii():
+        noun = f" {noun} "  # a Latin word spaced from the characters around it
+    legend = t("figure_distribution", lang, n=n, outcome=noun)
+    rows = [
+        (bool(bar.get("worst")), str(bar["id"]), float(bar["target"]), int(bar["observed"]) / n if n else 0.0)
+        for bar in figure["bars"]
+    ]
+    rest = figure.get("rest")
+    if rest:
+        label = t("figure_rest", lang, count=int(rest["count"]))
+        rows.append((False, label, float(rest["target"]), int(rest["observed"]) / n if n else 0.0))
+    return legend, rows
+
+
+def _calibration_rows(figure: dict[str, Any], lang: str) -> tuple[str, list[tuple[bool, str, float, float]]]:
+    """The legend and the lines ``(failed, z, correct coverage, observed coverage)`` of a ``calibration`` figure."""
+    n = int(figure["n"])
+    legend = t("figure_calibration", lang, n=n)
+    rows = [
+        (not level.get("passed", True), f"z = {float(level['z']):g}", float(level["expected"]), level["covered"] / n)
+        for level in figure["levels"]
+    ]
+    return legend, rows
+
+
+_FIGURE_ROWS = {"distribution": _distribution_rows, "calibration": _calibration_rows}
+
+
+class FigureView:
+    """A figure of a failed check (:mod:`judge.figures`) as text: its legend, then one line per bar,
+    ``▲ id  target%  drawn%  ░░░░  ████``: the mark of a worst cell (or a failed z), the two shares, and
+    the two bars scaled to the largest share shown (a calibration's to 100 %). The bars share what
+    the console's width leaves after the numbers, and shrink to nothing rather than wrap a line; a
+    figure that is not what :mod:`judge.figures` makes prints nothing."""
+
+    def __init__(self, figure: dict[str, Any], lang: str) -> None:
+        self.figure, self.lang = figure, lang
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        try:
+            legend, rows = _FIGURE_ROWS[self.figure["type"]](self.figure, self.lang)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError):  # not a figure of ours: nothing to draw
+            return
+        yield Text(legend, style="dim")
+        if not rows:
+            return
+        calibration = self.figure["type"] == "calibration"
+        largest = 1.0 if calibration else max(max(target, drawn) for _, _, target, drawn in rows) or 1.0
+        label_width = max(cell_len(label) for _, label, _, _ in rows)  # a Chinese character takes two cells
+        texts = [(_percent(target), _percent(drawn)) for _, _, target, drawn in rows]
+        target_width = max(len(a) for a, _ in texts)
+        drawn_width = max(len(b) for _, b in texts)
+        fixed = 2 + label_width + 2 + target_width + 2 + drawn_width + 2
+        bar_width = max(0, (options.max_width - fixed - 1) // 2)
+        for (worst, label, target, drawn), (target_text, drawn_text) in zip(rows, texts, strict=True):
+            line = Text(no_wrap=True, overflow="crop")
+            line.append(WORST_MARK if worst else " ", style="bold red")
+            line.append(f" {label}{' ' * (label_width - cell_len(label))}  ", style="bold" if worst else "")
+            line.append(target_text.rjust(target_width) + "  " + drawn_text.rjust(drawn_width))
+            if bar_width:
+                line.append("  ")
+                line.append(_bar(target / largest, bar_width, TARGET_BAR), style="cyan")
+                line.append(" ")
+                line.append(_bar(drawn / largest, bar_width, DRAWN_BAR), style="red" if worst else "green")
+            yield line
 
 
 # --- Math in a terminal -------------------------------------------------------------------------

@@ -59,6 +59,9 @@ class CheckRecord:
     alpha: float
     passed: bool
     df: int | None = None
+    # What the front doors draw of a failed check of a visible case (never of a hidden one): the
+    # observed counts against the target, or the coverage per z (judge.figures; docs/report.md).
+    figure: dict[str, Any] | None = None
 
 
 @dataclass
@@ -99,7 +102,7 @@ class CaseResult:
             # The common case, built directly: asdict's deep copy and a second walk of the result
             # cost a few milliseconds per report, which a site pays on every grading it stores.
             data = {
-                name: [{key: _finite_scalar(getattr(check, key)) for key in _CHECK_FIELDS} for check in checks]
+                name: [_check_json(check) for check in checks]
                 if name == "checks"
                 else [str(function) for function in missing]
                 if name == "not_implemented"
@@ -185,6 +188,7 @@ class Report:
 
 _CASE_FIELDS = tuple(f.name for f in fields(CaseResult))
 _CHECK_FIELDS = tuple(f.name for f in fields(CheckRecord))
+_SCALAR_CHECK_FIELDS = tuple(name for name in _CHECK_FIELDS if name != "figure")
 
 
 def _is_scalar(value: Any) -> bool:
@@ -194,11 +198,21 @@ def _is_scalar(value: Any) -> bool:
 
 
 def _plain_checks(checks: Any) -> bool:
-    """Whether ``checks`` is a list of :class:`CheckRecord` whose every field is a scalar."""
+    """Whether ``checks`` is a list of :class:`CheckRecord` whose every field is a scalar, but
+    ``figure``, None or a dict (of JSON values: :func:`_check_json` copies it)."""
     return type(checks) is list and all(
-        type(check) is CheckRecord and all(_is_scalar(getattr(check, name)) for name in _CHECK_FIELDS)
+        type(check) is CheckRecord
+        and all(_is_scalar(getattr(check, name)) for name in _SCALAR_CHECK_FIELDS)
+        and (check.figure is None or type(check.figure) is dict)
         for check in checks
     )
+
+
+def _check_json(check: CheckRecord) -> dict[str, Any]:
+    """A plain check's JSON form (see :func:`_plain_checks`): its figure a finite copy."""
+    return {
+        key: _finite(check.figure) if key == "figure" else _finite_scalar(getattr(check, key)) for key in _CHECK_FIELDS
+    }
 
 
 def _finite_scalar(value: Any) -> Any:

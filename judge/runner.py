@@ -32,7 +32,7 @@ from judge import JUDGE_VERSION
 from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.evidence import Evidence
-from judge.exercise import Exercise
+from judge.exercise import HIDDEN, Exercise
 from judge.i18n import Bilingual
 from judge.learner import (
     DEFAULT_FILENAME,
@@ -633,6 +633,7 @@ def _run_case(
         wall_left_s=exercise.wall_cap_s,
         cpu_deadline=cpu_start + exercise.time_limit_s if cpu_clock else float("inf"),
         cpu_limit_s=exercise.time_limit_s,
+        visible=case.suite != HIDDEN,
     )
     submission = Submission(
         process, tuple(f.name for f in exercise.functions), lambda: ctx, inputs_read_only=exercise.inputs_read_only

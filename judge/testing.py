@@ -98,7 +98,10 @@ class Context:
     """Per-case state: seeds, device, the run's false-failure budget and the checks recorded.
 
     ``seed`` is this case's seed (derived from the run's master seed and the case name), so a
-    report's seed reproduces every draw of the run.
+    report's seed reproduces every draw of the run. ``visible``: whether the learner may see this
+    case's counts (its suite is not hidden; :func:`judge.runner._run_case` sets it): only then does a
+    failed check record a figure of them (:attr:`~judge.report.CheckRecord.figure`). False unless
+    told, so a context made elsewhere never draws a hidden case's data.
     """
 
     seed: int
@@ -117,6 +120,7 @@ class Context:
     # The learner's functions that returned a value in this case: written, so a NotImplementedError
     # they raise later is torch's (softmax of an integer tensor), not a function not written yet.
     returned: set[str] = field(default_factory=set)
+    visible: bool = False
     _generators: int = 0
     _kept_generators: int = 0
 

@@ -239,3 +239,85 @@ def test_render_report_prints_banner_table_details_output_and_footer_in_order():
         "Reproduce this run with --seed 5",
     ]
     assert [line for line in lines if line in parts] == parts
+
+
+# --- a failed check's figure, drawn with text bars (judge/figures.py, docs/report.md) ---------------
+
+
+def _figure_report(*figures_of_checks: dict | None, suite: str = "public") -> dict:
+    case = _case("fit", "WA", "row 0: your draws do not follow the target distribution", suite=suite)
+    case["checks"] = [{"kind": "fit", "passed": False, "figure": figure} for figure in figures_of_checks]
+    return _report([case])
+
+
+def _drawn(report: dict, lang: str, width: int, **options) -> list[str]:
+    import io
+
+    console = Console(file=io.StringIO(), width=width, **options)
+    render_report(report, console, lang)
+    return console.file.getvalue().splitlines()
+
+
+def _long_tail_figure() -> dict:
+    from judge.figures import distribution_figure
+
+    probs = [0.3, 0.2] + [0.5 / 30] * 30 + [0.0]
+    counts = [3_000, 2_000] + [167] * 30 + [0]
+    counts[31] = 100  # far below its 167 (residual -5.2): a worst cell outside the 24 likeliest
+    counts[32] = 9  # drawn although its target is 0
+    return distribution_figure(counts, probs, outcome="token")
+
+
+@pytest.mark.parametrize("lang, rest", [("en", "7 more, pooled"), ("zh", "其余 7 个（合并）")])
+def test_a_failed_fit_is_drawn_as_bars_with_its_worst_cells_marked_in_sixty_columns(lang, rest):
+    from rich.cells import cell_len
+
+    from judge.render import DRAWN_BAR, TARGET_BAR, WORST_MARK
+
+    figure = _long_tail_figure()
+    lines = _drawn(_figure_report(figure), lang, 60, color_system=None)
+    assert all(cell_len(line) <= 60 for line in lines)
+    drawn = [line for line in lines if "%" in line and (TARGET_BAR in line or DRAWN_BAR in line)]
+    assert len({cell_len(line[: line.index("%")]) for line in drawn}) == 1  # the columns line up, in Chinese too
+    bars = [line.strip() for line in drawn]
+    assert len(bars) == len(figure["bars"]) + 1  # one line per bar, and the pooled rest
+    by_id = {line.split()[1] if line.startswith(WORST_MARK) else line.split()[0]: line for line in bars}
+    assert by_id["0"].split()[1:3] == ["30.0%", f"{100 * 3000 / figure['n']:.1f}%"]
+    assert by_id["31"].startswith(WORST_MARK) and by_id["32"].startswith(WORST_MARK)  # the rare one, the excluded one
+    assert by_id["32"].split()[2:4] == ["0.0%", f"{100 * 9 / figure['n']:.2g}%"]
+    assert [line.startswith(WORST_MARK) for line in bars].count(True) == 2
+    assert list(by_id)[:24] == [str(i) for i in range(24)] and list(by_id)[24:26] == ["31", "32"]
+    assert rest in bars[-1] and not bars[-1].startswith(WORST_MARK)
+    # Bars scaled to the largest share: the likeliest token's bars are the longest ones.
+    assert max(line.count(DRAWN_BAR) for line in bars) == by_id["0"].count(DRAWN_BAR) > by_id["1"].count(DRAWN_BAR)
+    assert max(line.count(TARGET_BAR) for line in bars) == by_id["0"].count(TARGET_BAR)
+    legend = " ".join(lines[: next(i for i, line in enumerate(lines) if line.strip() == bars[0])])
+    assert WORST_MARK in legend and TARGET_BAR in legend and DRAWN_BAR in legend  # the legend says what they mean
+
+
+def test_a_figure_fits_a_narrow_terminal_and_needs_no_colour(monkeypatch):
+    import re
+
+    from rich.cells import cell_len
+
+    from judge.figures import calibration_figure
+    from judge.render import WORST_MARK
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    calibration = calibration_figure(400, [(1.0, 150, 0.6827, 0.6827, False), (2.0, 380, 0.9545, 0.9545, True)])
+    report = _figure_report(_long_tail_figure(), calibration)
+    for width in (12, 24, 60):
+        lines = _drawn(report, "en", width, force_terminal=True)
+        assert all(cell_len(re.sub(r"\x1b\[[0-9;]*m", "", line)) <= width for line in lines)
+    styled = "\n".join(_drawn(report, "en", 60, force_terminal=True))
+    assert "\x1b[3" not in styled  # no colour (bold at most), and the marks still there:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", styled)
+    assert f"{WORST_MARK} z = 1  68.3%  37.5%" in text and "  z = 2  95.5%  95.0%" in text
+
+
+def test_a_figure_of_another_type_or_shape_is_left_out_and_none_is_drawn_without_one():
+    from judge.render import WORST_MARK
+
+    plain_lines = _drawn(_figure_report(None), "en", 100)
+    odd = _drawn(_figure_report({"type": "heatmap", "cells": []}, {"type": "distribution", "n": "x"}), "en", 100)
+    assert odd == plain_lines and not any(WORST_MARK in line for line in odd)

@@ -48,6 +48,14 @@ checks = st.builds(
     alpha=floats,
     passed=st.booleans(),
     df=st.one_of(st.none(), st.integers(0, 10**6)),
+    figure=st.one_of(
+        st.none(),
+        st.dictionaries(
+            st.text(max_size=4),
+            st.one_of(floats, st.lists(st.dictionaries(st.text(max_size=3), floats, max_size=3), max_size=3)),
+            max_size=3,
+        ),
+    ),
 )
 cases = st.builds(
     CaseResult,
