@@ -191,7 +191,6 @@ _CLI: dict[str, tuple[str, str]] = {
         "你的 {n} 次抽样与目标分布的对比，每个{outcome}一行（按目标概率排序）：编号、目标 %、抽中 %，"
         "然后是条形图 ░ 目标、█ 抽中；▲ 标出偏离目标最远的格子",
     ),
-    "figure_rest": ("{count} more, pooled", "其余 {count} 个（合并）"),
     "figure_calibration": (
         "Coverage of your error bars over {n} intervals estimate ± z × error: z, the share a correct "
         "procedure covers, the share of yours that covered the true value, then the bars ░ correct and "
