@@ -7,9 +7,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-from site_client import sign_in, store_graded
+from site_client import sign_in, sign_up, store_graded, submit, wait_for_result
 from sqlalchemy import select
 
+from judge.exercise import resolve
 from web.figures import shown_figure
 from web.models import Exercise, Role, User
 from web.services import services
@@ -139,3 +140,23 @@ def test_the_figure_speaks_chinese(site):
 ])
 def test_a_figure_the_site_cannot_show_is_shown_as_nothing(figure):
     assert shown_figure(figure) is None
+
+
+def test_a_real_wrong_sampler_graded_by_the_site_shows_the_engines_figure(make_site):
+    """End to end: the engine's figure (judge/figures.py) reaches the page the site renders, through
+    a real grading of 039's reference drawing from probs**2 (the screenshots' wrong sampler)."""
+    draw = "return torch.multinomial(probs, num_samples, replacement=True, generator=generator)"
+    source = resolve("39").reference_path.read_text(encoding="utf-8")
+    assert source.count(draw) == 1, "039's reference changed: update this test's wrong sampler"
+    wrong = source.replace(draw, "sharp = probs**2 / (probs**2).sum(dim=-1, keepdim=True)\n    "
+                           + draw.replace("(probs,", "(sharp,"))
+    app = make_site()
+    client = app.test_client()
+    sign_up(client, "bea")
+    response = submit(client, wrong)
+    assert response.status_code == 302, response.get_data(as_text=True)[:300]
+    html = _squeezed(wait_for_result(client, response.headers["Location"]))
+    assert '<span class="verdict v-WA"' in html
+    assert '<figure class="check-figure"' in html  # a failed public fit, drawn
+    assert "observed frequency against target probability" in html
+    assert "▲ farthest off" in html
