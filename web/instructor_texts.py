@@ -349,5 +349,8 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "每个名字链接到该学员带有这个诊断的最新一次提交。",
     ),
     "chart_numbers": ("The chart's numbers", "图表中的数据"),
+    "rank": ("Rank", "名次"),
+    "ranks_help": ("Ranked by attempts; equal counts share a rank.", "按提交次数排名；次数相同则名次相同。"),
+    "of_exercise": ("Exercise {number}: {what}", "练习 {number}：{what}"),
     "all_exercises_of_course": ("All exercises of the course", "本课程的全部练习"),
 }
