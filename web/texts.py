@@ -1,6 +1,8 @@
 """Every text of the web pages, in English and Chinese: key → (en, zh).
 
-Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``str.format``.
+Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``str.format``, and
+a count phrase is written ``{count:# learner|# learners}`` in English (singular for 1, see
+:func:`judge.i18n.format_text`; ``tests/web/test_wording.py`` finds a bare ``{n} nouns``).
 A test renders every page in both languages and checks that each key has both texts. Code in a
 text is written between backticks, as in Markdown; templates show such texts through the
 ``code_spans`` filter (:func:`web.i18n.code_spans`). The verdicts' names are not written here:
