@@ -165,9 +165,10 @@ class ExerciseRow:
     title_en: str
     title_zh: str
     totals: Totals
-    top_diagnosis: str | None
+    top_diagnosis: str | None  # the first by name of those tied at the top
     top_diagnosis_zh: str | None
     top_diagnosis_attempts: int
+    tied_at_top: tuple[tuple[str, str | None], ...] = ()  # every (diagnosis, diagnosis_zh) with that count, by name
 
 
 def attempts_with_grading(course_id: int, exercise_id: int | None = None) -> Select:
@@ -498,11 +499,13 @@ def overview(session: Session, course_id: int) -> list[ExerciseRow]:
     )
     ranked = select(
         counted,
-        func.row_number()
-        .over(partition_by=counted.c.exercise_id, order_by=(counted.c.attempts.desc(), counted.c.diagnosis))
-        .label("position"),
+        func.rank().over(partition_by=counted.c.exercise_id, order_by=counted.c.attempts.desc()).label("position"),
     ).subquery()
-    top = {row.exercise_id: row for row in session.execute(select(ranked).where(ranked.c.position == 1))}
+    top: dict[int, list] = {}  # every diagnosis tied at the top, by name
+    for row in session.execute(
+        select(ranked).where(ranked.c.position == 1).order_by(ranked.c.exercise_id, ranked.c.diagnosis)
+    ):
+        top.setdefault(row.exercise_id, []).append(row)
     exercises = session.execute(
         select(Exercise)
         .join(AssignmentExercise, AssignmentExercise.exercise_id == Exercise.id)
@@ -511,7 +514,8 @@ def overview(session: Session, course_id: int) -> list[ExerciseRow]:
     ).scalars()
     rows = []
     for exercise in exercises:
-        found, best = per_exercise.get(exercise.id), top.get(exercise.id)
+        found, tied = per_exercise.get(exercise.id), top.get(exercise.id, [])
+        best = tied[0] if tied else None
         rows.append(
             ExerciseRow(
                 exercise_id=exercise.id,
@@ -522,6 +526,7 @@ def overview(session: Session, course_id: int) -> list[ExerciseRow]:
                 top_diagnosis=best.diagnosis if best is not None else None,
                 top_diagnosis_zh=best.diagnosis_zh if best is not None else None,
                 top_diagnosis_attempts=best.attempts if best is not None else 0,
+                tied_at_top=tuple((row.diagnosis, row.diagnosis_zh) for row in tied),
             )
         )
     return rows

@@ -43,6 +43,7 @@ def exercise_row_json(row: ExerciseRow) -> dict[str, Any]:
         "top_diagnosis": row.top_diagnosis,
         "top_diagnosis_zh": row.top_diagnosis_zh,
         "top_diagnosis_attempts": row.top_diagnosis_attempts,
+        "top_diagnoses": [{"diagnosis": en, "diagnosis_zh": zh} for en, zh in row.tied_at_top],
     }
 
 

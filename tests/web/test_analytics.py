@@ -155,6 +155,10 @@ def test_ties_are_ranked_equal_and_ordered_by_name_then_exercise(session):
         ("a mistake", 1), ("b mistake", 1), ("c mistake", 3)]
     # Everyone behind a diagnosis on any exercise: each learner once, by name.
     assert [p.name for p in learners_with_diagnosis(session, course.id, "a mistake")] == ["ann", "bob"]
+    # The overview's most frequent diagnosis: all of those tied at the top.
+    rows = {row.number: row for row in overview(session, course.id)}
+    assert [en for en, _ in rows[39].tied_at_top] == ["a mistake", "b mistake"] and rows[39].top_diagnosis_attempts == 2
+    assert (rows[39].top_diagnosis, [en for en, _ in rows[1].tied_at_top]) == ("a mistake", ["a mistake"])
 
 
 def test_the_overview_has_one_row_per_exercise_with_its_top_diagnosis(session):
@@ -164,6 +168,7 @@ def test_the_overview_has_one_row_per_exercise_with_its_top_diagnosis(session):
     assert (rows[39].totals.attempts, rows[39].totals.learners, rows[39].totals.share_accepted) == (19, 4, 0.75)
     assert (rows[39].top_diagnosis, rows[39].top_diagnosis_zh, rows[39].top_diagnosis_attempts) == (
         "temperature ignored", "中文：temperature ignored", 11)
+    assert rows[39].tied_at_top == (("temperature ignored", "中文：temperature ignored"),)
     assert (rows[1].totals.attempts, rows[1].totals.share_accepted, rows[1].top_diagnosis) == (
         2, 0.5, SWAPPED)
 
