@@ -13,8 +13,30 @@ checks that no English text has two translations across these tables.
 from __future__ import annotations
 
 import os
+import string
 
 LANGUAGES = ("en", "zh")
+
+
+class _CountFormatter(string.Formatter):
+    """``str.format`` plus English plurals: ``{count:# learner|# learners}`` is the first form when
+    ``count`` is 1 and the second otherwise, each ``#`` replaced by the number (Chinese has no
+    plural, so its texts write ``{count}`` alone)."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if "|" in format_spec:
+            one, other = format_spec.split("|", 1)
+            return (one if value == 1 else other).replace("#", str(value))
+        return super().format_field(value, format_spec)
+
+
+_COUNTS = _CountFormatter()
+
+
+def format_text(text: str, **values: object) -> str:
+    """A catalogue text filled with ``values``: every text of the CLI and the site goes through here,
+    so each count phrase agrees with its number ("1 submission", "2 submissions")."""
+    return _COUNTS.format(text, **values)
 
 
 class Bilingual(str):
@@ -145,11 +167,11 @@ _CLI: dict[str, tuple[str, str]] = {
     "same_error": ("{case}: same error as above", "{case}：错误同上"),
     "public_only_passed": (
         "The public examples pass, but this is not yet the verdict on your solution: "
-        "the {hidden} hidden tests were skipped (--public-only).",
+        "{hidden:the # hidden test was|the # hidden tests were} skipped (--public-only).",
         "公开样例全部通过，但这还不是对你的解答的最终评测：跳过了 {hidden} 个隐藏测试（--public-only）。",
     ),
     "public_only_failed": (
-        "Only the public examples ran: the {hidden} hidden tests were skipped (--public-only).",
+        "Only the public examples ran: {hidden:the # hidden test was|the # hidden tests were} skipped (--public-only).",
         "只运行了公开样例：跳过了 {hidden} 个隐藏测试（--public-only）。",
     ),
     "public_only_no_diagnosis": (
@@ -181,7 +203,7 @@ _CLI: dict[str, tuple[str, str]] = {
         " so add --yes to show it.",
         "错误：练习 {id} 的参考解答要确认后才会显示；标准输入不是终端，请加上 --yes 来显示它。",
     ),
-    "none_run": ("None of the {total} cases ran.", "{total} 个测试点都没有运行。"),
+    "none_run": ("{total:The one case did not run.|None of the # cases ran.}", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
     # the figure of a failed check (judge/figures.py), drawn with text bars under its case
     "figure_distribution": (
@@ -238,4 +260,4 @@ def t(key: str, lang: str, **values: object) -> str:
         en, zh = SHARED[_CLI_ALIASES.get(key, key)]
         if key in _CLI_LOWER_CASE:
             en = en.lower()
-    return (zh if lang == "zh" else en).format(**values)
+    return format_text(zh if lang == "zh" else en, **values)

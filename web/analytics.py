@@ -15,8 +15,12 @@ Definitions:
 - attempts until the first AC: per (learner, exercise), the position of the first AC among its
   attempts in time order (every attempt counts, as in the gradebook); 10 and more share a bucket,
   and pairs without an AC are ``never``;
-- a failing case is a grading's ``failed_case`` (its first failed case); a diagnosis is the
-  grading's English ``diagnosis``, shown with its Chinese text ``diagnosis_zh``;
+- a failing case is a grading's ``failed_case`` (its first failed case) of one exercise, titled as
+  the newest report naming it titles it; a diagnosis is the grading's English ``diagnosis`` on one
+  exercise (the same text on two exercises is two diagnoses), shown with its Chinese text
+  ``diagnosis_zh``;
+- ties: cases and diagnoses come most attempts first, equal counts by name (then exercise), and
+  each carries its rank by attempts, equal for equal counts ("1, 2, 2, 4");
 - days are calendar days in the course's time zone. The database numbers the day of each
   attempt after adding the zone's UTC offset, one offset per span between the zone's changes
   (daylight saving), so each attempt lands on its local day and learners are counted once a day.
@@ -73,9 +77,13 @@ class DayCount:
 
 @dataclass(frozen=True)
 class CaseCount:
-    case: str
+    case: str  # its name (a slug, as reports write it)
+    exercise_number: int
+    title: str  # as its newest report titles it; the name when no report does
+    title_zh: str | None
     attempts: int
     learners: int
+    rank: int = 1  # by attempts, equal for equal counts
 
 
 @dataclass(frozen=True)
@@ -91,9 +99,20 @@ class LearnerLink:
 class DiagnosisCount:
     diagnosis: str
     diagnosis_zh: str | None
+    exercise_number: int
     attempts: int
     learners: int
     shown: tuple[LearnerLink, ...]  # the first LEARNERS_SHOWN by name (all of them when asked for)
+    rank: int = 1  # by attempts, equal for equal counts
+
+
+def competition_ranks(counts: Sequence[int]) -> list[int]:
+    """The rank of each of ``counts`` (sorted most first): 1 plus how many are larger, so that equal
+    counts share a rank and the next one skips ("1, 2, 2, 4")."""
+    ranks: list[int] = []
+    for position, count in enumerate(counts):
+        ranks.append(ranks[-1] if position and counts[position - 1] == count else position + 1)
+    return ranks
 
 
 @dataclass(frozen=True)
@@ -146,9 +165,10 @@ class ExerciseRow:
     title_en: str
     title_zh: str
     totals: Totals
-    top_diagnosis: str | None
+    top_diagnosis: str | None  # the first by name of those tied at the top
     top_diagnosis_zh: str | None
     top_diagnosis_attempts: int
+    tied_at_top: tuple[tuple[str, str | None], ...] = ()  # every (diagnosis, diagnosis_zh) with that count, by name
 
 
 def attempts_with_grading(course_id: int, exercise_id: int | None = None) -> Select:
@@ -298,77 +318,117 @@ def totals_and_first_accepted(session: Session, attempts) -> tuple[Totals, First
 
 
 def failing_cases(session: Session, attempts) -> list[CaseCount]:
-    """Each case named first failed, with its attempts and distinct learners, most attempts first."""
+    """Each case (of each exercise) named first failed, with its title, attempts and distinct
+    learners, most attempts first, then by name and exercise; ranked (ties share a rank)."""
     case_name = attempts.c.failed_case
-    rows = session.execute(
-        select(case_name, func.count().label("attempts"), func.count(func.distinct(attempts.c.user_id)).label("n"))
+    counted = (
+        select(
+            case_name,
+            attempts.c.exercise_id,
+            func.count().label("attempts"),
+            func.count(func.distinct(attempts.c.user_id)).label("learners"),
+            func.max(attempts.c.grading_id).label("newest_grading"),
+        )
         .where(case_name.is_not(None))
-        .group_by(case_name)
-        .order_by(func.count().desc(), case_name)
+        .group_by(case_name, attempts.c.exercise_id)
+        .subquery()
     )
-    return [CaseCount(row.failed_case, row.attempts, row.n) for row in rows]
+    rows = session.execute(
+        select(counted, Exercise.number, Grading.report_json)
+        .join(Exercise, Exercise.id == counted.c.exercise_id)
+        .join(Grading, Grading.id == counted.c.newest_grading)
+        .order_by(counted.c.attempts.desc(), counted.c.failed_case, Exercise.number)
+    ).all()
+    ranks = competition_ranks([row.attempts for row in rows])
+    found = []
+    for row, rank in zip(rows, ranks, strict=True):
+        title, title_zh = _case_title(row.report_json, row.failed_case)
+        found.append(CaseCount(row.failed_case, row.number, title, title_zh, row.attempts, row.learners, rank))
+    return found
+
+
+def _case_title(report: object, name: str) -> tuple[str, str | None]:
+    """The English and Chinese titles of case ``name`` in a stored report (its name when none)."""
+    cases = report.get("cases") if isinstance(report, dict) else None
+    for entry in cases if isinstance(cases, list) else []:
+        if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("title"), str):
+            title_zh = entry.get("title_zh")
+            return entry["title"] or name, title_zh if isinstance(title_zh, str) and title_zh else None
+    return name, None
 
 
 def _diagnosis_rows(attempts, limit: int | None, only: str | None = None) -> Select:
-    """One row per (diagnosis, learner), the first ``limit`` learners of each diagnosis by name
-    (None: all), with the diagnosis' totals: ``diagnosis``, ``diagnosis_zh``, ``attempts`` and
-    ``learners`` (of the diagnosis), ``user_id``, ``name``, ``submission_id`` (the learner's newest
-    with it). Only diagnosis ``only`` when given."""
+    """One row per (diagnosis, exercise, learner), the first ``limit`` learners of each diagnosis
+    by name (None: all), with the diagnosis' totals: ``diagnosis``, ``diagnosis_zh``, ``number``
+    (the exercise's), ``attempts`` and ``learners`` (of the diagnosis), ``user_id``, ``name``,
+    ``submission_id`` (the learner's newest with it). Only diagnosis ``only`` when given. Most
+    attempts first, equal counts by the diagnosis' text, then the exercise's number."""
     diagnosed = attempts.c.diagnosis.is_not(None) if only is None else attempts.c.diagnosis == only
     per_learner = (
         select(
             attempts.c.diagnosis,
+            attempts.c.exercise_id,
             attempts.c.user_id,
             func.max(attempts.c.diagnosis_zh).label("diagnosis_zh"),
             func.count().label("tries"),
             func.max(attempts.c.submission_id).label("submission_id"),
         )
         .where(diagnosed)
-        .group_by(attempts.c.diagnosis, attempts.c.user_id)
+        .group_by(attempts.c.diagnosis, attempts.c.exercise_id, attempts.c.user_id)
         .subquery()
     )
-    same = per_learner.c.diagnosis
+    same = (per_learner.c.diagnosis, per_learner.c.exercise_id)
     ranked = (
         select(
-            same,
+            per_learner.c.diagnosis,
             per_learner.c.user_id,
             per_learner.c.submission_id,
             User.name,
+            Exercise.number,
             func.max(per_learner.c.diagnosis_zh).over(partition_by=same).label("diagnosis_zh"),
             func.sum(per_learner.c.tries).over(partition_by=same).label("attempts"),
             func.count().over(partition_by=same).label("learners"),
             func.row_number().over(partition_by=same, order_by=(User.name_key, User.id)).label("position"),
         )
         .join(User, User.id == per_learner.c.user_id)
+        .join(Exercise, Exercise.id == per_learner.c.exercise_id)
         .subquery()
     )
-    query = select(ranked).order_by(ranked.c.attempts.desc(), ranked.c.diagnosis, ranked.c.position)
+    query = select(ranked).order_by(ranked.c.attempts.desc(), ranked.c.diagnosis, ranked.c.number, ranked.c.position)
     return query if limit is None else query.where(ranked.c.position <= limit)
 
 
 def diagnoses(session: Session, attempts, learners_shown: int | None = LEARNERS_SHOWN) -> list[DiagnosisCount]:
-    """Each diagnosis with its attempts, distinct learners and the first ``learners_shown`` of
-    them by name (None: all), most attempts first."""
-    found: dict[str, DiagnosisCount] = {}
+    """Each diagnosis (of each exercise) with its attempts, distinct learners and the first
+    ``learners_shown`` of them by name (None: all), most attempts first; ranked (ties share a rank)."""
+    found: dict[tuple[str, int], DiagnosisCount] = {}
     for row in session.execute(_diagnosis_rows(attempts, learners_shown)):
         link = LearnerLink(row.user_id, row.name, row.submission_id)
-        known = found.get(row.diagnosis)
+        key = (row.diagnosis, row.number)
+        known = found.get(key)
         if known is None:
-            found[row.diagnosis] = DiagnosisCount(
-                row.diagnosis, row.diagnosis_zh, int(row.attempts), int(row.learners), (link,)
+            found[key] = DiagnosisCount(
+                row.diagnosis, row.diagnosis_zh, row.number, int(row.attempts), int(row.learners), (link,)
             )
         else:
-            found[row.diagnosis] = replace(known, shown=(*known.shown, link))
-    return list(found.values())
+            found[key] = replace(known, shown=(*known.shown, link))
+    rows = list(found.values())
+    ranks = competition_ranks([row.attempts for row in rows])
+    return [replace(row, rank=rank) for row, rank in zip(rows, ranks, strict=True)]
 
 
 def learners_with_diagnosis(
     session: Session, course_id: int, diagnosis: str, exercise_id: int | None = None
 ) -> list[LearnerLink]:
-    """Every learner of the course with an attempt diagnosed ``diagnosis``, by name."""
+    """Every learner of the course with an attempt diagnosed ``diagnosis`` (on any of its exercises
+    unless ``exercise_id``), once each with their newest such submission, by name."""
     attempts = attempts_with_grading(course_id, exercise_id).subquery()
-    rows = session.execute(_diagnosis_rows(attempts, None, diagnosis))
-    return [LearnerLink(row.user_id, row.name, row.submission_id) for row in rows]
+    newest: dict[int, LearnerLink] = {}
+    for row in session.execute(_diagnosis_rows(attempts, None, diagnosis)):
+        known = newest.get(row.user_id)
+        if known is None or row.submission_id > known.submission_id:
+            newest[row.user_id] = LearnerLink(row.user_id, row.name, row.submission_id)
+    return sorted(newest.values(), key=lambda link: (link.name.casefold(), link.user_id))
 
 
 def _opened(session: Session, course_id: int, exercise_id: int | None) -> dt.datetime | None:
@@ -439,11 +499,13 @@ def overview(session: Session, course_id: int) -> list[ExerciseRow]:
     )
     ranked = select(
         counted,
-        func.row_number()
-        .over(partition_by=counted.c.exercise_id, order_by=(counted.c.attempts.desc(), counted.c.diagnosis))
-        .label("position"),
+        func.rank().over(partition_by=counted.c.exercise_id, order_by=counted.c.attempts.desc()).label("position"),
     ).subquery()
-    top = {row.exercise_id: row for row in session.execute(select(ranked).where(ranked.c.position == 1))}
+    top: dict[int, list] = {}  # every diagnosis tied at the top, by name
+    for row in session.execute(
+        select(ranked).where(ranked.c.position == 1).order_by(ranked.c.exercise_id, ranked.c.diagnosis)
+    ):
+        top.setdefault(row.exercise_id, []).append(row)
     exercises = session.execute(
         select(Exercise)
         .join(AssignmentExercise, AssignmentExercise.exercise_id == Exercise.id)
@@ -452,7 +514,8 @@ def overview(session: Session, course_id: int) -> list[ExerciseRow]:
     ).scalars()
     rows = []
     for exercise in exercises:
-        found, best = per_exercise.get(exercise.id), top.get(exercise.id)
+        found, tied = per_exercise.get(exercise.id), top.get(exercise.id, [])
+        best = tied[0] if tied else None
         rows.append(
             ExerciseRow(
                 exercise_id=exercise.id,
@@ -463,6 +526,7 @@ def overview(session: Session, course_id: int) -> list[ExerciseRow]:
                 top_diagnosis=best.diagnosis if best is not None else None,
                 top_diagnosis_zh=best.diagnosis_zh if best is not None else None,
                 top_diagnosis_attempts=best.attempts if best is not None else 0,
+                tied_at_top=tuple((row.diagnosis, row.diagnosis_zh) for row in tied),
             )
         )
     return rows

@@ -3,8 +3,9 @@
 Without ``exercise``: the course overview, one entry per exercise of its assignments. With
 ``?exercise=N`` (number or slug): that exercise's figures (see :mod:`web.analytics` for what
 they count): attempts and learners over time (days in the course's time zone), the share
-accepted, attempts until the first AC, failing cases and diagnoses with the learners behind
-each (the first :data:`~web.analytics.LEARNERS_SHOWN` by name; ``&learners=all`` for all).
+accepted, attempts until the first AC, failing cases (with their titles) and diagnoses with the
+learners behind each (the first :data:`~web.analytics.LEARNERS_SHOWN` by name; ``&learners=all``
+for all), each ranked by attempts (equal counts, equal ranks).
 Authorization as for the pages (:func:`web.permissions.course_to_teach`).
 """
 
@@ -42,6 +43,7 @@ def exercise_row_json(row: ExerciseRow) -> dict[str, Any]:
         "top_diagnosis": row.top_diagnosis,
         "top_diagnosis_zh": row.top_diagnosis_zh,
         "top_diagnosis_attempts": row.top_diagnosis_attempts,
+        "top_diagnoses": [{"diagnosis": en, "diagnosis_zh": zh} for en, zh in row.tied_at_top],
     }
 
 
@@ -55,7 +57,15 @@ def analytics_json(figures: Analytics) -> dict[str, Any]:
         ],
         "attempts_until_first_ac": dict(buckets),
         "failing_cases": [
-            {"case": row.case, "attempts": row.attempts, "learners": row.learners} for row in figures.failing_cases
+            {
+                "case": row.case,
+                "title": row.title,
+                "title_zh": row.title_zh,
+                "attempts": row.attempts,
+                "learners": row.learners,
+                "rank": row.rank,
+            }
+            for row in figures.failing_cases
         ],
         "diagnoses": [
             {
@@ -64,6 +74,7 @@ def analytics_json(figures: Analytics) -> dict[str, Any]:
                 "attempts": row.attempts,
                 "learners": [learner.name for learner in row.shown],
                 "learner_count": row.learners,
+                "rank": row.rank,
             }
             for row in figures.diagnoses
         ],

@@ -52,7 +52,7 @@ def course_exercise(course: Course, identifier: str) -> Exercise:
 
 
 def filled_days(days: list[DayCount]) -> list[DayCount]:
-    """``days`` with the days between them that had no attempt, as zeros (for a line over time)."""
+    """``days`` with the days between them that had no attempt, as zeros (a bar per day)."""
     if not days or (days[-1].day - days[0].day).days > MAX_FILLED_DAYS:
         return days
     known = {row.day: row for row in days}
@@ -61,14 +61,22 @@ def filled_days(days: list[DayCount]) -> list[DayCount]:
     return [known.get(day, DayCount(day, 0, 0)) for day in every]
 
 
-def charts(figures: Analytics) -> dict[str, dict[str, Any]]:
-    """The charts.js declarations of the page, by element id (see web/frontend/src/charts.js)."""
+def charts(figures: Analytics, whole_course: bool = False) -> dict[str, dict[str, Any]]:
+    """The charts.js declarations of the page, by element id (see web/frontend/src/charts.js).
+
+    Diagnoses and failing cases are labelled in full in the page's language (a case by its
+    title), each with its exercise on the whole course's page, and carry their ``ranks`` (equal
+    counts, equal ranks) for the table beside the chart."""
     days = filled_days(figures.over_time)
     buckets = figures.first_accepted.labelled()
     never = t("never_accepted")
+
+    def of_exercise(number: int, what: str) -> str:
+        return t("of_exercise", number=number, what=what) if whole_course else what
+
     return {
         "chart-over-time": {
-            "type": "line",
+            "type": "bar",
             "labels": [row.day.isoformat() for row in days],
             "datasets": [
                 {"label": t("attempts"), "data": [row.attempts for row in days]},
@@ -85,7 +93,10 @@ def charts(figures: Analytics) -> dict[str, dict[str, Any]]:
         },
         "chart-diagnoses": {
             "type": "horizontal-bar",
-            "labels": [pick(row.diagnosis, row.diagnosis_zh) for row in figures.diagnoses],
+            "labels": [
+                of_exercise(row.exercise_number, pick(row.diagnosis, row.diagnosis_zh)) for row in figures.diagnoses
+            ],
+            "ranks": [row.rank for row in figures.diagnoses],
             "datasets": [
                 {"label": t("attempts"), "data": [row.attempts for row in figures.diagnoses]},
                 {"label": t("learners"), "data": [row.learners for row in figures.diagnoses]},
@@ -93,7 +104,10 @@ def charts(figures: Analytics) -> dict[str, dict[str, Any]]:
         },
         "chart-failing-cases": {
             "type": "horizontal-bar",
-            "labels": [row.case for row in figures.failing_cases],
+            "labels": [
+                of_exercise(row.exercise_number, pick(row.title, row.title_zh)) for row in figures.failing_cases
+            ],
+            "ranks": [row.rank for row in figures.failing_cases],
             "datasets": [
                 {"label": t("attempts"), "data": [row.attempts for row in figures.failing_cases]},
                 {"label": t("learners"), "data": [row.learners for row in figures.failing_cases]},
@@ -125,7 +139,11 @@ def _charts_page(course: Course, exercise: Exercise | None):
         g.db, course.id, course.time_zone, exercise.id if exercise is not None else None, LEARNERS_SHOWN
     )
     return render_template(
-        "courses/analytics_charts.html", course=course, exercise=exercise, figures=figures, charts=charts(figures)
+        "courses/analytics_charts.html",
+        course=course,
+        exercise=exercise,
+        figures=figures,
+        charts=charts(figures, whole_course=exercise is None),
     )
 
 

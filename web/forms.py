@@ -53,6 +53,7 @@ def _normalized_name(value: str | None) -> str | None:
 class SignUpForm(SiteForm):
     name = StringField(
         LazyText("user_name"),
+        description=LazyText("name_hint"),
         filters=[_normalized_name],
         validators=[
             DataRequired(LazyText("required")),
@@ -62,6 +63,7 @@ class SignUpForm(SiteForm):
     )
     password = PasswordField(
         LazyText("password"),
+        description=LazyText("password_hint"),
         validators=[DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))],
     )
     confirm = PasswordField(
@@ -84,6 +86,7 @@ class PasswordForm(SiteForm):
     current_password = PasswordField(LazyText("current_password"), validators=[DataRequired(LazyText("required"))])
     new_password = PasswordField(
         LazyText("new_password"),
+        description=LazyText("password_hint"),
         validators=[DataRequired(LazyText("required")), Length(8, 256, LazyText("password_length"))],
     )
     new_password_again = PasswordField(

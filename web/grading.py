@@ -52,7 +52,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge import JUDGE_VERSION
 from judge.exercise import resolve
-from judge.i18n import Bilingual
+from judge.i18n import Bilingual, format_text
 from judge.process import Launcher
 from judge.report import Report, first_failure
 from judge.runner import grade
@@ -200,8 +200,11 @@ class GradingQueue:
         if count_queued(session, user) >= self.max_queued_per_user:
             raise SubmissionRefused(
                 Bilingual(
-                    f"you already have {self.max_queued_per_user} submissions waiting; "
-                    "wait for a verdict before submitting again",
+                    format_text(
+                        "you already have {count:# submission|# submissions} waiting; "
+                        "wait for a verdict before submitting again",
+                        count=self.max_queued_per_user,
+                    ),
                     f"你已有 {self.max_queued_per_user} 个提交在等待评测；请等出结果后再提交",
                 ),
                 too_many=True,

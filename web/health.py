@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from judge.i18n import format_text
 from web.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable, queue_for
 from web.models import Grader, Grading, Status, as_utc, database_now
 
@@ -150,7 +151,12 @@ def health_report(session: Session, broker: Broker | None, *, now: dt.datetime |
         problems.append(f"a learner's submission has waited {live_wait:.0f} s for a grader")
     stalled = queues["live"]["stalled"] + queues["rejudge"]["stalled"]
     if stalled:
-        problems.append(f"{stalled} gradings' leases ran out (a grader stopped); they will be taken over")
+        problems.append(
+            format_text(
+                "{count:# grading's lease|# gradings' leases} ran out (a grader stopped); they will be taken over",
+                count=stalled,
+            )
+        )
     return {
         "status": "degraded" if problems else "ok",
         "problems": problems,

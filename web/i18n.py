@@ -14,7 +14,7 @@ import re
 from flask import g, has_request_context, request
 from markupsafe import Markup, escape
 
-from judge.i18n import LANGUAGES, Bilingual, in_language
+from judge.i18n import LANGUAGES, Bilingual, format_text, in_language
 from web.texts import TEXTS
 
 COOKIE = "lang"
@@ -36,7 +36,7 @@ def current_language() -> str:
 def t(key: str, **values: object) -> str:
     """The text ``key`` in the request's language, formatted with ``values``."""
     en, zh = TEXTS[key]
-    return (zh if current_language() == "zh" else en).format(**values)
+    return format_text(zh if current_language() == "zh" else en, **values)
 
 
 def template(key: str) -> str:
@@ -52,7 +52,7 @@ def has_text(key: str) -> bool:
 def bilingual(key: str, **values: object) -> Bilingual:
     """The text ``key`` in both languages (for messages stored or raised outside a request)."""
     en, zh = TEXTS[key]
-    return Bilingual(en.format(**values), zh.format(**values))
+    return Bilingual(format_text(en, **values), format_text(zh, **values))
 
 
 def localized(text: str | None) -> str:

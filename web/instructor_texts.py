@@ -93,7 +93,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "people": ("People", "成员"),
     "learners": ("Learners", "学员"),
     "instructors": ("Instructors", "教师"),
-    "learner_count": ("{count} learners.", "{count} 名学员。"),
+    "learner_count": ("{count:# learner.|# learners.}", "{count} 名学员。"),
     "add_instructor": ("Add an instructor", "添加教师"),
     "instructor_added": ("{name} is an instructor of this course.", "{name} 现在是本课程的教师。"),
     "upload_roster": ("Upload a roster", "上传名单"),
@@ -228,7 +228,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "late_only": ("Late attempts only", "只看迟交的提交"),
     "per_page": ("Rows per page", "每页行数"),
     "search": ("Search", "搜索"),
-    "submissions_found": ("{total} submissions match.", "共有 {total} 条提交符合条件。"),
+    "submissions_found": ("{total:# submission matches.|# submissions match.}", "共有 {total} 条提交符合条件。"),
     "no_submission_matches": ("No submission matches.", "没有符合条件的提交。"),
     "not_graded_yet": ("not graded yet", "尚未评测"),
     "pagination": ("Pages of results", "结果分页"),
@@ -258,7 +258,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     ),
     "diff_title": ("Attempts #{old} and #{new}", "提交 #{old} 与 #{new} 的比较"),
     "diff_caption": ("Changes from #{old} to #{new}", "从 #{old} 到 #{new} 的改动"),
-    "diff_summary": ("{added} lines added, {removed} removed.", "增加 {added} 行，删除 {removed} 行。"),
+    "diff_summary": ("{added:# line|# lines} added, {removed} removed.", "增加 {added} 行，删除 {removed} 行。"),
     "diff_same_code": ("The two attempts have the same code.", "两次提交的代码相同。"),
     "diff_too_large": (
         "These attempts are too large to diff here (over {lines} lines or {kib} KiB); "
@@ -285,7 +285,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "rejudge_what": ("Rejudged: {scope}.", "重新评测的范围：{scope}。"),
     "rejudge_requested": ("Requested by {name} at {time}.", "由 {name} 于 {time} 发起。"),
     "rejudge_counts": (
-        "{queued} queued, {running} running, {done} done; {changed} verdicts changed.",
+        "{queued} queued, {running} running, {done} done; {changed:# verdict|# verdicts} changed.",
         "排队 {queued} 个，评测中 {running} 个，已完成 {done} 个；{changed} 个结论有变化。",
     ),
     "rejudge_refreshes": (
@@ -309,7 +309,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "rejudge_target_exercise": ("exercise {number}. {title}", "练习 {number}. {title}"),
     "rejudge_target_assignment": ("every exercise of assignment {title}", "作业 {title} 的所有练习"),
     "start_rejudge": ("Start the rejudge", "开始重新评测"),
-    "rejudge_queued": ("{count} gradings queued.", "已排入 {count} 个评测。"),
+    "rejudge_queued": ("{count:# grading|# gradings} queued.", "已排入 {count} 个评测。"),
     # --- analytics (web/analytics_pages.py) ---
     "analytics": ("Analytics", "统计分析"),
     "analytics_of_course": ("Analytics of {course}", "{course} 的统计分析"),
@@ -342,12 +342,15 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "diagnosis": ("Diagnosis", "诊断"),
     "no_diagnosis_yet": ("No attempt has a diagnosis yet.", "还没有带诊断的提交。"),
     "learners_behind": ("Learners behind it", "犯这个错误的学员"),
-    "every_learner_with": ("all {count} learners", "全部 {count} 名学员"),
+    "every_learner_with": ("{count:the # learner|all # learners}", "全部 {count} 名学员"),
     "learners_diagnosed": ("Learners diagnosed with: {diagnosis}", "被诊断为以下错误的学员：{diagnosis}"),
     "learners_diagnosed_help": (
         "Each name links to the learner's newest submission with this diagnosis.",
         "每个名字链接到该学员带有这个诊断的最新一次提交。",
     ),
     "chart_numbers": ("The chart's numbers", "图表中的数据"),
+    "rank": ("Rank", "名次"),
+    "ranks_help": ("Ranked by attempts; equal counts share a rank.", "按提交次数排名；次数相同则名次相同。"),
+    "of_exercise": ("Exercise {number}: {what}", "练习 {number}：{what}"),
     "all_exercises_of_course": ("All exercises of the course", "本课程的全部练习"),
 }

@@ -1,6 +1,8 @@
 """Every text of the web pages, in English and Chinese: key → (en, zh).
 
-Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``str.format``.
+Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``str.format``, and
+a count phrase is written ``{count:# learner|# learners}`` in English (singular for 1, see
+:func:`judge.i18n.format_text`; ``tests/web/test_wording.py`` finds a bare ``{n} nouns``).
 A test renders every page in both languages and checks that each key has both texts. Code in a
 text is written between backticks, as in Markdown; templates show such texts through the
 ``code_spans`` filter (:func:`web.i18n.code_spans`). The verdicts' names are not written here:
@@ -41,11 +43,11 @@ SITE: dict[str, tuple[str, str]] = {
     "password": ("Password", "密码"),
     "confirm_password": ("Password again", "再次输入密码"),
     "language": ("Language", "语言"),
-    "password_hint": (
-        "At least 8 characters. User names use letters, digits, '.', '_' and '-'; "
-        "case does not matter (Ann and ann are the same user).",
-        "密码至少 8 个字符。用户名只能包含字母、数字、“.”、“_”和“-”；不区分大小写（Ann 和 ann 是同一个用户）。",
+    "name_hint": (
+        "Letters, digits, '.', '_' and '-'; case does not matter (Ann and ann are the same user).",
+        "只能包含字母、数字、“.”、“_”和“-”；不区分大小写（Ann 和 ann 是同一个用户）。",
     ),
+    "password_hint": ("At least 8 characters.", "至少 8 个字符。"),
     "have_account": ("Already have an account?", "已经有账号了？"),
     "no_account": ("No account yet?", "还没有账号？"),
     "required": ("This field is required.", "此项必填。"),
@@ -223,7 +225,7 @@ SITE: dict[str, tuple[str, str]] = {
     "cases_passed": ("Cases passed", "通过的测试点"),
     "code": ("Code", "代码"),
     "show_code": ("Show the code", "查看代码"),
-    "lines": ("lines", "行"),
+    "line_count": ("{count:# line|# lines}", "{count} 行"),
     # a submission
     "submission": ("Submission", "提交"),
     "status_queued": ("Queued", "排队中"),
@@ -237,7 +239,8 @@ SITE: dict[str, tuple[str, str]] = {
     # profile
     "progress": ("Progress", "进度"),
     "progress_summary": (
-        "Solved {solved} of {total} exercises; attempted {attempted} more; {submissions} submissions.",
+        "Solved {solved} of {total:# exercise|# exercises}; attempted {attempted} more;"
+        " {submissions:# submission|# submissions}.",
         "已通过 {total} 道练习中的 {solved} 道；另有 {attempted} 道尝试过；共提交 {submissions} 次。",
     ),
     "api_tokens": ("API tokens", "API 令牌"),

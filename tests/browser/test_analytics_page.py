@@ -1,9 +1,12 @@
-"""The analytics page of an exercise in chromium, under the site's Content-Security-Policy: each
-declared chart is drawn (Chart.js holds the page's numbers), nothing goes to the console, and
-axe finds no violation."""
+"""The analytics pages in chromium, under the site's Content-Security-Policy: each declared chart
+is drawn (Chart.js holds the page's numbers: bars per day, case titles, long labels whole on
+several lines, each diagnosis with its exercise on the whole course's page), nothing goes to the
+console, and axe finds no violation. With ``PROBJUDGE_SCREENSHOTS=1`` the whole course's page
+refreshes docs/screenshots/analytics.png."""
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -15,11 +18,12 @@ from web.app import create_app
 from web.config import Settings
 from web.services import services
 
-from tests.web.test_analytics import build_class
+from browser_support import shoot
+from tests.web.test_analytics import SWAPPED, build_class
 
 AXE = Path(__file__).resolve().parents[2] / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 CHARTS = {
-    "chart-over-time": ("line", "x"),
+    "chart-over-time": ("bar", "x"),
     "chart-first-ac": ("bar", "x"),
     "chart-diagnoses": ("bar", "y"),
     "chart-failing-cases": ("bar", "y"),
@@ -48,7 +52,9 @@ def analytics_site(sqlite_database, browser):
 
 
 def _signed_in_page(browser, base: str, name: str, audit: bool = False):
-    context = browser.new_context(base_url=base, viewport={"width": 1200, "height": 900}, bypass_csp=audit)
+    # Reduced motion: the bars stand at their values at once (for the numbers read and the picture).
+    context = browser.new_context(base_url=base, viewport={"width": 1200, "height": 900}, bypass_csp=audit,
+                                  reduced_motion="reduce")
     page = context.new_page()
     page.console_messages = []
     page.on("console", lambda message: page.console_messages.append(f"{message.type}: {message.text}"))
@@ -61,13 +67,7 @@ def _signed_in_page(browser, base: str, name: str, audit: bool = False):
     return context, page
 
 
-def test_each_chart_of_an_exercise_is_drawn_with_the_page_numbers(browser, analytics_site):
-    base, course_id, name = analytics_site
-    context, page = _signed_in_page(browser, base, name)
-    page.goto(f"/courses/{course_id}/analytics?exercise=39")
-    page.wait_for_function("() => [...document.querySelectorAll('canvas[data-chart]')]"
-                           ".every(canvas => canvas.getAttribute('role') === 'img')")
-    drawn = page.evaluate("""async () => {
+DRAWN = """async () => {
         const { Chart } = await import('/static/build/charts.js');
         return Object.fromEntries([...document.querySelectorAll('canvas[data-chart]')].map(canvas => {
             const chart = Chart.getChart(canvas);
@@ -75,13 +75,38 @@ def test_each_chart_of_an_exercise_is_drawn_with_the_page_numbers(browser, analy
                     labels: chart.data.labels, data: chart.data.datasets.map(set => set.data),
                     name: canvas.getAttribute('aria-label')}];
         }));
-    }""")
+    }"""
+
+
+def _drawn(page, url: str) -> dict:
+    page.goto(url)
+    page.wait_for_function("() => [...document.querySelectorAll('canvas[data-chart]')]"
+                           ".every(canvas => canvas.getAttribute('role') === 'img')")
+    return page.evaluate(DRAWN)
+
+
+def test_each_chart_of_an_exercise_is_drawn_with_the_page_numbers(browser, analytics_site):
+    base, course_id, name = analytics_site
+    context, page = _signed_in_page(browser, base, name)
+    drawn = _drawn(page, f"/courses/{course_id}/analytics?exercise=39")
     assert {key: (value["type"], value["axis"]) for key, value in drawn.items()} == CHARTS
     assert drawn["chart-diagnoses"]["labels"] == ["temperature ignored", "off by one"]
     assert drawn["chart-diagnoses"]["data"] == [[11, 3], [2, 2]]
     assert drawn["chart-first-ac"]["data"] == [[1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1]]
     assert drawn["chart-failing-cases"]["name"] == "Failing cases"
+    assert drawn["chart-failing-cases"]["labels"] == ["Uniform logits", "Zipf-shaped logits, top-p 0.9"]
+    # The whole course: each diagnosis names its exercise, and a long one is drawn whole on its lines.
+    whole = _drawn(page, f"/courses/{course_id}/analytics/course")
+    labels = whole["chart-diagnoses"]["labels"]
+    assert [" ".join(label) if isinstance(label, list) else label for label in labels] == [
+        "Exercise 39: temperature ignored", "Exercise 39: off by one", f"Exercise 1: {SWAPPED}"]
+    assert len(labels[2]) > 1 and all(len(line) <= 30 for line in labels[2])  # wrapped, never cut
+    assert whole["chart-over-time"]["type"] == "bar"
+    ranks = page.locator("#diagnosis-learners tbody tr td:first-child").all_inner_texts()
+    assert ranks == ["1", "2", "3"]
     assert page.console_messages == []
+    page.set_viewport_size({"width": 1280, "height": 800})
+    shoot(page, "analytics.png", focus=page.get_by_role("region", name=re.compile("^Diagnoses")))
     context.close()
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from web.analytics import analytics, learners_with_diagnosis, offset_spans, overview
+from web.analytics import analytics, competition_ranks, learners_with_diagnosis, offset_spans, overview
 from web.database import make_engine, session_factory
 from web.exercises import sync_exercises
 from web.models import ApiToken, Role, User
@@ -20,15 +20,24 @@ from tests.web.site_client import sign_in
 
 ZONE = "Europe/Berlin"  # clocks go from UTC+1 to UTC+2 at 2027-03-28 01:00 UTC
 DAY = dt.date.fromisoformat
+# A diagnosis longer than a line of a chart's label (charts.js wraps it; nothing cuts it).
+SWAPPED = "heads and tails swapped: the coin says 1 where the statement says 0, on every draw"
+# The cases' titles, as the reports write them (the charts show titles, never the names).
+TITLES = {"zipf": "Zipf-shaped logits, top-p 0.9", "uniform": "Uniform logits", "fair coin": "A fair coin"}
 
 
 def tried(session, learner, number, at, verdict="WA", diagnosis=None, case=None, graded=True):
-    """An attempt with its diagnosis (English, and a Chinese text made from it) and first failed case."""
+    """An attempt with its diagnosis (English, and a Chinese text made from it) and first failed
+    case, which its report titles (:data:`TITLES`, and a Chinese title made from it)."""
     submission = attempt(session, learner, exercise(session, number), at, verdict, graded=graded)
     if graded:
         grading = submission.gradings[0]
         grading.diagnosis, grading.failed_case = diagnosis, case
         grading.diagnosis_zh = f"中文：{diagnosis}" if diagnosis else None
+        if case is not None:
+            grading.report_json = {**grading.report_json, "cases": [
+                {"name": case, "title": TITLES.get(case, ""), "title_zh": f"测试点：{TITLES.get(case, case)}",
+                 "verdict": verdict}]}
     session.flush()
     return submission
 
@@ -55,7 +64,7 @@ def build_class(session):
     tried(session, dan, 39, "2027-03-03 11:00", "AC")
     # exercise 1: ann AC at once, cat one WA (never AC), both on 03-05.
     tried(session, ann, 1, "2027-03-05 09:00", "AC")
-    tried(session, cat, 1, "2027-03-05 10:00", diagnosis="heads and tails swapped", case="fair coin")
+    tried(session, cat, 1, "2027-03-05 10:00", diagnosis=SWAPPED, case="fair coin")
     # Not counted: eve's practice before the assignment opened, and a learner of another course.
     tried(session, eve, 39, "2027-02-20 10:00", diagnosis="off by one", case="zipf")
     _, other, _ = course_with_assignment(session, exercises=(39,))
@@ -89,12 +98,14 @@ def test_one_exercise_against_hand_counts(session):
     assert figures.first_accepted.labelled() == [
         ("1", 1), ("2", 1), ("3", 0), ("4", 0), ("5", 0), ("6", 0), ("7", 0), ("8", 0), ("9", 0), ("10+", 1),
         ("never", 1)]
-    assert [(row.case, row.attempts, row.learners) for row in figures.failing_cases] == [
-        ("uniform", 11, 2), ("zipf", 3, 2)]
-    assert [(row.diagnosis, row.diagnosis_zh, row.attempts, row.learners, [p.name for p in row.shown])
-            for row in figures.diagnoses] == [
-        ("temperature ignored", "中文：temperature ignored", 11, 2, ["bob", "dan"]),
-        ("off by one", "中文：off by one", 3, 2, ["ann", "bob"])]
+    assert [(row.case, row.exercise_number, row.title, row.title_zh, row.attempts, row.learners, row.rank)
+            for row in figures.failing_cases] == [
+        ("uniform", 39, "Uniform logits", "测试点：Uniform logits", 11, 2, 1),
+        ("zipf", 39, "Zipf-shaped logits, top-p 0.9", "测试点：Zipf-shaped logits, top-p 0.9", 3, 2, 2)]
+    assert [(row.diagnosis, row.diagnosis_zh, row.exercise_number, row.attempts, row.learners,
+             [p.name for p in row.shown], row.rank) for row in figures.diagnoses] == [
+        ("temperature ignored", "中文：temperature ignored", 39, 11, 2, ["bob", "dan"], 1),
+        ("off by one", "中文：off by one", 39, 3, 2, ["ann", "bob"], 2)]
     bob_link = figures.diagnoses[1].shown[1]
     assert (bob_link.name, bob_link.submission_id) == ("bob", people["bob_last_off_by_one"].id)
 
@@ -107,8 +118,47 @@ def test_the_whole_course_counts_learner_exercise_pairs(session):
         21, 4, 3, 19, 4)
     assert (figures.first_accepted.counts, figures.first_accepted.never) == ({1: 2, 2: 1, 10: 1}, 2)
     assert (DAY("2027-03-05"), 2, 2) in [(row.day, row.attempts, row.learners) for row in figures.over_time]
-    assert [(row.diagnosis, row.attempts, row.learners) for row in figures.diagnoses] == [
-        ("temperature ignored", 11, 2), ("off by one", 3, 2), ("heads and tails swapped", 1, 1)]
+    assert [(row.diagnosis, row.exercise_number, row.attempts, row.learners) for row in figures.diagnoses] == [
+        ("temperature ignored", 39, 11, 2), ("off by one", 39, 3, 2), (SWAPPED, 1, 1, 1)]
+    assert [(row.case, row.exercise_number, row.title) for row in figures.failing_cases] == [
+        ("uniform", 39, "Uniform logits"), ("zipf", 39, "Zipf-shaped logits, top-p 0.9"),
+        ("fair coin", 1, "A fair coin")]
+
+
+@pytest.mark.parametrize(("counts", "ranks"), [([], []), ([5], [1]), ([5, 3, 3, 1], [1, 2, 2, 4]),
+                                               ([2, 2, 2], [1, 1, 1]), ([4, 4, 1, 1], [1, 1, 3, 3])])
+def test_equal_counts_share_a_rank_and_the_next_skips(counts, ranks):
+    assert competition_ranks(counts) == ranks
+
+
+def test_ties_are_ranked_equal_and_ordered_by_name_then_exercise(session):
+    """Equal counts: one rank, and the order of the names (then of the exercises), whatever the
+    order the attempts came in; the same diagnosis or case name on two exercises is two rows."""
+    _, course, _ = course_with_assignment(session, exercises=(1, 39), time_zone="UTC")
+    ann, bob = learner_in(session, course, "ann"), learner_in(session, course, "bob")
+    for number, diagnosis, case, learner, at in [
+        (39, "b mistake", "zipf", ann, "2027-03-02 10:00"), (39, "b mistake", "zipf", bob, "2027-03-02 10:01"),
+        (39, "c mistake", "uniform", ann, "2027-03-02 10:02"),
+        (39, "a mistake", "fair coin", bob, "2027-03-02 10:03"),
+        (39, "a mistake", "fair coin", ann, "2027-03-02 10:04"),
+        (1, "a mistake", "fair coin", ann, "2027-03-02 10:05"), (1, "a mistake", "fair coin", bob, "2027-03-02 10:06"),
+    ]:
+        tried(session, learner, number, at, diagnosis=diagnosis, case=case)
+    figures = analytics(session, course.id, "UTC")
+    assert [(row.diagnosis, row.exercise_number, row.attempts, row.rank) for row in figures.diagnoses] == [
+        ("a mistake", 1, 2, 1), ("a mistake", 39, 2, 1), ("b mistake", 39, 2, 1), ("c mistake", 39, 1, 4)]
+    assert [(row.case, row.exercise_number, row.attempts, row.rank) for row in figures.failing_cases] == [
+        ("fair coin", 1, 2, 1), ("fair coin", 39, 2, 1), ("zipf", 39, 2, 1), ("uniform", 39, 1, 4)]
+    # One exercise's page: its own rows, ranked among themselves.
+    one = analytics(session, course.id, "UTC", exercise(session, 39).id)
+    assert [(row.diagnosis, row.rank) for row in one.diagnoses] == [
+        ("a mistake", 1), ("b mistake", 1), ("c mistake", 3)]
+    # Everyone behind a diagnosis on any exercise: each learner once, by name.
+    assert [p.name for p in learners_with_diagnosis(session, course.id, "a mistake")] == ["ann", "bob"]
+    # The overview's most frequent diagnosis: all of those tied at the top.
+    rows = {row.number: row for row in overview(session, course.id)}
+    assert [en for en, _ in rows[39].tied_at_top] == ["a mistake", "b mistake"] and rows[39].top_diagnosis_attempts == 2
+    assert (rows[39].top_diagnosis, [en for en, _ in rows[1].tied_at_top]) == ("a mistake", ["a mistake"])
 
 
 def test_the_overview_has_one_row_per_exercise_with_its_top_diagnosis(session):
@@ -118,8 +168,9 @@ def test_the_overview_has_one_row_per_exercise_with_its_top_diagnosis(session):
     assert (rows[39].totals.attempts, rows[39].totals.learners, rows[39].totals.share_accepted) == (19, 4, 0.75)
     assert (rows[39].top_diagnosis, rows[39].top_diagnosis_zh, rows[39].top_diagnosis_attempts) == (
         "temperature ignored", "中文：temperature ignored", 11)
+    assert rows[39].tied_at_top == (("temperature ignored", "中文：temperature ignored"),)
     assert (rows[1].totals.attempts, rows[1].totals.share_accepted, rows[1].top_diagnosis) == (
-        2, 0.5, "heads and tails swapped")
+        2, 0.5, SWAPPED)
 
 
 def test_an_exercise_nobody_tried_has_empty_figures(session):
@@ -208,7 +259,7 @@ def test_the_exercise_page_declares_each_chart_with_its_table(site):
     html = response.get_data(as_text=True)
     assert "build/charts.js" in html and "<script>" not in html  # no inline script: the CSP forbids it
     over_time = _chart(html, "chart-over-time")
-    assert over_time["type"] == "line"
+    assert over_time["type"] == "bar"  # a count per day: bars, not a line between days
     assert over_time["labels"][0] == "2027-03-02" and over_time["labels"][-1] == "2027-03-29"
     assert len(over_time["labels"]) == 28  # the days between, with zeros
     by_day = dict(zip(over_time["labels"], zip(*(s["data"] for s in over_time["datasets"]))))
@@ -220,11 +271,14 @@ def test_the_exercise_page_declares_each_chart_with_its_table(site):
     assert _table(html, "chart-first-ac")[-1] == ["never", "1"]
     diagnoses = _chart(html, "chart-diagnoses")
     assert diagnoses["type"] == "horizontal-bar"
-    assert diagnoses["labels"] == ["temperature ignored", "off by one"]
+    assert diagnoses["labels"] == ["temperature ignored", "off by one"] and diagnoses["ranks"] == [1, 2]
     assert [s["data"] for s in diagnoses["datasets"]] == [[11, 3], [2, 2]]
     cases = _chart(html, "chart-failing-cases")
-    assert cases["labels"] == ["uniform", "zipf"] and [s["data"] for s in cases["datasets"]] == [[11, 3], [2, 2]]
-    assert _table(html, "chart-failing-cases") == [["uniform", "11", "2"], ["zipf", "3", "2"]]
+    assert cases["labels"] == ["Uniform logits", "Zipf-shaped logits, top-p 0.9"]  # titles, not names
+    assert [s["data"] for s in cases["datasets"]] == [[11, 3], [2, 2]]
+    assert _table(html, "chart-failing-cases") == [["1", "Uniform logits", "11", "2"],
+                                                   ["2", "Zipf-shaped logits, top-p 0.9", "3", "2"]]
+    assert _table(html, "chart-diagnoses") == [["1", "temperature ignored", "11", "2"], ["2", "off by one", "3", "2"]]
     assert re.search(r'<a href="/submissions/\d+">bob</a>', html)
 
 
@@ -234,6 +288,8 @@ def test_the_page_speaks_chinese(site):
     sign_in(client, ids["teacher"])
     html = client.get(f"/courses/{ids['course']}/analytics?exercise=39&lang=zh").get_data(as_text=True)
     assert _chart(html, "chart-diagnoses")["labels"] == ["中文：temperature ignored", "中文：off by one"]
+    assert _chart(html, "chart-failing-cases")["labels"] == [
+        "测试点：Uniform logits", "测试点：Zipf-shaped logits, top-p 0.9"]
     assert "首次通过之前的提交次数" in html and "从未通过" in html
 
 
@@ -244,12 +300,17 @@ def test_the_overview_lists_every_exercise_and_the_whole_course(site):
     html = client.get(f"/courses/{ids['course']}/analytics").get_data(as_text=True)
     overview_table = html.split('id="analytics-overview"')[1].split("</table>")[0]
     assert f'href="/courses/{ids["course"]}/analytics?exercise=39"' in overview_table
-    assert "temperature ignored (11)" in overview_table and "heads and tails swapped (1)" in overview_table
+    assert "temperature ignored (11)" in overview_table and f"{SWAPPED} (1)" in overview_table
     assert "75%" in overview_table and "50%" in overview_table
     assert "Analytics</a>" in html  # the course's navigation links here
     assert f'href="/courses/{ids["course"]}/analytics/course"' in html
     whole = client.get(f"/courses/{ids['course']}/analytics/course").get_data(as_text=True)
-    assert _chart(whole, "chart-diagnoses")["labels"] == ["temperature ignored", "off by one", "heads and tails swapped"]
+    assert _chart(whole, "chart-diagnoses")["labels"] == [
+        "Exercise 39: temperature ignored", "Exercise 39: off by one", f"Exercise 1: {SWAPPED}"]
+    assert _chart(whole, "chart-failing-cases")["labels"] == [
+        "Exercise 39: Uniform logits", "Exercise 39: Zipf-shaped logits, top-p 0.9", "Exercise 1: A fair coin"]
+    learners = whole.split('id="diagnosis-learners"')[1].split("</table>")[0]
+    assert f'<th scope="row">Exercise 1: {SWAPPED}</th>' in learners  # the table says what the chart says
     assert _table(whole, "chart-first-ac")[-1] == ["never", "2"]
 
 
@@ -281,10 +342,13 @@ def test_the_api_answers_one_exercise(site):
     assert data["over_time"][-1] == {"day": "2027-03-29", "attempts": 2, "learners": 1}
     assert data["attempts_until_first_ac"] == {"1": 1, "2": 1, "3": 0, "4": 0, "5": 0, "6": 0, "7": 0, "8": 0,
                                                "9": 0, "10+": 1, "never": 1}
-    assert data["failing_cases"] == [{"case": "uniform", "attempts": 11, "learners": 2},
-                                     {"case": "zipf", "attempts": 3, "learners": 2}]
+    assert data["failing_cases"] == [
+        {"case": "uniform", "title": "Uniform logits", "title_zh": "测试点：Uniform logits", "attempts": 11,
+         "learners": 2, "rank": 1},
+        {"case": "zipf", "title": "Zipf-shaped logits, top-p 0.9", "title_zh": "测试点：Zipf-shaped logits, top-p 0.9",
+         "attempts": 3, "learners": 2, "rank": 2}]
     assert data["diagnoses"][1] == {"diagnosis": "off by one", "diagnosis_zh": "中文：off by one", "attempts": 3,
-                                    "learners": ["ann", "bob"], "learner_count": 2}
+                                    "learners": ["ann", "bob"], "learner_count": 2, "rank": 2}
     everyone = client.get(f"/api/v1/courses/{ids['course']}/analytics?exercise=39&learners=all",
                           headers=tokens[ids["teacher"]])
     assert everyone.json["diagnoses"] == data["diagnoses"]
@@ -298,7 +362,7 @@ def test_the_api_overview_without_an_exercise(site):
     data = app.test_client().get(f"/api/v1/courses/{ids['course']}/analytics", headers=tokens["root"]).json
     assert data["course"] == ids["course"] and data["time_zone"] == ZONE
     assert [(row["exercise"], row["attempts"], row["learners"], row["top_diagnosis"]) for row in data["exercises"]] == [
-        (1, 2, 2, "heads and tails swapped"), (39, 19, 4, "temperature ignored")]
+        (1, 2, 2, SWAPPED), (39, 19, 4, "temperature ignored")]
 
 
 @pytest.mark.parametrize("who, status", [("ann", 403), ("olga", 404), ("root", 200), ("teacher", 200)])

@@ -159,7 +159,7 @@ def test_a_course_rejudge_runs_to_the_end_and_shows_the_verdict_that_flipped(mak
         assert time.monotonic() < deadline, f"the rejudge did not finish in {MAX_WAIT_S} s"
         time.sleep(1)
         html = client.get(rejudge_url).get_data(as_text=True)
-    assert "0 queued, 0 running, 2 done; 1 verdicts changed." in html
+    assert "0 queued, 0 running, 2 done; 1 verdict changed." in html
     rows = re.findall(r'<tr class="(changed|)">\s*<td><a href="/submissions/(\d+)">.*?</tr>', html, re.S)
     assert [(kind, int(number)) for kind, number in rows] == [("changed", stale_id), ("", wrong_id)]  # changed first
     flipped = html[html.index(f'href="/submissions/{stale_id}"'):]

@@ -94,7 +94,7 @@ def test_the_page_lists_filters_and_pages(world):
     assert 'class="verdict v-TLE"' in html and "mistake TLE" in html
     assert f'href="/courses/{world.course_id}/submissions"' in html  # the course's pages link here
     filtered = client.get(f"/courses/{world.course_id}/submissions?user=bobby&verdict=WA").get_data(as_text=True)
-    assert "1 submissions match." in filtered and f"#{world.attempts['bob_39_wa']}</a>" in filtered
+    assert "1 submission matches." in filtered and f"#{world.attempts['bob_39_wa']}</a>" in filtered
     assert 'value="bobby"' in filtered and '<option value="WA" selected>' in filtered  # the form keeps them
     paged = client.get(f"/courses/{world.course_id}/submissions?per_page=2&page=2&late=").get_data(as_text=True)
     assert "Page 2 of 3" in paged

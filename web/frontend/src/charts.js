@@ -11,9 +11,14 @@
 //
 // `type` is "line", "bar" or "horizontal-bar"; `labels` the categories; each dataset a `label`,
 // its `data` (numbers, null for a gap) and, if it wants one, a `color`; the axis titles and
-// `stacked` are optional. The canvas becomes role="img" with its data-chart-label as accessible
-// name; the table of the same numbers (for screen readers, and for anyone without JavaScript) is
-// the page's job. With prefers-reduced-motion nothing animates.
+// `stacked` are optional (other keys, such as the page's `ranks`, are the table's). The canvas
+// becomes role="img" with its data-chart-label as accessible name; the table of the same numbers
+// (for screen readers, and for anyone without JavaScript) is the page's job. With
+// prefers-reduced-motion nothing animates.
+//
+// What every chart holds to: a label is drawn whole, on as many lines as it needs (never cut);
+// counts (every value a whole number) get whole-number ticks from 0 to the largest value drawn,
+// so the longest bar spans the axis; equal values are equal bars (the order is the page's).
 import {
   BarController,
   BarElement,
@@ -42,12 +47,54 @@ Chart.register(
 );
 
 const TYPES = { line: "line", bar: "bar", "horizontal-bar": "bar" };
+const LABEL_WIDTH = 30; // columns of one line of a category label (a CJK character takes two)
+const ROW_PX = 26; // height of one bar, or of one line of a label, in a horizontal chart …
+const TYPICAL_WIDTH_PX = 800; // … at the width such a chart usually gets (the main column)
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
-function axis(title, stacked, counts) {
+const CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef";
+const TOKENS = new RegExp(`\\s*(?:[${CJK}]|[^\\s${CJK}]+)`, "gu");
+const WIDE = new RegExp(`[${CJK}]`, "u");
+const columns = (text) => [...text].reduce((sum, char) => sum + (WIDE.test(char) ? 2 : 1), 0);
+
+// A label as the lines Chart.js draws (an array is one line per item): broken between words, or
+// between CJK characters, each line at most `width` columns (a longer word is split); a short
+// label stays a string. Every character but the spaces at a break is kept.
+export function wrapLabel(label, width = LABEL_WIDTH) {
+  const text = String(label ?? "");
+  if (columns(text) <= width) return text;
+  const lines = [];
+  let line = "";
+  for (const token of text.match(TOKENS) || []) {
+    if (line && columns(line + token) > width) {
+      lines.push(line);
+      line = "";
+    }
+    let rest = line ? token : token.trimStart();
+    while (columns(rest) > width) {
+      const head = [...rest].slice(0, width).join("");
+      lines.push(head);
+      rest = rest.slice(head.length);
+    }
+    line += rest;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+// The largest value drawn: of all datasets, or of the sums per category when stacked.
+function largest(datasets, stacked) {
+  const values = stacked
+    ? datasets[0].data.map((_, index) => datasets.reduce((sum, set) => sum + (set.data[index] || 0), 0))
+    : datasets.flatMap((set) => set.data.filter((value) => value != null));
+  return Math.max(0, ...values);
+}
+
+function axis(title, stacked, countsUpTo) {
   const scale = { stacked, title: { display: Boolean(title), text: title || "" } };
-  // Counts of attempts or learners: whole-number ticks (no 0.1 … 1.0 axis for one learner).
-  if (counts) Object.assign(scale, { beginAtZero: true, ticks: { precision: 0 } });
+  // Counts of attempts or learners: whole-number ticks (no 0.1 … 1.0 axis for one learner), from
+  // 0 to the largest count (an axis of 1 when every count is 0), so the longest bar spans it.
+  if (countsUpTo != null) Object.assign(scale, { min: 0, max: Math.max(1, countsUpTo), ticks: { precision: 0 } });
   return scale;
 }
 
@@ -63,18 +110,24 @@ export function chartConfig(spec) {
     if (set.color) Object.assign(drawn, { backgroundColor: set.color, borderColor: set.color });
     return drawn;
   });
-  const counts = spec.datasets.every((set) => Array.isArray(set.data) && set.data.every(Number.isInteger));
+  const counts =
+    datasets.length > 0 && spec.datasets.every((set) => Array.isArray(set.data) && set.data.every((v) => v == null || Number.isInteger(v)));
+  const upTo = counts ? largest(datasets, stacked) : null;
+  const labels = spec.labels.map((label) => wrapLabel(label));
+  // Horizontal bars: the height follows the rows drawn (bars, or a label's lines where more), so
+  // one bar is not a wall and a long label has room for its lines; 60 px for the axis and legend.
+  const rows = labels.reduce((sum, label) => sum + Math.max(datasets.length, Array.isArray(label) ? label.length : 1), 0);
+  const categories = { ticks: { autoSkip: false } }; // every diagnosis and case drawn, none skipped for room
   return {
     type,
-    data: { labels: spec.labels, datasets },
+    data: { labels, datasets },
     options: {
       indexAxis: horizontal ? "y" : "x",
       maintainAspectRatio: true,
-      // Horizontal bars: the height follows the number of bars, so one bar is not a wall.
-      aspectRatio: horizontal ? Math.min(6, Math.max(1.2, 10 / (spec.labels.length * Math.max(1, datasets.length) + 1))) : 2,
+      aspectRatio: horizontal ? Math.min(6, Math.max(0.5, TYPICAL_WIDTH_PX / (rows * ROW_PX + 60))) : 2,
       scales: {
-        x: axis(spec.xTitle, stacked, horizontal && counts),
-        y: axis(spec.yTitle, stacked, !horizontal && counts),
+        x: horizontal ? axis(spec.xTitle, stacked, upTo) : axis(spec.xTitle, stacked, null),
+        y: horizontal ? { ...axis(spec.yTitle, stacked, null), ...categories } : axis(spec.yTitle, stacked, upTo),
       },
       plugins: { legend: { display: datasets.length > 1 } },
     },
