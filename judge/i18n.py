@@ -108,7 +108,7 @@ SHARED: dict[str, tuple[str, str]] = {
     "suite_tiny": ("tiny", "小规模"),
     # the picture of a failed check (web/figures.py, the browser's Run, the terminal): draws against their target
     "figure_distribution_title": (
-        "Each {outcome}: observed frequency against target probability ({n} draws)",
+        "Each {outcome}: observed frequency against target probability (draws: {n})",
         "每个 {outcome}：观测频率与目标概率（{n} 次抽样）",
     ),
     "figure_calibration_title": (
@@ -134,7 +134,7 @@ SHARED: dict[str, tuple[str, str]] = {
     "figure_mark": ("mark", "标记"),
     "figure_worst": ("farthest off", "偏离最大"),
     "figure_missed": ("coverage failed", "覆盖率未通过"),
-    "figure_rest": ("{count} others", "其余 {count} 个"),
+    "figure_rest": ("{count} more", "其余 {count} 个"),
     "figure_percent": ("percent", "百分比"),
     # the list of exercises
     "exercise": ("Exercise", "练习"),
@@ -207,14 +207,14 @@ _CLI: dict[str, tuple[str, str]] = {
     "details": ("Details of failing cases", "未通过测试点的详情"),
     # the figure of a failed check (judge/figures.py), drawn with text bars under its case
     "figure_distribution": (
-        "Your {n} draws against the target, one line per {outcome} (sorted by target probability): "
+        "Your {n:# draw|# draws} against the target, one line per {outcome} (sorted by target probability): "
         "its id, target %, drawn %, then the bars ░ target and █ drawn; ▲ marks the cells furthest "
         "from the target",
         "你的 {n} 次抽样与目标分布的对比，每个{outcome}一行（按目标概率排序）：编号、目标 %、抽中 %，"
         "然后是条形图 ░ 目标、█ 抽中；▲ 标出偏离目标最远的格子",
     ),
     "figure_calibration": (
-        "Coverage of your error bars over {n} intervals estimate ± z × error: z, the share a correct "
+        "Coverage of your error bars over {n:# interval|# intervals} estimate ± z × error: z, the share a correct "
         "procedure covers, the share of yours that covered the true value, then the bars ░ correct and "
         "█ yours; ▲ marks a z that failed",
         "你的误差条在 {n} 个区间 估计值 ± z × 标准误 上的覆盖率：z、正确做法的覆盖比例、你的区间覆盖真实值的比例，"

@@ -169,12 +169,12 @@ SITE: dict[str, tuple[str, str]] = {
     "span_minutes": ("{n} min", "{n} 分钟"),
     "span_hours": ("{n} h", "{n} 小时"),
     "span_day": ("{n} day", "{n} 天"),
-    "span_days": ("{n} days", "{n} 天"),
+    "span_days": ("{n:# day|# days}", "{n} 天"),
     "policy_not_accepted": ("Late submissions do not count.", "逾期提交不计分。"),
     "policy_flagged": ("Late submissions count in full and are marked late.", "逾期提交按全分计，但标记为逾期。"),
     "policy_penalty": (
         "Late submissions lose {rate} of their score per started day late: up to 1 day late counts "
-        "{first}; more than {days} days late counts nothing.",
+        "{first}; more than {days:# day|# days} late counts nothing.",
         "逾期提交每开始一天扣除得分的 {rate}：逾期 1 天以内按 {first} 计；逾期超过 {days} 天不计分。",
     ),
     "late_warning": (
@@ -191,8 +191,8 @@ SITE: dict[str, tuple[str, str]] = {
     "lateness_counted": ("late by {late}, counted {share}", "逾期 {late}，按 {share} 计"),
     "lateness_not_counted": ("late by {late}, not counted", "逾期 {late}，不计分"),
     "lateness_before_opening": ("made before the assignment opened: not counted", "在作业开放之前提交：不计分"),
-    "upcoming_deadlines": ("Your upcoming deadlines (next {days} days)", "你即将到来的截止时间（未来 {days} 天）"),
-    "no_upcoming_deadlines": ("No deadline in the next {days} days.", "未来 {days} 天内没有截止时间。"),
+    "upcoming_deadlines": ("Your upcoming deadlines (next {days:# day|# days})", "你即将到来的截止时间（未来 {days} 天）"),
+    "no_upcoming_deadlines": ("No deadline in the next {days:# day|# days}.", "未来 {days} 天内没有截止时间。"),
     "assignment": ("Assignment", "作业"),
     "time_left": ("Time left", "剩余时间"),
     "hidden_details_limited": (

@@ -64,9 +64,9 @@ DRAWN = """canvas => import('/static/build/figures.js').then(({ Chart }) => {
 def _expect_drawn(figures) -> list[dict]:
     expect(figures).to_have_count(2)  # the hidden case's figure is not drawn
     drawn = [figures.nth(i).locator("canvas").evaluate(DRAWN) for i in range(2)]
-    assert drawn[0]["labels"] == ["▲ 3", "5", "▲ 17", "8", "120 others"]
+    assert drawn[0]["labels"] == ["▲ 3", "5", "▲ 17", "8", "120 more"]
     assert drawn[0]["sets"] == [[41, 28, 20, 9, 2], [38.3, 27.8, 23.1, 9.4, 1.5]]
-    title = "Each token: observed frequency against target probability (20000 draws)"
+    title = "Each token: observed frequency against target probability (draws: 20000)"
     assert drawn[0]["title"] == drawn[0]["name"] == title
     assert drawn[0]["role"] == "img"
     assert drawn[1]["labels"] == ["▲ z = 1", "▲ z = 2"] and drawn[1]["sets"] == [[68.3, 95.5], [45, 82.5]]

@@ -268,7 +268,7 @@ def _long_tail_figure() -> dict:
     return distribution_figure(counts, probs, outcome="token")
 
 
-@pytest.mark.parametrize("lang, rest", [("en", "7 others"), ("zh", "其余 7 个")])
+@pytest.mark.parametrize("lang, rest", [("en", "7 more"), ("zh", "其余 7 个")])
 def test_a_failed_fit_is_drawn_as_bars_with_its_worst_cells_marked_in_sixty_columns(lang, rest):
     from rich.cells import cell_len
 

@@ -94,12 +94,12 @@ def test_a_failed_visible_check_shows_its_figure_and_its_numbers(site, path):
     assert html.count('<figure class="check-figure"') == 2  # row 2's fit and the calibration; not the passed row 3
     assert '<canvas data-figure="figure-1-1"' in html and '<script type="application/json" id="figure-1-1">' in html
     assert '<details class="figure-numbers" open>' in html  # open until figures.js draws the chart
-    assert "row 2: Each token: observed frequency against target probability (20000 draws)" in html
+    assert "row 2: Each token: observed frequency against target probability (draws: 20000)" in html
     # id, target %, observed %, expected count, observed count, marker (colour is not the only mark)
     assert ('<th scope="row">3</th> <td class="number">41</td><td class="number">38.2</td> '
             '<td class="number">8200</td><td class="number">7650</td> <td>▲ farthest off</td>') in html
     assert '<th scope="row">5</th> <td class="number">28</td><td class="number">27.8</td>' in html
-    assert '<th scope="row">120 others</th> <td class="number">1</td><td class="number">1.5</td>' in html
+    assert '<th scope="row">120 more</th> <td class="number">1</td><td class="number">1.5</td>' in html
     assert ('<th scope="row">z = 1</th> <td class="number">68.3</td><td class="number">45</td> '
             '<td class="number">273.1</td><td class="number">180</td> <td>▲ coverage failed</td>') in html
     assert '<th scope="row">z = 2</th>' in html and "violin" not in html  # an unknown type shows nothing
