@@ -8,6 +8,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import ci_gate
@@ -196,3 +197,11 @@ def test_ci_run_stops_before_the_tests_when_the_servers_cannot_be_installed(tmp_
     assert done.returncode != 0, done.stdout + done.stderr
     assert not (bin_ / "make.log").exists(), "the tests ran without PostgreSQL and Redis"
     assert "error: CI needs PostgreSQL and Redis" in done.stderr
+
+
+def test_every_test_module_has_a_name_of_its_own():
+    """pytest imports test modules by their base name (tests/ has no packages): two files named
+    alike in two folders stop the whole run at collection, which only the full suite shows."""
+    root = Path(__file__).resolve().parent
+    names = Counter(path.name for path in root.rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []
