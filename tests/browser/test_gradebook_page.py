@@ -1,9 +1,10 @@
 """The gradebook in a real browser: an instructor sees a "replace" override flagged below the
 computed score, sets an "at least" override on another cell and removes it, and the gradebook
-and the cell page fit a 390 px phone (the table scrolls in its own box, the page never sideways).
+and the cell page fit a 390 px phone (the table scrolls in its own box, the page never sideways);
+an empty course's gradebook says what to do next.
 
 The course is built straight in the database (no grading runs): the pages are what is tested.
-Both pages pass axe-core. With ``PROBJUDGE_SCREENSHOTS=1`` the run refreshes
+Every page passes axe-core. With ``PROBJUDGE_SCREENSHOTS=1`` the run refreshes
 docs/screenshots/gradebook.png (at 1280x800).
 """
 
@@ -20,9 +21,10 @@ from web.models import Role
 from web.services import services
 
 
-def build_course(site: ServedSite) -> tuple[int, dict[str, int]]:
+def build_course(site: ServedSite) -> tuple[int, dict[str, int], int]:
     """iris teaches "Probability 101" (exercises 1 and 39); ann has 30 % on 39, bob 70 % under
-    iris's "replace" 50 % (set before a rejudge raised it, say), cy 100 % on 1; dan never tried."""
+    iris's "replace" 50 % (set before a rejudge raised it, say), cy 100 % on 1; dan never tried.
+    And "Empty", with no learner and no assignment. Returns the ids of both courses and the people."""
     with services(site.app).sessions() as session:
         iris = create_user(session, "iris", PASSWORD, role=Role.instructor)
         course = create_course(session, iris, "Probability 101", "Europe/Berlin")
@@ -38,8 +40,9 @@ def build_course(site: ServedSite) -> tuple[int, dict[str, int]]:
         attempt(session, people["bob"], thirty_nine, "2027-03-02 10:00", "WA", passed=7)
         attempt(session, people["cy"], one, "2027-03-03 10:00", "AC")
         override_score(session, course, people["bob"], thirty_nine, 0.5, "oral exam", iris, "replace")
+        empty = create_course(session, iris, "Empty", "Europe/Berlin")
         session.commit()
-        return course.id, {name: row.id for name, row in people.items()}
+        return course.id, {name: row.id for name, row in people.items()}, empty.id
 
 
 def no_sideways_scroll(page: Page) -> bool:
@@ -48,7 +51,7 @@ def no_sideways_scroll(page: Page) -> bool:
 
 @pytest.mark.audit
 def test_an_instructor_floors_a_score_removes_it_and_sees_an_override_below_the_computed_one(page, served_site):
-    course, people = build_course(served_site)
+    course, people, empty = build_course(served_site)
     page.set_viewport_size({"width": 1280, "height": 800})  # the size of the pictures in docs/
     page.goto("/auth/sign-in")
     page.get_by_label("User name").fill("iris")
@@ -86,6 +89,14 @@ def test_an_instructor_floors_a_score_removes_it_and_sees_an_override_below_the_
     page.goto(f"/courses/{course}/gradebook")
     assert no_sideways_scroll(page), "gradebook at 390 px"
     assert page.locator(".table-scroll").evaluate("box => box.scrollWidth > box.clientWidth")
+
+    # An empty course says what to do next: share the join code, invite, create an assignment.
+    page.goto(f"/courses/{empty}/gradebook")
+    expect(page.locator("#no-learners")).to_contain_text("Give them the join code")
+    expect(page.get_by_role("link", name="Create an assignment")).to_be_visible()
+    assert no_sideways_scroll(page), "empty gradebook at 390 px"
+    page.wait_for_load_state("networkidle")
+    assert accessibility_violations(page) == [], "empty gradebook"
     assert page.console_errors == []
 
 
