@@ -15,8 +15,11 @@ the learner's best grading under the assignment's rules:
   (one second late is one day);
 - the best counted score wins; among equal scores the earliest submission, so a later attempt
   that does as well never turns an on-time cell late;
-- an instructor's :class:`~web.models.Override` (the newest) replaces the counted score, unless
-  that newest row is a withdrawal (then no override counts).
+- an instructor's :class:`~web.models.Override` (the newest) applies per its mode, in one place
+  (:func:`overridden_score`): ``replace``, its score is the cell's; ``at_least``, the better of its
+  score and the computed one; unless that newest row is a withdrawal (then no override counts);
+- a ``replace`` override *below* the computed score (the gradings now give more than the
+  instructor did, as after a rejudge) is flagged (:func:`override_below`), never changed.
 
 Every function returns a SQLAlchemy ``Select`` (or runs one), so the database aggregates 200 000
 attempts with its indexes; Python only shapes one page of results.
@@ -43,6 +46,7 @@ from web.models import (
     LatePolicy,
     Membership,
     Override,
+    OverrideMode,
     Submission,
     as_utc,
 )
@@ -127,6 +131,39 @@ def late_share(
     return None if value is None else float(value)
 
 
+# Below this gap a computed score equal to an override's is "equal", not "above": a share typed
+# as a percent (30 / 100) and one computed (3 / 10, or times a late factor) may differ in the
+# last bits of a double.
+SCORE_TOLERANCE = 1e-9
+
+
+def overridden_score(override: ColumnElement, mode: ColumnElement, computed: ColumnElement) -> ColumnElement[float]:
+    """What a cell is worth: the one rule for overrides, used by every query that counts
+    (:func:`cells_query`, :func:`cell_summaries_query`, so the gradebook, its CSV and JSON, the
+    learner's course page and the totals). ``override`` is the newest override's score (NULL:
+    none in force), ``mode`` its :class:`~web.models.OverrideMode`, ``computed`` the counted
+    grading's score (NULL: nothing counts, worth 0). ``replace``: the override; ``at_least``:
+    the greater of the two; no override: the computed score, else 0."""
+    graded = func.coalesce(computed, literal(0.0, Float))
+    return case(
+        (override.is_(None), graded),
+        (and_(mode == OverrideMode.at_least.value, graded > override), graded),
+        else_=override,
+    )
+
+
+def override_below(override: ColumnElement, mode: ColumnElement, computed: ColumnElement) -> ColumnElement[bool]:
+    """True where a ``replace`` override is below the computed score: the gradings give more than
+    the instructor set (after a rejudge, or a later, better attempt); the gradebook flags it.
+    An ``at_least`` override never is (the computed score already counts)."""
+    return and_(
+        override.is_not(None),
+        mode == OverrideMode.replace.value,
+        computed.is_not(None),
+        computed > override + SCORE_TOLERANCE,
+    )
+
+
 def attempts_query(course_id: int) -> Select:
     """One row per attempt of a learner of the course at an exercise of its assignments, made
     for the course (its context).
@@ -177,8 +214,9 @@ def attempts_query(course_id: int) -> Select:
 
 def latest_overrides(course_id: int) -> Select:
     """The newest override of each (learner, exercise) of the course: ``user_id``, ``exercise_id``,
-    ``override_id``, ``score``, ``comment``, ``by_id``, ``created_at``. A cell whose newest row
-    is a withdrawal has none (the newest row decides, so an older score does not come back)."""
+    ``override_id``, ``score``, ``mode`` (its value, as text), ``comment``, ``by_id``,
+    ``created_at``. A cell whose newest row is a withdrawal has none (the newest row decides, so
+    an older score does not come back)."""
     newest = (
         select(func.max(Override.id).label("id"))
         .where(Override.course_id == course_id)
@@ -191,6 +229,7 @@ def latest_overrides(course_id: int) -> Select:
             Override.exercise_id.label("exercise_id"),
             Override.id.label("override_id"),
             Override.score.label("score"),
+            cast(Override.mode, Text).label("mode"),
             Override.comment.label("comment"),
             Override.by_id.label("by_id"),
             Override.created_at.label("created_at"),
@@ -206,8 +245,9 @@ def cells_query(course_id: int) -> Select:
     Columns: ``user_id``, ``exercise_id``, ``attempts``, ``submission_id`` and ``grading_id`` of
     the counted attempt (the best; when none counts, the first attempt), ``verdict``,
     ``counted`` (None: nothing counts), ``late`` (the counted attempt was late), ``override``
-    (the newest override's score or None), ``override_comment``, and ``score``: what the cell is
-    worth, the override's score, else ``counted``, else 0.
+    (the newest override's score or None), ``override_mode`` (its mode's value, or None),
+    ``override_comment``, ``score``: what the cell is worth (:func:`overridden_score`), and
+    ``override_below`` (:func:`override_below`).
 
     The attempts and the newest overrides are one list (``UNION ALL``) ranked per cell by window
     functions, with no join between per-cell results: SQLite answers a join of two derived
@@ -228,6 +268,7 @@ def cells_query(course_id: int) -> Select:
             attempts.c.late,
             attempts.c.counted,
             typed_null(Float).label("override"),
+            typed_null(Text).label("override_mode"),
             typed_null(Text).label("override_comment"),
             literal(0, Integer).label("is_override"),
         ),
@@ -241,6 +282,7 @@ def cells_query(course_id: int) -> Select:
             literal(False, Boolean),
             typed_null(Float),
             overrides.c.score,
+            overrides.c.mode,
             overrides.c.comment,
             literal(1, Integer),
         ),
@@ -262,8 +304,10 @@ def cells_query(course_id: int) -> Select:
         .label("rank"),
         func.sum(1 - rows.c.is_override).over(partition_by=cell).label("attempts"),
         func.max(rows.c.override).over(partition_by=cell).label("override_score"),
+        func.max(rows.c.override_mode).over(partition_by=cell).label("override_kind"),
         func.max(rows.c.override_comment).over(partition_by=cell).label("override_text"),
     ).subquery()
+    override, mode, counted = ranked.c.override_score, ranked.c.override_kind, ranked.c.counted
     return select(
         ranked.c.user_id,
         ranked.c.exercise_id,
@@ -273,16 +317,19 @@ def cells_query(course_id: int) -> Select:
         ranked.c.verdict,
         ranked.c.counted,
         case((ranked.c.counted.is_(None), False), else_=ranked.c.late).label("late"),
-        ranked.c.override_score.label("override"),
+        override.label("override"),
+        mode.label("override_mode"),
         ranked.c.override_text.label("override_comment"),
-        func.coalesce(ranked.c.override_score, ranked.c.counted, 0.0).label("score"),
+        overridden_score(override, mode, counted).label("score"),
+        override_below(override, mode, counted).label("override_below"),
     ).where(ranked.c.rank == 1)
 
 
 def cell_summaries_query(course_id: int, user_ids: list[int] | None = None) -> Select:
     """The same cells as :func:`cells_query`, without which attempt counted: ``user_id``,
     ``exercise_id``, ``attempts``, ``counted``, ``late``, ``override`` and ``score``, with the
-    same values, by plain aggregation (no window, no sort): what totals and sorting need.
+    same values, and ``override_below``, by plain aggregation (no window, no sort): what totals,
+    filters and sorting need.
 
     ``late`` needs no ranking because of how time runs: every on-time attempt comes before
     every late one, so among equally good attempts the earliest, the counted one, is on time
@@ -303,6 +350,7 @@ def cell_summaries_query(course_id: int, user_ids: list[int] | None = None) -> S
             attempts.c.counted,
             case((attempts.c.late, None), else_=attempts.c.counted).label("on_time"),
             typed_null(Float).label("override"),
+            typed_null(Text).label("mode"),
             literal(1, Integer).label("is_attempt"),
         ),
         select(
@@ -311,10 +359,12 @@ def cell_summaries_query(course_id: int, user_ids: list[int] | None = None) -> S
             typed_null(Float),
             typed_null(Float),
             overrides.c.score,
+            overrides.c.mode,
             literal(0, Integer),
         ),
     ).subquery()
     best, on_time, override = func.max(rows.c.counted), func.max(rows.c.on_time), func.max(rows.c.override)
+    mode = func.max(rows.c.mode)
     return select(
         rows.c.user_id,
         rows.c.exercise_id,
@@ -322,7 +372,8 @@ def cell_summaries_query(course_id: int, user_ids: list[int] | None = None) -> S
         best.label("counted"),
         case((best.is_(None), False), (on_time.is_(None), True), else_=best > on_time).label("late"),
         override.label("override"),
-        func.coalesce(override, best, 0.0).label("score"),
+        overridden_score(override, mode, best).label("score"),
+        override_below(override, mode, best).label("override_below"),
     ).group_by(rows.c.user_id, rows.c.exercise_id)
 
 
@@ -341,6 +392,8 @@ class Cell:
     override: float | None
     override_comment: str | None
     score: float
+    override_mode: OverrideMode | None = None
+    override_below: bool = False  # a "replace" override below the computed score (see override_below)
 
 
 def cells(session: Session, course_id: int, user_ids: list[int] | None = None) -> dict[tuple[int, int], Cell]:
@@ -364,6 +417,8 @@ def cells(session: Session, course_id: int, user_ids: list[int] | None = None) -
             override=row["override"],
             override_comment=row["override_comment"],
             score=float(row["score"]),
+            override_mode=None if row["override_mode"] is None else OverrideMode(row["override_mode"]),
+            override_below=bool(row["override_below"]),
         )
     return found
 

@@ -428,6 +428,7 @@ def _override_json(row, learner: User, exercise) -> dict[str, Any]:
         "exercise": exercise.number,
         "score": None if row.withdrawn else row.score,
         "withdrawn": row.withdrawn,
+        "mode": None if row.withdrawn else row.mode.value,
         "comment": row.comment,
         "by": g.user.name,
         "created_at": iso(row.created_at),
@@ -461,10 +462,12 @@ def withdraw_course_override(course_id: int):
 @token_required
 def override(course_id: int):
     course = course_to_teach(course_id, g.user)
-    body = json_object('{"user": "ann", "exercise": 39, "score": 1.0, "comment": "why"}')
+    body = json_object('{"user": "ann", "exercise": 39, "score": 1.0, "comment": "why", "mode": "replace"}')
     learner, exercise = _override_target(course, body)
     try:
-        row = override_score(g.db, course, learner, exercise, body.get("score"), body.get("comment"), g.user)
+        row = override_score(
+            g.db, course, learner, exercise, body.get("score"), body.get("comment"), g.user, body.get("mode", "replace")
+        )
     except CourseError as error:
         _refused(error)
     g.db.commit()

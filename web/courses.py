@@ -40,6 +40,7 @@ from web.models import (
     LatePolicy,
     Membership,
     Override,
+    OverrideMode,
     User,
     Visibility,
     as_utc,
@@ -337,11 +338,24 @@ def extension_history(session: Session, assignment: Assignment) -> Sequence[Exte
 
 
 def override_score(
-    session: Session, course: Course, learner: User, exercise: Exercise, score: object, comment: object, by: User
+    session: Session,
+    course: Course,
+    learner: User,
+    exercise: Exercise,
+    score: object,
+    comment: object,
+    by: User,
+    mode: object = OverrideMode.replace.value,
 ) -> Override:
-    """Record ``by``'s score (a share 0..1 of the exercise's point) for ``learner``, with a comment."""
+    """Record ``by``'s score (a share 0..1 of the exercise's point) for ``learner``, with a comment,
+    and its ``mode`` (an :class:`~web.models.OverrideMode` or its value): ``replace`` (the score
+    is the cell's) or ``at_least`` (the better of it and the computed score)."""
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= float(score) <= 1:
         raise CourseError("an override's score is a number from 0 to 1 (a share of the exercise's point)")
+    modes = [choice.value for choice in OverrideMode]
+    mode = mode.value if isinstance(mode, OverrideMode) else mode
+    if not isinstance(mode, str) or mode not in modes:
+        raise CourseError(f"an override's mode is one of {', '.join(modes)}")
     if not isinstance(comment, str) or not comment.strip():
         raise CourseError("an override needs a comment: the learner reads why their score changed")
     if len(comment) > MAX_COMMENT:
@@ -362,6 +376,7 @@ def override_score(
         exercise_id=exercise.id,
         score=float(score),
         comment=comment.strip(),
+        mode=OverrideMode(mode),
         by_id=by.id,
     )
     session.add(override)

@@ -14,7 +14,9 @@ Each cell is :func:`web.counting.cells_query`'s; this module only aggregates it.
 
 Filters: ``all``; ``late`` (at least one cell counted late); ``missing`` (at least one exercise
 without a counted score or an override: never tried, nothing graded yet, or only refused late
-work); ``overridden`` (at least one overridden cell).
+work); ``overridden`` (at least one overridden cell); ``below`` (at least one "replace" override
+below the computed score, :func:`web.counting.override_below`: the instructor's score now hides
+a better graded one, as after a rejudge).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from web.models import Assignment, AssignmentExercise, Course, CourseRole, Exerc
 from web.names import name_key
 
 SORTS = ("name", "total", "late")  # and "exercise:<number>"
-FILTERS = ("all", "late", "missing", "overridden")
+FILTERS = ("all", "late", "missing", "overridden", "below")
 PER_PAGE = 50
 MAX_PER_PAGE = 200
 MAX_NAME_FILTER = 64
@@ -183,7 +185,8 @@ def _learners(course: Course) -> Select:
 
 def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[int] | None = None) -> Select:
     """Every learner of the course (or those of ``user_ids``) with ``total``, ``late_count``,
-    ``done`` (cells with a counted score or an override), ``overridden`` and ``sort_score`` (the
+    ``done`` (cells with a counted score or an override), ``overridden``, ``below`` (overrides
+    below the computed score) and ``sort_score`` (the
     score on ``sort_exercise``; -1 where there is no cell, so that never tried sorts below a 0).
 
     With ``user_ids`` the database reads only their attempts (see
@@ -201,6 +204,7 @@ def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[in
         func.sum(is_late).label("late_count"),
         func.sum(case((or_(cell.c.counted.is_not(None), cell.c.override.is_not(None)), 1), else_=0)).label("done"),
         func.sum(case((cell.c.override.is_not(None), 1), else_=0)).label("overridden"),
+        func.sum(case((cell.c.override_below, 1), else_=0)).label("below"),
         sort_score.label("sort_score"),
     ).group_by(cell.c.user_id)
     if user_ids is not None:
@@ -215,6 +219,7 @@ def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[in
             func.coalesce(totals.c.late_count, 0).label("late_count"),
             func.coalesce(totals.c.done, 0).label("done"),
             func.coalesce(totals.c.overridden, 0).label("overridden"),
+            func.coalesce(totals.c.below, 0).label("below"),
             func.coalesce(totals.c.sort_score, -1.0).label("sort_score"),
         )
         .select_from(Membership)
@@ -236,6 +241,8 @@ def _filtered(learners: Select, query: GradebookQuery, exercise_count: int) -> S
         statement = statement.where(found.c.done < exercise_count)
     elif query.filter == "overridden":
         statement = statement.where(found.c.overridden > 0)
+    elif query.filter == "below":
+        statement = statement.where(found.c.below > 0)
     return statement
 
 
@@ -334,6 +341,22 @@ def _cells_by_user(session: Session, course: Course, user_ids: list[int]) -> dic
 
 def _row(row, by_user: Mapping[int, Mapping[int, Cell]]) -> Row:
     return Row(row.user_id, row.name, float(row.total), int(row.late_count), by_user.get(row.user_id, {}))
+
+
+def overrides_below_count(session: Session, course: Course) -> int:
+    """How many cells of the course's learners have a "replace" override below the computed
+    score (one query; what the gradebook's warning counts)."""
+    cell = cell_summaries_query(course.id).subquery()
+    learners = _learners(course).subquery()
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(cell)
+            .join(learners, learners.c.user_id == cell.c.user_id)
+            .where(cell.c.override_below)
+        )
+        or 0
+    )
 
 
 def gradebook_rows(session: Session, course: Course, batch: int = CSV_BATCH) -> Iterator[Row]:

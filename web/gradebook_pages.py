@@ -15,22 +15,32 @@ needs to read UTF-8 and every CSV reader skips; one row per learner, by name. Co
 ``learner``, then ``ex<number>`` per exercise (the counted score as a share 0..1 of the
 exercise's one point, with an override applied; empty: never tried), ``ex<number>_late`` per
 exercise (1: the counted attempt was late, else 0), ``total`` (the sum of the scores),
-``max_total`` (the number of exercises) and ``late_count``. A text cell that a spreadsheet
-would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return)
-gets a leading apostrophe.
+``max_total`` (the number of exercises) and ``late_count``, then (added later, after every
+older column, so tools that read columns by position still work) ``ex<number>_overridden`` per
+exercise (1: an override is in force on the cell, else 0). Columns are only ever added, never
+renamed or moved. A text cell that a spreadsheet would run as a formula (starting with ``=``,
+``+``, ``-``, ``@``, a tab or a carriage return) gets a leading apostrophe. The file is named
+after the course and the day in the course's time zone (:func:`csv_filename`).
+
+The pages show every score as a percent (the cells, the totals, the overrides one types); the
+database, the CSV and the JSON keep shares from 0 to 1 (an exercise is worth one point).
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
+import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import quote
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import exists, func, or_, select
-from wtforms import DecimalField, SubmitField, TextAreaField
+from wtforms import DecimalField, RadioField, SelectChoice, SubmitField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange
 
 from web.api import token_required
@@ -38,11 +48,21 @@ from web.counting import Cell, attempts_query, cells
 from web.course_api import course_json
 from web.courses import MAX_COMMENT, CourseError, override_score, withdraw_override
 from web.forms import ConfirmForm, SiteForm
-from web.gradebook import Column, GradebookError, GradebookPage, Row, course_exercises, gradebook_rows, query_page
+from web.gradebook import (
+    Column,
+    GradebookError,
+    GradebookPage,
+    Row,
+    course_exercises,
+    gradebook_rows,
+    overrides_below_count,
+    query_page,
+)
 from web.gradebook import read_query as read_gradebook_query
 from web.i18n import LazyText, t
 from web.lookup import page_argument
-from web.models import Course, CourseRole, Exercise, Membership, Override, Submission, User
+from web.models import Course, CourseRole, Exercise, Membership, Override, OverrideMode, Submission, User
+from web.moments import zone
 from web.permissions import course_to_teach
 
 gradebook = Blueprint("gradebook", __name__, url_prefix="/courses")
@@ -56,6 +76,14 @@ class OverrideForm(SiteForm):
         LazyText("gradebook_score_percent"),
         places=None,
         validators=[InputRequired(LazyText("required")), NumberRange(0, 100, LazyText("gradebook_percent_range"))],
+    )
+    mode = RadioField(
+        LazyText("gradebook_override_mode"),
+        choices=[
+            SelectChoice(OverrideMode.replace.value, LazyText("gradebook_mode_replace")),
+            SelectChoice(OverrideMode.at_least.value, LazyText("gradebook_mode_at_least")),
+        ],
+        default=OverrideMode.replace.value,  # also what a form without the field (an older page) means
     )
     comment = TextAreaField(
         LazyText("gradebook_comment"), validators=[DataRequired(LazyText("required")), Length(1, MAX_COMMENT)]
@@ -80,7 +108,24 @@ def _page_of(course: Course, args) -> GradebookPage:
 def show(course_id: int):
     course = course_to_teach(course_id, current_user)
     page = _page_of(course, request.args)
-    return render_template("courses/gradebook.html", course=course, book=page, query=page.query)
+    return render_template(
+        "courses/gradebook.html",
+        course=course,
+        book=page,
+        query=page.query,
+        below=overrides_below_count(g.db, course) if page.exercises else 0,
+        learner_count=_learner_count(course),
+    )
+
+
+def _learner_count(course: Course) -> int:
+    """The course's learners, whatever the filters: an empty course gets its own empty state."""
+    return (
+        g.db.scalar(
+            select(func.count()).where(Membership.course_id == course.id, Membership.role == CourseRole.learner)
+        )
+        or 0
+    )
 
 
 def _cell_parts(course_id: int, user_id: int, number: int) -> tuple[Course, User, Exercise]:
@@ -160,7 +205,14 @@ def cell_page(course_id: int, user_id: int, number: int):
         return _render_cell(course, learner, exercise, form, 400)
     try:
         override_score(
-            g.db, course, learner, exercise, float(form.score_percent.data) / 100, form.comment.data, current_user
+            g.db,
+            course,
+            learner,
+            exercise,
+            float(form.score_percent.data) / 100,
+            form.comment.data,
+            current_user,
+            form.mode.data,
         )
     except CourseError as error:
         g.db.rollback()
@@ -206,6 +258,31 @@ def _share(value: float) -> str:
     return f"{round(value, 4):g}"
 
 
+def csv_filename(course: Course, day: dt.date) -> tuple[str, str | None]:
+    """The export's file name, ``<course-slug>-gradebook-<day>.csv``, as (ASCII name, UTF-8 name).
+
+    The ASCII name keeps letters, digits and dashes of the course name (accents dropped), so it
+    is safe in a ``filename="..."`` on every system; a name with nothing left (all Chinese, say)
+    becomes ``course-<id>``. The UTF-8 name keeps every letter and digit of the name and is
+    given (RFC 6266 ``filename*``) only where it differs; else it is None."""
+
+    def slug(text: str) -> str:
+        return re.sub(r"[\W_]+", "-", text.lower()).strip("-")[:60].strip("-")
+
+    ascii_name = slug(unicodedata.normalize("NFKD", course.name).encode("ascii", "ignore").decode())
+    ascii_name = re.sub(r"[^a-z0-9-]", "", ascii_name) or f"course-{course.id}"
+    unicode_name = slug(unicodedata.normalize("NFC", course.name)) or ascii_name
+    suffix = f"-gradebook-{day.isoformat()}.csv"
+    return ascii_name + suffix, (None if unicode_name == ascii_name else unicode_name + suffix)
+
+
+def content_disposition(course: Course, day: dt.date) -> str:
+    """``attachment`` with the file name of :func:`csv_filename` (and ``filename*`` when needed)."""
+    plain, utf8 = csv_filename(course, day)
+    header = f'attachment; filename="{plain}"'
+    return header if utf8 is None else f"{header}; filename*=UTF-8''{quote(utf8, safe='')}"
+
+
 def gradebook_csv(columns: list[Column], rows: Iterable[Row]) -> Iterable[list[str]]:
     """The CSV's rows, header first (see the module docstring)."""
     yield [
@@ -215,6 +292,7 @@ def gradebook_csv(columns: list[Column], rows: Iterable[Row]) -> Iterable[list[s
         "total",
         "max_total",
         "late_count",
+        *(f"ex{column.number}_overridden" for column in columns),
     ]
     for row in rows:
         found = [row.cells.get(column.exercise_id) for column in columns]
@@ -225,6 +303,7 @@ def gradebook_csv(columns: list[Column], rows: Iterable[Row]) -> Iterable[list[s
             _share(row.total),
             str(len(columns)),
             str(row.late_count),
+            *("1" if cell is not None and cell.override is not None else "0" for cell in found),
         ]
 
 
@@ -237,7 +316,7 @@ def _csv_response(course: Course) -> Response:
         mimetype="text/csv",
         headers={
             "Content-Type": "text/csv; charset=utf-8",
-            "Content-Disposition": f'attachment; filename="course-{course.id}-gradebook.csv"',
+            "Content-Disposition": content_disposition(course, dt.datetime.now(zone(course.time_zone)).date()),
             "Cache-Control": "no-store",
         },
     )
@@ -255,6 +334,8 @@ def cell_json(cell: Cell | None) -> dict[str, Any]:
             "attempts": 0,
             "late": False,
             "override": None,
+            "override_mode": None,
+            "override_below": False,
             "submission": None,
         }
     return {
@@ -264,15 +345,22 @@ def cell_json(cell: Cell | None) -> dict[str, Any]:
         "attempts": cell.attempts,
         "late": cell.late,
         "override": cell.override,
+        "override_mode": None if cell.override_mode is None else cell.override_mode.value,
+        "override_below": cell.override_below,
         "submission": cell.submission_id,
     }
 
 
-def gradebook_json(course: Course, page: GradebookPage) -> dict[str, Any]:
+def gradebook_json(course: Course, page: GradebookPage, below: int) -> dict[str, Any]:
     query = page.query
     return {
         "course": course_json(course),
         "exercises": [column.number for column in page.exercises],
+        "columns": [
+            {"number": column.number, "title_en": column.title_en, "title_zh": column.title_zh}
+            for column in page.exercises
+        ],
+        "overrides_below": below,
         "max_total": page.max_total,
         "learners": [
             {
@@ -300,7 +388,7 @@ def gradebook_json(course: Course, page: GradebookPage) -> dict[str, Any]:
 @token_required
 def api_gradebook(course_id: int):
     course = course_to_teach(course_id, g.user)
-    return gradebook_json(course, _page_of(course, request.args))
+    return gradebook_json(course, _page_of(course, request.args), overrides_below_count(g.db, course))
 
 
 @gradebook_api.get("/courses/<int:course_id>/gradebook.csv")

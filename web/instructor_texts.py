@@ -164,6 +164,10 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "late": ("late", "迟交"),
     "late_column": ("Late", "迟交"),
     "override_note": ("Score set to {score}% by your instructor", "教师把分数改为 {score}%"),
+    "override_note_at_least": (
+        "Your instructor gives you at least {score}% (a better graded score counts)",
+        "教师给你至少 {score}%（评测得分更高时按评测得分计）",
+    ),
     # --- gradebook and exports (web/gradebook_pages.py) ---
     "gradebook": ("Gradebook", "成绩册"),
     "gradebook_total": ("Total", "总分"),
@@ -188,9 +192,43 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "gradebook_download_csv": ("Download the gradebook (CSV)", "下载成绩册（CSV）"),
     "gradebook_csv_help": (
         "One row per learner: each exercise's score as a share from 0 to 1, its late flag, "
-        "the total and the late count.",
-        "每名学员一行：每道练习的得分（0 到 1 之间的比例）、是否迟交、总分和迟交次数。",
+        "the total, the late count and whether each score is overridden. This page shows the same "
+        "scores as percentages.",
+        "每名学员一行：每道练习的得分（0 到 1 之间的比例）、是否迟交、总分、迟交次数，以及每个得分是否被教师改过。"
+        "本页以百分数显示同样的得分。",
     ),
+    "gradebook_filter_below": (
+        "learners with an override below the computed score",
+        "改分低于评测得分的学员",
+    ),
+    "gradebook_below_one": (
+        "1 override is below the computed score: the learner's graded work now earns more than you set.",
+        "有 1 处改分低于评测得分：学员的评测成绩现在比你设定的分数高。",
+    ),
+    "gradebook_below_many": (
+        "{count} overrides are below the computed score: the learners' graded work now earns more than you set.",
+        "有 {count} 处改分低于评测得分：学员的评测成绩现在比你设定的分数高。",
+    ),
+    "gradebook_show_below": ("Show these learners", "只显示这些学员"),
+    "gradebook_below_flag": ("override below the computed score", "改分低于评测得分"),
+    "gradebook_below_detail": (
+        "The computed score ({computed}%) is above this override ({score}%). Set a new score, "
+        "choose \u201cat least\u201d, or remove the override.",
+        "评测得分（{computed}%）高于这次改分（{score}%）。可以重新设定分数、选择\u201c至少\u201d，或撤回改分。",
+    ),
+    "gradebook_total_percent": ("Total (% of the course)", "总分（占课程的百分比）"),
+    "gradebook_no_learners_yet": (
+        "No learner has joined this course yet. Give them the join code {code}: they sign in, "
+        "open Courses and type it under \u201cJoin a course\u201d. Or invite them by name from the course page.",
+        "还没有学员加入本课程。把加入码 {code} 发给他们：登录后打开\u201c课程\u201d页面，在\u201c加入课程\u201d处输入。"
+        "也可以在课程主页按用户名邀请。",
+    ),
+    "gradebook_invite_people": ("Invite learners on the course page", "到课程主页邀请学员"),
+    "gradebook_no_assignments_yet": (
+        "This course has no assignment yet, so the gradebook has no column.",
+        "本课程还没有作业，所以成绩册还没有任何一列。",
+    ),
+    "gradebook_create_assignment": ("Create an assignment", "创建作业"),
     "gradebook_overridden": ("overridden by an instructor", "教师已改分"),
     "gradebook_late_flag": ("counted attempt was late", "计分的提交迟交了"),
     "gradebook_not_tried": ("not tried", "未尝试"),
@@ -210,7 +248,23 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "{name} 的练习 {number} 的分数已设定。",
     ),
     "gradebook_attempts_of": ("Attempts, oldest first", "提交记录（从早到晚）"),
-    "gradebook_withdraw_override": ("Withdraw the override", "撤回改分"),
+    "gradebook_withdraw_override": ("Remove the override", "撤回改分"),
+    "gradebook_override_in_force": (
+        "Override in force: {score}% ({mode}), set by {by}.",
+        "当前改分：{score}%（{mode}），由 {by} 设定。",
+    ),
+    "gradebook_override_mode": ("How the score counts", "计分方式"),
+    "gradebook_mode_replace": (
+        "Replace: this is the score, whatever the gradings say",
+        "替换：以此为得分，不论评测结果",
+    ),
+    "gradebook_mode_at_least": (
+        "At least: the better of this and the computed score",
+        "至少：取此分数与评测得分中较高者",
+    ),
+    "gradebook_mode_short_replace": ("replace", "替换"),
+    "gradebook_mode_short_at_least": ("at least", "至少"),
+    "gradebook_mode": ("Mode", "方式"),
     "gradebook_override_withdrawn": (
         "The override of {name} on exercise {number} is withdrawn: the graded score counts again.",
         "{name} 的练习 {number} 的改分已撤回：重新按评测得分计分。",

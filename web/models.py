@@ -580,8 +580,18 @@ class ExtensionEvent(Base):
     by: Mapped[User | None] = relationship(foreign_keys=[by_id])
 
 
+class OverrideMode(enum.Enum):
+    """How an override's score meets the graded (computed) one. (Not a ``str`` enum as the others
+    are: a member named ``replace`` would hide ``str.replace``.)"""
+
+    replace = "replace"  # the override is the cell's score, whatever the gradings say
+    at_least = "at_least"  # the better of the override and the computed score: a floor
+
+
 class Override(Base):
-    """An instructor's score for one learner's exercise in a course, replacing the counted one.
+    """An instructor's score for one learner's exercise in a course: per ``mode``, it replaces
+    the counted score or is a floor under it (:class:`OverrideMode`, applied by
+    :func:`web.counting.overridden_score`).
 
     Rows are never changed: a new override is a new row and the newest counts, so the history of
     who set what, when and why stays. The learner sees the newest one with its comment. A
@@ -598,6 +608,9 @@ class Override(Base):
     score: Mapped[float] = mapped_column(Float)  # a share of the exercise's points, 0..1
     comment: Mapped[str] = mapped_column(Text, default="")
     withdrawn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    mode: Mapped[OverrideMode] = mapped_column(
+        Enum(OverrideMode, native_enum=False, length=16), default=OverrideMode.replace, server_default="replace"
+    )
     by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -3,8 +3,9 @@ assignment, a learner joins with the code and submits, and the instructor reads 
 sees the analytics chart drawn, downloads the CSV and rejudges the exercise.
 
 Every course page on the way passes axe-core (WCAG 2 A/AA and best practice). With
-``PROBJUDGE_SCREENSHOTS=1`` the run refreshes docs/screenshots/gradebook.png and rejudge.png (at
-1280x800; analytics.png comes from tests/browser/test_analytics_page.py, whose class has more to show).
+``PROBJUDGE_SCREENSHOTS=1`` the run refreshes docs/screenshots/rejudge.png (at 1280x800;
+analytics.png and gradebook.png come from test_analytics_page.py and test_gradebook_page.py,
+whose classes have more to show).
 """
 
 from __future__ import annotations
@@ -172,7 +173,6 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     expect(learner_row).to_contain_text("100%")
     expect(learner_row).to_contain_text("2×")  # both attempts count: they came after the assignment opened
     assert_accessible(page, "gradebook")
-    shoot(page, "gradebook.png")
 
     # ... downloads it as CSV: one row per learner, one column per exercise.
     with page.expect_download() as download:

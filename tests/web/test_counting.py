@@ -215,6 +215,61 @@ def test_the_newest_override_replaces_the_score_and_keeps_the_history(session):
     assert (excused.attempts, excused.score, excused.submission_id) == (0, 1.0, None)
 
 
+@pytest.mark.parametrize("mode, override, passed, score, below", [
+    ("replace", 0.2, 7, 0.2, True),  # below the computed 0.7: counts, flagged
+    ("replace", 0.9, 3, 0.9, False),  # above the computed 0.3
+    ("replace", 0.7, 7, 0.7, False),  # equal is not below
+    ("at_least", 0.2, 7, 0.7, False),  # a floor under a better computed score: the computed counts
+    ("at_least", 0.9, 3, 0.9, False),  # a floor above it: the floor counts
+    ("at_least", 0.5, None, 0.5, False),  # nothing computed: the floor
+    ("replace", 0.5, None, 0.5, False),
+])
+def test_an_overrides_mode_decides_how_it_meets_the_computed_score(session, mode, override, passed, score, below):
+    """One rule (web.counting.overridden_score) for both queries: the ranked cells and the summaries."""
+    from sqlalchemy import select
+
+    from web.counting import cell_summaries_query
+
+    teacher, course, _ = course_with_assignment(session)
+    lea = learner_in(session, course, "lea")
+    if passed is not None:
+        attempt(session, lea, exercise(session, 39), "2027-03-02 12:00", "WA", passed=passed)
+    override_score(session, course, lea, exercise(session, 39), override, "by hand", teacher, mode)
+    session.flush()
+    found = cell(session, course, lea, 39)
+    assert (found.score, found.override, found.override_mode.value, found.override_below) == (
+        pytest.approx(score), override, mode, below)
+    summary = session.execute(select(cell_summaries_query(course.id).subquery())).one()
+    assert (summary.score, bool(summary.override_below)) == (pytest.approx(score), below)
+
+
+def test_a_computed_score_that_passes_a_replace_override_raises_the_flag_and_removal_restores_it(session):
+    """A rejudge (a new current grading) lifts the computed score from 0.3 past the override's 0.5:
+    the override still counts, flagged; withdrawing it gives the computed 0.8."""
+    from web.courses import withdraw_override
+    from web.models import Grading, Status
+
+    teacher, course, _ = course_with_assignment(session)
+    lea = learner_in(session, course, "lea")
+    work = attempt(session, lea, exercise(session, 39), "2027-03-02 12:00", "WA", passed=3)
+    override_score(session, course, lea, exercise(session, 39), 0.5, "partial credit", teacher)
+    session.flush()
+    assert (cell(session, course, lea, 39).score, cell(session, course, lea, 39).override_below) == (0.5, False)
+    regraded = Grading(status=Status.done, verdict=work.current.verdict, score_passed=8, score_total=10, seed=1,
+                       attempts=1, created_at=work.created_at)
+    work.gradings.append(regraded)
+    session.flush()
+    work.current_grading_id = regraded.id
+    session.flush()
+    after = cell(session, course, lea, 39)
+    assert (after.counted, after.score, after.override_below) == (pytest.approx(0.8), 0.5, True)
+    withdraw_override(session, course, lea, exercise(session, 39), teacher)
+    session.flush()
+    restored = cell(session, course, lea, 39)
+    assert (restored.score, restored.override, restored.override_mode, restored.override_below) == (
+        pytest.approx(0.8), None, None, False)
+
+
 def test_other_courses_and_non_members_do_not_leak_in(session):
     _, course, _ = course_with_assignment(session)
     _, other, _ = course_with_assignment(session, exercises=(39,))
@@ -231,10 +286,12 @@ ATTEMPT = st.tuples(st.integers(0, 3),  # which learner
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(policy=st.sampled_from(["not_accepted", "penalty", "flagged"]), attempts=st.lists(ATTEMPT, max_size=14),
-       overridden=st.sets(st.integers(0, 3), max_size=2))
+       overridden=st.dictionaries(st.integers(0, 3), st.tuples(st.sampled_from(["replace", "at_least"]),
+                                                                st.sampled_from([0.0, 0.5, 0.75, 1.0])), max_size=2))
 def test_the_summaries_agree_with_the_ranked_cells(session, policy, attempts, overridden):
     """cell_summaries_query (plain aggregates, for totals and sorting) gives every cell the same
-    attempts, counted score, late flag, override and score as cells_query (ranked per cell)."""
+    attempts, counted score, late flag, override, score and below-the-computed flag as cells_query
+    (ranked per cell), whatever the overrides' modes."""
     import datetime as dt
 
     from sqlalchemy import select
@@ -248,8 +305,8 @@ def test_the_summaries_agree_with_the_ranked_cells(session, policy, attempts, ov
     for who, hours, passed in attempts:
         attempt(session, people[who], exercise(session, 39), due + dt.timedelta(hours=hours),
                 "AC" if passed == 4 else "WA", passed=passed, total=4)
-    for who in overridden:
-        override_score(session, course, people[who], exercise(session, 39), 0.5, "by hand", teacher)
+    for who, (mode, score) in overridden.items():
+        override_score(session, course, people[who], exercise(session, 39), score, "by hand", teacher, mode)
     session.flush()
     ranked = cells(session, course.id)
     summaries = {(row.user_id, row.exercise_id): row
@@ -258,4 +315,5 @@ def test_the_summaries_agree_with_the_ranked_cells(session, policy, attempts, ov
     for key, cell in ranked.items():
         row = summaries[key]
         assert (row.attempts, bool(row.late), row.override) == (cell.attempts, cell.late, cell.override), key
+        assert bool(row.override_below) == cell.override_below, key
         assert row.counted == pytest.approx(cell.counted) and row.score == pytest.approx(cell.score), key

@@ -382,3 +382,45 @@ def test_the_invitations_migration_keeps_memberships_extensions_and_overrides(tm
         assert [tuple(row) for row in events] == [(1, 1, "2026-02-01 00:00:00", 2)]
         assert connection.execute(text("SELECT score, withdrawn FROM score_override")).one() == (0.5, 0)
     engine.dispose()
+
+
+def test_the_override_mode_migration_makes_every_override_replace_and_goes_back(tmp_path):
+    """0007 → 0009: an override set before modes existed replaced the score, so it gets "replace"
+    (its score still counts as it did); back down, the column goes and every row stays.
+
+    SQLite-only, like the migrations above it: one column with a server default."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from web.database import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0007")
+    engine = make_engine(url)
+    moment = "'2026-01-01 00:00:00'"
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO user (id, name, name_key, password_hash, role, language, created_at) "
+                                f"VALUES (1, 'ann', 'ann', 'x', 'learner', 'en', {moment})"))
+        connection.execute(text("INSERT INTO exercise (id, number, slug, title_en, title_zh, difficulty, tags, "
+                                "runs_in, content_hash, synced_at) "
+                                f"VALUES (1, 39, 's', 'S', 'S', 'easy', '[]', '[]', 'h', {moment})"))
+        connection.execute(text(f"INSERT INTO course (id, name, join_code, time_zone, created_at) VALUES "
+                                f"(1, 'C', 'ABCDEFGH', 'UTC', {moment})"))
+        connection.execute(text("INSERT INTO score_override (course_id, user_id, exercise_id, score, comment, by_id, "
+                                f"created_at, withdrawn) VALUES (1, 1, 1, 0.5, 'why', 1, {moment}, 0), "
+                                f"(1, 1, 1, 0, '', 1, {moment}, 1)"))
+    engine.dispose()
+
+    command.upgrade(alembic_config(url), "0009")
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        rows = connection.execute(text("SELECT score, withdrawn, mode FROM score_override ORDER BY id")).all()
+    engine.dispose()
+    assert [tuple(row) for row in rows] == [(0.5, 0, "replace"), (0.0, 1, "replace")]
+
+    command.downgrade(alembic_config(url), "0007")
+    engine = make_engine(url)
+    assert "mode" not in {column["name"] for column in inspect(engine).get_columns("score_override")}
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM score_override")).scalar() == 2
+    engine.dispose()

@@ -19,7 +19,9 @@ dan      never tried                   WA 3/10, overridden to 0.9      0.9      
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import select
@@ -92,6 +94,12 @@ def _token(app, name: str) -> dict:
         session.add(row)
         session.commit()
     return {"Authorization": f"Bearer {secret}"}
+
+
+def _titles(app, number: int) -> tuple[str, str]:
+    with services(app).sessions() as session:
+        row = exercise(session, number)
+        return row.title_en, row.title_zh
 
 
 def _names(page) -> list[str]:
@@ -194,9 +202,22 @@ def test_the_page_shows_scores_badges_links_and_sort_state(site):
     assert "75%" in html and "90%" in html and "70%" in html and 'class="verdict v-AC"' in html
     assert f"/courses/{ids['course']}/gradebook/{ids['bob']}/39" in html
     assert "/submissions/" in html
-    assert "1.75 / 2" in html
+    assert "87.5%" in html  # the total too is a percent: one unit on the page
     zh = client.get(f"/courses/{ids['course']}/gradebook?lang=zh").get_data(as_text=True)
     assert "成绩册" in zh
+
+
+def test_the_column_headers_name_each_exercise_in_the_pages_language(site):
+    app, ids = site
+    client = _signed_in(app, "teacher")
+    (one_en, one_zh), (nine_en, nine_zh) = _titles(app, 1), _titles(app, 39)
+    assert one_en != one_zh and nine_en != nine_zh
+    html = client.get(f"/courses/{ids['course']}/gradebook").get_data(as_text=True)
+    head = html[html.index("<thead>"):html.index("</thead>")]
+    assert f'<span class="column-title">{one_en}</span>' in head
+    assert f'<span class="column-title">{nine_en}</span>' in head
+    zh = client.get(f"/courses/{ids['course']}/gradebook?lang=zh").get_data(as_text=True)
+    assert f'<span class="column-title">{nine_zh}</span>' in zh[zh.index("<thead>"):zh.index("</thead>")]
 
 
 def test_the_page_filters_and_pages(site):
@@ -241,6 +262,96 @@ def test_an_override_from_the_cell_page_is_recorded_and_shown(site):
         assert _names(page) == ["cat", "dan"]
 
 
+def _set(client, url: str, percent: str, mode: str | None, comment: str = "by hand"):
+    data = {"csrf_token": csrf_token(client, url), "score_percent": percent, "comment": comment}
+    if mode is not None:
+        data["mode"] = mode
+    return client.post(url, data=data)
+
+
+def test_an_at_least_override_is_a_floor_and_removing_it_restores_the_computed_score(site):
+    """ann's 39 is computed 70 %: "at least 50" leaves 70, "at least 80" gives 80; the mode is kept
+    in the history; "Remove the override" puts the computed 70 back and the history keeps every row."""
+    app, ids = site
+    client = _signed_in(app, "teacher")
+    url = f"/courses/{ids['course']}/gradebook/{ids['ann']}/39"
+    assert _set(client, url, "50", "at_least").status_code == 302
+    html = client.get(url).get_data(as_text=True)
+    assert '<strong id="cell-score">70%</strong>' in html and "(at least)" in html
+    assert 'id="withdraw-override"' in html and "Remove the override" in html
+    assert "override-below" not in html  # "at least" never hides a better computed score
+    assert _set(client, url, "80", "at_least").status_code == 302
+    assert '<strong id="cell-score">80%</strong>' in client.get(url).get_data(as_text=True)
+    with services(app).sessions() as session:
+        newest = session.scalar(select(Override).where(Override.user_id == ids["ann"]).order_by(Override.id.desc()))
+        assert (newest.score, newest.mode.value, newest.by.name) == (0.8, "at_least", "teacher")
+    removed = client.post(f"{url}/withdraw", data={"csrf_token": csrf_token(client, url)})
+    assert removed.status_code == 302
+    html = client.get(url).get_data(as_text=True)
+    assert '<strong id="cell-score">70%</strong>' in html and 'id="withdraw-override"' not in html
+    history = html[html.index('id="overrides-heading"'):]
+    assert history.count("<tr") == 4  # the header, two scores and the removal, newest first
+    assert history.index("withdrawn (the graded score counts)") < history.index("80%") < history.index("50%")
+
+
+def test_a_form_without_a_mode_sets_a_replacing_override_and_an_unknown_mode_is_refused(site):
+    app, ids = site
+    client = _signed_in(app, "teacher")
+    url = f"/courses/{ids['course']}/gradebook/{ids['ann']}/39"
+    assert _set(client, url, "50", "sometimes").status_code == 400
+    assert _set(client, url, "50", None).status_code == 302
+    with services(app).sessions() as session:
+        assert session.scalar(select(Override.mode).where(Override.user_id == ids["ann"])).value == "replace"
+
+
+def test_a_replace_override_below_the_computed_score_is_flagged_counted_and_filtered(site):
+    """ann's 39 is computed 70 %; a "replace" 50 % (as set before a rejudge raised the grading)
+    counts 50 % and is flagged: on the cell, on the gradebook with a count at the top and a filter,
+    and in the JSON. dan's 90 % over a computed 30 % is not."""
+    app, ids = site
+    client = _signed_in(app, "teacher")
+    url = f"/courses/{ids['course']}/gradebook/{ids['ann']}/39"
+    assert _set(client, url, "50", "replace").status_code == 302
+    cell = client.get(url).get_data(as_text=True)
+    assert '<strong id="cell-score">50%</strong>' in cell and "override below the computed score" in cell
+    assert "The computed score (70%) is above this override (50%)." in cell
+    book = client.get(f"/courses/{ids['course']}/gradebook").get_data(as_text=True)
+    assert "1 override is below the computed score" in book and book.count('class="tag warning override-below"') == 1
+    assert "filter=below" in book
+    below = client.get(f"/courses/{ids['course']}/gradebook?filter=below").get_data(as_text=True)
+    assert ">ann<" in below and ">dan<" not in below and ">bob<" not in below
+    with services(app).sessions() as session:
+        course = session.get(Course, ids["course"])
+        assert _names(gradebook_page(session, course, filter="below")) == ["ann"]
+        ann = next(row for row in gradebook_page(session, course).rows if row.name == "ann")
+        assert ann.total == pytest.approx(1.5)  # the override counts, flagged, never changed
+    data = app.test_client().get(f"/api/v1/courses/{ids['course']}/gradebook?q=ann",
+                                 headers=_token(app, "teacher")).json
+    assert data["overrides_below"] == 1
+    flagged = data["learners"][0]["exercises"]["39"]
+    assert (flagged["override"], flagged["override_mode"], flagged["override_below"], flagged["score"]) == (
+        0.5, "replace", True, 0.5)
+    zh = client.get(f"/courses/{ids['course']}/gradebook?lang=zh").get_data(as_text=True)
+    assert "有 1 处改分低于评测得分" in zh
+
+
+def test_the_override_api_takes_a_mode(site):
+    app, ids = site
+    client, headers = app.test_client(), _token(app, "teacher")
+    made = client.post(f"/api/v1/courses/{ids['course']}/overrides", headers=headers,
+                       json={"user": "ann", "exercise": 39, "score": 0.5, "comment": "floor", "mode": "at_least"})
+    assert made.status_code == 201 and made.json["mode"] == "at_least"
+    plain = client.post(f"/api/v1/courses/{ids['course']}/overrides", headers=headers,
+                        json={"user": "bob", "exercise": 39, "score": 0.5, "comment": "flat"})
+    assert plain.status_code == 201 and plain.json["mode"] == "replace"
+    bad = client.post(f"/api/v1/courses/{ids['course']}/overrides", headers=headers,
+                      json={"user": "bob", "exercise": 39, "score": 0.5, "comment": "x", "mode": "max"})
+    assert bad.status_code == 400 and "mode is one of replace, at_least" in bad.json["message"]
+    cells = client.get(f"/api/v1/courses/{ids['course']}/gradebook", headers=headers).json["learners"]
+    by_name = {row["user"]: row["exercises"]["39"] for row in cells}
+    assert (by_name["ann"]["score"], by_name["bob"]["score"]) == (0.7, 0.5)
+
+
 # --- the CSV -------------------------------------------------------------------------------------
 
 def _csv(response) -> list[dict[str, str]]:
@@ -258,14 +369,49 @@ def test_the_csv_has_a_row_per_learner_with_scores_late_flags_and_totals(site):
     response = client.get(f"/courses/{ids['course']}/gradebook.csv")
     rows = _csv(response)
     header = list(rows[0])
-    assert header == ["learner", "ex1", "ex39", "ex1_late", "ex39_late", "total", "max_total", "late_count"]
+    # The older columns keep their names and places; the overridden flags come after them.
+    assert header == ["learner", "ex1", "ex39", "ex1_late", "ex39_late", "total", "max_total", "late_count",
+                      "ex1_overridden", "ex39_overridden"]
     assert len(rows) == 5
     by_name = {row["learner"]: row for row in rows}
     assert by_name["bob"] == {"learner": "bob", "ex1": "1", "ex39": "0.75", "ex1_late": "1", "ex39_late": "1",
-                              "total": "1.75", "max_total": "2", "late_count": "2"}
+                              "total": "1.75", "max_total": "2", "late_count": "2", "ex1_overridden": "0",
+                              "ex39_overridden": "0"}
     assert by_name["cat"] | {} == {"learner": "cat", "ex1": "", "ex39": "", "ex1_late": "0", "ex39_late": "0",
-                                   "total": "0", "max_total": "2", "late_count": "0"}
+                                   "total": "0", "max_total": "2", "late_count": "0", "ex1_overridden": "0",
+                                   "ex39_overridden": "0"}
     assert (by_name["ann"]["total"], by_name["dan"]["ex39"]) == ("1.7", "0.9")
+    assert (by_name["dan"]["ex1_overridden"], by_name["dan"]["ex39_overridden"]) == ("0", "1")
+
+
+def test_the_csv_is_named_after_the_course_and_its_day(site):
+    app, ids = site
+    response = _signed_in(app, "teacher").get(f"/courses/{ids['course']}/gradebook.csv")
+    day = dt.datetime.now(ZoneInfo("Europe/Berlin")).date().isoformat()  # the course's zone
+    assert response.headers["Content-Disposition"] == f'attachment; filename="sampling-101-gradebook-{day}.csv"'
+
+
+@pytest.mark.parametrize("name, plain, utf8", [
+    ("Sampling 101", "sampling-101", None),
+    ('Stats "A"; rm -rf / ..', "stats-a-rm-rf", None),
+    ("Übung: Wahrscheinlichkeit", "ubung-wahrscheinlichkeit", "übung-wahrscheinlichkeit"),
+    ("概率论 2026", "2026", "概率论-2026"),
+    ("概率论", "course-7", "概率论"),
+])
+def test_the_csv_file_name_keeps_safe_characters_and_gives_non_ascii_names_as_filename_star(name, plain, utf8):
+    from urllib.parse import quote
+
+    from web.gradebook_pages import content_disposition, csv_filename
+
+    course = Course(id=7, name=name)
+    day = dt.date(2026, 12, 6)
+    expected_utf8 = None if utf8 is None else f"{utf8}-gradebook-2026-12-06.csv"
+    assert csv_filename(course, day) == (f"{plain}-gradebook-2026-12-06.csv", expected_utf8)
+    header = content_disposition(course, day)
+    assert header.startswith(f'attachment; filename="{plain}-gradebook-2026-12-06.csv"')
+    assert header.isascii()
+    if utf8 is not None:
+        assert header.endswith(f"; filename*=UTF-8''{quote(expected_utf8, safe='')}")
 
 
 def test_a_name_a_spreadsheet_would_run_as_a_formula_gets_an_apostrophe(site):
@@ -297,7 +443,8 @@ def test_the_json_gradebook(site):
     assert (bob["user"], bob["total"], bob["late_count"]) == ("bob", 1.75, 2)
     assert set(bob["exercises"]) == {"1", "39"}
     late_ac = bob["exercises"]["39"]
-    assert set(late_ac) == {"verdict", "score", "counted", "attempts", "late", "override", "submission"}
+    assert set(late_ac) == {"verdict", "score", "counted", "attempts", "late", "override", "override_mode",
+                            "override_below", "submission"}
     assert (late_ac["verdict"], late_ac["score"], late_ac["late"], late_ac["attempts"]) == ("AC", 0.75, True, 1)
     assert isinstance(late_ac["submission"], int)
     assert ann["exercises"]["39"]["counted"] == 0.7
@@ -305,7 +452,11 @@ def test_the_json_gradebook(site):
                      headers=_token(app, "teacher")).json["learners"][0]
     assert dan["exercises"]["39"]["override"] == 0.9 and dan["exercises"]["1"] == {
         "verdict": None, "score": 0.0, "counted": None, "attempts": 0, "late": False, "override": None,
-        "submission": None}
+        "override_mode": None, "override_below": False, "submission": None}
+    assert (dan["exercises"]["39"]["override_mode"], dan["exercises"]["39"]["override_below"]) == ("replace", False)
+    title_en, title_zh = _titles(app, 39)
+    assert data["columns"][1] == {"number": 39, "title_en": title_en, "title_zh": title_zh}
+    assert data["overrides_below"] == 0
     bad = client.get(f"/api/v1/courses/{ids['course']}/gradebook?filter=x", headers=_token(app, "teacher"))
     assert bad.status_code == 400 and bad.json["error"]
 
@@ -360,5 +511,16 @@ def test_a_course_without_learners_or_assignments_has_an_empty_gradebook(site):
         page = gradebook_page(session, course)
         assert (page.rows, page.total_learners, page.pages, page.max_total) == ([], 0, 1, 0)
         course_id = course.id
-    rows = _csv(_signed_in(app, "stranger").get(f"/courses/{course_id}/gradebook.csv"))
+    client = _signed_in(app, "stranger")
+    rows = _csv(client.get(f"/courses/{course_id}/gradebook.csv"))
     assert rows == []
+    html = client.get(f"/courses/{course_id}/gradebook").get_data(as_text=True)
+    with services(app).sessions() as session:
+        code = session.get(Course, course_id).join_code
+    # What to do next: share the join code or invite, and create an assignment.
+    assert f"Give them the join code {code}" in html and f"<code>{code}</code>" in html
+    assert f'href="/courses/{course_id}#people-heading"' in html
+    assert f'href="/courses/{course_id}/assignments/new"' in html and "Create an assignment" in html
+    assert "<table" not in html and "Matching learners" not in html
+    zh = client.get(f"/courses/{course_id}/gradebook?lang=zh").get_data(as_text=True)
+    assert f"把加入码 {code} 发给他们" in zh and "创建作业" in zh

@@ -194,6 +194,38 @@ def test_the_course_page_withholds_the_counted_score(sites):
     assert "100%" in shown
 
 
+def test_an_at_least_override_does_not_reveal_a_withheld_score(sites):
+    """The course page shows max(override, computed) for an "at least" override: with hidden
+    results withheld that would tell a 100 % from a 50 %, so the score stays withheld and the note
+    says "at least"; a "replace" override is the instructor's own word and shows."""
+    from web.courses import override_score, withdraw_override
+    from web.models import Course, CourseRole, Membership
+
+    def set_override(world, mode: str | None) -> str:
+        with services(world.app).sessions() as session:
+            course = session.get(Course, world.values["course_id"])
+            ann = session.scalar(select(User).where(User.name == "ann"))
+            teacher = session.scalar(select(User).join(Membership, Membership.user_id == User.id).where(
+                Membership.course_id == course.id, Membership.role == CourseRole.instructor))
+            exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+            if mode is None:
+                withdraw_override(session, course, ann, exercise, teacher)
+            else:
+                override_score(session, course, ann, exercise, 0.25, "floor", teacher, mode)
+            session.commit()
+        return world.clients["ann"].get(f"/courses/{world.values['course_id']}").get_data(as_text=True)
+
+    for world in sites:
+        set_level(world, "nothing-before-due")
+    pages = [set_override(world, "at_least") for world in sites]
+    assert normalized(pages[0]) == normalized(pages[1])
+    assert "Your instructor gives you at least 25%" in pages[0] and "100%" not in pages[0] and "withheld" in pages[0]
+    replaced = [set_override(world, "replace") for world in sites]
+    assert normalized(replaced[0]) == normalized(replaced[1]) and "25%" in replaced[0]
+    for world in sites:
+        set_override(world, None)
+
+
 _FINE_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:(\d\d)(\.\d+)?")
 
 
