@@ -201,12 +201,9 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "learners with an override below the computed score",
         "改分低于评测得分的学员",
     ),
-    "gradebook_below_one": (
-        "1 override is below the computed score: the learner's graded work now earns more than you set.",
-        "有 1 处改分低于评测得分：学员的评测成绩现在比你设定的分数高。",
-    ),
-    "gradebook_below_many": (
-        "{count} overrides are below the computed score: the learners' graded work now earns more than you set.",
+    "gradebook_below": (
+        "{count:1 override is|# overrides are} below the computed score: the {count:learner's|learners'} graded work "
+        "now earns more than you set.",
         "有 {count} 处改分低于评测得分：学员的评测成绩现在比你设定的分数高。",
     ),
     "gradebook_show_below": ("Show these learners", "只显示这些学员"),

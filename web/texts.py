@@ -191,7 +191,10 @@ SITE: dict[str, tuple[str, str]] = {
     "lateness_counted": ("late by {late}, counted {share}", "逾期 {late}，按 {share} 计"),
     "lateness_not_counted": ("late by {late}, not counted", "逾期 {late}，不计分"),
     "lateness_before_opening": ("made before the assignment opened: not counted", "在作业开放之前提交：不计分"),
-    "upcoming_deadlines": ("Your upcoming deadlines (next {days:# day|# days})", "你即将到来的截止时间（未来 {days} 天）"),
+    "upcoming_deadlines": (
+        "Your upcoming deadlines (next {days:# day|# days})",
+        "你即将到来的截止时间（未来 {days} 天）",
+    ),
     "no_upcoming_deadlines": ("No deadline in the next {days:# day|# days}.", "未来 {days} 天内没有截止时间。"),
     "assignment": ("Assignment", "作业"),
     "time_left": ("Time left", "剩余时间"),
