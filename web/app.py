@@ -202,7 +202,10 @@ def _register_request_hooks(app: Flask) -> None:
         return response
 
     # Globals, not a context processor, so that imported macros see them too.
-    app.jinja_env.globals.update(t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized)
+    app.jinja_env.globals.update(
+        t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized, text_template=i18n.template
+    )
+    app.jinja_env.filters["ordinal"] = i18n.ordinal
     app.jinja_env.filters["code_spans"] = i18n.code_spans
     # A learner's own submission time, to the minute (web.presenting.shown_time says why).
     app.jinja_env.filters["to_minute"] = lambda moment: minute(moment).isoformat()

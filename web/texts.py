@@ -185,6 +185,11 @@ SITE: dict[str, tuple[str, str]] = {
     "status_running": ("Running", "评测中"),
     "status_done": ("Done", "已完成"),
     "pending_help": ("This page updates by itself.", "本页面会自动更新。"),
+    "queue_position": ("{position} in the queue", "排在第 {position} 位"),  # en: an ordinal, "2nd"
+    "progress_cases": ("{done} of {total} cases", "已完成 {done}/{total} 个测试点"),
+    "progress_hidden_count": ("the {count} hidden cases are running", "正在运行 {count} 个隐藏测试点"),
+    "progress_hidden": ("the hidden cases are running", "正在运行隐藏测试点"),
+    "elapsed_seconds": ("{seconds} s", "{seconds} 秒"),
     "cases": ("Test cases", "测试点"),
     "sandbox": ("sandbox", "沙箱"),
     # verdict_XX: a verdict's name, from judge.verdicts (added below: one name everywhere)

@@ -4,9 +4,24 @@ import { typesetMath } from "./math.mjs";
 // A pending submission's result region names a URL that answers the same region re-rendered,
 // waiting on the server until the verdict is in (its ?wait=): ask at once, and again until then.
 // The server renders the HTML, so nothing is duplicated here.
+// While it runs, a stopwatch counts the seconds since this page first saw it running (the server
+// never tells a learner when a grading started: web/presenting.py says why).
 function followSubmission(region) {
   const url = region.dataset.pollUrl;
   let delay = 0;
+  let runningSince = null;
+  const showElapsed = () => {
+    const clock = region.querySelector("[data-elapsed]");
+    if (region.dataset.status !== "running" || !clock) return;
+    runningSince ??= Date.now();
+    const seconds = Math.floor((Date.now() - runningSince) / 1000);
+    clock.textContent = ` · ${clock.dataset.elapsed.replace("{seconds}", seconds)}`;
+  };
+  const stopwatch = setInterval(() => {
+    if (!region.dataset.pollUrl) clearInterval(stopwatch);
+    else showElapsed();
+  }, 1000);
+  showElapsed();
   const tick = async () => {
     try {
       const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
@@ -20,6 +35,7 @@ function followSubmission(region) {
           region = fresh;
           typesetMath(region);
           if (!fresh.dataset.pollUrl) return;  // done: the verdict is shown
+          showElapsed();
         }
       }
     } catch { /* a dropped connection: try again */ }
