@@ -4,6 +4,8 @@ away, and a phone-sized window neither scrolls sideways nor hides the editor."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser_support import accessibility_violations, sign_up, type_into_editor
 from playwright.sync_api import expect
@@ -94,6 +96,34 @@ def _store_attempt(app, name: str, code: str, report: dict) -> int:
         return submission.id
 
 
+def _store_running(app, name: str) -> int:
+    """An attempt by ``name`` that a worker elsewhere is grading: 3 of 17 cases done (a live lease,
+    so the site's own worker leaves it alone)."""
+    import datetime as dt
+
+    from sqlalchemy import select
+
+    with services(app).sessions() as session:
+        user = session.scalar(select(User).where(User.name == name))
+        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+        submission = Submission(user=user, exercise=exercise, code="x = 1\n")
+        submission.gradings.append(
+            Grading(
+                status=Status.running,
+                attempts=1,
+                worker="elsewhere:1",
+                started_at=utcnow(),
+                lease_expires_at=utcnow() + dt.timedelta(hours=1),
+                cases_done=3,
+                cases_total=17,
+                cases_hidden=12,
+            )
+        )
+        session.add(submission)
+        session.commit()
+        return submission.id
+
+
 def _no_sideways_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
@@ -123,11 +153,17 @@ def test_on_a_phone_the_editor_is_one_tap_away_offers_the_latest_attempt_and_let
             ],
         }
         attempt = "def sampling_probs(logits):\n    return 'my latest'  # " + "a long comment " * 20 + "\n"
-        submission_id = _store_attempt(served_site.app, "ida", attempt, report)
+        running_id = _store_running(served_site.app, "ida")
+        submission_id = _store_attempt(served_site.app, "ida", attempt, report)  # the newest
 
         page.goto(f"/submissions/{submission_id}")
         expect(page.locator("#result .cases")).to_be_visible()
         assert _no_sideways_scroll(page), "the submission page scrolls sideways at 390 px"
+
+        page.goto(f"/submissions/{running_id}")
+        expect(page.locator("#result")).to_contain_text("3 of 17 cases")
+        expect(page.locator("#result .elapsed")).to_have_text(re.compile(r" · [1-9]\d* s"), timeout=5000)  # it ticks
+        assert accessibility_violations(page) == []
 
         page.goto("/exercises/39")
         expect(page.locator(".cm-editor")).to_be_visible()
