@@ -52,9 +52,9 @@ class ProgressRecorder:
     Called with ``(case title, case index, cases in all)`` as each case starts, from the lanes'
     threads (the engine serializes the calls). ``public`` is how many of the cases come first and are
     public. Writes go to the grading's row only while it runs under ``attempt`` (a worker that lost
-    its lease writes nothing), at most every :data:`PROGRESS_WRITE_S`; the last state held back is
-    written by a timer. Never raises into the engine: a failed write is logged and skipped.
-    Call :meth:`close` when the grading is judged (no write happens after it).
+    its lease writes nothing), at most every :data:`PROGRESS_WRITE_S`, by a timer thread (the newest
+    state; the ones between are skipped). Never raises into the engine: a failed write is logged and
+    skipped. Call :meth:`close` when the grading is judged.
     """
 
     def __init__(self, sessions: sessionmaker[Session], grading_id: int, attempt: int, public: int) -> None:
@@ -86,25 +86,33 @@ class ProgressRecorder:
                 in_flight = len(self._lanes)
             done = max(0, self._started - in_flight)
             self._state = Progress(done, total, max(0, total - self._public), hidden)
-            wait = self._last_write + PROGRESS_WRITE_S - time.monotonic()
-            if wait <= 0:
-                self._write_locked()
-            elif self._timer is None:
-                self._timer = threading.Timer(wait, self._flush)
-                self._timer.daemon = True
-                self._timer.start()
+            self._schedule_locked()
+
+    def _schedule_locked(self) -> None:
+        """Have a timer thread write the newest state, :data:`PROGRESS_WRITE_S` after the last
+        write (at once the first time). One timer at a time; the lanes never wait for the database."""
+        if self._closed or self._timer is not None or self._state == self._written:
+            return
+        wait = max(0.0, self._last_write + PROGRESS_WRITE_S - time.monotonic())
+        self._timer = threading.Timer(wait, self._flush)
+        self._timer.daemon = True
+        self._timer.start()
 
     def _flush(self) -> None:
         with self._lock:
+            state = self._state
+            if self._closed or state is None:
+                self._timer = None
+                return
+            self._last_write = time.monotonic()
+        written = self._write(state)  # outside the lock: a lane reporting its next case never waits
+        with self._lock:
             self._timer = None
-            if not self._closed:
-                self._write_locked()
+            if written:
+                self._written = state
+            self._schedule_locked()  # what came in meanwhile
 
-    def _write_locked(self) -> None:
-        state = self._state
-        self._last_write = time.monotonic()
-        if state is None or state == self._written:
-            return
+    def _write(self, state: Progress) -> bool:
         try:
             with self._sessions() as session:
                 session.execute(
@@ -119,17 +127,18 @@ class ProgressRecorder:
                     },
                 )
                 session.commit()
-            self._written = state
+            return True
         except Exception:  # noqa: BLE001 - progress is a courtesy: the grading goes on without it
             log.exception("recording the progress of grading %s failed", self._grading_id)
+            return False
 
     def close(self) -> None:
-        """Stop recording (a pending timer writes nothing)."""
+        """Stop recording: no write starts after it (one under way may still land, and is
+        harmless: the row is written only while it runs)."""
         with self._lock:
             self._closed = True
             if self._timer is not None:
                 self._timer.cancel()
-                self._timer = None
 
 
 def public_cases(exercise: Exercise, suites: tuple[str, ...]) -> int:

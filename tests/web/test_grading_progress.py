@@ -100,16 +100,19 @@ class _CountingSessions:
 
 
 def test_seventeen_quick_cases_cost_the_database_a_few_writes_and_the_last_one_lands():
+    """A case every 50 ms for 0.85 s: a write every PROGRESS_WRITE_S (0.5 s), not one per case."""
     sessions = _CountingSessions()
     recorder = ProgressRecorder(sessions, grading_id=7, attempt=1, public=17)
     for index in range(17):
         recorder(f"case {index}", index, 17)
-    assert len(sessions.writes) == 1  # the first; the others are within PROGRESS_WRITE_S of it
+        time.sleep(0.05)
     time.sleep(web.grading_progress.PROGRESS_WRITE_S + 0.3)
-    assert len(sessions.writes) == 2 and sessions.writes[-1]["p_done"] == 16  # the timer wrote the last state
+    done = [values["p_done"] for values in sessions.writes]
+    assert 2 <= len(done) <= 3 and done == sorted(done) and done[-1] == 16, done  # the newest state lands
     recorder.close()
     recorder("late", 16, 17)
-    assert len(sessions.writes) == 2  # closed: nothing after the grading
+    time.sleep(web.grading_progress.PROGRESS_WRITE_S + 0.2)
+    assert len(sessions.writes) == len(done)  # closed: nothing after the grading
 
 
 def test_queue_positions_follow_the_order_workers_claim_in(site):
@@ -222,6 +225,7 @@ def test_a_wait_ends_when_the_progress_changes_not_only_with_the_verdict(site):
     time.sleep(0.3)
     recorder = ProgressRecorder(site, claim.grading_id, claim.attempt, public=PUBLIC)
     recorder("first", 0, PUBLIC + HIDDEN)  # the first case starts: the total is written
+    waiter.join(10)
     recorder.close()
     waiter.join(10)
     assert len(answers) == 2 and answers[1][0] is False and answers[1][1] < 5
