@@ -162,6 +162,12 @@ def test_on_a_phone_the_editor_is_one_tap_away_offers_the_latest_attempt_and_let
 
         page.goto(f"/submissions/{running_id}")
         expect(page.locator("#result")).to_contain_text("3 of 17 cases")
+        page.wait_for_timeout(500)  # the page's long poll (wait=10) is now waiting on the server
+        with services(served_site.app).sessions() as session:
+            session.get(Submission, running_id).gradings[0].cases_done = 5
+            session.commit()
+        # Well inside the poll's 10 s: the wait ends when the progress changes, not only with the verdict.
+        expect(page.locator("#result")).to_contain_text("5 of 17 cases", timeout=3000)
         expect(page.locator("#result .elapsed")).to_have_text(re.compile(r" · [1-9]\d* s"), timeout=5000)  # it ticks
         assert accessibility_violations(page) == []
 

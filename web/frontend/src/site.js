@@ -22,11 +22,15 @@ function followSubmission(region) {
     else showElapsed();
   }, 1000);
   showElapsed();
+  let last = null;
   const tick = async () => {
+    let moved = false;
     try {
       const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
       if (response.ok) {
         const html = await response.text();
+        moved = last !== null && html !== last;  // the server answered with news (it waits for it)
+        last = html;
         const holder = document.createElement("div");
         holder.innerHTML = html;
         const fresh = holder.firstElementChild;
@@ -39,7 +43,8 @@ function followSubmission(region) {
         }
       }
     } catch { /* a dropped connection: try again */ }
-    delay = Math.min(Math.max(delay * 1.5, 500), 3000);  // a busy or unreachable server: back off
+    // News: ask again soon. No news (a busy server answers at once) or no answer: back off.
+    delay = moved ? 250 : Math.min(Math.max(delay * 1.5, 500), 3000);
     setTimeout(tick, delay);
   };
   setTimeout(tick, delay);
