@@ -32,6 +32,10 @@ Every grading process also keeps a :class:`~web.models.Grader` row alive (its he
 the health endpoint counts.
 
 Seeds are drawn when grading starts, so nobody can know them before.
+
+While a worker judges, it records the grading's progress on its row (cases done, throttled:
+:mod:`web.grading_progress`), and a request waiting for a verdict also answers when what its
+learner is shown of that progress changes.
 """
 
 from __future__ import annotations
