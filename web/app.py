@@ -203,7 +203,10 @@ def _register_request_hooks(app: Flask) -> None:
         return response
 
     # Globals, not a context processor, so that imported macros see them too.
-    app.jinja_env.globals.update(t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized)
+    app.jinja_env.globals.update(
+        t=i18n.t, has_text=i18n.has_text, pick=i18n.pick, localized=i18n.localized, text_template=i18n.template
+    )
+    app.jinja_env.filters["ordinal"] = i18n.ordinal
     app.jinja_env.filters["code_spans"] = i18n.code_spans
     # A failed check's picture (web/figures.py): what a case shows, and the words its chart uses.
     app.jinja_env.globals.update(case_figures=case_figures, figure_texts=figure_texts)

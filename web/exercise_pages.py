@@ -30,7 +30,7 @@ from web.grading import SubmissionRefused
 from web.i18n import localized, t, template
 from web.lookup import find_exercise, page_argument
 from web.models import Exercise, Submission
-from web.presenting import Access, grading_summary
+from web.presenting import Access, grading_summary, minute
 from web.progress import exercise_stats, user_status
 from web.services import services
 from web.statements import render_statement
@@ -45,6 +45,9 @@ def run_texts() -> dict:
     """The texts the "Run" script shows, in the request's language (it renders the report itself)."""
     return {
         "heading": t("run_heading"),
+        "button_run": t("run"),
+        "button_loading": t("run_button_loading"),
+        "button_running": t("run_button_running"),
         "loading": t("run_loading"),
         "running": t("run_running"),
         "failed": t("run_failed"),
@@ -138,6 +141,23 @@ def _attempts(row: Exercise, limit: int, offset: int = 0) -> list[Submission]:
     return list(g.db.scalars(query.limit(limit).offset(offset)))
 
 
+def _latest(attempts: list[Submission], summaries: dict[int, dict]) -> dict | None:
+    """What the editor offers to load when it has no draft (LeetCode's "retrieve last submitted
+    code"): the learner's newest attempt, its code, its minute and its verdict as they may see it."""
+    if not attempts:
+        return None
+    newest = attempts[0]
+    seen = summaries.get(newest.id, {})
+    if seen.get("verdict"):
+        verdict = seen["verdict"]
+    elif seen.get("status") == "done":
+        verdict = t("verdict_withheld")
+    else:
+        verdict = t(f"status_{seen.get('status', 'queued')}")
+    created_at = minute(newest.created_at).isoformat()  # to the minute, as the learner sees it elsewhere
+    return {"id": newest.id, "code": newest.code, "created_at": created_at, "verdict": verdict}
+
+
 def _exercise_page(
     row: Exercise,
     spec: ExerciseSpec,
@@ -151,6 +171,7 @@ def _exercise_page(
     starter = starter_text(spec, g.lang, "web")  # the page's language; no CLI instructions
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     deadlines = exercise_deadlines(g.db, current_user.id, row.id) if current_user.is_authenticated else []
+    summaries = _summaries(row, attempts) if attempts else {}
     return render_template(
         "exercises/show.html",
         exercise=row,
@@ -159,7 +180,8 @@ def _exercise_page(
         starter=starter,
         statement=render_statement(spec, g.lang),
         attempts=attempts,
-        summaries=_summaries(row, attempts) if attempts else {},
+        summaries=summaries,
+        latest=_latest(attempts, summaries),
         download_name=download_name(spec),
         run=run_config(spec),
         run_texts=run_texts(),

@@ -32,6 +32,10 @@ Every grading process also keeps a :class:`~web.models.Grader` row alive (its he
 the health endpoint counts.
 
 Seeds are drawn when grading starts, so nobody can know them before.
+
+While a worker judges, it records the grading's progress on its row (cases done, throttled:
+:mod:`web.grading_progress`), and a request waiting for a verdict also answers when what its
+learner is shown of that progress changes.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from judge.process import Launcher
 from judge.report import Report, first_failure
 from judge.runner import grade
 from judge.verdicts import Verdict
+from web.grading_progress import ProgressRecorder, public_cases, queue_position
 from web.models import (
     Exercise,
     Grader,
@@ -568,22 +573,31 @@ class GradingQueue:
 
     def wait_for_verdict(self, submission_id: int, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` seconds (at most :data:`MAX_WAIT_SECONDS`) until submission
-        ``submission_id`` has a verdict to show (a current grading); whether it has one.
+        ``submission_id`` has a verdict to show (a current grading), or until what its waiting
+        learner is shown changes (its grading starts, counts a case, or moves up the queue: see
+        :mod:`web.grading_progress`); whether it has a verdict.
 
-        This process's workers wake the wait the moment they write a result; a result written
-        elsewhere (grader processes, Celery workers) is seen within :data:`VERDICT_POLL_SECONDS`.
-        Past :data:`MAX_WAITING_REQUESTS` waits at once it answers without waiting. Each look is a
-        fresh session (a long-lived one could keep reading an old snapshot).
+        This process's workers wake the wait the moment they write a result; a result or progress
+        written elsewhere (grader processes, Celery workers) is seen within
+        :data:`VERDICT_POLL_SECONDS`. Past :data:`MAX_WAITING_REQUESTS` waits at once it answers
+        without waiting. Each look is a fresh session (a long-lived one could keep reading an old
+        snapshot).
         """
         deadline = time.monotonic() + min(max(0.0, timeout_s), MAX_WAIT_SECONDS)
         if not self._waiting.acquire(blocking=False):
             return self._has_verdict(submission_id)
         try:
+            first: tuple | None = None
             while True:
                 with self._finished:
                     seen = self.graded
                 if self._has_verdict(submission_id):
                     return True
+                shown = self._shown_progress(submission_id)
+                if first is None:
+                    first = shown
+                elif shown != first:
+                    return False
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -598,11 +612,28 @@ class GradingQueue:
             current = session.execute(_CURRENT_GRADING, {"p_submission": submission_id}).scalar()
         return current is not None
 
+    def _shown_progress(self, submission_id: int) -> tuple:
+        """What a learner waiting for the submission's first verdict is shown of its grading under
+        way: its state, progress and place in the queue (compared, never shown, here)."""
+        with self.sessions() as session:
+            grading = session.execute(_UNDER_WAY, {"p_submission": submission_id}).scalar()
+            if grading is None:
+                return ()
+            shown = (grading.id, grading.status, grading.attempts, grading.cases_done, grading.hidden_running)
+            return (*shown, queue_position(session, grading))
+
     def judge(self, claim: Claim) -> Report:
         """Judge the code of ``claim``'s submission (no database session is held meanwhile)."""
         number, code = claim.exercise_number, claim.code
         assert number is not None and code is not None  # read by claim(), in its transaction
-        return grade(self._resolve(str(number)), code, suites=self.suites, launcher=self.launcher, lanes=self.lanes)
+        exercise = self._resolve(str(number))
+        recorder = ProgressRecorder(self.sessions, claim.grading_id, claim.attempt, public_cases(exercise, self.suites))
+        try:
+            return grade(
+                exercise, code, suites=self.suites, launcher=self.launcher, lanes=self.lanes, progress=recorder
+            )
+        finally:
+            recorder.close()
 
     def _store_internal_error(self, claim: Claim, reference: str) -> bool:
         with self.sessions() as session:
@@ -661,6 +692,11 @@ _TAKE = (
         started_at=_parameter("p_now", Grading.started_at),
         attempts=_parameter("p_attempt", Grading.attempts),
         lease_expires_at=_parameter("p_until", Grading.lease_expires_at),
+        # A takeover starts again from the first case.
+        cases_done=None,
+        cases_total=None,
+        cases_hidden=None,
+        hidden_running=False,
     )
 )
 _WHAT_TO_JUDGE = (
@@ -702,6 +738,12 @@ _FINISH = _store_result(
 _CURRENT_GRADING = select(Submission.current_grading_id).where(
     Submission.id == _parameter("p_submission", Submission.id)
 )  # what a request waiting for a verdict looks at
+_UNDER_WAY = (
+    select(Grading)
+    .where(Grading.submission_id == _parameter("p_submission", Grading.submission_id))
+    .order_by(Grading.id.desc())
+    .limit(1)
+)  # the newest grading of a submission: the one a learner waiting for its first verdict is shown
 _MOVE_CURRENT = (
     _update(Submission)
     .where(

@@ -45,6 +45,12 @@ def template(key: str) -> str:
     return zh if current_language() == "zh" else en
 
 
+def ordinal(number: int) -> str:
+    """``number`` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
 def has_text(key: str) -> bool:
     return key in TEXTS
 

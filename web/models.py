@@ -395,6 +395,14 @@ class Grading(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
+    # Progress of a running grading (None until its first case starts; cleared by a takeover),
+    # written by its worker at most every PROGRESS_WRITE_S (web.grading). ``cases_done`` counts
+    # public cases only and stops when the first hidden case starts (``hidden_running``): the
+    # moments hidden cases end would time them (see web.presenting).
+    cases_done: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    cases_total: Mapped[int | None] = mapped_column(Integer, nullable=True)  # public and hidden
+    cases_hidden: Mapped[int | None] = mapped_column(Integer, nullable=True)  # of cases_total
+    hidden_running: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # When the grading's id was last handed to the broker (None: never; always None without one).
     published_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 

@@ -34,18 +34,22 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.orm import object_session
+
 from judge.exercise import HIDDEN
 from judge.hiding import hidden_failure_text, visible_case, visible_message, visible_time_ms
 from judge.report import first_failure
 from judge.verdicts import ran_no_case
+from web.grading_progress import queue_position
 from web.i18n import pick
-from web.models import Grading, Submission, User, Visibility, as_utc
+from web.models import Grading, Status, Submission, User, Visibility, as_utc
 from web.texts import TEXTS
 
 # Re-exported: the pages' and the tests' names for judge.hiding's rule.
 __all__ = [
     "HIDDEN",
     "Access",
+    "grading_progress",
     "grading_summary",
     "hidden_failure_text",
     "shown_time",
@@ -172,11 +176,36 @@ def submission_view(
         "time_ms": report.get("time_ms") if full else visible_time_ms(report),
         "false_failure_budget": report.get("false_failure_budget"),
         "cases": shown_cases,
+        "progress": grading_progress(grading, access),
         "created_at": shown_time(submission.created_at, access),
         # When grading finished would time the hidden cases: for those who teach the author only.
         "finished_at": grading.finished_at.isoformat()
         if full and grading is not None and grading.finished_at
         else None,
+    }
+
+
+def grading_progress(grading: Grading | None, access: Access) -> dict[str, Any] | None:
+    """How far a queued or running grading has got, as ``access`` may see it; None once it is done.
+
+    ``queue_position`` (queued: 1 is next), ``cases_done`` of ``cases_total`` (running; public
+    cases only, and the count stops when the hidden cases start: ``hidden_running``), and
+    ``hidden_cases``, how many of ``cases_total`` are hidden. At ``nothing`` a learner sees no
+    hidden case, so not their number either: ``cases_total`` counts the public ones and
+    ``hidden_cases`` is None. No times: a grading's start would time the gradings before it.
+    """
+    if grading is None or grading.status.value == Status.done.value:  # (.value: test doubles carry strings)
+        return None
+    session = object_session(grading)
+    total, hidden = grading.cases_total, grading.cases_hidden
+    if total is not None and hidden is not None and not access.instructor and access.visibility is Visibility.nothing:
+        total, hidden = total - hidden, None
+    return {
+        "queue_position": queue_position(session, grading) if session is not None else None,
+        "cases_done": grading.cases_done,
+        "cases_total": total,
+        "hidden_cases": hidden,
+        "hidden_running": bool(grading.hidden_running),
     }
 
 

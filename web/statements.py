@@ -49,8 +49,9 @@ _MARKDOWN = _markdown()
 @lru_cache(maxsize=64)
 def render_markdown(text: str) -> str:
     """``text`` (a statement's Markdown) as HTML (see the module docstring), cached by its text."""
-    # Code blocks scroll sideways: tabindex lets keyboard users reach and scroll them.
-    return _MARKDOWN.render(text).replace("<pre>", '<pre tabindex="0">')
+    # Code blocks and tables scroll sideways (tables on a narrow screen): tabindex lets keyboard
+    # users reach and scroll them.
+    return _MARKDOWN.render(text).replace("<pre>", '<pre tabindex="0">').replace("<table>", '<table tabindex="0">')
 
 
 def render_statement(spec: ExerciseSpec, lang: str) -> Markup:

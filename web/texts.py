@@ -217,6 +217,17 @@ SITE: dict[str, tuple[str, str]] = {
         "正在浏览器中加载 Python（第一次运行需要几秒钟）……",
     ),
     "run_running": ("Running the public and tiny cases…", "正在运行公开测试点和小规模测试点……"),
+    "go_to_editor": ("Go to the editor", "跳到编辑器"),
+    "load_latest": (
+        "Load my latest submission (#{id}, {ago}, {verdict})",
+        "载入我最近的提交（#{id}，{ago}，{verdict}）",
+    ),
+    "latest_loaded": (
+        "Your submission #{id} is in the editor. “Reset to the starter code” goes back.",
+        "编辑器中现在是你的提交 #{id}。“恢复为初始代码”可以回到初始代码。",
+    ),
+    "run_button_loading": ("Loading Python…", "正在加载 Python…"),
+    "run_button_running": ("Running…", "运行中…"),
     "run_failed": ("The browser run failed:", "浏览器运行失败："),
     "run_in_browser": ("in the browser, {seconds} s", "浏览器中，用时 {seconds} 秒"),
     # history
@@ -235,6 +246,11 @@ SITE: dict[str, tuple[str, str]] = {
     "status_running": ("Running", "评测中"),
     "status_done": ("Done", "已完成"),
     "pending_help": ("This page updates by itself.", "本页面会自动更新。"),
+    "queue_position": ("{position} in the queue", "排在第 {position} 位"),  # en: an ordinal, "2nd"
+    "progress_cases": ("{done} of {total} cases", "已完成 {done}/{total} 个测试点"),
+    "progress_hidden_count": ("the {count} hidden cases are running", "正在运行 {count} 个隐藏测试点"),
+    "progress_hidden": ("the hidden cases are running", "正在运行隐藏测试点"),
+    "elapsed_seconds": ("{seconds} s", "{seconds} 秒"),
     "cases": ("Test cases", "测试点"),
     "sandbox": ("sandbox", "沙箱"),
     # verdict_XX: a verdict's name, from judge.verdicts (added below: one name everywhere)

@@ -385,7 +385,7 @@ def test_the_invitations_migration_keeps_memberships_extensions_and_overrides(tm
 
 
 def test_the_override_mode_migration_makes_every_override_replace_and_goes_back(tmp_path):
-    """0007 → 0009: an override set before modes existed replaced the score, so it gets "replace"
+    """0007 → 0009 (through 0008): an override set before modes existed replaced the score, so it gets "replace"
     (its score still counts as it did); back down, the column goes and every row stays.
 
     SQLite-only, like the migrations above it: one column with a server default."""
@@ -423,4 +423,43 @@ def test_the_override_mode_migration_makes_every_override_replace_and_goes_back(
     assert "mode" not in {column["name"] for column in inspect(engine).get_columns("score_override")}
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM score_override")).scalar() == 2
+    engine.dispose()
+
+
+def test_the_progress_migration_adds_empty_progress_and_goes_back(tmp_path):
+    """0007 → 0008: existing gradings get no progress (NULLs, not running hidden cases); down to
+    0007 the columns go and the rows stay. SQLite-only, as the test's SQL is plain INSERTs."""
+    from alembic import command
+    from sqlalchemy import text
+
+    from web.database import alembic_config
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    command.upgrade(alembic_config(url), "0007")
+    engine = make_engine(url)
+    moment = "'2026-01-01 00:00:00'"
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO user (id, name, name_key, password_hash, role, language, created_at) "
+                                f"VALUES (1, 'ann', 'ann', 'x', 'learner', 'en', {moment})"))
+        connection.execute(text("INSERT INTO exercise (id, number, slug, title_en, title_zh, difficulty, tags, "
+                                "runs_in, content_hash, synced_at) "
+                                f"VALUES (1, 39, 's', 'S', 'S', 'easy', '[]', '[]', 'h', {moment})"))
+        connection.execute(text(f"INSERT INTO submission (id, user_id, exercise_id, code, created_at) "
+                                f"VALUES (1, 1, 1, 'x', {moment})"))
+        connection.execute(text(f"INSERT INTO grading (id, submission_id, status, priority, attempts, created_at) "
+                                f"VALUES (1, 1, 'running', 0, 1, {moment})"))
+    engine.dispose()
+    upgrade(url)
+    engine = make_engine(url)
+    with engine.connect() as connection:
+        row = connection.execute(text("SELECT status, cases_done, cases_total, cases_hidden, hidden_running "
+                                      "FROM grading")).one()
+        assert tuple(row) == ("running", None, None, None, 0)
+    engine.dispose()
+    command.downgrade(alembic_config(url), "0007")
+    engine = make_engine(url)
+    columns = {column["name"] for column in inspect(engine).get_columns("grading")}
+    assert "cases_done" not in columns and "hidden_running" not in columns and "status" in columns
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM grading")).scalar() == 1
     engine.dispose()

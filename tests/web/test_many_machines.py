@@ -397,3 +397,31 @@ def test_a_site_with_a_broker_grades_nothing_itself_and_publishes(make_site, mon
 
     queue = services(app).queue
     assert queue.workers == 0 and queue.launcher is None and isinstance(queue.broker, Broker)
+
+
+def test_a_task_records_the_progress_of_the_grading_it_judges_for_every_site_process(world):
+    """Celery's path (a claim of one grading id, then grade_claimed) writes progress on the row, where
+    any site process reads it; a takeover starts the count again."""
+    from judge.exercise import resolve
+    from judge.suites import load_suite
+
+    exercise = resolve("39")
+    cases = len(load_suite(exercise, "public").cases) + len(load_suite(exercise, "hidden").cases)
+    queue = _queue(world, kind="celery", lease_s=-1.0)  # every lease has run out: the next claim takes over
+    with world() as session:
+        user, row = session.scalar(select(User)), session.scalar(select(Exercise).where(Exercise.number == 39))
+        grading_id = queue.submit(session, user, row, exercise.reference_path.read_text()).gradings[0].id
+    claim = queue.claim("worker-a", grading_id=grading_id)
+    assert queue.grade_claimed(claim)
+    with world() as session:
+        row = session.get(Grading, grading_id)
+        assert (row.status, row.cases_total, row.cases_hidden) == (
+            Status.done, cases, len(load_suite(exercise, "hidden").cases))
+    [second] = _submit(world, queue)
+    first_claim = queue.claim("worker-a", grading_id=second)
+    with world() as session:
+        session.execute(update(Grading).where(Grading.id == second).values(cases_done=4, cases_total=9))
+        session.commit()
+    assert queue.claim("worker-b", grading_id=second).attempt == first_claim.attempt + 1
+    with world() as session:
+        assert (session.get(Grading, second).cases_done, session.get(Grading, second).cases_total) == (None, None)

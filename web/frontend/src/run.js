@@ -1,6 +1,11 @@
 // "Run" on the exercise page: judge the editor's code in this browser (Pyodide in a Web Worker) on
 // the exercise's browser variant, and show the report like a server verdict. No server round trip:
 // the page fetches Pyodide, the engine and the exercise's public files from this site once.
+//
+// The button says what it is doing ("Loading Python…", "Running…", then its name again) and takes
+// no second click meanwhile; the result goes in the pane under the buttons, scrolled into view. So
+// that the first click is warm, Python loads in the background once the page is idle (once per
+// page, and not when the browser asks to save data).
 import { timeLimitReport } from "./pyodide-core.mjs";
 
 const button = document.getElementById("run-button");
@@ -26,6 +31,14 @@ if (button && panel) {
   let worker = null;
   let running = null;  // {id, timer, started}
   let runs = 0;
+  let warm = false;  // this worker has Python and the exercise loaded
+  let preloaded = false;
+  const message = (type, extra = {}) => ({ type, folder: config.folder, pyodideUrl: config.pyodideUrl,
+                                           engineUrl: config.engineUrl, filesUrl: config.filesUrl, ...extra });
+
+  function label(text) {
+    button.textContent = text;
+  }
 
   // A case's diagnosis and message; for SK with a diagnosis (not available in the browser), that text alone.
   // A known mistake other than the report's headline one is "also consistent with" (docs/report.md).
@@ -79,14 +92,15 @@ if (button && panel) {
         element("td", { class: "number" }, c.time_ms != null ? `${Math.round(c.time_ms)} ms` : ""),
         element("td", { class: "number" }, typeof c.p_value === "number" ? c.p_value.toPrecision(3) : "—")),
         figureRow(c, figureRows)]);
-      region.append(element("table", { class: "cases" },
+      // The table scrolls in its own box: a narrow panel never makes the page scroll sideways.
+      region.append(element("div", { class: "table-scroll", tabindex: "0" }, element("table", { class: "cases" },
         element("thead", {}, element("tr", {}, ...texts.columns.map((name, i) => element("th", { scope: "col", class: i >= 3 ? "number" : null }, name)))),
-        element("tbody", {}, rows)));
+        element("tbody", {}, rows))));
     }
     if (report.false_failure_budget) {
       region.append(element("p", { class: "muted small" }, texts.budget.replace("{total}", report.false_failure_budget.total.toExponential(0).replace("e-", "e-0"))));
     }
-    panel.replaceChildren(element("h3", {}, texts.heading), region);
+    show(region);
     if (figureRows.length) showFigures(figureRows);
   }
 
@@ -118,6 +132,16 @@ if (button && panel) {
     }
   }
 
+  // The result where the learner is looking: the pane scrolled into view, and focus on its heading
+  // when it was on the button (a learner who went back to typing keeps the editor).
+  function show(...content) {
+    const heading = element("h3", { tabindex: "-1", id: "browser-result-heading" }, texts.heading);
+    panel.replaceChildren(heading, ...content);
+    const focused = document.activeElement;
+    if (focused === button || focused === document.body || focused === null) heading.focus({ preventScroll: true });
+    panel.scrollIntoView({ block: "nearest" });
+  }
+
   function status(text) {
     panel.replaceChildren(element("h3", {}, texts.heading),
       element("p", { class: "pending", role: "status" }, element("span", { class: "spinner", "aria-hidden": "true" }), " ", text));
@@ -126,16 +150,26 @@ if (button && panel) {
   function finish() {
     if (running) clearTimeout(running.timer);
     running = null;
-    button.disabled = false;
+    button.removeAttribute("aria-disabled");  // aria-disabled, not disabled: the button keeps focus
     button.removeAttribute("aria-busy");
+    label(texts.button_run);
   }
 
   function startWorker() {
     worker = new Worker(config.workerUrl, { type: "module" });
+    warm = false;
+    delete panel.dataset.warm;
     worker.onmessage = (event) => {
       const message = event.data;
+      if (message.type === "warm") {
+        warm = true;
+        panel.dataset.warm = "true";  // for tests and the curious: the next click starts at once
+      }
       if (!running || message.id !== running.id) return;
       if (message.type === "started") {
+        warm = true;
+        panel.dataset.warm = "true";
+        label(texts.button_running);
         status(texts.running);
         running.started = performance.now();
         running.timer = setTimeout(() => {  // a run past its limit: stop Python by stopping the worker
@@ -151,7 +185,7 @@ if (button && panel) {
         render(message.report, elapsed);
       } else if (message.type === "error") {
         finish();
-        panel.replaceChildren(element("h3", {}, texts.heading), element("p", { class: "flash error", role: "alert" }, `${texts.failed} ${message.message}`));
+        show(element("p", { class: "flash error", role: "alert" }, `${texts.failed} ${message.message}`));
       }
     };
   }
@@ -163,11 +197,25 @@ if (button && panel) {
     if (!worker) startWorker();
     runs += 1;
     running = { id: runs, timer: null, started: performance.now() };
-    button.disabled = true;
+    button.setAttribute("aria-disabled", "true");
     button.setAttribute("aria-busy", "true");
-    status(texts.loading);
+    label(warm ? texts.button_running : texts.button_loading);
+    status(warm ? texts.running : texts.loading);
     const seed = Math.floor(Math.random() * 2 ** 52);
-    worker.postMessage({ type: "run", id: runs, code, seed, folder: config.folder, pyodideUrl: config.pyodideUrl,
-                         engineUrl: config.engineUrl, filesUrl: config.filesUrl });
+    worker.postMessage(message("run", { id: runs, code, seed }));
   });
+
+  // Warm up in idle time, once per page; not on a connection the browser asks to spare.
+  function preload() {
+    if (preloaded || worker) return;
+    preloaded = true;
+    startWorker();
+    worker.postMessage(message("warm"));
+  }
+  const connection = navigator.connection;
+  const spare = connection && (connection.saveData || /(^|-)2g$/.test(connection.effectiveType || ""));
+  if (!spare) {
+    if ("requestIdleCallback" in window) window.requestIdleCallback(preload, { timeout: 5000 });
+    else window.setTimeout(preload, 2000);
+  }
 }

@@ -1,7 +1,7 @@
 """an override's mode: "replace" (the override is the score) or "at_least" (a floor)
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-06 20:00:00.000000
 
 ``score_override.mode`` says how an override meets the graded score: ``replace`` (the override
@@ -17,7 +17,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "0009"
-down_revision: str | Sequence[str] | None = "0007"
+down_revision: str | Sequence[str] | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
