@@ -202,8 +202,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "改分低于评测得分的学员",
     ),
     "gradebook_below": (
-        "{count:1 override is|# overrides are} below the computed score: the {count:learner's|learners'} graded work "
-        "now earns more than you set.",
+        "{count:1 override is|# overrides are} below the computed score: the graded work now earns more than you set.",
         "有 {count} 处改分低于评测得分：学员的评测成绩现在比你设定的分数高。",
     ),
     "gradebook_show_below": ("Show these learners", "只显示这些学员"),

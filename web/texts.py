@@ -247,7 +247,7 @@ SITE: dict[str, tuple[str, str]] = {
     "status_done": ("Done", "已完成"),
     "pending_help": ("This page updates by itself.", "本页面会自动更新。"),
     "queue_position": ("{position} in the queue", "排在第 {position} 位"),  # en: an ordinal, "2nd"
-    "progress_cases": ("{done} of {total} cases", "已完成 {done}/{total} 个测试点"),
+    "progress_cases": ("{done} of {total:# case|# cases}", "已完成 {done}/{total} 个测试点"),
     "progress_hidden_count": ("the {count} hidden cases are running", "正在运行 {count} 个隐藏测试点"),
     "progress_hidden": ("the hidden cases are running", "正在运行隐藏测试点"),
     "elapsed_seconds": ("{seconds} s", "{seconds} 秒"),
