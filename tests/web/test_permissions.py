@@ -111,6 +111,8 @@ ROUTES = {
     ("/courses/<int:course_id>/leave", "POST"): MEMBER,
     ("/courses/<int:course_id>/members/<int:user_id>/remove", "POST"): INSTRUCTOR,
     ("/courses/<int:course_id>/rejudge", "POST"): INSTRUCTOR,
+    ("/courses/<int:course_id>/rejudge/confirm", "GET"): INSTRUCTOR,
+    ("/courses/<int:course_id>/rejudges", "GET"): INSTRUCTOR,
     ("/courses/<int:course_id>/roster", "POST"): INSTRUCTOR,
     ("/courses/<int:course_id>/submissions", "GET"): INSTRUCTOR,
     ("/courses/invitations/<int:invitation_id>/accept", "POST"): OWN,
