@@ -407,7 +407,7 @@ def _render_assignment(
         values=values,
         extension_form=extension_form,
         history=extension_history(g.db, assignment) if assignment is not None else [],
-        confirm_form=ConfirmForm(formdata=None),
+        sure_form=SureForm(formdata=None),
     ), status
 
 
@@ -491,13 +491,12 @@ def withdraw_course_extension(course_id: int, assignment_id: int, user_id: int):
     learner = g.db.get(User, user_id)
     if assignment is None or assignment.course_id != course.id or learner is None:
         abort(404)
-    if not ConfirmForm().validate_on_submit():
-        abort(400)
-    try:
-        withdraw_extension(g.db, assignment, learner, current_user)
-    except CourseError as error:
-        flash(str(error), "error")
-    else:
-        g.db.commit()
-        flash(t("extension_withdrawn", name=learner.name), "success")
+    if _sure():  # the learner's due date moves back at once: their late attempts may count less
+        try:
+            withdraw_extension(g.db, assignment, learner, current_user)
+        except CourseError as error:
+            flash(str(error), "error")
+        else:
+            g.db.commit()
+            flash(t("extension_withdrawn", name=learner.name), "success")
     return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))
