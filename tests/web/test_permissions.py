@@ -134,6 +134,7 @@ ROUTES = {
     ("/submissions/<int:submission_id>/code", "GET"): SUBMISSION,
     ("/submissions/<int:submission_id>/rejudge", "POST"): INSTRUCTOR,
     ("/submissions/<int:submission_id>/result", "GET"): SUBMISSION,
+    ("/submissions/<int:submission_id>/results.json", "GET"): SUBMISSION,
 }
 # Routes that change the caller's own state on a bare POST (signing out, answering an
 # invitation, revoking a token): walked with a fresh client, or in a fresh world.
