@@ -68,6 +68,30 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     ),
     "save_assignment": ("Save the assignment", "保存作业"),
     "assignment_saved": ("Assignment {title} saved.", "作业 {title} 已保存。"),
+    # errors under a form's field (web.forms.show_error; web.courses.CourseError.shown)
+    "field_error": ("{label}: {message}", "{label}一栏：{message}"),
+    "error_moment_format": (
+        "use the format 2027-03-14 23:59 (a date, then a time of day, in {zone}).",
+        "请使用 2027-03-14 23:59 这样的格式（先日期，后时刻，按 {zone} 时间）。",
+    ),
+    "error_due_after_opens": ("must come after the opening time.", "必须晚于开放时间。"),
+    "error_extension_after_due": (
+        "an extension ends after the assignment's due time; choose a later one.",
+        "延期的截止时间必须晚于作业的截止时间，请选择更晚的时间。",
+    ),
+    "error_exercise_elsewhere": (
+        "exercise {number} is already in the assignment “{title}” of this course; "
+        "an exercise belongs to one assignment.",
+        "练习 {number} 已在本课程的作业“{title}”中；一道练习只能属于一个作业。",
+    ),
+    "error_no_exercise_chosen": ("choose at least one exercise.", "请至少选择一道练习。"),
+    "error_penalty_range": (
+        "with a penalty, it is more than 0 and at most 100 (10 = 10 % a day).",
+        "选择扣分时，它必须大于 0 且不超过 100（10 表示每天扣 10%）。",
+    ),
+    "error_too_long": ("at most {most} characters.", "最多 {most} 个字符。"),
+    "error_percent": ("a percentage from 0 to 100, such as 10.", "请填写 0 到 100 之间的百分数，例如 10。"),
+    "error_number": ("a number, such as 10.", "请填写一个数字，例如 10。"),
     "times_typed_in": (
         "Date-times are typed and shown in the course's time zone, {zone}.",
         "日期时间按课程的时区 {zone} 输入和显示。",
