@@ -30,7 +30,7 @@ def _world(make_site):
 
 def _attempt_ids(html: str) -> list[int]:
     section = html[html.index('id="learner-attempts"'):]
-    section = section[:section.index("</section>")]
+    section = section[:section.index("</table>")]
     cell = r'<td>(?:<strong aria-current="page">|<a href="/submissions/\d+">)#(\d+)'
     return [int(number) for number in re.findall(cell, section)]
 
