@@ -127,3 +127,14 @@ def test_the_instructor_and_roster_forms_keep_the_name(world):
     assert status == 400 and _value(page, "name") == "nobody_here" and _error_under(page, "name")
     status, page = _post(world, f"/courses/{world.course_id}/roster", {"roster": "\n"})
     assert status == 400 and "the roster names nobody" in _error_under(page, "roster")
+
+
+def test_the_sign_up_form_keeps_the_name_and_the_language(world):
+    client = world.app.test_client()
+    token = csrf_token(client, "/auth/sign-up?lang=en")
+    response = client.post("/auth/sign-up", data={"csrf_token": token, "name": "ann", "password": "password123",
+                                                  "confirm": "password123", "language": "zh"})
+    page = markup.unescape(response.get_data(as_text=True))
+    assert response.status_code == 400 and _error_under(page, "name")
+    assert _value(page, "name") == "ann" and _selected(page, "language") == ["zh"]
+    assert 'autocomplete="None"' not in page and 'autocomplete="new-password"' in page
