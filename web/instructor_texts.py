@@ -366,6 +366,10 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "n_learners_one": ("{count} learner", "{count} 名学员"),
     "rejudge_confirm_button": ("Yes, rejudge {count}", "确认，重新评测 {count} 次提交"),
     "cancel": ("Cancel", "取消"),
+    "rejudge_nothing_to_do": (
+        "Nothing to rejudge: no attempt is counted here, or each one is being judged already.",
+        "没有可重新评测的提交：这里没有计入的提交，或者它们都正在评测中。",
+    ),
     "past_rejudges": ("Past rejudges of this course", "本课程以往的重新评测"),
     # --- analytics (web/analytics_pages.py) ---
     "analytics": ("Analytics", "统计分析"),

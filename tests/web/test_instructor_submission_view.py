@@ -90,3 +90,8 @@ def test_the_results_json_link_works_for_the_signed_in_instructor(make_site):
     api = client.get(f"/api/v1/submissions/{submission}/results.json", headers=world.headers("instructor")).json
     assert document.json == api  # the same export as the API's
     assert world.client("learner_elsewhere").get(f"/submissions/{submission}/results.json").status_code == 404
+    with services(world.app).sessions() as session:  # not graded yet: no result to link to
+        ann = session.scalar(select(User).where(User.name == "ann"))
+        waiting = attempt(session, ann, exercise(session, 39), "2027-03-04 10:00", graded=False).id
+        session.commit()
+    assert 'id="results-json"' not in client.get(f"/submissions/{waiting}").get_data(as_text=True)

@@ -205,6 +205,8 @@ def test_a_course_rejudge_asks_with_its_count_and_the_count_is_what_it_queues(wo
     started = _post(world, "instructor", f"/courses/{world.course_id}/rejudge", {"confirm": "y", "target": target})
     with services(world.app).sessions() as session:
         assert len(session.get(Rejudge, _rejudge_id(started)).gradings) == 5  # the count asked about
+    again = client.get(f"/courses/{world.course_id}/rejudge/confirm?target={target}&lang=en").get_data(as_text=True)
+    assert "Nothing to rejudge" in again and 'name="confirm"' not in again  # all five are being judged now
 
 
 def test_a_course_rejudge_without_confirm_only_asks(world):
