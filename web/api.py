@@ -18,7 +18,6 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
-from judge.exports import results_json
 from judge.wire import nesting_exceeds
 from web.contexts import NOT_GIVEN, ContextRefused, choose_context
 from web.deadlines import Lateness, submission_lateness
@@ -28,7 +27,7 @@ from web.i18n import choose_language
 from web.lookup import find_exercise, submission_when_graded, visible_submission
 from web.models import ApiToken, Exercise, Submission
 from web.moments import iso
-from web.presenting import grading_summary, submission_view
+from web.presenting import grading_summary, results_document, submission_view
 from web.services import services
 from web.validation import text_problem
 from web.visibility import access_for
@@ -191,25 +190,9 @@ def get_submission(submission_id: int):
 @api.get("/submissions/<int:submission_id>/results.json")
 @token_required
 def get_results_json(submission_id: int):
-    """The submission's current grading as Gradescope's ``results.json`` (see judge.exports).
-
-    Built from what the viewer may see (:func:`submission_view`): those who teach its course get
-    the statistical evidence in full, the author what their assignment's visibility shows.
-    """
+    """The submission's current grading as Gradescope's ``results.json`` (:func:`results_document`)."""
     submission = visible_submission(submission_id, g.user)
-    access = access_for(g.db, g.user, submission)
-    view = submission_view(submission, g.user, g.lang, access)
-    if view["status"] != "done":
-        abort(409, description=f"submission {submission_id} is {view['status']}: no result yet")
-    grading = submission.shown
-    stored = (grading.report_json if grading is not None else None) or {}
-    seen = {key: view[key] for key in ("verdict", "score", "message", "diagnosis", "diagnosis_zh", "cases")}
-    seen["exercise"] = stored.get("exercise")
-    for key in ("schema", "judge_version", "false_failure_budget", "device", "sandbox", "suites"):
-        seen[key] = stored.get(key)
-    if access.instructor:
-        seen = dict(stored)
-    return jsonify(results_json(seen, full_hidden=access.instructor, lang=g.lang))
+    return jsonify(results_document(submission, g.user, g.lang, access_for(g.db, g.user, submission)))
 
 
 @api.get("/health")

@@ -13,7 +13,6 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_login import current_user, login_required
 from sqlalchemy import select
 from wtforms import (
-    DateTimeLocalField,
     DecimalField,
     SelectField,
     SelectMultipleField,
@@ -21,7 +20,7 @@ from wtforms import (
     SubmitField,
     TextAreaField,
 )
-from wtforms.validators import DataRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, Length, NumberRange, Optional, StopValidation
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from web.counting import cells
@@ -39,8 +38,8 @@ from web.courses import (
 )
 from web.deadlines import UPCOMING_DAYS, upcoming_deadlines
 from web.extensions import join_code_limits
-from web.forms import ConfirmForm, SiteForm, SureForm
-from web.i18n import LazyText, t
+from web.forms import ConfirmForm, SiteForm, SureForm, show_error
+from web.i18n import LazyText, bilingual, t
 from web.membership import (
     Invited,
     accept,
@@ -69,8 +68,41 @@ from web.visibility import withheld_exercises
 courses = Blueprint("courses", __name__, url_prefix="/courses")
 
 
+class _Said(LazyText):
+    """A validator's message that is already whole: WTForms' ``%``-filling leaves it alone (a
+    label may contain a ``%`` sign)."""
+
+    def __mod__(self, values: object) -> str:
+        return str(self)
+
+
+def _says(label: str, key: str, **values: object) -> LazyText:
+    """An error under a field, in words: its label, then what to type (``field_error``)."""
+    return _Said("field_error", label=LazyText(label), message=LazyText(key, **values))
+
+
+class PercentField(DecimalField):
+    """A percentage whose unreadable input is refused in the page's words (not WTForms')."""
+
+    def process_formdata(self, valuelist: list) -> None:
+        try:
+            super().process_formdata(valuelist)
+        except ValueError:
+            raise ValueError(str(_says("penalty_percent", "error_number"))) from None
+
+    def pre_validate(self, form: object) -> None:
+        if self.process_errors:  # unreadable: one message, not a range error about nothing too
+            raise StopValidation()
+
+
 class CourseForm(SiteForm):
-    name = StringField(LazyText("course_name"), validators=[DataRequired(LazyText("required")), Length(1, 200)])
+    name = StringField(
+        LazyText("course_name"),
+        validators=[
+            DataRequired(LazyText("required")),
+            Length(1, 200, _says("course_name", "error_too_long", most=200)),
+        ],
+    )
     # The list offers the common zones (web.moments.zone_names); any valid IANA name sent is
     # accepted (web.moments.zone decides), so a client that names another zone keeps working.
     time_zone = SelectField(LazyText("time_zone"), default="UTC", validate_choice=False)
@@ -78,12 +110,18 @@ class CourseForm(SiteForm):
 
 
 class JoinForm(SiteForm):
-    join_code = StringField(LazyText("join_code"), validators=[DataRequired(LazyText("required")), Length(1, 64)])
+    join_code = StringField(
+        LazyText("join_code"),
+        validators=[DataRequired(LazyText("required")), Length(1, 64, _says("join_code", "error_too_long", most=64))],
+    )
     submit = SubmitField(LazyText("join_course"))
 
 
 class NameForm(SiteForm):
-    name = StringField(LazyText("user_name"), validators=[DataRequired(LazyText("required")), Length(1, 64)])
+    name = StringField(
+        LazyText("user_name"),
+        validators=[DataRequired(LazyText("required")), Length(1, 64, _says("user_name", "error_too_long", most=64))],
+    )
     submit = SubmitField(LazyText("add_instructor"))
 
 
@@ -98,17 +136,21 @@ class MultiCheckbox(SelectMultipleField):
 
 
 class AssignmentForm(SiteForm):
-    title = StringField(LazyText("title"), validators=[DataRequired(LazyText("required")), Length(1, 200)])
+    title = StringField(
+        LazyText("title"),
+        validators=[DataRequired(LazyText("required")), Length(1, 200, _says("title", "error_too_long", most=200))],
+    )
     exercises = MultiCheckbox(LazyText("exercises"), coerce=int)
-    opens_at = DateTimeLocalField(
-        LazyText("opens_at"), format="%Y-%m-%dT%H:%M", validators=[DataRequired(LazyText("required"))]
-    )
-    due_at = DateTimeLocalField(
-        LazyText("due_at"), format="%Y-%m-%dT%H:%M", validators=[DataRequired(LazyText("required"))]
-    )
+    # Date-times are text, read by web.courses (web.moments.parse_moment: the course's wall-clock
+    # time, seconds optional); a date-time picker fills them, and what was typed comes back as typed.
+    opens_at = StringField(LazyText("opens_at"), validators=[DataRequired(LazyText("required"))])
+    due_at = StringField(LazyText("due_at"), validators=[DataRequired(LazyText("required"))])
     late_policy = SelectField(LazyText("late_policy"), default=LatePolicy.not_accepted.value)
-    penalty_percent = DecimalField(
-        LazyText("penalty_percent"), default=0, places=None, validators=[Optional(), NumberRange(0, 100)]
+    penalty_percent = PercentField(
+        LazyText("penalty_percent"),
+        default=0,
+        places=None,
+        validators=[Optional(), NumberRange(0, 100, _says("penalty_percent", "error_percent"))],
     )
     visibility_before = SelectField(LazyText("visibility_before"), default=Visibility.rule.value)
     visibility_after = SelectField(LazyText("visibility_after"), default=Visibility.rule.value)
@@ -117,9 +159,8 @@ class AssignmentForm(SiteForm):
 
 class ExtensionForm(SiteForm):
     learner = SelectField(LazyText("learner"), coerce=int)
-    due_at = DateTimeLocalField(
-        LazyText("due_at"), format="%Y-%m-%dT%H:%M", validators=[DataRequired(LazyText("required"))]
-    )
+    # Its own id: the assignment form on the same page has a due_at too.
+    due_at = StringField(LazyText("due_at"), id="extension_due_at", validators=[DataRequired(LazyText("required"))])
     submit = SubmitField(LazyText("grant_extension"))
 
 
@@ -166,7 +207,7 @@ def create():
     try:
         course = create_course(g.db, current_user, form.name.data, form.time_zone.data)
     except CourseError as error:
-        form.name.errors.append(str(error))
+        show_error(form, error, form.name)
         return _render_index(course_form=form, status=400)
     g.db.commit()
     flash(t("course_created", code=course.join_code), "success")
@@ -278,7 +319,7 @@ def add_course_instructor(course_id: int):
     try:
         user, done = add_instructor(g.db, course, form.name.data, current_user)
     except CourseError as error:
-        form.name.errors.append(str(error))
+        show_error(form, error, form.name)
         return _teach_page(course, 400, name_form=form)
     g.db.commit()
     message = {Invited.invited: "instructor_invited", Invited.pending: "instructor_already_pending"}
@@ -367,7 +408,7 @@ def upload_roster(course_id: int):
     try:
         result = add_roster(g.db, course, data, current_user)
     except CourseError as error:
-        form.roster.errors.append(str(error))
+        show_error(form, error, form.roster)
         return _teach_page(course, 400, roster_form=form)
     g.db.commit()
     counts = {"invited": result.invited, "pending": result.pending, "already": result.already}
@@ -385,6 +426,8 @@ def _assignment_form(course: Course, assignment: Assignment | None = None) -> As
         field.choices = [(level.value, t(f"visibility_{level.value}")) for level in Visibility]
     if assignment is not None and request.method == "GET":
         form.title.data = assignment.title
+        form.opens_at.data = form_value(assignment.opens_at, course.time_zone)
+        form.due_at.data = form_value(assignment.due_at, course.time_zone)
         form.exercises.data = [row.id for row in assignment.exercises]
         form.late_policy.data = assignment.late_policy.value
         form.penalty_percent.data = round(assignment.penalty_per_day * 100, 4)
@@ -403,23 +446,14 @@ def _render_assignment(
     if extension_form is None:
         extension_form = ExtensionForm(formdata=None)
         extension_form.learner.choices = [(user.id, user.name) for user in learners(g.db, course)]
-    values = {}
-    if assignment is not None:
-        values = {
-            "opens_at": form_value(assignment.opens_at, course.time_zone),
-            "due_at": form_value(assignment.due_at, course.time_zone),
-        }
-    if request.method == "POST" and extension_form is None:  # the assignment form, sent back with its values
-        values = {"opens_at": request.form.get("opens_at", ""), "due_at": request.form.get("due_at", "")}
     return render_template(
         "courses/assignment.html",
         course=course,
         assignment=assignment,
         form=form,
-        values=values,
         extension_form=extension_form,
         history=extension_history(g.db, assignment) if assignment is not None else [],
-        confirm_form=ConfirmForm(formdata=None),
+        sure_form=SureForm(formdata=None),
     ), status
 
 
@@ -455,8 +489,8 @@ def _edit_assignment(course: Course, assignment: Assignment | None):
             title=form.title.data,
             exercises=[numbers[exercise_id] for exercise_id in form.exercises.data or []],
             # Wall-clock times in the course's zone (datetime-local has no offset).
-            opens_at=request.form.get("opens_at", ""),
-            due_at=request.form.get("due_at", ""),
+            opens_at=form.opens_at.data,
+            due_at=form.due_at.data,
             late_policy=form.late_policy.data,
             penalty_per_day=float(form.penalty_percent.data or 0) / 100,
             visibility_before=form.visibility_before.data,
@@ -464,7 +498,7 @@ def _edit_assignment(course: Course, assignment: Assignment | None):
         )
     except CourseError as error:
         g.db.rollback()
-        form.title.errors.append(str(error))
+        show_error(form, error, form.title, {"penalty_per_day": "penalty_percent"})
         return _render_assignment(course, form, assignment, 400)
     g.db.commit()
     flash(t("assignment_saved", title=saved.title), "success")
@@ -484,10 +518,10 @@ def extend(course_id: int, assignment_id: int):
         learner = g.db.get(User, form.learner.data)
         try:
             if learner is None:
-                raise CourseError(t("required"))
-            grant_extension(g.db, assignment, learner, request.form.get("due_at", ""), current_user)
+                raise CourseError("choose a learner", field="learner", shown=bilingual("required"))
+            grant_extension(g.db, assignment, learner, form.due_at.data, current_user)
         except CourseError as error:
-            form.due_at.errors.append(str(error))
+            show_error(form, error, form.due_at)
         else:
             g.db.commit()
             flash(t("extension_granted", name=learner.name), "success")
@@ -503,13 +537,12 @@ def withdraw_course_extension(course_id: int, assignment_id: int, user_id: int):
     learner = g.db.get(User, user_id)
     if assignment is None or assignment.course_id != course.id or learner is None:
         abort(404)
-    if not ConfirmForm().validate_on_submit():
-        abort(400)
-    try:
-        withdraw_extension(g.db, assignment, learner, current_user)
-    except CourseError as error:
-        flash(str(error), "error")
-    else:
-        g.db.commit()
-        flash(t("extension_withdrawn", name=learner.name), "success")
+    if _sure():  # the learner's due date moves back at once: their late attempts may count less
+        try:
+            withdraw_extension(g.db, assignment, learner, current_user)
+        except CourseError as error:
+            flash(str(error), "error")
+        else:
+            g.db.commit()
+            flash(t("extension_withdrawn", name=learner.name), "success")
     return redirect(url_for("courses.edit_assignment", course_id=course.id, assignment_id=assignment.id))

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from judge.i18n import Bilingual
+from web.i18n import bilingual
 from web.models import (
     Assignment,
     AssignmentExercise,
@@ -58,18 +60,33 @@ NAME_HEADERS = ("name", "user", "username", "user_name", "login")
 
 
 class CourseError(ValueError):
-    """Input a course operation refuses; the message says what is wrong and what to send."""
+    """Input a course operation refuses; the message says what is wrong and what to send.
+
+    ``field`` names the input it is about (the API's key, e.g. ``due_at``), so that a page
+    shows it under that field; ``shown`` is, where it differs, the wording for a page's reader
+    in both languages (the message names the API's keys and formats; a form's reader types in a
+    date-time picker and knows the field by its label).
+    """
+
+    def __init__(self, message: str, *, field: str | None = None, shown: Bilingual | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.shown = shown
 
 
-def _title(text: object, what: str) -> str:
+def _title(text: object, what: str, field: str) -> str:
     if not isinstance(text, str) or not text.strip():
-        raise CourseError(f"a {what} is required")
+        raise CourseError(f"a {what} is required", field=field, shown=bilingual("required"))
     text = text.strip()
     if len(text) > MAX_TITLE:
-        raise CourseError(f"a {what} has at most {MAX_TITLE} characters")
+        raise CourseError(
+            f"a {what} has at most {MAX_TITLE} characters",
+            field=field,
+            shown=bilingual("error_too_long", most=MAX_TITLE),
+        )
     problem = text_problem(text)
     if problem is not None:
-        raise CourseError(f"the {what} cannot be used: {problem}")
+        raise CourseError(f"the {what} cannot be used: {problem}", field=field)
     return text
 
 
@@ -94,13 +111,13 @@ def rotate_join_code(session: Session, course: Course) -> str:
 def create_course(session: Session, creator: User, name: object, time_zone: object = "UTC") -> Course:
     """A new course with ``creator`` as its first instructor."""
     if not isinstance(time_zone, str):
-        raise CourseError("the time zone is an IANA name such as 'Europe/Berlin'")
+        raise CourseError("the time zone is an IANA name such as 'Europe/Berlin'", field="time_zone")
     try:
         zone(time_zone)
     except MomentError as error:
-        raise CourseError(str(error)) from None
+        raise CourseError(str(error), field="time_zone") from None
     course = Course(
-        name=_title(name, "course name"),
+        name=_title(name, "course name", "name"),
         join_code=new_join_code(session),
         time_zone=time_zone,
         created_by_id=creator.id,
@@ -168,14 +185,15 @@ def roster_names(data: bytes | str) -> list[str]:
 def _moment(value: object, course: Course, what: str) -> dt.datetime:
     if isinstance(value, dt.datetime):
         if value.tzinfo is None:
-            raise CourseError(f"{what} needs a time zone")
+            raise CourseError(f"{what} needs a time zone", field=what)
         return value.astimezone(dt.UTC)
+    shown = bilingual("error_moment_format", zone=course.time_zone)
     if not isinstance(value, str):
-        raise CourseError(f"{what} is an ISO 8601 date-time such as 2027-03-14T23:59")
+        raise CourseError(f"{what} is an ISO 8601 date-time such as 2027-03-14T23:59", field=what, shown=shown)
     try:
         return parse_moment(value, course.time_zone)
     except MomentError as error:
-        raise CourseError(f"{what}: {error}") from None
+        raise CourseError(f"{what}: {error}", field=what, shown=shown) from None
 
 
 # Other spellings people (and scripts written against other judges) use for a late policy.
@@ -206,34 +224,42 @@ def _enum(kind, value: object, what: str, aliases: dict[str, str] | None = None)
         return kind(value)
     except ValueError:
         choices = ", ".join(member.value for member in kind)
-        raise CourseError(f"{what} is one of {choices}") from None
+        raise CourseError(f"{what} is one of {choices}", field=what) from None
 
 
 def _exercises(session: Session, course: Course, identifiers: object, assignment: Assignment | None) -> list[Exercise]:
     from judge.exercise import ExerciseError, resolve
 
     if not isinstance(identifiers, list) or not identifiers:
-        raise CourseError('"exercises" is a non-empty list of exercise numbers or slugs')
+        raise CourseError(
+            '"exercises" is a non-empty list of exercise numbers or slugs',
+            field="exercises",
+            shown=bilingual("error_no_exercise_chosen"),
+        )
     found: list[Exercise] = []
     for identifier in identifiers:
         if not isinstance(identifier, (str, int)) or isinstance(identifier, bool):
-            raise CourseError("each exercise is a number or a slug")
+            raise CourseError("each exercise is a number or a slug", field="exercises")
         try:
             number = resolve(str(identifier)).number
         except (ExerciseError, ValueError):
-            raise CourseError(f"no exercise {str(identifier)[:40]!r}") from None
+            raise CourseError(f"no exercise {str(identifier)[:40]!r}", field="exercises") from None
         row = session.scalar(select(Exercise).where(Exercise.number == number))
         if row is None:
-            raise CourseError(f"exercise {number} is not on this site yet")
+            raise CourseError(f"exercise {number} is not on this site yet", field="exercises")
         if row in found:
-            raise CourseError(f"exercise {number} is listed twice")
+            raise CourseError(f"exercise {number} is listed twice", field="exercises")
         elsewhere = session.scalar(
             select(Assignment)
             .join(AssignmentExercise, AssignmentExercise.assignment_id == Assignment.id)
             .where(AssignmentExercise.course_id == course.id, AssignmentExercise.exercise_id == row.id)
         )
         if elsewhere is not None and elsewhere is not assignment:
-            raise CourseError(f"exercise {number} is already in the assignment {elsewhere.title!r} of this course")
+            raise CourseError(
+                f"exercise {number} is already in the assignment {elsewhere.title!r} of this course",
+                field="exercises",
+                shown=bilingual("error_exercise_elsewhere", number=number, title=elsewhere.title),
+            )
         found.append(row)
     return found
 
@@ -257,16 +283,26 @@ def save_assignment(
     Date-times are ISO 8601 strings (or aware datetimes); without an offset they are the
     course's wall-clock time (see :func:`web.moments.parse_moment`).
     """
-    title = _title(title, "title")
+    title = _title(title, "title", "title")
     opens, due = _moment(opens_at, course, "opens_at"), _moment(due_at, course, "due_at")
     if not opens < due:
-        raise CourseError("the due date-time must come after the opening one")
+        raise CourseError(
+            "the due date-time must come after the opening one",
+            field="due_at",
+            shown=bilingual("error_due_after_opens"),
+        )
     policy = _enum(LatePolicy, late_policy, "late_policy", LATE_POLICY_ALIASES)
     if isinstance(penalty_per_day, bool) or not isinstance(penalty_per_day, (int, float)):
-        raise CourseError("penalty_per_day is a number: the share of the score lost per day late, e.g. 0.1")
+        raise CourseError(
+            "penalty_per_day is a number: the share of the score lost per day late, e.g. 0.1", field="penalty_per_day"
+        )
     penalty = float(penalty_per_day)
     if policy is LatePolicy.penalty and not 0 < penalty <= 1:
-        raise CourseError("with the penalty policy, penalty_per_day is more than 0 and at most 1 (0.1 = 10% a day)")
+        raise CourseError(
+            "with the penalty policy, penalty_per_day is more than 0 and at most 1 (0.1 = 10% a day)",
+            field="penalty_per_day",
+            shown=bilingual("error_penalty_range"),
+        )
     if policy is not LatePolicy.penalty:
         penalty = 0.0
     before = _enum(Visibility, visibility_before, "visibility_before")
@@ -295,7 +331,11 @@ def grant_extension(
     history keeps both as :class:`~web.models.ExtensionEvent` rows)."""
     due = _moment(due_at, assignment.course, "due_at")
     if due <= as_utc(assignment.due_at):
-        raise CourseError("an extension's due date-time comes after the assignment's")
+        raise CourseError(
+            "an extension's due date-time comes after the assignment's",
+            field="due_at",
+            shown=bilingual("error_extension_after_due"),
+        )
     if (
         session.scalar(
             select(Membership.id).where(
@@ -306,7 +346,7 @@ def grant_extension(
         )
         is None
     ):
-        raise CourseError(f"{learner.name!r} is not a learner of this course")
+        raise CourseError(f"{learner.name!r} is not a learner of this course", field="learner")
     extension = session.scalar(
         select(Extension).where(Extension.assignment_id == assignment.id, Extension.user_id == learner.id)
     )

@@ -12,17 +12,20 @@ Messages are :class:`~web.i18n.LazyText`, resolved in the request's language whe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import request
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, PasswordField, SelectField, StringField, SubmitField, TextAreaField
+from wtforms import BooleanField, Field, PasswordField, SelectField, StringField, SubmitField, TextAreaField
 from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
-from web.i18n import LazyText, localized
+from web.i18n import LazyText, localized, t
 from web.names import USER_NAME, display_name
 from web.validation import text_problem
+
+if TYPE_CHECKING:
+    from web.courses import CourseError
 
 SUBMIT_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -122,3 +125,16 @@ class SureForm(SiteForm):
 
     confirm = BooleanField(LazyText("i_am_sure"), validators=[DataRequired(LazyText("confirm_required"))])
     submit = SubmitField()
+
+
+def show_error(form: SiteForm, error: CourseError, default: Field, renames: dict[str, str] | None = None) -> None:
+    """Show a refusal of :mod:`web.courses` under the form's field it is about, in words: the
+    field's label, then the page's wording (:attr:`CourseError.shown`, else the message).
+
+    ``error.field`` is the API's name of the input; ``renames`` maps it to the form's where they
+    differ; an error about no field of this form goes under ``default``.
+    """
+    name = (renames or {}).get(error.field or "", error.field or "")
+    field = form._fields.get(name, default)
+    message = localized(error.shown) if error.shown is not None else str(error)
+    field.errors = [*field.errors, t("field_error", label=field.label.text, message=message)]

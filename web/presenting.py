@@ -34,9 +34,11 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from flask import abort
 from sqlalchemy.orm import object_session
 
 from judge.exercise import HIDDEN
+from judge.exports import results_json
 from judge.hiding import hidden_failure_text, visible_case, visible_message, visible_time_ms
 from judge.report import first_failure
 from judge.verdicts import ran_no_case
@@ -230,3 +232,24 @@ def grading_summary(grading: Grading, access: Access, current_id: int | None) ->
         "created_at": shown_time(grading.created_at, access),
         "finished_at": grading.finished_at.isoformat() if access.instructor and grading.finished_at else None,
     }
+
+
+def results_document(submission: Submission, viewer: User, lang: str, access: Access) -> dict[str, Any]:
+    """The submission's current grading as Gradescope's ``results.json`` (see judge.exports), for
+    the API and the page's link alike; a 409 while it is not graded.
+
+    Built from what the viewer may see (:func:`submission_view`): those who teach its course get
+    the statistical evidence in full, the author what their assignment's visibility shows.
+    """
+    view = submission_view(submission, viewer, lang, access)
+    if view["status"] != "done":
+        abort(409, description=f"submission {submission.id} is {view['status']}: no result yet")
+    grading = submission.shown
+    stored = (grading.report_json if grading is not None else None) or {}
+    seen = {key: view[key] for key in ("verdict", "score", "message", "diagnosis", "diagnosis_zh", "cases")}
+    seen["exercise"] = stored.get("exercise")
+    for key in ("schema", "judge_version", "false_failure_budget", "device", "sandbox", "suites"):
+        seen[key] = stored.get(key)
+    if access.instructor:
+        seen = dict(stored)
+    return results_json(seen, full_hidden=access.instructor, lang=lang)

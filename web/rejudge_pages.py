@@ -1,7 +1,16 @@
-"""The rejudge pages: asking for a course-wide rejudge, and one rejudge's outcome.
+"""The rejudge pages: a course's past rejudges, asking for a course-wide one, and one's outcome.
 
-``POST /courses/<id>/rejudge`` (its instructors) rejudges an exercise of the course or one of
-its assignments (:mod:`web.rejudging`) and sends the instructor to ``GET /rejudges/<id>``: what
+``GET /courses/<id>/rejudges`` (its instructors) lists the course's rejudges, newest first,
+paged: who asked, when, what, how many submissions and how many verdicts changed, and whether
+gradings still wait.
+
+A course-wide rejudge is asked in two steps, so that no one starts one by a slip:
+``GET /courses/<id>/rejudge/confirm?target=…`` (the course home's form) shows how many
+submissions of how many learners it would judge again; only a ``POST /courses/<id>/rejudge``
+carrying ``confirm=y`` (that page's button) starts it. The same POST without ``confirm``
+answers with the confirmation page and starts nothing.
+
+The rejudge itself is :mod:`web.rejudging`'s; the instructor is then sent to ``GET /rejudges/<id>``: what
 was asked, by whom and when, how many gradings wait, run or are done, and each one's verdict
 before and after, changed ones first. While some are pending the page reloads itself (a meta
 refresh: the site's CSP allows no inline script). A single submission's rejudge is asked from
@@ -12,15 +21,23 @@ from __future__ import annotations
 
 from collections import Counter
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
-from wtforms import SelectField, SubmitField
+from wtforms import HiddenField, SelectField, SubmitField
 
 from web.forms import SiteForm
 from web.i18n import LazyText, pick, t
 from web.models import Assignment, Course, Exercise, Rejudge, RejudgeScope, Status, Submission, User
 from web.permissions import course_to_teach, may_see_rejudge
-from web.rejudging import outcome, rejudge_assignment, rejudge_exercise
+from web.rejudging import (
+    assignment_attempts,
+    course_rejudges,
+    exercise_attempts,
+    outcome,
+    preview,
+    rejudge_assignment,
+    rejudge_exercise,
+)
 from web.services import services
 
 rejudges = Blueprint("rejudges", __name__)
@@ -30,6 +47,7 @@ class CourseRejudgeForm(SiteForm):
     """What to rejudge in a course: ``exercise:<number>`` or ``assignment:<id>``."""
 
     target = SelectField(LazyText("rejudge_target"))
+    confirm = HiddenField()  # "y": the confirmation page's button; without it nothing starts
     submit = SubmitField(LazyText("start_rejudge"))
 
 
@@ -49,6 +67,54 @@ def course_rejudge_form(course: Course) -> CourseRejudgeForm:
     return form
 
 
+def _target(course: Course, value: str) -> Assignment | Exercise:
+    """The assignment or exercise of ``course`` that ``value`` (``assignment:<id>`` or
+    ``exercise:<number>``) names; a 400 for anything else."""
+    kind, _, key = value.partition(":")
+    if kind == "assignment":
+        assignment = g.db.get(Assignment, int(key)) if key.isdigit() else None
+        if assignment is not None and assignment.course_id == course.id:
+            return assignment
+    elif kind == "exercise":
+        found = next((e for a in course.assignments for e in a.exercises if str(e.number) == key), None)
+        if found is not None:
+            return found
+    abort(400, description="choose an exercise or an assignment of this course to rejudge")
+
+
+def _target_text(course: Course, target: Assignment | Exercise) -> str:
+    if isinstance(target, Assignment):
+        return t("rejudge_scope_assignment", title=target.title, course=course.name)
+    return t("rejudge_scope_exercise", number=target.number, course=course.name)
+
+
+def _confirmation(course: Course, value: str, target: Assignment | Exercise):
+    """The page that asks before a course-wide rejudge, with its count (it starts nothing)."""
+    ids = assignment_attempts(target) if isinstance(target, Assignment) else exercise_attempts(course, target)
+    count = preview(g.db, ids)
+    question = t(
+        "rejudge_confirm_question",
+        submissions=t("n_submissions", count=count.submissions),
+        learners=t("n_learners", count=count.learners),
+    )
+    return render_template(
+        "rejudges/confirm.html",
+        course=course,
+        target=value,
+        scope=_target_text(course, target),
+        count=count,
+        question=question,
+    )
+
+
+@rejudges.get("/courses/<int:course_id>/rejudge/confirm")
+@login_required
+def confirm_rejudge(course_id: int):
+    course = course_to_teach(course_id, current_user)
+    value = request.args.get("target", "")
+    return _confirmation(course, value, _target(course, value))
+
+
 @rejudges.post("/courses/<int:course_id>/rejudge")
 @login_required
 def rejudge_in_course(course_id: int):
@@ -56,18 +122,38 @@ def rejudge_in_course(course_id: int):
     form = course_rejudge_form(course)
     if not form.validate_on_submit():
         abort(400, description="choose an exercise or an assignment of this course to rejudge")
-    kind, _, value = (form.target.data or "").partition(":")
+    value = form.target.data or ""
+    target = _target(course, value)
+    if form.confirm.data != "y":
+        return _confirmation(course, value, target)
     queue = services().queue
-    if kind == "assignment":
-        assignment = g.db.get(Assignment, int(value))
-        if assignment is None or assignment.course_id != course.id:
-            abort(400)
-        requested = rejudge_assignment(g.db, queue, assignment, current_user)
+    if isinstance(target, Assignment):
+        requested = rejudge_assignment(g.db, queue, target, current_user)
     else:
-        exercise = next(e for a in course.assignments for e in a.exercises if str(e.number) == value)
-        requested = rejudge_exercise(g.db, queue, course, exercise, current_user)
+        requested = rejudge_exercise(g.db, queue, course, target, current_user)
     flash(t("rejudge_queued", count=requested.queued), "success")
     return redirect(url_for("rejudges.show", rejudge_id=requested.rejudge.id))
+
+
+PER_PAGE = 20
+
+
+@rejudges.get("/courses/<int:course_id>/rejudges")
+@login_required
+def index(course_id: int):
+    course = course_to_teach(course_id, current_user)
+    page = request.args.get("page", "1")
+    number = int(page) if page.isdigit() and 0 < int(page) < 100_000 else 1
+    rows, total = course_rejudges(g.db, course.id, number, PER_PAGE)
+    pages = max(1, -(-total // PER_PAGE))
+    return render_template(
+        "rejudges/index.html",
+        course=course,
+        rows=[(row, _scope_text(row.rejudge, course)) for row in rows],
+        total=total,
+        page=number,
+        pages=pages,
+    )
 
 
 def _scope_text(rejudge: Rejudge, course: Course | None) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import DateTime, Integer, Select, String, and_, insert, literal, select
+from sqlalchemy import ColumnElement, DateTime, Integer, Select, String, and_, case, func, insert, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from judge.verdicts import Verdict
@@ -42,9 +42,45 @@ from web.models import (
 )
 
 
+def exercise_attempts(course: Course, exercise: Exercise) -> Select:
+    """The ids of every attempt ``course`` counts at ``exercise`` (what its rejudge covers)."""
+    attempts = attempts_query(course.id).subquery()
+    return select(attempts.c.submission_id).where(attempts.c.exercise_id == exercise.id)
+
+
+def assignment_attempts(assignment: Assignment) -> Select:
+    """The ids of every attempt the course counts at any exercise of ``assignment``."""
+    attempts = attempts_query(assignment.course_id).subquery()
+    return select(attempts.c.submission_id).where(attempts.c.assignment_id == assignment.id)
+
+
+def _not_busy() -> ColumnElement[bool]:
+    """A submission with no grading queued or running (one that is gets no second one)."""
+    return Submission.id.not_in(select(Grading.submission_id).where(Grading.status != Status.done))
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a course-wide rejudge would queue, counted before it is asked for (its confirmation)."""
+
+    submissions: int
+    learners: int
+
+
+def preview(session: Session, submission_ids: Select) -> Preview:
+    """How many submissions (and of how many learners) a rejudge of ``submission_ids`` would
+    queue now: the same rows :func:`_queue_gradings` would add, so the count asked about is the
+    count done (unless someone submits or rejudges in between)."""
+    row = session.execute(
+        select(func.count(Submission.id), func.count(func.distinct(Submission.user_id))).where(
+            Submission.id.in_(submission_ids), _not_busy()
+        )
+    ).one()
+    return Preview(int(row[0]), int(row[1]))
+
+
 def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) -> int:
     """Add one queued grading per submission in ``submission_ids`` (a one-column select); how many."""
-    busy = select(Grading.submission_id).where(Grading.status != Status.done)
     now = utcnow()
     chosen = select(
         Submission.id,
@@ -54,7 +90,7 @@ def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) 
         literal(now, DateTime(timezone=True)),
         literal(rejudge.id, Integer),
         Submission.current_grading_id,
-    ).where(Submission.id.in_(submission_ids), Submission.id.not_in(busy))
+    ).where(Submission.id.in_(submission_ids), _not_busy())
     result = session.execute(
         insert(Grading).from_select(
             ["submission_id", "status", "priority", "attempts", "created_at", "rejudge_id", "replaces_id"], chosen
@@ -91,23 +127,19 @@ def rejudge_exercise(
     session: Session, queue: GradingQueue | None, course: Course, exercise: Exercise, by: User
 ) -> Requested:
     """Rejudge every attempt the course counts at ``exercise``."""
-    attempts = attempts_query(course.id).subquery()
-    ids = select(attempts.c.submission_id).where(attempts.c.exercise_id == exercise.id)
     rejudge = Rejudge(scope=RejudgeScope.exercise, course_id=course.id, exercise_id=exercise.id, requested_by_id=by.id)
-    return _request(session, queue, rejudge, ids)
+    return _request(session, queue, rejudge, exercise_attempts(course, exercise))
 
 
 def rejudge_assignment(session: Session, queue: GradingQueue | None, assignment: Assignment, by: User) -> Requested:
     """Rejudge every attempt the course counts at any exercise of ``assignment``."""
-    attempts = attempts_query(assignment.course_id).subquery()
-    ids = select(attempts.c.submission_id).where(attempts.c.assignment_id == assignment.id)
     rejudge = Rejudge(
         scope=RejudgeScope.assignment,
         course_id=assignment.course_id,
         assignment_id=assignment.id,
         requested_by_id=by.id,
     )
-    return _request(session, queue, rejudge, ids)
+    return _request(session, queue, rejudge, assignment_attempts(assignment))
 
 
 @dataclass(frozen=True)
@@ -154,3 +186,48 @@ def outcome(session: Session, rejudge: Rejudge) -> list[Change]:
     ).all()
     changes = [Change(*row) for row in rows]
     return sorted(changes, key=lambda change: not change.changed)  # stable: by submission within each group
+
+
+@dataclass(frozen=True)
+class PastRejudge:
+    """One line of a course's list of rejudges."""
+
+    rejudge: Rejudge
+    requester: str | None  # None: the account is gone
+    gradings: int  # how many gradings it queued (one per submission)
+    pending: int  # of those, still queued or running
+    changed: int  # finished with a verdict other than the one before
+
+
+def course_rejudges(session: Session, course_id: int, page: int, per_page: int) -> tuple[list[PastRejudge], int]:
+    """The rejudges asked in a course, newest first, one page of them, and how many there are in all.
+
+    A course's rejudges are those of an exercise or assignment of it and those of a single
+    submission made for it (those carry no course of their own).
+    """
+    old = aliased(Grading)
+    in_course = or_(
+        Rejudge.course_id == course_id,
+        Rejudge.submission_id.in_(select(Submission.id).where(Submission.course_id == course_id)),
+    )
+    total = session.scalar(select(func.count(Rejudge.id)).where(in_course)) or 0
+    done = Grading.status == Status.done
+    changed = and_(done, or_(old.verdict.is_(None), old.verdict != Grading.verdict))
+    rows = session.execute(
+        select(
+            Rejudge,
+            User.name,
+            func.count(Grading.id),
+            func.coalesce(func.sum(case((~done, 1), else_=0)), 0),
+            func.coalesce(func.sum(case((changed, 1), else_=0)), 0),
+        )
+        .outerjoin(User, User.id == Rejudge.requested_by_id)
+        .outerjoin(Grading, Grading.rejudge_id == Rejudge.id)
+        .outerjoin(old, old.id == Grading.replaces_id)
+        .where(in_course)
+        .group_by(Rejudge.id, User.name)
+        .order_by(Rejudge.created_at.desc(), Rejudge.id.desc())
+        .limit(per_page)
+        .offset((page - 1) * per_page)
+    ).all()
+    return [PastRejudge(row[0], row[1], int(row[2]), int(row[3]), int(row[4])) for row in rows], int(total)

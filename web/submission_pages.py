@@ -1,9 +1,13 @@
 """One submission: its verdict and per-case results (live while it is graded) and its code.
 
 Those who teach the course it was made for (:func:`web.visibility.access_for` gives them the
-full report) also see its history of gradings, links to the learner's previous and next attempt
-at the exercise for that course and to the diff with the previous one, and a button that
-rejudges it (``POST .../rejudge``).
+full report) see it within the course: breadcrumbs (course › submissions › learner › #N), the
+learner's attempts at the exercise made for that course (theirs, never the viewer's own), each
+with its late flag and the score it counts for (:func:`web.counting.attempts_query`), links to
+the previous and next attempt and to the diff with the previous one, its history of gradings,
+and a button that rejudges it (``POST .../rejudge``).
+``/submissions/<id>/results.json`` is the API's Gradescope-style export of it for a signed-in
+browser (the same document, built by :func:`web.presenting.results_document`).
 ``/submissions/<a>/diff/<b>`` compares two attempts of one learner at one exercise: anyone
 who may see both (the learner too) may open it. Its work is bounded (:mod:`web.diffing`: code
 over the limits is offered as two downloads, ``/submissions/<id>/code``, instead), its result is
@@ -12,20 +16,24 @@ cached per pair for the app's life, and it is rate-limited per account.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, current_app, g, redirect, render_template, url_for
+import datetime as dt
+from dataclasses import dataclass
+
+from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import and_, or_, select
 from wtforms import SubmitField
 
+from web.counting import attempts_query
 from web.deadlines import submission_lateness
 from web.diffing import MAX_BYTES, MAX_LINES, DiffCache
 from web.extensions import DIFF_LIMIT, account_key, limiter
 from web.forms import SiteForm
 from web.i18n import LazyText
 from web.lookup import submission_when_graded, visible_submission
-from web.models import Submission
+from web.models import Grading, Submission
 from web.permissions import refuse_unless, teaches_context_of
-from web.presenting import Access, grading_summary, submission_view
+from web.presenting import Access, grading_summary, results_document, submission_view
 from web.rejudging import rejudge_submission
 from web.services import services
 from web.visibility import access_for
@@ -67,10 +75,48 @@ def neighbour(submission: Submission, later: bool) -> int | None:
     )
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One of the learner's attempts at the exercise, as the course counts it."""
+
+    id: int
+    created_at: dt.datetime
+    verdict: str | None  # None while not graded
+    late: bool | None  # None: made outside an assignment's window (or as practice)
+    counted: float | None  # the share of the score it counts for; None when it counts for nothing
+
+
+def learner_attempts(submission: Submission) -> list[Attempt]:
+    """The author's attempts at the submission's exercise made for the same course (or, for a
+    practice submission, their practice attempts), oldest first, with what the course counts."""
+    same_context = (
+        Submission.course_id.is_(None) if submission.course_id is None else Submission.course_id == submission.course_id
+    )
+    query = (
+        select(Submission.id, Submission.created_at, Grading.verdict)
+        .outerjoin(Grading, Grading.id == Submission.current_grading_id)
+        .where(Submission.user_id == submission.user_id, Submission.exercise_id == submission.exercise_id, same_context)
+        .order_by(Submission.created_at, Submission.id)
+    )
+    if submission.course_id is None:
+        return [Attempt(row[0], row[1], row[2].value if row[2] else None, None, None) for row in g.db.execute(query)]
+    counted = attempts_query(submission.course_id).subquery()
+    rows = g.db.execute(
+        query.add_columns(counted.c.late, counted.c.counted).outerjoin(
+            counted, counted.c.submission_id == Submission.id
+        )
+    )
+    return [
+        Attempt(row[0], row[1], row[2].value if row[2] else None, None if row[3] is None else bool(row[3]), row[4])
+        for row in rows
+    ]
+
+
 def _instructor_extras(submission: Submission, access: Access) -> dict:
     if not access.instructor:
         return {}
     return {
+        "attempts": learner_attempts(submission),
         "history": [grading_summary(grading, access, submission.current_grading_id) for grading in submission.gradings],
         "previous_id": neighbour(submission, later=False),
         "next_id": neighbour(submission, later=True),
@@ -106,6 +152,14 @@ def result(submission_id: int):
         access=access,
         view=submission_view(submission, current_user, g.lang, access),
     )
+
+
+@submissions.get("/<int:submission_id>/results.json")
+@login_required
+def results_json(submission_id: int):
+    """The API's ``results.json`` for a signed-in browser: the link on the submission's page."""
+    submission = visible_submission(submission_id, current_user)
+    return jsonify(results_document(submission, current_user, g.lang, access_for(g.db, current_user, submission)))
 
 
 @submissions.post("/<int:submission_id>/rejudge")

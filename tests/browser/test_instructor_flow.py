@@ -1,6 +1,8 @@
 """The instructor's side in a real browser, end to end: an instructor creates a course and an
 assignment, a learner joins with the code and submits, and the instructor reads the gradebook,
-sees the analytics chart drawn, downloads the CSV and rejudges the exercise.
+sees the analytics chart drawn, downloads the CSV, opens a learner's submission within the course,
+and rejudges the exercise (after a confirmation with its count), then finds it among the course's
+past rejudges.
 
 Every course page on the way passes axe-core (WCAG 2 A/AA and best practice). With
 ``PROBJUDGE_SCREENSHOTS=1`` the run refreshes docs/screenshots/rejudge.png (at 1280x800;
@@ -196,10 +198,25 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     expect(page.get_by_role("row").filter(has=page.get_by_role("cell", name=LEARNER, exact=True))).to_have_count(2)
     assert_accessible(page, "all submissions")
 
-    # ... and rejudges the exercise within the course: fresh gradings of both attempts, old ones kept.
+    # ... opens one: the learner's view within the course, their attempts (not the instructor's).
+    page.get_by_role("row").filter(has=page.get_by_role("cell", name=LEARNER, exact=True)).first.get_by_role(
+        "link", name=re.compile(r"^#\d+$")).click()
+    crumbs = page.get_by_role("navigation", name="Where you are")
+    expect(crumbs.get_by_role("link")).to_have_text(["Probability 101", "All submissions", LEARNER,
+                                                      re.compile(r"^#\d+$")])
+    expect(page.locator("#learner-attempts tbody tr")).to_have_count(2)
+    expect(page.get_by_role("link", name="results.json")).to_be_visible()
+    assert_accessible(page, "the instructor's view of a submission")
+
+    # ... and rejudges the exercise within the course: asked first with its count, then fresh
+    # gradings of both attempts, old ones kept.
     page.goto(course)
     page.get_by_label("What to rejudge").select_option(label=f"exercise {EXERCISE.number}. {TITLE}")
     page.get_by_role("button", name="Start the rejudge").click()
+    expect(page.locator("#rejudge-question")).to_have_text(
+        "Rejudge 2 submissions of 1 learner? This re-runs their grading; verdicts may change.")
+    assert_accessible(page, "rejudge confirmation")
+    page.get_by_role("button", name="Yes, rejudge 2").click()
     page.wait_for_url(re.compile(r"/rejudges/\d+$"))
     # The page refreshes itself until both are done.
     expect(page.locator("#rejudge-counts")).to_contain_text("0 queued, 0 running, 2 done", timeout=VERDICT_TIMEOUT_MS)
@@ -209,4 +226,10 @@ def test_an_instructor_runs_a_course_from_creation_to_rejudge(page, served_site)
     expect(changes.filter(has=page.locator(".verdict.v-AC"))).to_have_count(1)
     assert_accessible(page, "rejudge result")
     shoot(page, "rejudge.png")
+    page.get_by_role("navigation", name="Course pages").get_by_role("link", name="Rejudges").click()
+    past = page.get_by_role("row", name=re.compile(f"exercise {EXERCISE.number} in Probability 101"))
+    expect(past).to_have_count(1)
+    expect(past).to_contain_text(INSTRUCTOR)
+    expect(past).to_contain_text("finished")
+    assert_accessible(page, "the course's rejudges")
     assert page.console_errors == []

@@ -111,6 +111,8 @@ ROUTES = {
     ("/courses/<int:course_id>/leave", "POST"): MEMBER,
     ("/courses/<int:course_id>/members/<int:user_id>/remove", "POST"): INSTRUCTOR,
     ("/courses/<int:course_id>/rejudge", "POST"): INSTRUCTOR,
+    ("/courses/<int:course_id>/rejudge/confirm", "GET"): INSTRUCTOR,
+    ("/courses/<int:course_id>/rejudges", "GET"): INSTRUCTOR,
     ("/courses/<int:course_id>/roster", "POST"): INSTRUCTOR,
     ("/courses/<int:course_id>/submissions", "GET"): INSTRUCTOR,
     ("/courses/invitations/<int:invitation_id>/accept", "POST"): OWN,
@@ -132,6 +134,7 @@ ROUTES = {
     ("/submissions/<int:submission_id>/code", "GET"): SUBMISSION,
     ("/submissions/<int:submission_id>/rejudge", "POST"): INSTRUCTOR,
     ("/submissions/<int:submission_id>/result", "GET"): SUBMISSION,
+    ("/submissions/<int:submission_id>/results.json", "GET"): SUBMISSION,
 }
 # Routes that change the caller's own state on a bare POST (signing out, answering an
 # invitation, revoking a token): walked with a fresh client, or in a fresh world.

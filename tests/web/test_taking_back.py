@@ -219,6 +219,22 @@ def test_a_withdrawn_extension_brings_back_the_assignments_due_date_and_the_cell
     assert "withdrew the extension of ann" in html and "set the due date of ann" in html
 
 
+def test_the_assignment_page_withdraws_an_extension_only_when_the_box_is_ticked(site):
+    course = course_with_learners(site, "ann")
+    work = assignment(site, course["id"], due_at="2020-06-01T00:00Z").json
+    extensions = f"/api/v1/courses/{course['id']}/assignments/{work['id']}/extensions"
+    assert call(site, "tia", "POST", extensions, {"user": "ann", "due_at": "2099-01-01T00:00Z"}).status_code == 200
+    tia, token = _browser(site, "tia")
+    page = f"/courses/{course['id']}/assignments/{work['id']}"
+    url = f"{page}/extensions/{_user_id(site, 'ann')}/withdraw"
+    assert f'action="{url}"' in tia.get(page).get_data(as_text=True)  # the button, with its box
+    unticked = tia.post(url, data={"csrf_token": token}, follow_redirects=True).get_data(as_text=True)
+    assert "Tick the box to confirm." in unticked and "withdrew the extension" not in unticked
+    tia.post(url, data={"csrf_token": token, "confirm": "y"})
+    with services(site).sessions() as session:
+        assert [event.due_at is None for event in session.scalars(select(ExtensionEvent))] == [False, True]
+
+
 def test_a_withdrawn_override_counts_the_graded_score_again_and_the_history_shows_both(site):
     course = course_with_learners(site, "ann")
     assignment(site, course["id"])

@@ -1,0 +1,99 @@
+"""On a phone (390×844) no page of the site scrolls sideways: wide tables scroll in their own box,
+long words, links and code wrap. One browser context walks every page of a small course world
+as a visitor, a learner and the course's instructor."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from playwright.sync_api import Page, expect
+
+from browser_support import PASSWORD
+from tests.web.course_world import attempt, exercise
+from web.accounts import create_user
+from web.courses import create_course, enroll, save_assignment
+from web.models import Rejudge, RejudgeScope, Role
+from web.services import services
+
+SHOTS = os.environ.get("PROBJUDGE_MOBILE_SHOTS")  # a folder: a picture of each page, to look at
+WIDTH = 390
+# Long unbroken text a learner or an instructor may type: it must wrap, not widen the page.
+LONG_WORD = "https://example.org/" + "a-very-long-path-segment" * 6
+
+
+@dataclass
+class World:
+    course: int
+    assignment: int
+    ann: int
+    wrong: int
+    right: int
+    rejudge: int
+
+
+def _world(app) -> World:
+    """A course in Berlin taught by teach_a with one assignment (1 and 39, its title one long
+    word) and its learner ann,
+    who tried 39 twice (WA, then AC); one rejudge of the assignment."""
+    with services(app).sessions() as session:
+        teacher = create_user(session, "teach_a", PASSWORD, role=Role.instructor)
+        ann = create_user(session, "ann", PASSWORD)
+        course = create_course(session, teacher, "Sampling 101 with a rather long course name", "Europe/Berlin")
+        work = save_assignment(session, course, title=LONG_WORD, exercises=[1, 39], opens_at="2026-01-01T00:00Z",
+                               due_at="2099-01-01T00:00Z")
+        enroll(session, course, ann)
+        session.flush()
+        wrong = attempt(session, ann, exercise(session, 39), "2026-03-02 10:00", "WA", passed=4)
+        right = attempt(session, ann, exercise(session, 39), "2026-03-03 10:00", "AC")
+        rejudge = Rejudge(scope=RejudgeScope.assignment, course_id=course.id, assignment_id=work.id)
+        session.add(rejudge)
+        session.commit()
+        return World(course.id, work.id, ann.id, wrong.id, right.id, rejudge.id)
+
+
+def _sign_in(page: Page, name: str) -> None:
+    page.goto("/auth/sign-in")
+    page.get_by_label("User name").fill(name)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+
+
+def _overflow(page: Page, url: str) -> str | None:
+    """``url`` and how wide it is when the page is wider than the screen (else None)."""
+    page.goto(url)
+    if SHOTS:
+        page.screenshot(path=f"{SHOTS}/{url.strip('/').replace('/', '_').replace('?', '_') or 'home'}.png",
+                        full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width <= WIDTH:
+        return None
+    culprits = page.evaluate(f"""() => [...document.querySelectorAll('body *')]
+        .filter(e => e.getBoundingClientRect().right > {WIDTH} + 1)
+        .filter(e => ![...e.children].some(c => c.getBoundingClientRect().right > {WIDTH} + 1))
+        .slice(0, 3).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+                               (e.className && typeof e.className === 'string' ? '.' + e.className : ''))""")
+    return f"{url}: {width}px ({', '.join(culprits)})"
+
+
+def test_no_page_scrolls_sideways_on_a_phone(page: Page, served_site):
+    world = _world(served_site.app)
+    page.set_viewport_size({"width": WIDTH, "height": 844})
+    course = f"/courses/{world.course}"
+    submission = f"/submissions/{world.wrong}"
+    wide = [_overflow(page, url) for url in ("/auth/sign-in", "/auth/sign-up")]
+
+    _sign_in(page, "ann")
+    wide += [_overflow(page, url) for url in (
+        "/", "/exercises/39", "/exercises/39/submissions", submission, "/courses/", course, "/profile/")]
+    page.get_by_role("button", name="Sign out").click()
+
+    _sign_in(page, "teach_a")
+    wide += [_overflow(page, url) for url in (
+        course, f"{course}/assignments/{world.assignment}", f"{course}/gradebook", f"{course}/submissions",
+        f"{course}/analytics", f"{course}/analytics?exercise=39", f"{course}/rejudges",
+        f"{course}/rejudge/confirm?target=exercise:39", f"/rejudges/{world.rejudge}", submission,
+        f"/submissions/{world.wrong}/diff/{world.right}", f"{course}/gradebook/{world.ann}/39")]
+    assert [line for line in wide if line] == [], "\n".join(line for line in wide if line)
+
