@@ -89,7 +89,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "with a penalty, it is more than 0 and at most 100 (10 = 10 % a day).",
         "选择扣分时，它必须大于 0 且不超过 100（10 表示每天扣 10%）。",
     ),
-    "error_too_long": ("at most {most} characters.", "最多 {most} 个字符。"),
+    "error_too_long": ("at most {most:# character|# characters}.", "最多 {most} 个字符。"),
     "error_percent": ("a percentage from 0 to 100, such as 10.", "请填写 0 到 100 之间的百分数，例如 10。"),
     "error_number": ("a number, such as 10.", "请填写一个数字，例如 10。"),
     "times_typed_in": (

@@ -34,7 +34,9 @@ def _error_under(page: str, field_id: str) -> str:
     """The error list of ``field_id``, which the field names with aria-describedby."""
     field = re.search(rf'<(?:input|select|textarea)[^>]*\bid="{field_id}"[^>]*>', page)
     assert field, f"no field {field_id}"
-    assert f'aria-describedby="{field_id}-errors"' in field.group(0) and 'aria-invalid="true"' in field.group(0)
+    described = re.search(r'aria-describedby="([^"]*)"', field.group(0))
+    assert described and f"{field_id}-errors" in described.group(1).split(), field.group(0)
+    assert 'aria-invalid="true"' in field.group(0)
     errors = re.search(rf'<ul class="errors" id="{field_id}-errors">(.*?)</ul>', page, re.S)
     assert errors, f"no errors under {field_id}"
     text = re.sub(r"<[^>]+>", " ", errors.group(1))
