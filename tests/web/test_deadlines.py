@@ -97,6 +97,8 @@ def test_a_late_submit_warns_keeps_the_code_and_only_a_confirmed_one_is_accepted
     assert when in page
     assert when in unescape(ann.get("/exercises/39").get_data(as_text=True))
     assert when in unescape(ann.get("/exercises/39/submissions").get_data(as_text=True))
+    cell = late_class.client("instructor").get(f"/courses/{late_class.course_id}/gradebook/{stored.user_id}/39")
+    assert cell.status_code == 200 and when in unescape(cell.get_data(as_text=True))  # the attempts' times too
 
 
 def test_the_share_the_warning_names_is_the_one_the_gradebook_counts(late_class):
@@ -206,3 +208,13 @@ def test_the_course_form_accepts_a_valid_zone_it_does_not_offer_and_refuses_an_u
     assert made.status_code == 302
     refused = teacher.post("/courses/", data={"csrf_token": token, "name": "No zone", "time_zone": "Mars/Olympus"})
     assert refused.status_code == 400 and "unknown time zone" in unescape(refused.get_data(as_text=True))
+
+
+def test_the_opening_time_is_shown_to_the_second_where_it_decides_what_counts(late_class):
+    """Work made before the opening counts nothing, so the opening, like the due time, is shown
+    to the second in the course's zone on the learner's and the instructor's course page."""
+    opens = utcnow().replace(microsecond=0) - dt.timedelta(days=2, seconds=17)
+    _set(late_class, opens_at=opens)
+    for who in ("learner", "instructor"):
+        html = unescape(late_class.client(who).get(f"/courses/{late_class.course_id}").get_data(as_text=True))
+        assert show(opens, "Europe/Berlin", seconds=True) in html, who
