@@ -11,6 +11,7 @@
 // figure, the Run page in its texts). The numbers as a table are the page's job on the site
 // (server-rendered, web/templates/submissions/_figure.html); the Run builds the same with figureElement.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Title, Tooltip } from "chart.js";
+import { element } from "./dom.js";
 
 Chart.register(BarController, BarElement, CategoryScale, Legend, LinearScale, Title, Tooltip);
 
@@ -171,17 +172,6 @@ export function drawDeclaredFigures(root = document) {
     drawn.push(chart);
   }
   return drawn;
-}
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== null && value !== undefined) node.setAttribute(name, value);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
 }
 
 // The same <figure> the site renders (caption, canvas, folded table of numbers), for a page that

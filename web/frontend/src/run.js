@@ -7,20 +7,10 @@
 // that the first click is warm, Python loads in the background once the page is idle (once per
 // page, and not when the browser asks to save data).
 import { timeLimitReport } from "./pyodide-core.mjs";
+import { element } from "./dom.js";
 
 const button = document.getElementById("run-button");
 const panel = document.getElementById("browser-result");
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== null && value !== undefined) node.setAttribute(name, value);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
 
 if (button && panel) {
   const config = panel.dataset;
