@@ -12,7 +12,8 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from tests.web.site_client import store_graded
-from web.models import Exercise, User
+from judge.verdicts import Verdict
+from web.models import Exercise, Grading, Status, User, utcnow
 from web.services import services
 
 DISTRIBUTION = {
@@ -104,3 +105,22 @@ def test_a_failed_distribution_is_drawn_on_the_submission_page_and_in_the_run(pa
     assert accessibility_violations(page) == []
     shoot(page, "distribution-run.png", focus=result.locator("figure.check-figure").first)
     assert page.console_errors == []
+
+
+def test_a_figure_is_drawn_when_the_polled_result_arrives(page, served_site):
+    """The page that waited for its verdict swaps the result in (site.js): the swapped-in figures
+    are drawn too, not left as bare tables."""
+    sign_up(page, "bea")
+    with services(served_site.app).sessions() as session:
+        bea = session.scalar(select(User).where(User.name == "bea"))
+        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+        submission = store_graded(session, bea, exercise, "# code\n", REPORT, status=Status.running, verdict=None,
+                                  finished_at=None)
+    page.goto(f"/submissions/{submission}")
+    expect(page.locator("#result[data-poll-url]")).to_have_count(1)  # waiting, so polling
+    with services(served_site.app).sessions() as session:
+        grading = session.scalar(select(Grading).where(Grading.submission_id == submission))
+        grading.status, grading.verdict, grading.finished_at = Status.done, Verdict.WA, utcnow()
+        session.commit()
+    expect(page.locator("#result .verdict-line .v-WA")).to_be_visible(timeout=20_000)
+    _expect_drawn(page.locator("#result figure.check-figure"))
