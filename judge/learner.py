@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from judge.i18n import Bilingual, bilingual
-from judge.learner_code import qualified_name
+from judge.learner_code import TRACEBACK_HEADER, TRACEBACK_HEADER_ZH, qualified_name
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -323,7 +323,9 @@ def load_failure(info: ExceptionInfo) -> LoadFailed:
     """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
     line = info.line
     where = bilingual(" (line {line})", "（第 {line} 行）", line=line) if line else Bilingual("", "")
-    trace = info.traceback.strip()  # the learner's traceback, as Python wrote it
+    # The learner's traceback as Python wrote it; only the judge's header line is translated.
+    english = info.traceback.strip()
+    trace = Bilingual(english, english.replace(TRACEBACK_HEADER, TRACEBACK_HEADER_ZH, 1))
     if "builtins.UnicodeDecodeError" in info.mro:
         return LoadFailed(Verdict.CE, NOT_UTF8)
     if "builtins.SyntaxError" in info.mro:  # IndentationError and TabError too

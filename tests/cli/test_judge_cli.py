@@ -420,7 +420,9 @@ def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_inte
      "import error (line 2): No module named", "导入错误（第 2 行）：No module named"),
     ("import torch\n\nx = 1 / 0\n", "RE", ["ZeroDivisionError: division by zero"],
      "your file raised while being imported (line 3):", "导入你的文件时抛出了异常（第 3 行）："),
-], ids=["syntax-error", "missing-function", "import-error", "raised-at-import"])
+    ("import os\n\nos._exit(3)\n", "RE", ["exit()"],
+     "your process exited (status 3) during loading your file", "你的进程在加载你的文件时退出了（状态 3）"),
+], ids=["syntax-error", "missing-function", "import-error", "raised-at-import", "exits-at-import"])
 def test_a_file_that_does_not_load_says_what_to_fix_and_no_score_or_seed(capsys, monkeypatch, tmp_path, source,
                                                                          verdict, said, engine_en, engine_zh):
     """No case ran: the report names the error (and its line), says so plainly, and neither counts
@@ -441,7 +443,7 @@ def test_a_file_that_does_not_load_says_what_to_fix_and_no_score_or_seed(capsys,
     assert "没有运行任何测试点" in out and "通过 0/" not in out and "种子" not in out
     for fragment in [*said, engine_zh]:
         assert fragment in out
-    english = ("syntax error", "import error", "does not define", "raised while being imported", "(line ")
+    english = ("syntax error", "import error", "does not define", "raised while being imported", "(line ", "your ")
     assert not [word for word in english if word in out]
 
 

@@ -74,7 +74,9 @@ LOAD_FAILURES = {
     "raised-at-import": ("import torch\n\nx = 1 / 0\n", "RE", "your file raised while being imported (line 3):",
                          "导入你的文件时抛出了异常（第 3 行）：", "ZeroDivisionError: division by zero"),
 }
-ENGLISH_ENGINE_WORDS = ("syntax error", "import error", "does not define", "raised while being imported", "(line ")
+ENGLISH_ENGINE_WORDS = (
+    "syntax error", "import error", "does not define", "raised while being imported", "(line ", "your ",
+)
 
 
 def test_the_runs_report_says_why_a_file_did_not_load_in_both_languages():
