@@ -36,6 +36,12 @@ def pick(en: str | None, zh: str | None, lang: str) -> str:
     return (zh or en or "") if lang == "zh" else (en or "")
 
 
+def report_message(report: dict[str, Any], lang: str) -> str:
+    """A report's headline message in ``lang``: ``message_zh`` for Chinese where the report has it
+    (reports from before the key have ``message`` alone), else ``message``."""
+    return pick(_text(report.get("message")), _text(report.get("message_zh")), lang)
+
+
 def visible_case(case: dict[str, Any], *, seeds: bool = False) -> dict[str, Any]:
     """One case of a report as a learner may see it (a new dict); ``seeds`` keeps its seed.
 
@@ -75,4 +81,4 @@ def visible_message(report: dict[str, Any], lang: str) -> str | None:
     failing = first_failure(report.get("cases", []))
     if failing is not None and failing.get("suite") == HIDDEN:
         return hidden_failure_text(failing, lang)
-    return report.get("message")
+    return report_message(report, lang)

@@ -56,6 +56,17 @@ class Bilingual(str):
         return self.zh if lang == "zh" else str(self)
 
 
+def bilingual(en: str, zh: str, **values: object) -> Bilingual:
+    """``en`` and ``zh`` filled with ``values`` (``str.format``), each value in that text's language:
+    how the engine builds a message around words it does not translate (the learner's own
+    exception text, a line number), which stay as they are in both."""
+    texts = [
+        text.format(**{key: in_language(v, lang) if isinstance(v, str) else v for key, v in values.items()})
+        for text, lang in ((en, "en"), (zh, "zh"))
+    ]
+    return Bilingual(*texts)
+
+
 def in_language(text: str | None, lang: str) -> str:
     """``text`` in ``lang`` when it is :class:`Bilingual`, else as it is."""
     if text is None:

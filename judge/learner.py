@@ -21,7 +21,8 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from judge.learner_code import qualified_name
+from judge.i18n import Bilingual, bilingual
+from judge.learner_code import TRACEBACK_HEADER, TRACEBACK_HEADER_ZH, qualified_name
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -71,11 +72,17 @@ class LearnerRaised(Exception):
         return describe_raised(self.type_name, self.mro)
 
 
+NOT_UTF8 = Bilingual(
+    "your file is not valid UTF-8 text; save it as UTF-8", "你的文件不是有效的 UTF-8 文本；请以 UTF-8 编码保存"
+)
+
+
 class ProcessFailed(Exception):
     """The learner process died, hung, or broke the protocol; ``verdict`` says which."""
 
     def __init__(self, verdict: Verdict, message: str) -> None:
         self.verdict = verdict
+        self.message = message  # a Bilingual where the engine wrote it in both languages
         super().__init__(message)
 
 
@@ -85,6 +92,9 @@ class LoadFailed(Exception):
     def __init__(self, verdict: Verdict, message: str, line: int | None = None) -> None:
         self.verdict = verdict
         self.line = line
+        # The report's message: a Bilingual (the engine's words in English and Chinese around the
+        # learner's own exception text, which stays as Python wrote it); str(self) is its English.
+        self.message = message
         super().__init__(message)
 
 
@@ -107,11 +117,14 @@ def checked_source(data: bytes) -> str:
     The one check of what source can be judged, for every level and every front door.
     """
     if len(data) > MAX_SOURCE_BYTES:
-        raise LoadFailed(Verdict.CE, f"your file is larger than {MAX_SOURCE_BYTES >> 10} kB")
+        raise LoadFailed(
+            Verdict.CE,
+            bilingual("your file is larger than {size} kB", "你的文件超过了 {size} kB", size=MAX_SOURCE_BYTES >> 10),
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
+        raise LoadFailed(Verdict.CE, NOT_UTF8) from None
 
 
 @dataclass(frozen=True)
@@ -131,7 +144,9 @@ class LearnerSource:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_SOURCE_BYTES + 1)
         except OSError as exc:
-            raise LoadFailed(Verdict.CE, f"your file cannot be read ({exc.strerror})") from None
+            raise LoadFailed(
+                Verdict.CE, bilingual("your file cannot be read ({why})", "无法读取你的文件（{why}）", why=exc.strerror)
+            ) from None
         return cls(checked_source(data), path.name, str(path.resolve().parent))
 
     def load_frame(self) -> dict[str, Any]:
@@ -139,7 +154,7 @@ class LearnerSource:
         try:
             data = self.text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: not text a file could hold
-            raise LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8") from None
+            raise LoadFailed(Verdict.CE, NOT_UTF8) from None
         return {"op": "load", "source": checked_source(data), "filename": self.filename}
 
 
@@ -307,14 +322,48 @@ def describe_raised(type_name: str, mro: tuple[str, ...]) -> str:
 def load_failure(info: ExceptionInfo) -> LoadFailed:
     """The :class:`LoadFailed` (CE, MLE or RE) for a validated ``load_error`` from the learner's side."""
     line = info.line
-    where = f" (line {line})" if line else ""
-    trace = info.traceback.strip()
+    where = bilingual(" (line {line})", "（第 {line} 行）", line=line) if line else Bilingual("", "")
+    # The learner's traceback as Python wrote it; only the judge's header line is translated.
+    english = info.traceback.strip()
+    trace = Bilingual(english, english.replace(TRACEBACK_HEADER, TRACEBACK_HEADER_ZH, 1))
     if "builtins.UnicodeDecodeError" in info.mro:
-        return LoadFailed(Verdict.CE, "your file is not valid UTF-8 text; save it as UTF-8")
+        return LoadFailed(Verdict.CE, NOT_UTF8)
     if "builtins.SyntaxError" in info.mro:  # IndentationError and TabError too
-        return LoadFailed(Verdict.CE, f"syntax error{where}:\n{trace}", line)
+        return LoadFailed(
+            Verdict.CE,
+            bilingual("syntax error{where}:\n{trace}", "语法错误{where}：\n{trace}", where=where, trace=trace),
+            line,
+        )
     if "builtins.ImportError" in info.mro:  # ModuleNotFoundError too
-        return LoadFailed(Verdict.CE, f"import error{where}: {info.message}\n{trace}", line)
+        return LoadFailed(
+            Verdict.CE,
+            bilingual(
+                "import error{where}: {error}\n{trace}",
+                "导入错误{where}：{error}\n{trace}",
+                where=where,
+                error=info.message,
+                trace=trace,
+            ),
+            line,
+        )
     if info.memory:
-        return LoadFailed(Verdict.MLE, f"out of memory while importing your file{where}:\n{trace}", line)
-    return LoadFailed(Verdict.RE, f"your file raised while being imported{where}:\n{trace}", line)
+        return LoadFailed(
+            Verdict.MLE,
+            bilingual(
+                "out of memory while importing your file{where}:\n{trace}",
+                "导入你的文件时内存不足{where}：\n{trace}",
+                where=where,
+                trace=trace,
+            ),
+            line,
+        )
+    return LoadFailed(
+        Verdict.RE,
+        bilingual(
+            "your file raised while being imported{where}:\n{trace}",
+            "导入你的文件时抛出了异常{where}：\n{trace}",
+            where=where,
+            trace=trace,
+        ),
+        line,
+    )

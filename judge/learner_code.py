@@ -153,6 +153,12 @@ def learner_frames(exc: BaseException, learner_path: str) -> traceback.StackSumm
     return frames
 
 
+# The first line of a learner's traceback (Python's own, saying whose frames it keeps), and how a
+# report's Chinese message says it (judge.learner.load_failure): the frames below stay as they are.
+TRACEBACK_HEADER = "Traceback (your code, most recent call last):"
+TRACEBACK_HEADER_ZH = "回溯（你的代码，最近的调用在最后）："
+
+
 def learner_traceback(exc: BaseException, learner_path: str, frames: traceback.StackSummary | None = None) -> str:
     """Format ``exc`` keeping only frames from the learner's file (never the judge's); ``frames``
     is :func:`learner_frames`' answer where the caller has it already."""
@@ -160,7 +166,7 @@ def learner_traceback(exc: BaseException, learner_path: str, frames: traceback.S
         frames = learner_frames(exc, learner_path)
     lines = []
     if frames:
-        lines.append("Traceback (your code, most recent call last):\n")
+        lines.append(f"{TRACEBACK_HEADER}\n")
         name = os.path.basename(learner_path)
         for frame in frames:
             lines.append(f'  File "{name}", line {frame.lineno}, in {frame.name}\n')

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from judge import protocol, wire
+from judge.i18n import Bilingual, bilingual
 from judge.learner import (
     CallOptions,
     CallResult,
@@ -61,6 +62,9 @@ __all__ = [
     "SandboxFailure",
     "load_failure",
 ]
+# What the child is doing while it loads the learner's file, in its failure messages: both
+# languages, since such a message is the report's (judge.runner); a call's names stay English.
+LOADING = Bilingual("loading your file", "加载你的文件")
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
 OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
@@ -451,7 +455,12 @@ class LearnerProcess:
             self._writer.write(unsent)
         except TimeoutError:
             self._failure = ProcessFailed(
-                Verdict.TLE, f"your process did not take your file within {self._startup_timeout_s:.1f} s"
+                Verdict.TLE,
+                bilingual(
+                    "your process did not take your file within {s:.1f} s",
+                    "你的进程未在 {s:.1f} 秒内接收你的文件",
+                    s=self._startup_timeout_s,
+                ),
             )
             self.close()
         except OSError:
@@ -477,16 +486,25 @@ class LearnerProcess:
         try:
             header, _ = self._receive(
                 time.monotonic() + self._startup_timeout_s,
-                "loading your file",
+                LOADING,
                 self._startup_timeout_s,
                 cpu_limit_s,
-                cpu_budget="its CPU time",
+                cpu_budget=Bilingual("its CPU time", "它的 CPU 时间"),
             )
             message = protocol.first_message(header)
         except ProcessFailed as failure:
             self._fail(failure)
         except wire.WireError as error:
-            self._fail(ProcessFailed(Verdict.RE, f"your process sent a malformed message while loading: {error}"))
+            self._fail(
+                ProcessFailed(
+                    Verdict.RE,
+                    bilingual(
+                        "your process sent a malformed message while loading: {error}",
+                        "你的进程在加载时发送了格式错误的消息：{error}",
+                        error=str(error),
+                    ),
+                )
+            )
         except BaseException:
             self.close()  # whatever went wrong, the slot and the processes go back first
             raise
@@ -755,24 +773,49 @@ class LearnerProcess:
         max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
     ) -> tuple[dict[str, Any], list[wire.Received]]:
         """The next frame before ``deadline`` (``allowed_s`` from the start, for the message)."""
+        words = {"during": during, "budget": cpu_budget}  # Bilingual at load (a report's message), else English
         self._reader.deadline = deadline
         try:
             return wire.read_frame(self._reader, max_header_bytes=max_header_bytes)
         except CpuLimitExceeded:
-            limit = f" of {cpu_limit_s:g} s" if cpu_limit_s is not None else ""
-            raise self._overdue(f"{during} used up {cpu_budget}{limit}") from None
+            limit = (
+                bilingual(" of {s:g} s", "（{s:g} 秒）", s=cpu_limit_s)
+                if cpu_limit_s is not None
+                else Bilingual("", "")
+            )
+            raise self._overdue(
+                bilingual("{during} used up {budget}{limit}", "{during}用完了{budget}{limit}", **words, limit=limit)
+            ) from None
         except TimeoutError:
-            raise self._overdue(f"{during} did not finish within {allowed_s:.1f} s") from None
+            raise self._overdue(
+                bilingual(
+                    "{during} did not finish within {s:.1f} s", "{during}未在 {s:.1f} 秒内完成", **words, s=allowed_s
+                )
+            ) from None
         except OutputLimitExceeded:
             self.kill()
             raise ProcessFailed(
-                Verdict.RE, f"your process printed more than {OUTPUT_LIMIT_BYTES >> 20} MB during {during}; print less"
+                Verdict.RE,
+                bilingual(
+                    "your process printed more than {mb} MB during {during}; print less",
+                    "你的进程在{during}时输出超过了 {mb} MB；请少输出一些",
+                    **words,
+                    mb=OUTPUT_LIMIT_BYTES >> 20,
+                ),
             ) from None
         except EOFError:
             raise self._death(during) from None
         except wire.WireError as exc:
             self.kill()
-            raise ProcessFailed(Verdict.RE, f"your process broke the result format during {during}: {exc}") from None
+            raise ProcessFailed(
+                Verdict.RE,
+                bilingual(
+                    "your process broke the result format during {during}: {exc}",
+                    "你的进程在{during}时破坏了结果格式：{exc}",
+                    **words,
+                    exc=str(exc),
+                ),
+            ) from None
         finally:
             self._reader.deadline = float("inf")
 
@@ -782,7 +825,14 @@ class LearnerProcess:
         memory = self._proc.memory_exceeded()
         self.kill()
         if memory:
-            return ProcessFailed(Verdict.MLE, f"your process hit its memory limit ({message})")
+            return ProcessFailed(
+                Verdict.MLE,
+                bilingual(
+                    "your process hit its memory limit ({message})",
+                    "你的进程达到了内存上限（{message}）",
+                    message=message,
+                ),
+            )
         return ProcessFailed(Verdict.TLE, message)
 
     def ended(self, during: str) -> ProcessFailed | None:
@@ -801,25 +851,47 @@ class LearnerProcess:
     def _death(self, during: str) -> ProcessFailed:
         """Explain why the child is gone (it closed its pipe or exited)."""
         if self._killed:
-            return ProcessFailed(Verdict.RE, f"your process had already been stopped before {during}")
+            return ProcessFailed(
+                Verdict.RE,
+                bilingual(
+                    "your process had already been stopped before {during}",
+                    "你的进程在{during}之前就已被停止",
+                    during=during,
+                ),
+            )
         assert self._proc is not None  # only a launched process dies
         code = self._proc.wait(timeout=5)
         memory = self._proc.memory_exceeded()
         self.kill()
         if memory:
-            return ProcessFailed(Verdict.MLE, f"your process ran out of memory during {during}")
+            return ProcessFailed(
+                Verdict.MLE,
+                bilingual(
+                    "your process ran out of memory during {during}", "你的进程在{during}时内存不足", during=during
+                ),
+            )
         if code is None:
             # Still running with its end of the pipe closed: whatever status it has now is the
             # judge's kill, not the learner's doing (it called no exit()).
             return ProcessFailed(
-                Verdict.RE, f"your process stopped answering during {during}: it closed its pipe to the judge"
+                Verdict.RE,
+                bilingual(
+                    "your process stopped answering during {during}: it closed its pipe to the judge",
+                    "你的进程在{during}时不再应答：它关闭了与评测系统之间的管道",
+                    during=during,
+                ),
             )
         from judge.sandbox import keeper
 
         if keeper.SUPPORTED and code == -signal.SIGKILL:
             # The keeper tells its worker's SIGKILL as WORKER_KILLED: this SIGKILL killed the keeper.
             return ProcessFailed(
-                Verdict.RE, f"your process killed the judge's process that watches it (its keeper) during {during}"
+                Verdict.RE,
+                bilingual(
+                    "your process killed the judge's process that watches it (its keeper) during {during}",
+                    "你的进程在{during}时杀死了评测系统用来监视它的进程（keeper）",
+                    during=during,
+                ),
             )
         if keeper.SUPPORTED and code == keeper.WORKER_KILLED:
             code = -signal.SIGKILL
@@ -827,20 +899,59 @@ class LearnerProcess:
             sig = -code
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
             if sig == signal.SIGXCPU:
-                return ProcessFailed(Verdict.TLE, f"your process used up its CPU time during {during}")
+                return ProcessFailed(
+                    Verdict.TLE,
+                    bilingual(
+                        "your process used up its CPU time during {during}",
+                        "你的进程在{during}时用完了 CPU 时间",
+                        during=during,
+                    ),
+                )
             if sig == signal.SIGKILL:
                 if getattr(self._proc, "accounts_memory", False):
                     # A cgroup saw no memory trouble: the CPU limit's hard stop (SIGXCPU was ignored).
-                    return ProcessFailed(Verdict.TLE, f"your process was killed at its CPU-time limit during {during}")
+                    return ProcessFailed(
+                        Verdict.TLE,
+                        bilingual(
+                            "your process was killed at its CPU-time limit during {during}",
+                            "你的进程在{during}时因达到 CPU 时间上限被终止",
+                            during=during,
+                        ),
+                    )
                 return ProcessFailed(
-                    Verdict.MLE, f"your process was killed (SIGKILL, most likely out of memory) during {during}"
+                    Verdict.MLE,
+                    bilingual(
+                        "your process was killed (SIGKILL, most likely out of memory) during {during}",
+                        "你的进程在{during}时被终止（SIGKILL，很可能是内存不足）",
+                        during=during,
+                    ),
                 )
             if sig == signal.SIGXFSZ:
-                return ProcessFailed(Verdict.RE, f"your process wrote too large a file during {during}")
-            return ProcessFailed(Verdict.RE, f"your process died from signal {name} during {during}")
+                return ProcessFailed(
+                    Verdict.RE,
+                    bilingual(
+                        "your process wrote too large a file during {during}",
+                        "你的进程在{during}时写入了过大的文件",
+                        during=during,
+                    ),
+                )
+            return ProcessFailed(
+                Verdict.RE,
+                bilingual(
+                    "your process died from signal {name} during {during}",
+                    "你的进程在{during}时因信号 {name} 而终止",
+                    during=during,
+                    name=name,
+                ),
+            )
         return ProcessFailed(
             Verdict.RE,
-            f"your process exited (status {code}) during {during}; do not call exit() or os._exit() in a solution",
+            bilingual(
+                "your process exited (status {code}) during {during}; do not call exit() or os._exit() in a solution",
+                "你的进程在{during}时退出了（状态 {code}）；解答中不要调用 exit() 或 os._exit()",
+                during=during,
+                code=code,
+            ),
         )
 
     def kill(self) -> None:

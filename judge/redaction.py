@@ -18,6 +18,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from judge.i18n import Bilingual
 from judge.report import Report
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -59,8 +60,11 @@ def redact(text: str) -> str:
 
 
 def redact_report(report: Report) -> Report:
-    """Redact every free text of ``report`` in place; returns it."""
-    report.message = redact(report.message)
+    """Redact every free text of ``report`` in place; returns it (a Bilingual message in both languages)."""
+    message = report.message
+    report.message = (
+        Bilingual(redact(message), redact(message.zh)) if isinstance(message, Bilingual) else redact(message)
+    )
     report.output = redact(report.output)
     for case in report.cases:
         case.message = redact(case.message)

@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.cjk_breaks import cjk_breaks_plugin
+from judge.hiding import report_message
 from judge.i18n import function_list, t
 from judge.report import Report, is_failure
 from judge.verdicts import Verdict, ran_no_case
@@ -133,7 +134,7 @@ def _banner(data: dict[str, Any], verdict: Verdict, failing: list[dict[str, Any]
     seconds = (data.get("time_ms") or 0) / 1000
     line.append(f"   {t('device', lang)} {data.get('device', '?')}   {t('time', lang)} {seconds:.2f} s")
     parts: list[Any] = [line]
-    message = data.get("message") or ""
+    message = report_message(data, lang)
     if message and verdict is not Verdict.AC:
         # The traceback of a failing case is printed once, in the details: the banner names the error.
         shown_below = any(message.endswith(case["message"]) for case in failing)

@@ -136,7 +136,9 @@ class Report:
     judge_version: str
     false_failure_budget: dict[str, Any]
     time_ms: float = 0.0
-    message: str = ""  # submission-level message (compile error, process crash, ...)
+    # Submission-level message (compile error, process crash, ...): a Bilingual where the engine
+    # wrote it (a file that did not load), whose Chinese the JSON carries as ``message_zh``.
+    message: str = ""
     diagnosis: str | None = None  # the headline's known mistake: see judge.runner's headline rule
     output: str = ""  # the tail of what the learner's code printed
     environment: dict[str, Any] = field(default_factory=dict)
@@ -165,7 +167,8 @@ class Report:
                 "exercise": self.exercise,
                 "verdict": self.verdict.value,
                 "score": {"passed": self.passed, "total": len(self.cases)},
-                "message": self.message,
+                "message": str(self.message),
+                "message_zh": in_language(self.message, "zh"),
                 "diagnosis": str(self.diagnosis) if self.diagnosis is not None else None,
                 "diagnosis_zh": in_language(self.diagnosis, "zh") if self.diagnosis is not None else None,
                 "not_implemented": self.not_implemented,

@@ -33,7 +33,7 @@ from judge.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks import CheckFailed, too_regular
 from judge.evidence import Evidence
 from judge.exercise import HIDDEN, Exercise
-from judge.i18n import Bilingual
+from judge.i18n import Bilingual, bilingual
 from judge.learner import (
     DEFAULT_FILENAME,
     CallTiming,
@@ -63,13 +63,20 @@ log = logging.getLogger("probjudge.runner")
 ProgressCallback = Callable[[str, int, int], None]  # (case title, index, total)
 
 
-def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]) -> list[str]:
-    """Compare the learner's functions with the exercise's declared ones; return readable problems."""
+def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]) -> list[Bilingual]:
+    """Compare the learner's functions with the exercise's declared ones; return readable problems,
+    each in English and Chinese (:func:`signature_message` joins them into the report's message)."""
     problems = []
     for spec in exercise.functions:
         found = functions.get(spec.name)
         if found is None:
-            problems.append(f"your file does not define `{spec.signature}`")
+            problems.append(
+                bilingual(
+                    "your file does not define `{signature}`",
+                    "你的文件没有定义 `{signature}`",
+                    signature=spec.signature,
+                )
+            )
             continue
         params = found.params
         names = {p.name for p in params}
@@ -86,13 +93,38 @@ def signature_problems(exercise: Exercise, functions: Mapping[str, FunctionInfo]
         if missing or extra or positional_only:
             detail = []
             if missing:
-                detail.append("missing " + ", ".join(f"`{n}`" for n in missing))
+                detail.append(bilingual("missing {names}", "缺少 {names}", names=_code_names(missing)))
             if extra:
-                detail.append("extra required " + ", ".join(f"`{n}`" for n in extra))
+                detail.append(bilingual("extra required {names}", "多出必填参数 {names}", names=_code_names(extra)))
             if positional_only:
-                detail.append("positional-only " + ", ".join(f"`{n}`" for n in positional_only))
-            problems.append(f"`{found.signature}` must be `{spec.signature}` ({'; '.join(detail)})")
+                detail.append(
+                    bilingual("positional-only {names}", "仅限位置参数 {names}", names=_code_names(positional_only))
+                )
+            problems.append(
+                bilingual(
+                    "`{found}` must be `{wanted}` ({detail})",
+                    "`{found}` 应当是 `{wanted}`（{detail}）",
+                    found=found.signature,
+                    wanted=spec.signature,
+                    detail=_joined(detail),
+                )
+            )
     return problems
+
+
+def _code_names(names: list[str]) -> Bilingual:
+    """Parameter names as code, listed in each language (``a`, `b`` / ``a`、`b``)."""
+    return Bilingual(", ".join(f"`{n}`" for n in names), "、".join(f"`{n}`" for n in names))
+
+
+def _joined(parts: list[Bilingual]) -> Bilingual:
+    """``parts`` as one text, separated by a semicolon in each language."""
+    return Bilingual("; ".join(str(p) for p in parts), "；".join(p.zh for p in parts))
+
+
+def signature_message(problems: list[Bilingual]) -> Bilingual:
+    """The report's message for a file whose functions do not match the exercise's."""
+    return _joined(problems)
 
 
 def lane_shares(weights: list[float], lanes: int) -> list[list[int]]:
@@ -436,7 +468,7 @@ class _Run:
                 first.process = self._start(first)
             problems = signature_problems(self.exercise, first.process.functions)
             if problems:
-                raise LoadFailed(Verdict.CE, "; ".join(problems))
+                raise LoadFailed(Verdict.CE, signature_message(problems))
         except (LoadFailed, ProcessFailed, SandboxFailure) as failure:  # did not load, or died/hung while importing
             if first.owned and first.process is not None:
                 first.process.close()
@@ -604,8 +636,11 @@ def _load_outcome(failure: LoadFailed | ProcessFailed | SandboxFailure) -> tuple
     """The verdict and message for a file that could not be (re)loaded."""
     if isinstance(failure, SandboxFailure):
         return Verdict.IE, _internal_error(f"the sandbox could not run your code: {failure}", failure.detail)
-    prefix = "" if isinstance(failure, LoadFailed) else "while loading your file: "
-    return failure.verdict, prefix + str(failure)
+    if isinstance(failure, LoadFailed):
+        return failure.verdict, failure.message
+    return failure.verdict, bilingual(
+        "while loading your file: {message}", "加载你的文件时：{message}", message=failure.message
+    )
 
 
 def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:

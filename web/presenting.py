@@ -39,7 +39,7 @@ from sqlalchemy.orm import object_session
 
 from judge.exercise import HIDDEN
 from judge.exports import results_json
-from judge.hiding import hidden_failure_text, visible_case, visible_message, visible_time_ms
+from judge.hiding import hidden_failure_text, report_message, visible_case, visible_message, visible_time_ms
 from judge.report import first_failure
 from judge.verdicts import ran_no_case
 from web.grading_progress import queue_position
@@ -81,7 +81,7 @@ def _visible_message(report: dict[str, Any], lang: str, visibility: Visibility =
     failing = first_failure(report.get("cases", []))
     if failing is not None and failing.get("suite") == HIDDEN:
         return pick(*TEXTS["hidden_case_failed"], lang)
-    return report.get("message")
+    return report_message(report, lang)
 
 
 def _diagnosis_only(case: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +163,7 @@ def submission_view(
         "verdict": None if withheld or grading is None else grading.verdict_code,
         "withheld": withheld,
         "score": None if withheld or (visibility is Visibility.nothing and not full) else report.get("score"),
-        "message": report.get("message")
+        "message": report_message(report, lang)
         if full
         else (None if withheld else _visible_message(report, lang, visibility)),
         "diagnosis": None if diagnosis_hidden else report.get("diagnosis"),

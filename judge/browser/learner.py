@@ -103,7 +103,7 @@ class NotInBrowser(ProcessFailed):
     """A call of the learner's needs an operation the browser's torch lacks: SK, not the learner's error."""
 
     def __init__(self, text: Bilingual) -> None:
-        super().__init__(Verdict.SK, str(text))
+        super().__init__(Verdict.SK, text)
         self.text = text
 
 
@@ -111,7 +111,7 @@ class NotInBrowserAtLoad(LoadFailed):
     """Loading the learner's file needs an operation the browser's torch lacks (``import torch.fft``)."""
 
     def __init__(self, text: Bilingual) -> None:
-        super().__init__(Verdict.SK, str(text))
+        super().__init__(Verdict.SK, text)
         self.text = text
 
 

@@ -107,6 +107,14 @@ def test_the_pages_work_in_chinese(page, live_site):
     # The starter's hints in the page's language, and no command line to run: the page has Run and Submit.
     assert editor_text(page) == starter_text(EXERCISE, "zh", "web")
     assert "每行只过滤一次" in editor_text(page) and "practice/judge.py" not in editor_text(page)
+    # The Run says why a file did not load in Chinese (message_zh), with Python's own error text as it is.
+    type_into_editor(page, "import torch\n\ndef sampling_probs(logits:\n    pass\n")
+    page.get_by_role("button", name="在浏览器中运行").click()
+    result = page.locator("#browser-result")
+    expect(result.locator(".verdict-line .v-CE")).to_be_visible(timeout=60_000)
+    expect(result.locator(".message")).to_contain_text("语法错误（第 3 行）：")
+    expect(result.locator(".message")).to_contain_text("SyntaxError")
+    expect(result).not_to_contain_text("syntax error")
     assert page.console_errors == []
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -410,27 +411,40 @@ def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_inte
     assert not _running(server)
 
 
-@pytest.mark.parametrize("source, said", [
-    ("import torch\n\ndef sampling_probs(logits:\n    pass\n", ["syntax error (line 3)", "def sampling_probs(logits:"]),
-    ("import torch\n\ndef sample(logits, num_samples=1, **kwargs):\n    return None\n",
-     ["does not define `sampling_probs("]),
-    ("import torch\nimport no_such_module_here\n", ["import error (line 2)", "No module named 'no_such_module_here'"]),
-], ids=["syntax-error", "missing-function", "import-error"])
+@pytest.mark.parametrize("source, verdict, said, engine_en, engine_zh", [
+    ("import torch\n\ndef sampling_probs(logits:\n    pass\n", "CE", ["def sampling_probs(logits:"],
+     "syntax error (line 3):", "语法错误（第 3 行）："),
+    ("import torch\n\ndef sample(logits, num_samples=1, **kwargs):\n    return None\n", "CE", ["`sampling_probs("],
+     "your file does not define `sampling_probs(", "你的文件没有定义 `sampling_probs("),
+    ("import torch\nimport no_such_module_here\n", "CE", ["No module named 'no_such_module_here'"],
+     "import error (line 2): No module named", "导入错误（第 2 行）：No module named"),
+    ("import torch\n\nx = 1 / 0\n", "RE", ["ZeroDivisionError: division by zero"],
+     "your file raised while being imported (line 3):", "导入你的文件时抛出了异常（第 3 行）："),
+    ("import os\n\nos._exit(3)\n", "RE", ["exit()"],
+     "your process exited (status 3) during loading your file", "你的进程在加载你的文件时退出了（状态 3）"),
+], ids=["syntax-error", "missing-function", "import-error", "raised-at-import", "exits-at-import"])
 def test_a_file_that_does_not_load_says_what_to_fix_and_no_score_or_seed(capsys, monkeypatch, tmp_path, source,
-                                                                         said):
+                                                                         verdict, said, engine_en, engine_zh):
     """No case ran: the report names the error (and its line), says so plainly, and neither counts
-    cases ("0/8 cases passed") nor offers a seed to replay; --public-only adds no hidden-tests advice."""
+    cases ("0/8 cases passed") nor offers a seed to replay; --public-only adds no hidden-tests advice.
+    In Chinese the engine's words are Chinese (the learner's error text stays as Python wrote it);
+    in English there is no Chinese."""
     monkeypatch.setenv("COLUMNS", "200")
     path = tmp_path / "mine.py"
     path.write_text(source)
     code, out, _ = run_cli(capsys, "test", "39", str(path), "--public-only")
-    assert code == 1 and " CE " in out
-    for fragment in said:
+    assert code == 1 and f" {verdict} " in out
+    for fragment in [*said, engine_en]:
         assert fragment in out
     assert "No case ran: your code stopped before the first one; fix the error and judge again." in out
     assert "cases passed" not in out and "--seed" not in out and "seed" not in out and "hidden tests" not in out
+    assert not re.search(r"[\u3000-\u9fff\uff00-\uffef]", out)  # no Chinese in the English report
     code, out, _ = run_cli(capsys, "test", "39", str(path), "--public-only", "--lang", "zh")
     assert "没有运行任何测试点" in out and "通过 0/" not in out and "种子" not in out
+    for fragment in [*said, engine_zh]:
+        assert fragment in out
+    english = ("syntax error", "import error", "does not define", "raised while being imported", "(line ", "your ")
+    assert not [word for word in english if word in out]
 
 
 def test_a_failing_run_still_counts_its_cases_and_offers_its_seed(capsys, monkeypatch):

@@ -49,3 +49,65 @@ def test_the_checks_page_documents_it():
     section = page.split("## Bilingual texts", 1)[1].split("\n## ", 1)[0]
     for phrase in ("Bilingual(en, zh)", "in_language", "Where one is accepted", "Operations give plain English"):
         assert phrase in section
+
+
+# The browser's Run, as the Web Worker calls it (the torch subset installed): one report per source.
+BROWSER_RUN = """
+import json, sys
+import judge.browser.torchlike as subset
+subset.install()
+from judge.browser.run import run_browser_variant
+sources = json.loads(sys.stdin.read())
+reports = {name: json.loads(run_browser_variant("exercises/039-sampling", s, 5)) for name, s in sources.items()}
+print(json.dumps(reports))
+"""
+# A file that does not load: its source, verdict, the engine's words in English and Chinese, and the
+# learner's own error text, which stays as Python wrote it in both.
+LOAD_FAILURES = {
+    "syntax-error": ("import torch\n\ndef sampling_probs(logits:\n    pass\n", "CE",
+                     "syntax error (line 3):", "语法错误（第 3 行）：", "SyntaxError: '(' was never closed"),
+    "import-error": ("import torch\nimport no_such_module_here\n", "CE", "import error (line 2): No module named",
+                     "导入错误（第 2 行）：No module named", "No module named 'no_such_module_here'"),
+    "missing-function": ("import torch\n\ndef sample(logits, num_samples=1, **kwargs):\n    return None\n", "CE",
+                         "your file does not define `sampling_probs(", "你的文件没有定义 `sampling_probs(",
+                         "sampling_probs(logits"),
+    "raised-at-import": ("import torch\n\nx = 1 / 0\n", "RE", "your file raised while being imported (line 3):",
+                         "导入你的文件时抛出了异常（第 3 行）：", "ZeroDivisionError: division by zero"),
+}
+ENGLISH_ENGINE_WORDS = (
+    "syntax error", "import error", "does not define", "raised while being imported", "(line ", "your ",
+)
+
+
+def test_the_runs_report_says_why_a_file_did_not_load_in_both_languages():
+    """The browser's Run (the same engine as the CLI and the site): ``message`` in English with no
+    Chinese, ``message_zh`` in Chinese with no English engine words; the line and the learner's
+    error class and text in both (docs/report.md)."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    sources = {name: source for name, (source, *_) in LOAD_FAILURES.items()}
+    done = subprocess.run([sys.executable, "-c", BROWSER_RUN], input=json.dumps(sources), capture_output=True,
+                          text=True, timeout=300, check=True, cwd=Path(__file__).resolve().parents[2])
+    reports = json.loads(done.stdout)
+    for name, (_, verdict, engine_en, engine_zh, learners) in LOAD_FAILURES.items():
+        report = reports[name]
+        assert report["verdict"] == verdict and report["sandbox"] == "browser", name
+        english, chinese = report["message"], report["message_zh"]
+        assert engine_en in english and learners in english and not re.search(r"[\u3000-\u9fff\uff00-\uffef]", english)
+        assert engine_zh in chinese and learners in chinese, name
+        assert not [word for word in ENGLISH_ENGINE_WORDS if word in chinese], (name, chinese)
+
+
+def test_a_redacted_message_keeps_its_chinese():
+    from judge.redaction import PROJECT_ROOT, redact_report
+    from judge.report import Report
+
+    message = Bilingual(f"syntax error: {PROJECT_ROOT}/x.py", f"语法错误：{PROJECT_ROOT}/x.py")
+    report = Report({}, Verdict.CE, [], 1, "cpu", "local", [], "0", {}, message=message)
+    data = redact_report(report).to_json()
+    assert (data["message"], data["message_zh"]) == ("syntax error: <judge>/x.py", "语法错误：<judge>/x.py")
+    report.message = "plain"
+    assert (report.to_json()["message"], report.to_json()["message_zh"]) == ("plain", "plain")

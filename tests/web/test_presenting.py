@@ -4,6 +4,8 @@ failed rule in the page's language, less at an assignment's lower visibility, an
 
 from __future__ import annotations
 
+import re
+from html import unescape
 from types import SimpleNamespace
 
 import pytest
@@ -231,29 +233,87 @@ def test_the_shared_accesses_cannot_be_changed():
     assert (Access(), Access(instructor=True)) == (LEARNER_ACCESS, INSTRUCTOR_ACCESS)
 
 
+def _load_failures() -> dict[str, tuple[str, object]]:
+    """Each way a file fails to load, as the engine words it (judge.learner.load_failure and
+    judge.runner.signature_problems): its verdict and its Bilingual message."""
+    from judge.learner import load_failure
+    from judge.protocol import ExceptionInfo
+    from judge.runner import signature_message, signature_problems
+
+    def failed(type_name: str, text: str, line: int, mro: tuple[str, ...]):
+        trace = f'File "39.py", line {line}\n    bad line\n{type_name}: {text}'
+        failure = load_failure(ExceptionInfo(type_name, text, line, trace, False, mro))
+        return failure.verdict.value, failure.message
+
+    spec = SimpleNamespace(name="sampling_probs", signature="sampling_probs(logits, temperature)",
+                           params=("logits", "temperature"))
+    return {
+        "syntax-error": failed("SyntaxError", "'(' was never closed", 3, ("builtins.SyntaxError",)),
+        "import-error": failed("ModuleNotFoundError", "No module named 'nope'", 2,
+                               ("builtins.ModuleNotFoundError", "builtins.ImportError")),
+        "raised-at-import": failed("ZeroDivisionError", "division by zero", 4, ("builtins.ZeroDivisionError",)),
+        "missing-function": ("CE", signature_message(signature_problems(SimpleNamespace(functions=[spec]), {}))),
+    }
+
+
+LOAD_FAILURES = {  # id -> (English engine words, Chinese engine words, the learner's own text)
+    "syntax-error": ("syntax error (line 3):", "语法错误（第 3 行）：", "SyntaxError: '(' was never closed"),
+    "import-error": ("import error (line 2): No module named 'nope'", "导入错误（第 2 行）：No module named 'nope'",
+                     "ModuleNotFoundError: No module named 'nope'"),
+    "raised-at-import": ("your file raised while being imported (line 4):", "导入你的文件时抛出了异常（第 4 行）：",
+                         "ZeroDivisionError: division by zero"),
+    "missing-function": ("your file does not define `sampling_probs(logits, temperature)`",
+                         "你的文件没有定义 `sampling_probs(logits, temperature)`", "sampling_probs"),
+}
+CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+@pytest.mark.parametrize("failure", list(LOAD_FAILURES))
 @pytest.mark.parametrize("lang, said", [
     ("en", "No case ran: your code stopped before the first one; fix the error and judge again."),
     ("zh", "没有运行任何测试点：你的代码在第一个测试点之前就停止了；修正这个错误后再评测。"),
-])
-def test_a_file_that_did_not_load_shows_what_to_fix_and_no_score(make_site, lang, said):
-    """A syntax error: the headline names the line and says no case ran; no "0/2 cases passed", no
-    table of skipped cases (the CLI says the same, from the same table: judge.i18n.SHARED)."""
+], ids=["en", "zh"])
+def test_a_file_that_did_not_load_shows_what_to_fix_and_no_score(make_site, lang, said, failure):
+    """A file that did not load: the headline names the error (its line) in the page's language and
+    says no case ran; no "0/2 cases passed", no table of skipped cases (the CLI says the same, from
+    the same table: judge.i18n.SHARED). The learner's own error text stays as Python wrote it."""
     from flask import g, render_template
 
+    from judge.report import Report
+    from judge.verdicts import Verdict
+
+    verdict, message = _load_failures()[failure]
+    engine_en, engine_zh, learners = LOAD_FAILURES[failure]
     skipped = [dict(_case("public", name, 0.0, "SK"), message="not run: the file did not load", diagnosis=None)
                for name in ("softmax", "zipf")]
-    submission = _submission(*skipped, message='syntax error (line 3):\nFile "39.py", line 3')
-    submission.shown.verdict_code = "CE"
-    submission.shown.report_json.update(verdict="CE", score={"passed": 0, "total": 2})
-    view = submission_view(submission, LEARNER)
+    # The message and its Chinese as the engine's report stores them (judge.report.Report.to_json).
+    stored = Report({}, Verdict(verdict), [], SEED, "cpu", "local", [], "0", {}, message=message).to_json()
+    submission = _submission(*skipped, message=stored["message"])
+    submission.shown.verdict_code = verdict
+    submission.shown.report_json.update(verdict=verdict, score={"passed": 0, "total": 2},
+                                        message_zh=stored["message_zh"])
+    view = submission_view(submission, LEARNER, lang)
     assert view["no_case_ran"] is True
     with app_context(make_site(), lang):
         g.lang = lang
-        html = render_template("submissions/_result.html", view=view, submission=SimpleNamespace(id=17))
-    assert said in html and "syntax error (line 3)" in html
+        html = unescape(render_template("submissions/_result.html", view=view, submission=SimpleNamespace(id=17)))
+    assert said in html and learners in html
     assert "0/2" not in html and "<table" not in html and "not run: the file did not load" not in html
+    if lang == "zh":
+        assert engine_zh in html and engine_en not in html
+        english = ("syntax error", "import error", "does not define", "while being", "(line ")
+        assert not [word for word in english if word in html]
+    else:
+        assert engine_en in html and engine_zh not in html and not CJK.search(html)
     ran = _submission(_case("public", "softmax", 1.0, "WA"), _case("public", "zipf", 0.0, "SK"))
     assert submission_view(ran, LEARNER)["no_case_ran"] is False  # a case ran: the score stands
+
+
+def test_a_report_from_before_message_zh_shows_its_message_in_chinese_too():
+    """Stored reports without ``message_zh`` (written before it) still show their message."""
+    submission = _submission(message="syntax error (line 3):")
+    submission.shown.report_json["cases"] = []
+    assert submission_view(submission, LEARNER, "zh")["message"] == "syntax error (line 3):"
 
 
 def app_context(app, lang: str):

@@ -68,8 +68,10 @@ if (button && panel) {
         element("strong", {}, texts.not_implemented_yet.replace("{functions}", missing.join(zh ? "、" : ", ")))));
     }
     const headline = report.verdict === "SK" ? null : diagnosis;
-    if (report.message && report.verdict !== "AC" && !(report.verdict === "SK" && diagnosis)) {
-      region.append(element("p", { class: "message" }, report.message));
+    // The engine's words in the page's language (message_zh); reports from before it have message alone.
+    const message = pick(report.message, report.message_zh);
+    if (message && report.verdict !== "AC" && !(report.verdict === "SK" && diagnosis)) {
+      region.append(element("p", { class: "message" }, message));
     }
     const figureRows = [];  // [case, its row's successor]: where a failed case's figures go
     if (cases.length && !noneRan) {
