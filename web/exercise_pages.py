@@ -60,6 +60,7 @@ def run_texts() -> dict:
         "not_implemented_yet": template("not_implemented_yet"),
         "budget": template("budget_sentence"),
         "columns": [t("case"), t("suite"), t("result"), t("time"), t("p_value")],
+        "cases_table": t("table_of", what=t("run_heading")),
         "suites": {suite: t(f"suite_{suite}") for suite in ("public", "hidden", "judge", "tiny")},
         "verdicts": {verdict.value: t(f"verdict_{verdict.value}") for verdict in Verdict},
         "figure": figure_texts(),

@@ -311,7 +311,6 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "next_page": ("Next page", "下一页"),
     "learner_attempts": ("The learner's attempts at this exercise", "该学员在这道练习上的提交"),
     "breadcrumbs": ("Where you are", "当前位置"),
-    "table_of": ("Table: {what}", "表格：{what}"),
     "results_json_help": ("this grading in Gradescope's format", "本次评测的 Gradescope 格式结果"),
     "attempts_of_learner": ("{name}'s attempts at this exercise", "{name} 在这道练习上的提交"),
     "attempt_late": ("Late", "迟交"),

@@ -127,6 +127,8 @@ SITE: dict[str, tuple[str, str]] = {
     "no_exercises": ("No exercises yet.", "还没有练习。"),
     # exercise page
     "statement": ("Statement", "题目"),
+    "statement_table": ("Table {number} of the statement", "题目中的表格 {number}"),
+    "table_of": ("Table: {what}", "表格：{what}"),  # names a table's scrolling box
     "your_solution": ("Your solution", "你的解答"),
     "your_code": ("Your code", "你的代码"),
     "submit": ("Submit", "提交"),

@@ -117,3 +117,14 @@ def test_english_statements_are_untouched_by_the_chinese_rule(spec):
         return md.render(spec.statement("en"))
 
     assert markdown(cjk_breaks_plugin) == markdown()
+
+
+@pytest.mark.parametrize("lang, names", [("en", ["Table 1 of the statement", "Table 2 of the statement"]),
+                                         ("zh", ["题目中的表格 1", "题目中的表格 2"])])
+def test_each_statement_table_scrolls_in_a_named_box_keyboard_users_can_reach(lang, names):
+    """On a phone a statement's table scrolls by itself; its box is focusable and named in the
+    page's language, each name its own (two landmarks may not share one)."""
+    rendered = render_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\n| c |\n|---|\n| 3 |\n", lang)
+    boxes = re.findall(r'<div class="table-scroll" role="region" aria-label="([^"]+)" tabindex="0"><table>.*?'
+                       r"</table></div>", rendered, re.DOTALL)
+    assert boxes == names

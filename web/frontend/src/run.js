@@ -85,7 +85,8 @@ if (button && panel) {
         element("td", { class: "number" }, typeof c.p_value === "number" ? c.p_value.toPrecision(3) : "—")),
         figureRow(c, figureRows)]);
       // The table scrolls in its own box: a narrow panel never makes the page scroll sideways.
-      region.append(element("div", { class: "table-scroll", tabindex: "0" }, element("table", { class: "cases" },
+      // The box is focusable and named, so keyboard users can reach and scroll it.
+      region.append(element("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": texts.cases_table }, element("table", { class: "cases" },
         element("thead", {}, element("tr", {}, ...texts.columns.map((name, i) => element("th", { scope: "col", class: i >= 3 ? "number" : null }, name)))),
         element("tbody", {}, rows))));
     }
