@@ -88,7 +88,7 @@ def click_to_results(runs: int) -> dict:
                                                                     args=CHROMIUM_ARGS)
             page = context.new_page()
             page.goto(url)
-            page.wait_for_selector("#browser-result[data-warm]", timeout=120_000)  # loaded while idle
+            page.wait_for_selector("#browser-result[data-warm]", state="attached", timeout=120_000)  # loaded while idle
             timings["preloaded"].append(run_once(page))
             context.close()
     server.shutdown()
