@@ -194,7 +194,7 @@ def span(seconds: float) -> str:
     hours, rest = divmod(rest, _HOUR)
     minutes, secs = divmod(rest, _MINUTE)
     if days:
-        text = t("span_day" if days == 1 else "span_days", n=days)
+        text = t("span_days", n=days)
         return text + (" " + t("span_hours", n=hours) if hours else "")
     if hours:
         return t("span_hours", n=hours) + (" " + t("span_minutes", n=minutes) if minutes else "")

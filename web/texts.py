@@ -170,7 +170,6 @@ SITE: dict[str, tuple[str, str]] = {
     "span_seconds": ("{n} s", "{n} 秒"),
     "span_minutes": ("{n} min", "{n} 分钟"),
     "span_hours": ("{n} h", "{n} 小时"),
-    "span_day": ("{n} day", "{n} 天"),
     "span_days": ("{n:# day|# days}", "{n} 天"),
     "policy_not_accepted": ("Late submissions do not count.", "逾期提交不计分。"),
     "policy_flagged": ("Late submissions count in full and are marked late.", "逾期提交按全分计，但标记为逾期。"),
