@@ -38,7 +38,7 @@ help:
 	@echo "             known-wrong solution fails with its headline diagnosis; the lanes'"
 	@echo "             imbalance under each exercise's lane weights, as advice (practice/judge.py lanes)"
 	@echo "make mutation-core  maintainers: mutants of the project's own critical modules against their tests"
-	@echo "             (tests/mutation_core.toml; MUTATION_CORE_ARGS=\"web/counting.py --sample all\"); docs/testing.md"
+	@echo "             (tests/mutation_core.toml; MUTATION_CORE_ARGS=\"web/teaching/counting.py --sample all\"); docs/testing.md"
 	@echo "make mutation  maintainers: judge mutants of every reference with its suites (minutes, not in make test;"
 	@echo "             MUTATION_SAMPLE=all for every mutant); writes build/mutation.json and build/mutation.md"
 	@echo "make bench  calibration, power and speed benchmarks (figures for docs and notes)"

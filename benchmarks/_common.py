@@ -81,7 +81,7 @@ def write_json(path: str | Path, data: dict[str, Any]) -> None:
 
 
 def _plain(value: Any) -> Any:
-    """JSON has no NaN/inf; write them as strings (as judge/report.py does)."""
+    """JSON has no NaN/inf; write them as strings (as judge/reports/report.py does)."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, dict):
@@ -97,7 +97,7 @@ def load_exercise_tests(exercise):
     After this, ``sys.modules[package + ".hidden.cases"]`` and ``.hidden.oracle`` are the very
     modules the suites use (same caches), so a benchmark sees exactly the frozen cases the judge sees.
     """
-    from judge.suites import load_suite, suites_package
+    from judge.exercises.suites import load_suite, suites_package
 
     for suite in ("public", "hidden"):
         load_suite(exercise, suite)
@@ -141,7 +141,7 @@ def catalogue_kills(exercise, seeds: list[int], launcher=None) -> list[dict]:
     """For a deterministic judge (exercises 42, 45): each known-wrong solution under ``seeds``,
     the check that kills it, the case that names it, and P(kill with the promised diagnosis).
     ``launcher`` starts the learner processes (default: a warm one for this call)."""
-    from judge.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution
+    from judge.authoring.catalogue import diagnosis_found, judge_under_seeds, normalized_diagnosis, parse_wrong_solution
     from judge.verdicts import Verdict
 
     rows = []
@@ -183,7 +183,7 @@ def catalogue_kills(exercise, seeds: list[int], launcher=None) -> list[dict]:
 def reference_runs(exercise, seeds: list[int], launcher=None) -> dict:
     """The reference under ``seeds``: its failures (0 for a deterministic judge) and its suite time.
     ``launcher`` starts the learner processes (default: a warm one for this call)."""
-    from judge.catalogue import judge_under_seeds
+    from judge.authoring.catalogue import judge_under_seeds
     from judge.verdicts import Verdict
 
     with warm_launcher(launcher) as launcher:

@@ -28,9 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import insert, select, text  # noqa: E402  (after the path is set)
 
-from web.analytics import analytics, learners_with_diagnosis, overview  # noqa: E402
-from web.database import make_engine, session_factory, upgrade  # noqa: E402
-from web.models import (  # noqa: E402
+from web.core.database import make_engine, session_factory, upgrade  # noqa: E402
+from web.core.models import (  # noqa: E402
     Assignment,
     AssignmentExercise,
     Course,
@@ -42,6 +41,7 @@ from web.models import (  # noqa: E402
     Submission,
     User,
 )
+from web.teaching.analytics import analytics, learners_with_diagnosis, overview  # noqa: E402
 
 ZONE = "Europe/Berlin"
 START = dt.datetime(2027, 3, 1, tzinfo=dt.UTC)

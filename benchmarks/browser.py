@@ -43,9 +43,9 @@ def click_to_results(runs: int) -> dict:
     from playwright.sync_api import sync_playwright
     from werkzeug.serving import make_server
 
-    from judge.process import LocalLauncher
+    from judge.engine.process import LocalLauncher
     from web.app import create_app
-    from web.config import Settings
+    from web.core.config import Settings
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     logging.getLogger("probjudge").setLevel(logging.ERROR)

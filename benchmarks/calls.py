@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judge import process as process_module  # noqa: E402
-from judge.exercise import resolve  # noqa: E402
-from judge.runner import judge_file  # noqa: E402
+from judge.engine import process as process_module  # noqa: E402
+from judge.engine.runner import judge_file  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from judge.sandbox import launcher_for  # noqa: E402
 
 LearnerProcess = process_module.LearnerProcess

@@ -38,9 +38,8 @@ from sqlalchemy import insert, select  # noqa: E402
 from benchmarks._common import console, fmt_ms, median, write_json  # noqa: E402
 from judge.verdicts import Verdict  # noqa: E402
 from web.app import create_app  # noqa: E402
-from web.config import Settings  # noqa: E402
-from web.courses import create_course  # noqa: E402
-from web.models import (  # noqa: E402
+from web.core.config import Settings  # noqa: E402
+from web.core.models import (  # noqa: E402
     ApiToken,
     Assignment,
     AssignmentExercise,
@@ -54,7 +53,8 @@ from web.models import (  # noqa: E402
     Submission,
     User,
 )
-from web.services import services  # noqa: E402
+from web.core.services import services  # noqa: E402
+from web.teaching.courses import create_course  # noqa: E402
 
 FIRST_NUMBER = 900
 PASSWORD = "benchmark-password"

@@ -5,7 +5,7 @@
 
 For each input (two attempts a learner could submit), times, best of ``--repeats``, the diff
 the page used to run (``difflib.SequenceMatcher(autojunk=False)``, copied here as it was) and
-:func:`web.diffing.code_diff`, and prints both and their ratio, with the bounded diff's steps
+:func:`web.teaching.diffing.code_diff`, and prints both and their ratio, with the bounded diff's steps
 and whether it was too large or coarse. The target: the worst input the page diffs takes well
 under 100 ms. Inputs over the limits are answered "too large" (the second column is that
 answer's cost); the old diff took seconds on them.
@@ -30,11 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from web.diffing import MAX_LINES, code_diff  # noqa: E402  (after the path is set)
+from web.teaching.diffing import MAX_LINES, code_diff  # noqa: E402  (after the path is set)
 
 
 def old_diff(old: str, new: str) -> int:
-    """What ``web.diffing.code_diff`` did before it was bounded: its rows' count."""
+    """What ``web.teaching.diffing.code_diff`` did before it was bounded: its rows' count."""
     old_lines, new_lines = old.splitlines(), new.splitlines()
     matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
     return sum(i2 - i1 + j2 - j1 for group in matcher.get_grouped_opcodes(3) for _, i1, i2, j1, j2 in group)
@@ -73,7 +73,7 @@ def best(repeats: int, run) -> float:
 
 def old_code_diff(old: str, new: str):
     """The old diff's cost with the new diff's answer shape (for the served measurement)."""
-    from web.diffing import CodeDiff
+    from web.teaching.diffing import CodeDiff
 
     old_diff(old, new)
     return CodeDiff([], 0, 0)
@@ -83,12 +83,12 @@ def probe_wait(patched: bool, threads: int = 4, requests: int = 8) -> float:
     """Seconds the liveness probe waited behind ``requests`` diffs on a pool of ``threads``."""
     from unittest import mock
 
-    from judge.process import LocalLauncher
-    from web import diffing
+    from judge.engine.process import LocalLauncher
     from web.app import create_app
-    from web.config import Settings
-    from web.models import Exercise, Role, Submission
-    from web.services import services
+    from web.core.config import Settings
+    from web.core.models import Exercise, Role, Submission
+    from web.core.services import services
+    from web.teaching import diffing
 
     folder = tempfile.mkdtemp(prefix="diff-bench-")
     settings = Settings(
@@ -98,7 +98,7 @@ def probe_wait(patched: bool, threads: int = 4, requests: int = 8) -> float:
     app.config["WTF_CSRF_ENABLED"] = False
     from sqlalchemy import select
 
-    from web.accounts import create_user
+    from web.accounts.users import create_user
 
     with services(app).sessions() as session:
         user = create_user(session, "ann", "password123", Role.learner)

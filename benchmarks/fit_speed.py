@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the server's torch twin of the G-test (judge/stats_torch.py) saves over the pure core.
+"""What the server's torch twin of the G-test (judge/checks/stats_torch.py) saves over the pure core.
 
     .venv/bin/python benchmarks/fit_speed.py [--reps 20] [--gradings 10] [--warmups 3] [--json PATH]
 
@@ -31,9 +31,10 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 
 from benchmarks._common import EXERCISE_ID, fmt_ms, machine, median, write_json  # noqa: E402
-from judge import checks, stats, stats_torch  # noqa: E402
-from judge.exercise import resolve  # noqa: E402
-from judge.runner import grade  # noqa: E402
+from judge.checks import core as checks  # noqa: E402
+from judge.checks import stats, stats_torch
+from judge.engine.runner import grade  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from judge.sandbox import launcher_for  # noqa: E402
 from judge.verdicts import Verdict  # noqa: E402
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judge.exercise import resolve  # noqa: E402
-from judge.runner import grade  # noqa: E402
+from judge.engine.runner import grade  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from judge.sandbox import launcher_for  # noqa: E402
 
 SOLUTION = Path(__file__).resolve().parents[1] / "solutions" / "039-sampling" / "reference.py"

@@ -92,7 +92,7 @@ class Figures:
 
 
 def _reference() -> Path:
-    from judge.exercise import resolve
+    from judge.exercises.exercise import resolve
 
     return resolve("39").reference_path
 
@@ -152,7 +152,7 @@ def burst(stack: Stack, code: str, count: int) -> tuple[float, float]:
     """Gradings per minute and median latency (s) of ``count`` submissions handed in at once."""
     from sqlalchemy import select
 
-    from web.models import Grading, Status
+    from web.core.models import Grading, Status
 
     headers = stack.learners(LEARNERS)
     ids = [stack.submit(headers[index % LEARNERS], code, exercise=39) for index in range(count)]
@@ -180,9 +180,9 @@ def burst(stack: Stack, code: str, count: int) -> tuple[float, float]:
 def split_one_grading(database_url: str, submission_id: int, sandbox: str, runs: int) -> dict[str, float]:
     """Median milliseconds of each part of one grading, judged here by the queue's own methods."""
     from judge.sandbox import launcher_for
-    from web.database import make_engine, session_factory
-    from web.grading import GradingQueue
-    from web.models import Grading, Priority, Status
+    from web.core.database import make_engine, session_factory
+    from web.core.models import Grading, Priority, Status
+    from web.grading.queue import GradingQueue
 
     sessions = session_factory(make_engine(database_url))
     launcher = launcher_for(sandbox)

@@ -28,13 +28,13 @@ the script exits 1):
 * **shared_uniform**: the duplicated-rows independence test (rows 2 and 5 of the mixed batch,
   exact binomial tail at alpha 1e-8), simulated with the wrong file itself.
 * **antithetic_pairs**, **sorted_draws**, **repeated_draws**: the within-row pair tests
-  (``judge.checks.expect_independent_within_row`` on mixed kinds ``hidden.PAIR_ROWS`` at the
+  (``judge.checks.core.expect_independent_within_row`` on mixed kinds ``hidden.PAIR_ROWS`` at the
   suite's pairs alpha), run on the wrong file's own draws in the suite's shape (copies of each
   kind, pooled by kind): at the suite's size, and with the copies doubling from 1 until every run
   is killed.
 * **too_regular**: the judge's "too regular" checks, one per case that ran fit checks (the
   lower chi-square tail of the sum of that case's fit statistics, alpha 1e-12 each; a case the
-  judge declines as too discrete, ``judge.checks.too_regular``, cannot catch); the fake is
+  judge declines as too discrete, ``judge.checks.core.too_regular``, cannot catch); the fake is
   caught when any case's tail is below alpha. The wrong file's draws are deterministic, so one
   run per n: every n from 8 to ``--too-regular-scan``, the same n for every fit row (drawn as one
   row per kind); at the suite's sizes the draws are taken in the suite's shape.
@@ -77,7 +77,7 @@ likely token to the second, and back the other way; the harder direction's P(kil
 suite's n (``--reps`` runs, one-sided 95 % Clopper-Pearson lower bound) is reported. The goal:
 >= 0.999 on the mixed kinds.
 
-The G-test replicas used for speed are cross-checked against ``judge.stats.g_test``.
+The G-test replicas used for speed are cross-checked against ``judge.checks.stats.g_test``.
 """
 
 from __future__ import annotations
@@ -108,15 +108,15 @@ from scipy import stats as sps  # noqa: E402
 
 from benchmarks._common import EXERCISE_ID, load_exercise_tests, machine, write_json  # noqa: E402
 from benchmarks._common import console as make_console  # noqa: E402
-from judge import stats as jstats  # noqa: E402
-from judge.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.catalogue import parse_wrong_solution  # noqa: E402
-from judge.checks import CheckFailed, expect_independent_within_row, too_regular  # noqa: E402
-from judge.checks import identical_draws_probability as identical_rows_probability  # noqa: E402
-from judge.exercise import resolve  # noqa: E402
-from judge.learner_code import ExtremeUniforms  # noqa: E402
-from judge.suites import load_suite  # noqa: E402
-from judge.testing import Context  # noqa: E402
+from judge.authoring.catalogue import parse_wrong_solution  # noqa: E402
+from judge.checks import stats as jstats  # noqa: E402
+from judge.checks.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from judge.checks.core import CheckFailed, expect_independent_within_row, too_regular  # noqa: E402
+from judge.checks.core import identical_draws_probability as identical_rows_probability  # noqa: E402
+from judge.checks.testing import Context  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
+from judge.exercises.suites import load_suite  # noqa: E402
+from judge.learner.code import ExtremeUniforms  # noqa: E402
 
 TARGET = 0.999  # the power every known mistake must be killed with
 CONFIDENCE = 0.95  # one-sided, for the lower confidence bound on P(kill)
@@ -261,7 +261,7 @@ def load(exercise) -> Suite:
 
 
 def critical_value(alpha: float, df: int) -> float:
-    """The statistic at which judge.stats.chi2_sf crosses alpha (the judge passes iff stat <= it)."""
+    """The statistic at which judge.checks.stats.chi2_sf crosses alpha (the judge passes iff stat <= it)."""
     low, high = 0.0, max(10.0, 2.0 * df)
     while jstats.chi2_sf(high, df) >= alpha:
         high *= 2.0
@@ -278,7 +278,7 @@ def critical_value(alpha: float, df: int) -> float:
 
 @dataclass
 class Plan:
-    """The pooling of one row at one n, exactly as judge.stats.g_test pools it."""
+    """The pooling of one row at one n, exactly as judge.checks.stats.g_test pools it."""
 
     k: int
     group_of: torch.Tensor  # token -> pooled bin (or -1)
@@ -512,7 +512,7 @@ class _ProbsOnly:
 
 
 class _Ctx:
-    """Enough of judge.testing.Context for the exact cases; anything about draws ends the case.
+    """Enough of judge.checks.testing.Context for the exact cases; anything about draws ends the case.
     ``fresh_seed`` gives every label this stand-in's one seed (the generated rows of that seed)."""
 
     device = "cpu"
@@ -666,12 +666,12 @@ def analyse_shared_uniform(suite: Suite, module, args, seed: int) -> dict:
 
 
 class FastG:
-    """The Williams-corrected pooled G statistic of judge.stats.g_test for one target, fast for many n.
+    """The Williams-corrected pooled G statistic of judge.checks.stats.g_test for one target, fast for many n.
 
     Pooling sorts the tokens by expected count once (the order does not depend on n) and finds each
     bin's end by bisection on the cumulative target; the statistic is then a few vector operations.
-    Sums are taken in a different order than judge.stats does, so results agree to rounding (the
-    scan cross-checks them against judge.stats.g_test).
+    Sums are taken in a different order than judge.checks.stats does, so results agree to rounding (the
+    scan cross-checks them against judge.checks.stats.g_test).
     """
 
     def __init__(self, target: torch.Tensor) -> None:
@@ -719,7 +719,7 @@ def analyse_too_regular(suite: Suite, module, args, seed: int) -> dict:
     def lower_tails(sizes: dict[str, int] | None, exact: bool = False) -> dict[str, dict]:
         """Call name -> the too-regular test of that case's fit rows, each call drawn at sizes[name]
         draws per row (None: the suite's own calls, repeated batches pooled by kind). A case the
-        judge declines (judge.checks.too_regular: too discrete) gets p-value 1: it cannot catch."""
+        judge declines (judge.checks.core.too_regular: too discrete) gets p-value 1: it cannot catch."""
         tails = {}
         for name, rows in fit_rows.items():
             call = suite.calls[name]
@@ -759,7 +759,7 @@ def analyse_too_regular(suite: Suite, module, args, seed: int) -> dict:
     for name in fit_rows:
         misses = [n for n, tails in scan.items() if tails[name]["pvalue"] >= TOO_REGULAR_ALPHA]
         alone[name] = 8 if not misses else (None if misses[-1] == scan_max else misses[-1] + 1)
-    # Cross-check the fast statistic against judge.stats.g_test where it matters and on a sample.
+    # Cross-check the fast statistic against judge.checks.stats.g_test where it matters and on a sample.
     cross = {"samples": 0, "max_relative_difference": 0.0, "decision_mismatches": 0}
     for n in sorted({first, from_here, *escapes[-5:], *range(8, scan_max + 1, max(1, scan_max // 16))} - {None}):
         exact = lower_tails(dict.fromkeys(fit_rows, n), exact=True)
@@ -985,7 +985,7 @@ def analyse_inverse_cdf(suite: Suite, module, args, seed: int, *, right: bool) -
 
 
 class _PairsBudget:
-    """Enough of judge.budget.FalseFailureBudget for judge.checks.expect_independent_within_row."""
+    """Enough of judge.checks.budget.FalseFailureBudget for judge.checks.core.expect_independent_within_row."""
 
     def __init__(self, alpha: float) -> None:
         self.alpha = alpha
@@ -1003,7 +1003,7 @@ def _pairs_context(alpha: float) -> Context:
 def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
     """Dependent draws within a row: the file itself, drawn as the suite draws the mixed rows
     (MIXED_COPIES copies of each kind, MIXED_DRAWS each, pooled by kind), judged by
-    judge.checks.expect_independent_within_row on hidden.PAIR_ROWS at the suite's pairs alpha."""
+    judge.checks.core.expect_independent_within_row on hidden.PAIR_ROWS at the suite's pairs alpha."""
     call = suite.calls["mixed"]
     probs = call.batch.exact.probs
     rows = list(suite.hidden.PAIR_ROWS)
@@ -1048,7 +1048,7 @@ def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
             "case": "sample_mixed_rows", "n_point": first, "n_conf": None, "suite_n": call.n,
             "at_suite_kills": kills, "at_suite_reps": reps, "largest_p_at_suite": largest_p,
             "survival_upper": upper, "smallest_g_over_critical": ratio, "curve": curve,
-            "note": f"the file itself through judge.checks.expect_independent_within_row (pairs alpha "
+            "note": f"the file itself through judge.checks.core.expect_independent_within_row (pairs alpha "
                     f"{suite.pairs_alpha:.2g}): at the suite's {call.copies:,} copies x {call.draws} draws "
                     f"(n = {call.n:,} per kind) {kills} of {reps} runs killed, largest p = {largest_p:.2g}, the "
                     f"smallest G {ratio:,.0f} times the critical G (P(miss) <= {upper:.2g} from the run count "
@@ -1146,7 +1146,7 @@ def analyse_hard(suite: Suite, module, args, seed: int, *, what: str) -> dict:
                                                      **batch.param_tensors()), BaseException)
         caught, case, check = crash_probs or crash_sample, "probs_top_k_edges", "hard: raises on top_k > V"
         detail = f"sampling_probs raises on the top-k edge rows: {crash_probs}; sample raises: {crash_sample}"
-    elif what == "inputs":  # judge.testing: every call checks the input tensors are unchanged
+    elif what == "inputs":  # judge.checks.testing: every call checks the input tensors are unchanged
         batch = cases.mixed_rows()
         # Copies only: the cases' batches are cached, and the file must not spoil them for the others.
         logits, params = batch.logits.clone(), {k: v.clone() for k, v in batch.param_tensors().items()}
@@ -1464,7 +1464,7 @@ def main(argv: list[str] | None = None) -> int:
         if entry.get("at_suite"):
             notes.add_row(entry["solution"], _at_suite(entry))
     if crosscheck.samples:
-        notes.add_row("G-test replica", f"cross-checked on {crosscheck.samples} samples against judge.stats.g_test: "
+        notes.add_row("G-test replica", f"cross-checked on {crosscheck.samples} samples against judge.checks.stats.g_test: "
                                         f"max relative difference {crosscheck.max_relative_difference:.1e}, "
                                         f"{crosscheck.decision_mismatches} decision mismatches")
     console.print(notes)

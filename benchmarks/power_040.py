@@ -21,7 +21,7 @@ the script exit 1):
   the mistake sits there): for each row of ``cases.sample_rows()`` that gets a fit, the suite's
   decision on draws from the mistaken distribution (``oracle.alternatives``) is simulated: a draw
   of a zero-probability token kills (exact: ``1 - (1 - q)^n``), else the Williams G-test
-  (``judge.stats.g_test``) at the suite's per-fit alpha, from ``--reps`` multinomial samples.
+  (``judge.checks.stats.g_test``) at the suite's per-fit alpha, from ``--reps`` multinomial samples.
   Reported: P(kill) at the suite's n (``hidden.SAMPLE_DRAWS``), and the smallest n on a doubling
   then 1.15x grid whose estimated P(kill) over the best row reaches 0.999.
 * **noise** mistakes (``noise_shared_across_rows``, ``noise_reused_across_draws``) and the
@@ -53,10 +53,10 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.exercise import resolve  # noqa: E402
-from judge.stats import binom_sf, g_test  # noqa: E402
-from judge.suites import load_suite, suites_module  # noqa: E402
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from judge.checks.stats import binom_sf, g_test  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
+from judge.exercises.suites import load_suite, suites_module  # noqa: E402
 
 EXERCISE = resolve("40")
 load_suite(EXERCISE, "hidden")

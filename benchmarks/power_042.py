@@ -42,7 +42,7 @@ from benchmarks._common import (  # noqa: E402
     warm_launcher,
     write_json,
 )
-from judge.exercise import resolve  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 
 EXERCISE_ID = "42"
 

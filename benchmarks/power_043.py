@@ -11,7 +11,7 @@ makes the script exit 1):
   each draft position among the rows that reach it, bonus token) and its support checks are
   simulated on draws from the mistake's exact distributions (``theory.py``, the same alternatives
   the suite names): counts are multinomial draws, a draw of a zero-probability token kills, else
-  the Williams G-test (``judge.stats.g_test``) at the suite's per-fit alpha. Reported: P(kill) at
+  the Williams G-test (``judge.checks.stats.g_test``) at the suite's per-fit alpha. Reported: P(kill) at
   the suite's rows, and the smallest number of rows (a doubling grid, then 1.15x steps) whose
   estimated P(kill) reaches 0.999.
 * ``accept_le``: killed by the zero-uniform case when some row draws the zero-probability token
@@ -51,11 +51,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.budget import FalseFailureBudget  # noqa: E402
-from judge.checks import CheckFailed  # noqa: E402
-from judge.exercise import resolve  # noqa: E402
-from judge.stats import g_test  # noqa: E402
-from judge.suites import load_suite, suites_module  # noqa: E402
+from judge.checks.budget import FalseFailureBudget  # noqa: E402
+from judge.checks.core import CheckFailed  # noqa: E402
+from judge.checks.stats import g_test  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
+from judge.exercises.suites import load_suite, suites_module  # noqa: E402
 
 EXERCISE = resolve("43")
 load_suite(EXERCISE, "hidden")
@@ -104,7 +104,7 @@ BAD_INPUTS = {
     "bad_probabilities_accepted": "a negative target probability",
     "temperature_not_finite_accepted": "temperature = nan",
 }
-ZERO_RATE = 0.02  # the share of extreme uniforms that are exactly 0 (judge.testing.with_extreme_uniforms)
+ZERO_RATE = 0.02  # the share of extreme uniforms that are exactly 0 (judge.checks.testing.with_extreme_uniforms)
 JUDGED = (
     "verify_reseeded",
     "rows_antithetic",
@@ -356,8 +356,8 @@ def k_one(module) -> dict:
 
 def judged(path: Path, seeds: int, seed: int) -> dict:
     """The wrong file judged by the real suites (public + hidden) under ``seeds`` master seeds."""
-    from judge.catalogue import judge_under_seeds
-    from judge.testing import derive_seed
+    from judge.authoring.catalogue import judge_under_seeds
+    from judge.checks.testing import derive_seed
 
     reports = judge_under_seeds(EXERCISE, path, [derive_seed(seed, "power", i) for i in range(seeds)])
     killed = [r for r in reports if r.verdict.name != "AC"]
@@ -367,8 +367,8 @@ def judged(path: Path, seeds: int, seed: int) -> dict:
 
 def _pair_p_value(outcomes: torch.Tensor, law: list[float]) -> float:
     """The smallest p-value of the three pairings of ``expect_independent_within_row`` (times 3)."""
-    from judge.checks import _g_test, token_groups
-    from judge.pairings import row_pairings
+    from judge.checks.core import _g_test, token_groups
+    from judge.checks.pairings import row_pairings
 
     probs = torch.tensor(law, dtype=torch.float64)
     group_of = token_groups(probs)

@@ -18,7 +18,7 @@ the master seed cannot change that. This script measures what that claim needs:
   suite's time.
 
 And what is particular to 45: the margins (the smallest distance of any hidden
-``tokens_for_mass`` decision from flipping, in units of ``judge.models.LOGIT_TOLERANCE``), and
+``tokens_for_mass`` decision from flipping, in units of ``judge.exercises.models.LOGIT_TOLERANCE``), and
 the time to load the model once (import transformers, from_pretrained, the passage's logits,
 the quantized draft's) against the cost of the hidden suite once it is loaded; and, over the
 master seeds, what the generated cases hold (``hidden/instances.py``, ``hidden/specs.py``): the
@@ -52,15 +52,15 @@ from benchmarks._common import (  # noqa: E402
     warm_launcher,
     write_json,
 )
-from judge.exercise import resolve  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 
 EXERCISE_ID = "45"
 
 
 def model_figures(exercise) -> dict:
     """The one-time load, the warm cost of building every hidden case again, and the margins."""
-    from judge import models
-    from judge.suites import load_suite, suites_module
+    from judge.exercises import models
+    from judge.exercises.suites import load_suite, suites_module
 
     started = time.perf_counter()
     import transformers  # noqa: F401  # the import alone is most of the load
@@ -97,8 +97,8 @@ def generated_figures(exercise, seeds: list[int]) -> dict:
     """What the generated cases hold over ``seeds`` (each seed's draws as the suite makes them)."""
     import random
 
-    from judge.arguments import bad_inputs, legal_inputs
-    from judge.suites import load_suite, suites_module
+    from judge.checks.arguments import bad_inputs, legal_inputs
+    from judge.exercises.suites import load_suite, suites_module
 
     load_suite(exercise, "hidden")
     instances = suites_module(exercise, "hidden.instances")

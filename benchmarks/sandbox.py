@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judge.exercise import resolve  # noqa: E402
-from judge.process import LearnerProcess  # noqa: E402
-from judge.runner import judge_file  # noqa: E402
+from judge.engine.process import LearnerProcess  # noqa: E402
+from judge.engine.runner import judge_file  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from judge.sandbox.strict import StrictLauncher  # noqa: E402
 
 PROBE = '''

@@ -43,7 +43,7 @@ for folder in (ROOT, ROOT / "scripts"):
 from services import local_services  # noqa: E402
 from stack import Stack, fresh_database  # noqa: E402
 
-from web.health import percentiles  # noqa: E402
+from web.grading.health import percentiles  # noqa: E402
 
 LEARNERS = 20
 LIVE_TARGET = 1.5  # live latency during a rejudge, as a multiple of the quiet figure
@@ -60,7 +60,7 @@ class Run:
 
 
 def _codes() -> list[str]:
-    from judge.exercise import resolve
+    from judge.exercises.exercise import resolve
 
     exercise = resolve("39")
     wrong = exercise.wrong_solutions()[:3]  # sorted; a wrong/*.patch expanded against the reference
@@ -71,7 +71,7 @@ def _wait(stack: Stack, ids: list[int], deadline: float) -> dict[int, tuple[floa
     """Wait until the current gradings of submissions ``ids`` finish; (created, finished) epoch seconds each."""
     from sqlalchemy import select
 
-    from web.models import Grading, Status
+    from web.core.models import Grading, Status
 
     sessions = stack.sessions()
     wanted = set(ids)
@@ -118,11 +118,11 @@ def paced(stack: Stack, count: int, interval: float, deadline: float) -> Run:
 def queue_rejudges(stack: Stack, submission_ids: list[int], count: int) -> int:
     """Queue ``count`` rejudge gradings of ``submission_ids`` (cycled) and publish them, as a course
     rejudge does (one INSERT, then one publish of everything queued)."""
-    from web.broker import Broker
-    from web.config import Settings
-    from web.grading import GradingQueue
-    from web.models import Grading, Priority, Status
-    from web.tasks import app_for
+    from web.core.config import Settings
+    from web.core.models import Grading, Priority, Status
+    from web.grading.broker import Broker
+    from web.grading.queue import GradingQueue
+    from web.grading.tasks import app_for
 
     settings = Settings(database_url=stack.database_url, secret_key="stack", broker_url=stack.broker_url)
     sessions = stack.sessions()

@@ -33,12 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from stack import make_learners  # noqa: E402
 
-from judge.exercise import resolve  # noqa: E402
-from judge.process import LocalLauncher  # noqa: E402
-from judge.runner import grade  # noqa: E402
+from judge.engine.process import LocalLauncher  # noqa: E402
+from judge.engine.runner import grade  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from web.app import create_app  # noqa: E402
-from web.config import Settings  # noqa: E402
-from web.services import services  # noqa: E402
+from web.core.config import Settings  # noqa: E402
+from web.core.services import services  # noqa: E402
 
 LEARNERS = 40
 PARTS = ("post_ms", "claim_ms", "finish_ms", "get_ms")

@@ -50,9 +50,9 @@ from benchmarks._common import (  # noqa: E402
     write_json,  # noqa: E402
 )
 from benchmarks._common import console as make_console  # noqa: E402
-from judge.exercise import resolve  # noqa: E402
-from judge.process import LearnerProcess  # noqa: E402
-from judge.runner import judge_file  # noqa: E402
+from judge.engine.process import LearnerProcess  # noqa: E402
+from judge.engine.runner import judge_file  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from judge.verdicts import Verdict  # noqa: E402
 
 TARGET_S = 0.5

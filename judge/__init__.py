@@ -1,6 +1,6 @@
 """ProbJudge engine: exercise loading, runner, statistics, checks, verdicts and reports.
 
-``judge.grade(exercise, source, ...)`` judges a learner's source text (see :func:`judge.runner.grade`).
+``judge.grade(exercise, source, ...)`` judges a learner's source text (see :func:`judge.engine.runner.grade`).
 It is imported on first use only: ``import judge`` stays cheap (the CLI, the child script and the
 browser bundle import this package before anything heavy).
 """
@@ -13,7 +13,7 @@ __all__ = ["JUDGE_VERSION", "__version__", "grade"]
 
 def __getattr__(name: str):
     if name == "grade":
-        from judge.runner import grade
+        from judge.engine.runner import grade
 
         return grade
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

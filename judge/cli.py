@@ -26,17 +26,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from judge import JUDGE_VERSION
-from judge.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
+from judge.engine.process import LearnerProcess
+from judge.exercises.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
 from judge.i18n import LANGUAGES, default_language, t
-from judge.process import LearnerProcess
 from judge.verdicts import Verdict, ran_no_case
 
 WORKSPACE = PROJECT_ROOT / "practice" / "workspace"
 USAGE_ERROR = 2
 
-if TYPE_CHECKING:  # judge.runner imports torch
-    from judge.report import Report
-    from judge.runner import ProgressCallback
+if TYPE_CHECKING:  # judge.engine.runner imports torch
+    from judge.engine.runner import ProgressCallback
+    from judge.reports.report import Report
 
 
 def workspace_file(folder: str) -> Path:
@@ -252,13 +252,13 @@ def _terminate_as_interrupt():
 
 
 def cmd_list(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    """The exercises grouped by the handbook's chapters and sections (judge.chapters), in its order:
+    """The exercises grouped by the handbook's chapters and sections (judge.exercises.chapters), in its order:
     a heading per chapter and per section, then that section's exercises (columns aligned across
     the groups, so the list reads as one table)."""
     from rich.cells import cell_len
     from rich.markup import escape
 
-    from judge.chapters import group
+    from judge.exercises.chapters import group
 
     exercises = load_all()
     rows = {e.number: (f"{e.number:03d}", e.slug, e.title(lang), e.difficulty, ", ".join(e.runs_in)) for e in exercises}
@@ -304,7 +304,7 @@ def cmd_show(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     if args.raw:
         out.print(text, markup=False, highlight=False, soft_wrap=True)
     else:
-        from judge.render import MathMarkdown
+        from judge.reports.render import MathMarkdown
 
         out.print(MathMarkdown(text))
     return 0
@@ -318,7 +318,7 @@ def cmd_start(args: argparse.Namespace, lang: str, out: Console, err: Console) -
         out.print(t("exists", lang, path=shown))
         return 0
     target.parent.mkdir(parents=True, exist_ok=True)
-    from judge.starters import starter_text
+    from judge.exercises.starters import starter_text
 
     target.write_text(starter_text(exercise, lang, "cli"), encoding="utf-8")  # its hints in the CLI's language
     out.print(t("started", lang, path=shown, id=exercise.number))
@@ -345,7 +345,7 @@ def _show_and_export(report: Report | dict, args: argparse.Namespace, out: Conso
     """Print ``report`` (:func:`_show_report`), then write the files ``--junit`` and ``--results-json``
     ask for; the exit code follows the verdict, or is 2 when a file could not be written."""
     code = _show_report(report, args, out, lang)
-    from judge.exports import junit_xml, results_json
+    from judge.reports.exports import junit_xml, results_json
 
     # A local run shows hidden cases' messages (the learner's own machine): its exports do too.
     writers = [
@@ -392,7 +392,7 @@ def _show_report(report, args: argparse.Namespace, out: Console, lang: str, *, a
     if args.json:
         print(json.dumps(data if as_json is None else as_json, ensure_ascii=False, indent=2))
     else:
-        from judge.render import render_report
+        from judge.reports.render import render_report
 
         render_report(report, out, lang)
     return 0 if data.get("verdict") == Verdict.AC.value else 1
@@ -480,7 +480,7 @@ def _judge_with_overlap(
         launcher=launcher,
     )
     try:
-        from judge.runner import judge_file
+        from judge.engine.runner import judge_file
 
         return judge_file(
             exercise, path, seed=args.seed, device=args.device, suites=suites, progress=on_case, process=process
@@ -527,7 +527,7 @@ def _spinner(err: Console, text: str, *, enabled: bool) -> Iterator[None]:
 
 def _say_hidden_skipped(exercise, args: argparse.Namespace, report, out: Console, lang: str) -> None:
     """After a ``--public-only`` run: the hidden tests did not run, and the command that runs them."""
-    from judge.suites import load_suite
+    from judge.exercises.suites import load_suite
 
     hidden = len(load_suite(exercise, "hidden").cases)
     command = f"python practice/judge.py test {exercise.number}"
@@ -579,7 +579,7 @@ def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console
     else:
         out.print(code, markup=False, highlight=False, soft_wrap=True)
     if explanation.is_file():
-        from judge.render import MathMarkdown
+        from judge.reports.render import MathMarkdown
 
         out.rule(t("explanation", lang))
         out.print(MathMarkdown(explanation.read_text(encoding="utf-8")))
@@ -587,7 +587,7 @@ def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console
 
 
 def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    from judge.catalogue import check_exercise
+    from judge.authoring.catalogue import check_exercise
     from judge.sandbox.launchers import WarmLocalLauncher
 
     exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
@@ -619,9 +619,9 @@ def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -
 
 
 def cmd_contract(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    """Each binding sentence of the statement and the cases that check it (judge/clauses.py); exit 1
+    """Each binding sentence of the statement and the cases that check it (judge/exercises/clauses.py); exit 1
     when the list in ``tests/hidden/contract.toml`` leaves a sentence uncovered or names what is not there."""
-    from judge.clauses import ContractError, contract_problems, coverage
+    from judge.exercises.clauses import ContractError, contract_problems, coverage
 
     exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
     all_ok = True
@@ -648,13 +648,13 @@ def cmd_contract(args: argparse.Namespace, lang: str, out: Console, err: Console
 
 
 def cmd_mutation(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    """Mutation testing (judge/mutation/): each exercise's counts and the lists a human acts on;
+    """Mutation testing (judge/authoring/mutation/): each exercise's counts and the lists a human acts on;
     exit 1 for a stale or killed equivalent, or a reference that fails (with ``--strict``, for a
     survivor or a judge error too), 2 for a usage error."""
     try:
-        from judge.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
-        from judge.mutation.operators import OPERATORS, operator_named
-        from judge.mutation.tables import markdown_table, report_lines, to_json
+        from judge.authoring.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
+        from judge.authoring.mutation.operators import OPERATORS, operator_named
+        from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
     except ImportError as error:  # cosmic-ray is in the `test` extra, not in a learner's install
         err.print(f"error: mutation testing needs cosmic-ray (pip install -e '.[test]'): {error}", markup=False)
         return USAGE_ERROR
@@ -709,7 +709,7 @@ def _lane_advice(exercise, launcher, runs: int, out: Console) -> None:
     """One line after an exercise's check: how far apart its declared weights leave the site's
     lanes, and with the suggested weights. Advice only: timing never fails ``check``, which a
     busy machine would make flaky (docs/authoring.md, "Lane weights")."""
-    from judge.balance import SITE_LANES, ReferenceFailed, measure
+    from judge.authoring.balance import SITE_LANES, ReferenceFailed, measure
 
     try:
         measured = measure(exercise, launcher, runs=runs, warmups=1)
@@ -739,7 +739,7 @@ def _ratio(value: float) -> str:
 
 
 def cmd_lanes(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    """Measure the reference's case costs (judge/balance.py) and show them against the declared
+    """Measure the reference's case costs (judge/authoring/balance.py) and show them against the declared
     lane weights; exit 1 only with ``--tolerance``, when the declared weights leave the lanes
     further apart than it (each case's median time over the runs)."""
     exercise = resolve(args.exercise)
@@ -752,7 +752,7 @@ def cmd_lanes(args: argparse.Namespace, lang: str, out: Console, err: Console) -
     launcher = _lanes_launcher(args.sandbox, err)
     if launcher is None:
         return USAGE_ERROR
-    from judge.balance import measure, to_json
+    from judge.authoring.balance import measure, to_json
 
     try:
         with _spinner(err, f"grading the reference {args.warmups + args.runs} times", enabled=not args.json):
@@ -788,7 +788,7 @@ def _lanes_launcher(level: str, err: Console):
 
 def _show_balance(data: dict, out: Console) -> None:
     """The measurement of ``lanes`` as tables: each case, then the lanes under both weightings."""
-    from judge.balance import SLACK
+    from judge.authoring.balance import SLACK
 
     warmups = f"{data['warmups']} warm-up{'' if data['warmups'] == 1 else 's'}"
     out.print(
@@ -838,15 +838,15 @@ def _show_balance(data: dict, out: Console) -> None:
 
 
 def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    """Write a small working exercise (judge/scaffold.py); the command only parses and reports."""
-    from judge.scaffold import new_exercise
+    """Write a small working exercise (judge/authoring/scaffold.py); the command only parses and reports."""
+    from judge.authoring.scaffold import new_exercise
 
     written = new_exercise(args.number, args.slug, title_en=args.title_en, title_zh=args.title_zh, into=args.into)
     out.print(f"wrote {len(written)} files:", markup=False)
     for path in written:
         out.print(f"  {_relative(path)}", markup=False)
     number = int(args.number)
-    from judge.exercise import PACKS_VARIABLE, exercise_dirs
+    from judge.exercises.exercise import PACKS_VARIABLE, exercise_dirs
 
     pack = written[0].parent.parent
     if pack not in exercise_dirs():
@@ -855,7 +855,7 @@ def cmd_new(args: argparse.Namespace, lang: str, out: Console, err: Console) -> 
             "(with the repository's exercises/ if they should stay)",
             markup=False,
         )
-    from judge.chapters import CHAPTERS_FILE, chapters_file
+    from judge.exercises.chapters import CHAPTERS_FILE, chapters_file
 
     placed_by = chapters_file(pack)
     if placed_by != pack / CHAPTERS_FILE:
@@ -921,7 +921,7 @@ def _environment_table() -> tuple[Table, bool]:
     else:
         table.add_row("CUDA", "not available (CPU judging only)")
     table.add_row("Learner process", _learner_startup_seconds())
-    from judge import models
+    from judge.exercises import models
 
     table.add_row("Model tiny-qwen3", models.describe("tiny-qwen3"))
     table.add_row("Model SmolLM2", models.describe("smollm2"))
@@ -962,7 +962,7 @@ def _exercises_here() -> Table:
 
 
 def _learner_startup_seconds() -> str:
-    from judge.process import LearnerProcess, LoadFailed, ProcessFailed
+    from judge.engine.process import LearnerProcess, LoadFailed, ProcessFailed
 
     exercises = load_all()
     if not exercises:

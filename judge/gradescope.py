@@ -12,7 +12,7 @@ other files are helper modules it may import under ``local`` only (``strict`` ju
 and says so when there are others). It is judged by
 the one runner, public and hidden suites, under a fresh seed unless ``--seed`` says one. The
 results carry every hidden case in full (messages in the tests' output, evidence in
-``extra_data``: see :mod:`judge.exports`), and the hidden tests are shown to students when
+``extra_data``: see :mod:`judge.reports.exports`), and the hidden tests are shown to students when
 ``--hidden-visibility`` says (``after_due_date`` by default); the top-level output, shown at
 once, is what the site would show. When results are written the exit code is 0 (Gradescope
 reads the file, not the code); it is 2 when the autograder itself is set up wrong (an unknown
@@ -38,9 +38,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge import JUDGE_VERSION
-from judge.exercise import Exercise, ExerciseError, resolve
-from judge.exports import DEFAULT_HIDDEN_VISIBILITY, GRADESCOPE_VISIBILITIES, results_json, validate_results_json
+from judge.exercises.exercise import Exercise, ExerciseError, resolve
 from judge.i18n import LANGUAGES, t
+from judge.reports.exports import (
+    DEFAULT_HIDDEN_VISIBILITY,
+    GRADESCOPE_VISIBILITIES,
+    results_json,
+    validate_results_json,
+)
 from judge.sandbox import keeper
 
 ROOT_VARIABLE = "PROBJUDGE_AUTOGRADER_ROOT"
@@ -132,7 +137,7 @@ def grade(
     ``isolated=False`` (the ``local`` sandbox) adds to the output that the run was not isolated."""
     found = find_submission(root / "submission", exercise, lang)
     if isinstance(found, Path):
-        from judge.runner import judge_file
+        from judge.engine.runner import judge_file
 
         report = judge_file(exercise, found, seed=seed, launcher=launcher)
         results = results_json(report, full_hidden=True, hidden_visibility=hidden_visibility, lang=lang)

@@ -5,7 +5,7 @@ that also carries the Chinese text; the runner stores both in reports.
 
 One table per fact: :data:`SHARED` holds what both the CLI and the web site show (a report's
 summary, seed and run, the case table's headings, the suites' names, the false-failure budget),
-``web/texts.py`` takes those entries as they are, and ``_CLI`` below holds only what the CLI
+``web/core/texts.py`` takes those entries as they are, and ``_CLI`` below holds only what the CLI
 alone shows. The verdicts' names live in :mod:`judge.verdicts`. ``tests/test_one_text_per_fact.py``
 checks that no English text has two translations across these tables.
 """
@@ -117,7 +117,8 @@ SHARED: dict[str, tuple[str, str]] = {
     "suite_hidden": ("hidden", "隐藏"),
     "suite_judge": ("judge", "评测"),
     "suite_tiny": ("tiny", "小规模"),
-    # the picture of a failed check (web/figures.py, the browser's Run, the terminal): draws against their target
+    # the picture of a failed check (web/learning/figures.py, the browser's Run, the terminal):
+    # draws against their target
     "figure_distribution_title": (
         "Each {outcome}: observed frequency against target probability (draws: {n})",
         "每个 {outcome}：观测频率与目标概率（{n} 次抽样）",
@@ -216,7 +217,7 @@ _CLI: dict[str, tuple[str, str]] = {
     ),
     "none_run": ("{total:The one case did not run.|None of the # cases ran.}", "{total} 个测试点都没有运行。"),
     "details": ("Details of failing cases", "未通过测试点的详情"),
-    # the figure of a failed check (judge/figures.py), drawn with text bars under its case
+    # the figure of a failed check (judge/reports/figures.py), drawn with text bars under its case
     "figure_distribution": (
         "Your {n:# draw|# draws} against the target, one line per {outcome} (sorted by target probability): "
         "its id, target %, drawn %, then the bars ░ target and █ drawn; ▲ marks the cells furthest "

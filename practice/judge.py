@@ -33,7 +33,7 @@ from pathlib import Path
 # commands are `probjudge ...`.)
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
-# The project's package folders: on sys.path themselves, their modules (judge/numbers.py) would
+# The project's package folders: on sys.path themselves, their modules (judge/checks/numbers.py) would
 # shadow the standard library's.
 PACKAGE_FOLDERS = (PROJECT_ROOT / "judge", PROJECT_ROOT / "web")
 

@@ -4,7 +4,7 @@
 ``make mutation-core`` (maintainers; minutes to hours, not in ``make test``) takes each module
 listed in ``tests/mutation_core.toml`` — the wire, the learner's child and its environment, the
 limits, permissions, visibility, counting, the statistics core — makes its mutants with the same
-operators as ``make mutation`` (``judge/mutation/operators.py``, cosmic-ray's parso trees: ``<``
+operators as ``make mutation`` (``judge/authoring/mutation/operators.py``, cosmic-ray's parso trees: ``<``
 becomes ``<=``, a statement becomes ``pass``, a keyword argument is left out…), and runs the
 module's own tests against each one in a private copy of the checkout. A mutant is *killed* when
 a test fails (or the tests cannot even start, or run past the time limit), *survives* when every
@@ -285,8 +285,8 @@ def mutate_module(
     """Judge a sample of ``module``'s mutants with its tests, one checkout per job.
 
     Raises :class:`ConfigError` when the tests fail without any mutant."""
-    from judge.mutation.judging import choose_sample
-    from judge.mutation.mutants import generate_mutants
+    from judge.authoring.mutation.judging import choose_sample
+    from judge.authoring.mutation.mutants import generate_mutants
 
     source = (checkouts[0] / module.path).read_text(encoding="utf-8")
     mutants = [mutant for mutant in generate_mutants(source) if not in_annotation(source, mutant.source)]
@@ -426,8 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main_show(module: str, ids: Sequence[str]) -> int:
-    from judge.mutation.mutants import generate_mutants
-    from judge.mutation.operators import operator_named
+    from judge.authoring.mutation.mutants import generate_mutants
+    from judge.authoring.mutation.operators import operator_named
 
     if not (ROOT / module).is_file():
         raise ConfigError(f"no module {module}")
@@ -517,5 +517,5 @@ def _main_run(config: Config, arguments: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))  # judge.mutation, from this checkout
+    sys.path.insert(0, str(ROOT))  # judge.authoring.mutation, from this checkout
     sys.exit(main())

@@ -76,8 +76,8 @@ def run_scenario(
     from sqlalchemy import func, select
 
     from judge.verdicts import Verdict
-    from web.health import percentiles
-    from web.models import Grading, Status, Submission
+    from web.core.models import Grading, Status, Submission
+    from web.grading.health import percentiles
 
     started = time.monotonic()
     stack = Stack(
@@ -177,7 +177,7 @@ def _kill_while_holding(sessions, victim, marker: str) -> int | None:
 
     from sqlalchemy import select
 
-    from web.models import Grading, Status
+    from web.core.models import Grading, Status
 
     def holding():
         with sessions() as session:

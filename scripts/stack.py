@@ -46,7 +46,7 @@ params = ["x"]
 time_limit_s = 5.0
 """
 _PUBLIC = """
-from judge.checks import expect
+from judge.checks.core import expect
 
 
 def test_small(sub, ctx):
@@ -58,7 +58,7 @@ def test_small(sub, ctx):
 _HIDDEN = """
 import time
 
-from judge.checks import expect
+from judge.checks.core import expect
 
 
 def test_large(sub, ctx):
@@ -102,7 +102,7 @@ def fresh_database(server_url: str | None, folder: Path) -> str:
 def make_learners(sessions, count: int) -> list[dict[str, str]]:
     """Create ``count`` learners, each with an API token, in one transaction of ``sessions`` (a
     session factory of the site's database); return each one's API request headers."""
-    from web.models import ApiToken, User
+    from web.core.models import ApiToken, User
 
     headers = []
     with sessions() as session:
@@ -197,7 +197,7 @@ class Stack:
     port: int = 0
 
     def environment(self) -> dict[str, str]:
-        from judge.exercise import EXERCISES_DIR
+        from judge.exercises.exercise import EXERCISES_DIR
         from judge.sandbox.layers import missing_required
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("PROBJUDGE_")}
@@ -248,7 +248,7 @@ class Stack:
             process.stop()
 
     def sessions(self):
-        from web.database import make_engine, session_factory
+        from web.core.database import make_engine, session_factory
 
         return session_factory(make_engine(self.database_url))
 

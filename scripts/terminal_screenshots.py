@@ -8,7 +8,7 @@ probabilities (too sharp, the support right), judged on the public and tiny case
 browser's Run judges) with seed 1: the failed fits drawn as bars under their cases.
 ``terminal-calibration.svg``: exercise 44's known-wrong ``se_divides_by_n`` (error bars too narrow)
 on its tiny cases: the coverage per z against a correct procedure's. Both at 100 columns, in
-English. Run it again after a change to what the CLI prints (judge/render.py).
+English. Run it again after a change to what the CLI prints (judge/reports/render.py).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ sys.path.insert(0, str(PROJECT))  # the project's judge, whatever the current di
 
 from rich.console import Console  # noqa: E402 - after the path is set
 
-from judge.exercise import resolve  # noqa: E402
-from judge.patches import expanded_path  # noqa: E402
-from judge.render import render_report  # noqa: E402
-from judge.report import Report  # noqa: E402
-from judge.runner import judge_file  # noqa: E402
+from judge.engine.runner import judge_file  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
+from judge.exercises.patches import expanded_path  # noqa: E402
+from judge.reports.render import render_report  # noqa: E402
+from judge.reports.report import Report  # noqa: E402
 
 SCREENSHOTS = PROJECT / "docs" / "screenshots"
 WIDTH = 100

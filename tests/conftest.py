@@ -15,7 +15,7 @@ import ci_gate
 import pytest
 from hypothesis import settings
 
-from judge.exercise import PROJECT_ROOT, resolve
+from judge.exercises.exercise import PROJECT_ROOT, resolve
 
 # CI replays the same generated examples every run (HYPOTHESIS_PROFILE=ci, set by .ci/run), so a
 # landing never depends on luck; on a developer's machine each run explores new examples.
@@ -92,10 +92,10 @@ def migrated_sqlite(tmp_path_factory) -> Path:
     """An empty SQLite file with every migration applied, which each SQLite database is a copy of.
 
     Migrating a fresh file is most of what starting a site costs (about 0.4 s, for each of the
-    hundreds of sites the tests start); the site still runs :func:`web.database.upgrade` on its
+    hundreds of sites the tests start); the site still runs :func:`web.core.database.upgrade` on its
     copy (a no-op).
     """
-    from web.database import upgrade
+    from web.core.database import upgrade
 
     path = tmp_path_factory.mktemp("migrated") / "site.db"
     upgrade(f"sqlite:///{path}")
@@ -122,7 +122,7 @@ class PostgresqlServer:
         self._numbers = itertools.count()
         self._execute(f'DROP DATABASE IF EXISTS "{self.template}" WITH (FORCE)')
         self._execute(f'CREATE DATABASE "{self.template}"')
-        from web.database import upgrade
+        from web.core.database import upgrade
 
         upgrade(self.url_of(self.template))
         self._terminate(self.template)  # a template must have no connection while it is copied

@@ -65,8 +65,8 @@ def test_every_equivalent_entry_names_a_line_that_still_exists():
     """An id is OPERATOR:HASH:RANK, HASH that of the lines the mutant changes: an entry whose lines
     are gone (edited, removed) names nothing. Hashing every span of up to 8 lines takes milliseconds;
     making the mutants themselves takes minutes (`mutation_core.py show` does, for one module)."""
-    from judge.mutation.mutants import line_hash
-    from judge.mutation.operators import operator_named
+    from judge.authoring.mutation.mutants import line_hash
+    from judge.authoring.mutation.operators import operator_named
 
     stale = []
     for module in CONFIG.modules.values():
@@ -164,7 +164,7 @@ def test_tests_that_run_nothing_are_a_configuration_error(project):
 
 def test_a_sample_is_the_same_for_the_same_seed_and_in_source_order():
     items = list(range(50))
-    from judge.mutation.judging import choose_sample
+    from judge.authoring.mutation.judging import choose_sample
 
     def sample_of(items, size, seed, module):  # as scripts/mutation_core.py draws a module's sample
         return choose_sample(items, size, seed, module, namespace="mutation-core")

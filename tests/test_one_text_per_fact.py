@@ -1,7 +1,7 @@
 """One table per fact: a text the CLI and the site both show is written once, in both languages.
 
 The tables: ``judge.i18n.SHARED`` (shown by both), ``judge.i18n._CLI`` (the CLI alone),
-``web.texts.SITE`` and ``web.instructor_texts.INSTRUCTOR`` (the site alone) and
+``web.core.texts.SITE`` and ``web.core.instructor_texts.INSTRUCTOR`` (the site alone) and
 ``judge.verdicts._TITLES`` (the verdicts' names). An English text written in two of them is one fact kept twice, and sooner or later translated twice.
 """
 
@@ -12,13 +12,13 @@ import string
 import pytest
 
 from judge import i18n, verdicts
-from web import instructor_texts, texts
+from web.core import instructor_texts, texts
 
 TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "judge.i18n.SHARED": i18n.SHARED,
     "judge.i18n._CLI": i18n._CLI,
-    "web.texts.SITE": texts.SITE,
-    "web.instructor_texts.INSTRUCTOR": instructor_texts.INSTRUCTOR,
+    "web.core.texts.SITE": texts.SITE,
+    "web.core.instructor_texts.INSTRUCTOR": instructor_texts.INSTRUCTOR,
     "judge.verdicts._TITLES": {verdict.value: names for verdict, names in verdicts._TITLES.items()},
 }
 

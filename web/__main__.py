@@ -11,7 +11,7 @@
 
 Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to
 date first. A NAME is found as on the sign-in page (case and Unicode width do not matter; see
-``web/names.py``). ``set-password`` also ends every sign-in session of the account (all its
+``web/core/names.py``). ``set-password`` also ends every sign-in session of the account (all its
 browsers are signed out); its API tokens stay valid. ``revoke`` revokes every API token of the
 account and ends every sign-in session (its password still works). ``--token`` prints a new API token for the
 user (shown once; only its hash is stored). ``serve`` also reads ``HOST`` and ``PORT`` (defaults
@@ -26,11 +26,11 @@ import argparse
 import os
 import sys
 
-from web.accounts import AccountError, change_password, create_user, find_user, revoke_credentials
-from web.config import Settings
-from web.database import make_engine, session_factory, upgrade
-from web.exercises import sync_exercises
-from web.models import ApiToken, Role
+from web.accounts.users import AccountError, change_password, create_user, find_user, revoke_credentials
+from web.core.config import Settings
+from web.core.database import make_engine, session_factory, upgrade
+from web.core.models import ApiToken, Role
+from web.learning.exercises import sync_exercises
 
 
 def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probjudge-web entry point)
@@ -71,11 +71,11 @@ def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probj
 
         return serve(args.host, args.port)
     if args.command == "grade":
-        from web.grader import run_graders
+        from web.grading.workers import run_graders
 
         return run_graders(args.workers, args.queues)
     if args.command == "beat":
-        from web.grader import run_beat
+        from web.grading.workers import run_beat
 
         return run_beat()
 

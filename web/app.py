@@ -3,7 +3,7 @@
 ``create_app(settings)`` opens the database (migrating it), syncs the exercises, builds the
 sandbox launcher chosen by configuration, binds the extensions (login, CSRF, rate limits) and
 starts the grading workers, all in one place; the shared objects are one typed
-:class:`~web.services.Services` (see :func:`web.services.services`).
+:class:`~web.core.services.Services` (see :func:`web.core.services.services`).
 """
 
 from __future__ import annotations
@@ -15,20 +15,20 @@ from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
+from judge.engine.process import Launcher
 from judge.i18n import LANGUAGES
-from judge.process import Launcher
 from judge.sandbox import launcher_for
-from web import i18n
-from web.config import Settings
-from web.database import make_engine, session_factory, upgrade
-from web.exercises import sync_exercises
-from web.extensions import csrf, limiter, login_manager
-from web.figures import case_figures, figure_texts
-from web.grading import GradingQueue
-from web.models import User, UserSession, as_utc
-from web.moments import show as show_moment
-from web.presenting import minute
-from web.services import Services, services
+from web.access.presenting import minute
+from web.core import i18n
+from web.core.config import Settings
+from web.core.database import make_engine, session_factory, upgrade
+from web.core.extensions import csrf, limiter, login_manager
+from web.core.models import User, UserSession, as_utc
+from web.core.moments import show as show_moment
+from web.core.services import Services, services
+from web.grading.queue import GradingQueue
+from web.learning.exercises import sync_exercises
+from web.learning.figures import case_figures, figure_texts
 
 log = logging.getLogger("probjudge.web")
 
@@ -92,8 +92,8 @@ def create_app(
     site_workers = settings.workers
     if settings.broker_url is not None:
         # Celery workers grade (`python -m web grade` on any machine); the site only publishes.
-        from web.broker import Broker
-        from web.tasks import app_for
+        from web.grading.broker import Broker
+        from web.grading.tasks import app_for
 
         broker = Broker(app_for(settings))
         site_workers = 0
@@ -157,7 +157,7 @@ def _bind_extensions(app: Flask) -> None:
 
     @login_manager.user_loader
     def _load_user(token: str) -> User | None:
-        """The user of the sign-in session whose token the cookie holds (see web.auth)."""
+        """The user of the sign-in session whose token the cookie holds (see web.accounts.auth)."""
         db = request_session()
         row = UserSession.find(db, token) if isinstance(token, str) else None
         if row is None:
@@ -208,12 +208,12 @@ def _register_request_hooks(app: Flask) -> None:
     )
     app.jinja_env.filters["ordinal"] = i18n.ordinal
     app.jinja_env.filters["code_spans"] = i18n.code_spans
-    # A failed check's picture (web/figures.py): what a case shows, and the words its chart uses.
+    # A failed check's picture (web/learning/figures.py): what a case shows, and the words its chart uses.
     app.jinja_env.globals.update(case_figures=case_figures, figure_texts=figure_texts)
-    # A learner's own submission time, to the minute (web.presenting.shown_time says why).
+    # A learner's own submission time, to the minute (web.access.presenting.shown_time says why).
     app.jinja_env.filters["to_minute"] = lambda moment: minute(moment).isoformat()
     # A stored moment as the course's pages show it: wall-clock time in the course's zone, with
-    # its offset (web.moments.show); every course template writes `moment|course_time(course)`.
+    # its offset (web.core.moments.show); every course template writes `moment|course_time(course)`.
     # No course (a single submission's rejudge): UTC.
     # With seconds=True where lateness is decided (due times, submission times in a course).
     app.jinja_env.filters["course_time"] = lambda moment, course, seconds=False: show_moment(
@@ -227,21 +227,21 @@ def _register_request_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from web.admin_pages import admin, admin_api
-    from web.analytics_api import analytics_api
-    from web.analytics_pages import analytics_pages
-    from web.api import api
-    from web.auth import auth
-    from web.browser_run import browser_run
-    from web.course_api import course_api
-    from web.course_pages import courses
-    from web.course_submission_pages import course_submissions
-    from web.exercise_pages import exercises
-    from web.gradebook_pages import gradebook, gradebook_api
-    from web.profile import profile
-    from web.rejudge_pages import rejudges
-    from web.submission_list_api import submission_list_api
-    from web.submission_pages import submissions
+    from web.accounts.admin_pages import admin, admin_api
+    from web.accounts.auth import auth
+    from web.api.analytics import analytics_api
+    from web.api.courses import course_api
+    from web.api.submission_list import submission_list_api
+    from web.api.submissions import api
+    from web.learning.browser_run import browser_run
+    from web.learning.exercise_pages import exercises
+    from web.learning.profile import profile
+    from web.learning.submission_pages import submissions
+    from web.teaching.analytics_pages import analytics_pages
+    from web.teaching.course_pages import courses
+    from web.teaching.course_submission_pages import course_submissions
+    from web.teaching.gradebook_pages import gradebook, gradebook_api
+    from web.teaching.rejudge_pages import rejudges
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
     api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api, admin_api)

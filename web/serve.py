@@ -2,7 +2,7 @@
 
 The site is served by waitress, a pure-Python production WSGI server (threads, no C build,
 runs wherever Python does), with the grading workers in the same process unless
-``PROBJUDGE_WORKERS=0`` (then ``python -m web grade`` processes grade, see :mod:`web.grader`). For a deployment
+``PROBJUDGE_WORKERS=0`` (then ``python -m web grade`` processes grade, see :mod:`web.grading.workers`). For a deployment
 behind a reverse proxy, see web/README.md (gunicorn is an equally good choice there).
 """
 
@@ -13,9 +13,9 @@ import os
 import signal
 import sys
 
-from web.accounts import AccountError, ensure_admin
-from web.config import PROJECT_ROOT, Settings
-from web.heap import freeze_start_up
+from web.accounts.users import AccountError, ensure_admin
+from web.core.config import PROJECT_ROOT, Settings
+from web.core.heap import freeze_start_up
 
 ASSETS = PROJECT_ROOT / "web" / "static" / "build"
 REQUIRED_ASSETS = ("editor.js", "site.js", "katex/katex.min.css")
@@ -47,7 +47,7 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     from waitress import create_server
 
     from web.app import create_app
-    from web.services import services
+    from web.core.services import services
 
     try:
         app = create_app(settings)

@@ -1,7 +1,7 @@
 """Lane balance: how evenly an exercise's declared lane weights split its cases' measured cost.
 
 A grading on several lanes shares its cases by their declared weights only
-(:func:`judge.runner.lane_shares`, :func:`judge.testing.lane_weight`), never by timing, so a seed
+(:func:`judge.engine.runner.lane_shares`, :func:`judge.checks.testing.lane_weight`), never by timing, so a seed
 reproduces which process sees which call. Nothing else keeps the weights true to the cases' cost:
 this module measures that cost and says how far apart the lanes finish. It is an author's tool
 (``python practice/judge.py lanes NNN``, and one line of advice per exercise in ``check``); it never
@@ -33,21 +33,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from judge.exercise import SUITES, Exercise, ExerciseError
-from judge.runner import grade, lane_shares
-from judge.suites import load_suite
-from judge.testing import derive_seed
+from judge.checks.testing import derive_seed
+from judge.engine.runner import grade, lane_shares
+from judge.exercises.exercise import SUITES, Exercise, ExerciseError
+from judge.exercises.suites import load_suite
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
     from judge.sandbox.launchers import Launcher
 
-SITE_LANES = 2  # the site's default (web/config.py, PROBJUDGE_LANES)
+SITE_LANES = 2  # the site's default (web/core/config.py, PROBJUDGE_LANES)
 
 
 def suggest_weights(costs: Sequence[float], unit: float | None = None) -> list[int]:
     """Lane weights for cases costing ``costs`` (one each, any unit): ``round(cost / unit)``, at
-    least 1, so that weight 1 stays "a case of ordinary size" as :func:`judge.testing.lane_weight`
+    least 1, so that weight 1 stays "a case of ordinary size" as :func:`judge.checks.testing.lane_weight`
     defines it. ``unit`` defaults to the median cost (the typical case). Raises ``ValueError``
     for an empty table, a cost that is negative or not finite, or a ``unit`` not above 0.
     """

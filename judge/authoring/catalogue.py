@@ -9,7 +9,7 @@ Each ``solutions/NNN-slug/wrong/*.py`` starts with a docstring::
 (or ``Diagnosis-prefix:`` with its opening words; see :func:`diagnosis_found` for the rule).
 :func:`check_exercise` judges the reference and every wrong solution and says, for each,
 whether the judge behaved as promised, and whether the statement's contract list
-(``tests/hidden/contract.toml``, :mod:`judge.clauses`) covers every binding sentence. The
+(``tests/hidden/contract.toml``, :mod:`judge.exercises.clauses`) covers every binding sentence. The
 maintainers' ``python practice/judge.py check`` and the project's test suite both use it.
 """
 
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.exercise import Exercise, ExerciseError
-from judge.patches import PATCH_SUFFIX, StalePatch, expanded_path, patch_header
-from judge.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
-from judge.report import Report, is_failure
-from judge.runner import judge_file
-from judge.suites import load_suite
-from judge.testing import derive_seed
+from judge.checks.testing import derive_seed
+from judge.engine.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import Exercise, ExerciseError
+from judge.exercises.patches import PATCH_SUFFIX, StalePatch, expanded_path, patch_header
+from judge.exercises.suites import load_suite
+from judge.reports.report import Report, is_failure
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ _FIELDS = ("Mistake", "Diagnosis-prefix", "Diagnosis")
 
 def parse_wrong_solution(path: Path) -> WrongSolution:
     """Read the ``Mistake:`` and ``Diagnosis:`` (or ``Diagnosis-prefix:``) docstring (of a ``.patch``:
-    its header, :mod:`judge.patches`); raise :class:`ExerciseError` when one is missing or both
+    its header, :mod:`judge.exercises.patches`); raise :class:`ExerciseError` when one is missing or both
     diagnosis forms are given."""
     path = Path(path)
     if path.suffix == PATCH_SUFFIX:
@@ -385,8 +385,8 @@ def _plain_report(exercise: Exercise, verdict: Verdict, message: str) -> Report:
 
 def contract_outcome(exercise: Exercise) -> CheckOutcome:
     """``check``'s line for the statement's contract: every binding sentence of the statement is
-    listed in ``tests/hidden/contract.toml`` with the cases that check it (:mod:`judge.clauses`)."""
-    from judge.clauses import ContractError, contract_problems
+    listed in ``tests/hidden/contract.toml`` with the cases that check it (:mod:`judge.exercises.clauses`)."""
+    from judge.exercises.clauses import ContractError, contract_problems
 
     try:
         problems = contract_problems(exercise)
@@ -400,8 +400,8 @@ def contract_outcome(exercise: Exercise) -> CheckOutcome:
 
 def params_outcome(exercise: Exercise) -> CheckOutcome:
     """``check``'s line for ``[functions.X] params``: each is a parameter of ``X`` in the reference and
-    in the starter, one the tests can pass by keyword, in the declared order (:mod:`judge.declared`)."""
-    from judge.declared import declared_param_problems
+    in the starter, one the tests can pass by keyword, in the declared order (:mod:`judge.exercises.declared`)."""
+    from judge.exercises.declared import declared_param_problems
 
     problems = declared_param_problems(exercise)
     report = _plain_report(exercise, Verdict.WA if problems else Verdict.AC, "; ".join(problems))

@@ -21,7 +21,7 @@ import re
 import shutil
 from pathlib import Path
 
-from judge.exercise import ExerciseError, exercise_dirs, load_all
+from judge.exercises.exercise import ExerciseError, exercise_dirs, load_all
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NUMBER = 999
@@ -268,8 +268,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect_distribution, expect_raises, expect_tensor, expect_tokens_in_range
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect_distribution, expect_raises, expect_tensor, expect_tokens_in_range
 
 BUDGET = BudgetDeclaration(fit=1)  # the statistical checks this suite runs
 
@@ -315,8 +315,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import (BadInput, expect_bad_inputs_refused, expect_distribution, expect_generator_contract,
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (BadInput, expect_bad_inputs_refused, expect_distribution, expect_generator_contract,
                           expect_tensor, expect_tokens_in_range, generator_contract_budget)
 
 from ..public.public import OUTCOME  # hidden modules may import public ones, never the reverse
@@ -324,7 +324,7 @@ from ..public.public import OUTCOME  # hidden modules may import public ones, ne
 PROBS = [0.1, 0.15, 0.25, 0.5]
 DRAWS = 20_000
 
-# One fit, and what the whole generator contract spends (judge/generator_contract.py).
+# One fit, and what the whole generator contract spends (judge/checks/generator_contract.py).
 BUDGET = BudgetDeclaration(fit=1) + generator_contract_budget(torch.tensor(PROBS, dtype=torch.float64))
 
 
@@ -369,7 +369,7 @@ def test_bad_inputs(sub, ctx):
 '''
 
 CONTRACT = """\
-# The statement's contract (judge/clauses.py): every sentence of statement.en.md that says
+# The statement's contract (judge/exercises/clauses.py): every sentence of statement.en.md that says
 # "must", "never" or "raise", quoted by a few of its words, with the cases that check it
 # (suite.case). `python practice/judge.py contract <<number>>` prints the table; `check` fails
 # while a binding sentence is missing here. TODO: one [[clause]] per sentence of your statement.

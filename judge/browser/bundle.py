@@ -15,17 +15,22 @@ import zipfile
 from functools import lru_cache
 from pathlib import Path
 
-from judge.exercise import Exercise, ExerciseError
+from judge.exercises.exercise import Exercise, ExerciseError
 
 JUDGE_ROOT = Path(__file__).resolve().parents[1]
-# Engine modules the browser runner imports; the CLI (rich), the server's sandbox and the server's
-# torch twin of the statistics (stats_torch.py: the browser decides with the pure judge.stats) stay out.
+# Engine modules the browser runner imports: the judge's top-level modules and these packages (their
+# own modules, not their subpackages). The CLI (rich), the terminal rendering, the server's sandbox
+# and the server's torch twin of the statistics (stats_torch.py: the browser decides with the pure
+# judge.checks.stats) stay out.
+BUNDLED_PACKAGES = ("engine", "learner", "checks", "exercises", "reports", "authoring")
 LEFT_OUT = {"cli.py", "render.py", "stats_torch.py"}
 _ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same bytes (and ETag)
 
 
 def _engine_files() -> list[Path]:
     top = [p for p in sorted(JUDGE_ROOT.glob("*.py")) if p.name not in LEFT_OUT]
+    top += [p for package in BUNDLED_PACKAGES for p in sorted((JUDGE_ROOT / package).glob("*.py"))]
+    top = [p for p in top if p.name not in LEFT_OUT]
     browser = sorted(p for p in (JUDGE_ROOT / "browser").rglob("*.py") if "__pycache__" not in p.parts)
     return top + browser
 

@@ -25,8 +25,8 @@ import json
 import sys
 from pathlib import Path
 
-from judge.exercise import BrowserVariant, Exercise, ExerciseError
-from judge.report import first_failure
+from judge.exercises.exercise import BrowserVariant, Exercise, ExerciseError
+from judge.reports.report import first_failure
 
 REFERENCE = "reference"
 
@@ -34,7 +34,7 @@ REFERENCE = "reference"
 def solutions(exercise: Exercise) -> list[tuple[str, str, str | None]]:
     """(name, source, expected diagnosis) of the reference and the other correct solutions (diagnosis
     None, in that order) and of each known-wrong solution."""
-    from judge.catalogue import parse_wrong_solution
+    from judge.authoring.catalogue import parse_wrong_solution
 
     found: list[tuple[str, str, str | None]] = [(REFERENCE, exercise.reference_path.read_text(), None)]
     found += [(f"correct/{path.stem}", path.read_text(), None) for path in exercise.correct_solutions()]
@@ -45,7 +45,7 @@ def solutions(exercise: Exercise) -> list[tuple[str, str, str | None]]:
 
 def solutions_in(folder: Path) -> list[tuple[str, str, str | None]]:
     """(name, source, expected diagnosis) of each ``*.py`` in ``folder``: None for a correct one."""
-    from judge.catalogue import parse_wrong_solution
+    from judge.authoring.catalogue import parse_wrong_solution
 
     found: list[tuple[str, str, str | None]] = []
     for path in sorted(Path(folder).glob("*.py")):
@@ -57,7 +57,7 @@ def solutions_in(folder: Path) -> list[tuple[str, str, str | None]]:
 
 def outcome(exercise: Exercise, name: str, expected_diagnosis: str | None, report: dict) -> dict:
     """What one report says about one solution, as the checks and the power benchmark read it."""
-    from judge.catalogue import diagnosis_found
+    from judge.authoring.catalogue import diagnosis_found
 
     first = (first_failure(report.get("cases", [])) or {}).get("name")
     return {
@@ -119,7 +119,7 @@ def main(argv: list[str]) -> int:
 
     subset.install()  # before anything imports torch
     from judge.browser.run import run_browser_variant
-    from judge.exercise import resolve
+    from judge.exercises.exercise import resolve
 
     exercise = resolve(args.exercise)
     if exercise.browser is None:

@@ -2,20 +2,20 @@
 
 In the browser there is one Python (Pyodide, in a Web Worker) and nothing secret in it: the
 tiny variant holds only public cases, and the learner is judging their own code on their own
-machine. :class:`InProcessLearner` is a :class:`judge.learner.Learner`, as
-:class:`judge.process.LearnerProcess` is, so the browser reuses :func:`judge.runner.grade`
+machine. :class:`InProcessLearner` is a :class:`judge.learner.interface.Learner`, as
+:class:`judge.engine.process.LearnerProcess` is, so the browser reuses :func:`judge.engine.runner.grade`
 unchanged. Arguments and results are copied as the wire format would copy them, so in-place
 writes by the learner never reach the test's tensors; which tensor arguments a call changed is
-returned with its value (:class:`judge.learner.CallResult`), as the server's child reports it.
+returned with its value (:class:`judge.learner.interface.CallResult`), as the server's child reports it.
 
 It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays here, under
 ``judge/browser/``: the browser bundle ships ``judge/*.py`` and ``judge/browser/**`` and never the
-server's sandbox. What it shares with the child is in :mod:`judge.learner_code`. Time limits are
+server's sandbox. What it shares with the child is in :mod:`judge.learner.code`. Time limits are
 enforced from outside: the page (or the Node.js runner) terminates the worker, which is reported as TLE.
 
 The extreme-uniform phases run here as on the server: the subset's
 :class:`judge.browser.torchlike.extremes.ExtremeUniforms` and ``DrawSites`` (the server's, of
-:mod:`judge.uniform_sources`, when this interpreter has real torch).
+:mod:`judge.learner.uniform_sources`, when this interpreter has real torch).
 When the learner's code reaches an operation the torch subset lacks, the call is not the
 learner's error: it raises :class:`NotInBrowser` (the case is SK, "not available in the
 browser: Submit to grade on the server"), and :attr:`InProcessLearner.unavailable` keeps the
@@ -32,8 +32,7 @@ from contextlib import nullcontext, redirect_stderr, redirect_stdout
 from typing import Any
 
 from judge.i18n import Bilingual
-from judge.learner import CallOptions, CallResult, CallTiming, LearnerRaised, LoadFailed, ProcessFailed, load_failure
-from judge.learner_code import (
+from judge.learner.code import (
     LearnerRandomness,
     describe_exception,
     describe_functions,
@@ -41,9 +40,18 @@ from judge.learner_code import (
     same_tensor,
     tensor_inputs,
 )
-from judge.protocol import exception_info, functions_info
+from judge.learner.interface import (
+    CallOptions,
+    CallResult,
+    CallTiming,
+    LearnerRaised,
+    LoadFailed,
+    ProcessFailed,
+    load_failure,
+)
+from judge.learner.protocol import exception_info, functions_info
+from judge.learner.wire import GeneratorSpec
 from judge.verdicts import Verdict
-from judge.wire import GeneratorSpec
 
 LEARNER_FILENAME = "solution.py"
 OUTPUT_LIMIT = 4000
@@ -90,7 +98,7 @@ def _phase(torch, options: CallOptions):
     if getattr(torch, "SUBSET", False):
         from judge.browser.torchlike.extremes import DrawSites, ExtremeUniforms
     else:
-        from judge.uniform_sources import DrawSites, ExtremeUniforms
+        from judge.learner.uniform_sources import DrawSites, ExtremeUniforms
     push = options.draw_sites
     if push is not None:
         return DrawSites(torch, push.site, push.high, push.seed)
@@ -195,7 +203,7 @@ class InProcessLearner:
 
     @property
     def call_timing(self) -> CallTiming:
-        """As :attr:`judge.process.LearnerProcess.call_timing`, with nothing sent: ``learner_s`` is
+        """As :attr:`judge.engine.process.LearnerProcess.call_timing`, with nothing sent: ``learner_s`` is
         the time inside the learner's functions, the rest (``transfer_s``) the copies of arguments
         and values and the checks around them."""
         return self._timing

@@ -14,8 +14,8 @@ import shutil
 import subprocess
 
 from judge.browser.bundle import engine_bundle, exercise_files
-from judge.exercise import PROJECT_ROOT, Exercise
-from judge.testing import SEED_BITS
+from judge.checks.testing import SEED_BITS
+from judge.exercises.exercise import PROJECT_ROOT, Exercise
 
 PYODIDE_DIR = PROJECT_ROOT / "web" / "static" / "build" / "pyodide"
 NODE_RUNNER = PROJECT_ROOT / "web" / "frontend" / "src" / "node-run.mjs"

@@ -21,17 +21,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge.exercise import ExerciseError, load_exercise
+from judge.engine.runner import grade
+from judge.exercises.exercise import ExerciseError, load_exercise
 from judge.i18n import Bilingual
-from judge.report import Report
-from judge.runner import grade
+from judge.reports.report import Report
 from judge.verdicts import Verdict
 
 
 def run_browser_variant(exercise_folder: str, source: str, seed: int | None = None) -> str:
     """The JSON report of ``source`` judged on the browser variant of the exercise in ``exercise_folder``."""
     from judge.browser.learner import InProcessLearner, NotInBrowserAtLoad
-    from judge.learner import Learner, LoadFailed
+    from judge.learner.interface import Learner, LoadFailed
 
     exercise = load_exercise(Path(exercise_folder))
     if exercise.browser is None:

@@ -1,9 +1,9 @@
-"""Checks that test functions call: hard checks first, then hypothesis tests from :mod:`judge.stats`.
+"""Checks that test functions call: hard checks first, then hypothesis tests from :mod:`judge.checks.stats`.
 
 A failing check raises :class:`CheckFailed` with a message in the learner's terms (which row,
 which token, how often, what was expected) and, where the statistics are involved, the
 statistic and p-value. Every randomized check spends its significance level from the run's
-:class:`~judge.budget.FalseFailureBudget` and appends a :class:`~judge.report.CheckRecord`.
+:class:`~judge.checks.budget.FalseFailureBudget` and appends a :class:`~judge.reports.report.CheckRecord`.
 """
 
 from __future__ import annotations
@@ -18,25 +18,26 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
-from judge import figures, stats
-from judge.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, Evidence, decisive_mistake, multinomial_log_likelihood
+from judge.checks import stats
+from judge.checks.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, Evidence, decisive_mistake, multinomial_log_likelihood
+from judge.checks.numbers import format_pair
+from judge.checks.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
+from judge.checks.testing import CheckMisuse, Context, LearnerFunction
+from judge.engine.process import LearnerRaised
 from judge.i18n import Bilingual, in_language
-from judge.learner_code import qualified_name
-from judge.numbers import format_pair
-from judge.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
-from judge.process import LearnerRaised
-from judge.report import CheckRecord
-from judge.testing import CheckMisuse, Context, LearnerFunction
+from judge.learner.code import qualified_name
+from judge.reports import figures
+from judge.reports.report import CheckRecord
 
-if TYPE_CHECKING:  # served by __getattr__ at the end: judge.draw_sites imports this module
-    from judge.draw_sites import DRAW_SITE_DIAGNOSIS, expect_every_draw_site
+if TYPE_CHECKING:  # served by __getattr__ at the end: judge.checks.draw_sites imports this module
+    from judge.checks.draw_sites import DRAW_SITE_DIAGNOSIS, expect_every_draw_site
 
 # The one place that chooses the statistics of counts: the server's torch twin of the G-test
-# (judge/stats_torch.py, kept equal to judge.stats by tests/judge/test_stats_torch.py), or, where
+# (judge/checks/stats_torch.py, kept equal to judge.checks.stats by tests/judge/test_stats_torch.py), or, where
 # `torch` is the browser's pure-Python subset, the pure core that decides there (the browser bundle
 # leaves stats_torch out, and it refuses to load on the subset).
 try:
-    from judge import stats_torch
+    from judge.checks import stats_torch
 except ImportError:
     stats_torch = None  # type: ignore[assignment]
 
@@ -271,7 +272,7 @@ class CheckFailed(AssertionError):
     ``message`` may quote the case's inputs (values, counts, parameters): a site shows it only
     for public cases. ``rule`` says which rule failed and on which row, in words that quote no
     input value (a :class:`~judge.i18n.Bilingual`): what a learner sees of a failing hidden case.
-    ``kind`` says what the failure is evidence of (:class:`~judge.evidence.Evidence`): what
+    ``kind`` says what the failure is evidence of (:class:`~judge.checks.evidence.Evidence`): what
     :func:`diagnosed` may name; None for a failure whose kind its check did not state (evidence of
     no particular mistake). ``explained_by``: the listed mistakes that explain the failure alike,
     so that none was named (they coincide on this case); a :func:`diagnosed` block names no other
@@ -395,7 +396,7 @@ def diagnosed(
 ) -> Iterator[None]:
     """Name ``diagnosis`` for a failure inside the block that is its evidence and has no diagnosis
     of its own: by default a *value* failure only (a value or distribution that differs from the
-    target: :class:`~judge.evidence.Evidence`); with ``raised_only``, only an exception the
+    target: :class:`~judge.checks.evidence.Evidence`); with ``raised_only``, only an exception the
     learner's code raised; with ``evidence``, the kinds listed (``Evidence.STRUCTURAL``,
     ``Evidence.VALUE``, ``Evidence.RAISED``, or their names), for a block whose every failure is
     about the mistake (the same call already passed without the block's twist, say).
@@ -503,7 +504,7 @@ def expect_close(
     ("row 3: you returned ..."), never a column. ``actual``: the learner's value, which must have
     ``expected``'s shape (any floating dtype: both are compared in float64). On failure the
     message names the worst row and ``outcome`` (the column's noun, ``token`` by default), and
-    writes the two numbers with enough digits to differ (:func:`judge.numbers.format_pair`). When
+    writes the two numbers with enough digits to differ (:func:`judge.checks.numbers.format_pair`). When
     ``mistakes`` is given (diagnosis -> what that mistake would return, same shape, or a function
     returning that mapping, called only on failure), the diagnosis is the one mistake that
     reproduces the whole output, else the one that reproduces the worst row, and only when that
@@ -606,7 +607,7 @@ def _matching_mistakes(
 ) -> list[str]:
     """The mistakes that reproduce the whole output, else those that reproduce ``row`` (NaN matches
     NaN and an infinity the same infinity: a mistake's output is compared as it is); the failure's
-    diagnosis when there is exactly one (:mod:`judge.evidence`: a diagnosis only on its own
+    diagnosis when there is exactly one (:mod:`judge.checks.evidence`: a diagnosis only on its own
     evidence), none when several coincide on this case. A mistake whose own ``row`` is within
     tolerance of the target there is no evidence against the truth, and is left out. ``atol``: a
     number, or a ``[B, 1]`` tensor of one tolerance per row."""
@@ -876,7 +877,7 @@ def expect_distribution(
 
     Raises :class:`CheckFailed` (WA) when the draws do not fit or are not a 1-D int64 tensor of
     ids in range; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``, ``label``, ``public``,
-    ``alternatives`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the suite's ``BUDGET``.
+    ``alternatives`` or ``outcome``; :class:`~judge.checks.budget.BudgetExceeded` past the suite's ``BUDGET``.
     """
     check = "expect_distribution"
     _context(check, ctx)
@@ -922,8 +923,8 @@ def expect_distribution(
 
 
 def _g_test(counts: torch.Tensor, probs: torch.Tensor) -> stats.GTestResult:
-    """:func:`judge.stats.g_test` of integer counts ``[V]`` (from ``torch.bincount``) against a
-    floating target ``[V]``: :mod:`judge.stats_torch` on the server, the pure core in the browser.
+    """:func:`judge.checks.stats.g_test` of integer counts ``[V]`` (from ``torch.bincount``) against a
+    floating target ``[V]``: :mod:`judge.checks.stats_torch` on the server, the pure core in the browser.
     Raises ValueError as ``g_test`` does (a draw of an excluded outcome names it)."""
     if stats_torch is not None:
         return stats_torch.g_test_counts(counts, probs)
@@ -965,7 +966,7 @@ def best_alternative(
     """The known mistake whose distribution (floating ``[V]``) the counts ``observed`` (an integer
     ``[V]`` tensor, as ``torch.bincount`` gives, or a list of ``V`` ints) name, or None.
 
-    A mistake is named only on its own evidence (:func:`judge.evidence.decisive_mistake`): it
+    A mistake is named only on its own evidence (:func:`judge.checks.evidence.decisive_mistake`): it
     fits the counts on its own (pooled G-test, p >= ``DIAGNOSIS_MIN_PVALUE``; a mistake that cannot
     draw an observed outcome is out), and its likelihood of the counts is at least
     ``DIAGNOSIS_LIKELIHOOD_RATIO`` times that of every other listed mistake and of ``truth`` (the
@@ -1088,7 +1089,7 @@ def expect_independent_within_row(
     outcome: Any = "token",
 ) -> stats.GTestResult:
     """The draws of one row must be independent of each other, at every distance: three sets of
-    disjoint pairs (:mod:`judge.pairings`) are each tested against the product distribution p x p
+    disjoint pairs (:mod:`judge.checks.pairings`) are each tested against the product distribution p x p
     (pooled G-test over classes of outcomes): consecutive draws (1, 2), (3, 4), ...; draws half a
     row apart (j, j + n/2); mirrored draws (j, n - 1 - j).
 
@@ -1108,7 +1109,7 @@ def expect_independent_within_row(
 
     Raises :class:`CheckFailed` (WA) when draws depend on each other or are not a 1-D or 2-D
     int64 tensor of ids in range; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``,
-    ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the suite's
+    ``label``, ``public`` or ``outcome``; :class:`~judge.checks.budget.BudgetExceeded` past the suite's
     ``BUDGET``.
     """
     check = "expect_independent_within_row"
@@ -1183,7 +1184,7 @@ def expect_independent_rows(
 
     Raises :class:`CheckFailed` (WA) when the rows agree too often, or the draws are not 1-D
     int64 tensors of ids in range of one length; :class:`CheckMisuse` for a malformed ``ctx``,
-    ``probs``, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
+    ``probs``, ``label``, ``public`` or ``outcome``; :class:`~judge.checks.budget.BudgetExceeded` past the
     suite's ``BUDGET``.
     """
     check = "expect_independent_rows"
@@ -1259,7 +1260,7 @@ def expect_independent_across_rows(
 
     Raises :class:`CheckFailed` (WA) when the rows depend on each other, or the draws are not
     int64 tensors of ids in range of one shape; :class:`CheckMisuse` for a malformed ``ctx``,
-    target, ``label``, ``public`` or ``outcome``; :class:`~judge.budget.BudgetExceeded` past the
+    target, ``label``, ``public`` or ``outcome``; :class:`~judge.checks.budget.BudgetExceeded` past the
     suite's ``BUDGET``.
     """
     check = "expect_independent_across_rows"
@@ -1381,7 +1382,7 @@ def expect_different_under_seeds(
 
 
 def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
-    """:func:`judge.stats.identical_draws_probability` for float64 ``[B, V]`` targets, in torch (one
+    """:func:`judge.checks.stats.identical_draws_probability` for float64 ``[B, V]`` targets, in torch (one
     pass over many rows, where the pure-Python version walks every value; a test keeps them equal)."""
     collision = (probs.to(torch.float64) ** 2).sum(dim=-1)
     return math.exp(min(0.0, n * float(torch.log(collision).sum()))) if n else 1.0
@@ -1629,7 +1630,7 @@ def expect_calls_refused(calls: Sequence[BadCall], *, exception: type[BaseExcept
     around each, in order. Spends no budget; returns the number of calls checked.
 
     Calls of one submission's functions (``sub.NAME``, under the same options) go to the learner's
-    process in one request (:meth:`judge.process.LearnerProcess.refusals`), which runs them in
+    process in one request (:meth:`judge.engine.process.LearnerProcess.refusals`), which runs them in
     order and stops at the first one not refused, as this check does: the outcome, messages
     included, is the same as the calls one after the other, for one round trip. The message of a
     failing call is ``"{call} must raise {exception}; it returned normally"`` (or names what it
@@ -1665,7 +1666,7 @@ def expect_calls_refused(calls: Sequence[BadCall], *, exception: type[BaseExcept
 
 def _refusal_calls(calls: Sequence[BadCall], exception: type[BaseException]) -> list[Callable[[], Any]]:
     """A function per call that makes it (or replays it, when the learner took them all in one
-    request: see :meth:`judge.testing.Submission._refusals`)."""
+    request: see :meth:`judge.checks.testing.Submission._refusals`)."""
     functions = [bad.function for bad in calls]
     learners = [f for f in functions if isinstance(f, LearnerFunction)]
     if len(learners) == len(calls) and all(f.submission is learners[0].submission for f in learners):
@@ -1690,7 +1691,7 @@ def too_regular(
     fit_statistics: Sequence[tuple[float, int, float]], alpha: float
 ) -> tuple[stats.LowerTailResult, str | None]:
     """Lower-tail test over the fit statistics ``(statistic, df, log_atom)`` of one case (see
-    :func:`judge.stats.too_regular_test`); returns it and, when the case is declined, why.
+    :func:`judge.checks.stats.too_regular_test`); returns it and, when the case is declined, why.
 
     Declined when the most likely joint outcome of the case's counts has a probability above
     ``alpha * LATTICE_MARGIN``: the statistic is then too discrete (few categories, small or
@@ -1813,7 +1814,7 @@ def _best_coverage_mistake(
     """The known mistake whose coverage the counts name: each count plausible under it (two-sided
     p >= ``DIAGNOSIS_MIN_PVALUE``), and its likelihood of the counts at least
     ``DIAGNOSIS_LIKELIHOOD_RATIO`` times that of the correct coverage and of every other listed
-    mistake (:func:`judge.evidence.decisive_mistake`). Raises :class:`CheckMisuse` for a malformed
+    mistake (:func:`judge.checks.evidence.decisive_mistake`). Raises :class:`CheckMisuse` for a malformed
     mapping."""
     options = _mistakes(mistakes)
     if not isinstance(options, Mapping):
@@ -1856,7 +1857,7 @@ def expect_calibrated(
     to test, the probability ``c`` that a *correct* procedure's interval covers: a float when it is
     known exactly (compute it in the test: for a proportion's Wald interval, sum the binomial pmf
     over the outcomes whose interval covers), or ``(low, high)`` when it is only bounded. Each z
-    gets an exact two-sided binomial test (:func:`judge.stats.coverage_test`) at ``alpha /
+    gets an exact two-sided binomial test (:func:`judge.checks.stats.coverage_test`) at ``alpha /
     len(coverage)``, where ``alpha`` is one ``calibration`` unit of the budget; testing two z
     (say 1 and 2) catches errors that are too small *and* errors that are too large.
     ``mistakes``: ``{diagnosis: {z: coverage of that mistake}}`` (or a function returning it):
@@ -1867,7 +1868,7 @@ def expect_calibrated(
     Raises :class:`CheckFailed` (WA) when a count is rejected, or the learner's values are not
     finite 1-D floating tensors of one length (errors ``>= 0``); :class:`CheckMisuse` for a
     malformed ``ctx``, ``truth``, ``coverage``, ``label``, ``public`` or ``mistakes``;
-    :class:`~judge.budget.BudgetExceeded` past the suite's ``BUDGET``.
+    :class:`~judge.checks.budget.BudgetExceeded` past the suite's ``BUDGET``.
     """
     check = "expect_calibrated"
     _context(check, ctx)
@@ -1976,7 +1977,7 @@ def expect_unbiased(
     Raises :class:`CheckFailed` (WA) when the mean is off, or the estimates are not a finite 1-D
     floating tensor; :class:`CheckMisuse` for a malformed ``ctx``, ``truth``, ``std``, ``label``,
     ``public`` or ``mistakes``, or ``std=None`` with fewer than 200 estimates;
-    :class:`~judge.budget.BudgetExceeded` past the suite's ``BUDGET``.
+    :class:`~judge.checks.budget.BudgetExceeded` past the suite's ``BUDGET``.
     """
     check = "expect_unbiased"
     _context(check, ctx)
@@ -2052,8 +2053,8 @@ def expect_unbiased(
 # Checks in modules of their own that build on this one (and so import it): importable from here
 # as every other check, each module loaded on first use.
 _ELSEWHERE = {
-    "expect_every_draw_site": "judge.draw_sites",
-    "DRAW_SITE_DIAGNOSIS": "judge.draw_sites",
+    "expect_every_draw_site": "judge.checks.draw_sites",
+    "DRAW_SITE_DIAGNOSIS": "judge.checks.draw_sites",
     **dict.fromkeys(
         (
             "expect_generator_contract",
@@ -2063,7 +2064,7 @@ _ELSEWHERE = {
             "GLOBAL_RNG_DIAGNOSIS",
             "POSITION_DIAGNOSIS",
         ),
-        "judge.generator_contract",
+        "judge.checks.generator_contract",
     ),
 }
 

@@ -1,13 +1,13 @@
 """Every draw site at the extremes: the learner's call re-run with each of its uniform-drawing
 calls pushed, in turn, to 0.0 and to the largest float below 1, under the exercise's hard checks.
 
-The mixed phase (:meth:`judge.testing.Submission.with_extreme_uniforms`) changes 2 % of every
+The mixed phase (:meth:`judge.checks.testing.Submission.with_extreme_uniforms`) changes 2 % of every
 tensor's values: a second draw site of one value per row (a replacement token, a bonus token, the
 coin of an alias draw) is rarely driven to an extreme where its row uses it, and a single-row
 case almost never. :func:`expect_every_draw_site` asks the learner's side how many draw sites the
-call makes (:class:`judge.uniform_sources.DrawSites`) and pushes each one in turn, wholly.
+call makes (:class:`judge.learner.uniform_sources.DrawSites`) and pushes each one in turn, wholly.
 
-Authors import it from :mod:`judge.checks` (re-exported there) or from here.
+Authors import it from :mod:`judge.checks.core` (re-exported there) or from here.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from judge.checks import _context, _misuse, _text, diagnosed
-from judge.evidence import Evidence
+from judge.checks.core import _context, _misuse, _text, diagnosed
+from judge.checks.evidence import Evidence
+from judge.checks.testing import Context, Submission
 from judge.i18n import Bilingual
-from judge.testing import Context, Submission
-from judge.wire import GeneratorSpec
+from judge.learner.wire import GeneratorSpec
 
 DRAW_SITE_DIAGNOSIS = Bilingual(
     "a draw site fails at an extreme uniform (0 or the largest float below 1)",
@@ -54,7 +54,7 @@ def expect_every_draw_site(
     a correct sampler can fail on legal uniform values, so never a statistical one) and names
     the run by ``what``. A draw site is one call of ``torch.rand``, ``rand_like``,
     ``Tensor.uniform_`` (on [0, 1)), ``randint``, ``randint_like`` or ``Tensor.random_`` that draws,
-    in the order the learner's call makes them (:mod:`judge.uniform_sources`); site k is pushed
+    in the order the learner's call makes them (:mod:`judge.learner.uniform_sources`); site k is pushed
     wholly where its tensor holds one value per line (last dimension), one value per line otherwise.
 
     1. The ordinary run, counting the sites: its failure is the check's own, undiagnosed here.
@@ -66,8 +66,8 @@ def expect_every_draw_site(
     The count is the learner's side's word: it decides only how many runs the judge makes, and
     a call that hides its draws from the patched functions escapes this check, never another.
     Budget: none. Returns the number of sites pushed (0 for a call that draws none, an exact
-    sampler such as ``torch.multinomial``). Raises :class:`~judge.checks.CheckFailed` as ``check``
-    does; :class:`~judge.checks.CheckMisuse` for ``sub`` not the submission, ``call`` or ``check``
+    sampler such as ``torch.multinomial``). Raises :class:`~judge.checks.core.CheckFailed` as ``check``
+    does; :class:`~judge.checks.core.CheckMisuse` for ``sub`` not the submission, ``call`` or ``check``
     not callable, a bad ``ctx``, ``label``, ``diagnosis``, or ``max_sites`` not an int in [1, 64].
     """
     name = "expect_every_draw_site"

@@ -6,7 +6,7 @@ A diagnosis is printed only on its own evidence (``docs/statistics.md``, "Naming
   malformed (``structural``), a well-formed value or distribution differs from the target
   (``value``), the learner's code raised (``raised``), or raised ``NotImplementedError``
   (``not_implemented``: the function is not written yet, which is evidence of no mistake at all).
-  :func:`judge.checks.diagnosed` names only the kinds it is told are its evidence.
+  :func:`judge.checks.core.diagnosed` names only the kinds it is told are its evidence.
 - A listed mistake (an alternative distribution, a mistaken output, coverage or mean) is named only
   when it explains the failing evidence *markedly* better than the truth and than every other listed
   mistake: :func:`decisive_mistake`, by a likelihood ratio of at least
@@ -30,7 +30,7 @@ __all__ = [
 
 
 class Evidence(str, enum.Enum):
-    """The kind of evidence a failure is (``CheckFailed.kind``): what :func:`judge.checks.diagnosed`
+    """The kind of evidence a failure is (``CheckFailed.kind``): what :func:`judge.checks.core.diagnosed`
     may name. The value is what reports and docs call it."""
 
     STRUCTURAL = "structural"  # the value is malformed: type, shape, dtype, device, an id out of range, NaN

@@ -19,18 +19,18 @@ None)" promises, clause by clause (what FlashInfer's seed/offset tests check of 
 4. **Rows are rows, wherever they stand** (where the statement promises it): with the batch's rows
    in another order, each row's draws still fit that row's own target (one fit per row;
    ``POSITION_DIAGNOSIS`` when they fit the target of the position instead), and two identical
-   rows are not tied (:func:`judge.checks.expect_independent_rows`).
+   rows are not tied (:func:`judge.checks.core.expect_independent_rows`).
 
 A diagnosis is given only on its own evidence: each comparison names the one mistake it shows.
 The chance that a correct sampler repeats itself is computed exactly
-(:func:`judge.checks.identical_draws_probability`) and must be below the ``seeds`` level (1e-12)
+(:func:`judge.checks.core.identical_draws_probability`) and must be below the ``seeds`` level (1e-12)
 for every comparison of draws that must differ; each of those spends one ``seeds`` check.
 :func:`generator_contract_budget` says what one call of the check spends.
 
-A generator "kept" by the learner's side (:meth:`judge.testing.Context.kept_generator`) is what
-lets two calls share one generator object; :meth:`judge.testing.Submission.with_global_seed` with
+A generator "kept" by the learner's side (:meth:`judge.checks.testing.Context.kept_generator`) is what
+lets two calls share one generator object; :meth:`judge.checks.testing.Submission.with_global_seed` with
 ``once=True`` seeds torch once before a sequence of calls; and
-:meth:`judge.testing.Submission.watching_global_rng` asks the learner's side about the global state.
+:meth:`judge.checks.testing.Submission.watching_global_rng` asks the learner's side about the global state.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from typing import Any
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import (
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (
     DEFAULT_GENERATOR_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
     CheckFailed,
@@ -61,9 +61,9 @@ from judge.checks import (
     identical_draws_probability,
     rule,
 )
+from judge.checks.testing import Context
 from judge.i18n import Bilingual, in_language
-from judge.report import CheckRecord
-from judge.testing import Context
+from judge.reports.report import CheckRecord
 
 __all__ = [
     "RESEEDED_DIAGNOSIS",
@@ -137,10 +137,10 @@ def expect_generator_contract(
     module's docstring), in one call.
 
     ``draw(source, generator)`` makes one call and returns its draws, checked: it calls the
-    learner's function through ``source`` (a :class:`~judge.testing.Submission` made from ``sub``),
+    learner's function through ``source`` (a :class:`~judge.checks.testing.Submission` made from ``sub``),
     passing ``generator`` as the function's generator argument (``None``: the default one), and
     returns ``expect_tensor(...)``'s tensor, integer ``[B, n]`` or ``[n]``, as for
-    :func:`judge.checks.expect_seed_contract`. With ``positions``, it also takes ``rows``
+    :func:`judge.checks.core.expect_seed_contract`. With ``positions``, it also takes ``rows``
     (``draw(source, generator, rows=None)``): a list of the batch's row indices in the order to
     pass them (``inputs[rows]``); it may draw more then (the fits gain power). ``draw`` must not use
     torch's global generator itself (in the browser it is the learner's too).
@@ -157,8 +157,8 @@ def expect_generator_contract(
 
     Calls (8 with every clause, 4 without ``default_generator``, one more with ``positions``) and
     spends what :func:`generator_contract_budget` says: declare it in the suite's ``BUDGET``.
-    Raises :class:`~judge.checks.CheckFailed` (WA) when the contract is broken;
-    :class:`~judge.checks.CheckMisuse` for a malformed argument, or when ``draw`` returns something
+    Raises :class:`~judge.checks.core.CheckFailed` (WA) when the contract is broken;
+    :class:`~judge.checks.core.CheckMisuse` for a malformed argument, or when ``draw`` returns something
     else than a tensor.
     """
     _context(CHECK, ctx)
@@ -393,7 +393,7 @@ def _expect_continued(
 def _repeat_chance(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, label: str, public: str) -> float:
     """The exact chance that a correct sampler's ``draws`` (``[B, n]`` or ``[n]``) come out the same
     twice; ``RuntimeError`` (the case is too small) above the ``seeds`` level. Draws whose rows
-    do not match ``probs`` are the learner's: :class:`~judge.checks.CheckFailed`."""
+    do not match ``probs`` are the learner's: :class:`~judge.checks.core.CheckFailed`."""
     rows = draws.unsqueeze(0) if draws.dim() == 1 else draws
     if draws.dim() not in (1, 2) or draws.is_floating_point() or (probs.dim() == 2 and rows.shape[0] != probs.shape[0]):
         fail(

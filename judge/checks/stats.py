@@ -3,7 +3,7 @@
 The judge cannot compare random output with an expected answer, so it asks instead how
 likely the observed draws would be if the submission sampled correctly, and fails it only
 when that probability falls below a small, budgeted alpha (see ``docs/statistics.md`` and
-``judge/budget.py``).  This module holds the arithmetic behind those decisions:
+``judge/checks/budget.py``).  This module holds the arithmetic behind those decisions:
 
 * exact distribution tails: the regularized incomplete gamma functions (hence the
   chi-square tails) and the binomial upper tail;

@@ -1,22 +1,22 @@
-"""The G-test of :mod:`judge.stats` on tensors: the server's twin of the pure-Python core.
+"""The G-test of :mod:`judge.checks.stats` on tensors: the server's twin of the pure-Python core.
 
-:func:`judge.stats.g_test` is pure Python so that the same file decides in the browser (Pyodide,
+:func:`judge.checks.stats.g_test` is pure Python so that the same file decides in the browser (Pyodide,
 no torch); on the server it validates, sorts and pools up to 32 000 categories per fit in Python
-loops. :func:`g_test_counts` returns the same :class:`~judge.stats.GTestResult` from an integer
+loops. :func:`g_test_counts` returns the same :class:`~judge.checks.stats.GTestResult` from an integer
 ``[V]`` tensor of counts, doing the O(V) work in torch float64, and caches what depends on the
 target alone (how the categories pool), so that a frozen case judged again pays for its counts only.
 
-The contract, pinned by ``tests/judge/test_stats_torch.py`` against ``judge.stats`` and scipy:
+The contract, pinned by ``tests/judge/test_stats_torch.py`` against ``judge.checks.stats`` and scipy:
 
-* ``n``, ``bins``, ``df`` and the bins themselves are those of :func:`judge.stats.pool_bins`,
+* ``n``, ``bins``, ``df`` and the bins themselves are those of :func:`judge.checks.stats.pool_bins`,
   exactly: the expected counts are the same floating-point products, sorted the same stable way,
   and every bin boundary that floating-point rounding could move is settled by the pure loop;
 * ``largest_deviation`` is identical (the same floats, compared the same way);
 * ``statistic``, ``raw_statistic``, ``williams_q`` and ``log_atom`` agree within ~1e-12 relative
-  (sums taken in another order, torch's logarithm), and ``pvalue`` is :func:`judge.stats.chi2_sf`
+  (sums taken in another order, torch's logarithm), and ``pvalue`` is :func:`judge.checks.stats.chi2_sf`
   of that statistic: the decisions are those of the pure core;
 * every input the pure core refuses is refused with its very exception: whatever this module does
-  not accept as valid is handed to :func:`judge.stats.g_test`, which words the error.
+  not accept as valid is handed to :func:`judge.checks.stats.g_test`, which words the error.
 
 It needs the real torch: on the browser's torch subset (``judge.browser.torchlike``) importing it
 raises ``ImportError``, and the browser bundle leaves the file out (``judge/browser/bundle.py``).
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 import torch
 
-from judge import stats
+from judge.checks import stats
 
 if not hasattr(torch, "_C"):  # the browser's pure-Python subset, registered as ``torch``
-    raise ImportError("judge.stats_torch needs the real torch; the browser keeps judge.stats")
+    raise ImportError("judge.checks.stats_torch needs the real torch; the browser keeps judge.checks.stats")
 
 __all__ = ["g_test_counts", "pool_bins", "largest_gap", "clear_cache", "cache_size"]
 
@@ -142,7 +142,7 @@ def _digest(probs64: torch.Tensor) -> bytes:
     rebuilt for the next grading finds the pooling of the last one)."""
     hasher = hashlib.sha256(probs64.shape[0].to_bytes(8, "little"))
     if probs64.numel():
-        # ctypes, not .numpy(): numpy is not a dependency of torch (see judge/wire.py).
+        # ctypes, not .numpy(): numpy is not a dependency of torch (see judge/learner/wire.py).
         view = (ctypes.c_char * (probs64.numel() * 8)).from_address(probs64.data_ptr())
         hasher.update(memoryview(view))
     return hasher.digest()
@@ -154,7 +154,7 @@ def _pure(counts: torch.Tensor, probs: torch.Tensor, min_expected: float) -> sta
 
 
 def _group_ends(values: torch.Tensor, min_expected: float) -> list[int]:
-    """The last position of each bin of :func:`judge.stats.pool_bins` over ``values`` (float64,
+    """The last position of each bin of :func:`judge.checks.stats.pool_bins` over ``values`` (float64,
     > 0, sorted ascending), a short trailing group already merged into the one before.
 
     The pure loop adds the sorted values one by one and closes a bin once its running sum reaches
@@ -212,7 +212,7 @@ def _group_ends(values: torch.Tensor, min_expected: float) -> list[int]:
 
 
 def _loop_end(values: list[float], start: int, min_expected: float) -> int | None:
-    """Where :func:`judge.stats.pool_bins`'s loop closes a bin opened at ``start`` (None: never)."""
+    """Where :func:`judge.checks.stats.pool_bins`'s loop closes a bin opened at ``start`` (None: never)."""
     running = 0.0
     for position in range(start, len(values)):
         running += values[position]
@@ -233,7 +233,7 @@ def _pooled(expected: torch.Tensor, min_expected: float) -> tuple[torch.Tensor, 
 
 
 def pool_bins(expected: torch.Tensor, min_expected: float = 10.0) -> list[list[int]]:
-    """:func:`judge.stats.pool_bins` on a floating ``[V]`` tensor of expected counts: the same
+    """:func:`judge.checks.stats.pool_bins` on a floating ``[V]`` tensor of expected counts: the same
     groups, in the same order. Raises ValueError where the pure one does (its own message)."""
     values = expected.detach().to(device="cpu", dtype=torch.float64).contiguous()
     threshold = float(min_expected)
@@ -272,7 +272,7 @@ def _build(probs64: torch.Tensor, total: float, n: int, min_expected: float) -> 
 
 
 def _deviance_terms(observed: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
-    """``x log(x / m) + m - x`` per bin (float64, x >= 0, m > 0), as :func:`judge.stats`'s
+    """``x log(x / m) + m - x`` per bin (float64, x >= 0, m > 0), as :func:`judge.checks.stats`'s
     ``_deviance_term``: a series in ``v = (x - m) / (x + m)`` where the closed form would cancel."""
     gap = observed - expected
     total = observed + expected
@@ -285,7 +285,7 @@ def _deviance_terms(observed: torch.Tensor, expected: torch.Tensor) -> torch.Ten
 
 
 def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float = 10.0) -> stats.GTestResult:
-    """:func:`judge.stats.g_test` of ``counts`` against ``probs``, computed in torch.
+    """:func:`judge.checks.stats.g_test` of ``counts`` against ``probs``, computed in torch.
 
     ``counts``: an integer (or bool) ``[V]`` tensor, how often each category was drawn (from
     ``torch.bincount``); ``probs``: a real ``[V]`` tensor of target probabilities (any float
@@ -365,7 +365,7 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
 
 
 def _largest_deviation(counts: torch.Tensor, counted: torch.Tensor, pooling: _Pooling) -> stats.Deviation:
-    """:func:`judge.stats._largest_deviation`: the first category of largest ``(o - e)^2 / e`` over
+    """:func:`judge.checks.stats._largest_deviation`: the first category of largest ``(o - e)^2 / e`` over
     those expected > 0 (elementwise IEEE operations, as the pure loop does them: the same floats)."""
     gap = counted - pooling.each  # a fresh tensor: the in-place steps below are its own, the same IEEE ones
     squared = gap.mul_(gap).div_(pooling.each).masked_fill_(pooling.excluded, -1.0)

@@ -3,7 +3,7 @@
 A test is a plain function ``def test_something(sub, ctx): ...`` in ``tests/public.py`` or
 ``tests/hidden.py``. ``sub.sample(logits, num_samples=..., generator=ctx.generator())``
 runs the learner's ``sample`` in the learner's process and returns its value with tensors on
-the CPU; the test then decides with :mod:`judge.checks`. The first line of a test's docstring
+the CPU; the test then decides with :mod:`judge.checks.core`. The first line of a test's docstring
 is its title in reports.
 """
 
@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from judge.budget import FalseFailureBudget
+from judge.checks.budget import FalseFailureBudget
 from judge.i18n import Bilingual
-from judge.learner import CallOptions, CallResult, DrawSitePush, Learner, LearnerRaised
-from judge.learner_code import KEPT_GENERATORS
-from judge.report import CheckRecord
-from judge.wire import GeneratorSpec
+from judge.learner.code import KEPT_GENERATORS
+from judge.learner.interface import CallOptions, CallResult, DrawSitePush, Learner, LearnerRaised
+from judge.learner.wire import GeneratorSpec
+from judge.reports.report import CheckRecord
 
 SEED_BITS = 53  # seeds stay exact as JSON numbers in JavaScript (2**53 - 1 is the largest safe integer)
 
@@ -34,7 +34,7 @@ class CheckMisuse(TypeError):
     The message names the check, the argument, what was expected and what was given. The runner
     turns it, like any exception of a test, into IE for the learner and logs it with the details;
     an author sees it in ``python practice/judge.py check`` (stderr) and in the exception itself.
-    :mod:`judge.checks` exports it.
+    :mod:`judge.checks.core` exports it.
     """
 
     def __init__(self, check: str, argument: str, expected: str, given: str) -> None:
@@ -71,8 +71,8 @@ def valid_lane_weight(weight: object) -> bool:
 def lane_weight(weight: float) -> Callable[[Callable], Callable]:
     """Decorate a test function with how much of a grading's work it is, against 1 for a case
     of ordinary size (a few milliseconds); a grading on several lanes balances them by it (see
-    :func:`judge.runner.lane_shares`). It never changes what a case checks or decides. An author
-    measures the weights the cases need with ``python practice/judge.py lanes NNN`` (judge/balance.py).
+    :func:`judge.engine.runner.lane_shares`). It never changes what a case checks or decides. An author
+    measures the weights the cases need with ``python practice/judge.py lanes NNN`` (judge/authoring/balance.py).
 
     ``weight`` is a finite number above 0; anything else raises :class:`CheckMisuse` when the
     suite is imported.
@@ -99,8 +99,8 @@ class Context:
 
     ``seed`` is this case's seed (derived from the run's master seed and the case name), so a
     report's seed reproduces every draw of the run. ``visible``: whether the learner may see this
-    case's counts (its suite is not hidden; :func:`judge.runner._run_case` sets it): only then does a
-    failed check record a figure of them (:attr:`~judge.report.CheckRecord.figure`). False unless
+    case's counts (its suite is not hidden; :func:`judge.engine.runner._run_case` sets it): only then does a
+    failed check record a figure of them (:attr:`~judge.reports.report.CheckRecord.figure`). False unless
     told, so a context made elsewhere never draws a hidden case's data.
     """
 
@@ -150,7 +150,7 @@ class Context:
         one stream (a correct sampler's second call does not repeat its first). Its key is new in
         this judge process, never another case's (so nothing the learner's code did with another
         case's generators reaches it). A case may make at most
-        :data:`judge.learner_code.KEPT_GENERATORS` of them (the learner's side keeps no more):
+        :data:`judge.learner.code.KEPT_GENERATORS` of them (the learner's side keeps no more):
         :class:`CheckMisuse` past that, and for a bad ``seed``.
         """
         if seed is not None:
@@ -192,9 +192,9 @@ class Submission:
     dicts with string keys and None as themselves (a tuple as a list), a ``ctx.generator()`` as
     a ``torch.Generator`` on ``ctx.device``. It
     returns the learner's value with tensors on the CPU (``origin_device`` says where they were);
-    check it before use (:func:`judge.checks.expect_tensor`). It raises
-    :class:`~judge.process.LearnerRaised` when the learner's code raises (RE unless a check
-    expects it), :class:`~judge.checks.CheckFailed` when the call changed an input tensor in
+    check it before use (:func:`judge.checks.core.expect_tensor`). It raises
+    :class:`~judge.engine.process.LearnerRaised` when the learner's code raises (RE unless a check
+    expects it), :class:`~judge.checks.core.CheckFailed` when the call changed an input tensor in
     place (unless the exercise allows it), ``ProcessFailed`` for a crash, timeout or memory
     limit, and ``AttributeError`` for a function the exercise does not declare.
     """
@@ -283,7 +283,7 @@ class Submission:
         """Calls expected to raise (``(name, args, kwargs)`` each): one function per call that does
         what ``sub.NAME(*args, **kwargs)`` does (returns its value, or raises), to be called in order.
 
-        Where the learner can take them in one request (:meth:`judge.process.LearnerProcess.refusals`:
+        Where the learner can take them in one request (:meth:`judge.engine.process.LearnerProcess.refusals`:
         the calls run in order there, until the first one that is not refused, a type in
         ``accept`` with a message), they run now, and each function replays its call's outcome;
         a call the batch never reached runs when its function is called, as it would have. So a
@@ -341,7 +341,7 @@ class Submission:
     def with_draw_sites_counted(self) -> Submission:
         """The same submission, counting the draw sites of each call (the calls of ``torch.rand``,
         ``rand_like``, ``uniform_``, ``randint``, ``randint_like`` and ``random_`` that draw,
-        :mod:`judge.uniform_sources`) without changing a value: after a call,
+        :mod:`judge.learner.uniform_sources`) without changing a value: after a call,
         :attr:`draw_sites_seen` is the most that one call through it made."""
         return self._with(replace(self._options, extreme_uniforms=None, draw_sites=DrawSitePush()))
 
@@ -349,7 +349,7 @@ class Submission:
         """The same submission, with draw site ``site`` (counted from 0) of each call pushed to its
         lowest value (0.0, ``low``) or, with ``high``, its highest (the largest float below 1,
         ``high - 1``): wholly in a tensor of one value per line, one value per line otherwise
-        (:meth:`judge.uniform_sources.DrawSites.push`; ``seed`` picks those positions). ``site``:
+        (:meth:`judge.learner.uniform_sources.DrawSites.push`; ``seed`` picks those positions). ``site``:
         an int >= 0; ``seed``: an int in ``[0, 2**53)``; else :class:`CheckMisuse`."""
         if isinstance(site, bool) or not isinstance(site, int) or site < 0:
             raise CheckMisuse("Submission.with_draw_site_pushed", "site", "an int >= 0", repr(site))
@@ -361,7 +361,7 @@ class Submission:
         """The same submission, whose calls report whether they changed the state of torch's
         default generator (the CPU one, and the run's CUDA device's on a CUDA run): the names of
         the functions whose calls did are appended to its :attr:`global_rng_changed_by`. The
-        report is the learner's side's (see :class:`judge.learner_code.DefaultGeneratorWatch`)."""
+        report is the learner's side's (see :class:`judge.learner.code.DefaultGeneratorWatch`)."""
         return self._with(replace(self._options, watch_global_rng=True))
 
     def _with(self, options: CallOptions, seed_once: list[int] | None = None) -> Submission:
@@ -379,7 +379,7 @@ class LearnerFunction:
     """``sub.NAME``: calling it calls the learner's function ``NAME`` (see :class:`Submission`).
 
     ``submission`` and ``name`` let a check that makes many calls of the learner's functions
-    (:func:`judge.checks.expect_calls_refused`) send them together.
+    (:func:`judge.checks.core.expect_calls_refused`) send them together.
     """
 
     __slots__ = ("submission", "name", "__name__")
@@ -404,7 +404,7 @@ MODIFIED_DIAGNOSIS = Bilingual(
 
 def _fail_modified(function: str, names: tuple[str, ...]) -> None:
     """A call changed its tensor arguments in place, which every exercise's statement forbids."""
-    from judge.checks import CheckFailed, Evidence, rule  # checks imports this module
+    from judge.checks.core import CheckFailed, Evidence, rule  # checks imports this module
 
     listed = ", ".join(f"`{n}`" for n in names)
     raise CheckFailed(

@@ -1,17 +1,17 @@
 """The trusted side of a learner process: start it, send it the source, call its functions, read its answers.
 
-:class:`LearnerProcess` (a :class:`judge.learner.Learner`) asks a launcher
+:class:`LearnerProcess` (a :class:`judge.learner.interface.Learner`) asks a launcher
 (:mod:`judge.sandbox.launchers`: ``local`` or ``strict``) for a child running
 :mod:`judge.sandbox.child`, sends it the learner's source as text in a first ``load`` frame,
 talks to it over two pipes, enforces a wall-clock and a CPU-time deadline on every call, and
 turns whatever happens to the child into an exception the runner maps to a verdict. The
 launchers are imported on first use only: this module is imported in the browser too (through
-:mod:`judge.testing`), where there is no sandbox.
+:mod:`judge.checks.testing`), where there is no sandbox.
 
 Invariants, at every level:
 
-- Everything read from the learner's pipes is hostile: frames are bounded by :mod:`judge.wire`
-  and every message is validated by :mod:`judge.protocol`; any failure is RE (or TLE, MLE), never
+- Everything read from the learner's pipes is hostile: frames are bounded by :mod:`judge.learner.wire`
+  and every message is validated by :mod:`judge.learner.protocol`; any failure is RE (or TLE, MLE), never
   IE. Only a launcher's own channel can report a sandbox failure (:class:`SandboxFailure`, IE).
 - What the learner prints goes through a pipe the judge drains (:class:`OutputCapture`): the
   host's disk is never involved, and past :data:`OUTPUT_LIMIT_BYTES` the process is stopped.
@@ -31,9 +31,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from judge import protocol, wire
 from judge.i18n import Bilingual, bilingual
-from judge.learner import (
+from judge.learner import protocol, wire
+from judge.learner.interface import (
     CallOptions,
     CallResult,
     CallTiming,
@@ -63,7 +63,7 @@ __all__ = [
     "load_failure",
 ]
 # What the child is doing while it loads the learner's file, in its failure messages: both
-# languages, since such a message is the report's (judge.runner); a call's names stay English.
+# languages, since such a message is the report's (judge.engine.runner); a call's names stay English.
 LOADING = Bilingual("loading your file", "加载你的文件")
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
 OUTPUT_TAIL_BYTES = 4000
@@ -345,9 +345,10 @@ class _Exchange:
 
 
 class LearnerProcess:
-    """The learner's code loaded in a child process, ready to answer calls (a :class:`~judge.learner.Learner`).
+    """The learner's code loaded in a child process, ready to answer calls
+    (a :class:`~judge.learner.interface.Learner`).
 
-    ``source`` is the code as text (:class:`~judge.learner.LearnerSource`); a path is read first,
+    ``source`` is the code as text (:class:`~judge.learner.interface.LearnerSource`); a path is read first,
     as :meth:`LearnerSource.from_file` reads it. Whatever the level, the child receives the text
     in a first ``load`` frame on its own pipe; :meth:`LearnerSource.load_frame` is the one check
     of its size and encoding (CE).
@@ -604,7 +605,7 @@ class LearnerProcess:
 
         The child runs them in order, as many :meth:`call` would, and stops after the first one
         that is not refused: one that returns, or raises a type none of whose classes is in
-        ``accept`` (class names, :func:`judge.learner_code.qualified_name`),
+        ``accept`` (class names, :func:`judge.learner.code.qualified_name`),
         or raises without a message. The outcomes, in order: a :class:`LearnerRaised` for each
         call that raised (the last one's ``memory`` is set as :meth:`call` sets it), or the
         :class:`CallResult` of the call that returned; never more than one outcome that is not
@@ -700,7 +701,7 @@ class LearnerProcess:
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
         ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header;
-        ``body``: ``request`` encoded (:func:`judge.wire.encode_header`), where the caller has it.
+        ``body``: ``request`` encoded (:func:`judge.learner.wire.encode_header`), where the caller has it.
         Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
@@ -746,7 +747,7 @@ class LearnerProcess:
 
     @property
     def call_timing(self) -> CallTiming:
-        """Totals over the calls answered so far (:class:`~judge.learner.CallTiming`): for reports
+        """Totals over the calls answered so far (:class:`~judge.learner.interface.CallTiming`): for reports
         and benchmarks, never for a verdict."""
         return self._timing
 

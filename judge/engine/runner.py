@@ -1,8 +1,8 @@
-"""Judge a learner's source against an exercise's suites and produce a :class:`~judge.report.Report`.
+"""Judge a learner's source against an exercise's suites and produce a :class:`~judge.reports.report.Report`.
 
 The one runner behind every front door (CLI, web queue, maintainers' ``check``, the browser):
 :func:`grade` takes the source as text, :func:`judge_file` reads a file first. The learner's
-code runs in a :class:`~judge.learner.Learner` (a :class:`~judge.process.LearnerProcess` on a
+code runs in a :class:`~judge.learner.interface.Learner` (a :class:`~judge.engine.process.LearnerProcess` on a
 machine); test functions, expected values and every check stay in this process.
 
 A judging goes in named steps (:class:`_Run`): load the suites and the false-failure budget,
@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge import JUDGE_VERSION
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed, too_regular
-from judge.evidence import Evidence
-from judge.exercise import HIDDEN, Exercise
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed, too_regular
+from judge.checks.evidence import Evidence
+from judge.checks.testing import SEED_BITS, Context, Submission, derive_seed
+from judge.exercises.exercise import HIDDEN, Exercise
+from judge.exercises.suites import CaseSpec, load_suite
 from judge.i18n import Bilingual, bilingual
-from judge.learner import (
+from judge.learner.interface import (
     DEFAULT_FILENAME,
     CallTiming,
     Learner,
@@ -44,11 +46,9 @@ from judge.learner import (
     ProcessFailed,
     SandboxFailure,
 )
-from judge.protocol import FunctionInfo
-from judge.redaction import redact_report
-from judge.report import CaseResult, CheckRecord, Report, first_failure, is_failure
-from judge.suites import CaseSpec, load_suite
-from judge.testing import SEED_BITS, Context, Submission, derive_seed
+from judge.learner.protocol import FunctionInfo
+from judge.reports.redaction import redact_report
+from judge.reports.report import CaseResult, CheckRecord, Report, first_failure, is_failure
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:  # the sandbox is not in the browser's bundle
@@ -128,7 +128,7 @@ def signature_message(problems: list[Bilingual]) -> Bilingual:
 
 
 def lane_shares(weights: list[float], lanes: int) -> list[list[int]]:
-    """Split cases of ``weights`` (their :func:`judge.testing.lane_weight`, in the suites' order)
+    """Split cases of ``weights`` (their :func:`judge.checks.testing.lane_weight`, in the suites' order)
     between ``lanes`` lanes: each lane's case numbers, ascending.
 
     Heaviest first (ties in the suites' order), each case goes to the lane with the least weight
@@ -256,7 +256,7 @@ class TimeSplit:
     ``transfer``: the rest of the calls' wall time (encoding, the pipe, decoding, the checks around
     each call on the learner's side); ``end``: closing the process; ``judge``: everything else
     (cases, targets, statistics, report). Calls and bytes are the learner's processes' totals
-    (:class:`~judge.learner.CallTiming`). With several lanes, each lane keeps its own split and
+    (:class:`~judge.learner.interface.CallTiming`). With several lanes, each lane keeps its own split and
     the run adds them up (:meth:`add`): the parts then share the lanes' busy time, not the wall.
     """
 
@@ -440,7 +440,7 @@ class _Run:
         self._count_calls(lane)
 
     def _start(self, lane: _Lane) -> Learner:
-        from judge.process import LearnerProcess
+        from judge.engine.process import LearnerProcess
 
         if self.unreadable is not None:
             raise self.unreadable
@@ -707,7 +707,7 @@ def _run_case(
         result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
         if result.verdict is Verdict.AC and result.cpu_ms > exercise.time_limit_s * 1000:
             # Each call's CPU time is checked while it runs, but not more often than every 100 ms
-            # (judge.process.CPU_WATCH_INTERVAL_S): calls that each answer sooner are checked here,
+            # (judge.engine.process.CPU_WATCH_INTERVAL_S): calls that each answer sooner are checked here,
             # all together, so the limit holds for the case however its calls split the work.
             result.verdict = Verdict.TLE
             result.message = (

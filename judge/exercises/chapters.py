@@ -18,7 +18,7 @@ An exercise names its chapter (``chapter = "..."``, the id or the English title)
 (``section = "sampling-algorithms"``) in its ``exercise.toml``. :func:`group` orders exercises by
 chapter and section as the book does (the CLI's ``list`` and the site's exercise list use it);
 exercises without a known place come last, under "Other exercises". A section an exercise names
-that its chapter lacks is an :class:`~judge.exercise.ExerciseError` when the exercise is loaded.
+that its chapter lacks is an :class:`~judge.exercises.exercise.ExerciseError` when the exercise is loaded.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from judge.i18n import LANGUAGES, Bilingual
 
 if TYPE_CHECKING:
-    from judge.exercise import Exercise
+    from judge.exercises.exercise import Exercise
 
 CHAPTERS_FILE = "chapters.toml"
 OTHER = Bilingual("Other exercises", "其他练习")
@@ -114,7 +114,7 @@ def _load(path: Path, mtime_ns: int) -> tuple[Chapter, ...]:  # noqa: ARG001 - t
 def chapters_file(pack: Path) -> Path | None:
     """The ``chapters.toml`` that places the exercises of ``pack``: the pack's own, else the
     repository's (``exercises/chapters.toml``, the book's chapters); None when neither exists."""
-    from judge.exercise import EXERCISES_DIR
+    from judge.exercises.exercise import EXERCISES_DIR
 
     for path in (Path(pack) / CHAPTERS_FILE, EXERCISES_DIR / CHAPTERS_FILE):
         if path.is_file():

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from judge.exercise import Exercise
+    from judge.exercises.exercise import Exercise
 
 CONTRACT_FILE = "contract.toml"  # beside the hidden suite: it names hidden cases
 # The words that make a sentence binding (whole words, any case).
@@ -207,7 +207,7 @@ def contract_problems(exercise: Exercise, cases: Sequence[str] | None = None) ->
 
 def exercise_cases(exercise: Exercise) -> list[str]:
     """Every case of ``exercise``'s suites (public, hidden, and tiny where it has one) as ``suite.case``."""
-    from judge.suites import load_suite
+    from judge.exercises.suites import load_suite
 
     names = []
     for suite in ("public", "hidden", "tiny"):

@@ -2,7 +2,7 @@
 
 ``exercise.toml`` declares each function the learner writes with the parameter names its tests
 pass by keyword (``[functions.sample] params = [...]``). The judge refuses a submission whose
-function cannot take them (:func:`judge.runner.signature_problems`, a CE), so a declaration that
+function cannot take them (:func:`judge.engine.runner.signature_problems`, a CE), so a declaration that
 drifted from ``solutions/.../reference.py`` or ``starter.py`` would refuse the very code the
 statement asks for, or hand the learner a starter the tests cannot call.
 :func:`declared_param_problems` reads both files' source (nothing is run) and says where a declared
@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from judge.exercise import Exercise, FunctionSpec
+from judge.exercises.exercise import Exercise, FunctionSpec
 
 
 def declared_param_problems(exercise: Exercise) -> list[str]:

@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"  # its solutions (a pack's solutions: the folder beside it)
 PACKS_VARIABLE = "PROBJUDGE_EXERCISES"
@@ -91,7 +91,7 @@ class Exercise:
     titles: dict[str, str]
     difficulty: str
     tags: tuple[str, ...]
-    chapter: str  # the chapter's id or English title (see judge.chapters)
+    chapter: str  # the chapter's id or English title (see judge.exercises.chapters)
     functions: tuple[FunctionSpec, ...]
     time_limit_s: float  # the learner's CPU time for one test case (the judge's own work never counts)
     memory_limit_mb: int
@@ -102,7 +102,7 @@ class Exercise:
     browser: BrowserVariant | None = None
     wall_limit_s: float | None = None  # wall clock for one test case; None: WALL_FACTOR x time_limit_s
     inputs_read_only: bool = True  # a call that changes its tensor arguments in place fails
-    section: str = ""  # the id of the chapter's section the exercise belongs to (judge.chapters)
+    section: str = ""  # the id of the chapter's section the exercise belongs to (judge.exercises.chapters)
 
     @property
     def wall_cap_s(self) -> float:
@@ -178,7 +178,7 @@ class Exercise:
 
     def wrong_solution_files(self) -> list[Path]:
         """The catalogue of known-wrong solutions as written: ``wrong/*.py`` and ``wrong/*.patch``
-        (patches against the reference, :mod:`judge.patches`), sorted by name. Two files of one name
+        (patches against the reference, :mod:`judge.exercises.patches`), sorted by name. Two files of one name
         are an :class:`ExerciseError`."""
         files = sorted(
             (p for p in (self.solutions_root / "wrong").glob("*") if p.suffix in (".py", ".patch") and p.is_file()),
@@ -191,9 +191,9 @@ class Exercise:
 
     def wrong_solutions(self) -> list[Path]:
         """Each known-wrong solution as a Python file to judge or import, sorted by name: a ``.py`` as it
-        is, a ``.patch`` expanded against the reference (:func:`judge.patches.expanded_path`; raises
-        :class:`~judge.patches.StalePatch`, an :class:`ExerciseError`, when one no longer applies)."""
-        from judge.patches import PATCH_SUFFIX, expanded_path
+        is, a ``.patch`` expanded against the reference (:func:`judge.exercises.patches.expanded_path`; raises
+        :class:`~judge.exercises.patches.StalePatch`, an :class:`ExerciseError`, when one no longer applies)."""
+        from judge.exercises.patches import PATCH_SUFFIX, expanded_path
 
         return [
             expanded_path(path, self.reference_path) if path.suffix == PATCH_SUFFIX else path
@@ -286,8 +286,8 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
 
 def _check_place(exercise: Exercise, path: Path) -> None:
     """A ``section`` must be one of its chapter's, as the ``chapters.toml`` that places the pack's
-    exercises lists them (the pack's own, else the repository's: :func:`judge.chapters.chapters_file`)."""
-    from judge.chapters import ChaptersError, chapters_file, load_chapters, place
+    exercises lists them (the pack's own, else the repository's: :func:`judge.exercises.chapters.chapters_file`)."""
+    from judge.exercises.chapters import ChaptersError, chapters_file, load_chapters, place
 
     try:
         chapters = load_chapters(exercise.pack)

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from judge.exercise import PROJECT_ROOT
+from judge.exercises.exercise import PROJECT_ROOT
 
 MODELS_DIR = PROJECT_ROOT / "models"
 TINY_QWEN3_DIR = MODELS_DIR / "tiny-qwen3"

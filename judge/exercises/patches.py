@@ -38,7 +38,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from judge.exercise import ExerciseError
+from judge.exercises.exercise import ExerciseError
 
 PATCH_SUFFIX = ".patch"
 # Where a header ends and the diff begins: the unified diff's first file line.

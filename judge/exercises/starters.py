@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from judge.exercise import Exercise
+from judge.exercises.exercise import Exercise
 from judge.i18n import LANGUAGES
 
 Door = Literal["cli", "web"]

@@ -3,7 +3,7 @@
 
 A suite is a module of test functions (``test_<name>(submission, ctx)``) whose docstring's first
 line is the case's English title and a ``zh:`` line its Chinese one, plus an optional ``BUDGET``
-(:class:`~judge.budget.BudgetDeclaration`) and an optional ``prepare()``: the judge's own slow
+(:class:`~judge.checks.budget.BudgetDeclaration`) and an optional ``prepare()``: the judge's own slow
 set-up (loading a model, building cached cases), which the runner calls once before the suite's
 first case, outside every case's clock, so that no case's wall clock depends on it. The suites
 run in the judge's process, never next to learner code.
@@ -16,7 +16,7 @@ them what they cache (frozen cases, exact targets: ``functools.cache`` in the su
 grader builds none of it again; an edited exercise has another content hash, so its next grading
 imports it afresh (and the old modules are dropped) instead of judging with stale cases. A public
 module that imports from ``hidden/`` is refused when the package is first imported
-(:func:`judge.exercise.public_import_problems`).
+(:func:`judge.exercises.exercise.public_import_problems`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from judge.budget import BudgetDeclaration
-from judge.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
-from judge.testing import LANE_WEIGHT_ATTRIBUTE, Context, Submission, valid_lane_weight
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.testing import LANE_WEIGHT_ATTRIBUTE, Context, Submission, valid_lane_weight
+from judge.exercises.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class CaseSpec:
     title: str
     title_zh: str
     function: Callable[[Submission, Context], None]
-    weight: float = 1.0  # its share of a grading's work, for balancing lanes (judge.testing.lane_weight)
+    weight: float = 1.0  # its share of a grading's work, for balancing lanes (judge.checks.testing.lane_weight)
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def load_suite(exercise: Exercise, suite: str, *, content_hash: str | None = Non
     """Import ``tests/public/<suite>.py`` or ``tests/hidden/<suite>.py`` of ``exercise`` (as a package,
     so it may import its siblings, and a hidden suite the public modules).
 
-    ``content_hash``: :meth:`~judge.exercise.Exercise.content_hash`, when the caller has just taken
+    ``content_hash``: :meth:`~judge.exercises.exercise.Exercise.content_hash`, when the caller has just taken
     it (a grading takes it once, for its report and each of its suites); None takes it here."""
     module = _import_tests_module(exercise, suite, content_hash)
     cases = []
@@ -73,7 +73,7 @@ def load_suite(exercise: Exercise, suite: str, *, content_hash: str | None = Non
             cases.append(CaseSpec(suite, name.removeprefix("test_"), title, title_zh, value, weight))
     budget = getattr(module, "BUDGET", BudgetDeclaration())
     if not isinstance(budget, BudgetDeclaration):
-        raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.budget.BudgetDeclaration")
+        raise TypeError(f"{exercise.suite_path(suite)}: BUDGET must be a judge.checks.budget.BudgetDeclaration")
     prepare = getattr(module, "prepare", None)
     if prepare is not None and not callable(prepare):
         raise TypeError(f"{exercise.suite_path(suite)}: prepare must be a function of no arguments")
@@ -90,7 +90,7 @@ def _titles(docstring: str | None, name: str) -> tuple[str, str]:
 
 def suites_package(exercise: Exercise, content_hash: str | None = None) -> str:
     """The module name of ``exercise``'s ``tests/`` package: its number and a hash of its folder
-    and of its content (:meth:`~judge.exercise.Exercise.content_hash`, taken here unless given)."""
+    and of its content (:meth:`~judge.exercises.exercise.Exercise.content_hash`, taken here unless given)."""
     folder = os.path.abspath(exercise.root)
     digest = exercise.content_hash() if content_hash is None else content_hash
     where = hashlib.sha256(f"{folder}\0{digest}".encode()).hexdigest()[:12]

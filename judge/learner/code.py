@@ -7,7 +7,7 @@ not under :mod:`judge.sandbox`, because the browser bundle ships ``judge/*.py`` 
 confinement), only what must behave the same wherever the learner's code runs.
 
 Nothing here is trusted by the judge: what it produces crosses a pipe and is validated by
-:mod:`judge.protocol` first (the browser has nothing to protect).
+:mod:`judge.learner.protocol` first (the browser has nothing to protect).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections import OrderedDict
 from typing import Any, NamedTuple
 
 # The phases that patch torch's uniform sources live in their own module; kept importable from here.
-from judge.uniform_sources import DrawSites as DrawSites
-from judge.uniform_sources import ExtremeUniforms as ExtremeUniforms
+from judge.learner.uniform_sources import DrawSites as DrawSites
+from judge.learner.uniform_sources import ExtremeUniforms as ExtremeUniforms
 
 OUTPUT_FILE_LIMIT = 16 << 20  # any one file the learner's code writes (RLIMIT_FSIZE)
 MEMORY_MARKERS = ("can't allocate memory", "DefaultCPUAllocator", "out of memory", "CUDA out of memory")
@@ -90,7 +90,7 @@ def _class_entry(cls: type) -> tuple[str, bool]:
 def exception_classes(cls: type) -> list[str]:
     """The classes of ``cls.__mro__`` (``object`` left out) by :func:`qualified_name`, in order:
     what the judge compares a check's expected exception with (``isinstance`` by name, see
-    :meth:`judge.learner.LearnerRaised.derives_from`).
+    :meth:`judge.learner.interface.LearnerRaised.derives_from`).
 
     Bounded: at most :data:`MAX_CLASSES` names of at most :data:`MAX_CLASS_NAME` characters, and
     of the classes that are not Python's own exceptions only the first :data:`MAX_OWN_CLASSES`
@@ -154,7 +154,7 @@ def learner_frames(exc: BaseException, learner_path: str) -> traceback.StackSumm
 
 
 # The first line of a learner's traceback (Python's own, saying whose frames it keeps), and how a
-# report's Chinese message says it (judge.learner.load_failure): the frames below stay as they are.
+# report's Chinese message says it (judge.learner.interface.load_failure): the frames below stay as they are.
 TRACEBACK_HEADER = "Traceback (your code, most recent call last):"
 TRACEBACK_HEADER_ZH = "回溯（你的代码，最近的调用在最后）："
 
@@ -303,13 +303,13 @@ def describe_functions(module) -> dict:
     return functions
 
 
-# Generators one learner process keeps by key; judge.testing.Context lets a case use no more.
+# Generators one learner process keeps by key; judge.checks.testing.Context lets a case use no more.
 KEPT_GENERATORS = 64
 
 
 class LearnerGenerators:
     """The ``torch.Generator`` objects the learner's functions receive, made from the judge's
-    :class:`judge.wire.GeneratorSpec` on ``device`` (``torch.Generator(device=device)``).
+    :class:`judge.learner.wire.GeneratorSpec` on ``device`` (``torch.Generator(device=device)``).
 
     A spec without a key gives a new generator seeded with its seed at every call (what
     ``ctx.generator()`` promises). A kept spec (``ctx.kept_generator()``) gives such a generator at
@@ -325,7 +325,7 @@ class LearnerGenerators:
         self.kept: OrderedDict[tuple[int, int], Any] = OrderedDict()
 
     def make(self, spec) -> Any:
-        """The generator for ``spec`` (a :class:`judge.wire.GeneratorSpec`)."""
+        """The generator for ``spec`` (a :class:`judge.learner.wire.GeneratorSpec`)."""
         if spec.kept is None:
             return self.torch.Generator(device=self.device).manual_seed(spec.seed)
         key = (spec.kept, spec.seed)

@@ -1,14 +1,14 @@
 """The learner as the runner sees it: its source, the interface it drives, and how it fails.
 
-:class:`Learner` is what :mod:`judge.runner` and :mod:`judge.testing` call on the object that
-runs the learner's code: :class:`judge.process.LearnerProcess` on a machine (``local`` and
+:class:`Learner` is what :mod:`judge.engine.runner` and :mod:`judge.checks.testing` call on the object that
+runs the learner's code: :class:`judge.engine.process.LearnerProcess` on a machine (``local`` and
 ``strict`` levels), :class:`judge.browser.learner.InProcessLearner` in the browser. The
 exceptions below are how either says what went wrong; the runner turns them into verdicts.
 
 :class:`LearnerSource` is what every level receives: the learner's code as text, never a path.
 :func:`checked_source` is the one place that decides what source can be judged (its size, UTF-8).
 This module is pure Python with no import beyond the standard library and
-:mod:`judge.learner_code` (standard library only too; the browser bundle ships both).
+:mod:`judge.learner.code` (standard library only too; the browser bundle ships both).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from judge.i18n import Bilingual, bilingual
-from judge.learner_code import TRACEBACK_HEADER, TRACEBACK_HEADER_ZH, qualified_name
+from judge.learner.code import TRACEBACK_HEADER, TRACEBACK_HEADER_ZH, qualified_name
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
-    from judge.protocol import ExceptionInfo, FunctionInfo
+    from judge.learner.protocol import ExceptionInfo, FunctionInfo
 
 MAX_SOURCE_BYTES = 512 << 10
 DEFAULT_FILENAME = "solution.py"
@@ -36,7 +36,7 @@ class LearnerRaised(Exception):
     """The learner's function raised; carries the learner-only traceback and the exception's classes.
 
     ``type_name`` is the class's own name (for messages); ``mro`` names its classes
-    (:func:`judge.learner_code.exception_classes`): what :meth:`derives_from` judges by.
+    (:func:`judge.learner.code.exception_classes`): what :meth:`derives_from` judges by.
     """
 
     def __init__(self, info: ExceptionInfo) -> None:
@@ -46,7 +46,7 @@ class LearnerRaised(Exception):
         self.traceback: str = info.traceback
         self.memory: bool = info.memory
         self.mro: tuple[str, ...] = info.mro
-        self.diagnosis: str | None = None  # set by judge.checks.diagnosed around a call that expects trouble
+        self.diagnosis: str | None = None  # set by judge.checks.core.diagnosed around a call that expects trouble
         # Set by the judge when the function had already returned in the case: then even a
         # NotImplementedError (torch's, for a dtype it lacks) says nothing about "not written yet".
         self.written: bool = False
@@ -160,7 +160,7 @@ class LearnerSource:
 
 @dataclass(frozen=True)
 class DrawSitePush:
-    """Which draw site of a call to push to an extreme (:class:`judge.uniform_sources.DrawSites`).
+    """Which draw site of a call to push to an extreme (:class:`judge.learner.uniform_sources.DrawSites`).
 
     ``site``: the index of the uniform-drawing call to push, counted from 0, or None to push none
     and only count them; ``high``: push to the upper extreme (the largest float below 1,

@@ -3,11 +3,11 @@
 Everything that arrives on the learner's result pipe is hostile: a submission can write its own
 frames there. :func:`first_message` and :func:`reply` accept exactly the messages that
 :mod:`judge.sandbox.child` sends, with every field of the right type and size, and turn them into
-records; anything else raises :class:`~judge.wire.WireError`, which the judge reports as RE
+records; anything else raises :class:`~judge.learner.wire.WireError`, which the judge reports as RE
 (the learner's fault), never IE. There is no message a learner can send to claim a sandbox
 error: only the fork server's own control channel reports those.
 
-Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its payloads):
+Messages (the header of one :mod:`judge.learner.wire` frame; ``tensors`` describes its payloads):
   first:  ``{"ready": {"functions": {name: {"params": [...], "signature"}}, "torch"}}``
           or ``{"load_error": EXCEPTION}``
   reply:  ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` or ``{"raised": EXCEPTION,
@@ -19,7 +19,7 @@ Messages (the header of one :mod:`judge.wire` frame; ``tensors`` describes its p
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
   EXCEPTION = ``{"type", "message", "line", "traceback", "memory", "mro"}`` (``mro``: the names of the
-          exception's classes, :func:`judge.learner_code.exception_classes`)
+          exception's classes, :func:`judge.learner.code.exception_classes`)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from judge.wire import WireError
+from judge.learner.wire import WireError
 
 PARAMETER_KINDS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY", "VAR_KEYWORD")
 MAX_FUNCTIONS = 5000
@@ -45,7 +45,7 @@ MAX_TRACEBACK = 8000
 # reads it with that much room per call on top of one reply's.
 REFUSAL_MESSAGE = 32
 REFUSAL_BYTES = 2048
-# An exception's classes: at most this many names (judge.learner_code.exception_classes), each at
+# An exception's classes: at most this many names (judge.learner.code.exception_classes), each at
 # most MAX_NAME characters. A refusal keeps of them only those the request accepts (the judge's
 # own names), so it holds at most REFUSAL_BYTES plus what the request's accepted names take.
 MAX_CLASSES = 32
@@ -77,7 +77,7 @@ class ExceptionInfo:
     traceback: str
     memory: bool  # a MemoryError or an allocator's out-of-memory message
     # The exception's classes, itself first (``builtins.ValueError``, ``submission.InputError``): what
-    # ``isinstance`` is judged by (judge.learner.LearnerRaised.derives_from).
+    # ``isinstance`` is judged by (judge.learner.interface.LearnerRaised.derives_from).
     mro: tuple[str, ...] = ()
 
 
@@ -98,7 +98,7 @@ class LoadError:
 
 @dataclass(frozen=True)
 class Returned:
-    value: Any  # the JSON form; decode it with judge.wire.decode_values
+    value: Any  # the JSON form; decode it with judge.learner.wire.decode_values
     elapsed_ms: float
     modified: tuple[str, ...] = ()  # the tensor arguments the call changed in place, by parameter name
     draw_sites: int | None = None  # how many uniform-drawing calls it made, when asked (the learner's word)
@@ -173,7 +173,7 @@ def refusals_reply(header: dict[str, Any], calls: int) -> Refusals:
     """The answer to a batch of ``calls`` calls expected to raise (see :class:`Refusals`).
 
     Every call is accounted for: as many refusals as calls, or fewer and then one reply for the
-    call that stopped the batch. Anything else raises :class:`~judge.wire.WireError`.
+    call that stopped the batch. Anything else raises :class:`~judge.learner.wire.WireError`.
     """
     refused, refused_ms = header.get("refused"), header.get("refused_ms")
     if not isinstance(refused, list) or not isinstance(refused_ms, list) or len(refused) != len(refused_ms):

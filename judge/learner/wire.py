@@ -611,7 +611,7 @@ class GeneratorSpec:
 
     ``kept``: None for a new generator at every call it is passed to; a key (an int in
     ``[0, 2**64)``) for one generator the learner's side makes at the first call it is passed to
-    and keeps, by that key, for the calls after it (:class:`judge.learner_code.LearnerGenerators`),
+    and keeps, by that key, for the calls after it (:class:`judge.learner.code.LearnerGenerators`),
     so two calls draw from one stream.
     """
 

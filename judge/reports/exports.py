@@ -1,15 +1,15 @@
 """A judge report in other tools' formats: Gradescope's autograder ``results.json`` and JUnit XML.
 
-Pure functions of a report: a :class:`~judge.report.Report` or its JSON form (``Report.to_json()``,
+Pure functions of a report: a :class:`~judge.reports.report.Report` or its JSON form (``Report.to_json()``,
 what a site stores as ``report_json``, see ``docs/report.md``). Nothing here judges or writes files.
 
 **What a reader may see.** Every function takes ``full_hidden``, and the caller decides: True for an
 instructor, an autograder's evidence, or the learner's own local run (which already shows hidden
 messages); False for anything a learner sees of a server's run. With False every case passes
-through :func:`judge.hiding.visible_case`, the site's one rule (a hidden case keeps its name,
+through :func:`judge.reports.hiding.visible_case`, the site's one rule (a hidden case keeps its name,
 titles, verdict, diagnosis and failed rule, loses its message, times, statistics, p-values, check
 labels and seed), and a failed hidden case is described by
-:func:`judge.hiding.hidden_failure_text`; neither the seed nor the learner's printed output is
+:func:`judge.reports.hiding.hidden_failure_text`; neither the seed nor the learner's printed output is
 exported. Gradescope's top-level ``output`` is shown to a student at once, whatever the tests'
 visibility, so it is always the learner's view (the site's headline), even with ``full_hidden``.
 
@@ -44,10 +44,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from judge.exercise import HIDDEN
-from judge.hiding import hidden_failure_text, visible_case, visible_message
+from judge.exercises.exercise import HIDDEN
 from judge.i18n import function_list, t
-from judge.report import Report, is_failure
+from judge.reports.hiding import hidden_failure_text, visible_case, visible_message
+from judge.reports.report import Report, is_failure
 from judge.verdicts import Verdict
 
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")

@@ -1,13 +1,13 @@
 """The figure a failed check of a visible case carries: what the front doors draw.
 
 Pure functions from counts and probabilities (plain Python numbers, no torch) to the JSON dict
-that :attr:`judge.report.CheckRecord.figure` holds, so the server, the CLI and the browser's
+that :attr:`judge.reports.report.CheckRecord.figure` holds, so the server, the CLI and the browser's
 Pyodide build make the same figure from the same counts. ``docs/report.md`` documents the shapes;
 the front doors are the site and the browser's Run (``web/frontend``) and the terminal
-(:mod:`judge.render`).
+(:mod:`judge.reports.render`).
 
 A figure is made only for a check that failed in a case whose suite is not hidden (the checks
-ask :attr:`judge.testing.Context.visible`): the counts of a hidden case are its inputs' shadow.
+ask :attr:`judge.checks.testing.Context.visible`): the counts of a hidden case are its inputs' shadow.
 Its size is bounded: at most :data:`MAX_BARS` bars plus the worst cells among the rest (at most
 :data:`WORST_CELLS`), and one pooled bar for every other outcome.
 """

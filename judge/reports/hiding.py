@@ -13,15 +13,15 @@ hidden inputs out a few digits at a time. The report's time is the sum of its pu
 for the same reason. Case seeds go too (each is a hash of the master seed).
 
 Pure functions of a report's JSON form (``Report.to_json()``, what a site stores); used by
-:mod:`web.presenting` (pages and API) and :mod:`judge.exports` (Gradescope, JUnit).
+:mod:`web.access.presenting` (pages and API) and :mod:`judge.reports.exports` (Gradescope, JUnit).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from judge.exercise import HIDDEN
-from judge.report import first_failure, is_failure
+from judge.exercises.exercise import HIDDEN
+from judge.reports.report import first_failure, is_failure
 
 RULE_FIELDS = ("rule", "rule_zh")  # missing or empty in reports from before the engine wrote them
 HIDDEN_CHECK_FIELDS = ("kind", "alpha", "passed")  # what a learner sees of a hidden case's checks

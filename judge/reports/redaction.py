@@ -19,9 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from judge.i18n import Bilingual
-from judge.report import Report
+from judge.reports.report import Report
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @lru_cache(maxsize=1)

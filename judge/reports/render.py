@@ -1,6 +1,6 @@
 """What the CLI shows in a terminal, with rich: a verdict, and Markdown with its math.
 
-:func:`render_report` prints a :class:`~judge.report.Report` (banner, one line per case, the
+:func:`render_report` prints a :class:`~judge.reports.report.Report` (banner, one line per case, the
 failures' details, each distinct error once). It works on a report object or on its JSON form,
 so a report fetched from the web site renders the same way.
 
@@ -28,10 +28,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from judge.cjk_breaks import cjk_breaks_plugin
-from judge.hiding import report_message
 from judge.i18n import function_list, t
-from judge.report import Report, is_failure
+from judge.reports.cjk_breaks import cjk_breaks_plugin
+from judge.reports.hiding import report_message
+from judge.reports.report import Report, is_failure
 from judge.verdicts import Verdict, ran_no_case
 
 STYLES = {
@@ -312,11 +312,11 @@ _FIGURE_ROWS = {"distribution": _distribution_rows, "calibration": _calibration_
 
 
 class FigureView:
-    """A figure of a failed check (:mod:`judge.figures`) as text: its legend, then one line per bar,
+    """A figure of a failed check (:mod:`judge.reports.figures`) as text: its legend, then one line per bar,
     ``▲ id  target%  drawn%  ░░░░  ████``: the mark of a worst cell (or a failed z), the two shares, and
     the two bars scaled to the largest share shown (a calibration's to 100 %). The bars share what
     the console's width leaves after the numbers, and shrink to nothing rather than wrap a line; a
-    figure that is not what :mod:`judge.figures` makes prints nothing."""
+    figure that is not what :mod:`judge.reports.figures` makes prints nothing."""
 
     def __init__(self, figure: dict[str, Any], lang: str) -> None:
         self.figure, self.lang = figure, lang
@@ -491,7 +491,7 @@ class _DisplayMath(MarkdownElement):
 
 
 # rich's own parser (CommonMark, strikethrough, tables) with the site's dollar math.
-# The site's parser (judge.cjk_breaks: no space where a Chinese line is wrapped), with math as text.
+# The site's parser (judge.reports.cjk_breaks: no space where a Chinese line is wrapped), with math as text.
 _MATH_MARKDOWN = (
     MarkdownIt()
     .enable("strikethrough")

@@ -52,7 +52,7 @@ def _verdict_of(case: Any) -> str | None:
 class CheckRecord:
     """One hypothesis test inside a case (a goodness of fit, an independence test, ...)."""
 
-    kind: str  # one of judge.budget.KINDS: "fit", "pairs", "calibration", "unbiased", "independence", ...
+    kind: str  # one of judge.checks.budget.KINDS: "fit", "pairs", "calibration", "unbiased", "independence", ...
     label: str  # what was tested, in the learner's terms ("row 3")
     statistic: float
     p_value: float
@@ -60,7 +60,7 @@ class CheckRecord:
     passed: bool
     df: int | None = None
     # What the front doors draw of a failed check of a visible case (never of a hidden one): the
-    # observed counts against the target, or the coverage per z (judge.figures; docs/report.md).
+    # observed counts against the target, or the coverage per z (judge.reports.figures; docs/report.md).
     figure: dict[str, Any] | None = None
 
 
@@ -139,10 +139,10 @@ class Report:
     # Submission-level message (compile error, process crash, ...): a Bilingual where the engine
     # wrote it (a file that did not load), whose Chinese the JSON carries as ``message_zh``.
     message: str = ""
-    diagnosis: str | None = None  # the headline's known mistake: see judge.runner's headline rule
+    diagnosis: str | None = None  # the headline's known mistake: see judge.engine.runner's headline rule
     output: str = ""  # the tail of what the learner's code printed
     environment: dict[str, Any] = field(default_factory=dict)
-    # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.runner.TimeSplit`.
+    # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.engine.runner.TimeSplit`.
     timing: dict[str, float] = field(default_factory=dict)
 
     @property

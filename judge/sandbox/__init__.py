@@ -10,7 +10,7 @@ forks it from a fork server instead, for commands that judge many files), and ``
 torch preloaded and every layer in :mod:`judge.sandbox.confine`, for a server grading strangers'
 code. :mod:`judge.sandbox.layers` says which layers this machine offers. What the browser runs
 next to learner code is :mod:`judge.browser.learner` (the browser bundle ships ``judge/browser``,
-never this package); what both share is :mod:`judge.learner_code`.
+never this package); what both share is :mod:`judge.learner.code`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Run as ``python judge/sandbox/child.py --device D --in FD --out FD [--lifeline F
 server, :mod:`judge.sandbox.zygote`, calls :func:`serve` directly once the job is confined). This
 process holds nothing secret: it receives the learner's source and only the inputs of the current
 call (hidden expected values and reference solutions never reach it) and sends back values in the
-:mod:`judge.wire` format, which cannot carry code; :mod:`judge.protocol` is what the judge accepts
+:mod:`judge.learner.wire` format, which cannot carry code; :mod:`judge.learner.protocol` is what the judge accepts
 of it. Anything it prints goes to the output pipe the parent gave it as stdout/stderr, never to
 the protocol pipe. With ``--lifeline`` it first splits into a keeper and the worker that runs the
 learner's code (:mod:`judge.sandbox.keeper`). ``--import-dir`` (``local`` only) is the folder of
@@ -19,7 +19,7 @@ Protocol (one frame each way per request):
             whether the call changes torch's default generators
   child  -> ``{"ok": true, "value", "elapsed_ms", "modified"[, "draw_sites"]}`` (with
             ``"global_rng_changed"`` when asked) or ``{"raised": {...}, "elapsed_ms"}``
-            (``draw_sites``: the count of :class:`judge.uniform_sources.DrawSites`, when the
+            (``draw_sites``: the count of :class:`judge.learner.uniform_sources.DrawSites`, when the
             request asked for it)
   parent -> ``{"op": "refusals", "calls": [{"function", "args", "kwargs"}...], "accept": [class names],
             "extreme_uniforms", "global_seed"}``: calls expected to raise, run in order until one is
@@ -27,7 +27,7 @@ Protocol (one frame each way per request):
   child  -> ``{"refused": [{...}...], "refused_ms": [...]}``, plus one reply's fields for the call
             that stopped the batch, if one did
   parent -> ``{"op": "exit"}`` (or end-of-file) ends it; the judge itself never asks, it ends a
-            job by killing its tree (:meth:`judge.process.LearnerProcess.close`).
+            job by killing its tree (:meth:`judge.engine.process.LearnerProcess.close`).
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ if sys.path and sys.path[0] == str(Path(__file__).resolve().parent):
 elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from judge import protocol, wire  # noqa: E402
-from judge.learner_code import (  # noqa: E402
+from judge.learner import protocol, wire  # noqa: E402
+from judge.learner.code import (  # noqa: E402
     OUTPUT_FILE_LIMIT,
     LearnerRandomness,
     describe_exception,
@@ -61,8 +61,8 @@ from judge.learner_code import (  # noqa: E402
     summarize_exception,
     tensor_inputs,
 )
+from judge.learner.uniform_sources import DrawSites, ExtremeUniforms  # noqa: E402
 from judge.sandbox import keeper  # noqa: E402
-from judge.uniform_sources import DrawSites, ExtremeUniforms  # noqa: E402
 
 PROCESS_ALLOWANCE = 256  # processes a learner's code may start at the local level
 DEFAULT_FILENAME = "solution.py"
@@ -164,7 +164,7 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
 
 
 class _PipeReader:
-    """The request pipe, for :func:`judge.wire.read_frame`: a request's tensors are read straight
+    """The request pipe, for :func:`judge.learner.wire.read_frame`: a request's tensors are read straight
     into their buffers, as many per ``readv`` as the pipe holds."""
 
     def __init__(self, fd: int) -> None:
@@ -178,7 +178,7 @@ class _PipeReader:
 
 
 class _PipeWriter:
-    """The reply pipe, for :func:`judge.wire.write_frame`: a reply goes out in one ``writev``
+    """The reply pipe, for :func:`judge.learner.wire.write_frame`: a reply goes out in one ``writev``
     (header and the tensors straight from their memory) where the pipe has room for it."""
 
     def __init__(self, fd: int) -> None:
@@ -302,7 +302,7 @@ def _refusal(raised: dict, accepted: set[str]) -> dict | None:
     """What the judge needs of ``raised`` (a ``describe_exception``) when it will take it as a
     refusal: one of its classes is accepted (by name: ``builtins.ValueError`` takes a learner's
     subclass of ValueError) and its message, as the judge reads it
-    (:func:`judge.protocol.exception_info`), says something. None when it will not.
+    (:func:`judge.learner.protocol.exception_info`), says something. None when it will not.
 
     Only its type, the start of its message and its accepted classes go back (see
     ``protocol.REFUSAL_MESSAGE``): the judge checks no more of a refusal, and a reply of many full
@@ -396,7 +396,7 @@ def _draw_sites(asked: Any, torch) -> DrawSites | None:
 class _Snapshot:
     """What a tensor argument held before the call, to tell exactly whether the call changed it.
 
-    The verdict is :func:`judge.learner_code.same_tensor`'s (values, NaN equal to NaN, shape,
+    The verdict is :func:`judge.learner.code.same_tensor`'s (values, NaN equal to NaN, shape,
     dtype, device). The common case is cheaper: a contiguous CPU tensor (what the wire gives) is
     copied as raw bytes, and when it still has the same shape, dtype and layout and the very same
     bytes afterwards, it holds the same values (equal bits are equal values, NaN included). Any

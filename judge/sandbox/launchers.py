@@ -2,7 +2,7 @@
 
 :class:`Launcher` starts a child that speaks :mod:`judge.sandbox.child`'s protocol on the fds it is
 given; :class:`Launched` is that started job as the judge sees it.
-:class:`judge.process.LearnerProcess` drives either the same way, sending the learner's source
+:class:`judge.engine.process.LearnerProcess` drives either the same way, sending the learner's source
 over the job's own pipe. Two levels sit side by side:
 
 - ``local`` (:class:`LocalLauncher`, here): a fresh Python process with time and memory limits,
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from judge.learner import SandboxFailure
+from judge.learner.interface import SandboxFailure
 from judge.sandbox import keeper
 from judge.sandbox.keeper import Lifeline
 
@@ -72,7 +72,7 @@ class Launcher(Protocol):
     """Starts :mod:`judge.sandbox.child`'s protocol on the given fds, at one isolation level.
 
     The child then reads the learner's source from ``fd_in`` (a ``load`` frame that
-    :class:`judge.process.LearnerProcess` sends, the same at every level). ``launch`` raises
+    :class:`judge.engine.process.LearnerProcess` sends, the same at every level). ``launch`` raises
     :class:`SandboxFailure` when this level cannot run the job now (IE for that job only).
     """
 

@@ -1,6 +1,6 @@
 """The ``strict`` level on the judge's side: the zygote client, worker slots, and the launcher.
 
-:class:`StrictLauncher` plugs into :class:`judge.process.LearnerProcess` beside
+:class:`StrictLauncher` plugs into :class:`judge.engine.process.LearnerProcess` beside
 :class:`judge.sandbox.launchers.LocalLauncher`: it takes a worker slot (its own uid/gid and scratch
 directory), creates the job's cgroups and asks the zygote to fork a confined child on the job's
 pipes. A slot is a lease: :meth:`StrictChild.release` kills the job at once (SIGKILL to its
@@ -9,7 +9,7 @@ then waits for the keeper to end, removes the cgroups and only then puts the slo
 next job of that uid never meets a leftover process, and nobody's verdict waits for a teardown).
 The launcher holds up to twice as many slots as it runs jobs at once, so that a new job finds a
 clean slot while the last one is still being reaped. Waiting for a slot has a deadline
-(:data:`SLOT_WAIT_S`): past it, that one job fails with :class:`~judge.learner.SandboxFailure`
+(:data:`SLOT_WAIT_S`): past it, that one job fails with :class:`~judge.learner.interface.SandboxFailure`
 (IE), and the others carry on. A zygote that died is replaced at the next launch.
 """
 
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.learner import SandboxFailure
+from judge.learner.interface import SandboxFailure
 from judge.sandbox import cgroups, keeper
 from judge.sandbox.confine import Confinement
 from judge.sandbox.keeper import Lifeline

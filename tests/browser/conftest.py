@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_support import CHROMIUM, CHROMIUM_ARGS, ServedSite, unavailable
 from werkzeug.serving import make_server
 
-from judge.process import LocalLauncher
-from web.services import services
+from judge.engine.process import LocalLauncher
 from web.app import create_app
-from web.config import Settings
+from web.core.config import Settings
+from web.core.services import services
 from web.serve import missing_assets
-
-from browser_support import CHROMIUM, CHROMIUM_ARGS, ServedSite, unavailable
 
 
 @pytest.fixture(scope="session")

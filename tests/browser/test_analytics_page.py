@@ -11,15 +11,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from browser_support import shoot
 from werkzeug.serving import make_server
 
-from judge.process import LocalLauncher
-from web.app import create_app
-from web.config import Settings
-from web.services import services
-
-from browser_support import shoot
+from judge.engine.process import LocalLauncher
 from tests.web.test_analytics import SWAPPED, build_class
+from web.app import create_app
+from web.core.config import Settings
+from web.core.services import services
 
 AXE = Path(__file__).resolve().parents[2] / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 CHARTS = {

@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+
 import pytest
+from browser_support import CAUGHT_BY_39 as CAUGHT_BY
+from browser_support import CORRECT_39 as CORRECT
+from browser_support import NOT_AVAILABLE, NOT_AVAILABLE_ZH
+from browser_support import UNAVAILABLE_39 as UNAVAILABLE
+from browser_support import WRONG_39 as WRONG
 
 from judge.browser.catalogue import REFERENCE, solutions_in
-
-from browser_support import (CAUGHT_BY_39 as CAUGHT_BY, CORRECT_39 as CORRECT, NOT_AVAILABLE,
-                             NOT_AVAILABLE_ZH, UNAVAILABLE_39 as UNAVAILABLE, WRONG_39 as WRONG)
 
 SEEDS = (21, 22)
 

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from browser_support import unavailable
+
 from web.app import CONTENT_SECURITY_POLICY
 
 BUNDLE = Path(__file__).resolve().parents[2] / "web" / "static" / "build" / "charts.js"

@@ -12,10 +12,10 @@ from browser_support import ServedSite, accessibility_violations, sign_up, type_
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from web.accounts import create_user
-from web.courses import create_course, enroll, save_assignment
-from web.models import Role, User, utcnow
-from web.services import services
+from web.accounts.users import create_user
+from web.core.models import Role, User, utcnow
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, save_assignment
 
 CODE = "def flip(p, n, generator=None):\n    return [0] * n  # late, but mine\n"
 

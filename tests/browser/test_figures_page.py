@@ -11,10 +11,10 @@ from browser_support import accessibility_violations, shoot, sign_up
 from playwright.sync_api import expect
 from sqlalchemy import select
 
-from tests.web.site_client import store_graded
 from judge.verdicts import Verdict
-from web.models import Exercise, Grading, Status, User, utcnow
-from web.services import services
+from tests.web.site_client import store_graded
+from web.core.models import Exercise, Grading, Status, User, utcnow
+from web.core.services import services
 
 DISTRIBUTION = {
     "type": "distribution", "outcome": "token", "n": 20000,

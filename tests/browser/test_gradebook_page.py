@@ -11,14 +11,14 @@ docs/screenshots/gradebook.png (at 1280x800).
 from __future__ import annotations
 
 import pytest
+from browser_support import PASSWORD, ServedSite, accessibility_violations, shoot
 from playwright.sync_api import Page, expect
 
-from browser_support import PASSWORD, ServedSite, accessibility_violations, shoot
 from tests.web.course_world import attempt, exercise
-from web.accounts import create_user
-from web.courses import create_course, enroll, override_score, save_assignment
-from web.models import Role
-from web.services import services
+from web.accounts.users import create_user
+from web.core.models import Role
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, override_score, save_assignment
 
 
 def build_course(site: ServedSite) -> tuple[int, dict[str, int], int]:

@@ -19,14 +19,14 @@ import re
 from zoneinfo import ZoneInfo
 
 import pytest
+from browser_support import PASSWORD, ROOT, ServedSite, accessibility_violations, shoot, sign_up, type_into_editor
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from browser_support import PASSWORD, ROOT, ServedSite, accessibility_violations, shoot, sign_up, type_into_editor
-from judge.exercise import resolve
-from web.accounts import create_user
-from web.models import Role
-from web.services import services
+from judge.exercises.exercise import resolve
+from web.accounts.users import create_user
+from web.core.models import Role
+from web.core.services import services
 
 EXERCISE = resolve("1")  # the smallest exercise: a few seconds to judge
 REFERENCE = EXERCISE.reference_path.read_text()

@@ -9,14 +9,14 @@ import os
 from dataclasses import dataclass
 
 import pytest
+from browser_support import PASSWORD, accessibility_violations
 from playwright.sync_api import Page, expect
 
-from browser_support import PASSWORD, accessibility_violations
 from tests.web.course_world import attempt, exercise
-from web.accounts import create_user
-from web.courses import create_course, enroll, save_assignment
-from web.models import Rejudge, RejudgeScope, Role
-from web.services import services
+from web.accounts.users import create_user
+from web.core.models import Rejudge, RejudgeScope, Role
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, save_assignment
 
 SHOTS = os.environ.get("PROBJUDGE_MOBILE_SHOTS")  # a folder: a picture of each page, to look at
 WIDTH = 390

@@ -12,13 +12,21 @@ import subprocess
 import sys
 
 import pytest
+from browser_support import (
+    CAUGHT_BY_39,
+    CORRECT_39,
+    ENDLESS,
+    NOT_AVAILABLE,
+    NOT_AVAILABLE_ZH,
+    UNAVAILABLE_39,
+    UNAVAILABLE_IN_PYODIDE_39,
+    WRONG_39,
+    unavailable,
+)
 
-from judge.browser.node import PYODIDE_DIR, run_many_in_node
 from judge.browser.catalogue import outcome, problems, solutions, solutions_in
-from judge.exercise import load_all
-
-from browser_support import (CAUGHT_BY_39, CORRECT_39, ENDLESS, NOT_AVAILABLE, NOT_AVAILABLE_ZH, UNAVAILABLE_39,
-                             UNAVAILABLE_IN_PYODIDE_39, WRONG_39, unavailable)
+from judge.browser.node import PYODIDE_DIR, run_many_in_node
+from judge.exercises.exercise import load_all
 
 WITH_BROWSER = [e for e in load_all() if e.browser is not None]
 

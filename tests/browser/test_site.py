@@ -6,12 +6,12 @@ import re
 import time
 
 import pytest
+from browser_support import ENDLESS, accessibility_violations, shoot, sign_up, type_into_editor
 from playwright.sync_api import expect
 
-from browser_support import ENDLESS, accessibility_violations, shoot, sign_up, type_into_editor
-from judge.exercise import resolve
-from judge.starters import starter_text
-from judge.suites import load_suite
+from judge.exercises.exercise import resolve
+from judge.exercises.starters import starter_text
+from judge.exercises.suites import load_suite
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
@@ -180,8 +180,8 @@ def test_pages_pass_the_accessibility_checker(page, live_site):
 
 def _reference_case_count() -> int:
     """Cases a full judging of exercise 39 reports: both suites and the judge's own."""
-    from judge.exercise import resolve
-    from judge.suites import load_suite
+    from judge.exercises.exercise import resolve
+    from judge.exercises.suites import load_suite
 
     exercise = resolve("39")
     return sum(len(load_suite(exercise, suite).cases) for suite in ("public", "hidden")) + 1

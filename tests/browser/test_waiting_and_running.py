@@ -10,9 +10,9 @@ import pytest
 from browser_support import accessibility_violations, sign_up, type_into_editor
 from playwright.sync_api import expect
 
-from judge.exercise import resolve
-from web.models import Exercise, Grading, Status, Submission, User, utcnow
-from web.services import services
+from judge.exercises.exercise import resolve
+from web.core.models import Exercise, Grading, Status, Submission, User, utcnow
+from web.core.services import services
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from judge import cli
-from judge.exports import validate_results_json
+from judge.reports.exports import validate_results_json
 
 REFERENCE = "solutions/001-weighted-coin/reference.py"
 WRONG = "solutions/001-weighted-coin/wrong/zero_edge.py"
@@ -47,7 +47,7 @@ def test_with_json_stdout_is_still_one_report(capsys, tmp_path):
 @pytest.mark.parametrize("option", ["--junit", "--results-json"])
 @pytest.mark.parametrize("lang, reason", [("en", "there is no folder"), ("zh", "不存在")])
 def test_a_file_in_no_folder_is_a_usage_error_before_judging(capsys, tmp_path, monkeypatch, option, lang, reason):
-    from judge import runner
+    from judge.engine import runner
 
     monkeypatch.setattr(runner, "judge_file", lambda *a, **k: pytest.fail("judged although the file cannot be written"))
     target = tmp_path / "absent" / "out.xml"

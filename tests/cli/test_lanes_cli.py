@@ -10,9 +10,10 @@ import json
 
 import pytest
 
-from judge import balance, cli
-from judge.exercise import SUITES, resolve
-from judge.suites import load_suite
+from judge import cli
+from judge.authoring import balance
+from judge.exercises.exercise import SUITES, resolve
+from judge.exercises.suites import load_suite
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:

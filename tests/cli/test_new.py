@@ -7,7 +7,7 @@ import os
 import pytest
 
 from judge import cli
-from judge.exercise import EXERCISES_DIR, resolve
+from judge.exercises.exercise import EXERCISES_DIR, resolve
 
 EXERCISE_FILES = {"exercise.toml", "statement.en.md", "statement.zh.md", "starter.py", "tests/public/public.py",
                   "tests/hidden/hidden.py", "tests/hidden/contract.toml"}

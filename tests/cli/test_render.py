@@ -1,11 +1,11 @@
-"""judge/render.py: how a verdict and a statement's math look in a terminal."""
+"""judge/reports/render.py: how a verdict and a statement's math look in a terminal."""
 
 from __future__ import annotations
 
 import pytest
 from rich.console import Console
 
-from judge.render import MathMarkdown, math_to_unicode, render_report
+from judge.reports.render import MathMarkdown, math_to_unicode, render_report
 
 
 @pytest.mark.parametrize("tex, text", [
@@ -158,7 +158,7 @@ def test_a_sites_learner_view_shows_the_run_id_and_hidden_rules_never_a_seed():
 
     from rich.console import Console
 
-    from judge.render import render_report
+    from judge.reports.render import render_report
 
     view = {
         "verdict": "WA", "score": {"passed": 1, "total": 2}, "exercise": {"number": 39}, "seed": None,
@@ -241,7 +241,7 @@ def test_render_report_prints_banner_table_details_output_and_footer_in_order():
     assert [line for line in lines if line in parts] == parts
 
 
-# --- a failed check's figure, drawn with text bars (judge/figures.py, docs/report.md) ---------------
+# --- a failed check's figure, drawn with text bars (judge/reports/figures.py, docs/report.md) ---------------
 
 
 def _figure_report(*figures_of_checks: dict | None, suite: str = "public") -> dict:
@@ -259,7 +259,7 @@ def _drawn(report: dict, lang: str, width: int, **options) -> list[str]:
 
 
 def _long_tail_figure() -> dict:
-    from judge.figures import distribution_figure
+    from judge.reports.figures import distribution_figure
 
     probs = [0.3, 0.2] + [0.5 / 30] * 30 + [0.0]
     counts = [3_000, 2_000] + [167] * 30 + [0]
@@ -272,7 +272,7 @@ def _long_tail_figure() -> dict:
 def test_a_failed_fit_is_drawn_as_bars_with_its_worst_cells_marked_in_sixty_columns(lang, rest):
     from rich.cells import cell_len
 
-    from judge.render import DRAWN_BAR, TARGET_BAR, WORST_MARK
+    from judge.reports.render import DRAWN_BAR, TARGET_BAR, WORST_MARK
 
     figure = _long_tail_figure()
     lines = _drawn(_figure_report(figure), lang, 60, color_system=None)
@@ -300,8 +300,8 @@ def test_a_figure_fits_a_narrow_terminal_and_needs_no_colour(monkeypatch):
 
     from rich.cells import cell_len
 
-    from judge.figures import calibration_figure
-    from judge.render import WORST_MARK
+    from judge.reports.figures import calibration_figure
+    from judge.reports.render import WORST_MARK
 
     monkeypatch.setenv("NO_COLOR", "1")
     calibration = calibration_figure(400, [(1.0, 150, 0.6827, 0.6827, False), (2.0, 380, 0.9545, 0.9545, True)])
@@ -316,7 +316,7 @@ def test_a_figure_fits_a_narrow_terminal_and_needs_no_colour(monkeypatch):
 
 
 def test_a_figure_of_another_type_or_shape_is_left_out_and_none_is_drawn_without_one():
-    from judge.render import WORST_MARK
+    from judge.reports.render import WORST_MARK
 
     plain_lines = _drawn(_figure_report(None), "en", 100)
     odd = _drawn(_figure_report({"type": "heatmap", "cells": []}, {"type": "distribution", "n": "x"}), "en", 100)

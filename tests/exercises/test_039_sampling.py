@@ -3,7 +3,7 @@
 The oracle (judge side) and the reference solution (learner side) are written independently;
 agreeing on generated inputs is evidence that both follow the statement.
 Run this file as a script with ``--write`` to regenerate the generated part of
-``tests/hidden/real_logits.py`` (the real model's logits) from ``judge.models``.
+``tests/hidden/real_logits.py`` (the real model's logits) from ``judge.exercises.models``.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from judge.browser.learner import InProcessLearner
-from judge.exercise import resolve
-from judge.learner_code import ExtremeUniforms
-from judge.process import CallOptions
-from judge.runner import judge_file
-from judge.suites import load_suite, suites_module
+from judge.engine.process import CallOptions
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite, suites_module
+from judge.learner.code import ExtremeUniforms
 from judge.verdicts import Verdict
 
 
@@ -171,7 +171,7 @@ MODELLED = {
 
 def _wrong_module(exercise, name: str):
     """A wrong solution as a module: its file, or its patch applied to the reference."""
-    from judge.patches import expand
+    from judge.exercises.patches import expand
 
     folder = exercise.solutions_root / "wrong"
     path = folder / f"{name}.py"
@@ -290,7 +290,7 @@ def test_no_call_asks_for_more_than_the_statement_promises(exercise39):
 
 def _live_rows() -> dict[int, torch.Tensor]:
     """Position -> the live model's float32 logits, for the positions real_logits.py keeps."""
-    from judge import models  # loads transformers: only here, never in a suite
+    from judge.exercises import models  # loads transformers: only here, never in a suite
 
     real = _real_logits_module()
     live = models.passage_logits(real.MODEL)
@@ -304,7 +304,7 @@ def _real_logits_module():
 
 
 def _weights_sha256() -> str:
-    from judge import models
+    from judge.exercises import models
 
     return hashlib.sha256((models.TINY_QWEN3_DIR / "model.safetensors").read_bytes()).hexdigest()
 
@@ -312,10 +312,10 @@ def _weights_sha256() -> str:
 def test_frozen_real_logits_equal_the_live_model_within_the_cross_machine_tolerance(tests_package):
     """The frozen rows are the live model's logits rounded to 1e-4: |frozen - live| <= 5e-5 here
     (the rounding) plus float32's spacing (under 2e-6 for |logit| < 32). On another machine the
-    live logits move by ~1e-5 more (judge/models.py), so the bound is ~6e-5, inside
+    live logits move by ~1e-5 more (judge/exercises/models.py), so the bound is ~6e-5, inside
     LOGIT_TOLERANCE (1e-4); and the cases keep their decisions under any change of that size (the
     next test)."""
-    from judge import models
+    from judge.exercises import models
 
     real = _real_logits_module()
     weights = _weights_sha256()
@@ -339,7 +339,7 @@ def test_real_rows_keep_their_tokens_when_the_logits_move_by_the_tolerance(tests
     ones down, and the reverse). The bound behind it: a move of at most d per logit changes any
     ratio of two probabilities by at most exp(2 d / T), 2.9e-4 relative at T = 0.7, and every cut
     keeps the oracle's 2e-3 relative margin."""
-    from judge.models import LOGIT_TOLERANCE
+    from judge.exercises.models import LOGIT_TOLERANCE
 
     cases, oracle = tests_package["cases"], tests_package["oracle"]
     batch = cases.real_rows()
@@ -453,7 +453,7 @@ def _write() -> None:
     head = text[: text.index(marker)]
     namespace: dict = {}
     exec(compile(head, str(path), "exec"), namespace)  # POSITIONS and SCALE, whatever is below the marker
-    from judge import models
+    from judge.exercises import models
 
     live = models.passage_logits(namespace["MODEL"])
     body = [marker, "", "# SHA-256 of the models/tiny-qwen3/model.safetensors these logits come from.",

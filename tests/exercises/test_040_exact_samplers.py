@@ -16,8 +16,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.exercise import resolve
-from judge.suites import load_suite, suites_module
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite, suites_module
 
 TOP32 = 1.0 - 2.0**-24
 TOP64 = 1.0 - 2.0**-53

@@ -17,11 +17,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.arguments import bad_inputs, legal_inputs
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.exercise import resolve
-from judge.suites import load_suite, suites_module
-from judge.testing import Context
+from judge.checks.arguments import bad_inputs, legal_inputs
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.testing import Context
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite, suites_module
 
 
 @pytest.fixture(scope="module")

@@ -10,17 +10,17 @@ from __future__ import annotations
 import importlib.util
 import math
 import pprint
-from pathlib import Path
 import random
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.exercise import resolve
-from judge.suites import load_suite, suites_module
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite, suites_module
 
 
 def _modules():
@@ -400,10 +400,10 @@ def test_log_prob_cases_break_their_mistakes(parts, seed):
 
 
 def test_generated_calls_are_legal_and_their_corners_clear_the_margin(parts):
-    """specs: the good calls pass their own specs (judge.arguments checks), and every decoder corner clears
+    """specs: the good calls pass their own specs (judge.checks.arguments checks), and every decoder corner clears
     MARGIN, so the oracle's answer is the only right one."""
     specs, cases = suites_module(resolve("42"), "hidden.specs"), parts["cases"]
-    from judge.arguments import bad_inputs, legal_inputs
+    from judge.checks.arguments import bad_inputs, legal_inputs
 
     for seed in range(5):
         rng = random.Random(seed)

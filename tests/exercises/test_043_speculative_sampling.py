@@ -17,8 +17,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.exercise import resolve
-from judge.suites import load_suite, suites_module
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -145,10 +145,10 @@ def test_topk_cases_keep_their_margins_and_ties(parts):
 def test_every_mistake_has_both_languages_and_a_wrong_file(parts, exercise43):
     """Each diagnosis of the table is promised by a wrong solution, and each wrong solution promises one of the
     table or one of the judge's own (its generator contract, its draw sites)."""
-    from judge.catalogue import parse_wrong_solution
-    from judge.checks import DEFAULT_GENERATOR_DIAGNOSIS
-    from judge.draw_sites import DRAW_SITE_DIAGNOSIS
-    from judge.generator_contract import RESEEDED_DIAGNOSIS
+    from judge.authoring.catalogue import parse_wrong_solution
+    from judge.checks.core import DEFAULT_GENERATOR_DIAGNOSIS
+    from judge.checks.draw_sites import DRAW_SITE_DIAGNOSIS
+    from judge.checks.generator_contract import RESEEDED_DIAGNOSIS
 
     mistakes = parts["diagnoses"].MISTAKES
     promised = {str(parse_wrong_solution(path).diagnosis) for path in exercise43.wrong_solutions()}
@@ -187,7 +187,7 @@ def test_k_one_rows_are_what_the_reference_returns(parts, reference):
 def test_pad_rule_separates_a_wrong_pad_from_continuing(parts):
     """A constant 0 after the emitted tokens is a wrong pad; a draft continued there is not."""
     checks43, diagnoses = parts["checks43"], parts["diagnoses"]
-    from judge.checks import CheckFailed
+    from judge.checks.core import CheckFailed
 
     drafts = torch.tensor([[1, 2]] * 2)
     num = torch.tensor([0, 0])
@@ -332,7 +332,7 @@ def parts_checks43():
 @pytest.mark.parametrize("seed", range(4))
 def test_threshold_rule_names_shared_uniforms_not_correct_rows(parts, reference, exercise43, seed):
     """_threshold_decisions passes a correct verify and names rows that share u (of its own evidence)."""
-    from judge.checks import CheckFailed
+    from judge.checks.core import CheckFailed
 
     checks43, cases, mistakes = parts["checks43"], parts["cases"], parts["diagnoses"].MISTAKES
     ps, qs = cases.DISAGREE_P, cases.DISAGREE_Q
@@ -371,7 +371,7 @@ def test_generated_calls_keep_their_promises(exercise43, seed):
     checks each call against the specs: a broken K + 1 relation or a sum-breaking corner raises)."""
     import random
 
-    from judge.arguments import bad_inputs, legal_inputs
+    from judge.checks.arguments import bad_inputs, legal_inputs
 
     specs = suites_module(exercise43, "hidden.specs")
     for good, arguments in (
@@ -396,7 +396,7 @@ def test_generated_calls_keep_their_promises(exercise43, seed):
 def test_tiny_threshold_rows_name_shared_uniforms_every_time(parts, reference, exercise43, seed):
     """The tiny suite's one-threshold rows: a correct verify passes them; rows sharing u are named as such
     whatever the shared uniform (the browser's only robust evidence of that mistake)."""
-    from judge.checks import CheckFailed
+    from judge.checks.core import CheckFailed
 
     tiny = suites_module(exercise43, "public.tiny")
     checks43, mistakes = parts["checks43"], parts["diagnoses"].MISTAKES

@@ -17,9 +17,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.exercise import resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite, suites_module
 from judge.i18n import Bilingual
-from judge.suites import load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -406,7 +406,7 @@ def test_the_laws_of_a_rows_split(more):
     """Each law sums to 1; the without-replacement and antithetic laws are those of their samplers (exact
     counts from 200 000 simulated rows, compared with the laws by a G-test at 1e-6)."""
     readable = more["readable44"]
-    from judge.stats import g_test
+    from judge.checks.stats import g_test
 
     q, n = (0.35, 0.25, 0.2, 0.12, 0.08), 4
     order = readable.splits(len(q), n)
@@ -501,7 +501,7 @@ def test_generated_refusals_are_refused_and_corners_accepted_by_the_reference(mo
 def test_every_generated_flaw_has_a_refusal_group(more):
     """A flaw the specs refuse but no group names would give an accepted bad input no name (or crash)."""
     specs = more["specs"]
-    from judge.arguments import Variant
+    from judge.checks.arguments import Variant
 
     for arguments in (specs.ESTIMATE_ARGUMENTS, specs.TRUNCATED_ARGUMENTS, specs.SAMPLE_ARGUMENTS):
         for argument, spec in arguments.items():
@@ -519,8 +519,8 @@ def test_a_crash_on_a_bad_input_is_named_after_a_legal_call_returned(parts, kind
     """torch raises NotImplementedError for some integer tensors ("not implemented for 'Int'"): inside a
     function that returned on legal inputs that is a crash, named like an input not refused, and the kind
     becomes RAISED so that the runner keeps the name (it drops every NOT_IMPLEMENTED failure's)."""
-    from judge.checks import CheckFailed
-    from judge.evidence import Evidence
+    from judge.checks.core import CheckFailed
+    from judge.checks.evidence import Evidence
 
     call = "effective_sample_size() with every tensor in torch.int64"
     failure = CheckFailed(f"{call} must raise ValueError; it raised ...", kind=Evidence(kind))

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from judge.browser.catalogue import problems
-from judge.exercise import ExerciseError, load_all, load_exercise
+from judge.exercises.exercise import ExerciseError, load_all, load_exercise
 
 WITH_BROWSER = [e for e in load_all() if e.browser is not None]
 
@@ -53,7 +53,7 @@ def test_tiny_edge_cases_of_exercise_39_match_the_oracle(exercise39):
     extreme uniforms) are what the server's float64 oracle computes, with its margins."""
     import torch
 
-    from judge.suites import suites_module
+    from judge.exercises.suites import suites_module
 
     oracle = suites_module(exercise39, "hidden.oracle")
     tiny = suites_module(exercise39, "public.tiny")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from judge.budget import BudgetDeclaration
-from judge.catalogue import check_exercise, diagnosis_found, judge_under_seeds, parse_wrong_solution
-from judge.exercise import SUITES, load_all
-from judge.runner import judge_file
+from judge.authoring.catalogue import check_exercise, diagnosis_found, judge_under_seeds, parse_wrong_solution
+from judge.checks.budget import BudgetDeclaration
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import SUITES, load_all
+from judge.exercises.suites import load_suite
 from judge.sandbox.launchers import WarmLocalLauncher
-from judge.suites import load_suite
 from judge.verdicts import Verdict
 
 EXERCISES = load_all()
@@ -58,7 +58,7 @@ def test_every_wrong_solution_states_its_mistake_and_diagnosis(exercise):
 
 
 def test_a_wrong_solution_without_its_docstring_is_refused(tmp_path):
-    from judge.exercise import ExerciseError
+    from judge.exercises.exercise import ExerciseError
 
     path = tmp_path / "bad.py"
     path.write_text('"""Only a mistake.\n\nMistake: something"""\n')
@@ -78,8 +78,8 @@ def test_diagnosis_must_appear_in_a_failing_case(exercise39):
 
 COIN_TESTS = '''
 import torch
-from judge.budget import BudgetDeclaration
-from judge.checks import diagnosed, expect_distribution, expect_tensor
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import diagnosed, expect_distribution, expect_tensor
 
 BUDGET = BudgetDeclaration(fit={fit})
 
@@ -122,7 +122,7 @@ def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1, pu
     (that suite's text) with ``undetectable`` as its list."""
     import textwrap
 
-    from judge.exercise import load_exercise
+    from judge.exercises.exercise import load_exercise
 
     folder = tmp_path / "exercises" / "950-coin"
     (folder / "tests" / "public").mkdir(parents=True)
@@ -175,7 +175,7 @@ def test_check_judges_every_solution_under_many_seeds_and_a_coin_passes_them_all
 
 
 def test_a_suite_that_declares_more_checks_than_it_runs_is_named(tmp_path, monkeypatch, warm_launcher):
-    from judge.catalogue import budget_problems
+    from judge.authoring.catalogue import budget_problems
 
     exercise = _coin(tmp_path, monkeypatch, hidden_fit=3)
     problems = budget_problems(exercise, seed=1, launcher=warm_launcher)
@@ -244,8 +244,8 @@ def _gone(pid: int, within_s: float = 30.0) -> bool:
 
 TWO_NAMES = '''
 import torch
-from judge.budget import BudgetDeclaration
-from judge.checks import diagnosed, expect_distribution, expect_tensor
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import diagnosed, expect_distribution, expect_tensor
 
 BUDGET = BudgetDeclaration(fit=2)
 

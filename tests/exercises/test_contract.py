@@ -1,11 +1,11 @@
-"""Every exercise lists its statement's binding sentences with the cases that check them (judge/clauses.py)."""
+"""Every exercise lists its statement's binding sentences with the cases that check them (judge/exercises/clauses.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from judge.clauses import contract_problems
-from judge.exercise import load_all
+from judge.exercises.clauses import contract_problems
+from judge.exercises.exercise import load_all
 
 
 @pytest.mark.parametrize("exercise", load_all(), ids=lambda e: e.folder)

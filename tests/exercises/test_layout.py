@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from judge.exercise import LANGUAGES, load_all, public_import_problems, resolve, ExerciseError
-from judge.suites import load_suite
+from judge.exercises.exercise import LANGUAGES, ExerciseError, load_all, public_import_problems, resolve
+from judge.exercises.suites import load_suite
 
 EXERCISES = load_all()
 

@@ -17,10 +17,10 @@ import pytest
 import torch
 
 from judge.browser.learner import InProcessLearner
-from judge.learner_code import ExtremeUniforms
-from judge.exercise import load_all
-from judge.process import CallOptions
-from judge.runner import judge_file
+from judge.engine.process import CallOptions
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import load_all
+from judge.learner.code import ExtremeUniforms
 from judge.verdicts import Verdict
 
 # What a liar returns instead of the real answer ``v`` (a fallback of None where ``v`` lacks the method).

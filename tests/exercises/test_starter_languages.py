@@ -1,4 +1,4 @@
-"""Each starter in the learner's language (judge/starters.py): one program, hints chosen by tag.
+"""Each starter in the learner's language (judge/exercises/starters.py): one program, hints chosen by tag.
 
 Every version (English or Chinese, command line or site) is the file's program with other comments:
 its syntax tree is the file's. English versions hold no Chinese; each ``[en]`` hint has its
@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from judge.exercise import load_all
-from judge.scaffold import STARTER, _fill
-from judge.starters import DOORS, localized_starter, tagged_lines
+from judge.authoring.scaffold import STARTER, _fill
+from judge.exercises.exercise import load_all
+from judge.exercises.starters import DOORS, localized_starter, tagged_lines
 
 EXERCISES = load_all()
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.exercise import load_all
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import load_all
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
 

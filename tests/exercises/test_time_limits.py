@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from judge.exercise import load_all
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import load_all
 from judge.verdicts import Verdict
 
 SLOW_CORRECT = [(exercise, path) for exercise in load_all() for path in exercise.correct_solutions()]

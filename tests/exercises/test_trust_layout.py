@@ -13,8 +13,8 @@ import zipfile
 import pytest
 
 from judge.browser.bundle import engine_bundle, exercise_files
-from judge.exercise import ExerciseError, load_all, load_exercise, resolve
-from judge.suites import load_suite, suites_module, suites_package
+from judge.exercises.exercise import ExerciseError, load_all, load_exercise, resolve
+from judge.exercises.suites import load_suite, suites_module, suites_package
 
 SECRET = "hidden-helper-secret-7f3a9c"
 
@@ -30,7 +30,7 @@ params = ["x"]
 """
 
 SUITE = '''
-from judge.checks import expect
+from judge.checks.core import expect
 {imports}
 
 def test_doubles(sub, ctx):
@@ -131,7 +131,7 @@ def test_a_public_module_importing_hidden_is_refused(tmp_path, line):
 
 
 def test_the_judge_runs_the_tiny_exercise(tmp_path, learner_file):
-    from judge.runner import judge_file
+    from judge.engine.runner import judge_file
 
     exercise = load_exercise(tiny_exercise(tmp_path / "exercises"))
     right = learner_file("def double(x):\n    return 2 * x\n")

@@ -7,9 +7,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from judge.exercise import Exercise, load_exercise
-from judge.process import LearnerProcess
-from judge.runner import judge_file
+from judge.engine.process import LearnerProcess
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import Exercise, load_exercise
 
 
 def refusals_exercise(

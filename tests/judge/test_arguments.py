@@ -1,9 +1,9 @@
-"""Bad inputs and legal corners generated from a contract (judge/arguments): every bad call has exactly
+"""Bad inputs and legal corners generated from a contract (judge/checks/arguments): every bad call has exactly
 one thing wrong and every legal one nothing, by a validator written here apart from the module's own;
 the instances follow the seed; every variant the issue lists is made; every call can travel.
 
 The toy contract below has every kind of argument; ``reference_flaws`` says what is wrong with a call
-as a statement would, in plain code, without judge.arguments.
+as a statement would, in plain code, without judge.checks.arguments.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge import protocol, wire
-from judge.arguments import (
+from judge.checks.arguments import (
     HALF_PRECISION,
     INTEGER_AND_BOOL,
     MAX_VARIANTS,
@@ -41,11 +40,12 @@ from judge.arguments import (
     expect_contract_refusals,
     legal_inputs,
 )
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed
-from judge.learner import CallOptions, CallResult, LearnerRaised
-from judge.learner_code import exception_classes
-from judge.testing import CheckMisuse, Context, Submission
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed
+from judge.checks.testing import CheckMisuse, Context, Submission
+from judge.learner import protocol, wire
+from judge.learner.code import exception_classes
+from judge.learner.interface import CallOptions, CallResult, LearnerRaised
 
 F = Flaw
 STRUCTURE = {F.NOT_A_TENSOR, F.RANK, F.SHAPE, F.DTYPE}

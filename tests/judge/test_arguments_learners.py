@@ -12,8 +12,8 @@ import textwrap
 
 import pytest
 
-from judge.exercise import load_exercise
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import load_exercise
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
 from tests.judge.refusals_support import batched_and_one_by_one
@@ -37,12 +37,12 @@ import random
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     HALF_PRECISION, INTEGER_AND_BOOL, NOT_FINITE, Flaw, Number, PerRow, Probabilities, Uniforms,
     expect_contract_accepts, expect_contract_refusals, public_call,
 )
-from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_tensor
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect, expect_tensor
 
 BUDGET = BudgetDeclaration()
 STRUCTURE = {Flaw.NOT_A_TENSOR, Flaw.RANK, Flaw.SHAPE, Flaw.DTYPE}

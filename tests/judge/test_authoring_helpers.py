@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.catalogue import DiagnosisPhrase, diagnosis_found, diagnosis_problem, parse_wrong_solution
+from judge.authoring.catalogue import DiagnosisPhrase, diagnosis_found, diagnosis_problem, parse_wrong_solution
 
 # --------------------------------------------------------------------------- Diagnosis: matching
 
@@ -90,7 +90,7 @@ def test_a_headline_mismatch_shows_the_headline_the_promise_and_the_case_that_na
 
 
 def test_report_diagnoses_lists_the_headline_then_each_failing_case_once():
-    from judge.catalogue import report_diagnoses
+    from judge.authoring.catalogue import report_diagnoses
 
     assert report_diagnoses(_headline_and_case(OTHER, FULL)) == [OTHER, FULL]
     assert report_diagnoses(_headline_and_case(None, FULL)) == [FULL]
@@ -98,7 +98,7 @@ def test_report_diagnoses_lists_the_headline_then_each_failing_case_once():
 
 
 def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
-    from judge.exercise import ExerciseError
+    from judge.exercises.exercise import ExerciseError
 
     path = tmp_path / "wrong.py"
     path.write_text('"""Mistake: keeps k+1 tokens.\n\nDiagnosis: top-k keeps one token\n   too many (k+1)\n"""\n')
@@ -117,11 +117,11 @@ def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
 
 import torch  # noqa: E402
 
-from judge import checks  # noqa: E402
-from judge.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.checks import CheckFailed, CheckMisuse  # noqa: E402
+from judge.checks import core as checks  # noqa: E402
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from judge.checks.core import CheckFailed, CheckMisuse  # noqa: E402
+from judge.checks.testing import Context  # noqa: E402
 from judge.i18n import Bilingual  # noqa: E402
-from judge.testing import Context  # noqa: E402
 
 COIN = torch.tensor([0.7, 0.3], dtype=torch.float64)
 
@@ -303,8 +303,8 @@ def test_the_default_noun_keeps_every_message_as_it_was():
 
 DIE_TESTS = '''
 import torch
-from judge.budget import BudgetDeclaration
-from judge.checks import BadInput, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import BadInput, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
 
 BUDGET = BudgetDeclaration(seeds=2)
 PROBS = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64)
@@ -336,8 +336,8 @@ def test_bad_inputs(sub, ctx):
 
 MISUSING_TESTS = '''
 import torch
-from judge.budget import BudgetDeclaration
-from judge.checks import expect_distribution
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect_distribution
 
 BUDGET = BudgetDeclaration(fit=1)
 
@@ -376,7 +376,7 @@ def _die(tmp_path, tests: str):
     import sys
     import textwrap
 
-    from judge.exercise import load_exercise
+    from judge.exercises.exercise import load_exercise
 
     folder = tmp_path / "exercises" / "951-die"
     for part in ("public", "hidden"):
@@ -399,7 +399,7 @@ def _die(tmp_path, tests: str):
 
 
 def _judge(tmp_path, exercise, name: str, source: str):
-    from judge.runner import judge_file
+    from judge.engine.runner import judge_file
 
     path = tmp_path / f"{name}.py"
     path.write_text(source)

@@ -1,4 +1,4 @@
-"""judge/balance.py, its pure part: suggested weights, lane loads, imbalance, on made-up cost tables.
+"""judge/authoring/balance.py, its pure part: suggested weights, lane loads, imbalance, on made-up cost tables.
 
 No test here times anything: the costs are given, so every figure is exact.
 """
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from judge.balance import (
+from judge.authoring.balance import (
     CaseCost,
     LaneBalance,
     Measurement,
@@ -21,8 +21,8 @@ from judge.balance import (
     suggest_weights,
     to_json,
 )
-from judge.exercise import resolve
-from judge.runner import lane_shares
+from judge.engine.runner import lane_shares
+from judge.exercises.exercise import resolve
 
 
 def test_suggested_weights_are_costs_over_the_median_case_rounded_at_least_one():

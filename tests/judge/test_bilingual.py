@@ -6,9 +6,9 @@ import copy
 import pickle
 from pathlib import Path
 
-from judge.checks import Label, rule
+from judge.checks.core import Label, rule
 from judge.i18n import Bilingual, in_language
-from judge.report import CaseResult
+from judge.reports.report import CaseResult
 from judge.verdicts import Verdict
 
 SHARED = Bilingual("the rows share the same random numbers", "各行共用了同一组随机数")
@@ -102,8 +102,8 @@ def test_the_runs_report_says_why_a_file_did_not_load_in_both_languages():
 
 
 def test_a_redacted_message_keeps_its_chinese():
-    from judge.redaction import PROJECT_ROOT, redact_report
-    from judge.report import Report
+    from judge.reports.redaction import PROJECT_ROOT, redact_report
+    from judge.reports.report import Report
 
     message = Bilingual(f"syntax error: {PROJECT_ROOT}/x.py", f"语法错误：{PROJECT_ROOT}/x.py")
     report = Report({}, Verdict.CE, [], 1, "cpu", "local", [], "0", {}, message=message)

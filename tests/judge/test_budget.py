@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.budget import (
+from judge.checks.budget import (
     ASYMPTOTIC_SAFETY,
     INDEPENDENCE_ALPHA,
     BudgetDeclaration,

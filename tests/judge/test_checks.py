@@ -7,13 +7,13 @@ import builtins
 import pytest
 import torch
 
-from judge import checks
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed
-from judge.learner_code import exception_classes
-from judge.process import LearnerRaised
-from judge.protocol import ExceptionInfo
-from judge.testing import Context
+from judge.checks import core as checks
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed
+from judge.checks.testing import Context
+from judge.engine.process import LearnerRaised
+from judge.learner.code import exception_classes
+from judge.learner.protocol import ExceptionInfo
 
 
 @pytest.fixture

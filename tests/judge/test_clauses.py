@@ -1,4 +1,4 @@
-"""The statement's contract list (judge/clauses.py): which sentences bind, and what the list must hold."""
+"""The statement's contract list (judge/exercises/clauses.py): which sentences bind, and what the list must hold."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from judge.clauses import (
+from judge.exercises.clauses import (
     ContractError,
     contract_path,
     contract_problems,
@@ -15,7 +15,7 @@ from judge.clauses import (
     statement_clauses,
     statement_sentences,
 )
-from judge.exercise import load_exercise
+from judge.exercises.exercise import load_exercise
 
 STATEMENT = textwrap.dedent(
     """\

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.declared import declared_param_problems, file_problems
-from judge.exercise import FunctionSpec, load_all
+from judge.exercises.declared import declared_param_problems, file_problems
+from judge.exercises.exercise import FunctionSpec, load_all
 
 SAMPLE = (FunctionSpec("sample", ("logits", "num_samples", "generator")),)
 
@@ -54,7 +54,7 @@ def test_a_missing_file_is_named(tmp_path):
 def test_the_starter_is_held_to_the_same_declaration(tmp_path):
     import shutil
 
-    from judge.exercise import load_exercise, resolve
+    from judge.exercises.exercise import load_exercise, resolve
 
     coin = resolve("1")
     pack = tmp_path / "exercises"

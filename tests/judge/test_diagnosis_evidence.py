@@ -11,14 +11,14 @@ import pytest
 import torch
 from rich.console import Console
 
-from judge import checks
-from judge.checks import CheckFailed, CheckMisuse, Evidence, diagnosed
-from judge.learner import LearnerRaised
-from judge.learner_code import exception_classes
-from judge.protocol import ExceptionInfo
-from judge.render import render_report
-from judge.report import CaseResult, Report
-from judge.runner import judge_file
+from judge.checks import core as checks
+from judge.checks.core import CheckFailed, CheckMisuse, Evidence, diagnosed
+from judge.engine.runner import judge_file
+from judge.learner.code import exception_classes
+from judge.learner.interface import LearnerRaised
+from judge.learner.protocol import ExceptionInfo
+from judge.reports.render import render_report
+from judge.reports.report import CaseResult, Report
 from judge.verdicts import Verdict
 from tests.judge.refusals_support import refusals_exercise
 
@@ -148,8 +148,8 @@ def test_expect_raises_says_its_failures_kind():
 SUITE = """
 import torch
 
-from judge.checks import diagnosed, expect_bad_inputs_refused, expect_close, expect_tensor
-from judge.learner import LearnerRaised
+from judge.checks.core import diagnosed, expect_bad_inputs_refused, expect_close, expect_tensor
+from judge.learner.interface import LearnerRaised
 
 
 def test_value(sub, ctx):
@@ -300,7 +300,7 @@ def test_the_headline_is_the_first_failing_case_that_names_a_mistake(exercise, l
 
 
 def test_an_export_words_another_cases_mistake_as_secondary():
-    from judge.exports import case_text, results_json
+    from judge.reports.exports import case_text, results_json
 
     case = {"name": "c", "verdict": "WA", "message": "m", "diagnosis": "min-p is absolute", "suite": "public"}
     assert "Also consistent with: min-p is absolute" in case_text(case, "en", headline="top-k keeps k + 1")
@@ -316,7 +316,7 @@ def test_an_export_words_another_cases_mistake_as_secondary():
 INTEGER_SUITE = """
 import torch
 
-from judge.checks import diagnosed
+from judge.checks.core import diagnosed
 
 
 def test_integer_logits(sub, ctx):

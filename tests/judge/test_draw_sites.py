@@ -1,4 +1,4 @@
-"""Every draw site at the extremes: the phases of judge/uniform_sources.py (server and browser twins),
+"""Every draw site at the extremes: the phases of judge/learner/uniform_sources.py (server and browser twins),
 the count's way through the protocol, and ``expect_every_draw_site`` against toy samplers: a bonus
 draw site of one value per row that reads u == 0 wrongly, uniforms built from randint that break at
 high - 1, and correct samplers of five kinds."""
@@ -11,11 +11,10 @@ import pytest
 import torch
 
 import judge.browser.torchlike as subset
-from judge import protocol
 from judge.browser.learner import InProcessLearner
 from judge.browser.torchlike import extremes
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import (
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import (
     DRAW_SITE_DIAGNOSIS,
     CheckFailed,
     CheckMisuse,
@@ -24,11 +23,12 @@ from judge.checks import (
     expect_tensor,
     expect_tokens_in_range,
 )
-from judge.learner import CallOptions, DrawSitePush
-from judge.process import LearnerProcess, LearnerRaised
-from judge.testing import Context, Submission
-from judge.uniform_sources import DrawSites, ExtremeUniforms, integer_range
-from judge.wire import WireError
+from judge.checks.testing import Context, Submission
+from judge.engine.process import LearnerProcess, LearnerRaised
+from judge.learner import protocol
+from judge.learner.interface import CallOptions, DrawSitePush
+from judge.learner.uniform_sources import DrawSites, ExtremeUniforms, integer_range
+from judge.learner.wire import WireError
 
 TOP32, TOP64 = 1.0 - 2.0**-24, 1.0 - 2.0**-53
 
@@ -328,9 +328,9 @@ import judge.browser.torchlike as subset
 subset.install()
 import torch
 from judge.browser.learner import InProcessLearner
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed, expect_every_draw_site, expect_support, expect_tensor, expect_tokens_in_range
-from judge.testing import Context, Submission
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed, expect_every_draw_site, expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks.testing import Context, Submission
 
 NAMES = ("inverse_cdf", "bonus_reads_zero", "randint_plus_one")
 PROBS = torch.tensor([[0.25, 0.25, 0.5, 0.0], [0.0, 0.5, 0.25, 0.25], [0.1, 0.2, 0.3, 0.4]], dtype=torch.float64)
@@ -375,6 +375,6 @@ def test_the_browser_subset_runs_the_same_check(project_root, tmp_path):
 
 
 def _seed(seed):
-    from judge.wire import GeneratorSpec
+    from judge.learner.wire import GeneratorSpec
 
     return GeneratorSpec(seed)

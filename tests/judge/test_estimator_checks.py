@@ -19,10 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from judge import checks, stats
-from judge.budget import BudgetDeclaration, BudgetExceeded, FalseFailureBudget
-from judge.checks import CheckFailed, CheckMisuse, expect_calibrated, expect_unbiased
-from judge.testing import Context
+from judge.checks import core as checks
+from judge.checks import stats
+from judge.checks.budget import BudgetDeclaration, BudgetExceeded, FalseFailureBudget
+from judge.checks.core import CheckFailed, CheckMisuse, expect_calibrated, expect_unbiased
+from judge.checks.testing import Context
 
 P_TRUE, N_DRAWS = 0.3, 400
 
@@ -317,7 +318,7 @@ def test_implied_scale_reads_the_factor_off_a_coverage_share():
 
 
 def test_estimator_checks_share_the_pool_and_only_the_normal_tail_pays_the_safety_factor():
-    from judge.budget import ASYMPTOTIC_SAFETY, TOO_REGULAR_ALPHA
+    from judge.checks.budget import ASYMPTOTIC_SAFETY, TOO_REGULAR_ALPHA
 
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=2, calibration=1, unbiased=1))
     share = (1e-6 - 2 * TOO_REGULAR_ALPHA) / (4 * ASYMPTOTIC_SAFETY)

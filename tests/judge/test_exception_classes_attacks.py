@@ -15,17 +15,17 @@ import textwrap
 
 import pytest
 
-from judge import protocol
-from judge.learner_code import MAX_CLASS_NAME, MAX_CLASSES, describe_exception, exception_classes
+from judge.learner import protocol
+from judge.learner.code import MAX_CLASS_NAME, MAX_CLASSES, describe_exception, exception_classes
+from judge.learner.wire import WireError
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
-from judge.wire import WireError
 from tests.judge.refusals_support import batched_and_one_by_one, refusals_exercise
 
 TESTS = """
 import torch
 
-from judge.checks import BadCall, expect_calls_refused, expect_raises
+from judge.checks.core import BadCall, expect_calls_refused, expect_raises
 
 
 def test_one_call(sub, ctx):
@@ -292,7 +292,7 @@ def test_an_exception_is_judged_by_its_classes_in_one_call_and_in_a_batch(
 
 def test_a_lookalike_and_a_subclass_are_named_for_what_they_are():
     """The message's description of the raised type, from the classes alone."""
-    from judge.learner import describe_raised
+    from judge.learner.interface import describe_raised
 
     assert describe_raised("ValueError", ("builtins.ValueError", "builtins.Exception")) == "ValueError"
     assert (
@@ -385,7 +385,7 @@ def test_a_description_without_its_classes_is_refused():
 
 
 def test_the_judge_names_a_class_as_the_learner_s_side_does():
-    from judge.learner_code import qualified_name
+    from judge.learner.code import qualified_name
 
     for cls in (ValueError, UnicodeDecodeError, NotImplementedError, re.error):
         assert exception_classes(cls)[0] == qualified_name(cls)

@@ -1,4 +1,4 @@
-"""judge.exports: real reports of exercise 1 as Gradescope results.json and JUnit XML, hidden
+"""judge.reports.exports: real reports of exercise 1 as Gradescope results.json and JUnit XML, hidden
 messages kept out of what a learner may see, and the validator's own rejections."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import judge
-from judge.exercise import resolve
-from judge.exports import junit_xml, results_json, validate_results_json
+from judge.exercises.exercise import resolve
+from judge.reports.exports import junit_xml, results_json, validate_results_json
 from judge.sandbox.launchers import LocalLauncher
 
 SEED = 5

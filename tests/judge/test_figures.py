@@ -1,6 +1,6 @@
-"""The figures a failed check of a visible case carries (judge/figures.py, docs/report.md), and
+"""The figures a failed check of a visible case carries (judge/reports/figures.py, docs/report.md), and
 that a hidden case never carries one: made by the checks only when ``ctx.visible``, set by the
-runner for every suite but the hidden one, and dropped by :func:`judge.hiding.visible_case`."""
+runner for every suite but the hidden one, and dropped by :func:`judge.reports.hiding.visible_case`."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge import figures
 from judge.browser.bundle import engine_bundle
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed, expect_calibrated, expect_distribution
-from judge.exercise import resolve
-from judge.hiding import visible_case
-from judge.patches import expanded_path
-from judge.report import CaseResult, CheckRecord
-from judge.runner import judge_file
-from judge.testing import Context
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed, expect_calibrated, expect_distribution
+from judge.checks.testing import Context
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import resolve
+from judge.exercises.patches import expanded_path
+from judge.reports import figures
+from judge.reports.hiding import visible_case
+from judge.reports.report import CaseResult, CheckRecord
 from judge.verdicts import Verdict
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -209,11 +209,11 @@ def test_a_real_run_of_too_narrow_error_bars_draws_their_coverage():
 
 
 def test_the_figures_go_to_the_browser_and_import_nothing_but_the_standard_library(project_root):
-    assert "judge/figures.py" in zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
-    script = "import sys, judge.figures\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'judge')))"
+    assert "judge/reports/figures.py" in zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
+    script = "import sys, judge.reports.figures\nprint(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'judge')))"
     done = subprocess.run([sys.executable, "-c", script], cwd=project_root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['judge', 'judge.figures']"
+    assert done.stdout.strip() == "['judge', 'judge.reports.figures']"
 
 
 def test_a_real_run_of_43_draws_the_number_accepted_with_its_own_noun():

@@ -1,4 +1,4 @@
-"""The generator contract, whole (judge/generator_contract.py): a toy exercise judged end to end,
+"""The generator contract, whole (judge/checks/generator_contract.py): a toy exercise judged end to end,
 correct samplers of every style accepted and each wrong one rejected with its own diagnosis, on
 the server's learner process, the browser's in-process learner and the browser's torch subset.
 What it rests on is pinned in test_generator_transport.py."""
@@ -14,10 +14,10 @@ import textwrap
 import pytest
 import torch
 
-from judge import checks
 from judge.browser.learner import InProcessLearner
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.generator_contract import (
+from judge.checks import core as checks
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.generator_contract import (
     DEFAULT_RESEEDED_DIAGNOSIS,
     GLOBAL_RNG_DIAGNOSIS,
     POSITION_DIAGNOSIS,
@@ -25,8 +25,8 @@ from judge.generator_contract import (
     expect_generator_contract,
     generator_contract_budget,
 )
-from judge.process import LearnerProcess
-from judge.testing import CheckMisuse, Context
+from judge.checks.testing import CheckMisuse, Context
+from judge.engine.process import LearnerProcess
 
 # Row 1 repeats row 0 (the twins); the rows are in ascending order of their first probability, so a
 # sampler that sorts the rows by it and never maps them back is right on this batch as it stands.
@@ -34,9 +34,9 @@ PROBS = [[0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25], [
 
 TESTS = '''
 import torch
-from judge.budget import BudgetDeclaration
-from judge.checks import expect_tensor
-from judge.generator_contract import expect_generator_contract, generator_contract_budget
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect_tensor
+from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
 
 PROBS = torch.tensor({probs}, dtype=torch.float64)
 OPTIONS = dict({options})
@@ -151,7 +151,7 @@ WRONG = {
 
 
 def _exercise(tmp_path, options=ALL_CLAUSES, number=952):
-    from judge.exercise import load_exercise
+    from judge.exercises.exercise import load_exercise
 
     folder = tmp_path / "exercises" / f"{number}-draws"
     for part in ("public", "hidden"):
@@ -179,7 +179,7 @@ def _exercise(tmp_path, options=ALL_CLAUSES, number=952):
 
 
 def _judge(tmp_path, exercise, name: str, source: str, *, browser: bool = False):
-    from judge.runner import grade, judge_file
+    from judge.engine.runner import grade, judge_file
 
     if browser:
         learner = InProcessLearner(source)
@@ -250,7 +250,7 @@ def test_the_contract_spends_what_its_budget_says():
 
 
 def test_authors_import_the_contract_from_judge_checks_too():
-    import judge.generator_contract as contract
+    import judge.checks.generator_contract as contract
 
     for name in contract.__all__:
         assert getattr(checks, name) is getattr(contract, name)
@@ -289,7 +289,7 @@ def test_a_misused_contract_says_which_argument_before_any_call(arguments, argum
 
 
 def test_a_case_where_a_correct_sampler_may_repeat_itself_is_refused_before_spending():
-    from judge.testing import Submission
+    from judge.checks.testing import Submission
 
     learner = InProcessLearner(_sampler(CORRECT["multinomial"]))
     ctx = Context(seed=1, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration(seeds=4)))
@@ -326,8 +326,8 @@ def test_what_a_learner_did_with_another_cases_generators_never_reaches_this_one
     it was ever given: a kept generator is never handed out again, so both gradings pass. Were the
     keys reused (the mutant below), the second grading's first call with the kept generator would
     find the first grading's, advanced and re-seeded, and a correct sampler would fail."""
-    import judge.testing
-    from judge.runner import grade
+    import judge.checks.testing
+    from judge.engine.runner import grade
 
     path = tmp_path / "saver.py"
     path.write_text(SAVER)
@@ -335,9 +335,9 @@ def test_what_a_learner_did_with_another_cases_generators_never_reaches_this_one
         for _ in range(2):
             report = grade(exercise, SAVER, seed=3, suites=("hidden",), process=process)
             assert report.verdict.value == "AC", report.message
-        monkeypatch.setattr(judge.testing, "_KEPT_KEYS", itertools.count(10**6))
+        monkeypatch.setattr(judge.checks.testing, "_KEPT_KEYS", itertools.count(10**6))
         first = grade(exercise, SAVER, seed=3, suites=("hidden",), process=process)
-        monkeypatch.setattr(judge.testing, "_KEPT_KEYS", itertools.count(10**6))
+        monkeypatch.setattr(judge.checks.testing, "_KEPT_KEYS", itertools.count(10**6))
         again = grade(exercise, SAVER, seed=3, suites=("hidden",), process=process)
     assert first.verdict.value == "AC" and again.verdict.value == "WA"
 
@@ -375,7 +375,7 @@ def test_the_browser_judges_the_contract_with_its_torch_subset(tmp_path):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_the_contract_holds_on_cuda(tmp_path, exercise):
-    from judge.runner import judge_file
+    from judge.engine.runner import judge_file
 
     path = tmp_path / "cuda.py"
     on_device = "dtype=torch.float64, device=probs.device)"

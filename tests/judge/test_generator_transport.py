@@ -11,13 +11,13 @@ import textwrap
 import pytest
 import torch
 
-from judge import protocol, wire
 from judge.browser.learner import InProcessLearner
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.learner import CallOptions
-from judge.learner_code import KEPT_GENERATORS, DefaultGeneratorWatch, LearnerGenerators
-from judge.process import LearnerProcess
-from judge.testing import CheckMisuse, Context
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.testing import CheckMisuse, Context
+from judge.engine.process import LearnerProcess
+from judge.learner import protocol, wire
+from judge.learner.code import KEPT_GENERATORS, DefaultGeneratorWatch, LearnerGenerators
+from judge.learner.interface import CallOptions
 
 
 def test_a_kept_generator_crosses_the_wire_and_nothing_else_reads_as_one():
@@ -154,7 +154,7 @@ def test_an_answer_about_the_global_generator_is_read_only_where_asked():
 def test_a_process_that_leaves_out_the_answer_about_the_global_generator_is_re(tmp_path):
     """Attack: the learner draws from torch's global generator, then writes an answer of its own
     without the field (claiming "untouched" by omission) to every descriptor it has."""
-    from judge.learner import ProcessFailed
+    from judge.learner.interface import ProcessFailed
     from judge.verdicts import Verdict
 
     path = tmp_path / "forger.py"
@@ -178,7 +178,7 @@ def test_a_process_that_leaves_out_the_answer_about_the_global_generator_is_re(t
 
 
 def test_with_global_seed_once_seeds_the_next_call_only(echo):
-    from judge.testing import Submission
+    from judge.checks.testing import Submission
 
     ctx = Context(seed=1, device="cpu", budget=FalseFailureBudget(1e-6, BudgetDeclaration()))
     sub = Submission(echo, ("draw",), lambda: ctx)

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from judge import gradescope
-from judge.exercise import resolve
-from judge.exports import validate_results_json
+from judge.exercises.exercise import resolve
+from judge.reports.exports import validate_results_json
 
 
 @pytest.fixture

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge import checks, stats
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed, expect_independent_across_rows, expect_independent_within_row
+from judge.checks import core as checks
+from judge.checks import stats
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed, expect_independent_across_rows, expect_independent_within_row
+from judge.checks.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
 from judge.i18n import Bilingual
-from judge.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
 
 PROBS = torch.tensor([0.3, 0.25, 0.2, 0.1, 0.08, 0.05, 0.02], dtype=torch.float64)
 OTHER = torch.tensor([0.05, 0.1, 0.4, 0.15, 0.3], dtype=torch.float64)
@@ -20,7 +21,7 @@ N = 20_000
 
 @pytest.fixture
 def ctx():
-    from judge.testing import Context
+    from judge.checks.testing import Context
 
     budget = FalseFailureBudget(1e-6, BudgetDeclaration(fit=4, pairs=4, independence=2, seeds=1))
     return Context(seed=1, device="cpu", budget=budget)
@@ -157,7 +158,7 @@ def test_short_rows_have_no_pairing_twice(n, names):
 def test_the_pairings_hold_their_level():
     """A correct sampler at a level of 0.01 per check: the three pairings together reject no more
     often than that (Bonferroni), over 400 rows."""
-    from judge.testing import Context
+    from judge.checks.testing import Context
 
     rejected = 0
     for seed in range(400):

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.exercise import load_all, resolve
-from judge.runner import grade, judge_file, lane_shares
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.testing import CheckMisuse, lane_weight
+from judge.engine.runner import grade, judge_file, lane_shares
+from judge.exercises.exercise import load_all, resolve
+from judge.exercises.suites import load_suite
 from judge.sandbox.launchers import WarmLocalLauncher
-from judge.suites import load_suite
-from judge.testing import CheckMisuse, lane_weight
 from judge.verdicts import Verdict
 from tests.judge.test_runner import _fake_exercise
 
 # Five cases; each writes "<case> <pid of the learner that answered>" to a file the test reads.
 RECORDING_TESTS = """
-    from judge.checks import expect
+    from judge.checks.core import expect
 
     def _seen(name, answer):
         with open({log!r}, "a") as log:
@@ -228,7 +228,7 @@ def test_lane_weight_must_be_a_finite_number_above_zero():
 def test_a_suite_s_weights_choose_the_lanes(tmp_path, learner_file, warm):
     log = tmp_path / "seen.txt"
     tests = RECORDING_TESTS.format(log=str(log)).replace(
-        "    def test_c0", "    from judge.testing import lane_weight\n\n    @lane_weight(3)\n    def test_c0"
+        "    def test_c0", "    from judge.checks.testing import lane_weight\n\n    @lane_weight(3)\n    def test_c0"
     )
     exercise = _fake_exercise(tmp_path, 932, tests)
     assert [c.weight for c in load_suite(exercise, "public").cases] == [3.0, 1.0, 1.0, 1.0, 1.0]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
 from tests.judge.test_runner import _fake_exercise
 
 SIX_CASES = """
-    from judge.checks import expect
+    from judge.checks.core import expect
 
     def test_c0(sub, ctx):
         expect(sub.double(0) == 0, "double(0)")

@@ -1,6 +1,6 @@
 """describe_exception's frames, built directly, say what ``StackSummary.extract`` says of them.
 
-:func:`judge.learner_code.learner_frames` skips ``StackSummary.extract`` (column positions, two
+:func:`judge.learner.code.learner_frames` skips ``StackSummary.extract`` (column positions, two
 more linecache lookups per frame): these tests keep the learner's traceback text what the
 standard library's summary gives, for nested calls, a multi-line statement, a recursion, a
 file whose source the learner's code removed from linecache, and an exception raised inside
@@ -15,7 +15,7 @@ import traceback
 
 import pytest
 
-from judge.learner_code import describe_exception, learner_frames, learner_traceback, load_learner_module
+from judge.learner.code import describe_exception, learner_frames, learner_traceback, load_learner_module
 
 SOURCE = """\
 def outer(x):

@@ -1,4 +1,4 @@
-"""The shipped tiny Qwen3 and the optional SmolLM2 tier (judge/models.py).
+"""The shipped tiny Qwen3 and the optional SmolLM2 tier (judge/exercises/models.py).
 
 What these pin: the model loads from the repository with the network forbidden; the files are
 the ones the training script recorded; the logits are those of a trained model (peaked, with a
@@ -16,7 +16,7 @@ import socket
 import pytest
 import torch
 
-from judge import models
+from judge.exercises import models
 
 TRAINING = json.loads((models.TINY_QWEN3_DIR / "training.json").read_text(encoding="utf-8"))
 

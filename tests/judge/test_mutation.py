@@ -1,4 +1,4 @@
-"""Mutation testing (judge/mutation/): stable mutant ids, the equivalents file, and a toy exercise
+"""Mutation testing (judge/authoring/mutation/): stable mutant ids, the equivalents file, and a toy exercise
 whose three mutants are judged and counted (one killed, one survivor, one equivalent)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from cosmic_ray.mutating import mutate_code
 
+from judge.authoring.mutation import operators as ours
+from judge.authoring.mutation.equivalents import entry_line, load_equivalents, stale_entries
+from judge.authoring.mutation.judging import choose_sample, mutate_exercise, program_shape
+from judge.authoring.mutation.mutants import ID_PATTERN, generate_mutants, line_hash
+from judge.authoring.mutation.operators import OPERATORS, operator_named
+from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
 from judge.cli import main
-from judge.exercise import ExerciseError, load_exercise
-from judge.mutation import operators as ours
-from judge.mutation.equivalents import entry_line, load_equivalents, stale_entries
-from judge.mutation.judging import choose_sample, mutate_exercise, program_shape
-from judge.mutation.mutants import ID_PATTERN, generate_mutants, line_hash
-from judge.mutation.operators import OPERATORS, operator_named
-from judge.mutation.tables import markdown_table, report_lines, to_json
+from judge.exercises.exercise import ExerciseError, load_exercise
 from judge.sandbox.launchers import WarmLocalLauncher
 
 SOURCE = textwrap.dedent(
@@ -215,8 +215,8 @@ def _toy_pack(root: Path, equivalents: str | None) -> Path:
     )
     (folder / "tests" / "public" / "public.py").write_text(
         textwrap.dedent('''
-        from judge.checks import diagnosed, expect
-        from judge.evidence import Evidence
+        from judge.checks.core import diagnosed, expect
+        from judge.checks.evidence import Evidence
 
 
         def test_three(sub, ctx):
@@ -228,7 +228,7 @@ def _toy_pack(root: Path, equivalents: str | None) -> Path:
     )
     (folder / "tests" / "hidden" / "hidden.py").write_text(
         textwrap.dedent('''
-        from judge.checks import expect
+        from judge.checks.core import expect
 
 
         def test_zero(sub, ctx):

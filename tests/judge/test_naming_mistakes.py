@@ -1,5 +1,5 @@
 """A listed mistake is named only when it explains the failing evidence markedly better than the
-truth and than every other listed mistake (judge.evidence.decisive_mistake, docs/statistics.md
+truth and than every other listed mistake (judge.checks.evidence.decisive_mistake, docs/statistics.md
 "Naming a mistake"): two mistakes that coincide on a case name none, and the failure says plainly
 what failed."""
 
@@ -10,11 +10,11 @@ import math
 import pytest
 import torch
 
-from judge import checks
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import BIASED_DIAGNOSIS, NARROW_DIAGNOSIS, CheckFailed
-from judge.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, decisive_mistake, multinomial_log_likelihood
-from judge.testing import Context
+from judge.checks import core as checks
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import BIASED_DIAGNOSIS, NARROW_DIAGNOSIS, CheckFailed
+from judge.checks.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, decisive_mistake, multinomial_log_likelihood
+from judge.checks.testing import Context
 
 LOG_K = math.log(DIAGNOSIS_LIKELIHOOD_RATIO)
 

@@ -8,17 +8,18 @@ import textwrap
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import torch
 
-from judge import checks, stats
-from judge.budget import BudgetDeclaration, BudgetExceeded, FalseFailureBudget, TOO_REGULAR_ALPHA
-from judge.checks import CheckFailed, Label, diagnosed, expect_independent_within_row
+from judge.checks import core as checks
+from judge.checks import stats
+from judge.checks.budget import TOO_REGULAR_ALPHA, BudgetDeclaration, BudgetExceeded, FalseFailureBudget
+from judge.checks.core import CheckFailed, Label, diagnosed, expect_independent_within_row
+from judge.checks.testing import Context
+from judge.engine.process import LearnerProcess, LearnerRaised
 from judge.i18n import Bilingual
-from judge.process import LearnerProcess, LearnerRaised
-from judge.protocol import ExceptionInfo
-from judge.testing import Context
+from judge.learner.protocol import ExceptionInfo
 
 PROBS = torch.tensor([0.3, 0.25, 0.2, 0.1, 0.08, 0.05, 0.02], dtype=torch.float64)
 
@@ -118,8 +119,8 @@ def test_a_diagnosis_belongs_to_the_block_it_was_given_for():
 def test_the_extreme_uniform_diagnosis_is_never_stale(tmp_path):
     """A sampler that breaks on an ordinary call after the extreme phase of an earlier batch passed
     (a bfloat16 result on the many-rows batch, say) is not blamed on extreme values."""
-    from judge.exercise import resolve
-    from judge.runner import judge_file
+    from judge.engine.runner import judge_file
+    from judge.exercises.exercise import resolve
 
     exercise = resolve("39")
     source = exercise.reference_path.read_text() + textwrap.dedent("""
@@ -225,7 +226,7 @@ def test_the_learner_process_reports_inputs_changed_in_place(tmp_path):
 
 @pytest.mark.parametrize("server", [True, False], ids=["torch-twin", "pure-core"])
 def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx, monkeypatch, server):
-    """expect_distribution equals the full g_test: on the server through judge.stats_torch (to
+    """expect_distribution equals the full g_test: on the server through judge.checks.stats_torch (to
     its ~1e-12), in the browser through the pure core, which leaves the tokens the target excludes
     out before testing (bit for bit, the largest deviation still naming the token's own id)."""
     if not server:
@@ -268,8 +269,8 @@ def test_cpu_burnt_by_a_child_process_counts_against_the_case(tmp_path):
     limit counts the whole process tree, so the case ends in TLE for CPU, not at its wall cap."""
     import dataclasses
 
-    from judge.exercise import resolve
-    from judge.runner import judge_file
+    from judge.engine.runner import judge_file
+    from judge.exercises.exercise import resolve
     from judge.verdicts import Verdict
 
     exercise = dataclasses.replace(resolve("39"), time_limit_s=1.0, wall_limit_s=30.0)

@@ -1,4 +1,4 @@
-"""Two numbers a message sets side by side read differently whenever they differ (judge.numbers)."""
+"""Two numbers a message sets side by side read differently whenever they differ (judge.checks.numbers)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge import checks
-from judge.checks import CheckFailed
-from judge.numbers import format_pair
+from judge.checks import core as checks
+from judge.checks.core import CheckFailed
+from judge.checks.numbers import format_pair
 
 
 @pytest.mark.parametrize(

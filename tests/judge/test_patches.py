@@ -1,4 +1,4 @@
-"""Wrong solutions written as patches against the reference (judge/patches.py)."""
+"""Wrong solutions written as patches against the reference (judge/exercises/patches.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from judge.catalogue import parse_wrong_solution
-from judge.exercise import load_all
-from judge.patches import StalePatch, expand, expanded_path, patch_header
+from judge.authoring.catalogue import parse_wrong_solution
+from judge.exercises.exercise import load_all
+from judge.exercises.patches import StalePatch, expand, expanded_path, patch_header
 
 REFERENCE = '''"""Reference solution: a coin."""
 
@@ -125,7 +125,7 @@ def test_every_patch_of_the_catalogue_applies_and_keeps_its_fields(exercise):
 def test_the_expanded_files_go_when_the_process_ends(tmp_path):
     patch, reference = _files(tmp_path, HEADER + DIFF)
     code = (
-        "import sys; from pathlib import Path; from judge.patches import expanded_path; "
+        "import sys; from pathlib import Path; from judge.exercises.patches import expanded_path; "
         f"print(expanded_path(Path({str(patch)!r}), Path({str(reference)!r})))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge.process import CallOptions, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
+from judge.engine.process import CallOptions, LearnerProcess, LearnerRaised, LoadFailed, ProcessFailed
 from judge.sandbox.launchers import STARTUP_CPU_ALLOWANCE_S, LocalLauncher
 from judge.verdicts import Verdict
 
@@ -173,7 +173,7 @@ def test_global_seed_option_seeds_torch_default_generator(echo):
 
 
 def _generator(seed):
-    from judge.wire import GeneratorSpec
+    from judge.learner.wire import GeneratorSpec
 
     return GeneratorSpec(seed)
 
@@ -253,7 +253,7 @@ def test_the_child_environment_holds_none_of_the_judges_secrets(learner_file, mo
 def test_a_forged_but_well_formed_frame_is_a_runtime_error_not_an_internal_one(learner_file):
     source = """
         import os
-        from judge import wire
+        from judge.learner import wire
 
         def forge():
             for fd in range(3, 64):
@@ -288,8 +288,8 @@ def test_the_source_goes_to_the_child_as_text_in_a_load_frame():
     import os
     import threading
 
-    from judge import wire
-    from judge.learner import LearnerSource
+    from judge.learner import wire
+    from judge.learner.interface import LearnerSource
 
     frames = []
 
@@ -346,8 +346,8 @@ def test_the_source_goes_to_the_child_as_text_in_a_load_frame():
     ("x = 'caf\xe9'\n".encode("latin-1"), "not valid UTF-8"),
 ])
 def test_size_and_encoding_are_checked_in_one_place(tmp_path, data, fragment):
-    """A file and a text go through the same check (judge.learner.checked_source): CE, same message."""
-    from judge.learner import LearnerSource, checked_source
+    """A file and a text go through the same check (judge.learner.interface.checked_source): CE, same message."""
+    from judge.learner.interface import LearnerSource, checked_source
 
     with pytest.raises(LoadFailed) as direct:
         checked_source(data)
@@ -370,7 +370,7 @@ def test_an_unreadable_file_is_a_compile_error(tmp_path):
 
 
 def test_both_learners_answer_the_learner_protocol_alike(echo):
-    """Each member of judge.learner.Learner, read of the child process and of the browser's
+    """Each member of judge.learner.interface.Learner, read of the child process and of the browser's
     in-process learner on the same code: the runner may drive either and read the same answers."""
     import textwrap
 
@@ -417,8 +417,8 @@ def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
     import threading
     import time
 
-    from judge import wire
-    from judge.process import OutputCapture, _DeadlineReader, _DeadlineWriter
+    from judge.engine.process import OutputCapture, _DeadlineReader, _DeadlineWriter
+    from judge.learner import wire
     from judge.sandbox.child import _PipeReader, _PipeWriter
 
     value = _big_value()
@@ -462,7 +462,7 @@ def test_an_output_that_has_ended_is_not_watched_while_the_judge_waits(monkeypat
     import select
     import time
 
-    from judge import process
+    from judge.engine import process
 
     output = process.OutputCapture()
     os.write(output.write_fd, b"last words\n")
@@ -508,7 +508,7 @@ def test_a_closed_process_leaves_no_file_descriptor_open_in_the_judge(learner_fi
 def test_a_load_interrupted_closes_the_process_before_the_interrupt_goes_on(learner_file, monkeypatch):
     """Whatever stops the judge while a file loads (here a KeyboardInterrupt), the learner's process
     is ended first: a slot or a process left behind would outlive the grading."""
-    import judge.process as process_module
+    import judge.engine.process as process_module
 
     def interrupted(header):
         raise KeyboardInterrupt("interrupted while the file loads")
@@ -551,7 +551,7 @@ def test_while_a_learner_runs_the_judge_holds_one_end_of_each_pipe_it_shares(lea
 
 def _snapshot_says(before: torch.Tensor, change) -> bool:
     """Whether the child's check finds ``change`` (applied in place to ``before``) a modification."""
-    from judge.learner_code import same_tensor
+    from judge.learner.code import same_tensor
     from judge.sandbox.child import _Snapshot
 
     tensor = before.clone()
@@ -589,7 +589,7 @@ def test_same_tensor_takes_a_0_d_tensor_in_torch_and_in_the_browser_subset():
     """A 0-d argument (a temperature given as a scalar tensor) is compared, not refused: the browser's
     subset has no 0-d boolean index, so the comparison must not need one."""
     import judge.browser.torchlike as subset
-    from judge.learner_code import same_tensor
+    from judge.learner.code import same_tensor
 
     for lib in (torch, subset):
         for value in (0.5, float("nan"), -0.0):
@@ -648,7 +648,7 @@ def test_the_child_reports_a_change_at_the_first_or_last_element_of_any_argument
 def test_learner_frames_are_those_extract_tb_gives_for_the_learners_file():
     import traceback
 
-    from judge.learner_code import describe_exception, learner_frames, load_learner_module
+    from judge.learner.code import describe_exception, learner_frames, load_learner_module
 
     module = load_learner_module(
         "def outer(x):\n"
@@ -679,12 +679,12 @@ def test_learner_frames_are_those_extract_tb_gives_for_the_learners_file():
 # --- call_timing: the split of a call's wall between the learner's functions and the rest ---
 
 def test_call_timing_adds_up_over_calls_and_clamps_what_the_child_says(learner_file):
-    from judge.learner import CallTiming
+    from judge.learner.interface import CallTiming
 
     path = learner_file("""
         import os
         import time
-        from judge import wire
+        from judge.learner import wire
 
         def nap(x):
             time.sleep(0.05)
@@ -720,7 +720,7 @@ def test_call_timing_adds_up_over_calls_and_clamps_what_the_child_says(learner_f
 
 
 def test_call_timing_clamps_each_report_to_its_calls_wall():
-    from judge.learner import CallTiming
+    from judge.learner.interface import CallTiming
 
     timing = CallTiming().add(0.010, 25.0, 100, 200).add(0.010, -5.0, 1, 2).add(0.010, float("nan"), 0, 0)
     timing = timing.add(0.010, 4.0, 0, 0).add(-1.0, 3.0, 0, 0)  # a wall below zero counts as none
@@ -746,7 +746,7 @@ def test_the_in_process_learner_keeps_the_same_totals_with_nothing_sent():
 
 
 def test_tensor_arguments_are_named_by_the_signature_even_after_it_changes():
-    from judge.learner_code import tensor_inputs
+    from judge.learner.code import tensor_inputs
 
     def f(probs, k, temperature=1.0):
         return probs
@@ -770,12 +770,12 @@ def test_the_source_is_in_the_pipe_before_the_launch_and_whole_after_it(monkeypa
     import os
     import threading
 
-    import judge.process
-    from judge import wire
-    from judge.learner import LearnerSource
+    import judge.engine.process
+    from judge.learner import wire
+    from judge.learner.interface import LearnerSource
 
     if narrow_pipe:
-        monkeypatch.setattr(judge.process, "_widen", lambda fd: None)
+        monkeypatch.setattr(judge.engine.process, "_widen", lambda fd: None)
     source = LearnerSource("def f():\n    return 1\n" + "# padding\n" * (30_000 if narrow_pipe else 1))
     seen = {}
 

@@ -16,7 +16,7 @@ import os
 import pytest
 import torch
 
-from judge.learner_code import (
+from judge.learner.code import (
     MEMORY_MARKERS,
     OUTPUT_FILE_LIMIT,
     _sendable,
@@ -168,7 +168,7 @@ FUNCTIONS = [
     for line in SOURCE.splitlines()
     if line.startswith("def ") and not line.startswith("def _")
 ]
-# Class names, as the judge asks (judge.learner_code.qualified_name): Python's own, and the learner's
+# Class names, as the judge asks (judge.learner.code.qualified_name): Python's own, and the learner's
 # module's (loaded as ``submission``) for the classes of its own above.
 ACCEPT = [
     f"builtins.{name}"

@@ -9,21 +9,21 @@ import re
 import pytest
 import torch
 
-from judge import protocol, wire
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import BadCall, CheckFailed, CheckMisuse, expect_calls_refused
-from judge.learner import CallOptions, CallResult, LearnerRaised
-from judge.process import MAX_REFUSALS, MAX_REFUSALS_PAYLOAD, LearnerProcess
-from judge.runner import judge_file
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import BadCall, CheckFailed, CheckMisuse, expect_calls_refused
+from judge.checks.testing import Context, Submission
+from judge.engine.process import MAX_REFUSALS, MAX_REFUSALS_PAYLOAD, LearnerProcess
+from judge.engine.runner import judge_file
+from judge.learner import protocol, wire
+from judge.learner.interface import CallOptions, CallResult, LearnerRaised
 from judge.sandbox.launchers import WarmLocalLauncher
-from judge.testing import Context, Submission
 from judge.verdicts import Verdict
 from tests.judge.refusals_support import batched_and_one_by_one, refusals_exercise
 
 TESTS = '''
 import torch
 
-from judge.checks import BadCall, BadInput, expect, expect_bad_inputs_refused, expect_calls_refused
+from judge.checks.core import BadCall, BadInput, expect, expect_bad_inputs_refused, expect_calls_refused
 
 
 def test_table(sub, ctx):

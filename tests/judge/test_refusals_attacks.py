@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
 from tests.judge.refusals_support import batched_and_one_by_one, refusals_exercise
@@ -20,7 +20,7 @@ ROWS = 100  # rows of the big table: more than any exercise's table today (39's 
 TESTS = f'''
 import torch
 
-from judge.checks import BadCall, expect, expect_bad_inputs_refused, expect_calls_refused
+from judge.checks.core import BadCall, expect, expect_bad_inputs_refused, expect_calls_refused
 
 
 def test_table(sub, ctx):
@@ -395,7 +395,7 @@ def _exercise(folder, tests: str, time_limit_s: float = 2.0):
 WIDE_TABLE = """
     import torch
 
-    from judge.checks import expect_bad_inputs_refused
+    from judge.checks.core import expect_bad_inputs_refused
 
 
     def test_wide(sub, ctx):
@@ -435,7 +435,7 @@ def test_a_table_bigger_than_one_request_is_judged_as_one_at_a_time(name, tmp_pa
 LONG_TABLE = """
     import torch
 
-    from judge.checks import expect_bad_inputs_refused
+    from judge.checks.core import expect_bad_inputs_refused
 
 
     def test_long(sub, ctx):
@@ -476,7 +476,7 @@ def test_a_table_past_the_cases_cpu_time_in_short_calls(tmp_path, warm, learner_
 
 
 FORGER = """
-    from judge import wire
+    from judge.learner import wire
 
     INFO = {"type": "ValueError", "message": "bad", "line": 1, "traceback": "", "memory": False}
 
@@ -582,7 +582,7 @@ def test_an_attack_in_the_strict_sandbox_on_two_lanes(name, exercise, strict, le
 ODD_INPUT_TABLE = """
     import torch
 
-    from judge.checks import expect_bad_inputs_refused
+    from judge.checks.core import expect_bad_inputs_refused
 
 
     def test_odd(sub, ctx):
@@ -634,7 +634,7 @@ def test_a_table_past_the_cases_wall_cap_is_tle_either_way(exercise, warm, learn
 LISTS_TABLE = """
     import torch
 
-    from judge.checks import expect_bad_inputs_refused
+    from judge.checks.core import expect_bad_inputs_refused
 
 
     def test_lists(sub, ctx):

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.i18n import Bilingual, in_language
-from judge.report import CaseResult, CheckRecord, Report, _finite
+from judge.reports.report import CaseResult, CheckRecord, Report, _finite
 from judge.verdicts import Verdict
 
 

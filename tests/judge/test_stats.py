@@ -1,4 +1,4 @@
-"""judge/stats.py: exact tails cross-checked against scipy, pooling properties, the tests' contracts.
+"""judge/checks/stats.py: exact tails cross-checked against scipy, pooling properties, the tests' contracts.
 
 scipy is a test-only dependency here: the module under test must stay pure Python.
 """
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from scipy import special
 from scipy import stats as scipy_stats
 
-from judge import stats
-from judge.stats import (
+from judge.checks import stats
+from judge.checks.stats import (
     BinomialTailResult,
     Deviation,
     GTestResult,
@@ -75,7 +75,7 @@ def test_stats_imports_only_the_standard_library() -> None:
             assert node.level == 0, "relative imports would pull in judge modules Pyodide lacks"
             imported.add(node.module.split(".")[0])
     non_stdlib = {name for name in imported if name not in sys.stdlib_module_names}
-    assert not non_stdlib, f"judge/stats.py must run in Pyodide; it imports {sorted(non_stdlib)}"
+    assert not non_stdlib, f"judge/checks/stats.py must run in Pyodide; it imports {sorted(non_stdlib)}"
 
 
 # --------------------------------------------------------------------------- chi-square tails

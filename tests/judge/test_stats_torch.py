@@ -1,4 +1,4 @@
-"""judge.stats_torch, the server's torch twin of judge.stats.g_test: the same bins, largest deviation
+"""judge.checks.stats_torch, the server's torch twin of judge.checks.stats.g_test: the same bins, largest deviation
 and errors as the pure core, exactly; the same statistics within ~1e-12; both equal to scipy's; a
 cache that never lends one target's pooling to another; and never loaded in the browser."""
 
@@ -18,11 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from judge import checks, stats, stats_torch
 from judge.browser.bundle import engine_bundle
-from judge.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks import CheckFailed
-from judge.testing import Context
+from judge.checks import core as checks
+from judge.checks import stats, stats_torch
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.core import CheckFailed
+from judge.checks.testing import Context
 
 RELATIVE = 1e-12  # the statistics' agreement, relative to G's own scale (its bins)
 LEVELS = (1e-12, 1e-8, 1e-6, 1e-3, 0.05)  # alphas at which both must decide alike
@@ -387,13 +388,13 @@ def test_a_failing_fit_reads_the_same_on_the_server_and_in_the_browser(make_ctx,
 
 def test_the_browser_bundle_and_the_torch_subset_leave_the_twin_out(project_root):
     names = zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
-    assert "judge/stats.py" in names and "judge/checks.py" in names
-    assert "judge/stats_torch.py" not in names
+    assert "judge/checks/stats.py" in names and "judge/checks/core.py" in names
+    assert "judge/checks/stats_torch.py" not in names
     script = (
         "import judge.browser.torchlike as subset; subset.install()\n"
-        "import judge.checks as checks\n"
+        "import judge.checks.core as checks\n"
         "assert checks.stats_torch is None, 'the torch subset must get the pure core'\n"
-        "try:\n    import judge.stats_torch\nexcept ImportError as error:\n    print(error)\n"
+        "try:\n    import judge.checks.stats_torch\nexcept ImportError as error:\n    print(error)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=project_root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

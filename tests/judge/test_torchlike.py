@@ -606,9 +606,9 @@ def test_distributions_draw_from_the_default_generator_like_torch():
 
 @pytest.mark.parametrize("library", ["torch", "subset"])
 def test_the_extreme_uniform_phase_is_the_same_on_the_server_and_in_the_browser(library):
-    """judge.learner_code.ExtremeUniforms patches real torch on the server; the subset has its own: same contract."""
+    """judge.learner.code.ExtremeUniforms patches real torch on the server; the subset has its own: same contract."""
     from judge.browser.torchlike import extremes
-    from judge.learner_code import ExtremeUniforms as Server
+    from judge.learner.code import ExtremeUniforms as Server
 
     L, phase = (torch, Server) if library == "torch" else (subset, extremes.ExtremeUniforms)
     assert extremes.FRACTION == Server.FRACTION

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge import wire
-from judge.process import LearnerProcess, LearnerRaised, ProcessFailed
+from judge.engine.process import LearnerProcess, LearnerRaised, ProcessFailed
+from judge.learner import wire
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
 
@@ -93,7 +93,7 @@ ODD_ANSWERS = {
 
 @pytest.mark.parametrize("name", list(ODD_ANSWERS))
 def test_an_odd_answer_is_the_learners_failure_never_the_judges(warm, exercise39, learner_file, name):
-    from judge.runner import judge_file
+    from judge.engine.runner import judge_file
 
     source = exercise39.reference_path.read_text() + "\n\ndef _odd(*args, **kwargs):\n"
     source += f"    return {ODD_ANSWERS[name]}\n\n"

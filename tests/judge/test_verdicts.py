@@ -1,4 +1,4 @@
-"""One home per fact: verdict names live in judge.verdicts, the first failing case in judge.report."""
+"""One home per fact: verdict names live in judge.verdicts, the first failing case in judge.reports.report."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import PROJECT_ROOT
-from judge.report import CaseResult, Report, first_failure, is_failure
+from judge.exercises.exercise import PROJECT_ROOT
+from judge.reports.report import CaseResult, Report, first_failure, is_failure
 from judge.verdicts import Verdict
 
 SOURCES = [PROJECT_ROOT / "judge", PROJECT_ROOT / "web", PROJECT_ROOT / "practice"]

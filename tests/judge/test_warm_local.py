@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.learner_code import OUTPUT_FILE_LIMIT
-from judge.process import LearnerProcess, LearnerRaised, LearnerSource, ProcessFailed, SandboxFailure
+from judge.engine.process import LearnerProcess, LearnerRaised, LearnerSource, ProcessFailed, SandboxFailure
+from judge.learner.code import OUTPUT_FILE_LIMIT
 from judge.sandbox.keeper import Lifeline
 from judge.sandbox.keeper import running as _running
 from judge.sandbox.launchers import LocalLauncher, WarmLocalLauncher
@@ -140,7 +140,7 @@ def test_a_process_gets_what_a_fresh_one_gets(learner, warm_launcher, monkeypatc
         assert Path(info["cwd"]).name.startswith("probjudge-")
         assert "PROBJUDGE_SECRET_TOKEN" not in info["environment"]
         # Nothing of the grading side is in the process (the warm server is forked before any job).
-        assert not {"judge.runner", "judge.checks", "judge.suites", "judge.exercise"} & set(info["judge_modules"])
+        assert not {"judge.engine.runner", "judge.checks.core", "judge.exercises.suites", "judge.exercises.exercise"} & set(info["judge_modules"])
     assert fresh["cwd"] != warm["cwd"]
     for key in ("environment", "threads", "helper", "file_size", "address_space_limited"):
         assert fresh[key] == warm[key], key
@@ -332,7 +332,7 @@ def test_the_fork_server_ends_with_its_judge(learner, tmp_path):
         textwrap.dedent(f"""
         import os, signal, sys
         sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
-        from judge.process import LearnerProcess
+        from judge.engine.process import LearnerProcess
         from judge.sandbox.launchers import WarmLocalLauncher
 
         launcher = WarmLocalLauncher()

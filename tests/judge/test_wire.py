@@ -13,7 +13,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from judge import wire
+from judge.learner import wire
 
 
 def _frame(value):
@@ -222,7 +222,7 @@ VALID_FRAMES = _valid_frames()
 
 def _judge_side_read(data: bytes) -> None:
     """Everything the judge does with bytes from the learner's pipe, in order."""
-    from judge import protocol
+    from judge.learner import protocol
 
     header, payloads = wire.read_frame(io.BytesIO(data), max_header_bytes=wire.MAX_REPLY_HEADER_BYTES)
     if "ready" in header or "load_error" in header:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import PROJECT_ROOT, resolve
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import PROJECT_ROOT, resolve
 from judge.sandbox.layers import missing_required
 from judge.verdicts import Verdict
 
@@ -112,7 +112,7 @@ def assert_no_leak(report, *secrets_: str) -> None:
     for secret in (CANARY, *secrets_):
         assert secret not in text, f"leaked {secret!r}"
     assert str(PROJECT_ROOT) not in text, "a server path reached the report"
-    assert 'File "/' not in text and "judge/runner.py" not in text, "a judge traceback reached the report"
+    assert 'File "/' not in text and "judge/engine/runner.py" not in text, "a judge traceback reached the report"
 
 
 def assert_judge_healthy(launcher) -> None:

@@ -11,11 +11,10 @@ import dataclasses
 import os
 
 import pytest
-
-from judge.exercise import resolve
-from judge.process import LocalLauncher
-
 from attack_support import CANARY, DATABASE, MISSING
+
+from judge.engine.process import LocalLauncher
+from judge.exercises.exercise import resolve
 
 
 @pytest.fixture(scope="module")

@@ -19,11 +19,10 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from judge.exercise import PROJECT_ROOT
-from judge.verdicts import Verdict
-
 from attack_support import CANARY, DATABASE, assert_contained, assert_judge_healthy, grade, needs_strict
+
+from judge.exercises.exercise import PROJECT_ROOT
+from judge.verdicts import Verdict
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
@@ -248,9 +247,9 @@ def test_forged_results_are_refused(launcher, quick_exercise, tmp_path):
 
 def test_monkeypatching_only_hurts_the_attacker(launcher, quick_exercise, tmp_path):
     report = grade(launcher, quick_exercise, tmp_path, """
-        import judge.wire, judge.sandbox.child
+        import judge.learner.wire, judge.sandbox.child
         torch.softmax = lambda *a, **k: torch.full((1, 4), 0.25)
-        judge.wire.MAX_FRAME_BYTES = 1 << 40
+        judge.learner.wire.MAX_FRAME_BYTES = 1 << 40
         judge.sandbox.child.describe_exception = lambda exc, path: {"type": "Verdict", "message": "AC"}
         return torch.softmax(torch.zeros(1, 4), dim=-1)
     """)

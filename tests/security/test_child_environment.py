@@ -1,6 +1,6 @@
 """Nothing of the judge's environment reaches the learner's process, through every launcher.
 
-The site reads its secrets from the environment (``web/config.py``, ``docs/deploying.md``):
+The site reads its secrets from the environment (``web/core/config.py``, ``docs/deploying.md``):
 ``DATABASE_URL``, ``SECRET_KEY``, ``PROBJUDGE_BROKER_URL``, ``PROBJUDGE_ADMIN_PASSWORD``... and a
 host may hold any other (cloud keys, a CI token). The child's environment is an allow-list
 (:func:`judge.sandbox.launchers.child_environment`; the strict level's confinement empties it), so
@@ -15,12 +15,11 @@ import secrets
 from pathlib import Path
 
 import pytest
-
-from judge.learner import LearnerSource
-from judge.process import LearnerProcess
-from judge.sandbox.launchers import LocalLauncher, WarmLocalLauncher
-
 from attack_support import needs_strict
+
+from judge.engine.process import LearnerProcess
+from judge.learner.interface import LearnerSource
+from judge.sandbox.launchers import LocalLauncher, WarmLocalLauncher
 
 pytestmark = pytest.mark.strict_sandbox
 

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from judge.learner import LearnerSource
-from judge.process import LearnerProcess
+from judge.engine.process import LearnerProcess
+from judge.learner.interface import LearnerSource
 from judge.sandbox import cgroups, keeper
 
 SPINNERS = textwrap.dedent(

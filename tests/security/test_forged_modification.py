@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from judge.process import LearnerProcess
+from judge.engine.process import LearnerProcess
 from judge.sandbox.launchers import LocalLauncher
 
 HIDES_A_CHANGE = """

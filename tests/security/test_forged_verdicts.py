@@ -12,15 +12,11 @@ import time
 import tracemalloc
 
 import pytest
+from attack_support import FORGE, LEVELS, assert_contained, assert_judge_healthy, frame_body, grade_source, write_source
 
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import resolve
 from judge.verdicts import Verdict
-
-from judge.exercise import resolve
-
-from judge.runner import judge_file
-
-from attack_support import (FORGE, LEVELS, assert_contained, assert_judge_healthy, frame_body, grade_source,
-                            write_source)
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox

@@ -14,11 +14,10 @@ import textwrap
 import time
 
 import pytest
+from attack_support import TEMPLATE, kill_quietly, marker, needs_strict, processes_named, renamer
 
 from judge import gradescope
-from judge.exercise import PROJECT_ROOT
-
-from attack_support import TEMPLATE, kill_quietly, marker, needs_strict, processes_named, renamer
+from judge.exercises.exercise import PROJECT_ROOT
 
 pytestmark = pytest.mark.strict_sandbox
 
@@ -193,7 +192,7 @@ def test_a_forced_local_run_says_loudly_that_it_was_not_isolated(tmp_path):
 
 @needs_strict
 def test_the_strict_sandbox_refuses_a_checkout_its_learners_could_read(tmp_path):
-    from judge.exercise import resolve
+    from judge.exercises.exercise import resolve
 
     exercise = resolve("39")
     assert gradescope.exposed_to_sandbox(exercise, [sys.prefix]) == []

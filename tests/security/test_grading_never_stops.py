@@ -17,14 +17,22 @@ import subprocess
 import sys
 
 import pytest
+from attack_support import (
+    FORGE,
+    LEVELS,
+    assert_contained,
+    assert_judge_healthy,
+    assert_no_leak,
+    frame_body,
+    grade_source,
+    needs_strict,
+    write_source,
+)
 
-from judge.exercise import PROJECT_ROOT, resolve
-from judge.process import LearnerProcess
-from judge.runner import judge_file
+from judge.engine.process import LearnerProcess
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import PROJECT_ROOT, resolve
 from judge.verdicts import Verdict
-
-from attack_support import (FORGE, LEVELS, assert_contained, assert_judge_healthy, assert_no_leak, frame_body,
-                            grade_source, needs_strict, write_source)
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
@@ -277,7 +285,7 @@ def _forge_once():
 
 def test_an_exercise_bug_is_an_internal_error_without_the_judges_traceback(tmp_path, caplog, monkeypatch):
     exercise = dataclasses.replace(resolve("39"), time_limit_s=5.0)
-    from judge import runner
+    from judge.engine import runner
 
     def broken(sub, ctx):
         raise KeyError(f"{PROJECT_ROOT}/exercises/secret-expected-value-0.5793")
@@ -319,7 +327,7 @@ def test_a_learner_that_stops_reading_cannot_block_the_judge(level_launcher, tmp
 
     import torch
 
-    from judge.process import ProcessFailed
+    from judge.engine.process import ProcessFailed
 
     outcome = {}
 

@@ -21,13 +21,23 @@ import time
 from pathlib import Path
 
 import pytest
+from attack_support import (
+    LEVELS,
+    alive,
+    assert_contained,
+    assert_judge_healthy,
+    grade,
+    kill_quietly,
+    marker,
+    needs_strict,
+    processes_named,
+    renamer,
+    write_attack,
+)
 
-from judge.exercise import PROJECT_ROOT, resolve
-from judge.runner import judge_file
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import PROJECT_ROOT, resolve
 from judge.verdicts import Verdict
-
-from attack_support import (LEVELS, alive, assert_contained, assert_judge_healthy, grade, kill_quietly, marker,
-                            needs_strict, processes_named, renamer, write_attack)
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
@@ -276,8 +286,8 @@ def spread():
 @needs_strict
 @pytest.mark.parametrize("without_cgroups", [False, True])
 def test_close_kills_the_job_at_once_and_the_reaper_leaves_nothing_of_it(without_cgroups, tmp_path):
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox import cgroups, keeper
     from judge.sandbox.strict import StrictLauncher
 
@@ -310,8 +320,8 @@ def test_close_kills_the_job_at_once_and_the_reaper_leaves_nothing_of_it(without
 
 @needs_strict
 def test_a_killed_jobs_slot_is_not_reused_before_its_keeper_has_ended(monkeypatch):
-    from judge.learner import LearnerSource, SandboxFailure
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource, SandboxFailure
     from judge.sandbox import strict
 
     own = strict.StrictLauncher(slots=1, slot_wait_s=1)

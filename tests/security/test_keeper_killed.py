@@ -3,10 +3,10 @@ is a runtime error of the learner's, never taken for a process the kernel killed
 
 from __future__ import annotations
 
-from judge.process import LocalLauncher
-from judge.verdicts import Verdict
-
 from attack_support import assert_contained, grade
+
+from judge.engine.process import LocalLauncher
+from judge.verdicts import Verdict
 
 
 def test_killing_the_keeper_is_a_runtime_error_not_out_of_memory(tmp_path, quick_exercise):

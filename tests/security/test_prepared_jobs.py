@@ -11,7 +11,6 @@ from __future__ import annotations
 import stat
 
 import pytest
-
 from attack_support import alive, needs_strict
 
 pytestmark = pytest.mark.strict_sandbox
@@ -33,8 +32,8 @@ def look():
 
 def _run(launcher) -> tuple[dict, int, int]:
     """One job of LOOKS: what it saw, its worker and its slot."""
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
 
     process = LearnerProcess(LearnerSource(LOOKS), launcher=launcher)
     try:
@@ -74,8 +73,8 @@ def test_a_prepared_job_serves_one_job_and_looks_like_a_fresh_one():
 
 @needs_strict
 def test_a_prepared_job_for_another_memory_limit_is_discarded_and_the_job_starts_as_ever():
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox.strict import StrictLauncher
 
     own = StrictLauncher(slots=1)  # two slots: a job prepared in each, for 4096 MB and for 2048 MB
@@ -156,8 +155,8 @@ def test_a_prepared_job_runs_under_the_same_settings_as_a_job_started_at_its_lau
     # What a verdict could depend on (limits, signals, descriptors, environment, identity) is the
     # same whichever way the job started; only the seeds differ, as between any two jobs. Neither
     # holds a socket (the judge's, or the zygote's).
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox.strict import StrictLauncher
 
     own = StrictLauncher(slots=1)
@@ -251,8 +250,8 @@ def test_nothing_a_job_leaves_anywhere_reaches_the_next_job_of_its_slot():
     # the same slot (same uid, a job prepared there) finds none of them.
     import secrets
 
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox.strict import StrictLauncher
 
     own = StrictLauncher(slots=1)

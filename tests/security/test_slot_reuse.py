@@ -14,12 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-
-from judge.exercise import resolve
-from judge.runner import judge_file
-from judge.verdicts import Verdict
-
 from attack_support import LEVELS, alive, kill_quietly, needs_strict, settled
+
+from judge.engine.runner import judge_file
+from judge.exercises.exercise import resolve
+from judge.verdicts import Verdict
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
@@ -70,8 +69,8 @@ def _wait_for(condition, timeout_s: float = 20.0) -> bool:
 
 
 def _leaves_a_zombie_leader(launcher) -> None:
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
 
     process = LearnerProcess(LearnerSource(ZOMBIE_LEADER), launcher=launcher)
     pid = 0
@@ -125,12 +124,12 @@ def spread():
 def test_a_slot_comes_back_only_once_its_job_has_ended_even_when_the_zygote_died():
     # The zygote reports a keeper's end; once it is gone, the reaper must not take the silence for
     # an end (without cgroups, the keeper alone kills what left the process group).
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from attack_support import assert_judge_healthy
+
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox import cgroups, keeper
     from judge.sandbox.strict import StrictLauncher
-
-    from attack_support import assert_judge_healthy
 
     bare = StrictLauncher(slots=1)
     bare.cgroup_support = cgroups.CgroupSupport(0, "left out by the test")
@@ -157,8 +156,8 @@ def test_gradings_under_way_when_the_launcher_closes_go_on_and_leave_no_zygote_b
     # A careless deployer closes the launcher while gradings run (a grader stopping with a long
     # grading under way): the job running goes on, the next case's launch is served, and the
     # zygote started for it ends with it instead of living as long as the judge.
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox.strict import StrictLauncher
 
     own = StrictLauncher(slots=1)
@@ -200,8 +199,8 @@ def test_a_prepared_job_that_answers_too_late_serves_nothing(monkeypatch):
     import functools
     import signal
 
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
     from judge.sandbox import strict
 
     own = strict.StrictLauncher(slots=1)
@@ -255,8 +254,8 @@ def test_a_job_cannot_make_itself_dumpable_again(launcher):
     # nothing: a dumpable job that dies of SIGSEGV (or SIGXCPU at its CPU limit) hands its whole
     # memory to a root helper, outside its cgroup, onto the host's disk. Dropping to the slot's
     # uid made the worker non-dumpable; it must stay so.
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
 
     process = LearnerProcess(LearnerSource(DUMPABLE), launcher=launcher)
     try:
@@ -298,8 +297,8 @@ def leave():
 
 @needs_strict
 def test_a_job_cannot_leave_its_cgroup(launcher):
-    from judge.learner import LearnerSource
-    from judge.process import LearnerProcess
+    from judge.engine.process import LearnerProcess
+    from judge.learner.interface import LearnerSource
 
     process = LearnerProcess(LearnerSource(LEAVES_ITS_CGROUP), launcher=launcher)
     try:

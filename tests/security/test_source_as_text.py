@@ -7,13 +7,12 @@ The judge reads nothing but text (no path reaches a child), checks it once for b
 from __future__ import annotations
 
 import pytest
-
-from judge.learner import MAX_SOURCE_BYTES, LearnerSource
-from judge.process import LearnerProcess, LearnerRaised, LoadFailed
-from judge.runner import grade
-from judge.verdicts import Verdict
-
 from attack_support import LEVELS, assert_judge_healthy
+
+from judge.engine.process import LearnerProcess, LearnerRaised, LoadFailed
+from judge.engine.runner import grade
+from judge.learner.interface import MAX_SOURCE_BYTES, LearnerSource
+from judge.verdicts import Verdict
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox

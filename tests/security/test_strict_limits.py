@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.learner import LearnerSource
-from judge.process import LearnerProcess, LearnerRaised, ProcessFailed
+from judge.engine.process import LearnerProcess, LearnerRaised, ProcessFailed
+from judge.learner.interface import LearnerSource
 from judge.sandbox.strict import AS_HEADROOM_MB
 from judge.verdicts import Verdict
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
-
 from site_client import password_hash, sign_in
-from web.courses import create_course, enroll, save_assignment
-from web.models import ApiToken, Role, User
-from web.services import services
 
 from tests.web.course_world import attempt, exercise
+from web.core.models import ApiToken, Role, User
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, save_assignment
 
 PASSWORD = "password123"
 ROLES = ("anonymous", "learner", "learner_elsewhere", "other_instructor", "instructor", "admin")

@@ -7,12 +7,11 @@ site runs on SQLite and, when PROBJUDGE_TEST_POSTGRESQL_URL is set, on PostgreSQ
 from __future__ import annotations
 
 import pytest
-
-from judge.process import LocalLauncher
-from web.app import create_app
-from web.config import Settings
-
 from site_client import stop_site
+
+from judge.engine.process import LocalLauncher
+from web.app import create_app
+from web.core.config import Settings
 
 
 @pytest.fixture

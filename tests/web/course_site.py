@@ -7,11 +7,10 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from web.courses import create_course, enroll, save_assignment
-from web.models import ApiToken, CourseRole, Exercise, Invitation, Rejudge, RejudgeScope, Role, User
-from web.services import services
-
 from tests.web.site_client import password_hash, store_graded
+from web.core.models import ApiToken, CourseRole, Exercise, Invitation, Rejudge, RejudgeScope, Role, User
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, save_assignment
 
 # name → (site role, what they are in the course world)
 PEOPLE = {

@@ -7,9 +7,9 @@ import datetime as dt
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
-from web.contexts import NOT_GIVEN, Unset, default_context
-from web.courses import create_course, enroll, save_assignment
-from web.models import Course, Exercise, Grading, Role, Status, Submission, User
+from web.access.contexts import NOT_GIVEN, Unset, default_context
+from web.core.models import Course, Exercise, Grading, Role, Status, Submission, User
+from web.teaching.courses import create_course, enroll, save_assignment
 
 UTC = dt.UTC
 
@@ -37,7 +37,7 @@ def attempt(session, learner: User, exercise_row: Exercise, at: dt.datetime | st
             passed: int | None = None, total: int = 10, graded: bool = True,
             course: Course | None | Unset = NOT_GIVEN) -> Submission:
     """A submission made at ``at`` with one finished grading (unless ``graded`` is false), for
-    ``course`` (None: practice; not given: the default the site would choose, see web.contexts)."""
+    ``course`` (None: practice; not given: the default the site would choose, see web.access.contexts)."""
     at = moment(at) if isinstance(at, str) else at
     course_id = context_of(session, learner, exercise_row, course)
     submission = Submission(user=learner, exercise=exercise_row, code=f"# {verdict}\n", created_at=at,

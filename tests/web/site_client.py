@@ -10,8 +10,8 @@ from html import unescape
 
 from flask.testing import FlaskClient
 
-from web.contexts import NOT_GIVEN
-from web.services import services
+from web.access.contexts import NOT_GIVEN
+from web.core.services import services
 
 _CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"')
 
@@ -92,7 +92,7 @@ def user_id(app, name: str) -> int:
     """The id of the account named ``name``."""
     from sqlalchemy import select
 
-    from web.models import User
+    from web.core.models import User
 
     with services(app).sessions() as session:
         found = session.scalar(select(User.id).where(User.name == name))
@@ -102,7 +102,7 @@ def user_id(app, name: str) -> int:
 
 def api_token(app, name: str = "api-user") -> dict:
     """A new learner with an API token; the Authorization header that uses it."""
-    from web.models import ApiToken, User
+    from web.core.models import ApiToken, User
 
     with services(app).sessions() as session:
         user = User(name=name)
@@ -117,11 +117,11 @@ def store_graded(session, user, exercise, code: str, report: dict, course=NOT_GI
     """A submission of ``user`` with one finished grading carrying ``report`` (committed); its id.
 
     It is made for ``course`` (None: practice; not given: the context the site would choose, see
-    web.contexts). ``grading`` sets other columns of the grading (``seed``, ``judge_version``…).
+    web.access.contexts). ``grading`` sets other columns of the grading (``seed``, ``judge_version``…).
     """
     from judge.verdicts import Verdict
-    from web.contexts import default_context
-    from web.models import Grading, Status, Submission, utcnow
+    from web.access.contexts import default_context
+    from web.core.models import Grading, Status, Submission, utcnow
 
     score = report.get("score") or {}
     if course is NOT_GIVEN:
@@ -147,7 +147,7 @@ def store_graded(session, user, exercise, code: str, report: dict, course=NOT_GI
 def password_hash(password: str = "password123") -> str:
     """The stored form of ``password``, hashed once per test process: a hash costs about 0.1 s,
     and the course worlds make several accounts per test (they sign in with the password as usual)."""
-    from web.models import hash_password
+    from web.core.models import hash_password
 
     return hash_password(password)
 

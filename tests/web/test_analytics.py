@@ -9,14 +9,13 @@ import re
 
 import pytest
 
-from web.analytics import analytics, competition_ranks, learners_with_diagnosis, offset_spans, overview
-from web.database import make_engine, session_factory
-from web.exercises import sync_exercises
-from web.models import ApiToken, Role, User
-from web.services import services
-
 from tests.web.course_world import attempt, course_with_assignment, exercise, learner_in, moment, user
 from tests.web.site_client import sign_in
+from web.core.database import make_engine, session_factory
+from web.core.models import ApiToken, Role, User
+from web.core.services import services
+from web.learning.exercises import sync_exercises
+from web.teaching.analytics import analytics, competition_ranks, learners_with_diagnosis, offset_spans, overview
 
 ZONE = "Europe/Berlin"  # clocks go from UTC+1 to UTC+2 at 2027-03-28 01:00 UTC
 DAY = dt.date.fromisoformat
@@ -316,7 +315,7 @@ def test_the_overview_lists_every_exercise_and_the_whole_course(site):
 
 def test_the_full_list_of_a_diagnosis(site, monkeypatch):
     app, ids, _ = site
-    monkeypatch.setattr("web.analytics_pages.LEARNERS_SHOWN", 1)
+    monkeypatch.setattr("web.teaching.analytics_pages.LEARNERS_SHOWN", 1)
     client = app.test_client()
     sign_in(client, ids["teacher"])
     course = ids["course"]

@@ -8,9 +8,9 @@ import time
 import pytest
 from sqlalchemy import select
 
-from judge.exercise import resolve
-from web.services import services
-from web.models import ApiToken, Role, User
+from judge.exercises.exercise import resolve
+from web.core.models import ApiToken, Role, User
+from web.core.services import services
 
 EXERCISE = resolve("39")
 

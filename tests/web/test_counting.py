@@ -6,13 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from web.counting import cells
-from web.courses import grant_extension, override_score
-from web.database import make_engine, session_factory
-from web.exercises import sync_exercises
-from web.models import LatePolicy
-
 from tests.web.course_world import attempt, course_with_assignment, exercise, learner_in, moment
+from web.core.database import make_engine, session_factory
+from web.core.models import LatePolicy
+from web.learning.exercises import sync_exercises
+from web.teaching.counting import cells
+from web.teaching.courses import grant_extension, override_score
 
 
 @pytest.fixture
@@ -120,9 +119,9 @@ def test_an_extension_moves_one_learners_deadline(session):
 
 
 def test_effective_due_is_the_learners_extension_on_that_assignment_else_the_assignments(session):
-    from web.counting import effective_due
-    from web.courses import save_assignment
-    from web.models import as_utc
+    from web.core.models import as_utc
+    from web.teaching.counting import effective_due
+    from web.teaching.courses import save_assignment
 
     teacher, course, first = course_with_assignment(session, exercises=(39,))
     second = save_assignment(session, course, title="Week 2", exercises=[1], opens_at="2027-03-08T00:00Z",
@@ -151,7 +150,7 @@ def test_a_graded_attempt_with_no_cases_counts_zero_not_nothing(session):
     (the cell is not one where nothing counts), in the ranked cells and in the summaries alike."""
     from sqlalchemy import select
 
-    from web.counting import cell_summaries_query
+    from web.teaching.counting import cell_summaries_query
 
     _, course, _ = course_with_assignment(session)
     kai = learner_in(session, course, "kai")
@@ -168,7 +167,7 @@ def test_the_summaries_of_some_learners_hold_their_cells_alone(session):
     no other learner's (the gradebook's page of learners reads only its own)."""
     from sqlalchemy import select
 
-    from web.counting import cell_summaries_query
+    from web.teaching.counting import cell_summaries_query
 
     teacher, course, _ = course_with_assignment(session)
     nia, oli = learner_in(session, course, "nia"), learner_in(session, course, "oli")
@@ -185,8 +184,8 @@ def test_the_summaries_of_some_learners_hold_their_cells_alone(session):
 
 def test_each_attempt_row_carries_its_learners_effective_due_date(session):
     """attempts_query's ``due_at``: the learner's extension when they have one, else the assignment's."""
-    from web.counting import attempts_query
-    from web.models import as_utc
+    from web.core.models import as_utc
+    from web.teaching.counting import attempts_query
 
     teacher, course, work = course_with_assignment(session)
     ida, jon = learner_in(session, course, "ida"), learner_in(session, course, "jon")
@@ -225,10 +224,10 @@ def test_the_newest_override_replaces_the_score_and_keeps_the_history(session):
     ("replace", 0.5, None, 0.5, False),
 ])
 def test_an_overrides_mode_decides_how_it_meets_the_computed_score(session, mode, override, passed, score, below):
-    """One rule (web.counting.overridden_score) for both queries: the ranked cells and the summaries."""
+    """One rule (web.teaching.counting.overridden_score) for both queries: the ranked cells and the summaries."""
     from sqlalchemy import select
 
-    from web.counting import cell_summaries_query
+    from web.teaching.counting import cell_summaries_query
 
     teacher, course, _ = course_with_assignment(session)
     lea = learner_in(session, course, "lea")
@@ -246,8 +245,8 @@ def test_an_overrides_mode_decides_how_it_meets_the_computed_score(session, mode
 def test_a_computed_score_that_passes_a_replace_override_raises_the_flag_and_removal_restores_it(session):
     """A rejudge (a new current grading) lifts the computed score from 0.3 past the override's 0.5:
     the override still counts, flagged; withdrawing it gives the computed 0.8."""
-    from web.courses import withdraw_override
-    from web.models import Grading, Status
+    from web.core.models import Grading, Status
+    from web.teaching.courses import withdraw_override
 
     teacher, course, _ = course_with_assignment(session)
     lea = learner_in(session, course, "lea")
@@ -296,7 +295,7 @@ def test_the_summaries_agree_with_the_ranked_cells(session, policy, attempts, ov
 
     from sqlalchemy import select
 
-    from web.counting import cell_summaries_query
+    from web.teaching.counting import cell_summaries_query
 
     teacher, course, _ = course_with_assignment(session, exercises=(39,), late_policy=policy,
                                                 penalty_per_day=0.25 if policy == "penalty" else 0)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from judge.exports import validate_results_json
-from web.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User
-from web.services import services
-
+from judge.reports.exports import validate_results_json
 from tests.web.site_client import store_graded
+from web.core.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User
+from web.core.services import services
 
 PEOPLE = (("tia", Role.instructor), ("tom", Role.instructor), ("ann", Role.learner), ("bob", Role.learner),
           ("cy", Role.learner), ("root", Role.admin))

@@ -14,14 +14,13 @@ import re
 import pytest
 from sqlalchemy import select
 
-from web.counting import cells
-from web.courses import enroll
-from web.models import Assignment, Course, Grading, Status, Submission, User, Visibility
-from web.services import services
-
 from tests.web.class_world import build_class
 from tests.web.course_world import attempt, exercise, moment
 from tests.web.site_client import csrf_token, store_graded
+from web.core.models import Assignment, Course, Grading, Status, Submission, User, Visibility
+from web.core.services import services
+from web.teaching.counting import cells
+from web.teaching.courses import enroll
 
 HIDDEN_DETAIL = "row 7 of 12: the secret hidden input"
 SEED = 4242424242

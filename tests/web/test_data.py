@@ -9,11 +9,11 @@ import sys
 import pytest
 from sqlalchemy import inspect, select
 
-from web.config import Settings
-from web.database import make_engine, session_factory, upgrade
-from web.exercises import sync_exercises
 from judge.verdicts import Verdict
-from web.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User, count_queued
+from web.core.config import Settings
+from web.core.database import make_engine, session_factory, upgrade
+from web.core.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User, count_queued
+from web.learning.exercises import sync_exercises
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_settings_come_from_the_environment_with_clear_errors(tmp_path):
 
 def test_the_sandbox_gets_lanes_per_worker_but_never_fewer_slots_than_workers():
     from judge.sandbox.strict import MAX_SLOTS
-    from web.config import SANDBOX_SLOTS
+    from web.core.config import SANDBOX_SLOTS
 
     settings = Settings.from_environment({"SECRET_KEY": "k"})
     assert SANDBOX_SLOTS == MAX_SLOTS
@@ -140,7 +140,7 @@ def test_the_gradings_migration_moves_every_result_and_loses_nothing(tmp_path):
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0002")
@@ -192,7 +192,7 @@ def test_the_migrations_build_exactly_the_models_schema(database_url):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from web.models import Base
+    from web.core.models import Base
 
     engine = make_engine(database_url)
     with engine.connect() as connection:
@@ -206,7 +206,7 @@ def test_every_migration_goes_down_and_up_again(database_url):
     """Both backends run the same migrations, downgrades included: down to nothing, then up again."""
     from alembic import command
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     command.downgrade(alembic_config(database_url), "base")
     engine = make_engine(database_url)
@@ -226,7 +226,7 @@ def test_the_courses_migration_keeps_every_instructors_reach_and_fills_the_analy
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0003")
@@ -277,7 +277,7 @@ def test_the_context_migration_keeps_every_gradebooks_attempts(tmp_path):
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0005")
@@ -347,7 +347,7 @@ def test_the_invitations_migration_keeps_memberships_extensions_and_overrides(tm
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0005")
@@ -392,7 +392,7 @@ def test_the_override_mode_migration_makes_every_override_replace_and_goes_back(
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0007")
@@ -432,7 +432,7 @@ def test_the_progress_migration_adds_empty_progress_and_goes_back(tmp_path):
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config
+    from web.core.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0007")

@@ -2,7 +2,7 @@
 due time in the course's zone to the second, the time left, the late policy in words and the
 learner's extension; a late submit asks first and keeps the code; the submission page says
 "late by …, counted …"; the courses list shows upcoming deadlines. Every share is the one the
-gradebook counts (web.counting)."""
+gradebook counts (web.teaching.counting)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from sqlalchemy import select, update
 
 from judge.verdicts import Verdict
 from tests.web.class_world import build_class
-from web.counting import cells
-from web.courses import grant_extension
-from web.deadlines import policy_words, span
-from web.models import Assignment, LatePolicy, Status, Submission, User, Visibility, utcnow
-from web.moments import show
-from web.services import services
+from web.core.models import Assignment, LatePolicy, Status, Submission, User, Visibility, utcnow
+from web.core.moments import show
+from web.core.services import services
+from web.teaching.counting import cells
+from web.teaching.courses import grant_extension
+from web.teaching.deadlines import policy_words, span
 
 CODE = "def sample():\n    return 'late but mine'\n"
 

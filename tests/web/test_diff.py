@@ -6,12 +6,11 @@ import random
 
 import pytest
 
-from web import diffing
-from web.diffing import MAX_BYTES, MAX_LINES, STEP_BUDGET, CodeDiff, DiffCache, code_diff
-from web.models import Submission
-from web.services import services
-
 from tests.web.class_world import ROLES, world  # noqa: F401 (world is a fixture)
+from web.core.models import Submission
+from web.core.services import services
+from web.teaching import diffing
+from web.teaching.diffing import MAX_BYTES, MAX_LINES, STEP_BUDGET, CodeDiff, DiffCache, code_diff
 
 OLD = "import torch\n\n\ndef flip(p, n):\n    return p\n"
 NEW = "import torch\n\n\ndef flip(p, n, generator=None):\n    u = torch.rand(3)\n    return u < p  # <b>\n"

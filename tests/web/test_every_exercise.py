@@ -8,10 +8,10 @@ import re
 
 import pytest
 from markupsafe import escape as html_escape
-
-from judge.catalogue import parse_wrong_solution
-from judge.exercise import load_all
 from site_client import sign_up, stop_site, submit, wait_for_result
+
+from judge.authoring.catalogue import parse_wrong_solution
+from judge.exercises.exercise import load_all
 
 EXERCISES = load_all()
 # SQLite only (docs/testing.md): the exercises through the site, a minute and a half per backend;
@@ -25,7 +25,7 @@ def site(module_databases):
     learner processes: each is forked from one fork server, not started afresh)."""
     from judge.sandbox.launchers import WarmLocalLauncher
     from web.app import create_app
-    from web.config import Settings
+    from web.core.config import Settings
 
     settings = Settings(
         database_url=module_databases.new(),

@@ -1,4 +1,4 @@
-"""A failed check's picture on the submission page (web/figures.py, submissions/_figure.html): the
+"""A failed check's picture on the submission page (web/learning/figures.py, submissions/_figure.html): the
 figure and its data table under a failed visible case, in the page and in the result region the
 page polls; never for a hidden case, whoever looks; escaped; in the reader's language."""
 
@@ -10,10 +10,10 @@ import pytest
 from site_client import sign_in, sign_up, store_graded, submit, wait_for_result
 from sqlalchemy import select
 
-from judge.exercise import resolve
-from web.figures import shown_figure
-from web.models import Exercise, Role, User
-from web.services import services
+from judge.exercises.exercise import resolve
+from web.core.models import Exercise, Role, User
+from web.core.services import services
+from web.learning.figures import shown_figure
 
 HIDDEN_ID = 987654  # an outcome id only the hidden case's figure has
 DISTRIBUTION = {
@@ -143,7 +143,7 @@ def test_a_figure_the_site_cannot_show_is_shown_as_nothing(figure):
 
 
 def test_a_real_wrong_sampler_graded_by_the_site_shows_the_engines_figure(make_site):
-    """End to end: the engine's figure (judge/figures.py) reaches the page the site renders, through
+    """End to end: the engine's figure (judge/reports/figures.py) reaches the page the site renders, through
     a real grading of 039's reference drawing from probs**2 (the screenshots' wrong sampler)."""
     draw = "return torch.multinomial(probs, num_samples, replacement=True, generator=generator)"
     source = resolve("39").reference_path.read_text(encoding="utf-8")

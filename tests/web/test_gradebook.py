@@ -24,14 +24,14 @@ import io
 from zoneinfo import ZoneInfo
 
 import pytest
+from site_client import csrf_token, password_hash, sign_in
 from sqlalchemy import select
 
-from site_client import csrf_token, password_hash, sign_in
 from tests.web.course_world import attempt, exercise
-from web.courses import create_course, enroll, override_score, save_assignment
-from web.gradebook import GradebookError, course_exercises, gradebook_page, gradebook_rows
-from web.models import ApiToken, Course, Override, Role, User
-from web.services import services
+from web.core.models import ApiToken, Course, Override, Role, User
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, override_score, save_assignment
+from web.teaching.gradebook import GradebookError, course_exercises, gradebook_page, gradebook_rows
 
 PASSWORD = "password123"
 
@@ -106,7 +106,7 @@ def _names(page) -> list[str]:
     return [row.name for row in page.rows]
 
 
-# --- values, sorting, filters, pages (web.gradebook) ---------------------------------------------
+# --- values, sorting, filters, pages (web.teaching.gradebook) ---------------------------------------------
 
 def test_columns_follow_the_due_dates_and_totals_match_the_hand_computed_table(site):
     app, ids = site
@@ -401,7 +401,7 @@ def test_the_csv_is_named_after_the_course_and_its_day(site):
 def test_the_csv_file_name_keeps_safe_characters_and_gives_non_ascii_names_as_filename_star(name, plain, utf8):
     from urllib.parse import quote
 
-    from web.gradebook_pages import content_disposition, csv_filename
+    from web.teaching.gradebook_pages import content_disposition, csv_filename
 
     course = Course(id=7, name=name)
     day = dt.date(2026, 12, 6)

@@ -10,18 +10,18 @@ import sys
 import time
 
 import pytest
+from site_client import password_hash, stop_site
 from sqlalchemy import select
 
-from judge.exercise import resolve
-from judge.process import LocalLauncher
+from judge.engine.process import LocalLauncher
+from judge.exercises.exercise import resolve
 from judge.sandbox.layers import missing_required
-from web.services import services
-from web.database import make_engine, session_factory
-from web.exercises import sync_exercises
-from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
-from site_client import password_hash, stop_site
 from judge.verdicts import Verdict
-from web.models import Exercise, Grading, Priority, Status, Submission, User
+from web.core.database import make_engine, session_factory
+from web.core.models import Exercise, Grading, Priority, Status, Submission, User
+from web.core.services import services
+from web.grading.queue import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
+from web.learning.exercises import sync_exercises
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox
@@ -276,7 +276,7 @@ def test_a_submission_that_keeps_killing_its_grader_is_stored_as_ie(site, launch
 
 
 def test_a_bug_in_the_grader_ends_that_submission_in_ie_with_a_reference(site, launcher, monkeypatch, caplog):
-    from web import grading
+    from web.grading import queue as grading
 
     def broken(*args, **kwargs):
         raise RuntimeError("the grader's own bug at /srv/probjudge/secret")
@@ -307,8 +307,8 @@ def test_submissions_that_kill_their_loader_do_not_stop_the_site(database_url, l
     # Through the API, as a learner would: two loader-killing submissions (one per worker and
     # slot), then a correct one, which must be graded.
     from web.app import create_app
-    from web.config import Settings
-    from web.models import ApiToken
+    from web.core.config import Settings
+    from web.core.models import ApiToken
 
     app = create_app(Settings(database_url=database_url, secret_key="test", workers=2,
                               sandbox=launcher.level), launcher=launcher)
@@ -379,18 +379,18 @@ def test_past_the_cap_a_wait_for_a_verdict_answers_at_once(site, monkeypatch):
     """Each waiting request holds a server thread: past MAX_WAITING_REQUESTS, the next answers now."""
     import threading
 
-    import web.grading
+    import web.grading.queue
 
     queue = GradingQueue(site, None, workers=0)
     (submission,) = _submit(site, queue)
-    monkeypatch.setattr(web.grading, "VERDICT_POLL_SECONDS", 0.05)
+    monkeypatch.setattr(web.grading.queue, "VERDICT_POLL_SECONDS", 0.05)
     graded, looked = threading.Event(), []
     monkeypatch.setattr(
         queue, "_has_verdict", lambda number: looked.append(threading.get_ident()) or graded.is_set()
     )
     holders = [
         threading.Thread(target=queue.wait_for_verdict, args=(submission, 60))
-        for _ in range(web.grading.MAX_WAITING_REQUESTS)
+        for _ in range(web.grading.queue.MAX_WAITING_REQUESTS)
     ]
     for holder in holders:
         holder.start()

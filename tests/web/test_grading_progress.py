@@ -9,18 +9,18 @@ import pytest
 from site_client import api_token, sign_up, submit
 from sqlalchemy import select
 
-import web.grading_progress
-from judge.exercise import resolve
-from judge.process import LocalLauncher
-from judge.suites import load_suite
-from web.database import make_engine, session_factory
-from web.exercises import sync_exercises
-from web.grading import GradingQueue
-from web.grading_progress import ProgressRecorder, queue_position
-from web.i18n import ordinal
-from web.models import Exercise, Grading, Priority, Status, Submission, User, Visibility
-from web.presenting import Access, grading_progress
-from web.services import services
+import web.grading.progress
+from judge.engine.process import LocalLauncher
+from judge.exercises.exercise import resolve
+from judge.exercises.suites import load_suite
+from web.access.presenting import Access, grading_progress
+from web.core.database import make_engine, session_factory
+from web.core.i18n import ordinal
+from web.core.models import Exercise, Grading, Priority, Status, Submission, User, Visibility
+from web.core.services import services
+from web.grading.progress import ProgressRecorder, queue_position
+from web.grading.queue import GradingQueue
+from web.learning.exercises import sync_exercises
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
@@ -51,7 +51,7 @@ def test_a_real_grading_records_public_cases_done_then_only_that_hidden_ones_run
     """Through a whole grading of 039 on two lanes: the total and the hidden count are written, the
     public count only grows and never passes the public cases, and once the hidden cases start
     nothing more is counted; the result then replaces the progress."""
-    monkeypatch.setattr(web.grading_progress, "PROGRESS_WRITE_S", 0.0)  # every step, to watch them all
+    monkeypatch.setattr(web.grading.progress, "PROGRESS_WRITE_S", 0.0)  # every step, to watch them all
     queue = GradingQueue(site, LocalLauncher(), workers=0, lanes=2)
     [submission_id] = _submit(site, queue)
     claim = queue.claim("watched")
@@ -106,12 +106,12 @@ def test_seventeen_quick_cases_cost_the_database_a_few_writes_and_the_last_one_l
     for index in range(17):
         recorder(f"case {index}", index, 17)
         time.sleep(0.05)
-    time.sleep(web.grading_progress.PROGRESS_WRITE_S + 0.3)
+    time.sleep(web.grading.progress.PROGRESS_WRITE_S + 0.3)
     done = [values["p_done"] for values in sessions.writes]
     assert 2 <= len(done) <= 3 and done == sorted(done) and done[-1] == 16, done  # the newest state lands
     recorder.close()
     recorder("late", 16, 17)
-    time.sleep(web.grading_progress.PROGRESS_WRITE_S + 0.2)
+    time.sleep(web.grading.progress.PROGRESS_WRITE_S + 0.2)
     assert len(sessions.writes) == len(done)  # closed: nothing after the grading
 
 

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import select
 
 from tests.web.site_client import api_token, csrf_token, sign_in, sign_up
-from web.courses import create_course
-from web.models import ApiToken, Role, User
-from web.services import services
+from web.core.models import ApiToken, Role, User
+from web.core.services import services
+from web.teaching.courses import create_course
 
-WRONG_CODES_ALLOWED = 10  # JOIN_LIMIT's per-minute count (web.extensions)
+WRONG_CODES_ALLOWED = 10  # JOIN_LIMIT's per-minute count (web.core.extensions)
 
 
 def _course_code(app) -> str:
@@ -152,7 +152,7 @@ def test_signing_in_from_one_address_is_limited_across_names(site, monkeypatch):
     (the per-name limit never bites): the 121st, even with the right password, is refused; the
     same account signs in from another address."""
     sign_up(site.test_client(), "ann")
-    monkeypatch.setattr("web.auth.authenticate", lambda session, name, password: None)  # no hashing: fast
+    monkeypatch.setattr("web.accounts.auth.authenticate", lambda session, name, password: None)  # no hashing: fast
     sprayer = site.test_client()
     token = csrf_token(sprayer, "/auth/sign-in")
     statuses = [sprayer.post("/auth/sign-in", data={"csrf_token": token, "name": f"name{n}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from web.heap import freeze_start_up
+from web.core.heap import freeze_start_up
 
 
 class _Node:

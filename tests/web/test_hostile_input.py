@@ -5,22 +5,21 @@ nothing. The route lists come from the app's URL map, so a new route is walked t
 
 from __future__ import annotations
 
-import re
-
 import io
+import re
 import time
 
 import pytest
 from flask_wtf.csrf import CSRFError
+from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up
 from sqlalchemy import func, select
 
-from judge.exercise import ExerciseError, resolve
-from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up
+from judge.exercises.exercise import ExerciseError, resolve
 from tests.web.course_site import course_world
-from web import forms
-from web.services import services
-from web.models import ApiToken, Submission
-from web.validation import text_problem
+from web.core import forms
+from web.core.models import ApiToken, Submission
+from web.core.services import services
+from web.core.validation import text_problem
 
 # Valid values for the route arguments a test is not attacking.
 GOOD = {"identifier": "39", "code": "en"}
@@ -153,7 +152,7 @@ BODYLESS = {"/api/v1/submissions/<int:submission_id>/rejudge", "/api/v1/invitati
 
 
 def _stored(app) -> dict:
-    from web.models import Assignment, Course, Grading, Membership, Override, Rejudge
+    from web.core.models import Assignment, Course, Grading, Membership, Override, Rejudge
 
     return {model.__name__: _count(app, model) for model in (Submission, Grading, Course, Membership, Assignment,
                                                              Override, Rejudge)}
@@ -302,7 +301,7 @@ def _form_request(make_site, endpoint: str):
     world = course_world(make_site)
     app = world.app
     with services(app).sessions() as session:
-        from web.models import Exercise
+        from web.core.models import Exercise
 
         values = {**world.values, "exercise_id": session.scalar(select(Exercise.id).where(Exercise.number == 1))}
     who, data = PAGE_FORMS[endpoint]
@@ -325,7 +324,7 @@ def _a_token_id(app, client, token: str) -> int:
 
 def _every_row(app) -> dict:
     """Every row of every table of the site's database (to see that a refused request stored nothing)."""
-    from web.models import Base
+    from web.core.models import Base
 
     with services(app).sessions() as session:
         return {table.name: sorted(map(repr, session.execute(select(table)).all()))
@@ -339,7 +338,7 @@ def test_every_page_post_without_a_valid_csrf_token_is_refused_and_stores_nothin
     """Each form POST of the pages (PAGE_FORMS covers them all, see above), with a body that
     would otherwise be accepted: no token, or a token of another session, is the CSRF check's
     400 and changes no row; the same body with the right token passes that check."""
-    from web.extensions import csrf
+    from web.core.extensions import csrf
 
     client, url, data, app = _form_request(make_site, endpoint)
     refusals = []

@@ -10,8 +10,8 @@ from sqlalchemy import select
 
 from tests.web.class_world import build_class
 from tests.web.course_world import attempt, exercise
-from web.models import Course, User
-from web.services import services
+from web.core.models import Course, User
+from web.core.services import services
 
 
 def _world(make_site):

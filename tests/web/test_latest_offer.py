@@ -6,8 +6,9 @@ import json
 import re
 from html import unescape
 
-from judge.exercise import resolve
 from site_client import sign_up, submit
+
+from judge.exercises.exercise import resolve
 
 STARTER = resolve("39").starter_path.read_text()
 

@@ -15,16 +15,16 @@ import uuid
 import pytest
 from sqlalchemy import select, update
 
-from judge.process import LocalLauncher
-from judge.report import Report
+from judge.engine.process import LocalLauncher
+from judge.reports.report import Report
 from judge.verdicts import Verdict
-from web.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable, queue_for
-from web.config import Settings, broker_url
-from web.database import make_engine, session_factory
-from web.exercises import sync_exercises
-from web.grading import MAX_GRADING_ATTEMPTS, GradingQueue, worker_name
-from web.models import Exercise, Grader, Grading, Priority, Status, Submission, User, utcnow
-from web.sweeping import sweep
+from web.core.config import Settings, broker_url
+from web.core.database import make_engine, session_factory
+from web.core.models import Exercise, Grader, Grading, Priority, Status, Submission, User, utcnow
+from web.grading.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable, queue_for
+from web.grading.queue import MAX_GRADING_ATTEMPTS, GradingQueue, worker_name
+from web.grading.sweeping import sweep
+from web.learning.exercises import sync_exercises
 
 CODE = "def sample(logits, generator=None):\n    return None\n"
 
@@ -149,7 +149,7 @@ def test_a_broker_that_is_down_loses_no_submission(world):
 
 
 def test_publishing_to_an_unreachable_redis_gives_up_quickly_and_says_so(caplog):
-    from web.tasks import make_celery
+    from web.grading.tasks import make_celery
 
     broker = Broker(make_celery("redis://127.0.0.1:1/0"))  # nothing listens on port 1
     assert broker.publish([(1, Priority.live)]) == []
@@ -159,7 +159,7 @@ def test_publishing_to_an_unreachable_redis_gives_up_quickly_and_says_so(caplog)
 
 
 def test_celery_publishes_ids_only_on_the_queue_of_their_priority():
-    from web.tasks import make_celery
+    from web.grading.tasks import make_celery
 
     app = make_celery("memory://")
     broker = Broker(app)
@@ -393,7 +393,7 @@ def test_the_broker_url_must_be_redis():
 
 def test_a_site_with_a_broker_grades_nothing_itself_and_publishes(make_site, monkeypatch):
     app = make_site(broker_url="memory://", workers=2)
-    from web.services import services
+    from web.core.services import services
 
     queue = services(app).queue
     assert queue.workers == 0 and queue.launcher is None and isinstance(queue.broker, Broker)
@@ -402,8 +402,8 @@ def test_a_site_with_a_broker_grades_nothing_itself_and_publishes(make_site, mon
 def test_a_task_records_the_progress_of_the_grading_it_judges_for_every_site_process(world):
     """Celery's path (a claim of one grading id, then grade_claimed) writes progress on the row, where
     any site process reads it; a takeover starts the count again."""
-    from judge.exercise import resolve
-    from judge.suites import load_suite
+    from judge.exercises.exercise import resolve
+    from judge.exercises.suites import load_suite
 
     exercise = resolve("39")
     cases = len(load_suite(exercise, "public").cases) + len(load_suite(exercise, "hidden").cases)

@@ -15,11 +15,11 @@ import datetime as dt
 import pytest
 from sqlalchemy import select
 
-import web.grading
-import web.health
-import web.models
-import web.sweeping
-import web.tasks
+import web.core.models
+import web.grading.health
+import web.grading.queue
+import web.grading.sweeping
+import web.grading.tasks
 from judge.verdicts import Verdict
 from tests.web import test_many_machines
 from tests.web.test_health import _token
@@ -31,12 +31,12 @@ from tests.web.test_many_machines import (
     _report,
     _submit,
 )
-from web.broker import LIVE_QUEUE
-from web.database import make_engine, session_factory
-from web.health import health_report
-from web.models import Grading, Role, Status, utcnow
-from web.services import EXTENSION_KEY, services
-from web.sweeping import sweep
+from web.core.database import make_engine, session_factory
+from web.core.models import Grading, Role, Status, utcnow
+from web.core.services import EXTENSION_KEY, services
+from web.grading.broker import LIVE_QUEUE
+from web.grading.health import health_report
+from web.grading.sweeping import sweep
 
 world = test_many_machines.world  # the fixture
 
@@ -76,10 +76,10 @@ def test_a_takeover_message_the_broker_lost_is_published_again(world):
 
 @pytest.fixture
 def worker(world, monkeypatch):
-    """web.tasks' worker state with a queue over the test database (no sandbox: judge is faked)."""
+    """web.grading.tasks' worker state with a queue over the test database (no sandbox: judge is faked)."""
     queue = _queue(world, kind="celery", slots=1)
     queue.judge = lambda _claim: _report(Verdict.WA)
-    monkeypatch.setattr(web.tasks, "_state", web.tasks._WorkerState(None, None, None, queue))
+    monkeypatch.setattr(web.grading.tasks, "_state", web.grading.tasks._WorkerState(None, None, None, queue))
     return queue
 
 
@@ -87,7 +87,7 @@ def test_a_task_with_a_fractional_id_grades_no_other_grading(world, worker):
     # The task does int(grading_id): 7.9 (or true, which is 1) becomes a real grading's id.
     [grading_id] = _submit(world, worker)
     try:
-        outcome = web.tasks._grade(grading_id + 0.9)
+        outcome = web.grading.tasks._grade(grading_id + 0.9)
     except (TypeError, ValueError):
         outcome = "refused"
     with world() as session:
@@ -101,7 +101,7 @@ def test_a_task_with_a_fractional_id_grades_no_other_grading(world, worker):
 def test_a_task_for_an_id_beyond_the_column_does_nothing(world, worker, bogus):
     # Like a task for an id that does not exist (10**6 is pinned): no crash, "skipped".
     # PostgreSQL's integer column refuses 2**31 (DataError); SQLite's driver refuses 2**63.
-    assert web.tasks._grade(bogus) in ("skipped", "refused")
+    assert web.grading.tasks._grade(bogus) in ("skipped", "refused")
 
 
 # --- clocks of many machines ------------------------------------------------------------------
@@ -109,7 +109,7 @@ def test_a_task_for_an_id_beyond_the_column_does_nothing(world, worker, bogus):
 
 def _skew_python_clock(monkeypatch, clock) -> None:
     """The grader machine's clock, as the web code reads it in Python (the fix reads the database's)."""
-    for module in (web.models, web.grading, web.sweeping, web.health):
+    for module in (web.core.models, web.grading.queue, web.grading.sweeping, web.grading.health):
         monkeypatch.setattr(module, "utcnow", clock, raising=False)
 
 
@@ -119,7 +119,7 @@ def test_a_grader_whose_clock_is_behind_does_not_lose_its_live_grading(world, mo
     # worker takes the grading over at once, and the first worker's judging is thrown away.
     queue = _queue(world)
     [grading_id] = _submit(world, queue)
-    real = web.models.utcnow
+    real = web.core.models.utcnow
     _skew_python_clock(monkeypatch, lambda: real() - dt.timedelta(seconds=60))
     slow = queue.claim("worker-slow-clock", grading_id=grading_id)
     _skew_python_clock(monkeypatch, real)
@@ -133,7 +133,7 @@ def test_a_grader_whose_clock_is_ahead_is_not_counted_alive_after_it_stopped(wor
     # The Grader row's last_seen_at is the grader machine's clock too. A grader 5 min ahead that
     # stopped 2 min ago is "seen -180 s ago": counted alive, with slots, for 5 more minutes.
     queue = _queue(world, kind="celery", slots=4)
-    real = web.models.utcnow
+    real = web.core.models.utcnow
     _skew_python_clock(monkeypatch, lambda: real() + dt.timedelta(seconds=300))
     queue.heartbeat()  # its last beat, then it dies
     _skew_python_clock(monkeypatch, real)
@@ -218,9 +218,9 @@ def test_the_lost_pass_never_republishes_a_grading_a_live_worker_holds(world):
 def test_a_republished_task_for_a_done_grading_rewrites_nothing(world, worker):
     # Pin, through the task itself: the duplicate is "skipped" and the stored result stays.
     [grading_id] = _submit(world, worker)
-    assert web.tasks._grade(grading_id) == "written"
+    assert web.grading.tasks._grade(grading_id) == "written"
     worker.judge = lambda _claim: _report(Verdict.AC)
-    assert web.tasks._grade(grading_id) == "skipped"
+    assert web.grading.tasks._grade(grading_id) == "skipped"
     with world() as session:
         row = session.get(Grading, grading_id)
         assert (row.verdict, row.attempts) == (Verdict.WA, 1)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from web.moments import MomentError, form_value, parse_moment, show, zone
+from web.core.moments import MomentError, form_value, parse_moment, show, zone
 
 UTC = dt.UTC
 
@@ -98,7 +98,7 @@ def test_a_moment_shown_in_the_form_reads_back_to_the_same_minute(moment, zone_n
 
 
 def test_the_course_form_offers_the_common_zones_and_still_accepts_any_valid_one():
-    from web.moments import zone_names
+    from web.core.moments import zone_names
 
     offered = zone_names()
     for common in ("Europe/Berlin", "Asia/Shanghai", "America/Sao_Paulo", "UTC"):

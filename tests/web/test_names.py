@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import pytest
 from alembic import command
-from sqlalchemy import select, text
-
 from site_client import sign_in, sign_up
-from web.services import services
-from web.__main__ import main as web_command
-from web.accounts import NameTaken, create_user, find_user
-from web.database import alembic_config, make_engine, session_factory, upgrade
-from web.models import User
-from web.names import display_name, name_key
+from sqlalchemy import select, text
 from werkzeug.security import generate_password_hash
+
+from web.__main__ import main as web_command
+from web.accounts.users import NameTaken, create_user, find_user
+from web.core.database import alembic_config, make_engine, session_factory, upgrade
+from web.core.models import User
+from web.core.names import display_name, name_key
+from web.core.services import services
 
 SPELLINGS = ["Admin", "ADMIN", "ａｄｍｉｎ", "ＡＤＭＩＮ", " admin ", "ａdmin"]
 
@@ -133,7 +133,7 @@ def test_migration_0002_keys_colliding_names_without_renaming_anyone(tmp_path, m
 
 
 def test_one_name_signed_up_twice_at_the_same_moment_is_a_400_not_a_500(make_site, monkeypatch):
-    from web import auth
+    from web.accounts import auth
 
     app = make_site(start_workers=False)
     real = auth.create_user

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import re
 import subprocess
-from html import unescape as html_unescape
-from markupsafe import escape as html_escape
 import sys
+from html import unescape as html_unescape
 
 import pytest
+from markupsafe import escape as html_escape
+from site_client import csrf_token, sign_in, sign_up, submit, wait_for_result
 from sqlalchemy import select
 
-from judge.exercise import resolve
-from site_client import csrf_token, sign_in, sign_up, submit, wait_for_result
-from web.services import services
-from web.models import ApiToken, Role, Submission, User
-from web.texts import TEXTS
+from judge.exercises.exercise import resolve
+from web.core.models import ApiToken, Role, Submission, User
+from web.core.services import services
+from web.core.texts import TEXTS
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()
@@ -307,7 +307,7 @@ def test_profile_creates_and_revokes_api_tokens(make_site):
 def test_an_account_holds_at_most_ten_api_tokens(make_site):
     """MAX_TOKENS at once: the tenth is made, the eleventh refused with a reason and not stored;
     revoking one makes room again. (Rate limits off: this is the count, not the creation rate.)"""
-    from web.profile import MAX_TOKENS
+    from web.learning.profile import MAX_TOKENS
 
     app = make_site(start_workers=False, rate_limits=False)
     client = app.test_client()
@@ -370,9 +370,9 @@ def test_the_exercise_page_offers_run_with_its_configuration(make_site):
 
 
 def test_the_exercise_list_follows_the_chapters_sections_in_both_languages(make_site):
-    """The site groups exercises as `practice/judge.py list` does (judge.chapters), in the book's order."""
-    from judge.chapters import group
-    from judge.exercise import load_all
+    """The site groups exercises as `practice/judge.py list` does (judge.exercises.chapters), in the book's order."""
+    from judge.exercises.chapters import group
+    from judge.exercises.exercise import load_all
 
     client = make_site(start_workers=False).test_client()
     groups = group(load_all())

@@ -142,9 +142,9 @@ ENDS_THE_SESSION = {("/auth/sign-out", "POST")}
 
 
 def _make_site(databases):
-    from judge.process import LocalLauncher
+    from judge.engine.process import LocalLauncher
     from web.app import create_app
-    from web.config import Settings
+    from web.core.config import Settings
 
     def make_site(start_workers=False):
         settings = Settings(database_url=databases.new(), secret_key="test", workers=1,
@@ -232,8 +232,8 @@ def test_every_route_is_classified(world):
 
 
 def test_the_owners_are_who_the_table_says(world):
-    from web.models import ApiToken, Invitation, User
-    from web.services import services
+    from web.core.models import ApiToken, Invitation, User
+    from web.core.services import services
 
     with services(world.app).sessions() as session:
         owner = {"token_id": session.get(ApiToken, world.values["token_id"]).user_id,
@@ -324,9 +324,9 @@ def test_only_site_instructors_and_admins_create_courses(world):
 
 
 def test_a_visitor_teaches_no_course_and_asking_reads_no_membership(world):
-    from web.models import Course, User
-    from web.permissions import teaches
-    from web.services import services
+    from web.access.permissions import teaches
+    from web.core.models import Course, User
+    from web.core.services import services
 
     with services(world.app).sessions() as session:
         course = session.get(Course, world.values["course_id"])
@@ -354,8 +354,8 @@ def test_an_invitation_not_of_the_course_is_the_404_of_a_missing_one(world):
     """An instructor withdrawing, through their own course, an invitation of another course or one
     that does not exist gets a 404 (not a 403: the other course's invitation is a secret) that
     names the id; the other course's invitation stays pending."""
-    from web.models import CourseRole, Invitation, InvitationState, User
-    from web.services import services
+    from web.core.models import CourseRole, Invitation, InvitationState, User
+    from web.core.services import services
 
     with services(world.app).sessions() as session:
         people = {user.name: user for user in session.scalars(select(User))}
@@ -381,8 +381,8 @@ def test_a_rejudge_of_one_submission_is_seen_by_who_teaches_its_course_alone(wor
     """A rejudge of one submission has no course of its own: it is seen by whom the submission's
     context says (its course's instructor and the admin; of a practice submission, the admin
     alone), never by its author nor by who teaches another course."""
-    from web.models import Exercise, Rejudge, RejudgeScope, User
-    from web.services import services
+    from web.core.models import Exercise, Rejudge, RejudgeScope, User
+    from web.core.services import services
 
     with services(world.app).sessions() as session:
         people = {user.name: user for user in session.scalars(select(User))}

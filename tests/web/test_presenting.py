@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from web.models import Role, Visibility
-from web.presenting import INSTRUCTOR_ACCESS, Access, hidden_failure_text, submission_view, visible_case
+from web.access.presenting import INSTRUCTOR_ACCESS, Access, hidden_failure_text, submission_view, visible_case
+from web.core.models import Role, Visibility
 
 LEARNER = SimpleNamespace(role=Role.learner)
 INSTRUCTOR = SimpleNamespace(role=Role.instructor)
@@ -202,7 +202,7 @@ def test_a_gradings_history_line_shows_each_viewer_what_the_submission_view_does
     ``nothing`` no score nor diagnosis, and no verdict when a hidden case decided it; never a
     seed or the finish time, and the submission time to the minute. Who teaches the author sees
     it all, the finish time as ISO 8601 text."""
-    from web.presenting import grading_summary
+    from web.access.presenting import grading_summary
 
     verdicts = {"public": "AC", "hidden": "AC"} | {failing: "WA"}
     grading = _graded(_case("public", "softmax", 1.0, verdicts["public"]),
@@ -225,7 +225,7 @@ def test_the_shared_accesses_cannot_be_changed():
     who teach: one caller must not be able to turn the shared learner's access into an instructor's."""
     import dataclasses
 
-    from web.presenting import LEARNER_ACCESS
+    from web.access.presenting import LEARNER_ACCESS
 
     for access, field in ((LEARNER_ACCESS, "instructor"), (INSTRUCTOR_ACCESS, "visibility")):
         with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot assign to field '{field}'"):
@@ -234,11 +234,11 @@ def test_the_shared_accesses_cannot_be_changed():
 
 
 def _load_failures() -> dict[str, tuple[str, object]]:
-    """Each way a file fails to load, as the engine words it (judge.learner.load_failure and
-    judge.runner.signature_problems): its verdict and its Bilingual message."""
-    from judge.learner import load_failure
-    from judge.protocol import ExceptionInfo
-    from judge.runner import signature_message, signature_problems
+    """Each way a file fails to load, as the engine words it (judge.learner.interface.load_failure and
+    judge.engine.runner.signature_problems): its verdict and its Bilingual message."""
+    from judge.engine.runner import signature_message, signature_problems
+    from judge.learner.interface import load_failure
+    from judge.learner.protocol import ExceptionInfo
 
     def failed(type_name: str, text: str, line: int, mro: tuple[str, ...]):
         trace = f'File "39.py", line {line}\n    bad line\n{type_name}: {text}'
@@ -279,14 +279,14 @@ def test_a_file_that_did_not_load_shows_what_to_fix_and_no_score(make_site, lang
     the same table: judge.i18n.SHARED). The learner's own error text stays as Python wrote it."""
     from flask import g, render_template
 
-    from judge.report import Report
+    from judge.reports.report import Report
     from judge.verdicts import Verdict
 
     verdict, message = _load_failures()[failure]
     engine_en, engine_zh, learners = LOAD_FAILURES[failure]
     skipped = [dict(_case("public", name, 0.0, "SK"), message="not run: the file did not load", diagnosis=None)
                for name in ("softmax", "zipf")]
-    # The message and its Chinese as the engine's report stores them (judge.report.Report.to_json).
+    # The message and its Chinese as the engine's report stores them (judge.reports.report.Report.to_json).
     stored = Report({}, Verdict(verdict), [], SEED, "cpu", "local", [], "0", {}, message=message).to_json()
     submission = _submission(*skipped, message=stored["message"])
     submission.shown.verdict_code = verdict

@@ -15,9 +15,9 @@ import time
 import zipfile
 
 import pytest
-
-from judge.exercise import EXERCISES_DIR
 from site_client import api_token
+
+from judge.exercises.exercise import EXERCISES_DIR
 
 NUMBER, SLUG = 987, "echo"
 HIDDEN_SECRET = "hidden-oracle-value-5d81e2"
@@ -55,7 +55,7 @@ Write `double(x)`: it returns `2 * x` for an integer `x`.
 """
 
 PUBLIC = '''
-from judge.checks import expect
+from judge.checks.core import expect
 
 from .examples import EXAMPLES
 
@@ -70,7 +70,7 @@ def test_examples(sub, ctx):
 '''
 
 HIDDEN = f'''
-from judge.checks import expect
+from judge.checks.core import expect
 
 from ..public.examples import EXAMPLES
 from .helper import LARGE

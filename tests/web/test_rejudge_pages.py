@@ -8,16 +8,15 @@ import time
 from pathlib import Path
 
 import pytest
+from site_client import csrf_token, store_graded
 from sqlalchemy import select
 
-from site_client import csrf_token, store_graded
 from judge.verdicts import Verdict
-from web.models import Assignment, Grading, Priority, Rejudge, RejudgeScope, Status, Submission, User
-from web.rejudge_pages import PER_PAGE
-from web.services import services
-
 from tests.web.class_world import ROLES, build_class, world  # noqa: F401 (world is a fixture)
 from tests.web.course_world import exercise
+from web.core.models import Assignment, Grading, Priority, Rejudge, RejudgeScope, Status, Submission, User
+from web.core.services import services
+from web.teaching.rejudge_pages import PER_PAGE
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions" / "001-weighted-coin"
 MAX_WAIT_S = 300

@@ -56,11 +56,11 @@ def test_two_workers_grade_200_submissions_exactly_once_through_a_killed_worker_
 def test_a_learners_submission_goes_before_a_queued_course_rejudge(servers, tmp_path):
     from sqlalchemy import func, select
 
-    from web.broker import Broker
-    from web.config import Settings
-    from web.grading import GradingQueue
-    from web.models import Grading, Priority, Status
-    from web.tasks import app_for
+    from web.core.config import Settings
+    from web.core.models import Grading, Priority, Status
+    from web.grading.broker import Broker
+    from web.grading.queue import GradingQueue
+    from web.grading.tasks import app_for
 
     stack = Stack(tmp_path, fresh_database(servers.postgresql_url, tmp_path), broker_url=servers.redis_url,
                   graders=1, threads=1, sleep_s=0.3, lease_s=30, sweep_s=30)
@@ -70,7 +70,7 @@ def test_a_learners_submission_goes_before_a_queued_course_rejudge(servers, tmp_
         first = stack.submit(learner, REFERENCE)
         sessions = stack.sessions()
         _wait_for(sessions, lambda session: session.get(Grading, first).status is Status.done)
-        # A course rejudge: 20 gradings queued and published at once, as web.rejudging does.
+        # A course rejudge: 20 gradings queued and published at once, as web.teaching.rejudging does.
         with sessions() as session:
             session.add_all(Grading(submission_id=first, status=Status.queued, priority=Priority.rejudge)
                             for _ in range(20))

@@ -12,14 +12,14 @@ import re
 import pytest
 from flask_login.utils import encode_cookie
 from markupsafe import escape as html_escape
+from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up, submit
 from sqlalchemy import select, update
 
-from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up, submit
-from web import accounts
-from web.services import services
 from web.__main__ import main as web_command
-from web.models import Submission, User, UserSession
-from web.texts import TEXTS
+from web.accounts import users as accounts
+from web.core.models import Submission, User, UserSession
+from web.core.services import services
+from web.core.texts import TEXTS
 
 SIGN_OUT_BUTTON = 'action="/auth/sign-out"'
 

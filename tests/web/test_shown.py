@@ -5,9 +5,9 @@ from __future__ import annotations
 from sqlalchemy import event, select
 
 from judge.verdicts import Verdict
-from web.database import make_engine, session_factory
-from web.exercises import sync_exercises
-from web.models import Exercise, Grading, Priority, Status, Submission, User
+from web.core.database import make_engine, session_factory
+from web.core.models import Exercise, Grading, Priority, Status, Submission, User
+from web.learning.exercises import sync_exercises
 
 
 def _selects(engine) -> list[str]:

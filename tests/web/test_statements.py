@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from judge.exercise import load_all
-from judge.cjk_breaks import cjk_breaks_plugin, joins_without_space
-from web.statements import render_markdown
+from judge.exercises.exercise import load_all
+from judge.reports.cjk_breaks import cjk_breaks_plugin, joins_without_space
+from web.learning.statements import render_markdown
 
 FRONTEND = Path(__file__).resolve().parents[2] / "web" / "frontend"
 STATEMENTS = [(spec, lang) for spec in load_all() for lang in ("en", "zh")]

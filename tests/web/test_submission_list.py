@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from web.submission_list import MAX_PER_PAGE
-
 from tests.web.class_world import ROLES, build_class, world  # noqa: F401 (world is a fixture)
+from web.teaching.submission_list import MAX_PER_PAGE
 
 
 def _api(world, role: str = "instructor", **query):

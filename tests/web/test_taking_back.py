@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from tests.web.site_client import csrf_token, sign_in
 from tests.web.test_course_api import assignment, call, course_with_learners, graded, people_site
-from web.models import ApiToken, ExtensionEvent, User
-from web.services import services
+from web.core.models import ApiToken, ExtensionEvent, User
+from web.core.services import services
 
 
 @pytest.fixture
@@ -76,8 +76,8 @@ def test_the_admin_api_revokes_with_a_confirmation(site):
 
 
 def test_python_m_web_revoke(database_url, project_root):
-    from web.accounts import create_user
-    from web.database import make_engine, session_factory
+    from web.accounts.users import create_user
+    from web.core.database import make_engine, session_factory
 
     engine = make_engine(database_url)
     with session_factory(engine)() as session:

@@ -8,14 +8,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from site_client import sign_in, store_graded
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
-from site_client import sign_in, store_graded
-from web.services import services
-from web.i18n import code_spans
-from web.models import Exercise, Role, User
-from web.texts import TEXTS
+from web.core.i18n import code_spans
+from web.core.models import Exercise, Role, User
+from web.core.services import services
+from web.core.texts import TEXTS
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
 LANGS = ("en", "zh")

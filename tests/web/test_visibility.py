@@ -9,13 +9,12 @@ import datetime as dt
 import pytest
 from sqlalchemy import select
 
-from web.courses import create_course, enroll, grant_extension, save_assignment
-from web.contexts import NOT_GIVEN
-from web.models import ApiToken, Course, Exercise, Role, Submission, User, Visibility
-from web.services import services
-from web.visibility import learner_visibility, withheld_exercises
-
 from tests.web.site_client import sign_in, store_graded
+from web.access.contexts import NOT_GIVEN
+from web.access.visibility import learner_visibility, withheld_exercises
+from web.core.models import ApiToken, Course, Exercise, Role, Submission, User, Visibility
+from web.core.services import services
+from web.teaching.courses import create_course, enroll, grant_extension, save_assignment
 
 NOW = dt.datetime.now(dt.UTC)
 PAST, FUTURE = (NOW - dt.timedelta(days=30)).isoformat(), (NOW + dt.timedelta(days=30)).isoformat()
@@ -124,7 +123,7 @@ def test_the_due_date_turns_the_level_at_the_same_moment_everywhere(site, extend
     """The learner's view (learner_visibility), the lists (withheld_exercises) and what others
     count (withheld_submissions, in SQL) turn from the before level to the after level at the
     effective due date itself: one second before it withholds, the due date and after do not."""
-    from web.visibility import withheld_submissions
+    from web.access.visibility import withheld_submissions
 
     due = (NOW + dt.timedelta(days=10)).replace(second=0, microsecond=0)
     extension = due + dt.timedelta(days=2)

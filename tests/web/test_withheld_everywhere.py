@@ -24,8 +24,8 @@ from sqlalchemy import select
 
 from tests.web.course_site import course_world
 from tests.web.site_client import build_url, rules, sign_in, stop_site, store_graded
-from web.models import Assignment, Exercise, Grading, Submission, User, Visibility, as_utc
-from web.services import services
+from web.core.models import Assignment, Exercise, Grading, Submission, User, Visibility, as_utc
+from web.core.services import services
 
 HIDDEN_RULE = "zipf row 7: the draws do not follow the target"
 HIDDEN_MESSAGE = "row 7 of 12 drew token 3 too often"
@@ -63,9 +63,9 @@ VIEWERS = ("ann", "bob", None)  # the author, a learner in no course, a visitor
 
 
 def _site(module_databases, first_passes: bool):
-    from judge.process import LocalLauncher
+    from judge.engine.process import LocalLauncher
     from web.app import create_app
-    from web.config import Settings
+    from web.core.config import Settings
 
     def make_site(start_workers=False):
         settings = Settings(database_url=module_databases.new(), secret_key="test", workers=1,
@@ -201,8 +201,8 @@ def test_an_at_least_override_does_not_reveal_a_withheld_score(sites):
     """The course page shows max(override, computed) for an "at least" override: with hidden
     results withheld that would tell a 100 % from a 50 %, so the score stays withheld and the note
     says "at least"; a "replace" override is the instructor's own word and shows."""
-    from web.courses import override_score, withdraw_override
-    from web.models import Course, CourseRole, Membership
+    from web.core.models import Course, CourseRole, Membership
+    from web.teaching.courses import override_score, withdraw_override
 
     def set_override(world, mode: str | None) -> str:
         with services(world.app).sessions() as session:

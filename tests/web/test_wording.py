@@ -19,10 +19,10 @@ from sqlalchemy import select
 from judge.i18n import _CLI, SHARED, format_text
 from tests.web.course_site import REPORT, course_world
 from tests.web.site_client import build_url, rules, sign_in, stop_site, store_graded
-from web.instructor_texts import INSTRUCTOR
-from web.models import Exercise, User
-from web.services import services
-from web.texts import SITE
+from web.core.instructor_texts import INSTRUCTOR
+from web.core.models import Exercise, User
+from web.core.services import services
+from web.core.texts import SITE
 
 # "1 submissions": a 1 (not the end of "0/1" or "2.1") and a word that is an English plural.
 ONE_PLURAL = re.compile(r"(?<![\d/.,])\b1 ([a-z]+s)\b")
@@ -54,14 +54,14 @@ NOT_PLURALS = frozenset(
 # "{n} nouns" in an English text, where the number is not a count of them (each with why).
 NOT_COUNTS = {
     ("judge.i18n.SHARED", "cases_summary"): "a fraction, {passed}/{total} cases",
-    ("web.instructor_texts.INSTRUCTOR", "diff_too_large"): "a limit of the site, never 1",
-    ("web.texts.SITE", "too_many_tokens"): "a limit of the site, never 1",
+    ("web.core.instructor_texts.INSTRUCTOR", "diff_too_large"): "a limit of the site, never 1",
+    ("web.core.texts.SITE", "too_many_tokens"): "a limit of the site, never 1",
 }
 TABLES = {
     "judge.i18n.SHARED": SHARED,
     "judge.i18n._CLI": _CLI,
-    "web.texts.SITE": SITE,
-    "web.instructor_texts.INSTRUCTOR": INSTRUCTOR,
+    "web.core.texts.SITE": SITE,
+    "web.core.instructor_texts.INSTRUCTOR": INSTRUCTOR,
 }
 AUTOCOMPLETE = re.compile(r'autocomplete="([^"]*)"')
 AUTOCOMPLETE_TOKENS = {"off", "on", "username", "current-password", "new-password", "name", "email"}
@@ -93,9 +93,9 @@ def test_every_count_phrase_of_the_catalogues_has_its_singular():
 @pytest.fixture(scope="module")
 def world(module_databases):
     """The course world, plus bob's one practice submission of one line."""
-    from judge.process import LocalLauncher
+    from judge.engine.process import LocalLauncher
     from web.app import create_app
-    from web.config import Settings
+    from web.core.config import Settings
 
     def make_site(start_workers=False):
         settings = Settings(

@@ -19,8 +19,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.i18n import Bilingual
-from web.models import AssignmentExercise, Course, CourseRole, Exercise, Membership, User
-from web.permissions import is_admin
+from web.access.permissions import is_admin
+from web.core.models import AssignmentExercise, Course, CourseRole, Exercise, Membership, User
 
 
 class Unset(enum.Enum):

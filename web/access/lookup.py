@@ -1,8 +1,8 @@
 """Finding what a URL names, for every page and API route: an exercise, a submission, or a 404.
 
 One home for the rules: an exercise is named by number, slug or folder exactly as the CLI
-resolves it (:func:`judge.exercise.resolve`) and must be synced to the site; a submission is
-visible to its author and to those who teach the course it was made for (see :mod:`web.permissions`), and
+resolves it (:func:`judge.exercises.exercise.resolve`) and must be synced to the site; a submission is
+visible to its author and to those who teach the course it was made for (see :mod:`web.access.permissions`), and
 anyone else gets the same 404 as for a number that does not exist (a 403 would confirm that it exists).
 A request for a submission may ask to wait for its verdict (:func:`submission_when_graded`).
 """
@@ -15,10 +15,10 @@ from flask import abort, g, request
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
-from judge.exercise import Exercise as ExerciseSpec
-from judge.exercise import ExerciseError, resolve
-from web.models import ApiToken, Exercise, Submission, User, UserSession
-from web.permissions import may_see
+from judge.exercises.exercise import Exercise as ExerciseSpec
+from judge.exercises.exercise import ExerciseError, resolve
+from web.access.permissions import may_see
+from web.core.models import ApiToken, Exercise, Submission, User, UserSession
 
 
 def shown(identifier: str) -> str:
@@ -47,7 +47,7 @@ _WITH_EXERCISE = (joinedload(Submission.exercise),)
 
 
 def visible_submission(submission_id: int, viewer: User) -> Submission:
-    """Submission ``submission_id`` if ``viewer`` may see it (:func:`web.permissions.may_see`); else 404."""
+    """Submission ``submission_id`` if ``viewer`` may see it (:func:`web.access.permissions.may_see`); else 404."""
     submission = g.db.get(Submission, submission_id, options=_WITH_EXERCISE)
     if submission is None or not may_see(g.db, viewer, submission):
         abort(404, description=f"no submission {submission_id}")
@@ -56,8 +56,8 @@ def visible_submission(submission_id: int, viewer: User) -> Submission:
 
 def wait_argument() -> float:
     """The request's ``?wait=S``: seconds to wait for a verdict, 0 without it. Aborts with 400
-    unless S is a number from 0 to :data:`web.grading.MAX_WAIT_SECONDS`."""
-    from web.grading import MAX_WAIT_SECONDS
+    unless S is a number from 0 to :data:`web.grading.queue.MAX_WAIT_SECONDS`."""
+    from web.grading.queue import MAX_WAIT_SECONDS
 
     raw = request.args.get("wait")
     if raw is None:
@@ -81,9 +81,9 @@ def page_argument() -> int:
 
 def submission_when_graded(submission_id: int, viewer: User) -> Submission:
     """:func:`visible_submission`, after waiting for its verdict as long as the request's
-    ``?wait=S`` asks (see :meth:`web.grading.GradingQueue.wait_for_verdict`); at once without it.
+    ``?wait=S`` asks (see :meth:`web.grading.queue.GradingQueue.wait_for_verdict`); at once without it.
     The visibility check comes first, so waiting tells nobody anything about others' submissions."""
-    from web.services import services
+    from web.core.services import services
 
     wait_s = wait_argument()
     submission = visible_submission(submission_id, viewer)

@@ -10,12 +10,12 @@
 - Another account's credentials (tokens, sign-in sessions) are revoked by an admin alone.
 
 A submission belongs to its **context** (``Submission.course_id``: the course it was made for,
-or none for practice, see :mod:`web.contexts`): one sees it as an instructor iff one teaches
+or none for practice, see :mod:`web.access.contexts`): one sees it as an instructor iff one teaches
 its course (an admin: every submission). Who teaches the author in another course sees nothing
 of it; a practice submission is seen by its author and admins only.
 
 Refusals are 404s with the same text as for an id that does not exist, so a probe cannot
-tell another course or submission exists (as :mod:`web.lookup` does for submissions).
+tell another course or submission exists (as :mod:`web.access.lookup` does for submissions).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from flask import abort, g
 from sqlalchemy import bindparam, exists, select
 from sqlalchemy.orm import Session
 
-from web.models import Course, CourseRole, Invitation, Membership, Rejudge, Role, Submission, User
+from web.core.models import Course, CourseRole, Invitation, Membership, Rejudge, Role, Submission, User
 
 
 def is_admin(user: User | None) -> bool:

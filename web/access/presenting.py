@@ -1,7 +1,7 @@
 """What a viewer may see of a stored submission: the judge's report minus anything hidden.
 
 Shared by the pages and the JSON API, so both show exactly the same thing. What a learner sees
-of a hidden case is :mod:`judge.hiding`'s rule (shared with the exports). The learner's printed
+of a hidden case is :mod:`judge.reports.hiding`'s rule (shared with the exports). The learner's printed
 output is never shown either: the code could print the hidden inputs.
 
 Seeds are for instructors only: ``practice/judge.py test N --seed S`` replays a run's hidden
@@ -10,17 +10,18 @@ attempt's hidden messages. A learner sees the run id instead (the submission id)
 instructor can look up. Case seeds go too: each is a hash of the master seed, and a search over
 the 53-bit master seeds could find it.
 
-What a viewer gets is an :class:`Access` (worked out by :func:`web.visibility.access_for`):
+What a viewer gets is an :class:`Access` (worked out by :func:`web.access.visibility.access_for`):
 
-- one who teaches the submission's course (:func:`web.permissions.teaches_context_of`) sees the report whole:
+- one who teaches the submission's course (:func:`web.access.permissions.teaches_context_of`) sees the report whole:
   every message, time, statistic, p-value and seed;
-- the author sees it at its own context's assignment's :class:`~web.models.Visibility`: ``rule`` (:mod:`judge.hiding`),
-  ``diagnosis`` (each hidden case's verdict and the diagnosis, no rule or label), or ``nothing``
-  (no hidden case at all, and no verdict, score or diagnosis that depends on one: ``withheld``).
+- the author sees it at its own context's assignment's :class:`~web.core.models.Visibility`:
+  ``rule`` (:mod:`judge.reports.hiding`), ``diagnosis`` (each hidden case's verdict and the diagnosis,
+  no rule or label), or ``nothing`` (no hidden case at all, and no verdict, score or diagnosis that
+  depends on one: ``withheld``).
 
 :func:`withholds` is the one rule for "this grading's verdict is withheld from this viewer"; every
 surface that shows a verdict or score of one submission asks it (through these views), and the
-surfaces that count asks :func:`web.visibility.withheld_exercises` (the same levels, per exercise).
+surfaces that count asks :func:`web.access.visibility.withheld_exercises` (the same levels, per exercise).
 
 Times (item 5 of issue 31): a submission that sleeps in proportion to a hidden value could read
 that value back from when its grading finished. So a viewer who does not teach the author never
@@ -37,17 +38,17 @@ from typing import Any
 from flask import abort
 from sqlalchemy.orm import object_session
 
-from judge.exercise import HIDDEN
-from judge.exports import results_json
-from judge.hiding import hidden_failure_text, report_message, visible_case, visible_message, visible_time_ms
-from judge.report import first_failure
+from judge.exercises.exercise import HIDDEN
+from judge.reports.exports import results_json
+from judge.reports.hiding import hidden_failure_text, report_message, visible_case, visible_message, visible_time_ms
+from judge.reports.report import first_failure
 from judge.verdicts import ran_no_case
-from web.grading_progress import queue_position
-from web.i18n import pick
-from web.models import Grading, Status, Submission, User, Visibility, as_utc
-from web.texts import TEXTS
+from web.core.i18n import pick
+from web.core.models import Grading, Status, Submission, User, Visibility, as_utc
+from web.core.texts import TEXTS
+from web.grading.progress import queue_position
 
-# Re-exported: the pages' and the tests' names for judge.hiding's rule.
+# Re-exported: the pages' and the tests' names for judge.reports.hiding's rule.
 __all__ = [
     "HIDDEN",
     "Access",
@@ -235,7 +236,7 @@ def grading_summary(grading: Grading, access: Access, current_id: int | None) ->
 
 
 def results_document(submission: Submission, viewer: User, lang: str, access: Access) -> dict[str, Any]:
-    """The submission's current grading as Gradescope's ``results.json`` (see judge.exports), for
+    """The submission's current grading as Gradescope's ``results.json`` (see judge.reports.exports), for
     the API and the page's link alike; a 409 while it is not graded.
 
     Built from what the viewer may see (:func:`submission_view`): those who teach its course get

@@ -1,9 +1,9 @@
 """How much of a submission's report its viewer sees: :func:`access_for` gives the
-:class:`~web.presenting.Access` every page and API route passes to
-:func:`web.presenting.submission_view`.
+:class:`~web.access.presenting.Access` every page and API route passes to
+:func:`web.access.presenting.submission_view`.
 
-Those who teach the submission's course (its context, see :mod:`web.permissions`) see
-everything. The author sees the hidden cases at the :class:`~web.models.Visibility` of the
+Those who teach the submission's course (its context, see :mod:`web.access.permissions`) see
+everything. The author sees the hidden cases at the :class:`~web.core.models.Visibility` of the
 assignment of the submission's own context (its course and exercise name one assignment):
 ``visibility_before`` until the author's effective due date in that course (an extension moves
 it), ``visibility_after`` from then on. A practice submission (no course) shows at ``rule`` (the
@@ -19,7 +19,9 @@ from typing import Any
 from sqlalchemy import Select, and_, bindparam, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from web.models import (
+from web.access.permissions import teaches_context_of
+from web.access.presenting import INSTRUCTOR_ACCESS, Access
+from web.core.models import (
     Assignment,
     AssignmentExercise,
     Extension,
@@ -29,8 +31,6 @@ from web.models import (
     as_utc,
     utcnow,
 )
-from web.permissions import teaches_context_of
-from web.presenting import INSTRUCTOR_ACCESS, Access
 
 
 def _level_query() -> Any:
@@ -144,7 +144,7 @@ def withheld_submissions(now: dt.datetime | None = None) -> Select:
 
 
 def access_for(session: Session, viewer: User | None, submission: Submission, now: dt.datetime | None = None) -> Access:
-    """What ``viewer`` may see of ``submission`` (they may open it: see :mod:`web.permissions`)."""
+    """What ``viewer`` may see of ``submission`` (they may open it: see :mod:`web.access.permissions`)."""
     if teaches_context_of(session, viewer, submission):
         return INSTRUCTOR_ACCESS
     return Access(visibility=learner_visibility(session, submission, now))

@@ -3,8 +3,8 @@
 An admin finds an account by name (``/admin/users?name=ann``) and, on its page, revokes all
 its API tokens and ends all its sign-in sessions at once (a lost laptop, a leaked token, a
 departing member of staff). The password is not changed. Only the site admin reaches any of
-this; anyone else gets the 404 of a page that does not exist (:mod:`web.permissions`).
-``python -m web revoke NAME`` does the same from the command line (:func:`web.accounts.revoke_credentials`).
+this; anyone else gets the 404 of a page that does not exist (:mod:`web.access.permissions`).
+``python -m web revoke NAME`` does the same from the command line (:func:`web.accounts.users.revoke_credentials`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template
 from flask_login import current_user, login_required
 from sqlalchemy import func, select
 
-from web.accounts import find_user, revoke_credentials
-from web.api import json_object, token_required
-from web.forms import SureForm
-from web.i18n import t
-from web.models import ApiToken, User, UserSession
-from web.permissions import is_admin, user_to_administer
+from web.access.permissions import is_admin, user_to_administer
+from web.accounts.users import find_user, revoke_credentials
+from web.api.submissions import json_object, token_required
+from web.core.forms import SureForm
+from web.core.i18n import t
+from web.core.models import ApiToken, User, UserSession
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
 admin_api = Blueprint("admin_api", __name__, url_prefix="/api/v1/admin")

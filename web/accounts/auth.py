@@ -1,6 +1,6 @@
 """Accounts: sign up, sign in, sign out (forms with CSRF tokens, rate-limited by address).
 
-Signing in writes a :class:`~web.models.UserSession` row and puts its token, not the account
+Signing in writes a :class:`~web.core.models.UserSession` row and puts its token, not the account
 id, in the session cookie (Flask-Login's alternative-token pattern: ``User.get_id`` returns
 the token and the user loader in :mod:`web.app` looks it up). Signing out deletes the row, so a
 copy of the cookie taken before no longer signs anyone in.
@@ -14,11 +14,11 @@ from flask import Blueprint, flash, g, redirect, render_template, request, sessi
 from flask_login import current_user, login_required, login_user, logout_user
 from sqlalchemy.exc import IntegrityError
 
-from web.accounts import NameTaken, authenticate, create_user
-from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, SIGN_UP_LIMIT, limiter, sign_in_key
-from web.forms import ConfirmForm, SignInForm, SignUpForm
-from web.i18n import t
-from web.models import Role, User, UserSession
+from web.accounts.users import NameTaken, authenticate, create_user
+from web.core.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, SIGN_UP_LIMIT, limiter, sign_in_key
+from web.core.forms import ConfirmForm, SignInForm, SignUpForm
+from web.core.i18n import t
+from web.core.models import Role, User, UserSession
 
 auth = Blueprint("auth", __name__, url_prefix="/auth")
 

@@ -3,7 +3,7 @@
 Shared by the sign-up and sign-in pages, the profile's password change, ``python -m web
 create-user``/``set-password`` and ``make run``, so that every path applies the same rules:
 
-- names are unique by :func:`web.names.name_key` (case and Unicode width do not matter);
+- names are unique by :func:`web.core.names.name_key` (case and Unicode width do not matter);
 - :func:`authenticate` hashes the password once whether or not the name exists (against a
   dummy hash made like real ones), so its time does not tell which names exist;
 - changing a password ends every other sign-in session of the account
@@ -23,9 +23,9 @@ from sqlalchemy import CursorResult, delete, or_, select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash
 
-from web.models import ApiToken, Role, User, UserSession, hash_password
-from web.names import USER_NAME, display_name, name_key
-from web.validation import text_problem
+from web.core.models import ApiToken, Role, User, UserSession, hash_password
+from web.core.names import USER_NAME, display_name, name_key
+from web.core.validation import text_problem
 
 
 class AccountError(ValueError):

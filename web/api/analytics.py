@@ -1,12 +1,12 @@
 """The course analytics in the JSON API: ``GET /api/v1/courses/<id>/analytics``.
 
 Without ``exercise``: the course overview, one entry per exercise of its assignments. With
-``?exercise=N`` (number or slug): that exercise's figures (see :mod:`web.analytics` for what
+``?exercise=N`` (number or slug): that exercise's figures (see :mod:`web.teaching.analytics` for what
 they count): attempts and learners over time (days in the course's time zone), the share
 accepted, attempts until the first AC, failing cases (with their titles) and diagnoses with the
-learners behind each (the first :data:`~web.analytics.LEARNERS_SHOWN` by name; ``&learners=all``
+learners behind each (the first :data:`~web.teaching.analytics.LEARNERS_SHOWN` by name; ``&learners=all``
 for all), each ranked by attempts (equal counts, equal ranks).
-Authorization as for the pages (:func:`web.permissions.course_to_teach`).
+Authorization as for the pages (:func:`web.access.permissions.course_to_teach`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 
-from web.analytics import LEARNERS_SHOWN, Analytics, ExerciseRow, Totals, analytics, overview
-from web.analytics_pages import course_exercise
-from web.api import token_required
-from web.permissions import course_to_teach
+from web.access.permissions import course_to_teach
+from web.api.submissions import token_required
+from web.teaching.analytics import LEARNERS_SHOWN, Analytics, ExerciseRow, Totals, analytics, overview
+from web.teaching.analytics_pages import course_exercise
 
 analytics_api = Blueprint("analytics_api", __name__, url_prefix="/api/v1")
 

@@ -1,7 +1,7 @@
 """The course side of the JSON API, ``/api/v1``: courses, invitations, people, assignments,
 extensions, overrides (granting and withdrawing) and rejudges (the gradebook, submission lists,
 analytics and exports have their own modules). Bearer tokens and error bodies as in
-:mod:`web.api`; authorization through :mod:`web.permissions` (a course one does not teach is a
+:mod:`web.api.submissions`; authorization through :mod:`web.access.permissions` (a course one does not teach is a
 404, an instructor route used by a learner a 403). What takes something away (leaving, removing
 a member, a new join code) needs ``"confirm": true`` in its body, as the pages' box.
 """
@@ -13,33 +13,8 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
-from web.api import json_object, token_required
-from web.courses import (
-    CourseError,
-    create_course,
-    grant_extension,
-    override_score,
-    rotate_join_code,
-    save_assignment,
-    withdraw_extension,
-    withdraw_override,
-)
-from web.extensions import join_code_limits
-from web.lookup import find_exercise, visible_submission
-from web.membership import (
-    accept,
-    add_instructor,
-    add_roster,
-    decline,
-    invitations_for,
-    invitations_in,
-    join,
-    remove_member,
-    withdraw,
-)
-from web.models import Assignment, Course, CourseRole, Invitation, Membership, Rejudge, User
-from web.moments import iso
-from web.permissions import (
+from web.access.lookup import find_exercise, visible_submission
+from web.access.permissions import (
     course_to_attend,
     course_to_teach,
     invitation_of,
@@ -50,9 +25,34 @@ from web.permissions import (
     teaches,
     teaches_context_of,
 )
-from web.presenting import minute
-from web.rejudging import Requested, outcome, rejudge_assignment, rejudge_exercise, rejudge_submission
-from web.services import services
+from web.access.presenting import minute
+from web.api.submissions import json_object, token_required
+from web.core.extensions import join_code_limits
+from web.core.models import Assignment, Course, CourseRole, Invitation, Membership, Rejudge, User
+from web.core.moments import iso
+from web.core.services import services
+from web.teaching.courses import (
+    CourseError,
+    create_course,
+    grant_extension,
+    override_score,
+    rotate_join_code,
+    save_assignment,
+    withdraw_extension,
+    withdraw_override,
+)
+from web.teaching.membership import (
+    accept,
+    add_instructor,
+    add_roster,
+    decline,
+    invitations_for,
+    invitations_in,
+    join,
+    remove_member,
+    withdraw,
+)
+from web.teaching.rejudging import Requested, outcome, rejudge_assignment, rejudge_exercise, rejudge_submission
 
 course_api = Blueprint("course_api", __name__, url_prefix="/api/v1")
 
@@ -62,7 +62,7 @@ def course_json(course: Course, role: CourseRole | None = None) -> dict[str, Any
         "id": course.id,
         "name": course.name,
         "time_zone": course.time_zone,
-        # A learner gets the minute, as for every time they see (web.presenting.shown_time).
+        # A learner gets the minute, as for every time they see (web.access.presenting.shown_time).
         "created_at": iso(course.created_at if role is not CourseRole.learner else minute(course.created_at)),
     }
     if role is not None:
@@ -122,7 +122,7 @@ def _member(course: Course, name: object, *, members_only: bool = True) -> User:
     """The learner of ``course`` named ``name`` (a 400 without a name, a 404 for none). With
     ``members_only=False``, any account: taking back what a learner was given (an extension, an
     override) must work after they left too, and the domain function refuses when there is none."""
-    from web.accounts import find_user
+    from web.accounts.users import find_user
 
     if not isinstance(name, str) or not name.strip():
         abort(400, description='"user" (a user name) is required')
@@ -159,7 +159,7 @@ def create():
 @course_api.get("/courses")
 @token_required
 def list_courses():
-    from web.courses import courses_of
+    from web.teaching.courses import courses_of
 
     return jsonify({"courses": [course_json(course, role) for course, role in courses_of(g.db, g.user)]})
 
@@ -287,7 +287,7 @@ def remove_course_member(course_id: int):
     if not isinstance(name, str) or not name.strip():
         abort(400, description='"user" (a user name) is required')
     _confirmed(body)
-    from web.accounts import find_user
+    from web.accounts.users import find_user
 
     member = find_user(g.db, name)
     if member is None:

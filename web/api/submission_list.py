@@ -1,7 +1,7 @@
 """``GET /api/v1/courses/<id>/submissions``: the course's submissions as JSON, for its instructors.
 
-Filters and paging are :mod:`web.submission_list`'s (the page shares them); a filter it cannot
-use is a 400 that says what to type. Bearer tokens as in :mod:`web.api`.
+Filters and paging are :mod:`web.teaching.submission_list`'s (the page shares them); a filter it cannot
+use is a 400 that says what to type. Bearer tokens as in :mod:`web.api.submissions`.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 
-from web.api import token_required
-from web.moments import iso
-from web.permissions import course_to_teach
-from web.submission_list import FilterError, ListedSubmission, list_submissions, parse_filter, parse_paging
+from web.access.permissions import course_to_teach
+from web.api.submissions import token_required
+from web.core.moments import iso
+from web.teaching.submission_list import FilterError, ListedSubmission, list_submissions, parse_filter, parse_paging
 
 submission_list_api = Blueprint("submission_list_api", __name__, url_prefix="/api/v1")
 

@@ -1,10 +1,10 @@
 """The JSON API, ``/api/v1``: exercises, submissions, with bearer-token authentication.
 
 Errors are JSON ``{"error", "message"}`` with the right status code. A submission's report is
-the judge's report as stored, minus what is hidden (see :mod:`web.presenting`).
+the judge's report as stored, minus what is hidden (see :mod:`web.access.presenting`).
 
 A request body is read only by :func:`json_object`: a JSON object, nested at most
-:data:`MAX_JSON_DEPTH` deep, whose every string passed :func:`web.validation.text_problem`;
+:data:`MAX_JSON_DEPTH` deep, whose every string passed :func:`web.core.validation.text_problem`;
 anything else is a 400 before any of it is used.
 """
 
@@ -18,19 +18,19 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 from sqlalchemy import select
 
-from judge.wire import nesting_exceeds
-from web.contexts import NOT_GIVEN, ContextRefused, choose_context
-from web.deadlines import Lateness, submission_lateness
-from web.extensions import submit_limits
-from web.grading import SubmissionRefused
-from web.i18n import choose_language
-from web.lookup import find_exercise, submission_when_graded, visible_submission
-from web.models import ApiToken, Exercise, Submission
-from web.moments import iso
-from web.presenting import grading_summary, results_document, submission_view
-from web.services import services
-from web.validation import text_problem
-from web.visibility import access_for
+from judge.learner.wire import nesting_exceeds
+from web.access.contexts import NOT_GIVEN, ContextRefused, choose_context
+from web.access.lookup import find_exercise, submission_when_graded, visible_submission
+from web.access.presenting import grading_summary, results_document, submission_view
+from web.access.visibility import access_for
+from web.core.extensions import submit_limits
+from web.core.i18n import choose_language
+from web.core.models import ApiToken, Exercise, Submission
+from web.core.moments import iso
+from web.core.services import services
+from web.core.validation import text_problem
+from web.grading.queue import SubmissionRefused
+from web.teaching.deadlines import Lateness, submission_lateness
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 MAX_JSON_DEPTH = 32  # the API's bodies are flat objects; this is generous
@@ -198,9 +198,9 @@ def get_results_json(submission_id: int):
 @api.get("/health")
 @token_required
 def health():
-    """The operators' report (:func:`web.health.health_report`): site admins' tokens only."""
-    from web.health import health_report
-    from web.permissions import is_admin
+    """The operators' report (:func:`web.grading.health.health_report`): site admins' tokens only."""
+    from web.access.permissions import is_admin
+    from web.grading.health import health_report
 
     if not is_admin(g.user):
         abort(403, description="the health report is for site admins (an admin's API token)")

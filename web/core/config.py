@@ -15,7 +15,7 @@
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
 | `PROBJUDGE_BROKER_URL` | unset | `redis://HOST:6379/0`: grading runs in Celery workers on any number of machines (`python -m web grade` starts one); unset: graders poll the database |
 | `PROBJUDGE_SWEEP_SECONDS` | 30 | with a broker: how often `python -m web beat` publishes again what the broker never got or lost |
-| `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercise` (the CLI reads it too); see docs/deploying.md |
+| `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercises.exercise` (the CLI reads it too); see docs/deploying.md |
 """  # noqa: E501 - a Markdown table's rows cannot wrap
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 INSTANCE_DIR = PROJECT_ROOT / "instance"
 # A grading thread's learner processes at once; with 2 threads, 8 lanes fill the strict sandbox's 16 slots.
 MAX_LANES = 8

@@ -1,7 +1,7 @@
 """The Flask extensions, made once here and bound to each app in :func:`web.app.create_app`.
 
 - Flask-Login keeps the signed-in session's token in the (signed, HttpOnly) session cookie;
-  the token names a server-side :class:`~web.models.UserSession` row (see :mod:`web.auth`).
+  the token names a server-side :class:`~web.core.models.UserSession` row (see :mod:`web.accounts.auth`).
 - Flask-WTF's CSRFProtect checks a token on every form POST; the JSON API is exempt because
   it authenticates with bearer tokens, which a browser never sends on its own.
 - Flask-Limiter limits signing in, signing up, submitting, joining a course by its code, creating
@@ -21,7 +21,7 @@ from flask_limiter.util import get_remote_address
 from flask_login import LoginManager, current_user
 from flask_wtf import CSRFProtect
 
-from web.names import name_key
+from web.core.names import name_key
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -44,7 +44,7 @@ JOIN_LIMIT = "10 per minute; 30 per hour"  # wrong codes, per account
 JOIN_ADDRESS_LIMIT = "60 per minute; 300 per hour"  # wrong codes, per address (a class behind one NAT)
 JOIN_LIMIT_MESSAGE = "too many wrong join codes: at most 10 a minute and 30 an hour; wait, then try again"
 TOKEN_LIMIT = "10 per hour; 30 per day"  # API tokens created, per account
-DIFF_LIMIT = "60 per minute; 600 per hour"  # diff pages, per account (each is bounded work, see web.diffing)
+DIFF_LIMIT = "60 per minute; 600 per hour"  # diff pages, per account (each is bounded work, see web.teaching.diffing)
 
 
 def refused_attempt(response) -> bool:
@@ -92,7 +92,7 @@ def submitter_key() -> str:
         return account_key()
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer "):
-        from web.models import ApiToken  # here: web.models is not needed to build the app's extensions
+        from web.core.models import ApiToken  # here: web.core.models is not needed to build the app's extensions
 
         owner = ApiToken.find_user(g.db, header[7:].strip())
         if owner is not None:

@@ -4,10 +4,10 @@ Every form is a :class:`SiteForm`, which holds two invariants for all of them:
 
 - a form reads the request's form fields only (``request.form``): never uploaded files or a
   JSON body, which Flask-WTF would otherwise also read, and whose values are not strings;
-- every text a form accepts has passed :func:`web.validation.text_problem` (no NUL, no lone
+- every text a form accepts has passed :func:`web.core.validation.text_problem` (no NUL, no lone
   surrogate).
 
-Messages are :class:`~web.i18n.LazyText`, resolved in the request's language when rendered.
+Messages are :class:`~web.core.i18n.LazyText`, resolved in the request's language when rendered.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from wtforms import BooleanField, Field, PasswordField, SelectField, StringField
 from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
-from web.i18n import LazyText, localized, t
-from web.names import USER_NAME, display_name
-from web.validation import text_problem
+from web.core.i18n import LazyText, localized, t
+from web.core.names import USER_NAME, display_name
+from web.core.validation import text_problem
 
 if TYPE_CHECKING:
-    from web.courses import CourseError
+    from web.teaching.courses import CourseError
 
 SUBMIT_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -128,7 +128,7 @@ class SureForm(SiteForm):
 
 
 def show_error(form: SiteForm, error: CourseError, default: Field, renames: dict[str, str] | None = None) -> None:
-    """Show a refusal of :mod:`web.courses` under the form's field it is about, in words: the
+    """Show a refusal of :mod:`web.teaching.courses` under the form's field it is about, in words: the
     field's label, then the page's wording (:attr:`CourseError.shown`, else the message).
 
     ``error.field`` is the API's name of the input; ``renames`` maps it to the form's where they

@@ -1,4 +1,4 @@
-"""The site's two languages: which one a request gets, and its texts (``web/texts.py``).
+"""The site's two languages: which one a request gets, and its texts (``web/core/texts.py``).
 
 The language is, in order: ``?lang=`` (which also sets the cookie), the ``lang`` cookie, the
 signed-in user's saved choice, the browser's ``Accept-Language``, English. Texts are looked up
@@ -15,7 +15,7 @@ from flask import g, has_request_context, request
 from markupsafe import Markup, escape
 
 from judge.i18n import LANGUAGES, Bilingual, format_text, in_language
-from web.texts import TEXTS
+from web.core.texts import TEXTS
 
 COOKIE = "lang"
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")

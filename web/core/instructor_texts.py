@@ -1,6 +1,6 @@
 """The texts of the course and instructor pages, in English and Chinese: key → (en, zh).
 
-Merged into :data:`web.texts.TEXTS` (one table per fact, as there). Grouped by page; keep a
+Merged into :data:`web.core.texts.TEXTS` (one table per fact, as there). Grouped by page; keep a
 key in the group of the page that uses it.
 """
 
@@ -20,7 +20,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "The verdict depends on hidden cases, whose results your course does not show yet.",
         "结果取决于隐藏用例，你的课程暂时不公开这些结果。",
     ),
-    # --- courses, people, assignments (web/course_pages.py) ---
+    # --- courses, people, assignments (web/teaching/course_pages.py) ---
     "your_courses": ("Your courses", "你的课程"),
     "your_role": ("Your role", "你的角色"),
     "course_role_learner": ("learner", "学员"),
@@ -68,7 +68,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     ),
     "save_assignment": ("Save the assignment", "保存作业"),
     "assignment_saved": ("Assignment {title} saved.", "作业 {title} 已保存。"),
-    # errors under a form's field (web.forms.show_error; web.courses.CourseError.shown)
+    # errors under a form's field (web.core.forms.show_error; web.teaching.courses.CourseError.shown)
     "field_error": ("{label}: {message}", "{label}一栏：{message}"),
     "error_moment_format": (
         "use the format 2027-03-14 23:59 (a date, then a time of day, in {zone}).",
@@ -136,7 +136,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "已在课程中 {already} 人，{unknown} 人没有账号。",
     ),
     "roster_unknown": ("No account for: {names}", "以下用户名没有账号：{names}"),
-    # --- invitations, members, join code (web/membership.py) ---
+    # --- invitations, members, join code (web/teaching/membership.py) ---
     "invitations": ("Invitations", "邀请"),
     "your_invitations": ("Invitations for you", "给你的邀请"),
     "invitation_line": ("{course}, as {role}, from {by}", "{course}，身份：{role}，邀请人：{by}"),
@@ -192,7 +192,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "Your instructor gives you at least {score}% (a better graded score counts)",
         "教师给你至少 {score}%（评测得分更高时按评测得分计）",
     ),
-    # --- gradebook and exports (web/gradebook_pages.py) ---
+    # --- gradebook and exports (web/teaching/gradebook_pages.py) ---
     "gradebook": ("Gradebook", "成绩册"),
     "gradebook_total": ("Total", "总分"),
     "gradebook_score": ("Score", "得分"),
@@ -418,7 +418,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
         "没有可重新评测的提交：这里没有计入的提交，或者它们都正在评测中。",
     ),
     "past_rejudges": ("Past rejudges of this course", "本课程以往的重新评测"),
-    # --- analytics (web/analytics_pages.py) ---
+    # --- analytics (web/teaching/analytics_pages.py) ---
     "analytics": ("Analytics", "统计分析"),
     "analytics_of_course": ("Analytics of {course}", "{course} 的统计分析"),
     "analytics_of_exercise": ("Analytics of exercise {number}: {title}", "练习 {number}（{title}）的统计分析"),

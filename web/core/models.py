@@ -3,7 +3,7 @@
 A signed-in browser is a :class:`UserSession` row: the session cookie carries a random token,
 the row only its SHA-256, and Flask-Login's user id *is* that token (:meth:`User.get_id`), so
 deleting the row signs that browser out for good, whatever copy of the cookie exists. User
-names are unique by their ``name_key`` (see :mod:`web.names`).
+names are unique by their ``name_key`` (see :mod:`web.core.names`).
 
 A ``submission`` row is what a learner handed in; each judging of it is a ``grading`` row, and
 the gradings are the queue of record: a grading is written ``queued`` before any worker sees
@@ -45,8 +45,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from judge.verdicts import Verdict
-from web.names import NAME_KEY_LENGTH, display_name, name_key
-from web.validation import text_problem
+from web.core.names import NAME_KEY_LENGTH, display_name, name_key
+from web.core.validation import text_problem
 
 
 class Base(DeclarativeBase):
@@ -75,7 +75,7 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-# Built once: every claim, result and heartbeat asks the time (see web.grading on why).
+# Built once: every claim, result and heartbeat asks the time (see web.grading.queue on why).
 _SERVER_NOW = select(func.now())
 _SQLITE_NOW = select(func.strftime("%Y-%m-%d %H:%M:%f", "now"))
 
@@ -131,7 +131,7 @@ class User(UserMixin, Base):
     sessions: Mapped[list[UserSession]] = relationship(back_populates="user", cascade="all, delete-orphan")
 
     # Not a column: the token of the sign-in session this object was loaded for (or is signing
-    # in), set by web.auth; Flask-Login keeps it in the session cookie as the user id. Annotated for
+    # in), set by web.accounts.auth; Flask-Login keeps it in the session cookie as the user id. Annotated for
     # the type checker only: SQLAlchemy takes every annotation on a mapped class for a column.
     if TYPE_CHECKING:
         login_token: str | None
@@ -139,7 +139,7 @@ class User(UserMixin, Base):
 
     @validates("name")
     def _normalize_name(self, _key: str, name: str) -> str:
-        """Store the display form and keep the unique key in step with it (see web.names)."""
+        """Store the display form and keep the unique key in step with it (see web.core.names)."""
         name = display_name(name)
         self.name_key = name_key(name)
         return name
@@ -150,7 +150,7 @@ class User(UserMixin, Base):
 
     def set_password(self, password: str) -> None:
         """Hash and store ``password``; raise ``ValueError`` when it is shorter than 8 characters
-        or holds a character that cannot be stored (see :mod:`web.validation`)."""
+        or holds a character that cannot be stored (see :mod:`web.core.validation`)."""
         if len(password) < 8:
             raise ValueError("a password needs at least 8 characters")
         problem = text_problem(password)
@@ -291,10 +291,10 @@ class Submission(Base):
     (its **context**). Never changes once stored.
 
     ``course_id`` is the course the learner submitted for (None: practice, no course), written
-    once at submission (:func:`web.contexts.choose_context`) and never changed. With the
+    once at submission (:func:`web.access.contexts.choose_context`) and never changed. With the
     exercise it determines the assignment, as an exercise is in at most one assignment per
     course (:class:`AssignmentExercise`). Who sees it as an instructor, what a course counts,
-    rejudges and shows the learner all follow it (see :mod:`web.permissions`).
+    rejudges and shows the learner all follow it (see :mod:`web.access.permissions`).
 
     Its verdicts live in :class:`Grading` rows, one per judging. :attr:`current` is the newest
     finished grading (a rejudge that finishes replaces the verdict shown, the old one is kept);
@@ -312,7 +312,7 @@ class Submission(Base):
     code: Mapped[str] = mapped_column(Text)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
     # The newest finished grading, written in the same transaction as its result (see
-    # web.grading.GradingQueue.finish); no foreign key, so that the two tables do not depend on
+    # web.grading.queue.GradingQueue.finish); no foreign key, so that the two tables do not depend on
     # each other in a cycle. Queries join it to count verdicts; None until a grading finishes.
     current_grading_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
@@ -328,7 +328,7 @@ class Submission(Base):
 
     # The gradebook and the course lists read one learner's attempts at one exercise in time order.
     # current_grading_id makes it covering: the course queries read no submission row (not the code).
-    # ix_submission_course is the same for one course's attempts (web.counting.attempts_query).
+    # ix_submission_course is the same for one course's attempts (web.teaching.counting.attempts_query).
     __table_args__ = (
         Index("ix_submission_user_exercise", "user_id", "exercise_id", "created_at", "current_grading_id"),
         Index("ix_submission_course", "course_id", "user_id", "exercise_id", "created_at", "current_grading_id"),
@@ -369,7 +369,7 @@ class Grading(Base):
     Lifecycle: ``queued`` → ``running`` (claimed by a worker, which holds a lease it renews while
     it judges) → ``done``. A worker that stops renewing (it died) loses the lease, and another
     worker takes the grading over, counting one more ``attempt``. The result is written only by
-    the worker holding the current attempt, and only once (see :mod:`web.grading`).
+    the worker holding the current attempt, and only once (see :mod:`web.grading.queue`).
     """
 
     __tablename__ = "grading"
@@ -396,9 +396,9 @@ class Grading(Base):
     started_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, index=True)
     # Progress of a running grading (None until its first case starts; cleared by a takeover),
-    # written by its worker at most every PROGRESS_WRITE_S (web.grading). ``cases_done`` counts
+    # written by its worker at most every PROGRESS_WRITE_S (web.grading.queue). ``cases_done`` counts
     # public cases only and stops when the first hidden case starts (``hidden_running``): the
-    # moments hidden cases end would time them (see web.presenting).
+    # moments hidden cases end would time them (see web.access.presenting).
     cases_done: Mapped[int | None] = mapped_column(Integer, nullable=True)
     cases_total: Mapped[int | None] = mapped_column(Integer, nullable=True)  # public and hidden
     cases_hidden: Mapped[int | None] = mapped_column(Integer, nullable=True)  # of cases_total
@@ -428,7 +428,7 @@ class Grader(Base):
     __tablename__ = "grader"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(128), unique=True, index=True)  # host:pid (see web.grading)
+    name: Mapped[str] = mapped_column(String(128), unique=True, index=True)  # host:pid (see web.grading.queue)
     host: Mapped[str] = mapped_column(String(128))
     pid: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))  # "threads" (polls the database) or "celery"
@@ -599,7 +599,7 @@ class OverrideMode(enum.Enum):
 class Override(Base):
     """An instructor's score for one learner's exercise in a course: per ``mode``, it replaces
     the counted score or is a floor under it (:class:`OverrideMode`, applied by
-    :func:`web.counting.overridden_score`).
+    :func:`web.teaching.counting.overridden_score`).
 
     Rows are never changed: a new override is a new row and the newest counts, so the history of
     who set what, when and why stays. The learner sees the newest one with its comment. A

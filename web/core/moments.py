@@ -1,7 +1,7 @@
 """Date-times of courses: stored in UTC, typed and shown in the course's time zone.
 
 A deadline is a moment, so the database holds it in UTC (SQLite keeps no offset; every
-date-time column is written in UTC, see :func:`web.models.as_utc`). People think in their
+date-time column is written in UTC, see :func:`web.core.models.as_utc`). People think in their
 course's wall-clock time, so an instructor types ``2027-03-14 23:59`` and the page shows it
 back in the same zone, with its offset, across daylight-saving changes.
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import datetime as dt
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from web.models import as_utc
-from web.zones import COMMON_ZONES
+from web.core.models import as_utc
+from web.core.zones import COMMON_ZONES
 
 DISPLAY_FORMAT = "%Y-%m-%d %H:%M %Z (UTC%z)"
 # Where lateness is decided (due times, extensions, submission times in a course), to the second:
@@ -39,7 +39,7 @@ def zone(name: str) -> ZoneInfo:
 
 
 def zone_names() -> list[str]:
-    """The time zones the course form offers, sorted: the common IANA list (:data:`web.zones.COMMON_ZONES`)
+    """The time zones the course form offers, sorted: the common IANA list (:data:`web.core.zones.COMMON_ZONES`)
     that this host's time-zone database knows. A course may use any other valid name too (:func:`zone`)."""
     known = available_timezones() | {"UTC"}
     return [name for name in COMMON_ZONES if name in known]

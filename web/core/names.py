@@ -10,7 +10,7 @@ Invariants:
   and fullwidth "ａｄｍｉｎ" is "admin";
 - accounts created before keys existed may collide; migration 0002 gave the later ones the key
   ``"<key>#<id>"`` ('#' is never in a name, so no new name can take it), and they sign in with
-  their exact name (see :func:`web.accounts.find_user`).
+  their exact name (see :func:`web.accounts.users.find_user`).
 """
 
 from __future__ import annotations

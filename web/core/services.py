@@ -13,8 +13,8 @@ from flask import Flask, current_app
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from web.config import Settings
-from web.grading import GradingQueue
+from web.core.config import Settings
+from web.grading.queue import GradingQueue
 
 EXTENSION_KEY = "probjudge"
 

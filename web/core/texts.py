@@ -1,11 +1,11 @@
 """Every text of the web pages, in English and Chinese: key → (en, zh).
 
-Keys are looked up with :func:`web.i18n.t`; ``{name}`` fields are filled by ``str.format``, and
+Keys are looked up with :func:`web.core.i18n.t`; ``{name}`` fields are filled by ``str.format``, and
 a count phrase is written ``{count:# learner|# learners}`` in English (singular for 1, see
 :func:`judge.i18n.format_text`; ``tests/web/test_wording.py`` finds a bare ``{n} nouns``).
 A test renders every page in both languages and checks that each key has both texts. Code in a
 text is written between backticks, as in Markdown; templates show such texts through the
-``code_spans`` filter (:func:`web.i18n.code_spans`). The verdicts' names are not written here:
+``code_spans`` filter (:func:`web.core.i18n.code_spans`). The verdicts' names are not written here:
 they come from :mod:`judge.verdicts`, so the site, the CLI and the browser's Run name them alike;
 nor are the texts the CLI shows too (a report's summary, seed, run, the case table, the suites'
 names, the false-failure budget): they come from :data:`judge.i18n.SHARED`. One table per fact,
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from judge.i18n import SHARED
 from judge.verdicts import Verdict
-from web.instructor_texts import INSTRUCTOR
+from web.core.instructor_texts import INSTRUCTOR
 
 # What only the site shows.
 SITE: dict[str, tuple[str, str]] = {
@@ -77,10 +77,10 @@ SITE: dict[str, tuple[str, str]] = {
         "Your password is changed. Sessions signed out elsewhere: {ended}.",
         "密码已修改。在其他地方退出的登录：{ended} 个。",
     ),
-    # confirmations (web.forms.SureForm)
+    # confirmations (web.core.forms.SureForm)
     "i_am_sure": ("I am sure", "我确定"),
     "confirm_required": ("Tick the box to confirm.", "请勾选确认框。"),
-    # the admin's page of one account (web/admin_pages.py)
+    # the admin's page of one account (web/accounts/admin_pages.py)
     "admin_users": ("Accounts", "账号"),
     "admin_find_user": ("Find an account by name", "按用户名查找账号"),
     "admin_no_such_user": ("No account is called {name}.", "没有名为 {name} 的账号。"),
@@ -157,7 +157,7 @@ SITE: dict[str, tuple[str, str]] = {
     "recent_attempts": ("Your recent attempts", "你最近的提交"),
     "all_attempts": ("All your attempts", "你的全部提交"),
     "no_attempts": ("No attempts yet.", "还没有提交。"),
-    # deadlines where the learner works (web/deadlines.py)
+    # deadlines where the learner works (web/teaching/deadlines.py)
     "deadlines_heading": ("Deadlines", "截止时间"),
     "deadline_line": ("{course} · {assignment}: due {due}", "{course} · {assignment}：截止于 {due}"),
     "deadline_extension": (

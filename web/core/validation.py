@@ -9,7 +9,7 @@ carry but that break what comes after:
 - a lone UTF-16 surrogate (U+D800 to U+DFFF, e.g. the JSON string ``"\\ud800"``): it cannot
   be encoded as UTF-8, so measuring, hashing or storing it fails.
 
-Forms get the check from :class:`web.forms.SiteForm` (every text field); the API calls it on
+Forms get the check from :class:`web.core.forms.SiteForm` (every text field); the API calls it on
 every string of a JSON body. The refusal names the line and column, in both languages.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from judge.i18n import Bilingual
-from web.i18n import bilingual
+from web.core.i18n import bilingual
 
 _BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 

@@ -6,7 +6,7 @@ whose sign is inverted), ``posixrules`` and ``Factory``, which no instructor mea
 A list in the code, not read from ``zone.tab`` at run time: the site must not depend on where (or
 whether) the host ships tzdata's tables (the ``tzdata`` package carries none). Copied from tzdata
 2025b's ``zone.tab`` (its third column, sorted); add a zone here when tzdata adds one. Any other
-valid IANA name is still accepted where a zone is typed or stored (:func:`web.moments.zone`):
+valid IANA name is still accepted where a zone is typed or stored (:func:`web.core.moments.zone`):
 courses made with one keep working.
 """
 

@@ -1,7 +1,7 @@
 """Grading ids handed to Celery, and what the broker holds: the site's side of many-machine grading.
 
 With ``PROBJUDGE_BROKER_URL`` set, a grading stays a row in the database (the queue of record,
-see :mod:`web.grading`); the broker only carries its id, as a task ``probjudge.grade`` on one of
+see :mod:`web.grading.queue`); the broker only carries its id, as a task ``probjudge.grade`` on one of
 two queues: :data:`LIVE_QUEUE` for learners' submissions and :data:`REJUDGE_QUEUE` for rejudges.
 Workers consume both and always look at the live queue first (Redis transport option
 ``queue_order_strategy="sorted"``: the names sort live first), and each worker thread holds at
@@ -9,7 +9,7 @@ most one message (late acknowledgement, prefetch 1). So a course rejudge delays 
 verdict by at most the grading each worker thread is finishing.
 
 Publishing never raises: a broker that is down leaves the grading unpublished in the database
-(``published_at`` NULL), and the periodic sweep (:mod:`web.sweeping`) publishes it later.
+(``published_at`` NULL), and the periodic sweep (:mod:`web.grading.sweeping`) publishes it later.
 Python's Celery is the library made for this (acknowledgements, reconnection, queue routing,
 periodic tasks); nothing here re-implements it.
 """
@@ -20,7 +20,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from web.models import Priority
+from web.core.models import Priority
 
 if TYPE_CHECKING:
     from celery import Celery

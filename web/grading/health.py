@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge.i18n import format_text
-from web.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable, queue_for
-from web.models import Grader, Grading, Status, as_utc, database_now
+from web.core.models import Grader, Grading, Status, as_utc, database_now
+from web.grading.broker import LIVE_QUEUE, REJUDGE_QUEUE, Broker, BrokerUnavailable, queue_for
 
 SEEN_WINDOW_S = 60.0  # a grader whose heartbeat is older than this is not counted as alive
 LATENCY_WINDOW_S = 3600.0  # latency percentiles over the gradings finished in the last hour
@@ -31,7 +31,7 @@ LIVE_WAIT_WARNING_S = 120.0
 
 
 def _queue_name(priority: int) -> str:
-    """The report's name of the queue a grading of ``priority`` goes to (web.broker decides)."""
+    """The report's name of the queue a grading of ``priority`` goes to (web.grading.broker decides)."""
     return "live" if queue_for(priority) == LIVE_QUEUE else "rejudge"
 
 

@@ -7,14 +7,14 @@ every grader shares, so this works the same with in-process workers, ``python -m
 processes and Celery workers. Writes are throttled (:data:`PROGRESS_WRITE_S`): a grading of 17
 quick cases costs the database a handful of small UPDATEs, not 17.
 
-What it may reveal (see :mod:`web.presenting`): the count stops when the first hidden case
+What it may reveal (see :mod:`web.access.presenting`): the count stops when the first hidden case
 starts. The engine reports a case when it *starts*, and the start of a lane's next case is the end
 of its previous one; the moments hidden cases end would time them, and a learner's code can sleep
 in proportion to a hidden input. Lanes run their public cases before their hidden ones (cases go in
 the suites' order), so every moment recorded before the flag is the end of a public case.
 
 A queued grading's place (:func:`queue_position`) follows the order workers claim in (priority,
-then id: see :mod:`web.grading`).
+then id: see :mod:`web.grading.queue`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from typing import Any
 from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.exercise import HIDDEN, Exercise
-from judge.suites import load_suite
-from web.models import Grading, Status
+from judge.exercises.exercise import HIDDEN, Exercise
+from judge.exercises.suites import load_suite
+from web.core.models import Grading, Status
 
 log = logging.getLogger("probjudge.grading")
 PROGRESS_WRITE_S = 0.5  # the least time between two progress writes of one grading
@@ -47,7 +47,7 @@ class Progress:
 
 
 class ProgressRecorder:
-    """The engine's progress callback (``judge.runner.grade(progress=...)``) for one claimed grading.
+    """The engine's progress callback (``judge.engine.runner.grade(progress=...)``) for one claimed grading.
 
     Called with ``(case title, case index, cases in all)`` as each case starts, from the lanes'
     threads (the engine serializes the calls). ``public`` is how many of the cases come first and are
@@ -158,7 +158,7 @@ def public_cases(exercise: Exercise, suites: tuple[str, ...]) -> int:
 def queue_position(session: Session, grading: Grading) -> int | None:
     """``grading``'s place in the queue (1: the next one a worker takes), None unless it is queued.
 
-    Counts the queued gradings a worker claims first: by (priority, id), as :mod:`web.grading` does.
+    Counts the queued gradings a worker claims first: by (priority, id), as :mod:`web.grading.queue` does.
     """
     if grading.status is not Status.queued:
         return None

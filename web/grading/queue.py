@@ -21,20 +21,20 @@ The rules every worker follows, whichever process it lives in:
   worker cannot grade ends as IE with a reference to the logged details, never as a stuck row.
 
 With a broker configured (``PROBJUDGE_BROKER_URL``), the rows stay the record and the same
-rules hold; the queue also hands each new grading's id to Celery (:mod:`web.broker`), whose
-workers (:mod:`web.tasks`) claim that grading with :meth:`GradingQueue.claim` and judge it with
-:meth:`GradingQueue.grade_claimed`, and a periodic sweep (:mod:`web.sweeping`) publishes again
+rules hold; the queue also hands each new grading's id to Celery (:mod:`web.grading.broker`), whose
+workers (:mod:`web.grading.tasks`) claim that grading with :meth:`GradingQueue.claim` and judge it with
+:meth:`GradingQueue.grade_claimed`, and a periodic sweep (:mod:`web.grading.sweeping`) publishes again
 what the broker never got or lost. On PostgreSQL a claim locks the row it picks and skips rows
 other claimers hold (``FOR UPDATE SKIP LOCKED``), so workers on many machines do not queue up
 behind one another; SQLite, which has no row locks, relies on the conditional UPDATE alone.
 
-Every grading process also keeps a :class:`~web.models.Grader` row alive (its heartbeat), which
+Every grading process also keeps a :class:`~web.core.models.Grader` row alive (its heartbeat), which
 the health endpoint counts.
 
 Seeds are drawn when grading starts, so nobody can know them before.
 
 While a worker judges, it records the grading's progress on its row (cases done, throttled:
-:mod:`web.grading_progress`), and a request waiting for a verdict also answers when what its
+:mod:`web.grading.progress`), and a request waiting for a verdict also answers when what its
 learner is shown of that progress changes.
 """
 
@@ -55,14 +55,13 @@ from sqlalchemy import CursorResult, bindparam, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge import JUDGE_VERSION
-from judge.exercise import resolve
+from judge.engine.process import Launcher
+from judge.engine.runner import grade
+from judge.exercises.exercise import resolve
 from judge.i18n import Bilingual, format_text
-from judge.process import Launcher
-from judge.report import Report, first_failure
-from judge.runner import grade
+from judge.reports.report import Report, first_failure
 from judge.verdicts import Verdict
-from web.grading_progress import ProgressRecorder, public_cases, queue_position
-from web.models import (
+from web.core.models import (
     Exercise,
     Grader,
     Grading,
@@ -73,9 +72,10 @@ from web.models import (
     count_queued,
     database_now,
 )
+from web.grading.progress import ProgressRecorder, public_cases, queue_position
 
 if TYPE_CHECKING:
-    from web.broker import Broker
+    from web.grading.broker import Broker
 
 log = logging.getLogger("probjudge.grading")
 POLL_SECONDS = 1.0  # how often an idle worker looks for gradings written by other processes
@@ -139,7 +139,7 @@ class GradingQueue:
     a heartbeat (renewed every third of it). ``workers=0`` makes a queue that only accepts
     submissions (the grading happens in ``python -m web grade`` processes). With ``broker``,
     each new grading's id is also published to it (for Celery workers; see the module docstring).
-    ``kind`` and ``slots`` describe this process in its :class:`~web.models.Grader` row.
+    ``kind`` and ``slots`` describe this process in its :class:`~web.core.models.Grader` row.
     """
 
     def __init__(
@@ -174,7 +174,7 @@ class GradingQueue:
         self.broker = broker
         self.kind = kind
         self.slots = slots if slots is not None else workers
-        # Learner processes per grading (judge.runner.grade's lanes), never more than the
+        # Learner processes per grading (judge.engine.runner.grade's lanes), never more than the
         # launcher's sandbox slots allow with every grading thread busy: a lane never waits for
         # a slot another grading holds.
         room = getattr(launcher, "slots", None)
@@ -190,7 +190,7 @@ class GradingQueue:
         self, session: Session, user: User, exercise: Exercise, code: str, course_id: int | None = None
     ) -> Submission:
         """Store a submission for context ``course_id`` (None: practice; the caller chose it with
-        :func:`web.contexts.choose_context`) with a queued live grading and wake a worker.
+        :func:`web.access.contexts.choose_context`) with a queued live grading and wake a worker.
         Raises :class:`SubmissionRefused`."""
         size = len(code.encode("utf-8"))
         if not code.strip():
@@ -322,7 +322,7 @@ class GradingQueue:
 
     def start_heartbeat(self) -> None:
         """Release dead predecessors' claims, then renew leases and this process's
-        :class:`~web.models.Grader` row every third of the lease (Celery workers call this alone)."""
+        :class:`~web.core.models.Grader` row every third of the lease (Celery workers call this alone)."""
         if self._heartbeat is not None:
             return
         self.recover()
@@ -472,7 +472,7 @@ class GradingQueue:
 
     def heartbeat(self) -> int:
         """Renew the leases of the gradings this queue's workers hold, and this process's
-        :class:`~web.models.Grader` row; return how many leases were renewed."""
+        :class:`~web.core.models.Grader` row; return how many leases were renewed."""
         with self._held_lock:
             claims = list(self._held.values())
         self._seen(len(claims))
@@ -575,7 +575,7 @@ class GradingQueue:
         """Wait up to ``timeout_s`` seconds (at most :data:`MAX_WAIT_SECONDS`) until submission
         ``submission_id`` has a verdict to show (a current grading), or until what its waiting
         learner is shown changes (its grading starts, counts a case, or moves up the queue: see
-        :mod:`web.grading_progress`); whether it has a verdict.
+        :mod:`web.grading.progress`); whether it has a verdict.
 
         This process's workers wake the wait the moment they write a result; a result or progress
         written elsewhere (grader processes, Celery workers) is seen within

@@ -14,7 +14,7 @@ Run every ``PROBJUDGE_SWEEP_SECONDS`` by Celery beat (``python -m web beat``) as
    or a worker in mid-delivery took).
 
 Publishing twice is harmless: a task for a grading that is done or held does nothing (see
-:mod:`web.tasks`). Each grading is marked published (``published_at``) by a conditional UPDATE
+:mod:`web.grading.tasks`). Each grading is marked published (``published_at``) by a conditional UPDATE
 before it is sent, so two sweeps running at once do not both publish it.
 """
 
@@ -28,8 +28,8 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Select, func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from web.broker import LIVE_QUEUE, QUEUES, Broker, BrokerUnavailable
-from web.models import Grading, Priority, Status, database_now
+from web.core.models import Grading, Priority, Status, database_now
+from web.grading.broker import LIVE_QUEUE, QUEUES, Broker, BrokerUnavailable
 
 log = logging.getLogger("probjudge.sweep")
 GRACE_S = 5.0  # a grading younger than this may still be on its way to the broker: left alone

@@ -2,11 +2,11 @@
 
 Start them with ``python -m web grade`` (a worker, when ``PROBJUDGE_BROKER_URL`` is set) and
 ``python -m web beat`` (the schedule of the sweep: one per site), or with Celery's own commands:
-``celery -A web.tasks worker`` and ``celery -A web.tasks beat``. Configuration is the site's
-(:class:`web.config.Settings`, from the environment).
+``celery -A web.grading.tasks worker`` and ``celery -A web.grading.tasks beat``. Configuration is the site's
+(:class:`web.core.config.Settings`, from the environment).
 
 A task carries only a grading id. The worker claims that grading in the database with the same
-rules as every other worker (:meth:`web.grading.GradingQueue.claim`): a task for a grading that
+rules as every other worker (:meth:`web.grading.queue.GradingQueue.claim`): a task for a grading that
 is already done, or that another worker holds under a live lease, does nothing. So a message
 delivered twice (Celery delivers at least once), or published again by the sweep, never grades
 twice, and the result is written once, guarded by the grading's state and attempt.
@@ -28,10 +28,10 @@ from celery import Celery, signals
 from kombu import Queue
 from sqlalchemy import Engine
 
-from judge.process import Launcher
-from web.broker import GRADE_TASK, LIVE_QUEUE, QUEUES, SWEEP_TASK, Broker
-from web.config import Settings
-from web.grading import GradingQueue, worker_name
+from judge.engine.process import Launcher
+from web.core.config import Settings
+from web.grading.broker import GRADE_TASK, LIVE_QUEUE, QUEUES, SWEEP_TASK, Broker
+from web.grading.queue import GradingQueue, worker_name
 
 log = logging.getLogger("probjudge.tasks")
 
@@ -107,7 +107,7 @@ def worker_state(slots: int | None = None) -> _WorkerState:
     with _state_lock:
         if _state is None:
             from judge.sandbox import launcher_for
-            from web.database import make_engine, session_factory, upgrade
+            from web.core.database import make_engine, session_factory, upgrade
 
             settings = Settings.from_environment()
             count = max(slots or settings.workers, 1)
@@ -164,8 +164,8 @@ def _grade(grading_id: int) -> str:
 
 
 def _sweep() -> str:
-    """Publish again what the broker never got or lost (see :mod:`web.sweeping`)."""
-    from web.sweeping import sweep
+    """Publish again what the broker never got or lost (see :mod:`web.grading.sweeping`)."""
+    from web.grading.sweeping import sweep
 
     state = worker_state()
     swept = sweep(state.queue.sessions, Broker(app_for(state.settings)))
@@ -198,7 +198,7 @@ def _on_worker_shutdown(**_kwargs) -> None:
 
 
 def _app_from_environment() -> Celery:
-    """For ``celery -A web.tasks``: the app the environment configures (``PROBJUDGE_BROKER_URL``)."""
+    """For ``celery -A web.grading.tasks``: the app the environment configures (``PROBJUDGE_BROKER_URL``)."""
     settings = Settings.from_environment()
     if settings.broker_url is None:
         raise SystemExit("error: set PROBJUDGE_BROKER_URL (redis://HOST:6379/0) to run Celery workers")
@@ -206,7 +206,7 @@ def _app_from_environment() -> Celery:
 
 
 def __getattr__(name: str) -> Celery:
-    # `celery -A web.tasks` looks up `app` (or `celery`) here; built on demand so that importing
+    # `celery -A web.grading.tasks` looks up `app` (or `celery`) here; built on demand so that importing
     # this module (the site does) needs no broker configured.
     if name in ("app", "celery"):
         return _app_from_environment()

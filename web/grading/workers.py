@@ -1,10 +1,10 @@
 """``python -m web grade``: grading workers in their own process, beside (or far from) the site.
 
-With ``PROBJUDGE_BROKER_URL`` set, this is a Celery worker (:mod:`web.tasks`) taking grading ids
+With ``PROBJUDGE_BROKER_URL`` set, this is a Celery worker (:mod:`web.grading.tasks`) taking grading ids
 from the broker, live queue first; without, worker threads poll the database.
 
 Any number of these may run, on this machine or on others that reach the same database; they
-share nothing but the database (see :mod:`web.grading` for the claim, lease and write rules).
+share nothing but the database (see :mod:`web.grading.queue` for the claim, lease and write rules).
 Each process keeps its own sandbox (a strict level's fork server is per process, never shared
 over the network). SIGTERM or Ctrl+C finishes the gradings under way and stops; a grader
 killed outright has its gradings taken over by the others when their leases run out.
@@ -18,9 +18,9 @@ import signal
 import sys
 import threading
 
-from web.config import Settings
-from web.database import make_engine, session_factory, upgrade
-from web.heap import freeze_start_up
+from web.core.config import Settings
+from web.core.database import make_engine, session_factory, upgrade
+from web.core.heap import freeze_start_up
 
 
 def run_graders(workers: int | None = None, queues: str | None = None) -> int:
@@ -53,7 +53,7 @@ def run_graders(workers: int | None = None, queues: str | None = None) -> int:
         return 2
 
     from judge.sandbox import launcher_for
-    from web.grading import GradingQueue, worker_name
+    from web.grading.queue import GradingQueue, worker_name
 
     upgrade(settings.database_url)
     engine = make_engine(settings.database_url)
@@ -94,7 +94,7 @@ def run_graders(workers: int | None = None, queues: str | None = None) -> int:
 
 def broker_queues(names: str | None) -> list[str]:
     """``"live,rejudge"`` (or None) → the broker's queue names, live first; ``ValueError`` for others."""
-    from web.broker import LIVE_QUEUE, REJUDGE_QUEUE
+    from web.grading.broker import LIVE_QUEUE, REJUDGE_QUEUE
 
     known = {"live": LIVE_QUEUE, "rejudge": REJUDGE_QUEUE}
     wanted = [part.strip() for part in (names or "live,rejudge").split(",") if part.strip()]
@@ -108,9 +108,9 @@ def run_celery_worker(settings: Settings, count: int, queues: list[str] | None =
     """Run a Celery worker with ``count`` grading threads on ``queues`` (default both) until SIGTERM
     (warm shutdown: the gradings under way finish) or SIGQUIT/SIGKILL (they are taken over when
     their leases run out)."""
-    from web.broker import QUEUES
-    from web.grading import worker_name
-    from web.tasks import app_for, worker_state
+    from web.grading.broker import QUEUES
+    from web.grading.queue import worker_name
+    from web.grading.tasks import app_for, worker_state
 
     upgrade(settings.database_url)
     try:
@@ -154,8 +154,8 @@ def run_beat() -> int:
             "error: set PROBJUDGE_BROKER_URL (redis://HOST:6379/0): beat sends the sweep to the broker", file=sys.stderr
         )
         return 2
-    from web.config import INSTANCE_DIR
-    from web.tasks import app_for
+    from web.core.config import INSTANCE_DIR
+    from web.grading.tasks import app_for
 
     INSTANCE_DIR.mkdir(parents=True, exist_ok=True)
     schedule = os.environ.get("PROBJUDGE_BEAT_SCHEDULE") or str(INSTANCE_DIR / "celerybeat-schedule")

@@ -7,13 +7,12 @@ from flask_login import current_user, login_required
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from judge.chapters import OTHER, group
-from judge.exercise import Exercise as ExerciseSpec
-from judge.exercise import load_all
-from judge.starters import starter_text
+from judge.exercises.chapters import OTHER, group
+from judge.exercises.exercise import Exercise as ExerciseSpec
+from judge.exercises.exercise import load_all
+from judge.exercises.starters import starter_text
 from judge.verdicts import Verdict
-from web.browser_run import run_config
-from web.contexts import (
+from web.access.contexts import (
     NOT_GIVEN,
     ContextRefused,
     Unset,
@@ -22,19 +21,20 @@ from web.contexts import (
     default_context,
     parse_course_field,
 )
-from web.deadlines import Lateness, exercise_deadlines, lateness
-from web.extensions import submit_limits
-from web.figures import figure_texts
-from web.forms import CodeForm
-from web.grading import SubmissionRefused
-from web.i18n import localized, t, template
-from web.lookup import find_exercise, page_argument
-from web.models import Exercise, Submission
-from web.presenting import Access, grading_summary, minute
-from web.progress import exercise_stats, user_status
-from web.services import services
-from web.statements import render_statement
-from web.visibility import context_visibility, withheld_exercises
+from web.access.lookup import find_exercise, page_argument
+from web.access.presenting import Access, grading_summary, minute
+from web.access.visibility import context_visibility, withheld_exercises
+from web.core.extensions import submit_limits
+from web.core.forms import CodeForm
+from web.core.i18n import localized, t, template
+from web.core.models import Exercise, Submission
+from web.core.services import services
+from web.grading.queue import SubmissionRefused
+from web.learning.browser_run import run_config
+from web.learning.figures import figure_texts
+from web.learning.progress import exercise_stats, user_status
+from web.learning.statements import render_statement
+from web.teaching.deadlines import Lateness, exercise_deadlines, lateness
 
 exercises = Blueprint("exercises", __name__)
 RECENT_ATTEMPTS = 5
@@ -87,7 +87,7 @@ def index():
 
 def _grouped(rows: list[Exercise]) -> list[dict]:
     """The rows grouped by the handbook's chapters and sections, as ``practice/judge.py list`` groups
-    them (judge.chapters): each ``{"chapter": Bilingual | None, "title": Bilingual, "rows": [...]}``
+    them (judge.exercises.chapters): each ``{"chapter": Bilingual | None, "title": Bilingual, "rows": [...]}``
     with ``chapter`` set on a chapter's first group; rows whose folder is gone come last."""
     by_number = {row.number: row for row in rows}
     groups: list[dict] = []
@@ -107,7 +107,7 @@ def _grouped(rows: list[Exercise]) -> list[dict]:
 def _summaries(row: Exercise, attempts: list[Submission]) -> dict[int, dict]:
     """Each attempt's verdict and score as its author may see them now, at its own context's
     level: an assignment whose visibility is ``nothing`` withholds those that depend on hidden
-    cases (see web.visibility), of the attempts made for its course only."""
+    cases (see web.access.visibility), of the attempts made for its course only."""
     levels = {
         course_id: Access(visibility=context_visibility(g.db, current_user.id, course_id, row.id))
         for course_id in {attempt.course_id for attempt in attempts}
@@ -195,7 +195,7 @@ def _exercise_page(
 def _refused_code(row: Exercise, spec: ExerciseSpec, form: CodeForm):
     """A code form that did not validate: the page again with the code and why (400).
 
-    The code's own errors are those of :func:`web.validation.text_problem` (a NUL, a lone
+    The code's own errors are those of :func:`web.core.validation.text_problem` (a NUL, a lone
     surrogate); without them it was the CSRF token, and the plain 400 page says what to do.
     """
     if not form.code.errors:

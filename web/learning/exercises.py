@@ -1,7 +1,7 @@
 """Keep the ``exercise`` table in step with the exercise folders of the configured packs.
 
 The packs are those of ``PROBJUDGE_EXERCISES`` (default: the repository's ``exercises/``), read by
-:func:`judge.exercise.load_all`, the same list the CLI reads. A course's private pack is synced like
+:func:`judge.exercises.exercise.load_all`, the same list the CLI reads. A course's private pack is synced like
 the repository's; its hidden tests and solutions stay on the server.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from judge.exercise import load_all
-from web.models import Exercise, utcnow
+from judge.exercises.exercise import load_all
+from web.core.models import Exercise, utcnow
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The picture of a failed check, as the site shows it: which figures a case shows, the data table
 each one carries, and the texts its chart is labelled with.
 
-A report's failed check may carry a ``figure`` (``judge.report.CheckRecord.figure``, documented in
+A report's failed check may carry a ``figure`` (``judge.reports.report.CheckRecord.figure``, documented in
 ``docs/report.md``): ``distribution`` (a goodness of fit: target probability against observed
 frequency per outcome, the worst cells marked, the rest pooled) or ``calibration`` (the coverage of
 error bars per z against its exact share). The site draws it with ``web/frontend/src/figures.js``
@@ -11,7 +11,7 @@ error bars per z against its exact share). The site draws it with ``web/frontend
 Invariants:
 
 - A hidden case never shows a figure, whoever looks (instructors included): the engine computes
-  none there and :func:`judge.hiding.visible_case` drops them; :func:`case_figures` is the pages'
+  none there and :func:`judge.reports.hiding.visible_case` drops them; :func:`case_figures` is the pages'
   own line of that rule, so a stored report that has one anyway shows nothing of it.
 - A figure of a type this module does not know, or one whose numbers do not make a table (a newer
   or a broken report), is shown as nothing, never as an error.
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge.exercise import HIDDEN
-from web.i18n import current_language, t, template
+from judge.exercises.exercise import HIDDEN
+from web.core.i18n import current_language, t, template
 
 MARK = "▲"  # always with its words, never colour alone: the marker of a worst cell or a failed level
 

@@ -13,13 +13,13 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from judge.i18n import LANGUAGES
-from web.accounts import change_password, revoke_tokens
-from web.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, TOKEN_LIMIT, account_key, limiter
-from web.forms import ConfirmForm, PasswordForm, TokenForm
-from web.i18n import t
-from web.models import ApiToken, Exercise, UserSession
-from web.progress import user_progress
-from web.visibility import withheld_exercises
+from web.access.visibility import withheld_exercises
+from web.accounts.users import change_password, revoke_tokens
+from web.core.extensions import SIGN_IN_ADDRESS_LIMIT, SIGN_IN_LIMIT, TOKEN_LIMIT, account_key, limiter
+from web.core.forms import ConfirmForm, PasswordForm, TokenForm
+from web.core.i18n import t
+from web.core.models import ApiToken, Exercise, UserSession
+from web.learning.progress import user_progress
 
 profile = Blueprint("profile", __name__, url_prefix="/profile")
 MAX_TOKENS = 10

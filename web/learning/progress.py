@@ -3,10 +3,10 @@
 The acceptance rate of an exercise is the share of its graded submissions that were accepted,
 leaving out internal errors (IE is never the learner's fault). Anyone, signed in or not, sees
 it, so it counts only what every viewer may know: the submissions whose verdicts are withheld
-from their authors now (:func:`web.visibility.withheld_submissions`, by each one's own course)
+from their authors now (:func:`web.access.visibility.withheld_submissions`, by each one's own course)
 are left out of it until they are shown (otherwise "A of G accepted" would move with a withheld
 AC). A submission counts with its current grading (the newest finished one,
-:attr:`web.models.Submission.current`): a rejudge changes the counts once it finishes, and never
+:attr:`web.core.models.Submission.current`): a rejudge changes the counts once it finishes, and never
 counts one submission twice.
 """
 
@@ -19,8 +19,8 @@ from sqlalchemy import case, distinct, func, select
 from sqlalchemy.orm import Session
 
 from judge.verdicts import Verdict
-from web.models import Exercise, Grading, Submission, User
-from web.visibility import withheld_submissions
+from web.access.visibility import withheld_submissions
+from web.core.models import Exercise, Grading, Submission, User
 
 SOLVED, ATTEMPTED = "solved", "attempted"
 
@@ -62,7 +62,7 @@ def user_status(session: Session, user: User, withheld: Collection[int] = frozen
     """Exercise id → ``solved`` (an AC) or ``attempted`` (submitted, no AC yet) for ``user``.
 
     Exercises in ``withheld`` (whose verdicts the learner's course does not show yet, see
-    :func:`web.visibility.withheld_exercises`) are at most ``attempted``.
+    :func:`web.access.visibility.withheld_exercises`) are at most ``attempted``.
     """
     rows = session.execute(
         select(Submission.exercise_id, func.max(case((Grading.verdict == Verdict.AC, 1), else_=0)))

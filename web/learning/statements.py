@@ -10,7 +10,7 @@ and this module writes them, the TeX escaped inside, as
 
 and ``web/frontend/src/math.mjs`` typesets every ``.math`` with KaTeX (served from this site), in
 display mode unless it is ``inline``. Line breaks between Chinese characters are dropped
-(:mod:`judge.cjk_breaks`). Raw HTML in a statement is not passed through. Each table stands in
+(:mod:`judge.reports.cjk_breaks`). Raw HTML in a statement is not passed through. Each table stands in
 the site's scrolling box (``<div class="table-scroll" role="region" tabindex="0">``, named
 "Table N of the statement" in the statement's language), so on a phone it scrolls by itself and
 keyboard users can reach it.
@@ -27,10 +27,10 @@ from markdown_it.token import Token
 from markupsafe import Markup
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from judge.cjk_breaks import cjk_breaks_plugin
-from judge.exercise import Exercise as ExerciseSpec
+from judge.exercises.exercise import Exercise as ExerciseSpec
 from judge.i18n import format_text
-from web.texts import TEXTS
+from judge.reports.cjk_breaks import cjk_breaks_plugin
+from web.core.texts import TEXTS
 
 
 def _display_math_in_paragraph(_renderer, tokens: Sequence[Token], index: int, _options, _env) -> str:

@@ -1,15 +1,15 @@
 """One submission: its verdict and per-case results (live while it is graded) and its code.
 
-Those who teach the course it was made for (:func:`web.visibility.access_for` gives them the
+Those who teach the course it was made for (:func:`web.access.visibility.access_for` gives them the
 full report) see it within the course: breadcrumbs (course › submissions › learner › #N), the
 learner's attempts at the exercise made for that course (theirs, never the viewer's own), each
-with its late flag and the score it counts for (:func:`web.counting.attempts_query`), links to
+with its late flag and the score it counts for (:func:`web.teaching.counting.attempts_query`), links to
 the previous and next attempt and to the diff with the previous one, its history of gradings,
 and a button that rejudges it (``POST .../rejudge``).
 ``/submissions/<id>/results.json`` is the API's Gradescope-style export of it for a signed-in
-browser (the same document, built by :func:`web.presenting.results_document`).
+browser (the same document, built by :func:`web.access.presenting.results_document`).
 ``/submissions/<a>/diff/<b>`` compares two attempts of one learner at one exercise: anyone
-who may see both (the learner too) may open it. Its work is bounded (:mod:`web.diffing`: code
+who may see both (the learner too) may open it. Its work is bounded (:mod:`web.teaching.diffing`: code
 over the limits is offered as two downloads, ``/submissions/<id>/code``, instead), its result is
 cached per pair for the app's life, and it is rate-limited per account.
 """
@@ -24,19 +24,19 @@ from flask_login import current_user, login_required
 from sqlalchemy import and_, or_, select
 from wtforms import SubmitField
 
-from web.counting import attempts_query
-from web.deadlines import submission_lateness
-from web.diffing import MAX_BYTES, MAX_LINES, DiffCache
-from web.extensions import DIFF_LIMIT, account_key, limiter
-from web.forms import SiteForm
-from web.i18n import LazyText
-from web.lookup import submission_when_graded, visible_submission
-from web.models import Grading, Submission
-from web.permissions import refuse_unless, teaches_context_of
-from web.presenting import Access, grading_summary, results_document, submission_view
-from web.rejudging import rejudge_submission
-from web.services import services
-from web.visibility import access_for
+from web.access.lookup import submission_when_graded, visible_submission
+from web.access.permissions import refuse_unless, teaches_context_of
+from web.access.presenting import Access, grading_summary, results_document, submission_view
+from web.access.visibility import access_for
+from web.core.extensions import DIFF_LIMIT, account_key, limiter
+from web.core.forms import SiteForm
+from web.core.i18n import LazyText
+from web.core.models import Grading, Submission
+from web.core.services import services
+from web.teaching.counting import attempts_query
+from web.teaching.deadlines import submission_lateness
+from web.teaching.diffing import MAX_BYTES, MAX_LINES, DiffCache
+from web.teaching.rejudging import rejudge_submission
 
 submissions = Blueprint("submissions", __name__, url_prefix="/submissions")
 
@@ -206,7 +206,7 @@ def diff(old_id: int, new_id: int):
         new=new,
         refused=False,
         views=views,
-        instructor=all(access.instructor for access in accesses),  # full times (web.presenting.shown_time)
+        instructor=all(access.instructor for access in accesses),  # full times (web.access.presenting.shown_time)
         diff=_diff_cache().diff(old.id, old.code, new.id, new.code),
         diff_limits={"lines": MAX_LINES, "kib": MAX_BYTES // 1024},
     )

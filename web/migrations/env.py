@@ -1,9 +1,9 @@
-"""Alembic environment: migrations run against the URL that web.database passes in."""
+"""Alembic environment: migrations run against the URL that web.core.database passes in."""
 
 from alembic import context
 
-from web.database import make_engine
-from web.models import Base
+from web.core.database import make_engine
+from web.core.models import Base
 
 config = context.config
 target_metadata = Base.metadata
@@ -22,7 +22,7 @@ def run_migrations_offline() -> None:
 
 def run_migrations_online() -> None:
     url = config.get_main_option("sqlalchemy.url")
-    assert url is not None  # web.database sets it before running the migrations
+    assert url is not None  # web.core.database sets it before running the migrations
     engine = make_engine(url)
     with engine.connect() as connection:
         sqlite = connection.dialect.name == "sqlite"

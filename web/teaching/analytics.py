@@ -1,6 +1,6 @@
 """Mistake analytics of a course: what its learners tried, when, how soon they got AC, what failed.
 
-Every figure is over the attempts the course counts (:func:`web.counting.attempts_query`: its
+Every figure is over the attempts the course counts (:func:`web.teaching.counting.attempts_query`: its
 learners' submissions to its assignments' exercises since each assignment opened, late ones
 included), for one exercise of the course or for the whole course. The database aggregates
 (``GROUP BY``, ``COUNT(DISTINCT)``, window functions); Python only shapes results whose size is
@@ -38,9 +38,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 
 from judge.verdicts import Verdict
-from web.counting import attempts_query
-from web.models import Assignment, AssignmentExercise, Exercise, Grading, Submission, User, as_utc
-from web.moments import zone
+from web.core.models import Assignment, AssignmentExercise, Exercise, Grading, Submission, User, as_utc
+from web.core.moments import zone
+from web.teaching.counting import attempts_query
 
 TOP_BUCKET = 10  # attempts until the first AC: 1, 2, …, 9, "10+"
 LEARNERS_SHOWN = 20  # names listed beside each diagnosis; the rest on its own page or in the API
@@ -172,7 +172,7 @@ class ExerciseRow:
 
 
 def attempts_with_grading(course_id: int, exercise_id: int | None = None) -> Select:
-    """:func:`web.counting.attempts_query` with the grading's ``diagnosis``, ``diagnosis_zh`` and
+    """:func:`web.teaching.counting.attempts_query` with the grading's ``diagnosis``, ``diagnosis_zh`` and
     ``failed_case`` (from the grading it already joins), for one exercise or all of the course's."""
     query = attempts_query(course_id).add_columns(
         Grading.diagnosis.label("diagnosis"),

@@ -4,8 +4,8 @@ one exercise (or of the whole course), and every learner behind one diagnosis.
 ``GET /courses/<id>/analytics`` is the overview plus the whole course's charts;
 ``?exercise=N`` (number or slug) is one exercise's. Each chart is declared as JSON for
 ``charts.js`` (no inline script: the site's CSP) beside a table of the same numbers. A course
-one is not in is a 404; a learner of the course gets a 403 (see :mod:`web.permissions`). The
-figures are :mod:`web.analytics`'.
+one is not in is a 404; a learner of the course gets a 403 (see :mod:`web.access.permissions`). The
+figures are :mod:`web.teaching.analytics`'.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from flask import Blueprint, abort, g, render_template, request
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
-from web.analytics import LEARNERS_SHOWN, Analytics, DayCount, analytics, learners_with_diagnosis, overview
-from web.i18n import pick, t
-from web.lookup import find_exercise
-from web.models import AssignmentExercise, Course, Exercise
-from web.permissions import course_to_teach
+from web.access.lookup import find_exercise
+from web.access.permissions import course_to_teach
+from web.core.i18n import pick, t
+from web.core.models import AssignmentExercise, Course, Exercise
+from web.teaching.analytics import LEARNERS_SHOWN, Analytics, DayCount, analytics, learners_with_diagnosis, overview
 
 analytics_pages = Blueprint("analytics", __name__, url_prefix="/courses")
 

@@ -15,7 +15,7 @@ the learner's best grading under the assignment's rules:
   (one second late is one day);
 - the best counted score wins; among equal scores the earliest submission, so a later attempt
   that does as well never turns an on-time cell late;
-- an instructor's :class:`~web.models.Override` (the newest) applies per its mode, in one place
+- an instructor's :class:`~web.core.models.Override` (the newest) applies per its mode, in one place
   (:func:`overridden_score`): ``replace``, its score is the cell's; ``at_least``, the better of its
   score and the computed one; unless that newest row is a withdrawal (then no override counts);
 - a ``replace`` override *below* the computed score (the gradings now give more than the
@@ -37,7 +37,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import ColumnElement, FunctionElement
 
 from judge.verdicts import Verdict
-from web.models import (
+from web.core.models import (
     Assignment,
     AssignmentExercise,
     CourseRole,
@@ -91,7 +91,7 @@ def score_share() -> ColumnElement[float]:
 def effective_due_at() -> ColumnElement[dt.datetime]:
     """The **effective deadline** of a query joined to :class:`Assignment` and (outer) to the
     learner's :class:`Extension`: the extension's due date, else the assignment's. One rule for
-    the counting, the pages that show deadlines (:mod:`web.deadlines`) and :func:`effective_due`."""
+    the counting, the pages that show deadlines (:mod:`web.teaching.deadlines`) and :func:`effective_due`."""
     return func.coalesce(Extension.due_at, Assignment.due_at)
 
 
@@ -141,7 +141,7 @@ def overridden_score(override: ColumnElement, mode: ColumnElement, computed: Col
     """What a cell is worth: the one rule for overrides, used by every query that counts
     (:func:`cells_query`, :func:`cell_summaries_query`, so the gradebook, its CSV and JSON, the
     learner's course page and the totals). ``override`` is the newest override's score (NULL:
-    none in force), ``mode`` its :class:`~web.models.OverrideMode`, ``computed`` the counted
+    none in force), ``mode`` its :class:`~web.core.models.OverrideMode`, ``computed`` the counted
     grading's score (NULL: nothing counts, worth 0). ``replace``: the override; ``at_least``:
     the greater of the two; no override: the computed score, else 0."""
     graded = func.coalesce(computed, literal(0.0, Float))

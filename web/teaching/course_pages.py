@@ -2,9 +2,9 @@
 its instructors: people, pending invitations, join code, roster, assignments; for a learner: the
 assignments and their own standing), and the assignment form with its extensions.
 
-Every view checks the viewer against the course (:mod:`web.permissions`): a course one is not
+Every view checks the viewer against the course (:mod:`web.access.permissions`): a course one is not
 in is a 404, an instructor's form sent by a learner a 403. The work itself is
-:mod:`web.courses`' (shared with the API).
+:mod:`web.teaching.courses`' (shared with the API).
 """
 
 from __future__ import annotations
@@ -23,8 +23,33 @@ from wtforms import (
 from wtforms.validators import DataRequired, Length, NumberRange, Optional, StopValidation
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from web.counting import cells
-from web.courses import (
+from web.access.permissions import (
+    course_to_attend,
+    course_to_teach,
+    invitation_of,
+    invitation_to_answer,
+    may_create_courses,
+    refuse_unless,
+    teaches,
+)
+from web.access.visibility import withheld_exercises
+from web.core.extensions import join_code_limits
+from web.core.forms import ConfirmForm, SiteForm, SureForm, show_error
+from web.core.i18n import LazyText, bilingual, t
+from web.core.models import (
+    Assignment,
+    Course,
+    CourseRole,
+    Exercise,
+    Extension,
+    Invitation,
+    LatePolicy,
+    User,
+    Visibility,
+)
+from web.core.moments import MomentError, form_value, zone, zone_names
+from web.teaching.counting import cells
+from web.teaching.courses import (
     CourseError,
     courses_of,
     create_course,
@@ -36,11 +61,8 @@ from web.courses import (
     save_assignment,
     withdraw_extension,
 )
-from web.deadlines import UPCOMING_DAYS, upcoming_deadlines
-from web.extensions import join_code_limits
-from web.forms import ConfirmForm, SiteForm, SureForm, show_error
-from web.i18n import LazyText, bilingual, t
-from web.membership import (
+from web.teaching.deadlines import UPCOMING_DAYS, upcoming_deadlines
+from web.teaching.membership import (
     Invited,
     accept,
     add_instructor,
@@ -52,18 +74,6 @@ from web.membership import (
     remove_member,
     withdraw,
 )
-from web.models import Assignment, Course, CourseRole, Exercise, Extension, Invitation, LatePolicy, User, Visibility
-from web.moments import MomentError, form_value, zone, zone_names
-from web.permissions import (
-    course_to_attend,
-    course_to_teach,
-    invitation_of,
-    invitation_to_answer,
-    may_create_courses,
-    refuse_unless,
-    teaches,
-)
-from web.visibility import withheld_exercises
 
 courses = Blueprint("courses", __name__, url_prefix="/courses")
 
@@ -103,8 +113,8 @@ class CourseForm(SiteForm):
             Length(1, 200, _says("course_name", "error_too_long", most=200)),
         ],
     )
-    # The list offers the common zones (web.moments.zone_names); any valid IANA name sent is
-    # accepted (web.moments.zone decides), so a client that names another zone keeps working.
+    # The list offers the common zones (web.core.moments.zone_names); any valid IANA name sent is
+    # accepted (web.core.moments.zone decides), so a client that names another zone keeps working.
     time_zone = SelectField(LazyText("time_zone"), default="UTC", validate_choice=False)
     submit = SubmitField(LazyText("create_course"))
 
@@ -141,7 +151,7 @@ class AssignmentForm(SiteForm):
         validators=[DataRequired(LazyText("required")), Length(1, 200, _says("title", "error_too_long", most=200))],
     )
     exercises = MultiCheckbox(LazyText("exercises"), coerce=int)
-    # Date-times are text, read by web.courses (web.moments.parse_moment: the course's wall-clock
+    # Date-times are text, read by web.teaching.courses (web.core.moments.parse_moment: the course's wall-clock
     # time, seconds optional); a date-time picker fills them, and what was typed comes back as typed.
     opens_at = StringField(LazyText("opens_at"), validators=[DataRequired(LazyText("required"))])
     due_at = StringField(LazyText("due_at"), validators=[DataRequired(LazyText("required"))])

@@ -1,8 +1,8 @@
 """``/courses/<id>/submissions``: every submission of a course, searchable and paged, for its
-instructors (a course one does not teach is a 404, as in :mod:`web.course_pages`).
+instructors (a course one does not teach is a 404, as in :mod:`web.teaching.course_pages`).
 
 The filters are a GET form, so a filtered list is a link one can keep or send; the query is
-:mod:`web.submission_list`'s, shared with the API.
+:mod:`web.teaching.submission_list`'s, shared with the API.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from flask_login import current_user, login_required
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
-from web.models import AssignmentExercise, Exercise
-from web.permissions import course_to_teach
-from web.submission_list import FilterError, SubmissionFilter, list_submissions, parse_filter, parse_paging
+from web.access.permissions import course_to_teach
+from web.core.models import AssignmentExercise, Exercise
+from web.teaching.submission_list import FilterError, SubmissionFilter, list_submissions, parse_filter, parse_paging
 
 course_submissions = Blueprint("course_submissions", __name__, url_prefix="/courses")
 

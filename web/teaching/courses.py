@@ -3,7 +3,7 @@
 The operations behind the instructor's pages and the course API, so both apply one set of
 rules. Each adds rows to the session without committing (the caller commits once) and raises
 :class:`CourseError` (a ``ValueError`` whose message is fit to show) for input it refuses;
-authorization is the caller's (see :mod:`web.permissions`).
+authorization is the caller's (see :mod:`web.access.permissions`).
 
 Rules worth knowing:
 
@@ -12,7 +12,7 @@ Rules worth knowing:
 - an exercise is in at most one assignment of a course, so each gradebook cell has one deadline;
 - opens_at < due_at; a penalty per day is a share of the score in (0, 1];
 - a roster CSV names accounts (one per row, the first column, or the column headed
-  ``name``/``user``/``username``); :mod:`web.membership` invites the existing ones (joining is
+  ``name``/``user``/``username``); :mod:`web.teaching.membership` invites the existing ones (joining is
   their act); unknown names are reported, not created: those learners sign up and join with
   the code;
 - joining with the code settles a pending learner invitation of the course (accepted).
@@ -30,8 +30,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.i18n import Bilingual
-from web.i18n import bilingual
-from web.models import (
+from web.core.i18n import bilingual
+from web.core.models import (
     Assignment,
     AssignmentExercise,
     Course,
@@ -47,8 +47,8 @@ from web.models import (
     Visibility,
     as_utc,
 )
-from web.moments import MomentError, parse_moment, zone
-from web.validation import text_problem
+from web.core.moments import MomentError, parse_moment, zone
+from web.core.validation import text_problem
 
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 JOIN_CODE_LENGTH = 8
@@ -228,7 +228,7 @@ def _enum(kind, value: object, what: str, aliases: dict[str, str] | None = None)
 
 
 def _exercises(session: Session, course: Course, identifiers: object, assignment: Assignment | None) -> list[Exercise]:
-    from judge.exercise import ExerciseError, resolve
+    from judge.exercises.exercise import ExerciseError, resolve
 
     if not isinstance(identifiers, list) or not identifiers:
         raise CourseError(
@@ -281,7 +281,7 @@ def save_assignment(
     """Create an assignment of ``course`` (or change ``assignment``) from checked values.
 
     Date-times are ISO 8601 strings (or aware datetimes); without an offset they are the
-    course's wall-clock time (see :func:`web.moments.parse_moment`).
+    course's wall-clock time (see :func:`web.core.moments.parse_moment`).
     """
     title = _title(title, "title", "title")
     opens, due = _moment(opens_at, course, "opens_at"), _moment(due_at, course, "due_at")
@@ -328,7 +328,7 @@ def grant_extension(
     session: Session, assignment: Assignment, learner: User, due_at: object, granted_by: User
 ) -> Extension:
     """Give ``learner`` a later due date on ``assignment`` (replacing an earlier extension; the
-    history keeps both as :class:`~web.models.ExtensionEvent` rows)."""
+    history keeps both as :class:`~web.core.models.ExtensionEvent` rows)."""
     due = _moment(due_at, assignment.course, "due_at")
     if due <= as_utc(assignment.due_at):
         raise CourseError(
@@ -388,7 +388,7 @@ def override_score(
     mode: object = OverrideMode.replace.value,
 ) -> Override:
     """Record ``by``'s score (a share 0..1 of the exercise's point) for ``learner``, with a comment,
-    and its ``mode`` (an :class:`~web.models.OverrideMode` or its value): ``replace`` (the score
+    and its ``mode`` (an :class:`~web.core.models.OverrideMode` or its value): ``replace`` (the score
     is the cell's) or ``at_least`` (the better of it and the computed score)."""
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= float(score) <= 1:
         raise CourseError("an override's score is a number from 0 to 1 (a share of the exercise's point)")

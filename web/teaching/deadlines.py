@@ -1,14 +1,14 @@
 """Deadlines where the learner works: what the exercise page, the submit, the submission page and
 the courses list say about due times, time left, lateness and what late work counts for.
 
-Every figure comes from :mod:`web.counting`'s rules, never a copy of them: the effective due
-date is :func:`web.counting.effective_due_at` (an extension's, else the assignment's) and the
-share a late attempt counts for is :func:`web.counting.late_share` (the database's date
+Every figure comes from :mod:`web.teaching.counting`'s rules, never a copy of them: the effective due
+date is :func:`web.teaching.counting.effective_due_at` (an extension's, else the assignment's) and the
+share a late attempt counts for is :func:`web.teaching.counting.late_share` (the database's date
 arithmetic, as the gradebook's). A submission is late when made after its effective due time
 (at the due time itself it is on time); the time that decides is the server's, when it stores
 the submission.
 
-Times are shown in the course's zone, to the second (:func:`web.moments.show`), since a second
+Times are shown in the course's zone, to the second (:func:`web.core.moments.show`), since a second
 decides lateness.
 """
 
@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from sqlalchemy import Select, and_, select
 from sqlalchemy.orm import Session
 
-from web.counting import effective_due_at, late_share
-from web.i18n import t
-from web.models import (
+from web.core.i18n import t
+from web.core.models import (
     Assignment,
     AssignmentExercise,
     Course,
@@ -36,7 +35,8 @@ from web.models import (
     as_utc,
     utcnow,
 )
-from web.moments import show
+from web.core.moments import show
+from web.teaching.counting import effective_due_at, late_share
 
 UPCOMING_DAYS = 14  # how far ahead the courses list looks
 _DAY, _HOUR, _MINUTE = 86400, 3600, 60
@@ -219,7 +219,7 @@ def percent(share: float) -> str:
 
 
 def policy_words(policy: LatePolicy, penalty_per_day: float | None) -> str:
-    """The late policy as :func:`web.counting.late_multiplier` applies it, in words."""
+    """The late policy as :func:`web.teaching.counting.late_multiplier` applies it, in words."""
     rate = float(penalty_per_day or 0.0)
     if policy is LatePolicy.not_accepted or (policy is LatePolicy.penalty and rate >= 1.0):
         return t("policy_not_accepted")

@@ -1,6 +1,6 @@
 """The gradebook of a course: learners × exercises, totals, sorting, filters and pages, in SQL.
 
-Each cell is :func:`web.counting.cells_query`'s; this module only aggregates it. Invariants:
+Each cell is :func:`web.teaching.counting.cells_query`'s; this module only aggregates it. Invariants:
 
 - every learner of the course (membership role ``learner``) has a row, also one who never
   submitted anything (their total is 0);
@@ -15,7 +15,7 @@ Each cell is :func:`web.counting.cells_query`'s; this module only aggregates it.
 Filters: ``all``; ``late`` (at least one cell counted late); ``missing`` (at least one exercise
 without a counted score or an override: never tried, nothing graded yet, or only refused late
 work); ``overridden`` (at least one overridden cell); ``below`` (at least one "replace" override
-below the computed score, :func:`web.counting.override_below`: the instructor's score now hides
+below the computed score, :func:`web.teaching.counting.override_below`: the instructor's score now hides
 a better graded one, as after a rejudge).
 """
 
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from sqlalchemy import Float, Select, case, func, or_, select
 from sqlalchemy.orm import Session
 
-from web.counting import Cell, cell_summaries_query, cells, typed_null
-from web.models import Assignment, AssignmentExercise, Course, CourseRole, Exercise, Membership, User
-from web.names import name_key
+from web.core.models import Assignment, AssignmentExercise, Course, CourseRole, Exercise, Membership, User
+from web.core.names import name_key
+from web.teaching.counting import Cell, cell_summaries_query, cells, typed_null
 
 SORTS = ("name", "total", "late")  # and "exercise:<number>"
 FILTERS = ("all", "late", "missing", "overridden", "below")
@@ -190,7 +190,7 @@ def _learner_totals(course: Course, sort_exercise: int | None, user_ids: list[in
     score on ``sort_exercise``; -1 where there is no cell, so that never tried sorts below a 0).
 
     With ``user_ids`` the database reads only their attempts (see
-    :func:`~web.counting.cell_summaries_query`)."""
+    :func:`~web.teaching.counting.cell_summaries_query`)."""
     cell = cell_summaries_query(course.id, user_ids).subquery()  # aggregates only: no ranking of attempts
     is_late = case((cell.c.late, 1), else_=0)
     sort_score = (

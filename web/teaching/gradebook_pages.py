@@ -1,13 +1,13 @@
 """The gradebook's pages, its CSV export, and its API routes.
 
 - ``/courses/<id>/gradebook``: learners × exercises (score, verdict, attempts, late, override),
-  sortable, filtered and paged by URL parameters (see :func:`web.gradebook.read_query`);
+  sortable, filtered and paged by URL parameters (see :func:`web.teaching.gradebook.read_query`);
 - ``/courses/<id>/gradebook/<user_id>/<number>``: one cell: the learner's attempts in time
   order, the counted one marked, the override history and a form to override the score;
 - ``/courses/<id>/gradebook.csv`` and ``/api/v1/courses/<id>/gradebook.csv``: the export;
 - ``/api/v1/courses/<id>/gradebook``: one page of the gradebook as JSON.
 
-Authorization (:func:`web.permissions.course_to_teach`): a course one is not in is a 404, a learner of the
+Authorization (:func:`web.access.permissions.course_to_teach`): a course one is not in is a 404, a learner of the
 course gets a 403, its instructors and site admins the page.
 
 The CSV (:func:`gradebook_csv`) is UTF-8 with a byte-order mark (``utf-8-sig``), which Excel
@@ -43,12 +43,17 @@ from sqlalchemy import exists, func, or_, select
 from wtforms import DecimalField, RadioField, SelectChoice, SubmitField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange
 
-from web.api import token_required
-from web.counting import Cell, attempts_query, cells
-from web.course_api import course_json
-from web.courses import MAX_COMMENT, CourseError, override_score, withdraw_override
-from web.forms import ConfirmForm, SiteForm
-from web.gradebook import (
+from web.access.lookup import page_argument
+from web.access.permissions import course_to_teach
+from web.api.courses import course_json
+from web.api.submissions import token_required
+from web.core.forms import ConfirmForm, SiteForm
+from web.core.i18n import LazyText, t
+from web.core.models import Course, CourseRole, Exercise, Membership, Override, OverrideMode, Submission, User
+from web.core.moments import zone
+from web.teaching.counting import Cell, attempts_query, cells
+from web.teaching.courses import MAX_COMMENT, CourseError, override_score, withdraw_override
+from web.teaching.gradebook import (
     Column,
     GradebookError,
     GradebookPage,
@@ -58,12 +63,7 @@ from web.gradebook import (
     overrides_below_count,
     query_page,
 )
-from web.gradebook import read_query as read_gradebook_query
-from web.i18n import LazyText, t
-from web.lookup import page_argument
-from web.models import Course, CourseRole, Exercise, Membership, Override, OverrideMode, Submission, User
-from web.moments import zone
-from web.permissions import course_to_teach
+from web.teaching.gradebook import read_query as read_gradebook_query
 
 gradebook = Blueprint("gradebook", __name__, url_prefix="/courses")
 gradebook_api = Blueprint("gradebook_api", __name__, url_prefix="/api/v1")

@@ -1,7 +1,7 @@
 """Who is in a course, and by whose act: invitations, accepting them, removal and leaving.
 
 Joining is the account holder's act (ARCHITECTURE.md, invariant 9). An instructor's roster line
-or "add" makes an :class:`~web.models.Invitation`, never a membership; the membership exists
+or "add" makes an :class:`~web.core.models.Invitation`, never a membership; the membership exists
 from the moment the invited account accepts. The join code is the other way in (the learner
 types it). Rules:
 
@@ -16,7 +16,7 @@ types it). Rules:
   is back in it, with everything, if they join again.
 
 Each function adds rows to the session without committing and raises
-:class:`~web.courses.CourseError` for what it refuses; authorization is the caller's.
+:class:`~web.teaching.courses.CourseError` for what it refuses; authorization is the caller's.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, func, or_, select, update
 from sqlalchemy.orm import Session, object_session
 
-from web.accounts import find_user
-from web.courses import CourseError, enroll, normalize_join_code, roster_names
-from web.models import Course, CourseRole, Invitation, InvitationState, Membership, Role, User, utcnow
+from web.accounts.users import find_user
+from web.core.models import Course, CourseRole, Invitation, InvitationState, Membership, Role, User, utcnow
+from web.teaching.courses import CourseError, enroll, normalize_join_code, roster_names
 
 
 class Invited(str, enum.Enum):
@@ -198,7 +198,7 @@ class RosterResult:
 
 def add_roster(session: Session, course: Course, data: bytes | str, by: User) -> RosterResult:
     """Invite every existing account a roster CSV names as a learner of ``course``
-    (see :func:`web.courses.roster_names` for the CSV); nobody joins until they accept."""
+    (see :func:`web.teaching.courses.roster_names` for the CSV); nobody joins until they accept."""
     result = RosterResult()
     outcome_list = {Invited.invited: result.invited, Invited.pending: result.pending, Invited.member: result.already}
     for name in roster_names(data):

@@ -10,11 +10,11 @@ submissions of how many learners it would judge again; only a ``POST /courses/<i
 carrying ``confirm=y`` (that page's button) starts it. The same POST without ``confirm``
 answers with the confirmation page and starts nothing.
 
-The rejudge itself is :mod:`web.rejudging`'s; the instructor is then sent to ``GET /rejudges/<id>``: what
+The rejudge itself is :mod:`web.teaching.rejudging`'s; the instructor is then sent to ``GET /rejudges/<id>``: what
 was asked, by whom and when, how many gradings wait, run or are done, and each one's verdict
 before and after, changed ones first. While some are pending the page reloads itself (a meta
 refresh: the site's CSP allows no inline script). A single submission's rejudge is asked from
-its page (:mod:`web.submission_pages`).
+its page (:mod:`web.learning.submission_pages`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_login import current_user, login_required
 from wtforms import HiddenField, SelectField, SubmitField
 
-from web.forms import SiteForm
-from web.i18n import LazyText, pick, t
-from web.models import Assignment, Course, Exercise, Rejudge, RejudgeScope, Status, Submission, User
-from web.permissions import course_to_teach, may_see_rejudge
-from web.rejudging import (
+from web.access.permissions import course_to_teach, may_see_rejudge
+from web.core.forms import SiteForm
+from web.core.i18n import LazyText, pick, t
+from web.core.models import Assignment, Course, Exercise, Rejudge, RejudgeScope, Status, Submission, User
+from web.core.services import services
+from web.teaching.rejudging import (
     assignment_attempts,
     course_rejudges,
     exercise_attempts,
@@ -38,7 +39,6 @@ from web.rejudging import (
     rejudge_assignment,
     rejudge_exercise,
 )
-from web.services import services
 
 rejudges = Blueprint("rejudges", __name__)
 

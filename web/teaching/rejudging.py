@@ -1,6 +1,6 @@
 """Rejudging: new gradings, at low priority, with fresh seeds; the old ones kept.
 
-A :class:`~web.models.Rejudge` row records what was asked (one submission, an exercise within a
+A :class:`~web.core.models.Rejudge` row records what was asked (one submission, an exercise within a
 course, or an assignment), by whom and when; each grading it adds carries its id and the grading
 that was current when it was asked (``replaces_id``), so :func:`outcome` can show which verdicts
 changed once they finish. Gradings are added with one ``INSERT … SELECT`` whatever the count, at
@@ -10,7 +10,7 @@ A submission whose grading is still queued or running gets no second one (a doub
 two instructors, do not judge it twice at once).
 
 What a course-wide rejudge covers: every attempt the course counts (see
-:func:`web.counting.attempts_query`: its learners' submissions made for the course to the
+:func:`web.teaching.counting.attempts_query`: its learners' submissions made for the course to the
 exercise since the assignment opened), late ones included, so that the gradebook is recomputed
 from fresh verdicts. Submissions made for another course, or as practice, are never touched: a
 rejudge started in one course changes nothing another course counts.
@@ -25,9 +25,7 @@ from sqlalchemy import ColumnElement, DateTime, Integer, Select, String, and_, c
 from sqlalchemy.orm import Session, aliased
 
 from judge.verdicts import Verdict
-from web.counting import attempts_query
-from web.grading import GradingQueue
-from web.models import (
+from web.core.models import (
     Assignment,
     Course,
     Exercise,
@@ -40,6 +38,8 @@ from web.models import (
     User,
     utcnow,
 )
+from web.grading.queue import GradingQueue
+from web.teaching.counting import attempts_query
 
 
 def exercise_attempts(course: Course, exercise: Exercise) -> Select:
@@ -118,7 +118,7 @@ def _request(session: Session, queue: GradingQueue | None, rejudge: Rejudge, ids
 
 
 def rejudge_submission(session: Session, queue: GradingQueue | None, submission: Submission, by: User) -> Requested:
-    """Rejudge one submission (authorization is the caller's: :func:`web.permissions.teaches_context_of`)."""
+    """Rejudge one submission (authorization is the caller's: :func:`web.access.permissions.teaches_context_of`)."""
     rejudge = Rejudge(scope=RejudgeScope.submission, submission_id=submission.id, requested_by_id=by.id)
     return _request(session, queue, rejudge, select(literal(submission.id, Integer)))
 

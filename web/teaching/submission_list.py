@@ -1,6 +1,6 @@
 """All submissions of a course, for its instructors: one SQL query, filtered and paged.
 
-The rows are the attempts the course counts (:func:`web.counting.attempts_query`: its learners'
+The rows are the attempts the course counts (:func:`web.teaching.counting.attempts_query`: its learners'
 submissions to its assignments' exercises since each assignment opened), newest first, with the
 learner, the exercise and the current grading. Filters narrow them in SQL; a page holds at most
 :data:`MAX_PER_PAGE` rows and the total is counted by the database, so a course of 200 000
@@ -20,11 +20,11 @@ from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session
 
 from judge.verdicts import Verdict
-from web.counting import attempts_query
-from web.models import Exercise, Grading, User
-from web.moments import MomentError, parse_moment
-from web.names import name_key
-from web.validation import text_problem
+from web.core.models import Exercise, Grading, User
+from web.core.moments import MomentError, parse_moment
+from web.core.names import name_key
+from web.core.validation import text_problem
+from web.teaching.counting import attempts_query
 
 DEFAULT_PER_PAGE = 50
 MAX_PER_PAGE = 200

@@ -1,8 +1,8 @@
 """Mutation testing of the exercises' suites: measure the hidden suites instead of trusting them.
 
 Each exercise's reference solution is mutated with cosmic-ray's operators (and a few of ours,
-written as cosmic-ray operators: :mod:`judge.mutation.operators`), and every mutant is judged by
-the same judge as ``check`` (:func:`judge.catalogue.judge_under_seeds`, public and hidden suites).
+written as cosmic-ray operators: :mod:`judge.authoring.mutation.operators`), and every mutant is judged by
+the same judge as ``check`` (:func:`judge.authoring.catalogue.judge_under_seeds`, public and hidden suites).
 A mutant the suites accept either behaves exactly like the reference (an *equivalent* mutant, which
 the author lists with a reason in ``solutions/NNN-slug/mutants.toml``) or shows a hole in the
 suites. ``python practice/judge.py mutation`` (``make mutation``) runs it; docs/authoring.md,

@@ -3,7 +3,7 @@
 An equivalent mutant behaves exactly like the reference on every input the statement allows (a
 ``<`` that becomes ``<=`` where the two sides are never equal, a ``.contiguous()`` left out before
 a call that does not need it). The author lists each one, by its id
-(:mod:`judge.mutation.mutants`), with a one-line reason::
+(:mod:`judge.authoring.mutation.mutants`), with a one-line reason::
 
     [equivalent]
     "cmp.lt-le:1f3a9c0e:0" = "u < min(1, p/q) and u <= ... differ only where u * q == p, probability 0"
@@ -19,8 +19,8 @@ import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
-from judge.exercise import ExerciseError
-from judge.mutation.mutants import ID_PATTERN
+from judge.authoring.mutation.mutants import ID_PATTERN
+from judge.exercises.exercise import ExerciseError
 
 EQUIVALENTS_FILE = "mutants.toml"
 SECTION = "equivalent"
@@ -28,7 +28,7 @@ SECTION = "equivalent"
 
 def load_equivalents(path: Path) -> dict[str, str]:
     """The listed equivalent mutants of ``path`` (a ``mutants.toml``): id -> reason, in the file's
-    order; none when the file does not exist. Raises :class:`~judge.exercise.ExerciseError`,
+    order; none when the file does not exist. Raises :class:`~judge.exercises.exercise.ExerciseError`,
     naming the file, for TOML it cannot read, a key other than ``[equivalent]``, an id that is not
     of the form ``OPERATOR:HASH:K``, or a reason that is empty or not one line of text."""
     if not path.is_file():

@@ -2,13 +2,13 @@
 
 :func:`mutate_exercise` generates the reference's mutants, takes a seeded sample when asked,
 judges the reference once (it must be AC) and then each mutant, as ``check`` judges a solution
-(:func:`judge.catalogue.judge_under_seeds`, one master seed derived from the mutant's id, so a run
+(:func:`judge.authoring.catalogue.judge_under_seeds`, one master seed derived from the mutant's id, so a run
 reproduces), and files each mutant under one outcome:
 
 - ``killed``: rejected (any verdict but AC, TLE and IE);
 - ``survived``: accepted, and not listed as equivalent: a hole in the suites, or an equivalent
   mutant the author has not listed yet;
-- ``equivalent``: accepted, and listed in ``mutants.toml`` (:mod:`judge.mutation.equivalents`);
+- ``equivalent``: accepted, and listed in ``mutants.toml`` (:mod:`judge.authoring.mutation.equivalents`);
 - ``timed out``: TLE under the mutation run's CPU limit per case, :data:`TIME_FACTOR` times the
   reference's slowest case (at least :data:`MIN_TIME_LIMIT_S`, at most the exercise's own limit),
   so that a mutant that loops costs seconds, not minutes;
@@ -34,13 +34,13 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.catalogue import judge_under_seeds, report_diagnoses
-from judge.exercise import WALL_FACTOR, Exercise
-from judge.mutation.equivalents import EQUIVALENTS_FILE, load_equivalents, stale_entries
-from judge.mutation.mutants import Mutant, generate_mutants
-from judge.mutation.operators import OPERATORS, MutationOperator
-from judge.report import Report, first_failure, is_failure
-from judge.testing import derive_seed
+from judge.authoring.catalogue import judge_under_seeds, report_diagnoses
+from judge.authoring.mutation.equivalents import EQUIVALENTS_FILE, load_equivalents, stale_entries
+from judge.authoring.mutation.mutants import Mutant, generate_mutants
+from judge.authoring.mutation.operators import OPERATORS, MutationOperator
+from judge.checks.testing import derive_seed
+from judge.exercises.exercise import WALL_FACTOR, Exercise
+from judge.reports.report import Report, first_failure, is_failure
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ DEFAULT_SAMPLE = 100
 @dataclass
 class MutantOutcome:
     """How one mutant fared. ``killed_by``: ``suite/case`` of the first failing case; ``diagnoses``:
-    each named diagnosis of the report (English, :func:`judge.catalogue.report_diagnoses`) and the
+    each named diagnosis of the report (English, :func:`judge.authoring.catalogue.report_diagnoses`) and the
     failing cases (``suite/case``) that gave it; ``reason``: why it is equivalent, when listed;
     ``catalogued``: the wrong solution it is the same program as, if any."""
 
@@ -182,7 +182,7 @@ def mutate_exercise(
     processes (default: a :class:`~judge.sandbox.launchers.WarmLocalLauncher` for this call).
     ``keep``: a folder to write each judged mutant to (``<keep>/<NNN-slug>/<id>.py``, ``:`` as
     ``_``), to judge one again by hand; by default they live in a temporary folder.
-    Raises :class:`~judge.exercise.ExerciseError` for an unreadable ``mutants.toml``, and
+    Raises :class:`~judge.exercises.exercise.ExerciseError` for an unreadable ``mutants.toml``, and
     ``ValueError`` for a ``sample`` below 1.
     """
     if sample is not None and sample < 1:

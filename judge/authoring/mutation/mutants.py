@@ -1,7 +1,7 @@
 """Mutants of a reference solution, each with an id that survives unrelated edits.
 
 :func:`generate_mutants` walks the source's parso tree as cosmic-ray does (``cosmic-ray init``):
-every position each operator of :data:`~judge.mutation.operators.OPERATORS` reports, in the
+every position each operator of :data:`~judge.authoring.mutation.operators.OPERATORS` reports, in the
 tree's order, is one mutant, made by ``cosmic_ray.mutating.mutate_code``. A mutant that does not
 compile (none of the operators should make one) or changes nothing is left out.
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from cosmic_ray.ast import ast_nodes, get_ast
 from cosmic_ray.mutating import mutate_code
 
-from judge.mutation.operators import OPERATORS, MutationOperator
+from judge.authoring.mutation.operators import OPERATORS, MutationOperator
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+\.[a-z0-9-]+:[0-9a-f]{8}:[0-9]+$")
 

@@ -4,7 +4,7 @@ numeric code makes that cosmic-ray has no operator for: a float64 that became fl
 call or a statement left out, a keyword argument forgotten.
 
 :data:`OPERATORS` names each one briefly (``cmp.lt-le``); those names start every mutant's id
-(:mod:`judge.mutation.mutants`), so renaming one makes the equivalents files stale. Each operator
+(:mod:`judge.authoring.mutation.mutants`), so renaming one makes the equivalents files stale. Each operator
 makes one kind of change: cosmic-ray's ``NumberReplacer`` (+1 and -1 at one number) is split in two,
 so that a name says which change a mutant made.
 """

@@ -1,11 +1,11 @@
 """What a mutation run prints and writes: lines for the terminal, a Markdown table for
 docs/benchmarks.md, and a JSON document with every judged mutant's outcome (one object per
-exercise, :meth:`~judge.mutation.judging.ExerciseMutation.to_json`)."""
+exercise, :meth:`~judge.authoring.mutation.judging.ExerciseMutation.to_json`)."""
 
 from __future__ import annotations
 
-from judge.mutation.equivalents import entry_line
-from judge.mutation.judging import ExerciseMutation, tool_version
+from judge.authoring.mutation.equivalents import entry_line
+from judge.authoring.mutation.judging import ExerciseMutation, tool_version
 
 JSON_SCHEMA = 1
 

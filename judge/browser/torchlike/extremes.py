@@ -1,7 +1,7 @@
 """The extreme-uniform phases in the browser: the subset's uniform sources driven to their ends.
 
-The browser's counterparts of :class:`judge.uniform_sources.ExtremeUniforms` and
-:class:`judge.uniform_sources.DrawSites` (which patch real torch on the server), with the same
+The browser's counterparts of :class:`judge.learner.uniform_sources.ExtremeUniforms` and
+:class:`judge.learner.uniform_sources.DrawSites` (which patch real torch on the server), with the same
 contract and the same code for everything but writing values: which sources are patched
 (``torch.rand``, ``torch.rand_like``, ``Tensor.uniform_`` on [0, 1), ``torch.randint``,
 ``torch.randint_like``, ``Tensor.random_``), their extremes (0.0 and ``1 - 2**-bits`` of the
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import random as _py_random
 
-from judge import uniform_sources
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike._tensor import Tensor
+from judge.learner import uniform_sources
 
-FRACTION = 0.02  # as judge.uniform_sources.ExtremeUniforms.FRACTION (a test keeps them equal)
+FRACTION = 0.02  # as judge.learner.uniform_sources.ExtremeUniforms.FRACTION (a test keeps them equal)
 
 
 def _value(value: float, kind: dt.dtype) -> float:

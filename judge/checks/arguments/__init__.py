@@ -16,11 +16,16 @@ bundle). docs/checks.md ("Bad inputs generated from the contract") and docs/auth
 write the specs.
 """
 
-from judge.arguments.base import NOT_FINITE, ArgumentSpec, Flaw, Sizes, Variant
-from judge.arguments.checks import contract_refusals, expect_contract_accepts, expect_contract_refusals, public_call
-from judge.arguments.generate import MAX_VARIANTS, VariantError, bad_inputs, legal_inputs
-from judge.arguments.scalars import Choice, Count, Number, PerRow
-from judge.arguments.tensors import (
+from judge.checks.arguments.base import NOT_FINITE, ArgumentSpec, Flaw, Sizes, Variant
+from judge.checks.arguments.checks import (
+    contract_refusals,
+    expect_contract_accepts,
+    expect_contract_refusals,
+    public_call,
+)
+from judge.checks.arguments.generate import MAX_VARIANTS, VariantError, bad_inputs, legal_inputs
+from judge.checks.arguments.scalars import Choice, Count, Number, PerRow
+from judge.checks.arguments.tensors import (
     FLOAT32_64,
     HALF_PRECISION,
     INTEGER_AND_BOOL,

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
+from judge.checks.testing import CheckMisuse
 from judge.i18n import Bilingual
-from judge.testing import CheckMisuse
 
 
 class Flaw(str, Enum):

@@ -15,18 +15,18 @@ from typing import Any
 
 import torch
 
-from judge.arguments.base import ArgumentSpec, Flaw, Sizes, Variant, misuse
-from judge.arguments.ranges import zh
-from judge.arguments.tensors import TensorSpec
+from judge.checks.arguments.base import ArgumentSpec, Flaw, Sizes, Variant, misuse
+from judge.checks.arguments.ranges import zh
+from judge.checks.arguments.tensors import TensorSpec
+from judge.checks.testing import CheckMisuse
 from judge.i18n import Bilingual
-from judge.testing import CheckMisuse
 
 MAX_VARIANTS = 200  # calls generated for one function, either side: tens, never thousands
 
 
 class VariantError(RuntimeError):
     """A generated call broke its own promise (a bad call with another flaw, a legal one with any):
-    a bug of :mod:`judge.arguments`, an internal error for the learner."""
+    a bug of :mod:`judge.checks.arguments`, an internal error for the learner."""
 
 
 def checked_call(

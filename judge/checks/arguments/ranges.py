@@ -11,7 +11,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from judge.arguments.base import Flaw
+from judge.checks.arguments.base import Flaw
 
 _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
 _CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")

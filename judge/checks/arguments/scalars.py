@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 import torch
 
-from judge.arguments.base import ArgumentSpec, Edit, Flaw, Sizes, misuse, number_text
-from judge.arguments.ranges import BadValue, Range, zh
-from judge.arguments.tensors import FLOAT32_64, INTEGER_AND_BOOL, _dtype_phrase, _dtype_tuple, _nextafter
+from judge.checks.arguments.base import ArgumentSpec, Edit, Flaw, Sizes, misuse, number_text
+from judge.checks.arguments.ranges import BadValue, Range, zh
+from judge.checks.arguments.tensors import FLOAT32_64, INTEGER_AND_BOOL, _dtype_phrase, _dtype_tuple, _nextafter
 
 _VALUE_FLAWS = frozenset({Flaw.NAN, Flaw.POSINF, Flaw.NEGINF, Flaw.BELOW, Flaw.ABOVE})
 

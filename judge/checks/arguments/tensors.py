@@ -4,8 +4,8 @@ bool masks and token ids.
 Dimensions are named (``dims=("B", "V")``): a name two arguments share must have one length, so a
 wrong length there is a flaw; a dimension only one argument has may have any length (unless
 ``at_least`` says otherwise). Every tensor a spec makes can travel to the learner: its dtypes are
-those :data:`judge.wire.DTYPES` carries (float16, bfloat16 and bool included), else the spec is a
-:class:`~judge.testing.CheckMisuse`.
+those :data:`judge.learner.wire.DTYPES` carries (float16, bfloat16 and bool included), else the spec is a
+:class:`~judge.checks.testing.CheckMisuse`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 
 import torch
 
-from judge import wire
-from judge.arguments.base import ArgumentSpec, Edit, Flaw, Sizes, misuse, number_text, pairs
-from judge.arguments.ranges import Range, zh
-from judge.testing import CheckMisuse
+from judge.checks.arguments.base import ArgumentSpec, Edit, Flaw, Sizes, misuse, number_text, pairs
+from judge.checks.arguments.ranges import Range, zh
+from judge.checks.testing import CheckMisuse
+from judge.learner import wire
 
 FLOAT32_64 = (torch.float32, torch.float64)
 INTEGER_AND_BOOL = (torch.int64, torch.int32, torch.uint8, torch.bool)  # "not a floating tensor"
@@ -361,7 +361,7 @@ class TensorSpec(ArgumentSpec):
 
 @dataclass(frozen=True, kw_only=True)
 class FloatTensor(TensorSpec):
-    """A floating tensor whose entries lie in a :class:`~judge.arguments.ranges.Range` (``low``,
+    """A floating tensor whose entries lie in a :class:`~judge.checks.arguments.ranges.Range` (``low``,
     ``high``, each end open or closed or absent), finite except -inf where ``neginf``.
 
     Value flaws: :attr:`Flaw.NAN`, :attr:`Flaw.POSINF`, :attr:`Flaw.NEGINF` at a random entry;

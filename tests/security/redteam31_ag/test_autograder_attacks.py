@@ -18,7 +18,7 @@ from pathlib import Path
 
 from attack_support import kill_quietly, marker, needs_strict, processes_named, renamer
 
-from judge.exercise import PROJECT_ROOT, resolve
+from judge.exercises.exercise import PROJECT_ROOT, resolve
 
 EXERCISE = "1"
 NAME = "001-weighted-coin.py"
@@ -286,7 +286,7 @@ def _practice(pythonpath: str, cwd: Path, *args: str) -> subprocess.CompletedPro
 
 
 def test_claim9_pythonpath_holding_the_checkouts_judge_folder(tmp_path):
-    """PYTHONPATH=<checkout>/judge (the package folder, a common slip): judge/numbers.py shadows
+    """PYTHONPATH=<checkout>/judge (the package folder, a common slip): judge/checks/numbers.py shadows
     the standard library's numbers and the script dies before it starts."""
     done = _practice(str(PROJECT_ROOT / "judge"), tmp_path, "list")
     assert done.returncode == 0, done.stderr[-600:]

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attack_support import needs_strict  # noqa: E402
 
-from judge.exercise import resolve  # noqa: E402
+from judge.exercises.exercise import resolve  # noqa: E402
 from tests.security.redteam31_ag.test_autograder_attacks import EXERCISE, NAME, all_text, autograde, results, submission  # noqa: E402
 
 

@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from tests.web.site_client import HeldWait, csrf_token, sign_in, signed_in, user_id
 from tests.web.test_course_api import assignment, call, course_with_learners, people_site
-from web.models import (Exercise, ExtensionEvent, Grading, Invitation, Status, Submission, User, utcnow)
-from web.services import services
+from web.core.models import Exercise, ExtensionEvent, Grading, Invitation, Status, Submission, User, utcnow
+from web.core.services import services
 
 PUBLIC = {"name": "softmax", "suite": "public", "verdict": "AC", "message": "", "time_ms": 3.0, "checks": []}
 
@@ -139,7 +139,7 @@ def test_claim3_diff_across_courses_is_404_for_the_other_instructor(site):
 def test_claim3_other_course_assignment_ids_refused_everywhere(site):
     a, b, in_a, in_b = _two_courses_with_ann(site)
     with services(site).sessions() as session:
-        from web.models import Assignment
+        from web.core.models import Assignment
         work_a = session.scalar(select(Assignment.id).where(Assignment.course_id == a["id"]))
     assert call(site, "tom", "POST", f"/api/v1/courses/{b['id']}/rejudge", {"assignment": work_a}).status_code == 404
     assert call(site, "tom", "PUT", f"/api/v1/courses/{b['id']}/assignments/{work_a}",
@@ -166,7 +166,7 @@ def test_claim3_migration_0006_does_not_hand_pre_join_practice_to_a_course(tmp_p
     from alembic import command
     from sqlalchemy import text
 
-    from web.database import alembic_config, make_engine, upgrade
+    from web.core.database import alembic_config, make_engine, upgrade
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     command.upgrade(alembic_config(url), "0005")

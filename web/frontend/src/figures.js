@@ -7,7 +7,7 @@
 //   calibration:  per z, the exact coverage beside the observed share covered; a failed z the same way.
 //
 // A figure of another type draws nothing (a newer report on an older page), never an error.
-// `texts` are the page's words (web/figures.py figure_texts: the site puts them beside each
+// `texts` are the page's words (web/learning/figures.py figure_texts: the site puts them beside each
 // figure, the Run page in its texts). The numbers as a table are the page's job on the site
 // (server-rendered, web/templates/submissions/_figure.html); the Run builds the same with figureElement.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Title, Tooltip } from "chart.js";
@@ -208,7 +208,7 @@ export function figureElement(figure, texts, check = "") {
   return node;
 }
 
-// The figures a case of a report shows: its failed checks', never a hidden case's (web/figures.py).
+// The figures a case of a report shows: its failed checks', never a hidden case's (web/learning/figures.py).
 export function caseFigures(reportCase) {
   if (!reportCase || reportCase.suite === "hidden") return [];
   return (reportCase.checks || []).filter((check) => check && check.passed === false && check.figure)

@@ -1,4 +1,4 @@
-// Math in the pages: every `.math` element that web/statements.py wrote, typeset with KaTeX
+// Math in the pages: every `.math` element that web/learning/statements.py wrote, typeset with KaTeX
 // (bundled, served from this site). `$...$` is written with the class "inline" and set inline;
 // `$$...$$` is "display" (inside a paragraph) or "block" (on lines of its own), set as display math.
 import katex from "katex";

@@ -5,7 +5,7 @@ import { typesetMath } from "./math.mjs";
 // waiting on the server until the verdict is in (its ?wait=): ask at once, and again until then.
 // The server renders the HTML, so nothing is duplicated here.
 // While it runs, a stopwatch counts the seconds since this page first saw it running (the server
-// never tells a learner when a grading started: web/presenting.py says why).
+// never tells a learner when a grading started: web/access/presenting.py says why).
 function followSubmission(region) {
   const url = region.dataset.pollUrl;
   let delay = 0;

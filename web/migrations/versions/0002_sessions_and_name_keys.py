@@ -29,7 +29,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def _name_key(name: str) -> str:
-    """web.names.name_key as of this revision (copied: a migration must not change with the app)."""
+    """web.core.names.name_key as of this revision (copied: a migration must not change with the app)."""
     shown = unicodedata.normalize("NFKC", name).strip()
     return unicodedata.normalize("NFKC", shown.casefold())
 

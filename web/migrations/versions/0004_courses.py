@@ -158,7 +158,7 @@ def _fill_analytics_columns() -> None:
         cases = report.get("cases")
         if not isinstance(cases, list):
             cases = []
-        # judge.report.first_failure as of this revision: the first case whose verdict is not AC or SK.
+        # judge.reports.report.first_failure as of this revision: the first case whose verdict is not AC or SK.
         failing = next((c for c in cases if isinstance(c, dict) and c.get("verdict") not in ("AC", "SK")), None)
         zh = report.get("diagnosis_zh")
         connection.execute(

@@ -4,7 +4,7 @@ Revision ID: 0005
 Revises: 0004
 Create Date: 2026-12-01 10:30:00.000000
 
-Grading on many machines (Celery on Redis, see ``web/tasks.py``) keeps the grading rows as the
+Grading on many machines (Celery on Redis, see ``web/grading/tasks.py``) keeps the grading rows as the
 queue of record; the broker only carries grading ids. ``grading.published_at`` is when the
 grading's id was last handed to the broker (NULL: never, which is always so without a broker),
 so that a periodic sweep can publish again what never reached it or what it lost.

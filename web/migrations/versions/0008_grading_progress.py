@@ -6,7 +6,7 @@ Create Date: 2026-12-06 20:00:00.000000
 
 A running grading's worker writes how many of its public cases are done, how many cases it has
 (and how many of them are hidden), and whether the hidden cases have started, so that every site
-process can show "3 of 17 cases" while a learner waits (see web.grading). Existing rows get NULLs
+process can show "3 of 17 cases" while a learner waits (see web.grading.queue). Existing rows get NULLs
 and ``false``: a finished grading has no progress to show.
 """
 

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import torch
 
-from judge.arguments import NOT_FINITE, Count, Flaw, FloatTensor, expect_contract_accepts, expect_contract_refusals
-from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_tensor
-from judge.evidence import Evidence
+from judge.checks.arguments import (
+    NOT_FINITE,
+    Count,
+    Flaw,
+    FloatTensor,
+    expect_contract_accepts,
+    expect_contract_refusals,
+)
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect, expect_tensor
+from judge.checks.evidence import Evidence
 
 from ..public import coin
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     BadInput,
     expect,
     expect_bad_inputs_refused,

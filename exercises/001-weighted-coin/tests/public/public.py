@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_distribution, expect_raises, expect_tensor
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect, expect_distribution, expect_raises, expect_tensor
 
 from .coin import SIDE, SWAPPED, probs_of
 

@@ -8,7 +8,7 @@ flips per row fed extreme uniforms, 2 x 64 fair flips per seed check.
 
 from __future__ import annotations
 
-from judge.budget import BudgetDeclaration
+from judge.checks.budget import BudgetDeclaration
 
 from . import coin
 

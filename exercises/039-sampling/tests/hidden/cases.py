@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.checks import Label
+from judge.checks.core import Label
 from judge.i18n import Bilingual
 
 from . import real_logits
@@ -170,7 +170,7 @@ def zipf_rows(vocab: int = 32_000) -> Batch:
 # Rows of a real model's logits (real_logits.py: the tiny Qwen3 over its held-out passage), with
 # the parameters a chat model runs at: (passage position, parameters, label, public en, public zh).
 # Every cut keeps the oracle's 2e-3 relative margin, which a logit perturbation of up to
-# judge.models.LOGIT_TOLERANCE (1e-4) cannot cross: it moves any ratio of two probabilities by at
+# judge.exercises.models.LOGIT_TOLERANCE (1e-4) cannot cross: it moves any ratio of two probabilities by at
 # most exp(2e-4 / T), under 3e-4 relative at T >= 0.7 (tests/exercises/test_039_sampling.py
 # perturbs the logits and checks that every row keeps the same tokens). top_p was placed where a
 # real tail allows it: on the flat position the 0.9 or 0.95 nucleus at T = 1 or 1.3 ends after

@@ -19,9 +19,9 @@ import random
 
 import torch
 
-from judge.arguments import expect_contract_accepts
-from judge.budget import BudgetDeclaration
-from judge.checks import (
+from judge.checks.arguments import expect_contract_accepts
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (
     DEFAULT_GENERATOR_DIAGNOSIS,
     ROWS_SHARE_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
@@ -49,9 +49,9 @@ from judge.checks import (
     row_title,
     rule,
 )
-from judge.generator_contract import DEFAULT_RESEEDED_DIAGNOSIS, RESEEDED_DIAGNOSIS
+from judge.checks.generator_contract import DEFAULT_RESEEDED_DIAGNOSIS, RESEEDED_DIAGNOSIS
+from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
-from judge.testing import lane_weight
 
 from . import cases, generated, specs
 from .naming import collision, differs, explains_every_row, whole_output_mistakes

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     NOT_FINITE,
     Count,
     Flaw,
@@ -27,7 +27,7 @@ from judge.arguments import (
     bad_inputs,
     public_call,
 )
-from judge.checks import BadCall, expect, expect_close, expect_support, expect_tensor
+from judge.checks.core import BadCall, expect, expect_close, expect_support, expect_tensor
 from judge.i18n import Bilingual
 
 from ..public.diagnoses import MISTAKES

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_close, expect_distribution, expect_raises, expect_support, expect_tensor
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect, expect_close, expect_distribution, expect_raises, expect_support, expect_tensor
 
 BUDGET = BudgetDeclaration(fit=1)
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import (
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (
     CheckFailed,
     Evidence,
     diagnosed,

@@ -20,9 +20,9 @@ import random
 
 import torch
 
-from judge.arguments import expect_contract_accepts
-from judge.budget import BudgetDeclaration
-from judge.checks import (
+from judge.checks.arguments import expect_contract_accepts
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (
     diagnosed,
     expect_calls_refused,
     expect_support,
@@ -30,10 +30,10 @@ from judge.checks import (
     expect_tokens_in_range,
     generator_contract_budget,
 )
-from judge.evidence import Evidence
+from judge.checks.evidence import Evidence
+from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
-from judge.testing import lane_weight
+from judge.learner.interface import LearnerRaised
 
 from ..public import checks40
 from ..public.checks40 import expect_alias_table, expect_tokens

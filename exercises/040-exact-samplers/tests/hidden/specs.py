@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     HALF_PRECISION,
     INTEGER_AND_BOOL,
     NOT_FINITE,
@@ -32,7 +32,7 @@ from judge.arguments import (
     bad_inputs,
     public_call,
 )
-from judge.checks import BadCall, expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks.core import BadCall, expect_support, expect_tensor, expect_tokens_in_range
 from judge.i18n import Bilingual
 
 from ..public.checks40 import METHODS, expect_alias_table, expect_tokens
@@ -174,7 +174,7 @@ def generated_refusals(
     rng: random.Random,
     extra: Callable[[], dict[str, Any]] | None = None,
 ) -> list[BadCall]:
-    """The bad calls the contract gives (``judge.arguments.bad_inputs``), each with exactly one thing
+    """The bad calls the contract gives (``judge.checks.arguments.bad_inputs``), each with exactly one thing
     wrong, as :class:`BadCall`\\ s in the order of ``FLAW_ORDER`` within each argument, each named by
     ``FLAW_DIAGNOSES`` where its flaw names a known mistake."""
     variants = bad_inputs(good, arguments, rng)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     BadInput,
     expect,
     expect_bad_inputs_refused,

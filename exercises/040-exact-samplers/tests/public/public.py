@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect_distribution, expect_raises, expect_support
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect_distribution, expect_raises, expect_support
 from judge.i18n import Bilingual
 
 from . import checks40

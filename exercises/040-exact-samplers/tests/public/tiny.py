@@ -22,9 +22,9 @@ import contextlib
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import diagnosed, expect_support, expect_tensor, expect_tokens_in_range
-from judge.evidence import Evidence
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import diagnosed, expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual
 
 from . import checks40

@@ -11,7 +11,7 @@ draws; error bars covering P(event) at the exact rate of the Wald interval over 
 (z = 1 and 2); the counts of few draws binomial and neighbouring rows independent (``draws41``); rows of
 certain events exact at every draw site's extremes (``extremes41``); and the generator's whole contract.
 For each function, the bad inputs its statement refuses and the legal corners it allows are generated
-from its contract (``specs.py``, judge/arguments) under the case's seed; the hand-written tables stay as
+from its contract (``specs.py``, judge/checks/arguments) under the case's seed; the hand-written tables stay as
 examples. The sizes and the power against each known mistake: benchmarks/power_041.py.
 """
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import torch
 
-from judge.arguments import expect_contract_accepts, expect_contract_refusals
-from judge.budget import BudgetDeclaration
+from judge.checks.arguments import expect_contract_accepts, expect_contract_refusals
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
-from judge.testing import lane_weight
 
 from ..public import checks41, draws41, extremes41
 from . import cases, specs

@@ -14,7 +14,7 @@ import random
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     FLOAT32_64,
     HALF_PRECISION,
     NOT_FINITE,
@@ -27,7 +27,7 @@ from judge.arguments import (
     Variant,
     public_call,
 )
-from judge.checks import Evidence, expect
+from judge.checks.core import Evidence, expect
 from judge.i18n import Bilingual
 
 from ..public.answers41 import check_probability_answer, event_probabilities

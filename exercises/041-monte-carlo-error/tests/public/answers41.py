@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from judge.checks import Evidence, expect, expect_tensor, fail
+from judge.checks.core import Evidence, expect, expect_tensor, fail
+from judge.checks.numbers import format_pair
 from judge.i18n import Bilingual
-from judge.numbers import format_pair
 
 from .diagnoses import MISTAKES
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     ROWS_SHARE_DIAGNOSIS,
     BadCall,
     BadInput,
@@ -33,8 +33,8 @@ from judge.checks import (
     expect_unbiased,
     fail,
 )
+from judge.checks.stats import normal_sf
 from judge.i18n import Bilingual
-from judge.stats import normal_sf
 
 from . import wald
 from .answers41 import check_probability_answer, event_probabilities, pair

@@ -19,7 +19,7 @@ import random
 
 import torch
 
-from judge.budget import BudgetDeclaration
+from judge.checks.budget import BudgetDeclaration
 from judge.i18n import Bilingual
 
 from . import checks41, draws41, extremes41

@@ -1,6 +1,6 @@
 """Generated legal corners of exercise 42, judged with a name for what failed, on its own evidence.
 
-``judge.arguments`` generates the calls (``specs.py`` says what the statement allows); ``expect_accepted``
+``judge.checks.arguments`` generates the calls (``specs.py`` says what the statement allows); ``expect_accepted``
 judges them as ``expect_contract_accepts`` does and names a legal corner refused with a ValueError, but
 only after the good call it was made from returned normally (a function that refuses everything refuses
 no corner in particular). The bad inputs: ``public/refusals.py``.
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from judge.arguments import Variant, public_call
-from judge.checks import Evidence, fail, rule
+from judge.checks.arguments import Variant, public_call
+from judge.checks.core import Evidence, fail, rule
 from judge.i18n import Bilingual, in_language
-from judge.learner import LearnerRaised
+from judge.learner.interface import LearnerRaised
 
 
 def refused_corner(public: str) -> Bilingual:

@@ -17,11 +17,11 @@ import random
 
 import torch
 
-from judge.arguments import Variant, contract_refusals, legal_inputs
-from judge.budget import BudgetDeclaration
-from judge.checks import BadCall, BadInput, Evidence, diagnosed, expect_bad_inputs_refused
+from judge.checks.arguments import Variant, contract_refusals, legal_inputs
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import BadCall, BadInput, Evidence, diagnosed, expect_bad_inputs_refused
+from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
-from judge.testing import lane_weight
 
 from ..public.checking import (
     check_decoded,

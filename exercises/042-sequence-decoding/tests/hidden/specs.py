@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     NOT_FINITE,
     ArgumentSpec,
     Flaw,
@@ -29,8 +29,8 @@ from judge.arguments import (
     Values,
     legal_inputs,
 )
-from judge.arguments.base import Edit
-from judge.arguments.ranges import zh
+from judge.checks.arguments.base import Edit
+from judge.checks.arguments.ranges import zh
 
 from . import cases, oracle
 
@@ -165,7 +165,7 @@ class PadId(ArgumentSpec):
 # "`sequence_log_prob`: `logits` not a floating tensor of three dimensions, `tokens` not an int64 tensor
 # `[B, T]`, `mask` not a bool tensor `[B, T]`, a real token outside `[0, V)`". A tokens or mask of
 # another B or T than logits is "not [B, T]": SHAPE on tokens and mask. Not on logits: its V is no
-# shape of the others (a larger V keeps every id valid; judge.arguments counts V as shared because
+# shape of the others (a larger V keeps every id valid; judge.checks.arguments counts V as shared because
 # TokenIds refers to it). Non-finite logits are no flaw (padded positions may hold them; at a real
 # position what happens is left open).
 LOG_PROB_ARGUMENTS = {

@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
-from judge.checks import CheckFailed, Evidence, expect, expect_close, expect_tensor, fail, rule
+from judge.checks.core import CheckFailed, Evidence, expect, expect_close, expect_tensor, fail, rule
+from judge.checks.numbers import format_pair
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
-from judge.numbers import format_pair
+from judge.learner.interface import LearnerRaised
 
 # float32: sums of up to a few thousand log-probabilities; float64: near machine precision.
 TOLERANCE = {torch.float32: (1e-5, 1e-4), torch.float64: (1e-10, 1e-10)}

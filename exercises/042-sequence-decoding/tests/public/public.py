@@ -11,8 +11,8 @@ import math
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect_raises
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect_raises
 
 from .checking import check_decoded, check_log_probs
 

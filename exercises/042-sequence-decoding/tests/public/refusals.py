@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.checks import BadCall, CheckFailed, Evidence, expect_calls_refused, expect_raises, fail, rule
+from judge.checks.core import BadCall, CheckFailed, Evidence, expect_calls_refused, expect_raises, fail, rule
 from judge.i18n import Bilingual, in_language
-from judge.learner import LearnerRaised
+from judge.learner.interface import LearnerRaised
 
 
 def accepted(public: str) -> Bilingual:

@@ -14,8 +14,8 @@ import math
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import BadCall, Evidence, diagnosed
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import BadCall, Evidence, diagnosed
 from judge.i18n import Bilingual
 
 from .checking import (

@@ -18,9 +18,9 @@ from contextlib import nullcontext
 
 import torch
 
-from judge.arguments import Variant, contract_refusals, legal_inputs, public_call
-from judge.budget import BudgetDeclaration
-from judge.checks import (
+from judge.checks.arguments import Variant, contract_refusals, legal_inputs, public_call
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (
     BadCall,
     BadInput,
     Label,
@@ -35,10 +35,10 @@ from judge.checks import (
     fail,
     generator_contract_budget,
 )
-from judge.evidence import Evidence
+from judge.checks.evidence import Evidence
+from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
-from judge.testing import lane_weight
+from judge.learner.interface import LearnerRaised
 
 from ..public import checks43, theory
 from ..public.checks43 import TOLERANCE, expect_values

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     NOT_FINITE,
     Count,
     Flaw,
@@ -29,9 +29,9 @@ from judge.arguments import (
     Variant,
     public_call,
 )
-from judge.arguments.base import Edit, Sizes
-from judge.arguments.ranges import zh
-from judge.checks import BadCall, expect, expect_close, expect_tensor
+from judge.checks.arguments.base import Edit, Sizes
+from judge.checks.arguments.ranges import zh
+from judge.checks.core import BadCall, expect, expect_close, expect_tensor
 from judge.i18n import Bilingual
 
 from ..public import theory

@@ -14,7 +14,7 @@ from contextlib import nullcontext
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     SEEDS_DIAGNOSIS,
     CheckFailed,
     best_alternative,
@@ -30,8 +30,8 @@ from judge.checks import (
     expect_tensor,
     fail,
 )
+from judge.checks.stats import chi2_sf
 from judge.i18n import Bilingual, in_language
-from judge.stats import chi2_sf
 
 from . import theory
 from .diagnoses import MISTAKES

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect, expect_raises
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect, expect_raises
 
 from . import checks43
 from .checks43 import expect_values, rate_mistakes, topk_rate

@@ -14,8 +14,8 @@ from contextlib import nullcontext
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import (
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import (
     BadCall,
     diagnosed,
     expect,

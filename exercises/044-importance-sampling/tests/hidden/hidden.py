@@ -16,11 +16,11 @@ import random
 
 import torch
 
-from judge.arguments import Variant, expect_contract_accepts
-from judge.budget import BudgetDeclaration
-from judge.checks import generator_contract_budget
+from judge.checks.arguments import Variant, expect_contract_accepts
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import generator_contract_budget
+from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
-from judge.testing import lane_weight
 
 from ..public import checks44, draws44
 from . import cases, generated, sampling, specs

@@ -9,13 +9,13 @@ import random
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     Evidence,
     fail,
     rule,
 )
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
+from judge.learner.interface import LearnerRaised
 
 from ..public import readable44 as readable
 from ..public.diagnoses import MISTAKES

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     NOT_FINITE,
     Count,
     Flaw,
@@ -24,7 +24,7 @@ from judge.arguments import (
     Variant,
     contract_refusals,
 )
-from judge.checks import BadCall, CheckFailed, expect_calls_refused
+from judge.checks.core import BadCall, CheckFailed, expect_calls_refused
 from judge.i18n import Bilingual
 
 from ..public.checks44 import name_crash
@@ -154,7 +154,7 @@ def refusals(
     rng: random.Random,
     extra: Callable[[], dict] | None = None,
 ) -> list[BadCall]:
-    """The generated bad calls of ``function`` (:func:`judge.arguments.contract_refusals`), each naming
+    """The generated bad calls of ``function`` (:func:`judge.checks.arguments.contract_refusals`), each naming
     its refusal group as the diagnosis when the call returns normally."""
     return contract_refusals(
         function, good, arguments, rng, extra=extra, name=name, diagnose=lambda variant: REFUSALS[refusal_name(variant)]
@@ -312,7 +312,7 @@ def shuffled(calls: Sequence[BadCall], rng: random.Random) -> list[BadCall]:
 
 
 def expect_refused(calls: Sequence[BadCall], goods: Sequence[tuple[Callable, dict]]) -> int:
-    """:func:`judge.checks.expect_calls_refused`, after one legal call of each function (``goods``: the
+    """:func:`judge.checks.core.expect_calls_refused`, after one legal call of each function (``goods``: the
     function and its keyword arguments). Where those return, a call that raised another type than
     ValueError (it crashed inside instead of refusing) is named like one that returned normally: the input
     was not refused either. A function that crashes on legal inputs too fails on its legal call, unnamed."""

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     BadInput,
     CheckFailed,
     Evidence,
@@ -28,7 +28,7 @@ from judge.checks import (
     fail,
 )
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
+from judge.learner.interface import LearnerRaised
 
 from .diagnoses import MISTAKES, REFUSALS
 from .weights44 import (  # noqa: F401  (the weight functions' checks, re-exported for the suites)
@@ -63,7 +63,7 @@ def name_crash(failure: CheckFailed, calls: Sequence[tuple[str, str | None]]) ->
 
 
 def refused(function, table: Sequence[BadInput], *, name: str, good: dict, extra=None) -> int:
-    """:func:`judge.checks.expect_bad_inputs_refused`, after one call with the legal arguments ``good``: where
+    """:func:`judge.checks.core.expect_bad_inputs_refused`, after one call with the legal arguments ``good``: where
     that call returns, a bad input that made the function crash (another type than ValueError) is named like
     one it accepted, since it was not refused either; a function that crashes on legal inputs too is named
     nothing here (the call with ``good`` fails the case)."""

@@ -232,7 +232,7 @@ MISTAKES: dict[str, Bilingual] = {
 
 
 # A bad input the statement refuses, accepted: named by the refusal sentence it breaks (the call returned
-# normally: its own evidence). Keyed by a name of the group (judge/arguments' flaws map onto them).
+# normally: its own evidence). Keyed by a name of the group (judge/checks/arguments' flaws map onto them).
 REFUSALS: dict[str, Bilingual] = {
     "not_2d_floating": Bilingual(
         "an input that is not a 2-D floating tensor (a 1-D tensor, an integer or bool tensor, a list) is not "

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import torch
 
-from judge.checks import (
+from judge.checks.core import (
     DEFAULT_GENERATOR_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
     CheckFailed,
@@ -22,7 +22,7 @@ from judge.checks import (
     expect_generator_contract,
     expect_independent_across_rows,
 )
-from judge.generator_contract import DEFAULT_RESEEDED_DIAGNOSIS, RESEEDED_DIAGNOSIS
+from judge.checks.generator_contract import DEFAULT_RESEEDED_DIAGNOSIS, RESEEDED_DIAGNOSIS
 from judge.i18n import Bilingual
 
 from . import readable44 as readable
@@ -177,7 +177,7 @@ def contract_targets() -> tuple[ReadableRows, torch.Tensor]:
 def check_generator(
     sub, ctx, copies: int = CONTRACT_COPIES, position_copies: int = POSITION_COPIES, positions: bool = True
 ) -> None:
-    """:func:`judge.checks.expect_generator_contract` on the splits read off the estimates: the seed decides,
+    """:func:`judge.checks.core.expect_generator_contract` on the splits read off the estimates: the seed decides,
     the generator advances, torch's default generator is used (and advanced) with generator=None and left
     alone with a generator given, and rows follow their own inputs wherever they stand in the batch."""
     targets, law = contract_targets()

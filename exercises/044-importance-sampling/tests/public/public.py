@@ -10,7 +10,7 @@ import dataclasses
 
 import torch
 
-from judge.budget import BudgetDeclaration
+from judge.checks.budget import BudgetDeclaration
 
 from . import checks44
 

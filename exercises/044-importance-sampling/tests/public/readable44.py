@@ -24,7 +24,7 @@ from functools import cached_property
 
 import torch
 
-from judge.checks import Evidence, expect, expect_tensor, fail
+from judge.checks.core import Evidence, expect, expect_tensor, fail
 from judge.i18n import Bilingual
 
 from .weights44 import pair

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
+from judge.checks.budget import BudgetDeclaration
 
 from . import checks44, draws44
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from judge.checks import CheckFailed, Evidence, diagnosed, expect, expect_close, expect_tensor, fail
+from judge.checks.core import CheckFailed, Evidence, diagnosed, expect, expect_close, expect_tensor, fail
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
+from judge.learner.interface import LearnerRaised
 
 from .diagnoses import MISTAKES
 

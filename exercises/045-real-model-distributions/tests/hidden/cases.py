@@ -1,10 +1,10 @@
 """Exercise 45's hidden cases, built at run time from the shipped tiny Qwen3 (judge side only).
 
-The learner never gets the model: these functions compute its real logits (``judge.models``),
+The learner never gets the model: these functions compute its real logits (``judge.exercises.models``),
 its decoder weights and the logits of its int4-quantized draft in the judge's process, and the
 tests pass tensors. Positions are frozen below; every ``tokens_for_mass`` decision is verified
 live, when the case is built, to lie at least ``oracle.MASS_MARGIN`` from flipping (logits move
-~1e-5 between machines: ``judge.models.LOGIT_TOLERANCE``), else :class:`oracle.AmbiguousCase`.
+~1e-5 between machines: ``judge.exercises.models.LOGIT_TOLERANCE``), else :class:`oracle.AmbiguousCase`.
 Everything is cached per process, behind a lock: ``check`` judges solutions in threads, and the
 model must load once.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from judge import models
+from judge.exercises import models
 
 from . import oracle
 
@@ -276,7 +276,7 @@ HALVES = torch.tensor(
 def prepare_all(*, smollm2: bool) -> None:
     """Build every cached case now (the suite's ``prepare``): the model, its logits, its
     quantized draft's logits, the weights, each case's rows and expected answers; SmolLM2's too
-    when it is installed. Raises :class:`oracle.AmbiguousCase` or ``judge.models.ModelUnavailable``."""
+    when it is installed. Raises :class:`oracle.AmbiguousCase` or ``judge.exercises.models.ModelUnavailable``."""
     mass_real()
     mass_half()
     entropy_real()

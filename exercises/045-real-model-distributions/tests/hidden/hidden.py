@@ -1,7 +1,7 @@
 """Hidden tests of exercise 45. Never shown to learners; run in the judge's process only.
 
 Every case is built at run time on the real logits and weights of the shipped tiny Qwen3
-(``cases.py``, through ``judge.models``): the learner's functions get tensors, never the model.
+(``cases.py``, through ``judge.exercises.models``): the learner's functions get tensors, never the model.
 Nothing here is random: the answers are computed in float64 by ``oracle.py`` from the same
 tensors the learner gets, and the ``tokens_for_mass`` decisions are verified, when the cases are
 built, to lie at least 1e-4 from flipping. A failure names the known mistake that reproduces the
@@ -22,13 +22,13 @@ import random
 
 import torch
 
-from judge import models
-from judge.arguments import expect_contract_accepts
-from judge.budget import BudgetDeclaration
-from judge.checks import BadCall, CheckFailed, expect, expect_calls_refused, rule
+from judge.checks.arguments import expect_contract_accepts
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import BadCall, CheckFailed, expect, expect_calls_refused, rule
+from judge.checks.testing import lane_weight
+from judge.exercises import models
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
-from judge.testing import lane_weight
+from judge.learner.interface import LearnerRaised
 
 from ..public.checking import (
     check_counts,

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from judge.arguments import (
+from judge.checks.arguments import (
     NOT_FINITE,
     Count,
     Flaw,
@@ -28,7 +28,7 @@ from judge.arguments import (
     bad_inputs,
     public_call,
 )
-from judge.checks import BadCall
+from judge.checks.core import BadCall
 from judge.i18n import Bilingual
 
 from ..public.checking import (

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import torch
 
-from judge.checks import Evidence, expect_close, expect_tensor, fail, rule
+from judge.checks.core import Evidence, expect_close, expect_tensor, fail, rule
+from judge.checks.numbers import format_pair
 from judge.i18n import Bilingual
-from judge.learner import LearnerRaised
-from judge.numbers import format_pair
+from judge.learner.interface import LearnerRaised
 
 from . import mistaken
 from .diagnoses import NOT_IDENTITY, OVERFLOW, VALID_REFUSED, ZERO_GROUP, ZERO_LOG_ZERO

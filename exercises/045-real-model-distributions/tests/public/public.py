@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import expect_raises
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import expect_raises
 
 from .checking import (
     check_counts,

@@ -14,8 +14,8 @@ import math
 
 import torch
 
-from judge.budget import BudgetDeclaration
-from judge.checks import BadInput, CheckFailed, expect_bad_inputs_refused
+from judge.checks.budget import BudgetDeclaration
+from judge.checks.core import BadInput, CheckFailed, expect_bad_inputs_refused
 
 from . import frozen
 from .checking import (
