@@ -53,7 +53,7 @@ from web.core.models import (  # noqa: E402
     Submission,
     User,
 )
-from web.core.services import services  # noqa: E402
+from web.services import services  # noqa: E402
 from web.teaching.courses import create_course  # noqa: E402
 
 FIRST_NUMBER = 900

@@ -87,7 +87,7 @@ def probe_wait(patched: bool, threads: int = 4, requests: int = 8) -> float:
     from web.app import create_app
     from web.core.config import Settings
     from web.core.models import Exercise, Role, Submission
-    from web.core.services import services
+    from web.services import services
     from web.teaching import diffing
 
     folder = tempfile.mkdtemp(prefix="diff-bench-")

@@ -32,7 +32,7 @@ import torch  # noqa: E402
 
 from benchmarks._common import EXERCISE_ID, fmt_ms, machine, median, write_json  # noqa: E402
 from judge.checks import core as checks  # noqa: E402
-from judge.checks import stats, stats_torch
+from judge.checks import stats, stats_torch  # noqa: E402
 from judge.engine.runner import grade  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.sandbox import launcher_for  # noqa: E402

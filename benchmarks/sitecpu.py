@@ -38,7 +38,7 @@ from judge.engine.runner import grade  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from web.app import create_app  # noqa: E402
 from web.core.config import Settings  # noqa: E402
-from web.core.services import services  # noqa: E402
+from web.services import services  # noqa: E402
 
 LEARNERS = 40
 PARTS = ("post_ms", "claim_ms", "finish_ms", "get_ms")

@@ -3,7 +3,7 @@
 ``create_app(settings)`` opens the database (migrating it), syncs the exercises, builds the
 sandbox launcher chosen by configuration, binds the extensions (login, CSRF, rate limits) and
 starts the grading workers, all in one place; the shared objects are one typed
-:class:`~web.core.services.Services` (see :func:`web.core.services.services`).
+:class:`~web.services.Services` (see :func:`web.services.services`).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from web.core.database import make_engine, session_factory, upgrade
 from web.core.extensions import csrf, limiter, login_manager
 from web.core.models import User, UserSession, as_utc
 from web.core.moments import show as show_moment
-from web.core.services import Services, services
 from web.grading.queue import GradingQueue
 from web.learning.exercises import sync_exercises
 from web.learning.figures import case_figures, figure_texts
+from web.services import Services, services
 
 log = logging.getLogger("probjudge.web")
 

@@ -47,7 +47,7 @@ def serve(host: str, port: int, threads: int = 8) -> int:
     from waitress import create_server
 
     from web.app import create_app
-    from web.core.services import services
+    from web.services import services
 
     try:
         app = create_app(settings)

@@ -23,9 +23,9 @@ from judge.checks.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, Evidence, decisive
 from judge.checks.numbers import format_pair
 from judge.checks.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
 from judge.checks.testing import CheckMisuse, Context, LearnerFunction
-from judge.engine.process import LearnerRaised
 from judge.i18n import Bilingual, in_language
 from judge.learner.code import qualified_name
+from judge.learner.interface import LearnerRaised
 from judge.reports import figures
 from judge.reports.report import CheckRecord
 

@@ -32,6 +32,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from judge.reports.report import HIDDEN, PUBLIC  # the two folders under tests/
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"  # its solutions (a pack's solutions: the folder beside it)
@@ -39,7 +41,7 @@ PACKS_VARIABLE = "PROBJUDGE_EXERCISES"
 LANGUAGES = ("en", "zh")
 SUITES = ("public", "hidden")  # what the CLI and the server judge
 BROWSER_SUITES = ("public", "tiny")  # what the browser may judge: the hidden suite never leaves the server
-PUBLIC, HIDDEN = "public", "hidden"  # the two folders under tests/
+
 SUITE_FOLDERS = {"public": PUBLIC, "tiny": PUBLIC, "hidden": HIDDEN}  # where each suite's module lives
 _NOT_SENT = ("__pycache__",)  # never part of tests/public/'s files (bytecode of the judge's own imports)
 

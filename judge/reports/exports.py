@@ -44,10 +44,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
-from judge.exercises.exercise import HIDDEN
 from judge.i18n import function_list, t
 from judge.reports.hiding import hidden_failure_text, visible_case, visible_message
-from judge.reports.report import Report, is_failure
+from judge.reports.report import HIDDEN, Report, is_failure
 from judge.verdicts import Verdict
 
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")

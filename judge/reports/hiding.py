@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.exercises.exercise import HIDDEN
-from judge.reports.report import first_failure, is_failure
+from judge.reports.report import HIDDEN, first_failure, is_failure
 
 RULE_FIELDS = ("rule", "rule_zh")  # missing or empty in reports from before the engine wrote them
 HIDDEN_CHECK_FIELDS = ("kind", "alpha", "passed")  # what a learner sees of a hidden case's checks

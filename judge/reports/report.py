@@ -16,6 +16,8 @@ from judge.i18n import in_language
 from judge.verdicts import Verdict
 
 REPORT_SCHEMA = 1
+# The suites a case comes from, as a report names them: the two folders under an exercise's tests/.
+PUBLIC, HIDDEN = "public", "hidden"
 _NOT_FAILED = frozenset({Verdict.AC.value, Verdict.SK.value})  # a case that passed, or did not run
 Case = TypeVar("Case")  # a CaseResult, or its JSON form (a dict)
 

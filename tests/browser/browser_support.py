@@ -36,7 +36,7 @@ PASSWORD = "password123"
 @dataclass(frozen=True)
 class ServedSite:
     """A site served on loopback: its base URL, and its app for arranging what no page makes
-    (an instructor's account) through :func:`web.core.services.services`."""
+    (an instructor's account) through :func:`web.services.services`."""
 
     url: str
     app: Flask

@@ -18,8 +18,8 @@ from werkzeug.serving import make_server
 from judge.engine.process import LocalLauncher
 from web.app import create_app
 from web.core.config import Settings
-from web.core.services import services
 from web.serve import missing_assets
+from web.services import services
 
 
 @pytest.fixture(scope="session")

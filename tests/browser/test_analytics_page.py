@@ -18,7 +18,7 @@ from judge.engine.process import LocalLauncher
 from tests.web.test_analytics import SWAPPED, build_class
 from web.app import create_app
 from web.core.config import Settings
-from web.core.services import services
+from web.services import services
 
 AXE = Path(__file__).resolve().parents[2] / "web" / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 CHARTS = {

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from web.accounts.users import create_user
 from web.core.models import Role, User, utcnow
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, save_assignment
 
 CODE = "def flip(p, n, generator=None):\n    return [0] * n  # late, but mine\n"

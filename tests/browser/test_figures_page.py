@@ -14,7 +14,7 @@ from sqlalchemy import select
 from judge.verdicts import Verdict
 from tests.web.site_client import store_graded
 from web.core.models import Exercise, Grading, Status, User, utcnow
-from web.core.services import services
+from web.services import services
 
 DISTRIBUTION = {
     "type": "distribution", "outcome": "token", "n": 20000,

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from tests.web.course_world import attempt, exercise
 from web.accounts.users import create_user
 from web.core.models import Role
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, override_score, save_assignment
 
 

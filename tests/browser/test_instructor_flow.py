@@ -26,7 +26,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from judge.exercises.exercise import resolve
 from web.accounts.users import create_user
 from web.core.models import Role
-from web.core.services import services
+from web.services import services
 
 EXERCISE = resolve("1")  # the smallest exercise: a few seconds to judge
 REFERENCE = EXERCISE.reference_path.read_text()

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 from tests.web.course_world import attempt, exercise
 from web.accounts.users import create_user
 from web.core.models import Rejudge, RejudgeScope, Role
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, save_assignment
 
 SHOTS = os.environ.get("PROBJUDGE_MOBILE_SHOTS")  # a folder: a picture of each page, to look at

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from judge.exercises.exercise import resolve
 from web.core.models import Exercise, Grading, Status, Submission, User, utcnow
-from web.core.services import services
+from web.services import services
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()

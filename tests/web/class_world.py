@@ -16,7 +16,7 @@ from site_client import password_hash, sign_in
 
 from tests.web.course_world import attempt, exercise
 from web.core.models import ApiToken, Role, User
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, save_assignment
 
 PASSWORD = "password123"

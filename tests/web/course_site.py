@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from tests.web.site_client import password_hash, store_graded
 from web.core.models import ApiToken, CourseRole, Exercise, Invitation, Rejudge, RejudgeScope, Role, User
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, save_assignment
 
 # name → (site role, what they are in the course world)

@@ -11,7 +11,7 @@ from html import unescape
 from flask.testing import FlaskClient
 
 from web.access.contexts import NOT_GIVEN
-from web.core.services import services
+from web.services import services
 
 _CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"')
 

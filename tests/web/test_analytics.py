@@ -13,8 +13,8 @@ from tests.web.course_world import attempt, course_with_assignment, exercise, le
 from tests.web.site_client import sign_in
 from web.core.database import make_engine, session_factory
 from web.core.models import ApiToken, Role, User
-from web.core.services import services
 from web.learning.exercises import sync_exercises
+from web.services import services
 from web.teaching.analytics import analytics, competition_ranks, learners_with_diagnosis, offset_spans, overview
 
 ZONE = "Europe/Berlin"  # clocks go from UTC+1 to UTC+2 at 2027-03-28 01:00 UTC

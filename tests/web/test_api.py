@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from judge.exercises.exercise import resolve
 from web.core.models import ApiToken, Role, User
-from web.core.services import services
+from web.services import services
 
 EXERCISE = resolve("39")
 

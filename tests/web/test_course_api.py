@@ -9,7 +9,7 @@ from sqlalchemy import select
 from judge.reports.exports import validate_results_json
 from tests.web.site_client import store_graded
 from web.core.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User
-from web.core.services import services
+from web.services import services
 
 PEOPLE = (("tia", Role.instructor), ("tom", Role.instructor), ("ann", Role.learner), ("bob", Role.learner),
           ("cy", Role.learner), ("root", Role.admin))

@@ -18,7 +18,7 @@ from tests.web.class_world import build_class
 from tests.web.course_world import attempt, exercise, moment
 from tests.web.site_client import csrf_token, store_graded
 from web.core.models import Assignment, Course, Grading, Status, Submission, User, Visibility
-from web.core.services import services
+from web.services import services
 from web.teaching.counting import cells
 from web.teaching.courses import enroll
 

@@ -18,7 +18,7 @@ from judge.verdicts import Verdict
 from tests.web.class_world import build_class
 from web.core.models import Assignment, LatePolicy, Status, Submission, User, Visibility, utcnow
 from web.core.moments import show
-from web.core.services import services
+from web.services import services
 from web.teaching.counting import cells
 from web.teaching.courses import grant_extension
 from web.teaching.deadlines import policy_words, span

@@ -8,7 +8,7 @@ import pytest
 
 from tests.web.class_world import ROLES, world  # noqa: F401 (world is a fixture)
 from web.core.models import Submission
-from web.core.services import services
+from web.services import services
 from web.teaching import diffing
 from web.teaching.diffing import MAX_BYTES, MAX_LINES, STEP_BUDGET, CodeDiff, DiffCache, code_diff
 

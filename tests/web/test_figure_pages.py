@@ -12,8 +12,8 @@ from sqlalchemy import select
 
 from judge.exercises.exercise import resolve
 from web.core.models import Exercise, Role, User
-from web.core.services import services
 from web.learning.figures import shown_figure
+from web.services import services
 
 HIDDEN_ID = 987654  # an outcome id only the hidden case's figure has
 DISTRIBUTION = {

@@ -12,7 +12,7 @@ from site_client import csrf_token
 
 from tests.web.class_world import build_class
 from tests.web.course_world import exercise
-from web.core.services import services
+from web.services import services
 
 
 @pytest.fixture

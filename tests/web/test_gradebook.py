@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from tests.web.course_world import attempt, exercise
 from web.core.models import ApiToken, Course, Override, Role, User
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, override_score, save_assignment
 from web.teaching.gradebook import GradebookError, course_exercises, gradebook_page, gradebook_rows
 

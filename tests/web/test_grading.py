@@ -19,9 +19,9 @@ from judge.sandbox.layers import missing_required
 from judge.verdicts import Verdict
 from web.core.database import make_engine, session_factory
 from web.core.models import Exercise, Grading, Priority, Status, Submission, User
-from web.core.services import services
 from web.grading.queue import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused
 from web.learning.exercises import sync_exercises
+from web.services import services
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).
 pytestmark = pytest.mark.strict_sandbox

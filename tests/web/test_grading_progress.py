@@ -17,10 +17,10 @@ from web.access.presenting import Access, grading_progress
 from web.core.database import make_engine, session_factory
 from web.core.i18n import ordinal
 from web.core.models import Exercise, Grading, Priority, Status, Submission, User, Visibility
-from web.core.services import services
 from web.grading.progress import ProgressRecorder, queue_position
 from web.grading.queue import GradingQueue
 from web.learning.exercises import sync_exercises
+from web.services import services
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from tests.web.site_client import api_token, csrf_token, sign_in, sign_up
 from web.core.models import ApiToken, Role, User
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course
 
 WRONG_CODES_ALLOWED = 10  # JOIN_LIMIT's per-minute count (web.core.extensions)

@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import select
 
 from web.core.models import ApiToken, Exercise, Grader, Grading, Priority, Role, Status, Submission, User, utcnow
-from web.core.services import services
 from web.grading.broker import Broker
 from web.grading.health import LIVE_WAIT_WARNING_S, health_report, percentiles
 from web.grading.tasks import make_celery
+from web.services import services
 
 NOW = dt.datetime(2026, 12, 1, 12, 0, 0, tzinfo=dt.UTC)
 

@@ -9,8 +9,8 @@ from sqlalchemy import select
 from tests.web.site_client import sign_in
 from tests.web.test_course_api import people_site
 from web.core.models import Exercise, Grading, Status, Submission, User
-from web.core.services import services
 from web.learning.exercise_pages import HISTORY_PER_PAGE
+from web.services import services
 
 
 def _listed(page: str) -> list[int]:

@@ -18,8 +18,8 @@ from judge.exercises.exercise import ExerciseError, resolve
 from tests.web.course_site import course_world
 from web.core import forms
 from web.core.models import ApiToken, Submission
-from web.core.services import services
 from web.core.validation import text_problem
+from web.services import services
 
 # Valid values for the route arguments a test is not attacking.
 GOOD = {"identifier": "39", "code": "en"}

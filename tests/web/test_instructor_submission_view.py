@@ -11,7 +11,7 @@ from sqlalchemy import select
 from tests.web.class_world import build_class
 from tests.web.course_world import attempt, exercise
 from web.core.models import Course, User
-from web.core.services import services
+from web.services import services
 
 
 def _world(make_site):

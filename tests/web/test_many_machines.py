@@ -393,7 +393,7 @@ def test_the_broker_url_must_be_redis():
 
 def test_a_site_with_a_broker_grades_nothing_itself_and_publishes(make_site, monkeypatch):
     app = make_site(broker_url="memory://", workers=2)
-    from web.core.services import services
+    from web.services import services
 
     queue = services(app).queue
     assert queue.workers == 0 and queue.launcher is None and isinstance(queue.broker, Broker)

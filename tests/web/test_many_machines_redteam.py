@@ -33,10 +33,10 @@ from tests.web.test_many_machines import (
 )
 from web.core.database import make_engine, session_factory
 from web.core.models import Grading, Role, Status, utcnow
-from web.core.services import EXTENSION_KEY, services
 from web.grading.broker import LIVE_QUEUE
 from web.grading.health import health_report
 from web.grading.sweeping import sweep
+from web.services import EXTENSION_KEY, services
 
 world = test_many_machines.world  # the fixture
 

@@ -16,7 +16,7 @@ from web.accounts.users import NameTaken, create_user, find_user
 from web.core.database import alembic_config, make_engine, session_factory, upgrade
 from web.core.models import User
 from web.core.names import display_name, name_key
-from web.core.services import services
+from web.services import services
 
 SPELLINGS = ["Admin", "ADMIN", "ａｄｍｉｎ", "ＡＤＭＩＮ", " admin ", "ａdmin"]
 

@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from judge.exercises.exercise import resolve
 from web.core.models import ApiToken, Role, Submission, User
-from web.core.services import services
 from web.core.texts import TEXTS
+from web.services import services
 
 EXERCISE = resolve("39")
 REFERENCE = EXERCISE.reference_path.read_text()

@@ -233,7 +233,7 @@ def test_every_route_is_classified(world):
 
 def test_the_owners_are_who_the_table_says(world):
     from web.core.models import ApiToken, Invitation, User
-    from web.core.services import services
+    from web.services import services
 
     with services(world.app).sessions() as session:
         owner = {"token_id": session.get(ApiToken, world.values["token_id"]).user_id,
@@ -326,7 +326,7 @@ def test_only_site_instructors_and_admins_create_courses(world):
 def test_a_visitor_teaches_no_course_and_asking_reads_no_membership(world):
     from web.access.permissions import teaches
     from web.core.models import Course, User
-    from web.core.services import services
+    from web.services import services
 
     with services(world.app).sessions() as session:
         course = session.get(Course, world.values["course_id"])
@@ -355,7 +355,7 @@ def test_an_invitation_not_of_the_course_is_the_404_of_a_missing_one(world):
     that does not exist gets a 404 (not a 403: the other course's invitation is a secret) that
     names the id; the other course's invitation stays pending."""
     from web.core.models import CourseRole, Invitation, InvitationState, User
-    from web.core.services import services
+    from web.services import services
 
     with services(world.app).sessions() as session:
         people = {user.name: user for user in session.scalars(select(User))}
@@ -382,7 +382,7 @@ def test_a_rejudge_of_one_submission_is_seen_by_who_teaches_its_course_alone(wor
     context says (its course's instructor and the admin; of a practice submission, the admin
     alone), never by its author nor by who teaches another course."""
     from web.core.models import Exercise, Rejudge, RejudgeScope, User
-    from web.core.services import services
+    from web.services import services
 
     with services(world.app).sessions() as session:
         people = {user.name: user for user in session.scalars(select(User))}

@@ -15,7 +15,7 @@ from judge.verdicts import Verdict
 from tests.web.class_world import ROLES, build_class, world  # noqa: F401 (world is a fixture)
 from tests.web.course_world import exercise
 from web.core.models import Assignment, Grading, Priority, Rejudge, RejudgeScope, Status, Submission, User
-from web.core.services import services
+from web.services import services
 from web.teaching.rejudge_pages import PER_PAGE
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions" / "001-weighted-coin"

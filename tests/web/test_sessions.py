@@ -18,8 +18,8 @@ from sqlalchemy import select, update
 from web.__main__ import main as web_command
 from web.accounts import users as accounts
 from web.core.models import Submission, User, UserSession
-from web.core.services import services
 from web.core.texts import TEXTS
+from web.services import services
 
 SIGN_OUT_BUTTON = 'action="/auth/sign-out"'
 

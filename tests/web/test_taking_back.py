@@ -14,7 +14,7 @@ from sqlalchemy import select
 from tests.web.site_client import csrf_token, sign_in
 from tests.web.test_course_api import assignment, call, course_with_learners, graded, people_site
 from web.core.models import ApiToken, ExtensionEvent, User
-from web.core.services import services
+from web.services import services
 
 
 @pytest.fixture

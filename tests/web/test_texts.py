@@ -14,8 +14,8 @@ from sqlalchemy import select
 from judge.verdicts import Verdict
 from web.core.i18n import code_spans
 from web.core.models import Exercise, Role, User
-from web.core.services import services
 from web.core.texts import TEXTS
+from web.services import services
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "web" / "templates"
 LANGS = ("en", "zh")

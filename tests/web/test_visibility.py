@@ -13,7 +13,7 @@ from tests.web.site_client import sign_in, store_graded
 from web.access.contexts import NOT_GIVEN
 from web.access.visibility import learner_visibility, withheld_exercises
 from web.core.models import ApiToken, Course, Exercise, Role, Submission, User, Visibility
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import create_course, enroll, grant_extension, save_assignment
 
 NOW = dt.datetime.now(dt.UTC)

@@ -9,7 +9,7 @@ from site_client import build_url, rules, sign_in, store_graded
 from sqlalchemy import select
 
 from web.core.models import ApiToken, Exercise, Role, Submission, User
-from web.core.services import services
+from web.services import services
 
 SEED = 4503599627370497
 CASE_SEEDS = (1234567890123457, 2345678901234567, 3456789012345679)

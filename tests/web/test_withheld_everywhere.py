@@ -25,7 +25,7 @@ from sqlalchemy import select
 from tests.web.course_site import course_world
 from tests.web.site_client import build_url, rules, sign_in, stop_site, store_graded
 from web.core.models import Assignment, Exercise, Grading, Submission, User, Visibility, as_utc
-from web.core.services import services
+from web.services import services
 
 HIDDEN_RULE = "zipf row 7: the draws do not follow the target"
 HIDDEN_MESSAGE = "row 7 of 12 drew token 3 too often"

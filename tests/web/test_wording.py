@@ -21,8 +21,8 @@ from tests.web.course_site import REPORT, course_world
 from tests.web.site_client import build_url, rules, sign_in, stop_site, store_graded
 from web.core.instructor_texts import INSTRUCTOR
 from web.core.models import Exercise, User
-from web.core.services import services
 from web.core.texts import SITE
+from web.services import services
 
 # "1 submissions": a 1 (not the end of "0/1" or "2.1") and a word that is an English plural.
 ONE_PLURAL = re.compile(r"(?<![\d/.,])\b1 ([a-z]+s)\b")

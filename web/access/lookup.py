@@ -83,7 +83,7 @@ def submission_when_graded(submission_id: int, viewer: User) -> Submission:
     """:func:`visible_submission`, after waiting for its verdict as long as the request's
     ``?wait=S`` asks (see :meth:`web.grading.queue.GradingQueue.wait_for_verdict`); at once without it.
     The visibility check comes first, so waiting tells nobody anything about others' submissions."""
-    from web.core.services import services
+    from web.services import services
 
     wait_s = wait_argument()
     submission = visible_submission(submission_id, viewer)

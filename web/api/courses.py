@@ -30,7 +30,7 @@ from web.api.submissions import json_object, token_required
 from web.core.extensions import join_code_limits
 from web.core.models import Assignment, Course, CourseRole, Invitation, Membership, Rejudge, User
 from web.core.moments import iso
-from web.core.services import services
+from web.services import services
 from web.teaching.courses import (
     CourseError,
     create_course,

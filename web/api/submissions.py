@@ -27,9 +27,9 @@ from web.core.extensions import submit_limits
 from web.core.i18n import choose_language
 from web.core.models import ApiToken, Exercise, Submission
 from web.core.moments import iso
-from web.core.services import services
 from web.core.validation import text_problem
 from web.grading.queue import SubmissionRefused
+from web.services import services
 from web.teaching.deadlines import Lateness, submission_lateness
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")

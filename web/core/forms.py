@@ -12,7 +12,7 @@ Messages are :class:`~web.core.i18n.LazyText`, resolved in the request's languag
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from flask import request
 from flask_wtf import FlaskForm
@@ -20,12 +20,20 @@ from wtforms import BooleanField, Field, PasswordField, SelectField, StringField
 from wtforms.fields import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length, Regexp
 
+from judge.i18n import Bilingual
 from web.core.i18n import LazyText, localized, t
 from web.core.names import USER_NAME, display_name
 from web.core.validation import text_problem
 
-if TYPE_CHECKING:
-    from web.teaching.courses import CourseError
+
+class FieldRefusal(Protocol):
+    """An input a domain operation refused, naming the field it is about (for example
+    :class:`web.teaching.courses.CourseError`): ``field`` is the API's name of the input, ``shown``
+    the wording for a page's reader where it differs from the message (``str(error)``)."""
+
+    field: str | None
+    shown: Bilingual | None
+
 
 SUBMIT_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -127,9 +135,9 @@ class SureForm(SiteForm):
     submit = SubmitField()
 
 
-def show_error(form: SiteForm, error: CourseError, default: Field, renames: dict[str, str] | None = None) -> None:
+def show_error(form: SiteForm, error: FieldRefusal, default: Field, renames: dict[str, str] | None = None) -> None:
     """Show a refusal of :mod:`web.teaching.courses` under the form's field it is about, in words: the
-    field's label, then the page's wording (:attr:`CourseError.shown`, else the message).
+    field's label, then the page's wording (``error.shown``, else the message).
 
     ``error.field`` is the API's name of the input; ``renames`` maps it to the form's where they
     differ; an error about no field of this form goes under ``default``.

@@ -28,12 +28,12 @@ from web.core.extensions import submit_limits
 from web.core.forms import CodeForm
 from web.core.i18n import localized, t, template
 from web.core.models import Exercise, Submission
-from web.core.services import services
 from web.grading.queue import SubmissionRefused
 from web.learning.browser_run import run_config
 from web.learning.figures import figure_texts
 from web.learning.progress import exercise_stats, user_status
 from web.learning.statements import render_statement
+from web.services import services
 from web.teaching.deadlines import Lateness, exercise_deadlines, lateness
 
 exercises = Blueprint("exercises", __name__)

@@ -32,7 +32,7 @@ from web.core.extensions import DIFF_LIMIT, account_key, limiter
 from web.core.forms import SiteForm
 from web.core.i18n import LazyText
 from web.core.models import Grading, Submission
-from web.core.services import services
+from web.services import services
 from web.teaching.counting import attempts_query
 from web.teaching.deadlines import submission_lateness
 from web.teaching.diffing import MAX_BYTES, MAX_LINES, DiffCache

@@ -29,7 +29,7 @@ from web.access.permissions import course_to_teach, may_see_rejudge
 from web.core.forms import SiteForm
 from web.core.i18n import LazyText, pick, t
 from web.core.models import Assignment, Course, Exercise, Rejudge, RejudgeScope, Status, Submission, User
-from web.core.services import services
+from web.services import services
 from web.teaching.rejudging import (
     assignment_attempts,
     course_rejudges,

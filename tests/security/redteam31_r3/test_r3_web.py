@@ -15,7 +15,7 @@ from tests.security.redteam31_web2.test_redteam31_web2 import _browser, _norm, _
 from tests.web.site_client import HeldWait, csrf_token
 from tests.web.test_course_api import assignment, call, course_with_learners, people_site
 from web.core.models import Exercise, Grading, Invitation, Override, Status, Submission, User, utcnow
-from web.core.services import services
+from web.services import services
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from tests.web.site_client import csrf_token, sign_in, signed_in, user_id
 from tests.web.test_course_api import assignment, call, course_with_learners, graded, people_site
 from web.core.models import ApiToken, Grading, Invitation, InvitationState, Status, User
-from web.core.services import services
+from web.services import services
 
 
 @pytest.fixture

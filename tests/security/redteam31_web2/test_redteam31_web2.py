@@ -16,7 +16,7 @@ from sqlalchemy import select
 from tests.web.site_client import HeldWait, csrf_token, sign_in, signed_in, user_id
 from tests.web.test_course_api import assignment, call, course_with_learners, people_site
 from web.core.models import Exercise, ExtensionEvent, Grading, Invitation, Status, Submission, User, utcnow
-from web.core.services import services
+from web.services import services
 
 PUBLIC = {"name": "softmax", "suite": "public", "verdict": "AC", "message": "", "time_ms": 3.0, "checks": []}
 
