@@ -14,7 +14,9 @@ Run on the server or the author's machine, about the browser:
 
 May import (the layers below it in .importlinter's ``judge-layers``): ``judge.authoring``,
 ``judge.engine``, ``judge.exercises``, ``judge.checks``, ``judge.reports``, ``judge.learner``,
-``judge.i18n``, ``judge.verdicts``. What runs in Pyodide (``run``, ``learner``, ``torchlike``)
+``judge.i18n``, ``judge.verdicts``.
+
+What runs in Pyodide (``run``, ``learner``, ``torchlike``)
 imports nothing of the server: not ``judge.sandbox``, ``judge.cli``, ``web``, flask, sqlalchemy
 or rich (the ``browser-subset`` contract).
 

@@ -12,7 +12,9 @@
 
 May import (the layers below it in .importlinter's ``web-layers``): ``web.core``; the judge's
 ``judge.engine``, ``judge.sandbox``, ``judge.exercises``, ``judge.reports``; Celery, kombu and
-SQLAlchemy. Not ``web.services``: the queue is what services hold, so it sits below them.
+SQLAlchemy.
+
+Not ``web.services``: the queue is what services hold, so it sits below them.
 
 Imported by: ``web.services``, ``web.access``, ``web.teaching`` (rejudges), ``web.learning``
 (submitting), ``web.api``, ``web.app`` and ``python -m web``.

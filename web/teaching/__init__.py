@@ -17,7 +17,9 @@ Pages (instructors'): ``course_pages``, ``course_submission_pages``, ``gradebook
 
 May import (the layers below it in .importlinter's ``web-layers``): ``web.accounts``,
 ``web.access``, ``web.services``, ``web.grading``, ``web.core``; ``judge.exercises``,
-``judge.i18n``, ``judge.verdicts``. Not ``web.api``: an API route calls the same domain
+``judge.i18n``, ``judge.verdicts``.
+
+Not ``web.api``: an API route calls the same domain
 functions as the page, from above.
 
 Imported by: ``web.learning`` (deadlines, attempts and diffs on a learner's pages), ``web.api``
