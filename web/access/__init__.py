@@ -8,7 +8,7 @@
 - ``lookup`` — what a URL names (an exercise, a visible submission) or a 404.
 
 May import (the layers below it in .importlinter's ``web-layers``): ``web.services``,
-``web.grading``, ``web.core``; ``judge.exercises``, ``judge.reports`` (``hiding``),
+``web.grading``, ``web.core``; ``judge.exercises``, ``judge.reports`` (hiding, exports),
 ``judge.i18n``, ``judge.verdicts``.
 
 Imported by: ``web.accounts``, ``web.teaching``, ``web.learning``, ``web.api`` and ``web.app``:
