@@ -1,5 +1,25 @@
 """What runs in the learner's browser (Pyodide): a pure-Python torch subset and the tiny variants.
 
-Nothing here may import anything outside the standard library and ``judge.checks.stats`` — Pyodide has
-no numpy and no torch (see docs/browser.md).
+Run in Pyodide (and in CPython by the tests and ``judge.py test --browser``):
+
+- ``run`` — judge code against an exercise's browser variant in this interpreter: what "Run" does.
+- ``learner`` — the learner's code in the same interpreter as the tiny tests.
+- ``torchlike/`` — the torch subset (Pyodide has no numpy and no torch; see docs/browser.md).
+
+Run on the server or the author's machine, about the browser:
+
+- ``bundle`` — what Pyodide loads: the engine's pure-Python modules and an exercise's browser files.
+- ``node`` — run an exercise's browser variant under Node.js, exactly as the exercise page does.
+- ``catalogue`` — check a browser variant the way the browser runs it: reference AC, wrong ones caught.
+
+May import (the layers below it in .importlinter's ``judge-layers``): ``judge.authoring``,
+``judge.engine``, ``judge.exercises``, ``judge.checks``, ``judge.reports``, ``judge.learner``,
+``judge.i18n``, ``judge.verdicts``.
+
+What runs in Pyodide (``run``, ``learner``, ``torchlike``)
+imports nothing of the server: not ``judge.sandbox``, ``judge.cli``, ``web``, flask, sqlalchemy
+or rich (the ``browser-subset`` contract).
+
+Imported by: ``judge.cli`` (``test --browser``, the browser catalogue) and ``web.learning``
+(``browser_run`` serves the bundle).
 """

@@ -9,9 +9,10 @@ writes by the learner never reach the test's tensors; which tensor arguments a c
 returned with its value (:class:`judge.learner.interface.CallResult`), as the server's child reports it.
 
 It runs next to the learner's code like :mod:`judge.sandbox.child`, but stays here, under
-``judge/browser/``: the browser bundle ships ``judge/*.py`` and ``judge/browser/**`` and never the
-server's sandbox. What it shares with the child is in :mod:`judge.learner.code`. Time limits are
-enforced from outside: the page (or the Node.js runner) terminates the worker, which is reported as TLE.
+``judge/browser/``: the browser bundle (:mod:`judge.browser.bundle`) ships ``judge/browser/**``
+and the engine's pure-Python modules, never the server's sandbox. What it shares with the child
+is in :mod:`judge.learner.code`. Time limits are enforced from outside: the page (or the Node.js
+runner) terminates the worker, which is reported as TLE.
 
 The extreme-uniform phases run here as on the server: the subset's
 :class:`judge.browser.torchlike.extremes.ExtremeUniforms` and ``DrawSites`` (the server's, of

@@ -1,10 +1,11 @@
 """What runs next to the learner's code, at every level: load it, describe it, watch its calls.
 
 Shared by the ``local`` and ``strict`` levels' child (:mod:`judge.sandbox.child`) and the
-browser's in-process learner (:mod:`judge.browser.learner`). It lives at the top of the package,
-not under :mod:`judge.sandbox`, because the browser bundle ships ``judge/*.py`` and
-``judge/browser/**`` only: this module holds nothing of the server's sandbox (no process, no
-confinement), only what must behave the same wherever the learner's code runs.
+browser's in-process learner (:mod:`judge.browser.learner`). It lives on the learner's side,
+not under :mod:`judge.sandbox`, because the browser bundle ships the learner's side and never the
+sandbox (:mod:`judge.browser.bundle` says which modules): this module holds nothing of the
+server's sandbox (no process, no confinement), only what must behave the same wherever the
+learner's code runs.
 
 Nothing here is trusted by the judge: what it produces crosses a pipe and is validated by
 :mod:`judge.learner.protocol` first (the browser has nothing to protect).

@@ -11,6 +11,25 @@ torch preloaded and every layer in :mod:`judge.sandbox.confine`, for a server gr
 code. :mod:`judge.sandbox.layers` says which layers this machine offers. What the browser runs
 next to learner code is :mod:`judge.browser.learner` (the browser bundle ships ``judge/browser``,
 never this package); what both share is :mod:`judge.learner.code`.
+
+- ``launchers`` — the launchers behind one protocol: ``local`` and its warm twin.
+- ``strict`` — the ``strict`` level on the judge's side: the zygote client, worker slots.
+- ``zygote`` — the fork server: imports torch once, forks one child per job.
+- ``child`` — the untrusted side: loads the learner's source and answers calls.
+- ``keeper`` — a tiny process that ends whatever a job started.
+- ``confine`` — the ``strict`` layers applied to a fresh child, with ``cgroups``, ``landlock``
+  and ``seccomp`` (one layer each) and ``hugepages`` (the fork server's memory).
+- ``layers`` — which layers this machine offers, and why one is missing.
+- ``warmup`` — the torch operations a fork server runs once, before its first fork.
+
+May import (the layers below it in .importlinter's ``judge-layers``): ``judge.learner``,
+``judge.i18n``, ``judge.verdicts``; the standard library, torch and pyseccomp. Never what judges
+(checks, reports, the engine): the child that loads learner code imports from here, and the
+tests and their expected values must never enter its process.
+
+Imported by: ``judge.engine``, ``judge.authoring``, the front doors, and on the site ``web.app``
+(the server's launcher) and ``web.grading``. Never by what runs in the browser
+(``browser-subset``).
 """
 
 from __future__ import annotations

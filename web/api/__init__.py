@@ -1,0 +1,14 @@
+"""The JSON API, ``/api/v1`` (bearer tokens; docs/api.md, docs/openapi.json).
+
+- ``submissions`` — exercises and submissions, with bearer-token authentication.
+- ``courses`` — courses, invitations, people, assignments, extensions and overrides.
+- ``analytics`` — a course's mistake analytics.
+- ``submission_list`` — a course's submissions, for its instructors.
+
+May import (the layers below it in .importlinter's ``web-layers``): ``web.learning``,
+``web.teaching``, ``web.accounts``, ``web.access``, ``web.services``, ``web.grading``,
+``web.core``; ``judge.learner`` (the wire's nesting limit). Each route calls the same domain
+function as its page: the API holds no rule of its own.
+
+Imported by: ``web.app`` only (it registers the blueprint); no page imports a route of the API.
+"""

@@ -636,7 +636,7 @@ class Invitation(Base):
     """An instructor's offer of a place in a course (a roster line or an "add"): no membership
     exists until the invited account accepts it (joining is the learner's act). Rows are kept
     after the answer, with who decided and when; at most one is pending per course and account
-    (:mod:`web.invitations` keeps that)."""
+    (:mod:`web.teaching.membership` keeps that)."""
 
     __tablename__ = "invitation"
 

@@ -10,4 +10,8 @@ suites. ``python practice/judge.py mutation`` (``make mutation``) runs it; docs/
 
 Not part of the browser bundle (a package of its own), and not imported by the judge at run time:
 cosmic-ray is a maintainers' tool (the ``test`` extra of pyproject.toml).
+
+May import: :mod:`judge.authoring.catalogue`, what it builds on (``judge.exercises``,
+``judge.checks``, ``judge.reports``, ``judge.sandbox``, ``judge.verdicts``), cosmic-ray and parso.
+Imported by: ``judge.cli`` (``mutation``) only.
 """

@@ -6,6 +6,11 @@ operation. Anything outside the subset raises :class:`UnsupportedOperation`, an
 ``AttributeError`` naming the operation and saying to use Submit: a missing function or
 module (``torch.fft``), a missing method (``Tensor.matmul``, also through ``torch.Tensor``), and
 a keyword argument the subset does not take (``torch.zeros(..., out=...)``). See docs/browser.md.
+
+May import: the standard library only (Pyodide has no numpy), except ``extremes``, which drives
+the subset's uniform sources with :mod:`judge.learner.uniform_sources` (the ``browser-subset``
+contract: nothing of the server). Imported by: :mod:`judge.browser.learner`,
+:mod:`judge.browser.catalogue`, the tests, and (as ``torch``, in Pyodide) the learner's code.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ fewer, a ``[B, 1]`` parameter tensor, a count of 0, an unknown method, ...) and 
 Everything here runs in the judge's process with the real torch (it is not part of the browser's
 bundle). docs/checks.md ("Bad inputs generated from the contract") and docs/authoring.md say how to
 write the specs.
+
+May import: the rest of :mod:`judge.checks` (its checks and ``testing``), ``judge.learner`` (the
+wire's dtypes, ``LearnerRaised``), ``judge.i18n`` and torch. Imported by: the exercises' hidden
+suites.
 """
 
 from judge.checks.arguments.base import NOT_FINITE, ArgumentSpec, Flaw, Sizes, Variant

@@ -1,4 +1,8 @@
-"""torch.nn in the subset: only ``functional`` (no modules, no parameters)."""
+"""torch.nn in the subset: only ``functional`` (no modules, no parameters).
+
+May import: the rest of :mod:`judge.browser.torchlike` and the standard library only.
+Imported by: :mod:`judge.browser.torchlike` (``torch.nn`` in Pyodide).
+"""
 
 from judge.browser.torchlike.nn import functional  # noqa: F401
 
