@@ -31,7 +31,8 @@ help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
 	@echo "make test   set up .venv, run make lint, then every test"
 	@echo "make lint   ruff (lint, format check) over judge/, web/, exercises/ and solutions/, mypy over"
-	@echo "             judge/ and web/: seconds, before every commit"
+	@echo "             judge/ and web/, lint-imports (which way imports point: .importlinter): seconds,"
+	@echo "             before every commit"
 	@echo "make test-scale  site + 2 Celery workers on PostgreSQL and Redis: 200 submissions, a worker"
 	@echo "             killed and Redis restarted mid-run; prints 'graded N/N exactly once, ...'"
 	@echo "make check  maintainers: every reference passes, every starter fails naming no mistake, every"
@@ -71,13 +72,15 @@ browser:
 			 (apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null)); \
 		else echo "note: no chromium; the browser tests will be skipped (install Debian's chromium to run them)"; fi; }
 
-# The checks before a commit (configured in pyproject.toml); each takes seconds. The exercises' suites
-# and the solutions are linted and formatted too (not type-checked: learners' code has no annotations).
+# The checks before a commit (configured in pyproject.toml; the import contracts in .importlinter);
+# each takes seconds. The exercises' suites and the solutions are linted and formatted too (not
+# type-checked: learners' code has no annotations).
 LINTED := judge web exercises solutions practice scripts
 lint: venv
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
 	$(VENV)/bin/mypy judge web
+	$(VENV)/bin/lint-imports --config .importlinter --no-logo
 
 test: venv assets browser lint
 	$(PY) -m pytest -n $(PYTEST_JOBS) --maxprocesses $(PYTEST_MAX_JOBS) -m "not machine_wide" $(PYTEST_ARGS) \

@@ -227,10 +227,12 @@ def _register_request_hooks(app: Flask) -> None:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from web.accounts.admin_pages import admin, admin_api
+    from web.accounts.admin_pages import admin
     from web.accounts.auth import auth
+    from web.api.admin import admin_api
     from web.api.analytics import analytics_api
     from web.api.courses import course_api
+    from web.api.gradebook import gradebook_api
     from web.api.submission_list import submission_list_api
     from web.api.submissions import api
     from web.learning.browser_run import browser_run
@@ -240,7 +242,7 @@ def _register_blueprints(app: Flask) -> None:
     from web.teaching.analytics_pages import analytics_pages
     from web.teaching.course_pages import courses
     from web.teaching.course_submission_pages import course_submissions
-    from web.teaching.gradebook_pages import gradebook, gradebook_api
+    from web.teaching.gradebook_pages import gradebook
     from web.teaching.rejudge_pages import rejudges
 
     # Bearer tokens, not cookies: a browser never sends them by itself.

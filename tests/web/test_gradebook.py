@@ -401,7 +401,7 @@ def test_the_csv_is_named_after_the_course_and_its_day(site):
 def test_the_csv_file_name_keeps_safe_characters_and_gives_non_ascii_names_as_filename_star(name, plain, utf8):
     from urllib.parse import quote
 
-    from web.teaching.gradebook_pages import content_disposition, csv_filename
+    from web.teaching.gradebook_export import content_disposition, csv_filename
 
     course = Course(id=7, name=name)
     day = dt.date(2026, 12, 6)

@@ -1,7 +1,8 @@
 """Finding what a URL names, for every page and API route: an exercise, a submission, or a 404.
 
 One home for the rules: an exercise is named by number, slug or folder exactly as the CLI
-resolves it (:func:`judge.exercises.exercise.resolve`) and must be synced to the site; a submission is
+resolves it (:func:`judge.exercises.exercise.resolve`) and must be synced to the site (for a course's
+analytics, also be in one of its assignments: :func:`course_exercise`); a submission is
 visible to its author and to those who teach the course it was made for (see :mod:`web.access.permissions`), and
 anyone else gets the same 404 as for a number that does not exist (a 403 would confirm that it exists).
 A request for a submission may ask to wait for its verdict (:func:`submission_when_graded`).
@@ -18,7 +19,7 @@ from sqlalchemy.orm import joinedload
 from judge.exercises.exercise import Exercise as ExerciseSpec
 from judge.exercises.exercise import ExerciseError, resolve
 from web.access.permissions import may_see
-from web.core.models import ApiToken, Exercise, Submission, User, UserSession
+from web.core.models import ApiToken, AssignmentExercise, Course, Exercise, Submission, User, UserSession
 
 
 def shown(identifier: str) -> str:
@@ -44,6 +45,29 @@ def find_exercise(identifier: str) -> tuple[Exercise, ExerciseSpec]:
 
 # Every page and route that shows a submission shows its exercise: one query for both.
 _WITH_EXERCISE = (joinedload(Submission.exercise),)
+
+
+def course_exercise(course: Course, identifier: str) -> Exercise:
+    """The exercise ``identifier`` names, if one of the course's assignments has it; else a 404.
+
+    A number is looked up in the site's records, not on disk: a course keeps its analytics of
+    an exercise whose pack the site no longer serves. A slug goes through :func:`find_exercise`.
+    """
+    if identifier.isascii() and identifier.isdigit() and len(identifier) <= 6:
+        found = g.db.scalar(select(Exercise).where(Exercise.number == int(identifier)))
+        if found is None:
+            abort(404, description=f"no exercise {identifier}")
+        exercise = found
+    else:
+        exercise = find_exercise(identifier)[0]
+    in_course = g.db.scalar(
+        select(AssignmentExercise.exercise_id).where(
+            AssignmentExercise.course_id == course.id, AssignmentExercise.exercise_id == exercise.id
+        )
+    )
+    if in_course is None:
+        abort(404, description=f"exercise {exercise.number} is in no assignment of this course")
+    return exercise
 
 
 def visible_submission(submission_id: int, viewer: User) -> Submission:

@@ -1,4 +1,4 @@
-"""The admin's page of one account, and its API twin: revoke every credential of an account.
+"""The admin's page of one account: revoke every credential of an account (its JSON twin is :mod:`web.api.admin`).
 
 An admin finds an account by name (``/admin/users?name=ann``) and, on its page, revokes all
 its API tokens and ends all its sign-in sessions at once (a lost laptop, a leaked token, a
@@ -9,19 +9,17 @@ this; anyone else gets the 404 of a page that does not exist (:mod:`web.access.p
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import func, select
 
 from web.access.permissions import is_admin, user_to_administer
 from web.accounts.users import find_user, revoke_credentials
-from web.api.submissions import json_object, token_required
 from web.core.forms import SureForm
 from web.core.i18n import t
 from web.core.models import ApiToken, User, UserSession
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
-admin_api = Blueprint("admin_api", __name__, url_prefix="/api/v1/admin")
 
 
 def _count(model, user: User) -> int:
@@ -70,15 +68,3 @@ def revoke(user_id: int):
     g.db.commit()
     flash(t("admin_revoked", name=user.name, tokens=tokens, sessions=sessions), "success")
     return redirect(url_for("admin.show", user_id=user.id))
-
-
-@admin_api.post("/users/<int:user_id>/revoke")
-@token_required
-def api_revoke(user_id: int):
-    """Body: ``{"confirm": true}``; answers how many tokens and sessions ended."""
-    user = user_to_administer(user_id, g.user)
-    if json_object('{"confirm": true}').get("confirm") is not True:
-        abort(400, description='send {"confirm": true} to confirm')
-    tokens, sessions = revoke_credentials(g.db, user)
-    g.db.commit()
-    return jsonify({"user": user.name, "tokens_revoked": tokens, "sessions_ended": sessions})

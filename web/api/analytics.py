@@ -15,10 +15,10 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 
+from web.access.lookup import course_exercise
 from web.access.permissions import course_to_teach
-from web.api.submissions import token_required
+from web.api.base import token_required
 from web.teaching.analytics import LEARNERS_SHOWN, Analytics, ExerciseRow, Totals, analytics, overview
-from web.teaching.analytics_pages import course_exercise
 
 analytics_api = Blueprint("analytics_api", __name__, url_prefix="/api/v1")
 

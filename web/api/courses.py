@@ -1,7 +1,7 @@
 """The course side of the JSON API, ``/api/v1``: courses, invitations, people, assignments,
 extensions, overrides (granting and withdrawing) and rejudges (the gradebook, submission lists,
 analytics and exports have their own modules). Bearer tokens and error bodies as in
-:mod:`web.api.submissions`; authorization through :mod:`web.access.permissions` (a course one does not teach is a
+:mod:`web.api.base`; authorization through :mod:`web.access.permissions` (a course one does not teach is a
 404, an instructor route used by a learner a 403). What takes something away (leaving, removing
 a member, a new join code) needs ``"confirm": true`` in its body, as the pages' box.
 """
@@ -26,7 +26,7 @@ from web.access.permissions import (
     teaches_context_of,
 )
 from web.access.presenting import minute
-from web.api.submissions import json_object, token_required
+from web.api.base import json_object, token_required
 from web.core.extensions import join_code_limits
 from web.core.models import Assignment, Course, CourseRole, Invitation, Membership, Rejudge, User
 from web.core.moments import iso

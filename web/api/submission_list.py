@@ -1,7 +1,7 @@
 """``GET /api/v1/courses/<id>/submissions``: the course's submissions as JSON, for its instructors.
 
 Filters and paging are :mod:`web.teaching.submission_list`'s (the page shares them); a filter it cannot
-use is a 400 that says what to type. Bearer tokens as in :mod:`web.api.submissions`.
+use is a 400 that says what to type. Bearer tokens as in :mod:`web.api.base`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 
 from web.access.permissions import course_to_teach
-from web.api.submissions import token_required
+from web.api.base import token_required
 from web.core.moments import iso
 from web.teaching.submission_list import FilterError, ListedSubmission, list_submissions, parse_filter, parse_paging
 

@@ -15,40 +15,16 @@ from typing import Any
 
 from flask import Blueprint, abort, g, render_template, request
 from flask_login import current_user, login_required
-from sqlalchemy import select
 
-from web.access.lookup import find_exercise
+from web.access.lookup import course_exercise
 from web.access.permissions import course_to_teach
 from web.core.i18n import pick, t
-from web.core.models import AssignmentExercise, Course, Exercise
+from web.core.models import Course, Exercise
 from web.teaching.analytics import LEARNERS_SHOWN, Analytics, DayCount, analytics, learners_with_diagnosis, overview
 
 analytics_pages = Blueprint("analytics", __name__, url_prefix="/courses")
 
 MAX_FILLED_DAYS = 400  # a longer span is drawn with its active days only
-
-
-def course_exercise(course: Course, identifier: str) -> Exercise:
-    """The exercise ``identifier`` names, if one of the course's assignments has it; else a 404.
-
-    A number is looked up in the site's records, not on disk: a course keeps its analytics of
-    an exercise whose pack the site no longer serves. A slug goes through :func:`find_exercise`.
-    """
-    if identifier.isascii() and identifier.isdigit() and len(identifier) <= 6:
-        found = g.db.scalar(select(Exercise).where(Exercise.number == int(identifier)))
-        if found is None:
-            abort(404, description=f"no exercise {identifier}")
-        exercise = found
-    else:
-        exercise = find_exercise(identifier)[0]
-    in_course = g.db.scalar(
-        select(AssignmentExercise.exercise_id).where(
-            AssignmentExercise.course_id == course.id, AssignmentExercise.exercise_id == exercise.id
-        )
-    )
-    if in_course is None:
-        abort(404, description=f"exercise {exercise.number} is in no assignment of this course")
-    return exercise
 
 
 def filled_days(days: list[DayCount]) -> list[DayCount]:

@@ -296,6 +296,14 @@ def gradebook_page(
     return query_page(session, course, query, exercises)
 
 
+def requested_page(session: Session, course: Course, args: Mapping[str, str]) -> GradebookPage:
+    """The page that a request's parameters ask for (``sort``, ``order``, ``q``, ``filter``,
+    ``page``, ``per_page``: :func:`read_query`), as the page and the API both read them. Raises
+    :class:`GradebookError` for a parameter the site refuses."""
+    exercises = course_exercises(session, course)
+    return query_page(session, course, read_query(args, exercises), exercises)
+
+
 def query_page(session: Session, course: Course, query: GradebookQuery, exercises: list[Column]) -> GradebookPage:
     """The page ``query`` asks for (already checked by :func:`read_query`)."""
     if query.sort == "name" and query.filter == "all":
