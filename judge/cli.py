@@ -28,7 +28,7 @@ from rich.table import Table
 from judge import JUDGE_VERSION
 from judge.engine.process import LearnerProcess
 from judge.exercises.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
-from judge.extras import EXTRAS, MissingExtra, missing_extra, require
+from judge.extras import EXTRAS, MissingExtra, require
 from judge.i18n import LANGUAGES, default_language, t
 from judge.verdicts import Verdict, ran_no_case
 
@@ -600,12 +600,12 @@ def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console
 
 
 def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
-    from judge.authoring.catalogue import check_exercise
-    from judge.sandbox.launchers import WarmLocalLauncher
-
     exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
     for exercise in exercises:  # all up front: not after minutes of the exercises before it
         _require_extras(exercise)
+    from judge.authoring.catalogue import check_exercise
+    from judge.sandbox.launchers import WarmLocalLauncher
+
     all_ok = True
     # One fork server with torch imported for the whole command: each solution's process is forked
     # from it instead of importing torch afresh. Closed at the end, Ctrl-C included.
@@ -666,15 +666,11 @@ def cmd_mutation(args: argparse.Namespace, lang: str, out: Console, err: Console
     """Mutation testing (judge/authoring/mutation/): each exercise's counts and the lists a human acts on;
     exit 1 for a stale or killed equivalent, or a reference that fails (with ``--strict``, for a
     survivor or a judge error too), 2 for a usage error."""
-    try:
-        from judge.authoring.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
-        from judge.authoring.mutation.operators import OPERATORS, operator_named
-        from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
-    except ImportError as error:  # cosmic-ray is in the `test` extra, not in a learner's install
-        missing = missing_extra(error, what="extra_mutation")
-        if missing is None:
-            raise
-        raise missing from error
+    # cosmic-ray is in the `test` extra, not in a learner's install: said before torch loads
+    require("test", modules=("cosmic_ray", "parso"), what="extra_mutation")
+    from judge.authoring.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
+    from judge.authoring.mutation.operators import OPERATORS, operator_named
+    from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
     from judge.sandbox.launchers import WarmLocalLauncher
 
     if args.sample in (None, ""):
