@@ -1,4 +1,5 @@
-# ProbJudge: `make run` starts the site, `make test` runs every test. Both set up .venv first.
+# ProbJudge: `make run` starts the site, `make test` runs every test. Both set up .venv first, with
+# every extra (pyproject.toml: site, scale, models, test); a learner's `pip install probjudge` has none.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -51,7 +52,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check "$(TORCH_SPEC)" \
 		|| $(PY) -m pip install --quiet --disable-pip-version-check torch
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[all,test]"
 	@touch $(STAMP)
 
 assets: $(ASSETS)

@@ -28,6 +28,7 @@ from rich.table import Table
 from judge import JUDGE_VERSION
 from judge.engine.process import LearnerProcess
 from judge.exercises.exercise import PROJECT_ROOT, SUITES, ExerciseError, load_all, resolve
+from judge.extras import EXTRAS, MissingExtra, require
 from judge.i18n import LANGUAGES, default_language, t
 from judge.verdicts import Verdict, ran_no_case
 
@@ -226,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     except ExerciseError as error:
         err.print(f"[bold red]error:[/] {error}")
         return USAGE_ERROR
+    except MissingExtra as error:  # an optional dependency a command needs: say which extra, no traceback
+        err.print(error.error_line(lang), style="bold red", markup=False, soft_wrap=True)
+        return USAGE_ERROR
     except KeyboardInterrupt:  # the learner's processes, the fork server and the cgroups are cleaned up
         err.print("interrupted")
         return 130
@@ -412,6 +416,8 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     if args.browser:
         return _test_in_browser(exercise, path, args, lang, out, err)
     suites = ("public",) if args.public_only else SUITES
+    if "hidden" in suites:  # before anything slow: the hidden tests would fail inside the judge
+        _require_extras(exercise)
     # From here on everything is slow (torch, the sandbox, the learner's import): the progress line
     # is on screen before any of it starts.
     with _judging_progress(err, lang, enabled=not args.json) as on_case:
@@ -433,6 +439,13 @@ def cmd_test(args: argparse.Namespace, lang: str, out: Console, err: Console) ->
     if args.public_only and not args.json and not ran_no_case(report.verdict.value, report.to_json()["cases"]):
         _say_hidden_skipped(exercise, args, report, out, lang)
     return code
+
+
+def _require_extras(exercise) -> None:
+    """Raise :class:`MissingExtra` when the extras ``exercise`` declares for its hidden tests are not
+    installed here (exercise 45's real model: ``models``)."""
+    for extra in exercise.extras:
+        require(extra, what="extra_judging")
 
 
 def _test_usage_problem(exercise, path: Path, args: argparse.Namespace, lang: str) -> str | None:
@@ -587,10 +600,12 @@ def cmd_solution(args: argparse.Namespace, lang: str, out: Console, err: Console
 
 
 def cmd_check(args: argparse.Namespace, lang: str, out: Console, err: Console) -> int:
+    exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
+    for exercise in exercises:  # all up front: not after minutes of the exercises before it
+        _require_extras(exercise)
     from judge.authoring.catalogue import check_exercise
     from judge.sandbox.launchers import WarmLocalLauncher
 
-    exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
     all_ok = True
     # One fork server with torch imported for the whole command: each solution's process is forked
     # from it instead of importing torch afresh. Closed at the end, Ctrl-C included.
@@ -651,13 +666,11 @@ def cmd_mutation(args: argparse.Namespace, lang: str, out: Console, err: Console
     """Mutation testing (judge/authoring/mutation/): each exercise's counts and the lists a human acts on;
     exit 1 for a stale or killed equivalent, or a reference that fails (with ``--strict``, for a
     survivor or a judge error too), 2 for a usage error."""
-    try:
-        from judge.authoring.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
-        from judge.authoring.mutation.operators import OPERATORS, operator_named
-        from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
-    except ImportError as error:  # cosmic-ray is in the `test` extra, not in a learner's install
-        err.print(f"error: mutation testing needs cosmic-ray (pip install -e '.[test]'): {error}", markup=False)
-        return USAGE_ERROR
+    # cosmic-ray is in the `test` extra, not in a learner's install: said before torch loads
+    require("test", modules=("cosmic_ray", "parso"), what="extra_mutation")
+    from judge.authoring.mutation.judging import DEFAULT_SAMPLE, mutate_exercise
+    from judge.authoring.mutation.operators import OPERATORS, operator_named
+    from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
     from judge.sandbox.launchers import WarmLocalLauncher
 
     if args.sample in (None, ""):
@@ -925,8 +938,21 @@ def _environment_table() -> tuple[Table, bool]:
 
     table.add_row("Model tiny-qwen3", models.describe("tiny-qwen3"))
     table.add_row("Model SmolLM2", models.describe("smollm2"))
+    table.add_row("Extras", _extras_installed())
     table.add_row("Sandbox levels", "local: available (a child process with time and memory limits)")
     return table, True
+
+
+def _extras_installed() -> str:
+    """Which optional extras (judge/extras.py) this install has: a learner needs none of them."""
+    parts = []
+    for extra in EXTRAS:
+        try:
+            require(extra)
+            parts.append(f"{extra}: installed")
+        except MissingExtra as missing:
+            parts.append(f"{extra}: [yellow]no[/] (needs {missing.module})")
+    return "; ".join(parts) + " (`pip install 'probjudge\\[NAME]'`)"  # rich markup: \\[ is a bracket
 
 
 def _strict_layers() -> Group:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge import JUDGE_VERSION
 from judge.exercises.exercise import Exercise, ExerciseError, resolve
+from judge.extras import MissingExtra, require
 from judge.i18n import LANGUAGES, t
 from judge.reports.exports import (
     DEFAULT_HIDDEN_VISIBILITY,
@@ -253,6 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     refusal = sandbox_refusal(args.sandbox, args.allow_unsafe_local)
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
+        return SETUP_ERROR
+    try:  # the image lacks what the hidden tests import (exercise 45's model): the staff's setup.sh
+        for extra in exercise.extras:
+            require(extra, what="extra_judging")
+    except MissingExtra as missing:
+        print(missing.error_line("en"), file=sys.stderr)  # the instructors' log, not the students' page
         return SETUP_ERROR
     spare = keeper.descendants_now()  # what the caller ran before (a test's processes) is not the job's
     was_subreaper = keeper.set_subreaper(True)  # what the student's code orphans stays ours to kill

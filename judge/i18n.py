@@ -232,6 +232,20 @@ _CLI: dict[str, tuple[str, str]] = {
         "你的误差条在 {n} 个区间 估计值 ± z × 标准误 上的覆盖率：z、正确做法的覆盖比例、你的区间覆盖真实值的比例，"
         "然后是条形图 ░ 正确、█ 你的；▲ 标出未通过的 z",
     ),
+    # a command that needs an optional dependency the install lacks (judge/extras.py): one line, no traceback
+    "needs_extra": (
+        "{what} cannot run without {module}, which the {extra} extra installs: pip install 'probjudge[{extra}]'"
+        " (in a clone: pip install -e '.[{extra}]')",
+        "{what}需要 {module}，它由可选依赖 {extra} 安装：pip install 'probjudge[{extra}]'"
+        "（在克隆的仓库里：pip install -e '.[{extra}]'）",
+    ),
+    "error_line": ("error: {message}", "错误：{message}"),
+    "extra_site": ("the web site", "网站"),
+    "extra_scale": ("grading on many machines (Celery, Redis, PostgreSQL)", "多机评测（Celery、Redis、PostgreSQL）"),
+    "extra_models": ("a real language model", "真实的语言模型"),
+    "extra_test": ("the project's tests and tools", "项目的测试和工具"),
+    "extra_judging": ("this exercise's hidden tests", "这道练习的隐藏测试"),
+    "extra_mutation": ("mutation testing", "变异测试"),
     "wrote": ("Wrote {path}", "已写入 {path}"),
     "cannot_write": ("error: cannot write {path}: {reason}", "错误：无法写入 {path}：{reason}"),
     "is_folder": ("it is a folder", "这是一个文件夹"),

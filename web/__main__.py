@@ -18,6 +18,10 @@ user (shown once; only its hash is stored). ``serve`` also reads ``HOST`` and ``
 127.0.0.1 and 5000) and, on a site without an admin, creates the site admin
 (``PROBJUDGE_ADMIN_USER``/``PROBJUDGE_ADMIN_PASSWORD``, else ``instructor`` with a random password
 printed once).
+
+The site's libraries are the ``site`` extra (``pip install 'probjudge[site]'``), a broker and
+PostgreSQL need ``scale`` (judge/extras.py): this module imports none of them until it has checked,
+so an install without them gets one line naming the extra (exit 2), not a traceback.
 """
 
 from __future__ import annotations
@@ -26,14 +30,33 @@ import argparse
 import os
 import sys
 
-from web.accounts.users import AccountError, change_password, create_user, find_user, revoke_credentials
-from web.core.config import Settings
-from web.core.database import make_engine, session_factory, upgrade
-from web.core.models import ApiToken, Role
-from web.learning.exercises import sync_exercises
+from judge.extras import MissingExtra, missing_extra, require
+from judge.i18n import default_language
 
 
 def main(argv: list[str] | None = None) -> int:  # None: sys.argv[1:] (the probjudge-web entry point)
+    """Run one command; exit 2 with the extra to install when the site's libraries are missing."""
+    try:
+        require("site")
+        return _run(argv)
+    except MissingExtra as missing:
+        print(missing.error_line(default_language()), file=sys.stderr)
+        return 2
+    except ImportError as error:  # deeper in: Celery for a broker, psycopg for a PostgreSQL URL
+        found = missing_extra(error)
+        if found is None:
+            raise
+        print(found.error_line(default_language()), file=sys.stderr)
+        return 2
+
+
+def _run(argv: list[str] | None) -> int:
+    from web.accounts.users import AccountError, change_password, create_user, find_user, revoke_credentials
+    from web.core.config import Settings
+    from web.core.database import make_engine, session_factory, upgrade
+    from web.core.models import ApiToken, Role
+    from web.learning.exercises import sync_exercises
+
     parser = argparse.ArgumentParser(prog="python -m web", description="ProbJudge web site administration")
     commands = parser.add_subparsers(dest="command", required=True)
     serve_command = commands.add_parser("serve", help="start the site (migrates, syncs, creates an instructor)")

