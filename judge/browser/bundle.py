@@ -19,11 +19,11 @@ from judge.exercises.exercise import Exercise, ExerciseError
 
 JUDGE_ROOT = Path(__file__).resolve().parents[1]
 # Engine modules the browser runner imports: the judge's top-level modules and these packages (their
-# own modules, not their subpackages). The CLI (rich), the terminal rendering, the server's sandbox
-# and the server's torch twin of the statistics (stats_torch.py: the browser decides with the pure
-# judge.checks.stats) stay out.
+# own modules, not their subpackages). The CLI (rich) and the server's sandbox are packages not
+# listed; the terminal rendering and the server's torch twin of the statistics (stats_torch.py: the
+# browser decides with the pure judge.checks.stats) are left out by name.
 BUNDLED_PACKAGES = ("engine", "learner", "checks", "exercises", "reports", "authoring")
-LEFT_OUT = {"cli.py", "render.py", "stats_torch.py"}
+LEFT_OUT = {"render.py", "stats_torch.py"}
 _ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same bytes (and ETag)
 
 

@@ -4,7 +4,8 @@
 (:mod:`judge.sandbox.launchers`: ``local`` or ``strict``) for a child running
 :mod:`judge.sandbox.child`, sends it the learner's source as text in a first ``load`` frame,
 talks to it over two pipes, enforces a wall-clock and a CPU-time deadline on every call, and
-turns whatever happens to the child into an exception the runner maps to a verdict. The
+turns whatever happens to the child into an exception the runner maps to a verdict (the pipes
+themselves, their deadlines and the CPU watch: :mod:`judge.engine.pipes`). The
 launchers are imported on first use only: this module is imported in the browser too (through
 :mod:`judge.checks.testing`), where there is no sandbox.
 
@@ -13,8 +14,9 @@ Invariants, at every level:
 - Everything read from the learner's pipes is hostile: frames are bounded by :mod:`judge.learner.wire`
   and every message is validated by :mod:`judge.learner.protocol`; any failure is RE (or TLE, MLE), never
   IE. Only a launcher's own channel can report a sandbox failure (:class:`SandboxFailure`, IE).
-- What the learner prints goes through a pipe the judge drains (:class:`OutputCapture`): the
-  host's disk is never involved, and past :data:`OUTPUT_LIMIT_BYTES` the process is stopped.
+- What the learner prints goes through a pipe the judge drains (:class:`~judge.engine.pipes.OutputCapture`):
+  the host's disk is never involved, and past :data:`~judge.engine.pipes.OUTPUT_LIMIT_BYTES` the
+  process is stopped.
 - Whatever the launch took (a sandbox slot, cgroups, the pipes) is released by :meth:`close`,
   which every failure path calls; nothing the learner started runs on after it (:mod:`judge.sandbox.keeper`).
 - Once the judge kills a process, it is dead for the runner at once: its exit status is never
@@ -25,12 +27,21 @@ from __future__ import annotations
 
 import io
 import os
-import select
 import signal
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from judge.engine.pipes import (
+    OUTPUT_LIMIT_BYTES,
+    CpuLimitExceeded,
+    CpuWatch,
+    DeadlineReader,
+    DeadlineWriter,
+    OutputCapture,
+    OutputLimitExceeded,
+    widen_pipe,
+)
 from judge.i18n import Bilingual, bilingual
 from judge.learner import protocol, wire
 from judge.learner.interface import (
@@ -66,9 +77,6 @@ __all__ = [
 # languages, since such a message is the report's (judge.engine.runner); a call's names stay English.
 LOADING = Bilingual("loading your file", "加载你的文件")
 DEFAULT_LOAD_TIMEOUT_S = 10.0  # the learner's own import time, when the caller does not say
-OUTPUT_TAIL_BYTES = 4000
-OUTPUT_LIMIT_BYTES = 16 << 20  # printed by one learner process, all its calls together
-PIPE_BYTES = 1 << 20  # each protocol pipe's buffer: Linux's default ceiling for a user (fs.pipe-max-size)
 # Where they lived before the launchers moved to judge.sandbox.launchers: imported on first use
 # only, since this module is also what the browser's learner imports (and the sandbox is not there).
 _LAUNCHERS = ("Launched", "Launcher", "LocalLauncher")
@@ -80,218 +88,6 @@ def __getattr__(name: str):
 
         return getattr(launchers, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class OutputLimitExceeded(Exception):
-    """The learner's process printed more than :data:`OUTPUT_LIMIT_BYTES`."""
-
-
-class OutputCapture:
-    """The learner's stdout and stderr: a pipe the judge drains, keeping only the last few kB.
-
-    A pipe, not a file: nothing the learner does (``fallocate`` included) can take the host's
-    disk, and the judge holds at most :data:`OUTPUT_TAIL_BYTES` of it however much is printed.
-    """
-
-    def __init__(self, limit: int = OUTPUT_LIMIT_BYTES) -> None:
-        self.read_fd, self.write_fd = os.pipe()
-        os.set_blocking(self.read_fd, False)
-        self.limit = limit
-        self.total = 0
-        self.open = True  # until end-of-file (every writer gone) or close()
-        self._tail = bytearray()
-
-    def drain(self) -> None:
-        """Read whatever is waiting; raise :class:`OutputLimitExceeded` once past the limit."""
-        while self.open:
-            try:
-                chunk = os.read(self.read_fd, 1 << 16)
-            except BlockingIOError:
-                break
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self.open = False
-                break
-            self.total += len(chunk)
-            self._tail += chunk
-            del self._tail[:-OUTPUT_TAIL_BYTES]
-            if self.total > self.limit:
-                raise OutputLimitExceeded
-        if self.total > self.limit:
-            raise OutputLimitExceeded
-
-    def tail(self) -> str:
-        try:
-            self.drain()
-        except OutputLimitExceeded:
-            pass
-        return self._tail.decode("utf-8", "replace")
-
-    def handed_over(self) -> None:
-        """Close the judge's copy of the write end (the learner's process has its own)."""
-        if self.write_fd >= 0:
-            os.close(self.write_fd)
-            self.write_fd = -1
-
-    def close(self) -> None:
-        self.handed_over()
-        if self.read_fd >= 0:
-            os.close(self.read_fd)
-            self.read_fd = -1
-            self.open = False
-
-
-class CpuLimitExceeded(TimeoutError):
-    """The learner's processes used up the CPU time of the current test case."""
-
-
-CPU_WATCH_INTERVAL_S = 0.1  # how often a running call's CPU time is read (0.4 ms per read)
-
-
-class _CpuWatch:
-    """Raises :class:`CpuLimitExceeded` once ``clock()`` passes ``limit_s``; reads the clock at most
-    every :data:`CPU_WATCH_INTERVAL_S`, however often it is called.
-
-    One per wait for an answer, called at every wake-up of that wait: the schedule is the watch's,
-    not the wake-ups'. A learner that prints all the time, or sends its answer one byte at a time,
-    wakes the judge up far more often than that: a check that waited for a quiet interval would
-    never come.
-    """
-
-    def __init__(self, clock: Callable[[], float], limit_s: float) -> None:
-        self._clock = clock
-        self._limit_s = limit_s
-        self._due = time.monotonic() + CPU_WATCH_INTERVAL_S
-
-    def __call__(self) -> None:
-        now = time.monotonic()
-        if now < self._due:
-            return
-        self._due = now + CPU_WATCH_INTERVAL_S
-        if self._clock() > self._limit_s:
-            raise CpuLimitExceeded
-
-
-def _wait_until_ready(
-    fd: int, deadline: float, output: OutputCapture, *, write: bool, watch: Callable[[], None] | None = None
-) -> None:
-    """Wait until ``fd`` can be read (or written), draining ``output`` meanwhile.
-
-    Raises ``TimeoutError`` past ``deadline`` (``time.monotonic()``; infinity waits for ever),
-    and whatever ``watch`` raises: it is called at every wake-up, and at least every
-    :data:`CPU_WATCH_INTERVAL_S` while waiting (a :class:`_CpuWatch`: the CPU-time limit).
-    Draining while waiting means a learner that prints a lot never blocks on a full output pipe
-    (so it goes on reading and answering), and one that prints too much is stopped.
-    """
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        wait = remaining if watch is None else min(remaining, CPU_WATCH_INTERVAL_S)
-        watched = [output.read_fd] if output.open else []
-        readable, writable, _ = select.select(
-            watched if write else [fd, *watched], [fd] if write else [], [], None if wait == float("inf") else wait
-        )
-        if watch is not None:
-            watch()  # whatever woke us up: output or a trickle of bytes must not put the check off
-        if not readable and not writable:
-            if watch is None:
-                raise TimeoutError
-            continue
-        if output.read_fd in readable:
-            output.drain()
-        if fd in (writable if write else readable):
-            return
-
-
-class _DeadlineWriter:
-    """A file-like ``write(data)`` / ``writev(buffers)`` to a pipe that raises ``TimeoutError`` past a deadline.
-
-    The learner's process may stop reading its requests (and leave the judge blocked on a full
-    pipe for ever); the pipe is non-blocking and every write waits at most until the deadline.
-    A frame goes out in one ``writev`` where the pipe has room for it (:data:`PIPE_BYTES`).
-    """
-
-    def __init__(self, fd: int, output: OutputCapture) -> None:
-        self.fd = fd
-        self.output = output
-        self.deadline = float("inf")
-        self.sent = 0  # bytes written so far
-        os.set_blocking(fd, False)
-
-    def write(self, data: wire.Buffer) -> None:
-        self.writev([data])
-
-    def writev(self, buffers: Sequence[wire.Buffer]) -> None:
-        """Write every buffer, in order (as many per system call as the pipe takes)."""
-        pending = wire.byte_views(buffers)
-        while pending:
-            try:
-                sent = os.writev(self.fd, pending[: wire.IOV_BATCH])
-            except BlockingIOError:
-                _wait_until_ready(self.fd, self.deadline, self.output, write=True)
-                continue
-            self.sent += sent
-            wire.consume(pending, sent)
-
-    def flush(self) -> None:
-        pass  # every write goes straight to the pipe
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
-class _DeadlineReader:
-    """A file-like ``read(n)`` / ``readv(buffers)`` over a pipe that raises ``TimeoutError`` past a
-    deadline (and whatever ``watch`` raises, called while it waits).
-
-    The pipe is non-blocking: what is there already is read at once, and only an empty pipe
-    costs a wait (which also drains the learner's output).
-    """
-
-    def __init__(self, fd: int, output: OutputCapture) -> None:
-        self.fd = fd
-        self.output = output
-        self.deadline = float("inf")
-        self.watch: Callable[[], None] | None = None
-        self.received = 0  # bytes read so far
-        os.set_blocking(fd, False)
-
-    def read(self, n: int) -> bytes:
-        while True:
-            try:
-                data = os.read(self.fd, min(n, 1 << 20))
-            except BlockingIOError:
-                self._wait()
-                continue
-            self.received += len(data)
-            return data
-
-    def readv(self, buffers: Sequence[memoryview]) -> int:
-        while True:
-            try:
-                got = os.readv(self.fd, buffers)
-            except BlockingIOError:
-                self._wait()
-                continue
-            self.received += got
-            return got
-
-    def _wait(self) -> None:
-        _wait_until_ready(self.fd, self.deadline, self.output, write=False, watch=self.watch)
-
-
-def _widen(fd: int) -> None:
-    """Give the pipe of ``fd`` room for :data:`PIPE_BYTES` (Linux), so that a frame crosses in one
-    go instead of 64 kB at a time with both processes taking turns. Where the system refuses (a
-    user past its quota of pipe memory, not Linux), the pipe keeps its size: only slower."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-    except (ImportError, AttributeError, OSError):
-        pass
 
 
 # A refusals request holds at most this many calls, and this many bytes of their tensors (with
@@ -394,10 +190,10 @@ class LearnerProcess:
         self._output = OutputCapture()
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        _widen(self._to_child)
-        _widen(self._from_child)
-        self._reader = _DeadlineReader(self._from_child, self._output)
-        self._writer = _DeadlineWriter(self._to_child, self._output)
+        widen_pipe(self._to_child)
+        widen_pipe(self._from_child)
+        self._reader = DeadlineReader(self._from_child, self._output)
+        self._writer = DeadlineWriter(self._to_child, self._output)
         load_frame = None
         try:
             if not isinstance(source, LearnerSource):
@@ -483,7 +279,7 @@ class LearnerProcess:
             raise self._failure
         cpu_limit_s = self._startup_cpu_s
         if cpu_limit_s is not None:
-            self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_limit_s)
+            self._reader.watch = CpuWatch(self.cpu_time_s, cpu_limit_s)
         try:
             header, _ = self._receive(
                 time.monotonic() + self._startup_timeout_s,
@@ -719,7 +515,7 @@ class LearnerProcess:
         finally:
             self._writer.deadline = float("inf")
         if cpu_deadline_s != float("inf"):
-            self._reader.watch = _CpuWatch(self.cpu_time_s, cpu_deadline_s)
+            self._reader.watch = CpuWatch(self.cpu_time_s, cpu_deadline_s)
         try:
             exchange.header, exchange.payloads = self._receive(
                 deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes

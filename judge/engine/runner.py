@@ -707,7 +707,7 @@ def _run_case(
         result.cpu_ms = max(0.0, cpu_clock() - cpu_start) * 1000
         if result.verdict is Verdict.AC and result.cpu_ms > exercise.time_limit_s * 1000:
             # Each call's CPU time is checked while it runs, but not more often than every 100 ms
-            # (judge.engine.process.CPU_WATCH_INTERVAL_S): calls that each answer sooner are checked here,
+            # (judge.engine.pipes.CPU_WATCH_INTERVAL_S): calls that each answer sooner are checked here,
             # all together, so the limit holds for the case however its calls split the work.
             result.verdict = Verdict.TLE
             result.message = (

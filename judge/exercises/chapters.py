@@ -18,7 +18,11 @@ An exercise names its chapter (``chapter = "..."``, the id or the English title)
 (``section = "sampling-algorithms"``) in its ``exercise.toml``. :func:`group` orders exercises by
 chapter and section as the book does (the CLI's ``list`` and the site's exercise list use it);
 exercises without a known place come last, under "Other exercises". A section an exercise names
-that its chapter lacks is an :class:`~judge.exercises.exercise.ExerciseError` when the exercise is loaded.
+that its chapter lacks is an :class:`~judge.exercises.folders.ExerciseError` when the exercise is loaded.
+
+This module reads chapters and places anything that names one (:class:`Placed`: an exercise, to
+:mod:`judge.exercises.exercise`, which checks each exercise's place here when it loads one); it
+never imports the exercise module back.
 """
 
 from __future__ import annotations
@@ -28,15 +32,32 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
+from judge.exercises.folders import EXERCISES_DIR
 from judge.i18n import LANGUAGES, Bilingual
-
-if TYPE_CHECKING:
-    from judge.exercises.exercise import Exercise
 
 CHAPTERS_FILE = "chapters.toml"
 OTHER = Bilingual("Other exercises", "其他练习")
+
+
+class Placed(Protocol):
+    """What chapters need of an exercise to place it (:class:`judge.exercises.exercise.Exercise` is one)."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def chapter(self) -> str: ...  # the chapter's id or English title; "" for none
+
+    @property
+    def section(self) -> str: ...  # the section's id; "" for none
+
+    @property
+    def pack(self) -> Path: ...  # the folder of exercises it belongs to (whose chapters.toml places it)
+
+
+Exercise = TypeVar("Exercise", bound=Placed)  # what a Group holds is what group() was given
 
 
 class ChaptersError(ValueError):
@@ -64,7 +85,7 @@ class Chapter:
 
 
 @dataclass(frozen=True)
-class Group:
+class Group(Generic[Exercise]):
     """Exercises of one section (``section`` None: of the chapter, or of no known chapter)."""
 
     chapter: Chapter | None
@@ -114,8 +135,6 @@ def _load(path: Path, mtime_ns: int) -> tuple[Chapter, ...]:  # noqa: ARG001 - t
 def chapters_file(pack: Path) -> Path | None:
     """The ``chapters.toml`` that places the exercises of ``pack``: the pack's own, else the
     repository's (``exercises/chapters.toml``, the book's chapters); None when neither exists."""
-    from judge.exercises.exercise import EXERCISES_DIR
-
     for path in (Path(pack) / CHAPTERS_FILE, EXERCISES_DIR / CHAPTERS_FILE):
         if path.is_file():
             return path
@@ -139,7 +158,7 @@ def load_chapters(pack: Path) -> tuple[Chapter, ...]:
     return _load(path, mtime)
 
 
-def place(exercise: Exercise, chapters: Sequence[Chapter]) -> tuple[Chapter | None, Section | None]:
+def place(exercise: Placed, chapters: Sequence[Chapter]) -> tuple[Chapter | None, Section | None]:
     """The chapter and section ``exercise`` names, as found in ``chapters`` (None where unknown)."""
     chapter = next((c for c in chapters if exercise.chapter and c.matches(exercise.chapter)), None)
     if chapter is None:
@@ -147,7 +166,7 @@ def place(exercise: Exercise, chapters: Sequence[Chapter]) -> tuple[Chapter | No
     return chapter, chapter.section(exercise.section) if exercise.section else None
 
 
-def group(exercises: Iterable[Exercise]) -> list[Group]:
+def group(exercises: Iterable[Exercise]) -> list[Group[Exercise]]:
     """``exercises`` grouped by chapter and section in the book's order (each pack's
     ``chapters.toml``; the first pack that lists a chapter gives its order), numbers ascending
     inside a group; a chapter's exercises without a section first, unplaced ones last."""
@@ -165,7 +184,7 @@ def group(exercises: Iterable[Exercise]) -> list[Group]:
         else:
             key = (chapters.index(chapter), -1 if section is None else chapter.sections.index(section))
         slots.setdefault(key, []).append(exercise)
-    groups: list[Group] = []
+    groups: list[Group[Exercise]] = []
     for (chapter_index, section_index), members in sorted(slots.items()):
         chapter_or_none = chapters[chapter_index] if chapter_index < len(chapters) else None
         section_or_none = chapter_or_none.sections[section_index] if chapter_or_none and section_index >= 0 else None

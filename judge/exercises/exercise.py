@@ -32,11 +32,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from judge.exercises.chapters import ChaptersError, chapters_file, load_chapters, place
+from judge.exercises.folders import EXERCISES_DIR, PROJECT_ROOT, ExerciseError
+from judge.exercises.patches import PATCH_SUFFIX, expanded_path
 from judge.extras import EXTRAS
 from judge.reports.report import HIDDEN, PUBLIC  # the two folders under tests/
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-EXERCISES_DIR = PROJECT_ROOT / "exercises"  # the repository's pack, the default one
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"  # its solutions (a pack's solutions: the folder beside it)
 PACKS_VARIABLE = "PROBJUDGE_EXERCISES"
 LANGUAGES = ("en", "zh")
@@ -45,10 +46,6 @@ BROWSER_SUITES = ("public", "tiny")  # what the browser may judge: the hidden su
 
 SUITE_FOLDERS = {"public": PUBLIC, "tiny": PUBLIC, "hidden": HIDDEN}  # where each suite's module lives
 _NOT_SENT = ("__pycache__",)  # never part of tests/public/'s files (bytecode of the judge's own imports)
-
-
-class ExerciseError(Exception):
-    """An exercise folder is malformed, or an exercise id names nothing."""
 
 
 @dataclass(frozen=True)
@@ -199,8 +196,6 @@ class Exercise:
         """Each known-wrong solution as a Python file to judge or import, sorted by name: a ``.py`` as it
         is, a ``.patch`` expanded against the reference (:func:`judge.exercises.patches.expanded_path`; raises
         :class:`~judge.exercises.patches.StalePatch`, an :class:`ExerciseError`, when one no longer applies)."""
-        from judge.exercises.patches import PATCH_SUFFIX, expanded_path
-
         return [
             expanded_path(path, self.reference_path) if path.suffix == PATCH_SUFFIX else path
             for path in self.wrong_solution_files()
@@ -297,8 +292,6 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
 def _check_place(exercise: Exercise, path: Path) -> None:
     """A ``section`` must be one of its chapter's, as the ``chapters.toml`` that places the pack's
     exercises lists them (the pack's own, else the repository's: :func:`judge.exercises.chapters.chapters_file`)."""
-    from judge.exercises.chapters import ChaptersError, chapters_file, load_chapters, place
-
     try:
         chapters = load_chapters(exercise.pack)
     except ChaptersError as exc:

@@ -38,7 +38,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from judge.exercises.exercise import ExerciseError
+from judge.exercises.folders import ExerciseError
 
 PATCH_SUFFIX = ".patch"
 # Where a header ends and the diff begins: the unified diff's first file line.

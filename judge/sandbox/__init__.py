@@ -6,14 +6,16 @@ serves it (:mod:`judge.sandbox.child`), the keeper that ends whatever it starts
 ``local`` (:class:`~judge.sandbox.launchers.LocalLauncher`), a separate process with time and
 memory limits, for learners judging their own code (:class:`~judge.sandbox.launchers.WarmLocalLauncher`
 forks it from a fork server instead, for commands that judge many files), and ``strict``
-(:class:`judge.sandbox.strict.StrictLauncher`), a fork server (:mod:`judge.sandbox.zygote`) with
+(:class:`judge.sandbox.strict.StrictLauncher`), a fork server (:mod:`judge.sandbox.zygote`, started
+by :mod:`judge.sandbox.zygote_client`) with
 torch preloaded and every layer in :mod:`judge.sandbox.confine`, for a server grading strangers'
 code. :mod:`judge.sandbox.layers` says which layers this machine offers. What the browser runs
 next to learner code is :mod:`judge.browser.learner` (the browser bundle ships ``judge/browser``,
 never this package); what both share is :mod:`judge.learner.code`.
 
 - ``launchers`` — the launchers behind one protocol: ``local`` and its warm twin.
-- ``strict`` — the ``strict`` level on the judge's side: the zygote client, worker slots.
+- ``strict`` — the ``strict`` level on the judge's side: worker slots over the fork server.
+- ``zygote_client`` — the judge's side of the fork server: starting it, sending it jobs.
 - ``zygote`` — the fork server: imports torch once, forks one child per job.
 - ``child`` — the untrusted side: loads the learner's source and answers calls.
 - ``keeper`` — a tiny process that ends whatever a job started.
@@ -43,7 +45,7 @@ log = logging.getLogger("probjudge.sandbox")
 def launcher_for(level: str, *, allow_weaker: bool = False, slots: int = 2):
     """The launcher for ``level``, for a server.
 
-    ``strict`` raises :class:`judge.sandbox.strict.SandboxUnavailable` when a required layer is
+    ``strict`` raises :class:`judge.sandbox.zygote_client.SandboxUnavailable` when a required layer is
     missing, unless ``allow_weaker`` is set: then it logs, loudly, that strangers' code will run
     under the ``local`` level, and returns that. Raises ``ValueError`` for an unknown level.
     """

@@ -24,16 +24,13 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 
 from judge.learner.interface import SandboxFailure
 from judge.sandbox import keeper
 from judge.sandbox.keeper import Lifeline
-
-if TYPE_CHECKING:
-    from judge.sandbox.strict import Zygote
+from judge.sandbox.zygote_client import LocalJob, SandboxUnavailable, Zygote
 
 log = logging.getLogger("probjudge.sandbox")
 CHILD_SCRIPT = Path(__file__).resolve().parent / "child.py"
@@ -206,31 +203,6 @@ class _LocalChild:
             self._scratch.cleanup()
 
 
-@dataclass(frozen=True)
-class LocalJob:
-    """What one warm ``local`` job gets, sent from the judge to the fork server as JSON.
-
-    The same as ``child.py``'s options tell a fresh child: its scratch directory (working
-    directory, ``HOME``, ``TMPDIR``), its memory limit in MB (None: none) and the learner's folder.
-    """
-
-    scratch: str
-    memory_mb: int | None = None
-    import_dir: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LocalJob:
-        memory_mb, import_dir = data.get("memory_mb"), data.get("import_dir")
-        return cls(
-            str(data["scratch"]),
-            int(memory_mb) if memory_mb else None,
-            str(import_dir) if import_dir else None,
-        )
-
-
 class WarmLocalLauncher(LocalLauncher):
     """The ``local`` level, started warm: each learner process is forked from a fork server that
     imported torch once (:mod:`judge.sandbox.zygote` at its ``local`` level), so a start costs
@@ -276,8 +248,6 @@ class WarmLocalLauncher(LocalLauncher):
 
     def _running_server(self) -> Zygote | None:
         """The fork server, started or replaced if need be; None when jobs must start fresh."""
-        from judge.sandbox.strict import SandboxUnavailable, Zygote
-
         with self._lock:
             if self._closed or self._unavailable:
                 return None

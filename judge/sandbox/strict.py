@@ -1,43 +1,38 @@
-"""The ``strict`` level on the judge's side: the zygote client, worker slots, and the launcher.
+"""The ``strict`` level on the judge's side: worker slots and the launcher.
 
 :class:`StrictLauncher` plugs into :class:`judge.engine.process.LearnerProcess` beside
 :class:`judge.sandbox.launchers.LocalLauncher`: it takes a worker slot (its own uid/gid and scratch
-directory), creates the job's cgroups and asks the zygote to fork a confined child on the job's
-pipes. A slot is a lease: :meth:`StrictChild.release` kills the job at once (SIGKILL to its
-keeper's lifeline, its process group and its cgroup) and returns; the launcher's reaper thread
-then waits for the keeper to end, removes the cgroups and only then puts the slot back (so the
-next job of that uid never meets a leftover process, and nobody's verdict waits for a teardown).
-The launcher holds up to twice as many slots as it runs jobs at once, so that a new job finds a
-clean slot while the last one is still being reaped. Waiting for a slot has a deadline
-(:data:`SLOT_WAIT_S`): past it, that one job fails with :class:`~judge.learner.interface.SandboxFailure`
-(IE), and the others carry on. A zygote that died is replaced at the next launch.
+directory), creates the job's cgroups and asks the zygote
+(:class:`judge.sandbox.zygote_client.Zygote`) to fork a confined child on the job's pipes. A slot is
+a lease: :meth:`StrictChild.release` kills the job at once (SIGKILL to its keeper's lifeline, its
+process group and its cgroup) and returns; the launcher's reaper thread then waits for the keeper to
+end, removes the cgroups and only then puts the slot back (so the next job of that uid never meets a
+leftover process, and nobody's verdict waits for a teardown). The launcher holds up to twice as many
+slots as it runs jobs at once, so that a new job finds a clean slot while the last one is still
+being reaped. Waiting for a slot has a deadline (:data:`SLOT_WAIT_S`): past it, that one job fails
+with :class:`~judge.learner.interface.SandboxFailure` (IE), and the others carry on. A zygote that
+died is replaced at the next launch.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 import queue
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from judge.learner.interface import SandboxFailure
 from judge.sandbox import cgroups, keeper
 from judge.sandbox.confine import Confinement
 from judge.sandbox.keeper import Lifeline
+from judge.sandbox.zygote_client import SPAWN_TIMEOUT_S, SandboxUnavailable, Zygote
 
-if TYPE_CHECKING:
-    from judge.sandbox.launchers import LocalJob
-
-ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "zygote.py"
 BASE_ID = 61_000  # slot uids/gids come from BASE_ID .. BASE_ID + 64 000
 MAX_SLOTS = 16
 _launchers = itertools.count()
@@ -47,167 +42,8 @@ SCRATCH_ROOT = Path("/tmp/probjudge-slots")
 # much above the memory limit and what the zygote already maps (torch: 0.6 GB CPU, GBs with CUDA).
 AS_HEADROOM_MB = 512
 SLOT_WAIT_S = 60.0  # a job that finds no free slot this long fails alone (IE), instead of hanging its worker
-SPAWN_TIMEOUT_S = 30.0  # a loaded machine forks slowly; past this the job is IE, not a hang
 KEEPER_EXIT_S = 10.0  # how long the judge waits for a keeper to finish killing its tree
 DEFAULT_MEMORY_MB = 4096  # a job's memory limit where the exercise gives none
-
-
-class SandboxUnavailable(SandboxFailure):
-    """The strict level cannot run here (not root, a layer missing, the zygote failed to start)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__("the strict sandbox is not available here", reason)
-        self.args = (reason,)
-
-
-class Zygote:
-    """A running fork server and the thread that reads its messages.
-
-    ``level="strict"`` (root only) forks confined jobs; ``level="local"`` forks jobs set up as a
-    fresh ``local`` child is (:class:`judge.sandbox.launchers.WarmLocalLauncher`), and then
-    ``environment`` is the fork server's whole environment.
-    """
-
-    def __init__(
-        self, startup_timeout_s: float = 60.0, *, level: str = "strict", environment: dict[str, str] | None = None
-    ) -> None:
-        if level == "strict" and os.geteuid() != 0:
-            raise SandboxUnavailable("the strict sandbox needs root (to switch uids, mount and use cgroups)")
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0", "PYTHONUNBUFFERED": "1"}
-        env.update(
-            {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LD_LIBRARY_PATH") if k in os.environ}
-        )
-        if environment is not None:
-            env = dict(environment)
-        self._process = subprocess.Popen(
-            [sys.executable, str(ZYGOTE_SCRIPT), "--control", str(theirs.fileno()), "--level", level],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,
-        )
-        theirs.close()
-        self._socket = ours
-        self._lock = threading.Lock()
-        self._changed = threading.Condition()
-        self._spawned: dict[int, dict] = {}
-        self._exits: dict[int, int] = {}
-        self._jobs = 0
-        self._closed = False
-        ours.settimeout(startup_timeout_s)
-        try:
-            hello = json.loads(ours.recv(65536) or b"{}")
-        except (OSError, ValueError) as exc:
-            self.close()
-            raise SandboxUnavailable(f"the zygote did not start: {exc}") from None
-        if hello.get("op") != "ready":
-            self.close()
-            raise SandboxUnavailable("the zygote did not start")
-        # What every job inherits mapped (the interpreter, torch): memory limits come on top of it.
-        self.address_space_mb = int(hello.get("address_space", 0)) >> 20
-        ours.settimeout(None)
-        self._reader = threading.Thread(target=self._read, name="zygote-reader", daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        while True:
-            try:
-                packet = self._socket.recv(65536)
-            except OSError:
-                packet = b""
-            with self._changed:
-                if not packet:
-                    self._closed = True
-                    self._changed.notify_all()
-                    return
-                message = json.loads(packet)
-                if message.get("op") in ("spawned", "spawn_failed"):
-                    self._spawned[int(message["job"])] = message
-                elif message.get("op") == "exited":
-                    self._exits[int(message["pid"])] = int(message["status"])
-                self._changed.notify_all()
-
-    def spawn(
-        self, *, device: str, confinement: Confinement | LocalJob, fds: list[int], timeout_s: float = SPAWN_TIMEOUT_S
-    ) -> tuple[int, int]:
-        """A confined job on ``fds`` (request read end, result write end, output write end, lifeline read end).
-
-        Returns ``(keeper pid, worker pid)`` once the worker is confined. Raises
-        :class:`SandboxFailure` when a layer failed, the zygote is gone or it did not answer.
-        """
-        job = self._send({"op": "spawn", "device": device, "confinement": confinement.to_json()}, fds)
-        return self.answer(job, timeout_s)
-
-    def prepare(self, *, device: str, confinement: Confinement, fds: list[int]) -> int:
-        """Ask for a job confined now, on ``fds`` (the worker's end of a socket of the judge's, the
-        lifeline's read end), whose three descriptors come later on that socket; its request id.
-
-        Does not wait: :meth:`answer` with that id says when (and whether) it is confined."""
-        return self._send({"op": "prepare", "device": device, "confinement": confinement.to_json()}, fds)
-
-    def _send(self, request: dict, fds: list[int]) -> int:
-        with self._lock:
-            self._jobs += 1
-            job = self._jobs
-            message = json.dumps({**request, "job": job}).encode()
-            try:
-                socket.send_fds(self._socket, [message], fds)
-            except OSError as exc:
-                raise SandboxFailure("the sandbox's fork server is not running", f"send to the zygote: {exc}") from None
-        return job
-
-    def answer(self, job: int, timeout_s: float = SPAWN_TIMEOUT_S) -> tuple[int, int]:
-        """``(keeper pid, worker pid)`` once request ``job``'s worker is confined; raises
-        :class:`SandboxFailure` (with the keeper's pid where one was forked) otherwise."""
-        deadline = time.monotonic() + timeout_s
-        with self._changed:
-            while job not in self._spawned:
-                if self._closed or not self._changed.wait(max(0.0, deadline - time.monotonic())):
-                    raise SandboxFailure("the sandbox's fork server did not answer", f"no answer for job {job}")
-            answer = self._spawned.pop(job)
-        if answer.get("op") != "spawned":
-            raise SandboxFailure(
-                "the sandbox could not confine the process",
-                str(answer.get("error", "")),
-                pid=int(answer.get("pid", 0)) or None,
-            )
-        return int(answer["pid"]), int(answer["worker"])
-
-    def exit_status(self, pid: int, timeout_s: float) -> int | None:
-        """The raw wait status of child ``pid`` once it has ended, or None after ``timeout_s``."""
-        deadline = time.monotonic() + timeout_s
-        with self._changed:
-            while pid not in self._exits:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self._closed:
-                    return None
-                self._changed.wait(remaining)
-            return self._exits[pid]
-
-    def forget(self, pid: int) -> None:
-        with self._changed:
-            self._exits.pop(pid, None)
-
-    @property
-    def alive(self) -> bool:
-        return not self._closed and self._process.poll() is None
-
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
-    def close(self) -> None:
-        try:
-            self._socket.close()
-        except OSError:
-            pass
-        if self._process.poll() is None:
-            try:
-                os.killpg(self._process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self._process.wait()
 
 
 class StrictLauncher:

@@ -1,6 +1,6 @@
 """The fork server: imports torch once, forks one child per job (``strict``: confined; ``local``: warm).
 
-Run by :class:`judge.sandbox.strict.Zygote` as ``python judge/sandbox/zygote.py --control FD
+Run by :class:`judge.sandbox.zygote_client.Zygote` as ``python judge/sandbox/zygote.py --control FD
 [--level strict|local]``. At the ``strict`` level (:class:`judge.sandbox.strict.StrictLauncher`)
 each job is confined by every layer of :mod:`judge.sandbox.confine`; at the ``local`` level
 (:class:`judge.sandbox.launchers.WarmLocalLauncher`) a job is set up exactly as a fresh
@@ -17,7 +17,7 @@ from ``os.urandom`` in each job before anything else runs there.
 Messages (JSON, one per packet):
   judge  -> zygote  ``{"op": "spawn", "job", "device", "confinement"}`` + 4 fds (``confinement``:
                     a :class:`~judge.sandbox.confine.Confinement` at the strict level, a
-                    :class:`~judge.sandbox.launchers.LocalJob` at the local level);
+                    :class:`~judge.sandbox.zygote_client.LocalJob` at the local level);
                     ``{"op": "prepare", ...}`` the same + 2 fds (a socket of the judge's, the
                     lifeline): a job confined now, whose three descriptors the judge sends later
                     on that socket, straight to the worker (which answers ``{"op": "started"}``
@@ -59,7 +59,8 @@ elif _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from judge.sandbox import child, confine, hugepages, keeper, seccomp, warmup  # noqa: E402
-from judge.sandbox.launchers import LocalJob, child_environment  # noqa: E402
+from judge.sandbox.launchers import child_environment  # noqa: E402
+from judge.sandbox.zygote_client import LocalJob  # noqa: E402
 
 MAX_MESSAGE = 4 << 20
 LEVELS = ("strict", "local")

@@ -84,7 +84,7 @@ def test_unknown_exercise_is_a_usage_error(capsys):
 def test_start_copies_the_starter_and_never_overwrites(capsys, tmp_path, monkeypatch, exercise39):
     from judge.exercises.starters import starter_text
 
-    monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
+    monkeypatch.setattr(cli.common, "WORKSPACE", tmp_path)  # where workspace_file() reads it
     code, out, _ = run_cli(capsys, "start", "sampling", "--lang", "en")
     target = tmp_path / "039-sampling.py"
     assert code == 0 and target.read_text() == starter_text(exercise39, "en", "cli")
@@ -99,7 +99,7 @@ def test_start_copies_the_starter_and_never_overwrites(capsys, tmp_path, monkeyp
 ])
 def test_start_writes_the_starters_hints_in_the_clis_language(capsys, tmp_path, monkeypatch, lang, hint, other):
     """--lang, else the locale (PROBJUDGE_LANG, LANG): the hints and the CLI's instructions in it, untagged."""
-    monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
+    monkeypatch.setattr(cli.common, "WORKSPACE", tmp_path)  # where workspace_file() reads it
     monkeypatch.setenv("PROBJUDGE_LANG", lang)
     code, _, _ = run_cli(capsys, "start", "39")
     written = (tmp_path / "039-sampling.py").read_text()
@@ -107,7 +107,7 @@ def test_start_writes_the_starters_hints_in_the_clis_language(capsys, tmp_path, 
 
 
 def test_test_without_a_workspace_file_says_how_to_start(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "WORKSPACE", tmp_path)
+    monkeypatch.setattr(cli.common, "WORKSPACE", tmp_path)  # where workspace_file() reads it
     code, _, err = run_cli(capsys, "test", "39")
     assert code == 2 and "practice/judge.py start 39" in err
 

@@ -63,7 +63,7 @@ def measured(monkeypatch):
             pass
 
     monkeypatch.setattr(balance, "measure", measure)
-    monkeypatch.setattr(cli, "_lanes_launcher", lambda level, err: NoLauncher())
+    monkeypatch.setattr(cli.authoring, "_lanes_launcher", lambda level, err: NoLauncher())
 
 
 def test_lanes_prints_the_cases_the_lanes_and_the_imbalance_under_each_weighting(capsys, measured):

@@ -139,9 +139,10 @@ def test_list_prints_chapter_and_section_headings_in_order(capsys, tmp_path, mon
 def test_where_no_chapters_toml_exists_at_all_sections_are_not_checked(tmp_path, monkeypatch):
     """The browser is sent exercise.toml and tests/public/ only, never a chapters.toml: there the
     exercise loads as it is (its place was checked where the judge has the lists)."""
-    import judge.exercises.exercise
+    import judge.exercises.chapters
 
-    monkeypatch.setattr(judge.exercises.exercise, "EXERCISES_DIR", tmp_path / "no-repository")
+    # Where chapters_file() looks for the repository's chapters.toml.
+    monkeypatch.setattr(judge.exercises.chapters, "EXERCISES_DIR", tmp_path / "no-repository")
     bare = _pack(tmp_path, None, {"001-weighted-coin": "anything"})
     assert chapters_file(bare) is None and load_chapters(bare) == ()
     assert load_exercise(bare / "001-weighted-coin").section == "anything"

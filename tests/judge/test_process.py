@@ -417,7 +417,7 @@ def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
     import threading
     import time
 
-    from judge.engine.process import OutputCapture, _DeadlineReader, _DeadlineWriter
+    from judge.engine.pipes import DeadlineReader, DeadlineWriter, OutputCapture
     from judge.learner import wire
     from judge.sandbox.child import _PipeReader, _PipeWriter
 
@@ -425,7 +425,7 @@ def test_a_frame_larger_than_the_pipe_crosses_the_judges_pipes_whole():
     output = OutputCapture()
     to_child_r, to_child_w = os.pipe()
     from_child_r, from_child_w = os.pipe()
-    writer, reader = _DeadlineWriter(to_child_w, output), _DeadlineReader(from_child_r, output)
+    writer, reader = DeadlineWriter(to_child_w, output), DeadlineReader(from_child_r, output)
     writer.deadline = reader.deadline = time.monotonic() + 30  # a lost byte is a TimeoutError, not a hang
     child_saw = []
 
@@ -462,9 +462,9 @@ def test_an_output_that_has_ended_is_not_watched_while_the_judge_waits(monkeypat
     import select
     import time
 
-    from judge.engine import process
+    from judge.engine import pipes
 
-    output = process.OutputCapture()
+    output = pipes.OutputCapture()
     os.write(output.write_fd, b"last words\n")
     output.handed_over()  # the learner's copy is gone too: end of file after its last words
     never_ready, other_end = os.pipe()
@@ -474,11 +474,11 @@ def test_an_output_that_has_ended_is_not_watched_while_the_judge_waits(monkeypat
         calls.append(args)
         return original(*args)
 
-    monkeypatch.setattr(process.select, "select", counted)
+    monkeypatch.setattr(pipes.select, "select", counted)
     started = time.monotonic()
     try:
         with pytest.raises(TimeoutError) as waited:
-            process._wait_until_ready(never_ready, started + 0.3, output, write=False)
+            pipes.wait_until_ready(never_ready, started + 0.3, output, write=False)
     finally:
         os.close(never_ready)
         os.close(other_end)
@@ -775,7 +775,7 @@ def test_the_source_is_in_the_pipe_before_the_launch_and_whole_after_it(monkeypa
     from judge.learner.interface import LearnerSource
 
     if narrow_pipe:
-        monkeypatch.setattr(judge.engine.process, "_widen", lambda fd: None)
+        monkeypatch.setattr(judge.engine.process, "widen_pipe", lambda fd: None)
     source = LearnerSource("def f():\n    return 1\n" + "# padding\n" * (30_000 if narrow_pipe else 1))
     seen = {}
 

@@ -366,7 +366,7 @@ def test_a_dead_server_is_replaced_and_its_running_processes_carry_on(learner):
 def test_a_server_that_cannot_start_leaves_fresh_processes(learner, tmp_path, monkeypatch, caplog):
     broken = tmp_path / "zygote.py"
     broken.write_text("raise SystemExit(1)\n")
-    monkeypatch.setattr("judge.sandbox.strict.ZYGOTE_SCRIPT", broken)
+    monkeypatch.setattr("judge.sandbox.zygote_client.ZYGOTE_SCRIPT", broken)
     with WarmLocalLauncher() as launcher:
         for _ in range(2):
             with LearnerProcess(learner, launcher=launcher) as process:
@@ -444,7 +444,7 @@ def test_a_fresh_start_that_fails_leaves_no_scratch_directory(learner, monkeypat
 def test_a_warm_start_interrupted_leaves_no_scratch_directory(learner, monkeypatch):
     import tempfile
 
-    from judge.sandbox.strict import Zygote
+    from judge.sandbox.zygote_client import Zygote
 
     with WarmLocalLauncher() as launcher:
         with LearnerProcess(learner, launcher=launcher):  # the server is up

@@ -44,7 +44,6 @@ from judge.browser.torchlike._dtypes import (
     int32,
     int64,
     promote_types,
-    result_type,
 )
 from judge.browser.torchlike._dtypes import bool_ as bool
 from judge.browser.torchlike._errors import UnsupportedOperation
@@ -200,7 +199,7 @@ from judge.browser.torchlike._sorting import (
     unique,
     where,
 )
-from judge.browser.torchlike._tensor import Tensor, device
+from judge.browser.torchlike._tensor import Tensor, device, result_type
 
 float = float32  # noqa: A001 - torch's aliases
 double = float64

@@ -4,6 +4,9 @@ A :class:`dtype` says how values are stored: ``float32`` values are rounded to s
 precision (through :mod:`array`), ``float16`` and ``bfloat16`` are rounded to single precision
 and then to their own width (as torch converts a double: through float), ``float64`` are Python
 floats, integer types are Python ints (wrapped to their width), ``bool`` are Python bools.
+
+The rules here are over dtypes and Python scalars; :func:`judge.browser.torchlike._tensor.result_type`
+applies them to tensors, beside the Tensor it looks at (this module imports nothing of the subset).
 """
 
 from __future__ import annotations
@@ -126,34 +129,6 @@ def scalar_dtype(value) -> dtype:
     if isinstance(value, float):
         return default_float
     raise TypeError(f"expected a number, got {type(value).__name__}")
-
-
-def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
-    # c10's combine_categories: a lower-priority operand only matters when it is of a higher category.
-    if higher is None:
-        return lower
-    if lower is None or higher.kind == "f":
-        return higher
-    if higher is bool_ or lower.kind == "f":
-        return promote_types(higher, lower)
-    return higher
-
-
-def result_type(*operands) -> dtype:
-    """torch.result_type over tensors and Python scalars (dimensioned > zero-dim > scalars)."""
-    from judge.browser.torchlike._tensor import Tensor
-
-    dimmed = zero_dim = wrapped = None
-    for operand in operands:
-        if isinstance(operand, Tensor):
-            if operand.dim() > 0:
-                dimmed = operand.dtype if dimmed is None else promote_types(dimmed, operand.dtype)
-            else:
-                zero_dim = operand.dtype if zero_dim is None else promote_types(zero_dim, operand.dtype)
-        else:
-            kind = scalar_dtype(operand)
-            wrapped = kind if wrapped is None else promote_types(wrapped, kind)
-    return _combine(dimmed, _combine(zero_dim, wrapped))
 
 
 class finfo:

@@ -8,7 +8,7 @@ import struct
 
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike._shape import broadcast_shapes, source_positions
-from judge.browser.torchlike._tensor import Tensor, as_tensor_value
+from judge.browser.torchlike._tensor import Tensor, as_tensor_value, result_type
 
 INF, NAN = math.inf, math.nan
 
@@ -35,7 +35,7 @@ def binary(a, b, fn, *, compute: dt.dtype | None = None, out: dt.dtype | None = 
     ``compute``: the dtype operands are converted to (default: their result type); ``out``: the
     dtype of the result (default: ``compute``).
     """
-    compute = compute or dt.result_type(a, b)
+    compute = compute or result_type(a, b)
     out = out or compute
     # A Python scalar keeps its full value until it meets the compute dtype (as a wrapped number in torch).
     a, b = _raw_operand(a), _raw_operand(b)

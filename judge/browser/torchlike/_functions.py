@@ -6,7 +6,7 @@ import math
 
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike import _elementwise as ew
-from judge.browser.torchlike._tensor import Tensor, as_tensor_value
+from judge.browser.torchlike._tensor import Tensor, as_tensor_value, result_type
 
 
 def add(x, other, *, alpha=1):
@@ -27,14 +27,14 @@ def sub(x, other, *, alpha=1):
 
 
 def mul(x, other):
-    kind = dt.result_type(x, other)
+    kind = result_type(x, other)
     if kind is dt.bool_:
         return ew.binary(x, other, lambda a, b: a and b)
     return ew.binary(x, other, ew.ARITHMETIC["mul"])
 
 
 def div(x, other, *, rounding_mode=None):
-    kind = dt.result_type(x, other)
+    kind = result_type(x, other)
     if rounding_mode is None:
         compute = kind if kind.is_floating_point else dt.default_float
         return ew.binary(x, other, ew.true_div, compute=compute)
@@ -54,7 +54,7 @@ true_divide = divide = div
 
 
 def floor_divide(x, other):
-    if dt.result_type(x, other) is dt.bool_:
+    if result_type(x, other) is dt.bool_:
         raise RuntimeError("\"div_floor_cpu\" not implemented for 'Bool'")
     return ew.binary(x, other, ew.floor_div)
 
@@ -153,7 +153,7 @@ def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None, neginf:
 
 def nextafter(x: Tensor, other: Tensor) -> Tensor:
     """The next representable value after each ``x`` toward ``other``, in their promoted floating dtype."""
-    kind = dt.result_type(x, other)
+    kind = result_type(x, other)
     if not kind.is_floating_point:
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{_kind_name(kind)}'")
     return ew.binary(x, other, lambda a, b: ew.next_after(a, b, kind), compute=kind)
@@ -200,12 +200,10 @@ def clamp(x: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = x
     if min is not None:
-        out = ew.binary(
-            out, min, lambda v, low: v if v != v else (low if v < low else v), compute=dt.result_type(x, min)
-        )
+        out = ew.binary(out, min, lambda v, low: v if v != v else (low if v < low else v), compute=result_type(x, min))
     if max is not None:
         out = ew.binary(
-            out, max, lambda v, high: v if v != v else (high if v > high else v), compute=dt.result_type(out, max)
+            out, max, lambda v, high: v if v != v else (high if v > high else v), compute=result_type(out, max)
         )
     return out
 
@@ -237,7 +235,7 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 def _bitwise(name: str, logical, bitwise):
     def apply(x, other):
-        kind = dt.result_type(x, other)
+        kind = result_type(x, other)
         if kind.is_floating_point:
             raise RuntimeError(f"\"{name}_cpu\" not implemented for '{kind.name.capitalize()}'")
         return ew.binary(x, other, logical if kind is dt.bool_ else bitwise)

@@ -19,7 +19,7 @@ from itertools import accumulate
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike._creation import size_arguments
 from judge.browser.torchlike._shape import sizes_from_args
-from judge.browser.torchlike._tensor import Tensor, check_device
+from judge.browser.torchlike._tensor import Tensor, check_device, result_type
 
 _STATE_VERSION = 3  # random.Random.getstate()[0] of the Mersenne Twister the subset uses
 
@@ -297,7 +297,7 @@ def normal(
         mean,
         std,
         lambda m, s: source.gauss(m, s),
-        compute=dt.result_type(mean, std) if dt.result_type(mean, std).is_floating_point else dt.float32,
+        compute=result_type(mean, std) if result_type(mean, std).is_floating_point else dt.float32,
     )
 
 

@@ -11,7 +11,7 @@ from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike import _elementwise as ew
 from judge.browser.torchlike._reductions import values_indices
 from judge.browser.torchlike._shape import broadcast_shapes, coordinates, lanes, normalize_dim, strides
-from judge.browser.torchlike._tensor import Tensor, as_tensor_value
+from judge.browser.torchlike._tensor import Tensor, as_tensor_value, result_type
 
 
 def _order_key(values: list):
@@ -258,7 +258,7 @@ def where(condition: Tensor, input=None, other=None):
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.name.capitalize()}"
         )
-    kind = dt.result_type(input, other)
+    kind = result_type(input, other)
     a, b = ew._raw_operand(input), ew._raw_operand(other)
     shape = broadcast_shapes(condition._shape, a._shape, b._shape)
     cond = ew._values(condition, shape)

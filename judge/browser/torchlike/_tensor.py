@@ -4,7 +4,8 @@ Reshape-like operations (``view``, ``reshape``, ``flatten``, ``squeeze``, ``unsq
 the list, so writing through them writes the original, as in torch. Everything else that
 torch answers with a strided view (slicing, ``expand``, ``transpose``) returns a copy here: an
 in-place write to such a result does not reach the original. Operations are attached in
-:mod:`judge.browser.torchlike._methods`.
+:mod:`judge.browser.torchlike._methods`. :func:`result_type` (torch's promotion over tensors and
+scalars) lives here, beside the Tensor it inspects, on :mod:`~judge.browser.torchlike._dtypes`' rules.
 """
 
 from __future__ import annotations
@@ -356,3 +357,29 @@ def as_tensor_value(value, dtype: dt.dtype | None = None) -> Tensor:
         kind = dtype or dt.scalar_dtype(value)
         return Tensor(dt.cast_values([value], kind), (), kind)
     raise TypeError(f"expected a Tensor or a number, got {type(value).__name__}")
+
+
+def _combine(higher: dt.dtype | None, lower: dt.dtype | None) -> dt.dtype | None:
+    # c10's combine_categories: a lower-priority operand only matters when it is of a higher category.
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "f":
+        return higher
+    if higher is dt.bool_ or lower.kind == "f":
+        return dt.promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands) -> dt.dtype:
+    """torch.result_type over tensors and Python scalars (dimensioned > zero-dim > scalars)."""
+    dimmed = zero_dim = wrapped = None
+    for operand in operands:
+        if isinstance(operand, Tensor):
+            if operand.dim() > 0:
+                dimmed = operand.dtype if dimmed is None else dt.promote_types(dimmed, operand.dtype)
+            else:
+                zero_dim = operand.dtype if zero_dim is None else dt.promote_types(zero_dim, operand.dtype)
+        else:
+            kind = dt.scalar_dtype(operand)
+            wrapped = kind if wrapped is None else dt.promote_types(wrapped, kind)
+    return _combine(dimmed, _combine(zero_dim, wrapped))

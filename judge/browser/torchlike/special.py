@@ -12,7 +12,7 @@ import math
 
 from judge.browser.torchlike import _dtypes as dt
 from judge.browser.torchlike import _elementwise as ew
-from judge.browser.torchlike._tensor import Tensor
+from judge.browser.torchlike._tensor import Tensor, result_type
 
 NAN = float("nan")
 
@@ -27,7 +27,7 @@ def _xlogy(x: float, y: float) -> float:
 
 def xlogy(input, other) -> Tensor:  # noqa: A002 - torch's parameter names
     """``input * log(other)``, 0 where ``input`` is 0 and ``other`` is not NaN."""
-    kind = dt.result_type(input, other)
+    kind = result_type(input, other)
     if not kind.is_floating_point:
         kind = dt.default_float
     return ew.binary(input, other, _xlogy, compute=kind)
