@@ -153,6 +153,7 @@ class Job:
     path: Path  # the file judged: a patch expanded into this process's private folder
     device: str
     role: str
+    source: str = ""  # the file as the catalogue has it, from the project root
 
     def command(self, python: str, seed: int) -> list[str]:
         return [
@@ -183,7 +184,8 @@ class RunResult:
     time_ms: float | None = None  # the report's: the whole judgement, the learner's process start included
     wall_s: float = 0.0  # this run's command, torch's import included
     problem: str = ""
-    command: str = ""
+    command: str = ""  # a patch's expanded file in it is removed when the check ends: see ``source``
+    source: str = ""
 
 
 def _tail(text: str, lines: int = 6) -> str:
@@ -212,7 +214,9 @@ def run_job(job: Job, *, python: str, seed: int, timeout_s: float, deadline: flo
     """Judge ``job``'s file with the CLI and read its JSON report. Not started when less than 5 s of
     the budget (``deadline``, monotonic) is left; stopped at ``timeout_s`` or the deadline."""
     command = job.command(python, seed)
-    result = RunResult(job.exercise, job.solution, job.role, job.device, "NOT RUN", command=shlex.join(command))
+    result = RunResult(
+        job.exercise, job.solution, job.role, job.device, "NOT RUN", command=shlex.join(command), source=job.source
+    )
     left = deadline - time.monotonic()
     if left < 5:
         result.problem = "not started: the check's time budget was spent"
@@ -521,7 +525,8 @@ def _jobs(plan: Sequence[ExercisePlan], device: str) -> list[Job]:
         for name, path in exercise.solutions():
             judged = expanded_path(path, exercise.reference) if path.suffix == PATCH_SUFFIX else path
             for role, on in (("test", device), ("baseline", "cpu")):
-                jobs.append(Job(exercise.folder, exercise.number, name, judged, on, role))
+                source = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+                jobs.append(Job(exercise.folder, exercise.number, name, judged, on, role, source))
     return jobs
 
 

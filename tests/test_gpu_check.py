@@ -113,10 +113,11 @@ def test_the_dry_run_on_exercise_1_accepts_the_reference_and_rejects_the_three_w
     record = json.loads((out / "gpu-check.json").read_text(encoding="utf-8"))
     assert (record["result"], record["dry_run"], record["problems"]) == ("PASS", True, [])
     (row,) = record["exercises"]
-    names = [solution["solution"] for solution in row["solutions"]]
-    assert names == ["reference"] + [path.stem for path in tool.make_plan(["1"])[0].wrong]
-    for solution in row["solutions"]:
+    (planned,) = tool.make_plan(["1"])
+    assert [solution["solution"] for solution in row["solutions"]] == [name for name, _ in planned.solutions()]
+    for solution, (_, path) in zip(row["solutions"], planned.solutions(), strict=True):
         test, baseline = solution["test"], solution["baseline"]
+        assert test["source"] == baseline["source"] == str(path.relative_to(ROOT))
         sides = (test["device"], test["role"], baseline["device"], baseline["role"])
         assert sides == ("cpu", "test", "cpu", "baseline")
         assert test["verdict"] == baseline["verdict"], solution
