@@ -9,7 +9,7 @@ nothing. With one it does, within about five minutes on one H100 and 16 cores:
    tests/ci_gate.py names for the tests that skip "needs a CUDA device" elsewhere), with a timeout;
 2. **every exercise on both devices**: ``practice/judge.py test N FILE --json --seed S`` on its
    reference and on three of its known-wrong solutions (:func:`choose_wrong` says which), each under
-   ``--device cuda`` and under ``--device cpu``, ``--jobs`` runs at once (the CUDA tests among them),
+   ``--device cuda`` and under ``--device cpu``, ``--jobs`` runs at once (the CUDA tests beside them),
    each with a timeout, none started once the budget is spent;
 3. **one line per exercise**: each solution's verdicts cuda/cpu, the reference's judging time on each
    (the report's ``time_ms``) and their ratio; then the CUDA tests' counts, ``PASS`` or ``FAIL`` with
@@ -40,6 +40,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
@@ -192,22 +193,51 @@ def _tail(text: str, lines: int = 6) -> str:
     return " | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip())
 
 
+# The commands running now, so that an interrupt (Ctrl-C, SIGTERM) stops them: each runs in a process
+# group of its own (for the timeout), out of reach of the terminal's Ctrl-C.
+_running: set[subprocess.Popen[str]] = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def stop_all() -> None:
+    """Stop every command running now and any started after: the check was interrupted."""
+    with _running_lock:
+        _stopping.set()
+        running = list(_running)
+    for process in running:
+        _kill_group(process)
+
+
 def _run_command(command: Sequence[str], timeout_s: float) -> tuple[int | None, str, str]:
     """(exit status, stdout, stderr) of ``command`` run from the project root, in a process group of
-    its own so that a timeout stops the learner's process too; status None when it timed out."""
+    its own so that a timeout stops the learner's process too; status None when it timed out or
+    :func:`stop_all` stopped it."""
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
+    with _running_lock:
+        _running.add(process)
+        stopping = _stopping.is_set()
     try:
+        if stopping:
+            _kill_group(process)
         out, err = process.communicate(timeout=timeout_s)
-        return process.returncode, out, err
+        return (None if stopping else process.returncode), out, err
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(process)
         out, err = process.communicate()
         return None, out, err
+    finally:
+        with _running_lock:
+            _running.discard(process)
 
 
 def run_job(job: Job, *, python: str, seed: int, timeout_s: float, deadline: float) -> RunResult:
@@ -225,7 +255,9 @@ def run_job(job: Job, *, python: str, seed: int, timeout_s: float, deadline: flo
     status, out, err = _run_command(command, min(timeout_s, left))
     result.wall_s = round(time.monotonic() - started, 2)
     if status is None:
-        result.verdict, result.problem = "TIMEOUT", f"stopped after {result.wall_s:.0f} s: {_tail(err)}"
+        why = "the check's time budget ran out" if left < timeout_s else f"past its {timeout_s:.0f} s timeout"
+        said = f": {_tail(err)}" if err.strip() else ""
+        result.verdict, result.problem = "TIMEOUT", f"stopped after {result.wall_s:.0f} s, {why}{said}"
         return result
     try:
         report = json.loads(out)
@@ -256,9 +288,13 @@ class TestsResult:
 
 
 def cuda_test_files() -> list[Path]:
-    """The test files that mention CUDA: ``-k cuda`` over them selects the CUDA tests."""
+    """The test files that mention CUDA: ``-k cuda`` over them selects the CUDA tests. Not this check's
+    own tests (tests/test_gpu_check.py): they are about the check, on any machine."""
+    own = ROOT / "tests" / "test_gpu_check.py"
     return sorted(
-        path for path in (ROOT / "tests").rglob("test_*.py") if "cuda" in path.read_text(encoding="utf-8").lower()
+        path
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if path != own and "cuda" in path.read_text(encoding="utf-8").lower()
     )
 
 
@@ -540,27 +576,11 @@ def check(plan: Sequence[ExercisePlan], args: argparse.Namespace) -> int:
     python = sys.executable
     jobs = _jobs(plan, device)
     _say(f"GPU check on {_device_name(args.dry_run)}: {_exercises(plan)}, {len(jobs)} runs, {args.jobs} at once")
-    runs: list[RunResult] = []
-    tests: TestsResult | None = None
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        tests_future: Future[TestsResult] | None = None
-        if not args.no_tests:
-            tests_future = pool.submit(run_cuda_tests, python, out, timeout_s=args.budget, deadline=deadline)
-        futures: dict[Future[RunResult], Job] = {
-            pool.submit(run_job, job, python=python, seed=args.seed, timeout_s=args.run_timeout, deadline=deadline): job
-            for job in jobs
-        }
-        for done, future in enumerate(as_completed(futures), 1):
-            run = future.result()
-            runs.append(run)
-            print(
-                f"[{done}/{len(jobs)}] {run.exercise} {run.solution} on {run.device} ({run.role}): {run.verdict} "
-                f"in {run.wall_s:.1f} s{' - ' + run.problem if run.problem else ''}",
-                file=sys.stderr,
-                flush=True,
-            )
-        if tests_future is not None:
-            tests = tests_future.result()
+    try:
+        runs, tests = _run_all(jobs, args, python=python, out=out, deadline=deadline)
+    except KeyboardInterrupt:
+        _say(f"interrupted after {time.monotonic() - started:.0f} s: every run stopped, no result written")
+        return 130
     summary = summarize(plan, runs, tests, on_gpu=not args.dry_run)
     elapsed = time.monotonic() - started
     test_label = "cpu(dry run)" if args.dry_run else "cuda"
@@ -603,6 +623,50 @@ def check(plan: Sequence[ExercisePlan], args: argparse.Namespace) -> int:
     }
     (out / "gpu-check.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0 if summary.result == "PASS" else 1
+
+
+def _run_all(
+    jobs: Sequence[Job], args: argparse.Namespace, *, python: str, out: Path, deadline: float
+) -> tuple[list[RunResult], TestsResult | None]:
+    """Every run of ``jobs``, ``args.jobs`` at a time, and the CUDA tests beside them (a thread of their
+    own), a line on stderr as each run ends. Ctrl-C or SIGTERM stops every run and raises
+    KeyboardInterrupt once they are gone."""
+
+    def interrupted(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs) + (0 if args.no_tests else 1))
+    try:
+        # Submitted first, so the tests start at once and take the pool's extra thread.
+        tests_future: Future[TestsResult] | None = None
+        if not args.no_tests:
+            tests_future = pool.submit(run_cuda_tests, python, out, timeout_s=args.budget, deadline=deadline)
+        runs: list[RunResult] = []
+        limit = threading.BoundedSemaphore(max(1, args.jobs))
+
+        def limited(job: Job) -> RunResult:
+            with limit:
+                return run_job(job, python=python, seed=args.seed, timeout_s=args.run_timeout, deadline=deadline)
+
+        futures = [pool.submit(limited, job) for job in jobs]
+        for done, future in enumerate(as_completed(futures), 1):
+            run = future.result()
+            runs.append(run)
+            print(
+                f"[{done}/{len(jobs)}] {run.exercise} {run.solution} on {run.device} ({run.role}): {run.verdict} "
+                f"in {run.wall_s:.1f} s{' - ' + run.problem if run.problem else ''}",
+                file=sys.stderr,
+                flush=True,
+            )
+        return runs, tests_future.result() if tests_future is not None else None
+    except KeyboardInterrupt:
+        stop_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _exercises(plan: Sequence[ExercisePlan]) -> str:
