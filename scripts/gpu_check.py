@@ -85,6 +85,7 @@ class ExercisePlan:
     number: int
     reference: Path
     wrong: tuple[Path, ...]
+    devices: tuple[str, ...] = ("cpu", "cuda")  # where exercise.toml says it is judged
 
     def solutions(self) -> list[tuple[str, Path]]:
         """(name, file as written) of each solution, the reference first."""
@@ -136,8 +137,21 @@ def make_plan(exercise_ids: Sequence[str] = ()) -> list[ExercisePlan]:
         files = {path.stem: path for path in exercise.wrong_solution_files()}
         catalogue = [(name, str(parse_wrong_solution(path).diagnosis)) for name, path in files.items()]
         wrong = tuple(files[name] for name in choose_wrong(catalogue))
-        plan.append(ExercisePlan(exercise.folder, exercise.number, exercise.reference_path, wrong))
+        plan.append(ExercisePlan(exercise.folder, exercise.number, exercise.reference_path, wrong, exercise.devices))
     return plan
+
+
+def judged_on(plan: Sequence[ExercisePlan], device: str) -> tuple[list[ExercisePlan], list[str]]:
+    """The exercises of ``plan`` judged on ``device`` (``cuda:1`` counts as ``cuda``), and a line for
+    each of the others: an exercise judged on the CPU only is left out, not failed."""
+    kind = device.split(":")[0]
+    kept = [exercise for exercise in plan if kind in exercise.devices]
+    notes = [
+        f"{exercise.folder}: judged on {', '.join(exercise.devices)} only (exercise.toml), left out"
+        for exercise in plan
+        if kind not in exercise.devices
+    ]
+    return kept, notes
 
 
 # Running
@@ -544,6 +558,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ExerciseError as error:
         _say(f"error: {error}")
         return 2
+    plan, notes = judged_on(plan, "cpu" if args.dry_run else "cuda")
+    for note in notes:
+        _say(note)
     if args.plan:
         for exercise in plan:
             _say(f"{exercise.folder}: " + ", ".join(path.name for _, path in exercise.solutions()))

@@ -79,6 +79,17 @@ def test_the_plan_names_every_exercise_with_its_reference_and_three_wrong_soluti
     assert tool.make_plan() == plan  # deterministic
 
 
+def test_an_exercise_judged_on_the_cpu_only_is_left_out_of_the_cuda_runs_and_said_so():
+    both = tool.ExercisePlan("001-coin", 1, Path("r.py"), (), ("cpu", "cuda"))
+    cpu_only = tool.ExercisePlan("002-die", 2, Path("r.py"), (), ("cpu",))
+    assert tool.judged_on([both, cpu_only], "cuda") == (
+        [both],
+        ["002-die: judged on cpu only (exercise.toml), left out"],
+    )
+    assert tool.judged_on([both, cpu_only], "cuda:1")[0] == [both]
+    assert tool.judged_on([both, cpu_only], "cpu") == ([both, cpu_only], [])
+
+
 def test_the_wrong_solutions_chosen_are_a_generator_one_a_precision_one_and_the_middle_of_the_others():
     catalogue = [
         ("zeta", "the rows share the same random numbers"),
