@@ -588,7 +588,7 @@ def check(plan: Sequence[ExercisePlan], args: argparse.Namespace) -> int:
     started = time.monotonic()
     deadline = started + args.budget
     device = "cpu" if args.dry_run else "cuda"
-    out: Path = args.out
+    out: Path = args.out.resolve()  # the runs' working folder is the project root
     out.mkdir(parents=True, exist_ok=True)
     python = sys.executable
     jobs = _jobs(plan, device)

@@ -8,12 +8,12 @@
 # The Python: $PYTHON if set; else the project's .venv where it imports torch; else python3 (a
 # machine lent for the day has its own torch with CUDA, and no network to build the venv).
 set -eu
-cd "$(dirname "$0")/.."
+root=$(cd "$(dirname "$0")/.." && pwd)  # no cd: a relative --out is relative to where this was run
 if [ -n "${PYTHON:-}" ]; then
     python=$PYTHON
-elif [ -x .venv/bin/python ] && .venv/bin/python -c "import torch" 2>/dev/null; then
-    python=.venv/bin/python
+elif [ -x "$root/.venv/bin/python" ] && "$root/.venv/bin/python" -c "import torch" 2>/dev/null; then
+    python=$root/.venv/bin/python
 else
     python=python3
 fi
-PYTHONUNBUFFERED=1 exec "$python" scripts/gpu_check.py "$@"
+PYTHONUNBUFFERED=1 exec "$python" "$root/scripts/gpu_check.py" "$@"
