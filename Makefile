@@ -26,7 +26,7 @@ PORT ?= 5000
 MUTATION_SAMPLE ?= 100
 MUTATION_ARGS ?=
 
-.PHONY: venv assets browser lint test test-scale run check mutation mutation-core bench clean help
+.PHONY: venv assets browser lint test test-scale gpu-check run check mutation mutation-core bench clean help
 
 help:
 	@echo "make run    set up .venv and the browser assets, start the web site (HOST, PORT, DATABASE_URL)"
@@ -36,6 +36,9 @@ help:
 	@echo "             before every commit"
 	@echo "make test-scale  site + 2 Celery workers on PostgreSQL and Redis: 200 submissions, a worker"
 	@echo "             killed and Redis restarted mid-run; prints 'graded N/N exactly once, ...'"
+	@echo "make gpu-check  on a machine with CUDA: the CUDA tests, and each exercise's reference and three"
+	@echo "             known-wrong solutions on cuda and on the CPU, one line each, PASS or FAIL (under 5 min"
+	@echo "             on one H100; skips without a GPU; GPU_CHECK_ARGS=\"--dry-run 1\" tries it on the CPU)"
 	@echo "make check  maintainers: every reference passes, every starter fails naming no mistake, every"
 	@echo "             known-wrong solution fails with its headline diagnosis; the lanes'"
 	@echo "             imbalance under each exercise's lane weights, as advice (practice/judge.py lanes)"
@@ -95,6 +98,12 @@ test-scale: venv assets
 
 check: venv
 	$(PY) practice/judge.py check
+
+# The day a GPU is lent (docs/testing.md): no venv prerequisite on purpose, since such a machine may have
+# torch with CUDA but no network to build .venv; scripts/gpu_check.sh picks the Python (PYTHON=...).
+GPU_CHECK_ARGS ?=
+gpu-check:
+	scripts/gpu_check.sh $(GPU_CHECK_ARGS)
 
 # Exit 1 for a stale or a killed entry of a mutants.toml, never for a survivor (add --strict for that).
 mutation: venv
