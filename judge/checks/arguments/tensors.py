@@ -5,7 +5,7 @@ Dimensions are named (``dims=("B", "V")``): a name two arguments share must have
 wrong length there is a flaw; a dimension only one argument has may have any length (unless
 ``at_least`` says otherwise). Every tensor a spec makes can travel to the learner: its dtypes are
 those :data:`judge.learner.wire.DTYPES` carries (float16, bfloat16 and bool included), else the spec is a
-:class:`~judge.checks.testing.CheckMisuse`.
+:class:`~judge.checks.base.CheckMisuse`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import torch
 
 from judge.checks.arguments.base import ArgumentSpec, Edit, Flaw, Sizes, misuse, number_text, pairs
 from judge.checks.arguments.ranges import Range, zh
-from judge.checks.testing import CheckMisuse
+from judge.checks.base import CheckMisuse
 from judge.learner import wire
 
 FLOAT32_64 = (torch.float32, torch.float64)

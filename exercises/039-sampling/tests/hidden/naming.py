@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from judge.checks.core import DIAGNOSIS_MIN_PVALUE
+from judge.checks.evidence import DIAGNOSIS_MIN_PVALUE
 from judge.checks.stats import chi2_sf
 from judge.checks.stats_torch import g_test_counts
 
