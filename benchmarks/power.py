@@ -109,7 +109,7 @@ from scipy import stats as sps  # noqa: E402
 from benchmarks._common import EXERCISE_ID, load_exercise_tests, machine, write_json  # noqa: E402
 from benchmarks._common import console as make_console  # noqa: E402
 from judge.authoring.catalogue import parse_wrong_solution  # noqa: E402
-from judge.checks import stats as jstats  # noqa: E402
+from judge.checks import stats as jstats, tails  # noqa: E402
 from judge.checks.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.checks.base import CheckFailed  # noqa: E402
 from judge.checks.distributions import too_regular  # noqa: E402
@@ -263,13 +263,13 @@ def load(exercise) -> Suite:
 
 
 def critical_value(alpha: float, df: int) -> float:
-    """The statistic at which judge.checks.stats.chi2_sf crosses alpha (the judge passes iff stat <= it)."""
+    """The statistic at which judge.checks.tails.chi2_sf crosses alpha (the judge passes iff stat <= it)."""
     low, high = 0.0, max(10.0, 2.0 * df)
-    while jstats.chi2_sf(high, df) >= alpha:
+    while tails.chi2_sf(high, df) >= alpha:
         high *= 2.0
     for _ in range(200):
         middle = 0.5 * (low + high)
-        if jstats.chi2_sf(middle, df) >= alpha:
+        if tails.chi2_sf(middle, df) >= alpha:
             low = middle
         else:
             high = middle
@@ -656,7 +656,7 @@ def analyse_shared_uniform(suite: Suite, module, args, seed: int) -> dict:
         curve.append({"n": n, "reps": reps, "kill_rate": kills / reps})
     # With one shared uniform and identical rows every position agrees: p = p_agree ** n exactly.
     n_exact = 1
-    while jstats.binom_sf(n_exact, n_exact, p_agree) >= INDEPENDENCE_ALPHA:
+    while tails.binom_sf(n_exact, n_exact, p_agree) >= INDEPENDENCE_ALPHA:
         n_exact += 1
     observed = [c["n"] for c in curve if c["kill_rate"] >= TARGET]
     return {"killing_check": "independence", "row": "mixed rows 2 and 5", "case": "sample_mixed_rows",

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from judge.checks import stats
+from judge.checks import stats, tails
 from judge.checks.base import CheckFailed, _describe, _mistakes, _misuse, _text, _tolerance, fail, rule
 from judge.checks.evidence import DIAGNOSIS_MIN_PVALUE, Evidence, decisive_mistake
 from judge.checks.numbers import format_pair
@@ -109,7 +109,7 @@ def implied_scale(covered: int, n: int, z: float) -> float:
         return math.inf
     if covered == n:
         return 0.0
-    return z / stats.normal_quantile(0.5 + 0.5 * covered / n)
+    return z / tails.normal_quantile(0.5 + 0.5 * covered / n)
 
 
 def _coverage_log_likelihood(
@@ -120,7 +120,7 @@ def _coverage_log_likelihood(
     total = 0.0
     for z, covered in counts.items():
         low, high = coverage[z]
-        total += stats.binom_log_pmf(covered, n, min(max(covered / n, low), high))
+        total += tails.binom_log_pmf(covered, n, min(max(covered / n, low), high))
     return total
 
 
@@ -344,7 +344,7 @@ def expect_unbiased(
             raise _misuse(check, f"mistakes[{name!r}]", "a finite number (that mistake's expected value)", expected)
         scores[name] = log_likelihood(float(expected))
         if spread > 0:
-            p = 2.0 * stats.normal_sf(abs(result.mean - float(expected)) / spread)
+            p = 2.0 * tails.normal_sf(abs(result.mean - float(expected)) / spread)
         else:
             p = float(scores[name] == 0.0)
         if p >= DIAGNOSIS_MIN_PVALUE:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from judge.checks import estimators, exact, independence
-from judge.checks import stats
+from judge.checks import stats, tails
 from judge.checks.budget import BudgetDeclaration, BudgetExceeded, FalseFailureBudget
 from judge.checks.base import CheckFailed, CheckMisuse
 from judge.checks.estimators import expect_calibrated, expect_unbiased
@@ -40,7 +40,7 @@ def wald_coverage(p: float, n: int, z: float) -> float:
     for k in range(n + 1):
         share = k / n
         if abs(share - p) <= z * math.sqrt(share * (1 - share) / n):
-            total += math.exp(stats.binom_log_pmf(k, n, p))
+            total += math.exp(tails.binom_log_pmf(k, n, p))
     return total
 
 
@@ -67,9 +67,9 @@ MISTAKES = {
 
 
 def test_exact_coverage_of_wald_intervals_is_near_but_not_the_normal_figure():
-    assert COVERAGE[1.0] == pytest.approx(stats.normal_coverage(1.0), abs=0.03)
-    assert COVERAGE[2.0] == pytest.approx(stats.normal_coverage(2.0), abs=0.02)
-    assert COVERAGE[1.0] != pytest.approx(stats.normal_coverage(1.0), abs=1e-4)
+    assert COVERAGE[1.0] == pytest.approx(tails.normal_coverage(1.0), abs=0.03)
+    assert COVERAGE[2.0] == pytest.approx(tails.normal_coverage(2.0), abs=0.02)
+    assert COVERAGE[1.0] != pytest.approx(tails.normal_coverage(1.0), abs=1e-4)
 
 
 def test_correct_error_bars_pass_and_record_one_check_per_z():
@@ -250,7 +250,7 @@ def test_unbiasedness_misuse_and_learner_values():
 @given(n=st.integers(0, 400), p=st.floats(0.0, 1.0), data=st.data())
 def test_binom_cdf_and_pmf_match_scipy(n, p, data):
     k = data.draw(st.integers(-2, n + 2))
-    got, expected = stats.binom_cdf(k, n, p), sps.binom.cdf(k, n, p)
+    got, expected = tails.binom_cdf(k, n, p), sps.binom.cdf(k, n, p)
     if expected < 1e-250:
         # scipy's own tail loses digits this deep (k=13, n=382, p=0.859375: 1.5e-8 off;
         # n=290, p=0.9296875: 8e-5 off): the exact sum in rationals decides there.
@@ -259,7 +259,7 @@ def test_binom_cdf_and_pmf_match_scipy(n, p, data):
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-300)
     if 0 <= k <= n:
         expected = sps.binom.logpmf(k, n, p)
-        got = stats.binom_log_pmf(k, n, p)
+        got = tails.binom_log_pmf(k, n, p)
         assert got == expected or got == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
@@ -274,20 +274,20 @@ def _exact_binom_cdf(k: int, n: int, p: float):
 def test_binom_cdf_keeps_its_digits_deep_in_the_tail():
     """The case where scipy's lower tail is 1.5e-8 off: against the exact sum in rationals."""
     exact = _exact_binom_cdf(13, 382, 0.859375)
-    assert stats.binom_cdf(13, 382, 0.859375) == pytest.approx(float(exact), rel=1e-12, abs=0)
+    assert tails.binom_cdf(13, 382, 0.859375) == pytest.approx(float(exact), rel=1e-12, abs=0)
 
 
 @settings(max_examples=100, deadline=None)
 @given(q=st.floats(1e-12, 1 - 1e-12))
 def test_normal_quantile_matches_scipy(q):
-    assert stats.normal_quantile(q) == pytest.approx(sps.norm.ppf(q), rel=1e-9, abs=1e-9)
+    assert tails.normal_quantile(q) == pytest.approx(sps.norm.ppf(q), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("q", [0.0, -1e-300, -0.5, 1.0, 1.5])
 def test_normal_quantile_refuses_a_q_outside_the_open_unit_interval(q):
     with pytest.raises(ValueError, match=re.escape(f"q must be in (0, 1), got {q!r}")):
-        stats.normal_quantile(q)
-    assert stats.normal_quantile(1e-300) == pytest.approx(-37.0471, abs=1e-4)  # just inside: a number
+        tails.normal_quantile(q)
+    assert tails.normal_quantile(1e-300) == pytest.approx(-37.0471, abs=1e-4)  # just inside: a number
 
 
 @pytest.mark.parametrize(("low", "high", "name"), [

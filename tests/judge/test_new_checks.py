@@ -231,7 +231,7 @@ def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx, monkeypatch, ser
     its ~1e-12), in the browser through the pure core, which leaves the tokens the target excludes
     out before testing (bit for bit, the largest deviation still naming the token's own id)."""
     if not server:
-        monkeypatch.setattr(checks, "stats_torch", None)
+        monkeypatch.setattr(distributions, "stats_torch", None)
     probs = torch.zeros(5_000, dtype=torch.float64)
     probs[[3, 70, 71, 900, 4_999]] = torch.tensor([0.4, 0.3, 0.2, 0.05, 0.05], dtype=torch.float64)
     draws = torch.multinomial(probs, 3_000, replacement=True, generator=torch.Generator().manual_seed(4))

@@ -20,7 +20,7 @@ from scipy import stats as scipy_stats
 
 from judge.browser.bundle import engine_bundle
 from judge.checks import distributions
-from judge.checks import stats, stats_torch
+from judge.checks import stats, stats_torch, tails
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks.base import CheckFailed
 from judge.checks.testing import Context
@@ -43,7 +43,7 @@ def assert_same(fast: stats.GTestResult, pure: stats.GTestResult) -> None:
     for name in ("statistic", "raw_statistic", "williams_q"):
         assert math.isclose(getattr(fast, name), getattr(pure, name), rel_tol=RELATIVE, abs_tol=RELATIVE * scale), name
     assert math.isclose(fast.log_atom, pure.log_atom, rel_tol=RELATIVE, abs_tol=RELATIVE * scale)
-    assert fast.pvalue == (stats.chi2_sf(fast.statistic, fast.df) if fast.df else 1.0)
+    assert fast.pvalue == (tails.chi2_sf(fast.statistic, fast.df) if fast.df else 1.0)
     assert math.isclose(fast.pvalue, pure.pvalue, rel_tol=1e-8, abs_tol=1e-300)
     assert [fast.pvalue >= alpha for alpha in LEVELS] == [pure.pvalue >= alpha for alpha in LEVELS]
 
@@ -379,7 +379,7 @@ def test_a_failing_fit_reads_the_same_on_the_server_and_in_the_browser(make_ctx,
     draws = torch.multinomial(hotter, 20_000, replacement=True, generator=torch.Generator().manual_seed(7))
     alternatives = {"flat": flat, "hotter": hotter}
     server = _failure(make_ctx, draws, probs, alternatives)
-    monkeypatch.setattr(checks, "stats_torch", None)
+    monkeypatch.setattr(distributions, "stats_torch", None)
     browser = _failure(make_ctx, draws, probs, alternatives)
     assert server.diagnosis == browser.diagnosis == "hotter"
     assert server.message == browser.message
@@ -392,7 +392,7 @@ def test_the_browser_bundle_and_the_torch_subset_leave_the_twin_out(project_root
     assert "judge/checks/stats_torch.py" not in names
     script = (
         "import judge.browser.torchlike as subset; subset.install()\n"
-        "import judge.checks.distributions as checks\n"
+        "from judge.checks import distributions\n"
         "assert distributions.stats_torch is None, 'the torch subset must get the pure core'\n"
         "try:\n    import judge.checks.stats_torch\nexcept ImportError as error:\n    print(error)\n"
     )

@@ -22,7 +22,7 @@ from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.checks.generator_contract import expect_seed_contract
 from judge.checks.independence import ROWS_SHARE_DIAGNOSIS, expect_independent_rows
 from judge.checks.refusals import BadCall, BadInput, expect_bad_inputs_refused, expect_calls_refused
-from judge.checks.stats import normal_sf
+from judge.checks.tails import normal_sf
 from judge.i18n import Bilingual
 
 from . import wald

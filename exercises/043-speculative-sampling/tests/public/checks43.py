@@ -20,7 +20,7 @@ from judge.checks.draw_sites import expect_every_draw_site
 from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.checks.generator_contract import SEEDS_DIAGNOSIS, expect_seed_contract
 from judge.checks.independence import expect_independent_across_rows, expect_independent_within_row
-from judge.checks.stats import chi2_sf
+from judge.checks.tails import chi2_sf
 from judge.i18n import Bilingual, in_language
 
 from . import theory
