@@ -43,7 +43,8 @@ __all__ = [
 ]
 
 # The real torch (the server's, the CLI's), not the browser's pure-Python subset: the shortcuts
-# below use operations the subset lacks (aminmax, byte views), and the browser keeps the plain ones.
+# here and in the families use operations the subset lacks (aminmax, byte views), and the browser
+# keeps the plain ones.
 _REAL_TORCH = hasattr(torch, "_C")
 
 
