@@ -9,7 +9,7 @@ check (kind "fit": 22 per run), of every within-row pair check (kind "pairs": 2 
 a G-test) and of the "too regular" checks (case ``not_too_regular``: one
 lower-tail test per case that ran fit checks: 7 cases, of which the judge declines 2, the public
 ``top_p=0.8`` row and the scalar rows, so 5 p-values per run). A too-regular test the judge declines
-(``judge.checks.core.too_regular``: the case's counts are too discrete for a lower tail at its level;
+(``judge.checks.distributions.too_regular``: the case's counts are too discrete for a lower tail at its level;
 recorded with p = 1 and the reason in its label) is counted apart, not as a p-value.
 For a correct sampler each p-value should be uniform on (0, 1), so a check run at level
 alpha should reject a fraction alpha of the time. It reports, at alpha = 0.1, 0.01 and

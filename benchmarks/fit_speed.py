@@ -4,12 +4,12 @@
     .venv/bin/python benchmarks/fit_speed.py [--reps 20] [--gradings 10] [--warmups 3] [--json PATH]
 
 (a) one G-test on exercise 39's size, a 32 000-category Zipf target and 20 000 draws: the pure
-    core as checks.py called it (``stats.g_test(counts.tolist(), probs.tolist())``), the torch
+    core as judge/checks/distributions.py calls it in the browser (``stats.g_test(counts.tolist(), probs.tolist())``), the torch
     twin with its cache cleared (a target seen for the first time) and warm (a frozen case judged
     again); median of ``--reps``, interleaved.
 (b) the parent's CPU (``time.process_time``) per grading of exercise 39's reference, public +
-    hidden, one reused ``local`` launcher, with checks.py on the torch twin and on the pure core
-    (``checks.stats_torch = None``: what the browser runs), interleaved; ``--warmups`` gradings of
+    hidden, one reused ``local`` launcher, with judge/checks/distributions.py on the torch twin and on the pure core
+    (``distributions.stats_torch = None``: what the browser runs), interleaved; ``--warmups`` gradings of
     each first, then the median of ``--gradings``. The learner's own CPU is another process's and
     is not counted.
 
@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 
 from benchmarks._common import EXERCISE_ID, fmt_ms, machine, median, write_json  # noqa: E402
-from judge.checks import core as checks  # noqa: E402
+from judge.checks import distributions  # noqa: E402
 from judge.checks import stats, stats_torch  # noqa: E402
 from judge.engine.runner import grade  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
@@ -64,12 +64,12 @@ def gradings(count: int, warmups: int) -> dict[str, float]:
     exercise = resolve(EXERCISE_ID)
     source = (ROOT / "solutions" / exercise.folder / "reference.py").read_text(encoding="utf-8")
     launcher = launcher_for("local")
-    twin = checks.stats_torch
+    twin = distributions.stats_torch
     arms = {"torch": twin, "pure": None}
     cpu: dict[str, list[float]] = {name: [] for name in arms}
     for round_ in range(warmups + count):
         for name, module in arms.items():
-            checks.stats_torch = module
+            distributions.stats_torch = module
             start = time.process_time()
             report = grade(exercise, source, launcher=launcher, seed=SEED_BASE + round_)
             spent = time.process_time() - start
@@ -77,7 +77,7 @@ def gradings(count: int, warmups: int) -> dict[str, float]:
                 raise SystemExit(f"the reference got {report.verdict.name} ({name}): {report.message}")
             if round_ >= warmups:
                 cpu[name].append(spent)
-    checks.stats_torch = twin
+    distributions.stats_torch = twin
     return {name: 1000 * median(values) for name, values in cpu.items()}
 
 

@@ -28,13 +28,13 @@ the script exits 1):
 * **shared_uniform**: the duplicated-rows independence test (rows 2 and 5 of the mixed batch,
   exact binomial tail at alpha 1e-8), simulated with the wrong file itself.
 * **antithetic_pairs**, **sorted_draws**, **repeated_draws**: the within-row pair tests
-  (``judge.checks.core.expect_independent_within_row`` on mixed kinds ``hidden.PAIR_ROWS`` at the
+  (``judge.checks.independence.expect_independent_within_row`` on mixed kinds ``hidden.PAIR_ROWS`` at the
   suite's pairs alpha), run on the wrong file's own draws in the suite's shape (copies of each
   kind, pooled by kind): at the suite's size, and with the copies doubling from 1 until every run
   is killed.
 * **too_regular**: the judge's "too regular" checks, one per case that ran fit checks (the
   lower chi-square tail of the sum of that case's fit statistics, alpha 1e-12 each; a case the
-  judge declines as too discrete, ``judge.checks.core.too_regular``, cannot catch); the fake is
+  judge declines as too discrete, ``judge.checks.distributions.too_regular``, cannot catch); the fake is
   caught when any case's tail is below alpha. The wrong file's draws are deterministic, so one
   run per n: every n from 8 to ``--too-regular-scan``, the same n for every fit row (drawn as one
   row per kind); at the suite's sizes the draws are taken in the suite's shape.
@@ -109,10 +109,12 @@ from scipy import stats as sps  # noqa: E402
 from benchmarks._common import EXERCISE_ID, load_exercise_tests, machine, write_json  # noqa: E402
 from benchmarks._common import console as make_console  # noqa: E402
 from judge.authoring.catalogue import parse_wrong_solution  # noqa: E402
-from judge.checks import stats as jstats  # noqa: E402
+from judge.checks import stats as jstats, tails  # noqa: E402
 from judge.checks.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.checks.core import CheckFailed, expect_independent_within_row, too_regular  # noqa: E402
-from judge.checks.core import identical_draws_probability as identical_rows_probability  # noqa: E402
+from judge.checks.base import CheckFailed  # noqa: E402
+from judge.checks.distributions import too_regular  # noqa: E402
+from judge.checks.independence import expect_independent_within_row  # noqa: E402
+from judge.checks.generator_contract import identical_draws_probability as identical_rows_probability  # noqa: E402
 from judge.checks.testing import Context  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.suites import load_suite  # noqa: E402
@@ -261,13 +263,13 @@ def load(exercise) -> Suite:
 
 
 def critical_value(alpha: float, df: int) -> float:
-    """The statistic at which judge.checks.stats.chi2_sf crosses alpha (the judge passes iff stat <= it)."""
+    """The statistic at which judge.checks.tails.chi2_sf crosses alpha (the judge passes iff stat <= it)."""
     low, high = 0.0, max(10.0, 2.0 * df)
-    while jstats.chi2_sf(high, df) >= alpha:
+    while tails.chi2_sf(high, df) >= alpha:
         high *= 2.0
     for _ in range(200):
         middle = 0.5 * (low + high)
-        if jstats.chi2_sf(middle, df) >= alpha:
+        if tails.chi2_sf(middle, df) >= alpha:
             low = middle
         else:
             high = middle
@@ -654,7 +656,7 @@ def analyse_shared_uniform(suite: Suite, module, args, seed: int) -> dict:
         curve.append({"n": n, "reps": reps, "kill_rate": kills / reps})
     # With one shared uniform and identical rows every position agrees: p = p_agree ** n exactly.
     n_exact = 1
-    while jstats.binom_sf(n_exact, n_exact, p_agree) >= INDEPENDENCE_ALPHA:
+    while tails.binom_sf(n_exact, n_exact, p_agree) >= INDEPENDENCE_ALPHA:
         n_exact += 1
     observed = [c["n"] for c in curve if c["kill_rate"] >= TARGET]
     return {"killing_check": "independence", "row": "mixed rows 2 and 5", "case": "sample_mixed_rows",
@@ -719,7 +721,7 @@ def analyse_too_regular(suite: Suite, module, args, seed: int) -> dict:
     def lower_tails(sizes: dict[str, int] | None, exact: bool = False) -> dict[str, dict]:
         """Call name -> the too-regular test of that case's fit rows, each call drawn at sizes[name]
         draws per row (None: the suite's own calls, repeated batches pooled by kind). A case the
-        judge declines (judge.checks.core.too_regular: too discrete) gets p-value 1: it cannot catch."""
+        judge declines (judge.checks.distributions.too_regular: too discrete) gets p-value 1: it cannot catch."""
         tails = {}
         for name, rows in fit_rows.items():
             call = suite.calls[name]
@@ -985,7 +987,7 @@ def analyse_inverse_cdf(suite: Suite, module, args, seed: int, *, right: bool) -
 
 
 class _PairsBudget:
-    """Enough of judge.checks.budget.FalseFailureBudget for judge.checks.core.expect_independent_within_row."""
+    """Enough of judge.checks.budget.FalseFailureBudget for judge.checks.independence.expect_independent_within_row."""
 
     def __init__(self, alpha: float) -> None:
         self.alpha = alpha
@@ -1003,7 +1005,7 @@ def _pairs_context(alpha: float) -> Context:
 def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
     """Dependent draws within a row: the file itself, drawn as the suite draws the mixed rows
     (MIXED_COPIES copies of each kind, MIXED_DRAWS each, pooled by kind), judged by
-    judge.checks.core.expect_independent_within_row on hidden.PAIR_ROWS at the suite's pairs alpha."""
+    judge.checks.independence.expect_independent_within_row on hidden.PAIR_ROWS at the suite's pairs alpha."""
     call = suite.calls["mixed"]
     probs = call.batch.exact.probs
     rows = list(suite.hidden.PAIR_ROWS)
@@ -1048,7 +1050,7 @@ def analyse_pairs(suite: Suite, module, args, seed: int) -> dict:
             "case": "sample_mixed_rows", "n_point": first, "n_conf": None, "suite_n": call.n,
             "at_suite_kills": kills, "at_suite_reps": reps, "largest_p_at_suite": largest_p,
             "survival_upper": upper, "smallest_g_over_critical": ratio, "curve": curve,
-            "note": f"the file itself through judge.checks.core.expect_independent_within_row (pairs alpha "
+            "note": f"the file itself through judge.checks.independence.expect_independent_within_row (pairs alpha "
                     f"{suite.pairs_alpha:.2g}): at the suite's {call.copies:,} copies x {call.draws} draws "
                     f"(n = {call.n:,} per kind) {kills} of {reps} runs killed, largest p = {largest_p:.2g}, the "
                     f"smallest G {ratio:,.0f} times the critical G (P(miss) <= {upper:.2g} from the run count "

@@ -54,7 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.checks.stats import binom_sf, g_test  # noqa: E402
+from judge.checks.stats import g_test  # noqa: E402
+from judge.checks.tails import binom_sf  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.suites import load_suite, suites_module  # noqa: E402
 

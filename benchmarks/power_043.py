@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from judge.checks.budget import FalseFailureBudget  # noqa: E402
-from judge.checks.core import CheckFailed  # noqa: E402
+from judge.checks.base import CheckFailed  # noqa: E402
 from judge.checks.stats import g_test  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.suites import load_suite, suites_module  # noqa: E402
@@ -367,7 +367,8 @@ def judged(path: Path, seeds: int, seed: int) -> dict:
 
 def _pair_p_value(outcomes: torch.Tensor, law: list[float]) -> float:
     """The smallest p-value of the three pairings of ``expect_independent_within_row`` (times 3)."""
-    from judge.checks.core import _g_test, token_groups
+    from judge.checks.distributions import _g_test
+    from judge.checks.independence import token_groups
     from judge.checks.pairings import row_pairings
 
     probs = torch.tensor(law, dtype=torch.float64)

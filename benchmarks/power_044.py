@@ -49,7 +49,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.checks.stats import binom_log_pmf, coverage_test, g_test, mean_test, normal_quantile, normal_sf  # noqa: E402
+from judge.checks.stats import coverage_test, g_test, mean_test  # noqa: E402
+from judge.checks.tails import binom_log_pmf, normal_quantile, normal_sf  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.suites import load_suite, suites_module  # noqa: E402
 

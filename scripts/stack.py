@@ -46,7 +46,7 @@ params = ["x"]
 time_limit_s = 5.0
 """
 _PUBLIC = """
-from judge.checks.core import expect
+from judge.checks.exact import expect
 
 
 def test_small(sub, ctx):
@@ -58,7 +58,7 @@ def test_small(sub, ctx):
 _HIDDEN = """
 import time
 
-from judge.checks.core import expect
+from judge.checks.exact import expect
 
 
 def test_large(sub, ctx):

@@ -269,7 +269,9 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect_distribution, expect_raises, expect_tensor, expect_tokens_in_range
+from judge.checks.distributions import expect_distribution, expect_tokens_in_range
+from judge.checks.exact import expect_tensor
+from judge.checks.refusals import expect_raises
 
 BUDGET = BudgetDeclaration(fit=1)  # the statistical checks this suite runs
 
@@ -316,8 +318,10 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (BadInput, expect_bad_inputs_refused, expect_distribution, expect_generator_contract,
-                          expect_tensor, expect_tokens_in_range, generator_contract_budget)
+from judge.checks.distributions import expect_distribution, expect_tokens_in_range
+from judge.checks.exact import expect_tensor
+from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
+from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 
 from ..public.public import OUTCOME  # hidden modules may import public ones, never the reverse
 

@@ -4,7 +4,8 @@ Run in Pyodide (and in CPython by the tests and ``judge.py test --browser``):
 
 - ``run`` — judge code against an exercise's browser variant in this interpreter: what "Run" does.
 - ``learner`` — the learner's code in the same interpreter as the tiny tests.
-- ``torchlike/`` — the torch subset (Pyodide has no numpy and no torch; see docs/browser.md).
+- ``torchlike/`` — the torch subset (Pyodide has no numpy and no torch; see docs/browser.md); the
+  statistics are ``judge.checks.stats`` and the tails it stands on, ``judge.checks.tails``.
 
 Run on the server or the author's machine, about the browser:
 

@@ -7,7 +7,7 @@ coin of an alias draw) is rarely driven to an extreme where its row uses it, and
 case almost never. :func:`expect_every_draw_site` asks the learner's side how many draw sites the
 call makes (:class:`judge.learner.uniform_sources.DrawSites`) and pushes each one in turn, wholly.
 
-Authors import it from :mod:`judge.checks.core` (re-exported there) or from here.
+Authors import it from here.
 """
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from judge.checks.core import _context, _misuse, _text, diagnosed
+from judge.checks.base import _misuse, _text, diagnosed
 from judge.checks.evidence import Evidence
-from judge.checks.testing import Context, Submission
+from judge.checks.testing import Context, Submission, _context
 from judge.i18n import Bilingual
 from judge.learner.wire import GeneratorSpec
+
+__all__ = ["DRAW_SITE_DIAGNOSIS", "expect_every_draw_site"]
 
 DRAW_SITE_DIAGNOSIS = Bilingual(
     "a draw site fails at an extreme uniform (0 or the largest float below 1)",
@@ -66,8 +68,8 @@ def expect_every_draw_site(
     The count is the learner's side's word: it decides only how many runs the judge makes, and
     a call that hides its draws from the patched functions escapes this check, never another.
     Budget: none. Returns the number of sites pushed (0 for a call that draws none, an exact
-    sampler such as ``torch.multinomial``). Raises :class:`~judge.checks.core.CheckFailed` as ``check``
-    does; :class:`~judge.checks.core.CheckMisuse` for ``sub`` not the submission, ``call`` or ``check``
+    sampler such as ``torch.multinomial``). Raises :class:`~judge.checks.base.CheckFailed` as ``check``
+    does; :class:`~judge.checks.base.CheckMisuse` for ``sub`` not the submission, ``call`` or ``check``
     not callable, a bad ``ctx``, ``label``, ``diagnosis``, or ``max_sites`` not an int in [1, 64].
     """
     name = "expect_every_draw_site"

@@ -6,7 +6,7 @@ A diagnosis is printed only on its own evidence (``docs/statistics.md``, "Naming
   malformed (``structural``), a well-formed value or distribution differs from the target
   (``value``), the learner's code raised (``raised``), or raised ``NotImplementedError``
   (``not_implemented``: the function is not written yet, which is evidence of no mistake at all).
-  :func:`judge.checks.core.diagnosed` names only the kinds it is told are its evidence.
+  :func:`judge.checks.base.diagnosed` names only the kinds it is told are its evidence.
 - A listed mistake (an alternative distribution, a mistaken output, coverage or mean) is named only
   when it explains the failing evidence *markedly* better than the truth and than every other listed
   mistake: :func:`decisive_mistake`, by a likelihood ratio of at least
@@ -24,13 +24,14 @@ from collections.abc import Iterable, Mapping
 __all__ = [
     "Evidence",
     "DIAGNOSIS_LIKELIHOOD_RATIO",
+    "DIAGNOSIS_MIN_PVALUE",
     "decisive_mistake",
     "multinomial_log_likelihood",
 ]
 
 
 class Evidence(str, enum.Enum):
-    """The kind of evidence a failure is (``CheckFailed.kind``): what :func:`judge.checks.core.diagnosed`
+    """The kind of evidence a failure is (``CheckFailed.kind``): what :func:`judge.checks.base.diagnosed`
     may name. The value is what reports and docs call it."""
 
     STRUCTURAL = "structural"  # the value is malformed: type, shape, dtype, device, an id out of range, NaN
@@ -46,6 +47,11 @@ class Evidence(str, enum.Enum):
 # L_A / L_B has mean at most 1 under B). Two mistakes that coincide on a case tie at ratio 1: neither
 # is named. See docs/statistics.md, "Naming a mistake".
 DIAGNOSIS_LIKELIHOOD_RATIO = 1000.0
+
+# A listed alternative (a distribution, a coverage) must fit the draws at least this well to be named
+# as the mistake: a mistake the evidence rules out is never named, however it compares with the truth.
+DIAGNOSIS_MIN_PVALUE = 1e-3
+
 _LOG_RATIO = math.log(DIAGNOSIS_LIKELIHOOD_RATIO)
 
 

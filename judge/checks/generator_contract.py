@@ -19,11 +19,11 @@ None)" promises, clause by clause (what FlashInfer's seed/offset tests check of 
 4. **Rows are rows, wherever they stand** (where the statement promises it): with the batch's rows
    in another order, each row's draws still fit that row's own target (one fit per row;
    ``POSITION_DIAGNOSIS`` when they fit the target of the position instead), and two identical
-   rows are not tied (:func:`judge.checks.core.expect_independent_rows`).
+   rows are not tied (:func:`judge.checks.independence.expect_independent_rows`).
 
 A diagnosis is given only on its own evidence: each comparison names the one mistake it shows.
 The chance that a correct sampler repeats itself is computed exactly
-(:func:`judge.checks.core.identical_draws_probability`) and must be below the ``seeds`` level (1e-12)
+(:func:`judge.checks.generator_contract.identical_draws_probability`) and must be below the ``seeds`` level (1e-12)
 for every comparison of draws that must differ; each of those spends one ``seeds`` check.
 :func:`generator_contract_budget` says what one call of the check spends.
 
@@ -36,42 +36,34 @@ lets two calls share one generator object; :meth:`judge.checks.testing.Submissio
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
+from judge.checks.base import CheckFailed, CheckMisuse, Outcome, _describe, _misuse, _text, fail, rule
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (
-    DEFAULT_GENERATOR_DIAGNOSIS,
-    SEEDS_DIAGNOSIS,
-    CheckFailed,
-    CheckMisuse,
-    Outcome,
-    _context,
-    _misuse,
-    _target,
-    _text,
-    expect,
-    expect_different_under_seeds,
-    expect_distribution,
-    expect_independent_rows,
-    expect_support,
-    fail,
-    identical_draws_probability,
-    rule,
-)
-from judge.checks.testing import Context
+from judge.checks.distributions import _target, expect_distribution, expect_support
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect
+from judge.checks.independence import expect_independent_rows
+from judge.checks.testing import Context, _context
 from judge.i18n import Bilingual, in_language
 from judge.reports.report import CheckRecord
 
 __all__ = [
+    "SEEDS_DIAGNOSIS",
+    "DEFAULT_GENERATOR_DIAGNOSIS",
     "RESEEDED_DIAGNOSIS",
     "DEFAULT_RESEEDED_DIAGNOSIS",
     "GLOBAL_RNG_DIAGNOSIS",
     "POSITION_DIAGNOSIS",
     "expect_generator_contract",
     "generator_contract_budget",
+    "expect_seed_contract",
+    "expect_different_under_seeds",
+    "identical_draws_probability",
 ]
 
 RESEEDED_DIAGNOSIS = Bilingual(
@@ -92,6 +84,178 @@ POSITION_DIAGNOSIS = Bilingual(
     "(rows reordered and not mapped back, say)",
     "一行的抽样结果取决于它在批中的位置，而不只取决于这一行自己的输入（例如行被重新排序后没有映射回去）",
 )
+
+SEEDS_DIAGNOSIS = Bilingual("the generator argument is ignored or overridden", "忽略或覆盖了 generator 参数")
+
+
+def expect_different_under_seeds(
+    ctx: Context,
+    first: torch.Tensor,
+    second: torch.Tensor,
+    probs: torch.Tensor,
+    *,
+    label: str,
+    how: str = "two different generator seeds",
+    cause: str = "Your code seems to ignore `generator`, or to re-seed torch itself",
+    diagnosis: str = SEEDS_DIAGNOSIS,
+) -> float:
+    """Outputs drawn under two different seeds (``how``) must differ.
+
+    ``first``/``second``: the learner's integer draws ``[B, n]`` (``[n]`` is one row), of one
+    shape; ``probs``: floating ``[B, V]``, the target of each row (``[V]``: every row's target).
+    The chance that a correct sampler gives identical output is computed exactly and must be
+    below the check's alpha (else the case is too small: an exercise bug, raised as
+    ``RuntimeError``). Spends one ``seeds`` check (fixed level 1e-12). On failure the message is
+    ``"{label}: {how} gave exactly the same N draws (...). {cause}"`` and the diagnosis
+    ``diagnosis`` (``SEEDS_DIAGNOSIS`` by default). Returns that chance.
+
+    Raises :class:`CheckFailed` (WA) when the draws are equal, or are not integer tensors of one
+    shape with as many rows as ``probs``; :class:`CheckMisuse` for a malformed ``ctx``, ``probs``,
+    ``label``, ``how``, ``cause`` or ``diagnosis``.
+    """
+    check = "expect_different_under_seeds"
+    _context(check, ctx)
+    probs = _target(check, "probs", probs, dims=(1, 2), normalized=False)
+    for argument, value in (("label", label), ("how", how), ("cause", cause), ("diagnosis", diagnosis)):
+        _text(check, argument, value)
+    for draws in (first, second):
+        if not isinstance(draws, torch.Tensor) or draws.dim() not in (1, 2) or draws.is_floating_point():
+            fail(
+                f"{label}: the draws must be a [rows, num_samples] tensor of ids, got {_describe(draws)}",
+                rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+                kind=Evidence.STRUCTURAL,
+            )
+    first, second = (d.unsqueeze(0) if d.dim() == 1 else d for d in (first, second))
+    if probs.dim() == 1:
+        probs = probs.unsqueeze(0).expand(first.shape[0], probs.shape[0])
+    if first.shape != second.shape or first.shape[0] != probs.shape[0]:
+        fail(
+            f"{label}: the two calls returned draws of shapes {list(first.shape)} and {list(second.shape)}; "
+            f"both must be [{probs.shape[0]}, num_samples]",
+            rule=rule(label, "the draws have the wrong shape", "抽样结果的形状不对"),
+            kind=Evidence.STRUCTURAL,
+        )
+    chance = identical_draws_probability(probs, first.shape[1])
+    alpha = ctx.budget.spend("seeds")
+    if chance > alpha:
+        raise RuntimeError(f"{label}: a correct sampler repeats itself with probability {chance:.3g}; enlarge the case")
+    same = bool(torch.equal(first, second))
+    ctx.records.append(CheckRecord("seeds", label, float(same), chance if same else 1.0, alpha, not same))
+    if same:
+        raise CheckFailed(
+            f"{label}: {how} gave exactly the same {first.numel()} draws "
+            f"(a correct sampler does that with probability {chance:.3g}). {cause}",
+            p_value=chance,
+            diagnosis=diagnosis,
+            rule=rule(label, f"{how} gave the same draws", "两个不同的种子给出了相同的抽样结果"),
+            kind=Evidence.VALUE,
+        )
+    return chance
+
+
+def identical_draws_probability(probs: torch.Tensor, n: int) -> float:
+    """:func:`judge.checks.stats.identical_draws_probability` for float64 ``[B, V]`` targets, in torch (one
+    pass over many rows, where the pure-Python version walks every value; a test keeps them equal)."""
+    collision = (probs.to(torch.float64) ** 2).sum(dim=-1)
+    return math.exp(min(0.0, n * float(torch.log(collision).sum()))) if n else 1.0
+
+
+DEFAULT_GENERATOR_DIAGNOSIS = Bilingual(
+    "with generator=None the draws do not come from torch's default generator (a private generator, "
+    "a fixed seed, or another source of randomness)",
+    "generator=None 时抽样没有使用 torch 的默认生成器（用了私有生成器、固定种子或其他随机源）",
+)
+
+
+def expect_seed_contract(
+    sub: Any,
+    ctx: Context,
+    draw: Callable[[Any, Any], torch.Tensor],
+    probs: torch.Tensor,
+    *,
+    label: str,
+    default_generator: bool = True,
+) -> None:
+    """The generator contract of a sampling function, in one call:
+
+    1. two calls with generators of the same seed give the same draws (else ``SEEDS_DIAGNOSIS``);
+    2. a generator of another seed gives other draws (:func:`expect_different_under_seeds`);
+    3. with ``default_generator``: with ``generator=None``, two calls after the same
+       ``torch.manual_seed`` give the same draws, and two different ``torch.manual_seed`` values
+       other draws (else ``DEFAULT_GENERATOR_DIAGNOSIS``).
+
+    ``draw(source, generator)`` makes one call and returns its draws, checked: it calls the
+    learner's function through ``source`` (``sub`` itself, or ``sub.with_global_seed(...)``),
+    passing ``generator`` as the function's generator argument (``None``: the default one), and
+    returns ``expect_tensor(...)``'s tensor, integer ``[B, n]`` or ``[n]``. ``probs``: floating
+    ``[B, V]`` (or ``[V]``) targets, used for the exact chance that a correct sampler repeats
+    itself, which must be below 1e-12 (else ``RuntimeError``: draw more). Spends 2 ``seeds``
+    checks (1 without ``default_generator``): declare them in the suite's ``BUDGET``.
+
+    Raises :class:`CheckFailed` (WA) when the contract is broken; :class:`CheckMisuse` for a
+    malformed argument, or when ``draw`` returns something else than a tensor.
+    """
+    check = "expect_seed_contract"
+    _context(check, ctx)
+    if not callable(draw):
+        raise _misuse(check, "draw", "a function (source, generator) -> the checked draws", draw)
+    for method in ("with_global_seed",):
+        if not hasattr(sub, method):
+            raise _misuse(check, "sub", "the test's Submission (the first argument of the test function)", sub)
+    _target(check, "probs", probs, dims=(1, 2), normalized=False)
+    _text(check, "label", label)
+
+    def drawn(source: Any, generator: Any) -> torch.Tensor:
+        value = draw(source, generator)
+        if not isinstance(value, torch.Tensor):
+            raise _misuse(
+                check,
+                "draw",
+                "a function returning the draws as a tensor (check the learner's value "
+                "with expect_tensor and return it)",
+                value,
+            )
+        return value
+
+    seed = ctx.fresh_seed(f"{label}: same seed")
+    first = drawn(sub, ctx.generator(seed))
+    expect(
+        torch.equal(first, drawn(sub, ctx.generator(seed))),
+        f"{label}: two calls with generators seeded alike returned different draws: every random number "
+        "must come from `generator`",
+        diagnosis=SEEDS_DIAGNOSIS,
+        rule=rule(label, "generators seeded alike gave different draws", "种子相同的生成器给出了不同的抽样结果"),
+        kind=Evidence.VALUE,
+    )
+    expect_different_under_seeds(
+        ctx, first, drawn(sub, ctx.generator()), probs, label=f"{label}, two different generator seeds"
+    )
+    if not default_generator:
+        return
+    seeded = sub.with_global_seed(ctx.fresh_seed(f"{label}: global seed"))
+    first = drawn(seeded, None)
+    expect(
+        torch.equal(first, drawn(seeded, None)),
+        f"{label}: with generator=None, two calls after the same torch.manual_seed returned different draws: "
+        "without a generator, use torch's default generator",
+        diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
+        rule=rule(
+            label, "the same torch.manual_seed gave different draws", "相同的 torch.manual_seed 给出了不同的抽样结果"
+        ),
+        kind=Evidence.VALUE,
+    )
+    expect_different_under_seeds(
+        ctx,
+        first,
+        drawn(sub.with_global_seed(ctx.fresh_seed(f"{label}: other global")), None),
+        probs,
+        label=f"{label} with generator=None",
+        how="two different torch.manual_seed values",
+        cause="Without a generator, draw from torch's default generator (what "
+        "torch.manual_seed seeds), not from a generator or seed of your own",
+        diagnosis=DEFAULT_GENERATOR_DIAGNOSIS,
+    )
+
 
 CHECK = "expect_generator_contract"
 Draw = Callable[..., torch.Tensor]  # draw(source, generator[, rows]) -> the checked draws
@@ -140,7 +304,7 @@ def expect_generator_contract(
     learner's function through ``source`` (a :class:`~judge.checks.testing.Submission` made from ``sub``),
     passing ``generator`` as the function's generator argument (``None``: the default one), and
     returns ``expect_tensor(...)``'s tensor, integer ``[B, n]`` or ``[n]``, as for
-    :func:`judge.checks.core.expect_seed_contract`. With ``positions``, it also takes ``rows``
+    :func:`judge.checks.generator_contract.expect_seed_contract`. With ``positions``, it also takes ``rows``
     (``draw(source, generator, rows=None)``): a list of the batch's row indices in the order to
     pass them (``inputs[rows]``); it may draw more then (the fits gain power). ``draw`` must not use
     torch's global generator itself (in the browser it is the learner's too).
@@ -157,8 +321,8 @@ def expect_generator_contract(
 
     Calls (8 with every clause, 4 without ``default_generator``, one more with ``positions``) and
     spends what :func:`generator_contract_budget` says: declare it in the suite's ``BUDGET``.
-    Raises :class:`~judge.checks.core.CheckFailed` (WA) when the contract is broken;
-    :class:`~judge.checks.core.CheckMisuse` for a malformed argument, or when ``draw`` returns something
+    Raises :class:`~judge.checks.base.CheckFailed` (WA) when the contract is broken;
+    :class:`~judge.checks.base.CheckMisuse` for a malformed argument, or when ``draw`` returns something
     else than a tensor.
     """
     _context(CHECK, ctx)
@@ -393,7 +557,7 @@ def _expect_continued(
 def _repeat_chance(ctx: Context, draws: torch.Tensor, probs: torch.Tensor, label: str, public: str) -> float:
     """The exact chance that a correct sampler's ``draws`` (``[B, n]`` or ``[n]``) come out the same
     twice; ``RuntimeError`` (the case is too small) above the ``seeds`` level. Draws whose rows
-    do not match ``probs`` are the learner's: :class:`~judge.checks.core.CheckFailed`."""
+    do not match ``probs`` are the learner's: :class:`~judge.checks.base.CheckFailed`."""
     rows = draws.unsqueeze(0) if draws.dim() == 1 else draws
     if draws.dim() not in (1, 2) or draws.is_floating_point() or (probs.dim() == 2 and rows.shape[0] != probs.shape[0]):
         fail(

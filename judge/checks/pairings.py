@@ -1,5 +1,5 @@
 """Which draws of a row are tested together for independence: the pairings of
-:func:`judge.checks.core.expect_independent_within_row`.
+:func:`judge.checks.independence.expect_independent_within_row`.
 
 A correct sampler's draws are independent and identically distributed, so *any* set of disjoint
 pairs of positions gives pairs that are independent of each other and each distributed as the

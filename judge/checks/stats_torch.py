@@ -13,7 +13,7 @@ The contract, pinned by ``tests/judge/test_stats_torch.py`` against ``judge.chec
   and every bin boundary that floating-point rounding could move is settled by the pure loop;
 * ``largest_deviation`` is identical (the same floats, compared the same way);
 * ``statistic``, ``raw_statistic``, ``williams_q`` and ``log_atom`` agree within ~1e-12 relative
-  (sums taken in another order, torch's logarithm), and ``pvalue`` is :func:`judge.checks.stats.chi2_sf`
+  (sums taken in another order, torch's logarithm), and ``pvalue`` is :func:`judge.checks.tails.chi2_sf`
   of that statistic: the decisions are those of the pure core;
 * every input the pure core refuses is refused with its very exception: whatever this module does
   not accept as valid is handed to :func:`judge.checks.stats.g_test`, which words the error.
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.checks import stats
+from judge.checks import stats, tails
 
 if not hasattr(torch, "_C"):  # the browser's pure-Python subset, registered as ``torch``
     raise ImportError("judge.checks.stats_torch needs the real torch; the browser keeps judge.checks.stats")
@@ -354,7 +354,7 @@ def g_test_counts(counts: torch.Tensor, probs: torch.Tensor, min_expected: float
     return stats.GTestResult(
         statistic=statistic,
         df=df,
-        pvalue=stats.chi2_sf(statistic, df),
+        pvalue=tails.chi2_sf(statistic, df),
         n=n,
         bins=bins,
         raw_statistic=raw,

@@ -3,8 +3,8 @@
 A test is a plain function ``def test_something(sub, ctx): ...`` in ``tests/public.py`` or
 ``tests/hidden.py``. ``sub.sample(logits, num_samples=..., generator=ctx.generator())``
 runs the learner's ``sample`` in the learner's process and returns its value with tensors on
-the CPU; the test then decides with :mod:`judge.checks.core`. The first line of a test's docstring
-is its title in reports.
+the CPU; the test then decides with the checks of :mod:`judge.checks` (one module per family).
+The first line of a test's docstring is its title in reports.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from judge.checks.base import CheckFailed, CheckMisuse, _misuse, rule
 from judge.checks.budget import FalseFailureBudget
+from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.learner.code import KEPT_GENERATORS
 from judge.learner.interface import CallOptions, CallResult, DrawSitePush, Learner, LearnerRaised
@@ -26,26 +28,6 @@ from judge.learner.wire import GeneratorSpec
 from judge.reports.report import CheckRecord
 
 SEED_BITS = 53  # seeds stay exact as JSON numbers in JavaScript (2**53 - 1 is the largest safe integer)
-
-
-class CheckMisuse(TypeError):
-    """An exercise's test called a check or a helper wrongly: a bug in the exercise, never the learner's.
-
-    The message names the check, the argument, what was expected and what was given. The runner
-    turns it, like any exception of a test, into IE for the learner and logs it with the details;
-    an author sees it in ``python practice/judge.py check`` (stderr) and in the exception itself.
-    :mod:`judge.checks.core` exports it.
-    """
-
-    def __init__(self, check: str, argument: str, expected: str, given: str) -> None:
-        self.check, self.argument, self.expected, self.given = check, argument, expected, given
-        super().__init__(
-            f"{check}(): argument `{argument}` must be {expected}; got {given} "
-            "(a mistake in the exercise's tests, not in the learner's code)"
-        )
-
-    def __reduce__(self):  # pickles with its four parts, not its message
-        return (type(self), (self.check, self.argument, self.expected, self.given))
 
 
 def _seed_argument(check: str, seed: object) -> int:
@@ -183,6 +165,12 @@ class Context:
         self.wall_left_s -= max(0.0, seconds)
 
 
+def _context(check: str, ctx: Any) -> None:
+    """``ctx`` is the test's :class:`Context`; else :class:`~judge.checks.base.CheckMisuse` for ``check``."""
+    if not isinstance(ctx, Context):
+        raise _misuse(check, "ctx", "the test's Context (the second argument of the test function)", ctx)
+
+
 class Submission:
     """Calls into the learner's process. Attribute access gives the exercise's functions.
 
@@ -192,9 +180,9 @@ class Submission:
     dicts with string keys and None as themselves (a tuple as a list), a ``ctx.generator()`` as
     a ``torch.Generator`` on ``ctx.device``. It
     returns the learner's value with tensors on the CPU (``origin_device`` says where they were);
-    check it before use (:func:`judge.checks.core.expect_tensor`). It raises
+    check it before use (:func:`judge.checks.exact.expect_tensor`). It raises
     :class:`~judge.engine.process.LearnerRaised` when the learner's code raises (RE unless a check
-    expects it), :class:`~judge.checks.core.CheckFailed` when the call changed an input tensor in
+    expects it), :class:`~judge.checks.base.CheckFailed` when the call changed an input tensor in
     place (unless the exercise allows it), ``ProcessFailed`` for a crash, timeout or memory
     limit, and ``AttributeError`` for a function the exercise does not declare.
     """
@@ -379,7 +367,7 @@ class LearnerFunction:
     """``sub.NAME``: calling it calls the learner's function ``NAME`` (see :class:`Submission`).
 
     ``submission`` and ``name`` let a check that makes many calls of the learner's functions
-    (:func:`judge.checks.core.expect_calls_refused`) send them together.
+    (:func:`judge.checks.refusals.expect_calls_refused`) send them together.
     """
 
     __slots__ = ("submission", "name", "__name__")
@@ -404,8 +392,6 @@ MODIFIED_DIAGNOSIS = Bilingual(
 
 def _fail_modified(function: str, names: tuple[str, ...]) -> None:
     """A call changed its tensor arguments in place, which every exercise's statement forbids."""
-    from judge.checks.core import CheckFailed, Evidence, rule  # checks imports this module
-
     listed = ", ".join(f"`{n}`" for n in names)
     raise CheckFailed(
         f"{function}() changed its argument{'s' if len(names) > 1 else ''} {listed} in place; the caller's tensors "

@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge import JUDGE_VERSION
+from judge.checks.base import CheckFailed
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed, too_regular
+from judge.checks.distributions import too_regular
 from judge.checks.evidence import Evidence
 from judge.checks.testing import SEED_BITS, Context, Submission, derive_seed
 from judge.exercises.exercise import HIDDEN, Exercise

@@ -46,7 +46,7 @@ class LearnerRaised(Exception):
         self.traceback: str = info.traceback
         self.memory: bool = info.memory
         self.mro: tuple[str, ...] = info.mro
-        self.diagnosis: str | None = None  # set by judge.checks.core.diagnosed around a call that expects trouble
+        self.diagnosis: str | None = None  # set by judge.checks.base.diagnosed around a call that expects trouble
         # Set by the judge when the function had already returned in the case: then even a
         # NotImplementedError (torch's, for a dtype it lacks) says nothing about "not written yet".
         self.written: bool = False

@@ -246,7 +246,7 @@ def test_solution_wraps_long_lines_instead_of_cutting_them(capsys, monkeypatch, 
 
 
 def test_importing_the_cli_imports_neither_torch_nor_the_runner(project_root):
-    probe = "import sys, judge.cli; print(sorted({'torch', 'judge.engine.runner', 'judge.checks.core'} & set(sys.modules)))"
+    probe = "import sys, judge.cli; print(sorted({'torch', 'judge.engine.runner', 'judge.checks.base'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", probe], cwd=project_root, capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stderr

@@ -146,7 +146,7 @@ def test_every_mistake_has_both_languages_and_a_wrong_file(parts, exercise43):
     """Each diagnosis of the table is promised by a wrong solution, and each wrong solution promises one of the
     table or one of the judge's own (its generator contract, its draw sites)."""
     from judge.authoring.catalogue import parse_wrong_solution
-    from judge.checks.core import DEFAULT_GENERATOR_DIAGNOSIS
+    from judge.checks.generator_contract import DEFAULT_GENERATOR_DIAGNOSIS
     from judge.checks.draw_sites import DRAW_SITE_DIAGNOSIS
     from judge.checks.generator_contract import RESEEDED_DIAGNOSIS
 
@@ -187,7 +187,7 @@ def test_k_one_rows_are_what_the_reference_returns(parts, reference):
 def test_pad_rule_separates_a_wrong_pad_from_continuing(parts):
     """A constant 0 after the emitted tokens is a wrong pad; a draft continued there is not."""
     checks43, diagnoses = parts["checks43"], parts["diagnoses"]
-    from judge.checks.core import CheckFailed
+    from judge.checks.base import CheckFailed
 
     drafts = torch.tensor([[1, 2]] * 2)
     num = torch.tensor([0, 0])
@@ -332,7 +332,7 @@ def parts_checks43():
 @pytest.mark.parametrize("seed", range(4))
 def test_threshold_rule_names_shared_uniforms_not_correct_rows(parts, reference, exercise43, seed):
     """_threshold_decisions passes a correct verify and names rows that share u (of its own evidence)."""
-    from judge.checks.core import CheckFailed
+    from judge.checks.base import CheckFailed
 
     checks43, cases, mistakes = parts["checks43"], parts["cases"], parts["diagnoses"].MISTAKES
     ps, qs = cases.DISAGREE_P, cases.DISAGREE_Q
@@ -396,7 +396,7 @@ def test_generated_calls_keep_their_promises(exercise43, seed):
 def test_tiny_threshold_rows_name_shared_uniforms_every_time(parts, reference, exercise43, seed):
     """The tiny suite's one-threshold rows: a correct verify passes them; rows sharing u are named as such
     whatever the shared uniform (the browser's only robust evidence of that mistake)."""
-    from judge.checks.core import CheckFailed
+    from judge.checks.base import CheckFailed
 
     tiny = suites_module(exercise43, "public.tiny")
     checks43, mistakes = parts["checks43"], parts["diagnoses"].MISTAKES

@@ -519,7 +519,7 @@ def test_a_crash_on_a_bad_input_is_named_after_a_legal_call_returned(parts, kind
     """torch raises NotImplementedError for some integer tensors ("not implemented for 'Int'"): inside a
     function that returned on legal inputs that is a crash, named like an input not refused, and the kind
     becomes RAISED so that the runner keeps the name (it drops every NOT_IMPLEMENTED failure's)."""
-    from judge.checks.core import CheckFailed
+    from judge.checks.base import CheckFailed
     from judge.checks.evidence import Evidence
 
     call = "effective_sample_size() with every tensor in torch.int64"

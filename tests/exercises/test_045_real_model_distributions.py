@@ -465,7 +465,7 @@ class _Ctx:
 
 
 def _failure(function):
-    from judge.checks.core import CheckFailed
+    from judge.checks.base import CheckFailed
 
     with pytest.raises(CheckFailed) as raised:
         function()

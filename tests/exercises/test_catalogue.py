@@ -79,7 +79,9 @@ def test_diagnosis_must_appear_in_a_failing_case(exercise39):
 COIN_TESTS = '''
 import torch
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import diagnosed, expect_distribution, expect_tensor
+from judge.checks.base import diagnosed
+from judge.checks.distributions import expect_distribution
+from judge.checks.exact import expect_tensor
 
 BUDGET = BudgetDeclaration(fit={fit})
 
@@ -245,7 +247,9 @@ def _gone(pid: int, within_s: float = 30.0) -> bool:
 TWO_NAMES = '''
 import torch
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import diagnosed, expect_distribution, expect_tensor
+from judge.checks.base import diagnosed
+from judge.checks.distributions import expect_distribution
+from judge.checks.exact import expect_tensor
 
 BUDGET = BudgetDeclaration(fit=2)
 

@@ -30,7 +30,7 @@ params = ["x"]
 """
 
 SUITE = '''
-from judge.checks.core import expect
+from judge.checks.exact import expect
 {imports}
 
 def test_doubles(sub, ctx):

@@ -41,8 +41,9 @@ from judge.checks.arguments import (
     legal_inputs,
 )
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed
-from judge.checks.testing import CheckMisuse, Context, Submission
+from judge.checks.base import CheckFailed
+from judge.checks.base import CheckMisuse
+from judge.checks.testing import Context, Submission
 from judge.learner import protocol, wire
 from judge.learner.code import exception_classes
 from judge.learner.interface import CallOptions, CallResult, LearnerRaised

@@ -42,7 +42,7 @@ from judge.checks.arguments import (
     expect_contract_accepts, expect_contract_refusals, public_call,
 )
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect, expect_tensor
+from judge.checks.exact import expect, expect_tensor
 
 BUDGET = BudgetDeclaration()
 STRUCTURE = {Flaw.NOT_A_TENSOR, Flaw.RANK, Flaw.SHAPE, Flaw.DTYPE}

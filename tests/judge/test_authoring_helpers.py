@@ -117,9 +117,9 @@ def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
 
 import torch  # noqa: E402
 
-from judge.checks import core as checks  # noqa: E402
+from judge.checks import base, distributions, draw_sites, estimators, exact, generator_contract, independence, refusals  # noqa: E402
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
-from judge.checks.core import CheckFailed, CheckMisuse  # noqa: E402
+from judge.checks.base import CheckFailed, CheckMisuse  # noqa: E402
 from judge.checks.testing import Context  # noqa: E402
 from judge.i18n import Bilingual  # noqa: E402
 
@@ -142,67 +142,69 @@ def _misuses(ctx):
     rows = torch.stack([_tosses(seed=1), _tosses(seed=2)])
     sub = object()
     return [
-        ("expect_tensor", "shape", lambda: checks.expect_tensor(draws, name="flip", shape=4_000, dtype=torch.int64)),
-        ("expect_tensor", "dtype", lambda: checks.expect_tensor(draws, name="flip", shape=(4_000,), dtype="int64")),
-        ("expect_tensor", "name", lambda: checks.expect_tensor(draws, name=None, shape=(4_000,), dtype=torch.int64)),
-        ("expect_close", "expected", lambda: checks.expect_close(COIN, [0.7, 0.3], rtol=0, atol=0, what="p")),
-        ("expect_close", "rtol", lambda: checks.expect_close(COIN, COIN, rtol=-1, atol=0, what="p")),
+        ("expect_tensor", "shape", lambda: exact.expect_tensor(draws, name="flip", shape=4_000, dtype=torch.int64)),
+        ("expect_tensor", "dtype", lambda: exact.expect_tensor(draws, name="flip", shape=(4_000,), dtype="int64")),
+        ("expect_tensor", "name", lambda: exact.expect_tensor(draws, name=None, shape=(4_000,), dtype=torch.int64)),
+        ("expect_close", "expected", lambda: exact.expect_close(COIN, [0.7, 0.3], rtol=0, atol=0, what="p")),
+        ("expect_close", "rtol", lambda: exact.expect_close(COIN, COIN, rtol=-1, atol=0, what="p")),
         ("expect_close", "expected",
-         lambda: checks.expect_close(COIN.reshape(1, 1, 2), COIN.reshape(1, 1, 2), rtol=0, atol=0, what="p")),
-        ("expect_close", "outcome", lambda: checks.expect_close(COIN, COIN, rtol=0, atol=0, what="p", outcome=3)),
-        ("expect_tokens_in_range", "vocab_size", lambda: checks.expect_tokens_in_range(rows, 0, what="flip")),
-        ("expect_support", "probs", lambda: checks.expect_support(rows, torch.tensor([1, 0]), what="flip",
+         lambda: exact.expect_close(COIN.reshape(1, 1, 2), COIN.reshape(1, 1, 2), rtol=0, atol=0, what="p")),
+        ("expect_close", "outcome", lambda: exact.expect_close(COIN, COIN, rtol=0, atol=0, what="p", outcome=3)),
+        ("expect_tokens_in_range", "vocab_size", lambda: distributions.expect_tokens_in_range(rows, 0, what="flip")),
+        ("expect_support", "probs", lambda: distributions.expect_support(rows, torch.tensor([1, 0]), what="flip",
                                                                    why_excluded=lambda r, t: "")),
-        ("expect_support", "why_excluded", lambda: checks.expect_support(rows, COIN, what="flip", why_excluded="no")),
-        ("expect_distribution", "ctx", lambda: checks.expect_distribution(sub, draws, COIN, label="flip")),
-        ("expect_distribution", "probs", lambda: checks.expect_distribution(ctx, draws, COIN * 2, label="flip")),
+        ("expect_support", "why_excluded", lambda: distributions.expect_support(rows, COIN, what="flip", why_excluded="no")),
+        ("expect_distribution", "ctx", lambda: distributions.expect_distribution(sub, draws, COIN, label="flip")),
+        ("expect_distribution", "probs", lambda: distributions.expect_distribution(ctx, draws, COIN * 2, label="flip")),
         ("expect_distribution", "probs",
-         lambda: checks.expect_distribution(ctx, draws, torch.stack([COIN, COIN]), label="flip")),
-        ("expect_distribution", "label", lambda: checks.expect_distribution(ctx, draws, COIN, label=3)),
+         lambda: distributions.expect_distribution(ctx, draws, torch.stack([COIN, COIN]), label="flip")),
+        ("expect_distribution", "label", lambda: distributions.expect_distribution(ctx, draws, COIN, label=3)),
         ("expect_distribution", "alternatives",
-         lambda: checks.expect_distribution(ctx, draws, COIN, label="flip", alternatives=[COIN])),
+         lambda: distributions.expect_distribution(ctx, draws, COIN, label="flip", alternatives=[COIN])),
         ("expect_independent_within_row", "probs",
-         lambda: checks.expect_independent_within_row(ctx, draws, torch.tensor([0.5, float("nan")]), label="flip")),
+         lambda: independence.expect_independent_within_row(ctx, draws, torch.tensor([0.5, float("nan")]), label="flip")),
         ("expect_independent_rows", "probs",
-         lambda: checks.expect_independent_rows(ctx, draws, draws, COIN.to(torch.int64), label="flip")),
+         lambda: independence.expect_independent_rows(ctx, draws, draws, COIN.to(torch.int64), label="flip")),
         ("expect_independent_across_rows", "second_probs",
-         lambda: checks.expect_independent_across_rows(ctx, draws, draws, COIN, [0.5, 0.5], label="flip")),
+         lambda: independence.expect_independent_across_rows(ctx, draws, draws, COIN, [0.5, 0.5], label="flip")),
         ("expect_independent_across_rows", "label",
-         lambda: checks.expect_independent_across_rows(ctx, draws, draws, COIN, COIN, label=None)),
+         lambda: independence.expect_independent_across_rows(ctx, draws, draws, COIN, COIN, label=None)),
         ("expect_different_under_seeds", "probs",
-         lambda: checks.expect_different_under_seeds(ctx, rows, rows, [0.7, 0.3], label="flip")),
+         lambda: generator_contract.expect_different_under_seeds(ctx, rows, rows, [0.7, 0.3], label="flip")),
         ("expect_different_under_seeds", "how",
-         lambda: checks.expect_different_under_seeds(ctx, rows, rows, COIN, label="flip", how=None)),
-        ("expect_raises", "exception", lambda: checks.expect_raises("ValueError", "flip(p=2)").__enter__()),
-        ("expect", "condition", lambda: checks.expect(draws == draws, "equal")),
-        ("expect", "message", lambda: checks.expect(True, None)),
-        ("diagnosed", "diagnosis", lambda: checks.diagnosed(None).__enter__()),
-        ("rule", "en", lambda: checks.rule("flip", None, "错")),
+         lambda: generator_contract.expect_different_under_seeds(ctx, rows, rows, COIN, label="flip", how=None)),
+        ("expect_raises", "exception", lambda: refusals.expect_raises("ValueError", "flip(p=2)").__enter__()),
+        ("expect", "condition", lambda: exact.expect(draws == draws, "equal")),
+        ("expect", "message", lambda: exact.expect(True, None)),
+        ("diagnosed", "diagnosis", lambda: base.diagnosed(None).__enter__()),
+        ("rule", "en", lambda: base.rule("flip", None, "错")),
         ("best_alternative", "alternatives['half']",
-         lambda: checks.best_alternative([1, 2], {"half": torch.tensor([0.5, 0.25, 0.25])})),
+         lambda: distributions.best_alternative([1, 2], {"half": torch.tensor([0.5, 0.25, 0.25])})),
         ("expect_seed_contract", "sub",
-         lambda: checks.expect_seed_contract(sub, ctx, lambda s, g: draws, COIN, label="flip")),
-        ("expect_bad_inputs_refused", "table", lambda: checks.expect_bad_inputs_refused(print, [])),
+         lambda: generator_contract.expect_seed_contract(sub, ctx, lambda s, g: draws, COIN, label="flip")),
+        ("expect_generator_contract", "sub",
+         lambda: generator_contract.expect_generator_contract(sub, ctx, lambda s, g: draws, COIN, label="flip")),
+        ("expect_bad_inputs_refused", "table", lambda: refusals.expect_bad_inputs_refused(print, [])),
         ("expect_bad_inputs_refused", "table[0]",
-         lambda: checks.expect_bad_inputs_refused(print, [("p = 2", "p=2")])),
-        ("expect_calls_refused", "calls", lambda: checks.expect_calls_refused([])),
-        ("expect_calls_refused", "calls[0]", lambda: checks.expect_calls_refused([("print", {})])),
-        ("expect_calls_refused", "calls[0].call", lambda: checks.expect_calls_refused([checks.BadCall(print, 3)])),
+         lambda: refusals.expect_bad_inputs_refused(print, [("p = 2", "p=2")])),
+        ("expect_calls_refused", "calls", lambda: refusals.expect_calls_refused([])),
+        ("expect_calls_refused", "calls[0]", lambda: refusals.expect_calls_refused([("print", {})])),
+        ("expect_calls_refused", "calls[0].call", lambda: refusals.expect_calls_refused([refusals.BadCall(print, 3)])),
         ("expect_calls_refused", "exception",
-         lambda: checks.expect_calls_refused([checks.BadCall(print, "p")], exception="ValueError")),
+         lambda: refusals.expect_calls_refused([refusals.BadCall(print, "p")], exception="ValueError")),
         ("expect_calibrated", "coverage[1.0]",
-         lambda: checks.expect_calibrated(ctx, COIN, COIN, 0.5, label="p", coverage={1.0: 1.5})),
+         lambda: estimators.expect_calibrated(ctx, COIN, COIN, 0.5, label="p", coverage={1.0: 1.5})),
         ("expect_calibrated", "coverage",
-         lambda: checks.expect_calibrated(ctx, COIN, COIN, 0.5, label="p", coverage={-1.0: 0.5})),
+         lambda: estimators.expect_calibrated(ctx, COIN, COIN, 0.5, label="p", coverage={-1.0: 0.5})),
         ("expect_calibrated", "truth",
-         lambda: checks.expect_calibrated(ctx, COIN, COIN, "0.5", label="p", coverage={1.0: 0.68})),
-        ("expect_unbiased", "std", lambda: checks.expect_unbiased(ctx, COIN, 0.5, std=-1.0, label="p")),
-        ("expect_unbiased", "truth", lambda: checks.expect_unbiased(ctx, COIN, None, std=1.0, label="p")),
+         lambda: estimators.expect_calibrated(ctx, COIN, COIN, "0.5", label="p", coverage={1.0: 0.68})),
+        ("expect_unbiased", "std", lambda: estimators.expect_unbiased(ctx, COIN, 0.5, std=-1.0, label="p")),
+        ("expect_unbiased", "truth", lambda: estimators.expect_unbiased(ctx, COIN, None, std=1.0, label="p")),
         ("Context.generator", "seed", lambda: ctx.generator(-1)),
         ("Context.generator", "seed", lambda: ctx.generator(2 ** 60)),
         ("Context.fresh_seed", "label", lambda: ctx.fresh_seed(3)),
         ("expect_every_draw_site", "sub",
-         lambda: checks.expect_every_draw_site(sub, ctx, lambda s, g: None, lambda v, w: None, label="draw")),
+         lambda: draw_sites.expect_every_draw_site(sub, ctx, lambda s, g: None, lambda v, w: None, label="draw")),
     ]
 
 
@@ -216,7 +218,8 @@ def test_each_check_names_itself_the_argument_what_it_wanted_and_what_it_got(ctx
         assert "; got " in text and "not in the learner's code" in text, text
         assert isinstance(misuse.value, TypeError) and not isinstance(misuse.value, CheckFailed)
         seen.add(check)
-    public = {name for name in checks.__all__ if name.startswith("expect") or name in ("diagnosed", "rule")}
+    families = (base, distributions, draw_sites, estimators, exact, generator_contract, independence, refusals)
+    public = {n for family in families for n in family.__all__ if n.startswith("expect") or n in ("diagnosed", "rule")}
     assert public <= seen, public - seen
 
 
@@ -232,27 +235,27 @@ def test_one_row_given_in_one_dimension_is_accepted(ctx):
     """Where a 1-D input has an obvious meaning (one row), the checks take it."""
     first, second = _tosses(200, seed=1), _tosses(200, seed=2)
     coin = torch.tensor([0.5, 0.5], dtype=torch.float64)
-    assert checks.expect_different_under_seeds(ctx, first, second, coin, label="flip") < 1e-12
+    assert generator_contract.expect_different_under_seeds(ctx, first, second, coin, label="flip") < 1e-12
     with pytest.raises(CheckFailed, match="gave exactly the same 200 draws"):
-        checks.expect_different_under_seeds(ctx, first, first.clone(), coin, label="flip")
-    checks.expect_support(first, coin, what="flip", why_excluded=lambda r, t: "")
-    checks.expect_tokens_in_range(first, 2, what="flip")
-    checks.expect_close(coin, coin, rtol=0, atol=0, what="p")
+        generator_contract.expect_different_under_seeds(ctx, first, first.clone(), coin, label="flip")
+    distributions.expect_support(first, coin, what="flip", why_excluded=lambda r, t: "")
+    distributions.expect_tokens_in_range(first, 2, what="flip")
+    exact.expect_close(coin, coin, rtol=0, atol=0, what="p")
     with pytest.raises(CheckFailed, match="flip: row 0, token 1: you returned 0.6"):
-        checks.expect_close(torch.tensor([0.4, 0.6]), coin, rtol=1e-6, atol=0, what="flip",
+        exact.expect_close(torch.tensor([0.4, 0.6]), coin, rtol=1e-6, atol=0, what="flip",
                             mistakes={"biased": torch.tensor([0.4, 0.6])})
-    checks.expect_distribution(ctx, _tosses(), COIN.reshape(1, 2), label="flip")
+    distributions.expect_distribution(ctx, _tosses(), COIN.reshape(1, 2), label="flip")
 
 
 def test_learner_values_of_the_wrong_shape_stay_the_learners_verdict(ctx):
     """Draws are the learner's: a wrong one is WA with a message, never a misuse or a crash."""
     with pytest.raises(CheckFailed, match="must be a .rows, num_samples. tensor of ids"):
-        checks.expect_different_under_seeds(ctx, "no", torch.zeros(3, dtype=torch.int64), COIN, label="flip")
+        generator_contract.expect_different_under_seeds(ctx, "no", torch.zeros(3, dtype=torch.int64), COIN, label="flip")
     with pytest.raises(CheckFailed, match="both must be"):
-        checks.expect_different_under_seeds(ctx, torch.zeros(2, 3, dtype=torch.int64),
+        generator_contract.expect_different_under_seeds(ctx, torch.zeros(2, 3, dtype=torch.int64),
                                             torch.zeros(2, 4, dtype=torch.int64), COIN, label="flip")
     with pytest.raises(CheckFailed, match="integer tensor of token ids"):
-        checks.expect_tokens_in_range(torch.zeros(3), 2, what="flip")
+        distributions.expect_tokens_in_range(torch.zeros(3), 2, what="flip")
 
 
 # --------------------------------------------------------------------------- the noun of an outcome
@@ -265,12 +268,12 @@ SIDE = Bilingual("side", "面")
 def test_a_coin_says_side_in_both_languages(outcome, en, zh):
     rows = torch.tensor([[0, 1, 5]])
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_tokens_in_range(rows, 2, what="flip", outcome=outcome)
+        distributions.expect_tokens_in_range(rows, 2, what="flip", outcome=outcome)
     assert f"drew {en} id 5, outside the possible {en}s [0, 2)" in failed.value.message
     assert "token" not in failed.value.message and "token" not in failed.value.rule.zh
     assert zh in failed.value.rule.zh and "词表" not in failed.value.rule.zh
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_support(torch.tensor([[0, 1, 1, 0]]), torch.tensor([[1.0, 0.0]]), what="flip",
+        distributions.expect_support(torch.tensor([[0, 1, 1, 0]]), torch.tensor([[1.0, 0.0]]), what="flip",
                               why_excluded=lambda r, t: "the coin is two-headed", outcome=outcome)
     assert f"flip: row 0: {en} 1 was drawn 2 of 4 times" in failed.value.message
     assert failed.value.rule == f"flip, row 0: drew a {en} that must never be drawn"
@@ -279,21 +282,21 @@ def test_a_coin_says_side_in_both_languages(outcome, en, zh):
 
 def test_a_fit_failure_names_the_side_with_the_largest_gap(ctx):
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_distribution(ctx, _tosses(p=0.45), COIN, label="4 000 tosses", outcome=SIDE)
+        distributions.expect_distribution(ctx, _tosses(p=0.45), COIN, label="4 000 tosses", outcome=SIDE)
     assert "the largest gap is side " in failed.value.message and "token" not in failed.value.message
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(torch.tensor([0.5, 0.5]), COIN, rtol=0, atol=1e-6, what="p", outcome=SIDE)
+        exact.expect_close(torch.tensor([0.5, 0.5]), COIN, rtol=0, atol=1e-6, what="p", outcome=SIDE)
     assert "row 0, side 1: you returned 0.5" in failed.value.message
 
 
 def test_the_default_noun_keeps_every_message_as_it_was():
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_tokens_in_range(torch.tensor([[0, 3]]), 3, what="sample")
+        distributions.expect_tokens_in_range(torch.tensor([[0, 3]]), 3, what="sample")
     assert failed.value.message == "sample: row 0 drew token id 3, outside the vocabulary [0, 3)"
     assert failed.value.rule == "sample, row 0: drew a token id outside the vocabulary"
     assert failed.value.rule.zh == "sample，第 0 行：抽到了词表之外的 token 编号"
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_support(torch.tensor([[2, 1, 2]]), torch.tensor([[0.5, 0.0, 0.0, 0.5]]), what="sample",
+        distributions.expect_support(torch.tensor([[2, 1, 2]]), torch.tensor([[0.5, 0.0, 0.0, 0.5]]), what="sample",
                               why_excluded=lambda r, t: "top-k excludes it")
     assert "token 2 was drawn 2 of 3 times (and 1 other excluded token)" in failed.value.message
     assert failed.value.rule.zh == "sample，第 0 行：抽到了不应被抽到的 token"
@@ -304,7 +307,9 @@ def test_the_default_noun_keeps_every_message_as_it_was():
 DIE_TESTS = '''
 import torch
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import BadInput, expect_bad_inputs_refused, expect_seed_contract, expect_tensor
+from judge.checks.exact import expect_tensor
+from judge.checks.generator_contract import expect_seed_contract
+from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 
 BUDGET = BudgetDeclaration(seeds=2)
 PROBS = torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=torch.float64)
@@ -337,7 +342,7 @@ def test_bad_inputs(sub, ctx):
 MISUSING_TESTS = '''
 import torch
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect_distribution
+from judge.checks.distributions import expect_distribution
 
 BUDGET = BudgetDeclaration(fit=1)
 
@@ -365,10 +370,10 @@ def roll(probs, n, generator=None):
 CORRECT = "return torch.multinomial(probs, n, replacement=True, generator=generator)"
 WRONG = {
     "ignores_generator": ("return torch.multinomial(probs, n, replacement=True, "
-                          "generator=torch.Generator().manual_seed(7))", checks.SEEDS_DIAGNOSIS),
+                          "generator=torch.Generator().manual_seed(7))", generator_contract.SEEDS_DIAGNOSIS),
     "private_default": ("generator = generator or torch.Generator().manual_seed(7)\n"
                         "    return torch.multinomial(probs, n, replacement=True, generator=generator)",
-                        checks.DEFAULT_GENERATOR_DIAGNOSIS),
+                        generator_contract.DEFAULT_GENERATOR_DIAGNOSIS),
 }
 
 

@@ -6,7 +6,7 @@ import copy
 import pickle
 from pathlib import Path
 
-from judge.checks.core import Label, rule
+from judge.checks.base import Label, rule
 from judge.i18n import Bilingual, in_language
 from judge.reports.report import CaseResult
 from judge.verdicts import Verdict

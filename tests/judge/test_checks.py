@@ -7,9 +7,9 @@ import builtins
 import pytest
 import torch
 
-from judge.checks import core as checks
+from judge.checks import base, distributions, exact, generator_contract, independence, refusals
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed
+from judge.checks.base import CheckFailed
 from judge.checks.testing import Context
 from judge.engine.process import LearnerRaised
 from judge.learner.code import exception_classes
@@ -30,7 +30,7 @@ def test_support_violation_names_row_token_count_and_rule():
     probs = torch.tensor([[0.5, 0.5, 0.0]], dtype=torch.float64)
     draws = torch.tensor([[0, 2, 2, 1]])
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_support(draws, probs, what="sample", row_labels=["top_k=2"],
+        distributions.expect_support(draws, probs, what="sample", row_labels=["top_k=2"],
                               why_excluded=lambda row, token: "it is not among the top_k=2 most likely tokens")
     message = failed.value.message
     assert "row 0 (top_k=2)" in message and "token 2 was drawn 2 of 4 times" in message
@@ -44,23 +44,23 @@ def test_support_names_the_mistake_of_a_one_row_target_from_one_row_alternatives
                     "uniform": torch.tensor([0.9, 0.05, 0.05], dtype=torch.float64)}
     with pytest.raises(CheckFailed) as failed:
         draws = _draws(alternatives["uses q instead of p"].unsqueeze(0), 600)[0]
-        checks.expect_support(draws, target, what="sample", alternatives=alternatives,
+        distributions.expect_support(draws, target, what="sample", alternatives=alternatives,
                               why_excluded=lambda row, token: "its target probability is 0")
     assert failed.value.diagnosis == "uses q instead of p"
 
 
 def test_out_of_vocabulary_ids_are_refused():
     with pytest.raises(CheckFailed, match="token id 3, outside the vocabulary"):
-        checks.expect_tokens_in_range(torch.tensor([[0, 3]]), 3, what="sample")
+        distributions.expect_tokens_in_range(torch.tensor([[0, 3]]), 3, what="sample")
 
 
 def test_distribution_check_passes_correct_draws_and_names_the_fitting_mistake(ctx):
     target = torch.tensor([0.5, 0.3, 0.2], dtype=torch.float64)
-    result = checks.expect_distribution(ctx, _draws(target.unsqueeze(0), 20_000)[0], target, label="row 0")
+    result = distributions.expect_distribution(ctx, _draws(target.unsqueeze(0), 20_000)[0], target, label="row 0")
     assert result.pvalue > ctx.budget.alpha("fit")
     shifted = torch.tensor([0.42, 0.38, 0.2], dtype=torch.float64)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_distribution(ctx, _draws(shifted.unsqueeze(0), 20_000, seed=1)[0], target, label="row 1",
+        distributions.expect_distribution(ctx, _draws(shifted.unsqueeze(0), 20_000, seed=1)[0], target, label="row 1",
                                    alternatives=lambda: {"the temperature is wrong": shifted})
     error = failed.value
     assert error.diagnosis == "the temperature is wrong"
@@ -76,18 +76,18 @@ def test_close_check_prefers_the_mistake_that_explains_every_row():
     mistakes = {"matches only row 0": torch.tensor([[1.0, 0.0], [0.5, 0.5]]),
                 "matches everything": torch.tensor([[1.0, 0.0], [0.25, 0.75]])}
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(actual, expected, rtol=1e-4, atol=1e-6, what="sampling_probs", mistakes=mistakes)
+        exact.expect_close(actual, expected, rtol=1e-4, atol=1e-6, what="sampling_probs", mistakes=mistakes)
     assert failed.value.diagnosis == "matches everything"
     assert "row 0, token 0: you returned 1, expected 0.5" in failed.value.message
     with pytest.raises(CheckFailed, match="NaN"):
-        checks.expect_close(torch.tensor([[float("nan"), 1.0]]), expected[:1], rtol=1e-4, atol=1e-6, what="x")
+        exact.expect_close(torch.tensor([[float("nan"), 1.0]]), expected[:1], rtol=1e-4, atol=1e-6, what="x")
 
 
 def test_shared_uniforms_fail_independence(ctx):
     probs = torch.tensor([0.4, 0.3, 0.2, 0.1], dtype=torch.float64)
     same = _draws(probs.unsqueeze(0), 2_000)[0]
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_independent_rows(ctx, same, same, probs, label="rows 2 and 5")
+        independence.expect_independent_rows(ctx, same, same, probs, label="rows 2 and 5")
     assert "agreed at 2000 of 2000" in failed.value.message
     assert failed.value.diagnosis == "the rows share the same random numbers"
 
@@ -96,11 +96,11 @@ def test_seed_check_fails_identical_output_and_refuses_a_too_small_case(ctx):
     probs = torch.tensor([[0.5, 0.5]], dtype=torch.float64)
     draws = _draws(probs, 100)
     with pytest.raises(CheckFailed, match="exactly the same"):
-        checks.expect_different_under_seeds(ctx, draws, draws.clone(), probs, label="seeds")
+        generator_contract.expect_different_under_seeds(ctx, draws, draws.clone(), probs, label="seeds")
     tiny = FalseFailureBudget(1e-6, BudgetDeclaration(seeds=1))
     small = Context(seed=1, device="cpu", budget=tiny)
     with pytest.raises(RuntimeError, match="enlarge the case"):
-        checks.expect_different_under_seeds(small, draws[:, :3], draws[:, 3:6], probs, label="seeds")
+        generator_contract.expect_different_under_seeds(small, draws[:, :3], draws[:, 3:6], probs, label="seeds")
 
 
 def _raise(type_name, message="bad input"):
@@ -112,32 +112,32 @@ def _raise(type_name, message="bad input"):
 
 
 def test_expect_raises_accepts_the_type_or_a_subclass_with_a_message():
-    with checks.expect_raises(ValueError, "f()"):
+    with refusals.expect_raises(ValueError, "f()"):
         _raise("ValueError")
-    with checks.expect_raises(ArithmeticError, "f()"):
+    with refusals.expect_raises(ArithmeticError, "f()"):
         _raise("ZeroDivisionError")
     with pytest.raises(CheckFailed, match="it raised TypeError"):
-        with checks.expect_raises(ValueError, "f(-1)"):
+        with refusals.expect_raises(ValueError, "f(-1)"):
             _raise("TypeError")
     with pytest.raises(CheckFailed, match="returned normally"):
-        with checks.expect_raises(ValueError, "f(-1)"):
+        with refusals.expect_raises(ValueError, "f(-1)"):
             pass
     with pytest.raises(CheckFailed, match="without a message"):
-        with checks.expect_raises(ValueError, "f(-1)"):
+        with refusals.expect_raises(ValueError, "f(-1)"):
             _raise("ValueError", "")
 
 
 def test_tensor_check_names_shape_dtype_and_device():
     with pytest.raises(CheckFailed, match="must return a torch.Tensor"):
-        checks.expect_tensor([1], name="sample", shape=(1,), dtype=torch.int64)
+        exact.expect_tensor([1], name="sample", shape=(1,), dtype=torch.int64)
     with pytest.raises(CheckFailed, match=r"shape \[2\], expected \[3\]"):
-        checks.expect_tensor(torch.zeros(2, dtype=torch.int64), name="sample", shape=(3,), dtype=torch.int64)
+        exact.expect_tensor(torch.zeros(2, dtype=torch.int64), name="sample", shape=(3,), dtype=torch.int64)
     with pytest.raises(CheckFailed, match="dtype torch.int32"):
-        checks.expect_tensor(torch.zeros(2, dtype=torch.int32), name="sample", shape=(2,), dtype=torch.int64)
+        exact.expect_tensor(torch.zeros(2, dtype=torch.int32), name="sample", shape=(2,), dtype=torch.int64)
     moved = torch.zeros(2, dtype=torch.int64)
     moved.origin_device = "cuda:0"
     with pytest.raises(CheckFailed, match="must stay on the input's device"):
-        checks.expect_tensor(moved, name="sample", shape=(2,), dtype=torch.int64, device="cpu")
+        exact.expect_tensor(moved, name="sample", shape=(2,), dtype=torch.int64, device="cpu")
 
 
 # --- the shortcuts of the target and range checks say what the plain tests say ---------------
@@ -155,22 +155,22 @@ def test_finite_and_nonnegative_agrees_with_isfinite_and_sign(dtype):
     samples += [torch.full((3, 40_000), 2.0, dtype=dtype), *pairs.to(dtype)]
     for tensor in samples:
         plain = bool(torch.isfinite(tensor).all()) and not bool((tensor < 0).any())
-        assert checks._finite_and_nonnegative(tensor) is plain, tensor
+        assert distributions._finite_and_nonnegative(tensor) is plain, tensor
 
 
 def test_a_target_with_a_negative_or_nan_entry_is_still_a_misuse():
     for bad in (-1e-300, float("nan"), float("inf")):
         probs = torch.tensor([[0.5, 0.5, 0.0], [0.5, 0.5, bad]], dtype=torch.float64)
-        with pytest.raises(checks.CheckMisuse, match="finite probabilities >= 0"):
-            checks.expect_support(torch.zeros(2, 3, dtype=torch.int64), probs, what="sample",
+        with pytest.raises(base.CheckMisuse, match="finite probabilities >= 0"):
+            distributions.expect_support(torch.zeros(2, 3, dtype=torch.int64), probs, what="sample",
                                   why_excluded=lambda row, token: "excluded")
 
 
 def test_a_one_row_target_off_by_more_than_the_tolerance_is_named_as_before():
     probs = torch.tensor([0.5, 0.5 + 3e-6], dtype=torch.float64)
-    with pytest.raises(checks.CheckMisuse, match=r"with a row summing to 1 or 0\.999997 \("):
-        checks._target("c", "probs", probs, dims=(1, 2))
-    checks._target("c", "probs", torch.tensor([0.5, 0.5 + 5e-7], dtype=torch.float64), dims=(1, 2))
+    with pytest.raises(base.CheckMisuse, match=r"with a row summing to 1 or 0\.999997 \("):
+        distributions._target("c", "probs", probs, dims=(1, 2))
+    distributions._target("c", "probs", torch.tensor([0.5, 0.5 + 5e-7], dtype=torch.float64), dims=(1, 2))
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8])
@@ -179,7 +179,7 @@ def test_ids_within_agrees_with_min_and_max_for_every_integer_dtype(dtype):
     low = 0 if dtype is torch.uint8 else -1
     for values in ([0, 1, 2], [0, 3, 1], [low, 1, 2], [2, 2, 2]):
         draws = torch.tensor([values], dtype=dtype)
-        assert checks._ids_within(draws, 3) is (min(values) >= 0 and max(values) < 3)
+        assert distributions._ids_within(draws, 3) is (min(values) >= 0 and max(values) < 3)
 
 
 def test_support_still_names_an_excluded_draw_among_many_rows():
@@ -188,7 +188,7 @@ def test_support_still_names_an_excluded_draw_among_many_rows():
     draws = torch.zeros(1000, 7, dtype=torch.int64)
     draws[700, 3] = 0  # row 700 excludes token 0: the first offending row
     with pytest.raises(CheckFailed, match=r"row 500: token 0 was drawn 7 of 7 times"):
-        checks.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
+        distributions.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
 
 
 @pytest.mark.parametrize("bad", [10, 2**40, -1, -(2**62)])
@@ -201,7 +201,7 @@ def test_the_lookups_that_stand_in_for_the_range_check_refuse_every_id_out_of_ra
     with pytest.raises(IndexError, match="index out of range in self"):
         torch.arange(10).index_select(0, ids)
     with pytest.raises(IndexError, match="index out of range in self"):
-        checks._token_counts(ids, 10)
+        distributions._token_counts(ids, 10)
 
 
 @pytest.mark.parametrize("bad", [10, 2**40, -1])
@@ -210,14 +210,14 @@ def test_an_id_out_of_range_is_named_by_every_check_that_counts_or_looks_up(ctx,
     draws = torch.tensor([0, 1, 2, 3, bad, 5] * 40)
     expected = rf"row 0 drew token id {bad}, outside the vocabulary \[0, 10\)"
     with pytest.raises(CheckFailed, match=r"sample: " + expected):
-        checks.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
+        distributions.expect_support(draws, probs, what="sample", why_excluded=lambda row, token: "excluded")
     with pytest.raises(CheckFailed, match=r"fit: " + expected):
-        checks.expect_distribution(ctx, draws, probs, label="fit")
+        distributions.expect_distribution(ctx, draws, probs, label="fit")
     with pytest.raises(CheckFailed, match=r"pairs: " + expected):
-        checks.expect_independent_within_row(ctx, draws, probs, label="pairs")
+        independence.expect_independent_within_row(ctx, draws, probs, label="pairs")
 
 
 def test_counts_by_index_add_equal_bincount():
     draws = torch.randint(0, 300, (5_000,), generator=torch.Generator().manual_seed(3))
-    assert torch.equal(checks._token_counts(draws, 300), torch.bincount(draws, minlength=300))
-    assert torch.equal(checks._token_counts(draws[:0], 7), torch.zeros(7, dtype=torch.int64))
+    assert torch.equal(distributions._token_counts(draws, 300), torch.bincount(draws, minlength=300))
+    assert torch.equal(distributions._token_counts(draws[:0], 7), torch.zeros(7, dtype=torch.int64))

@@ -11,8 +11,9 @@ import pytest
 import torch
 from rich.console import Console
 
-from judge.checks import core as checks
-from judge.checks.core import CheckFailed, CheckMisuse, Evidence, diagnosed
+from judge.checks import base, distributions, exact, refusals
+from judge.checks.base import CheckFailed, CheckMisuse, diagnosed
+from judge.checks.evidence import Evidence
 from judge.engine.runner import judge_file
 from judge.learner.code import exception_classes
 from judge.learner.interface import LearnerRaised
@@ -35,11 +36,11 @@ def _diagnosis_of(block, failing) -> str | None:
 
 
 def _dtype_failure():
-    checks.expect_tensor(torch.zeros(2, dtype=torch.float32), name="var", shape=(2,), dtype=torch.float64)
+    exact.expect_tensor(torch.zeros(2, dtype=torch.float32), name="var", shape=(2,), dtype=torch.float64)
 
 
 def _value_failure():
-    checks.expect_close(
+    exact.expect_close(
         torch.tensor([1.0], dtype=torch.float64),
         torch.tensor([2.0], dtype=torch.float64),
         rtol=0.0,
@@ -50,11 +51,11 @@ def _value_failure():
 
 
 def _out_of_range():
-    checks.expect_tokens_in_range(torch.tensor([0, 7]), 3, what="sample")
+    distributions.expect_tokens_in_range(torch.tensor([0, 7]), 3, what="sample")
 
 
 def _nan():
-    checks.expect_close(torch.tensor([[float("nan")]]), torch.tensor([[0.5]]), rtol=0.0, atol=1e-6, what="p")
+    exact.expect_close(torch.tensor([[float("nan")]]), torch.tensor([[0.5]]), rtol=0.0, atol=1e-6, what="p")
 
 
 def _raise(cls):
@@ -83,9 +84,9 @@ def test_a_structural_failure_inside_a_diagnosed_block_gets_no_diagnosis():
     assert _diagnosis_of(diagnosed(naive), _out_of_range) is None
     assert _diagnosis_of(diagnosed(naive), _nan) is None
     assert _diagnosis_of(diagnosed(naive), _raise(IndexError)) is None  # an unrelated exception
-    assert _diagnosis_of(diagnosed(naive), lambda: checks.expect(False, "unstated kind")) is None
+    assert _diagnosis_of(diagnosed(naive), lambda: exact.expect(False, "unstated kind")) is None
     assert _diagnosis_of(diagnosed(naive), _value_failure) == naive
-    assert _diagnosis_of(diagnosed(naive), lambda: checks.expect(False, "x", kind="value")) == naive
+    assert _diagnosis_of(diagnosed(naive), lambda: exact.expect(False, "x", kind="value")) == naive
 
 
 def test_raised_only_names_exceptions_and_never_a_not_implemented_error():
@@ -104,7 +105,7 @@ def test_evidence_names_the_kinds_an_author_shows_are_about_the_mistake():
     every = diagnosed(extreme, evidence=(Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED))
     assert _diagnosis_of(every, _raise(NotImplementedError)) is None  # never, whatever the block says
     own = diagnosed(extreme, evidence=(Evidence.VALUE,))
-    assert _diagnosis_of(own, lambda: checks.expect(False, "x", diagnosis="its own", kind="value")) == "its own"
+    assert _diagnosis_of(own, lambda: exact.expect(False, "x", diagnosis="its own", kind="value")) == "its own"
 
 
 @pytest.mark.parametrize(
@@ -126,19 +127,19 @@ def test_a_malformed_evidence_is_the_exercises_mistake(arguments, message):
 
 def test_a_kind_that_is_not_evidence_is_the_exercises_mistake():
     with pytest.raises(CheckMisuse, match=re.escape("expect(): argument `kind` must be an Evidence (structural,")):
-        checks.expect(True, "fine", kind="sideways")
+        exact.expect(True, "fine", kind="sideways")
     with pytest.raises(CheckMisuse, match=re.escape("fail(): argument `kind` must be an Evidence (structural,")):
-        checks.fail("x", kind=3)
+        base.fail("x", kind=3)
 
 
 def test_expect_raises_says_its_failures_kind():
-    with pytest.raises(CheckFailed) as failed, checks.expect_raises(ValueError, "f(-1)"):
+    with pytest.raises(CheckFailed) as failed, refusals.expect_raises(ValueError, "f(-1)"):
         raise _raised(NotImplementedError, "write f here")
     assert failed.value.kind is Evidence.NOT_IMPLEMENTED
-    with pytest.raises(CheckFailed) as failed, checks.expect_raises(ValueError, "f(-1)"):
+    with pytest.raises(CheckFailed) as failed, refusals.expect_raises(ValueError, "f(-1)"):
         raise _raised(TypeError)
     assert failed.value.kind is Evidence.RAISED
-    with pytest.raises(CheckFailed) as failed, checks.expect_raises(ValueError, "f(-1)"):
+    with pytest.raises(CheckFailed) as failed, refusals.expect_raises(ValueError, "f(-1)"):
         pass
     assert failed.value.kind is Evidence.VALUE
 
@@ -148,7 +149,9 @@ def test_expect_raises_says_its_failures_kind():
 SUITE = """
 import torch
 
-from judge.checks.core import diagnosed, expect_bad_inputs_refused, expect_close, expect_tensor
+from judge.checks.base import diagnosed
+from judge.checks.exact import expect_close, expect_tensor
+from judge.checks.refusals import expect_bad_inputs_refused
 from judge.learner.interface import LearnerRaised
 
 
@@ -316,7 +319,7 @@ def test_an_export_words_another_cases_mistake_as_secondary():
 INTEGER_SUITE = """
 import torch
 
-from judge.checks.core import diagnosed
+from judge.checks.base import diagnosed
 
 
 def test_integer_logits(sub, ctx):

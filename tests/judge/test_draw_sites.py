@@ -14,15 +14,10 @@ import judge.browser.torchlike as subset
 from judge.browser.learner import InProcessLearner
 from judge.browser.torchlike import extremes
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import (
-    DRAW_SITE_DIAGNOSIS,
-    CheckFailed,
-    CheckMisuse,
-    expect_every_draw_site,
-    expect_support,
-    expect_tensor,
-    expect_tokens_in_range,
-)
+from judge.checks.base import CheckFailed, CheckMisuse
+from judge.checks.distributions import expect_support, expect_tokens_in_range
+from judge.checks.draw_sites import DRAW_SITE_DIAGNOSIS, expect_every_draw_site
+from judge.checks.exact import expect_tensor
 from judge.checks.testing import Context, Submission
 from judge.engine.process import LearnerProcess, LearnerRaised
 from judge.learner import protocol
@@ -329,7 +324,10 @@ subset.install()
 import torch
 from judge.browser.learner import InProcessLearner
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed, expect_every_draw_site, expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks.base import CheckFailed
+from judge.checks.distributions import expect_support, expect_tokens_in_range
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.exact import expect_tensor
 from judge.checks.testing import Context, Submission
 
 NAMES = ("inverse_cdf", "bonus_reads_zero", "randint_plus_one")

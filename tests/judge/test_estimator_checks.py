@@ -19,10 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from judge.checks import core as checks
-from judge.checks import stats
+from judge.checks import estimators, exact, independence
+from judge.checks import stats, tails
 from judge.checks.budget import BudgetDeclaration, BudgetExceeded, FalseFailureBudget
-from judge.checks.core import CheckFailed, CheckMisuse, expect_calibrated, expect_unbiased
+from judge.checks.base import CheckFailed, CheckMisuse
+from judge.checks.estimators import expect_calibrated, expect_unbiased
 from judge.checks.testing import Context
 
 P_TRUE, N_DRAWS = 0.3, 400
@@ -39,7 +40,7 @@ def wald_coverage(p: float, n: int, z: float) -> float:
     for k in range(n + 1):
         share = k / n
         if abs(share - p) <= z * math.sqrt(share * (1 - share) / n):
-            total += math.exp(stats.binom_log_pmf(k, n, p))
+            total += math.exp(tails.binom_log_pmf(k, n, p))
     return total
 
 
@@ -66,9 +67,9 @@ MISTAKES = {
 
 
 def test_exact_coverage_of_wald_intervals_is_near_but_not_the_normal_figure():
-    assert COVERAGE[1.0] == pytest.approx(stats.normal_coverage(1.0), abs=0.03)
-    assert COVERAGE[2.0] == pytest.approx(stats.normal_coverage(2.0), abs=0.02)
-    assert COVERAGE[1.0] != pytest.approx(stats.normal_coverage(1.0), abs=1e-4)
+    assert COVERAGE[1.0] == pytest.approx(tails.normal_coverage(1.0), abs=0.03)
+    assert COVERAGE[2.0] == pytest.approx(tails.normal_coverage(2.0), abs=0.02)
+    assert COVERAGE[1.0] != pytest.approx(tails.normal_coverage(1.0), abs=1e-4)
 
 
 def test_correct_error_bars_pass_and_record_one_check_per_z():
@@ -99,8 +100,8 @@ def test_correct_error_bars_pass_under_many_seeds():
     [
         (1 / math.sqrt(N_DRAWS), "narrow", "divides by n instead of sqrt(n)"),
         (2.0, "wide", "twice too wide"),
-        (0.6, "narrow", checks.NARROW_DIAGNOSIS),
-        (1.5, "wide", checks.WIDE_DIAGNOSIS),
+        (0.6, "narrow", estimators.NARROW_DIAGNOSIS),
+        (1.5, "wide", estimators.WIDE_DIAGNOSIS),
     ],
 )
 def test_error_bars_off_by_a_factor_fail_with_their_direction_and_diagnosis(scale, direction, diagnosis):
@@ -223,7 +224,7 @@ def test_a_biased_estimator_fails_with_the_nearest_known_mistake():
     assert "standard errors away" in failed.value.message
     with pytest.raises(CheckFailed) as failed:
         expect_unbiased(ctx, biased, P_TRUE, std=std, label="p-hat", mistakes=lambda: {"x": 5.0})
-    assert failed.value.diagnosis == checks.BIASED_DIAGNOSIS
+    assert failed.value.diagnosis == estimators.BIASED_DIAGNOSIS
 
 
 def test_unbiasedness_misuse_and_learner_values():
@@ -249,7 +250,7 @@ def test_unbiasedness_misuse_and_learner_values():
 @given(n=st.integers(0, 400), p=st.floats(0.0, 1.0), data=st.data())
 def test_binom_cdf_and_pmf_match_scipy(n, p, data):
     k = data.draw(st.integers(-2, n + 2))
-    got, expected = stats.binom_cdf(k, n, p), sps.binom.cdf(k, n, p)
+    got, expected = tails.binom_cdf(k, n, p), sps.binom.cdf(k, n, p)
     if expected < 1e-250:
         # scipy's own tail loses digits this deep (k=13, n=382, p=0.859375: 1.5e-8 off;
         # n=290, p=0.9296875: 8e-5 off): the exact sum in rationals decides there.
@@ -258,7 +259,7 @@ def test_binom_cdf_and_pmf_match_scipy(n, p, data):
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-300)
     if 0 <= k <= n:
         expected = sps.binom.logpmf(k, n, p)
-        got = stats.binom_log_pmf(k, n, p)
+        got = tails.binom_log_pmf(k, n, p)
         assert got == expected or got == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
@@ -273,20 +274,20 @@ def _exact_binom_cdf(k: int, n: int, p: float):
 def test_binom_cdf_keeps_its_digits_deep_in_the_tail():
     """The case where scipy's lower tail is 1.5e-8 off: against the exact sum in rationals."""
     exact = _exact_binom_cdf(13, 382, 0.859375)
-    assert stats.binom_cdf(13, 382, 0.859375) == pytest.approx(float(exact), rel=1e-12, abs=0)
+    assert tails.binom_cdf(13, 382, 0.859375) == pytest.approx(float(exact), rel=1e-12, abs=0)
 
 
 @settings(max_examples=100, deadline=None)
 @given(q=st.floats(1e-12, 1 - 1e-12))
 def test_normal_quantile_matches_scipy(q):
-    assert stats.normal_quantile(q) == pytest.approx(sps.norm.ppf(q), rel=1e-9, abs=1e-9)
+    assert tails.normal_quantile(q) == pytest.approx(sps.norm.ppf(q), rel=1e-9, abs=1e-9)
 
 
 @pytest.mark.parametrize("q", [0.0, -1e-300, -0.5, 1.0, 1.5])
 def test_normal_quantile_refuses_a_q_outside_the_open_unit_interval(q):
     with pytest.raises(ValueError, match=re.escape(f"q must be in (0, 1), got {q!r}")):
-        stats.normal_quantile(q)
-    assert stats.normal_quantile(1e-300) == pytest.approx(-37.0471, abs=1e-4)  # just inside: a number
+        tails.normal_quantile(q)
+    assert tails.normal_quantile(1e-300) == pytest.approx(-37.0471, abs=1e-4)  # just inside: a number
 
 
 @pytest.mark.parametrize(("low", "high", "name"), [
@@ -312,9 +313,9 @@ def test_mean_test_matches_scipy_with_a_sample_std(values, truth):
 
 
 def test_implied_scale_reads_the_factor_off_a_coverage_share():
-    assert checks.implied_scale(683, 1000, 1.0) == pytest.approx(1.0, rel=0.01)
-    assert checks.implied_scale(383, 1000, 1.0) == pytest.approx(2.0, rel=0.02)
-    assert checks.implied_scale(0, 10, 1.0) == math.inf and checks.implied_scale(10, 10, 1.0) == 0.0
+    assert estimators.implied_scale(683, 1000, 1.0) == pytest.approx(1.0, rel=0.01)
+    assert estimators.implied_scale(383, 1000, 1.0) == pytest.approx(2.0, rel=0.02)
+    assert estimators.implied_scale(0, 10, 1.0) == math.inf and estimators.implied_scale(10, 10, 1.0) == 0.0
 
 
 def test_estimator_checks_share_the_pool_and_only_the_normal_tail_pays_the_safety_factor():
@@ -338,7 +339,7 @@ def test_a_mistake_coverage_a_hair_above_one_is_clamped_not_an_internal_error():
     mistakes = {"three times too wide": {1.0: 1.0000000000001, 2.0: 1.0000000000002}}
     with pytest.raises(CheckFailed) as failed:
         expect_calibrated(ctx, estimates, errors, P_TRUE, label="p", coverage=COVERAGE, mistakes=mistakes)
-    assert failed.value.diagnosis in ("three times too wide", checks.WIDE_DIAGNOSIS)
+    assert failed.value.diagnosis in ("three times too wide", estimators.WIDE_DIAGNOSIS)
 
 
 def test_independent_rows_takes_a_diagnosis_for_outcomes_that_are_not_draws():
@@ -348,7 +349,7 @@ def test_independent_rows_takes_a_diagnosis_for_outcomes_that_are_not_draws():
     counts = torch.full((500,), 3, dtype=torch.int64)  # constant rows: "sorted" would mislead
     probs = torch.full((8,), 1 / 8, dtype=torch.float64)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_independent_rows(ctx, counts, counts, probs, label="counts", diagnosis="rows share counts")
+        independence.expect_independent_rows(ctx, counts, counts, probs, label="counts", diagnosis="rows share counts")
     assert failed.value.diagnosis == "rows share counts"
 
 
@@ -357,12 +358,12 @@ def test_expect_close_names_the_mistake_that_produces_nan():
     expected = torch.tensor([[-1.0, -2.0]], dtype=torch.float64)
     actual = torch.tensor([[float("nan"), -2.0]], dtype=torch.float64)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(
+        exact.expect_close(
             actual, expected, rtol=1e-6, atol=1e-9, what="log p", mistakes={"no max subtraction": actual.clone()}
         )
     assert failed.value.diagnosis == "no max subtraction" and "holds NaN" in failed.value.message
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(actual, expected, rtol=1e-6, atol=1e-9, what="log p", mistakes={"other": expected})
+        exact.expect_close(actual, expected, rtol=1e-6, atol=1e-9, what="log p", mistakes={"other": expected})
     assert failed.value.diagnosis is None
 
 

@@ -25,7 +25,7 @@ from tests.judge.refusals_support import batched_and_one_by_one, refusals_exerci
 TESTS = """
 import torch
 
-from judge.checks.core import BadCall, expect_calls_refused, expect_raises
+from judge.checks.refusals import BadCall, expect_calls_refused, expect_raises
 
 
 def test_one_call(sub, ctx):

@@ -17,7 +17,9 @@ import torch
 
 from judge.browser.bundle import engine_bundle
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed, expect_calibrated, expect_distribution
+from judge.checks.base import CheckFailed
+from judge.checks.distributions import expect_distribution
+from judge.checks.estimators import expect_calibrated
 from judge.checks.testing import Context
 from judge.engine.runner import judge_file
 from judge.exercises.exercise import resolve

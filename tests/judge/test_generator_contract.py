@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from judge.browser.learner import InProcessLearner
-from judge.checks import core as checks
+from judge.checks import generator_contract, independence
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks.generator_contract import (
     DEFAULT_RESEEDED_DIAGNOSIS,
@@ -25,7 +25,8 @@ from judge.checks.generator_contract import (
     expect_generator_contract,
     generator_contract_budget,
 )
-from judge.checks.testing import CheckMisuse, Context
+from judge.checks.base import CheckMisuse
+from judge.checks.testing import Context
 from judge.engine.process import LearnerProcess
 
 # Row 1 repeats row 0 (the twins); the rows are in ascending order of their first probability, so a
@@ -35,7 +36,7 @@ PROBS = [[0.1, 0.2, 0.3, 0.4], [0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.25, 0.25], [
 TESTS = '''
 import torch
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect_tensor
+from judge.checks.exact import expect_tensor
 from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
 
 PROBS = torch.tensor({probs}, dtype=torch.float64)
@@ -113,7 +114,7 @@ WRONG = {
         mine = _PRIVATE if generator is not None else None
         return torch.multinomial(probs, n, replacement=True, generator=mine)
         """,
-        checks.SEEDS_DIAGNOSIS,
+        generator_contract.SEEDS_DIAGNOSIS,
     ),
     "one_draw_site_without_generator": (
         """
@@ -145,7 +146,7 @@ WRONG = {
         cdf = probs.double().cumsum(1)
         return torch.searchsorted(cdf / cdf[:, -1:], u.contiguous(), right=True).clamp_max(probs.shape[1] - 1)
         """,
-        checks.ROWS_SHARE_DIAGNOSIS,
+        independence.ROWS_SHARE_DIAGNOSIS,
     ),
 }
 
@@ -218,7 +219,7 @@ def test_each_broken_clause_is_rejected_with_its_own_diagnosis(tmp_path, exercis
 
 def test_the_diagnoses_are_new_and_distinct():
     texts = [RESEEDED_DIAGNOSIS, DEFAULT_RESEEDED_DIAGNOSIS, GLOBAL_RNG_DIAGNOSIS, POSITION_DIAGNOSIS,
-             checks.SEEDS_DIAGNOSIS, checks.DEFAULT_GENERATOR_DIAGNOSIS, checks.ROWS_SHARE_DIAGNOSIS]
+             generator_contract.SEEDS_DIAGNOSIS, generator_contract.DEFAULT_GENERATOR_DIAGNOSIS, independence.ROWS_SHARE_DIAGNOSIS]
     assert len({str(t) for t in texts}) == len({t.zh for t in texts}) == len(texts)
     assert all(t.zh and t.zh != str(t) for t in texts)
 
@@ -235,7 +236,7 @@ def test_clauses_the_statement_does_not_promise_are_not_checked(tmp_path):
     """)
     assert _judge(tmp_path, exercise, "clobbers", clobbers).verdict.value == "AC"
     report = _judge(tmp_path, exercise, "one_site", _sampler(WRONG["one_draw_site_without_generator"][0]))
-    assert report.verdict.value == "WA" and report.diagnosis == checks.SEEDS_DIAGNOSIS
+    assert report.verdict.value == "WA" and report.diagnosis == generator_contract.SEEDS_DIAGNOSIS
     report = _judge(tmp_path, exercise, "reference", _sampler(CORRECT["rand"]))
     assert report.verdict.value == "AC" and report.false_failure_budget["checks"]["seeds"]["used"] == 4
 
@@ -247,15 +248,6 @@ def test_the_contract_spends_what_its_budget_says():
     assert generator_contract_budget(probs, positions=True, twins=(0, 1)) == BudgetDeclaration(
         seeds=4, fit=4, independence=1)
     assert generator_contract_budget(probs[0]) == BudgetDeclaration(seeds=4)
-
-
-def test_authors_import_the_contract_from_judge_checks_too():
-    import judge.checks.generator_contract as contract
-
-    for name in contract.__all__:
-        assert getattr(checks, name) is getattr(contract, name)
-    with pytest.raises(AttributeError, match="has no attribute 'expect_no_such_thing'"):
-        checks.expect_no_such_thing  # noqa: B018 - the attribute access is the test
 
 
 class _Sub:

@@ -13,7 +13,8 @@ import torch
 
 from judge.browser.learner import InProcessLearner
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.testing import CheckMisuse, Context
+from judge.checks.base import CheckMisuse
+from judge.checks.testing import Context
 from judge.engine.process import LearnerProcess
 from judge.learner import protocol, wire
 from judge.learner.code import KEPT_GENERATORS, DefaultGeneratorWatch, LearnerGenerators

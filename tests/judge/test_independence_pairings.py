@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge.checks import core as checks
+from judge.checks import base, independence
 from judge.checks import stats
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed, expect_independent_across_rows, expect_independent_within_row
+from judge.checks.base import CheckFailed
+from judge.checks.independence import expect_independent_across_rows, expect_independent_within_row
 from judge.checks.pairings import HALF_APART_DIAGNOSIS, MIRRORED_DIAGNOSIS, row_pairings
 from judge.i18n import Bilingual
 
@@ -99,7 +100,7 @@ def test_correct_samplers_pass_every_pairing(ctx, sampler, seed):
     [
         (half_apart, HALF_APART_DIAGNOSIS, "draws half a row apart are not independent"),
         (mirrored, MIRRORED_DIAGNOSIS, "draws at mirrored positions"),
-        (consecutive_antithetic, checks.DEPENDENT_DIAGNOSIS, "consecutive draws are not independent"),
+        (consecutive_antithetic, independence.DEPENDENT_DIAGNOSIS, "consecutive draws are not independent"),
     ],
 )
 def test_each_pairing_catches_its_own_reuse_and_names_it(ctx, make, diagnosis, rule):
@@ -129,7 +130,7 @@ def test_rows_of_one_call_are_paired_within_themselves(ctx, make, diagnosis):
 def test_the_level_is_split_over_the_pairings(ctx):
     draws = inverse_cdf(PROBS, (N,), 11)
     result = expect_independent_within_row(ctx, draws, PROBS, label="row 0")
-    group_of = checks.token_groups(PROBS)
+    group_of = independence.token_groups(PROBS)
     pairings = row_pairings(group_of[draws].unsqueeze(0))
     joint = torch.outer(PROBS, PROBS).reshape(-1).tolist()  # V = 7: each token a class of its own
     smallest = min(stats.g_test(p.joint_counts(7).tolist(), joint).pvalue for p in pairings)
@@ -188,7 +189,7 @@ def test_rows_of_different_targets_that_share_uniforms_are_caught(ctx):
     with pytest.raises(CheckFailed) as failed:
         expect_independent_across_rows(ctx, first, second, PROBS, OTHER, label="rows 0 and 3",
                                        public=Bilingual("sample, rows 0 and 3", "sample，第 0 行与第 3 行"))
-    assert failed.value.diagnosis == checks.ROWS_SHARE_DIAGNOSIS
+    assert failed.value.diagnosis == independence.ROWS_SHARE_DIAGNOSIS
     assert failed.value.rule == "sample, rows 0 and 3: two rows are not independent of each other"
     assert failed.value.rule.zh.startswith("sample，第 0 行与第 3 行")
 
@@ -209,7 +210,7 @@ def test_sorted_rows_are_named_sorted_across_rows(ctx):
     second = torch.sort(multinomial(OTHER, (N,), 2)).values
     with pytest.raises(CheckFailed) as failed:
         expect_independent_across_rows(ctx, first, second, PROBS, OTHER, label="rows")
-    assert failed.value.diagnosis == checks.SORTED_DIAGNOSIS
+    assert failed.value.diagnosis == independence.SORTED_DIAGNOSIS
 
 
 def test_rows_across_must_be_alike_and_targets_well_formed(ctx):
@@ -218,6 +219,6 @@ def test_rows_across_must_be_alike_and_targets_well_formed(ctx):
         expect_independent_across_rows(ctx, first, second, PROBS, OTHER, label="rows")
     with pytest.raises(CheckFailed, match="outside"):
         expect_independent_across_rows(ctx, first, torch.full((100,), 7), PROBS, OTHER, label="rows")
-    with pytest.raises(checks.CheckMisuse, match="second_probs"):
+    with pytest.raises(base.CheckMisuse, match="second_probs"):
         expect_independent_across_rows(ctx, first, first, PROBS, [0.5, 0.5], label="rows")
     assert not ctx.records  # nothing spent before the learner's values were usable

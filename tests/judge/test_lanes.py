@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.testing import CheckMisuse, lane_weight
+from judge.checks.base import CheckMisuse
+from judge.checks.testing import lane_weight
 from judge.engine.runner import grade, judge_file, lane_shares
 from judge.exercises.exercise import load_all, resolve
 from judge.exercises.suites import load_suite
@@ -25,7 +26,7 @@ from tests.judge.test_runner import _fake_exercise
 
 # Five cases; each writes "<case> <pid of the learner that answered>" to a file the test reads.
 RECORDING_TESTS = """
-    from judge.checks.core import expect
+    from judge.checks.exact import expect
 
     def _seen(name, answer):
         with open({log!r}, "a") as log:

@@ -15,7 +15,7 @@ from judge.verdicts import Verdict
 from tests.judge.test_runner import _fake_exercise
 
 SIX_CASES = """
-    from judge.checks.core import expect
+    from judge.checks.exact import expect
 
     def test_c0(sub, ctx):
         expect(sub.double(0) == 0, "double(0)")

@@ -215,7 +215,8 @@ def _toy_pack(root: Path, equivalents: str | None) -> Path:
     )
     (folder / "tests" / "public" / "public.py").write_text(
         textwrap.dedent('''
-        from judge.checks.core import diagnosed, expect
+        from judge.checks.base import diagnosed
+        from judge.checks.exact import expect
         from judge.checks.evidence import Evidence
 
 
@@ -228,7 +229,7 @@ def _toy_pack(root: Path, equivalents: str | None) -> Path:
     )
     (folder / "tests" / "hidden" / "hidden.py").write_text(
         textwrap.dedent('''
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
 
         def test_zero(sub, ctx):

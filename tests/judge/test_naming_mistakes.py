@@ -10,9 +10,10 @@ import math
 import pytest
 import torch
 
-from judge.checks import core as checks
+from judge.checks import base, distributions, estimators, exact
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import BIASED_DIAGNOSIS, NARROW_DIAGNOSIS, CheckFailed
+from judge.checks.base import CheckFailed
+from judge.checks.estimators import BIASED_DIAGNOSIS, NARROW_DIAGNOSIS
 from judge.checks.evidence import DIAGNOSIS_LIKELIHOOD_RATIO, decisive_mistake, multinomial_log_likelihood
 from judge.checks.testing import Context
 
@@ -62,37 +63,37 @@ SHIFTED = torch.tensor([0.42, 0.38, 0.2], dtype=torch.float64)
 def test_two_alternatives_that_coincide_on_a_row_name_none():
     """As "temperature multiplied" and "temperature divided" do at T = 1 (r x T = 1)."""
     counts = torch.bincount(_draws(SHIFTED, 20_000, seed=1), minlength=3)
-    assert checks.best_alternative(counts, {"multiplied": SHIFTED, "divided": SHIFTED.clone()}) is None
-    assert checks.best_alternative(counts, {"multiplied": SHIFTED}) == "multiplied"
+    assert distributions.best_alternative(counts, {"multiplied": SHIFTED, "divided": SHIFTED.clone()}) is None
+    assert distributions.best_alternative(counts, {"multiplied": SHIFTED}) == "multiplied"
 
 
 def test_an_alternative_only_slightly_better_than_another_names_none():
     near = torch.tensor([0.421, 0.379, 0.2], dtype=torch.float64)
     counts = torch.bincount(_draws(SHIFTED, 20_000, seed=2), minlength=3)
-    assert checks.best_alternative(counts, {"shifted": SHIFTED, "near": near}) is None
+    assert distributions.best_alternative(counts, {"shifted": SHIFTED, "near": near}) is None
     far = torch.tensor([0.3, 0.5, 0.2], dtype=torch.float64)
-    assert checks.best_alternative(counts, {"shifted": SHIFTED, "far": far}) == "shifted"
+    assert distributions.best_alternative(counts, {"shifted": SHIFTED, "far": far}) == "shifted"
 
 
 def test_an_alternative_no_better_than_the_truth_is_not_named():
     """A mistake whose distribution is the target's on this row is no evidence against the truth."""
     counts = torch.bincount(_draws(TARGET, 2_000, seed=3), minlength=3)
-    assert checks.best_alternative(counts, {"same as the target": TARGET.clone()}) == "same as the target"
-    assert checks.best_alternative(counts, {"same as the target": TARGET.clone()}, truth=TARGET) is None
+    assert distributions.best_alternative(counts, {"same as the target": TARGET.clone()}) == "same as the target"
+    assert distributions.best_alternative(counts, {"same as the target": TARGET.clone()}, truth=TARGET) is None
 
 
 def test_a_distribution_failure_with_coinciding_alternatives_says_plainly_what_failed():
     ctx = _ctx()
     draws = _draws(SHIFTED, 20_000, seed=4)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_distribution(
+        distributions.expect_distribution(
             ctx, draws, TARGET, label="row 0", alternatives={"one": SHIFTED, "other": SHIFTED.clone()}
         )
     assert failed.value.diagnosis is None
     assert "do not follow the target distribution" in failed.value.message
     assert "known mistake" not in failed.value.message
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_distribution(ctx, draws, TARGET, label="row 0", alternatives={"one": SHIFTED})
+        distributions.expect_distribution(ctx, draws, TARGET, label="row 0", alternatives={"one": SHIFTED})
     assert failed.value.diagnosis == "one"
 
 
@@ -103,7 +104,7 @@ def test_a_support_failure_names_the_alternative_only_when_it_alone_explains_the
 
     def check(alternatives):
         with pytest.raises(CheckFailed) as failed:
-            checks.expect_support(
+            distributions.expect_support(
                 draws, probs, what="sample", why_excluded=lambda r, t: "top-k removes it", alternatives=alternatives
             )
         return failed.value.diagnosis
@@ -119,7 +120,7 @@ def test_two_mistakes_that_reproduce_the_output_name_none():
     expected = torch.tensor([[0.5, 0.5]], dtype=torch.float64)
     actual = torch.tensor([[1.0, 0.0]], dtype=torch.float64)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(
+        exact.expect_close(
             actual,
             expected,
             rtol=1e-4,
@@ -137,7 +138,7 @@ def test_a_mistake_within_tolerance_of_the_target_is_no_evidence():
 
     def diagnosis(mistake):
         with pytest.raises(CheckFailed) as failed:
-            checks.expect_close(actual, expected, rtol=0.0, atol=0.01, what="p", mistakes={"m": mistake})
+            exact.expect_close(actual, expected, rtol=0.0, atol=0.01, what="p", mistakes={"m": mistake})
         return failed.value.diagnosis
 
     assert diagnosis(torch.tensor([[0.508]], dtype=torch.float64)) is None  # within 0.01 of both
@@ -152,7 +153,7 @@ def test_the_mistake_that_explains_every_row_wins_over_one_that_explains_the_wor
         "everything": actual.clone(),
     }
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(actual, expected, rtol=1e-4, atol=1e-6, what="p", mistakes=mistakes)
+        exact.expect_close(actual, expected, rtol=1e-4, atol=1e-6, what="p", mistakes=mistakes)
     assert failed.value.diagnosis == "everything"
 
 
@@ -170,7 +171,7 @@ def test_coverage_mistakes_that_coincide_leave_the_plain_narrow_diagnosis():
 
     def diagnosis(mistakes):
         with pytest.raises(CheckFailed) as failed:
-            checks.expect_calibrated(_ctx(), estimates, errors, 0.0, label="se", coverage=coverage, mistakes=mistakes)
+            estimators.expect_calibrated(_ctx(), estimates, errors, 0.0, label="se", coverage=coverage, mistakes=mistakes)
         return failed.value.diagnosis
 
     assert diagnosis({"halved": halved}) == "halved"
@@ -183,7 +184,7 @@ def test_bias_mistakes_that_coincide_leave_the_plain_biased_diagnosis():
 
     def diagnosis(mistakes):
         with pytest.raises(CheckFailed) as failed:
-            checks.expect_unbiased(_ctx(), estimates, 0.5, std=0.1, label="mean", mistakes=mistakes)
+            estimators.expect_unbiased(_ctx(), estimates, 0.5, std=0.1, label="mean", mistakes=mistakes)
         return failed.value.diagnosis
 
     assert diagnosis({"off by 0.5": 1.0}) == "off by 0.5"
@@ -198,12 +199,12 @@ def test_a_diagnosed_block_names_nothing_that_listed_mistakes_explain_alike():
     expected = torch.tensor([0.0033], dtype=torch.float64)
     actual = torch.tensor([1.0e-4], dtype=torch.float64)
     mistakes = {"divides by n": torch.tensor([1.04e-4]), "the variance": torch.tensor([1.07e-5])}
-    with pytest.raises(CheckFailed) as failed, checks.diagnosed("naive variance"):
-        checks.expect_close(actual, expected, rtol=1e-3, atol=3e-4, what="se", mistakes=mistakes, per_row=True)
+    with pytest.raises(CheckFailed) as failed, base.diagnosed("naive variance"):
+        exact.expect_close(actual, expected, rtol=1e-3, atol=3e-4, what="se", mistakes=mistakes, per_row=True)
     assert failed.value.diagnosis is None
     assert set(failed.value.explained_by) == {"divides by n", "the variance"}
-    with pytest.raises(CheckFailed) as failed, checks.diagnosed("naive variance"):
-        checks.expect_close(actual, expected, rtol=1e-3, atol=3e-4, what="se", per_row=True)
+    with pytest.raises(CheckFailed) as failed, base.diagnosed("naive variance"):
+        exact.expect_close(actual, expected, rtol=1e-3, atol=3e-4, what="se", per_row=True)
     assert failed.value.diagnosis == "naive variance"  # nothing listed explains it: the block's
 
 
@@ -211,10 +212,10 @@ def test_the_alternatives_that_explain_counts_are_those_that_fit_them_whether_na
     counts = torch.bincount(_draws(SHIFTED, 20_000, seed=1), minlength=3)
     far = torch.tensor([0.3, 0.5, 0.2], dtype=torch.float64)
     both = {"one": SHIFTED, "other": SHIFTED.clone(), "far": far}
-    assert checks.best_alternative(counts, both, truth=TARGET) is None
-    assert sorted(checks.explaining_alternatives(counts, both, truth=TARGET)) == ["one", "other"]
-    assert checks.explaining_alternatives(counts, {"far": far}, truth=TARGET) == []
+    assert distributions.best_alternative(counts, both, truth=TARGET) is None
+    assert sorted(distributions.explaining_alternatives(counts, both, truth=TARGET)) == ["one", "other"]
+    assert distributions.explaining_alternatives(counts, {"far": far}, truth=TARGET) == []
     ctx = _ctx()
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_distribution(ctx, _draws(SHIFTED, 20_000, seed=1), TARGET, label="row", alternatives=both)
+        distributions.expect_distribution(ctx, _draws(SHIFTED, 20_000, seed=1), TARGET, label="row", alternatives=both)
     assert failed.value.diagnosis is None and set(failed.value.explained_by) == {"one", "other"}

@@ -12,10 +12,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.checks import core as checks
+from judge.checks import distributions, exact, generator_contract, independence
 from judge.checks import stats
 from judge.checks.budget import TOO_REGULAR_ALPHA, BudgetDeclaration, BudgetExceeded, FalseFailureBudget
-from judge.checks.core import CheckFailed, Label, diagnosed, expect_independent_within_row
+from judge.checks.base import CheckFailed, Label, diagnosed
+from judge.checks.independence import expect_independent_within_row
 from judge.checks.testing import Context
 from judge.engine.process import LearnerProcess, LearnerRaised
 from judge.i18n import Bilingual
@@ -48,16 +49,16 @@ def test_independent_draws_pass_the_pair_test(ctx, seed):
 
 
 @pytest.mark.parametrize("make, diagnosis", [
-    (_antithetic, checks.DEPENDENT_DIAGNOSIS),
-    (lambda n, seed: torch.sort(_iid(n, seed)).values, checks.SORTED_DIAGNOSIS),
-    (lambda n, seed: torch.sort(_iid(n, seed), descending=True).values, checks.SORTED_DIAGNOSIS),
-    (lambda n, seed: _iid(n // 2, seed).repeat_interleave(2), checks.REPEATED_DIAGNOSIS),
+    (_antithetic, independence.DEPENDENT_DIAGNOSIS),
+    (lambda n, seed: torch.sort(_iid(n, seed)).values, independence.SORTED_DIAGNOSIS),
+    (lambda n, seed: torch.sort(_iid(n, seed), descending=True).values, independence.SORTED_DIAGNOSIS),
+    (lambda n, seed: _iid(n // 2, seed).repeat_interleave(2), independence.REPEATED_DIAGNOSIS),
 ])
 def test_each_dependence_within_a_row_is_caught_with_its_own_diagnosis(ctx, make, diagnosis):
     draws = make(40_000, 3)
     # The counts still fit: only the pairs can tell.
     assert stats.g_test(torch.bincount(draws, minlength=7).tolist(), PROBS.tolist()).pvalue > 1e-4 \
-        or diagnosis is not checks.REPEATED_DIAGNOSIS
+        or diagnosis is not independence.REPEATED_DIAGNOSIS
     with pytest.raises(CheckFailed) as failed:
         expect_independent_within_row(ctx, draws, PROBS, label="row 0",
                                       public=Bilingual("sample, row 0", "sample，第 0 行"))
@@ -69,18 +70,18 @@ def test_each_dependence_within_a_row_is_caught_with_its_own_diagnosis(ctx, make
 def test_sorted_rows_that_agree_are_diagnosed_as_sorted_not_as_sharing_numbers(ctx):
     first, second = torch.sort(_iid(4_000, 1)).values, torch.sort(_iid(4_000, 2)).values
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_independent_rows(ctx, first, second, PROBS, label="rows 2 and 5")
-    assert failed.value.diagnosis == checks.SORTED_DIAGNOSIS
+        independence.expect_independent_rows(ctx, first, second, PROBS, label="rows 2 and 5")
+    assert failed.value.diagnosis == independence.SORTED_DIAGNOSIS
     shared = _iid(4_000, 1)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_independent_rows(ctx, shared, shared.clone(), PROBS, label="rows 2 and 5")
-    assert failed.value.diagnosis == checks.ROWS_SHARE_DIAGNOSIS
+        independence.expect_independent_rows(ctx, shared, shared.clone(), PROBS, label="rows 2 and 5")
+    assert failed.value.diagnosis == independence.ROWS_SHARE_DIAGNOSIS
 
 
 def test_token_groups_keep_the_likely_tokens_alone_and_pool_the_rest():
     probs = torch.softmax(torch.linspace(3, -3, 100, dtype=torch.float64), 0)
     probs[50] = 0.0
-    groups = checks.token_groups(probs / probs.sum(), groups=5)
+    groups = independence.token_groups(probs / probs.sum(), groups=5)
     assert groups[:4].tolist() == [0, 1, 2, 3] and set(groups[4:].tolist()) == {4}
 
 
@@ -99,15 +100,15 @@ def test_pairs_share_the_asymptotic_budget_with_fits():
 def test_a_diagnosis_belongs_to_the_block_it_was_given_for():
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("extreme values"):
-            checks.expect(False, "inside", kind="value")
+            exact.expect(False, "inside", kind="value")
     assert failed.value.diagnosis == "extreme values"
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("extreme values"):
-            checks.expect(False, "own", diagnosis="its own")
+            exact.expect(False, "own", diagnosis="its own")
     assert failed.value.diagnosis == "its own"
     with pytest.raises(CheckFailed) as failed:
         with diagnosed("only for crashes", raised_only=True):
-            checks.expect(False, "a plain failure")
+            exact.expect(False, "a plain failure")
     assert failed.value.diagnosis is None
     raised = LearnerRaised(ExceptionInfo("IndexError", "out of range", None, "", False, ("builtins.IndexError",)))
     with pytest.raises(LearnerRaised) as caught:
@@ -149,7 +150,7 @@ def test_failures_carry_a_rule_without_the_rows_values():
     label = Label("top_k=4 at temperature 0.7", Bilingual("top-k at a low temperature", "低温下的 top-k"))
     expected = torch.tensor([[0.5, 0.5], [0.25, 0.75]], dtype=torch.float64)
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_close(torch.tensor([[0.5, 0.5], [0.75, 0.25]]), expected, rtol=1e-4, atol=1e-6,
+        exact.expect_close(torch.tensor([[0.5, 0.5], [0.75, 0.25]]), expected, rtol=1e-4, atol=1e-6,
                             what="sampling_probs", row_labels=["first", label])
     rule = failed.value.rule
     assert "0.7" in failed.value.message and "0.7" not in rule and "0.75" not in rule
@@ -174,7 +175,7 @@ def test_a_fair_coin_on_a_lattice_is_never_called_too_regular():
     rng = np.random.default_rng(2026)
     failures = declined = 0
     for _ in range(2_000):
-        result, why = checks.too_regular(_fits([0.3, 0.7], 4_000, rng, 1), TOO_REGULAR_ALPHA)
+        result, why = distributions.too_regular(_fits([0.3, 0.7], 4_000, rng, 1), TOO_REGULAR_ALPHA)
         declined += why is not None
         failures += why is None and result.pvalue < TOO_REGULAR_ALPHA
     assert failures == 0 and declined == 2_000
@@ -187,11 +188,11 @@ def test_a_fair_coin_on_a_lattice_is_never_called_too_regular():
 @pytest.mark.parametrize("probs, fits", [([0.5, 0.3, 0.2], 6), ([0.25, 0.25, 0.25, 0.25], 4), ([0.6, 0.4], 12)])
 def test_few_outcome_cases_hold_the_level_and_still_catch_quantile_fakes(probs, fits):
     rng = np.random.default_rng(7)
-    outcomes = [checks.too_regular(_fits(probs, 4_000, rng, fits), TOO_REGULAR_ALPHA) for _ in range(2_000)]
+    outcomes = [distributions.too_regular(_fits(probs, 4_000, rng, fits), TOO_REGULAR_ALPHA) for _ in range(2_000)]
     assert not any(why is None and r.pvalue < TOO_REGULAR_ALPHA for r, why in outcomes)
     # Counts equal to their (whole) expectations in every fit: what a quantile scheme returns.
     perfect = [stats.g_test([round(4_000 * p) for p in probs], probs) for _ in range(fits)]
-    result, why = checks.too_regular([(r.statistic, r.df, r.log_atom) for r in perfect], TOO_REGULAR_ALPHA)
+    result, why = distributions.too_regular([(r.statistic, r.df, r.log_atom) for r in perfect], TOO_REGULAR_ALPHA)
     assert why is None and result.pvalue < TOO_REGULAR_ALPHA
 
 
@@ -230,11 +231,11 @@ def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx, monkeypatch, ser
     its ~1e-12), in the browser through the pure core, which leaves the tokens the target excludes
     out before testing (bit for bit, the largest deviation still naming the token's own id)."""
     if not server:
-        monkeypatch.setattr(checks, "stats_torch", None)
+        monkeypatch.setattr(distributions, "stats_torch", None)
     probs = torch.zeros(5_000, dtype=torch.float64)
     probs[[3, 70, 71, 900, 4_999]] = torch.tensor([0.4, 0.3, 0.2, 0.05, 0.05], dtype=torch.float64)
     draws = torch.multinomial(probs, 3_000, replacement=True, generator=torch.Generator().manual_seed(4))
-    result = checks.expect_distribution(ctx, draws, probs, label="row 0")
+    result = distributions.expect_distribution(ctx, draws, probs, label="row 0")
     full = stats.g_test(torch.bincount(draws, minlength=5_000).tolist(), probs.tolist())
     assert (result.df, result.n, result.bins, result.largest_deviation) == (
         full.df, full.n, full.bins, full.largest_deviation)
@@ -247,19 +248,19 @@ def test_a_fit_over_a_sparse_target_equals_the_full_g_test(ctx, monkeypatch, ser
     excluded = draws.clone()
     excluded[0] = 5  # a token the target excludes
     with pytest.raises(ValueError, match="category 5"):
-        checks.expect_distribution(ctx, excluded, probs, label="row 0")
+        distributions.expect_distribution(ctx, excluded, probs, label="row 0")
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.floats(0.01, 1.0), min_size=1, max_size=12), min_size=1, max_size=8),
        st.integers(0, 400))
 def test_the_torch_identical_draws_probability_equals_the_pure_python_one(rows, n):
-    """checks.identical_draws_probability (torch, for the server's big batches) and
+    """generator_contract.identical_draws_probability (torch, for the server's big batches) and
     stats.identical_draws_probability (pure Python, also the browser's) must agree."""
     width = max(len(r) for r in rows)
     probs = torch.tensor([r + [0.0] * (width - len(r)) for r in rows], dtype=torch.float64)
     probs = probs / probs.sum(dim=1, keepdim=True)
-    fast = checks.identical_draws_probability(probs, n)
+    fast = generator_contract.identical_draws_probability(probs, n)
     slow = stats.identical_draws_probability(probs.tolist(), n)
     assert fast == pytest.approx(slow, rel=1e-9, abs=1e-300)
 

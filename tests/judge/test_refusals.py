@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import BadCall, CheckFailed, CheckMisuse, expect_calls_refused
+from judge.checks.base import CheckFailed, CheckMisuse
+from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.checks.testing import Context, Submission
 from judge.engine.process import MAX_REFUSALS, MAX_REFUSALS_PAYLOAD, LearnerProcess
 from judge.engine.runner import judge_file
@@ -23,7 +24,8 @@ from tests.judge.refusals_support import batched_and_one_by_one, refusals_exerci
 TESTS = '''
 import torch
 
-from judge.checks.core import BadCall, BadInput, expect, expect_bad_inputs_refused, expect_calls_refused
+from judge.checks.exact import expect
+from judge.checks.refusals import BadCall, BadInput, expect_bad_inputs_refused, expect_calls_refused
 
 
 def test_table(sub, ctx):

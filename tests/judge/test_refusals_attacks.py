@@ -20,7 +20,8 @@ ROWS = 100  # rows of the big table: more than any exercise's table today (39's 
 TESTS = f'''
 import torch
 
-from judge.checks.core import BadCall, expect, expect_bad_inputs_refused, expect_calls_refused
+from judge.checks.exact import expect
+from judge.checks.refusals import BadCall, expect_bad_inputs_refused, expect_calls_refused
 
 
 def test_table(sub, ctx):
@@ -395,7 +396,7 @@ def _exercise(folder, tests: str, time_limit_s: float = 2.0):
 WIDE_TABLE = """
     import torch
 
-    from judge.checks.core import expect_bad_inputs_refused
+    from judge.checks.refusals import expect_bad_inputs_refused
 
 
     def test_wide(sub, ctx):
@@ -435,7 +436,7 @@ def test_a_table_bigger_than_one_request_is_judged_as_one_at_a_time(name, tmp_pa
 LONG_TABLE = """
     import torch
 
-    from judge.checks.core import expect_bad_inputs_refused
+    from judge.checks.refusals import expect_bad_inputs_refused
 
 
     def test_long(sub, ctx):
@@ -582,7 +583,7 @@ def test_an_attack_in_the_strict_sandbox_on_two_lanes(name, exercise, strict, le
 ODD_INPUT_TABLE = """
     import torch
 
-    from judge.checks.core import expect_bad_inputs_refused
+    from judge.checks.refusals import expect_bad_inputs_refused
 
 
     def test_odd(sub, ctx):
@@ -634,7 +635,7 @@ def test_a_table_past_the_cases_wall_cap_is_tle_either_way(exercise, warm, learn
 LISTS_TABLE = """
     import torch
 
-    from judge.checks.core import expect_bad_inputs_refused
+    from judge.checks.refusals import expect_bad_inputs_refused
 
 
     def test_lists(sub, ctx):

@@ -158,10 +158,10 @@ def test_the_judges_own_work_never_counts_against_the_learner(exercise39, learne
     passes: only the learner's processes' CPU time counts against the CPU limit, and only the time
     spent waiting for the learner's calls against the wall cap. (Before, the wall cap counted the
     judge's work, so a busy judge could turn a correct answer into TLE.)"""
-    import judge.checks.core
+    import judge.checks.exact
 
     slow = dataclasses.replace(exercise39, time_limit_s=0.5, wall_limit_s=0.6)
-    original = judge.checks.core.expect_close
+    original = judge.checks.exact.expect_close
 
     def slow_check(*args, **kwargs):
         deadline = time.process_time() + 0.7  # more judge CPU than the learner's limit and the wall cap
@@ -169,7 +169,7 @@ def test_the_judges_own_work_never_counts_against_the_learner(exercise39, learne
             pass
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(judge.checks.core, "expect_close", slow_check)
+    monkeypatch.setattr(judge.checks.exact, "expect_close", slow_check)
     load_suite(exercise39, "public")
     public = suites_module(exercise39, "public.public")
     monkeypatch.setattr(public, "expect_close", slow_check)
@@ -186,7 +186,7 @@ def test_the_wall_cap_is_shared_by_a_cases_calls(tmp_path, learner_file):
             904,
             """
         import time
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_three_calls(sub, ctx):
             for x in (1, 2, 3):
@@ -231,7 +231,7 @@ def test_a_bug_in_a_test_is_an_internal_error_not_the_learners_fault(tmp_path, l
         tmp_path,
         901,
         """
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_doubles(sub, ctx):
             '''double doubles
@@ -256,7 +256,7 @@ def test_wrong_answer_and_runtime_error_cases(tmp_path, learner_file):
         tmp_path,
         902,
         """
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_small(sub, ctx):
             expect(sub.double(2) == 4, "double(2) must be 4")
@@ -281,7 +281,7 @@ def test_a_suites_prepare_runs_once_before_its_cases_outside_their_wall_clock(tm
             903,
             """
         import time
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         CALLS = []
 
@@ -309,7 +309,7 @@ def test_a_prepare_that_raises_is_the_judges_internal_error(tmp_path, learner_fi
         tmp_path,
         904,
         """
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def prepare():
             raise FileNotFoundError("models/tiny-qwen3/model.safetensors")
@@ -422,7 +422,7 @@ def test_the_report_says_where_its_time_went(tmp_path, learner_file):
         905,
         """
         import time
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_two_calls(sub, ctx):
             expect(sub.double(1) == 2, "double doubles")
@@ -454,7 +454,7 @@ def test_an_edited_exercise_is_judged_with_its_new_tests_and_settings(tmp_path, 
         tmp_path,
         906,
         """
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_small(sub, ctx):
             expect(sub.double(2) == 4, "double(2) must be 4")
@@ -467,7 +467,7 @@ def test_an_edited_exercise_is_judged_with_its_new_tests_and_settings(tmp_path, 
     assert judge_file(load_exercise(exercise.root), path, seed=1).verdict is Verdict.AC  # same content: same modules
     assert suites_package(load_exercise(exercise.root)) == before
     (exercise.root / "tests" / "public" / "public.py").write_text(
-        "from judge.checks.core import expect\n\ndef test_small(sub, ctx):\n"
+        "from judge.checks.exact import expect\n\ndef test_small(sub, ctx):\n"
         "    expect(sub.double(2) == 5, 'double(2) must be 5 now')\n"
     )
     toml = exercise.root / "exercise.toml"
@@ -489,7 +489,7 @@ def test_a_grading_reads_and_hashes_its_exercise_once(tmp_path, learner_file, mo
         tmp_path,
         907,
         """
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_small(sub, ctx):
             expect(sub.double(2) == 4, "double(2) must be 4")

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from judge.browser.bundle import engine_bundle
-from judge.checks import core as checks
-from judge.checks import stats, stats_torch
+from judge.checks import distributions
+from judge.checks import stats, stats_torch, tails
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
-from judge.checks.core import CheckFailed
+from judge.checks.base import CheckFailed
 from judge.checks.testing import Context
 
 RELATIVE = 1e-12  # the statistics' agreement, relative to G's own scale (its bins)
@@ -43,7 +43,7 @@ def assert_same(fast: stats.GTestResult, pure: stats.GTestResult) -> None:
     for name in ("statistic", "raw_statistic", "williams_q"):
         assert math.isclose(getattr(fast, name), getattr(pure, name), rel_tol=RELATIVE, abs_tol=RELATIVE * scale), name
     assert math.isclose(fast.log_atom, pure.log_atom, rel_tol=RELATIVE, abs_tol=RELATIVE * scale)
-    assert fast.pvalue == (stats.chi2_sf(fast.statistic, fast.df) if fast.df else 1.0)
+    assert fast.pvalue == (tails.chi2_sf(fast.statistic, fast.df) if fast.df else 1.0)
     assert math.isclose(fast.pvalue, pure.pvalue, rel_tol=1e-8, abs_tol=1e-300)
     assert [fast.pvalue >= alpha for alpha in LEVELS] == [pure.pvalue >= alpha for alpha in LEVELS]
 
@@ -363,7 +363,7 @@ def make_ctx():
 
 def _failure(make_ctx, draws, probs, alternatives) -> CheckFailed:
     with pytest.raises(CheckFailed) as failed:
-        checks.expect_distribution(make_ctx(), draws, probs, label="row 0", alternatives=alternatives)
+        distributions.expect_distribution(make_ctx(), draws, probs, label="row 0", alternatives=alternatives)
     return failed.value
 
 
@@ -379,7 +379,7 @@ def test_a_failing_fit_reads_the_same_on_the_server_and_in_the_browser(make_ctx,
     draws = torch.multinomial(hotter, 20_000, replacement=True, generator=torch.Generator().manual_seed(7))
     alternatives = {"flat": flat, "hotter": hotter}
     server = _failure(make_ctx, draws, probs, alternatives)
-    monkeypatch.setattr(checks, "stats_torch", None)
+    monkeypatch.setattr(distributions, "stats_torch", None)
     browser = _failure(make_ctx, draws, probs, alternatives)
     assert server.diagnosis == browser.diagnosis == "hotter"
     assert server.message == browser.message
@@ -388,12 +388,12 @@ def test_a_failing_fit_reads_the_same_on_the_server_and_in_the_browser(make_ctx,
 
 def test_the_browser_bundle_and_the_torch_subset_leave_the_twin_out(project_root):
     names = zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
-    assert "judge/checks/stats.py" in names and "judge/checks/core.py" in names
+    assert "judge/checks/stats.py" in names and "judge/checks/distributions.py" in names
     assert "judge/checks/stats_torch.py" not in names
     script = (
         "import judge.browser.torchlike as subset; subset.install()\n"
-        "import judge.checks.core as checks\n"
-        "assert checks.stats_torch is None, 'the torch subset must get the pure core'\n"
+        "from judge.checks import distributions\n"
+        "assert distributions.stats_torch is None, 'the torch subset must get the pure core'\n"
         "try:\n    import judge.checks.stats_torch\nexcept ImportError as error:\n    print(error)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=project_root, capture_output=True, text=True, timeout=120)

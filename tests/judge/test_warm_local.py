@@ -140,7 +140,7 @@ def test_a_process_gets_what_a_fresh_one_gets(learner, warm_launcher, monkeypatc
         assert Path(info["cwd"]).name.startswith("probjudge-")
         assert "PROBJUDGE_SECRET_TOKEN" not in info["environment"]
         # Nothing of the grading side is in the process (the warm server is forked before any job).
-        assert not {"judge.engine.runner", "judge.checks.core", "judge.exercises.suites", "judge.exercises.exercise"} & set(info["judge_modules"])
+        assert not {"judge.engine.runner", "judge.checks.base", "judge.exercises.suites", "judge.exercises.exercise"} & set(info["judge_modules"])
     assert fresh["cwd"] != warm["cwd"]
     for key in ("environment", "threads", "helper", "file_size", "address_space_limited"):
         assert fresh[key] == warm[key], key

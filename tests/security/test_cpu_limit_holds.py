@@ -48,7 +48,7 @@ def _exercise(tmp_path, tests: str):
 
 
 ONE_CALL = """
-from judge.checks.core import expect
+from judge.checks.exact import expect
 
 def test_one_call(sub, ctx):
     expect(sub.double(2) == 4, "double(2) must be 4")
@@ -121,7 +121,7 @@ def test_short_calls_that_add_up_past_the_case_limit_are_tle(level_launcher, tmp
     """Each call answers before a CPU check is due; together they use four times the case's limit."""
     calls = 40
     tests = f"""
-        from judge.checks.core import expect
+        from judge.checks.exact import expect
 
         def test_many_calls(sub, ctx):
             for x in range({calls}):

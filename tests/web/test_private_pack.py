@@ -55,7 +55,7 @@ Write `double(x)`: it returns `2 * x` for an integer `x`.
 """
 
 PUBLIC = '''
-from judge.checks.core import expect
+from judge.checks.exact import expect
 
 from .examples import EXAMPLES
 
@@ -70,7 +70,7 @@ def test_examples(sub, ctx):
 '''
 
 HIDDEN = f'''
-from judge.checks.core import expect
+from judge.checks.exact import expect
 
 from ..public.examples import EXAMPLES
 from .helper import LARGE

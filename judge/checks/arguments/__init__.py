@@ -27,21 +27,10 @@ from judge.checks.arguments.checks import (
     expect_contract_refusals,
     public_call,
 )
+from judge.checks.arguments.floats import FloatTensor, Logits, Probabilities, Uniforms, Values
 from judge.checks.arguments.generate import MAX_VARIANTS, VariantError, bad_inputs, legal_inputs
 from judge.checks.arguments.scalars import Choice, Count, Number, PerRow
-from judge.checks.arguments.tensors import (
-    FLOAT32_64,
-    HALF_PRECISION,
-    INTEGER_AND_BOOL,
-    FloatTensor,
-    Logits,
-    Mask,
-    Probabilities,
-    TensorSpec,
-    TokenIds,
-    Uniforms,
-    Values,
-)
+from judge.checks.arguments.tensors import FLOAT32_64, HALF_PRECISION, INTEGER_AND_BOOL, Mask, TensorSpec, TokenIds
 
 __all__ = [
     "FLOAT32_64",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
-from judge.checks.testing import CheckMisuse
+from judge.checks.base import CheckMisuse
 from judge.i18n import Bilingual
 
 

@@ -10,8 +10,9 @@ from typing import Any
 from judge.checks.arguments.base import ArgumentSpec, Variant, misuse
 from judge.checks.arguments.generate import bad_variants, legal_variants
 from judge.checks.arguments.ranges import zh
-from judge.checks.core import BadCall, expect_calls_refused, fail, rule
+from judge.checks.base import fail, rule
 from judge.checks.evidence import Evidence
+from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.checks.testing import Context
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised
@@ -67,7 +68,7 @@ def contract_refusals(
     of ``function`` (keyword arguments only, plus ``extra``): ``call`` quotes the bad value
     (``"sample() with probs holding NaN at [1, 3]"``), ``public`` does not (``"sample() with probs
     holding NaN"``); ``diagnose(variant)`` names the mistake of a call that returns (None: none).
-    Raises :class:`~judge.checks.testing.CheckMisuse` as ``bad_inputs`` does, and for a ``function`` that
+    Raises :class:`~judge.checks.base.CheckMisuse` as ``bad_inputs`` does, and for a ``function`` that
     is not callable or an ``extra`` that names a described argument."""
     return _refusal_calls("contract_refusals", function, good, arguments, rng, extra, name, diagnose)
 
@@ -113,11 +114,11 @@ def expect_contract_refusals(
     ``refuse``\\ s); ``extra``: keyword arguments every call adds, or a function returning them (a fresh
     ``ctx.generator()``); ``name``: the function in messages. The calls are drawn under
     ``ctx.fresh_seed("contract refusals: NAME")`` and checked by
-    :func:`~judge.checks.core.expect_calls_refused` (one round trip for all of them). Spends no budget.
+    :func:`~judge.checks.refusals.expect_calls_refused` (one round trip for all of them). Spends no budget.
     Returns the number of calls.
 
-    Raises :class:`~judge.checks.core.CheckFailed` (WA) at the first call accepted, or refused with
-    another exception or without a message; :class:`~judge.checks.testing.CheckMisuse` for a malformed
+    Raises :class:`~judge.checks.base.CheckFailed` (WA) at the first call accepted, or refused with
+    another exception or without a message; :class:`~judge.checks.base.CheckMisuse` for a malformed
     argument or a good call its specs refuse.
     """
     check = "expect_contract_refusals"
@@ -144,14 +145,14 @@ def expect_contract_accepts(
     Arguments as :func:`expect_contract_refusals`; ``check(value, variant)`` (optional) checks the
     learner's return value for one corner with the suite's oracle: ``variant.kwargs`` are the call's
     described arguments (``extra`` not included), ``variant.description`` / ``variant.public`` say
-    what the corner is, with and without values; it raises :class:`~judge.checks.core.CheckFailed` (``fail``,
+    what the corner is, with and without values; it raises :class:`~judge.checks.base.CheckFailed` (``fail``,
     ``expect_close``, ...). One call at a time, in order, under ``ctx.fresh_seed("contract corners:
     NAME")``. Spends no budget. Returns the number of calls.
 
-    Raises :class:`~judge.checks.core.CheckFailed` (WA) at the first call that raises (``"sample() with
+    Raises :class:`~judge.checks.base.CheckFailed` (WA) at the first call that raises (``"sample() with
     exact zeros in probs: raised an exception on an input the statement allows"``: a refusal of a
     legal input, or a crash on it) or that ``check`` fails; a call that runs out of memory stays MLE.
-    :class:`~judge.checks.testing.CheckMisuse` for a malformed argument or a good call its specs refuse.
+    :class:`~judge.checks.base.CheckMisuse` for a malformed argument or a good call its specs refuse.
     """
     who = "expect_contract_accepts"
     _context(who, ctx)

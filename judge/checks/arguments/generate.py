@@ -18,7 +18,7 @@ import torch
 from judge.checks.arguments.base import ArgumentSpec, Flaw, Sizes, Variant, misuse
 from judge.checks.arguments.ranges import zh
 from judge.checks.arguments.tensors import TensorSpec
-from judge.checks.testing import CheckMisuse
+from judge.checks.base import CheckMisuse
 from judge.i18n import Bilingual
 
 MAX_VARIANTS = 200  # calls generated for one function, either side: tens, never thousands

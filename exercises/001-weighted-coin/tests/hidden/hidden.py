@@ -20,8 +20,8 @@ from judge.checks.arguments import (
     expect_contract_refusals,
 )
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect, expect_tensor
 from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_tensor
 
 from ..public import coin
 

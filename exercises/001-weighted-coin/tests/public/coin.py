@@ -8,17 +8,11 @@ from __future__ import annotations
 
 import torch
 
-from judge.checks.core import (
-    BadInput,
-    expect,
-    expect_bad_inputs_refused,
-    expect_distribution,
-    expect_generator_contract,
-    expect_independent_rows,
-    expect_tensor,
-    expect_tokens_in_range,
-    generator_contract_budget,
-)
+from judge.checks.distributions import expect_distribution, expect_tokens_in_range
+from judge.checks.exact import expect, expect_tensor
+from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
+from judge.checks.independence import expect_independent_rows
+from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 from judge.i18n import Bilingual
 
 SIDE = ("side", "面")  # the noun of one outcome in messages: "side 1", not "token 1"

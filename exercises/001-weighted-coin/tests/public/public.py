@@ -9,7 +9,9 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect, expect_distribution, expect_raises, expect_tensor
+from judge.checks.distributions import expect_distribution
+from judge.checks.exact import expect, expect_tensor
+from judge.checks.refusals import expect_raises
 
 from .coin import SIDE, SWAPPED, probs_of
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import torch
 
-from judge.checks.core import Label
+from judge.checks.base import Label
 from judge.i18n import Bilingual
 
 from .cases import Batch

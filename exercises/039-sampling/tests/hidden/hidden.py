@@ -20,36 +20,34 @@ import random
 import torch
 
 from judge.checks.arguments import expect_contract_accepts
+from judge.checks.base import CheckFailed, diagnosed, fail, row_title, rule
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (
-    DEFAULT_GENERATOR_DIAGNOSIS,
-    ROWS_SHARE_DIAGNOSIS,
-    SEEDS_DIAGNOSIS,
-    SORTED_DIAGNOSIS,
-    BadCall,
-    CheckFailed,
-    Evidence,
+from judge.checks.distributions import (
     best_alternative,
-    diagnosed,
-    expect,
-    expect_calls_refused,
-    expect_close,
     expect_distribution,
-    expect_every_draw_site,
+    expect_support,
+    expect_tokens_in_range,
+    explaining_alternatives,
+)
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.generator_contract import (
+    DEFAULT_GENERATOR_DIAGNOSIS,
+    DEFAULT_RESEEDED_DIAGNOSIS,
+    RESEEDED_DIAGNOSIS,
+    SEEDS_DIAGNOSIS,
     expect_generator_contract,
+    generator_contract_budget,
+)
+from judge.checks.independence import (
+    ROWS_SHARE_DIAGNOSIS,
+    SORTED_DIAGNOSIS,
     expect_independent_across_rows,
     expect_independent_rows,
     expect_independent_within_row,
-    expect_support,
-    expect_tensor,
-    expect_tokens_in_range,
-    explaining_alternatives,
-    fail,
-    generator_contract_budget,
-    row_title,
-    rule,
 )
-from judge.checks.generator_contract import DEFAULT_RESEEDED_DIAGNOSIS, RESEEDED_DIAGNOSIS
+from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 

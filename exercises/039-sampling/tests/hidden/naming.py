@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from judge.checks.core import DIAGNOSIS_MIN_PVALUE
-from judge.checks.stats import chi2_sf
+from judge.checks.evidence import DIAGNOSIS_MIN_PVALUE
 from judge.checks.stats_torch import g_test_counts
+from judge.checks.tails import chi2_sf
 
 
 def fits(counts: torch.Tensor, probs: torch.Tensor) -> bool:

@@ -27,7 +27,9 @@ from judge.checks.arguments import (
     bad_inputs,
     public_call,
 )
-from judge.checks.core import BadCall, expect, expect_close, expect_support, expect_tensor
+from judge.checks.distributions import expect_support
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.refusals import BadCall
 from judge.i18n import Bilingual
 
 from ..public.diagnoses import MISTAKES

@@ -10,7 +10,9 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect, expect_close, expect_distribution, expect_raises, expect_support, expect_tensor
+from judge.checks.distributions import expect_distribution, expect_support
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.refusals import expect_raises
 
 BUDGET = BudgetDeclaration(fit=1)
 

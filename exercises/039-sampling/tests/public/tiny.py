@@ -24,25 +24,15 @@ from __future__ import annotations
 
 import torch
 
+from judge.checks.base import CheckFailed, diagnosed, fail
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (
-    CheckFailed,
-    Evidence,
-    diagnosed,
-    expect,
-    expect_close,
-    expect_distribution,
-    expect_every_draw_site,
-    expect_generator_contract,
-    expect_independent_rows,
-    expect_independent_within_row,
-    expect_raises,
-    expect_support,
-    expect_tensor,
-    expect_tokens_in_range,
-    fail,
-    generator_contract_budget,
-)
+from judge.checks.distributions import expect_distribution, expect_support, expect_tokens_in_range
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
+from judge.checks.independence import expect_independent_rows, expect_independent_within_row
+from judge.checks.refusals import expect_raises
 
 from .diagnoses import MISTAKES
 

@@ -21,16 +21,13 @@ import random
 import torch
 
 from judge.checks.arguments import expect_contract_accepts
+from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (
-    diagnosed,
-    expect_calls_refused,
-    expect_support,
-    expect_tensor,
-    expect_tokens_in_range,
-    generator_contract_budget,
-)
+from judge.checks.distributions import expect_support, expect_tokens_in_range
 from judge.checks.evidence import Evidence
+from judge.checks.exact import expect_tensor
+from judge.checks.generator_contract import generator_contract_budget
+from judge.checks.refusals import expect_calls_refused
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised

@@ -32,7 +32,9 @@ from judge.checks.arguments import (
     bad_inputs,
     public_call,
 )
-from judge.checks.core import BadCall, expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks.distributions import expect_support, expect_tokens_in_range
+from judge.checks.exact import expect_tensor
+from judge.checks.refusals import BadCall
 from judge.i18n import Bilingual
 
 from ..public.checks40 import METHODS, expect_alias_table, expect_tokens

@@ -10,21 +10,17 @@ from collections.abc import Callable, Mapping
 
 import torch
 
-from judge.checks.core import (
-    BadInput,
-    expect,
-    expect_bad_inputs_refused,
-    expect_distribution,
-    expect_every_draw_site,
-    expect_generator_contract,
+from judge.checks.base import rule
+from judge.checks.distributions import expect_distribution, expect_support, expect_tokens_in_range
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.exact import expect, expect_tensor
+from judge.checks.generator_contract import expect_generator_contract
+from judge.checks.independence import (
     expect_independent_across_rows,
     expect_independent_rows,
     expect_independent_within_row,
-    expect_support,
-    expect_tensor,
-    expect_tokens_in_range,
-    rule,
 )
+from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 from judge.i18n import Bilingual
 
 from .diagnoses import MISTAKES

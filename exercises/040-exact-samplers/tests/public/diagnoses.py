@@ -6,7 +6,7 @@ tiny variant (which holds frozen values). It holds no answers.
 
 from __future__ import annotations
 
-from judge.checks.core import ROWS_SHARE_DIAGNOSIS
+from judge.checks.independence import ROWS_SHARE_DIAGNOSIS
 from judge.i18n import Bilingual
 
 # Mistake name -> the diagnosis shown to a learner whose output matches it.

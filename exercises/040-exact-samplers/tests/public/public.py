@@ -10,7 +10,8 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect_distribution, expect_raises, expect_support
+from judge.checks.distributions import expect_distribution, expect_support
+from judge.checks.refusals import expect_raises
 from judge.i18n import Bilingual
 
 from . import checks40

@@ -22,9 +22,11 @@ import contextlib
 
 import torch
 
+from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import diagnosed, expect_support, expect_tensor, expect_tokens_in_range
+from judge.checks.distributions import expect_support, expect_tokens_in_range
 from judge.checks.evidence import Evidence
+from judge.checks.exact import expect_tensor
 from judge.i18n import Bilingual
 
 from . import checks40

@@ -27,7 +27,8 @@ from judge.checks.arguments import (
     Variant,
     public_call,
 )
-from judge.checks.core import Evidence, expect
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect
 from judge.i18n import Bilingual
 
 from ..public.answers41 import check_probability_answer, event_probabilities

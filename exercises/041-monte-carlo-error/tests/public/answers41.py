@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from judge.checks.core import Evidence, expect, expect_tensor, fail
+from judge.checks.base import fail
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_tensor
 from judge.checks.numbers import format_pair
 from judge.i18n import Bilingual
 

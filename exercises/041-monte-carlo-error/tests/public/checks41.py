@@ -15,25 +15,14 @@ from fractions import Fraction
 
 import torch
 
-from judge.checks.core import (
-    ROWS_SHARE_DIAGNOSIS,
-    BadCall,
-    BadInput,
-    CheckFailed,
-    Evidence,
-    diagnosed,
-    expect,
-    expect_bad_inputs_refused,
-    expect_calibrated,
-    expect_calls_refused,
-    expect_close,
-    expect_independent_rows,
-    expect_seed_contract,
-    expect_tensor,
-    expect_unbiased,
-    fail,
-)
-from judge.checks.stats import normal_sf
+from judge.checks.base import CheckFailed, diagnosed, fail
+from judge.checks.estimators import expect_calibrated, expect_unbiased
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.generator_contract import expect_seed_contract
+from judge.checks.independence import ROWS_SHARE_DIAGNOSIS, expect_independent_rows
+from judge.checks.refusals import BadCall, BadInput, expect_bad_inputs_refused, expect_calls_refused
+from judge.checks.tails import normal_sf
 from judge.i18n import Bilingual
 
 from . import wald

@@ -13,7 +13,7 @@ count k of each row:
 - **across rows**: the same call alternates two targets that any shared uniform ties (``[a, a, 0]`` and
   ``[2b, b, b]``, events at the start or the end of the row): the pairs (k of row 2i, k of row 2i + 1)
   are tested against the product of their binomials (a ``pairs`` check);
-- **the generator**: :func:`judge.checks.core.expect_generator_contract` on the counts of a batch of five
+- **the generator**: :func:`judge.checks.generator_contract.expect_generator_contract` on the counts of a batch of five
   targets (two of them twins) repeated, each row's counts its "draws" and Binomial(n, p) its target.
 
 Public on purpose: the tiny variant calls the same functions with its own sizes.
@@ -27,19 +27,17 @@ from collections.abc import Sequence
 
 import torch
 
-from judge.checks.core import (
+from judge.checks.base import CheckFailed
+from judge.checks.distributions import expect_distribution
+from judge.checks.generator_contract import (
     DEFAULT_GENERATOR_DIAGNOSIS,
     DEFAULT_RESEEDED_DIAGNOSIS,
     RESEEDED_DIAGNOSIS,
-    ROWS_SHARE_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
-    SORTED_DIAGNOSIS,
-    CheckFailed,
-    expect_distribution,
     expect_generator_contract,
-    expect_independent_across_rows,
     generator_contract_budget,
 )
+from judge.checks.independence import ROWS_SHARE_DIAGNOSIS, SORTED_DIAGNOSIS, expect_independent_across_rows
 from judge.i18n import Bilingual
 
 from . import wald

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.checks.core import Evidence, expect_every_draw_site, fail
+from judge.checks.base import fail
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual
 
 from .answers41 import check_probability_answer, event_probabilities
@@ -148,7 +150,7 @@ def check_exact_rows(rows: ExactRows, value, ctx, what: str, *, name_zero_weight
 
 def check_exact_rows_at_extremes(sub, ctx, rows: ExactRows, *, label: str) -> int:
     """``rows`` judged once with ordinary random numbers and once with each draw site of the call pushed
-    to 0 and to the largest float below 1 (:func:`judge.checks.core.expect_every_draw_site`); the ordinary
+    to 0 and to the largest float below 1 (:func:`judge.checks.draw_sites.expect_every_draw_site`); the ordinary
     run's failure is its own, a pushed run's names the draw site. Returns the number of sites pushed."""
 
     def call(source, generator):

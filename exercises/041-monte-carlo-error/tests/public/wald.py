@@ -13,7 +13,7 @@ import functools
 import math
 from collections.abc import Callable
 
-from judge.checks.stats import binom_log_pmf
+from judge.checks.tails import binom_log_pmf
 
 from .diagnoses import MISTAKES
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from judge.checks.core import Label
+from judge.checks.base import Label
 from judge.i18n import Bilingual
 
 from ..public.checking import rescorer

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from judge.checks.arguments import Variant, public_call
-from judge.checks.core import Evidence, fail, rule
+from judge.checks.base import fail, rule
+from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual, in_language
 from judge.learner.interface import LearnerRaised
 

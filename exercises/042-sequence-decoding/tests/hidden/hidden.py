@@ -18,8 +18,10 @@ import random
 import torch
 
 from judge.checks.arguments import Variant, contract_refusals, legal_inputs
+from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import BadCall, BadInput, Evidence, diagnosed, expect_bad_inputs_refused
+from judge.checks.evidence import Evidence
+from judge.checks.refusals import BadCall, BadInput, expect_bad_inputs_refused
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 

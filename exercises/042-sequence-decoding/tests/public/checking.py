@@ -14,7 +14,9 @@ from typing import Any
 
 import torch
 
-from judge.checks.core import CheckFailed, Evidence, expect, expect_close, expect_tensor, fail, rule
+from judge.checks.base import CheckFailed, fail, rule
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.checks.numbers import format_pair
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised

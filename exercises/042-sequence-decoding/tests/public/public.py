@@ -12,7 +12,7 @@ import math
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect_raises
+from judge.checks.refusals import expect_raises
 
 from .checking import check_decoded, check_log_probs
 

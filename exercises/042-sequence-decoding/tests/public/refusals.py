@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judge.checks.core import BadCall, CheckFailed, Evidence, expect_calls_refused, expect_raises, fail, rule
+from judge.checks.base import CheckFailed, fail, rule
+from judge.checks.evidence import Evidence
+from judge.checks.refusals import BadCall, expect_calls_refused, expect_raises
 from judge.i18n import Bilingual, in_language
 from judge.learner.interface import LearnerRaised
 

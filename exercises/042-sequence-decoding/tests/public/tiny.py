@@ -14,8 +14,10 @@ import math
 
 import torch
 
+from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import BadCall, Evidence, diagnosed
+from judge.checks.evidence import Evidence
+from judge.checks.refusals import BadCall
 from judge.i18n import Bilingual
 
 from .checking import (

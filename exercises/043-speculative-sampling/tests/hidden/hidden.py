@@ -19,23 +19,13 @@ from contextlib import nullcontext
 import torch
 
 from judge.checks.arguments import Variant, contract_refusals, legal_inputs, public_call
+from judge.checks.base import Label, diagnosed, fail
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (
-    BadCall,
-    BadInput,
-    Label,
-    diagnosed,
-    expect,
-    expect_bad_inputs_refused,
-    expect_calls_refused,
-    expect_close,
-    expect_distribution,
-    expect_generator_contract,
-    expect_tensor,
-    fail,
-    generator_contract_budget,
-)
+from judge.checks.distributions import expect_distribution
 from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
+from judge.checks.refusals import BadCall, BadInput, expect_bad_inputs_refused, expect_calls_refused
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised

@@ -31,7 +31,8 @@ from judge.checks.arguments import (
 )
 from judge.checks.arguments.base import Edit, Sizes
 from judge.checks.arguments.ranges import zh
-from judge.checks.core import BadCall, expect, expect_close, expect_tensor
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.refusals import BadCall
 from judge.i18n import Bilingual
 
 from ..public import theory

@@ -14,23 +14,13 @@ from contextlib import nullcontext
 
 import torch
 
-from judge.checks.core import (
-    SEEDS_DIAGNOSIS,
-    CheckFailed,
-    best_alternative,
-    diagnosed,
-    expect,
-    expect_close,
-    expect_distribution,
-    expect_every_draw_site,
-    expect_independent_across_rows,
-    expect_independent_within_row,
-    expect_seed_contract,
-    expect_support,
-    expect_tensor,
-    fail,
-)
-from judge.checks.stats import chi2_sf
+from judge.checks.base import CheckFailed, diagnosed, fail
+from judge.checks.distributions import best_alternative, expect_distribution, expect_support
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.generator_contract import SEEDS_DIAGNOSIS, expect_seed_contract
+from judge.checks.independence import expect_independent_across_rows, expect_independent_within_row
+from judge.checks.tails import chi2_sf
 from judge.i18n import Bilingual, in_language
 
 from . import theory

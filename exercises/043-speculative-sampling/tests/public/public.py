@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect, expect_raises
+from judge.checks.exact import expect
+from judge.checks.refusals import expect_raises
 
 from . import checks43
 from .checks43 import expect_values, rate_mistakes, topk_rate

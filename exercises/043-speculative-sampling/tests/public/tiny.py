@@ -14,16 +14,11 @@ from contextlib import nullcontext
 
 import torch
 
+from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import (
-    BadCall,
-    diagnosed,
-    expect,
-    expect_calls_refused,
-    expect_close,
-    expect_seed_contract,
-    expect_tensor,
-)
+from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.generator_contract import expect_seed_contract
+from judge.checks.refusals import BadCall, expect_calls_refused
 
 from . import checks43, contexts, theory
 from .contexts import PS, QS, ZERO_P, ZERO_Q

@@ -18,7 +18,7 @@ import torch
 
 from judge.checks.arguments import Variant, expect_contract_accepts
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import generator_contract_budget
+from judge.checks.generator_contract import generator_contract_budget
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 

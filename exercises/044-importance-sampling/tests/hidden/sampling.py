@@ -9,11 +9,8 @@ import random
 
 import torch
 
-from judge.checks.core import (
-    Evidence,
-    fail,
-    rule,
-)
+from judge.checks.base import fail, rule
+from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised
 

@@ -24,7 +24,8 @@ from judge.checks.arguments import (
     Variant,
     contract_refusals,
 )
-from judge.checks.core import BadCall, CheckFailed, expect_calls_refused
+from judge.checks.base import CheckFailed
+from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.i18n import Bilingual
 
 from ..public.checks44 import name_crash
@@ -312,7 +313,7 @@ def shuffled(calls: Sequence[BadCall], rng: random.Random) -> list[BadCall]:
 
 
 def expect_refused(calls: Sequence[BadCall], goods: Sequence[tuple[Callable, dict]]) -> int:
-    """:func:`judge.checks.core.expect_calls_refused`, after one legal call of each function (``goods``: the
+    """:func:`judge.checks.refusals.expect_calls_refused`, after one legal call of each function (``goods``: the
     function and its keyword arguments). Where those return, a call that raised another type than
     ValueError (it crashed inside instead of refusing) is named like one that returned normally: the input
     was not refused either. A function that crashes on legal inputs too fails on its legal call, unnamed."""

@@ -13,20 +13,13 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from judge.checks.core import (
-    BadInput,
-    CheckFailed,
-    Evidence,
-    diagnosed,
-    expect,
-    expect_bad_inputs_refused,
-    expect_calibrated,
-    expect_different_under_seeds,
-    expect_independent_rows,
-    expect_tensor,
-    expect_unbiased,
-    fail,
-)
+from judge.checks.base import CheckFailed, diagnosed, fail
+from judge.checks.estimators import expect_calibrated, expect_unbiased
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_tensor
+from judge.checks.generator_contract import expect_different_under_seeds
+from judge.checks.independence import expect_independent_rows
+from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised
 
@@ -63,7 +56,7 @@ def name_crash(failure: CheckFailed, calls: Sequence[tuple[str, str | None]]) ->
 
 
 def refused(function, table: Sequence[BadInput], *, name: str, good: dict, extra=None) -> int:
-    """:func:`judge.checks.core.expect_bad_inputs_refused`, after one call with the legal arguments ``good``: where
+    """:func:`judge.checks.refusals.expect_bad_inputs_refused`, after one call with the legal arguments ``good``: where
     that call returns, a bad input that made the function crash (another type than ValueError) is named like
     one it accepted, since it was not refused either; a function that crashes on legal inputs too is named
     nothing here (the call with ``good`` fails the case)."""

@@ -13,16 +13,17 @@ from collections.abc import Sequence
 
 import torch
 
-from judge.checks.core import (
+from judge.checks.base import CheckFailed
+from judge.checks.distributions import expect_distribution
+from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.generator_contract import (
     DEFAULT_GENERATOR_DIAGNOSIS,
+    DEFAULT_RESEEDED_DIAGNOSIS,
+    RESEEDED_DIAGNOSIS,
     SEEDS_DIAGNOSIS,
-    CheckFailed,
-    expect_distribution,
-    expect_every_draw_site,
     expect_generator_contract,
-    expect_independent_across_rows,
 )
-from judge.checks.generator_contract import DEFAULT_RESEEDED_DIAGNOSIS, RESEEDED_DIAGNOSIS
+from judge.checks.independence import expect_independent_across_rows
 from judge.i18n import Bilingual
 
 from . import readable44 as readable
@@ -177,9 +178,10 @@ def contract_targets() -> tuple[ReadableRows, torch.Tensor]:
 def check_generator(
     sub, ctx, copies: int = CONTRACT_COPIES, position_copies: int = POSITION_COPIES, positions: bool = True
 ) -> None:
-    """:func:`judge.checks.core.expect_generator_contract` on the splits read off the estimates: the seed decides,
-    the generator advances, torch's default generator is used (and advanced) with generator=None and left
-    alone with a generator given, and rows follow their own inputs wherever they stand in the batch."""
+    """:func:`judge.checks.generator_contract.expect_generator_contract` on the splits read off the estimates:
+    the seed decides, the generator advances, torch's default generator is used (and advanced) with
+    generator=None and left alone with a generator given, and rows follow their own inputs wherever they
+    stand in the batch."""
     targets, law = contract_targets()
     count = targets.p.shape[0]
 

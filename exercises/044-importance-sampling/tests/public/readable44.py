@@ -24,7 +24,9 @@ from functools import cached_property
 
 import torch
 
-from judge.checks.core import Evidence, expect, expect_tensor, fail
+from judge.checks.base import fail
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_tensor
 from judge.i18n import Bilingual
 
 from .weights44 import pair

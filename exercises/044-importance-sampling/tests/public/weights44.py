@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from judge.checks.core import CheckFailed, Evidence, diagnosed, expect, expect_close, expect_tensor, fail
+from judge.checks.base import CheckFailed, diagnosed, fail
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.i18n import Bilingual
 from judge.learner.interface import LearnerRaised
 

@@ -23,8 +23,10 @@ import random
 import torch
 
 from judge.checks.arguments import expect_contract_accepts
+from judge.checks.base import CheckFailed, rule
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import BadCall, CheckFailed, expect, expect_calls_refused, rule
+from judge.checks.exact import expect
+from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.checks.testing import lane_weight
 from judge.exercises import models
 from judge.i18n import Bilingual

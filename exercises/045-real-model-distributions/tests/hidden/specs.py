@@ -28,7 +28,7 @@ from judge.checks.arguments import (
     bad_inputs,
     public_call,
 )
-from judge.checks.core import BadCall
+from judge.checks.refusals import BadCall
 from judge.i18n import Bilingual
 
 from ..public.checking import (

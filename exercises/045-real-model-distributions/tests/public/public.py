@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import expect_raises
+from judge.checks.refusals import expect_raises
 
 from .checking import (
     check_counts,

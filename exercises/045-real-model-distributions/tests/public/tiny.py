@@ -14,8 +14,9 @@ import math
 
 import torch
 
+from judge.checks.base import CheckFailed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.core import BadInput, CheckFailed, expect_bad_inputs_refused
+from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 
 from . import frozen
 from .checking import (
