@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
-from tests.web.site_client import store_graded
+from tests.web.world import store_graded
 from web.core.models import Exercise, Grading, Status, User, utcnow
 from web.services import services
 

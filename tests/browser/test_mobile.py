@@ -12,7 +12,7 @@ import pytest
 from browser_support import PASSWORD, accessibility_violations
 from playwright.sync_api import Page, expect
 
-from tests.web.course_world import attempt, exercise
+from tests.web.world import attempt, exercise
 from web.accounts.users import create_user
 from web.core.models import Rejudge, RejudgeScope, Role
 from web.services import services

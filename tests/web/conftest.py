@@ -1,4 +1,5 @@
-"""A site on a fresh database with one grading worker (local launcher: the sandbox has its own tests).
+"""A site on a fresh database with one grading worker (local launcher: the sandbox has its own
+tests), and the course world of tests/web/world.py on such a site.
 
 The database comes from the ``databases`` fixture (tests/conftest.py): every test that builds a
 site runs on SQLite and, when PROBJUDGE_TEST_POSTGRESQL_URL is set, on PostgreSQL too.
@@ -7,9 +8,10 @@ site runs on SQLite and, when PROBJUDGE_TEST_POSTGRESQL_URL is set, on PostgreSQ
 from __future__ import annotations
 
 import pytest
-from site_client import stop_site
 
 from judge.engine.process import LocalLauncher
+from tests.web.site_client import stop_site
+from tests.web.world import World, build_world
 from web.app import create_app
 from web.core.config import Settings
 
@@ -32,3 +34,9 @@ def make_site(databases):
     yield build
     for app in apps:
         stop_site(app)
+
+
+@pytest.fixture
+def world(make_site) -> World:
+    """The course world (tests/web/world.py) with its attempts, on a site without grading workers."""
+    return build_world(make_site(start_workers=False))

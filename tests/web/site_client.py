@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import time
@@ -10,7 +9,6 @@ from html import unescape
 
 from flask.testing import FlaskClient
 
-from web.access.contexts import NOT_GIVEN
 from web.services import services
 
 _CSRF = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"')
@@ -98,58 +96,6 @@ def user_id(app, name: str) -> int:
         found = session.scalar(select(User.id).where(User.name == name))
     assert found is not None, name
     return found
-
-
-def api_token(app, name: str = "api-user") -> dict:
-    """A new learner with an API token; the Authorization header that uses it."""
-    from web.core.models import ApiToken, User
-
-    with services(app).sessions() as session:
-        user = User(name=name)
-        user.set_password("password123")
-        token, secret = ApiToken.issue(user)
-        session.add_all([user, token])
-        session.commit()
-    return {"Authorization": f"Bearer {secret}"}
-
-
-def store_graded(session, user, exercise, code: str, report: dict, course=NOT_GIVEN, **grading) -> int:
-    """A submission of ``user`` with one finished grading carrying ``report`` (committed); its id.
-
-    It is made for ``course`` (None: practice; not given: the context the site would choose, see
-    web.access.contexts). ``grading`` sets other columns of the grading (``seed``, ``judge_version``…).
-    """
-    from judge.verdicts import Verdict
-    from web.access.contexts import default_context
-    from web.core.models import Grading, Status, Submission, utcnow
-
-    score = report.get("score") or {}
-    if course is NOT_GIVEN:
-        session.flush()
-        course_id = default_context(session, user, exercise)
-    else:
-        course_id = course.id if course is not None else None
-    submission = Submission(user=user, exercise=exercise, code=code, course_id=course_id)
-    row = Grading(status=Status.done, verdict=Verdict(report["verdict"]), score_passed=score.get("passed"),
-                  score_total=score.get("total"), seed=report.get("seed"), report_json=report,
-                  diagnosis=report.get("diagnosis"), started_at=utcnow(), finished_at=utcnow(), attempts=1)
-    for key, value in grading.items():
-        setattr(row, key, value)
-    submission.gradings.append(row)
-    session.add(submission)
-    session.flush()
-    submission.current_grading_id = row.id
-    session.commit()
-    return submission.id
-
-
-@functools.cache
-def password_hash(password: str = "password123") -> str:
-    """The stored form of ``password``, hashed once per test process: a hash costs about 0.1 s,
-    and the course worlds make several accounts per test (they sign in with the password as usual)."""
-    from web.core.models import hash_password
-
-    return hash_password(password)
 
 
 def stop_site(app) -> None:

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from tests.web.course_world import attempt, course_with_assignment, exercise, learner_in, moment, user
 from tests.web.site_client import sign_in
+from tests.web.world import account, attempt, course_with_assignment, exercise, learner_in, moment
 from web.core.database import make_engine, session_factory
-from web.core.models import ApiToken, Role, User
+from web.core.models import ApiToken, Role
 from web.learning.exercises import sync_exercises
 from web.services import services
 from web.teaching.analytics import analytics, competition_ranks, learners_with_diagnosis, offset_spans, overview
@@ -215,14 +215,12 @@ def test_days_follow_a_half_hour_zone(session):
 
 @pytest.fixture
 def site(make_site):
-    """A site holding the class of build_class; the people's passwords are password123."""
+    """A site holding the class of build_class; the people's passwords are password123 (the world's)."""
     app = make_site(start_workers=False)
     with services(app).sessions() as session:
         teacher, course, people = build_class(session)
-        outsider = user(session, "olga", Role.instructor)
-        admin = user(session, "root", Role.admin)
-        for row in (teacher, people["ann"], outsider, admin):
-            row.set_password("password123")
+        outsider = account(session, "olga", Role.instructor)
+        admin = account(session, "root", Role.admin)
         tokens = {}
         for row in (teacher, people["ann"], outsider, admin):
             token, secret = ApiToken.issue(row)

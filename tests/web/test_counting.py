@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.web.course_world import attempt, course_with_assignment, exercise, learner_in, moment
+from tests.web.world import attempt, course_with_assignment, exercise, learner_in, moment
 from web.core.database import make_engine, session_factory
 from web.core.models import LatePolicy
 from web.learning.exercises import sync_exercises

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import select
 
 from judge.reports.exports import validate_results_json
-from tests.web.site_client import store_graded
+from tests.web.world import store_graded
 from web.core.models import ApiToken, Exercise, Grading, Priority, Role, Status, Submission, User
 from web.services import services
 

@@ -14,9 +14,8 @@ import re
 import pytest
 from sqlalchemy import select
 
-from tests.web.class_world import build_class
-from tests.web.course_world import attempt, exercise, moment
-from tests.web.site_client import csrf_token, store_graded
+from tests.web.site_client import csrf_token
+from tests.web.world import attempt, build_world, exercise, moment, store_graded
 from web.core.models import Assignment, Course, Grading, Status, Submission, User, Visibility
 from web.services import services
 from web.teaching.counting import cells
@@ -34,7 +33,7 @@ REPORT = {"verdict": "WA", "score": {"passed": 1, "total": 2}, "seed": SEED, "di
 @pytest.fixture
 def rostered(make_site):
     """The class world, then: ann rostered into course B too; her work in each context."""
-    world = build_class(make_site(start_workers=False))
+    world = build_world(make_site(start_workers=False))
     with services(world.app).sessions() as session:
         ann = session.scalar(select(User).where(User.name == "ann"))
         course_a, course_b = session.get(Course, world.course_id), session.get(Course, world.other_course_id)

@@ -15,7 +15,7 @@ from site_client import csrf_token
 from sqlalchemy import select, update
 
 from judge.verdicts import Verdict
-from tests.web.class_world import build_class
+from tests.web.world import build_world
 from web.core.models import Assignment, LatePolicy, Status, Submission, User, Visibility, utcnow
 from web.core.moments import show
 from web.services import services
@@ -35,7 +35,7 @@ def late_class(make_site):
     """Course A (Europe/Berlin) whose assignment (exercises 1, 39) was due 1 hour ago, late work
     losing 10 % per started day; ann is its learner. No grading workers."""
     now = utcnow()
-    world = build_class(make_site(start_workers=False), opens_at=_iso(now - dt.timedelta(days=7)),
+    world = build_world(make_site(start_workers=False), opens_at=_iso(now - dt.timedelta(days=7)),
                         due_at=_iso(now - dt.timedelta(hours=1)), with_attempts=False)
     _set(world, late_policy=LatePolicy.penalty, penalty_per_day=0.1)
     return world

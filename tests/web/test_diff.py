@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tests.web.class_world import ROLES, world  # noqa: F401 (world is a fixture)
+from tests.web.world import ROLES
 from web.core.models import Submission
 from web.services import services
 from web.teaching import diffing
@@ -244,9 +244,9 @@ def test_the_cache_holds_a_bounded_number_of_diffs():
 
 
 def test_diffs_are_rate_limited_per_account(make_site):
-    from tests.web.class_world import build_class
+    from tests.web.world import build_world
 
-    world = build_class(make_site(start_workers=False, rate_limits=True))
+    world = build_world(make_site(start_workers=False, rate_limits=True))
     old, new = world.attempts["ann_39_wa"], world.attempts["ann_39_ac"]
     ann = world.client("learner")
     assert [ann.get(f"/submissions/{old}/diff/{new}").status_code for _ in range(60)] == [200] * 60

@@ -7,10 +7,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from site_client import sign_in, sign_up, store_graded, submit, wait_for_result
+from site_client import sign_in, sign_up, submit, wait_for_result
 from sqlalchemy import select
 
 from judge.exercises.exercise import resolve
+from tests.web.world import store_graded
 from web.core.models import Exercise, Role, User
 from web.learning.figures import shown_figure
 from web.services import services

@@ -10,14 +10,13 @@ import re
 import pytest
 from site_client import csrf_token
 
-from tests.web.class_world import build_class
-from tests.web.course_world import exercise
+from tests.web.world import build_world, exercise
 from web.services import services
 
 
 @pytest.fixture
 def world(make_site):
-    return build_class(make_site(start_workers=False))
+    return build_world(make_site(start_workers=False))
 
 
 RAW_KEYS = ("due_at:", "opens_at:", "penalty_per_day", "late_policy", "Not a valid", "Field must be")

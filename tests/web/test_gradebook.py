@@ -24,10 +24,10 @@ import io
 from zoneinfo import ZoneInfo
 
 import pytest
-from site_client import csrf_token, password_hash, sign_in
+from site_client import csrf_token, sign_in
 from sqlalchemy import select
 
-from tests.web.course_world import attempt, exercise
+from tests.web.world import attempt, exercise, password_hash
 from web.core.models import ApiToken, Course, Override, Role, User
 from web.services import services
 from web.teaching.courses import create_course, enroll, override_score, save_assignment

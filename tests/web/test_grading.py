@@ -10,13 +10,14 @@ import sys
 import time
 
 import pytest
-from site_client import password_hash, stop_site
+from site_client import stop_site
 from sqlalchemy import select
 
 from judge.engine.process import LocalLauncher
 from judge.exercises.exercise import resolve
 from judge.sandbox.layers import missing_required
 from judge.verdicts import Verdict
+from tests.web.world import password_hash
 from web.core.database import make_engine, session_factory
 from web.core.models import Exercise, Grading, Priority, Status, Submission, User
 from web.grading.queue import MAX_GRADING_ATTEMPTS, GradingQueue, SubmissionRefused

@@ -6,13 +6,14 @@ import threading
 import time
 
 import pytest
-from site_client import api_token, sign_up, submit
+from site_client import sign_up, submit
 from sqlalchemy import select
 
 import web.grading.progress
 from judge.engine.process import LocalLauncher
 from judge.exercises.exercise import resolve
 from judge.exercises.suites import load_suite
+from tests.web.world import api_token
 from web.access.presenting import Access, grading_progress
 from web.core.database import make_engine, session_factory
 from web.core.i18n import ordinal

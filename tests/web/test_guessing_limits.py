@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.web.site_client import api_token, csrf_token, sign_in, sign_up
+from tests.web.site_client import csrf_token, sign_in, sign_up
+from tests.web.world import api_token
 from web.core.models import ApiToken, Role, User
 from web.services import services
 from web.teaching.courses import create_course

@@ -11,11 +11,11 @@ import time
 
 import pytest
 from flask_wtf.csrf import CSRFError
-from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up
+from site_client import build_url, csrf_token, rules, sign_in, sign_up
 from sqlalchemy import func, select
 
 from judge.exercises.exercise import ExerciseError, resolve
-from tests.web.course_site import course_world
+from tests.web.world import ACCOUNT, api_token, route_world
 from web.core import forms
 from web.core.models import ApiToken, Submission
 from web.core.validation import text_problem
@@ -163,8 +163,8 @@ def _stored(app) -> dict:
 @pytest.mark.parametrize("database_backend", ["sqlite"])
 def test_every_api_post_answers_hostile_json_with_a_json_error_and_stores_nothing(make_site, kind):
     """Sent by the site admin (who may use every route) to real ids: the body is what fails."""
-    world = course_world(make_site)
-    app, headers = world.app, world.headers["root"]
+    world = route_world(make_site(start_workers=False))
+    app, headers = world.app, world.headers("admin")
     body, status = HOSTILE_BODIES[kind]
     posts = rules(app, api=True, method="POST")
     assert len(posts) >= 8
@@ -194,12 +194,12 @@ def test_every_api_post_answers_hostile_json_with_a_json_error_and_stores_nothin
     ("multipart/form-data", b"no boundary"),
 ])
 def test_every_api_post_answers_a_body_that_is_not_json_with_a_400(make_site, content_type, data):
-    world = course_world(make_site)
+    world = route_world(make_site(start_workers=False))
     before = _stored(world.app)
     for rule in rules(world.app, api=True, method="POST"):
         sent = {k: (io.BytesIO(v[0].getvalue()), v[1]) if isinstance(v, tuple) else v for k, v in data.items()} \
             if isinstance(data, dict) else data
-        response = world.app.test_client().post(build_url(rule, **world.values), headers=world.headers["root"],
+        response = world.app.test_client().post(build_url(rule, **world.values), headers=world.headers("admin"),
                                                 data=sent, content_type=content_type)
         _assert_json_error(response, 400)
         assert "Content-Type: application/json" in response.json["message"], rule.rule
@@ -224,7 +224,7 @@ def test_a_refused_text_is_explained_in_both_languages(make_site):
 # --- form fields ---------------------------------------------------------------------------------
 
 # Every form POST of the pages: who sends it (a visitor, the course world's learner "ann" or its
-# instructor "tia") and a valid body; "{name}" fields take the world's ids (see course_site).
+# instructor "teach_a") and a valid body; "{name}" fields take the world's ids (see tests/web/world.py).
 ASSIGNMENT_FORM = {"title": "Week 2", "exercises": "{exercise_id}", "opens_at": "2027-03-01T09:00",
                    "due_at": "2027-03-08T23:59", "late_policy": "flagged", "penalty_percent": "0",
                    "visibility_before": "rule", "visibility_after": "rule"}
@@ -242,8 +242,8 @@ PAGE_FORMS = {
                                          "new_password_again": "password456"}),
     "courses.create": ("teacher", {"name": "Sampling 102", "time_zone": "UTC"}),
     "courses.join_course": ("learner", {"join_code": "ABCD2345"}),
-    "courses.add_course_instructor": ("teacher", {"name": "bob"}),
-    "courses.upload_roster": ("teacher", {"roster": "bob\n"}),
+    "courses.add_course_instructor": ("teacher", {"name": "otto"}),
+    "courses.upload_roster": ("teacher", {"roster": "otto\n"}),
     "courses.new_assignment": ("teacher", ASSIGNMENT_FORM),
     "courses.edit_assignment": ("teacher", ASSIGNMENT_FORM),
     "courses.extend": ("teacher", {"learner": "{user_id}", "due_at": "2099-02-01T00:00"}),
@@ -298,19 +298,19 @@ def test_every_page_post_from_a_visitor_is_sent_to_sign_in_or_answered(make_site
 
 def _form_request(make_site, endpoint: str):
     """A client in the right state for ``endpoint``, its URL, a valid body (CSRF token included), the app."""
-    world = course_world(make_site)
+    world = route_world(make_site(start_workers=False))
     app = world.app
     with services(app).sessions() as session:
         from web.core.models import Exercise
 
         values = {**world.values, "exercise_id": session.scalar(select(Exercise.id).where(Exercise.number == 1))}
     who, data = PAGE_FORMS[endpoint]
-    client, token = _signed_in(app, "tia" if who == "teacher" else "ann")
+    client, token = _signed_in(app, ACCOUNT["instructor"] if who == "teacher" else ACCOUNT["learner"])
     if who == "visitor":
         client = app.test_client()
         token = csrf_token(client, "/auth/sign-in")
     rule = next(r for r in rules(app, api=False, method="POST") if r.endpoint == endpoint)
-    token_id = _a_token_id(app, client, token) if endpoint == "profile.revoke_token" else 1
+    token_id = _a_token_id(app, client, token) if endpoint == "profile.revoke_token" else world.values["token_id"]
     url = build_url(rule, **{**values, "token_id": token_id})
     body = {key: value.format(**values) for key, value in data.items()}
     return client, url, {**body, "csrf_token": token}, app

@@ -8,14 +8,13 @@ import re
 
 from sqlalchemy import select
 
-from tests.web.class_world import build_class
-from tests.web.course_world import attempt, exercise
+from tests.web.world import attempt, build_world, exercise
 from web.core.models import Course, User
 from web.services import services
 
 
 def _world(make_site):
-    world = build_class(make_site(start_workers=False))
+    world = build_world(make_site(start_workers=False))
     with services(world.app).sessions() as session:
         teacher = session.scalar(select(User).where(User.name == "teach_a"))
         course = session.get(Course, world.course_id)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from tests.web.course_site import course_world
-from tests.web.site_client import build_url, csrf_token, rules, sign_in, stop_site, store_graded
+from tests.web.site_client import build_url, csrf_token, rules, sign_in, stop_site
+from tests.web.world import ACCOUNT, route_world, store_graded
 
-PEOPLE = ("bob", "tom", "ann", "tia", "root")  # see tests/web/course_site.py
+PEOPLE = ("outsider", "other_instructor", "learner", "instructor", "admin")  # roles of tests/web/world.py
 # Who may use a route of each class (the visitor, None, only an "open" one).
 OPEN = "open"  # anyone, visitors included
 SIGNED_IN = "signed in"  # any account
@@ -33,12 +33,13 @@ REJUDGE = "rejudge"  # who teaches the rejudge's course and admins: anyone else 
 OPERATOR = "operator"  # site admins alone, a route whose existence is no secret: anyone else a 403
 
 ALLOWED = {
-    OPEN: set(PEOPLE), SIGNED_IN: set(PEOPLE), CREATOR: {"tia", "tom", "root"}, OWN: set(),  # OWNERS decides
-    MEMBER: {"ann", "tia", "root"}, SUBMISSION: {"ann", "tia", "root"}, INSTRUCTOR: {"tia", "root"},
-    REJUDGE: {"tia", "root"}, ADMIN: {"root"}, OPERATOR: {"root"},
+    OPEN: set(PEOPLE), SIGNED_IN: set(PEOPLE), CREATOR: {"instructor", "other_instructor", "admin"},
+    OWN: set(),  # OWNERS decides
+    MEMBER: {"learner", "instructor", "admin"}, SUBMISSION: {"learner", "instructor", "admin"},
+    INSTRUCTOR: {"instructor", "admin"}, REJUDGE: {"instructor", "admin"}, ADMIN: {"admin"}, OPERATOR: {"admin"},
 }
 # The owner of each OWN route's id in the course world (checked against the database below).
-OWNERS = {"token_id": "tia", "invitation_id": "bob"}
+OWNERS = {"token_id": "instructor", "invitation_id": "outsider"}
 
 # Every rule and method of the URL map. Keep it sorted by path; one line per (path, method).
 ROUTES = {
@@ -156,10 +157,9 @@ def _make_site(databases):
 
 def _with_clients(built):
     clients = {}
-    for name in built.headers:
-        client = built.app.test_client()
-        assert sign_in(client, name).status_code == 302
-        clients[name] = (client, csrf_token(client, "/profile/"))
+    for who in PEOPLE:
+        client = built.client(who)
+        clients[who] = (client, csrf_token(client, "/profile/"))
     visitor = built.app.test_client()
     clients[None] = (visitor, csrf_token(visitor, "/auth/sign-in"))
     built.clients = clients
@@ -168,7 +168,7 @@ def _with_clients(built):
 
 @pytest.fixture(scope="module")
 def world(module_databases):
-    built = _with_clients(course_world(_make_site(module_databases)))
+    built = _with_clients(route_world(_make_site(module_databases)()))
     yield built
     stop_site(built.app)
 
@@ -176,12 +176,12 @@ def world(module_databases):
 def answer(world, who, rule, method):
     url = build_url(rule, **world.values)
     if rule.rule.startswith("/api/"):
-        headers = world.headers[who] if who else {}
+        headers = world.headers(who) if who else {}
         return world.app.test_client().open(url, method=method, headers=headers, json={} if method != "GET" else None)
     client, token = world.clients[who]
     if who is not None and (rule.rule, method) in ENDS_THE_SESSION:  # keep the shared client signed in
         client = world.app.test_client()
-        assert sign_in(client, who).status_code == 302
+        assert sign_in(client, ACCOUNT[who]).status_code == 302
         token = csrf_token(client, "/profile/")
     return client.open(url, method=method, data={"csrf_token": token} if method != "GET" else None)
 
@@ -208,7 +208,7 @@ def refusal(kind: str, who: str) -> int:
     """The status that refuses ``who``, signed in, a route of class ``kind``."""
     if kind in (CREATOR, OPERATOR):
         return 403  # these routes exist for everyone: no secret is kept by a 404
-    if kind == INSTRUCTOR and who == "ann":
+    if kind == INSTRUCTOR and who == "learner":
         return 403  # a learner of the course knows it exists
     return 404  # as if it did not exist
 
@@ -238,7 +238,7 @@ def test_the_owners_are_who_the_table_says(world):
     with services(world.app).sessions() as session:
         owner = {"token_id": session.get(ApiToken, world.values["token_id"]).user_id,
                  "invitation_id": session.get(Invitation, world.values["invitation_id"]).user_id}
-        names = {name: session.scalar(select(User.id).where(User.name == name)) for name in OWNERS.values()}
+        names = {who: session.scalar(select(User.id).where(User.name == ACCOUNT[who])) for who in OWNERS.values()}
     assert owner == {key: names[name] for key, name in OWNERS.items()}
 
 
@@ -281,7 +281,7 @@ def test_each_role_reaches_exactly_what_it_may(world, who):
 def test_the_owner_alone_uses_an_own_route(databases):
     """A fresh world (using an own route revokes a token or answers an invitation for good):
     the owner's use is no refusal; the admin's, in the world of the walk above, was a 404."""
-    built = _with_clients(course_world(_make_site(databases)))
+    built = _with_clients(route_world(_make_site(databases)()))
     try:
         used = 0
         for rule, method in walked(built):
@@ -299,27 +299,27 @@ def test_the_owner_alone_uses_an_own_route(databases):
 def test_the_admin_reaches_the_admin_routes(world):
     for rule, method in walked(world):
         if place(rule, method) in (ADMIN, OPERATOR):
-            response = answer(world, "root", rule, method)
+            response = answer(world, "admin", rule, method)
             # An empty form or body is a 400 (no confirmation): nothing is revoked by the walk.
             # The health report is a 503 when something is down (no worker here).
             assert response.status_code in (200, 400, 503), (method, rule.rule, response.status_code)
 
 
 def test_an_instructor_of_another_course_sees_none_of_this_ones_learners(world):
-    client, _ = world.clients["tom"]
+    client, _ = world.clients["other_instructor"]
     assert client.get(f"/submissions/{world.values['submission_id']}").status_code == 404
     assert client.get(f"/courses/{world.values['other_course_id']}").status_code == 200
 
 
 def test_only_site_instructors_and_admins_create_courses(world):
-    for who, expected in (("bob", 403), ("ann", 403)):
+    for who, expected in (("outsider", 403), ("learner", 403)):
         client, token = world.clients[who]
         response = client.post("/courses/", data={"csrf_token": token, "name": "Mine", "time_zone": "UTC"})
         assert response.status_code == expected, who
-    client, token = world.clients["tom"]
+    client, token = world.clients["other_instructor"]
     response = client.post("/courses/", data={"csrf_token": token, "name": "Tom's second", "time_zone": "UTC"})
     assert response.status_code == 302 and response.location.startswith("/courses/")
-    learner_page = world.clients["bob"][0].get("/courses/").get_data(as_text=True)
+    learner_page = world.clients["outsider"][0].get("/courses/").get_data(as_text=True)
     assert "Create a course" not in learner_page and "Join a course" in learner_page
 
 
@@ -330,24 +330,24 @@ def test_a_visitor_teaches_no_course_and_asking_reads_no_membership(world):
 
     with services(world.app).sessions() as session:
         course = session.get(Course, world.values["course_id"])
-        people = {user.name: user for user in session.scalars(select(User))}
+        people = {who: session.scalar(select(User).where(User.name == ACCOUNT[who])) for who in PEOPLE}
         assert teaches(session, None, course) is False  # no account: no membership to look up
-        assert {name for name in PEOPLE if teaches(session, people[name], course)} == {"tia", "root"}
+        assert {name for name in PEOPLE if teaches(session, people[name], course)} == {"instructor", "admin"}
 
 
 def test_a_course_one_may_not_teach_is_the_404_of_a_missing_course_naming_the_id_asked(world):
-    """tom (teaches another course) and bob (in none) get, for the course, the very 404 of a course
+    """The other course's instructor and the outsider (in no course) get, for the course, the very 404 of a course
     that does not exist: its message names the id they asked, nothing more (existence is a secret)."""
     course_id = world.values["course_id"]
     client = world.app.test_client()
-    for who in ("tom", "bob"):
+    for who in ("other_instructor", "outsider"):
         for asked in (course_id, course_id + 1000):
-            response = client.get(f"/api/v1/courses/{asked}/gradebook", headers=world.headers[who])
+            response = client.get(f"/api/v1/courses/{asked}/gradebook", headers=world.headers(who))
             assert (response.status_code, response.get_json()) == (
                 404, {"error": "Not Found", "message": f"no course {asked}"}), (who, asked)
-    learner = client.get(f"/api/v1/courses/{course_id}/gradebook", headers=world.headers["ann"])
+    learner = client.get(f"/api/v1/courses/{course_id}/gradebook", headers=world.headers("learner"))
     assert (learner.status_code, learner.get_json()["message"]) == (403, "this is for the course's instructors")
-    assert client.get(f"/api/v1/courses/{course_id}/gradebook", headers=world.headers["tia"]).status_code == 200
+    assert client.get(f"/api/v1/courses/{course_id}/gradebook", headers=world.headers("instructor")).status_code == 200
 
 
 def test_an_invitation_not_of_the_course_is_the_404_of_a_missing_one(world):
@@ -358,17 +358,17 @@ def test_an_invitation_not_of_the_course_is_the_404_of_a_missing_one(world):
     from web.services import services
 
     with services(world.app).sessions() as session:
-        people = {user.name: user for user in session.scalars(select(User))}
-        elsewhere = Invitation(course_id=world.values["other_course_id"], user_id=people["bob"].id,
-                               role=CourseRole.learner, invited_by_id=people["tom"].id)
+        people = {who: session.scalar(select(User).where(User.name == ACCOUNT[who])) for who in PEOPLE}
+        elsewhere = Invitation(course_id=world.values["other_course_id"], user_id=people["outsider"].id,
+                               role=CourseRole.learner, invited_by_id=people["other_instructor"].id)
         session.add(elsewhere)
         session.commit()
         elsewhere_id = elsewhere.id
     course_id = world.values["course_id"]
-    client, token = world.clients["tia"]
+    client, token = world.clients["instructor"]
     for invitation_id in (elsewhere_id, elsewhere_id + 1000):
         response = world.app.test_client().post(
-            f"/api/v1/courses/{course_id}/invitations/{invitation_id}/withdraw", headers=world.headers["tia"])
+            f"/api/v1/courses/{course_id}/invitations/{invitation_id}/withdraw", headers=world.headers("instructor"))
         assert (response.status_code, response.get_json()) == (
             404, {"error": "Not Found", "message": f"no invitation {invitation_id} in this course"})
         page = client.post(f"/courses/{course_id}/invitations/{invitation_id}/withdraw", data={"csrf_token": token})
@@ -385,20 +385,20 @@ def test_a_rejudge_of_one_submission_is_seen_by_who_teaches_its_course_alone(wor
     from web.services import services
 
     with services(world.app).sessions() as session:
-        people = {user.name: user for user in session.scalars(select(User))}
+        people = {who: session.scalar(select(User).where(User.name == ACCOUNT[who])) for who in PEOPLE}
         exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
-        practice = store_graded(session, people["ann"], exercise, "x = 4\n", {"verdict": "AC"}, course=None)
+        practice = store_graded(session, people["learner"], exercise, "x = 4\n", {"verdict": "AC"}, course=None)
         rejudges = {}
         for name, submission_id in (("course", world.values["submission_id"]), ("practice", practice)):
             rejudge = Rejudge(scope=RejudgeScope.submission, submission_id=submission_id,
-                              requested_by_id=people["root"].id)
+                              requested_by_id=people["admin"].id)
             session.add(rejudge)
             session.commit()
             rejudges[name] = rejudge.id
-    seen_by = {"course": {"tia", "root"}, "practice": {"root"}}
+    seen_by = {"course": {"instructor", "admin"}, "practice": {"admin"}}
     for name, rejudge_id in rejudges.items():
         for who in PEOPLE:
-            api = world.app.test_client().get(f"/api/v1/rejudges/{rejudge_id}", headers=world.headers[who])
+            api = world.app.test_client().get(f"/api/v1/rejudges/{rejudge_id}", headers=world.headers(who))
             page = world.clients[who][0].get(f"/rejudges/{rejudge_id}")
             expected = 200 if who in seen_by[name] else 404
             assert (api.status_code, page.status_code) == (expected, expected), (name, who)

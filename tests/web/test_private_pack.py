@@ -15,9 +15,9 @@ import time
 import zipfile
 
 import pytest
-from site_client import api_token
 
 from judge.exercises.exercise import EXERCISES_DIR
+from tests.web.world import api_token
 
 NUMBER, SLUG = 987, "echo"
 HIDDEN_SECRET = "hidden-oracle-value-5d81e2"

@@ -8,12 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from site_client import csrf_token, store_graded
+from site_client import csrf_token
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
-from tests.web.class_world import ROLES, build_class, world  # noqa: F401 (world is a fixture)
-from tests.web.course_world import exercise
+from tests.web.world import ROLES, build_world, exercise, store_graded
 from web.core.models import Assignment, Grading, Priority, Rejudge, RejudgeScope, Status, Submission, User
 from web.services import services
 from web.teaching.rejudge_pages import PER_PAGE
@@ -143,7 +142,7 @@ def _report(verdict: str) -> dict:
 def test_a_course_rejudge_runs_to_the_end_and_shows_the_verdict_that_flipped(make_site):
     """The reference solution stored with a stale WA comes back AC; a wrong one stays WA."""
     app = make_site(start_workers=True)
-    world = build_class(app, opens_at="2026-01-01T00:00Z", due_at="2030-01-01T00:00Z", with_attempts=False)
+    world = build_world(app, opens_at="2026-01-01T00:00Z", due_at="2030-01-01T00:00Z", with_attempts=False)
     with services(app).sessions() as session:
         ann, bob = (session.scalar(select(User).where(User.name == name)) for name in ("ann", "Bobby"))
         one = exercise(session, 1)

@@ -12,9 +12,10 @@ import re
 import pytest
 from flask_login.utils import encode_cookie
 from markupsafe import escape as html_escape
-from site_client import api_token, build_url, csrf_token, rules, sign_in, sign_up, submit
+from site_client import build_url, csrf_token, rules, sign_in, sign_up, submit
 from sqlalchemy import select, update
 
+from tests.web.world import api_token
 from web.__main__ import main as web_command
 from web.accounts import users as accounts
 from web.core.models import Submission, User, UserSession
@@ -208,7 +209,7 @@ def test_an_idle_session_ends(make_site):
 
     def idle_for(idle: dt.timedelta) -> None:
         with services(app).sessions() as session:
-            session.execute(update(UserSession).values(last_seen_at=dt.datetime.now(dt.timezone.utc) - idle))
+            session.execute(update(UserSession).values(last_seen_at=dt.datetime.now(dt.UTC) - idle))
             session.commit()
 
     idle_for(UserSession.IDLE_LIMIT - dt.timedelta(minutes=1))  # just inside the limit: still signed in
@@ -226,7 +227,7 @@ def test_requests_refresh_last_seen_at_most_every_few_minutes(make_site):
     (row,) = _rows(app)
     client.get("/profile/")
     assert _rows(app)[0].last_seen_at == row.last_seen_at  # no write on every request
-    stale = dt.datetime.now(dt.timezone.utc) - UserSession.SEEN_RESOLUTION - dt.timedelta(seconds=5)
+    stale = dt.datetime.now(dt.UTC) - UserSession.SEEN_RESOLUTION - dt.timedelta(seconds=5)
     with services(app).sessions() as session:
         session.execute(update(UserSession).values(last_seen_at=stale))
         session.commit()

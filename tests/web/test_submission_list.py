@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.class_world import ROLES, build_class, world  # noqa: F401 (world is a fixture)
+from tests.web.world import ROLES, build_world
 from web.teaching.submission_list import MAX_PER_PAGE
 
 
@@ -123,7 +123,7 @@ def test_who_may_list_the_submissions(world, role):
 
 
 def test_an_empty_course_lists_nothing(make_site):
-    world = build_class(make_site(start_workers=False), with_attempts=False)
+    world = build_world(make_site(start_workers=False), with_attempts=False)
     assert _api(world).json == {"submissions": [], "page": 1, "per_page": 50, "total": 0}
     html = world.client("instructor").get(f"/courses/{world.course_id}/submissions").get_data(as_text=True)
     assert "No submission matches." in html

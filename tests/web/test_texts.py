@@ -8,10 +8,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from site_client import sign_in, store_graded
+from site_client import sign_in
 from sqlalchemy import select
 
 from judge.verdicts import Verdict
+from tests.web.world import store_graded
 from web.core.i18n import code_spans
 from web.core.models import Exercise, Role, User
 from web.core.texts import TEXTS

@@ -9,7 +9,8 @@ import datetime as dt
 import pytest
 from sqlalchemy import select
 
-from tests.web.site_client import sign_in, store_graded
+from tests.web.site_client import sign_in
+from tests.web.world import store_graded
 from web.access.contexts import NOT_GIVEN
 from web.access.visibility import learner_visibility, withheld_exercises
 from web.core.models import ApiToken, Course, Exercise, Role, Submission, User, Visibility

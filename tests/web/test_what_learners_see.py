@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 from markupsafe import escape
-from site_client import build_url, rules, sign_in, store_graded
+from site_client import build_url, rules, sign_in
 from sqlalchemy import select
 
+from tests.web.world import store_graded
 from web.core.models import ApiToken, Exercise, Role, Submission, User
 from web.services import services
 

@@ -1,7 +1,7 @@
 """What an assignment withholds stays withheld on every surface a learner, another learner or a
 visitor can reach, and no surface times a grading for them (issue 31, items 4 and 5).
 
-Two sites are built the same way (:func:`tests.web.course_site.course_world`) but for one hidden
+Two sites are built the same way (:func:`tests.web.world.route_world`) but for one hidden
 outcome: ann's first attempt passes its hidden case in one site and fails it in the other (same
 public results, same ids). At ``nothing`` every GET route of the URL map must answer the same
 bytes on both sites, for each viewer, once CSRF tokens and timestamps are set aside: no field may
@@ -22,8 +22,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from tests.web.course_site import course_world
-from tests.web.site_client import build_url, rules, sign_in, stop_site, store_graded
+from tests.web.site_client import build_url, rules, stop_site
+from tests.web.world import ACCOUNT, route_world, store_graded
 from web.core.models import Assignment, Exercise, Grading, Submission, User, Visibility, as_utc
 from web.services import services
 
@@ -59,7 +59,7 @@ LEVELS = {  # name → (visibility before, after, due date)
     "diagnosis-before-due": ("diagnosis", "rule", NOW + dt.timedelta(days=30)),
     "diagnosis-after-due": ("rule", "diagnosis", NOW - dt.timedelta(days=1)),
 }
-VIEWERS = ("ann", "bob", None)  # the author, a learner in no course, a visitor
+VIEWERS = ("learner", "outsider", None)  # the author ann, a learner in no course, a visitor
 
 
 def _site(module_databases, first_passes: bool):
@@ -72,9 +72,9 @@ def _site(module_databases, first_passes: bool):
                             sandbox="local", max_code_bytes=64 * 1024, rate_limits=False)
         return create_app(settings, launcher=LocalLauncher(), start_workers=start_workers)
 
-    world = course_world(make_site)
+    world = route_world(make_site())
     with services(world.app).sessions() as session:
-        ann = session.scalar(select(User).where(User.name == "ann"))
+        ann = session.scalar(select(User).where(User.name == ACCOUNT["learner"]))
         exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
         made = []
         for passes in (first_passes, False):  # a withheld AC (or WA) and a withheld WA
@@ -86,10 +86,8 @@ def _site(module_databases, first_passes: bool):
         session.commit()
     world.made = made
     world.clients = {}
-    for name in ("ann", "bob"):
-        client = world.app.test_client()
-        assert sign_in(client, name).status_code == 302
-        world.clients[name] = client
+    for role in ("learner", "outsider"):
+        world.clients[role] = world.client(role)
     world.clients[None] = world.app.test_client()
     return world
 
@@ -122,7 +120,7 @@ def reachable(world):
             url = build_url(rule, **values)
             for viewer in VIEWERS:
                 if rule.rule.startswith("/api/"):
-                    headers = world.headers[viewer] if viewer else {}
+                    headers = world.headers(viewer) if viewer else {}
                     response = world.app.test_client().get(url, headers=headers)
                 else:
                     response = world.clients[viewer].get(url)
@@ -132,7 +130,7 @@ def reachable(world):
     for viewer in VIEWERS:
         for url in (f"/submissions/{first}/result?wait=1", f"/api/v1/submissions/{first}?wait=1"):
             if url.startswith("/api/"):
-                response = world.app.test_client().get(url, headers=world.headers[viewer] if viewer else {})
+                response = world.app.test_client().get(url, headers=world.headers(viewer) if viewer else {})
             else:
                 response = world.clients[viewer].get(url)
             yield viewer, url, response.get_data().decode("utf-8", "replace")
@@ -167,7 +165,7 @@ def test_diagnosis_shows_hidden_verdicts_but_never_their_rule(sites, level):
     bodies = list(reachable(world))
     for viewer, url, body in bodies:
         assert HIDDEN_RULE not in body and HIDDEN_MESSAGE not in body and "row 7" not in body, (viewer, url)
-    api = world.app.test_client().get(f"/api/v1/submissions/{world.made[0]}", headers=world.headers["ann"]).json
+    api = world.app.test_client().get(f"/api/v1/submissions/{world.made[0]}", headers=world.headers("learner")).json
     assert api["verdict"] == "WA" and [case["verdict"] for case in api["cases"]] == ["AC", "WA"]
 
 
@@ -188,12 +186,12 @@ def test_the_public_acceptance_counter_counts_no_withheld_verdict(sites):
 def test_the_course_page_withholds_the_counted_score(sites):
     for world in sites:
         set_level(world, "nothing-before-due")
-    pages = [world.clients["ann"].get(f"/courses/{world.values['course_id']}").get_data(as_text=True)
+    pages = [world.clients["learner"].get(f"/courses/{world.values['course_id']}").get_data(as_text=True)
              for world in sites]
     assert "100%" not in pages[0] and "withheld" in pages[0]
     for world in sites:
         set_level(world, "diagnosis-before-due")
-    shown = sites[0].clients["ann"].get(f"/courses/{sites[0].values['course_id']}").get_data(as_text=True)
+    shown = sites[0].clients["learner"].get(f"/courses/{sites[0].values['course_id']}").get_data(as_text=True)
     assert "100%" in shown
 
 
@@ -207,7 +205,7 @@ def test_an_at_least_override_does_not_reveal_a_withheld_score(sites):
     def set_override(world, mode: str | None) -> str:
         with services(world.app).sessions() as session:
             course = session.get(Course, world.values["course_id"])
-            ann = session.scalar(select(User).where(User.name == "ann"))
+            ann = session.scalar(select(User).where(User.name == ACCOUNT["learner"]))
             teacher = session.scalar(select(User).join(Membership, Membership.user_id == User.id).where(
                 Membership.course_id == course.id, Membership.role == CourseRole.instructor))
             exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
@@ -216,7 +214,7 @@ def test_an_at_least_override_does_not_reveal_a_withheld_score(sites):
             else:
                 override_score(session, course, ann, exercise, 0.25, "floor", teacher, mode)
             session.commit()
-        return world.clients["ann"].get(f"/courses/{world.values['course_id']}").get_data(as_text=True)
+        return world.clients["learner"].get(f"/courses/{world.values['course_id']}").get_data(as_text=True)
 
     for world in sites:
         set_level(world, "nothing-before-due")
@@ -266,7 +264,7 @@ def test_no_learner_reachable_answer_times_a_grading(sites, level):
 def test_those_who_teach_the_author_keep_full_times(sites):
     world = sites[0]
     set_level(world, "nothing-before-due")
-    api = world.app.test_client().get(f"/api/v1/submissions/{world.made[0]}", headers=world.headers["tia"]).json
+    api = world.app.test_client().get(f"/api/v1/submissions/{world.made[0]}", headers=world.headers("instructor")).json
     assert api["finished_at"] is not None and dt.datetime.fromisoformat(api["created_at"]).second == 17
     with services(world.app).sessions() as session:
         assert session.get(Grading, api["grading"]).finished_at is not None

@@ -3,7 +3,7 @@ submission", never "1 submissions"), no input says ``autocomplete="None"``, and 
 rule stands under that field.
 
 The page-wide checks walk every page (each GET rule of the URL map) as each person of the course
-world of tests/web/course_site.py, whose counts include ones: one learner in the course, a diff of
+world of tests/web/world.py, whose counts include ones: one learner in the other course, a diff of
 one line, a learner with one submission.
 """
 
@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy import select
 
 from judge.i18n import _CLI, SHARED, format_text
-from tests.web.course_site import REPORT, course_world
-from tests.web.site_client import build_url, rules, sign_in, stop_site, store_graded
+from tests.web.site_client import build_url, rules, stop_site
+from tests.web.world import ACCOUNT, REPORT, route_world, store_graded
 from web.core.instructor_texts import INSTRUCTOR
 from web.core.models import Exercise, User
 from web.core.texts import SITE
@@ -92,7 +92,7 @@ def test_every_count_phrase_of_the_catalogues_has_its_singular():
 
 @pytest.fixture(scope="module")
 def world(module_databases):
-    """The course world, plus bob's one practice submission of one line."""
+    """The course world, plus the outsider's one practice submission of one line."""
     from judge.engine.process import LocalLauncher
     from web.app import create_app
     from web.core.config import Settings
@@ -103,22 +103,26 @@ def world(module_databases):
         )
         return create_app(settings, launcher=LocalLauncher(), start_workers=start_workers)
 
-    built = course_world(make_site)
+    built = route_world(make_site())
     with services(built.app).sessions() as session:
-        bob = session.scalar(select(User).where(User.name == "bob"))
+        outsider = session.scalar(select(User).where(User.name == ACCOUNT["outsider"]))
         exercise = session.scalar(select(Exercise).where(Exercise.number == 1))
-        built.values["bob_submission_id"] = store_graded(session, bob, exercise, "x = 3", REPORT, course=None)
+        built.values["outsider_submission_id"] = store_graded(session, outsider, exercise, "x = 3", REPORT,
+                                                              course=None)
     yield built
     stop_site(built.app)
 
 
 def _pages(world):
-    """(person, URL, HTML) of every page each person of the world reaches (status 200), in English."""
-    for who in ("ann", "bob", "tia", "root"):
-        client = world.app.test_client()
-        assert sign_in(client, who).status_code == 302
-        urls = [build_url(rule, **world.values) for rule in rules(world.app, api=False, method="GET")]
-        urls += [f"/submissions/{world.values['bob_submission_id']}", "/exercises/1/submissions"]
+    """(role, URL, HTML) of every page each person of the world reaches (status 200), in English;
+    the other course's instructor walks them with the other course (its one learner) as the course."""
+    for who in ("learner", "outsider", "instructor", "other_instructor", "admin"):
+        client = world.client(who)
+        values = dict(world.values)
+        if who == "other_instructor":
+            values["course_id"] = world.values["other_course_id"]
+        urls = [build_url(rule, **values) for rule in rules(world.app, api=False, method="GET")]
+        urls += [f"/submissions/{world.values['outsider_submission_id']}", "/exercises/1/submissions"]
         for url in urls:
             if url == "/auth/sign-out":
                 continue
@@ -153,11 +157,11 @@ def test_no_page_says_one_with_a_plural(world, pages):
     assert not found, "\n".join(found)
     # The world has the ones these pages count: each is said in the singular.
     text = {(who, url): _text(html) for who, url, html in pages}
-    course, old, new = (world.values[name] for name in ("course_id", "old_id", "new_id"))
-    assert "1 learner." in text[("tia", f"/courses/{course}")]
-    assert "1 line added, 1 removed." in text[("tia", f"/submissions/{old}/diff/{new}")]
-    assert "attempted 1 more; 1 submission." in text[("bob", "/profile/")]
-    assert "(1 line)" in text[("bob", "/exercises/1/submissions")]
+    other, old, new = (world.values[name] for name in ("other_course_id", "old_id", "new_id"))
+    assert "1 learner." in text[("other_instructor", f"/courses/{other}")]
+    assert "1 line added, 1 removed." in text[("instructor", f"/submissions/{old}/diff/{new}")]
+    assert "attempted 1 more; 1 submission." in text[("outsider", "/profile/")]
+    assert "(1 line)" in text[("outsider", "/exercises/1/submissions")]
 
 
 def test_no_input_says_autocomplete_none(pages):
