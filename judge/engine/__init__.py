@@ -4,6 +4,8 @@
   case under its seed and time budget, and writes the :class:`~judge.reports.report.Report`.
 - ``process`` — the trusted side of a learner process: start it through a sandbox launcher, send
   it the source, call its functions, read and check its answers.
+- ``pipes`` — the process's pipes and clocks: its captured output (capped), the deadline reader
+  and writer, the CPU watch, pipe widening.
 
 May import (the layers below it in .importlinter's ``judge-layers``): ``judge.exercises``,
 ``judge.checks``, ``judge.reports``, ``judge.sandbox``, ``judge.learner``, ``judge.i18n``,

@@ -1,6 +1,10 @@
 """The JSON API, ``/api/v1`` (bearer tokens; docs/api.md, docs/openapi.json).
 
-- ``submissions`` — exercises and submissions, with bearer-token authentication.
+- ``base`` — what every API module shares: bearer-token authentication (``token_required``) and
+  reading a JSON body (``json_object``).
+- ``submissions`` — exercises and submissions, the grading health.
+- ``gradebook`` — a course's gradebook as JSON and CSV (the page's twin).
+- ``admin`` — an admin revokes every credential of an account (the page's twin).
 - ``courses`` — courses, invitations, people, assignments, extensions and overrides.
 - ``analytics`` — a course's mistake analytics.
 - ``submission_list`` — a course's submissions, for its instructors.

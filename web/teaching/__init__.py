@@ -10,6 +10,7 @@ Domain modules (no page module is imported by one of them):
 - ``analytics`` — the named mistakes of a course: what its learners tried, when, what failed.
 - ``submission_list`` — all submissions of a course, filtered and paged, in one query.
 - ``rejudging`` — new gradings with fresh seeds, at low priority; the old ones kept.
+- ``gradebook_export`` — the gradebook as a CSV file, safe to open in a spreadsheet (both downloads).
 - ``diffing`` — the difference between two attempts' code, with line numbers on both sides.
 
 Pages (instructors'): ``course_pages``, ``course_submission_pages``, ``gradebook_pages``,
