@@ -399,7 +399,7 @@ def single_draw_kinds() -> Batch:
     return Batch(logits, params, target(logits, params), [batch.labels[row] for batch, row in picks])
 
 
-SINGLE_DRAW_COPIES = 3_000
+SINGLE_DRAW_COPIES = 2_000
 MIXED_COPIES = 1_000
 
 
