@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from judge.browser.learner import InProcessLearner
+from judge.engine import runner
 from judge.engine.process import CallOptions
 from judge.engine.runner import judge_file
 from judge.exercises.exercise import load_all
@@ -57,6 +58,10 @@ def _lie(v):
         return None
 
 
+def _new_case():
+    _calls[0] = 0
+
+
 def _liar(name):
     def call(*args, **kwargs):
         _calls[0] += 1
@@ -68,7 +73,29 @@ def _liar(name):
 
 
 class _Learner(InProcessLearner):
-    """The in-process learner, with the extreme-uniform phase the server's suites use."""
+    """The in-process learner, with the extreme-uniform phase the server's suites use; it counts
+    the calls of each case apart (``per_case``: case title -> calls made)."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__(source)
+        self.per_case: dict[str, int] = {}
+        self._case: str | None = None
+
+    def new_case(self, title: str, index: int, total: int) -> None:
+        """The runner's progress callback: a case starts, so the liar counts from 0 again."""
+        self._close_case()
+        self._case = title
+        self._module._new_case()
+
+    def _close_case(self) -> None:
+        if self._case is not None:
+            self.per_case[self._case] = self._module._calls[0]
+
+    def finish(self) -> dict[str, int]:
+        """Calls made by each case of the finished judging."""
+        self._close_case()
+        self._case = None
+        return self.per_case
 
     def call(self, function, args, kwargs, *, timeout_s, options=CallOptions()):
         if options.extreme_uniforms is None:
@@ -92,14 +119,27 @@ def _suites(exercise) -> list[tuple[str, ...]]:
     return suites
 
 
-def _judge(exercise, suites, lie: str, at: int):
-    source = _liar_source(exercise, lie, at)
-    learner = _Learner(source)
-    return judge_file(exercise, exercise.reference_path, seed=1, suites=suites, process=learner), learner
+def _judge(exercise, suites, lie: str, at: int, monkeypatch=None, titles=None):
+    """Judge a liar that lies at call ``at`` of every case (0: at every call; -1: never); with
+    ``titles``, only the cases of those titles run (each case's seeds derive from its own name,
+    so a case judged alone is judged as in the whole suite)."""
+    if titles is not None:
+        load_suites = runner._Run._load_suites
 
+        def only_these(run, names):
+            specs, budget, prepares = load_suites(run, names)
+            return [case for case in specs if case.title in titles], budget, prepares
 
-def _calls_made(learner) -> int:
-    return learner._module._calls[0]
+        monkeypatch.setattr(runner._Run, "_load_suites", only_these)
+    learner = _Learner(_liar_source(exercise, lie, at))
+    try:
+        report = judge_file(
+            exercise, exercise.reference_path, seed=1, suites=suites, process=learner, progress=learner.new_case
+        )
+    finally:
+        if titles is not None:
+            monkeypatch.undo()
+    return report, learner.finish()
 
 
 EXERCISES = load_all()
@@ -118,16 +158,19 @@ def test_a_lie_at_every_call_is_never_an_internal_error(exercise, lie):
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.slug)
-def test_a_lie_at_any_one_call_is_never_an_internal_error(exercise):
+def test_a_lie_at_any_one_call_is_never_an_internal_error(exercise, monkeypatch):
     kinds = list(LIES)
     for suites in _suites(exercise):
-        honest, learner = _judge(exercise, suites, "None", at=-1)  # never lies: counts the calls
+        honest, calls = _judge(exercise, suites, "None", at=-1)  # never lies: counts each case's calls
         assert honest.verdict is Verdict.AC, honest.message
-        calls = _calls_made(learner)
-        assert calls > 10, "the sweep should reach many calls"
+        titles = [case.title for case in honest.cases]
+        assert len(calls) > 1 and len(set(titles)) == len(titles), "cases counted apart, by distinct titles"
+        assert sum(calls.values()) > 10, "the sweep should reach many calls"
         internal = []
-        for at in range(1, calls + 1):
+        for at in range(1, max(calls.values()) + 1):
             lie = kinds[at % len(kinds)]
-            report, _ = _judge(exercise, suites, lie, at)
+            reached = {title for title, made in calls.items() if made >= at}
+            report, _ = _judge(exercise, suites, lie, at, monkeypatch, titles=reached)
+            assert {case.title for case in report.cases} >= reached
             internal += [(at, lie, c.name) for c in report.cases if c.verdict is Verdict.IE]
-        assert not internal, f"a lie at one call made these cases IE (call, lie, case): {internal}"
+        assert not internal, f"a lie at one call of a case made these cases IE (call, lie, case): {internal}"
