@@ -57,6 +57,7 @@ from judge.similarity.text import SUGGESTED_THRESHOLD, WINDOW, K  # noqa: E402
 CORPUS = ROOT / "benchmarks" / "similarity_corpus"
 DERIVED = 0.5  # difflib line ratio at or above which two catalogue solutions count as one edited from the other
 ENGINE: dict = {}  # compare_sources' options from the command line (--k, --window, --no-rarity)
+PADDED = "all + padding"  # every disguise, and another exercise's reference appended first
 THRESHOLDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
@@ -92,26 +93,38 @@ def keep_names(exercise: Exercise) -> frozenset[str]:
     return frozenset(itertools.chain.from_iterable((f.name, *f.params) for f in exercise.functions))
 
 
-def exercise_scores(exercise: Exercise, seeds: list[int], disguises: dict[str, tuple[str, ...]]):
-    """One pool per exercise: its sources and their disguised copies, compared together."""
+def exercise_scores(exercise: Exercise, seeds: list[int], disguises: dict[str, tuple[str, ...]], padding: str):
+    """One pool per exercise: its sources and their disguised copies, compared together.
+
+    ``padding``: unrelated code (another exercise's reference) appended to the PADDED copies before
+    they are disguised (measured, not judged: the padded program need not run). Returns the copies'
+    similarities by disguise, the independent and derived pairs, the seconds, the pool's size, and
+    the containment (PairScore.containment) of the copies by disguise and of the independent pairs.
+    """
     own = solutions(exercise)
     pool = [Source(s.key, s.text) for s in own]
     copies: dict[str, list[tuple[str, str]]] = {}  # disguise set name -> [(original key, copy key)]
-    for label, chosen in disguises.items():
+    for label, chosen in [*disguises.items(), (PADDED, DISGUISES)]:
         for s in own:
             for seed in seeds:
                 key = f"{s.key}~{label}~{seed}"
-                pool.append(Source(key, obfuscate(s.text, seed, keep=keep_names(exercise), disguises=chosen)))
+                text = s.text + "\n\n" + padding if label == PADDED else s.text
+                pool.append(Source(key, obfuscate(text, seed, keep=keep_names(exercise), disguises=chosen)))
                 copies.setdefault(label, []).append((s.key, key))
     boilerplate = [exercise.starter_path.read_text(encoding="utf-8")]
     started = time.perf_counter()
-    scores = {(p.left, p.right): p.similarity for p in compare_sources(pool, boilerplate, **ENGINE)}
+    found = {(p.left, p.right): p for p in compare_sources(pool, boilerplate, **ENGINE)}
     elapsed = time.perf_counter() - started
+    scores = {pair: p.similarity for pair, p in found.items()}
     copy_scores = {label: [scores[tuple(sorted(pair))] for pair in pairs] for label, pairs in copies.items()}
-    independent, edited = [], []
+    contained = {label: [found[tuple(sorted(pair))].containment for pair in pairs] for label, pairs in copies.items()}
+    independent, edited, independent_contained = [], [], []
     for a, b in itertools.combinations(own, 2):
-        (edited if derived(a, b) else independent).append((a.key, b.key, scores[tuple(sorted((a.key, b.key)))]))
-    return copy_scores, independent, edited, elapsed, len(pool)
+        pair = tuple(sorted((a.key, b.key)))
+        (edited if derived(a, b) else independent).append((a.key, b.key, scores[pair]))
+        if not derived(a, b):
+            independent_contained.append(found[pair].containment)
+    return copy_scores, independent, edited, elapsed, len(pool), contained, independent_contained
 
 
 def cross_scores(exercises: list[Exercise]) -> list[float]:
@@ -200,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     copy_scores: dict[str, list[float]] = {}
     independent: list[tuple[str, str, float]] = []
     edited: list[tuple[str, str, float]] = []
+    containment: dict[str, list[float]] = {}  # "copies: all", ... -> PairScore.containment values
     per_exercise = Table(title="per exercise (all disguises together)")
     for column in (
         "exercise",
@@ -214,8 +228,14 @@ def main(argv: list[str] | None = None) -> int:
         "compare s",
     ):
         per_exercise.add_column(column, justify="right" if column != "exercise" else "left")
-    for exercise in exercises:
-        found, alone, edits, elapsed, pool_size = exercise_scores(exercise, seeds, disguises)
+    for number, exercise in enumerate(exercises):
+        padding = exercises[(number + 1) % len(exercises)].reference_path.read_text(encoding="utf-8")
+        found, alone, edits, elapsed, pool_size, contained, alone_contained = exercise_scores(
+            exercise, seeds, disguises, padding
+        )
+        for label in ("all", PADDED):
+            containment.setdefault(f"containment, copies: {label}", []).extend(contained[label])
+        containment.setdefault("containment, independent (FP)", []).extend(alone_contained)
         for label, values in found.items():
             copy_scores.setdefault(label, []).extend(values)
         independent += alone
@@ -249,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         ("independent (FP)", independent_values),
         ("derived (edited reference)", edited_values),
         ("cross-exercise (FP)", cross),
+        *containment.items(),
     ]
     for label, values in rows:
         table.add_row(

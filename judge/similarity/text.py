@@ -46,6 +46,7 @@ WINDOW = 6  # winnowing window: any common run of K + WINDOW - 1 = 17 tokens is 
 # The similarity at or above which a pair is worth an instructor's look (benchmarks/similarity.py;
 # docs/similarity.md has the figures). Callers choose their own; the engine's default reports every pair.
 SUGGESTED_THRESHOLD = 0.4
+SUGGESTED_CONTAINMENT = 0.7  # the same for PairScore.containment: padded copies (docs/similarity.md)
 _HASH_BITS = 52  # copydetect's pure-Python winnow compares hashes as floats: keep them exact in a double
 
 
@@ -73,6 +74,9 @@ class PairScore:
     right: str
     similarity: float  # 0..1, the weighted share of the two sources' rare fingerprints they share
     fragments: tuple[Fragment, ...]  # by position in the left source
+    # The weighted share of the smaller side's rare fingerprints found in the other: a copy padded
+    # with unrelated code keeps it high while its similarity falls (docs/similarity.md, "Limits").
+    containment: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -123,12 +127,14 @@ def compare_sources(
     boilerplate: Sequence[str] = (),
     *,
     threshold: float = 0.0,
+    containment_threshold: float | None = None,
     k: int = K,
     window: int = WINDOW,
     rarity: bool = True,
 ) -> list[PairScore]:
     """Every pair of ``sources`` whose similarity is at or above ``threshold``, most similar first
-    (ties by keys), each with the fragments the two share.
+    (ties by keys), each with the fragments the two share. With ``containment_threshold``, a pair
+    whose containment reaches it is kept too (a copy padded with unrelated code).
 
     ``sources`` are one exercise's submissions: the rarity of a fingerprint is counted among them.
     ``boilerplate`` texts (:func:`boilerplate_for`) never count. ``rarity=False`` weighs every
@@ -136,10 +142,12 @@ def compare_sources(
     or made of boilerplate only, has no fingerprints and scores 0 with every other.
 
     Raises ValueError for two sources with one key, a threshold outside [0, 1], or ``k`` or
-    ``window`` below 1.
+    ``window`` below 1; ImportError where copydetect (the ``site`` extra) is not installed, which
+    :func:`judge.extras.missing_extra` turns into the line that says how to install it.
     """
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"threshold must be within [0, 1], not {threshold!r}")
+    for name, value in (("threshold", threshold), ("containment_threshold", containment_threshold)):
+        if value is not None and not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be within [0, 1], not {value!r}")
     if k < 1 or window < 1:
         raise ValueError(f"k and window must be at least 1, not {k!r} and {window!r}")
     keys = [source.key for source in sources]
@@ -154,13 +162,14 @@ def compare_sources(
     scores = []
     for left, right in combinations(sorted(prints), 2):
         shared = prints[left].positions.keys() & prints[right].positions.keys()
-        both = totals[left] + totals[right]
-        similarity = 2 * sum(weight[h] for h in shared) / both if both else 0.0
-        similarity = min(similarity, 1.0)  # float rounding of a sum over identical sets
-        if similarity < threshold:
+        common = sum(weight[h] for h in shared)
+        both, smaller = totals[left] + totals[right], min(totals[left], totals[right])
+        similarity = min(2 * common / both, 1.0) if both else 0.0  # min: float rounding over identical sets
+        containment = min(common / smaller, 1.0) if smaller else 0.0
+        if similarity < threshold and (containment_threshold is None or containment < containment_threshold):
             continue
         fragments = _fragments(prints[left], prints[right], shared, k) if shared else ()
-        scores.append(PairScore(left, right, similarity, fragments))
+        scores.append(PairScore(left, right, similarity, fragments, containment))
     scores.sort(key=lambda score: (-score.similarity, score.left, score.right))
     return scores
 

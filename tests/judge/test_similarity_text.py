@@ -24,7 +24,7 @@ from judge.similarity import (
     clusters,
     compare_sources,
 )
-from judge.similarity.text import SUGGESTED_THRESHOLD
+from judge.similarity.text import SUGGESTED_CONTAINMENT, SUGGESTED_THRESHOLD
 from judge.similarity.tokens import normalised_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,6 +194,25 @@ def test_scores_are_the_same_in_every_process():
 def test_bad_arguments_are_refused(sources, threshold, message):
     with pytest.raises(ValueError, match=message):
         compare_sources(sources, threshold=threshold)
+
+
+def test_a_containment_threshold_outside_0_1_is_refused():
+    with pytest.raises(ValueError, match="containment_threshold must be within"):
+        compare_sources([Source("a", "x")], containment_threshold=float("nan"))
+
+
+def test_a_copy_padded_with_unrelated_code_keeps_its_containment():
+    """Padding dilutes the similarity (a limit docs/similarity.md states); containment still finds the copy."""
+    padding = "\n\n".join(resolve(other).reference_path.read_text(encoding="utf-8") for other in ("40", "42"))
+    padded = obfuscate(_text("rowloop_inverse_cdf") + "\n\n" + padding, 3, keep=KEEP)
+    sources = _pool(Source("padded", padded))
+    scores = compare_sources(sources, [_starter()])
+    pair = next(p for p in scores if {p.left, p.right} == {"padded", "rowloop_inverse_cdf"})
+    assert pair.similarity < SUGGESTED_THRESHOLD <= SUGGESTED_CONTAINMENT <= pair.containment
+    assert max(p.containment for p in scores if "padded" not in (p.left, p.right)) < SUGGESTED_CONTAINMENT / 2
+    kept = compare_sources(sources, [_starter()], threshold=0.9, containment_threshold=SUGGESTED_CONTAINMENT)
+    assert [(p.left, p.right) for p in kept] == [("padded", "rowloop_inverse_cdf")]
+    assert compare_sources(sources, [_starter()], threshold=0.9) == []
 
 
 def test_the_threshold_filters_pairs():
