@@ -96,7 +96,7 @@ class CoursePair:
     a: str
     b: str
     exercises: tuple[str, ...]  # where the pair is at or above the threshold, sorted
-    score: float  # the sum of those similarities: a pair similar on three exercises ranks above one
+    score: float  # the sum of those similarities; ranked after the number of exercises (across_exercises)
 
 
 @dataclass(frozen=True)
@@ -238,10 +238,11 @@ def _fragments(left: _Prints, right: _Prints, shared: set[int], k: int) -> tuple
 
 
 def across_exercises(pairs: Iterable[ExercisePair], *, threshold: float) -> list[CoursePair]:
-    """The pairs of learners at or above ``threshold`` on at least one exercise, ranked by their
-    score (the sum of those exercises' similarities: three similar exercises outrank one), then by
-    keys. A pair given as ``(b, a)`` counts as ``(a, b)``; an exercise given twice for one pair
-    keeps its highest similarity."""
+    """The pairs of learners at or above ``threshold`` on at least one exercise, ranked by how many
+    exercises, then by their score (the sum of those exercises' similarities), then by keys: a pair
+    similar on three exercises ranks above one similar on one, whatever the threshold (the sum alone
+    would only promise it for thresholds above 1/3). A pair given as ``(b, a)`` counts as ``(a, b)``;
+    an exercise given twice for one pair keeps its highest similarity."""
     best: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for pair in pairs:
         if pair.similarity < threshold or pair.a == pair.b:
@@ -250,7 +251,7 @@ def across_exercises(pairs: Iterable[ExercisePair], *, threshold: float) -> list
         seen = best[key].get(pair.exercise, -1.0)
         best[key][pair.exercise] = max(seen, pair.similarity)
     course = [CoursePair(a, b, tuple(sorted(found)), sum(found.values())) for (a, b), found in best.items()]
-    course.sort(key=lambda pair: (-pair.score, -len(pair.exercises), pair.a, pair.b))
+    course.sort(key=lambda pair: (-len(pair.exercises), -pair.score, pair.a, pair.b))
     return course
 
 

@@ -235,6 +235,12 @@ def test_a_pair_similar_on_three_exercises_ranks_above_one_similar_on_one():
     ]
 
 
+def test_at_a_low_threshold_more_exercises_still_rank_first():
+    """Three exercises at 0.25 sum to 0.75, under one exercise at 0.99: the count decides first."""
+    pairs = [ExercisePair("39", "ann", "bob", 0.99), *(ExercisePair(e, "cy", "dee", 0.25) for e in ("39", "40", "41"))]
+    assert [(p.a, p.b) for p in across_exercises(pairs, threshold=0.2)] == [("cy", "dee"), ("ann", "bob")]
+
+
 def test_one_exercise_given_twice_for_a_pair_keeps_its_highest_similarity():
     pairs = [ExercisePair("39", "a", "b", 0.5), ExercisePair("39", "b", "a", 0.7)]
     assert across_exercises(pairs, threshold=0.4) == [CoursePair("a", "b", ("39",), 0.7)]
