@@ -5,7 +5,8 @@ the patch reader, the sandbox's seccomp layer) and nothing else: a laptop that o
 exercises should not download a web stack. The rest comes in extras (``pyproject.toml``,
 ``[project.optional-dependencies]``):
 
-- ``site``: the web site (Flask, SQLAlchemy, Alembic, the form and sign-in libraries, waitress);
+- ``site``: the web site (Flask, SQLAlchemy, Alembic, the form and sign-in libraries, waitress,
+  copydetect for the instructors' similarity check);
 - ``scale``: grading on many machines (Celery over Redis, PostgreSQL through psycopg); it
   installs ``site`` too, since Celery workers and PostgreSQL only ever serve the site;
 - ``models``: the real language model that exercise 45's hidden tests run (transformers);
@@ -38,6 +39,7 @@ PROVIDERS: dict[str, tuple[str, str]] = {
     "wtforms": ("wtforms", "site"),
     "flask_limiter": ("flask-limiter", "site"),
     "waitress": ("waitress", "site"),
+    "copydetect": ("copydetect", "site"),  # judge.similarity: instructors' similarity check
     "celery": ("celery", "scale"),
     "kombu": ("celery", "scale"),  # Celery's messaging library
     "redis": ("celery", "scale"),  # celery[redis]: the broker's client
