@@ -484,14 +484,14 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "similarity_report": ("Check", "检查"),
     "similarity_no_reports": ("No similarity check has been run in this course.", "本课程还没有运行过相似度检查。"),
     "similarity_state_queued": ("waiting to start", "等待开始"),
-    "similarity_state_running": ("running", "运行中"),
+    "similarity_state_running": ("comparing", "运行中"),
     "similarity_state_done": ("finished", "已完成"),
     "similarity_state_failed": ("failed", "失败"),
     "similarity_state_interrupted": ("interrupted", "已中断"),
     "similarity_report_title": ("Similarity check #{id}", "相似度检查 #{id}"),
     "similarity_report_what": ("Compared: {scope}, at {time}.", "比较范围：{scope}，时间 {time}。"),
     "similarity_progress": (
-        "Comparing: {done} of {total} exercises done. This page reloads by itself.",
+        "Comparing: {done} of {total:# exercise|# exercises} done. This page reloads by itself.",
         "正在比较：已完成 {total} 道练习中的 {done} 道。本页会自动刷新。",
     ),
     "similarity_interrupted": (
@@ -513,7 +513,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "similarity_exercises": ("Similar exercises", "相似的练习"),
     "similarity_exercise_line": ("exercise {number}: {percent}% similar", "练习 {number}：相似度 {percent}%"),
     "similarity_behaviour": (
-        "identical draws on {identical} of {compared} probes",
+        "identical draws on {identical} of {compared:# probe|# probes}",
         "{compared} 个探针中有 {identical} 个抽样完全相同",
     ),
     "similarity_no_behaviour": ("no draws to compare", "没有可比较的抽样"),
