@@ -96,17 +96,17 @@ def _threshold(report: SimilarityReport) -> float:
         abort(400, description=str(error))
 
 
-@similarity_api.get("/courses/<int:course_id>/similarity")
+@similarity_api.route("/courses/<int:course_id>/similarity", methods=["GET", "POST"])
 @token_required
-def list_reports(course_id: int):
+def reports(course_id: int):
+    """GET: the course's checks; POST: start one (one URL, so that a refused id is the same 404 for both)."""
     course = course_to_examine(course_id, g.user)
+    if request.method == "POST":
+        return _run(course)
     return {"course": course.id, "reports": [report_json(report) for report in course_reports(g.db, course.id)]}
 
 
-@similarity_api.post("/courses/<int:course_id>/similarity")
-@token_required
-def run(course_id: int):
-    course = course_to_examine(course_id, g.user)
+def _run(course: Course):
     body = json_object('{"scope": "assignment:3", "threshold": 0.5}')
     try:
         scope = parse_scope(g.db, course, body.get("scope"))

@@ -2,8 +2,8 @@
 
 - ``GET /courses/<id>/similarity``: the course's past checks, newest first, and the form to run one
   (the whole course, an assignment or an exercise; a threshold).
-- ``POST /courses/<id>/similarity``: starts a check off the request (:func:`web.teaching.similarity.launch`)
-  and sends the instructor to its page.
+- ``POST /courses/<id>/similarity`` (the same view): starts a check off the request
+  (:func:`web.teaching.similarity.launch`) and sends the instructor to its page.
 - ``GET /courses/<id>/similarity/<report_id>``: its progress while it runs (the page reloads itself: a
   meta refresh, as the site's CSP allows no inline script), then the pairs and groups at or above
   ``?threshold=`` (never below the check's own), ranked, with the behavioural match.
@@ -21,8 +21,10 @@ from __future__ import annotations
 from flask import Blueprint, abort, g, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from markupsafe import Markup
+from wtforms import StringField
 
 from web.access.permissions import course_to_examine
+from web.core.forms import SiteForm
 from web.core.i18n import pick, t
 from web.core.models import Course, SimilarityReport, SimilarityState, Submission
 from web.services import services
@@ -87,10 +89,22 @@ def behaviour_text(compared: int | None, identical: int | None) -> str:
     return t("similarity_behaviour", identical=identical, compared=compared)
 
 
-@similarity.get("/courses/<int:course_id>/similarity")
+class SimilarityForm(SiteForm):
+    """The run form: ``scope`` (``course``, ``assignment:<id>``, ``exercise:<number>``) and ``threshold``;
+    :mod:`web.teaching.similarity` reads both, and refuses what is not this course's."""
+
+    scope = StringField()
+    threshold = StringField()
+
+
+@similarity.route("/courses/<int:course_id>/similarity", methods=["GET", "POST"])
 @login_required
 def index(course_id: int):
+    """GET: the course's checks and the form; POST: start a check (one URL, so that a refused id
+    is the same 404 for both methods)."""
     course = course_to_examine(course_id, current_user)
+    if request.method == "POST":
+        return _run(course)
     return render_template(
         "similarity/index.html",
         course=course,
@@ -101,13 +115,14 @@ def index(course_id: int):
     )
 
 
-@similarity.post("/courses/<int:course_id>/similarity")
-@login_required
-def run(course_id: int):
-    course = course_to_examine(course_id, current_user)
+def _run(course: Course):
+    form = SimilarityForm()
+    if not form.validate_on_submit():
+        problems = "; ".join(str(error) for field in form for error in field.errors)
+        abort(400, description=problems or "the form is incomplete; reload the page and try again")
     try:
-        scope = parse_scope(g.db, course, request.form.get("scope"))
-        threshold = parse_threshold(request.form.get("threshold") or DEFAULT_THRESHOLD)
+        scope = parse_scope(g.db, course, form.scope.data)
+        threshold = parse_threshold(form.threshold.data or DEFAULT_THRESHOLD)
     except SimilarityError as error:
         abort(400, description=str(error))
     report = start_check(g.db, course, scope, threshold, current_user)
