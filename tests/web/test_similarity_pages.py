@@ -363,3 +363,22 @@ def test_a_failure_is_stored_not_lost(world, monkeypatch):
     assert report.state is SimilarityState.failed and "engine down" in report.error
     page = world.client("instructor").get(f"/courses/{world.course_id}/similarity/{report_id}")
     assert page.status_code == 200 and "engine down" in page.get_data(as_text=True)
+
+
+def test_a_check_a_stopped_site_left_running_reads_as_interrupted(world):
+    """Its thread died with the site: after an hour the page stops reloading and says to run it again."""
+    import datetime as dt
+
+    with services(world.app).sessions() as session:
+        course = session.get(Course, world.course_id)
+        teacher = session.scalar(select(User).where(User.name == "teach_a"))
+        report = start_check(session, course, Scope(), 0.5, teacher)
+        report.state = SimilarityState.running
+        report.created_at = report.created_at - dt.timedelta(hours=2)
+        session.commit()
+        report_id = report.id
+    html = world.client("instructor").get(f"/courses/{world.course_id}/similarity/{report_id}").get_data(as_text=True)
+    assert 'id="similarity-stopped"' in html and 'http-equiv="refresh"' not in html
+    body = world.app.test_client().get(f"/api/v1/courses/{world.course_id}/similarity/{report_id}",
+                                       headers=world.headers("instructor")).get_json()
+    assert body["state"] == "interrupted"

@@ -15,8 +15,9 @@ gradings' behavioural fingerprints (``report_json["fingerprint"]``) are compared
 (:func:`judge.similarity.behaviour.behaviour_match`).
 
 **Where it runs.** Off the request, in a thread of the site (:func:`launch`): 200 learners and
-3 exercises is about 60 000 comparisons, near a minute with copydetect, which no request may
-wait for. The row (:class:`~web.core.models.SimilarityReport`) is created ``queued`` and commits
+3 exercises is about 60 000 comparisons: measured on a 2-core machine, 25 s an exercise with
+copydetect (7 s to fingerprint 200 sources, 18 s for 19 900 comparisons), over a minute in all,
+which no request may wait for. The row (:class:`~web.core.models.SimilarityReport`) is created ``queued`` and commits
 its progress (exercises compared of those to compare) as it goes; its page reloads itself until it is
 ``done`` or ``failed``. A row left ``queued`` or ``running`` by a stopped site for longer than
 :data:`STALE_AFTER` reads as interrupted (:func:`interrupted`), and a new run is asked for.

@@ -161,7 +161,7 @@ def pair(course_id: int, report_id: int, rank: int):
     sides = []
     for match in found.exercises:
         left, right = g.db.get(Submission, match.a_submission), g.db.get(Submission, match.b_submission)
-        if left is None or right is None or course.id not in (left.course_id, right.course_id):
+        if left is None or right is None or not left.course_id == right.course_id == course.id:
             continue  # defensive: a report only names its course's submissions
         sides.append(
             (
