@@ -233,6 +233,7 @@ def _register_blueprints(app: Flask) -> None:
     from web.api.analytics import analytics_api
     from web.api.courses import course_api
     from web.api.gradebook import gradebook_api
+    from web.api.similarity import similarity_api
     from web.api.submission_list import submission_list_api
     from web.api.submissions import api
     from web.learning.browser_run import browser_run
@@ -244,13 +245,14 @@ def _register_blueprints(app: Flask) -> None:
     from web.teaching.course_submission_pages import course_submissions
     from web.teaching.gradebook_pages import gradebook
     from web.teaching.rejudge_pages import rejudges
+    from web.teaching.similarity_pages import similarity
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api, admin_api)
+    api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api, admin_api, similarity_api)
     for api_blueprint in api_blueprints:
         csrf.exempt(api_blueprint)
     pages = (auth, exercises, submissions, profile, browser_run, courses, gradebook, course_submissions, rejudges)
-    for blueprint in (*api_blueprints, *pages, analytics_pages, admin):
+    for blueprint in (*api_blueprints, *pages, analytics_pages, admin, similarity):
         app.register_blueprint(blueprint)
 
 

@@ -250,6 +250,7 @@ PAGE_FORMS = {
     "submissions.rejudge": ("teacher", {}),
     "gradebook.cell_page": ("teacher", {"score_percent": "90", "comment": "regraded by hand"}),
     "rejudges.rejudge_in_course": ("teacher", {"target": "exercise:39"}),
+    "similarity.index": ("teacher", {"scope": "exercise:39", "threshold": "0.5"}),
     # Buttons: a CSRF token (and, where something is taken away, a ticked box, which holds no text).
     "courses.accept_invitation": ("learner", {}),
     "courses.decline_invitation": ("learner", {}),

@@ -31,12 +31,14 @@ INSTRUCTOR = "instructor"  # the course's instructors and admins: its learner a 
 ADMIN = "admin"  # site admins alone: anyone else a 404, as if it did not exist
 REJUDGE = "rejudge"  # who teaches the rejudge's course and admins: anyone else a 404, its learners too
 OPERATOR = "operator"  # site admins alone, a route whose existence is no secret: anyone else a 403
+SIMILARITY = "similarity"  # the course's instructors and admins: anyone else a 404, its learners too
 
 ALLOWED = {
     OPEN: set(PEOPLE), SIGNED_IN: set(PEOPLE), CREATOR: {"instructor", "other_instructor", "admin"},
     OWN: set(),  # OWNERS decides
     MEMBER: {"learner", "instructor", "admin"}, SUBMISSION: {"learner", "instructor", "admin"},
-    INSTRUCTOR: {"instructor", "admin"}, REJUDGE: {"instructor", "admin"}, ADMIN: {"admin"}, OPERATOR: {"admin"},
+    INSTRUCTOR: {"instructor", "admin"}, REJUDGE: {"instructor", "admin"},
+    SIMILARITY: {"instructor", "admin"}, ADMIN: {"admin"}, OPERATOR: {"admin"},
 }
 # The owner of each OWN route's id in the course world (checked against the database below).
 OWNERS = {"token_id": "instructor", "invitation_id": "outsider"}
@@ -68,6 +70,10 @@ ROUTES = {
     ("/api/v1/courses/<int:course_id>/overrides/withdraw", "POST"): INSTRUCTOR,
     ("/api/v1/courses/<int:course_id>/rejudge", "POST"): INSTRUCTOR,
     ("/api/v1/courses/<int:course_id>/roster", "POST"): INSTRUCTOR,
+    ("/api/v1/courses/<int:course_id>/similarity", "GET"): SIMILARITY,
+    ("/api/v1/courses/<int:course_id>/similarity", "POST"): SIMILARITY,
+    ("/api/v1/courses/<int:course_id>/similarity/<int:report_id>", "GET"): SIMILARITY,
+    ("/api/v1/courses/<int:course_id>/similarity/<int:report_id>.csv", "GET"): SIMILARITY,
     ("/api/v1/courses/<int:course_id>/submissions", "GET"): INSTRUCTOR,
     ("/api/v1/courses/join", "POST"): SIGNED_IN,
     ("/api/v1/exercises", "GET"): SIGNED_IN,
@@ -115,6 +121,11 @@ ROUTES = {
     ("/courses/<int:course_id>/rejudge/confirm", "GET"): INSTRUCTOR,
     ("/courses/<int:course_id>/rejudges", "GET"): INSTRUCTOR,
     ("/courses/<int:course_id>/roster", "POST"): INSTRUCTOR,
+    ("/courses/<int:course_id>/similarity", "GET"): SIMILARITY,
+    ("/courses/<int:course_id>/similarity", "POST"): SIMILARITY,
+    ("/courses/<int:course_id>/similarity/<int:report_id>", "GET"): SIMILARITY,
+    ("/courses/<int:course_id>/similarity/<int:report_id>.csv", "GET"): SIMILARITY,
+    ("/courses/<int:course_id>/similarity/<int:report_id>/pairs/<int:rank>", "GET"): SIMILARITY,
     ("/courses/<int:course_id>/submissions", "GET"): INSTRUCTOR,
     ("/courses/invitations/<int:invitation_id>/accept", "POST"): OWN,
     ("/courses/invitations/<int:invitation_id>/decline", "POST"): OWN,

@@ -42,6 +42,8 @@ from web.core.models import (
     Rejudge,
     RejudgeScope,
     Role,
+    SimilarityReport,
+    SimilarityState,
     Status,
     Submission,
     User,
@@ -266,7 +268,8 @@ def build_world(app, *, opens_at: str = "2027-03-01T00:00Z", due_at: str = "2027
 def route_world(app) -> World:
     """The world for walking the whole URL map on ``app``: both assignments open now, no attempts
     but ann's two graded submissions of exercise 39 in course A (``x = 1``, then ``x = 2``, each
-    with :data:`REPORT`), a rejudge of exercise 39 there, and an invitation of otto to course A
+    with :data:`REPORT`), a rejudge of exercise 39 there, a finished similarity check there (one
+    pair, ranked 1), and an invitation of otto to course A
     (not answered). ``values`` holds a real value for every route parameter: the token is
     teach_a's, the invitation otto's."""
     world = build_world(app, opens_at="2020-01-01T00:00Z", due_at="2099-01-01T00:00Z", with_attempts=False)
@@ -280,13 +283,21 @@ def route_world(app) -> World:
                           requested_by_id=teacher.id)
         invitation = Invitation(course_id=world.course_id, user_id=people[ACCOUNT["outsider"]].id,
                                 role=CourseRole.learner, invited_by_id=teacher.id)
-        session.add_all([rejudge, invitation])
+        bobby = people["Bobby"]
+        report = SimilarityReport(  # a finished similarity check with one pair, ann's two submissions
+            course_id=world.course_id, created_by_id=teacher.id, threshold=0.5, state=SimilarityState.done,
+            parameters={"scope": "exercise:39", "exercises": [39]}, done_count=1, total_count=1,
+            results={"exercises": [{"id": thirty_nine.id, "number": 39, "compared": 2}], "truncated": False,
+                     "pairs": [{"a": ann.id, "b": bobby.id, "score": 0.9, "exercises": [
+                         {"id": thirty_nine.id, "number": 39, "similarity": 0.9, "a_submission": first,
+                          "b_submission": second, "fragments": [[0, 1, 0, 1]], "behaviour": None}]}]})
+        session.add_all([rejudge, invitation, report])
         session.commit()
         token_id = session.scalar(select(ApiToken.id).where(ApiToken.user_id == teacher.id))
         world.values = {
             "course_id": world.course_id, "other_course_id": world.other_course_id,
             "assignment_id": world.assignment_id, "submission_id": first, "old_id": first, "new_id": second,
             "user_id": ann.id, "number": 39, "rejudge_id": rejudge.id, "identifier": "39", "code": "en",
-            "token_id": token_id, "invitation_id": invitation.id,
+            "token_id": token_id, "invitation_id": invitation.id, "report_id": report.id, "rank": 1,
         }
     return world

@@ -106,6 +106,15 @@ def course_to_teach(course_id: int, viewer: User) -> Course:
     return course
 
 
+def course_to_examine(course_id: int, viewer: User) -> Course:
+    """Course ``course_id`` if ``viewer`` teaches it, for the similarity pages; anyone else, its
+    learners too, gets the 404 of a missing course: learners are never told the check exists."""
+    course = g.db.get(Course, course_id)
+    if course is None or not teaches(g.db, viewer, course):
+        abort(404, description=f"no course {course_id}")
+    return course
+
+
 def course_to_attend(course_id: int, viewer: User) -> Course:
     """Course ``course_id`` if ``viewer`` is in it (either role) or is an admin; else a 404."""
     course = g.db.get(Course, course_id)

@@ -8,6 +8,7 @@
 - ``courses`` — courses, invitations, people, assignments, extensions and overrides.
 - ``analytics`` — a course's mistake analytics.
 - ``submission_list`` — a course's submissions, for its instructors.
+- ``similarity`` — a course's similarity checks: run, read, CSV (the pages' twin; its instructors alone).
 
 May import (the layers below it in .importlinter's ``web-layers``): ``web.learning``,
 ``web.teaching``, ``web.accounts``, ``web.access``, ``web.services``, ``web.grading``,

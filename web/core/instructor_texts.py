@@ -461,4 +461,63 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "ranks_help": ("Ranked by attempts; equal counts share a rank.", "按提交次数排名；次数相同则名次相同。"),
     "of_exercise": ("Exercise {number}: {what}", "练习 {number}：{what}"),
     "all_exercises_of_course": ("All exercises of the course", "本课程的全部练习"),
+    # --- similarity of submissions (web/teaching/similarity_pages.py) ---
+    "similarity": ("Similarity", "相似度"),
+    "similarity_of_course": ("Similar submissions in {course}", "{course} 中的相似提交"),
+    "similarity_caution": (
+        "Similarity is evidence for you to look at, not proof of copying and never a penalty: "
+        "short exercises have few ways to be solved, and learners may have worked together as allowed. "
+        "Read the two codes, then talk with the learners. Learners never see this page.",
+        "相似度只是供你查看的线索，不能证明抄袭，也绝不会自动扣分：简短的练习本来解法就少，"
+        "学员也可能按规定合作完成。请先阅读两份代码，再与学员交流。学员看不到此页面。",
+    ),
+    "similarity_scope": ("What to compare", "比较范围"),
+    "similarity_scope_course": ("every exercise of the course", "本课程的全部练习"),
+    "similarity_threshold": ("Threshold (0.2 to 1)", "阈值（0.2 到 1）"),
+    "similarity_run_help": (
+        "For each learner and exercise, the attempt that counts is compared (the latest when none counts). "
+        "The check runs in the background; its page shows its progress.",
+        "每位学员每道练习比较计分的那次提交（没有计分提交时比较最近一次）。检查在后台运行，其页面会显示进度。",
+    ),
+    "similarity_run": ("Run a similarity check", "运行相似度检查"),
+    "similarity_reports": ("Past checks", "以往的检查"),
+    "similarity_report": ("Check", "检查"),
+    "similarity_no_reports": ("No similarity check has been run in this course.", "本课程还没有运行过相似度检查。"),
+    "similarity_state_queued": ("waiting to start", "等待开始"),
+    "similarity_state_running": ("comparing", "运行中"),
+    "similarity_state_done": ("finished", "已完成"),
+    "similarity_state_failed": ("failed", "失败"),
+    "similarity_state_interrupted": ("interrupted", "已中断"),
+    "similarity_report_title": ("Similarity check #{id}", "相似度检查 #{id}"),
+    "similarity_report_what": ("Compared: {scope}, at {time}.", "比较范围：{scope}，时间 {time}。"),
+    "similarity_progress": (
+        "Comparing: {done} of {total:# exercise|# exercises} done. This page reloads by itself.",
+        "正在比较：已完成 {total} 道练习中的 {done} 道。本页会自动刷新。",
+    ),
+    "similarity_interrupted": (
+        "This check stopped before it finished (the site restarted). Run it again from the course's similarity page.",
+        "此检查未完成就停止了（站点曾重启）。请在课程的相似度页面重新运行。",
+    ),
+    "similarity_failed": ("This check failed:", "此检查失败："),
+    "similarity_show_above": ("Show pairs with an exercise at or above", "显示至少一道练习达到以下相似度的配对"),
+    "similarity_apply": ("Show", "显示"),
+    "similarity_download": ("Download these pairs (CSV)", "下载这些配对（CSV）"),
+    "similarity_truncated": (
+        "Only the most similar pairs were kept; raise the threshold of a new check to see fewer.",
+        "只保留了最相似的配对；如需更少的结果，请用更高的阈值重新检查。",
+    ),
+    "similarity_groups": ("Groups of three or more linked learners", "三人及以上相互关联的学员组"),
+    "similarity_pairs": ("Pairs", "配对"),
+    "similarity_learners": ("Learners compared", "比较的学员"),
+    "similarity_score": ("Course score", "课程得分"),
+    "similarity_exercises": ("Similar exercises", "相似的练习"),
+    "similarity_exercise_line": ("exercise {number}: {percent}% similar", "练习 {number}：相似度 {percent}%"),
+    "similarity_behaviour": (
+        "identical draws on {identical} of {compared:# probe|# probes}",
+        "{compared} 个探针中有 {identical} 个抽样完全相同",
+    ),
+    "similarity_no_behaviour": ("no draws to compare", "没有可比较的抽样"),
+    "similarity_no_pairs": ("No pair of learners reaches this threshold.", "没有学员配对达到此阈值。"),
+    "similarity_pair_title": ("{a} and {b}, side by side", "{a} 与 {b} 并排对照"),
+    "similarity_back": ("Back to check #{id}", "返回检查 #{id}"),
 }

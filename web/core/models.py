@@ -680,6 +680,41 @@ class Rejudge(Base):
     gradings: Mapped[list[Grading]] = relationship(order_by="Grading.id", viewonly=True)
 
 
+class SimilarityState(str, enum.Enum):
+    queued = "queued"  # asked for; its thread has not started
+    running = "running"
+    done = "done"
+    failed = "failed"  # the check raised (``error`` says what); a new run is asked from the page
+
+
+class SimilarityReport(Base):
+    """One similarity check of a course (web.teaching.similarity): what was compared, with which
+    threshold, by whom, and what it found. Rows are never changed once done, nor deleted by a
+    later run: each run is a new row. ``assignment_id`` and ``exercise_id`` narrow the scope
+    (both None: every exercise of the course's assignments). ``results`` holds the pairs above
+    ``threshold`` (web.teaching.similarity's docstring gives its shape); None until done."""
+
+    __tablename__ = "similarity_report"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    course_id: Mapped[int] = mapped_column(ForeignKey("course.id"), index=True)
+    assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignment.id"), nullable=True)
+    exercise_id: Mapped[int | None] = mapped_column(ForeignKey("exercise.id"), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("user.id"), nullable=True)
+    threshold: Mapped[float] = mapped_column(Float)
+    parameters: Mapped[dict] = mapped_column(JSON, default=dict)
+    results: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    state: Mapped[SimilarityState] = mapped_column(
+        Enum(SimilarityState, native_enum=False, length=16), default=SimilarityState.queued
+    )
+    # Progress while running: exercises compared of those to compare.
+    done_count: Mapped[int] = mapped_column(Integer, default=0)
+    total_count: Mapped[int] = mapped_column(Integer, default=0)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
 # Built once: every submission asks.
 _QUEUED = (
     select(func.count())

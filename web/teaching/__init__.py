@@ -12,12 +12,14 @@ Domain modules (no page module is imported by one of them):
 - ``rejudging`` — new gradings with fresh seeds, at low priority; the old ones kept.
 - ``gradebook_export`` — the gradebook as a CSV file, safe to open in a spreadsheet (both downloads).
 - ``diffing`` — the difference between two attempts' code, with line numbers on both sides.
+- ``similarity`` — similarity of the submissions within a course: what is compared, the check run
+  off the request, its stored reports (evidence for an instructor, never a penalty).
 
 Pages (instructors'): ``course_pages``, ``course_submission_pages``, ``gradebook_pages``,
-``analytics_pages``, ``rejudge_pages``.
+``analytics_pages``, ``rejudge_pages``, ``similarity_pages``.
 
 May import (the layers below it in .importlinter's ``web-layers``): ``web.accounts``,
-``web.access``, ``web.services``, ``web.grading``, ``web.core``; ``judge.exercises``,
+``web.access``, ``web.services``, ``web.grading``, ``web.core``; ``judge.exercises``, ``judge.similarity``,
 ``judge.i18n``, ``judge.verdicts``.
 
 Not ``web.api``: an API route calls the same domain
