@@ -9,7 +9,8 @@ that counts (:func:`web.teaching.counting.cells`: the best under the assignment'
 when none counts (not graded yet, late under ``not_accepted``) the learner's latest attempt
 made for the course. A later, worse attempt never replaces the counted one. Within each
 exercise the sources are compared by the engine (:func:`judge.similarity.text.compare_sources`,
-the exercise's starter as boilerplate), the pairs are joined across exercises
+with :func:`~judge.similarity.text.boilerplate_for`: the starter, the reference and the
+catalogued solutions are left out), the pairs are joined across exercises
 (:func:`~judge.similarity.text.across_exercises`), and for each pair and exercise the two
 gradings' behavioural fingerprints (``report_json["fingerprint"]``) are compared
 (:func:`judge.similarity.behaviour.behaviour_match`).
