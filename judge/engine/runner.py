@@ -159,6 +159,7 @@ def grade(
     import_dir: str | Path | None = None,
     process: Learner | None = None,
     lanes: int = 1,
+    fingerprint: bool = False,
 ) -> Report:
     """Judge the learner's ``source`` (text); never raises for anything the learner's code does.
 
@@ -178,6 +179,10 @@ def grade(
     process given without a launcher) uses one lane; a launcher with ``slots`` (the strict
     sandbox) gives at most that many.
     Raises ``ValueError`` for ``lanes`` below 1.
+
+    ``fingerprint``: after the cases, call the exercise's probes and put their hashes in the
+    report's ``fingerprint`` (:mod:`judge.engine.probing`; the site's gradings ask for it, the
+    learner's front doors never do). It changes no verdict, case or message.
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
     return _Run(
@@ -190,6 +195,7 @@ def grade(
         progress=progress,
         process=process,
         lanes=lanes,
+        fingerprint=fingerprint,
     ).report()
 
 
@@ -204,11 +210,12 @@ def judge_file(
     process: Learner | None = None,
     launcher: Launcher | None = None,
     lanes: int = 1,
+    fingerprint: bool = False,
 ) -> Report:
     """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
-    is CE (the same messages whatever the level); ``process``, ``launcher`` and ``lanes`` as for
-    :func:`grade`.
+    is CE (the same messages whatever the level); ``process``, ``launcher``, ``lanes`` and
+    ``fingerprint`` as for :func:`grade`.
     """
     try:
         learner_source, unreadable = LearnerSource.from_file(Path(path)), None
@@ -225,6 +232,7 @@ def judge_file(
         process=process,
         unreadable=unreadable,
         lanes=lanes,
+        fingerprint=fingerprint,
     ).report()
 
 
@@ -333,6 +341,7 @@ class _Run:
         process: Learner | None,
         unreadable: LoadFailed | None = None,
         lanes: int = 1,
+        fingerprint: bool = False,
     ) -> None:
         if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1:
             raise ValueError(f"lanes must be a whole number of at least 1, got {lanes!r}")
@@ -342,6 +351,7 @@ class _Run:
         self.progress = progress
         self.progress_lock = threading.Lock()
         self.unreadable = unreadable
+        self.fingerprint = fingerprint
         self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
         _judge_on_one_thread()
         self.started = time.monotonic()
@@ -366,6 +376,7 @@ class _Run:
         first.started = process is not None
         first.given_timing = getattr(process, "call_timing", None)
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
+        self.probe_s: float | None = None  # the probes' wall time, when they ran
         self.result = Report(
             exercise=exercise.summary(self.content_hash),
             verdict=Verdict.AC,
@@ -423,12 +434,26 @@ class _Run:
         try:
             if self._prepare_suites():
                 self._run_cases()
+                self._probe()
         finally:
             for lane in self.lanes:
                 self._close(lane)
         self.result.verdict = _submission_verdict(self.result.cases)
         self._say_first_failure()
         return self._finish()
+
+    def _probe(self) -> None:
+        """The report's fingerprint, when asked for: the probes on the first lane's process, if it
+        is alive, on the CPU (:mod:`judge.engine.probing`). After the cases and their output tail,
+        so no case, verdict or message can depend on it; ``timing`` gets its ``fingerprint_ms``."""
+        process = self.lanes[0].process
+        if not self.fingerprint or self.device != "cpu" or process is None or not process.alive:
+            return
+        from judge.engine.probing import run_probes
+
+        started = time.monotonic()
+        self.result.fingerprint = run_probes(self.exercise, process)
+        self.probe_s = time.monotonic() - started
 
     def _close(self, lane: _Lane) -> None:
         """Close ``lane``'s process if the run owns it, and count its calls."""
@@ -630,6 +655,8 @@ class _Run:
         self.result.timing = split.as_report(total_s + sum(lane.busy_s for lane in self.lanes))
         if len(self.lanes) > 1:
             self.result.timing["lanes"] = len(self.lanes)
+        if self.probe_s is not None:
+            self.result.timing["fingerprint_ms"] = self.probe_s * 1000
         return redact_report(self.result)
 
 
