@@ -103,4 +103,3 @@ def run_probes(exercise: Exercise, process: Learner) -> dict[str, str]:
             continue
         hashes[probe.name] = digest.hexdigest()[:HASH_HEX]
     return hashes
-

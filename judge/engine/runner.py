@@ -377,6 +377,7 @@ class _Run:
         first.given_timing = getattr(process, "call_timing", None)
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
         self.probe_s: float | None = None  # the probes' wall time, when they ran
+        self.probe_cpu_s = 0.0  # the learner's CPU time in them
         self.result = Report(
             exercise=exercise.summary(self.content_hash),
             verdict=Verdict.AC,
@@ -445,14 +446,23 @@ class _Run:
     def _probe(self) -> None:
         """The report's fingerprint, when asked for: the probes on the first lane's process, if it
         is alive, on the CPU (:mod:`judge.engine.probing`). After the cases and their output tail,
-        so no case, verdict or message can depend on it; ``timing`` gets its ``fingerprint_ms``."""
+        so no case, verdict or message can depend on it; ``timing`` gets its wall time
+        (``fingerprint_ms``) and the learner's CPU time in it (``fingerprint_cpu_ms``)."""
         process = self.lanes[0].process
         if not self.fingerprint or self.device != "cpu" or process is None or not process.alive:
             return
         from judge.engine.probing import run_probes
 
+        clock = getattr(process, "cpu_time_s", None)
         started = time.monotonic()
-        self.result.fingerprint = run_probes(self.exercise, process)
+        try:
+            cpu_before = clock() if clock else 0.0
+            self.result.fingerprint = run_probes(self.exercise, process)
+            # A process the probes ended (out of CPU time) may read a clock of its own afterwards: never below 0.
+            self.probe_cpu_s = max(0.0, clock() - cpu_before) if clock else 0.0
+        except Exception:  # noqa: BLE001 - a fingerprint is never worth a grading: none, and logged
+            log.exception("the probes of exercise %s failed inside the judge", self.exercise.number)
+            self.result.fingerprint = None
         self.probe_s = time.monotonic() - started
 
     def _close(self, lane: _Lane) -> None:
@@ -657,6 +667,7 @@ class _Run:
             self.result.timing["lanes"] = len(self.lanes)
         if self.probe_s is not None:
             self.result.timing["fingerprint_ms"] = self.probe_s * 1000
+            self.result.timing["fingerprint_cpu_ms"] = self.probe_cpu_s * 1000
         return redact_report(self.result)
 
 

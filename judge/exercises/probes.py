@@ -59,7 +59,9 @@ class Probe:
 
     def arguments(self) -> dict[str, Any]:
         """The call's keyword arguments, tensors built afresh (the generator is the caller's to add)."""
-        return {name: value.build() if isinstance(value, TensorArgument) else value for name, value in self.args.items()}
+        return {
+            name: value.build() if isinstance(value, TensorArgument) else value for name, value in self.args.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def _probe(entry: object, functions: Mapping[str, tuple[str, ...]], where: str) 
     name, function, args = entry.get("name"), entry.get("function"), entry.get("args", {})
     if not isinstance(name, str) or not _NAME.match(name):
         raise ExerciseError(f"{where}: name must be lower_snake_case, 1 to 48 characters; got {name!r}")
-    if function not in functions:
+    if not isinstance(function, str) or function not in functions:
         raise ExerciseError(f"{where} ({name}): function {function!r} is not declared in [functions]")
     if not isinstance(args, dict):
         raise ExerciseError(f"{where} ({name}): args must be a table")
@@ -121,7 +123,7 @@ def _argument(value: object, where: str) -> Any:
     if not isinstance(value, dict):
         return value
     if set(value) - {"tensor", "dtype"} or "tensor" not in value:
-        raise ExerciseError(f"{where}: a table argument is a tensor, {{ tensor = [...], dtype = \"...\" }}")
+        raise ExerciseError(f'{where}: a table argument is a tensor, {{ tensor = [...], dtype = "..." }}')
     dtype = value.get("dtype", _default_dtype(value["tensor"]))
     if dtype not in _DTYPES:
         raise ExerciseError(f"{where}: dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")

@@ -51,17 +51,17 @@ def behaviour_match(
     """Compare two fingerprints (probe name -> hash, a report's ``fingerprint``).
 
     ``common``: probe name -> hashes every correct solution may share (the reference's, the
-    catalogued correct solutions': :func:`common_hashes`). A probe is compared when both have it
-    and neither's hash is common (a submission that hashes as the reference on a probe says
-    nothing of the other's code there). Values that are not strings are ignored (a stored report
-    is data, not a promise)."""
+    catalogued correct solutions': :func:`common_hashes`). A probe is compared when both have it,
+    unless the two hashes are equal and common: two submissions that both hash as the reference
+    on a probe say nothing of each other's code there. Two different hashes are always compared,
+    common or not: a difference is evidence of different code whichever side is the reference's.
+    Values that are not strings are ignored (a stored report is data, not a promise)."""
     compared = identical = 0
     for probe, first in a.items():
         second = b.get(probe)
         if not isinstance(first, str) or not isinstance(second, str):
             continue
-        shared = common.get(probe, set())
-        if first in shared or second in shared:
+        if first == second and first in common.get(probe, ()):
             continue
         compared += 1
         identical += first == second
