@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from judge.exercises.exercise import Exercise
@@ -103,3 +104,33 @@ def run_probes(exercise: Exercise, process: Learner) -> dict[str, str]:
             continue
         hashes[probe.name] = digest.hexdigest()[:HASH_HEX]
     return hashes
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What :func:`take_fingerprint` found: the hashes (None: the judge failed) and what they cost."""
+
+    hashes: dict[str, str] | None
+    wall_s: float
+    cpu_s: float  # the learner's processes' CPU time in the probes
+
+    def timing(self) -> dict[str, float]:
+        """The report's ``timing`` entries (docs/report.md)."""
+        return {"fingerprint_ms": self.wall_s * 1000, "fingerprint_cpu_ms": self.cpu_s * 1000}
+
+
+def take_fingerprint(exercise: Exercise, process: Learner) -> Fingerprint:
+    """:func:`run_probes`, timed. Never raises: a bug of the judge is logged and gives no hashes
+    (a fingerprint is never worth a grading)."""
+    clock = getattr(process, "cpu_time_s", None)
+    started = time.monotonic()
+    hashes: dict[str, str] | None = None
+    cpu_s = 0.0
+    try:
+        cpu_before = clock() if clock else 0.0
+        hashes = run_probes(exercise, process)
+        # A process the probes ended (out of CPU time) may read another clock afterwards: never below 0.
+        cpu_s = max(0.0, clock() - cpu_before) if clock else 0.0
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.exception("the probes of exercise %s failed inside the judge", exercise.number)
+    return Fingerprint(hashes, time.monotonic() - started, cpu_s)

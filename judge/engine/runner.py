@@ -53,6 +53,7 @@ from judge.reports.report import CaseResult, CheckRecord, Report, first_failure,
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:  # the sandbox is not in the browser's bundle
+    from judge.engine.probing import Fingerprint
     from judge.sandbox.launchers import Launcher
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
@@ -178,11 +179,8 @@ def grade(
     assembled in the suites' order. A run that cannot start processes (an in-process learner, a
     process given without a launcher) uses one lane; a launcher with ``slots`` (the strict
     sandbox) gives at most that many.
-    Raises ``ValueError`` for ``lanes`` below 1.
-
-    ``fingerprint``: after the cases, call the exercise's probes and put their hashes in the
-    report's ``fingerprint`` (:mod:`judge.engine.probing`; the site's gradings ask for it, the
-    learner's front doors never do). It changes no verdict, case or message.
+    Raises ``ValueError`` for ``lanes`` below 1. ``fingerprint``: after the cases, the report's
+    ``fingerprint`` of the exercise's probes (:mod:`judge.engine.probing`; asked by the site only).
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
     return _Run(
@@ -376,8 +374,7 @@ class _Run:
         first.started = process is not None
         first.given_timing = getattr(process, "call_timing", None)
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
-        self.probe_s: float | None = None  # the probes' wall time, when they ran
-        self.probe_cpu_s = 0.0  # the learner's CPU time in them
+        self.probed: Fingerprint | None = None  # the probes' hashes and times, when they ran
         self.result = Report(
             exercise=exercise.summary(self.content_hash),
             verdict=Verdict.AC,
@@ -444,26 +441,14 @@ class _Run:
         return self._finish()
 
     def _probe(self) -> None:
-        """The report's fingerprint, when asked for: the probes on the first lane's process, if it
-        is alive, on the CPU (:mod:`judge.engine.probing`). After the cases and their output tail,
-        so no case, verdict or message can depend on it; ``timing`` gets its wall time
-        (``fingerprint_ms``) and the learner's CPU time in it (``fingerprint_cpu_ms``)."""
+        """The report's fingerprint when asked for (:func:`judge.engine.probing.take_fingerprint`): after
+        the cases and their output tail, on the first lane's live process, on the CPU; never a verdict."""
         process = self.lanes[0].process
-        if not self.fingerprint or self.device != "cpu" or process is None or not process.alive:
-            return
-        from judge.engine.probing import run_probes
+        if self.fingerprint and self.device == "cpu" and process is not None and process.alive:
+            from judge.engine.probing import take_fingerprint
 
-        clock = getattr(process, "cpu_time_s", None)
-        started = time.monotonic()
-        try:
-            cpu_before = clock() if clock else 0.0
-            self.result.fingerprint = run_probes(self.exercise, process)
-            # A process the probes ended (out of CPU time) may read a clock of its own afterwards: never below 0.
-            self.probe_cpu_s = max(0.0, clock() - cpu_before) if clock else 0.0
-        except Exception:  # noqa: BLE001 - a fingerprint is never worth a grading: none, and logged
-            log.exception("the probes of exercise %s failed inside the judge", self.exercise.number)
-            self.result.fingerprint = None
-        self.probe_s = time.monotonic() - started
+            self.probed = take_fingerprint(self.exercise, process)
+            self.result.fingerprint = self.probed.hashes
 
     def _close(self, lane: _Lane) -> None:
         """Close ``lane``'s process if the run owns it, and count its calls."""
@@ -665,9 +650,8 @@ class _Run:
         self.result.timing = split.as_report(total_s + sum(lane.busy_s for lane in self.lanes))
         if len(self.lanes) > 1:
             self.result.timing["lanes"] = len(self.lanes)
-        if self.probe_s is not None:
-            self.result.timing["fingerprint_ms"] = self.probe_s * 1000
-            self.result.timing["fingerprint_cpu_ms"] = self.probe_cpu_s * 1000
+        if self.probed is not None:
+            self.result.timing.update(self.probed.timing())
         return redact_report(self.result)
 
 
