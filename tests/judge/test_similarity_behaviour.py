@@ -366,3 +366,20 @@ def test_the_hash_names_no_input():
     report = grade(exercise, exercise.reference_path.read_text(), suites=("public",), seed=5, fingerprint=True)
     assert report.fingerprint and all(re.fullmatch(r"[0-9a-f]{16}", h) for h in report.fingerprint.values())
     assert set(report.fingerprint) == {p.name for p in exercise.similarity.probes}
+
+
+def test_no_front_door_of_the_learner_asks_for_a_fingerprint():
+    """The CLI, the autograder and the browser never pass ``fingerprint=``: their reports (the
+    CLI's --json, results.json, the browser's JSON) then carry none. Only the site's queue asks."""
+    root = Path(__file__).resolve().parents[2]
+    doors = [*(root / "judge" / "cli").glob("*.py"), *(root / "judge" / "browser").rglob("*.py")]
+    doors.append(root / "judge" / "gradescope.py")
+    asking = [
+        path.relative_to(root).as_posix()
+        for path in doors
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.keyword) and node.arg == "fingerprint"
+    ]
+    assert asking == []
+    queue = (root / "web" / "grading" / "queue.py").read_text(encoding="utf-8")
+    assert "fingerprint=True" in queue  # the site's gradings do, so the door test above is not vacuous
