@@ -10,9 +10,9 @@ never the grading's master seed, so two gradings of two submissions are comparab
 The probes belong to the learner's CPU time, never to a verdict: they run after every case, on
 the first lane's process, all of them within one case's CPU time and wall cap; a probe whose
 call raises, or returns what cannot be hashed, gets no hash; one that kills the process or runs
-out of time ends the probing (the probes done keep theirs). Nothing here raises. Only on the
-CPU: a CUDA generator's stream is another stream, and a fingerprint is compared with those of
-other gradings (docs/similarity-behaviour.md).
+out of time ends the probing (the probes done keep theirs). :func:`run_probes` and
+:func:`take_fingerprint` never raise. Only on the CPU: a CUDA generator's stream is another
+stream, and a fingerprint is compared with those of other gradings (docs/similarity-behaviour.md).
 """
 
 from __future__ import annotations
