@@ -2,7 +2,7 @@
 
 The red team: a renamed and reformatted copy must keep its fingerprint; a copy with one line of
 its sampling order changed must lose it; independent correct solutions must not match strongly
-(except the pairs that draw the same stream by the same algorithm, listed here with why); a
+(except the pairs that draw one stream by equivalent code, listed here with why); a
 learner that raises, hangs or returns junk on a probe must cost the grading nothing.
 """
 
