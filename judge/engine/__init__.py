@@ -6,6 +6,8 @@
   it the source, call its functions, read and check its answers.
 - ``pipes`` — the process's pipes and clocks: its captured output (capped), the deadline reader
   and writer, the CPU watch, pipe widening.
+- ``probing`` — the fingerprint of a submission's draws: the exercise's probes called after the
+  cases of a grading that asks for it, their outputs hashed (docs/similarity-behaviour.md).
 
 May import (the layers below it in .importlinter's ``judge-layers``): ``judge.exercises``,
 ``judge.checks``, ``judge.reports``, ``judge.sandbox``, ``judge.learner``, ``judge.i18n``,
@@ -13,5 +15,5 @@ May import (the layers below it in .importlinter's ``judge-layers``): ``judge.ex
 learner: the browser hands it one, which is why ``browser-subset`` ignores those two imports.
 
 Imported by: the front doors (``judge.cli``, ``judge.gradescope``), ``judge.browser.run``,
-``judge.authoring`` and, on the site, ``web.app`` and ``web.grading``.
+``judge.authoring``, ``judge.similarity`` and, on the site, ``web.app`` and ``web.grading``.
 """

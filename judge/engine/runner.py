@@ -53,6 +53,7 @@ from judge.reports.report import CaseResult, CheckRecord, Report, first_failure,
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:  # the sandbox is not in the browser's bundle
+    from judge.engine.probing import Fingerprint
     from judge.sandbox.launchers import Launcher
 
 MAX_RESTARTS = 2  # after this many dead processes, the remaining cases are skipped
@@ -159,6 +160,7 @@ def grade(
     import_dir: str | Path | None = None,
     process: Learner | None = None,
     lanes: int = 1,
+    fingerprint: bool = False,
 ) -> Report:
     """Judge the learner's ``source`` (text); never raises for anything the learner's code does.
 
@@ -177,7 +179,8 @@ def grade(
     assembled in the suites' order. A run that cannot start processes (an in-process learner, a
     process given without a launcher) uses one lane; a launcher with ``slots`` (the strict
     sandbox) gives at most that many.
-    Raises ``ValueError`` for ``lanes`` below 1.
+    Raises ``ValueError`` for ``lanes`` below 1. ``fingerprint``: after the cases, the report's
+    ``fingerprint`` of the exercise's probes (:mod:`judge.engine.probing`; asked by the site only).
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
     return _Run(
@@ -190,6 +193,7 @@ def grade(
         progress=progress,
         process=process,
         lanes=lanes,
+        fingerprint=fingerprint,
     ).report()
 
 
@@ -204,11 +208,12 @@ def judge_file(
     process: Learner | None = None,
     launcher: Launcher | None = None,
     lanes: int = 1,
+    fingerprint: bool = False,
 ) -> Report:
     """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
-    is CE (the same messages whatever the level); ``process``, ``launcher`` and ``lanes`` as for
-    :func:`grade`.
+    is CE (the same messages whatever the level); ``process``, ``launcher``, ``lanes`` and
+    ``fingerprint`` as for :func:`grade`.
     """
     try:
         learner_source, unreadable = LearnerSource.from_file(Path(path)), None
@@ -225,6 +230,7 @@ def judge_file(
         process=process,
         unreadable=unreadable,
         lanes=lanes,
+        fingerprint=fingerprint,
     ).report()
 
 
@@ -333,6 +339,7 @@ class _Run:
         process: Learner | None,
         unreadable: LoadFailed | None = None,
         lanes: int = 1,
+        fingerprint: bool = False,
     ) -> None:
         if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1:
             raise ValueError(f"lanes must be a whole number of at least 1, got {lanes!r}")
@@ -342,6 +349,7 @@ class _Run:
         self.progress = progress
         self.progress_lock = threading.Lock()
         self.unreadable = unreadable
+        self.fingerprint = fingerprint
         self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
         _judge_on_one_thread()
         self.started = time.monotonic()
@@ -366,6 +374,7 @@ class _Run:
         first.started = process is not None
         first.given_timing = getattr(process, "call_timing", None)
         self.fit_groups: list[tuple[str, list[tuple[float, int, float]]]] = []
+        self.probed: Fingerprint | None = None  # the probes' hashes and times, when they ran
         self.result = Report(
             exercise=exercise.summary(self.content_hash),
             verdict=Verdict.AC,
@@ -423,12 +432,23 @@ class _Run:
         try:
             if self._prepare_suites():
                 self._run_cases()
+                self._probe()
         finally:
             for lane in self.lanes:
                 self._close(lane)
         self.result.verdict = _submission_verdict(self.result.cases)
         self._say_first_failure()
         return self._finish()
+
+    def _probe(self) -> None:
+        """The report's fingerprint when asked for (:func:`judge.engine.probing.take_fingerprint`): after
+        the cases and their output tail, on the first lane's live process, on the CPU; never a verdict."""
+        process = self.lanes[0].process
+        if self.fingerprint and self.device == "cpu" and process is not None and process.alive:
+            from judge.engine.probing import take_fingerprint
+
+            self.probed = take_fingerprint(self.exercise, process)
+            self.result.fingerprint = self.probed.hashes
 
     def _close(self, lane: _Lane) -> None:
         """Close ``lane``'s process if the run owns it, and count its calls."""
@@ -630,6 +650,8 @@ class _Run:
         self.result.timing = split.as_report(total_s + sum(lane.busy_s for lane in self.lanes))
         if len(self.lanes) > 1:
             self.result.timing["lanes"] = len(self.lanes)
+        if self.probed is not None:
+            self.result.timing.update(self.probed.timing())
         return redact_report(self.result)
 
 

@@ -9,6 +9,8 @@
 - ``starters`` — an exercise's starter as a learner receives it (its hints in one language).
 - ``patches`` — known-wrong solutions written as patches against the reference.
 - ``models`` — real language models, offline: the project's tiny Qwen3 and the optional SmolLM2.
+- ``probes`` — the probes of ``[similarity]``: fixed public calls whose outputs fingerprint a
+  submission's draws (docs/similarity-behaviour.md).
 
 May import (the layers below it in ``judge-layers``): ``judge.checks``, ``judge.reports``,
 ``judge.sandbox``, ``judge.learner``, ``judge.i18n``, ``judge.verdicts``; transformers (``models``

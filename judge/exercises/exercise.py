@@ -35,6 +35,7 @@ from typing import Any
 from judge.exercises.chapters import ChaptersError, chapters_file, load_chapters, place
 from judge.exercises.folders import EXERCISES_DIR, PROJECT_ROOT, ExerciseError
 from judge.exercises.patches import PATCH_SUFFIX, expanded_path
+from judge.exercises.probes import Probes, parse_probes
 from judge.extras import EXTRAS
 from judge.reports.report import HIDDEN, PUBLIC  # the two folders under tests/
 
@@ -106,6 +107,8 @@ class Exercise:
     # The optional dependencies (judge/extras.py: "models"...) its hidden tests import: the CLI and
     # the autograder say which to install before judging, instead of failing inside the judge.
     extras: tuple[str, ...] = ()
+    # The calls that fingerprint a submission's draws ([similarity]; judge.exercises.probes).
+    similarity: Probes = field(default_factory=Probes, compare=False)
 
     @property
     def wall_cap_s(self) -> float:
@@ -273,6 +276,7 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
             inputs_read_only=bool(judging.get("inputs_read_only", True)),
             section=str(data.get("section", "")),
             extras=tuple(str(name) for name in judging.get("extras", ())),
+            similarity=parse_probes(data.get("similarity"), {f.name: f.params for f in functions}, path),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None

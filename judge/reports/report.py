@@ -146,6 +146,9 @@ class Report:
     environment: dict[str, Any] = field(default_factory=dict)
     # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.engine.runner.TimeSplit`.
     timing: dict[str, float] = field(default_factory=dict)
+    # Probe name -> 16 hex digits of its outputs' hash (judge.engine.probing), for the site's
+    # similarity pages only: None when not asked for. Never part of what a learner is shown.
+    fingerprint: dict[str, str] | None = None
 
     @property
     def passed(self) -> int:
@@ -188,6 +191,8 @@ class Report:
             }
         )
         data["cases"] = [c.to_json() for c in self.cases]  # each already finite: not walked twice
+        if self.fingerprint is not None:  # only where asked for: the learner's front doors never carry it
+            data["fingerprint"] = dict(self.fingerprint)
         return data
 
 

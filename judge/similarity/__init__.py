@@ -5,13 +5,16 @@
 - ``text`` — the engine on source text: copydetect's winnowing over those tokens, the exercise's
   boilerplate excluded, rare fingerprints weighted above common ones (``compare_sources``,
   ``boilerplate_for``); across a course, ``across_exercises`` and ``clusters``.
+- ``behaviour`` — the behavioural signal: two fingerprints of draws under the exercise's probe
+  seeds (:mod:`judge.engine.probing`) compared, less the hashes every correct solution may share.
 
 docs/similarity.md says how it works, what it cannot see, and the benchmark's figures
 (benchmarks/similarity.py).
 
-May import (the layers below it in ``judge-layers``): ``judge.exercises`` (the boilerplate of an
-exercise), ``judge.checks``, ``judge.reports``, ``judge.sandbox``, ``judge.learner``,
-``judge.i18n``, ``judge.verdicts``; copydetect and numpy (``text``, on first use: copydetect
+May import (the layers below it in ``judge-layers``): ``judge.engine`` (a catalogued solution's
+fingerprint, taken as a grading takes it), ``judge.exercises`` (the boilerplate of an exercise),
+``judge.checks``, ``judge.reports``, ``judge.sandbox``, ``judge.learner``, ``judge.i18n``,
+``judge.verdicts``; copydetect and numpy (``text``, on first use: copydetect
 imports matplotlib).
 
 Imported by: the site's instructor pages (``web.teaching``, ``web.api``) and the benchmark; never

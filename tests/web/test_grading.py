@@ -133,6 +133,22 @@ def test_a_grading_thread_judges_on_two_lanes(site, launcher):
         assert row.current.report_json["timing"]["lanes"] == 2
 
 
+def test_a_grading_stores_the_fingerprint_of_its_draws(site, launcher):
+    """The worker asks for the probes' fingerprint (docs/similarity-behaviour.md) and the stored
+    report carries it whole, for the instructors' similarity pages; the verdict is the same."""
+    queue = GradingQueue(site, launcher, workers=1)
+    _submit(site, queue)
+    queue.start()
+    try:
+        [row] = _wait_until_done(site, 1)
+    finally:
+        queue.stop()
+    report = row.current.report_json
+    assert row.current.verdict is Verdict.AC, report["message"]
+    assert set(report["fingerprint"]) == {probe.name for probe in resolve("39").similarity.probes}
+    assert report["timing"]["fingerprint_ms"] > 0
+
+
 def test_a_rejudge_keeps_both_gradings_and_the_newest_is_current(site, launcher):
     queue = GradingQueue(site, launcher, workers=1)
     [submission_id] = _submit(site, queue)

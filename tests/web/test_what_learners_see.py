@@ -18,6 +18,10 @@ HIDDEN_MESSAGE = "token 4 was drawn 2016 of 16000 times; it is outside the top_k
 RULE = "sample with per-row parameters, row 7 (-inf logits and a tie at the top-k cut): the draws do not follow the target distribution"
 RULE_ZH = "按行给参数的 sample，第 7 行（-inf logits，top-k 截断处有并列）：抽出的 token 不服从目标分布"
 PASSED_RULE = "a rule a passed case has no business showing"
+# The behavioural fingerprint the site stores with each grading (docs/similarity-behaviour.md):
+# for the instructors' similarity pages, never for the learner. Its hashes are the secret; the
+# probes' names and inputs are public (exercise.toml, which the browser receives).
+FINGERPRINT = {"three_coins": "5f1a9e0c7d2b4e68", "one_coin_many_flips": "c0ffee15deadbeef"}
 TITLE, TITLE_ZH = "sample: eight rows follow their distributions", "sample：八行各自服从其分布"
 PAGES = ("/submissions/{id}", "/submissions/{id}/result")
 EVERY_VIEW = (*PAGES, "/api/v1/submissions/{id}")
@@ -41,7 +45,8 @@ def _report(rule: dict) -> dict:
     return {"schema": 1, "verdict": "WA", "score": {"passed": 2, "total": 3}, "seed": SEED,
             "seeds": {c["name"]: c["seed"] for c in cases}, "message": f"{TITLE}: {HIDDEN_MESSAGE}",
             "diagnosis": None, "diagnosis_zh": None, "device": "cpu", "sandbox": "local", "time_ms": 70.0,
-            "false_failure_budget": {"total": 1e-6}, "cases": cases, "output": "", "environment": {}}
+            "false_failure_budget": {"total": 1e-6}, "cases": cases, "output": "", "environment": {},
+            "fingerprint": dict(FINGERPRINT)}
 
 
 @pytest.fixture
@@ -100,7 +105,7 @@ def test_a_failed_hidden_case_shows_its_rule_in_the_pages_language_never_its_mes
         assert [(c["rule"], c["rule_zh"]) for c in body["cases"]] == [("", ""), (RULE, RULE_ZH), ("", "")]
     else:
         assert text.count(shown(rule)) == 2  # the headline and the case's row
-    for secret in (HIDDEN_MESSAGE, "2016", "row 7 (top_k=4)", PASSED_RULE):
+    for secret in (HIDDEN_MESSAGE, "2016", "row 7 (top_k=4)", PASSED_RULE, *FINGERPRINT.values()):
         assert secret not in text
 
 
@@ -176,7 +181,8 @@ def test_no_answer_a_learner_can_reach_carries_a_seed_or_a_hidden_message(site):
               "identifier": str(number), "code": "en"}
     client = site.test_client()
     assert sign_in(client, "ann").status_code == 302
-    secrets = (str(SEED), *map(str, CASE_SEEDS), HIDDEN_MESSAGE, "row 7 (top_k=4)", PASSED_RULE)
+    secrets = (str(SEED), *map(str, CASE_SEEDS), HIDDEN_MESSAGE, "row 7 (top_k=4)", PASSED_RULE,
+               *FINGERPRINT.values())
     answered = set()
     for rule in rules(site, method="GET"):
         url = build_url(rule, default=1, **values)  # ids ann has nothing to do with: 404s

@@ -629,8 +629,16 @@ class GradingQueue:
         exercise = self._resolve(str(number))
         recorder = ProgressRecorder(self.sessions, claim.grading_id, claim.attempt, public_cases(exercise, self.suites))
         try:
+            # fingerprint: the probes' hashes for the instructors' similarity pages (docs/similarity-behaviour.md);
+            # stored with the report, never shown to the learner (web.access.presenting picks what a learner sees).
             return grade(
-                exercise, code, suites=self.suites, launcher=self.launcher, lanes=self.lanes, progress=recorder
+                exercise,
+                code,
+                suites=self.suites,
+                launcher=self.launcher,
+                lanes=self.lanes,
+                progress=recorder,
+                fingerprint=True,
             )
         finally:
             recorder.close()
