@@ -13,7 +13,8 @@ LMS: dict[str, tuple[str, str]] = {
         "ProbJudge 尚未登记这个学习管理系统（它的 issuer 与 client id）。请联系站点管理员登记。",
     ),
     "lti_error_unknown_deployment": (
-        "This installation of ProbJudge in your LMS (its deployment id) is not registered. Ask the site admin to add it.",
+        "This installation of ProbJudge in your LMS (its deployment id) is not registered. "
+        "Ask the site admin to add it.",
         "ProbJudge 在你的学习管理系统中的这次安装（deployment id）尚未登记。请联系站点管理员添加。",
     ),
     "lti_error_bad_signature": (

@@ -24,8 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
-from pylti1p3.contrib.flask import FlaskCookieService, FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
-from pylti1p3.contrib.flask import FlaskSessionService
+from pylti1p3.contrib.flask import (
+    FlaskCookieService,
+    FlaskMessageLaunch,
+    FlaskOIDCLogin,
+    FlaskRequest,
+    FlaskSessionService,
+)
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException, LtiInvalidNonceException, LtiKeyException, OIDCException
@@ -155,7 +160,9 @@ class DatabaseToolConf(ToolConfAbstract):
     def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
         return self.find_deployment_by_params(iss, deployment_id, None)  # type: ignore[arg-type]
 
-    def find_deployment_by_params(self, iss: str, deployment_id: str, client_id: str, *args, **kwargs) -> Deployment | None:
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str, *args, **kwargs
+    ) -> Deployment | None:
         platform = find_platform(self._db, iss, client_id or None)
         if platform is None or not isinstance(deployment_id, str):
             return None
@@ -176,7 +183,7 @@ def _public_pem(public_jwk: dict) -> str:
 class _TimedSession(requests.Session):
     """requests with a timeout on every call (pylti1p3 fetches the platform's JWKS without one)."""
 
-    def request(self, *args, **kwargs):  # type: ignore[override]
+    def request(self, *args, **kwargs):
         kwargs.setdefault("timeout", FETCH_TIMEOUT_S)
         return super().request(*args, **kwargs)
 
@@ -223,6 +230,7 @@ def login_redirect(session: Session, launch_url: str, texts: tuple[str, str, str
         # The registration is checked before the check page, so an unknown LMS is refused at once.
         login.validate_oidc_login()
         login.enable_check_cookies(main_msg=blocked, click_msg=open_new, loading_msg=loading)
+        login.set_launch_data_storage(storage)  # pylti1p3 applies it only later, after the lifetime
         return login.set_launch_data_lifetime(LAUNCH_LIFETIME_S).redirect(launch_url)
     except (OIDCException, LtiException) as error:
         log.warning("LTI login refused: %s", error)
@@ -251,7 +259,11 @@ def validate_launch(session: Session) -> Launch:
     :class:`LtiError` with the kind of failure; the library's message is logged."""
     request, conf, storage = _services(session)
     message = FlaskMessageLaunch(
-        request, conf, launch_data_storage=storage, requests_session=_TimedSession(), cookie_service=FlaskCookieService(request)
+        request,
+        conf,
+        launch_data_storage=storage,
+        requests_session=_TimedSession(),
+        cookie_service=FlaskCookieService(request),
     )
     try:
         message.set_launch_data_lifetime(LAUNCH_LIFETIME_S).validate()

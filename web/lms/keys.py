@@ -28,7 +28,9 @@ def new_key(session: Session) -> LtiToolKey:
     kid = jwk.thumbprint()
     public = json.loads(jwk.export_public())
     public.update(kid=kid, alg="RS256", use="sig")
-    row = LtiToolKey(kid=kid, private_pem=jwk.export_to_pem(private_key=True, password=None).decode(), public_jwk=public)
+    row = LtiToolKey(
+        kid=kid, private_pem=jwk.export_to_pem(private_key=True, password=None).decode(), public_jwk=public
+    )
     session.add(row)
     session.flush()
     return row

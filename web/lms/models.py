@@ -121,9 +121,7 @@ class LtiResourceLink(Base):
 
     context: Mapped[LtiContext] = relationship()
 
-    __table_args__ = (
-        UniqueConstraint("context_row_id", "resource_link_id", name="uq_lti_resource_link_context_link"),
-    )
+    __table_args__ = (UniqueConstraint("context_row_id", "resource_link_id", name="uq_lti_resource_link_context_link"),)
 
 
 class LtiLaunchValue(Base):

@@ -173,7 +173,9 @@ def _items(course) -> list[LinkItem]:
             assignment = g.db.get(Assignment, int(key))
             if assignment is not None and assignment.course_id == course.id:
                 custom = {"probjudge_assignment": str(assignment.id)}
-                items.append(LinkItem(assignment.title, launch_url, custom, SCORE_MAXIMUM, f"assignment:{assignment.id}"))
+                items.append(
+                    LinkItem(assignment.title, launch_url, custom, SCORE_MAXIMUM, f"assignment:{assignment.id}")
+                )
     return items
 
 

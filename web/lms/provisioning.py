@@ -135,7 +135,9 @@ def place(session: Session, platform: LtiPlatform, claims: dict[str, Any], langu
     not committed). Raises :class:`ClaimsMissing` or :class:`NoCourseYet`."""
     user = account_for(session, platform.issuer, claims, language)
     context_claim = claims.get(CLAIM + "context")
-    context_id = _text(context_claim.get("id"), 255) if isinstance(context_claim, dict) else ""
+    if not isinstance(context_claim, dict):
+        context_claim = {}
+    context_id = _text(context_claim.get("id"), 255)
     if not context_id:
         raise ClaimsMissing("the launch names no course (context.id)")
     title = _text(context_claim.get("title"), 200) or _text(context_claim.get("label"), 200) or context_id[:200]
