@@ -88,7 +88,7 @@ LMS: dict[str, tuple[str, str]] = {
     "lti_admin_deployments": ("Deployment ids", "部署 ID"),
     "lti_field_name": ("Name (for you)", "名称（供你识别）"),
     "lti_field_issuer": ("Issuer", "Issuer（签发者）"),
-    "lti_field_client_id": ("Client id", "Client ID"),
+    "lti_field_client_id": ("Client id", "客户端 ID（Client ID）"),
     "lti_field_deployment_id": ("Deployment id", "部署 ID"),
     "lti_field_auth_login_url": ("Platform's OIDC authorization URL", "平台的 OIDC 授权网址"),
     "lti_field_auth_token_url": ("Platform's access token URL", "平台的访问令牌网址"),
