@@ -7,6 +7,7 @@ import base64
 import datetime as dt
 import json
 import logging
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -264,3 +265,32 @@ def test_the_login_page_checks_cookies_first_and_offers_a_new_window(site, platf
     assert response.status_code == 200
     assert 'id="lti-cookie-check"' in html and "lti1p3_new_window=1" in html
     assert 'target="_blank"' in html and "<script>" not in html  # no inline script: our CSP forbids it
+
+
+@pytest.mark.parametrize("name", ["李雷", "../../root", "a" * 500, "", "  ", "Ann\x00Lee", "root"])
+def test_generated_names_are_valid_unique_and_never_an_existing_account(site, platform, name):
+    from web.core.names import USER_NAME
+
+    platform.launch(site.test_client(), sub="teacher-1", roles=(INSTRUCTOR,), name="root")
+    response = platform.launch(site.test_client(), sub="someone", roles=(LEARNER,), name=name or None)
+    assert response.status_code == 302
+    with services(site).sessions() as session:
+        names = list(session.scalars(select(User.name)))
+    assert len(names) == len(set(names)) == 2 and all(re.fullmatch(USER_NAME, n) for n in names)
+    assert "root" not in names
+
+
+def test_an_overlong_sub_is_refused_rather_than_cut(site, platform):
+    platform.launch(site.test_client(), sub="x" * 255, roles=(INSTRUCTOR,))
+    response = platform.launch(site.test_client(), sub="x" * 255 + "y", roles=(INSTRUCTOR,))
+    _refused(response, "missing_claims", 400)
+    assert _count(site, LtiAccount) == 1
+
+
+def test_claims_the_database_cannot_store_are_dropped_or_refused(site, platform):
+    claims = {"https://purl.imsglobal.org/spec/lti/claim/context": {"id": "c-1", "title": "Prob\x00ability"}}
+    response = platform.launch(site.test_client(), sub="t", roles=(INSTRUCTOR,), claims=claims)
+    assert response.status_code == 302
+    with services(site).sessions() as session:
+        assert session.scalar(select(Course.name)) == "c-1"  # the title could not be stored: the id names it
+    _refused(platform.launch(site.test_client(), sub="t\x00", roles=(INSTRUCTOR,)), "missing_claims", 400)

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from web.accounts.users import find_user
 from web.core.models import Assignment, Course, CourseRole, Exercise, Role, User, utcnow
+from web.core.validation import text_problem
 from web.lms.models import LtiAccount, LtiContext, LtiPlatform, LtiResourceLink
 from web.teaching.courses import CourseError, create_course, enroll
 
@@ -58,7 +59,15 @@ class Placement:
 
 
 def _text(value: Any, limit: int) -> str:
-    return value.strip()[:limit] if isinstance(value, str) else ""
+    """A claim's text for a title: stripped and cut, or empty when the database could not store it."""
+    return value.strip()[:limit] if isinstance(value, str) and text_problem(value) is None else ""
+
+
+def _id(value: Any) -> str:
+    """An LMS identifier (``sub``, a context or link id), whole or not at all: cutting a long one
+    could make two people or courses one; the spec bounds them at 255 characters."""
+    usable = isinstance(value, str) and 0 < len(value) <= 255 and text_problem(value) is None
+    return value if usable and value.strip() == value else ""
 
 
 def teaches(claims: dict[str, Any]) -> bool:
@@ -83,7 +92,7 @@ def _new_name(session: Session, claims: dict[str, Any]) -> str:
 
 def account_for(session: Session, issuer: str, claims: dict[str, Any], language: str) -> User:
     """The user of the launch's person, created on the first launch (added, not committed)."""
-    sub = _text(claims.get("sub"), 255)
+    sub = _id(claims.get("sub"))
     if not sub:
         raise ClaimsMissing("the launch names no user (sub)")
     account = session.scalar(select(LtiAccount).where(LtiAccount.issuer == issuer, LtiAccount.sub == sub))
@@ -137,7 +146,7 @@ def place(session: Session, platform: LtiPlatform, claims: dict[str, Any], langu
     context_claim = claims.get(CLAIM + "context")
     if not isinstance(context_claim, dict):
         context_claim = {}
-    context_id = _text(context_claim.get("id"), 255)
+    context_id = _id(context_claim.get("id"))
     if not context_id:
         raise ClaimsMissing("the launch names no course (context.id)")
     title = _text(context_claim.get("title"), 200) or _text(context_claim.get("label"), 200) or context_id[:200]
@@ -171,7 +180,7 @@ def _resource_link(
     session: Session, context: LtiContext, claims: dict[str, Any], lineitem_url: str | None
 ) -> LtiResourceLink | None:
     claim = claims.get(CLAIM + "resource_link")
-    link_id = _text(claim.get("id"), 255) if isinstance(claim, dict) else ""
+    link_id = _id(claim.get("id")) if isinstance(claim, dict) else ""
     if not link_id:
         return None  # a deep-linking request has none
     link = session.scalar(
