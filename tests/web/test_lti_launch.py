@@ -294,3 +294,19 @@ def test_claims_the_database_cannot_store_are_dropped_or_refused(site, platform)
     with services(site).sessions() as session:
         assert session.scalar(select(Course.name)) == "c-1"  # the title could not be stored: the id names it
     _refused(platform.launch(site.test_client(), sub="t\x00", roles=(INSTRUCTOR,)), "missing_claims", 400)
+
+
+def test_the_nonce_is_shared_by_every_process_of_the_site_and_used_once(make_site, site, platform):
+    """Two site processes on one database: the login on one, the launch on the other (a load
+    balancer may do that), then the same launch replayed on the first is refused."""
+    other = make_site(start_workers=False, database_url=services(site).settings.database_url)
+    first, second = site.test_client(), other.test_client()
+    response = platform.login(first)
+    preflight = {k: v[0] for k, v in parse_qs(urlsplit(response.location).query).items()}
+    state_cookie = first.get_cookie(f"lti1p3-{preflight['state']}", domain="tool.test")
+    assert state_cookie is not None
+    second.set_cookie(state_cookie.key, state_cookie.value, domain="tool.test")
+    data = platform.id_token(preflight, sub="teacher-1", roles=(INSTRUCTOR,))
+    form = {"id_token": data["id_token"], "state": data["state"]}
+    assert second.post("/lti/launch", data=form, base_url=TOOL).status_code == 302
+    _refused(first.post("/lti/launch", data=form, base_url=TOOL), "replayed", 403)
