@@ -12,7 +12,7 @@ import string
 import pytest
 
 from judge import i18n, verdicts
-from web.core import instructor_texts, texts
+from web.core import instructor_texts, lms_texts, texts
 
 TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "judge.i18n.SHARED": i18n.SHARED,
@@ -57,12 +57,15 @@ def test_no_english_text_is_written_in_two_tables():
 
 def test_the_site_defines_each_key_once():
     site, shared, verdict_names = set(texts.SITE), set(i18n.SHARED), set(texts.VERDICT_NAMES)
-    instructor = set(instructor_texts.INSTRUCTOR)
+    instructor, lms = set(instructor_texts.INSTRUCTOR), set(lms_texts.LMS)
     assert not site & instructor, f"keys in both site tables: {sorted(site & instructor)}"
-    site |= instructor
+    assert not (site | instructor) & lms, f"LMS keys in another site table: {sorted((site | instructor) & lms)}"
+    site |= instructor | lms
     assert not site & shared, f"site texts that shadow shared ones: {sorted(site & shared)}"
     assert not (site | shared) & verdict_names
-    assert texts.TEXTS == {**texts.SITE, **instructor_texts.INSTRUCTOR, **i18n.SHARED, **texts.VERDICT_NAMES}
+    assert texts.TEXTS == {
+        **texts.SITE, **instructor_texts.INSTRUCTOR, **lms_texts.LMS, **i18n.SHARED, **texts.VERDICT_NAMES
+    }
 
 
 def test_the_site_shows_the_shared_texts_as_they_are():

@@ -8,6 +8,9 @@
     python -m web create-user NAME --role learner|instructor|admin --password PW [--token]
     python -m web set-password NAME --password PW
     python -m web revoke NAME                           (all API tokens and sign-in sessions of NAME)
+    python -m web lti register --issuer ... --client-id ... --deployment ... --auth-login-url ...
+                 --auth-token-url ... --key-set-url ... [--site URL]   (an LMS platform; docs/lms.md)
+    python -m web lti platforms | rotate-keys
 
 Each reads ``DATABASE_URL`` (default: ``instance/probjudge.db``) and brings the schema up to
 date first. A NAME is found as on the sign-in page (case and Unicode width do not matter; see
@@ -88,6 +91,9 @@ def _run(argv: list[str] | None) -> int:
     change.add_argument("--password", required=True)
     revoke = commands.add_parser("revoke", help="revoke all API tokens of an account and end its sign-in sessions")
     revoke.add_argument("name")
+    from web.lms.commands import add_parser as add_lti
+
+    add_lti(commands)
     args = parser.parse_args(argv)
     if args.command == "serve":
         from web.serve import serve
@@ -111,6 +117,10 @@ def _run(argv: list[str] | None) -> int:
     engine = make_engine(settings.database_url)
     Session = session_factory(engine)
     with Session() as session:
+        if args.command == "lti":
+            from web.lms.commands import run as run_lti
+
+            return run_lti(session, args)
         if args.command == "init-db":
             result = sync_exercises(session)
             print(

@@ -28,6 +28,7 @@ from web.core.moments import show as show_moment
 from web.grading.queue import GradingQueue
 from web.learning.exercises import sync_exercises
 from web.learning.figures import case_figures, figure_texts
+from web.lms.framing import LtiSessionInterface, frame_ancestors
 from web.services import Services, services
 
 log = logging.getLogger("probjudge.web")
@@ -68,6 +69,7 @@ def create_app(
     """
     settings = settings or Settings.from_environment()
     app = Flask(__name__)
+    app.session_interface = LtiSessionInterface()  # SameSite=None only for LTI sessions (web.lms.framing)
     app.url_map.converters["int"] = DatabaseId  # before any blueprint adds a rule
     app.config.update(
         SECRET_KEY=settings.secret_key,
@@ -196,10 +198,15 @@ def _register_request_hooks(app: Flask) -> None:
             response.set_cookie(
                 i18n.COOKIE, wanted, max_age=365 * 24 * 3600, samesite="Lax", secure=app.config["SESSION_COOKIE_SECURE"]
             )
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        frames = frame_ancestors()  # an LMS's iframe may hold an LTI session's pages (web.lms.framing)
+        policy = CONTENT_SECURITY_POLICY
+        if frames:
+            policy = policy.replace("frame-ancestors 'none'", "frame-ancestors " + " ".join(frames))
+        else:
+            response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Content-Security-Policy", policy)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
         return response
 
     # Globals, not a context processor, so that imported macros see them too.
@@ -240,6 +247,7 @@ def _register_blueprints(app: Flask) -> None:
     from web.learning.exercise_pages import exercises
     from web.learning.profile import profile
     from web.learning.submission_pages import submissions
+    from web.lms.pages import lti
     from web.teaching.analytics_pages import analytics_pages
     from web.teaching.course_pages import courses
     from web.teaching.course_submission_pages import course_submissions
@@ -252,7 +260,7 @@ def _register_blueprints(app: Flask) -> None:
     for api_blueprint in api_blueprints:
         csrf.exempt(api_blueprint)
     pages = (auth, exercises, submissions, profile, browser_run, courses, gradebook, course_submissions, rejudges)
-    for blueprint in (*api_blueprints, *pages, analytics_pages, admin, similarity):
+    for blueprint in (*api_blueprints, *pages, analytics_pages, admin, similarity, lti):
         app.register_blueprint(blueprint)
 
 

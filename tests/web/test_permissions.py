@@ -46,6 +46,8 @@ OWNERS = {"token_id": "instructor", "invitation_id": "outsider"}
 # Every rule and method of the URL map. Keep it sorted by path; one line per (path, method).
 ROUTES = {
     ("/", "GET"): OPEN,
+    ("/admin/lti", "GET"): ADMIN,
+    ("/admin/lti", "POST"): ADMIN,
     ("/admin/users", "GET"): ADMIN,
     ("/admin/users/<int:user_id>", "GET"): ADMIN,
     ("/admin/users/<int:user_id>/revoke", "POST"): ADMIN,
@@ -135,6 +137,14 @@ ROUTES = {
     ("/exercises/<identifier>/download", "POST"): OPEN,
     ("/exercises/<identifier>/submissions", "GET"): SIGNED_IN,
     ("/exercises/<identifier>/submit", "POST"): SIGNED_IN,
+    # An LMS posts the login and the launch (no session of ours yet); a bare one is a 400 page.
+    # The picker answers a signed-in user without a pending deep-linking launch with a 400 page.
+    ("/lti/deep-link", "GET"): SIGNED_IN,
+    ("/lti/deep-link", "POST"): SIGNED_IN,
+    ("/lti/jwks", "GET"): OPEN,
+    ("/lti/launch", "POST"): OPEN,
+    ("/lti/login", "GET"): OPEN,
+    ("/lti/login", "POST"): OPEN,
     ("/profile/", "GET"): SIGNED_IN,
     ("/profile/language/<code>", "POST"): SIGNED_IN,
     ("/profile/password", "POST"): SIGNED_IN,

@@ -36,8 +36,10 @@ def _safe_next(default: str) -> str:
     return default if parts.netloc else target
 
 
-def _start_session(user: User) -> None:
-    """Sign ``user`` in: a new session row (committed), its token in a fresh cookie session."""
+def start_session(user: User) -> None:
+    """Sign ``user`` in: a new session row (committed), its token in a fresh cookie session.
+
+    The one way in, for the sign-in page and for an LTI launch (:mod:`web.lms.pages`)."""
     UserSession.end_idle(g.db, user)  # sessions nobody used for a month: keep the table small
     row, token = UserSession.issue(user)
     g.db.add(row)
@@ -71,7 +73,7 @@ def sign_up():
             g.db.rollback()
             form.name.errors.append(t("name_taken"))
         else:
-            _start_session(user)
+            start_session(user)
             flash(t("welcome", name=user.name), "success")
             return redirect(_safe_next(url_for("exercises.index", lang=user.language)))
     return render_template("auth/sign_up.html", form=form), 400 if form.errors else 200
@@ -88,7 +90,7 @@ def sign_in():
     if form.validate_on_submit():
         user = authenticate(g.db, form.name.data, form.password.data)
         if user is not None:
-            _start_session(user)
+            start_session(user)
             return redirect(_safe_next(url_for("exercises.index")))
         failed = True  # one message for a wrong name and a wrong password: do not confirm names
     status = 401 if failed else (400 if form.errors else 200)

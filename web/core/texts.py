@@ -17,6 +17,7 @@ from __future__ import annotations
 from judge.i18n import SHARED
 from judge.verdicts import Verdict
 from web.core.instructor_texts import INSTRUCTOR
+from web.core.lms_texts import LMS
 
 # What only the site shows.
 SITE: dict[str, tuple[str, str]] = {
@@ -302,4 +303,4 @@ SITE: dict[str, tuple[str, str]] = {
 VERDICT_NAMES = {f"verdict_{verdict.value}": (verdict.title_en, verdict.title_zh) for verdict in Verdict}
 
 # Every text the pages look up; a key defined in two of these tables is a bug the test catches.
-TEXTS: dict[str, tuple[str, str]] = {**SITE, **INSTRUCTOR, **SHARED, **VERDICT_NAMES}
+TEXTS: dict[str, tuple[str, str]] = {**SITE, **INSTRUCTOR, **LMS, **SHARED, **VERDICT_NAMES}

@@ -2,6 +2,7 @@
 
 from alembic import context
 
+import web.lms.models  # noqa: F401  (its tables are on Base too: autogenerate must see them)
 from web.core.database import make_engine
 from web.core.models import Base
 
