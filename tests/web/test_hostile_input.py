@@ -148,7 +148,8 @@ STRUCTURAL = {"nested arrays", "nested objects", "nested inside a good object", 
 # Routes that need no body: an empty one is a request like any other (anything else is checked).
 BODYLESS = {"/api/v1/submissions/<int:submission_id>/rejudge", "/api/v1/invitations/<int:invitation_id>/accept",
             "/api/v1/invitations/<int:invitation_id>/decline",
-            "/api/v1/courses/<int:course_id>/invitations/<int:invitation_id>/withdraw"}
+            "/api/v1/courses/<int:course_id>/invitations/<int:invitation_id>/withdraw",
+            "/api/v1/courses/<int:course_id>/lti/roster-sync"}
 
 
 def _stored(app) -> dict:
@@ -260,6 +261,7 @@ PAGE_FORMS = {
     "courses.withdraw_course_extension": ("teacher", {}),
     "gradebook.withdraw_cell_override": ("teacher", {}),
     "admin.revoke": ("teacher", {}),
+    "lti_roster.sync_course_roster": ("teacher", {}),
 }
 FIELDS = [(endpoint, field) for endpoint, (_, data) in PAGE_FORMS.items() for field in [*data, "csrf_token"]]
 
