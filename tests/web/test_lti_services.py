@@ -214,6 +214,18 @@ def test_linking_twice_makes_one_line_item(linked, lms):
     assert [m for m, p in lms.requests if p == "/lineitems"] == ["POST"]
 
 
+def test_a_line_item_the_platform_puts_on_another_host_is_not_used(linked, lms):
+    _, sessions, client, ids = linked
+    lms.lineitems.append({"id": "http://evil.example/lineitems/1", "resourceId": "exercise-1", "scoreMaximum": 1})
+    with sessions() as session:
+        link = session.get(LtiResourceLink, ids["link"])
+        lms.lineitems[0]["resourceId"] = f"exercise-{link.exercise_id}"
+        graded(session, ids["ann"], 1, 10, course_id=ids["course"])
+        queued = queue_changed_scores(session, client)
+        assert (queued.queued, queued.links_failed) == (0, 1)
+        assert session.get(LtiResourceLink, ids["link"]).lineitem_url is None
+
+
 def test_a_line_item_from_the_launch_is_used_as_it_is(linked, lms):
     _, sessions, client, ids = linked
     with sessions() as session:

@@ -50,6 +50,7 @@ from web.lms.service_client import (
     ServiceError,
     json_list,
     json_object,
+    same_origin,
     utc_now,
 )
 from web.teaching.counting import Cell, cells
@@ -124,6 +125,8 @@ def ensure_line_item(session: Session, client: ServiceClient, link: LtiResourceL
         url = json_object(created).get("id")
         if not isinstance(url, str) or not url:
             raise ServiceError("the platform made a line item but gave no id (its URL)")
+    if not same_origin(url, context.lineitems_url):
+        raise ServiceError(f"the platform named a line item on another host ({url[:100]}): not used")
     link.lineitem_url = url
     session.commit()
     return url

@@ -12,7 +12,9 @@ Contracts:
   raises :class:`ServiceError`, whose message says what and where, and never holds a token;
 - a request never waits more than :data:`TIMEOUT_S` for a platform;
 - :func:`next_page` follows a ``Link: <...>; rel="next"`` only to the same scheme, host and port
-  as the page it came from: a platform's page cannot send our bearer token to another host.
+  as the page it came from, and a line item the platform names is used only on the host of its
+  line items URL (:func:`same_origin`): a platform's answer cannot send our bearer token to
+  another host.
 """
 
 from __future__ import annotations
@@ -214,15 +216,20 @@ def json_list(response: requests.Response) -> list:
     return body
 
 
+def same_origin(url: str, reference: str) -> bool:
+    """Whether ``url`` has the scheme, host and port of ``reference``."""
+    here, there = urlsplit(reference), urlsplit(url)
+    return (there.scheme, there.netloc) == (here.scheme, here.netloc)
+
+
 def next_page(response: requests.Response, current: str) -> str | None:
     """The ``rel="next"`` link of ``response``, if it is on the same origin as ``current``;
     :class:`ServiceError` for a next link to another origin (it would get our token)."""
     link = response.links.get("next", {}).get("url")
     if not link:
         return None
-    here, there = urlsplit(current), urlsplit(link)
-    if (there.scheme, there.netloc) != (here.scheme, here.netloc):
-        raise ServiceError(f"the platform's next page is on another host ({there.netloc[:100]}): not followed")
+    if not same_origin(link, current):
+        raise ServiceError(f"the platform's next page is on another host ({urlsplit(link).netloc[:100]}): not followed")
     return link
 
 
