@@ -45,7 +45,11 @@ def lms(tool_keys):
 def linked(make_site, lms, tool_keys):
     """A site with the tool's key, the platform registered, a course with "Week 1" (exercises 1
     and 39) linked to the platform's course, a link to exercise 1, and learner ann with her LMS account."""
-    app = make_site(start_workers=False)
+    return link_site(make_site(start_workers=False), lms, tool_keys)
+
+
+def link_site(app, lms, tool_keys):
+    """:func:`linked`'s world on ``app``: (app, sessions, a service client, the ids)."""
     sessions = services(app).sessions
     with sessions() as session:
         session.add(LtiToolKey(kid=KID, private_pem=tool_keys[0], public_jwk=tool_keys[1]))
@@ -326,6 +330,20 @@ def test_while_the_lms_is_down_the_score_waits_and_is_posted_once_when_it_is_bac
     (row,) = posts(sessions)
     assert (sent.posted, again.posted, len(lms.scores)) == (1, 0, 1)
     assert row.posted_at is not None and row.attempts == 2 and row.last_error is None
+
+
+def test_the_site_sends_a_new_grading_by_itself(make_site, lms, tool_keys):
+    """The periodic job the application factory starts (here every 0.2 s) reads the tool's key
+    from the database and posts the score, with no call from the test or from grading."""
+    import time
+
+    app, sessions, _, ids = link_site(make_site(lti_passback_s=0.2), lms, tool_keys)
+    with sessions() as session:
+        graded(session, ids["ann"], 1, 9, course_id=ids["course"])
+    deadline = time.monotonic() + 30
+    while not lms.scores and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [score["scoreGiven"] for _, score in lms.scores] == [pytest.approx(0.9)]
 
 
 def test_backoff_doubles_up_to_an_hour():
