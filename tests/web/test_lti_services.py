@@ -150,6 +150,10 @@ def test_a_roster_of_three_pages_enrols_its_members_and_removes_those_gone(linke
     assert roles == {"sub-ann": CourseRole.learner, "sub-bo": CourseRole.learner, "sub-ta": CourseRole.instructor,
                      "sub-di": CourseRole.learner}
     assert "Bo-Li" in names and len(names) == 4  # "ann" was taken: the new account got a suffix
+    with sessions() as session:  # an account the LMS made has no password anyone knows
+        from web.accounts.users import authenticate
+
+        assert [authenticate(session, "Bo-Li", guess) for guess in ("sub-bo", "", "Bo Li", "password123")] == [None] * 4
     # Bo is gone from the LMS: removed, his work kept; ann's account made with the join code is the platform's too.
     with sessions() as session:
         bo = session.scalar(select(LtiAccount.user_id).where(LtiAccount.sub == "sub-bo"))

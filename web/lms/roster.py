@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from web.accounts.users import NameTaken, create_user
+from web.accounts.users import NameTaken, create_sealed_user, sealed_password_hash
 from web.core.models import Course, CourseRole, Membership, User
 from web.lms.models import LtiAccount, LtiContext, LtiPlatform
 from web.lms.passback_models import LtiRosterSync
@@ -88,9 +88,10 @@ def _name_base(member: dict) -> str:
     return "lti-user"
 
 
-def account_for(session: Session, issuer: str, member: dict) -> tuple[User, bool]:
+def account_for(session: Session, issuer: str, member: dict, sealed_hash: str) -> tuple[User, bool]:
     """The site user of platform member ``member`` (``user_id`` is its sub), created with a
-    unique name when new; (user, created)."""
+    unique name and ``sealed_hash`` (:func:`web.accounts.users.sealed_password_hash`) when new;
+    (user, created)."""
     sub = member["user_id"]
     found = session.scalar(select(LtiAccount).where(LtiAccount.issuer == issuer, LtiAccount.sub == sub))
     if found is not None:
@@ -101,7 +102,7 @@ def account_for(session: Session, issuer: str, member: dict) -> tuple[User, bool
     for suffix in ["", *(f"-{secrets.token_hex(3)}" for _ in range(8))]:
         try:
             with session.begin_nested():
-                user = create_user(session, f"{base}{suffix}", secrets.token_urlsafe(24))
+                user = create_sealed_user(session, f"{base}{suffix}", sealed_hash)
                 session.flush()
         except NameTaken:
             continue
@@ -164,12 +165,13 @@ def sync_roster(session: Session, client: ServiceClient, context_row: LtiContext
 def _apply(session: Session, course: Course, issuer: str, members: list[dict]) -> RosterSync:
     result = RosterSync(members=len(members))
     listed: set[int] = set()
+    sealed = sealed_password_hash()  # one hash for the accounts this sync creates (users.create_sealed_user)
     for member in members:
         role = course_role(member.get("roles"))
         if role is None or member.get("status", "Active") != "Active":
             result.skipped += 1
             continue
-        user, _ = account_for(session, issuer, member)
+        user, _ = account_for(session, issuer, member, sealed)
         listed.add(user.id)
         before = session.scalar(
             select(Membership.role).where(Membership.course_id == course.id, Membership.user_id == user.id)
