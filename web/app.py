@@ -9,6 +9,7 @@ starts the grading workers, all in one place; the shared objects are one typed
 from __future__ import annotations
 
 import logging
+import threading
 
 from flask import Flask, g, jsonify, render_template, request
 from flask_login import current_user
@@ -136,6 +137,13 @@ def create_app(
     _register_error_pages(app)
     if start_workers:
         queue.start()
+        if settings.lti_passback_s > 0:
+            # Scores go to the LMSs from here, above grading: grading never calls up (docs/layout.md).
+            from web.lms.services_job import start_passback
+
+            stop = threading.Event()
+            app.extensions["lti_passback_stop"] = stop
+            start_passback(sessions, stop, settings.lti_passback_s)
     return app
 
 
@@ -241,6 +249,7 @@ def _register_blueprints(app: Flask) -> None:
     from web.api.courses import course_api
     from web.api.gradebook import gradebook_api
     from web.api.similarity import similarity_api
+    from web.api.lti import lti_api
     from web.api.submission_list import submission_list_api
     from web.api.submissions import api
     from web.learning.browser_run import browser_run
@@ -248,6 +257,7 @@ def _register_blueprints(app: Flask) -> None:
     from web.learning.profile import profile
     from web.learning.submission_pages import submissions
     from web.lms.pages import lti
+    from web.lms.roster_pages import roster_pages
     from web.teaching.analytics_pages import analytics_pages
     from web.teaching.course_pages import courses
     from web.teaching.course_submission_pages import course_submissions
@@ -256,10 +266,30 @@ def _register_blueprints(app: Flask) -> None:
     from web.teaching.similarity_pages import similarity
 
     # Bearer tokens, not cookies: a browser never sends them by itself.
-    api_blueprints = (api, course_api, gradebook_api, submission_list_api, analytics_api, admin_api, similarity_api)
+    api_blueprints = (
+        api,
+        course_api,
+        gradebook_api,
+        submission_list_api,
+        analytics_api,
+        admin_api,
+        similarity_api,
+        lti_api,
+    )
     for api_blueprint in api_blueprints:
         csrf.exempt(api_blueprint)
-    pages = (auth, exercises, submissions, profile, browser_run, courses, gradebook, course_submissions, rejudges)
+    pages = (
+        auth,
+        exercises,
+        submissions,
+        profile,
+        browser_run,
+        courses,
+        gradebook,
+        course_submissions,
+        rejudges,
+        roster_pages,
+    )
     for blueprint in (*api_blueprints, *pages, analytics_pages, admin, similarity, lti):
         app.register_blueprint(blueprint)
 

@@ -102,6 +102,9 @@ def stop_site(app) -> None:
     """Stop ``app``'s grading workers, then close its database connections (PostgreSQL cannot
     drop a test's database while connections hold it)."""
     services(app).queue.stop()
+    stop_passback = app.extensions.get("lti_passback_stop")
+    if stop_passback is not None:
+        stop_passback.set()  # the LTI score job (web.lms.services_job)
     services(app).engine.dispose()
 
 

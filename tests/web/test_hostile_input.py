@@ -148,7 +148,8 @@ STRUCTURAL = {"nested arrays", "nested objects", "nested inside a good object", 
 # Routes that need no body: an empty one is a request like any other (anything else is checked).
 BODYLESS = {"/api/v1/submissions/<int:submission_id>/rejudge", "/api/v1/invitations/<int:invitation_id>/accept",
             "/api/v1/invitations/<int:invitation_id>/decline",
-            "/api/v1/courses/<int:course_id>/invitations/<int:invitation_id>/withdraw"}
+            "/api/v1/courses/<int:course_id>/invitations/<int:invitation_id>/withdraw",
+            "/api/v1/courses/<int:course_id>/lti/roster-sync"}
 
 
 def _stored(app) -> dict:
@@ -265,6 +266,7 @@ PAGE_FORMS = {
     "lti.admin": ("admin", {"name": "LMS", "issuer": "https://lms.test", "client_id": "c1", "deployment_id": "d1",
                             "auth_login_url": "https://lms.test/auth", "auth_token_url": "https://lms.test/token",
                             "key_set_url": "https://lms.test/jwks", "auth_audience": ""}),
+    "lti_roster.sync_course_roster": ("teacher", {}),
 }
 # The LMS posts these from its own page (web/lms/pages.py): the OIDC state, the nonce and the
 # platform's signature protect them, not our CSRF token; tests/web/test_lti_launch.py attacks them.

@@ -36,8 +36,8 @@ class NameTaken(AccountError):
     """Another account has this name."""
 
 
-def create_user(session: Session, name: str, password: str, role: Role = Role.learner, language: str = "en") -> User:
-    """Add (not commit) a user. Raises :class:`AccountError` for a bad or taken name or a short password."""
+def _new_user(session: Session, name: str, role: Role, language: str) -> User:
+    """A user called ``name`` (not added yet); :class:`AccountError` for a bad or taken name."""
     name = display_name(name)
     if not re.fullmatch(USER_NAME, name):
         raise AccountError("a user name is 1-64 letters, digits, '.', '_' or '-'")
@@ -45,11 +45,33 @@ def create_user(session: Session, name: str, password: str, role: Role = Role.le
     taken = select(User.id).where(or_(User.name_key == name_key(name), User.name == name)).limit(1)
     if session.scalar(taken) is not None:
         raise NameTaken(f"a user named {name!r} already exists")
-    user = User(name=name, role=role, language=language)
+    return User(name=name, role=role, language=language)
+
+
+def create_user(session: Session, name: str, password: str, role: Role = Role.learner, language: str = "en") -> User:
+    """Add (not commit) a user. Raises :class:`AccountError` for a bad or taken name or a short password."""
+    user = _new_user(session, name, role, language)
     try:
         user.set_password(password)
     except ValueError as error:
         raise AccountError(str(error)) from None
+    session.add(user)
+    return user
+
+
+def sealed_password_hash() -> str:
+    """The hash of a random secret that is thrown away: an account holding it has no password
+    anyone knows, yet :func:`authenticate` spends on it the time of any real one."""
+    return hash_password(secrets.token_urlsafe(32))
+
+
+def create_sealed_user(session: Session, name: str, sealed_hash: str) -> User:
+    """Add (not commit) a learner who signs in only through another system (an LMS's launch):
+    ``sealed_hash`` from :func:`sealed_password_hash`, which a batch of such accounts may share
+    (one hash costs about 0.1 s; a roster of hundreds would otherwise take a minute). An admin's
+    ``set-password`` gives such an account a password of its own. Raises as :func:`create_user`."""
+    user = _new_user(session, name, Role.learner, "en")
+    user.password_hash = sealed_hash
     session.add(user)
     return user
 

@@ -9,8 +9,9 @@
 - ``analytics`` — a course's mistake analytics.
 - ``submission_list`` — a course's submissions, for its instructors.
 - ``similarity`` — a course's similarity checks: run, read, CSV (the pages' twin; its instructors alone).
+- ``lti`` — a course's roster synced from the LMS courses linked to it (the page's twin).
 
-May import (the layers below it in .importlinter's ``web-layers``): ``web.learning``,
+May import (the layers below it in .importlinter's ``web-layers``): ``web.learning``, ``web.lms``,
 ``web.teaching``, ``web.accounts``, ``web.access``, ``web.services``, ``web.grading``,
 ``web.core``; ``judge.learner`` (the wire's nesting limit). Each route calls the same domain
 function as its page: the API holds no rule of its own.

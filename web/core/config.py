@@ -15,6 +15,7 @@
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
 | `PROBJUDGE_BROKER_URL` | unset | `redis://HOST:6379/0`: grading runs in Celery workers on any number of machines (`python -m web grade` starts one); unset: graders poll the database |
 | `PROBJUDGE_SWEEP_SECONDS` | 30 | with a broker: how often `python -m web beat` publishes again what the broker never got or lost |
+| `PROBJUDGE_LTI_PASSBACK_SECONDS` | 20 | how often each site process sends changed scores to the LMSs it is linked to (docs/lms-grades.md); `0`: never |
 | `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercises.exercise` (the CLI reads it too); see docs/deploying.md |
 """  # noqa: E501 - a Markdown table's rows cannot wrap
 
@@ -62,6 +63,7 @@ class Settings:
     lease_s: float = 30.0
     broker_url: str | None = None
     sweep_s: float = 30.0
+    lti_passback_s: float = 20.0  # 0: the site sends no scores to LMSs (web.lms.services_job)
 
     def sandbox_slots(self, workers: int) -> int:
         """The sandbox slots for ``workers`` grading threads: ``lanes`` each, as many as the strict
@@ -115,6 +117,7 @@ class Settings:
             lease_s=float(number("PROBJUDGE_LEASE_SECONDS", 30, 1)),
             broker_url=broker_url(env.get("PROBJUDGE_BROKER_URL", "")),
             sweep_s=float(number("PROBJUDGE_SWEEP_SECONDS", 30, 1)),
+            lti_passback_s=float(number("PROBJUDGE_LTI_PASSBACK_SECONDS", 20, 0)),
         )
 
 

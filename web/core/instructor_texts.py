@@ -520,4 +520,34 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "similarity_no_pairs": ("No pair of learners reaches this threshold.", "没有学员配对达到此阈值。"),
     "similarity_pair_title": ("{a} and {b}, side by side", "{a} 与 {b} 并排对照"),
     "similarity_back": ("Back to check #{id}", "返回检查 #{id}"),
+    # --- the LMS roster (web/lms/roster_pages.py, on courses/teach.html) ---
+    "lti_roster_heading": ("Roster from the LMS", "来自学习管理系统（LMS）的名单"),
+    "lti_roster_help": (
+        "This course is linked to a course of an LMS. Syncing makes its members members here (instructors, teaching "
+        "assistants and administrators as instructors, learners as learners) and removes those the LMS no longer "
+        "lists; their work stays. Scores go back to the LMS by themselves within a minute.",
+        "本课程已关联到学习管理系统（LMS）中的一门课程。同步会把那里的成员加入本课程（教师、助教和管理员为教师，学员为学员），"
+        "并移除 LMS 中已不再列出的成员；他们的提交记录保留。成绩会在一分钟内自动回传到 LMS。",
+    ),
+    "lti_roster_sync": ("Sync the roster now", "立即同步名单"),
+    "lti_roster_never": ("{title}: never synced", "{title}：尚未同步"),
+    "lti_roster_last": (
+        "{title}: last synced {at}: {members:# member|# members} in the LMS",
+        "{title}：上次同步于 {at}，LMS 中有 {members} 名成员",
+    ),
+    "lti_roster_last_failed": ("{title}: the last sync at {at} failed: {error}", "{title}：{at} 的同步失败：{error}"),
+    "lti_roster_none": (
+        "This course is not linked to an LMS course offering its roster.",
+        "本课程没有关联到提供名单服务的 LMS 课程。",
+    ),
+    "lti_roster_synced": (
+        "{title}: {members:# member|# members} in the LMS; {added} added, {updated} given the instructor role, "
+        "{removed} removed, {kept} kept (the last instructor).",
+        "{title}：LMS 中有 {members} 名成员；新增 {added} 名，{updated} 名改为教师，"
+        "移除 {removed} 名，保留 {kept} 名（最后一位教师）。",
+    ),
+    "lti_roster_failed": (
+        "{title}: the LMS roster could not be read, nothing changed: {error}",
+        "{title}：无法读取 LMS 名单，未做任何更改：{error}",
+    ),
 }

@@ -6,6 +6,10 @@ import web.lms.models  # noqa: F401  (its tables are on Base too: autogenerate m
 from web.core.database import make_engine
 from web.core.models import Base
 
+# The LMS tables live in web/lms: imported so that they are in Base.metadata.
+from web.lms import models as _lms_models  # noqa: F401 - imported for its tables
+from web.lms import passback_models as _lms_passback  # noqa: F401 - imported for its tables
+
 config = context.config
 target_metadata = Base.metadata
 

@@ -1,0 +1,228 @@
+"""Names and Roles Provisioning (NRPS): a platform course's members become the site course's members.
+
+:func:`sync_roster` reads every page of the context's membership container (following
+``Link: <...>; rel="next"``, same origin only, at most :data:`MAX_PAGES` pages), then:
+
+- each member is found by (issuer, ``user_id``) in ``LtiAccount``; an account is created for one
+  the site does not know yet (a user name from the member's name, made unique; a random
+  password nobody knows: they come in through the platform's launch);
+- roles map to a course role: ``Instructor``, ``Administrator``, ``TeachingAssistant`` (any
+  vocabulary: the fragment or last path part of the role URI) → instructor; ``Learner`` →
+  learner; others (``Mentor``…) and members whose ``status`` is not ``Active`` are not members;
+- :func:`web.teaching.courses.enroll` adds them: the platform is the registrar, so its roster
+  enrols directly (a course linked to a platform course is joined by being in the platform's);
+  it never demotes an instructor, as every roster here;
+- **members gone from the platform** (or no longer Active) are removed with
+  :func:`web.teaching.membership.remove_member`, as an instructor's removal: their submissions,
+  extensions and overrides stay, they leave the gradebook, and come back with everything if the
+  platform lists them again. Only members with an account of this platform (issuer) are ever
+  removed: who joined with the join code is not the platform's to take out. The last instructor
+  is kept (``kept``), and nothing is removed when the platform lists nobody (an empty roster
+  is far more likely a platform's mistake than a course emptied) or when a page failed.
+
+A sync is one transaction: it commits all of it or (on any :class:`ServiceError`) nothing, and
+records an :class:`LtiRosterSync` row either way.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from web.accounts.users import NameTaken, create_sealed_user, sealed_password_hash
+from web.core.models import Course, CourseRole, Membership, User
+from web.lms.models import LtiAccount, LtiContext, LtiPlatform
+from web.lms.passback_models import LtiRosterSync
+from web.lms.service_client import SCOPE_NRPS, Platform, ServiceClient, ServiceError, json_object, next_page, utc_now
+from web.teaching.courses import CourseError, enroll
+from web.teaching.membership import remove_member
+
+MEMBERSHIPS_MEDIA = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+MAX_PAGES = 500  # 500 pages of a platform's default 50-100 members: no real course is larger
+RECENT_S = 600.0  # sync_roster_after_launch leaves a course synced this recently alone
+INSTRUCTOR_ROLES = {"Instructor", "Administrator", "TeachingAssistant"}
+LEARNER_ROLES = {"Learner"}
+
+
+@dataclass
+class RosterSync:
+    """What one sync did: platform members read, memberships added, roles raised, members
+    removed, gone members kept (the last instructor), members skipped (no usable role)."""
+
+    members: int = 0
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: int = 0
+
+
+class RosterError(ValueError):
+    """A sync the site refuses before calling the platform (no course, no NRPS URL)."""
+
+
+def course_role(roles: object) -> CourseRole | None:
+    """The course role of a member's LTI ``roles`` (see the module docstring); None: not a member."""
+    if not isinstance(roles, list):
+        return None
+    names = {re.split(r"[#/]", role)[-1] for role in roles if isinstance(role, str)}
+    if names & INSTRUCTOR_ROLES:
+        return CourseRole.instructor
+    if names & LEARNER_ROLES:
+        return CourseRole.learner
+    return None
+
+
+def _name_base(member: dict) -> str:
+    for key in ("name", "given_name", "email", "user_id"):
+        value = member.get(key)
+        if isinstance(value, str):
+            text = re.sub(r"[^A-Za-z0-9._-]+", "-", value.split("@")[0]).strip("-.")
+            if text:
+                return text[:48]
+    return "lti-user"
+
+
+def account_for(session: Session, issuer: str, member: dict, sealed_hash: str) -> tuple[User, bool]:
+    """The site user of platform member ``member`` (``user_id`` is its sub), created with a
+    unique name and ``sealed_hash`` (:func:`web.accounts.users.sealed_password_hash`) when new;
+    (user, created)."""
+    sub = member["user_id"]
+    found = session.scalar(select(LtiAccount).where(LtiAccount.issuer == issuer, LtiAccount.sub == sub))
+    if found is not None:
+        user = session.get(User, found.user_id)
+        assert user is not None  # a foreign key
+        return user, False
+    base = _name_base(member)
+    for suffix in ["", *(f"-{secrets.token_hex(3)}" for _ in range(8))]:
+        try:
+            with session.begin_nested():
+                user = create_sealed_user(session, f"{base}{suffix}", sealed_hash)
+                session.flush()
+        except NameTaken:
+            continue
+        session.add(LtiAccount(issuer=issuer, sub=sub, user_id=user.id))
+        session.flush()
+        return user, True
+    raise ServiceError(f"no free user name for platform member {sub[:40]!r}")
+
+
+def fetch_members(client: ServiceClient, platform: Platform, url: str) -> list[dict]:
+    """Every member of the membership container at ``url``, all pages; :class:`ServiceError` on
+    any failure (then nothing is used)."""
+    members: list[dict] = []
+    page: str | None = url
+    for _ in range(MAX_PAGES):
+        if page is None:
+            return members
+        response = client.request("GET", page, platform, (SCOPE_NRPS,), accept=MEMBERSHIPS_MEDIA)
+        listed = json_object(response).get("members", [])
+        if not isinstance(listed, list):
+            raise ServiceError(f"{page} has no list of members")
+        members.extend(m for m in listed if isinstance(m, dict) and isinstance(m.get("user_id"), str) and m["user_id"])
+        page = next_page(response, page)
+    raise ServiceError(f"the roster has more than {MAX_PAGES} pages: stopped")
+
+
+def sync_roster(session: Session, client: ServiceClient, context_row: LtiContext) -> RosterSync:
+    """Make the course of ``context_row`` hold the platform's members (module docstring); commits.
+
+    Raises :class:`RosterError` (no course linked, no NRPS URL) or :class:`ServiceError` (the
+    platform failed; the course is unchanged, and the failure is recorded)."""
+    if context_row.course_id is None:
+        raise RosterError("this platform course is not linked to a course of the site yet")
+    if not context_row.memberships_url:
+        raise RosterError("the platform did not offer its Names and Roles service for this course")
+    course, platform_row = session.get(Course, context_row.course_id), session.get(LtiPlatform, context_row.platform_id)
+    assert course is not None and platform_row is not None  # foreign keys
+    context_id, url, issuer = context_row.id, context_row.memberships_url, context_row.issuer
+    record = LtiRosterSync(context_row_id=context_id, started_at=utc_now())
+    try:
+        members = fetch_members(client, Platform.of(platform_row), url)
+        result = _apply(session, course, issuer, members)
+    except ServiceError as error:
+        session.rollback()
+        session.add(
+            LtiRosterSync(
+                context_row_id=context_id, started_at=record.started_at, finished_at=utc_now(), error=str(error)[:1000]
+            )
+        )
+        session.commit()
+        raise
+    record.finished_at = utc_now()
+    record.members, record.added, record.updated = result.members, len(result.added), len(result.updated)
+    record.removed, record.kept = len(result.removed), len(result.kept)
+    session.add(record)
+    session.commit()
+    return result
+
+
+def _apply(session: Session, course: Course, issuer: str, members: list[dict]) -> RosterSync:
+    result = RosterSync(members=len(members))
+    listed: set[int] = set()
+    sealed = sealed_password_hash()  # one hash for the accounts this sync creates (users.create_sealed_user)
+    for member in members:
+        role = course_role(member.get("roles"))
+        if role is None or member.get("status", "Active") != "Active":
+            result.skipped += 1
+            continue
+        user, _ = account_for(session, issuer, member, sealed)
+        listed.add(user.id)
+        before = session.scalar(
+            select(Membership.role).where(Membership.course_id == course.id, Membership.user_id == user.id)
+        )
+        if enroll(session, course, user, role):
+            (result.added if before is None else result.updated).append(user.name)
+        session.flush()
+    if not listed:
+        return result  # an empty roster removes nobody (module docstring)
+    gone = session.scalars(
+        select(User)
+        .join(Membership, Membership.user_id == User.id)
+        .join(LtiAccount, LtiAccount.user_id == User.id)
+        .where(Membership.course_id == course.id, LtiAccount.issuer == issuer, User.id.not_in(listed))
+        .order_by(User.id)
+    ).all()
+    for user in gone:
+        try:
+            remove_member(session, course, user)
+        except CourseError:
+            result.kept.append(user.name)  # the last instructor: a course always keeps one
+            continue
+        result.removed.append(user.name)
+    session.flush()
+    return result
+
+
+def last_sync(session: Session, context_row_id: int) -> LtiRosterSync | None:
+    """The newest sync of a platform course, finished or failed."""
+    return session.scalar(
+        select(LtiRosterSync).where(LtiRosterSync.context_row_id == context_row_id).order_by(LtiRosterSync.id.desc())
+    )
+
+
+def sync_roster_after_launch(session: Session, client: ServiceClient, context_row: LtiContext) -> RosterSync | None:
+    """What a launch calls: a sync unless one succeeded in the last :data:`RECENT_S` seconds
+    (then None, with one indexed query); a platform's failure is recorded and returns None, as
+    a launch must not fail because the roster could not be read."""
+    if context_row.course_id is None or not context_row.memberships_url:
+        return None
+    since = utc_now() - dt.timedelta(seconds=RECENT_S)
+    recent = session.scalar(
+        select(LtiRosterSync.id).where(
+            LtiRosterSync.context_row_id == context_row.id,
+            LtiRosterSync.error.is_(None),
+            LtiRosterSync.started_at >= since,
+        )
+    )
+    if recent is not None:
+        return None
+    try:
+        return sync_roster(session, client, context_row)
+    except ServiceError:
+        return None
