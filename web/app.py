@@ -248,8 +248,8 @@ def _register_blueprints(app: Flask) -> None:
     from web.api.analytics import analytics_api
     from web.api.courses import course_api
     from web.api.gradebook import gradebook_api
-    from web.api.similarity import similarity_api
     from web.api.lti import lti_api
+    from web.api.similarity import similarity_api
     from web.api.submission_list import submission_list_api
     from web.api.submissions import api
     from web.learning.browser_run import browser_run

@@ -214,7 +214,7 @@ def queue_changed_scores(session: Session, client: ServiceClient) -> Queued:
     by_course: dict[int, dict[tuple[int, int], Cell]] = {}
     queued = failed = 0
     for link, context in links:
-        course_id = cast(int, context.course_id)
+        course_id = context.course_id
         try:
             lineitem = ensure_line_item(session, client, link)
         except ServiceError as error:
