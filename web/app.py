@@ -70,6 +70,15 @@ def create_app(
     """
     settings = settings or Settings.from_environment()
     app = Flask(__name__)
+    if settings.trusted_proxies:
+        # Behind nginx or a load balancer the request reaches us as plain HTTP from the proxy: without
+        # its X-Forwarded-* headers, URLs (LTI's redirect and launch URLs among them) say http, cookies
+        # marked Secure look wrong to pylti1p3, and every client shares the proxy's address for the
+        # rate limits. Only as many hops as were configured are believed: a client could forge more.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n, x_prefix=n)  # type: ignore[method-assign]
     app.session_interface = LtiSessionInterface()  # SameSite=None only for LTI sessions (web.lms.framing)
     app.url_map.converters["int"] = DatabaseId  # before any blueprint adds a rule
     app.config.update(

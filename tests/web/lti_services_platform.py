@@ -7,7 +7,8 @@ loopback HTTP server.
 - ``GET``/``POST /lineitems`` and ``POST /lineitems/<n>/scores`` (Assignment and Grade Services);
 
 every service call's bearer token is checked with lti1p3platform's ``validate_token`` for the
-scope it needs (a 401 otherwise). Set :attr:`FakePlatform.down` to answer 503 to score posts.
+scope it needs (a 401 otherwise). Set :attr:`FakePlatform.down` to answer 503 to score posts,
+:attr:`FakePlatform.roster_down` to roster pages.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ class FakePlatform:
     scores: list[tuple[str, dict]] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)
     tokens_issued: int = 0
-    down: bool = False
+    down: bool = False  # score posts answer 503
+    roster_down: bool = False  # roster pages answer 503
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -112,6 +114,8 @@ def _handler(platform: FakePlatform):
             with platform.lock:
                 platform.requests.append(("GET", self.path))
             if url.path == "/nrps/members":
+                if platform.roster_down:
+                    return self._send(503, {"error": "down for maintenance"})
                 if not platform.allowed(self.headers.get("Authorization"), NRPS):
                     return self._send(401, {"error": "bad token"})
                 number = int(query.get("page", ["0"])[0])

@@ -12,11 +12,11 @@ from sqlalchemy import select
 from tests.web.lti_services_platform import CLIENT_ID, ISSUER, NRPS, FakePlatform, public_jwk, rsa_pems, serve
 from tests.web.site_client import csrf_token, sign_in
 from tests.web.world import account, attempt, course_with_assignment, exercise, learner_in
-from web.core.models import Course, CourseRole, Grading, Membership, Role, Status, Submission, User
+from web.core.models import Course, CourseRole, Grading, Membership, Role, Status, Submission, User, utcnow
 from web.lms.models import LtiAccount, LtiContext, LtiPlatform, LtiResourceLink, LtiToolKey
 from web.lms.passback import backoff, passback_round, queue_changed_scores, scores_url
 from web.lms.passback_models import LtiRosterSync, LtiScorePost
-from web.lms.roster import course_role, sync_roster, sync_roster_after_launch
+from web.lms.roster import RECENT_S, course_role, roster_round, sync_roster, sync_roster_after_launch
 from web.lms.service_client import Platform, ServiceClient, ServiceError, SigningKey
 from web.services import services
 from web.teaching.courses import override_score
@@ -196,6 +196,30 @@ def test_the_launch_sync_is_skipped_when_the_roster_was_synced_recently(linked, 
         assert sync_roster_after_launch(session, client, session.get(LtiContext, ids["context"])) is not None
         assert sync_roster_after_launch(session, client, session.get(LtiContext, ids["context"])) is None
     assert len([path for _, path in lms.requests if "members" in path]) == 1
+
+
+def test_a_launch_brings_the_roster_in_at_the_next_round_and_a_failing_lms_waits(linked, lms):
+    app, sessions, client, ids = linked
+    lms.pages = [[member("sub-ann", f"{LIS}Learner"), member("sub-bo", f"{LIS}Learner", name="Bo")]]
+    assert roster_round(sessions, client) == 1  # never synced: the launch that made the context counts
+    assert roster_round(sessions, client) == 0  # synced since the last launch: nothing to do
+    with sessions() as session:
+        assert session.scalar(select(LtiAccount.id).where(LtiAccount.sub == "sub-bo")) is not None
+        context = session.get(LtiContext, ids["context"])
+        context.updated_at = utcnow() + dt.timedelta(seconds=1)  # a new launch
+        session.commit()
+    assert roster_round(sessions, client) == 0  # launched again, but synced under RECENT_S ago
+    with sessions() as session:  # the last good sync long ago, a launch since: the LMS is down now
+        for sync in session.scalars(select(LtiRosterSync)):
+            sync.started_at -= dt.timedelta(seconds=RECENT_S + 60)
+        session.commit()
+    lms.roster_down = True
+    calls = len(lms.requests)
+    assert roster_round(sessions, client) == 0  # tried, failed, recorded
+    assert len(lms.requests) > calls
+    calls = len(lms.requests)
+    assert roster_round(sessions, client) == 0  # within RETRY_S of the failure: not asked again
+    assert len(lms.requests) == calls
 
 
 # --- line items and scores ---

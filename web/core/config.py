@@ -15,6 +15,7 @@
 | `PROBJUDGE_RATELIMIT_STORAGE` | `memory://` | where rate-limit counters live; `redis://...` when several processes serve |
 | `PROBJUDGE_BROKER_URL` | unset | `redis://HOST:6379/0`: grading runs in Celery workers on any number of machines (`python -m web grade` starts one); unset: graders poll the database |
 | `PROBJUDGE_SWEEP_SECONDS` | 30 | with a broker: how often `python -m web beat` publishes again what the broker never got or lost |
+| `PROBJUDGE_TRUSTED_PROXIES` | 0 | how many reverse proxies in front of the site set `X-Forwarded-For/-Proto/-Host/-Port/-Prefix` (Werkzeug's ProxyFix trusts that many hops); `0`: the headers are ignored |
 | `PROBJUDGE_LTI_PASSBACK_SECONDS` | 20 | how often each site process sends changed scores to the LMSs it is linked to (docs/lms-grades.md); `0`: never |
 | `PROBJUDGE_EXERCISES` | the repository's `exercises/` | packs of exercises, folders separated by `os.pathsep` (`:`); each pack's solutions in the `solutions/` folder beside it. Read by `judge.exercises.exercise` (the CLI reads it too); see docs/deploying.md |
 """  # noqa: E501 - a Markdown table's rows cannot wrap
@@ -64,6 +65,7 @@ class Settings:
     broker_url: str | None = None
     sweep_s: float = 30.0
     lti_passback_s: float = 20.0  # 0: the site sends no scores to LMSs (web.lms.services_job)
+    trusted_proxies: int = 0  # reverse proxies whose X-Forwarded-* headers are believed (web.app)
 
     def sandbox_slots(self, workers: int) -> int:
         """The sandbox slots for ``workers`` grading threads: ``lanes`` each, as many as the strict
@@ -118,6 +120,7 @@ class Settings:
             broker_url=broker_url(env.get("PROBJUDGE_BROKER_URL", "")),
             sweep_s=float(number("PROBJUDGE_SWEEP_SECONDS", 30, 1)),
             lti_passback_s=float(number("PROBJUDGE_LTI_PASSBACK_SECONDS", 20, 0)),
+            trusted_proxies=number("PROBJUDGE_TRUSTED_PROXIES", 0, 0),
         )
 
 

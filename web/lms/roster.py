@@ -31,8 +31,8 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import Session, sessionmaker
 
 from web.accounts.users import NameTaken, create_sealed_user, sealed_password_hash
 from web.core.models import Course, CourseRole, Membership, User
@@ -45,6 +45,7 @@ from web.teaching.membership import remove_member
 MEMBERSHIPS_MEDIA = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 MAX_PAGES = 500  # 500 pages of a platform's default 50-100 members: no real course is larger
 RECENT_S = 600.0  # sync_roster_after_launch leaves a course synced this recently alone
+RETRY_S = 120.0  # the periodic job waits this long after a failed sync before it tries the course again
 INSTRUCTOR_ROLES = {"Instructor", "Administrator", "TeachingAssistant"}
 LEARNER_ROLES = {"Learner"}
 
@@ -226,3 +227,45 @@ def sync_roster_after_launch(session: Session, client: ServiceClient, context_ro
         return sync_roster(session, client, context_row)
     except ServiceError:
         return None
+
+
+def launched_since_synced(session: Session) -> list[LtiContext]:
+    """The platform courses launched since their last roster sync that succeeded (or never synced):
+    what the periodic job syncs, so a launch brings the roster in within a round without making
+    the launch itself wait on the LMS. A course whose last try failed waits :data:`RETRY_S`
+    before the next, so an LMS that is down is not asked every round."""
+    last_try = (
+        select(func.max(LtiRosterSync.started_at))
+        .where(LtiRosterSync.context_row_id == LtiContext.id)
+        .correlate(LtiContext)
+        .scalar_subquery()
+    )
+    last_sync = (
+        select(func.max(LtiRosterSync.started_at))
+        .where(LtiRosterSync.context_row_id == LtiContext.id, LtiRosterSync.error.is_(None))
+        .correlate(LtiContext)
+        .scalar_subquery()
+    )
+    return list(
+        session.scalars(
+            select(LtiContext)
+            .where(LtiContext.memberships_url.is_not(None), LtiContext.memberships_url != "")
+            .where(or_(last_sync.is_(None), LtiContext.updated_at > last_sync))
+            .where(or_(last_try.is_(None), last_try < utc_now() - dt.timedelta(seconds=RETRY_S)))
+            .order_by(LtiContext.id)
+        )
+    )
+
+
+def roster_round(sessions: sessionmaker[Session], client: ServiceClient) -> int:
+    """Sync the roster of every platform course launched since its last sync
+    (:func:`sync_roster_after_launch`, so at most once per :data:`RECENT_S` each); how many ran."""
+    synced = 0
+    with sessions() as session:
+        ids = [context.id for context in launched_since_synced(session)]
+    for context_id in ids:
+        with sessions() as session:
+            context_row = session.get(LtiContext, context_id)
+            if context_row is not None and sync_roster_after_launch(session, client, context_row) is not None:
+                synced += 1
+    return synced

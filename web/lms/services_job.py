@@ -2,7 +2,9 @@
 
 A daemon thread runs :func:`web.lms.passback.passback_round` every :data:`INTERVAL_S` seconds in
 each site process: a new grading, a rejudge or an override reaches the platform within about a
-minute (the sweep sees it at its next round; a post is tried at once). Several site processes
+minute (the sweep sees it at its next round; a post is tried at once). Then
+:func:`web.lms.roster.roster_round` syncs the roster of each platform course launched since its
+last sync (a launch never waits on the LMS for it). Several site processes
 may run it together: queueing and posting claim their rows in the database (see passback.py).
 A site with no platform course linked does one cheap query per round.
 """
@@ -16,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from web.lms.passback import passback_round
+from web.lms.roster import roster_round
 from web.lms.service_client import ServiceClient, signing_key
 
 log = logging.getLogger("probjudge.lti")
@@ -57,6 +60,12 @@ def start_passback(
                         )
             except Exception:  # one bad round must not end the job
                 log.exception("lti passback round failed")
+            try:
+                synced = roster_round(sessions, client)
+                if synced:
+                    log.info("lti rosters: %s synced after launches", synced)
+            except Exception:  # nor one bad roster
+                log.exception("lti roster round failed")
 
     thread = threading.Thread(target=run, name="lti-passback", daemon=True)
     thread.start()
