@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from jwcrypto.jwk import JWK
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
 from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
@@ -235,3 +236,24 @@ class TestPlatform:
         preflight = {k: v[0] for k, v in parse_qs(urlsplit(response.location).query).items()}
         data = self.id_token(preflight, **token)
         return client.post("/lti/launch", data={"id_token": data["id_token"], "state": data["state"]}, base_url=TOOL)
+
+
+# The fixtures of the launch and linking tests (each module imports them by name).
+
+@pytest.fixture
+def key_server():
+    server = KeySetServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def site(make_site):
+    return make_site(start_workers=False)
+
+
+@pytest.fixture
+def platform(site, key_server) -> TestPlatform:
+    platform = TestPlatform(key_server)
+    platform.register_in(site)
+    return platform

@@ -13,29 +13,19 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import func, select
 
-from tests.web.lti_platform import INSTRUCTOR, LEARNER, TOOL, KeySetServer, TestPlatform, rsa_pem
+from tests.web.lti_platform import (
+    INSTRUCTOR,
+    LEARNER,
+    TOOL,
+    TestPlatform,
+    key_server,
+    platform,
+    rsa_pem,
+    site,
+)
 from web.core.models import Course, CourseRole, Membership, User
 from web.lms.models import LtiAccount, LtiContext, LtiResourceLink
 from web.services import services
-
-
-@pytest.fixture
-def key_server():
-    server = KeySetServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def site(make_site):
-    return make_site(start_workers=False)
-
-
-@pytest.fixture
-def platform(site, key_server) -> TestPlatform:
-    platform = TestPlatform(key_server)
-    platform.register_in(site)
-    return platform
 
 
 def _count(app, model, *where) -> int:

@@ -11,7 +11,16 @@ import jwt
 import pytest
 from sqlalchemy import select
 
-from tests.web.lti_platform import INSTRUCTOR, LEARNER, TOOL, KeySetServer, TestPlatform, _Conf
+from tests.web.lti_platform import (
+    INSTRUCTOR,
+    LEARNER,
+    TOOL,
+    TestPlatform,
+    _Conf,
+    key_server,
+    platform,
+    site,
+)
 from tests.web.site_client import csrf_token, sign_in
 from web.accounts.users import create_user
 from web.core.models import Exercise, Role
@@ -21,25 +30,6 @@ from web.services import services
 
 # Over https, Flask-WTF checks that a form comes from our own pages (a browser sends this Referer).
 SAME = {"Referer": f"{TOOL}/"}
-
-
-@pytest.fixture
-def key_server():
-    server = KeySetServer()
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def site(make_site):
-    return make_site(start_workers=False)
-
-
-@pytest.fixture
-def platform(site, key_server) -> TestPlatform:
-    platform = TestPlatform(key_server)
-    platform.register_in(site)
-    return platform
 
 
 def _first_exercise(app) -> str:

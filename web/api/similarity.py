@@ -36,6 +36,7 @@ from web.teaching.similarity import (
     start_check,
 )
 from web.teaching.similarity_export import csv_response
+from web.teaching.similarity_pages import report_of, view_threshold
 
 similarity_api = Blueprint("similarity_api", __name__, url_prefix="/api/v1")
 
@@ -79,23 +80,6 @@ def pair_json(pair: Pair) -> dict[str, Any]:
     }
 
 
-def _report(course: Course, report_id: int) -> SimilarityReport:
-    report = g.db.get(SimilarityReport, report_id)
-    if report is None or report.course_id != course.id:
-        abort(404, description=f"no similarity report {report_id} in this course")
-    return report
-
-
-def _threshold(report: SimilarityReport) -> float:
-    text = request.args.get("threshold", "")
-    if text == "":
-        return report.threshold
-    try:
-        return parse_threshold(text, floor=report.threshold)
-    except SimilarityError as error:
-        abort(400, description=str(error))
-
-
 @similarity_api.route("/courses/<int:course_id>/similarity", methods=["GET", "POST"])
 @token_required
 def reports(course_id: int):
@@ -125,8 +109,8 @@ def _run(course: Course):
 @token_required
 def show(course_id: int, report_id: int):
     course = course_to_examine(course_id, g.user)
-    report = _report(course, report_id)
-    threshold = _threshold(report)
+    report = report_of(course, report_id)
+    threshold = view_threshold(report)
     found = report_json(report)
     if report.state is SimilarityState.done:
         pairs = report_pairs(g.db, report, threshold)
@@ -144,5 +128,5 @@ def show(course_id: int, report_id: int):
 @token_required
 def download(course_id: int, report_id: int):
     course = course_to_examine(course_id, g.user)
-    report = _report(course, report_id)
-    return csv_response(g.db, course, report, _threshold(report))
+    report = report_of(course, report_id)
+    return csv_response(g.db, course, report, view_threshold(report))
