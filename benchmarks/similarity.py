@@ -142,39 +142,60 @@ def share_at(values: list[float], threshold: float) -> float:
 def behaviour_hook(exercises: list[Exercise], seeds: list[int], threshold: float, console) -> dict | None:
     """THE BEHAVIOUR HOOK (--behaviour): the behavioural signal of ``judge.similarity.behaviour``.
 
-    That module is issue 35's sim-fingerprint's (``fingerprint_file``, ``behaviour_match``,
-    ``common_hashes``); while it is absent, this says so and returns None. A pair counts as flagged
-    by the combination when its token similarity reaches ``threshold`` or its behaviour match is strong.
+    Each pair is compared as a site compares two learners: the hashes every *other* catalogued
+    solution draws are common (dropped when both sides share them), the pair's own are not. Copies
+    are one disguised copy of each source with every disguise, plain and padded with another
+    exercise's reference (the padded program must still run: the padding is appended, so it only
+    defines more functions). Returns, per kind of pair, (flagged by the token similarity, strong by
+    behaviour, flagged by either, pairs).
     """
     if importlib.util.find_spec("judge.similarity.behaviour") is None:
         console.print("[yellow]--behaviour: judge.similarity.behaviour is not here yet; token figures only[/yellow]")
         return None
     from judge.similarity import behaviour
 
-    combined: dict[str, list[bool]] = {"copies": [], "independent": []}
+    counts: dict[str, list[int]] = {"copies": [0, 0, 0, 0], "copies + padding": [0, 0, 0, 0],
+                                    "independent": [0, 0, 0, 0]}
+
+    def count(kind: str, token: float, strong: bool) -> None:
+        row = counts[kind]
+        row[0] += token >= threshold
+        row[1] += strong
+        row[2] += token >= threshold or strong
+        row[3] += 1
+
     with tempfile.TemporaryDirectory() as folder:
-        for exercise in exercises:
-            common = behaviour.common_hashes(exercise)
+        for number, exercise in enumerate(exercises):
             own = solutions(exercise)
             prints = {s.key: behaviour.fingerprint_file(exercise, s.path) for s in own}
+
+            def common_without(*keys: str) -> dict[str, set[str]]:
+                common: dict[str, set[str]] = {}
+                for key, fingerprint in prints.items():
+                    if key not in keys:
+                        for probe, digest in fingerprint.items():
+                            common.setdefault(probe, set()).add(digest)
+                return common
+
+            padding = exercises[(number + 1) % len(exercises)].reference_path.read_text(encoding="utf-8")
             boilerplate = [exercise.starter_path.read_text(encoding="utf-8")]
             for s in own:
-                for seed in seeds[:1]:  # running learner code is slow: one disguised copy each
-                    copy = Path(folder) / f"{exercise.number:03d}_{seed}_{s.path.stem}.py"
-                    copy.write_text(obfuscate(s.text, seed, keep=keep_names(exercise)), encoding="utf-8")
+                for kind, text in (("copies", s.text), ("copies + padding", s.text + "\n\n" + padding)):
+                    copy = Path(folder) / f"{exercise.number:03d}_{seeds[0]}_{s.path.stem}.py"
+                    copy.write_text(obfuscate(text, seeds[0], keep=keep_names(exercise)), encoding="utf-8")
                     token = compare_sources([Source("a", s.text), Source("b", copy.read_text())], boilerplate)
                     match = behaviour.behaviour_match(
-                        prints[s.key], behaviour.fingerprint_file(exercise, copy), common=common
+                        prints[s.key], behaviour.fingerprint_file(exercise, copy), common=common_without(s.key)
                     )
-                    combined["copies"].append(token[0].similarity >= threshold or match.strong)
+                    count(kind, token[0].similarity if token else 0.0, match.strong)
             pool = compare_sources([Source(s.key, s.text) for s in own], boilerplate)
             token_of = {(p.left, p.right): p.similarity for p in pool}
             for a, b in itertools.combinations(own, 2):
                 if derived(a, b):
                     continue
-                match = behaviour.behaviour_match(prints[a.key], prints[b.key], common=common)
-                combined["independent"].append(token_of[tuple(sorted((a.key, b.key)))] >= threshold or match.strong)
-    return {kind: (sum(flags), len(flags)) for kind, flags in combined.items()}
+                match = behaviour.behaviour_match(prints[a.key], prints[b.key], common=common_without(a.key, b.key))
+                count("independent", token_of.get(tuple(sorted((a.key, b.key))), 0.0), match.strong)
+    return {kind: tuple(row) for kind, row in counts.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,8 +320,11 @@ def main(argv: list[str] | None = None) -> int:
         figures["behaviour"] = behaviour_hook(exercises, seeds, args.threshold, console)
         if figures["behaviour"]:
             console.print(
-                "token OR behaviour: "
-                + ", ".join(f"{kind} {hit}/{n}" for kind, (hit, n) in figures["behaviour"].items())
+                "pairs flagged by token similarity / strong by behaviour / either, of all: "
+                + "; ".join(
+                    f"{kind} {token}/{strong}/{either} of {n}"
+                    for kind, (token, strong, either, n) in figures["behaviour"].items()
+                )
             )
     if args.json:
         write_json(args.json, figures)
