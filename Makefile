@@ -135,6 +135,8 @@ bench: venv assets browser
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/browser.py
 	$(PY) benchmarks/course_scale.py
+	$(PY) benchmarks/similarity.py --behaviour
+	$(PY) benchmarks/similarity_behaviour.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info $(FRONTEND)/node_modules web/static/build
