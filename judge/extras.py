@@ -6,7 +6,8 @@ exercises should not download a web stack. The rest comes in extras (``pyproject
 ``[project.optional-dependencies]``):
 
 - ``site``: the web site (Flask, SQLAlchemy, Alembic, the form and sign-in libraries, waitress,
-  copydetect for the instructors' similarity check);
+  copydetect for the instructors' similarity check, pylti1p3next, jwcrypto, pyjwt and requests
+  for LTI 1.3 in an LMS);
 - ``scale``: grading on many machines (Celery over Redis, PostgreSQL through psycopg); it
   installs ``site`` too, since Celery workers and PostgreSQL only ever serve the site;
 - ``models``: the real language model that exercise 45's hidden tests run (transformers);
@@ -40,6 +41,10 @@ PROVIDERS: dict[str, tuple[str, str]] = {
     "flask_limiter": ("flask-limiter", "site"),
     "waitress": ("waitress", "site"),
     "copydetect": ("copydetect", "site"),  # judge.similarity: instructors' similarity check
+    "pylti1p3": ("pylti1p3next", "site"),  # web.lms.adapter: LTI 1.3 launches (the maintained fork)
+    "jwcrypto": ("jwcrypto", "site"),  # web.lms.keys: the tool's RSA keys as JWKs
+    "jwt": ("pyjwt", "site"),  # web.lms.service_client: the client assertion for LMS services
+    "requests": ("requests", "site"),  # web.lms: an LMS's key set, token, roster and grade URLs
     "celery": ("celery", "scale"),
     "kombu": ("celery", "scale"),  # Celery's messaging library
     "redis": ("celery", "scale"),  # celery[redis]: the broker's client
