@@ -1,4 +1,5 @@
-"""Weighted coin from the complement: with u uniform on [0, 1), 1 - u lies in (0, 1] and 1 - u <= p has probability p."""
+"""Weighted coin from the complement: with u uniform on [0, 1), 1 - u lies in (0, 1] and 1 - u <= p
+has probability p."""
 
 import torch
 

@@ -4,7 +4,8 @@ import torch
 
 
 def flip(p, n, generator=None):
-    ok = isinstance(p, torch.Tensor) and p.ndim == 1 and p.dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    ok = isinstance(p, torch.Tensor) and p.ndim == 1 and p.dtype in floats
     if not ok:
         raise ValueError("p: expected a one-dimensional float tensor")
     if type(n) is not int or n <= 0:
