@@ -244,6 +244,27 @@ def test_a_launch_brings_the_roster_in_at_the_next_round_and_a_failing_lms_waits
     assert len(lms.requests) == calls
 
 
+def test_a_site_without_platform_courses_idles_on_one_primary_key_look_up(make_site):
+    """The periodic job runs :func:`roster_round` every 20 s in every site process; a site no LMS
+    launched into must not run the sync's query (correlated over the roster syncs) each time."""
+    from sqlalchemy import event
+
+    app = make_site(start_workers=False)
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *_):
+        statements.append(statement)
+
+    engine = services(app).engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert roster_round(services(app).sessions, ServiceClient(lambda: None)) == 0
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert len(statements) == 1 and "lti_roster_sync" not in statements[0], statements
+    assert "FROM lti_context" in statements[0] and "LIMIT" in statements[0]
+
+
 # --- line items and scores ---
 
 def posts(sessions) -> list[LtiScorePost]:
