@@ -9,11 +9,13 @@ import-linter's Python API on the project's own import graph (grimp, the library
 module has, and check that the contract is then broken *by that import*: it names the two
 modules, which it did not before. A contract that a typo made toothless (a layer misspelled, a
 package missing from `source_modules`) keeps passing `lint-imports`; these tests fail instead.
-Every contract of `.importlinter` must have such a case here (`CASES`).
+Every contract of `.importlinter` must have such a case here (`CASES`). The last test keeps the
+modules of `OWN_NAMES_ONLY` from serving names they only import (a re-export for old importers).
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib.util
 import subprocess
@@ -123,3 +125,35 @@ def test_every_contract_has_a_case():
     contracts = {contract["id"] for contract in _options()["contracts_options"]}
     assert contracts == {case[0] for case in CASES}
     assert {contract["type"] for contract in _options()["contracts_options"]} <= set(CONTRACT_TYPES)
+
+
+# Names that a module imports from elsewhere are not its own: import them from where they live, so
+# that moving one breaks its importers loudly, and a module is not kept alive as a hall of aliases.
+OWN_NAMES_ONLY = ("judge.exercises.exercise",)
+TREES = ("judge", "web", "practice", "scripts", "tests", "benchmarks", "exercises", "solutions")
+
+
+def _defined_at_top(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("module", OWN_NAMES_ONLY)
+def test_names_are_imported_from_the_module_that_defines_them(module):
+    own = _defined_at_top(ROOT / (module.replace(".", "/") + ".py"))
+    borrowed = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {alias.name}"
+        for tree in TREES
+        for path in sorted((ROOT / tree).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == module and node.level == 0
+        for alias in node.names
+        if alias.name not in own
+    ]
+    assert not borrowed, f"these import from {module} names it only imports itself: {borrowed}"

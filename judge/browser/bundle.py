@@ -15,7 +15,8 @@ import zipfile
 from functools import lru_cache
 from pathlib import Path
 
-from judge.exercises.exercise import Exercise, ExerciseError
+from judge.exercises.exercise import Exercise
+from judge.exercises.folders import ExerciseError
 
 JUDGE_ROOT = Path(__file__).resolve().parents[1]
 # Engine modules the browser runner imports: the judge's top-level modules and these packages (their
