@@ -18,8 +18,10 @@ from __future__ import annotations
 import ast
 import copy
 import importlib.util
+import io
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,9 @@ from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
 from importlinter.contracts.forbidden import ForbiddenContract
 from importlinter.contracts.layers import LayersContract
 from importlinter.domain.contract import Contract
+
+from judge.browser.bundle import engine_bundle
+from judge.browser.subset import BROWSER_SUBSET, NOT_SHIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / ".importlinter"
@@ -125,6 +130,38 @@ def test_every_contract_has_a_case():
     contracts = {contract["id"] for contract in _options()["contracts_options"]}
     assert contracts == {case[0] for case in CASES}
     assert {contract["type"] for contract in _options()["contracts_options"]} <= set(CONTRACT_TYPES)
+
+
+def _browser_contract() -> dict[str, Any]:
+    (found,) = [found for found in _options()["contracts_options"] if found["id"] == "browser-subset"]
+    return found
+
+
+def test_the_browser_contract_checks_exactly_what_the_bundle_ships():
+    """One list: judge/browser/subset.py. The contract must name it whole, or `lint-imports` would
+    let a shipped module import the sandbox, or hold to the rule a module the browser never gets."""
+    assert sorted(_browser_contract()["source_modules"]) == sorted(BROWSER_SUBSET)
+
+
+def test_the_bundle_ships_every_module_the_browser_subset_imports(graph):
+    """Follow every import of the judge from the shipped modules (the contract's ignored ones
+    aside: they never run in the browser); each module reached must be in the bundle."""
+    ignored = {tuple(part.strip() for part in line.split("->")) for line in _browser_contract()["ignore_imports"]}
+    shipped = {
+        name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        for name in zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
+    }
+    frontier = {module for name in BROWSER_SUBSET for module in {name, *graph.find_descendants(name)}}
+    frontier -= set(NOT_SHIPPED)
+    assert frontier <= shipped, f"listed in judge/browser/subset.py but not shipped: {sorted(frontier - shipped)}"
+    reached: set[str] = set()
+    while frontier:
+        module = frontier.pop()
+        reached.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported.startswith("judge.") and (module, imported) not in ignored and imported not in NOT_SHIPPED:
+                frontier |= {imported} - reached
+    assert reached <= shipped, f"the browser imports these, and the bundle lacks them: {sorted(reached - shipped)}"
 
 
 # Names that a module imports from elsewhere are not its own: import them from where they live, so
