@@ -1,4 +1,4 @@
-"""LTI Advantage services against an independent platform (lti1p3platform, tests/web/lti_services_platform.py):
+"""LTI Advantage services against an independent platform (lti1p3platform, tests/web/lti_platform.py):
 access tokens, the paged Names and Roles roster, line items made once, and scores that follow the
 course's counting (a grading, an override, a rejudge), retried while the LMS is down, never twice."""
 
@@ -10,7 +10,7 @@ import re
 import pytest
 from sqlalchemy import select
 
-from tests.web.lti_services_platform import CLIENT_ID, ISSUER, NRPS, FakePlatform, public_jwk, rsa_pems, serve
+from tests.web.lti_platform import CLIENT_ID, ISSUER, NRPS, FakePlatform, public_jwk, rsa_pems, serve
 from tests.web.site_client import csrf_token, sign_in
 from tests.web.world import account, attempt, course_with_assignment, exercise, learner_in
 from web.core.models import Course, CourseRole, Grading, Membership, Role, Status, Submission, User, utcnow
