@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge import JUDGE_VERSION
-from judge.exercises.exercise import Exercise, ExerciseError, resolve
+from judge.exercises.exercise import Exercise, resolve
+from judge.exercises.folders import ExerciseError
 from judge.extras import MissingExtra, require
 from judge.i18n import LANGUAGES, t
 from judge.reports.exports import (

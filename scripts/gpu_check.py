@@ -127,7 +127,8 @@ def make_plan(exercise_ids: Sequence[str] = ()) -> list[ExercisePlan]:
     Raises ``ExerciseError`` for an unknown exercise, a missing reference or a catalogue that cannot
     be read."""
     from judge.authoring.catalogue import parse_wrong_solution
-    from judge.exercises.exercise import ExerciseError, load_all, resolve
+    from judge.exercises.exercise import load_all, resolve
+    from judge.exercises.folders import ExerciseError
 
     exercises = [resolve(e) for e in exercise_ids] if exercise_ids else load_all()
     plan = []
@@ -551,7 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "docs/testing.md, 'The day a GPU is lent', says how without a network)"
         )
         return 2
-    from judge.exercises.exercise import ExerciseError
+    from judge.exercises.folders import ExerciseError
 
     try:
         plan = make_plan(args.exercises)

@@ -197,7 +197,7 @@ class Stack:
     port: int = 0
 
     def environment(self) -> dict[str, str]:
-        from judge.exercises.exercise import EXERCISES_DIR
+        from judge.exercises.folders import EXERCISES_DIR
         from judge.sandbox.layers import missing_required
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("PROBJUDGE_")}

@@ -15,7 +15,8 @@ import ci_gate
 import pytest
 from hypothesis import settings
 
-from judge.exercises.exercise import PROJECT_ROOT, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import PROJECT_ROOT
 
 # CI replays the same generated examples every run (HYPOTHESIS_PROFILE=ci, set by .ci/run), so a
 # landing never depends on luck; on a developer's machine each run explores new examples.

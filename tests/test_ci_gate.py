@@ -14,7 +14,7 @@ from pathlib import Path
 import ci_gate
 import pytest
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 
 pytest_plugins = ["pytester"]
 

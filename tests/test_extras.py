@@ -21,7 +21,8 @@ import tomllib
 import pytest
 
 from judge import extras
-from judge.exercises.exercise import PROJECT_ROOT, load_all
+from judge.exercises.exercise import load_all
+from judge.exercises.folders import PROJECT_ROOT
 
 PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 WEB_STACK = ("flask", "sqlalchemy", "celery", "psycopg", "transformers")

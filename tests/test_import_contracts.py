@@ -9,15 +9,19 @@ import-linter's Python API on the project's own import graph (grimp, the library
 module has, and check that the contract is then broken *by that import*: it names the two
 modules, which it did not before. A contract that a typo made toothless (a layer misspelled, a
 package missing from `source_modules`) keeps passing `lint-imports`; these tests fail instead.
-Every contract of `.importlinter` must have such a case here (`CASES`).
+Every contract of `.importlinter` must have such a case here (`CASES`). The last test keeps the
+modules of `OWN_NAMES_ONLY` from serving names they only import (a re-export for old importers).
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib.util
+import io
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,9 @@ from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
 from importlinter.contracts.forbidden import ForbiddenContract
 from importlinter.contracts.layers import LayersContract
 from importlinter.domain.contract import Contract
+
+from judge.browser.bundle import engine_bundle
+from judge.browser.subset import BROWSER_SUBSET, NOT_SHIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / ".importlinter"
@@ -123,3 +130,67 @@ def test_every_contract_has_a_case():
     contracts = {contract["id"] for contract in _options()["contracts_options"]}
     assert contracts == {case[0] for case in CASES}
     assert {contract["type"] for contract in _options()["contracts_options"]} <= set(CONTRACT_TYPES)
+
+
+def _browser_contract() -> dict[str, Any]:
+    (found,) = [found for found in _options()["contracts_options"] if found["id"] == "browser-subset"]
+    return found
+
+
+def test_the_browser_contract_checks_exactly_what_the_bundle_ships():
+    """One list: judge/browser/subset.py. The contract must name it whole, or `lint-imports` would
+    let a shipped module import the sandbox, or hold to the rule a module the browser never gets."""
+    assert sorted(_browser_contract()["source_modules"]) == sorted(BROWSER_SUBSET)
+
+
+def test_the_bundle_ships_every_module_the_browser_subset_imports(graph):
+    """Follow every import of the judge from the shipped modules (the contract's ignored ones
+    aside: they never run in the browser); each module reached must be in the bundle."""
+    ignored = {tuple(part.strip() for part in line.split("->")) for line in _browser_contract()["ignore_imports"]}
+    shipped = {
+        name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        for name in zipfile.ZipFile(io.BytesIO(engine_bundle())).namelist()
+    }
+    frontier = {module for name in BROWSER_SUBSET for module in {name, *graph.find_descendants(name)}}
+    frontier -= set(NOT_SHIPPED)
+    assert frontier <= shipped, f"listed in judge/browser/subset.py but not shipped: {sorted(frontier - shipped)}"
+    reached: set[str] = set()
+    while frontier:
+        module = frontier.pop()
+        reached.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported.startswith("judge.") and (module, imported) not in ignored and imported not in NOT_SHIPPED:
+                frontier |= {imported} - reached
+    assert reached <= shipped, f"the browser imports these, and the bundle lacks them: {sorted(reached - shipped)}"
+
+
+# Names that a module imports from elsewhere are not its own: import them from where they live, so
+# that moving one breaks its importers loudly, and a module is not kept alive as a hall of aliases.
+OWN_NAMES_ONLY = ("judge.exercises.exercise",)
+TREES = ("judge", "web", "practice", "scripts", "tests", "benchmarks", "exercises", "solutions")
+
+
+def _defined_at_top(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("module", OWN_NAMES_ONLY)
+def test_names_are_imported_from_the_module_that_defines_them(module):
+    own = _defined_at_top(ROOT / (module.replace(".", "/") + ".py"))
+    borrowed = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {alias.name}"
+        for tree in TREES
+        for path in sorted((ROOT / tree).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == module and node.level == 0
+        for alias in node.names
+        if alias.name not in own
+    ]
+    assert not borrowed, f"these import from {module} names it only imports itself: {borrowed}"

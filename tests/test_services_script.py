@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 
 _spec = importlib.util.spec_from_file_location("probjudge_services", PROJECT_ROOT / "scripts" / "services.py")
 assert _spec is not None and _spec.loader is not None

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from judge.checks.testing import derive_seed
 from judge.engine.runner import grade, lane_shares
-from judge.exercises.exercise import SUITES, Exercise, ExerciseError
+from judge.exercises.exercise import SUITES, Exercise
+from judge.exercises.folders import ExerciseError
 from judge.exercises.suites import load_suite
 from judge.verdicts import Verdict
 

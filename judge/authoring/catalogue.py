@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 from judge.checks.testing import derive_seed
 from judge.engine.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
 from judge.engine.runner import judge_file
-from judge.exercises.exercise import Exercise, ExerciseError
+from judge.exercises.exercise import Exercise
+from judge.exercises.folders import ExerciseError
 from judge.exercises.patches import PATCH_SUFFIX, StalePatch, expanded_path, patch_header
 from judge.exercises.suites import load_suite
 from judge.reports.report import Report, is_failure

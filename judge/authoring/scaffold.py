@@ -21,7 +21,8 @@ import re
 import shutil
 from pathlib import Path
 
-from judge.exercises.exercise import ExerciseError, exercise_dirs, load_all
+from judge.exercises.exercise import exercise_dirs, load_all
+from judge.exercises.folders import ExerciseError
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NUMBER = 999

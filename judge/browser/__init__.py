@@ -9,6 +9,8 @@ Run in Pyodide (and in CPython by the tests and ``judge.py test --browser``):
 
 Run on the server or the author's machine, about the browser:
 
+- ``subset`` — the one list of the judge's modules Pyodide loads: what ``bundle`` ships and the
+  ``browser-subset`` contract of ``.importlinter`` checks.
 - ``bundle`` — what Pyodide loads: the engine's pure-Python modules and an exercise's browser files.
 - ``node`` — run an exercise's browser variant under Node.js, exactly as the exercise page does.
 - ``catalogue`` — check a browser variant the way the browser runs it: reference AC, wrong ones caught.
@@ -17,7 +19,7 @@ May import (the layers below it in .importlinter's ``judge-layers``): ``judge.au
 ``judge.engine``, ``judge.exercises``, ``judge.checks``, ``judge.reports``, ``judge.learner``,
 ``judge.i18n``, ``judge.verdicts``.
 
-What runs in Pyodide (``run``, ``learner``, ``torchlike``)
+What runs in Pyodide (``run``, ``learner``, ``torchlike`` and the rest of ``subset``'s list)
 imports nothing of the server: not ``judge.sandbox``, ``judge.cli``, ``web``, flask, sqlalchemy
 or rich (the ``browser-subset`` contract).
 

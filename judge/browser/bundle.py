@@ -2,9 +2,11 @@
 and one exercise's browser files. Built from the source tree on demand, so it never goes stale.
 
 The engine bundle holds only code that is public anyway (the judge's runner, checks, statistics
-and the torch subset); an exercise's files are its ``exercise.toml`` and every file under its
-``tests/public/`` folder. The folder decides, not a list of names: nothing under ``tests/hidden/``
-is ever read here, and the solutions live outside the exercise folder.
+and the torch subset): the modules :mod:`judge.browser.subset` lists, the one list that
+``.importlinter``'s ``browser-subset`` contract checks too. An exercise's files are its
+``exercise.toml`` and every file under its ``tests/public/`` folder. The folder decides, not a
+list of names: nothing under ``tests/hidden/`` is ever read here, and the solutions live outside
+the exercise folder.
 """
 
 from __future__ import annotations
@@ -15,24 +17,31 @@ import zipfile
 from functools import lru_cache
 from pathlib import Path
 
-from judge.exercises.exercise import Exercise, ExerciseError
+from judge.browser.subset import BROWSER_SUBSET, NOT_SHIPPED
+from judge.exercises.exercise import Exercise
+from judge.exercises.folders import ExerciseError
 
 JUDGE_ROOT = Path(__file__).resolve().parents[1]
-# Engine modules the browser runner imports: the judge's top-level modules and these packages (their
-# own modules, not their subpackages). The CLI (rich) and the server's sandbox are packages not
-# listed; the terminal rendering and the server's torch twin of the statistics (stats_torch.py: the
-# browser decides with the pure judge.checks.stats) are left out by name.
-BUNDLED_PACKAGES = ("engine", "learner", "checks", "exercises", "reports", "authoring")
-LEFT_OUT = {"render.py", "stats_torch.py"}
 _ZIP_TIME = (2026, 1, 1, 0, 0, 0)  # fixed timestamps: the same sources give the same bytes (and ETag)
 
 
+def _module_files(name: str) -> list[Path]:
+    """The files of module or package ``name`` (``judge.x.y``): a package's whole tree."""
+    path = JUDGE_ROOT.parent.joinpath(*name.split("."))
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+    return [path.with_suffix(".py")]
+
+
 def _engine_files() -> list[Path]:
-    top = [p for p in sorted(JUDGE_ROOT.glob("*.py")) if p.name not in LEFT_OUT]
-    top += [p for package in BUNDLED_PACKAGES for p in sorted((JUDGE_ROOT / package).glob("*.py"))]
-    top = [p for p in top if p.name not in LEFT_OUT]
-    browser = sorted(p for p in (JUDGE_ROOT / "browser").rglob("*.py") if "__pycache__" not in p.parts)
-    return top + browser
+    """The judge's files Pyodide loads: :data:`~judge.browser.subset.BROWSER_SUBSET` (less
+    ``NOT_SHIPPED``) and the ``__init__.py`` of each package above them, sorted."""
+    left_out = {path for name in NOT_SHIPPED for path in _module_files(name)}
+    files = {path for name in BROWSER_SUBSET for path in _module_files(name)} - left_out
+    for name in BROWSER_SUBSET:
+        parts = name.split(".")
+        files |= {JUDGE_ROOT.parent.joinpath(*parts[:end], "__init__.py") for end in range(1, len(parts))}
+    return sorted(files)
 
 
 @lru_cache(maxsize=1)

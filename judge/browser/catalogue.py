@@ -25,7 +25,8 @@ import json
 import sys
 from pathlib import Path
 
-from judge.exercises.exercise import BrowserVariant, Exercise, ExerciseError
+from judge.exercises.exercise import BrowserVariant, Exercise
+from judge.exercises.folders import ExerciseError
 from judge.reports.report import first_failure
 
 REFERENCE = "reference"

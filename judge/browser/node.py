@@ -15,7 +15,8 @@ import subprocess
 
 from judge.browser.bundle import engine_bundle, exercise_files
 from judge.checks.testing import SEED_BITS
-from judge.exercises.exercise import PROJECT_ROOT, Exercise
+from judge.exercises.exercise import Exercise
+from judge.exercises.folders import PROJECT_ROOT
 
 PYODIDE_DIR = PROJECT_ROOT / "web" / "static" / "build" / "pyodide"
 NODE_RUNNER = PROJECT_ROOT / "web" / "frontend" / "src" / "node-run.mjs"

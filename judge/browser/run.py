@@ -22,7 +22,8 @@ import json
 from pathlib import Path
 
 from judge.engine.runner import grade
-from judge.exercises.exercise import ExerciseError, load_exercise
+from judge.exercises.exercise import load_exercise
+from judge.exercises.folders import ExerciseError
 from judge.i18n import Bilingual
 from judge.reports.report import Report
 from judge.verdicts import Verdict

@@ -36,7 +36,7 @@ from judge.cli.judging import cmd_test
 from judge.cli.learning import cmd_list, cmd_show, cmd_solution, cmd_start
 from judge.cli.parser import build_parser
 from judge.cli.submit import cmd_submit
-from judge.exercises.exercise import ExerciseError
+from judge.exercises.folders import ExerciseError
 from judge.extras import MissingExtra
 from judge.i18n import default_language
 

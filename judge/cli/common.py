@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 from judge.extras import require
 from judge.verdicts import Verdict
 

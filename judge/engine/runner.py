@@ -34,7 +34,7 @@ from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks.distributions import too_regular
 from judge.checks.evidence import Evidence
 from judge.checks.testing import SEED_BITS, Context, Submission, derive_seed
-from judge.exercises.exercise import HIDDEN, Exercise
+from judge.exercises.exercise import Exercise
 from judge.exercises.suites import CaseSpec, load_suite
 from judge.i18n import Bilingual, bilingual
 from judge.learner.interface import (
@@ -49,7 +49,7 @@ from judge.learner.interface import (
 )
 from judge.learner.protocol import FunctionInfo
 from judge.reports.redaction import redact_report
-from judge.reports.report import CaseResult, CheckRecord, Report, first_failure, is_failure
+from judge.reports.report import HIDDEN, CaseResult, CheckRecord, Report, first_failure, is_failure
 from judge.verdicts import Verdict
 
 if TYPE_CHECKING:  # the sandbox is not in the browser's bundle

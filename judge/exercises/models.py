@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 from judge.extras import hint, importable
 
 MODELS_DIR = PROJECT_ROOT / "models"

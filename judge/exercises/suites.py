@@ -33,7 +33,9 @@ from types import ModuleType
 
 from judge.checks.budget import BudgetDeclaration
 from judge.checks.testing import LANE_WEIGHT_ATTRIBUTE, Context, Submission, valid_lane_weight
-from judge.exercises.exercise import HIDDEN, PUBLIC, SUITE_FOLDERS, Exercise, ExerciseError, public_import_problems
+from judge.exercises.exercise import SUITE_FOLDERS, Exercise, public_import_problems
+from judge.exercises.folders import ExerciseError
+from judge.reports.report import HIDDEN, PUBLIC
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Shared by the ``local`` and ``strict`` levels' child (:mod:`judge.sandbox.child`) and the
 browser's in-process learner (:mod:`judge.browser.learner`). It lives on the learner's side,
 not under :mod:`judge.sandbox`, because the browser bundle ships the learner's side and never the
-sandbox (:mod:`judge.browser.bundle` says which modules): this module holds nothing of the
+sandbox (:mod:`judge.browser.subset` says which modules): this module holds nothing of the
 server's sandbox (no process, no confinement), only what must behave the same wherever the
 learner's code runs.
 

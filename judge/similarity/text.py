@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from judge.exercises.exercise import Exercise, ExerciseError
+from judge.exercises.exercise import Exercise
+from judge.exercises.folders import ExerciseError
 from judge.similarity.tokens import Token, normalised_tokens
 
 if TYPE_CHECKING:

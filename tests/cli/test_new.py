@@ -7,7 +7,8 @@ import os
 import pytest
 
 from judge import cli
-from judge.exercises.exercise import EXERCISES_DIR, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import EXERCISES_DIR
 
 EXERCISE_FILES = {"exercise.toml", "statement.en.md", "statement.zh.md", "starter.py", "tests/public/public.py",
                   "tests/hidden/hidden.py", "tests/hidden/contract.toml"}

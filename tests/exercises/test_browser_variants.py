@@ -15,7 +15,8 @@ import sys
 import pytest
 
 from judge.browser.catalogue import problems
-from judge.exercises.exercise import ExerciseError, load_all, load_exercise
+from judge.exercises.exercise import load_all, load_exercise
+from judge.exercises.folders import ExerciseError
 
 WITH_BROWSER = [e for e in load_all() if e.browser is not None]
 

@@ -58,7 +58,7 @@ def test_every_wrong_solution_states_its_mistake_and_diagnosis(exercise):
 
 
 def test_a_wrong_solution_without_its_docstring_is_refused(tmp_path):
-    from judge.exercises.exercise import ExerciseError
+    from judge.exercises.folders import ExerciseError
 
     path = tmp_path / "bad.py"
     path.write_text('"""Only a mistake.\n\nMistake: something"""\n')

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from judge.exercises.exercise import LANGUAGES, ExerciseError, load_all, public_import_problems, resolve
+from judge.exercises.exercise import LANGUAGES, load_all, public_import_problems, resolve
+from judge.exercises.folders import ExerciseError
 from judge.exercises.suites import load_suite
 
 EXERCISES = load_all()

@@ -13,7 +13,8 @@ import zipfile
 import pytest
 
 from judge.browser.bundle import engine_bundle, exercise_files
-from judge.exercises.exercise import ExerciseError, load_all, load_exercise, resolve
+from judge.exercises.exercise import load_all, load_exercise, resolve
+from judge.exercises.folders import ExerciseError
 from judge.exercises.suites import load_suite, suites_module, suites_package
 
 SECRET = "hidden-helper-secret-7f3a9c"

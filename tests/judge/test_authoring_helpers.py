@@ -98,7 +98,7 @@ def test_report_diagnoses_lists_the_headline_then_each_failing_case_once():
 
 
 def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
-    from judge.exercises.exercise import ExerciseError
+    from judge.exercises.folders import ExerciseError
 
     path = tmp_path / "wrong.py"
     path.write_text('"""Mistake: keeps k+1 tokens.\n\nDiagnosis: top-k keeps one token\n   too many (k+1)\n"""\n')
@@ -118,8 +118,8 @@ def test_the_docstring_gives_the_diagnosis_whole_or_as_a_prefix(tmp_path):
 import torch  # noqa: E402
 
 from judge.checks import base, distributions, draw_sites, estimators, exact, generator_contract, independence, refusals  # noqa: E402
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.checks.base import CheckFailed, CheckMisuse  # noqa: E402
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.checks.testing import Context  # noqa: E402
 from judge.i18n import Bilingual  # noqa: E402
 

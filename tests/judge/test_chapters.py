@@ -8,7 +8,8 @@ import pytest
 
 from judge import cli
 from judge.exercises.chapters import ChaptersError, chapters_file, group, load_chapters
-from judge.exercises.exercise import EXERCISES_DIR, ExerciseError, load_all, load_exercise
+from judge.exercises.exercise import load_all, load_exercise
+from judge.exercises.folders import EXERCISES_DIR, ExerciseError
 
 CHAPTERS = """
 [[chapter]]

@@ -17,7 +17,8 @@ from judge.authoring.mutation.mutants import ID_PATTERN, generate_mutants, line_
 from judge.authoring.mutation.operators import OPERATORS, operator_named
 from judge.authoring.mutation.tables import markdown_table, report_lines, to_json
 from judge.cli import main
-from judge.exercises.exercise import ExerciseError, load_exercise
+from judge.exercises.exercise import load_exercise
+from judge.exercises.folders import ExerciseError
 from judge.sandbox.launchers import WarmLocalLauncher
 
 SOURCE = textwrap.dedent(

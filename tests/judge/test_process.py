@@ -488,6 +488,73 @@ def test_an_output_that_has_ended_is_not_watched_while_the_judge_waits(monkeypat
     assert waited.value.args == () and time.monotonic() - started >= 0.3  # the deadline's, not sooner
 
 
+def test_a_learner_that_stops_reading_costs_the_judges_write_its_deadline_not_a_spin(tmp_path):
+    """A child that never reads its requests fills the pipe: the judge's write of a frame larger
+    than it waits for room (draining what the child prints meanwhile) and raises TimeoutError at
+    its deadline, with the bytes that fitted sent and nothing more."""
+    import os
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from judge.engine.pipes import DeadlineWriter, OutputCapture
+
+    output = OutputCapture()
+    requests_r, requests_w = os.pipe()
+    script = "import time; print('busy, not reading', flush=True); time.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=requests_r, stdout=output.write_fd,
+                             stderr=output.write_fd, cwd=tmp_path)
+    os.close(requests_r)
+    output.handed_over()
+    writer, outcome = DeadlineWriter(requests_w, output), []
+
+    def write_a_large_frame():
+        try:
+            writer.write(b"x" * (4 << 20))
+        except Exception as error:  # what the write ended with: a TimeoutError, or a broken pipe once the child is gone
+            outcome.append(error)
+
+    started = time.monotonic()
+    writer.deadline = started + 1.0
+    thread = threading.Thread(target=write_a_large_frame, daemon=True)
+    try:
+        thread.start()
+        thread.join(15)
+        waited = time.monotonic() - started
+    finally:
+        child.kill()  # a writer still spinning gets a broken pipe now, and ends
+        child.wait()
+        thread.join(15)
+        writer.close()
+        tail = output.tail()
+        output.close()
+    assert len(outcome) == 1 and type(outcome[0]) is TimeoutError, outcome
+    assert 1.0 <= waited < 10, waited
+    assert 0 < writer.sent < 4 << 20
+    assert "busy, not reading" in tail
+
+
+def test_wait_until_ready_is_told_by_name_which_way_it_waits():
+    """``write`` and ``watch`` are keyword-only: a bare True or False at a call site would not say
+    whether the judge waits to write a request or to read an answer."""
+    import os
+    import time
+
+    from judge.engine import pipes
+
+    output = pipes.OutputCapture()
+    read_end, write_end = os.pipe()
+    try:
+        with pytest.raises(TypeError, match="3 positional arguments but 4 were given"):
+            pipes.wait_until_ready(write_end, time.monotonic() + 5, output, True)
+        pipes.wait_until_ready(fd=write_end, deadline=time.monotonic() + 5, output=output, write=True)  # room: at once
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+        output.close()
+
+
 def test_a_closed_process_leaves_no_file_descriptor_open_in_the_judge(learner_file):
     import os
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 from judge.reports.report import CaseResult, Report, first_failure, is_failure
 from judge.verdicts import Verdict
 

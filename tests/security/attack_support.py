@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from judge.engine.runner import judge_file
-from judge.exercises.exercise import PROJECT_ROOT, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import PROJECT_ROOT
 from judge.sandbox.layers import missing_required
 from judge.verdicts import Verdict
 

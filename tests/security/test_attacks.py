@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from attack_support import CANARY, DATABASE, assert_contained, assert_judge_healthy, grade, needs_strict
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 from judge.verdicts import Verdict
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).

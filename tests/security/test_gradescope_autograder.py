@@ -17,7 +17,7 @@ import pytest
 from attack_support import TEMPLATE, kill_quietly, marker, needs_strict, processes_named, renamer
 
 from judge import gradescope
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 
 pytestmark = pytest.mark.strict_sandbox
 

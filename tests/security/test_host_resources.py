@@ -36,7 +36,8 @@ from attack_support import (
 )
 
 from judge.engine.runner import judge_file
-from judge.exercises.exercise import PROJECT_ROOT, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import PROJECT_ROOT
 from judge.verdicts import Verdict
 
 # Starts the strict sandbox; runs in the parallel part like the rest (tests/conftest.py).

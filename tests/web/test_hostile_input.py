@@ -14,7 +14,8 @@ from flask_wtf.csrf import CSRFError
 from site_client import build_url, csrf_token, rules, sign_in, sign_up
 from sqlalchemy import func, select
 
-from judge.exercises.exercise import ExerciseError, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import ExerciseError
 from tests.web.world import ACCOUNT, api_token, route_world
 from web.core import forms
 from web.core.models import ApiToken, Submission

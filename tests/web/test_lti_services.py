@@ -1,15 +1,16 @@
-"""LTI Advantage services against an independent platform (lti1p3platform, tests/web/lti_services_platform.py):
+"""LTI Advantage services against an independent platform (lti1p3platform, tests/web/lti_platform.py):
 access tokens, the paged Names and Roles roster, line items made once, and scores that follow the
 course's counting (a grading, an override, a rejudge), retried while the LMS is down, never twice."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from sqlalchemy import select
 
-from tests.web.lti_services_platform import CLIENT_ID, ISSUER, NRPS, FakePlatform, public_jwk, rsa_pems, serve
+from tests.web.lti_platform import CLIENT_ID, ISSUER, NRPS, FakePlatform, public_jwk, rsa_pems, serve
 from tests.web.site_client import csrf_token, sign_in
 from tests.web.world import account, attempt, course_with_assignment, exercise, learner_in
 from web.core.models import Course, CourseRole, Grading, Membership, Role, Status, Submission, User, utcnow
@@ -149,11 +150,12 @@ def test_a_roster_of_three_pages_enrols_its_members_and_removes_those_gone(linke
         names = set(session.scalars(select(User.name).join(LtiAccount, LtiAccount.user_id == User.id)))
     assert roles == {"sub-ann": CourseRole.learner, "sub-bo": CourseRole.learner, "sub-ta": CourseRole.instructor,
                      "sub-di": CourseRole.learner}
-    assert "Bo-Li" in names and len(names) == 4  # "ann" was taken: the new account got a suffix
+    bo_li = next(name for name in names if name.startswith("Bo-Li-"))  # every LMS name gets a random suffix
+    assert len(names) == 4 and any(name.startswith("ann-") for name in names)  # "ann" was taken anyway
     with sessions() as session:  # an account the LMS made has no password anyone knows
         from web.accounts.users import authenticate
 
-        assert [authenticate(session, "Bo-Li", guess) for guess in ("sub-bo", "", "Bo Li", "password123")] == [None] * 4
+        assert [authenticate(session, bo_li, guess) for guess in ("sub-bo", "", "Bo Li", "password123")] == [None] * 4
     # Bo is gone from the LMS: removed, his work kept; ann's account made with the join code is the platform's too.
     with sessions() as session:
         bo = session.scalar(select(LtiAccount.user_id).where(LtiAccount.sub == "sub-bo"))
@@ -162,10 +164,30 @@ def test_a_roster_of_three_pages_enrols_its_members_and_removes_those_gone(linke
                  [member("sub-di", f"{LIS}Learner")], []]
     with sessions() as session:
         again = sync_roster(session, client, session.get(LtiContext, ids["context"]))
-        assert again.removed == ["Bo-Li"] and again.added == []
+        assert again.removed == [bo_li] and again.added == []
         assert session.scalar(select(Membership).where(Membership.user_id == bo)) is None
         assert session.scalar(select(Submission.id).where(Submission.user_id == bo)) is not None
         assert session.scalar(select(Membership).where(Membership.user_id == ids["teacher"])) is not None
+
+
+@pytest.mark.parametrize("hostile", ["Ann\x00Lee", "\ud800", "<script>alert(1)</script>", "李雷", "x" * 5000])
+def test_a_member_whose_id_a_launch_refuses_is_skipped_and_the_others_are_synced(linked, lms, hostile):
+    """A 300-character ``user_id`` (the spec bounds ids at 255; PostgreSQL's column would refuse it and
+    fail the whole sync) is skipped as a launch refuses it; a hostile name still gets a valid account."""
+    from web.core.names import USER_NAME
+
+    _, sessions, client, ids = linked
+    lms.pages = [[member("s" * 300, f"{LIS}Learner", name=hostile), member("sub-eve", f"{LIS}Learner", name=hostile),
+                  member("sub-ann", f"{LIS}Learner")]]
+    with sessions() as session:
+        done = sync_roster(session, client, session.get(LtiContext, ids["context"]))
+    assert done.members == 3 and done.skipped == 1 and len(done.added) == 1 and done.removed == []
+    with sessions() as session:
+        subs = set(session.scalars(select(LtiAccount.sub)))
+        eve = session.scalar(select(User).join(LtiAccount, LtiAccount.user_id == User.id)
+                             .where(LtiAccount.sub == "sub-eve"))
+        assert subs == {"sub-ann", "sub-eve"} and session.scalar(select(LtiRosterSync.error)) is None
+        assert eve is not None and re.fullmatch(USER_NAME, eve.name) and not eve.check_password("")
 
 
 def test_an_empty_roster_removes_nobody(linked, lms):
@@ -220,6 +242,27 @@ def test_a_launch_brings_the_roster_in_at_the_next_round_and_a_failing_lms_waits
     calls = len(lms.requests)
     assert roster_round(sessions, client) == 0  # within RETRY_S of the failure: not asked again
     assert len(lms.requests) == calls
+
+
+def test_a_site_without_platform_courses_idles_on_one_primary_key_look_up(make_site):
+    """The periodic job runs :func:`roster_round` every 20 s in every site process; a site no LMS
+    launched into must not run the sync's query (correlated over the roster syncs) each time."""
+    from sqlalchemy import event
+
+    app = make_site(start_workers=False)
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, *_):
+        statements.append(statement)
+
+    engine = services(app).engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert roster_round(services(app).sessions, ServiceClient(lambda: None)) == 0
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert len(statements) == 1 and "lti_roster_sync" not in statements[0], statements
+    assert "FROM lti_context" in statements[0] and "LIMIT" in statements[0]
 
 
 # --- line items and scores ---

@@ -16,7 +16,7 @@ import zipfile
 
 import pytest
 
-from judge.exercises.exercise import EXERCISES_DIR
+from judge.exercises.folders import EXERCISES_DIR
 from tests.web.world import api_token
 
 NUMBER, SLUG = 987, "echo"

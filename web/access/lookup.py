@@ -17,7 +17,8 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import joinedload
 
 from judge.exercises.exercise import Exercise as ExerciseSpec
-from judge.exercises.exercise import ExerciseError, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import ExerciseError
 from web.access.permissions import may_see
 from web.core.models import ApiToken, AssignmentExercise, Course, Exercise, Submission, User, UserSession
 

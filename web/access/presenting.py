@@ -38,10 +38,9 @@ from typing import Any
 from flask import abort
 from sqlalchemy.orm import object_session
 
-from judge.exercises.exercise import HIDDEN
 from judge.reports.exports import results_json
 from judge.reports.hiding import hidden_failure_text, report_message, visible_case, visible_message, visible_time_ms
-from judge.reports.report import first_failure
+from judge.reports.report import HIDDEN, first_failure
 from judge.verdicts import ran_no_case
 from web.core.i18n import pick
 from web.core.models import Grading, Status, Submission, User, Visibility, as_utc

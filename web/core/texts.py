@@ -142,6 +142,14 @@ SITE: dict[str, tuple[str, str]] = {
         "或按 Ctrl+Enter（Mac 上为 ⌘+Enter）。在编辑器中 Tab 用于缩进；先按 Esc 再按 Tab 可以离开编辑器。",
     ),
     "sign_in_to_submit": ("Sign in to submit", "登录后提交"),
+    "not_gradable_here": (
+        "This site cannot grade this exercise: its hidden tests need `{module}`, which the `{extra}` "
+        "extra installs, and it is not installed here. The site's deployer must install it "
+        "(`pip install 'probjudge[{extra}]'`); until then submissions are refused.",
+        "本站无法评测这道练习：它的隐藏测试需要 `{module}`，由可选依赖 `{extra}` 安装，而本站没有安装。"
+        "需要由部署本站的人安装（`pip install 'probjudge[{extra}]'`）；在此之前提交会被拒绝。",
+    ),
+    "not_gradable_tag": ("not graded on this site", "本站不评测"),
     "download": ("Download for local judging", "下载到本地评测"),
     "reset_starter": ("Reset to the starter code", "恢复为初始代码"),
     "reset_confirm": (

@@ -9,6 +9,8 @@
 - ``sweeping`` — the periodic sweep: the database is the truth, the broker only wakes workers.
 - ``progress`` — how far a grading has got: written by its worker, read by every site process.
 - ``health`` — queue depths, the oldest waiting grading, graders alive, latency.
+- ``gradable`` — whether this site can grade an exercise: the optional extras its hidden tests
+  declare are installed (exercise 45 and ``transformers``).
 
 May import (the layers below it in .importlinter's ``web-layers``): ``web.core``; the judge's
 ``judge.engine``, ``judge.sandbox``, ``judge.exercises``, ``judge.reports``; Celery, kombu and

@@ -28,8 +28,9 @@ from typing import Any
 from sqlalchemy import bindparam, func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.exercises.exercise import HIDDEN, Exercise
+from judge.exercises.exercise import Exercise
 from judge.exercises.suites import load_suite
+from judge.reports.report import HIDDEN
 from web.core.models import Grading, Status
 
 log = logging.getLogger("probjudge.grading")

@@ -58,6 +58,7 @@ from judge import JUDGE_VERSION
 from judge.engine.process import Launcher
 from judge.engine.runner import grade
 from judge.exercises.exercise import resolve
+from judge.exercises.folders import ExerciseError
 from judge.i18n import Bilingual, format_text
 from judge.reports.report import Report, first_failure
 from judge.verdicts import Verdict
@@ -72,6 +73,7 @@ from web.core.models import (
     count_queued,
     database_now,
 )
+from web.grading.gradable import missing_extra, not_gradable_text
 from web.grading.progress import ProgressRecorder, public_cases, queue_position
 
 if TYPE_CHECKING:
@@ -191,7 +193,14 @@ class GradingQueue:
     ) -> Submission:
         """Store a submission for context ``course_id`` (None: practice; the caller chose it with
         :func:`web.access.contexts.choose_context`) with a queued live grading and wake a worker.
-        Raises :class:`SubmissionRefused`."""
+        Raises :class:`SubmissionRefused`, also for an exercise this site cannot grade
+        (:mod:`web.grading.gradable`: an extra its hidden tests need is not installed)."""
+        try:
+            missing = missing_extra(self._resolve(str(exercise.number)))
+        except (ExerciseError, ValueError):
+            missing = None  # its folder is gone: grading says so, as for any submission of it
+        if missing is not None:
+            raise SubmissionRefused(not_gradable_text(missing))
         size = len(code.encode("utf-8"))
         if not code.strip():
             raise SubmissionRefused(Bilingual("the code is empty", "代码是空的"))

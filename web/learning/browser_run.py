@@ -9,7 +9,8 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, jsonify, request
 
 from judge.browser.bundle import digest, engine_bundle, engine_digest, exercise_files
-from judge.exercises.exercise import Exercise, ExerciseError
+from judge.exercises.exercise import Exercise
+from judge.exercises.folders import ExerciseError
 from web.access.lookup import find_exercise
 
 browser_run = Blueprint("browser_run", __name__, url_prefix="/browser")

@@ -28,6 +28,7 @@ from web.core.extensions import submit_limits
 from web.core.forms import CodeForm
 from web.core.i18n import localized, t, template
 from web.core.models import Exercise, Submission
+from web.grading.gradable import missing_extra, not_gradable_text
 from web.grading.queue import SubmissionRefused
 from web.learning.browser_run import run_config
 from web.learning.figures import figure_texts
@@ -75,13 +76,21 @@ def download_name(spec: ExerciseSpec) -> str:
 @exercises.get("/exercises/")
 def index():
     rows = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
+    listed = {row.number for row in rows}
+    # Marked in the list: exercises this site cannot grade (an extra their hidden tests need is missing).
+    ungradable = {spec.number for spec in load_all() if spec.number in listed and missing_extra(spec) is not None}
     status = (
         user_status(g.db, current_user, withheld_exercises(g.db, current_user.id))
         if current_user.is_authenticated
         else {}
     )
     return render_template(
-        "exercises/index.html", groups=_grouped(rows), exercises=rows, stats=exercise_stats(g.db), status=status
+        "exercises/index.html",
+        groups=_grouped(rows),
+        exercises=rows,
+        stats=exercise_stats(g.db),
+        status=status,
+        ungradable=ungradable,
     )
 
 
@@ -173,6 +182,7 @@ def _exercise_page(
     attempts = _attempts(row, RECENT_ATTEMPTS) if current_user.is_authenticated else []
     deadlines = exercise_deadlines(g.db, current_user.id, row.id) if current_user.is_authenticated else []
     summaries = _summaries(row, attempts) if attempts else {}
+    missing = missing_extra(spec)
     return render_template(
         "exercises/show.html",
         exercise=row,
@@ -188,6 +198,7 @@ def _exercise_page(
         run_texts=run_texts(),
         deadlines=deadlines,
         late=late,
+        not_gradable=not_gradable_text(missing).in_language(g.lang) if missing else None,
         **_context_choice(row, chosen),
     ), status
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge.exercises.exercise import HIDDEN
+from judge.reports.report import HIDDEN
 from web.core.i18n import current_language, t, template
 
 MARK = "▲"  # always with its words, never colour alone: the marker of a worst cell or a failed level

@@ -1,9 +1,10 @@
 """From a validated launch to our rows: the account, the course, the membership, the link.
 
 - ``sub`` and ``iss`` find an :class:`~web.lms.models.LtiAccount` (one per person of an issuer,
-  whatever client id they came through); the first launch creates a ProbJudge user with a
-  generated unique name (from the name claims when given) and no usable password: such a user
-  only ever signs in through the LMS.
+  whatever client id they came through); the first launch (or roster sync) that names the person
+  creates a ProbJudge user with a generated unique name (from the name claims when given) and no
+  password anyone knows: such a user only ever signs in through the LMS (:func:`account_for`,
+  the one path for both).
 - ``context.id`` finds the course. An instructor's launch into an unknown context creates the
   course; a learner's is refused (:class:`NoCourseYet`): a learner must not make a course whose
   first instructor would be nobody, so the instructor launches first.
@@ -20,14 +21,15 @@ from __future__ import annotations
 import re
 import secrets
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from web.accounts.users import find_user
-from web.core.models import Assignment, Course, CourseRole, Exercise, Role, User, utcnow
+from web.accounts.users import NameTaken, create_sealed_user, sealed_password_hash
+from web.core.models import Assignment, Course, CourseRole, Exercise, User, utcnow
 from web.core.validation import text_problem
 from web.lms.models import LtiAccount, LtiContext, LtiPlatform, LtiResourceLink
 from web.teaching.courses import CourseError, create_course, enroll
@@ -36,7 +38,7 @@ CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 TEACHING_ROLES = ("#Instructor", "#Administrator", "#TeachingAssistant", "Instructor#TeachingAssistant")
-NO_PASSWORD = "!lti"  # not a hash werkzeug can parse: no password matches it
+NAME_TRIES = 8  # random 6-hex suffixes: eight collisions in a row mean something else is wrong
 
 
 class NoCourseYet(Exception):
@@ -78,32 +80,52 @@ def teaches(claims: dict[str, Any]) -> bool:
     return any(isinstance(role, str) and role.endswith(TEACHING_ROLES) for role in roles)
 
 
-def _new_name(session: Session, claims: dict[str, Any]) -> str:
-    """A free user name from the person's name claims (ASCII letters kept), else ``lti-user``,
-    with a random suffix, so that two people called Ann never collide."""
-    given = claims.get("preferred_username") or claims.get("name") or claims.get("given_name") or ""
-    ascii_name = unicodedata.normalize("NFKD", given if isinstance(given, str) else "").encode("ascii", "ignore")
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", ascii_name.decode()).strip("-.")[:40] or "lti-user"
-    while True:
-        name = f"{stem}-{secrets.token_hex(3)}"
-        if find_user(session, name) is None:
-            return name
+def _name_stem(person: Mapping[str, Any]) -> str:
+    """The ASCII letters, digits, '.', '_' and '-' of the person's first name claim that has any
+    (``preferred_username``, ``name``, ``given_name``, the local part of ``email``), else ``lti-user``."""
+    for key in ("preferred_username", "name", "given_name", "email"):
+        value = person.get(key)
+        if not isinstance(value, str):
+            continue
+        ascii_name = unicodedata.normalize("NFKD", value.split("@")[0]).encode("ascii", "ignore").decode()
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", ascii_name).strip("-.")[:40]
+        if stem:
+            return stem
+    return "lti-user"
 
 
-def account_for(session: Session, issuer: str, claims: dict[str, Any], language: str) -> User:
-    """The user of the launch's person, created on the first launch (added, not committed)."""
-    sub = _id(claims.get("sub"))
-    if not sub:
-        raise ClaimsMissing("the launch names no user (sub)")
-    account = session.scalar(select(LtiAccount).where(LtiAccount.issuer == issuer, LtiAccount.sub == sub))
+def account_for(
+    session: Session, issuer: str, sub: object, person: Mapping[str, Any], language: str = "en", sealed_hash: str = ""
+) -> User:
+    """The user of the LMS person ``sub`` of ``issuer``: the one path by which a launch
+    (:func:`place`) and a Names and Roles roster (:mod:`web.lms.roster`) find or create an account.
+
+    ``sub`` must be a usable LMS identifier (:func:`_id`: a string of 1 to 255 characters the
+    database can store), else :class:`ClaimsMissing`, and nothing is added. A new person gets a
+    learner account (added and flushed, not committed) named from ``person``'s name claims (a
+    launch's claims or a roster's member: :func:`_name_stem`) with a random suffix, so a name
+    chosen in the LMS never takes a plain site name ("admin", another learner's), and a sealed
+    password (:func:`web.accounts.users.create_sealed_user`; ``sealed_hash`` lets a roster share one
+    hash across its new accounts, empty: one is made)."""
+    usable = _id(sub)
+    if not usable:
+        raise ClaimsMissing("the LMS names no usable user (sub)")
+    account = session.scalar(select(LtiAccount).where(LtiAccount.issuer == issuer, LtiAccount.sub == usable))
     if account is not None:
         return account.user
-    user = User(name=_new_name(session, claims), role=Role.learner, language=language, password_hash=NO_PASSWORD)
-    session.add(user)
-    session.flush()
-    session.add(LtiAccount(issuer=issuer, sub=sub, user_id=user.id))
-    session.flush()
-    return user
+    stem, sealed_hash = _name_stem(person), sealed_hash or sealed_password_hash()
+    for _ in range(NAME_TRIES):
+        try:
+            with session.begin_nested():  # a name taken since the check inside rolls back alone
+                user = create_sealed_user(session, f"{stem}-{secrets.token_hex(3)}", sealed_hash)
+                session.flush()
+        except NameTaken:
+            continue
+        user.language = language
+        session.add(LtiAccount(issuer=issuer, sub=usable, user_id=user.id))
+        session.flush()
+        return user
+    raise NameTaken(f"no free user name from {stem!r} after {NAME_TRIES} tries")
 
 
 def _services(context: LtiContext, claims: dict[str, Any]) -> str | None:
@@ -142,7 +164,7 @@ def _target(session: Session, course: Course, custom: Any) -> tuple[int | None, 
 def place(session: Session, platform: LtiPlatform, claims: dict[str, Any], language: str = "en") -> Placement:
     """Account, course, membership, context and resource link for a validated launch (added,
     not committed). Raises :class:`ClaimsMissing` or :class:`NoCourseYet`."""
-    user = account_for(session, platform.issuer, claims, language)
+    user = account_for(session, platform.issuer, claims.get("sub"), claims, language)
     context_claim = claims.get(CLAIM + "context")
     if not isinstance(context_claim, dict):
         context_claim = {}

@@ -4,8 +4,10 @@
 ``Link: <...>; rel="next"``, same origin only, at most :data:`MAX_PAGES` pages), then:
 
 - each member is found by (issuer, ``user_id``) in ``LtiAccount``; an account is created for one
-  the site does not know yet (a user name from the member's name, made unique; a random
-  password nobody knows: they come in through the platform's launch);
+  the site does not know yet, by the launch's own :func:`web.lms.provisioning.account_for` (a
+  user name from the member's name with a random suffix; a password nobody knows: they come in
+  through the platform's launch). A member whose ``user_id`` a launch would refuse (over 255
+  characters, a character the database cannot store) is skipped, and the others are synced;
 - roles map to a course role: ``Instructor``, ``Administrator``, ``TeachingAssistant`` (any
   vocabulary: the fragment or last path part of the role URI) → instructor; ``Learner`` →
   learner; others (``Mentor``…) and members whose ``status`` is not ``Active`` are not members;
@@ -28,16 +30,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import secrets
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from web.accounts.users import NameTaken, create_sealed_user, sealed_password_hash
+from web.accounts.users import sealed_password_hash
 from web.core.models import Course, CourseRole, Membership, User
 from web.lms.models import LtiAccount, LtiContext, LtiPlatform
 from web.lms.passback_models import LtiRosterSync
+from web.lms.provisioning import ClaimsMissing, account_for
 from web.lms.service_client import SCOPE_NRPS, Platform, ServiceClient, ServiceError, json_object, next_page, utc_now
 from web.teaching.courses import CourseError, enroll
 from web.teaching.membership import remove_member
@@ -53,7 +55,8 @@ LEARNER_ROLES = {"Learner"}
 @dataclass
 class RosterSync:
     """What one sync did: platform members read, memberships added, roles raised, members
-    removed, gone members kept (the last instructor), members skipped (no usable role)."""
+    removed, gone members kept (the last instructor), members skipped (no usable role, status
+    or id)."""
 
     members: int = 0
     added: list[str] = field(default_factory=list)
@@ -77,40 +80,6 @@ def course_role(roles: object) -> CourseRole | None:
     if names & LEARNER_ROLES:
         return CourseRole.learner
     return None
-
-
-def _name_base(member: dict) -> str:
-    for key in ("name", "given_name", "email", "user_id"):
-        value = member.get(key)
-        if isinstance(value, str):
-            text = re.sub(r"[^A-Za-z0-9._-]+", "-", value.split("@")[0]).strip("-.")
-            if text:
-                return text[:48]
-    return "lti-user"
-
-
-def account_for(session: Session, issuer: str, member: dict, sealed_hash: str) -> tuple[User, bool]:
-    """The site user of platform member ``member`` (``user_id`` is its sub), created with a
-    unique name and ``sealed_hash`` (:func:`web.accounts.users.sealed_password_hash`) when new;
-    (user, created)."""
-    sub = member["user_id"]
-    found = session.scalar(select(LtiAccount).where(LtiAccount.issuer == issuer, LtiAccount.sub == sub))
-    if found is not None:
-        user = session.get(User, found.user_id)
-        assert user is not None  # a foreign key
-        return user, False
-    base = _name_base(member)
-    for suffix in ["", *(f"-{secrets.token_hex(3)}" for _ in range(8))]:
-        try:
-            with session.begin_nested():
-                user = create_sealed_user(session, f"{base}{suffix}", sealed_hash)
-                session.flush()
-        except NameTaken:
-            continue
-        session.add(LtiAccount(issuer=issuer, sub=sub, user_id=user.id))
-        session.flush()
-        return user, True
-    raise ServiceError(f"no free user name for platform member {sub[:40]!r}")
 
 
 def fetch_members(client: ServiceClient, platform: Platform, url: str) -> list[dict]:
@@ -172,7 +141,11 @@ def _apply(session: Session, course: Course, issuer: str, members: list[dict]) -
         if role is None or member.get("status", "Active") != "Active":
             result.skipped += 1
             continue
-        user, _ = account_for(session, issuer, member, sealed)
+        try:
+            user = account_for(session, issuer, member["user_id"], member, sealed_hash=sealed)
+        except ClaimsMissing:  # an id a launch refuses too (over 255 characters): that one member only
+            result.skipped += 1
+            continue
         listed.add(user.id)
         before = session.scalar(
             select(Membership.role).where(Membership.course_id == course.id, Membership.user_id == user.id)
@@ -259,9 +232,12 @@ def launched_since_synced(session: Session) -> list[LtiContext]:
 
 def roster_round(sessions: sessionmaker[Session], client: ServiceClient) -> int:
     """Sync the roster of every platform course launched since its last sync
-    (:func:`sync_roster_after_launch`, so at most once per :data:`RECENT_S` each); how many ran."""
+    (:func:`sync_roster_after_launch`, so at most once per :data:`RECENT_S` each); how many ran.
+    A site with no platform course runs one existence check and nothing else."""
     synced = 0
     with sessions() as session:
+        if session.scalar(select(LtiContext.id).limit(1)) is None:
+            return 0  # no platform course yet (most sites): one primary-key look-up every round
         ids = [context.id for context in launched_since_synced(session)]
     for context_id in ids:
         with sessions() as session:

@@ -6,7 +6,8 @@ minute (the sweep sees it at its next round; a post is tried at once). Then
 :func:`web.lms.roster.roster_round` syncs the roster of each platform course launched since its
 last sync (a launch never waits on the LMS for it). Several site processes
 may run it together: queueing and posting claim their rows in the database (see passback.py).
-A site with no platform course linked does one cheap query per round.
+A site with no LMS does two cheap existence checks per round (a resource link for the passback,
+a platform course for the roster) and nothing else.
 """
 
 from __future__ import annotations

@@ -228,7 +228,8 @@ def _enum(kind, value: object, what: str, aliases: dict[str, str] | None = None)
 
 
 def _exercises(session: Session, course: Course, identifiers: object, assignment: Assignment | None) -> list[Exercise]:
-    from judge.exercises.exercise import ExerciseError, resolve
+    from judge.exercises.exercise import resolve
+    from judge.exercises.folders import ExerciseError
 
     if not isinstance(identifiers, list) or not identifiers:
         raise CourseError(

@@ -45,7 +45,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge.exercises.exercise import Exercise as ExerciseSpec
-from judge.exercises.exercise import ExerciseError, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import ExerciseError
 from judge.similarity.behaviour import behaviour_match, common_hashes
 from judge.similarity.text import ExercisePair, Source, across_exercises, boilerplate_for, clusters, compare_sources
 from web.core.models import (

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from judge.authoring.mutation.mutants import ID_PATTERN
-from judge.exercises.exercise import ExerciseError
+from judge.exercises.folders import ExerciseError
 
 EQUIVALENTS_FILE = "mutants.toml"
 SECTION = "equivalent"
@@ -28,7 +28,7 @@ SECTION = "equivalent"
 
 def load_equivalents(path: Path) -> dict[str, str]:
     """The listed equivalent mutants of ``path`` (a ``mutants.toml``): id -> reason, in the file's
-    order; none when the file does not exist. Raises :class:`~judge.exercises.exercise.ExerciseError`,
+    order; none when the file does not exist. Raises :class:`~judge.exercises.folders.ExerciseError`,
     naming the file, for TOML it cannot read, a key other than ``[equivalent]``, an id that is not
     of the form ``OPERATOR:HASH:K``, or a reason that is empty or not one line of text."""
     if not path.is_file():

@@ -182,7 +182,7 @@ def mutate_exercise(
     processes (default: a :class:`~judge.sandbox.launchers.WarmLocalLauncher` for this call).
     ``keep``: a folder to write each judged mutant to (``<keep>/<NNN-slug>/<id>.py``, ``:`` as
     ``_``), to judge one again by hand; by default they live in a temporary folder.
-    Raises :class:`~judge.exercises.exercise.ExerciseError` for an unreadable ``mutants.toml``, and
+    Raises :class:`~judge.exercises.folders.ExerciseError` for an unreadable ``mutants.toml``, and
     ``ValueError`` for a ``sample`` below 1.
     """
     if sample is not None and sample < 1:

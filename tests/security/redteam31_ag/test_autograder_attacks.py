@@ -18,7 +18,8 @@ from pathlib import Path
 
 from attack_support import kill_quietly, marker, needs_strict, processes_named, renamer
 
-from judge.exercises.exercise import PROJECT_ROOT, resolve
+from judge.exercises.exercise import resolve
+from judge.exercises.folders import PROJECT_ROOT
 
 EXERCISE = "1"
 NAME = "001-weighted-coin.py"

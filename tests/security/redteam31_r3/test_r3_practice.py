@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from judge.exercises.exercise import PROJECT_ROOT
+from judge.exercises.folders import PROJECT_ROOT
 
 
 @pytest.mark.parametrize("pythonpath", [":/nonexistent", "/nonexistent:", ":"])
