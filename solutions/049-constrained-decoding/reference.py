@@ -53,12 +53,11 @@ def allowed_mask(transitions, states):
 def _masked_logits(logits, transitions, states):
     """The logits with every disallowed token at -inf; raises for a row where nothing can be drawn."""
     mask = allowed_mask(transitions, states)
-    masked = torch.where(mask, logits, torch.full_like(logits, float("-inf")))
-    dead = ~torch.isfinite(masked).any(dim=1)
+    dead = ~(mask & torch.isfinite(logits)).any(dim=1)
     if dead.any():
         rows = dead.nonzero().flatten().tolist()
         raise ValueError(f"no allowed token with a finite logit in row(s) {rows}: nothing can be drawn")
-    return masked
+    return torch.where(mask, logits, torch.full_like(logits, float("-inf")))
 
 
 def constrained_probs(logits, transitions, states, temperature=1.0, top_k=0, top_p=1.0):

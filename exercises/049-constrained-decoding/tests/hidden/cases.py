@@ -1,0 +1,113 @@
+"""Exercise 49's hidden cases built by hand (cached): each puts one known mistake in plain sight, and the
+instances the statistical checks draw from, with their exact targets.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import torch
+
+from . import generated, oracle
+from .generated import ProbsCase
+
+NEG_INF = float("-inf")
+
+
+def _case(logits, transitions, states, **params) -> ProbsCase:
+    case = ProbsCase(logits, transitions, states, params)
+    return ProbsCase(logits, transitions, states, params, oracle.target_probs(**case.kwargs()))
+
+
+# The worked example's automaton: [0-9]+(\.[0-9]+)? then <eos>, over "1", "23", ".", ".5", "x", <eos>.
+REGEX = torch.tensor(
+    [
+        [1, 1, -1, -1, -1, -1],
+        [1, 1, 2, 3, -1, 4],
+        [3, 3, -1, -1, -1, -1],
+        [3, 3, -1, -1, -1, 4],
+        [-1, -1, -1, -1, -1, 4],
+    ]
+)
+
+
+@functools.cache
+def greedy_masked() -> ProbsCase:
+    """Greedy rows whose largest raw logit is disallowed (and one sampling row): the argmax must be masked."""
+    logits = torch.tensor(
+        [[0.5, 0.2, 1.0, 0.9, 3.0, 0.1], [0.4, 1.5, 0.3, 0.2, 2.5, -1.0], [2.0, 1.0, 0.5, 0.0, 3.5, 0.7],
+         [0.1, 0.3, 0.2, 0.2, 0.0, 0.9]],
+        dtype=torch.float64,
+    )
+    return _case(logits, REGEX, torch.tensor([1, 3, 0, 2]), temperature=torch.tensor([0.0, 0.0, 0.0, 1.0],
+                                                                                       dtype=torch.float64))
+
+
+@functools.cache
+def filters_then_mask() -> ProbsCase:
+    """top-k and top-p whose raw-logit choice keeps disallowed tokens (never all of a row's allowed ones)."""
+    logits = torch.tensor(
+        [[1.0, 0.5, 2.0, 1.5, 3.0, 0.0], [1.2, 0.3, -0.4, 0.1, 2.2, 0.8], [0.7, 1.9, 0.2, 1.1, 2.6, -0.3]],
+        dtype=torch.float32,
+    )
+    return _case(logits, REGEX, torch.tensor([1, 3, 1]), top_k=torch.tensor([2, 3, 3]),
+                 top_p=torch.tensor([1.0, 0.8, 0.9]))
+
+
+@functools.cache
+def plain_rows() -> ProbsCase:
+    """Defaults only (no filter, temperature 1), float32: the mask, the softmax of what is left."""
+    logits = torch.tensor(
+        [[1.0, 0.5, 2.0, 1.5, 3.0, 0.0], [0.3, -1.2, 0.8, 2.0, 1.1, 0.4], [2.5, NEG_INF, 0.0, 1.0, 1.0, -0.5],
+         [0.2, 0.9, 3.1, -0.7, 1.6, 1.3]],
+        dtype=torch.float32,
+    )
+    return _case(logits, REGEX, torch.tensor([1, 0, 3, 4]))
+
+
+@functools.cache
+def next_state_rows() -> ProbsCase:
+    """Fewer rows than states, in states other than their row numbers (row b reads row states[b], not b)."""
+    logits = torch.tensor([[0.0, 0.2, 0.1, -0.3, 0.4, 0.0]] * 4, dtype=torch.float64)
+    return _case(logits, REGEX, torch.tensor([3, 2, 1, 0]))
+
+
+def law_case(seed: int) -> ProbsCase:
+    """Three rows whose targets each keep at least three tokens, for the draws' fits."""
+    rng = random.Random(seed)
+    while True:
+        case = generated.probs_case(rng, batch=3, greedy=False)
+        if bool(((case.target > 0).sum(dim=1) >= 3).all()):
+            return case
+
+
+def extreme_case(seed: int, dtype: torch.dtype) -> ProbsCase:
+    """Rows in states that disallow token 0 and the last token (where an inverse CDF goes wrong at u = 0 and
+    u -> 1), several allowed tokens in play, no filter."""
+    rng = random.Random(seed)
+    while True:
+        vocab = rng.randint(5, 8)
+        auto = generated.automaton(rng, 4, vocab, density=0.8)
+        table = auto.transitions.clone()
+        table[:, 0] = -1
+        table[:, vocab - 1] = -1
+        for s in range(4):
+            if int((table[s] >= 0).sum()) < 2:
+                table[s, 1:3] = s
+        states = torch.tensor([rng.randrange(4) for _ in range(8)])
+        logits = torch.tensor([generated.logit_row(rng, vocab, neginf=0.0) for _ in range(8)], dtype=dtype)
+        return _case(logits, table, states)
+
+
+def sequence_case(seed: int, steps: int = 4):
+    """(state_logits, transitions, start): a live automaton of 4 states over 5 tokens, finite logits, whose
+    sequences from ``start`` number 20 to 200 and whose start-logits mistake gives another law."""
+    rng = random.Random(seed)
+    while True:
+        auto = generated.automaton(rng, 4, 5)
+        state_logits = torch.tensor([generated.logit_row(rng, 5, neginf=0.0) for _ in range(4)], dtype=torch.float32)
+        start = rng.randrange(4)
+        sequences, law = oracle.sequence_law(state_logits, auto.transitions, start, steps)
+        if 20 <= len(sequences) <= 200:
+            return state_logits, auto.transitions, start

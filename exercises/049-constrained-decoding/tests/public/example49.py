@@ -1,0 +1,55 @@
+"""The public inputs of exercise 49: the statement's worked example (the number format
+``[0-9]+(\\.[0-9]+)?`` then an end token, over the tokens "1", "23", ".", ".5", "x", <eos>) and a few small
+automata. Inputs only: the expected values are frozen in ``frozen49.py``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+TOKENS = ("1", "23", ".", ".5", "x", "<eos>")
+# transitions[s, v]: the state after token v in state s, -1 where v is not allowed. States: 0 nothing yet,
+# 1 digits, 2 digits and a point, 3 digits after the point, 4 finished (only <eos> again).
+REGEX = torch.tensor(
+    [
+        [1, 1, -1, -1, -1, -1],
+        [1, 1, 2, 3, -1, 4],
+        [3, 3, -1, -1, -1, -1],
+        [3, 3, -1, -1, -1, 4],
+        [-1, -1, -1, -1, -1, 4],
+    ]
+)
+EXAMPLE_ROW = [1.0, 0.5, 2.0, 1.5, 3.0, 0.0]  # the model likes "x" best
+EXAMPLE_STATES = torch.tensor([0, 1, 3])
+EXAMPLE_LOGITS = torch.tensor([EXAMPLE_ROW] * 3, dtype=torch.float64)
+
+# The statement's table, each setting on state 1 (the defaults on all three states).
+SETTINGS = {
+    "defaults": {},
+    "top_k=2": {"top_k": 2},
+    "top_p=0.8": {"top_p": 0.8},
+    "temperature=0.5": {"temperature": 0.5},
+    "temperature=0": {"temperature": 0.0},
+}
+
+# States 0 -> 1 -> 2 (dead) along token 0; state 3 is dead and unreachable: two steps from state 0 end in the
+# dead state 2, which is never drawn from. State 0's largest logit is a disallowed token's.
+UNREACHABLE_TRANSITIONS = torch.tensor([[1, 0, -1], [2, -1, 1], [-1, -1, -1], [-1, -1, -1]])
+UNREACHABLE_LOGITS = torch.tensor([[0.5, 0.0, 9.0], [0.0, 1.0, 0.3], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
+
+
+def setting_call(name: str) -> dict:
+    """The constrained_probs call of one row of the statement's table (float64)."""
+    if name == "defaults":
+        return {"logits": EXAMPLE_LOGITS, "transitions": REGEX, "states": EXAMPLE_STATES}
+    return {"logits": EXAMPLE_LOGITS[1:2], "transitions": REGEX, "states": EXAMPLE_STATES[1:2], **SETTINGS[name]}
+
+
+def generate_call(rows: int, steps: int = 4) -> dict:
+    """The statement's generate_constrained example: every logit 0, ``rows`` rows from state 0."""
+    return {
+        "state_logits": torch.zeros(5, 6),
+        "transitions": REGEX,
+        "start_states": torch.zeros(rows, dtype=torch.int64),
+        "num_steps": steps,
+    }
