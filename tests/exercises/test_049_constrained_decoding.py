@@ -56,6 +56,18 @@ def probs_mistakes(name: str) -> dict:
 def sequence_law() -> tuple[list[tuple[int, ...]], torch.Tensor]:
     sequences, law = FROZEN["sequences"]
     return [tuple(s) for s in sequences], torch.tensor(law, dtype=torch.float64)
+
+
+def unreachable_mask() -> tuple[torch.Tensor, dict]:
+    mistakes = {MISTAKES[name]: torch.tensor(value) for name, value in FROZEN["unreachable_mask_mistakes"].items()}
+    return torch.tensor(FROZEN["unreachable_mask"]), mistakes
+
+
+def tiny_sequence_law() -> tuple[list[tuple[int, ...]], torch.Tensor, dict]:
+    """The sequences of 3 tokens from state 0 under SEQUENCE_LOGITS, their law, and the start-logits mistake's."""
+    sequences, law, start_law = FROZEN["tiny_sequences"]
+    alternatives = {MISTAKES["generate_start_logits"]: torch.tensor(start_law, dtype=torch.float64)}
+    return [tuple(s) for s in sequences], torch.tensor(law, dtype=torch.float64), alternatives
 '''
 
 
@@ -102,8 +114,16 @@ def frozen_values(parts) -> dict:
         probs[name] = oracle.target_probs(**call).tolist()
         mistakes[name] = {names[d]: m.tolist() for d, m in oracle.probs_mistakes(**call).items()}
     sequences, law = oracle.sequence_law(torch.zeros(5, 6), example.REGEX, 0, 4)
+    tiny_sequences, tiny_law = oracle.sequence_law(example.SEQUENCE_LOGITS, example.REGEX, 0, 3)
+    _, start_law = oracle.sequence_law(example.SEQUENCE_LOGITS, example.REGEX, 0, 3, logits_state=0)
+    unreachable, unreachable_states = example.UNREACHABLE_TRANSITIONS, example.UNREACHABLE_STATES
     return {
         "mask": oracle.allowed(example.REGEX, example.EXAMPLE_STATES).tolist(),
+        "unreachable_mask": oracle.allowed(unreachable, unreachable_states).tolist(),
+        "unreachable_mask_mistakes": {
+            names[d]: m.tolist() for d, m in oracle.mask_mistakes(unreachable, unreachable_states).items()
+        },
+        "tiny_sequences": [[list(s) for s in tiny_sequences], tiny_law.tolist(), start_law.tolist()],
         "mask_mistakes": {
             names[d]: m.tolist() for d, m in oracle.mask_mistakes(example.REGEX, example.EXAMPLE_STATES).items()
         },

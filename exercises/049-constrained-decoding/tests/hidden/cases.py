@@ -82,22 +82,19 @@ def law_case(seed: int) -> ProbsCase:
             return case
 
 
-def extreme_case(seed: int, dtype: torch.dtype) -> ProbsCase:
+def extreme_case(seed: int, dtype: torch.dtype, rows: int = 128, vocab: int = 32) -> ProbsCase:
     """Rows in states that disallow token 0 and the last token (where an inverse CDF goes wrong at u = 0 and
-    u -> 1), several allowed tokens in play, no filter."""
+    u -> 1), most of the other tokens allowed, no filter. Long rows, because a renormalized row's cumulative
+    sum falls short of the largest float below 1 only now and then (about one float64 row of V = 32 in 8,
+    one float32 row in 40: benchmarks/power_049.py)."""
     rng = random.Random(seed)
-    while True:
-        vocab = rng.randint(5, 8)
-        auto = generated.automaton(rng, 4, vocab, density=0.8)
-        table = auto.transitions.clone()
-        table[:, 0] = -1
-        table[:, vocab - 1] = -1
-        for s in range(4):
-            if int((table[s] >= 0).sum()) < 2:
-                table[s, 1:3] = s
-        states = torch.tensor([rng.randrange(4) for _ in range(8)])
-        logits = torch.tensor([generated.logit_row(rng, vocab, neginf=0.0) for _ in range(8)], dtype=dtype)
-        return _case(logits, table, states)
+    table = [[(rng.randrange(4) if rng.random() < 0.9 else -1) for _ in range(vocab)] for _ in range(4)]
+    for row in table:
+        row[0] = row[vocab - 1] = -1
+        row[1] = row[2] = 0
+    states = torch.tensor([rng.randrange(4) for _ in range(rows)])
+    logits = torch.tensor([generated.logit_row(rng, vocab, neginf=0.0) for _ in range(rows)], dtype=dtype)
+    return _case(logits, torch.tensor(table), states)
 
 
 def sequence_case(seed: int, steps: int = 4):

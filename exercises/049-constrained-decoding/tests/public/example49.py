@@ -53,3 +53,29 @@ def generate_call(rows: int, steps: int = 4) -> dict:
         "start_states": torch.zeros(rows, dtype=torch.int64),
         "num_steps": steps,
     }
+UNREACHABLE_STATES = torch.tensor([0, 1, 2, 3, 0])
+
+# A toy model over the number automaton whose logits differ from state to state (the tiny suite's sequences).
+SEQUENCE_LOGITS = torch.tensor(
+    [
+        [1.5, -0.5, 0.0, 0.0, 2.0, 0.0],
+        [-1.0, 0.5, 1.2, 0.3, 2.5, 0.8],
+        [0.2, 1.4, 0.0, 0.0, 1.0, 0.0],
+        [1.0, -0.8, 0.0, 0.0, 0.0, 1.5],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+    ]
+)
+
+
+def extreme_call(dtype: torch.dtype, rows: int = 128, vocab: int = 32, seed: int = 49) -> dict:
+    """Rows in states that disallow token 0 and the last token, most other tokens allowed, finite logits:
+    a call whose tokens must stay allowed with any uniform. Its support is its mask (no filter)."""
+    g = torch.Generator().manual_seed(seed)
+    table = torch.randint(0, 4, (4, vocab), generator=g)
+    table[torch.rand(4, vocab, generator=g) < 0.1] = -1
+    table[:, 0] = -1
+    table[:, vocab - 1] = -1
+    table[:, 1] = 0
+    states = torch.randint(0, 4, (rows,), generator=g)
+    logits = (torch.randn(rows, vocab, generator=g, dtype=torch.float64) * 1.5).round(decimals=2).to(dtype)
+    return {"logits": logits, "transitions": table, "states": states}
