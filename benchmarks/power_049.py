@@ -116,8 +116,10 @@ def main() -> int:
     print(f"{'solution':34} as promised")
     for row in rows:
         print(f"{row['solution']:34} {row['as_expected']}/{row['runs']}")
-    print(f"generate_start_logits: G-test power over {len(powers)} automata (fit alpha {alpha:.3g}): "
-          f"min {min(powers):.3f}, mean {sum(powers) / len(powers):.3f}")
+    print(
+        f"generate_start_logits: G-test power over {len(powers)} automata (fit alpha {alpha:.3g}): "
+        f"min {min(powers):.3f}, mean {sum(powers) / len(powers):.3f}"
+    )
     print(f"inverse_cdf_past_end: a row short of 1 at u -> 1 in {share:.3f} of 200 seeds' extreme cases")
     if args.json:
         args.json.write_text(json.dumps({"catalogue": rows, "sequence_power": powers, "past_end_share": share}))

@@ -217,7 +217,9 @@ def test_generated_refusals_are_refused_by_the_reference(parts, reference):
     for seed in range(5):
         rng = random.Random(seed)
         calls = specs.automaton_refusals(Sub(), rng, dict) + specs.negative_states(Sub(), rng, dict)
-        calls += specs.nothing_to_draw(Sub(), rng, dict, dead=True) + specs.nothing_to_draw(Sub(), rng, dict, dead=False)
+        calls += specs.nothing_to_draw(Sub(), rng, dict, dead=True) + specs.nothing_to_draw(
+            Sub(), rng, dict, dead=False
+        )
         for call in calls:
             with pytest.raises(ValueError):
                 call.function(*call.args, **call.kwargs)

@@ -36,12 +36,17 @@ REGEX = torch.tensor(
 def greedy_masked() -> ProbsCase:
     """Greedy rows whose largest raw logit is disallowed (and one sampling row): the argmax must be masked."""
     logits = torch.tensor(
-        [[0.5, 0.2, 1.0, 0.9, 3.0, 0.1], [0.4, 1.5, 0.3, 0.2, 2.5, -1.0], [2.0, 1.0, 0.5, 0.0, 3.5, 0.7],
-         [0.1, 0.3, 0.2, 0.2, 0.0, 0.9]],
+        [
+            [0.5, 0.2, 1.0, 0.9, 3.0, 0.1],
+            [0.4, 1.5, 0.3, 0.2, 2.5, -1.0],
+            [2.0, 1.0, 0.5, 0.0, 3.5, 0.7],
+            [0.1, 0.3, 0.2, 0.2, 0.0, 0.9],
+        ],
         dtype=torch.float64,
     )
-    return _case(logits, REGEX, torch.tensor([1, 3, 0, 2]), temperature=torch.tensor([0.0, 0.0, 0.0, 1.0],
-                                                                                       dtype=torch.float64))
+    return _case(
+        logits, REGEX, torch.tensor([1, 3, 0, 2]), temperature=torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=torch.float64)
+    )
 
 
 @functools.cache
@@ -51,16 +56,21 @@ def filters_then_mask() -> ProbsCase:
         [[1.0, 0.5, 2.0, 1.5, 3.0, 0.0], [1.2, 0.3, -0.4, 0.1, 2.2, 0.8], [0.7, 1.9, 0.2, 1.1, 2.6, -0.3]],
         dtype=torch.float32,
     )
-    return _case(logits, REGEX, torch.tensor([1, 3, 1]), top_k=torch.tensor([2, 3, 3]),
-                 top_p=torch.tensor([1.0, 0.8, 0.9]))
+    return _case(
+        logits, REGEX, torch.tensor([1, 3, 1]), top_k=torch.tensor([2, 3, 3]), top_p=torch.tensor([1.0, 0.8, 0.9])
+    )
 
 
 @functools.cache
 def plain_rows() -> ProbsCase:
     """Defaults only (no filter, temperature 1), float32: the mask, the softmax of what is left."""
     logits = torch.tensor(
-        [[1.0, 0.5, 2.0, 1.5, 3.0, 0.0], [0.3, -1.2, 0.8, 2.0, 1.1, 0.4], [2.5, NEG_INF, 0.0, 1.0, 1.0, -0.5],
-         [0.2, 0.9, 3.1, -0.7, 1.6, 1.3]],
+        [
+            [1.0, 0.5, 2.0, 1.5, 3.0, 0.0],
+            [0.3, -1.2, 0.8, 2.0, 1.1, 0.4],
+            [2.5, NEG_INF, 0.0, 1.0, 1.0, -0.5],
+            [0.2, 0.9, 3.1, -0.7, 1.6, 1.3],
+        ],
         dtype=torch.float32,
     )
     return _case(logits, REGEX, torch.tensor([1, 0, 3, 4]))

@@ -62,8 +62,15 @@ def test_masks(sub, ctx):
     for _ in range(3):
         auto = generated.automaton(rng, rng.randint(3, 7), rng.randint(3, 9), dead=rng.randint(0, 2))
         states = torch.tensor([rng.randrange(auto.states) for _ in range(rng.randint(1, 9))])
-        checks49.check_mask(sub, ctx, auto.transitions, states, oracle.allowed(auto.transitions, states),
-                            what="allowed_mask", mistakes=oracle.mask_mistakes(auto.transitions, states))
+        checks49.check_mask(
+            sub,
+            ctx,
+            auto.transitions,
+            states,
+            oracle.allowed(auto.transitions, states),
+            what="allowed_mask",
+            mistakes=oracle.mask_mistakes(auto.transitions, states),
+        )
 
 
 def _probs(sub, ctx, case, what: str) -> None:
@@ -150,8 +157,13 @@ def test_generated_bad_inputs(sub, ctx):
     rng = random.Random(ctx.fresh_seed("generated refusals"))
     good = specs.good_probs_call(rng)
     expect_contract_refusals(sub.constrained_probs, ctx, good=good, arguments=specs.PROBS_ARGUMENTS)
-    expect_contract_refusals(sub.sample_constrained, ctx, good=good, arguments=specs.PROBS_ARGUMENTS,
-                             extra=lambda: {"generator": ctx.generator()})
+    expect_contract_refusals(
+        sub.sample_constrained,
+        ctx,
+        good=good,
+        arguments=specs.PROBS_ARGUMENTS,
+        extra=lambda: {"generator": ctx.generator()},
+    )
 
 
 def test_next_states(sub, ctx):
@@ -192,8 +204,14 @@ def test_extreme_uniforms(sub, ctx):
         mixed = sub.with_extreme_uniforms(ctx.fresh_seed(f"mixed extremes {dtype}"))
         big = checks49.replicate(case.kwargs(), 8)
         value = mixed.sample_constrained(**big, generator=ctx.generator())
-        checks49.step_tokens(ctx, value, big, case.target, copies=8,
-                             what=f"sample_constrained ({dtype}), 2 % of the uniforms at 0 or just below 1")
+        checks49.step_tokens(
+            ctx,
+            value,
+            big,
+            case.target,
+            copies=8,
+            what=f"sample_constrained ({dtype}), 2 % of the uniforms at 0 or just below 1",
+        )
 
 
 @lane_weight(2)
@@ -206,12 +224,15 @@ def test_generator(sub, ctx):
 
     def draw(source, generator, rows=None):
         rows = list(range(case.target.shape[0])) if rows is None else rows
-        picked = {k: (v[rows] if isinstance(v, torch.Tensor) and k != "transitions" and v.dim() >= 1 else v)
-                  for k, v in case.kwargs().items()}
+        picked = {
+            k: (v[rows] if isinstance(v, torch.Tensor) and k != "transitions" and v.dim() >= 1 else v)
+            for k, v in case.kwargs().items()
+        }
         kwargs = checks49.replicate(picked, CONTRACT_COPIES)
         value = source.sample_constrained(**kwargs, generator=generator)
-        tokens = checks49.step_tokens(ctx, value, kwargs, case.target[rows], what="sample_constrained",
-                                      copies=CONTRACT_COPIES)
+        tokens = checks49.step_tokens(
+            ctx, value, kwargs, case.target[rows], what="sample_constrained", copies=CONTRACT_COPIES
+        )
         return tokens.view(len(rows), CONTRACT_COPIES)
 
     expect_generator_contract(sub, ctx, draw, case.target, label="sample_constrained", positions=True)
@@ -225,11 +246,24 @@ def test_generate_unreachable_dead_state(sub, ctx):
     transitions, state_logits = example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_LOGITS
     start = torch.zeros(40, dtype=torch.int64)
     with diagnosed(MISTAKES["generate_refuses_unreachable"], raised_only=True):
-        value = sub.generate_constrained(state_logits=state_logits, transitions=transitions, start_states=start,
-                                         num_steps=2, generator=ctx.generator())
+        value = sub.generate_constrained(
+            state_logits=state_logits,
+            transitions=transitions,
+            start_states=start,
+            num_steps=2,
+            generator=ctx.generator(),
+        )
     sequences, _ = oracle.sequence_law(state_logits, transitions, 0, 2)
-    checks49.sequence_ids(ctx, value, state_logits, transitions, start, 2, sequences,
-                          what="generate_constrained (a dead state after the last step)")
+    checks49.sequence_ids(
+        ctx,
+        value,
+        state_logits,
+        transitions,
+        start,
+        2,
+        sequences,
+        what="generate_constrained (a dead state after the last step)",
+    )
 
 
 def test_generate_dead_state_reached(sub, ctx):
@@ -241,14 +275,32 @@ def test_generate_dead_state_reached(sub, ctx):
     logits = torch.zeros(3, 2)
     blocked = torch.tensor([[0.0, 1.0], [NEG, 0.0], [0.0, 0.0]])  # state 1 allows token 0 only, at -inf
     start = torch.zeros(4, dtype=torch.int64)
-    expect_calls_refused([
-        BadCall(sub.generate_constrained, "generate_constrained() reaching a dead state at step 3",
-                kwargs={"state_logits": logits, "transitions": chain, "start_states": start, "num_steps": 3,
-                        "generator": ctx.generator()}),
-        BadCall(sub.generate_constrained, "generate_constrained() reaching a state whose allowed logits are -inf",
-                kwargs={"state_logits": blocked, "transitions": chain, "start_states": start, "num_steps": 2,
-                        "generator": ctx.generator()}),
-    ])
+    expect_calls_refused(
+        [
+            BadCall(
+                sub.generate_constrained,
+                "generate_constrained() reaching a dead state at step 3",
+                kwargs={
+                    "state_logits": logits,
+                    "transitions": chain,
+                    "start_states": start,
+                    "num_steps": 3,
+                    "generator": ctx.generator(),
+                },
+            ),
+            BadCall(
+                sub.generate_constrained,
+                "generate_constrained() reaching a state whose allowed logits are -inf",
+                kwargs={
+                    "state_logits": blocked,
+                    "transitions": chain,
+                    "start_states": start,
+                    "num_steps": 2,
+                    "generator": ctx.generator(),
+                },
+            ),
+        ]
+    )
 
 
 @lane_weight(3)
@@ -262,9 +314,19 @@ def test_generate_law(sub, ctx):
         sequences, law = oracle.sequence_law(state_logits, transitions, start, SEQUENCE_STEPS)
         _, start_law = oracle.sequence_law(state_logits, transitions, start, SEQUENCE_STEPS, logits_state=start)
         alternatives = {MISTAKES["generate_start_logits"]: start_law} if not torch.allclose(start_law, law) else {}
-        checks49.check_sequence_law(sub, ctx, state_logits, transitions, start, SEQUENCE_STEPS, SEQUENCE_ROWS,
-                                    sequences, law, label=f"generate_constrained (automaton {k + 1})",
-                                    alternatives=alternatives)
+        checks49.check_sequence_law(
+            sub,
+            ctx,
+            state_logits,
+            transitions,
+            start,
+            SEQUENCE_STEPS,
+            SEQUENCE_ROWS,
+            sequences,
+            law,
+            label=f"generate_constrained (automaton {k + 1})",
+            alternatives=alternatives,
+        )
 
 
 def test_generate_generator(sub, ctx):
@@ -277,10 +339,12 @@ def test_generate_generator(sub, ctx):
 
     def draw(source, generator):
         starts = torch.full((FIRST_STEP_ROWS,), start, dtype=torch.int64)
-        value = source.generate_constrained(state_logits=state_logits, transitions=transitions, start_states=starts,
-                                            num_steps=2, generator=generator)
-        tokens = expect_tensor(value, name="generate_constrained", shape=(FIRST_STEP_ROWS, 2), dtype=torch.int64,
-                               device=ctx.device)
+        value = source.generate_constrained(
+            state_logits=state_logits, transitions=transitions, start_states=starts, num_steps=2, generator=generator
+        )
+        tokens = expect_tensor(
+            value, name="generate_constrained", shape=(FIRST_STEP_ROWS, 2), dtype=torch.int64, device=ctx.device
+        )
         return tokens[:, 0].contiguous().view(1, FIRST_STEP_ROWS)
 
     expect_generator_contract(sub, ctx, draw, first.unsqueeze(0), label="generate_constrained")

@@ -52,7 +52,7 @@ def good_probs_call(rng: random.Random) -> dict:
 
 
 def automaton_refusals(sub, rng: random.Random, extra) -> list[BadCall]:
-    """"`transitions` is not a 2-D `int64` tensor, or holds an entry below `-1` or at least S"; "`states` (or
+    """ "`transitions` is not a 2-D `int64` tensor, or holds an entry below `-1` or at least S"; "`states` (or
     `start_states`) is not a 1-D `int64` tensor, or holds a value outside [0, S)"; logits whose shape does
     not match; "`num_steps` is not an `int` (3.0 raises) or is less than 1": for every function that takes
     each. -1 as a state is left to :func:`negative_states` (its own diagnosis)."""
@@ -153,23 +153,31 @@ def generate_refusals(sub, rng: random.Random, extra) -> list[BadCall]:
 
 
 def negative_states(sub, rng: random.Random, extra) -> list[BadCall]:
-    """"holds a value outside [0, S) (`-1` included)": a state of -1 in each function, named."""
+    """ "holds a value outside [0, S) (`-1` included)": a state of -1 in each function, named."""
     case = generated.probs_case(rng, greedy=False, filters=False)
     states = case.states.clone()
     states[rng.randrange(states.shape[0])] = -1
     kwargs = {"logits": case.logits, "transitions": case.transitions, "states": states}
     diagnosis = MISTAKES["negative_state_accepted"]
     return [
-        BadCall(sub.allowed_mask, "allowed_mask() with a state of -1",
-                kwargs={"transitions": case.transitions, "states": states}, diagnosis=diagnosis),
+        BadCall(
+            sub.allowed_mask,
+            "allowed_mask() with a state of -1",
+            kwargs={"transitions": case.transitions, "states": states},
+            diagnosis=diagnosis,
+        ),
         BadCall(sub.constrained_probs, "constrained_probs() with a state of -1", kwargs=kwargs, diagnosis=diagnosis),
-        BadCall(sub.sample_constrained, "sample_constrained() with a state of -1", kwargs=kwargs | extra(),
-                diagnosis=diagnosis),
+        BadCall(
+            sub.sample_constrained,
+            "sample_constrained() with a state of -1",
+            kwargs=kwargs | extra(),
+            diagnosis=diagnosis,
+        ),
     ]
 
 
 def nothing_to_draw(sub, rng: random.Random, extra, *, dead: bool) -> list[BadCall]:
-    """"A row in which no allowed token has a finite logit ... raise `ValueError`": one row of a generated call
+    """ "A row in which no allowed token has a finite logit ... raise `ValueError`": one row of a generated call
     in a dead state (``dead``), or in a live state whose allowed tokens all have -inf logits."""
     case = generated.probs_case(rng, greedy=False, filters=False)
     transitions, states, logits = case.transitions.clone(), case.states.clone(), case.logits.clone()
@@ -184,6 +192,7 @@ def nothing_to_draw(sub, rng: random.Random, extra, *, dead: bool) -> list[BadCa
     kwargs = {"logits": logits, "transitions": transitions, "states": states}
     return [
         BadCall(sub.constrained_probs, f"constrained_probs() with {what}", kwargs=kwargs, diagnosis=diagnosis),
-        BadCall(sub.sample_constrained, f"sample_constrained() with {what}", kwargs=kwargs | extra(),
-                diagnosis=diagnosis),
+        BadCall(
+            sub.sample_constrained, f"sample_constrained() with {what}", kwargs=kwargs | extra(), diagnosis=diagnosis
+        ),
     ]

@@ -70,8 +70,9 @@ def check_probs(sub, ctx, kwargs: dict, expected: torch.Tensor, *, what: str, mi
     exact zeros where ``expected`` has them and no zero where it is a normal number."""
     logits = kwargs["logits"]
     value = sub.constrained_probs(**kwargs)
-    probs = expect_tensor(value, name="constrained_probs", shape=tuple(expected.shape), dtype=logits.dtype,
-                          device=ctx.device)
+    probs = expect_tensor(
+        value, name="constrained_probs", shape=tuple(expected.shape), dtype=logits.dtype, device=ctx.device
+    )
     rtol, atol = TOLERANCE[logits.dtype]
     named = whole_output_mistakes(probs, mistakes, rtol, atol)
     nan = torch.isnan(probs)
@@ -90,14 +91,19 @@ def check_probs(sub, ctx, kwargs: dict, expected: torch.Tensor, *, what: str, mi
         fail(
             f"{what}: row {b}, token {v} has probability {float(probs[b, v])!r}; it is disallowed or filtered out, "
             "so its probability must be exactly 0",
-            rule=Bilingual(f"{what}: an excluded token has a positive probability", f"{what}：被排除的 token 概率不为 0"),
+            rule=Bilingual(
+                f"{what}: an excluded token has a positive probability", f"{what}：被排除的 token 概率不为 0"
+            ),
             kind=Evidence.VALUE,
         )
     tiny = torch.finfo(logits.dtype).tiny
     lost = (expected > tiny) & (probs <= 0)
-    expect(not bool(lost.any()), f"{what}: a token still in play has probability 0",
-           rule=Bilingual(f"{what}: a token in play has probability 0", f"{what}：仍在候选中的 token 概率为 0"),
-           kind=Evidence.VALUE)
+    expect(
+        not bool(lost.any()),
+        f"{what}: a token still in play has probability 0",
+        rule=Bilingual(f"{what}: a token in play has probability 0", f"{what}：仍在候选中的 token 概率为 0"),
+        kind=Evidence.VALUE,
+    )
 
 
 def replicate(kwargs: dict, copies: int) -> dict:
@@ -129,18 +135,27 @@ def step_tokens(ctx, value, kwargs: dict, target: torch.Tensor, *, what: str, co
     rows repeated ``copies`` times): shapes, range, support, and the next states. Returns the tokens."""
     transitions, states = kwargs["transitions"], kwargs["states"]
     batch = states.shape[0]
-    expect(isinstance(value, (tuple, list)) and len(value) == 2,
-           f"{what}: sample_constrained must return a pair (tokens, next_states), got {type(value).__name__}",
-           rule=Bilingual(f"{what}: not a pair (tokens, next_states)", f"{what}：返回的不是 (tokens, next_states)"),
-           kind=Evidence.STRUCTURAL)
-    tokens = expect_tensor(value[0], name="sample_constrained tokens", shape=(batch,), dtype=torch.int64,
-                           device=ctx.device)
-    nxt = expect_tensor(value[1], name="sample_constrained next_states", shape=(batch,), dtype=torch.int64,
-                        device=ctx.device)
+    expect(
+        isinstance(value, (tuple, list)) and len(value) == 2,
+        f"{what}: sample_constrained must return a pair (tokens, next_states), got {type(value).__name__}",
+        rule=Bilingual(f"{what}: not a pair (tokens, next_states)", f"{what}：返回的不是 (tokens, next_states)"),
+        kind=Evidence.STRUCTURAL,
+    )
+    tokens = expect_tensor(
+        value[0], name="sample_constrained tokens", shape=(batch,), dtype=torch.int64, device=ctx.device
+    )
+    nxt = expect_tensor(
+        value[1], name="sample_constrained next_states", shape=(batch,), dtype=torch.int64, device=ctx.device
+    )
     vocab = transitions.shape[1]
     expect_tokens_in_range(tokens, vocab, what=what)
-    expect_support(tokens.view(-1, copies), target, what=what, why_excluded=why_excluded(transitions, states[::copies]),
-                   diagnosis=diagnosis)
+    expect_support(
+        tokens.view(-1, copies),
+        target,
+        what=what,
+        why_excluded=why_excluded(transitions, states[::copies]),
+        diagnosis=diagnosis,
+    )
     expected = transitions[states, tokens]
     if not torch.equal(nxt, expected):
         b = int((nxt != expected).nonzero()[0])
@@ -149,8 +164,10 @@ def step_tokens(ctx, value, kwargs: dict, target: torch.Tensor, *, what: str, co
             f"{what}: row {b} is in state {int(states[b])} and drew token {int(tokens[b])}, so its next state is "
             f"{int(expected[b])}; you returned {int(nxt[b])}",
             diagnosis=MISTAKES["next_states_batch_row"] if wrong_row else None,
-            rule=Bilingual(f"{what}: a next state is not transitions[state, token]",
-                           f"{what}：下一状态不等于 transitions[state, token]"),
+            rule=Bilingual(
+                f"{what}: a next state is not transitions[state, token]",
+                f"{what}：下一状态不等于 transitions[state, token]",
+            ),
             kind=Evidence.VALUE,
         )
     return tokens
@@ -164,9 +181,14 @@ def check_step_law(sub, ctx, kwargs: dict, target: torch.Tensor, copies: int, *,
     grid = tokens.view(-1, copies)
     if twins is not None:
         # Copies are rows of the batch: agreeing too often is rows sharing random numbers, never "sorted".
-        expect_independent_rows(ctx, grid[twins, 0::2], grid[twins, 1::2], target[twins],
-                                label=f"{label}, row {twins}: copies 0, 2, 4, ... against copies 1, 3, 5, ...",
-                                diagnosis=ROWS_SHARE_DIAGNOSIS)
+        expect_independent_rows(
+            ctx,
+            grid[twins, 0::2],
+            grid[twins, 1::2],
+            target[twins],
+            label=f"{label}, row {twins}: copies 0, 2, 4, ... against copies 1, 3, 5, ...",
+            diagnosis=ROWS_SHARE_DIAGNOSIS,
+        )
     for row in range(grid.shape[0]):
         expect_distribution(ctx, grid[row], target[row], label=f"{label}, row {row}")
 
@@ -182,14 +204,16 @@ def check_extreme_draws(value, kwargs: dict, target: torch.Tensor, ctx, what: st
     step_tokens(ctx, value, kwargs, target, what=what, diagnosis=diagnosis)
 
 
-def sequence_ids(ctx, value, state_logits, transitions, start_states, steps: int, sequences: Sequence[tuple],
-                 *, what: str) -> torch.Tensor:
+def sequence_ids(
+    ctx, value, state_logits, transitions, start_states, steps: int, sequences: Sequence[tuple], *, what: str
+) -> torch.Tensor:
     """Each row's sequence as its index in ``sequences`` (every sequence of positive probability): shape, range,
     every token allowed in the state the row is in (a token allowed only one step earlier names the lagging
     mask), and no sequence of probability 0."""
     batch = start_states.shape[0]
-    tokens = expect_tensor(value, name="generate_constrained", shape=(batch, steps), dtype=torch.int64,
-                           device=ctx.device)
+    tokens = expect_tensor(
+        value, name="generate_constrained", shape=(batch, steps), dtype=torch.int64, device=ctx.device
+    )
     expect_tokens_in_range(tokens, transitions.shape[1], what=what)
     table, rows = transitions.tolist(), tokens.tolist()
     bad, lagging = None, True
@@ -221,12 +245,28 @@ def sequence_ids(ctx, value, state_logits, transitions, start_states, steps: int
     return torch.tensor([index[tuple(r)] for r in rows], dtype=torch.int64)
 
 
-def check_sequence_law(sub, ctx, state_logits, transitions, start: int, steps: int, copies: int,
-                       sequences: Sequence[tuple], law: torch.Tensor, *, label: str,
-                       alternatives: Mapping[str, torch.Tensor] | None = None) -> None:
+def check_sequence_law(
+    sub,
+    ctx,
+    state_logits,
+    transitions,
+    start: int,
+    steps: int,
+    copies: int,
+    sequences: Sequence[tuple],
+    law: torch.Tensor,
+    *,
+    label: str,
+    alternatives: Mapping[str, torch.Tensor] | None = None,
+) -> None:
     """``copies`` rows from state ``start``: every sequence valid, and their law the exact one (one ``fit``)."""
     start_states = torch.full((copies,), start, dtype=torch.int64)
-    value = sub.generate_constrained(state_logits=state_logits, transitions=transitions, start_states=start_states,
-                                     num_steps=steps, generator=ctx.generator())
+    value = sub.generate_constrained(
+        state_logits=state_logits,
+        transitions=transitions,
+        start_states=start_states,
+        num_steps=steps,
+        generator=ctx.generator(),
+    )
     ids = sequence_ids(ctx, value, state_logits, transitions, start_states, steps, sequences, what=label)
     expect_distribution(ctx, ids, law, label=label, alternatives=alternatives, outcome=SEQUENCE)

@@ -53,6 +53,8 @@ def generate_call(rows: int, steps: int = 4) -> dict:
         "start_states": torch.zeros(rows, dtype=torch.int64),
         "num_steps": steps,
     }
+
+
 UNREACHABLE_STATES = torch.tensor([0, 1, 2, 3, 0])
 
 # A toy model over the number automaton whose logits differ from state to state (the tiny suite's sequences).

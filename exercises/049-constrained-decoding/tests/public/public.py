@@ -21,8 +21,15 @@ def test_example_mask(sub, ctx):
 
     zh: 数字自动机状态 0、1、3 的 allowed_mask
     """
-    checks49.check_mask(sub, ctx, example49.REGEX, example49.EXAMPLE_STATES, frozen49.mask(), what="allowed_mask",
-                        mistakes=frozen49.mask_mistakes())
+    checks49.check_mask(
+        sub,
+        ctx,
+        example49.REGEX,
+        example49.EXAMPLE_STATES,
+        frozen49.mask(),
+        what="allowed_mask",
+        mistakes=frozen49.mask_mistakes(),
+    )
 
 
 def test_example_probs(sub, ctx):
@@ -31,8 +38,14 @@ def test_example_probs(sub, ctx):
     zh: constrained_probs：题面中的表格（"x" 的 logit 虽然最大，却被掩码去掉）
     """
     for name in example49.SETTINGS:
-        checks49.check_probs(sub, ctx, example49.setting_call(name), frozen49.probs(name),
-                             what=f"constrained_probs({name})", mistakes=frozen49.probs_mistakes(name))
+        checks49.check_probs(
+            sub,
+            ctx,
+            example49.setting_call(name),
+            frozen49.probs(name),
+            what=f"constrained_probs({name})",
+            mistakes=frozen49.probs_mistakes(name),
+        )
 
 
 def test_example_draws(sub, ctx):
@@ -41,8 +54,9 @@ def test_example_draws(sub, ctx):
     zh: sample_constrained：状态 1 下抽 3 000 次，从不抽到 "x"，且服从表中状态 1 的那一行
     """
     call = example49.setting_call("top_p=0.8") | {"top_p": 1.0}
-    checks49.check_step_law(sub, ctx, call, frozen49.probs("defaults")[1:2], STEP_COPIES,
-                            label="sample_constrained(state 1)", twins=None)
+    checks49.check_step_law(
+        sub, ctx, call, frozen49.probs("defaults")[1:2], STEP_COPIES, label="sample_constrained(state 1)", twins=None
+    )
 
 
 def test_example_sequences(sub, ctx):
@@ -52,8 +66,18 @@ def test_example_sequences(sub, ctx):
     """
     call = example49.generate_call(SEQUENCE_ROWS)
     sequences, law = frozen49.sequence_law()
-    checks49.check_sequence_law(sub, ctx, call["state_logits"], call["transitions"], 0, call["num_steps"],
-                                SEQUENCE_ROWS, sequences, law, label="generate_constrained(4 steps from state 0)")
+    checks49.check_sequence_law(
+        sub,
+        ctx,
+        call["state_logits"],
+        call["transitions"],
+        0,
+        call["num_steps"],
+        SEQUENCE_ROWS,
+        sequences,
+        law,
+        label="generate_constrained(4 steps from state 0)",
+    )
 
 
 def test_nothing_to_draw(sub, ctx):
@@ -62,8 +86,16 @@ def test_nothing_to_draw(sub, ctx):
     zh: 状态 4 且 <eos> 为 -inf，以及值为 -1 的状态：抛出 ValueError
     """
     blocked = torch.tensor([[1.0, 0.5, 2.0, 1.5, 3.0, float("-inf")]])
-    expect_bad_inputs_refused(sub.constrained_probs, [
-        BadInput("state 4 whose only allowed token has logit -inf",
-                 {"logits": blocked, "transitions": example49.REGEX, "states": torch.tensor([4])}),
-        BadInput("states = [-1]", {"logits": blocked, "transitions": example49.REGEX, "states": torch.tensor([-1])}),
-    ], name="constrained_probs")
+    expect_bad_inputs_refused(
+        sub.constrained_probs,
+        [
+            BadInput(
+                "state 4 whose only allowed token has logit -inf",
+                {"logits": blocked, "transitions": example49.REGEX, "states": torch.tensor([4])},
+            ),
+            BadInput(
+                "states = [-1]", {"logits": blocked, "transitions": example49.REGEX, "states": torch.tensor([-1])}
+            ),
+        ],
+        name="constrained_probs",
+    )

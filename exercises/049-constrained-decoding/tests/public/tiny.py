@@ -32,8 +32,15 @@ def test_tiny_mask(sub, ctx):
     zh: 在含有通向状态 0 的转移和死状态的自动机上求 allowed_mask
     """
     expected, mistakes = frozen49.unreachable_mask()
-    checks49.check_mask(sub, ctx, example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_STATES, expected,
-                        what="allowed_mask", mistakes=mistakes)
+    checks49.check_mask(
+        sub,
+        ctx,
+        example49.UNREACHABLE_TRANSITIONS,
+        example49.UNREACHABLE_STATES,
+        expected,
+        what="allowed_mask",
+        mistakes=mistakes,
+    )
 
 
 def test_tiny_next_states(sub, ctx):
@@ -41,11 +48,19 @@ def test_tiny_next_states(sub, ctx):
 
     zh: sample_constrained：状态为 3、2、1、0 的 4 行的下一状态
     """
-    call = {"logits": example49.EXAMPLE_LOGITS[:1].repeat(4, 1), "transitions": example49.REGEX,
-            "states": torch.tensor([3, 2, 1, 0])}
+    call = {
+        "logits": example49.EXAMPLE_LOGITS[:1].repeat(4, 1),
+        "transitions": example49.REGEX,
+        "states": torch.tensor([3, 2, 1, 0]),
+    }
     support = (example49.REGEX[call["states"]] >= 0).to(torch.float64)
-    checks49.step_tokens(ctx, sub.sample_constrained(**call, generator=ctx.generator()), call, support,
-                         what="sample_constrained(states [3, 2, 1, 0])")
+    checks49.step_tokens(
+        ctx,
+        sub.sample_constrained(**call, generator=ctx.generator()),
+        call,
+        support,
+        what="sample_constrained(states [3, 2, 1, 0])",
+    )
 
 
 def test_tiny_draws(sub, ctx):
@@ -81,8 +96,19 @@ def test_tiny_sequences(sub, ctx):
     zh: generate_constrained：logits 随状态变化时，600 条长为 3 的序列服从其分布
     """
     sequences, law, alternatives = frozen49.tiny_sequence_law()
-    checks49.check_sequence_law(sub, ctx, example49.SEQUENCE_LOGITS, example49.REGEX, 0, 3, SEQUENCE_ROWS, sequences,
-                                law, label="generate_constrained(3 steps)", alternatives=alternatives)
+    checks49.check_sequence_law(
+        sub,
+        ctx,
+        example49.SEQUENCE_LOGITS,
+        example49.REGEX,
+        0,
+        3,
+        SEQUENCE_ROWS,
+        sequences,
+        law,
+        label="generate_constrained(3 steps)",
+        alternatives=alternatives,
+    )
 
 
 def test_tiny_dead_state_after_the_last_step(sub, ctx):
@@ -93,8 +119,9 @@ def test_tiny_dead_state_after_the_last_step(sub, ctx):
     transitions, logits = example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_LOGITS
     start = torch.zeros(40, dtype=torch.int64)
     with diagnosed(MISTAKES["generate_refuses_unreachable"], raised_only=True):
-        value = sub.generate_constrained(state_logits=logits, transitions=transitions, start_states=start,
-                                         num_steps=2, generator=ctx.generator())
+        value = sub.generate_constrained(
+            state_logits=logits, transitions=transitions, start_states=start, num_steps=2, generator=ctx.generator()
+        )
     sequences = [(0, 0), (0, 2), (1, 0), (1, 1)]
     checks49.sequence_ids(ctx, value, logits, transitions, start, 2, sequences, what="generate_constrained(2 steps)")
 
@@ -108,15 +135,27 @@ def test_tiny_nothing_to_draw(sub, ctx):
     dead = torch.cat([example49.REGEX, torch.full((1, 6), -1)])
     blocked = logits.clone()
     blocked[1, 5] = float("-inf")
-    expect_bad_inputs_refused(sub.constrained_probs, [
-        BadInput("a row in a dead state", {"logits": logits, "transitions": dead, "states": torch.tensor([1, 5])},
-                 diagnosis=MISTAKES["dead_state_token_zero"]),
-        BadInput("state 4 with <eos> at -inf", {"logits": blocked, "transitions": example49.REGEX,
-                                                "states": torch.tensor([1, 4])},
-                 diagnosis=MISTAKES["neginf_row_not_refused"]),
-        BadInput("a state of -1", {"logits": logits, "transitions": example49.REGEX, "states": torch.tensor([1, -1])},
-                 diagnosis=MISTAKES["negative_state_accepted"]),
-    ], name="constrained_probs")
+    expect_bad_inputs_refused(
+        sub.constrained_probs,
+        [
+            BadInput(
+                "a row in a dead state",
+                {"logits": logits, "transitions": dead, "states": torch.tensor([1, 5])},
+                diagnosis=MISTAKES["dead_state_token_zero"],
+            ),
+            BadInput(
+                "state 4 with <eos> at -inf",
+                {"logits": blocked, "transitions": example49.REGEX, "states": torch.tensor([1, 4])},
+                diagnosis=MISTAKES["neginf_row_not_refused"],
+            ),
+            BadInput(
+                "a state of -1",
+                {"logits": logits, "transitions": example49.REGEX, "states": torch.tensor([1, -1])},
+                diagnosis=MISTAKES["negative_state_accepted"],
+            ),
+        ],
+        name="constrained_probs",
+    )
 
 
 def test_tiny_generator(sub, ctx):
@@ -128,8 +167,14 @@ def test_tiny_generator(sub, ctx):
     target = frozen49.probs("defaults")[1:2]
 
     def draw(source, generator):
-        tokens = checks49.step_tokens(ctx, source.sample_constrained(**call, generator=generator), call, target,
-                                      what="sample_constrained", copies=200)
+        tokens = checks49.step_tokens(
+            ctx,
+            source.sample_constrained(**call, generator=generator),
+            call,
+            target,
+            what="sample_constrained",
+            copies=200,
+        )
         return tokens.view(1, 200)
 
     expect_generator_contract(sub, ctx, draw, target, label="sample_constrained")
