@@ -83,6 +83,30 @@ def next_state_rows() -> ProbsCase:
     return _case(logits, REGEX, torch.tensor([3, 2, 1, 0]))
 
 
+@functools.cache
+def float64_temperatures() -> ProbsCase:
+    """float64 logits at temperatures 0.7 and 1.3, which float32 cannot hold: the parameter's own value."""
+    logits = torch.tensor([[1.0, 0.5, 2.0, 1.5, 3.0, 0.0], [0.3, -1.2, 0.8, 2.0, 1.1, 0.4]], dtype=torch.float64)
+    return _case(logits, REGEX, torch.tensor([1, 3]), temperature=torch.tensor([0.7, 1.3], dtype=torch.float64))
+
+
+@functools.cache
+def tiny_tail() -> ProbsCase:
+    """top_p = 1 on a float32 row whose running total reaches 1 before its last tokens (about 1e-14 each): no
+    token is cut."""
+    logits = torch.tensor([[-30.0, -31.0, 2.0, -29.0, 9.0, -28.0]], dtype=torch.float32)
+    return _case(logits, REGEX, torch.tensor([1]), top_p=1.0)
+
+
+@functools.cache
+def extreme_temperatures() -> ProbsCase:
+    """Logits near 1000 at temperatures 1e-20, 50 and 1 (float64): shift by the largest allowed logit first."""
+    logits = torch.tensor([[1001.0, 1000.5, 1002.0, 1001.5, 1003.0, 1000.0]] * 3, dtype=torch.float64)
+    return _case(
+        logits, REGEX, torch.tensor([1, 3, 0]), temperature=torch.tensor([1e-20, 50.0, 1.0], dtype=torch.float64)
+    )
+
+
 def law_case(seed: int) -> ProbsCase:
     """Three rows whose targets each keep at least three tokens, for the draws' fits."""
     rng = random.Random(seed)

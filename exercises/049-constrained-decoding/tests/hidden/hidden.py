@@ -104,6 +104,18 @@ def test_filters_after_the_mask(sub, ctx):
     _probs(sub, ctx, cases.filters_then_mask(), "constrained_probs(top_k, top_p)")
 
 
+def test_parameter_values(sub, ctx):
+    """constrained_probs: float64 temperatures float32 cannot hold, top_p = 1 with a tail of 1e-14, logits near 1000
+    at temperatures 1e-20 and 50
+
+    zh: constrained_probs：float32 无法精确表示的 float64 温度、带 1e-14 尾部的 top_p = 1、接近 1000 的 logits
+    配以 1e-20 与 50 的温度
+    """
+    _probs(sub, ctx, cases.float64_temperatures(), "constrained_probs(float64, temperature 0.7 and 1.3)")
+    _probs(sub, ctx, cases.tiny_tail(), "constrained_probs(top_p=1, tokens of probability 1e-14)")
+    _probs(sub, ctx, cases.extreme_temperatures(), "constrained_probs(logits near 1000, temperature 1e-20 and 50)")
+
+
 @lane_weight(2)
 def test_generated_probs(sub, ctx):
     """constrained_probs on generated calls: both dtypes, per-row parameters, ties, -inf logits, greedy rows
@@ -233,7 +245,10 @@ def test_generator(sub, ctx):
         tokens = checks49.step_tokens(
             ctx, value, kwargs, case.target[rows], what="sample_constrained", copies=CONTRACT_COPIES
         )
-        return tokens.view(len(rows), CONTRACT_COPIES)
+        grid = tokens.view(len(rows), CONTRACT_COPIES)
+        for r, row in enumerate(rows):
+            checks49.expect_not_constant(grid[r], case.target[row], what=f"sample_constrained, row {row}")
+        return grid
 
     expect_generator_contract(sub, ctx, draw, case.target, label="sample_constrained", positions=True)
 
@@ -245,6 +260,8 @@ def test_generate_unreachable_dead_state(sub, ctx):
     """
     transitions, state_logits = example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_LOGITS
     start = torch.zeros(40, dtype=torch.int64)
+    # A legal call without dead states first, outside the block: a refusal of everything is not this mistake.
+    checks49.expect_generates(sub, ctx)
     with diagnosed(MISTAKES["generate_refuses_unreachable"], raised_only=True):
         value = sub.generate_constrained(
             state_logits=state_logits,
@@ -345,6 +362,8 @@ def test_generate_generator(sub, ctx):
         tokens = expect_tensor(
             value, name="generate_constrained", shape=(FIRST_STEP_ROWS, 2), dtype=torch.int64, device=ctx.device
         )
-        return tokens[:, 0].contiguous().view(1, FIRST_STEP_ROWS)
+        first_tokens = tokens[:, 0].contiguous().view(1, FIRST_STEP_ROWS)
+        checks49.expect_not_constant(first_tokens, first, what="generate_constrained, first step")
+        return first_tokens
 
     expect_generator_contract(sub, ctx, draw, first.unsqueeze(0), label="generate_constrained")

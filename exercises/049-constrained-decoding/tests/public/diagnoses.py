@@ -36,10 +36,11 @@ MISTAKES: dict[str, Bilingual] = {
         "应设为 -inf（torch.where(mask, logits, -inf)）",
     ),
     "mask_bias_nan": Bilingual(
-        "the mask is added as (~mask) * -inf: for an allowed token that is 0 * -inf = NaN, so every row with a "
-        "disallowed token turns to NaN; build the bias with torch.where, or use masked_fill",
-        "掩码是以 (~mask) * -inf 的形式加上去的：对允许的 token 这是 0 * -inf = NaN，于是凡是含有不允许 token 的行"
-        "都变成了 NaN；应用 torch.where 构造偏置，或者用 masked_fill",
+        "the mask is added as (~mask) * -inf: for an allowed token that is 0 * -inf = NaN, so every sampled row "
+        "turns to NaN and a greedy row's argmax lands on the first NaN, the first allowed token; build the bias "
+        "with torch.where, or use masked_fill",
+        "掩码是以 (~mask) * -inf 的形式加上去的：对允许的 token 这是 0 * -inf = NaN，于是每个采样行都变成了 NaN，"
+        "贪心行的 argmax 则落在第一个 NaN 上，也就是第一个允许的 token；应用 torch.where 构造偏置，或者用 masked_fill",
     ),
     "greedy_ignores_mask": Bilingual(
         "greedy rows (temperature 0) take the argmax of the raw logits: the largest logit may belong to a "

@@ -23,26 +23,36 @@ EXAMPLE_ROW = [1.0, 0.5, 2.0, 1.5, 3.0, 0.0]  # the model likes "x" best
 EXAMPLE_STATES = torch.tensor([0, 1, 3])
 EXAMPLE_LOGITS = torch.tensor([EXAMPLE_ROW] * 3, dtype=torch.float64)
 
-# The statement's table, each setting on state 1 (the defaults on all three states).
-SETTINGS = {
-    "defaults": {},
-    "top_k=2": {"top_k": 2},
-    "top_p=0.8": {"top_p": 0.8},
-    "temperature=0.5": {"temperature": 0.5},
-    "temperature=0": {"temperature": 0.0},
+# The statement's table: the settings on state 1 in one call with per-row parameters (top_k=2, top_p=0.8,
+# temperature=0.5, temperature=0), so that a mistake is named only when it explains every setting at once;
+# then the defaults on states 0, 1 and 3.
+TABLE_SETTINGS = ("top_k=2", "top_p=0.8", "temperature=0.5", "temperature=0")
+CALLS = {
+    "table": {
+        "logits": torch.tensor([EXAMPLE_ROW] * 4, dtype=torch.float64),
+        "transitions": REGEX,
+        "states": torch.tensor([1, 1, 1, 1]),
+        "temperature": torch.tensor([1.0, 1.0, 0.5, 0.0], dtype=torch.float64),
+        "top_k": torch.tensor([2, 0, 0, 0]),
+        "top_p": torch.tensor([1.0, 0.8, 1.0, 1.0], dtype=torch.float64),
+    },
+    "defaults": {"logits": EXAMPLE_LOGITS, "transitions": REGEX, "states": EXAMPLE_STATES},
 }
+
+
+def state_one(copies: int = 1) -> dict:
+    """The example row in state 1 with the defaults, ``copies`` times."""
+    return {
+        "logits": torch.tensor([EXAMPLE_ROW] * copies, dtype=torch.float64),
+        "transitions": REGEX,
+        "states": torch.ones(copies, dtype=torch.int64),
+    }
+
 
 # States 0 -> 1 -> 2 (dead) along token 0; state 3 is dead and unreachable: two steps from state 0 end in the
 # dead state 2, which is never drawn from. State 0's largest logit is a disallowed token's.
 UNREACHABLE_TRANSITIONS = torch.tensor([[1, 0, -1], [2, -1, 1], [-1, -1, -1], [-1, -1, -1]])
 UNREACHABLE_LOGITS = torch.tensor([[0.5, 0.0, 9.0], [0.0, 1.0, 0.3], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
-
-
-def setting_call(name: str) -> dict:
-    """The constrained_probs call of one row of the statement's table (float64)."""
-    if name == "defaults":
-        return {"logits": EXAMPLE_LOGITS, "transitions": REGEX, "states": EXAMPLE_STATES}
-    return {"logits": EXAMPLE_LOGITS[1:2], "transitions": REGEX, "states": EXAMPLE_STATES[1:2], **SETTINGS[name]}
 
 
 def generate_call(rows: int, steps: int = 4) -> dict:

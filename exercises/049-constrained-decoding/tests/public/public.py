@@ -37,15 +37,9 @@ def test_example_probs(sub, ctx):
 
     zh: constrained_probs：题面中的表格（"x" 的 logit 虽然最大，却被掩码去掉）
     """
-    for name in example49.SETTINGS:
-        checks49.check_probs(
-            sub,
-            ctx,
-            example49.setting_call(name),
-            frozen49.probs(name),
-            what=f"constrained_probs({name})",
-            mistakes=frozen49.probs_mistakes(name),
-        )
+    for name, call in example49.CALLS.items():
+        what = "constrained_probs(defaults)" if name == "defaults" else "constrained_probs(the table's settings)"
+        checks49.check_probs(sub, ctx, call, frozen49.probs(name), what=what, mistakes=frozen49.probs_mistakes(name))
 
 
 def test_example_draws(sub, ctx):
@@ -53,7 +47,7 @@ def test_example_draws(sub, ctx):
 
     zh: sample_constrained：状态 1 下抽 3 000 次，从不抽到 "x"，且服从表中状态 1 的那一行
     """
-    call = example49.setting_call("top_p=0.8") | {"top_p": 1.0}
+    call = example49.state_one()
     checks49.check_step_law(
         sub, ctx, call, frozen49.probs("defaults")[1:2], STEP_COPIES, label="sample_constrained(state 1)", twins=None
     )

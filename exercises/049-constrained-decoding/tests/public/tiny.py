@@ -68,7 +68,7 @@ def test_tiny_draws(sub, ctx):
 
     zh: sample_constrained：状态 1 那一行复制 600 份，服从其分布，且各份相互独立
     """
-    call = example49.setting_call("top_p=0.8") | {"top_p": 1.0}
+    call = example49.state_one()
     checks49.check_step_law(sub, ctx, call, frozen49.probs("defaults")[1:2], COPIES, label="sample_constrained")
 
 
@@ -118,6 +118,7 @@ def test_tiny_dead_state_after_the_last_step(sub, ctx):
     """
     transitions, logits = example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_LOGITS
     start = torch.zeros(40, dtype=torch.int64)
+    checks49.expect_generates(sub, ctx)  # a legal call without dead states first: a refusal of all is not this
     with diagnosed(MISTAKES["generate_refuses_unreachable"], raised_only=True):
         value = sub.generate_constrained(
             state_logits=logits, transitions=transitions, start_states=start, num_steps=2, generator=ctx.generator()
@@ -163,7 +164,7 @@ def test_tiny_generator(sub, ctx):
 
     zh: sample_constrained：种子决定结果，随机数流向前推进，generator=None 时使用 torch 的默认生成器
     """
-    call = checks49.replicate(example49.setting_call("top_p=0.8") | {"top_p": 1.0}, 200)
+    call = example49.state_one(200)
     target = frozen49.probs("defaults")[1:2]
 
     def draw(source, generator):
@@ -175,6 +176,7 @@ def test_tiny_generator(sub, ctx):
             what="sample_constrained",
             copies=200,
         )
+        checks49.expect_not_constant(tokens, target[0], what="sample_constrained")
         return tokens.view(1, 200)
 
     expect_generator_contract(sub, ctx, draw, target, label="sample_constrained")
