@@ -114,6 +114,7 @@ def test_parameter_values(sub, ctx):
     _probs(sub, ctx, cases.float64_temperatures(), "constrained_probs(float64, temperature 0.7 and 1.3)")
     _probs(sub, ctx, cases.tiny_tail(), "constrained_probs(top_p=1, tokens of probability 1e-14)")
     _probs(sub, ctx, cases.extreme_temperatures(), "constrained_probs(logits near 1000, temperature 1e-20 and 50)")
+    _probs(sub, ctx, cases.huge_logits(), "constrained_probs(float32 logits of 1e19, temperature 1e-20)")
 
 
 @lane_weight(2)
