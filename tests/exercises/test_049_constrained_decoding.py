@@ -220,8 +220,9 @@ def test_generated_refusals_are_refused_by_the_reference(parts, reference):
             Sub(), rng, dict, dead=False
         )
         for call in calls:
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError) as caught:
                 call.function(*call.args, **call.kwargs)
+            assert str(caught.value), call.call  # the message says what is wrong
 
 
 if __name__ == "__main__":

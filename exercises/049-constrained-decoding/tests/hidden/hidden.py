@@ -261,8 +261,10 @@ def test_generate_unreachable_dead_state(sub, ctx):
     """
     transitions, state_logits = example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_LOGITS
     start = torch.zeros(40, dtype=torch.int64)
-    # A legal call without dead states first, outside the block: a refusal of everything is not this mistake.
+    # One step of the number automaton, then the same shapes without dead states, outside the block: a
+    # refusal of everything (or a crash at these shapes) is not this mistake.
     checks49.expect_generates(sub, ctx)
+    checks49.expect_generates(sub, ctx, example49.live_call())
     with diagnosed(MISTAKES["generate_refuses_unreachable"], raised_only=True):
         value = sub.generate_constrained(
             state_logits=state_logits,

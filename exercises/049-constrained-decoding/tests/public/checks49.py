@@ -188,14 +188,15 @@ def check_step_law(sub, ctx, kwargs: dict, target: torch.Tensor, copies: int, *,
     if twins is not None:
         # Copies are rows of the batch: agreeing too often is rows sharing random numbers, never "sorted"; and
         # only where the row's draws do vary from call to call (a point mass agrees with itself as well).
-        shared = _varies_across_calls(sub, ctx, kwargs, twins) if bool((grid[twins] == grid[twins, 0]).all()) else True
+        if bool((grid[twins] == grid[twins, 0]).all()) and not _varies_across_calls(sub, ctx, kwargs, twins):
+            expect_not_constant(grid[twins], target[twins], what=f"{label}, row {twins}")  # a point mass, unnamed
         expect_independent_rows(
             ctx,
             grid[twins, 0::2],
             grid[twins, 1::2],
             target[twins],
             label=f"{label}, row {twins}: copies 0, 2, 4, ... against copies 1, 3, 5, ...",
-            diagnosis=ROWS_SHARE_DIAGNOSIS if shared else None,
+            diagnosis=ROWS_SHARE_DIAGNOSIS,
         )
     for row in range(grid.shape[0]):
         expect_distribution(ctx, grid[row], target[row], label=f"{label}, row {row}")
@@ -280,12 +281,15 @@ def check_sequence_law(
     expect_distribution(ctx, ids, law, label=label, alternatives=alternatives, outcome=SEQUENCE)
 
 
-def expect_generates(sub, ctx, steps: int = 1) -> None:
-    """A legal call of generate_constrained (the number automaton, every logit 0, ``steps`` steps) returns
+def expect_generates(sub, ctx, call: dict | None = None) -> None:
+    """A legal call of generate_constrained (by default the number automaton, every logit 0, one step) returns
     valid sequences: the call made before one whose refusal would name a mistake."""
-    call = example49.generate_call(8, steps)
+    call = call or example49.generate_call(8, 1)
+    rows, steps = call["start_states"].shape[0], call["num_steps"]
     value = sub.generate_constrained(**call, generator=ctx.generator())
-    tokens = expect_tensor(value, name="generate_constrained", shape=(8, steps), dtype=torch.int64, device=ctx.device)
+    tokens = expect_tensor(
+        value, name="generate_constrained", shape=(rows, steps), dtype=torch.int64, device=ctx.device
+    )
     expect_tokens_in_range(tokens, call["transitions"].shape[1], what=f"generate_constrained({steps} steps)")
     state = call["start_states"]
     for t in range(steps):

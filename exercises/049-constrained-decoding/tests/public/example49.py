@@ -66,6 +66,19 @@ def generate_call(rows: int, steps: int = 4) -> dict:
 
 
 UNREACHABLE_STATES = torch.tensor([0, 1, 2, 3, 0])
+# The same automaton with its dead states given a token (0, back to state 0): a legal call of the same shapes.
+LIVE_TRANSITIONS = torch.tensor([[1, 0, -1], [2, -1, 1], [0, -1, -1], [0, -1, -1]])
+
+
+def live_call(rows: int = 40) -> dict:
+    """generate_constrained on LIVE_TRANSITIONS, two steps from state 0: the unreachable case without its twist."""
+    return {
+        "state_logits": UNREACHABLE_LOGITS,
+        "transitions": LIVE_TRANSITIONS,
+        "start_states": torch.zeros(rows, dtype=torch.int64),
+        "num_steps": 2,
+    }
+
 
 # A toy model over the number automaton whose logits differ from state to state (the tiny suite's sequences).
 SEQUENCE_LOGITS = torch.tensor(

@@ -118,7 +118,8 @@ def test_tiny_dead_state_after_the_last_step(sub, ctx):
     """
     transitions, logits = example49.UNREACHABLE_TRANSITIONS, example49.UNREACHABLE_LOGITS
     start = torch.zeros(40, dtype=torch.int64)
-    checks49.expect_generates(sub, ctx)  # a legal call without dead states first: a refusal of all is not this
+    # The same shapes without dead states first, outside the block: a refusal of everything is not this mistake.
+    checks49.expect_generates(sub, ctx, example49.live_call())
     with diagnosed(MISTAKES["generate_refuses_unreachable"], raised_only=True):
         value = sub.generate_constrained(
             state_logits=logits, transitions=transitions, start_states=start, num_steps=2, generator=ctx.generator()
