@@ -34,19 +34,21 @@ REGEX = torch.tensor(
 
 @functools.cache
 def greedy_masked() -> ProbsCase:
-    """Greedy rows whose largest raw logit is disallowed (and one sampling row): the argmax must be masked."""
+    """Greedy rows whose largest raw logit is disallowed, one whose allowed logits are all negative (a masked 0
+    would win), one with two allowed tokens tied at the top (the lower index takes it all), and a sampling row."""
     logits = torch.tensor(
         [
             [0.5, 0.2, 1.0, 0.9, 3.0, 0.1],
             [0.4, 1.5, 0.3, 0.2, 2.5, -1.0],
             [2.0, 1.0, 0.5, 0.0, 3.5, 0.7],
+            [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0],
+            [0.7, 1.2, 1.2, 0.3, 2.0, 1.2],
             [0.1, 0.3, 0.2, 0.2, 0.0, 0.9],
         ],
         dtype=torch.float64,
     )
-    return _case(
-        logits, REGEX, torch.tensor([1, 3, 0, 2]), temperature=torch.tensor([0.0, 0.0, 0.0, 1.0], dtype=torch.float64)
-    )
+    temperature = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.0, 1.0], dtype=torch.float64)
+    return _case(logits, REGEX, torch.tensor([1, 3, 0, 0, 1, 2]), temperature=temperature)
 
 
 @functools.cache

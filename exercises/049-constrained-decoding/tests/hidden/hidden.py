@@ -20,10 +20,13 @@ from judge.checks.arguments import expect_contract_refusals
 from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
 from judge.checks.draw_sites import expect_every_draw_site
-from judge.checks.exact import expect_tensor
+from judge.checks.evidence import Evidence
+from judge.checks.exact import expect, expect_tensor
 from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
 from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.checks.testing import lane_weight
+from judge.i18n import Bilingual
+from judge.learner.interface import LearnerRaised
 
 from ..public import checks49, example49
 from ..public.diagnoses import MISTAKES
@@ -214,6 +217,16 @@ def test_extreme_uniforms(sub, ctx):
             checks49.check_extreme_draws(value, case.kwargs(), case.target, ctx, what)
 
         expect_every_draw_site(sub, ctx, call, check, label=f"sample_constrained ({dtype})")
+        single = example49.single_token_call(dtype)
+        support = (single["transitions"][single["states"]] >= 0).to(torch.float64)
+
+        def call_single(source, generator, single=single):
+            return source.sample_constrained(**single, generator=generator)
+
+        def check_single(value, what, single=single, support=support):
+            checks49.check_extreme_draws(value, single, support, ctx, what)
+
+        expect_every_draw_site(sub, ctx, call_single, check_single, label=f"sample_constrained (one token, {dtype})")
         mixed = sub.with_extreme_uniforms(ctx.fresh_seed(f"mixed extremes {dtype}"))
         big = checks49.replicate(case.kwargs(), 8)
         value = mixed.sample_constrained(**big, generator=ctx.generator())
@@ -283,6 +296,65 @@ def test_generate_unreachable_dead_state(sub, ctx):
         2,
         sequences,
         what="generate_constrained (a dead state after the last step)",
+    )
+
+
+def test_generate_dead_state_on_some_paths(sub, ctx):
+    """generate_constrained: a dead state reached with probability 1/2 raises on some calls, not on others
+
+    zh: generate_constrained：以 1/2 的概率到达的死状态，有时报错，有时不报错
+    """
+    # One row from state 0: token 0 stays in live state 1, token 1 leads to the dead state 2, equally likely;
+    # step 2 must draw where the row is. 60 calls all alike: probability 2 * 2**-60 for a correct solution.
+    transitions = torch.tensor([[1, 2], [1, 1], [-1, -1]])
+    state_logits = torch.zeros(3, 2)
+    start = torch.zeros(1, dtype=torch.int64)
+    checks49.expect_generates(sub, ctx, example49.live_call())
+    returned = raised = 0
+    for _ in range(60):
+        try:
+            value = sub.generate_constrained(
+                state_logits=state_logits,
+                transitions=transitions,
+                start_states=start,
+                num_steps=2,
+                generator=ctx.generator(),
+            )
+        except LearnerRaised as error:
+            if not error.derives_from(ValueError):
+                raise
+            raised += 1
+            continue
+        returned += 1
+        checks49.sequence_ids(
+            ctx,
+            value,
+            state_logits,
+            transitions,
+            start,
+            2,
+            [(0, 0), (0, 1)],
+            what="generate_constrained (a dead state behind token 1)",
+        )
+    expect(
+        returned > 0,
+        "generate_constrained raised ValueError in all 60 calls, although a row that draws token 0 "
+        "at step 1 never reaches the dead state (probability 1/2 each call)",
+        diagnosis=MISTAKES["generate_refuses_reachable"],
+        rule=Bilingual(
+            "generate_constrained: refused a dead state the row did not reach",
+            "generate_constrained：因行并未到达的死状态而报错",
+        ),
+        kind=Evidence.RAISED,
+    )
+    expect(
+        raised > 0,
+        "generate_constrained returned in all 60 calls, although half the rows reach the dead state "
+        "at step 2 and must raise ValueError",
+        rule=Bilingual(
+            "generate_constrained: a dead state reached did not raise", "generate_constrained：到达死状态却没有报错"
+        ),
+        kind=Evidence.VALUE,
     )
 
 

@@ -105,7 +105,7 @@ def probs_mistakes(logits, transitions, states, temperature=1.0, top_k=0, top_p=
     batch = logits.shape[0]
     mask = allowed(transitions, states).tolist()
     ts, ks, ps = per_row(temperature, batch), per_row(top_k, batch), per_row(top_p, batch)
-    after_softmax, before, zeros, greedy_raw, nan_bias = [], [], [], [], []
+    after_softmax, before, zeros, greedy_raw, nan_bias, greedy_zeros = [], [], [], [], [], []
     target = target_probs(logits, transitions, states, temperature, top_k, top_p, strict=False).tolist()
     for b, row in enumerate(_rows(logits)):
         raw = filtered(row, ts[b], ks[b], ps[b], strict=False)
@@ -115,6 +115,7 @@ def probs_mistakes(logits, transitions, states, temperature=1.0, top_k=0, top_p=
         before.append([q / total if total > 0 else float("nan") for q in masked])
         zeros.append(filtered([x if mask[b][v] else 0.0 for v, x in enumerate(row)], ts[b], ks[b], ps[b], strict=False))
         greedy_raw.append(filtered(row, 0.0, 0, 1.0) if ts[b] == 0 else target[b])
+        greedy_zeros.append(zeros[-1] if ts[b] == 0 else target[b])
         # NaN on every allowed token: sampled rows are NaN; a greedy row's argmax takes the first NaN, the
         # first allowed token (its fingerprint, where that is not the right answer).
         first = mask[b].index(True)
@@ -126,6 +127,7 @@ def probs_mistakes(logits, transitions, states, temperature=1.0, top_k=0, top_p=
         MISTAKES["mask_fills_zero"]: as_tensor(zeros),
         MISTAKES["greedy_ignores_mask"]: as_tensor(greedy_raw),
         MISTAKES["mask_bias_nan"]: as_tensor(nan_bias),
+        MISTAKES["greedy_mask_multiplied"]: as_tensor(greedy_zeros),
     }
 
 

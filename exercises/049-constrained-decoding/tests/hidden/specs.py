@@ -82,7 +82,15 @@ def automaton_refusals(sub, rng: random.Random, extra) -> list[BadCall]:
         ("states as a list", states.tolist()),
     ]
     wide = torch.cat([logits, logits[:, :1]], dim=1)
+    # NaN and +inf "anywhere": at a token the row's state does not allow, where no arithmetic looks.
+    row = rng.randrange(states.shape[0])
+    hidden_nan, hidden_inf = logits.clone(), logits.clone()
+    disallowed = (transitions[states[row]] < 0).nonzero().flatten().tolist()
+    hidden_nan[row, disallowed[0]] = float("nan")
+    hidden_inf[row, disallowed[-1]] = float("inf")
     bad_logits = [
+        ("NaN at a disallowed token", hidden_nan),
+        ("+inf at a disallowed token", hidden_inf),
         ("logits with V + 1 tokens", wide),
         ("logits with V - 1 tokens", logits[:, :-1]),
         ("logits with one row more than states", torch.cat([logits, logits[:1]], dim=0)),
@@ -128,7 +136,13 @@ def generate_refusals(sub, rng: random.Random, extra) -> list[BadCall]:
     below[rng.randrange(num_states), rng.randrange(vocab)] = -2
     big = start.clone()
     big[0] = num_states
+    # A state no row visits (nothing leads to it), whose logits hold NaN: still refused ("anywhere").
+    unvisited = {
+        "transitions": torch.cat([auto.transitions, auto.transitions[:1]]),
+        "state_logits": torch.cat([state_logits, torch.full((1, vocab), float("nan"))]),
+    }
     table = [
+        ("NaN in the logits of a state no row visits", unvisited),
         ("state_logits holding NaN", {"state_logits": nan}),
         ("state_logits holding +inf", {"state_logits": posinf}),
         ("state_logits with S + 1 rows", {"state_logits": torch.cat([state_logits, state_logits[:1]])}),
@@ -194,5 +208,11 @@ def nothing_to_draw(sub, rng: random.Random, extra, *, dead: bool) -> list[BadCa
         BadCall(sub.constrained_probs, f"constrained_probs() with {what}", kwargs=kwargs, diagnosis=diagnosis),
         BadCall(
             sub.sample_constrained, f"sample_constrained() with {what}", kwargs=kwargs | extra(), diagnosis=diagnosis
+        ),
+        # "greedy rows included": temperature 0 has no largest allowed logit to take either.
+        BadCall(
+            sub.constrained_probs,
+            f"constrained_probs() at temperature 0 with {what}",
+            kwargs=kwargs | {"temperature": 0.0},
         ),
     ]

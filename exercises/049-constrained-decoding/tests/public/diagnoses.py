@@ -48,6 +48,12 @@ MISTAKES: dict[str, Bilingual] = {
         "贪心行（temperature 为 0）对原始 logits 取了 argmax：最大的 logit 可能属于不允许的 token；"
         "应对掩码后的 logits 取 argmax",
     ),
+    "greedy_mask_multiplied": Bilingual(
+        "greedy rows (temperature 0) take the argmax of logits * mask (or of logits with 0 at disallowed "
+        "tokens): when every allowed logit is negative, a disallowed token's 0 wins; disallowed tokens need -inf",
+        "贪心行（temperature 为 0）对 logits * mask（或把不允许的 token 置 0 的 logits）取了 argmax：当允许的 logit "
+        "全为负数时，不允许的 token 的 0 反而最大；不允许的 token 应为 -inf",
+    ),
     # refusals.
     "dead_state_token_zero": Bilingual(
         "a row where no allowed token has a finite logit (a dead state) returned a token instead of raising "
@@ -75,9 +81,12 @@ MISTAKES: dict[str, Bilingual] = {
     ),
     "inverse_cdf_zero_u": Bilingual(
         "at u = 0 the sampler returns a token of probability 0: a search for the first cumulative value >= u "
-        "stops on a leading disallowed token (whose cumulative value is 0); search for the first one > u",
-        "u = 0 时采样器返回了概率为 0 的 token：查找第一个 >= u 的累计值，会停在开头那个不允许的 token 上"
-        "（它的累计值是 0）；应查找第一个 > u 的累计值",
+        "stops on a leading disallowed token (whose cumulative value is 0; search for the first one > u), or "
+        "Gumbel noise -log(-log(0)) = -inf leaves every allowed token at -inf and argmax falls on token 0 (keep "
+        "u above 0)",
+        "u = 0 时采样器返回了概率为 0 的 token：查找第一个 >= u 的累计值，会停在开头那个不允许的 token 上（它的累计值"
+        "是 0；应查找第一个 > u 的累计值），或者 Gumbel 噪声 -log(-log(0)) = -inf 让所有允许的 token 都成了 -inf，"
+        "argmax 落到 token 0 上（应让 u 保持大于 0）",
     ),
     "inverse_cdf_past_end": Bilingual(
         "at u just below 1 the sampler returns a disallowed token: the cumulative sum ends a hair below 1, the "
@@ -98,6 +107,12 @@ MISTAKES: dict[str, Bilingual] = {
         "generate_constrained uses the logits of the start state at every step: the model's logits at step t "
         "are state_logits[s] of the current state s",
         "generate_constrained 每一步都用了起始状态的 logits：第 t 步模型的 logits 应为当前状态 s 的 state_logits[s]",
+    ),
+    "generate_refuses_reachable": Bilingual(
+        "generate_constrained raised ValueError in every call for a dead state that a row reaches only along some "
+        "paths: decide from the state each row is really in at each step, not from the states it could reach",
+        "对于一行只在某些路径上才会到达的死状态，generate_constrained 每次调用都抛出了 ValueError：应根据每一行在每一步"
+        "实际所处的状态来判断，而不是根据它可能到达的状态",
     ),
     "generate_refuses_unreachable": Bilingual(
         "generate_constrained raised ValueError for a dead state that no row has to draw from: only a state a "

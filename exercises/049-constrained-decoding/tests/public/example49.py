@@ -104,3 +104,13 @@ def extreme_call(dtype: torch.dtype, rows: int = 128, vocab: int = 32, seed: int
     states = torch.randint(0, 4, (rows,), generator=g)
     logits = (torch.randn(rows, vocab, generator=g, dtype=torch.float64) * 1.5).round(decimals=2).to(dtype)
     return {"logits": logits, "transitions": table, "states": states}
+
+
+def single_token_call(dtype: torch.dtype, rows: int = 40) -> dict:
+    """Rows of three tokens whose state allows only token 1 or only token 2: a pushed u of 0 lands on the one
+    allowed token half the time or more (Gumbel noise of -inf there leaves nothing finite)."""
+    table = torch.tensor([[-1, 0, -1], [-1, -1, 1]])
+    g = torch.Generator().manual_seed(4949)
+    states = torch.randint(0, 2, (rows,), generator=g)
+    logits = (torch.randn(rows, 3, generator=g, dtype=torch.float64)).round(decimals=2).to(dtype)
+    return {"logits": logits, "transitions": table, "states": states}

@@ -77,8 +77,10 @@ def test_tiny_extremes(sub, ctx):
 
     zh: sample_constrained：每个抽样点取 0 或略小于 1 时 token 仍被允许（128 行，两种 dtype）
     """
-    for dtype in (torch.float32, torch.float64):
-        call = example49.extreme_call(dtype)
+    calls = [example49.extreme_call(torch.float32), example49.extreme_call(torch.float64)]
+    calls.append(example49.single_token_call(torch.float32))
+    for call in calls:
+        dtype = call["logits"].dtype
         support = (call["transitions"][call["states"]] >= 0).to(torch.float64)
 
         def draw(source, generator, call=call):
