@@ -64,6 +64,14 @@ def filters_then_mask() -> ProbsCase:
 
 
 @functools.cache
+def filters_together() -> ProbsCase:
+    """top_k = 3 then top_p = 0.8, whose cut moves when top-k's survivors are renormalized (0.8137 before "1"
+    after, 0.6887 before), and three allowed tokens tied at the top-k cut (all stay)."""
+    logits = torch.tensor([[1.0, 0.5, 2.0, 1.5, 3.0, 0.0], [1.0, 1.0, 1.0, 0.5, 3.0, 0.0]], dtype=torch.float64)
+    return _case(logits, REGEX, torch.tensor([1, 1]), top_k=torch.tensor([3, 2]), top_p=torch.tensor([0.8, 1.0]))
+
+
+@functools.cache
 def plain_rows() -> ProbsCase:
     """Defaults only (no filter, temperature 1), float32: the mask, the softmax of what is left."""
     logits = torch.tensor(

@@ -105,6 +105,7 @@ def test_filters_after_the_mask(sub, ctx):
     zh: 带 top-k 与 top-p 的 constrained_probs：保留的是概率最大的允许 token
     """
     _probs(sub, ctx, cases.filters_then_mask(), "constrained_probs(top_k, top_p)")
+    _probs(sub, ctx, cases.filters_together(), "constrained_probs(top_k then top_p; a tie at the top-k cut)")
 
 
 def test_parameter_values(sub, ctx):
