@@ -1,0 +1,103 @@
+"""The known mistakes of exercise 48 and the diagnosis a learner reads for each (English, Chinese).
+
+Shared by the public and hidden tests (the hidden oracle computes what each mistake returns). It holds
+no answers.
+"""
+
+from __future__ import annotations
+
+from judge.i18n import Bilingual
+
+# Mistake name -> the diagnosis shown to a learner whose output matches it.
+MISTAKES: dict[str, Bilingual] = {
+    # Where the randomness comes from.
+    "batch_generator": Bilingual(
+        "one generator for the whole batch (seeded from the first request): changing only the other "
+        "requests' seeds left their tokens unchanged; give every request a generator of its own",
+        "整批共用一个生成器（用第一个请求的种子设定）：只改变其他请求的种子，它们的 token 却没有变；"
+        "应当给每个请求一个自己的生成器",
+    ),
+    "position_dependent": Bilingual(
+        "a request's token depends on the rest of the batch: reordering, duplicating or splitting the batch "
+        "changed it (each row's draw consumed a shared stream, or its generator's stream at the row's "
+        "position); draw each row's token from its own generator alone, as its first draw",
+        "请求的 token 取决于批中的其他行：打乱顺序、复制或拆分这一批都改变了它（每行的抽样消耗的是一条共用的"
+        "随机数流，或者是自己生成器流中与行位置对应的那个数）；应当只用每一行自己的生成器为它抽样，并取其第一次抽样",
+    ),
+    "offset_ignored": Bilingual(
+        "the offset is ignored: one seed gave the same token at every offset; the generator's seed must "
+        "depend on the offset too",
+        "忽略了 offset：同一个种子在每个 offset 上都给出了同一个 token；生成器的种子也必须取决于 offset",
+    ),
+    "seed_plus_offset": Bilingual(
+        "seed and offset are combined as seed + offset: requests (s, o) and (s + 1, o - 1) got the same "
+        "token; hash the pair as a whole",
+        "seed 和 offset 被合成了 seed + offset：请求 (s, o) 与 (s + 1, o - 1) 得到了同一个 token；"
+        "应当把这一对数作为整体来哈希",
+    ),
+    "seed_xor_offset": Bilingual(
+        "seed and offset are combined as seed XOR offset: requests (s, o) and (s ^ m, o ^ m) got the same "
+        "token; hash the pair as a whole",
+        "seed 和 offset 被合成了 seed XOR offset：请求 (s, o) 与 (s ^ m, o ^ m) 得到了同一个 token；"
+        "应当把这一对数作为整体来哈希",
+    ),
+    "seed_times_small_k": Bilingual(
+        "seed and offset are combined as seed * K + offset with a small K (such as 1000): requests (s, o) and "
+        "(s + 1, o - K) got the same token; hash the pair as a whole",
+        "seed 和 offset 被合成了 seed * K + offset，K 较小（例如 1000）：请求 (s, o) 与 (s + 1, o - K) "
+        "得到了同一个 token；应当把这一对数作为整体来哈希",
+    ),
+    "seed_shift_32": Bilingual(
+        "seed and offset are packed as seed * 2^32 + offset: offsets reach 2^63, so requests (s, o) and "
+        "(s + 1, o - 2^32) got the same token; hash the pair as a whole",
+        "seed 和 offset 被打包成了 seed * 2^32 + offset：offset 可以大到 2^63，于是请求 (s, o) 与 "
+        "(s + 1, o - 2^32) 得到了同一个 token；应当把这一对数作为整体来哈希",
+    ),
+    "global_rng": Bilingual(
+        "the call uses torch's global generator (it re-seeds it, or draws from it): the state of the global "
+        "generator changed; draw from a torch.Generator of each request's own",
+        "调用使用了 torch 的全局生成器（重设了它的种子，或从中抽样）：全局生成器的状态变了；"
+        "应当从每个请求自己的 torch.Generator 抽样",
+    ),
+    # Greedy rows.
+    "greedy_last_tie": Bilingual(
+        "greedy rows break ties towards the last index: among tied largest logits the token must be the lowest index",
+        "贪心行在并列时取了最后一个下标：最大 logit 并列时，token 必须是下标最小的那个",
+    ),
+    "greedy_tiny_temperature": Bilingual(
+        "greedy rows sample at a tiny temperature instead of taking the argmax: tied largest logits then share "
+        "the draw (and the log-probability is log(1/m), not 0); temperature 0 must return the lowest index "
+        "among the largest logits, with log-probability 0",
+        "贪心行是用极小的温度去采样，而不是直接取 argmax：最大 logit 并列时会在它们之间随机抽取（对数概率是 "
+        "log(1/m) 而不是 0）；温度为 0 时必须返回最大 logit 中下标最小的那个，对数概率为 0",
+    ),
+    # Log-probabilities.
+    "raw_logprob": Bilingual(
+        "the log-probability is taken from the raw logits (log_softmax at temperature 1, before the filters); "
+        "it must be that of the processed distribution (after temperature, filters and renormalization)",
+        "对数概率取自原始 logits（温度为 1、过滤之前的 log_softmax）；它应当是处理后分布（温度、过滤、"
+        "重新归一化之后）中的对数概率",
+    ),
+    "logprob_before_filters": Bilingual(
+        "the log-probability is taken after the temperature but before the filters and their renormalization; "
+        "it must be that of the distribution the token was drawn from",
+        "对数概率是在温度之后、过滤和重新归一化之前取的；它应当是抽出这个 token 所用分布中的对数概率",
+    ),
+    # Per-row parameters and the filters.
+    "row0_parameters": Bilingual(
+        "every row uses the first row's parameters (temperature, top_k, top_p, min_p): per-row tensors must "
+        "give each row its own value",
+        "每一行都用了第一行的参数（temperature、top_k、top_p、min_p）：按行给出的参数张量必须让每行用自己的值",
+    ),
+    "min_p_before_top_p": Bilingual(
+        "min-p is applied before top-p: the order is temperature, top-k, top-p, then min-p",
+        "min-p 放在了 top-p 之前：顺序应当是温度、top-k、top-p、然后 min-p",
+    ),
+    # Draw sites.
+    "inverse_cdf_off_end": Bilingual(
+        "the inverse CDF runs past the last token when the uniform is just below 1 (the cumulative sum ends "
+        "a hair below 1): clamp the index to the last token with positive probability",
+        "当均匀随机数略小于 1 时，逆 CDF 越过了最后一个 token（累计和的末尾比 1 小一点点）："
+        "应把下标限制在最后一个概率为正的 token 上",
+    ),
+}
