@@ -14,6 +14,7 @@ import random
 
 import torch
 
+from judge.checks.arguments import expect_contract_accepts, expect_contract_refusals
 from judge.checks.base import fail
 from judge.checks.budget import BudgetDeclaration
 from judge.checks.distributions import expect_distribution, expect_support
@@ -22,7 +23,6 @@ from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.checks.generator_contract import expect_different_under_seeds
 from judge.checks.independence import expect_independent_rows, expect_independent_within_row
 from judge.checks.refusals import BadCall, expect_calls_refused
-from judge.checks.arguments import expect_contract_accepts, expect_contract_refusals
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 
@@ -37,23 +37,25 @@ from .cases import (
     WIDE_LOGITS,
     WIDE_PARAMS,
     Batch,
-    batch as make_batch,
     colliding_pairs,
     greedy_ties,
     mixed,
     same_row,
 )
-from .oracle import DISTRIBUTION_MISTAKES, RowParams, mistaken
+from .cases import (
+    batch as make_batch,
+)
+from .oracle import DISTRIBUTION_MISTAKES, DRAW_MISTAKES, RowParams, mistaken
 from .specs import ARGUMENTS, TOLERANCE, corner_check, good_call, greedy_refusals
 
-BUDGET = BudgetDeclaration(fit=3, pairs=1, independence=len(COLLISION_FAMILIES), seeds=2)
+BUDGET = BudgetDeclaration(fit=3, pairs=1, independence=len(COLLISION_FAMILIES), seeds=3)
 
 FAMILY_DIAGNOSIS = {
     "seed_plus_offset": "seed_plus_offset",
     "seed_xor_offset": "seed_xor_offset",
     "seed_times_10": "seed_times_small_k",
     "seed_times_1000": "seed_times_small_k",
-    "seed_shift_32": "seed_shift_32",
+    "seed_shift_32": "seed_lost",
 }
 FAMILY_FORMULA = {
     "seed_plus_offset": "seed + offset",
@@ -72,8 +74,9 @@ def _random_ids(rng: random.Random, count: int, limit: int = SEED_LIMIT) -> list
     return [rng.randrange(limit) for _ in range(count)]
 
 
-def _call(source, ctx, batch: Batch, seeds: list[int], offsets: list[int], what: str):
-    """The learner's (tokens, logprobs) for ``batch``, checked for type, shape, dtype, device and range."""
+def _call(source, ctx, batch: Batch, seeds: list[int], offsets: list[int], what: str, *, support: bool = True):
+    """The learner's (tokens, logprobs) for ``batch``, checked for type, shape, dtype and device, and (with
+    ``support``) for tokens of positive probability."""
     value = source.sample_batch(**batch.kwargs, seeds=_ids(seeds), offsets=_ids(offsets))
     expect(
         isinstance(value, (tuple, list)) and len(value) == 2,
@@ -84,12 +87,13 @@ def _call(source, ctx, batch: Batch, seeds: list[int], offsets: list[int], what:
     rows, dtype = batch.rows, batch.logits.dtype
     tokens = expect_tensor(value[0], name=f"{what}: tokens", shape=(rows,), dtype=torch.int64, device=ctx.device)
     logprobs = expect_tensor(value[1], name=f"{what}: logprobs", shape=(rows,), dtype=dtype, device=ctx.device)
-    expect_support(
-        tokens.unsqueeze(1),
-        batch.probs,
-        what=f"{what}: tokens",
-        why_excluded=lambda row, token: "its probability in the row's processed distribution is 0",
-    )
+    if support:
+        expect_support(
+            tokens.unsqueeze(1),
+            batch.probs,
+            what=f"{what}: tokens",
+            why_excluded=lambda row, token: "its probability in the row's processed distribution is 0",
+        )
     return tokens, logprobs
 
 
@@ -122,7 +126,7 @@ def test_greedy_ties(sub, ctx):
         batch = greedy_ties(4811, dtype)
         what = f"sample_batch(48 greedy rows, {dtype})"
         tokens, logprobs = _call(
-            sub, ctx, batch, _random_ids(ctx.rng, batch.rows), _random_ids(ctx.rng, batch.rows), what
+            sub, ctx, batch, _random_ids(ctx.rng, batch.rows), _random_ids(ctx.rng, batch.rows), what, support=False
         )
         logits = batch.logits.to(torch.float64)
         tied = [torch.nonzero(logits[b] == logits[b].max()).flatten().tolist() for b in range(batch.rows)]
@@ -187,13 +191,14 @@ def test_logprobs(sub, ctx):
             batch.probs,
             what=f"{what}: tokens",
             why_excluded=lambda row, token: "its probability in the row's processed distribution is 0",
-            alternatives=lambda: {MISTAKES[name]: _mistaken(batch, name) for name in DISTRIBUTION_MISTAKES},
+            alternatives=_alternatives(batch),
         )
         _expect_logprobs(batch, tokens, logprobs, what, named=True)
 
 
-def _mistaken(batch: Batch, name: str) -> torch.Tensor:
-    return mistaken(batch.logits, batch.params, name)
+def _alternatives(batch: Batch):
+    """The distributions of the catalogued mistakes that draw from another one: computed on failure."""
+    return lambda: {MISTAKES[name]: mistaken(batch.logits, batch.params, name) for name in DRAW_MISTAKES}
 
 
 def test_global_generator(sub, ctx):
@@ -226,11 +231,23 @@ def test_global_generator(sub, ctx):
 
 
 def test_other_seeds(sub, ctx):
-    """new seeds for every request but the first: their tokens change
+    """requests that differ only in their seed get different tokens; new seeds for all but the first change theirs
 
-    zh: 除第一个请求外其余请求都换新种子：它们的 token 随之改变
+    zh: 只有种子不同的请求得到不同的 token；除第一个请求外其余都换新种子，它们的 token 随之改变
     """
     batch = same_row(FIT_LOGITS, FIT_PARAMS, torch.float32, 300)
+    label = "sample_batch(300 requests of one row, one offset, random seeds)"
+    tokens, _ = _call(sub, ctx, batch, _random_ids(ctx.rng, 300), [ctx.rng.randrange(SEED_LIMIT)] * 300, label)
+    expect_different_under_seeds(
+        ctx,
+        tokens[:150].unsqueeze(0),
+        tokens[150:].unsqueeze(0),
+        batch.probs[0],
+        label=label,
+        how="requests with different seeds and one offset",
+        cause="The seed must change the draw",
+        diagnosis=MISTAKES["seed_lost"],
+    )
     seeds, offsets = _random_ids(ctx.rng, 300), _random_ids(ctx.rng, 300)
     first, _ = _call(sub, ctx, batch, seeds, offsets, "sample_batch(300 requests)")
     others = [seeds[0]] + _random_ids(ctx.rng, 299)

@@ -29,6 +29,8 @@ DISTRIBUTION_MISTAKES = (
     "min_p_before_top_p",
     "greedy_tiny_temperature",
 )
+# Those that also draw from another distribution (the log-probability mistakes draw from the right one).
+DRAW_MISTAKES = ("row0_parameters", "min_p_before_top_p", "greedy_tiny_temperature")
 
 
 class AmbiguousCase(ValueError):

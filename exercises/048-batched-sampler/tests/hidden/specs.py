@@ -15,9 +15,8 @@ from typing import Any, ClassVar
 import torch
 
 from judge.checks.arguments import NOT_FINITE, Flaw, Logits, Number, PerRow, TensorSpec
-from judge.checks.arguments.base import Edit, Sizes
+from judge.checks.arguments.base import Edit, Sizes, Variant
 from judge.checks.arguments.checks import public_call
-from judge.checks.arguments.base import Variant
 from judge.checks.distributions import expect_support
 from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.i18n import Bilingual
@@ -182,7 +181,8 @@ def corner_check(ctx):
         what = public_call("sample_batch", variant)
         expect(
             isinstance(value, (tuple, list)) and len(value) == 2,
-            f"sample_batch() with {variant.description} must return a pair (tokens, logprobs), got {type(value).__name__}",
+            f"sample_batch() with {variant.description} must return a pair (tokens, logprobs), "
+            f"got {type(value).__name__}",
             rule=Bilingual(f"{what}: did not return a pair", f"{what.zh}：返回的不是一对值"),
             kind="structural",
         )

@@ -47,11 +47,13 @@ MISTAKES: dict[str, Bilingual] = {
         "seed 和 offset 被合成了 seed * K + offset，K 较小（例如 1000）：请求 (s, o) 与 (s + 1, o - K) "
         "得到了同一个 token；应当把这一对数作为整体来哈希",
     ),
-    "seed_shift_32": Bilingual(
-        "seed and offset are packed as seed * 2^32 + offset: offsets reach 2^63, so requests (s, o) and "
-        "(s + 1, o - 2^32) got the same token; hash the pair as a whole",
-        "seed 和 offset 被打包成了 seed * 2^32 + offset：offset 可以大到 2^63，于是请求 (s, o) 与 "
-        "(s + 1, o - 2^32) 得到了同一个 token；应当把这一对数作为整体来哈希",
+    "seed_lost": Bilingual(
+        "the seed never reaches the generator: requests that differ only in their seed got the same token; a CPU "
+        "torch.Generator keeps only the low 32 bits of the value given to manual_seed, so seed * 2**32 + offset "
+        "(or any mix that leaves the seed out of those bits) throws the seed away; hash the pair into all 64 bits",
+        "种子没有传到生成器：只有种子不同的请求得到了同一个 token；CPU 上的 torch.Generator 只保留传给 "
+        "manual_seed 的数的低 32 位，所以 seed * 2**32 + offset（或任何让种子落在这些位之外的组合）等于丢掉了种子；"
+        "应把这一对数哈希到全部 64 位",
     ),
     "global_rng": Bilingual(
         "the call uses torch's global generator (it re-seeds it, or draws from it): the state of the global "

@@ -38,6 +38,11 @@ LOG_Q = [
     [-0.6931471805599453, -0.6931471805599453, NEG_INF, NEG_INF],
 ]
 MISTAKEN_LOG_Q = {
+    "row0_parameters": [
+        [-0.3132616875182228, -1.3132616875182228, NEG_INF, NEG_INF],
+        [-0.3132616875182228, -1.3132616875182228, NEG_INF, NEG_INF],
+        [-0.6931471805599453, -0.6931471805599453, NEG_INF, NEG_INF],
+    ],
     "raw_logprob": [
         [-0.5460063899405724, -1.5460063899405723, -2.0460063899405725, -2.5460063899405725],
         [-0.5460063899405724, -1.5460063899405723, -2.0460063899405725, -2.5460063899405725],
@@ -76,11 +81,18 @@ def _tokens(sub, ctx, rows: list[int], what: str):
         value[1], name=f"{what}: logprobs", shape=(len(rows),), dtype=torch.float32, device=ctx.device
     )
     log_q = torch.tensor(LOG_Q, dtype=torch.float64)[torch.tensor(rows)]
+    index = torch.tensor(rows)
     expect_support(
         tokens.unsqueeze(1),
         log_q.exp(),
         what=f"{what}: tokens",
         why_excluded=lambda row, token: "its probability in the row's processed distribution is 0",
+        # every row with the first row's parameters draws from another distribution (row 1 is no longer greedy)
+        alternatives=lambda: {
+            MISTAKES["row0_parameters"]: torch.tensor(MISTAKEN_LOG_Q["row0_parameters"], dtype=torch.float64)[
+                index
+            ].exp()
+        },
     )
     return tokens, logprobs
 
