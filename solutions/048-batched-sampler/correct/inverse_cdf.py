@@ -1,4 +1,4 @@
-"""Exercise 48, another correct algorithm: each row's token by inverse CDF from one float64 uniform of its own generator.
+"""Exercise 48, another correct algorithm: each row's token by inverse CDF from a float64 uniform of its generator.
 
 Each row's distribution is exercise 39's (temperature, softmax, top-k, top-p, min-p, renormalizing
 after each filter; T = 0 is greedy). Each row then draws its token from a generator of its own, seeded
