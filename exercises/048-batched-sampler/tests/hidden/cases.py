@@ -150,7 +150,14 @@ def greedy_ties(seed: int, dtype: torch.dtype, rows: int = 48, vocab: int = 9) -
 
 def same_row(logits: list[float], params: RowParams, dtype: torch.dtype, rows: int) -> Batch:
     """``rows`` requests with the same logits and parameters (numbers, not tensors)."""
-    return batch([logits] * rows, [params] * rows, dtype, per_row=False)
+    return _same_row(tuple(logits), params, dtype, rows)
+
+
+@functools.cache
+def _same_row(logits: tuple[float, ...], params: RowParams, dtype: torch.dtype, rows: int) -> Batch:
+    one = batch([list(logits)], [params], dtype, per_row=False)  # the oracle once, not once per row
+    kwargs = {**one.kwargs, "logits": one.logits.expand(rows, -1).clone()}
+    return Batch(kwargs, [params] * rows, one.probs.expand(rows, -1).clone())
 
 
 # One row with a filter at work: 8 tokens, T = 0.8, top_k = 6, top_p = 0.95 (float32 logits).

@@ -10,6 +10,7 @@ batch, the other requests' seeds before reordering, the offsets before the colli
 
 from __future__ import annotations
 
+import functools
 import random
 
 import torch
@@ -392,6 +393,7 @@ EDGE_LOGITS = [
 ]
 
 
+@functools.cache
 def _edge_batch(dtype: torch.dtype, copies: int) -> Batch:
     params = [
         RowParams(1.0, 0, 1.0, 0.0),
