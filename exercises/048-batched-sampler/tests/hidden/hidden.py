@@ -202,6 +202,30 @@ def _alternatives(batch: Batch):
     return lambda: {MISTAKES[name]: mistaken(batch.logits, batch.params, name) for name in DRAW_MISTAKES}
 
 
+def test_defaults_and_huge_logits(sub, ctx):
+    """the parameters' defaults (T = 1, no filter), and logits near the dtype's largest value
+
+    zh: 参数的默认值（T = 1、不过滤），以及接近 dtype 最大值的 logits
+    """
+    plain = same_row(PAIR_LOGITS, PAIR_PARAMS, torch.float64, 40)
+    what = "sample_batch(logits, seeds, offsets) with every parameter left at its default"
+    value = sub.sample_batch(plain.logits, _ids(_random_ids(ctx.rng, 40)), _ids(_random_ids(ctx.rng, 40)))
+    expect(
+        isinstance(value, (tuple, list)) and len(value) == 2,
+        f"{what}: sample_batch must return a pair (tokens, logprobs), got {type(value).__name__}",
+        kind="structural",
+    )
+    tokens = expect_tensor(value[0], name=f"{what}: tokens", shape=(40,), dtype=torch.int64, device=ctx.device)
+    logprobs = expect_tensor(value[1], name=f"{what}: logprobs", shape=(40,), dtype=torch.float64, device=ctx.device)
+    expect_support(tokens.unsqueeze(1), plain.probs, what=what, why_excluded=lambda row, token: "it is outside the row")
+    _expect_logprobs(plain, tokens, logprobs, what, named=False)
+    for dtype, big in ((torch.float32, 1.5e38), (torch.float64, 8e307)):
+        huge = make_batch([[big, big, 0.0, -big]] * 8, [RowParams(0.7, 0, 1.0, 0.0)] * 8, dtype)
+        what = f"sample_batch(8 rows of logits [{big:g}, {big:g}, 0, {-big:g}], {dtype}, temperature 0.7)"
+        tokens, logprobs = _call(sub, ctx, huge, _random_ids(ctx.rng, 8), _random_ids(ctx.rng, 8), what)
+        _expect_logprobs(huge, tokens, logprobs, what, named=False)
+
+
 def test_global_generator(sub, ctx):
     """torch's global generator is never used nor re-seeded, and its seed changes nothing
 
@@ -341,7 +365,7 @@ def test_batch_composition(sub, ctx):
     rows = batch.rows
     seeds, offsets = _random_ids(ctx.rng, rows), _random_ids(ctx.rng, rows)
     seeds[1], offsets[1] = seeds[0], offsets[0] + 1  # one request's next step in the same batch
-    base, base_logprobs = _call(sub.with_global_seed(11), ctx, batch, seeds, offsets, "sample_batch(24 requests)")
+    base, _ = _call(sub.with_global_seed(11), ctx, batch, seeds, offsets, "sample_batch(24 requests)")
     order = list(range(rows))
     ctx.rng.shuffle(order)
     doubled = order + sorted(order, key=lambda r: (r * 7) % rows)
@@ -373,15 +397,7 @@ def test_batch_composition(sub, ctx):
                     ),
                     kind="value",
                 )
-            tolerance = TOLERANCE[torch.float32] * base_logprobs[chosen].to(torch.float64).abs().clamp(min=1.0)
-            expect_close(
-                logprobs.to(torch.float64),
-                base_logprobs[chosen].to(torch.float64),
-                rtol=0.0,
-                atol=tolerance,
-                what=f"{what}: logprobs against the original batch's",
-                per_row=True,
-            )
+            _expect_logprobs(part, tokens, logprobs, what, named=False)
 
 
 # Rows whose first token is out: -inf, or cut by a filter. u = 0 must not land on it.
