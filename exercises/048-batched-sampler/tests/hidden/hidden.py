@@ -28,6 +28,7 @@ from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 
 from ..public.diagnoses import MISTAKES
+from ..public.evidence48 import expect_tokens_vary, reproducing
 from .cases import (
     COLLISION_FAMILIES,
     FIT_LOGITS,
@@ -98,9 +99,13 @@ def _call(source, ctx, batch: Batch, seeds: list[int], offsets: list[int], what:
     return tokens, logprobs
 
 
-def _logprob_mistakes(batch: Batch, tokens: torch.Tensor):
-    """What each catalogued mistake of the processed distribution gives these tokens: computed on failure."""
-    return lambda: {MISTAKES[name]: batch.mistaken_logprobs(tokens, name) for name in DISTRIBUTION_MISTAKES}
+def _logprob_mistakes(batch: Batch, tokens: torch.Tensor, logprobs: torch.Tensor, atol: torch.Tensor):
+    """The catalogued mistakes that reproduce every row of ``logprobs`` at these tokens: computed on failure."""
+    return reproducing(
+        lambda: {MISTAKES[name]: batch.mistaken_logprobs(tokens, name) for name in DISTRIBUTION_MISTAKES},
+        logprobs,
+        atol,
+    )
 
 
 def _expect_logprobs(batch: Batch, tokens: torch.Tensor, logprobs: torch.Tensor, what: str, *, named: bool) -> None:
@@ -114,7 +119,7 @@ def _expect_logprobs(batch: Batch, tokens: torch.Tensor, logprobs: torch.Tensor,
         atol=tolerance,
         what=f"{what}: logprobs",
         per_row=True,
-        mistakes=_logprob_mistakes(batch, tokens) if named else None,
+        mistakes=_logprob_mistakes(batch, tokens, logprobs, tolerance) if named else None,
     )
 
 
@@ -261,6 +266,10 @@ def test_other_seeds(sub, ctx):
     zh: 只有种子不同的请求得到不同的 token；除第一个请求外其余都换新种子，它们的 token 随之改变
     """
     batch = same_row(FIT_LOGITS, FIT_PARAMS, torch.float32, 300)
+    control, _ = _call(
+        sub, ctx, batch, _random_ids(ctx.rng, 300), _random_ids(ctx.rng, 300), "sample_batch(300 requests)"
+    )
+    expect_tokens_vary(control, "sample_batch(300 requests of one row, random seeds and offsets)")
     label = "sample_batch(300 requests of one row, one offset, random seeds)"
     tokens, _ = _call(sub, ctx, batch, _random_ids(ctx.rng, 300), [ctx.rng.randrange(SEED_LIMIT)] * 300, label)
     expect_different_under_seeds(
@@ -296,6 +305,15 @@ def test_offsets(sub, ctx):
     """
     batch = same_row(FIT_LOGITS, FIT_PARAMS, torch.float32, 2000)
     seed, start = ctx.rng.randrange(SEED_LIMIT), ctx.rng.randrange(SEED_LIMIT - 2000)
+    control, _ = _call(
+        sub,
+        ctx,
+        batch.select(list(range(50))),
+        _random_ids(ctx.rng, 50),
+        _random_ids(ctx.rng, 50),
+        "sample_batch(50 requests)",
+    )
+    expect_tokens_vary(control, "sample_batch(50 requests of one row, random seeds and offsets)")
     label = "sample_batch(one seed, offsets o, o + 1, ..., o + 1999)"
     tokens, logprobs = _call(sub, ctx, batch, [seed] * 2000, list(range(start, start + 2000)), label)
     expect_different_under_seeds(
@@ -336,9 +354,13 @@ def test_collisions(sub, ctx):
     zh: (seed, offset) 在 seed + offset、seed XOR offset、K * seed + offset 上相同的请求：相互独立
     """
     count = 200
+    batch = same_row(PAIR_LOGITS, PAIR_PARAMS, torch.float64, 2 * count)
+    control, _ = _call(
+        sub, ctx, batch, _random_ids(ctx.rng, 2 * count), _random_ids(ctx.rng, 2 * count), "sample_batch"
+    )
+    expect_tokens_vary(control, f"sample_batch({2 * count} requests of one row, random seeds and offsets)")
     for family in COLLISION_FAMILIES:
         first, second = colliding_pairs(4841 + ctx.rng.randrange(8), family, count)
-        batch = same_row(PAIR_LOGITS, PAIR_PARAMS, torch.float64, 2 * count)
         pairs = first + second
         label = f"sample_batch({count} pairs of requests equal under {FAMILY_FORMULA[family]})"
         tokens, _ = _call(sub, ctx, batch, [s for s, _ in pairs], [o for _, o in pairs], label)

@@ -17,6 +17,7 @@ from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 from judge.i18n import Bilingual
 
 from .diagnoses import MISTAKES
+from .evidence48 import reproducing
 
 BUDGET = BudgetDeclaration()
 
@@ -118,10 +119,14 @@ def test_worked_example(sub, ctx):
         atol=1e-4,
         what="sample_batch(worked example): logprobs",
         per_row=True,
-        mistakes=lambda: {
-            MISTAKES[name]: torch.tensor(table, dtype=torch.float64).gather(1, chosen).squeeze(1)
-            for name, table in MISTAKEN_LOG_Q.items()
-        },
+        mistakes=reproducing(
+            lambda: {
+                MISTAKES[name]: torch.tensor(table, dtype=torch.float64).gather(1, chosen).squeeze(1)
+                for name, table in MISTAKEN_LOG_Q.items()
+            },
+            logprobs,
+            1e-4 + 1e-4 * expected.abs(),
+        ),
     )
 
 

@@ -23,6 +23,7 @@ from judge.checks.independence import expect_independent_rows
 from judge.i18n import Bilingual
 
 from .diagnoses import MISTAKES
+from .evidence48 import expect_tokens_vary
 
 BUDGET = BudgetDeclaration(seeds=3, independence=3)
 
@@ -182,6 +183,8 @@ def test_tiny_seeds(sub, ctx):
     zh: 只有种子不同的 40 个请求；除第一个外都换新种子；同一个种子的 40 个 offset
     """
     rows, q = 40, _plain_q()
+    control, _ = _call(sub, ctx, [PLAIN_LOGITS] * rows, _seeds(ctx.rng, rows), _seeds(ctx.rng, rows), "sample_batch")
+    expect_tokens_vary(control, "sample_batch(40 requests of one row, random seeds and offsets)")
     label = "sample_batch(40 requests, one offset, random seeds)"
     tokens, _ = _call(sub, ctx, [PLAIN_LOGITS] * rows, _seeds(ctx.rng, rows), [ctx.rng.randrange(2**63)] * rows, label)
     expect_different_under_seeds(
@@ -243,6 +246,8 @@ def test_tiny_collisions(sub, ctx):
     zh: 在 seed + offset、seed XOR offset、1000 * seed + offset 下相同的 30 对请求：相互独立
     """
     count, q = 30, _plain_q()
+    control, _ = _call(sub, ctx, [PLAIN_LOGITS] * 60, _seeds(ctx.rng, 60), _seeds(ctx.rng, 60), "sample_batch")
+    expect_tokens_vary(control, "sample_batch(60 requests of one row, random seeds and offsets)")
     for name, (_, _, en, zh) in FAMILIES.items():
         first, second = _pairs(ctx.rng, name, count)
         pairs = first + second
