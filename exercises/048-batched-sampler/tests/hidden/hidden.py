@@ -197,14 +197,24 @@ def test_logprobs(sub, ctx):
             batch.probs,
             what=f"{what}: tokens",
             why_excluded=lambda row, token: "its probability in the row's processed distribution is 0",
-            alternatives=_alternatives(batch),
+            alternatives=_alternatives(batch, tokens),
         )
         _expect_logprobs(batch, tokens, logprobs, what, named=True)
 
 
-def _alternatives(batch: Batch):
-    """The distributions of the catalogued mistakes that draw from another one: computed on failure."""
-    return lambda: {MISTAKES[name]: mistaken(batch.logits, batch.params, name) for name in DRAW_MISTAKES}
+def _alternatives(batch: Batch, tokens: torch.Tensor):
+    """The distributions of the catalogued mistakes that draw from another one and could have drawn every
+    row's token (a mistake that excludes one of them is no explanation): computed on failure."""
+
+    def alternatives():
+        out = {}
+        for name in DRAW_MISTAKES:
+            wrong = mistaken(batch.logits, batch.params, name)
+            if bool((wrong.gather(1, tokens.clamp(0, wrong.shape[1] - 1).unsqueeze(1)) > 0).all()):
+                out[MISTAKES[name]] = wrong
+        return out
+
+    return alternatives
 
 
 def test_defaults_and_huge_logits(sub, ctx):
