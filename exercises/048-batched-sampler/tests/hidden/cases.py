@@ -180,16 +180,23 @@ def _mix_collisions() -> dict[str, Any]:
         "seed_times_10": (lambda s, o: 10 * s + o, lambda s, o: (s + 1, o - 10)),
         "seed_times_1000": (lambda s, o: 1000 * s + o, lambda s, o: (s + 1, o - 1000)),
         "seed_shift_32": (lambda s, o: (s << 32) + o, lambda s, o: (s + 1, o - 2**32)),
+        # The low 32 bits a CPU torch.Generator keeps of a linear 64-bit mix.
+        "seed_high_bits": (lambda s, o: (s * 0x9E3779B97F4A7C15 + o) % 2**32, lambda s, o: (s + 2**32, o)),
+        "python_hash": (lambda s, o: hash((s, o)), lambda s, o: (s + 2**61 - 1, o)),
+        "decimal_concat": (lambda s, o: int(f"{s}{o}"), lambda s, o: (int(f"{s}{str(o)[0]}"), int(str(o)[1:]))),
     }
 
 
 COLLISION_FAMILIES = tuple(_mix_collisions())
+# Families whose colliding pairs share the offset (a sampler that ignores the seed is caught before them).
+SAME_OFFSET = ("seed_high_bits", "python_hash")
 
 
 @functools.cache
 def colliding_pairs(seed: int, family: str, count: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """``count`` pairs of (seed, offset) requests that collide under ``family``'s mixing and under no other
-    family's (nor share a seed or an offset), so each family's test names its own mistake."""
+    family's (nor share a seed, nor an offset outside ``SAME_OFFSET``), so each family's test names its own
+    mistake."""
     families = _mix_collisions()
     mix, partner = families[family]
     rng = random.Random(f"{seed}:{family}")
@@ -197,9 +204,16 @@ def colliding_pairs(seed: int, family: str, count: int) -> tuple[list[tuple[int,
     while len(first) < count:
         s = rng.randrange(1, 2**31)
         o = rng.randrange(2**32 + 2**20, 2**33) if family == "seed_shift_32" else rng.randrange(2**12, 2**31)
+        if family == "decimal_concat" and str(o)[1] == "0":
+            continue  # the partner's offset would lose a leading zero
         t, u = partner(s, o)
         assert mix(s, o) == mix(t, u) and (s, o) != (t, u)
-        if s == t or o == u or any(m(s, o) == m(t, u) for name, (m, _) in families.items() if name != family):
+        same_offset = family in SAME_OFFSET  # these pairs differ in their seeds alone
+        if (
+            s == t
+            or (o == u) != same_offset
+            or any(m(s, o) == m(t, u) for name, (m, _) in families.items() if name != family)
+        ):
             continue
         first.append((s, o))
         second.append((t, u))

@@ -58,6 +58,9 @@ FAMILY_DIAGNOSIS = {
     "seed_times_10": "seed_times_small_k",
     "seed_times_1000": "seed_times_small_k",
     "seed_shift_32": "seed_lost",
+    "seed_high_bits": "seed_high_bits_lost",
+    "python_hash": "python_hash",
+    "decimal_concat": "decimal_concat",
 }
 FAMILY_FORMULA = {
     "seed_plus_offset": "seed + offset",
@@ -65,6 +68,9 @@ FAMILY_FORMULA = {
     "seed_times_10": "10 * seed + offset",
     "seed_times_1000": "1000 * seed + offset",
     "seed_shift_32": "seed * 2**32 + offset",
+    "seed_high_bits": "the low 32 bits of seed * 0x9E3779B97F4A7C15 + offset",
+    "python_hash": "Python's hash((seed, offset))",
+    "decimal_concat": "the digits of seed followed by those of offset",
 }
 
 

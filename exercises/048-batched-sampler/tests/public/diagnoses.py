@@ -55,6 +55,27 @@ MISTAKES: dict[str, Bilingual] = {
         "manual_seed 的数的低 32 位，所以 seed * 2**32 + offset（或任何让种子落在这些位之外的组合）等于丢掉了种子；"
         "应把这一对数哈希到全部 64 位",
     ),
+    "seed_high_bits_lost": Bilingual(
+        "requests whose seeds differ by a multiple of 2**32 (same offset) got the same token: only the low 32 "
+        "bits of your generator's seed depend on them, and a CPU torch.Generator keeps only those 32 bits of "
+        "manual_seed's value (a linear mix such as seed * 0x9E3779B97F4A7C15 + offset keeps them apart in 64 "
+        "bits only); hash the pair so that every bit depends on both numbers",
+        "种子相差 2**32 的整数倍（offset 相同）的请求得到了同一个 token：你的生成器种子只有低 32 位取决于它们，"
+        "而 CPU 上的 torch.Generator 只保留 manual_seed 所收数值的这 32 位（像 seed * 0x9E3779B97F4A7C15 + "
+        "offset 这样的线性混合只在 64 位上把它们区分开）；应当做哈希，让每一位都同时取决于这两个数",
+    ),
+    "python_hash": Bilingual(
+        "requests whose seeds differ by 2**61 - 1 (same offset) got the same token: Python's hash() of an int is "
+        "taken modulo 2**61 - 1, so hash((seed, offset)) is no hash of the pair; use a real hash (hashlib)",
+        "种子相差 2**61 - 1（offset 相同）的请求得到了同一个 token：Python 对整数的 hash() 是对 2**61 - 1 "
+        "取模的，所以 hash((seed, offset)) 并不能区分这一对数；应当用真正的哈希（hashlib）",
+    ),
+    "decimal_concat": Bilingual(
+        'the pair is written as one run of digits with no separator: (1, 23) and (12, 3) both read "123" and '
+        'got the same token; put a separator between the numbers (f"{seed}:{offset}") or hash fixed-width bytes',
+        '这一对数被写成了一串中间没有分隔符的数字：(1, 23) 和 (12, 3) 都是 "123"，得到了同一个 token；'
+        '应在两个数之间加分隔符（f"{seed}:{offset}"），或者对定长的字节做哈希',
+    ),
     "global_rng": Bilingual(
         "the call uses torch's global generator (it re-seeds it, or draws from it): the state of the global "
         "generator changed; draw from a torch.Generator of each request's own",
