@@ -444,6 +444,7 @@ EDGE_LOGITS = [
     [-3.0, 1.2, 0.4, 0.9, -0.2],
     [float("-inf"), float("-inf"), 2.0, 0.0, 1.1],
     [-2.0, 0.3, 0.6, 0.1, 2.2],
+    [0.5, -0.8, -1.0, -3.1, float("-inf")],  # (red team) a float32 total below 0.99999994, the last token out
 ]
 
 
@@ -454,6 +455,7 @@ def _edge_batch(dtype: torch.dtype, copies: int) -> Batch:
         RowParams(0.9, 3, 1.0, 0.0),
         RowParams(1.0, 0, 0.9, 0.0),
         RowParams(1.3, 0, 1.0, 0.05),
+        RowParams(1.0, 0, 1.0, 0.0),
     ]
     return make_batch(EDGE_LOGITS * copies, params * copies, dtype)
 
@@ -464,14 +466,14 @@ def test_draw_sites(sub, ctx):
     zh: 每个抽样点依次取 0.0 与小于 1 的最大浮点数：token 仍然合法
     """
     batch = _edge_batch(torch.float32, 1)
-    seeds, offsets = _random_ids(ctx.rng, 4), _random_ids(ctx.rng, 4)
+    seeds, offsets = _random_ids(ctx.rng, 5), _random_ids(ctx.rng, 5)
 
     def call(source, generator):
         return source.sample_batch(**batch.kwargs, seeds=_ids(seeds), offsets=_ids(offsets))
 
     def check(value, what):
         expect(isinstance(value, (tuple, list)) and len(value) == 2, f"{what}: not a pair", kind="structural")
-        tokens = expect_tensor(value[0], name=f"{what}: tokens", shape=(4,), dtype=torch.int64, device=ctx.device)
+        tokens = expect_tensor(value[0], name=f"{what}: tokens", shape=(5,), dtype=torch.int64, device=ctx.device)
         expect_support(
             tokens.unsqueeze(1),
             batch.probs,
@@ -491,7 +493,7 @@ def test_extreme_uniforms(sub, ctx):
         batch = _edge_batch(dtype, 100)
         source = sub.with_extreme_uniforms(ctx.fresh_seed(f"extremes {dtype}"))
         _call(
-            source, ctx, batch, _random_ids(ctx.rng, 400), _random_ids(ctx.rng, 400), f"sample_batch(400 rows, {dtype})"
+            source, ctx, batch, _random_ids(ctx.rng, 500), _random_ids(ctx.rng, 500), f"sample_batch(500 rows, {dtype})"
         )
 
 
