@@ -166,3 +166,23 @@ def test_bad_inputs(sub, ctx):
         ],
         name="sample_batch",
     )
+
+
+def test_top_k_ties(sub, ctx):
+    """logits [1, 1, 1, 0] with top_k = 2: the three tied tokens all stay, each with log-probability log(1/3)
+
+    zh: logits [1, 1, 1, 0]、top_k = 2：三个并列的 token 都保留，对数概率各为 log(1/3)
+    """
+    value = sub.sample_batch(
+        torch.tensor([[1.0, 1.0, 1.0, 0.0]] * 4), torch.tensor([1, 2, 3, 4]), torch.tensor([0, 0, 0, 0]), top_k=2
+    )
+    expect(isinstance(value, (tuple, list)) and len(value) == 2, "sample_batch must return a pair", kind="structural")
+    logprobs = expect_tensor(value[1], name="logprobs", shape=(4,), dtype=torch.float32, device=ctx.device)
+    expect_close(
+        logprobs.to(torch.float64),
+        torch.full((4,), -1.0986122886681098, dtype=torch.float64),
+        rtol=1e-4,
+        atol=1e-4,
+        what="sample_batch(logits [1, 1, 1, 0], top_k=2): logprobs (tokens tied with the 2nd largest stay)",
+        per_row=True,
+    )
