@@ -1,46 +1,83 @@
-"""Public tests of exercise 47: small examples a learner can read (TODO: yours)."""
+"""Public tests of exercise 47: the statement's worked example, which you can redo by hand.
+
+Every row uses the logits [2, 1, 1, 0, -1, -inf] of the worked example. The hidden tests check the same
+rules on many more rows (generated afresh for each submission), float64, per-row parameters, greedy rows,
+bad inputs, the generator and the distribution of many thousands of draws.
+"""
 
 from __future__ import annotations
 
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.distributions import expect_distribution, expect_tokens_in_range
-from judge.checks.exact import expect_tensor
 from judge.checks.refusals import expect_raises
+from judge.i18n import Bilingual
 
-BUDGET = BudgetDeclaration(fit=1)  # the statistical checks this suite runs
+from .checks47 import draws_of, expect_draws, expect_probs, probs_of
 
-PROBS = [0.2, 0.3, 0.5]
-OUTCOME = ("outcome", "结果")  # the noun messages use for one outcome
+BUDGET = BudgetDeclaration(fit=1)
+
+LOGITS = [2.0, 1.0, 1.0, 0.0, -1.0, float("-inf")]
 
 
-def test_shape(sub, ctx):
-    """draw returns n outcome indices, int64
+def _expect(sub, ctx, expected: list[float], method: str, param: float, temperature: float = 1.0) -> None:
+    what = f"truncated_probs(logits, method={method!r}, param={param}, temperature={temperature})"
+    arguments = {"logits": torch.tensor([LOGITS]), "method": method, "param": param, "temperature": temperature}
+    out = probs_of(sub, ctx, arguments, what=what)
+    expect_probs(out, torch.tensor([expected], dtype=torch.float64), what=what)
 
-    zh: draw 返回 n 个 int64 的结果编号
+
+def test_typical_drops_the_most_likely(sub, ctx):
+    """typical, tau = 0.3: the two tied tokens closest to the entropy are kept, the most likely token is not
+
+    zh: typical，tau = 0.3：保留最接近熵的两个并列 token，最可能的 token 反而被丢掉
     """
-    draws = sub.draw(torch.tensor(PROBS), 7, generator=ctx.generator())
-    draws = expect_tensor(draws, name="draw", shape=(7,), dtype=torch.int64, device=ctx.device)
-    expect_tokens_in_range(draws, len(PROBS), what="draw", outcome=OUTCOME)
+    _expect(sub, ctx, [0.0, 0.5, 0.5, 0.0, 0.0, 0.0], "typical", 0.3)
 
 
-def test_distribution(sub, ctx):
-    """2 000 draws follow [0.2, 0.3, 0.5]
+def test_typical_mass(sub, ctx):
+    """typical, tau = 0.5 and 0.95: the token that carries the mass to tau is kept
 
-    zh: 2 000 次抽样服从 [0.2, 0.3, 0.5]
+    zh: typical，tau = 0.5 与 0.95：把累计概率推到 tau 的那个 token 被保留
     """
-    draws = sub.draw(torch.tensor(PROBS), 2_000, generator=ctx.generator())
-    draws = expect_tensor(draws, name="draw", shape=(2_000,), dtype=torch.int64, device=ctx.device)
-    expect_tokens_in_range(draws, len(PROBS), what="draw", outcome=OUTCOME)
-    expect_distribution(ctx, draws, torch.tensor(PROBS, dtype=torch.float64), label="draw([0.2, 0.3, 0.5], 2000)",
-                        outcome=OUTCOME)
+    _expect(sub, ctx, [0.576116885, 0.211941558, 0.211941558, 0.0, 0.0, 0.0], "typical", 0.5)
+    _expect(sub, ctx, [0.534446645, 0.196611933, 0.196611933, 0.072329488, 0.0, 0.0], "typical", 0.95)
 
 
-def test_n_zero(sub, ctx):
-    """n = 0 raises ValueError
+def test_epsilon(sub, ctx):
+    """epsilon = 0.05 drops the token of probability 0.0259
 
-    zh: n = 0 时抛出 ValueError
+    zh: epsilon = 0.05 丢掉概率为 0.0259 的 token
     """
-    with expect_raises(ValueError, "draw(probs, 0)"):
-        sub.draw(torch.tensor(PROBS), 0, generator=ctx.generator())
+    _expect(sub, ctx, [0.534446645, 0.196611933, 0.196611933, 0.072329488, 0.0, 0.0], "epsilon", 0.05)
+
+
+def test_eta(sub, ctx):
+    """eta = 0.3: threshold min(0.3, sqrt(0.3) exp(-H)) = 0.1562 at temperature 1, 0.2605 at temperature 0.5
+
+    zh: eta = 0.3：温度为 1 时阈值 min(0.3, sqrt(0.3) exp(-H)) = 0.1562，温度为 0.5 时为 0.2605
+    """
+    _expect(sub, ctx, [0.576116885, 0.211941558, 0.211941558, 0.0, 0.0, 0.0], "eta", 0.3)
+    _expect(sub, ctx, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], "eta", 0.3, temperature=0.5)
+
+
+def test_sample(sub, ctx):
+    """sample_truncated with typical, tau = 0.3: only tokens 1 and 2, about half and half
+
+    zh: sample_truncated，typical，tau = 0.3：只抽到 token 1 和 2，大约各占一半
+    """
+    what = Bilingual("sample_truncated(typical, tau = 0.3)", "sample_truncated（typical，tau = 0.3）")
+    arguments = {"logits": torch.tensor([LOGITS]), "method": "typical", "param": 0.3}
+    draws = draws_of(sub, ctx, arguments, 2000, ctx.generator(), what=str(what))
+    expect_draws(
+        ctx, draws, torch.tensor([[0.0, 0.5, 0.5, 0.0, 0.0, 0.0]], dtype=torch.float64), what=what, fit_rows=(0,)
+    )
+
+
+def test_unknown_method(sub, ctx):
+    """an unknown method raises ValueError
+
+    zh: 未知的方法抛出 ValueError
+    """
+    with expect_raises(ValueError, "truncated_probs(logits, method='top_p', param=0.9)"):
+        sub.truncated_probs(torch.tensor([LOGITS]), method="top_p", param=0.9)
