@@ -53,7 +53,7 @@ def _row(z, method, q, t):
     if method == "typical":
         score = torch.where(alive, (-log_p - entropy).abs(), torch.full_like(p, math.inf))
         smaller = (score.unsqueeze(0) < score.unsqueeze(1)).to(p.dtype)  # [j, i]: s_i < s_j
-        keep = alive & ((smaller @ p < q) | (q >= 1))
+        keep = alive & (((smaller * p.unsqueeze(0)).sum(dim=1) < q) | (q >= 1))
     else:
         threshold = q if method == "epsilon" else min(q, math.sqrt(q) * math.exp(-float(entropy)))
         keep = (p >= threshold) | (p == p.max())

@@ -126,7 +126,7 @@ def _distributions(table: Mistakes) -> dict:
     return {
         name: probs
         for name, probs in table.items()
-        if bool(torch.isfinite(probs).all()) and bool(((probs.sum(dim=-1) - 1).abs() < 1e-9).all())
+        if bool(torch.isfinite(probs).all()) and bool(((probs.sum(dim=-1) - 1).abs() < 1e-6).all())
     }
 
 
@@ -136,5 +136,5 @@ def _row(table: Mistakes, row: int) -> dict:
     return {
         name: probs[row]
         for name, probs in table.items()
-        if bool(torch.isfinite(probs[row]).all()) and abs(float(probs[row].sum()) - 1) < 1e-9
+        if bool(torch.isfinite(probs[row]).all()) and abs(float(probs[row].sum()) - 1) < 1e-6
     }
