@@ -64,7 +64,7 @@ def _label(method: str, param: float, temperature: float, note: str, note_zh: st
 
 def batch(rows, method: str, params, temperatures, notes, dtype=torch.float32, *, per_row=True) -> Batch:
     call = Call(torch.tensor(rows, dtype=dtype), method, tuple(params), tuple(temperatures))
-    labels = tuple(_label(method, p, t, en, zh) for p, t, (en, zh) in zip(params, temperatures, notes))
+    labels = tuple(_label(method, p, t, en, zh) for p, t, (en, zh) in zip(params, temperatures, notes, strict=True))
     return Batch(call, labels, target(call), per_row)
 
 

@@ -256,9 +256,8 @@ def test_generator(sub, ctx):
             n = POSITION_DRAWS
             arguments = {**arguments, **{k: arguments[k][rows] for k in ("logits", "param", "temperature")}}
         value = source.sample_truncated(num_samples=n, generator=generator, **arguments)
-        return expect_tensor(
-            value, name="sample_truncated", shape=(arguments["logits"].shape[0], n), dtype=torch.int64, device=ctx.device
-        )
+        shape = (arguments["logits"].shape[0], n)
+        return expect_tensor(value, name="sample_truncated", shape=shape, dtype=torch.int64, device=ctx.device)
 
     expect_generator_contract(sub, ctx, draw, batch.exact, label="sample_truncated", positions=True, twins=(1, 3))
 

@@ -41,7 +41,7 @@ def _arguments(case: dict, params=None, temperatures=None) -> dict:
 def _labels(case: dict, params=None, temperatures=None) -> list[str]:
     params = case["params"] if params is None else params
     temperatures = case["temperatures"] if temperatures is None else temperatures
-    return [f"{case['method']} {p:g}, temperature {t:g}" for p, t in zip(params, temperatures)]
+    return [f"{case['method']} {p:g}, temperature {t:g}" for p, t in zip(params, temperatures, strict=True)]
 
 
 def _judge(sub, ctx, name: str) -> None:
