@@ -43,9 +43,9 @@ def _validate(logits, method, param, temperature):
     if ((t < 0) | torch.isinf(t)).any():
         raise ValueError("temperature must be a finite number >= 0")
     if method == "typical" and ((q <= 0) | (q > 1)).any():
-        raise ValueError("the typical mass must lie in (0, 1]")
+        raise ValueError("param (the typical mass) must lie in (0, 1]")
     if method != "typical" and ((q < 0) | (q >= 1)).any():
-        raise ValueError(f"the {method} threshold must lie in [0, 1)")
+        raise ValueError(f"param (the {method} threshold) must lie in [0, 1)")
     return t.to(logits.dtype), q.to(logits.dtype)
 
 

@@ -173,9 +173,9 @@ def test_the_tiny_batches_tell_every_mistake_apart(parts):
 def test_a_decision_at_its_threshold_is_ambiguous(parts):
     oracle = parts["oracle"]
     logits = torch.tensor([[math.log(0.5), math.log(0.3), math.log(0.2)]], dtype=torch.float64)
-    with pytest.raises(oracle.AmbiguousCase):
+    with pytest.raises(oracle.AmbiguousCase, match="within 0.002 of the threshold"):
         oracle.target(oracle.Call(logits, "epsilon", (0.2,), (1.0,)))
-    with pytest.raises(oracle.AmbiguousCase):
+    with pytest.raises(oracle.AmbiguousCase, match="the mass before token 0"):
         oracle.target(oracle.Call(logits, "typical", (0.3,), (1.0,)))  # token 1 (score smallest) holds 0.3
     oracle.target(oracle.Call(logits, "epsilon", (0.25,), (1.0,)))  # far from every probability
 
@@ -213,12 +213,13 @@ def test_generated_refusals_are_refused_and_corners_accepted_by_the_reference(pa
             good = specs.good_call(rng, method, draws=draws)
             function(**good)
             for variant in bad_inputs(good, arguments, rng):
-                with pytest.raises(ValueError):
+                with pytest.raises(ValueError) as caught:
                     function(**variant.kwargs)
+                assert variant.argument in str(caught.value), (variant.description, caught.value)
             for variant in legal_inputs(good, arguments, rng):
                 function(**variant.kwargs)
             for bad in specs.greedy_refusals(function, method, good):
-                with pytest.raises(ValueError):
+                with pytest.raises(ValueError, match="param"):
                     function(**bad.kwargs)
 
 
