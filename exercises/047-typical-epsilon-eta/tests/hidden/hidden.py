@@ -38,6 +38,7 @@ from ..public.diagnoses import MISTAKES
 from . import cases, generated, specs
 from .oracle import METHODS
 
+NEG_INF = float("-inf")
 EVERY_KIND = (Evidence.STRUCTURAL, Evidence.VALUE, Evidence.RAISED)
 DRAWS = 20_000  # per row of the frozen batches
 SINGLE_COPIES = 4_000  # one draw from each of 4 000 copies of a row: the call a decoder makes
@@ -140,6 +141,20 @@ def test_all_below_threshold(sub, ctx):
     zh: truncated_probs：所有概率都低于 epsilon 时，概率最大的 token 仍然保留
     """
     _judge_twist(sub, ctx, "above_top", "no_top_kept")
+
+
+def test_huge_logits(sub, ctx):
+    """truncated_probs on logits near the dtype's largest value: subtract the largest logit first
+
+    zh: truncated_probs 作用于接近 dtype 最大值的 logits：先减去最大的 logit
+    """
+    for dtype, big in ((torch.float32, 3.0e38), (torch.float64, 1.5e308)):
+        rows = [[big, big, -big, 0.0], [0.0, big, 0.5 * big, NEG_INF]]
+        for method, param in (("typical", 0.5), ("epsilon", 0.3), ("eta", 0.2)):
+            notes = [("logits near the largest value", "接近最大值的 logits")] * 2
+            batch = cases.batch(rows, method, [param, param], [1.0, 0.5], notes, dtype)
+            kind = str(dtype).removeprefix("torch.")
+            _judge_probs(sub, ctx, batch, what=f"truncated_probs ({kind} {method} rows, huge logits)")
 
 
 @lane_weight(2)

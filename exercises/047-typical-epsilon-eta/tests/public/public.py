@@ -15,7 +15,7 @@ from judge.i18n import Bilingual
 
 from .checks47 import draws_of, expect_draws, expect_probs, probs_of
 
-BUDGET = BudgetDeclaration(fit=1)
+BUDGET = BudgetDeclaration(fit=2)
 
 LOGITS = [2.0, 1.0, 1.0, 0.0, -1.0, float("-inf")]
 
@@ -72,6 +72,21 @@ def test_sample(sub, ctx):
     expect_draws(
         ctx, draws, torch.tensor([[0.0, 0.5, 0.5, 0.0, 0.0, 0.0]], dtype=torch.float64), what=what, fit_rows=(0,)
     )
+
+
+def test_default_temperature(sub, ctx):
+    """without a temperature argument both functions work at temperature 1 (eta = 0.3 keeps tokens 0 to 2)
+
+    zh: 不传 temperature 时两个函数都按温度 1 计算（eta = 0.3 保留 token 0 到 2）
+    """
+    expected = [0.576116885, 0.211941558, 0.211941558, 0.0, 0.0, 0.0]
+    what = "truncated_probs(logits, method='eta', param=0.3)"
+    out = probs_of(sub, ctx, {"logits": torch.tensor([LOGITS]), "method": "eta", "param": 0.3}, what=what)
+    expect_probs(out, torch.tensor([expected], dtype=torch.float64), what=what)
+    what = Bilingual("sample_truncated(eta, eta = 0.3)", "sample_truncated（eta，eta = 0.3）")
+    arguments = {"logits": torch.tensor([LOGITS]), "method": "eta", "param": 0.3}
+    draws = draws_of(sub, ctx, arguments, 2000, ctx.generator(), what=str(what))
+    expect_draws(ctx, draws, torch.tensor([expected], dtype=torch.float64), what=what, fit_rows=(0,))
 
 
 def test_unknown_method(sub, ctx):
