@@ -77,7 +77,8 @@ CONTRACT_BATCH = cases.batch(
     [("", ""), ("twin of row 3", "与第 3 行相同"), ("", ""), ("twin of row 1", "与第 1 行相同")],
 )
 CONTRACT = generator_contract_budget(CONTRACT_BATCH.exact, positions=True, twins=(1, 3))
-FITS = sum(len(_fit_rows(b.exact)) for b in DRAW_BATCHES.values()) + 1  # + the single draws
+# The draw batches' rows, the single draws, the independence rows pooled (4) and the generator rows (4).
+FITS = sum(len(_fit_rows(b.exact)) for b in DRAW_BATCHES.values()) + 1 + 4 + 4
 BUDGET = BudgetDeclaration(fit=FITS, pairs=2, independence=1) + CONTRACT
 
 
@@ -187,7 +188,6 @@ def test_draws(sub, ctx):
             what=what,
             labels=batch.labels,
             fit_rows=_fit_rows(batch.exact),
-            alternatives=batch.mistakes,
         )
 
 
@@ -230,6 +230,11 @@ def test_independent_draws(sub, ctx):
     exact = batch.exact[rows]
     expect_support(draws, exact.repeat(PAIR_COPIES, 1), what=str(what), why_excluded=lambda row, token: "it is cut")
     grouped = draws.reshape(PAIR_COPIES, 4, PAIR_DRAWS)
+    # Each row's draws pooled must follow its target first: a wrong distribution fails the pair tests too,
+    # and is no evidence of dependent draws.
+    for row in range(len(rows)):
+        label = f"{what}, row {row} pooled"
+        expect_distribution(ctx, grouped[:, row].flatten(), exact[row], label=label, public=what)
     expect_independent_within_row(
         ctx,
         grouped[:, 0],
@@ -274,6 +279,11 @@ def test_generator(sub, ctx):
         shape = (arguments["logits"].shape[0], n)
         return expect_tensor(value, name="sample_truncated", shape=shape, dtype=torch.int64, device=ctx.device)
 
+    # The draws must follow their targets first: a row that always draws one token repeats itself by right,
+    # which the contract would read as a broken generator.
+    what = Bilingual("sample_truncated (generator rows)", "sample_truncated（生成器各行）")
+    draws = draws_of(sub, ctx, batch.arguments(), POSITION_DRAWS, ctx.generator(), what=str(what))
+    expect_draws(ctx, draws, batch.exact, what=what, labels=batch.labels, fit_rows=range(batch.exact.shape[0]))
     expect_generator_contract(sub, ctx, draw, batch.exact, label="sample_truncated", positions=True, twins=(1, 3))
 
 

@@ -45,7 +45,8 @@ def expect_probs(
 ) -> None:
     """``out`` (checked for shape and dtype) against ``exact`` (float64 [B, V]): values, then zeros."""
     rtol, atol = TOLERANCE[out.dtype]
-    expect_close(out, exact, rtol=rtol, atol=atol, what=what, row_labels=labels, mistakes=mistakes)
+    whole = None if mistakes is None else (lambda: _whole_output(out, mistakes()))
+    expect_close(out, exact, rtol=rtol, atol=atol, what=what, row_labels=labels, mistakes=whole)
     floor = FLOOR[out.dtype]
     out64 = out.to(torch.float64)
     wrong = ((out64 == 0) & (exact >= floor)) | ((out64 != 0) & (exact == 0))
@@ -63,6 +64,14 @@ def expect_probs(
         rule=rule(what, "the zeros differ from the target's", "为 0 的位置与目标不一致", row=row, labels=labels),
         kind=Evidence.VALUE,
     )
+
+
+def _whole_output(out: torch.Tensor, table: Mistakes) -> dict:
+    """The mistakes whose output ``out`` reproduces on every row: a mistake is named on the evidence of the
+    whole call, never of one row that another change happens to share."""
+    rtol, atol = TOLERANCE[out.dtype]
+    out64 = out.to(torch.float64)
+    return {name: wrong for name, wrong in table.items() if torch.allclose(out64, wrong, rtol=rtol, atol=atol)}
 
 
 def _same_zeros(out: torch.Tensor, mistakes: Callable[[], Mistakes] | None) -> str | None:
@@ -98,16 +107,16 @@ def expect_draws(
     what: Bilingual,
     labels: Sequence[str] | None = None,
     fit_rows: Sequence[int] = (),
-    alternatives: Callable[[], Mistakes] | None = None,
 ) -> None:
-    """No draw of a cut token in any row; the draws of each row of ``fit_rows`` fit its target."""
+    """No draw of a cut token in any row; the draws of each row of ``fit_rows`` fit its target. Names no
+    mistake: a distribution mistake is named by ``expect_probs`` on the whole output, and one row of draws
+    that fits a mistake's row is no evidence of the whole mistake."""
     expect_support(
         draws,
         exact,
         what=str(what),
         why_excluded=lambda row, token: "the method cuts it (or its logit is -inf)",
         row_labels=labels,
-        alternatives=None if alternatives is None else (lambda: _distributions(alternatives())),
     )
     for row in fit_rows:
         label = f" ({labels[row]})" if labels else ""
@@ -117,24 +126,4 @@ def expect_draws(
             exact[row],
             label=f"{what}, row {row}{label}",
             public=Bilingual(f"{what}, row {row}", f"{what.zh}，第 {row} 行"),
-            alternatives=None if alternatives is None else (lambda row=row: _row(alternatives(), row)),
         )
-
-
-def _distributions(table: Mistakes) -> dict:
-    """The mistaken outputs whose every row is a distribution (see :func:`_row`)."""
-    return {
-        name: probs
-        for name, probs in table.items()
-        if bool(torch.isfinite(probs).all()) and bool(((probs.sum(dim=-1) - 1).abs() < 1e-6).all())
-    }
-
-
-def _row(table: Mistakes, row: int) -> dict:
-    """Row ``row`` of each mistaken output that is a distribution (a row not renormalized is drawn from as
-    the target is: it names nothing about draws)."""
-    return {
-        name: probs[row]
-        for name, probs in table.items()
-        if bool(torch.isfinite(probs[row]).all()) and abs(float(probs[row].sum()) - 1) < 1e-6
-    }

@@ -124,5 +124,4 @@ def test_tiny_draws(sub, ctx):
         what=what,
         labels=_labels(case),
         fit_rows=FIT_ROWS,
-        alternatives=frozen_mistakes(case["mistakes"], MISTAKES),
     )
