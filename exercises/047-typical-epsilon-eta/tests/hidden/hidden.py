@@ -12,6 +12,7 @@ legal corners it allows. Sizes and power: benchmarks/power_047.py.
 
 from __future__ import annotations
 
+import math
 import random
 
 import torch
@@ -126,6 +127,23 @@ def test_eta_rows(sub, ctx):
     for dtype in (torch.float32, torch.float64):
         kind = str(dtype).removeprefix("torch.")
         _judge_probs(sub, ctx, _tiny_batch("eta", dtype), what=f"truncated_probs ({kind} eta rows)")
+
+
+def test_eta_low_entropy(sub, ctx):
+    """truncated_probs, eta: peaked rows where eta itself, below sqrt(eta) exp(-H), is the threshold
+
+    zh: truncated_probs，eta：分布很尖的行，阈值是 eta 本身（它小于 sqrt(eta) exp(-H)）
+    """
+    rows = [
+        [math.log(0.85), math.log(0.15), math.log(0.85) - 30.0],
+        [math.log(0.7), math.log(0.2), math.log(0.1)],
+        [0.0, -0.2, -0.4],
+    ]
+    notes = [("low entropy", "低熵"), ("low entropy", "低熵"), ("high entropy", "高熵")]
+    for dtype in (torch.float32, torch.float64):
+        batch = cases.batch(rows, "eta", [0.1, 0.15, 0.3], [1.0, 1.0, 1.0], notes, dtype)
+        kind = str(dtype).removeprefix("torch.")
+        _judge_probs(sub, ctx, batch, what=f"truncated_probs ({kind} eta rows, low entropy)")
 
 
 def test_greedy_rows(sub, ctx):
@@ -315,8 +333,20 @@ def test_every_draw_site(sub, ctx):
 
     zh: sample_truncated：代码中每一处抽随机数的地方都能处理 0.0 与小于 1 的最大浮点数
     """
-    for dtype in (torch.float32, torch.float64):
-        batch = _tiny_batch("eta", dtype)
+    # The last batch's float32 probabilities sum to 0.99999988 in a running total: a uniform just below 1
+    # searched without scaling runs past the last kept token.
+    below_one = cases.batch(
+        [[1.43, -0.01, 1.17, 1.14, -0.36, -1.5], [-0.75, 1.25, 0.75, -2.0, -0.25, NEG_INF]] * 2,
+        "epsilon",
+        [0.1, 0.02] * 2,
+        [1.0] * 4,
+        [("", "")] * 4,
+    )
+    for dtype, batch in (
+        (torch.float32, _tiny_batch("eta", torch.float32)),
+        (torch.float64, _tiny_batch("eta", torch.float64)),
+        (torch.float32, below_one),
+    ):
         label = f"sample_truncated on {str(dtype).removeprefix('torch.')} logits"
 
         def call(source, generator, batch=batch):

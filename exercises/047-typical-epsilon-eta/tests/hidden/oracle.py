@@ -75,6 +75,8 @@ def truncate(call: Call, mistake: str | None = None, *, dtype: torch.dtype = tor
             threshold = q
         elif mistake == "eta_max":
             threshold = torch.maximum(q, q.sqrt() * torch.exp(-entropy))
+        elif mistake == "eta_no_min":
+            threshold = q.sqrt() * torch.exp(-entropy)
         elif mistake == "eta_no_sqrt":
             threshold = torch.minimum(q, q * torch.exp(-entropy))
         else:

@@ -54,6 +54,10 @@ MISTAKES: dict[str, Bilingual] = {
         "eta's threshold takes the max of eta and sqrt(eta) * exp(-H) instead of the min",
         "eta 的阈值取了 eta 与 sqrt(eta) * exp(-H) 中的较大者，而不是较小者",
     ),
+    "eta_no_min": Bilingual(
+        "eta's threshold is sqrt(eta) * exp(-H) alone, without the min with eta",
+        "eta 的阈值只用了 sqrt(eta) * exp(-H)，没有再与 eta 取较小者",
+    ),
     "eta_no_sqrt": Bilingual(
         "eta's threshold uses eta * exp(-H) instead of sqrt(eta) * exp(-H)",
         "eta 的阈值用了 eta * exp(-H)，而不是 sqrt(eta) * exp(-H)",
