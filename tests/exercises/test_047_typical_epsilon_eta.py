@@ -167,7 +167,8 @@ def test_the_tiny_batches_tell_every_mistake_apart(parts):
             for a, b in itertools.combinations(outputs, 2):
                 same = torch.allclose(outputs[a], outputs[b], rtol=1e-4, atol=1e-6)
                 assert not (same and torch.equal(outputs[a] == 0, outputs[b] == 0)), (name, a, b)
-    assert seen | {"entropy_nan", "no_top_kept", "no_greedy"} >= set(diagnoses.DISTRIBUTION_MISTAKES)
+    # NaN outputs (named by the twisted calls), and eta without the min (listed undetectable in the browser)
+    assert seen | {"entropy_nan", "no_top_kept", "no_greedy", "eta_no_min"} >= set(diagnoses.DISTRIBUTION_MISTAKES)
 
 
 def test_a_decision_at_its_threshold_is_ambiguous(parts):

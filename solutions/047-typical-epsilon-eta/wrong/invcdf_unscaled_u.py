@@ -3,12 +3,8 @@
 
 Diagnosis: a draw site fails at an extreme uniform (0 or the largest float below 1)
 """
-# INTENT: wrong — inverse CDF searching the raw u (not u times the last cdf value) in a float32 cumulative sum, with no clamp: when the cdf ends a hair below u near 1, the index runs past the last kept token (a cut token or V).
-# DIFFERS: torch.rand returning 0.99999994 with float32 logits [[-0.75, 1.25, 0.75, -2.0, -0.25, -inf]], epsilon=0.02: the cdf ends below u and index 6 (= V, out of range) is returned.
 
 from __future__ import annotations
-
-import math
 
 import torch
 
@@ -80,10 +76,8 @@ def _probs(logits, method, q, T):
         keep = (before < q[:, None]) | (q[:, None] >= 1)
         keep = keep & pos
     else:
-        if method == "epsilon":
-            thr = q[:, None]
-        else:
-            thr = torch.minimum(q[:, None], q[:, None].sqrt() * torch.exp(-H))
+        eta = torch.minimum(q[:, None], q[:, None].sqrt() * torch.exp(-H))
+        thr = q[:, None] if method == "epsilon" else eta
         pmax = p.max(dim=1, keepdim=True).values
         keep = ((p >= thr) | (p == pmax)) & pos
     out = torch.where(keep, p, torch.zeros_like(p))
