@@ -41,7 +41,7 @@ def apply_penalties(
         A new tensor [B, V] with the dtype and device of `logits` (the inputs are unchanged).
 
     Raises:
-        ValueError: logits not a 2-D float32/float64 tensor, holding NaN or +inf, or a row
+        ValueError: logits not a 2-D tensor, holding NaN or +inf, or a row
             without a finite logit; prev_tokens not a 2-D int64 tensor with B rows, on another
             device, or holding an id outside [0, V) other than pad_id; pad_id not an int or a
             vocabulary id; repetition_penalty <= 0; a penalty NaN or infinite; a parameter
