@@ -1,59 +1,230 @@
-"""Hidden tests of exercise 46 (TODO: yours). They never leave the judge's process."""
+"""Hidden tests of exercise 46. Never shown to learners; run in the judge's process only.
+
+``apply_penalties`` against the exact float64 answer of the oracle (frozen square batches in float32 and
+float64, then calls generated under the case's seed, square ones included), naming the known mistake
+whose output matches; ``sample_with_penalties`` by its draws: the support and a fit per row of a batch
+whose rows differ in temperature and filters (the penalties after the temperature differ there), greedy
+rows where the penalties move the maximum, independence within a row and across rows, the generator
+contract, extreme uniform values at every draw site; last, every bad input the statement names
+(generated from the contract, ``specs.py``) and the legal corners it allows. Sizes and power:
+benchmarks/power_046.py.
+"""
 
 from __future__ import annotations
 
+import random
+
 import torch
 
+from judge.checks.arguments import expect_contract_accepts
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.distributions import expect_distribution, expect_tokens_in_range
+from judge.checks.distributions import expect_support, expect_tokens_in_range
+from judge.checks.draw_sites import expect_every_draw_site
 from judge.checks.exact import expect_tensor
 from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
-from judge.checks.refusals import BadInput, expect_bad_inputs_refused
+from judge.checks.independence import expect_independent_across_rows, expect_independent_within_row
+from judge.checks.refusals import expect_calls_refused
+from judge.checks.testing import lane_weight
 
-from ..public.public import OUTCOME  # hidden modules may import public ones, never the reverse
+from ..public.checks46 import check_draws, check_penalized, draws_of, judge_penalized
+from ..public.diagnoses import MISTAKES
+from . import cases, oracle, specs
 
-PROBS = [0.1, 0.15, 0.25, 0.5]
-DRAWS = 20_000
+SAMPLER_DRAWS = 4_000
+GREEDY_DRAWS = 200
+CONTRACT_DRAWS = 300
+PAIR_DRAWS = 4_000
 
-# One fit, and what the whole generator contract spends (judge/checks/generator_contract.py).
-BUDGET = BudgetDeclaration(fit=1) + generator_contract_budget(torch.tensor(PROBS, dtype=torch.float64))
+BUDGET = (
+    BudgetDeclaration(fit=5 + 2, pairs=2)
+    + generator_contract_budget(5, positions=True)
+)
+
+def _check_call(sub, ctx, call: dict, what: str) -> None:
+    check_penalized(sub, ctx, call, oracle.penalized(call), what=what, scale=oracle.scale(call))
 
 
-def _draws(source, ctx, n: int, generator) -> torch.Tensor:
-    value = source.draw(torch.tensor(PROBS), n, generator=generator)
-    draws = expect_tensor(value, name="draw", shape=(n,), dtype=torch.int64, device=ctx.device)
-    expect_tokens_in_range(draws, len(PROBS), what="draw", outcome=OUTCOME)
-    return draws
+def test_frozen_float32(sub, ctx):
+    """apply_penalties: a float32 batch of 12 rows, 12 tokens and 16 previous tokens each (padding -1)
 
-
-def test_distribution(sub, ctx):
-    """draw: 20 000 draws follow the target distribution
-
-    zh: draw：20 000 次抽样服从目标分布
+    zh: apply_penalties：12 行的 float32 批，每行 12 个 token、16 个历史 token（以 -1 补齐）
     """
-    draws = _draws(sub, ctx, DRAWS, ctx.generator())
-    expect_distribution(ctx, draws, torch.tensor(PROBS, dtype=torch.float64), label="draw, 20 000 draws",
-                        outcome=OUTCOME)
+    _check_call(sub, ctx, cases.frozen_batch(torch.float32), "apply_penalties on a float32 batch")
 
 
-def test_seeds(sub, ctx):
-    """draw: the generator decides the draws and advances; without one, torch.manual_seed does
+def test_frozen_float64(sub, ctx):
+    """apply_penalties: a float64 batch of 12 rows, 12 tokens and 16 previous tokens each (padding V)
 
-    zh: draw：由 generator 决定抽样结果且每次调用都向前推进；不传 generator 时由 torch.manual_seed 决定
+    zh: apply_penalties：12 行的 float64 批，每行 12 个 token、16 个历史 token（以 V 补齐）
     """
-    expect_generator_contract(sub, ctx, lambda source, generator: _draws(source, ctx, 100, generator),
-                              torch.tensor(PROBS, dtype=torch.float64), label="draw")
+    _check_call(sub, ctx, cases.frozen_batch(torch.float64), "apply_penalties on a float64 batch")
 
 
-def test_bad_inputs(sub, ctx):
-    """draw: bad inputs raise ValueError
+@lane_weight(2)
+def test_generated(sub, ctx):
+    """apply_penalties on generated batches: both dtypes, any padding id, empty history, square batches
 
-    zh: draw：非法输入抛出 ValueError
+    zh: apply_penalties 在随机生成的批上：两种 dtype、各种补齐 id、空的历史、B = V 的批
     """
-    expect_bad_inputs_refused(sub.draw, [
-        BadInput("probs = [-0.5, 1.5]", {"probs": torch.tensor([-0.5, 1.5]), "n": 3}, public="a negative probability"),
-        BadInput("probs = [nan, 1.0]", {"probs": torch.tensor([float("nan"), 1.0]), "n": 3},
-                 public="a NaN probability"),
-        BadInput("probs of shape [1, 2]", {"probs": torch.tensor([[0.5, 0.5]]), "n": 3}, public="probs not 1-D"),
-        BadInput("n = 0", {"probs": torch.tensor(PROBS), "n": 0}),
-    ], extra=lambda: {"generator": ctx.generator()}, name="draw")
+    rng = random.Random(ctx.fresh_seed("generated"))
+    for k in range(12):
+        dtype = (torch.float32, torch.float64)[k % 2]
+        call = cases.generated_call(rng, dtype, square=k >= 8)
+        _check_call(sub, ctx, call, f"apply_penalties on a generated {str(dtype).removeprefix('torch.')} batch")
+
+
+def _sampler_alternatives(call: dict):
+    return lambda: {MISTAKES["penalties_after_temperature"]: oracle.sampler_probs(call, after_temperature=True)}
+
+
+@lane_weight(3)
+def test_sampler_rows(sub, ctx):
+    """sample_with_penalties: five rows of different temperatures and filters follow their targets
+
+    zh: sample_with_penalties：温度和过滤参数各不相同的五行都服从各自的目标分布
+    """
+    call = cases.sampler_batch()
+    draws = draws_of(sub, ctx, call, SAMPLER_DRAWS, generator=ctx.generator())
+    check_draws(
+        ctx,
+        draws,
+        oracle.sampler_probs(call),
+        what="sample_with_penalties on five rows",
+        alternatives=_sampler_alternatives(call),
+    )
+
+
+def test_sampler_greedy(sub, ctx):
+    """sample_with_penalties: greedy rows take the largest penalized logit; sampling rows beside them fit
+
+    zh: sample_with_penalties：贪心的行取惩罚后最大的 logit；旁边采样的行服从各自的分布
+    """
+    call = cases.greedy_batch()
+    draws = draws_of(sub, ctx, call, GREEDY_DRAWS, generator=ctx.generator())
+    raw = oracle.sampler_probs(call, penalize=False)
+    probs = oracle.sampler_probs(call)
+    greedy = call["temperature"] == 0
+    mistaken = torch.where(greedy.unsqueeze(1), raw, probs)
+    check_draws(
+        ctx,
+        draws,
+        probs,
+        what="sample_with_penalties with greedy rows",
+        alternatives=lambda: {MISTAKES["greedy_raw_logits"]: mistaken},
+    )
+
+
+@lane_weight(2)
+def test_independence(sub, ctx):
+    """sample_with_penalties: draws of a row are independent of each other and of another row's
+
+    zh: sample_with_penalties：同一行的各次抽样相互独立，也与另一行的抽样独立
+    """
+    call = cases.sampler_batch()
+    probs = oracle.sampler_probs(call)
+    draws = draws_of(sub, ctx, call, PAIR_DRAWS, generator=ctx.generator())
+    expect_independent_within_row(ctx, draws[0], probs[0], label="sample_with_penalties, row 0")
+    expect_independent_across_rows(
+        ctx, draws[1], draws[4], probs[1], probs[4], label="sample_with_penalties, rows 1 and 4"
+    )
+
+
+@lane_weight(3)
+def test_generator_contract(sub, ctx):
+    """sample_with_penalties: the generator decides the draws and advances; rows wherever they stand
+
+    zh: sample_with_penalties：抽样由 generator 决定、每次调用接着往下抽；每行的结果与它在批中的位置无关
+    """
+    call = cases.sampler_batch()
+    probs = oracle.sampler_probs(call)
+
+    def draw(source, generator, rows=None):
+        picked = call if rows is None else _rows_of(call, rows)
+        return draws_of(source, ctx, picked, CONTRACT_DRAWS, generator=generator)
+
+    expect_generator_contract(sub, ctx, draw, probs, label="sample_with_penalties", positions=True)
+
+
+def _rows_of(call: dict, rows: list[int]) -> dict:
+    index = torch.tensor(rows)
+    return {k: v[index] if isinstance(v, torch.Tensor) else v for k, v in call.items()}
+
+
+def test_extreme_uniforms(sub, ctx):
+    """sample_with_penalties: every place the code draws random numbers copes with 0.0 and the largest float below 1
+
+    zh: sample_with_penalties：代码中每一处抽随机数的地方都能处理 0.0 与小于 1 的最大浮点数
+    """
+    call = cases.sampler_batch()
+    probs = oracle.sampler_probs(call)
+    rows, vocab = probs.shape
+
+    def run(source, generator):
+        return source.sample_with_penalties(**call, num_samples=200, generator=generator)
+
+    def check(value, what):
+        draws = expect_tensor(value, name=what, shape=(rows, 200), dtype=torch.int64, device=ctx.device)
+        expect_tokens_in_range(draws, vocab, what=what)
+        expect_support(draws, probs, what=what, why_excluded=lambda r, t: f"row {r}: token {t} has probability 0")
+
+    expect_every_draw_site(sub, ctx, run, check, label="sample_with_penalties")
+
+
+@lane_weight(4)
+def test_generated_refusals(sub, ctx):
+    """Every bad input the statement names, generated from good calls, raises ValueError
+
+    zh: 按题面生成的各种非法输入都抛出 ValueError
+    """
+    rng = random.Random(ctx.fresh_seed("contract refusals"))
+    calls = specs.refusal_calls(sub.apply_penalties, "apply_penalties", specs.good_apply(rng), specs.APPLY_ARGUMENTS, rng)
+    calls += specs.refusal_calls(
+        sub.sample_with_penalties,
+        "sample_with_penalties",
+        specs.good_sample(rng),
+        specs.SAMPLE_ARGUMENTS,
+        rng,
+        extra=lambda: {"generator": ctx.generator()},
+    )
+    expect_calls_refused(calls)
+
+
+@lane_weight(3)
+def test_generated_corners(sub, ctx):
+    """The legal corners of the contract are accepted and answered right (B = 1, L = 1, ids 0 and V - 1, numbers or tensors, ...)
+
+    zh: 题面允许的各种边角输入都被接受并给出正确结果（B = 1、L = 1、id 0 与 V - 1、数或张量等）
+    """  # noqa: E501 - a case's title is its docstring's first line: it cannot wrap
+    rng = random.Random(ctx.fresh_seed("contract corners"))
+
+    def check_apply(value, variant):
+        call = variant.kwargs
+        judge_penalized(ctx, call, value, oracle.penalized(call), what=str(variant.public), scale=oracle.scale(call))
+
+    expect_contract_accepts(
+        sub.apply_penalties, ctx, good=specs.good_apply(rng), arguments=specs.APPLY_ARGUMENTS, check=check_apply
+    )
+
+    def check_sample(value, variant):
+        call = variant.kwargs
+        rows, vocab = call["logits"].shape
+        draws = expect_tensor(
+            value, name=str(variant.public), shape=(rows, call["num_samples"]), dtype=torch.int64, device=ctx.device
+        )
+        expect_tokens_in_range(draws, vocab, what=str(variant.public))
+        try:
+            probs = oracle.sampler_probs(call)
+        except oracle.AmbiguousCase:
+            return  # a corner whose cut sits near its threshold: either side is right
+        expect_support(
+            draws, probs, what=str(variant.public), why_excluded=lambda r, t: f"row {r}: token {t} has probability 0"
+        )
+
+    expect_contract_accepts(
+        sub.sample_with_penalties,
+        ctx,
+        good=specs.good_sample(rng),
+        arguments=specs.SAMPLE_ARGUMENTS,
+        check=check_sample,
+        extra=lambda: {"generator": ctx.generator()},
+    )
