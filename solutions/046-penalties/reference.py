@@ -62,7 +62,9 @@ def _token_counts(logits, prev_tokens, pad_id):
     return counts[:, :vocab]
 
 
-def apply_penalties(logits, prev_tokens, repetition_penalty=1.0, frequency_penalty=0.0, presence_penalty=0.0, pad_id=-1):
+def apply_penalties(
+    logits, prev_tokens, repetition_penalty=1.0, frequency_penalty=0.0, presence_penalty=0.0, pad_id=-1
+):
     """The penalized logits: [B, V], dtype and device of ``logits``; the inputs are left unchanged."""
     _check_logits(logits)
     counts = _token_counts(logits, prev_tokens, pad_id)

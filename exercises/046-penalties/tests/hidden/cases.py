@@ -76,8 +76,9 @@ def generated_call(rng: random.Random, dtype: torch.dtype, *, square: bool = Fal
         logits.append(row)
     return {
         "logits": torch.tensor(logits, dtype=dtype),
-        "prev_tokens": torch.tensor([_prev_row(rng, vocab, length, pad_id) for _ in range(rows)], dtype=torch.int64)
-        .reshape(rows, length),
+        "prev_tokens": torch.tensor(
+            [_prev_row(rng, vocab, length, pad_id) for _ in range(rows)], dtype=torch.int64
+        ).reshape(rows, length),
         "repetition_penalty": _parameter(rng, rows, REPETITION, square),
         "frequency_penalty": _parameter(rng, rows, FREQUENCY, square),
         "presence_penalty": _parameter(rng, rows, PRESENCE, square),
@@ -120,10 +121,10 @@ def _has_every_feature(call: dict[str, Any]) -> bool:
     pad_id, vocab = call["pad_id"], len(logits[0])
     answer = oracle.penalized(call).tolist()
     seen_sign, flipped, seen_inf, seen_zero, padded_only = set(), False, False, False, False
-    for z, p, out in zip(logits, prev, answer):
+    for z, p, out in zip(logits, prev, answer, strict=True):
         counts = oracle.row_counts(p, vocab, pad_id)
         padded_only |= all(t == pad_id for t in p)
-        for x, c, y in zip(z, counts, out):
+        for x, c, y in zip(z, counts, out, strict=True):
             if c:
                 seen_sign.add((x > 0, min(c, 2)))
                 seen_inf |= x == NEG_INF

@@ -35,10 +35,8 @@ GREEDY_DRAWS = 200
 CONTRACT_DRAWS = 300
 PAIR_DRAWS = 4_000
 
-BUDGET = (
-    BudgetDeclaration(fit=5 + 2, pairs=2)
-    + generator_contract_budget(5, positions=True)
-)
+BUDGET = BudgetDeclaration(fit=5 + 2, pairs=2) + generator_contract_budget(5, positions=True)
+
 
 def _check_call(sub, ctx, call: dict, what: str) -> None:
     check_penalized(sub, ctx, call, oracle.penalized(call), what=what, scale=oracle.scale(call))
@@ -177,7 +175,9 @@ def test_generated_refusals(sub, ctx):
     zh: 按题面生成的各种非法输入都抛出 ValueError
     """
     rng = random.Random(ctx.fresh_seed("contract refusals"))
-    calls = specs.refusal_calls(sub.apply_penalties, "apply_penalties", specs.good_apply(rng), specs.APPLY_ARGUMENTS, rng)
+    calls = specs.refusal_calls(
+        sub.apply_penalties, "apply_penalties", specs.good_apply(rng), specs.APPLY_ARGUMENTS, rng
+    )
     calls += specs.refusal_calls(
         sub.sample_with_penalties,
         "sample_with_penalties",

@@ -37,7 +37,7 @@ def row_counts(prev_row: list[int], vocab: int, pad_id: int) -> list[int]:
 
 def penalized_row(z: list[float], counts: list[int], rep: float, freq: float, pres: float) -> list[float]:
     out = []
-    for logit, count in zip(z, counts):
+    for logit, count in zip(z, counts, strict=True):
         if count > 0:
             logit = logit / rep if logit > 0 else logit * rep
             logit = logit - count * freq - pres
@@ -75,7 +75,7 @@ def scale(call: dict[str, Any]) -> float:
         counts = row_counts(prev[b], len(z), pad_id)
         freq = abs(value_of(call.get("frequency_penalty", 0.0), b))
         pres = abs(value_of(call.get("presence_penalty", 0.0), b))
-        for logit, count in zip(z, counts):
+        for logit, count in zip(z, counts, strict=True):
             if math.isfinite(logit):
                 largest = max(largest, 1.0 + abs(logit) + count * freq + (pres if count else 0.0))
     return largest
@@ -116,7 +116,7 @@ def sampling_probs(z: list[float], temperature: float, top_k: int, top_p: float,
                 raise AmbiguousCase("top-p")
             keep[i] = before < top_p and p[i] > 0
             before += p[i]
-        p = _renormalized([x if k else 0.0 for x, k in zip(p, keep)])
+        p = _renormalized([x if k else 0.0 for x, k in zip(p, keep, strict=True)])
     if min_p > 0:
         threshold = min_p * max(p)
         if any(_near(x, threshold) for x in p if x > 0):
@@ -135,8 +135,10 @@ def sampler_probs(call: dict[str, Any], *, penalize: bool = True, after_temperat
     for b, z in enumerate(logits):
         t = value_of(call.get("temperature", 1.0), b)
         counts = row_counts(prev[b], len(z), pad_id)
-        penalties = [value_of(call.get(name, default), b) for name, default in (
-            ("repetition_penalty", 1.0), ("frequency_penalty", 0.0), ("presence_penalty", 0.0))]
+        penalties = [
+            value_of(call.get(name, default), b)
+            for name, default in (("repetition_penalty", 1.0), ("frequency_penalty", 0.0), ("presence_penalty", 0.0))
+        ]
         if after_temperature and t > 0:
             z = penalized_row([x / t for x in z], counts, *penalties)
             t = 1.0

@@ -111,8 +111,12 @@ def good_sample(rng: random.Random) -> dict[str, Any]:
     or per-row tensors) and 1 to 20 draws."""
     call = good_apply(rng)
     rows = call["logits"].shape[0]
-    for name, choices in (("temperature", (1.0, 0.7, 1.3)), ("top_k", (0, 2)), ("top_p", (1.0, 0.9)),
-                          ("min_p", (0.0, 0.05))):
+    for name, choices in (
+        ("temperature", (1.0, 0.7, 1.3)),
+        ("top_k", (0, 2)),
+        ("top_p", (1.0, 0.9)),
+        ("min_p", (0.0, 0.05)),
+    ):
         if rng.random() < 0.5:
             call[name] = torch.tensor([float(rng.choice(choices)) for _ in range(rows)], dtype=torch.float64)
         else:
@@ -143,11 +147,13 @@ def refusal_calls(function: Any, name: str, good: dict, arguments: dict, rng: ra
 
 
 def id_refusals(function: Any, name: str, good: dict, rng: random.Random, extra=None) -> list[BadCall]:
-    """"`prev_tokens` holds an id outside [0, V) that is not `pad_id`" (an id just past each end that is not the
+    """ "`prev_tokens` holds an id outside [0, V) that is not `pad_id`" (an id just past each end that is not the
     pad, and one far away) and "`pad_id` is not a Python `int`, or is a vocabulary id"."""
     vocab, pad_id = good["logits"].shape[1], good["pad_id"]
     more = extra() if extra else {}
-    outside = [i for i in (-1, -2, vocab, vocab + 1, vocab + rng.randint(2, 1000), -rng.randint(3, 1000)) if i != pad_id]
+    outside = [
+        i for i in (-1, -2, vocab, vocab + 1, vocab + rng.randint(2, 1000), -rng.randint(3, 1000)) if i != pad_id
+    ]
     calls = []
     for bad in outside[:3] + outside[-1:]:
         prev = good["prev_tokens"].clone()
@@ -165,8 +171,14 @@ def id_refusals(function: Any, name: str, good: dict, rng: random.Random, extra=
                 diagnosis=REFUSALS["token_range"],
             )
         )
-    for bad, what in ((0, "0"), (vocab - 1, "V - 1"), (rng.randrange(vocab), "a vocabulary id"),
-                      (float(pad_id), "a float"), (str(pad_id), "a string"), (None, "None")):
+    for bad, what in (
+        (0, "0"),
+        (vocab - 1, "V - 1"),
+        (rng.randrange(vocab), "a vocabulary id"),
+        (float(pad_id), "a float"),
+        (str(pad_id), "a string"),
+        (None, "None"),
+    ):
         prev = good["prev_tokens"]
         if isinstance(bad, int):  # the padding written with the new pad_id: only pad_id itself is wrong
             prev = torch.where(prev == pad_id, torch.full_like(prev, bad), prev)

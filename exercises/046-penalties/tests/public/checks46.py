@@ -39,9 +39,7 @@ def judge_penalized(
 ) -> torch.Tensor:
     """What :func:`check_penalized` checks, on the ``value`` a call of ``apply_penalties(**call)`` returned."""
     logits = call["logits"]
-    out = expect_tensor(
-        value, name="apply_penalties", shape=tuple(logits.shape), dtype=logits.dtype, device=ctx.device
-    )
+    out = expect_tensor(value, name="apply_penalties", shape=tuple(logits.shape), dtype=logits.dtype, device=ctx.device)
     nan = torch.isnan(out)
     if bool(nan.any()):
         neginf = torch.isneginf(expected)

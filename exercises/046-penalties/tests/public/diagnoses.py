@@ -34,8 +34,7 @@ MISTAKES: dict[str, Bilingual] = {
         "存在惩罚按出现次数减了多次（count * presence）：只要出现过，它只减一次",
     ),
     "frequency_once": Bilingual(
-        "the frequency penalty is subtracted once per seen token instead of once per occurrence (count * "
-        "frequency)",
+        "the frequency penalty is subtracted once per seen token instead of once per occurrence (count * frequency)",
         "频率惩罚对每个出现过的 token 只减了一次，而它应当按出现次数累计（count * frequency）",
     ),
     "sign_flipped": Bilingual(
@@ -71,7 +70,8 @@ MISTAKES: dict[str, Bilingual] = {
     "penalties_after_temperature": Bilingual(
         "the penalties are applied after the temperature (to logits / T): they come first, on the model's own "
         "logits, and the temperature divides the penalized logits",
-        "惩罚在温度之后才施加（作用在 logits / T 上）：惩罚应当先作用在模型原始的 logits 上，再用温度去除惩罚后的 logits",
+        "惩罚在温度之后才施加（作用在 logits / T 上）：惩罚应当先作用在模型原始的 logits 上，"
+        "再用温度去除惩罚后的 logits",
     ),
     "greedy_raw_logits": Bilingual(
         "greedy rows (temperature 0) take the largest raw logit: greedy decoding picks the largest PENALIZED logit",

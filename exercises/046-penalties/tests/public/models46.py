@@ -76,8 +76,10 @@ def mistaken_outputs(call: dict[str, Any]) -> dict:
     rows, vocab = logits.shape
     pad_id = call.get("pad_id", -1)
     counts = counts_of(prev, vocab, pad_id)
-    params = [call.get(name, default) for name, default in (
-        ("repetition_penalty", 1.0), ("frequency_penalty", 0.0), ("presence_penalty", 0.0))]
+    params = [
+        call.get(name, default)
+        for name, default in (("repetition_penalty", 1.0), ("frequency_penalty", 0.0), ("presence_penalty", 0.0))
+    ]
     rep, freq, pres = (column(value, rows) for value in params)
     out = {}
     for twist in (
@@ -95,7 +97,9 @@ def mistaken_outputs(call: dict[str, Any]) -> dict:
         mixed = counts.sum(dim=0, keepdim=True).expand(rows, vocab)
         out[MISTAKES["batch_mixing"]] = penalize(logits, mixed, rep, freq, pres)
     if rows == vocab and any(isinstance(value, torch.Tensor) for value in params):
-        along = [value.to(torch.float64).reshape(1, vocab) if isinstance(value, torch.Tensor) else column(value, rows)
-                 for value in params]
+        along = [
+            value.to(torch.float64).reshape(1, vocab) if isinstance(value, torch.Tensor) else column(value, rows)
+            for value in params
+        ]
         out[MISTAKES["vocab_broadcast"]] = penalize(logits, counts, *along)
     return out

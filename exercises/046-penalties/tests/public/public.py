@@ -117,8 +117,13 @@ def test_sampler_greedy(sub, ctx):
     draws = draws_of(sub, ctx, call, 50, generator=ctx.generator())
     greedy = torch.tensor([[0.0, 0.0, 0.0, 0.0, 1.0]], dtype=torch.float64)
     raw = torch.tensor([[1.0, 0.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
-    check_draws(ctx, draws, greedy, what="sample_with_penalties(worked example, temperature=0)",
-                alternatives=lambda: {MISTAKES["greedy_raw_logits"]: raw})
+    check_draws(
+        ctx,
+        draws,
+        greedy,
+        what="sample_with_penalties(worked example, temperature=0)",
+        alternatives=lambda: {MISTAKES["greedy_raw_logits"]: raw},
+    )
 
 
 def test_bad_inputs(sub, ctx):
@@ -129,14 +134,29 @@ def test_bad_inputs(sub, ctx):
     good = worked_example()
     pad_zero = torch.tensor([[0, 2, 0, 3, 0, 0]])  # every id now in the vocabulary: only pad_id is wrong
     calls = [
-        BadCall(sub.apply_penalties, "apply_penalties(pad_id=0, the padding written as 0)",
-                kwargs=good | {"pad_id": 0, "prev_tokens": pad_zero}, diagnosis=REFUSALS["pad_id"]),
-        BadCall(sub.apply_penalties, "apply_penalties(prev_tokens holding 7, V = 5)",
-                kwargs=good | {"prev_tokens": torch.tensor([[0, 2, 7, 3, -1, -1]])}, diagnosis=REFUSALS["token_range"]),
-        BadCall(sub.apply_penalties, "apply_penalties(repetition_penalty=0)",
-                kwargs=good | {"repetition_penalty": 0.0}, diagnosis=REFUSALS["repetition_penalty"]),
-        BadCall(sub.sample_with_penalties, "sample_with_penalties(pad_id=0, the padding written as 0)",
-                kwargs=good | {"pad_id": 0, "prev_tokens": pad_zero, "generator": ctx.generator()},
-                diagnosis=REFUSALS["pad_id"]),
+        BadCall(
+            sub.apply_penalties,
+            "apply_penalties(pad_id=0, the padding written as 0)",
+            kwargs=good | {"pad_id": 0, "prev_tokens": pad_zero},
+            diagnosis=REFUSALS["pad_id"],
+        ),
+        BadCall(
+            sub.apply_penalties,
+            "apply_penalties(prev_tokens holding 7, V = 5)",
+            kwargs=good | {"prev_tokens": torch.tensor([[0, 2, 7, 3, -1, -1]])},
+            diagnosis=REFUSALS["token_range"],
+        ),
+        BadCall(
+            sub.apply_penalties,
+            "apply_penalties(repetition_penalty=0)",
+            kwargs=good | {"repetition_penalty": 0.0},
+            diagnosis=REFUSALS["repetition_penalty"],
+        ),
+        BadCall(
+            sub.sample_with_penalties,
+            "sample_with_penalties(pad_id=0, the padding written as 0)",
+            kwargs=good | {"pad_id": 0, "prev_tokens": pad_zero, "generator": ctx.generator()},
+            diagnosis=REFUSALS["pad_id"],
+        ),
     ]
     expect_calls_refused(calls)

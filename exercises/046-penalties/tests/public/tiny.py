@@ -98,16 +98,24 @@ def test_tiny_bad_inputs(sub, ctx):
     good = frozen46.square_batch()
     nan = float("nan")
     bad = [
-        ("prev_tokens holding 4 (V = 4, pad_id = 9)", {"prev_tokens": torch.tensor([[3, 4, 2, 9, 1]] * 4)},
-         REFUSALS["token_range"]),
-        ("pad_id = 3 (V - 1), the padding written as 3",
-         {"pad_id": 3, "prev_tokens": torch.tensor([[3, 3, 2, 3, 1], [1, 0, 3, 3, 3], [2, 2, 2, 1, 3], [3] * 5])},
-         REFUSALS["pad_id"]),
+        (
+            "prev_tokens holding 4 (V = 4, pad_id = 9)",
+            {"prev_tokens": torch.tensor([[3, 4, 2, 9, 1]] * 4)},
+            REFUSALS["token_range"],
+        ),
+        (
+            "pad_id = 3 (V - 1), the padding written as 3",
+            {"pad_id": 3, "prev_tokens": torch.tensor([[3, 3, 2, 3, 1], [1, 0, 3, 3, 3], [2, 2, 2, 1, 3], [3] * 5])},
+            REFUSALS["pad_id"],
+        ),
         ("repetition_penalty = -1", {"repetition_penalty": -1.0}, REFUSALS["repetition_penalty"]),
         ("frequency_penalty = NaN", {"frequency_penalty": nan}, REFUSALS["openai_penalty"]),
         ("presence_penalty = inf", {"presence_penalty": float("inf")}, REFUSALS["openai_penalty"]),
-        ("a repetition_penalty tensor of shape [4, 1]", {"repetition_penalty": torch.full((4, 1), 1.5)},
-         REFUSALS["parameter_shape"]),
+        (
+            "a repetition_penalty tensor of shape [4, 1]",
+            {"repetition_penalty": torch.full((4, 1), 1.5)},
+            REFUSALS["parameter_shape"],
+        ),
         ("prev_tokens of 3 rows for 4", {"prev_tokens": torch.tensor([[1, 2]] * 3)}, REFUSALS["prev_tokens"]),
         ("float32 prev_tokens", {"prev_tokens": torch.tensor([[1.0, 2.0]] * 4)}, REFUSALS["prev_tokens"]),
         ("NaN logits", {"logits": torch.tensor([[nan, 0.0, 0.0, 0.0]] * 4)}, REFUSALS["logits"]),
