@@ -181,3 +181,28 @@ def greedy_batch() -> dict[str, Any]:
         call[name] = call[name][:4]
     call["temperature"] = torch.tensor([0.0, 1.0, 0.0, 0.8])
     return call
+
+
+@functools.cache
+def filter_order_rows() -> dict[str, Any]:
+    """Two float32 rows of four tokens, nothing seen (all padding): exercise 39's "the order matters" row
+    (top_k 3 renormalized, then top_p 0.8 keeps two tokens, three without the renormalization), and a
+    min_p 0.3 row whose own maximum keeps token 0 (the first row's token 0, far likelier, must not count)."""
+    call = {
+        "logits": torch.tensor([[2.0, 1.0, 0.5, 0.0], [0.0, 1.0, 0.9, -3.0]]),
+        "prev_tokens": torch.full((2, 3), -1),
+        "top_k": torch.tensor([3, 0]),
+        "top_p": torch.tensor([0.8, 1.0]),
+        "min_p": torch.tensor([0.0, 0.3]),
+    }
+    oracle.sampler_probs(call)
+    return call
+
+
+def default_rows(rows: int) -> dict[str, Any]:
+    """``rows`` copies of one row and its history (padding -1, tokens of both signs repeated): only the two
+    required arguments, every other one at its default (no penalty, temperature 1, no filter, one draw)."""
+    return {
+        "logits": torch.tensor([[1.2, -0.4, 0.3, 2.0, -1.0]]).expand(rows, 5).clone(),
+        "prev_tokens": torch.tensor([[3, 3, 1, -1, 4, -1]]).expand(rows, 6).clone(),
+    }

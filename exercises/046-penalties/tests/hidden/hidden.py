@@ -18,7 +18,7 @@ import torch
 
 from judge.checks.arguments import expect_contract_accepts
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.distributions import expect_support, expect_tokens_in_range
+from judge.checks.distributions import expect_distribution, expect_support, expect_tokens_in_range
 from judge.checks.draw_sites import expect_every_draw_site
 from judge.checks.exact import expect_tensor
 from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
@@ -34,8 +34,10 @@ SAMPLER_DRAWS = 4_000
 GREEDY_DRAWS = 200
 CONTRACT_DRAWS = 300
 PAIR_DRAWS = 4_000
+DEFAULT_ROWS = 3_000
 
-BUDGET = BudgetDeclaration(fit=5 + 2, pairs=2) + generator_contract_budget(5, positions=True)
+# fit: five sampler rows, two rows beside greedy ones, two filter-order rows, the defaults' pooled draws.
+BUDGET = BudgetDeclaration(fit=5 + 2 + 2 + 1, pairs=2) + generator_contract_budget(5, positions=True)
 
 
 def _check_call(sub, ctx, call: dict, what: str) -> None:
@@ -110,6 +112,51 @@ def test_sampler_greedy(sub, ctx):
         what="sample_with_penalties with greedy rows",
         alternatives=lambda: {MISTAKES["greedy_raw_logits"]: mistaken},
     )
+
+
+def test_greedy_tie(sub, ctx):
+    """sample_with_penalties: temperature 0 where the penalty ties two logits returns the lower index
+
+    zh: sample_with_penalties：温度为 0 且惩罚使两个 logit 相等时，返回下标较小的那个
+    """
+    # Row 0: token 1's 2.5 / 1.25 - 2 * 0.5 = 1.0 ties token 0 (exact in float32): token 0. Row 1: token 2.
+    call = {
+        "logits": torch.tensor([[1.0, 2.5, 0.2], [3.0, 0.5, 3.0]]),
+        "prev_tokens": torch.tensor([[1, 1, -1], [0, -1, -1]]),
+        "repetition_penalty": 1.25,
+        "frequency_penalty": 0.5,
+        "temperature": 0.0,
+    }
+    draws = draws_of(sub, ctx, call, 20, generator=ctx.generator())
+    check_draws(ctx, draws, oracle.sampler_probs(call), what="sample_with_penalties(temperature=0, a tie)")
+
+
+def test_filter_order(sub, ctx):
+    """sample_with_penalties: top-k renormalizes before top-p; min-p is relative to the row's own maximum
+
+    zh: sample_with_penalties：top-k 之后先重新归一化再做 top-p；min-p 相对于本行自己的最大值
+    """
+    call = cases.filter_order_rows()
+    draws = draws_of(sub, ctx, call, SAMPLER_DRAWS, generator=ctx.generator())
+    check_draws(ctx, draws, oracle.sampler_probs(call), what="sample_with_penalties, filters in order")
+
+
+def test_defaults(sub, ctx):
+    """apply_penalties and sample_with_penalties with every optional argument left at its default
+
+    zh: apply_penalties 与 sample_with_penalties：所有可选参数都取默认值
+    """
+    call = cases.default_rows(4)
+    expected = call["logits"].to(torch.float64)
+    check_penalized(sub, ctx, call, expected, what="apply_penalties(logits, prev_tokens)", scale=3.0)
+    call = cases.default_rows(DEFAULT_ROWS)
+    value = sub.sample_with_penalties(**call, generator=ctx.generator())
+    draws = expect_tensor(
+        value, name="sample_with_penalties", shape=(DEFAULT_ROWS, 1), dtype=torch.int64, device=ctx.device
+    )
+    expect_tokens_in_range(draws, 5, what="sample_with_penalties")
+    probs = torch.softmax(call["logits"][0].to(torch.float64), dim=0)
+    expect_distribution(ctx, draws[:, 0], probs, label="sample_with_penalties(logits, prev_tokens), one draw per row")
 
 
 @lane_weight(2)

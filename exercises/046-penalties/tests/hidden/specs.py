@@ -143,7 +143,21 @@ def refusal_calls(function: Any, name: str, good: dict, arguments: dict, rng: ra
     calls = contract_refusals(
         function, good, arguments, rng, extra=extra, name=name, diagnose=lambda v: REFUSALS[refusal_name(v)]
     )
-    return calls + id_refusals(function, name, good, rng, extra)
+    calls += id_refusals(function, name, good, rng, extra)
+    if "top_k" in arguments:  # a negative whole top_k: the specs' negative values need not be whole
+        rows = good["logits"].shape[0]
+        more = extra() if extra else {}
+        for bad in (-1, torch.full((rows,), -2, dtype=torch.int64)):
+            calls.append(
+                BadCall(
+                    function,
+                    f"{name}() with top_k = {bad if isinstance(bad, int) else 'a tensor of -2'}",
+                    kwargs={**good, "top_k": bad, **more},
+                    public=Bilingual(f"{name}() with a negative whole top_k", f"{name}() 收到负整数 top_k 时"),
+                    diagnosis=REFUSALS["sampler"],
+                )
+            )
+    return calls
 
 
 def id_refusals(function: Any, name: str, good: dict, rng: random.Random, extra=None) -> list[BadCall]:
