@@ -185,12 +185,12 @@ def greedy_batch() -> dict[str, Any]:
 
 @functools.cache
 def filter_order_rows() -> dict[str, Any]:
-    """Two float32 rows of four tokens, nothing seen (all padding): exercise 39's "the order matters" row
+    """Two float32 rows of four tokens, nothing seen (L = 0): exercise 39's "the order matters" row
     (top_k 3 renormalized, then top_p 0.8 keeps two tokens, three without the renormalization), and a
     min_p 0.3 row whose own maximum keeps token 0 (the first row's token 0, far likelier, must not count)."""
     call = {
         "logits": torch.tensor([[2.0, 1.0, 0.5, 0.0], [0.0, 1.0, 0.9, -3.0]]),
-        "prev_tokens": torch.full((2, 3), -1),
+        "prev_tokens": torch.zeros((2, 0), dtype=torch.int64),
         "top_k": torch.tensor([3, 0]),
         "top_p": torch.tensor([0.8, 1.0]),
         "min_p": torch.tensor([0.0, 0.3]),

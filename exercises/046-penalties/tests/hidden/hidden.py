@@ -35,6 +35,7 @@ GREEDY_DRAWS = 200
 CONTRACT_DRAWS = 300
 PAIR_DRAWS = 4_000
 DEFAULT_ROWS = 3_000
+NEG_INF = float("-inf")
 
 # fit: five sampler rows, two rows beside greedy ones, two filter-order rows, the defaults' pooled draws.
 BUDGET = BudgetDeclaration(fit=5 + 2 + 2 + 1, pairs=2) + generator_contract_budget(5, positions=True)
@@ -129,6 +130,21 @@ def test_greedy_tie(sub, ctx):
     }
     draws = draws_of(sub, ctx, call, 20, generator=ctx.generator())
     check_draws(ctx, draws, oracle.sampler_probs(call), what="sample_with_penalties(temperature=0, a tie)")
+
+
+def test_huge_logits(sub, ctx):
+    """sample_with_penalties: float32 logits near the largest float, penalized, never overflow
+
+    zh: sample_with_penalties：接近最大浮点数的 float32 logits 在惩罚后也不会溢出
+    """
+    call = {
+        "logits": torch.tensor([[3.0e38, -3.0e38, 1.0e38, 2.5e38], [1.0, 3.2e38, NEG_INF, 3.0e38]]),
+        "prev_tokens": torch.tensor([[0, 2, -1], [1, -1, -1]]),
+        "repetition_penalty": 1.5,
+        "temperature": torch.tensor([1.0, 0.5]),
+    }
+    draws = draws_of(sub, ctx, call, 20, generator=ctx.generator())
+    check_draws(ctx, draws, oracle.sampler_probs(call), what="sample_with_penalties on logits near 3.4e38")
 
 
 def test_filter_order(sub, ctx):
