@@ -73,6 +73,9 @@ def test_frozen_tiny_values_are_the_oracles(parts):
     assert _same(oracle.penalized(square), torch.tensor(frozen.SQUARE_ANSWER, dtype=torch.float64), 1e-15)
     assert oracle.scale(square) == frozen.SQUARE_SCALE
     rows = frozen.sampler_rows()
+    own = {k: v for k, v in rows.items() if k not in ("temperature", "top_k")}
+    assert _same(oracle.penalized(own), torch.tensor(frozen.SAMPLER_PENALIZED, dtype=torch.float64), 1e-15)
+    assert oracle.scale(own) == frozen.SAMPLER_SCALE
     assert _same(oracle.sampler_probs(rows), torch.tensor(frozen.SAMPLER_PROBS, dtype=torch.float64), 1e-15)
     after = oracle.sampler_probs(rows, after_temperature=True)
     assert _same(after, torch.tensor(frozen.AFTER_TEMPERATURE_PROBS, dtype=torch.float64), 1e-15)

@@ -26,7 +26,14 @@ from judge.checks.independence import expect_independent_across_rows, expect_ind
 from judge.checks.refusals import expect_calls_refused
 from judge.checks.testing import lane_weight
 
-from ..public.checks46 import check_draws, check_penalized, draws_of, judge_penalized
+from ..public.checks46 import (
+    APPLY_PARAMS,
+    check_draws,
+    check_penalized,
+    check_penalties_first,
+    draws_of,
+    judge_penalized,
+)
 from ..public.diagnoses import MISTAKES
 from . import cases, oracle, specs
 
@@ -37,12 +44,24 @@ PAIR_DRAWS = 4_000
 DEFAULT_ROWS = 3_000
 NEG_INF = float("-inf")
 
-# fit: five sampler rows, two rows beside greedy ones, two filter-order rows, the defaults' pooled draws.
-BUDGET = BudgetDeclaration(fit=5 + 2 + 2 + 1, pairs=2) + generator_contract_budget(5, positions=True)
+INDEPENDENCE_FITS = (0, 1, 4)
+CONTRACT_FITS = (0, 1)
+
+# fit: five sampler rows, two rows beside greedy ones, two filter-order rows, the defaults' pooled draws, and the
+# rows fitted before the independence and generator checks (a wrong distribution is not named as a dependence).
+BUDGET = BudgetDeclaration(
+    fit=5 + 2 + 2 + 1 + len(INDEPENDENCE_FITS) + len(CONTRACT_FITS), pairs=2
+) + generator_contract_budget(5, positions=True)
 
 
 def _check_call(sub, ctx, call: dict, what: str) -> None:
     check_penalized(sub, ctx, call, oracle.penalized(call), what=what, scale=oracle.scale(call))
+
+
+def _penalties_first(sub, ctx, call: dict, what: str) -> None:
+    """The sampler call's penalties judged on their own first (see ``check_penalties_first``)."""
+    own = {k: v for k, v in call.items() if k in APPLY_PARAMS}
+    check_penalties_first(sub, ctx, call, oracle.penalized(own), what=what, scale=oracle.scale(own))
 
 
 def test_frozen_float32(sub, ctx):
@@ -85,6 +104,7 @@ def test_sampler_rows(sub, ctx):
     zh: sample_with_penalties：温度和过滤参数各不相同的五行都服从各自的目标分布
     """
     call = cases.sampler_batch()
+    _penalties_first(sub, ctx, call, "apply_penalties on the five sampler rows")
     draws = draws_of(sub, ctx, call, SAMPLER_DRAWS, generator=ctx.generator())
     check_draws(
         ctx,
@@ -101,6 +121,7 @@ def test_sampler_greedy(sub, ctx):
     zh: sample_with_penalties：贪心的行取惩罚后最大的 logit；旁边采样的行服从各自的分布
     """
     call = cases.greedy_batch()
+    _penalties_first(sub, ctx, call, "apply_penalties on the greedy rows")
     draws = draws_of(sub, ctx, call, GREEDY_DRAWS, generator=ctx.generator())
     raw = oracle.sampler_probs(call, penalize=False)
     probs = oracle.sampler_probs(call)
@@ -184,6 +205,8 @@ def test_independence(sub, ctx):
     call = cases.sampler_batch()
     probs = oracle.sampler_probs(call)
     draws = draws_of(sub, ctx, call, PAIR_DRAWS, generator=ctx.generator())
+    # The rows' own fits first: a wrong distribution fails here, unnamed, not as a dependence below.
+    check_draws(ctx, draws, probs, what="sample_with_penalties on five rows", fits=INDEPENDENCE_FITS)
     expect_independent_within_row(ctx, draws[0], probs[0], label="sample_with_penalties, row 0")
     expect_independent_across_rows(
         ctx, draws[1], draws[4], probs[1], probs[4], label="sample_with_penalties, rows 1 and 4"
@@ -198,6 +221,11 @@ def test_generator_contract(sub, ctx):
     """
     call = cases.sampler_batch()
     probs = oracle.sampler_probs(call)
+
+    # Two rows' fits first: a wrong distribution (greedy everywhere, say) fails here, unnamed, not as a
+    # generator that decides nothing.
+    draws = draws_of(sub, ctx, call, PAIR_DRAWS, generator=ctx.generator())
+    check_draws(ctx, draws, probs, what="sample_with_penalties on five rows", fits=CONTRACT_FITS)
 
     def draw(source, generator, rows=None):
         picked = call if rows is None else _rows_of(call, rows)

@@ -52,15 +52,34 @@ def judge_penalized(
             kind=Evidence.VALUE if only_there else Evidence.STRUCTURAL,
         )
     eps = tolerance(logits.dtype)
-    expect_close(
-        out,
-        expected,
-        rtol=eps,
-        atol=eps * scale,
-        what=what,
-        mistakes=lambda: mistaken_outputs(call),
-    )
+
+    def reproduced() -> dict:
+        # Only a mistake that gives the whole output is named: one that matches a row by chance is no evidence.
+        return {name: value for name, value in mistaken_outputs(call).items() if _within(out, value, eps, eps * scale)}
+
+    expect_close(out, expected, rtol=eps, atol=eps * scale, what=what, mistakes=reproduced)
     return out
+
+
+def _within(out: torch.Tensor, model: torch.Tensor, rtol: float, atol: float) -> bool:
+    """``out`` equals ``model`` within the tolerance, an infinity equal to the same infinity only."""
+    a, b = out.to(torch.float64), model.to(torch.float64)
+    if bool(torch.isnan(a).any() or torch.isnan(b).any()):
+        return False
+    inf = torch.isinf(a) | torch.isinf(b)
+    return bool(torch.equal(a[inf], b[inf]) and ((a[~inf] - b[~inf]).abs() <= atol + rtol * b[~inf].abs()).all())
+
+
+APPLY_PARAMS = ("logits", "prev_tokens", "repetition_penalty", "frequency_penalty", "presence_penalty", "pad_id")
+
+
+def check_penalties_first(
+    sub: Any, ctx: Any, call: dict[str, Any], expected: torch.Tensor, *, what: str, scale: float
+) -> None:
+    """``apply_penalties`` on a sampler call's own penalty arguments, before its draws are judged: a sampler
+    fed wrong penalized logits fails here (named only by a mistake of the penalties), so that a fit of its draws
+    names only what the sampler itself does (the temperature first, greedy on the raw logits)."""
+    check_penalized(sub, ctx, {k: v for k, v in call.items() if k in APPLY_PARAMS}, expected, what=what, scale=scale)
 
 
 def draws_of(sub: Any, ctx: Any, call: dict[str, Any], num_samples: int, generator: Any = None) -> torch.Tensor:

@@ -13,7 +13,7 @@ import torch
 from judge.checks.budget import BudgetDeclaration
 from judge.checks.refusals import BadCall, expect_calls_refused
 
-from .checks46 import check_draws, check_penalized, draws_of
+from .checks46 import check_draws, check_penalized, check_penalties_first, draws_of
 from .diagnoses import MISTAKES, REFUSALS
 
 BUDGET = BudgetDeclaration(fit=2)
@@ -96,6 +96,8 @@ def test_sampler_worked_example(sub, ctx):
     # The mistake: the penalties applied to logits / 0.5 = [4, 1, -2, 0, 2] (4 / 2 - 1 - 0.25, ...).
     after_temperature = _softmax([0.75, 1.0, -4.75, -0.75, 2.0])
     probs = torch.tensor([top2, hot], dtype=torch.float64)
+    expected = torch.tensor(WORKED_ANSWER * 2, dtype=torch.float64)
+    check_penalties_first(sub, ctx, call, expected, what="apply_penalties(worked example, twice)", scale=4.25)
     draws = draws_of(sub, ctx, call, DRAWS, generator=ctx.generator())
     check_draws(
         ctx,
@@ -114,6 +116,8 @@ def test_sampler_greedy(sub, ctx):
     zh: sample_with_penalties 在温度为 0 时总是返回 token 4，即惩罚后最大的 logit（而不是 token 0）
     """
     call = worked_example() | {"temperature": 0.0}
+    expected = torch.tensor(WORKED_ANSWER, dtype=torch.float64)
+    check_penalties_first(sub, ctx, call, expected, what="apply_penalties(worked example)", scale=4.25)
     draws = draws_of(sub, ctx, call, 50, generator=ctx.generator())
     greedy = torch.tensor([[0.0, 0.0, 0.0, 0.0, 1.0]], dtype=torch.float64)
     raw = torch.tensor([[1.0, 0.0, 0.0, 0.0, 0.0]], dtype=torch.float64)

@@ -18,7 +18,7 @@ from judge.checks.generator_contract import expect_generator_contract, generator
 from judge.checks.refusals import BadCall, expect_calls_refused
 
 from . import frozen46
-from .checks46 import check_draws, check_penalized, draws_of
+from .checks46 import check_draws, check_penalized, check_penalties_first, draws_of
 from .diagnoses import MISTAKES, REFUSALS
 
 DRAWS = 600
@@ -44,6 +44,8 @@ def test_tiny_sampler(sub, ctx):
     zh: sample_with_penalties：两行（温度 0.5 加 top-k 4、温度 1.5）各 600 次抽样服从目标分布
     """
     call = frozen46.sampler_rows()
+    expected = torch.tensor(frozen46.SAMPLER_PENALIZED, dtype=torch.float64)
+    check_penalties_first(sub, ctx, call, expected, what="apply_penalties(two rows)", scale=frozen46.SAMPLER_SCALE)
     draws = draws_of(sub, ctx, call, DRAWS, generator=ctx.generator())
     check_draws(
         ctx,
