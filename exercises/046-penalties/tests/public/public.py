@@ -55,6 +55,21 @@ def per_row_example() -> dict:
 PER_ROW_ANSWER = [[-0.5, -1.75, 0.0], [-2.0, 3.0, NEG_INF], [0.25, 0.6, -1.8125]]
 
 
+def greedy_example() -> dict:
+    """One float64 row whose largest logit, token 2, is seen twice: the penalties hand the maximum to token 4."""
+    return {
+        "logits": torch.tensor([[0.5, -1.0, 2.0, 0.0, 1.0]], dtype=torch.float64),
+        "prev_tokens": torch.tensor([[2, 2, 1, -1]]),
+        "repetition_penalty": 2.0,
+        "frequency_penalty": 0.5,
+        "presence_penalty": 0.25,
+    }
+
+
+# Token 2: 2.0 / 2 - 2 * 0.5 - 0.25; token 1: -1.0 * 2 - 0.5 - 0.25.
+GREEDY_ANSWER = [[0.5, -2.75, -0.25, 0.0, 1.0]]
+
+
 def test_worked_example(sub, ctx):
     """apply_penalties on the statement's worked example gives [-0.25, 0.5, -2.75, -0.75, 1.0]
 
@@ -111,21 +126,21 @@ def test_sampler_worked_example(sub, ctx):
 
 
 def test_sampler_greedy(sub, ctx):
-    """sample_with_penalties with temperature 0 always returns token 4, the largest penalized logit (not token 0)
+    """sample_with_penalties with temperature 0 always returns token 4, the largest penalized logit (not token 2)
 
-    zh: sample_with_penalties 在温度为 0 时总是返回 token 4，即惩罚后最大的 logit（而不是 token 0）
+    zh: sample_with_penalties 在温度为 0 时总是返回 token 4，即惩罚后最大的 logit（而不是 token 2）
     """
-    call = worked_example() | {"temperature": 0.0}
-    expected = torch.tensor(WORKED_ANSWER, dtype=torch.float64)
-    check_penalties_first(sub, ctx, call, expected, what="apply_penalties(worked example)", scale=4.25)
+    call = greedy_example() | {"temperature": 0.0}
+    expected = torch.tensor(GREEDY_ANSWER, dtype=torch.float64)
+    check_penalties_first(sub, ctx, call, expected, what="apply_penalties(greedy example)", scale=4.25)
     draws = draws_of(sub, ctx, call, 50, generator=ctx.generator())
     greedy = torch.tensor([[0.0, 0.0, 0.0, 0.0, 1.0]], dtype=torch.float64)
-    raw = torch.tensor([[1.0, 0.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
+    raw = torch.tensor([[0.0, 0.0, 1.0, 0.0, 0.0]], dtype=torch.float64)
     check_draws(
         ctx,
         draws,
         greedy,
-        what="sample_with_penalties(worked example, temperature=0)",
+        what="sample_with_penalties(greedy example, temperature=0)",
         alternatives=lambda: {MISTAKES["greedy_raw_logits"]: raw},
     )
 
