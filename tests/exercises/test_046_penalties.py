@@ -149,7 +149,7 @@ def test_every_hand_written_refusal_raises_in_the_reference(parts, reference, se
     rng = random.Random(seed)
     good = specs.good_apply(rng)
     for call in specs.id_refusals(reference.apply_penalties, "apply_penalties", good, rng):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="pad_id|outside"):
             reference.apply_penalties(**call.kwargs)
 
 
@@ -167,7 +167,7 @@ def test_sampler_cases_keep_their_margins_and_move_the_greedy_maximum(parts):
 
 def test_ambiguous_cuts_are_refused(parts):
     oracle = parts["oracle"]
-    with pytest.raises(oracle.AmbiguousCase):
+    with pytest.raises(oracle.AmbiguousCase, match="top-k"):
         oracle.sampling_probs([1.0, 1.0005, -1.0], 1.0, 1, 1.0, 0.0)
     assert math.isclose(sum(oracle.sampling_probs([1.0, 2.0, -1.0], 1.0, 2, 1.0, 0.0)), 1.0)
 
