@@ -66,7 +66,7 @@ def penalized(call: dict[str, Any]) -> torch.Tensor:
 
 
 def scale(call: dict[str, Any]) -> float:
-    """The largest 1 + |z_i| + c_i |f| + |p| of the call's finite logits: the tolerance's unit."""
+    """The largest 1 + |z_i| + |z'_i| + c_i |f| + |p| of the call's finite logits: the tolerance's unit."""
     logits = call["logits"].to(torch.float64).tolist()
     prev = call["prev_tokens"].tolist()
     pad_id = call.get("pad_id", -1)
@@ -75,9 +75,11 @@ def scale(call: dict[str, Any]) -> float:
         counts = row_counts(prev[b], len(z), pad_id)
         freq = abs(value_of(call.get("frequency_penalty", 0.0), b))
         pres = abs(value_of(call.get("presence_penalty", 0.0), b))
+        rep = value_of(call.get("repetition_penalty", 1.0), b)
         for logit, count in zip(z, counts, strict=True):
             if math.isfinite(logit):
-                largest = max(largest, 1.0 + abs(logit) + count * freq + (pres if count else 0.0))
+                repeated = (logit / rep if logit > 0 else logit * rep) if count else logit
+                largest = max(largest, 1.0 + abs(logit) + abs(repeated) + count * freq + (pres if count else 0.0))
     return largest
 
 

@@ -144,6 +144,7 @@ def refusal_calls(function: Any, name: str, good: dict, arguments: dict, rng: ra
         function, good, arguments, rng, extra=extra, name=name, diagnose=lambda v: REFUSALS[refusal_name(v)]
     )
     calls += id_refusals(function, name, good, rng, extra)
+    calls += nothing_seen_refusals(function, name, good, extra)
     if "top_k" in arguments:  # a negative whole top_k: the specs' negative values need not be whole
         rows = good["logits"].shape[0]
         more = extra() if extra else {}
@@ -206,3 +207,35 @@ def id_refusals(function: Any, name: str, good: dict, rng: random.Random, extra=
             )
         )
     return calls
+
+
+def nothing_seen_refusals(function: Any, name: str, good: dict, extra=None) -> list[BadCall]:
+    """ "Every row's parameters are checked, and so is `pad_id`, whatever `prev_tokens` holds": each refusal once
+    more with nothing seen (L = 0), where a solution that returns early would skip it."""
+    rows, vocab = good["logits"].shape
+    empty = {**good, "prev_tokens": torch.zeros((rows, 0), dtype=torch.int64)}
+    more = extra() if extra else {}
+    bad = [
+        ("repetition_penalty = 0", {"repetition_penalty": 0.0}, "repetition_penalty"),
+        ("a NaN frequency_penalty", {"frequency_penalty": float("nan")}, "openai_penalty"),
+        (
+            "an infinite presence_penalty tensor",
+            {"presence_penalty": torch.full((rows,), float("inf"))},
+            "openai_penalty",
+        ),
+        ("pad_id = 0", {"pad_id": 0}, "pad_id"),
+        (f"pad_id = {vocab - 1} (V - 1)", {"pad_id": vocab - 1}, "pad_id"),
+    ]
+    return [
+        BadCall(
+            function,
+            f"{name}() with {what} and nothing seen (L = 0)",
+            kwargs={**empty, **change, **more},
+            public=Bilingual(
+                f"{name}() with {group.replace('_', ' ')} bad and nothing seen",
+                f"{name}() 在什么都没出现时收到非法的 {group}",
+            ),
+            diagnosis=REFUSALS[group],
+        )
+        for what, change, group in bad
+    ]

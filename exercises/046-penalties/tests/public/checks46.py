@@ -22,7 +22,7 @@ NAN_AT_NEG_INF = MISTAKES["mask_nan"]
 
 
 def tolerance(dtype: torch.dtype) -> float:
-    """The statement's: 1e-5 in float32, 1e-12 in float64, relative to 1 + |z| + c |f| + |p|."""
+    """The statement's: 1e-5 in float32, 1e-12 in float64, relative to 1 + |z| + |z'| + c |f| + |p|."""
     return 1e-5 if dtype == torch.float32 else 1e-12
 
 
@@ -30,7 +30,7 @@ def check_penalized(
     sub: Any, ctx: Any, call: dict[str, Any], expected: torch.Tensor, *, what: str, scale: float
 ) -> torch.Tensor:
     """``apply_penalties(**call)`` is ``expected`` (float64 [B, V]) within the statement's tolerance times
-    ``scale`` (the call's largest 1 + |z| + c |f| + |p|); returns the learner's tensor."""
+    ``scale`` (the call's largest 1 + |z| + |z'| + c |f| + |p|); returns the learner's tensor."""
     return judge_penalized(ctx, call, sub.apply_penalties(**call), expected, what=what, scale=scale)
 
 
