@@ -206,3 +206,22 @@ def default_rows(rows: int) -> dict[str, Any]:
         "logits": torch.tensor([[1.2, -0.4, 0.3, 2.0, -1.0]]).expand(rows, 5).clone(),
         "prev_tokens": torch.tensor([[3, 3, 1, -1, 4, -1]]).expand(rows, 6).clone(),
     }
+
+
+@functools.cache
+def tie_and_min_p_rows() -> dict[str, Any]:
+    """Two float32 rows of five tokens. Row 0: the repetition penalty ties token 1 (3.0 / 1.5) with token 0 at
+    the top, exactly, and top_k 1 keeps both (ties with the k-th stay). Row 1: the worked example with top_k 2,
+    then min_p 0.62 against the renormalized maximum 0.6225 drops token 1 (0.3775); against the maximum before
+    top-k (0.4784) it would stay."""
+    call = {
+        "logits": torch.tensor([[2.0, 3.0, 1.0, 0.5, -1.0], [2.0, 0.5, -1.0, 0.0, 1.0]]),
+        "prev_tokens": torch.tensor([[1, -1, -1, -1, -1, -1], [0, 2, 0, 3, -1, -1]]),
+        "repetition_penalty": torch.tensor([1.5, 2.0]),
+        "frequency_penalty": torch.tensor([0.0, 0.5]),
+        "presence_penalty": torch.tensor([0.0, 0.25]),
+        "top_k": torch.tensor([1, 2]),
+        "min_p": torch.tensor([0.0, 0.62]),
+    }
+    oracle.sampler_probs(call)
+    return call

@@ -47,10 +47,11 @@ NEG_INF = float("-inf")
 INDEPENDENCE_FITS = (0, 1, 4)
 CONTRACT_FITS = (0, 1)
 
-# fit: five sampler rows, two rows beside greedy ones, two filter-order rows, the defaults' pooled draws, and the
+# fit: five sampler rows, two rows beside greedy ones, two filter-order rows, the defaults' pooled draws, the tie
+# row, and the
 # rows fitted before the independence and generator checks (a wrong distribution is not named as a dependence).
 BUDGET = BudgetDeclaration(
-    fit=5 + 2 + 2 + 1 + len(INDEPENDENCE_FITS) + len(CONTRACT_FITS), pairs=2
+    fit=5 + 2 + 2 + 1 + 1 + len(INDEPENDENCE_FITS) + len(CONTRACT_FITS), pairs=2
 ) + generator_contract_budget(5, positions=True)
 
 
@@ -176,6 +177,16 @@ def test_filter_order(sub, ctx):
     call = cases.filter_order_rows()
     draws = draws_of(sub, ctx, call, SAMPLER_DRAWS, generator=ctx.generator())
     check_draws(ctx, draws, oracle.sampler_probs(call), what="sample_with_penalties, filters in order")
+
+
+def test_top_k_tie_and_min_p(sub, ctx):
+    """sample_with_penalties: a tie the penalty makes at the k-th token stays; min-p follows top-k's renormalization
+
+    zh: sample_with_penalties：惩罚造成的与第 k 个并列的 token 保留；min-p 基于 top-k 重新归一化后的分布
+    """
+    call = cases.tie_and_min_p_rows()
+    draws = draws_of(sub, ctx, call, SAMPLER_DRAWS, generator=ctx.generator())
+    check_draws(ctx, draws, oracle.sampler_probs(call), what="sample_with_penalties, a top-k tie and min-p")
 
 
 def test_defaults(sub, ctx):

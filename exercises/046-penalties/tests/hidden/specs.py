@@ -145,6 +145,8 @@ def refusal_calls(function: Any, name: str, good: dict, arguments: dict, rng: ra
     )
     calls += id_refusals(function, name, good, rng, extra)
     calls += nothing_seen_refusals(function, name, good, extra)
+    if "temperature" in arguments:
+        calls += greedy_refusals(function, name, good, extra)
     if "top_k" in arguments:  # a negative whole top_k: the specs' negative values need not be whole
         rows = good["logits"].shape[0]
         more = extra() if extra else {}
@@ -239,3 +241,36 @@ def nothing_seen_refusals(function: Any, name: str, good: dict, extra=None) -> l
         )
         for what, change, group in bad
     ]
+
+
+def greedy_refusals(function: Any, name: str, good: dict, extra=None) -> list[BadCall]:
+    """ "Every row's parameters are checked" (39's greedy rows included): each bad filter value on greedy rows only,
+    every row greedy (temperature 0) or the bad value in row 0 of a tensor whose row 0 alone is greedy."""
+    rows = good["logits"].shape[0]
+    more = extra() if extra else {}
+    mixed = torch.ones(rows, dtype=torch.float64)
+    mixed[0] = 0.0
+    calls = []
+    for parameter, bad, fine in (
+        ("top_p", 0.0, 0.9),
+        ("top_p", 1.5, 0.9),
+        ("min_p", 1.0, 0.0),
+        ("min_p", -0.1, 0.0),
+        ("top_k", -1.0, 0.0),
+    ):
+        column = torch.full((rows,), fine, dtype=torch.float64)
+        column[0] = bad
+        for temperature, value, where in ((0.0, bad, "every row greedy"), (mixed, column, "row 0 greedy")):
+            calls.append(
+                BadCall(
+                    function,
+                    f"{name}() with {parameter} = {bad} on greedy rows ({where})",
+                    kwargs={**good, "temperature": temperature, parameter: value, **more},
+                    public=Bilingual(
+                        f"{name}() with a bad {parameter} on a greedy row",
+                        f"{name}() 在贪心的行上收到非法的 {parameter} 时",
+                    ),
+                    diagnosis=REFUSALS["sampler"],
+                )
+            )
+    return calls
