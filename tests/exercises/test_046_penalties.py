@@ -120,7 +120,7 @@ def test_every_mistake_model_differs_on_the_frozen_batch(parts, dtype):
     call = cases.frozen_batch(dtype)
     exact = oracle.penalized(call)
     outputs = models.mistaken_outputs(call)
-    assert len(outputs) == 9  # six twists, pad counted, batch mixing, vocabulary broadcast
+    assert len(outputs) == 10  # six twists, pad counted, batch mixing, row 0's parameters, vocabulary broadcast
     for name, value in outputs.items():
         assert not _same(value, exact, 1e-3), name
 

@@ -66,6 +66,11 @@ MISTAKES: dict[str, Bilingual] = {
         "按行参数张量 [B] 沿词表那一维广播了：token v 用的是第 v 行的参数；应当把它变成列（unsqueeze(1)，"
         "形状 [B, 1]），让第 b 行用自己的值",
     ),
+    "first_row_parameters": Bilingual(
+        "every row uses row 0's value of a per-row parameter tensor (float(tensor[0]), or .item() of a slice): "
+        "row b must use entry b",
+        "每一行都用了按行参数张量第 0 行的值（float(tensor[0]) 之类）：第 b 行应当用第 b 个值",
+    ),
     # sample_with_penalties.
     "penalties_after_temperature": Bilingual(
         "the penalties are applied after the temperature (to logits / T): they come first, on the model's own "

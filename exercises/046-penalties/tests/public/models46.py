@@ -96,6 +96,9 @@ def mistaken_outputs(call: dict[str, Any]) -> dict:
     if rows > 1:
         mixed = counts.sum(dim=0, keepdim=True).expand(rows, vocab)
         out[MISTAKES["batch_mixing"]] = penalize(logits, mixed, rep, freq, pres)
+    if rows > 1 and any(isinstance(value, torch.Tensor) for value in params):
+        first = [column(float(value[0]) if isinstance(value, torch.Tensor) else value, rows) for value in params]
+        out[MISTAKES["first_row_parameters"]] = penalize(logits, counts, *first)
     if rows == vocab and any(isinstance(value, torch.Tensor) for value in params):
         along = [
             value.to(torch.float64).reshape(1, vocab) if isinstance(value, torch.Tensor) else column(value, rows)
