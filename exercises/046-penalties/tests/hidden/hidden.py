@@ -255,19 +255,21 @@ def test_extreme_uniforms(sub, ctx):
 
     zh: sample_with_penalties：代码中每一处抽随机数的地方都能处理 0.0 与小于 1 的最大浮点数
     """
-    call = cases.sampler_batch()
-    probs = oracle.sampler_probs(call)
-    rows, vocab = probs.shape
+    # The five sampler rows, then rows whose first and last tokens are filtered out (probability 0 at both ends of
+    # the cumulative sum: u = 0 and u just below 1 must still land on a kept token).
+    for call in (cases.sampler_batch(), cases.tie_and_min_p_rows()):
+        probs = oracle.sampler_probs(call)
+        rows, vocab = probs.shape
 
-    def run(source, generator):
-        return source.sample_with_penalties(**call, num_samples=200, generator=generator)
+        def run(source, generator, call=call):
+            return source.sample_with_penalties(**call, num_samples=200, generator=generator)
 
-    def check(value, what):
-        draws = expect_tensor(value, name=what, shape=(rows, 200), dtype=torch.int64, device=ctx.device)
-        expect_tokens_in_range(draws, vocab, what=what)
-        expect_support(draws, probs, what=what, why_excluded=lambda r, t: f"row {r}: token {t} has probability 0")
+        def check(value, what, probs=probs, rows=rows, vocab=vocab):
+            draws = expect_tensor(value, name=what, shape=(rows, 200), dtype=torch.int64, device=ctx.device)
+            expect_tokens_in_range(draws, vocab, what=what)
+            expect_support(draws, probs, what=what, why_excluded=lambda r, t: f"row {r}: token {t} has probability 0")
 
-    expect_every_draw_site(sub, ctx, run, check, label="sample_with_penalties")
+        expect_every_draw_site(sub, ctx, run, check, label="sample_with_penalties")
 
 
 @lane_weight(4)

@@ -78,18 +78,30 @@ def test_tiny_extremes(sub, ctx):
 
     zh: sample_with_penalties：代码中每一处抽随机数的地方都能处理 0.0 与小于 1 的最大浮点数
     """
-    call = frozen46.sampler_rows()
-    probs = torch.tensor(frozen46.SAMPLER_PROBS, dtype=torch.float64)
+    # The two sampler rows, then the worked example with top_k=2, whose token 0 (first in the cumulative sum) is out.
+    worked = {
+        "logits": torch.tensor([[2.0, 0.5, -1.0, 0.0, 1.0]]),
+        "prev_tokens": torch.tensor([[0, 2, 0, 3, -1, -1]]),
+        "repetition_penalty": 2.0,
+        "frequency_penalty": 0.5,
+        "presence_penalty": 0.25,
+        "top_k": 2,
+    }
+    for call, probs in (
+        (frozen46.sampler_rows(), torch.tensor(frozen46.SAMPLER_PROBS, dtype=torch.float64)),
+        (worked, torch.tensor([[0.0, 0.4, 0.0, 0.0, 0.6]], dtype=torch.float64)),  # only its zeros matter here
+    ):
+        rows, vocab = probs.shape
 
-    def run(source, generator):
-        return source.sample_with_penalties(**call, num_samples=50, generator=generator)
+        def run(source, generator, call=call):
+            return source.sample_with_penalties(**call, num_samples=50, generator=generator)
 
-    def check(value, what):
-        draws = expect_tensor(value, name=what, shape=(2, 50), dtype=torch.int64, device=ctx.device)
-        expect_tokens_in_range(draws, 6, what=what)
-        expect_support(draws, probs, what=what, why_excluded=lambda r, t: f"row {r}: token {t} has probability 0")
+        def check(value, what, probs=probs, rows=rows, vocab=vocab):
+            draws = expect_tensor(value, name=what, shape=(rows, 50), dtype=torch.int64, device=ctx.device)
+            expect_tokens_in_range(draws, vocab, what=what)
+            expect_support(draws, probs, what=what, why_excluded=lambda r, t: f"row {r}: token {t} has probability 0")
 
-    expect_every_draw_site(sub, ctx, run, check, label="sample_with_penalties")
+        expect_every_draw_site(sub, ctx, run, check, label="sample_with_penalties")
 
 
 def test_tiny_bad_inputs(sub, ctx):
