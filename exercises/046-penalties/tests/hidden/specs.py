@@ -30,6 +30,7 @@ from judge.checks.refusals import BadCall
 from judge.i18n import Bilingual
 
 from ..public.diagnoses import REFUSALS
+from .cases import generated_call
 
 # "`logits` is not a 2-D tensor, contains NaN or `+inf`, or has a row with no finite logit"
 LOGITS = Logits(
@@ -98,8 +99,6 @@ SAMPLE_ARGUMENTS = {
 
 def good_apply(rng: random.Random) -> dict[str, Any]:
     """A legal call of ``apply_penalties`` with L >= 1 (the specs want a tensor with an entry)."""
-    from .cases import generated_call
-
     while True:
         call = generated_call(rng, rng.choice((torch.float32, torch.float64)))
         if call["prev_tokens"].shape[1] > 0:
