@@ -131,6 +131,7 @@ bench: venv assets browser
 	$(PY) benchmarks/power_043.py
 	$(PY) benchmarks/power_044.py
 	$(PY) benchmarks/power_045.py
+	$(PY) benchmarks/power_046.py
 	$(PY) benchmarks/power_047.py
 	$(PY) benchmarks/power_048.py
 	$(PY) benchmarks/power_049.py
