@@ -155,7 +155,7 @@ def test_negative_state(sub, ctx):
     expect_calls_refused(specs.negative_states(sub, rng, lambda: {"generator": ctx.generator()}))
 
 
-@lane_weight(3)
+@lane_weight(2)
 def test_bad_automaton_inputs(sub, ctx):
     """malformed transitions, states, shapes, state_logits and num_steps raise ValueError
 
@@ -165,7 +165,7 @@ def test_bad_automaton_inputs(sub, ctx):
     expect_calls_refused(specs.automaton_refusals(sub, rng, lambda: {"generator": ctx.generator()}))
 
 
-@lane_weight(3)
+@lane_weight(6)
 def test_generated_bad_inputs(sub, ctx):
     """constrained_probs and sample_constrained: every bad logits and parameter the statement names, generated
 
@@ -193,7 +193,7 @@ def test_next_states(sub, ctx):
     checks49.step_tokens(ctx, value, case.kwargs(), case.target, what="sample_constrained (4 rows, 5 states)")
 
 
-@lane_weight(2)
+@lane_weight(3)
 def test_step_law(sub, ctx):
     """sample_constrained: 2 000 copies of each of three rows fit their targets; copies are independent
 
@@ -203,6 +203,7 @@ def test_step_law(sub, ctx):
     checks49.check_step_law(sub, ctx, case.kwargs(), case.target, LAW_COPIES, label="sample_constrained")
 
 
+@lane_weight(11)
 def test_extreme_uniforms(sub, ctx):
     """sample_constrained: every draw site at 0 and just below 1 never gives a disallowed token (both dtypes)
 
@@ -241,7 +242,7 @@ def test_extreme_uniforms(sub, ctx):
         )
 
 
-@lane_weight(2)
+@lane_weight(12)
 def test_generator(sub, ctx):
     """sample_constrained: the generator contract (seeds, the stream advances, the default generator, positions)
 
@@ -300,6 +301,7 @@ def test_generate_unreachable_dead_state(sub, ctx):
     )
 
 
+@lane_weight(12)
 def test_generate_dead_state_on_some_paths(sub, ctx):
     """generate_constrained: a dead state reached with probability 1/2 raises on some calls, not on others
 
@@ -396,7 +398,7 @@ def test_generate_dead_state_reached(sub, ctx):
     )
 
 
-@lane_weight(3)
+@lane_weight(11)
 def test_generate_law(sub, ctx):
     """generate_constrained: 6 000 sequences of 4 tokens follow their exact law (two generated automata)
 
@@ -422,6 +424,7 @@ def test_generate_law(sub, ctx):
         )
 
 
+@lane_weight(3)
 def test_generate_generator(sub, ctx):
     """generate_constrained: the generator contract, on the first step's tokens
 
