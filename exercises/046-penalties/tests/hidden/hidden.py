@@ -81,7 +81,7 @@ def test_frozen_float64(sub, ctx):
     _check_call(sub, ctx, cases.frozen_batch(torch.float64), "apply_penalties on a float64 batch")
 
 
-@lane_weight(2)
+@lane_weight(7)
 def test_generated(sub, ctx):
     """apply_penalties on generated batches: both dtypes, any padding id, empty history, square batches
 
@@ -98,7 +98,6 @@ def _sampler_alternatives(call: dict):
     return lambda: {MISTAKES["penalties_after_temperature"]: oracle.sampler_probs(call, after_temperature=True)}
 
 
-@lane_weight(3)
 def test_sampler_rows(sub, ctx):
     """sample_with_penalties: five rows of different temperatures and filters follow their targets
 
@@ -207,7 +206,6 @@ def test_defaults(sub, ctx):
     expect_distribution(ctx, draws[:, 0], probs, label="sample_with_penalties(logits, prev_tokens), one draw per row")
 
 
-@lane_weight(2)
 def test_independence(sub, ctx):
     """sample_with_penalties: draws of a row are independent of each other and of another row's
 
@@ -224,7 +222,7 @@ def test_independence(sub, ctx):
     )
 
 
-@lane_weight(3)
+@lane_weight(4)
 def test_generator_contract(sub, ctx):
     """sample_with_penalties: the generator decides the draws and advances; rows wherever they stand
 
@@ -250,6 +248,7 @@ def _rows_of(call: dict, rows: list[int]) -> dict:
     return {k: v[index] if isinstance(v, torch.Tensor) else v for k, v in call.items()}
 
 
+@lane_weight(2)
 def test_extreme_uniforms(sub, ctx):
     """sample_with_penalties: every place the code draws random numbers copes with 0.0 and the largest float below 1
 
@@ -272,7 +271,7 @@ def test_extreme_uniforms(sub, ctx):
         expect_every_draw_site(sub, ctx, run, check, label="sample_with_penalties")
 
 
-@lane_weight(4)
+@lane_weight(53)
 def test_generated_refusals(sub, ctx):
     """Every bad input the statement names, generated from good calls, raises ValueError
 
@@ -293,7 +292,7 @@ def test_generated_refusals(sub, ctx):
     expect_calls_refused(calls)
 
 
-@lane_weight(3)
+@lane_weight(43)
 def test_generated_corners(sub, ctx):
     """The legal corners of the contract are accepted and answered right (B = 1, L = 1, ids 0 and V - 1, numbers or tensors, ...)
 

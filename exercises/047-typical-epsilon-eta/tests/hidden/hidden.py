@@ -98,6 +98,7 @@ def _judge_twist(sub, ctx, name: str, mistake: str) -> None:
             _judge_probs(sub, ctx, _tiny_batch(name, dtype), what=f"truncated_probs ({kind} {name} rows)")
 
 
+@lane_weight(3)
 def test_typical_rows(sub, ctx):
     """truncated_probs, typical: the most likely token dropped, tie groups kept whole, tau = 1, temperatures
 
@@ -176,7 +177,7 @@ def test_huge_logits(sub, ctx):
             _judge_probs(sub, ctx, batch, what=f"truncated_probs ({kind} {method} rows, huge logits)")
 
 
-@lane_weight(2)
+@lane_weight(3)
 def test_generated_rows(sub, ctx):
     """truncated_probs on batches generated afresh: every method, both dtypes, ties, -inf, per-row values
 
@@ -209,6 +210,7 @@ def test_draws(sub, ctx):
         )
 
 
+@lane_weight(2)
 def test_single_draws(sub, ctx):
     """sample_truncated with num_samples=1 over 4 000 copies of a row follows the row's distribution
 
@@ -279,7 +281,7 @@ def test_independent_draws(sub, ctx):
     )
 
 
-@lane_weight(2)
+@lane_weight(3)
 def test_generator(sub, ctx):
     """sample_truncated: the generator contract (seeds decide, the stream advances, global generator, positions)
 
@@ -360,7 +362,7 @@ def test_every_draw_site(sub, ctx):
         expect_every_draw_site(sub, ctx, call, check, label=label)
 
 
-@lane_weight(3)
+@lane_weight(23)
 def test_bad_inputs(sub, ctx):
     """both functions: every bad input the statement names, generated for each method, raises ValueError
 
@@ -386,7 +388,7 @@ def test_bad_inputs(sub, ctx):
     expect_calls_refused(calls)
 
 
-@lane_weight(3)
+@lane_weight(62)
 def test_legal_corners(sub, ctx):
     """both functions: legal corners (tau = 1, epsilon = eta = 0, B = 1, V = 1, ints, -inf, large logits) are exact
 

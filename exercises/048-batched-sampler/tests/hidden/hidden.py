@@ -276,6 +276,7 @@ def test_global_generator(sub, ctx):
     )
 
 
+@lane_weight(3)
 def test_other_seeds(sub, ctx):
     """requests that differ only in their seed get different tokens; new seeds for all but the first change theirs
 
@@ -314,6 +315,7 @@ def test_other_seeds(sub, ctx):
     )
 
 
+@lane_weight(6)
 def test_offsets(sub, ctx):
     """one seed at 2 000 consecutive offsets: the draws differ, fit the row and are independent
 
@@ -347,7 +349,7 @@ def test_offsets(sub, ctx):
     _expect_logprobs(batch, tokens, logprobs, label, named=False)
 
 
-@lane_weight(2)
+@lane_weight(10)
 def test_distinct_seeds(sub, ctx):
     """2 000 requests with random 63-bit seeds, and 1 500 with seeds 0, 1, 2, ...: their tokens fit the row
 
@@ -364,6 +366,7 @@ def test_distinct_seeds(sub, ctx):
     expect_distribution(ctx, tokens, small.probs[0], label=label)
 
 
+@lane_weight(9)
 def test_collisions(sub, ctx):
     """requests whose (seed, offset) pairs agree on seed + offset, seed XOR offset, K * seed + offset: independent
 
@@ -484,6 +487,7 @@ def test_draw_sites(sub, ctx):
     expect_every_draw_site(sub, ctx, call, check, label="sample_batch(4 rows whose first token is out)")
 
 
+@lane_weight(2)
 def test_extreme_uniforms(sub, ctx):
     """torch.rand returning 0.0 and the largest float below 1 now and then: every token stays legal
 
@@ -497,6 +501,7 @@ def test_extreme_uniforms(sub, ctx):
         )
 
 
+@lane_weight(3)
 def test_refusals(sub, ctx):
     """every invalid input the statement lists raises ValueError (generated from a good call)
 
@@ -521,6 +526,7 @@ def test_refusals(sub, ctx):
     )
 
 
+@lane_weight(10)
 def test_legal_corners(sub, ctx):
     """legal corners (seeds and offsets 0 and 2**63 - 1, one row, -inf logits, tiny and large T): accepted and right
 
