@@ -33,6 +33,10 @@ def site(module_databases):
         workers=1,
         sandbox="local",
         max_code_bytes=64 * 1024,
+        # One account submits a reference and a mistake per exercise, seconds apart: more than the
+        # site's 20 per minute once there are over ten exercises, and rate limits are not this test's
+        # subject (test_api.py's test_submitting_through_the_api_is_rate_limited... pins the limit).
+        rate_limits=False,
     )
     launcher = WarmLocalLauncher()
     app = create_app(settings, launcher=launcher, start_workers=True)
