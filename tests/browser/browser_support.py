@@ -69,6 +69,24 @@ def accessibility_violations(page: Page) -> list[str]:
             `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)""")
 
 
+def sideways_overflow(page: Page) -> list[str]:
+    """What makes the page scroll sideways: empty when it does not, else the outermost elements
+    whose right edge passes the viewport's width (tag, id or class, and the edge in px), so a
+    failure names the culprit instead of "False". Measured after the next animation frame, so a
+    viewport just resized has been laid out again."""
+    return page.evaluate("""() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
+        const root = document.documentElement, width = root.clientWidth;
+        if (root.scrollWidth <= width) return done([]);
+        const wide = [...document.body.querySelectorAll('*')]
+            .filter(e => e.getBoundingClientRect().right > width + 0.5);
+        const outermost = wide.filter(e => !wide.includes(e.parentElement));
+        const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+            (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+        done([`page ${root.scrollWidth} px wide in a ${width} px viewport`, ...outermost.slice(0, 8).map(e =>
+            `${name(e)} to ${Math.round(e.getBoundingClientRect().right)} px`)]);
+    })))""")
+
+
 def shoot(page: Page, name: str, focus: Locator | None = None) -> None:
     """Save a picture for docs/ when PROBJUDGE_SCREENSHOTS is set (top of the page, or ``focus``)."""
     if not SCREENSHOTS:

@@ -11,8 +11,8 @@ docs/screenshots/gradebook.png (at 1280x800).
 from __future__ import annotations
 
 import pytest
-from browser_support import PASSWORD, ServedSite, accessibility_violations, shoot
-from playwright.sync_api import Page, expect
+from browser_support import PASSWORD, ServedSite, accessibility_violations, shoot, sideways_overflow
+from playwright.sync_api import expect
 
 from tests.web.world import attempt, exercise
 from web.accounts.users import create_user
@@ -43,10 +43,6 @@ def build_course(site: ServedSite) -> tuple[int, dict[str, int], int]:
         empty = create_course(session, iris, "Empty", "Europe/Berlin")
         session.commit()
         return course.id, {name: row.id for name, row in people.items()}, empty.id
-
-
-def no_sideways_scroll(page: Page) -> bool:
-    return page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
 
 
 @pytest.mark.audit
@@ -85,16 +81,16 @@ def test_an_instructor_floors_a_score_removes_it_and_sees_an_override_below_the_
 
     # On a phone: the page never scrolls sideways; the gradebook's table scrolls in its own box.
     page.set_viewport_size({"width": 390, "height": 844})
-    assert no_sideways_scroll(page), "cell page at 390 px"
+    assert sideways_overflow(page) == [], "cell page at 390 px"
     page.goto(f"/courses/{course}/gradebook")
-    assert no_sideways_scroll(page), "gradebook at 390 px"
+    assert sideways_overflow(page) == [], "gradebook at 390 px"
     assert page.locator(".table-scroll").evaluate("box => box.scrollWidth > box.clientWidth")
 
     # An empty course says what to do next: share the join code, invite, create an assignment.
     page.goto(f"/courses/{empty}/gradebook")
     expect(page.locator("#no-learners")).to_contain_text("Give them the join code")
     expect(page.get_by_role("link", name="Create an assignment")).to_be_visible()
-    assert no_sideways_scroll(page), "empty gradebook at 390 px"
+    assert sideways_overflow(page) == [], "empty gradebook at 390 px"
     page.wait_for_load_state("networkidle")
     assert accessibility_violations(page) == [], "empty gradebook"
     assert page.console_errors == []

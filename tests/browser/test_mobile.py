@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 
 import pytest
-from browser_support import PASSWORD, accessibility_violations
+from browser_support import PASSWORD, accessibility_violations, sideways_overflow
 from playwright.sync_api import Page, expect
 
 from tests.web.world import attempt, exercise
@@ -71,15 +71,7 @@ def _problems(page: Page, url: str) -> list[str]:
         page.screenshot(path=f"{SHOTS}/{url.strip('/').replace('/', '_').replace('?', '_') or 'home'}.png",
                         full_page=True)
     problems = [f"{url}: {violation}" for violation in accessibility_violations(page)]
-    width = page.evaluate("document.documentElement.scrollWidth")
-    if width <= WIDTH:
-        return problems
-    culprits = page.evaluate(f"""() => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > {WIDTH} + 1)
-        .filter(e => ![...e.children].some(c => c.getBoundingClientRect().right > {WIDTH} + 1))
-        .slice(0, 3).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
-                               (e.className && typeof e.className === 'string' ? '.' + e.className : ''))""")
-    return [f"{url}: {width}px wide ({', '.join(culprits)})", *problems]
+    return [f"{url}: {line}" for line in sideways_overflow(page)] + problems
 
 
 @pytest.mark.audit
@@ -105,3 +97,15 @@ def test_no_page_scrolls_sideways_on_a_phone(page: Page, served_site):
         f"/submissions/{world.wrong}/diff/{world.right}", f"{course}/gradebook/{world.ann}/39")
         for line in _problems(page, url)]
     assert problems == [], "\n".join(problems)
+
+
+def test_the_sideways_check_names_what_is_too_wide(page: Page, served_site):
+    """The check above can fail: a 600 px box in a 390 px page is named, with its right edge."""
+    page.set_viewport_size({"width": WIDTH, "height": 844})
+    page.goto("/auth/sign-in")
+    assert sideways_overflow(page) == []
+    page.evaluate("document.querySelector('main').insertAdjacentHTML('beforeend', "
+                  "'<div id=\"too-wide\" class=\"box\" style=\"width: 600px\">wide</div>')")
+    found = sideways_overflow(page)
+    assert found[0].startswith("page ") and "390 px viewport" in found[0]
+    assert any(line.startswith("div#too-wide.box to ") for line in found[1:]), found

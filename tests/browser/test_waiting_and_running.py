@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import accessibility_violations, sign_up, type_into_editor
+from browser_support import accessibility_violations, sideways_overflow, sign_up, type_into_editor
 from playwright.sync_api import expect
 
 from judge.exercises.exercise import resolve
@@ -124,10 +124,6 @@ def _store_running(app, name: str) -> int:
         return submission.id
 
 
-def _no_sideways_scroll(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-
-
 @pytest.mark.audit
 def test_on_a_phone_the_editor_is_one_tap_away_offers_the_latest_attempt_and_lets_go_of_tab(browser, served_site):
     context = browser.new_context(base_url=served_site.url, viewport={"width": 390, "height": 844}, bypass_csp=True)
@@ -158,7 +154,7 @@ def test_on_a_phone_the_editor_is_one_tap_away_offers_the_latest_attempt_and_let
 
         page.goto(f"/submissions/{submission_id}")
         expect(page.locator("#result .cases")).to_be_visible()
-        assert _no_sideways_scroll(page), "the submission page scrolls sideways at 390 px"
+        assert sideways_overflow(page) == [], "the submission page scrolls sideways at 390 px"
 
         page.goto(f"/submissions/{running_id}")
         expect(page.locator("#result")).to_contain_text("3 of 17 cases")
@@ -173,7 +169,7 @@ def test_on_a_phone_the_editor_is_one_tap_away_offers_the_latest_attempt_and_let
 
         page.goto("/exercises/39")
         expect(page.locator(".cm-editor")).to_be_visible()
-        assert _no_sideways_scroll(page), "the exercise page scrolls sideways at 390 px"
+        assert sideways_overflow(page) == [], "the exercise page scrolls sideways at 390 px"
         assert accessibility_violations(page) == []
         skip = page.get_by_role("link", name="Go to the editor")
         expect(skip).to_be_visible()
@@ -193,7 +189,7 @@ def test_on_a_phone_the_editor_is_one_tap_away_offers_the_latest_attempt_and_let
         assert page.evaluate(
             "(() => { const s = document.querySelector('.cm-scroller'); return s.scrollWidth <= s.clientWidth; })()"
         )
-        assert _no_sideways_scroll(page)
+        assert sideways_overflow(page) == []
 
         # One Esc closes the completion list and lets Tab leave the editor.
         page.locator(".cm-content").click()
