@@ -319,6 +319,15 @@ def check_exercise(
     def run_accepted(name: str, path: Path) -> CheckOutcome:
         return _aggregate(name, f"accepted{also}", judged(path, _accepted))
 
+    def run_correct(path: Path) -> CheckOutcome:
+        """A correct solution: a ``.py``, or a ``.patch`` of the reference (a stale one is a failed line)."""
+        try:
+            judged_path = expanded_path(path, exercise.reference_path) if path.suffix == PATCH_SUFFIX else path
+        except StalePatch as stale:
+            report = _plain_report(exercise, Verdict.CE, str(stale))
+            return CheckOutcome(f"correct/{path.stem}", "its patch applies to reference.py", report, False, str(stale))
+        return run_accepted(f"correct/{path.stem}", judged_path)
+
     def run_starter() -> CheckOutcome:
         expectation = f"rejected, naming no mistake{also}"
         if not exercise.starter_path.is_file():
@@ -349,7 +358,7 @@ def check_exercise(
 
     tasks: list[Callable[[], CheckOutcome]] = (
         [lambda: run_accepted("reference", exercise.reference_path)]
-        + [lambda p=p: run_accepted(f"correct/{p.stem}", p) for p in exercise.correct_solutions()]
+        + [lambda p=p: run_correct(p) for p in exercise.correct_solution_files()]
         + [run_starter]
         + [lambda s=s: run_wrong(s) for s in wrong]
         + [lambda: contract_outcome(exercise), lambda: params_outcome(exercise)]

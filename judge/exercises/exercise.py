@@ -186,27 +186,36 @@ class Exercise:
         """The catalogue of known-wrong solutions as written: ``wrong/*.py`` and ``wrong/*.patch``
         (patches against the reference, :mod:`judge.exercises.patches`), sorted by name. Two files of one name
         are an :class:`ExerciseError`."""
-        files = sorted(
-            (p for p in (self.solutions_root / "wrong").glob("*") if p.suffix in (".py", ".patch") and p.is_file()),
-            key=lambda p: (p.stem, p.suffix),
-        )
-        twice = sorted({a.stem for a, b in itertools.pairwise(files) if a.stem == b.stem})
-        if twice:
-            raise ExerciseError(f"{self.solutions_root / 'wrong'}: {', '.join(twice)} is both a .py and a .patch")
-        return files
+        return self._solution_files("wrong")
 
     def wrong_solutions(self) -> list[Path]:
         """Each known-wrong solution as a Python file to judge or import, sorted by name: a ``.py`` as it
         is, a ``.patch`` expanded against the reference (:func:`judge.exercises.patches.expanded_path`; raises
         :class:`~judge.exercises.patches.StalePatch`, an :class:`ExerciseError`, when one no longer applies)."""
-        return [
-            expanded_path(path, self.reference_path) if path.suffix == PATCH_SUFFIX else path
-            for path in self.wrong_solution_files()
-        ]
+        return self._expanded(self.wrong_solution_files())
+
+    def correct_solution_files(self) -> list[Path]:
+        """Correct solutions built differently from the reference, as written: ``correct/*.py`` (another
+        algorithm) and ``correct/*.patch`` (the reference with one part done another way), sorted by name."""
+        return self._solution_files("correct")
 
     def correct_solutions(self) -> list[Path]:
-        """Correct solutions built differently from the reference (other algorithms): each must pass."""
-        return sorted((self.solutions_root / "correct").glob("*.py"))
+        """Each correct solution other than the reference as a Python file (patches expanded as in
+        :meth:`wrong_solutions`): each must pass."""
+        return self._expanded(self.correct_solution_files())
+
+    def _solution_files(self, folder: str) -> list[Path]:
+        files = sorted(
+            (p for p in (self.solutions_root / folder).glob("*") if p.suffix in (".py", PATCH_SUFFIX) and p.is_file()),
+            key=lambda p: (p.stem, p.suffix),
+        )
+        twice = sorted({a.stem for a, b in itertools.pairwise(files) if a.stem == b.stem})
+        if twice:
+            raise ExerciseError(f"{self.solutions_root / folder}: {', '.join(twice)} is both a .py and a .patch")
+        return files
+
+    def _expanded(self, files: list[Path]) -> list[Path]:
+        return [expanded_path(path, self.reference_path) if path.suffix == PATCH_SUFFIX else path for path in files]
 
     def content_hash(self) -> str:
         """SHA-256 over every file of the exercise folder, so a changed exercise is noticed."""

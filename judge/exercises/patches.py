@@ -1,4 +1,5 @@
-"""Wrong solutions written as patches against the reference: ``solutions/NNN-slug/wrong/NAME.patch``.
+"""Solutions written as patches against the reference: ``solutions/NNN-slug/wrong/NAME.patch`` (a known
+mistake) and ``solutions/NNN-slug/correct/NAME.patch`` (the reference with one part done another way).
 
 Most known mistakes are the reference with a line or two changed. As a whole copy, such a wrong
 solution goes stale silently: when the reference changes (a fix, a new validation), the copy keeps
@@ -73,7 +74,7 @@ def expand(patch: Path, reference: Path) -> str:
     from whatthepatch.exceptions import WhatThePatchException
 
     patch, reference = Path(patch), Path(reference)
-    shown = f"wrong/{patch.name}"
+    shown = f"{patch.parent.name}/{patch.name}"  # wrong/x.patch, correct/y.patch
     text = patch.read_text(encoding="utf-8")
     body = text[len(patch_header(text)) :]
     files = len(_FILE_HEADER.findall(body))  # whatthepatch reads a second file's diff into the first's

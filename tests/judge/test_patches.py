@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from judge.authoring.catalogue import parse_wrong_solution
 from judge.exercises.exercise import load_all
+from judge.exercises.folders import ExerciseError
 from judge.exercises.patches import StalePatch, expand, expanded_path, patch_header
+
+ROOT = Path(__file__).resolve().parents[2]
 
 REFERENCE = '''"""Reference solution: a coin."""
 
@@ -111,6 +116,43 @@ def test_a_patch_that_is_no_diff_of_the_reference_is_refused(tmp_path, patch, me
 
 
 @pytest.mark.parametrize("exercise", load_all(), ids=lambda e: e.folder)
+def test_every_correct_patch_applies_and_is_judged_as_its_expansion(exercise):
+    for path in exercise.correct_solution_files():
+        if path.suffix == ".patch":
+            ast.parse(expanded_path(path, exercise.reference_path).read_text())
+    assert [p.stem for p in exercise.correct_solutions()] == [p.stem for p in exercise.correct_solution_files()]
+    assert all(p.suffix == ".py" and p.is_file() for p in exercise.correct_solutions())
+
+
+def test_a_correct_solution_may_be_a_patch_of_the_reference_too(tmp_path):
+    """correct/NAME.patch expands like a wrong one; a .py and a .patch of one name are refused."""
+    import shutil
+
+    shutil.copytree(ROOT / "exercises" / "001-weighted-coin", tmp_path / "exercises" / "001-weighted-coin")
+    solutions = tmp_path / "solutions" / "001-weighted-coin"
+    (solutions / "correct").mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / "001-weighted-coin" / "reference.py", solutions / "reference.py")
+    reference = (solutions / "reference.py").read_text().splitlines(keepends=True)
+    line = next(i for i, text in enumerate(reference) if "torch.rand(" in text)
+    changed = reference[line].replace("torch.rand(", "torch.rand(  ")  # the same draw, written otherwise
+    diff = "".join(difflib.unified_diff(reference, [*reference[:line], changed, *reference[line + 1 :]],
+                                        "a/reference.py", "b/reference.py"))
+    (solutions / "correct" / "spaced.patch").write_text("Same draws, spaced otherwise.\n\n" + diff)
+    (exercise,) = load_all(tmp_path / "exercises")
+    assert [p.name for p in exercise.correct_solution_files()] == ["spaced.patch"]
+    (expanded,) = exercise.correct_solutions()
+    assert expanded.name == "spaced.py" and "torch.rand(  " in expanded.read_text()
+    assert ast.get_docstring(ast.parse(expanded.read_text())) == "Same draws, spaced otherwise."
+    (solutions / "correct" / "spaced.py").write_text("")
+    with pytest.raises(ExerciseError, match="spaced is both a .py and a .patch"):
+        exercise.correct_solutions()
+    (solutions / "correct" / "spaced.py").unlink()
+    (solutions / "reference.py").write_text("".join(reference).replace("torch.rand(", "torch.rand (", 1))
+    with pytest.raises(StalePatch, match="correct/spaced.patch no longer applies"):
+        exercise.correct_solutions()
+
+
+@pytest.mark.parametrize("exercise", load_all(), ids=lambda e: e.folder)
 def test_every_patch_of_the_catalogue_applies_and_keeps_its_fields(exercise):
     for path in exercise.wrong_solution_files():
         if path.suffix == ".patch":
@@ -129,7 +171,5 @@ def test_the_expanded_files_go_when_the_process_ends(tmp_path):
         f"print(expanded_path(Path({str(patch)!r}), Path({str(reference)!r})))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    from pathlib import Path
-
     written = Path(done.stdout.strip())
     assert written.name == "halves.py" and not written.exists() and not written.parent.parent.exists()
