@@ -52,7 +52,14 @@ from web.teaching.membership import (
     remove_member,
     withdraw,
 )
-from web.teaching.rejudging import Requested, outcome, rejudge_assignment, rejudge_exercise, rejudge_submission
+from web.teaching.rejudging import (
+    NotGradableHere,
+    Requested,
+    outcome,
+    rejudge_assignment,
+    rejudge_exercise,
+    rejudge_submission,
+)
 
 course_api = Blueprint("course_api", __name__, url_prefix="/api/v1")
 
@@ -475,7 +482,13 @@ def override(course_id: int):
 
 
 def _requested_json(requested: Requested) -> dict[str, Any]:
-    return {"rejudge": requested.rejudge.id, "queued": requested.queued}
+    answer: dict[str, Any] = {"rejudge": requested.rejudge.id, "queued": requested.queued}
+    if requested.not_gradable:  # left out: this site cannot grade their exercises (an extra is missing)
+        answer["not_gradable"] = {
+            "submissions": requested.not_gradable,
+            "exercises": list(requested.not_gradable_exercises),
+        }
+    return answer
 
 
 @course_api.post("/submissions/<int:submission_id>/rejudge")
@@ -484,7 +497,10 @@ def rejudge_one(submission_id: int):
     _no_body()
     submission = visible_submission(submission_id, g.user)
     refuse_unless(teaches_context_of(g.db, g.user, submission), "rejudging")
-    requested = rejudge_submission(g.db, services().queue, submission, g.user)
+    try:
+        requested = rejudge_submission(g.db, services().queue, submission, g.user)
+    except NotGradableHere as refused:
+        abort(409, description=str(refused))
     g.db.refresh(submission)  # the grading was added by a bulk INSERT
     newest = submission.latest
     return jsonify(

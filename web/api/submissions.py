@@ -11,6 +11,7 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify
 from sqlalchemy import select
 
+from judge.extras import MissingExtra
 from web.access.contexts import NOT_GIVEN, ContextRefused, choose_context
 from web.access.lookup import find_exercise, submission_when_graded, visible_submission
 from web.access.presenting import grading_summary, results_document, submission_view
@@ -19,6 +20,7 @@ from web.api.base import json_object, token_required
 from web.core.extensions import submit_limits
 from web.core.models import Exercise, Submission
 from web.core.moments import iso
+from web.grading.gradable import not_gradable_text, ungradable_here
 from web.grading.queue import SubmissionRefused
 from web.services import services
 from web.teaching.deadlines import Lateness, submission_lateness
@@ -26,8 +28,11 @@ from web.teaching.deadlines import Lateness, submission_lateness
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
 
-def _exercise_json(row: Exercise) -> dict:
-    return {
+def _exercise_json(row: Exercise, ungradable: dict[int, MissingExtra]) -> dict:
+    """An exercise for the API; ``gradable`` is false on a site missing an extra its hidden tests
+    need (``ungradable``: :func:`web.grading.gradable.ungradable_here`), and ``not_gradable`` then
+    says which, in both languages, as its page does (a submission of it is refused with that text)."""
+    found = {
         "number": row.number,
         "slug": row.slug,
         "title": {"en": row.title_en, "zh": row.title_zh},
@@ -35,20 +40,27 @@ def _exercise_json(row: Exercise) -> dict:
         "tags": row.tags,
         "runs_in": row.runs_in,
         "content_hash": row.content_hash,
+        "gradable": row.number not in ungradable,
     }
+    missing = ungradable.get(row.number)
+    if missing is not None:
+        text = not_gradable_text(missing)
+        found["not_gradable"] = {"extra": missing.extra, "message": {"en": str(text), "zh": text.zh}}
+    return found
 
 
 @api.get("/exercises")
 @token_required
 def list_exercises():
     rows = g.db.scalars(select(Exercise).order_by(Exercise.number)).all()
-    return jsonify({"exercises": [_exercise_json(r) for r in rows]})
+    ungradable = ungradable_here()
+    return jsonify({"exercises": [_exercise_json(r, ungradable) for r in rows]})
 
 
 @api.get("/exercises/<identifier>")
 @token_required
 def get_exercise(identifier: str):
-    return jsonify(_exercise_json(find_exercise(identifier)[0]))
+    return jsonify(_exercise_json(find_exercise(identifier)[0], ungradable_here()))
 
 
 @api.post("/submissions")

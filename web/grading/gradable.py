@@ -7,7 +7,8 @@ still be read, run in the browser (its public and tiny suites need nothing more)
 but a grading would end at the hidden suite's ``prepare()`` with an internal error on every
 case. So the exercise list marks it, its page says which extra the deployer must install, and
 :meth:`web.grading.queue.GradingQueue.submit` refuses a submission with that message before
-anything is stored.
+anything is stored. A rejudge leaves its submissions out (:mod:`web.teaching.rejudging`): their
+gradings would end in IE and, once finished, replace the verdicts they had.
 
 The check is this process's: a deployment whose grading workers run elsewhere installs the same
 extras on the site (docs/deploying.md).
@@ -16,6 +17,7 @@ extras on the site (docs/deploying.md).
 from __future__ import annotations
 
 from judge.exercises.exercise import Exercise as ExerciseSpec
+from judge.exercises.exercise import load_all
 from judge.extras import MissingExtra, require
 from judge.i18n import Bilingual
 from web.core.i18n import bilingual
@@ -36,3 +38,14 @@ def not_gradable_text(missing: MissingExtra) -> Bilingual:
     """What the page and a refused submission say: the site cannot grade the exercise, and the
     extra its deployer must install."""
     return bilingual("not_gradable_here", module=missing.module, extra=missing.extra)
+
+
+def ungradable_here() -> dict[int, MissingExtra]:
+    """Exercise number -> the extra it lacks, for every exercise (of the site's packs) this process
+    cannot grade; empty on a site with every extra installed."""
+    found = {}
+    for spec in load_all():
+        missing = missing_extra(spec)
+        if missing is not None:
+            found[spec.number] = missing
+    return found

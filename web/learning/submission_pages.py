@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from flask import Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, url_for
+from flask import Blueprint, Response, abort, current_app, flash, g, jsonify, redirect, render_template, url_for
 from flask_login import current_user, login_required
 from sqlalchemy import and_, or_, select
 from wtforms import SubmitField
@@ -30,13 +30,13 @@ from web.access.presenting import Access, grading_summary, results_document, sub
 from web.access.visibility import access_for
 from web.core.extensions import DIFF_LIMIT, account_key, limiter
 from web.core.forms import SiteForm
-from web.core.i18n import LazyText
+from web.core.i18n import LazyText, localized
 from web.core.models import Grading, Submission
 from web.services import services
 from web.teaching.counting import attempts_query
 from web.teaching.deadlines import submission_lateness
 from web.teaching.diffing import MAX_BYTES, MAX_LINES, DiffCache
-from web.teaching.rejudging import rejudge_submission
+from web.teaching.rejudging import NotGradableHere, rejudge_submission
 
 submissions = Blueprint("submissions", __name__, url_prefix="/submissions")
 
@@ -169,7 +169,11 @@ def rejudge(submission_id: int):
     refuse_unless(teaches_context_of(g.db, current_user, submission), "rejudging")
     if not RejudgeForm().validate_on_submit():
         abort(400)
-    requested = rejudge_submission(g.db, services().queue, submission, current_user)
+    try:
+        requested = rejudge_submission(g.db, services().queue, submission, current_user)
+    except NotGradableHere as refused:
+        flash(localized(refused.text), "error")
+        return redirect(url_for("submissions.show", submission_id=submission.id))
     return redirect(url_for("rejudges.show", rejudge_id=requested.rejudge.id))
 
 

@@ -88,6 +88,10 @@ def _target_text(course: Course, target: Assignment | Exercise) -> str:
     return t("rejudge_scope_exercise", number=target.number, course=course.name)
 
 
+def _not_gradable_notice(count: int, numbers: tuple[int, ...]) -> str:
+    return t("rejudge_not_gradable", count=count, exercises=", ".join(str(n) for n in numbers))
+
+
 def _confirmation(course: Course, value: str, target: Assignment | Exercise):
     """The page that asks before a course-wide rejudge, with its count (it starts nothing)."""
     ids = assignment_attempts(target) if isinstance(target, Assignment) else exercise_attempts(course, target)
@@ -104,6 +108,9 @@ def _confirmation(course: Course, value: str, target: Assignment | Exercise):
         scope=_target_text(course, target),
         count=count,
         question=question,
+        not_gradable=(
+            _not_gradable_notice(count.not_gradable, count.not_gradable_exercises) if count.not_gradable else ""
+        ),
     )
 
 
@@ -132,6 +139,8 @@ def rejudge_in_course(course_id: int):
     else:
         requested = rejudge_exercise(g.db, queue, course, target, current_user)
     flash(t("rejudge_queued", count=requested.queued), "success")
+    if requested.not_gradable:
+        flash(_not_gradable_notice(requested.not_gradable, requested.not_gradable_exercises), "warning")
     return redirect(url_for("rejudges.show", rejudge_id=requested.rejudge.id))
 
 

@@ -19,11 +19,13 @@ rejudge started in one course changes nothing another course counts.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, DateTime, Integer, Select, String, and_, case, func, insert, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from judge.i18n import Bilingual
 from judge.verdicts import Verdict
 from web.core.models import (
     Assignment,
@@ -38,6 +40,7 @@ from web.core.models import (
     User,
     utcnow,
 )
+from web.grading.gradable import not_gradable_text, ungradable_here
 from web.grading.queue import GradingQueue
 from web.teaching.counting import attempts_query
 
@@ -59,24 +62,51 @@ def _not_busy() -> ColumnElement[bool]:
     return Submission.id.not_in(select(Grading.submission_id).where(Grading.status != Status.done))
 
 
+def _of_exercises(numbers: Iterable[int]) -> ColumnElement[bool]:
+    """A submission of one of the exercises ``numbers``."""
+    return Submission.exercise_id.in_(select(Exercise.id).where(Exercise.number.in_(sorted(numbers))))
+
+
+class NotGradableHere(ValueError):
+    """A rejudge of one submission whose exercise this site cannot grade (:mod:`web.grading.gradable`):
+    ``text`` says which extra the deployer must install; nothing was queued."""
+
+    def __init__(self, text: Bilingual) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+
 @dataclass(frozen=True)
 class Preview:
     """What a course-wide rejudge would queue, counted before it is asked for (its confirmation)."""
 
     submissions: int
     learners: int
+    # Left out: submissions of exercises this site cannot grade (an extra is missing), and their numbers.
+    not_gradable: int = 0
+    not_gradable_exercises: tuple[int, ...] = ()
 
 
 def preview(session: Session, submission_ids: Select) -> Preview:
     """How many submissions (and of how many learners) a rejudge of ``submission_ids`` would
     queue now: the same rows :func:`_queue_gradings` would add, so the count asked about is the
-    count done (unless someone submits or rejudges in between)."""
-    row = session.execute(
-        select(func.count(Submission.id), func.count(func.distinct(Submission.user_id))).where(
-            Submission.id.in_(submission_ids), _not_busy()
-        )
-    ).one()
-    return Preview(int(row[0]), int(row[1]))
+    count done (unless someone submits or rejudges in between); and how many it leaves out because
+    this site cannot grade their exercise."""
+    ungradable = ungradable_here()
+    chosen = (Submission.id.in_(submission_ids), _not_busy())
+    counts = select(func.count(Submission.id), func.count(func.distinct(Submission.user_id)))
+    if not ungradable:
+        row = session.execute(counts.where(*chosen)).one()
+        return Preview(int(row[0]), int(row[1]))
+    row = session.execute(counts.where(*chosen, ~_of_exercises(ungradable))).one()
+    left_out = session.execute(
+        select(Exercise.number, func.count(Submission.id))
+        .join(Exercise, Exercise.id == Submission.exercise_id)
+        .where(*chosen, _of_exercises(ungradable))
+        .group_by(Exercise.number)
+        .order_by(Exercise.number)
+    ).all()
+    return Preview(int(row[0]), int(row[1]), sum(int(n) for _, n in left_out), tuple(int(k) for k, _ in left_out))
 
 
 def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) -> int:
@@ -91,6 +121,9 @@ def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) 
         literal(rejudge.id, Integer),
         Submission.current_grading_id,
     ).where(Submission.id.in_(submission_ids), _not_busy())
+    ungradable = ungradable_here()
+    if ungradable:  # their gradings would end in IE and replace the verdicts they have
+        chosen = chosen.where(~_of_exercises(ungradable))
     result = session.execute(
         insert(Grading).from_select(
             ["submission_id", "status", "priority", "attempts", "created_at", "rejudge_id", "replaces_id"], chosen
@@ -105,20 +138,28 @@ def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) 
 class Requested:
     rejudge: Rejudge
     queued: int  # gradings added (submissions already being judged are skipped)
+    not_gradable: int = 0  # submissions left out: this site cannot grade their exercise
+    not_gradable_exercises: tuple[int, ...] = ()
 
 
 def _request(session: Session, queue: GradingQueue | None, rejudge: Rejudge, ids: Select) -> Requested:
+    # Counted before the gradings are added: the submissions left out, on a site missing an extra.
+    counted = preview(session, ids) if ungradable_here() else Preview(0, 0)
     session.add(rejudge)
     session.flush()
     queued = _queue_gradings(session, rejudge, ids)
     session.commit()
     if queue is not None:
         queue.wake()
-    return Requested(rejudge, queued)
+    return Requested(rejudge, queued, counted.not_gradable, counted.not_gradable_exercises)
 
 
 def rejudge_submission(session: Session, queue: GradingQueue | None, submission: Submission, by: User) -> Requested:
-    """Rejudge one submission (authorization is the caller's: :func:`web.access.permissions.teaches_context_of`)."""
+    """Rejudge one submission (authorization is the caller's: :func:`web.access.permissions.teaches_context_of`).
+    Raises :class:`NotGradableHere`, queuing nothing, when this site cannot grade its exercise."""
+    missing = ungradable_here().get(submission.exercise.number)
+    if missing is not None:
+        raise NotGradableHere(not_gradable_text(missing))
     rejudge = Rejudge(scope=RejudgeScope.submission, submission_id=submission.id, requested_by_id=by.id)
     return _request(session, queue, rejudge, select(literal(submission.id, Integer)))
 
