@@ -86,7 +86,6 @@ import argparse
 import bisect
 import contextlib
 import functools
-import importlib.util
 import inspect
 import math
 import random
@@ -109,15 +108,16 @@ from scipy import stats as sps  # noqa: E402
 from benchmarks._common import EXERCISE_ID, load_exercise_tests, machine, write_json  # noqa: E402
 from benchmarks._common import console as make_console  # noqa: E402
 from judge.authoring.catalogue import parse_wrong_solution  # noqa: E402
-from judge.checks import stats as jstats, tails  # noqa: E402
-from judge.checks.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from judge.checks import stats as jstats  # noqa: E402
+from judge.checks import tails
 from judge.checks.base import CheckFailed  # noqa: E402
+from judge.checks.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.checks.distributions import too_regular  # noqa: E402
-from judge.checks.independence import expect_independent_within_row  # noqa: E402
 from judge.checks.generator_contract import identical_draws_probability as identical_rows_probability  # noqa: E402
+from judge.checks.independence import expect_independent_within_row  # noqa: E402
 from judge.checks.testing import Context  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite  # noqa: E402
 from judge.learner.code import ExtremeUniforms  # noqa: E402
 
 TARGET = 0.999  # the power every known mistake must be killed with
@@ -573,10 +573,7 @@ def oracle_probs(oracle, key: str | None) -> Callable:
 
 
 def import_file(path: Path):
-    spec = importlib.util.spec_from_file_location(f"_bench_wrong_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(path, f"_bench_wrong_{path.stem}")
 
 
 

@@ -41,7 +41,6 @@ Exits 1 if a wrong solution is not killed with probability >= 0.999 at the suite
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
 import sys
@@ -57,7 +56,7 @@ from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E
 from judge.checks.stats import g_test  # noqa: E402
 from judge.checks.tails import binom_sf  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
 
 EXERCISE = resolve("40")
 load_suite(EXERCISE, "hidden")
@@ -96,10 +95,7 @@ def fit_alpha() -> float:
 
 
 def load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"wrong_040_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(path, f"wrong_040_{path.stem}")
 
 
 def _noise_cases(rng) -> list[tuple[str, str, object]]:

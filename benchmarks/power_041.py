@@ -45,7 +45,6 @@ killed with probability below 0.999 at the suite's size or a file is unclassifie
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import random
@@ -62,7 +61,7 @@ from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E
 from judge.checks.stats import coverage_test, g_test, mean_test  # noqa: E402
 from judge.checks.tails import binom_log_pmf, normal_quantile, normal_sf  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
 
 TARGET = 0.999
 # Wrong file -> the key of wald.MISTAKEN_PROCEDURES whose intervals it returns.
@@ -222,9 +221,7 @@ def zero_weight_miss(parts, seeds: int = 200) -> float:
 
 def reference_calibration(exercise, parts, reps: int, seed: int, levels=(0.1, 0.01, 0.001)) -> dict:
     """Run the reference's estimate_probability ``reps`` times at the hidden suite's size; count small p-values."""
-    spec = importlib.util.spec_from_file_location("reference_041", exercise.reference_path)
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
+    reference = import_solution(exercise.reference_path, "reference_041")
     hidden, checks41, wald = parts["hidden"], parts["checks41"], parts["wald"]
     p = checks41.event_probability(hidden.EVENT)
     m, n = hidden.CALIBRATION_ROWS, hidden.CALIBRATION_DRAWS

@@ -40,7 +40,6 @@ Exits 1 if a wrong solution is not killed with probability >= 0.999 at the suite
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
@@ -51,11 +50,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.checks.budget import FalseFailureBudget  # noqa: E402
 from judge.checks.base import CheckFailed  # noqa: E402
+from judge.checks.budget import FalseFailureBudget  # noqa: E402
 from judge.checks.stats import g_test  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
 
 EXERCISE = resolve("43")
 load_suite(EXERCISE, "hidden")
@@ -130,10 +129,7 @@ def fit_alpha() -> float:
 
 
 def load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"wrong_043_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(path, f"wrong_043_{path.stem}")
 
 
 def _context(kind: str):

@@ -36,7 +36,6 @@ is killed with probability below 0.999 at the suite's size or a file is unclassi
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -52,7 +51,7 @@ from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E
 from judge.checks.stats import coverage_test, g_test, mean_test  # noqa: E402
 from judge.checks.tails import binom_log_pmf, normal_quantile, normal_sf  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
 
 TARGET = 0.999
 COVERAGE = {
@@ -209,9 +208,7 @@ def smallest(power, suite_m: int) -> int | None:
 
 def reference_calibration(exercise, parts, reps: int, seed: int, levels=(0.1, 0.01, 0.001)) -> dict:
     """Run the reference's sample_estimate ``reps`` times at the hidden suite's sizes; count small p-values."""
-    spec = importlib.util.spec_from_file_location("reference_044", exercise.reference_path)
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
+    reference = import_solution(exercise.reference_path, "reference_044")
     hidden, checks = parts["hidden"], parts["checks44"]
     n = checks.CALIBRATION_DRAWS
     generator = torch.Generator().manual_seed(seed)

@@ -25,7 +25,6 @@ Exits 1 when a catalogued mistake is not killed, diagnosed, in every run, or the
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
@@ -41,7 +40,7 @@ from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E
 from judge.checks.stats import g_test  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.patches import expanded_path  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
 
 TARGET = 0.999
 
@@ -77,9 +76,7 @@ def past_end_share(exercise, seeds: int) -> float:
     """The share of seeds whose hidden extreme cases hold a row the past-end mistake gets wrong at u -> 1."""
     cases = suites_module(exercise, "hidden.cases")
     path = expanded_path(exercise.solutions_root / "wrong" / "inverse_cdf_past_end.patch", exercise.reference_path)
-    spec = importlib.util.spec_from_file_location("past_end_049", path)
-    wrong = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(wrong)
+    wrong = import_solution(path, "past_end_049")
     caught = 0
     for seed in range(seeds):
         hit = False

@@ -26,7 +26,6 @@ The target for (a) is a median under 0.5 s for the hidden suite.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import subprocess
 import sys
@@ -53,6 +52,7 @@ from benchmarks._common import console as make_console  # noqa: E402
 from judge.engine.process import LearnerProcess  # noqa: E402
 from judge.engine.runner import judge_file  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
+from judge.exercises.suites import import_solution
 from judge.verdicts import Verdict  # noqa: E402
 
 TARGET_S = 0.5
@@ -234,9 +234,7 @@ def _thread_check(exercise, reps: int, contenders: int = 0) -> dict:
     cases = sys.modules[f"{load_exercise_tests(exercise)}.hidden.cases"]
     batch = cases.zipf_rows()
     params = batch.param_tensors()
-    spec = importlib.util.spec_from_file_location("_bench_reference", exercise.reference_path)
-    reference = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reference)
+    reference = import_solution(exercise.reference_path, "_bench_reference")
     default = torch.get_num_threads()
     times: dict[int, list[float]] = {default: [], 1: []}
     others = [subprocess.Popen([sys.executable, "-c", CONTENDER]) for _ in range(contenders)]

@@ -29,6 +29,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 from judge.checks.budget import BudgetDeclaration
@@ -124,6 +125,21 @@ def suites_module(exercise: Exercise, name: str) -> ModuleType:
     imported as the suites import it (the same module object, the same caches)."""
     with _IMPORT_LOCK:
         return importlib.import_module(f"{_ensure_packages(exercise)}.{name}")
+
+
+def import_solution(path: Path, name: str | None = None) -> ModuleType:
+    """A trusted solution file (a reference, a ``correct/`` or ``wrong/`` file, an expanded patch)
+    imported as a module, for the judge's own tools: exercises' tests, benchmarks, oracles. Never a
+    learner's file: that runs only in the learner's process. ``name`` defaults to one made from the
+    path; the module is not added to ``sys.modules``. Raises what importing the file raises."""
+    path = Path(path)
+    module_name = name or f"_probjudge_solution_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ExerciseError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _ensure_packages(exercise: Exercise, content_hash: str | None = None) -> str:

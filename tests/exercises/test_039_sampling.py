@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import json
 import random
 import sys
@@ -27,7 +26,7 @@ from judge.browser.learner import InProcessLearner
 from judge.engine.process import CallOptions
 from judge.engine.runner import judge_file
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 from judge.learner.code import ExtremeUniforms
 from judge.verdicts import Verdict
 
@@ -42,16 +41,9 @@ def tests_package(exercise39):
     return {name: suites_module(exercise39, f"{folder}.{name}") for name, folder in where.items()}
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def reference(exercise39):
-    return _load(exercise39.reference_path, "reference_039")
+    return import_solution(exercise39.reference_path, "reference_039")
 
 
 row_params = st.builds(
@@ -178,7 +170,7 @@ def _wrong_module(exercise, name: str):
     if not path.exists():
         path = Path(tempfile.mkdtemp()) / f"{name}.py"
         path.write_text(expand(folder / f"{name}.patch", exercise.reference_path), encoding="utf-8")
-    return _load(path, f"wrong_039_{name}")
+    return import_solution(path, f"wrong_039_{name}")
 
 
 @pytest.mark.parametrize("wrong, mistake", sorted(MODELLED.items()))

@@ -8,7 +8,6 @@ values must be what the oracle computes; the boundary cases must hold the bounda
 
 from __future__ import annotations
 
-import importlib.util
 import random
 
 import pytest
@@ -17,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 TOP32 = 1.0 - 2.0**-24
 TOP64 = 1.0 - 2.0**-53
@@ -38,10 +37,7 @@ def parts(exercise40):
 
 @pytest.fixture(scope="module")
 def reference(exercise40):
-    spec = importlib.util.spec_from_file_location("reference_040", exercise40.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise40.reference_path, "reference_040")
 
 
 weights = st.one_of(st.just(0.0), st.floats(2.0**-10, 10.0, width=32))

@@ -6,7 +6,6 @@ written independently; agreeing on generated inputs is evidence that both follow
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import re
@@ -21,7 +20,7 @@ from judge.checks.arguments import bad_inputs, legal_inputs
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks.testing import Context
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +50,7 @@ def parts(exercise41):
 
 @pytest.fixture(scope="module")
 def reference(exercise41):
-    spec = importlib.util.spec_from_file_location("reference_041", exercise41.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise41.reference_path, "reference_041")
 
 
 # --- mean_and_standard_error ------------------------------------------------------------------

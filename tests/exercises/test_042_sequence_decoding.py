@@ -7,7 +7,6 @@ Run this file as a script with ``--write`` to regenerate ``tests/public/frozen.p
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import pprint
 import random
@@ -20,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 def _modules():
@@ -44,10 +43,7 @@ def parts():
 @pytest.fixture(scope="module")
 def reference():
     exercise = resolve("42")
-    spec = importlib.util.spec_from_file_location("reference_042", exercise.solutions_root / "reference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise.solutions_root / "reference.py", "reference_042")
 
 
 # --- the frozen data of the tiny variant -----------------------------------------------------------

@@ -9,7 +9,6 @@ probability (their kills are measured by benchmarks/power_043.py).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +33,9 @@ def parts(exercise43):
     return {name: suites_module(exercise43, f"{folder}.{name}") for name, folder in where.items()}
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def reference(exercise43):
-    return _load(exercise43.reference_path, "reference_043")
+    return import_solution(exercise43.reference_path, "reference_043")
 
 
 rows = st.lists(st.floats(0.0, 5.0), min_size=2, max_size=9).filter(lambda r: sum(r) > 0.1)
@@ -146,9 +138,8 @@ def test_every_mistake_has_both_languages_and_a_wrong_file(parts, exercise43):
     """Each diagnosis of the table is promised by a wrong solution, and each wrong solution promises one of the
     table or one of the judge's own (its generator contract, its draw sites)."""
     from judge.authoring.catalogue import parse_wrong_solution
-    from judge.checks.generator_contract import DEFAULT_GENERATOR_DIAGNOSIS
     from judge.checks.draw_sites import DRAW_SITE_DIAGNOSIS
-    from judge.checks.generator_contract import RESEEDED_DIAGNOSIS
+    from judge.checks.generator_contract import DEFAULT_GENERATOR_DIAGNOSIS, RESEEDED_DIAGNOSIS
 
     mistakes = parts["diagnoses"].MISTAKES
     promised = {str(parse_wrong_solution(path).diagnosis) for path in exercise43.wrong_solutions()}
@@ -279,7 +270,7 @@ def test_reused_draft_uniform_law_matches_its_patch(parts, exercise43):
     """accept_joint's "draft_uniform_reused" is the law of the catalogued patch (inverse CDF in token order)."""
     theory, cases, checks43 = parts["theory"], parts["cases"], parts["checks43"]
     wrong = next(path for path in exercise43.wrong_solutions() if path.stem == "draft_uniform_reused")
-    module = _load(wrong, "draft_uniform_reused_043")
+    module = import_solution(wrong, "draft_uniform_reused_043")
     rows = 60_000
     target = checks43.expand(cases.STEP_TARGET, rows, torch.float64)
     draft = checks43.expand(cases.STEP_DRAFT, rows, torch.float64)
@@ -338,7 +329,9 @@ def test_threshold_rule_names_shared_uniforms_not_correct_rows(parts, reference,
     ps, qs = cases.DISAGREE_P, cases.DISAGREE_Q
     tokens, num, drafts = _rows_of(reference, ps, qs, 3_000, seed)
     checks43._threshold_decisions(num, drafts, ps, qs, what="t")
-    shared = _load(next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_043")
+    shared = import_solution(
+        next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_043"
+    )
     tokens, num, drafts = _rows_of(shared, ps, qs, 3_000, seed)
     with pytest.raises(CheckFailed) as failed:
         checks43._threshold_decisions(num, drafts, ps, qs, what="t")
@@ -360,9 +353,9 @@ def test_dependence_evidence_tells_a_wrong_law_from_tied_rows(parts, reference, 
         ]
 
     by_name = {p.stem: p for p in exercise43.wrong_solutions()}
-    assert not checks43._dependent(pairs(_load(by_name["bonus_from_q"], "bonus_from_q_043")))
+    assert not checks43._dependent(pairs(import_solution(by_name["bonus_from_q"], "bonus_from_q_043")))
     assert not checks43._dependent(pairs(reference))
-    assert checks43._dependent(pairs(_load(by_name["rows_antithetic"], "rows_antithetic_043")))
+    assert checks43._dependent(pairs(import_solution(by_name["rows_antithetic"], "rows_antithetic_043")))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -404,7 +397,9 @@ def test_tiny_threshold_rows_name_shared_uniforms_every_time(parts, reference, e
     drafts = torch.tensor([[row % 3] for row in range(batch)])
     p = checks43.expand(tiny.THRESHOLD_P, batch, torch.float32)
     q = checks43.expand(tiny.THRESHOLD_Q, batch, torch.float32)
-    shared = _load(next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_t043")
+    shared = import_solution(
+        next(p for p in exercise43.wrong_solutions() if p.stem == "rows_share_uniforms"), "shared_t043"
+    )
     _, num = reference.verify(p, q, drafts, generator=torch.Generator().manual_seed(seed))
     checks43._threshold_decisions(num, drafts, tiny.THRESHOLD_P, tiny.THRESHOLD_Q, what="t")
     for draw in range(20):

@@ -7,7 +7,6 @@ written independently; agreeing on generated inputs is evidence that both follow
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 import random
 import re
@@ -18,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 from judge.i18n import Bilingual
 
 
@@ -45,10 +44,7 @@ def parts(exercise44):
 
 @pytest.fixture(scope="module")
 def reference(exercise44):
-    spec = importlib.util.spec_from_file_location("reference_044", exercise44.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise44.reference_path, "reference_044")
 
 
 def _within(actual: torch.Tensor, expected: torch.Tensor, rtol: float, atol, share: float = 0.1) -> bool:

@@ -11,7 +11,6 @@ Run this file as a script with ``--write`` to regenerate ``tests/public/frozen.p
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ from hypothesis import strategies as st
 
 from judge.exercises import models
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 pytestmark = pytest.mark.skipif(not models.available("tiny-qwen3"), reason="transformers or models/tiny-qwen3 missing")
 
@@ -60,10 +59,7 @@ def parts():
 @pytest.fixture(scope="module")
 def reference():
     exercise = resolve("45")
-    spec = importlib.util.spec_from_file_location("reference_045", exercise.solutions_root / "reference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise.solutions_root / "reference.py", "reference_045")
 
 
 def _frozen():

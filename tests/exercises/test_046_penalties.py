@@ -7,7 +7,6 @@ evidence that all three follow the statement.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import re
@@ -17,7 +16,7 @@ import torch
 
 from judge.checks.arguments.generate import checked_call
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +43,7 @@ def parts(exercise46):
 
 @pytest.fixture(scope="module")
 def reference(exercise46):
-    spec = importlib.util.spec_from_file_location("reference_046", exercise46.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise46.reference_path, "reference_046")
 
 
 def _same(a: torch.Tensor, b: torch.Tensor, atol: float) -> bool:

@@ -9,20 +9,18 @@ values of the tiny batches (``tests/public/frozen47.py``) from the oracle.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import pprint
 import random
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 from judge.checks.arguments import bad_inputs, legal_inputs
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 NEG_INF = -math.inf
 
@@ -47,21 +45,14 @@ def parts(exercise47):
     return {name: suites_module(exercise47, f"{folder}.{name}") for name, folder in where.items()}
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def reference(exercise47):
-    return _load(exercise47.reference_path, "reference_047")
+    return import_solution(exercise47.reference_path, "reference_047")
 
 
 @pytest.fixture(scope="module")
 def wrong(exercise47):
-    return {path.stem: _load(path, f"wrong_047_{path.stem}") for path in exercise47.wrong_solutions()}
+    return {path.stem: import_solution(path, f"wrong_047_{path.stem}") for path in exercise47.wrong_solutions()}
 
 
 def _random_call(oracle, rng: random.Random, dtype: torch.dtype):

@@ -8,7 +8,6 @@ statement.
 
 from __future__ import annotations
 
-import importlib.util
 import random
 
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 
 from judge.checks.arguments import Flaw, bad_inputs, legal_inputs
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +35,7 @@ def parts(exercise48):
 
 @pytest.fixture(scope="module")
 def reference(exercise48):
-    spec = importlib.util.spec_from_file_location("reference_048", exercise48.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise48.reference_path, "reference_048")
 
 
 def test_frozen_worked_example_equals_the_oracle(parts):

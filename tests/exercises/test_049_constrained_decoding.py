@@ -7,7 +7,6 @@ written independently; agreeing on generated inputs is evidence that both follow
 
 from __future__ import annotations
 
-import importlib.util
 import pprint
 import random
 import re
@@ -16,7 +15,7 @@ import pytest
 import torch
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 FROZEN_HEADER = '''"""Frozen answers of exercise 49's public inputs (``example49.py``), written by the judge's oracle.
 
@@ -94,10 +93,7 @@ def parts(exercise49):
 
 @pytest.fixture(scope="module")
 def reference(exercise49):
-    spec = importlib.util.spec_from_file_location("reference_049", exercise49.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise49.reference_path, "reference_049")
 
 
 def _mistake_names(parts) -> dict:
