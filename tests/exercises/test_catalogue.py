@@ -26,10 +26,19 @@ def warm_launcher():
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
 def test_check_passes(exercise, warm_launcher):
+    """``check`` as an author runs it; and every correct solution (the reference, each of correct/)
+    uses at most a third of the CPU limit in its slowest case, so that a machine three times slower
+    still passes it (tests/exercises/test_time_limits.py shows the references do beside two busy
+    processes: CPU time, not the wall clock, is what a limit counts)."""
     outcomes = check_exercise(exercise, seed=20261129, launcher=warm_launcher)
     failures = [f"{o.solution}: {o.problem}" for o in outcomes if not o.ok]
     assert not failures, "\n".join(failures)
     assert outcomes[0].solution == "reference" and len(outcomes) >= 2
+    third_ms = exercise.time_limit_s * 1000 / 3
+    for outcome in outcomes:
+        if outcome.solution == "reference" or outcome.solution.startswith("correct/"):
+            worst = max(outcome.report.cases, key=lambda case: case.cpu_ms or 0.0)
+            assert (worst.cpu_ms or 0.0) <= third_ms, (outcome.solution, worst.name, worst.cpu_ms)
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
