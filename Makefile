@@ -8,8 +8,10 @@ TORCH_SPEC ?= torch==2.13.0
 STAMP := $(VENV)/.probjudge-installed
 PYTEST_ARGS ?=
 # Test processes (pytest-xdist): one per core, at most PYTEST_MAX_JOBS; PYTEST_JOBS=0 runs the tests
-# in this one process. The tests that measure the whole machine (marker machine_wide) run afterwards,
-# alone, in one process (tests/conftest.py says why); exit status 5 is "none selected" (PYTEST_ARGS).
+# in this one process; an idle process takes tests queued for another (--dist worksteal), so a slow
+# test near the end does not leave a core idle. The tests that measure the whole machine (marker
+# machine_wide) run afterwards, alone, in one process (tests/conftest.py says why); exit status 5
+# is "none selected" (PYTEST_ARGS).
 PYTEST_JOBS ?= auto
 PYTEST_MAX_JOBS ?= 4
 # The site's browser files (CodeMirror 6 and KaTeX from the npm registry, bundled by esbuild).
@@ -87,7 +89,7 @@ lint: venv
 	$(VENV)/bin/lint-imports --config .importlinter --no-logo
 
 test: venv assets browser lint
-	$(PY) -m pytest -n $(PYTEST_JOBS) --maxprocesses $(PYTEST_MAX_JOBS) -m "not machine_wide" $(PYTEST_ARGS) \
+	$(PY) -m pytest -n $(PYTEST_JOBS) --maxprocesses $(PYTEST_MAX_JOBS) --dist worksteal -m "not machine_wide" $(PYTEST_ARGS) \
 		|| [ $$? -eq 5 ]
 	$(PY) -m pytest -m machine_wide $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
