@@ -63,13 +63,19 @@ def test_the_list_still_shows_the_exercise_marked(site, without_transformers):
     assert "not graded on this site" not in row_39[:row_39.index("</tr>")]
 
 
-def test_the_api_refuses_the_submission_with_the_same_message(site, without_transformers):
+def _api_secret(site) -> str:
+    """The API secret of a new learner, ann."""
     with services(site).sessions() as session:
         user = User(name="ann", role=Role.learner)
         user.set_password("password123")
         token, secret = ApiToken.issue(user)
         session.add_all([user, token])
         session.commit()
+    return secret
+
+
+def test_the_api_refuses_the_submission_with_the_same_message(site, without_transformers):
+    secret = _api_secret(site)
     response = site.test_client().post("/api/v1/submissions", headers={"Authorization": f"Bearer {secret}"},
                                        json={"exercise": "45", "code": CODE})
     assert response.status_code == 400 and "pip install 'probjudge[models]'" in response.json["message"]
@@ -87,12 +93,7 @@ def test_with_the_extra_installed_nothing_is_marked_or_refused(site):
 
 
 def test_the_api_lists_the_exercise_as_not_gradable_and_says_why(site, without_transformers):
-    with services(site).sessions() as session:
-        user = User(name="ann", role=Role.learner)
-        user.set_password("password123")
-        token, secret = ApiToken.issue(user)
-        session.add_all([user, token])
-        session.commit()
+    secret = _api_secret(site)
     headers = {"Authorization": f"Bearer {secret}"}
     listed = {row["number"]: row for row in site.test_client().get("/api/v1/exercises", headers=headers).json["exercises"]}
     assert listed[39]["gradable"] is True and "not_gradable" not in listed[39]
