@@ -109,12 +109,13 @@ def bca_interval(estimate, boot_stats, jackknife_stats, level):
     cubes = (spread**3).sum(dim=1)
     squares = (spread**2).sum(dim=1)
     acceleration = torch.where(squares > 0, cubes / (6 * squares.clamp(min=1e-300) ** 1.5), torch.zeros_like(cubes))
+    z_low = _NORMAL.inv_cdf((1 - level) / 2)  # z_{1 - alpha/2} = -z_{alpha/2}, finite however close level is to 1
     lows, highs = [], []
-    for z0, a in zip(share.tolist(), acceleration.tolist(), strict=True):
-        z0 = _NORMAL.inv_cdf(z0)
+    for share_below, a in zip(share.tolist(), acceleration.tolist(), strict=True):
+        z0 = _NORMAL.inv_cdf(share_below)
         ends = []
-        for tail in ((1 - level) / 2, (1 + level) / 2):
-            z = z0 + _NORMAL.inv_cdf(tail)
+        for z_p in (z_low, -z_low):
+            z = z0 + z_p
             ends.append(_NORMAL.cdf(z0 + z / (1 - a * z)))
         lows.append(ends[0])
         highs.append(ends[1])
