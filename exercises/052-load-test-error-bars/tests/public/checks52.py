@@ -178,6 +178,8 @@ class Law:
             "without_replacement": oracle52.point_law(whole),
             "resample_n_minus_1": oracle52.resample_law(values, statistic, size=n - 1),
         }
+        if n // 2 not in (n - 1, 0):
+            self.mistakes["resample_half"] = oracle52.resample_law(values, statistic, size=n // 2)
         if statistic != "mean":
             self.mistakes["median_as_mean"] = oracle52.resample_law(values, "mean")
             self.mistakes["nearest_rank"] = oracle52.resample_law(values, statistic, stat=_nearest_stat)
@@ -219,6 +221,23 @@ def laws(samples: torch.Tensor, statistic: str) -> list[Law]:
 
 def law_ids(value, ctx, row_laws: list[Law], *, dtype, resamples: int, what: str) -> torch.Tensor:
     value = expect_tensor(value, name=what, shape=(len(row_laws), resamples), dtype=dtype, device=ctx.device)
+    tied = []
+    for i, law in enumerate(row_laws):
+        # all R values equal: a correct resampler does that with probability sum p^R < 1e-15 here
+        rare = math.fsum(p**resamples for p in law.target.values()) < 1e-15
+        if rare and bool((value[i] == value[i, 0]).all()):
+            tied.append(i)
+    if tied:
+        # every tied row at its own data's statistic: a permutation of the row, not one shared draw
+        whole = all(abs(value[i, 0].item() - next(iter(row_laws[i].mistakes["without_replacement"]))) < 1e-4 for i in tied)
+        i = tied[0]
+        expect(
+            False,
+            f"{what}, row {i}: all {resamples} bootstrap values are equal ({value[i, 0].item():g})",
+            diagnosis=MISTAKES["without_replacement" if whole else "shared_draw"],
+            rule=Bilingual(f"{what}: all bootstrap values of a row are equal", f"{what}：一行的 bootstrap 值全都相同"),
+            kind=Evidence.VALUE,
+        )
     return torch.stack([law.ids(value[i], what=f"{what}, row {i}") for i, law in enumerate(row_laws)])
 
 

@@ -126,7 +126,7 @@ def runs_mistakes(sd_a: float, sd_b: float, difference: float, z: float) -> dict
     """What each known mistake of runs_needed answers."""
     d2 = difference * difference
     return {
-        "runs_one_sample": max(1, math.ceil(z * z * max(sd_a, sd_b) ** 2 / d2)),
+        "runs_one_sample": max(1, math.ceil(z * z * sd_a * sd_a / d2)),
         "runs_rounds_down": max(1, math.floor(runs_quotient(sd_a, sd_b, difference, z))),
         "runs_z_not_squared": max(1, math.ceil(z * (sd_a * sd_a + sd_b * sd_b) / d2)),
         "runs_sd_sum": max(1, math.ceil(z * z * (sd_a + sd_b) ** 2 / d2)),
