@@ -130,8 +130,10 @@ def jackknife_stats(samples, statistic):
     samples = _samples(samples, "samples")
     statistic = _check_statistic(statistic)
     rows, n = samples.shape
-    keep = ~torch.eye(n, dtype=torch.bool, device=samples.device)  # row i of keep leaves value i out
-    left_out = samples.unsqueeze(1).expand(rows, n, n)[:, keep].reshape(rows, n, n - 1)
+    # others[i] lists the n - 1 indices other than i: 0..n-2, each shifted up by one from i on
+    step = torch.arange(n - 1, device=samples.device).unsqueeze(0)
+    others = step + (step >= torch.arange(n, device=samples.device).unsqueeze(1)).long()
+    left_out = samples.unsqueeze(1).expand(rows, n, n).gather(2, others.unsqueeze(0).expand(rows, n, n - 1))
     return _statistic(left_out, statistic)
 
 

@@ -60,10 +60,18 @@ def unpaired(g: torch.Generator, rows: int):
 
 
 NARROW_SD = {"normal_sd_interval": 0.9999}
-MEAN_LOGNORMAL = CoverageCase("bootstrap_ci(mean, percentile), lognormal latencies, n = 60", 2000, torch.float64, math.exp(0.125), NARROW_SD)
-MEAN_ACCEPTED = CoverageCase("bootstrap_ci(mean, bca), accepted lengths, n = 40", 2000, torch.float32, ACCEPTED_MEAN, NARROW_SD)
-MEDIAN_LOGNORMAL = CoverageCase("bootstrap_ci(median, percentile), lognormal latencies, n = 41", 1500, torch.float64, 1.0, {})
-P90_EXPONENTIAL = CoverageCase("bootstrap_ci(p90, bca), exponential latencies, n = 60", 1200, torch.float64, math.log(10.0), {})
+MEAN_LOGNORMAL = CoverageCase(
+    "bootstrap_ci(mean, percentile), lognormal latencies, n = 60", 2000, torch.float64, math.exp(0.125), NARROW_SD
+)
+MEAN_ACCEPTED = CoverageCase(
+    "bootstrap_ci(mean, bca), accepted lengths, n = 40", 2000, torch.float32, ACCEPTED_MEAN, NARROW_SD
+)
+MEDIAN_LOGNORMAL = CoverageCase(
+    "bootstrap_ci(median, percentile), lognormal latencies, n = 41", 1500, torch.float64, 1.0, {}
+)
+P90_EXPONENTIAL = CoverageCase(
+    "bootstrap_ci(p90, bca), exponential latencies, n = 60", 1200, torch.float64, math.log(10.0), {}
+)
 PAIRED = CoverageCase(
     "difference_ci(paired), one prompt set, n = 50",
     2000,

@@ -29,9 +29,8 @@ CONTRACT_TARGETS = checks52.padded_targets(checks52.laws(CONTRACT_ROWS, "mean"))
 MEDIAN_ROWS = torch.tensor([[0.0, 1.0, 3.0, 8.0], [2.0, 2.0, 5.0, 9.0]], dtype=torch.float64)
 P90_ROWS = torch.tensor([[0.0, 1.0, 3.0, 7.0, 12.0]])
 
-BUDGET = (
-    BudgetDeclaration(fit=3, calibration=6)
-    + generator_contract_budget(CONTRACT_TARGETS, positions=True, twins=(0, 3))
+BUDGET = BudgetDeclaration(fit=3, calibration=6) + generator_contract_budget(
+    CONTRACT_TARGETS, positions=True, twins=(0, 3)
 )
 
 
@@ -68,7 +67,9 @@ def test_percentile_generated(sub, ctx):
         for level in (rng.uniform(0.5, 0.95), 0.999, 0.02):
             resamples = rng.choice((1, 2, 7, 40, 199))
             boot = torch.tensor([_awkward(rng, resamples) for _ in range(rng.randint(1, 4))], dtype=dtype)
-            checks52.check_percentile(sub, ctx, boot, level, what=f"percentile_interval(R = {resamples}, level = {level:.4g}, {dtype})")
+            checks52.check_percentile(
+                sub, ctx, boot, level, what=f"percentile_interval(R = {resamples}, level = {level:.4g}, {dtype})"
+            )
 
 
 def _bca_case(rng, dtype):
@@ -113,7 +114,9 @@ def test_jackknife_generated(sub, ctx):
         for dtype in (torch.float32, torch.float64):
             n = rng.choice((2, 3, 6, 11))
             samples = torch.tensor([_awkward(rng, n) for _ in range(rng.randint(1, 3))], dtype=dtype)
-            checks52.check_jackknife(sub, ctx, samples, statistic, what=f"jackknife_stats({statistic}, n = {n}, {dtype})")
+            checks52.check_jackknife(
+                sub, ctx, samples, statistic, what=f"jackknife_stats({statistic}, n = {n}, {dtype})"
+            )
 
 
 def test_bootstrap_law_and_generator(sub, ctx):
@@ -128,7 +131,9 @@ def test_bootstrap_law_and_generator(sub, ctx):
         resamples = 48 if rows is None else 3000
         laws_here = row_laws if rows is None else [row_laws[i] for i in rows]
         value = source.bootstrap_stats(samples=picked, statistic="mean", n_resamples=resamples, generator=generator)
-        return checks52.law_ids(value, ctx, laws_here, dtype=torch.float32, resamples=resamples, what="bootstrap_stats(mean)")
+        return checks52.law_ids(
+            value, ctx, laws_here, dtype=torch.float32, resamples=resamples, what="bootstrap_stats(mean)"
+        )
 
     expect_generator_contract(
         sub, ctx, draw, CONTRACT_TARGETS, label="bootstrap_stats(mean)", positions=True, twins=(0, 3), outcome="value"
@@ -173,7 +178,14 @@ def test_draw_sites(sub, ctx):
 
 def _coverage(sub, ctx, case, call):
     checks52.coverage_case(
-        ctx, call(), case.rows, case.truth, label=case.label(), public=case.name, mistakes=case.mistakes, dtype=case.dtype
+        ctx,
+        call(),
+        case.rows,
+        case.truth,
+        label=case.label(),
+        public=case.name,
+        mistakes=case.mistakes,
+        dtype=case.dtype,
     )
 
 
@@ -185,7 +197,19 @@ def test_coverage_mean_percentile(sub, ctx):
     """
     case = coverage.MEAN_LOGNORMAL
     (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.lognormal(g, rows, 60),))
-    _coverage(sub, ctx, case, lambda: sub.bootstrap_ci(samples=samples, statistic="mean", level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, method="percentile", generator=ctx.generator()))
+    _coverage(
+        sub,
+        ctx,
+        case,
+        lambda: sub.bootstrap_ci(
+            samples=samples,
+            statistic="mean",
+            level=coverage.LEVEL,
+            n_resamples=coverage.RESAMPLES,
+            method="percentile",
+            generator=ctx.generator(),
+        ),
+    )
 
 
 @lane_weight(4)
@@ -196,7 +220,19 @@ def test_coverage_mean_bca(sub, ctx):
     """
     case = coverage.MEAN_ACCEPTED
     (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.accepted(g, rows, 40),))
-    _coverage(sub, ctx, case, lambda: sub.bootstrap_ci(samples=samples, statistic="mean", level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, method="bca", generator=ctx.generator()))
+    _coverage(
+        sub,
+        ctx,
+        case,
+        lambda: sub.bootstrap_ci(
+            samples=samples,
+            statistic="mean",
+            level=coverage.LEVEL,
+            n_resamples=coverage.RESAMPLES,
+            method="bca",
+            generator=ctx.generator(),
+        ),
+    )
 
 
 @lane_weight(5)
@@ -207,7 +243,19 @@ def test_coverage_median(sub, ctx):
     """
     case = coverage.MEDIAN_LOGNORMAL
     (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.lognormal(g, rows, 41),))
-    _coverage(sub, ctx, case, lambda: sub.bootstrap_ci(samples=samples, statistic="median", level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, method="percentile", generator=ctx.generator()))
+    _coverage(
+        sub,
+        ctx,
+        case,
+        lambda: sub.bootstrap_ci(
+            samples=samples,
+            statistic="median",
+            level=coverage.LEVEL,
+            n_resamples=coverage.RESAMPLES,
+            method="percentile",
+            generator=ctx.generator(),
+        ),
+    )
 
 
 @lane_weight(6)
@@ -218,7 +266,19 @@ def test_coverage_p90_bca(sub, ctx):
     """
     case = coverage.P90_EXPONENTIAL
     (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.exponential(g, rows, 60),))
-    _coverage(sub, ctx, case, lambda: sub.bootstrap_ci(samples=samples, statistic="p90", level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, method="bca", generator=ctx.generator()))
+    _coverage(
+        sub,
+        ctx,
+        case,
+        lambda: sub.bootstrap_ci(
+            samples=samples,
+            statistic="p90",
+            level=coverage.LEVEL,
+            n_resamples=coverage.RESAMPLES,
+            method="bca",
+            generator=ctx.generator(),
+        ),
+    )
 
 
 @lane_weight(4)
@@ -229,7 +289,14 @@ def test_coverage_paired(sub, ctx):
     """
     case = coverage.PAIRED
     a, b = coverage.data(ctx, case, coverage.paired)
-    _coverage(sub, ctx, case, lambda: sub.difference_ci(a=a, b=b, paired=True, level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, generator=ctx.generator()))
+    _coverage(
+        sub,
+        ctx,
+        case,
+        lambda: sub.difference_ci(
+            a=a, b=b, paired=True, level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, generator=ctx.generator()
+        ),
+    )
 
 
 @lane_weight(4)
@@ -240,7 +307,14 @@ def test_coverage_unpaired(sub, ctx):
     """
     case = coverage.UNPAIRED
     a, b = coverage.data(ctx, case, coverage.unpaired)
-    _coverage(sub, ctx, case, lambda: sub.difference_ci(a=a, b=b, paired=False, level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, generator=ctx.generator()))
+    _coverage(
+        sub,
+        ctx,
+        case,
+        lambda: sub.difference_ci(
+            a=a, b=b, paired=False, level=coverage.LEVEL, n_resamples=coverage.RESAMPLES, generator=ctx.generator()
+        ),
+    )
 
 
 # --- the statement's refusals, generated -------------------------------------------------------------
@@ -251,7 +325,13 @@ def test_refusals_bootstrap_stats(sub, ctx):
 
     zh: bootstrap_stats：按题面生成的各种非法输入都抛出 ValueError
     """
-    expect_contract_refusals(sub.bootstrap_stats, ctx, good=specs.good_stats(ctx.rng), arguments=specs.STATS_ARGUMENTS, extra=lambda: {"generator": ctx.generator()})
+    expect_contract_refusals(
+        sub.bootstrap_stats,
+        ctx,
+        good=specs.good_stats(ctx.rng),
+        arguments=specs.STATS_ARGUMENTS,
+        extra=lambda: {"generator": ctx.generator()},
+    )
 
 
 def test_refusals_intervals(sub, ctx):
@@ -259,9 +339,13 @@ def test_refusals_intervals(sub, ctx):
 
     zh: percentile_interval、bca_interval、jackknife_stats：按题面生成的各种非法输入都抛出 ValueError
     """
-    expect_contract_refusals(sub.percentile_interval, ctx, good=specs.good_percentile(ctx.rng), arguments=specs.PERCENTILE_ARGUMENTS)
+    expect_contract_refusals(
+        sub.percentile_interval, ctx, good=specs.good_percentile(ctx.rng), arguments=specs.PERCENTILE_ARGUMENTS
+    )
     expect_contract_refusals(sub.bca_interval, ctx, good=specs.good_bca(ctx.rng), arguments=specs.BCA_ARGUMENTS)
-    expect_contract_refusals(sub.jackknife_stats, ctx, good=specs.good_jackknife(ctx.rng), arguments=specs.JACKKNIFE_ARGUMENTS)
+    expect_contract_refusals(
+        sub.jackknife_stats, ctx, good=specs.good_jackknife(ctx.rng), arguments=specs.JACKKNIFE_ARGUMENTS
+    )
 
 
 def test_refusals_ci(sub, ctx):
@@ -270,11 +354,25 @@ def test_refusals_ci(sub, ctx):
     zh: bootstrap_ci 与 difference_ci：按题面生成的各种非法输入都抛出 ValueError
     """
     extra = lambda: {"generator": ctx.generator()}  # noqa: E731 - one line, used three times
-    expect_contract_refusals(sub.bootstrap_ci, ctx, good=specs.good_ci(ctx.rng), arguments=specs.CI_ARGUMENTS, extra=extra)
+    expect_contract_refusals(
+        sub.bootstrap_ci, ctx, good=specs.good_ci(ctx.rng), arguments=specs.CI_ARGUMENTS, extra=extra
+    )
     paired = lambda: {"generator": ctx.generator(), "paired": True}  # noqa: E731
     unpaired = lambda: {"generator": ctx.generator(), "paired": False}  # noqa: E731
-    expect_contract_refusals(sub.difference_ci, ctx, good=specs.good_difference(ctx.rng, True), arguments=specs.PAIRED_ARGUMENTS, extra=paired)
-    expect_contract_refusals(sub.difference_ci, ctx, good=specs.good_difference(ctx.rng, False), arguments=specs.UNPAIRED_ARGUMENTS, extra=unpaired)
+    expect_contract_refusals(
+        sub.difference_ci,
+        ctx,
+        good=specs.good_difference(ctx.rng, True),
+        arguments=specs.PAIRED_ARGUMENTS,
+        extra=paired,
+    )
+    expect_contract_refusals(
+        sub.difference_ci,
+        ctx,
+        good=specs.good_difference(ctx.rng, False),
+        arguments=specs.UNPAIRED_ARGUMENTS,
+        extra=unpaired,
+    )
 
 
 def test_refusals_runs_needed(sub, ctx):
@@ -289,9 +387,17 @@ def test_refusals_runs_needed(sub, ctx):
         BadCall(sub.runs_needed, "difference=0", kwargs={"sd_a": 1.0, "sd_b": 1.0, "difference": 0}),
         BadCall(sub.runs_needed, "sd_a=True", kwargs={"sd_a": True, "sd_b": 1.0, "difference": 0.5}),
         BadCall(sub.difference_ci, "paired=1", kwargs={"a": a, "b": a, "paired": 1, "level": 0.9, "n_resamples": 5}),
-        BadCall(sub.difference_ci, "paired='yes'", kwargs={"a": a, "b": a, "paired": "yes", "level": 0.9, "n_resamples": 5}),
-        BadCall(sub.bootstrap_ci, "level=True", kwargs={"samples": a, "statistic": "mean", "level": True, "n_resamples": 5, "method": "bca"}),
-        BadCall(sub.bootstrap_stats, "n_resamples=True", kwargs={"samples": a, "statistic": "mean", "n_resamples": True}),
+        BadCall(
+            sub.difference_ci, "paired='yes'", kwargs={"a": a, "b": a, "paired": "yes", "level": 0.9, "n_resamples": 5}
+        ),
+        BadCall(
+            sub.bootstrap_ci,
+            "level=True",
+            kwargs={"samples": a, "statistic": "mean", "level": True, "n_resamples": 5, "method": "bca"},
+        ),
+        BadCall(
+            sub.bootstrap_stats, "n_resamples=True", kwargs={"samples": a, "statistic": "mean", "n_resamples": True}
+        ),
     ]
     expect_calls_refused(calls)
 
@@ -303,17 +409,32 @@ def _exact_corner(function_name, oracle, ctx):
         dtype = next(v.dtype for v in kwargs.values() if isinstance(v, torch.Tensor))
         value = expect_tensor(value, name=function_name, shape=tuple(expected.shape), dtype=dtype, device=ctx.device)
         scale = max(float(expected.abs().max()), 1e-30)
-        expect_close(value, expected, rtol=0.0, atol=16 * torch.finfo(dtype).eps * scale, what=f"{function_name} ({variant.description})")
+        expect_close(
+            value,
+            expected,
+            rtol=0.0,
+            atol=16 * torch.finfo(dtype).eps * scale,
+            what=f"{function_name} ({variant.description})",
+        )
 
     return check
 
 
 def _bca_corner(ctx):
-    exact = _exact_corner("bca_interval", lambda k: oracle52.bca_rows(k["estimate"], k["boot_stats"], k["jackknife_stats"], k["level"]), ctx)
+    exact = _exact_corner(
+        "bca_interval",
+        lambda k: oracle52.bca_rows(k["estimate"], k["boot_stats"], k["jackknife_stats"], k["level"]),
+        ctx,
+    )
 
     def check(value, variant):
         k = variant.kwargs
-        rows = zip(k["estimate"].double().tolist(), oracle52.rows_of(k["boot_stats"]), oracle52.rows_of(k["jackknife_stats"]), strict=True)
+        rows = zip(
+            k["estimate"].double().tolist(),
+            oracle52.rows_of(k["boot_stats"]),
+            oracle52.rows_of(k["jackknife_stats"]),
+            strict=True,
+        )
         if all(oracle52.bca_denominators(e, b, j, k["level"]) > 0.05 for e, b, j in rows):
             exact(value, variant)  # else a row the statement leaves open: any answer is accepted
 
@@ -327,26 +448,44 @@ def test_legal_corners(sub, ctx):
     """
     rng = ctx.rng
     expect_contract_accepts(
-        sub.percentile_interval, ctx, good=specs.good_percentile(rng), arguments=specs.PERCENTILE_ARGUMENTS,
-        check=_exact_corner("percentile_interval", lambda k: oracle52.percentile_rows(k["boot_stats"], k["level"]), ctx),
+        sub.percentile_interval,
+        ctx,
+        good=specs.good_percentile(rng),
+        arguments=specs.PERCENTILE_ARGUMENTS,
+        check=_exact_corner(
+            "percentile_interval", lambda k: oracle52.percentile_rows(k["boot_stats"], k["level"]), ctx
+        ),
     )
     expect_contract_accepts(
-        sub.bca_interval, ctx, good=specs.good_bca(rng), arguments=specs.BCA_ARGUMENTS,
+        sub.bca_interval,
+        ctx,
+        good=specs.good_bca(rng),
+        arguments=specs.BCA_ARGUMENTS,
         check=_bca_corner(ctx),
     )
     expect_contract_accepts(
-        sub.jackknife_stats, ctx, good=specs.good_jackknife(rng), arguments=specs.JACKKNIFE_ARGUMENTS,
+        sub.jackknife_stats,
+        ctx,
+        good=specs.good_jackknife(rng),
+        arguments=specs.JACKKNIFE_ARGUMENTS,
         check=_exact_corner("jackknife_stats", lambda k: oracle52.jackknife_rows(k["samples"], k["statistic"]), ctx),
     )
     gen = lambda: {"generator": ctx.generator()}  # noqa: E731
-    expect_contract_accepts(sub.bootstrap_stats, ctx, good=specs.good_stats(rng), arguments=specs.STATS_ARGUMENTS, extra=gen)
+    expect_contract_accepts(
+        sub.bootstrap_stats, ctx, good=specs.good_stats(rng), arguments=specs.STATS_ARGUMENTS, extra=gen
+    )
     expect_contract_accepts(sub.bootstrap_ci, ctx, good=specs.good_ci(rng), arguments=specs.CI_ARGUMENTS, extra=gen)
     expect_contract_accepts(
-        sub.difference_ci, ctx, good=specs.good_difference(rng, False), arguments=specs.UNPAIRED_ARGUMENTS,
+        sub.difference_ci,
+        ctx,
+        good=specs.good_difference(rng, False),
+        arguments=specs.UNPAIRED_ARGUMENTS,
         extra=lambda: {"generator": ctx.generator(), "paired": False},
     )
     expect_contract_accepts(
-        sub.runs_needed, ctx, good=specs.good_runs(rng), arguments=specs.RUNS_ARGUMENTS,
+        sub.runs_needed,
+        ctx,
+        good=specs.good_runs(rng),
+        arguments=specs.RUNS_ARGUMENTS,
         check=lambda value, variant: checks52.check_runs_value(value, variant.kwargs),
     )
-

@@ -48,7 +48,12 @@ def _data(dims, same_dtype_as=None):
 
 
 LEVEL = Number(
-    low=0.0, high=1.0, low_open=True, high_open=True, examples=(0.5, 0.9), refuse={Flaw.BELOW, Flaw.ABOVE, Flaw.NOT_A_NUMBER, *NOT_FINITE}
+    low=0.0,
+    high=1.0,
+    low_open=True,
+    high_open=True,
+    examples=(0.5, 0.9),
+    refuse={Flaw.BELOW, Flaw.ABOVE, Flaw.NOT_A_NUMBER, *NOT_FINITE},
 )
 RESAMPLES = Count(minimum=1, refuse={Flaw.BELOW, Flaw.NOT_AN_INT})
 STATISTIC = Choice(options=("mean", "median", "p90"), refuse={Flaw.UNKNOWN_CHOICE})
@@ -61,7 +66,11 @@ PERCENTILE_ARGUMENTS = {
 }
 BCA_ARGUMENTS = {
     "estimate": Values(
-        dims=("B",), dtypes=FLOAT32_64, wrong_dtypes=WRONG, same_dtype_as="boot_stats", refuse=TENSOR | {Flaw.DTYPE_MISMATCH}
+        dims=("B",),
+        dtypes=FLOAT32_64,
+        wrong_dtypes=WRONG,
+        same_dtype_as="boot_stats",
+        refuse=TENSOR | {Flaw.DTYPE_MISMATCH},
     ),
     "boot_stats": Values(dims=("B", "R"), dtypes=FLOAT32_64, wrong_dtypes=WRONG, at_least={"R": 1}, refuse=TENSOR),
     "jackknife_stats": _data(("B", "n"), same_dtype_as="boot_stats"),
@@ -104,15 +113,25 @@ def _rows(rng: random.Random, rows: int, n: int, dtype) -> torch.Tensor:
 
 
 def good_stats(rng: random.Random) -> dict:
-    return {"samples": _rows(rng, rng.randint(2, 3), rng.randint(3, 6), _dtype(rng)), "statistic": rng.choice(("mean", "median", "p90")), "n_resamples": rng.randint(3, 9)}
+    return {
+        "samples": _rows(rng, rng.randint(2, 3), rng.randint(3, 6), _dtype(rng)),
+        "statistic": rng.choice(("mean", "median", "p90")),
+        "n_resamples": rng.randint(3, 9),
+    }
 
 
 def good_jackknife(rng: random.Random) -> dict:
-    return {"samples": _rows(rng, rng.randint(2, 3), rng.randint(3, 6), _dtype(rng)), "statistic": rng.choice(("mean", "median", "p90"))}
+    return {
+        "samples": _rows(rng, rng.randint(2, 3), rng.randint(3, 6), _dtype(rng)),
+        "statistic": rng.choice(("mean", "median", "p90")),
+    }
 
 
 def good_percentile(rng: random.Random) -> dict:
-    return {"boot_stats": _rows(rng, rng.randint(2, 3), rng.randint(4, 9), _dtype(rng)), "level": rng.choice((0.5, 0.8, 0.9))}
+    return {
+        "boot_stats": _rows(rng, rng.randint(2, 3), rng.randint(4, 9), _dtype(rng)),
+        "level": rng.choice((0.5, 0.8, 0.9)),
+    }
 
 
 def good_bca(rng: random.Random) -> dict:
@@ -122,7 +141,9 @@ def good_bca(rng: random.Random) -> dict:
     return {
         "estimate": boot.median(dim=1).values,
         "boot_stats": boot,
-        "jackknife_stats": torch.tensor([[1.0 + 0.01 * rng.randint(0, 9) for _ in range(n)] for _ in range(rows)], dtype=dtype),
+        "jackknife_stats": torch.tensor(
+            [[1.0 + 0.01 * rng.randint(0, 9) for _ in range(n)] for _ in range(rows)], dtype=dtype
+        ),
         "level": rng.choice((0.5, 0.8, 0.9)),
     }
 
@@ -140,8 +161,18 @@ def good_ci(rng: random.Random) -> dict:
 def good_difference(rng: random.Random, paired: bool) -> dict:
     dtype, rows, n = _dtype(rng), rng.randint(2, 3), rng.randint(3, 6)
     m = n if paired else rng.randint(3, 7)
-    return {"a": _rows(rng, rows, n, dtype), "b": _rows(rng, rows, m, dtype), "level": 0.9, "n_resamples": rng.randint(5, 20)}
+    return {
+        "a": _rows(rng, rows, n, dtype),
+        "b": _rows(rng, rows, m, dtype),
+        "level": 0.9,
+        "n_resamples": rng.randint(5, 20),
+    }
 
 
 def good_runs(rng: random.Random) -> dict:
-    return {"sd_a": rng.choice((0.5, 1.2, 2.0)), "sd_b": rng.choice((0.75, 1.3)), "difference": rng.choice((0.1, -0.25, 0.5)), "z": rng.choice((1.0, 2.0, 2.5))}
+    return {
+        "sd_a": rng.choice((0.5, 1.2, 2.0)),
+        "sd_b": rng.choice((0.75, 1.3)),
+        "difference": rng.choice((0.1, -0.25, 0.5)),
+        "z": rng.choice((1.0, 2.0, 2.5)),
+    }

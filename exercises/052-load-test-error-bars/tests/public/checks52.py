@@ -8,6 +8,7 @@ statistic on small rows (its values mapped to the law's outcomes); the whole int
 from __future__ import annotations
 
 import math
+
 import torch
 
 from judge.checks.base import CheckFailed
@@ -229,7 +230,9 @@ def law_ids(value, ctx, row_laws: list[Law], *, dtype, resamples: int, what: str
             tied.append(i)
     if tied:
         # every tied row at its own data's statistic: a permutation of the row, not one shared draw
-        whole = all(abs(value[i, 0].item() - next(iter(row_laws[i].mistakes["without_replacement"]))) < 1e-4 for i in tied)
+        whole = all(
+            abs(value[i, 0].item() - next(iter(row_laws[i].mistakes["without_replacement"]))) < 1e-4 for i in tied
+        )
         i = tied[0]
         expect(
             False,
@@ -328,3 +331,59 @@ def coverage_case(ctx, value, rows: int, truth: float, *, label, public, mistake
     """A learner's [rows, 2] intervals, well formed and covering ``truth`` at a rate inside the band."""
     intervals = expect_intervals(value, ctx, rows=rows, dtype=dtype, what=label)
     check_coverage(ctx, intervals, truth, label=label, public=public, mistakes=mistakes)
+
+
+# --- hard checks of the whole intervals (no statistics: what every correct interval satisfies) ----------
+
+# Dyadic values: b - a is exactly 0.5 in both dtypes, and every mean of them is exact.
+PAIRED_A = torch.tensor([[0.25, 1.5, 3.0, 0.75, 2.0, 6.5], [1.0, 1.0, 4.25, 0.5, 2.75, 3.5]])
+PAIRED_SHIFT = 0.5
+
+
+def check_paired_shift(sub, ctx, dtype, *, what: str) -> None:
+    """Paired data with b = a + 0.5 exactly: every resampled pair differs by 0.5, so the interval is (0.5, 0.5)."""
+    a = PAIRED_A.to(dtype)
+    value = sub.difference_ci(
+        a=a, b=a + PAIRED_SHIFT, paired=True, level=0.9, n_resamples=50, generator=ctx.generator()
+    )
+    value = expect_intervals(value, ctx, rows=a.shape[0], dtype=dtype, what=what)
+    ends = value.to(torch.float64)
+    wide = bool((ends[:, 1] - ends[:, 0] > 1e-6).any())
+    reversed_ = bool(((ends + PAIRED_SHIFT).abs() < 1e-6).all())
+    expect(
+        bool(((ends - PAIRED_SHIFT).abs() < 1e-6).all()),
+        f"{what}: b = a + 0.5 pair by pair, so every resample of the pairs has mean difference 0.5 and the "
+        f"interval is (0.5, 0.5); got {[[round(x, 6) for x in row] for row in ends.tolist()]}",
+        diagnosis=MISTAKES["difference_reversed"]
+        if reversed_
+        else (MISTAKES["paired_resampled_apart"] if wide else None),
+        rule=Bilingual(
+            f"{what}: pairs that all differ by the same amount do not give a zero-width interval at it",
+            f"{what}：每一对的差都相同，区间却不是落在这个差上、宽度为零的区间",
+        ),
+        kind=Evidence.VALUE,
+    )
+
+
+def check_ci_in_range(sub, ctx, samples: torch.Tensor, statistic: str, method: str, *, what: str) -> None:
+    """A bootstrap interval is made of resampled statistics, so it lies within each row's [min, max]."""
+    level = 0.9
+    value = sub.bootstrap_ci(
+        samples=samples, statistic=statistic, level=level, n_resamples=40, method=method, generator=ctx.generator()
+    )
+    value = expect_intervals(value, ctx, rows=samples.shape[0], dtype=samples.dtype, what=what)
+    data = samples.to(torch.float64)
+    ends = value.to(torch.float64)
+    slack = 1e-5 * (1 + data.abs().amax())
+    inside = bool(((ends >= data.amin(1, keepdim=True) - slack) & (ends <= data.amax(1, keepdim=True) + slack)).all())
+    estimate = torch.tensor([oracle52.statistic(row, statistic) for row in oracle52.rows_of(samples)])
+    spread = 1.6448536269514722 * data.std(dim=1)
+    normal = torch.stack([estimate - spread, estimate + spread], dim=1)
+    is_normal = bool(((ends - normal).abs() <= 1e-4 * (1 + normal.abs())).all())
+    expect(
+        inside,
+        f"{what}: an interval end lies outside the row's data, which no resampled {statistic} can reach",
+        diagnosis=MISTAKES["normal_sd_interval"] if is_normal else None,
+        rule=Bilingual(f"{what}: an interval end outside the range of the data", f"{what}：区间端点超出了数据的范围"),
+        kind=Evidence.VALUE,
+    )

@@ -55,8 +55,7 @@ MISTAKES: dict[str, Bilingual] = {
     ),
     # bca_interval.
     "bca_z0_sign": Bilingual(
-        "BCa's bias correction has the wrong sign: z0 is Phi^-1 of the share of bootstrap values BELOW the "
-        "estimate",
+        "BCa's bias correction has the wrong sign: z0 is Phi^-1 of the share of bootstrap values BELOW the estimate",
         "BCa 的偏差校正符号反了：z0 是 bootstrap 值中低于估计值的比例的 Phi^-1",
     ),
     "bca_acceleration_sign": Bilingual(

@@ -23,7 +23,9 @@ def test_percentile_example(sub, ctx):
     zh: percentile_interval：题面的例子，level 0.5 时为 (1.75, 5.25)
     """
     checks52.check_percentile(sub, ctx, EXAMPLE_BOOT, 0.5, what="percentile_interval(example, level=0.5)")
-    checks52.check_percentile(sub, ctx, EXAMPLE_BOOT.float(), 0.9, what="percentile_interval(example, level=0.9, float32)")
+    checks52.check_percentile(
+        sub, ctx, EXAMPLE_BOOT.float(), 0.9, what="percentile_interval(example, level=0.9, float32)"
+    )
 
 
 def test_jackknife_example(sub, ctx):
