@@ -176,6 +176,20 @@ def test_draw_sites(sub, ctx):
     expect_every_draw_site(sub, ctx, call_difference, check_difference, label="difference_ci(unpaired)")
 
 
+def test_interval_properties(sub, ctx):
+    """bootstrap_ci stays inside the data; difference_ci(paired) of pairs 0.5 apart is (0.5, 0.5), both dtypes
+
+    zh: bootstrap_ci 不超出数据范围；每对相差 0.5 的 difference_ci(paired) 为 (0.5, 0.5)，两种 dtype
+    """
+    rng = ctx.rng
+    n = rng.randint(3, 8)
+    for statistic, method in (("mean", "percentile"), ("median", "bca"), ("p90", "percentile"), ("mean", "bca")):
+        samples = torch.tensor([_awkward(rng, n) for _ in range(3)], dtype=rng.choice((torch.float32, torch.float64)))
+        checks52.check_ci_in_range(sub, ctx, samples, statistic, method, what=f"bootstrap_ci({statistic}, {method})")
+    for dtype in (torch.float32, torch.float64):
+        checks52.check_paired_shift(sub, ctx, dtype, what=f"difference_ci(paired, b = a + 0.5, {dtype})")
+
+
 def _coverage(sub, ctx, case, call):
     checks52.coverage_case(
         ctx,
