@@ -108,7 +108,8 @@ def bca_interval(estimate, boot_stats, jackknife_stats, level):
     spread = jack.mean(dim=1, keepdim=True) - jack
     cubes = (spread**3).sum(dim=1)
     squares = (spread**2).sum(dim=1)
-    acceleration = torch.where(squares > 0, cubes / (6 * squares.clamp(min=1e-300) ** 1.5), torch.zeros_like(cubes))
+    varied = (jack != jack[:, :1]).any(dim=1) & (squares > 0)  # equal values: a = 0, whatever their mean rounds to
+    acceleration = torch.where(varied, cubes / (6 * squares.clamp(min=1e-300) ** 1.5), torch.zeros_like(cubes))
     z_low = _NORMAL.inv_cdf((1 - level) / 2)  # z_{1 - alpha/2} = -z_{alpha/2}, finite however close level is to 1
     lows, highs = [], []
     for share_below, a in zip(share.tolist(), acceleration.tolist(), strict=True):

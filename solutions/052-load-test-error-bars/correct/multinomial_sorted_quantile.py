@@ -106,7 +106,8 @@ def bca_interval(estimate, boot_stats, jackknife_stats, level):
         jack = jackknife_stats[b].double().cpu()
         d = jack.mean() - jack
         den = (d * d).sum()
-        a = (d**3).sum() / (6 * den**1.5) if den > 0 else torch.tensor(0.0, dtype=torch.float64)
+        varied = bool((jack != jack[0]).any()) and den > 0
+        a = (d**3).sum() / (6 * den**1.5) if varied else torch.tensor(0.0, dtype=torch.float64)
         ends = []
         for zp in (z_lo, -z_lo):
             level_p = ndtr(z0 + (z0 + zp) / (1 - a * (z0 + zp))).item()

@@ -15,10 +15,12 @@ import torch
 from judge.checks.arguments import expect_contract_accepts, expect_contract_refusals
 from judge.checks.budget import BudgetDeclaration
 from judge.checks.draw_sites import expect_every_draw_site
+from judge.checks.evidence import Evidence
 from judge.checks.exact import expect, expect_close, expect_tensor
-from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
+from judge.checks.generator_contract import GLOBAL_RNG_DIAGNOSIS, expect_generator_contract, generator_contract_budget
 from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.checks.testing import lane_weight
+from judge.i18n import Bilingual
 
 from ..public import checks52, oracle52
 from . import coverage, specs
@@ -77,6 +79,7 @@ def _bca_case(rng, dtype):
         rows, resamples, n = rng.randint(1, 4), rng.choice((1, 9, 40, 200)), rng.randint(2, 12)
         boot = torch.tensor([_awkward(rng, resamples) for _ in range(rows)], dtype=dtype)
         jack = torch.tensor([_awkward(rng, n) for _ in range(rows)], dtype=dtype)
+        jack[0] = jack[0, 0]  # a row of equal jackknife values: the acceleration is 0, never 0 / 0
         # the estimate: a value of the row (ties), its mean, or a value outside the row (a clamped share)
         picks = []
         for row in boot.tolist():
@@ -188,6 +191,51 @@ def test_interval_properties(sub, ctx):
         checks52.check_ci_in_range(sub, ctx, samples, statistic, method, what=f"bootstrap_ci({statistic}, {method})")
     for dtype in (torch.float32, torch.float64):
         checks52.check_paired_shift(sub, ctx, dtype, what=f"difference_ci(paired, b = a + 0.5, {dtype})")
+
+
+def test_intervals_use_the_generator(sub, ctx):
+    """bootstrap_ci and difference_ci: one generator seed gives one interval, whatever torch's global seed
+
+    zh: bootstrap_ci 与 difference_ci：同一个生成器种子给出同一个区间，与 torch 的全局种子无关
+    """
+    a = torch.tensor([[0.5, 1.5, 2.0, 9.0, 3.0], [3.0, 3.5, 4.0, 6.0, 1.0]], dtype=torch.float64)
+    b = torch.tensor([[1.0, 2.5, 0.5, 4.0], [2.0, 2.0, 7.0, 1.5]], dtype=torch.float64)
+    calls = {
+        "bootstrap_ci(mean, percentile)": lambda s: s.bootstrap_ci(
+            samples=a,
+            statistic="mean",
+            level=0.9,
+            n_resamples=30,
+            method="percentile",
+            generator=ctx.generator(seed=52),
+        ),
+        "bootstrap_ci(median, bca)": lambda s: s.bootstrap_ci(
+            samples=a, statistic="median", level=0.9, n_resamples=30, method="bca", generator=ctx.generator(seed=52)
+        ),
+        "difference_ci(unpaired)": lambda s: s.difference_ci(
+            a=a, b=b, paired=False, level=0.9, n_resamples=30, generator=ctx.generator(seed=52)
+        ),
+        "difference_ci(paired)": lambda s: s.difference_ci(
+            a=a[:, :4], b=b, paired=True, level=0.9, n_resamples=30, generator=ctx.generator(seed=52)
+        ),
+    }
+    for what, call in calls.items():
+        first = checks52.expect_intervals(
+            call(sub.with_global_seed(1, once=True)), ctx, rows=2, dtype=torch.float64, what=what
+        )
+        second = checks52.expect_intervals(
+            call(sub.with_global_seed(2, once=True)), ctx, rows=2, dtype=torch.float64, what=what
+        )
+        expect(
+            torch.equal(first, second),
+            f"{what}: two calls with generators of the same seed gave different intervals after different "
+            "torch.manual_seed calls: every random number must come from `generator`",
+            diagnosis=GLOBAL_RNG_DIAGNOSIS,
+            rule=Bilingual(
+                f"{what}: the interval depends on torch's global seed", f"{what}：区间取决于 torch 的全局种子"
+            ),
+            kind=Evidence.VALUE,
+        )
 
 
 def _coverage(sub, ctx, case, call):

@@ -55,7 +55,8 @@ def bca(estimate: float, boot: list[float], jack: list[float], level: float, *, 
     mean = math.fsum(jack) / len(jack)
     spread = [mean - v for v in jack]
     squares = math.fsum(d * d for d in spread)
-    a = 0.0 if squares == 0 else a_sign * math.fsum(d**3 for d in spread) / (6 * squares**1.5)
+    equal = all(v == jack[0] for v in jack)  # the statement's rule, not a mean that rounds away from them
+    a = 0.0 if equal or squares == 0 else a_sign * math.fsum(d**3 for d in spread) / (6 * squares**1.5)
     z_low = _NORMAL.inv_cdf((1.0 - level) / 2)  # z_{1 - alpha/2} = -z_{alpha/2}: exact for level near 1
     ends = []
     for z_p in (z_low, -z_low):
@@ -73,7 +74,8 @@ def bca_denominators(estimate: float, boot: list[float], jack: list[float], leve
     mean = math.fsum(jack) / len(jack)
     spread = [mean - v for v in jack]
     squares = math.fsum(d * d for d in spread)
-    a = 0.0 if squares == 0 else math.fsum(d**3 for d in spread) / (6 * squares**1.5)
+    equal = all(v == jack[0] for v in jack)
+    a = 0.0 if equal or squares == 0 else math.fsum(d**3 for d in spread) / (6 * squares**1.5)
     z_low = _NORMAL.inv_cdf((1.0 - level) / 2)
     return min(1 - a * (z0 + z_p) for z_p in (z_low, -z_low))
 
