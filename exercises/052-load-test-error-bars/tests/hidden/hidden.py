@@ -23,6 +23,7 @@ from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 
 from ..public import checks52, oracle52
+from ..public.diagnoses import MISTAKES
 from . import coverage, specs
 
 # The generator contract's rows: three rows of four values and a twin of row 0 (rows must not be tied).
@@ -236,6 +237,34 @@ def test_intervals_use_the_generator(sub, ctx):
             ),
             kind=Evidence.VALUE,
         )
+
+
+# Skewed rows whose resampled means sit on a lattice: with R = 4 000 the percentile and BCa ends fall inside
+# atoms of the bootstrap law (their levels at least 0.02 from an atom's edge), so every correct solution
+# returns exactly these (tests/exercises/test_052_load_test_error_bars.py checks them over 20 seeds).
+SKEWED_ROWS = torch.tensor([[0.0] * 9 + [10.0], [10.0] * 9 + [0.0], [0.0] * 8 + [5.0, 10.0]])
+SKEWED_BCA = [[0.0, 3.0], [7.0, 10.0], [0.5, 3.5]]
+SKEWED_PERCENTILE = [[0.0, 2.0], [8.0, 10.0], [0.0, 3.0]]
+
+
+def test_bca_moves_the_ends(sub, ctx):
+    """bootstrap_ci(mean, bca) on skewed rows: the ends move away from the percentile ones, as BCa says
+
+    zh: 偏斜数据上的 bootstrap_ci(mean, bca)：两端按 BCa 的规则偏离百分位区间的两端
+    """
+    what = "bootstrap_ci(mean, bca, level=0.8, R=4000) on skewed rows"
+    value = sub.bootstrap_ci(
+        samples=SKEWED_ROWS, statistic="mean", level=0.8, n_resamples=4000, method="bca", generator=ctx.generator()
+    )
+    value = checks52.expect_intervals(value, ctx, rows=3, dtype=torch.float32, what=what)
+    expect_close(
+        value,
+        torch.tensor(SKEWED_BCA, dtype=torch.float64),
+        rtol=0.0,
+        atol=1e-4,
+        what=what,
+        mistakes={MISTAKES["bca_method_is_percentile"]: torch.tensor(SKEWED_PERCENTILE, dtype=torch.float64)},
+    )
 
 
 def _coverage(sub, ctx, case, call):
@@ -452,14 +481,6 @@ def test_refusals_runs_needed(sub, ctx):
         BadCall(
             sub.difference_ci, "paired='yes'", kwargs={"a": a, "b": a, "paired": "yes", "level": 0.9, "n_resamples": 5}
         ),
-        BadCall(
-            sub.bootstrap_ci,
-            "level=True",
-            kwargs={"samples": a, "statistic": "mean", "level": True, "n_resamples": 5, "method": "bca"},
-        ),
-        BadCall(
-            sub.bootstrap_stats, "n_resamples=True", kwargs={"samples": a, "statistic": "mean", "n_resamples": True}
-        ),
     ]
     expect_calls_refused(calls)
 
@@ -513,7 +534,7 @@ def test_legal_corners(sub, ctx):
         sub.percentile_interval,
         ctx,
         good=specs.good_percentile(rng),
-        arguments=specs.PERCENTILE_ARGUMENTS,
+        arguments=specs.legal(specs.PERCENTILE_ARGUMENTS),
         check=_exact_corner(
             "percentile_interval", lambda k: oracle52.percentile_rows(k["boot_stats"], k["level"]), ctx
         ),
@@ -522,7 +543,7 @@ def test_legal_corners(sub, ctx):
         sub.bca_interval,
         ctx,
         good=specs.good_bca(rng),
-        arguments=specs.BCA_ARGUMENTS,
+        arguments=specs.legal(specs.BCA_ARGUMENTS),
         check=_bca_corner(ctx),
     )
     expect_contract_accepts(
@@ -536,12 +557,14 @@ def test_legal_corners(sub, ctx):
     expect_contract_accepts(
         sub.bootstrap_stats, ctx, good=specs.good_stats(rng), arguments=specs.STATS_ARGUMENTS, extra=gen
     )
-    expect_contract_accepts(sub.bootstrap_ci, ctx, good=specs.good_ci(rng), arguments=specs.CI_ARGUMENTS, extra=gen)
+    expect_contract_accepts(
+        sub.bootstrap_ci, ctx, good=specs.good_ci(rng), arguments=specs.legal(specs.CI_ARGUMENTS), extra=gen
+    )
     expect_contract_accepts(
         sub.difference_ci,
         ctx,
         good=specs.good_difference(rng, False),
-        arguments=specs.UNPAIRED_ARGUMENTS,
+        arguments=specs.legal(specs.UNPAIRED_ARGUMENTS),
         extra=lambda: {"generator": ctx.generator(), "paired": False},
     )
     expect_contract_accepts(

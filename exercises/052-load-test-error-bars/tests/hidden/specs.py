@@ -55,6 +55,16 @@ LEVEL = Number(
     examples=(0.5, 0.9),
     refuse={Flaw.BELOW, Flaw.ABOVE, Flaw.NOT_A_NUMBER, *NOT_FINITE},
 )
+# The legal corners stop short of 0 and 1: levels within 1e-9 of them are left open (1 - alpha / 2 rounds
+# to 1.0 there, and Phi^-1(1.0) is infinite).
+LEGAL_LEVEL = Number(low=0.001, high=0.999, examples=(0.5, 0.9), refuse=set())
+
+
+def legal(arguments: dict) -> dict:
+    """The same specs with ``level`` kept inside the levels the statement does not leave open."""
+    return {name: (LEGAL_LEVEL if name == "level" else spec) for name, spec in arguments.items()}
+
+
 RESAMPLES = Count(minimum=1, refuse={Flaw.BELOW, Flaw.NOT_AN_INT})
 STATISTIC = Choice(options=("mean", "median", "p90"), refuse={Flaw.UNKNOWN_CHOICE})
 

@@ -80,6 +80,11 @@ MISTAKES: dict[str, Bilingual] = {
         "区间是 估计值 +- z x 数据的标准差：这是单个值的散布，而不是统计量的散布（标准误约为 sd / sqrt(n)）；"
         "应使用 bootstrap 值的分位数",
     ),
+    "bca_method_is_percentile": Bilingual(
+        "bootstrap_ci(method='bca') returns the percentile interval: BCa must move both quantile levels by the "
+        "bias correction z0 and the acceleration",
+        "bootstrap_ci(method='bca') 返回的是百分位区间：BCa 必须用偏差校正 z0 和加速度挪动两端的分位点",
+    ),
     # difference_ci.
     "paired_resampled_apart": Bilingual(
         "paired data are resampled as two independent samples: the pairs' shared part (the prompt) then "
