@@ -45,8 +45,11 @@ def percentile(boot: list[float], level: float) -> tuple[float, float]:
     return quantile(boot, alpha / 2), quantile(boot, 1 - alpha / 2)
 
 
-def bca(estimate: float, boot: list[float], jack: list[float], level: float, *, z0_sign=1.0, a_sign=1.0, ties=0.5):
-    """The BCa interval of one row; the keywords reproduce known mistakes (a flipped sign, ties not halved)."""
+def bca(
+    estimate: float, boot: list[float], jack: list[float], level: float, *, z0_sign=1.0, a_sign=1.0, ties=0.5, shift=0.0
+):
+    """The BCa interval of one row; the keywords reproduce known mistakes (a flipped sign, ties not halved), and
+    ``shift`` moves both adjusted levels (how far another correct Phi or Phi^-1 may move the ends)."""
     r = len(boot)
     below = sum(1 for v in boot if v < estimate)
     equal = sum(1 for v in boot if v == estimate)
@@ -61,7 +64,7 @@ def bca(estimate: float, boot: list[float], jack: list[float], level: float, *, 
     ends = []
     for z_p in (z_low, -z_low):
         z = z0 + z_p
-        ends.append(quantile(boot, _NORMAL.cdf(z0 + z / (1 - a * z))))
+        ends.append(quantile(boot, min(max(_NORMAL.cdf(z0 + z / (1 - a * z)) + shift, 0.0), 1.0)))
     return ends[0], ends[1]
 
 
