@@ -241,14 +241,16 @@ def law_ids(value, ctx, row_laws: list[Law], *, dtype, resamples: int, what: str
             tied.append(i)
     if tied:
         # every tied row at its own data's statistic: a permutation of the row, not one shared draw
-        whole = all(
+        at_whole = [
             abs(value[i, 0].item() - next(iter(row_laws[i].mistakes["without_replacement"]))) < 1e-4 for i in tied
-        )
+        ]
+        # one row alone at its own statistic says nothing: a shared draw lands there by chance too
+        named = "shared_draw" if not all(at_whole) else ("without_replacement" if len(tied) >= 2 else None)
         i = tied[0]
         expect(
             False,
             f"{what}, row {i}: all {resamples} bootstrap values are equal ({value[i, 0].item():g})",
-            diagnosis=MISTAKES["without_replacement" if whole else "shared_draw"],
+            diagnosis=MISTAKES[named] if named else None,
             rule=Bilingual(f"{what}: all bootstrap values of a row are equal", f"{what}：一行的 bootstrap 值全都相同"),
             kind=Evidence.VALUE,
         )
