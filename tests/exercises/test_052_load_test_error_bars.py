@@ -143,3 +143,14 @@ def test_the_reference_covers_inside_the_band(exercise52, reference):
     rate = float(((ends[:, 0] <= 0.15) & (ends[:, 1] >= 0.15)).double().mean())
     low, high = checks.COVERAGE_BAND
     assert low + 0.01 < rate < high - 0.01
+
+
+def test_skewed_rows_give_their_frozen_ends_under_every_seed(exercise52, reference):
+    """The hidden BCa-vs-percentile rows: the reference returns the frozen ends under 20 generator seeds."""
+    hidden = suites_module(exercise52, "hidden.hidden")
+    for seed in range(20):
+        g = torch.Generator().manual_seed(seed)
+        bca = reference.bootstrap_ci(hidden.SKEWED_ROWS, "mean", 0.8, 4000, "bca", generator=g)
+        percentile = reference.bootstrap_ci(hidden.SKEWED_ROWS, "mean", 0.8, 4000, "percentile", generator=g)
+        assert bca.tolist() == hidden.SKEWED_BCA
+        assert percentile.tolist() == hidden.SKEWED_PERCENTILE
