@@ -108,6 +108,26 @@ def test_bca_generated(sub, ctx):
         checks52.check_bca(sub, ctx, estimate, boot, jack, level, what=what)
 
 
+def test_bca_equal_jackknife(sub, ctx):
+    """bca_interval: equal jackknife values whose float mean rounds away from them give acceleration 0
+
+    zh: bca_interval：jackknife 值全部相等（其浮点均值会舍入到别处）时加速度为 0
+    """
+    boot = torch.tensor([[0.3, 0.1, 0.7, 0.2, 0.5, 0.9, 0.4, 0.6, 0.8, 0.05]], dtype=torch.float64)
+    estimate = torch.tensor([0.45], dtype=torch.float64)
+    for n in (3, 6):
+        jack = torch.full((1, n), 0.1, dtype=torch.float64)  # mean(3 x 0.1) is 0.10000000000000002
+        value = sub.bca_interval(estimate=estimate, boot_stats=boot, jackknife_stats=jack, level=0.8)
+        what = f"bca_interval(jackknife values all 0.1, n = {n})"
+        value = checks52.expect_intervals(value, ctx, rows=1, dtype=torch.float64, what=what)
+        expected, atol = checks52.bca_expected(estimate, boot, jack, 0.8)
+        spread = jack.double() - jack.double().mean()
+        rounded = oracle52.bca_rows(estimate, boot, jack, 0.8, force_a=float(torch.sign(-spread[0, 0])) / (6 * n**0.5))
+        expect_close(
+            value, expected, rtol=0.0, atol=atol, what=what, mistakes={MISTAKES["acceleration_rounded_mean"]: rounded}
+        )
+
+
 def test_jackknife_generated(sub, ctx):
     """jackknife_stats on generated rows of every statistic: repeated values, n = 2, both dtypes
 
@@ -249,6 +269,34 @@ SKEWED_ROWS = torch.tensor([[0.0] * 9 + [10.0], [10.0] * 9 + [0.0]])
 SKEWED_RESAMPLES = 20_000
 SKEWED_BCA = [[0.0, 3.0], [7.0, 10.0]]
 SKEWED_PERCENTILE = [[0.0, 2.0], [8.0, 10.0]]
+
+
+# Unpaired rows of different lengths on a lattice (a [2, 10], b [2, 2]); row 0: a all 0, b = [0, 10]; row 1:
+# a nine 0s and a 10, b all 0. At level 0.8 every end sits at least 0.03 inside an atom of its exact law.
+UNPAIRED_A = torch.tensor([[0.0] * 10, [0.0] * 9 + [10.0]], dtype=torch.float64)
+UNPAIRED_B = torch.tensor([[0.0, 10.0], [0.0, 0.0]], dtype=torch.float64)
+UNPAIRED_ENDS = [[0.0, 10.0], [-2.0, 0.0]]
+UNPAIRED_B_WITH_A_LENGTH = [[3.0, 7.0], [-2.0, 0.0]]
+
+
+def test_unpaired_lengths(sub, ctx):
+    """difference_ci(unpaired): each sample resampled with its own length, on lattice rows of lengths 10 and 2
+
+    zh: difference_ci(unpaired)：每边按自己的长度重抽样，数据是长度为 10 和 2 的格点行
+    """
+    what = "difference_ci(unpaired, n = 10, m = 2, level=0.8, R=20000)"
+    value = sub.difference_ci(
+        a=UNPAIRED_A, b=UNPAIRED_B, paired=False, level=0.8, n_resamples=SKEWED_RESAMPLES, generator=ctx.generator()
+    )
+    value = checks52.expect_intervals(value, ctx, rows=2, dtype=torch.float64, what=what)
+    expect_close(
+        value,
+        torch.tensor(UNPAIRED_ENDS, dtype=torch.float64),
+        rtol=0.0,
+        atol=1e-9,
+        what=what,
+        mistakes={MISTAKES["unpaired_shared_length"]: torch.tensor(UNPAIRED_B_WITH_A_LENGTH, dtype=torch.float64)},
+    )
 
 
 def test_bca_moves_the_ends(sub, ctx):

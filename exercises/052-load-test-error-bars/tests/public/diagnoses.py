@@ -85,12 +85,24 @@ MISTAKES: dict[str, Bilingual] = {
         "bias correction z0 and the acceleration",
         "bootstrap_ci(method='bca') 返回的是百分位区间：BCa 必须用偏差校正 z0 和加速度挪动两端的分位点",
     ),
+    "acceleration_rounded_mean": Bilingual(
+        "equal jackknife values give a nonzero acceleration: their float mean rounds away from them (3 x 0.1 / 3 "
+        "is 0.10000000000000002), so every deviation is the same tiny number and a = sign / (6 sqrt(n)); the "
+        "statement sets a = 0 when all jackknife values are equal",
+        "相等的 jackknife 值给出了非零的加速度：它们的浮点均值会舍入到别处（3 x 0.1 / 3 等于 0.10000000000000002），"
+        "于是每个偏差都是同一个极小的数，a = 符号 / (6 sqrt(n))；题面规定所有 jackknife 值相等时 a = 0",
+    ),
     # difference_ci.
     "paired_resampled_apart": Bilingual(
         "paired data are resampled as two independent samples: the pairs' shared part (the prompt) then "
         "counts as noise and the interval is far too wide; resample the pairs together",
         "成对数据被当成两个独立样本分别重抽样：两边共有的部分（同一个提示词）被当成了噪声，区间宽得多；"
         "应按对一起重抽样",
+    ),
+    "unpaired_shared_length": Bilingual(
+        "in the unpaired comparison one sample is resampled with the other's length: a and b are each resampled "
+        "with their own size, n for a and m for b",
+        "不成对比较时，有一边按另一边的长度重抽样了：a 和 b 应各自按自己的大小重抽样，a 用 n，b 用 m",
     ),
     "difference_reversed": Bilingual(
         "the difference is mean(a) - mean(b): the statement asks for mean(b) - mean(a), how much larger B is",

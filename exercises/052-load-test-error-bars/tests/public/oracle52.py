@@ -46,7 +46,16 @@ def percentile(boot: list[float], level: float) -> tuple[float, float]:
 
 
 def bca(
-    estimate: float, boot: list[float], jack: list[float], level: float, *, z0_sign=1.0, a_sign=1.0, ties=0.5, shift=0.0
+    estimate: float,
+    boot: list[float],
+    jack: list[float],
+    level: float,
+    *,
+    z0_sign=1.0,
+    a_sign=1.0,
+    ties=0.5,
+    shift=0.0,
+    force_a=None,
 ):
     """The BCa interval of one row; the keywords reproduce known mistakes (a flipped sign, ties not halved), and
     ``shift`` moves both adjusted levels (how far another correct Phi or Phi^-1 may move the ends)."""
@@ -60,6 +69,7 @@ def bca(
     squares = math.fsum(d * d for d in spread)
     equal = all(v == jack[0] for v in jack)  # the statement's rule, not a mean that rounds away from them
     a = 0.0 if equal or squares == 0 else a_sign * math.fsum(d**3 for d in spread) / (6 * squares**1.5)
+    a = a if force_a is None else force_a
     z_low = _NORMAL.inv_cdf((1.0 - level) / 2)  # z_{1 - alpha/2} = -z_{alpha/2}: exact for level near 1
     ends = []
     for z_p in (z_low, -z_low):
