@@ -113,19 +113,7 @@ def test_bca_equal_jackknife(sub, ctx):
 
     zh: bca_interval：jackknife 值全部相等（其浮点均值会舍入到别处）时加速度为 0
     """
-    boot = torch.tensor([[0.3, 0.1, 0.7, 0.2, 0.5, 0.9, 0.4, 0.6, 0.8, 0.05]], dtype=torch.float64)
-    estimate = torch.tensor([0.45], dtype=torch.float64)
-    for n in (3, 6):
-        jack = torch.full((1, n), 0.1, dtype=torch.float64)  # mean(3 x 0.1) is 0.10000000000000002
-        value = sub.bca_interval(estimate=estimate, boot_stats=boot, jackknife_stats=jack, level=0.8)
-        what = f"bca_interval(jackknife values all 0.1, n = {n})"
-        value = checks52.expect_intervals(value, ctx, rows=1, dtype=torch.float64, what=what)
-        expected, atol = checks52.bca_expected(estimate, boot, jack, 0.8)
-        spread = jack.double() - jack.double().mean()
-        rounded = oracle52.bca_rows(estimate, boot, jack, 0.8, force_a=float(torch.sign(-spread[0, 0])) / (6 * n**0.5))
-        expect_close(
-            value, expected, rtol=0.0, atol=atol, what=what, mistakes={MISTAKES["acceleration_rounded_mean"]: rounded}
-        )
+    checks52.check_bca_equal_jackknife(sub, ctx, sizes=(3, 6))
 
 
 def test_jackknife_generated(sub, ctx):

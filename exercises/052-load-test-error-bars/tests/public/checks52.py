@@ -114,6 +114,24 @@ def check_bca(sub, ctx, estimate, boot, jack, level: float, *, what: str) -> Non
     )
 
 
+def check_bca_equal_jackknife(sub, ctx, *, sizes=(3,)) -> None:
+    """Jackknife values all 0.1 (their float mean is 0.10000000000000002 for n = 3): the acceleration is 0."""
+    boot = torch.tensor([[0.3, 0.1, 0.7, 0.2, 0.5, 0.9, 0.4, 0.6, 0.8, 0.05]], dtype=torch.float64)
+    estimate = torch.tensor([0.45], dtype=torch.float64)
+    for n in sizes:
+        jack = torch.full((1, n), 0.1, dtype=torch.float64)
+        value = sub.bca_interval(estimate=estimate, boot_stats=boot, jackknife_stats=jack, level=0.8)
+        what = f"bca_interval(jackknife values all 0.1, n = {n})"
+        value = expect_intervals(value, ctx, rows=1, dtype=torch.float64, what=what)
+        expected, atol = bca_expected(estimate, boot, jack, 0.8)
+        spread = jack - jack.mean()
+        sign = 1.0 if float(-spread[0, 0]) > 0 else -1.0
+        rounded = oracle52.bca_rows(estimate, boot, jack, 0.8, force_a=sign / (6 * n**0.5))
+        expect_close(
+            value, expected, rtol=0.0, atol=atol, what=what, mistakes={MISTAKES["acceleration_rounded_mean"]: rounded}
+        )
+
+
 def _nearest_stat(values, name):
     if name == "mean":
         return math.fsum(values) / len(values)

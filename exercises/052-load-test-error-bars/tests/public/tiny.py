@@ -40,6 +40,7 @@ def test_tiny_exact(sub, ctx):
     estimate = torch.tensor([2.0, 3.0], dtype=torch.float64)
     boot = torch.tensor([[1.0, 2.0, 2.0, 3.5, 0.5, 4.0, 2.5], [2.0, 3.0, 3.5, 2.5, 4.5, 1.5, 3.0]], dtype=torch.float64)
     checks52.check_bca(sub, ctx, estimate, boot, samples, 0.8, what="bca_interval(two rows)")
+    checks52.check_bca_equal_jackknife(sub, ctx)
     checks52.check_runs(sub, 0.8, 1.5, -0.2, 1.96)
     checks52.check_runs(sub, 1.2, 1.2, 0.1, None)
 
