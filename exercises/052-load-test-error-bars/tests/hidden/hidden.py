@@ -53,6 +53,8 @@ def test_runs_needed(sub, ctx):
     checks52.check_runs(sub, 1.2, 1.3, 0.1, 2.0)
     checks52.check_runs(sub, 0.0, 0.0, 0.3, 2.0)
     checks52.check_runs(sub, 3.0, 0.5, -1.0, 1.0)
+    checks52.check_runs(sub, 2.0, 0.0, 1.0, 2.0)  # a whole-number bound, exact in any order: 16, never 17
+    checks52.check_runs(sub, 1.5, 2.0, 0.5, 1.0)  # 6.25 / 0.25 = 25 exactly
     rng = ctx.rng
     for _ in range(12):
         sd_a, sd_b = round(rng.uniform(0.1, 3.0), 3), round(rng.uniform(0.1, 3.0), 3)

@@ -122,6 +122,12 @@ MISTAKES: dict[str, Bilingual] = {
         "the run count uses z instead of z^2: n = z^2 (sd_a^2 + sd_b^2) / difference^2",
         "次数里用了 z 而不是 z^2：n = z^2 (sd_a^2 + sd_b^2) / difference^2",
     ),
+    "runs_strict": Bilingual(
+        "the run count is floor(bound) + 1 (a strict inequality): where the bound is a whole number n, n runs "
+        "already reach |difference| = z SE, and the smallest such n is the bound rounded up (ceil)",
+        "次数算成了 floor(界限) + 1（严格不等式）：界限恰好是整数 n 时，跑 n 次就已经达到 |difference| = z SE，"
+        "最小的这种 n 是把界限向上取整（ceil）",
+    ),
     "runs_sd_sum": Bilingual(
         "the run count adds the standard deviations before squaring, (sd_a + sd_b)^2: independent variances "
         "add, sd_a^2 + sd_b^2",

@@ -132,8 +132,8 @@ def runs_accepted(sd_a: float, sd_b: float, difference: float, z: float) -> tupl
     exact = Fraction(z) ** 2 * (Fraction(sd_a) ** 2 + Fraction(sd_b) ** 2) / Fraction(difference) ** 2
     answers = {max(1, math.ceil(x)), max(1, math.ceil(exact))}
     nearest = round(x)
-    if abs(x - nearest) <= 1e-9 * max(1.0, abs(x)):
-        answers |= {max(1, nearest), max(1, nearest + 1)}
+    if exact.denominator != 1 and abs(x - nearest) <= 1e-9 * max(1.0, abs(x)):
+        answers |= {max(1, nearest), max(1, nearest + 1)}  # rounding decides: both neighbours
     return tuple(sorted(answers))
 
 
@@ -145,6 +145,7 @@ def runs_mistakes(sd_a: float, sd_b: float, difference: float, z: float) -> dict
         "runs_rounds_down": max(1, math.floor(runs_quotient(sd_a, sd_b, difference, z))),
         "runs_z_not_squared": max(1, math.ceil(z * (sd_a * sd_a + sd_b * sd_b) / d2)),
         "runs_sd_sum": max(1, math.ceil(z * z * (sd_a + sd_b) ** 2 / d2)),
+        "runs_strict": math.floor(runs_quotient(sd_a, sd_b, difference, z)) + 1,
     }
 
 
