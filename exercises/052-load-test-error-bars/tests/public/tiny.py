@@ -42,6 +42,7 @@ def test_tiny_exact(sub, ctx):
     checks52.check_bca(sub, ctx, estimate, boot, samples, 0.8, what="bca_interval(two rows)")
     checks52.check_bca_equal_jackknife(sub, ctx)
     checks52.check_runs(sub, 0.8, 1.5, -0.2, 1.96)
+    checks52.check_runs(sub, 2.0, 0.0, 1.0, 2.0)  # a whole-number bound: 16 runs
     checks52.check_runs(sub, 1.2, 1.2, 0.1, None)
 
 
