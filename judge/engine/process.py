@@ -43,6 +43,7 @@ from judge.engine.pipes import (
     widen_pipe,
 )
 from judge.i18n import Bilingual, bilingual
+from judge.learner import hosts as host_functions
 from judge.learner import protocol, wire
 from judge.learner.interface import (
     CallOptions,
@@ -379,7 +380,10 @@ class LearnerProcess:
         watched = options.watch_global_rng
         if watched:
             request["watch_global_rng"] = True
-        with self._exchange(request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
+        hosts = host_functions.collect([args, kwargs])
+        with self._exchange(
+            request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s, hosts=hosts
+        ) as exchange:
             answer = exchange.parse(lambda header: protocol.reply(header, watched=watched))
             outcome = self._outcome(answer, exchange)
             exchange.count(1, answer.elapsed_ms)
@@ -492,13 +496,15 @@ class LearnerProcess:
         *,
         max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
         body: bytes | None = None,
+        hosts: dict[int, host_functions.HostFunction] | None = None,
     ) -> _Exchange:
         """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
         ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header;
-        ``body``: ``request`` encoded (:func:`judge.learner.wire.encode_header`), where the caller has it.
-        Raises :class:`ProcessFailed` as :meth:`call` does.
+        ``body``: ``request`` encoded (:func:`judge.learner.wire.encode_header`), where the caller has it;
+        ``hosts``: the host functions the request carries, whose callbacks are answered while the
+        answer is awaited (:meth:`_serve_callbacks`). Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
         if not self.alive:
@@ -520,9 +526,50 @@ class LearnerProcess:
             exchange.header, exchange.payloads = self._receive(
                 deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
             )
+            while hosts and protocol.is_callback(exchange.header):
+                self._serve_callbacks(exchange, hosts, deadline, during)
+                exchange.header, exchange.payloads = self._receive(
+                    deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
+                )
         finally:
             self._reader.watch = None
         return exchange
+
+    def _serve_callbacks(
+        self, exchange: _Exchange, hosts: dict[int, host_functions.HostFunction], deadline: float, during: str
+    ) -> None:
+        """Answer the callback frame in ``exchange`` (a call of one of ``hosts``), then return to await
+        the next frame. The frame is validated like any answer (:func:`judge.learner.protocol.callback`);
+        a malformed one, or one past a host's budget and its slack (flooding), kills the process (RE).
+        The host function runs in this process: its time is not the learner's CPU time, but it counts
+        against the call's wall-clock ``deadline``, which also bounds writing the answer."""
+        call = exchange.parse(lambda header: protocol.callback(header, hosts))
+        host = hosts[call.host]
+        try:
+            if call.nbytes > host.max_bytes:
+                header, value = host.oversize(call.nbytes), None
+            else:
+                args, kwargs = exchange.decode(
+                    lambda: wire.decode_answer([call.args, call.kwargs], exchange.header.get("tensors", []), exchange.payloads)
+                )
+                header, value = host.answer(args, kwargs)
+        except host_functions.HostViolation as violation:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, f"your process flooded the judge with callbacks: {violation}") from None
+        specs: list[dict[str, Any]] = []
+        payloads: list[wire.Buffer] = []
+        if "host_value" in header:
+            header["host_value"] = wire.encode_values(value, specs, payloads)
+        header["tensors"] = specs
+        self._writer.deadline = deadline
+        try:
+            wire.write_frame(self._writer, header, payloads)
+        except TimeoutError:
+            raise self._overdue(f"{during} did not take the answer of its callback in time") from None
+        except OSError:
+            raise self._death(during) from None
+        finally:
+            self._writer.deadline = float("inf")
 
     def _outcome(self, answer: protocol.Returned | protocol.Raised, exchange: _Exchange) -> CallResult | LearnerRaised:
         """One call's answer as the runner sees it: its decoded value, or the learner's exception

@@ -1,59 +1,98 @@
-"""Hidden tests of exercise 54 (TODO: yours). They never leave the judge's process."""
+"""Hidden suite of exercise 54: the learner's test against correct samplers and each catalogued mistake.
 
-from __future__ import annotations
+Every case runs the learner's `test_sampler` many times through the write-the-test engine
+(judge/exercises/write_the_test.py); the samplers run in the judge's process behind `sample_fn`
+(host.py), never in the learner's. The numbers (alpha, power, runs, the budget of each run) and
+the mistakes are exercise.toml's [write_the_test].
+"""
 
-import torch
+from pathlib import Path
 
-from judge.checks.budget import BudgetDeclaration
-from judge.checks.distributions import expect_distribution, expect_tokens_in_range
-from judge.checks.exact import expect_tensor
-from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
-from judge.checks.refusals import BadInput, expect_bad_inputs_refused
+from judge.checks.testing import lane_weight
+from judge.exercises.write_the_test import WriteTheTest
 
-from ..public.public import OUTCOME  # hidden modules may import public ones, never the reverse
+from .host import host
 
-PROBS = [0.1, 0.15, 0.25, 0.5]
-DRAWS = 20_000
-
-# One fit, and what the whole generator contract spends (judge/checks/generator_contract.py).
-BUDGET = BudgetDeclaration(fit=1) + generator_contract_budget(torch.tensor(PROBS, dtype=torch.float64))
+KIT = WriteTheTest.load(Path(__file__).resolve().parents[2])
+BUDGET = KIT.budget()  # one rates check per case below
 
 
-def _draws(source, ctx, n: int, generator) -> torch.Tensor:
-    value = source.draw(torch.tensor(PROBS), n, generator=generator)
-    draws = expect_tensor(value, name="draw", shape=(n,), dtype=torch.int64, device=ctx.device)
-    expect_tokens_in_range(draws, len(PROBS), what="draw", outcome=OUTCOME)
-    return draws
+@lane_weight(5)
+def test_false_failures(sub, ctx):
+    """Your test rarely fails a correct sampler (200 runs, alpha = 0.05)
 
-
-def test_distribution(sub, ctx):
-    """draw: 20 000 draws follow the target distribution
-
-    zh: draw：20 000 次抽样服从目标分布
+    zh: 你的检验很少冤枉正确的采样器（200 次运行，alpha = 0.05）
     """
-    draws = _draws(sub, ctx, DRAWS, ctx.generator())
-    expect_distribution(ctx, draws, torch.tensor(PROBS, dtype=torch.float64), label="draw, 20 000 draws",
-                        outcome=OUTCOME)
+    KIT.false_failures(sub, ctx, host)
 
 
-def test_seeds(sub, ctx):
-    """draw: the generator decides the draws and advances; without one, torch.manual_seed does
+def test_catches_top_p_ignored(sub, ctx):
+    """Your test catches a sampler that ignores top_p
 
-    zh: draw：由 generator 决定抽样结果且每次调用都向前推进；不传 generator 时由 torch.manual_seed 决定
+    zh: 你的检验抓住忽略 top_p 的采样器
     """
-    expect_generator_contract(sub, ctx, lambda source, generator: _draws(source, ctx, 100, generator),
-                              torch.tensor(PROBS, dtype=torch.float64), label="draw")
+    KIT.power_against(sub, ctx, "top_p_ignored", host)
 
 
-def test_bad_inputs(sub, ctx):
-    """draw: bad inputs raise ValueError
+def test_catches_crossing_token_dropped(sub, ctx):
+    """Your test catches a sampler that drops the crossing token
 
-    zh: draw：非法输入抛出 ValueError
+    zh: 你的检验抓住丢掉越过阈值 token 的采样器
     """
-    expect_bad_inputs_refused(sub.draw, [
-        BadInput("probs = [-0.5, 1.5]", {"probs": torch.tensor([-0.5, 1.5]), "n": 3}, public="a negative probability"),
-        BadInput("probs = [nan, 1.0]", {"probs": torch.tensor([float("nan"), 1.0]), "n": 3},
-                 public="a NaN probability"),
-        BadInput("probs of shape [1, 2]", {"probs": torch.tensor([[0.5, 0.5]]), "n": 3}, public="probs not 1-D"),
-        BadInput("n = 0", {"probs": torch.tensor(PROBS), "n": 0}),
-    ], extra=lambda: {"generator": ctx.generator()}, name="draw")
+    KIT.power_against(sub, ctx, "crossing_token_dropped", host)
+
+
+def test_catches_one_token_too_many(sub, ctx):
+    """Your test catches a sampler that keeps one token too many
+
+    zh: 你的检验抓住多留一个 token 的采样器
+    """
+    KIT.power_against(sub, ctx, "one_token_too_many", host)
+
+
+def test_catches_vocabulary_order(sub, ctx):
+    """Your test catches a sampler that adds up in vocabulary order
+
+    zh: 你的检验抓住按词表顺序累加的采样器
+    """
+    KIT.power_against(sub, ctx, "vocabulary_order", host)
+
+
+def test_catches_row0_top_p(sub, ctx):
+    """Your test catches a sampler that uses row 0's top_p for every row
+
+    zh: 你的检验抓住所有行都用第 0 行 top_p 的采样器
+    """
+    KIT.power_against(sub, ctx, "row0_top_p", host)
+
+
+def test_catches_rows_share_uniforms(sub, ctx):
+    """Your test catches a sampler whose rows share random numbers
+
+    zh: 你的检验抓住各行共用随机数的采样器
+    """
+    KIT.power_against(sub, ctx, "rows_share_uniforms", host)
+
+
+def test_catches_sorted_draws(sub, ctx):
+    """Your test catches a sampler that sorts each row's draws
+
+    zh: 你的检验抓住把抽样结果排序的采样器
+    """
+    KIT.power_against(sub, ctx, "sorted_draws", host)
+
+
+def test_catches_repeated_draws(sub, ctx):
+    """Your test catches a sampler that repeats each draw
+
+    zh: 你的检验抓住重复返回抽样结果的采样器
+    """
+    KIT.power_against(sub, ctx, "repeated_draws", host)
+
+
+def test_catches_not_renormalized(sub, ctx):
+    """Your test catches a sampler that does not renormalize after top-p
+
+    zh: 你的检验抓住 top-p 之后没有重新归一化的采样器
+    """
+    KIT.power_against(sub, ctx, "not_renormalized", host)

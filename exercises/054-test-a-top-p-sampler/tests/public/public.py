@@ -1,46 +1,49 @@
-"""Public tests of exercise 54: small examples a learner can read (TODO: yours)."""
+"""Public suite of exercise 54: one run of your test against a correct sampler, as the hidden cases run it.
 
-from __future__ import annotations
+It shows what a run is: your `test_sampler` receives `sample_fn`, a function of the judge's process
+(a correct top-p sampler with its own seed here), may call it within the budget, and returns a
+bool. Its answer is not judged here (one run says nothing about a rate); the hidden cases count
+answers over many runs.
+"""
 
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.distributions import expect_distribution, expect_tokens_in_range
-from judge.checks.exact import expect_tensor
-from judge.checks.refusals import expect_raises
+from judge.checks.exact import expect
+from judge.learner.hosts import HostFunction
 
-BUDGET = BudgetDeclaration(fit=1)  # the statistical checks this suite runs
-
-PROBS = [0.2, 0.3, 0.5]
-OUTCOME = ("outcome", "结果")  # the noun messages use for one outcome
+BUDGET = BudgetDeclaration()  # no statistical check: one run decides nothing
 
 
-def test_shape(sub, ctx):
-    """draw returns n outcome indices, int64
+def _top_p_sampler(generator):
+    """A correct top-p sampler written out here (the hidden cases use exercise 39's samplers)."""
 
-    zh: draw 返回 n 个 int64 的结果编号
+    def sample_fn(logits, num_samples=1, top_p=1.0):
+        if not isinstance(logits, torch.Tensor) or logits.dim() != 2:
+            raise ValueError("logits must be a tensor [B, V]")
+        rows = logits.shape[0]
+        p = top_p if isinstance(top_p, torch.Tensor) else torch.full((rows,), float(top_p))
+        p = p.to(torch.float64).unsqueeze(1)
+        if ((p <= 0) | (p > 1)).any():
+            raise ValueError("top_p must be in (0, 1]")
+        probs = torch.softmax(logits.to(torch.float64), dim=-1)
+        ordered, order = probs.sort(dim=-1, descending=True)
+        keep = ((ordered.cumsum(dim=-1) - ordered) < p) | (p >= 1)
+        kept = torch.zeros_like(probs).scatter(1, order, ordered * keep)
+        return torch.multinomial(kept, num_samples, replacement=True, generator=generator)
+
+    return sample_fn
+
+
+def test_one_run(sub, ctx):
+    """One run against a correct sampler returns a bool within the budget
+
+    zh: 对正确采样器运行一次：在预算之内返回一个 bool
     """
-    draws = sub.draw(torch.tensor(PROBS), 7, generator=ctx.generator())
-    draws = expect_tensor(draws, name="draw", shape=(7,), dtype=torch.int64, device=ctx.device)
-    expect_tokens_in_range(draws, len(PROBS), what="draw", outcome=OUTCOME)
-
-
-def test_distribution(sub, ctx):
-    """2 000 draws follow [0.2, 0.3, 0.5]
-
-    zh: 2 000 次抽样服从 [0.2, 0.3, 0.5]
-    """
-    draws = sub.draw(torch.tensor(PROBS), 2_000, generator=ctx.generator())
-    draws = expect_tensor(draws, name="draw", shape=(2_000,), dtype=torch.int64, device=ctx.device)
-    expect_tokens_in_range(draws, len(PROBS), what="draw", outcome=OUTCOME)
-    expect_distribution(ctx, draws, torch.tensor(PROBS, dtype=torch.float64), label="draw([0.2, 0.3, 0.5], 2000)",
-                        outcome=OUTCOME)
-
-
-def test_n_zero(sub, ctx):
-    """n = 0 raises ValueError
-
-    zh: n = 0 时抛出 ValueError
-    """
-    with expect_raises(ValueError, "draw(probs, 0)"):
-        sub.draw(torch.tensor(PROBS), 0, generator=ctx.generator())
+    generator = torch.Generator().manual_seed(ctx.fresh_seed("public run"))
+    rows = lambda args, kwargs: int(args[0].shape[0] if args else kwargs["logits"].shape[0])  # noqa: E731
+    draws = lambda args, kwargs: rows(args, kwargs) * int(args[1] if len(args) > 1 else kwargs.get("num_samples", 1))  # noqa: E731
+    proxy = HostFunction(_top_p_sampler(generator), calls=50, units=100_000, cost=draws, name="sample_fn")
+    answer = sub.test_sampler(sample_fn=proxy)
+    expect(proxy.violation is None, f"test_sampler went over its budget: {proxy.violation}")
+    expect(type(answer) is bool, f"test_sampler must return True or False, not {type(answer).__name__}")
