@@ -550,7 +550,9 @@ class LearnerProcess:
                 header, value = host.oversize(call.nbytes), None
             else:
                 args, kwargs = exchange.decode(
-                    lambda: wire.decode_answer([call.args, call.kwargs], exchange.header.get("tensors", []), exchange.payloads)
+                    lambda: wire.decode_answer(
+                        [call.args, call.kwargs], exchange.header.get("tensors", []), exchange.payloads
+                    )
                 )
                 header, value = host.answer(args, kwargs)
         except host_functions.HostViolation as violation:

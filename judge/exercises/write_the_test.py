@@ -29,7 +29,6 @@ reach (it validates the learner's arguments, raising ``ValueError``, and calls t
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
 import tomllib
 import types
@@ -45,6 +44,7 @@ from judge.checks.testing import Context, Submission
 from judge.exercises.patches import PATCH_SUFFIX, expand
 from judge.i18n import Bilingual
 from judge.learner.hosts import HostFunction
+from judge.learner.interface import LearnerRaised
 from judge.reports.report import CheckRecord
 
 KIND = "write-the-test"
@@ -117,7 +117,8 @@ class WriteTheTest:
             fail(
                 str(text),
                 diagnosis=Bilingual(
-                    f"your test fails correct samplers too often (its false-failure rate is above alpha = {self.alpha:g})",
+                    "your test fails correct samplers too often "
+                    f"(its false-failure rate is above alpha = {self.alpha:g})",
                     f"你的检验冤枉正确采样器的次数太多（误报率高于 alpha = {self.alpha:g}）",
                 ),
                 rule=text,
@@ -167,14 +168,20 @@ class WriteTheTest:
         generator = torch.Generator().manual_seed(ctx.fresh_seed(f"write-the-test {label}"))
         fn, cost = host(sampler, generator)
         proxy = HostFunction(fn, calls=self.calls_per_run, units=self.units_per_run, cost=cost, name=self.argument)
-        value = getattr(sub, self.function)(**{self.argument: proxy})
+        try:
+            value = getattr(sub, self.function)(**{self.argument: proxy})
+        except LearnerRaised:
+            if proxy.violation is None:
+                raise
+            value = None  # the refusal of a call over the budget ended the run: the budget decides
         if proxy.violation is not None:
             fail(
                 f"{self.function} went over its budget: {proxy.violation}",
                 diagnosis=Bilingual(
                     f"your test goes over the budget of {self.argument} ({self.calls_per_run} calls, "
                     f"{self.units_per_run} draws per run)",
-                    f"你的检验超出了 {self.argument} 的预算（每次运行 {self.calls_per_run} 次调用、{self.units_per_run} 次抽样）",
+                    f"你的检验超出了 {self.argument} 的预算"
+                    f"（每次运行 {self.calls_per_run} 次调用、{self.units_per_run} 次抽样）",
                 ),
                 rule=Bilingual(
                     f"{self.function}: a run went over the budget of {self.argument}",

@@ -99,7 +99,9 @@ class HostFunction:
         self.made += 1
         if self.made > self.calls + FLOOD_SLACK:
             raise HostViolation(f"{self.name} was called more than {self.calls + FLOOD_SLACK} times in one call")
-        return _raised("ValueError", f"{self.name}'s arguments hold {nbytes} bytes of tensors, more than {self.max_bytes}")
+        return _raised(
+            "ValueError", f"{self.name}'s arguments hold {nbytes} bytes of tensors, more than {self.max_bytes}"
+        )
 
     def _over(self, what: str) -> tuple[dict[str, Any], None]:
         if self.violation is None:
@@ -126,12 +128,14 @@ class HostSpec:
 class HostProxy:
     """On the learner's side: the function standing for host function ``key`` during one call.
 
-    ``exchange(header, payloads)`` writes a callback frame and returns the judge's reply (header,
-    decoded value); ``open`` is cleared when the call returns. Only the thread that made the call
+    ``exchange(key, args, kwargs)`` writes a callback frame and returns the judge's answer (or raises
+    its refusal); ``open`` is cleared when the call returns. Only the thread that made the call
     may use it.
     """
 
-    def __init__(self, key: int, exchange: Callable[[dict[str, Any], Any, Any], Any], name: str = "sample_fn") -> None:
+    def __init__(
+        self, key: int, exchange: Callable[[int, list[Any], dict[str, Any]], Any], name: str = "sample_fn"
+    ) -> None:
         self._key, self._exchange, self.__name__ = key, exchange, name
         self._thread = threading.get_ident()
         self.open = True

@@ -326,5 +326,7 @@ def callback(header: dict[str, Any], hosts: Mapping[int, Any]) -> Callback:
     for name in kwargs:
         _text(name, "a keyword argument's name", MAX_NAME)
     tensors = header.get("tensors", [])
-    nbytes = sum(spec.get("nbytes", 0) for spec in tensors if isinstance(spec, dict)) if isinstance(tensors, list) else 0
+    nbytes = (
+        sum(spec.get("nbytes", 0) for spec in tensors if isinstance(spec, dict)) if isinstance(tensors, list) else 0
+    )
     return Callback(host, args, kwargs, int(nbytes))

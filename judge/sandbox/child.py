@@ -184,7 +184,9 @@ class _Callbacks:
                 "kwargs": wire.encode_values(kwargs, specs, payloads),
             }
         except Exception as exc:  # noqa: BLE001 - torch refusing a sparse or meta tensor too
-            raise TypeError(f"this argument cannot be sent to the judge ({type(exc).__name__}: {str(exc)[:200]})") from None
+            raise TypeError(
+                f"this argument cannot be sent to the judge ({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
         wire.write_frame(self.outbox, {"callback": call, "tensors": specs}, payloads)
         answer, payloads_in = wire.read_frame(self.inbox)
         raised = answer.get("host_raised")
