@@ -21,6 +21,12 @@ Invariants, at every level:
   which every failure path calls; nothing the learner started runs on after it (:mod:`judge.sandbox.keeper`).
 - Once the judge kills a process, it is dead for the runner at once: its exit status is never
   read as the learner's fate in a later case.
+
+Long on purpose: :class:`LearnerProcess` is one state machine over two pipes (loading, a call, a
+batch of refusals, the callbacks of host functions inside a call, and every way the child can end),
+whose failure paths share its state (the deadlines, the kill, the verdict of a death); split, each
+part would reach into the others' state. What could leave did: the pipes and clocks (pipes.py),
+the frames (judge.learner.wire, protocol), the host functions' budget and answers (judge.learner.hosts).
 """
 
 from __future__ import annotations
@@ -538,38 +544,22 @@ class LearnerProcess:
     def _serve_callbacks(
         self, exchange: _Exchange, hosts: dict[int, host_functions.HostFunction], deadline: float, during: str
     ) -> None:
-        """Answer the callback frame in ``exchange`` (a call of one of ``hosts``), then return to await
-        the next frame. The frame is validated like any answer (:func:`judge.learner.protocol.callback`);
-        a malformed one, or one past a host's budget and its slack (flooding), kills the process (RE).
-        The host function runs in this process: its time is not the learner's CPU time, but it counts
-        against the call's wall-clock ``deadline``, which also bounds writing the answer."""
-        call = exchange.parse(lambda header: protocol.callback(header, hosts))
-        host = hosts[call.host]
+        """Answer the callback frame in ``exchange`` (:func:`judge.learner.hosts.answer`: malformed, or
+        flooding past a host's budget, is RE). The host runs here: never the learner's CPU time, always
+        within the call's wall-clock ``deadline``, which also bounds writing the answer."""
         try:
-            if call.nbytes > host.max_bytes:
-                header, value = host.oversize(call.nbytes), None
-            else:
-                args, kwargs = exchange.decode(
-                    lambda: wire.decode_answer(
-                        [call.args, call.kwargs], exchange.header.get("tensors", []), exchange.payloads
-                    )
-                )
-                header, value = host.answer(args, kwargs)
+            reply, value = exchange.decode(lambda: host_functions.answer(hosts, exchange.header, exchange.payloads))
         except host_functions.HostViolation as violation:
             self.kill()
             raise ProcessFailed(Verdict.RE, f"your process flooded the judge with callbacks: {violation}") from None
-        specs: list[dict[str, Any]] = []
         payloads: list[wire.Buffer] = []
-        if "host_value" in header:
-            header["host_value"] = wire.encode_values(value, specs, payloads)
-        header["tensors"] = specs
+        if "host_value" in reply:
+            reply["host_value"] = wire.encode_values(value, reply["tensors"], payloads)
         self._writer.deadline = deadline
         try:
-            wire.write_frame(self._writer, header, payloads)
-        except TimeoutError:
-            raise self._overdue(f"{during} did not take the answer of its callback in time") from None
-        except OSError:
-            raise self._death(during) from None
+            wire.write_frame(self._writer, reply, payloads)
+        except (TimeoutError, OSError):
+            raise self._overdue(f"{during} did not take the answer of its callback") from None
         finally:
             self._writer.deadline = float("inf")
 

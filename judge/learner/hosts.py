@@ -163,3 +163,23 @@ def collect(value: Any, found: dict[int, HostFunction] | None = None) -> dict[in
         for item in value.values():
             collect(item, found)
     return found
+
+
+def answer(hosts: dict[int, HostFunction], header: dict[str, Any], payloads: list[Any]) -> tuple[dict[str, Any], Any]:
+    """The reply to one callback frame (``header``, ``payloads``) of a call that carries ``hosts``:
+    ``(reply, value)``, ``reply["tensors"]`` an empty list for the value's tensors to be encoded into.
+
+    The frame is checked by :func:`judge.learner.protocol.callback`, its arguments decoded with every
+    tensor used once; raises :class:`~judge.learner.wire.WireError` for a malformed frame and
+    :class:`HostViolation` for flooding (both the learner's fault, RE)."""
+    from judge.learner import protocol, wire  # wire imports this module
+
+    call = protocol.callback(header, hosts)
+    host = hosts[call.host]
+    if call.nbytes > host.max_bytes:
+        reply, value = host.oversize(call.nbytes), None
+    else:
+        args, kwargs = wire.decode_answer([call.args, call.kwargs], header.get("tensors", []), payloads)
+        reply, value = host.answer(args, kwargs)
+    reply["tensors"] = []
+    return reply, value

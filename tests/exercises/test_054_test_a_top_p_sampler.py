@@ -148,10 +148,12 @@ def test_every_sampler_draws_in_range_and_never_raises_on_valid_input(kit, host)
 def test_the_host_refuses_what_the_statement_calls_invalid(kit, host, args, kwargs):
     """'Invalid input makes sample_fn raise ValueError': never another exception (that would be IE)."""
     fn, cost = host.host(load_sampler(kit.correct[0], None), torch.Generator().manual_seed(0))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as refused:
         cost(list(args), dict(kwargs))
-    with pytest.raises(ValueError):
+    assert str(refused.value)  # says what is wrong
+    with pytest.raises(ValueError) as refused_again:
         fn(*args, **kwargs)
+    assert str(refused_again.value) == str(refused.value)
 
 
 def test_the_tie_breaking_sampler_keeps_the_higher_index_at_a_cut(kit):
