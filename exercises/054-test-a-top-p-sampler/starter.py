@@ -19,7 +19,7 @@ def test_sampler(sample_fn: Callable[..., torch.Tensor]) -> bool:
         sample_fn: `sample_fn(logits, num_samples, top_p)` -> int64 tensor [B, num_samples] on the
             CPU. `logits`: float32 or float64 [B, V] on the CPU (1 <= B <= 64, 2 <= V <= 1024,
             B * V <= 65536), -inf allowed; `top_p`: a number in (0, 1] or a 1-D tensor [B].
-            Each run may call it at most 50 times and draw at most 100 000 tokens in total;
+            Each run may call it at most 20 times and draw at most 100 000 tokens in total;
             beyond that it raises RuntimeError and the run fails.
 
     Returns:

@@ -533,7 +533,9 @@ class LearnerProcess:
                 deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
             )
             while hosts and protocol.is_callback(exchange.header):
+                served = time.monotonic()
                 self._serve_callbacks(exchange, hosts, deadline, during)
+                deadline += time.monotonic() - served  # the host's time is the judge's, not the call's
                 exchange.header, exchange.payloads = self._receive(
                     deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
                 )

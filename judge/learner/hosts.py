@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -70,6 +71,7 @@ class HostFunction:
         self.made = 0  # callbacks received (refused ones included)
         self.used = 0  # units spent by the calls that ran
         self.violation: str | None = None  # the first budget the learner's code went over, in words
+        self.seconds = 0.0  # time spent answering callbacks: refunded from the call's wall clock
 
     def answer(self, args: list[Any], kwargs: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         """The reply to one callback: ``({"host_value": ...}, value)`` or ``({"host_raised": ...}, None)``.
@@ -172,10 +174,20 @@ def answer(hosts: dict[int, HostFunction], header: dict[str, Any], payloads: lis
     The frame is checked by :func:`judge.learner.protocol.callback`, its arguments decoded with every
     tensor used once; raises :class:`~judge.learner.wire.WireError` for a malformed frame and
     :class:`HostViolation` for flooding (both the learner's fault, RE)."""
-    from judge.learner import protocol, wire  # wire imports this module
+    from judge.learner import protocol
 
     call = protocol.callback(header, hosts)
     host = hosts[call.host]
+    started = time.monotonic()
+    try:
+        return _answer(host, call, header, payloads)
+    finally:
+        host.seconds += time.monotonic() - started
+
+
+def _answer(host: HostFunction, call: Any, header: dict[str, Any], payloads: list[Any]) -> tuple[dict[str, Any], Any]:
+    from judge.learner import wire  # wire imports this module
+
     if call.nbytes > host.max_bytes:
         reply, value = host.oversize(call.nbytes), None
     else:

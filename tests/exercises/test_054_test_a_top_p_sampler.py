@@ -48,22 +48,22 @@ def delta(exercise54, kit) -> float:
 
 def test_the_exercise_is_of_the_write_the_test_kind_and_declares_its_rates(exercise54, kit):
     assert exercise54.kind == WRITE_THE_TEST and "browser" not in exercise54.runs_in
-    assert (kit.alpha, kit.power, kit.correct_runs, kit.mistake_runs) == (0.05, 0.9, 200, 40)
-    assert (kit.calls_per_run, kit.units_per_run) == (50, 100_000)
+    assert (kit.alpha, kit.power, kit.correct_runs, kit.mistake_runs) == (0.05, 0.9, 200, 80)
+    assert (kit.calls_per_run, kit.units_per_run) == (20, 100_000)
     assert kit.budget() == BudgetDeclaration(rates=10)
 
 
 def test_the_thresholds_and_operating_characteristic_are_the_statement_s(exercise54, kit, delta):
-    """The statement quotes F >= 30 of 200, K >= 17 of 40, both below 1e-7, and what each catches."""
+    """The statement quotes F >= 30 of 200, K >= 26 of 80, both below 1e-7, and what each catches."""
     assert delta == pytest.approx(1e-7)
     assert threshold(kit.correct_runs, kit.alpha, delta) == 30
-    assert threshold(kit.mistake_runs, 1 - kit.power, delta) == 17
+    assert threshold(kit.mistake_runs, 1 - kit.power, delta) == 26
     statement = exercise54.statement("en")
     for quoted, value in (
         ("20 % of the time is caught with probability\n  0.97", binomial_tail(200, 0.20, 30)),
         ("25 % of the time with probability 0.9998", binomial_tail(200, 0.25, 30)),
-        ("power 0.5\n  against a mistake is caught with probability 0.87", binomial_tail(40, 0.5, 17)),
-        ("one with power 0.4 with probability 0.99", binomial_tail(40, 0.6, 17)),
+        ("power 0.6\n  against a mistake is caught with probability 0.93", binomial_tail(80, 0.4, 26)),
+        ("one with power 0.5 with probability 0.9995", binomial_tail(80, 0.5, 26)),
     ):
         shown = quoted.rsplit(" ", 1)[1]
         assert quoted in statement and f"{value:.{len(shown) - 2}f}" == shown, (quoted, value)

@@ -280,3 +280,15 @@ def run(f):
     with pytest.raises(LearnerRaised) as raised:
         learner(source).call("run", [], {"f": doubler()}, timeout_s=30)
     assert raised.value.type_name == "KeyError"
+
+
+def test_the_host_s_time_is_not_charged_to_the_call_s_wall_clock(learner):
+    """Three callbacks of 0.4 s each in a call allowed 0.8 s of wall clock: the host's 1.2 s are the judge's."""
+
+    def slow(x):
+        time.sleep(0.4)
+        return x
+
+    host = HostFunction(slow, calls=5)
+    value = learner(CALLS_IT).call("run", [], {"f": host, "n": 3}, timeout_s=0.8).value
+    assert torch.equal(value, torch.arange(4.0)) and host.made == 3 and host.seconds >= 1.2
