@@ -546,11 +546,11 @@ class LearnerProcess:
     def _serve_callbacks(
         self, exchange: _Exchange, hosts: dict[int, host_functions.HostFunction], deadline: float, during: str
     ) -> None:
-        """Answer the callback frame in ``exchange`` (:func:`judge.learner.hosts.answer`: malformed, or
+        """Answer the callback frame in ``exchange`` (:func:`judge.learner.protocol.answer_callback`: malformed, or
         flooding past a host's budget, is RE). The host runs here: never the learner's CPU time, always
         within the call's wall-clock ``deadline``, which also bounds writing the answer."""
         try:
-            reply, value = exchange.decode(lambda: host_functions.answer(hosts, exchange.header, exchange.payloads))
+            reply, value = exchange.decode(lambda: protocol.answer_callback(hosts, exchange.header, exchange.payloads))
         except host_functions.HostViolation as violation:
             self.kill()
             raise ProcessFailed(Verdict.RE, f"your process flooded the judge with callbacks: {violation}") from None

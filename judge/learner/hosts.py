@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -165,33 +164,3 @@ def collect(value: Any, found: dict[int, HostFunction] | None = None) -> dict[in
         for item in value.values():
             collect(item, found)
     return found
-
-
-def answer(hosts: dict[int, HostFunction], header: dict[str, Any], payloads: list[Any]) -> tuple[dict[str, Any], Any]:
-    """The reply to one callback frame (``header``, ``payloads``) of a call that carries ``hosts``:
-    ``(reply, value)``, ``reply["tensors"]`` an empty list for the value's tensors to be encoded into.
-
-    The frame is checked by :func:`judge.learner.protocol.callback`, its arguments decoded with every
-    tensor used once; raises :class:`~judge.learner.wire.WireError` for a malformed frame and
-    :class:`HostViolation` for flooding (both the learner's fault, RE)."""
-    from judge.learner import protocol
-
-    call = protocol.callback(header, hosts)
-    host = hosts[call.host]
-    started = time.monotonic()
-    try:
-        return _answer(host, call, header, payloads)
-    finally:
-        host.seconds += time.monotonic() - started
-
-
-def _answer(host: HostFunction, call: Any, header: dict[str, Any], payloads: list[Any]) -> tuple[dict[str, Any], Any]:
-    from judge.learner import wire  # wire imports this module
-
-    if call.nbytes > host.max_bytes:
-        reply, value = host.oversize(call.nbytes), None
-    else:
-        args, kwargs = wire.decode_answer([call.args, call.kwargs], header.get("tensors", []), payloads)
-        reply, value = host.answer(args, kwargs)
-    reply["tensors"] = []
-    return reply, value

@@ -28,10 +28,13 @@ Messages (the header of one :mod:`judge.learner.wire` frame; ``tensors`` describ
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from judge.learner import wire
+from judge.learner.hosts import HostFunction
 from judge.learner.wire import WireError
 
 PARAMETER_KINDS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY", "VAR_KEYWORD")
@@ -330,3 +333,31 @@ def callback(header: dict[str, Any], hosts: Mapping[int, Any]) -> Callback:
         sum(spec.get("nbytes", 0) for spec in tensors if isinstance(spec, dict)) if isinstance(tensors, list) else 0
     )
     return Callback(host, args, kwargs, int(nbytes))
+
+
+def answer_callback(
+    hosts: dict[int, HostFunction], header: dict[str, Any], payloads: list[Any]
+) -> tuple[dict[str, Any], Any]:
+    """The reply to one callback frame (``header``, ``payloads``) of a call that carries ``hosts``:
+    ``(reply, value)``, ``reply["tensors"]`` an empty list for the value's tensors to be encoded into.
+
+    The frame is checked by :func:`callback`, its arguments decoded with every
+    tensor used once; raises :class:`~judge.learner.wire.WireError` for a malformed frame and
+    :class:`~judge.learner.hosts.HostViolation` for flooding (both the learner's fault, RE)."""
+    call = callback(header, hosts)
+    host = hosts[call.host]
+    started = time.monotonic()
+    try:
+        return _answer(host, call, header, payloads)
+    finally:
+        host.seconds += time.monotonic() - started
+
+
+def _answer(host: HostFunction, call: Any, header: dict[str, Any], payloads: list[Any]) -> tuple[dict[str, Any], Any]:
+    if call.nbytes > host.max_bytes:
+        reply, value = host.oversize(call.nbytes), None
+    else:
+        args, kwargs = wire.decode_answer([call.args, call.kwargs], header.get("tensors", []), payloads)
+        reply, value = host.answer(args, kwargs)
+    reply["tensors"] = []
+    return reply, value
