@@ -181,7 +181,8 @@ def diagnosis_problem(report: Report | dict, phrase: str) -> str:
 
 
 SUITES = ("public", "hidden")
-BUDGET_KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds")  # too_regular follows from fit
+# too_regular follows from fit
+BUDGET_KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds", "rates")
 
 
 def browser_suites(exercise: Exercise) -> tuple[str, ...] | None:

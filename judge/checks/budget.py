@@ -15,6 +15,12 @@ come from the asymptotic chi-square tail, measured to run up to ~1.3x hot, and t
 covers it; the unbiasedness test leans on the central limit theorem, and the same factor covers
 its error. A calibration test's tail is exact, so it is charged its alpha only (its share is
 conservative by the factor 10).
+
+A write-the-test exercise (:mod:`judge.exercises.write_the_test`) judges the learner's own test by
+exact binomial tails of its rates (false failures against correct samplers, misses against each
+catalogued mistake): kind ``rates``, one per case. Their tails are exact, so each is charged one
+unit where a pooled check is charged ``ASYMPTOTIC_SAFETY`` units, and the levels of a suite that
+declares no ``rates`` are what they were.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ ASYMPTOTIC_SAFETY = 10.0
 INDEPENDENCE_ALPHA = 1e-8  # duplicated rows: exact binomial tail
 SEEDS_ALPHA = 1e-12  # two seeds giving identical output: exact probability
 TOO_REGULAR_ALPHA = 1e-12  # lower chi-square tail, one per case with fits (measured: quantile fakes reach 1e-54)
-KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds", "too_regular")
+KINDS = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds", "too_regular", "rates")
 # Checks that share what the fixed levels leave, each at share / (count x ASYMPTOTIC_SAFETY).
 POOLED_KINDS = ("fit", "pairs", "calibration", "unbiased")
 # Of those, the ones whose tails are approximations, charged ASYMPTOTIC_SAFETY x alpha: the
@@ -49,6 +55,7 @@ class BudgetDeclaration:
     pairs: int = 0  # independence within a row (its pairings share one) or across two rows: pairs against the product
     calibration: int = 0  # estimators: intervals cover the truth at their stated rate (exact binomial)
     unbiased: int = 0  # estimators: the mean of many estimates is the true value (z-test)
+    rates: int = 0  # write-the-test: a learner's test's false-failure rate or miss rate (exact binomial)
 
     def __add__(self, other: BudgetDeclaration) -> BudgetDeclaration:
         return BudgetDeclaration(
@@ -58,11 +65,12 @@ class BudgetDeclaration:
             pairs=self.pairs + other.pairs,
             calibration=self.calibration + other.calibration,
             unbiased=self.unbiased + other.unbiased,
+            rates=self.rates + other.rates,
         )
 
     def __str__(self) -> str:
         """As a suite would write it: only the kinds it declares (``BudgetDeclaration()`` for none)."""
-        kinds = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds")
+        kinds = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds", "rates")
         return f"BudgetDeclaration({', '.join(f'{k}={getattr(self, k)}' for k in kinds if getattr(self, k))})"
 
     def count(self, kind: str) -> int:
@@ -75,6 +83,7 @@ class BudgetDeclaration:
             "independence": self.independence,
             "seeds": self.seeds,
             "too_regular": self.fit,
+            "rates": self.rates,
         }[kind]
 
 
@@ -103,11 +112,12 @@ class FalseFailureBudget:
 
     def alpha(self, kind: str) -> float:
         """The significance level of one check of ``kind`` (does not spend it)."""
-        if kind in POOLED_KINDS:
+        if kind in POOLED_KINDS or kind == "rates":
             if not self.declared.count(kind):
                 raise BudgetExceeded(f"this suite declared no {kind} checks")
             shared = sum(self.declared.count(pooled) for pooled in POOLED_KINDS)
-            return (self.total - self.fixed_share()) / (shared * ASYMPTOTIC_SAFETY)
+            # A rates check's tail is exact: one unit, where a pooled check takes ASYMPTOTIC_SAFETY.
+            return (self.total - self.fixed_share()) / (shared * ASYMPTOTIC_SAFETY + self.declared.rates)
         return {"independence": INDEPENDENCE_ALPHA, "seeds": SEEDS_ALPHA, "too_regular": TOO_REGULAR_ALPHA}[kind]
 
     def spend(self, kind: str) -> float:

@@ -23,6 +23,7 @@ from judge.checks.budget import FalseFailureBudget
 from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.learner.code import KEPT_GENERATORS
+from judge.learner.hosts import collect as collect_hosts
 from judge.learner.interface import CallOptions, CallResult, DrawSitePush, Learner, LearnerRaised
 from judge.learner.wire import GeneratorSpec
 from judge.reports.report import CheckRecord
@@ -221,7 +222,8 @@ class Submission:
     def _call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """``sub.NAME(*args, **kwargs)``: see the class."""
         ctx = self._ctx()
-        started = time.monotonic()
+        hosts = collect_hosts([args, kwargs]).values()  # their answers' time is the judge's, never charged
+        started, hosted = time.monotonic(), sum(host.seconds for host in hosts)
         try:
             result = self._process.call(
                 name, list(args), kwargs, timeout_s=ctx.remaining_s(), options=self._next_options(), **self._cpu(ctx)
@@ -230,7 +232,7 @@ class Submission:
             self._note(name, raised, ctx)
             raise
         finally:
-            ctx.charge_wall(time.monotonic() - started)
+            ctx.charge_wall(time.monotonic() - started - (sum(host.seconds for host in hosts) - hosted))
         if self._options.draw_sites is not None and result.draw_sites is not None:
             self.draw_sites_seen = max(self.draw_sites_seen or 0, result.draw_sites)
         return self._value(name, result)

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from judge.cli.common import USAGE_ERROR, relative, require_extras, spinner
-from judge.exercises.exercise import load_all, resolve
+from judge.exercises.exercise import WRITE_THE_TEST, load_all, resolve
 from judge.extras import require
 
 
@@ -195,6 +195,20 @@ def cmd_mutation(args: argparse.Namespace, lang: str, out: Console, err: Console
         err.print(f"error: {error.args[0]}", markup=False)
         return USAGE_ERROR
     exercises = [resolve(i) for i in args.exercises] if args.exercises else load_all()
+    # A write-the-test exercise's reference is a statistical test: a mutant of it is another test,
+    # which the kind already judges by its rates (its catalogue of wrong tests), at hundreds of runs a
+    # mutant. Named, it is refused; in a run over every exercise, it is skipped with a line.
+    tests = [e for e in exercises if e.kind == WRITE_THE_TEST]
+    for exercise in tests:
+        (err if args.exercises else out).print(
+            f"{exercise.number:03d} {exercise.slug}: mutation testing does not apply to a write-the-test exercise "
+            "(its reference is a test; its wrong tests in solutions/.../wrong/ measure the judging instead; "
+            "docs/authoring.md, 'Write-the-test exercises')",
+            markup=False,
+        )
+    if tests and args.exercises:
+        return USAGE_ERROR
+    exercises = [e for e in exercises if e.kind != WRITE_THE_TEST]
     runs = []
     with WarmLocalLauncher() as launcher:
         for exercise in exercises:

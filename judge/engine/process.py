@@ -21,6 +21,12 @@ Invariants, at every level:
   which every failure path calls; nothing the learner started runs on after it (:mod:`judge.sandbox.keeper`).
 - Once the judge kills a process, it is dead for the runner at once: its exit status is never
   read as the learner's fate in a later case.
+
+Long on purpose: :class:`LearnerProcess` is one state machine over two pipes (loading, a call, a
+batch of refusals, the callbacks of host functions inside a call, and every way the child can end),
+whose failure paths share its state (the deadlines, the kill, the verdict of a death); split, each
+part would reach into the others' state. What could leave did: the pipes and clocks (pipes.py),
+the frames (judge.learner.wire, protocol), the host functions' budget and answers (judge.learner.hosts).
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from judge.engine.pipes import (
     widen_pipe,
 )
 from judge.i18n import Bilingual, bilingual
+from judge.learner import hosts as host_functions
 from judge.learner import protocol, wire
 from judge.learner.interface import (
     CallOptions,
@@ -379,7 +386,10 @@ class LearnerProcess:
         watched = options.watch_global_rng
         if watched:
             request["watch_global_rng"] = True
-        with self._exchange(request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s) as exchange:
+        hosts = host_functions.collect([args, kwargs])
+        with self._exchange(
+            request, payloads, f"{function}()", timeout_s, cpu_deadline_s, cpu_limit_s, hosts=hosts
+        ) as exchange:
             answer = exchange.parse(lambda header: protocol.reply(header, watched=watched))
             outcome = self._outcome(answer, exchange)
             exchange.count(1, answer.elapsed_ms)
@@ -492,13 +502,15 @@ class LearnerProcess:
         *,
         max_header_bytes: int = wire.MAX_REPLY_HEADER_BYTES,
         body: bytes | None = None,
+        hosts: dict[int, host_functions.HostFunction] | None = None,
     ) -> _Exchange:
         """Send ``request`` (its tensors' bytes ``payloads``) and read the answer's frame: a context
         whose ``parse`` validates the header, and whose exit adds the round trip to the timing.
 
         ``during`` names the call(s) in messages; ``max_header_bytes`` bounds the answer's header;
-        ``body``: ``request`` encoded (:func:`judge.learner.wire.encode_header`), where the caller has it.
-        Raises :class:`ProcessFailed` as :meth:`call` does.
+        ``body``: ``request`` encoded (:func:`judge.learner.wire.encode_header`), where the caller has it;
+        ``hosts``: the host functions the request carries, whose callbacks are answered while the
+        answer is awaited (:meth:`_serve_callbacks`). Raises :class:`ProcessFailed` as :meth:`call` does.
         """
         self.wait_ready()
         if not self.alive:
@@ -520,9 +532,38 @@ class LearnerProcess:
             exchange.header, exchange.payloads = self._receive(
                 deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
             )
+            while hosts and protocol.is_callback(exchange.header):
+                served = time.monotonic()
+                self._serve_callbacks(exchange, hosts, deadline, during)
+                deadline += time.monotonic() - served  # the host's time is the judge's, not the call's
+                exchange.header, exchange.payloads = self._receive(
+                    deadline, during, timeout_s, cpu_limit_s, max_header_bytes=max_header_bytes
+                )
         finally:
             self._reader.watch = None
         return exchange
+
+    def _serve_callbacks(
+        self, exchange: _Exchange, hosts: dict[int, host_functions.HostFunction], deadline: float, during: str
+    ) -> None:
+        """Answer the callback frame in ``exchange`` (:func:`judge.learner.protocol.answer_callback`: malformed, or
+        flooding past a host's budget, is RE). The host runs here: never the learner's CPU time, always
+        within the call's wall-clock ``deadline``, which also bounds writing the answer."""
+        try:
+            reply, value = exchange.decode(lambda: protocol.answer_callback(hosts, exchange.header, exchange.payloads))
+        except host_functions.HostViolation as violation:
+            self.kill()
+            raise ProcessFailed(Verdict.RE, f"your process flooded the judge with callbacks: {violation}") from None
+        payloads: list[wire.Buffer] = []
+        if "host_value" in reply:
+            reply["host_value"] = wire.encode_values(value, reply["tensors"], payloads)
+        self._writer.deadline = deadline
+        try:
+            wire.write_frame(self._writer, reply, payloads)
+        except (TimeoutError, OSError):
+            raise self._overdue(f"{during} did not take the answer of its callback") from None
+        finally:
+            self._writer.deadline = float("inf")
 
     def _outcome(self, answer: protocol.Returned | protocol.Raised, exchange: _Exchange) -> CallResult | LearnerRaised:
         """One call's answer as the runner sees it: its decoded value, or the learner's exception

@@ -81,6 +81,8 @@ class BrowserVariant:
 # The wall-clock cap of a test case, as a multiple of its CPU-time limit (established judges use
 # 2-3x): a correct solution's wall time stretches by the load of the machine, its CPU time does not.
 WALL_FACTOR = 3.0
+WRITE_THE_TEST = "write-the-test"  # the learner writes a statistical test (judge.exercises.write_the_test)
+EXERCISE_KINDS = ("function", WRITE_THE_TEST)
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,9 @@ class Exercise:
     extras: tuple[str, ...] = ()
     # The calls that fingerprint a submission's draws ([similarity]; judge.exercises.probes).
     similarity: Probes = field(default_factory=Probes, compare=False)
+    # "function" (the learner writes the functions the tests call) or "write-the-test" (the learner
+    # writes a statistical test the judge measures: [write_the_test], judge.exercises.write_the_test).
+    kind: str = "function"
 
     @property
     def wall_cap_s(self) -> float:
@@ -286,6 +291,7 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
             section=str(data.get("section", "")),
             extras=tuple(str(name) for name in judging.get("extras", ())),
             similarity=parse_probes(data.get("similarity"), {f.name: f.params for f in functions}, path),
+            kind=str(data.get("kind", "function")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ExerciseError(f"{path}: missing or invalid field {exc}") from None
@@ -295,6 +301,10 @@ def _parsed_exercise(folder: Path, raw: bytes) -> Exercise:
     for lang in LANGUAGES:
         if lang not in exercise.titles:
             raise ExerciseError(f"{path}: title.{lang} is missing")
+    if exercise.kind not in EXERCISE_KINDS:
+        raise ExerciseError(f"{path}: kind {exercise.kind!r} is not one of {', '.join(EXERCISE_KINDS)}")
+    if (exercise.kind == WRITE_THE_TEST) != ("write_the_test" in data):
+        raise ExerciseError(f"{path}: a [write_the_test] table goes with kind = {WRITE_THE_TEST!r}, and only with it")
     unknown = [name for name in exercise.extras if name not in EXTRAS]
     if unknown:
         raise ExerciseError(f"{path}: judging.extras names {', '.join(unknown)}; the extras are {', '.join(EXTRAS)}")

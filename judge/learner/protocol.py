@@ -18,6 +18,9 @@ Messages (the header of one :mod:`judge.learner.wire` frame; ``tensors`` describ
   refusals reply (to a batch of calls expected to raise): ``{"refused": [EXCEPTION...],
           "refused_ms": [...]}``, with the fields of one reply added when a call was not refused
           (the batch stopped there)
+  callback (only while a call that was given host functions runs, :mod:`judge.learner.hosts`):
+          ``{"callback": {"host": KEY, "args": [...], "kwargs": {...}}}``, KEY one of that call's
+          host functions; the judge answers it and goes on waiting for the call's reply
   EXCEPTION = ``{"type", "message", "line", "traceback", "memory", "mro"}`` (``mro``: the names of the
           exception's classes, :func:`judge.learner.code.exception_classes`)
 """
@@ -25,10 +28,13 @@ Messages (the header of one :mod:`judge.learner.wire` frame; ``tensors`` describ
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from judge.learner import wire
+from judge.learner.hosts import HostFunction
 from judge.learner.wire import WireError
 
 PARAMETER_KINDS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD_ONLY", "VAR_KEYWORD")
@@ -285,3 +291,73 @@ def _text(value: Any, what: str, limit: int, *, truncate: bool = False, tail: bo
             raise WireError(f"{what} is longer than {limit} characters")
         return value[-limit:] if tail else value[:limit]
     return value
+
+
+MAX_CALLBACK_ARGUMENTS = 16  # positional and keyword arguments of one callback, each
+
+
+@dataclass(frozen=True)
+class Callback:
+    """A call of a host function from the learner's side: its key, and its arguments in JSON form
+    (decode them with :func:`judge.learner.wire.decode_answer`: every tensor of the frame is one of them)."""
+
+    host: int
+    args: list[Any]
+    kwargs: dict[str, Any]
+    nbytes: int  # the bytes of the frame's tensors, as its header declares them (the wire checked them)
+
+
+def is_callback(header: dict[str, Any]) -> bool:
+    """Whether a frame from the learner's side asks for a host function (validate it with :func:`callback`)."""
+    return "callback" in header
+
+
+def callback(header: dict[str, Any], hosts: Mapping[int, Any]) -> Callback:
+    """A callback frame, checked field by field: exactly ``callback`` (and ``tensors``), naming a host
+    function of the current call (``hosts``), with at most :data:`MAX_CALLBACK_ARGUMENTS` positional
+    and keyword arguments each. Anything else raises :class:`~judge.learner.wire.WireError`."""
+    _only_key(header, ("callback",))
+    call = _object(header["callback"], "callback", ("host", "args", "kwargs"))
+    host = call["host"]
+    if isinstance(host, bool) or not isinstance(host, int) or host not in hosts:
+        raise WireError("a callback must name a host function of the current call")
+    args, kwargs = call["args"], call["kwargs"]
+    if not isinstance(args, list) or len(args) > MAX_CALLBACK_ARGUMENTS:
+        raise WireError(f"a callback's 'args' must be a list of at most {MAX_CALLBACK_ARGUMENTS}")
+    if not isinstance(kwargs, dict) or len(kwargs) > MAX_CALLBACK_ARGUMENTS:
+        raise WireError(f"a callback's 'kwargs' must be an object of at most {MAX_CALLBACK_ARGUMENTS} entries")
+    for name in kwargs:
+        _text(name, "a keyword argument's name", MAX_NAME)
+    tensors = header.get("tensors", [])
+    nbytes = (
+        sum(spec.get("nbytes", 0) for spec in tensors if isinstance(spec, dict)) if isinstance(tensors, list) else 0
+    )
+    return Callback(host, args, kwargs, int(nbytes))
+
+
+def answer_callback(
+    hosts: dict[int, HostFunction], header: dict[str, Any], payloads: list[Any]
+) -> tuple[dict[str, Any], Any]:
+    """The reply to one callback frame (``header``, ``payloads``) of a call that carries ``hosts``:
+    ``(reply, value)``, ``reply["tensors"]`` an empty list for the value's tensors to be encoded into.
+
+    The frame is checked by :func:`callback`, its arguments decoded with every
+    tensor used once; raises :class:`~judge.learner.wire.WireError` for a malformed frame and
+    :class:`~judge.learner.hosts.HostViolation` for flooding (both the learner's fault, RE)."""
+    call = callback(header, hosts)
+    host = hosts[call.host]
+    started = time.monotonic()
+    try:
+        return _answer(host, call, header, payloads)
+    finally:
+        host.seconds += time.monotonic() - started
+
+
+def _answer(host: HostFunction, call: Any, header: dict[str, Any], payloads: list[Any]) -> tuple[dict[str, Any], Any]:
+    if call.nbytes > host.max_bytes:
+        reply, value = host.oversize(call.nbytes), None
+    else:
+        args, kwargs = wire.decode_answer([call.args, call.kwargs], header.get("tensors", []), payloads)
+        reply, value = host.answer(args, kwargs)
+    reply["tensors"] = []
+    return reply, value

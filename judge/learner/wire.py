@@ -7,7 +7,8 @@ header and a hard limit, and refuses anything else.
 Frame layout: ``b"PJ1"`` magic, 4-byte big-endian header length, the UTF-8 JSON header, then
 the payloads in the order the header lists them (``header["tensors"]``: dtype, shape, nbytes).
 In the header, a tensor value is written ``{"$tensor": i}`` and a generator ``{"$generator":
-seed}`` (``{"$generator": seed, "$kept": key}`` for one the learner's side keeps by ``key``); the
+seed}`` (``{"$generator": seed, "$kept": key}`` for one the learner's side keeps by ``key``), and a
+function of the judge the learner may call ``{"$host": key}`` (:mod:`judge.learner.hosts`); the
 Python side decodes them with :func:`decode_values`.
 
 Whatever the learner's process sends is hostile, so the reader bounds everything before it
@@ -26,6 +27,8 @@ import struct
 import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
+
+from judge.learner.hosts import HostFunction, HostSpec
 
 Buffer = bytes | bytearray | memoryview  # a payload as written: any contiguous bytes
 Received = bytearray | memoryview  # a payload as read_frame returns it: writable bytes of its own
@@ -527,6 +530,8 @@ def encode_values(value: Any, specs: list[dict[str, Any]], payloads: list[Buffer
         return {"$tensor": len(specs) - 1}
     if isinstance(value, GeneratorSpec):
         return {"$generator": value.seed} if value.kept is None else {"$generator": value.seed, "$kept": value.kept}
+    if isinstance(value, HostFunction):
+        return {"$host": value.key}
     if isinstance(value, str) and not _valid_unicode(value):
         raise WireError("cannot send a string that is not valid Unicode (it holds a lone surrogate)")
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -545,7 +550,8 @@ def decode_values(
     device: str = "cpu",
     used: set[int] | None = None,
 ) -> Any:
-    """Inverse of :func:`encode_values`; generators come back as :class:`GeneratorSpec`.
+    """Inverse of :func:`encode_values`; generators come back as :class:`GeneratorSpec`, host
+    functions as :class:`~judge.learner.hosts.HostSpec`.
 
     Each tensor of the frame may be referenced once (the encoder never does otherwise), so a
     frame cannot make the judge materialize one payload many times; ``used`` carries that rule
@@ -563,6 +569,10 @@ def decode_values(
             if kept is not None and not _uint64(kept):
                 raise WireError(f"generator key {str(kept)[:40]!r} is not an integer in [0, 2**64)")
             return GeneratorSpec(seed, kept)
+        if set(value) == {"$host"}:
+            if not _uint64(value["$host"]):
+                raise WireError(f"host function key {str(value['$host'])[:40]!r} is not an integer in [0, 2**64)")
+            return HostSpec(value["$host"])
         return {k: decode_values(v, specs, payloads, device, used) for k, v in value.items()}
     if isinstance(value, list):
         return [decode_values(v, specs, payloads, device, used) for v in value]

@@ -61,6 +61,7 @@ from judge.learner.code import (  # noqa: E402
     summarize_exception,
     tensor_inputs,
 )
+from judge.learner.hosts import HostProxy, HostSpec  # noqa: E402
 from judge.learner.uniform_sources import DrawSites, ExtremeUniforms  # noqa: E402
 from judge.sandbox import keeper  # noqa: E402
 
@@ -138,6 +139,8 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
     """
     inbox = _PipeReader(fd_in)
     outbox = _PipeWriter(fd_out)
+    global _CALLBACKS
+    _CALLBACKS = _Callbacks(inbox, outbox)
     try:
         load, _ = wire.read_frame(inbox)
     except (EOFError, wire.WireError):
@@ -161,6 +164,39 @@ def serve(device: str, fd_in: int, fd_out: int, import_dir: str | None = None) -
             _reply(outbox, *_refusals(request, payloads_in, module, name, device, torch, randomness))
         else:
             _reply(outbox, *_one_call(request, payloads_in, module, name, device, torch, randomness=randomness))
+
+
+class _Callbacks:
+    """The learner's side of host functions (:mod:`judge.learner.hosts`): a call of a :class:`HostProxy`
+    sends a callback frame on the reply pipe and blocks on the request pipe for the judge's answer,
+    which is trusted (it comes from the judge)."""
+
+    def __init__(self, inbox, outbox) -> None:
+        self.inbox, self.outbox = inbox, outbox
+
+    def exchange(self, key: int, args: list, kwargs: dict):
+        specs: list[dict] = []
+        payloads: list[wire.Buffer] = []
+        try:
+            call = {
+                "host": key,
+                "args": wire.encode_values(args, specs, payloads),
+                "kwargs": wire.encode_values(kwargs, specs, payloads),
+            }
+        except Exception as exc:  # noqa: BLE001 - torch refusing a sparse or meta tensor too
+            raise TypeError(
+                f"this argument cannot be sent to the judge ({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
+        wire.write_frame(self.outbox, {"callback": call, "tensors": specs}, payloads)
+        answer, payloads_in = wire.read_frame(self.inbox)
+        raised = answer.get("host_raised")
+        if isinstance(raised, dict):
+            kind = ValueError if raised.get("type") == "ValueError" else RuntimeError
+            raise kind(str(raised.get("message", "")))
+        return wire.decode_values(answer.get("host_value"), answer.get("tensors", []), payloads_in)
+
+
+_CALLBACKS: _Callbacks | None = None  # set by serve(), before the learner's code is loaded
 
 
 class _PipeReader:
@@ -350,8 +386,9 @@ def _one_call(
     kwargs = wire.decode_values(request.get("kwargs", {}), request.get("tensors", []), payloads_in, device, used)
     if randomness is None:
         randomness = LearnerRandomness.on(torch, device)
-    args = [_materialize(a, randomness) for a in args]
-    kwargs = {k: _materialize(v, randomness) for k, v in kwargs.items()}
+    proxies: list[HostProxy] = []  # the host functions of this call, closed when it returns
+    args = [_materialize(a, randomness, proxies) for a in args]
+    kwargs = {k: _materialize(v, randomness, proxies, str(k)) for k, v in kwargs.items()}
     if request.get("global_seed") is not None:
         _seed_default_generators(torch, device, int(request["global_seed"]))
     inputs = tensor_inputs(function, args, kwargs, torch)
@@ -373,8 +410,10 @@ def _one_call(
             torch.cuda.synchronize()
     except BaseException as exc:  # noqa: BLE001 - SystemExit from learner code is also an error
         elapsed_ms = (time.perf_counter() - started) * 1000.0
+        _close(proxies)
         raised = describe_exception(exc, name) if describe is None else describe(exc)
         return {"raised": raised, "elapsed_ms": elapsed_ms}, None
+    _close(proxies)
     elapsed_ms = (time.perf_counter() - started) * 1000.0
     modified = [key for key, tensor in inputs.items() if not before[key].holds(tensor, torch)]
     header: dict[str, Any] = {"ok": True, "elapsed_ms": elapsed_ms, "modified": modified[:64]}
@@ -484,10 +523,22 @@ def _seed_default_generators(torch, device: str, seed: int) -> None:
         torch.manual_seed(seed)
 
 
-def _materialize(value, randomness: LearnerRandomness):
+def _materialize(
+    value, randomness: LearnerRandomness, proxies: list[HostProxy] | None = None, name: str = "the host function"
+):
     if isinstance(value, wire.GeneratorSpec):
         return randomness.generators.make(value)
+    if isinstance(value, HostSpec) and proxies is not None and _CALLBACKS is not None:
+        proxy = HostProxy(value.key, _CALLBACKS.exchange, name)
+        proxies.append(proxy)
+        return proxy
     return value
+
+
+def _close(proxies: list[HostProxy]) -> None:
+    """The call returned: its host functions stop working (a later call of one raises RuntimeError)."""
+    for proxy in proxies:
+        proxy.open = False
 
 
 def main(argv: list[str]) -> int:

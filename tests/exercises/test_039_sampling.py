@@ -36,8 +36,16 @@ def tests_package(exercise39):
     load_suite(exercise39, "hidden")
     load_suite(exercise39, "public")
     load_suite(exercise39, "tiny")
-    where = {"oracle": "hidden", "cases": "hidden", "hidden": "hidden", "generated": "hidden", "specs": "hidden",
-             "naming": "hidden", "public": "public", "tiny": "public"}
+    where = {
+        "oracle": "hidden",
+        "cases": "hidden",
+        "hidden": "hidden",
+        "generated": "hidden",
+        "specs": "hidden",
+        "naming": "hidden",
+        "public": "public",
+        "tiny": "public",
+    }
     return {name: suites_module(exercise39, f"{folder}.{name}") for name, folder in where.items()}
 
 
@@ -56,8 +64,12 @@ row_params = st.builds(
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=st.data(), vocab=st.integers(1, 12), batch=st.integers(1, 4),
-       dtype=st.sampled_from([torch.float32, torch.float64]))
+@given(
+    data=st.data(),
+    vocab=st.integers(1, 12),
+    batch=st.integers(1, 4),
+    dtype=st.sampled_from([torch.float32, torch.float64]),
+)
 def test_reference_agrees_with_the_oracle(tests_package, reference, data, vocab, batch, dtype):
     oracle = tests_package["oracle"]
     values = st.one_of(st.floats(-6, 6, allow_nan=False, width=32), st.just(float("-inf")))
@@ -96,8 +108,10 @@ def test_the_combined_row_separates_the_wrong_filter_orders(tests_package):
     cases, oracle = tests_package["cases"], tests_package["oracle"]
     batch = cases.mixed_rows()
     row = batch.labels.index("top_k, top_p and min_p combined")
-    supports = {name: oracle.mistaken(batch.logits, batch.params, name)[row] > 0
-                for name in ("filters_reordered", "min_p_first")}
+    supports = {
+        name: oracle.mistaken(batch.logits, batch.params, name)[row] > 0
+        for name in ("filters_reordered", "min_p_first")
+    }
     exact = batch.exact.probs[row] > 0
     assert not torch.equal(supports["filters_reordered"], exact)
     assert not torch.equal(supports["min_p_first"], exact)
@@ -107,19 +121,31 @@ def test_the_combined_row_separates_the_wrong_filter_orders(tests_package):
 def test_public_literals_match_the_oracle(tests_package):
     oracle, public = tests_package["oracle"], tests_package["public"]
     logits = torch.tensor([public.LOGITS] * 5)
-    params = [oracle.RowParams(1.0), oracle.RowParams(0.5), oracle.RowParams(top_k=2), oracle.RowParams(top_p=0.8),
-              oracle.RowParams(min_p=0.3)]
+    params = [
+        oracle.RowParams(1.0),
+        oracle.RowParams(0.5),
+        oracle.RowParams(top_k=2),
+        oracle.RowParams(top_p=0.8),
+        oracle.RowParams(min_p=0.3),
+    ]
     expected = oracle.target(logits, params).probs
-    literals = [[0.579259, 0.213097, 0.129250, 0.078394], [0.830953, 0.112457, 0.041371, 0.015219],
-                [0.731059, 0.268941, 0.0, 0.0], [0.628532, 0.231224, 0.140244, 0.0], [0.731059, 0.268941, 0.0, 0.0]]
+    literals = [
+        [0.579259, 0.213097, 0.129250, 0.078394],
+        [0.830953, 0.112457, 0.041371, 0.015219],
+        [0.731059, 0.268941, 0.0, 0.0],
+        [0.628532, 0.231224, 0.140244, 0.0],
+        [0.731059, 0.268941, 0.0, 0.0],
+    ]
     torch.testing.assert_close(torch.tensor(literals, dtype=torch.float64), expected, rtol=0, atol=1e-6)
 
 
 def test_tiny_variant_literals_match_the_oracle_and_separate_every_mistake(tests_package):
     oracle, tiny = tests_package["oracle"], tests_package["tiny"]
     logits = torch.tensor(tiny.LOGITS, dtype=torch.float32)
-    params = [oracle.RowParams(*values) for values in zip(*(tiny.PARAMS[k] for k in
-                                                           ("temperature", "top_k", "top_p", "min_p")))]
+    params = [
+        oracle.RowParams(*values)
+        for values in zip(*(tiny.PARAMS[k] for k in ("temperature", "top_k", "top_p", "min_p")))
+    ]
     exact = oracle.target(logits, params).probs  # raises AmbiguousCase for a row without margins
     torch.testing.assert_close(tiny._expected(), exact, rtol=0, atol=1e-9)
     # Every known mistake is told apart by the frozen rows, or by the rule an edge case checks (not both).
@@ -134,7 +160,7 @@ def test_tiny_variant_literals_match_the_oracle_and_separate_every_mistake(tests
         outputs[name] = model
     names = sorted(outputs)
     for i, first in enumerate(names):
-        for second in names[i + 1:]:
+        for second in names[i + 1 :]:
             assert (outputs[first] - outputs[second]).abs().max() > 0.05, f"{first} and {second} look alike"
 
 
@@ -188,7 +214,7 @@ def test_the_oracle_models_each_wrong_solution(tests_package, exercise39, wrong,
         keep = ~torch.isnan(got).any(dim=1)
         for row in range(batch.logits.shape[0]):
             try:
-                oracle.mistaken(batch.logits[row:row + 1], [batch.params[row]], mistake, margin=oracle.STATED_MARGIN)
+                oracle.mistaken(batch.logits[row : row + 1], [batch.params[row]], mistake, margin=oracle.STATED_MARGIN)
             except oracle.AmbiguousCase:
                 keep[row] = False
         torch.testing.assert_close(got[keep], modelled[keep], rtol=1e-4, atol=1e-6)
@@ -210,7 +236,7 @@ def test_generated_rows_keep_the_stated_margin_and_some_sit_just_outside_it(test
                 assert margin < generated.NEAR_LIMIT
             if family.startswith("order:"):
                 mistake = family.partition(":")[2]
-                wrong = oracle.mistaken(call.logits[row:row + 1], [call.params[row]], mistake)[0]
+                wrong = oracle.mistaken(call.logits[row : row + 1], [call.params[row]], mistake)[0]
                 assert not torch.equal(wrong > 0, call.exact.probs[row] > 0), (seed, family)
             unfiltered = call.params[row] == oracle.RowParams(temperature=call.params[row].temperature)
             if family == "tail" and unfiltered:  # a running total in the logits' dtype reaches 1 before the tail
@@ -235,10 +261,16 @@ def test_a_decision_inside_the_stated_margin_is_never_a_case(tests_package):
     oracle = tests_package["oracle"]
     logits = torch.tensor([[2.0, 1.0, 0.5, 0.0]], dtype=torch.float64)
     probs = torch.softmax(logits[0], 0)
-    for params, decision in ((oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 5e-4)),
-                              "top_p=.*: the running totals around the cut: a relative margin of 0.0005"),
-                             (oracle.RowParams(min_p=float(probs[2] / probs[0]) * (1 - 5e-4)),
-                              "min_p=.*: the probabilities around the threshold: a relative margin of 0.0005")):
+    for params, decision in (
+        (
+            oracle.RowParams(top_p=float(probs[0] + probs[1]) * (1 + 5e-4)),
+            "top_p=.*: the running totals around the cut: a relative margin of 0.0005",
+        ),
+        (
+            oracle.RowParams(min_p=float(probs[2] / probs[0]) * (1 - 5e-4)),
+            "min_p=.*: the probabilities around the threshold: a relative margin of 0.0005",
+        ),
+    ):
         with pytest.raises(oracle.AmbiguousCase, match=decision):
             oracle.target(logits, [params], margin=oracle.STATED_MARGIN)
     close = torch.tensor([[2.0, 1.0, 1.0 - 4e-4, 0.0]], dtype=torch.float64)
@@ -263,8 +295,9 @@ class _Recorder(InProcessLearner):
         if options.extreme_uniforms is None:
             return super().call(function, args, kwargs, timeout_s=timeout_s, options=options)
         with ExtremeUniforms(torch, options.extreme_uniforms):
-            return super().call(function, args, kwargs, timeout_s=timeout_s,
-                                options=CallOptions(global_seed=options.global_seed))
+            return super().call(
+                function, args, kwargs, timeout_s=timeout_s, options=CallOptions(global_seed=options.global_seed)
+            )
 
 
 def test_no_call_asks_for_more_than_the_statement_promises(exercise39):
@@ -340,10 +373,11 @@ def test_real_rows_keep_their_tokens_when_the_logits_move_by_the_tolerance(tests
     assert 2 * LOGIT_TOLERANCE / 0.7 < oracle.MARGIN / 2
     rng = random.Random(39_077)
     for row in range(batch.logits.shape[0]):
-        logits, params = batch.logits[row:row + 1].double(), batch.params[row:row + 1]
+        logits, params = batch.logits[row : row + 1].double(), batch.params[row : row + 1]
         sign = torch.where(kept[row], 1.0, -1.0).double()
-        moves = [sign, -sign] + [torch.tensor([rng.uniform(-1, 1) for _ in range(logits.shape[1])],
-                                              dtype=torch.float64) for _ in range(4)]
+        moves = [sign, -sign] + [
+            torch.tensor([rng.uniform(-1, 1) for _ in range(logits.shape[1])], dtype=torch.float64) for _ in range(4)
+        ]
         moves += [torch.tensor([rng.choice((-1.0, 1.0)) for _ in range(logits.shape[1])]) for _ in range(4)]
         for move in moves:
             moved = logits + LOGIT_TOLERANCE * move
@@ -373,10 +407,17 @@ def test_real_rows_have_a_long_tail_a_peak_and_cuts_inside_the_tail(tests_packag
     cutting = []
     for row, params in enumerate(batch.params):
         # The filters whose removal changes the row's kept tokens.
-        cutting.append([name for name, off in (("top_k", 0), ("top_p", 1.0), ("min_p", 0.0))
-                        if getattr(params, name) != off and not torch.equal(
-                            _kept(oracle, batch.logits[row:row + 1], [dataclasses.replace(params, **{name: off})])[0],
-                            batch.exact.probs[row] > 0)])
+        cutting.append(
+            [
+                name
+                for name, off in (("top_k", 0), ("top_p", 1.0), ("min_p", 0.0))
+                if getattr(params, name) != off
+                and not torch.equal(
+                    _kept(oracle, batch.logits[row : row + 1], [dataclasses.replace(params, **{name: off})])[0],
+                    batch.exact.probs[row] > 0,
+                )
+            ]
+        )
     # A row with one filter is cut by it; in the combined row (as a chat model is run) top_k and top_p
     # both cut, and min_p = 0.05 finds nothing left below its threshold: real logits rarely let all
     # three act at once (the synthetic mixed row 4 does, for the order of the filters).
@@ -390,8 +431,9 @@ def test_a_tensor_rounded_before_its_check_is_not_named_one_unchecked_row(tests_
     specs = tests_package["specs"]
 
     def rounded(logits, **kwargs):
-        kwargs = {k: v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
-                  for k, v in kwargs.items()}
+        kwargs = {
+            k: v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for k, v in kwargs.items()
+        }
         return reference.sampling_probs(logits, **kwargs)
 
     names, one_row = [], specs.MISTAKES["bad_row_accepted"]
@@ -438,8 +480,9 @@ def _write() -> None:
     path = exercise.hidden_dir / "real_logits.py"
     here = Path(__file__).resolve().parents[2] / "exercises" / "039-sampling" / "tests" / "hidden" / "real_logits.py"
     if path.resolve() != here:  # the judge imported from another checkout (an editable install elsewhere)
-        raise SystemExit(f"refusing to write {path}: this file belongs to {here}; "
-                         f"run with PYTHONPATH={here.parents[4]}")
+        raise SystemExit(
+            f"refusing to write {path}: this file belongs to {here}; run with PYTHONPATH={here.parents[4]}"
+        )
     text = path.read_text(encoding="utf-8")
     marker = "# --- generated by tests/exercises/test_039_sampling.py --write ---"
     head = text[: text.index(marker)]
@@ -448,13 +491,24 @@ def _write() -> None:
     from judge.exercises import models
 
     live = models.passage_logits(namespace["MODEL"])
-    body = [marker, "", "# SHA-256 of the models/tiny-qwen3/model.safetensors these logits come from.",
-            f"WEIGHTS_SHA256 = {json.dumps(_weights_sha256())}", "", "LOGITS = {"]
+    body = [
+        marker,
+        "",
+        "# SHA-256 of the models/tiny-qwen3/model.safetensors these logits come from.",
+        f"WEIGHTS_SHA256 = {json.dumps(_weights_sha256())}",
+        "",
+        "LOGITS = {",
+    ]
     for position in namespace["POSITIONS"]:
         values = [round(v * namespace["SCALE"]) for v in live[position].double().tolist()]
         body.append(f"    {position}: (")
-        body += textwrap.wrap(", ".join(map(str, values)) + ",", width=110, initial_indent=" " * 8,
-                              subsequent_indent=" " * 8, break_on_hyphens=False)
+        body += textwrap.wrap(
+            ", ".join(map(str, values)) + ",",
+            width=110,
+            initial_indent=" " * 8,
+            subsequent_indent=" " * 8,
+            break_on_hyphens=False,
+        )
         body.append("    ),")
     body.append("}")
     path.write_text(head + "\n".join(body) + "\n", encoding="utf-8")

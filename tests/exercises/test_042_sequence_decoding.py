@@ -129,7 +129,13 @@ def frozen_values(parts) -> dict:
         "tied": (tied.start, tied.trans, tied.width, tied.alpha, tied.max_len),
         "crowded": (crowded.start, crowded.trans, crowded.width, crowded.alpha, crowded.max_len),
         **{
-            f"template_{key}": (torch.tensor(t["start"]), torch.tensor(t["trans"]), t["width"], t["alpha"], t["max_len"])
+            f"template_{key}": (
+                torch.tensor(t["start"]),
+                torch.tensor(t["trans"]),
+                t["width"],
+                t["alpha"],
+                t["max_len"],
+            )
             for key, t in templates.items()
         },
     }.items():
@@ -421,9 +427,13 @@ def _write() -> None:
     _, found = _modules()
     values = frozen_values(found)
     path = resolve("42").public_dir / "frozen.py"
-    here = Path(__file__).resolve().parents[2] / "exercises" / "042-sequence-decoding" / "tests" / "public" / "frozen.py"
+    here = (
+        Path(__file__).resolve().parents[2] / "exercises" / "042-sequence-decoding" / "tests" / "public" / "frozen.py"
+    )
     if path.resolve() != here:  # the judge imported from another checkout (an editable install elsewhere)
-        raise SystemExit(f"refusing to write {path}: this file belongs to {here}; run with PYTHONPATH={here.parents[4]}")
+        raise SystemExit(
+            f"refusing to write {path}: this file belongs to {here}; run with PYTHONPATH={here.parents[4]}"
+        )
     text = path.read_text(encoding="utf-8")
     head = text[: text.index("# --- generated")]
     body = "".join(f"{name} = {pprint.pformat(value, width=118, compact=True)}\n\n" for name, value in values.items())

@@ -32,8 +32,11 @@ def test_browser_variant_passes_the_reference_and_catches_the_detectable_mistake
                           cwd=project_root, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     outcomes = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [o["name"] for o in outcomes] == (["reference"] + [f"correct/{p.stem}" for p in exercise.correct_solutions()]
-                                             + [p.stem for p in exercise.wrong_solutions()])
+    assert [o["name"] for o in outcomes] == (
+        ["reference"]
+        + [f"correct/{p.stem}" for p in exercise.correct_solutions()]
+        + [p.stem for p in exercise.wrong_solutions()]
+    )
     assert problems(exercise, outcomes) == []
 
 
@@ -44,9 +47,11 @@ def test_browser_variants_never_name_hidden_files(tmp_path, exercise39):
         (folder / "tests" / part / f"{part}.py").write_text("")
     toml = (exercise39.root / "exercise.toml").read_text()
     head = toml.split("[browser]")[0]
-    for browser, fragment in (('suites = ["public", "hidden"]', "may hold only"),
-                              ('suites = ["public"]\nfiles = ["tests/public/public.py"]', "not read any more"),
-                              ('suites = ["public", "tiny"]', "needs tests/public/tiny.py")):
+    for browser, fragment in (
+        ('suites = ["public", "hidden"]', "may hold only"),
+        ('suites = ["public"]\nfiles = ["tests/public/public.py"]', "not read any more"),
+        ('suites = ["public", "tiny"]', "needs tests/public/tiny.py"),
+    ):
         (folder / "exercise.toml").write_text(head + "[browser]\n" + browser + "\n")
         with pytest.raises(ExerciseError, match=re.escape(fragment)):
             load_exercise(folder)
@@ -66,11 +71,13 @@ def test_tiny_edge_cases_of_exercise_39_match_the_oracle(exercise39):
         return oracle.target(torch.tensor(rows, dtype=torch.float32), params).probs
 
     edge = [oracle.RowParams(top_k=k) for k in tiny.EDGE_TOP_K]
-    torch.testing.assert_close(torch.tensor(tiny.EDGE_EXPECTED, dtype=torch.float64), exact(tiny.EDGE_LOGITS, edge),
-                               rtol=0, atol=1e-9)
+    torch.testing.assert_close(
+        torch.tensor(tiny.EDGE_EXPECTED, dtype=torch.float64), exact(tiny.EDGE_LOGITS, edge), rtol=0, atol=1e-9
+    )
     ignored = oracle.mistaken(torch.tensor(tiny.EDGE_LOGITS), edge, "top_k_one_ignored")[3]
-    torch.testing.assert_close(torch.tensor(tiny.EDGE_TOP_K_ONE_IGNORED, dtype=torch.float64), ignored,
-                               rtol=0, atol=1e-9)
+    torch.testing.assert_close(
+        torch.tensor(tiny.EDGE_TOP_K_ONE_IGNORED, dtype=torch.float64), ignored, rtol=0, atol=1e-9
+    )
     tied = exact(tiny.EDGE_LOGITS, edge)[0]
     assert [t for t in range(6) if tied[t] > 0] == list(tiny.EDGE_TIED)
     one = oracle.mistaken(torch.tensor([tiny.ONE_DRAW_ROW]), [oracle.RowParams(top_k=1)], "no_filtering")[0]

@@ -7,7 +7,7 @@ import pytest
 from judge.authoring.catalogue import check_exercise, diagnosis_found, judge_under_seeds, parse_wrong_solution
 from judge.checks.budget import BudgetDeclaration
 from judge.engine.runner import judge_file
-from judge.exercises.exercise import SUITES, load_all
+from judge.exercises.exercise import SUITES, WRITE_THE_TEST, load_all
 from judge.exercises.suites import load_suite
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
@@ -48,11 +48,16 @@ def test_reference_passes_under_50_seeds(exercise):
     Two worker processes share the seeds (the judge's statistics are pure Python: one process
     would leave a core idle), each with one learner process for all its seeds. An exercise whose
     suites declare no statistical check (42, 45: every answer exact) gets 3 seeds: a seed can
-    change no verdict there, and each worker of 45 would load its model for nothing."""
+    change no verdict there, and each worker of 45 would load its model for nothing. A
+    write-the-test exercise gets 3 too: one judging runs its reference test some 920 times (half a
+    minute), and its rates are measured run by run instead (benchmarks/power_054.py: a false-failure
+    rate of 0.01 against the 0.05 allowed, which the 200-run case fails at F >= 30 with
+    probability about 1e-25)."""
     declared = BudgetDeclaration()
     for suite in SUITES:
         declared = declared + load_suite(exercise, suite).budget
-    seeds = SEEDS[:3] if declared == BudgetDeclaration() else SEEDS
+    few = declared == BudgetDeclaration() or exercise.kind == WRITE_THE_TEST
+    seeds = SEEDS[:3] if few else SEEDS
     reports = judge_under_seeds(exercise, exercise.reference_path, seeds, jobs=2)
     assert [r.seed for r in reports] == list(seeds)
     failed = [f"seed {r.seed}: {r.message}" for r in reports if r.verdict is not Verdict.AC]
@@ -106,9 +111,7 @@ def test_coin(sub, ctx):
 '''
 
 
-STARTER = (
-    "import torch\n\n\ndef flip(p, n, generator=None):\n    raise NotImplementedError(\"flip: write it here\")\n"
-)
+STARTER = 'import torch\n\n\ndef flip(p, n, generator=None):\n    raise NotImplementedError("flip: write it here")\n'
 REFERENCE = (
     "import torch\n\ndef flip(p, n, generator=None):\n"
     "    return (torch.rand(n, generator=generator) < p).to(torch.int64)\n"
@@ -121,10 +124,20 @@ BIASED = (
 )
 
 
-def _coin(tmp_path, monkeypatch, *, public_fit: int = 1, hidden_fit: int = 1, public: str | None = None,
-          starter: str = STARTER, wrong: dict[str, str] | None = None, tiny: str | None = None,
-          undetectable: dict[str, str] | None = None, params: str = '["p", "n", "generator"]',
-          subset_undetectable: dict[str, str] | None = None):
+def _coin(
+    tmp_path,
+    monkeypatch,
+    *,
+    public_fit: int = 1,
+    hidden_fit: int = 1,
+    public: str | None = None,
+    starter: str = STARTER,
+    wrong: dict[str, str] | None = None,
+    tiny: str | None = None,
+    undetectable: dict[str, str] | None = None,
+    params: str = '["p", "n", "generator"]',
+    subset_undetectable: dict[str, str] | None = None,
+):
     """A Bernoulli coin written from the authoring guide: one fit on two outcomes with a whole-number
     expectation (1 200 heads), where a correct coin lands exactly on it 1.4 % of the time.
 
@@ -330,18 +343,31 @@ LATE_BIAS = (
 def _browser_coin(tmp_path, monkeypatch, *, undetectable, tiny_fit=1, subset_undetectable=None):
     """Public and tiny suites of 2 000 flips (the browser's), a hidden one of 4 000: a coin that goes
     wrong only past 3 000 flips (``late_bias``) passes the browser's suites."""
-    return _coin(tmp_path, monkeypatch, public=SIZED.format(fit=1, n=2_000), wrong={"late_bias": LATE_BIAS},
-                 tiny=SIZED.format(fit=tiny_fit, n=2_000).replace("def test_coin", "def test_tiny_coin"),
-                 undetectable=undetectable, subset_undetectable=subset_undetectable)
+    return _coin(
+        tmp_path,
+        monkeypatch,
+        public=SIZED.format(fit=1, n=2_000),
+        wrong={"late_bias": LATE_BIAS},
+        tiny=SIZED.format(fit=tiny_fit, n=2_000).replace("def test_coin", "def test_tiny_coin"),
+        undetectable=undetectable,
+        subset_undetectable=subset_undetectable,
+    )
 
 
 def test_a_mistake_only_the_subset_misses_is_still_caught_with_real_torch(tmp_path, monkeypatch, warm_launcher):
     """[browser.subset_undetectable]: check holds real torch to catching it (a listed one that real torch
     lets through fails its line), and a listed name that is no wrong solution fails the list's line."""
-    exercise = _browser_coin(tmp_path, monkeypatch, undetectable={"late_bias": "only past 3 000 flips"},
-                             subset_undetectable={"biased": "the subset sums otherwise", "gone": "renamed"})
-    assert exercise.browser.passing == {"late_bias": "only past 3 000 flips", "biased": "the subset sums otherwise",
-                                        "gone": "renamed"}
+    exercise = _browser_coin(
+        tmp_path,
+        monkeypatch,
+        undetectable={"late_bias": "only past 3 000 flips"},
+        subset_undetectable={"biased": "the subset sums otherwise", "gone": "renamed"},
+    )
+    assert exercise.browser.passing == {
+        "late_bias": "only past 3 000 flips",
+        "biased": "the subset sums otherwise",
+        "gone": "renamed",
+    }
     outcomes = _outcomes(exercise, warm_launcher)
     assert outcomes["biased"].ok and outcomes["biased"].expectation.endswith(", and by public+tiny")
     assert not outcomes["undetectable"].ok and "gone" in outcomes["undetectable"].problem
@@ -358,11 +384,18 @@ def test_the_browser_catalogue_lets_correct_code_be_skipped_and_listed_mistakes_
     def result(name, verdict, expected=None):
         return {"name": name, "verdict": verdict, "message": "m", "expected_diagnosis": expected, "diagnosed": False}
 
-    assert problems(exercise, [result("reference", "AC"), result("correct/numpy", "SK"),
-                               result("biased", "AC", "biased")]) == []
-    found = problems(exercise, [result("reference", "SK"), result("correct/numpy", "WA"),
-                                result("biased", "WA", "biased")])
-    assert found == ["the reference gets SK: m", "correct/numpy gets WA: m", "biased is listed as undetectable but gets WA"]
+    assert (
+        problems(exercise, [result("reference", "AC"), result("correct/numpy", "SK"), result("biased", "AC", "biased")])
+        == []
+    )
+    found = problems(
+        exercise, [result("reference", "SK"), result("correct/numpy", "WA"), result("biased", "WA", "biased")]
+    )
+    assert found == [
+        "the reference gets SK: m",
+        "correct/numpy gets WA: m",
+        "biased is listed as undetectable but gets WA",
+    ]
 
 
 def test_check_judges_the_browser_suites_with_the_same_promises(tmp_path, monkeypatch, warm_launcher):
@@ -379,8 +412,9 @@ def test_check_judges_the_browser_suites_with_the_same_promises(tmp_path, monkey
 def test_stale_browser_promises_fail_check(tmp_path, monkeypatch, warm_launcher):
     """A listed mistake the browser's suites catch, one they miss unlisted, a listed name that is no
     wrong solution, and a tiny BUDGET that declares more than it uses: each fails its own line."""
-    exercise = _browser_coin(tmp_path, monkeypatch, undetectable={"biased": "wrongly listed", "gone": "renamed"},
-                             tiny_fit=2)
+    exercise = _browser_coin(
+        tmp_path, monkeypatch, undetectable={"biased": "wrongly listed", "gone": "renamed"}, tiny_fit=2
+    )
     outcomes = _outcomes(exercise, warm_launcher)
     assert outcomes["reference"].ok and outcomes["starter"].ok
     assert not outcomes["biased"].ok and "listed in [browser.undetectable] but caught" in outcomes["biased"].problem
@@ -400,7 +434,7 @@ def test_declared_parameters_the_solutions_lack_fail_check(tmp_path, monkeypatch
     assert "starter.py: `flip` has no parameter `seed`" in params.problem
 
 
-PATCHED = '''Mistake: the coin compares with 0.5, whatever p is.
+PATCHED = """Mistake: the coin compares with 0.5, whatever p is.
 
 Diagnosis: the coin lands heads with the wrong probability
 
@@ -412,7 +446,7 @@ Diagnosis: the coin lands heads with the wrong probability
  def flip(p, n, generator=None):
 -    return (torch.rand(n, generator=generator) < p).to(torch.int64)
 +    return (torch.rand(n, generator=generator) < 0.5).to(torch.int64)
-'''
+"""
 
 
 def test_a_wrong_solution_may_be_a_patch_and_a_stale_one_fails_its_line(tmp_path, monkeypatch, warm_launcher):

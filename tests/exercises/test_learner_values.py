@@ -47,7 +47,7 @@ LIES = {
     "a tuple": "(v, v)",
 }
 
-LIAR = '''
+LIAR = """
 import types as _types
 import torch
 
@@ -74,7 +74,7 @@ def _liar(name):
         return _lie(value) if LIE_AT in (0, _calls[0]) else value
     return call
 
-'''
+"""
 
 
 class _Learner(InProcessLearner):
@@ -117,8 +117,9 @@ class _Learner(InProcessLearner):
         if options.extreme_uniforms is None:
             return super().call(function, args, kwargs, timeout_s=timeout_s, options=options)
         with ExtremeUniforms(torch, options.extreme_uniforms):
-            return super().call(function, args, kwargs, timeout_s=timeout_s,
-                                options=CallOptions(global_seed=options.global_seed))
+            return super().call(
+                function, args, kwargs, timeout_s=timeout_s, options=CallOptions(global_seed=options.global_seed)
+            )
 
 
 def _liar_source(exercise, lie: str, at: int) -> str:

@@ -43,8 +43,9 @@ def test_doubles(sub, ctx):
 '''
 
 
-def tiny_exercise(pack, number=901, slug="echo", *, public_imports="",
-                  hidden_imports="from ..public.values import TWO"):
+def tiny_exercise(
+    pack, number=901, slug="echo", *, public_imports="", hidden_imports="from ..public.values import TWO"
+):
     """A one-function exercise in ``pack`` with a public and a hidden suite (the hidden one imports a public helper)."""
     folder = pack / f"{number:03d}-{slug}"
     (folder / "tests" / "public").mkdir(parents=True)
@@ -57,6 +58,7 @@ def tiny_exercise(pack, number=901, slug="echo", *, public_imports="",
 
 
 # --- the browser receives tests/public/, never tests/hidden/ ------------------------------------------
+
 
 def test_a_file_added_under_hidden_never_reaches_the_browser_bundle(tmp_path, exercise39):
     folder = tmp_path / "exercises" / exercise39.folder
@@ -114,15 +116,23 @@ def test_a_file_strayed_into_tests_after_a_first_load_is_refused_too(tmp_path):
 
 # --- hidden may import public, never the reverse ------------------------------------------------------
 
+
 def test_a_hidden_suite_imports_a_public_helper(tmp_path):
     exercise = load_exercise(tiny_exercise(tmp_path / "exercises"))
     assert [c.name for c in load_suite(exercise, "hidden").cases] == ["doubles"]
     assert suites_module(exercise, "hidden.hidden").TWO == 2
 
 
-@pytest.mark.parametrize("line", ["from ..hidden import hidden", "from ..hidden.hidden import test_doubles",
-                                  "from .. import hidden", "from ...x import y",
-                                  "import _probjudge_tests_901.hidden"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from ..hidden import hidden",
+        "from ..hidden.hidden import test_doubles",
+        "from .. import hidden",
+        "from ...x import y",
+        "import _probjudge_tests_901.hidden",
+    ],
+)
 def test_a_public_module_importing_hidden_is_refused(tmp_path, line):
     folder = tiny_exercise(tmp_path / "exercises")
     (folder / "tests" / "public" / "values.py").write_text(f"TWO = 2\n\ndef later():\n    {line}\n")
@@ -142,6 +152,7 @@ def test_the_judge_runs_the_tiny_exercise(tmp_path, learner_file):
 
 
 # --- packs --------------------------------------------------------------------------------------------
+
 
 def test_packs_come_from_probjudge_exercises(tmp_path, monkeypatch, exercise39):
     pack = tmp_path / "course" / "exercises"
@@ -183,4 +194,3 @@ def test_same_numbers_in_two_folders_never_share_suite_modules(tmp_path):
     assert suites_package(first) != suites_package(second)
     load_suite(first, "public"), load_suite(second, "public")
     assert suites_module(first, "public.values").TWO == 2 and suites_module(second, "public.values").TWO == "two"
-

@@ -57,8 +57,7 @@ def test_suites_without_fit_checks_spend_nothing_on_too_regular():
 def test_declarations_add_up_kind_by_kind():
     first = BudgetDeclaration(fit=1, pairs=2, calibration=3, unbiased=4, independence=5, seeds=6)
     second = BudgetDeclaration(fit=10, pairs=20, calibration=30, unbiased=40, independence=50, seeds=60)
-    assert first + second == BudgetDeclaration(fit=11, pairs=22, calibration=33, unbiased=44, independence=55,
-                                               seeds=66)
+    assert first + second == BudgetDeclaration(fit=11, pairs=22, calibration=33, unbiased=44, independence=55, seeds=66)
 
 
 def test_a_declaration_reads_as_a_suite_would_write_it():
@@ -82,5 +81,25 @@ def test_the_summary_gives_the_fit_alpha_and_each_kinds_declared_used_and_spent(
         "independence": {"declared": 0, "used": 0, "spent": 0.0},
         "seeds": {"declared": 1, "used": 0, "spent": 0.0},
         "too_regular": {"declared": 2, "used": 0, "spent": 0.0},
+        "rates": {"declared": 0, "used": 0, "spent": 0.0},
     }
     assert FalseFailureBudget(1e-6, BudgetDeclaration(calibration=1)).summary()["fit_alpha"] is None
+
+
+def test_a_rates_check_is_charged_one_unit_where_a_pooled_check_takes_ten():
+    """Write-the-test cases (exact binomial tails): alone, ten of them share the whole budget; beside
+    pooled checks, each counts one unit against a pooled check's ASYMPTOTIC_SAFETY."""
+    alone = FalseFailureBudget(1e-6, BudgetDeclaration(rates=10))
+    assert alone.spend("rates") == pytest.approx(1e-7, rel=1e-12)
+    assert alone.spent["rates"] == pytest.approx(1e-7, rel=1e-12)
+    mixed = FalseFailureBudget(1e-6, BudgetDeclaration(fit=1, rates=10))
+    unit = (1e-6 - 1e-12) / (ASYMPTOTIC_SAFETY + 10)
+    assert mixed.alpha("rates") == pytest.approx(unit, rel=1e-12) and mixed.alpha("fit") == pytest.approx(
+        unit, rel=1e-12
+    )
+    for _ in range(10):
+        mixed.spend("rates")
+    mixed.spend("fit")
+    assert sum(mixed.spent.values()) <= 1e-6
+    with pytest.raises(BudgetExceeded, match="more rates checks than the 10 the suites declared"):
+        mixed.spend("rates")
