@@ -37,7 +37,7 @@ def plain_estimate(
 def antithetic_estimate(
     probs: torch.Tensor, values: torch.Tensor, num_samples: int, generator: torch.Generator | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """num_samples / 2 antithetic pairs (u, 1 - u) per row: the mean of all values and the standard error of the pair means.
+    """num_samples / 2 antithetic pairs (u, 1 - u) per row: the mean of all values, the pair means' standard error.
 
     Raises:
         ValueError: as plain_estimate, or num_samples odd or below 4.
@@ -70,7 +70,7 @@ def control_variate_estimate(
     num_samples: int,
     generator: torch.Generator | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The control-variate estimate mean(f) - beta (mean(g) - E_p[g]), beta fitted on the same draws, and its standard error.
+    """The control-variate estimate mean(f) - beta (mean(g) - E_p[g]), beta fitted on the same draws, and its error.
 
     Args:
         control: like probs: g, whose exact mean under probs you compute.
