@@ -32,13 +32,15 @@ CONTRACT_P = (0.3, 0.7)
 
 # unbiased and calibration: one each per method, and three variance promises (calibration kind: exact bounds);
 # independence: one twin test per method; the generator contract: 4 seeds per method.
-BUDGET = BudgetDeclaration(unbiased=4, calibration=7, independence=4) + BudgetDeclaration(
+BUDGET = BudgetDeclaration(unbiased=4, calibration=7, independence=5) + BudgetDeclaration(
     seeds=4 * generator_contract_budget(CONTRACT_ROWS).seeds
 )
 
 
 def _readable(sub, ctx, method: str, dtype: torch.dtype) -> None:
-    rows = readable_rows(random.Random(ctx.fresh_seed(f"readable {method} {dtype}")), method, dtype)
+    # n = 7 for the control variate: the mean of seven 0.1 is not 0.1, so the spread of equal g_i is not 0
+    n = 7 if method == "control_variate" else 8
+    rows = readable_rows(random.Random(ctx.fresh_seed(f"readable {method} {dtype}")), method, dtype, num_samples=n)
     value = getattr(sub, FUNCTION[method])(**rows.kwargs(), generator=ctx.generator())
     check_readable(
         ctx, rows, value, what=f"{FUNCTION[method]}({rows.public})", public=f"{FUNCTION[method]}, readable rows"
@@ -285,3 +287,99 @@ def test_control_variate_statistics(sub, ctx):
     zh: control_variate_estimate：均值等于该方法的精确均值、误差条校准，且方差小于朴素蒙特卡洛
     """
     stats50.check_statistics(sub, ctx, "control_variate")
+
+
+STRATA_ROWS = 400
+
+
+@lane_weight(1)
+def test_stratified_strata_independent(sub, ctx):
+    """stratified_estimate: each stratum draws its own uniforms (two strata never move together)
+
+    zh: stratified_estimate：每一层各自抽取均匀随机数（两层不会同步变化）
+    """
+    # Four tokens of 1/4 and K = 2 strata: stratum 0 draws tokens 0 and 1, stratum 1 tokens 2 and 3, each with
+    # v < 1/2 or not. The count of token 0 and that of token 2 are two independent Binomial(2, 1/2) draws.
+    rows = ReadableRows(
+        "stratified",
+        torch.full((STRATA_ROWS, 4), 0.25, dtype=torch.float64),
+        torch.tensor([[1.0, 5.0, 25.0, 125.0]] * STRATA_ROWS, dtype=torch.float64),
+        None,
+        4,
+        ((0.25,) * 4,) * STRATA_ROWS,
+        f"{STRATA_ROWS} rows of four tokens of 1/4, n = 4",
+    )
+    value = sub.stratified_estimate(**rows.kwargs(), generator=ctx.generator())
+    check_readable(ctx, rows, value, what=f"stratified_estimate({rows.public})", public="stratified_estimate, 2 strata")
+    total = (value[0].double().cpu() * 4).round().long()
+    first, third = total % 5, (total // 25) % 5
+    expect_independent_rows(
+        ctx,
+        first,
+        third,
+        torch.tensor([0.25, 0.5, 0.25, 0.0, 0.0], dtype=torch.float64),
+        label=f"stratified_estimate({rows.public}): draws of token 0 and of token 2, row by row",
+        outcome="count",
+        diagnosis=MISTAKES["stratified_shared_offsets"],
+    )
+
+
+CV_ROWS = 64
+
+
+@lane_weight(1)
+def test_control_variate_fitted_beta(sub, ctx):
+    """control_variate_estimate: every row's estimate and standard error are those of some n draws
+
+    zh: control_variate_estimate：每一行的估计值与标准误都对应某 n 次抽样的结果
+    """
+    rng = random.Random(ctx.fresh_seed("fitted beta"))
+    # First a control that is 0.1 on every token: beta must be 0 in every row (the mean of three 0.1 is not
+    # 0.1, so their computed spread is a tiny positive number); then two tokens share 0.1.
+    for n, dtype, constant in (
+        (3, torch.float64, True),
+        (3, torch.float64, False),
+        (5, torch.float64, False),
+        (6, torch.float32, False),
+    ):
+        weights = [rng.randint(2, 9) for _ in range(3)]
+        p = [w / sum(weights) for w in weights]
+        f = [rng.randint(-40, 90) / 10 for _ in range(3)]  # decimals: their deviations do not sum to exactly 0
+        g = [0.1, 0.1, 0.1 if constant else 0.1 + rng.randint(1, 5)]
+        outcomes = stats50.cv_table(p, f, g, n)
+        kwargs = {
+            "probs": torch.tensor([p] * CV_ROWS, dtype=dtype),
+            "values": torch.tensor([f] * CV_ROWS, dtype=dtype),
+            "control": torch.tensor([g] * CV_ROWS, dtype=dtype),
+            "num_samples": n,
+        }
+        value = sub.control_variate_estimate(**kwargs, generator=ctx.generator())
+        stats50.expect_some_draws(
+            ctx,
+            value,
+            outcomes,
+            dtype,
+            rows=CV_ROWS,
+            label=f"control_variate_estimate(n = {n}{', a constant control' if constant else ''})",
+            constant=constant,
+        )
+
+
+LARGE_ROWS, LARGE_DRAWS = 64, 40
+
+
+@lane_weight(1)
+def test_large_values_float32(sub, ctx):
+    """plain, antithetic and control variate: float32 values near 1000 that differ by 0.25 keep their error bars
+
+    zh: 朴素、对偶与控制变量：float32 下接近 1000、相差 0.25 的值仍给出准确的误差条
+    """
+    probs = torch.tensor([[0.5, 0.5]] * LARGE_ROWS, dtype=torch.float32)
+    values = torch.tensor([[1000.0, 1000.25]] * LARGE_ROWS, dtype=torch.float32)
+    for method in ("plain", "antithetic", "control_variate"):
+        extra = {"control": torch.full_like(values, 0.5)} if method == "control_variate" else {}
+        name = FUNCTION[method]
+        value = getattr(sub, name)(
+            probs=probs, values=values, num_samples=LARGE_DRAWS, generator=ctx.generator(), **extra
+        )
+        stats50.expect_large_values(ctx, value, method, rows=LARGE_ROWS, n=LARGE_DRAWS, label=name)

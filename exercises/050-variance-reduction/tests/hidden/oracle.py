@@ -151,6 +151,8 @@ def control_variate(
     sxy = sum((a - fm) * (b - gm) for a, b in zip(f, g, strict=True))
     sxx = sum((b - gm) ** 2 for b in g)
     beta = 0.0 if all(b == g[0] for b in g) else sxy / sxx
+    if rule == "beta_ddof":  # a covariance over n - 1 and a variance over n
+        beta *= n / (n - 1)
     centre = gm if rule == "sample_mean" else known
     sign = -1.0 if rule == "sign_flipped" else 1.0
     h = [a - sign * beta * (b - centre) for a, b in zip(f, g, strict=True)]

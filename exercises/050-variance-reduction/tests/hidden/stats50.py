@@ -188,3 +188,61 @@ def expect_less_variance(ctx, inst: Instance, estimates: torch.Tensor, *, label:
         rule=rule(label, "the estimates vary more than the method allows", "估计值的方差超出了该方法允许的范围"),
         kind=Evidence.VALUE,
     )
+
+
+def cv_table(p, f, g, n: int) -> list[tuple[float, float, float]]:
+    """(estimate, se, the estimate with beta times n / (n - 1)) of every way n draws can fall (p > 0)."""
+    known = sum(a * b for a, b in zip(p, g, strict=True))
+    out = []
+    for counts in oracle._compositions(n, len(p)):
+        fs, gs = oracle._repeat(counts, f), oracle._repeat(counts, g)
+        estimate, se = oracle.control_variate(fs, gs, known)
+        ddof, _ = oracle.control_variate(fs, gs, known, rule="beta_ddof")
+        out.append((estimate, se, ddof))
+    return out
+
+
+def expect_some_draws(ctx, value, outcomes, dtype, *, rows: int, label: str, constant: bool = False) -> None:
+    """Each row's (estimate, se) is that of some n draws, to the dtype's tolerance. With a ``constant`` control
+    beta is 0 in every row, so a row that fits no draws is evidence that the beta = 0 rule is broken."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        fail(f"{label} must return a pair (estimate, se)", kind=Evidence.STRUCTURAL)
+    estimates = expect_tensor(value[0], name=f"{label} estimate", shape=(rows,), dtype=dtype, device=ctx.device)
+    errors = expect_tensor(value[1], name=f"{label} se", shape=(rows,), dtype=dtype, device=ctx.device)
+    tolerance = 1e-9 if dtype == torch.float64 else 1e-4
+    scale = 1.0 + max(abs(e) for e, _, _ in outcomes)
+    for b, (est, err) in enumerate(zip(estimates.tolist(), errors.tolist(), strict=True)):
+        if any(abs(est - e) <= tolerance * scale and abs(err - s) <= tolerance * scale for e, s, _ in outcomes):
+            continue
+        ddof = any(abs(est - d) <= tolerance * scale for _, _, d in outcomes)
+        fail(
+            f"{label}: row {b} returned estimate {est!r} and se {err!r}, which no {len(outcomes)} ways the draws can "
+            "fall give (beta fitted on the draws, 0 when the drawn g are all equal)",
+            diagnosis=MISTAKES["cv_constant_control"] if constant else MISTAKES["cv_beta_ddof"] if ddof else None,
+            rule=rule(label, "an estimate no draws can give", "某个估计值不可能由任何抽样给出"),
+            kind=Evidence.VALUE,
+        )
+
+
+def expect_large_values(ctx, value, method: str, *, rows: int, n: int, label: str) -> None:
+    """Values 1000 and 1000.25 with probability 1/2 each: the se must be the one the draws give (float32)."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        fail(f"{label} must return a pair (estimate, se)", kind=Evidence.STRUCTURAL)
+    estimates = expect_tensor(value[0], name=f"{label} estimate", shape=(rows,), dtype=torch.float32, device=ctx.device)
+    errors = expect_tensor(value[1], name=f"{label} se", shape=(rows,), dtype=torch.float32, device=ctx.device)
+    for b, (est, err) in enumerate(zip(estimates.tolist(), errors.tolist(), strict=True)):
+        high = round((est - 1000.0) / 0.25 * n)  # draws of 1000.25
+        if method == "antithetic":
+            expected = 0.0  # every pair is one of each token: the pair means never vary
+        elif method == "control_variate":
+            expected = 0.25 * math.sqrt(high * (n - high) / n / (n - 2) / n)
+        else:
+            expected = 0.25 * math.sqrt(high * (n - high) / n / (n - 1) / n)
+        if not (0 <= high <= n) or abs(err - expected) > 1e-4 * max(expected, 0.25 / n):
+            fail(
+                f"{label}: row {b}'s standard error is {err!r}, but {high} draws of 1000.25 among {n} give "
+                f"{expected:.6g}",
+                diagnosis=MISTAKES["one_pass_variance"],
+                rule=rule(label, "a standard error loses its digits for large values", "值较大时标准误丢失了精度"),
+                kind=Evidence.VALUE,
+            )

@@ -58,13 +58,32 @@ MISTAKES: dict[str, Bilingual] = {
         "控制变量的修正项符号反了：h = f + beta (g - E_p[g]) 反而把控制变量本该消除的误差加倍了；应当减去它",
     ),
     "cv_constant_control": Bilingual(
-        "when every drawn value of g is the same, beta must be 0: dividing by their spread gives 0 / 0 = NaN",
-        "抽到的 g 全都相同时 beta 必须取 0：除以它们的离差平方和得到 0 / 0 = NaN",
+        "when every drawn value of g is the same, beta must be 0: dividing by their spread gives 0 / 0 = NaN, or "
+        "rounding noise over rounding noise; compare the values themselves, not their computed spread",
+        "抽到的 g 全都相同时 beta 必须取 0：除以它们的离差平方和会得到 0 / 0 = NaN，或者舍入噪声除以舍入噪声；"
+        "应直接比较这些值本身，而不是算出来的离差",
     ),
     "odd_count_accepted": Bilingual(
         "an odd num_samples is accepted: antithetic pairs and two draws per stratum need an even count; raise "
         "ValueError",
         "接受了奇数的 num_samples：对偶的成对抽样和每层两次抽样都需要偶数次；应抛出 ValueError",
+    ),
+    "stratified_shared_offsets": Bilingual(
+        "the strata share their uniforms (the same v in every stratum, systematic sampling): each stratum needs "
+        "its own two independent uniforms, or the standard error from the gaps no longer holds",
+        "各层共用了同一组均匀随机数（每层用同一个 v，即系统抽样）：每一层都需要自己独立的两个均匀随机数，"
+        "否则由层内之差算出的标准误不再成立",
+    ),
+    "cv_beta_ddof": Bilingual(
+        "beta mixes two normalizations (a covariance divided by n - 1 over a variance divided by n, or the "
+        "reverse): the ratio of the two sums needs no division at all",
+        "beta 混用了两种归一化（协方差除以 n - 1、方差除以 n，或者反过来）：两个和直接相除即可，无需再除",
+    ),
+    "one_pass_variance": Bilingual(
+        "the standard error loses its digits when the values are large next to their spread: the one-pass "
+        "formula sum(y^2) - n mean^2 cancels catastrophically in float32; subtract the mean first (two passes)",
+        "数值远大于其离散程度时，标准误丢失了有效数字：一遍公式 sum(y^2) - n mean^2 在 float32 下发生灾难性抵消；"
+        "应先减去均值（两遍计算）",
     ),
     "no_variance_reduction": Bilingual(
         "the estimates spread as much as (or more than) plain Monte Carlo's: the variance reduction the "

@@ -26,7 +26,7 @@ from .diagnoses import MISTAKES
 
 METHODS = ("plain", "antithetic", "stratified", "control_variate")
 FUNCTION = {method: f"{method}_estimate" for method in METHODS}
-SLACK = 1e-9  # a uniform within this of a cumulative value or a stratum's end may round either way
+SLACK = 1e-6  # a uniform within this of a cumulative value or a stratum's end may round either way (float32)
 
 
 def cdf(p: Sequence[float]) -> list[float]:
@@ -58,6 +58,16 @@ def pair_types(p: Sequence[float]) -> list[tuple[float, int, int]]:
             key = (inverse_cdf(p, mid), inverse_cdf(p, 1.0 - mid))
             merged[key] = merged.get(key, 0.0) + high - low
     return [(w, a, b) for (a, b), w in merged.items()]
+
+
+def feasible_pairs(p: Sequence[float]) -> list[tuple[int, int]]:
+    """The token pairs an antithetic draw may give, a cumulative value rounded either way (float32 included):
+    at each cut, u and 1 - u may each land on either side of it."""
+    pairs = {(a, b) for _, a, b in pair_types(p)}
+    for cut in {e for _, e, _ in token_intervals(p)} | {1.0 - e for _, e, _ in token_intervals(p)}:
+        sides = (cut - SLACK, cut + SLACK)
+        pairs |= {(inverse_cdf(p, x), inverse_cdf(p, 1.0 - y)) for x in sides for y in sides}
+    return sorted(pairs)
 
 
 def stratum_tokens(p: Sequence[float], k: int, strata: int) -> list[int]:
@@ -95,7 +105,7 @@ def readable_rows(
     rng: random.Random, method: str, dtype: torch.dtype, num_samples: int = 8, vocab: int = 4
 ) -> ReadableRows:
     """Six rows over ``vocab`` tokens: random integer weights, a zero first, inside and last, a row scaled by 3
-    (not summing to 1), a row with one token. The control (for the control variate) is the constant 0.5."""
+    (not summing to 1), a row with one token. The control (for the control variate) is the constant 0.1."""
     rows = []
     for b in range(6):
         weights = [float(rng.randint(1, 9)) for _ in range(vocab)]
@@ -108,11 +118,14 @@ def readable_rows(
     scale = [1.0, 1.0, 1.0, 3.0, 1.0, 1.0]
     p = tuple(tuple(w / sum(row) for w in row) for row in rows)
     probs = torch.tensor([[w / sum(row) * s for w in row] for row, s in zip(rows, scale, strict=True)], dtype=dtype)
-    values = torch.tensor([[float((num_samples + 1) ** v) for v in range(vocab)]] * len(rows), dtype=dtype)
-    control = torch.full_like(values, 0.5) if method == "control_variate" else None
-    public = (
-        f"{len(rows)} rows of {vocab} tokens, values (n + 1)^v, n = {num_samples}, {str(dtype).replace('torch.', '')}"
-    )
+    # The powers in a shuffled order: f is not monotone along the tokens, so a pairing by value shows.
+    powers = list(range(vocab))
+    rng.shuffle(powers)
+    values = torch.tensor([[float((num_samples + 1) ** k) for k in powers]] * len(rows), dtype=dtype)
+    # 0.1: the mean of n copies rounds off 0.1, so a spread of the g_i rounds to a tiny positive number
+    control = torch.full_like(values, 0.1) if method == "control_variate" else None
+    kind = str(dtype).replace("torch.", "")
+    public = f"{len(rows)} rows of {vocab} tokens, values (n + 1)^k shuffled, n = {num_samples}, {kind}"
     return ReadableRows(method, probs, values, control, num_samples, p, public)
 
 
@@ -136,14 +149,14 @@ def _candidates(method: str, p: Sequence[float], f: Sequence[float], counts: lis
     if method == "control_variate":
         return {mean_se(drawn, 2)[1]}, set()
     if method == "antithetic":
-        types, m, found = pair_types(p), n // 2, set()
-        for combo in itertools.combinations_with_replacement(range(len(types)), m):
+        pairs, m, found = feasible_pairs(p), n // 2, set()
+        for combo in itertools.combinations_with_replacement(pairs, m):
             got = [0] * len(p)
-            for t in combo:
-                got[types[t][1]] += 1
-                got[types[t][2]] += 1
+            for a, b in combo:
+                got[a] += 1
+                got[b] += 1
             if got == counts:
-                found.add(mean_se([(f[types[t][1]] + f[types[t][2]]) / 2 for t in combo])[1])
+                found.add(mean_se([(f[a] + f[b]) / 2 for a, b in combo])[1])
         return found, {plain} if found else set()
     strata, found = n // 2, set()
     options = [list(itertools.combinations_with_replacement(stratum_tokens(p, k, strata), 2)) for k in range(strata)]
@@ -173,9 +186,9 @@ def check_readable(ctx, rows: ReadableRows, value, *, what: str, public: str, ze
     )
     se = expect_tensor(value[1], name=f"{name} se", shape=(batch,), dtype=rows.probs.dtype, device=ctx.device)
     tolerance = 1e-9 if rows.probs.dtype == torch.float64 else 1e-4
-    vocab = rows.probs.shape[1]
     f = [float(x) for x in rows.values[0].tolist()]
-    base = round(f[1]) if vocab > 1 else rows.num_samples + 1
+    base = round(min((x for x in f if x > 1.5), default=rows.num_samples + 1))
+    powers = [round(math.log(x, base)) if len(f) > 1 else 0 for x in f]
     sums = rows.probs.double().sum(dim=1).tolist()
     # Rows that sum to 1 first: a failure only on a row that does not is evidence of a cumulative sum left
     # unnormalized, and is named so.
@@ -185,7 +198,17 @@ def check_readable(ctx, rows: ReadableRows, value, *, what: str, public: str, ze
         block = diagnosed(MISTAKES["unnormalized_cdf"], evidence=(Evidence.VALUE, Evidence.STRUCTURAL))
         with block if scaled else nullcontext():
             _check_row(
-                rows, b, float(estimate[b]), float(se[b]), f, base, tolerance, what, public, zero_diagnosis, scaled
+                rows,
+                b,
+                float(estimate[b]),
+                float(se[b]),
+                f,
+                (base, powers),
+                tolerance,
+                what,
+                public,
+                zero_diagnosis,
+                scaled,
             )
 
 
@@ -194,7 +217,12 @@ def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnos
     caller's: only that row failing is evidence of a cumulative sum left unnormalized."""
     p = rows.p[b]
     n, vocab = rows.num_samples, len(p)
-    counts = _counts(est * n, n, base, vocab, tolerance) if math.isfinite(est) else None
+    base, powers = base
+    if vocab == 1:  # one token: its value every time
+        counts = [n] if math.isfinite(est) and abs(est - f[0]) <= tolerance * abs(f[0]) else None
+    else:
+        digits = _counts(est * n, n, base, vocab, tolerance) if math.isfinite(est) else None
+        counts = None if digits is None else [digits[k] for k in powers]
     if counts is None:
         fail(
             f"{what}: row {b}'s estimate {est!r} is not the mean of {n} values of tokens (values (n + 1)^v make "
@@ -202,7 +230,7 @@ def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnos
             diagnosis=None
             if scaled
             else MISTAKES["cv_constant_control"]
-            if rows.method == "control_variate" and math.isnan(est)
+            if rows.method == "control_variate" and _constant_control(rows, b)
             else None,
             rule=rule(public, "an estimate is not the mean of n drawn values", "某个估计值不是 n 个抽样值的均值"),
             kind=Evidence.VALUE,
@@ -240,9 +268,16 @@ def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnos
         fail(
             f"{what}: row {b}'s standard error is {mine}, but its draws (counts {counts}) give {theirs}",
             diagnosis=MISTAKES[_SE_MISTAKE[rows.method]] if named and not scaled else None,
+            # a standard error is no evidence of an unnormalized cumulative sum: nothing names it here
+            explained_by=(MISTAKES["unnormalized_cdf"], MISTAKES[_SE_MISTAKE[rows.method]]) if scaled else (),
             rule=rule(public, "a standard error is not the one its draws give", "某个标准误与其抽样结果不符"),
             kind=Evidence.VALUE,
         )
+
+
+def _constant_control(rows: ReadableRows, b: int) -> bool:
+    """Every token of the row has the same control value: beta must be 0 and the estimate the plain mean."""
+    return rows.control is not None and len(set(rows.control[b].tolist())) == 1
 
 
 _SE_MISTAKE = {
