@@ -44,11 +44,11 @@ def good_call(rng: random.Random, method: str) -> dict:
 
 
 def count_extras(function, name: str, good: dict, extra) -> list[BadCall]:
-    """num_samples odd (antithetic, stratified), a bool, a string."""
+    """num_samples odd (antithetic, stratified), a bool, a string; and every tensor an integer tensor."""
     counts = [(True, "num_samples=True (a bool)"), ("8", "num_samples='8' (a string)")]
     if name in ("antithetic_estimate", "stratified_estimate"):
         counts += [(5, "num_samples=5 (odd)"), (7, "num_samples=7 (odd)")]
-    return [
+    calls = [
         BadCall(
             function,
             f"{name}() with {what}",
@@ -57,3 +57,12 @@ def count_extras(function, name: str, good: dict, extra) -> list[BadCall]:
         )
         for n, what in counts
     ]
+    # Every tensor an integer tensor at once (a generated variant changes one argument, which the dtype
+    # mismatch already refuses): "not a 2-D floating tensor" on its own.
+    whole = {key: value.round().long() for key, value in good.items() if key != "num_samples"}
+    whole["probs"] = whole["probs"] + 1  # integer weights, every row with a positive sum
+    what = "every tensor an int64 tensor"
+    calls.append(
+        BadCall(function, f"{name}() with {what}", kwargs=good | whole | extra(), public=f"{name}() with {what}")
+    )
+    return calls
