@@ -211,17 +211,23 @@ def expect_some_draws(ctx, value, outcomes, dtype, *, rows: int, label: str, con
     errors = expect_tensor(value[1], name=f"{label} se", shape=(rows,), dtype=dtype, device=ctx.device)
     tolerance = 1e-9 if dtype == torch.float64 else 1e-4
     scale = 1.0 + max(abs(e) for e, _, _ in outcomes)
+    failing, named = [], None
     for b, (est, err) in enumerate(zip(estimates.tolist(), errors.tolist(), strict=True)):
         if any(abs(est - e) <= tolerance * scale and abs(err - s) <= tolerance * scale for e, s, _ in outcomes):
             continue
-        ddof = any(abs(est - d) <= tolerance * scale for _, _, d in outcomes)
-        # Only the estimate speaks of beta: an estimate some draws give with a wrong se is another mistake.
-        estimate_fits = any(abs(est - e) <= tolerance * scale for e, _, _ in outcomes)
-        named = None if estimate_fits else MISTAKES["cv_constant_control"] if constant else None
+        failing.append((b, est, err))
+        # Only an estimate speaks of beta: an estimate some draws give, with a wrong se, is another mistake.
+        if not any(abs(est - e) <= tolerance * scale for e, _, _ in outcomes):
+            if constant:
+                named = MISTAKES["cv_constant_control"]
+            elif named is None and any(abs(est - d) <= tolerance * scale for _, _, d in outcomes):
+                named = MISTAKES["cv_beta_ddof"]
+    if failing:
+        b, est, err = failing[0]
         fail(
             f"{label}: row {b} returned estimate {est!r} and se {err!r}, which no {len(outcomes)} ways the draws can "
-            "fall give (beta fitted on the draws, 0 when the drawn g are all equal)",
-            diagnosis=named or (MISTAKES["cv_beta_ddof"] if ddof and not estimate_fits else None),
+            f"fall give (beta fitted on the draws, 0 when the drawn g are all equal); {len(failing)} of {rows} rows so",
+            diagnosis=named,
             rule=rule(label, "an estimate no draws can give", "某个估计值不可能由任何抽样给出"),
             kind=Evidence.VALUE,
         )
