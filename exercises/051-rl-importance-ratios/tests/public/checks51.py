@@ -1,0 +1,134 @@
+"""The checks of exercise 51's deterministic functions, shared by the public, tiny and hidden suites.
+
+Each takes the call's keyword arguments, the exact target (float64, computed by the hidden oracle or
+frozen for the browser) and what each known mistake returns. A value is compared within a tolerance
+scaled to the dtype; a wrong value is named after the one mistake that reproduces the whole output
+(NaN where the mistake has NaN), and only then: a mistake's name is evidence of that mistake alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from judge.checks.base import fail
+from judge.checks.exact import expect_close, expect_tensor
+from judge.i18n import Bilingual
+
+from .diagnoses import MISTAKES
+
+F64 = torch.float64
+RTOL = {torch.float32: 1e-4, torch.float64: 1e-9}
+ATOL = {torch.float32: 1e-6, torch.float64: 1e-12}
+
+
+def _matches(actual: torch.Tensor, value: torch.Tensor, rtol: float, atol: torch.Tensor | float) -> bool:
+    value = value.to(F64)
+    if actual.shape != value.shape:
+        return False
+    both_nan = torch.isnan(actual) & torch.isnan(value)
+    close = (actual - value).abs() <= atol + rtol * value.abs()
+    same_inf = torch.isinf(actual) & (actual == value)
+    return bool((both_nan | close | same_inf).all())
+
+
+def expect_values(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    *,
+    dtype: torch.dtype,
+    what: str,
+    mistakes: Mapping[str, torch.Tensor] | None = None,
+    scale: torch.Tensor | None = None,
+    per_row: bool = False,
+) -> None:
+    """``actual`` (float64 of the learner's values) within the dtype's tolerance of ``expected``; a miss
+    that one known mistake reproduces wholly is named after it."""
+    rtol = RTOL[dtype]
+    atol: torch.Tensor | float = ATOL[dtype] if scale is None else ATOL[dtype] * scale
+    if _matches(actual, expected, rtol, atol):
+        return
+    named = [d for d, value in (mistakes or {}).items() if _matches(actual, value, rtol, atol)]
+    if len(named) == 1:
+        fail(
+            f"{what}: the values differ from the target and match a known mistake: {named[0]}",
+            diagnosis=named[0],
+            rule=Bilingual(f"{_public(what)}: the values differ from the target", f"{_public(what)}：数值与目标不一致"),
+        )
+    expect_close(actual, expected, rtol=rtol, atol=atol, what=what, per_row=per_row)
+
+
+def _public(what: str) -> str:
+    return what.split("(", 1)[0].strip()
+
+
+def check_ratios(sub, ctx, kwargs: dict, expected: torch.Tensor, mistakes=None, *, what="token_ratios") -> None:
+    new = kwargs["logp_new"]
+    value = sub.token_ratios(**kwargs)
+    value = expect_tensor(value, name="token_ratios", shape=tuple(new.shape), dtype=new.dtype, device=ctx.device)
+    mask = kwargs["mask"]
+    padding = value[~mask]
+    wrong = padding[padding != 1]
+    if wrong.numel():
+        fail(
+            f"{what}: a padding position (mask False) holds {float(wrong[0])!r} instead of exactly 1",
+            diagnosis=MISTAKES["padding_zero"] if bool((padding == 0).all()) else None,
+            rule=Bilingual(f"{_public(what)}: padding must give exactly 1", f"{_public(what)}：填充位置必须恰好为 1"),
+            kind="value",
+        )
+    expect_values(value.to(F64), expected, dtype=new.dtype, what=what, mistakes=mistakes)
+
+
+def check_objective(sub, ctx, kwargs: dict, expected: float, mistakes=None, *, what="ppo_clip_objective") -> None:
+    new = kwargs["logp_new"]
+    value = sub.ppo_clip_objective(**kwargs)
+    value = expect_tensor(value, name="ppo_clip_objective", shape=(), dtype=new.dtype, device=ctx.device)
+    as_row = {d: torch.tensor([v], dtype=F64) for d, v in (mistakes or {}).items()}
+    scale = torch.tensor([1.0 + abs(expected)], dtype=F64)
+    expect_values(
+        value.to(F64).reshape(1),
+        torch.tensor([expected], dtype=F64),
+        dtype=new.dtype,
+        what=what,
+        mistakes=as_row,
+        scale=scale,
+        per_row=True,
+    )
+
+
+def check_grpo(sub, ctx, kwargs: dict, expected: torch.Tensor, mistakes=None, *, what="grpo_advantages") -> None:
+    rewards = kwargs["rewards"]
+    value = sub.grpo_advantages(**kwargs)
+    value = expect_tensor(
+        value, name="grpo_advantages", shape=tuple(rewards.shape), dtype=rewards.dtype, device=ctx.device
+    )
+    equal = (rewards == rewards[:, :1]).all(dim=1)
+    if bool(equal.any()):
+        rows = value[equal]
+        if not bool((rows == 0).all()):
+            named = [
+                d
+                for d in (MISTAKES["grpo_equal_group_nan"], MISTAKES["grpo_std_zero_test"])
+                if mistakes and _matches(rows.to(F64), mistakes[d][equal], 0.0, 0.0)
+            ]
+            row = int(equal.nonzero()[0])
+            fail(
+                f"{what}: a group whose rewards are all equal must get advantages of exactly 0; "
+                f"row {row} got {value[row].tolist()}",
+                diagnosis=named[0] if len(named) == 1 else None,
+                rule=Bilingual(
+                    f"{_public(what)}: a group of equal rewards must give exactly 0",
+                    f"{_public(what)}：奖励全相等的组必须得到恰好为 0 的优势",
+                ),
+            )
+    expect_values(value.to(F64), expected, dtype=rewards.dtype, what=what, mistakes=mistakes)
+
+
+def check_bias(
+    sub, ctx, kwargs: dict, expected: torch.Tensor, scale: torch.Tensor, mistakes=None, *, what="clipping_bias"
+) -> None:
+    p_new = kwargs["p_new"]
+    value = sub.clipping_bias(**kwargs)
+    value = expect_tensor(value, name="clipping_bias", shape=(p_new.shape[0],), dtype=p_new.dtype, device=ctx.device)
+    expect_values(value.to(F64), expected, dtype=p_new.dtype, what=what, mistakes=mistakes, scale=scale, per_row=True)
