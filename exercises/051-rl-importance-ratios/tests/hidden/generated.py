@@ -22,7 +22,7 @@ ROUNDING_EQUAL = (0.1, 0.3, 0.7, 0.2, 0.6)  # equal rewards whose torch mean is 
 
 def _mask(rng: random.Random, batch: int, length: int, *, empty_row: bool) -> torch.Tensor:
     rows = []
-    for b in range(batch):
+    for _ in range(batch):
         kind = rng.choice(("right", "left", "holes", "full"))
         real = rng.randint(1, length)
         if kind == "right":
@@ -56,10 +56,7 @@ def token_case(
     mask = _mask(rng, batch, length, empty_row=empty_row)
     old, new = [], []
     for _ in range(batch * length):
-        if deep and rng.random() < 0.5:
-            base = rng.uniform(*DEEP[dtype])
-        else:
-            base = rng.uniform(-9.0, -0.01)
+        base = rng.uniform(*DEEP[dtype]) if deep and rng.random() < 0.5 else rng.uniform(-9.0, -0.01)
         step = rng.choice((rng.uniform(-0.15, 0.15), rng.uniform(-1.0, 1.0), rng.uniform(-6.0, 6.0)))
         old.append(base)
         new.append(min(base + step, 0.0) if not deep else base + step)

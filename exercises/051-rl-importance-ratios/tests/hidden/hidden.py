@@ -119,6 +119,24 @@ def test_objective_deep(sub, ctx):
         _check_objective(sub, ctx, case, f"ppo_clip_objective(log-probabilities below -100, {dtype})")
 
 
+def test_grpo_rounding_means(sub, ctx):
+    """grpo_advantages: equal rewards whose mean rounds (0.1 three times), one group or several, eps = 0 and 1e-6
+
+    zh: grpo_advantages：均值会舍入的相等奖励（三个 0.1），单独一组或多组，eps = 0 与 1e-6
+    """
+    for dtype in DTYPES:
+        rows = [[v] * g for v, g in ((0.1, 3), (0.7, 3), (0.1, 7), (0.6, 6), (0.3, 7))]
+        width = max(len(r) for r in rows)
+        # Pad each group to one width with a second equal-reward row of the same value: all rows equal.
+        rewards = torch.tensor([r + [r[0]] * (width - len(r)) for r in rows], dtype=torch.float64).to(dtype)
+        for narrow in (3, 6, 7):
+            for eps in (0.0, 1e-6):
+                case = {"rewards": rewards[:, :narrow].contiguous(), "eps": eps}
+                _check_grpo(sub, ctx, case, f"grpo_advantages(equal groups of {narrow}, eps = {eps}, {dtype})")
+        for eps in (0.0, 1e-6):
+            checks51.check_single_equal_groups(sub, ctx, dtype, eps)
+
+
 def test_grpo_generated(sub, ctx):
     """grpo_advantages: generated groups, groups of equal rewards, eps = 0, both dtypes
 
@@ -132,22 +150,6 @@ def test_grpo_generated(sub, ctx):
             )
         case = generated.rewards_case(rng, dtype, equal_rows=2) | {"eps": 0.0}
         _check_grpo(sub, ctx, case, f"grpo_advantages(eps = 0, {dtype})")
-
-
-def test_grpo_rounding_means(sub, ctx):
-    """grpo_advantages: equal rewards whose mean rounds (0.1 three times), eps = 0 and 1e-6
-
-    zh: grpo_advantages：均值会舍入的相等奖励（三个 0.1），eps = 0 与 1e-6
-    """
-    for dtype in DTYPES:
-        rows = [[v] * g for v, g in ((0.1, 3), (0.7, 3), (0.1, 7), (0.6, 6), (0.3, 7))]
-        width = max(len(r) for r in rows)
-        # Pad each group to one width with a second equal-reward row of the same value: all rows equal.
-        rewards = torch.tensor([r + [r[0]] * (width - len(r)) for r in rows], dtype=torch.float64).to(dtype)
-        for narrow in (3, 6, 7):
-            for eps in (0.0, 1e-6):
-                case = {"rewards": rewards[:, :narrow].contiguous(), "eps": eps}
-                _check_grpo(sub, ctx, case, f"grpo_advantages(equal groups of {narrow}, eps = {eps}, {dtype})")
 
 
 def test_bias_generated(sub, ctx):

@@ -51,10 +51,8 @@ def _objective(
     a = advantages.to(F64)
     if a.dim() == 1:
         a = a.unsqueeze(1).expand_as(r)
-    if mistake == "clip_log_ratio":
-        clipped = torch.exp(torch.log(r).clamp(-eps, eps))
-    else:
-        clipped = r.clamp(1 - eps, 1 + eps)
+    log_clip = mistake == "clip_log_ratio"
+    clipped = torch.exp(torch.log(r).clamp(-eps, eps)) if log_clip else r.clamp(1 - eps, 1 + eps)
     if mistake == "max_instead_of_min":
         term = torch.maximum(r * a, clipped * a)
     elif mistake == "clip_without_min":

@@ -132,3 +132,38 @@ def check_bias(
     value = sub.clipping_bias(**kwargs)
     value = expect_tensor(value, name="clipping_bias", shape=(p_new.shape[0],), dtype=p_new.dtype, device=ctx.device)
     expect_values(value.to(F64), expected, dtype=p_new.dtype, what=what, mistakes=mistakes, scale=scale, per_row=True)
+
+
+# One-row groups of equal rewards: an exact mean (torch's std is exactly 0 there) and a mean off by one
+# rounding (torch's one-row std is then a tiny positive number), per dtype.
+SINGLE_EQUAL = {torch.float64: ((0.5, 3), (0.1, 3)), torch.float32: ((0.25, 7), (0.1, 7))}
+
+
+def check_single_equal_groups(sub, ctx, dtype: torch.dtype, eps: float = 0.0) -> None:
+    """Two calls of one group of equal rewards each: both must give exact zeros. NaN on the first names the
+    0 / 0; zeros on the first and not on the second name a test of the standard deviation against 0."""
+    (exact, g1), (rounding, g2) = SINGLE_EQUAL[dtype]
+    first = sub.grpo_advantages(rewards=torch.full((1, g1), exact, dtype=dtype), eps=eps)
+    first = expect_tensor(first, name="grpo_advantages", shape=(1, g1), dtype=dtype, device=ctx.device)
+    what = f"grpo_advantages(one group of {g1} rewards {exact}, eps = {eps}, {dtype})"
+    rule = Bilingual(
+        "grpo_advantages: a group of equal rewards must give exactly 0",
+        "grpo_advantages：奖励全相等的组必须得到恰好为 0 的优势",
+    )
+    if not bool((first == 0).all()):
+        fail(
+            f"{what}: a group whose rewards are all equal must get advantages of exactly 0; got {first.tolist()}",
+            diagnosis=MISTAKES["grpo_equal_group_nan"] if bool(torch.isnan(first).any()) else None,
+            rule=rule,
+            kind="value",
+        )
+    second = sub.grpo_advantages(rewards=torch.full((1, g2), rounding, dtype=dtype), eps=eps)
+    second = expect_tensor(second, name="grpo_advantages", shape=(1, g2), dtype=dtype, device=ctx.device)
+    if not bool((second == 0).all()):
+        fail(
+            f"grpo_advantages(one group of {g2} rewards {rounding}, eps = {eps}, {dtype}): a group whose rewards are "
+            f"all equal must get advantages of exactly 0; got {second.tolist()} (and exact zeros for {exact})",
+            diagnosis=None if bool(torch.isnan(second).any()) else MISTAKES["grpo_std_zero_test"],
+            rule=rule,
+            kind="value",
+        )

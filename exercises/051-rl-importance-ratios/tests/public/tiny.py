@@ -9,10 +9,12 @@ the responses' law, the mean, every draw site, the generator contract.
 
 from __future__ import annotations
 
+import torch
+
 from judge.checks.budget import BudgetDeclaration
 from judge.checks.generator_contract import generator_contract_budget
 
-from . import draws51, examples51
+from . import checks51, draws51, examples51
 
 BUDGET = BudgetDeclaration(fit=len(draws51.TARGETS), unbiased=1) + generator_contract_budget(
     draws51.contract_probs(), positions=False, twins=None
@@ -44,6 +46,8 @@ def test_tiny_grpo(sub, ctx):
     """
     examples51.check_grpo(sub, ctx, "mixed")
     examples51.check_grpo(sub, ctx, "equal32")
+    for dtype in (torch.float64, torch.float32):
+        checks51.check_single_equal_groups(sub, ctx, dtype)
 
 
 def test_tiny_bias(sub, ctx):
