@@ -76,6 +76,10 @@ def token_case(
         advantages = torch.where(mask, advantages, torch.full_like(advantages, rng.uniform(-40.0, 40.0)))
     if not bool(mask.any()):
         mask[0, 0] = True
+    if deep:  # at least one real token far below -100, whatever the draws above gave
+        b, t = (int(i) for i in mask.nonzero()[rng.randrange(int(mask.sum()))])
+        logp_old[b, t] = rng.uniform(*DEEP[dtype])
+        logp_new[b, t] = logp_old[b, t] + rng.uniform(-1.0, 1.0)
     return {
         "logp_new": logp_new.to(dtype),
         "logp_old": logp_old.to(dtype),

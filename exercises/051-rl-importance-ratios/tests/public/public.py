@@ -23,9 +23,9 @@ def test_example_ratios(sub, ctx):
 
 
 def test_example_objective(sub, ctx):
-    """ppo_clip_objective: the worked example, token mean -0.2329 and sequence mean -0.4973
+    """ppo_clip_objective: the worked example, token mean -0.2329 and sequence mean -0.4972
 
-    zh: ppo_clip_objective：题面算例，按 token 平均为 -0.2329，按序列平均为 -0.4973
+    zh: ppo_clip_objective：题面算例，按 token 平均为 -0.2329，按序列平均为 -0.4972
     """
     examples51.check_objectives(sub, ctx, "example")
 
