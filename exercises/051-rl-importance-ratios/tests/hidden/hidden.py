@@ -24,7 +24,7 @@ from judge.checks.testing import lane_weight
 from ..public import checks51, draws51
 from . import generated, oracle, specs
 
-DRAW_COPIES, UNBIASED_ROWS, UNBIASED_GROUP = 1500, 3000, 8
+DRAW_COPIES, UNBIASED_ROWS, UNBIASED_GROUP = 1500, 5000, 8
 CONTRACT_COPIES, POSITION_COPIES = 8, 400
 
 # fit: one per target of the draws; unbiased: the mean; the generator contract with its positions and twins.
