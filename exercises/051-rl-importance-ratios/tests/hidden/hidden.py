@@ -125,7 +125,7 @@ def test_grpo_rounding_means(sub, ctx):
     zh: grpo_advantages：均值会舍入的相等奖励（三个 0.1），单独一组或多组，eps = 0 与 1e-6
     """
     for dtype in DTYPES:
-        rows = [[v] * g for v, g in ((0.1, 3), (0.7, 3), (0.1, 7), (0.6, 6), (0.3, 7))]
+        rows = [[v] * g for v, g in ((0.1, 3), (0.5, 3), (0.7, 3), (0.1, 7), (0.25, 7), (0.6, 6), (0.3, 7))]
         width = max(len(r) for r in rows)
         # Pad each group to one width with a second equal-reward row of the same value: all rows equal.
         rewards = torch.tensor([r + [r[0]] * (width - len(r)) for r in rows], dtype=torch.float64).to(dtype)

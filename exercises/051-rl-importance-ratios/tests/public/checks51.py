@@ -107,22 +107,31 @@ def check_grpo(sub, ctx, kwargs: dict, expected: torch.Tensor, mistakes=None, *,
     if bool(equal.any()):
         rows = value[equal]
         if not bool((rows == 0).all()):
-            named = [
-                d
-                for d in (MISTAKES["grpo_equal_group_nan"], MISTAKES["grpo_std_zero_test"])
-                if mistakes and _matches(rows.to(F64), mistakes[d][equal], 0.0, 0.0)
-            ]
-            row = int(equal.nonzero()[0])
+            row = int(equal.nonzero()[int((rows != 0).any(dim=1).nonzero()[0])])
             fail(
                 f"{what}: a group whose rewards are all equal must get advantages of exactly 0; "
                 f"row {row} got {value[row].tolist()}",
-                diagnosis=named[0] if len(named) == 1 else None,
+                diagnosis=_equal_group_mistake(rows, kwargs["eps"]),
                 rule=Bilingual(
                     f"{_public(what)}: a group of equal rewards must give exactly 0",
                     f"{_public(what)}：奖励全相等的组必须得到恰好为 0 的优势",
                 ),
+                kind="value",
             )
     expect_values(value.to(F64), expected, dtype=rewards.dtype, what=what, mistakes=mistakes)
+
+
+def _equal_group_mistake(rows: torch.Tensor, eps: float) -> str | None:
+    """What the equal groups' values are evidence of: NaN or inf is a division by a standard deviation of 0
+    (0 / 0, or a mean off by one rounding over 0); with eps = 0, exact zeros in some groups
+    and other values in others is a test of the standard deviation against 0 (a plain division would have
+    given NaN where the standard deviation is exactly 0); anything else names nothing."""
+    if not bool(torch.isfinite(rows).all()):
+        return MISTAKES["grpo_equal_group_nan"]
+    zero = (rows == 0).all(dim=1)
+    if eps == 0 and bool(zero.any()) and not bool(zero.all()):
+        return MISTAKES["grpo_std_zero_test"]
+    return None
 
 
 def check_bias(
