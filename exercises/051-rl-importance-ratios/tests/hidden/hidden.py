@@ -163,6 +163,46 @@ def test_bias_generated(sub, ctx):
             _check_bias(sub, ctx, generated.bandit_case(rng, dtype), f"clipping_bias({dtype})")
 
 
+def test_defaults(sub, ctx):
+    """every function called without its optional arguments: clip_eps = 0.2, token-mean, eps = 1e-6
+
+    zh: 不传可选参数调用每个函数：clip_eps = 0.2、token-mean、eps = 1e-6
+    """
+    rng = _rng(ctx, "defaults")
+    for dtype in DTYPES:
+        case = generated.token_case(rng, dtype) | {"clip_eps": 0.2, "aggregation": "token-mean"}
+        args = [case[k] for k in ("logp_new", "logp_old", "advantages", "mask", "clip_eps", "aggregation")]
+        short = {k: case[k] for k in ("logp_new", "logp_old", "advantages", "mask")}
+        checks51.check_objective(
+            sub,
+            ctx,
+            short,
+            oracle.ppo_objective(*args),
+            oracle.ppo_mistakes(*args),
+            what=f"ppo_clip_objective(defaults, {dtype})",
+        )
+        rewards = generated.rewards_case(rng, dtype)["rewards"]
+        checks51.check_grpo(
+            sub,
+            ctx,
+            {"rewards": rewards},
+            oracle.grpo_advantages(rewards, 1e-6),
+            oracle.grpo_mistakes(rewards, 1e-6),
+            what=f"grpo_advantages(default eps, {dtype})",
+        )
+        bandit = generated.bandit_case(rng, dtype)
+        args = [bandit["p_new"], bandit["p_old"], bandit["advantages"], 0.2]
+        checks51.check_bias(
+            sub,
+            ctx,
+            {k: bandit[k] for k in ("p_new", "p_old", "advantages")},
+            oracle.clipping_bias(*args),
+            oracle.bias_scale(*args),
+            oracle.bias_mistakes(*args),
+            what=f"clipping_bias(default clip_eps, {dtype})",
+        )
+
+
 def test_generated_bad_inputs(sub, ctx):
     """every function: each bad input the statement names, generated, raises ValueError
 

@@ -111,7 +111,7 @@ def check_grpo(sub, ctx, kwargs: dict, expected: torch.Tensor, mistakes=None, *,
             fail(
                 f"{what}: a group whose rewards are all equal must get advantages of exactly 0; "
                 f"row {row} got {value[row].tolist()}",
-                diagnosis=_equal_group_mistake(rows, kwargs["eps"]),
+                diagnosis=_equal_group_mistake(rows, kwargs.get("eps", 1e-6)),
                 rule=Bilingual(
                     f"{_public(what)}: a group of equal rewards must give exactly 0",
                     f"{_public(what)}：奖励全相等的组必须得到恰好为 0 的优势",

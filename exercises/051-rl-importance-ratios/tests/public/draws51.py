@@ -27,7 +27,7 @@ from .diagnoses import MISTAKES
 
 F64 = torch.float64
 NAME = "sample_surrogate"
-CLIP = 0.2
+CLIP = 0.2  # sample_surrogate's default clip_eps
 # Each target: (p, q, A). Rows sum to 1; the response with q = 0 has p = 0 too (drawing from p never picks it).
 TARGETS = (
     ((0.1, 0.35, 0.2, 0.1, 0.25, 0.0), (0.3, 0.25, 0.2, 0.15, 0.1, 0.0), (1.0, -0.5, 2.0, -1.5, 0.7, 3.0)),
@@ -58,11 +58,12 @@ def standard_deviation(p, q, a) -> float:
 
 
 def batch(order: Sequence[int], dtype: torch.dtype = F64) -> dict:
-    """One row per entry of ``order`` (a target's index), as sample_surrogate's tensors."""
+    """One row per entry of ``order`` (a target's index), as sample_surrogate's tensors; ``clip_eps`` is left
+    to its default, 0.2 (the statement's signature), which the tables assume."""
     p = torch.tensor([TARGETS[t][0] for t in order], dtype=dtype)
     q = torch.tensor([TARGETS[t][1] for t in order], dtype=dtype)
     a = torch.tensor([TARGETS[t][2] for t in order], dtype=dtype)
-    return {"p_new": p, "p_old": q, "advantages": a, "clip_eps": CLIP}
+    return {"p_new": p, "p_old": q, "advantages": a}
 
 
 def read(ctx, value, order: Sequence[int], dtype: torch.dtype, what: str) -> torch.Tensor:
