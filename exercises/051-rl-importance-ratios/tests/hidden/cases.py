@@ -115,6 +115,7 @@ def frozen_values() -> dict:
         args = (t["logp_new"], t["logp_old"], t["advantages"], t["mask"], eps, aggregation)
         out["objectives"][f"{name} {eps} {aggregation}"] = {
             "target": oracle.ppo_objective(*args),
+            "scale": oracle.ppo_scale(*args),
             "mistakes": {_key(d): v for d, v in oracle.ppo_mistakes(*args).items()},
         }
     for name in GRPO_CASES:

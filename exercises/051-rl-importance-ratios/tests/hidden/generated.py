@@ -129,8 +129,11 @@ def bandit_case(rng: random.Random, dtype: torch.dtype, *, batch: int | None = N
             x = rng.randrange(vocab)
             old[x] = 0.0
             a[x] = -abs(a[x]) - 0.1
-        if rng.random() < 0.4:
-            new[rng.randrange(vocab)] = 0.0
+        if rng.random() < 0.6:  # p = 0 where q > 0: g = (1 - eps) A there, not 0, when A < 0
+            y = rng.randrange(vocab)
+            new[y] = 0.0
+            if old[y] > 0 and rng.random() < 0.7:
+                a[y] = -abs(a[y]) - 0.1
         if not any(v > 0 for v in new):
             new[0] = 1.0
         if not any(v > 0 for v in old):

@@ -49,7 +49,13 @@ def _check_ratios(sub, ctx, case: dict, what: str) -> None:
 def _check_objective(sub, ctx, case: dict, what: str) -> None:
     args = (case["logp_new"], case["logp_old"], case["advantages"], case["mask"], case["clip_eps"], case["aggregation"])
     checks51.check_objective(
-        sub, ctx, case, oracle.ppo_objective(*args), oracle.ppo_mistakes(*args), what=f"{what}, {case['aggregation']}"
+        sub,
+        ctx,
+        case,
+        oracle.ppo_objective(*args),
+        oracle.ppo_scale(*args),
+        oracle.ppo_mistakes(*args),
+        what=f"{what}, {case['aggregation']}",
     )
 
 
@@ -178,6 +184,7 @@ def test_defaults(sub, ctx):
             ctx,
             short,
             oracle.ppo_objective(*args),
+            oracle.ppo_scale(*args),
             oracle.ppo_mistakes(*args),
             what=f"ppo_clip_objective(defaults, {dtype})",
         )
@@ -234,7 +241,9 @@ def _corner_check(ctx, kind: str):
             checks51.check_ratios(_Returned(value), ctx, kwargs, oracle.token_ratios(new, old, mask), what=what)
         elif kind == "objective":
             args = [kwargs[k] for k in ("logp_new", "logp_old", "advantages", "mask", "clip_eps", "aggregation")]
-            checks51.check_objective(_Returned(value), ctx, kwargs, oracle.ppo_objective(*args), what=what)
+            checks51.check_objective(
+                _Returned(value), ctx, kwargs, oracle.ppo_objective(*args), oracle.ppo_scale(*args), what=what
+            )
         elif kind == "grpo":
             checks51.check_grpo(
                 _Returned(value), ctx, kwargs, oracle.grpo_advantages(kwargs["rewards"], kwargs["eps"]), what=what

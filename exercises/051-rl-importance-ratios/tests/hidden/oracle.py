@@ -45,6 +45,7 @@ def _objective(
     eps: float,
     aggregation: str,
     mistake: str | None = None,
+    absolute: bool = False,
 ) -> float:
     ratio_mistake = mistake if mistake in ("exp_each_side", "ratio_inverted") else None
     r = _ratios(new, old, mask, ratio_mistake)
@@ -60,7 +61,7 @@ def _objective(
     else:
         term = torch.minimum(r * a, clipped * a)
     w = mask.to(F64)
-    term = torch.where(mask, term, torch.zeros_like(term))
+    term = torch.where(mask, term.abs() if absolute else term, torch.zeros_like(term))
     if mistake == "aggregations_swapped":
         aggregation = "sequence-mean" if aggregation == "token-mean" else "token-mean"
     if aggregation == "token-mean":
@@ -93,6 +94,11 @@ PPO_MISTAKES = (
 
 def ppo_objective(new, old, advantages, mask, eps: float, aggregation: str) -> float:
     return _objective(new, old, advantages, mask, eps, aggregation)
+
+
+def ppo_scale(new, old, advantages, mask, eps: float, aggregation: str) -> float:
+    """The statement's 1 + S: 1 plus the same average taken of |l_bt|."""
+    return 1.0 + _objective(new, old, advantages, mask, eps, aggregation, absolute=True)
 
 
 def ppo_mistakes(new, old, advantages, mask, eps: float, aggregation: str) -> dict[str, float]:

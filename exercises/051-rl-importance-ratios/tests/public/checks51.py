@@ -43,10 +43,11 @@ def expect_values(
     scale: torch.Tensor | None = None,
     per_row: bool = False,
 ) -> None:
-    """``actual`` (float64 of the learner's values) within the dtype's tolerance of ``expected``; a miss
-    that one known mistake reproduces wholly is named after it."""
+    """``actual`` (float64 of the learner's values) within the statement's tolerance of ``expected``:
+    tau * |expected| + a tiny absolute term, or, with ``scale`` (the size of the terms a value subtracts or
+    averages), tau * (|expected| + scale). A miss that one known mistake reproduces wholly is named after it."""
     rtol = RTOL[dtype]
-    atol: torch.Tensor | float = ATOL[dtype] if scale is None else ATOL[dtype] * scale
+    atol: torch.Tensor | float = ATOL[dtype] if scale is None else RTOL[dtype] * scale
     if _matches(actual, expected, rtol, atol):
         return
     named = [d for d, value in (mistakes or {}).items() if _matches(actual, value, rtol, atol)]
@@ -80,12 +81,15 @@ def check_ratios(sub, ctx, kwargs: dict, expected: torch.Tensor, mistakes=None, 
     expect_values(value.to(F64), expected, dtype=new.dtype, what=what, mistakes=mistakes)
 
 
-def check_objective(sub, ctx, kwargs: dict, expected: float, mistakes=None, *, what="ppo_clip_objective") -> None:
+def check_objective(
+    sub, ctx, kwargs: dict, expected: float, scale: float, mistakes=None, *, what="ppo_clip_objective"
+) -> None:
+    """``scale``: 1 plus the same average of |l_bt| (the statement's S)."""
     new = kwargs["logp_new"]
     value = sub.ppo_clip_objective(**kwargs)
     value = expect_tensor(value, name="ppo_clip_objective", shape=(), dtype=new.dtype, device=ctx.device)
     as_row = {d: torch.tensor([v], dtype=F64) for d, v in (mistakes or {}).items()}
-    scale = torch.tensor([1.0 + abs(expected)], dtype=F64)
+    scale = torch.tensor([scale], dtype=F64)
     expect_values(
         value.to(F64).reshape(1),
         torch.tensor([expected], dtype=F64),

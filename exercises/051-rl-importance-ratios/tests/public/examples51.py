@@ -54,6 +54,7 @@ def check_objectives(sub, ctx, name: str) -> None:
             ctx,
             kwargs,
             frozen["target"],
+            frozen["scale"],
             _mistakes(frozen["mistakes"], scalar=True),
             what=f"ppo_clip_objective({case}, clip_eps={eps}, {aggregation})",
         )

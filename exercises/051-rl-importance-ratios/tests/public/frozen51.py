@@ -109,6 +109,7 @@ VALUES = {
     "objectives": {
         "example 0.2 token-mean": {
             "target": -0.2329489293897124,
+            "scale": 2.222035673072673,
             "mistakes": {
                 "exp_each_side": -0.2329489293897124,
                 "ratio_inverted": -0.30622078770641176,
@@ -123,6 +124,7 @@ VALUES = {
         },
         "example 0.2 sequence-mean": {
             "target": -0.497245900004424,
+            "scale": 2.321484853073558,
             "mistakes": {
                 "exp_each_side": -0.497245900004424,
                 "ratio_inverted": -0.625417782782038,
@@ -137,6 +139,7 @@ VALUES = {
         },
         "deep 0.2 token-mean": {
             "target": 0.17173538777517042,
+            "scale": 2.5425503265105434,
             "mistakes": {
                 "exp_each_side": NAN,
                 "ratio_inverted": -0.48370754721365816,
@@ -151,6 +154,7 @@ VALUES = {
         },
         "deep 0.1 sequence-mean": {
             "target": 0.12006013096994092,
+            "scale": 2.4382732023633924,
             "mistakes": {
                 "exp_each_side": NAN,
                 "ratio_inverted": -0.5043817105836004,
