@@ -21,14 +21,16 @@ from judge.checks.generator_contract import generator_contract_budget
 from judge.checks.refusals import expect_calls_refused
 from judge.checks.testing import lane_weight
 
-from ..public import checks51, draws51
+from ..public import checks51, draws51, examples51
 from . import generated, oracle, specs
 
 DRAW_COPIES, UNBIASED_ROWS, UNBIASED_GROUP = 1500, 5000, 8
+# Groups smaller than the responses with q > 0: drawn without replacement, their mean moves by 0.08.
+SMALL_GROUP_ROWS, SMALL_GROUP = 4000, 4
 CONTRACT_COPIES, POSITION_COPIES = 8, 400
 
 # fit: one per target of the draws; unbiased: the mean; the generator contract with its positions and twins.
-BUDGET = BudgetDeclaration(fit=len(draws51.TARGETS), unbiased=1) + generator_contract_budget(
+BUDGET = BudgetDeclaration(fit=len(draws51.TARGETS), unbiased=2) + generator_contract_budget(
     draws51.contract_probs(), positions=True, twins=(0, 1)
 )
 DTYPES = (torch.float32, torch.float64)
@@ -103,6 +105,7 @@ def test_objective_generated(sub, ctx):
 
     zh: ppo_clip_objective：两种聚合方式，按序列与按 token 的优势，全是填充的行
     """
+    examples51.check_objectives(sub, ctx, "deep")  # the frozen batch: an all-padding row that moves the mean
     rng = _rng(ctx, "objective")
     for dtype in DTYPES:
         for aggregation in ("token-mean", "sequence-mean"):
@@ -312,6 +315,15 @@ def test_sample_unbiased(sub, ctx):
     zh: sample_surrogate：估计值的平均等于截断代理目标 E_q[g]，而不是 E_p[A]
     """
     draws51.check_unbiased(sub, ctx, UNBIASED_ROWS, UNBIASED_GROUP)
+
+
+@lane_weight(2)
+def test_sample_small_groups(sub, ctx):
+    """sample_surrogate: groups of 4 among 5 possible responses are independent draws, repeats allowed
+
+    zh: sample_surrogate：在 5 个可能的回答中抽 4 个的组是独立抽样，允许重复
+    """
+    draws51.check_unbiased(sub, ctx, SMALL_GROUP_ROWS, SMALL_GROUP, target=1)
 
 
 def test_sample_extreme_uniforms(sub, ctx):

@@ -110,6 +110,11 @@ MISTAKES: dict[str, Bilingual] = {
         "the responses are drawn from p (p_new) instead of q (p_old): the group comes from the old policy",
         "回答是从 p（p_new）而不是 q（p_old）中抽的：这一组回答来自旧策略",
     ),
+    "draws_without_replacement": Bilingual(
+        "the responses of a group are drawn without replacement (distinct responses): a group is group_size "
+        "independent draws from q, and a response may come up more than once",
+        "一组回答是不放回抽取的（各不相同）：一组应是从 q 中独立抽取的 group_size 个回答，同一个回答可以出现多次",
+    ),
     "sample_unclipped": Bilingual(
         "the sampled estimate averages r * A without clipping: its mean is E_p[A], not the clipped surrogate E_q[g]",
         "抽样估计平均的是未截断的 r * A：它的期望是 E_p[A]，而不是截断后的代理目标 E_q[g]",

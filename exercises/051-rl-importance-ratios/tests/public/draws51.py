@@ -11,6 +11,7 @@ off an end.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import torch
@@ -48,6 +49,21 @@ def expected_value(p, q, a, *, clip: bool = True, draw_from=None) -> float:
     weights = torch.tensor(q if draw_from is None else draw_from, dtype=F64)
     values = table(p, q, a, clip=clip)
     return float((weights * torch.nan_to_num(values)).sum() / weights.sum())
+
+
+def without_replacement_value(p, q, a, group_size: int) -> float:
+    """E[the group's mean of g] when a group's responses are drawn one by one without replacement, each in
+    proportion to q among those left (every ordered group enumerated: V is 6 here)."""
+    values = torch.nan_to_num(table(p, q, a)).tolist()
+    live = [x for x, w in enumerate(q) if w > 0]
+    total = 0.0
+    for group in itertools.permutations(live, group_size):
+        chance, left = 1.0, 1.0
+        for x in group:
+            chance *= q[x] / left
+            left -= q[x]
+        total += chance * sum(values[x] for x in group) / group_size
+    return total
 
 
 def standard_deviation(p, q, a) -> float:
@@ -133,6 +149,11 @@ def check_unbiased(sub, ctx, rows: int, group_size: int, target: int = 0) -> Non
     raw = table([3.0 * v for v in p], [0.5 * v for v in q], a)
     mistakes = {
         MISTAKES["sample_unclipped"]: expected_value(p, q, a, clip=False),
+        **(
+            {MISTAKES["draws_without_replacement"]: without_replacement_value(p, q, a, group_size)}
+            if group_size <= sum(w > 0 for w in q)
+            else {}
+        ),
         MISTAKES["samples_from_p"]: expected_value(p, q, a, draw_from=p),
         MISTAKES["weights_not_normalized"]: float((torch.tensor(q, dtype=F64) * torch.nan_to_num(raw)).sum()),
     }
