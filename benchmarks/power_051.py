@@ -14,7 +14,8 @@ Two measurements:
   hidden, its responses drawn from p (``--reps`` multinomial samples); and the hidden z-test of 5 000
   group means (group_size 8), whose shift from E_q[g] is exact for each mistake that survives to it
   (drawn from p, unclipped, weights not normalized): the power of a two-sided z-test at the unbiased
-  alpha, from the mistake's own mean and standard deviation.
+  alpha, from the mistake's own mean and standard deviation; and the second z-test, 4 000 groups of 4
+  among 5 responses, against ``draws_without_replacement``.
 
 Every other mistake is killed by a hard check (exact values, a padding value, exact zeros of an equal
 group, an unreadable estimate, the generator contract's seeded clauses): the catalogue run shows them.
@@ -85,6 +86,13 @@ def mean_power(exercise, alpha: float) -> dict[str, float]:
     for name, mean in shifted.items():
         shift = abs(mean - truth) / se
         out[name] = normal.cdf(shift - z) + normal.cdf(-shift - z)
+    # The second z-test: groups of 4 among target 1's 5 responses, where drawing without replacement
+    # moves the mean (the spread of one group measured as independent draws', an upper bound).
+    p, q, a = draws.TARGETS[1]
+    se = draws.standard_deviation(p, q, a) / math.sqrt(hidden.SMALL_GROUP * hidden.SMALL_GROUP_ROWS)
+    mean = draws.without_replacement_value(p, q, a, hidden.SMALL_GROUP)
+    shift = abs(mean - draws.expected_value(p, q, a)) / se
+    out["draws_without_replacement"] = normal.cdf(shift - z) + normal.cdf(-shift - z)
     return out
 
 

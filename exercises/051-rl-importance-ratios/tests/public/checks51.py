@@ -76,7 +76,11 @@ def check_ratios(sub, ctx, kwargs: dict, expected: torch.Tensor, mistakes=None, 
     if wrong.numel():
         fail(
             f"{what}: a padding position (mask False) holds {float(wrong[0])!r} instead of exactly 1",
-            diagnosis=MISTAKES["padding_zero"] if bool((padding == 0).all()) else None,
+            diagnosis=MISTAKES["padding_zero"]
+            if bool((padding == 0).all())
+            else MISTAKES["padding_arithmetic"]
+            if bool(torch.isnan(padding).any()) and bool((padding[~torch.isnan(padding)] == 1).all())
+            else None,
             rule=Bilingual(f"{_public(what)}: padding must give exactly 1", f"{_public(what)}：填充位置必须恰好为 1"),
             kind="value",
         )

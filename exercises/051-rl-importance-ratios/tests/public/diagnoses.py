@@ -28,6 +28,12 @@ MISTAKES: dict[str, Bilingual] = {
         "exactly 1; use torch.where(mask, ratio, 1)",
         "填充位置的比率成了 0（比率乘上了 mask）：填充位置的比率必须恰好为 1；应使用 torch.where(mask, ratio, 1)",
     ),
+    "padding_arithmetic": Bilingual(
+        "padding is set by arithmetic on the mask (ratio * mask + (1 - mask)): where a padding position's ratio "
+        "overflows to inf, inf * 0 is NaN; select with torch.where(mask, ratio, 1)",
+        "填充位置是用 mask 的算术设置的（ratio * mask + (1 - mask)）：当某个填充位置的比率溢出为 inf 时，inf * 0 "
+        "就是 NaN；应当用 torch.where(mask, ratio, 1) 来选取",
+    ),
     # ppo_clip_objective.
     "max_instead_of_min": Bilingual(
         "the objective takes the max of the clipped and unclipped terms: PPO keeps the pessimistic one, "
