@@ -138,6 +138,7 @@ bench: venv assets browser
 	$(PY) benchmarks/power_048.py
 	$(PY) benchmarks/power_049.py
 	$(PY) benchmarks/power_050.py
+	$(PY) benchmarks/power_051.py
 	$(PY) benchmarks/power_052.py
 	$(PY) benchmarks/power_054.py
 	$(PY) benchmarks/calibration.py
