@@ -29,27 +29,52 @@ def next_residual(r: Row, q: Row, unnormalised: bool = False) -> Row:
 
 def node_law(p: Row, q: Row, candidates: list[int], rule: str | None = None) -> tuple[Row, Row]:
     """(P(candidate i is the one accepted) per i, P(all rejected and token t drawn) per t)."""
-    r = list(p)
+    if rule == "shared_uniform":
+        return _shared_uniform(p, q, candidates)
+    r, q_now = list(p), list(q)
     reach = 1.0
     accepted = []
+    tried: set[int] = set()
     for x in candidates:
+        if rule == "duplicates_skipped" and x in tried:
+            accepted.append(0.0)
+            continue
+        tried.add(x)
         current = p if rule == "original_p" else r
-        chance = min(1.0, current[x] / q[x])
+        chance = min(1.0, current[x] / q_now[x]) if q_now[x] > 0 else float(current[x] > 0)
         accepted.append(reach * chance)
         reach *= 1.0 - chance
         if rule != "residual_not_updated":
-            r = next_residual(r, q, unnormalised=rule == "residual_unnormalised")
+            r = next_residual(r, q_now, unnormalised=rule == "residual_unnormalised")
+        if rule == "without_replacement":
+            q_now = normalised([0.0 if t == x else v for t, v in enumerate(q_now)])
     final = normalised(p if rule == "final_from_p" else r)
     return accepted, [reach * f for f in final]
 
 
-def acceptance_probability(p: Row, q: Row, k: int) -> float:
-    """1 - prod_j sum_x max(r_j(x) - q(x), 0), r_0 = p as given."""
+def _shared_uniform(p: Row, q: Row, candidates: list[int]) -> tuple[Row, Row]:
+    """One uniform u for every candidate of a node: candidate i is accepted when u is below its ratio
+    and not below any earlier one (the residuals along the way do not depend on u)."""
+    r = list(p)
+    top = 0.0
+    accepted = []
+    for x in candidates:
+        ratio = min(1.0, r[x] / q[x])
+        accepted.append(max(0.0, ratio - top))
+        top = max(top, ratio)
+        r = next_residual(r, q)
+    return accepted, [(1.0 - top) * f for f in normalised(r)]
+
+
+def acceptance_probability(p: Row, q: Row, k: int, rule: str | None = None) -> float:
+    """1 - prod_j sum_x max(r_j(x) - q(x), 0), r_0 = p as given; ``rule``: "acceptance_independent"
+    (the residual never changes) or "residual_unnormalised"."""
     r = list(p)
     all_rejected = 1.0
     for _ in range(k):
         all_rejected *= sum(max(0.0, a - b) for a, b in zip(r, q, strict=True))
-        r = next_residual(r, q)
+        if rule != "acceptance_independent":
+            r = next_residual(r, q, unnormalised=rule == "residual_unnormalised")
     return 1.0 - all_rejected
 
 
@@ -71,14 +96,16 @@ def tree_law(
     def walk(row: int, mass: float) -> None:
         under = kids[row]
         if not under:
-            for t, f in enumerate(normalised(p[row])):
+            leaf = next_residual(p[row], q[row]) if rule == "leaf_residual" else p[row]
+            for t, f in enumerate(normalised(leaf)):
                 if f > 0:
                     law[row - 1, t] = law.get((row - 1, t), 0.0) + mass * f
             return
-        accepted, final = node_law(p[row], q[row], [tokens[n] for n in under], rule)
-        for n, chance in zip(under, accepted, strict=True):
+        tried = under[:1] if rule == "stop_at_first" else under
+        accepted, final = node_law(p[row], q[row], [tokens[n] for n in tried], rule)
+        for n, chance in zip(tried, accepted, strict=True):
             if chance > 0:
-                walk(n + 1, mass * chance)
+                walk((under[0] if rule == "first_child_always" else n) + 1, mass * chance)
         for t, f in enumerate(final):
             if f > 0:
                 law[row - 1, t] = law.get((row - 1, t), 0.0) + mass * f
