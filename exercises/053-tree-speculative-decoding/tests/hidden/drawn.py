@@ -91,9 +91,7 @@ def run(sub, ctx) -> None:
         what="verify_tree, drawn trees: first emitted token",
         why_excluded=lambda r, t: "its target probability is 0",
     )
-    expect_distribution(
-        ctx, first, f64(p1), label="verify_tree, drawn trees: first emitted token", public=public
-    )
+    expect_distribution(ctx, first, f64(p1), label="verify_tree, drawn trees: first emitted token", public=public)
     rate = acceptance_probability(p1, q1, 3)
     expect_distribution(
         ctx,

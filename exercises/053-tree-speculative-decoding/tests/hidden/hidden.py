@@ -18,7 +18,7 @@ import torch
 
 from judge.checks.base import diagnosed
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.distributions import expect_distribution, expect_support
+from judge.checks.distributions import expect_support
 from judge.checks.draw_sites import expect_every_draw_site
 from judge.checks.exact import expect_tensor
 from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
@@ -47,9 +47,8 @@ LAW_ROWS = 4000
 SEED_ROWS = 200
 SEED_CASE = generated.CandidateCase([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25], [3, 1, 2])
 
-BUDGET = (
-    BudgetDeclaration(fit=5 + drawn.FITS, independence=1)
-    + generator_contract_budget(len(candidates_law(SEED_CASE.p, SEED_CASE.q, SEED_CASE.candidates)))
+BUDGET = BudgetDeclaration(fit=5 + drawn.FITS, independence=1) + generator_contract_budget(
+    len(candidates_law(SEED_CASE.p, SEED_CASE.q, SEED_CASE.candidates))
 )
 
 
@@ -81,10 +80,13 @@ def test_acceptance_generated(sub, ctx):
             value = sub.acceptance_probability(
                 torch.tensor(p, dtype=dtype), torch.tensor(q, dtype=dtype), num_candidates=k
             )
-            exact = [[float(torch.tensor(v, dtype=dtype)[i]) for i in range(vocab)] for v in p], [
-                [float(torch.tensor(v, dtype=dtype)[i]) for i in range(vocab)] for v in q
-            ]
-            expect_probabilities(ctx, value, exact[0], exact[1], k, dtype, what=f"acceptance_probability ({dtype}, k = {k})")
+            exact = (
+                [[float(torch.tensor(v, dtype=dtype)[i]) for i in range(vocab)] for v in p],
+                [[float(torch.tensor(v, dtype=dtype)[i]) for i in range(vocab)] for v in q],
+            )
+            expect_probabilities(
+                ctx, value, exact[0], exact[1], k, dtype, what=f"acceptance_probability ({dtype}, k = {k})"
+            )
 
 
 @lane_weight(2)
@@ -104,7 +106,9 @@ def test_candidate_laws(sub, ctx):
             rows=LAW_ROWS,
             dtype=dtype,
             label=f"verify_candidates, p = {case.p}, q = {case.q}, candidates {case.candidates} ({dtype})",
-            public=Bilingual(f"verify_candidates, generated row {which + 1}", f"verify_candidates，生成的第 {which + 1} 组"),
+            public=Bilingual(
+                f"verify_candidates, generated row {which + 1}", f"verify_candidates，生成的第 {which + 1} 组"
+            ),
         )
 
 
@@ -188,7 +192,10 @@ def test_draw_sites_candidates(sub, ctx):
     q = torch.tensor([q for _, q, _ in EDGE_ROWS], dtype=torch.float32)
     rows, vocab = cands.shape[0], p.shape[-1]
     # The law of each row as float32 holds it (2**-25 below 0.5 is exact there).
-    laws = [candidates_law(a.tolist(), b.tolist(), c) for a, b, c in zip(p.double(), q.double(), cands.tolist(), strict=True)]
+    laws = [
+        candidates_law(a.tolist(), b.tolist(), c)
+        for a, b, c in zip(p.double(), q.double(), cands.tolist(), strict=True)
+    ]
 
     def call(source, generator):
         value = source.verify_candidates(p.clone(), q.clone(), cands.clone(), generator=generator)
@@ -220,7 +227,10 @@ def test_draw_sites_tree(sub, ctx):
 
     def call(source, generator):
         value = source.verify_tree(
-            torch.tensor(parents), tree.clone(), expand(ps, rows, torch.float32), expand(qs, rows, torch.float32),
+            torch.tensor(parents),
+            tree.clone(),
+            expand(ps, rows, torch.float32),
+            expand(qs, rows, torch.float32),
             generator=generator,
         )
         out, num, last = unpack_tree(ctx, value, batch=rows, depth=2)
@@ -242,16 +252,16 @@ def test_seeds(sub, ctx):
 
     def draw(source, generator):
         value = source.verify_candidates(
-            expand(case.p, SEED_ROWS, torch.float32), expand(case.q, SEED_ROWS, torch.float32), cands.clone(),
+            expand(case.p, SEED_ROWS, torch.float32),
+            expand(case.q, SEED_ROWS, torch.float32),
+            cands.clone(),
             generator=generator,
         )
         index, token = unpack_candidates(ctx, value, batch=SEED_ROWS)
         outcomes = (index + 1) * vocab + token
         return expect_tensor(outcomes.clone(), name="verify_candidates outcomes", shape=(SEED_ROWS,), dtype=torch.int64)
 
-    expect_generator_contract(
-        sub, ctx, draw, f64(law), label="verify_candidates", outcome=OUTCOME_CANDIDATES
-    )
+    expect_generator_contract(sub, ctx, draw, f64(law), label="verify_candidates", outcome=OUTCOME_CANDIDATES)
 
 
 def test_rows_independent(sub, ctx):
@@ -263,7 +273,10 @@ def test_rows_independent(sub, ctx):
     rows, vocab = 2 * 600, len(case.ps[0])
     tree = torch.tensor([case.tokens] * rows)
     value = sub.verify_tree(
-        torch.tensor(case.parents), tree, expand(case.ps, rows, torch.float64), expand(case.qs, rows, torch.float64),
+        torch.tensor(case.parents),
+        tree,
+        expand(case.ps, rows, torch.float64),
+        expand(case.qs, rows, torch.float64),
         generator=ctx.generator(),
     )
     out, num, last = unpack_tree(ctx, value, batch=rows, depth=generated.depth(case.parents))
@@ -295,4 +308,3 @@ def test_corners(sub, ctx):
     zh: 合法的边界情况（精确 0、B = 1、k = 1、N = 1、V = 1、float32 与 float64）都能正常运行
     """
     specs.expect_corners(sub, ctx)
-

@@ -35,7 +35,13 @@ from judge.checks.exact import expect
 from judge.checks.refusals import BadCall, expect_calls_refused
 from judge.i18n import Bilingual
 
-from ..public.checks53 import check_candidates_structure, check_tree_structure, expect_probabilities, unpack_candidates, unpack_tree
+from ..public.checks53 import (
+    check_candidates_structure,
+    check_tree_structure,
+    expect_probabilities,
+    unpack_candidates,
+    unpack_tree,
+)
 from ..public.diagnoses import MISTAKES
 from ..public.theory53 import depths
 
@@ -100,7 +106,13 @@ def good_tree(rng: random.Random) -> dict:
 
 
 def _call(function, name: str, detail: str, kwargs: dict, en: str, zh: str, diagnosis=None) -> BadCall:
-    return BadCall(function, f"{name}() with {detail}", kwargs=kwargs, public=Bilingual(f"{name}() with {en}", f"{name}() 收到{zh}时"), diagnosis=diagnosis)
+    return BadCall(
+        function,
+        f"{name}() with {detail}",
+        kwargs=kwargs,
+        public=Bilingual(f"{name}() with {en}", f"{name}() 收到{zh}时"),
+        diagnosis=diagnosis,
+    )
 
 
 def _zero_draft(good: dict, tokens: torch.Tensor, rows_of) -> dict:
@@ -123,8 +135,20 @@ def extra_refusals(sub, ctx, rng: random.Random) -> list[BadCall]:
     """What the generic specs cannot make: bools as num_candidates, zero draft probabilities, bad trees."""
     out = []
     pair = good_pair(rng)
-    for bad, en, zh in ((True, "a bool as num_candidates", "bool 形式的 num_candidates"), (2.0, "num_candidates = 2.0", " num_candidates = 2.0 ")):
-        out.append(_call(sub.acceptance_probability, "acceptance_probability", f"num_candidates = {bad!r}", {**pair, "num_candidates": bad}, en, zh))
+    for bad, en, zh in (
+        (True, "a bool as num_candidates", "bool 形式的 num_candidates"),
+        (2.0, "num_candidates = 2.0", " num_candidates = 2.0 "),
+    ):
+        out.append(
+            _call(
+                sub.acceptance_probability,
+                "acceptance_probability",
+                f"num_candidates = {bad!r}",
+                {**pair, "num_candidates": bad},
+                en,
+                zh,
+            )
+        )
     good = good_candidates(rng)
     if good["target_probs"].shape[-1] >= 2:
         out.append(
@@ -151,37 +175,147 @@ def extra_refusals(sub, ctx, rng: random.Random) -> list[BadCall]:
             diagnosis=MISTAKES["q_zero_accepted"],
         )
     )
-    for parents, detail in (([-1, -1, 2, 2], "parents[2] = 2 (not earlier)"), ([-1, -1, 0, 4], "parents[3] = 4"), ([-1, -2, 0, 2], "parents[1] = -2"), ([0, -1, 0, 2], "parents[0] = 0")):
+    for parents, detail in (
+        ([-1, -1, 2, 2], "parents[2] = 2 (not earlier)"),
+        ([-1, -1, 0, 4], "parents[3] = 4"),
+        ([-1, -2, 0, 2], "parents[1] = -2"),
+        ([0, -1, 0, 2], "parents[0] = 0"),
+    ):
         out.append(
-            _call(sub.verify_tree, "verify_tree", f"parents {parents}: {detail}", {**tree, "parents": torch.tensor(parents), "generator": gen()},
-                  "a parent that is not an earlier node", "不是更早节点的父节点")
+            _call(
+                sub.verify_tree,
+                "verify_tree",
+                f"parents {parents}: {detail}",
+                {**tree, "parents": torch.tensor(parents), "generator": gen()},
+                "a parent that is not an earlier node",
+                "不是更早节点的父节点",
+            )
         )
     for value, detail, en, zh in (
-        (torch.tensor(TREE_PARENTS, dtype=torch.int32), "int32 parents", "parents of dtype int32", " int32 的 parents "),
+        (
+            torch.tensor(TREE_PARENTS, dtype=torch.int32),
+            "int32 parents",
+            "parents of dtype int32",
+            " int32 的 parents ",
+        ),
         (torch.tensor([TREE_PARENTS]), "parents of shape [1, N]", "2-D parents", "二维的 parents"),
         (TREE_PARENTS, "parents as a list", "parents as a list", "列表形式的 parents"),
-        (torch.tensor(TREE_PARENTS[:-1]), "parents of N - 1 entries", "parents of the wrong length", "长度不对的 parents"),
-        (torch.tensor([*TREE_PARENTS, 0]), "parents of N + 1 entries", "parents of the wrong length", "长度不对的 parents"),
+        (
+            torch.tensor(TREE_PARENTS[:-1]),
+            "parents of N - 1 entries",
+            "parents of the wrong length",
+            "长度不对的 parents",
+        ),
+        (
+            torch.tensor([*TREE_PARENTS, 0]),
+            "parents of N + 1 entries",
+            "parents of the wrong length",
+            "长度不对的 parents",
+        ),
     ):
-        out.append(_call(sub.verify_tree, "verify_tree", detail, {**tree, "parents": value, "generator": gen()}, en, zh))
+        out.append(
+            _call(sub.verify_tree, "verify_tree", detail, {**tree, "parents": value, "generator": gen()}, en, zh)
+        )
     p, q, t = tree["target_probs"], tree["draft_probs"], tree["tree_tokens"]
     rows, vocab = p.shape[0], p.shape[-1]
     variants = [
-        ("target_probs [B, N, V]", {"target_probs": p[:, :-1].clone()}, "target_probs of the wrong number of rows", "行数不对的 target_probs"),
-        ("draft_probs [B, N+2, V]", {"draft_probs": torch.cat([q, q[:, -1:]], dim=1)}, "draft_probs of the wrong number of rows", "行数不对的 draft_probs"),
-        ("both [B, N+2, V]", {"target_probs": torch.cat([p, p[:, -1:]], dim=1), "draft_probs": torch.cat([q, q[:, -1:]], dim=1)}, "probabilities of N + 2 rows", "N + 2 行的概率"),
+        (
+            "target_probs [B, N, V]",
+            {"target_probs": p[:, :-1].clone()},
+            "target_probs of the wrong number of rows",
+            "行数不对的 target_probs",
+        ),
+        (
+            "draft_probs [B, N+2, V]",
+            {"draft_probs": torch.cat([q, q[:, -1:]], dim=1)},
+            "draft_probs of the wrong number of rows",
+            "行数不对的 draft_probs",
+        ),
+        (
+            "both [B, N+2, V]",
+            {"target_probs": torch.cat([p, p[:, -1:]], dim=1), "draft_probs": torch.cat([q, q[:, -1:]], dim=1)},
+            "probabilities of N + 2 rows",
+            "N + 2 行的概率",
+        ),
         ("target_probs [B, N+1]", {"target_probs": p[..., 0].clone()}, "2-D target_probs", "二维的 target_probs"),
-        ("draft_probs of dtype int64", {"draft_probs": q.ge(0).to(torch.int64)}, "integer draft_probs", "整数的 draft_probs"),
-        ("float64 target, float32 draft" if p.dtype == torch.float64 else "float32 target, float64 draft", {"draft_probs": q.to(torch.float32 if p.dtype == torch.float64 else torch.float64)}, "two dtypes", "两种 dtype"),
-        ("a NaN in draft_probs", {"draft_probs": q.clone().index_put_((torch.tensor(0), torch.tensor(2), torch.tensor(0)), torch.tensor(float("nan"), dtype=q.dtype))}, "a NaN probability", "NaN 概率"),
-        ("a negative target probability", {"target_probs": p.clone().index_put_((torch.tensor(rows - 1), torch.tensor(4), torch.tensor(0)), torch.tensor(-1e-3, dtype=p.dtype))}, "a negative probability", "负的概率"),
-        ("a target row of zeros (a leaf's)", {"target_probs": p.clone().index_put_((torch.tensor(0), torch.tensor(2)), torch.zeros(vocab, dtype=p.dtype))}, "a target row without a positive entry", "没有正数的目标行"),
-        ("tree_tokens of dtype int32", {"tree_tokens": t.to(torch.int32)}, "tree_tokens of dtype int32", " int32 的 tree_tokens "),
-        ("tree_tokens with a token V", {"tree_tokens": t.clone().index_put_((torch.tensor(0), torch.tensor(1)), torch.tensor(vocab))}, "a tree token outside [0, V)", "超出 [0, V) 的树上 token"),
-        ("tree_tokens with a token -1", {"tree_tokens": t.clone().index_put_((torch.tensor(rows - 1), torch.tensor(2)), torch.tensor(-1))}, "a tree token outside [0, V)", "超出 [0, V) 的树上 token"),
-        ("tree_tokens of B + 1 rows", {"tree_tokens": torch.cat([t, t[:1]])}, "tree_tokens of another batch", "批大小不对的 tree_tokens"),
+        (
+            "draft_probs of dtype int64",
+            {"draft_probs": q.ge(0).to(torch.int64)},
+            "integer draft_probs",
+            "整数的 draft_probs",
+        ),
+        (
+            "float64 target, float32 draft" if p.dtype == torch.float64 else "float32 target, float64 draft",
+            {"draft_probs": q.to(torch.float32 if p.dtype == torch.float64 else torch.float64)},
+            "two dtypes",
+            "两种 dtype",
+        ),
+        (
+            "a NaN in draft_probs",
+            {
+                "draft_probs": q.clone().index_put_(
+                    (torch.tensor(0), torch.tensor(2), torch.tensor(0)), torch.tensor(float("nan"), dtype=q.dtype)
+                )
+            },
+            "a NaN probability",
+            "NaN 概率",
+        ),
+        (
+            "a negative target probability",
+            {
+                "target_probs": p.clone().index_put_(
+                    (torch.tensor(rows - 1), torch.tensor(4), torch.tensor(0)), torch.tensor(-1e-3, dtype=p.dtype)
+                )
+            },
+            "a negative probability",
+            "负的概率",
+        ),
+        (
+            "a target row of zeros (a leaf's)",
+            {
+                "target_probs": p.clone().index_put_(
+                    (torch.tensor(0), torch.tensor(2)), torch.zeros(vocab, dtype=p.dtype)
+                )
+            },
+            "a target row without a positive entry",
+            "没有正数的目标行",
+        ),
+        (
+            "tree_tokens of dtype int32",
+            {"tree_tokens": t.to(torch.int32)},
+            "tree_tokens of dtype int32",
+            " int32 的 tree_tokens ",
+        ),
+        (
+            "tree_tokens with a token V",
+            {"tree_tokens": t.clone().index_put_((torch.tensor(0), torch.tensor(1)), torch.tensor(vocab))},
+            "a tree token outside [0, V)",
+            "超出 [0, V) 的树上 token",
+        ),
+        (
+            "tree_tokens with a token -1",
+            {"tree_tokens": t.clone().index_put_((torch.tensor(rows - 1), torch.tensor(2)), torch.tensor(-1))},
+            "a tree token outside [0, V)",
+            "超出 [0, V) 的树上 token",
+        ),
+        (
+            "tree_tokens of B + 1 rows",
+            {"tree_tokens": torch.cat([t, t[:1]])},
+            "tree_tokens of another batch",
+            "批大小不对的 tree_tokens",
+        ),
         ("tree_tokens [B]", {"tree_tokens": t[:, 0].clone()}, "1-D tree_tokens", "一维的 tree_tokens"),
-        ("no tree node (N = 0)", {"parents": torch.zeros(0, dtype=torch.int64), "tree_tokens": t[:, :0].clone(), "target_probs": p[:, :1].clone(), "draft_probs": q[:, :1].clone()}, "an empty tree", "空树"),
+        (
+            "no tree node (N = 0)",
+            {
+                "parents": torch.zeros(0, dtype=torch.int64),
+                "tree_tokens": t[:, :0].clone(),
+                "target_probs": p[:, :1].clone(),
+                "draft_probs": q[:, :1].clone(),
+            },
+            "an empty tree",
+            "空树",
+        ),
     ]
     for detail, change, en, zh in variants:
         out.append(_call(sub.verify_tree, "verify_tree", detail, {**tree, **change, "generator": gen()}, en, zh))
@@ -190,9 +324,15 @@ def extra_refusals(sub, ctx, rng: random.Random) -> list[BadCall]:
 
 def expect_refusals(sub, ctx) -> None:
     rng = random.Random(ctx.fresh_seed("refusals"))
-    calls = contract_refusals(sub.acceptance_probability, good_pair(rng) | {"num_candidates": 2}, ACCEPTANCE_ARGUMENTS, rng)
+    calls = contract_refusals(
+        sub.acceptance_probability, good_pair(rng) | {"num_candidates": 2}, ACCEPTANCE_ARGUMENTS, rng
+    )
     calls += contract_refusals(
-        sub.verify_candidates, good_candidates(rng), CANDIDATES_ARGUMENTS, rng, extra=lambda: {"generator": ctx.generator()}
+        sub.verify_candidates,
+        good_candidates(rng),
+        CANDIDATES_ARGUMENTS,
+        rng,
+        extra=lambda: {"generator": ctx.generator()},
     )
     calls += extra_refusals(sub, ctx, rng)
     # A mistake is named by a bad input it lets through only when every other one was refused.
@@ -211,7 +351,12 @@ def expect_corners(sub, ctx) -> None:
         kw = variant.kwargs
         value = sub.acceptance_probability(**kw)
         expect_probabilities(
-            ctx, value, _f64(kw["target_probs"]), _f64(kw["draft_probs"]), kw["num_candidates"], kw["target_probs"].dtype,
+            ctx,
+            value,
+            _f64(kw["target_probs"]),
+            _f64(kw["draft_probs"]),
+            kw["num_candidates"],
+            kw["target_probs"].dtype,
             what=str(public_call("acceptance_probability", variant)),
         )
     for variant in legal_inputs(good_candidates(rng), CANDIDATES_ARGUMENTS, rng):
@@ -220,7 +365,13 @@ def expect_corners(sub, ctx) -> None:
             continue  # a corner that put a zero under a candidate is a refusal, not a corner
         value = sub.verify_candidates(**kw, generator=ctx.generator())
         index, token = unpack_candidates(ctx, value, batch=kw["candidates"].shape[0])
-        check_candidates_structure(index, token, kw["candidates"], kw["target_probs"].shape[-1], what=str(public_call("verify_candidates", variant)))
+        check_candidates_structure(
+            index,
+            token,
+            kw["candidates"],
+            kw["target_probs"].shape[-1],
+            what=str(public_call("verify_candidates", variant)),
+        )
     _tree_corners(sub, ctx, rng)
 
 

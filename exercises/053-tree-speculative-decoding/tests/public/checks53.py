@@ -56,8 +56,12 @@ def _pair(ctx, value, name: str, parts: int):
 def unpack_candidates(ctx, value, *, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(index int64 [B], token int64 [B]), checked for type, shape, dtype and device."""
     value = _pair(ctx, value, "verify_candidates", 2)
-    index = expect_tensor(value[0], name="verify_candidates index", shape=(batch,), dtype=torch.int64, device=ctx.device)
-    token = expect_tensor(value[1], name="verify_candidates token", shape=(batch,), dtype=torch.int64, device=ctx.device)
+    index = expect_tensor(
+        value[0], name="verify_candidates index", shape=(batch,), dtype=torch.int64, device=ctx.device
+    )
+    token = expect_tensor(
+        value[1], name="verify_candidates token", shape=(batch,), dtype=torch.int64, device=ctx.device
+    )
     return index, token
 
 
@@ -135,7 +139,8 @@ def check_tree_structure(tokens, num, last, parents: list[int], tree_tokens: tor
         f"{int(num[bad]) if bad is not None else 0}: last_node must be a node in [-1, {len(parents) - 1}] "
         "whose depth is num_accepted",
         rule=_rule(
-            f"{what}: last_node is not a node at depth num_accepted", f"{what}：last_node 不是深度为 num_accepted 的节点"
+            f"{what}: last_node is not a node at depth num_accepted",
+            f"{what}：last_node 不是深度为 num_accepted 的节点",
         ),
         kind=Evidence.STRUCTURAL,
         diagnosis=MISTAKES["last_node_row"] if not bool(shifted.any()) else None,
@@ -149,14 +154,18 @@ def check_tree_structure(tokens, num, last, parents: list[int], tree_tokens: tor
         bad is None,
         f"{what}: row {bad} emitted {tokens[bad].tolist() if bad is not None else []}, whose first tokens are not "
         f"the path to its last_node {int(last[bad]) if bad is not None else 0}",
-        rule=_rule(f"{what}: the accepted tokens are not the path to last_node", f"{what}：被接受的 token 不是通往 last_node 的路径"),
+        rule=_rule(
+            f"{what}: the accepted tokens are not the path to last_node",
+            f"{what}：被接受的 token 不是通往 last_node 的路径",
+        ),
         kind=Evidence.STRUCTURAL,
     )
     final = tokens.gather(1, num.unsqueeze(1)).squeeze(1)
     bad = _first_bad((final < 0) | (final >= vocab))
     expect(
         bad is None,
-        f"{what}: row {bad} has {int(final[bad]) if bad is not None else 0} after its path, not a token in [0, {vocab})",
+        f"{what}: row {bad} has {int(final[bad]) if bad is not None else 0} after its path, "
+        f"not a token in [0, {vocab})",
         rule=_rule(f"{what}: no token after the accepted path", f"{what}：被接受的路径之后没有 token"),
         kind=Evidence.STRUCTURAL,
     )
@@ -247,7 +256,9 @@ OUTCOME_CANDIDATES = Bilingual("(index, token) pair", "（index，token）组合
 OUTCOME_TREE = Bilingual("(last_node, final token) pair", "（last_node，最终 token）组合")
 
 
-def expect_law(ctx, outcomes: torch.Tensor, truth: list[float], table: dict[str, list[float]], *, label: str, public, outcome):
+def expect_law(
+    ctx, outcomes: torch.Tensor, truth: list[float], table: dict[str, list[float]], *, label: str, public, outcome
+):
     """The outcomes' support, then their fit to ``truth`` with the mistakes of ``table`` as alternatives."""
     alternatives = _alternatives(truth, table)
     # Every row alike, where neither the rule nor a known mistake makes that likelier than 1e-12: the
@@ -318,4 +329,6 @@ def expect_probabilities(ctx, value, p: list, q: list, k: int, dtype, *, what: s
     for rule in ("acceptance_independent", "residual_unnormalised"):
         if (formula(rule) - want).abs().max() > 1e-6:
             mistakes[MISTAKES[rule]] = formula(rule)
-    expect_close(actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=mistakes or None, per_row=True)
+    expect_close(
+        actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=mistakes or None, per_row=True
+    )

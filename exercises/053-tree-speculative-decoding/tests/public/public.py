@@ -15,8 +15,8 @@ from judge.checks.exact import expect
 from judge.checks.refusals import expect_raises
 from judge.i18n import Bilingual
 
-from .diagnoses import MISTAKES
 from .checks53 import check_tree_structure, expect_probabilities, run_candidates_law, run_tree_law, unpack_tree
+from .diagnoses import MISTAKES
 
 BUDGET = BudgetDeclaration(fit=2)  # the duplicate candidates' law and the worked tree's law
 

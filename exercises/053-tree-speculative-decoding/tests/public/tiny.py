@@ -55,8 +55,15 @@ def test_tiny_candidates(sub, ctx):
     zh: verify_candidates 在一行的 1500 个副本上（三个候选是同一个 token）
     """
     run_candidates_law(
-        sub, ctx, P, Q, CANDIDATES, rows=1500, dtype=torch.float32,
-        label="verify_candidates, tiny row", public=Bilingual("verify_candidates, tiny row", "verify_candidates，小例子"),
+        sub,
+        ctx,
+        P,
+        Q,
+        CANDIDATES,
+        rows=1500,
+        dtype=torch.float32,
+        label="verify_candidates, tiny row",
+        public=Bilingual("verify_candidates, tiny row", "verify_candidates，小例子"),
     )
 
 
@@ -66,7 +73,13 @@ def test_tiny_ratios_below_one(sub, ctx):
     zh: verify_candidates 在一行的 1500 个副本上（后面候选的比值小于 1）
     """
     run_candidates_law(
-        sub, ctx, SHARED_P, SHARED_Q, SHARED_CANDIDATES, rows=1500, dtype=torch.float32,
+        sub,
+        ctx,
+        SHARED_P,
+        SHARED_Q,
+        SHARED_CANDIDATES,
+        rows=1500,
+        dtype=torch.float32,
         label="verify_candidates, tiny row with ratios below 1",
         public=Bilingual("verify_candidates, ratios below 1", "verify_candidates，比值小于 1"),
     )
@@ -78,6 +91,14 @@ def test_tiny_tree(sub, ctx):
     zh: verify_tree 在一棵四节点树的 1500 个副本上
     """
     run_tree_law(
-        sub, ctx, PARENTS, TOKENS, PS, QS, rows=1500, dtype=torch.float32,
-        label="verify_tree, tiny tree", public=Bilingual("verify_tree, tiny tree", "verify_tree，小树"),
+        sub,
+        ctx,
+        PARENTS,
+        TOKENS,
+        PS,
+        QS,
+        rows=1500,
+        dtype=torch.float32,
+        label="verify_tree, tiny tree",
+        public=Bilingual("verify_tree, tiny tree", "verify_tree，小树"),
     )
