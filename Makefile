@@ -135,6 +135,7 @@ bench: venv assets browser
 	$(PY) benchmarks/power_047.py
 	$(PY) benchmarks/power_048.py
 	$(PY) benchmarks/power_049.py
+	$(PY) benchmarks/power_053.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/browser.py
