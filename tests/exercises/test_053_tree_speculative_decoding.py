@@ -166,6 +166,7 @@ def test_reference_refuses_every_generated_bad_input(parts, reference):
 
     calls = specs.extra_refusals(Sub, Ctx(), rng)
     for call in calls:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError) as caught:
             call.function(*call.args, **call.kwargs)
+        assert str(caught.value), call.call  # a refusal says what is wrong
     assert len(calls) >= 25

@@ -28,6 +28,7 @@ from judge.i18n import Bilingual
 
 from ..public.checks53 import (
     OUTCOME_CANDIDATES,
+    OUTCOME_TREE,
     candidates_law,
     check_candidates_structure,
     check_tree_structure,
@@ -46,9 +47,16 @@ from . import drawn, generated, specs
 LAW_ROWS = 4000
 SEED_ROWS = 200
 SEED_CASE = generated.CandidateCase([0.5, 0.3, 0.2, 0.0], [0.25, 0.25, 0.25, 0.25], [3, 1, 2])
+SEED_TREE = (
+    generated.FALLBACK_TREE.parents,
+    generated.FALLBACK_TREE.tokens,
+    generated.FALLBACK_TREE.ps,
+    generated.FALLBACK_TREE.qs,
+)
 
-BUDGET = BudgetDeclaration(fit=5 + drawn.FITS, independence=1) + generator_contract_budget(
-    len(candidates_law(SEED_CASE.p, SEED_CASE.q, SEED_CASE.candidates))
+# The law fits, the drawn trees' fits, one independence check and two generator contracts (no positions).
+BUDGET = (
+    BudgetDeclaration(fit=5 + drawn.FITS, independence=1) + generator_contract_budget() + generator_contract_budget()
 )
 
 
@@ -262,6 +270,33 @@ def test_seeds(sub, ctx):
         return expect_tensor(outcomes.clone(), name="verify_candidates outcomes", shape=(SEED_ROWS,), dtype=torch.int64)
 
     expect_generator_contract(sub, ctx, draw, f64(law), label="verify_candidates", outcome=OUTCOME_CANDIDATES)
+
+
+def test_seeds_tree(sub, ctx):
+    """verify_tree: the generator decides and advances; without one, torch.manual_seed does
+
+    zh: verify_tree：由 generator 决定结果且每次调用都向前推进；不传 generator 时由 torch.manual_seed 决定
+    """
+    parents, tokens, ps, qs = SEED_TREE
+    vocab = len(ps[0])
+    tree = torch.tensor([tokens] * SEED_ROWS)
+
+    def draw(source, generator):
+        value = source.verify_tree(
+            torch.tensor(parents),
+            tree.clone(),
+            expand(ps, SEED_ROWS, torch.float32),
+            expand(qs, SEED_ROWS, torch.float32),
+            generator=generator,
+        )
+        out, num, last = unpack_tree(ctx, value, batch=SEED_ROWS, depth=generated.depth(parents))
+        final = check_tree_structure(out, num, last, parents, tree, vocab, what="verify_tree, seeds")
+        outcomes = (last + 1) * vocab + final
+        return expect_tensor(outcomes.clone(), name="verify_tree outcomes", shape=(SEED_ROWS,), dtype=torch.int64)
+
+    expect_generator_contract(
+        sub, ctx, draw, f64(tree_law(parents, tokens, ps, qs)), label="verify_tree", outcome=OUTCOME_TREE
+    )
 
 
 def test_rows_independent(sub, ctx):

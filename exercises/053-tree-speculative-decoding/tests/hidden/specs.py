@@ -322,6 +322,45 @@ def extra_refusals(sub, ctx, rng: random.Random) -> list[BadCall]:
     return out
 
 
+def both_refusals(sub, ctx, rng: random.Random) -> list[BadCall]:
+    """Both probability arguments changed alike, so that no mismatch gives them away: both int64 one-hots
+    of each row's largest entry ("not a float32 or float64 tensor"), both with a leading dimension of 1
+    ("not of the rank above")."""
+    out = []
+    for name, function, good in (
+        ("acceptance_probability", sub.acceptance_probability, good_pair(rng) | {"num_candidates": 2}),
+        ("verify_candidates", sub.verify_candidates, good_candidates(rng) | {"generator": ctx.generator()}),
+        ("verify_tree", sub.verify_tree, good_tree(rng) | {"generator": ctx.generator()}),
+    ):
+        p, q = good["target_probs"], good["draft_probs"]
+        ints = {
+            k: torch.zeros_like(v, dtype=torch.int64).scatter(-1, v.argmax(dim=-1, keepdim=True), 1)
+            for k, v in (("target_probs", p), ("draft_probs", q))
+        }
+        out.append(
+            _call(
+                function,
+                name,
+                "target_probs and draft_probs both of dtype int64",
+                {**good, **ints},
+                "both probabilities of dtype int64",
+                "两个概率都是 int64 ",
+            )
+        )
+        ranked = {"target_probs": p.unsqueeze(0), "draft_probs": q.unsqueeze(0)}
+        out.append(
+            _call(
+                function,
+                name,
+                "target_probs and draft_probs both with a leading dimension of 1",
+                {**good, **ranked},
+                "both probabilities of another rank",
+                "两个概率的维数都不对",
+            )
+        )
+    return out
+
+
 def expect_refusals(sub, ctx) -> None:
     rng = random.Random(ctx.fresh_seed("refusals"))
     calls = contract_refusals(
@@ -335,6 +374,7 @@ def expect_refusals(sub, ctx) -> None:
         extra=lambda: {"generator": ctx.generator()},
     )
     calls += extra_refusals(sub, ctx, rng)
+    calls += both_refusals(sub, ctx, rng)
     # A mistake is named by a bad input it lets through only when every other one was refused.
     expect_calls_refused(sorted(calls, key=lambda call: call.diagnosis is not None))
 

@@ -261,15 +261,16 @@ def expect_law(
 ):
     """The outcomes' support, then their fit to ``truth`` with the mistakes of ``table`` as alternatives."""
     alternatives = _alternatives(truth, table)
-    # Every row alike, where neither the rule nor a known mistake makes that likelier than 1e-12: the
-    # rows share their random numbers (checked first: such counts fit no law well, and a mistake's could
-    # fit best).
+    # Every row alike, where neither the rule nor a known mistake makes that likelier than 1e-12: such
+    # counts fit no law, and a mistake's law could fit them best by chance of its shape, so the case
+    # fails here naming nothing (rows that share their uniforms, a rule that ignores them, a walk that
+    # never moves: the independence case and the structure tell them apart).
     rows = outcomes.shape[0]
     alike = not bool((outcomes != outcomes[0]).any())
     if alike and all(rows * math.log(max(law)) < math.log(1e-12) for law in (truth, *table.values())):
         fail(
-            f"{label}: all {rows} copies of one row gave the same outcome {int(outcomes[0])}",
-            diagnosis=MISTAKES["rows_share_uniforms"],
+            f"{label}: all {rows} copies of one row gave the same outcome {int(outcomes[0])}, which the rule "
+            "makes less likely than 1e-12",
             rule=_rule(f"{label}: every copy of the row gave the same outcome", f"{label}：该行的所有副本结果都相同"),
             kind=Evidence.VALUE,
         )
