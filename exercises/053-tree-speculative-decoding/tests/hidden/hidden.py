@@ -22,7 +22,6 @@ from judge.checks.distributions import expect_support
 from judge.checks.draw_sites import expect_every_draw_site
 from judge.checks.exact import expect_tensor
 from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
-from judge.checks.independence import expect_independent_rows
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 
@@ -33,6 +32,7 @@ from ..public.checks53 import (
     check_candidates_structure,
     check_tree_structure,
     expand,
+    expect_halves_independent,
     expect_probabilities,
     f64,
     run_candidates_law,
@@ -318,14 +318,12 @@ def test_rows_independent(sub, ctx):
     final = check_tree_structure(out, num, last, case.parents, tree, vocab, what="verify_tree, identical rows")
     outcomes = (last + 1) * vocab + final
     law = tree_law(case.parents, case.tokens, case.ps, case.qs)
-    expect_independent_rows(
+    expect_halves_independent(
         ctx,
-        outcomes[: rows // 2].clone(),
-        outcomes[rows // 2 :].clone(),
-        f64(law),
+        outcomes,
+        law,
         label="verify_tree, two halves of identical rows",
         outcome=Bilingual("(last_node, final token) pair", "（last_node，最终 token）组合"),
-        diagnosis=MISTAKES["rows_share_uniforms"],
     )
 
 

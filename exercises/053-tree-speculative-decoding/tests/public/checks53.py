@@ -15,6 +15,7 @@ import torch
 from judge.checks.base import Evidence, fail
 from judge.checks.distributions import expect_distribution, expect_support
 from judge.checks.exact import expect, expect_close, expect_tensor
+from judge.checks.independence import expect_independent_rows
 from judge.i18n import Bilingual
 
 from . import theory53 as theory
@@ -332,4 +333,27 @@ def expect_probabilities(ctx, value, p: list, q: list, k: int, dtype, *, what: s
             mistakes[MISTAKES[rule]] = formula(rule)
     expect_close(
         actual.to(torch.float64), want, rtol=rtol, atol=atol, what=what, mistakes=mistakes or None, per_row=True
+    )
+
+
+def expect_halves_independent(ctx, outcomes: torch.Tensor, law: list[float], *, label: str, outcome) -> None:
+    """The two halves of a call's identical rows must not agree more than chance allows. Rows all alike
+    (where the law makes that unlikelier than 1e-12) fail first, naming nothing: a constant output is
+    not rows sharing their uniforms, but a rule that does not use them."""
+    rows = outcomes.shape[0]
+    alike = not bool((outcomes != outcomes[0]).any())
+    expect(
+        not (alike and rows * math.log(max(law)) < math.log(1e-12)),
+        f"{label}: all {rows} identical rows gave the same outcome {int(outcomes[0])}",
+        rule=_rule(f"{label}: every row gave the same outcome", f"{label}：所有行的结果都相同"),
+        kind=Evidence.VALUE,
+    )
+    expect_independent_rows(
+        ctx,
+        outcomes[: rows // 2].clone(),
+        outcomes[rows // 2 :].clone(),
+        f64(law),
+        label=label,
+        outcome=outcome,
+        diagnosis=MISTAKES["rows_share_uniforms"],
     )

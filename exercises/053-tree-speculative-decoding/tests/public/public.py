@@ -15,10 +15,21 @@ from judge.checks.exact import expect
 from judge.checks.refusals import expect_raises
 from judge.i18n import Bilingual
 
-from .checks53 import check_tree_structure, expect_probabilities, run_candidates_law, run_tree_law, unpack_tree
+from .checks53 import (
+    candidates_law,
+    check_candidates_structure,
+    check_tree_structure,
+    expand,
+    expect_halves_independent,
+    expect_probabilities,
+    run_candidates_law,
+    run_tree_law,
+    unpack_candidates,
+    unpack_tree,
+)
 from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=2)  # the duplicate candidates' law and the worked tree's law
+BUDGET = BudgetDeclaration(fit=2, independence=1)  # two laws; the rows' independence
 
 P = [0.5, 0.3, 0.2, 0.0]
 Q = [0.25, 0.25, 0.25, 0.25]
@@ -29,6 +40,32 @@ TREE_TOKENS = [0, 1, 1]
 UNIFORM = [0.25, 0.25, 0.25, 0.25]
 TREE_P = [[0.1, 0.2, 0.3, 0.4], [0.6, 0.2, 0.2, 0.0], UNIFORM, [0.0, 0.0, 1.0, 0.0]]
 TREE_Q = [[0.4, 0.3, 0.2, 0.1], UNIFORM, UNIFORM, UNIFORM]
+# First: rows that share their uniforms fail here, named, before a law case could name another mistake.
+ROWS_P = [0.578125, 0.140625, 0.0, 0.28125]
+ROWS_Q = [0.15625, 0.0, 0.203125, 0.640625]
+ROWS_CANDIDATES = [3, 3, 3]
+
+
+def test_rows_independent(sub, ctx):
+    """verify_candidates: two halves of 800 identical rows do not share their random numbers
+
+    zh: verify_candidates：800 个相同行的两半不共用随机数
+    """
+    rows, vocab = 800, len(ROWS_P)
+    cands = torch.tensor([ROWS_CANDIDATES] * rows)
+    value = sub.verify_candidates(
+        expand(ROWS_P, rows, torch.float32), expand(ROWS_Q, rows, torch.float32), cands, generator=ctx.generator()
+    )
+    index, token = unpack_candidates(ctx, value, batch=rows)
+    check_candidates_structure(index, token, cands, vocab, what="verify_candidates, identical rows")
+    outcomes = (index + 1) * vocab + token
+    expect_halves_independent(
+        ctx,
+        outcomes,
+        candidates_law(ROWS_P, ROWS_Q, ROWS_CANDIDATES),
+        label="verify_candidates, two halves of identical rows",
+        outcome=Bilingual("(index, token) pair", "（index，token）组合"),
+    )
 
 
 def test_acceptance_example(sub, ctx):

@@ -9,22 +9,15 @@ from __future__ import annotations
 import torch
 
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.independence import expect_independent_rows
 from judge.i18n import Bilingual
 
 from .checks53 import (
-    candidates_law,
-    check_candidates_structure,
-    expand,
     expect_probabilities,
-    f64,
     run_candidates_law,
     run_tree_law,
-    unpack_candidates,
 )
-from .diagnoses import MISTAKES
 
-BUDGET = BudgetDeclaration(fit=3, independence=1)
+BUDGET = BudgetDeclaration(fit=3)
 
 P = [0.578125, 0.140625, 0.0, 0.28125]
 Q = [0.15625, 0.0, 0.203125, 0.640625]
@@ -112,28 +105,4 @@ def test_tiny_tree(sub, ctx):
         dtype=torch.float32,
         label="verify_tree, tiny tree",
         public=Bilingual("verify_tree, tiny tree", "verify_tree，小树"),
-    )
-
-
-def test_tiny_rows_independent(sub, ctx):
-    """verify_candidates: two halves of 800 identical rows do not share their random numbers
-
-    zh: verify_candidates：800 个相同行的两半不共用随机数
-    """
-    rows, vocab = 800, len(P)
-    cands = torch.tensor([CANDIDATES] * rows)
-    value = sub.verify_candidates(
-        expand(P, rows, torch.float32), expand(Q, rows, torch.float32), cands, generator=ctx.generator()
-    )
-    index, token = unpack_candidates(ctx, value, batch=rows)
-    check_candidates_structure(index, token, cands, vocab, what="verify_candidates, identical rows")
-    outcomes = (index + 1) * vocab + token
-    expect_independent_rows(
-        ctx,
-        outcomes[: rows // 2].clone(),
-        outcomes[rows // 2 :].clone(),
-        f64(candidates_law(P, Q, CANDIDATES)),
-        label="verify_candidates, two halves of identical rows",
-        outcome=Bilingual("(index, token) pair", "（index，token）组合"),
-        diagnosis=MISTAKES["rows_share_uniforms"],
     )
