@@ -33,6 +33,7 @@ from ..public.checks53 import (
     check_tree_structure,
     expand,
     expect_halves_independent,
+    expect_not_constant,
     expect_probabilities,
     f64,
     run_candidates_law,
@@ -267,6 +268,7 @@ def test_seeds(sub, ctx):
         )
         index, token = unpack_candidates(ctx, value, batch=SEED_ROWS)
         outcomes = (index + 1) * vocab + token
+        expect_not_constant(outcomes, law, label="verify_candidates, seeds")
         return expect_tensor(outcomes.clone(), name="verify_candidates outcomes", shape=(SEED_ROWS,), dtype=torch.int64)
 
     expect_generator_contract(sub, ctx, draw, f64(law), label="verify_candidates", outcome=OUTCOME_CANDIDATES)
@@ -292,6 +294,7 @@ def test_seeds_tree(sub, ctx):
         out, num, last = unpack_tree(ctx, value, batch=SEED_ROWS, depth=generated.depth(parents))
         final = check_tree_structure(out, num, last, parents, tree, vocab, what="verify_tree, seeds")
         outcomes = (last + 1) * vocab + final
+        expect_not_constant(outcomes, tree_law(parents, tokens, ps, qs), label="verify_tree, seeds")
         return expect_tensor(outcomes.clone(), name="verify_tree outcomes", shape=(SEED_ROWS,), dtype=torch.int64)
 
     expect_generator_contract(
@@ -307,24 +310,71 @@ def test_rows_independent(sub, ctx):
     case = generated.FALLBACK_TREE
     rows, vocab = 2 * 600, len(case.ps[0])
     tree = torch.tensor([case.tokens] * rows)
-    value = sub.verify_tree(
-        torch.tensor(case.parents),
-        tree,
-        expand(case.ps, rows, torch.float64),
-        expand(case.qs, rows, torch.float64),
-        generator=ctx.generator(),
-    )
-    out, num, last = unpack_tree(ctx, value, batch=rows, depth=generated.depth(case.parents))
-    final = check_tree_structure(out, num, last, case.parents, tree, vocab, what="verify_tree, identical rows")
-    outcomes = (last + 1) * vocab + final
-    law = tree_law(case.parents, case.tokens, case.ps, case.qs)
+
+    def call() -> torch.Tensor:
+        value = sub.verify_tree(
+            torch.tensor(case.parents),
+            tree.clone(),
+            expand(case.ps, rows, torch.float64),
+            expand(case.qs, rows, torch.float64),
+            generator=ctx.generator(),
+        )
+        out, num, last = unpack_tree(ctx, value, batch=rows, depth=generated.depth(case.parents))
+        final = check_tree_structure(out, num, last, case.parents, tree, vocab, what="verify_tree, identical rows")
+        return (last + 1) * vocab + final
+
     expect_halves_independent(
         ctx,
-        outcomes,
-        law,
+        call,
+        tree_law(case.parents, case.tokens, case.ps, case.qs),
         label="verify_tree, two halves of identical rows",
-        outcome=Bilingual("(last_node, final token) pair", "（last_node，最终 token）组合"),
+        outcome=OUTCOME_TREE,
     )
+
+
+# A float64 leaf row whose sum() exceeds its cumulative sum's last entry, with a last token of
+# probability 0: an inverse CDF that scales u by sum() runs past the end at the largest uniform.
+ROUNDING_LEAF = [
+    0.04016527764050691,
+    0.3014535079229233,
+    0.22660567020841868,
+    0.03950447319956665,
+    0.32057293990671076,
+    0.03714550026103369,
+    0.034552630860839886,
+    0.0,
+]
+
+
+def test_draw_sites_leaf_rounding(sub, ctx):
+    """verify_tree: a leaf's bonus at the largest uniform, where sum() exceeds the last cumulative sum
+
+    zh: verify_tree：叶子的奖励 token 在最大均匀数下（sum() 大于累积和的最后一项）
+    """
+    vocab, rows = len(ROUNDING_LEAF), 4
+    root = [0.125] * vocab
+    ps, qs = [root, ROUNDING_LEAF], [root, root]  # p = q at the root: the leaf is always reached
+    tree = torch.tensor([[3]] * rows)
+    law = tree_law([-1], [3], ps, qs)
+
+    def call(source, generator):
+        value = source.verify_tree(
+            torch.tensor([-1]),
+            tree.clone(),
+            expand(ps, rows, torch.float64),
+            expand(qs, rows, torch.float64),
+            generator=generator,
+        )
+        out, num, last = unpack_tree(ctx, value, batch=rows, depth=1)
+        final = check_tree_structure(out, num, last, [-1], tree, vocab, what="verify_tree, rounding leaf")
+        return (last + 1) * vocab + final
+
+    def check(outcomes: torch.Tensor, what: str) -> None:
+        past_end = "highest value" in what and bool((outcomes == 2 * vocab - 1).any())
+        with diagnosed(MISTAKES["sampler_past_cdf_end"]) if past_end else nullcontext():
+            _support_check(law, vocab)(outcomes, what)
+
+    expect_every_draw_site(sub, ctx, call, check, label="verify_tree, rounding leaf")
 
 
 def test_bad_inputs(sub, ctx):

@@ -336,18 +336,37 @@ def expect_probabilities(ctx, value, p: list, q: list, k: int, dtype, *, what: s
     )
 
 
-def expect_halves_independent(ctx, outcomes: torch.Tensor, law: list[float], *, label: str, outcome) -> None:
-    """The two halves of a call's identical rows must not agree more than chance allows. Rows all alike
-    (where the law makes that unlikelier than 1e-12) fail first, naming nothing: a constant output is
-    not rows sharing their uniforms, but a rule that does not use them."""
+def expect_not_constant(outcomes: torch.Tensor, law: list[float], *, label: str) -> None:
+    """Rows all alike, where the law makes that unlikelier than 1e-15, fail naming nothing: a rule that
+    does not use its uniforms is not a generator mistake."""
     rows = outcomes.shape[0]
     alike = not bool((outcomes != outcomes[0]).any())
     expect(
-        not (alike and rows * math.log(max(law)) < math.log(1e-12)),
+        not (alike and rows * math.log(max(law)) < math.log(1e-15)),
         f"{label}: all {rows} identical rows gave the same outcome {int(outcomes[0])}",
         rule=_rule(f"{label}: every row gave the same outcome", f"{label}：所有行的结果都相同"),
         kind=Evidence.VALUE,
     )
+
+
+def expect_halves_independent(ctx, call, law: list[float], *, label: str, outcome) -> None:
+    """The two halves of a call's identical rows must not agree more than chance allows; ``call()`` makes
+    one call and returns its outcomes. Rows all alike in two calls that differ from each other share
+    their uniforms (named); rows all alike and the same in both calls come from a rule that does not use
+    its uniforms (named nothing)."""
+    outcomes = call()
+    rows = outcomes.shape[0]
+    if not bool((outcomes != outcomes[0]).any()) and rows * math.log(max(law)) < math.log(1e-15):
+        again = call()
+        expect(
+            bool((again != again[0]).any()) or int(again[0]) == int(outcomes[0]),
+            f"{label}: two calls gave all {rows} identical rows one outcome each, {int(outcomes[0])} and "
+            f"{int(again[0])}: the rows draw the same random numbers",
+            diagnosis=MISTAKES["rows_share_uniforms"],
+            rule=_rule(f"{label}: every row of a call gave the same outcome", f"{label}：同一次调用的所有行结果都相同"),
+            kind=Evidence.VALUE,
+        )
+        expect_not_constant(outcomes, law, label=label)
     expect_independent_rows(
         ctx,
         outcomes[: rows // 2].clone(),

@@ -72,6 +72,13 @@ MISTAKES: dict[str, Bilingual] = {
         "a candidate or tree token of draft probability 0 is accepted instead of refused with ValueError",
         "草稿概率为 0 的候选或树上 token 没有抛出 ValueError，反而被接受了",
     ),
+    "sampler_past_cdf_end": Bilingual(
+        "an inverse-CDF draw runs past the end of its cumulative sum (u is scaled by sum(), which can exceed the "
+        "cumulative sum's last entry): at a uniform just below 1 it emits the last token even where its "
+        "probability is 0; compare u times the cumulative sum's own last entry",
+        "逆 CDF 抽样越过了累积和的末端（u 乘的是 sum()，它可能比累积和的最后一项大）：均匀数接近 1 时，"
+        "即使最后一个 token 的概率为 0 也会输出它；应让 u 乘以累积和自己的最后一项",
+    ),
     "rows_share_uniforms": Bilingual(
         "the rows of a batch share their random numbers: each row must draw its own",
         "一批中的各行共用了随机数：每一行都必须自己抽取",

@@ -53,15 +53,17 @@ def test_rows_independent(sub, ctx):
     """
     rows, vocab = 800, len(ROWS_P)
     cands = torch.tensor([ROWS_CANDIDATES] * rows)
-    value = sub.verify_candidates(
-        expand(ROWS_P, rows, torch.float32), expand(ROWS_Q, rows, torch.float32), cands, generator=ctx.generator()
-    )
-    index, token = unpack_candidates(ctx, value, batch=rows)
-    check_candidates_structure(index, token, cands, vocab, what="verify_candidates, identical rows")
-    outcomes = (index + 1) * vocab + token
+
+    def call() -> torch.Tensor:
+        p, q = expand(ROWS_P, rows, torch.float32), expand(ROWS_Q, rows, torch.float32)
+        value = sub.verify_candidates(p, q, cands.clone(), generator=ctx.generator())
+        index, token = unpack_candidates(ctx, value, batch=rows)
+        check_candidates_structure(index, token, cands, vocab, what="verify_candidates, identical rows")
+        return (index + 1) * vocab + token
+
     expect_halves_independent(
         ctx,
-        outcomes,
+        call,
         candidates_law(ROWS_P, ROWS_Q, ROWS_CANDIDATES),
         label="verify_candidates, two halves of identical rows",
         outcome=Bilingual("(index, token) pair", "（index，token）组合"),
