@@ -83,6 +83,8 @@ def test_acceptance_generated(sub, ctx):
         p = [generated.row(rng, vocab, zeros=2) for _ in range(5)]
         q = [generated.row(rng, vocab, zeros=2) for _ in range(5)]
         q[1] = list(p[1])  # p = q: never rejected
+        p[4] = [0.1, 0.9] + [0.0] * (vocab - 2)  # every rejection after the first keeps its mass 0.9:
+        q[4] = [0.9, 0.1] + [0.0] * (vocab - 2)  # k beyond V still counts
         p[2], q[2] = [0.5, 0.5] + [0.0] * (vocab - 2), [0.0, 0.0] + [1.0 / (vocab - 2)] * (vocab - 2)  # disjoint
         p[3] = [v * (1 + 3e-5) for v in p[3]]  # a sum 1 only up to rounding
         for k in (1, 2, 3, vocab + 2):
@@ -352,7 +354,7 @@ def test_draw_sites_leaf_rounding(sub, ctx):
     zh: verify_tree：叶子的奖励 token 在最大均匀数下（sum() 大于累积和的最后一项）
     """
     vocab, rows = len(ROUNDING_LEAF), 4
-    root = [0.125] * vocab
+    root = [1.0 / 7] * 7 + [0.0]  # token 7 never comes from the root: only the leaf can run onto it
     ps, qs = [root, ROUNDING_LEAF], [root, root]  # p = q at the root: the leaf is always reached
     tree = torch.tensor([[3]] * rows)
     law = tree_law([-1], [3], ps, qs)

@@ -328,7 +328,7 @@ def expect_probabilities(ctx, value, p: list, q: list, k: int, dtype, *, what: s
     want = formula(None)
     rtol, atol = TOLERANCE[dtype]
     mistakes = {}
-    for rule in ("acceptance_independent", "residual_unnormalised"):
+    for rule in ("acceptance_independent", "residual_unnormalised", "acceptance_capped"):
         if (formula(rule) - want).abs().max() > 1e-6:
             mistakes[MISTAKES[rule]] = formula(rule)
     expect_close(

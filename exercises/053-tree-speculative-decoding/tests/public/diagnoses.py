@@ -68,6 +68,11 @@ MISTAKES: dict[str, Bilingual] = {
         "1 - (1 - alpha)^k: after a rejection the residual changes",
         "acceptance_probability 把 k 个候选当成对 p 的独立尝试，即 1 - (1 - alpha)^k：拒绝之后残差会改变",
     ),
+    "acceptance_capped": Bilingual(
+        "acceptance_probability stops at k = V candidates: drawn with replacement, candidates beyond V still "
+        "each have their chance",
+        "acceptance_probability 在 k = V 个候选处截断了：候选是有放回抽的，超过 V 个之后每个候选仍有被接受的机会",
+    ),
     "q_zero_accepted": Bilingual(
         "a candidate or tree token of draft probability 0 is accepted instead of refused with ValueError",
         "草稿概率为 0 的候选或树上 token 没有抛出 ValueError，反而被接受了",

@@ -68,10 +68,10 @@ def _shared_uniform(p: Row, q: Row, candidates: list[int]) -> tuple[Row, Row]:
 
 def acceptance_probability(p: Row, q: Row, k: int, rule: str | None = None) -> float:
     """1 - prod_j sum_x max(r_j(x) - q(x), 0), r_0 = p as given; ``rule``: "acceptance_independent"
-    (the residual never changes) or "residual_unnormalised"."""
+    (the residual never changes), "residual_unnormalised" or "acceptance_capped" (k cut to V)."""
     r = list(p)
     all_rejected = 1.0
-    for _ in range(k):
+    for _ in range(min(k, len(p)) if rule == "acceptance_capped" else k):
         all_rejected *= sum(max(0.0, a - b) for a, b in zip(r, q, strict=True))
         if rule != "acceptance_independent":
             r = next_residual(r, q, unnormalised=rule == "residual_unnormalised")
