@@ -140,6 +140,7 @@ bench: venv assets browser
 	$(PY) benchmarks/power_050.py
 	$(PY) benchmarks/power_051.py
 	$(PY) benchmarks/power_052.py
+	$(PY) benchmarks/power_053.py
 	$(PY) benchmarks/power_054.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
