@@ -23,7 +23,6 @@ its coverage leaves the band by less than 3 standard errors.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import sys
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from judge.authoring.catalogue import check_exercise  # noqa: E402
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
 
 TARGET = 0.999
 
@@ -74,9 +73,7 @@ def reach(m: int, band: tuple[float, float], alpha: float) -> tuple[float, float
 
 def reference_coverage(exercise, datasets: int) -> dict[str, float]:
     coverage = suites_module(exercise, "hidden.coverage")
-    spec = importlib.util.spec_from_file_location("reference_052", exercise.reference_path)
-    ref = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ref)
+    ref = import_solution(exercise.reference_path, "reference_052")
     level, resamples = coverage.LEVEL, coverage.RESAMPLES
     calls = {
         coverage.MEAN_LOGNORMAL.name: lambda g, m: ref.bootstrap_ci(

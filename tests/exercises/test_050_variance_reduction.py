@@ -7,7 +7,6 @@ side: torch) are written independently; agreeing is evidence that both follow th
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 
@@ -16,7 +15,7 @@ import torch
 
 from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +33,7 @@ def parts(exercise50):
 
 @pytest.fixture(scope="module")
 def reference(exercise50):
-    spec = importlib.util.spec_from_file_location("reference_050", exercise50.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise50.reference_path, "reference_050")
 
 
 EXAMPLE_P, EXAMPLE_F, EXAMPLE_G = (0.1, 0.2, 0.3, 0.4), (1.0, 2.0, 3.0, 4.0), (0.0, 0.0, 1.0, 1.0)

@@ -9,7 +9,6 @@ statement.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 
@@ -17,7 +16,7 @@ import pytest
 import torch
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -43,10 +42,7 @@ def parts(exercise51):
 
 @pytest.fixture(scope="module")
 def reference(exercise51):
-    spec = importlib.util.spec_from_file_location("reference_051", exercise51.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise51.reference_path, "reference_051")
 
 
 def _same(a, b) -> bool:

@@ -7,7 +7,6 @@ inputs is evidence that both follow the statement.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 
@@ -15,7 +14,7 @@ import pytest
 import torch
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +32,7 @@ def oracle(exercise52):
 
 @pytest.fixture(scope="module")
 def reference(exercise52):
-    spec = importlib.util.spec_from_file_location("reference_052", exercise52.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise52.reference_path, "reference_052")
 
 
 def _rows(rng, rows, n, dtype):

@@ -8,14 +8,13 @@ torch) are written independently; agreeing is evidence that both follow the stat
 
 from __future__ import annotations
 
-import importlib.util
 import random
 
 import pytest
 import torch
 
 from judge.exercises.exercise import resolve
-from judge.exercises.suites import load_suite, suites_module
+from judge.exercises.suites import import_solution, load_suite, suites_module
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +41,7 @@ def parts(exercise53):
 
 @pytest.fixture(scope="module")
 def reference(exercise53):
-    spec = importlib.util.spec_from_file_location("reference_053", exercise53.reference_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return import_solution(exercise53.reference_path, "reference_053")
 
 
 def test_worked_example_numbers_are_the_statements(parts, exercise53):
