@@ -349,23 +349,32 @@ def expect_not_constant(outcomes: torch.Tensor, law: list[float], *, label: str)
     )
 
 
+# Calls made after one whose rows all gave one outcome: a shared-uniform sampler whose commonest
+# outcome has chance a repeats it in all of them with chance a**MORE_CALLS (0.5: 1.5e-5).
+MORE_CALLS = 16
+
+
 def expect_halves_independent(ctx, call, law: list[float], *, label: str, outcome) -> None:
     """The two halves of a call's identical rows must not agree more than chance allows; ``call()`` makes
-    one call and returns its outcomes. Rows all alike in two calls that differ from each other share
-    their uniforms (named); rows all alike and the same in both calls come from a rule that does not use
-    its uniforms (named nothing)."""
+    one call and returns its outcomes. When every row of a call gives one outcome (which chance never
+    does), up to :data:`MORE_CALLS` more calls tell why: one that gives other outcomes means the rows
+    draw shared random numbers (named); every call alike and the same comes from a rule that does not
+    use its uniforms (named nothing)."""
     outcomes = call()
     rows = outcomes.shape[0]
     if not bool((outcomes != outcomes[0]).any()) and rows * math.log(max(law)) < math.log(1e-15):
-        again = call()
-        expect(
-            bool((again != again[0]).any()) or int(again[0]) == int(outcomes[0]),
-            f"{label}: two calls gave all {rows} identical rows one outcome each, {int(outcomes[0])} and "
-            f"{int(again[0])}: the rows draw the same random numbers",
-            diagnosis=MISTAKES["rows_share_uniforms"],
-            rule=_rule(f"{label}: every row of a call gave the same outcome", f"{label}：同一次调用的所有行结果都相同"),
-            kind=Evidence.VALUE,
-        )
+        for _ in range(MORE_CALLS):
+            again = call()
+            expect(
+                not bool((again != outcomes[0]).any()),
+                f"{label}: a call gave all {rows} identical rows the outcome {int(outcomes[0])}, and another "
+                f"call gave others: the rows draw the same random numbers",
+                diagnosis=MISTAKES["rows_share_uniforms"],
+                rule=_rule(
+                    f"{label}: every row of a call gave the same outcome", f"{label}：同一次调用的所有行结果都相同"
+                ),
+                kind=Evidence.VALUE,
+            )
         expect_not_constant(outcomes, law, label=label)
     expect_independent_rows(
         ctx,

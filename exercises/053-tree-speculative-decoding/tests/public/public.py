@@ -41,8 +41,12 @@ UNIFORM = [0.25, 0.25, 0.25, 0.25]
 TREE_P = [[0.1, 0.2, 0.3, 0.4], [0.6, 0.2, 0.2, 0.0], UNIFORM, [0.0, 0.0, 1.0, 0.0]]
 TREE_Q = [[0.4, 0.3, 0.2, 0.1], UNIFORM, UNIFORM, UNIFORM]
 # First: rows that share their uniforms fail here, named, before a law case could name another mistake.
-ROWS_P = [0.578125, 0.140625, 0.0, 0.28125]
-ROWS_Q = [0.15625, 0.0, 0.203125, 0.640625]
+# Every outcome is decided by the acceptance uniforms alone: the first candidate is accepted with
+# chance 1/2, and after its rejection the residual is all on token 0 (p - q), so the rest are
+# rejected and token 0 is drawn. Rows sharing their uniforms then agree in every call, whatever
+# else they do, and two calls differ with chance 1/2.
+ROWS_P = [0.5, 0.125, 0.0, 0.375]
+ROWS_Q = [0.125, 0.125, 0.0, 0.75]
 ROWS_CANDIDATES = [3, 3, 3]
 
 
