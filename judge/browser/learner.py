@@ -41,6 +41,7 @@ from judge.learner.code import (
     same_tensor,
     tensor_inputs,
 )
+from judge.learner.hosts import HostFunction
 from judge.learner.interface import (
     CallOptions,
     CallResult,
@@ -213,6 +214,8 @@ class InProcessLearner:
         torch = self._torch
         if isinstance(value, GeneratorSpec):
             return self._randomness.generators.make(value)
+        if isinstance(value, HostFunction):
+            return _in_process_proxy(value)
         if isinstance(value, torch.Tensor):
             return value.clone()
         if isinstance(value, list):
@@ -229,3 +232,21 @@ class InProcessLearner:
 
     def close(self) -> None:
         sys.modules.pop("submission", None)
+
+
+def _in_process_proxy(host: HostFunction) -> Any:
+    """``host`` as the learner's code calls it in this interpreter: through :meth:`HostFunction.answer`,
+    so its budget and refusals hold as over the wire (a refusal raises the ``ValueError`` or
+    ``RuntimeError`` the learner's side of the wire raises). The judge's tools that run a suite in
+    one interpreter (tests/exercises/test_learner_values.py) need it; the browser offers no exercise
+    with host functions."""
+
+    def proxy(*args: Any, **kwargs: Any) -> Any:
+        reply, value = host.answer(list(args), dict(kwargs))
+        raised = reply.get("host_raised")
+        if raised is not None:
+            raise (ValueError if raised["type"] == "ValueError" else RuntimeError)(raised["message"])
+        return value
+
+    proxy.__name__ = host.name
+    return proxy
