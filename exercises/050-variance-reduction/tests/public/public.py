@@ -11,7 +11,9 @@ import random
 
 import torch
 
+from judge.checks.base import fail, rule
 from judge.checks.budget import BudgetDeclaration
+from judge.checks.evidence import Evidence
 from judge.checks.exact import expect_close, expect_tensor
 from judge.checks.refusals import BadInput, expect_bad_inputs_refused
 
@@ -45,9 +47,15 @@ def test_one_token(sub, ctx):
     for method in METHODS:
         name = FUNCTION[method]
         extra = {"control": torch.tensor([[1.0, 2.0, 3.0]], dtype=torch.float64)} if method == "control_variate" else {}
-        estimate, se = getattr(sub, name)(probs=probs, values=values, num_samples=4, generator=ctx.generator(), **extra)
-        estimate = expect_tensor(estimate, name=f"{name} estimate", shape=(1,), dtype=torch.float64, device=ctx.device)
-        se = expect_tensor(se, name=f"{name} se", shape=(1,), dtype=torch.float64, device=ctx.device)
+        value = getattr(sub, name)(probs=probs, values=values, num_samples=4, generator=ctx.generator(), **extra)
+        if not isinstance(value, (tuple, list)) or len(value) != 2:  # checked before it is unpacked: never an IE
+            fail(
+                f"{name} must return a pair (estimate, se), got {type(value).__name__}",
+                rule=rule(name, "did not return a pair (estimate, se)", "返回的不是 (estimate, se) 二元组"),
+                kind=Evidence.STRUCTURAL,
+            )
+        estimate = expect_tensor(value[0], name=f"{name} estimate", shape=(1,), dtype=torch.float64, device=ctx.device)
+        se = expect_tensor(value[1], name=f"{name} se", shape=(1,), dtype=torch.float64, device=ctx.device)
         expect_close(
             estimate, torch.tensor([-2.5], dtype=torch.float64), rtol=1e-12, atol=1e-12, what=f"{name} estimate"
         )
