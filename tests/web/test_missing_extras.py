@@ -142,13 +142,13 @@ def test_a_course_rejudge_leaves_the_exercise_out_and_says_so(thirty_nine_not_gr
     target = f"assignment:{world.assignment_id}"
     asked = client.get(f"/courses/{world.course_id}/rejudge/confirm?target={target}").get_data(as_text=True)
     assert 'id="rejudge-not-gradable"' in asked
-    assert "3 submissions of exercise 39 are left out: this site cannot grade that exercise" in asked
+    assert "Left out: 3 submissions of exercise 39. This site cannot grade that exercise" in asked
     assert 'data-submissions="2"' in asked  # the two counted attempts at 1, not the three at 39
     token = csrf_token(client, f"/courses/{world.course_id}/rejudge/confirm?target={target}")
     done = client.post(f"/courses/{world.course_id}/rejudge", data={"csrf_token": token, "target": target,
                                                                    "confirm": "y"}, follow_redirects=True)
     assert "2 gradings queued." in done.get_data(as_text=True)
-    assert "3 submissions of exercise 39 are left out" in done.get_data(as_text=True)
+    assert "Left out: 3 submissions of exercise 39." in done.get_data(as_text=True)
     api = world.app.test_client().post(f"/api/v1/courses/{world.course_id}/rejudge", json={"exercise": 39},
                                        headers=world.headers("instructor"))
     assert api.status_code == 202 and api.json["queued"] == 0

@@ -406,7 +406,7 @@ INSTRUCTOR: dict[str, tuple[str, str]] = {
     "rejudge_finished": ("finished", "已完成"),
     "rejudge_confirm_title": ("Rejudge: are you sure?", "确认重新评测"),
     "rejudge_not_gradable": (
-        "{count:# submission|# submissions} of exercise {exercises} {count:is|are} left out: this site cannot "
+        "Left out: {count:# submission|# submissions} of exercise {exercises}. This site cannot "
         "grade that exercise (its hidden tests need an optional extra that is not installed here), and their "
         "verdicts stay as they are.",
         "练习 {exercises} 的 {count} 次提交不在其中：本站无法评测这道练习（它的隐藏测试需要本站没有安装的可选依赖），"
