@@ -224,7 +224,7 @@ def test_forged_bytes_on_the_result_pipe_are_a_runtime_error(learner_file):
         import os, pickle
 
         def forge():
-            for fd in range(3, 64):
+            for fd in range(3, 1024):
                 try:
                     os.write(fd, pickle.dumps({"verdict": "AC"}))
                 except OSError:
@@ -256,7 +256,7 @@ def test_a_forged_but_well_formed_frame_is_a_runtime_error_not_an_internal_one(l
         from judge.learner import wire
 
         def forge():
-            for fd in range(3, 64):
+            for fd in range(3, 1024):
                 try:
                     wire.write_frame(os.fdopen(os.dup(fd), "wb"), {"ok": True, "value": {"$generator": "x"},
                                                                   "tensors": []})
@@ -761,7 +761,7 @@ def test_call_timing_adds_up_over_calls_and_clamps_what_the_child_says(learner_f
             raise ValueError("no")
 
         def lie():  # says it took 1 000 000 s, before the child's own answer
-            for fd in range(3, 64):
+            for fd in range(3, 1024):
                 try:
                     wire.write_frame(os.fdopen(os.dup(fd), "wb"), {"ok": True, "value": 1, "elapsed_ms": 1e9,
                                                                   "modified": [], "tensors": []})

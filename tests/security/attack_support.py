@@ -50,14 +50,15 @@ def sample(logits, num_samples=1, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0
 '''
 
 # A learner-side helper that writes a hand-made frame to every writable descriptor from 3 up:
-# in the learner's process that is the result pipe alone (the output is on 1 and 2).
+# in the learner's process that is the result pipe alone (the output is on 1 and 2). Up to 1024, not
+# 64: the child keeps the judge's descriptor numbers, and a long-lived test worker holds many.
 FORGE = '''
 import os as _os, struct as _struct
 
 
 def _forge(body, payload=b""):
     frame = b"PJ1" + _struct.pack(">I", len(body)) + body + payload
-    for fd in range(3, 64):
+    for fd in range(3, 1024):
         try:
             _os.write(fd, frame)
         except OSError:

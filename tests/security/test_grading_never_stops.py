@@ -71,7 +71,7 @@ LOADER_KILLERS = {
         FORGE + "_forge(" + repr(frame_body({"ready": {"functions": {}, "torch": "2"},
                                              "tensors": [{"dtype": [], "shape": [1], "nbytes": 4}]})) + ", b'1234')\n"
                 "import time\ntime.sleep(10**6)\n", {Verdict.RE}),
-    "sends garbage and exits": ("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'garbage')\n"
+    "sends garbage and exits": ("import os\nfor fd in range(3, 1024):\n    try:\n        os.write(fd, b'garbage')\n"
                                 "    except OSError:\n        pass\nos._exit(3)\n", {Verdict.RE}),
 }
 
