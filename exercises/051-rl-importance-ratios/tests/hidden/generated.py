@@ -20,7 +20,7 @@ DEEP = {torch.float32: (-160.0, -110.0), torch.float64: (-900.0, -760.0)}  # exp
 ROUNDING_EQUAL = (0.1, 0.3, 0.7, 0.2, 0.6)  # equal rewards whose torch mean is off by one rounding
 
 
-def _mask(rng: random.Random, batch: int, length: int, *, empty_row: bool) -> torch.Tensor:
+def _mask(rng: random.Random, batch: int, length: int, *, empty_row: bool, first_real: bool) -> torch.Tensor:
     rows = []
     for _ in range(batch):
         kind = rng.choice(("right", "left", "holes", "full"))
@@ -34,6 +34,8 @@ def _mask(rng: random.Random, batch: int, length: int, *, empty_row: bool) -> to
             row[rng.randrange(length)] = True
         else:
             row = [True] * length
+        if first_real:
+            row[0] = True
         rows.append(row)
     if empty_row and batch >= 2:
         rows[rng.randrange(batch)] = [False] * length
@@ -49,11 +51,18 @@ def token_case(
     deep: bool = False,
     empty_row: bool = False,
     per_token: bool | None = None,
+    first_real: bool = False,
+    legal_padding: bool = False,
 ) -> dict:
-    """A legal call of ppo_clip_objective (token_ratios takes its first two tensors and the mask)."""
+    """A legal call of ppo_clip_objective (token_ratios takes its first two tensors and the mask).
+
+    ``first_real``: every row's first token is real. ``legal_padding``: padding holds values a real
+    token could hold (no garbage, no overflowing pair), so that a corner which turns padding into real
+    tokens (a mask row made all True) is still a legal call whose ratios are finite in both dtypes.
+    """
     batch = batch or rng.randint(2, 6)
     length = length or rng.randint(2, 9)
-    mask = _mask(rng, batch, length, empty_row=empty_row)
+    mask = _mask(rng, batch, length, empty_row=empty_row, first_real=first_real)
     old, new = [], []
     for _ in range(batch * length):
         base = rng.uniform(*DEEP[dtype]) if deep and rng.random() < 0.5 else rng.uniform(-9.0, -0.01)
@@ -62,10 +71,11 @@ def token_case(
         new.append(min(base + step, 0.0) if not deep else base + step)
     logp_old = torch.tensor(old, dtype=torch.float64).reshape(batch, length)
     logp_new = torch.tensor(new, dtype=torch.float64).reshape(batch, length)
-    garbage = torch.tensor([rng.uniform(-50.0, 50.0) for _ in range(2 * batch * length)], dtype=torch.float64)
-    logp_old = torch.where(mask, logp_old, garbage[: batch * length].reshape(batch, length))
-    logp_new = torch.where(mask, logp_new, garbage[batch * length :].reshape(batch, length))
-    padding = (~mask).nonzero().tolist()
+    if not legal_padding:
+        garbage = torch.tensor([rng.uniform(-50.0, 50.0) for _ in range(2 * batch * length)], dtype=torch.float64)
+        logp_old = torch.where(mask, logp_old, garbage[: batch * length].reshape(batch, length))
+        logp_new = torch.where(mask, logp_new, garbage[batch * length :].reshape(batch, length))
+    padding = (~mask).nonzero().tolist() if not legal_padding else []
     if padding:  # one padding pair whose exp overflows in both dtypes: arithmetic on the mask turns it into NaN
         b, t = rng.choice(padding)
         logp_new[b, t], logp_old[b, t] = 0.0, -800.0

@@ -70,10 +70,12 @@ def good_ratios(rng: random.Random) -> dict:
 def good_objective(rng: random.Random, *, per_token: bool) -> dict:
     batch = rng.randint(2, 4)
     length = rng.choice([t for t in range(2, 8) if t != batch])  # a [T] slice must never pass for [B]
-    case = generated.token_case(rng, _dtype(rng), batch=batch, length=length, per_token=per_token)
-    mask = case["mask"].clone()
-    mask[:, 0] = True  # every row keeps a real token, so that a corner's all-False row leaves others
-    return case | {"mask": mask}
+    # Every row keeps a real token, so that a corner's all-False row leaves others; padding holds legal
+    # values, as the mask's all-True corner makes it real. Garbage made real (differences up to 100, the
+    # pair 0 / -800) overflowed: a reference's float32 -inf against the float64 oracle, an infinite scale.
+    return generated.token_case(
+        rng, _dtype(rng), batch=batch, length=length, per_token=per_token, first_real=True, legal_padding=True
+    )
 
 
 def good_grpo(rng: random.Random) -> dict:
