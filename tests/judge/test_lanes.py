@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks.base import CheckMisuse
+from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
 from judge.checks.testing import lane_weight
 from judge.engine.runner import grade, judge_file, lane_shares
 from judge.exercises.exercise import load_all, resolve
@@ -145,17 +145,63 @@ def test_exercise_39_gives_the_same_verdicts_on_two_lanes(warm):
 OTHER_EXERCISES = [e for e in load_all() if e.number != 39]  # 39: the test above, every solution compared
 
 
+# Constructors whose object changes as it is used: a generator, an iterator, a counter.
+_STATEFUL_CALLS = frozenset(
+    {"Generator", "Random", "RandomState", "default_rng", "SystemRandom", "count", "cycle", "iter", "deque"}
+)
+# Methods that change a list, dict, set or deque in place.
+_MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "popleft", "remove", "discard", "add", "update", "setdefault", "clear"}
+    | {"popitem", "appendleft", "sort", "reverse"}
+)
+
+
+def _callee(node: ast.expr) -> str:
+    """The last name of what a call calls (``torch.Generator().manual_seed(1)`` -> ``Generator``)."""
+    while isinstance(node, ast.Call | ast.Attribute):
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node.value, ast.Call):
+            node = node.value  # a method of a constructed object: the constructor decides
+        else:
+            return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def _keeps_state(path: Path) -> bool:
     """Whether the learner file at ``path`` may carry state from one call to the next: a ``global``
-    statement, or a module-level name bound to a call, list, dict or set."""
+    or ``nonlocal`` statement; a module-level generator, iterator or counter; or a module-level name
+    that a function changes in place (``NAME[k] = ...``, ``NAME += ...``, ``NAME.append(...)``).
+    Constants (a dict of quantiles read only, a ``NormalDist()``, a list of probabilities) are no
+    state: a solution whose module holds only those answers each call from that call alone."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     if any(isinstance(node, ast.Global | ast.Nonlocal) for node in ast.walk(tree)):
         return True
-    return any(
-        isinstance(node, ast.Assign | ast.AnnAssign)
-        and isinstance(node.value, ast.Call | ast.Dict | ast.List | ast.Set)
-        for node in tree.body
-    )
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node.value, ast.Call) and _callee(node.value) in _STATEFUL_CALLS:
+                return True
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)  # an attribute set on a function or class is state too
+    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        for node in ast.walk(function):
+            changed = None
+            if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del):
+                changed = node.value
+            elif isinstance(node, ast.AugAssign):
+                changed = node.target
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MUTATING_METHODS
+            ):
+                changed = node.func.value
+            if isinstance(changed, ast.Name) and changed.id in names:
+                return True
+    return False
 
 
 @pytest.mark.parametrize("exercise", OTHER_EXERCISES, ids=lambda e: e.folder)
@@ -183,6 +229,31 @@ def test_every_other_exercise_gives_the_same_reports_on_two_lanes(exercise, warm
 def test_the_state_finder_sees_a_private_generator():
     wrong = {path.stem: path for path in resolve("39").wrong_solutions()}  # private_generator is a patch
     assert _keeps_state(wrong["private_generator"]) and not _keeps_state(wrong["top_k_plus_one"])
+
+
+@pytest.mark.parametrize(
+    ("source", "keeps"),
+    [
+        ("import torch\n_G = torch.Generator().manual_seed(1)\ndef f():\n    return torch.rand(1, generator=_G)", True),
+        ("import random\n_R = random.Random(3)\ndef f():\n    return _R.random()", True),
+        ("import itertools\n_N = itertools.count()\ndef f():\n    return next(_N)", True),
+        ("SEEN = []\ndef f(x):\n    SEEN.append(x)\n    return len(SEEN)", True),
+        ("CACHE = {}\ndef f(x):\n    CACHE[x] = x\n    return len(CACHE)", True),
+        ("TOTAL = [0]\ndef f(x):\n    TOTAL[0] += x\n    return TOTAL[0]", True),
+        ("def f():\n    f.calls = getattr(f, 'calls', 0) + 1\n    return f.calls", True),
+        ("calls = 0\ndef f():\n    global calls\n    calls += 1\n    return calls", True),
+        ("from statistics import NormalDist\n_N = NormalDist()\ndef f(p):\n    return _N.inv_cdf(p)", False),
+        ("Q = {'median': 0.5}\nP = [0.4, 0.6]\ndef f(k):\n    return Q[k] * sum(P)", False),
+        ("P = [0.4, 0.6]\ndef f():\n    local = list(P)\n    local.append(1)\n    return local", False),
+    ],
+)
+def test_the_state_finder_tells_state_from_constants(tmp_path, source, keeps):
+    """What lets a solution's answer depend on its earlier calls, and what does not: 52's and 54's
+    solutions hold only constants (quantile tables, a NormalDist, probability lists), and judging
+    every one of them on two lanes cost minutes for nothing."""
+    path = tmp_path / "solution.py"
+    path.write_text(source + "\n", encoding="utf-8")
+    assert _keeps_state(path) is keeps
 
 
 def test_the_budget_counts_checks_spent_from_many_threads():
