@@ -130,10 +130,15 @@ def test_a_file_that_cannot_be_read_uses_one_lane(exercise39, tmp_path):
 
 
 def test_exercise_39_gives_the_same_verdicts_on_two_lanes(warm):
-    """The reference and every wrong solution of the catalogue: the same verdict, case verdicts
-    and diagnosis on one lane and on two, for the same seed; the budget spent the same way."""
+    """The reference, every wrong solution that may keep state, and every third of the others (by
+    name): the same verdict, case verdicts and diagnosis on one lane and on two, for the same seed;
+    the budget spent the same way. (All 48 took near three minutes of make test; a stateless
+    solution answers each case from that case's calls alone, so the third stands for the rest.)"""
     exercise = resolve("39")
-    for path in [exercise.reference_path, *exercise.wrong_solutions()]:
+    wrong = exercise.wrong_solutions()
+    chosen = [p for i, p in enumerate(wrong) if _keeps_state(p) or i % 3 == 0]
+    assert any(_keeps_state(p) for p in chosen) and len(chosen) >= len(wrong) // 3
+    for path in [exercise.reference_path, *chosen]:
         one = judge_file(exercise, path, seed=39, lanes=1, launcher=warm)
         two = judge_file(exercise, path, seed=39, lanes=2, launcher=warm)
         assert two.timing["lanes"] == 2
