@@ -101,6 +101,33 @@ def test_readable_rows_decode_the_reference(parts, reference):
             readable.check_readable(Ctx(), rows, value, what=method, public=method)
 
 
+def test_the_unnormalized_law_is_where_the_raw_cumulative_sum_sends_u(parts):
+    """A total above 1 cuts the tokens past 1 off; below 1, [total, 1) goes to the last token of positive weight."""
+    law = parts["readable50"].unnormalized_law
+    assert law([0.6, 0.9, 1.5]) == pytest.approx([0.6, 0.4, 0.0])
+    assert law([0.2, 0.3, 0.0]) == pytest.approx([0.2, 0.8, 0.0])
+    assert law([0.25, 0.75]) == pytest.approx([0.25, 0.75])
+
+
+def test_a_scaled_row_names_the_unnormalized_sum_only_for_its_draws(parts, reference):
+    """The unnormalized mistake's draws on the row scaled by 3 are named after it; draws that it cannot make
+    (a token past the cut drawn) are not, and the failure names what it shows instead."""
+    readable = parts["readable50"]
+    rows = readable.readable_rows(random.Random(3), "plain", torch.float64)
+    b = next(i for i in range(rows.probs.shape[0]) if abs(float(rows.probs[i].sum()) - 1.0) > 1e-6)
+    law = readable.unnormalized_law(rows.probs[b].tolist())
+    f = rows.values[0].tolist()
+    reachable = [v for v, q in enumerate(law) if q > 0]
+    beyond = [v for v, q in enumerate(law) if q == 0 and rows.p[b][v] > 0]
+    assert reachable and beyond, "the scaled row reaches some tokens and cuts others off"
+    n = rows.num_samples
+    base = (n + 1, [round(math.log(x, n + 1)) for x in f])
+    as_unnormalized = sum(f[reachable[0]] for _ in range(n)) / n
+    as_other = sum(f[beyond[0]] for _ in range(n)) / n
+    assert readable._drawn_unnormalized(rows, b, as_unnormalized, f, base, 1e-9)
+    assert not readable._drawn_unnormalized(rows, b, as_other, f, base, 1e-9)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_generated_instances_keep_their_promises(parts, seed):
     """Every instance: coverage far from rounding, the control variate's g close to f, antithetic f monotone."""

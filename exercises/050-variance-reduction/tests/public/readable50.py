@@ -12,12 +12,11 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import torch
 
-from judge.checks.base import diagnosed, fail, rule
+from judge.checks.base import CheckFailed, diagnosed, fail, rule
 from judge.checks.evidence import Evidence
 from judge.checks.exact import expect_tensor
 from judge.checks.numbers import format_pair
@@ -193,42 +192,61 @@ def check_readable(ctx, rows: ReadableRows, value, *, what: str, public: str, ze
     # Rows that sum to 1 first: a failure only on a row that does not is evidence of a cumulative sum left
     # unnormalized, and is named so.
     order = sorted(range(batch), key=lambda b: abs(sums[b] - 1.0) > 1e-6)
+    scaled = {b: abs(sums[b] - 1.0) > 1e-6 for b in order}
+    # Draws that the unnormalized cumulative sum makes (where a row does not sum to 1): only there may a
+    # failure be named after it; a pairing that is wrong may also fail that row alone, by chance.
+    unnormalized = {
+        b: scaled[b] and _drawn_unnormalized(rows, b, float(estimate[b]), f, (base, powers), tolerance) for b in order
+    }
+    # Every row is checked before a failure is reported: every row's draws, then every standard error (a wrong
+    # pairing may give one row draws a right pairing could give, by chance; another row's show it).
+    failures: list[tuple[int, CheckFailed]] = []
+    drawn = {}
     for b in order:
-        scaled = abs(sums[b] - 1.0) > 1e-6
-        block = diagnosed(MISTAKES["unnormalized_cdf"], evidence=(Evidence.VALUE, Evidence.STRUCTURAL))
-        with block if scaled else nullcontext():
-            _check_row(
-                rows,
-                b,
-                float(estimate[b]),
-                float(se[b]),
-                f,
-                (base, powers),
-                tolerance,
-                what,
-                public,
-                zero_diagnosis,
-                scaled,
+        try:
+            drawn[b] = _check_draws(
+                rows, b, float(estimate[b]), f, (base, powers), tolerance, what, public, zero_diagnosis, unnormalized[b]
             )
+        except CheckFailed as failed:
+            failures.append((b, failed))
+    for b in (b for b in order if b in drawn):
+        try:
+            _check_se(rows, b, float(se[b]), f, drawn[b], tolerance, what, public, unnormalized[b])
+        except CheckFailed as failed:
+            failures.append((b, failed))
+    if not failures:
+        return
+    first_row, first = failures[0]
+    # Only rows that do not sum to 1 failed, and the first with draws the unnormalized sum makes: its evidence.
+    if all(scaled[b] for b, _ in failures) and unnormalized[first_row]:
+        with _unnormalized_block():
+            raise first
+    raise first
 
 
-def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnosis, scaled) -> None:
-    """One row's checks; on a row that does not sum to 1 (``scaled``) the mistakes' own names are left to the
-    caller's: only that row failing is evidence of a cumulative sum left unnormalized."""
+def _unnormalized_block():
+    return diagnosed(MISTAKES["unnormalized_cdf"], evidence=(Evidence.VALUE, Evidence.STRUCTURAL))
+
+
+def _check_draws(
+    rows, b, est, f, base, tolerance, what, public, zero_diagnosis, unnormalized
+) -> tuple[list[int], set, set]:
+    """One row's draws: read from the estimate, none of probability 0, ones the method can make. Returns the
+    counts and (:func:`_candidates`) the standard errors such draws give, right and mistaken.
+
+    ``unnormalized``: the row does not sum to 1 and its draws are ones the unnormalized cumulative sum makes;
+    the mistakes' own names are then left to the caller's (that row failing alone is evidence of the
+    cumulative sum left unnormalized). A row that does not sum to 1 but whose draws no unnormalized sum makes
+    names the mistakes its failure shows, as any other row."""
     p = rows.p[b]
-    n, vocab = rows.num_samples, len(p)
-    base, powers = base
-    if vocab == 1:  # one token: its value every time
-        counts = [n] if math.isfinite(est) and abs(est - f[0]) <= tolerance * abs(f[0]) else None
-    else:
-        digits = _counts(est * n, n, base, vocab, tolerance) if math.isfinite(est) else None
-        counts = None if digits is None else [digits[k] for k in powers]
+    n = rows.num_samples
+    counts = _row_counts(est, n, f, base, tolerance)
     if counts is None:
         fail(
             f"{what}: row {b}'s estimate {est!r} is not the mean of {n} values of tokens (values (n + 1)^v make "
             f"every mean of n draws a whole number over n)",
             diagnosis=None
-            if scaled
+            if unnormalized
             else MISTAKES["cv_constant_control"]
             if rows.method == "control_variate" and _constant_control(rows, b)
             else None,
@@ -242,7 +260,7 @@ def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnos
     if zero and (zero_diagnosis is not None or not paired):
         fail(
             f"{what}: row {b} drew token {zero[0]}, whose probability is 0 (counts {counts})",
-            diagnosis=None if scaled else zero_diagnosis,
+            diagnosis=None if unnormalized else zero_diagnosis,
             rule=rule(public, "a token of probability 0 was drawn", "抽到了概率为 0 的 token"),
             kind=Evidence.VALUE,
         )
@@ -255,11 +273,18 @@ def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnos
             diagnosis=MISTAKES[
                 "antithetic_not_mirrored" if rows.method == "antithetic" else "stratified_outside_strata"
             ]
-            if rows.method in ("antithetic", "stratified") and not scaled
+            if rows.method in ("antithetic", "stratified") and not unnormalized
             else None,
             rule=rule(public, "the draws are not ones the method can make", "抽样结果不可能由该方法得到"),
             kind=Evidence.VALUE,
         )
+    return counts, right, mistaken
+
+
+def _check_se(rows, b, err, f, drawn, tolerance, what, public, unnormalized) -> None:
+    """One row's standard error: one that its draws (``drawn``, from :func:`_check_draws`) can give."""
+    counts, right, mistaken = drawn
+    n = rows.num_samples
     scale = max(abs(x) for x in f)
     if not (math.isfinite(err) and any(abs(err - s) <= tolerance * max(s, scale / n) for s in right)):
         named = math.isfinite(err) and any(abs(err - s) <= tolerance * max(s, scale / n) for s in mistaken)
@@ -267,12 +292,45 @@ def _check_row(rows, b, est, err, f, base, tolerance, what, public, zero_diagnos
         mine, theirs = format_pair(err, expected)
         fail(
             f"{what}: row {b}'s standard error is {mine}, but its draws (counts {counts}) give {theirs}",
-            diagnosis=MISTAKES[_SE_MISTAKE[rows.method]] if named and not scaled else None,
+            diagnosis=MISTAKES[_SE_MISTAKE[rows.method]] if named and not unnormalized else None,
             # a standard error is no evidence of an unnormalized cumulative sum: nothing names it here
-            explained_by=(MISTAKES["unnormalized_cdf"], MISTAKES[_SE_MISTAKE[rows.method]]) if scaled else (),
+            explained_by=(MISTAKES["unnormalized_cdf"], MISTAKES[_SE_MISTAKE[rows.method]]) if unnormalized else (),
             rule=rule(public, "a standard error is not the one its draws give", "某个标准误与其抽样结果不符"),
             kind=Evidence.VALUE,
         )
+
+
+def _row_counts(est: float, n: int, f: list[float], base: tuple[int, list[int]], tolerance: float) -> list[int] | None:
+    """How often each token was drawn, read from the estimate; None where it is no mean of n drawn values."""
+    base_value, powers = base
+    if len(f) == 1:  # one token: its value every time
+        return [n] if math.isfinite(est) and abs(est - f[0]) <= tolerance * abs(f[0]) else None
+    digits = _counts(est * n, n, base_value, len(f), tolerance) if math.isfinite(est) else None
+    return None if digits is None else [digits[k] for k in powers]
+
+
+def unnormalized_law(raw: Sequence[float]) -> list[float]:
+    """Where F^-1 sends u in [0, 1) when the cumulative sum of ``raw`` is not divided by its total: a total
+    above 1 cuts off the tokens past 1; a total below 1 leaves [total, 1) to the last token of positive weight
+    (the end of the cumulative sum, rounded or clamped)."""
+    ends = [min(c, 1.0) for c in cdf(raw)]
+    law = [high - low for low, high in zip([0.0, *ends[:-1]], ends, strict=True)]
+    if ends[-1] < 1.0:
+        last = max(v for v, w in enumerate(raw) if w > 0)
+        law[last] += 1.0 - ends[-1]
+    return law
+
+
+def _drawn_unnormalized(rows: ReadableRows, b: int, est: float, f, base, tolerance: float) -> bool:
+    """Whether row b's draws are ones the method makes from the unnormalized cumulative sum: every token drawn
+    is one it reaches, and the pairs or strata fit (:func:`_candidates` under that law)."""
+    counts = _row_counts(est, rows.num_samples, f, base, tolerance)
+    if counts is None:
+        return False
+    law = unnormalized_law([float(w) for w in rows.probs[b].double().tolist()])
+    if any(c and law[v] <= SLACK for v, c in enumerate(counts)):
+        return False
+    return bool(_candidates(rows.method, law, f, counts, rows.num_samples)[0])
 
 
 def _constant_control(rows: ReadableRows, b: int) -> bool:
