@@ -76,15 +76,29 @@ class NotGradableHere(ValueError):
         self.text = text
 
 
+class _LeftOut:
+    """What a rejudge leaves out: submissions of exercises this site cannot grade (an extra is missing)."""
+
+    left_out: tuple[tuple[int, int], ...]  # (exercise number, submissions), by exercise number
+
+    @property
+    def not_gradable(self) -> int:
+        """How many submissions are left out."""
+        return sum(count for _, count in self.left_out)
+
+    @property
+    def not_gradable_exercises(self) -> tuple[int, ...]:
+        """The numbers of their exercises, in order."""
+        return tuple(number for number, _ in self.left_out)
+
+
 @dataclass(frozen=True)
-class Preview:
+class Preview(_LeftOut):
     """What a course-wide rejudge would queue, counted before it is asked for (its confirmation)."""
 
     submissions: int
     learners: int
-    # Left out: submissions of exercises this site cannot grade (an extra is missing), and their numbers.
-    not_gradable: int = 0
-    not_gradable_exercises: tuple[int, ...] = ()
+    left_out: tuple[tuple[int, int], ...] = ()
 
 
 def preview(session: Session, submission_ids: Select) -> Preview:
@@ -106,7 +120,7 @@ def preview(session: Session, submission_ids: Select) -> Preview:
         .group_by(Exercise.number)
         .order_by(Exercise.number)
     ).all()
-    return Preview(int(row[0]), int(row[1]), sum(int(n) for _, n in left_out), tuple(int(k) for k, _ in left_out))
+    return Preview(int(row[0]), int(row[1]), tuple((int(number), int(count)) for number, count in left_out))
 
 
 def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) -> int:
@@ -135,11 +149,10 @@ def _queue_gradings(session: Session, rejudge: Rejudge, submission_ids: Select) 
 
 
 @dataclass(frozen=True)
-class Requested:
+class Requested(_LeftOut):
     rejudge: Rejudge
     queued: int  # gradings added (submissions already being judged are skipped)
-    not_gradable: int = 0  # submissions left out: this site cannot grade their exercise
-    not_gradable_exercises: tuple[int, ...] = ()
+    left_out: tuple[tuple[int, int], ...] = ()
 
 
 def _request(session: Session, queue: GradingQueue | None, rejudge: Rejudge, ids: Select) -> Requested:
@@ -151,7 +164,7 @@ def _request(session: Session, queue: GradingQueue | None, rejudge: Rejudge, ids
     session.commit()
     if queue is not None:
         queue.wake()
-    return Requested(rejudge, queued, counted.not_gradable, counted.not_gradable_exercises)
+    return Requested(rejudge, queued, counted.left_out)
 
 
 def rejudge_submission(session: Session, queue: GradingQueue | None, submission: Submission, by: User) -> Requested:
