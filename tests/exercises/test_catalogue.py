@@ -7,7 +7,7 @@ import pytest
 from judge.authoring.catalogue import check_exercise, diagnosis_found, judge_under_seeds, parse_wrong_solution
 from judge.checks.budget import BudgetDeclaration
 from judge.engine.runner import judge_file
-from judge.exercises.exercise import SUITES, WRITE_THE_TEST, load_all
+from judge.exercises.exercise import SUITES, load_all
 from judge.exercises.suites import load_suite
 from judge.sandbox.launchers import WarmLocalLauncher
 from judge.verdicts import Verdict
@@ -41,6 +41,23 @@ def test_check_passes(exercise, warm_launcher):
             assert (worst.cpu_ms or 0.0) <= third_ms, (outcome.solution, worst.name, worst.cpu_ms)
 
 
+# Check kinds whose false failures are measured elsewhere, run by run: a learner's test's rates
+# (benchmarks/power_054.py measures the reference test's, so 50 judgings would measure nothing new).
+MEASURED_RUN_BY_RUN = ("rates",)
+
+
+def _seeded_by_judging(declared: BudgetDeclaration) -> bool:
+    """Whether the suites declare a statistical check whose false failures 50 judgings measure: any
+    kind but those measured run by run (none at all: every answer exact, and a seed changes nothing)."""
+    kinds = ("fit", "pairs", "calibration", "unbiased", "independence", "seeds", "rates")
+    return any(declared.count(kind) for kind in kinds if kind not in MEASURED_RUN_BY_RUN)
+
+
+def test_the_seed_count_follows_the_declared_checks():
+    assert _seeded_by_judging(BudgetDeclaration(fit=1)) and _seeded_by_judging(BudgetDeclaration(rates=2, seeds=1))
+    assert not _seeded_by_judging(BudgetDeclaration()) and not _seeded_by_judging(BudgetDeclaration(rates=10))
+
+
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder)
 def test_reference_passes_under_50_seeds(exercise):
     """The documented false-failure bound makes a failure here a one-in-20 000 event at most.
@@ -48,16 +65,15 @@ def test_reference_passes_under_50_seeds(exercise):
     Two worker processes share the seeds (the judge's statistics are pure Python: one process
     would leave a core idle), each with one learner process for all its seeds. An exercise whose
     suites declare no statistical check (42, 45: every answer exact) gets 3 seeds: a seed can
-    change no verdict there, and each worker of 45 would load its model for nothing. A
-    write-the-test exercise gets 3 too: one judging runs its reference test some 920 times (half a
-    minute), and its rates are measured run by run instead (benchmarks/power_054.py: a false-failure
-    rate of 0.01 against the 0.05 allowed, which the 200-run case fails at F >= 30 with
-    probability about 1e-25)."""
+    change no verdict there, and each worker of 45 would load its model for nothing. Suites whose
+    only statistical checks are a learner's test's rates (54) get 3 too: one judging runs the
+    reference test some 920 times, and its rates are measured run by run instead
+    (benchmarks/power_054.py: a false-failure rate of 0.01 against the 0.05 allowed, which the
+    200-run case fails at F >= 30 with probability about 1e-25)."""
     declared = BudgetDeclaration()
     for suite in SUITES:
         declared = declared + load_suite(exercise, suite).budget
-    few = declared == BudgetDeclaration() or exercise.kind == WRITE_THE_TEST
-    seeds = SEEDS[:3] if few else SEEDS
+    seeds = SEEDS if _seeded_by_judging(declared) else SEEDS[:3]
     reports = judge_under_seeds(exercise, exercise.reference_path, seeds, jobs=2)
     assert [r.seed for r in reports] == list(seeds)
     failed = [f"seed {r.seed}: {r.message}" for r in reports if r.verdict is not Verdict.AC]
