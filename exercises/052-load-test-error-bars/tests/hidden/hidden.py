@@ -327,26 +327,32 @@ def _coverage(sub, ctx, case, call):
     )
 
 
-@lane_weight(4)
-def test_coverage_mean_percentile(sub, ctx):
-    """bootstrap_ci(mean, percentile): intervals cover the true mean of lognormal latencies at a correct rate
-
-    zh: bootstrap_ci(mean, percentile)：区间以正确的频率覆盖对数正态延迟的真实均值
-    """
-    case = coverage.MEAN_LOGNORMAL
-    (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.lognormal(g, rows, 60),))
+def _coverage_bootstrap(sub, ctx, case, draw, size: int, *, statistic: str, method: str) -> None:
+    """``bootstrap_ci`` on rows of ``size`` values from ``draw(generator, rows, size)``: ``_coverage``."""
+    (samples,) = coverage.data(ctx, case, lambda g, rows: (draw(g, rows, size),))
     _coverage(
         sub,
         ctx,
         case,
         lambda: sub.bootstrap_ci(
             samples=samples,
-            statistic="mean",
+            statistic=statistic,
             level=coverage.LEVEL,
             n_resamples=coverage.RESAMPLES,
-            method="percentile",
+            method=method,
             generator=ctx.generator(),
         ),
+    )
+
+
+@lane_weight(4)
+def test_coverage_mean_percentile(sub, ctx):
+    """bootstrap_ci(mean, percentile): intervals cover the true mean of lognormal latencies at a correct rate
+
+    zh: bootstrap_ci(mean, percentile)：区间以正确的频率覆盖对数正态延迟的真实均值
+    """
+    _coverage_bootstrap(
+        sub, ctx, coverage.MEAN_LOGNORMAL, coverage.lognormal, 60, statistic="mean", method="percentile"
     )
 
 
@@ -356,21 +362,7 @@ def test_coverage_mean_bca(sub, ctx):
 
     zh: bootstrap_ci(mean, bca)，float32：区间以正确的频率覆盖真实的平均接受长度
     """
-    case = coverage.MEAN_ACCEPTED
-    (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.accepted(g, rows, 40),))
-    _coverage(
-        sub,
-        ctx,
-        case,
-        lambda: sub.bootstrap_ci(
-            samples=samples,
-            statistic="mean",
-            level=coverage.LEVEL,
-            n_resamples=coverage.RESAMPLES,
-            method="bca",
-            generator=ctx.generator(),
-        ),
-    )
+    _coverage_bootstrap(sub, ctx, coverage.MEAN_ACCEPTED, coverage.accepted, 40, statistic="mean", method="bca")
 
 
 @lane_weight(5)
@@ -379,20 +371,8 @@ def test_coverage_median(sub, ctx):
 
     zh: bootstrap_ci(median, percentile)：区间以正确的频率覆盖真实的延迟中位数
     """
-    case = coverage.MEDIAN_LOGNORMAL
-    (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.lognormal(g, rows, 41),))
-    _coverage(
-        sub,
-        ctx,
-        case,
-        lambda: sub.bootstrap_ci(
-            samples=samples,
-            statistic="median",
-            level=coverage.LEVEL,
-            n_resamples=coverage.RESAMPLES,
-            method="percentile",
-            generator=ctx.generator(),
-        ),
+    _coverage_bootstrap(
+        sub, ctx, coverage.MEDIAN_LOGNORMAL, coverage.lognormal, 41, statistic="median", method="percentile"
     )
 
 
@@ -402,21 +382,7 @@ def test_coverage_p90_bca(sub, ctx):
 
     zh: bootstrap_ci(p90, bca)：区间以正确的频率覆盖真实的 90 分位延迟
     """
-    case = coverage.P90_EXPONENTIAL
-    (samples,) = coverage.data(ctx, case, lambda g, rows: (coverage.exponential(g, rows, 60),))
-    _coverage(
-        sub,
-        ctx,
-        case,
-        lambda: sub.bootstrap_ci(
-            samples=samples,
-            statistic="p90",
-            level=coverage.LEVEL,
-            n_resamples=coverage.RESAMPLES,
-            method="bca",
-            generator=ctx.generator(),
-        ),
-    )
+    _coverage_bootstrap(sub, ctx, coverage.P90_EXPONENTIAL, coverage.exponential, 60, statistic="p90", method="bca")
 
 
 @lane_weight(4)
