@@ -35,22 +35,13 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.authoring.catalogue import check_exercise  # noqa: E402
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from benchmarks.power_kit import catalogue_under_seeds, server_budget  # noqa: E402
 from judge.checks.stats import g_test  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.patches import expanded_path  # noqa: E402
-from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, suites_module  # noqa: E402
 
 TARGET = 0.999
-
-
-def fit_alpha(exercise) -> float:
-    """The fit alpha of a judged run on the server (public + hidden)."""
-    for suite in ("public", "hidden"):
-        load_suite(exercise, suite)
-    declared = sum((suites_module(exercise, f"{s}.{s}").BUDGET for s in ("public", "hidden")), BudgetDeclaration())
-    return FalseFailureBudget(exercise.false_failure_budget, declared).alpha("fit")
 
 
 def sequence_power(exercise, reps: int, alpha: float, automata: int = 20) -> list[float]:
@@ -97,29 +88,22 @@ def main() -> int:
     args = parser.parse_args()
     exercise = resolve("49")
     started = time.monotonic()
-    outcomes = check_exercise(exercise, seeds=args.seeds)
-    ok = True
-    rows = []
-    for outcome in outcomes:
-        if outcome.solution in ("contract", "params", "budget", "undetectable", "starter"):
-            continue
-        rows.append({"solution": outcome.solution, "runs": outcome.runs, "as_expected": outcome.as_expected})
-        ok &= outcome.runs == outcome.as_expected
-    alpha = fit_alpha(exercise)
+    catalogue = catalogue_under_seeds(exercise, args.seeds)
+    ok = catalogue.ok
+    alpha = server_budget(exercise).alpha("fit")
     powers = sequence_power(exercise, args.reps, alpha)
     share = past_end_share(exercise, 200)
     ok &= min(powers) >= TARGET and share >= TARGET
-    print(f"exercise 49: {args.seeds} master seeds, {time.monotonic() - started:.0f} s")
-    print(f"{'solution':34} as promised")
-    for row in rows:
-        print(f"{row['solution']:34} {row['as_expected']}/{row['runs']}")
+    catalogue.print(exercise, args.seeds, time.monotonic() - started)
     print(
         f"generate_start_logits: G-test power over {len(powers)} automata (fit alpha {alpha:.3g}): "
         f"min {min(powers):.3f}, mean {sum(powers) / len(powers):.3f}"
     )
     print(f"inverse_cdf_past_end: a row short of 1 at u -> 1 in {share:.3f} of 200 seeds' extreme cases")
     if args.json:
-        args.json.write_text(json.dumps({"catalogue": rows, "sequence_power": powers, "past_end_share": share}))
+        args.json.write_text(
+            json.dumps({"catalogue": catalogue.rows, "sequence_power": powers, "past_end_share": share})
+        )
     return 0 if ok else 1
 
 

@@ -29,17 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.authoring.catalogue import check_exercise  # noqa: E402
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from benchmarks.power_kit import catalogue_under_seeds, server_budget  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
-
-
-def calibration_alpha(exercise) -> float:
-    for suite in ("public", "hidden"):
-        load_suite(exercise, suite)
-    declared = sum((suites_module(exercise, f"{s}.{s}").BUDGET for s in ("public", "hidden")), BudgetDeclaration())
-    return FalseFailureBudget(exercise.false_failure_budget, declared).alpha("calibration")
+from judge.exercises.suites import suites_module  # noqa: E402
 
 
 def variance_power(exercise, instances: int, alpha: float) -> dict[str, list[tuple[float, float, float]]]:
@@ -68,20 +60,11 @@ def main() -> int:
     args = parser.parse_args()
     exercise = resolve("50")
     started = time.monotonic()
-    outcomes = check_exercise(exercise, seeds=args.seeds)
-    ok = True
-    rows = []
-    for outcome in outcomes:
-        if outcome.solution in ("contract", "params", "budget", "undetectable", "starter"):
-            continue
-        rows.append({"solution": outcome.solution, "runs": outcome.runs, "as_expected": outcome.as_expected})
-        ok &= outcome.runs == outcome.as_expected
-    alpha = calibration_alpha(exercise)
+    catalogue = catalogue_under_seeds(exercise, args.seeds)
+    ok = catalogue.ok
+    alpha = server_budget(exercise).alpha("calibration")
     power = variance_power(exercise, args.instances, alpha)
-    print(f"exercise 50: {args.seeds} master seeds, {time.monotonic() - started:.0f} s")
-    print(f"{'solution':34} as promised")
-    for row in rows:
-        print(f"{row['solution']:34} {row['as_expected']}/{row['runs']}")
+    catalogue.print(exercise, args.seeds, time.monotonic() - started)
     print(f"variance promise (calibration alpha {alpha:.3g}, {args.instances} instances each):")
     for method, values in power.items():
         ratios = [r for r, _, _ in values]
@@ -92,7 +75,7 @@ def main() -> int:
             f"threshold / plain {max(t for _, t, _ in values):.3f} at most, P(plain passes) <= {max(misses):.2g}"
         )
     if args.json:
-        args.json.write_text(json.dumps({"catalogue": rows, "variance_power": power}))
+        args.json.write_text(json.dumps({"catalogue": catalogue.rows, "variance_power": power}))
     return 0 if ok else 1
 
 

@@ -38,21 +38,12 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.authoring.catalogue import check_exercise  # noqa: E402
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from benchmarks.power_kit import catalogue_under_seeds, server_budget  # noqa: E402
 from judge.checks.stats import g_test  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import suites_module  # noqa: E402
 
 TARGET = 0.999
-
-
-def budget(exercise) -> FalseFailureBudget:
-    """The budget of a judged run on the server (public + hidden)."""
-    for suite in ("public", "hidden"):
-        load_suite(exercise, suite)
-    declared = sum((suites_module(exercise, f"{s}.{s}").BUDGET for s in ("public", "hidden")), BudgetDeclaration())
-    return FalseFailureBudget(exercise.false_failure_budget, declared)
 
 
 def draws_power(exercise, reps: int, alpha: float) -> list[float]:
@@ -104,23 +95,14 @@ def main() -> int:
     args = parser.parse_args()
     exercise = resolve("51")
     started = time.monotonic()
-    outcomes = check_exercise(exercise, seeds=args.seeds)
-    ok = True
-    rows = []
-    for outcome in outcomes:
-        if outcome.solution in ("contract", "params", "budget", "undetectable", "starter"):
-            continue
-        rows.append({"solution": outcome.solution, "runs": outcome.runs, "as_expected": outcome.as_expected})
-        ok &= outcome.runs == outcome.as_expected
-    spent = budget(exercise)
+    catalogue = catalogue_under_seeds(exercise, args.seeds)
+    ok = catalogue.ok
+    spent = server_budget(exercise)
     fit_alpha, unbiased_alpha = spent.alpha("fit"), spent.alpha("unbiased")
     powers = draws_power(exercise, args.reps, fit_alpha)
     means = mean_power(exercise, unbiased_alpha)
     ok &= min(powers) >= TARGET and min(means.values()) >= TARGET
-    print(f"exercise 51: {args.seeds} master seeds, {time.monotonic() - started:.0f} s")
-    print(f"{'solution':34} as promised")
-    for row in rows:
-        print(f"{row['solution']:34} {row['as_expected']}/{row['runs']}")
+    catalogue.print(exercise, args.seeds, time.monotonic() - started)
     print(
         f"samples_from_p: G-test power per target (fit alpha {fit_alpha:.3g}, {args.reps} reps): "
         + ", ".join(f"{x:.4f}" for x in powers)
@@ -130,7 +112,7 @@ def main() -> int:
         + ", ".join(f"{name} {value:.6f}" for name, value in means.items())
     )
     if args.json:
-        args.json.write_text(json.dumps({"catalogue": rows, "draws_power": powers, "mean_power": means}))
+        args.json.write_text(json.dumps({"catalogue": catalogue.rows, "draws_power": powers, "mean_power": means}))
     return 0 if ok else 1
 
 

@@ -34,19 +34,11 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.authoring.catalogue import check_exercise  # noqa: E402
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from benchmarks.power_kit import catalogue_under_seeds, server_budget  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import import_solution, load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import import_solution, suites_module  # noqa: E402
 
 TARGET = 0.999
-
-
-def calibration_alpha(exercise) -> float:
-    for suite in ("public", "hidden"):
-        load_suite(exercise, suite)
-    declared = sum((suites_module(exercise, f"{s}.{s}").BUDGET for s in ("public", "hidden")), BudgetDeclaration())
-    return FalseFailureBudget(exercise.false_failure_budget, declared).alpha("calibration")
 
 
 def _binom_cdf(k: int, n: int, p: float) -> float:
@@ -125,22 +117,13 @@ def main() -> int:
     args = parser.parse_args()
     exercise = resolve("52")
     started = time.monotonic()
-    outcomes = check_exercise(exercise, seeds=args.seeds)
-    ok = True
-    rows = []
-    for outcome in outcomes:
-        if outcome.solution in ("contract", "params", "budget", "undetectable", "starter"):
-            continue
-        rows.append({"solution": outcome.solution, "runs": outcome.runs, "as_expected": outcome.as_expected})
-        ok &= outcome.runs == outcome.as_expected
-    print(f"exercise 52: {args.seeds} master seeds, {time.monotonic() - started:.0f} s")
-    print(f"{'solution':34} as promised")
-    for row in rows:
-        print(f"{row['solution']:34} {row['as_expected']}/{row['runs']}")
+    catalogue = catalogue_under_seeds(exercise, args.seeds)
+    ok = catalogue.ok
+    catalogue.print(exercise, args.seeds, time.monotonic() - started)
     checks = suites_module(exercise, "public.checks52")
     coverage = suites_module(exercise, "hidden.coverage")
     band = checks.COVERAGE_BAND
-    alpha = calibration_alpha(exercise)
+    alpha = server_budget(exercise).alpha("calibration")
     rates = reference_coverage(exercise, args.datasets)
     se = math.sqrt(0.9 * 0.1 / args.datasets)
     sizes = {
@@ -163,7 +146,9 @@ def main() -> int:
         ok &= inside
         print(f"  {name:70} {rate:.4f}  (m = {sizes[name]}: rejects <= {below:.3f} or >= {above:.3f} at 0.999)")
     if args.json:
-        args.json.write_text(json.dumps({"catalogue": rows, "coverage": rates, "reach": reaches, "alpha": alpha}))
+        args.json.write_text(
+            json.dumps({"catalogue": catalogue.rows, "coverage": rates, "reach": reaches, "alpha": alpha})
+        )
     return 0 if ok else 1
 
 

@@ -32,21 +32,12 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judge.authoring.catalogue import check_exercise  # noqa: E402
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget  # noqa: E402
+from benchmarks.power_kit import catalogue_under_seeds, server_budget  # noqa: E402
 from judge.checks.stats import g_test  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
-from judge.exercises.suites import load_suite, suites_module  # noqa: E402
+from judge.exercises.suites import suites_module  # noqa: E402
 
 TARGET = 0.999
-
-
-def fit_alpha(exercise) -> float:
-    """The fit alpha of a judged run on the server (public + hidden)."""
-    for suite in ("public", "hidden"):
-        load_suite(exercise, suite)
-    declared = sum((suites_module(exercise, f"{s}.{s}").BUDGET for s in ("public", "hidden")), BudgetDeclaration())
-    return FalseFailureBudget(exercise.false_failure_budget, declared).alpha("fit")
 
 
 def _power(truth: list[float], wrong: list[float], rows: int, reps: int, alpha: float) -> float:
@@ -91,26 +82,17 @@ def main() -> int:
     args = parser.parse_args()
     exercise = resolve("53")
     started = time.monotonic()
-    outcomes = check_exercise(exercise, seeds=args.seeds)
-    ok = True
-    rows = []
-    for outcome in outcomes:
-        if outcome.solution in ("contract", "params", "budget", "undetectable", "starter"):
-            continue
-        rows.append({"solution": outcome.solution, "runs": outcome.runs, "as_expected": outcome.as_expected})
-        ok &= outcome.runs == outcome.as_expected
-    alpha = fit_alpha(exercise)
+    catalogue = catalogue_under_seeds(exercise, args.seeds)
+    ok = catalogue.ok
+    alpha = server_budget(exercise).alpha("fit")
     powers = law_powers(exercise, args.cases, args.reps, alpha)
     ok &= all(min(p) >= TARGET for p in powers.values())
-    print(f"exercise 53: {args.seeds} master seeds, {time.monotonic() - started:.0f} s")
-    print(f"{'solution':34} as promised")
-    for row in rows:
-        print(f"{row['solution']:34} {row['as_expected']}/{row['runs']}")
+    catalogue.print(exercise, args.seeds, time.monotonic() - started)
     print(f"law cases: G-test power from each mistake's exact law (fit alpha {alpha:.3g}, {args.reps} samples)")
     for rule, values in sorted(powers.items()):
         print(f"  {rule:26} min {min(values):.3f}  mean {sum(values) / len(values):.3f}  over {len(values)} instances")
     if args.json:
-        args.json.write_text(json.dumps({"catalogue": rows, "law_power": powers}))
+        args.json.write_text(json.dumps({"catalogue": catalogue.rows, "law_power": powers}))
     return 0 if ok else 1
 
 
