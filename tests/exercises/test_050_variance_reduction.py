@@ -27,7 +27,13 @@ def exercise50():
 def parts(exercise50):
     for suite in ("hidden", "public"):
         load_suite(exercise50, suite)
-    where = {"oracle": "hidden", "stats50": "hidden", "readable50": "public", "diagnoses": "public"}
+    where = {
+        "oracle": "hidden",
+        "stats50": "hidden",
+        "readable50": "public",
+        "diagnoses": "public",
+        "frozen50": "public",
+    }
     return {name: suites_module(exercise50, f"{folder}.{name}") for name, folder in where.items()}
 
 
@@ -148,6 +154,33 @@ def test_the_variance_tests_power_uses_the_real_alpha(exercise50, parts):
     declared = sum((suites_module(exercise50, f"{s}.{s}").BUDGET for s in ("public", "hidden")), BudgetDeclaration())
     alpha = FalseFailureBudget(exercise50.false_failure_budget, declared).alpha("calibration")
     assert parts["stats50"].ALPHA_FOR_POWER <= alpha
+
+
+def test_the_tiny_suites_frozen_values_are_the_oracles(parts):
+    """What the browser's tiny suite reads from frozen50 is what the hidden oracle computes: the generator
+    contract's laws, the fitted beta's outcomes, the control variate's statistics (its coverage far from
+    rounding), with mistakes named by keys of MISTAKES."""
+    stats50, oracle, frozen = parts["stats50"], parts["oracle"], parts["frozen50"]
+    for method, law in frozen.CONTRACT_LAWS.items():
+        assert law == pytest.approx(stats50.contract_law(method).tolist(), abs=1e-15), method
+    assert set(frozen.CONTRACT_LAWS) == set(parts["readable50"].METHODS)
+    outcomes = stats50.cv_table(frozen.BETA_P, frozen.BETA_F, frozen.BETA_G, frozen.BETA_DRAWS)
+    assert len(frozen.BETA_OUTCOMES) == len(outcomes)
+    for row, exact in zip(frozen.BETA_OUTCOMES, outcomes, strict=True):
+        assert row == pytest.approx(exact, abs=1e-12)
+    inst = stats50.Instance.of("control_variate", frozen.STATS_P, frozen.STATS_F, frozen.STATS_G, frozen.STATS_DRAWS)
+    assert frozen.STATS_MU == pytest.approx(inst.mu, abs=1e-15)
+    assert frozen.STATS_MEAN == pytest.approx(oracle.mean(inst.law), abs=1e-15)
+    assert frozen.STATS_STD == pytest.approx(math.sqrt(oracle.variance(inst.law)), abs=1e-15)
+    assert frozen.STATS_COVERAGE == pytest.approx({z: oracle.coverage(inst.law, inst.mu, z) for z in stats50.ZS})
+    assert oracle.coverage_margin(inst.law, inst.mu, stats50.ZS) > 1e-7
+    coverage = stats50.mistaken_coverage(inst)
+    assert set(frozen.STATS_COVERAGE_MISTAKES) == set(coverage)
+    for name, rates in coverage.items():
+        assert frozen.STATS_COVERAGE_MISTAKES[name] == pytest.approx(rates), name
+    assert frozen.STATS_MEAN_MISTAKES == pytest.approx(stats50.mistaken_means(inst))
+    mistakes = parts["diagnoses"].MISTAKES
+    assert set(frozen.STATS_COVERAGE_MISTAKES) | set(frozen.STATS_MEAN_MISTAKES) <= set(mistakes)
 
 
 def test_every_listed_mistake_has_both_languages(parts):

@@ -16,19 +16,15 @@ import torch
 
 from judge.checks.arguments import contract_refusals, expect_contract_accepts
 from judge.checks.budget import BudgetDeclaration
-from judge.checks.draw_sites import expect_every_draw_site
-from judge.checks.generator_contract import expect_generator_contract, generator_contract_budget
-from judge.checks.independence import ROWS_SHARE_DIAGNOSIS, expect_independent_rows
+from judge.checks.generator_contract import generator_contract_budget
 from judge.checks.refusals import expect_calls_refused
 from judge.checks.testing import lane_weight
 
-from ..public.diagnoses import MISTAKES
+from ..public import checks50
 from ..public.readable50 import FUNCTION, METHODS, ReadableRows, check_readable, readable_rows
 from . import specs, stats50
 
-CONTRACT_ROWS, TWIN_ROWS, CONTRACT_DRAWS = 64, 400, 4
-CONSTANT_CALLS = 32  # a random outcome repeats itself 32 times with probability below 0.5^32
-CONTRACT_P = (0.3, 0.7)
+CONTRACT_ROWS, TWIN_ROWS = 64, 400
 
 # unbiased and calibration: one each per method, and three variance promises (calibration kind: exact bounds);
 # independence: one twin test per method; the generator contract: 4 seeds per method.
@@ -43,15 +39,7 @@ READABLE_SETS = {"plain": 1, "antithetic": 4, "stratified": 4, "control_variate"
 
 
 def _readable(sub, ctx, method: str, dtype: torch.dtype) -> None:
-    # n = 7 for the control variate: the mean of seven 0.1 is not 0.1, so the spread of equal g_i is not 0
-    n = 7 if method == "control_variate" else 8
-    for k in range(READABLE_SETS[method]):
-        label = f"readable {method} {dtype}" + (f" {k}" if k else "")  # the first set as it always was
-        rows = readable_rows(random.Random(ctx.fresh_seed(label)), method, dtype, num_samples=n)
-        value = getattr(sub, FUNCTION[method])(**rows.kwargs(), generator=ctx.generator())
-        check_readable(
-            ctx, rows, value, what=f"{FUNCTION[method]}({rows.public})", public=f"{FUNCTION[method]}, readable rows"
-        )
+    checks50.readable_sets(sub, ctx, method, dtype, READABLE_SETS[method])
 
 
 def test_plain_draws(sub, ctx):
@@ -97,26 +85,7 @@ def test_extreme_uniforms(sub, ctx):
     zh: 每个方法：每个均匀随机数来源取 0 或小于 1 的最大浮点数时，抽样仍然合法
     """
     for method in METHODS:
-        dtype = torch.float32 if method in ("plain", "stratified") else torch.float64
-        rows = readable_rows(random.Random(ctx.fresh_seed(f"extremes {method}")), method, dtype)
-        name = FUNCTION[method]
-        label = f"{name}({rows.public})"
-
-        def call(source, generator, rows=rows, name=name):
-            return getattr(source, name)(**rows.kwargs(), generator=generator)
-
-        def check(value, what, rows=rows, label=label, name=name):
-            pushed = what != label  # named only where a site was pushed: the ordinary call passed
-            check_readable(
-                ctx,
-                rows,
-                value,
-                what=what,
-                public=f"{name}, readable rows at extreme uniforms",
-                zero_diagnosis=MISTAKES["zero_probability_drawn"] if pushed else None,
-            )
-
-        expect_every_draw_site(sub, ctx, call, check, label=label)
+        checks50.check_extremes(sub, ctx, method, torch.float32 if method in ("plain", "stratified") else torch.float64)
 
 
 @lane_weight(2)
@@ -170,58 +139,8 @@ def test_legal_corners(sub, ctx):
         )
 
 
-def _contract_rows(method: str, rows: int) -> ReadableRows:
-    n = CONTRACT_DRAWS
-    probs = torch.tensor([CONTRACT_P] * rows, dtype=torch.float64)
-    values = torch.tensor([[1.0, float(n + 1)]] * rows, dtype=torch.float64)
-    control = torch.full_like(values, 0.5) if method == "control_variate" else None
-    return ReadableRows(method, probs, values, control, n, (CONTRACT_P,) * rows, f"{rows} rows of p = (0.3, 0.7)")
-
-
-def _outcome_law(method: str) -> torch.Tensor:
-    """The law of the count of token 1 among one row's draws."""
-    f = (0.0, 1.0)
-    n = CONTRACT_DRAWS
-    law = stats50.law_of(method, CONTRACT_P, f, (0.5, 0.5), n)
-    out = torch.zeros(n + 1, dtype=torch.float64)
-    for w, e, _ in law:
-        out[round(e * n)] += w
-    return out / out.sum()
-
-
 def _check_generator(sub, ctx, method: str) -> None:
-    name = FUNCTION[method]
-    law = _outcome_law(method)
-
-    def outcomes(source, generator, rows_count):
-        rows = _contract_rows(method, rows_count)
-        value = getattr(source, name)(**rows.kwargs(), generator=generator)
-        check_readable(ctx, rows, value, what=f"{name}({rows.public})", public=f"{name}, the generator contract")
-        # n * estimate = (n - c) + c (n + 1): the estimate is 1 + c, c the draws of token 1
-        return (value[0].double().cpu() - 1).round().long()
-
-    def draw(source, generator):
-        return outcomes(source, generator, CONTRACT_ROWS).unsqueeze(1)
-
-    twins = outcomes(sub, ctx.generator(), TWIN_ROWS)
-    # One outcome in every row, and the same again under another generator: no randomness at all (the
-    # contract's seeds clause names that); only then is the twin test skipped.
-    constant = len(set(twins.tolist())) == 1 and all(
-        bool((outcomes(sub, ctx.generator(), 1) == twins[0]).all()) for _ in range(CONSTANT_CALLS)
-    )
-    if not constant:
-        half = TWIN_ROWS // 2
-        expect_independent_rows(
-            ctx,
-            twins[:half],
-            twins[half:],
-            law,
-            label=f"{name}, two halves of {TWIN_ROWS} identical rows",
-            outcome="count",
-            diagnosis=ROWS_SHARE_DIAGNOSIS,
-        )
-    # after the twins: rows sharing their uniforms repeat each other, which the contract would read as re-seeding
-    expect_generator_contract(sub, ctx, draw, law.expand(CONTRACT_ROWS, -1), label=name)
+    checks50.check_generator(sub, ctx, method, stats50.contract_law(method), contract=CONTRACT_ROWS, twins=TWIN_ROWS)
 
 
 @lane_weight(2)
@@ -269,30 +188,7 @@ def test_stratified_strata_independent(sub, ctx):
 
     zh: stratified_estimate：每一层各自抽取均匀随机数（两层不会同步变化）
     """
-    # Four tokens of 1/4 and K = 2 strata: stratum 0 draws tokens 0 and 1, stratum 1 tokens 2 and 3, each with
-    # v < 1/2 or not. The count of token 0 and that of token 2 are two independent Binomial(2, 1/2) draws.
-    rows = ReadableRows(
-        "stratified",
-        torch.full((STRATA_ROWS, 4), 0.25, dtype=torch.float64),
-        torch.tensor([[1.0, 5.0, 25.0, 125.0]] * STRATA_ROWS, dtype=torch.float64),
-        None,
-        4,
-        ((0.25,) * 4,) * STRATA_ROWS,
-        f"{STRATA_ROWS} rows of four tokens of 1/4, n = 4",
-    )
-    value = sub.stratified_estimate(**rows.kwargs(), generator=ctx.generator())
-    check_readable(ctx, rows, value, what=f"stratified_estimate({rows.public})", public="stratified_estimate, 2 strata")
-    total = (value[0].double().cpu() * 4).round().long()
-    first, third = total % 5, (total // 25) % 5
-    expect_independent_rows(
-        ctx,
-        first,
-        third,
-        torch.tensor([0.25, 0.5, 0.25, 0.0, 0.0], dtype=torch.float64),
-        label=f"stratified_estimate({rows.public}): draws of token 0 and of token 2, row by row",
-        outcome="count",
-        diagnosis=MISTAKES["stratified_shared_offsets"],
-    )
+    checks50.check_strata_independent(sub, ctx, STRATA_ROWS)
 
 
 CV_ROWS = 64
@@ -325,7 +221,7 @@ def test_control_variate_fitted_beta(sub, ctx):
             "num_samples": n,
         }
         value = sub.control_variate_estimate(**kwargs, generator=ctx.generator())
-        stats50.expect_some_draws(
+        checks50.expect_some_draws(
             ctx,
             value,
             outcomes,
@@ -345,20 +241,7 @@ def test_large_values_float32(sub, ctx):
 
     zh: 朴素、对偶与控制变量：float32 下接近 1000、相差 0.25 的值仍给出准确的误差条
     """
-    probs = torch.tensor([[0.5, 0.5]] * LARGE_ROWS, dtype=torch.float32)
-    for method in ("plain", "antithetic", "control_variate"):
-        name = FUNCTION[method]
-        # 0 and 0.25 first: an se right there and wrong at 1000 is the lost digits' evidence, and only then
-        # is that mistake named (a wrong pairing or formula is wrong at both)
-        for low in (0.0, 1000.0):
-            values = torch.tensor([[low, low + 0.25]] * LARGE_ROWS, dtype=torch.float32)
-            extra = {"control": torch.full_like(values, 0.5)} if method == "control_variate" else {}
-            value = getattr(sub, name)(
-                probs=probs, values=values, num_samples=LARGE_DRAWS, generator=ctx.generator(), **extra
-            )
-            stats50.expect_large_values(
-                ctx, value, method, rows=LARGE_ROWS, n=LARGE_DRAWS, label=name, low=low, small_values_ok=low > 0
-            )
+    checks50.check_large_values(sub, ctx, LARGE_ROWS, LARGE_DRAWS)
 
 
 # The statistics last: a mistake the draws, the strata or the fitted beta show is named there first.

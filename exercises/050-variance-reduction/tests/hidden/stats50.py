@@ -18,12 +18,11 @@ from dataclasses import dataclass
 import torch
 
 from judge.checks.base import fail, rule
-from judge.checks.estimators import expect_calibrated, expect_unbiased
 from judge.checks.evidence import Evidence
-from judge.checks.exact import expect_tensor
 from judge.checks.numbers import format_pair
 from judge.reports.report import CheckRecord
 
+from ..public import checks50
 from ..public.diagnoses import MISTAKES
 from . import oracle
 
@@ -51,6 +50,12 @@ class Instance:
     mu: float
     law: oracle.Law
 
+    @classmethod
+    def of(cls, method: str, p, f, g, n: int) -> Instance:
+        """The instance of these inputs (no screening: :func:`instance` draws screened ones)."""
+        mu = sum(a * b for a, b in zip(p, f, strict=True))
+        return cls(method, tuple(p), tuple(f), None if g is None else tuple(g), n, mu, law_of(method, p, f, g, n))
+
     def kwargs(self, dtype: torch.dtype) -> dict:
         row = {
             "probs": torch.tensor([self.p] * ROWS, dtype=dtype) * 2,  # times 2 (exact): rows not summing to 1
@@ -69,6 +74,17 @@ def law_of(method: str, p, f, g, n: int, **mistake) -> oracle.Law:
     if method == "stratified":
         return oracle.stratified_outcomes(p, f, n, **mistake)
     return oracle.cv_outcomes(p, f, g, n, **mistake)
+
+
+def contract_law(method: str) -> torch.Tensor:
+    """The law of the count of token 1 among one row's draws of ``checks50.contract_rows`` (the generator
+    contract's rows; frozen for the tiny suite in ``frozen50.CONTRACT_LAWS``)."""
+    n = checks50.CONTRACT_DRAWS
+    law = law_of(method, checks50.CONTRACT_P, (0.0, 1.0), (0.5, 0.5), n)
+    out = torch.zeros(n + 1, dtype=torch.float64)
+    for w, e, _ in law:
+        out[round(e * n)] += w
+    return out / out.sum()
 
 
 def _candidate(rng: random.Random, method: str):
@@ -102,7 +118,9 @@ def instance(rng: random.Random, method: str) -> Instance:
     raise RuntimeError(f"no instance of {method} in 200 tries")
 
 
-def _mistaken_coverage(inst: Instance) -> dict:
+def mistaken_coverage(inst: Instance) -> dict:
+    """{the listed mistake's key in MISTAKES: {z: its exact coverage of E_p[f]}} for the instance's method."""
+
     def rates(name: str, **mistake) -> dict:
         law = law_of(inst.method, inst.p, inst.f, inst.g, inst.n, **mistake)
         return {name: {z: oracle.coverage(law, inst.mu, z) for z in ZS}}
@@ -124,13 +142,14 @@ def _mistaken_coverage(inst: Instance) -> dict:
     )
 
 
-def _mistaken_means(inst: Instance) -> dict:
-    """The exact means of the control variate's listed mistakes (the other methods' are unbiased or undetected)."""
+def mistaken_means(inst: Instance) -> dict:
+    """{key in MISTAKES: exact mean} of the control variate's listed mistakes (the other methods' are unbiased
+    or undetected)."""
     if inst.method != "control_variate":
         return {}
-    out = {MISTAKES["cv_sample_mean"]: inst.mu}  # the correction cancels: plain Monte Carlo's mean
+    out = {"cv_sample_mean": inst.mu}  # the correction cancels: plain Monte Carlo's mean
     for rule_name, key in (("sign_flipped", "cv_beta_sign"), ("known_mean_doubled", "unnormalized_cdf")):
-        out[MISTAKES[key]] = oracle.mean(law_of(inst.method, inst.p, inst.f, inst.g, inst.n, rule=rule_name))
+        out[key] = oracle.mean(law_of(inst.method, inst.p, inst.f, inst.g, inst.n, rule=rule_name))
     return out
 
 
@@ -139,33 +158,23 @@ def check_statistics(sub, ctx, method: str) -> None:
     dtype = DTYPES[method]
     name = f"{method}_estimate"
     value = getattr(sub, name)(**inst.kwargs(dtype), generator=ctx.generator())
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        fail(f"{name} must return a pair (estimate, se)", kind=Evidence.STRUCTURAL)
-    estimates = expect_tensor(value[0], name=f"{name} estimate", shape=(ROWS,), dtype=dtype, device=ctx.device)
-    errors = expect_tensor(value[1], name=f"{name} se", shape=(ROWS,), dtype=dtype, device=ctx.device)
     label = f"{name}, {ROWS} rows of {inst.n} draws"
-    mean = oracle.mean(inst.law)
-    # calibration first: its listed mistakes (the standard errors) are the commoner ones
-    coverage = {z: oracle.coverage(inst.law, inst.mu, z) for z in ZS}
-    expect_calibrated(
+    estimates = checks50.expect_estimates(
         ctx,
-        estimates.double(),
-        errors.double(),
-        inst.mu,
-        label=f"{label}: error bars",
-        coverage=coverage,
-        mistakes=lambda: {MISTAKES[k]: v for k, v in _mistaken_coverage(inst).items()},
-    )
-    expect_unbiased(
-        ctx,
-        estimates.double(),
-        mean,
+        value,
+        name=name,
+        rows=ROWS,
+        dtype=dtype,
+        label=label,
+        mu=inst.mu,
+        mean=oracle.mean(inst.law),
         std=math.sqrt(oracle.variance(inst.law)),
-        label=f"{label}: the mean of the estimates",
-        mistakes=lambda: _mistaken_means(inst),
+        coverage={z: oracle.coverage(inst.law, inst.mu, z) for z in ZS},
+        coverage_mistakes=lambda: {MISTAKES[k]: v for k, v in mistaken_coverage(inst).items()},
+        mean_mistakes=lambda: {MISTAKES[k]: v for k, v in mistaken_means(inst).items()},
     )
     if method != "plain":
-        expect_less_variance(ctx, inst, estimates.double(), label=f"{label}: the variance promise")
+        expect_less_variance(ctx, inst, estimates, label=f"{label}: the variance promise")
 
 
 def expect_less_variance(ctx, inst: Instance, estimates: torch.Tensor, *, label: str) -> None:
@@ -200,94 +209,3 @@ def cv_table(p, f, g, n: int) -> list[tuple[float, float, float]]:
         ddof, _ = oracle.control_variate(fs, gs, known, rule="beta_ddof")
         out.append((estimate, se, ddof))
     return out
-
-
-def expect_some_draws(ctx, value, outcomes, dtype, *, rows: int, label: str, constant: bool = False) -> None:
-    """Each row's (estimate, se) is that of some n draws, to the dtype's tolerance. With a ``constant`` control
-    beta is 0 in every row, so a row that fits no draws is evidence that the beta = 0 rule is broken."""
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        fail(f"{label} must return a pair (estimate, se)", kind=Evidence.STRUCTURAL)
-    estimates = expect_tensor(value[0], name=f"{label} estimate", shape=(rows,), dtype=dtype, device=ctx.device)
-    errors = expect_tensor(value[1], name=f"{label} se", shape=(rows,), dtype=dtype, device=ctx.device)
-    tolerance = 1e-9 if dtype == torch.float64 else 1e-4
-    scale = 1.0 + max(abs(e) for e, _, _ in outcomes)
-    failing, named = [], None
-    for b, (est, err) in enumerate(zip(estimates.tolist(), errors.tolist(), strict=True)):
-        if any(abs(est - e) <= tolerance * scale and abs(err - s) <= tolerance * scale for e, s, _ in outcomes):
-            continue
-        failing.append((b, est, err))
-        # Only an estimate speaks of beta: an estimate some draws give, with a wrong se, is another mistake.
-        if not any(abs(est - e) <= tolerance * scale for e, _, _ in outcomes):
-            if constant:
-                named = MISTAKES["cv_constant_control"]
-            elif named is None and any(abs(est - d) <= tolerance * scale for _, _, d in outcomes):
-                named = MISTAKES["cv_beta_ddof"]
-    if failing:
-        b, est, err = failing[0]
-        fail(
-            f"{label}: row {b} returned estimate {est!r} and se {err!r}, which no {len(outcomes)} ways the draws can "
-            f"fall give (beta fitted on the draws, 0 when the drawn g are all equal); {len(failing)} of {rows} rows so",
-            diagnosis=named,
-            rule=rule(label, "an estimate no draws can give", "某个估计值不可能由任何抽样给出"),
-            kind=Evidence.VALUE,
-        )
-
-
-def expect_large_values(
-    ctx, value, method: str, *, rows: int, n: int, label: str, low: float = 1000.0, small_values_ok: bool = False
-) -> None:
-    """Values ``low`` and ``low + 0.25`` with probability 1/2 each: the se must be the one the draws give
-    (float32).
-
-    ``small_values_ok``: the same function already gave the right se for ``low = 0``. Only then is an se
-    far off here named after the lost digits of the one-pass formula: a far-off se that is far off for
-    small values too (pairs that are not mirrored, a missing square root) is another mistake, and names
-    nothing here.
-    """
-    if not isinstance(value, (tuple, list)) or len(value) != 2:
-        fail(f"{label} must return a pair (estimate, se)", kind=Evidence.STRUCTURAL)
-    estimates = expect_tensor(value[0], name=f"{label} estimate", shape=(rows,), dtype=torch.float32, device=ctx.device)
-    errors = expect_tensor(value[1], name=f"{label} se", shape=(rows,), dtype=torch.float32, device=ctx.device)
-    high_value = f"{low + 0.25:g}"
-    if method == "antithetic":  # every row's estimate first: one row may hold n / 2 of each token by chance
-        for b, est in enumerate(estimates.tolist()):
-            if math.isfinite(est) and round((est - low) / 0.25 * n) != n // 2:
-                fail(
-                    f"{label}: row {b}'s estimate is {est!r}; with p = (1/2, 1/2) every pair (u, 1 - u) holds one "
-                    f"token of each, so the estimate is {low + 0.125:g} in every row",
-                    diagnosis=MISTAKES["antithetic_not_mirrored"],
-                    rule=rule(label, "a pair does not hold one token of each", "某一对没有各含一个 token"),
-                    kind=Evidence.VALUE,
-                )
-    for b, (est, err) in enumerate(zip(estimates.tolist(), errors.tolist(), strict=True)):
-        if not (math.isfinite(est) and math.isfinite(err)):
-            fail(
-                f"{label}: row {b} returned estimate {est!r} and se {err!r}; both must be finite",
-                rule=rule(label, "an estimate or a standard error is not finite", "估计值或标准误不是有限数"),
-                kind=Evidence.VALUE,
-            )
-        high = round((est - low) / 0.25 * n)  # draws of low + 0.25
-        if method == "antithetic":
-            expected = 0.0  # every pair is one of each token: the pair means never vary
-        elif method == "control_variate":
-            expected = 0.25 * math.sqrt(high * (n - high) / n / (n - 2) / n)
-        else:
-            expected = 0.25 * math.sqrt(high * (n - high) / n / (n - 1) / n)
-        if not (0 <= high <= n) or abs(err - expected) > 1e-4 * max(expected, 0.25 / n):
-            # lost digits are far off (the one-pass formula loses them all at 1000); a divisor off by one is
-            # a few per cent at n = 40 and is another mistake
-            far = abs(err - expected) > 0.05 * max(expected, 0.25 / n)
-            if small_values_ok:
-                what = rule(label, "a standard error loses its digits for large values", "值较大时标准误丢失了精度")
-            else:
-                what = rule(
-                    label, "a standard error differs from the one its draws give", "标准误与抽样结果给出的不一致"
-                )
-            fail(
-                f"{label}: row {b}'s standard error is {err!r}, but {high} draws of {high_value} among {n} give "
-                f"{expected:.6g}"
-                + (f" (values {low:g} and {high_value}; for 0 and 0.25 it was right)" if small_values_ok else ""),
-                diagnosis=MISTAKES["one_pass_variance"] if far and small_values_ok else None,
-                rule=what,
-                kind=Evidence.VALUE,
-            )
