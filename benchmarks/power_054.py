@@ -5,7 +5,7 @@
 
 Exercise 54 is a write-the-test exercise: the learner's test is judged by its false-failure rate
 against correct samplers (200 runs, the case fails at F >= 30) and its miss rate against each
-catalogued mistaken sampler (40 runs, fails at K >= 17). Two measurements:
+catalogued mistaken sampler (80 runs, fails at K >= 26). Two measurements:
 
 * **Each test's own rates, simulated in this process** (no sandbox: the tests are this repository's
   files): ``--runs`` runs against the correct samplers in turn give its false-failure rate, and as
