@@ -152,16 +152,22 @@ def expect_some_draws(ctx, value, outcomes, dtype, *, rows: int, label: str, con
     tolerance = 1e-9 if dtype == torch.float64 else 1e-4
     scale = 1.0 + max(abs(e) for e, _, _ in outcomes)
     failing, named = [], None
+    as_mismatched = []  # per row of a wrong estimate: whether the mismatched beta gives it for some draws
     for b, (est, err) in enumerate(zip(estimates.tolist(), errors.tolist(), strict=True)):
         if any(abs(est - e) <= tolerance * scale and abs(err - s) <= tolerance * scale for e, s, _ in outcomes):
             continue
         failing.append((b, est, err))
         # Only an estimate speaks of beta: an estimate some draws give, with a wrong se, is another mistake.
-        if not any(abs(est - e) <= tolerance * scale for e, _, _ in outcomes):
-            if constant:
-                named = MISTAKES["cv_constant_control"]
-            elif named is None and any(abs(est - d) <= tolerance * scale for _, _, d in outcomes):
-                named = MISTAKES["cv_beta_ddof"]
+        wrong_estimate = not any(abs(est - e) <= tolerance * scale for e, _, _ in outcomes)
+        if wrong_estimate and constant:
+            named = MISTAKES["cv_constant_control"]
+        if wrong_estimate:
+            as_mismatched.append(any(abs(est - d) <= tolerance * scale for _, _, d in outcomes))
+    # The mismatched normalization only where every row with a wrong estimate (two at least) reads as it: one
+    # estimate may equal some draws' mismatched value by chance (a beta of the wrong sign did, in one judging
+    # of ten). A row whose estimate is right and se wrong says nothing of beta.
+    if named is None and not constant and len(as_mismatched) >= 2 and all(as_mismatched):
+        named = MISTAKES["cv_beta_ddof"]
     if failing:
         b, est, err = failing[0]
         fail(

@@ -68,19 +68,25 @@ def test_tiny_strata(sub, ctx):
     checks50.check_strata_independent(sub, ctx, STRATA_ROWS)
 
 
+def _control_variate(sub, ctx, p, f, g, rows: int, draws: int, *, scale: float = 1.0):
+    """``control_variate_estimate`` on ``rows`` copies of one float64 row (probs times ``scale``)."""
+    copies = {name: torch.tensor([row] * rows, dtype=torch.float64) for name, row in (("p", p), ("f", f), ("g", g))}
+    return sub.control_variate_estimate(
+        probs=copies["p"] * scale,
+        values=copies["f"],
+        control=copies["g"],
+        num_samples=draws,
+        generator=ctx.generator(),
+    )
+
+
 def test_tiny_fitted_beta(sub, ctx):
     """control_variate_estimate: 32 rows whose estimate and standard error must be those of some 5 draws
 
     zh: control_variate_estimate：32 行，每行的估计值与标准误都必须对应某 5 次抽样的结果
     """
     rows, dtype = BETA_ROWS, torch.float64
-    value = sub.control_variate_estimate(
-        probs=torch.tensor([frozen50.BETA_P] * rows, dtype=dtype),
-        values=torch.tensor([frozen50.BETA_F] * rows, dtype=dtype),
-        control=torch.tensor([frozen50.BETA_G] * rows, dtype=dtype),
-        num_samples=frozen50.BETA_DRAWS,
-        generator=ctx.generator(),
-    )
+    value = _control_variate(sub, ctx, frozen50.BETA_P, frozen50.BETA_F, frozen50.BETA_G, rows, frozen50.BETA_DRAWS)
     checks50.expect_some_draws(
         ctx,
         value,
@@ -106,12 +112,9 @@ def test_tiny_control_variate_statistics(sub, ctx):
     """
     rows, dtype = STATS_ROWS, torch.float64
     name = "control_variate_estimate"
-    value = sub.control_variate_estimate(
-        probs=torch.tensor([frozen50.STATS_P] * rows, dtype=dtype) * 2,  # times 2 (exact): rows not summing to 1
-        values=torch.tensor([frozen50.STATS_F] * rows, dtype=dtype),
-        control=torch.tensor([frozen50.STATS_G] * rows, dtype=dtype),
-        num_samples=frozen50.STATS_DRAWS,
-        generator=ctx.generator(),
+    # probs times 2 (exact): rows that do not sum to 1
+    value = _control_variate(
+        sub, ctx, frozen50.STATS_P, frozen50.STATS_F, frozen50.STATS_G, rows, frozen50.STATS_DRAWS, scale=2.0
     )
     checks50.expect_estimates(
         ctx,
