@@ -28,14 +28,16 @@ from .readable50 import FUNCTION, ReadableRows, check_readable, readable_rows
 CONTRACT_P = (0.3, 0.7)
 CONTRACT_DRAWS = 4
 CONSTANT_CALLS = 32  # a random outcome repeats itself 32 times with probability below 0.5^32
+# Calls of six readable rows per method and dtype: a wrong pairing (or strata) may give all six rows of one set
+# draws a right one could give, by chance; across four sets it shows.
+READABLE_SETS = {"plain": 1, "antithetic": 4, "stratified": 4, "control_variate": 1}
 
 
-def readable_sets(sub, ctx, method: str, dtype: torch.dtype, sets: int) -> None:
-    """``sets`` calls of six readable rows each (a wrong pairing, or strata, may give all six rows of one set
-    draws a right one could give, by chance; across several sets it shows)."""
+def readable_sets(sub, ctx, method: str, dtype: torch.dtype) -> None:
+    """``READABLE_SETS[method]`` calls of six readable rows each, every one checked by ``check_readable``."""
     # n = 7 for the control variate: the mean of seven 0.1 is not 0.1, so the spread of equal g_i is not 0
     n = 7 if method == "control_variate" else 8
-    for k in range(sets):
+    for k in range(READABLE_SETS[method]):
         label = f"readable {method} {dtype}" + (f" {k}" if k else "")  # the first set as it always was
         rows = readable_rows(random.Random(ctx.fresh_seed(label)), method, dtype, num_samples=n)
         value = getattr(sub, FUNCTION[method])(**rows.kwargs(), generator=ctx.generator())
