@@ -144,7 +144,7 @@ class Report:
     diagnosis: str | None = None  # the headline's known mistake: see judge.engine.runner's headline rule
     output: str = ""  # the tail of what the learner's code printed
     environment: dict[str, Any] = field(default_factory=dict)
-    # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.engine.runner.TimeSplit`.
+    # Where time_ms went (milliseconds; ``calls`` a count): see :class:`judge.engine.timesplit.TimeSplit`.
     timing: dict[str, float] = field(default_factory=dict)
     # Probe name -> 16 hex digits of its outputs' hash (judge.engine.probing), for the site's
     # similarity pages only: None when not asked for. Never part of what a learner is shown.
