@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Protocol
 
 ASYMPTOTIC_SAFETY = 10.0
 # Fixed levels for the checks whose tails are exact or whose fakes land far away.
@@ -39,6 +40,15 @@ POOLED_KINDS = ("fit", "pairs", "calibration", "unbiased")
 # Of those, the ones whose tails are approximations, charged ASYMPTOTIC_SAFETY x alpha: the
 # G-tests (chi-square upper tail) and the unbiasedness z-test (normal tail).
 ASYMPTOTIC_KINDS = ("fit", "pairs", "unbiased")
+
+
+class Spending(Protocol):
+    """What a check sees of the budget (``ctx.budget``): the run's :class:`FalseFailureBudget`, a case's
+    :class:`CaseBudget`, or a stage's share of either (judge.checks.sequential)."""
+
+    def spend(self, kind: str) -> float: ...
+
+    def alpha(self, kind: str) -> float: ...
 
 
 class BudgetExceeded(RuntimeError):
@@ -96,7 +106,6 @@ class FalseFailureBudget:
 
     total: float
     declared: BudgetDeclaration
-    spent: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
     used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
@@ -131,19 +140,62 @@ class FalseFailureBudget:
             if self.used[kind] >= limit:
                 raise BudgetExceeded(f"more {kind} checks than the {limit} the suites declared")
             self.used[kind] += 1
-            # What a fit check may really cost, allowing its asymptotic tail to be 10x off.
-            self.spent[kind] += alpha * (ASYMPTOTIC_SAFETY if kind in ASYMPTOTIC_KINDS else 1.0)
         return alpha
+
+    @property
+    def spent(self) -> dict[str, float]:
+        """What the checks charged so far, per kind: each check of a kind has the kind's alpha, so the
+        count times its charge (exactly: no sum of floats whose order the lanes' timing would decide)."""
+        return {kind: self.used[kind] * charge(kind, self._alpha_or_zero(kind)) for kind in KINDS}
+
+    def _alpha_or_zero(self, kind: str) -> float:
+        return self.alpha(kind) if self.used[kind] else 0.0
+
+    def take_back(self, case: CaseBudget) -> None:
+        """Forget what ``case`` spent: a case the run dropped from its report (judge.engine.settling),
+        so that the report's budget counts the reported cases only, whatever ran meanwhile."""
+        with self._lock:
+            for kind in KINDS:
+                self.used[kind] -= case.used[kind]
 
     def summary(self) -> dict:
         """The report's ``false_failure_budget`` object."""
+        spent = self.spent
         return {
             "total": self.total,
-            "spent": sum(self.spent.values()),
+            "spent": sum(spent.values()),
             "fit_alpha": self.alpha("fit") if self.declared.fit else None,
             "asymptotic_safety": ASYMPTOTIC_SAFETY,
-            "checks": {k: {"declared": self.limit(k), "used": self.used[k], "spent": self.spent[k]} for k in KINDS},
+            "checks": {k: {"declared": self.limit(k), "used": self.used[k], "spent": spent[k]} for k in KINDS},
         }
 
     def limit(self, kind: str) -> int:
         return self.declared.count(kind)
+
+
+def charge(kind: str, alpha: float) -> float:
+    """What a check of ``kind`` at ``alpha`` may really cost: a G-test or z-test allowing its asymptotic
+    tail to be ``ASYMPTOTIC_SAFETY`` times off, any other its alpha."""
+    return alpha * (ASYMPTOTIC_SAFETY if kind in ASYMPTOTIC_KINDS else 1.0)
+
+
+class CaseBudget:
+    """One case's view of its run's budget (the ``ctx.budget`` its checks see): each spend is the run's,
+    and is also tallied here, so that the run can take back what a case it drops had spent
+    (:meth:`FalseFailureBudget.take_back`). Everything else is the run's budget's."""
+
+    def __init__(self, run: FalseFailureBudget) -> None:
+        self.run = run
+        self.used: dict[str, int] = dict.fromkeys(KINDS, 0)
+
+    def spend(self, kind: str) -> float:
+        """:meth:`FalseFailureBudget.spend` on the run's budget, counted for this case."""
+        alpha = self.run.spend(kind)
+        self.used[kind] += 1
+        return alpha
+
+    def alpha(self, kind: str) -> float:
+        return self.run.alpha(kind)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.run, name)

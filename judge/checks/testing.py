@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from judge.checks.base import CheckFailed, CheckMisuse, _misuse, rule
-from judge.checks.budget import FalseFailureBudget
+from judge.checks.budget import Spending
 from judge.checks.evidence import Evidence
 from judge.i18n import Bilingual
 from judge.learner.code import KEPT_GENERATORS
@@ -89,7 +89,7 @@ class Context:
 
     seed: int
     device: str
-    budget: FalseFailureBudget
+    budget: Spending  # the run's FalseFailureBudget, as the case's CaseBudget (or a stage's share of it)
     # Wall-clock seconds the learner's calls may still take in this case (the cap is for code that
     # sleeps or blocks). Only time inside calls is charged: the judge's own work between calls
     # (cases, targets, statistics) never is, so a busy judge cannot turn a correct answer into TLE.
@@ -104,6 +104,9 @@ class Context:
     # they raise later is torch's (softmax of an integer tensor), not a function not written yet.
     returned: set[str] = field(default_factory=set)
     visible: bool = False
+    # Whether staged checks may stop at an early stage (judge.checks.sequential): the run's choice
+    # (grade(..., sequential=...)); False draws every staged sample whole, in one stage.
+    sequential: bool = True
     _generators: int = 0
     _kept_generators: int = 0
 

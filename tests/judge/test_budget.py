@@ -9,6 +9,7 @@ from judge.checks.budget import (
     INDEPENDENCE_ALPHA,
     BudgetDeclaration,
     BudgetExceeded,
+    CaseBudget,
     FalseFailureBudget,
 )
 
@@ -103,3 +104,19 @@ def test_a_rates_check_is_charged_one_unit_where_a_pooled_check_takes_ten():
     assert sum(mixed.spent.values()) <= 1e-6
     with pytest.raises(BudgetExceeded, match="more rates checks than the 10 the suites declared"):
         mixed.spend("rates")
+
+
+def test_a_case_budget_spends_the_runs_and_the_run_can_take_it_back():
+    """What a dropped case spent (judge.engine.settling) leaves the run's summary exactly as if it never ran."""
+    run = FalseFailureBudget(1e-6, BudgetDeclaration(fit=3, independence=1))
+    kept, dropped = CaseBudget(run), CaseBudget(run)
+    kept.spend("fit")
+    before = run.summary()
+    assert dropped.spend("fit") == run.alpha("fit") and dropped.spend("independence") == INDEPENDENCE_ALPHA
+    assert run.used["fit"] == 2 and dropped.used["fit"] == 1 and kept.used["fit"] == 1
+    run.take_back(dropped)
+    assert run.summary() == before
+    kept.spend("fit")
+    kept.spend("fit")
+    with pytest.raises(BudgetExceeded):  # the declaration is the run's, whichever case spends
+        kept.spend("fit")
