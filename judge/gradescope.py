@@ -141,7 +141,8 @@ def grade(
     if isinstance(found, Path):
         from judge.engine.runner import judge_file
 
-        report = judge_file(exercise, found, seed=seed, launcher=launcher)
+        # A Gradescope score is the sum of the cases passed: every case runs (settle=False), staged or not.
+        report = judge_file(exercise, found, seed=seed, launcher=launcher, settle=False)
         results = results_json(report, full_hidden=True, hidden_visibility=hidden_visibility, lang=lang)
     else:
         results = {

@@ -23,6 +23,7 @@ BROWSER_SUBSET = (
     "judge.browser.learner",
     "judge.browser.torchlike",
     "judge.engine.runner",
+    "judge.engine.settling",
     "judge.engine.timesplit",
     "judge.engine.probing",
     # What the runner and an exercise's public and tiny suites import.

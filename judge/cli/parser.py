@@ -39,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     test.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
     test.add_argument(
+        "--fixed",
+        action="store_true",
+        help="run every case on its whole sample (default: stop at the first case that names a mistake, "
+        "and draw large samples in stages; docs/statistics.md, 'Sequential verdicts')",
+    )
+    test.add_argument(
         "--junit", metavar="FILE", default=None, help="also write the report to FILE as JUnit XML (for CI tools)"
     )
     test.add_argument(

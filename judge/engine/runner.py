@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING
 
 from judge import JUDGE_VERSION
 from judge.checks.base import CheckFailed
-from judge.checks.budget import BudgetDeclaration, FalseFailureBudget
+from judge.checks.budget import BudgetDeclaration, CaseBudget, FalseFailureBudget
 from judge.checks.distributions import too_regular
 from judge.checks.evidence import Evidence
 from judge.checks.testing import SEED_BITS, Context, Submission, derive_seed
+from judge.engine.settling import Settlement
 from judge.engine.timesplit import TimeSplit
 from judge.exercises.exercise import Exercise
 from judge.exercises.suites import CaseSpec, load_suite
@@ -162,6 +163,8 @@ def grade(
     process: Learner | None = None,
     lanes: int = 1,
     fingerprint: bool = False,
+    sequential: bool = True,
+    settle: bool | None = None,
 ) -> Report:
     """Judge the learner's ``source`` (text); never raises for anything the learner's code does.
 
@@ -182,6 +185,11 @@ def grade(
     sandbox) gives at most that many.
     Raises ``ValueError`` for ``lanes`` below 1. ``fingerprint``: after the cases, the report's
     ``fingerprint`` of the exercise's probes (:mod:`judge.engine.probing`; asked by the site only).
+    ``sequential`` (the default): the run stops once a failing case names a mistake
+    (:mod:`judge.engine.settling`), and staged checks draw in stages, stopping at the first that
+    rejects (:mod:`judge.checks.sequential`); False runs every case on its whole sample.
+    ``settle`` (default: as ``sequential``) decides the first alone: False where a score counts the
+    cases passed (a course's submission on the site), which then all run, staged or not.
     """
     learner_source = LearnerSource(source, filename, str(import_dir) if import_dir is not None else None)
     return _Run(
@@ -195,6 +203,8 @@ def grade(
         process=process,
         lanes=lanes,
         fingerprint=fingerprint,
+        sequential=sequential,
+        settle=settle,
     ).report()
 
 
@@ -210,11 +220,13 @@ def judge_file(
     launcher: Launcher | None = None,
     lanes: int = 1,
     fingerprint: bool = False,
+    sequential: bool = True,
+    settle: bool | None = None,
 ) -> Report:
     """Judge the learner's file at ``path``: :func:`grade` on its text, named as the file is named,
     with its folder for helper modules. A file that cannot be read, is not UTF-8 or is too large
-    is CE (the same messages whatever the level); ``process``, ``launcher``, ``lanes`` and
-    ``fingerprint`` as for :func:`grade`.
+    is CE (the same messages whatever the level); ``process``, ``launcher``, ``lanes``,
+    ``fingerprint``, ``sequential`` and ``settle`` as for :func:`grade`.
     """
     try:
         learner_source, unreadable = LearnerSource.from_file(Path(path)), None
@@ -232,6 +244,8 @@ def judge_file(
         unreadable=unreadable,
         lanes=lanes,
         fingerprint=fingerprint,
+        sequential=sequential,
+        settle=settle,
     ).report()
 
 
@@ -293,6 +307,8 @@ class _Run:
         unreadable: LoadFailed | None = None,
         lanes: int = 1,
         fingerprint: bool = False,
+        sequential: bool = True,
+        settle: bool | None = None,
     ) -> None:
         if isinstance(lanes, bool) or not isinstance(lanes, int) or lanes < 1:
             raise ValueError(f"lanes must be a whole number of at least 1, got {lanes!r}")
@@ -303,6 +319,8 @@ class _Run:
         self.progress_lock = threading.Lock()
         self.unreadable = unreadable
         self.fingerprint = fingerprint
+        self.sequential = sequential
+        self.settlement = Settlement(enabled=sequential if settle is None else settle)
         self.master_seed = secrets.randbits(SEED_BITS) if seed is None else int(seed)
         _judge_on_one_thread()
         self.started = time.monotonic()
@@ -458,7 +476,7 @@ class _Run:
         """Every case, each lane its share in order (the first lane in this thread, the others in
         their own), replacing learners that die; then the too-regular case over what passed."""
         count = len(self.lanes)
-        outcomes: dict[int, tuple[CaseResult, list[tuple[float, int, float]]]] = {}
+        outcomes: dict[int, _Outcome] = {}
         shares = lane_shares([case.weight for case in self.specs], count)
         failures: list[BaseException] = []
         threads = [
@@ -479,13 +497,22 @@ class _Run:
                 thread.join()
         if failures:  # a bug of the judge in another lane's thread: raised here, as it would be in one lane
             raise failures[0]
+        deciding = self.settlement.deciding
         for index, case in enumerate(self.specs):
-            result, fit_statistics = outcomes[index]
+            if deciding is not None and index > deciding:  # run or not, dropped: see judge.engine.settling
+                self.result.cases.append(self.settlement.settled(case, self.specs[deciding]))
+                spent = outcomes[index][2] if index in outcomes else None
+                if spent is not None:  # another lane ran it meanwhile: its spending is not reported
+                    self.budget.take_back(spent)
+                continue
+            result, fit_statistics, _ = outcomes[index]
             if fit_statistics:
                 self.fit_groups.append((case.title, fit_statistics))
             self.result.cases.append(result)
-        if self.fit_groups:
+        if self.fit_groups and deciding is None:
             self.result.cases.append(_too_regular_case(self.fit_groups, self.budget))
+        elif self.fit_groups and deciding is not None:
+            self.result.cases.append(self.settlement.settled(_too_regular_result(), self.specs[deciding]))
         outputs = [lane.output() for lane in self.lanes]
         # Each lane's tail on lines of its own, in the lanes' order.
         last = len(outputs) - 1
@@ -497,7 +524,7 @@ class _Run:
         self,
         lane: _Lane,
         share: list[int],
-        outcomes: dict[int, tuple[CaseResult, list[tuple[float, int, float]]]],
+        outcomes: dict[int, _Outcome],
         failures: list[BaseException],
     ) -> None:
         started = time.monotonic()
@@ -508,22 +535,25 @@ class _Run:
         finally:
             lane.busy_s = time.monotonic() - started
 
-    def _run_lane(
-        self, lane: _Lane, share: list[int], outcomes: dict[int, tuple[CaseResult, list[tuple[float, int, float]]]]
-    ) -> None:
+    def _run_lane(self, lane: _Lane, share: list[int], outcomes: dict[int, _Outcome]) -> None:
         """Run the cases numbered ``share`` (in order) on ``lane``'s learner; each outcome goes
         into ``outcomes`` under its case's number (one key per thread: no lock needed)."""
         for index in share:
             case = self.specs[index]
+            if self.settlement.skip(index):
+                continue
             if self.progress:
                 with self.progress_lock:
                     self.progress(case.title, index, len(self.specs))
             failed = self._learner_for(lane, case)
             if failed is not None:
-                outcomes[index] = (failed, [])
+                outcomes[index] = (failed, [], None)
                 continue
             assert lane.process is not None  # _learner_for started one, or reported why not
-            outcomes[index] = _run_case(case, lane.process, self.exercise, self.master_seed, self.device, self.budget)
+            outcomes[index] = _run_case(
+                case, lane.process, self.exercise, self.master_seed, self.device, self.budget, self.sequential
+            )
+            self.settlement.record(index, outcomes[index][0])
 
     def _learner_for(self, lane: _Lane, case: CaseSpec) -> CaseResult | None:
         """Make sure ``lane`` has a live learner ready for ``case``; the case's result when it cannot run."""
@@ -626,10 +656,20 @@ def _internal_error(public: str, detail: str, exc_info: bool = False) -> str:
     return f"{public} (not your fault; internal error {reference})"
 
 
+# A case's result, its fit statistics (when it passed) and what it spent of the budget (None: it never ran).
+_Outcome = tuple[CaseResult, list[tuple[float, int, float]], CaseBudget | None]
+
+
 def _run_case(
-    case: CaseSpec, process: Learner, exercise: Exercise, master_seed: int, device: str, budget: FalseFailureBudget
-) -> tuple[CaseResult, list[tuple[float, int, float]]]:
-    """Run one test function; return its result and, when it passed, its fit statistics."""
+    case: CaseSpec,
+    process: Learner,
+    exercise: Exercise,
+    master_seed: int,
+    device: str,
+    budget: FalseFailureBudget,
+    sequential: bool = True,
+) -> _Outcome:
+    """Run one test function; return its result, its fit statistics when it passed, and what it spent."""
     case_seed = derive_seed(master_seed, case.suite, case.name)
     # The limit is the learner's CPU time (what load on the machine does not stretch), read from
     # the kernel; the wall clock only caps code that sleeps or blocks, and only the time spent in
@@ -637,14 +677,16 @@ def _run_case(
     # statistics) runs in this process and counts against neither.
     cpu_clock = getattr(process, "cpu_time_s", None)  # None: an in-process learner (the browser's)
     cpu_start = cpu_clock() if cpu_clock else 0.0
+    spent = CaseBudget(budget)
     ctx = Context(
         seed=case_seed,
         device=device,
-        budget=budget,
+        budget=spent,
         wall_left_s=exercise.wall_cap_s,
         cpu_deadline=cpu_start + exercise.time_limit_s if cpu_clock else float("inf"),
         cpu_limit_s=exercise.time_limit_s,
         visible=case.suite != HIDDEN,
+        sequential=sequential,
     )
     submission = Submission(
         process, tuple(f.name for f in exercise.functions), lambda: ctx, inputs_read_only=exercise.inputs_read_only
@@ -695,7 +737,12 @@ def _run_case(
     if result.statistic is None and ctx.records:
         decisive = min(ctx.records, key=lambda r: r.p_value / r.alpha if r.alpha else float("inf"))
         result.statistic, result.p_value = decisive.statistic, decisive.p_value
-    return result, (ctx.fit_statistics if result.verdict is Verdict.AC else [])
+    return result, (ctx.fit_statistics if result.verdict is Verdict.AC else []), spent
+
+
+def _too_regular_result() -> CaseResult:
+    """The judge's own too-regular case, passed until a test says otherwise (a fresh one each time)."""
+    return CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular", Verdict.AC, title_zh="抽样结果不过分规整")
 
 
 def _too_regular_case(
@@ -704,7 +751,7 @@ def _too_regular_case(
     """One lower-tail test per case that ran fit checks (summing a case's rows, not the whole run's:
     a long-tail row whose pooled counts look random would dilute the others)."""
     started = time.perf_counter()
-    case = CaseResult(TOO_REGULAR_CASE, "judge", "Draws are not too regular", Verdict.AC, title_zh="抽样结果不过分规整")
+    case = _too_regular_result()
     for title, statistics in fit_groups:
         alpha = budget.spend("too_regular")
         test, declined = too_regular(statistics, alpha)

@@ -255,7 +255,7 @@ def test_a_starter_gets_no_diagnosis_and_a_list_of_what_is_not_implemented(exerc
 
 
 def test_a_half_done_submission_names_the_mistake_of_what_is_written(exercise, learner_file):
-    report = judge_file(exercise, learner_file(HALF_DONE), seed=3)
+    report = judge_file(exercise, learner_file(HALF_DONE), seed=3, settle=False)  # every case runs
     assert report.diagnosis == "adds two, listed"
     assert report.not_implemented == ["other"]
     assert {c.name: c.diagnosis for c in report.cases} == {
@@ -264,6 +264,10 @@ def test_a_half_done_submission_names_the_mistake_of_what_is_written(exercise, l
         "helper_names_every_exception": None,
         "bad_inputs": None,
     }
+    # Settled at the case that names the mistake: the same headline, the later cases not run.
+    settled = judge_file(exercise, learner_file(HALF_DONE), seed=3)
+    assert settled.diagnosis == report.diagnosis and settled.message == report.message
+    assert [c.verdict.value for c in settled.cases] == ["WA", "SK", "SK", "SK"]
 
 
 def _report(*cases: CaseResult, diagnosis: str | None) -> Report:

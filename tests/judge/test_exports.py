@@ -25,7 +25,8 @@ def flip(p, n, generator=None):
 
 @pytest.fixture(scope="module")
 def reports() -> dict[str, dict]:
-    """Exercise 1 judged: the reference, a mistake only a hidden case sees, code that raises, a syntax error."""
+    """Exercise 1 judged: the reference, a mistake only a hidden case sees, code that raises, a syntax error.
+    Every case runs (``settle=False``), as for a score that counts the cases passed (``--results-json``)."""
     exercise = resolve("1")
     sources = {
         "reference": exercise.reference_path.read_text(encoding="utf-8"),
@@ -34,7 +35,7 @@ def reports() -> dict[str, dict]:
         "syntax": "def flip(p, n, generator=None:\n",
     }
     return {
-        name: judge.grade(exercise, source, seed=SEED, launcher=LocalLauncher()).to_json()
+        name: judge.grade(exercise, source, seed=SEED, launcher=LocalLauncher(), settle=False).to_json()
         for name, source in sources.items()
     }
 

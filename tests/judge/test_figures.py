@@ -203,7 +203,7 @@ def test_a_real_run_of_too_narrow_error_bars_draws_their_coverage():
     exercise = resolve("44")
     patch = PROJECT / "solutions/044-importance-sampling/wrong/se_divides_by_n.patch"
     wrong = expanded_path(patch, exercise.reference_path)
-    report = judge_file(exercise, wrong, seed=1, suites=("tiny",)).to_json()
+    report = judge_file(exercise, wrong, seed=1, suites=("tiny",), settle=False).to_json()  # the case below runs
     (case,) = [c for c in report["cases"] if c["name"] == "calibrated"]
     (figure,) = [check["figure"] for check in case["checks"] if check["figure"]]
     assert figure["type"] == "calibration" and [level["z"] for level in figure["levels"]] == [1.0, 2.0]
@@ -222,7 +222,8 @@ def test_the_figures_go_to_the_browser_and_import_nothing_but_the_standard_libra
 def test_a_real_run_of_43_draws_the_number_accepted_with_its_own_noun():
     exercise = resolve("43")
     patch = PROJECT / "solutions/043-speculative-sampling/wrong/num_counts_all_acceptances.patch"
-    report = judge_file(exercise, expanded_path(patch, exercise.reference_path), seed=1, suites=("public",)).to_json()
+    path = expanded_path(patch, exercise.reference_path)
+    report = judge_file(exercise, path, seed=1, suites=("public",), settle=False).to_json()  # every case runs
     figures_of = [check["figure"] for case in report["cases"] for check in case["checks"] if check["figure"]]
     accepted = [figure for figure in figures_of if figure["outcome"] == "number accepted"]
     assert accepted and accepted[0]["outcome_zh"] == "接受个数"

@@ -422,3 +422,31 @@ def test_past_the_cap_a_wait_for_a_verdict_answers_at_once(site, monkeypatch):
     for holder in holders:
         holder.join(30)
     assert not any(holder.is_alive() for holder in holders)
+
+
+def test_a_course_submission_runs_every_case_and_a_practice_one_stops_at_the_named_mistake(site, launcher):
+    """A course's score is the share of cases passed (web.teaching.counting): every case runs there.
+    Practice has no score: it stops at the first case that names the mistake, with the same verdict."""
+    from web.core.models import Course
+
+    queue = GradingQueue(site, launcher, workers=1)
+    with site() as session:
+        exercise = session.scalar(select(Exercise).where(Exercise.number == 39))
+        user = session.scalar(select(User))
+        course = Course(name="a course", join_code="settling-course")
+        session.add(course)
+        session.flush()
+        practice = queue.submit(session, user, exercise, WRONG).id
+        counted = queue.submit(session, user, exercise, WRONG, course_id=course.id).id
+    queue.start()
+    try:
+        rows = {row.id: row for row in _wait_until_done(site, 2)}
+    finally:
+        queue.stop()
+    practice_report, course_report = rows[practice].current.report_json, rows[counted].current.report_json
+    assert practice_report["verdict"] == course_report["verdict"] == "WA"
+    assert practice_report["diagnosis"] == course_report["diagnosis"] == "top-k keeps one token too many (k+1)"
+    skipped = [case for case in practice_report["cases"] if case["verdict"] == "SK"]
+    assert skipped and all(case["message"].startswith("not run: the verdict was settled") for case in skipped)
+    assert all(case["verdict"] != "SK" for case in course_report["cases"])
+    assert course_report["score"]["passed"] > practice_report["score"]["passed"]

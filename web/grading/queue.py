@@ -115,6 +115,8 @@ class Claim:
     # What to judge, read in the claim's own transaction (None only in the claim _give_up writes IE for).
     exercise_number: int | None = None
     code: str | None = None
+    # Submitted for a course: its score (the share of cases passed, web.teaching.counting) counts.
+    in_course: bool = False
 
 
 def worker_name(thread: str = "") -> str:
@@ -414,9 +416,9 @@ class GradingQueue:
                     continue
                 # What to judge, in the same transaction: a grading costs the database two, its
                 # claim and its result, and no session is held while it is judged.
-                number, code = session.execute(_WHAT_TO_JUDGE, {"p_submission": submission_id}).one()
+                number, code, course = session.execute(_WHAT_TO_JUDGE, {"p_submission": submission_id}).one()
                 session.commit()
-                return Claim(picked, submission_id, attempts + 1, number, code)
+                return Claim(picked, submission_id, attempts + 1, number, code, course is not None)
 
     def _give_up(self, session: Session, grading_id: int, attempts: int, still: list) -> None:
         """Store IE for a grading whose judging kept being interrupted (it may kill its grader)."""
@@ -640,6 +642,9 @@ class GradingQueue:
         try:
             # fingerprint: the probes' hashes for the instructors' similarity pages (docs/similarity-behaviour.md);
             # stored with the report, never shown to the learner (web.access.presenting picks what a learner sees).
+            # A course submission's score is the share of its cases passed, so it runs every case; a
+            # practice one stops at the first case that names a mistake (docs/statistics.md, "Sequential
+            # verdicts"). Staged samples stop early either way: that changes no case's verdict.
             return grade(
                 exercise,
                 code,
@@ -648,6 +653,7 @@ class GradingQueue:
                 lanes=self.lanes,
                 progress=recorder,
                 fingerprint=True,
+                settle=not claim.in_course,
             )
         finally:
             recorder.close()
@@ -717,7 +723,7 @@ _TAKE = (
     )
 )
 _WHAT_TO_JUDGE = (
-    select(Exercise.number, Submission.code)
+    select(Exercise.number, Submission.code, Submission.course_id)
     .join(Submission, Submission.exercise_id == Exercise.id)
     .where(Submission.id == _parameter("p_submission", Submission.id))
 )
