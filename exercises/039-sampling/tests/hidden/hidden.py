@@ -2,14 +2,16 @@
 
 Deterministic checks of ``sampling_probs`` against the exact float64 target come first (frozen rows,
 then rows generated under the case's seed: ``generated.py``), each with its exact zeros and its tiny
-positive values; then the draws of ``sample``: hard checks (shape, range, support, greedy), goodness
-of fit per row, independence within a row (at three distances) and across rows, single draws
-(``num_samples=1``), the generator contract (the seed decides, the generator advances, torch's global
-generator is left alone, rows wherever they stand), a phase with extreme uniform values and every draw
-site pushed to each extreme in turn; last, bad inputs, listed and generated from the contract
-(``specs.py``), and the legal corners the contract allows. Every call also checks that the learner's
-function left its input tensors as they were. A mistake is named only on evidence of the whole failing
-call (``naming.py``).
+positive values; then the draws of ``sample``: hard checks (shape, range, support, greedy), the
+generator contract (the seed decides, the generator advances, torch's global generator is left alone,
+rows wherever they stand), a phase with extreme uniform values and every draw site pushed to each
+extreme in turn; then goodness of fit per row, independence within a row (at three distances) and
+across rows, single draws (``num_samples=1``); last, bad inputs, listed and generated from the
+contract (``specs.py``), and the legal corners the contract allows. Cheap decisive evidence comes
+before the large samples because a run stops at the first case that names a mistake
+(judge/engine/settling.py); the large samples are drawn in stages (judge/checks/sequential.py).
+Every call also checks that the learner's function left its input tensors as they were. A mistake is
+named only on evidence of the whole failing call (``naming.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from judge.checks.independence import (
     expect_independent_within_row,
 )
 from judge.checks.refusals import BadCall, expect_calls_refused
+from judge.checks.sequential import staged
 from judge.checks.testing import lane_weight
 from judge.i18n import Bilingual
 
@@ -364,247 +367,6 @@ def test_sample_greedy(sub, ctx):
             )
 
 
-# --- sample: distributions ----------------------------------------------------------------
-
-
-@lane_weight(26)
-def test_sample_mixed_rows(sub, ctx):
-    """sample: eight rows with their own parameters follow their distributions
-
-    zh: sample：八行各自的参数下，抽样服从各自的分布
-    """
-    kinds, batch, copies = cases.mixed_rows(), cases.mixed_rows_repeated(), cases.MIXED_COPIES
-    draws = _draw(sub, ctx, batch, MIXED_DRAWS)
-    grouped = _check_kinds(ctx, draws, batch, kinds, copies, what=WHAT_MIXED, fit_kinds=[0, 1, 2, 3, 4, 5, 7])
-    # After the fits: a wrong distribution is diagnosed as such, not as dependence. Each copy's draws
-    # are one row of the call ([copies, n]): paired within itself, next to each other, half a row
-    # apart and mirrored.
-    for row in PAIR_ROWS:
-        expect_independent_within_row(
-            ctx,
-            grouped[row].reshape(copies, MIXED_DRAWS),
-            kinds.exact.probs[row],
-            label=f"{WHAT_MIXED}, row {row} ({kinds.labels[row]})",
-            public=row_title(WHAT_MIXED, row, kinds.labels),
-        )
-    first, second = ACROSS_ROWS
-    expect_independent_across_rows(
-        ctx,
-        grouped[first].reshape(copies, MIXED_DRAWS),
-        grouped[second].reshape(copies, MIXED_DRAWS),
-        kinds.exact.probs[first],
-        kinds.exact.probs[second],
-        label=f"{WHAT_MIXED}: rows {first} and {second} (different parameters)",
-        public=Bilingual(f"{WHAT_MIXED}, rows {first} and {second}", f"{WHAT_MIXED.zh}，第 {first} 行与第 {second} 行"),
-    )
-    expect_independent_rows(
-        ctx,
-        grouped[2],
-        grouped[5],
-        kinds.exact.probs[2],
-        label=f"{WHAT_MIXED}: rows 2 and 5 (identical inputs)",
-        public=Bilingual(f"{WHAT_MIXED}, rows 2 and 5", f"{WHAT_MIXED.zh}，第 2 行与第 5 行"),
-    )
-
-
-def _check_kinds(
-    ctx,
-    draws: torch.Tensor,
-    batch: cases.Batch,
-    kinds: cases.Batch,
-    copies: int,
-    *,
-    what: Bilingual,
-    fit_kinds: list[int],
-    fallback=lambda kind: None,
-) -> torch.Tensor:
-    """Support for every row of a repeated batch, then a fit for each kind in ``fit_kinds`` over all
-    of its copies' draws; returns the draws grouped by kind (``[kinds, copies * n]``). A failure is
-    diagnosed from the counts of the whole kind (one row's few draws say little): the known mistake
-    that they name when it explains every kind, else ``fallback(kind)`` (a diagnosis of its own
-    evidence, or None) when no known mistake explains them."""
-    grouped = cases.by_kind(draws, kinds.logits.shape[0])
-    vocab = batch.logits.shape[1]
-    try:
-        expect_support(
-            draws, batch.exact.probs, what=what, why_excluded=batch.exact.why_excluded, row_labels=batch.labels
-        )
-    except CheckFailed as failure:
-        if ((draws < 0) | (draws >= vocab)).any():
-            raise  # not even token ids: nothing to diagnose from counts
-        kind = int((~torch.gather(batch.exact.probs > 0, 1, draws)).any(dim=1).nonzero()[0]) // copies
-        counts = [torch.bincount(g, minlength=vocab) for g in grouped]
-        alternatives, truth = kinds.row_alternatives(kind), kinds.exact.probs[kind]
-        # The fallback only on its own evidence, and where no known mistake explains the counts.
-        failure.diagnosis = (
-            _copies_share(draws, kind, copies, kinds)
-            or _whole_call(best_alternative(counts[kind], alternatives, truth=truth), counts, kinds)
-            or (None if explaining_alternatives(counts[kind], alternatives, truth=truth) else fallback(kind))
-        )
-        raise
-    for kind in fit_kinds:
-        try:
-            expect_distribution(
-                ctx,
-                grouped[kind],
-                kinds.exact.probs[kind],
-                alternatives=lambda k=kind: kinds.row_alternatives(k),
-                label=f"{what}, rows of the kind {kind} ({kinds.labels[kind]})",
-                public=Bilingual(
-                    f"{what}, rows of the kind '{kinds.labels[kind].public}'",
-                    f"{what.zh}，类型为“{kinds.labels[kind].public.zh}”的行",
-                ),
-            )
-        except CheckFailed as failure:
-            counts = [torch.bincount(g, minlength=vocab) for g in grouped]
-            failure.diagnosis = (
-                _copies_share(draws, kind, copies, kinds)
-                or _whole_call(failure.diagnosis, counts, kinds)
-                or (None if failure.explained_by else fallback(kind))
-            )
-            raise
-    return grouped
-
-
-def _copies_share(draws: torch.Tensor, kind: int, copies: int, kinds: cases.Batch) -> Bilingual | None:
-    """The rows diagnosis when the copies of one kind of row drew (nearly) the same tokens: far more
-    often than independent draws of the learner's own distribution for that kind agree (the sum of its
-    squared frequencies; a row that always draws one token agrees with itself by right), which one
-    uniform shared by rows does."""
-    rows = draws[kind * copies : (kind + 1) * copies]
-    if rows.shape[0] < 2:
-        return None
-    agree = float((rows[1:] == rows[:-1]).double().mean())
-    chance = collision(rows, kinds.logits.shape[1])
-    return ROWS_SHARE_DIAGNOSIS if agree > (1 + chance) / 2 else None
-
-
-@lane_weight(11)
-def test_sample_large_vocabulary(sub, ctx):
-    """sample: a 32 000-token Zipf-like vocabulary
-
-    zh: sample：32 000 个 token 的类 Zipf 词表
-    """
-    batch = cases.zipf_rows()
-    draws = _draw(sub, ctx, batch, ZIPF_DRAWS)
-    _check_draws(
-        ctx, draws, batch, what=Bilingual("sample over 32 000 tokens", "sample（32 000 个 token）"), fit_rows=[0, 1, 2]
-    )
-
-
-@lane_weight(4)
-def test_sample_real_logits(sub, ctx):
-    """sample: a real language model's next-token logits (a peaked head, a long tail)
-
-    zh: sample：真实语言模型给出的下一个 token 的 logits（头部集中，尾部很长）
-    """
-    batch = cases.real_rows()
-    draws = _draw(sub, ctx, batch, REAL_DRAWS)
-    _check_draws(
-        ctx,
-        draws,
-        batch,
-        what=Bilingual("sample on a language model's logits", "sample（语言模型的 logits）"),
-        fit_rows=list(range(batch.logits.shape[0])),
-    )
-
-
-def test_sample_float64(sub, ctx):
-    """sample: float64 logits
-
-    zh: sample：float64 的 logits
-    """
-    batch = cases.float64_rows()
-    draws = _draw(sub, ctx, batch, SMALL_DRAWS)
-    _check_draws(
-        ctx, draws, batch, what=Bilingual("sample on float64 logits", "sample（float64 的 logits）"), fit_rows=[0, 1]
-    )
-
-
-def test_sample_scalar_parameters(sub, ctx):
-    """sample: scalar parameters
-
-    zh: sample：标量参数
-    """
-    batch = cases.scalar_rows()
-    draws = _draw(sub, ctx, batch, SMALL_DRAWS, per_row=False)
-    _check_draws(
-        ctx, draws, batch, what=Bilingual("sample with scalar parameters", "sample（标量参数）"), fit_rows=[0, 1]
-    )
-
-
-def test_sample_top_k_edges(sub, ctx):
-    """sample: top_k = 1 (ties at the top all stay), top_k above and equal to V
-
-    zh: sample：top_k = 1（最大值并列时全部保留）、top_k 大于或等于 V
-    """
-    batch = cases.top_k_edge_rows()
-    # The same call short of top_k >= V first: a crash there is no evidence about that rule.
-    sub.sample(batch.logits, num_samples=SMALL_DRAWS, generator=ctx.generator(), **_top_k_below_vocab(batch))
-    with diagnosed(TOP_K_ABOVE_V, raised_only=True):
-        draws = _draw(sub, ctx, batch, SMALL_DRAWS)
-    # Row 1 keeps one token: the support check is all there is to test.
-    _check_draws(
-        ctx, draws, batch, what=Bilingual("sample with extreme top_k", "sample（极端的 top_k）"), fit_rows=[0, 2, 3]
-    )
-
-
-@lane_weight(14)
-def test_single_draws(sub, ctx):
-    """sample: num_samples=1, the call a decoder makes, follows every rule
-
-    zh: sample：num_samples=1（解码器每一步的调用）同样遵守每一条规则
-    """
-    batch, kinds = cases.single_draw_rows(), cases.single_draw_kinds()
-    what = Bilingual("sample with num_samples=1", "sample（num_samples=1）")
-    draws = _draw(sub, ctx, batch, 1)
-    # The same call with two draws per row: the evidence that one draw takes another path (the same
-    # rows, so nothing but num_samples differs). Not judged here: the other cases judge num_samples > 1.
-    many = sub.sample(batch.logits, num_samples=2, generator=ctx.generator(), **batch.param_tensors())
-    vocab = kinds.logits.shape[1]
-    many_counts = (
-        [torch.bincount(row.clamp(0, vocab - 1), minlength=vocab) for row in cases.by_kind(many, kinds.logits.shape[0])]
-        if isinstance(many, torch.Tensor)
-        and tuple(many.shape) == (batch.logits.shape[0], 2)
-        and many.dtype == torch.int64
-        else None
-    )
-
-    def single_path(kind: int) -> Bilingual | None:
-        """SINGLE_DRAW where the many-draw call of this kind drew only allowed tokens and its counts
-        differ from the single draws' (p < 1e-6): num_samples=1 takes a path of its own."""
-        if many_counts is None:
-            return None
-        ones = torch.bincount(cases.by_kind(draws, kinds.logits.shape[0])[kind].clamp(0, vocab - 1), minlength=vocab)
-        allowed = kinds.exact.probs[kind] > 0
-        if bool((many_counts[kind][~allowed] > 0).any()):
-            return None
-        return SINGLE_DRAW if differs(ones, many_counts[kind]) < 1e-6 else None
-
-    # Kind 2 is greedy: the support check allows its one token only.
-    _check_kinds(
-        ctx, draws, batch, kinds, cases.SINGLE_DRAW_COPIES, what=what, fit_kinds=[0, 1, 3, 4], fallback=single_path
-    )
-
-
-@lane_weight(22)
-def test_sample_generated(sub, ctx):
-    """sample: generated rows (ties, tiny probabilities next to -inf, cuts just outside the margin, mixed dtypes)
-
-    zh: sample：生成的行（并列、-inf 旁的极小概率、刚好在余量之外的截断、参数 dtype 混用）
-    """
-    calls = generated.calls(ctx.fresh_seed("generated rows"))[:4]
-    for number, call in enumerate(calls):
-        what = Bilingual(f"sample on generated rows, call {number + 1}", f"sample（生成的行，第 {number + 1} 次调用）")
-        draws = sub.sample(call.logits, num_samples=GENERATED_DRAWS, generator=ctx.generator(), **call.arguments())
-        draws = expect_tensor(
-            draws, name="sample", shape=(call.logits.shape[0], GENERATED_DRAWS), dtype=torch.int64, device=ctx.device
-        )
-        # One fit per call of per-row parameters: its first row of several filters together.
-        fit_rows = [call.families.index(f) for f in call.families if f.startswith("order:")][:1] if number < 2 else []
-        _check_draws(ctx, draws, call, what=what, fit_rows=fit_rows)
-
-
 # --- randomness: the generator contract, extreme uniforms, every draw site --------------------------
 
 
@@ -772,6 +534,271 @@ def test_every_draw_site(sub, ctx):
                 _expect_extremes_allowed(draws, batch, what=what)
 
         expect_every_draw_site(sub, ctx, call, check, label=label)
+
+
+# --- sample: distributions ----------------------------------------------------------------
+
+
+@lane_weight(26)
+def test_sample_mixed_rows(sub, ctx):
+    """sample: eight rows with their own parameters follow their distributions
+
+    zh: sample：八行各自的参数下，抽样服从各自的分布
+    """
+    kinds = cases.mixed_rows()
+    staged(
+        ctx,
+        cases.MIXED_COPIES,
+        lambda start, count: _draw(sub, ctx, cases.repeated(kinds, count), MIXED_DRAWS),
+        lambda parts, stage: _check_mixed(ctx, _joined_copies(parts, kinds), kinds, stage.size),
+        unit="copies of each row",
+    )
+
+
+def _joined_copies(parts: list[torch.Tensor], kinds: cases.Batch) -> torch.Tensor:
+    """The stages' draws of a repeated batch (each ``[kinds * copies_k, n]``) as one repeated batch's
+    ``[kinds * copies, n]``: each kind's copies together, the stages' in order."""
+    n = parts[0].shape[1]
+    blocks = [part.reshape(kinds.logits.shape[0], -1, n) for part in parts]
+    return torch.cat(blocks, dim=1).reshape(-1, n)
+
+
+def _check_mixed(ctx, draws: torch.Tensor, kinds: cases.Batch, copies: int) -> None:
+    """The mixed rows' checks on ``copies`` copies of each kind: support and fits, then (a wrong
+    distribution is diagnosed as such, not as dependence) independence within a row, across rows
+    and between twin rows."""
+    batch = cases.repeated(kinds, copies)
+    grouped = _check_kinds(ctx, draws, batch, kinds, copies, what=WHAT_MIXED, fit_kinds=[0, 1, 2, 3, 4, 5, 7])
+    # Each copy's draws are one row of the call ([copies, n]): paired within itself, next to each
+    # other, half a row apart and mirrored.
+    for row in PAIR_ROWS:
+        expect_independent_within_row(
+            ctx,
+            grouped[row].reshape(copies, MIXED_DRAWS),
+            kinds.exact.probs[row],
+            label=f"{WHAT_MIXED}, row {row} ({kinds.labels[row]})",
+            public=row_title(WHAT_MIXED, row, kinds.labels),
+        )
+    first, second = ACROSS_ROWS
+    expect_independent_across_rows(
+        ctx,
+        grouped[first].reshape(copies, MIXED_DRAWS),
+        grouped[second].reshape(copies, MIXED_DRAWS),
+        kinds.exact.probs[first],
+        kinds.exact.probs[second],
+        label=f"{WHAT_MIXED}: rows {first} and {second} (different parameters)",
+        public=Bilingual(f"{WHAT_MIXED}, rows {first} and {second}", f"{WHAT_MIXED.zh}，第 {first} 行与第 {second} 行"),
+    )
+    expect_independent_rows(
+        ctx,
+        grouped[2],
+        grouped[5],
+        kinds.exact.probs[2],
+        label=f"{WHAT_MIXED}: rows 2 and 5 (identical inputs)",
+        public=Bilingual(f"{WHAT_MIXED}, rows 2 and 5", f"{WHAT_MIXED.zh}，第 2 行与第 5 行"),
+    )
+
+
+def _check_kinds(
+    ctx,
+    draws: torch.Tensor,
+    batch: cases.Batch,
+    kinds: cases.Batch,
+    copies: int,
+    *,
+    what: Bilingual,
+    fit_kinds: list[int],
+    fallback=lambda kind: None,
+) -> torch.Tensor:
+    """Support for every row of a repeated batch, then a fit for each kind in ``fit_kinds`` over all
+    of its copies' draws; returns the draws grouped by kind (``[kinds, copies * n]``). A failure is
+    diagnosed from the counts of the whole kind (one row's few draws say little): the known mistake
+    that they name when it explains every kind, else ``fallback(kind)`` (a diagnosis of its own
+    evidence, or None) when no known mistake explains them."""
+    grouped = cases.by_kind(draws, kinds.logits.shape[0])
+    vocab = batch.logits.shape[1]
+    try:
+        expect_support(
+            draws, batch.exact.probs, what=what, why_excluded=batch.exact.why_excluded, row_labels=batch.labels
+        )
+    except CheckFailed as failure:
+        if ((draws < 0) | (draws >= vocab)).any():
+            raise  # not even token ids: nothing to diagnose from counts
+        kind = int((~torch.gather(batch.exact.probs > 0, 1, draws)).any(dim=1).nonzero()[0]) // copies
+        counts = [torch.bincount(g, minlength=vocab) for g in grouped]
+        alternatives, truth = kinds.row_alternatives(kind), kinds.exact.probs[kind]
+        # The fallback only on its own evidence, and where no known mistake explains the counts.
+        failure.diagnosis = (
+            _copies_share(draws, kind, copies, kinds)
+            or _whole_call(best_alternative(counts[kind], alternatives, truth=truth), counts, kinds)
+            or (None if explaining_alternatives(counts[kind], alternatives, truth=truth) else fallback(kind))
+        )
+        raise
+    for kind in fit_kinds:
+        try:
+            expect_distribution(
+                ctx,
+                grouped[kind],
+                kinds.exact.probs[kind],
+                alternatives=lambda k=kind: kinds.row_alternatives(k),
+                label=f"{what}, rows of the kind {kind} ({kinds.labels[kind]})",
+                public=Bilingual(
+                    f"{what}, rows of the kind '{kinds.labels[kind].public}'",
+                    f"{what.zh}，类型为“{kinds.labels[kind].public.zh}”的行",
+                ),
+            )
+        except CheckFailed as failure:
+            counts = [torch.bincount(g, minlength=vocab) for g in grouped]
+            failure.diagnosis = (
+                _copies_share(draws, kind, copies, kinds)
+                or _whole_call(failure.diagnosis, counts, kinds)
+                or (None if failure.explained_by else fallback(kind))
+            )
+            raise
+    return grouped
+
+
+def _copies_share(draws: torch.Tensor, kind: int, copies: int, kinds: cases.Batch) -> Bilingual | None:
+    """The rows diagnosis when the copies of one kind of row drew (nearly) the same tokens: far more
+    often than independent draws of the learner's own distribution for that kind agree (the sum of its
+    squared frequencies; a row that always draws one token agrees with itself by right), which one
+    uniform shared by rows does."""
+    rows = draws[kind * copies : (kind + 1) * copies]
+    if rows.shape[0] < 2:
+        return None
+    agree = float((rows[1:] == rows[:-1]).double().mean())
+    chance = collision(rows, kinds.logits.shape[1])
+    return ROWS_SHARE_DIAGNOSIS if agree > (1 + chance) / 2 else None
+
+
+@lane_weight(11)
+def test_sample_large_vocabulary(sub, ctx):
+    """sample: a 32 000-token Zipf-like vocabulary
+
+    zh: sample：32 000 个 token 的类 Zipf 词表
+    """
+    batch = cases.zipf_rows()
+    draws = _draw(sub, ctx, batch, ZIPF_DRAWS)
+    _check_draws(
+        ctx, draws, batch, what=Bilingual("sample over 32 000 tokens", "sample（32 000 个 token）"), fit_rows=[0, 1, 2]
+    )
+
+
+@lane_weight(4)
+def test_sample_real_logits(sub, ctx):
+    """sample: a real language model's next-token logits (a peaked head, a long tail)
+
+    zh: sample：真实语言模型给出的下一个 token 的 logits（头部集中，尾部很长）
+    """
+    batch = cases.real_rows()
+    staged(
+        ctx,
+        REAL_DRAWS,
+        lambda start, count: _draw(sub, ctx, batch, count),
+        lambda parts, stage: _check_draws(
+            ctx,
+            torch.cat(list(parts), dim=1),
+            batch,
+            what=Bilingual("sample on a language model's logits", "sample（语言模型的 logits）"),
+            fit_rows=list(range(batch.logits.shape[0])),
+        ),
+    )
+
+
+def test_sample_float64(sub, ctx):
+    """sample: float64 logits
+
+    zh: sample：float64 的 logits
+    """
+    batch = cases.float64_rows()
+    draws = _draw(sub, ctx, batch, SMALL_DRAWS)
+    _check_draws(
+        ctx, draws, batch, what=Bilingual("sample on float64 logits", "sample（float64 的 logits）"), fit_rows=[0, 1]
+    )
+
+
+def test_sample_scalar_parameters(sub, ctx):
+    """sample: scalar parameters
+
+    zh: sample：标量参数
+    """
+    batch = cases.scalar_rows()
+    draws = _draw(sub, ctx, batch, SMALL_DRAWS, per_row=False)
+    _check_draws(
+        ctx, draws, batch, what=Bilingual("sample with scalar parameters", "sample（标量参数）"), fit_rows=[0, 1]
+    )
+
+
+def test_sample_top_k_edges(sub, ctx):
+    """sample: top_k = 1 (ties at the top all stay), top_k above and equal to V
+
+    zh: sample：top_k = 1（最大值并列时全部保留）、top_k 大于或等于 V
+    """
+    batch = cases.top_k_edge_rows()
+    # The same call short of top_k >= V first: a crash there is no evidence about that rule.
+    sub.sample(batch.logits, num_samples=SMALL_DRAWS, generator=ctx.generator(), **_top_k_below_vocab(batch))
+    with diagnosed(TOP_K_ABOVE_V, raised_only=True):
+        draws = _draw(sub, ctx, batch, SMALL_DRAWS)
+    # Row 1 keeps one token: the support check is all there is to test.
+    _check_draws(
+        ctx, draws, batch, what=Bilingual("sample with extreme top_k", "sample（极端的 top_k）"), fit_rows=[0, 2, 3]
+    )
+
+
+@lane_weight(14)
+def test_single_draws(sub, ctx):
+    """sample: num_samples=1, the call a decoder makes, follows every rule
+
+    zh: sample：num_samples=1（解码器每一步的调用）同样遵守每一条规则
+    """
+    batch, kinds = cases.single_draw_rows(), cases.single_draw_kinds()
+    what = Bilingual("sample with num_samples=1", "sample（num_samples=1）")
+    draws = _draw(sub, ctx, batch, 1)
+    # The same call with two draws per row: the evidence that one draw takes another path (the same
+    # rows, so nothing but num_samples differs). Not judged here: the other cases judge num_samples > 1.
+    many = sub.sample(batch.logits, num_samples=2, generator=ctx.generator(), **batch.param_tensors())
+    vocab = kinds.logits.shape[1]
+    many_counts = (
+        [torch.bincount(row.clamp(0, vocab - 1), minlength=vocab) for row in cases.by_kind(many, kinds.logits.shape[0])]
+        if isinstance(many, torch.Tensor)
+        and tuple(many.shape) == (batch.logits.shape[0], 2)
+        and many.dtype == torch.int64
+        else None
+    )
+
+    def single_path(kind: int) -> Bilingual | None:
+        """SINGLE_DRAW where the many-draw call of this kind drew only allowed tokens and its counts
+        differ from the single draws' (p < 1e-6): num_samples=1 takes a path of its own."""
+        if many_counts is None:
+            return None
+        ones = torch.bincount(cases.by_kind(draws, kinds.logits.shape[0])[kind].clamp(0, vocab - 1), minlength=vocab)
+        allowed = kinds.exact.probs[kind] > 0
+        if bool((many_counts[kind][~allowed] > 0).any()):
+            return None
+        return SINGLE_DRAW if differs(ones, many_counts[kind]) < 1e-6 else None
+
+    # Kind 2 is greedy: the support check allows its one token only.
+    _check_kinds(
+        ctx, draws, batch, kinds, cases.SINGLE_DRAW_COPIES, what=what, fit_kinds=[0, 1, 3, 4], fallback=single_path
+    )
+
+
+@lane_weight(22)
+def test_sample_generated(sub, ctx):
+    """sample: generated rows (ties, tiny probabilities next to -inf, cuts just outside the margin, mixed dtypes)
+
+    zh: sample：生成的行（并列、-inf 旁的极小概率、刚好在余量之外的截断、参数 dtype 混用）
+    """
+    calls = generated.calls(ctx.fresh_seed("generated rows"))[:4]
+    for number, call in enumerate(calls):
+        what = Bilingual(f"sample on generated rows, call {number + 1}", f"sample（生成的行，第 {number + 1} 次调用）")
+        draws = sub.sample(call.logits, num_samples=GENERATED_DRAWS, generator=ctx.generator(), **call.arguments())
+        draws = expect_tensor(
+            draws, name="sample", shape=(call.logits.shape[0], GENERATED_DRAWS), dtype=torch.int64, device=ctx.device
+        )
+        # One fit per call of per-row parameters: its first row of several filters together.
+        fit_rows = [call.families.index(f) for f in call.families if f.startswith("order:")][:1] if number < 2 else []
+        _check_draws(ctx, draws, call, what=what, fit_rows=fit_rows)
 
 
 # --- bad input ------------------------------------------------------------------------------

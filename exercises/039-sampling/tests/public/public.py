@@ -13,6 +13,7 @@ from judge.checks.budget import BudgetDeclaration
 from judge.checks.distributions import expect_distribution, expect_support
 from judge.checks.exact import expect, expect_close, expect_tensor
 from judge.checks.refusals import expect_raises
+from judge.checks.sequential import staged
 
 BUDGET = BudgetDeclaration(fit=1)
 
@@ -88,15 +89,27 @@ def test_sample_distribution(sub, ctx):
     zh: top_p=0.8 下的 4 000 次抽样服从 [0.6285, 0.2312, 0.1402, 0]
     """
     expected = torch.tensor([[0.628532, 0.231224, 0.140244, 0.0]], dtype=torch.float64)
-    draws = sub.sample(torch.tensor([LOGITS]), num_samples=4000, top_p=0.8, generator=ctx.generator())
-    draws = expect_tensor(draws, name="sample", shape=(1, 4000), dtype=torch.int64, device=ctx.device)
-    expect_support(
-        draws,
-        expected,
-        what="sample(top_p=0.8)",
-        why_excluded=lambda row, token: "it is outside the nucleus of top_p=0.8",
+
+    def draw(start: int, count: int) -> torch.Tensor:
+        draws = sub.sample(torch.tensor([LOGITS]), num_samples=count, top_p=0.8, generator=ctx.generator())
+        draws = expect_tensor(draws, name="sample", shape=(1, count), dtype=torch.int64, device=ctx.device)
+        expect_support(
+            draws,
+            expected,
+            what="sample(top_p=0.8)",
+            why_excluded=lambda row, token: "it is outside the nucleus of top_p=0.8",
+        )
+        return draws[0]
+
+    # Drawn in stages (judge.checks.sequential): a wrong sampler is rejected after a sixteenth of them.
+    staged(
+        ctx,
+        4000,
+        draw,
+        lambda parts, stage: expect_distribution(
+            ctx, torch.cat(list(parts)), expected[0] / expected[0].sum(), label="sample(top_p=0.8)"
+        ),
     )
-    expect_distribution(ctx, draws[0], expected[0] / expected[0].sum(), label="sample(top_p=0.8)")
 
 
 def test_negative_temperature(sub, ctx):
