@@ -38,12 +38,16 @@ What is measured, per peer and exercise, at the peer's own sample size and at Pr
 Call pattern. vLLM, FlashInfer, TensorRT-LLM, ARENA and StochasticGrade draw one token per call (a
 batch of copies of the row, or a loop of calls); PyTorch draws ``n`` samples in one call. Drawing
 one token per row of 39's row-by-row solutions costs ~40 us a row, so for 39 the one-draw peers get
-ProbJudge's own layout (1 000 copies of each row, ``n / 1 000`` draws each, read column by column)
+ProbJudge's own layout (1 000 copies of each row, ``n / 1 000`` draws each; its columns
+shuffled, then read column by column, so a draw's place in its copy does not matter)
 and PyTorch one call with ``num_samples = n``. The ``num_samples = 1`` path is therefore not taken:
 ``single_draw_skips_filters`` and ``single_draw_ignores_generator`` are missed here by every peer
 (a peer calling with one draw would see the first). In 43 every draw is its own row, as in the peers'
-tests. The real runs draw at most ``--max-draws`` tokens per row (default 409 600,
-StochasticGrade's last stage): FlashInfer's 5 M run at that cap there, and in full on exact counts.
+tests. The real runs draw at most ``--max-draws`` tokens per row (39: 409 600, StochasticGrade's last
+stage; 43: 102 400, its fifth, as each draw is a row of ``verify``): the schedules and FlashInfer's
+5 M run at that cap there (a row-by-row file gets fewer, ``--file-seconds``), in full on exact counts.
+A criterion that fails correct samplers often also "catches" mistakes by chance: read the misses
+together with the false failures.
 
 ProbJudge's own figures: its false-failure bound (``exercise.false_failure_budget``, 1e-6 per
 submission) and the catalogued mistakes it misses (0: ``make check`` rejects every wrong solution
@@ -474,7 +478,7 @@ class Exercise39:
 
     def draw(self, module, length: int, columns: bool, generator: torch.Generator) -> list[SequenceCounts]:
         """Each row's sequence of ``length`` draws: one call with ``num_samples=length`` (``columns``),
-        or ProbJudge's layout (copies x length / copies), read column by column."""
+        or ProbJudge's layout (copies x length / copies), columns shuffled, read column by column."""
         rows = len(self.targets)
         params = self.batch.param_tensors()
         if columns:
@@ -489,6 +493,11 @@ class Exercise39:
                 generator=generator,
                 **{k: v[index].clone() for k, v in params.items()},
             )
+            # The columns in a random order (one order for every copy), then read column by column: a
+            # draw's place in its copy, which a peer drawing one token per call never sees, cannot bias
+            # a prefix (sorted draws), and copies that draw alike (shared uniforms) still do.
+            shuffle = torch.Generator().manual_seed(int(torch.randint(2**62, (1,), generator=generator)))
+            draws = draws[:, torch.randperm(width, generator=shuffle)]
             per_row = [draws[r * self.copies : (r + 1) * self.copies].T.reshape(-1)[:length] for r in range(rows)]
         vocab = self.batch.logits.shape[1]
         return [SequenceCounts(_checked(d, vocab), vocab) for d in per_row]
@@ -660,22 +669,28 @@ def draw_lengths(exercise, cap: int) -> tuple[int, int]:
 
 
 def run_solution(exercise, module, seed: int, cap: int) -> dict[tuple[str, str], bool]:
-    """One run of every peer at both sizes on real draws of ``module``: (peer, size) -> passed."""
+    """One run of every peer at both sizes on real draws of ``module``: (peer, size) -> passed. The
+    one-draw peers share one draw of the longest length they need; a peer drawing n in one call gets
+    a call of exactly n per size (a prefix of a longer call would see the order of its draws)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    calls, columns = draw_lengths(exercise, cap)
+    calls, _ = draw_lengths(exercise, cap)
     results: dict[tuple[str, str], bool] = {}
-    drawn: dict[bool, list | None] = {}
+    drawn: dict[tuple[bool, int], list | None] = {}
     for peer in PEERS:
         mode = peer.columns and exercise.number == "39"
-        if mode not in drawn:
-            try:
-                drawn[mode] = exercise.draw(module, columns if mode else calls, mode, generator)
-            except Exception:  # noqa: BLE001 - any error of the solution fails the peer's test
-                drawn[mode] = None
         for size_name in SIZES:
-            sources = drawn[mode]
+            if mode:
+                length = max(min(peer.needed(sizes_for(peer, t)[size_name]), cap) for t in exercise.targets)
+            else:
+                length = calls
+            if (mode, length) not in drawn:
+                try:
+                    drawn[(mode, length)] = exercise.draw(module, length, mode, generator)
+                except Exception:  # noqa: BLE001 - any error of the solution fails the peer's test
+                    drawn[(mode, length)] = None
+            sources = drawn[(mode, length)]
             results[(peer.name, size_name)] = sources is not None and judge_sources(
                 peer, sources, exercise.targets, size_name, rng, cap
             )
@@ -790,6 +805,7 @@ def summarise(exercise, ffr: dict, runs: int, files_ok: list[dict], wrong: list[
             "missed_total": pj["missed"],
             "mistakes": len(wrong),
             "measured": pj["measured"],
+            "not_as_promised": pj.get("not_as_promised", []),
         }
     )
     return table
