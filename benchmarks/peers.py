@@ -54,8 +54,8 @@ submission) and the catalogued mistakes it misses (0: ``make check`` rejects eve
 with its diagnosis; ``--judge`` measures it here with ``check_exercise`` under one master seed, which
 takes minutes).
 
-Sizes: the default run takes about 4 minutes on 2 shared cores, ``--quick`` about 1 minute. Exit 0
-always (a report), unless something crashes.
+Sizes: the default run takes about 4 minutes on 2 shared cores, ``--quick`` about 2 (figures and
+what they mean: docs/benchmarks.md, "peers.py"). Exit 0 always (a report), unless something crashes.
 """
 
 from __future__ import annotations
