@@ -2,7 +2,8 @@
 """ProbJudge against its peers' criteria: how other projects' sampler tests fare on exercises 39 and 43.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/peers.py [--quick] [--runs R] [--catalogue-runs 5]
-        [--file-runs 1] [--max-draws 409600] [--only 39|43] [--judge] [--seed N] [--json PATH]
+        [--file-runs 1] [--max-draws N] [--file-seconds 8] [--only 39|43] [--judge] [--detail]
+        [--seed N] [--json PATH]
 
 Six pass criteria that other projects use to test samplers, each rewritten from its public test code
 (the source is in each function's docstring), are applied to ProbJudge's own catalogues:
@@ -207,9 +208,9 @@ TRTLLM_TOLERANCE = 0.01
 
 
 def trtllm(src, target: np.ndarray, rng: np.random.Generator, size: int | None = None) -> bool:
-    """TensorRT-LLM's ``test_get_rejected_indices`` (NVIDIA/TensorRT-LLM,
-    tests/unittest/_torch/speculative/test_draft_target.py era: the test of
-    ``tensorrt_llm._torch.pyexecutor.sampler.get_rejected_indices``): 50 000 draws of the tested
+    """TensorRT-LLM's ``test_get_rejected_indices`` (NVIDIA/TensorRT-LLM, a unit test under
+    tests/unittest/_torch of ``tensorrt_llm._torch.pyexecutor.sampler.get_rejected_indices``; its file
+    name was not found offline): 50 000 draws of the tested
     sampler and 50 000 of a plain ``torch.multinomial`` on the target; passes when
     |KL(p || f) - KL(p || f_plain)| < 0.01 (``scipy.stats.entropy`` of the densities: an unseen token
     of positive target probability makes a KL infinite, and inf - inf is NaN, a failure)."""
@@ -257,9 +258,11 @@ ARENA_WORDS = 5
 
 
 def arena(src, target: np.ndarray, rng: np.random.Generator, size: int | None = None) -> bool:
-    """ARENA's sampling exercises (callummcdougall/ARENA_3.0, chapter1_transformer_interp, part 4
-    "Sampling from a transformer", the basic-sampling test after ``sample_next_token``): 10 000
-    calls of one draw, and for each of the 5 most likely tokens |observed freq - expected| < 0.01."""
+    """ARENA's sampling exercises (callummcdougall/ARENA_3.0, chapter1_transformer_interp, the
+    "Sampling from a transformer" exercises and solutions, the basic-sampling test after
+    ``TransformerSampler.sample_next_token``): 10 000 calls of one draw, and for each of the 5 most
+    likely tokens |observed freq - expected| < 0.01 (their expected values are the model's
+    probabilities rounded to 4 decimals; ours are exact)."""
     n = size or ARENA_DRAWS
     freq = src.counts(0, n) / n
     top = np.argsort(-target, kind="stable")[:ARENA_WORDS]
