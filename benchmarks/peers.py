@@ -331,8 +331,8 @@ def _harmonic_terms(total: int) -> tuple[float, float]:
 
 
 def stochasticgrade(src, target: np.ndarray, rng: np.random.Generator, size: int | None = None) -> bool:
-    """StochasticGrade (Choi, Kim, Piech et al., "StochasticGrade: a fast and accurate framework for
-    assessing stochastic programs", 2024; yunsungkim0908/stochasticgrade, stochasticgrade/grade.py and
+    """StochasticGrade ("StochasticGrade: a fast and accurate framework for assessing stochastic
+    programs", 2024; yunsungkim0908/stochasticgrade, stochasticgrade/grade.py and
     score.py, config_template.ini): 500 000 samples of the solution; the learner's program sampled on
     the schedule 400, 1 600, 6 400, 25 600, 102 400, 409 600 (each stage extends the last); at stage i
     of L the Anderson-Darling k-sample statistic (``scipy.stats.anderson_ksamp``, tokens as numbers)
