@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from judge.checks.testing import derive_seed
 from judge.engine.process import LearnerProcess, LoadFailed, LocalLauncher, ProcessFailed, SandboxFailure
 from judge.engine.runner import judge_file
+from judge.engine.settling import stopped_early
 from judge.exercises.exercise import Exercise
 from judge.exercises.folders import ExerciseError
 from judge.exercises.patches import PATCH_SUFFIX, StalePatch, expanded_path, patch_header
@@ -348,7 +349,24 @@ def check_exercise(
             browser_rule = _undetectable_passes
         else:
             expectation += also
-        results = judged(solution.path, lambda report: _rejected_as_promised(report, solution), browser_rule)
+
+        def rule(report: Report) -> str:
+            problem = _rejected_as_promised(report, solution)
+            if problem and stopped_early(report):
+                # Where the promised name is, below the headline: the cases a settled run skipped say.
+                full = judge_file(
+                    exercise,
+                    solution.path,
+                    seed=report.seed,
+                    device=device,
+                    suites=tuple(report.suites),
+                    launcher=launcher,
+                    settle=False,
+                )
+                problem = _rejected_as_promised(full, solution)
+            return problem
+
+        results = judged(solution.path, rule, browser_rule)
         return _aggregate(solution.name, expectation, results)
 
     def run_budget() -> CheckOutcome:

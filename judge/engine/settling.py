@@ -32,8 +32,16 @@ from dataclasses import dataclass, field
 
 from judge.exercises.suites import CaseSpec
 from judge.i18n import Bilingual, bilingual
-from judge.reports.report import CaseResult, is_failure
+from judge.reports.report import CaseResult, Report, is_failure
 from judge.verdicts import Verdict
+
+# The rule of a case skipped because an earlier one settled the run (the report's mark of it).
+SETTLED_RULE = Bilingual("not run: an earlier case settled the verdict", "未运行：前面的测试点已确定结果")
+
+
+def stopped_early(report: Report) -> bool:
+    """Whether ``report``'s run skipped cases because an earlier one settled it."""
+    return any(case.verdict is Verdict.SK and str(case.rule) == str(SETTLED_RULE) for case in report.cases)
 
 
 def settles(result: CaseResult) -> bool:
@@ -78,5 +86,5 @@ class Settlement:
                 title=Bilingual(deciding.title, deciding.title_zh or deciding.title),
             ),
             title_zh=case.title_zh,
-            rule=Bilingual("not run: an earlier case settled the verdict", "未运行：前面的测试点已确定结果"),
+            rule=SETTLED_RULE,
         )

@@ -118,5 +118,5 @@ def test_a_case_budget_spends_the_runs_and_the_run_can_take_it_back():
     assert run.summary() == before
     kept.spend("fit")
     kept.spend("fit")
-    with pytest.raises(BudgetExceeded):  # the declaration is the run's, whichever case spends
+    with pytest.raises(BudgetExceeded, match="more fit checks than the 3"):  # the declaration is the run's, whichever case spends
         kept.spend("fit")

@@ -81,7 +81,7 @@ def test_a_fixed_run_draws_in_one_stage_at_the_full_alpha():
 def test_a_total_that_is_not_a_count_is_refused(total):
     with pytest.raises(ValueError, match="whole number"):
         stage_plan(total)
-    with pytest.raises(CheckMisuse):
+    with pytest.raises(CheckMisuse, match="whole number of units"):
         staged(_ctx(), total, Draws(), lambda parts, stage: None)
 
 
@@ -115,7 +115,7 @@ def test_each_check_is_charged_once_by_the_first_stage_that_runs_it(declared, ra
             ctx.budget.spend("fit")
 
     if raises:
-        with pytest.raises(BudgetExceeded):
+        with pytest.raises(BudgetExceeded, match="more fit checks than the 2"):
             staged(ctx, 4000, Draws(), check)
     else:
         staged(ctx, 4000, Draws(), check)
@@ -226,7 +226,7 @@ def test_an_early_rejection_with_a_name_stops_the_sequence():
     def check(parts, stage):
         raise CheckFailed("rejected", diagnosis="named")
 
-    with pytest.raises(CheckFailed):
+    with pytest.raises(CheckFailed, match=r"rejected \[stage 1 of 3, after 250 of 4000 copies\]"):
         staged(ctx, 4000, draws, check, unit="copies")
     assert len(draws.calls) == 1
 
