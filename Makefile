@@ -143,6 +143,7 @@ bench: venv assets browser
 	$(PY) benchmarks/power_053.py
 	$(PY) benchmarks/power_054.py
 	$(PY) benchmarks/peers.py
+	$(PY) benchmarks/sequential.py
 	$(PY) benchmarks/calibration.py
 	$(PY) benchmarks/sandbox.py
 	$(PY) benchmarks/browser.py

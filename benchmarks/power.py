@@ -77,6 +77,12 @@ likely token to the second, and back the other way; the harder direction's P(kil
 suite's n (``--reps`` runs, one-sided 95 % Clopper-Pearson lower bound) is reported. The goal:
 >= 0.999 on the mixed kinds.
 
+**Stages.** The public 4 000 draws, the mixed rows and the real logits are drawn in stages
+(``judge.checks.sequential``: 1/16, 1/4 and all of the sample, alpha spent 1/20, 1/20, 9/10). Their
+rows are judged above at the last stage's share of the fit alpha (the earlier stages only add kills,
+so the figure is conservative), and a table gives, for each mistake decided on such a row, its margin
+and P(kill) at each stage: how often the sequence stops early.
+
 The G-test replicas used for speed are cross-checked against ``judge.checks.stats.g_test``.
 """
 
@@ -115,6 +121,7 @@ from judge.checks.budget import INDEPENDENCE_ALPHA, TOO_REGULAR_ALPHA, BudgetDec
 from judge.checks.distributions import too_regular  # noqa: E402
 from judge.checks.generator_contract import identical_draws_probability as identical_rows_probability  # noqa: E402
 from judge.checks.independence import expect_independent_within_row  # noqa: E402
+from judge.checks.sequential import stage_plan  # noqa: E402
 from judge.checks.testing import Context  # noqa: E402
 from judge.exercises.exercise import resolve  # noqa: E402
 from judge.exercises.suites import import_solution, load_suite  # noqa: E402
@@ -161,6 +168,25 @@ class Call:
     n: int  # draws per row (per kind of row for a repeated batch: draws * copies)
     per_row: bool  # parameters passed as per-row tensors (else scalars)
     copies: int = 1  # the suite draws from cases.repeated(batch, copies) and pools the copies of each kind
+    # Drawn in stages (judge.checks.sequential.staged) over ``units``: the copies of a repeated batch,
+    # else the draws per row. None: one stage at the whole alpha.
+    staged: bool = False
+
+    @property
+    def units(self) -> int:
+        """What the suite's stages count: copies of each kind, or draws per row."""
+        return self.copies if self.copies > 1 else self.n
+
+    def stages(self, alpha: float) -> list[tuple[int, float]]:
+        """(draws per row or kind, alpha) of each stage the suite runs on this call, the last the whole n."""
+        if not self.staged:
+            return [(self.n, alpha)]
+        per_unit = self.n // self.units
+        return [(stage.size * per_unit, alpha * stage.share) for stage in stage_plan(self.units)]
+
+    def last_alpha(self, alpha: float) -> float:
+        """The fit alpha of the whole sample: the last stage's share of it."""
+        return self.stages(alpha)[-1][1]
 
     @property
     def draws(self) -> int:
@@ -227,11 +253,11 @@ def load(exercise) -> Suite:
     public_batch = cases.Batch(public_logits, public_params, oracle.target(public_logits, public_params),
                                ["public top_p=0.8"])
     calls = [
-        Call("public", public_batch, "public/sample_distribution", PUBLIC_DRAWS, False),
+        Call("public", public_batch, "public/sample_distribution", PUBLIC_DRAWS, False, staged=True),
         Call("mixed", cases.mixed_rows(), "sample_mixed_rows", hidden.MIXED_DRAWS * cases.MIXED_COPIES, True,
-             cases.MIXED_COPIES),
+             cases.MIXED_COPIES, staged=True),
         Call("zipf", cases.zipf_rows(), "sample_large_vocabulary", hidden.ZIPF_DRAWS, True),
-        Call("real", cases.real_rows(), "sample_real_logits", hidden.REAL_DRAWS, True),
+        Call("real", cases.real_rows(), "sample_real_logits", hidden.REAL_DRAWS, True, staged=True),
         Call("float64", cases.float64_rows(), "sample_float64", hidden.SMALL_DRAWS, True),
         Call("scalar", cases.scalar_rows(), "sample_scalar_parameters", hidden.SMALL_DRAWS, False),
         Call("top_k_edges", cases.top_k_edge_rows(), "sample_top_k_edges", hidden.SMALL_DRAWS, True),
@@ -302,6 +328,7 @@ class RowSimulator:
     def __init__(self, p0: torch.Tensor, p1: torch.Tensor, fit: bool, alpha: float, seed: int,
                  crosscheck: CrossCheck) -> None:
         self.p0 = p0.to(torch.float64)
+        self.p1 = p1
         self.targets = self.p0.tolist()
         zero = self.p0 == 0
         self.q = min(1.0, max(0.0, float(p1[zero].sum())))
@@ -602,7 +629,10 @@ def analyse_distribution(suite: Suite, key: str, module, args, crosscheck: Cross
         p1 = mistaken[call.name][check.row]
         if torch.allclose(p1, check.target, rtol=1e-6, atol=1e-9):
             continue
-        sim = RowSimulator(check.target, p1, check.fit, suite.fit_alpha, seed + 7919 * index, crosscheck)
+        # A staged call decides the whole sample at its last stage's share of alpha (the earlier stages
+        # only add kills): the power at the full sample, counted conservatively.
+        alpha = call.last_alpha(suite.fit_alpha)
+        sim = RowSimulator(check.target, p1, check.fit, alpha, seed + 7919 * index, crosscheck)
         searches.append((screen(sim, check, args.screen_reps), sim))
     if not searches:
         return {"killing_check": "none: no row the suite draws from changes", "rows": []}
@@ -620,6 +650,7 @@ def analyse_distribution(suite: Suite, key: str, module, args, crosscheck: Cross
     best, sim = min(finished, key=lambda pair: (share(pair[0], pair[0].best(use_conf)),
                                                 share(pair[0], pair[0].best(False))))
     best.at_suite = sim.evaluate(best.check.n, args.reps)
+    stages = stage_margins(best, sim, suite, args, crosscheck, seed) if best.check.call.staged else []
     if best.q > 0 and best.n_support <= best.best(use_conf):
         killer = "support"
     elif best.q > 0:
@@ -630,10 +661,26 @@ def analyse_distribution(suite: Suite, key: str, module, args, crosscheck: Cross
         "killing_check": killer, "row": best.check.name, "case": best.check.call.case, "q": best.q,
         "n_point": best.n_point, "n_conf": best.n_conf, "n_support": best.n_support, "suite_n": best.check.n,
         "at_suite": best.at_suite, "file_matches_oracle": not file_mismatch, "file_mismatch_rows": file_mismatch,
+        "stages": stages,
         "rows": [{"row": s.check.name, "fit": s.check.fit, "q": s.q, "n_support": s.n_support,
                   "n_screen": s.n_screen, "n_point": s.n_point, "n_conf": s.n_conf, "suite_n": s.check.n,
                   "evaluations": s.evaluations} for s, _ in searches],
     }
+
+
+def stage_margins(best: RowSearch, sim: RowSimulator, suite: Suite, args, crosscheck: CrossCheck,
+                  seed: int) -> list[dict]:
+    """The deciding row's margin at each stage of its staged call: the stage's draws over the smallest n
+    whose P(kill) reaches the screen's level at the stage's alpha (the screen's doubling search), and
+    P(kill) at the stage itself (the chance the sequence stops there or before is at least that)."""
+    rows = []
+    for number, (n, alpha) in enumerate(best.check.call.stages(suite.fit_alpha), start=1):
+        stage_sim = RowSimulator(sim.p0, sim.p1, best.check.fit, alpha, seed + 104_729 * number, crosscheck)
+        needed = screen(stage_sim, best.check, args.screen_reps).n_screen
+        at = stage_sim.evaluate(n, args.screen_reps)
+        rows.append({"stage": number, "n": n, "alpha": alpha, "n_needed": needed,
+                     "margin": n / needed if needed else None, "p_kill": at["point"]})
+    return rows
 
 
 def analyse_shared_uniform(suite: Suite, module, args, seed: int) -> dict:
@@ -1220,7 +1267,8 @@ def shift_table(suite: Suite, args, crosscheck: CrossCheck, seed: int) -> list[d
             p1 = p0.clone()
             p1[source] -= SHIFT
             p1[sink] += SHIFT
-            sim = RowSimulator(p0, p1, True, suite.fit_alpha, seed + 7919 * index + source, crosscheck)
+            alpha = check.call.last_alpha(suite.fit_alpha)
+            sim = RowSimulator(p0, p1, True, alpha, seed + 7919 * index + source, crosscheck)
             result = sim.evaluate(check.n, args.reps)
             results.append((result["lower"], result["point"], source == first, result))
         lower, point, from_top, result = min(results, key=lambda r: (r[0], r[1]))
@@ -1467,6 +1515,21 @@ def main(argv: list[str] | None = None) -> int:
                                         f"max relative difference {crosscheck.max_relative_difference:.1e}, "
                                         f"{crosscheck.decision_mismatches} decision mismatches")
     console.print(notes)
+
+    staged = [entry for entry in results if entry.get("stages")]
+    if staged:
+        per_stage = Table(title="margins per stage (judge.checks.sequential: stages of 1/16, 1/4 and all of the draws; "
+                                "alpha spent 1/20, 1/20, 9/10)")
+        for column in ("wrong solution", "deciding row", *(f"stage {k}: n, margin, P(kill)" for k in (1, 2, 3))):
+            per_stage.add_column(column, justify="left" if column in ("wrong solution", "deciding row") else "right")
+        for entry in staged:
+            cells = [f"{_n(st['n'])}, {_margin(st['margin'])}, {st['p_kill']:.3f}" for st in entry["stages"]]
+            per_stage.add_row(entry["solution"], entry["row"], *cells)
+        per_stage.caption = ("n: the stage's draws of the deciding row (all drawn so far); margin: n over the smallest n "
+                             "whose P(kill) reaches 0.95 at the stage's alpha (doubling screen, --screen-reps runs); "
+                             "P(kill): at the stage alone, so the sequence has stopped by then at least that often. "
+                             "The main table's margin is the last stage's, at 9/10 of the fit alpha")
+        console.print(per_stage)
 
     shifts = [] if args.only and "shift" not in args.only else shift_table(suite, args, crosscheck, args.seed + 1)
     if shifts:
