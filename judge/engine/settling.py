@@ -35,13 +35,13 @@ from judge.i18n import Bilingual, bilingual
 from judge.reports.report import CaseResult, Report, is_failure
 from judge.verdicts import Verdict
 
-# The rule of a case skipped because an earlier one settled the run (the report's mark of it).
-SETTLED_RULE = Bilingual("not run: an earlier case settled the verdict", "未运行：前面的测试点已确定结果")
+# How a case skipped because an earlier one settled the run begins (in English: the report's mark of it).
+SETTLED = "not run: the verdict was settled by an earlier case"
 
 
 def stopped_early(report: Report) -> bool:
     """Whether ``report``'s run skipped cases because an earlier one settled it."""
-    return any(case.verdict is Verdict.SK and str(case.rule) == str(SETTLED_RULE) for case in report.cases)
+    return any(case.verdict is Verdict.SK and str(case.rule).startswith(SETTLED) for case in report.cases)
 
 
 def settles(result: CaseResult) -> bool:
@@ -80,11 +80,11 @@ class Settlement:
             case.suite,
             case.title,
             Verdict.SK,
-            bilingual(
-                "not run: the verdict was settled by an earlier case ({title})",
+            # No message: the rule says it in the learner's language (the CLI and the site show it).
+            title_zh=case.title_zh,
+            rule=bilingual(
+                SETTLED + " ({title})",
                 "未运行：前面的测试点（{title}）已经确定了结果",
                 title=Bilingual(deciding.title, deciding.title_zh or deciding.title),
             ),
-            title_zh=case.title_zh,
-            rule=SETTLED_RULE,
         )

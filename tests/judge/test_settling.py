@@ -83,9 +83,11 @@ def test_the_cases_after_the_deciding_one_are_skipped_and_say_why(no_filtering):
     assert all(v != "SK" for v in verdicts[: deciding + 1])
     assert verdicts[deciding + 1 :] and all(v == "SK" for v in verdicts[deciding + 1 :])
     title = report["cases"][deciding]["title"]
+    title_zh = report["cases"][deciding]["title_zh"]
     for case in report["cases"][deciding + 1 :]:
-        assert case["message"] == f"not run: the verdict was settled by an earlier case ({title})"
-        assert case["rule_zh"] == "未运行：前面的测试点已确定结果"
+        assert case["rule"] == f"not run: the verdict was settled by an earlier case ({title})"
+        assert case["rule_zh"] == f"未运行：前面的测试点（{title_zh}）已经确定了结果"
+        assert case["message"] == ""  # the rule says it, in the learner's language
 
 
 def test_a_settled_run_says_what_a_fixed_run_says(no_filtering):
@@ -102,7 +104,7 @@ def test_two_lanes_report_exactly_what_one_lane_reports(no_filtering):
     """Another lane may have run a case past the deciding one before it was known: dropped all the same."""
     one, two = no_filtering["one lane"], no_filtering["two lanes"]
     assert _cases(one) == _cases(two)
-    assert [case["message"] for case in one["cases"]] == [case["message"] for case in two["cases"]]
+    assert [case["rule"] for case in one["cases"]] == [case["rule"] for case in two["cases"]]
     assert (one["verdict"], one["diagnosis"]) == (two["verdict"], two["diagnosis"])
 
 

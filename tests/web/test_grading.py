@@ -447,6 +447,6 @@ def test_a_course_submission_runs_every_case_and_a_practice_one_stops_at_the_nam
     assert practice_report["verdict"] == course_report["verdict"] == "WA"
     assert practice_report["diagnosis"] == course_report["diagnosis"] == "top-k keeps one token too many (k+1)"
     skipped = [case for case in practice_report["cases"] if case["verdict"] == "SK"]
-    assert skipped and all(case["message"].startswith("not run: the verdict was settled") for case in skipped)
+    assert skipped and all(case["rule"].startswith("not run: the verdict was settled") for case in skipped)
     assert all(case["verdict"] != "SK" for case in course_report["cases"])
     assert course_report["score"]["passed"] > practice_report["score"]["passed"]
